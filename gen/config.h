@@ -1,0 +1,35 @@
+/* opgen configuration: every tunable in one place (flatcc style). */
+#ifndef OPGEN_CONFIG_H
+#define OPGEN_CONFIG_H
+
+#define OPGEN_VERSION_MAJOR 0
+#define OPGEN_VERSION_MINOR 1
+#define OPGEN_VERSION_PATCH 0
+#define OPGEN_VERSION_STRING "0.1.0"
+
+/* Errors reported before a run gives up (the rest are counted, not shown). */
+#ifndef OPGEN_MAX_ERRORS
+#define OPGEN_MAX_ERRORS 20
+#endif
+
+/* Tags a tags.yaml may define; torchgen's files have about 20. */
+#ifndef OPGEN_MAX_TAGS
+#define OPGEN_MAX_TAGS 128
+#endif
+
+/* Arena block size for the generator's allocations. */
+#ifndef OPGEN_ARENA_BLOCK
+#define OPGEN_ARENA_BLOCK (256u * 1024u)
+#endif
+
+/* Deepest YAML nesting accepted (bad input must not exhaust the stack). */
+#ifndef OPGEN_MAX_YAML_DEPTH
+#define OPGEN_MAX_YAML_DEPTH 64
+#endif
+
+/* Deepest type nesting accepted in a schema (int[][]?... ). */
+#ifndef OPGEN_MAX_TYPE_DEPTH
+#define OPGEN_MAX_TYPE_DEPTH 16
+#endif
+
+#endif

@@ -1,0 +1,13 @@
+/* opgen's default inputs (yaml/), compiled in by opgen-embed. */
+#ifndef OPGEN_EMBEDDED_H
+#define OPGEN_EMBEDDED_H
+#include <stddef.h>
+
+typedef struct og_embedded_file {
+    const char *name; /* "yaml/native_functions.yaml" */
+    const char *data; /* NUL-terminated */
+    size_t len;
+} og_embedded_file;
+
+extern const og_embedded_file og_embedded_files[]; /* ends with a NULL name */
+#endif

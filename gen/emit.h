@@ -1,0 +1,11 @@
+/* Emitters: one per output kind. */
+#ifndef OPGEN_EMIT_H
+#define OPGEN_EMIT_H
+#include "model.h"
+#include "strbuf.h"
+
+/* `opgen list --format jsonl`: one object per function, the fields of torchgen-oracle.jsonl. */
+void og_emit_list_jsonl(strbuf *b, const og_model *m, const og_func *f);
+/* `opgen list --format text`: "ns::schema  [tags]". */
+void og_emit_list_text(strbuf *b, const og_model *m, const og_func *f);
+#endif

@@ -1,0 +1,49 @@
+#include "inputs.h"
+#include "embedded.h"
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+void og_session_init(og_session *s, FILE *errors) {
+    memset(s, 0, sizeof *s);
+    arena_init(&s->a);
+    diag_init(&s->d, errors);
+    og_model_init(&s->m, &s->a, &s->d);
+}
+
+void og_session_free(og_session *s) {
+    og_model_free(&s->m);
+    arena_free(&s->a);
+    free(s->tags_path);
+}
+
+static bool load(og_session *s, const char *path, const char *embedded, ydoc *doc) {
+    if (path) return yaml_load_file(&s->a, &s->d, path, doc);
+    for (const og_embedded_file *e = og_embedded_files; e->name; e++)
+        if (!strcmp(e->name, embedded)) return yaml_load_buffer(&s->a, &s->d, e->name, e->data, e->len, doc);
+    diag_plain(&s->d, "no embedded %s in this build", embedded);
+    return false;
+}
+
+bool og_session_load(og_session *s, const og_inputs *in) {
+    const char *tags = in->tags;
+    if (!tags && in->native_functions) {
+        /* torchgen keeps tags.yaml beside native_functions.yaml */
+        const char *slash = strrchr(in->native_functions, '/');
+        size_t dl = slash ? (size_t)(slash - in->native_functions + 1) : 0;
+        s->tags_path = malloc(dl + sizeof "tags.yaml");
+        if (!s->tags_path) return false;
+        memcpy(s->tags_path, in->native_functions, dl);
+        memcpy(s->tags_path + dl, "tags.yaml", sizeof "tags.yaml");
+        if (access(s->tags_path, R_OK) != 0) {
+            diag_plain(&s->d, "no --tags given and no tags.yaml beside %s", in->native_functions);
+            return false;
+        }
+        tags = s->tags_path;
+    }
+    s->m.dialect = in->torchgen;
+    if (!load(s, tags, "yaml/tags.yaml", &s->tags)) return false;
+    if (!og_model_load_tags(&s->m, &s->tags)) return false;
+    if (!load(s, in->native_functions, "yaml/native_functions.yaml", &s->nf)) return false;
+    return og_model_load_native(&s->m, &s->nf);
+}

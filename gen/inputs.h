@@ -1,0 +1,25 @@
+/* Loads the inputs a command names (or the embedded defaults) into a model:
+ * the pipeline every subcommand starts with. */
+#ifndef OPGEN_INPUTS_H
+#define OPGEN_INPUTS_H
+#include "model.h"
+
+typedef struct og_inputs {
+    const char *native_functions; /* path, or NULL for the embedded default */
+    const char *tags;             /* path, or NULL: beside native_functions, else embedded */
+    const og_dialect *torchgen;   /* rules of this torchgen release, or NULL to detect */
+} og_inputs;
+
+typedef struct og_session {
+    arena a;
+    diag d;
+    og_model m;
+    ydoc nf, tags;
+    char *tags_path; /* owned when derived from native_functions' folder */
+} og_session;
+
+void og_session_init(og_session *s, FILE *errors);
+void og_session_free(og_session *s);
+/* Reads and models the inputs; false (errors reported) on bad input. */
+bool og_session_load(og_session *s, const og_inputs *in);
+#endif

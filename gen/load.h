@@ -1,0 +1,50 @@
+/* The YAML layer: libyaml events -> a tree of nodes that know file:line:col.
+ * Scalars are resolved as PyYAML's SafeLoader does (YAML 1.1), because that is
+ * what torchgen and ExecuTorch read their files with. */
+#ifndef OPGEN_LOAD_H
+#define OPGEN_LOAD_H
+#include "arena.h"
+#include "diag.h"
+#include <stdbool.h>
+#include <stddef.h>
+
+typedef enum { YNODE_SCALAR, YNODE_SEQ, YNODE_MAP } ynode_kind;
+
+/* What a scalar resolves to. */
+typedef enum { YVAL_STR, YVAL_NULL, YVAL_BOOL, YVAL_INT, YVAL_FLOAT, YVAL_TIMESTAMP } yval_type;
+
+typedef enum { YSTYLE_PLAIN, YSTYLE_SINGLE, YSTYLE_DOUBLE, YSTYLE_LITERAL, YSTYLE_FOLDED } ystyle;
+
+typedef struct ynode ynode;
+struct ynode {
+    unsigned char kind;  /* ynode_kind */
+    unsigned char type;  /* yval_type, scalars only */
+    unsigned char style; /* ystyle, scalars only */
+    bool boolean;        /* value when type == YVAL_BOOL */
+    unsigned line, col;  /* 1-based start */
+    const char *file;
+    const char *s; /* scalar text, NUL-terminated */
+    size_t len;
+    ynode **kids; /* seq: n items; map: keys at 2i, values at 2i+1 */
+    size_t n;     /* items, or key/value pairs */
+    const char *raw; /* scalar source text where it maps 1:1 onto s, else NULL */
+};
+
+typedef struct ydoc {
+    const char *file; /* name used in messages */
+    ynode *root;      /* NULL for an empty document */
+    char *src;        /* file bytes (arena) */
+    size_t srclen;
+} ydoc;
+
+/* Reads and parses `path`. Errors go to `d` as file:line:col; returns false on any. */
+bool yaml_load_file(arena *a, diag *d, const char *path, ydoc *out);
+/* Parses a buffer that stays alive as long as the arena; `name` is used in messages. */
+bool yaml_load_buffer(arena *a, diag *d, const char *name, const char *buf, size_t len, ydoc *out);
+
+const ynode *ymap_get(const ynode *map, const char *key);
+const char *ynode_describe(const ynode *n); /* "a string", "a mapping", "the boolean True", ... */
+bool ynode_is_str(const ynode *n);
+/* Position of byte `off` inside a scalar's value (exact when the source maps 1:1). */
+void ynode_pos(const ynode *n, size_t off, unsigned *line, unsigned *col);
+#endif

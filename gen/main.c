@@ -1,0 +1,222 @@
+/* opgen: a thin command-line shell over load -> model -> emit. */
+#include "config.h"
+#include "emit.h"
+#include "inputs.h"
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { EXIT_OK = 0, EXIT_BAD_INPUT = 1, EXIT_USAGE = 2 };
+
+static const char usage_main[] =
+    "usage: opgen COMMAND [OPTIONS]\n"
+    "\n"
+    "Turns operator definitions (native_functions.yaml, tags.yaml) into C registries.\n"
+    "With no input flags, opgen uses its embedded default op set (yaml/ in its source).\n"
+    "\n"
+    "commands:\n"
+    "  check     validate the inputs; silent on success\n"
+    "  list      list operators as text or JSON lines\n"
+    "\n"
+    "Run 'opgen COMMAND --help' for a command's options. 'opgen --version' prints the version.\n"
+    "Exit status: 0 ok, 1 bad input, 2 bad usage.\n";
+
+static const char usage_inputs[] =
+    "  --native-functions F   native_functions.yaml to read (default: embedded)\n"
+    "  --tags T               tags.yaml (default: tags.yaml beside F, else embedded)\n"
+    "  --torchgen V           follow the rules of torchgen V: 1.13, 2.6 or 2.14 (default: from\n"
+    "                         the tags the tags file declares: 'out' 2.14, 'pt2_compliant_tag' 2.6,\n"
+    "                         else 1.13)\n";
+
+static const char usage_check[] =
+    "usage: opgen check [--native-functions F] [--tags T]\n"
+    "\n"
+    "Validates the inputs the way torchgen does, and stricter where torchgen is sloppy.\n"
+    "Prints nothing on success; otherwise FILE:LINE:COL: error: MESSAGE, at most 20 errors.\n"
+    "\n";
+
+static const char usage_list[] =
+    "usage: opgen list [--native-functions F] [--tags T] [--core] [--tag NAME]\n"
+    "                  [--namespace NS] [--generated] [--format text|jsonl]\n"
+    "\n"
+    "Lists operator entries in file order.\n"
+    "  --core          only entries tagged 'core'\n"
+    "  --tag NAME      only entries with tag NAME (repeatable: all must match)\n"
+    "  --namespace NS  only entries in namespace NS\n"
+    "  --generated     also list the functions torchgen would autogenerate\n"
+    "  --format F      text (default): 'ns::schema  [tags]'; jsonl: one JSON object per\n"
+    "                  entry with the fields of torchgen-oracle.jsonl; out-variants:\n"
+    "                  'ns::op ns::op.out', the out= variant of each op's group ('-' if none)\n"
+    "\n";
+
+typedef struct args {
+    int argc, i;
+    char **argv;
+    const char *cmd;
+} args;
+
+static int usage_error(const char *cmd, const char *fmt, const char *arg) {
+    fprintf(stderr, "opgen%s%s: ", cmd ? " " : "", cmd ? cmd : "");
+    fprintf(stderr, fmt, arg);
+    fprintf(stderr, "\nRun 'opgen%s%s --help' for usage.\n", cmd ? " " : "", cmd ? cmd : "");
+    return EXIT_USAGE;
+}
+
+/* Matches --name VALUE and --name=VALUE. Returns 1 matched, 0 not, -1 missing value. */
+static int opt_value(args *a, const char *name, const char **val) {
+    const char *s = a->argv[a->i];
+    size_t n = strlen(name);
+    if (strncmp(s, name, n) != 0) return 0;
+    if (s[n] == '=') {
+        *val = s + n + 1;
+        return 1;
+    }
+    if (s[n] != 0) return 0;
+    if (a->i + 1 >= a->argc) return -1;
+    *val = a->argv[++a->i];
+    return 1;
+}
+
+static int run_inputs_opt(args *a, og_inputs *in, int *rc) {
+    const char *v;
+    int r;
+    if ((r = opt_value(a, "--native-functions", &v)) != 0) {
+        if (r < 0) return *rc = usage_error(a->cmd, "option %s needs a value", "--native-functions"), -1;
+        in->native_functions = v;
+        return 1;
+    }
+    if ((r = opt_value(a, "--torchgen", &v)) != 0) {
+        if (r < 0) return *rc = usage_error(a->cmd, "option %s needs a value", "--torchgen"), -1;
+        in->torchgen = og_dialect_find(v);
+        if (!in->torchgen) return *rc = usage_error(a->cmd, "unknown torchgen release '%s' (expected 1.13, 2.6 or 2.14)", v), -1;
+        return 1;
+    }
+    if ((r = opt_value(a, "--tags", &v)) != 0) {
+        if (r < 0) return *rc = usage_error(a->cmd, "option %s needs a value", "--tags"), -1;
+        in->tags = v;
+        return 1;
+    }
+    return 0;
+}
+
+static bool is_help(const char *s) { return !strcmp(s, "--help") || !strcmp(s, "-h"); }
+
+static int cmd_check(args *a) {
+    og_inputs in = {0};
+    int rc = 0;
+    for (a->i = 2; a->i < a->argc; a->i++) {
+        const char *s = a->argv[a->i];
+        if (is_help(s)) return fputs(usage_check, stdout), fputs(usage_inputs, stdout), EXIT_OK;
+        int r = run_inputs_opt(a, &in, &rc);
+        if (r < 0) return rc;
+        if (r == 0) return usage_error(a->cmd, "unknown option '%s'", s);
+    }
+    og_session ss;
+    og_session_init(&ss, stderr);
+    bool ok = og_session_load(&ss, &in);
+    diag_finish(&ss.d);
+    og_session_free(&ss);
+    return ok ? EXIT_OK : EXIT_BAD_INPUT;
+}
+
+static int cmd_list(args *a) {
+    og_inputs in = {0};
+    int rc = 0;
+    bool core = false, generated = false;
+    enum { FMT_TEXT, FMT_JSONL, FMT_OUT_VARIANTS } format = FMT_TEXT;
+    const char *ns = NULL;
+    const char *tags[16];
+    unsigned ntags = 0;
+    for (a->i = 2; a->i < a->argc; a->i++) {
+        const char *s = a->argv[a->i], *v;
+        if (is_help(s)) return fputs(usage_list, stdout), fputs(usage_inputs, stdout), EXIT_OK;
+        int r = run_inputs_opt(a, &in, &rc);
+        if (r < 0) return rc;
+        if (r > 0) continue;
+        if (!strcmp(s, "--core")) {
+            core = true;
+        } else if (!strcmp(s, "--generated")) {
+            generated = true;
+        } else if ((r = opt_value(a, "--tag", &v)) != 0) {
+            if (r < 0) return usage_error(a->cmd, "option %s needs a value", "--tag");
+            if (ntags == 16) return usage_error(a->cmd, "at most 16 %s options", "--tag");
+            tags[ntags++] = v;
+        } else if ((r = opt_value(a, "--namespace", &v)) != 0) {
+            if (r < 0) return usage_error(a->cmd, "option %s needs a value", "--namespace");
+            ns = v;
+        } else if ((r = opt_value(a, "--format", &v)) != 0) {
+            if (r < 0) return usage_error(a->cmd, "option %s needs a value", "--format");
+            if (!strcmp(v, "jsonl"))
+                format = FMT_JSONL;
+            else if (!strcmp(v, "text"))
+                format = FMT_TEXT;
+            else if (!strcmp(v, "out-variants"))
+                format = FMT_OUT_VARIANTS;
+            else
+                return usage_error(a->cmd, "unknown format '%s' (expected text, jsonl or out-variants)", v);
+        } else {
+            return usage_error(a->cmd, "unknown option '%s'", s);
+        }
+    }
+    og_session ss;
+    og_session_init(&ss, stderr);
+    if (!og_session_load(&ss, &in)) {
+        diag_finish(&ss.d);
+        og_session_free(&ss);
+        return EXIT_BAD_INPUT;
+    }
+    og_model *m = &ss.m;
+    int want[17];
+    unsigned nwant = 0;
+    if (core) tags[ntags++] = "core";
+    for (unsigned t = 0; t < ntags; t++) {
+        int id = -1;
+        for (unsigned k = 0; k < m->ntags; k++)
+            if (!strcmp(m->tags[k].name, tags[t])) id = (int)k;
+        if (id < 0) {
+            og_session_free(&ss);
+            return usage_error(a->cmd, "unknown tag '%s' (not in the tags file)", tags[t]);
+        }
+        want[nwant++] = id;
+    }
+    strbuf b;
+    sb_init(&b);
+    unsigned n = generated ? m->nfuncs : m->nyaml;
+    for (unsigned i = 0; i < n; i++) {
+        const og_func *f = m->funcs[i];
+        bool ok = !ns || !strcmp(f->ns, ns);
+        for (unsigned t = 0; t < nwant && ok; t++) ok = og_func_has_tag(f, want[t]);
+        if (!ok) continue;
+        if (format == FMT_JSONL) {
+            og_emit_list_jsonl(&b, m, f);
+        } else if (format == FMT_OUT_VARIANTS) {
+            const og_func *o = og_func_out_variant(f);
+            sb_printf(&b, "%s::%s %s%s%s\n", f->ns, f->name, o ? o->ns : "-", o ? "::" : "", o ? o->name : "");
+        } else {
+            og_emit_list_text(&b, m, f);
+        }
+    }
+    fwrite(b.p ? b.p : "", 1, b.n, stdout);
+    sb_free(&b);
+    og_session_free(&ss);
+    if (fflush(stdout) != 0) {
+        perror("opgen: writing output");
+        return EXIT_BAD_INPUT;
+    }
+    return EXIT_OK;
+}
+
+int main(int argc, char **argv) {
+    args a = {argc, 1, argv, NULL};
+    if (argc < 2) {
+        fputs(usage_main, stderr);
+        return EXIT_USAGE;
+    }
+    const char *cmd = argv[1];
+    if (is_help(cmd)) return fputs(usage_main, stdout), EXIT_OK;
+    if (!strcmp(cmd, "--version")) return printf("opgen %s\n", OPGEN_VERSION_STRING), EXIT_OK;
+    a.cmd = cmd;
+    if (!strcmp(cmd, "check")) return cmd_check(&a);
+    if (!strcmp(cmd, "list")) return cmd_list(&a);
+    return usage_error(NULL, "unknown command '%s'", cmd);
+}

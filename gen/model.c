@@ -1,0 +1,1123 @@
+#include "model.h"
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const dkey_names[] = {
+#define OG_DK_NAME(n) #n,
+    OG_DISPATCH_KEYS(OG_DK_NAME)
+#undef OG_DK_NAME
+};
+
+const char *og_dkey_name(og_dkey k) { return (unsigned)k < OG_DK_COUNT ? dkey_names[k] : "?"; }
+
+static int dkey_parse(const char *s, size_t n) {
+    for (int i = 0; i < OG_DK_COUNT; i++)
+        if (strlen(dkey_names[i]) == n && !memcmp(dkey_names[i], s, n)) return i;
+    return -1;
+}
+
+/* DispatchKey members torchgen knows but native_functions.yaml may not use:
+ * "not a supported dispatch key" rather than "unknown dispatch key". */
+static bool dkey_known(const char *s, size_t n) {
+    static const char *const functionality[] = {
+        "Undefined", "CatchAll", "Dense", "FPGA", "MAIA", "Vulkan", "Metal", "Quantized", "CustomRNGKeyId", "Sparse",
+        "SparseCsr", "NestedTensor", "BackendSelect", "Python", "Fake", "FuncTorchDynamicLayerBackMode", "Functionalize",
+        "Named", "Conjugate", "Negative", "ADInplaceOrView", "AutogradOther", "AutogradFunctionality",
+        "AutogradNestedTensor", "Tracer", "AutocastCPU", "AutocastCUDA", "AutocastXPU", "AutocastMPS", "FuncTorchBatched",
+        "BatchedNestedTensor", "FuncTorchVmapMode", "Batched", "VmapMode", "FuncTorchGradWrapper", "DeferredInit",
+        "PythonTLSSnapshot", "FuncTorchDynamicLayerFrontMode", "TESTING_ONLY_GenericWrapper", "TESTING_ONLY_GenericMode",
+        "PreDispatch", "PythonDispatcher", "Autograd", "FuncTorchBatchedDecomposition", "EndOfFunctionalityKeys"};
+    static const char *const prefixes[] = {"", "Quantized", "Sparse", "SparseCsr", "NestedTensor", "Autograd"};
+    static const char *const backends[] = {"CPU", "CUDA", "HIP", "XLA", "MTIA", "MPS", "IPU", "XPU", "HPU", "VE", "Lazy", "Meta", "PrivateUse1", "PrivateUse2", "PrivateUse3"};
+    for (size_t i = 0; i < sizeof functionality / sizeof *functionality; i++)
+        if (strlen(functionality[i]) == n && !memcmp(functionality[i], s, n)) return true;
+    for (size_t p = 0; p < sizeof prefixes / sizeof *prefixes; p++) {
+        size_t pl = strlen(prefixes[p]);
+        if (n <= pl || memcmp(s, prefixes[p], pl)) continue;
+        for (size_t b = 0; b < sizeof backends / sizeof *backends; b++)
+            if (strlen(backends[b]) == n - pl && !memcmp(backends[b], s + pl, n - pl)) return true;
+    }
+    return false;
+}
+
+#define BIT(k) (1ull << (k))
+#define BT(n) (1u << OG_BT_##n)
+#define DK(n) BIT(OG_DK_##n)
+
+/* ---------------- torchgen releases ---------------- */
+
+#define BT_COMMON (BT(Generator) | BT(ScalarType) | BT(Tensor) | BT(int) | BT(Dimname) | BT(DimVector) | BT(float) | BT(str) | BT(bool) | \
+                   BT(Layout) | BT(Device) | BT(Scalar) | BT(MemoryFormat) | BT(QScheme) | BT(Storage) | BT(Stream) | BT(SymInt))
+#define DK_1_13 (DK(CPU) | DK(SparseCPU) | DK(SparseCsrCPU) | DK(MkldnnCPU) | DK(CUDA) | DK(MPS) | DK(SparseCUDA) | DK(SparseCsrCUDA) | \
+                 DK(QuantizedCPU) | DK(QuantizedCUDA) | DK(CompositeImplicitAutograd) | DK(CompositeImplicitAutogradNestedTensor) | \
+                 DK(CompositeExplicitAutograd) | DK(CompositeExplicitAutogradNonFunctional) | DK(NestedTensorCPU) | DK(NestedTensorCUDA) | \
+                 DK(Meta) | DK(SparseMeta) | DK(QuantizedMeta) | DK(NestedTensorMeta) | DK(ZeroTensor))
+#define DK_2_6 (DK_1_13 | DK(XPU) | DK(SparseXPU) | DK(NestedTensorXPU) | DK(SparseCsrMeta))
+#define DK_2_14 (DK_2_6 | DK(MTIA) | DK(NestedTensorHPU) | DK(SparseMPS) | DK(SparseCsrMPS) | DK(SparseCsrXPU))
+
+const og_dialect og_dialect_1_13 = {"1.13", BT_COMMON | BT(ConstQuantizerPtr), DK_1_13, DK(CPU) | DK(CUDA) | DK(MPS), false, false, false, false, false};
+const og_dialect og_dialect_2_6 = {"2.6", BT_COMMON | BT(DeviceIndex) | BT(SymBool) | BT(GraphModule), DK_2_6, DK(CPU) | DK(CUDA) | DK(MPS) | DK(XPU), true, true, true, false, true};
+const og_dialect og_dialect_2_14 = {"2.14", BT_COMMON | BT(DeviceIndex) | BT(SymBool) | BT(GraphModule), DK_2_14, DK(CPU) | DK(CUDA) | DK(MPS) | DK(XPU), true, true, true, true, true};
+
+const og_dialect *og_dialect_find(const char *name) {
+    if (!strcmp(name, "1.13")) return &og_dialect_1_13;
+    if (!strcmp(name, "2.6")) return &og_dialect_2_6;
+    if (!strcmp(name, "2.14")) return &og_dialect_2_14;
+    return NULL;
+}
+#define COMPOSITE_KEYS (BIT(OG_DK_CompositeExplicitAutograd) | BIT(OG_DK_CompositeExplicitAutogradNonFunctional) | BIT(OG_DK_CompositeImplicitAutograd) | BIT(OG_DK_CompositeImplicitAutogradNestedTensor))
+
+/* torchgen's own exception lists (native_function_generation.py), union over releases */
+static const char *const functional_ops_without_out[] = {
+    "_assert_async", "_assert_async.msg", "_assert_scalar", "_assert_tensor_metadata", "_cslt_sparse_mm_search",
+    "_dimI", "_dimV", "_has_same_storage_numel", "_linalg_check_errors", "_local_scalar_dense",
+    "_nested_tensor_from_mask_left_aligned", "_nnz", "_use_cudnn_ctc_loss", "_use_cudnn_ctc_loss.Tensor", "_use_miopen_ctc_loss", "_use_miopen_ctc_loss.Tensor",
+    "_validate_compressed_sparse_indices", "allclose", "dense_dim", "equal", "is_coalesced", "is_pinned", "is_same_size",
+    "is_set_to", "q_per_channel_axis", "q_scale", "q_zero_point", "qscheme", "record_stream", "sparse_dim",
+    "sym_constrain_range", "sym_constrain_range_for_size", "_nested_tensor_storage_offsets",
+    "_chunk_grad_outputs_efficient_attention", "_fused_sdp_choice", "_print", "_sink_tokens", "_nested_get_ragged_idx", "_nested_tensor_offsets",
+    NULL};
+static const char *const mutable_ops_without_out[] = {"_cummax_helper", "_cummin_helper", NULL};
+static const char *const inplace_ops_not_grouped[] = {"polygamma_", NULL};
+static const char *const out_ops_not_grouped[] = {"adaptive_avg_pool3d_backward.grad_input", "_slow_conv2d_backward.grad_input", NULL};
+
+static bool in_list(const char *const *l, const char *s) {
+    for (; *l; l++)
+        if (!strcmp(*l, s)) return true;
+    return false;
+}
+
+enum { UFUNC_CUDAFunctor, UFUNC_CUDAFunctorOnOther, UFUNC_CUDAFunctorOnSelf, UFUNC_CPUScalar, UFUNC_CPUVector, UFUNC_ScalarOnly, UFUNC_Generic, UFUNC_COUNT };
+static const char *const ufunc_key_names[] = {"CUDAFunctor", "CUDAFunctorOnOther", "CUDAFunctorOnSelf", "CPUScalar", "CPUVector", "ScalarOnly", "Generic"};
+
+void og_model_init(og_model *m, arena *a, diag *d) {
+    memset(m, 0, sizeof *m);
+    m->a = a;
+    m->d = d;
+    m->tag_core = m->tag_generated = m->tag_pt2 = m->tag_inplace = m->tag_out = m->tag_nondet = m->tag_view_copy = m->tag_inplace_view = -1;
+    strmap_init(&m->by_name, 4096);
+}
+
+void og_model_free(og_model *m) {
+    free(m->funcs);
+    free(m->groups);
+    strmap_free(&m->by_name);
+}
+
+bool og_func_has_tag(const og_func *f, int tag) { return tag >= 0 && (f->tags[tag / 64] >> (tag % 64)) & 1; }
+static void set_tag(og_func *f, int tag) {
+    if (tag >= 0) f->tags[tag / 64] |= 1ull << (tag % 64);
+}
+
+/* ---------------- error helpers ---------------- */
+
+#define ERR_AT(m, n, ...) diag_error((m)->d, (n)->file, (n)->line, (n)->col, __VA_ARGS__)
+
+static void err_in_func(og_model *m, const og_func *f, size_t off, const char *msg) {
+    unsigned line, col;
+    ynode_pos(f->func_node, f->ns_prefix + off, &line, &col);
+    diag_error(m->d, f->func_node->file, line, col, "%s", msg);
+}
+
+static bool want_str(og_model *m, const ynode *v, const char *key) {
+    if (ynode_is_str(v)) return true;
+    ERR_AT(m, v, "'%s' must be a string, found %s", key, ynode_describe(v));
+    return false;
+}
+
+static bool want_bool(og_model *m, const ynode *v, const char *key, bool *out) {
+    if (v->kind == YNODE_SCALAR && v->type == YVAL_BOOL) {
+        *out = v->boolean;
+        return true;
+    }
+    ERR_AT(m, v, "'%s' must be a boolean (True or False), found %s%s%s%s", key, ynode_describe(v), v->kind == YNODE_SCALAR ? " '" : "", v->kind == YNODE_SCALAR ? v->s : "", v->kind == YNODE_SCALAR ? "'" : "");
+    return false;
+}
+
+/* ---------------- tags.yaml ---------------- */
+
+static int tag_find(const og_model *m, const char *s) {
+    for (unsigned i = 0; i < m->ntags; i++)
+        if (!strcmp(m->tags[i].name, s)) return (int)i;
+    return -1;
+}
+
+static int tag_cmp(const void *x, const void *y) { return strcmp(((const og_tag *)x)->name, ((const og_tag *)y)->name); }
+
+static bool tag_add(og_model *m, const char *name, bool declared, const ynode *at) {
+    int t = tag_find(m, name);
+    if (t >= 0) {
+        m->tags[t].declared |= declared;
+        return true;
+    }
+    if (m->ntags >= OPGEN_MAX_TAGS) {
+        if (at) ERR_AT(m, at, "more than %d tags", OPGEN_MAX_TAGS);
+        return false;
+    }
+    m->tags[m->ntags].name = name;
+    m->tags[m->ntags].declared = declared;
+    m->ntags++;
+    return true;
+}
+
+bool og_model_load_tags(og_model *m, const ydoc *doc) {
+    unsigned before = m->d->errors;
+    const ynode *r = doc->root;
+    if (!r || r->kind != YNODE_SEQ) {
+        if (r)
+            ERR_AT(m, r, "tags file must be a list of '- tag: NAME' entries, found %s", ynode_describe(r));
+        else
+            diag_error(m->d, doc->file, 1, 1, "tags file is empty; expected a list of '- tag: NAME' entries");
+        return false;
+    }
+    for (size_t i = 0; i < r->n; i++) {
+        const ynode *e = r->kids[i];
+        if (e->kind != YNODE_MAP) {
+            ERR_AT(m, e, "expected a mapping with 'tag:' and 'desc:', found %s", ynode_describe(e));
+            continue;
+        }
+        const ynode *t = ymap_get(e, "tag"), *dsc = ymap_get(e, "desc");
+        if (!t) {
+            ERR_AT(m, e, "tag entry has no 'tag:' key");
+            continue;
+        }
+        if (!ynode_is_str(t)) {
+            ERR_AT(m, t, "'tag' must be a string, found %s", ynode_describe(t));
+            continue;
+        }
+        if (!dsc || !ynode_is_str(dsc) || !dsc->len) {
+            ERR_AT(m, dsc ? dsc : e, "tag '%s' needs a non-empty 'desc:' string", t->s);
+            continue;
+        }
+        tag_add(m, t->s, true, t);
+    }
+    if (m->d->errors != before) return false;
+    /* tags torchgen attaches by itself to generated functions */
+    tag_add(m, "generated", false, NULL);
+    qsort(m->tags, m->ntags, sizeof *m->tags, tag_cmp);
+    if (!m->dialect) {
+        int t_out = tag_find(m, "out"), t_pt2 = tag_find(m, "pt2_compliant_tag");
+        m->dialect = t_out >= 0 && m->tags[t_out].declared ? &og_dialect_2_14 : t_pt2 >= 0 && m->tags[t_pt2].declared ? &og_dialect_2_6 : &og_dialect_1_13;
+    }
+    m->tag_core = tag_find(m, "core");
+    m->tag_generated = tag_find(m, "generated");
+    m->tag_pt2 = tag_find(m, "pt2_compliant_tag");
+    m->tag_inplace = tag_find(m, "inplace");
+    m->tag_out = tag_find(m, "out");
+    m->tag_nondet = tag_find(m, "nondeterministic_seeded");
+    m->tag_view_copy = tag_find(m, "view_copy");
+    m->tag_inplace_view = tag_find(m, "inplace_view");
+    return true;
+}
+
+static bool tag_declared(const og_model *m, int t) { return t >= 0 && m->tags[t].declared; }
+
+/* ---------------- entries ---------------- */
+
+static void add_func(og_model *m, og_func *f) {
+    if (m->nfuncs == m->capfuncs) {
+        m->capfuncs = m->capfuncs ? m->capfuncs * 2 : 4096;
+        og_func **p = realloc(m->funcs, m->capfuncs * sizeof *p);
+        if (!p) {
+            fputs("opgen: out of memory\n", stderr);
+            exit(3);
+        }
+        m->funcs = p;
+    }
+    m->funcs[m->nfuncs++] = f;
+}
+
+static void add_kernel(og_model *m, og_func *f, og_dkey k, const char *name) {
+    og_kernel *nk = ARENA_ARRAY(m->a, og_kernel, f->nkernels + 1);
+    if (f->nkernels) memcpy(nk, f->kernels, f->nkernels * sizeof *nk);
+    nk[f->nkernels].key = k;
+    nk[f->nkernels].name = name;
+    f->kernels = nk;
+    f->nkernels++;
+    f->dispatch |= BIT(k);
+}
+
+static const char *kernel_of(const og_func *f, og_dkey k) {
+    for (unsigned i = 0; i < f->nkernels; i++)
+        if (f->kernels[i].key == k) return f->kernels[i].name;
+    return NULL;
+}
+
+/* cpp.name(func): base name as written, plus _out for out functions */
+static const char *cpp_name(og_model *m, const og_schema *s) {
+    strbuf b;
+    sb_init(&b);
+    og_print_base_name(&b, &s->name);
+    if (s->nout) sb_puts(&b, "_out");
+    const char *r = arena_strndup(m->a, sb_cstr(&b), b.n);
+    sb_free(&b);
+    return r;
+}
+
+static bool parse_opname_node(og_model *m, const ynode *v, const char *s, size_t n, size_t off, og_opname *out) {
+    og_err err;
+    if (og_opname_parse(m->a, s, n, out, &err)) return true;
+    unsigned line, col;
+    ynode_pos(v, off + err.off, &line, &col);
+    diag_error(m->d, v->file, line, col, "%s", err.msg);
+    return false;
+}
+
+static bool is_ident(const char *s, size_t n) {
+    if (!n) return false;
+    for (size_t i = 0; i < n; i++) {
+        char c = s[i];
+        bool ok = c == '_' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (i && c >= '0' && c <= '9');
+        if (!ok) return false;
+    }
+    return true;
+}
+
+static void parse_ufunc(og_model *m, og_func *f, const ynode *kn, const char *key, const ynode *v, const char **names) {
+    int k = -1;
+    for (int i = 0; i < UFUNC_COUNT; i++)
+        if (!strcmp(ufunc_key_names[i], key)) k = i;
+    if (k < 0) {
+        ERR_AT(m, kn, "unknown ufunc key '%s' (expected CUDAFunctor, CUDAFunctorOnOther, CUDAFunctorOnSelf, CPUScalar, CPUVector, ScalarOnly or Generic)", key);
+        return;
+    }
+    if (!want_str(m, v, "ufunc_inner_loop")) return;
+    /* "name (dtype, dtype class, ...)" */
+    const char *sp = strchr(v->s, ' ');
+    if (!sp || sp == v->s || sp[1] != '(' || v->s[v->len - 1] != ')' || v->len - (size_t)(sp - v->s) < 4) {
+        ERR_AT(m, v, "ufunc inner loop must read 'NAME (DTYPES)', e.g. 'add (AllAndComplex, BFloat16, Half)'");
+        return;
+    }
+    static const char *const dtypes[] = {"Byte", "Char", "Short", "Int", "Long", "Half", "Float", "Double", "ComplexHalf", "ComplexFloat", "ComplexDouble", "Bool", "BFloat16",
+                                         "Integral", "Floating", "Complex", "All", "AllAndComplex", "FloatingAndComplex", NULL};
+    const char *p = sp + 2, *end = v->s + v->len - 1;
+    while (p <= end) {
+        const char *q = p;
+        while (q < end && !(q[0] == ',' && q[1] == ' ')) q++;
+        bool ok = false;
+        for (const char *const *d = dtypes; *d; d++)
+            if (strlen(*d) == (size_t)(q - p) && !memcmp(*d, p, (size_t)(q - p))) ok = true;
+        if (!ok) {
+            unsigned line, col;
+            ynode_pos(v, (size_t)(p - v->s), &line, &col);
+            diag_error(m->d, v->file, line, col, "unknown dtype '%.*s' in ufunc inner loop", (int)(q - p), p);
+            return;
+        }
+        p = q + 2;
+    }
+    f->ufunc_keys |= (unsigned char)(1u << k);
+    names[k] = arena_strndup(m->a, v->s, (size_t)(sp - v->s));
+}
+
+static void check_precomputed(og_model *m, og_func *f, const ynode *v) {
+    if (v->kind != YNODE_SEQ) {
+        ERR_AT(m, v, "'precomputed' must be a list of 'param -> TYPE name, ...' lines, found %s", ynode_describe(v));
+        return;
+    }
+    for (size_t i = 0; i < v->n; i++) {
+        const ynode *l = v->kids[i];
+        if (!want_str(m, l, "precomputed")) return;
+        const char *arrow = strstr(l->s, " -> ");
+        if (!arrow && i + 1 != v->n) {
+            ERR_AT(m, l, "precomputed parameters without a replacement are allowed only in the last line");
+            return;
+        }
+        if (arrow) {
+            size_t pn = (size_t)(arrow - l->s);
+            bool found = false;
+            for (unsigned k = 0; k < f->schema->nargs; k++)
+                if (strlen(f->schema->args[k].name) == pn && !memcmp(f->schema->args[k].name, l->s, pn)) found = true;
+            if (!found) {
+                ERR_AT(m, l, "precomputed replaces '%.*s', which is not an argument of %s", (int)pn, l->s, f->name);
+                return;
+            }
+        }
+        /* each replacement / added parameter is an argument declaration "TYPE name" */
+        const char *p = arrow ? arrow + 4 : l->s;
+        while (*p) {
+            while (*p == ' ') p++;
+            const char *e = strchr(p, ',');
+            size_t n = e ? (size_t)(e - p) : strlen(p);
+            while (n && p[n - 1] == ' ') n--;
+            char *decl = arena_strndup(m->a, p, n);
+            char *text = arena_printf(m->a, "x(%s) -> ()", decl);
+            og_err err;
+            if (!og_schema_parse(m->a, text, m->dialect, &err)) {
+                unsigned line, col;
+                ynode_pos(l, (size_t)(p - l->s), &line, &col);
+                diag_error(m->d, l->file, line, col, "precomputed parameter '%s' is not 'TYPE name': %s", decl, err.msg);
+                return;
+            }
+            if (!e) break;
+            p = e + 1;
+        }
+    }
+}
+
+static bool is_factory_like(const og_func *f) {
+    const og_schema *s = f->schema;
+    strbuf b;
+    sb_init(&b);
+    og_print_base_name(&b, &s->name);
+    bool r = !strncmp(sb_cstr(&b), "new_", 4) || (b.n >= 5 && !strcmp(b.p + b.n - 5, "_like"));
+    sb_free(&b);
+    if (r) return true;
+    if (s->to_ix < 0) return false;
+    for (unsigned i = 0; i < s->nargs; i++)
+        if (s->args[i].cat != OG_ARG_OUT && og_type_is_tensor_like(s->args[i].type)) return false;
+    return true;
+}
+
+static bool has_generator_arg(const og_schema *s) {
+    for (unsigned i = 0; i < s->nargs; i++) {
+        if (s->args[i].cat == OG_ARG_OUT) continue;
+        const og_type *t = s->args[i].type;
+        while (t->kind == OG_TY_OPTIONAL || t->kind == OG_TY_LIST) t = t->elem;
+        if (t->kind == OG_TY_BASE && t->base == OG_BT_Generator) return true;
+    }
+    return false;
+}
+
+static const char *const entry_keys[] = {"func", "variants", "dispatch", "tags", "structured", "structured_delegate", "structured_inherits",
+                                         "precomputed", "ufunc_inner_loop", "autogen", "device_guard", "device_check",
+                                         "manual_kernel_registration", "manual_cpp_binding", "python_module", "category_override",
+                                         "cpp_no_default_args", "use_const_ref_for_mutable_tensors", NULL};
+
+static og_func *load_entry(og_model *m, const ynode *e) {
+    unsigned before = m->d->errors;
+    if (e->kind != YNODE_MAP) {
+        ERR_AT(m, e, "expected an operator entry (a mapping with 'func:'), found %s", ynode_describe(e));
+        return NULL;
+    }
+    const ynode *fn = ymap_get(e, "func");
+    if (!fn) {
+        ERR_AT(m, e, "operator entry has no 'func:' key");
+        return NULL;
+    }
+    if (!ynode_is_str(fn)) {
+        ERR_AT(m, fn, "'func' must be a schema string, found %s", ynode_describe(fn));
+        return NULL;
+    }
+    og_func *f = ARENA_NEW(m->a, og_func);
+    f->entry = e;
+    f->func_node = fn;
+    f->variants = OG_VARIANT_FUNCTION;
+    f->device_guard = true;
+    f->device_check = OG_DEVICE_CHECK_EXACT_SAME;
+
+    /* namespace: NamespaceHelper(max_level=1) splits the whole string on "::" */
+    const char *s = fn->s;
+    const char *first = strstr(s, "::");
+    if (first) {
+        const char *second = strstr(first + 2, "::");
+        if (second) {
+            err_in_func(m, f, (size_t)(second - s), "only one level of namespace is supported (ns::op); '::' may not appear elsewhere in a schema");
+            return NULL;
+        }
+        size_t nl = (size_t)(first - s);
+        if (nl && !is_ident(s, nl)) {
+            err_in_func(m, f, 0, "the namespace before '::' must be an identifier; '::' may not appear elsewhere in a schema");
+            return NULL;
+        }
+        f->ns = nl ? arena_strndup(m->a, s, nl) : "aten";
+        f->ns_prefix = nl + 2;
+    } else {
+        f->ns = "aten";
+    }
+    og_err err;
+    og_schema *sch = og_schema_parse(m->a, s + f->ns_prefix, m->dialect, &err);
+    if (!sch) {
+        err_in_func(m, f, err.off, err.msg);
+        return NULL;
+    }
+    f->schema = sch;
+    f->schema_text = s + f->ns_prefix;
+    f->name = og_opname_str(m->a, &sch->name);
+    f->kind = og_schema_kind(sch);
+    if (!og_schema_check(sch, &err)) {
+        err_in_func(m, f, err.off, err.msg);
+        return NULL;
+    }
+
+    const ynode *dispatch = NULL, *dispatch_key = NULL, *ufunc = NULL, *precomputed = NULL, *structured_node = NULL, *cpp_nda = NULL, *delegate_node = NULL, *inherits_node = NULL, *pymod_node = NULL;
+    bool tags_given = false;
+    for (size_t i = 0; i < e->n; i++) {
+        const ynode *kn = e->kids[2 * i], *v = e->kids[2 * i + 1];
+        if (!ynode_is_str(kn)) {
+            ERR_AT(m, kn, "unknown key %s in an operator entry", ynode_describe(kn));
+            continue;
+        }
+        const char *k = kn->s;
+        if (!strcmp(k, "func")) continue;
+        if (!strcmp(k, "variants")) {
+            if (!want_str(m, v, k)) continue;
+            f->variants = 0;
+            const char *p = v->s;
+            for (;;) {
+                const char *q = strstr(p, ", ");
+                size_t n = q ? (size_t)(q - p) : strlen(p);
+                if (n == 8 && !memcmp(p, "function", 8))
+                    f->variants |= OG_VARIANT_FUNCTION;
+                else if (n == 6 && !memcmp(p, "method", 6))
+                    f->variants |= OG_VARIANT_METHOD;
+                else {
+                    unsigned line, col;
+                    ynode_pos(v, (size_t)(p - v->s), &line, &col);
+                    diag_error(m->d, v->file, line, col, "illegal variant '%.*s' (expected 'function', 'method' or 'function, method')", (int)n, p);
+                    break;
+                }
+                if (!q) break;
+                p = q + 2;
+            }
+        } else if (!strcmp(k, "dispatch")) {
+            dispatch = v;
+            dispatch_key = kn;
+        } else if (!strcmp(k, "tags")) {
+            tags_given = true;
+            const ynode *const *items = &v;
+            size_t n = 1;
+            if (v->kind == YNODE_SEQ) {
+                items = (const ynode *const *)v->kids;
+                n = v->n;
+            } else if (!ynode_is_str(v)) {
+                ERR_AT(m, v, "'tags' must be a tag name or a list of them, found %s", ynode_describe(v));
+                continue;
+            }
+            for (size_t t = 0; t < n; t++) {
+                if (!want_str(m, items[t], "tags")) continue;
+                int id = tag_find(m, items[t]->s);
+                if (id < 0 || !m->tags[id].declared)
+                    ERR_AT(m, items[t], "unknown tag '%s' (not declared in the tags file)", items[t]->s);
+                else
+                    set_tag(f, id);
+            }
+        } else if (!strcmp(k, "structured")) {
+            structured_node = v;
+            want_bool(m, v, k, &f->structured);
+        } else if (!strcmp(k, "structured_delegate")) {
+            if (v->kind == YNODE_SCALAR && v->type == YVAL_NULL) continue;
+            if (!want_str(m, v, k)) continue;
+            delegate_node = v;
+            if (strstr(v->s, "::")) {
+                ERR_AT(m, v, "structured_delegate takes no namespace; the delegate is in the op's own namespace");
+                continue;
+            }
+            if (parse_opname_node(m, v, v->s, v->len, 0, &f->delegate)) f->has_delegate = true;
+        } else if (!strcmp(k, "structured_inherits")) {
+            if (v->kind == YNODE_SCALAR && v->type == YVAL_NULL) continue;
+            if (!want_str(m, v, k)) continue;
+            inherits_node = v;
+            if (strstr(v->s, "::"))
+                ERR_AT(m, v, "structured_inherits takes no namespace");
+            else
+                f->structured_inherits = v->s;
+        } else if (!strcmp(k, "precomputed")) {
+            precomputed = v;
+        } else if (!strcmp(k, "ufunc_inner_loop")) {
+            ufunc = v;
+        } else if (!strcmp(k, "autogen")) {
+            if (!want_str(m, v, k) || !v->len) continue;
+            unsigned cnt = 1;
+            for (const char *p = v->s; (p = strstr(p, ", ")); p += 2) cnt++;
+            f->autogen = ARENA_ARRAY(m->a, og_opname, cnt);
+            const char *p = v->s;
+            for (;;) {
+                const char *q = strstr(p, ", ");
+                size_t n = q ? (size_t)(q - p) : strlen(p);
+                if (!parse_opname_node(m, v, p, n, (size_t)(p - v->s), &f->autogen[f->nautogen])) break;
+                f->nautogen++;
+                if (!q) break;
+                p = q + 2;
+            }
+        } else if (!strcmp(k, "device_guard")) {
+            want_bool(m, v, k, &f->device_guard);
+        } else if (!strcmp(k, "device_check")) {
+            if (v->kind == YNODE_SCALAR && v->type == YVAL_NULL) continue;
+            if (!want_str(m, v, k)) continue;
+            if (!strcmp(v->s, "NoCheck"))
+                f->device_check = OG_DEVICE_CHECK_NO_CHECK;
+            else if (!strcmp(v->s, "ExactSame"))
+                f->device_check = OG_DEVICE_CHECK_EXACT_SAME;
+            else
+                ERR_AT(m, v, "illegal device_check '%s' (expected NoCheck or ExactSame)", v->s);
+        } else if (!strcmp(k, "manual_kernel_registration")) {
+            want_bool(m, v, k, &f->manual_kernel_registration);
+        } else if (!strcmp(k, "manual_cpp_binding")) {
+            want_bool(m, v, k, &f->manual_cpp_binding);
+        } else if (!strcmp(k, "python_module")) {
+            if (v->kind == YNODE_SCALAR && v->type == YVAL_NULL) continue;
+            if (want_str(m, v, k)) f->python_module = v->s, pymod_node = v;
+        } else if (!strcmp(k, "category_override")) {
+            if (v->kind == YNODE_SCALAR && v->type == YVAL_NULL) continue;
+            if (want_str(m, v, k)) f->category_override = v->s;
+        } else if (!strcmp(k, "cpp_no_default_args")) {
+            if (v->kind != YNODE_SEQ)
+                ERR_AT(m, v, "'cpp_no_default_args' must be a list of argument names, found %s", ynode_describe(v));
+            else
+                cpp_nda = v;
+        } else if (!strcmp(k, "use_const_ref_for_mutable_tensors")) {
+            want_bool(m, v, k, &f->use_const_ref_for_mutable_tensors);
+        } else {
+            strbuf b;
+            sb_init(&b);
+            for (const char *const *p = entry_keys; *p; p++) {
+                if (p != entry_keys) sb_puts(&b, ", ");
+                sb_puts(&b, *p);
+            }
+            ERR_AT(m, kn, "unknown key '%s' in an operator entry (expected one of: %s)", k, sb_cstr(&b));
+            sb_free(&b);
+        }
+    }
+    (void)tags_given;
+    if (m->d->errors != before) return NULL;
+
+    const og_schema *sc = f->schema;
+    /* auto tags, as torchgen adds them (only where tags.yaml declares them) */
+    if (!strcmp(f->ns, "aten") && tag_declared(m, m->tag_pt2)) set_tag(f, m->tag_pt2);
+    if (f->kind == OG_KIND_INPLACE && tag_declared(m, m->tag_inplace)) set_tag(f, m->tag_inplace);
+    if (f->kind == OG_KIND_OUT && tag_declared(m, m->tag_out)) set_tag(f, m->tag_out);
+
+    if (m->dialect->const_ref_no_out && f->use_const_ref_for_mutable_tensors && sc->nout)
+        err_in_func(m, f, 0, "use_const_ref_for_mutable_tensors cannot be used on an op with out arguments");
+    if (f->python_module && (f->variants & OG_VARIANT_METHOD)) ERR_AT(m, pymod_node, "functions in a python_module cannot be methods");
+    if (precomputed && !(precomputed->kind == YNODE_SCALAR && precomputed->type == YVAL_NULL)) {
+        if (!f->structured)
+            ERR_AT(m, precomputed, "'precomputed' requires 'structured: True'");
+        else
+            check_precomputed(m, f, precomputed);
+    }
+
+    /* dispatch table (torchgen NativeFunction.from_yaml) */
+    unsigned nkeys = 0;
+    bool redundant_cia = false;
+    const char *expected = cpp_name(m, sc);
+    if (dispatch && !(dispatch->kind == YNODE_SCALAR && dispatch->type == YVAL_NULL)) {
+        if (dispatch->kind != YNODE_MAP) {
+            ERR_AT(m, dispatch, "'dispatch' must be a mapping from dispatch keys to kernel names, found %s", ynode_describe(dispatch));
+            return NULL;
+        }
+        if (f->manual_kernel_registration) ERR_AT(m, dispatch_key, "cannot specify both manual_kernel_registration and dispatch; with manual registration, dispatch has no effect");
+        for (size_t i = 0; i < dispatch->n; i++) {
+            const ynode *kn = dispatch->kids[2 * i], *v = dispatch->kids[2 * i + 1];
+            if (!ynode_is_str(kn)) {
+                ERR_AT(m, kn, "illegal dispatch key: %s", ynode_describe(kn));
+                continue;
+            }
+            if (!ynode_is_str(v)) {
+                ERR_AT(m, v, "dispatch value must be a kernel name, found %s", ynode_describe(v));
+                continue;
+            }
+            /* kernel namespace: at most 3 levels */
+            unsigned levels = 0;
+            const char *kname = v->s;
+            for (const char *p = v->s; (p = strstr(p, "::")); p += 2) levels++, kname = p + 2;
+            if (levels > 3) {
+                ERR_AT(m, v, "kernel name '%s' has more than 3 levels of namespace", v->s);
+                continue;
+            }
+            if (!*kname) {
+                ERR_AT(m, v, "empty kernel name");
+                continue;
+            }
+            const char *p = kn->s;
+            for (;;) {
+                const char *c = strchr(p, ',');
+                size_t n = c ? (size_t)(c - p) : strlen(p);
+                const char *ks = p;
+                while (n && (*ks == ' ' || *ks == '\t')) ks++, n--;
+                while (n && (ks[n - 1] == ' ' || ks[n - 1] == '\t')) n--;
+                int dk = dkey_parse(ks, n);
+                if (dk >= 0 && !(m->dialect->dispatch_keys & BIT(dk))) dk = -1;
+                unsigned line, col;
+                ynode_pos(kn, (size_t)(ks - kn->s), &line, &col);
+                nkeys++;
+                if (dk < 0) {
+                    if (dkey_parse(ks, n) >= 0 || dkey_known(ks, n))
+                        diag_error(m->d, kn->file, line, col, "dispatch key '%.*s' of kernel %s is not a supported dispatch key in torchgen %s", (int)n, ks, v->s, m->dialect->name);
+                    else
+                        diag_error(m->d, kn->file, line, col, "unknown dispatch key '%.*s'", (int)n, ks);
+                } else if (f->dispatch & BIT(dk)) {
+                    diag_error(m->d, kn->file, line, col, "dispatch key '%.*s' is given twice", (int)n, ks);
+                } else {
+                    add_kernel(m, f, (og_dkey)dk, kname);
+                    if (dk == OG_DK_CompositeImplicitAutograd && !strcmp(v->s, expected)) redundant_cia = true;
+                }
+                if (!c) break;
+                p = c + 1;
+            }
+        }
+        if (m->d->errors != before) return NULL;
+        if (nkeys == 1 && redundant_cia) ERR_AT(m, dispatch_key, "unnecessary dispatch table for this function; just delete the dispatch key entirely");
+        if (!f->has_delegate && f->dispatch == BIT(OG_DK_CompositeImplicitAutograd) && nkeys == 1 && !redundant_cia &&
+            !strstr(kernel_of(f, OG_DK_CompositeImplicitAutograd), "_symint"))
+            ERR_AT(m, dispatch_key, "unexpected name for a lone CompositeImplicitAutograd dispatch entry: expected %s but got %s; rename the implementation, then delete the dispatch table", expected,
+                   kernel_of(f, OG_DK_CompositeImplicitAutograd));
+    } else if (!f->structured && !f->has_delegate) {
+        if (is_factory_like(f)) {
+            err_in_func(m, f, 0, "a factory function needs a CompositeExplicitAutograd dispatch entry, but there is no dispatch table (factory functions must not be implicitly decomposed)");
+            return NULL;
+        }
+        add_kernel(m, f, OG_DK_CompositeImplicitAutograd, expected);
+    }
+    uint64_t comp = f->dispatch & COMPOSITE_KEYS;
+    if (__builtin_popcountll(comp) > 1 &&
+        !(__builtin_popcountll(comp) == 2 && !(comp & BIT(OG_DK_CompositeExplicitAutogradNonFunctional)) && (comp & BIT(OG_DK_CompositeImplicitAutogradNestedTensor))))
+        ERR_AT(m, dispatch_key, "cannot specify more than one of CompositeExplicitAutograd, CompositeExplicitAutogradNonFunctional or CompositeImplicitAutograd on one kernel; each strictly subsumes the other");
+
+    /* ufunc_inner_loop */
+    if (ufunc && !(ufunc->kind == YNODE_SCALAR && ufunc->type == YVAL_NULL)) {
+        const char *names[UFUNC_COUNT] = {0};
+        if (ynode_is_str(ufunc)) {
+            parse_ufunc(m, f, ufunc, "Generic", ufunc, names);
+        } else if (ufunc->kind == YNODE_MAP) {
+            for (size_t i = 0; i < ufunc->n; i++) {
+                const ynode *kn = ufunc->kids[2 * i];
+                if (!ynode_is_str(kn)) {
+                    ERR_AT(m, kn, "ufunc_inner_loop key must be a string, found %s", ynode_describe(kn));
+                    continue;
+                }
+                parse_ufunc(m, f, kn, kn->s, ufunc->kids[2 * i + 1], names);
+            }
+        } else {
+            ERR_AT(m, ufunc, "'ufunc_inner_loop' must be a string or a mapping, found %s", ynode_describe(ufunc));
+        }
+        if (f->ufunc_keys) {
+            if (!f->structured) ERR_AT(m, ufunc, "ufunc must be structured");
+            for (og_dkey k = OG_DK_CPU; k <= OG_DK_CUDA; k++) {
+                if (f->dispatch & BIT(k))
+                    ERR_AT(m, ufunc, "ufunc should not have an explicit dispatch entry for %s", og_dkey_name(k));
+                else
+                    add_kernel(m, f, k, arena_printf(m->a, "ufunc_%s", f->name));
+            }
+            if (names[UFUNC_ScalarOnly] && names[UFUNC_Generic] && strcmp(names[UFUNC_ScalarOnly], names[UFUNC_Generic]))
+                ERR_AT(m, ufunc, "ScalarOnly and Generic must have the same ufunc name");
+            if (f->ufunc_keys & ((1u << UFUNC_CUDAFunctorOnSelf) | (1u << UFUNC_CUDAFunctorOnOther))) {
+                unsigned nt = 0;
+                for (unsigned i = 0; i < sc->nargs; i++)
+                    if (sc->args[i].cat != OG_ARG_OUT && og_type_is_plain_tensor(sc->args[i].type)) nt++;
+                if (nt < 2) ERR_AT(m, ufunc, "CUDAFunctorOnSelf and CUDAFunctorOnOther apply only to binary ops");
+            }
+        }
+    }
+    if (f->has_delegate && (f->dispatch & m->dialect->structured_keys)) {
+        for (og_dkey k = 0; k < OG_DK_COUNT; k++)
+            if ((m->dialect->structured_keys & BIT(k)) && (f->dispatch & BIT(k))) {
+                ERR_AT(m, dispatch_key, "if structured_delegate, then must not have %s in the dispatch table (it is delegated!)", og_dkey_name(k));
+                break;
+            }
+    }
+
+    /* NativeFunction.__post_init__ */
+    if (sc->nout && f->variants != OG_VARIANT_FUNCTION) err_in_func(m, f, 0, "functions with out arguments must have only the function variant ('variants: function')");
+    if (f->structured) {
+        if (f->kind != OG_KIND_OUT) ERR_AT(m, structured_node, "put 'structured' on the out= variant of a function; did you mean structured_delegate?");
+        if (!f->device_guard) ERR_AT(m, structured_node, "device_guard: False is not respected by structured kernels");
+    }
+    if (f->has_delegate) {
+        if (f->kind == OG_KIND_OUT) ERR_AT(m, delegate_node, "structured_delegate is not allowed on out= functions; did you mean structured?");
+        if (!f->device_guard) ERR_AT(m, delegate_node, "device_guard: False is not respected by structured kernels");
+        if (f->structured) ERR_AT(m, delegate_node, "cannot have both structured and structured_delegate on a function");
+    }
+    if (cpp_nda) {
+        for (size_t i = 0; i < cpp_nda->n; i++) {
+            const ynode *it = cpp_nda->kids[i];
+            bool ok = false;
+            if (ynode_is_str(it))
+                for (unsigned k = 0; k < sc->nargs; k++)
+                    if (sc->args[k].dflt && !strcmp(sc->args[k].name, it->s)) ok = true;
+            if (!ok) ERR_AT(m, it, "invalid cpp_no_default_args entry '%s': not an argument with a default", it->kind == YNODE_SCALAR ? it->s : "?");
+        }
+    }
+    if (f->structured_inherits && !f->structured) ERR_AT(m, inherits_node, "structured_inherits requires structured: True");
+    if (!strncmp(f->name, "_foreach", 8) && f->device_check != OG_DEVICE_CHECK_NO_CHECK)
+        err_in_func(m, f, 0, "_foreach kernels must use 'device_check: NoCheck'");
+    /* torchgen: random ops must say so (name has rand/dropout, a dropout argument, a Generator) */
+    const char *why = NULL;
+    if (strstr(f->name, "rand")) why = "its name contains 'rand'";
+    if (!why && !strstr(f->name, "backward")) {
+        strbuf b;
+        sb_init(&b);
+        og_print_base_name(&b, &sc->name);
+        bool exempt = !strcmp(sb_cstr(&b), "_cudnn_init_dropout_state");
+        sb_free(&b);
+        if (!exempt && strstr(f->name, "dropout")) why = "its name contains 'dropout'";
+        for (unsigned i = 0; i < sc->nargs && !why && !exempt && m->dialect->dropout_arg_seeded; i++)
+            if (strstr(sc->args[i].name, "dropout")) why = arena_printf(m->a, "its argument '%s' is a dropout parameter", sc->args[i].name);
+    }
+    if (!why && has_generator_arg(sc)) why = "it takes a Generator";
+    if (why && !og_func_has_tag(f, m->tag_nondet))
+        err_in_func(m, f, 0, arena_printf(m->a, "this op is random (%s), so it must be tagged nondeterministic_seeded", why));
+    return m->d->errors == before ? f : NULL;
+}
+
+/* ---------------- cross-entry checks ---------------- */
+
+static const char *full_name(og_model *m, const og_func *f) { return arena_printf(m->a, "%s::%s", f->ns, f->name); }
+
+static bool register_name(og_model *m, og_func *f) {
+    const char *key = full_name(m, f);
+    og_func *prev = strmap_put(&m->by_name, key, f);
+    if (!prev) return true;
+    if (f->generated) {
+        err_in_func(m, prev, 0, arena_printf(m->a, "operator %s would also be generated from %s (autogen); remove one of them", key, prev == f->source ? "itself" : f->source->name));
+    } else {
+        err_in_func(m, f, 0, arena_printf(m->a, "duplicate operator %s", key));
+        diag_note(m->d, prev->func_node->file, prev->func_node->line, prev->func_node->col, "%s was first defined here", key);
+    }
+    return false;
+}
+
+const og_func *og_model_find(const og_model *m, const char *ns, const char *name) {
+    char buf[512];
+    snprintf(buf, sizeof buf, "%s::%s", ns, name);
+    return strmap_get(&m->by_name, buf);
+}
+
+static void check_python_keywords(og_model *m, const og_func *f) {
+    if (!m->dialect->python_keyword_names) return;
+    static const char *const kw[] = {"False", "None", "True", "and", "as", "assert", "async", "await", "break", "class", "continue", "def", "del", "elif", "else", "except",
+                                     "finally", "for", "from", "global", "if", "import", "in", "is", "lambda", "nonlocal", "not", "or", "pass", "raise", "return", "try", "while", "with", "yield", NULL};
+    for (unsigned i = 0; i < f->schema->nargs; i++) {
+        const og_arg *x = &f->schema->args[i];
+        if (!in_list(kw, x->name)) continue;
+        if (!strcmp(x->name, "from") && (!strcmp(f->name, "_has_compatible_shallow_copy_type") || !strcmp(f->name, "random_.from") || !strcmp(f->name, "uniform_"))) continue;
+        err_in_func(m, f, x->name_off, arena_printf(m->a, "argument name '%s' is a reserved Python keyword", x->name));
+    }
+}
+
+static void cross_checks(og_model *m) {
+    strmap base_names; /* out-of-place base names, for the inplace_view rule */
+    strmap_init(&base_names, m->nyaml);
+    strbuf b;
+    sb_init(&b);
+    for (unsigned i = 0; i < m->nyaml; i++) {
+        const og_func *f = m->funcs[i];
+        sb_reset(&b);
+        og_print_base_name(&b, &f->schema->name);
+        strmap_put(&base_names, arena_strndup(m->a, b.p, b.n), (void *)f);
+    }
+    for (unsigned i = 0; i < m->nyaml; i++) {
+        const og_func *f = m->funcs[i];
+        if (f->has_delegate) {
+            const char *dn = og_opname_str(m->a, &f->delegate);
+            const og_func *d = og_model_find(m, f->ns, dn);
+            const ynode *at = ymap_get(f->entry, "structured_delegate");
+            if (!d)
+                ERR_AT(m, at, "%s is marked as a structured_delegate pointing to %s, but %s is missing", f->name, dn, dn);
+            else if (!d->structured)
+                ERR_AT(m, at, "%s is marked as a structured_delegate pointing to %s, but %s is not marked as structured", f->name, dn, dn);
+        }
+        check_python_keywords(m, f);
+        if (og_func_has_tag(f, m->tag_inplace_view) && strcmp(f->name, "resize_") && strcmp(f->name, "resize_as_")) {
+            sb_reset(&b);
+            og_print_base_name(&b, &f->schema->name);
+            if (!strcmp(sb_cstr(&b), "set_")) continue;
+            if (!f->schema->name.inplace) {
+                err_in_func(m, f, 0, arena_printf(m->a, "%s is tagged inplace_view, but its name does not end in '_' as inplace ops must", f->name));
+                continue;
+            }
+            og_opname oop = f->schema->name;
+            oop.inplace = false;
+            oop.overload = "";
+            sb_reset(&b);
+            og_print_base_name(&b, &oop);
+            if (!strmap_get(&base_names, sb_cstr(&b)))
+                err_in_func(m, f, 0, arena_printf(m->a, "%s is tagged inplace_view, but there is no out-of-place view op named '%s'", f->name, sb_cstr(&b)));
+        }
+    }
+    sb_free(&b);
+    strmap_free(&base_names);
+}
+
+/* ---------------- autogen and grouping ---------------- */
+
+typedef struct pregroup {
+    og_func *by_kind[OG_KIND_COUNT];
+    unsigned n;
+} pregroup;
+
+static const char *sigkey(og_model *m, og_func *f, strbuf *b) {
+    if (f->sigkey) return f->sigkey;
+    sb_reset(b);
+    og_print_schema(b, og_schema_signature(m->a, f->schema, false));
+    f->sigkey = arena_strndup(m->a, b->p, b->n);
+    return f->sigkey;
+}
+
+static bool has_cia(const og_func *f) { return (f->dispatch & BIT(OG_DK_CompositeImplicitAutograd)) != 0; }
+
+static bool is_view_op(const og_model *m, const og_func *f) {
+    const og_schema *s = f->schema;
+    for (unsigned k = 0; k < s->nrets; k++)
+        if (s->rets[k].annot && !s->rets[k].annot->write) return true;
+    if (og_func_has_tag(f, m->tag_inplace_view) && strcmp(f->name, "resize_") && strcmp(f->name, "resize_as_")) return true;
+    for (unsigned i = 0; i < s->nargs; i++)
+        if (s->args[i].annot && strchr(s->args[i].annot->after, '*')) return true;
+    return false;
+}
+
+static bool autogen_mentions_out(const og_func *f) {
+    for (unsigned i = 0; i < f->nautogen; i++) {
+        if (strstr(f->autogen[i].base, "out") || strstr(f->autogen[i].overload, "out")) return true;
+        /* "out" may also straddle the printed name (e.g. a base ending in 'o' + "ut...") */
+        if (f->autogen[i].overload[0] && f->autogen[i].base[0]) {
+            size_t bl = strlen(f->autogen[i].base);
+            const char *ov = f->autogen[i].overload;
+            if ((bl >= 2 && !strcmp(f->autogen[i].base + bl - 2, "ou") && ov[0] == 't') ||
+                (bl >= 1 && f->autogen[i].base[bl - 1] == 'o' && ov[0] == 'u' && ov[1] == 't'))
+                return true;
+        }
+    }
+    return false;
+}
+
+static og_func *generate(og_model *m, og_func *src, og_kind k, strbuf *b) {
+    og_func *g = ARENA_NEW(m->a, og_func);
+    g->ns = src->ns;
+    g->schema = k == OG_KIND_OUT ? og_schema_to_out(m->a, src->schema) : og_schema_to_functional(m->a, src->schema);
+    sb_reset(b);
+    og_print_schema(b, g->schema);
+    g->schema_text = arena_strndup(m->a, b->p, b->n);
+    g->name = og_opname_str(m->a, &g->schema->name);
+    g->kind = og_schema_kind(g->schema);
+    g->entry = src->entry;
+    g->func_node = src->func_node;
+    g->ns_prefix = src->ns_prefix;
+    g->variants = OG_VARIANT_FUNCTION;
+    g->device_check = OG_DEVICE_CHECK_NO_CHECK;
+    g->generated = true;
+    g->source = src;
+    g->use_const_ref_for_mutable_tensors = src->use_const_ref_for_mutable_tensors;
+    set_tag(g, m->tag_generated);
+    if (og_func_has_tag(src, m->tag_nondet)) set_tag(g, m->tag_nondet);
+    if (m->dialect->autogen_2x && og_func_has_tag(src, m->tag_view_copy)) set_tag(g, m->tag_view_copy);
+    if (og_func_has_tag(src, m->tag_pt2)) set_tag(g, m->tag_pt2);
+    const char *kname;
+    if (g->kind == OG_KIND_OUT) {
+        sb_reset(b);
+        og_print_base_name(b, &g->schema->name);
+        sb_printf(b, "_%s", g->schema->name.overload);
+        kname = arena_strndup(m->a, b->p, b->n);
+    } else {
+        kname = cpp_name(m, g->schema);
+    }
+    if (og_schema_has_symint(src->schema)) kname = arena_printf(m->a, "%s_symint", kname);
+    add_kernel(m, g, OG_DK_CompositeExplicitAutograd, kname);
+    return g;
+}
+
+static void autogenerate(og_model *m) {
+    strbuf b;
+    sb_init(&b);
+    strmap idx;
+    strmap_init(&idx, m->nyaml);
+    pregroup *groups = calloc(m->nyaml + 1, sizeof *groups);
+    unsigned ng = 0;
+    for (unsigned i = 0; i < m->nyaml; i++) {
+        og_func *f = m->funcs[i];
+        const char *key = sigkey(m, f, &b);
+        uintptr_t gi = (uintptr_t)strmap_get(&idx, key);
+        if (!gi) {
+            gi = ++ng;
+            strmap_put(&idx, key, (void *)gi);
+        }
+        pregroup *d = &groups[gi - 1];
+        if (d->by_kind[f->kind]) {
+            const og_func *p = d->by_kind[f->kind];
+            err_in_func(m, f, 0, arena_printf(m->a, "%s has the same signature and kind (%s) as %s; torchgen cannot group them", f->name, og_kind_name(f->kind), p->name));
+            diag_note(m->d, p->func_node->file, p->func_node->line, p->func_node->col, "%s is defined here", p->name);
+            continue;
+        }
+        d->by_kind[f->kind] = f;
+        d->n++;
+    }
+    for (unsigned gi = 0; gi < ng; gi++) {
+        pregroup *d = &groups[gi];
+        og_func *functional = d->by_kind[OG_KIND_FUNCTIONAL], *inplace = d->by_kind[OG_KIND_INPLACE], *mut = d->by_kind[OG_KIND_MUTABLE], *out = d->by_kind[OG_KIND_OUT];
+        if (!functional && !inplace && !mut && !out) continue;
+        bool manual = true, view = false, cia = true, core = false;
+        for (int k = 0; k < OG_KIND_COUNT; k++) {
+            og_func *f = d->by_kind[k];
+            if (!f) continue;
+            manual &= f->manual_cpp_binding;
+            if (is_view_op(m, f)) {
+                sb_reset(&b);
+                og_print_base_name(&b, &f->schema->name);
+                if (!m->dialect->autogen_2x || strcmp(sb_cstr(&b), "set_")) view = true;
+            }
+            cia &= has_cia(f);
+            core |= og_func_has_tag(f, m->tag_core);
+        }
+        if (!m->dialect->autogen_2x) core = false;
+        if (manual || view || (cia && !core)) continue;
+        if (out && d->n == 1) {
+            if (!in_list(out_ops_not_grouped, out->name))
+                err_in_func(m, out, 0, arena_printf(m->a, "found an out= operator with no other variants: %s (add its functional variant)", out->name));
+            continue;
+        }
+        if (inplace && in_list(inplace_ops_not_grouped, inplace->name)) continue;
+        og_func *base = m->dialect->autogen_2x ? (mut ? mut : inplace ? inplace : out ? out : functional) : (inplace ? inplace : mut ? mut : out ? out : functional);
+        bool valid = base->kind == OG_KIND_INPLACE;
+        for (unsigned k = 0; k < base->schema->nrets && !valid; k++) valid = og_type_is_tensor_like(base->schema->rets[k].type);
+        bool gets_out = !out && valid && autogen_mentions_out(base);
+        if (!out && !valid && !in_list(mutable_ops_without_out, base->name) && !in_list(functional_ops_without_out, base->name)) {
+            err_in_func(m, base, 0, arena_printf(m->a, "cannot derive an out= variant for %s: it returns no tensor (torchgen only allows this for its own list of ops)", base->name));
+            continue;
+        }
+        if (gets_out) {
+            og_func *g = generate(m, base, OG_KIND_OUT, &b);
+            add_func(m, g);
+            d->by_kind[OG_KIND_OUT] = g;
+        }
+        if (!functional && (out || gets_out)) {
+            og_func *g = generate(m, base, OG_KIND_FUNCTIONAL, &b);
+            add_func(m, g);
+            d->by_kind[OG_KIND_FUNCTIONAL] = g;
+        }
+    }
+    free(groups);
+    strmap_free(&idx);
+    sb_free(&b);
+}
+
+static void group_error(og_model *m, const og_func *f, const char *msg) { err_in_func(m, f, 0, msg); }
+
+static void group_functions(og_model *m) {
+    strbuf b;
+    sb_init(&b);
+    strmap idx;
+    strmap_init(&idx, m->nfuncs);
+    pregroup *groups = calloc(m->nfuncs + 1, sizeof *groups);
+    unsigned ng = 0;
+    for (unsigned i = 0; i < m->nfuncs; i++) {
+        og_func *f = m->funcs[i];
+        const char *key = sigkey(m, f, &b);
+        uintptr_t gi = (uintptr_t)strmap_get(&idx, key);
+        if (!gi) {
+            gi = ++ng;
+            strmap_put(&idx, key, (void *)gi);
+        }
+        pregroup *d = &groups[gi - 1];
+        if (d->by_kind[f->kind]) continue; /* reported by autogenerate() */
+        d->by_kind[f->kind] = f;
+        d->n++;
+    }
+    m->groups = calloc(ng + 1, sizeof *m->groups);
+    for (unsigned gi = 0; gi < ng; gi++) {
+        pregroup *d = &groups[gi];
+        og_func *fn = d->by_kind[OG_KIND_FUNCTIONAL], *in = d->by_kind[OG_KIND_INPLACE], *mu = d->by_kind[OG_KIND_MUTABLE], *out = d->by_kind[OG_KIND_OUT], *sc = d->by_kind[OG_KIND_SCRATCH];
+        og_func *any = fn ? fn : in ? in : mu ? mu : out ? out : sc;
+        if (d->n == 1) {
+            if (any->generated) group_error(m, any, arena_printf(m->a, "generated function %s could not be grouped", any->name));
+            continue;
+        }
+        if (sc) {
+            group_error(m, sc, arena_printf(m->a, "%s (a scratch op) shares its signature with other ops; torchgen cannot group it", sc->name));
+            continue;
+        }
+        if (!fn) {
+            group_error(m, any, arena_printf(m->a, "%s has inplace/mutable/out variants but no functional variant with the same signature", any->name));
+            continue;
+        }
+        if (!out) {
+            for (int k = 0; k < OG_KIND_COUNT; k++)
+                if (d->by_kind[k] && d->by_kind[k]->generated) group_error(m, d->by_kind[k], arena_printf(m->a, "generated function %s could not be grouped", d->by_kind[k]->name));
+            continue;
+        }
+        og_group *g = ARENA_NEW(m->a, og_group);
+        g->functional = fn;
+        g->inplace = in;
+        g->mutable_ = mu;
+        g->out = out;
+        unsigned before = m->d->errors;
+        og_func *members[4] = {fn, in, mu, out};
+        for (int k = 0; k < 4; k++) {
+            og_func *f = members[k];
+            if (!f) continue;
+            bool part = f->structured || f->has_delegate;
+            if (part != out->structured)
+                group_error(m, f, arena_printf(m->a, "group of %s mixes structured and unstructured functions: %s is %sstructured", out->name, f->name, part ? "" : "not "));
+            if (strcmp(f->ns, out->ns)) group_error(m, f, arena_printf(m->a, "%s and %s are variants of one op but live in different namespaces", f->name, out->name));
+        }
+        if (mu && !fn->schema->name.functional_overload)
+            group_error(m, fn, arena_printf(m->a, "%s has a mutable variant %s, so its functional variant must be named '%s_functional'", out->name, mu->name, fn->schema->name.base));
+        if (out->structured) {
+            if (out->dispatch & (BIT(OG_DK_CompositeImplicitAutograd) | BIT(OG_DK_CompositeImplicitAutogradNestedTensor)))
+                group_error(m, out, arena_printf(m->a, "structured %s must not have a CompositeImplicitAutograd kernel", out->name));
+            og_func *dl[2] = {fn, in};
+            for (int k = 0; k < 2; k++) {
+                og_func *f = dl[k];
+                if (!f) continue;
+                const char *dn = f->has_delegate ? og_opname_str(m->a, &f->delegate) : "nothing";
+                if (strcmp(dn, out->name)) group_error(m, f, arena_printf(m->a, "%s delegates to %s but its actual delegate is %s", f->name, dn, out->name));
+            }
+        }
+        /* generated members must be exactly those named by autogen */
+        const char *gen[4], *exp[32];
+        unsigned ngen = 0, nexp = 0;
+        for (int k = 0; k < 4; k++) {
+            og_func *f = members[k];
+            if (!f) continue;
+            if (f->generated) gen[ngen++] = f->name;
+            for (unsigned a = 0; a < f->nautogen && nexp < 32; a++) {
+                const char *s = og_opname_str(m->a, &f->autogen[a]);
+                bool dup = false;
+                for (unsigned e = 0; e < nexp; e++) dup |= !strcmp(exp[e], s);
+                if (!dup) exp[nexp++] = s;
+            }
+        }
+        bool same = ngen == nexp;
+        for (unsigned x = 0; x < ngen && same; x++) {
+            bool found = false;
+            for (unsigned y = 0; y < nexp; y++) found |= !strcmp(gen[x], exp[y]);
+            same = found;
+        }
+        if (!same) {
+            og_func *src = fn->generated ? (og_func *)fn->source : out->generated ? (og_func *)out->source : out;
+            sb_reset(&b);
+            for (unsigned x = 0; x < ngen; x++) sb_printf(&b, "%s%s", x ? ", " : "", gen[x]);
+            const char *want = arena_strndup(m->a, sb_cstr(&b), b.n);
+            sb_reset(&b);
+            for (unsigned y = 0; y < nexp; y++) sb_printf(&b, "%s%s", y ? ", " : "", exp[y]);
+            if (!ngen)
+                group_error(m, src, arena_printf(m->a, "autogen names '%s', but nothing is generated for this group", sb_cstr(&b)));
+            else
+                group_error(m, src, arena_printf(m->a, "the codegen generates '%s' for this group; it expects the line 'autogen: %s', found 'autogen: %s'", want, want, sb_cstr(&b)));
+        }
+        if (m->d->errors != before) continue;
+        for (int k = 0; k < 4; k++)
+            if (members[k]) members[k]->group = g;
+        m->groups[m->ngroups++] = g;
+    }
+    free(groups);
+    strmap_free(&idx);
+    sb_free(&b);
+}
+
+bool og_model_load_native(og_model *m, const ydoc *doc) {
+    unsigned before = m->d->errors;
+    const ynode *r = doc->root;
+    if (!r || r->kind != YNODE_SEQ) {
+        if (r)
+            ERR_AT(m, r, "native functions file must be a list of '- func: ...' entries, found %s", ynode_describe(r));
+        else
+            diag_error(m->d, doc->file, 1, 1, "native functions file is empty; expected a list of '- func: ...' entries");
+        return false;
+    }
+    for (size_t i = 0; i < r->n; i++) {
+        og_func *f = load_entry(m, r->kids[i]);
+        if (f && register_name(m, f)) add_func(m, f);
+    }
+    m->nyaml = m->nfuncs;
+    if (m->d->errors != before) return false;
+    cross_checks(m);
+    if (m->d->errors != before) return false;
+    autogenerate(m);
+    for (unsigned i = m->nyaml; i < m->nfuncs; i++) register_name(m, m->funcs[i]);
+    if (m->d->errors != before) return false;
+    group_functions(m);
+    return m->d->errors == before;
+}
+
+const og_func *og_func_out_variant(const og_func *f) { return f->group ? f->group->out : NULL; }

@@ -1,0 +1,114 @@
+#include "strbuf.h"
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void sb_init(strbuf *b) { memset(b, 0, sizeof *b); }
+void sb_free(strbuf *b) {
+    free(b->p);
+    memset(b, 0, sizeof *b);
+}
+void sb_reset(strbuf *b) {
+    b->n = 0;
+    if (b->p) b->p[0] = 0;
+}
+
+static void sb_grow(strbuf *b, size_t extra) {
+    if (b->n + extra + 1 <= b->cap) return;
+    size_t cap = b->cap ? b->cap : 256;
+    while (cap < b->n + extra + 1) cap *= 2;
+    char *p = realloc(b->p, cap);
+    if (!p) {
+        fputs("opgen: out of memory\n", stderr);
+        exit(3);
+    }
+    b->p = p;
+    b->cap = cap;
+}
+
+void sb_putn(strbuf *b, const char *s, size_t n) {
+    sb_grow(b, n);
+    if (n) memcpy(b->p + b->n, s, n);
+    b->n += n;
+    b->p[b->n] = 0;
+}
+void sb_puts(strbuf *b, const char *s) { sb_putn(b, s, strlen(s)); }
+void sb_putc(strbuf *b, char c) { sb_putn(b, &c, 1); }
+
+void sb_printf(strbuf *b, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    if (n <= 0) return;
+    sb_grow(b, (size_t)n);
+    va_start(ap, fmt);
+    vsnprintf(b->p + b->n, (size_t)n + 1, fmt, ap);
+    va_end(ap);
+    b->n += (size_t)n;
+}
+
+const char *sb_cstr(strbuf *b) {
+    if (!b->p) sb_grow(b, 0), b->p[0] = 0;
+    return b->p;
+}
+
+/* Decode one UTF-8 sequence; invalid bytes decode as themselves (U+00xx). */
+static uint32_t utf8_next(const unsigned char **ps) {
+    const unsigned char *s = *ps;
+    uint32_t c = s[0];
+    int len = c < 0x80 ? 1 : (c >> 5) == 6 ? 2 : (c >> 4) == 14 ? 3 : (c >> 3) == 30 ? 4 : 0;
+    if (len <= 1) {
+        *ps = s + 1;
+        return c;
+    }
+    uint32_t v = c & (0x7f >> len);
+    for (int i = 1; i < len; i++) {
+        if ((s[i] & 0xc0) != 0x80) {
+            *ps = s + 1;
+            return c;
+        }
+        v = (v << 6) | (s[i] & 0x3f);
+    }
+    *ps = s + len;
+    return v;
+}
+
+void sb_json_str(strbuf *b, const char *str) {
+    const unsigned char *s = (const unsigned char *)str;
+    sb_putc(b, '"');
+    while (*s) {
+        unsigned char c = *s;
+        if (c >= 0x20 && c < 0x7f && c != '"' && c != '\\') {
+            const unsigned char *start = s;
+            while (*s >= 0x20 && *s < 0x7f && *s != '"' && *s != '\\') s++;
+            sb_putn(b, (const char *)start, (size_t)(s - start));
+            continue;
+        }
+        if (c == '"' || c == '\\') {
+            sb_putc(b, '\\');
+            sb_putc(b, (char)c);
+            s++;
+            continue;
+        }
+        if (c < 0x80) {
+            const char *esc = c == '\n' ? "\\n" : c == '\r' ? "\\r" : c == '\t' ? "\\t" : c == '\b' ? "\\b" : c == '\f' ? "\\f" : NULL;
+            if (esc)
+                sb_puts(b, esc);
+            else
+                sb_printf(b, "\\u%04x", c);
+            s++;
+            continue;
+        }
+        uint32_t cp = utf8_next(&s);
+        if (cp >= 0x10000) {
+            cp -= 0x10000;
+            sb_printf(b, "\\u%04x\\u%04x", 0xd800 + (cp >> 10), 0xdc00 + (cp & 0x3ff));
+        } else {
+            sb_printf(b, "\\u%04x", cp);
+        }
+    }
+    sb_putc(b, '"');
+}

@@ -1,0 +1,26 @@
+/* Open-addressing hash map from NUL-terminated strings to pointers.
+ * Keys are not copied: they must outlive the map (they live in the arena). */
+#ifndef OPGEN_STRMAP_H
+#define OPGEN_STRMAP_H
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct strmap_slot {
+    const char *key;
+    uint32_t hash;
+    void *val;
+} strmap_slot;
+
+typedef struct strmap {
+    strmap_slot *slots;
+    size_t cap, len;
+} strmap;
+
+uint32_t strmap_hash(const char *s, size_t n);
+void strmap_init(strmap *m, size_t expected);
+void strmap_free(strmap *m);
+void *strmap_get(const strmap *m, const char *key);
+void *strmap_getn(const strmap *m, const char *key, size_t n);
+/* Inserts key -> val; returns the existing value and inserts nothing if present. */
+void *strmap_put(strmap *m, const char *key, void *val);
+#endif

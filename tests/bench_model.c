@@ -1,0 +1,136 @@
+#define _DEFAULT_SOURCE /* wait4 */
+/* Benchmark: parse + model native_functions.yaml beside a bare libyaml scan of
+ * the same bytes. Prints medians, peak memory (RSS of a child doing one run) and
+ * the ratio. usage: bench_model NATIVE_FUNCTIONS TAGS [RUNS] */
+#include "inputs.h"
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/time.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include <yaml.h>
+
+static char *slurp(const char *path, size_t *n) {
+    FILE *f = fopen(path, "rb");
+    if (!f) return NULL;
+    fseek(f, 0, SEEK_END);
+    long len = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char *b = malloc((size_t)len + 1);
+    if (!b || fread(b, 1, (size_t)len, f) != (size_t)len) {
+        fclose(f);
+        free(b);
+        return NULL;
+    }
+    b[len] = 0;
+    fclose(f);
+    *n = (size_t)len;
+    return b;
+}
+
+static double now_ms(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return t.tv_sec * 1e3 + t.tv_nsec / 1e6;
+}
+
+/* What any libyaml consumer must do at least: pull every event. */
+static long scan(const char *buf, size_t n) {
+    yaml_parser_t p;
+    yaml_parser_initialize(&p);
+    yaml_parser_set_input_string(&p, (const unsigned char *)buf, n);
+    long events = 0;
+    for (;;) {
+        yaml_event_t ev;
+        if (!yaml_parser_parse(&p, &ev)) break;
+        int done = ev.type == YAML_STREAM_END_EVENT;
+        yaml_event_delete(&ev);
+        events++;
+        if (done) break;
+    }
+    yaml_parser_delete(&p);
+    return events;
+}
+
+static size_t model(const char *nf, size_t nn, const char *tags, size_t tn, unsigned *funcs) {
+    og_session s;
+    og_session_init(&s, stderr);
+    ydoc td, nd;
+    bool ok = yaml_load_buffer(&s.a, &s.d, "tags.yaml", tags, tn, &td) && og_model_load_tags(&s.m, &td) &&
+              yaml_load_buffer(&s.a, &s.d, "native_functions.yaml", nf, nn, &nd) && og_model_load_native(&s.m, &nd);
+    if (!ok) {
+        fputs("bench_model: the input does not model cleanly\n", stderr);
+        exit(1);
+    }
+    *funcs = s.m.nfuncs;
+    size_t bytes = s.a.total;
+    og_session_free(&s);
+    return bytes;
+}
+
+static int cmp_double(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* Peak RSS (KiB) of a child that runs `mode` once. */
+static long child_rss(int mode, const char *nf, size_t nn, const char *tags, size_t tn) {
+    pid_t pid = fork();
+    if (pid == 0) {
+        unsigned f;
+        if (mode == 0) scan(nf, nn);
+        if (mode == 1) model(nf, nn, tags, tn, &f);
+        _exit(0);
+    }
+    int st;
+    struct rusage ru;
+    if (pid < 0 || wait4(pid, &st, 0, &ru) < 0) return -1;
+    return ru.ru_maxrss;
+}
+
+int main(int argc, char **argv) {
+    if (argc < 3) {
+        fputs("usage: bench_model NATIVE_FUNCTIONS TAGS [RUNS]\n", stderr);
+        return 2;
+    }
+    int runs = argc > 3 ? atoi(argv[3]) : 21;
+    if (runs < 1) runs = 1;
+    size_t nn, tn;
+    char *nf = slurp(argv[1], &nn), *tags = slurp(argv[2], &tn);
+    if (!nf || !tags) {
+        fprintf(stderr, "bench_model: cannot read %s\n", !nf ? argv[1] : argv[2]);
+        return 77;
+    }
+    double *ts = malloc(sizeof(double) * (size_t)runs), *tm = malloc(sizeof(double) * (size_t)runs);
+    long events = 0;
+    unsigned funcs = 0;
+    size_t arena_bytes = 0;
+    /* alternate the two so that machine noise hits both alike */
+    for (int i = 0; i < runs; i++) {
+        double t0 = now_ms();
+        events = scan(nf, nn);
+        double t1 = now_ms();
+        arena_bytes = model(nf, nn, tags, tn, &funcs);
+        double t2 = now_ms();
+        ts[i] = t1 - t0;
+        tm[i] = t2 - t1;
+    }
+    qsort(ts, (size_t)runs, sizeof *ts, cmp_double);
+    qsort(tm, (size_t)runs, sizeof *tm, cmp_double);
+    double ms = ts[runs / 2], mm = tm[runs / 2];
+    long rs = child_rss(0, nf, nn, tags, tn), rm = child_rss(1, nf, nn, tags, tn), r0 = child_rss(2, nf, nn, tags, tn);
+    printf("bench_model: %s, %zu bytes, %d runs each\n", argv[1], nn, runs);
+    printf("  libyaml scan   median %7.2f ms   peak RSS %6.1f MiB   (%ld events)\n", ms, rs / 1024.0, events);
+    printf("  opgen model    median %7.2f ms   peak RSS %6.1f MiB   (%u functions, arena %.1f MiB)\n", mm, rm / 1024.0, funcs, arena_bytes / 1048576.0);
+    printf("  process baseline (no work)         peak RSS %6.1f MiB\n", r0 / 1024.0);
+    printf("  ratio model/scan: %.2f (target <= 2.00)\n", mm / ms);
+    free(ts);
+    free(tm);
+    free(nf);
+    free(tags);
+    return 0;
+}

@@ -1,0 +1,27 @@
+#!/bin/sh
+# Runs every fuzz-* target in BUILD_DIR for SECONDS each, seeded from the tests.
+# usage: run.sh BUILD_DIR SECONDS [OUT_DIR]
+set -eu
+build=$1 secs=$2
+src=$(cd "$(dirname "$0")/../.." && pwd)
+out=${3:-$(mktemp -d)}
+mkdir -p "$out/schema" "$out/native"
+# seeds: one file per schema line; the yaml inputs of the tests and of the embedded default
+n=0
+while IFS= read -r line; do
+    n=$((n + 1))
+    printf '%s' "$line" >"$out/schema/seed$n"
+done <"$src/tests/fuzz/schema-seeds.txt"
+cp "$src"/tests/golden/*.yaml "$src"/yaml/*.yaml "$out/native/"
+status=0
+for t in schema native; do
+    echo "fuzz-$t: $secs s"
+    if ! "$build/fuzz-$t" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
+        -artifact_prefix="$out/crash-$t-" "$out/$t" >"$out/fuzz-$t.log" 2>&1; then
+        echo "fuzz-$t FAILED; see $out/fuzz-$t.log"
+        tail -30 "$out/fuzz-$t.log"
+        status=1
+    fi
+    grep -E '^stat::number_of_executed_units|^#[0-9]+.*DONE' "$out/fuzz-$t.log" | tail -2
+done
+exit $status
