@@ -59,8 +59,17 @@ void *arena_zalloc(arena *a, size_t n) {
     return p;
 }
 
+/* Strings need no alignment: taken from the end of the current block. */
+static char *alloc_bytes(arena *a, size_t n) {
+    if (a->cur && (size_t)(a->end - a->cur) >= n) {
+        a->end -= n;
+        return a->end;
+    }
+    return arena_alloc(a, n);
+}
+
 char *arena_strndup(arena *a, const char *s, size_t n) {
-    char *p = arena_alloc(a, n + 1);
+    char *p = alloc_bytes(a, n + 1);
     if (n) memcpy(p, s, n);
     p[n] = 0;
     return p;
@@ -69,12 +78,14 @@ char *arena_strndup(arena *a, const char *s, size_t n) {
 char *arena_strdup(arena *a, const char *s) { return arena_strndup(a, s, strlen(s)); }
 
 char *arena_printf(arena *a, const char *fmt, ...) {
+    char small[256];
     va_list ap;
     va_start(ap, fmt);
-    int n = vsnprintf(NULL, 0, fmt, ap);
+    int n = vsnprintf(small, sizeof small, fmt, ap);
     va_end(ap);
     if (n < 0) n = 0;
-    char *p = arena_alloc(a, (size_t)n + 1);
+    if ((size_t)n < sizeof small) return arena_strndup(a, small, (size_t)n);
+    char *p = alloc_bytes(a, (size_t)n + 1);
     va_start(ap, fmt);
     vsnprintf(p, (size_t)n + 1, fmt, ap);
     va_end(ap);

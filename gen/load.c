@@ -19,12 +19,14 @@ static bool all_in(const char *s, const char *e, const char *set) {
 }
 
 static bool match_bool(const char *s, bool *v) {
-    static const char *const t[] = {"yes", "Yes", "YES", "true", "True", "TRUE", "on", "On", "ON"};
-    static const char *const f[] = {"no", "No", "NO", "false", "False", "FALSE", "off", "Off", "OFF"};
-    for (size_t i = 0; i < sizeof t / sizeof *t; i++) {
-        if (!strcmp(s, t[i])) return *v = true, true;
-        if (!strcmp(s, f[i])) return *v = false, true;
-    }
+    /* yes|Yes|YES|true|True|TRUE|on|On|ON and their negations, by length */
+    static const char *const words[6][6] = {
+        {0}, {0}, {"on", "On", "ON", "no", "No", "NO"}, {"yes", "Yes", "YES", "off", "Off", "OFF"}, {"true", "True", "TRUE"}, {"false", "False", "FALSE"}};
+    static const bool truth[6][6] = {{0}, {0}, {1, 1, 1, 0, 0, 0}, {1, 1, 1, 0, 0, 0}, {1, 1, 1}, {0, 0, 0}};
+    size_t n = strnlen(s, 6);
+    if (n < 2 || n > 5) return false;
+    for (int i = 0; i < 6 && words[n][i]; i++)
+        if (words[n][i][0] == s[0] && !memcmp(words[n][i], s, n)) return *v = truth[n][i], true;
     return false;
 }
 
@@ -118,6 +120,12 @@ static bool match_timestamp(const char *s) {
 static void resolve_plain(ynode *n) {
     const char *s = n->s;
     bool b;
+    /* fast path: a word that cannot start a bool, null, number or timestamp */
+    char c0 = s[0];
+    if (((c0 >= 'a' && c0 <= 'z') || (c0 >= 'A' && c0 <= 'Z') || c0 == '_') && !strchr("yYnNtTfFoO", c0)) {
+        n->type = YVAL_STR;
+        return;
+    }
     if (match_bool(s, &b)) {
         n->type = YVAL_BOOL;
         n->boolean = b;
@@ -274,7 +282,7 @@ static bool explicit_tag(builder *b, ynode *n, const char *tag, const yaml_mark_
 static void on_scalar(builder *b, const yaml_event_t *ev) {
     ynode *n = new_node(b, YNODE_SCALAR, &ev->start_mark);
     n->s = arena_strndup(b->a, (const char *)ev->data.scalar.value, ev->data.scalar.length);
-    n->len = ev->data.scalar.length;
+    n->len = (uint32_t)ev->data.scalar.length;
     switch (ev->data.scalar.style) {
     case YAML_SINGLE_QUOTED_SCALAR_STYLE: n->style = YSTYLE_SINGLE; break;
     case YAML_DOUBLE_QUOTED_SCALAR_STYLE: n->style = YSTYLE_DOUBLE; break;
@@ -304,9 +312,9 @@ static void on_scalar(builder *b, const yaml_event_t *ev) {
         const char *raw = b->doc->src + si;
         size_t rl = ei - si;
         if (n->style == YSTYLE_PLAIN && rl == n->len && memcmp(raw, n->s, n->len) == 0)
-            n->raw = raw;
+            n->exact = true;
         else if ((n->style == YSTYLE_SINGLE || n->style == YSTYLE_DOUBLE) && rl == n->len + 2 && memcmp(raw + 1, n->s, n->len) == 0)
-            n->raw = raw + 1;
+            n->exact = true;
     }
     add_node(b, n, (const char *)ev->data.scalar.anchor);
 }
@@ -328,9 +336,9 @@ static void close_collection(builder *b) {
     ynode *n = f->node;
     size_t cnt = b->nkids - f->first;
     n->kids = ARENA_ARRAY(b->a, ynode *, cnt ? cnt : 1);
-    memcpy(n->kids, b->kids + f->first, cnt * sizeof *n->kids);
+    if (cnt) memcpy(n->kids, b->kids + f->first, cnt * sizeof *n->kids);
     b->nkids = f->first;
-    n->n = n->kind == YNODE_MAP ? cnt / 2 : cnt;
+    n->n = (uint32_t)(n->kind == YNODE_MAP ? cnt / 2 : cnt);
     if (n->kind == YNODE_MAP) check_map(b, n);
     add_node(b, n, f->anchor);
 }
@@ -410,28 +418,23 @@ bool yaml_load_file(arena *a, diag *d, const char *path, ydoc *out) {
         diag_error(d, path, 0, 0, "cannot open: %s", strerror(errno));
         return false;
     }
-    size_t cap = 1 << 16, n = 0;
-    char *buf = malloc(cap);
-    for (;;) {
-        if (!buf) {
-            fputs("opgen: out of memory\n", stderr);
-            exit(3);
-        }
-        size_t r = fread(buf + n, 1, cap - n, f);
-        n += r;
-        if (n < cap) break;
-        cap *= 2;
-        buf = realloc(buf, cap);
+    /* read straight into the arena: the source stays alive for column mapping */
+    long len = -1;
+    if (fseek(f, 0, SEEK_END) == 0) len = ftell(f);
+    if (len < 0 || fseek(f, 0, SEEK_SET) != 0) {
+        diag_error(d, path, 0, 0, "cannot read: not a regular file");
+        fclose(f);
+        return false;
     }
-    bool rerr = ferror(f);
+    char *src = arena_alloc(a, (size_t)len + 1);
+    size_t n = fread(src, 1, (size_t)len, f);
+    bool rerr = ferror(f) || n != (size_t)len;
     fclose(f);
     if (rerr) {
-        free(buf);
         diag_error(d, path, 0, 0, "cannot read: %s", strerror(errno));
         return false;
     }
-    char *src = arena_strndup(a, buf, n);
-    free(buf);
+    src[n] = 0;
     return yaml_load_buffer(a, d, path, src, n, out);
 }
 
@@ -467,7 +470,7 @@ void ynode_pos(const ynode *n, size_t off, unsigned *line, unsigned *col) {
     *line = n->line;
     *col = n->col;
     if (n->kind != YNODE_SCALAR || off > n->len) return;
-    if (n->raw) {
+    if (n->exact) {
         size_t lead = n->style == YSTYLE_PLAIN ? 0 : 1;
         *col = n->col + (unsigned)(lead + off);
     }

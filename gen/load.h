@@ -7,6 +7,7 @@
 #include "diag.h"
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 typedef enum { YNODE_SCALAR, YNODE_SEQ, YNODE_MAP } ynode_kind;
 
@@ -21,13 +22,13 @@ struct ynode {
     unsigned char type;  /* yval_type, scalars only */
     unsigned char style; /* ystyle, scalars only */
     bool boolean;        /* value when type == YVAL_BOOL */
+    bool exact;          /* the scalar's source is its value byte for byte: columns inside are exact */
     unsigned line, col;  /* 1-based start */
+    uint32_t len;        /* scalar length */
+    uint32_t n;          /* seq: items; map: key/value pairs */
     const char *file;
-    const char *s; /* scalar text, NUL-terminated */
-    size_t len;
-    ynode **kids; /* seq: n items; map: keys at 2i, values at 2i+1 */
-    size_t n;     /* items, or key/value pairs */
-    const char *raw; /* scalar source text where it maps 1:1 onto s, else NULL */
+    const char *s;       /* scalar text, NUL-terminated */
+    ynode **kids;        /* seq: n items; map: keys at 2i, values at 2i+1 */
 };
 
 typedef struct ydoc {

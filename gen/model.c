@@ -11,9 +11,15 @@ static const char *const dkey_names[] = {
 
 const char *og_dkey_name(og_dkey k) { return (unsigned)k < OG_DK_COUNT ? dkey_names[k] : "?"; }
 
+static const unsigned char dkey_lens[] = {
+#define OG_DK_LEN(n) sizeof #n - 1,
+    OG_DISPATCH_KEYS(OG_DK_LEN)
+#undef OG_DK_LEN
+};
+
 static int dkey_parse(const char *s, size_t n) {
     for (int i = 0; i < OG_DK_COUNT; i++)
-        if (strlen(dkey_names[i]) == n && !memcmp(dkey_names[i], s, n)) return i;
+        if (dkey_lens[i] == n && !memcmp(dkey_names[i], s, n)) return i;
     return -1;
 }
 
@@ -228,12 +234,16 @@ static void add_func(og_model *m, og_func *f) {
     m->funcs[m->nfuncs++] = f;
 }
 
+/* Kernel slots: at most one per dispatch key, so OG_DK_COUNT bounds them; the
+ * array is sized once per function from what its entry can add. */
+static void reserve_kernels(og_model *m, og_func *f, unsigned n) {
+    f->kernels = ARENA_ARRAY(m->a, og_kernel, n ? n : 1);
+}
+
 static void add_kernel(og_model *m, og_func *f, og_dkey k, const char *name) {
-    og_kernel *nk = ARENA_ARRAY(m->a, og_kernel, f->nkernels + 1);
-    if (f->nkernels) memcpy(nk, f->kernels, f->nkernels * sizeof *nk);
-    nk[f->nkernels].key = k;
-    nk[f->nkernels].name = name;
-    f->kernels = nk;
+    (void)m;
+    f->kernels[f->nkernels].key = k;
+    f->kernels[f->nkernels].name = name;
     f->nkernels++;
     f->dispatch |= BIT(k);
 }
@@ -245,14 +255,14 @@ static const char *kernel_of(const og_func *f, og_dkey k) {
 }
 
 /* cpp.name(func): base name as written, plus _out for out functions */
-static const char *cpp_name(og_model *m, const og_schema *s) {
-    strbuf b;
-    sb_init(&b);
-    og_print_base_name(&b, &s->name);
-    if (s->nout) sb_puts(&b, "_out");
-    const char *r = arena_strndup(m->a, sb_cstr(&b), b.n);
-    sb_free(&b);
-    return r;
+static const char *cpp_name(og_model *m, const og_func *f) {
+    return f->schema->nout ? arena_printf(m->a, "%s_out", f->base_name) : f->base_name;
+}
+
+static const char *printed_base_name(og_model *m, const og_schema *s, strbuf *b) {
+    sb_reset(b);
+    og_print_base_name(b, &s->name);
+    return arena_strndup(m->a, b->p, b->n);
 }
 
 static bool parse_opname_node(og_model *m, const ynode *v, const char *s, size_t n, size_t off, og_opname *out) {
@@ -357,12 +367,8 @@ static void check_precomputed(og_model *m, og_func *f, const ynode *v) {
 
 static bool is_factory_like(const og_func *f) {
     const og_schema *s = f->schema;
-    strbuf b;
-    sb_init(&b);
-    og_print_base_name(&b, &s->name);
-    bool r = !strncmp(sb_cstr(&b), "new_", 4) || (b.n >= 5 && !strcmp(b.p + b.n - 5, "_like"));
-    sb_free(&b);
-    if (r) return true;
+    size_t n = strlen(f->base_name);
+    if (!strncmp(f->base_name, "new_", 4) || (n >= 5 && !strcmp(f->base_name + n - 5, "_like"))) return true;
     if (s->to_ix < 0) return false;
     for (unsigned i = 0; i < s->nargs; i++)
         if (s->args[i].cat != OG_ARG_OUT && og_type_is_tensor_like(s->args[i].type)) return false;
@@ -433,7 +439,10 @@ static og_func *load_entry(og_model *m, const ynode *e) {
     }
     f->schema = sch;
     f->schema_text = s + f->ns_prefix;
-    f->name = og_opname_str(m->a, &sch->name);
+    /* the schema re-prints as written, so its names are slices of the text */
+    const char *text = f->schema_text, *lp = strchr(text, '('), *dot = memchr(text, '.', (size_t)(lp - text));
+    f->name = arena_strndup(m->a, text, (size_t)(lp - text));
+    f->base_name = arena_strndup(m->a, text, (size_t)((dot ? dot : lp) - text));
     f->kind = og_schema_kind(sch);
     if (!og_schema_check(sch, &err)) {
         err_in_func(m, f, err.off, err.msg);
@@ -589,9 +598,13 @@ static og_func *load_entry(og_model *m, const ynode *e) {
     }
 
     /* dispatch table (torchgen NativeFunction.from_yaml) */
-    unsigned nkeys = 0;
+    unsigned nkeys = 0, slots = 3; /* implicit CIA, ufunc CPU + CUDA */
+    if (dispatch && dispatch->kind == YNODE_MAP)
+        for (size_t i = 0; i < dispatch->n; i++)
+            for (const char *p = dispatch->kids[2 * i]->s; p; p = strchr(p + 1, ',')) slots++;
+    reserve_kernels(m, f, slots < OG_DK_COUNT ? slots : OG_DK_COUNT);
     bool redundant_cia = false;
-    const char *expected = cpp_name(m, sc);
+    const char *expected = cpp_name(m, f);
     if (dispatch && !(dispatch->kind == YNODE_SCALAR && dispatch->type == YVAL_NULL)) {
         if (dispatch->kind != YNODE_MAP) {
             ERR_AT(m, dispatch, "'dispatch' must be a mapping from dispatch keys to kernel names, found %s", ynode_describe(dispatch));
@@ -736,11 +749,7 @@ static og_func *load_entry(og_model *m, const ynode *e) {
     const char *why = NULL;
     if (strstr(f->name, "rand")) why = "its name contains 'rand'";
     if (!why && !strstr(f->name, "backward")) {
-        strbuf b;
-        sb_init(&b);
-        og_print_base_name(&b, &sc->name);
-        bool exempt = !strcmp(sb_cstr(&b), "_cudnn_init_dropout_state");
-        sb_free(&b);
+        bool exempt = !strcmp(f->base_name, "_cudnn_init_dropout_state");
         if (!exempt && strstr(f->name, "dropout")) why = "its name contains 'dropout'";
         for (unsigned i = 0; i < sc->nargs && !why && !exempt && m->dialect->dropout_arg_seeded; i++)
             if (strstr(sc->args[i].name, "dropout")) why = arena_printf(m->a, "its argument '%s' is a dropout parameter", sc->args[i].name);
@@ -753,7 +762,14 @@ static og_func *load_entry(og_model *m, const ynode *e) {
 
 /* ---------------- cross-entry checks ---------------- */
 
-static const char *full_name(og_model *m, const og_func *f) { return arena_printf(m->a, "%s::%s", f->ns, f->name); }
+static const char *full_name(og_model *m, const og_func *f) {
+    size_t a = strlen(f->ns), b = strlen(f->name);
+    char *p = arena_alloc(m->a, a + b + 3);
+    memcpy(p, f->ns, a);
+    memcpy(p + a, "::", 2);
+    memcpy(p + a + 2, f->name, b + 1);
+    return p;
+}
 
 static bool register_name(og_model *m, og_func *f) {
     const char *key = full_name(m, f);
@@ -774,13 +790,16 @@ const og_func *og_model_find(const og_model *m, const char *ns, const char *name
     return strmap_get(&m->by_name, buf);
 }
 
+static int cmp_str(const void *k, const void *e) { return strcmp((const char *)k, *(const char *const *)e); }
+
 static void check_python_keywords(og_model *m, const og_func *f) {
     if (!m->dialect->python_keyword_names) return;
+    /* keyword.kwlist, sorted for bsearch */
     static const char *const kw[] = {"False", "None", "True", "and", "as", "assert", "async", "await", "break", "class", "continue", "def", "del", "elif", "else", "except",
-                                     "finally", "for", "from", "global", "if", "import", "in", "is", "lambda", "nonlocal", "not", "or", "pass", "raise", "return", "try", "while", "with", "yield", NULL};
+                                     "finally", "for", "from", "global", "if", "import", "in", "is", "lambda", "nonlocal", "not", "or", "pass", "raise", "return", "try", "while", "with", "yield"};
     for (unsigned i = 0; i < f->schema->nargs; i++) {
         const og_arg *x = &f->schema->args[i];
-        if (!in_list(kw, x->name)) continue;
+        if (!bsearch(x->name, kw, sizeof kw / sizeof *kw, sizeof *kw, cmp_str)) continue;
         if (!strcmp(x->name, "from") && (!strcmp(f->name, "_has_compatible_shallow_copy_type") || !strcmp(f->name, "random_.from") || !strcmp(f->name, "uniform_"))) continue;
         err_in_func(m, f, x->name_off, arena_printf(m->a, "argument name '%s' is a reserved Python keyword", x->name));
     }
@@ -791,12 +810,7 @@ static void cross_checks(og_model *m) {
     strmap_init(&base_names, m->nyaml);
     strbuf b;
     sb_init(&b);
-    for (unsigned i = 0; i < m->nyaml; i++) {
-        const og_func *f = m->funcs[i];
-        sb_reset(&b);
-        og_print_base_name(&b, &f->schema->name);
-        strmap_put(&base_names, arena_strndup(m->a, b.p, b.n), (void *)f);
-    }
+    for (unsigned i = 0; i < m->nyaml; i++) strmap_put(&base_names, m->funcs[i]->base_name, m->funcs[i]);
     for (unsigned i = 0; i < m->nyaml; i++) {
         const og_func *f = m->funcs[i];
         if (f->has_delegate) {
@@ -809,10 +823,7 @@ static void cross_checks(og_model *m) {
                 ERR_AT(m, at, "%s is marked as a structured_delegate pointing to %s, but %s is not marked as structured", f->name, dn, dn);
         }
         check_python_keywords(m, f);
-        if (og_func_has_tag(f, m->tag_inplace_view) && strcmp(f->name, "resize_") && strcmp(f->name, "resize_as_")) {
-            sb_reset(&b);
-            og_print_base_name(&b, &f->schema->name);
-            if (!strcmp(sb_cstr(&b), "set_")) continue;
+        if (og_func_has_tag(f, m->tag_inplace_view) && strcmp(f->name, "resize_") && strcmp(f->name, "resize_as_") && strcmp(f->base_name, "set_")) {
             if (!f->schema->name.inplace) {
                 err_in_func(m, f, 0, arena_printf(m->a, "%s is tagged inplace_view, but its name does not end in '_' as inplace ops must", f->name));
                 continue;
@@ -840,7 +851,7 @@ typedef struct pregroup {
 static const char *sigkey(og_model *m, og_func *f, strbuf *b) {
     if (f->sigkey) return f->sigkey;
     sb_reset(b);
-    og_print_schema(b, og_schema_signature(m->a, f->schema, false));
+    og_print_signature(b, f->schema);
     f->sigkey = arena_strndup(m->a, b->p, b->n);
     return f->sigkey;
 }
@@ -880,6 +891,7 @@ static og_func *generate(og_model *m, og_func *src, og_kind k, strbuf *b) {
     og_print_schema(b, g->schema);
     g->schema_text = arena_strndup(m->a, b->p, b->n);
     g->name = og_opname_str(m->a, &g->schema->name);
+    g->base_name = printed_base_name(m, g->schema, b);
     g->kind = og_schema_kind(g->schema);
     g->entry = src->entry;
     g->func_node = src->func_node;
@@ -894,15 +906,12 @@ static og_func *generate(og_model *m, og_func *src, og_kind k, strbuf *b) {
     if (m->dialect->autogen_2x && og_func_has_tag(src, m->tag_view_copy)) set_tag(g, m->tag_view_copy);
     if (og_func_has_tag(src, m->tag_pt2)) set_tag(g, m->tag_pt2);
     const char *kname;
-    if (g->kind == OG_KIND_OUT) {
-        sb_reset(b);
-        og_print_base_name(b, &g->schema->name);
-        sb_printf(b, "_%s", g->schema->name.overload);
-        kname = arena_strndup(m->a, b->p, b->n);
-    } else {
-        kname = cpp_name(m, g->schema);
-    }
+    if (g->kind == OG_KIND_OUT)
+        kname = arena_printf(m->a, "%s_%s", g->base_name, g->schema->name.overload);
+    else
+        kname = cpp_name(m, g);
     if (og_schema_has_symint(src->schema)) kname = arena_printf(m->a, "%s_symint", kname);
+    reserve_kernels(m, g, 1);
     add_kernel(m, g, OG_DK_CompositeExplicitAutograd, kname);
     return g;
 }
@@ -922,6 +931,7 @@ static void autogenerate(og_model *m) {
             gi = ++ng;
             strmap_put(&idx, key, (void *)gi);
         }
+        f->pregroup = (unsigned)gi;
         pregroup *d = &groups[gi - 1];
         if (d->by_kind[f->kind]) {
             const og_func *p = d->by_kind[f->kind];
@@ -941,11 +951,7 @@ static void autogenerate(og_model *m) {
             og_func *f = d->by_kind[k];
             if (!f) continue;
             manual &= f->manual_cpp_binding;
-            if (is_view_op(m, f)) {
-                sb_reset(&b);
-                og_print_base_name(&b, &f->schema->name);
-                if (!m->dialect->autogen_2x || strcmp(sb_cstr(&b), "set_")) view = true;
-            }
+            if (is_view_op(m, f) && (!m->dialect->autogen_2x || strcmp(f->base_name, "set_"))) view = true;
             cia &= has_cia(f);
             core |= og_func_has_tag(f, m->tag_core);
         }
@@ -986,17 +992,25 @@ static void group_error(og_model *m, const og_func *f, const char *msg) { err_in
 static void group_functions(og_model *m) {
     strbuf b;
     sb_init(&b);
-    strmap idx;
-    strmap_init(&idx, m->nfuncs);
-    pregroup *groups = calloc(m->nfuncs + 1, sizeof *groups);
+    /* yaml entries keep the signature groups autogenerate() found; only the
+     * generated functions are looked up by their own signature */
     unsigned ng = 0;
+    for (unsigned i = 0; i < m->nyaml; i++)
+        if (m->funcs[i]->pregroup > ng) ng = m->funcs[i]->pregroup;
+    strmap idx;
+    strmap_init(&idx, ng);
+    for (unsigned i = 0; i < m->nyaml; i++) strmap_put(&idx, m->funcs[i]->sigkey, (void *)(uintptr_t)m->funcs[i]->pregroup);
+    pregroup *groups = calloc(m->nfuncs + 1, sizeof *groups);
     for (unsigned i = 0; i < m->nfuncs; i++) {
         og_func *f = m->funcs[i];
-        const char *key = sigkey(m, f, &b);
-        uintptr_t gi = (uintptr_t)strmap_get(&idx, key);
+        uintptr_t gi = f->pregroup;
         if (!gi) {
-            gi = ++ng;
-            strmap_put(&idx, key, (void *)gi);
+            const char *key = sigkey(m, f, &b);
+            gi = (uintptr_t)strmap_get(&idx, key);
+            if (!gi) {
+                gi = ++ng;
+                strmap_put(&idx, key, (void *)gi);
+            }
         }
         pregroup *d = &groups[gi - 1];
         if (d->by_kind[f->kind]) continue; /* reported by autogenerate() */

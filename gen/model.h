@@ -42,12 +42,14 @@ typedef struct og_group og_group;
 typedef struct og_func {
     const char *ns;          /* "aten" when the yaml names none */
     const char *name;        /* "add.Tensor", "__iand__.Scalar", "relu_" */
+    const char *base_name;   /* the name as written, without overload: "add", "__iand__", "relu_" */
     const og_schema *schema;
     const char *schema_text; /* canonical text, no namespace */
     const char *sigkey;      /* torchgen signature(), printed: the grouping key */
     const ynode *entry;      /* yaml entry (for a generated function: its source's) */
     const ynode *func_node;
     size_t ns_prefix;        /* bytes of "ns::" before the schema inside func_node */
+    unsigned pregroup;       /* 1-based index of its signature group, 0 until grouped */
     uint64_t tags[OG_TAG_WORDS];
     uint64_t dispatch;       /* bit per og_dkey */
     og_kernel *kernels;

@@ -13,6 +13,13 @@ static const char *const basety_names[] = {
 
 const char *og_basety_name(og_basety t) { return (unsigned)t < OG_BT_COUNT ? basety_names[t] : "?"; }
 
+/* Base types are shared, not allocated per argument. */
+static const og_type base_types[] = {
+#define OG_BT_STATIC(n) {OG_TY_BASE, OG_BT_##n, 0, NULL, NULL},
+    OG_BASE_TYPES(OG_BT_STATIC)
+#undef OG_BT_STATIC
+};
+
 static bool fail(og_err *err, size_t off, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 3, 4)))
@@ -216,13 +223,15 @@ static const og_type *parse_type(arena *a, const og_dialect *dl, const char *s, 
         t->custom = arena_strndup(a, s + sizeof cc - 1, n - (sizeof cc - 1));
         return t;
     }
+    static const unsigned char basety_lens[] = {
+#define OG_BT_LEN(x) sizeof #x - 1,
+        OG_BASE_TYPES(OG_BT_LEN)
+#undef OG_BT_LEN
+    };
     for (int i = 0; i < OG_BT_COUNT; i++) {
-        if (strlen(basety_names[i]) == n && memcmp(basety_names[i], s, n) == 0) {
+        if (basety_lens[i] == n && basety_names[i][0] == s[0] && memcmp(basety_names[i], s, n) == 0) {
             if (!(dl->base_types & (1u << i))) return fail(err, off, "type '%s' does not exist in torchgen %s", basety_names[i], dl->name), NULL;
-            og_type *t = ARENA_NEW(a, og_type);
-            t->kind = OG_TY_BASE;
-            t->base = (og_basety)i;
-            return t;
+            return &base_types[i];
         }
     }
     return fail(err, off, "unknown type '%s'", q(qb, s, n)), NULL;
@@ -285,17 +294,9 @@ static bool parse_annotated_type(arena *a, const og_dialect *dl, const char *s, 
                 return fail(err, off + rp, "an alias annotation may only be followed by '?' or '[]' (Tensor(a), Tensor(a)?, Tensor(a)[]), found '%s'", q(qb, suf, sn));
             *an = parse_annot(a, s + 7, close - 7, off + 7, err);
             if (!*an) return false;
-            og_type *t = ARENA_NEW(a, og_type);
-            og_type *base = ARENA_NEW(a, og_type);
-            base->kind = OG_TY_BASE;
-            base->base = OG_BT_Tensor;
-            if (sn == 0) {
-                *ty = base;
-                return true;
-            }
-            t->kind = sn == 1 ? OG_TY_OPTIONAL : OG_TY_LIST;
-            t->elem = base;
-            *ty = t;
+            static const og_type tensor_opt = {OG_TY_OPTIONAL, OG_BT_Tensor, 0, &base_types[OG_BT_Tensor], NULL};
+            static const og_type tensor_list = {OG_TY_LIST, OG_BT_Tensor, 0, &base_types[OG_BT_Tensor], NULL};
+            *ty = sn == 0 ? &base_types[OG_BT_Tensor] : sn == 1 ? &tensor_opt : &tensor_list;
             return true;
         }
     }
@@ -374,6 +375,7 @@ bool og_opname_parse(arena *a, const char *s, size_t n, og_opname *out, og_err *
 
 static bool parse_argument(arena *a, const og_dialect *dl, const char *text, size_t st, size_t en, og_arg *x, og_err *err) {
     char qb[64];
+    (void)qb;
     const char *s = text + st;
     size_t n = en - st;
     memset(x, 0, sizeof *x);
@@ -449,12 +451,11 @@ static bool is_to_arg(const og_arg *x, const char *name, og_basety bt) {
 }
 
 static bool parse_arguments(arena *a, const og_dialect *dl, og_schema *s, const char *text, size_t st, size_t en, og_err *err) {
-    char qb[64];
     if (st == en) return true;
     unsigned cap = count_items(text, st, en);
-    og_arg *pos = ARENA_ARRAY(a, og_arg, cap), *kw = ARENA_ARRAY(a, og_arg, cap), *out = ARENA_ARRAY(a, og_arg, cap);
+    og_arg *args = ARENA_ARRAY(a, og_arg, cap);
     unsigned np = 0, nk = 0, no = 0;
-    enum { POS, KW, OUT } mode = POS;
+    enum { POS, KW, OUT } mode = POS; /* only moves forward: parse order is schema order */
     size_t star_off = 0;
     const og_arg *first_out = NULL;
     size_t i = st;
@@ -467,49 +468,46 @@ static bool parse_arguments(arena *a, const og_dialect *dl, og_schema *s, const 
             mode = KW;
             star_off = i;
         } else {
-            og_arg x;
-            if (!parse_argument(a, dl, text, i, j, &x, err)) return false;
-            if (og_annot_is_write(x.annot)) {
+            og_arg *x = &args[np + nk + no];
+            if (!parse_argument(a, dl, text, i, j, x, err)) return false;
+            if (og_annot_is_write(x->annot)) {
                 if (mode == KW) mode = OUT;
             } else if (mode == OUT) {
-                return fail(err, x.off, "argument '%s' follows the out argument '%s' but is not one; out arguments (write-annotated, after '*') must come last", x.name, first_out->name);
+                return fail(err, x->off, "argument '%s' follows the out argument '%s' but is not one; out arguments (write-annotated, after '*') must come last", x->name, first_out->name);
             }
-            if (mode == POS)
-                pos[np++] = x;
-            else if (mode == KW)
-                kw[nk++] = x;
-            else {
-                out[no] = x;
-                if (!no) first_out = &out[0];
+            if (mode == POS) {
+                x->cat = OG_ARG_POST_SELF;
+                np++;
+            } else if (mode == KW) {
+                x->cat = OG_ARG_KW_PRE;
+                nk++;
+            } else {
+                x->cat = OG_ARG_OUT;
+                if (!no) first_out = x;
                 no++;
             }
         }
         i = j + 2;
     }
     if (mode != POS && nk == 0 && no == 0) return fail(err, star_off, "'*' must be followed by keyword-only arguments");
-    (void)qb;
+    s->args = args;
     s->nargs = np + nk + no;
-    s->args = ARENA_ARRAY(a, og_arg, s->nargs ? s->nargs : 1);
     s->self_ix = -1;
     s->to_ix = -1;
     s->npos = np;
     s->nkw = nk;
     s->nout = no;
-    og_argcat cat = OG_ARG_PRE_SELF;
-    for (unsigned k = 0; k < np; k++) {
-        if (s->self_ix < 0 && !strcmp(pos[k].name, "self")) {
+    /* self splits the positional arguments into pre-self / self / post-self */
+    for (unsigned k = 0; k < np; k++)
+        if (!strcmp(args[k].name, "self")) {
             s->self_ix = (int)k;
-            pos[k].cat = OG_ARG_SELF;
-            cat = OG_ARG_POST_SELF;
-        } else {
-            pos[k].cat = s->self_ix < 0 ? OG_ARG_PRE_SELF : cat;
+            args[k].cat = OG_ARG_SELF;
+            for (unsigned p = 0; p < k; p++) args[p].cat = OG_ARG_PRE_SELF;
+            break;
         }
-        s->args[k] = pos[k];
-    }
-    if (s->self_ix < 0)
-        for (unsigned k = 0; k < np; k++) s->args[k].cat = OG_ARG_POST_SELF;
     /* TensorOptions: the first run of dtype, layout, device, pin_memory among kwarg-only */
-    cat = OG_ARG_KW_PRE;
+    og_arg *kw = args + np;
+    og_argcat cat = OG_ARG_KW_PRE;
     for (unsigned k = 0; k < nk;) {
         if (k + 4 <= nk && is_to_arg(&kw[k], "dtype", OG_BT_ScalarType) && is_to_arg(&kw[k + 1], "layout", OG_BT_Layout) &&
             is_to_arg(&kw[k + 2], "device", OG_BT_Device) && is_to_arg(&kw[k + 3], "pin_memory", OG_BT_bool)) {
@@ -523,14 +521,9 @@ static bool parse_arguments(arena *a, const og_dialect *dl, og_schema *s, const 
         kw[k].cat = cat;
         k++;
     }
-    for (unsigned k = 0; k < nk; k++) s->args[np + k] = kw[k];
-    for (unsigned k = 0; k < no; k++) {
-        out[k].cat = OG_ARG_OUT;
-        s->args[np + nk + k] = out[k];
-    }
-    for (unsigned k = 0; k < s->nargs; k++)
-        if (s->args[k].cat == OG_ARG_PRE_SELF && og_annot_is_write(s->args[k].annot))
-            return fail(err, s->args[k].off, "argument '%s' before self is write-annotated; mutable arguments before self are not supported", s->args[k].name);
+    for (unsigned k = 0; k < np; k++)
+        if (args[k].cat == OG_ARG_PRE_SELF && og_annot_is_write(args[k].annot))
+            return fail(err, args[k].off, "argument '%s' before self is write-annotated; mutable arguments before self are not supported", args[k].name);
     return true;
 }
 
@@ -581,14 +574,19 @@ og_schema *og_schema_parse(arena *a, const char *text, const og_dialect *dl, og_
     if (!og_opname_parse(a, text, lpo, &s->name, err)) return NULL;
     if (!parse_arguments(a, dl, s, text, lpo + 1, arrow, err)) return NULL;
     if (!parse_returns(a, dl, s, text, arrow + 5, n, err)) return NULL;
-    /* torchgen asserts str(parse(s)) == s: the language is what round-trips */
+    /* torchgen asserts str(parse(s)) == s: the language is what round-trips.
+     * Printed in compare mode: no buffer, stops at the first difference. */
     strbuf b;
     sb_init(&b);
+    sb_expect(&b, text, n);
     og_print_schema(&b, s);
-    if (b.n != n || memcmp(b.p, text, n) != 0) {
-        size_t k = 0;
-        while (k < n && k < b.n && text[k] == b.p[k]) k++;
-        fail(err, k, "schema is not in canonical form; it would re-print as '%s'", q(qb, b.p + (k > 20 ? k - 20 : 0), b.n - (k > 20 ? k - 20 : 0)));
+    if (!sb_matched(&b)) {
+        size_t k = b.n;
+        strbuf c;
+        sb_init(&c);
+        og_print_schema(&c, s);
+        fail(err, k, "schema is not in canonical form; it would re-print as '%s'", q(qb, c.p + (k > 20 ? k - 20 : 0), c.n - (k > 20 ? k - 20 : 0)));
+        sb_free(&c);
         sb_free(&b);
         return NULL;
     }
@@ -663,7 +661,7 @@ bool og_schema_check(const og_schema *s, og_err *err) {
     /* stricter than torchgen: argument names are unique */
     for (unsigned i = 1; i < s->nargs; i++)
         for (unsigned j = 0; j < i; j++)
-            if (!strcmp(s->args[i].name, s->args[j].name)) return fail(err, s->args[i].name_off, "duplicate argument name '%s'", s->args[i].name);
+            if (s->args[i].name[0] == s->args[j].name[0] && !strcmp(s->args[i].name, s->args[j].name)) return fail(err, s->args[i].name_off, "duplicate argument name '%s'", s->args[i].name);
     if (s->name.inplace && s->nout) return fail(err, 0, "an inplace operator (trailing '_') cannot have out arguments");
     /* 1. the i-th out argument is the i-th return */
     for (unsigned k = 0; k < s->nout && k < s->nrets; k++) {
@@ -738,9 +736,9 @@ static og_schema *clone_schema(arena *a, const og_schema *s, unsigned extra_args
     og_schema *r = ARENA_NEW(a, og_schema);
     *r = *s;
     r->args = ARENA_ARRAY(a, og_arg, s->nargs + extra_args + 1);
-    memcpy(r->args, s->args, s->nargs * sizeof *r->args);
+    if (s->nargs) memcpy(r->args, s->args, s->nargs * sizeof *r->args);
     r->rets = ARENA_ARRAY(a, og_ret, s->nrets + extra_rets + 1);
-    memcpy(r->rets, s->rets, s->nrets * sizeof *r->rets);
+    if (s->nrets) memcpy(r->rets, s->rets, s->nrets * sizeof *r->rets);
     return r;
 }
 
@@ -799,6 +797,49 @@ og_schema *og_schema_signature(arena *a, const og_schema *s, bool keep_return_na
                 r->args[i].dflt = "0.5";
     }
     return r;
+}
+
+void og_print_signature(strbuf *b, const og_schema *s) {
+    og_opname n = s->name;
+    n.inplace = n.functional_overload = false;
+    og_print_base_name(b, &n);
+    sb_putc(b, '(');
+    bool first = true, star = false;
+    bool bernoulli_p = !s->name.dunder && !s->name.inplace && !s->name.functional_overload && !strcmp(s->name.base, "bernoulli") && !strcmp(s->name.overload, "p");
+    for (unsigned i = 0; i < s->nargs; i++) {
+        og_arg x = s->args[i];
+        if (x.cat == OG_ARG_TENSOR_OPTIONS || x.cat == OG_ARG_OUT) continue;
+        if (!first) sb_puts(b, ", ");
+        first = false;
+        if (!star && x.cat >= OG_ARG_KW_PRE) {
+            sb_puts(b, "*, ");
+            star = true;
+        }
+        x.annot = NULL;
+        if (bernoulli_p && !x.dflt && !strcmp(x.name, "p") && x.type->kind == OG_TY_BASE && x.type->base == OG_BT_float) x.dflt = "0.5";
+        og_print_arg(b, &x);
+    }
+    sb_puts(b, ") -> (");
+    first = true;
+    for (unsigned k = 0; k < s->nrets; k++) {
+        if (!first) sb_puts(b, ", ");
+        first = false;
+        og_print_type(b, s->rets[k].type);
+    }
+    static const og_argcat order[] = {OG_ARG_SELF, OG_ARG_OUT, OG_ARG_POST_SELF};
+    for (int pass = 0; pass < 3; pass++)
+        for (unsigned i = 0; i < s->nargs; i++) {
+            const og_arg *x = &s->args[i];
+            if (x->cat != order[pass] || !og_annot_is_write(x->annot)) continue;
+            bool returned = false;
+            for (unsigned k = 0; k < s->nrets; k++)
+                if (og_annot_equal(x->annot, s->rets[k].annot)) returned = true;
+            if (returned) continue;
+            if (!first) sb_puts(b, ", ");
+            first = false;
+            og_print_type(b, x->type);
+        }
+    sb_putc(b, ')');
 }
 
 static const char *out_overload(arena *a, const char *ov) { return ov[0] ? arena_printf(a, "%s_out", ov) : "out"; }

@@ -134,6 +134,8 @@ void og_print_schema(strbuf *b, const og_schema *s);
 /* "name.overload" / "name" as a fresh arena string. */
 const char *og_opname_str(arena *a, const og_opname *n);
 
+/* Prints torchgen's signature() of s without building it: the grouping key. */
+void og_print_signature(strbuf *b, const og_schema *s);
 /* torchgen FunctionSchema.signature(): the grouping key of an op. */
 og_schema *og_schema_signature(arena *a, const og_schema *s, bool keep_return_names);
 /* The out= schema torchgen derives from a functional, inplace or mutable schema. */

@@ -28,26 +28,51 @@ static void sb_grow(strbuf *b, size_t extra) {
     b->cap = cap;
 }
 
-void sb_putn(strbuf *b, const char *s, size_t n) {
+void sb_expect(strbuf *b, const char *text, size_t len) {
+    b->expect = text;
+    b->expect_len = len;
+    b->mismatch = 0;
+    b->n = 0;
+}
+
+bool sb_matched(const strbuf *b) { return b->expect && !b->mismatch && b->n == b->expect_len; }
+
+void sb_putn_slow(strbuf *b, const char *s, size_t n) {
+    if (b->expect) {
+        if (b->mismatch) return;
+        size_t k = 0;
+        while (k < n && b->n + k < b->expect_len && b->expect[b->n + k] == s[k]) k++;
+        b->n += k;
+        if (k < n) b->mismatch = 1;
+        return;
+    }
     sb_grow(b, n);
     if (n) memcpy(b->p + b->n, s, n);
     b->n += n;
     b->p[b->n] = 0;
 }
-void sb_puts(strbuf *b, const char *s) { sb_putn(b, s, strlen(s)); }
-void sb_putc(strbuf *b, char c) { sb_putn(b, &c, 1); }
 
 void sb_printf(strbuf *b, const char *fmt, ...) {
+    char small[256];
     va_list ap;
     va_start(ap, fmt);
-    int n = vsnprintf(NULL, 0, fmt, ap);
+    int n = vsnprintf(small, sizeof small, fmt, ap);
     va_end(ap);
     if (n <= 0) return;
-    sb_grow(b, (size_t)n);
+    if ((size_t)n < sizeof small) {
+        sb_putn(b, small, (size_t)n); /* also right in compare mode */
+        return;
+    }
+    char *big = malloc((size_t)n + 1);
+    if (!big) {
+        fputs("opgen: out of memory\n", stderr);
+        exit(3);
+    }
     va_start(ap, fmt);
-    vsnprintf(b->p + b->n, (size_t)n + 1, fmt, ap);
+    vsnprintf(big, (size_t)n + 1, fmt, ap);
     va_end(ap);
-    b->n += (size_t)n;
+    sb_putn(b, big, (size_t)n);
+    free(big);
 }
 
 const char *sb_cstr(strbuf *b) {

@@ -1,19 +1,40 @@
 /* Growable byte buffer used to print schemas and build output files. */
 #ifndef OPGEN_STRBUF_H
 #define OPGEN_STRBUF_H
+#include <stdbool.h>
 #include <stddef.h>
+#include <string.h>
 
 typedef struct strbuf {
     char *p;
     size_t n, cap;
+    /* compare mode: instead of storing, check the bytes against `expect`;
+     * `n` then counts matched bytes and `mismatch` is set at the first difference */
+    const char *expect;
+    size_t expect_len;
+    int mismatch;
 } strbuf;
 
 void sb_init(strbuf *b);
 void sb_free(strbuf *b);
 void sb_reset(strbuf *b);
-void sb_putn(strbuf *b, const char *s, size_t n);
-void sb_puts(strbuf *b, const char *s);
-void sb_putc(strbuf *b, char c);
+void sb_putn_slow(strbuf *b, const char *s, size_t n);
+/* Starts compare mode against text[0..len). */
+void sb_expect(strbuf *b, const char *text, size_t len);
+/* After compare mode: true when everything printed equals the whole text. */
+bool sb_matched(const strbuf *b);
+
+static inline void sb_putn(strbuf *b, const char *s, size_t n) {
+    if (!b->expect && b->n + n < b->cap) {
+        memcpy(b->p + b->n, s, n);
+        b->n += n;
+        b->p[b->n] = 0;
+        return;
+    }
+    sb_putn_slow(b, s, n);
+}
+static inline void sb_puts(strbuf *b, const char *s) { sb_putn(b, s, strlen(s)); }
+static inline void sb_putc(strbuf *b, char c) { sb_putn(b, &c, 1); }
 void sb_printf(strbuf *b, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 2, 3)))

@@ -3,14 +3,23 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* FNV-1a: small, fast enough, and deterministic across platforms. */
+/* Eight bytes at a time, multiply-xorshift mixing: fast on the long signature keys. */
 uint32_t strmap_hash(const char *s, size_t n) {
-    uint32_t h = 2166136261u;
-    for (size_t i = 0; i < n; i++) {
-        h ^= (unsigned char)s[i];
-        h *= 16777619u;
+    uint64_t h = 0x9e3779b97f4a7c15ull ^ n;
+    const unsigned char *p = (const unsigned char *)s;
+    while (n >= 8) {
+        uint64_t w;
+        memcpy(&w, p, 8); /* host byte order: the hash only places slots, never orders output */
+        h = (h ^ w) * 0xbf58476d1ce4e5b9ull;
+        h ^= h >> 31;
+        p += 8;
+        n -= 8;
     }
-    return h;
+    uint64_t w = 0;
+    for (size_t i = n; i-- > 0;) w = (w << 8) | p[i];
+    h = (h ^ w) * 0x94d049bb133111ebull;
+    h ^= h >> 29;
+    return (uint32_t)(h ^ (h >> 32));
 }
 
 static void *xcalloc(size_t n, size_t sz) {

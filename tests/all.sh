@@ -1,0 +1,63 @@
+#!/bin/sh
+# The whole test suite, exactly as CI runs it: gcc and clang builds with -Werror,
+# an ASan+UBSan build, and a short run of every fuzz target. The last line reads
+# "opgen: N passed, N failed, N skipped". Build folders: build-ci/*.
+set -u
+cd "$(dirname "$0")/.." || exit 2
+sh tests/fetch-pytorch-1.13.sh || true
+
+passed=0 failed=0 skipped=0
+count() { # add up meson's summary in log $1
+    ok=$(sed -n 's/^Ok: *\([0-9]*\).*/\1/p' "$1" | tail -1)
+    fl=$(sed -n 's/^Fail: *\([0-9]*\).*/\1/p' "$1" | tail -1)
+    to=$(sed -n 's/^Timeout: *\([0-9]*\).*/\1/p' "$1" | tail -1)
+    up=$(sed -n 's/^Unexpected Pass: *\([0-9]*\).*/\1/p' "$1" | tail -1)
+    sk=$(sed -n 's/^Skipped: *\([0-9]*\).*/\1/p' "$1" | tail -1)
+    passed=$((passed + ${ok:-0}))
+    failed=$((failed + ${fl:-0} + ${to:-0} + ${up:-0}))
+    skipped=$((skipped + ${sk:-0}))
+}
+
+suite() { # suite NAME CC MESON-OPTIONS...
+    name=$1 compiler=$2
+    shift 2
+    dir=build-ci/$name
+    rm -rf "$dir"
+    echo "=== $name ($compiler $*)"
+    if ! CC=$compiler meson setup "$dir" --werror "$@" >"build-ci/$name.setup.log" 2>&1 || ! ninja -C "$dir" >"build-ci/$name.build.log" 2>&1; then
+        echo "$name: build FAILED"
+        tail -n 30 "build-ci/$name.setup.log" "build-ci/$name.build.log" 2>/dev/null
+        failed=$((failed + 1))
+        return
+    fi
+    meson test -C "$dir" --print-errorlogs >"build-ci/$name.test.log" 2>&1
+    grep -E '^ *[0-9]+/[0-9]+ ' "build-ci/$name.test.log"
+    grep -q '^Fail: *0' "build-ci/$name.test.log" || sed -n '/^=*$/,$p' "build-ci/$name.test.log" | head -80
+    count "build-ci/$name.test.log"
+}
+
+mkdir -p build-ci
+suite gcc gcc
+suite clang clang
+ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:strict_string_checks=1 \
+UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
+    suite asan-ubsan gcc -Db_sanitize=address,undefined -Db_lundef=false
+
+# fuzz smoke run: every fuzz-* target for a few seconds (clang's libFuzzer)
+secs=${OPGEN_FUZZ_SECONDS:-15}
+rm -rf build-ci/fuzz
+echo "=== fuzz (clang -fsanitize=fuzzer, $secs s per target)"
+if CC=clang meson setup build-ci/fuzz -Dfuzzing=true >build-ci/fuzz.setup.log 2>&1 && ninja -C build-ci/fuzz >build-ci/fuzz.build.log 2>&1; then
+    if sh tests/fuzz/run.sh build-ci/fuzz "$secs" build-ci/fuzz-out; then
+        passed=$((passed + 1))
+    else
+        failed=$((failed + 1))
+    fi
+else
+    echo "fuzz: build FAILED"
+    tail -n 20 build-ci/fuzz.setup.log build-ci/fuzz.build.log
+    failed=$((failed + 1))
+fi
+
+echo "opgen: $passed passed, $failed failed, $skipped skipped"
+[ "$failed" -eq 0 ]
