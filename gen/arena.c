@@ -23,6 +23,20 @@ void arena_free(arena *a) {
     memset(a, 0, sizeof *a);
 }
 
+void arena_reset(arena *a) {
+    arena_block *b = a->head;
+    if (!b) return;
+    arena_block *rest = b->next;
+    while (rest) { /* the head is the block being bumped; older ones go */
+        arena_block *n = rest->next;
+        free(rest);
+        rest = n;
+    }
+    b->next = NULL;
+    a->cur = (char *)b->align;
+    a->end = a->cur + OPGEN_ARENA_BLOCK;
+}
+
 static void oom(void) {
     fputs("opgen: out of memory\n", stderr);
     exit(3);

@@ -13,6 +13,8 @@ typedef struct arena {
 
 void arena_init(arena *a);
 void arena_free(arena *a);
+/* Forgets everything allocated, keeping one block for reuse. */
+void arena_reset(arena *a);
 /* Never returns NULL: out of memory prints a message and exits 3. */
 void *arena_alloc(arena *a, size_t n);
 void *arena_zalloc(arena *a, size_t n);

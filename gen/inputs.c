@@ -44,6 +44,19 @@ bool og_session_load(og_session *s, const og_inputs *in) {
     s->m.dialect = in->torchgen;
     if (!load(s, tags, "yaml/tags.yaml", &s->tags)) return false;
     if (!og_model_load_tags(&s->m, &s->tags)) return false;
-    if (!load(s, in->native_functions, "yaml/native_functions.yaml", &s->nf)) return false;
-    return og_model_load_native(&s->m, &s->nf);
+    /* streamed: each entry is modeled as soon as it is read */
+    og_model_begin_native(&s->m);
+    bool ok;
+    if (in->native_functions) {
+        ok = yaml_stream_file(&s->a, &s->d, in->native_functions, &s->nf, og_model_native_entry, &s->m);
+    } else {
+        const og_embedded_file *e = og_embedded_files;
+        while (e->name && strcmp(e->name, "yaml/native_functions.yaml")) e++;
+        if (!e->name) {
+            diag_plain(&s->d, "no embedded yaml/native_functions.yaml in this build");
+            return false;
+        }
+        ok = yaml_stream_buffer(&s->a, &s->d, e->name, e->data, e->len, &s->nf, og_model_native_entry, &s->m);
+    }
+    return ok && og_model_finish_native(&s->m, &s->nf);
 }

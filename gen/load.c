@@ -122,7 +122,8 @@ static void resolve_plain(ynode *n) {
     bool b;
     /* fast path: a word that cannot start a bool, null, number or timestamp */
     char c0 = s[0];
-    if (((c0 >= 'a' && c0 <= 'z') || (c0 >= 'A' && c0 <= 'Z') || c0 == '_') && !strchr("yYnNtTfFoO", c0)) {
+    if (((c0 >= 'a' && c0 <= 'z') || (c0 >= 'A' && c0 <= 'Z') || c0 == '_') && c0 != 'y' && c0 != 'Y' && c0 != 'n' && c0 != 'N' &&
+        c0 != 't' && c0 != 'T' && c0 != 'f' && c0 != 'F' && c0 != 'o' && c0 != 'O') {
         n->type = YVAL_STR;
         return;
     }
@@ -151,8 +152,12 @@ typedef struct frame {
 } frame;
 
 typedef struct builder {
-    arena *a;
+    arena *a;    /* nodes: the caller's arena, or a scratch arena when streaming */
+    arena *keep; /* the caller's arena */
     diag *d;
+    ynode_item_fn item; /* streaming callback, or NULL */
+    void *ctx;
+    bool streaming; /* the root is a sequence and items go to `item` */
     ydoc *doc;
     ynode **kids; /* pending kids of all open collections */
     size_t nkids, capkids;
@@ -195,6 +200,11 @@ static void add_node(builder *b, ynode *n, const char *anchor) {
     if (anchor) strmap_put(&b->anchors, arena_strdup(b->a, anchor), n);
     if (b->depth == 0) {
         b->doc->root = n;
+    } else if (b->depth == 1 && b->streaming) {
+        b->stack[0].node->n++;
+        if (!b->failed) b->item(b->ctx, n);
+        /* anchored nodes may be aliased by later items: then nothing is reused */
+        if (!b->anchors.len) arena_reset(b->a);
     } else {
         push_kid(b, n);
     }
@@ -324,7 +334,16 @@ static void open_collection(builder *b, const yaml_event_t *ev, ynode_kind k, co
         err_at(b, &ev->start_mark, "YAML nested deeper than %s levels", "64");
         return;
     }
-    ynode *n = new_node(b, k, &ev->start_mark);
+    ynode *n;
+    if (b->depth == 0 && b->item && k == YNODE_SEQ) { /* the root outlives the items */
+        b->streaming = true;
+        arena *scratch = b->a;
+        b->a = b->keep;
+        n = new_node(b, k, &ev->start_mark);
+        b->a = scratch;
+    } else {
+        n = new_node(b, k, &ev->start_mark);
+    }
     frame *f = &b->stack[b->depth++];
     f->node = n;
     f->first = b->nkids;
@@ -334,6 +353,10 @@ static void open_collection(builder *b, const yaml_event_t *ev, ynode_kind k, co
 static void close_collection(builder *b) {
     frame *f = &b->stack[--b->depth];
     ynode *n = f->node;
+    if (b->depth == 0 && b->streaming) { /* the root: its items went to the callback */
+        add_node(b, n, f->anchor);
+        return;
+    }
     size_t cnt = b->nkids - f->first;
     n->kids = ARENA_ARRAY(b->a, ynode *, cnt ? cnt : 1);
     if (cnt) memcpy(n->kids, b->kids + f->first, cnt * sizeof *n->kids);
@@ -357,14 +380,19 @@ static void parser_error(builder *b, yaml_parser_t *p) {
     b->failed = true;
 }
 
-bool yaml_load_buffer(arena *a, diag *d, const char *name, const char *buf, size_t len, ydoc *out) {
+bool yaml_stream_buffer(arena *keep, diag *d, const char *name, const char *buf, size_t len, ydoc *out, ynode_item_fn item, void *ctx) {
     memset(out, 0, sizeof *out);
     out->file = name;
     out->src = (char *)buf;
     out->srclen = len;
+    arena scratch;
+    arena_init(&scratch);
     builder b;
     memset(&b, 0, sizeof b);
-    b.a = a;
+    b.a = item ? &scratch : keep;
+    b.keep = keep;
+    b.item = item;
+    b.ctx = ctx;
     b.d = d;
     b.doc = out;
     strmap_init(&b.anchors, 8);
@@ -407,10 +435,25 @@ bool yaml_load_buffer(arena *a, diag *d, const char *name, const char *buf, size
     yaml_parser_delete(&p);
     free(b.kids);
     strmap_free(&b.anchors);
+    if (item && out->root && !b.streaming) { /* not a sequence: keep the root's kind and place only */
+        ynode *r = ARENA_NEW(keep, ynode);
+        *r = *out->root;
+        r->kids = NULL;
+        r->n = 0;
+        r->s = r->kind == YNODE_SCALAR ? arena_strndup(keep, r->s, r->len) : NULL;
+        out->root = r;
+    }
+    arena_free(&scratch);
     return !b.failed;
 }
 
-bool yaml_load_file(arena *a, diag *d, const char *path, ydoc *out) {
+bool yaml_load_buffer(arena *a, diag *d, const char *name, const char *buf, size_t len, ydoc *out) {
+    return yaml_stream_buffer(a, d, name, buf, len, out, NULL, NULL);
+}
+
+bool yaml_load_file(arena *a, diag *d, const char *path, ydoc *out) { return yaml_stream_file(a, d, path, out, NULL, NULL); }
+
+bool yaml_stream_file(arena *a, diag *d, const char *path, ydoc *out, ynode_item_fn item, void *ctx) {
     memset(out, 0, sizeof *out);
     out->file = path;
     FILE *f = fopen(path, "rb");
@@ -435,7 +478,7 @@ bool yaml_load_file(arena *a, diag *d, const char *path, ydoc *out) {
         return false;
     }
     src[n] = 0;
-    return yaml_load_buffer(a, d, path, src, n, out);
+    return yaml_stream_buffer(a, d, path, src, n, out, item, ctx);
 }
 
 const ynode *ymap_get(const ynode *map, const char *key) {

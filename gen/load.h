@@ -43,6 +43,14 @@ bool yaml_load_file(arena *a, diag *d, const char *path, ydoc *out);
 /* Parses a buffer that stays alive as long as the arena; `name` is used in messages. */
 bool yaml_load_buffer(arena *a, diag *d, const char *name, const char *buf, size_t len, ydoc *out);
 
+/* Streaming: when the document is a sequence, `item` sees each element as soon as it
+ * is complete, and the element's nodes are reused afterwards (copy what you keep).
+ * out->root then has n == the number of items and no kids. Big files stay small in
+ * memory and hot in cache this way. */
+typedef void (*ynode_item_fn)(void *ctx, const ynode *item);
+bool yaml_stream_file(arena *keep, diag *d, const char *path, ydoc *out, ynode_item_fn item, void *ctx);
+bool yaml_stream_buffer(arena *keep, diag *d, const char *name, const char *buf, size_t len, ydoc *out, ynode_item_fn item, void *ctx);
+
 const ynode *ymap_get(const ynode *map, const char *key);
 const char *ynode_describe(const ynode *n); /* "a string", "a mapping", "the boolean True", ... */
 bool ynode_is_str(const ynode *n);

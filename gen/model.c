@@ -221,6 +221,18 @@ static bool tag_declared(const og_model *m, int t) { return t >= 0 && m->tags[t]
 
 /* ---------------- entries ---------------- */
 
+/* Entry nodes are reused once the entry is modeled: what the model keeps is copied. */
+static const char *keep_str(og_model *m, const ynode *v) { return arena_strndup(m->a, v->s, v->len); }
+
+static const ynode *keep_node(og_model *m, const ynode *v) {
+    ynode *c = ARENA_NEW(m->a, ynode);
+    *c = *v;
+    c->kids = NULL;
+    c->n = 0;
+    c->s = keep_str(m, v);
+    return c;
+}
+
 static void add_func(og_model *m, og_func *f) {
     if (m->nfuncs == m->capfuncs) {
         m->capfuncs = m->capfuncs ? m->capfuncs * 2 : 4096;
@@ -385,10 +397,33 @@ static bool has_generator_arg(const og_schema *s) {
     return false;
 }
 
-static const char *const entry_keys[] = {"func", "variants", "dispatch", "tags", "structured", "structured_delegate", "structured_inherits",
-                                         "precomputed", "ufunc_inner_loop", "autogen", "device_guard", "device_check",
-                                         "manual_kernel_registration", "manual_cpp_binding", "python_module", "category_override",
-                                         "cpp_no_default_args", "use_const_ref_for_mutable_tensors", NULL};
+#define OG_ENTRY_KEYS(X) \
+    X(func) X(variants) X(dispatch) X(tags) X(structured) X(structured_delegate) X(structured_inherits) X(precomputed) \
+    X(ufunc_inner_loop) X(autogen) X(device_guard) X(device_check) X(manual_kernel_registration) X(manual_cpp_binding) \
+    X(python_module) X(category_override) X(cpp_no_default_args) X(use_const_ref_for_mutable_tensors)
+
+enum {
+#define OG_KEY_ENUM(n) KEY_##n,
+    OG_ENTRY_KEYS(OG_KEY_ENUM)
+#undef OG_KEY_ENUM
+    KEY_UNKNOWN
+};
+static const char *const entry_keys[] = {
+#define OG_KEY_NAME(n) #n,
+    OG_ENTRY_KEYS(OG_KEY_NAME)
+#undef OG_KEY_NAME
+    NULL};
+static const unsigned char entry_key_lens[] = {
+#define OG_KEY_LEN(n) sizeof #n - 1,
+    OG_ENTRY_KEYS(OG_KEY_LEN)
+#undef OG_KEY_LEN
+};
+
+static int entry_key(const ynode *k) {
+    for (int i = 0; i < KEY_UNKNOWN; i++)
+        if (entry_key_lens[i] == k->len && entry_keys[i][0] == k->s[0] && !memcmp(entry_keys[i], k->s, k->len)) return i;
+    return KEY_UNKNOWN;
+}
 
 static og_func *load_entry(og_model *m, const ynode *e) {
     unsigned before = m->d->errors;
@@ -406,8 +441,7 @@ static og_func *load_entry(og_model *m, const ynode *e) {
         return NULL;
     }
     og_func *f = ARENA_NEW(m->a, og_func);
-    f->entry = e;
-    f->func_node = fn;
+    f->func_node = fn = keep_node(m, fn);
     f->variants = OG_VARIANT_FUNCTION;
     f->device_guard = true;
     f->device_check = OG_DEVICE_CHECK_EXACT_SAME;
@@ -458,8 +492,9 @@ static og_func *load_entry(og_model *m, const ynode *e) {
             continue;
         }
         const char *k = kn->s;
-        if (!strcmp(k, "func")) continue;
-        if (!strcmp(k, "variants")) {
+        int key = entry_key(kn);
+        if (key == KEY_func) continue;
+        if (key == KEY_variants) {
             if (!want_str(m, v, k)) continue;
             f->variants = 0;
             const char *p = v->s;
@@ -479,10 +514,10 @@ static og_func *load_entry(og_model *m, const ynode *e) {
                 if (!q) break;
                 p = q + 2;
             }
-        } else if (!strcmp(k, "dispatch")) {
+        } else if (key == KEY_dispatch) {
             dispatch = v;
             dispatch_key = kn;
-        } else if (!strcmp(k, "tags")) {
+        } else if (key == KEY_tags) {
             tags_given = true;
             const ynode *const *items = &v;
             size_t n = 1;
@@ -501,31 +536,32 @@ static og_func *load_entry(og_model *m, const ynode *e) {
                 else
                     set_tag(f, id);
             }
-        } else if (!strcmp(k, "structured")) {
+        } else if (key == KEY_structured) {
             structured_node = v;
             want_bool(m, v, k, &f->structured);
-        } else if (!strcmp(k, "structured_delegate")) {
+        } else if (key == KEY_structured_delegate) {
             if (v->kind == YNODE_SCALAR && v->type == YVAL_NULL) continue;
             if (!want_str(m, v, k)) continue;
             delegate_node = v;
+            f->delegate_node = keep_node(m, v);
             if (strstr(v->s, "::")) {
                 ERR_AT(m, v, "structured_delegate takes no namespace; the delegate is in the op's own namespace");
                 continue;
             }
             if (parse_opname_node(m, v, v->s, v->len, 0, &f->delegate)) f->has_delegate = true;
-        } else if (!strcmp(k, "structured_inherits")) {
+        } else if (key == KEY_structured_inherits) {
             if (v->kind == YNODE_SCALAR && v->type == YVAL_NULL) continue;
             if (!want_str(m, v, k)) continue;
             inherits_node = v;
             if (strstr(v->s, "::"))
                 ERR_AT(m, v, "structured_inherits takes no namespace");
             else
-                f->structured_inherits = v->s;
-        } else if (!strcmp(k, "precomputed")) {
+                f->structured_inherits = keep_str(m, v);
+        } else if (key == KEY_precomputed) {
             precomputed = v;
-        } else if (!strcmp(k, "ufunc_inner_loop")) {
+        } else if (key == KEY_ufunc_inner_loop) {
             ufunc = v;
-        } else if (!strcmp(k, "autogen")) {
+        } else if (key == KEY_autogen) {
             if (!want_str(m, v, k) || !v->len) continue;
             unsigned cnt = 1;
             for (const char *p = v->s; (p = strstr(p, ", ")); p += 2) cnt++;
@@ -539,9 +575,9 @@ static og_func *load_entry(og_model *m, const ynode *e) {
                 if (!q) break;
                 p = q + 2;
             }
-        } else if (!strcmp(k, "device_guard")) {
+        } else if (key == KEY_device_guard) {
             want_bool(m, v, k, &f->device_guard);
-        } else if (!strcmp(k, "device_check")) {
+        } else if (key == KEY_device_check) {
             if (v->kind == YNODE_SCALAR && v->type == YVAL_NULL) continue;
             if (!want_str(m, v, k)) continue;
             if (!strcmp(v->s, "NoCheck"))
@@ -550,22 +586,22 @@ static og_func *load_entry(og_model *m, const ynode *e) {
                 f->device_check = OG_DEVICE_CHECK_EXACT_SAME;
             else
                 ERR_AT(m, v, "illegal device_check '%s' (expected NoCheck or ExactSame)", v->s);
-        } else if (!strcmp(k, "manual_kernel_registration")) {
+        } else if (key == KEY_manual_kernel_registration) {
             want_bool(m, v, k, &f->manual_kernel_registration);
-        } else if (!strcmp(k, "manual_cpp_binding")) {
+        } else if (key == KEY_manual_cpp_binding) {
             want_bool(m, v, k, &f->manual_cpp_binding);
-        } else if (!strcmp(k, "python_module")) {
+        } else if (key == KEY_python_module) {
             if (v->kind == YNODE_SCALAR && v->type == YVAL_NULL) continue;
-            if (want_str(m, v, k)) f->python_module = v->s, pymod_node = v;
-        } else if (!strcmp(k, "category_override")) {
+            if (want_str(m, v, k)) f->python_module = keep_str(m, v), pymod_node = v;
+        } else if (key == KEY_category_override) {
             if (v->kind == YNODE_SCALAR && v->type == YVAL_NULL) continue;
-            if (want_str(m, v, k)) f->category_override = v->s;
-        } else if (!strcmp(k, "cpp_no_default_args")) {
+            if (want_str(m, v, k)) f->category_override = keep_str(m, v);
+        } else if (key == KEY_cpp_no_default_args) {
             if (v->kind != YNODE_SEQ)
                 ERR_AT(m, v, "'cpp_no_default_args' must be a list of argument names, found %s", ynode_describe(v));
             else
                 cpp_nda = v;
-        } else if (!strcmp(k, "use_const_ref_for_mutable_tensors")) {
+        } else if (key == KEY_use_const_ref_for_mutable_tensors) {
             want_bool(m, v, k, &f->use_const_ref_for_mutable_tensors);
         } else {
             strbuf b;
@@ -653,6 +689,7 @@ static og_func *load_entry(og_model *m, const ynode *e) {
                 } else if (f->dispatch & BIT(dk)) {
                     diag_error(m->d, kn->file, line, col, "dispatch key '%.*s' is given twice", (int)n, ks);
                 } else {
+                    if (kname >= v->s && kname < v->s + v->len) kname = arena_strndup(m->a, kname, v->len - (size_t)(kname - v->s));
                     add_kernel(m, f, (og_dkey)dk, kname);
                     if (dk == OG_DK_CompositeImplicitAutograd && !strcmp(v->s, expected)) redundant_cia = true;
                 }
@@ -751,8 +788,9 @@ static og_func *load_entry(og_model *m, const ynode *e) {
     if (!why && !strstr(f->name, "backward")) {
         bool exempt = !strcmp(f->base_name, "_cudnn_init_dropout_state");
         if (!exempt && strstr(f->name, "dropout")) why = "its name contains 'dropout'";
-        for (unsigned i = 0; i < sc->nargs && !why && !exempt && m->dialect->dropout_arg_seeded; i++)
-            if (strstr(sc->args[i].name, "dropout")) why = arena_printf(m->a, "its argument '%s' is a dropout parameter", sc->args[i].name);
+        if (!why && !exempt && m->dialect->dropout_arg_seeded && strstr(f->schema_text, "dropout"))
+            for (unsigned i = 0; i < sc->nargs && !why; i++)
+                if (strstr(sc->args[i].name, "dropout")) why = arena_printf(m->a, "its argument '%s' is a dropout parameter", sc->args[i].name);
     }
     if (!why && has_generator_arg(sc)) why = "it takes a Generator";
     if (why && !og_func_has_tag(f, m->tag_nondet))
@@ -794,12 +832,14 @@ static int cmp_str(const void *k, const void *e) { return strcmp((const char *)k
 
 static void check_python_keywords(og_model *m, const og_func *f) {
     if (!m->dialect->python_keyword_names) return;
+    /* first letters of keyword.kwlist: most names are out at once */
+    static const char first[] = "FNTabcdefgilnoprtwy";
     /* keyword.kwlist, sorted for bsearch */
     static const char *const kw[] = {"False", "None", "True", "and", "as", "assert", "async", "await", "break", "class", "continue", "def", "del", "elif", "else", "except",
                                      "finally", "for", "from", "global", "if", "import", "in", "is", "lambda", "nonlocal", "not", "or", "pass", "raise", "return", "try", "while", "with", "yield"};
     for (unsigned i = 0; i < f->schema->nargs; i++) {
         const og_arg *x = &f->schema->args[i];
-        if (!bsearch(x->name, kw, sizeof kw / sizeof *kw, sizeof *kw, cmp_str)) continue;
+        if (!strchr(first, x->name[0]) || strlen(x->name) > 8 || !bsearch(x->name, kw, sizeof kw / sizeof *kw, sizeof *kw, cmp_str)) continue;
         if (!strcmp(x->name, "from") && (!strcmp(f->name, "_has_compatible_shallow_copy_type") || !strcmp(f->name, "random_.from") || !strcmp(f->name, "uniform_"))) continue;
         err_in_func(m, f, x->name_off, arena_printf(m->a, "argument name '%s' is a reserved Python keyword", x->name));
     }
@@ -816,7 +856,7 @@ static void cross_checks(og_model *m) {
         if (f->has_delegate) {
             const char *dn = og_opname_str(m->a, &f->delegate);
             const og_func *d = og_model_find(m, f->ns, dn);
-            const ynode *at = ymap_get(f->entry, "structured_delegate");
+            const ynode *at = f->delegate_node;
             if (!d)
                 ERR_AT(m, at, "%s is marked as a structured_delegate pointing to %s, but %s is missing", f->name, dn, dn);
             else if (!d->structured)
@@ -893,7 +933,6 @@ static og_func *generate(og_model *m, og_func *src, og_kind k, strbuf *b) {
     g->name = og_opname_str(m->a, &g->schema->name);
     g->base_name = printed_base_name(m, g->schema, b);
     g->kind = og_schema_kind(g->schema);
-    g->entry = src->entry;
     g->func_node = src->func_node;
     g->ns_prefix = src->ns_prefix;
     g->variants = OG_VARIANT_FUNCTION;
@@ -1109,8 +1148,16 @@ static void group_functions(og_model *m) {
     sb_free(&b);
 }
 
-bool og_model_load_native(og_model *m, const ydoc *doc) {
-    unsigned before = m->d->errors;
+void og_model_begin_native(og_model *m) { m->errors_before_native = m->d->errors; }
+
+void og_model_native_entry(void *model, const ynode *entry) {
+    og_model *m = model;
+    og_func *f = load_entry(m, entry);
+    if (f && register_name(m, f)) add_func(m, f);
+}
+
+bool og_model_finish_native(og_model *m, const ydoc *doc) {
+    unsigned before = m->errors_before_native;
     const ynode *r = doc->root;
     if (!r || r->kind != YNODE_SEQ) {
         if (r)
@@ -1118,10 +1165,6 @@ bool og_model_load_native(og_model *m, const ydoc *doc) {
         else
             diag_error(m->d, doc->file, 1, 1, "native functions file is empty; expected a list of '- func: ...' entries");
         return false;
-    }
-    for (size_t i = 0; i < r->n; i++) {
-        og_func *f = load_entry(m, r->kids[i]);
-        if (f && register_name(m, f)) add_func(m, f);
     }
     m->nyaml = m->nfuncs;
     if (m->d->errors != before) return false;
@@ -1132,6 +1175,13 @@ bool og_model_load_native(og_model *m, const ydoc *doc) {
     if (m->d->errors != before) return false;
     group_functions(m);
     return m->d->errors == before;
+}
+
+bool og_model_load_native(og_model *m, const ydoc *doc) {
+    og_model_begin_native(m);
+    if (doc->root && doc->root->kind == YNODE_SEQ)
+        for (size_t i = 0; i < doc->root->n; i++) og_model_native_entry(m, doc->root->kids[i]);
+    return og_model_finish_native(m, doc);
 }
 
 const og_func *og_func_out_variant(const og_func *f) { return f->group ? f->group->out : NULL; }

@@ -46,8 +46,8 @@ typedef struct og_func {
     const og_schema *schema;
     const char *schema_text; /* canonical text, no namespace */
     const char *sigkey;      /* torchgen signature(), printed: the grouping key */
-    const ynode *entry;      /* yaml entry (for a generated function: its source's) */
-    const ynode *func_node;
+    const ynode *func_node;  /* a copy of the func: scalar, for positions (generated: the source's) */
+    const ynode *delegate_node; /* a copy of the structured_delegate: scalar, or NULL */
     size_t ns_prefix;        /* bytes of "ns::" before the schema inside func_node */
     unsigned pregroup;       /* 1-based index of its signature group, 0 until grouped */
     uint64_t tags[OG_TAG_WORDS];
@@ -89,6 +89,7 @@ typedef struct og_model {
     unsigned nfuncs, nyaml, capfuncs;
     og_group **groups;
     unsigned ngroups;
+    unsigned errors_before_native; /* diag count when the native entries began */
     strmap by_name; /* "ns::name.overload" -> og_func */
 } og_model;
 
@@ -99,6 +100,11 @@ void og_model_free(og_model *m);
 bool og_model_load_tags(og_model *m, const ydoc *doc);
 /* Loads native_functions.yaml (after the tags): entries, checks, autogen, groups. */
 bool og_model_load_native(og_model *m, const ydoc *doc);
+/* The same in steps, for a streamed document: begin, one call per entry (a
+ * ynode_item_fn: keeps copies, never the node), then finish with the document. */
+void og_model_begin_native(og_model *m);
+void og_model_native_entry(void *model, const ynode *entry);
+bool og_model_finish_native(og_model *m, const ydoc *doc);
 
 bool og_func_has_tag(const og_func *f, int tag);
 const og_func *og_model_find(const og_model *m, const char *ns, const char *name);

@@ -11,6 +11,12 @@ static const char *const basety_names[] = {
 #undef OG_BT_NAME
 };
 
+static const unsigned char basety_lens[] = {
+#define OG_BT_LEN(x) sizeof #x - 1,
+    OG_BASE_TYPES(OG_BT_LEN)
+#undef OG_BT_LEN
+};
+
 const char *og_basety_name(og_basety t) { return (unsigned)t < OG_BT_COUNT ? basety_names[t] : "?"; }
 
 /* Base types are shared, not allocated per argument. */
@@ -59,7 +65,7 @@ static bool is_ident(const char *s, size_t n) {
 
 void og_print_type(strbuf *b, const og_type *t) {
     switch (t->kind) {
-    case OG_TY_BASE: sb_puts(b, basety_names[t->base]); break;
+    case OG_TY_BASE: sb_putn(b, basety_names[t->base], basety_lens[t->base]); break;
     case OG_TY_CUSTOM:
         sb_puts(b, "__torch__.torch.classes.");
         sb_puts(b, t->custom);
@@ -223,11 +229,6 @@ static const og_type *parse_type(arena *a, const og_dialect *dl, const char *s, 
         t->custom = arena_strndup(a, s + sizeof cc - 1, n - (sizeof cc - 1));
         return t;
     }
-    static const unsigned char basety_lens[] = {
-#define OG_BT_LEN(x) sizeof #x - 1,
-        OG_BASE_TYPES(OG_BT_LEN)
-#undef OG_BT_LEN
-    };
     for (int i = 0; i < OG_BT_COUNT; i++) {
         if (basety_lens[i] == n && basety_names[i][0] == s[0] && memcmp(basety_names[i], s, n) == 0) {
             if (!(dl->base_types & (1u << i))) return fail(err, off, "type '%s' does not exist in torchgen %s", basety_names[i], dl->name), NULL;
@@ -600,7 +601,8 @@ bool og_annot_is_write(const og_annot *x) { return x && x->write; }
 
 bool og_annot_equal(const og_annot *x, const og_annot *y) {
     if (!x || !y) return x == y;
-    return x->write == y->write && !strcmp(x->before, y->before) && !strcmp(x->after, y->after);
+    return x->write == y->write && x->before[0] == y->before[0] && x->after[0] == y->after[0] && !strcmp(x->before, y->before) &&
+           !strcmp(x->after, y->after);
 }
 
 bool og_type_equal(const og_type *x, const og_type *y) {

@@ -60,7 +60,8 @@ static size_t model(const char *nf, size_t nn, const char *tags, size_t tn, unsi
     og_session_init(&s, stderr);
     ydoc td, nd;
     bool ok = yaml_load_buffer(&s.a, &s.d, "tags.yaml", tags, tn, &td) && og_model_load_tags(&s.m, &td) &&
-              yaml_load_buffer(&s.a, &s.d, "native_functions.yaml", nf, nn, &nd) && og_model_load_native(&s.m, &nd);
+              (og_model_begin_native(&s.m), yaml_stream_buffer(&s.a, &s.d, "native_functions.yaml", nf, nn, &nd, og_model_native_entry, &s.m)) &&
+              og_model_finish_native(&s.m, &nd);
     if (!ok) {
         fputs("bench_model: the input does not model cleanly\n", stderr);
         exit(1);
