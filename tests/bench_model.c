@@ -37,8 +37,15 @@ static double now_ms(void) {
     return t.tv_sec * 1e3 + t.tv_nsec / 1e6;
 }
 
+#if defined(__GNUC__)
+#define NOINLINE __attribute__((noinline))
+#else
+#define NOINLINE
+#endif
+
 /* What any libyaml consumer must do at least: pull every event. */
-static long scan(const char *buf, size_t n) {
+NOINLINE long bench_scan(const char *buf, size_t n);
+NOINLINE long bench_scan(const char *buf, size_t n) {
     yaml_parser_t p;
     yaml_parser_initialize(&p);
     yaml_parser_set_input_string(&p, (const unsigned char *)buf, n);
@@ -55,7 +62,8 @@ static long scan(const char *buf, size_t n) {
     return events;
 }
 
-static size_t model(const char *nf, size_t nn, const char *tags, size_t tn, unsigned *funcs) {
+NOINLINE size_t bench_model(const char *nf, size_t nn, const char *tags, size_t tn, unsigned *funcs);
+NOINLINE size_t bench_model(const char *nf, size_t nn, const char *tags, size_t tn, unsigned *funcs) {
     og_session s;
     og_session_init(&s, stderr);
     ydoc td, nd;
@@ -106,8 +114,8 @@ int main(int argc, char **argv) {
         char *nf = slurp(argv[3], &nn), *tags = slurp(argv[4], &tn);
         unsigned f;
         if (!nf || !tags) return 1;
-        if (!strcmp(argv[2], "scan")) scan(nf, nn);
-        if (!strcmp(argv[2], "model")) model(nf, nn, tags, tn, &f);
+        if (!strcmp(argv[2], "scan")) bench_scan(nf, nn);
+        if (!strcmp(argv[2], "model")) bench_model(nf, nn, tags, tn, &f);
         printf("%ld\n", vm_hwm());
         free(nf);
         free(tags);
@@ -132,9 +140,9 @@ int main(int argc, char **argv) {
     /* alternate the two so that machine noise hits both alike */
     for (int i = 0; i < runs; i++) {
         double t0 = now_ms();
-        events = scan(nf, nn);
+        events = bench_scan(nf, nn);
         double t1 = now_ms();
-        arena_bytes = model(nf, nn, tags, tn, &funcs);
+        arena_bytes = bench_model(nf, nn, tags, tn, &funcs);
         double t2 = now_ms();
         ts[i] = t1 - t0;
         tm[i] = t2 - t1;
