@@ -1,6 +1,7 @@
 /* Emitters: one per output kind. */
 #ifndef OPGEN_EMIT_H
 #define OPGEN_EMIT_H
+#include "edge.h"
 #include "model.h"
 #include "strbuf.h"
 
@@ -8,4 +9,7 @@
 void og_emit_list_jsonl(strbuf *b, const og_model *m, const og_func *f);
 /* `opgen list --format text`: "ns::schema  [tags]". */
 void og_emit_list_text(strbuf *b, const og_model *m, const og_func *f);
+/* `opgen dtypes --format jsonl`: {"allowed": {arg: [dtypes]}, "op": ..., "rows": N}, keys sorted. */
+void og_emit_dtypes_jsonl(strbuf *b, const og_edge_op *op);
+void og_emit_dtypes_text(strbuf *b, const og_edge_op *op);
 #endif

@@ -12,6 +12,7 @@ void og_session_init(og_session *s, FILE *errors) {
 }
 
 void og_session_free(og_session *s) {
+    og_edge_free(&s->edge);
     og_model_free(&s->m);
     arena_free(&s->a);
     free(s->tags_path);
@@ -58,5 +59,11 @@ bool og_session_load(og_session *s, const og_inputs *in) {
         }
         ok = yaml_stream_buffer(&s->a, &s->d, e->name, e->data, e->len, &s->nf, og_model_native_entry, &s->m);
     }
-    return ok && og_model_finish_native(&s->m, &s->nf);
+    if (!ok || !og_model_finish_native(&s->m, &s->nf)) return false;
+    /* edge constraints: given, or embedded along with an embedded op set */
+    const char *edge = in->edge;
+    if (!edge && (in->native_functions || !in->want_edge)) return true;
+    if (!load(s, edge, "yaml/edge.yaml", &s->edge_doc)) return false;
+    s->has_edge = og_edge_load(&s->m, &s->edge_doc, &s->edge);
+    return s->has_edge;
 }

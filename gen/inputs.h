@@ -2,19 +2,25 @@
  * the pipeline every subcommand starts with. */
 #ifndef OPGEN_INPUTS_H
 #define OPGEN_INPUTS_H
+#include "edge.h"
 #include "model.h"
 
 typedef struct og_inputs {
     const char *native_functions; /* path, or NULL for the embedded default */
     const char *tags;             /* path, or NULL: beside native_functions, else embedded */
     const og_dialect *torchgen;   /* rules of this torchgen release, or NULL to detect */
+    const char *edge;             /* edge.yaml path; NULL: the embedded one when the other
+                                     inputs are embedded, else none */
+    bool want_edge;               /* the command needs edge constraints */
 } og_inputs;
 
 typedef struct og_session {
     arena a;
     diag d;
     og_model m;
-    ydoc nf, tags;
+    ydoc nf, tags, edge_doc;
+    og_edge edge;
+    bool has_edge;
     char *tags_path; /* owned when derived from native_functions' folder */
 } og_session;
 

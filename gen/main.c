@@ -17,6 +17,7 @@ static const char usage_main[] =
     "commands:\n"
     "  check     validate the inputs; silent on success\n"
     "  list      list operators as text or JSON lines\n"
+    "  dtypes    Edge dtype constraints: list them, or validate one call\n"
     "\n"
     "Run 'opgen COMMAND --help' for a command's options. 'opgen --version' prints the version.\n"
     "Exit status: 0 ok, 1 bad input, 2 bad usage.\n";
@@ -24,15 +25,30 @@ static const char usage_main[] =
 static const char usage_inputs[] =
     "  --native-functions F   native_functions.yaml to read (default: embedded)\n"
     "  --tags T               tags.yaml (default: tags.yaml beside F, else embedded)\n"
+    "  --edge E               edge.yaml dtype constraints (default: the embedded one when the\n"
+    "                         other inputs are embedded)\n"
     "  --torchgen V           follow the rules of torchgen V: 1.13, 2.6 or 2.14 (default: from\n"
     "                         the tags the tags file declares: 'out' 2.14, 'pt2_compliant_tag' 2.6,\n"
     "                         else 1.13)\n";
 
 static const char usage_check[] =
-    "usage: opgen check [--native-functions F] [--tags T]\n"
+    "usage: opgen check [--native-functions F] [--tags T] [--edge E]\n"
     "\n"
     "Validates the inputs the way torchgen does, and stricter where torchgen is sloppy.\n"
     "Prints nothing on success; otherwise FILE:LINE:COL: error: MESSAGE, at most 20 errors.\n"
+    "\n";
+
+static const char usage_dtypes[] =
+    "usage: opgen dtypes [--native-functions F] [--tags T] [--edge E] [--format jsonl|text]\n"
+    "       opgen dtypes [inputs] --op OP ARG=DTYPE...\n"
+    "\n"
+    "Lists, per edge.yaml entry in file order, the dtypes each constrained argument allows\n"
+    "(the union over its rows): jsonl gives {\"allowed\": {ARG: [DTYPE...]}, \"op\": OP,\n"
+    "\"rows\": N} with sorted keys and names. With --op, checks one call by ExecuTorch's rule\n"
+    "(some single row accepts every argument given; arguments sharing an alias in that row\n"
+    "have one dtype), Scalars and ScalarTypes included: e.g.\n"
+    "  opgen dtypes --op aten::add.Tensor self=Float other=Int __ret_0=Float\n"
+    "Exit 0 when the call is valid, 1 with the reason when not. Returns are __ret_0, ...\n"
     "\n";
 
 static const char usage_list[] =
@@ -91,6 +107,11 @@ static int run_inputs_opt(args *a, og_inputs *in, int *rc) {
         if (!in->torchgen) return *rc = usage_error(a->cmd, "unknown torchgen release '%s' (expected 1.13, 2.6 or 2.14)", v), -1;
         return 1;
     }
+    if ((r = opt_value(a, "--edge", &v)) != 0) {
+        if (r < 0) return *rc = usage_error(a->cmd, "option %s needs a value", "--edge"), -1;
+        in->edge = v;
+        return 1;
+    }
     if ((r = opt_value(a, "--tags", &v)) != 0) {
         if (r < 0) return *rc = usage_error(a->cmd, "option %s needs a value", "--tags"), -1;
         in->tags = v;
@@ -103,6 +124,7 @@ static bool is_help(const char *s) { return !strcmp(s, "--help") || !strcmp(s, "
 
 static int cmd_check(args *a) {
     og_inputs in = {0};
+    in.want_edge = true;
     int rc = 0;
     for (a->i = 2; a->i < a->argc; a->i++) {
         const char *s = a->argv[a->i];
@@ -206,6 +228,129 @@ static int cmd_list(args *a) {
     return EXIT_OK;
 }
 
+/* `opgen dtypes --op OP ARG=DTYPE...` */
+static int check_call(og_session *ss, const char *opname, char **pairs, int npairs) {
+    const char *sep = strstr(opname, "::");
+    char ns[128] = "aten";
+    const char *name = opname;
+    if (sep && (size_t)(sep - opname) < sizeof ns) {
+        memcpy(ns, opname, (size_t)(sep - opname));
+        ns[sep - opname] = 0;
+        name = sep + 2;
+    }
+    const og_func *f = og_model_find(&ss->m, ns, name);
+    if (!f) return usage_error("dtypes", "unknown operator '%s'", opname);
+    const og_edge_op *op = og_edge_find(&ss->edge, f);
+    int dtypes[256];
+    for (int i = 0; i < 256; i++) dtypes[i] = -1;
+    for (int p = 0; p < npairs; p++) {
+        char *eq = strchr(pairs[p], '=');
+        if (!eq) return usage_error("dtypes", "expected ARG=DTYPE, found '%s'", pairs[p]);
+        int dt = og_dtype_parse(eq + 1, strlen(eq + 1));
+        if (dt < 0) return usage_error("dtypes", "unknown dtype '%s'", eq + 1);
+        *eq = 0;
+        if (!op) { /* unconstrained op: any Edge dtype for its tensor arguments and returns */
+            bool known = !strncmp(pairs[p], "__ret_", 6) && (unsigned)atoi(pairs[p] + 6) < f->schema->nrets;
+            for (unsigned i = 0; i < f->schema->nargs && !known; i++)
+                known = !strcmp(f->schema->args[i].name, pairs[p]) && og_type_is_tensor_like(f->schema->args[i].type);
+            if (!known) {
+                fprintf(stderr, "opgen dtypes: %s::%s has no tensor argument or return '%s'\n", f->ns, f->name, pairs[p]);
+                return EXIT_USAGE;
+            }
+            if (!(OG_EDGE_DTYPES >> dt & 1)) {
+                fprintf(stderr, "%s::%s: %s=%s: %s is not an Edge dtype\n", f->ns, f->name, pairs[p], eq + 1, eq + 1);
+                return EXIT_BAD_INPUT;
+            }
+            continue;
+        }
+        int a = -1;
+        for (unsigned i = 0; i < op->nargs; i++)
+            if (!strcmp(op->args[i].name, pairs[p])) a = (int)i;
+        if (a < 0 || a >= 256) {
+            fprintf(stderr, "opgen dtypes: %s constrains ", op->op);
+            for (unsigned i = 0; i < op->nargs; i++) fprintf(stderr, "%s%s", i ? ", " : "", op->args[i].name);
+            fprintf(stderr, "; not '%s'\n", pairs[p]);
+            return EXIT_USAGE;
+        }
+        dtypes[a] = dt;
+    }
+    if (!op) {
+        printf("%s::%s: valid (not in edge.yaml: any Edge dtype, no cross-argument constraint)\n", f->ns, f->name);
+        return EXIT_OK;
+    }
+    strbuf why;
+    sb_init(&why);
+    int row = og_edge_check_call(op, dtypes, &why);
+    if (row >= 0)
+        printf("%s: valid (row %d of %u)\n", op->op, row + 1, op->nrows);
+    else
+        fputs(sb_cstr(&why), stderr);
+    sb_free(&why);
+    return row >= 0 ? EXIT_OK : EXIT_BAD_INPUT;
+}
+
+static int cmd_dtypes(args *a) {
+    og_inputs in = {0};
+    in.want_edge = true;
+    int rc = 0;
+    bool jsonl = false;
+    const char *opname = NULL;
+    int first_pair = a->argc;
+    for (a->i = 2; a->i < a->argc; a->i++) {
+        const char *s = a->argv[a->i], *v;
+        if (is_help(s)) return fputs(usage_dtypes, stdout), fputs(usage_inputs, stdout), EXIT_OK;
+        int r = run_inputs_opt(a, &in, &rc);
+        if (r < 0) return rc;
+        if (r > 0) continue;
+        if ((r = opt_value(a, "--format", &v)) != 0) {
+            if (r < 0) return usage_error(a->cmd, "option %s needs a value", "--format");
+            if (!strcmp(v, "jsonl"))
+                jsonl = true;
+            else if (!strcmp(v, "text"))
+                jsonl = false;
+            else
+                return usage_error(a->cmd, "unknown format '%s' (expected text or jsonl)", v);
+        } else if ((r = opt_value(a, "--op", &v)) != 0) {
+            if (r < 0) return usage_error(a->cmd, "option %s needs a value", "--op");
+            opname = v;
+            first_pair = a->i + 1;
+            while (a->i + 1 < a->argc && strchr(a->argv[a->i + 1], '=') && a->argv[a->i + 1][0] != '-') a->i++;
+        } else {
+            return usage_error(a->cmd, "unknown option '%s'", s);
+        }
+    }
+    og_session ss;
+    og_session_init(&ss, stderr);
+    if (!og_session_load(&ss, &in)) {
+        diag_finish(&ss.d);
+        og_session_free(&ss);
+        return EXIT_BAD_INPUT;
+    }
+    if (!ss.has_edge) {
+        og_session_free(&ss);
+        return usage_error(a->cmd, "%s", "no edge constraints: give --edge E (only the embedded op set has a default)");
+    }
+    int ret = EXIT_OK;
+    if (opname) {
+        int npairs = 0;
+        while (first_pair + npairs < a->argc && strchr(a->argv[first_pair + npairs], '=') && a->argv[first_pair + npairs][0] != '-') npairs++;
+        ret = check_call(&ss, opname, a->argv + first_pair, npairs);
+    } else {
+        strbuf b;
+        sb_init(&b);
+        for (unsigned i = 0; i < ss.edge.nops; i++) {
+            if (jsonl)
+                og_emit_dtypes_jsonl(&b, &ss.edge.ops[i]);
+            else
+                og_emit_dtypes_text(&b, &ss.edge.ops[i]);
+        }
+        fwrite(b.p ? b.p : "", 1, b.n, stdout);
+        sb_free(&b);
+    }
+    og_session_free(&ss);
+    return ret;
+}
+
 int main(int argc, char **argv) {
     args a = {argc, 1, argv, NULL};
     if (argc < 2) {
@@ -218,5 +363,6 @@ int main(int argc, char **argv) {
     a.cmd = cmd;
     if (!strcmp(cmd, "check")) return cmd_check(&a);
     if (!strcmp(cmd, "list")) return cmd_list(&a);
+    if (!strcmp(cmd, "dtypes")) return cmd_dtypes(&a);
     return usage_error(NULL, "unknown command '%s'", cmd);
 }

@@ -2,6 +2,7 @@
 # Conformance with torchgen on real PyTorch files.
 #   conformance.sh 2.14 OPGEN JSONL_DIFF CORPUS   torchgen-oracle.jsonl, entry by entry
 #   conformance.sh 1.13 OPGEN JSONL_DIFF DIR      PyTorch 1.13 (Debian python3-torch), pinned result
+#   conformance.sh edge OPGEN JSONL_DIFF CORPUS   edge-allowed.jsonl from edge.yaml
 # Exits 77 (skipped) with a message when the files are absent.
 set -u
 release=$1 opgen=$2 jsonl_diff=$3 dir=$4
@@ -57,8 +58,19 @@ case $release in
         fail=1
     fi
     ;;
+edge)
+    nf=$dir/pytorch-2.14/native_functions.yaml edge=$dir/executorch/edge.yaml
+    if [ ! -f "$nf" ] || [ ! -f "$edge" ]; then
+        echo "SKIP: $dir/executorch/edge.yaml or pytorch-2.14 not found"
+        exit 77
+    fi
+    "$opgen" check --native-functions "$nf" --edge "$edge" || fail=1
+    "$opgen" dtypes --format jsonl --native-functions "$nf" --edge "$edge" >"$tmp" || fail=1
+    "$jsonl_diff" "$dir/executorch/edge-allowed.jsonl" "$tmp" || fail=1
+    echo "edge: $(wc -l <"$tmp") ops"
+    ;;
 *)
-    echo "usage: conformance.sh 2.14|1.13 OPGEN JSONL_DIFF DIR" >&2
+    echo "usage: conformance.sh 2.14|1.13|edge OPGEN JSONL_DIFF DIR" >&2
     exit 2
     ;;
 esac

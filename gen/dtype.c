@@ -1,0 +1,16 @@
+#include "dtype.h"
+#include <string.h>
+
+static const char *const names[OG_DTYPE_COUNT] = {
+#define OG_DT_NAME(n, v) [v] = #n,
+    OG_SCALAR_TYPES(OG_DT_NAME)
+#undef OG_DT_NAME
+};
+
+int og_dtype_parse(const char *name, size_t n) {
+    for (int i = 0; i < OG_DTYPE_COUNT; i++)
+        if (strlen(names[i]) == n && !memcmp(names[i], name, n)) return i;
+    return -1;
+}
+
+const char *og_dtype_name(int dtype) { return dtype >= 0 && dtype < OG_DTYPE_COUNT ? names[dtype] : "?"; }
