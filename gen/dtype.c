@@ -14,3 +14,8 @@ int og_dtype_parse(const char *name, size_t n) {
 }
 
 const char *og_dtype_name(int dtype) { return dtype >= 0 && dtype < OG_DTYPE_COUNT ? names[dtype] : "?"; }
+
+int og_dtype_size(int dtype) {
+    static const unsigned char sizes[OG_DTYPE_COUNT] = {1, 1, 2, 4, 8, 2, 4, 8, 4, 8, 16, 1, 1, 1, 4, 2, 1, 1, 1, 1, 1, 1, 2, 1, 1, 1, 1, 2, 4, 8};
+    return dtype >= 0 && dtype < OG_DTYPE_COUNT ? sizes[dtype] : 0;
+}

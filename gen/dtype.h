@@ -25,4 +25,6 @@ typedef uint32_t og_dtset;
 /* Number of the dtype called `name` (n bytes), or -1. */
 int og_dtype_parse(const char *name, size_t n);
 const char *og_dtype_name(int dtype);
+/* Element size in bytes. */
+int og_dtype_size(int dtype);
 #endif

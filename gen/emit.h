@@ -2,6 +2,8 @@
 #ifndef OPGEN_EMIT_H
 #define OPGEN_EMIT_H
 #include "edge.h"
+#include "embedded.h"
+#include "write.h"
 #include "model.h"
 #include "strbuf.h"
 
@@ -12,4 +14,7 @@ void og_emit_list_text(strbuf *b, const og_model *m, const og_func *f);
 /* `opgen dtypes --format jsonl`: {"allowed": {arg: [dtypes]}, "op": ..., "rows": N}, keys sorted. */
 void og_emit_dtypes_jsonl(strbuf *b, const og_edge_op *op);
 void og_emit_dtypes_text(strbuf *b, const og_edge_op *op);
+/* `opgen generate`: opgen_dtypes.h, opgen_ops.h and opgen_kernels.h into outdir,
+ * from templates in tdir (NULL: the embedded templates/). */
+bool og_emit_c_headers(og_outputs *outs, const char *outdir, const char *tdir, const og_model *m, const og_edge *edge, const char *generated_by, diag *d);
 #endif

@@ -18,7 +18,8 @@ void og_session_free(og_session *s) {
     free(s->tags_path);
 }
 
-static bool load(og_session *s, const char *path, const char *embedded, ydoc *doc) {
+static bool load(og_session *s, const og_inputs *in, const char *path, const char *embedded, ydoc *doc) {
+    if (path && in->reads) og_outputs_input(in->reads, path);
     if (path) return yaml_load_file(&s->a, &s->d, path, doc);
     for (const og_embedded_file *e = og_embedded_files; e->name; e++)
         if (!strcmp(e->name, embedded)) return yaml_load_buffer(&s->a, &s->d, e->name, e->data, e->len, doc);
@@ -43,12 +44,13 @@ bool og_session_load(og_session *s, const og_inputs *in) {
         tags = s->tags_path;
     }
     s->m.dialect = in->torchgen;
-    if (!load(s, tags, "yaml/tags.yaml", &s->tags)) return false;
+    if (!load(s, in, tags, "yaml/tags.yaml", &s->tags)) return false;
     if (!og_model_load_tags(&s->m, &s->tags)) return false;
     /* streamed: each entry is modeled as soon as it is read */
     og_model_begin_native(&s->m);
     bool ok;
     if (in->native_functions) {
+        if (in->reads) og_outputs_input(in->reads, in->native_functions);
         ok = yaml_stream_file(&s->a, &s->d, in->native_functions, &s->nf, og_model_native_entry, &s->m);
     } else {
         const og_embedded_file *e = og_embedded_files;
@@ -63,7 +65,7 @@ bool og_session_load(og_session *s, const og_inputs *in) {
     /* edge constraints: given, or embedded along with an embedded op set */
     const char *edge = in->edge;
     if (!edge && (in->native_functions || !in->want_edge)) return true;
-    if (!load(s, edge, "yaml/edge.yaml", &s->edge_doc)) return false;
+    if (!load(s, in, edge, "yaml/edge.yaml", &s->edge_doc)) return false;
     s->has_edge = og_edge_load(&s->m, &s->edge_doc, &s->edge);
     return s->has_edge;
 }

@@ -4,6 +4,7 @@
 #define OPGEN_INPUTS_H
 #include "edge.h"
 #include "model.h"
+#include "write.h"
 
 typedef struct og_inputs {
     const char *native_functions; /* path, or NULL for the embedded default */
@@ -12,6 +13,7 @@ typedef struct og_inputs {
     const char *edge;             /* edge.yaml path; NULL: the embedded one when the other
                                      inputs are embedded, else none */
     bool want_edge;               /* the command needs edge constraints */
+    og_outputs *reads;            /* when set, every file read is recorded (depfile) */
 } og_inputs;
 
 typedef struct og_session {

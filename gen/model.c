@@ -243,6 +243,7 @@ static void add_func(og_model *m, og_func *f) {
         }
         m->funcs = p;
     }
+    f->index = m->nfuncs;
     m->funcs[m->nfuncs++] = f;
 }
 

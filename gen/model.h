@@ -49,6 +49,7 @@ typedef struct og_func {
     const ynode *func_node;  /* a copy of the func: scalar, for positions (generated: the source's) */
     const ynode *delegate_node; /* a copy of the structured_delegate: scalar, or NULL */
     size_t ns_prefix;        /* bytes of "ns::" before the schema inside func_node */
+    unsigned index;          /* position in og_model.funcs: the op id of generated tables */
     unsigned pregroup;       /* 1-based index of its signature group, 0 until grouped */
     uint64_t tags[OG_TAG_WORDS];
     uint64_t dispatch;       /* bit per og_dkey */

@@ -1,0 +1,440 @@
+/* The C registry headers: opgen_dtypes.h, opgen_ops.h, opgen_kernels.h. The
+ * templates hold the fixed text; this file renders the tables that fill them. */
+#include "emit.h"
+#include "config.h"
+#include "tmpl.h"
+#include <stdlib.h>
+#include <string.h>
+
+static void c_str(strbuf *b, const char *s) {
+    if (!s) {
+        sb_puts(b, "NULL");
+        return;
+    }
+    sb_putc(b, '"');
+    for (; *s; s++) {
+        if (*s == '"' || *s == '\\') sb_putc(b, '\\');
+        sb_putc(b, *s);
+    }
+    sb_putc(b, '"');
+}
+
+/* ---- the kernel ABI of a schema type ---- */
+
+typedef struct abi {
+    const char *kind;  /* OPGEN_ABI_* suffix */
+    const char *ctype; /* parameter type */
+} abi;
+
+static abi abi_of(const og_type *t, bool write) {
+    bool opt = t->kind == OG_TY_OPTIONAL;
+    const og_type *u = opt ? t->elem : t;
+    if (u->kind == OG_TY_BASE) {
+        switch (u->base) {
+        case OG_BT_Tensor:
+            if (write) return (abi){opt ? "OPT_TENSOR" : "TENSOR", "opgen_tensor *"};
+            return (abi){opt ? "OPT_TENSOR" : "TENSOR", "const opgen_tensor *"};
+        case OG_BT_int:
+        case OG_BT_SymInt: return opt ? (abi){"OPT_INT", "const int64_t *"} : (abi){"INT", "int64_t"};
+        case OG_BT_float: return opt ? (abi){"OPT_FLOAT", "const double *"} : (abi){"FLOAT", "double"};
+        case OG_BT_bool:
+        case OG_BT_SymBool: return opt ? (abi){"OPT_BOOL", "const bool *"} : (abi){"BOOL", "bool"};
+        case OG_BT_Scalar: return (abi){opt ? "OPT_SCALAR" : "SCALAR", "const opgen_scalar *"};
+        case OG_BT_ScalarType: return opt ? (abi){"OPT_DTYPE", "const opgen_dtype *"} : (abi){"DTYPE", "opgen_dtype"};
+        case OG_BT_str: return (abi){opt ? "OPT_STR" : "STR", "const char *"};
+        case OG_BT_MemoryFormat:
+        case OG_BT_Layout:
+        case OG_BT_QScheme:
+        case OG_BT_DeviceIndex: return opt ? (abi){"OPT_ENUM", "const int32_t *"} : (abi){"ENUM", "int32_t"};
+        default: return (abi){"OPAQUE", "const void *"};
+        }
+    }
+    if (u->kind == OG_TY_LIST) {
+        const og_type *e = u->elem;
+        bool eopt = e->kind == OG_TY_OPTIONAL;
+        const og_type *eb = eopt ? e->elem : e;
+        if (eb->kind == OG_TY_BASE && eb->base == OG_BT_Tensor && !opt) return (abi){"TENSOR_LIST", "opgen_tensor_list"};
+        if (eb->kind == OG_TY_BASE && !eopt) {
+            switch (eb->base) {
+            case OG_BT_int:
+            case OG_BT_SymInt: return opt ? (abi){"OPT_INT_LIST", "const opgen_int_list *"} : (abi){"INT_LIST", "opgen_int_list"};
+            case OG_BT_float: return opt ? (abi){"OPT_FLOAT_LIST", "const opgen_float_list *"} : (abi){"FLOAT_LIST", "opgen_float_list"};
+            case OG_BT_bool:
+                if (!opt) return (abi){"BOOL_LIST", "opgen_bool_list"};
+                break;
+            case OG_BT_Scalar:
+                if (!opt) return (abi){"SCALAR_LIST", "opgen_scalar_list"};
+                break;
+            default: break;
+            }
+        }
+    }
+    return (abi){"OPAQUE", "const void *"};
+}
+
+/* Dtypes an unconstrained argument may carry. */
+static og_dtset default_allowed(const og_type *t) {
+    while (t->kind == OG_TY_OPTIONAL || t->kind == OG_TY_LIST) t = t->elem;
+    if (t->kind != OG_TY_BASE) return 0;
+    if (t->base == OG_BT_Tensor || t->base == OG_BT_ScalarType) return OG_EDGE_DTYPES;
+    if (t->base == OG_BT_Scalar) return (1u << 4) | (1u << 7) | (1u << 11); /* Long, Double, Bool */
+    return 0;
+}
+
+/* C and C++ keywords may not name parameters. */
+static bool is_keyword(const char *s) {
+    static const char *const kw[] = {
+        "alignas", "alignof", "and", "and_eq", "asm", "auto", "bitand", "bitor", "bool", "break", "case", "catch", "char", "char16_t", "char32_t",
+        "class", "compl", "const", "const_cast", "constexpr", "continue", "ctx", "decltype", "default", "delete", "do", "double", "dynamic_cast",
+        "else", "enum", "explicit", "export", "extern", "false", "float", "for", "friend", "goto", "if", "inline", "int", "long", "mutable",
+        "namespace", "new", "noexcept", "not", "not_eq", "nullptr", "operator", "or", "or_eq", "private", "protected", "public", "register",
+        "reinterpret_cast", "restrict", "return", "short", "signed", "sizeof", "static", "static_assert", "static_cast", "struct", "switch",
+        "template", "this", "thread_local", "throw", "true", "try", "typedef", "typeid", "typename", "union", "unsigned", "using", "virtual",
+        "void", "volatile", "wchar_t", "while", "xor", "xor_eq", NULL};
+    for (const char *const *k = kw; *k; k++)
+        if (!strcmp(*k, s)) return true;
+    return false;
+}
+
+/* ---- perfect hash (hash and displace) ---- */
+
+static uint32_t name_hash(uint32_t seed, const char *s) { /* = opgen_name_hash in the template */
+    uint32_t h = 2166136261u ^ seed;
+    while (*s) {
+        h ^= (unsigned char)*s++;
+        h *= 16777619u;
+    }
+    h ^= h >> 16;
+    h *= 0x85ebca6bu;
+    h ^= h >> 13;
+    h *= 0xc2b2ae35u;
+    h ^= h >> 16;
+    return h;
+}
+
+typedef struct bucket {
+    unsigned index, n, first;
+} bucket;
+
+static int cmp_bucket(const void *x, const void *y) {
+    const bucket *a = x, *b = y;
+    if (a->n != b->n) return a->n < b->n ? 1 : -1;
+    return a->index < b->index ? -1 : a->index > b->index;
+}
+
+/* seeds[nb], slots[n]: slot -> key index. False if no seeds were found. */
+static bool perfect_hash(const char *const *keys, unsigned n, unsigned nb, uint32_t *seeds, uint32_t *slots) {
+    bucket *bs = calloc(nb, sizeof *bs);
+    unsigned *order = malloc(sizeof *order * (n + 1)), *fill = calloc(nb, sizeof *fill);
+    char *used = calloc(n + 1, 1);
+    uint32_t *tmp = malloc(sizeof *tmp * (n + 1));
+    bool ok = bs && order && fill && used && tmp;
+    for (unsigned i = 0; ok && i < n; i++) bs[name_hash(0, keys[i]) % nb].n++;
+    for (unsigned b = 0, at = 0; ok && b < nb; b++) {
+        bs[b].index = b;
+        bs[b].first = at;
+        at += bs[b].n;
+    }
+    for (unsigned i = 0; ok && i < n; i++) {
+        unsigned b = name_hash(0, keys[i]) % nb;
+        order[bs[b].first + fill[b]++] = i;
+    }
+    if (ok) qsort(bs, nb, sizeof *bs, cmp_bucket);
+    for (unsigned k = 0; ok && k < nb; k++) {
+        bucket *b = &bs[k];
+        seeds[b->index] = 0;
+        if (!b->n) continue;
+        uint32_t seed;
+        for (seed = 1; seed < 1000000; seed++) {
+            unsigned j;
+            for (j = 0; j < b->n; j++) {
+                uint32_t s = name_hash(seed, keys[order[b->first + j]]) % n;
+                bool clash = used[s];
+                for (unsigned q = 0; q < j && !clash; q++) clash = tmp[q] == s;
+                if (clash) break;
+                tmp[j] = s;
+            }
+            if (j == b->n) break;
+        }
+        if (seed == 1000000) {
+            ok = false;
+            break;
+        }
+        seeds[b->index] = seed;
+        for (unsigned j = 0; j < b->n; j++) {
+            used[tmp[j]] = 1;
+            slots[tmp[j]] = order[b->first + j];
+        }
+    }
+    free(bs);
+    free(order);
+    free(fill);
+    free(used);
+    free(tmp);
+    return ok;
+}
+
+/* ---- identifiers ---- */
+
+static void ident_of(strbuf *b, const og_func *f) {
+    sb_puts(b, f->ns);
+    sb_putc(b, '_');
+    sb_puts(b, f->base_name);
+    if (f->schema->name.overload[0]) {
+        sb_putc(b, '_');
+        sb_puts(b, f->schema->name.overload);
+    }
+}
+
+/* ---- rendering ---- */
+
+typedef struct gen {
+    const og_model *m;
+    const og_edge *edge;
+    const char **idents;
+    strbuf ops_x, op_table, arg_table, ret_table, col_table, cell_table, alias_table, seed_table, slot_table, kernels_x, protos;
+    unsigned nargs, nrets, ncols, ncells, naliases, nkernels;
+} gen;
+
+static void arg_row(strbuf *b, const og_arg *x, og_dtset allowed) {
+    abi a = abi_of(x->type, og_annot_is_write(x->annot));
+    strbuf t;
+    sb_init(&t);
+    og_print_type(&t, x->type);
+    sb_puts(b, "    {");
+    c_str(b, x->name);
+    sb_puts(b, ", ");
+    c_str(b, sb_cstr(&t));
+    sb_puts(b, ", ");
+    c_str(b, x->dflt);
+    sb_puts(b, ", ");
+    if (x->annot) {
+        sb_reset(&t);
+        og_print_annot(&t, x->annot);
+        c_str(b, sb_cstr(&t));
+    } else {
+        sb_puts(b, "NULL");
+    }
+    unsigned flags = (x->cat >= OG_ARG_KW_PRE ? 1u : 0u) | (x->cat == OG_ARG_OUT ? 2u : 0u) | (og_annot_is_write(x->annot) ? 4u : 0u);
+    sb_printf(b, ", 0x%08xu, OPGEN_ABI_%s, %u},\n", allowed, a.kind, flags);
+    sb_free(&t);
+}
+
+static void ret_row(strbuf *b, const og_ret *r, og_dtset allowed) {
+    og_arg x;
+    memset(&x, 0, sizeof x);
+    x.name = r->name;
+    x.type = r->type;
+    x.annot = r->annot;
+    x.cat = OG_ARG_POST_SELF;
+    arg_row(b, &x, allowed);
+}
+
+static void op_rows(gen *g, unsigned id) {
+    const og_func *f = g->m->funcs[id];
+    const og_schema *s = f->schema;
+    const og_edge_op *e = g->edge ? og_edge_find(g->edge, f) : NULL;
+    const og_func *out = og_func_out_variant(f);
+    int out_id = out ? (int)out->index : -1;
+    sb_printf(&g->ops_x, "    X(%u, %s, \"%s::%s\") \\\n", id, g->idents[id], f->ns, f->name);
+    sb_printf(&g->op_table, "    {\"%s::%s\", \"%s\", ", f->ns, f->name, f->ns);
+    c_str(&g->op_table, f->base_name);
+    sb_puts(&g->op_table, ", ");
+    c_str(&g->op_table, s->name.overload);
+    sb_puts(&g->op_table, ", ");
+    c_str(&g->op_table, f->schema_text);
+    unsigned ncols = e ? e->nargs : 0, nrows = e ? e->nrows : 0;
+    sb_printf(&g->op_table, ", %u, %u, %u, %u, %u, %d, %u, %u, %u, %u, OPGEN_KIND_%s},\n", g->nargs, g->nrets, g->ncols, g->ncells, g->naliases, out_id, s->nargs,
+              s->nrets, nrows, ncols, f->kind == OG_KIND_FUNCTIONAL ? "FUNCTIONAL" : f->kind == OG_KIND_INPLACE ? "INPLACE" : f->kind == OG_KIND_OUT ? "OUT" : f->kind == OG_KIND_MUTABLE ? "MUTABLE" : "SCRATCH");
+    for (unsigned i = 0; i < s->nargs; i++) {
+        og_dtset allowed = default_allowed(s->args[i].type);
+        for (unsigned c = 0; e && c < e->nargs; c++)
+            if (e->args[c].index == (int)i) allowed = e->args[c].allowed;
+        arg_row(&g->arg_table, &s->args[i], allowed);
+    }
+    for (unsigned r = 0; r < s->nrets; r++) {
+        og_dtset allowed = default_allowed(s->rets[r].type);
+        for (unsigned c = 0; e && c < e->nargs; c++)
+            if (e->args[c].index == -(int)r - 1) allowed = e->args[c].allowed;
+        ret_row(&g->ret_table, &s->rets[r], allowed);
+    }
+    g->nargs += s->nargs;
+    g->nrets += s->nrets;
+    if (e) {
+        sb_printf(&g->col_table, "    /* %s */", e->op);
+        for (unsigned c = 0; c < e->nargs; c++) sb_printf(&g->col_table, " %d,", e->args[c].index);
+        sb_putc(&g->col_table, '\n');
+        for (unsigned r = 0; r < e->nrows; r++) {
+            sb_puts(&g->cell_table, "   ");
+            for (unsigned c = 0; c < e->nargs; c++) sb_printf(&g->cell_table, " %u,", e->rows[(size_t)r * e->nargs + c]);
+            sb_putc(&g->cell_table, '\n');
+        }
+        sb_printf(&g->alias_table, "    /* %s */", e->op);
+        for (unsigned a = 0; a < e->naliases; a++) sb_printf(&g->alias_table, " 0x%08xu,", e->aliases[a]);
+        sb_putc(&g->alias_table, '\n');
+        g->ncols += e->nargs;
+        g->ncells += e->nrows * e->nargs;
+        g->naliases += e->naliases;
+    }
+    if (f->kind == OG_KIND_OUT) {
+        sb_printf(&g->kernels_x, "    X(%u, opgen_kernel_%s) \\\n", id, g->idents[id]);
+        sb_printf(&g->protos, "/* %s::%s */\nopgen_status opgen_kernel_%s(opgen_ctx *ctx", f->ns, f->schema_text, g->idents[id]);
+        for (unsigned i = 0; i < s->nargs; i++) {
+            abi a = abi_of(s->args[i].type, og_annot_is_write(s->args[i].annot));
+            sb_printf(&g->protos, ", %s%s%s%s", a.ctype, a.ctype[strlen(a.ctype) - 1] == '*' ? "" : " ", s->args[i].name, is_keyword(s->args[i].name) ? "_" : "");
+        }
+        sb_puts(&g->protos, ");\n");
+        g->nkernels++;
+    }
+}
+
+/* Removes the trailing " \\\n" of an X-macro list (the last entry ends the macro). */
+static void end_xmacro(strbuf *b) {
+    if (b->n >= 3 && !strcmp(b->p + b->n - 3, " \\\n")) {
+        b->n -= 3;
+        b->p[b->n] = 0;
+    }
+}
+
+static const og_embedded_file *find_template(const char *name) {
+    char full[256];
+    snprintf(full, sizeof full, "templates/%s", name);
+    for (const og_embedded_file *e = og_embedded_files; e->name; e++)
+        if (!strcmp(e->name, full)) return e;
+    return NULL;
+}
+
+/* Reads a template from dir (when given) or the embedded copy. */
+static char *load_template(const char *dir, const char *name, size_t *len, char **path, og_outputs *outs, diag *d) {
+    if (!dir) {
+        const og_embedded_file *e = find_template(name);
+        if (!e) {
+            diag_plain(d, "no embedded template %s in this build", name);
+            return NULL;
+        }
+        *len = e->len;
+        *path = NULL;
+        char *c = malloc(e->len + 1);
+        if (c) memcpy(c, e->data, e->len + 1);
+        return c;
+    }
+    size_t n = strlen(dir) + strlen(name) + 2;
+    *path = malloc(n);
+    snprintf(*path, n, "%s/%s", dir, name);
+    FILE *fp = fopen(*path, "rb");
+    if (!fp) {
+        diag_error(d, *path, 0, 0, "cannot open template");
+        return NULL;
+    }
+    strbuf b;
+    sb_init(&b);
+    char buf[8192];
+    size_t r;
+    while ((r = fread(buf, 1, sizeof buf, fp)) > 0) sb_putn(&b, buf, r);
+    fclose(fp);
+    og_outputs_input(outs, *path);
+    *len = b.n;
+    return b.p ? b.p : calloc(1, 1);
+}
+
+static bool render(og_outputs *outs, const char *outdir, const char *tdir, const char *name, const og_tvar *vars, unsigned nvars, diag *d) {
+    char tname[128], *path = NULL;
+    snprintf(tname, sizeof tname, "%s.in", name);
+    size_t len;
+    char *t = load_template(tdir, tname, &len, &path, outs, d);
+    bool ok = t && og_tmpl_expand(og_outputs_add(outs, outdir, name), path ? path : tname, t, len, vars, nvars, d);
+    free(t);
+    free(path);
+    return ok;
+}
+
+bool og_emit_c_headers(og_outputs *outs, const char *outdir, const char *tdir, const og_model *m, const og_edge *edge, const char *generated_by, diag *d) {
+    gen g;
+    memset(&g, 0, sizeof g);
+    g.m = m;
+    g.edge = edge;
+    strbuf *bufs[] = {&g.ops_x, &g.op_table, &g.arg_table, &g.ret_table, &g.col_table, &g.cell_table, &g.alias_table, &g.seed_table, &g.slot_table, &g.kernels_x, &g.protos};
+    for (size_t i = 0; i < sizeof bufs / sizeof *bufs; i++) sb_init(bufs[i]);
+
+    /* identifiers: ns_name_overload, made unique by the op id where two collide */
+    unsigned n = m->nfuncs;
+    g.idents = calloc(n + 1, sizeof *g.idents);
+    const char **names = calloc(n + 1, sizeof *names);
+    strmap seen;
+    strmap_init(&seen, n);
+    strbuf t;
+    sb_init(&t);
+    for (unsigned i = 0; i < n; i++) {
+        sb_reset(&t);
+        ident_of(&t, m->funcs[i]);
+        char *id = arena_strndup(m->a, t.p, t.n);
+        if (strmap_put(&seen, id, (void *)id)) id = arena_printf(m->a, "%s_%u", id, i);
+        g.idents[i] = id;
+        names[i] = arena_printf(m->a, "%s::%s", m->funcs[i]->ns, m->funcs[i]->name);
+    }
+    strmap_free(&seen);
+    sb_free(&t);
+
+    for (unsigned i = 0; i < n; i++) op_rows(&g, i);
+
+    unsigned nb = n / 4 + 1;
+    uint32_t *seeds = calloc(nb, sizeof *seeds), *slots = calloc(n + 1, sizeof *slots);
+    bool ok = perfect_hash(names, n, nb, seeds, slots);
+    if (!ok) diag_plain(d, "could not build a perfect hash of the operator names");
+    for (unsigned b = 0; b < nb; b++) sb_printf(&g.seed_table, "%s%uu,%s", b % 12 ? " " : "    ", seeds[b], b % 12 == 11 || b + 1 == nb ? "\n" : "");
+    for (unsigned s = 0; s < n; s++) sb_printf(&g.slot_table, "%s%u,%s", s % 16 ? " " : "    ", slots[s], s % 16 == 15 || s + 1 == n ? "\n" : "");
+    free(seeds);
+    free(slots);
+    free(names);
+
+    /* C needs at least one element per array */
+    if (!n) sb_puts(&g.op_table, "    {\"\", \"\", \"\", \"\", \"\", 0, 0, 0, 0, 0, -1, 0, 0, 0, 0, OPGEN_KIND_FUNCTIONAL},\n"), sb_puts(&g.slot_table, "    0,\n");
+    if (!g.nargs) sb_puts(&g.arg_table, "    {NULL, NULL, NULL, NULL, 0u, OPGEN_ABI_OPAQUE, 0},\n");
+    if (!g.nrets) sb_puts(&g.ret_table, "    {NULL, NULL, NULL, NULL, 0u, OPGEN_ABI_OPAQUE, 0},\n");
+    if (!g.ncols) sb_puts(&g.col_table, "    0,\n");
+    if (!g.ncells) sb_puts(&g.cell_table, "    0,\n");
+    if (!g.naliases) sb_puts(&g.alias_table, "    0u,\n");
+    end_xmacro(&g.ops_x);
+    end_xmacro(&g.kernels_x);
+
+    strbuf dx;
+    sb_init(&dx);
+#define OG_DT_ROW(name, num) sb_printf(&dx, "    X(%s, %d, %d) \\\n", #name, num, og_dtype_size(num));
+    OG_SCALAR_TYPES(OG_DT_ROW)
+#undef OG_DT_ROW
+    end_xmacro(&dx);
+
+    char opcount[16], dtcount[16], edge_mask[16], buckets[16];
+    snprintf(opcount, sizeof opcount, "%u", n);
+    snprintf(dtcount, sizeof dtcount, "%d", OG_DTYPE_COUNT);
+    snprintf(edge_mask, sizeof edge_mask, "0x%08x", (unsigned)OG_EDGE_DTYPES);
+    snprintf(buckets, sizeof buckets, "%u", nb);
+    og_tvar vars[] = {
+        {"generated_by", generated_by},
+        {"version", OPGEN_VERSION_STRING},
+        {"dtype_xmacro", sb_cstr(&dx)},
+        {"dtype_count", dtcount},
+        {"edge_dtypes", edge_mask},
+        {"op_count", opcount},
+        {"ops_xmacro", sb_cstr(&g.ops_x)},
+        {"hash_buckets", buckets},
+        {"op_table", sb_cstr(&g.op_table)},
+        {"arg_table", sb_cstr(&g.arg_table)},
+        {"ret_table", sb_cstr(&g.ret_table)},
+        {"col_table", sb_cstr(&g.col_table)},
+        {"cell_table", sb_cstr(&g.cell_table)},
+        {"alias_table", sb_cstr(&g.alias_table)},
+        {"hash_seed_table", sb_cstr(&g.seed_table)},
+        {"hash_slot_table", sb_cstr(&g.slot_table)},
+        {"kernels_xmacro", sb_cstr(&g.kernels_x)},
+        {"prototypes", sb_cstr(&g.protos)},
+    };
+    unsigned nv = sizeof vars / sizeof *vars;
+    ok = ok && render(outs, outdir, tdir, "opgen_dtypes.h", vars, nv, d);
+    ok = ok && render(outs, outdir, tdir, "opgen_ops.h", vars, nv, d);
+    ok = ok && render(outs, outdir, tdir, "opgen_kernels.h", vars, nv, d);
+    sb_free(&dx);
+    for (size_t i = 0; i < sizeof bufs / sizeof *bufs; i++) sb_free(bufs[i]);
+    free(g.idents);
+    return ok;
+}

@@ -1,0 +1,18 @@
+/* A small template expander: {{name}} is replaced by a value; a tag alone on its
+ * line (indentation allowed) stands for whole lines and vanishes when the value is
+ * empty; a line holding only {{! comment }} vanishes. Templates keep the fixed,
+ * readable parts of generated files; emitters supply the tables. */
+#ifndef OPGEN_TMPL_H
+#define OPGEN_TMPL_H
+#include "diag.h"
+#include "strbuf.h"
+
+typedef struct og_tvar {
+    const char *name;
+    const char *value;
+} og_tvar;
+
+/* Expands tmpl (named `file` in messages) into out. Unknown names and unterminated
+ * tags are errors at file:line:col. */
+bool og_tmpl_expand(strbuf *out, const char *file, const char *tmpl, size_t len, const og_tvar *vars, unsigned nvars, diag *d);
+#endif

@@ -1,0 +1,170 @@
+#include "write.h"
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static void *xrealloc(void *p, size_t n) {
+    p = realloc(p, n);
+    if (!p) {
+        fputs("opgen: out of memory\n", stderr);
+        exit(3);
+    }
+    return p;
+}
+
+static char *xstrdup(const char *s) {
+    size_t n = strlen(s) + 1;
+    return memcpy(xrealloc(NULL, n), s, n);
+}
+
+void og_outputs_init(og_outputs *o) { memset(o, 0, sizeof *o); }
+
+void og_outputs_free(og_outputs *o) {
+    for (unsigned i = 0; i < o->n; i++) {
+        free(o->files[i].path);
+        sb_free(&o->files[i].data);
+    }
+    for (unsigned i = 0; i < o->ninputs; i++) free(o->inputs[i]);
+    free(o->files);
+    free(o->inputs);
+    memset(o, 0, sizeof *o);
+}
+
+strbuf *og_outputs_add(og_outputs *o, const char *dir, const char *name) {
+    if (o->n == o->cap) {
+        o->cap = o->cap ? o->cap * 2 : 8;
+        o->files = xrealloc(o->files, o->cap * sizeof *o->files);
+    }
+    og_output *f = &o->files[o->n++];
+    size_t dl = strlen(dir), nl = strlen(name);
+    f->path = xrealloc(NULL, dl + nl + 2);
+    memcpy(f->path, dir, dl);
+    f->path[dl] = '/';
+    memcpy(f->path + dl + 1, name, nl + 1);
+    sb_init(&f->data);
+    return &f->data;
+}
+
+void og_outputs_input(og_outputs *o, const char *path) {
+    for (unsigned i = 0; i < o->ninputs; i++)
+        if (!strcmp(o->inputs[i], path)) return;
+    if (o->ninputs == o->capinputs) {
+        o->capinputs = o->capinputs ? o->capinputs * 2 : 8;
+        o->inputs = xrealloc(o->inputs, o->capinputs * sizeof *o->inputs);
+    }
+    o->inputs[o->ninputs++] = xstrdup(path);
+}
+
+/* Same bytes as on disk already? (a missing or unreadable file is "different") */
+static bool unchanged(const char *path, const strbuf *data) {
+    FILE *f = fopen(path, "rb");
+    if (!f) return false;
+    bool same = true;
+    char buf[65536];
+    size_t off = 0, r;
+    while (same && (r = fread(buf, 1, sizeof buf, f)) > 0) {
+        if (off + r > data->n || memcmp(buf, data->p + off, r) != 0) same = false;
+        off += r;
+    }
+    same = same && !ferror(f) && off == data->n;
+    fclose(f);
+    return same;
+}
+
+/* Writes data to a fresh temp file beside path; returns its name or NULL. */
+static char *write_temp(const char *path, const strbuf *data, diag *d) {
+    size_t n = strlen(path);
+    char *tmp = xrealloc(NULL, n + 16);
+    memcpy(tmp, path, n);
+    memcpy(tmp + n, ".tmp.XXXXXX", 12);
+    int fd = mkstemp(tmp);
+    if (fd < 0) {
+        diag_error(d, path, 0, 0, "cannot create a temporary file beside it: %s", strerror(errno));
+        free(tmp);
+        return NULL;
+    }
+    const char *p = data->p ? data->p : "";
+    size_t left = data->n;
+    while (left) {
+        ssize_t w = write(fd, p, left);
+        if (w < 0 && errno == EINTR) continue;
+        if (w <= 0) {
+            diag_error(d, path, 0, 0, "cannot write: %s", w < 0 ? strerror(errno) : "no space written");
+            close(fd);
+            unlink(tmp);
+            free(tmp);
+            return NULL;
+        }
+        p += w;
+        left -= (size_t)w;
+    }
+    /* generated files are ordinary source files: rw-r--r-- less the umask */
+    mode_t um = umask(0);
+    umask(um);
+    if (fchmod(fd, 0666 & ~um) != 0 || close(fd) != 0) {
+        diag_error(d, path, 0, 0, "cannot write: %s", strerror(errno));
+        unlink(tmp);
+        free(tmp);
+        return NULL;
+    }
+    return tmp;
+}
+
+bool og_outputs_commit(og_outputs *o, diag *d, unsigned *changed) {
+    char **tmps = calloc(o->n + 1, sizeof *tmps);
+    bool ok = tmps != NULL;
+    for (unsigned i = 0; ok && i < o->n; i++) {
+        if (unchanged(o->files[i].path, &o->files[i].data)) continue;
+        tmps[i] = write_temp(o->files[i].path, &o->files[i].data, d);
+        if (!tmps[i]) ok = false;
+    }
+    unsigned count = 0;
+    for (unsigned i = 0; i < o->n && tmps; i++) {
+        if (!tmps[i]) continue;
+        if (ok && rename(tmps[i], o->files[i].path) != 0) {
+            diag_error(d, o->files[i].path, 0, 0, "cannot replace: %s", strerror(errno));
+            ok = false;
+        } else if (ok) {
+            count++;
+        }
+        if (!ok) unlink(tmps[i]);
+        free(tmps[i]);
+    }
+    free(tmps);
+    if (changed) *changed = count;
+    return ok;
+}
+
+static void dep_escape(strbuf *b, const char *s) {
+    for (; *s; s++) {
+        if (*s == ' ' || *s == '#' || *s == '\\') sb_putc(b, '\\');
+        if (*s == '$') sb_putc(b, '$');
+        sb_putc(b, *s);
+    }
+}
+
+bool og_outputs_depfile(og_outputs *o, diag *d, const char *path) {
+    og_outputs dep;
+    og_outputs_init(&dep);
+    /* the depfile is an output too: same atomic, write-if-changed path */
+    strbuf *b = og_outputs_add(&dep, ".", "");
+    free(dep.files[0].path);
+    dep.files[0].path = xstrdup(path);
+    for (unsigned i = 0; i < o->n; i++) {
+        if (i) sb_putc(b, ' ');
+        dep_escape(b, o->files[i].path);
+    }
+    sb_putc(b, ':');
+    for (unsigned i = 0; i < o->ninputs; i++) {
+        sb_puts(b, " \\\n  ");
+        dep_escape(b, o->inputs[i]);
+    }
+    sb_putc(b, '\n');
+    bool ok = og_outputs_commit(&dep, d, NULL);
+    og_outputs_free(&dep);
+    return ok;
+}

@@ -1,0 +1,85 @@
+#!/bin/sh
+# opgen generate: golden headers, standalone compiles (C11 with gcc and clang,
+# C++17 with g++, -Wall -Wextra -Werror -pedantic), O(1) name lookup of every op,
+# determinism, write-if-changed, untouched outputs after a failed run, depfile,
+# template override, and generated/ matching the build's regenerated headers.
+# usage: gen.sh OPGEN SRCDIR BUILT_HEADER_DIR CORPUS
+set -u
+opgen=$1 src=$2 built=$3 corpus=$4
+tmp=$(mktemp -d) || exit 2
+trap 'rm -rf "$tmp"' EXIT
+pass=0 fail=0
+ok() { pass=$((pass + 1)); }
+bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
+
+# 1. golden headers of a small input (OPGEN_UPDATE_GOLDEN=1 rewrites them)
+g=$src/tests/gen-golden/small
+"$opgen" generate --native-functions "$g/native_functions.yaml" --tags "$g/tags.yaml" --edge "$g/edge.yaml" -o "$tmp/small" || bad "generate small"
+[ "${OPGEN_UPDATE_GOLDEN:-}" = 1 ] && cp "$tmp"/small/*.h "$g/expected/"
+if diff -ru "$g/expected" "$tmp/small" >"$tmp/diff"; then ok; else bad "golden headers differ:"; head -40 "$tmp/diff"; fi
+
+# 2. committed generated/ == what the build regenerates from yaml/
+for h in opgen_dtypes.h opgen_ops.h opgen_kernels.h; do
+    if cmp -s "$src/generated/$h" "$built/$h"; then ok; else bad "generated/$h is stale: regenerate with 'opgen generate -o generated' and commit"; fi
+done
+
+# 3. standalone compiles + lookup of every op
+compile_and_run() { # DIR LABEL
+    for c in "gcc -std=c11 -x c" "clang -std=c11 -x c" "g++ -std=c++17 -x c++"; do
+        # shellcheck disable=SC2086
+        if $c -Wall -Wextra -Werror -pedantic -I"$1" "$src/tests/gen_check.c" -o "$tmp/check" 2>"$tmp/cc.log" && "$tmp/check" >"$tmp/run.log"; then
+            ok
+        else
+            bad "$2 with $c:"
+            head -20 "$tmp/cc.log" "$tmp/run.log"
+        fi
+    done
+    tail -1 "$tmp/run.log"
+}
+compile_and_run "$src/generated" "generated/"
+compile_and_run "$tmp/small" "small"
+nf=$corpus/pytorch-2.14/native_functions.yaml edge=$corpus/executorch/edge.yaml
+if [ -f "$nf" ] && [ -f "$edge" ]; then
+    "$opgen" generate --native-functions "$nf" --edge "$edge" -o "$tmp/full" --depfile "$tmp/full.d" || bad "generate 2.14"
+    compile_and_run "$tmp/full" "2.14 + edge.yaml"
+    # 4. deterministic
+    "$opgen" generate --native-functions "$nf" --edge "$edge" -o "$tmp/full2" || bad "generate 2.14 again"
+    if diff -r "$tmp/full" "$tmp/full2" >/dev/null; then ok; else bad "two runs differ"; fi
+    # 5. depfile names every input read, and every output
+    for f in "$nf" "$corpus/pytorch-2.14/tags.yaml" "$edge" "$tmp/full/opgen_ops.h"; do
+        if grep -qF "$f" "$tmp/full.d"; then ok; else bad "depfile lacks $f"; fi
+    done
+else
+    echo "SKIP (2.14 part): $corpus not found"
+fi
+
+# 6. a no-op rerun rewrites nothing: mtimes stay
+out=$tmp/small
+touch -d @946684800 "$out"/*.h
+"$opgen" generate --native-functions "$g/native_functions.yaml" --tags "$g/tags.yaml" --edge "$g/edge.yaml" -o "$out" || bad "rerun"
+for h in "$out"/*.h; do
+    if [ "$(stat -c %Y "$h")" = 946684800 ]; then ok; else bad "no-op rerun rewrote $h"; fi
+done
+
+# 7. a failed run leaves every output byte-identical (and no temp files)
+cp -r "$out" "$tmp/before"
+printf -- '- func: add.Tensor(Tensor self, Tensr other) -> Tensor\n' >"$tmp/broken.yaml"
+if "$opgen" generate --native-functions "$tmp/broken.yaml" --tags "$g/tags.yaml" -o "$out" 2>/dev/null; then bad "broken input accepted"; else ok; fi
+"$opgen" generate --native-functions "$g/native_functions.yaml" --tags "$g/tags.yaml" --edge "$g/edge.yaml" --templates "$tmp/no-such-dir" -o "$out" 2>/dev/null && bad "missing templates accepted"
+if diff -r "$tmp/before" "$out" >/dev/null && [ "$(ls "$out" | wc -l)" -eq 3 ]; then ok; else bad "a failed run changed the outputs"; fi
+for h in "$out"/*.h; do
+    if [ "$(stat -c %Y "$h")" = 946684800 ]; then ok; else bad "a failed run touched $h"; fi
+done
+
+# 8. a changed template changes the output; an unknown variable is a located error
+mkdir "$tmp/tpl"
+cp "$src"/templates/*.h.in "$tmp/tpl/"
+sed -i '1a /* vendor banner */' "$tmp/tpl/opgen_dtypes.h.in"
+"$opgen" generate --templates "$tmp/tpl" -o "$tmp/tout" || bad "generate with --templates"
+if grep -q 'vendor banner' "$tmp/tout/opgen_dtypes.h"; then ok; else bad "--templates ignored"; fi
+echo '{{no_such_var}}' >>"$tmp/tpl/opgen_ops.h.in"
+"$opgen" generate --templates "$tmp/tpl" -o "$tmp/tout2" 2>"$tmp/err" && bad "unknown template variable accepted"
+if grep -q "opgen_ops.h.in:[0-9]*:1: error: unknown template variable 'no_such_var'" "$tmp/err"; then ok; else bad "template error not located:"; cat "$tmp/err"; fi
+
+echo "gen: $pass passed, $fail failed"
+[ "$fail" -eq 0 ]
