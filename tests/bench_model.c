@@ -1,7 +1,10 @@
 #define _DEFAULT_SOURCE /* popen */
 /* Benchmark: parse + model native_functions.yaml beside a bare libyaml scan of
- * the same bytes. Prints medians, peak memory (RSS of a child doing one run) and
- * the ratio. usage: bench_model NATIVE_FUNCTIONS TAGS [RUNS] */
+ * the same bytes; with EDGE, also a whole `opgen generate` (model, edge.yaml, the
+ * three headers rendered in memory) beside a scan of both files. Prints medians,
+ * peak memory (VmHWM of a fresh process doing one run) and the ratios.
+ * usage: bench_model NATIVE_FUNCTIONS TAGS [RUNS [EDGE]] */
+#include "emit.h"
 #include "inputs.h"
 #include <stdint.h>
 #include <stdio.h>
@@ -80,6 +83,33 @@ NOINLINE size_t bench_model(const char *nf, size_t nn, const char *tags, size_t 
     return bytes;
 }
 
+/* opgen generate, minus the disk: inputs from memory, outputs rendered, not written. */
+NOINLINE size_t bench_generate(const char *nf, size_t nn, const char *tags, size_t tn, const char *edge, size_t en, size_t *bytes);
+NOINLINE size_t bench_generate(const char *nf, size_t nn, const char *tags, size_t tn, const char *edge, size_t en, size_t *bytes) {
+    og_session s;
+    og_session_init(&s, stderr);
+    ydoc td, nd;
+    og_outputs outs;
+    og_outputs_init(&outs);
+    bool ok = yaml_load_buffer(&s.a, &s.d, "tags.yaml", tags, tn, &td) && og_model_load_tags(&s.m, &td) &&
+              (og_model_begin_native(&s.m), yaml_stream_buffer(&s.a, &s.d, "native_functions.yaml", nf, nn, &nd, og_model_native_entry, &s.m)) &&
+              og_model_finish_native(&s.m, &nd) && yaml_load_buffer(&s.a, &s.d, "edge.yaml", edge, en, &s.edge_doc) &&
+              og_edge_load(&s.m, &s.edge_doc, &s.edge) && og_emit_c_headers(&outs, "/nonexistent", NULL, &s.m, &s.edge, "bench", &s.d);
+    if (!ok) {
+        fputs("bench_model: generate failed\n", stderr);
+        exit(1);
+    }
+    *bytes = 0;
+    for (unsigned i = 0; i < outs.n; i++) *bytes += outs.files[i].data.n;
+    size_t arena_total = s.a.total;
+    og_outputs_free(&outs);
+    og_session_free(&s);
+    return arena_total;
+}
+
+NOINLINE long bench_scan_both(const char *nf, size_t nn, const char *edge, size_t en);
+NOINLINE long bench_scan_both(const char *nf, size_t nn, const char *edge, size_t en) { return bench_scan(nf, nn) + bench_scan(edge, en); }
+
 static int cmp_double(const void *a, const void *b) {
     double x = *(const double *)a, y = *(const double *)b;
     return x < y ? -1 : x > y;
@@ -98,9 +128,9 @@ static long vm_hwm(void) {
 }
 
 /* Peak RSS (KiB) of a fresh process (this program re-executed) that runs `mode` once. */
-static long child_rss(const char *self, const char *mode, const char *nf, const char *tags) {
+static long child_rss(const char *self, const char *mode, const char *nf, const char *tags, const char *edge) {
     char cmd[4096];
-    snprintf(cmd, sizeof cmd, "'%s' --once %s '%s' '%s'", self, mode, nf, tags);
+    snprintf(cmd, sizeof cmd, "'%s' --once %s '%s' '%s' '%s'", self, mode, nf, tags, edge ? edge : "");
     FILE *p = popen(cmd, "r");
     long kb = -1;
     if (p && fscanf(p, "%ld", &kb) != 1) kb = -1;
@@ -109,13 +139,16 @@ static long child_rss(const char *self, const char *mode, const char *nf, const 
 }
 
 int main(int argc, char **argv) {
-    if (argc == 5 && !strcmp(argv[1], "--once")) { /* child of child_rss() */
-        size_t nn, tn;
-        char *nf = slurp(argv[3], &nn), *tags = slurp(argv[4], &tn);
+    if (argc >= 5 && !strcmp(argv[1], "--once")) { /* child of child_rss() */
+        size_t nn, tn, en = 0, bytes;
+        char *nf = slurp(argv[3], &nn), *tags = slurp(argv[4], &tn), *edge = argc > 5 ? slurp(argv[5], &en) : NULL;
         unsigned f;
         if (!nf || !tags) return 1;
         if (!strcmp(argv[2], "scan")) bench_scan(nf, nn);
         if (!strcmp(argv[2], "model")) bench_model(nf, nn, tags, tn, &f);
+        if (!strcmp(argv[2], "scan2") && edge) bench_scan_both(nf, nn, edge, en);
+        if (!strcmp(argv[2], "generate") && edge) bench_generate(nf, nn, tags, tn, edge, en, &bytes);
+        free(edge);
         printf("%ld\n", vm_hwm());
         free(nf);
         free(tags);
@@ -150,12 +183,34 @@ int main(int argc, char **argv) {
     qsort(ts, (size_t)runs, sizeof *ts, cmp_double);
     qsort(tm, (size_t)runs, sizeof *tm, cmp_double);
     double ms = ts[runs / 2], mm = tm[runs / 2];
-    long rs = child_rss(argv[0], "scan", argv[1], argv[2]), rm = child_rss(argv[0], "model", argv[1], argv[2]), r0 = child_rss(argv[0], "none", argv[1], argv[2]);
+    long rs = child_rss(argv[0], "scan", argv[1], argv[2], NULL), rm = child_rss(argv[0], "model", argv[1], argv[2], NULL), r0 = child_rss(argv[0], "none", argv[1], argv[2], NULL);
     printf("bench_model: %s, %zu bytes, %d runs each\n", argv[1], nn, runs);
     printf("  libyaml scan   median %7.2f ms   peak RSS %6.1f MiB   (%ld events)\n", ms, rs / 1024.0, events);
     printf("  opgen model    median %7.2f ms   peak RSS %6.1f MiB   (%u functions, arena %.1f MiB)\n", mm, rm / 1024.0, funcs, arena_bytes / 1048576.0);
     printf("  process baseline (file read only)  peak RSS %6.1f MiB\n", r0 / 1024.0);
     printf("  ratio model/scan: %.2f (target <= 2.00)\n", mm / ms);
+    if (argc > 4) { /* the whole generate beside a scan of both inputs */
+        size_t en, bytes = 0;
+        char *edge = slurp(argv[4], &en);
+        if (!edge) return 77;
+        for (int i = 0; i < runs; i++) {
+            double t0 = now_ms();
+            bench_scan_both(nf, nn, edge, en);
+            double t1 = now_ms();
+            arena_bytes = bench_generate(nf, nn, tags, tn, edge, en, &bytes);
+            double t2 = now_ms();
+            ts[i] = t1 - t0;
+            tm[i] = t2 - t1;
+        }
+        qsort(ts, (size_t)runs, sizeof *ts, cmp_double);
+        qsort(tm, (size_t)runs, sizeof *tm, cmp_double);
+        long r2 = child_rss(argv[0], "scan2", argv[1], argv[2], argv[4]), rg = child_rss(argv[0], "generate", argv[1], argv[2], argv[4]);
+        printf("bench_generate: + %s, %zu bytes\n", argv[4], en);
+        printf("  libyaml scan of both   median %7.2f ms   peak RSS %6.1f MiB\n", ts[runs / 2], r2 / 1024.0);
+        printf("  opgen generate         median %7.2f ms   peak RSS %6.1f MiB   (%zu header bytes, arena %.1f MiB)\n", tm[runs / 2], rg / 1024.0, bytes, arena_bytes / 1048576.0);
+        printf("  ratio generate/scan: %.2f\n", tm[runs / 2] / ts[runs / 2]);
+        free(edge);
+    }
     free(ts);
     free(tm);
     free(nf);
