@@ -1,0 +1,773 @@
+#include "opgen/graph.h"
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- dtype names ---- */
+
+static const struct {
+    const char *abbrev, *torch;
+    opgen_dtype dtype;
+} dtype_names[] = {
+    {"b8", "torch.bool", OPGEN_DTYPE_Bool},         {"u8", "torch.uint8", OPGEN_DTYPE_Byte},
+    {"i8", "torch.int8", OPGEN_DTYPE_Char},         {"i16", "torch.int16", OPGEN_DTYPE_Short},
+    {"i32", "torch.int32", OPGEN_DTYPE_Int},        {"i64", "torch.int64", OPGEN_DTYPE_Long},
+    {"f16", "torch.float16", OPGEN_DTYPE_Half},     {"bf16", "torch.bfloat16", OPGEN_DTYPE_BFloat16},
+    {"f32", "torch.float32", OPGEN_DTYPE_Float},    {"f64", "torch.float64", OPGEN_DTYPE_Double},
+    {"u16", "torch.uint16", OPGEN_DTYPE_UInt16},    {"c64", "torch.complex64", OPGEN_DTYPE_ComplexFloat},
+    {"c128", "torch.complex128", OPGEN_DTYPE_ComplexDouble},
+};
+/* PyTorch's other spellings of the same dtypes */
+static const struct {
+    const char *name;
+    opgen_dtype dtype;
+} torch_aliases[] = {
+    {"torch.float", OPGEN_DTYPE_Float}, {"torch.double", OPGEN_DTYPE_Double}, {"torch.half", OPGEN_DTYPE_Half},
+    {"torch.long", OPGEN_DTYPE_Long},   {"torch.int", OPGEN_DTYPE_Int},       {"torch.short", OPGEN_DTYPE_Short},
+    {"torch.cfloat", OPGEN_DTYPE_ComplexFloat}, {"torch.cdouble", OPGEN_DTYPE_ComplexDouble},
+    {"torch.uint32", OPGEN_DTYPE_UInt32}, {"torch.uint64", OPGEN_DTYPE_UInt64},
+};
+static const char *const memfmt_names[] = {"torch.contiguous_format", "torch.channels_last", "torch.channels_last_3d", "torch.preserve_format"};
+
+int opgen_dtype_from_abbrev(const char *s, size_t n) {
+    for (size_t i = 0; i < sizeof dtype_names / sizeof *dtype_names; i++)
+        if (strlen(dtype_names[i].abbrev) == n && !memcmp(dtype_names[i].abbrev, s, n)) return dtype_names[i].dtype;
+    return -1;
+}
+
+static int dtype_from_torch(const char *s, size_t n) {
+    for (size_t i = 0; i < sizeof dtype_names / sizeof *dtype_names; i++)
+        if (strlen(dtype_names[i].torch) == n && !memcmp(dtype_names[i].torch, s, n)) return dtype_names[i].dtype;
+    for (size_t i = 0; i < sizeof torch_aliases / sizeof *torch_aliases; i++)
+        if (strlen(torch_aliases[i].name) == n && !memcmp(torch_aliases[i].name, s, n)) return torch_aliases[i].dtype;
+    return -1;
+}
+
+const char *opgen_dtype_abbrev(opgen_dtype d) {
+    for (size_t i = 0; i < sizeof dtype_names / sizeof *dtype_names; i++)
+        if (dtype_names[i].dtype == d) return dtype_names[i].abbrev;
+    return NULL;
+}
+
+const char *opgen_dtype_torch_name(opgen_dtype d) {
+    for (size_t i = 0; i < sizeof dtype_names / sizeof *dtype_names; i++)
+        if (dtype_names[i].dtype == d) return dtype_names[i].torch;
+    for (size_t i = 0; i < sizeof torch_aliases / sizeof *torch_aliases; i++)
+        if (torch_aliases[i].dtype == d) return torch_aliases[i].name;
+    return NULL;
+}
+
+/* ---- lexer ---- */
+
+enum { T_END, T_NAME /* %x */, T_IDENT, T_INT, T_FLOAT, T_STR, T_PUNCT };
+
+typedef struct tok {
+    int kind;
+    const char *s; /* text */
+    size_t n;
+    unsigned line, col;
+    int64_t i;
+    double f;
+} tok;
+
+typedef struct parser {
+    const char *file, *p, *e, *line_start;
+    unsigned line;
+    opgen_arena *a;
+    opgen_error *err;
+    tok t; /* current token */
+    int failed;
+} parser;
+
+static bool is_alpha(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_'; }
+static bool is_digit(char c) { return c >= '0' && c <= '9'; }
+
+static int fail(parser *ps, unsigned line, unsigned col, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 4, 5)))
+#endif
+    ;
+#include <stdarg.h>
+static int fail(parser *ps, unsigned line, unsigned col, const char *fmt, ...) {
+    if (!ps->failed) {
+        char msg[384];
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(msg, sizeof msg, fmt, ap);
+        va_end(ap);
+        opgen_fail_at(ps->err, OPGEN_E_PARSE, ps->file, line, col, "%s", msg);
+        ps->failed = 1;
+    }
+    return OPGEN_E_PARSE;
+}
+
+static const char *describe(const tok *t, char *buf, size_t cap) {
+    switch (t->kind) {
+    case T_END: return "the end of the text";
+    case T_STR: return "a string";
+    default: snprintf(buf, cap, "'%.*s'", (int)(t->n > 40 ? 40 : t->n), t->s); return buf;
+    }
+}
+
+static void next(parser *ps) {
+    const char *p = ps->p, *e = ps->e;
+    for (;;) { /* white space, newlines and comments */
+        while (p < e && (*p == ' ' || *p == '\t' || *p == '\r')) p++;
+        if (p < e && *p == '\n') {
+            p++;
+            ps->line++;
+            ps->line_start = p;
+            continue;
+        }
+        if (p < e && *p == '#') {
+            while (p < e && *p != '\n') p++;
+            continue;
+        }
+        break;
+    }
+    tok *t = &ps->t;
+    memset(t, 0, sizeof *t);
+    t->s = p;
+    t->line = ps->line;
+    t->col = (unsigned)(p - ps->line_start) + 1;
+    if (p >= e) {
+        t->kind = T_END;
+    } else if (*p == '%') {
+        const char *q = p + 1;
+        while (q < e && (is_alpha(*q) || is_digit(*q))) q++;
+        t->kind = T_NAME;
+        t->n = (size_t)(q - p);
+        if (q == p + 1) fail(ps, t->line, t->col, "expected a value name after '%%'");
+        p = q;
+    } else if (is_alpha(*p)) { /* identifiers, ns::op.overload, torch.float32 */
+        const char *q = p;
+        for (;;) {
+            while (q < e && (is_alpha(*q) || is_digit(*q))) q++;
+            if (q + 2 < e && q[0] == ':' && q[1] == ':' && (is_alpha(q[2]) || is_digit(q[2]))) {
+                q += 2;
+                continue;
+            }
+            if (q + 1 < e && q[0] == '.' && (is_alpha(q[1]) || is_digit(q[1]))) {
+                q += 1;
+                continue;
+            }
+            break;
+        }
+        t->n = (size_t)(q - p);
+        if ((t->n == 3 && !memcmp(p, "inf", 3)) || (t->n == 3 && !memcmp(p, "nan", 3))) {
+            t->kind = T_FLOAT;
+            t->f = p[0] == 'i' ? INFINITY : NAN;
+        } else {
+            t->kind = T_IDENT;
+        }
+        p = q;
+    } else if (is_digit(*p) || ((*p == '-' || *p == '+' || *p == '.') && p + 1 < e && (is_digit(p[1]) || p[1] == 'i' || p[1] == '.'))) {
+        const char *q = p;
+        if (*q == '-' || *q == '+') q++;
+        if (e - q >= 3 && !memcmp(q, "inf", 3) && !(q + 3 < e && is_alpha(q[3]))) {
+            t->kind = T_FLOAT;
+            t->f = *p == '-' ? -INFINITY : INFINITY;
+            p = q + 3;
+            t->n = (size_t)(p - t->s);
+        } else {
+            bool isf = false;
+            while (q < e && is_digit(*q)) q++;
+            if (q < e && *q == '.') {
+                isf = true;
+                q++;
+                while (q < e && is_digit(*q)) q++;
+            }
+            if (q < e && (*q == 'e' || *q == 'E')) {
+                const char *r = q + 1;
+                if (r < e && (*r == '-' || *r == '+')) r++;
+                if (r < e && is_digit(*r)) {
+                    isf = true;
+                    q = r;
+                    while (q < e && is_digit(*q)) q++;
+                }
+            }
+            t->n = (size_t)(q - p);
+            char buf[64];
+            if (t->n >= sizeof buf) {
+                fail(ps, t->line, t->col, "number too long");
+                t->n = sizeof buf - 1;
+            }
+            memcpy(buf, p, t->n);
+            buf[t->n] = 0;
+            char *end;
+            if (isf) {
+                t->kind = T_FLOAT;
+                t->f = strtod(buf, &end);
+            } else {
+                t->kind = T_INT;
+                errno = 0;
+                t->i = strtoll(buf, &end, 10);
+                if (errno) fail(ps, t->line, t->col, "integer '%s' out of range", buf);
+            }
+            if (*end) fail(ps, t->line, t->col, "malformed number '%s'", buf);
+            p = q;
+        }
+    } else if (*p == '"') {
+        const char *q = p + 1;
+        while (q < e && *q != '"' && *q != '\n') q += (*q == '\\' && q + 1 < e) ? 2 : 1;
+        if (q >= e || *q != '"') fail(ps, t->line, t->col, "unterminated string");
+        t->kind = T_STR;
+        t->n = (size_t)(q - p) + 1;
+        p = q < e ? q + 1 : q;
+    } else if (strchr("()[],=:", *p)) {
+        t->kind = T_PUNCT;
+        t->n = 1;
+        p++;
+    } else {
+        fail(ps, t->line, t->col, "unexpected character '%c'", *p);
+        t->kind = T_END;
+    }
+    ps->p = p;
+}
+
+static bool is_punct(const parser *ps, char c) { return ps->t.kind == T_PUNCT && ps->t.s[0] == c; }
+static bool is_ident(const parser *ps, const char *w) { return ps->t.kind == T_IDENT && ps->t.n == strlen(w) && !memcmp(ps->t.s, w, ps->t.n); }
+
+static bool expect(parser *ps, char c, const char *what) {
+    if (is_punct(ps, c)) {
+        next(ps);
+        return true;
+    }
+    char b[64];
+    fail(ps, ps->t.line, ps->t.col, "expected %s, found %s", what, describe(&ps->t, b, sizeof b));
+    return false;
+}
+
+static char *dup(parser *ps, const char *s, size_t n) {
+    char *d = opgen_arena_alloc(ps->a, n + 1);
+    if (!d) {
+        fail(ps, ps->t.line, ps->t.col, "out of memory");
+        return (char *)"";
+    }
+    memcpy(d, s, n);
+    d[n] = 0;
+    return d;
+}
+
+/* Growable arrays in the arena: the old copy is left behind (programs are small). */
+static void *grow(parser *ps, void *old, int n, int *cap, size_t elem) {
+    if (n < *cap) return old;
+    int nc = *cap ? *cap * 2 : 8;
+    void *p = opgen_arena_alloc(ps->a, (size_t)nc * elem);
+    if (!p) {
+        fail(ps, ps->t.line, ps->t.col, "out of memory");
+        return old;
+    }
+    if (old && n) memcpy(p, old, (size_t)n * elem);
+    *cap = nc;
+    return p;
+}
+
+typedef struct builder {
+    opgen_graph *g;
+    int cap_values, cap_inputs, cap_nodes;
+} builder;
+
+static int find_value(const opgen_graph *g, const char *s, size_t n) {
+    for (int i = 0; i < g->nvalues; i++)
+        if (strlen(g->values[i].name) == n && !memcmp(g->values[i].name, s, n)) return i;
+    return -1;
+}
+
+/* Defines %name (a token T_NAME); returns its index or -1. */
+static int define(parser *ps, builder *b, const tok *t, int kind, int producer) {
+    opgen_graph *g = b->g;
+    int prev = find_value(g, t->s + 1, t->n - 1);
+    if (prev >= 0) {
+        const opgen_gvalue *v = &g->values[prev];
+        if (v->kind == OPGEN_GV_FREE)
+            fail(ps, t->line, t->col, "%%%s is defined after its use at %u:%u", v->name, v->line, v->col);
+        else
+            fail(ps, t->line, t->col, "%%%s is defined twice (first at %u:%u)", v->name, v->line, v->col);
+        return -1;
+    }
+    g->values = grow(ps, g->values, g->nvalues, &b->cap_values, sizeof *g->values);
+    if (ps->failed) return -1;
+    opgen_gvalue *v = &g->values[g->nvalues];
+    memset(v, 0, sizeof *v);
+    v->name = dup(ps, t->s + 1, t->n - 1);
+    v->kind = kind;
+    v->producer = producer;
+    v->line = t->line;
+    v->col = t->col;
+    return g->nvalues++;
+}
+
+static int use(parser *ps, builder *b, const tok *t) {
+    opgen_graph *g = b->g;
+    int i = find_value(g, t->s + 1, t->n - 1);
+    if (i >= 0) return i;
+    if (!g->pattern) {
+        fail(ps, t->line, t->col, "%.*s is used before it is defined", (int)t->n, t->s);
+        return -1;
+    }
+    /* in a pattern, a free name is an argument of the backend op */
+    i = define(ps, b, t, OPGEN_GV_FREE, -1);
+    if (i < 0) return -1;
+    g->inputs = grow(ps, g->inputs, g->ninputs, &b->cap_inputs, sizeof *g->inputs);
+    if (!ps->failed) g->inputs[g->ninputs++] = i;
+    return i;
+}
+
+static bool parse_value(parser *ps, builder *b, opgen_garg *x, int depth) {
+    char d[64];
+    x->line = ps->t.line;
+    x->col = ps->t.col;
+    if (depth > 8) return fail(ps, x->line, x->col, "lists nested too deeply"), false;
+    switch (ps->t.kind) {
+    case T_NAME:
+        x->kind = OPGEN_GA_VALUE;
+        x->i = use(ps, b, &ps->t);
+        next(ps);
+        return x->i >= 0;
+    case T_INT:
+        x->kind = OPGEN_GA_INT;
+        x->i = ps->t.i;
+        next(ps);
+        return true;
+    case T_FLOAT:
+        x->kind = OPGEN_GA_FLOAT;
+        x->f = ps->t.f;
+        next(ps);
+        return true;
+    case T_STR: {
+        /* unescape \" \\ \n \t */
+        char *s = opgen_arena_alloc(ps->a, ps->t.n);
+        if (!s) return fail(ps, x->line, x->col, "out of memory"), false;
+        size_t k = 0;
+        for (size_t i = 1; i + 1 < ps->t.n; i++) {
+            char c = ps->t.s[i];
+            if (c == '\\' && i + 2 < ps->t.n) {
+                c = ps->t.s[++i];
+                c = c == 'n' ? '\n' : c == 't' ? '\t' : c;
+            }
+            s[k++] = c;
+        }
+        s[k] = 0;
+        x->kind = OPGEN_GA_STR;
+        x->s = s;
+        next(ps);
+        return true;
+    }
+    case T_IDENT:
+        if (is_ident(ps, "True") || is_ident(ps, "False")) {
+            x->kind = OPGEN_GA_BOOL;
+            x->i = ps->t.s[0] == 'T';
+        } else if (is_ident(ps, "None")) {
+            x->kind = OPGEN_GA_NONE;
+        } else {
+            int dt = dtype_from_torch(ps->t.s, ps->t.n), mf = -1;
+            for (int i = 0; i < 4; i++)
+                if (strlen(memfmt_names[i]) == ps->t.n && !memcmp(memfmt_names[i], ps->t.s, ps->t.n)) mf = i;
+            if (dt >= 0) {
+                x->kind = OPGEN_GA_DTYPE;
+                x->i = dt;
+            } else if (mf >= 0) {
+                x->kind = OPGEN_GA_MEMFMT;
+                x->i = mf;
+            } else {
+                return fail(ps, x->line, x->col, "expected a value (%%name, a number, True, False, None, a string, a list, torch.<dtype> or a memory format), found %s", describe(&ps->t, d, sizeof d)), false;
+            }
+        }
+        next(ps);
+        return true;
+    case T_PUNCT:
+        if (is_punct(ps, '[')) {
+            next(ps);
+            x->kind = OPGEN_GA_LIST;
+            int cap = 0;
+            while (!is_punct(ps, ']')) {
+                x->items = grow(ps, x->items, x->nitems, &cap, sizeof *x->items);
+                if (ps->failed) return false;
+                opgen_garg *it = &x->items[x->nitems];
+                memset(it, 0, sizeof *it);
+                if (!parse_value(ps, b, it, depth + 1)) return false;
+                x->nitems++;
+                if (is_punct(ps, ',')) {
+                    next(ps);
+                    continue;
+                }
+                if (!is_punct(ps, ']')) return fail(ps, ps->t.line, ps->t.col, "expected ',' or ']' in a list, found %s", describe(&ps->t, d, sizeof d)), false;
+            }
+            next(ps);
+            return true;
+        }
+        /* fall through */
+    default: return fail(ps, x->line, x->col, "expected a value, found %s", describe(&ps->t, d, sizeof d)), false;
+    }
+}
+
+static bool parse_node(parser *ps, builder *b) {
+    char d[64];
+    opgen_graph *g = b->g;
+    tok results[16];
+    int nres = 0;
+    for (;;) {
+        if (ps->t.kind != T_NAME) return fail(ps, ps->t.line, ps->t.col, "expected a result name like %%y, found %s", describe(&ps->t, d, sizeof d)), false;
+        if (nres == 16) return fail(ps, ps->t.line, ps->t.col, "more than 16 results"), false;
+        results[nres++] = ps->t;
+        next(ps);
+        if (!is_punct(ps, ',')) break;
+        next(ps);
+    }
+    if (!expect(ps, '=', "'=' after the results")) return false;
+    if (ps->t.kind != T_IDENT || !memchr(ps->t.s, ':', ps->t.n))
+        return fail(ps, ps->t.line, ps->t.col, "expected an operator name like aten::add.Tensor, found %s", describe(&ps->t, d, sizeof d)), false;
+    g->nodes = grow(ps, g->nodes, g->nnodes, &b->cap_nodes, sizeof *g->nodes);
+    if (ps->failed) return false;
+    opgen_gnode *n = &g->nodes[g->nnodes];
+    memset(n, 0, sizeof *n);
+    n->op = dup(ps, ps->t.s, ps->t.n);
+    n->line = results[0].line;
+    n->col = results[0].col;
+    next(ps);
+    if (!expect(ps, '(', "'(' after the operator name")) return false;
+    int cap = 0;
+    bool kw_seen = false;
+    while (!is_punct(ps, ')')) {
+        n->args = grow(ps, n->args, n->nargs, &cap, sizeof *n->args);
+        if (ps->failed) return false;
+        opgen_garg *x = &n->args[n->nargs];
+        memset(x, 0, sizeof *x);
+        /* keyword argument: name=value */
+        if (ps->t.kind == T_IDENT && ps->p < ps->e && *ps->p == '=' && !memchr(ps->t.s, ':', ps->t.n) && !memchr(ps->t.s, '.', ps->t.n)) {
+            tok k = ps->t;
+            x->kw = dup(ps, k.s, k.n);
+            for (int i = 0; i < n->nargs; i++)
+                if (n->args[i].kw && !strcmp(n->args[i].kw, x->kw)) return fail(ps, k.line, k.col, "keyword argument '%s' given twice", x->kw), false;
+            next(ps);
+            next(ps); /* '=' */
+            kw_seen = true;
+            if (!parse_value(ps, b, x, 0)) return false;
+            x->line = k.line;
+            x->col = k.col;
+        } else {
+            if (kw_seen) return fail(ps, ps->t.line, ps->t.col, "a positional argument follows a keyword argument"), false;
+            if (!parse_value(ps, b, x, 0)) return false;
+        }
+        n->nargs++;
+        if (is_punct(ps, ',')) {
+            next(ps);
+            continue;
+        }
+        if (!is_punct(ps, ')')) return fail(ps, ps->t.line, ps->t.col, "expected ',' or ')' after an argument, found %s", describe(&ps->t, d, sizeof d)), false;
+    }
+    next(ps);
+    int id = g->nnodes++;
+    n = &g->nodes[id];
+    n->results = opgen_arena_alloc(ps->a, sizeof(int) * (size_t)nres);
+    if (!n->results) return fail(ps, n->line, n->col, "out of memory"), false;
+    for (int r = 0; r < nres; r++) {
+        n->results[r] = define(ps, b, &results[r], OPGEN_GV_RESULT, id);
+        if (n->results[r] < 0) return false;
+    }
+    n->nresults = nres;
+    return true;
+}
+
+static bool parse_input(parser *ps, builder *b) {
+    char d[64];
+    if (ps->t.kind != T_NAME) return fail(ps, ps->t.line, ps->t.col, "expected an input like %%x: f32[2, 3], found %s", describe(&ps->t, d, sizeof d)), false;
+    tok name = ps->t;
+    next(ps);
+    if (!expect(ps, ':', "':' and a type after the input name")) return false;
+    if (ps->t.kind != T_IDENT) return fail(ps, ps->t.line, ps->t.col, "expected a type (f32[...], int, float, bool), found %s", describe(&ps->t, d, sizeof d)), false;
+    int kind = is_ident(ps, "int") ? OPGEN_GV_INT : is_ident(ps, "float") ? OPGEN_GV_FLOAT : is_ident(ps, "bool") ? OPGEN_GV_BOOL : OPGEN_GV_TENSOR;
+    int dt = -1;
+    if (kind == OPGEN_GV_TENSOR) {
+        dt = opgen_dtype_from_abbrev(ps->t.s, ps->t.n);
+        if (dt < 0) return fail(ps, ps->t.line, ps->t.col, "unknown dtype '%.*s' (expected b8, u8, i8, i16, i32, i64, f16, bf16, f32, f64, u16, c64, c128)", (int)ps->t.n, ps->t.s), false;
+    }
+    tok ty = ps->t;
+    next(ps);
+    int64_t sizes[OPGEN_MAX_DIM];
+    int dim = 0;
+    if (kind == OPGEN_GV_TENSOR) {
+        if (!expect(ps, '[', "'[' and sizes after the dtype")) return false;
+        while (!is_punct(ps, ']')) {
+            if (ps->t.kind != T_INT || ps->t.i < 0) return fail(ps, ps->t.line, ps->t.col, "expected a non-negative size, found %s", describe(&ps->t, d, sizeof d)), false;
+            if (dim == OPGEN_MAX_DIM) return fail(ps, ps->t.line, ps->t.col, "more than %d dimensions", OPGEN_MAX_DIM), false;
+            sizes[dim++] = ps->t.i;
+            next(ps);
+            if (is_punct(ps, ',')) {
+                next(ps);
+                continue;
+            }
+            if (!is_punct(ps, ']')) return fail(ps, ps->t.line, ps->t.col, "expected ',' or ']' in the sizes, found %s", describe(&ps->t, d, sizeof d)), false;
+        }
+        next(ps);
+    }
+    (void)ty;
+    int v = define(ps, b, &name, kind, -1);
+    if (v < 0) return false;
+    opgen_gvalue *gv = &b->g->values[v];
+    if (kind == OPGEN_GV_TENSOR) {
+        gv->dtype = (opgen_dtype)dt;
+        gv->dim = dim;
+        memcpy(gv->sizes, sizes, sizeof(int64_t) * (size_t)dim);
+    }
+    opgen_graph *g = b->g;
+    g->inputs = grow(ps, g->inputs, g->ninputs, &b->cap_inputs, sizeof *g->inputs);
+    if (!ps->failed) g->inputs[g->ninputs++] = v;
+    return !ps->failed;
+}
+
+static bool parse_return(parser *ps, builder *b) {
+    char d[64];
+    opgen_graph *g = b->g;
+    next(ps); /* return */
+    bool paren = is_punct(ps, '(');
+    if (paren) next(ps);
+    g->tuple_return = paren;
+    int cap = 0;
+    for (;;) {
+        if (paren && is_punct(ps, ')') && g->noutputs == 0) break;
+        if (ps->t.kind != T_NAME) return fail(ps, ps->t.line, ps->t.col, "expected a value to return like %%y, found %s", describe(&ps->t, d, sizeof d)), false;
+        g->outputs = grow(ps, g->outputs, g->noutputs, &cap, sizeof *g->outputs);
+        if (ps->failed) return false;
+        int v = use(ps, b, &ps->t);
+        if (v < 0) return false;
+        g->outputs[g->noutputs++] = v;
+        next(ps);
+        if (!paren || !is_punct(ps, ',')) break;
+        next(ps);
+    }
+    if (paren && !expect(ps, ')', "')' after the returned values")) return false;
+    if (ps->t.kind != T_END) return fail(ps, ps->t.line, ps->t.col, "expected the end of the graph after 'return', found %s", describe(&ps->t, d, sizeof d)), false;
+    return true;
+}
+
+int32_t opgen_graph_parse(const char *file, const char *text, size_t len, bool pattern, opgen_arena *a, opgen_graph *g, opgen_error *err) {
+    memset(g, 0, sizeof *g);
+    g->file = file;
+    g->pattern = pattern;
+    parser ps;
+    memset(&ps, 0, sizeof ps);
+    ps.file = file;
+    ps.p = ps.line_start = text;
+    ps.e = text + len;
+    ps.line = 1;
+    ps.a = a;
+    ps.err = err;
+    builder b;
+    memset(&b, 0, sizeof b);
+    b.g = g;
+    char d[64];
+    next(&ps);
+    if (!pattern) {
+        if (!is_ident(&ps, "graph")) return fail(&ps, ps.t.line, ps.t.col, "expected 'graph(' to start the program, found %s", describe(&ps.t, d, sizeof d));
+        next(&ps);
+        if (!expect(&ps, '(', "'(' after 'graph'")) return OPGEN_E_PARSE;
+        while (!is_punct(&ps, ')')) {
+            if (!parse_input(&ps, &b)) return OPGEN_E_PARSE;
+            if (is_punct(&ps, ',')) {
+                next(&ps);
+                continue;
+            }
+            if (!is_punct(&ps, ')')) return fail(&ps, ps.t.line, ps.t.col, "expected ',' or ')' after an input, found %s", describe(&ps.t, d, sizeof d));
+        }
+        next(&ps);
+        if (!expect(&ps, ':', "':' after the inputs")) return OPGEN_E_PARSE;
+    }
+    for (;;) {
+        if (ps.failed) return OPGEN_E_PARSE;
+        if (is_ident(&ps, "return")) {
+            if (!parse_return(&ps, &b)) return OPGEN_E_PARSE;
+            break;
+        }
+        if (ps.t.kind == T_END) return fail(&ps, ps.t.line, ps.t.col, "expected 'return' to end the graph");
+        if (!parse_node(&ps, &b)) return OPGEN_E_PARSE;
+    }
+    return ps.failed ? OPGEN_E_PARSE : OPGEN_OK;
+}
+
+/* ---- printing ---- */
+
+typedef struct out {
+    char *buf;
+    size_t cap, n;
+} out;
+
+static void put(out *o, const char *s, size_t n) {
+    if (o->n < o->cap) memcpy(o->buf + o->n, s, o->n + n <= o->cap ? n : o->cap - o->n);
+    o->n += n;
+}
+static void puts_(out *o, const char *s) { put(o, s, strlen(s)); }
+/* numbers only: strings go through puts_, whatever their length */
+static void putf(out *o, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+static void putf(out *o, const char *fmt, ...) {
+    char tmp[128];
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(tmp, sizeof tmp, fmt, ap);
+    va_end(ap);
+    if (n > 0) put(o, tmp, (size_t)n < sizeof tmp ? (size_t)n : sizeof tmp - 1);
+}
+
+static void print_float(out *o, double f) {
+    if (isnan(f)) {
+        puts_(o, "nan");
+        return;
+    }
+    if (isinf(f)) {
+        puts_(o, f < 0 ? "-inf" : "inf");
+        return;
+    }
+    char tmp[64];
+    snprintf(tmp, sizeof tmp, "%.17g", f);
+    /* shortest text that reads back as the same double */
+    for (int prec = 1; prec < 17; prec++) {
+        char t2[64];
+        snprintf(t2, sizeof t2, "%.*g", prec, f);
+        if (strtod(t2, NULL) == f) {
+            memcpy(tmp, t2, sizeof t2);
+            break;
+        }
+    }
+    puts_(o, tmp);
+    if (!strpbrk(tmp, ".e")) puts_(o, ".0"); /* stays a float when read back */
+}
+
+static void print_arg(out *o, const opgen_graph *g, const opgen_garg *x) {
+    if (x->kw) {
+        puts_(o, x->kw);
+        puts_(o, "=");
+    }
+    switch (x->kind) {
+    case OPGEN_GA_VALUE:
+        puts_(o, "%");
+        puts_(o, g->values[x->i].name);
+        break;
+    case OPGEN_GA_INT: putf(o, "%lld", (long long)x->i); break;
+    case OPGEN_GA_FLOAT: print_float(o, x->f); break;
+    case OPGEN_GA_BOOL: puts_(o, x->i ? "True" : "False"); break;
+    case OPGEN_GA_NONE: puts_(o, "None"); break;
+    case OPGEN_GA_STR:
+        puts_(o, "\"");
+        for (const char *s = x->s; *s; s++) {
+            if (*s == '"' || *s == '\\') put(o, "\\", 1);
+            if (*s == '\n')
+                puts_(o, "\\n");
+            else if (*s == '\t')
+                puts_(o, "\\t");
+            else
+                put(o, s, 1);
+        }
+        puts_(o, "\"");
+        break;
+    case OPGEN_GA_DTYPE: puts_(o, opgen_dtype_torch_name((opgen_dtype)x->i)); break;
+    case OPGEN_GA_MEMFMT: puts_(o, memfmt_names[x->i & 3]); break;
+    case OPGEN_GA_LIST:
+        puts_(o, "[");
+        for (int i = 0; i < x->nitems; i++) {
+            if (i) puts_(o, ", ");
+            opgen_garg item = x->items[i];
+            item.kw = NULL;
+            print_arg(o, g, &item);
+        }
+        puts_(o, "]");
+        break;
+    }
+}
+
+size_t opgen_graph_print(const opgen_graph *g, char *buf, size_t cap) {
+    out o = {buf, cap, 0};
+    const char *indent = "";
+    if (!g->pattern) {
+        puts_(&o, "graph(");
+        for (int i = 0; i < g->ninputs; i++) {
+            const opgen_gvalue *v = &g->values[g->inputs[i]];
+            if (i) puts_(&o, ", ");
+            puts_(&o, "%");
+            puts_(&o, v->name);
+            puts_(&o, ": ");
+            if (v->kind == OPGEN_GV_TENSOR) {
+                puts_(&o, opgen_dtype_abbrev(v->dtype));
+                puts_(&o, "[");
+                for (int k = 0; k < v->dim; k++) putf(&o, "%s%lld", k ? ", " : "", (long long)v->sizes[k]);
+                puts_(&o, "]");
+            } else {
+                puts_(&o, v->kind == OPGEN_GV_INT ? "int" : v->kind == OPGEN_GV_FLOAT ? "float" : "bool");
+            }
+        }
+        puts_(&o, "):\n");
+        indent = "  ";
+    }
+    for (int n = 0; n < g->nnodes; n++) {
+        const opgen_gnode *nd = &g->nodes[n];
+        puts_(&o, indent);
+        for (int r = 0; r < nd->nresults; r++) {
+            puts_(&o, r ? ", %" : "%");
+            puts_(&o, g->values[nd->results[r]].name);
+        }
+        puts_(&o, " = ");
+        puts_(&o, nd->op);
+        puts_(&o, "(");
+        for (int i = 0; i < nd->nargs; i++) {
+            if (i) puts_(&o, ", ");
+            print_arg(&o, g, &nd->args[i]);
+        }
+        puts_(&o, ")\n");
+    }
+    puts_(&o, indent);
+    puts_(&o, "return ");
+    bool paren = g->tuple_return || g->noutputs != 1;
+    if (paren) puts_(&o, "(");
+    for (int i = 0; i < g->noutputs; i++) {
+        puts_(&o, i ? ", %" : "%");
+        puts_(&o, g->values[g->outputs[i]].name);
+    }
+    if (paren) puts_(&o, ")");
+    puts_(&o, "\n");
+    if (o.n < cap) buf[o.n] = 0;
+    return o.n;
+}
+
+/* ---- equality ---- */
+
+static bool arg_equal(const opgen_graph *gx, const opgen_garg *x, const opgen_graph *gy, const opgen_garg *y) {
+    if (x->kind != y->kind || (!x->kw) != (!y->kw) || (x->kw && strcmp(x->kw, y->kw))) return false;
+    switch (x->kind) {
+    case OPGEN_GA_VALUE: return !strcmp(gx->values[x->i].name, gy->values[y->i].name);
+    case OPGEN_GA_FLOAT: return (isnan(x->f) && isnan(y->f)) || (x->f == y->f && signbit(x->f) == signbit(y->f));
+    case OPGEN_GA_STR: return !strcmp(x->s, y->s);
+    case OPGEN_GA_LIST:
+        if (x->nitems != y->nitems) return false;
+        for (int i = 0; i < x->nitems; i++)
+            if (!arg_equal(gx, &x->items[i], gy, &y->items[i])) return false;
+        return true;
+    case OPGEN_GA_NONE: return true;
+    default: return x->i == y->i;
+    }
+}
+
+bool opgen_graph_equal(const opgen_graph *x, const opgen_graph *y) {
+    if (x->pattern != y->pattern || x->ninputs != y->ninputs || x->nnodes != y->nnodes || x->noutputs != y->noutputs) return false;
+    for (int i = 0; i < x->ninputs; i++) {
+        const opgen_gvalue *a = &x->values[x->inputs[i]], *b = &y->values[y->inputs[i]];
+        if (strcmp(a->name, b->name) || a->kind != b->kind) return false;
+        if (a->kind == OPGEN_GV_TENSOR && (a->dtype != b->dtype || a->dim != b->dim || memcmp(a->sizes, b->sizes, sizeof(int64_t) * (size_t)a->dim))) return false;
+    }
+    for (int n = 0; n < x->nnodes; n++) {
+        const opgen_gnode *a = &x->nodes[n], *b = &y->nodes[n];
+        if (strcmp(a->op, b->op) || a->nresults != b->nresults || a->nargs != b->nargs) return false;
+        for (int r = 0; r < a->nresults; r++)
+            if (strcmp(x->values[a->results[r]].name, y->values[b->results[r]].name)) return false;
+        for (int i = 0; i < a->nargs; i++)
+            if (!arg_equal(x, &a->args[i], y, &b->args[i])) return false;
+    }
+    for (int i = 0; i < x->noutputs; i++)
+        if (strcmp(x->values[x->outputs[i]].name, y->values[y->outputs[i]].name)) return false;
+    return true;
+}

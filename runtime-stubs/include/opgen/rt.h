@@ -1,0 +1,105 @@
+/* The opgen runtime core: status codes, errors with messages, the caller's
+ * memory arena and tensors. No global mutable state: everything a call needs is
+ * passed in. The runtime never prints and never parses yaml. */
+#ifndef OPGEN_RT_H
+#define OPGEN_RT_H
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "opgen_dtypes.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Status codes (opgen_status is int32_t in the generated kernel ABI). */
+#define OPGEN_STATUSES(X)                                  \
+    X(OPGEN_OK, "ok")                                      \
+    X(OPGEN_E_INVALID, "invalid argument")                 \
+    X(OPGEN_E_SHAPE, "shape mismatch")                     \
+    X(OPGEN_E_DTYPE, "unsupported dtype")                  \
+    X(OPGEN_E_NO_MEMORY, "out of memory")                  \
+    X(OPGEN_E_NOT_FOUND, "not found")                      \
+    X(OPGEN_E_NOT_IMPLEMENTED, "not implemented")          \
+    X(OPGEN_E_PARSE, "syntax error")                       \
+    X(OPGEN_E_IO, "input/output error")                    \
+    X(OPGEN_E_FORMAT, "unsupported file format")
+
+enum opgen_status_code {
+#define OPGEN_STATUS_ENUM(code, text) code,
+    OPGEN_STATUSES(OPGEN_STATUS_ENUM)
+#undef OPGEN_STATUS_ENUM
+    OPGEN_STATUS_COUNT
+};
+
+const char *opgen_status_text(int32_t status);
+
+/* The first error of a call: a code, a message, and where it happened in the
+ * program text when there is one (line 0: no position). */
+typedef struct opgen_error {
+    int32_t code;
+    unsigned line, col;
+    char file[128];
+    char msg[384];
+} opgen_error;
+
+/* Records an error (only the first one sticks) and returns its code. err may be NULL. */
+int32_t opgen_fail(opgen_error *err, int32_t code, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+int32_t opgen_fail_at(opgen_error *err, int32_t code, const char *file, unsigned line, unsigned col, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 6, 7)))
+#endif
+    ;
+/* "file:line:col: error: message" (or "error: message"). */
+void opgen_error_format(const opgen_error *err, char *buf, size_t cap);
+
+/* Memory: a bump allocator over the caller's buffer; with `grow` set it asks for
+ * more blocks instead of failing (a host convenience; embedded callers leave it NULL). */
+typedef struct opgen_arena_block opgen_arena_block;
+typedef struct opgen_arena {
+    uint8_t *base;
+    size_t size, used, peak;
+    opgen_arena_block *blocks; /* grown blocks, freed by opgen_arena_release */
+    bool grow;
+} opgen_arena;
+
+void opgen_arena_init(opgen_arena *a, void *buffer, size_t size);
+void opgen_arena_init_growing(opgen_arena *a);
+/* Aligned to 16 bytes; NULL when out of memory. */
+void *opgen_arena_alloc(opgen_arena *a, size_t n);
+/* Frees grown blocks (the caller's buffer is the caller's). */
+void opgen_arena_release(opgen_arena *a);
+
+#define OPGEN_MAX_DIM 16
+
+/* A dense tensor. dim_order lists dimensions from outermost to innermost in
+ * memory (0, 1, ..., n-1 for contiguous); strides are in elements. */
+struct opgen_tensor {
+    opgen_dtype dtype;
+    int32_t dim;
+    int64_t sizes[OPGEN_MAX_DIM];
+    int64_t strides[OPGEN_MAX_DIM];
+    uint8_t dim_order[OPGEN_MAX_DIM];
+    void *data;
+};
+typedef struct opgen_tensor opgen_tensor;
+
+int opgen_dtype_size(opgen_dtype d);
+const char *opgen_dtype_name(opgen_dtype d);
+int64_t opgen_numel(const opgen_tensor *t);
+size_t opgen_nbytes(const opgen_tensor *t);
+/* Sets sizes, contiguous strides and the default dim order; data is left alone. */
+int32_t opgen_tensor_shape(opgen_tensor *t, opgen_dtype dtype, int32_t dim, const int64_t *sizes, opgen_error *err);
+/* Shape + zeroed data from the arena. */
+int32_t opgen_tensor_alloc(opgen_tensor *t, opgen_dtype dtype, int32_t dim, const int64_t *sizes, opgen_arena *a, opgen_error *err);
+bool opgen_tensor_is_contiguous(const opgen_tensor *t);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,171 @@
+#include "opgen/rt.h"
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+const char *opgen_status_text(int32_t status) {
+    static const char *const text[] = {
+#define OPGEN_STATUS_TEXT(code, t) t,
+        OPGEN_STATUSES(OPGEN_STATUS_TEXT)
+#undef OPGEN_STATUS_TEXT
+    };
+    return status >= 0 && status < OPGEN_STATUS_COUNT ? text[status] : "unknown status";
+}
+
+static int32_t vfail(opgen_error *err, int32_t code, const char *file, unsigned line, unsigned col, const char *fmt, va_list ap) {
+    if (!err || err->code != OPGEN_OK) return code;
+    err->code = code;
+    err->line = line;
+    err->col = col;
+    snprintf(err->file, sizeof err->file, "%s", file ? file : "");
+    vsnprintf(err->msg, sizeof err->msg, fmt, ap);
+    return code;
+}
+
+int32_t opgen_fail(opgen_error *err, int32_t code, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    vfail(err, code, NULL, 0, 0, fmt, ap);
+    va_end(ap);
+    return code;
+}
+
+int32_t opgen_fail_at(opgen_error *err, int32_t code, const char *file, unsigned line, unsigned col, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    vfail(err, code, file, line, col, fmt, ap);
+    va_end(ap);
+    return code;
+}
+
+void opgen_error_format(const opgen_error *err, char *buf, size_t cap) {
+    if (err->line)
+        snprintf(buf, cap, "%s:%u:%u: error: %s", err->file, err->line, err->col, err->msg);
+    else if (err->file[0])
+        snprintf(buf, cap, "%s: error: %s", err->file, err->msg);
+    else
+        snprintf(buf, cap, "error: %s", err->msg);
+}
+
+/* ---- arena ---- */
+
+struct opgen_arena_block {
+    opgen_arena_block *next;
+    size_t size;
+};
+
+void opgen_arena_init(opgen_arena *a, void *buffer, size_t size) {
+    memset(a, 0, sizeof *a);
+    a->base = buffer;
+    a->size = size;
+}
+
+void opgen_arena_init_growing(opgen_arena *a) {
+    memset(a, 0, sizeof *a);
+    a->grow = true;
+}
+
+void *opgen_arena_alloc(opgen_arena *a, size_t n) {
+    size_t start = (a->used + 15) & ~(size_t)15;
+    if (n > SIZE_MAX - start) return NULL;
+    if (a->base && start + n <= a->size) {
+        a->used = start + n;
+        if (a->used > a->peak) a->peak = a->used;
+        return a->base + start;
+    }
+    if (!a->grow) return NULL;
+    size_t want = n + 16 > (size_t)1 << 16 ? n + 16 : (size_t)1 << 16;
+    opgen_arena_block *b = malloc(sizeof *b + want + 16);
+    if (!b) return NULL;
+    b->next = a->blocks;
+    b->size = want;
+    a->blocks = b;
+    a->base = (uint8_t *)(((uintptr_t)(b + 1) + 15) & ~(uintptr_t)15);
+    a->size = want;
+    a->used = n;
+    a->peak += n;
+    return a->base;
+}
+
+void opgen_arena_release(opgen_arena *a) {
+    opgen_arena_block *b = a->blocks;
+    while (b) {
+        opgen_arena_block *n = b->next;
+        free(b);
+        b = n;
+    }
+    a->blocks = NULL;
+    if (a->grow) a->base = NULL, a->size = a->used = 0;
+}
+
+/* ---- tensors ---- */
+
+int opgen_dtype_size(opgen_dtype d) {
+    switch (d) {
+#define OPGEN_DT_SIZE(name, num, size) \
+    case OPGEN_DTYPE_##name: return size;
+        OPGEN_DTYPES(OPGEN_DT_SIZE)
+#undef OPGEN_DT_SIZE
+    default: return 0;
+    }
+}
+
+const char *opgen_dtype_name(opgen_dtype d) {
+    switch (d) {
+#define OPGEN_DT_NAME(name, num, size) \
+    case OPGEN_DTYPE_##name: return #name;
+        OPGEN_DTYPES(OPGEN_DT_NAME)
+#undef OPGEN_DT_NAME
+    default: return "?";
+    }
+}
+
+int64_t opgen_numel(const opgen_tensor *t) {
+    int64_t n = 1;
+    for (int i = 0; i < t->dim; i++) n *= t->sizes[i];
+    return n;
+}
+
+size_t opgen_nbytes(const opgen_tensor *t) { return (size_t)opgen_numel(t) * (size_t)opgen_dtype_size(t->dtype); }
+
+int32_t opgen_tensor_shape(opgen_tensor *t, opgen_dtype dtype, int32_t dim, const int64_t *sizes, opgen_error *err) {
+    if (dim < 0 || dim > OPGEN_MAX_DIM) return opgen_fail(err, OPGEN_E_SHAPE, "a tensor has 0 to %d dimensions, not %d", OPGEN_MAX_DIM, (int)dim);
+    if (opgen_dtype_size(dtype) == 0) return opgen_fail(err, OPGEN_E_DTYPE, "unknown dtype %d", (int)dtype);
+    int64_t n = 1;
+    for (int i = 0; i < dim; i++) {
+        if (sizes[i] < 0) return opgen_fail(err, OPGEN_E_SHAPE, "negative size %lld in dimension %d", (long long)sizes[i], i);
+        if (sizes[i] && n > INT64_MAX / 64 / sizes[i]) return opgen_fail(err, OPGEN_E_SHAPE, "tensor too large");
+        n *= sizes[i];
+    }
+    t->dtype = dtype;
+    t->dim = dim;
+    int64_t stride = 1;
+    for (int i = dim - 1; i >= 0; i--) {
+        t->sizes[i] = sizes[i];
+        t->strides[i] = stride;
+        stride *= sizes[i] ? sizes[i] : 1;
+    }
+    for (int i = 0; i < dim; i++) t->dim_order[i] = (uint8_t)i;
+    return OPGEN_OK;
+}
+
+int32_t opgen_tensor_alloc(opgen_tensor *t, opgen_dtype dtype, int32_t dim, const int64_t *sizes, opgen_arena *a, opgen_error *err) {
+    int32_t st = opgen_tensor_shape(t, dtype, dim, sizes, err);
+    if (st) return st;
+    size_t n = opgen_nbytes(t);
+    t->data = opgen_arena_alloc(a, n ? n : 1);
+    if (!t->data) return opgen_fail(err, OPGEN_E_NO_MEMORY, "out of memory for a %zu-byte tensor", n);
+    memset(t->data, 0, n);
+    return OPGEN_OK;
+}
+
+bool opgen_tensor_is_contiguous(const opgen_tensor *t) {
+    if (opgen_numel(t) == 0) return true;
+    int64_t stride = 1;
+    for (int i = t->dim - 1; i >= 0; i--) {
+        if (t->sizes[i] != 1 && t->strides[i] != stride) return false;
+        stride *= t->sizes[i];
+    }
+    return true;
+}
