@@ -3,6 +3,8 @@
 #define OPGEN_EMIT_H
 #include "edge.h"
 #include "embedded.h"
+#include "kernels.h"
+#include "tmpl.h"
 #include "write.h"
 #include "model.h"
 #include "strbuf.h"
@@ -17,4 +19,8 @@ void og_emit_dtypes_text(strbuf *b, const og_edge_op *op);
 /* `opgen generate`: opgen_dtypes.h, opgen_ops.h and opgen_kernels.h into outdir,
  * from templates in tdir (NULL: the embedded templates/). */
 bool og_emit_c_headers(og_outputs *outs, const char *outdir, const char *tdir, const og_model *m, const og_edge *edge, const char *generated_by, diag *d);
+/* opgen_registry.h: the kernel table of the default kernels in `kernels`. */
+bool og_emit_registry(og_outputs *outs, const char *outdir, const char *tdir, const og_model *m, const og_yaml_kernels *kernels, const char *generated_by, diag *d);
+/* Renders templates/NAME.in (from tdir, or the embedded copy) into outdir/NAME. */
+bool og_render(og_outputs *outs, const char *outdir, const char *tdir, const char *name, const og_tvar *vars, unsigned nvars, diag *d);
 #endif

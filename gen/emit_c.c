@@ -1,8 +1,8 @@
 /* The C registry headers: opgen_dtypes.h, opgen_ops.h, opgen_kernels.h. The
  * templates hold the fixed text; this file renders the tables that fill them. */
+#include "abi.h"
 #include "emit.h"
 #include "config.h"
-#include "tmpl.h"
 #include <stdlib.h>
 #include <string.h>
 
@@ -19,59 +19,6 @@ static void c_str(strbuf *b, const char *s) {
     sb_putc(b, '"');
 }
 
-/* ---- the kernel ABI of a schema type ---- */
-
-typedef struct abi {
-    const char *kind;  /* OPGEN_ABI_* suffix */
-    const char *ctype; /* parameter type */
-} abi;
-
-static abi abi_of(const og_type *t, bool write) {
-    bool opt = t->kind == OG_TY_OPTIONAL;
-    const og_type *u = opt ? t->elem : t;
-    if (u->kind == OG_TY_BASE) {
-        switch (u->base) {
-        case OG_BT_Tensor:
-            if (write) return (abi){opt ? "OPT_TENSOR" : "TENSOR", "opgen_tensor *"};
-            return (abi){opt ? "OPT_TENSOR" : "TENSOR", "const opgen_tensor *"};
-        case OG_BT_int:
-        case OG_BT_SymInt: return opt ? (abi){"OPT_INT", "const int64_t *"} : (abi){"INT", "int64_t"};
-        case OG_BT_float: return opt ? (abi){"OPT_FLOAT", "const double *"} : (abi){"FLOAT", "double"};
-        case OG_BT_bool:
-        case OG_BT_SymBool: return opt ? (abi){"OPT_BOOL", "const bool *"} : (abi){"BOOL", "bool"};
-        case OG_BT_Scalar: return (abi){opt ? "OPT_SCALAR" : "SCALAR", "const opgen_scalar *"};
-        case OG_BT_ScalarType: return opt ? (abi){"OPT_DTYPE", "const opgen_dtype *"} : (abi){"DTYPE", "opgen_dtype"};
-        case OG_BT_str: return (abi){opt ? "OPT_STR" : "STR", "const char *"};
-        case OG_BT_MemoryFormat:
-        case OG_BT_Layout:
-        case OG_BT_QScheme:
-        case OG_BT_DeviceIndex: return opt ? (abi){"OPT_ENUM", "const int32_t *"} : (abi){"ENUM", "int32_t"};
-        default: return (abi){"OPAQUE", "const void *"};
-        }
-    }
-    if (u->kind == OG_TY_LIST) {
-        const og_type *e = u->elem;
-        bool eopt = e->kind == OG_TY_OPTIONAL;
-        const og_type *eb = eopt ? e->elem : e;
-        if (eb->kind == OG_TY_BASE && eb->base == OG_BT_Tensor && !opt) return (abi){"TENSOR_LIST", "opgen_tensor_list"};
-        if (eb->kind == OG_TY_BASE && !eopt) {
-            switch (eb->base) {
-            case OG_BT_int:
-            case OG_BT_SymInt: return opt ? (abi){"OPT_INT_LIST", "const opgen_int_list *"} : (abi){"INT_LIST", "opgen_int_list"};
-            case OG_BT_float: return opt ? (abi){"OPT_FLOAT_LIST", "const opgen_float_list *"} : (abi){"FLOAT_LIST", "opgen_float_list"};
-            case OG_BT_bool:
-                if (!opt) return (abi){"BOOL_LIST", "opgen_bool_list"};
-                break;
-            case OG_BT_Scalar:
-                if (!opt) return (abi){"SCALAR_LIST", "opgen_scalar_list"};
-                break;
-            default: break;
-            }
-        }
-    }
-    return (abi){"OPAQUE", "const void *"};
-}
-
 /* Dtypes an unconstrained argument may carry. */
 static og_dtset default_allowed(const og_type *t) {
     while (t->kind == OG_TY_OPTIONAL || t->kind == OG_TY_LIST) t = t->elem;
@@ -79,21 +26,6 @@ static og_dtset default_allowed(const og_type *t) {
     if (t->base == OG_BT_Tensor || t->base == OG_BT_ScalarType) return OG_EDGE_DTYPES;
     if (t->base == OG_BT_Scalar) return (1u << 4) | (1u << 7) | (1u << 11); /* Long, Double, Bool */
     return 0;
-}
-
-/* C and C++ keywords may not name parameters. */
-static bool is_keyword(const char *s) {
-    static const char *const kw[] = {
-        "alignas", "alignof", "and", "and_eq", "asm", "auto", "bitand", "bitor", "bool", "break", "case", "catch", "char", "char16_t", "char32_t",
-        "class", "compl", "const", "const_cast", "constexpr", "continue", "ctx", "decltype", "default", "delete", "do", "double", "dynamic_cast",
-        "else", "enum", "explicit", "export", "extern", "false", "float", "for", "friend", "goto", "if", "inline", "int", "long", "mutable",
-        "namespace", "new", "noexcept", "not", "not_eq", "nullptr", "operator", "or", "or_eq", "private", "protected", "public", "register",
-        "reinterpret_cast", "restrict", "return", "short", "signed", "sizeof", "static", "static_assert", "static_cast", "struct", "switch",
-        "template", "this", "thread_local", "throw", "true", "try", "typedef", "typeid", "typename", "union", "unsigned", "using", "virtual",
-        "void", "volatile", "wchar_t", "while", "xor", "xor_eq", NULL};
-    for (const char *const *k = kw; *k; k++)
-        if (!strcmp(*k, s)) return true;
-    return false;
 }
 
 /* ---- perfect hash (hash and displace) ---- */
@@ -197,7 +129,7 @@ typedef struct gen {
 } gen;
 
 static void arg_row(strbuf *b, const og_arg *x, og_dtset allowed) {
-    abi a = abi_of(x->type, og_annot_is_write(x->annot));
+    og_abi a = og_abi_of(x->type, og_annot_is_write(x->annot));
     strbuf t;
     sb_init(&t);
     og_print_type(&t, x->type);
@@ -280,8 +212,8 @@ static void op_rows(gen *g, unsigned id) {
         sb_printf(&g->kernels_x, "    X(%u, opgen_kernel_%s) \\\n", id, g->idents[id]);
         sb_printf(&g->protos, "/* %s::%s */\nopgen_status opgen_kernel_%s(opgen_ctx *ctx", f->ns, f->schema_text, g->idents[id]);
         for (unsigned i = 0; i < s->nargs; i++) {
-            abi a = abi_of(s->args[i].type, og_annot_is_write(s->args[i].annot));
-            sb_printf(&g->protos, ", %s%s%s%s", a.ctype, a.ctype[strlen(a.ctype) - 1] == '*' ? "" : " ", s->args[i].name, is_keyword(s->args[i].name) ? "_" : "");
+            og_abi a = og_abi_of(s->args[i].type, og_annot_is_write(s->args[i].annot));
+            sb_printf(&g->protos, ", %s%s%s%s", a.ctype, a.ctype[strlen(a.ctype) - 1] == '*' ? "" : " ", s->args[i].name, og_abi_reserved(s->args[i].name) ? "_" : "");
         }
         sb_puts(&g->protos, ");\n");
         g->nkernels++;
@@ -337,7 +269,7 @@ static char *load_template(const char *dir, const char *name, size_t *len, char 
     return b.p ? b.p : calloc(1, 1);
 }
 
-static bool render(og_outputs *outs, const char *outdir, const char *tdir, const char *name, const og_tvar *vars, unsigned nvars, diag *d) {
+bool og_render(og_outputs *outs, const char *outdir, const char *tdir, const char *name, const og_tvar *vars, unsigned nvars, diag *d) {
     char tname[128], *path = NULL;
     snprintf(tname, sizeof tname, "%s.in", name);
     size_t len;
@@ -430,9 +362,9 @@ bool og_emit_c_headers(og_outputs *outs, const char *outdir, const char *tdir, c
         {"prototypes", sb_cstr(&g.protos)},
     };
     unsigned nv = sizeof vars / sizeof *vars;
-    ok = ok && render(outs, outdir, tdir, "opgen_dtypes.h", vars, nv, d);
-    ok = ok && render(outs, outdir, tdir, "opgen_ops.h", vars, nv, d);
-    ok = ok && render(outs, outdir, tdir, "opgen_kernels.h", vars, nv, d);
+    ok = ok && og_render(outs, outdir, tdir, "opgen_dtypes.h", vars, nv, d);
+    ok = ok && og_render(outs, outdir, tdir, "opgen_ops.h", vars, nv, d);
+    ok = ok && og_render(outs, outdir, tdir, "opgen_kernels.h", vars, nv, d);
     sb_free(&dx);
     for (size_t i = 0; i < sizeof bufs / sizeof *bufs; i++) sb_free(bufs[i]);
     free(g.idents);

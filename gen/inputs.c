@@ -12,6 +12,7 @@ void og_session_init(og_session *s, FILE *errors) {
 }
 
 void og_session_free(og_session *s) {
+    og_yaml_kernels_free(&s->kernels);
     og_edge_free(&s->edge);
     og_model_free(&s->m);
     arena_free(&s->a);
@@ -21,6 +22,7 @@ void og_session_free(og_session *s) {
 static bool load(og_session *s, const og_inputs *in, const char *path, const char *embedded, ydoc *doc) {
     if (path && in->reads) og_outputs_input(in->reads, path);
     if (path) return yaml_load_file(&s->a, &s->d, path, doc);
+    if (!embedded) return false;
     for (const og_embedded_file *e = og_embedded_files; e->name; e++)
         if (!strcmp(e->name, embedded)) return yaml_load_buffer(&s->a, &s->d, e->name, e->data, e->len, doc);
     diag_plain(&s->d, "no embedded %s in this build", embedded);
@@ -61,11 +63,25 @@ bool og_session_load(og_session *s, const og_inputs *in) {
         }
         ok = yaml_stream_buffer(&s->a, &s->d, e->name, e->data, e->len, &s->nf, og_model_native_entry, &s->m);
     }
-    if (!ok || !og_model_finish_native(&s->m, &s->nf)) return false;
+    if (!ok) return false;
+    /* kernel files: their func: entries (custom ops) join the model before grouping */
+    static const char *const embedded_kernels[] = {"yaml/kernels.yaml", "yaml/custom_ops.yaml"};
+    bool embedded = !in->nkernels && !in->native_functions;
+    unsigned nk = embedded ? 2 : in->nkernels;
+    for (unsigned i = 0; i < nk && i < 16; i++) {
+        if (!load(s, in, embedded ? NULL : in->kernels[i], embedded ? embedded_kernels[i] : NULL, &s->kernel_docs[i])) return false;
+        s->nkernel_docs++;
+        og_kernels_declare(&s->m, &s->kernel_docs[i]);
+    }
+    if (!og_model_finish_native(&s->m, &s->nf)) return false;
     /* edge constraints: given, or embedded along with an embedded op set */
     const char *edge = in->edge;
-    if (!edge && (in->native_functions || !in->want_edge)) return true;
-    if (!load(s, in, edge, "yaml/edge.yaml", &s->edge_doc)) return false;
-    s->has_edge = og_edge_load(&s->m, &s->edge_doc, &s->edge);
-    return s->has_edge;
+    if (edge || (!in->native_functions && in->want_edge)) {
+        if (!load(s, in, edge, "yaml/edge.yaml", &s->edge_doc)) return false;
+        s->has_edge = og_edge_load(&s->m, &s->edge_doc, &s->edge);
+        if (!s->has_edge) return false;
+    }
+    bool ok2 = true;
+    for (unsigned i = 0; i < s->nkernel_docs; i++) ok2 &= og_kernels_load(&s->m, s->has_edge ? &s->edge : NULL, &s->kernel_docs[i], &s->kernels);
+    return ok2;
 }

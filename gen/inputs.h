@@ -3,6 +3,7 @@
 #ifndef OPGEN_INPUTS_H
 #define OPGEN_INPUTS_H
 #include "edge.h"
+#include "kernels.h"
 #include "model.h"
 #include "write.h"
 
@@ -14,6 +15,9 @@ typedef struct og_inputs {
                                      inputs are embedded, else none */
     bool want_edge;               /* the command needs edge constraints */
     og_outputs *reads;            /* when set, every file read is recorded (depfile) */
+    const char *kernels[16];      /* kernel yaml files (ExecuTorch format); none given and
+                                     the other inputs embedded: the embedded ones */
+    unsigned nkernels;
 } og_inputs;
 
 typedef struct og_session {
@@ -23,6 +27,9 @@ typedef struct og_session {
     ydoc nf, tags, edge_doc;
     og_edge edge;
     bool has_edge;
+    ydoc kernel_docs[16];
+    unsigned nkernel_docs;
+    og_yaml_kernels kernels; /* from every kernel file, in order */
     char *tags_path; /* owned when derived from native_functions' folder */
 } og_session;
 

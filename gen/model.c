@@ -426,7 +426,7 @@ static int entry_key(const ynode *k) {
     return KEY_UNKNOWN;
 }
 
-static og_func *load_entry(og_model *m, const ynode *e) {
+static og_func *load_entry(og_model *m, const ynode *e, bool kernel_yaml) {
     unsigned before = m->d->errors;
     if (e->kind != YNODE_MAP) {
         ERR_AT(m, e, "expected an operator entry (a mapping with 'func:'), found %s", ynode_describe(e));
@@ -604,6 +604,8 @@ static og_func *load_entry(og_model *m, const ynode *e) {
                 cpp_nda = v;
         } else if (key == KEY_use_const_ref_for_mutable_tensors) {
             want_bool(m, v, k, &f->use_const_ref_for_mutable_tensors);
+        } else if (kernel_yaml && (!strcmp(k, "kernels") || !strcmp(k, "type_alias") || !strcmp(k, "dim_order_alias"))) {
+            continue; /* read by the kernel registry (kernels.c) */
         } else {
             strbuf b;
             sb_init(&b);
@@ -986,17 +988,18 @@ static void autogenerate(og_model *m) {
         pregroup *d = &groups[gi];
         og_func *functional = d->by_kind[OG_KIND_FUNCTIONAL], *inplace = d->by_kind[OG_KIND_INPLACE], *mut = d->by_kind[OG_KIND_MUTABLE], *out = d->by_kind[OG_KIND_OUT];
         if (!functional && !inplace && !mut && !out) continue;
-        bool manual = true, view = false, cia = true, core = false;
+        bool manual = true, view = false, cia = true, core = false, custom = false;
         for (int k = 0; k < OG_KIND_COUNT; k++) {
             og_func *f = d->by_kind[k];
             if (!f) continue;
+            custom |= f->custom;
             manual &= f->manual_cpp_binding;
             if (is_view_op(m, f) && (!m->dialect->autogen_2x || strcmp(f->base_name, "set_"))) view = true;
             cia &= has_cia(f);
             core |= og_func_has_tag(f, m->tag_core);
         }
         if (!m->dialect->autogen_2x) core = false;
-        if (manual || view || (cia && !core)) continue;
+        if (manual || view || (cia && !core) || custom) continue;
         if (out && d->n == 1) {
             if (!in_list(out_ops_not_grouped, out->name))
                 err_in_func(m, out, 0, arena_printf(m->a, "found an out= operator with no other variants: %s (add its functional variant)", out->name));
@@ -1153,8 +1156,16 @@ void og_model_begin_native(og_model *m) { m->errors_before_native = m->d->errors
 
 void og_model_native_entry(void *model, const ynode *entry) {
     og_model *m = model;
-    og_func *f = load_entry(m, entry);
+    og_func *f = load_entry(m, entry, false);
     if (f && register_name(m, f)) add_func(m, f);
+}
+
+void og_model_kernel_yaml_entry(og_model *m, const ynode *entry) {
+    if (entry->kind == YNODE_MAP && !ymap_get(entry, "func")) return; /* op: entries come later */
+    og_func *f = load_entry(m, entry, true);
+    if (!f) return;
+    f->custom = true;
+    if (register_name(m, f)) add_func(m, f);
 }
 
 bool og_model_finish_native(og_model *m, const ydoc *doc) {

@@ -50,6 +50,27 @@ typedef struct opgen_scalar_list {
     size_t len;
 } opgen_scalar_list;
 
+/* A boxed argument, as the executor holds it; `none` marks None for optionals. */
+typedef struct opgen_value {
+    union {
+        opgen_tensor *t;
+        int64_t i;
+        double f;
+        bool b;
+        opgen_scalar s;
+        opgen_dtype d;
+        const char *str;
+        int32_t e;
+        const void *p;
+        opgen_tensor_list tl;
+        opgen_int_list il;
+        opgen_float_list fl;
+        opgen_bool_list bl;
+        opgen_scalar_list sl;
+    } v;
+    bool none;
+} opgen_value;
+
 /* Out-variant kernels: X(op id, kernel function). */
 #define OPGEN_KERNELS(X) \
     X(2, opgen_kernel_aten_add_out) \
@@ -73,16 +94,19 @@ typedef struct opgen_scalar_list {
     X(46, opgen_kernel_aten_sum_IntList_out) \
     X(50, opgen_kernel_aten_max_pool2d_with_indices_out) \
     X(52, opgen_kernel_aten_avg_pool2d_out) \
-    X(54, opgen_kernel_aten_add_Scalar_out) \
-    X(55, opgen_kernel_aten_mul_Scalar_out) \
-    X(56, opgen_kernel_aten_relu_out) \
-    X(57, opgen_kernel_aten_permute_copy_out) \
-    X(58, opgen_kernel_aten_view_copy_out) \
-    X(59, opgen_kernel_aten_expand_copy_out) \
-    X(60, opgen_kernel_aten_clone_out) \
-    X(61, opgen_kernel_aten_convolution_out) \
-    X(62, opgen_kernel_aten__native_batch_norm_legit_no_training_out) \
-    X(63, opgen_kernel_aten_embedding_out)
+    X(55, opgen_kernel_quantized_decomposed_quantize_per_tensor_out) \
+    X(57, opgen_kernel_quantized_decomposed_dequantize_per_tensor_out) \
+    X(59, opgen_kernel_quantized_decomposed_dequantize_per_channel_out) \
+    X(60, opgen_kernel_aten_add_Scalar_out) \
+    X(61, opgen_kernel_aten_mul_Scalar_out) \
+    X(62, opgen_kernel_aten_relu_out) \
+    X(63, opgen_kernel_aten_permute_copy_out) \
+    X(64, opgen_kernel_aten_view_copy_out) \
+    X(65, opgen_kernel_aten_expand_copy_out) \
+    X(66, opgen_kernel_aten_clone_out) \
+    X(67, opgen_kernel_aten_convolution_out) \
+    X(68, opgen_kernel_aten__native_batch_norm_legit_no_training_out) \
+    X(69, opgen_kernel_aten_embedding_out)
 
 /* aten::add.out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!) */
 opgen_status opgen_kernel_aten_add_out(opgen_ctx *ctx, const opgen_tensor *self, const opgen_tensor *other, const opgen_scalar *alpha, opgen_tensor *out);
@@ -126,6 +150,12 @@ opgen_status opgen_kernel_aten_sum_IntList_out(opgen_ctx *ctx, const opgen_tenso
 opgen_status opgen_kernel_aten_max_pool2d_with_indices_out(opgen_ctx *ctx, const opgen_tensor *self, opgen_int_list kernel_size, opgen_int_list stride, opgen_int_list padding, opgen_int_list dilation, bool ceil_mode, opgen_tensor *out, opgen_tensor *indices);
 /* aten::avg_pool2d.out(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None, *, Tensor(a!) out) -> Tensor(a!) */
 opgen_status opgen_kernel_aten_avg_pool2d_out(opgen_ctx *ctx, const opgen_tensor *self, opgen_int_list kernel_size, opgen_int_list stride, opgen_int_list padding, bool ceil_mode, bool count_include_pad, const int64_t *divisor_override, opgen_tensor *out);
+/* quantized_decomposed::quantize_per_tensor.out(Tensor input, float scale, int zero_point, int quant_min, int quant_max, ScalarType dtype, *, Tensor(a!) out) -> Tensor(a!) */
+opgen_status opgen_kernel_quantized_decomposed_quantize_per_tensor_out(opgen_ctx *ctx, const opgen_tensor *input, double scale, int64_t zero_point, int64_t quant_min, int64_t quant_max, opgen_dtype dtype, opgen_tensor *out);
+/* quantized_decomposed::dequantize_per_tensor.out(Tensor input, float scale, int zero_point, int quant_min, int quant_max, ScalarType dtype, *, ScalarType? out_dtype=None, Tensor(a!) out) -> Tensor(a!) */
+opgen_status opgen_kernel_quantized_decomposed_dequantize_per_tensor_out(opgen_ctx *ctx, const opgen_tensor *input, double scale, int64_t zero_point, int64_t quant_min, int64_t quant_max, opgen_dtype dtype, const opgen_dtype *out_dtype, opgen_tensor *out);
+/* quantized_decomposed::dequantize_per_channel.out(Tensor input, Tensor scales, Tensor? zero_points, int axis, int quant_min, int quant_max, ScalarType dtype, *, ScalarType? out_dtype=None, Tensor(a!) out) -> Tensor(a!) */
+opgen_status opgen_kernel_quantized_decomposed_dequantize_per_channel_out(opgen_ctx *ctx, const opgen_tensor *input, const opgen_tensor *scales, const opgen_tensor *zero_points, int64_t axis, int64_t quant_min, int64_t quant_max, opgen_dtype dtype, const opgen_dtype *out_dtype, opgen_tensor *out);
 /* aten::add.Scalar_out(Tensor self, Scalar other, Scalar alpha=1, *, Tensor(a!) out) -> Tensor(a!) */
 opgen_status opgen_kernel_aten_add_Scalar_out(opgen_ctx *ctx, const opgen_tensor *self, const opgen_scalar *other, const opgen_scalar *alpha, opgen_tensor *out);
 /* aten::mul.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!) */

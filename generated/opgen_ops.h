@@ -19,7 +19,7 @@
 extern "C" {
 #endif
 
-#define OPGEN_OP_COUNT 64
+#define OPGEN_OP_COUNT 70
 
 /* Every operator: X(id, identifier, qualified name). */
 #define OPGEN_OPS(X) \
@@ -77,16 +77,22 @@ extern "C" {
     X(51, aten_avg_pool2d, "aten::avg_pool2d") \
     X(52, aten_avg_pool2d_out, "aten::avg_pool2d.out") \
     X(53, aten_embedding, "aten::embedding") \
-    X(54, aten_add_Scalar_out, "aten::add.Scalar_out") \
-    X(55, aten_mul_Scalar_out, "aten::mul.Scalar_out") \
-    X(56, aten_relu_out, "aten::relu.out") \
-    X(57, aten_permute_copy_out, "aten::permute_copy.out") \
-    X(58, aten_view_copy_out, "aten::view_copy.out") \
-    X(59, aten_expand_copy_out, "aten::expand_copy.out") \
-    X(60, aten_clone_out, "aten::clone.out") \
-    X(61, aten_convolution_out, "aten::convolution.out") \
-    X(62, aten__native_batch_norm_legit_no_training_out, "aten::_native_batch_norm_legit_no_training.out") \
-    X(63, aten_embedding_out, "aten::embedding.out")
+    X(54, quantized_decomposed_quantize_per_tensor, "quantized_decomposed::quantize_per_tensor") \
+    X(55, quantized_decomposed_quantize_per_tensor_out, "quantized_decomposed::quantize_per_tensor.out") \
+    X(56, quantized_decomposed_dequantize_per_tensor, "quantized_decomposed::dequantize_per_tensor") \
+    X(57, quantized_decomposed_dequantize_per_tensor_out, "quantized_decomposed::dequantize_per_tensor.out") \
+    X(58, quantized_decomposed_dequantize_per_channel, "quantized_decomposed::dequantize_per_channel") \
+    X(59, quantized_decomposed_dequantize_per_channel_out, "quantized_decomposed::dequantize_per_channel.out") \
+    X(60, aten_add_Scalar_out, "aten::add.Scalar_out") \
+    X(61, aten_mul_Scalar_out, "aten::mul.Scalar_out") \
+    X(62, aten_relu_out, "aten::relu.out") \
+    X(63, aten_permute_copy_out, "aten::permute_copy.out") \
+    X(64, aten_view_copy_out, "aten::view_copy.out") \
+    X(65, aten_expand_copy_out, "aten::expand_copy.out") \
+    X(66, aten_clone_out, "aten::clone.out") \
+    X(67, aten_convolution_out, "aten::convolution.out") \
+    X(68, aten__native_batch_norm_legit_no_training_out, "aten::_native_batch_norm_legit_no_training.out") \
+    X(69, aten_embedding_out, "aten::embedding.out")
 
 enum opgen_op_id {
 #define OPGEN_OP_ENUM(id, ident, name) OPGEN_OP_##ident = id,
@@ -168,7 +174,7 @@ extern const uint32_t opgen_alias_sets[];
 extern const uint32_t opgen_hash_seeds[];
 extern const uint16_t opgen_hash_slots[];
 
-#define OPGEN_HASH_BUCKETS 17
+#define OPGEN_HASH_BUCKETS 18
 
 /* The hash of the generated perfect hash (FNV-1a mixed with murmur3's finalizer). */
 static inline uint32_t opgen_name_hash(uint32_t seed, const char *s) {
@@ -212,18 +218,18 @@ const opgen_op opgen_ops[] = {
     {"aten::add.Tensor", "aten", "add", "Tensor", "add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor", 0, 0, 0, 0, 0, 2, 3, 1, 4, 4, OPGEN_KIND_FUNCTIONAL},
     {"aten::add_.Tensor", "aten", "add_", "Tensor", "add_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)", 3, 1, 4, 16, 4, 2, 3, 1, 0, 0, OPGEN_KIND_INPLACE},
     {"aten::add.out", "aten", "add", "out", "add.out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)", 6, 2, 4, 16, 4, 2, 4, 1, 0, 0, OPGEN_KIND_OUT},
-    {"aten::add.Scalar", "aten", "add", "Scalar", "add.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor", 10, 3, 4, 16, 4, 54, 3, 1, 2, 4, OPGEN_KIND_FUNCTIONAL},
+    {"aten::add.Scalar", "aten", "add", "Scalar", "add.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor", 10, 3, 4, 16, 4, 60, 3, 1, 2, 4, OPGEN_KIND_FUNCTIONAL},
     {"aten::sub.Tensor", "aten", "sub", "Tensor", "sub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor", 13, 4, 8, 24, 8, 5, 3, 1, 4, 4, OPGEN_KIND_FUNCTIONAL},
     {"aten::sub.out", "aten", "sub", "out", "sub.out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)", 16, 5, 12, 40, 12, 5, 4, 1, 0, 0, OPGEN_KIND_OUT},
     {"aten::mul.Tensor", "aten", "mul", "Tensor", "mul.Tensor(Tensor self, Tensor other) -> Tensor", 20, 6, 12, 40, 12, 7, 2, 1, 4, 3, OPGEN_KIND_FUNCTIONAL},
     {"aten::mul.out", "aten", "mul", "out", "mul.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)", 22, 7, 15, 52, 14, 7, 3, 1, 0, 0, OPGEN_KIND_OUT},
-    {"aten::mul.Scalar", "aten", "mul", "Scalar", "mul.Scalar(Tensor self, Scalar other) -> Tensor", 25, 8, 15, 52, 14, 55, 2, 1, 2, 3, OPGEN_KIND_FUNCTIONAL},
+    {"aten::mul.Scalar", "aten", "mul", "Scalar", "mul.Scalar(Tensor self, Scalar other) -> Tensor", 25, 8, 15, 52, 14, 61, 2, 1, 2, 3, OPGEN_KIND_FUNCTIONAL},
     {"aten::div.Tensor", "aten", "div", "Tensor", "div.Tensor(Tensor self, Tensor other) -> Tensor", 27, 9, 18, 58, 18, 10, 2, 1, 4, 3, OPGEN_KIND_FUNCTIONAL},
     {"aten::div.out", "aten", "div", "out", "div.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)", 29, 10, 21, 70, 21, 10, 3, 1, 0, 0, OPGEN_KIND_OUT},
     {"aten::where.self", "aten", "where", "self", "where.self(Tensor condition, Tensor self, Tensor other) -> Tensor", 32, 11, 21, 70, 21, 12, 3, 1, 1, 4, OPGEN_KIND_FUNCTIONAL},
     {"aten::where.self_out", "aten", "where", "self_out", "where.self_out(Tensor condition, Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)", 35, 12, 25, 74, 23, 12, 4, 1, 0, 0, OPGEN_KIND_OUT},
-    {"aten::relu", "aten", "relu", "", "relu(Tensor self) -> Tensor", 39, 13, 25, 74, 23, 56, 1, 1, 1, 2, OPGEN_KIND_FUNCTIONAL},
-    {"aten::relu_", "aten", "relu_", "", "relu_(Tensor(a!) self) -> Tensor(a!)", 40, 14, 27, 76, 24, 56, 1, 1, 0, 0, OPGEN_KIND_INPLACE},
+    {"aten::relu", "aten", "relu", "", "relu(Tensor self) -> Tensor", 39, 13, 25, 74, 23, 62, 1, 1, 1, 2, OPGEN_KIND_FUNCTIONAL},
+    {"aten::relu_", "aten", "relu_", "", "relu_(Tensor(a!) self) -> Tensor(a!)", 40, 14, 27, 76, 24, 62, 1, 1, 0, 0, OPGEN_KIND_INPLACE},
     {"aten::sigmoid", "aten", "sigmoid", "", "sigmoid(Tensor self) -> Tensor", 41, 15, 27, 76, 24, 16, 1, 1, 2, 2, OPGEN_KIND_FUNCTIONAL},
     {"aten::sigmoid.out", "aten", "sigmoid", "out", "sigmoid.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", 42, 16, 29, 80, 27, 16, 2, 1, 0, 0, OPGEN_KIND_OUT},
     {"aten::tanh", "aten", "tanh", "", "tanh(Tensor self) -> Tensor", 44, 17, 29, 80, 27, 18, 1, 1, 2, 2, OPGEN_KIND_FUNCTIONAL},
@@ -246,33 +252,39 @@ const opgen_op opgen_ops[] = {
     {"aten::bmm.out", "aten", "bmm", "out", "bmm.out(Tensor self, Tensor mat2, *, Tensor(a!) out) -> Tensor(a!)", 90, 34, 53, 112, 44, 34, 3, 1, 0, 0, OPGEN_KIND_OUT},
     {"aten::addmm", "aten", "addmm", "", "addmm(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor", 93, 35, 53, 112, 44, 36, 5, 1, 1, 6, OPGEN_KIND_FUNCTIONAL},
     {"aten::addmm.out", "aten", "addmm", "out", "addmm.out(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)", 98, 36, 59, 118, 46, 36, 6, 1, 0, 0, OPGEN_KIND_OUT},
-    {"aten::permute_copy", "aten", "permute_copy", "", "permute_copy(Tensor self, int[] dims) -> Tensor", 104, 37, 59, 118, 46, 57, 2, 1, 1, 2, OPGEN_KIND_FUNCTIONAL},
-    {"aten::view_copy", "aten", "view_copy", "", "view_copy(Tensor self, SymInt[] size) -> Tensor", 106, 38, 61, 120, 47, 58, 2, 1, 1, 2, OPGEN_KIND_FUNCTIONAL},
-    {"aten::expand_copy", "aten", "expand_copy", "", "expand_copy(Tensor self, SymInt[] size, *, bool implicit=False) -> Tensor", 108, 39, 63, 122, 48, 59, 3, 1, 1, 2, OPGEN_KIND_FUNCTIONAL},
+    {"aten::permute_copy", "aten", "permute_copy", "", "permute_copy(Tensor self, int[] dims) -> Tensor", 104, 37, 59, 118, 46, 63, 2, 1, 1, 2, OPGEN_KIND_FUNCTIONAL},
+    {"aten::view_copy", "aten", "view_copy", "", "view_copy(Tensor self, SymInt[] size) -> Tensor", 106, 38, 61, 120, 47, 64, 2, 1, 1, 2, OPGEN_KIND_FUNCTIONAL},
+    {"aten::expand_copy", "aten", "expand_copy", "", "expand_copy(Tensor self, SymInt[] size, *, bool implicit=False) -> Tensor", 108, 39, 63, 122, 48, 65, 3, 1, 1, 2, OPGEN_KIND_FUNCTIONAL},
     {"aten::cat", "aten", "cat", "", "cat(Tensor[] tensors, int dim=0) -> Tensor", 111, 40, 65, 124, 49, 41, 2, 1, 1, 2, OPGEN_KIND_FUNCTIONAL},
     {"aten::cat.out", "aten", "cat", "out", "cat.out(Tensor[] tensors, int dim=0, *, Tensor(a!) out) -> Tensor(a!)", 113, 41, 67, 126, 50, 41, 3, 1, 0, 0, OPGEN_KIND_OUT},
-    {"aten::clone", "aten", "clone", "", "clone(Tensor self, *, MemoryFormat? memory_format=None) -> Tensor", 116, 42, 67, 126, 50, 60, 2, 1, 1, 2, OPGEN_KIND_FUNCTIONAL},
+    {"aten::clone", "aten", "clone", "", "clone(Tensor self, *, MemoryFormat? memory_format=None) -> Tensor", 116, 42, 67, 126, 50, 66, 2, 1, 1, 2, OPGEN_KIND_FUNCTIONAL},
     {"aten::mean.dim", "aten", "mean", "dim", "mean.dim(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor", 118, 43, 69, 128, 51, 44, 4, 1, 1, 2, OPGEN_KIND_FUNCTIONAL},
     {"aten::mean.out", "aten", "mean", "out", "mean.out(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)", 122, 44, 71, 130, 52, 44, 5, 1, 0, 0, OPGEN_KIND_OUT},
     {"aten::sum.dim_IntList", "aten", "sum", "dim_IntList", "sum.dim_IntList(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor", 127, 45, 71, 130, 52, 46, 4, 1, 2, 2, OPGEN_KIND_FUNCTIONAL},
     {"aten::sum.IntList_out", "aten", "sum", "IntList_out", "sum.IntList_out(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)", 131, 46, 73, 134, 55, 46, 5, 1, 0, 0, OPGEN_KIND_OUT},
-    {"aten::convolution", "aten", "convolution", "", "convolution(Tensor input, Tensor weight, Tensor? bias, SymInt[] stride, SymInt[] padding, SymInt[] dilation, bool transposed, SymInt[] output_padding, SymInt groups) -> Tensor", 136, 47, 73, 134, 55, 61, 9, 1, 1, 4, OPGEN_KIND_FUNCTIONAL},
-    {"aten::_native_batch_norm_legit_no_training", "aten", "_native_batch_norm_legit_no_training", "", "_native_batch_norm_legit_no_training(Tensor input, Tensor? weight, Tensor? bias, Tensor running_mean, Tensor running_var, float momentum, float eps) -> (Tensor, Tensor, Tensor)", 145, 48, 77, 138, 56, 62, 7, 3, 1, 8, OPGEN_KIND_FUNCTIONAL},
+    {"aten::convolution", "aten", "convolution", "", "convolution(Tensor input, Tensor weight, Tensor? bias, SymInt[] stride, SymInt[] padding, SymInt[] dilation, bool transposed, SymInt[] output_padding, SymInt groups) -> Tensor", 136, 47, 73, 134, 55, 67, 9, 1, 1, 4, OPGEN_KIND_FUNCTIONAL},
+    {"aten::_native_batch_norm_legit_no_training", "aten", "_native_batch_norm_legit_no_training", "", "_native_batch_norm_legit_no_training(Tensor input, Tensor? weight, Tensor? bias, Tensor running_mean, Tensor running_var, float momentum, float eps) -> (Tensor, Tensor, Tensor)", 145, 48, 77, 138, 56, 68, 7, 3, 1, 8, OPGEN_KIND_FUNCTIONAL},
     {"aten::max_pool2d_with_indices", "aten", "max_pool2d_with_indices", "", "max_pool2d_with_indices(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, int[2] dilation=1, bool ceil_mode=False) -> (Tensor, Tensor)", 152, 51, 85, 146, 57, 50, 6, 2, 1, 3, OPGEN_KIND_FUNCTIONAL},
     {"aten::max_pool2d_with_indices.out", "aten", "max_pool2d_with_indices", "out", "max_pool2d_with_indices.out(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, int[2] dilation=1, bool ceil_mode=False, *, Tensor(a!) out, Tensor(b!) indices) -> (Tensor(a!), Tensor(b!))", 158, 53, 88, 149, 59, 50, 8, 2, 0, 0, OPGEN_KIND_OUT},
     {"aten::avg_pool2d", "aten", "avg_pool2d", "", "avg_pool2d(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor", 166, 55, 88, 149, 59, 52, 7, 1, 1, 2, OPGEN_KIND_FUNCTIONAL},
     {"aten::avg_pool2d.out", "aten", "avg_pool2d", "out", "avg_pool2d.out(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None, *, Tensor(a!) out) -> Tensor(a!)", 173, 56, 90, 151, 60, 52, 8, 1, 0, 0, OPGEN_KIND_OUT},
-    {"aten::embedding", "aten", "embedding", "", "embedding(Tensor weight, Tensor indices, SymInt padding_idx=-1, bool scale_grad_by_freq=False, bool sparse=False) -> Tensor", 181, 57, 90, 151, 60, 63, 5, 1, 1, 3, OPGEN_KIND_FUNCTIONAL},
-    {"aten::add.Scalar_out", "aten", "add", "Scalar_out", "add.Scalar_out(Tensor self, Scalar other, Scalar alpha=1, *, Tensor(a!) out) -> Tensor(a!)", 186, 58, 93, 154, 62, 54, 4, 1, 0, 0, OPGEN_KIND_OUT},
-    {"aten::mul.Scalar_out", "aten", "mul", "Scalar_out", "mul.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)", 190, 59, 93, 154, 62, 55, 3, 1, 0, 0, OPGEN_KIND_OUT},
-    {"aten::relu.out", "aten", "relu", "out", "relu.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", 193, 60, 93, 154, 62, 56, 2, 1, 0, 0, OPGEN_KIND_OUT},
-    {"aten::permute_copy.out", "aten", "permute_copy", "out", "permute_copy.out(Tensor self, int[] dims, *, Tensor(a!) out) -> Tensor(a!)", 195, 61, 93, 154, 62, 57, 3, 1, 0, 0, OPGEN_KIND_OUT},
-    {"aten::view_copy.out", "aten", "view_copy", "out", "view_copy.out(Tensor self, SymInt[] size, *, Tensor(a!) out) -> Tensor(a!)", 198, 62, 93, 154, 62, 58, 3, 1, 0, 0, OPGEN_KIND_OUT},
-    {"aten::expand_copy.out", "aten", "expand_copy", "out", "expand_copy.out(Tensor self, SymInt[] size, *, bool implicit=False, Tensor(a!) out) -> Tensor(a!)", 201, 63, 93, 154, 62, 59, 4, 1, 0, 0, OPGEN_KIND_OUT},
-    {"aten::clone.out", "aten", "clone", "out", "clone.out(Tensor self, *, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)", 205, 64, 93, 154, 62, 60, 3, 1, 0, 0, OPGEN_KIND_OUT},
-    {"aten::convolution.out", "aten", "convolution", "out", "convolution.out(Tensor input, Tensor weight, Tensor? bias, SymInt[] stride, SymInt[] padding, SymInt[] dilation, bool transposed, SymInt[] output_padding, SymInt groups, *, Tensor(a!) out) -> Tensor(a!)", 208, 65, 93, 154, 62, 61, 10, 1, 0, 0, OPGEN_KIND_OUT},
-    {"aten::_native_batch_norm_legit_no_training.out", "aten", "_native_batch_norm_legit_no_training", "out", "_native_batch_norm_legit_no_training.out(Tensor input, Tensor? weight, Tensor? bias, Tensor running_mean, Tensor running_var, float momentum, float eps, *, Tensor(a!) out0, Tensor(b!) out1, Tensor(c!) out2) -> (Tensor(a!), Tensor(b!), Tensor(c!))", 218, 66, 93, 154, 62, 62, 10, 3, 0, 0, OPGEN_KIND_OUT},
-    {"aten::embedding.out", "aten", "embedding", "out", "embedding.out(Tensor weight, Tensor indices, SymInt padding_idx=-1, bool scale_grad_by_freq=False, bool sparse=False, *, Tensor(a!) out) -> Tensor(a!)", 228, 69, 93, 154, 62, 63, 6, 1, 0, 0, OPGEN_KIND_OUT},
+    {"aten::embedding", "aten", "embedding", "", "embedding(Tensor weight, Tensor indices, SymInt padding_idx=-1, bool scale_grad_by_freq=False, bool sparse=False) -> Tensor", 181, 57, 90, 151, 60, 69, 5, 1, 1, 3, OPGEN_KIND_FUNCTIONAL},
+    {"quantized_decomposed::quantize_per_tensor", "quantized_decomposed", "quantize_per_tensor", "", "quantize_per_tensor(Tensor input, float scale, int zero_point, int quant_min, int quant_max, ScalarType dtype) -> Tensor", 186, 58, 93, 154, 62, 55, 6, 1, 0, 0, OPGEN_KIND_FUNCTIONAL},
+    {"quantized_decomposed::quantize_per_tensor.out", "quantized_decomposed", "quantize_per_tensor", "out", "quantize_per_tensor.out(Tensor input, float scale, int zero_point, int quant_min, int quant_max, ScalarType dtype, *, Tensor(a!) out) -> Tensor(a!)", 192, 59, 93, 154, 62, 55, 7, 1, 0, 0, OPGEN_KIND_OUT},
+    {"quantized_decomposed::dequantize_per_tensor", "quantized_decomposed", "dequantize_per_tensor", "", "dequantize_per_tensor(Tensor input, float scale, int zero_point, int quant_min, int quant_max, ScalarType dtype, *, ScalarType? out_dtype=None) -> Tensor", 199, 60, 93, 154, 62, 57, 7, 1, 0, 0, OPGEN_KIND_FUNCTIONAL},
+    {"quantized_decomposed::dequantize_per_tensor.out", "quantized_decomposed", "dequantize_per_tensor", "out", "dequantize_per_tensor.out(Tensor input, float scale, int zero_point, int quant_min, int quant_max, ScalarType dtype, *, ScalarType? out_dtype=None, Tensor(a!) out) -> Tensor(a!)", 206, 61, 93, 154, 62, 57, 8, 1, 0, 0, OPGEN_KIND_OUT},
+    {"quantized_decomposed::dequantize_per_channel", "quantized_decomposed", "dequantize_per_channel", "", "dequantize_per_channel(Tensor input, Tensor scales, Tensor? zero_points, int axis, int quant_min, int quant_max, ScalarType dtype, *, ScalarType? out_dtype=None) -> Tensor", 214, 62, 93, 154, 62, 59, 8, 1, 0, 0, OPGEN_KIND_FUNCTIONAL},
+    {"quantized_decomposed::dequantize_per_channel.out", "quantized_decomposed", "dequantize_per_channel", "out", "dequantize_per_channel.out(Tensor input, Tensor scales, Tensor? zero_points, int axis, int quant_min, int quant_max, ScalarType dtype, *, ScalarType? out_dtype=None, Tensor(a!) out) -> Tensor(a!)", 222, 63, 93, 154, 62, 59, 9, 1, 0, 0, OPGEN_KIND_OUT},
+    {"aten::add.Scalar_out", "aten", "add", "Scalar_out", "add.Scalar_out(Tensor self, Scalar other, Scalar alpha=1, *, Tensor(a!) out) -> Tensor(a!)", 231, 64, 93, 154, 62, 60, 4, 1, 0, 0, OPGEN_KIND_OUT},
+    {"aten::mul.Scalar_out", "aten", "mul", "Scalar_out", "mul.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)", 235, 65, 93, 154, 62, 61, 3, 1, 0, 0, OPGEN_KIND_OUT},
+    {"aten::relu.out", "aten", "relu", "out", "relu.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", 238, 66, 93, 154, 62, 62, 2, 1, 0, 0, OPGEN_KIND_OUT},
+    {"aten::permute_copy.out", "aten", "permute_copy", "out", "permute_copy.out(Tensor self, int[] dims, *, Tensor(a!) out) -> Tensor(a!)", 240, 67, 93, 154, 62, 63, 3, 1, 0, 0, OPGEN_KIND_OUT},
+    {"aten::view_copy.out", "aten", "view_copy", "out", "view_copy.out(Tensor self, SymInt[] size, *, Tensor(a!) out) -> Tensor(a!)", 243, 68, 93, 154, 62, 64, 3, 1, 0, 0, OPGEN_KIND_OUT},
+    {"aten::expand_copy.out", "aten", "expand_copy", "out", "expand_copy.out(Tensor self, SymInt[] size, *, bool implicit=False, Tensor(a!) out) -> Tensor(a!)", 246, 69, 93, 154, 62, 65, 4, 1, 0, 0, OPGEN_KIND_OUT},
+    {"aten::clone.out", "aten", "clone", "out", "clone.out(Tensor self, *, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)", 250, 70, 93, 154, 62, 66, 3, 1, 0, 0, OPGEN_KIND_OUT},
+    {"aten::convolution.out", "aten", "convolution", "out", "convolution.out(Tensor input, Tensor weight, Tensor? bias, SymInt[] stride, SymInt[] padding, SymInt[] dilation, bool transposed, SymInt[] output_padding, SymInt groups, *, Tensor(a!) out) -> Tensor(a!)", 253, 71, 93, 154, 62, 67, 10, 1, 0, 0, OPGEN_KIND_OUT},
+    {"aten::_native_batch_norm_legit_no_training.out", "aten", "_native_batch_norm_legit_no_training", "out", "_native_batch_norm_legit_no_training.out(Tensor input, Tensor? weight, Tensor? bias, Tensor running_mean, Tensor running_var, float momentum, float eps, *, Tensor(a!) out0, Tensor(b!) out1, Tensor(c!) out2) -> (Tensor(a!), Tensor(b!), Tensor(c!))", 263, 72, 93, 154, 62, 68, 10, 3, 0, 0, OPGEN_KIND_OUT},
+    {"aten::embedding.out", "aten", "embedding", "out", "embedding.out(Tensor weight, Tensor indices, SymInt padding_idx=-1, bool scale_grad_by_freq=False, bool sparse=False, *, Tensor(a!) out) -> Tensor(a!)", 273, 75, 93, 154, 62, 69, 6, 1, 0, 0, OPGEN_KIND_OUT},
 };
 
 const opgen_arg opgen_args[] = {
@@ -463,6 +475,51 @@ const opgen_arg opgen_args[] = {
     {"padding_idx", "SymInt", "-1", NULL, 0x00000000u, OPGEN_ABI_INT, 0},
     {"scale_grad_by_freq", "bool", "False", NULL, 0x00000000u, OPGEN_ABI_BOOL, 0},
     {"sparse", "bool", "False", NULL, 0x00000000u, OPGEN_ABI_BOOL, 0},
+    {"input", "Tensor", NULL, NULL, 0x08008effu, OPGEN_ABI_TENSOR, 0},
+    {"scale", "float", NULL, NULL, 0x00000000u, OPGEN_ABI_FLOAT, 0},
+    {"zero_point", "int", NULL, NULL, 0x00000000u, OPGEN_ABI_INT, 0},
+    {"quant_min", "int", NULL, NULL, 0x00000000u, OPGEN_ABI_INT, 0},
+    {"quant_max", "int", NULL, NULL, 0x00000000u, OPGEN_ABI_INT, 0},
+    {"dtype", "ScalarType", NULL, NULL, 0x08008effu, OPGEN_ABI_DTYPE, 0},
+    {"input", "Tensor", NULL, NULL, 0x08008effu, OPGEN_ABI_TENSOR, 0},
+    {"scale", "float", NULL, NULL, 0x00000000u, OPGEN_ABI_FLOAT, 0},
+    {"zero_point", "int", NULL, NULL, 0x00000000u, OPGEN_ABI_INT, 0},
+    {"quant_min", "int", NULL, NULL, 0x00000000u, OPGEN_ABI_INT, 0},
+    {"quant_max", "int", NULL, NULL, 0x00000000u, OPGEN_ABI_INT, 0},
+    {"dtype", "ScalarType", NULL, NULL, 0x08008effu, OPGEN_ABI_DTYPE, 0},
+    {"out", "Tensor", NULL, "a!", 0x08008effu, OPGEN_ABI_TENSOR, 7},
+    {"input", "Tensor", NULL, NULL, 0x08008effu, OPGEN_ABI_TENSOR, 0},
+    {"scale", "float", NULL, NULL, 0x00000000u, OPGEN_ABI_FLOAT, 0},
+    {"zero_point", "int", NULL, NULL, 0x00000000u, OPGEN_ABI_INT, 0},
+    {"quant_min", "int", NULL, NULL, 0x00000000u, OPGEN_ABI_INT, 0},
+    {"quant_max", "int", NULL, NULL, 0x00000000u, OPGEN_ABI_INT, 0},
+    {"dtype", "ScalarType", NULL, NULL, 0x08008effu, OPGEN_ABI_DTYPE, 0},
+    {"out_dtype", "ScalarType?", "None", NULL, 0x08008effu, OPGEN_ABI_OPT_DTYPE, 1},
+    {"input", "Tensor", NULL, NULL, 0x08008effu, OPGEN_ABI_TENSOR, 0},
+    {"scale", "float", NULL, NULL, 0x00000000u, OPGEN_ABI_FLOAT, 0},
+    {"zero_point", "int", NULL, NULL, 0x00000000u, OPGEN_ABI_INT, 0},
+    {"quant_min", "int", NULL, NULL, 0x00000000u, OPGEN_ABI_INT, 0},
+    {"quant_max", "int", NULL, NULL, 0x00000000u, OPGEN_ABI_INT, 0},
+    {"dtype", "ScalarType", NULL, NULL, 0x08008effu, OPGEN_ABI_DTYPE, 0},
+    {"out_dtype", "ScalarType?", "None", NULL, 0x08008effu, OPGEN_ABI_OPT_DTYPE, 1},
+    {"out", "Tensor", NULL, "a!", 0x08008effu, OPGEN_ABI_TENSOR, 7},
+    {"input", "Tensor", NULL, NULL, 0x08008effu, OPGEN_ABI_TENSOR, 0},
+    {"scales", "Tensor", NULL, NULL, 0x08008effu, OPGEN_ABI_TENSOR, 0},
+    {"zero_points", "Tensor?", NULL, NULL, 0x08008effu, OPGEN_ABI_OPT_TENSOR, 0},
+    {"axis", "int", NULL, NULL, 0x00000000u, OPGEN_ABI_INT, 0},
+    {"quant_min", "int", NULL, NULL, 0x00000000u, OPGEN_ABI_INT, 0},
+    {"quant_max", "int", NULL, NULL, 0x00000000u, OPGEN_ABI_INT, 0},
+    {"dtype", "ScalarType", NULL, NULL, 0x08008effu, OPGEN_ABI_DTYPE, 0},
+    {"out_dtype", "ScalarType?", "None", NULL, 0x08008effu, OPGEN_ABI_OPT_DTYPE, 1},
+    {"input", "Tensor", NULL, NULL, 0x08008effu, OPGEN_ABI_TENSOR, 0},
+    {"scales", "Tensor", NULL, NULL, 0x08008effu, OPGEN_ABI_TENSOR, 0},
+    {"zero_points", "Tensor?", NULL, NULL, 0x08008effu, OPGEN_ABI_OPT_TENSOR, 0},
+    {"axis", "int", NULL, NULL, 0x00000000u, OPGEN_ABI_INT, 0},
+    {"quant_min", "int", NULL, NULL, 0x00000000u, OPGEN_ABI_INT, 0},
+    {"quant_max", "int", NULL, NULL, 0x00000000u, OPGEN_ABI_INT, 0},
+    {"dtype", "ScalarType", NULL, NULL, 0x08008effu, OPGEN_ABI_DTYPE, 0},
+    {"out_dtype", "ScalarType?", "None", NULL, 0x08008effu, OPGEN_ABI_OPT_DTYPE, 1},
+    {"out", "Tensor", NULL, "a!", 0x08008effu, OPGEN_ABI_TENSOR, 7},
     {"self", "Tensor", NULL, NULL, 0x08008effu, OPGEN_ABI_TENSOR, 0},
     {"other", "Scalar", NULL, NULL, 0x00000890u, OPGEN_ABI_SCALAR, 0},
     {"alpha", "Scalar", "1", NULL, 0x00000890u, OPGEN_ABI_SCALAR, 0},
@@ -572,6 +629,12 @@ const opgen_arg opgen_rets[] = {
     {NULL, "Tensor", NULL, NULL, 0x000000c0u, OPGEN_ABI_TENSOR, 0},
     {NULL, "Tensor", NULL, "a!", 0x08008effu, OPGEN_ABI_TENSOR, 4},
     {NULL, "Tensor", NULL, NULL, 0x000000c0u, OPGEN_ABI_TENSOR, 0},
+    {NULL, "Tensor", NULL, NULL, 0x08008effu, OPGEN_ABI_TENSOR, 0},
+    {NULL, "Tensor", NULL, "a!", 0x08008effu, OPGEN_ABI_TENSOR, 4},
+    {NULL, "Tensor", NULL, NULL, 0x08008effu, OPGEN_ABI_TENSOR, 0},
+    {NULL, "Tensor", NULL, "a!", 0x08008effu, OPGEN_ABI_TENSOR, 4},
+    {NULL, "Tensor", NULL, NULL, 0x08008effu, OPGEN_ABI_TENSOR, 0},
+    {NULL, "Tensor", NULL, "a!", 0x08008effu, OPGEN_ABI_TENSOR, 4},
     {NULL, "Tensor", NULL, "a!", 0x08008effu, OPGEN_ABI_TENSOR, 4},
     {NULL, "Tensor", NULL, "a!", 0x08008effu, OPGEN_ABI_TENSOR, 4},
     {NULL, "Tensor", NULL, "a!", 0x08008effu, OPGEN_ABI_TENSOR, 4},
@@ -708,15 +771,16 @@ const uint32_t opgen_alias_sets[] = {
 };
 
 const uint32_t opgen_hash_seeds[] = {
-    3u, 1u, 2u, 45u, 10u, 339u, 168u, 53u, 38u, 37u, 23u, 225u,
-    42u, 66u, 974u, 46u, 7u,
+    5u, 1u, 1u, 22u, 4u, 0u, 352u, 4u, 206u, 48u, 17u, 3u,
+    1u, 2u, 268u, 23u, 1074u, 21u,
 };
 
 const uint16_t opgen_hash_slots[] = {
-    42, 46, 45, 48, 40, 59, 7, 53, 15, 27, 63, 2, 31, 18, 52, 11,
-    21, 55, 13, 26, 23, 43, 0, 28, 37, 30, 50, 62, 17, 41, 57, 29,
-    56, 20, 54, 39, 51, 3, 47, 16, 61, 38, 4, 36, 8, 24, 49, 9,
-    44, 1, 5, 6, 33, 22, 32, 19, 34, 14, 25, 35, 10, 58, 12, 60,
+    40, 15, 64, 1, 65, 5, 60, 46, 26, 67, 6, 11, 7, 54, 36, 59,
+    33, 43, 17, 56, 0, 38, 68, 44, 20, 63, 66, 24, 49, 4, 51, 55,
+    57, 62, 25, 3, 21, 28, 37, 31, 53, 69, 19, 9, 10, 39, 47, 2,
+    30, 16, 45, 34, 48, 29, 23, 42, 32, 12, 61, 50, 18, 52, 14, 22,
+    27, 13, 41, 8, 58, 35,
 };
 
 #ifdef __cplusplus

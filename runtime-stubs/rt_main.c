@@ -1,10 +1,12 @@
 /* opgen-rt: the runtime's command line. */
+#include "opgen/exec.h"
 #include "opgen/graph.h"
 #include "opgen/npy.h"
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 enum { EXIT_OK = 0, EXIT_BAD_INPUT = 1, EXIT_USAGE = 2 };
 
@@ -12,6 +14,8 @@ static const char usage[] =
     "usage: opgen-rt COMMAND [OPTIONS]\n"
     "\n"
     "commands:\n"
+    "  run PROGRAM.graph --input NAME=FILE.npy|NUMBER ... -o DIR\n"
+    "                                 run a program; returned values go to DIR/0.npy, 1.npy, ...\n"
     "  print FILE.graph [--pattern]   parse a program and print it in canonical form\n"
     "\n"
     "Exit status: 0 ok, 1 bad input, 2 bad usage.\n";
@@ -84,10 +88,152 @@ static int cmd_print(int argc, char **argv) {
     return rc;
 }
 
+static const char usage_run[] =
+    "usage: opgen-rt run PROGRAM.graph --input NAME=FILE.npy ... [--input NAME=NUMBER ...] -o DIR\n"
+    "\n"
+    "Loads the program (every node bound to its operator's schema, dtypes and shapes\n"
+    "inferred, a kernel found for every (op, dtype)), runs it on the inputs, and writes\n"
+    "each returned value to DIR/0.npy, DIR/1.npy, ... (a scalar as a 0-d array).\n"
+    "A tensor input is a NumPy .npy file (little-endian, C order); a scalar input\n"
+    "(declared int, float or bool) is a number, True or False.\n";
+
+static int cmd_run(int argc, char **argv) {
+    const char *path = NULL, *outdir = NULL;
+    const char *inames[64], *ivals[64];
+    int nin = 0;
+    for (int i = 2; i < argc; i++) {
+        const char *a = argv[i];
+        if (!strcmp(a, "--help") || !strcmp(a, "-h")) return fputs(usage_run, stdout), EXIT_OK;
+        if (!strcmp(a, "--input") || !strcmp(a, "-i")) {
+            if (i + 1 >= argc) return fprintf(stderr, "opgen-rt run: --input needs NAME=VALUE\n"), EXIT_USAGE;
+            char *v = argv[++i], *eq = strchr(v, '=');
+            if (!eq) return fprintf(stderr, "opgen-rt run: --input takes NAME=VALUE, not '%s'\n", v), EXIT_USAGE;
+            if (nin == 64) return fprintf(stderr, "opgen-rt run: at most 64 inputs\n"), EXIT_USAGE;
+            *eq = 0;
+            inames[nin] = v[0] == '%' ? v + 1 : v;
+            ivals[nin++] = eq + 1;
+        } else if (!strcmp(a, "-o") || !strcmp(a, "--output")) {
+            if (i + 1 >= argc) return fprintf(stderr, "opgen-rt run: -o needs a folder\n"), EXIT_USAGE;
+            outdir = argv[++i];
+        } else if (a[0] == '-') {
+            return fprintf(stderr, "opgen-rt run: unknown option '%s'\n", a), EXIT_USAGE;
+        } else if (path) {
+            return fprintf(stderr, "opgen-rt run: one program at a time\n"), EXIT_USAGE;
+        } else {
+            path = a;
+        }
+    }
+    if (!path || !outdir) return fprintf(stderr, "opgen-rt run: needs PROGRAM.graph and -o DIR\nRun 'opgen-rt run --help' for usage.\n"), EXIT_USAGE;
+    opgen_error err = {0};
+    size_t n;
+    char *text = slurp(path, &n, &err);
+    if (!text) return report(&err);
+    opgen_arena a;
+    opgen_arena_init_growing(&a);
+    opgen_graph g;
+    opgen_program *p = NULL;
+    int rc = EXIT_OK;
+    opgen_ivalue *inputs = NULL, *outputs = NULL;
+    if (opgen_graph_parse(path, text, n, false, &a, &g, &err) || opgen_program_load(&g, &a, &p, &err)) {
+        rc = report(&err);
+        goto done;
+    }
+    inputs = calloc((size_t)g.ninputs + 1, sizeof *inputs);
+    outputs = calloc((size_t)g.noutputs + 1, sizeof *outputs);
+    if (!inputs || !outputs) {
+        fputs("opgen-rt: out of memory\n", stderr);
+        rc = EXIT_BAD_INPUT;
+        goto done;
+    }
+    for (int k = 0; k < nin; k++) {
+        bool known = false;
+        for (int i = 0; i < g.ninputs; i++)
+            if (!strcmp(g.values[g.inputs[i]].name, inames[k])) known = true;
+        if (!known) {
+            fprintf(stderr, "%s: error: the program has no input %%%s\n", path, inames[k]);
+            rc = EXIT_USAGE;
+            goto done;
+        }
+    }
+    for (int i = 0; i < g.ninputs; i++) {
+        const opgen_gvalue *gv = &g.values[g.inputs[i]];
+        const char *val = NULL;
+        for (int k = 0; k < nin; k++)
+            if (!strcmp(inames[k], gv->name)) val = ivals[k];
+        if (!val) {
+            fprintf(stderr, "%s:%u:%u: error: no value for input %%%s (give --input %s=...)\n", path, gv->line, gv->col, gv->name, gv->name);
+            rc = EXIT_USAGE;
+            goto done;
+        }
+        opgen_ivalue *v = &inputs[i];
+        v->kind = gv->kind;
+        char *end = NULL;
+        switch (gv->kind) {
+        case OPGEN_GV_TENSOR:
+            if (opgen_npy_read(val, &a, &v->t, &err)) {
+                rc = report(&err);
+                goto done;
+            }
+            break;
+        case OPGEN_GV_INT: v->i = strtoll(val, &end, 10); break;
+        case OPGEN_GV_FLOAT: v->f = strtod(val, &end); break;
+        default:
+            if (!strcmp(val, "True") || !strcmp(val, "true") || !strcmp(val, "1"))
+                v->b = true, end = (char *)"";
+            else if (!strcmp(val, "False") || !strcmp(val, "false") || !strcmp(val, "0"))
+                v->b = false, end = (char *)"";
+            break;
+        }
+        if (gv->kind != OPGEN_GV_TENSOR && (!end || end == val || *end)) {
+            fprintf(stderr, "%s:%u:%u: error: input %%%s is %s, not '%s'\n", path, gv->line, gv->col, gv->name, gv->kind == OPGEN_GV_INT ? "an integer" : gv->kind == OPGEN_GV_FLOAT ? "a number" : "True or False", val);
+            rc = EXIT_BAD_INPUT;
+            goto done;
+        }
+    }
+    if (opgen_program_run(p, inputs, &a, outputs, &err)) {
+        rc = report(&err);
+        goto done;
+    }
+    if (mkdir(outdir, 0777) != 0 && errno != EEXIST) {
+        fprintf(stderr, "%s: error: cannot create: %s\n", outdir, strerror(errno));
+        rc = EXIT_BAD_INPUT;
+        goto done;
+    }
+    for (int i = 0; i < g.noutputs; i++) {
+        char file[4096];
+        snprintf(file, sizeof file, "%s/%d.npy", outdir, i);
+        opgen_tensor t = outputs[i].t;
+        union {
+            int64_t i;
+            double f;
+            bool b;
+        } scalar;
+        if (outputs[i].kind != OPGEN_GV_TENSOR) { /* a scalar: a 0-d array */
+            opgen_dtype d = outputs[i].kind == OPGEN_GV_INT ? OPGEN_DTYPE_Long : outputs[i].kind == OPGEN_GV_FLOAT ? OPGEN_DTYPE_Double : OPGEN_DTYPE_Bool;
+            opgen_tensor_shape(&t, d, 0, NULL, &err);
+            if (d == OPGEN_DTYPE_Long) scalar.i = outputs[i].i;
+            if (d == OPGEN_DTYPE_Double) scalar.f = outputs[i].f;
+            if (d == OPGEN_DTYPE_Bool) scalar.b = outputs[i].b;
+            t.data = &scalar;
+        }
+        if (opgen_npy_write(file, &t, &err)) {
+            rc = report(&err);
+            goto done;
+        }
+    }
+done:
+    free(inputs);
+    free(outputs);
+    opgen_arena_release(&a);
+    free(text);
+    return rc;
+}
+
 int main(int argc, char **argv) {
     if (argc < 2) return fputs(usage, stderr), EXIT_USAGE;
     if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) return fputs(usage, stdout), EXIT_OK;
     if (!strcmp(argv[1], "print")) return cmd_print(argc, argv);
+    if (!strcmp(argv[1], "run")) return cmd_run(argc, argv);
     fprintf(stderr, "opgen-rt: unknown command '%s'\nRun 'opgen-rt --help' for usage.\n", argv[1]);
     return EXIT_USAGE;
 }

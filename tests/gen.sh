@@ -19,7 +19,7 @@ g=$src/tests/gen-golden/small
 if diff -ru "$g/expected" "$tmp/small" >"$tmp/diff"; then ok; else bad "golden headers differ:"; head -40 "$tmp/diff"; fi
 
 # 2. committed generated/ == what the build regenerates from yaml/
-for h in opgen_dtypes.h opgen_ops.h opgen_kernels.h; do
+for h in opgen_dtypes.h opgen_ops.h opgen_kernels.h opgen_registry.h; do
     if cmp -s "$src/generated/$h" "$built/$h"; then ok; else bad "generated/$h is stale: regenerate with 'opgen generate -o generated' and commit"; fi
 done
 
@@ -37,6 +37,12 @@ compile_and_run() { # DIR LABEL
     tail -1 "$tmp/run.log"
 }
 compile_and_run "$src/generated" "generated/"
+# the registry header compiles standalone too (its tables need the kernels to link)
+printf '#include "opgen_registry.h"\nint opgen_registry_probe(void);\nint opgen_registry_probe(void) { return opgen_registry_find(0, OPGEN_DTYPE_Float) != 0; }\n' >"$tmp/reg.c"
+for c in "gcc -std=c11 -x c" "clang -std=c11 -x c" "g++ -std=c++17 -x c++"; do
+    # shellcheck disable=SC2086
+    if $c -Wall -Wextra -Werror -pedantic -I"$src/generated" -c "$tmp/reg.c" -o "$tmp/reg.o" 2>"$tmp/cc.log"; then ok; else bad "opgen_registry.h with $c:"; head -20 "$tmp/cc.log"; fi
+done
 compile_and_run "$tmp/small" "small"
 nf=$corpus/pytorch-2.14/native_functions.yaml edge=$corpus/executorch/edge.yaml
 if [ -f "$nf" ] && [ -f "$edge" ]; then

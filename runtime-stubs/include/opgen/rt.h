@@ -86,6 +86,7 @@ struct opgen_tensor {
     int64_t strides[OPGEN_MAX_DIM];
     uint8_t dim_order[OPGEN_MAX_DIM];
     void *data;
+    size_t capacity; /* bytes at data; 0 for an output the kernel sizes and allocates */
 };
 typedef struct opgen_tensor opgen_tensor;
 

@@ -50,6 +50,27 @@ typedef struct opgen_scalar_list {
     size_t len;
 } opgen_scalar_list;
 
+/* A boxed argument, as the executor holds it; `none` marks None for optionals. */
+typedef struct opgen_value {
+    union {
+        opgen_tensor *t;
+        int64_t i;
+        double f;
+        bool b;
+        opgen_scalar s;
+        opgen_dtype d;
+        const char *str;
+        int32_t e;
+        const void *p;
+        opgen_tensor_list tl;
+        opgen_int_list il;
+        opgen_float_list fl;
+        opgen_bool_list bl;
+        opgen_scalar_list sl;
+    } v;
+    bool none;
+} opgen_value;
+
 /* Out-variant kernels: X(op id, kernel function). */
 #define OPGEN_KERNELS(X) \
     X(2, opgen_kernel_aten_add_out) \

@@ -1,0 +1,236 @@
+#include "kernels.h"
+#include <stdlib.h>
+#include <string.h>
+
+#define ERR_AT(m, n, ...) diag_error((m)->d, (n)->file, (n)->line, (n)->col, __VA_ARGS__)
+
+void og_kernels_declare(og_model *m, const ydoc *doc) {
+    const ynode *r = doc->root;
+    if (!r || r->kind != YNODE_SEQ) return; /* reported by og_kernels_load */
+    for (size_t i = 0; i < r->n; i++) og_model_kernel_yaml_entry(m, r->kids[i]);
+}
+
+static const og_func *resolve(og_model *m, const ynode *v) {
+    const char *s = v->s, *sep = strstr(s, "::");
+    char ns[128] = "aten";
+    const char *name = s;
+    if (sep && (size_t)(sep - s) < sizeof ns) {
+        memcpy(ns, s, (size_t)(sep - s));
+        ns[sep - s] = 0;
+        name = sep + 2;
+    }
+    const og_func *f = og_model_find(m, ns, name);
+    if (!f) ERR_AT(m, v, "unknown operator '%s'", s);
+    return f;
+}
+
+static int first_out(const og_func *f) {
+    for (unsigned i = 0; i < f->schema->nargs; i++)
+        if (f->schema->args[i].cat == OG_ARG_OUT) return (int)i;
+    return -1;
+}
+
+og_dtset og_out_dtypes(const og_func *f, const og_edge *edge) {
+    int o = first_out(f);
+    if (o < 0) return 0;
+    /* the functional op's constraint on the matching return names the out dtype */
+    const og_func *fn = f->group ? f->group->functional : NULL;
+    const og_edge_op *e = edge ? og_edge_find(edge, f) : NULL;
+    if (e)
+        for (unsigned c = 0; c < e->nargs; c++)
+            if (e->args[c].index == o || e->args[c].index == -1) return e->args[c].allowed;
+    e = edge && fn ? og_edge_find(edge, fn) : NULL;
+    if (e)
+        for (unsigned c = 0; c < e->nargs; c++)
+            if (e->args[c].index == -1) return e->args[c].allowed;
+    return OG_EDGE_DTYPES;
+}
+
+static char *symbol_of(og_model *m, const char *kernel_name) {
+    size_t n = strlen(kernel_name);
+    char *s = arena_alloc(m->a, n + 1), *o = s;
+    for (const char *p = kernel_name; *p; p++) {
+        if (p[0] == ':' && p[1] == ':') {
+            *o++ = '_';
+            p++;
+        } else {
+            *o++ = *p;
+        }
+    }
+    *o = 0;
+    return s;
+}
+
+static bool is_c_ident(const char *s) {
+    if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || *s == '_')) return false;
+    for (; *s; s++)
+        if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || (*s >= '0' && *s <= '9') || *s == '_')) return false;
+    return true;
+}
+
+static void add(og_yaml_kernels *l, og_yaml_kernel k) {
+    if (l->n == l->cap) {
+        l->cap = l->cap ? l->cap * 2 : 32;
+        og_yaml_kernel *p = realloc(l->items, l->cap * sizeof *p);
+        if (!p) {
+            fputs("opgen: out of memory\n", stderr);
+            exit(3);
+        }
+        l->items = p;
+    }
+    l->items[l->n++] = k;
+}
+
+void og_yaml_kernels_free(og_yaml_kernels *l) {
+    free(l->items);
+    memset(l, 0, sizeof *l);
+}
+
+/* arg_meta: {arg: [TypeAlias, DimOrderAlias]} -> the dtypes of the first out argument. */
+static bool kernel_dtypes(og_model *m, const og_func *f, const ynode *entry, const ynode *meta, og_dtset *out) {
+    const ynode *ta = ymap_get(entry, "type_alias"), *da = ymap_get(entry, "dim_order_alias");
+    if (meta->kind != YNODE_MAP) {
+        ERR_AT(m, meta, "arg_meta must be null or a mapping from argument to [TypeAlias, DimOrderAlias], found %s", ynode_describe(meta));
+        return false;
+    }
+    int o = first_out(f);
+    bool ok = true;
+    *out = 0;
+    for (size_t i = 0; i < meta->n; i++) {
+        const ynode *k = meta->kids[2 * i], *v = meta->kids[2 * i + 1];
+        int a = -1;
+        for (unsigned x = 0; x < f->schema->nargs && ynode_is_str(k); x++)
+            if (!strcmp(f->schema->args[x].name, k->s)) a = (int)x;
+        if (a < 0) {
+            ERR_AT(m, k, "%s has no argument '%s'", f->name, k->kind == YNODE_SCALAR ? k->s : "?");
+            ok = false;
+            continue;
+        }
+        if (v->kind != YNODE_SEQ || v->n != 2 || !ynode_is_str(v->kids[0]) || !ynode_is_str(v->kids[1])) {
+            ERR_AT(m, v, "expected [TypeAlias, DimOrderAlias] for argument '%s'", k->s);
+            ok = false;
+            continue;
+        }
+        const ynode *types = ymap_get(ta, v->kids[0]->s), *orders = ymap_get(da, v->kids[1]->s);
+        if (!types) {
+            ERR_AT(m, v->kids[0], "undefined type alias '%s'", v->kids[0]->s);
+            ok = false;
+        }
+        if (!orders) {
+            ERR_AT(m, v->kids[1], "undefined dim order alias '%s'", v->kids[1]->s);
+            ok = false;
+        }
+        if (!types || !orders) continue;
+        og_dtset set = 0;
+        for (size_t j = 0; types->kind == YNODE_SEQ && j < types->n; j++) {
+            const ynode *d = types->kids[j];
+            int dt = ynode_is_str(d) ? og_dtype_parse(d->s, d->len) : -1;
+            if (dt < 0) {
+                ERR_AT(m, d, "unknown dtype '%s'", d->kind == YNODE_SCALAR ? d->s : "?");
+                ok = false;
+            } else {
+                set |= 1u << dt;
+            }
+        }
+        for (size_t j = 0; orders->kind == YNODE_SEQ && j < orders->n; j++)
+            if (orders->kids[j]->kind != YNODE_SCALAR || orders->kids[j]->type != YVAL_INT) {
+                ERR_AT(m, orders->kids[j], "a dim order lists dimension numbers");
+                ok = false;
+            }
+        if (a == o) *out = set;
+    }
+    if (ok && o >= 0 && !*out) {
+        ERR_AT(m, meta, "arg_meta does not name the out argument '%s'", f->schema->args[o].name);
+        ok = false;
+    }
+    return ok;
+}
+
+bool og_kernels_load(og_model *m, const og_edge *edge, const ydoc *doc, og_yaml_kernels *out) {
+    unsigned before = m->d->errors;
+    const ynode *r = doc->root;
+    if (!r || r->kind != YNODE_SEQ) {
+        if (r)
+            ERR_AT(m, r, "kernel file must be a list of '- op:' or '- func:' entries, found %s", ynode_describe(r));
+        else
+            diag_error(m->d, doc->file, 1, 1, "kernel file is empty");
+        return false;
+    }
+    for (size_t i = 0; i < r->n; i++) {
+        const ynode *e = r->kids[i];
+        if (e->kind != YNODE_MAP) {
+            ERR_AT(m, e, "expected a kernel entry (a mapping with 'op:' or 'func:'), found %s", ynode_describe(e));
+            continue;
+        }
+        const ynode *op = ymap_get(e, "op"), *fn = ymap_get(e, "func"), *ks = ymap_get(e, "kernels");
+        const og_func *f = NULL;
+        if (op && fn) {
+            ERR_AT(m, e, "an entry has either 'op:' or 'func:', not both");
+            continue;
+        }
+        if (op) {
+            for (size_t k = 0; k < e->n; k++) {
+                const ynode *key = e->kids[2 * k];
+                const char *s = ynode_is_str(key) ? key->s : "";
+                if (strcmp(s, "op") && strcmp(s, "kernels") && strcmp(s, "type_alias") && strcmp(s, "dim_order_alias") && strcmp(s, "variants"))
+                    ERR_AT(m, key, "unknown key '%s' in an 'op:' entry (expected op, kernels, type_alias, dim_order_alias, variants)", s);
+            }
+            if (!ynode_is_str(op)) {
+                ERR_AT(m, op, "'op' must be an operator name, found %s", ynode_describe(op));
+                continue;
+            }
+            f = resolve(m, op);
+        } else if (fn) {
+            if (!ynode_is_str(fn)) continue; /* reported when declared */
+            /* the func: entry was declared in pass 1 under its schema's name */
+            const char *s = fn->s, *lp = strchr(s, '(');
+            if (!lp) continue;
+            char *name = arena_strndup(m->a, s, (size_t)(lp - s));
+            char *sep = strstr(name, "::");
+            f = sep ? (*sep = 0, og_model_find(m, name, sep + 2)) : og_model_find(m, "aten", name);
+            if (!f) continue; /* its schema error was reported in pass 1 */
+        } else {
+            ERR_AT(m, e, "kernel entry has neither 'op:' nor 'func:'");
+            continue;
+        }
+        if (!f) continue;
+        if (!ks) continue; /* a declaration without kernels */
+        if (ks->kind != YNODE_SEQ) {
+            ERR_AT(m, ks, "'kernels' must be a list of {arg_meta, kernel_name}, found %s", ynode_describe(ks));
+            continue;
+        }
+        if (first_out(f) < 0) {
+            ERR_AT(m, op ? op : fn, "%s is not an out= variant; kernels implement out= variants", f->name);
+            continue;
+        }
+        for (size_t k = 0; k < ks->n; k++) {
+            const ynode *kn = ks->kids[k];
+            const ynode *meta = ymap_get(kn, "arg_meta"), *name = ymap_get(kn, "kernel_name");
+            if (kn->kind != YNODE_MAP || !name || !ynode_is_str(name)) {
+                ERR_AT(m, kn, "a kernel is {arg_meta: ..., kernel_name: NAME}");
+                continue;
+            }
+            og_yaml_kernel kk;
+            memset(&kk, 0, sizeof kk);
+            kk.func = f;
+            kk.kernel_name = arena_strndup(m->a, name->s, name->len);
+            kk.symbol = symbol_of(m, name->s);
+            if (!is_c_ident(kk.symbol)) {
+                ERR_AT(m, name, "kernel name '%s' does not make a C identifier", name->s);
+                continue;
+            }
+            ynode *copy = ARENA_NEW(m->a, ynode);
+            *copy = *name;
+            copy->kids = NULL;
+            kk.node = copy;
+            if (!meta || (meta->kind == YNODE_SCALAR && meta->type == YVAL_NULL)) {
+                kk.is_default = true;
+                kk.dtypes = og_out_dtypes(f, edge);
+            } else if (!kernel_dtypes(m, f, e, meta, &kk.dtypes)) {
+                continue;
+            }
+            add(out, kk);
+        }
+    }
+    return m->d->errors == before;
+}

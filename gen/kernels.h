@@ -1,0 +1,33 @@
+/* Kernel lists in ExecuTorch's kernel yaml format (functions.yaml, custom_ops.yaml,
+ * quantized.yaml): `op:` entries naming model ops, `func:` entries declaring
+ * custom ops with their own schemas (added to the model before grouping), and
+ * per entry `kernels:` of {arg_meta, kernel_name} with type_alias / dim_order_alias. */
+#ifndef OPGEN_KERNELS_H
+#define OPGEN_KERNELS_H
+#include "dtype.h"
+#include "edge.h"
+#include "model.h"
+
+typedef struct og_yaml_kernel {
+    const og_func *func;     /* the op it computes (an out= op for the runtime) */
+    const char *kernel_name; /* as written: torch::executor::add_out */
+    const char *symbol;      /* the C function: '::' becomes '_' */
+    og_dtset dtypes;         /* dtypes of the op's first out argument it handles */
+    bool is_default;         /* arg_meta: null */
+    const ynode *node;       /* copy of the kernel_name scalar, for positions */
+} og_yaml_kernel;
+
+typedef struct og_yaml_kernels {
+    og_yaml_kernel *items;
+    unsigned n, cap;
+} og_yaml_kernels;
+
+/* Pass 1 (before og_model_finish_native): declare the file's func: entries. */
+void og_kernels_declare(og_model *m, const ydoc *doc);
+/* Pass 2 (after): resolve every entry and append its kernels. */
+bool og_kernels_load(og_model *m, const og_edge *edge, const ydoc *doc, og_yaml_kernels *out);
+void og_yaml_kernels_free(og_yaml_kernels *l);
+/* The dtypes an op's first out argument may carry (Edge constraints, else the
+ * defaults); 0 when it has no out argument. */
+og_dtset og_out_dtypes(const og_func *f, const og_edge *edge);
+#endif

@@ -1,0 +1,530 @@
+#include "opgen/exec.h"
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* An argument filled at run time from a scalar input of the graph. */
+typedef struct patch {
+    int arg, value, abi;
+} patch;
+
+typedef struct step {
+    const opgen_gnode *node;
+    int op, kernel_op;
+    const opgen_kernel_entry *kernel;
+    opgen_value *args;
+    int nargs;
+    patch *patches;
+    int npatches;
+    int *results; /* value index per out argument */
+    int nresults;
+} step;
+
+struct opgen_program {
+    const opgen_graph *g;
+    opgen_ivalue *values;
+    size_t *offset, *size; /* planned memory of each result value */
+    step *steps;
+    int nsteps;
+    size_t plan_bytes;
+};
+
+size_t opgen_program_plan_bytes(const opgen_program *p) { return p->plan_bytes; }
+int opgen_program_ninputs(const opgen_program *p) { return p->g->ninputs; }
+int opgen_program_noutputs(const opgen_program *p) { return p->g->noutputs; }
+
+static int32_t node_fail(opgen_error *err, const opgen_graph *g, unsigned line, unsigned col, int32_t code, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 6, 7)))
+#endif
+    ;
+#include <stdarg.h>
+static int32_t node_fail(opgen_error *err, const opgen_graph *g, unsigned line, unsigned col, int32_t code, const char *fmt, ...) {
+    char msg[384];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    return opgen_fail_at(err, code, g->file, line, col, "%s", msg);
+}
+
+static void *zalloc(opgen_arena *a, size_t n) {
+    void *p = opgen_arena_alloc(a, n ? n : 1);
+    if (p) memset(p, 0, n ? n : 1);
+    return p;
+}
+
+/* ---- defaults: the schema's text for an argument nobody passed ---- */
+
+static bool parse_int(const char *s, int64_t *v) {
+    char *end;
+    long long x = strtoll(s, &end, 10);
+    if (end == s || *end) return false;
+    *v = x;
+    return true;
+}
+
+static int list_len_of_type(const char *type) { /* "int[2]" -> 2, "int[]" -> 0 */
+    const char *b = strchr(type, '[');
+    return b ? atoi(b + 1) : 0;
+}
+
+static bool default_value(opgen_arena *a, const opgen_arg *arg, opgen_value *v) {
+    const char *d = arg->dflt;
+    memset(v, 0, sizeof *v);
+    if (!strcmp(d, "None")) {
+        v->none = true;
+        return true;
+    }
+    switch (arg->abi) {
+    case OPGEN_ABI_INT:
+    case OPGEN_ABI_OPT_INT: return parse_int(d, &v->v.i);
+    case OPGEN_ABI_FLOAT:
+    case OPGEN_ABI_OPT_FLOAT: {
+        char *end;
+        v->v.f = strtod(d, &end);
+        return end != d && !*end;
+    }
+    case OPGEN_ABI_BOOL:
+    case OPGEN_ABI_OPT_BOOL:
+        if (!strcmp(d, "True")) return v->v.b = true, true;
+        if (!strcmp(d, "False")) return v->v.b = false, true;
+        return false;
+    case OPGEN_ABI_SCALAR:
+    case OPGEN_ABI_OPT_SCALAR: {
+        int64_t i;
+        if (parse_int(d, &i)) {
+            v->v.s.dtype = OPGEN_DTYPE_Long;
+            v->v.s.v.i = i;
+            return true;
+        }
+        char *end;
+        v->v.s.dtype = OPGEN_DTYPE_Double;
+        v->v.s.v.f = strtod(d, &end);
+        return end != d && !*end;
+    }
+    case OPGEN_ABI_STR:
+    case OPGEN_ABI_OPT_STR: {
+        size_t n = strlen(d);
+        if (n < 2 || (d[0] != '\'' && d[0] != '"') || d[n - 1] != d[0]) return false;
+        char *s = opgen_arena_alloc(a, n - 1);
+        if (!s) return false;
+        memcpy(s, d + 1, n - 2);
+        s[n - 2] = 0;
+        v->v.str = s;
+        return true;
+    }
+    case OPGEN_ABI_INT_LIST:
+    case OPGEN_ABI_OPT_INT_LIST: {
+        int64_t one, *vals;
+        int n = list_len_of_type(arg->type);
+        if (parse_int(d, &one)) { /* int[2] x=1 is [1, 1] */
+            if (n < 1) n = 1;
+            vals = opgen_arena_alloc(a, sizeof(int64_t) * (size_t)n);
+            if (!vals) return false;
+            for (int k = 0; k < n; k++) vals[k] = one;
+            v->v.il.data = vals;
+            v->v.il.len = (size_t)n;
+            return true;
+        }
+        if (d[0] != '[') return false;
+        vals = opgen_arena_alloc(a, sizeof(int64_t) * 16);
+        size_t k = 0;
+        const char *p = d + 1;
+        while (vals && *p && *p != ']' && k < 16) {
+            char *end;
+            vals[k++] = strtoll(p, &end, 10);
+            if (end == p) return false;
+            p = end;
+            while (*p == ',' || *p == ' ') p++;
+        }
+        v->v.il.data = vals;
+        v->v.il.len = k;
+        return vals && *p == ']';
+    }
+    case OPGEN_ABI_ENUM:
+    case OPGEN_ABI_OPT_ENUM:
+        if (!strcmp(d, "contiguous_format")) return v->v.e = OPGEN_MEMFMT_CONTIGUOUS, true;
+        return false;
+    case OPGEN_ABI_DTYPE:
+    case OPGEN_ABI_OPT_DTYPE:
+        if (!strcmp(d, "long")) return v->v.d = OPGEN_DTYPE_Long, true;
+        if (!strcmp(d, "float")) return v->v.d = OPGEN_DTYPE_Float, true;
+        return false;
+    default: return false;
+    }
+}
+
+/* ---- binding a graph argument to a kernel argument ---- */
+
+typedef struct loader {
+    opgen_program *p;
+    const opgen_graph *g;
+    opgen_arena *a;
+    opgen_error *err;
+} loader;
+
+static bool value_is(const loader *L, int v, int kind) { return L->p->values[v].kind == kind; }
+
+static int32_t bind(loader *L, step *s, int ai, const opgen_arg *arg, const opgen_garg *x) {
+    opgen_value *v = &s->args[ai];
+    const opgen_graph *g = L->g;
+    int abi = arg->abi;
+    bool opt = abi == OPGEN_ABI_OPT_TENSOR || abi == OPGEN_ABI_OPT_INT || abi == OPGEN_ABI_OPT_INT_LIST || abi == OPGEN_ABI_OPT_FLOAT || abi == OPGEN_ABI_OPT_BOOL ||
+               abi == OPGEN_ABI_OPT_SCALAR || abi == OPGEN_ABI_OPT_DTYPE || abi == OPGEN_ABI_OPT_STR || abi == OPGEN_ABI_OPT_ENUM || abi == OPGEN_ABI_OPAQUE;
+    if (x->kind == OPGEN_GA_NONE) {
+        if (!opt) return node_fail(L->err, g, x->line, x->col, OPGEN_E_INVALID, "argument '%s' (%s) cannot be None", arg->name, arg->type);
+        v->none = true;
+        return OPGEN_OK;
+    }
+    /* a scalar input of the graph: filled in at run time */
+    if (x->kind == OPGEN_GA_VALUE && !value_is(L, (int)x->i, OPGEN_GV_TENSOR)) {
+        int kind = L->p->values[x->i].kind;
+        bool ok = ((abi == OPGEN_ABI_INT || abi == OPGEN_ABI_OPT_INT) && kind == OPGEN_GV_INT) || ((abi == OPGEN_ABI_FLOAT || abi == OPGEN_ABI_OPT_FLOAT) && kind != OPGEN_GV_BOOL) ||
+                  ((abi == OPGEN_ABI_BOOL || abi == OPGEN_ABI_OPT_BOOL) && kind == OPGEN_GV_BOOL) || abi == OPGEN_ABI_SCALAR || abi == OPGEN_ABI_OPT_SCALAR;
+        if (!ok) return node_fail(L->err, g, x->line, x->col, OPGEN_E_INVALID, "argument '%s' (%s) cannot take %%%s", arg->name, arg->type, g->values[x->i].name);
+        s->patches[s->npatches++] = (patch){ai, (int)x->i, abi};
+        return OPGEN_OK;
+    }
+    switch (abi) {
+    case OPGEN_ABI_TENSOR:
+    case OPGEN_ABI_OPT_TENSOR:
+        if (x->kind != OPGEN_GA_VALUE) return node_fail(L->err, g, x->line, x->col, OPGEN_E_INVALID, "argument '%s' is a tensor: pass a %%value", arg->name);
+        v->v.t = &L->p->values[x->i].t;
+        return OPGEN_OK;
+    case OPGEN_ABI_TENSOR_LIST: {
+        if (x->kind != OPGEN_GA_LIST) return node_fail(L->err, g, x->line, x->col, OPGEN_E_INVALID, "argument '%s' is a list of tensors: pass [%%a, %%b]", arg->name);
+        opgen_tensor **ts = zalloc(L->a, sizeof *ts * (size_t)x->nitems);
+        if (!ts) return opgen_fail(L->err, OPGEN_E_NO_MEMORY, "out of memory");
+        for (int k = 0; k < x->nitems; k++) {
+            const opgen_garg *it = &x->items[k];
+            if (it->kind != OPGEN_GA_VALUE || !value_is(L, (int)it->i, OPGEN_GV_TENSOR))
+                return node_fail(L->err, g, it->line, it->col, OPGEN_E_INVALID, "argument '%s': every element must be a tensor %%value", arg->name);
+            ts[k] = &L->p->values[it->i].t;
+        }
+        v->v.tl.data = (const opgen_tensor *const *)ts;
+        v->v.tl.len = (size_t)x->nitems;
+        return OPGEN_OK;
+    }
+    case OPGEN_ABI_INT:
+    case OPGEN_ABI_OPT_INT:
+        if (x->kind != OPGEN_GA_INT) return node_fail(L->err, g, x->line, x->col, OPGEN_E_INVALID, "argument '%s' (%s) takes an integer", arg->name, arg->type);
+        v->v.i = x->i;
+        return OPGEN_OK;
+    case OPGEN_ABI_FLOAT:
+    case OPGEN_ABI_OPT_FLOAT:
+        if (x->kind != OPGEN_GA_FLOAT && x->kind != OPGEN_GA_INT) return node_fail(L->err, g, x->line, x->col, OPGEN_E_INVALID, "argument '%s' (%s) takes a number", arg->name, arg->type);
+        v->v.f = x->kind == OPGEN_GA_INT ? (double)x->i : x->f;
+        return OPGEN_OK;
+    case OPGEN_ABI_BOOL:
+    case OPGEN_ABI_OPT_BOOL:
+        if (x->kind != OPGEN_GA_BOOL) return node_fail(L->err, g, x->line, x->col, OPGEN_E_INVALID, "argument '%s' (%s) takes True or False", arg->name, arg->type);
+        v->v.b = x->i != 0;
+        return OPGEN_OK;
+    case OPGEN_ABI_SCALAR:
+    case OPGEN_ABI_OPT_SCALAR:
+        if (x->kind == OPGEN_GA_INT)
+            v->v.s.dtype = OPGEN_DTYPE_Long, v->v.s.v.i = x->i;
+        else if (x->kind == OPGEN_GA_FLOAT)
+            v->v.s.dtype = OPGEN_DTYPE_Double, v->v.s.v.f = x->f;
+        else if (x->kind == OPGEN_GA_BOOL)
+            v->v.s.dtype = OPGEN_DTYPE_Bool, v->v.s.v.b = x->i != 0;
+        else
+            return node_fail(L->err, g, x->line, x->col, OPGEN_E_INVALID, "argument '%s' (Scalar) takes a number or a boolean", arg->name);
+        return OPGEN_OK;
+    case OPGEN_ABI_DTYPE:
+    case OPGEN_ABI_OPT_DTYPE:
+        if (x->kind != OPGEN_GA_DTYPE) return node_fail(L->err, g, x->line, x->col, OPGEN_E_INVALID, "argument '%s' takes a dtype such as torch.float32", arg->name);
+        v->v.d = (opgen_dtype)x->i;
+        return OPGEN_OK;
+    case OPGEN_ABI_STR:
+    case OPGEN_ABI_OPT_STR:
+        if (x->kind != OPGEN_GA_STR) return node_fail(L->err, g, x->line, x->col, OPGEN_E_INVALID, "argument '%s' takes a string", arg->name);
+        v->v.str = x->s;
+        return OPGEN_OK;
+    case OPGEN_ABI_ENUM:
+    case OPGEN_ABI_OPT_ENUM:
+        if (x->kind != OPGEN_GA_MEMFMT) return node_fail(L->err, g, x->line, x->col, OPGEN_E_INVALID, "argument '%s' (%s) takes a memory format such as torch.contiguous_format", arg->name, arg->type);
+        v->v.e = (int32_t)x->i;
+        return OPGEN_OK;
+    case OPGEN_ABI_INT_LIST:
+    case OPGEN_ABI_OPT_INT_LIST: {
+        if (x->kind == OPGEN_GA_INT) { /* int[2] x=1 means [1, 1] */
+            int n = list_len_of_type(arg->type);
+            int64_t *vals = opgen_arena_alloc(L->a, sizeof(int64_t) * (size_t)(n < 1 ? 1 : n));
+            if (!vals) return opgen_fail(L->err, OPGEN_E_NO_MEMORY, "out of memory");
+            for (int k = 0; k < (n < 1 ? 1 : n); k++) vals[k] = x->i;
+            v->v.il.data = vals;
+            v->v.il.len = (size_t)(n < 1 ? 1 : n);
+            return OPGEN_OK;
+        }
+        if (x->kind != OPGEN_GA_LIST) return node_fail(L->err, g, x->line, x->col, OPGEN_E_INVALID, "argument '%s' (%s) takes a list of integers", arg->name, arg->type);
+        int64_t *vals = opgen_arena_alloc(L->a, sizeof(int64_t) * (size_t)(x->nitems ? x->nitems : 1));
+        if (!vals) return opgen_fail(L->err, OPGEN_E_NO_MEMORY, "out of memory");
+        for (int k = 0; k < x->nitems; k++) {
+            if (x->items[k].kind != OPGEN_GA_INT) return node_fail(L->err, g, x->items[k].line, x->items[k].col, OPGEN_E_INVALID, "argument '%s': expected an integer", arg->name);
+            vals[k] = x->items[k].i;
+        }
+        v->v.il.data = vals;
+        v->v.il.len = (size_t)x->nitems;
+        return OPGEN_OK;
+    }
+    case OPGEN_ABI_BOOL_LIST: {
+        if (x->kind != OPGEN_GA_LIST) return node_fail(L->err, g, x->line, x->col, OPGEN_E_INVALID, "argument '%s' takes a list of booleans", arg->name);
+        bool *vals = zalloc(L->a, sizeof(bool) * (size_t)x->nitems);
+        if (!vals) return opgen_fail(L->err, OPGEN_E_NO_MEMORY, "out of memory");
+        for (int k = 0; k < x->nitems; k++) {
+            if (x->items[k].kind != OPGEN_GA_BOOL) return node_fail(L->err, g, x->items[k].line, x->items[k].col, OPGEN_E_INVALID, "argument '%s': expected True or False", arg->name);
+            vals[k] = x->items[k].i != 0;
+        }
+        v->v.bl.data = vals;
+        v->v.bl.len = (size_t)x->nitems;
+        return OPGEN_OK;
+    }
+    default: return node_fail(L->err, g, x->line, x->col, OPGEN_E_NOT_IMPLEMENTED, "argument '%s' (%s) cannot be given in a program yet", arg->name, arg->type);
+    }
+}
+
+/* ---- loading ---- */
+
+static int32_t load_node(loader *L, int n) {
+    const opgen_graph *g = L->g;
+    const opgen_gnode *nd = &g->nodes[n];
+    step *s = &L->p->steps[n];
+    s->node = nd;
+    int id = opgen_op_lookup(nd->op);
+    if (id < 0) {
+        /* "aten::relu.default" names the default overload */
+        size_t len = strlen(nd->op);
+        if (len > 8 && !strcmp(nd->op + len - 8, ".default")) {
+            char buf[256];
+            snprintf(buf, sizeof buf, "%.*s", (int)(len - 8), nd->op);
+            id = opgen_op_lookup(buf);
+        }
+    }
+    if (id < 0) return node_fail(L->err, g, nd->line, nd->col, OPGEN_E_NOT_FOUND, "unknown operator %s", nd->op);
+    const opgen_op *op = &opgen_ops[id];
+    if (op->kind == OPGEN_KIND_OUT) return node_fail(L->err, g, nd->line, nd->col, OPGEN_E_INVALID, "%s is an out= variant; call its functional form and let the runtime place results", nd->op);
+    if (op->out_variant < 0) return node_fail(L->err, g, nd->line, nd->col, OPGEN_E_NOT_FOUND, "%s has no out= variant, so no kernel can run it", nd->op);
+    const opgen_op *kop = &opgen_ops[op->out_variant];
+    if (!opgen_registry[op->out_variant].fn) return node_fail(L->err, g, nd->line, nd->col, OPGEN_E_NOT_FOUND, "no kernel for %s (needed by %s)", kop->qualified, nd->op);
+    s->op = id;
+    s->kernel_op = op->out_variant;
+    s->kernel = &opgen_registry[op->out_variant];
+    s->nargs = kop->nargs;
+    s->args = zalloc(L->a, sizeof *s->args * kop->nargs);
+    s->patches = zalloc(L->a, sizeof *s->patches * kop->nargs);
+    s->results = zalloc(L->a, sizeof(int) * kop->nargs);
+    if (!s->args || !s->patches || !s->results) return opgen_fail(L->err, OPGEN_E_NO_MEMORY, "out of memory");
+    /* which graph argument goes to which parameter of the functional schema */
+    const opgen_arg *fargs = &opgen_args[op->first_arg];
+    const opgen_garg **given = zalloc(L->a, sizeof *given * (op->nargs + 1u));
+    if (!given) return opgen_fail(L->err, OPGEN_E_NO_MEMORY, "out of memory");
+    int npos = 0, maxpos = 0;
+    for (int i = 0; i < op->nargs; i++)
+        if (!(fargs[i].flags & OPGEN_ARG_KWARG_ONLY)) maxpos++;
+    for (int k = 0; k < nd->nargs; k++) {
+        const opgen_garg *x = &nd->args[k];
+        int target = -1;
+        if (!x->kw) {
+            if (npos >= maxpos) return node_fail(L->err, g, x->line, x->col, OPGEN_E_INVALID, "%s takes %d positional argument%s, got more", nd->op, maxpos, maxpos == 1 ? "" : "s");
+            target = npos++;
+        } else {
+            for (int i = 0; i < op->nargs; i++)
+                if (!strcmp(fargs[i].name, x->kw)) target = i;
+            if (target < 0) return node_fail(L->err, g, x->line, x->col, OPGEN_E_INVALID, "%s has no argument '%s'", nd->op, x->kw);
+            if (given[target]) return node_fail(L->err, g, x->line, x->col, OPGEN_E_INVALID, "argument '%s' of %s given twice", x->kw, nd->op);
+        }
+        given[target] = x;
+    }
+    /* the kernel's parameters: the functional's, by name, then the outs */
+    const opgen_arg *kargs = &opgen_args[kop->first_arg];
+    for (int ai = 0; ai < kop->nargs; ai++) {
+        const opgen_arg *ka = &kargs[ai];
+        if (ka->flags & OPGEN_ARG_OUT) {
+            int r = s->nresults++;
+            if (r >= nd->nresults) return node_fail(L->err, g, nd->line, nd->col, OPGEN_E_INVALID, "%s returns %d value%s, the node names %d", nd->op, op->nrets, op->nrets == 1 ? "" : "s", nd->nresults);
+            int v = nd->results[r];
+            s->results[r] = v;
+            L->p->values[v].kind = OPGEN_GV_TENSOR;
+            s->args[ai].v.t = &L->p->values[v].t;
+            continue;
+        }
+        int fi = -1;
+        for (int i = 0; i < op->nargs; i++)
+            if (!strcmp(fargs[i].name, ka->name)) fi = i;
+        if (fi < 0) return node_fail(L->err, g, nd->line, nd->col, OPGEN_E_INVALID, "%s: the kernel's argument '%s' has no counterpart", nd->op, ka->name);
+        if (given[fi]) {
+            int32_t st = bind(L, s, ai, ka, given[fi]);
+            if (st) return st;
+        } else if (fargs[fi].dflt) {
+            if (!default_value(L->a, ka, &s->args[ai]))
+                return node_fail(L->err, g, nd->line, nd->col, OPGEN_E_NOT_IMPLEMENTED, "%s: cannot use the default '%s' of argument '%s'", nd->op, fargs[fi].dflt, ka->name);
+        } else {
+            return node_fail(L->err, g, nd->line, nd->col, OPGEN_E_INVALID, "%s: missing argument '%s' (%s)", nd->op, ka->name, ka->type);
+        }
+    }
+    if (s->nresults != nd->nresults) return node_fail(L->err, g, nd->line, nd->col, OPGEN_E_INVALID, "%s returns %d value%s, the node names %d", nd->op, s->nresults, s->nresults == 1 ? "" : "s", nd->nresults);
+    return OPGEN_OK;
+}
+
+/* Runs a step's kernel: its meta step at load, the computation at run. */
+static int32_t call(opgen_program *p, step *s, opgen_arena *arena, bool meta, opgen_error *err) {
+    opgen_ctx ctx = {arena, err, opgen_ops[s->kernel_op].qualified, meta};
+    for (int k = 0; k < s->npatches; k++) {
+        const patch *pt = &s->patches[k];
+        const opgen_ivalue *iv = &p->values[pt->value];
+        opgen_value *v = &s->args[pt->arg];
+        v->none = false;
+        switch (pt->abi) {
+        case OPGEN_ABI_SCALAR:
+        case OPGEN_ABI_OPT_SCALAR:
+            if (iv->kind == OPGEN_GV_INT) v->v.s.dtype = OPGEN_DTYPE_Long, v->v.s.v.i = iv->i;
+            if (iv->kind == OPGEN_GV_FLOAT) v->v.s.dtype = OPGEN_DTYPE_Double, v->v.s.v.f = iv->f;
+            if (iv->kind == OPGEN_GV_BOOL) v->v.s.dtype = OPGEN_DTYPE_Bool, v->v.s.v.b = iv->b;
+            break;
+        case OPGEN_ABI_FLOAT:
+        case OPGEN_ABI_OPT_FLOAT: v->v.f = iv->kind == OPGEN_GV_INT ? (double)iv->i : iv->f; break;
+        case OPGEN_ABI_BOOL:
+        case OPGEN_ABI_OPT_BOOL: v->v.b = iv->b; break;
+        default: v->v.i = iv->i; break;
+        }
+    }
+    int32_t st = s->kernel->call(&ctx, s->kernel->fn, s->args);
+    if (st && err->code == OPGEN_OK) opgen_fail(err, st, "%s failed (%s)", ctx.op, opgen_status_text(st));
+    return st;
+}
+
+/* Memory plan: every result gets an offset in one block; a value's space is free
+ * again after its last use (graph outputs live to the end). First fit. */
+typedef struct span {
+    size_t off, size;
+} span;
+
+static int32_t plan(opgen_program *p, opgen_arena *a, opgen_error *err) {
+    const opgen_graph *g = p->g;
+    int *last = zalloc(a, sizeof(int) * (size_t)g->nvalues);
+    span *live = zalloc(a, sizeof(span) * (size_t)g->nvalues);
+    int *live_v = zalloc(a, sizeof(int) * (size_t)g->nvalues);
+    p->offset = zalloc(a, sizeof(size_t) * (size_t)g->nvalues);
+    p->size = zalloc(a, sizeof(size_t) * (size_t)g->nvalues);
+    if (!last || !live || !live_v || !p->offset || !p->size) return opgen_fail(err, OPGEN_E_NO_MEMORY, "out of memory planning memory");
+    for (int v = 0; v < g->nvalues; v++) last[v] = -1;
+    for (int n = 0; n < p->nsteps; n++)
+        for (int ai = 0; ai < p->steps[n].nargs; ai++) {
+            const opgen_value *x = &p->steps[n].args[ai];
+            for (int v = 0; v < g->nvalues; v++) /* which values this argument reads */
+                if (x->v.t == &p->values[v].t) last[v] = n;
+            (void)x;
+        }
+    for (int n = 0; n < p->nsteps; n++) /* tensor lists */
+        for (int k = 0; k < g->nodes[n].nargs; k++) {
+            const opgen_garg *x = &g->nodes[n].args[k];
+            for (int i = 0; x->kind == OPGEN_GA_LIST && i < x->nitems; i++)
+                if (x->items[i].kind == OPGEN_GA_VALUE) last[x->items[i].i] = n;
+        }
+    for (int i = 0; i < g->noutputs; i++) last[g->outputs[i]] = p->nsteps;
+    int nlive = 0;
+    size_t top = 0;
+    for (int n = 0; n < p->nsteps; n++) {
+        step *s = &p->steps[n];
+        for (int r = 0; r < s->nresults; r++) {
+            int v = s->results[r];
+            size_t need = (opgen_nbytes(&p->values[v].t) + 63) & ~(size_t)63;
+            if (!need) need = 64;
+            /* first fit among the gaps between live spans (kept sorted by offset) */
+            size_t at = 0;
+            int pos = 0;
+            for (; pos < nlive; pos++) {
+                if (live[pos].off >= at + need) break;
+                if (live[pos].off + live[pos].size > at) at = live[pos].off + live[pos].size;
+            }
+            memmove(live + pos + 1, live + pos, sizeof(span) * (size_t)(nlive - pos));
+            memmove(live_v + pos + 1, live_v + pos, sizeof(int) * (size_t)(nlive - pos));
+            live[pos] = (span){at, need};
+            live_v[pos] = v;
+            nlive++;
+            p->offset[v] = at;
+            p->size[v] = need;
+            if (at + need > top) top = at + need;
+        }
+        /* values whose last use is this step die */
+        for (int k = 0; k < nlive;) {
+            if (last[live_v[k]] <= n && last[live_v[k]] != p->nsteps) {
+                memmove(live + k, live + k + 1, sizeof(span) * (size_t)(nlive - k - 1));
+                memmove(live_v + k, live_v + k + 1, sizeof(int) * (size_t)(nlive - k - 1));
+                nlive--;
+            } else {
+                k++;
+            }
+        }
+    }
+    p->plan_bytes = top;
+    return OPGEN_OK;
+}
+
+int32_t opgen_program_load(const opgen_graph *g, opgen_arena *a, opgen_program **out, opgen_error *err) {
+    opgen_program *p = zalloc(a, sizeof *p);
+    if (!p) return opgen_fail(err, OPGEN_E_NO_MEMORY, "out of memory");
+    p->g = g;
+    p->values = zalloc(a, sizeof *p->values * (size_t)(g->nvalues ? g->nvalues : 1));
+    p->steps = zalloc(a, sizeof *p->steps * (size_t)(g->nnodes ? g->nnodes : 1));
+    if (!p->values || !p->steps) return opgen_fail(err, OPGEN_E_NO_MEMORY, "out of memory");
+    p->nsteps = g->nnodes;
+    for (int i = 0; i < g->ninputs; i++) {
+        const opgen_gvalue *gv = &g->values[g->inputs[i]];
+        opgen_ivalue *v = &p->values[g->inputs[i]];
+        v->kind = gv->kind;
+        if (gv->kind == OPGEN_GV_TENSOR && opgen_tensor_shape(&v->t, gv->dtype, gv->dim, gv->sizes, err)) return err->code;
+        if (gv->kind == OPGEN_GV_FREE) return node_fail(err, g, gv->line, gv->col, OPGEN_E_INVALID, "a pattern is not a program: %%%s is not defined", gv->name);
+    }
+    loader L = {p, g, a, err};
+    for (int n = 0; n < g->nnodes; n++) {
+        int32_t st = load_node(&L, n);
+        if (st) return st;
+        /* meta: dtypes and shapes of the results, and a kernel for that dtype */
+        step *s = &p->steps[n];
+        opgen_error merr = {0};
+        st = call(p, s, a, true, &merr);
+        if (st) return node_fail(err, g, s->node->line, s->node->col, st, "%s", merr.msg);
+        opgen_dtype d = p->values[s->results[0]].t.dtype;
+        if (!opgen_registry_find(s->kernel_op, d))
+            return node_fail(err, g, s->node->line, s->node->col, OPGEN_E_NOT_FOUND, "no kernel for %s with dtype %s (needed by %s)", opgen_ops[s->kernel_op].qualified, opgen_dtype_name(d), s->node->op);
+    }
+    int32_t st = plan(p, a, err);
+    if (st) return st;
+    *out = p;
+    return OPGEN_OK;
+}
+
+int32_t opgen_program_run(opgen_program *p, const opgen_ivalue *inputs, opgen_arena *work, opgen_ivalue *outputs, opgen_error *err) {
+    const opgen_graph *g = p->g;
+    for (int i = 0; i < g->ninputs; i++) {
+        const opgen_gvalue *gv = &g->values[g->inputs[i]];
+        opgen_ivalue *v = &p->values[g->inputs[i]];
+        const opgen_ivalue *in = &inputs[i];
+        if (in->kind != gv->kind) return opgen_fail_at(err, OPGEN_E_INVALID, g->file, gv->line, gv->col, "input %%%s: expected a %s", gv->name, gv->kind == OPGEN_GV_TENSOR ? "tensor" : "scalar of another kind");
+        if (gv->kind == OPGEN_GV_TENSOR) {
+            if (in->t.dtype != gv->dtype || in->t.dim != gv->dim || memcmp(in->t.sizes, gv->sizes, sizeof(int64_t) * (size_t)gv->dim))
+                return opgen_fail_at(err, OPGEN_E_SHAPE, g->file, gv->line, gv->col, "input %%%s: expected %s%s, got %s with %d dims", gv->name, opgen_dtype_abbrev(gv->dtype), gv->dim ? "[...]" : "[]",
+                                     opgen_dtype_name(in->t.dtype), in->t.dim);
+            v->t = in->t;
+        } else {
+            *v = *in;
+        }
+    }
+    uint8_t *block = p->plan_bytes ? opgen_arena_alloc(work, p->plan_bytes) : NULL;
+    if (p->plan_bytes && !block) return opgen_fail(err, OPGEN_E_NO_MEMORY, "out of memory: the program needs %zu bytes", p->plan_bytes);
+    for (int n = 0; n < p->nsteps; n++) {
+        step *s = &p->steps[n];
+        for (int r = 0; r < s->nresults; r++) { /* results live where the plan put them */
+            opgen_tensor *t = &p->values[s->results[r]].t;
+            t->data = block + p->offset[s->results[r]];
+            t->capacity = p->size[s->results[r]];
+        }
+        opgen_error kerr = {0};
+        if (call(p, s, work, false, &kerr)) return node_fail(err, g, s->node->line, s->node->col, kerr.code, "%s", kerr.msg);
+    }
+    for (int i = 0; i < g->noutputs; i++) outputs[i] = p->values[g->outputs[i]];
+    return OPGEN_OK;
+}

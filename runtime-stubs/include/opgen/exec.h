@@ -1,0 +1,43 @@
+/* The executor: loads a graph against the generated op tables and kernel
+ * registry, then runs it.
+ *
+ * Load binds every node's arguments to its operator's schema (positional,
+ * keyword, defaults), maps the functional operator to the out= kernel of its
+ * group, runs each kernel's meta step to infer dtypes and shapes, checks that a
+ * kernel exists for every (op, dtype) pair, and plans one block of memory for all
+ * intermediate values (reusing space once a value is dead). Errors name the node's
+ * file:line:col. Run then only binds inputs and calls kernels. */
+#ifndef OPGEN_EXEC_H
+#define OPGEN_EXEC_H
+#include "opgen/graph.h"
+#include "opgen/kernel.h"
+#include "opgen_registry.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct opgen_program opgen_program;
+
+/* A program value: a tensor, or an int/float/bool scalar (a SymInt input). */
+typedef struct opgen_ivalue {
+    int kind; /* OPGEN_GV_TENSOR, OPGEN_GV_INT, OPGEN_GV_FLOAT, OPGEN_GV_BOOL */
+    opgen_tensor t;
+    int64_t i;
+    double f;
+    bool b;
+} opgen_ivalue;
+
+int32_t opgen_program_load(const opgen_graph *g, opgen_arena *a, opgen_program **out, opgen_error *err);
+/* Bytes of planned intermediate memory a run takes from its arena. */
+size_t opgen_program_plan_bytes(const opgen_program *p);
+int opgen_program_ninputs(const opgen_program *p);
+int opgen_program_noutputs(const opgen_program *p);
+/* inputs[i] follow the graph's inputs (tensors must match the declared dtype and
+ * sizes); outputs[i] receive the returned values, tensors pointing into `work`. */
+int32_t opgen_program_run(opgen_program *p, const opgen_ivalue *inputs, opgen_arena *work, opgen_ivalue *outputs, opgen_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

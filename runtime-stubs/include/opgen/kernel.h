@@ -1,0 +1,94 @@
+/* What portable kernels are written with: the context, output preparation (a
+ * kernel's meta step), type promotion, broadcasting, dtype switches over
+ * compile-time dtype sets (unselected dtypes compile to nothing), element access. */
+#ifndef OPGEN_KERNEL_H
+#define OPGEN_KERNEL_H
+#define OPGEN_RUNTIME_TABLES_VERSION 1
+#include <math.h>
+#include <string.h>
+
+#include "opgen/rt.h"
+#include "opgen_kernels.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The context of one kernel call. In meta mode (program load) a kernel checks its
+ * inputs, sets its outputs' dtypes and shapes through opgen_out, and returns;
+ * tensors then carry no data. */
+struct opgen_ctx {
+    opgen_arena *arena;
+    opgen_error *err;
+    const char *op; /* for messages: "aten::add.out" */
+    bool meta;
+};
+
+/* Prepares an out tensor: an unallocated one (capacity 0) takes dtype and sizes
+ * (and memory, outside meta mode); a given one must already match them. */
+int32_t opgen_out(opgen_ctx *ctx, opgen_tensor *out, opgen_dtype dtype, int32_t dim, const int64_t *sizes);
+#define OPGEN_FAIL(ctx, code, ...) opgen_fail((ctx)->err, (code), __VA_ARGS__)
+
+/* ATen's type promotion of two tensors' dtypes, and of a tensor with a Scalar. */
+opgen_dtype opgen_promote(opgen_dtype a, opgen_dtype b);
+opgen_dtype opgen_promote_scalar(opgen_dtype t, const opgen_scalar *s);
+bool opgen_is_float(opgen_dtype d);
+bool opgen_is_integral(opgen_dtype d, bool include_bool);
+
+/* Broadcast shape of a and b (numpy rules) into dim/sizes; error on mismatch. */
+int32_t opgen_broadcast(opgen_ctx *ctx, const opgen_tensor *a, const opgen_tensor *b, int32_t *dim, int64_t *sizes);
+/* Element offset of t for the multi-index idx of a broadcast shape of `dim` dims. */
+static inline int64_t opgen_bcast_offset(const opgen_tensor *t, int32_t dim, const int64_t *idx) {
+    int64_t off = 0;
+    for (int32_t i = 0; i < t->dim; i++) {
+        int64_t k = idx[dim - t->dim + i];
+        if (t->sizes[i] != 1) off += k * t->strides[i];
+    }
+    return off;
+}
+static inline void opgen_index_next(int32_t dim, const int64_t *sizes, int64_t *idx) {
+    for (int32_t i = dim - 1; i >= 0; i--) {
+        if (++idx[i] < sizes[i]) return;
+        idx[i] = 0;
+    }
+}
+/* A dimension argument (negative counts from the end) checked against dim. */
+int32_t opgen_wrap_dim(opgen_ctx *ctx, int64_t d, int32_t dim, int32_t *out);
+
+/* Element loads and stores in any real dtype. */
+double opgen_load_f64(const opgen_tensor *t, int64_t off);
+int64_t opgen_load_i64(const opgen_tensor *t, int64_t off);
+void opgen_store_f64(opgen_tensor *t, int64_t off, double v);
+void opgen_store_i64(opgen_tensor *t, int64_t off, int64_t v);
+double opgen_scalar_f64(const opgen_scalar *s);
+int64_t opgen_scalar_i64(const opgen_scalar *s);
+
+/* The dtypes a kernel handles are a compile-time constant MASK; a dtype outside
+ * it fails, and its branch is dead code the compiler removes. */
+#define OPGEN_HAS(MASK, D) ((((uint32_t)(MASK)) >> (D)) & 1u)
+#define OPGEN_REAL_SWITCH(MASK, DTYPE, CTX, T, ...)                                                \
+    switch (DTYPE) {                                                                                \
+    case OPGEN_DTYPE_Bool: if (OPGEN_HAS(MASK, OPGEN_DTYPE_Bool)) { typedef bool T; __VA_ARGS__ } else goto opgen_unsupported; break;       \
+    case OPGEN_DTYPE_Byte: if (OPGEN_HAS(MASK, OPGEN_DTYPE_Byte)) { typedef uint8_t T; __VA_ARGS__ } else goto opgen_unsupported; break;    \
+    case OPGEN_DTYPE_Char: if (OPGEN_HAS(MASK, OPGEN_DTYPE_Char)) { typedef int8_t T; __VA_ARGS__ } else goto opgen_unsupported; break;     \
+    case OPGEN_DTYPE_Short: if (OPGEN_HAS(MASK, OPGEN_DTYPE_Short)) { typedef int16_t T; __VA_ARGS__ } else goto opgen_unsupported; break; \
+    case OPGEN_DTYPE_Int: if (OPGEN_HAS(MASK, OPGEN_DTYPE_Int)) { typedef int32_t T; __VA_ARGS__ } else goto opgen_unsupported; break;     \
+    case OPGEN_DTYPE_Long: if (OPGEN_HAS(MASK, OPGEN_DTYPE_Long)) { typedef int64_t T; __VA_ARGS__ } else goto opgen_unsupported; break;   \
+    case OPGEN_DTYPE_Float: if (OPGEN_HAS(MASK, OPGEN_DTYPE_Float)) { typedef float T; __VA_ARGS__ } else goto opgen_unsupported; break;   \
+    case OPGEN_DTYPE_Double: if (OPGEN_HAS(MASK, OPGEN_DTYPE_Double)) { typedef double T; __VA_ARGS__ } else goto opgen_unsupported; break; \
+    default:                                                                                         \
+    opgen_unsupported:                                                                               \
+        return OPGEN_FAIL(CTX, OPGEN_E_DTYPE, "%s: no kernel for dtype %s", (CTX)->op, opgen_dtype_name(DTYPE)); \
+    }
+
+/* A dtype this kernel handles? (checked in meta mode, before anything runs) */
+#define OPGEN_CHECK_DTYPE(CTX, MASK, DTYPE, WHAT)                                                            \
+    do {                                                                                                  \
+        if (!OPGEN_HAS(MASK, DTYPE))                                                                       \
+            return OPGEN_FAIL(CTX, OPGEN_E_DTYPE, "%s: %s has dtype %s, which this kernel does not handle", (CTX)->op, WHAT, opgen_dtype_name(DTYPE)); \
+    } while (0)
+
+#ifdef __cplusplus
+}
+#endif
+#endif

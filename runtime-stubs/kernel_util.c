@@ -1,0 +1,146 @@
+#include "opgen/kernel.h"
+
+int32_t opgen_out(opgen_ctx *ctx, opgen_tensor *out, opgen_dtype dtype, int32_t dim, const int64_t *sizes) {
+    if (out->capacity == 0 && !out->data) {
+        int32_t st = opgen_tensor_shape(out, dtype, dim, sizes, ctx->err);
+        if (st || ctx->meta) return st;
+        size_t n = opgen_nbytes(out);
+        out->data = opgen_arena_alloc(ctx->arena, n ? n : 1);
+        if (!out->data) return OPGEN_FAIL(ctx, OPGEN_E_NO_MEMORY, "%s: out of memory for a %zu-byte output", ctx->op, n);
+        out->capacity = n ? n : 1;
+        memset(out->data, 0, n);
+        return OPGEN_OK;
+    }
+    /* a given out tensor: its dtype must match; its shape may change within capacity */
+    if (out->dtype != dtype) return OPGEN_FAIL(ctx, OPGEN_E_DTYPE, "%s: out has dtype %s, the result is %s", ctx->op, opgen_dtype_name(out->dtype), opgen_dtype_name(dtype));
+    opgen_tensor t = *out;
+    int32_t st = opgen_tensor_shape(&t, dtype, dim, sizes, ctx->err);
+    if (st) return st;
+    if (opgen_nbytes(&t) > out->capacity) return OPGEN_FAIL(ctx, OPGEN_E_SHAPE, "%s: out holds %zu bytes, the result needs %zu", ctx->op, out->capacity, opgen_nbytes(&t));
+    *out = t;
+    return OPGEN_OK;
+}
+
+bool opgen_is_float(opgen_dtype d) { return d == OPGEN_DTYPE_Float || d == OPGEN_DTYPE_Double || d == OPGEN_DTYPE_Half || d == OPGEN_DTYPE_BFloat16; }
+
+bool opgen_is_integral(opgen_dtype d, bool include_bool) {
+    switch (d) {
+    case OPGEN_DTYPE_Byte:
+    case OPGEN_DTYPE_Char:
+    case OPGEN_DTYPE_Short:
+    case OPGEN_DTYPE_Int:
+    case OPGEN_DTYPE_Long: return true;
+    case OPGEN_DTYPE_Bool: return include_bool;
+    default: return false;
+    }
+}
+
+/* c10's promoteTypes over the real dtypes opgen computes with */
+opgen_dtype opgen_promote(opgen_dtype a, opgen_dtype b) {
+    if (a == b) return a;
+    if (a == OPGEN_DTYPE_Bool) return b;
+    if (b == OPGEN_DTYPE_Bool) return a;
+    if (opgen_is_float(a) || opgen_is_float(b)) {
+        if (opgen_is_float(a) && opgen_is_float(b)) {
+            if (a == OPGEN_DTYPE_Double || b == OPGEN_DTYPE_Double) return OPGEN_DTYPE_Double;
+            if (a == OPGEN_DTYPE_Float || b == OPGEN_DTYPE_Float) return OPGEN_DTYPE_Float;
+            return OPGEN_DTYPE_Float; /* Half with BFloat16 */
+        }
+        return opgen_is_float(a) ? a : b;
+    }
+    /* integers: uint8 with int8 gives int16; otherwise the wider */
+    if ((a == OPGEN_DTYPE_Byte && b == OPGEN_DTYPE_Char) || (a == OPGEN_DTYPE_Char && b == OPGEN_DTYPE_Byte)) return OPGEN_DTYPE_Short;
+    static const int rank[] = {[OPGEN_DTYPE_Byte] = 1, [OPGEN_DTYPE_Char] = 1, [OPGEN_DTYPE_Short] = 2, [OPGEN_DTYPE_Int] = 3, [OPGEN_DTYPE_Long] = 4};
+    int ra = a <= OPGEN_DTYPE_Long ? rank[a] : 0, rb = b <= OPGEN_DTYPE_Long ? rank[b] : 0;
+    if (ra == rb) return a == OPGEN_DTYPE_Byte ? b : a;
+    return ra > rb ? a : b;
+}
+
+opgen_dtype opgen_promote_scalar(opgen_dtype t, const opgen_scalar *s) {
+    /* a Scalar only changes the category: a float Scalar on an integer tensor gives Float */
+    if (s->dtype == OPGEN_DTYPE_Double && !opgen_is_float(t)) return OPGEN_DTYPE_Float;
+    if (s->dtype == OPGEN_DTYPE_Long && t == OPGEN_DTYPE_Bool) return OPGEN_DTYPE_Long;
+    return t;
+}
+
+int32_t opgen_broadcast(opgen_ctx *ctx, const opgen_tensor *a, const opgen_tensor *b, int32_t *dim, int64_t *sizes) {
+    int32_t n = a->dim > b->dim ? a->dim : b->dim;
+    for (int32_t i = 0; i < n; i++) {
+        int32_t ia = i - (n - a->dim), ib = i - (n - b->dim);
+        int64_t sa = ia >= 0 ? a->sizes[ia] : 1, sb = ib >= 0 ? b->sizes[ib] : 1;
+        if (sa != sb && sa != 1 && sb != 1) return OPGEN_FAIL(ctx, OPGEN_E_SHAPE, "%s: shapes do not broadcast: size %lld against %lld in dimension %d", ctx->op, (long long)sa, (long long)sb, i);
+        sizes[i] = sa == 1 ? sb : sa;
+    }
+    *dim = n;
+    return OPGEN_OK;
+}
+
+int32_t opgen_wrap_dim(opgen_ctx *ctx, int64_t d, int32_t dim, int32_t *out) {
+    int32_t n = dim ? dim : 1;
+    if (d < -n || d >= n) return OPGEN_FAIL(ctx, OPGEN_E_INVALID, "%s: dimension %lld is out of range for a %d-d tensor", ctx->op, (long long)d, dim);
+    *out = (int32_t)(d < 0 ? d + n : d);
+    return OPGEN_OK;
+}
+
+double opgen_load_f64(const opgen_tensor *t, int64_t off) {
+    const void *p = t->data;
+    switch (t->dtype) {
+    case OPGEN_DTYPE_Bool: return ((const bool *)p)[off];
+    case OPGEN_DTYPE_Byte: return ((const uint8_t *)p)[off];
+    case OPGEN_DTYPE_Char: return ((const int8_t *)p)[off];
+    case OPGEN_DTYPE_Short: return ((const int16_t *)p)[off];
+    case OPGEN_DTYPE_Int: return ((const int32_t *)p)[off];
+    case OPGEN_DTYPE_Long: return (double)((const int64_t *)p)[off];
+    case OPGEN_DTYPE_Float: return ((const float *)p)[off];
+    case OPGEN_DTYPE_Double: return ((const double *)p)[off];
+    default: return 0;
+    }
+}
+
+int64_t opgen_load_i64(const opgen_tensor *t, int64_t off) {
+    const void *p = t->data;
+    switch (t->dtype) {
+    case OPGEN_DTYPE_Bool: return ((const bool *)p)[off];
+    case OPGEN_DTYPE_Byte: return ((const uint8_t *)p)[off];
+    case OPGEN_DTYPE_Char: return ((const int8_t *)p)[off];
+    case OPGEN_DTYPE_Short: return ((const int16_t *)p)[off];
+    case OPGEN_DTYPE_Int: return ((const int32_t *)p)[off];
+    case OPGEN_DTYPE_Long: return ((const int64_t *)p)[off];
+    case OPGEN_DTYPE_Float: return (int64_t)((const float *)p)[off];
+    case OPGEN_DTYPE_Double: return (int64_t)((const double *)p)[off];
+    default: return 0;
+    }
+}
+
+void opgen_store_f64(opgen_tensor *t, int64_t off, double v) {
+    void *p = t->data;
+    switch (t->dtype) {
+    case OPGEN_DTYPE_Bool: ((bool *)p)[off] = v != 0; break;
+    case OPGEN_DTYPE_Byte: ((uint8_t *)p)[off] = (uint8_t)(int64_t)v; break;
+    case OPGEN_DTYPE_Char: ((int8_t *)p)[off] = (int8_t)(int64_t)v; break;
+    case OPGEN_DTYPE_Short: ((int16_t *)p)[off] = (int16_t)(int64_t)v; break;
+    case OPGEN_DTYPE_Int: ((int32_t *)p)[off] = (int32_t)(int64_t)v; break;
+    case OPGEN_DTYPE_Long: ((int64_t *)p)[off] = (int64_t)v; break;
+    case OPGEN_DTYPE_Float: ((float *)p)[off] = (float)v; break;
+    case OPGEN_DTYPE_Double: ((double *)p)[off] = v; break;
+    default: break;
+    }
+}
+
+void opgen_store_i64(opgen_tensor *t, int64_t off, int64_t v) {
+    void *p = t->data;
+    switch (t->dtype) {
+    case OPGEN_DTYPE_Bool: ((bool *)p)[off] = v != 0; break;
+    case OPGEN_DTYPE_Byte: ((uint8_t *)p)[off] = (uint8_t)v; break;
+    case OPGEN_DTYPE_Char: ((int8_t *)p)[off] = (int8_t)v; break;
+    case OPGEN_DTYPE_Short: ((int16_t *)p)[off] = (int16_t)v; break;
+    case OPGEN_DTYPE_Int: ((int32_t *)p)[off] = (int32_t)v; break;
+    case OPGEN_DTYPE_Long: ((int64_t *)p)[off] = v; break;
+    case OPGEN_DTYPE_Float: ((float *)p)[off] = (float)v; break;
+    case OPGEN_DTYPE_Double: ((double *)p)[off] = (double)v; break;
+    default: break;
+    }
+}
+
+double opgen_scalar_f64(const opgen_scalar *s) { return s->dtype == OPGEN_DTYPE_Double ? s->v.f : s->dtype == OPGEN_DTYPE_Bool ? (double)s->v.b : (double)s->v.i; }
+int64_t opgen_scalar_i64(const opgen_scalar *s) { return s->dtype == OPGEN_DTYPE_Double ? (int64_t)s->v.f : s->dtype == OPGEN_DTYPE_Bool ? (int64_t)s->v.b : s->v.i; }

@@ -1,0 +1,82 @@
+/* quantized_decomposed: quantize_per_tensor, dequantize_per_tensor and
+ * dequantize_per_channel, with ExecuTorch's arithmetic (float math, round half
+ * to even, clamp to [quant_min, quant_max]). */
+#include "opgen/kernel.h"
+#include "opgen_registry.h"
+
+static bool quant_dtype(opgen_dtype d) {
+    return d == OPGEN_DTYPE_Byte || d == OPGEN_DTYPE_Char || d == OPGEN_DTYPE_Short || d == OPGEN_DTYPE_Int || d == OPGEN_DTYPE_UInt16;
+}
+
+static int32_t check_range(opgen_ctx *ctx, opgen_dtype dtype, int64_t qmin, int64_t qmax) {
+    int64_t lo, hi;
+    switch (dtype) {
+    case OPGEN_DTYPE_Byte: lo = 0, hi = 255; break;
+    case OPGEN_DTYPE_Char: lo = -128, hi = 127; break;
+    case OPGEN_DTYPE_Short: lo = -32768, hi = 32767; break;
+    case OPGEN_DTYPE_UInt16: lo = 0, hi = 65535; break;
+    default: lo = INT32_MIN, hi = INT32_MAX; break;
+    }
+    if (qmin > qmax || qmin < lo || qmax > hi)
+        return OPGEN_FAIL(ctx, OPGEN_E_INVALID, "%s: [%lld, %lld] is not a valid range for %s", ctx->op, (long long)qmin, (long long)qmax, opgen_dtype_name(dtype));
+    return OPGEN_OK;
+}
+
+opgen_status opgen_portable_quantize_per_tensor_out(opgen_ctx *ctx, const opgen_tensor *input, double scale, int64_t zero_point, int64_t quant_min, int64_t quant_max, opgen_dtype dtype, opgen_tensor *out) {
+    if (!opgen_is_float(input->dtype)) return OPGEN_FAIL(ctx, OPGEN_E_DTYPE, "%s: input must be floating point, not %s", ctx->op, opgen_dtype_name(input->dtype));
+    if (!quant_dtype(dtype)) return OPGEN_FAIL(ctx, OPGEN_E_DTYPE, "%s: cannot quantize to %s", ctx->op, opgen_dtype_name(dtype));
+    if (!(scale > 0)) return OPGEN_FAIL(ctx, OPGEN_E_INVALID, "%s: scale must be positive", ctx->op);
+    if (check_range(ctx, dtype, quant_min, quant_max)) return ctx->err->code;
+    OPGEN_CHECK_DTYPE(ctx, OPGEN_KERNEL_DTYPES_opgen_portable_quantize_per_tensor_out, dtype, "the result");
+    int32_t st = opgen_out(ctx, out, dtype, input->dim, input->sizes);
+    if (st || ctx->meta) return st;
+    float inv_scale = 1.0f / (float)scale;
+    int64_t n = opgen_numel(input), idx[OPGEN_MAX_DIM] = {0};
+    for (int64_t i = 0; i < n; i++) {
+        float v = (float)opgen_load_f64(input, opgen_bcast_offset(input, input->dim, idx));
+        int64_t q = zero_point + (int64_t)nearbyintf(inv_scale * v);
+        q = q < quant_min ? quant_min : q > quant_max ? quant_max : q;
+        opgen_store_i64(out, i, q);
+        opgen_index_next(input->dim, input->sizes, idx);
+    }
+    return OPGEN_OK;
+}
+
+static int32_t dequantize(opgen_ctx *ctx, uint32_t mask, const opgen_tensor *input, const opgen_tensor *scales, const opgen_tensor *zps, double scale, int64_t zp, int64_t axis, int64_t qmin, int64_t qmax, opgen_dtype dtype, const opgen_dtype *out_dtype, opgen_tensor *out) {
+    if (input->dtype != dtype) return OPGEN_FAIL(ctx, OPGEN_E_DTYPE, "%s: input has dtype %s, but dtype says %s", ctx->op, opgen_dtype_name(input->dtype), opgen_dtype_name(dtype));
+    if (check_range(ctx, dtype, qmin, qmax)) return ctx->err->code;
+    int32_t ax = 0;
+    if (scales) {
+        if (opgen_wrap_dim(ctx, axis, input->dim, &ax)) return ctx->err->code;
+        int64_t C = input->dim ? input->sizes[ax] : 1;
+        if (scales->dim != 1 || scales->sizes[0] != C) return OPGEN_FAIL(ctx, OPGEN_E_SHAPE, "%s: scales must have %lld elements", ctx->op, (long long)C);
+        if (zps && (zps->dim != 1 || zps->sizes[0] != C)) return OPGEN_FAIL(ctx, OPGEN_E_SHAPE, "%s: zero_points must have %lld elements", ctx->op, (long long)C);
+    }
+    opgen_dtype res = out_dtype ? *out_dtype : OPGEN_DTYPE_Float;
+    if (!opgen_is_float(res)) return OPGEN_FAIL(ctx, OPGEN_E_DTYPE, "%s: out_dtype must be floating point, not %s", ctx->op, opgen_dtype_name(res));
+    OPGEN_CHECK_DTYPE(ctx, mask, res, "the result");
+    int32_t st = opgen_out(ctx, out, res, input->dim, input->sizes);
+    if (st || ctx->meta) return st;
+    int64_t n = opgen_numel(input), idx[OPGEN_MAX_DIM] = {0};
+    for (int64_t i = 0; i < n; i++) {
+        double s = scale;
+        int64_t z = zp;
+        if (scales) {
+            int64_t c = input->dim ? idx[ax] : 0;
+            s = opgen_load_f64(scales, c * scales->strides[0]);
+            z = zps ? opgen_load_i64(zps, c * zps->strides[0]) : 0;
+        }
+        int64_t q = opgen_load_i64(input, opgen_bcast_offset(input, input->dim, idx));
+        opgen_store_f64(out, i, (double)((float)(q - z) * (float)s));
+        opgen_index_next(input->dim, input->sizes, idx);
+    }
+    return OPGEN_OK;
+}
+
+opgen_status opgen_portable_dequantize_per_tensor_out(opgen_ctx *ctx, const opgen_tensor *input, double scale, int64_t zero_point, int64_t quant_min, int64_t quant_max, opgen_dtype dtype, const opgen_dtype *out_dtype, opgen_tensor *out) {
+    return dequantize(ctx, OPGEN_KERNEL_DTYPES_opgen_portable_dequantize_per_tensor_out, input, NULL, NULL, scale, zero_point, 0, quant_min, quant_max, dtype, out_dtype, out);
+}
+
+opgen_status opgen_portable_dequantize_per_channel_out(opgen_ctx *ctx, const opgen_tensor *input, const opgen_tensor *scales, const opgen_tensor *zero_points, int64_t axis, int64_t quant_min, int64_t quant_max, opgen_dtype dtype, const opgen_dtype *out_dtype, opgen_tensor *out) {
+    return dequantize(ctx, OPGEN_KERNEL_DTYPES_opgen_portable_dequantize_per_channel_out, input, scales, zero_points, 0, 0, axis, quant_min, quant_max, dtype, out_dtype, out);
+}

@@ -1,0 +1,155 @@
+/* Data movement: permute_copy, view_copy, expand_copy, clone, cat. Any dtype:
+ * elements are copied as bytes, so no per-dtype code. */
+#include "opgen/kernel.h"
+#include "opgen_registry.h"
+
+/* Copies src (any strides) into the contiguous dst of the same shape, with the
+ * source read through `perm` (dst dim i is src dim perm[i]) and broadcast strides. */
+static void strided_copy(opgen_tensor *dst, const opgen_tensor *src, const int32_t *perm, const int64_t *src_strides) {
+    int64_t n = opgen_numel(dst), idx[OPGEN_MAX_DIM] = {0};
+    size_t es = (size_t)opgen_dtype_size(dst->dtype);
+    const char *s = src->data;
+    char *d = dst->data;
+    for (int64_t i = 0; i < n; i++) {
+        int64_t off = 0;
+        for (int32_t k = 0; k < dst->dim; k++) off += idx[k] * src_strides[perm ? perm[k] : k];
+        memcpy(d + (size_t)i * es, s + (size_t)off * es, es);
+        opgen_index_next(dst->dim, dst->sizes, idx);
+    }
+}
+
+opgen_status opgen_portable_permute_copy_out(opgen_ctx *ctx, const opgen_tensor *self, opgen_int_list dims, opgen_tensor *out) {
+    if ((int64_t)dims.len != self->dim) return OPGEN_FAIL(ctx, OPGEN_E_SHAPE, "%s: %zu dims given for a %d-d tensor", ctx->op, dims.len, self->dim);
+    int32_t perm[OPGEN_MAX_DIM];
+    int64_t sizes[OPGEN_MAX_DIM];
+    bool seen[OPGEN_MAX_DIM] = {0};
+    for (int32_t i = 0; i < self->dim; i++) {
+        if (opgen_wrap_dim(ctx, dims.data[i], self->dim, &perm[i])) return ctx->err->code;
+        if (seen[perm[i]]) return OPGEN_FAIL(ctx, OPGEN_E_INVALID, "%s: dimension %d appears twice in dims", ctx->op, perm[i]);
+        seen[perm[i]] = true;
+        sizes[i] = self->sizes[perm[i]];
+    }
+    OPGEN_CHECK_DTYPE(ctx, OPGEN_KERNEL_DTYPES_opgen_portable_permute_copy_out, self->dtype, "the input");
+    int32_t st = opgen_out(ctx, out, self->dtype, self->dim, sizes);
+    if (st || ctx->meta) return st;
+    strided_copy(out, self, perm, self->strides);
+    return OPGEN_OK;
+}
+
+/* view sizes with one -1 inferred */
+static int32_t infer_view(opgen_ctx *ctx, int64_t numel, opgen_int_list size, int64_t *sizes) {
+    int infer = -1;
+    int64_t known = 1;
+    if (size.len > OPGEN_MAX_DIM) return OPGEN_FAIL(ctx, OPGEN_E_SHAPE, "%s: more than %d dimensions", ctx->op, OPGEN_MAX_DIM);
+    for (size_t i = 0; i < size.len; i++) {
+        if (size.data[i] == -1) {
+            if (infer >= 0) return OPGEN_FAIL(ctx, OPGEN_E_SHAPE, "%s: only one dimension can be -1", ctx->op);
+            infer = (int)i;
+        } else if (size.data[i] < 0) {
+            return OPGEN_FAIL(ctx, OPGEN_E_SHAPE, "%s: invalid size %lld", ctx->op, (long long)size.data[i]);
+        } else {
+            known *= size.data[i];
+        }
+        sizes[i] = size.data[i];
+    }
+    if (infer >= 0) {
+        if (known == 0 || numel % known) return OPGEN_FAIL(ctx, OPGEN_E_SHAPE, "%s: shape cannot hold %lld elements", ctx->op, (long long)numel);
+        sizes[infer] = numel / known;
+        known *= sizes[infer];
+    }
+    if (known != numel) return OPGEN_FAIL(ctx, OPGEN_E_SHAPE, "%s: shape has %lld elements, the input %lld", ctx->op, (long long)known, (long long)numel);
+    return OPGEN_OK;
+}
+
+opgen_status opgen_portable_view_copy_out(opgen_ctx *ctx, const opgen_tensor *self, opgen_int_list size, opgen_tensor *out) {
+    int64_t sizes[OPGEN_MAX_DIM];
+    if (infer_view(ctx, opgen_numel(self), size, sizes)) return ctx->err->code;
+    OPGEN_CHECK_DTYPE(ctx, OPGEN_KERNEL_DTYPES_opgen_portable_view_copy_out, self->dtype, "the input");
+    int32_t st = opgen_out(ctx, out, self->dtype, (int32_t)size.len, sizes);
+    if (st || ctx->meta) return st;
+    /* element order is the input's logical order */
+    opgen_tensor flat = *out;
+    flat.dim = self->dim;
+    memcpy(flat.sizes, self->sizes, sizeof(int64_t) * (size_t)self->dim);
+    strided_copy(&flat, self, NULL, self->strides);
+    return OPGEN_OK;
+}
+
+opgen_status opgen_portable_expand_copy_out(opgen_ctx *ctx, const opgen_tensor *self, opgen_int_list size, bool implicit, opgen_tensor *out) {
+    (void)implicit;
+    int32_t dim = (int32_t)size.len;
+    if (dim < self->dim || dim > OPGEN_MAX_DIM) return OPGEN_FAIL(ctx, OPGEN_E_SHAPE, "%s: cannot expand a %d-d tensor to %d dims", ctx->op, self->dim, dim);
+    int64_t sizes[OPGEN_MAX_DIM], strides[OPGEN_MAX_DIM];
+    for (int32_t i = 0; i < dim; i++) {
+        int32_t j = i - (dim - self->dim);
+        int64_t s = size.data[i], have = j >= 0 ? self->sizes[j] : 1;
+        if (s == -1) {
+            if (j < 0) return OPGEN_FAIL(ctx, OPGEN_E_SHAPE, "%s: -1 is not allowed for a new leading dimension", ctx->op);
+            s = have;
+        }
+        if (s < 0 || (have != 1 && have != s)) return OPGEN_FAIL(ctx, OPGEN_E_SHAPE, "%s: cannot expand size %lld to %lld in dimension %d", ctx->op, (long long)have, (long long)s, i);
+        sizes[i] = s;
+        strides[i] = j >= 0 && have != 1 ? self->strides[j] : 0;
+    }
+    OPGEN_CHECK_DTYPE(ctx, OPGEN_KERNEL_DTYPES_opgen_portable_expand_copy_out, self->dtype, "the input");
+    int32_t st = opgen_out(ctx, out, self->dtype, dim, sizes);
+    if (st || ctx->meta) return st;
+    strided_copy(out, self, NULL, strides);
+    return OPGEN_OK;
+}
+
+opgen_status opgen_portable_clone_out(opgen_ctx *ctx, const opgen_tensor *self, const int32_t *memory_format, opgen_tensor *out) {
+    (void)memory_format; /* outputs are contiguous; channels_last would only reorder memory */
+    OPGEN_CHECK_DTYPE(ctx, OPGEN_KERNEL_DTYPES_opgen_portable_clone_out, self->dtype, "the input");
+    int32_t st = opgen_out(ctx, out, self->dtype, self->dim, self->sizes);
+    if (st || ctx->meta) return st;
+    strided_copy(out, self, NULL, self->strides);
+    return OPGEN_OK;
+}
+
+opgen_status opgen_portable_cat_out(opgen_ctx *ctx, opgen_tensor_list tensors, int64_t dim, opgen_tensor *out) {
+    const opgen_tensor *ref = NULL;
+    for (size_t i = 0; i < tensors.len; i++) /* ATen skips legacy empty 1-d tensors */
+        if (!(tensors.data[i]->dim == 1 && tensors.data[i]->sizes[0] == 0)) {
+            ref = tensors.data[i];
+            break;
+        }
+    if (!tensors.len) return OPGEN_FAIL(ctx, OPGEN_E_INVALID, "%s: expected a non-empty list of tensors", ctx->op);
+    if (!ref) ref = tensors.data[0];
+    int32_t d;
+    if (opgen_wrap_dim(ctx, dim, ref->dim, &d)) return ctx->err->code;
+    int64_t sizes[OPGEN_MAX_DIM];
+    memcpy(sizes, ref->sizes, sizeof(int64_t) * (size_t)ref->dim);
+    sizes[d] = 0;
+    for (size_t i = 0; i < tensors.len; i++) {
+        const opgen_tensor *t = tensors.data[i];
+        if (t->dim == 1 && t->sizes[0] == 0 && ref->dim != 1) continue;
+        if (t->dtype != ref->dtype) return OPGEN_FAIL(ctx, OPGEN_E_DTYPE, "%s: tensor %zu has dtype %s, tensor 0 %s", ctx->op, i, opgen_dtype_name(t->dtype), opgen_dtype_name(ref->dtype));
+        if (t->dim != ref->dim) return OPGEN_FAIL(ctx, OPGEN_E_SHAPE, "%s: tensor %zu has %d dims, expected %d", ctx->op, i, t->dim, ref->dim);
+        for (int32_t k = 0; k < t->dim; k++)
+            if (k != d && t->sizes[k] != ref->sizes[k]) return OPGEN_FAIL(ctx, OPGEN_E_SHAPE, "%s: tensor %zu has size %lld in dimension %d, expected %lld", ctx->op, i, (long long)t->sizes[k], k, (long long)ref->sizes[k]);
+        sizes[d] += t->sizes[d];
+    }
+    OPGEN_CHECK_DTYPE(ctx, OPGEN_KERNEL_DTYPES_opgen_portable_cat_out, ref->dtype, "the input");
+    int32_t st = opgen_out(ctx, out, ref->dtype, ref->dim, sizes);
+    if (st || ctx->meta) return st;
+    int64_t at = 0;
+    for (size_t i = 0; i < tensors.len; i++) {
+        const opgen_tensor *t = tensors.data[i];
+        if (t->dim == 1 && t->sizes[0] == 0 && ref->dim != 1) continue;
+        /* a view of out covering this tensor's slice */
+        opgen_tensor view = *out;
+        memcpy(view.sizes, t->sizes, sizeof(int64_t) * (size_t)t->dim);
+        view.data = (char *)out->data + (size_t)(at * out->strides[d]) * (size_t)opgen_dtype_size(out->dtype);
+        int64_t n = opgen_numel(&view), idx[OPGEN_MAX_DIM] = {0};
+        size_t es = (size_t)opgen_dtype_size(out->dtype);
+        for (int64_t e = 0; e < n; e++) {
+            int64_t so = 0, oo = 0;
+            for (int32_t k = 0; k < t->dim; k++) so += idx[k] * t->strides[k], oo += idx[k] * out->strides[k];
+            memcpy((char *)view.data + (size_t)oo * es, (const char *)t->data + (size_t)so * es, es);
+            opgen_index_next(t->dim, t->sizes, idx);
+        }
+        at += t->sizes[d];
+    }
+    return OPGEN_OK;
+}
