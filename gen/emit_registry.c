@@ -6,11 +6,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The signature key of a schema: its parameter types. */
+/* The trampoline key of a schema: each parameter's C type and how it is unboxed
+ * (Scalar and Scalar? share a C type, not the unboxing). */
 static void signature(strbuf *b, const og_schema *s) {
     for (unsigned i = 0; i < s->nargs; i++) {
-        sb_puts(b, og_abi_of(s->args[i].type, og_annot_is_write(s->args[i].annot)).ctype);
-        sb_putc(b, ',');
+        og_abi ab = og_abi_of(s->args[i].type, og_annot_is_write(s->args[i].annot));
+        sb_printf(b, "%s=%s;", ab.ctype, ab.expr);
     }
 }
 

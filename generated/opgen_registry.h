@@ -33,9 +33,9 @@ extern "C" {
     X(46, opgen_portable_sum_IntList_out, 0x000000d0u) \
     X(50, opgen_portable_max_pool2d_with_indices_out, 0x000000c0u) \
     X(52, opgen_portable_avg_pool2d_out, 0x000000c0u) \
-    X(55, opgen_portable_quantize_per_tensor_out, 0x08008effu) \
-    X(57, opgen_portable_dequantize_per_tensor_out, 0x08008effu) \
-    X(59, opgen_portable_dequantize_per_channel_out, 0x08008effu) \
+    X(55, opgen_portable_quantize_per_tensor_out, 0x0800000fu) \
+    X(57, opgen_portable_dequantize_per_tensor_out, 0x000000c0u) \
+    X(59, opgen_portable_dequantize_per_channel_out, 0x000000c0u) \
     X(60, opgen_portable_add_Scalar_out, 0x000000dfu) \
     X(61, opgen_portable_mul_Scalar_out, 0x000000dfu) \
     X(62, opgen_portable_relu_out, 0x000000dfu) \
@@ -87,9 +87,9 @@ static inline const opgen_kernel_entry *opgen_registry_find(int op, opgen_dtype 
 #define OPGEN_KERNEL_DTYPES_opgen_portable_sum_IntList_out 0x000000d0u
 #define OPGEN_KERNEL_DTYPES_opgen_portable_max_pool2d_with_indices_out 0x000000c0u
 #define OPGEN_KERNEL_DTYPES_opgen_portable_avg_pool2d_out 0x000000c0u
-#define OPGEN_KERNEL_DTYPES_opgen_portable_quantize_per_tensor_out 0x08008effu
-#define OPGEN_KERNEL_DTYPES_opgen_portable_dequantize_per_tensor_out 0x08008effu
-#define OPGEN_KERNEL_DTYPES_opgen_portable_dequantize_per_channel_out 0x08008effu
+#define OPGEN_KERNEL_DTYPES_opgen_portable_quantize_per_tensor_out 0x0800000fu
+#define OPGEN_KERNEL_DTYPES_opgen_portable_dequantize_per_tensor_out 0x000000c0u
+#define OPGEN_KERNEL_DTYPES_opgen_portable_dequantize_per_channel_out 0x000000c0u
 #define OPGEN_KERNEL_DTYPES_opgen_portable_add_Scalar_out 0x000000dfu
 #define OPGEN_KERNEL_DTYPES_opgen_portable_mul_Scalar_out 0x000000dfu
 #define OPGEN_KERNEL_DTYPES_opgen_portable_relu_out 0x000000dfu
@@ -165,51 +165,54 @@ static opgen_status opgen_call_6(opgen_ctx *ctx, void (*fn)(void), const opgen_v
     return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, const opgen_scalar *, const opgen_scalar *, opgen_tensor *))fn)(ctx, a[0].v.t, &a[1].v.s, &a[2].v.s, a[3].v.t);
 }
 static opgen_status opgen_call_7(opgen_ctx *ctx, void (*fn)(void), const opgen_value *a) {
-    return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, int64_t, bool, opgen_tensor *))fn)(ctx, a[0].v.t, a[1].v.i, a[2].v.b, a[3].v.t);
+    return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, const opgen_scalar *, const opgen_scalar *, opgen_tensor *))fn)(ctx, a[0].v.t, (a[1].none ? NULL : &a[1].v.s), (a[2].none ? NULL : &a[2].v.s), a[3].v.t);
 }
 static opgen_status opgen_call_8(opgen_ctx *ctx, void (*fn)(void), const opgen_value *a) {
-    return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, const opgen_tensor *, const opgen_tensor *, const opgen_scalar *, const opgen_scalar *, opgen_tensor *))fn)(ctx, a[0].v.t, a[1].v.t, a[2].v.t, &a[3].v.s, &a[4].v.s, a[5].v.t);
+    return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, int64_t, bool, opgen_tensor *))fn)(ctx, a[0].v.t, a[1].v.i, a[2].v.b, a[3].v.t);
 }
 static opgen_status opgen_call_9(opgen_ctx *ctx, void (*fn)(void), const opgen_value *a) {
-    return ((opgen_status(*)(opgen_ctx *, opgen_tensor_list, int64_t, opgen_tensor *))fn)(ctx, a[0].v.tl, a[1].v.i, a[2].v.t);
+    return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, const opgen_tensor *, const opgen_tensor *, const opgen_scalar *, const opgen_scalar *, opgen_tensor *))fn)(ctx, a[0].v.t, a[1].v.t, a[2].v.t, &a[3].v.s, &a[4].v.s, a[5].v.t);
 }
 static opgen_status opgen_call_10(opgen_ctx *ctx, void (*fn)(void), const opgen_value *a) {
-    return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, const opgen_int_list *, bool, const opgen_dtype *, opgen_tensor *))fn)(ctx, a[0].v.t, (a[1].none ? NULL : &a[1].v.il), a[2].v.b, (a[3].none ? NULL : &a[3].v.d), a[4].v.t);
+    return ((opgen_status(*)(opgen_ctx *, opgen_tensor_list, int64_t, opgen_tensor *))fn)(ctx, a[0].v.tl, a[1].v.i, a[2].v.t);
 }
 static opgen_status opgen_call_11(opgen_ctx *ctx, void (*fn)(void), const opgen_value *a) {
-    return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, opgen_int_list, opgen_int_list, opgen_int_list, opgen_int_list, bool, opgen_tensor *, opgen_tensor *))fn)(ctx, a[0].v.t, a[1].v.il, a[2].v.il, a[3].v.il, a[4].v.il, a[5].v.b, a[6].v.t, a[7].v.t);
+    return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, const opgen_int_list *, bool, const opgen_dtype *, opgen_tensor *))fn)(ctx, a[0].v.t, (a[1].none ? NULL : &a[1].v.il), a[2].v.b, (a[3].none ? NULL : &a[3].v.d), a[4].v.t);
 }
 static opgen_status opgen_call_12(opgen_ctx *ctx, void (*fn)(void), const opgen_value *a) {
-    return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, opgen_int_list, opgen_int_list, opgen_int_list, bool, bool, const int64_t *, opgen_tensor *))fn)(ctx, a[0].v.t, a[1].v.il, a[2].v.il, a[3].v.il, a[4].v.b, a[5].v.b, (a[6].none ? NULL : &a[6].v.i), a[7].v.t);
+    return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, opgen_int_list, opgen_int_list, opgen_int_list, opgen_int_list, bool, opgen_tensor *, opgen_tensor *))fn)(ctx, a[0].v.t, a[1].v.il, a[2].v.il, a[3].v.il, a[4].v.il, a[5].v.b, a[6].v.t, a[7].v.t);
 }
 static opgen_status opgen_call_13(opgen_ctx *ctx, void (*fn)(void), const opgen_value *a) {
-    return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, double, int64_t, int64_t, int64_t, opgen_dtype, opgen_tensor *))fn)(ctx, a[0].v.t, a[1].v.f, a[2].v.i, a[3].v.i, a[4].v.i, a[5].v.d, a[6].v.t);
+    return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, opgen_int_list, opgen_int_list, opgen_int_list, bool, bool, const int64_t *, opgen_tensor *))fn)(ctx, a[0].v.t, a[1].v.il, a[2].v.il, a[3].v.il, a[4].v.b, a[5].v.b, (a[6].none ? NULL : &a[6].v.i), a[7].v.t);
 }
 static opgen_status opgen_call_14(opgen_ctx *ctx, void (*fn)(void), const opgen_value *a) {
-    return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, double, int64_t, int64_t, int64_t, opgen_dtype, const opgen_dtype *, opgen_tensor *))fn)(ctx, a[0].v.t, a[1].v.f, a[2].v.i, a[3].v.i, a[4].v.i, a[5].v.d, (a[6].none ? NULL : &a[6].v.d), a[7].v.t);
+    return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, double, int64_t, int64_t, int64_t, opgen_dtype, opgen_tensor *))fn)(ctx, a[0].v.t, a[1].v.f, a[2].v.i, a[3].v.i, a[4].v.i, a[5].v.d, a[6].v.t);
 }
 static opgen_status opgen_call_15(opgen_ctx *ctx, void (*fn)(void), const opgen_value *a) {
-    return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, const opgen_tensor *, const opgen_tensor *, int64_t, int64_t, int64_t, opgen_dtype, const opgen_dtype *, opgen_tensor *))fn)(ctx, a[0].v.t, a[1].v.t, a[2].v.t, a[3].v.i, a[4].v.i, a[5].v.i, a[6].v.d, (a[7].none ? NULL : &a[7].v.d), a[8].v.t);
+    return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, double, int64_t, int64_t, int64_t, opgen_dtype, const opgen_dtype *, opgen_tensor *))fn)(ctx, a[0].v.t, a[1].v.f, a[2].v.i, a[3].v.i, a[4].v.i, a[5].v.d, (a[6].none ? NULL : &a[6].v.d), a[7].v.t);
 }
 static opgen_status opgen_call_16(opgen_ctx *ctx, void (*fn)(void), const opgen_value *a) {
-    return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, const opgen_scalar *, opgen_tensor *))fn)(ctx, a[0].v.t, &a[1].v.s, a[2].v.t);
+    return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, const opgen_tensor *, const opgen_tensor *, int64_t, int64_t, int64_t, opgen_dtype, const opgen_dtype *, opgen_tensor *))fn)(ctx, a[0].v.t, a[1].v.t, a[2].v.t, a[3].v.i, a[4].v.i, a[5].v.i, a[6].v.d, (a[7].none ? NULL : &a[7].v.d), a[8].v.t);
 }
 static opgen_status opgen_call_17(opgen_ctx *ctx, void (*fn)(void), const opgen_value *a) {
-    return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, opgen_int_list, opgen_tensor *))fn)(ctx, a[0].v.t, a[1].v.il, a[2].v.t);
+    return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, const opgen_scalar *, opgen_tensor *))fn)(ctx, a[0].v.t, &a[1].v.s, a[2].v.t);
 }
 static opgen_status opgen_call_18(opgen_ctx *ctx, void (*fn)(void), const opgen_value *a) {
-    return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, opgen_int_list, bool, opgen_tensor *))fn)(ctx, a[0].v.t, a[1].v.il, a[2].v.b, a[3].v.t);
+    return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, opgen_int_list, opgen_tensor *))fn)(ctx, a[0].v.t, a[1].v.il, a[2].v.t);
 }
 static opgen_status opgen_call_19(opgen_ctx *ctx, void (*fn)(void), const opgen_value *a) {
-    return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, const int32_t *, opgen_tensor *))fn)(ctx, a[0].v.t, (a[1].none ? NULL : &a[1].v.e), a[2].v.t);
+    return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, opgen_int_list, bool, opgen_tensor *))fn)(ctx, a[0].v.t, a[1].v.il, a[2].v.b, a[3].v.t);
 }
 static opgen_status opgen_call_20(opgen_ctx *ctx, void (*fn)(void), const opgen_value *a) {
-    return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, const opgen_tensor *, const opgen_tensor *, opgen_int_list, opgen_int_list, opgen_int_list, bool, opgen_int_list, int64_t, opgen_tensor *))fn)(ctx, a[0].v.t, a[1].v.t, a[2].v.t, a[3].v.il, a[4].v.il, a[5].v.il, a[6].v.b, a[7].v.il, a[8].v.i, a[9].v.t);
+    return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, const int32_t *, opgen_tensor *))fn)(ctx, a[0].v.t, (a[1].none ? NULL : &a[1].v.e), a[2].v.t);
 }
 static opgen_status opgen_call_21(opgen_ctx *ctx, void (*fn)(void), const opgen_value *a) {
-    return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, const opgen_tensor *, const opgen_tensor *, const opgen_tensor *, const opgen_tensor *, double, double, opgen_tensor *, opgen_tensor *, opgen_tensor *))fn)(ctx, a[0].v.t, a[1].v.t, a[2].v.t, a[3].v.t, a[4].v.t, a[5].v.f, a[6].v.f, a[7].v.t, a[8].v.t, a[9].v.t);
+    return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, const opgen_tensor *, const opgen_tensor *, opgen_int_list, opgen_int_list, opgen_int_list, bool, opgen_int_list, int64_t, opgen_tensor *))fn)(ctx, a[0].v.t, a[1].v.t, a[2].v.t, a[3].v.il, a[4].v.il, a[5].v.il, a[6].v.b, a[7].v.il, a[8].v.i, a[9].v.t);
 }
 static opgen_status opgen_call_22(opgen_ctx *ctx, void (*fn)(void), const opgen_value *a) {
+    return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, const opgen_tensor *, const opgen_tensor *, const opgen_tensor *, const opgen_tensor *, double, double, opgen_tensor *, opgen_tensor *, opgen_tensor *))fn)(ctx, a[0].v.t, a[1].v.t, a[2].v.t, a[3].v.t, a[4].v.t, a[5].v.f, a[6].v.f, a[7].v.t, a[8].v.t, a[9].v.t);
+}
+static opgen_status opgen_call_23(opgen_ctx *ctx, void (*fn)(void), const opgen_value *a) {
     return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, const opgen_tensor *, int64_t, bool, bool, opgen_tensor *))fn)(ctx, a[0].v.t, a[1].v.t, a[2].v.i, a[3].v.b, a[4].v.b, a[5].v.t);
 }
 
@@ -240,49 +243,49 @@ const opgen_kernel_entry opgen_registry[] = {
     {NULL, NULL, 0u}, /* 23 aten::hardtanh */
     {(void (*)(void))opgen_portable_hardtanh_out, opgen_call_6, 0x000000c0u}, /* 24 aten::hardtanh.out */
     {NULL, NULL, 0u}, /* 25 aten::clamp */
-    {(void (*)(void))opgen_portable_clamp_out, opgen_call_6, 0x000000dfu}, /* 26 aten::clamp.out */
+    {(void (*)(void))opgen_portable_clamp_out, opgen_call_7, 0x000000dfu}, /* 26 aten::clamp.out */
     {NULL, NULL, 0u}, /* 27 aten::_softmax */
-    {(void (*)(void))opgen_portable__softmax_out, opgen_call_7, 0x000000c0u}, /* 28 aten::_softmax.out */
+    {(void (*)(void))opgen_portable__softmax_out, opgen_call_8, 0x000000c0u}, /* 28 aten::_softmax.out */
     {NULL, NULL, 0u}, /* 29 aten::_log_softmax */
-    {(void (*)(void))opgen_portable__log_softmax_out, opgen_call_7, 0x000000c0u}, /* 30 aten::_log_softmax.out */
+    {(void (*)(void))opgen_portable__log_softmax_out, opgen_call_8, 0x000000c0u}, /* 30 aten::_log_softmax.out */
     {NULL, NULL, 0u}, /* 31 aten::mm */
     {(void (*)(void))opgen_portable_mm_out, opgen_call_2, 0x000000c0u}, /* 32 aten::mm.out */
     {NULL, NULL, 0u}, /* 33 aten::bmm */
     {(void (*)(void))opgen_portable_bmm_out, opgen_call_2, 0x000000c0u}, /* 34 aten::bmm.out */
     {NULL, NULL, 0u}, /* 35 aten::addmm */
-    {(void (*)(void))opgen_portable_addmm_out, opgen_call_8, 0x000000c0u}, /* 36 aten::addmm.out */
+    {(void (*)(void))opgen_portable_addmm_out, opgen_call_9, 0x000000c0u}, /* 36 aten::addmm.out */
     {NULL, NULL, 0u}, /* 37 aten::permute_copy */
     {NULL, NULL, 0u}, /* 38 aten::view_copy */
     {NULL, NULL, 0u}, /* 39 aten::expand_copy */
     {NULL, NULL, 0u}, /* 40 aten::cat */
-    {(void (*)(void))opgen_portable_cat_out, opgen_call_9, 0x080088ffu}, /* 41 aten::cat.out */
+    {(void (*)(void))opgen_portable_cat_out, opgen_call_10, 0x080088ffu}, /* 41 aten::cat.out */
     {NULL, NULL, 0u}, /* 42 aten::clone */
     {NULL, NULL, 0u}, /* 43 aten::mean.dim */
-    {(void (*)(void))opgen_portable_mean_out, opgen_call_10, 0x000000c0u}, /* 44 aten::mean.out */
+    {(void (*)(void))opgen_portable_mean_out, opgen_call_11, 0x000000c0u}, /* 44 aten::mean.out */
     {NULL, NULL, 0u}, /* 45 aten::sum.dim_IntList */
-    {(void (*)(void))opgen_portable_sum_IntList_out, opgen_call_10, 0x000000d0u}, /* 46 aten::sum.IntList_out */
+    {(void (*)(void))opgen_portable_sum_IntList_out, opgen_call_11, 0x000000d0u}, /* 46 aten::sum.IntList_out */
     {NULL, NULL, 0u}, /* 47 aten::convolution */
     {NULL, NULL, 0u}, /* 48 aten::_native_batch_norm_legit_no_training */
     {NULL, NULL, 0u}, /* 49 aten::max_pool2d_with_indices */
-    {(void (*)(void))opgen_portable_max_pool2d_with_indices_out, opgen_call_11, 0x000000c0u}, /* 50 aten::max_pool2d_with_indices.out */
+    {(void (*)(void))opgen_portable_max_pool2d_with_indices_out, opgen_call_12, 0x000000c0u}, /* 50 aten::max_pool2d_with_indices.out */
     {NULL, NULL, 0u}, /* 51 aten::avg_pool2d */
-    {(void (*)(void))opgen_portable_avg_pool2d_out, opgen_call_12, 0x000000c0u}, /* 52 aten::avg_pool2d.out */
+    {(void (*)(void))opgen_portable_avg_pool2d_out, opgen_call_13, 0x000000c0u}, /* 52 aten::avg_pool2d.out */
     {NULL, NULL, 0u}, /* 53 aten::embedding */
     {NULL, NULL, 0u}, /* 54 quantized_decomposed::quantize_per_tensor */
-    {(void (*)(void))opgen_portable_quantize_per_tensor_out, opgen_call_13, 0x08008effu}, /* 55 quantized_decomposed::quantize_per_tensor.out */
+    {(void (*)(void))opgen_portable_quantize_per_tensor_out, opgen_call_14, 0x0800000fu}, /* 55 quantized_decomposed::quantize_per_tensor.out */
     {NULL, NULL, 0u}, /* 56 quantized_decomposed::dequantize_per_tensor */
-    {(void (*)(void))opgen_portable_dequantize_per_tensor_out, opgen_call_14, 0x08008effu}, /* 57 quantized_decomposed::dequantize_per_tensor.out */
+    {(void (*)(void))opgen_portable_dequantize_per_tensor_out, opgen_call_15, 0x000000c0u}, /* 57 quantized_decomposed::dequantize_per_tensor.out */
     {NULL, NULL, 0u}, /* 58 quantized_decomposed::dequantize_per_channel */
-    {(void (*)(void))opgen_portable_dequantize_per_channel_out, opgen_call_15, 0x08008effu}, /* 59 quantized_decomposed::dequantize_per_channel.out */
+    {(void (*)(void))opgen_portable_dequantize_per_channel_out, opgen_call_16, 0x000000c0u}, /* 59 quantized_decomposed::dequantize_per_channel.out */
     {(void (*)(void))opgen_portable_add_Scalar_out, opgen_call_6, 0x000000dfu}, /* 60 aten::add.Scalar_out */
-    {(void (*)(void))opgen_portable_mul_Scalar_out, opgen_call_16, 0x000000dfu}, /* 61 aten::mul.Scalar_out */
+    {(void (*)(void))opgen_portable_mul_Scalar_out, opgen_call_17, 0x000000dfu}, /* 61 aten::mul.Scalar_out */
     {(void (*)(void))opgen_portable_relu_out, opgen_call_4, 0x000000dfu}, /* 62 aten::relu.out */
-    {(void (*)(void))opgen_portable_permute_copy_out, opgen_call_17, 0x080088ffu}, /* 63 aten::permute_copy.out */
-    {(void (*)(void))opgen_portable_view_copy_out, opgen_call_17, 0x080088ffu}, /* 64 aten::view_copy.out */
-    {(void (*)(void))opgen_portable_expand_copy_out, opgen_call_18, 0x080088ffu}, /* 65 aten::expand_copy.out */
-    {(void (*)(void))opgen_portable_clone_out, opgen_call_19, 0x080088ffu}, /* 66 aten::clone.out */
-    {(void (*)(void))opgen_portable_convolution_out, opgen_call_20, 0x000000c0u}, /* 67 aten::convolution.out */
-    {(void (*)(void))opgen_portable__native_batch_norm_legit_no_training_out, opgen_call_21, 0x000000c0u}, /* 68 aten::_native_batch_norm_legit_no_training.out */
-    {(void (*)(void))opgen_portable_embedding_out, opgen_call_22, 0x000000c0u}, /* 69 aten::embedding.out */
+    {(void (*)(void))opgen_portable_permute_copy_out, opgen_call_18, 0x080088ffu}, /* 63 aten::permute_copy.out */
+    {(void (*)(void))opgen_portable_view_copy_out, opgen_call_18, 0x080088ffu}, /* 64 aten::view_copy.out */
+    {(void (*)(void))opgen_portable_expand_copy_out, opgen_call_19, 0x080088ffu}, /* 65 aten::expand_copy.out */
+    {(void (*)(void))opgen_portable_clone_out, opgen_call_20, 0x080088ffu}, /* 66 aten::clone.out */
+    {(void (*)(void))opgen_portable_convolution_out, opgen_call_21, 0x000000c0u}, /* 67 aten::convolution.out */
+    {(void (*)(void))opgen_portable__native_batch_norm_legit_no_training_out, opgen_call_22, 0x000000c0u}, /* 68 aten::_native_batch_norm_legit_no_training.out */
+    {(void (*)(void))opgen_portable_embedding_out, opgen_call_23, 0x000000c0u}, /* 69 aten::embedding.out */
 };
 #endif /* OPGEN_IMPLEMENTATION */

@@ -91,6 +91,7 @@ double opgen_load_f64(const opgen_tensor *t, int64_t off) {
     case OPGEN_DTYPE_Short: return ((const int16_t *)p)[off];
     case OPGEN_DTYPE_Int: return ((const int32_t *)p)[off];
     case OPGEN_DTYPE_Long: return (double)((const int64_t *)p)[off];
+    case OPGEN_DTYPE_UInt16: return ((const uint16_t *)p)[off];
     case OPGEN_DTYPE_Float: return ((const float *)p)[off];
     case OPGEN_DTYPE_Double: return ((const double *)p)[off];
     default: return 0;
@@ -106,6 +107,7 @@ int64_t opgen_load_i64(const opgen_tensor *t, int64_t off) {
     case OPGEN_DTYPE_Short: return ((const int16_t *)p)[off];
     case OPGEN_DTYPE_Int: return ((const int32_t *)p)[off];
     case OPGEN_DTYPE_Long: return ((const int64_t *)p)[off];
+    case OPGEN_DTYPE_UInt16: return ((const uint16_t *)p)[off];
     case OPGEN_DTYPE_Float: return (int64_t)((const float *)p)[off];
     case OPGEN_DTYPE_Double: return (int64_t)((const double *)p)[off];
     default: return 0;
@@ -121,6 +123,7 @@ void opgen_store_f64(opgen_tensor *t, int64_t off, double v) {
     case OPGEN_DTYPE_Short: ((int16_t *)p)[off] = (int16_t)(int64_t)v; break;
     case OPGEN_DTYPE_Int: ((int32_t *)p)[off] = (int32_t)(int64_t)v; break;
     case OPGEN_DTYPE_Long: ((int64_t *)p)[off] = (int64_t)v; break;
+    case OPGEN_DTYPE_UInt16: ((uint16_t *)p)[off] = (uint16_t)(int64_t)v; break;
     case OPGEN_DTYPE_Float: ((float *)p)[off] = (float)v; break;
     case OPGEN_DTYPE_Double: ((double *)p)[off] = v; break;
     default: break;
@@ -136,6 +139,7 @@ void opgen_store_i64(opgen_tensor *t, int64_t off, int64_t v) {
     case OPGEN_DTYPE_Short: ((int16_t *)p)[off] = (int16_t)v; break;
     case OPGEN_DTYPE_Int: ((int32_t *)p)[off] = (int32_t)v; break;
     case OPGEN_DTYPE_Long: ((int64_t *)p)[off] = v; break;
+    case OPGEN_DTYPE_UInt16: ((uint16_t *)p)[off] = (uint16_t)v; break;
     case OPGEN_DTYPE_Float: ((float *)p)[off] = (float)v; break;
     case OPGEN_DTYPE_Double: ((double *)p)[off] = (double)v; break;
     default: break;

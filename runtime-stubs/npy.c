@@ -98,7 +98,13 @@ static int32_t parse_header(const char *p, const char *e, const char *name, opge
     return OPGEN_OK;
 }
 
-int32_t opgen_npy_decode(const void *vbuf, size_t len, const char *name, opgen_arena *a, opgen_tensor *out, opgen_error *err) {
+static int32_t decode(const void *vbuf, size_t len, const char *name, opgen_arena *a, opgen_tensor *out, size_t *used, opgen_error *err);
+
+int32_t opgen_npy_decode(const void *vbuf, size_t len, const char *name, opgen_arena *a, opgen_tensor *out, opgen_error *err) { return decode(vbuf, len, name, a, out, NULL, err); }
+
+int32_t opgen_npy_decode_prefix(const void *buf, size_t len, const char *name, opgen_arena *a, opgen_tensor *out, size_t *used, opgen_error *err) { return decode(buf, len, name, a, out, used, err); }
+
+static int32_t decode(const void *vbuf, size_t len, const char *name, opgen_arena *a, opgen_tensor *out, size_t *used, opgen_error *err) {
     const unsigned char *buf = vbuf;
     if (len < 10 || memcmp(buf, "\x93NUMPY", 6) != 0) return opgen_fail_at(err, OPGEN_E_FORMAT, name, 0, 0, "not a .npy file (no \\x93NUMPY magic)");
     unsigned major = buf[6];
@@ -120,7 +126,8 @@ int32_t opgen_npy_decode(const void *vbuf, size_t len, const char *name, opgen_a
     if (st) return st;
     size_t need = opgen_nbytes(&t), have = len - hstart - hlen;
     if (have < need) return opgen_fail_at(err, OPGEN_E_FORMAT, name, 0, 0, "truncated .npy data: the shape and dtype need %zu bytes, the file has %zu", need, have);
-    if (have > need) return opgen_fail_at(err, OPGEN_E_FORMAT, name, 0, 0, "%zu unexpected bytes after the .npy data", have - need);
+    if (have > need && !used) return opgen_fail_at(err, OPGEN_E_FORMAT, name, 0, 0, "%zu unexpected bytes after the .npy data", have - need);
+    if (used) *used = hstart + hlen + need;
     t.data = opgen_arena_alloc(a, need ? need : 1);
     if (!t.data) return opgen_fail_at(err, OPGEN_E_NO_MEMORY, name, 0, 0, "out of memory for %zu bytes of data", need);
     if (need) memcpy(t.data, buf + hstart + hlen, need);
