@@ -395,6 +395,74 @@ static int32_t call(opgen_program *p, step *s, opgen_arena *arena, bool meta, op
     return st;
 }
 
+/* The dtype a kernel argument carries for the Edge constraint check, or -1. */
+static int arg_dtype(const opgen_program *p, const step *s, int ai) {
+    const opgen_arg *ka = &opgen_args[opgen_ops[s->kernel_op].first_arg + ai];
+    const opgen_value *v = &s->args[ai];
+    for (int k = 0; k < s->npatches; k++) /* a scalar input of the graph */
+        if (s->patches[k].arg == ai) {
+            int kind = p->values[s->patches[k].value].kind;
+            return kind == OPGEN_GV_INT ? OPGEN_DTYPE_Long : kind == OPGEN_GV_FLOAT ? OPGEN_DTYPE_Double : OPGEN_DTYPE_Bool;
+        }
+    if (v->none) return -1;
+    switch (ka->abi) {
+    case OPGEN_ABI_TENSOR:
+    case OPGEN_ABI_OPT_TENSOR: return v->v.t ? (int)v->v.t->dtype : -1;
+    case OPGEN_ABI_TENSOR_LIST: return v->v.tl.len ? (int)v->v.tl.data[0]->dtype : -1;
+    case OPGEN_ABI_SCALAR:
+    case OPGEN_ABI_OPT_SCALAR: return v->v.s.dtype;
+    case OPGEN_ABI_DTYPE:
+    case OPGEN_ABI_OPT_DTYPE: return v->v.d;
+    default: return -1;
+    }
+}
+
+/* ExecuTorch's rule over the generated rows: some row accepts every dtype, and
+ * columns sharing an alias in it carry one dtype. */
+static int32_t check_rows(const opgen_program *p, const step *s, opgen_error *err) {
+    const opgen_op *op = &opgen_ops[s->op], *kop = &opgen_ops[s->kernel_op];
+    if (!op->ncols) return OPGEN_OK;
+    int nc = op->ncols < 64 ? op->ncols : 64; /* no Edge op comes near 64 columns */
+    int dt[64];
+    const char *names[64];
+    char retname[64][12];
+    for (int c = 0; c < nc; c++) {
+        int col = opgen_cols[op->first_col + (unsigned)c];
+        dt[c] = -1;
+        if (col >= 0) {
+            names[c] = opgen_args[op->first_arg + (unsigned)col].name;
+            for (int ai = 0; ai < kop->nargs; ai++)
+                if (!strcmp(opgen_args[kop->first_arg + (unsigned)ai].name, names[c])) dt[c] = arg_dtype(p, s, ai);
+        } else {
+            int r = -col - 1;
+            const char *rn = opgen_rets[op->first_ret + (unsigned)r].name;
+            snprintf(retname[c], sizeof retname[c], "__ret_%d", r);
+            names[c] = rn && *rn ? rn : retname[c]; /* Edge names unnamed returns __ret_N */
+            if (r < s->nresults) dt[c] = p->values[s->results[r]].t.dtype;
+        }
+    }
+    for (int r = 0; r < op->nrows; r++) {
+        const uint8_t *row = &opgen_cells[op->first_cell + (unsigned)(r * op->ncols)];
+        bool ok = true;
+        for (int c = 0; c < nc && ok; c++) {
+            if (dt[c] < 0) continue;
+            if (!(opgen_alias_sets[op->first_alias + row[c]] >> dt[c] & 1u)) ok = false;
+            for (int b = 0; b < c && ok; b++)
+                if (dt[b] >= 0 && row[b] == row[c] && dt[b] != dt[c]) ok = false;
+        }
+        if (ok) return OPGEN_OK;
+    }
+    char msg[384];
+    int n = snprintf(msg, sizeof msg, "%s: no Edge constraint row allows (", op->qualified);
+    for (int c = 0, first = 1; c < nc && n < (int)sizeof msg; c++) {
+        if (dt[c] < 0) continue;
+        n += snprintf(msg + n, sizeof msg - (size_t)n, "%s%s=%s", first ? "" : ", ", names[c], opgen_dtype_name((opgen_dtype)dt[c]));
+        first = 0;
+    }
+    if (n < (int)sizeof msg) snprintf(msg + n, sizeof msg - (size_t)n, ")");
+    return node_fail(err, p->g, s->node->line, s->node->col, OPGEN_E_DTYPE, "%s", msg);
+}
+
 /* Memory plan: every result gets an offset in one block; a value's space is free
  * again after its last use (graph outputs live to the end). First fit. */
 typedef struct span {
@@ -487,6 +555,7 @@ int32_t opgen_program_load(const opgen_graph *g, opgen_arena *a, opgen_program *
         opgen_error merr = {0};
         st = call(p, s, a, true, &merr);
         if (st) return node_fail(err, g, s->node->line, s->node->col, st, "%s", merr.msg);
+        if ((st = check_rows(p, s, err))) return st;
         opgen_dtype d = p->values[s->results[0]].t.dtype;
         if (!opgen_registry_find(s->kernel_op, d))
             return node_fail(err, g, s->node->line, s->node->col, OPGEN_E_NOT_FOUND, "no kernel for %s with dtype %s (needed by %s)", opgen_ops[s->kernel_op].qualified, opgen_dtype_name(d), s->node->op);

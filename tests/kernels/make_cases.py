@@ -252,6 +252,7 @@ case('view_bad_numel', 'graph(%x: f32[2, 3]):\n  %r = aten::view_copy(%x, [4, 2]
 case('mm_bad_inner', 'graph(%a: f32[2, 3], %b: f32[2, 3]):\n  %r = aten::mm(%a, %b)\n  return %r\n', error='program.graph:2:3: error: aten::mm.out: cannot multiply 2x3 by 2x3')
 case('softmax_bad_dim', 'graph(%x: f32[2, 3]):\n  %r = aten::_softmax(%x, 2, False)\n  return %r\n', error='program.graph:2:3: error: aten::_softmax.out: dimension 2 is out of range for a 2-d tensor')
 case('no_kernel_for_dtype', 'graph(%x: i32[2, 2], %y: i32[2, 2]):\n  %r = aten::mm(%x, %y)\n  return %r\n', error='program.graph:2:3: error: aten::mm.out: the input has dtype Int, which this kernel does not handle')
+case('where_no_edge_row', 'graph(%c: b8[2], %x: f32[2], %y: f64[2]):\n  %r = aten::where.self(%c, %x, %y)\n  return %r\n', error='program.graph:2:3: error: aten::where.self: no Edge constraint row allows (condition=Bool, self=Float, other=Double, __ret_0=Double)')
 case('embedding_index_range', 'graph(%w: f32[3, 2], %i: i64[4]):\n  #@ %i mod 5\n  %r = aten::embedding(%w, %i)\n  return %r\n', error='program.graph:3:3: error: aten::embedding.out: index 3 is out of range for 3 embeddings')
 
 
