@@ -3,9 +3,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* An argument filled at run time from a scalar input of the graph. */
+/* An argument (or, with elem >= 0, one element of an int list) filled at run
+ * time from a scalar input of the graph: a SymInt, float or bool. */
 typedef struct patch {
-    int arg, value, abi;
+    int arg, value, abi, elem;
 } patch;
 
 typedef struct step {
@@ -18,6 +19,7 @@ typedef struct step {
     int npatches;
     int *results; /* value index per out argument */
     int nresults;
+    bool dynamic; /* reads a scalar input, or a value computed from one */
 } step;
 
 struct opgen_program {
@@ -27,6 +29,7 @@ struct opgen_program {
     step *steps;
     int nsteps;
     size_t plan_bytes;
+    bool dynamic; /* some step is: shapes are known only once inputs are */
 };
 
 size_t opgen_program_plan_bytes(const opgen_program *p) { return p->plan_bytes; }
@@ -173,7 +176,7 @@ static int32_t bind(loader *L, step *s, int ai, const opgen_arg *arg, const opge
     bool opt = abi == OPGEN_ABI_OPT_TENSOR || abi == OPGEN_ABI_OPT_INT || abi == OPGEN_ABI_OPT_INT_LIST || abi == OPGEN_ABI_OPT_FLOAT || abi == OPGEN_ABI_OPT_BOOL ||
                abi == OPGEN_ABI_OPT_SCALAR || abi == OPGEN_ABI_OPT_DTYPE || abi == OPGEN_ABI_OPT_STR || abi == OPGEN_ABI_OPT_ENUM || abi == OPGEN_ABI_OPAQUE;
     if (x->kind == OPGEN_GA_NONE) {
-        if (!opt) return node_fail(L->err, g, x->line, x->col, OPGEN_E_INVALID, "argument '%s' (%s) cannot be None", arg->name, arg->type);
+        if (!opt) return node_fail(L->err, g, x->line, x->col, OPGEN_E_INVALID, "%s: argument '%s' (%s) cannot be None", s->node->op, arg->name, arg->type);
         v->none = true;
         return OPGEN_OK;
     }
@@ -182,24 +185,24 @@ static int32_t bind(loader *L, step *s, int ai, const opgen_arg *arg, const opge
         int kind = L->p->values[x->i].kind;
         bool ok = ((abi == OPGEN_ABI_INT || abi == OPGEN_ABI_OPT_INT) && kind == OPGEN_GV_INT) || ((abi == OPGEN_ABI_FLOAT || abi == OPGEN_ABI_OPT_FLOAT) && kind != OPGEN_GV_BOOL) ||
                   ((abi == OPGEN_ABI_BOOL || abi == OPGEN_ABI_OPT_BOOL) && kind == OPGEN_GV_BOOL) || abi == OPGEN_ABI_SCALAR || abi == OPGEN_ABI_OPT_SCALAR;
-        if (!ok) return node_fail(L->err, g, x->line, x->col, OPGEN_E_INVALID, "argument '%s' (%s) cannot take %%%s", arg->name, arg->type, g->values[x->i].name);
-        s->patches[s->npatches++] = (patch){ai, (int)x->i, abi};
+        if (!ok) return node_fail(L->err, g, x->line, x->col, OPGEN_E_INVALID, "%s: argument '%s' (%s) cannot take %%%s", s->node->op, arg->name, arg->type, g->values[x->i].name);
+        s->patches[s->npatches++] = (patch){ai, (int)x->i, abi, -1};
         return OPGEN_OK;
     }
     switch (abi) {
     case OPGEN_ABI_TENSOR:
     case OPGEN_ABI_OPT_TENSOR:
-        if (x->kind != OPGEN_GA_VALUE) return node_fail(L->err, g, x->line, x->col, OPGEN_E_INVALID, "argument '%s' is a tensor: pass a %%value", arg->name);
+        if (x->kind != OPGEN_GA_VALUE) return node_fail(L->err, g, x->line, x->col, OPGEN_E_INVALID, "%s: argument '%s' is a tensor: pass a %%value", s->node->op, arg->name);
         v->v.t = &L->p->values[x->i].t;
         return OPGEN_OK;
     case OPGEN_ABI_TENSOR_LIST: {
-        if (x->kind != OPGEN_GA_LIST) return node_fail(L->err, g, x->line, x->col, OPGEN_E_INVALID, "argument '%s' is a list of tensors: pass [%%a, %%b]", arg->name);
+        if (x->kind != OPGEN_GA_LIST) return node_fail(L->err, g, x->line, x->col, OPGEN_E_INVALID, "%s: argument '%s' is a list of tensors: pass [%%a, %%b]", s->node->op, arg->name);
         opgen_tensor **ts = zalloc(L->a, sizeof *ts * (size_t)x->nitems);
         if (!ts) return opgen_fail(L->err, OPGEN_E_NO_MEMORY, "out of memory");
         for (int k = 0; k < x->nitems; k++) {
             const opgen_garg *it = &x->items[k];
             if (it->kind != OPGEN_GA_VALUE || !value_is(L, (int)it->i, OPGEN_GV_TENSOR))
-                return node_fail(L->err, g, it->line, it->col, OPGEN_E_INVALID, "argument '%s': every element must be a tensor %%value", arg->name);
+                return node_fail(L->err, g, it->line, it->col, OPGEN_E_INVALID, "%s: argument '%s': every element must be a tensor %%value", s->node->op, arg->name);
             ts[k] = &L->p->values[it->i].t;
         }
         v->v.tl.data = (const opgen_tensor *const *)ts;
@@ -208,17 +211,17 @@ static int32_t bind(loader *L, step *s, int ai, const opgen_arg *arg, const opge
     }
     case OPGEN_ABI_INT:
     case OPGEN_ABI_OPT_INT:
-        if (x->kind != OPGEN_GA_INT) return node_fail(L->err, g, x->line, x->col, OPGEN_E_INVALID, "argument '%s' (%s) takes an integer", arg->name, arg->type);
+        if (x->kind != OPGEN_GA_INT) return node_fail(L->err, g, x->line, x->col, OPGEN_E_INVALID, "%s: argument '%s' (%s) takes an integer", s->node->op, arg->name, arg->type);
         v->v.i = x->i;
         return OPGEN_OK;
     case OPGEN_ABI_FLOAT:
     case OPGEN_ABI_OPT_FLOAT:
-        if (x->kind != OPGEN_GA_FLOAT && x->kind != OPGEN_GA_INT) return node_fail(L->err, g, x->line, x->col, OPGEN_E_INVALID, "argument '%s' (%s) takes a number", arg->name, arg->type);
+        if (x->kind != OPGEN_GA_FLOAT && x->kind != OPGEN_GA_INT) return node_fail(L->err, g, x->line, x->col, OPGEN_E_INVALID, "%s: argument '%s' (%s) takes a number", s->node->op, arg->name, arg->type);
         v->v.f = x->kind == OPGEN_GA_INT ? (double)x->i : x->f;
         return OPGEN_OK;
     case OPGEN_ABI_BOOL:
     case OPGEN_ABI_OPT_BOOL:
-        if (x->kind != OPGEN_GA_BOOL) return node_fail(L->err, g, x->line, x->col, OPGEN_E_INVALID, "argument '%s' (%s) takes True or False", arg->name, arg->type);
+        if (x->kind != OPGEN_GA_BOOL) return node_fail(L->err, g, x->line, x->col, OPGEN_E_INVALID, "%s: argument '%s' (%s) takes True or False", s->node->op, arg->name, arg->type);
         v->v.b = x->i != 0;
         return OPGEN_OK;
     case OPGEN_ABI_SCALAR:
@@ -230,21 +233,21 @@ static int32_t bind(loader *L, step *s, int ai, const opgen_arg *arg, const opge
         else if (x->kind == OPGEN_GA_BOOL)
             v->v.s.dtype = OPGEN_DTYPE_Bool, v->v.s.v.b = x->i != 0;
         else
-            return node_fail(L->err, g, x->line, x->col, OPGEN_E_INVALID, "argument '%s' (Scalar) takes a number or a boolean", arg->name);
+            return node_fail(L->err, g, x->line, x->col, OPGEN_E_INVALID, "%s: argument '%s' (Scalar) takes a number or a boolean", s->node->op, arg->name);
         return OPGEN_OK;
     case OPGEN_ABI_DTYPE:
     case OPGEN_ABI_OPT_DTYPE:
-        if (x->kind != OPGEN_GA_DTYPE) return node_fail(L->err, g, x->line, x->col, OPGEN_E_INVALID, "argument '%s' takes a dtype such as torch.float32", arg->name);
+        if (x->kind != OPGEN_GA_DTYPE) return node_fail(L->err, g, x->line, x->col, OPGEN_E_INVALID, "%s: argument '%s' takes a dtype such as torch.float32", s->node->op, arg->name);
         v->v.d = (opgen_dtype)x->i;
         return OPGEN_OK;
     case OPGEN_ABI_STR:
     case OPGEN_ABI_OPT_STR:
-        if (x->kind != OPGEN_GA_STR) return node_fail(L->err, g, x->line, x->col, OPGEN_E_INVALID, "argument '%s' takes a string", arg->name);
+        if (x->kind != OPGEN_GA_STR) return node_fail(L->err, g, x->line, x->col, OPGEN_E_INVALID, "%s: argument '%s' takes a string", s->node->op, arg->name);
         v->v.str = x->s;
         return OPGEN_OK;
     case OPGEN_ABI_ENUM:
     case OPGEN_ABI_OPT_ENUM:
-        if (x->kind != OPGEN_GA_MEMFMT) return node_fail(L->err, g, x->line, x->col, OPGEN_E_INVALID, "argument '%s' (%s) takes a memory format such as torch.contiguous_format", arg->name, arg->type);
+        if (x->kind != OPGEN_GA_MEMFMT) return node_fail(L->err, g, x->line, x->col, OPGEN_E_INVALID, "%s: argument '%s' (%s) takes a memory format such as torch.contiguous_format", s->node->op, arg->name, arg->type);
         v->v.e = (int32_t)x->i;
         return OPGEN_OK;
     case OPGEN_ABI_INT_LIST:
@@ -258,30 +261,35 @@ static int32_t bind(loader *L, step *s, int ai, const opgen_arg *arg, const opge
             v->v.il.len = (size_t)(n < 1 ? 1 : n);
             return OPGEN_OK;
         }
-        if (x->kind != OPGEN_GA_LIST) return node_fail(L->err, g, x->line, x->col, OPGEN_E_INVALID, "argument '%s' (%s) takes a list of integers", arg->name, arg->type);
+        if (x->kind != OPGEN_GA_LIST) return node_fail(L->err, g, x->line, x->col, OPGEN_E_INVALID, "%s: argument '%s' (%s) takes a list of integers", s->node->op, arg->name, arg->type);
         int64_t *vals = opgen_arena_alloc(L->a, sizeof(int64_t) * (size_t)(x->nitems ? x->nitems : 1));
         if (!vals) return opgen_fail(L->err, OPGEN_E_NO_MEMORY, "out of memory");
         for (int k = 0; k < x->nitems; k++) {
-            if (x->items[k].kind != OPGEN_GA_INT) return node_fail(L->err, g, x->items[k].line, x->items[k].col, OPGEN_E_INVALID, "argument '%s': expected an integer", arg->name);
-            vals[k] = x->items[k].i;
+            const opgen_garg *it = &x->items[k];
+            if (it->kind == OPGEN_GA_VALUE && value_is(L, (int)it->i, OPGEN_GV_INT)) { /* a SymInt: [%n, 4] */
+                s->patches[s->npatches++] = (patch){ai, (int)it->i, abi, k};
+                continue;
+            }
+            if (it->kind != OPGEN_GA_INT) return node_fail(L->err, g, it->line, it->col, OPGEN_E_INVALID, "%s: argument '%s': expected an integer or an int input", s->node->op, arg->name);
+            vals[k] = it->i;
         }
         v->v.il.data = vals;
         v->v.il.len = (size_t)x->nitems;
         return OPGEN_OK;
     }
     case OPGEN_ABI_BOOL_LIST: {
-        if (x->kind != OPGEN_GA_LIST) return node_fail(L->err, g, x->line, x->col, OPGEN_E_INVALID, "argument '%s' takes a list of booleans", arg->name);
+        if (x->kind != OPGEN_GA_LIST) return node_fail(L->err, g, x->line, x->col, OPGEN_E_INVALID, "%s: argument '%s' takes a list of booleans", s->node->op, arg->name);
         bool *vals = zalloc(L->a, sizeof(bool) * (size_t)x->nitems);
         if (!vals) return opgen_fail(L->err, OPGEN_E_NO_MEMORY, "out of memory");
         for (int k = 0; k < x->nitems; k++) {
-            if (x->items[k].kind != OPGEN_GA_BOOL) return node_fail(L->err, g, x->items[k].line, x->items[k].col, OPGEN_E_INVALID, "argument '%s': expected True or False", arg->name);
+            if (x->items[k].kind != OPGEN_GA_BOOL) return node_fail(L->err, g, x->items[k].line, x->items[k].col, OPGEN_E_INVALID, "%s: argument '%s': expected True or False", s->node->op, arg->name);
             vals[k] = x->items[k].i != 0;
         }
         v->v.bl.data = vals;
         v->v.bl.len = (size_t)x->nitems;
         return OPGEN_OK;
     }
-    default: return node_fail(L->err, g, x->line, x->col, OPGEN_E_NOT_IMPLEMENTED, "argument '%s' (%s) cannot be given in a program yet", arg->name, arg->type);
+    default: return node_fail(L->err, g, x->line, x->col, OPGEN_E_NOT_IMPLEMENTED, "%s: argument '%s' (%s) cannot be given in a program yet", s->node->op, arg->name, arg->type);
     }
 }
 
@@ -313,7 +321,9 @@ static int32_t load_node(loader *L, int n) {
     s->kernel = &opgen_registry[op->out_variant];
     s->nargs = kop->nargs;
     s->args = zalloc(L->a, sizeof *s->args * kop->nargs);
-    s->patches = zalloc(L->a, sizeof *s->patches * kop->nargs);
+    size_t npatch = kop->nargs; /* one per argument, plus one per list element */
+    for (int k = 0; k < nd->nargs; k++) npatch += (size_t)(nd->args[k].kind == OPGEN_GA_LIST ? nd->args[k].nitems : 0);
+    s->patches = zalloc(L->a, sizeof *s->patches * npatch);
     s->results = zalloc(L->a, sizeof(int) * kop->nargs);
     if (!s->args || !s->patches || !s->results) return opgen_fail(L->err, OPGEN_E_NO_MEMORY, "out of memory");
     /* which graph argument goes to which parameter of the functional schema */
@@ -327,7 +337,11 @@ static int32_t load_node(loader *L, int n) {
         const opgen_garg *x = &nd->args[k];
         int target = -1;
         if (!x->kw) {
-            if (npos >= maxpos) return node_fail(L->err, g, x->line, x->col, OPGEN_E_INVALID, "%s takes %d positional argument%s, got more", nd->op, maxpos, maxpos == 1 ? "" : "s");
+            if (npos >= maxpos) {
+                int got = 0;
+                for (int j = 0; j < nd->nargs; j++) got += !nd->args[j].kw;
+                return node_fail(L->err, g, x->line, x->col, OPGEN_E_INVALID, "%s takes %d positional argument%s, got %d", nd->op, maxpos, maxpos == 1 ? "" : "s", got);
+            }
             target = npos++;
         } else {
             for (int i = 0; i < op->nargs; i++)
@@ -370,12 +384,16 @@ static int32_t load_node(loader *L, int n) {
 
 /* Runs a step's kernel: its meta step at load, the computation at run. */
 static int32_t call(opgen_program *p, step *s, opgen_arena *arena, bool meta, opgen_error *err) {
-    opgen_ctx ctx = {arena, err, opgen_ops[s->kernel_op].qualified, meta};
+    opgen_ctx ctx = {arena, err, opgen_ops[s->op].qualified, meta};
     for (int k = 0; k < s->npatches; k++) {
         const patch *pt = &s->patches[k];
         const opgen_ivalue *iv = &p->values[pt->value];
         opgen_value *v = &s->args[pt->arg];
         v->none = false;
+        if (pt->elem >= 0) { /* the list's storage is the loader's own */
+            ((int64_t *)(uintptr_t)v->v.il.data)[pt->elem] = iv->i;
+            continue;
+        }
         switch (pt->abi) {
         case OPGEN_ABI_SCALAR:
         case OPGEN_ABI_OPT_SCALAR:
@@ -400,7 +418,7 @@ static int arg_dtype(const opgen_program *p, const step *s, int ai) {
     const opgen_arg *ka = &opgen_args[opgen_ops[s->kernel_op].first_arg + ai];
     const opgen_value *v = &s->args[ai];
     for (int k = 0; k < s->npatches; k++) /* a scalar input of the graph */
-        if (s->patches[k].arg == ai) {
+        if (s->patches[k].arg == ai && s->patches[k].elem < 0) {
             int kind = p->values[s->patches[k].value].kind;
             return kind == OPGEN_GV_INT ? OPGEN_DTYPE_Long : kind == OPGEN_GV_FLOAT ? OPGEN_DTYPE_Double : OPGEN_DTYPE_Bool;
         }
@@ -461,6 +479,25 @@ static int32_t check_rows(const opgen_program *p, const step *s, opgen_error *er
     }
     if (n < (int)sizeof msg) snprintf(msg + n, sizeof msg - (size_t)n, ")");
     return node_fail(err, p->g, s->node->line, s->node->col, OPGEN_E_DTYPE, "%s", msg);
+}
+
+/* What load knows of a step once its inputs' dtypes and shapes are: the meta
+ * step (result dtypes and shapes), the Edge rows, and a kernel for the dtype. */
+static int32_t prepare(opgen_program *p, step *s, opgen_arena *a, opgen_error *err) {
+    const opgen_graph *g = p->g;
+    for (int r = 0; r < s->nresults; r++) { /* results are sized afresh */
+        opgen_tensor *t = &p->values[s->results[r]].t;
+        t->data = NULL;
+        t->capacity = 0;
+    }
+    opgen_error merr = {0};
+    int32_t st = call(p, s, a, true, &merr);
+    if (st) return node_fail(err, g, s->node->line, s->node->col, st, "%s", merr.msg);
+    if ((st = check_rows(p, s, err))) return st;
+    opgen_dtype d = p->values[s->results[0]].t.dtype;
+    if (!opgen_registry_find(s->kernel_op, d))
+        return node_fail(err, g, s->node->line, s->node->col, OPGEN_E_NOT_FOUND, "no kernel for %s with dtype %s (needed by %s)", opgen_ops[s->kernel_op].qualified, opgen_dtype_name(d), s->node->op);
+    return OPGEN_OK;
 }
 
 /* Memory plan: every result gets an offset in one block; a value's space is free
@@ -547,23 +584,40 @@ int32_t opgen_program_load(const opgen_graph *g, opgen_arena *a, opgen_program *
         if (gv->kind == OPGEN_GV_FREE) return node_fail(err, g, gv->line, gv->col, OPGEN_E_INVALID, "a pattern is not a program: %%%s is not defined", gv->name);
     }
     loader L = {p, g, a, err};
+    bool *dyn = zalloc(a, sizeof(bool) * (size_t)(g->nvalues ? g->nvalues : 1)); /* values that depend on a scalar input */
+    if (!dyn) return opgen_fail(err, OPGEN_E_NO_MEMORY, "out of memory");
     for (int n = 0; n < g->nnodes; n++) {
         int32_t st = load_node(&L, n);
         if (st) return st;
-        /* meta: dtypes and shapes of the results, and a kernel for that dtype */
         step *s = &p->steps[n];
-        opgen_error merr = {0};
-        st = call(p, s, a, true, &merr);
-        if (st) return node_fail(err, g, s->node->line, s->node->col, st, "%s", merr.msg);
-        if ((st = check_rows(p, s, err))) return st;
-        opgen_dtype d = p->values[s->results[0]].t.dtype;
-        if (!opgen_registry_find(s->kernel_op, d))
-            return node_fail(err, g, s->node->line, s->node->col, OPGEN_E_NOT_FOUND, "no kernel for %s with dtype %s (needed by %s)", opgen_ops[s->kernel_op].qualified, opgen_dtype_name(d), s->node->op);
+        s->dynamic = s->npatches > 0;
+        for (int k = 0; k < s->node->nargs && !s->dynamic; k++) {
+            const opgen_garg *x = &s->node->args[k];
+            if (x->kind == OPGEN_GA_VALUE) s->dynamic = dyn[x->i];
+            for (int i = 0; x->kind == OPGEN_GA_LIST && i < x->nitems; i++)
+                if (x->items[i].kind == OPGEN_GA_VALUE && dyn[x->items[i].i]) s->dynamic = true;
+        }
+        for (int r = 0; r < s->nresults; r++) dyn[s->results[r]] = s->dynamic;
+        p->dynamic |= s->dynamic;
+        /* Scalar inputs are still unknown (zero): a dynamic step that fails here is
+         * checked again, with the real values, when the program runs. */
+        opgen_error serr = {0};
+        st = prepare(p, s, a, &serr);
+        if (st && !s->dynamic) {
+            *err = serr;
+            return st;
+        }
     }
-    int32_t st = plan(p, a, err);
-    if (st) return st;
+    if (!p->dynamic) {
+        int32_t st = plan(p, a, err);
+        if (st) return st;
+    }
     *out = p;
     return OPGEN_OK;
+}
+
+static const char *input_kind(const opgen_gvalue *gv) {
+    return gv->kind == OPGEN_GV_TENSOR ? "a tensor" : gv->kind == OPGEN_GV_INT ? "an int" : gv->kind == OPGEN_GV_FLOAT ? "a float" : "a bool";
 }
 
 int32_t opgen_program_run(opgen_program *p, const opgen_ivalue *inputs, opgen_arena *work, opgen_ivalue *outputs, opgen_error *err) {
@@ -572,15 +626,27 @@ int32_t opgen_program_run(opgen_program *p, const opgen_ivalue *inputs, opgen_ar
         const opgen_gvalue *gv = &g->values[g->inputs[i]];
         opgen_ivalue *v = &p->values[g->inputs[i]];
         const opgen_ivalue *in = &inputs[i];
-        if (in->kind != gv->kind) return opgen_fail_at(err, OPGEN_E_INVALID, g->file, gv->line, gv->col, "input %%%s: expected a %s", gv->name, gv->kind == OPGEN_GV_TENSOR ? "tensor" : "scalar of another kind");
+        if (in->kind != gv->kind) return opgen_fail_at(err, OPGEN_E_INVALID, g->file, gv->line, gv->col, "input %%%s: expected %s", gv->name, input_kind(gv));
         if (gv->kind == OPGEN_GV_TENSOR) {
-            if (in->t.dtype != gv->dtype || in->t.dim != gv->dim || memcmp(in->t.sizes, gv->sizes, sizeof(int64_t) * (size_t)gv->dim))
-                return opgen_fail_at(err, OPGEN_E_SHAPE, g->file, gv->line, gv->col, "input %%%s: expected %s%s, got %s with %d dims", gv->name, opgen_dtype_abbrev(gv->dtype), gv->dim ? "[...]" : "[]",
-                                     opgen_dtype_name(in->t.dtype), in->t.dim);
+            if (in->t.dtype != gv->dtype || in->t.dim != gv->dim || memcmp(in->t.sizes, gv->sizes, sizeof(int64_t) * (size_t)gv->dim)) {
+                char want[160], got[160];
+                return opgen_fail_at(err, OPGEN_E_SHAPE, g->file, gv->line, gv->col, "input %%%s is declared %s, got %s", gv->name, opgen_type_format(want, sizeof want, gv->dtype, gv->dim, gv->sizes),
+                                     opgen_type_format(got, sizeof got, in->t.dtype, in->t.dim, in->t.sizes));
+            }
             v->t = in->t;
         } else {
             *v = *in;
         }
+    }
+    if (p->dynamic) { /* shapes follow the scalar inputs: infer and plan them now */
+        for (int n = 0; n < p->nsteps; n++) {
+            step *s = &p->steps[n];
+            if (!s->dynamic) continue;
+            int32_t st = prepare(p, s, work, err);
+            if (st) return st;
+        }
+        int32_t st = plan(p, work, err);
+        if (st) return st;
     }
     uint8_t *block = p->plan_bytes ? opgen_arena_alloc(work, p->plan_bytes) : NULL;
     if (p->plan_bytes && !block) return opgen_fail(err, OPGEN_E_NO_MEMORY, "out of memory: the program needs %zu bytes", p->plan_bytes);

@@ -51,6 +51,19 @@ const char *opgen_dtype_abbrev(opgen_dtype d) {
     return NULL;
 }
 
+const char *opgen_type_format(char *buf, size_t cap, opgen_dtype d, int32_t dim, const int64_t *sizes) {
+    const char *ab = opgen_dtype_abbrev(d);
+    size_t n = 0;
+    if (!cap) return buf;
+    buf[0] = 0;
+#define PUT(...) (n < cap ? (void)(n += (size_t)snprintf(buf + n, cap - n, __VA_ARGS__)) : (void)0)
+    PUT("%s[", ab ? ab : opgen_dtype_name(d));
+    for (int32_t i = 0; i < dim; i++) PUT("%s%lld", i ? ", " : "", (long long)sizes[i]);
+    PUT("]");
+#undef PUT
+    return buf;
+}
+
 const char *opgen_dtype_torch_name(opgen_dtype d) {
     for (size_t i = 0; i < sizeof dtype_names / sizeof *dtype_names; i++)
         if (dtype_names[i].dtype == d) return dtype_names[i].torch;

@@ -119,7 +119,7 @@ static int32_t decode(const void *vbuf, size_t len, const char *name, opgen_aren
     } else {
         return opgen_fail_at(err, OPGEN_E_FORMAT, name, 0, 0, ".npy format version %u.%u is not supported (1.0 to 3.0 are)", major, buf[7]);
     }
-    if (hlen > len - hstart) return opgen_fail_at(err, OPGEN_E_FORMAT, name, 0, 0, "truncated .npy header: it claims %zu bytes, the file has %zu", hlen, len - hstart);
+    if (hlen > len - hstart) return opgen_fail_at(err, OPGEN_E_FORMAT, name, 0, 0, "truncated .npy header: it claims %zu bytes, the file holds %zu after the preamble", hlen, len - hstart);
     opgen_tensor t;
     memset(&t, 0, sizeof t);
     int32_t st = parse_header((const char *)buf + hstart, (const char *)buf + hstart + hlen, name, &t, err);

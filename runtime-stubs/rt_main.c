@@ -111,7 +111,10 @@ static int cmd_run(int argc, char **argv) {
             if (nin == 64) return fprintf(stderr, "opgen-rt run: at most 64 inputs\n"), EXIT_USAGE;
             *eq = 0;
             inames[nin] = v[0] == '%' ? v + 1 : v;
-            ivals[nin++] = eq + 1;
+            ivals[nin] = eq + 1;
+            for (int k = 0; k < nin; k++)
+                if (!strcmp(inames[k], inames[nin])) return fprintf(stderr, "opgen-rt run: input '%s' given twice\n", inames[nin]), EXIT_USAGE;
+            nin++;
         } else if (!strcmp(a, "-o") || !strcmp(a, "--output")) {
             if (i + 1 >= argc) return fprintf(stderr, "opgen-rt run: -o needs a folder\n"), EXIT_USAGE;
             outdir = argv[++i];
@@ -171,11 +174,25 @@ static int cmd_run(int argc, char **argv) {
         switch (gv->kind) {
         case OPGEN_GV_TENSOR:
             if (opgen_npy_read(val, &a, &v->t, &err)) {
-                rc = report(&err);
+                char msg[1024];
+                opgen_error_format(&err, msg, sizeof msg);
+                fprintf(stderr, "%s (input %%%s)\n", msg, gv->name);
+                rc = EXIT_BAD_INPUT;
+                goto done;
+            }
+            if (v->t.dtype != gv->dtype || v->t.dim != gv->dim || memcmp(v->t.sizes, gv->sizes, sizeof(int64_t) * (size_t)gv->dim)) {
+                char want[160], got[160];
+                fprintf(stderr, "%s:%u:%u: error: input %%%s is declared %s, but %s holds %s\n", path, gv->line, gv->col, gv->name, opgen_type_format(want, sizeof want, gv->dtype, gv->dim, gv->sizes), val,
+                        opgen_type_format(got, sizeof got, v->t.dtype, v->t.dim, v->t.sizes));
+                rc = EXIT_BAD_INPUT;
                 goto done;
             }
             break;
-        case OPGEN_GV_INT: v->i = strtoll(val, &end, 10); break;
+        case OPGEN_GV_INT:
+            errno = 0;
+            v->i = strtoll(val, &end, 10);
+            if (errno == ERANGE) end = NULL;
+            break;
         case OPGEN_GV_FLOAT: v->f = strtod(val, &end); break;
         default:
             if (!strcmp(val, "True") || !strcmp(val, "true") || !strcmp(val, "1"))
@@ -185,7 +202,7 @@ static int cmd_run(int argc, char **argv) {
             break;
         }
         if (gv->kind != OPGEN_GV_TENSOR && (!end || end == val || *end)) {
-            fprintf(stderr, "%s:%u:%u: error: input %%%s is %s, not '%s'\n", path, gv->line, gv->col, gv->name, gv->kind == OPGEN_GV_INT ? "an integer" : gv->kind == OPGEN_GV_FLOAT ? "a number" : "True or False", val);
+            fprintf(stderr, "%s:%u:%u: error: input %%%s is %s, not '%s'\n", path, gv->line, gv->col, gv->name, gv->kind == OPGEN_GV_INT ? "a 64-bit integer" : gv->kind == OPGEN_GV_FLOAT ? "a number" : "True or False", val);
             rc = EXIT_BAD_INPUT;
             goto done;
         }

@@ -53,7 +53,7 @@ static int32_t infer_view(opgen_ctx *ctx, int64_t numel, opgen_int_list size, in
         sizes[i] = size.data[i];
     }
     if (infer >= 0) {
-        if (known == 0 || numel % known) return OPGEN_FAIL(ctx, OPGEN_E_SHAPE, "%s: shape cannot hold %lld elements", ctx->op, (long long)numel);
+        if (known == 0 || numel % known) return OPGEN_FAIL(ctx, OPGEN_E_SHAPE, "%s: no size for the -1 dimension makes %lld elements", ctx->op, (long long)numel);
         sizes[infer] = numel / known;
         known *= sizes[infer];
     }

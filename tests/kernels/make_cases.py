@@ -185,9 +185,9 @@ case('add_promote_u8_i8', 'graph(%x: u8[4], %y: i8[4]):\n  %r = aten::add.Tensor
 case('add_broadcast_both', 'graph(%x: f32[3, 1], %y: f32[1, 4]):\n  %r = aten::add.Tensor(%x, %y)\n  return %r\n', lambda i: [arith(i['x'], i['y'], np.float32, lambda a, b: a + b)])
 case('add_empty', 'graph(%x: f32[0, 3], %y: f32[3]):\n  %r = aten::add.Tensor(%x, %y)\n  return %r\n', lambda i: [np.zeros((0, 3), np.float32)])
 case('add_bad_shape', 'graph(%x: f32[2, 3], %y: f32[4]):\n  %r = aten::add.Tensor(%x, %y)\n  return %r\n',
-     error='program.graph:2:3: error: aten::add.out: shapes do not broadcast: size 3 against 4 in dimension 1')
+     error='program.graph:2:3: error: aten::add.Tensor: shapes do not broadcast: size 3 against 4 in dimension 1')
 case('add_int_float_alpha', 'graph(%x: i32[2], %y: i32[2]):\n  %r = aten::add.Tensor(%x, %y, alpha=1.5)\n  return %r\n',
-     error='program.graph:2:3: error: aten::add.out: for integral input tensors, alpha must not be a floating point number')
+     error='program.graph:2:3: error: aten::add.Tensor: for integral input tensors, alpha must not be a floating point number')
 case('div_int_true', 'graph(%x: i64[4], %y: i64[4]):\n  #@ %y mod 3\n  %s = aten::add.Scalar(%y, 1)\n  %r = aten::div.Tensor(%x, %s)\n  return %r\n',
      lambda i: [(f64(i['x']) / f64(i['y'] + 1)).astype(np.float32)])
 for d in REAL:
@@ -247,13 +247,13 @@ for d in ['b8'] + REAL + ['f16', 'u16']:
     case(f'cat_{d}', f'graph(%x: {d}[2, 3], %y: {d}[2, 1]):\n  %r = aten::cat([%x, %y, %x], -1)\n  %s = aten::cat([%x, %x])\n  return (%r, %s)\n',
          lambda i: [np.concatenate([i['x'], i['y'], i['x']], -1), np.concatenate([i['x'], i['x']], 0)])
 case('cat_bad_shape', 'graph(%x: f32[2, 3], %y: f32[3, 1]):\n  %r = aten::cat([%x, %y], 1)\n  return %r\n',
-     error='program.graph:2:3: error: aten::cat.out: tensor 1 has size 3 in dimension 0, expected 2')
-case('view_bad_numel', 'graph(%x: f32[2, 3]):\n  %r = aten::view_copy(%x, [4, 2])\n  return %r\n', error='program.graph:2:3: error: aten::view_copy.out: shape has 8 elements, the input 6')
-case('mm_bad_inner', 'graph(%a: f32[2, 3], %b: f32[2, 3]):\n  %r = aten::mm(%a, %b)\n  return %r\n', error='program.graph:2:3: error: aten::mm.out: cannot multiply 2x3 by 2x3')
-case('softmax_bad_dim', 'graph(%x: f32[2, 3]):\n  %r = aten::_softmax(%x, 2, False)\n  return %r\n', error='program.graph:2:3: error: aten::_softmax.out: dimension 2 is out of range for a 2-d tensor')
-case('no_kernel_for_dtype', 'graph(%x: i32[2, 2], %y: i32[2, 2]):\n  %r = aten::mm(%x, %y)\n  return %r\n', error='program.graph:2:3: error: aten::mm.out: the input has dtype Int, which this kernel does not handle')
+     error='program.graph:2:3: error: aten::cat: tensor 1 has size 3 in dimension 0, expected 2')
+case('view_bad_numel', 'graph(%x: f32[2, 3]):\n  %r = aten::view_copy(%x, [4, 2])\n  return %r\n', error='program.graph:2:3: error: aten::view_copy: shape has 8 elements, the input 6')
+case('mm_bad_inner', 'graph(%a: f32[2, 3], %b: f32[2, 3]):\n  %r = aten::mm(%a, %b)\n  return %r\n', error='program.graph:2:3: error: aten::mm: cannot multiply 2x3 by 2x3')
+case('softmax_bad_dim', 'graph(%x: f32[2, 3]):\n  %r = aten::_softmax(%x, 2, False)\n  return %r\n', error='program.graph:2:3: error: aten::_softmax: dimension 2 is out of range for a 2-d tensor')
+case('no_kernel_for_dtype', 'graph(%x: i32[2, 2], %y: i32[2, 2]):\n  %r = aten::mm(%x, %y)\n  return %r\n', error='program.graph:2:3: error: aten::mm: the input has dtype Int, which this kernel does not handle')
 case('where_no_edge_row', 'graph(%c: b8[2], %x: f32[2], %y: f64[2]):\n  %r = aten::where.self(%c, %x, %y)\n  return %r\n', error='program.graph:2:3: error: aten::where.self: no Edge constraint row allows (condition=Bool, self=Float, other=Double, __ret_0=Double)')
-case('embedding_index_range', 'graph(%w: f32[3, 2], %i: i64[4]):\n  #@ %i mod 5\n  %r = aten::embedding(%w, %i)\n  return %r\n', error='program.graph:3:3: error: aten::embedding.out: index 3 is out of range for 3 embeddings')
+case('embedding_index_range', 'graph(%w: f32[3, 2], %i: i64[4]):\n  #@ %i mod 5\n  %r = aten::embedding(%w, %i)\n  return %r\n', error='program.graph:3:3: error: aten::embedding: index 3 is out of range for 3 embeddings')
 
 
 def quantize(x, scale, zp, lo, hi, dt):

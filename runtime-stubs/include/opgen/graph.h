@@ -92,6 +92,8 @@ bool opgen_graph_equal(const opgen_graph *x, const opgen_graph *y);
 int opgen_dtype_from_abbrev(const char *s, size_t n);
 const char *opgen_dtype_abbrev(opgen_dtype d);
 const char *opgen_dtype_torch_name(opgen_dtype d);
+/* A tensor type as the format writes it ("f32[2, 3]") into buf; returns buf. */
+const char *opgen_type_format(char *buf, size_t cap, opgen_dtype d, int32_t dim, const int64_t *sizes);
 
 #ifdef __cplusplus
 }

@@ -1,0 +1,110 @@
+#!/bin/sh
+# opgen-rt's command-line contract, re2c style: the exact error text and exit
+# status of every bad program or input (tests/rt/*.graph, tests/npy/*.npy), and
+# the outputs of good runs against values NumPy computed (tests/rt/README.md).
+# Every error names file:line:col of the node or input at fault; none may abort
+# (an abort or a sanitizer report changes the status and the text).
+# usage: rt.sh OPGEN_RT NPY_CLOSE
+set -u
+rt=$1 close=$2
+case $rt in /*) ;; *) rt=$PWD/$rt ;; esac
+case $close in /*) ;; *) close=$PWD/$close ;; esac
+cd "$(dirname "$0")/rt" || exit 2
+tmp=$(mktemp -d) || exit 2
+trap 'rm -rf "$tmp"' EXIT
+pass=0 fail=0
+x=../npy/f32_2x3.npy
+
+# fails STATUS 'EXACT STDERR' ARGS...: opgen-rt ARGS exits STATUS saying exactly that
+fails() {
+    want=$1 text=$2
+    shift 2
+    "$rt" "$@" >"$tmp/out" 2>"$tmp/err"
+    got=$?
+    printf '%s\n' "$text" >"$tmp/want"
+    if [ "$got" -eq "$want" ] && cmp -s "$tmp/want" "$tmp/err" && [ ! -s "$tmp/out" ]; then
+        pass=$((pass + 1))
+    else
+        fail=$((fail + 1))
+        echo "FAIL: opgen-rt $* -> exit $got (want $want)"
+        diff "$tmp/want" "$tmp/err" | sed 's/^/    /'
+    fi
+}
+
+# runs NAME ARGS...: opgen-rt run ARGS -o DIR succeeds and DIR matches expected/NAME
+runs() {
+    name=$1
+    shift
+    rm -rf "$tmp/o"
+    if ! "$rt" run "$@" -o "$tmp/o" 2>"$tmp/err"; then
+        fail=$((fail + 1))
+        echo "FAIL: opgen-rt run $* ($name):"
+        sed 's/^/    /' "$tmp/err"
+        return
+    fi
+    n_want=$(ls expected/"$name" | wc -l) n_got=$(ls "$tmp/o" | wc -l)
+    if [ "$n_want" -ne "$n_got" ]; then
+        fail=$((fail + 1))
+        echo "FAIL: $name: $n_got outputs, want $n_want"
+        return
+    fi
+    for f in expected/"$name"/*.npy; do
+        if "$close" "$f" "$tmp/o/$(basename "$f")" 0 1e-6; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: $name/$(basename "$f")"; fi
+    done
+}
+
+# 3: bad programs name the node's line and column
+fails 1 'unknown_op.graph:2:3: error: unknown operator aten::frobnicate' run unknown_op.graph --input x=$x -o "$tmp/o"
+fails 1 'wrong_arity.graph:2:23: error: aten::relu takes 1 positional argument, got 2' run wrong_arity.graph --input x=$x -o "$tmp/o"
+fails 1 "missing_arg.graph:2:3: error: aten::mm: missing argument 'mat2' (Tensor)" run missing_arg.graph --input x=$x -o "$tmp/o"
+fails 1 'too_many_results.graph:2:3: error: aten::relu returns 1 value, the node names 2' run too_many_results.graph --input x=$x -o "$tmp/o"
+fails 1 "unknown_keyword.graph:2:30: error: aten::_softmax has no argument 'half'" run unknown_keyword.graph --input x=$x -o "$tmp/o"
+fails 1 "wrong_arg_type.graph:2:27: error: aten::_softmax: argument 'dim' (int) takes an integer" run wrong_arg_type.graph --input x=$x -o "$tmp/o"
+fails 1 'shape_mismatch.graph:4:3: error: aten::add.Tensor: shapes do not broadcast: size 3 against 4 in dimension 1' run shape_mismatch.graph --input x=$x -o "$tmp/o"
+fails 1 'no_edge_row.graph:2:3: error: aten::where.self: no Edge constraint row allows (condition=Bool, self=Float, other=Double, __ret_0=Double)' run no_edge_row.graph -o "$tmp/o"
+fails 1 'no_kernel_dtype.graph:2:3: error: aten::mm: the input has dtype Int, which this kernel does not handle' run no_kernel_dtype.graph -o "$tmp/o"
+fails 1 'out_variant.graph:2:3: error: aten::relu.out is an out= variant; call its functional form and let the runtime place results' run out_variant.graph -o "$tmp/o"
+fails 1 "syntax.graph:3:3: error: expected ',' or ')' after an argument, found 'return'" run syntax.graph -o "$tmp/o"
+fails 1 'undefined_value.graph:2:19: error: %y is used before it is defined' run undefined_value.graph -o "$tmp/o"
+fails 1 'symint_view.graph:3:3: error: aten::view_copy: no size for the -1 dimension makes 6 elements' run symint_view.graph --input x=$x --input n=4 -o "$tmp/o"
+fails 1 'scalars.graph:4:3: error: aten::sum.dim_IntList: dimension 2 is out of range for a 2-d tensor' run scalars.graph --input x=$x --input n=2 --input s=1 --input keep=True -o "$tmp/o"
+fails 1 'nope.graph: error: cannot open: No such file or directory' run nope.graph -o "$tmp/o"
+
+# 3: bad inputs: truncated or wrong-dtype .npy, missing or malformed values
+fails 1 '../npy/f32_truncated.npy: error: truncated .npy data: the shape and dtype need 24 bytes, the file has 21 (input %x)' run scalars.graph --input x=../npy/f32_truncated.npy --input n=1 --input s=1 --input keep=1 -o "$tmp/o"
+fails 1 '../npy/f32_header_truncated.npy: error: truncated .npy header: it claims 118 bytes, the file holds 30 after the preamble (input %x)' run scalars.graph --input x=../npy/f32_header_truncated.npy --input n=1 --input s=1 --input keep=1 -o "$tmp/o"
+fails 1 'scalars.graph:2:7: error: input %x is declared f32[2, 3], but ../npy/i64_5.npy holds i64[5]' run scalars.graph --input x=../npy/i64_5.npy --input n=1 --input s=1 --input keep=1 -o "$tmp/o"
+fails 1 'scalars.graph:2:7: error: input %x is declared f32[2, 3], but ../npy/f64_scalar.npy holds f64[]' run scalars.graph --input x=../npy/f64_scalar.npy --input n=1 --input s=1 --input keep=1 -o "$tmp/o"
+fails 1 "../npy/i32_bigendian.npy: error: big-endian data ('>i4') is not supported; save little-endian arrays (input %x)" run scalars.graph --input x=../npy/i32_bigendian.npy --input n=1 --input s=1 --input keep=1 -o "$tmp/o"
+fails 1 "../npy/object.npy: error: unsupported dtype '|O' (supported: bool, int8-64, uint8-64, float16/32/64, complex64/128) (input %x)" run scalars.graph --input x=../npy/object.npy --input n=1 --input s=1 --input keep=1 -o "$tmp/o"
+fails 1 '../npy/f32_fortran.npy: error: Fortran-ordered arrays are not supported; save with numpy.ascontiguousarray (input %x)' run scalars.graph --input x=../npy/f32_fortran.npy --input n=1 --input s=1 --input keep=1 -o "$tmp/o"
+fails 1 'nope.npy: error: cannot open: No such file or directory (input %x)' run scalars.graph --input x=nope.npy --input n=1 --input s=1 --input keep=1 -o "$tmp/o"
+fails 1 "scalars.graph:2:22: error: input %n is a 64-bit integer, not '1.5'" run scalars.graph --input x=$x --input n=1.5 --input s=1 --input keep=1 -o "$tmp/o"
+fails 1 "scalars.graph:2:22: error: input %n is a 64-bit integer, not '99999999999999999999'" run scalars.graph --input x=$x --input n=99999999999999999999 --input s=1 --input keep=1 -o "$tmp/o"
+fails 1 "scalars.graph:2:31: error: input %s is a number, not 'abc'" run scalars.graph --input x=$x --input n=1 --input s=abc --input keep=1 -o "$tmp/o"
+fails 1 "scalars.graph:2:42: error: input %keep is True or False, not 'maybe'" run scalars.graph --input x=$x --input n=1 --input s=1 --input keep=maybe -o "$tmp/o"
+fails 2 'scalars.graph:2:22: error: no value for input %n (give --input n=...)' run scalars.graph --input x=$x -o "$tmp/o"
+fails 2 'scalars.graph: error: the program has no input %z' run scalars.graph --input z=1 -o "$tmp/o"
+fails 2 "opgen-rt run: input 'x' given twice" run scalars.graph --input x=$x --input x=$x -o "$tmp/o"
+fails 2 "opgen-rt run: --input takes NAME=VALUE, not 'x'" run scalars.graph --input x -o "$tmp/o"
+fails 2 "opgen-rt run: needs PROGRAM.graph and -o DIR
+Run 'opgen-rt run --help' for usage." run scalars.graph
+fails 2 "opgen-rt run: unknown option '--bogus'" run --bogus
+fails 2 "opgen-rt: unknown command 'frobnicate'
+Run 'opgen-rt --help' for usage." frobnicate
+
+# good runs: scalar inputs (a SymInt in a list, a float, a bool), 0-d scalar
+# outputs, a negative dim, a shape planned from a SymInt, two results of one op
+runs scalars_keep scalars.graph --input x=$x --input n=1 --input s=2.5 --input keep=True
+runs scalars_neg scalars.graph --input x=$x --input n=-2 --input s=-1 --input keep=False
+runs view_3 symint_view.graph --input x=$x --input n=3
+runs view_6 symint_view.graph --input "%x=$x" --input n=6
+runs multi multi_result.graph --input x=x4.npy
+
+# a failed run writes nothing
+rm -rf "$tmp/o"
+"$rt" run symint_view.graph --input x=$x --input n=5 -o "$tmp/o" 2>/dev/null
+if [ $? -eq 1 ] && [ ! -e "$tmp/o" ]; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: a failed run left $tmp/o"; fi
+
+echo "rt: $pass passed, $fail failed"
+[ "$fail" -eq 0 ]

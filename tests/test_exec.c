@@ -1,0 +1,137 @@
+/* The executor through its C API: a program loads once and runs many times; a
+ * SymInt input re-plans shapes per run; the memory plan reuses dead values'
+ * space; a fixed caller buffer that is too small is an error, not a crash. */
+#include "opgen/exec.h"
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+static int failures;
+#define CHECK(cond, ...)                                                                                                                                                                               \
+    do {                                                                                                                                                                                               \
+        if (!(cond)) {                                                                                                                                                                                 \
+            failures++;                                                                                                                                                                                \
+            printf("FAIL %s:%d: ", __FILE__, __LINE__);                                                                                                                                                \
+            printf(__VA_ARGS__);                                                                                                                                                                       \
+            printf("\n");                                                                                                                                                                              \
+        }                                                                                                                                                                                              \
+    } while (0)
+
+static opgen_program *load(const char *text, opgen_arena *a, opgen_graph *g, opgen_error *err) {
+    opgen_program *p = NULL;
+    if (opgen_graph_parse("t.graph", text, strlen(text), false, a, g, err) || opgen_program_load(g, a, &p, err)) return NULL;
+    return p;
+}
+
+static opgen_tensor f32(float *data, int32_t dim, const int64_t *sizes) {
+    opgen_tensor t;
+    opgen_error err = {0};
+    opgen_tensor_shape(&t, OPGEN_DTYPE_Float, dim, sizes, &err);
+    t.data = data;
+    t.capacity = opgen_nbytes(&t);
+    return t;
+}
+
+static void test_static_runs_twice(void) {
+    opgen_arena a, work;
+    opgen_arena_init_growing(&a);
+    opgen_graph g;
+    opgen_error err = {0};
+    /* ten elementwise steps over 1000 floats: at most two values are live at once */
+    char text[2048] = "graph(%x0: f32[1000]):\n";
+    for (int i = 0; i < 10; i++) snprintf(text + strlen(text), sizeof text - strlen(text), "  %%x%d = aten::%s(%%x%d)\n", i + 1, i % 2 ? "relu" : "tanh", i);
+    strcat(text, "  return %x10\n");
+    opgen_program *p = load(text, &a, &g, &err);
+    CHECK(p, "load: %s", err.msg);
+    if (!p) return opgen_arena_release(&a);
+    CHECK(opgen_program_plan_bytes(p) == 2 * 4032, "plan %zu bytes, expected two live 4000-byte values (64-byte aligned)", opgen_program_plan_bytes(p));
+    float x[1000];
+    int64_t n = 1000;
+    for (int run = 0; run < 2; run++) {
+        for (int i = 0; i < 1000; i++) x[i] = (float)(i - 500 + run) / 100.0f;
+        opgen_ivalue in = {.kind = OPGEN_GV_TENSOR, .t = f32(x, 1, &n)}, out;
+        static uint8_t buf[16384];
+        opgen_arena_init(&work, buf, sizeof buf); /* a fixed buffer: the plan must fit */
+        CHECK(!opgen_program_run(p, &in, &work, &out, &err), "run %d: %s", run, err.msg);
+        double worst = 0;
+        for (int i = 0; i < 1000; i++) {
+            double v = x[i];
+            for (int k = 0; k < 10; k++) v = k % 2 ? (v > 0 ? v : 0) : tanh(v);
+            double d = fabs(v - ((float *)out.t.data)[i]);
+            if (d > worst) worst = d;
+        }
+        CHECK(worst < 1e-6, "run %d: max diff %g", run, worst);
+        opgen_arena_release(&work);
+    }
+    /* too small a buffer: an error naming the need */
+    static uint8_t small[1024];
+    opgen_arena_init(&work, small, sizeof small);
+    opgen_ivalue in = {.kind = OPGEN_GV_TENSOR, .t = f32(x, 1, &n)}, out;
+    opgen_error e2 = {0};
+    CHECK(opgen_program_run(p, &in, &work, &out, &e2) == OPGEN_E_NO_MEMORY && strstr(e2.msg, "8064 bytes"), "small buffer: %s", e2.msg);
+    /* a wrongly shaped input */
+    int64_t n2 = 999;
+    opgen_ivalue bad = {.kind = OPGEN_GV_TENSOR, .t = f32(x, 1, &n2)};
+    opgen_arena_init_growing(&work);
+    opgen_error e3 = {0};
+    CHECK(opgen_program_run(p, &bad, &work, &out, &e3) == OPGEN_E_SHAPE && !strcmp(e3.msg, "input %x0 is declared f32[1000], got f32[999]"), "bad input: %s", e3.msg);
+    opgen_arena_release(&work);
+    opgen_arena_release(&a);
+}
+
+static void test_symint_replans(void) {
+    opgen_arena a, work;
+    opgen_arena_init_growing(&a);
+    opgen_graph g;
+    opgen_error err = {0};
+    opgen_program *p = load("graph(%x: f32[12], %n: int):\n"
+                            "  %v = aten::view_copy(%x, [%n, -1])\n"
+                            "  %s = aten::sum.dim_IntList(%v, [1])\n"
+                            "  return (%s, %n)\n",
+                            &a, &g, &err);
+    CHECK(p, "load: %s", err.msg);
+    if (!p) return opgen_arena_release(&a);
+    float x[12];
+    for (int i = 0; i < 12; i++) x[i] = (float)i;
+    int64_t twelve = 12;
+    const int64_t ns[] = {2, 3, 12, 1, 5, 4};
+    for (size_t r = 0; r < sizeof ns / sizeof *ns; r++) {
+        opgen_ivalue in[2] = {{.kind = OPGEN_GV_TENSOR, .t = f32(x, 1, &twelve)}, {.kind = OPGEN_GV_INT, .i = ns[r]}}, out[2];
+        opgen_arena_init_growing(&work);
+        opgen_error e = {0};
+        int32_t st = opgen_program_run(p, in, &work, out, &e);
+        if (12 % ns[r]) {
+            CHECK(st == OPGEN_E_SHAPE && e.line == 2 && e.col == 3, "n=%lld: expected a shape error at 2:3, got %d %u:%u %s", (long long)ns[r], st, e.line, e.col, e.msg);
+        } else {
+            CHECK(st == OPGEN_OK, "n=%lld: %s", (long long)ns[r], e.msg);
+            CHECK(!st && out[0].t.dim == 1 && out[0].t.sizes[0] == ns[r] && out[1].kind == OPGEN_GV_INT && out[1].i == ns[r], "n=%lld: result shape", (long long)ns[r]);
+            for (int64_t i = 0; !st && i < ns[r]; i++) {
+                int64_t w = 12 / ns[r];
+                float want = (float)(w * (i * w) + w * (w - 1) / 2);
+                CHECK(((float *)out[0].t.data)[i] == want, "n=%lld: row %lld = %g, want %g", (long long)ns[r], (long long)i, ((float *)out[0].t.data)[i], want);
+            }
+        }
+        opgen_arena_release(&work);
+    }
+    opgen_arena_release(&a);
+}
+
+static void test_load_errors_do_not_leak_state(void) {
+    /* a failing load leaves nothing behind but arena memory; many in a row */
+    for (int i = 0; i < 100; i++) {
+        opgen_arena a;
+        opgen_arena_init_growing(&a);
+        opgen_graph g;
+        opgen_error err = {0};
+        CHECK(!load("graph(%x: f32[2, 3]):\n  %r = aten::mm(%x, %x)\n  return %r\n", &a, &g, &err) && err.line == 2, "mm 2x3 by 2x3 loaded");
+        opgen_arena_release(&a);
+    }
+}
+
+int main(void) {
+    test_static_runs_twice();
+    test_symint_replans();
+    test_load_errors_do_not_leak_state();
+    printf("test_exec: %d failed\n", failures);
+    return failures != 0;
+}
