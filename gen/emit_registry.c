@@ -30,15 +30,27 @@ bool og_emit_registry(og_outputs *outs, const char *outdir, const char *tdir, co
     unsigned n = m->nfuncs;
     const og_yaml_kernel **by_op = calloc(n + 1, sizeof *by_op);
     bool ok = by_op != NULL;
-    for (unsigned k = 0; ok && k < kernels->n; k++) {
-        const og_yaml_kernel *kk = &kernels->items[k];
-        if (!kk->is_default) continue; /* dtype-specialized kernels are for backends (issue 7) */
-        if (by_op[kk->func->index]) {
-            diag_error(d, kk->node->file, kk->node->line, kk->node->col, "%s::%s has two default kernels (%s and %s)", kk->func->ns, kk->func->name, by_op[kk->func->index]->symbol, kk->symbol);
-            ok = false;
-            continue;
-        }
-        by_op[kk->func->index] = kk;
+    for (unsigned k = 0; ok && k < kernels->n; k++) /* one default kernel per op: og_kernels_check */
+        if (kernels->items[k].is_default) by_op[kernels->items[k].func->index] = &kernels->items[k];
+    /* A kernel symbol may serve several ops of one C signature (checked by
+     * og_kernels_check): it is declared once, with the union of their dtypes. */
+    typedef struct {
+        const og_yaml_kernel *first;
+        uint32_t dtypes;
+    } symbol_use;
+    symbol_use *uses = calloc(n + 1, sizeof *uses);
+    unsigned nuses = 0;
+    strmap syms;
+    strmap_init(&syms, 64);
+    ok = ok && uses;
+    for (unsigned id = 0; ok && id < n; id++) {
+        const og_yaml_kernel *kk = by_op[id];
+        if (!kk) continue;
+        uintptr_t u = (uintptr_t)strmap_get(&syms, kk->symbol);
+        if (u)
+            uses[u - 1].dtypes |= kk->dtypes;
+        else
+            uses[nuses] = (symbol_use){kk, kk->dtypes}, strmap_put(&syms, kk->symbol, (void *)(uintptr_t)++nuses);
     }
     strbuf x, protos, tramps, table, key, masks;
     sb_init(&masks);
@@ -73,8 +85,10 @@ bool og_emit_registry(og_outputs *outs, const char *outdir, const char *tdir, co
             sb_puts(&tramps, ");\n}\n");
         }
         sb_printf(&x, "    X(%u, %s, 0x%08xu) \\\n", id, kk->symbol, kk->dtypes);
-        sb_printf(&masks, "#define OPGEN_KERNEL_DTYPES_%s 0x%08xu\n", kk->symbol, kk->dtypes);
         sb_printf(&table, "    {(void (*)(void))%s, opgen_call_%u, 0x%08xu}, /* %u %s::%s */\n", kk->symbol, (unsigned)t, kk->dtypes, id, kk->func->ns, kk->func->name);
+        const symbol_use *su = &uses[(uintptr_t)strmap_get(&syms, kk->symbol) - 1];
+        if (su->first != kk) continue; /* declared with the first op it serves */
+        sb_printf(&masks, "#define OPGEN_KERNEL_DTYPES_%s 0x%08xu\n", kk->symbol, su->dtypes);
         sb_printf(&protos, "opgen_status %s(opgen_ctx *ctx", kk->symbol);
         for (unsigned i = 0; i < s->nargs; i++) {
             const char *ctype = og_abi_of(s->args[i].type, og_annot_is_write(s->args[i].annot)).ctype;
@@ -93,6 +107,8 @@ bool og_emit_registry(og_outputs *outs, const char *outdir, const char *tdir, co
     };
     if (ok) ok = og_render(outs, outdir, tdir, "opgen_registry.h", vars, sizeof vars / sizeof *vars, d);
     strmap_free(&sigs);
+    strmap_free(&syms);
+    free(uses);
     sb_free(&x);
     sb_free(&masks);
     sb_free(&protos);

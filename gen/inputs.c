@@ -83,5 +83,5 @@ bool og_session_load(og_session *s, const og_inputs *in) {
     }
     bool ok2 = true;
     for (unsigned i = 0; i < s->nkernel_docs; i++) ok2 &= og_kernels_load(&s->m, s->has_edge ? &s->edge : NULL, &s->kernel_docs[i], &s->kernels);
-    return ok2;
+    return ok2 && og_kernels_check(&s->m, &s->kernels, &s->d);
 }

@@ -1,4 +1,7 @@
 #include "kernels.h"
+#include "abi.h"
+#include "strbuf.h"
+#include "strmap.h"
 #include <stdlib.h>
 #include <string.h>
 
@@ -233,4 +236,44 @@ bool og_kernels_load(og_model *m, const og_edge *edge, const ydoc *doc, og_yaml_
         }
     }
     return m->d->errors == before;
+}
+
+bool og_kernels_check(const og_model *m, const og_yaml_kernels *l, diag *d) {
+    bool ok = true;
+    strmap ops, syms;
+    strmap_init(&ops, 64);
+    strmap_init(&syms, 64);
+    strbuf ct;
+    sb_init(&ct);
+    const char **sigs = calloc(l->n + 1, sizeof *sigs);
+    for (unsigned k = 0; sigs && k < l->n; k++) {
+        const og_yaml_kernel *kk = &l->items[k];
+        if (!kk->is_default) continue; /* dtype-specialized kernels are for backends */
+        char key[32];
+        snprintf(key, sizeof key, "%u", kk->func->index);
+        const og_yaml_kernel *prev = strmap_get(&ops, key);
+        if (prev) {
+            diag_error(d, kk->node->file, kk->node->line, kk->node->col, "%s::%s has two default kernels (%s and %s)", kk->func->ns, kk->func->name, prev->kernel_name, kk->kernel_name);
+            ok = false;
+            continue;
+        }
+        strmap_put(&ops, arena_strndup(m->a, key, strlen(key)), (void *)kk);
+        /* a symbol serving several ops is one C function: their C signatures agree */
+        sb_reset(&ct);
+        for (unsigned i = 0; i < kk->func->schema->nargs; i++) sb_printf(&ct, "%s, ", og_abi_of(kk->func->schema->args[i].type, og_annot_is_write(kk->func->schema->args[i].annot)).ctype);
+        sigs[k] = arena_strndup(m->a, ct.p, ct.n);
+        const og_yaml_kernel *first = strmap_get(&syms, kk->symbol);
+        if (!first) {
+            strmap_put(&syms, kk->symbol, (void *)kk);
+        } else if (strcmp(sigs[first - l->items], sigs[k])) {
+            diag_error(d, kk->node->file, kk->node->line, kk->node->col, "kernel %s serves %s::%s and %s::%s, whose C signatures differ", kk->kernel_name, first->func->ns, first->func->name, kk->func->ns, kk->func->name);
+            ok = false;
+        }
+    }
+    if (!sigs) ok = false;
+    free(sigs);
+    sb_free(&ct);
+    strmap_free(&ops);
+    strmap_free(&syms);
+    return ok;
 }

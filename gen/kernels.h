@@ -27,6 +27,9 @@ void og_kernels_declare(og_model *m, const ydoc *doc);
 /* Pass 2 (after): resolve every entry and append its kernels. */
 bool og_kernels_load(og_model *m, const og_edge *edge, const ydoc *doc, og_yaml_kernels *out);
 void og_yaml_kernels_free(og_yaml_kernels *l);
+/* Across all kernel files: one default kernel per op, and a kernel symbol shared
+ * by several ops only when their C signatures agree. */
+bool og_kernels_check(const og_model *m, const og_yaml_kernels *l, diag *d);
 /* The dtypes an op's first out argument may carry (Edge constraints, else the
  * defaults); 0 when it has no out argument. */
 og_dtset og_out_dtypes(const og_func *f, const og_edge *edge);

@@ -1161,7 +1161,7 @@ void og_model_native_entry(void *model, const ynode *entry) {
 }
 
 void og_model_kernel_yaml_entry(og_model *m, const ynode *entry) {
-    if (entry->kind == YNODE_MAP && !ymap_get(entry, "func")) return; /* op: entries come later */
+    if (entry->kind != YNODE_MAP || !ymap_get(entry, "func") || ymap_get(entry, "op")) return; /* op: entries and malformed ones: og_kernels_load */
     og_func *f = load_entry(m, entry, true);
     if (!f) return;
     f->custom = true;
