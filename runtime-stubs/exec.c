@@ -515,16 +515,10 @@ static int32_t plan(opgen_program *p, opgen_arena *a, opgen_error *err) {
     p->size = zalloc(a, sizeof(size_t) * (size_t)g->nvalues);
     if (!last || !live || !live_v || !p->offset || !p->size) return opgen_fail(err, OPGEN_E_NO_MEMORY, "out of memory planning memory");
     for (int v = 0; v < g->nvalues; v++) last[v] = -1;
-    for (int n = 0; n < p->nsteps; n++)
-        for (int ai = 0; ai < p->steps[n].nargs; ai++) {
-            const opgen_value *x = &p->steps[n].args[ai];
-            for (int v = 0; v < g->nvalues; v++) /* which values this argument reads */
-                if (x->v.t == &p->values[v].t) last[v] = n;
-            (void)x;
-        }
-    for (int n = 0; n < p->nsteps; n++) /* tensor lists */
+    for (int n = 0; n < p->nsteps; n++) /* the values each node reads, alone or in lists */
         for (int k = 0; k < g->nodes[n].nargs; k++) {
             const opgen_garg *x = &g->nodes[n].args[k];
+            if (x->kind == OPGEN_GA_VALUE) last[x->i] = n;
             for (int i = 0; x->kind == OPGEN_GA_LIST && i < x->nitems; i++)
                 if (x->items[i].kind == OPGEN_GA_VALUE) last[x->items[i].i] = n;
         }

@@ -281,18 +281,51 @@ static void *grow(parser *ps, void *old, int n, int *cap, size_t elem) {
 typedef struct builder {
     opgen_graph *g;
     int cap_values, cap_inputs, cap_nodes;
+    int *slots; /* open addressing over value names: index + 1, or 0; a power of two */
+    int nslots;
 } builder;
 
-static int find_value(const opgen_graph *g, const char *s, size_t n) {
-    for (int i = 0; i < g->nvalues; i++)
-        if (strlen(g->values[i].name) == n && !memcmp(g->values[i].name, s, n)) return i;
-    return -1;
+static uint32_t name_hash(const char *s, size_t n) { /* FNV-1a */
+    uint32_t h = 2166136261u;
+    for (size_t i = 0; i < n; i++) h = (h ^ (uint8_t)s[i]) * 16777619u;
+    return h;
+}
+
+/* The slot holding %name, or the empty slot where it would go. */
+static int *slot_of(const builder *b, const char *s, size_t n) {
+    uint32_t mask = (uint32_t)b->nslots - 1, i = name_hash(s, n) & mask;
+    for (;; i = (i + 1) & mask) {
+        int v = b->slots[i] - 1;
+        if (v < 0) return &b->slots[i];
+        const char *name = b->g->values[v].name;
+        if (!strncmp(name, s, n) && !name[n]) return &b->slots[i];
+    }
+}
+
+static int find_value(const builder *b, const char *s, size_t n) {
+    return b->nslots ? *slot_of(b, s, n) - 1 : -1;
+}
+
+/* Keeps the table at most half full, so lookups stay O(1) on long programs. */
+static bool reserve_slot(parser *ps, builder *b) {
+    if (2 * (b->g->nvalues + 1) <= b->nslots) return true;
+    int n = b->nslots ? 2 * b->nslots : 64;
+    int *slots = opgen_arena_alloc(ps->a, sizeof(int) * (size_t)n);
+    if (!slots) return fail(ps, ps->t.line, ps->t.col, "out of memory"), false;
+    memset(slots, 0, sizeof(int) * (size_t)n);
+    b->slots = slots;
+    b->nslots = n;
+    for (int v = 0; v < b->g->nvalues; v++) {
+        const char *name = b->g->values[v].name;
+        *slot_of(b, name, strlen(name)) = v + 1;
+    }
+    return true;
 }
 
 /* Defines %name (a token T_NAME); returns its index or -1. */
 static int define(parser *ps, builder *b, const tok *t, int kind, int producer) {
     opgen_graph *g = b->g;
-    int prev = find_value(g, t->s + 1, t->n - 1);
+    int prev = find_value(b, t->s + 1, t->n - 1);
     if (prev >= 0) {
         const opgen_gvalue *v = &g->values[prev];
         if (v->kind == OPGEN_GV_FREE)
@@ -302,10 +335,12 @@ static int define(parser *ps, builder *b, const tok *t, int kind, int producer) 
         return -1;
     }
     g->values = grow(ps, g->values, g->nvalues, &b->cap_values, sizeof *g->values);
-    if (ps->failed) return -1;
+    if (ps->failed || !reserve_slot(ps, b)) return -1;
     opgen_gvalue *v = &g->values[g->nvalues];
     memset(v, 0, sizeof *v);
     v->name = dup(ps, t->s + 1, t->n - 1);
+    if (ps->failed) return -1;
+    *slot_of(b, v->name, t->n - 1) = g->nvalues + 1;
     v->kind = kind;
     v->producer = producer;
     v->line = t->line;
@@ -315,7 +350,7 @@ static int define(parser *ps, builder *b, const tok *t, int kind, int producer) 
 
 static int use(parser *ps, builder *b, const tok *t) {
     opgen_graph *g = b->g;
-    int i = find_value(g, t->s + 1, t->n - 1);
+    int i = find_value(b, t->s + 1, t->n - 1);
     if (i >= 0) return i;
     if (!g->pattern) {
         fail(ps, t->line, t->col, "%.*s is used before it is defined", (int)t->n, t->s);

@@ -20,7 +20,7 @@ extern "C" {
 struct opgen_ctx {
     opgen_arena *arena;
     opgen_error *err;
-    const char *op; /* for messages: "aten::add.out" */
+    const char *op; /* for messages: the program's op, "aten::add.Tensor" */
     bool meta;
 };
 
