@@ -274,17 +274,17 @@ const opgen_op opgen_ops[] = {
     {"quantized_decomposed::dequantize_per_tensor", "quantized_decomposed", "dequantize_per_tensor", "", "dequantize_per_tensor(Tensor input, float scale, int zero_point, int quant_min, int quant_max, ScalarType dtype, *, ScalarType? out_dtype=None) -> Tensor", 199, 60, 96, 286, 105, 57, 7, 1, 1, 4, OPGEN_KIND_FUNCTIONAL},
     {"quantized_decomposed::dequantize_per_tensor.out", "quantized_decomposed", "dequantize_per_tensor", "out", "dequantize_per_tensor.out(Tensor input, float scale, int zero_point, int quant_min, int quant_max, ScalarType dtype, *, ScalarType? out_dtype=None, Tensor(a!) out) -> Tensor(a!)", 206, 61, 100, 290, 107, 57, 8, 1, 0, 0, OPGEN_KIND_OUT},
     {"quantized_decomposed::dequantize_per_channel", "quantized_decomposed", "dequantize_per_channel", "", "dequantize_per_channel(Tensor input, Tensor scales, Tensor? zero_points, int axis, int quant_min, int quant_max, ScalarType dtype, *, ScalarType? out_dtype=None) -> Tensor", 214, 62, 100, 290, 107, 59, 8, 1, 1, 6, OPGEN_KIND_FUNCTIONAL},
-    {"quantized_decomposed::dequantize_per_channel.out", "quantized_decomposed", "dequantize_per_channel", "out", "dequantize_per_channel.out(Tensor input, Tensor scales, Tensor? zero_points, int axis, int quant_min, int quant_max, ScalarType dtype, *, ScalarType? out_dtype=None, Tensor(a!) out) -> Tensor(a!)", 222, 63, 106, 296, 110, 59, 9, 1, 0, 0, OPGEN_KIND_OUT},
-    {"aten::add.Scalar_out", "aten", "add", "Scalar_out", "add.Scalar_out(Tensor self, Scalar other, Scalar alpha=1, *, Tensor(a!) out) -> Tensor(a!)", 231, 64, 106, 296, 110, 60, 4, 1, 0, 0, OPGEN_KIND_OUT},
-    {"aten::mul.Scalar_out", "aten", "mul", "Scalar_out", "mul.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)", 235, 65, 106, 296, 110, 61, 3, 1, 0, 0, OPGEN_KIND_OUT},
-    {"aten::relu.out", "aten", "relu", "out", "relu.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", 238, 66, 106, 296, 110, 62, 2, 1, 0, 0, OPGEN_KIND_OUT},
-    {"aten::permute_copy.out", "aten", "permute_copy", "out", "permute_copy.out(Tensor self, int[] dims, *, Tensor(a!) out) -> Tensor(a!)", 240, 67, 106, 296, 110, 63, 3, 1, 0, 0, OPGEN_KIND_OUT},
-    {"aten::view_copy.out", "aten", "view_copy", "out", "view_copy.out(Tensor self, SymInt[] size, *, Tensor(a!) out) -> Tensor(a!)", 243, 68, 106, 296, 110, 64, 3, 1, 0, 0, OPGEN_KIND_OUT},
-    {"aten::expand_copy.out", "aten", "expand_copy", "out", "expand_copy.out(Tensor self, SymInt[] size, *, bool implicit=False, Tensor(a!) out) -> Tensor(a!)", 246, 69, 106, 296, 110, 65, 4, 1, 0, 0, OPGEN_KIND_OUT},
-    {"aten::clone.out", "aten", "clone", "out", "clone.out(Tensor self, *, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)", 250, 70, 106, 296, 110, 66, 3, 1, 0, 0, OPGEN_KIND_OUT},
-    {"aten::convolution.out", "aten", "convolution", "out", "convolution.out(Tensor input, Tensor weight, Tensor? bias, SymInt[] stride, SymInt[] padding, SymInt[] dilation, bool transposed, SymInt[] output_padding, SymInt groups, *, Tensor(a!) out) -> Tensor(a!)", 253, 71, 106, 296, 110, 67, 10, 1, 0, 0, OPGEN_KIND_OUT},
-    {"aten::_native_batch_norm_legit_no_training.out", "aten", "_native_batch_norm_legit_no_training", "out", "_native_batch_norm_legit_no_training.out(Tensor input, Tensor? weight, Tensor? bias, Tensor running_mean, Tensor running_var, float momentum, float eps, *, Tensor(a!) out0, Tensor(b!) out1, Tensor(c!) out2) -> (Tensor(a!), Tensor(b!), Tensor(c!))", 263, 72, 106, 296, 110, 68, 10, 3, 0, 0, OPGEN_KIND_OUT},
-    {"aten::embedding.out", "aten", "embedding", "out", "embedding.out(Tensor weight, Tensor indices, SymInt padding_idx=-1, bool scale_grad_by_freq=False, bool sparse=False, *, Tensor(a!) out) -> Tensor(a!)", 273, 75, 106, 296, 110, 69, 6, 1, 0, 0, OPGEN_KIND_OUT},
+    {"quantized_decomposed::dequantize_per_channel.out", "quantized_decomposed", "dequantize_per_channel", "out", "dequantize_per_channel.out(Tensor input, Tensor scales, Tensor? zero_points, int axis, int quant_min, int quant_max, ScalarType dtype, *, ScalarType? out_dtype=None, Tensor(a!) out) -> Tensor(a!)", 222, 63, 106, 296, 111, 59, 9, 1, 0, 0, OPGEN_KIND_OUT},
+    {"aten::add.Scalar_out", "aten", "add", "Scalar_out", "add.Scalar_out(Tensor self, Scalar other, Scalar alpha=1, *, Tensor(a!) out) -> Tensor(a!)", 231, 64, 106, 296, 111, 60, 4, 1, 0, 0, OPGEN_KIND_OUT},
+    {"aten::mul.Scalar_out", "aten", "mul", "Scalar_out", "mul.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)", 235, 65, 106, 296, 111, 61, 3, 1, 0, 0, OPGEN_KIND_OUT},
+    {"aten::relu.out", "aten", "relu", "out", "relu.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", 238, 66, 106, 296, 111, 62, 2, 1, 0, 0, OPGEN_KIND_OUT},
+    {"aten::permute_copy.out", "aten", "permute_copy", "out", "permute_copy.out(Tensor self, int[] dims, *, Tensor(a!) out) -> Tensor(a!)", 240, 67, 106, 296, 111, 63, 3, 1, 0, 0, OPGEN_KIND_OUT},
+    {"aten::view_copy.out", "aten", "view_copy", "out", "view_copy.out(Tensor self, SymInt[] size, *, Tensor(a!) out) -> Tensor(a!)", 243, 68, 106, 296, 111, 64, 3, 1, 0, 0, OPGEN_KIND_OUT},
+    {"aten::expand_copy.out", "aten", "expand_copy", "out", "expand_copy.out(Tensor self, SymInt[] size, *, bool implicit=False, Tensor(a!) out) -> Tensor(a!)", 246, 69, 106, 296, 111, 65, 4, 1, 0, 0, OPGEN_KIND_OUT},
+    {"aten::clone.out", "aten", "clone", "out", "clone.out(Tensor self, *, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)", 250, 70, 106, 296, 111, 66, 3, 1, 0, 0, OPGEN_KIND_OUT},
+    {"aten::convolution.out", "aten", "convolution", "out", "convolution.out(Tensor input, Tensor weight, Tensor? bias, SymInt[] stride, SymInt[] padding, SymInt[] dilation, bool transposed, SymInt[] output_padding, SymInt groups, *, Tensor(a!) out) -> Tensor(a!)", 253, 71, 106, 296, 111, 67, 10, 1, 0, 0, OPGEN_KIND_OUT},
+    {"aten::_native_batch_norm_legit_no_training.out", "aten", "_native_batch_norm_legit_no_training", "out", "_native_batch_norm_legit_no_training.out(Tensor input, Tensor? weight, Tensor? bias, Tensor running_mean, Tensor running_var, float momentum, float eps, *, Tensor(a!) out0, Tensor(b!) out1, Tensor(c!) out2) -> (Tensor(a!), Tensor(b!), Tensor(c!))", 263, 72, 106, 296, 111, 68, 10, 3, 0, 0, OPGEN_KIND_OUT},
+    {"aten::embedding.out", "aten", "embedding", "out", "embedding.out(Tensor weight, Tensor indices, SymInt padding_idx=-1, bool scale_grad_by_freq=False, bool sparse=False, *, Tensor(a!) out) -> Tensor(a!)", 273, 75, 106, 296, 111, 69, 6, 1, 0, 0, OPGEN_KIND_OUT},
 };
 
 const opgen_arg opgen_args[] = {
@@ -775,7 +775,7 @@ const uint8_t opgen_cells[] = {
     0, 1, 0,
     0, 1, 1,
     0, 0, 1, 1,
-    0, 1, 2, 0, 1, 1,
+    0, 3, 2, 0, 1, 1,
 };
 
 const uint32_t opgen_alias_sets[] = {
@@ -812,7 +812,7 @@ const uint32_t opgen_alias_sets[] = {
     /* aten::embedding */ 0x000000c0u, 0x00000018u,
     /* quantized_decomposed::quantize_per_tensor */ 0x000000c0u, 0x0800000fu,
     /* quantized_decomposed::dequantize_per_tensor */ 0x0800000fu, 0x000000c0u,
-    /* quantized_decomposed::dequantize_per_channel */ 0x0800000fu, 0x000000c0u, 0x00000018u,
+    /* quantized_decomposed::dequantize_per_channel */ 0x0800000fu, 0x000000c0u, 0x00000018u, 0x000000c0u,
 };
 
 const uint32_t opgen_hash_seeds[] = {

@@ -39,6 +39,18 @@ suite() { # suite NAME CC MESON-OPTIONS...
 mkdir -p build-ci
 suite gcc gcc
 suite clang clang
+
+# the benchmarks build, and run once, so they cannot rot (figures: meson test --benchmark)
+echo "=== benchmarks (built and run once; timings are not checked)"
+if ninja -C build-ci/gcc tests/bench/bench_registry tests/bench/bench_registry_synthetic >build-ci/bench.log 2>&1 &&
+    build-ci/gcc/tests/bench/bench_registry 1 >>build-ci/bench.log 2>&1 &&
+    build-ci/gcc/tests/bench/bench_registry_synthetic 1 >>build-ci/bench.log 2>&1; then
+    passed=$((passed + 1))
+else
+    echo "benchmarks FAILED"
+    tail -n 20 build-ci/bench.log
+    failed=$((failed + 1))
+fi
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:strict_string_checks=1 \
 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
     suite asan-ubsan gcc -Db_sanitize=address,undefined -Db_lundef=false

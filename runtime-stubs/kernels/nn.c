@@ -111,7 +111,8 @@ opgen_status opgen_portable_convolution_out(opgen_ctx *ctx, const opgen_tensor *
     if (s[0] < 1 || s[1] < 1 || dl[0] < 1 || dl[1] < 1 || p[0] < 0 || p[1] < 0) return OPGEN_FAIL(ctx, OPGEN_E_INVALID, "%s: stride and dilation must be positive, padding non-negative", ctx->op);
     if (bias && (bias->dim != 1 || bias->sizes[0] != O)) return OPGEN_FAIL(ctx, OPGEN_E_SHAPE, "%s: bias must have %lld elements", ctx->op, (long long)O);
     if (input->dtype != weight->dtype || (bias && bias->dtype != input->dtype)) return OPGEN_FAIL(ctx, OPGEN_E_DTYPE, "%s: input, weight and bias must have one dtype", ctx->op);
-    int64_t OH = (H + 2 * p[0] - dl[0] * (KH - 1) - 1) / s[0] + 1, OW = (W + 2 * p[1] - dl[1] * (KW - 1) - 1) / s[1] + 1;
+    int64_t nh = H + 2 * p[0] - dl[0] * (KH - 1) - 1, nw = W + 2 * p[1] - dl[1] * (KW - 1) - 1;
+    int64_t OH = nh < 0 ? 0 : nh / s[0] + 1, OW = nw < 0 ? 0 : nw / s[1] + 1; /* C's / rounds -1/2 up to 0 */
     if (OH < 1 || OW < 1) return OPGEN_FAIL(ctx, OPGEN_E_SHAPE, "%s: the kernel is larger than the padded input", ctx->op);
     OPGEN_CHECK_DTYPE(ctx, mask, input->dtype, "the input");
     int64_t sizes[4] = {N, O, OH, OW};
@@ -186,6 +187,7 @@ opgen_status opgen_portable__native_batch_norm_legit_no_training_out(opgen_ctx *
 
 static int64_t pool_out(int64_t in, int64_t k, int64_t s, int64_t p, int64_t d, bool ceil_mode) {
     int64_t num = in + 2 * p - d * (k - 1) - 1;
+    if (num < 0) return 0; /* the window is larger than the padded input (C's / would round -1/3 up to 0) */
     int64_t o = (ceil_mode ? (num + s - 1) / s : num / s) + 1;
     /* the last window must start inside the input or its left padding */
     if (ceil_mode && (o - 1) * s >= in + p) o--;

@@ -252,6 +252,99 @@ case('view_bad_numel', 'graph(%x: f32[2, 3]):\n  %r = aten::view_copy(%x, [4, 2]
 case('mm_bad_inner', 'graph(%a: f32[2, 3], %b: f32[2, 3]):\n  %r = aten::mm(%a, %b)\n  return %r\n', error='program.graph:2:3: error: aten::mm: cannot multiply 2x3 by 2x3')
 case('softmax_bad_dim', 'graph(%x: f32[2, 3]):\n  %r = aten::_softmax(%x, 2, False)\n  return %r\n', error='program.graph:2:3: error: aten::_softmax: dimension 2 is out of range for a 2-d tensor')
 case('no_kernel_for_dtype', 'graph(%x: i32[2, 2], %y: i32[2, 2]):\n  %r = aten::mm(%x, %y)\n  return %r\n', error='program.graph:2:3: error: aten::mm: the input has dtype Int, which this kernel does not handle')
+# bad inputs: each kernel's checks (shapes, dims, dtypes, arguments), the node named
+case('bad_conv_channels', 'graph(%x: f32[1, 3, 5, 5], %w: f32[4, 2, 3, 3]):\n  %r = aten::convolution(%x, %w, None, [1, 1], [0, 0], [1, 1], False, [0, 0], 1)\n  return %r\n',
+     error='program.graph:2:3: error: aten::convolution: weight has 2 input channels per group, the input 3')
+case('bad_conv_groups', 'graph(%x: f32[1, 4, 5, 5], %w: f32[6, 2, 3, 3]):\n  %r = aten::convolution(%x, %w, None, [1, 1], [0, 0], [1, 1], False, [0, 0], 3)\n  return %r\n',
+     error='program.graph:2:3: error: aten::convolution: 3 groups do not divide 4 input and 6 output channels')
+case('bad_conv_big_strided', 'graph(%x: f32[1, 1, 2, 2], %w: f32[1, 1, 3, 3]):\n  %r = aten::convolution(%x, %w, None, [2, 2], [0, 0], [1, 1], False, [0, 0], 1)\n  return %r\n',
+     error='program.graph:2:3: error: aten::convolution: the kernel is larger than the padded input')
+case('bad_conv_bias', 'graph(%x: f32[1, 1, 4, 4], %w: f32[2, 1, 3, 3], %b: f32[3]):\n  %r = aten::convolution(%x, %w, %b, [1, 1], [0, 0], [1, 1], False, [0, 0], 1)\n  return %r\n',
+     error='program.graph:2:3: error: aten::convolution: bias must have 2 elements')
+case('bad_conv_transposed', 'graph(%x: f32[1, 1, 4, 4], %w: f32[1, 1, 3, 3]):\n  %r = aten::convolution(%x, %w, None, [1, 1], [0, 0], [1, 1], True, [0, 0], 1)\n  return %r\n',
+     error='program.graph:2:3: error: aten::convolution: transposed convolution is not implemented')
+case('bad_bmm_batch', 'graph(%a: f32[2, 3, 4], %b: f32[3, 4, 5]):\n  %r = aten::bmm(%a, %b)\n  return %r\n',
+     error='program.graph:2:3: error: aten::bmm: batch sizes differ: 2 and 3')
+case('bad_bmm_rank', 'graph(%a: f32[3, 4], %b: f32[4, 5]):\n  %r = aten::bmm(%a, %b)\n  return %r\n',
+     error='program.graph:2:3: error: aten::bmm: expected 3-D tensors, got 2-D and 2-D')
+case('bad_addmm_bias', 'graph(%c: f32[3], %a: f32[2, 4], %b: f32[4, 5]):\n  %r = aten::addmm(%c, %a, %b)\n  return %r\n',
+     error='program.graph:2:3: error: aten::addmm: shapes do not broadcast: size 3 against 5 in dimension 1')
+case('bad_batchnorm_c', 'graph(%x: f32[1, 3, 2, 2], %w: f32[4], %b: f32[4], %m: f32[4], %v: f32[4]):\n  %r, %s, %t = aten::_native_batch_norm_legit_no_training(%x, %w, %b, %m, %v, 0.1, 1e-05)\n  return %r\n',
+     error='program.graph:2:3: error: aten::_native_batch_norm_legit_no_training: weight must have 3 elements')
+case('bad_maxpool_big', 'graph(%x: f32[1, 1, 2, 2]):\n  %r, %i = aten::max_pool2d_with_indices(%x, [3, 3])\n  return %r\n',
+     error='program.graph:2:3: error: aten::max_pool2d_with_indices: the output would be empty')
+case('bad_maxpool_pad', 'graph(%x: f32[1, 1, 4, 4]):\n  %r, %i = aten::max_pool2d_with_indices(%x, [2, 2], [1, 1], [2, 2])\n  return %r\n',
+     error='program.graph:2:3: error: aten::max_pool2d_with_indices: padding must be at most half the kernel size')
+case('bad_avgpool_rank', 'graph(%x: f32[4, 4]):\n  %r = aten::avg_pool2d(%x, [2, 2])\n  return %r\n',
+     error='program.graph:2:3: error: aten::avg_pool2d: expected a 3-d or 4-d input, got 2-d')
+case('bad_avgpool_div0', 'graph(%x: f32[1, 1, 4, 4]):\n  %r = aten::avg_pool2d(%x, [2, 2], divisor_override=0)\n  return %r\n',
+     error='program.graph:2:3: error: aten::avg_pool2d: divisor must not be zero')
+case('bad_where_bcast', 'graph(%c: b8[3], %x: f32[2], %y: f32[2]):\n  %r = aten::where.self(%c, %x, %y)\n  return %r\n',
+     error='program.graph:2:3: error: aten::where.self: shapes do not broadcast: size 3 against 2 in dimension 0')
+case('bad_expand_bad', 'graph(%x: f32[2, 3]):\n  %r = aten::expand_copy(%x, [4, 3])\n  return %r\n',
+     error='program.graph:2:3: error: aten::expand_copy: cannot expand size 2 to 4 in dimension 0')
+case('bad_expand_fewer', 'graph(%x: f32[2, 3]):\n  %r = aten::expand_copy(%x, [3])\n  return %r\n',
+     error='program.graph:2:3: error: aten::expand_copy: cannot expand a 2-d tensor to 1 dims')
+case('bad_permute_dup', 'graph(%x: f32[2, 3]):\n  %r = aten::permute_copy(%x, [0, 0])\n  return %r\n',
+     error='program.graph:2:3: error: aten::permute_copy: dimension 0 appears twice in dims')
+case('bad_permute_len', 'graph(%x: f32[2, 3]):\n  %r = aten::permute_copy(%x, [1])\n  return %r\n',
+     error='program.graph:2:3: error: aten::permute_copy: 1 dims given for a 2-d tensor')
+case('bad_mean_dim', 'graph(%x: f32[2, 3]):\n  %r = aten::mean.dim(%x, [-3])\n  return %r\n',
+     error='program.graph:2:3: error: aten::mean.dim: dimension -3 is out of range for a 2-d tensor')
+case('bad_mean_int', 'graph(%x: i32[2, 3]):\n  %r = aten::mean.dim(%x, [1])\n  return %r\n',
+     error='program.graph:2:3: error: aten::mean.dim: mean needs a floating point result, not Int')
+case('bad_sum_dupdim', 'graph(%x: f32[2, 3]):\n  %r = aten::sum.dim_IntList(%x, [1, -1])\n  return %r\n',
+     error='program.graph:2:3: error: aten::sum.dim_IntList: dimension 1 appears twice')
+case('bad_cat_rank', 'graph(%x: f32[2, 3], %y: f32[3]):\n  %r = aten::cat([%x, %y])\n  return %r\n',
+     error='program.graph:2:3: error: aten::cat: tensor 1 has 1 dims, expected 2')
+case('bad_cat_dtype', 'graph(%x: f32[2, 3], %y: f64[2, 3]):\n  %r = aten::cat([%x, %y])\n  return %r\n',
+     error='program.graph:2:3: error: aten::cat: tensor 1 has dtype Double, tensor 0 Float')
+case('bad_cat_empty_list', 'graph(%x: f32[2, 3]):\n  %r = aten::cat([])\n  return %r\n',
+     error='program.graph:2:3: error: aten::cat: expected a non-empty list of tensors')
+case('bad_embed_idx_dtype', 'graph(%w: f32[3, 2], %i: f32[4]):\n  %r = aten::embedding(%w, %i)\n  return %r\n',
+     error='program.graph:2:3: error: aten::embedding: indices must be Int or Long, not Float')
+case('bad_embed_rank', 'graph(%w: f32[3], %i: i64[4]):\n  %r = aten::embedding(%w, %i)\n  return %r\n',
+     error='program.graph:2:3: error: aten::embedding: weight must be 2-d, got 1-d')
+case('bad_deq_channel_scales', 'graph(%q: u8[2, 3], %s: f32[2]):\n  %r = quantized_decomposed::dequantize_per_channel(%q, %s, None, 1, 0, 255, torch.uint8)\n  return %r\n',
+     error='program.graph:2:3: error: quantized_decomposed::dequantize_per_channel: scales must have 3 elements')
+case('bad_deq_axis', 'graph(%q: u8[2, 3], %s: f32[3]):\n  %r = quantized_decomposed::dequantize_per_channel(%q, %s, None, 2, 0, 255, torch.uint8)\n  return %r\n',
+     error='program.graph:2:3: error: quantized_decomposed::dequantize_per_channel: dimension 2 is out of range for a 2-d tensor')
+case('bad_deq_dtype_mismatch', 'graph(%q: u8[2, 3]):\n  %r = quantized_decomposed::dequantize_per_tensor(%q, 0.1, 0, 0, 255, torch.int8)\n  return %r\n',
+     error='program.graph:2:3: error: quantized_decomposed::dequantize_per_tensor: input has dtype Byte, but dtype says Char')
+case('bad_q_range', 'graph(%x: f32[3]):\n  %r = quantized_decomposed::quantize_per_tensor(%x, 0.1, 0, 0, 300, torch.uint8)\n  return %r\n',
+     error='program.graph:2:3: error: quantized_decomposed::quantize_per_tensor: [0, 300] is not a valid range for Byte')
+case('bad_q_scale', 'graph(%x: f32[3]):\n  %r = quantized_decomposed::quantize_per_tensor(%x, 0.0, 0, 0, 255, torch.uint8)\n  return %r\n',
+     error='program.graph:2:3: error: quantized_decomposed::quantize_per_tensor: scale must be positive')
+case('bad_softmax_int', 'graph(%x: i32[3]):\n  %r = aten::_softmax(%x, 0, False)\n  return %r\n',
+     error='program.graph:2:3: error: aten::_softmax: softmax needs a floating point tensor, not Int')
+case('bad_logsoftmax_dim', 'graph(%x: f32[3]):\n  %r = aten::_log_softmax(%x, -2, False)\n  return %r\n',
+     error='program.graph:2:3: error: aten::_log_softmax: dimension -2 is out of range for a 1-d tensor')
+case('bad_clamp_none', 'graph(%x: f32[3]):\n  %r = aten::clamp(%x)\n  return %r\n',
+     error='program.graph:2:3: error: aten::clamp: at least one of min and max must be given')
+case('bad_gelu_mode', 'graph(%x: f32[3]):\n  %r = aten::gelu(%x, approximate="fast")\n  return %r\n',
+     error="program.graph:2:3: error: aten::gelu: approximate must be 'none' or 'tanh', not 'fast'")
+case('bad_mm_rank', 'graph(%a: f32[3], %b: f32[3, 2]):\n  %r = aten::mm(%a, %b)\n  return %r\n',
+     error='program.graph:2:3: error: aten::mm: expected 2-D tensors, got 1-D and 2-D')
+case('bad_add_alpha_bool', 'graph(%a: f32[3], %b: f32[3]):\n  %r = aten::add.Tensor(%a, %b, alpha=True)\n  return %r\n',
+     error='program.graph:2:3: error: aten::add.Tensor: no Edge constraint row allows (self=Float, other=Float, alpha=Bool, __ret_0=Float)')
+case('bad_div_bcast', 'graph(%a: f32[3], %b: f32[2]):\n  %r = aten::div.Tensor(%a, %b)\n  return %r\n',
+     error='program.graph:2:3: error: aten::div.Tensor: shapes do not broadcast: size 3 against 2 in dimension 0')
+case('bad_sub_bool', 'graph(%a: b8[3], %b: b8[3]):\n  %r = aten::sub.Tensor(%a, %b)\n  return %r\n',
+     error='program.graph:2:3: error: aten::sub.Tensor: subtraction of Bool tensors is not supported')
+case('bad_view_two_infer', 'graph(%x: f32[2, 3]):\n  %r = aten::view_copy(%x, [-1, -1])\n  return %r\n',
+     error='program.graph:2:3: error: aten::view_copy: only one dimension can be -1')
+case('bad_relu_bool', 'graph(%x: b8[3]):\n  %r = aten::relu(%x)\n  return %r\n',
+     error='program.graph:2:3: error: aten::relu: relu is not defined for Bool')
+case('bad_tanh_f16', 'graph(%x: f16[3]):\n  %r = aten::tanh(%x)\n  return %r\n',
+     error='program.graph:2:3: error: aten::tanh: the result has dtype Half, which this kernel does not handle')
+case('bad_hardtanh_int', 'graph(%x: i32[3]):\n  %r = aten::hardtanh(%x)\n  return %r\n',
+     error='program.graph:2:3: error: aten::hardtanh: the result has dtype Int, which this kernel does not handle')
+case('bad_exp_c64', 'graph(%x: c64[3]):\n  %r = aten::exp(%x)\n  return %r\n',
+     error='program.graph:2:3: error: aten::exp: no Edge constraint row allows (self=ComplexFloat, __ret_0=Float)')
+case('bad_mul_scalar_bool', 'graph(%x: b8[3]):\n  %r = aten::mul.Scalar(%x, 2)\n  return %r\n',
+     error='program.graph:2:3: error: aten::mul.Scalar: no Edge constraint row allows (self=Bool, other=Long, __ret_0=Long)')
+case('bad_add_scalar_alpha', 'graph(%x: i32[3]):\n  %r = aten::add.Scalar(%x, 2, 1.5)\n  return %r\n',
+     error='program.graph:2:3: error: aten::add.Scalar: for integral input tensors, alpha must not be a floating point number')
 case('where_no_edge_row', 'graph(%c: b8[2], %x: f32[2], %y: f64[2]):\n  %r = aten::where.self(%c, %x, %y)\n  return %r\n', error='program.graph:2:3: error: aten::where.self: no Edge constraint row allows (condition=Bool, self=Float, other=Double, __ret_0=Double)')
 case('embedding_index_range', 'graph(%w: f32[3, 2], %i: i64[4]):\n  #@ %i mod 5\n  %r = aten::embedding(%w, %i)\n  return %r\n', error='program.graph:3:3: error: aten::embedding: index 3 is out of range for 3 embeddings')
 
@@ -268,8 +361,11 @@ for d, dt, lo, hi in [('u8', np.uint8, 0, 255), ('i8', np.int8, -128, 127), ('i1
              lambda i, lo=lo, hi=hi, dt=dt: [quantize(i['x'], 0.1, 3, lo, hi, dt)])
     case(f'dequantize_{d}', f'graph(%q: {d}[2, 4]):\n  %x = quantized_decomposed::dequantize_per_tensor(%q, 0.05, 2, {lo}, {hi}, torch.{tname})\n  %y = quantized_decomposed::dequantize_per_tensor(%q, 0.05, 2, {lo}, {hi}, torch.{tname}, out_dtype=torch.float64)\n  return (%x, %y)\n',
          lambda i: [((i['q'].astype(np.int64) - 2).astype(np.float32) * np.float32(0.05)), ((i['q'].astype(np.int64) - 2).astype(np.float32) * np.float32(0.05)).astype(np.float64)])
-    case(f'dequantize_channel_{d}', f'graph(%q: {d}[2, 3], %s: f32[3], %z: i64[3]):\n  #@ %s positive\n  #@ %z mod 4\n  %x = quantized_decomposed::dequantize_per_channel(%q, %s, %z, 1, {lo}, {hi}, torch.{tname})\n  return %x\n',
-         lambda i: [((i['q'].astype(np.int64) - i['z'][None, :]).astype(np.float32) * i['s'][None, :].astype(np.float32))])
+    # axis 1 and -1 (negative dim), Float and Double out, zero points given and None
+    case(f'dequantize_channel_{d}', f'graph(%q: {d}[2, 3], %s: f32[3], %z: i64[3]):\n  #@ %s positive\n  #@ %z mod 4\n  %x = quantized_decomposed::dequantize_per_channel(%q, %s, %z, 1, {lo}, {hi}, torch.{tname})\n  %y = quantized_decomposed::dequantize_per_channel(%q, %s, %z, -1, {lo}, {hi}, torch.{tname}, out_dtype=torch.float64)\n  %w = quantized_decomposed::dequantize_per_channel(%q, %s, None, 1, {lo}, {hi}, torch.{tname})\n  return (%x, %y, %w)\n',
+         lambda i: [((i['q'].astype(np.int64) - i['z'][None, :]).astype(np.float32) * i['s'][None, :].astype(np.float32)),
+                    ((i['q'].astype(np.int64) - i['z'][None, :]).astype(np.float32) * i['s'][None, :].astype(np.float32)).astype(np.float64),
+                    (i['q'].astype(np.int64).astype(np.float32) * i['s'][None, :].astype(np.float32))])
 case('quantize_clamps', 'graph(%x: f32[10]):\n  %m = aten::mul.Scalar(%x, 100)\n  %q = quantized_decomposed::quantize_per_tensor(%m, 0.5, 128, 0, 255, torch.uint8)\n  return %q\n',
      lambda i: [quantize((f64(i['x']) * 100).astype(np.float32), 0.5, 128, 0, 255, np.uint8)])
 
