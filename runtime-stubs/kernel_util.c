@@ -108,8 +108,8 @@ int64_t opgen_load_i64(const opgen_tensor *t, int64_t off) {
     case OPGEN_DTYPE_Int: return ((const int32_t *)p)[off];
     case OPGEN_DTYPE_Long: return ((const int64_t *)p)[off];
     case OPGEN_DTYPE_UInt16: return ((const uint16_t *)p)[off];
-    case OPGEN_DTYPE_Float: return (int64_t)((const float *)p)[off];
-    case OPGEN_DTYPE_Double: return (int64_t)((const double *)p)[off];
+    case OPGEN_DTYPE_Float: return opgen_f64_to_i64(((const float *)p)[off]);
+    case OPGEN_DTYPE_Double: return opgen_f64_to_i64(((const double *)p)[off]);
     default: return 0;
     }
 }
@@ -118,12 +118,12 @@ void opgen_store_f64(opgen_tensor *t, int64_t off, double v) {
     void *p = t->data;
     switch (t->dtype) {
     case OPGEN_DTYPE_Bool: ((bool *)p)[off] = v != 0; break;
-    case OPGEN_DTYPE_Byte: ((uint8_t *)p)[off] = (uint8_t)(int64_t)v; break;
-    case OPGEN_DTYPE_Char: ((int8_t *)p)[off] = (int8_t)(int64_t)v; break;
-    case OPGEN_DTYPE_Short: ((int16_t *)p)[off] = (int16_t)(int64_t)v; break;
-    case OPGEN_DTYPE_Int: ((int32_t *)p)[off] = (int32_t)(int64_t)v; break;
-    case OPGEN_DTYPE_Long: ((int64_t *)p)[off] = (int64_t)v; break;
-    case OPGEN_DTYPE_UInt16: ((uint16_t *)p)[off] = (uint16_t)(int64_t)v; break;
+    case OPGEN_DTYPE_Byte: ((uint8_t *)p)[off] = (uint8_t)opgen_f64_to_i64(v); break;
+    case OPGEN_DTYPE_Char: ((int8_t *)p)[off] = (int8_t)opgen_f64_to_i64(v); break;
+    case OPGEN_DTYPE_Short: ((int16_t *)p)[off] = (int16_t)opgen_f64_to_i64(v); break;
+    case OPGEN_DTYPE_Int: ((int32_t *)p)[off] = (int32_t)opgen_f64_to_i64(v); break;
+    case OPGEN_DTYPE_Long: ((int64_t *)p)[off] = opgen_f64_to_i64(v); break;
+    case OPGEN_DTYPE_UInt16: ((uint16_t *)p)[off] = (uint16_t)opgen_f64_to_i64(v); break;
     case OPGEN_DTYPE_Float: ((float *)p)[off] = (float)v; break;
     case OPGEN_DTYPE_Double: ((double *)p)[off] = v; break;
     default: break;
@@ -147,4 +147,4 @@ void opgen_store_i64(opgen_tensor *t, int64_t off, int64_t v) {
 }
 
 double opgen_scalar_f64(const opgen_scalar *s) { return s->dtype == OPGEN_DTYPE_Double ? s->v.f : s->dtype == OPGEN_DTYPE_Bool ? (double)s->v.b : (double)s->v.i; }
-int64_t opgen_scalar_i64(const opgen_scalar *s) { return s->dtype == OPGEN_DTYPE_Double ? (int64_t)s->v.f : s->dtype == OPGEN_DTYPE_Bool ? (int64_t)s->v.b : s->v.i; }
+int64_t opgen_scalar_i64(const opgen_scalar *s) { return s->dtype == OPGEN_DTYPE_Double ? opgen_f64_to_i64(s->v.f) : s->dtype == OPGEN_DTYPE_Bool ? (int64_t)s->v.b : s->v.i; }

@@ -132,11 +132,11 @@ size_t opgen_nbytes(const opgen_tensor *t) { return (size_t)opgen_numel(t) * (si
 int32_t opgen_tensor_shape(opgen_tensor *t, opgen_dtype dtype, int32_t dim, const int64_t *sizes, opgen_error *err) {
     if (dim < 0 || dim > OPGEN_MAX_DIM) return opgen_fail(err, OPGEN_E_SHAPE, "a tensor has 0 to %d dimensions, not %d", OPGEN_MAX_DIM, (int)dim);
     if (opgen_dtype_size(dtype) == 0) return opgen_fail(err, OPGEN_E_DTYPE, "unknown dtype %d", (int)dtype);
-    int64_t n = 1;
+    int64_t extent = 1; /* the product of the sizes with 0 read as 1: bounds numel and every stride */
     for (int i = 0; i < dim; i++) {
         if (sizes[i] < 0) return opgen_fail(err, OPGEN_E_SHAPE, "negative size %lld in dimension %d", (long long)sizes[i], i);
-        if (sizes[i] && n > INT64_MAX / 64 / sizes[i]) return opgen_fail(err, OPGEN_E_SHAPE, "tensor too large");
-        n *= sizes[i];
+        if (sizes[i] && extent > INT64_MAX / 64 / sizes[i]) return opgen_fail(err, OPGEN_E_SHAPE, "tensor too large");
+        extent *= sizes[i] ? sizes[i] : 1;
     }
     t->dtype = dtype;
     t->dim = dim;

@@ -54,7 +54,7 @@ static int32_t reduce(opgen_ctx *ctx, uint32_t mask, const opgen_tensor *self, c
             else if (keepdim) k++;
         }
         accf[o] += opgen_load_f64(self, so);
-        acci[o] += opgen_load_i64(self, so);
+        acci[o] = (int64_t)((uint64_t)acci[o] + (uint64_t)opgen_load_i64(self, so)); /* wraps like ATen, no UB */
         opgen_index_next(self->dim, self->sizes, idx);
     }
     OPGEN_REAL_SWITCH(mask, out->dtype, ctx, T, {

@@ -34,7 +34,7 @@ opgen_status opgen_portable_quantize_per_tensor_out(opgen_ctx *ctx, const opgen_
     int64_t n = opgen_numel(input), idx[OPGEN_MAX_DIM] = {0};
     for (int64_t i = 0; i < n; i++) {
         float v = (float)opgen_load_f64(input, opgen_bcast_offset(input, input->dim, idx));
-        int64_t q = zero_point + (int64_t)nearbyintf(inv_scale * v);
+        int64_t q = opgen_f64_to_i64((double)zero_point + (double)nearbyintf(inv_scale * v)); /* no int overflow */
         q = q < quant_min ? quant_min : q > quant_max ? quant_max : q;
         opgen_store_i64(out, i, q);
         opgen_index_next(input->dim, input->sizes, idx);
@@ -67,7 +67,7 @@ static int32_t dequantize(opgen_ctx *ctx, uint32_t mask, const opgen_tensor *inp
             z = zps ? opgen_load_i64(zps, c * zps->strides[0]) : 0;
         }
         int64_t q = opgen_load_i64(input, opgen_bcast_offset(input, input->dim, idx));
-        opgen_store_f64(out, i, (double)((float)(q - z) * (float)s));
+        opgen_store_f64(out, i, (double)((float)((double)q - (double)z) * (float)s)); /* q - z could overflow */
         opgen_index_next(input->dim, input->sizes, idx);
     }
     return OPGEN_OK;

@@ -5,7 +5,7 @@ set -eu
 build=$1 secs=$2
 src=$(cd "$(dirname "$0")/../.." && pwd)
 out=${3:-$(mktemp -d)}
-mkdir -p "$out/schema" "$out/native" "$out/graph" "$out/npy"
+mkdir -p "$out/schema" "$out/native" "$out/graph" "$out/npy" "$out/exec"
 # seeds: one file per schema line; the yaml inputs of the tests and of the embedded default
 n=0
 while IFS= read -r line; do
@@ -17,8 +17,14 @@ cp "$src"/tests/npy/*.npy "$out/npy/"
 # graph seeds: the programs of the graph tests, one per file
 awk 'BEGIN { n = 0 } /^    \{(true|false), "/ { n++; sub(/^    \{(true|false), "/, ""); sub(/",?$/, ""); gsub(/\\n/, "\n"); printf "%s", $0 > (dir "/seed" n) }' dir="$out/graph" "$src/tests/test_graph.c"
 [ -n "$(ls "$out/graph")" ] || printf 'graph(%%x: f32[2]):\n  %%y = aten::relu(%%x)\n  return %%y\n' >"$out/graph/seed0"
+# executor seeds: every kernel case, example and opgen-rt fixture program
+n=0
+for f in "$src"/tests/kernels/*/program.graph "$src"/tests/examples/*.graph "$src"/tests/rt/*.graph; do
+    n=$((n + 1))
+    cp "$f" "$out/exec/seed$n"
+done
 status=0
-for t in schema native graph npy; do
+for t in schema native graph npy exec; do
     echo "fuzz-$t: $secs s"
     if ! "$build/fuzz-$t" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
         -artifact_prefix="$out/crash-$t-" "$out/$t" >"$out/fuzz-$t.log" 2>&1; then

@@ -55,6 +55,15 @@ static inline void opgen_index_next(int32_t dim, const int64_t *sizes, int64_t *
 /* A dimension argument (negative counts from the end) checked against dim. */
 int32_t opgen_wrap_dim(opgen_ctx *ctx, int64_t d, int32_t dim, int32_t *out);
 
+/* A double as an int64_t the way a cast would give it, but defined for every
+ * input: NaN is 0, out-of-range values saturate (a C cast would be UB). */
+static inline int64_t opgen_f64_to_i64(double v) {
+    if (v != v) return 0;
+    if (v >= 9223372036854775807.0) return INT64_MAX;
+    if (v <= -9223372036854775808.0) return INT64_MIN;
+    return (int64_t)v;
+}
+
 /* Element loads and stores in any real dtype. */
 double opgen_load_f64(const opgen_tensor *t, int64_t off);
 int64_t opgen_load_i64(const opgen_tensor *t, int64_t off);
