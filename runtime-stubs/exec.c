@@ -313,6 +313,12 @@ static int32_t load_node(loader *L, int n) {
     if (id < 0) return node_fail(L->err, g, nd->line, nd->col, OPGEN_E_NOT_FOUND, "unknown operator %s", nd->op);
     const opgen_op *op = &opgen_ops[id];
     if (op->kind == OPGEN_KIND_OUT) return node_fail(L->err, g, nd->line, nd->col, OPGEN_E_INVALID, "%s is an out= variant; call its functional form and let the runtime place results", nd->op);
+    if (op->kind == OPGEN_KIND_INPLACE || op->kind == OPGEN_KIND_MUTABLE) { /* results are fresh values: mutation would be lost */
+        const char *functional = NULL;
+        for (int i = 0; i < OPGEN_OP_COUNT && op->out_variant >= 0; i++)
+            if (opgen_ops[i].kind == OPGEN_KIND_FUNCTIONAL && opgen_ops[i].out_variant == op->out_variant) functional = opgen_ops[i].qualified;
+        return node_fail(L->err, g, nd->line, nd->col, OPGEN_E_INVALID, "%s writes to its input; programs are functional%s%s", nd->op, functional ? ": call " : "", functional ? functional : "");
+    }
     if (op->out_variant < 0) return node_fail(L->err, g, nd->line, nd->col, OPGEN_E_NOT_FOUND, "%s has no out= variant, so no kernel can run it", nd->op);
     const opgen_op *kop = &opgen_ops[op->out_variant];
     if (!opgen_registry[op->out_variant].fn) return node_fail(L->err, g, nd->line, nd->col, OPGEN_E_NOT_FOUND, "no kernel for %s (needed by %s)", kop->qualified, nd->op);

@@ -63,6 +63,7 @@ fails 1 "wrong_arg_type.graph:2:27: error: aten::_softmax: argument 'dim' (int) 
 fails 1 'shape_mismatch.graph:4:3: error: aten::add.Tensor: shapes do not broadcast: size 3 against 4 in dimension 1' run shape_mismatch.graph --input x=$x -o "$tmp/o"
 fails 1 'no_edge_row.graph:2:3: error: aten::where.self: no Edge constraint row allows (condition=Bool, self=Float, other=Double, __ret_0=Double)' run no_edge_row.graph -o "$tmp/o"
 fails 1 'no_kernel_dtype.graph:2:3: error: aten::mm: the input has dtype Int, which this kernel does not handle' run no_kernel_dtype.graph -o "$tmp/o"
+fails 1 'inplace.graph:2:3: error: aten::relu_ writes to its input; programs are functional: call aten::relu' run inplace.graph -o "$tmp/o"
 fails 1 'out_variant.graph:2:3: error: aten::relu.out is an out= variant; call its functional form and let the runtime place results' run out_variant.graph -o "$tmp/o"
 fails 1 "syntax.graph:3:3: error: expected ',' or ')' after an argument, found 'return'" run syntax.graph -o "$tmp/o"
 fails 1 'undefined_value.graph:2:19: error: %y is used before it is defined' run undefined_value.graph -o "$tmp/o"
