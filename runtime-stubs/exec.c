@@ -20,6 +20,7 @@ typedef struct step {
     int *results; /* value index per out argument */
     int nresults;
     bool dynamic; /* reads a scalar input, or a value computed from one */
+    size_t scratch; /* arena bytes its kernel takes beyond its planned results */
 } step;
 
 struct opgen_program {
@@ -29,10 +30,12 @@ struct opgen_program {
     step *steps;
     int nsteps;
     size_t plan_bytes;
+    size_t scratch; /* the most any step takes beyond the plan; given back after each step */
     bool dynamic; /* some step is: shapes are known only once inputs are */
 };
 
 size_t opgen_program_plan_bytes(const opgen_program *p) { return p->plan_bytes; }
+size_t opgen_program_work_bytes(const opgen_program *p) { return opgen_arena_cost(p->plan_bytes) + p->scratch + 16; }
 int opgen_program_ninputs(const opgen_program *p) { return p->g->ninputs; }
 int opgen_program_noutputs(const opgen_program *p) { return p->g->noutputs; }
 
@@ -390,7 +393,7 @@ static int32_t load_node(loader *L, int n) {
 
 /* Runs a step's kernel: its meta step at load, the computation at run. */
 static int32_t call(opgen_program *p, step *s, opgen_arena *arena, bool meta, opgen_error *err) {
-    opgen_ctx ctx = {arena, err, opgen_ops[s->op].qualified, meta};
+    opgen_ctx ctx = {arena, err, opgen_ops[s->op].qualified, meta, 0};
     for (int k = 0; k < s->npatches; k++) {
         const patch *pt = &s->patches[k];
         const opgen_ivalue *iv = &p->values[pt->value];
@@ -416,6 +419,13 @@ static int32_t call(opgen_program *p, step *s, opgen_arena *arena, bool meta, op
     }
     int32_t st = s->kernel->call(&ctx, s->kernel->fn, s->args);
     if (st && err->code == OPGEN_OK) opgen_fail(err, st, "%s failed (%s)", ctx.op, opgen_status_text(st));
+    if (meta && !st) { /* what the meta step counted, less the step's own results (planned) */
+        size_t own = 0;
+        for (int r = 0; r < s->nresults; r++)
+            if (p->values[s->results[r]].kind == OPGEN_GV_TENSOR) own += opgen_arena_cost(opgen_nbytes(&p->values[s->results[r]].t));
+        s->scratch = ctx.scratch > own ? ctx.scratch - own : 0;
+        if (s->scratch > p->scratch) p->scratch = s->scratch;
+    }
     return st;
 }
 
@@ -649,7 +659,8 @@ int32_t opgen_program_run(opgen_program *p, const opgen_ivalue *inputs, opgen_ar
         if (st) return st;
     }
     uint8_t *block = p->plan_bytes ? opgen_arena_alloc(work, p->plan_bytes) : NULL;
-    if (p->plan_bytes && !block) return opgen_fail(err, OPGEN_E_NO_MEMORY, "out of memory: the program needs %zu bytes", p->plan_bytes);
+    if (p->plan_bytes && !block) return opgen_fail(err, OPGEN_E_NO_MEMORY, "out of memory: the program needs %zu bytes", opgen_program_work_bytes(p));
+    opgen_arena_mark mark = opgen_arena_save(work); /* each step's temporaries are given back after it */
     for (int n = 0; n < p->nsteps; n++) {
         step *s = &p->steps[n];
         for (int r = 0; r < s->nresults; r++) { /* results live where the plan put them */
@@ -658,7 +669,9 @@ int32_t opgen_program_run(opgen_program *p, const opgen_ivalue *inputs, opgen_ar
             t->capacity = p->size[s->results[r]];
         }
         opgen_error kerr = {0};
-        if (call(p, s, work, false, &kerr)) return node_fail(err, g, s->node->line, s->node->col, kerr.code, "%s", kerr.msg);
+        int32_t st = call(p, s, work, false, &kerr);
+        opgen_arena_restore(work, mark);
+        if (st) return node_fail(err, g, s->node->line, s->node->col, kerr.code, "%s", kerr.msg);
     }
     for (int i = 0; i < g->noutputs; i++) outputs[i] = p->values[g->outputs[i]];
     return OPGEN_OK;

@@ -3,7 +3,11 @@
 int32_t opgen_out(opgen_ctx *ctx, opgen_tensor *out, opgen_dtype dtype, int32_t dim, const int64_t *sizes) {
     if (out->capacity == 0 && !out->data) {
         int32_t st = opgen_tensor_shape(out, dtype, dim, sizes, ctx->err);
-        if (st || ctx->meta) return st;
+        if (st) return st;
+        if (ctx->meta) {
+            ctx->scratch += opgen_arena_cost(opgen_nbytes(out));
+            return OPGEN_OK;
+        }
         size_t n = opgen_nbytes(out);
         out->data = opgen_arena_alloc(ctx->arena, n ? n : 1);
         if (!out->data) return OPGEN_FAIL(ctx, OPGEN_E_NO_MEMORY, "%s: out of memory for a %zu-byte output", ctx->op, n);
@@ -19,6 +23,14 @@ int32_t opgen_out(opgen_ctx *ctx, opgen_tensor *out, opgen_dtype dtype, int32_t 
     if (opgen_nbytes(&t) > out->capacity) return OPGEN_FAIL(ctx, OPGEN_E_SHAPE, "%s: out holds %zu bytes, the result needs %zu", ctx->op, out->capacity, opgen_nbytes(&t));
     *out = t;
     return OPGEN_OK;
+}
+
+void *opgen_scratch(opgen_ctx *ctx, size_t n) {
+    if (ctx->meta) {
+        ctx->scratch += opgen_arena_cost(n);
+        return NULL;
+    }
+    return opgen_arena_alloc(ctx->arena, n ? n : 1);
 }
 
 bool opgen_is_float(opgen_dtype d) { return d == OPGEN_DTYPE_Float || d == OPGEN_DTYPE_Double || d == OPGEN_DTYPE_Half || d == OPGEN_DTYPE_BFloat16; }

@@ -57,8 +57,11 @@ struct opgen_arena_block {
 
 void opgen_arena_init(opgen_arena *a, void *buffer, size_t size) {
     memset(a, 0, sizeof *a);
-    a->base = buffer;
-    a->size = size;
+    /* allocations are 16-byte aligned in memory, whatever the buffer's address */
+    uintptr_t at = (uintptr_t)buffer, aligned = (at + 15) & ~(uintptr_t)15;
+    if (!buffer || size < aligned - at) return;
+    a->base = (uint8_t *)aligned;
+    a->size = size - (aligned - at);
 }
 
 void opgen_arena_init_growing(opgen_arena *a) {
@@ -86,6 +89,19 @@ void *opgen_arena_alloc(opgen_arena *a, size_t n) {
     a->used = n;
     a->peak += n;
     return a->base;
+}
+
+opgen_arena_mark opgen_arena_save(const opgen_arena *a) { return (opgen_arena_mark){a->blocks, a->base, a->size, a->used}; }
+
+void opgen_arena_restore(opgen_arena *a, opgen_arena_mark m) {
+    while (a->blocks && a->blocks != m.blocks) { /* blocks grown since the mark */
+        opgen_arena_block *next = a->blocks->next;
+        free(a->blocks);
+        a->blocks = next;
+    }
+    a->base = m.base;
+    a->size = m.size;
+    a->used = m.used;
 }
 
 void opgen_arena_release(opgen_arena *a) {

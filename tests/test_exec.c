@@ -68,7 +68,8 @@ static void test_static_runs_twice(void) {
     opgen_arena_init(&work, small, sizeof small);
     opgen_ivalue in = {.kind = OPGEN_GV_TENSOR, .t = f32(x, 1, &n)}, out;
     opgen_error e2 = {0};
-    CHECK(opgen_program_run(p, &in, &work, &out, &e2) == OPGEN_E_NO_MEMORY && strstr(e2.msg, "8064 bytes"), "small buffer: %s", e2.msg);
+    CHECK(opgen_program_run(p, &in, &work, &out, &e2) == OPGEN_E_NO_MEMORY && strstr(e2.msg, "8080 bytes"), "small buffer: %s", e2.msg);
+    CHECK(opgen_program_work_bytes(p) == 8080, "work bytes %zu: the plan, no scratch, 16 for alignment", opgen_program_work_bytes(p));
     /* a wrongly shaped input */
     int64_t n2 = 999;
     opgen_ivalue bad = {.kind = OPGEN_GV_TENSOR, .t = f32(x, 1, &n2)};
@@ -76,6 +77,38 @@ static void test_static_runs_twice(void) {
     opgen_error e3 = {0};
     CHECK(opgen_program_run(p, &bad, &work, &out, &e3) == OPGEN_E_SHAPE && !strcmp(e3.msg, "input %x0 is declared f32[1000], got f32[999]"), "bad input: %s", e3.msg);
     opgen_arena_release(&work);
+    opgen_arena_release(&a);
+}
+
+/* A buffer of exactly opgen_program_work_bytes runs a program whose kernels take
+ * scratch (sum, mean) and whose steps each give theirs back. */
+static void test_work_bytes_suffice(void) {
+    opgen_arena a, work;
+    opgen_arena_init_growing(&a);
+    opgen_graph g;
+    opgen_error err = {0};
+    opgen_program *p = load("graph(%x: f32[64, 32]):\n"
+                            "  %s = aten::sum.dim_IntList(%x, [0])\n"
+                            "  %m = aten::mean.dim(%x, [1], True)\n"
+                            "  %t = aten::sum.dim_IntList(%m, [0, 1])\n"
+                            "  return (%s, %t)\n",
+                            &a, &g, &err);
+    CHECK(p, "load: %s", err.msg);
+    if (!p) return opgen_arena_release(&a);
+    size_t need = opgen_program_work_bytes(p);
+    CHECK(need > opgen_arena_cost(opgen_program_plan_bytes(p)) + 16, "work bytes %zu count no scratch (plan %zu)", need, opgen_program_plan_bytes(p));
+    static float x[64 * 32];
+    for (int i = 0; i < 64 * 32; i++) x[i] = (float)(i % 7);
+    int64_t sz[2] = {64, 32};
+    static uint8_t buf[1 << 16];
+    uint8_t *base = (uint8_t *)(((uintptr_t)buf + 15) & ~(uintptr_t)15) + 8; /* misaligned on purpose */
+    for (int run = 0; run < 3; run++) {
+        opgen_arena_init(&work, base, need);
+        opgen_ivalue in = {.kind = OPGEN_GV_TENSOR, .t = f32(x, 2, sz)}, out[2];
+        opgen_error e = {0};
+        CHECK(!opgen_program_run(p, &in, &work, out, &e), "run in %zu bytes: %s", need, e.msg);
+        CHECK(work.used <= need, "used %zu of %zu", work.used, need);
+    }
     opgen_arena_release(&a);
 }
 
@@ -130,6 +163,7 @@ static void test_load_errors_do_not_leak_state(void) {
 
 int main(void) {
     test_static_runs_twice();
+    test_work_bytes_suffice();
     test_symint_replans();
     test_load_errors_do_not_leak_state();
     printf("test_exec: %d failed\n", failures);

@@ -38,11 +38,12 @@ static int32_t reduce(opgen_ctx *ctx, uint32_t mask, const opgen_tensor *self, c
     }
     OPGEN_CHECK_DTYPE(ctx, mask, res, "the result");
     int32_t st = opgen_out(ctx, out, res, dim, sizes);
-    if (st || ctx->meta) return st;
+    if (st) return st;
     /* accumulate every input element into its output slot */
     int64_t n = opgen_numel(self), idx[OPGEN_MAX_DIM] = {0}, on = opgen_numel(out);
-    double *accf = opgen_arena_alloc(ctx->arena, sizeof(double) * (size_t)(on ? on : 1));
-    int64_t *acci = opgen_arena_alloc(ctx->arena, sizeof(int64_t) * (size_t)(on ? on : 1));
+    double *accf = opgen_scratch(ctx, sizeof(double) * (size_t)on);
+    int64_t *acci = opgen_scratch(ctx, sizeof(int64_t) * (size_t)on);
+    if (ctx->meta) return OPGEN_OK;
     if (!accf || !acci) return OPGEN_FAIL(ctx, OPGEN_E_NO_MEMORY, "%s: out of memory", ctx->op);
     memset(accf, 0, sizeof(double) * (size_t)on);
     memset(acci, 0, sizeof(int64_t) * (size_t)on);

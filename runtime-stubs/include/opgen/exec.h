@@ -31,6 +31,10 @@ typedef struct opgen_ivalue {
 int32_t opgen_program_load(const opgen_graph *g, opgen_arena *a, opgen_program **out, opgen_error *err);
 /* Bytes of planned intermediate memory a run takes from its arena. */
 size_t opgen_program_plan_bytes(const opgen_program *p);
+/* Bytes a run takes from a fixed-buffer arena: the plan, plus the temporaries of
+ * the hungriest step (kernels' scratch, fallbacks' intermediates), which every
+ * step gives back when it ends. */
+size_t opgen_program_work_bytes(const opgen_program *p);
 int opgen_program_ninputs(const opgen_program *p);
 int opgen_program_noutputs(const opgen_program *p);
 /* inputs[i] follow the graph's inputs (tensors must match the declared dtype and

@@ -22,11 +22,19 @@ struct opgen_ctx {
     opgen_error *err;
     const char *op; /* for messages: the program's op, "aten::add.Tensor" */
     bool meta;
+    /* Meta mode counts here the arena bytes the call will take beyond its given
+     * outputs (temporaries, unallocated outputs), so a run can be sized in advance. */
+    size_t scratch;
 };
 
 /* Prepares an out tensor: an unallocated one (capacity 0) takes dtype and sizes
  * (and memory, outside meta mode); a given one must already match them. */
 int32_t opgen_out(opgen_ctx *ctx, opgen_tensor *out, opgen_dtype dtype, int32_t dim, const int64_t *sizes);
+/* Temporary memory from the call's arena; in meta mode it is only counted
+ * (ctx->scratch) and NULL is returned. */
+void *opgen_scratch(opgen_ctx *ctx, size_t n);
+/* What an allocation of n bytes takes from an arena (16-byte aligned). */
+static inline size_t opgen_arena_cost(size_t n) { return ((n ? n : 1) + 15) & ~(size_t)15; }
 #define OPGEN_FAIL(ctx, code, ...) opgen_fail((ctx)->err, (code), __VA_ARGS__)
 
 /* ATen's type promotion of two tensors' dtypes, and of a tensor with a Scalar. */

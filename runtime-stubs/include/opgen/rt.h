@@ -74,6 +74,14 @@ void opgen_arena_init_growing(opgen_arena *a);
 void *opgen_arena_alloc(opgen_arena *a, size_t n);
 /* Frees grown blocks (the caller's buffer is the caller's). */
 void opgen_arena_release(opgen_arena *a);
+/* A point to return to: restoring it gives back everything allocated since. */
+typedef struct opgen_arena_mark {
+    opgen_arena_block *blocks;
+    uint8_t *base;
+    size_t size, used;
+} opgen_arena_mark;
+opgen_arena_mark opgen_arena_save(const opgen_arena *a);
+void opgen_arena_restore(opgen_arena *a, opgen_arena_mark m);
 
 #define OPGEN_MAX_DIM 16
 
