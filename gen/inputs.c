@@ -9,10 +9,12 @@ void og_session_init(og_session *s, FILE *errors) {
     arena_init(&s->a);
     diag_init(&s->d, errors);
     og_model_init(&s->m, &s->a, &s->d);
+    og_backend_init(&s->backend);
 }
 
 void og_session_free(og_session *s) {
     og_yaml_kernels_free(&s->kernels);
+    og_backend_free(&s->backend);
     og_edge_free(&s->edge);
     og_model_free(&s->m);
     arena_free(&s->a);
@@ -73,6 +75,14 @@ bool og_session_load(og_session *s, const og_inputs *in) {
         s->nkernel_docs++;
         og_kernels_declare(&s->m, &s->kernel_docs[i]);
     }
+    /* backend ops (and their out= variants) join the model before grouping too */
+    bool embedded_backend = !in->nbackend_ops && !in->native_functions;
+    unsigned nb = embedded_backend ? 1 : in->nbackend_ops;
+    for (unsigned i = 0; i < nb && i < 16; i++) {
+        if (!load(s, in, embedded_backend ? NULL : in->backend_ops[i], embedded_backend ? "yaml/backend_ops.yaml" : NULL, &s->backend_docs[i])) return false;
+        s->nbackend_docs++;
+        og_backend_declare(&s->m, &s->backend_docs[i]);
+    }
     if (!og_model_finish_native(&s->m, &s->nf)) return false;
     /* edge constraints: given, or embedded along with an embedded op set */
     const char *edge = in->edge;
@@ -83,5 +93,6 @@ bool og_session_load(og_session *s, const og_inputs *in) {
     }
     bool ok2 = true;
     for (unsigned i = 0; i < s->nkernel_docs; i++) ok2 &= og_kernels_load(&s->m, s->has_edge ? &s->edge : NULL, &s->kernel_docs[i], &s->kernels);
+    for (unsigned i = 0; i < s->nbackend_docs; i++) ok2 &= og_backend_load(&s->m, &s->backend_docs[i], &s->backend);
     return ok2 && og_kernels_check(&s->m, &s->kernels, &s->d);
 }

@@ -2,6 +2,7 @@
  * the pipeline every subcommand starts with. */
 #ifndef OPGEN_INPUTS_H
 #define OPGEN_INPUTS_H
+#include "backend.h"
 #include "edge.h"
 #include "kernels.h"
 #include "model.h"
@@ -18,6 +19,9 @@ typedef struct og_inputs {
     const char *kernels[16];      /* kernel yaml files (ExecuTorch format); none given and
                                      the other inputs embedded: the embedded ones */
     unsigned nkernels;
+    const char *backend_ops[16];  /* backend-op yaml files; none given and the other
+                                     inputs embedded: the embedded one */
+    unsigned nbackend_ops;
 } og_inputs;
 
 typedef struct og_session {
@@ -30,6 +34,9 @@ typedef struct og_session {
     ydoc kernel_docs[16];
     unsigned nkernel_docs;
     og_yaml_kernels kernels; /* from every kernel file, in order */
+    ydoc backend_docs[16];
+    unsigned nbackend_docs;
+    og_backend backend; /* from every backend-op file, in order */
     char *tags_path; /* owned when derived from native_functions' folder */
 } og_session;
 

@@ -31,6 +31,9 @@ static const char usage_inputs[] =
     "  --kernels K            a kernel yaml in ExecuTorch's format (op:/func: entries with\n"
     "                         kernels:), repeatable; func: entries declare custom ops\n"
     "                         (default: the embedded ones when the other inputs are embedded)\n"
+    "  --backend-ops B        a backend-op yaml (schemas with their patterns or builtins),\n"
+    "                         repeatable (default: the embedded one when the other inputs\n"
+    "                         are embedded)\n"
     "  --edge E               edge.yaml dtype constraints (default: the embedded one when the\n"
     "                         other inputs are embedded)\n"
     "  --torchgen V           follow the rules of torchgen V: 1.13, 2.6 or 2.14 (default: from\n"
@@ -131,6 +134,12 @@ static int run_inputs_opt(args *a, og_inputs *in, int *rc) {
         if (r < 0) return *rc = usage_error(a->cmd, "option %s needs a value", "--kernels"), -1;
         if (in->nkernels == 16) return *rc = usage_error(a->cmd, "at most 16 %s files", "--kernels"), -1;
         in->kernels[in->nkernels++] = v;
+        return 1;
+    }
+    if ((r = opt_value(a, "--backend-ops", &v)) != 0) {
+        if (r < 0) return *rc = usage_error(a->cmd, "option %s needs a value", "--backend-ops"), -1;
+        if (in->nbackend_ops == 16) return *rc = usage_error(a->cmd, "at most 16 %s files", "--backend-ops"), -1;
+        in->backend_ops[in->nbackend_ops++] = v;
         return 1;
     }
     if ((r = opt_value(a, "--edge", &v)) != 0) {

@@ -426,7 +426,10 @@ static int entry_key(const ynode *k) {
     return KEY_UNKNOWN;
 }
 
-static og_func *load_entry(og_model *m, const ynode *e, bool kernel_yaml) {
+/* Which file an entry comes from: the keys it may have beyond native_functions'. */
+enum { ENTRY_NATIVE, ENTRY_KERNEL_YAML, ENTRY_BACKEND_YAML };
+
+static og_func *load_entry(og_model *m, const ynode *e, int from) {
     unsigned before = m->d->errors;
     if (e->kind != YNODE_MAP) {
         ERR_AT(m, e, "expected an operator entry (a mapping with 'func:'), found %s", ynode_describe(e));
@@ -604,8 +607,10 @@ static og_func *load_entry(og_model *m, const ynode *e, bool kernel_yaml) {
                 cpp_nda = v;
         } else if (key == KEY_use_const_ref_for_mutable_tensors) {
             want_bool(m, v, k, &f->use_const_ref_for_mutable_tensors);
-        } else if (kernel_yaml && (!strcmp(k, "kernels") || !strcmp(k, "type_alias") || !strcmp(k, "dim_order_alias"))) {
+        } else if (from == ENTRY_KERNEL_YAML && (!strcmp(k, "kernels") || !strcmp(k, "type_alias") || !strcmp(k, "dim_order_alias"))) {
             continue; /* read by the kernel registry (kernels.c) */
+        } else if (from == ENTRY_BACKEND_YAML && (!strcmp(k, "backend") || !strcmp(k, "pattern") || !strcmp(k, "builtin") || !strcmp(k, "ignore") || !strcmp(k, "doc"))) {
+            continue; /* read by the backend dialect (backend.c) */
         } else {
             strbuf b;
             sb_init(&b);
@@ -613,6 +618,8 @@ static og_func *load_entry(og_model *m, const ynode *e, bool kernel_yaml) {
                 if (p != entry_keys) sb_puts(&b, ", ");
                 sb_puts(&b, *p);
             }
+            if (from == ENTRY_KERNEL_YAML) sb_puts(&b, ", kernels, type_alias, dim_order_alias");
+            if (from == ENTRY_BACKEND_YAML) sb_puts(&b, ", backend, pattern, builtin, ignore, doc");
             ERR_AT(m, kn, "unknown key '%s' in an operator entry (expected one of: %s)", k, sb_cstr(&b));
             sb_free(&b);
         }
@@ -1116,7 +1123,7 @@ static void group_functions(og_model *m) {
         for (int k = 0; k < 4; k++) {
             og_func *f = members[k];
             if (!f) continue;
-            if (f->generated) gen[ngen++] = f->name;
+            if (f->generated && !f->backend) gen[ngen++] = f->name; /* a backend op's out= is opgen's own */
             for (unsigned a = 0; a < f->nautogen && nexp < 32; a++) {
                 const char *s = og_opname_str(m->a, &f->autogen[a]);
                 bool dup = false;
@@ -1156,16 +1163,40 @@ void og_model_begin_native(og_model *m) { m->errors_before_native = m->d->errors
 
 void og_model_native_entry(void *model, const ynode *entry) {
     og_model *m = model;
-    og_func *f = load_entry(m, entry, false);
+    og_func *f = load_entry(m, entry, ENTRY_NATIVE);
     if (f && register_name(m, f)) add_func(m, f);
 }
 
 void og_model_kernel_yaml_entry(og_model *m, const ynode *entry) {
     if (entry->kind != YNODE_MAP || !ymap_get(entry, "func") || ymap_get(entry, "op")) return; /* op: entries and malformed ones: og_kernels_load */
-    og_func *f = load_entry(m, entry, true);
+    og_func *f = load_entry(m, entry, ENTRY_KERNEL_YAML);
     if (!f) return;
     f->custom = true;
     if (register_name(m, f)) add_func(m, f);
+}
+
+void og_model_backend_entry(og_model *m, const ynode *entry) {
+    if (entry->kind != YNODE_MAP || !ymap_get(entry, "func")) return; /* reported by og_backend_load */
+    og_func *f = load_entry(m, entry, ENTRY_BACKEND_YAML);
+    if (!f) return;
+    f->custom = f->backend = true;
+    if (f->kind != OG_KIND_FUNCTIONAL) {
+        const char *what = f->kind == OG_KIND_OUT ? "has out= arguments" : f->kind == OG_KIND_INPLACE ? "works in place" : "writes to an argument";
+        err_in_func(m, f, 0, arena_printf(m->a, "a backend op is functional (its kernel is made from its pattern); %s::%s %s", f->ns, f->name, what));
+        return;
+    }
+    if (!register_name(m, f)) return;
+    add_func(m, f);
+    bool tensors = false;
+    for (unsigned i = 0; i < f->schema->nrets; i++) tensors |= og_type_is_tensor_like(f->schema->rets[i].type);
+    if (!tensors) return; /* a scalar prim: its kernel computes the op itself */
+    /* its out= variant, which the fallback (or a native kernel) implements */
+    strbuf b;
+    sb_init(&b);
+    og_func *out = generate(m, f, OG_KIND_OUT, &b);
+    sb_free(&b);
+    out->custom = out->backend = true;
+    if (register_name(m, out)) add_func(m, out);
 }
 
 bool og_model_finish_native(og_model *m, const ydoc *doc) {

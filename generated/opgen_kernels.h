@@ -97,16 +97,21 @@ typedef struct opgen_value {
     X(55, opgen_kernel_quantized_decomposed_quantize_per_tensor_out) \
     X(57, opgen_kernel_quantized_decomposed_dequantize_per_tensor_out) \
     X(59, opgen_kernel_quantized_decomposed_dequantize_per_channel_out) \
-    X(60, opgen_kernel_aten_add_Scalar_out) \
-    X(61, opgen_kernel_aten_mul_Scalar_out) \
-    X(62, opgen_kernel_aten_relu_out) \
-    X(63, opgen_kernel_aten_permute_copy_out) \
-    X(64, opgen_kernel_aten_view_copy_out) \
-    X(65, opgen_kernel_aten_expand_copy_out) \
-    X(66, opgen_kernel_aten_clone_out) \
-    X(67, opgen_kernel_aten_convolution_out) \
-    X(68, opgen_kernel_aten__native_batch_norm_legit_no_training_out) \
-    X(69, opgen_kernel_aten_embedding_out)
+    X(73, opgen_kernel_quantized_decomposed_add_relu_out) \
+    X(75, opgen_kernel_quantized_decomposed_add_out) \
+    X(77, opgen_kernel_quantized_decomposed_add_scalar_out) \
+    X(79, opgen_kernel_quantized_decomposed_embedding_byte_out) \
+    X(81, opgen_kernel_demo_linear_relu_out) \
+    X(82, opgen_kernel_aten_add_Scalar_out) \
+    X(83, opgen_kernel_aten_mul_Scalar_out) \
+    X(84, opgen_kernel_aten_relu_out) \
+    X(85, opgen_kernel_aten_permute_copy_out) \
+    X(86, opgen_kernel_aten_view_copy_out) \
+    X(87, opgen_kernel_aten_expand_copy_out) \
+    X(88, opgen_kernel_aten_clone_out) \
+    X(89, opgen_kernel_aten_convolution_out) \
+    X(90, opgen_kernel_aten__native_batch_norm_legit_no_training_out) \
+    X(91, opgen_kernel_aten_embedding_out)
 
 /* aten::add.out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!) */
 opgen_status opgen_kernel_aten_add_out(opgen_ctx *ctx, const opgen_tensor *self, const opgen_tensor *other, const opgen_scalar *alpha, opgen_tensor *out);
@@ -156,6 +161,16 @@ opgen_status opgen_kernel_quantized_decomposed_quantize_per_tensor_out(opgen_ctx
 opgen_status opgen_kernel_quantized_decomposed_dequantize_per_tensor_out(opgen_ctx *ctx, const opgen_tensor *input, double scale, int64_t zero_point, int64_t quant_min, int64_t quant_max, opgen_dtype dtype, const opgen_dtype *out_dtype, opgen_tensor *out);
 /* quantized_decomposed::dequantize_per_channel.out(Tensor input, Tensor scales, Tensor? zero_points, int axis, int quant_min, int quant_max, ScalarType dtype, *, ScalarType? out_dtype=None, Tensor(a!) out) -> Tensor(a!) */
 opgen_status opgen_kernel_quantized_decomposed_dequantize_per_channel_out(opgen_ctx *ctx, const opgen_tensor *input, const opgen_tensor *scales, const opgen_tensor *zero_points, int64_t axis, int64_t quant_min, int64_t quant_max, opgen_dtype dtype, const opgen_dtype *out_dtype, opgen_tensor *out);
+/* quantized_decomposed::add_relu.out(Tensor a, float a_scale, int a_zero_point, int a_quant_min, int a_quant_max, Tensor b, float b_scale, int b_zero_point, int b_quant_min, int b_quant_max, float out_scale, int out_zero_point, int out_quant_min, int out_quant_max, *, Tensor(a!) out) -> Tensor(a!) */
+opgen_status opgen_kernel_quantized_decomposed_add_relu_out(opgen_ctx *ctx, const opgen_tensor *a, double a_scale, int64_t a_zero_point, int64_t a_quant_min, int64_t a_quant_max, const opgen_tensor *b, double b_scale, int64_t b_zero_point, int64_t b_quant_min, int64_t b_quant_max, double out_scale, int64_t out_zero_point, int64_t out_quant_min, int64_t out_quant_max, opgen_tensor *out);
+/* quantized_decomposed::add.out(Tensor a, float a_scale, int a_zero_point, int a_quant_min, int a_quant_max, Tensor b, float b_scale, int b_zero_point, int b_quant_min, int b_quant_max, float out_scale, int out_zero_point, int out_quant_min, int out_quant_max, *, Tensor(a!) out) -> Tensor(a!) */
+opgen_status opgen_kernel_quantized_decomposed_add_out(opgen_ctx *ctx, const opgen_tensor *a, double a_scale, int64_t a_zero_point, int64_t a_quant_min, int64_t a_quant_max, const opgen_tensor *b, double b_scale, int64_t b_zero_point, int64_t b_quant_min, int64_t b_quant_max, double out_scale, int64_t out_zero_point, int64_t out_quant_min, int64_t out_quant_max, opgen_tensor *out);
+/* quantized_decomposed::add.scalar_out(Tensor qa, float a_scale, int a_zero_point, int a_quant_min, int a_quant_max, ScalarType a_dtype, Scalar b, float out_scale, int out_zero_point, int out_quant_min, int out_quant_max, ScalarType out_dtype, *, Tensor(a!) out) -> Tensor(a!) */
+opgen_status opgen_kernel_quantized_decomposed_add_scalar_out(opgen_ctx *ctx, const opgen_tensor *qa, double a_scale, int64_t a_zero_point, int64_t a_quant_min, int64_t a_quant_max, opgen_dtype a_dtype, const opgen_scalar *b, double out_scale, int64_t out_zero_point, int64_t out_quant_min, int64_t out_quant_max, opgen_dtype out_dtype, opgen_tensor *out);
+/* quantized_decomposed::embedding_byte.out(Tensor weight, Tensor weight_scales, Tensor? weight_zero_points, int weight_quant_min, int weight_quant_max, Tensor indices, *, Tensor(a!) out) -> Tensor(a!) */
+opgen_status opgen_kernel_quantized_decomposed_embedding_byte_out(opgen_ctx *ctx, const opgen_tensor *weight, const opgen_tensor *weight_scales, const opgen_tensor *weight_zero_points, int64_t weight_quant_min, int64_t weight_quant_max, const opgen_tensor *indices, opgen_tensor *out);
+/* demo::linear_relu.out(Tensor input, Tensor weight, Tensor bias, *, Tensor(a!) out) -> Tensor(a!) */
+opgen_status opgen_kernel_demo_linear_relu_out(opgen_ctx *ctx, const opgen_tensor *input, const opgen_tensor *weight, const opgen_tensor *bias, opgen_tensor *out);
 /* aten::add.Scalar_out(Tensor self, Scalar other, Scalar alpha=1, *, Tensor(a!) out) -> Tensor(a!) */
 opgen_status opgen_kernel_aten_add_Scalar_out(opgen_ctx *ctx, const opgen_tensor *self, const opgen_scalar *other, const opgen_scalar *alpha, opgen_tensor *out);
 /* aten::mul.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!) */

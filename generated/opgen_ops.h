@@ -19,7 +19,7 @@
 extern "C" {
 #endif
 
-#define OPGEN_OP_COUNT 70
+#define OPGEN_OP_COUNT 92
 
 /* Every operator: X(id, identifier, qualified name). */
 #define OPGEN_OPS(X) \
@@ -83,16 +83,38 @@ extern "C" {
     X(57, quantized_decomposed_dequantize_per_tensor_out, "quantized_decomposed::dequantize_per_tensor.out") \
     X(58, quantized_decomposed_dequantize_per_channel, "quantized_decomposed::dequantize_per_channel") \
     X(59, quantized_decomposed_dequantize_per_channel_out, "quantized_decomposed::dequantize_per_channel.out") \
-    X(60, aten_add_Scalar_out, "aten::add.Scalar_out") \
-    X(61, aten_mul_Scalar_out, "aten::mul.Scalar_out") \
-    X(62, aten_relu_out, "aten::relu.out") \
-    X(63, aten_permute_copy_out, "aten::permute_copy.out") \
-    X(64, aten_view_copy_out, "aten::view_copy.out") \
-    X(65, aten_expand_copy_out, "aten::expand_copy.out") \
-    X(66, aten_clone_out, "aten::clone.out") \
-    X(67, aten_convolution_out, "aten::convolution.out") \
-    X(68, aten__native_batch_norm_legit_no_training_out, "aten::_native_batch_norm_legit_no_training.out") \
-    X(69, aten_embedding_out, "aten::embedding.out")
+    X(60, executorch_prims_add_int, "executorch_prims::add.int") \
+    X(61, executorch_prims_mul_int, "executorch_prims::mul.int") \
+    X(62, executorch_prims_sub_int, "executorch_prims::sub.int") \
+    X(63, executorch_prims_floordiv_int, "executorch_prims::floordiv.int") \
+    X(64, executorch_prims_mod_int, "executorch_prims::mod.int") \
+    X(65, executorch_prims_truediv_int, "executorch_prims::truediv.int") \
+    X(66, executorch_prims_neg_int, "executorch_prims::neg.int") \
+    X(67, executorch_prims_gt_int, "executorch_prims::gt.int") \
+    X(68, executorch_prims_lt_int, "executorch_prims::lt.int") \
+    X(69, executorch_prims_ge_int, "executorch_prims::ge.int") \
+    X(70, executorch_prims_le_int, "executorch_prims::le.int") \
+    X(71, executorch_prims_eq_int, "executorch_prims::eq.int") \
+    X(72, quantized_decomposed_add_relu, "quantized_decomposed::add_relu") \
+    X(73, quantized_decomposed_add_relu_out, "quantized_decomposed::add_relu.out") \
+    X(74, quantized_decomposed_add, "quantized_decomposed::add") \
+    X(75, quantized_decomposed_add_out, "quantized_decomposed::add.out") \
+    X(76, quantized_decomposed_add_scalar, "quantized_decomposed::add.scalar") \
+    X(77, quantized_decomposed_add_scalar_out, "quantized_decomposed::add.scalar_out") \
+    X(78, quantized_decomposed_embedding_byte, "quantized_decomposed::embedding_byte") \
+    X(79, quantized_decomposed_embedding_byte_out, "quantized_decomposed::embedding_byte.out") \
+    X(80, demo_linear_relu, "demo::linear_relu") \
+    X(81, demo_linear_relu_out, "demo::linear_relu.out") \
+    X(82, aten_add_Scalar_out, "aten::add.Scalar_out") \
+    X(83, aten_mul_Scalar_out, "aten::mul.Scalar_out") \
+    X(84, aten_relu_out, "aten::relu.out") \
+    X(85, aten_permute_copy_out, "aten::permute_copy.out") \
+    X(86, aten_view_copy_out, "aten::view_copy.out") \
+    X(87, aten_expand_copy_out, "aten::expand_copy.out") \
+    X(88, aten_clone_out, "aten::clone.out") \
+    X(89, aten_convolution_out, "aten::convolution.out") \
+    X(90, aten__native_batch_norm_legit_no_training_out, "aten::_native_batch_norm_legit_no_training.out") \
+    X(91, aten_embedding_out, "aten::embedding.out")
 
 enum opgen_op_id {
 #define OPGEN_OP_ENUM(id, ident, name) OPGEN_OP_##ident = id,
@@ -174,7 +196,7 @@ extern const uint32_t opgen_alias_sets[];
 extern const uint32_t opgen_hash_seeds[];
 extern const uint16_t opgen_hash_slots[];
 
-#define OPGEN_HASH_BUCKETS 18
+#define OPGEN_HASH_BUCKETS 24
 
 /* The hash of the generated perfect hash (FNV-1a mixed with murmur3's finalizer). */
 static inline uint32_t opgen_name_hash(uint32_t seed, const char *s) {
@@ -218,18 +240,18 @@ const opgen_op opgen_ops[] = {
     {"aten::add.Tensor", "aten", "add", "Tensor", "add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor", 0, 0, 0, 0, 0, 2, 3, 1, 14, 4, OPGEN_KIND_FUNCTIONAL},
     {"aten::add_.Tensor", "aten", "add_", "Tensor", "add_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)", 3, 1, 4, 56, 13, 2, 3, 1, 0, 0, OPGEN_KIND_INPLACE},
     {"aten::add.out", "aten", "add", "out", "add.out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)", 6, 2, 4, 56, 13, 2, 4, 1, 0, 0, OPGEN_KIND_OUT},
-    {"aten::add.Scalar", "aten", "add", "Scalar", "add.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor", 10, 3, 4, 56, 13, 60, 3, 1, 3, 4, OPGEN_KIND_FUNCTIONAL},
+    {"aten::add.Scalar", "aten", "add", "Scalar", "add.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor", 10, 3, 4, 56, 13, 82, 3, 1, 3, 4, OPGEN_KIND_FUNCTIONAL},
     {"aten::sub.Tensor", "aten", "sub", "Tensor", "sub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor", 13, 4, 8, 68, 20, 5, 3, 1, 14, 4, OPGEN_KIND_FUNCTIONAL},
     {"aten::sub.out", "aten", "sub", "out", "sub.out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)", 16, 5, 12, 124, 33, 5, 4, 1, 0, 0, OPGEN_KIND_OUT},
     {"aten::mul.Tensor", "aten", "mul", "Tensor", "mul.Tensor(Tensor self, Tensor other) -> Tensor", 20, 6, 12, 124, 33, 7, 2, 1, 16, 3, OPGEN_KIND_FUNCTIONAL},
     {"aten::mul.out", "aten", "mul", "out", "mul.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)", 22, 7, 15, 172, 47, 7, 3, 1, 0, 0, OPGEN_KIND_OUT},
-    {"aten::mul.Scalar", "aten", "mul", "Scalar", "mul.Scalar(Tensor self, Scalar other) -> Tensor", 25, 8, 15, 172, 47, 61, 2, 1, 3, 3, OPGEN_KIND_FUNCTIONAL},
+    {"aten::mul.Scalar", "aten", "mul", "Scalar", "mul.Scalar(Tensor self, Scalar other) -> Tensor", 25, 8, 15, 172, 47, 83, 2, 1, 3, 3, OPGEN_KIND_FUNCTIONAL},
     {"aten::div.Tensor", "aten", "div", "Tensor", "div.Tensor(Tensor self, Tensor other) -> Tensor", 27, 9, 18, 181, 53, 10, 2, 1, 6, 3, OPGEN_KIND_FUNCTIONAL},
     {"aten::div.out", "aten", "div", "out", "div.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)", 29, 10, 21, 199, 58, 10, 3, 1, 0, 0, OPGEN_KIND_OUT},
     {"aten::where.self", "aten", "where", "self", "where.self(Tensor condition, Tensor self, Tensor other) -> Tensor", 32, 11, 21, 199, 58, 12, 3, 1, 1, 4, OPGEN_KIND_FUNCTIONAL},
     {"aten::where.self_out", "aten", "where", "self_out", "where.self_out(Tensor condition, Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)", 35, 12, 25, 203, 60, 12, 4, 1, 0, 0, OPGEN_KIND_OUT},
-    {"aten::relu", "aten", "relu", "", "relu(Tensor self) -> Tensor", 39, 13, 25, 203, 60, 62, 1, 1, 1, 2, OPGEN_KIND_FUNCTIONAL},
-    {"aten::relu_", "aten", "relu_", "", "relu_(Tensor(a!) self) -> Tensor(a!)", 40, 14, 27, 205, 61, 62, 1, 1, 0, 0, OPGEN_KIND_INPLACE},
+    {"aten::relu", "aten", "relu", "", "relu(Tensor self) -> Tensor", 39, 13, 25, 203, 60, 84, 1, 1, 1, 2, OPGEN_KIND_FUNCTIONAL},
+    {"aten::relu_", "aten", "relu_", "", "relu_(Tensor(a!) self) -> Tensor(a!)", 40, 14, 27, 205, 61, 84, 1, 1, 0, 0, OPGEN_KIND_INPLACE},
     {"aten::sigmoid", "aten", "sigmoid", "", "sigmoid(Tensor self) -> Tensor", 41, 15, 27, 205, 61, 16, 1, 1, 2, 2, OPGEN_KIND_FUNCTIONAL},
     {"aten::sigmoid.out", "aten", "sigmoid", "out", "sigmoid.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", 42, 16, 29, 209, 64, 16, 2, 1, 0, 0, OPGEN_KIND_OUT},
     {"aten::tanh", "aten", "tanh", "", "tanh(Tensor self) -> Tensor", 44, 17, 29, 209, 64, 18, 1, 1, 2, 2, OPGEN_KIND_FUNCTIONAL},
@@ -252,39 +274,61 @@ const opgen_op opgen_ops[] = {
     {"aten::bmm.out", "aten", "bmm", "out", "bmm.out(Tensor self, Tensor mat2, *, Tensor(a!) out) -> Tensor(a!)", 90, 34, 53, 241, 84, 34, 3, 1, 0, 0, OPGEN_KIND_OUT},
     {"aten::addmm", "aten", "addmm", "", "addmm(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor", 93, 35, 53, 241, 84, 36, 5, 1, 1, 6, OPGEN_KIND_FUNCTIONAL},
     {"aten::addmm.out", "aten", "addmm", "out", "addmm.out(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)", 98, 36, 59, 247, 87, 36, 6, 1, 0, 0, OPGEN_KIND_OUT},
-    {"aten::permute_copy", "aten", "permute_copy", "", "permute_copy(Tensor self, int[] dims) -> Tensor", 104, 37, 59, 247, 87, 63, 2, 1, 1, 2, OPGEN_KIND_FUNCTIONAL},
-    {"aten::view_copy", "aten", "view_copy", "", "view_copy(Tensor self, SymInt[] size) -> Tensor", 106, 38, 61, 249, 88, 64, 2, 1, 1, 2, OPGEN_KIND_FUNCTIONAL},
-    {"aten::expand_copy", "aten", "expand_copy", "", "expand_copy(Tensor self, SymInt[] size, *, bool implicit=False) -> Tensor", 108, 39, 63, 251, 89, 65, 3, 1, 1, 2, OPGEN_KIND_FUNCTIONAL},
+    {"aten::permute_copy", "aten", "permute_copy", "", "permute_copy(Tensor self, int[] dims) -> Tensor", 104, 37, 59, 247, 87, 85, 2, 1, 1, 2, OPGEN_KIND_FUNCTIONAL},
+    {"aten::view_copy", "aten", "view_copy", "", "view_copy(Tensor self, SymInt[] size) -> Tensor", 106, 38, 61, 249, 88, 86, 2, 1, 1, 2, OPGEN_KIND_FUNCTIONAL},
+    {"aten::expand_copy", "aten", "expand_copy", "", "expand_copy(Tensor self, SymInt[] size, *, bool implicit=False) -> Tensor", 108, 39, 63, 251, 89, 87, 3, 1, 1, 2, OPGEN_KIND_FUNCTIONAL},
     {"aten::cat", "aten", "cat", "", "cat(Tensor[] tensors, int dim=0) -> Tensor", 111, 40, 65, 253, 90, 41, 2, 1, 1, 2, OPGEN_KIND_FUNCTIONAL},
     {"aten::cat.out", "aten", "cat", "out", "cat.out(Tensor[] tensors, int dim=0, *, Tensor(a!) out) -> Tensor(a!)", 113, 41, 67, 255, 91, 41, 3, 1, 0, 0, OPGEN_KIND_OUT},
-    {"aten::clone", "aten", "clone", "", "clone(Tensor self, *, MemoryFormat? memory_format=None) -> Tensor", 116, 42, 67, 255, 91, 66, 2, 1, 1, 2, OPGEN_KIND_FUNCTIONAL},
+    {"aten::clone", "aten", "clone", "", "clone(Tensor self, *, MemoryFormat? memory_format=None) -> Tensor", 116, 42, 67, 255, 91, 88, 2, 1, 1, 2, OPGEN_KIND_FUNCTIONAL},
     {"aten::mean.dim", "aten", "mean", "dim", "mean.dim(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor", 118, 43, 69, 257, 92, 44, 4, 1, 1, 2, OPGEN_KIND_FUNCTIONAL},
     {"aten::mean.out", "aten", "mean", "out", "mean.out(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)", 122, 44, 71, 259, 93, 44, 5, 1, 0, 0, OPGEN_KIND_OUT},
     {"aten::sum.dim_IntList", "aten", "sum", "dim_IntList", "sum.dim_IntList(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor", 127, 45, 71, 259, 93, 46, 4, 1, 2, 2, OPGEN_KIND_FUNCTIONAL},
     {"aten::sum.IntList_out", "aten", "sum", "IntList_out", "sum.IntList_out(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)", 131, 46, 73, 263, 96, 46, 5, 1, 0, 0, OPGEN_KIND_OUT},
-    {"aten::convolution", "aten", "convolution", "", "convolution(Tensor input, Tensor weight, Tensor? bias, SymInt[] stride, SymInt[] padding, SymInt[] dilation, bool transposed, SymInt[] output_padding, SymInt groups) -> Tensor", 136, 47, 73, 263, 96, 67, 9, 1, 1, 4, OPGEN_KIND_FUNCTIONAL},
-    {"aten::_native_batch_norm_legit_no_training", "aten", "_native_batch_norm_legit_no_training", "", "_native_batch_norm_legit_no_training(Tensor input, Tensor? weight, Tensor? bias, Tensor running_mean, Tensor running_var, float momentum, float eps) -> (Tensor, Tensor, Tensor)", 145, 48, 77, 267, 97, 68, 7, 3, 1, 8, OPGEN_KIND_FUNCTIONAL},
+    {"aten::convolution", "aten", "convolution", "", "convolution(Tensor input, Tensor weight, Tensor? bias, SymInt[] stride, SymInt[] padding, SymInt[] dilation, bool transposed, SymInt[] output_padding, SymInt groups) -> Tensor", 136, 47, 73, 263, 96, 89, 9, 1, 1, 4, OPGEN_KIND_FUNCTIONAL},
+    {"aten::_native_batch_norm_legit_no_training", "aten", "_native_batch_norm_legit_no_training", "", "_native_batch_norm_legit_no_training(Tensor input, Tensor? weight, Tensor? bias, Tensor running_mean, Tensor running_var, float momentum, float eps) -> (Tensor, Tensor, Tensor)", 145, 48, 77, 267, 97, 90, 7, 3, 1, 8, OPGEN_KIND_FUNCTIONAL},
     {"aten::max_pool2d_with_indices", "aten", "max_pool2d_with_indices", "", "max_pool2d_with_indices(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, int[2] dilation=1, bool ceil_mode=False) -> (Tensor, Tensor)", 152, 51, 85, 275, 98, 50, 6, 2, 1, 3, OPGEN_KIND_FUNCTIONAL},
     {"aten::max_pool2d_with_indices.out", "aten", "max_pool2d_with_indices", "out", "max_pool2d_with_indices.out(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, int[2] dilation=1, bool ceil_mode=False, *, Tensor(a!) out, Tensor(b!) indices) -> (Tensor(a!), Tensor(b!))", 158, 53, 88, 278, 100, 50, 8, 2, 0, 0, OPGEN_KIND_OUT},
     {"aten::avg_pool2d", "aten", "avg_pool2d", "", "avg_pool2d(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor", 166, 55, 88, 278, 100, 52, 7, 1, 1, 2, OPGEN_KIND_FUNCTIONAL},
     {"aten::avg_pool2d.out", "aten", "avg_pool2d", "out", "avg_pool2d.out(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None, *, Tensor(a!) out) -> Tensor(a!)", 173, 56, 90, 280, 101, 52, 8, 1, 0, 0, OPGEN_KIND_OUT},
-    {"aten::embedding", "aten", "embedding", "", "embedding(Tensor weight, Tensor indices, SymInt padding_idx=-1, bool scale_grad_by_freq=False, bool sparse=False) -> Tensor", 181, 57, 90, 280, 101, 69, 5, 1, 1, 3, OPGEN_KIND_FUNCTIONAL},
+    {"aten::embedding", "aten", "embedding", "", "embedding(Tensor weight, Tensor indices, SymInt padding_idx=-1, bool scale_grad_by_freq=False, bool sparse=False) -> Tensor", 181, 57, 90, 280, 101, 91, 5, 1, 1, 3, OPGEN_KIND_FUNCTIONAL},
     {"quantized_decomposed::quantize_per_tensor", "quantized_decomposed", "quantize_per_tensor", "", "quantize_per_tensor(Tensor input, float scale, int zero_point, int quant_min, int quant_max, ScalarType dtype) -> Tensor", 186, 58, 93, 283, 103, 55, 6, 1, 1, 3, OPGEN_KIND_FUNCTIONAL},
     {"quantized_decomposed::quantize_per_tensor.out", "quantized_decomposed", "quantize_per_tensor", "out", "quantize_per_tensor.out(Tensor input, float scale, int zero_point, int quant_min, int quant_max, ScalarType dtype, *, Tensor(a!) out) -> Tensor(a!)", 192, 59, 96, 286, 105, 55, 7, 1, 0, 0, OPGEN_KIND_OUT},
     {"quantized_decomposed::dequantize_per_tensor", "quantized_decomposed", "dequantize_per_tensor", "", "dequantize_per_tensor(Tensor input, float scale, int zero_point, int quant_min, int quant_max, ScalarType dtype, *, ScalarType? out_dtype=None) -> Tensor", 199, 60, 96, 286, 105, 57, 7, 1, 1, 4, OPGEN_KIND_FUNCTIONAL},
     {"quantized_decomposed::dequantize_per_tensor.out", "quantized_decomposed", "dequantize_per_tensor", "out", "dequantize_per_tensor.out(Tensor input, float scale, int zero_point, int quant_min, int quant_max, ScalarType dtype, *, ScalarType? out_dtype=None, Tensor(a!) out) -> Tensor(a!)", 206, 61, 100, 290, 107, 57, 8, 1, 0, 0, OPGEN_KIND_OUT},
     {"quantized_decomposed::dequantize_per_channel", "quantized_decomposed", "dequantize_per_channel", "", "dequantize_per_channel(Tensor input, Tensor scales, Tensor? zero_points, int axis, int quant_min, int quant_max, ScalarType dtype, *, ScalarType? out_dtype=None) -> Tensor", 214, 62, 100, 290, 107, 59, 8, 1, 1, 6, OPGEN_KIND_FUNCTIONAL},
     {"quantized_decomposed::dequantize_per_channel.out", "quantized_decomposed", "dequantize_per_channel", "out", "dequantize_per_channel.out(Tensor input, Tensor scales, Tensor? zero_points, int axis, int quant_min, int quant_max, ScalarType dtype, *, ScalarType? out_dtype=None, Tensor(a!) out) -> Tensor(a!)", 222, 63, 106, 296, 111, 59, 9, 1, 0, 0, OPGEN_KIND_OUT},
-    {"aten::add.Scalar_out", "aten", "add", "Scalar_out", "add.Scalar_out(Tensor self, Scalar other, Scalar alpha=1, *, Tensor(a!) out) -> Tensor(a!)", 231, 64, 106, 296, 111, 60, 4, 1, 0, 0, OPGEN_KIND_OUT},
-    {"aten::mul.Scalar_out", "aten", "mul", "Scalar_out", "mul.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)", 235, 65, 106, 296, 111, 61, 3, 1, 0, 0, OPGEN_KIND_OUT},
-    {"aten::relu.out", "aten", "relu", "out", "relu.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", 238, 66, 106, 296, 111, 62, 2, 1, 0, 0, OPGEN_KIND_OUT},
-    {"aten::permute_copy.out", "aten", "permute_copy", "out", "permute_copy.out(Tensor self, int[] dims, *, Tensor(a!) out) -> Tensor(a!)", 240, 67, 106, 296, 111, 63, 3, 1, 0, 0, OPGEN_KIND_OUT},
-    {"aten::view_copy.out", "aten", "view_copy", "out", "view_copy.out(Tensor self, SymInt[] size, *, Tensor(a!) out) -> Tensor(a!)", 243, 68, 106, 296, 111, 64, 3, 1, 0, 0, OPGEN_KIND_OUT},
-    {"aten::expand_copy.out", "aten", "expand_copy", "out", "expand_copy.out(Tensor self, SymInt[] size, *, bool implicit=False, Tensor(a!) out) -> Tensor(a!)", 246, 69, 106, 296, 111, 65, 4, 1, 0, 0, OPGEN_KIND_OUT},
-    {"aten::clone.out", "aten", "clone", "out", "clone.out(Tensor self, *, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)", 250, 70, 106, 296, 111, 66, 3, 1, 0, 0, OPGEN_KIND_OUT},
-    {"aten::convolution.out", "aten", "convolution", "out", "convolution.out(Tensor input, Tensor weight, Tensor? bias, SymInt[] stride, SymInt[] padding, SymInt[] dilation, bool transposed, SymInt[] output_padding, SymInt groups, *, Tensor(a!) out) -> Tensor(a!)", 253, 71, 106, 296, 111, 67, 10, 1, 0, 0, OPGEN_KIND_OUT},
-    {"aten::_native_batch_norm_legit_no_training.out", "aten", "_native_batch_norm_legit_no_training", "out", "_native_batch_norm_legit_no_training.out(Tensor input, Tensor? weight, Tensor? bias, Tensor running_mean, Tensor running_var, float momentum, float eps, *, Tensor(a!) out0, Tensor(b!) out1, Tensor(c!) out2) -> (Tensor(a!), Tensor(b!), Tensor(c!))", 263, 72, 106, 296, 111, 68, 10, 3, 0, 0, OPGEN_KIND_OUT},
-    {"aten::embedding.out", "aten", "embedding", "out", "embedding.out(Tensor weight, Tensor indices, SymInt padding_idx=-1, bool scale_grad_by_freq=False, bool sparse=False, *, Tensor(a!) out) -> Tensor(a!)", 273, 75, 106, 296, 111, 69, 6, 1, 0, 0, OPGEN_KIND_OUT},
+    {"executorch_prims::add.int", "executorch_prims", "add", "int", "add.int(SymInt a, SymInt b) -> SymInt", 231, 64, 106, 296, 111, -1, 2, 1, 0, 0, OPGEN_KIND_FUNCTIONAL},
+    {"executorch_prims::mul.int", "executorch_prims", "mul", "int", "mul.int(SymInt a, SymInt b) -> SymInt", 233, 65, 106, 296, 111, -1, 2, 1, 0, 0, OPGEN_KIND_FUNCTIONAL},
+    {"executorch_prims::sub.int", "executorch_prims", "sub", "int", "sub.int(SymInt a, SymInt b) -> SymInt", 235, 66, 106, 296, 111, -1, 2, 1, 0, 0, OPGEN_KIND_FUNCTIONAL},
+    {"executorch_prims::floordiv.int", "executorch_prims", "floordiv", "int", "floordiv.int(SymInt a, SymInt b) -> SymInt", 237, 67, 106, 296, 111, -1, 2, 1, 0, 0, OPGEN_KIND_FUNCTIONAL},
+    {"executorch_prims::mod.int", "executorch_prims", "mod", "int", "mod.int(SymInt a, SymInt b) -> SymInt", 239, 68, 106, 296, 111, -1, 2, 1, 0, 0, OPGEN_KIND_FUNCTIONAL},
+    {"executorch_prims::truediv.int", "executorch_prims", "truediv", "int", "truediv.int(SymInt a, SymInt b) -> float", 241, 69, 106, 296, 111, -1, 2, 1, 0, 0, OPGEN_KIND_FUNCTIONAL},
+    {"executorch_prims::neg.int", "executorch_prims", "neg", "int", "neg.int(SymInt a) -> SymInt", 243, 70, 106, 296, 111, -1, 1, 1, 0, 0, OPGEN_KIND_FUNCTIONAL},
+    {"executorch_prims::gt.int", "executorch_prims", "gt", "int", "gt.int(SymInt a, SymInt b) -> bool", 244, 71, 106, 296, 111, -1, 2, 1, 0, 0, OPGEN_KIND_FUNCTIONAL},
+    {"executorch_prims::lt.int", "executorch_prims", "lt", "int", "lt.int(SymInt a, SymInt b) -> bool", 246, 72, 106, 296, 111, -1, 2, 1, 0, 0, OPGEN_KIND_FUNCTIONAL},
+    {"executorch_prims::ge.int", "executorch_prims", "ge", "int", "ge.int(SymInt a, SymInt b) -> bool", 248, 73, 106, 296, 111, -1, 2, 1, 0, 0, OPGEN_KIND_FUNCTIONAL},
+    {"executorch_prims::le.int", "executorch_prims", "le", "int", "le.int(SymInt a, SymInt b) -> bool", 250, 74, 106, 296, 111, -1, 2, 1, 0, 0, OPGEN_KIND_FUNCTIONAL},
+    {"executorch_prims::eq.int", "executorch_prims", "eq", "int", "eq.int(SymInt a, SymInt b) -> bool", 252, 75, 106, 296, 111, -1, 2, 1, 0, 0, OPGEN_KIND_FUNCTIONAL},
+    {"quantized_decomposed::add_relu", "quantized_decomposed", "add_relu", "", "add_relu(Tensor a, float a_scale, int a_zero_point, int a_quant_min, int a_quant_max, Tensor b, float b_scale, int b_zero_point, int b_quant_min, int b_quant_max, float out_scale, int out_zero_point, int out_quant_min, int out_quant_max) -> Tensor qc", 254, 76, 106, 296, 111, 73, 14, 1, 0, 0, OPGEN_KIND_FUNCTIONAL},
+    {"quantized_decomposed::add_relu.out", "quantized_decomposed", "add_relu", "out", "add_relu.out(Tensor a, float a_scale, int a_zero_point, int a_quant_min, int a_quant_max, Tensor b, float b_scale, int b_zero_point, int b_quant_min, int b_quant_max, float out_scale, int out_zero_point, int out_quant_min, int out_quant_max, *, Tensor(a!) out) -> Tensor(a!)", 268, 77, 106, 296, 111, 73, 15, 1, 0, 0, OPGEN_KIND_OUT},
+    {"quantized_decomposed::add", "quantized_decomposed", "add", "", "add(Tensor a, float a_scale, int a_zero_point, int a_quant_min, int a_quant_max, Tensor b, float b_scale, int b_zero_point, int b_quant_min, int b_quant_max, float out_scale, int out_zero_point, int out_quant_min, int out_quant_max) -> Tensor qc", 283, 78, 106, 296, 111, 75, 14, 1, 0, 0, OPGEN_KIND_FUNCTIONAL},
+    {"quantized_decomposed::add.out", "quantized_decomposed", "add", "out", "add.out(Tensor a, float a_scale, int a_zero_point, int a_quant_min, int a_quant_max, Tensor b, float b_scale, int b_zero_point, int b_quant_min, int b_quant_max, float out_scale, int out_zero_point, int out_quant_min, int out_quant_max, *, Tensor(a!) out) -> Tensor(a!)", 297, 79, 106, 296, 111, 75, 15, 1, 0, 0, OPGEN_KIND_OUT},
+    {"quantized_decomposed::add.scalar", "quantized_decomposed", "add", "scalar", "add.scalar(Tensor qa, float a_scale, int a_zero_point, int a_quant_min, int a_quant_max, ScalarType a_dtype, Scalar b, float out_scale, int out_zero_point, int out_quant_min, int out_quant_max, ScalarType out_dtype) -> Tensor", 312, 80, 106, 296, 111, 77, 12, 1, 0, 0, OPGEN_KIND_FUNCTIONAL},
+    {"quantized_decomposed::add.scalar_out", "quantized_decomposed", "add", "scalar_out", "add.scalar_out(Tensor qa, float a_scale, int a_zero_point, int a_quant_min, int a_quant_max, ScalarType a_dtype, Scalar b, float out_scale, int out_zero_point, int out_quant_min, int out_quant_max, ScalarType out_dtype, *, Tensor(a!) out) -> Tensor(a!)", 324, 81, 106, 296, 111, 77, 13, 1, 0, 0, OPGEN_KIND_OUT},
+    {"quantized_decomposed::embedding_byte", "quantized_decomposed", "embedding_byte", "", "embedding_byte(Tensor weight, Tensor weight_scales, Tensor? weight_zero_points, int weight_quant_min, int weight_quant_max, Tensor indices) -> Tensor", 337, 82, 106, 296, 111, 79, 6, 1, 0, 0, OPGEN_KIND_FUNCTIONAL},
+    {"quantized_decomposed::embedding_byte.out", "quantized_decomposed", "embedding_byte", "out", "embedding_byte.out(Tensor weight, Tensor weight_scales, Tensor? weight_zero_points, int weight_quant_min, int weight_quant_max, Tensor indices, *, Tensor(a!) out) -> Tensor(a!)", 343, 83, 106, 296, 111, 79, 7, 1, 0, 0, OPGEN_KIND_OUT},
+    {"demo::linear_relu", "demo", "linear_relu", "", "linear_relu(Tensor input, Tensor weight, Tensor bias) -> Tensor", 350, 84, 106, 296, 111, 81, 3, 1, 0, 0, OPGEN_KIND_FUNCTIONAL},
+    {"demo::linear_relu.out", "demo", "linear_relu", "out", "linear_relu.out(Tensor input, Tensor weight, Tensor bias, *, Tensor(a!) out) -> Tensor(a!)", 353, 85, 106, 296, 111, 81, 4, 1, 0, 0, OPGEN_KIND_OUT},
+    {"aten::add.Scalar_out", "aten", "add", "Scalar_out", "add.Scalar_out(Tensor self, Scalar other, Scalar alpha=1, *, Tensor(a!) out) -> Tensor(a!)", 357, 86, 106, 296, 111, 82, 4, 1, 0, 0, OPGEN_KIND_OUT},
+    {"aten::mul.Scalar_out", "aten", "mul", "Scalar_out", "mul.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)", 361, 87, 106, 296, 111, 83, 3, 1, 0, 0, OPGEN_KIND_OUT},
+    {"aten::relu.out", "aten", "relu", "out", "relu.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", 364, 88, 106, 296, 111, 84, 2, 1, 0, 0, OPGEN_KIND_OUT},
+    {"aten::permute_copy.out", "aten", "permute_copy", "out", "permute_copy.out(Tensor self, int[] dims, *, Tensor(a!) out) -> Tensor(a!)", 366, 89, 106, 296, 111, 85, 3, 1, 0, 0, OPGEN_KIND_OUT},
+    {"aten::view_copy.out", "aten", "view_copy", "out", "view_copy.out(Tensor self, SymInt[] size, *, Tensor(a!) out) -> Tensor(a!)", 369, 90, 106, 296, 111, 86, 3, 1, 0, 0, OPGEN_KIND_OUT},
+    {"aten::expand_copy.out", "aten", "expand_copy", "out", "expand_copy.out(Tensor self, SymInt[] size, *, bool implicit=False, Tensor(a!) out) -> Tensor(a!)", 372, 91, 106, 296, 111, 87, 4, 1, 0, 0, OPGEN_KIND_OUT},
+    {"aten::clone.out", "aten", "clone", "out", "clone.out(Tensor self, *, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)", 376, 92, 106, 296, 111, 88, 3, 1, 0, 0, OPGEN_KIND_OUT},
+    {"aten::convolution.out", "aten", "convolution", "out", "convolution.out(Tensor input, Tensor weight, Tensor? bias, SymInt[] stride, SymInt[] padding, SymInt[] dilation, bool transposed, SymInt[] output_padding, SymInt groups, *, Tensor(a!) out) -> Tensor(a!)", 379, 93, 106, 296, 111, 89, 10, 1, 0, 0, OPGEN_KIND_OUT},
+    {"aten::_native_batch_norm_legit_no_training.out", "aten", "_native_batch_norm_legit_no_training", "out", "_native_batch_norm_legit_no_training.out(Tensor input, Tensor? weight, Tensor? bias, Tensor running_mean, Tensor running_var, float momentum, float eps, *, Tensor(a!) out0, Tensor(b!) out1, Tensor(c!) out2) -> (Tensor(a!), Tensor(b!), Tensor(c!))", 389, 94, 106, 296, 111, 90, 10, 3, 0, 0, OPGEN_KIND_OUT},
+    {"aten::embedding.out", "aten", "embedding", "out", "embedding.out(Tensor weight, Tensor indices, SymInt padding_idx=-1, bool scale_grad_by_freq=False, bool sparse=False, *, Tensor(a!) out) -> Tensor(a!)", 399, 97, 106, 296, 111, 91, 6, 1, 0, 0, OPGEN_KIND_OUT},
 };
 
 const opgen_arg opgen_args[] = {
@@ -520,6 +564,132 @@ const opgen_arg opgen_args[] = {
     {"dtype", "ScalarType", NULL, NULL, 0x08008effu, OPGEN_ABI_DTYPE, 0},
     {"out_dtype", "ScalarType?", "None", NULL, 0x08008effu, OPGEN_ABI_OPT_DTYPE, 1},
     {"out", "Tensor", NULL, "a!", 0x08008effu, OPGEN_ABI_TENSOR, 7},
+    {"a", "SymInt", NULL, NULL, 0x00000000u, OPGEN_ABI_INT, 0},
+    {"b", "SymInt", NULL, NULL, 0x00000000u, OPGEN_ABI_INT, 0},
+    {"a", "SymInt", NULL, NULL, 0x00000000u, OPGEN_ABI_INT, 0},
+    {"b", "SymInt", NULL, NULL, 0x00000000u, OPGEN_ABI_INT, 0},
+    {"a", "SymInt", NULL, NULL, 0x00000000u, OPGEN_ABI_INT, 0},
+    {"b", "SymInt", NULL, NULL, 0x00000000u, OPGEN_ABI_INT, 0},
+    {"a", "SymInt", NULL, NULL, 0x00000000u, OPGEN_ABI_INT, 0},
+    {"b", "SymInt", NULL, NULL, 0x00000000u, OPGEN_ABI_INT, 0},
+    {"a", "SymInt", NULL, NULL, 0x00000000u, OPGEN_ABI_INT, 0},
+    {"b", "SymInt", NULL, NULL, 0x00000000u, OPGEN_ABI_INT, 0},
+    {"a", "SymInt", NULL, NULL, 0x00000000u, OPGEN_ABI_INT, 0},
+    {"b", "SymInt", NULL, NULL, 0x00000000u, OPGEN_ABI_INT, 0},
+    {"a", "SymInt", NULL, NULL, 0x00000000u, OPGEN_ABI_INT, 0},
+    {"a", "SymInt", NULL, NULL, 0x00000000u, OPGEN_ABI_INT, 0},
+    {"b", "SymInt", NULL, NULL, 0x00000000u, OPGEN_ABI_INT, 0},
+    {"a", "SymInt", NULL, NULL, 0x00000000u, OPGEN_ABI_INT, 0},
+    {"b", "SymInt", NULL, NULL, 0x00000000u, OPGEN_ABI_INT, 0},
+    {"a", "SymInt", NULL, NULL, 0x00000000u, OPGEN_ABI_INT, 0},
+    {"b", "SymInt", NULL, NULL, 0x00000000u, OPGEN_ABI_INT, 0},
+    {"a", "SymInt", NULL, NULL, 0x00000000u, OPGEN_ABI_INT, 0},
+    {"b", "SymInt", NULL, NULL, 0x00000000u, OPGEN_ABI_INT, 0},
+    {"a", "SymInt", NULL, NULL, 0x00000000u, OPGEN_ABI_INT, 0},
+    {"b", "SymInt", NULL, NULL, 0x00000000u, OPGEN_ABI_INT, 0},
+    {"a", "Tensor", NULL, NULL, 0x08008effu, OPGEN_ABI_TENSOR, 0},
+    {"a_scale", "float", NULL, NULL, 0x00000000u, OPGEN_ABI_FLOAT, 0},
+    {"a_zero_point", "int", NULL, NULL, 0x00000000u, OPGEN_ABI_INT, 0},
+    {"a_quant_min", "int", NULL, NULL, 0x00000000u, OPGEN_ABI_INT, 0},
+    {"a_quant_max", "int", NULL, NULL, 0x00000000u, OPGEN_ABI_INT, 0},
+    {"b", "Tensor", NULL, NULL, 0x08008effu, OPGEN_ABI_TENSOR, 0},
+    {"b_scale", "float", NULL, NULL, 0x00000000u, OPGEN_ABI_FLOAT, 0},
+    {"b_zero_point", "int", NULL, NULL, 0x00000000u, OPGEN_ABI_INT, 0},
+    {"b_quant_min", "int", NULL, NULL, 0x00000000u, OPGEN_ABI_INT, 0},
+    {"b_quant_max", "int", NULL, NULL, 0x00000000u, OPGEN_ABI_INT, 0},
+    {"out_scale", "float", NULL, NULL, 0x00000000u, OPGEN_ABI_FLOAT, 0},
+    {"out_zero_point", "int", NULL, NULL, 0x00000000u, OPGEN_ABI_INT, 0},
+    {"out_quant_min", "int", NULL, NULL, 0x00000000u, OPGEN_ABI_INT, 0},
+    {"out_quant_max", "int", NULL, NULL, 0x00000000u, OPGEN_ABI_INT, 0},
+    {"a", "Tensor", NULL, NULL, 0x08008effu, OPGEN_ABI_TENSOR, 0},
+    {"a_scale", "float", NULL, NULL, 0x00000000u, OPGEN_ABI_FLOAT, 0},
+    {"a_zero_point", "int", NULL, NULL, 0x00000000u, OPGEN_ABI_INT, 0},
+    {"a_quant_min", "int", NULL, NULL, 0x00000000u, OPGEN_ABI_INT, 0},
+    {"a_quant_max", "int", NULL, NULL, 0x00000000u, OPGEN_ABI_INT, 0},
+    {"b", "Tensor", NULL, NULL, 0x08008effu, OPGEN_ABI_TENSOR, 0},
+    {"b_scale", "float", NULL, NULL, 0x00000000u, OPGEN_ABI_FLOAT, 0},
+    {"b_zero_point", "int", NULL, NULL, 0x00000000u, OPGEN_ABI_INT, 0},
+    {"b_quant_min", "int", NULL, NULL, 0x00000000u, OPGEN_ABI_INT, 0},
+    {"b_quant_max", "int", NULL, NULL, 0x00000000u, OPGEN_ABI_INT, 0},
+    {"out_scale", "float", NULL, NULL, 0x00000000u, OPGEN_ABI_FLOAT, 0},
+    {"out_zero_point", "int", NULL, NULL, 0x00000000u, OPGEN_ABI_INT, 0},
+    {"out_quant_min", "int", NULL, NULL, 0x00000000u, OPGEN_ABI_INT, 0},
+    {"out_quant_max", "int", NULL, NULL, 0x00000000u, OPGEN_ABI_INT, 0},
+    {"out", "Tensor", NULL, "a!", 0x08008effu, OPGEN_ABI_TENSOR, 7},
+    {"a", "Tensor", NULL, NULL, 0x08008effu, OPGEN_ABI_TENSOR, 0},
+    {"a_scale", "float", NULL, NULL, 0x00000000u, OPGEN_ABI_FLOAT, 0},
+    {"a_zero_point", "int", NULL, NULL, 0x00000000u, OPGEN_ABI_INT, 0},
+    {"a_quant_min", "int", NULL, NULL, 0x00000000u, OPGEN_ABI_INT, 0},
+    {"a_quant_max", "int", NULL, NULL, 0x00000000u, OPGEN_ABI_INT, 0},
+    {"b", "Tensor", NULL, NULL, 0x08008effu, OPGEN_ABI_TENSOR, 0},
+    {"b_scale", "float", NULL, NULL, 0x00000000u, OPGEN_ABI_FLOAT, 0},
+    {"b_zero_point", "int", NULL, NULL, 0x00000000u, OPGEN_ABI_INT, 0},
+    {"b_quant_min", "int", NULL, NULL, 0x00000000u, OPGEN_ABI_INT, 0},
+    {"b_quant_max", "int", NULL, NULL, 0x00000000u, OPGEN_ABI_INT, 0},
+    {"out_scale", "float", NULL, NULL, 0x00000000u, OPGEN_ABI_FLOAT, 0},
+    {"out_zero_point", "int", NULL, NULL, 0x00000000u, OPGEN_ABI_INT, 0},
+    {"out_quant_min", "int", NULL, NULL, 0x00000000u, OPGEN_ABI_INT, 0},
+    {"out_quant_max", "int", NULL, NULL, 0x00000000u, OPGEN_ABI_INT, 0},
+    {"a", "Tensor", NULL, NULL, 0x08008effu, OPGEN_ABI_TENSOR, 0},
+    {"a_scale", "float", NULL, NULL, 0x00000000u, OPGEN_ABI_FLOAT, 0},
+    {"a_zero_point", "int", NULL, NULL, 0x00000000u, OPGEN_ABI_INT, 0},
+    {"a_quant_min", "int", NULL, NULL, 0x00000000u, OPGEN_ABI_INT, 0},
+    {"a_quant_max", "int", NULL, NULL, 0x00000000u, OPGEN_ABI_INT, 0},
+    {"b", "Tensor", NULL, NULL, 0x08008effu, OPGEN_ABI_TENSOR, 0},
+    {"b_scale", "float", NULL, NULL, 0x00000000u, OPGEN_ABI_FLOAT, 0},
+    {"b_zero_point", "int", NULL, NULL, 0x00000000u, OPGEN_ABI_INT, 0},
+    {"b_quant_min", "int", NULL, NULL, 0x00000000u, OPGEN_ABI_INT, 0},
+    {"b_quant_max", "int", NULL, NULL, 0x00000000u, OPGEN_ABI_INT, 0},
+    {"out_scale", "float", NULL, NULL, 0x00000000u, OPGEN_ABI_FLOAT, 0},
+    {"out_zero_point", "int", NULL, NULL, 0x00000000u, OPGEN_ABI_INT, 0},
+    {"out_quant_min", "int", NULL, NULL, 0x00000000u, OPGEN_ABI_INT, 0},
+    {"out_quant_max", "int", NULL, NULL, 0x00000000u, OPGEN_ABI_INT, 0},
+    {"out", "Tensor", NULL, "a!", 0x08008effu, OPGEN_ABI_TENSOR, 7},
+    {"qa", "Tensor", NULL, NULL, 0x08008effu, OPGEN_ABI_TENSOR, 0},
+    {"a_scale", "float", NULL, NULL, 0x00000000u, OPGEN_ABI_FLOAT, 0},
+    {"a_zero_point", "int", NULL, NULL, 0x00000000u, OPGEN_ABI_INT, 0},
+    {"a_quant_min", "int", NULL, NULL, 0x00000000u, OPGEN_ABI_INT, 0},
+    {"a_quant_max", "int", NULL, NULL, 0x00000000u, OPGEN_ABI_INT, 0},
+    {"a_dtype", "ScalarType", NULL, NULL, 0x08008effu, OPGEN_ABI_DTYPE, 0},
+    {"b", "Scalar", NULL, NULL, 0x00000890u, OPGEN_ABI_SCALAR, 0},
+    {"out_scale", "float", NULL, NULL, 0x00000000u, OPGEN_ABI_FLOAT, 0},
+    {"out_zero_point", "int", NULL, NULL, 0x00000000u, OPGEN_ABI_INT, 0},
+    {"out_quant_min", "int", NULL, NULL, 0x00000000u, OPGEN_ABI_INT, 0},
+    {"out_quant_max", "int", NULL, NULL, 0x00000000u, OPGEN_ABI_INT, 0},
+    {"out_dtype", "ScalarType", NULL, NULL, 0x08008effu, OPGEN_ABI_DTYPE, 0},
+    {"qa", "Tensor", NULL, NULL, 0x08008effu, OPGEN_ABI_TENSOR, 0},
+    {"a_scale", "float", NULL, NULL, 0x00000000u, OPGEN_ABI_FLOAT, 0},
+    {"a_zero_point", "int", NULL, NULL, 0x00000000u, OPGEN_ABI_INT, 0},
+    {"a_quant_min", "int", NULL, NULL, 0x00000000u, OPGEN_ABI_INT, 0},
+    {"a_quant_max", "int", NULL, NULL, 0x00000000u, OPGEN_ABI_INT, 0},
+    {"a_dtype", "ScalarType", NULL, NULL, 0x08008effu, OPGEN_ABI_DTYPE, 0},
+    {"b", "Scalar", NULL, NULL, 0x00000890u, OPGEN_ABI_SCALAR, 0},
+    {"out_scale", "float", NULL, NULL, 0x00000000u, OPGEN_ABI_FLOAT, 0},
+    {"out_zero_point", "int", NULL, NULL, 0x00000000u, OPGEN_ABI_INT, 0},
+    {"out_quant_min", "int", NULL, NULL, 0x00000000u, OPGEN_ABI_INT, 0},
+    {"out_quant_max", "int", NULL, NULL, 0x00000000u, OPGEN_ABI_INT, 0},
+    {"out_dtype", "ScalarType", NULL, NULL, 0x08008effu, OPGEN_ABI_DTYPE, 0},
+    {"out", "Tensor", NULL, "a!", 0x08008effu, OPGEN_ABI_TENSOR, 7},
+    {"weight", "Tensor", NULL, NULL, 0x08008effu, OPGEN_ABI_TENSOR, 0},
+    {"weight_scales", "Tensor", NULL, NULL, 0x08008effu, OPGEN_ABI_TENSOR, 0},
+    {"weight_zero_points", "Tensor?", NULL, NULL, 0x08008effu, OPGEN_ABI_OPT_TENSOR, 0},
+    {"weight_quant_min", "int", NULL, NULL, 0x00000000u, OPGEN_ABI_INT, 0},
+    {"weight_quant_max", "int", NULL, NULL, 0x00000000u, OPGEN_ABI_INT, 0},
+    {"indices", "Tensor", NULL, NULL, 0x08008effu, OPGEN_ABI_TENSOR, 0},
+    {"weight", "Tensor", NULL, NULL, 0x08008effu, OPGEN_ABI_TENSOR, 0},
+    {"weight_scales", "Tensor", NULL, NULL, 0x08008effu, OPGEN_ABI_TENSOR, 0},
+    {"weight_zero_points", "Tensor?", NULL, NULL, 0x08008effu, OPGEN_ABI_OPT_TENSOR, 0},
+    {"weight_quant_min", "int", NULL, NULL, 0x00000000u, OPGEN_ABI_INT, 0},
+    {"weight_quant_max", "int", NULL, NULL, 0x00000000u, OPGEN_ABI_INT, 0},
+    {"indices", "Tensor", NULL, NULL, 0x08008effu, OPGEN_ABI_TENSOR, 0},
+    {"out", "Tensor", NULL, "a!", 0x08008effu, OPGEN_ABI_TENSOR, 7},
+    {"input", "Tensor", NULL, NULL, 0x08008effu, OPGEN_ABI_TENSOR, 0},
+    {"weight", "Tensor", NULL, NULL, 0x08008effu, OPGEN_ABI_TENSOR, 0},
+    {"bias", "Tensor", NULL, NULL, 0x08008effu, OPGEN_ABI_TENSOR, 0},
+    {"input", "Tensor", NULL, NULL, 0x08008effu, OPGEN_ABI_TENSOR, 0},
+    {"weight", "Tensor", NULL, NULL, 0x08008effu, OPGEN_ABI_TENSOR, 0},
+    {"bias", "Tensor", NULL, NULL, 0x08008effu, OPGEN_ABI_TENSOR, 0},
+    {"out", "Tensor", NULL, "a!", 0x08008effu, OPGEN_ABI_TENSOR, 7},
     {"self", "Tensor", NULL, NULL, 0x08008effu, OPGEN_ABI_TENSOR, 0},
     {"other", "Scalar", NULL, NULL, 0x00000890u, OPGEN_ABI_SCALAR, 0},
     {"alpha", "Scalar", "1", NULL, 0x00000890u, OPGEN_ABI_SCALAR, 0},
@@ -634,6 +804,28 @@ const opgen_arg opgen_rets[] = {
     {NULL, "Tensor", NULL, NULL, 0x000000c0u, OPGEN_ABI_TENSOR, 0},
     {NULL, "Tensor", NULL, "a!", 0x08008effu, OPGEN_ABI_TENSOR, 4},
     {NULL, "Tensor", NULL, NULL, 0x000000c0u, OPGEN_ABI_TENSOR, 0},
+    {NULL, "Tensor", NULL, "a!", 0x08008effu, OPGEN_ABI_TENSOR, 4},
+    {NULL, "SymInt", NULL, NULL, 0x00000000u, OPGEN_ABI_INT, 0},
+    {NULL, "SymInt", NULL, NULL, 0x00000000u, OPGEN_ABI_INT, 0},
+    {NULL, "SymInt", NULL, NULL, 0x00000000u, OPGEN_ABI_INT, 0},
+    {NULL, "SymInt", NULL, NULL, 0x00000000u, OPGEN_ABI_INT, 0},
+    {NULL, "SymInt", NULL, NULL, 0x00000000u, OPGEN_ABI_INT, 0},
+    {NULL, "float", NULL, NULL, 0x00000000u, OPGEN_ABI_FLOAT, 0},
+    {NULL, "SymInt", NULL, NULL, 0x00000000u, OPGEN_ABI_INT, 0},
+    {NULL, "bool", NULL, NULL, 0x00000000u, OPGEN_ABI_BOOL, 0},
+    {NULL, "bool", NULL, NULL, 0x00000000u, OPGEN_ABI_BOOL, 0},
+    {NULL, "bool", NULL, NULL, 0x00000000u, OPGEN_ABI_BOOL, 0},
+    {NULL, "bool", NULL, NULL, 0x00000000u, OPGEN_ABI_BOOL, 0},
+    {NULL, "bool", NULL, NULL, 0x00000000u, OPGEN_ABI_BOOL, 0},
+    {"qc", "Tensor", NULL, NULL, 0x08008effu, OPGEN_ABI_TENSOR, 0},
+    {NULL, "Tensor", NULL, "a!", 0x08008effu, OPGEN_ABI_TENSOR, 4},
+    {"qc", "Tensor", NULL, NULL, 0x08008effu, OPGEN_ABI_TENSOR, 0},
+    {NULL, "Tensor", NULL, "a!", 0x08008effu, OPGEN_ABI_TENSOR, 4},
+    {NULL, "Tensor", NULL, NULL, 0x08008effu, OPGEN_ABI_TENSOR, 0},
+    {NULL, "Tensor", NULL, "a!", 0x08008effu, OPGEN_ABI_TENSOR, 4},
+    {NULL, "Tensor", NULL, NULL, 0x08008effu, OPGEN_ABI_TENSOR, 0},
+    {NULL, "Tensor", NULL, "a!", 0x08008effu, OPGEN_ABI_TENSOR, 4},
+    {NULL, "Tensor", NULL, NULL, 0x08008effu, OPGEN_ABI_TENSOR, 0},
     {NULL, "Tensor", NULL, "a!", 0x08008effu, OPGEN_ABI_TENSOR, 4},
     {NULL, "Tensor", NULL, "a!", 0x08008effu, OPGEN_ABI_TENSOR, 4},
     {NULL, "Tensor", NULL, "a!", 0x08008effu, OPGEN_ABI_TENSOR, 4},
@@ -816,16 +1008,17 @@ const uint32_t opgen_alias_sets[] = {
 };
 
 const uint32_t opgen_hash_seeds[] = {
-    5u, 1u, 1u, 22u, 4u, 0u, 352u, 4u, 206u, 48u, 17u, 3u,
-    1u, 2u, 268u, 23u, 1074u, 21u,
+    7u, 1u, 15u, 9u, 10u, 0u, 1u, 63u, 3u, 92u, 11u, 11u,
+    115u, 12u, 107u, 273u, 827u, 26u, 11u, 1130u, 35u, 229u, 4352u, 46u,
 };
 
 const uint16_t opgen_hash_slots[] = {
-    40, 15, 64, 1, 65, 5, 60, 46, 26, 67, 6, 11, 7, 54, 36, 59,
-    33, 43, 17, 56, 0, 38, 68, 44, 20, 63, 66, 24, 49, 4, 51, 55,
-    57, 62, 25, 3, 21, 28, 37, 31, 53, 69, 19, 9, 10, 39, 47, 2,
-    30, 16, 45, 34, 48, 29, 23, 42, 32, 12, 61, 50, 18, 52, 14, 22,
-    27, 13, 41, 8, 58, 35,
+    55, 70, 91, 88, 40, 28, 59, 5, 26, 12, 76, 85, 25, 0, 45, 19,
+    64, 17, 14, 6, 62, 18, 58, 9, 32, 47, 66, 4, 49, 83, 53, 87,
+    68, 23, 60, 84, 73, 11, 61, 3, 7, 65, 77, 80, 71, 81, 82, 2,
+    37, 75, 42, 15, 72, 69, 20, 52, 33, 10, 63, 30, 31, 48, 24, 74,
+    8, 13, 41, 86, 89, 43, 51, 79, 38, 36, 78, 27, 50, 35, 22, 29,
+    34, 90, 56, 67, 21, 57, 1, 44, 46, 39, 54, 16,
 };
 
 #ifdef __cplusplus

@@ -36,16 +36,16 @@ extern "C" {
     X(55, opgen_portable_quantize_per_tensor_out, 0x0800000fu) \
     X(57, opgen_portable_dequantize_per_tensor_out, 0x000000c0u) \
     X(59, opgen_portable_dequantize_per_channel_out, 0x000000c0u) \
-    X(60, opgen_portable_add_Scalar_out, 0x000000dfu) \
-    X(61, opgen_portable_mul_Scalar_out, 0x000000dfu) \
-    X(62, opgen_portable_relu_out, 0x000000dfu) \
-    X(63, opgen_portable_permute_copy_out, 0x080088ffu) \
-    X(64, opgen_portable_view_copy_out, 0x080088ffu) \
-    X(65, opgen_portable_expand_copy_out, 0x080088ffu) \
-    X(66, opgen_portable_clone_out, 0x080088ffu) \
-    X(67, opgen_portable_convolution_out, 0x000000c0u) \
-    X(68, opgen_portable__native_batch_norm_legit_no_training_out, 0x000000c0u) \
-    X(69, opgen_portable_embedding_out, 0x000000c0u)
+    X(82, opgen_portable_add_Scalar_out, 0x000000dfu) \
+    X(83, opgen_portable_mul_Scalar_out, 0x000000dfu) \
+    X(84, opgen_portable_relu_out, 0x000000dfu) \
+    X(85, opgen_portable_permute_copy_out, 0x080088ffu) \
+    X(86, opgen_portable_view_copy_out, 0x080088ffu) \
+    X(87, opgen_portable_expand_copy_out, 0x080088ffu) \
+    X(88, opgen_portable_clone_out, 0x080088ffu) \
+    X(89, opgen_portable_convolution_out, 0x000000c0u) \
+    X(90, opgen_portable__native_batch_norm_legit_no_training_out, 0x000000c0u) \
+    X(91, opgen_portable_embedding_out, 0x000000c0u)
 
 typedef opgen_status (*opgen_boxed_call)(opgen_ctx *ctx, void (*fn)(void), const opgen_value *args);
 typedef struct opgen_kernel_entry {
@@ -54,7 +54,7 @@ typedef struct opgen_kernel_entry {
     uint32_t dtypes;       /* opgen_dtype_set */
 } opgen_kernel_entry;
 
-#define OPGEN_REGISTRY_SIZE 70
+#define OPGEN_REGISTRY_SIZE 92
 extern const opgen_kernel_entry opgen_registry[];
 
 /* The kernel for (op, dtype of its first out argument), or NULL: O(1). */
@@ -277,15 +277,37 @@ const opgen_kernel_entry opgen_registry[] = {
     {(void (*)(void))opgen_portable_dequantize_per_tensor_out, opgen_call_15, 0x000000c0u}, /* 57 quantized_decomposed::dequantize_per_tensor.out */
     {NULL, NULL, 0u}, /* 58 quantized_decomposed::dequantize_per_channel */
     {(void (*)(void))opgen_portable_dequantize_per_channel_out, opgen_call_16, 0x000000c0u}, /* 59 quantized_decomposed::dequantize_per_channel.out */
-    {(void (*)(void))opgen_portable_add_Scalar_out, opgen_call_6, 0x000000dfu}, /* 60 aten::add.Scalar_out */
-    {(void (*)(void))opgen_portable_mul_Scalar_out, opgen_call_17, 0x000000dfu}, /* 61 aten::mul.Scalar_out */
-    {(void (*)(void))opgen_portable_relu_out, opgen_call_4, 0x000000dfu}, /* 62 aten::relu.out */
-    {(void (*)(void))opgen_portable_permute_copy_out, opgen_call_18, 0x080088ffu}, /* 63 aten::permute_copy.out */
-    {(void (*)(void))opgen_portable_view_copy_out, opgen_call_18, 0x080088ffu}, /* 64 aten::view_copy.out */
-    {(void (*)(void))opgen_portable_expand_copy_out, opgen_call_19, 0x080088ffu}, /* 65 aten::expand_copy.out */
-    {(void (*)(void))opgen_portable_clone_out, opgen_call_20, 0x080088ffu}, /* 66 aten::clone.out */
-    {(void (*)(void))opgen_portable_convolution_out, opgen_call_21, 0x000000c0u}, /* 67 aten::convolution.out */
-    {(void (*)(void))opgen_portable__native_batch_norm_legit_no_training_out, opgen_call_22, 0x000000c0u}, /* 68 aten::_native_batch_norm_legit_no_training.out */
-    {(void (*)(void))opgen_portable_embedding_out, opgen_call_23, 0x000000c0u}, /* 69 aten::embedding.out */
+    {NULL, NULL, 0u}, /* 60 executorch_prims::add.int */
+    {NULL, NULL, 0u}, /* 61 executorch_prims::mul.int */
+    {NULL, NULL, 0u}, /* 62 executorch_prims::sub.int */
+    {NULL, NULL, 0u}, /* 63 executorch_prims::floordiv.int */
+    {NULL, NULL, 0u}, /* 64 executorch_prims::mod.int */
+    {NULL, NULL, 0u}, /* 65 executorch_prims::truediv.int */
+    {NULL, NULL, 0u}, /* 66 executorch_prims::neg.int */
+    {NULL, NULL, 0u}, /* 67 executorch_prims::gt.int */
+    {NULL, NULL, 0u}, /* 68 executorch_prims::lt.int */
+    {NULL, NULL, 0u}, /* 69 executorch_prims::ge.int */
+    {NULL, NULL, 0u}, /* 70 executorch_prims::le.int */
+    {NULL, NULL, 0u}, /* 71 executorch_prims::eq.int */
+    {NULL, NULL, 0u}, /* 72 quantized_decomposed::add_relu */
+    {NULL, NULL, 0u}, /* 73 quantized_decomposed::add_relu.out */
+    {NULL, NULL, 0u}, /* 74 quantized_decomposed::add */
+    {NULL, NULL, 0u}, /* 75 quantized_decomposed::add.out */
+    {NULL, NULL, 0u}, /* 76 quantized_decomposed::add.scalar */
+    {NULL, NULL, 0u}, /* 77 quantized_decomposed::add.scalar_out */
+    {NULL, NULL, 0u}, /* 78 quantized_decomposed::embedding_byte */
+    {NULL, NULL, 0u}, /* 79 quantized_decomposed::embedding_byte.out */
+    {NULL, NULL, 0u}, /* 80 demo::linear_relu */
+    {NULL, NULL, 0u}, /* 81 demo::linear_relu.out */
+    {(void (*)(void))opgen_portable_add_Scalar_out, opgen_call_6, 0x000000dfu}, /* 82 aten::add.Scalar_out */
+    {(void (*)(void))opgen_portable_mul_Scalar_out, opgen_call_17, 0x000000dfu}, /* 83 aten::mul.Scalar_out */
+    {(void (*)(void))opgen_portable_relu_out, opgen_call_4, 0x000000dfu}, /* 84 aten::relu.out */
+    {(void (*)(void))opgen_portable_permute_copy_out, opgen_call_18, 0x080088ffu}, /* 85 aten::permute_copy.out */
+    {(void (*)(void))opgen_portable_view_copy_out, opgen_call_18, 0x080088ffu}, /* 86 aten::view_copy.out */
+    {(void (*)(void))opgen_portable_expand_copy_out, opgen_call_19, 0x080088ffu}, /* 87 aten::expand_copy.out */
+    {(void (*)(void))opgen_portable_clone_out, opgen_call_20, 0x080088ffu}, /* 88 aten::clone.out */
+    {(void (*)(void))opgen_portable_convolution_out, opgen_call_21, 0x000000c0u}, /* 89 aten::convolution.out */
+    {(void (*)(void))opgen_portable__native_batch_norm_legit_no_training_out, opgen_call_22, 0x000000c0u}, /* 90 aten::_native_batch_norm_legit_no_training.out */
+    {(void (*)(void))opgen_portable_embedding_out, opgen_call_23, 0x000000c0u}, /* 91 aten::embedding.out */
 };
 #endif /* OPGEN_IMPLEMENTATION */
