@@ -45,7 +45,48 @@ og_abi og_abi_of(const og_type *t, bool write) {
     return (og_abi){"OPAQUE", "const void *", "a[%u].v.p"};
 }
 
+og_abi og_abi_ret_of(const og_type *t) {
+    if (t->kind == OG_TY_BASE) switch (t->base) {
+        case OG_BT_int:
+        case OG_BT_SymInt: return (og_abi){"RET_INT", "int64_t *", "(int64_t *)a[%u].v.ret"};
+        case OG_BT_float: return (og_abi){"RET_FLOAT", "double *", "(double *)a[%u].v.ret"};
+        case OG_BT_bool:
+        case OG_BT_SymBool: return (og_abi){"RET_BOOL", "bool *", "(bool *)a[%u].v.ret"};
+        default: break;
+        }
+    return (og_abi){"OPAQUE", "void *", "a[%u].v.ret"};
+}
+
+bool og_schema_returns_scalars(const og_schema *s) {
+    if (s->nout || !s->nrets) return false;
+    for (unsigned r = 0; r < s->nrets; r++)
+        if (strcmp(og_abi_ret_of(s->rets[r].type).kind, "OPAQUE") == 0) return false;
+    return true;
+}
+
+unsigned og_kernel_params(const og_schema *s, og_kparam *out, unsigned cap) {
+    unsigned n = 0;
+    for (unsigned i = 0; i < s->nargs; i++)
+        if (n < cap) out[n++] = (og_kparam){s->args[i].name, og_abi_of(s->args[i].type, og_annot_is_write(s->args[i].annot))};
+    if (og_schema_returns_scalars(s)) {
+        static const char *const names[] = {"ret0", "ret1", "ret2", "ret3", "ret4", "ret5", "ret6", "ret7"};
+        for (unsigned r = 0; r < s->nrets && r < 8; r++)
+            if (n < cap) out[n++] = (og_kparam){names[r], og_abi_ret_of(s->rets[r].type)};
+    }
+    return n;
+}
+
+void og_print_kernel_params(strbuf *b, const og_schema *s) {
+    og_kparam ps[96];
+    unsigned n = og_kernel_params(s, ps, 96);
+    for (unsigned i = 0; i < n; i++) {
+        const char *ct = ps[i].abi.ctype;
+        sb_printf(b, ", %s%s%s%s", ct, ct[strlen(ct) - 1] == '*' ? "" : " ", ps[i].name, og_abi_reserved(ps[i].name) ? "_" : "");
+    }
+}
+
 bool og_abi_reserved(const char *s) {
+    if (!strncmp(s, "og_", 3)) return true; /* the prefix of generated code's own locals */
     static const char *const kw[] = {
         "alignas", "alignof", "and", "and_eq", "asm", "auto", "bitand", "bitor", "bool", "break", "case", "catch", "char", "char16_t", "char32_t",
         "class", "compl", "const", "const_cast", "constexpr", "continue", "ctx", "decltype", "default", "delete", "do", "double", "dynamic_cast",

@@ -190,6 +190,8 @@ static bool check_node(checker *c, int n) {
     const opgen_gnode *nd = &op->graph.nodes[n];
     og_pnode *pn = &op->nodes[n];
     pn->node = nd;
+    pn->file = c->text->file;
+    pattern_pos(c, nd->line, nd->col, &pn->line, &pn->col);
     /* the op: "ns::name.overload", the default overload with or without ".default" */
     const char *sep = strstr(nd->op, "::");
     char ns[128], name[256];
@@ -368,7 +370,13 @@ static bool check_pattern(checker *c, const ynode *ignore) {
     op->nodes = ARENA_ARRAY(m->a, og_pnode, (size_t)g->nnodes + 1);
     for (int n = 0; n < g->nnodes; n++) ok &= check_node(c, n);
     if (!ok) return false;
-    /* what it returns: the op's results, in number and type */
+    /* what it returns: the op's results, in number and type; tensors (scalar
+     * results are a builtin's) */
+    for (unsigned r = 0; r < s->nrets; r++)
+        if (!og_type_is_plain_tensor(s->rets[r].type)) {
+            perr(c, 1, 1, "%s::%s returns %s; a pattern computes tensors (scalar prims are builtins)", op->func->ns, op->func->name, type_text(m->a, s->rets[r].type));
+            return false;
+        }
     if ((unsigned)g->noutputs != s->nrets) {
         perr(c, 1, 1, "the pattern returns %d value%s; %s::%s returns %u", g->noutputs, g->noutputs == 1 ? "" : "s", op->func->ns, op->func->name, s->nrets);
         return false;

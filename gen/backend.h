@@ -26,6 +26,8 @@ const char *og_builtin_name(og_builtin b);
 /* One node of a pattern, bound to its operator's schema. */
 typedef struct og_pnode {
     const opgen_gnode *node;
+    const char *file;          /* where it is written (file:line:col in the yaml) */
+    unsigned line, col;
     const og_func *func;       /* the core or custom op it calls */
     const opgen_garg **slots;  /* per schema argument: the argument given, or NULL (its default) */
 } og_pnode;

@@ -1,6 +1,7 @@
 /* Emitters: one per output kind. */
 #ifndef OPGEN_EMIT_H
 #define OPGEN_EMIT_H
+#include "backend.h"
 #include "edge.h"
 #include "embedded.h"
 #include "kernels.h"
@@ -19,8 +20,15 @@ void og_emit_dtypes_text(strbuf *b, const og_edge_op *op);
 /* `opgen generate`: opgen_dtypes.h, opgen_ops.h and opgen_kernels.h into outdir,
  * from templates in tdir (NULL: the embedded templates/). */
 bool og_emit_c_headers(og_outputs *outs, const char *outdir, const char *tdir, const og_model *m, const og_edge *edge, const char *generated_by, diag *d);
-/* opgen_registry.h: the kernel table of the default kernels in `kernels`. */
-bool og_emit_registry(og_outputs *outs, const char *outdir, const char *tdir, const og_model *m, const og_yaml_kernels *kernels, const char *generated_by, diag *d);
+/* opgen_registry.h: the kernel table of the default kernels in `kernels`, and of
+ * the backend ops' fallbacks (backend may be NULL). */
+bool og_emit_registry(og_outputs *outs, const char *outdir, const char *tdir, const og_model *m, const og_yaml_kernels *kernels, const og_backend *backend, const char *generated_by,
+                      diag *d);
+/* "opgen_fallback_quantized_decomposed_add_out": the C name of f's fallback. */
+const char *og_fallback_symbol(arena *a, const og_func *f);
+/* opgen_backend.h: the backend ops' pattern table and their fallback kernels. */
+bool og_emit_backend(og_outputs *outs, const char *outdir, const char *tdir, const og_model *m, const og_yaml_kernels *kernels, const og_backend *backend, const char *generated_by,
+                     diag *d);
 /* Renders templates/NAME.in (from tdir, or the embedded copy) into outdir/NAME. */
 bool og_render(og_outputs *outs, const char *outdir, const char *tdir, const char *name, const og_tvar *vars, unsigned nvars, diag *d);
 #endif

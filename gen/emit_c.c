@@ -208,13 +208,10 @@ static void op_rows(gen *g, unsigned id) {
         g->ncells += e->nrows * e->nargs;
         g->naliases += e->naliases;
     }
-    if (f->kind == OG_KIND_OUT) {
+    if (f->kind == OG_KIND_OUT || (f->backend && og_schema_returns_scalars(s))) { /* out= kernels, and scalar prims */
         sb_printf(&g->kernels_x, "    X(%u, opgen_kernel_%s) \\\n", id, g->idents[id]);
         sb_printf(&g->protos, "/* %s::%s */\nopgen_status opgen_kernel_%s(opgen_ctx *ctx", f->ns, f->schema_text, g->idents[id]);
-        for (unsigned i = 0; i < s->nargs; i++) {
-            og_abi a = og_abi_of(s->args[i].type, og_annot_is_write(s->args[i].annot));
-            sb_printf(&g->protos, ", %s%s%s%s", a.ctype, a.ctype[strlen(a.ctype) - 1] == '*' ? "" : " ", s->args[i].name, og_abi_reserved(s->args[i].name) ? "_" : "");
-        }
+        og_print_kernel_params(&g->protos, s);
         sb_puts(&g->protos, ");\n");
         g->nkernels++;
     }

@@ -1,5 +1,5 @@
-/* opgen_registry.h: the kernel table of a kernel yaml set, with one boxed
- * trampoline per distinct kernel signature. */
+/* opgen_registry.h: the kernel table of a kernel yaml set (and of the backend
+ * ops' fallbacks), with one boxed trampoline per distinct kernel signature. */
 #include "abi.h"
 #include "emit.h"
 #include "tmpl.h"
@@ -9,10 +9,9 @@
 /* The trampoline key of a schema: each parameter's C type and how it is unboxed
  * (Scalar and Scalar? share a C type, not the unboxing). */
 static void signature(strbuf *b, const og_schema *s) {
-    for (unsigned i = 0; i < s->nargs; i++) {
-        og_abi ab = og_abi_of(s->args[i].type, og_annot_is_write(s->args[i].annot));
-        sb_printf(b, "%s=%s;", ab.ctype, ab.expr);
-    }
+    og_kparam ps[96];
+    unsigned n = og_kernel_params(s, ps, 96);
+    for (unsigned i = 0; i < n; i++) sb_printf(b, "%s=%s;", ps[i].abi.ctype, ps[i].abi.expr);
 }
 
 static void emit_expr(strbuf *b, const char *expr, unsigned i) {
@@ -26,95 +25,167 @@ static void emit_expr(strbuf *b, const char *expr, unsigned i) {
     }
 }
 
-bool og_emit_registry(og_outputs *outs, const char *outdir, const char *tdir, const og_model *m, const og_yaml_kernels *kernels, const char *generated_by, diag *d) {
+static void trampoline(strbuf *b, unsigned t, const og_schema *s) {
+    og_kparam ps[96];
+    unsigned n = og_kernel_params(s, ps, 96);
+    sb_printf(b, "static opgen_status opgen_call_%u(opgen_ctx *ctx, void (*fn)(void), const opgen_value *a) {\n    return ((opgen_status(*)(opgen_ctx *", t);
+    for (unsigned i = 0; i < n; i++) sb_printf(b, ", %s", ps[i].abi.ctype);
+    sb_puts(b, "))fn)(ctx");
+    for (unsigned i = 0; i < n; i++) {
+        sb_puts(b, ", ");
+        emit_expr(b, ps[i].abi.expr, i);
+    }
+    sb_puts(b, ");\n}\n");
+}
+
+const char *og_fallback_symbol(arena *a, const og_func *f) {
+    strbuf b;
+    sb_init(&b);
+    sb_printf(&b, "opgen_fallback_%s_%s", f->ns, f->name);
+    for (size_t i = 0; i < b.n; i++)
+        if (b.p[i] == '.') b.p[i] = '_';
+    const char *s = arena_strndup(a, b.p, b.n);
+    sb_free(&b);
+    return s;
+}
+
+/* The kernel a backend op falls back to: its pattern (or builtin) as C, computing
+ * its out= variant (or, for a scalar prim, the op itself), for every dtype. */
+static og_yaml_kernel fallback_kernel(const og_model *m, const og_backend_op *op) {
+    og_yaml_kernel k;
+    memset(&k, 0, sizeof k);
+    k.func = op->out ? op->out : op->func;
+    k.symbol = og_fallback_symbol(m->a, k.func);
+    k.kernel_name = k.symbol;
+    k.dtypes = op->out ? og_out_dtypes(op->out, NULL) : 0xffffffffu;
+    k.is_default = true;
+    return k;
+}
+
+bool og_emit_registry(og_outputs *outs, const char *outdir, const char *tdir, const og_model *m, const og_yaml_kernels *kernels, const og_backend *backend, const char *generated_by,
+                      diag *d) {
     unsigned n = m->nfuncs;
     const og_yaml_kernel **by_op = calloc(n + 1, sizeof *by_op);
-    bool ok = by_op != NULL;
+    og_yaml_kernel *fallbacks = calloc((backend ? backend->n : 0) + 1, sizeof *fallbacks);
+    bool ok = by_op && fallbacks;
     for (unsigned k = 0; ok && k < kernels->n; k++) /* one default kernel per op: og_kernels_check */
         if (kernels->items[k].is_default) by_op[kernels->items[k].func->index] = &kernels->items[k];
+    /* a backend op without a native kernel is served by its fallback */
+    for (unsigned b = 0; ok && backend && b < backend->n; b++) {
+        fallbacks[b] = fallback_kernel(m, &backend->ops[b]);
+        if (!by_op[fallbacks[b].func->index]) by_op[fallbacks[b].func->index] = &fallbacks[b];
+    }
     /* A kernel symbol may serve several ops of one C signature (checked by
      * og_kernels_check): it is declared once, with the union of their dtypes. */
     typedef struct {
         const og_yaml_kernel *first;
         uint32_t dtypes;
     } symbol_use;
-    symbol_use *uses = calloc(n + 1, sizeof *uses);
+    symbol_use *uses = calloc(n + (backend ? backend->n : 0) + 1, sizeof *uses);
     unsigned nuses = 0;
-    strmap syms;
+    strmap syms, sigs;
     strmap_init(&syms, 64);
+    strmap_init(&sigs, 64);
     ok = ok && uses;
-    for (unsigned id = 0; ok && id < n; id++) {
-        const og_yaml_kernel *kk = by_op[id];
-        if (!kk) continue;
+    const og_yaml_kernel **declare = calloc(n + (backend ? backend->n : 0) + 1, sizeof *declare);
+    unsigned ndeclare = 0;
+    ok = ok && declare;
+    for (unsigned id = 0; ok && id <= n; id++) {
+        /* the registry's kernels, then fallbacks that a native kernel outranks */
+        for (unsigned b = 0; id == n && backend && b < backend->n; b++)
+            if (by_op[fallbacks[b].func->index] != &fallbacks[b]) declare[ndeclare++] = &fallbacks[b];
+        if (id < n && by_op[id]) declare[ndeclare++] = by_op[id];
+    }
+    for (unsigned i = 0; ok && i < ndeclare; i++) {
+        const og_yaml_kernel *kk = declare[i];
         uintptr_t u = (uintptr_t)strmap_get(&syms, kk->symbol);
         if (u)
             uses[u - 1].dtypes |= kk->dtypes;
         else
             uses[nuses] = (symbol_use){kk, kk->dtypes}, strmap_put(&syms, kk->symbol, (void *)(uintptr_t)++nuses);
     }
-    strbuf x, protos, tramps, table, key, masks;
+    strbuf x, protos, tramps, table, key, masks, fbtable;
     sb_init(&masks);
     sb_init(&x);
     sb_init(&protos);
     sb_init(&tramps);
     sb_init(&table);
     sb_init(&key);
-    strmap sigs;
-    strmap_init(&sigs, 64);
+    sb_init(&fbtable);
     unsigned ntramp = 0;
-    for (unsigned id = 0; ok && id < n; id++) {
-        const og_yaml_kernel *kk = by_op[id];
-        if (!kk) {
-            sb_printf(&table, "    {NULL, NULL, 0u}, /* %u %s::%s */\n", id, m->funcs[id]->ns, m->funcs[id]->name);
-            continue;
-        }
-        const og_schema *s = kk->func->schema;
+    /* the trampoline of a kernel's signature, emitted on first use */
+    unsigned *tramp_of = calloc(ndeclare + 1, sizeof *tramp_of);
+    ok = ok && tramp_of;
+    for (unsigned i = 0; ok && i < ndeclare; i++) {
+        const og_schema *s = declare[i]->func->schema;
         sb_reset(&key);
         signature(&key, s);
         uintptr_t t = (uintptr_t)strmap_get(&sigs, sb_cstr(&key));
         if (!t) {
             t = ++ntramp;
             strmap_put(&sigs, arena_strndup(m->a, key.p, key.n), (void *)t);
-            sb_printf(&tramps, "static opgen_status opgen_call_%u(opgen_ctx *ctx, void (*fn)(void), const opgen_value *a) {\n    return ((opgen_status(*)(opgen_ctx *", (unsigned)t);
-            for (unsigned i = 0; i < s->nargs; i++) sb_printf(&tramps, ", %s", og_abi_of(s->args[i].type, og_annot_is_write(s->args[i].annot)).ctype);
-            sb_puts(&tramps, "))fn)(ctx");
-            for (unsigned i = 0; i < s->nargs; i++) {
-                sb_puts(&tramps, ", ");
-                emit_expr(&tramps, og_abi_of(s->args[i].type, og_annot_is_write(s->args[i].annot)).expr, i);
-            }
-            sb_puts(&tramps, ");\n}\n");
+            trampoline(&tramps, (unsigned)t, s);
         }
-        sb_printf(&x, "    X(%u, %s, 0x%08xu) \\\n", id, kk->symbol, kk->dtypes);
-        sb_printf(&table, "    {(void (*)(void))%s, opgen_call_%u, 0x%08xu}, /* %u %s::%s */\n", kk->symbol, (unsigned)t, kk->dtypes, id, kk->func->ns, kk->func->name);
-        const symbol_use *su = &uses[(uintptr_t)strmap_get(&syms, kk->symbol) - 1];
-        if (su->first != kk) continue; /* declared with the first op it serves */
-        sb_printf(&masks, "#define OPGEN_KERNEL_DTYPES_%s 0x%08xu\n", kk->symbol, su->dtypes);
-        sb_printf(&protos, "opgen_status %s(opgen_ctx *ctx", kk->symbol);
-        for (unsigned i = 0; i < s->nargs; i++) {
-            const char *ctype = og_abi_of(s->args[i].type, og_annot_is_write(s->args[i].annot)).ctype;
-            sb_printf(&protos, ", %s%s%s", ctype, ctype[strlen(ctype) - 1] == '*' ? "" : " ", s->args[i].name);
-            if (og_abi_reserved(s->args[i].name)) sb_putc(&protos, '_');
-        }
+        tramp_of[i] = (unsigned)t;
+        const symbol_use *su = &uses[(uintptr_t)strmap_get(&syms, declare[i]->symbol) - 1];
+        if (su->first != declare[i]) continue; /* declared with the first op it serves */
+        sb_printf(&masks, "#define OPGEN_KERNEL_DTYPES_%s 0x%08xu\n", declare[i]->symbol, su->dtypes);
+        sb_printf(&protos, "opgen_status %s(opgen_ctx *ctx", declare[i]->symbol);
+        og_print_kernel_params(&protos, s);
         sb_puts(&protos, ");\n");
     }
+    for (unsigned id = 0, i = 0; ok && id < n; id++) {
+        const og_yaml_kernel *kk = by_op[id];
+        if (!kk) {
+            sb_printf(&table, "    {NULL, NULL, 0u}, /* %u %s::%s */\n", id, m->funcs[id]->ns, m->funcs[id]->name);
+            continue;
+        }
+        while (declare[i] != kk) i++;
+        sb_printf(&x, "    X(%u, %s, 0x%08xu) \\\n", id, kk->symbol, kk->dtypes);
+        sb_printf(&table, "    {(void (*)(void))%s, opgen_call_%u, 0x%08xu}, /* %u %s::%s */\n", kk->symbol, tramp_of[i], kk->dtypes, id, kk->func->ns, kk->func->name);
+    }
+    /* every fallback, by op id (the backend file's order need not be id order) */
+    unsigned nfb = 0;
+    for (unsigned id = 0; ok && backend && id < n; id++)
+        for (unsigned b = 0; b < backend->n; b++) {
+            if (fallbacks[b].func->index != id) continue;
+            unsigned i = 0;
+            while (declare[i]->func != fallbacks[b].func || strcmp(declare[i]->symbol, fallbacks[b].symbol)) i++;
+            sb_printf(&fbtable, "    {%u, {(void (*)(void))%s, opgen_call_%u, 0x%08xu}}, /* %s::%s */\n", id, fallbacks[b].symbol, tramp_of[i], fallbacks[b].dtypes, fallbacks[b].func->ns,
+                      fallbacks[b].func->name);
+            nfb++;
+        }
+    if (!nfb) sb_puts(&fbtable, "    {-1, {NULL, NULL, 0u}},\n");
     if (x.n >= 3) x.n -= 3, x.p[x.n] = 0; /* the last entry ends the macro */
     if (!n) sb_puts(&table, "    {NULL, NULL, 0u},\n");
-    char count[16];
+    char count[16], fbcount[16];
     snprintf(count, sizeof count, "%u", n);
+    snprintf(fbcount, sizeof fbcount, "%u", nfb);
     og_tvar vars[] = {
-        {"generated_by", generated_by},   {"op_count", count},        {"registry_xmacro", sb_cstr(&x)},
-        {"registry_prototypes", sb_cstr(&protos)}, {"registry_masks", sb_cstr(&masks)}, {"trampolines", sb_cstr(&tramps)}, {"registry_table", sb_cstr(&table)},
+        {"generated_by", generated_by},
+        {"op_count", count},
+        {"registry_xmacro", sb_cstr(&x)},
+        {"registry_prototypes", sb_cstr(&protos)},
+        {"registry_masks", sb_cstr(&masks)},
+        {"trampolines", sb_cstr(&tramps)},
+        {"registry_table", sb_cstr(&table)},
+        {"fallback_count", fbcount},
+        {"fallback_table", sb_cstr(&fbtable)},
     };
     if (ok) ok = og_render(outs, outdir, tdir, "opgen_registry.h", vars, sizeof vars / sizeof *vars, d);
     strmap_free(&sigs);
     strmap_free(&syms);
     free(uses);
+    free(declare);
+    free(tramp_of);
     sb_free(&x);
     sb_free(&masks);
     sb_free(&protos);
     sb_free(&tramps);
     sb_free(&table);
     sb_free(&key);
+    sb_free(&fbtable);
     free(by_op);
+    free(fallbacks);
     return ok;
 }

@@ -67,6 +67,7 @@ typedef struct opgen_value {
         opgen_float_list fl;
         opgen_bool_list bl;
         opgen_scalar_list sl;
+        void *ret; /* where a scalar prim's kernel writes its result */
     } v;
     bool none;
 } opgen_value;
@@ -97,6 +98,18 @@ typedef struct opgen_value {
     X(55, opgen_kernel_quantized_decomposed_quantize_per_tensor_out) \
     X(57, opgen_kernel_quantized_decomposed_dequantize_per_tensor_out) \
     X(59, opgen_kernel_quantized_decomposed_dequantize_per_channel_out) \
+    X(60, opgen_kernel_executorch_prims_add_int) \
+    X(61, opgen_kernel_executorch_prims_mul_int) \
+    X(62, opgen_kernel_executorch_prims_sub_int) \
+    X(63, opgen_kernel_executorch_prims_floordiv_int) \
+    X(64, opgen_kernel_executorch_prims_mod_int) \
+    X(65, opgen_kernel_executorch_prims_truediv_int) \
+    X(66, opgen_kernel_executorch_prims_neg_int) \
+    X(67, opgen_kernel_executorch_prims_gt_int) \
+    X(68, opgen_kernel_executorch_prims_lt_int) \
+    X(69, opgen_kernel_executorch_prims_ge_int) \
+    X(70, opgen_kernel_executorch_prims_le_int) \
+    X(71, opgen_kernel_executorch_prims_eq_int) \
     X(73, opgen_kernel_quantized_decomposed_add_relu_out) \
     X(75, opgen_kernel_quantized_decomposed_add_out) \
     X(77, opgen_kernel_quantized_decomposed_add_scalar_out) \
@@ -161,6 +174,30 @@ opgen_status opgen_kernel_quantized_decomposed_quantize_per_tensor_out(opgen_ctx
 opgen_status opgen_kernel_quantized_decomposed_dequantize_per_tensor_out(opgen_ctx *ctx, const opgen_tensor *input, double scale, int64_t zero_point, int64_t quant_min, int64_t quant_max, opgen_dtype dtype, const opgen_dtype *out_dtype, opgen_tensor *out);
 /* quantized_decomposed::dequantize_per_channel.out(Tensor input, Tensor scales, Tensor? zero_points, int axis, int quant_min, int quant_max, ScalarType dtype, *, ScalarType? out_dtype=None, Tensor(a!) out) -> Tensor(a!) */
 opgen_status opgen_kernel_quantized_decomposed_dequantize_per_channel_out(opgen_ctx *ctx, const opgen_tensor *input, const opgen_tensor *scales, const opgen_tensor *zero_points, int64_t axis, int64_t quant_min, int64_t quant_max, opgen_dtype dtype, const opgen_dtype *out_dtype, opgen_tensor *out);
+/* executorch_prims::add.int(SymInt a, SymInt b) -> SymInt */
+opgen_status opgen_kernel_executorch_prims_add_int(opgen_ctx *ctx, int64_t a, int64_t b, int64_t *ret0);
+/* executorch_prims::mul.int(SymInt a, SymInt b) -> SymInt */
+opgen_status opgen_kernel_executorch_prims_mul_int(opgen_ctx *ctx, int64_t a, int64_t b, int64_t *ret0);
+/* executorch_prims::sub.int(SymInt a, SymInt b) -> SymInt */
+opgen_status opgen_kernel_executorch_prims_sub_int(opgen_ctx *ctx, int64_t a, int64_t b, int64_t *ret0);
+/* executorch_prims::floordiv.int(SymInt a, SymInt b) -> SymInt */
+opgen_status opgen_kernel_executorch_prims_floordiv_int(opgen_ctx *ctx, int64_t a, int64_t b, int64_t *ret0);
+/* executorch_prims::mod.int(SymInt a, SymInt b) -> SymInt */
+opgen_status opgen_kernel_executorch_prims_mod_int(opgen_ctx *ctx, int64_t a, int64_t b, int64_t *ret0);
+/* executorch_prims::truediv.int(SymInt a, SymInt b) -> float */
+opgen_status opgen_kernel_executorch_prims_truediv_int(opgen_ctx *ctx, int64_t a, int64_t b, double *ret0);
+/* executorch_prims::neg.int(SymInt a) -> SymInt */
+opgen_status opgen_kernel_executorch_prims_neg_int(opgen_ctx *ctx, int64_t a, int64_t *ret0);
+/* executorch_prims::gt.int(SymInt a, SymInt b) -> bool */
+opgen_status opgen_kernel_executorch_prims_gt_int(opgen_ctx *ctx, int64_t a, int64_t b, bool *ret0);
+/* executorch_prims::lt.int(SymInt a, SymInt b) -> bool */
+opgen_status opgen_kernel_executorch_prims_lt_int(opgen_ctx *ctx, int64_t a, int64_t b, bool *ret0);
+/* executorch_prims::ge.int(SymInt a, SymInt b) -> bool */
+opgen_status opgen_kernel_executorch_prims_ge_int(opgen_ctx *ctx, int64_t a, int64_t b, bool *ret0);
+/* executorch_prims::le.int(SymInt a, SymInt b) -> bool */
+opgen_status opgen_kernel_executorch_prims_le_int(opgen_ctx *ctx, int64_t a, int64_t b, bool *ret0);
+/* executorch_prims::eq.int(SymInt a, SymInt b) -> bool */
+opgen_status opgen_kernel_executorch_prims_eq_int(opgen_ctx *ctx, int64_t a, int64_t b, bool *ret0);
 /* quantized_decomposed::add_relu.out(Tensor a, float a_scale, int a_zero_point, int a_quant_min, int a_quant_max, Tensor b, float b_scale, int b_zero_point, int b_quant_min, int b_quant_max, float out_scale, int out_zero_point, int out_quant_min, int out_quant_max, *, Tensor(a!) out) -> Tensor(a!) */
 opgen_status opgen_kernel_quantized_decomposed_add_relu_out(opgen_ctx *ctx, const opgen_tensor *a, double a_scale, int64_t a_zero_point, int64_t a_quant_min, int64_t a_quant_max, const opgen_tensor *b, double b_scale, int64_t b_zero_point, int64_t b_quant_min, int64_t b_quant_max, double out_scale, int64_t out_zero_point, int64_t out_quant_min, int64_t out_quant_max, opgen_tensor *out);
 /* quantized_decomposed::add.out(Tensor a, float a_scale, int a_zero_point, int a_quant_min, int a_quant_max, Tensor b, float b_scale, int b_zero_point, int b_quant_min, int b_quant_max, float out_scale, int out_zero_point, int out_quant_min, int out_quant_max, *, Tensor(a!) out) -> Tensor(a!) */

@@ -36,6 +36,23 @@ extern "C" {
     X(55, opgen_portable_quantize_per_tensor_out, 0x0800000fu) \
     X(57, opgen_portable_dequantize_per_tensor_out, 0x000000c0u) \
     X(59, opgen_portable_dequantize_per_channel_out, 0x000000c0u) \
+    X(60, opgen_fallback_executorch_prims_add_int, 0xffffffffu) \
+    X(61, opgen_fallback_executorch_prims_mul_int, 0xffffffffu) \
+    X(62, opgen_fallback_executorch_prims_sub_int, 0xffffffffu) \
+    X(63, opgen_fallback_executorch_prims_floordiv_int, 0xffffffffu) \
+    X(64, opgen_fallback_executorch_prims_mod_int, 0xffffffffu) \
+    X(65, opgen_fallback_executorch_prims_truediv_int, 0xffffffffu) \
+    X(66, opgen_fallback_executorch_prims_neg_int, 0xffffffffu) \
+    X(67, opgen_fallback_executorch_prims_gt_int, 0xffffffffu) \
+    X(68, opgen_fallback_executorch_prims_lt_int, 0xffffffffu) \
+    X(69, opgen_fallback_executorch_prims_ge_int, 0xffffffffu) \
+    X(70, opgen_fallback_executorch_prims_le_int, 0xffffffffu) \
+    X(71, opgen_fallback_executorch_prims_eq_int, 0xffffffffu) \
+    X(73, opgen_fallback_quantized_decomposed_add_relu_out, 0x08008effu) \
+    X(75, opgen_fallback_quantized_decomposed_add_out, 0x08008effu) \
+    X(77, opgen_fallback_quantized_decomposed_add_scalar_out, 0x08008effu) \
+    X(79, opgen_fallback_quantized_decomposed_embedding_byte_out, 0x08008effu) \
+    X(81, opgen_fallback_demo_linear_relu_out, 0x08008effu) \
     X(82, opgen_portable_add_Scalar_out, 0x000000dfu) \
     X(83, opgen_portable_mul_Scalar_out, 0x000000dfu) \
     X(84, opgen_portable_relu_out, 0x000000dfu) \
@@ -64,6 +81,30 @@ static inline const opgen_kernel_entry *opgen_registry_find(int op, opgen_dtype 
     return e->fn && (e->dtypes >> dtype & 1u) ? e : NULL;
 }
 
+/* The fallback of every backend op (its pattern run on the core kernels), by op
+ * id, also where a native kernel serves the op in opgen_registry. */
+typedef struct opgen_fallback_entry {
+    int op;
+    opgen_kernel_entry kernel;
+} opgen_fallback_entry;
+#define OPGEN_FALLBACK_COUNT 17
+extern const opgen_fallback_entry opgen_fallbacks[];
+
+/* The fallback for (op, dtype), or NULL: a binary search over a few entries. */
+static inline const opgen_kernel_entry *opgen_registry_find_fallback(int op, opgen_dtype dtype) {
+    int lo = 0, hi = OPGEN_FALLBACK_COUNT;
+    while (lo < hi) {
+        int mid = (lo + hi) / 2;
+        if (opgen_fallbacks[mid].op < op)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (lo >= OPGEN_FALLBACK_COUNT || opgen_fallbacks[lo].op != op) return NULL;
+    const opgen_kernel_entry *e = &opgen_fallbacks[lo].kernel;
+    return e->dtypes >> dtype & 1u ? e : NULL;
+}
+
 /* Each kernel's dtype set as a constant: a kernel's dtype switch tests it, so the
  * code for dtypes outside it is never compiled in. */
 #define OPGEN_KERNEL_DTYPES_opgen_portable_add_out 0x000000dfu
@@ -90,6 +131,23 @@ static inline const opgen_kernel_entry *opgen_registry_find(int op, opgen_dtype 
 #define OPGEN_KERNEL_DTYPES_opgen_portable_quantize_per_tensor_out 0x0800000fu
 #define OPGEN_KERNEL_DTYPES_opgen_portable_dequantize_per_tensor_out 0x000000c0u
 #define OPGEN_KERNEL_DTYPES_opgen_portable_dequantize_per_channel_out 0x000000c0u
+#define OPGEN_KERNEL_DTYPES_opgen_fallback_executorch_prims_add_int 0xffffffffu
+#define OPGEN_KERNEL_DTYPES_opgen_fallback_executorch_prims_mul_int 0xffffffffu
+#define OPGEN_KERNEL_DTYPES_opgen_fallback_executorch_prims_sub_int 0xffffffffu
+#define OPGEN_KERNEL_DTYPES_opgen_fallback_executorch_prims_floordiv_int 0xffffffffu
+#define OPGEN_KERNEL_DTYPES_opgen_fallback_executorch_prims_mod_int 0xffffffffu
+#define OPGEN_KERNEL_DTYPES_opgen_fallback_executorch_prims_truediv_int 0xffffffffu
+#define OPGEN_KERNEL_DTYPES_opgen_fallback_executorch_prims_neg_int 0xffffffffu
+#define OPGEN_KERNEL_DTYPES_opgen_fallback_executorch_prims_gt_int 0xffffffffu
+#define OPGEN_KERNEL_DTYPES_opgen_fallback_executorch_prims_lt_int 0xffffffffu
+#define OPGEN_KERNEL_DTYPES_opgen_fallback_executorch_prims_ge_int 0xffffffffu
+#define OPGEN_KERNEL_DTYPES_opgen_fallback_executorch_prims_le_int 0xffffffffu
+#define OPGEN_KERNEL_DTYPES_opgen_fallback_executorch_prims_eq_int 0xffffffffu
+#define OPGEN_KERNEL_DTYPES_opgen_fallback_quantized_decomposed_add_relu_out 0x08008effu
+#define OPGEN_KERNEL_DTYPES_opgen_fallback_quantized_decomposed_add_out 0x08008effu
+#define OPGEN_KERNEL_DTYPES_opgen_fallback_quantized_decomposed_add_scalar_out 0x08008effu
+#define OPGEN_KERNEL_DTYPES_opgen_fallback_quantized_decomposed_embedding_byte_out 0x08008effu
+#define OPGEN_KERNEL_DTYPES_opgen_fallback_demo_linear_relu_out 0x08008effu
 #define OPGEN_KERNEL_DTYPES_opgen_portable_add_Scalar_out 0x000000dfu
 #define OPGEN_KERNEL_DTYPES_opgen_portable_mul_Scalar_out 0x000000dfu
 #define OPGEN_KERNEL_DTYPES_opgen_portable_relu_out 0x000000dfu
@@ -126,6 +184,23 @@ opgen_status opgen_portable_avg_pool2d_out(opgen_ctx *ctx, const opgen_tensor *s
 opgen_status opgen_portable_quantize_per_tensor_out(opgen_ctx *ctx, const opgen_tensor *input, double scale, int64_t zero_point, int64_t quant_min, int64_t quant_max, opgen_dtype dtype, opgen_tensor *out);
 opgen_status opgen_portable_dequantize_per_tensor_out(opgen_ctx *ctx, const opgen_tensor *input, double scale, int64_t zero_point, int64_t quant_min, int64_t quant_max, opgen_dtype dtype, const opgen_dtype *out_dtype, opgen_tensor *out);
 opgen_status opgen_portable_dequantize_per_channel_out(opgen_ctx *ctx, const opgen_tensor *input, const opgen_tensor *scales, const opgen_tensor *zero_points, int64_t axis, int64_t quant_min, int64_t quant_max, opgen_dtype dtype, const opgen_dtype *out_dtype, opgen_tensor *out);
+opgen_status opgen_fallback_executorch_prims_add_int(opgen_ctx *ctx, int64_t a, int64_t b, int64_t *ret0);
+opgen_status opgen_fallback_executorch_prims_mul_int(opgen_ctx *ctx, int64_t a, int64_t b, int64_t *ret0);
+opgen_status opgen_fallback_executorch_prims_sub_int(opgen_ctx *ctx, int64_t a, int64_t b, int64_t *ret0);
+opgen_status opgen_fallback_executorch_prims_floordiv_int(opgen_ctx *ctx, int64_t a, int64_t b, int64_t *ret0);
+opgen_status opgen_fallback_executorch_prims_mod_int(opgen_ctx *ctx, int64_t a, int64_t b, int64_t *ret0);
+opgen_status opgen_fallback_executorch_prims_truediv_int(opgen_ctx *ctx, int64_t a, int64_t b, double *ret0);
+opgen_status opgen_fallback_executorch_prims_neg_int(opgen_ctx *ctx, int64_t a, int64_t *ret0);
+opgen_status opgen_fallback_executorch_prims_gt_int(opgen_ctx *ctx, int64_t a, int64_t b, bool *ret0);
+opgen_status opgen_fallback_executorch_prims_lt_int(opgen_ctx *ctx, int64_t a, int64_t b, bool *ret0);
+opgen_status opgen_fallback_executorch_prims_ge_int(opgen_ctx *ctx, int64_t a, int64_t b, bool *ret0);
+opgen_status opgen_fallback_executorch_prims_le_int(opgen_ctx *ctx, int64_t a, int64_t b, bool *ret0);
+opgen_status opgen_fallback_executorch_prims_eq_int(opgen_ctx *ctx, int64_t a, int64_t b, bool *ret0);
+opgen_status opgen_fallback_quantized_decomposed_add_relu_out(opgen_ctx *ctx, const opgen_tensor *a, double a_scale, int64_t a_zero_point, int64_t a_quant_min, int64_t a_quant_max, const opgen_tensor *b, double b_scale, int64_t b_zero_point, int64_t b_quant_min, int64_t b_quant_max, double out_scale, int64_t out_zero_point, int64_t out_quant_min, int64_t out_quant_max, opgen_tensor *out);
+opgen_status opgen_fallback_quantized_decomposed_add_out(opgen_ctx *ctx, const opgen_tensor *a, double a_scale, int64_t a_zero_point, int64_t a_quant_min, int64_t a_quant_max, const opgen_tensor *b, double b_scale, int64_t b_zero_point, int64_t b_quant_min, int64_t b_quant_max, double out_scale, int64_t out_zero_point, int64_t out_quant_min, int64_t out_quant_max, opgen_tensor *out);
+opgen_status opgen_fallback_quantized_decomposed_add_scalar_out(opgen_ctx *ctx, const opgen_tensor *qa, double a_scale, int64_t a_zero_point, int64_t a_quant_min, int64_t a_quant_max, opgen_dtype a_dtype, const opgen_scalar *b, double out_scale, int64_t out_zero_point, int64_t out_quant_min, int64_t out_quant_max, opgen_dtype out_dtype, opgen_tensor *out);
+opgen_status opgen_fallback_quantized_decomposed_embedding_byte_out(opgen_ctx *ctx, const opgen_tensor *weight, const opgen_tensor *weight_scales, const opgen_tensor *weight_zero_points, int64_t weight_quant_min, int64_t weight_quant_max, const opgen_tensor *indices, opgen_tensor *out);
+opgen_status opgen_fallback_demo_linear_relu_out(opgen_ctx *ctx, const opgen_tensor *input, const opgen_tensor *weight, const opgen_tensor *bias, opgen_tensor *out);
 opgen_status opgen_portable_add_Scalar_out(opgen_ctx *ctx, const opgen_tensor *self, const opgen_scalar *other, const opgen_scalar *alpha, opgen_tensor *out);
 opgen_status opgen_portable_mul_Scalar_out(opgen_ctx *ctx, const opgen_tensor *self, const opgen_scalar *other, opgen_tensor *out);
 opgen_status opgen_portable_relu_out(opgen_ctx *ctx, const opgen_tensor *self, opgen_tensor *out);
@@ -195,24 +270,45 @@ static opgen_status opgen_call_16(opgen_ctx *ctx, void (*fn)(void), const opgen_
     return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, const opgen_tensor *, const opgen_tensor *, int64_t, int64_t, int64_t, opgen_dtype, const opgen_dtype *, opgen_tensor *))fn)(ctx, a[0].v.t, a[1].v.t, a[2].v.t, a[3].v.i, a[4].v.i, a[5].v.i, a[6].v.d, (a[7].none ? NULL : &a[7].v.d), a[8].v.t);
 }
 static opgen_status opgen_call_17(opgen_ctx *ctx, void (*fn)(void), const opgen_value *a) {
-    return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, const opgen_scalar *, opgen_tensor *))fn)(ctx, a[0].v.t, &a[1].v.s, a[2].v.t);
+    return ((opgen_status(*)(opgen_ctx *, int64_t, int64_t, int64_t *))fn)(ctx, a[0].v.i, a[1].v.i, (int64_t *)a[2].v.ret);
 }
 static opgen_status opgen_call_18(opgen_ctx *ctx, void (*fn)(void), const opgen_value *a) {
-    return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, opgen_int_list, opgen_tensor *))fn)(ctx, a[0].v.t, a[1].v.il, a[2].v.t);
+    return ((opgen_status(*)(opgen_ctx *, int64_t, int64_t, double *))fn)(ctx, a[0].v.i, a[1].v.i, (double *)a[2].v.ret);
 }
 static opgen_status opgen_call_19(opgen_ctx *ctx, void (*fn)(void), const opgen_value *a) {
-    return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, opgen_int_list, bool, opgen_tensor *))fn)(ctx, a[0].v.t, a[1].v.il, a[2].v.b, a[3].v.t);
+    return ((opgen_status(*)(opgen_ctx *, int64_t, int64_t *))fn)(ctx, a[0].v.i, (int64_t *)a[1].v.ret);
 }
 static opgen_status opgen_call_20(opgen_ctx *ctx, void (*fn)(void), const opgen_value *a) {
-    return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, const int32_t *, opgen_tensor *))fn)(ctx, a[0].v.t, (a[1].none ? NULL : &a[1].v.e), a[2].v.t);
+    return ((opgen_status(*)(opgen_ctx *, int64_t, int64_t, bool *))fn)(ctx, a[0].v.i, a[1].v.i, (bool *)a[2].v.ret);
 }
 static opgen_status opgen_call_21(opgen_ctx *ctx, void (*fn)(void), const opgen_value *a) {
-    return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, const opgen_tensor *, const opgen_tensor *, opgen_int_list, opgen_int_list, opgen_int_list, bool, opgen_int_list, int64_t, opgen_tensor *))fn)(ctx, a[0].v.t, a[1].v.t, a[2].v.t, a[3].v.il, a[4].v.il, a[5].v.il, a[6].v.b, a[7].v.il, a[8].v.i, a[9].v.t);
+    return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, double, int64_t, int64_t, int64_t, const opgen_tensor *, double, int64_t, int64_t, int64_t, double, int64_t, int64_t, int64_t, opgen_tensor *))fn)(ctx, a[0].v.t, a[1].v.f, a[2].v.i, a[3].v.i, a[4].v.i, a[5].v.t, a[6].v.f, a[7].v.i, a[8].v.i, a[9].v.i, a[10].v.f, a[11].v.i, a[12].v.i, a[13].v.i, a[14].v.t);
 }
 static opgen_status opgen_call_22(opgen_ctx *ctx, void (*fn)(void), const opgen_value *a) {
-    return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, const opgen_tensor *, const opgen_tensor *, const opgen_tensor *, const opgen_tensor *, double, double, opgen_tensor *, opgen_tensor *, opgen_tensor *))fn)(ctx, a[0].v.t, a[1].v.t, a[2].v.t, a[3].v.t, a[4].v.t, a[5].v.f, a[6].v.f, a[7].v.t, a[8].v.t, a[9].v.t);
+    return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, double, int64_t, int64_t, int64_t, opgen_dtype, const opgen_scalar *, double, int64_t, int64_t, int64_t, opgen_dtype, opgen_tensor *))fn)(ctx, a[0].v.t, a[1].v.f, a[2].v.i, a[3].v.i, a[4].v.i, a[5].v.d, &a[6].v.s, a[7].v.f, a[8].v.i, a[9].v.i, a[10].v.i, a[11].v.d, a[12].v.t);
 }
 static opgen_status opgen_call_23(opgen_ctx *ctx, void (*fn)(void), const opgen_value *a) {
+    return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, const opgen_tensor *, const opgen_tensor *, int64_t, int64_t, const opgen_tensor *, opgen_tensor *))fn)(ctx, a[0].v.t, a[1].v.t, a[2].v.t, a[3].v.i, a[4].v.i, a[5].v.t, a[6].v.t);
+}
+static opgen_status opgen_call_24(opgen_ctx *ctx, void (*fn)(void), const opgen_value *a) {
+    return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, const opgen_scalar *, opgen_tensor *))fn)(ctx, a[0].v.t, &a[1].v.s, a[2].v.t);
+}
+static opgen_status opgen_call_25(opgen_ctx *ctx, void (*fn)(void), const opgen_value *a) {
+    return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, opgen_int_list, opgen_tensor *))fn)(ctx, a[0].v.t, a[1].v.il, a[2].v.t);
+}
+static opgen_status opgen_call_26(opgen_ctx *ctx, void (*fn)(void), const opgen_value *a) {
+    return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, opgen_int_list, bool, opgen_tensor *))fn)(ctx, a[0].v.t, a[1].v.il, a[2].v.b, a[3].v.t);
+}
+static opgen_status opgen_call_27(opgen_ctx *ctx, void (*fn)(void), const opgen_value *a) {
+    return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, const int32_t *, opgen_tensor *))fn)(ctx, a[0].v.t, (a[1].none ? NULL : &a[1].v.e), a[2].v.t);
+}
+static opgen_status opgen_call_28(opgen_ctx *ctx, void (*fn)(void), const opgen_value *a) {
+    return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, const opgen_tensor *, const opgen_tensor *, opgen_int_list, opgen_int_list, opgen_int_list, bool, opgen_int_list, int64_t, opgen_tensor *))fn)(ctx, a[0].v.t, a[1].v.t, a[2].v.t, a[3].v.il, a[4].v.il, a[5].v.il, a[6].v.b, a[7].v.il, a[8].v.i, a[9].v.t);
+}
+static opgen_status opgen_call_29(opgen_ctx *ctx, void (*fn)(void), const opgen_value *a) {
+    return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, const opgen_tensor *, const opgen_tensor *, const opgen_tensor *, const opgen_tensor *, double, double, opgen_tensor *, opgen_tensor *, opgen_tensor *))fn)(ctx, a[0].v.t, a[1].v.t, a[2].v.t, a[3].v.t, a[4].v.t, a[5].v.f, a[6].v.f, a[7].v.t, a[8].v.t, a[9].v.t);
+}
+static opgen_status opgen_call_30(opgen_ctx *ctx, void (*fn)(void), const opgen_value *a) {
     return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, const opgen_tensor *, int64_t, bool, bool, opgen_tensor *))fn)(ctx, a[0].v.t, a[1].v.t, a[2].v.i, a[3].v.b, a[4].v.b, a[5].v.t);
 }
 
@@ -277,37 +373,57 @@ const opgen_kernel_entry opgen_registry[] = {
     {(void (*)(void))opgen_portable_dequantize_per_tensor_out, opgen_call_15, 0x000000c0u}, /* 57 quantized_decomposed::dequantize_per_tensor.out */
     {NULL, NULL, 0u}, /* 58 quantized_decomposed::dequantize_per_channel */
     {(void (*)(void))opgen_portable_dequantize_per_channel_out, opgen_call_16, 0x000000c0u}, /* 59 quantized_decomposed::dequantize_per_channel.out */
-    {NULL, NULL, 0u}, /* 60 executorch_prims::add.int */
-    {NULL, NULL, 0u}, /* 61 executorch_prims::mul.int */
-    {NULL, NULL, 0u}, /* 62 executorch_prims::sub.int */
-    {NULL, NULL, 0u}, /* 63 executorch_prims::floordiv.int */
-    {NULL, NULL, 0u}, /* 64 executorch_prims::mod.int */
-    {NULL, NULL, 0u}, /* 65 executorch_prims::truediv.int */
-    {NULL, NULL, 0u}, /* 66 executorch_prims::neg.int */
-    {NULL, NULL, 0u}, /* 67 executorch_prims::gt.int */
-    {NULL, NULL, 0u}, /* 68 executorch_prims::lt.int */
-    {NULL, NULL, 0u}, /* 69 executorch_prims::ge.int */
-    {NULL, NULL, 0u}, /* 70 executorch_prims::le.int */
-    {NULL, NULL, 0u}, /* 71 executorch_prims::eq.int */
+    {(void (*)(void))opgen_fallback_executorch_prims_add_int, opgen_call_17, 0xffffffffu}, /* 60 executorch_prims::add.int */
+    {(void (*)(void))opgen_fallback_executorch_prims_mul_int, opgen_call_17, 0xffffffffu}, /* 61 executorch_prims::mul.int */
+    {(void (*)(void))opgen_fallback_executorch_prims_sub_int, opgen_call_17, 0xffffffffu}, /* 62 executorch_prims::sub.int */
+    {(void (*)(void))opgen_fallback_executorch_prims_floordiv_int, opgen_call_17, 0xffffffffu}, /* 63 executorch_prims::floordiv.int */
+    {(void (*)(void))opgen_fallback_executorch_prims_mod_int, opgen_call_17, 0xffffffffu}, /* 64 executorch_prims::mod.int */
+    {(void (*)(void))opgen_fallback_executorch_prims_truediv_int, opgen_call_18, 0xffffffffu}, /* 65 executorch_prims::truediv.int */
+    {(void (*)(void))opgen_fallback_executorch_prims_neg_int, opgen_call_19, 0xffffffffu}, /* 66 executorch_prims::neg.int */
+    {(void (*)(void))opgen_fallback_executorch_prims_gt_int, opgen_call_20, 0xffffffffu}, /* 67 executorch_prims::gt.int */
+    {(void (*)(void))opgen_fallback_executorch_prims_lt_int, opgen_call_20, 0xffffffffu}, /* 68 executorch_prims::lt.int */
+    {(void (*)(void))opgen_fallback_executorch_prims_ge_int, opgen_call_20, 0xffffffffu}, /* 69 executorch_prims::ge.int */
+    {(void (*)(void))opgen_fallback_executorch_prims_le_int, opgen_call_20, 0xffffffffu}, /* 70 executorch_prims::le.int */
+    {(void (*)(void))opgen_fallback_executorch_prims_eq_int, opgen_call_20, 0xffffffffu}, /* 71 executorch_prims::eq.int */
     {NULL, NULL, 0u}, /* 72 quantized_decomposed::add_relu */
-    {NULL, NULL, 0u}, /* 73 quantized_decomposed::add_relu.out */
+    {(void (*)(void))opgen_fallback_quantized_decomposed_add_relu_out, opgen_call_21, 0x08008effu}, /* 73 quantized_decomposed::add_relu.out */
     {NULL, NULL, 0u}, /* 74 quantized_decomposed::add */
-    {NULL, NULL, 0u}, /* 75 quantized_decomposed::add.out */
+    {(void (*)(void))opgen_fallback_quantized_decomposed_add_out, opgen_call_21, 0x08008effu}, /* 75 quantized_decomposed::add.out */
     {NULL, NULL, 0u}, /* 76 quantized_decomposed::add.scalar */
-    {NULL, NULL, 0u}, /* 77 quantized_decomposed::add.scalar_out */
+    {(void (*)(void))opgen_fallback_quantized_decomposed_add_scalar_out, opgen_call_22, 0x08008effu}, /* 77 quantized_decomposed::add.scalar_out */
     {NULL, NULL, 0u}, /* 78 quantized_decomposed::embedding_byte */
-    {NULL, NULL, 0u}, /* 79 quantized_decomposed::embedding_byte.out */
+    {(void (*)(void))opgen_fallback_quantized_decomposed_embedding_byte_out, opgen_call_23, 0x08008effu}, /* 79 quantized_decomposed::embedding_byte.out */
     {NULL, NULL, 0u}, /* 80 demo::linear_relu */
-    {NULL, NULL, 0u}, /* 81 demo::linear_relu.out */
+    {(void (*)(void))opgen_fallback_demo_linear_relu_out, opgen_call_3, 0x08008effu}, /* 81 demo::linear_relu.out */
     {(void (*)(void))opgen_portable_add_Scalar_out, opgen_call_6, 0x000000dfu}, /* 82 aten::add.Scalar_out */
-    {(void (*)(void))opgen_portable_mul_Scalar_out, opgen_call_17, 0x000000dfu}, /* 83 aten::mul.Scalar_out */
+    {(void (*)(void))opgen_portable_mul_Scalar_out, opgen_call_24, 0x000000dfu}, /* 83 aten::mul.Scalar_out */
     {(void (*)(void))opgen_portable_relu_out, opgen_call_4, 0x000000dfu}, /* 84 aten::relu.out */
-    {(void (*)(void))opgen_portable_permute_copy_out, opgen_call_18, 0x080088ffu}, /* 85 aten::permute_copy.out */
-    {(void (*)(void))opgen_portable_view_copy_out, opgen_call_18, 0x080088ffu}, /* 86 aten::view_copy.out */
-    {(void (*)(void))opgen_portable_expand_copy_out, opgen_call_19, 0x080088ffu}, /* 87 aten::expand_copy.out */
-    {(void (*)(void))opgen_portable_clone_out, opgen_call_20, 0x080088ffu}, /* 88 aten::clone.out */
-    {(void (*)(void))opgen_portable_convolution_out, opgen_call_21, 0x000000c0u}, /* 89 aten::convolution.out */
-    {(void (*)(void))opgen_portable__native_batch_norm_legit_no_training_out, opgen_call_22, 0x000000c0u}, /* 90 aten::_native_batch_norm_legit_no_training.out */
-    {(void (*)(void))opgen_portable_embedding_out, opgen_call_23, 0x000000c0u}, /* 91 aten::embedding.out */
+    {(void (*)(void))opgen_portable_permute_copy_out, opgen_call_25, 0x080088ffu}, /* 85 aten::permute_copy.out */
+    {(void (*)(void))opgen_portable_view_copy_out, opgen_call_25, 0x080088ffu}, /* 86 aten::view_copy.out */
+    {(void (*)(void))opgen_portable_expand_copy_out, opgen_call_26, 0x080088ffu}, /* 87 aten::expand_copy.out */
+    {(void (*)(void))opgen_portable_clone_out, opgen_call_27, 0x080088ffu}, /* 88 aten::clone.out */
+    {(void (*)(void))opgen_portable_convolution_out, opgen_call_28, 0x000000c0u}, /* 89 aten::convolution.out */
+    {(void (*)(void))opgen_portable__native_batch_norm_legit_no_training_out, opgen_call_29, 0x000000c0u}, /* 90 aten::_native_batch_norm_legit_no_training.out */
+    {(void (*)(void))opgen_portable_embedding_out, opgen_call_30, 0x000000c0u}, /* 91 aten::embedding.out */
+};
+
+const opgen_fallback_entry opgen_fallbacks[] = {
+    {60, {(void (*)(void))opgen_fallback_executorch_prims_add_int, opgen_call_17, 0xffffffffu}}, /* executorch_prims::add.int */
+    {61, {(void (*)(void))opgen_fallback_executorch_prims_mul_int, opgen_call_17, 0xffffffffu}}, /* executorch_prims::mul.int */
+    {62, {(void (*)(void))opgen_fallback_executorch_prims_sub_int, opgen_call_17, 0xffffffffu}}, /* executorch_prims::sub.int */
+    {63, {(void (*)(void))opgen_fallback_executorch_prims_floordiv_int, opgen_call_17, 0xffffffffu}}, /* executorch_prims::floordiv.int */
+    {64, {(void (*)(void))opgen_fallback_executorch_prims_mod_int, opgen_call_17, 0xffffffffu}}, /* executorch_prims::mod.int */
+    {65, {(void (*)(void))opgen_fallback_executorch_prims_truediv_int, opgen_call_18, 0xffffffffu}}, /* executorch_prims::truediv.int */
+    {66, {(void (*)(void))opgen_fallback_executorch_prims_neg_int, opgen_call_19, 0xffffffffu}}, /* executorch_prims::neg.int */
+    {67, {(void (*)(void))opgen_fallback_executorch_prims_gt_int, opgen_call_20, 0xffffffffu}}, /* executorch_prims::gt.int */
+    {68, {(void (*)(void))opgen_fallback_executorch_prims_lt_int, opgen_call_20, 0xffffffffu}}, /* executorch_prims::lt.int */
+    {69, {(void (*)(void))opgen_fallback_executorch_prims_ge_int, opgen_call_20, 0xffffffffu}}, /* executorch_prims::ge.int */
+    {70, {(void (*)(void))opgen_fallback_executorch_prims_le_int, opgen_call_20, 0xffffffffu}}, /* executorch_prims::le.int */
+    {71, {(void (*)(void))opgen_fallback_executorch_prims_eq_int, opgen_call_20, 0xffffffffu}}, /* executorch_prims::eq.int */
+    {73, {(void (*)(void))opgen_fallback_quantized_decomposed_add_relu_out, opgen_call_21, 0x08008effu}}, /* quantized_decomposed::add_relu.out */
+    {75, {(void (*)(void))opgen_fallback_quantized_decomposed_add_out, opgen_call_21, 0x08008effu}}, /* quantized_decomposed::add.out */
+    {77, {(void (*)(void))opgen_fallback_quantized_decomposed_add_scalar_out, opgen_call_22, 0x08008effu}}, /* quantized_decomposed::add.scalar_out */
+    {79, {(void (*)(void))opgen_fallback_quantized_decomposed_embedding_byte_out, opgen_call_23, 0x08008effu}}, /* quantized_decomposed::embedding_byte.out */
+    {81, {(void (*)(void))opgen_fallback_demo_linear_relu_out, opgen_call_3, 0x08008effu}}, /* demo::linear_relu.out */
 };
 #endif /* OPGEN_IMPLEMENTATION */

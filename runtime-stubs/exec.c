@@ -20,6 +20,7 @@ typedef struct step {
     int *results; /* value index per out argument */
     int nresults;
     bool dynamic; /* reads a scalar input, or a value computed from one */
+    bool scalar;  /* a scalar prim: its kernel computes the op itself, writing scalar values */
     size_t scratch; /* arena bytes its kernel takes beyond its planned results */
 } step;
 
@@ -168,7 +169,20 @@ typedef struct loader {
     const opgen_graph *g;
     opgen_arena *a;
     opgen_error *err;
+    const opgen_load_options *opt;
 } loader;
+
+/* The value kind of a scalar result (abi of an op's return), or -1 if not a scalar. */
+static int scalar_kind(int abi) { return abi == OPGEN_ABI_INT ? OPGEN_GV_INT : abi == OPGEN_ABI_FLOAT ? OPGEN_GV_FLOAT : abi == OPGEN_ABI_BOOL ? OPGEN_GV_BOOL : -1; }
+
+/* An op whose kernel computes it directly and returns scalars (a scalar prim). */
+static bool is_scalar_op(int id) {
+    const opgen_op *op = &opgen_ops[id];
+    if (op->out_variant >= 0 || !op->nrets || !opgen_registry[id].fn) return false;
+    for (int r = 0; r < op->nrets; r++)
+        if (scalar_kind(opgen_rets[op->first_ret + (unsigned)r].abi) < 0) return false;
+    return true;
+}
 
 static bool value_is(const loader *L, int v, int kind) { return L->p->values[v].kind == kind; }
 
@@ -322,18 +336,22 @@ static int32_t load_node(loader *L, int n) {
             if (opgen_ops[i].kind == OPGEN_KIND_FUNCTIONAL && opgen_ops[i].out_variant == op->out_variant) functional = opgen_ops[i].qualified;
         return node_fail(L->err, g, nd->line, nd->col, OPGEN_E_INVALID, "%s writes to its input; programs are functional%s%s", nd->op, functional ? ": call " : "", functional ? functional : "");
     }
-    if (op->out_variant < 0) return node_fail(L->err, g, nd->line, nd->col, OPGEN_E_NOT_FOUND, "%s has no out= variant, so no kernel can run it", nd->op);
-    const opgen_op *kop = &opgen_ops[op->out_variant];
-    if (!opgen_registry[op->out_variant].fn) return node_fail(L->err, g, nd->line, nd->col, OPGEN_E_NOT_FOUND, "no kernel for %s (needed by %s)", kop->qualified, nd->op);
+    s->scalar = is_scalar_op(id);
+    if (op->out_variant < 0 && !s->scalar) return node_fail(L->err, g, nd->line, nd->col, OPGEN_E_NOT_FOUND, "%s has no out= variant, so no kernel can run it", nd->op);
+    int kid = s->scalar ? id : op->out_variant;
+    const opgen_op *kop = &opgen_ops[kid];
+    s->kernel = &opgen_registry[kid];
+    for (int i = 0; L->opt && L->opt->fallbacks && i < OPGEN_FALLBACK_COUNT; i++) /* the pattern, not a native kernel */
+        if (opgen_fallbacks[i].op == kid) s->kernel = &opgen_fallbacks[i].kernel;
+    if (!s->kernel->fn) return node_fail(L->err, g, nd->line, nd->col, OPGEN_E_NOT_FOUND, "no kernel for %s (needed by %s)", kop->qualified, nd->op);
     s->op = id;
-    s->kernel_op = op->out_variant;
-    s->kernel = &opgen_registry[op->out_variant];
-    s->nargs = kop->nargs;
-    s->args = zalloc(L->a, sizeof *s->args * kop->nargs);
+    s->kernel_op = kid;
+    s->nargs = kop->nargs + (s->scalar ? kop->nrets : 0); /* a prim's results follow its arguments */
+    s->args = zalloc(L->a, sizeof *s->args * (size_t)(s->nargs ? s->nargs : 1));
     size_t npatch = kop->nargs; /* one per argument, plus one per list element */
     for (int k = 0; k < nd->nargs; k++) npatch += (size_t)(nd->args[k].kind == OPGEN_GA_LIST ? nd->args[k].nitems : 0);
     s->patches = zalloc(L->a, sizeof *s->patches * npatch);
-    s->results = zalloc(L->a, sizeof(int) * kop->nargs);
+    s->results = zalloc(L->a, sizeof(int) * (size_t)(s->nargs ? s->nargs : 1));
     if (!s->args || !s->patches || !s->results) return opgen_fail(L->err, OPGEN_E_NO_MEMORY, "out of memory");
     /* which graph argument goes to which parameter of the functional schema */
     const opgen_arg *fargs = &opgen_args[op->first_arg];
@@ -385,6 +403,16 @@ static int32_t load_node(loader *L, int n) {
                 return node_fail(L->err, g, nd->line, nd->col, OPGEN_E_NOT_IMPLEMENTED, "%s: cannot use the default '%s' of argument '%s'", nd->op, fargs[fi].dflt, ka->name);
         } else {
             return node_fail(L->err, g, nd->line, nd->col, OPGEN_E_INVALID, "%s: missing argument '%s' (%s)", nd->op, ka->name, ka->type);
+        }
+    }
+    if (s->scalar) { /* results are scalar values, written through pointers */
+        if (nd->nresults != op->nrets) return node_fail(L->err, g, nd->line, nd->col, OPGEN_E_INVALID, "%s returns %d value%s, the node names %d", nd->op, op->nrets, op->nrets == 1 ? "" : "s", nd->nresults);
+        for (int r = 0; r < op->nrets; r++) {
+            int v = nd->results[r], kind = scalar_kind(opgen_rets[op->first_ret + (unsigned)r].abi);
+            opgen_ivalue *iv = &L->p->values[v];
+            iv->kind = kind;
+            s->results[s->nresults++] = v;
+            s->args[kop->nargs + r].v.ret = kind == OPGEN_GV_INT ? (void *)&iv->i : kind == OPGEN_GV_FLOAT ? (void *)&iv->f : (void *)&iv->b;
         }
     }
     if (s->nresults != nd->nresults) return node_fail(L->err, g, nd->line, nd->col, OPGEN_E_INVALID, "%s returns %d value%s, the node names %d", nd->op, s->nresults, s->nresults == 1 ? "" : "s", nd->nresults);
@@ -501,6 +529,11 @@ static int32_t check_rows(const opgen_program *p, const step *s, opgen_error *er
  * step (result dtypes and shapes), the Edge rows, and a kernel for the dtype. */
 static int32_t prepare(opgen_program *p, step *s, opgen_arena *a, opgen_error *err) {
     const opgen_graph *g = p->g;
+    if (s->scalar) { /* a prim has no shapes: it computes its value, which later steps' shapes may need */
+        opgen_error merr = {0};
+        int32_t st = call(p, s, a, false, &merr);
+        return st ? node_fail(err, g, s->node->line, s->node->col, st, "%s", merr.msg) : OPGEN_OK;
+    }
     for (int r = 0; r < s->nresults; r++) { /* results are sized afresh */
         opgen_tensor *t = &p->values[s->results[r]].t;
         t->data = NULL;
@@ -511,7 +544,7 @@ static int32_t prepare(opgen_program *p, step *s, opgen_arena *a, opgen_error *e
     if (st) return node_fail(err, g, s->node->line, s->node->col, st, "%s", merr.msg);
     if ((st = check_rows(p, s, err))) return st;
     opgen_dtype d = p->values[s->results[0]].t.dtype;
-    if (!opgen_registry_find(s->kernel_op, d))
+    if (!(s->kernel->dtypes >> d & 1u))
         return node_fail(err, g, s->node->line, s->node->col, OPGEN_E_NOT_FOUND, "no kernel for %s with dtype %s (needed by %s)", opgen_ops[s->kernel_op].qualified, opgen_dtype_name(d), s->node->op);
     return OPGEN_OK;
 }
@@ -545,6 +578,7 @@ static int32_t plan(opgen_program *p, opgen_arena *a, opgen_error *err) {
         step *s = &p->steps[n];
         for (int r = 0; r < s->nresults; r++) {
             int v = s->results[r];
+            if (p->values[v].kind != OPGEN_GV_TENSOR) continue; /* a prim's scalar */
             size_t need = (opgen_nbytes(&p->values[v].t) + 63) & ~(size_t)63;
             if (!need) need = 64;
             /* first fit among the gaps between live spans (kept sorted by offset) */
@@ -578,7 +612,9 @@ static int32_t plan(opgen_program *p, opgen_arena *a, opgen_error *err) {
     return OPGEN_OK;
 }
 
-int32_t opgen_program_load(const opgen_graph *g, opgen_arena *a, opgen_program **out, opgen_error *err) {
+int32_t opgen_program_load(const opgen_graph *g, opgen_arena *a, opgen_program **out, opgen_error *err) { return opgen_program_load_with(g, a, NULL, out, err); }
+
+int32_t opgen_program_load_with(const opgen_graph *g, opgen_arena *a, const opgen_load_options *opt, opgen_program **out, opgen_error *err) {
     opgen_program *p = zalloc(a, sizeof *p);
     if (!p) return opgen_fail(err, OPGEN_E_NO_MEMORY, "out of memory");
     p->g = g;
@@ -593,14 +629,14 @@ int32_t opgen_program_load(const opgen_graph *g, opgen_arena *a, opgen_program *
         if (gv->kind == OPGEN_GV_TENSOR && opgen_tensor_shape(&v->t, gv->dtype, gv->dim, gv->sizes, err)) return err->code;
         if (gv->kind == OPGEN_GV_FREE) return node_fail(err, g, gv->line, gv->col, OPGEN_E_INVALID, "a pattern is not a program: %%%s is not defined", gv->name);
     }
-    loader L = {p, g, a, err};
+    loader L = {p, g, a, err, opt};
     bool *dyn = zalloc(a, sizeof(bool) * (size_t)(g->nvalues ? g->nvalues : 1)); /* values that depend on a scalar input */
     if (!dyn) return opgen_fail(err, OPGEN_E_NO_MEMORY, "out of memory");
     for (int n = 0; n < g->nnodes; n++) {
         int32_t st = load_node(&L, n);
         if (st) return st;
         step *s = &p->steps[n];
-        s->dynamic = s->npatches > 0;
+        s->dynamic = s->npatches > 0 || s->scalar; /* a prim's value is known only when it runs */
         for (int k = 0; k < s->node->nargs && !s->dynamic; k++) {
             const opgen_garg *x = &s->node->args[k];
             if (x->kind == OPGEN_GA_VALUE) s->dynamic = dyn[x->i];
@@ -664,6 +700,7 @@ int32_t opgen_program_run(opgen_program *p, const opgen_ivalue *inputs, opgen_ar
     for (int n = 0; n < p->nsteps; n++) {
         step *s = &p->steps[n];
         for (int r = 0; r < s->nresults; r++) { /* results live where the plan put them */
+            if (p->values[s->results[r]].kind != OPGEN_GV_TENSOR) continue;
             opgen_tensor *t = &p->values[s->results[r]].t;
             t->data = block + p->offset[s->results[r]];
             t->capacity = p->size[s->results[r]];

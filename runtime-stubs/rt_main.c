@@ -89,18 +89,21 @@ static int cmd_print(int argc, char **argv) {
 }
 
 static const char usage_run[] =
-    "usage: opgen-rt run PROGRAM.graph --input NAME=FILE.npy ... [--input NAME=NUMBER ...] -o DIR\n"
+    "usage: opgen-rt run PROGRAM.graph --input NAME=FILE.npy ... [--input NAME=NUMBER ...] [--fallbacks] -o DIR\n"
     "\n"
     "Loads the program (every node bound to its operator's schema, dtypes and shapes\n"
     "inferred, a kernel found for every (op, dtype)), runs it on the inputs, and writes\n"
     "each returned value to DIR/0.npy, DIR/1.npy, ... (a scalar as a 0-d array).\n"
     "A tensor input is a NumPy .npy file (little-endian, C order); a scalar input\n"
-    "(declared int, float or bool) is a number, True or False.\n";
+    "(declared int, float or bool) is a number, True or False. --fallbacks runs backend\n"
+    "ops through their fallbacks (their patterns on the core kernels) even where a\n"
+    "native kernel serves them.\n";
 
 static int cmd_run(int argc, char **argv) {
     const char *path = NULL, *outdir = NULL;
     const char *inames[64], *ivals[64];
     int nin = 0;
+    opgen_load_options opt = {false};
     for (int i = 2; i < argc; i++) {
         const char *a = argv[i];
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) return fputs(usage_run, stdout), EXIT_OK;
@@ -115,6 +118,8 @@ static int cmd_run(int argc, char **argv) {
             for (int k = 0; k < nin; k++)
                 if (!strcmp(inames[k], inames[nin])) return fprintf(stderr, "opgen-rt run: input '%s' given twice\n", inames[nin]), EXIT_USAGE;
             nin++;
+        } else if (!strcmp(a, "--fallbacks")) {
+            opt.fallbacks = true;
         } else if (!strcmp(a, "-o") || !strcmp(a, "--output")) {
             if (i + 1 >= argc) return fprintf(stderr, "opgen-rt run: -o needs a folder\n"), EXIT_USAGE;
             outdir = argv[++i];
@@ -137,7 +142,7 @@ static int cmd_run(int argc, char **argv) {
     opgen_program *p = NULL;
     int rc = EXIT_OK;
     opgen_ivalue *inputs = NULL, *outputs = NULL;
-    if (opgen_graph_parse(path, text, n, false, &a, &g, &err) || opgen_program_load(&g, &a, &p, &err)) {
+    if (opgen_graph_parse(path, text, n, false, &a, &g, &err) || opgen_program_load_with(&g, &a, &opt, &p, &err)) {
         rc = report(&err);
         goto done;
     }

@@ -19,7 +19,7 @@ g=$src/tests/gen-golden/small
 if diff -ru "$g/expected" "$tmp/small" >"$tmp/diff"; then ok; else bad "golden headers differ:"; head -40 "$tmp/diff"; fi
 
 # 2. committed generated/ == what the build regenerates from yaml/
-for h in opgen_dtypes.h opgen_ops.h opgen_kernels.h opgen_registry.h; do
+for h in opgen_dtypes.h opgen_ops.h opgen_kernels.h opgen_registry.h opgen_backend.h; do
     if cmp -s "$src/generated/$h" "$built/$h"; then ok; else bad "generated/$h is stale: regenerate with 'opgen generate -o generated' and commit"; fi
 done
 
@@ -37,13 +37,26 @@ compile_and_run() { # DIR LABEL
     tail -1 "$tmp/run.log"
 }
 compile_and_run "$src/generated" "generated/"
-# the registry header compiles standalone too (its tables need the kernels to link)
-printf '#include "opgen_registry.h"\nint opgen_registry_probe(void);\nint opgen_registry_probe(void) { return opgen_registry_find(0, OPGEN_DTYPE_Float) != 0; }\n' >"$tmp/reg.c"
+# the registry and backend headers compile standalone too, tables included (they
+# need the kernels to link; the fallbacks' bodies are the runtime's to compile)
+printf '#define OPGEN_IMPLEMENTATION\n#include "opgen_backend.h"\nint opgen_registry_probe(void);\nint opgen_registry_probe(void) { return opgen_registry_find(0, OPGEN_DTYPE_Float) != 0 && opgen_backend_ops[0].op >= 0 && opgen_registry_find_fallback(0, OPGEN_DTYPE_Float) == 0; }\n' >"$tmp/reg.c"
 for c in "gcc -std=c11 -x c" "clang -std=c11 -x c" "g++ -std=c++17 -x c++"; do
     # shellcheck disable=SC2086
-    if $c -Wall -Wextra -Werror -pedantic -I"$src/generated" -c "$tmp/reg.c" -o "$tmp/reg.o" 2>"$tmp/cc.log"; then ok; else bad "opgen_registry.h with $c:"; head -20 "$tmp/cc.log"; fi
+    if $c -Wall -Wextra -Werror -pedantic -I"$src/generated" -c "$tmp/reg.c" -o "$tmp/reg.o" 2>"$tmp/cc.log"; then ok; else bad "opgen_registry.h + opgen_backend.h with $c:"; head -20 "$tmp/cc.log"; fi
 done
 compile_and_run "$tmp/small" "small"
+
+# 1b. golden headers of backend ops: the generated fallback code (tests/gen-golden/backend),
+# which must compile as runtime code (C11, gcc and clang, -Wall -Wextra -Werror -pedantic)
+gb=$src/tests/gen-golden/backend
+"$opgen" generate --native-functions "$gb/native_functions.yaml" --tags "$gb/tags.yaml" --kernels "$gb/kernels.yaml" --backend-ops "$gb/backend_ops.yaml" -o "$tmp/backend" || bad "generate backend"
+[ "${OPGEN_UPDATE_GOLDEN:-}" = 1 ] && cp "$tmp"/backend/*.h "$gb/expected/"
+if diff -ru "$gb/expected" "$tmp/backend" >"$tmp/diff"; then ok; else bad "backend golden headers differ:"; head -40 "$tmp/diff"; fi
+printf '#define OPGEN_IMPLEMENTATION\n#include "opgen/kernel.h"\n#include "opgen_registry.h"\n#define OPGEN_FALLBACKS_IMPLEMENTATION\n#include "opgen_backend.h"\n' >"$tmp/fb.c"
+for c in "gcc -std=c11" "clang -std=c11"; do
+    # shellcheck disable=SC2086
+    if $c -Wall -Wextra -Werror -pedantic -I"$tmp/backend" -I"$src/runtime-stubs/include" -c -x c "$tmp/fb.c" -o "$tmp/fb.o" 2>"$tmp/cc.log"; then ok; else bad "fallbacks with $c:"; head -20 "$tmp/cc.log"; fi
+done
 nf=$corpus/pytorch-2.14/native_functions.yaml edge=$corpus/executorch/edge.yaml
 if [ -f "$nf" ] && [ -f "$edge" ]; then
     "$opgen" generate --native-functions "$nf" --edge "$edge" -o "$tmp/full" --depfile "$tmp/full.d" || bad "generate 2.14"

@@ -29,6 +29,11 @@ typedef struct opgen_ivalue {
 } opgen_ivalue;
 
 int32_t opgen_program_load(const opgen_graph *g, opgen_arena *a, opgen_program **out, opgen_error *err);
+typedef struct opgen_load_options {
+    bool fallbacks; /* run backend ops through their fallbacks (patterns), even where a
+                       native kernel serves them */
+} opgen_load_options;
+int32_t opgen_program_load_with(const opgen_graph *g, opgen_arena *a, const opgen_load_options *opt, opgen_program **out, opgen_error *err);
 /* Bytes of planned intermediate memory a run takes from its arena. */
 size_t opgen_program_plan_bytes(const opgen_program *p);
 /* Bytes a run takes from a fixed-buffer arena: the plan, plus the temporaries of

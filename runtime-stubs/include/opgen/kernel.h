@@ -3,7 +3,7 @@
  * compile-time dtype sets (unselected dtypes compile to nothing), element access. */
 #ifndef OPGEN_KERNEL_H
 #define OPGEN_KERNEL_H
-#define OPGEN_RUNTIME_TABLES_VERSION 1
+#define OPGEN_RUNTIME_TABLES_VERSION 2
 #include <math.h>
 #include <string.h>
 
@@ -71,6 +71,24 @@ static inline int64_t opgen_f64_to_i64(double v) {
     if (v <= -9223372036854775808.0) return INT64_MIN;
     return (int64_t)v;
 }
+
+/* Scalar prims (the executorch_prims builtins) with Python's semantics on 64-bit
+ * ints: floor division and modulo round toward minus infinity (-7 // 2 == -4,
+ * -7 % 2 == 1); where Python's unbounded ints would leave 64 bits, and on division
+ * by zero, they fail instead of wrapping. */
+opgen_status opgen_prim_add(opgen_ctx *ctx, int64_t a, int64_t b, int64_t *out);
+opgen_status opgen_prim_sub(opgen_ctx *ctx, int64_t a, int64_t b, int64_t *out);
+opgen_status opgen_prim_mul(opgen_ctx *ctx, int64_t a, int64_t b, int64_t *out);
+opgen_status opgen_prim_floordiv(opgen_ctx *ctx, int64_t a, int64_t b, int64_t *out);
+opgen_status opgen_prim_mod(opgen_ctx *ctx, int64_t a, int64_t b, int64_t *out);
+opgen_status opgen_prim_neg(opgen_ctx *ctx, int64_t a, int64_t *out);
+opgen_status opgen_prim_truediv(opgen_ctx *ctx, int64_t a, int64_t b, double *out);
+opgen_status opgen_prim_eq(opgen_ctx *ctx, int64_t a, int64_t b, bool *out);
+opgen_status opgen_prim_ne(opgen_ctx *ctx, int64_t a, int64_t b, bool *out);
+opgen_status opgen_prim_lt(opgen_ctx *ctx, int64_t a, int64_t b, bool *out);
+opgen_status opgen_prim_le(opgen_ctx *ctx, int64_t a, int64_t b, bool *out);
+opgen_status opgen_prim_gt(opgen_ctx *ctx, int64_t a, int64_t b, bool *out);
+opgen_status opgen_prim_ge(opgen_ctx *ctx, int64_t a, int64_t b, bool *out);
 
 /* Element loads and stores in any real dtype. */
 double opgen_load_f64(const opgen_tensor *t, int64_t off);

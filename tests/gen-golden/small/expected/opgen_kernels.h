@@ -67,6 +67,7 @@ typedef struct opgen_value {
         opgen_float_list fl;
         opgen_bool_list bl;
         opgen_scalar_list sl;
+        void *ret; /* where a scalar prim's kernel writes its result */
     } v;
     bool none;
 } opgen_value;

@@ -9,7 +9,7 @@
 /* Layout version of these tables. A runtime defines OPGEN_RUNTIME_TABLES_VERSION
  * before including this header; a mismatch stops the build here instead of
  * misreading the tables at run time. */
-#define OPGEN_TABLES_VERSION 1
+#define OPGEN_TABLES_VERSION 2
 #define OPGEN_GENERATOR_VERSION "0.1.0"
 #if defined(OPGEN_RUNTIME_TABLES_VERSION) && OPGEN_RUNTIME_TABLES_VERSION != OPGEN_TABLES_VERSION
 #error "opgen_ops.h was generated for another table layout: regenerate it with the opgen matching this runtime"
