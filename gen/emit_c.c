@@ -176,8 +176,9 @@ static void op_rows(gen *g, unsigned id) {
     sb_puts(&g->op_table, ", ");
     c_str(&g->op_table, f->schema_text);
     unsigned ncols = e ? e->nargs : 0, nrows = e ? e->nrows : 0;
-    sb_printf(&g->op_table, ", %u, %u, %u, %u, %u, %d, %u, %u, %u, %u, OPGEN_KIND_%s},\n", g->nargs, g->nrets, g->ncols, g->ncells, g->naliases, out_id, s->nargs,
-              s->nrets, nrows, ncols, f->kind == OG_KIND_FUNCTIONAL ? "FUNCTIONAL" : f->kind == OG_KIND_INPLACE ? "INPLACE" : f->kind == OG_KIND_OUT ? "OUT" : f->kind == OG_KIND_MUTABLE ? "MUTABLE" : "SCRATCH");
+    unsigned flags = (og_func_has_tag(f, g->m->tag_core) ? 1u : 0u) | (f->custom && !f->backend ? 2u : 0u) | (f->backend ? 4u : 0u);
+    sb_printf(&g->op_table, ", %u, %u, %u, %u, %u, %d, %u, %u, %u, %u, OPGEN_KIND_%s, %u},\n", g->nargs, g->nrets, g->ncols, g->ncells, g->naliases, out_id, s->nargs,
+              s->nrets, nrows, ncols, f->kind == OG_KIND_FUNCTIONAL ? "FUNCTIONAL" : f->kind == OG_KIND_INPLACE ? "INPLACE" : f->kind == OG_KIND_OUT ? "OUT" : f->kind == OG_KIND_MUTABLE ? "MUTABLE" : "SCRATCH", flags);
     for (unsigned i = 0; i < s->nargs; i++) {
         og_dtset allowed = default_allowed(s->args[i].type);
         for (unsigned c = 0; e && c < e->nargs; c++)

@@ -312,21 +312,51 @@ static int32_t bind(loader *L, step *s, int ai, const opgen_arg *arg, const opge
 
 /* ---- loading ---- */
 
+int opgen_node_op(const char *name) {
+    int id = opgen_op_lookup(name);
+    size_t len = strlen(name);
+    if (id < 0 && len > 8 && !strcmp(name + len - 8, ".default")) { /* "aten::relu.default" names the default overload */
+        char buf[256];
+        snprintf(buf, sizeof buf, "%.*s", (int)(len - 8), name);
+        id = opgen_op_lookup(buf);
+    }
+    return id;
+}
+
+int32_t opgen_bind_node(const opgen_graph *g, const opgen_gnode *nd, int id, const opgen_garg **given, opgen_error *err) {
+    const opgen_op *op = &opgen_ops[id];
+    const opgen_arg *fargs = &opgen_args[op->first_arg];
+    for (int i = 0; i < op->nargs; i++) given[i] = NULL;
+    int npos = 0, maxpos = 0;
+    for (int i = 0; i < op->nargs; i++)
+        if (!(fargs[i].flags & OPGEN_ARG_KWARG_ONLY)) maxpos++;
+    for (int k = 0; k < nd->nargs; k++) {
+        const opgen_garg *x = &nd->args[k];
+        int target = -1;
+        if (!x->kw) {
+            if (npos >= maxpos) {
+                int got = 0;
+                for (int j = 0; j < nd->nargs; j++) got += !nd->args[j].kw;
+                return node_fail(err, g, x->line, x->col, OPGEN_E_INVALID, "%s takes %d positional argument%s, got %d", nd->op, maxpos, maxpos == 1 ? "" : "s", got);
+            }
+            target = npos++;
+        } else {
+            for (int i = 0; i < op->nargs; i++)
+                if (!strcmp(fargs[i].name, x->kw)) target = i;
+            if (target < 0) return node_fail(err, g, x->line, x->col, OPGEN_E_INVALID, "%s has no argument '%s'", nd->op, x->kw);
+            if (given[target]) return node_fail(err, g, x->line, x->col, OPGEN_E_INVALID, "argument '%s' of %s given twice", x->kw, nd->op);
+        }
+        given[target] = x;
+    }
+    return OPGEN_OK;
+}
+
 static int32_t load_node(loader *L, int n) {
     const opgen_graph *g = L->g;
     const opgen_gnode *nd = &g->nodes[n];
     step *s = &L->p->steps[n];
     s->node = nd;
-    int id = opgen_op_lookup(nd->op);
-    if (id < 0) {
-        /* "aten::relu.default" names the default overload */
-        size_t len = strlen(nd->op);
-        if (len > 8 && !strcmp(nd->op + len - 8, ".default")) {
-            char buf[256];
-            snprintf(buf, sizeof buf, "%.*s", (int)(len - 8), nd->op);
-            id = opgen_op_lookup(buf);
-        }
-    }
+    int id = opgen_node_op(nd->op);
     if (id < 0) return node_fail(L->err, g, nd->line, nd->col, OPGEN_E_NOT_FOUND, "unknown operator %s", nd->op);
     const opgen_op *op = &opgen_ops[id];
     if (op->kind == OPGEN_KIND_OUT) return node_fail(L->err, g, nd->line, nd->col, OPGEN_E_INVALID, "%s is an out= variant; call its functional form and let the runtime place results", nd->op);
@@ -357,27 +387,8 @@ static int32_t load_node(loader *L, int n) {
     const opgen_arg *fargs = &opgen_args[op->first_arg];
     const opgen_garg **given = zalloc(L->a, sizeof *given * (op->nargs + 1u));
     if (!given) return opgen_fail(L->err, OPGEN_E_NO_MEMORY, "out of memory");
-    int npos = 0, maxpos = 0;
-    for (int i = 0; i < op->nargs; i++)
-        if (!(fargs[i].flags & OPGEN_ARG_KWARG_ONLY)) maxpos++;
-    for (int k = 0; k < nd->nargs; k++) {
-        const opgen_garg *x = &nd->args[k];
-        int target = -1;
-        if (!x->kw) {
-            if (npos >= maxpos) {
-                int got = 0;
-                for (int j = 0; j < nd->nargs; j++) got += !nd->args[j].kw;
-                return node_fail(L->err, g, x->line, x->col, OPGEN_E_INVALID, "%s takes %d positional argument%s, got %d", nd->op, maxpos, maxpos == 1 ? "" : "s", got);
-            }
-            target = npos++;
-        } else {
-            for (int i = 0; i < op->nargs; i++)
-                if (!strcmp(fargs[i].name, x->kw)) target = i;
-            if (target < 0) return node_fail(L->err, g, x->line, x->col, OPGEN_E_INVALID, "%s has no argument '%s'", nd->op, x->kw);
-            if (given[target]) return node_fail(L->err, g, x->line, x->col, OPGEN_E_INVALID, "argument '%s' of %s given twice", x->kw, nd->op);
-        }
-        given[target] = x;
-    }
+    int32_t bst = opgen_bind_node(g, nd, id, given, L->err);
+    if (bst) return bst;
     /* the kernel's parameters: the functional's, by name, then the outs */
     const opgen_arg *kargs = &opgen_args[kop->first_arg];
     for (int ai = 0; ai < kop->nargs; ai++) {

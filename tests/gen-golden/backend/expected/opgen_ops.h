@@ -112,7 +112,12 @@ typedef struct opgen_op {
     int32_t out_variant;   /* id of the out= op of this op's group, or -1 */
     uint16_t nargs, nrets, nrows;
     uint8_t ncols, kind;
+    uint8_t flags;         /* OPGEN_OP_CORE | OPGEN_OP_CUSTOM | OPGEN_OP_BACKEND */
 } opgen_op;
+
+/* Which dialect an op belongs to: tagged core (ATen), declared in a kernel yaml
+ * (a custom op), or declared in a backend-op yaml (with its out= variant). */
+enum { OPGEN_OP_CORE = 1, OPGEN_OP_CUSTOM = 2, OPGEN_OP_BACKEND = 4 };
 
 extern const opgen_op opgen_ops[];
 extern const opgen_arg opgen_args[];
@@ -164,25 +169,25 @@ extern "C" {
 const opgen_op opgen_ops[] = {
     /* qualified, ns, name, overload, schema, first_arg, first_ret, first_col, first_cell,
      * first_alias, out_variant, nargs, nrets, nrows, ncols, kind */
-    {"aten::add.Tensor", "aten", "add", "Tensor", "add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor", 0, 0, 0, 0, 0, 1, 3, 1, 0, 0, OPGEN_KIND_FUNCTIONAL},
-    {"aten::add.out", "aten", "add", "out", "add.out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)", 3, 1, 0, 0, 0, 1, 4, 1, 0, 0, OPGEN_KIND_OUT},
-    {"aten::relu", "aten", "relu", "", "relu(Tensor self) -> Tensor", 7, 2, 0, 0, 0, 3, 1, 1, 0, 0, OPGEN_KIND_FUNCTIONAL},
-    {"aten::relu.out", "aten", "relu", "out", "relu.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", 8, 3, 0, 0, 0, 3, 2, 1, 0, 0, OPGEN_KIND_OUT},
-    {"aten::clamp", "aten", "clamp", "", "clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor", 10, 4, 0, 0, 0, 5, 3, 1, 0, 0, OPGEN_KIND_FUNCTIONAL},
-    {"aten::clamp.out", "aten", "clamp", "out", "clamp.out(Tensor self, Scalar? min=None, Scalar? max=None, *, Tensor(a!) out) -> Tensor(a!)", 13, 5, 0, 0, 0, 5, 4, 1, 0, 0, OPGEN_KIND_OUT},
-    {"aten::cat", "aten", "cat", "", "cat(Tensor[] tensors, int dim=0) -> Tensor", 17, 6, 0, 0, 0, 7, 2, 1, 0, 0, OPGEN_KIND_FUNCTIONAL},
-    {"aten::cat.out", "aten", "cat", "out", "cat.out(Tensor[] tensors, int dim=0, *, Tensor(a!) out) -> Tensor(a!)", 19, 7, 0, 0, 0, 7, 3, 1, 0, 0, OPGEN_KIND_OUT},
-    {"aten::view_copy", "aten", "view_copy", "", "view_copy(Tensor self, SymInt[] size) -> Tensor", 22, 8, 0, 0, 0, 9, 2, 1, 0, 0, OPGEN_KIND_FUNCTIONAL},
-    {"aten::view_copy.out", "aten", "view_copy", "out", "view_copy.out(Tensor self, SymInt[] size, *, Tensor(a!) out) -> Tensor(a!)", 24, 9, 0, 0, 0, 9, 3, 1, 0, 0, OPGEN_KIND_OUT},
-    {"aten::max_pool2d_with_indices", "aten", "max_pool2d_with_indices", "", "max_pool2d_with_indices(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, int[2] dilation=1, bool ceil_mode=False) -> (Tensor, Tensor)", 27, 10, 0, 0, 0, 11, 6, 2, 0, 0, OPGEN_KIND_FUNCTIONAL},
-    {"aten::max_pool2d_with_indices.out", "aten", "max_pool2d_with_indices", "out", "max_pool2d_with_indices.out(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, int[2] dilation=1, bool ceil_mode=False, *, Tensor(a!) out, Tensor(b!) indices) -> (Tensor(a!), Tensor(b!))", 33, 12, 0, 0, 0, 11, 8, 2, 0, 0, OPGEN_KIND_OUT},
-    {"g::pool_relu", "g", "pool_relu", "", "pool_relu(Tensor x, int k) -> (Tensor values, Tensor indices)", 41, 14, 0, 0, 0, 13, 2, 2, 0, 0, OPGEN_KIND_FUNCTIONAL},
-    {"g::pool_relu.out", "g", "pool_relu", "out", "pool_relu.out(Tensor x, int k, *, Tensor(a!) out0, Tensor(b!) out1) -> (Tensor(a!), Tensor(b!))", 43, 16, 0, 0, 0, 13, 4, 2, 0, 0, OPGEN_KIND_OUT},
-    {"g::clamp_cat", "g", "clamp_cat", "", "clamp_cat(Tensor a, Tensor b, Scalar lo, float hi, SymInt n, int unused=3) -> Tensor", 47, 18, 0, 0, 0, 15, 6, 1, 0, 0, OPGEN_KIND_FUNCTIONAL},
-    {"g::clamp_cat.out", "g", "clamp_cat", "out", "clamp_cat.out(Tensor a, Tensor b, Scalar lo, float hi, SymInt n, int unused=3, *, Tensor(a!) out) -> Tensor(a!)", 53, 19, 0, 0, 0, 15, 7, 1, 0, 0, OPGEN_KIND_OUT},
-    {"g::relu_twice", "g", "relu_twice", "", "relu_twice(Tensor x) -> Tensor", 60, 20, 0, 0, 0, 17, 1, 1, 0, 0, OPGEN_KIND_FUNCTIONAL},
-    {"g::relu_twice.out", "g", "relu_twice", "out", "relu_twice.out(Tensor x, *, Tensor(a!) out) -> Tensor(a!)", 61, 21, 0, 0, 0, 17, 2, 1, 0, 0, OPGEN_KIND_OUT},
-    {"g::neg.int", "g", "neg", "int", "neg.int(SymInt a) -> SymInt", 63, 22, 0, 0, 0, -1, 1, 1, 0, 0, OPGEN_KIND_FUNCTIONAL},
+    {"aten::add.Tensor", "aten", "add", "Tensor", "add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor", 0, 0, 0, 0, 0, 1, 3, 1, 0, 0, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::add.out", "aten", "add", "out", "add.out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)", 3, 1, 0, 0, 0, 1, 4, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::relu", "aten", "relu", "", "relu(Tensor self) -> Tensor", 7, 2, 0, 0, 0, 3, 1, 1, 0, 0, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::relu.out", "aten", "relu", "out", "relu.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", 8, 3, 0, 0, 0, 3, 2, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::clamp", "aten", "clamp", "", "clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor", 10, 4, 0, 0, 0, 5, 3, 1, 0, 0, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::clamp.out", "aten", "clamp", "out", "clamp.out(Tensor self, Scalar? min=None, Scalar? max=None, *, Tensor(a!) out) -> Tensor(a!)", 13, 5, 0, 0, 0, 5, 4, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::cat", "aten", "cat", "", "cat(Tensor[] tensors, int dim=0) -> Tensor", 17, 6, 0, 0, 0, 7, 2, 1, 0, 0, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::cat.out", "aten", "cat", "out", "cat.out(Tensor[] tensors, int dim=0, *, Tensor(a!) out) -> Tensor(a!)", 19, 7, 0, 0, 0, 7, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::view_copy", "aten", "view_copy", "", "view_copy(Tensor self, SymInt[] size) -> Tensor", 22, 8, 0, 0, 0, 9, 2, 1, 0, 0, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::view_copy.out", "aten", "view_copy", "out", "view_copy.out(Tensor self, SymInt[] size, *, Tensor(a!) out) -> Tensor(a!)", 24, 9, 0, 0, 0, 9, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::max_pool2d_with_indices", "aten", "max_pool2d_with_indices", "", "max_pool2d_with_indices(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, int[2] dilation=1, bool ceil_mode=False) -> (Tensor, Tensor)", 27, 10, 0, 0, 0, 11, 6, 2, 0, 0, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::max_pool2d_with_indices.out", "aten", "max_pool2d_with_indices", "out", "max_pool2d_with_indices.out(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, int[2] dilation=1, bool ceil_mode=False, *, Tensor(a!) out, Tensor(b!) indices) -> (Tensor(a!), Tensor(b!))", 33, 12, 0, 0, 0, 11, 8, 2, 0, 0, OPGEN_KIND_OUT, 0},
+    {"g::pool_relu", "g", "pool_relu", "", "pool_relu(Tensor x, int k) -> (Tensor values, Tensor indices)", 41, 14, 0, 0, 0, 13, 2, 2, 0, 0, OPGEN_KIND_FUNCTIONAL, 4},
+    {"g::pool_relu.out", "g", "pool_relu", "out", "pool_relu.out(Tensor x, int k, *, Tensor(a!) out0, Tensor(b!) out1) -> (Tensor(a!), Tensor(b!))", 43, 16, 0, 0, 0, 13, 4, 2, 0, 0, OPGEN_KIND_OUT, 4},
+    {"g::clamp_cat", "g", "clamp_cat", "", "clamp_cat(Tensor a, Tensor b, Scalar lo, float hi, SymInt n, int unused=3) -> Tensor", 47, 18, 0, 0, 0, 15, 6, 1, 0, 0, OPGEN_KIND_FUNCTIONAL, 4},
+    {"g::clamp_cat.out", "g", "clamp_cat", "out", "clamp_cat.out(Tensor a, Tensor b, Scalar lo, float hi, SymInt n, int unused=3, *, Tensor(a!) out) -> Tensor(a!)", 53, 19, 0, 0, 0, 15, 7, 1, 0, 0, OPGEN_KIND_OUT, 4},
+    {"g::relu_twice", "g", "relu_twice", "", "relu_twice(Tensor x) -> Tensor", 60, 20, 0, 0, 0, 17, 1, 1, 0, 0, OPGEN_KIND_FUNCTIONAL, 4},
+    {"g::relu_twice.out", "g", "relu_twice", "out", "relu_twice.out(Tensor x, *, Tensor(a!) out) -> Tensor(a!)", 61, 21, 0, 0, 0, 17, 2, 1, 0, 0, OPGEN_KIND_OUT, 4},
+    {"g::neg.int", "g", "neg", "int", "neg.int(SymInt a) -> SymInt", 63, 22, 0, 0, 0, -1, 1, 1, 0, 0, OPGEN_KIND_FUNCTIONAL, 4},
 };
 
 const opgen_arg opgen_args[] = {

@@ -104,7 +104,12 @@ typedef struct opgen_op {
     int32_t out_variant;   /* id of the out= op of this op's group, or -1 */
     uint16_t nargs, nrets, nrows;
     uint8_t ncols, kind;
+    uint8_t flags;         /* OPGEN_OP_CORE | OPGEN_OP_CUSTOM | OPGEN_OP_BACKEND */
 } opgen_op;
+
+/* Which dialect an op belongs to: tagged core (ATen), declared in a kernel yaml
+ * (a custom op), or declared in a backend-op yaml (with its out= variant). */
+enum { OPGEN_OP_CORE = 1, OPGEN_OP_CUSTOM = 2, OPGEN_OP_BACKEND = 4 };
 
 extern const opgen_op opgen_ops[];
 extern const opgen_arg opgen_args[];
@@ -156,17 +161,17 @@ extern "C" {
 const opgen_op opgen_ops[] = {
     /* qualified, ns, name, overload, schema, first_arg, first_ret, first_col, first_cell,
      * first_alias, out_variant, nargs, nrets, nrows, ncols, kind */
-    {"aten::add.Tensor", "aten", "add", "Tensor", "add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor", 0, 0, 0, 0, 0, 2, 3, 1, 2, 4, OPGEN_KIND_FUNCTIONAL},
-    {"aten::add_.Tensor", "aten", "add_", "Tensor", "add_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)", 3, 1, 4, 8, 3, 2, 3, 1, 0, 0, OPGEN_KIND_INPLACE},
-    {"aten::add.out", "aten", "add", "out", "add.out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)", 6, 2, 4, 8, 3, 2, 4, 1, 0, 0, OPGEN_KIND_OUT},
-    {"aten::relu", "aten", "relu", "", "relu(Tensor self) -> Tensor", 10, 3, 4, 8, 3, 10, 1, 1, 0, 0, OPGEN_KIND_FUNCTIONAL},
-    {"aten::zeros", "aten", "zeros", "", "zeros(SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor", 11, 4, 4, 8, 3, 5, 5, 1, 0, 0, OPGEN_KIND_FUNCTIONAL},
-    {"aten::zeros.out", "aten", "zeros", "out", "zeros.out(SymInt[] size, *, Tensor(a!) out) -> Tensor(a!)", 16, 5, 4, 8, 3, 5, 2, 1, 0, 0, OPGEN_KIND_OUT},
-    {"aten::max.dim", "aten", "max", "dim", "max.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)", 18, 6, 4, 8, 3, 7, 3, 2, 1, 3, OPGEN_KIND_FUNCTIONAL},
-    {"aten::max.dim_max", "aten", "max", "dim_max", "max.dim_max(Tensor self, int dim, bool keepdim=False, *, Tensor(a!) max, Tensor(b!) max_values) -> (Tensor(a!) values, Tensor(b!) indices)", 21, 8, 7, 11, 5, 7, 5, 2, 0, 0, OPGEN_KIND_OUT},
-    {"aten::__and__.Tensor", "aten", "__and__", "Tensor", "__and__.Tensor(Tensor self, Tensor other) -> Tensor", 26, 10, 7, 11, 5, -1, 2, 1, 0, 0, OPGEN_KIND_FUNCTIONAL},
-    {"aten::squeeze", "aten", "squeeze", "", "squeeze(Tensor(a) self) -> Tensor(a)", 28, 11, 7, 11, 5, -1, 1, 1, 0, 0, OPGEN_KIND_FUNCTIONAL},
-    {"aten::relu.out", "aten", "relu", "out", "relu.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", 29, 12, 7, 11, 5, 10, 2, 1, 0, 0, OPGEN_KIND_OUT},
+    {"aten::add.Tensor", "aten", "add", "Tensor", "add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor", 0, 0, 0, 0, 0, 2, 3, 1, 2, 4, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::add_.Tensor", "aten", "add_", "Tensor", "add_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)", 3, 1, 4, 8, 3, 2, 3, 1, 0, 0, OPGEN_KIND_INPLACE, 0},
+    {"aten::add.out", "aten", "add", "out", "add.out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)", 6, 2, 4, 8, 3, 2, 4, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::relu", "aten", "relu", "", "relu(Tensor self) -> Tensor", 10, 3, 4, 8, 3, 10, 1, 1, 0, 0, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::zeros", "aten", "zeros", "", "zeros(SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor", 11, 4, 4, 8, 3, 5, 5, 1, 0, 0, OPGEN_KIND_FUNCTIONAL, 0},
+    {"aten::zeros.out", "aten", "zeros", "out", "zeros.out(SymInt[] size, *, Tensor(a!) out) -> Tensor(a!)", 16, 5, 4, 8, 3, 5, 2, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::max.dim", "aten", "max", "dim", "max.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)", 18, 6, 4, 8, 3, 7, 3, 2, 1, 3, OPGEN_KIND_FUNCTIONAL, 0},
+    {"aten::max.dim_max", "aten", "max", "dim_max", "max.dim_max(Tensor self, int dim, bool keepdim=False, *, Tensor(a!) max, Tensor(b!) max_values) -> (Tensor(a!) values, Tensor(b!) indices)", 21, 8, 7, 11, 5, 7, 5, 2, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::__and__.Tensor", "aten", "__and__", "Tensor", "__and__.Tensor(Tensor self, Tensor other) -> Tensor", 26, 10, 7, 11, 5, -1, 2, 1, 0, 0, OPGEN_KIND_FUNCTIONAL, 0},
+    {"aten::squeeze", "aten", "squeeze", "", "squeeze(Tensor(a) self) -> Tensor(a)", 28, 11, 7, 11, 5, -1, 1, 1, 0, 0, OPGEN_KIND_FUNCTIONAL, 0},
+    {"aten::relu.out", "aten", "relu", "out", "relu.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", 29, 12, 7, 11, 5, 10, 2, 1, 0, 0, OPGEN_KIND_OUT, 0},
 };
 
 const opgen_arg opgen_args[] = {
