@@ -49,7 +49,7 @@ extern "C" {
     X(70, opgen_fallback_executorch_prims_le_int, 0xffffffffu) \
     X(71, opgen_fallback_executorch_prims_eq_int, 0xffffffffu) \
     X(73, opgen_fallback_quantized_decomposed_add_relu_out, 0x08008effu) \
-    X(75, opgen_fallback_quantized_decomposed_add_out, 0x08008effu) \
+    X(75, opgen_native_quantized_add_out, 0x08008effu) \
     X(77, opgen_fallback_quantized_decomposed_add_scalar_out, 0x08008effu) \
     X(79, opgen_fallback_quantized_decomposed_embedding_byte_out, 0x08008effu) \
     X(81, opgen_fallback_demo_linear_relu_out, 0x08008effu) \
@@ -144,7 +144,7 @@ static inline const opgen_kernel_entry *opgen_registry_find_fallback(int op, opg
 #define OPGEN_KERNEL_DTYPES_opgen_fallback_executorch_prims_le_int 0xffffffffu
 #define OPGEN_KERNEL_DTYPES_opgen_fallback_executorch_prims_eq_int 0xffffffffu
 #define OPGEN_KERNEL_DTYPES_opgen_fallback_quantized_decomposed_add_relu_out 0x08008effu
-#define OPGEN_KERNEL_DTYPES_opgen_fallback_quantized_decomposed_add_out 0x08008effu
+#define OPGEN_KERNEL_DTYPES_opgen_native_quantized_add_out 0x08008effu
 #define OPGEN_KERNEL_DTYPES_opgen_fallback_quantized_decomposed_add_scalar_out 0x08008effu
 #define OPGEN_KERNEL_DTYPES_opgen_fallback_quantized_decomposed_embedding_byte_out 0x08008effu
 #define OPGEN_KERNEL_DTYPES_opgen_fallback_demo_linear_relu_out 0x08008effu
@@ -158,6 +158,7 @@ static inline const opgen_kernel_entry *opgen_registry_find_fallback(int op, opg
 #define OPGEN_KERNEL_DTYPES_opgen_portable_convolution_out 0x000000c0u
 #define OPGEN_KERNEL_DTYPES_opgen_portable__native_batch_norm_legit_no_training_out 0x000000c0u
 #define OPGEN_KERNEL_DTYPES_opgen_portable_embedding_out 0x000000c0u
+#define OPGEN_KERNEL_DTYPES_opgen_fallback_quantized_decomposed_add_out 0x08008effu
 
 /* The kernels, under the names the kernel yaml gives them. */
 opgen_status opgen_portable_add_out(opgen_ctx *ctx, const opgen_tensor *self, const opgen_tensor *other, const opgen_scalar *alpha, opgen_tensor *out);
@@ -197,7 +198,7 @@ opgen_status opgen_fallback_executorch_prims_ge_int(opgen_ctx *ctx, int64_t a, i
 opgen_status opgen_fallback_executorch_prims_le_int(opgen_ctx *ctx, int64_t a, int64_t b, bool *ret0);
 opgen_status opgen_fallback_executorch_prims_eq_int(opgen_ctx *ctx, int64_t a, int64_t b, bool *ret0);
 opgen_status opgen_fallback_quantized_decomposed_add_relu_out(opgen_ctx *ctx, const opgen_tensor *a, double a_scale, int64_t a_zero_point, int64_t a_quant_min, int64_t a_quant_max, const opgen_tensor *b, double b_scale, int64_t b_zero_point, int64_t b_quant_min, int64_t b_quant_max, double out_scale, int64_t out_zero_point, int64_t out_quant_min, int64_t out_quant_max, opgen_tensor *out);
-opgen_status opgen_fallback_quantized_decomposed_add_out(opgen_ctx *ctx, const opgen_tensor *a, double a_scale, int64_t a_zero_point, int64_t a_quant_min, int64_t a_quant_max, const opgen_tensor *b, double b_scale, int64_t b_zero_point, int64_t b_quant_min, int64_t b_quant_max, double out_scale, int64_t out_zero_point, int64_t out_quant_min, int64_t out_quant_max, opgen_tensor *out);
+opgen_status opgen_native_quantized_add_out(opgen_ctx *ctx, const opgen_tensor *a, double a_scale, int64_t a_zero_point, int64_t a_quant_min, int64_t a_quant_max, const opgen_tensor *b, double b_scale, int64_t b_zero_point, int64_t b_quant_min, int64_t b_quant_max, double out_scale, int64_t out_zero_point, int64_t out_quant_min, int64_t out_quant_max, opgen_tensor *out);
 opgen_status opgen_fallback_quantized_decomposed_add_scalar_out(opgen_ctx *ctx, const opgen_tensor *qa, double a_scale, int64_t a_zero_point, int64_t a_quant_min, int64_t a_quant_max, opgen_dtype a_dtype, const opgen_scalar *b, double out_scale, int64_t out_zero_point, int64_t out_quant_min, int64_t out_quant_max, opgen_dtype out_dtype, opgen_tensor *out);
 opgen_status opgen_fallback_quantized_decomposed_embedding_byte_out(opgen_ctx *ctx, const opgen_tensor *weight, const opgen_tensor *weight_scales, const opgen_tensor *weight_zero_points, int64_t weight_quant_min, int64_t weight_quant_max, const opgen_tensor *indices, opgen_tensor *out);
 opgen_status opgen_fallback_demo_linear_relu_out(opgen_ctx *ctx, const opgen_tensor *input, const opgen_tensor *weight, const opgen_tensor *bias, opgen_tensor *out);
@@ -211,6 +212,7 @@ opgen_status opgen_portable_clone_out(opgen_ctx *ctx, const opgen_tensor *self, 
 opgen_status opgen_portable_convolution_out(opgen_ctx *ctx, const opgen_tensor *input, const opgen_tensor *weight, const opgen_tensor *bias, opgen_int_list stride, opgen_int_list padding, opgen_int_list dilation, bool transposed, opgen_int_list output_padding, int64_t groups, opgen_tensor *out);
 opgen_status opgen_portable__native_batch_norm_legit_no_training_out(opgen_ctx *ctx, const opgen_tensor *input, const opgen_tensor *weight, const opgen_tensor *bias, const opgen_tensor *running_mean, const opgen_tensor *running_var, double momentum, double eps, opgen_tensor *out0, opgen_tensor *out1, opgen_tensor *out2);
 opgen_status opgen_portable_embedding_out(opgen_ctx *ctx, const opgen_tensor *weight, const opgen_tensor *indices, int64_t padding_idx, bool scale_grad_by_freq, bool sparse, opgen_tensor *out);
+opgen_status opgen_fallback_quantized_decomposed_add_out(opgen_ctx *ctx, const opgen_tensor *a, double a_scale, int64_t a_zero_point, int64_t a_quant_min, int64_t a_quant_max, const opgen_tensor *b, double b_scale, int64_t b_zero_point, int64_t b_quant_min, int64_t b_quant_max, double out_scale, int64_t out_zero_point, int64_t out_quant_min, int64_t out_quant_max, opgen_tensor *out);
 
 #ifdef __cplusplus
 }
@@ -388,7 +390,7 @@ const opgen_kernel_entry opgen_registry[] = {
     {NULL, NULL, 0u}, /* 72 quantized_decomposed::add_relu */
     {(void (*)(void))opgen_fallback_quantized_decomposed_add_relu_out, opgen_call_21, 0x08008effu}, /* 73 quantized_decomposed::add_relu.out */
     {NULL, NULL, 0u}, /* 74 quantized_decomposed::add */
-    {(void (*)(void))opgen_fallback_quantized_decomposed_add_out, opgen_call_21, 0x08008effu}, /* 75 quantized_decomposed::add.out */
+    {(void (*)(void))opgen_native_quantized_add_out, opgen_call_21, 0x08008effu}, /* 75 quantized_decomposed::add.out */
     {NULL, NULL, 0u}, /* 76 quantized_decomposed::add.scalar */
     {(void (*)(void))opgen_fallback_quantized_decomposed_add_scalar_out, opgen_call_22, 0x08008effu}, /* 77 quantized_decomposed::add.scalar_out */
     {NULL, NULL, 0u}, /* 78 quantized_decomposed::embedding_byte */

@@ -1,5 +1,6 @@
 /* opgen-rt: the runtime's command line. */
 #include "opgen/exec.h"
+#include "opgen/lower.h"
 #include "opgen/graph.h"
 #include "opgen/npy.h"
 #include <errno.h>
@@ -7,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 enum { EXIT_OK = 0, EXIT_BAD_INPUT = 1, EXIT_USAGE = 2 };
 
@@ -17,6 +19,12 @@ static const char usage[] =
     "  run PROGRAM.graph --input NAME=FILE.npy|NUMBER ... -o DIR\n"
     "                                 run a program; returned values go to DIR/0.npy, 1.npy, ...\n"
     "  print FILE.graph [--pattern]   parse a program and print it in canonical form\n"
+    "  lower IN.graph -o OUT.graph [--backend NAME]\n"
+    "                                 fuse backend-op patterns into backend-op calls\n"
+    "  decompose IN.graph -o OUT.graph\n"
+    "                                 inline every backend op's pattern (the inverse)\n"
+    "  verify IN.graph --dialect aten|edge|backend\n"
+    "                                 check a program against a dialect\n"
     "\n"
     "Exit status: 0 ok, 1 bad input, 2 bad usage.\n";
 
@@ -251,11 +259,104 @@ done:
     return rc;
 }
 
+/* Writes text to path through a temp file and a rename: a reader never sees half. */
+static int write_atomic(const char *path, const char *text, size_t n) {
+    size_t pl = strlen(path);
+    char *tmp = malloc(pl + 16);
+    if (!tmp) return fputs("opgen-rt: out of memory\n", stderr), EXIT_BAD_INPUT;
+    snprintf(tmp, pl + 16, "%s.tmp%ld", path, (long)getpid());
+    FILE *f = fopen(tmp, "wb");
+    bool ok = f && fwrite(text, 1, n, f) == n;
+    if (f && fclose(f) != 0) ok = false;
+    if (ok && rename(tmp, path) != 0) ok = false;
+    if (!ok) {
+        fprintf(stderr, "%s: error: cannot write: %s\n", path, strerror(errno));
+        remove(tmp);
+    }
+    free(tmp);
+    return ok ? EXIT_OK : EXIT_BAD_INPUT;
+}
+
+static const char usage_lower[] =
+    "usage: opgen-rt lower IN.graph -o OUT.graph [--backend NAME]\n"
+    "       opgen-rt decompose IN.graph -o OUT.graph\n"
+    "       opgen-rt verify IN.graph --dialect aten|edge|backend\n"
+    "\n"
+    "lower finds each backend op's pattern in the program and replaces it by one call\n"
+    "of the op (patterns tried in the order of the backend-op yaml; --backend fuses\n"
+    "only that backend's ops). decompose inlines every backend op's pattern. verify\n"
+    "checks the program against a dialect: aten (core and custom ops), edge (and every\n"
+    "call's dtypes satisfy an Edge constraint row), backend (backend ops too); it prints\n"
+    "nothing and exits 0 when valid, 1 naming the node, line and reason when not.\n";
+
+/* lower, decompose, verify: one graph in, one graph (or a verdict) out */
+static int cmd_lowering(int argc, char **argv) {
+    const char *cmd = argv[1], *path = NULL, *outpath = NULL, *backend = NULL, *dialect = NULL;
+    bool is_verify = !strcmp(cmd, "verify"), is_lower = !strcmp(cmd, "lower");
+    for (int i = 2; i < argc; i++) {
+        const char *a = argv[i];
+        if (!strcmp(a, "--help") || !strcmp(a, "-h")) return fputs(usage_lower, stdout), EXIT_OK;
+        if ((!strcmp(a, "-o") || !strcmp(a, "--output")) && !is_verify) {
+            if (i + 1 >= argc) return fprintf(stderr, "opgen-rt %s: -o needs a file\n", cmd), EXIT_USAGE;
+            outpath = argv[++i];
+        } else if (!strcmp(a, "--backend") && is_lower) {
+            if (i + 1 >= argc) return fprintf(stderr, "opgen-rt %s: --backend needs a name\n", cmd), EXIT_USAGE;
+            backend = argv[++i];
+        } else if (!strcmp(a, "--dialect") && is_verify) {
+            if (i + 1 >= argc) return fprintf(stderr, "opgen-rt %s: --dialect needs aten, edge or backend\n", cmd), EXIT_USAGE;
+            dialect = argv[++i];
+        } else if (a[0] == '-') {
+            return fprintf(stderr, "opgen-rt %s: unknown option '%s'\n", cmd, a), EXIT_USAGE;
+        } else if (path) {
+            return fprintf(stderr, "opgen-rt %s: one program at a time\n", cmd), EXIT_USAGE;
+        } else {
+            path = a;
+        }
+    }
+    if (!path || (!is_verify && !outpath) || (is_verify && !dialect))
+        return fprintf(stderr, "opgen-rt %s: needs IN.graph and %s\nRun 'opgen-rt %s --help' for usage.\n", cmd, is_verify ? "--dialect" : "-o OUT.graph", cmd), EXIT_USAGE;
+    int d = is_verify ? opgen_dialect_parse(dialect) : 0;
+    if (d < 0) return fprintf(stderr, "opgen-rt verify: unknown dialect '%s' (expected aten, edge or backend)\n", dialect), EXIT_USAGE;
+    opgen_error err = {0};
+    size_t n;
+    char *text = slurp(path, &n, &err);
+    if (!text) return report(&err);
+    opgen_arena a;
+    opgen_arena_init_growing(&a);
+    opgen_graph g, out;
+    int rc = EXIT_OK;
+    if (opgen_graph_parse(path, text, n, false, &a, &g, &err)) {
+        rc = report(&err);
+    } else if (is_verify) {
+        if (opgen_verify(&g, (opgen_dialect)d, &a, &err)) rc = report(&err);
+    } else if (is_lower ? opgen_fuse(&g, backend, &a, &out, NULL, &err) : opgen_decompose(&g, &a, &out, NULL, &err)) {
+        if (!err.file[0]) /* not about the program: the --backend given */
+            fprintf(stderr, "opgen-rt %s: %s\n", cmd, err.msg), rc = EXIT_USAGE;
+        else
+            rc = report(&err);
+    } else {
+        size_t len = opgen_graph_print(&out, NULL, 0);
+        char *buf = malloc(len + 1);
+        if (!buf) {
+            fputs("opgen-rt: out of memory\n", stderr);
+            rc = EXIT_BAD_INPUT;
+        } else {
+            opgen_graph_print(&out, buf, len + 1);
+            rc = write_atomic(outpath, buf, len);
+            free(buf);
+        }
+    }
+    opgen_arena_release(&a);
+    free(text);
+    return rc;
+}
+
 int main(int argc, char **argv) {
     if (argc < 2) return fputs(usage, stderr), EXIT_USAGE;
     if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) return fputs(usage, stdout), EXIT_OK;
     if (!strcmp(argv[1], "print")) return cmd_print(argc, argv);
     if (!strcmp(argv[1], "run")) return cmd_run(argc, argv);
+    if (!strcmp(argv[1], "lower") || !strcmp(argv[1], "decompose") || !strcmp(argv[1], "verify")) return cmd_lowering(argc, argv);
     fprintf(stderr, "opgen-rt: unknown command '%s'\nRun 'opgen-rt --help' for usage.\n", argv[1]);
     return EXIT_USAGE;
 }

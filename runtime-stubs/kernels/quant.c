@@ -80,3 +80,40 @@ opgen_status opgen_portable_dequantize_per_tensor_out(opgen_ctx *ctx, const opge
 opgen_status opgen_portable_dequantize_per_channel_out(opgen_ctx *ctx, const opgen_tensor *input, const opgen_tensor *scales, const opgen_tensor *zero_points, int64_t axis, int64_t quant_min, int64_t quant_max, opgen_dtype dtype, const opgen_dtype *out_dtype, opgen_tensor *out) {
     return dequantize(ctx, OPGEN_KERNEL_DTYPES_opgen_portable_dequantize_per_channel_out, input, scales, zero_points, 0, 0, axis, quant_min, quant_max, dtype, out_dtype, out);
 }
+
+/* quantized_decomposed::add, natively: dequantize both operands, add and requantize
+ * in one pass over the bytes, through two 256-entry tables, with the fallback's
+ * arithmetic step for step (float dequantization, the sum rounded to float, round
+ * half to even), so the two agree. Broadcasting and dtypes other than uint8 take the
+ * fallback (the pattern on the core kernels). */
+opgen_status opgen_native_quantized_add_out(opgen_ctx *ctx, const opgen_tensor *a, double a_scale, int64_t a_zero_point, int64_t a_quant_min, int64_t a_quant_max, const opgen_tensor *b,
+                                            double b_scale, int64_t b_zero_point, int64_t b_quant_min, int64_t b_quant_max, double out_scale, int64_t out_zero_point, int64_t out_quant_min,
+                                            int64_t out_quant_max, opgen_tensor *out) {
+    bool simple = a->dtype == OPGEN_DTYPE_Byte && b->dtype == OPGEN_DTYPE_Byte && a->dim == b->dim && !memcmp(a->sizes, b->sizes, sizeof(int64_t) * (size_t)a->dim) &&
+                  opgen_tensor_is_contiguous(a) && opgen_tensor_is_contiguous(b);
+    if (!simple)
+        return opgen_fallback_quantized_decomposed_add_out(ctx, a, a_scale, a_zero_point, a_quant_min, a_quant_max, b, b_scale, b_zero_point, b_quant_min, b_quant_max, out_scale, out_zero_point,
+                                                           out_quant_min, out_quant_max, out);
+    if (check_range(ctx, OPGEN_DTYPE_Byte, a_quant_min, a_quant_max) || check_range(ctx, OPGEN_DTYPE_Byte, b_quant_min, b_quant_max) ||
+        check_range(ctx, OPGEN_DTYPE_Byte, out_quant_min, out_quant_max))
+        return ctx->err->code;
+    if (!(out_scale > 0)) return OPGEN_FAIL(ctx, OPGEN_E_INVALID, "%s: scale must be positive", ctx->op);
+    int32_t st = opgen_out(ctx, out, OPGEN_DTYPE_Byte, a->dim, a->sizes);
+    if (st || ctx->meta) return st;
+    float fa[256], fb[256];
+    for (int q = 0; q < 256; q++) {
+        fa[q] = (float)((double)q - (double)a_zero_point) * (float)a_scale;
+        fb[q] = (float)((double)q - (double)b_zero_point) * (float)b_scale;
+    }
+    float inv_scale = 1.0f / (float)out_scale;
+    double zp = (double)out_zero_point;
+    const uint8_t *pa = a->data, *pb = b->data;
+    uint8_t *po = out->data;
+    int64_t n = opgen_numel(a);
+    for (int64_t i = 0; i < n; i++) {
+        float s = (float)((double)fa[pa[i]] + (double)fb[pb[i]]);
+        int64_t q = opgen_f64_to_i64(zp + (double)nearbyintf(inv_scale * s));
+        po[i] = (uint8_t)(q < out_quant_min ? out_quant_min : q > out_quant_max ? out_quant_max : q);
+    }
+    return OPGEN_OK;
+}

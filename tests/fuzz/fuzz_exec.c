@@ -1,9 +1,11 @@
-/* libFuzzer target: the executor and every kernel. A program that parses is
+/* libFuzzer target: the lowering library, the executor and every kernel. A
+ * program that parses is fused, decomposed and verified (each result must print
+ * and parse again), then
  * loaded (binding, meta, Edge rows, kernel lookup, memory plan) and, if that
  * succeeds, run on deterministic inputs in a fixed 4 MiB work buffer; any crash,
  * sanitizer report or leak is a bug, errors are fine. Seeds: the kernel cases,
  * the examples and the opgen-rt fixtures. */
-#include "opgen/exec.h"
+#include "opgen/lower.h"
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,7 +21,23 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     opgen_error err = {0};
     opgen_graph g;
     opgen_program *p = NULL;
-    if (opgen_graph_parse("f", (const char *)data, size, false, &a, &g, &err) || opgen_program_load(&g, &a, &p, &err)) {
+    if (opgen_graph_parse("f", (const char *)data, size, false, &a, &g, &err)) {
+        if (err.code == OPGEN_OK) abort();
+        opgen_arena_release(&a);
+        return 0;
+    }
+    opgen_graph lowered, back;
+    opgen_error e1 = {0}, e2 = {0}, e3 = {0};
+    if (!opgen_fuse(&g, NULL, &a, &lowered, NULL, &e1)) {
+        size_t n = opgen_graph_print(&lowered, NULL, 0);
+        char *buf = opgen_arena_alloc(&a, n + 1);
+        opgen_graph again;
+        if (!buf) abort();
+        opgen_graph_print(&lowered, buf, n + 1);
+        if (opgen_graph_parse("l", buf, n, false, &a, &again, &e3)) abort(); /* fusion writes valid programs */
+        if (!opgen_decompose(&lowered, &a, &back, NULL, &e2)) (void)opgen_verify(&back, OPGEN_DIALECT_BACKEND, &a, &e3);
+    }
+    if (opgen_program_load(&g, &a, &p, &err)) {
         if (err.code == OPGEN_OK) abort(); /* a failure always says why */
         opgen_arena_release(&a);
         return 0;

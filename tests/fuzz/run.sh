@@ -19,7 +19,7 @@ awk 'BEGIN { n = 0 } /^    \{(true|false), "/ { n++; sub(/^    \{(true|false), "
 [ -n "$(ls "$out/graph")" ] || printf 'graph(%%x: f32[2]):\n  %%y = aten::relu(%%x)\n  return %%y\n' >"$out/graph/seed0"
 # executor seeds: every kernel case, example and opgen-rt fixture program
 n=0
-for f in "$src"/tests/kernels/*/program.graph "$src"/tests/examples/*.graph "$src"/tests/rt/*.graph; do
+for f in "$src"/tests/kernels/*/program.graph "$src"/tests/examples/*.graph "$src"/tests/rt/*.graph "$src"/tests/lower/*.graph; do
     n=$((n + 1))
     cp "$f" "$out/exec/seed$n"
 done
