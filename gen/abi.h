@@ -1,8 +1,8 @@
 /* The kernel ABI of a schema type: how each argument crosses into a C kernel.
  * One mapping serves the kernel prototypes, the registry's trampolines and the
  * ABI kinds in the op tables, so they cannot disagree. */
-#ifndef OPGEN_ABI_H
-#define OPGEN_ABI_H
+#ifndef OG_ABI_H
+#define OG_ABI_H
 #include "schema.h"
 
 typedef struct og_abi {

@@ -1,7 +1,7 @@
 /* A bump allocator: the generator's data lives until the run ends, so it is
  * freed in one call and nothing leaks on error paths. */
-#ifndef OPGEN_ARENA_H
-#define OPGEN_ARENA_H
+#ifndef OG_ARENA_H
+#define OG_ARENA_H
 #include <stddef.h>
 
 typedef struct arena_block arena_block;

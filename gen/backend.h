@@ -4,8 +4,8 @@
  * (its free %names are the op's arguments) or a `builtin:` for scalar prims.
  * The pattern is the op's CompositeImplicit kernel (its fallback) and what the
  * lowering library fuses and decomposes. */
-#ifndef OPGEN_BACKEND_H
-#define OPGEN_BACKEND_H
+#ifndef OG_BACKEND_H
+#define OG_BACKEND_H
 #include "model.h"
 #include "opgen/graph.h"
 

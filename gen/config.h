@@ -1,6 +1,6 @@
 /* opgen configuration: every tunable in one place (flatcc style). */
-#ifndef OPGEN_CONFIG_H
-#define OPGEN_CONFIG_H
+#ifndef OG_CONFIG_H
+#define OG_CONFIG_H
 
 #define OPGEN_VERSION_MAJOR 0
 #define OPGEN_VERSION_MINOR 1

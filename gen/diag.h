@@ -1,7 +1,7 @@
 /* Diagnostics: `file:line:col: error: message`, counted and capped so one bad
  * file cannot flood a build log. */
-#ifndef OPGEN_DIAG_H
-#define OPGEN_DIAG_H
+#ifndef OG_DIAG_H
+#define OG_DIAG_H
 #include <stdbool.h>
 #include <stdio.h>
 

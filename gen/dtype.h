@@ -1,6 +1,6 @@
 /* c10 / ExecuTorch ScalarType: names and numbers (they agree, and .pte files use them). */
-#ifndef OPGEN_DTYPE_H
-#define OPGEN_DTYPE_H
+#ifndef OG_DTYPE_H
+#define OG_DTYPE_H
 #include <stddef.h>
 #include <stdint.h>
 

@@ -1,7 +1,7 @@
 /* Edge dialect dtype constraints (ExecuTorch edge.yaml), bound to the schemas of
  * the model: per op, the constrained arguments, the type aliases, and the rows. */
-#ifndef OPGEN_EDGE_H
-#define OPGEN_EDGE_H
+#ifndef OG_EDGE_H
+#define OG_EDGE_H
 #include "dtype.h"
 #include "model.h"
 

@@ -1,6 +1,6 @@
 /* opgen's default inputs (yaml/), compiled in by opgen-embed. */
-#ifndef OPGEN_EMBEDDED_H
-#define OPGEN_EMBEDDED_H
+#ifndef OG_EMBEDDED_H
+#define OG_EMBEDDED_H
 #include <stddef.h>
 
 typedef struct og_embedded_file {

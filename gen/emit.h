@@ -1,6 +1,6 @@
 /* Emitters: one per output kind. */
-#ifndef OPGEN_EMIT_H
-#define OPGEN_EMIT_H
+#ifndef OG_EMIT_H
+#define OG_EMIT_H
 #include "backend.h"
 #include "edge.h"
 #include "embedded.h"

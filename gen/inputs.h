@@ -1,7 +1,7 @@
 /* Loads the inputs a command names (or the embedded defaults) into a model:
  * the pipeline every subcommand starts with. */
-#ifndef OPGEN_INPUTS_H
-#define OPGEN_INPUTS_H
+#ifndef OG_INPUTS_H
+#define OG_INPUTS_H
 #include "backend.h"
 #include "edge.h"
 #include "kernels.h"

@@ -2,8 +2,8 @@
  * quantized.yaml): `op:` entries naming model ops, `func:` entries declaring
  * custom ops with their own schemas (added to the model before grouping), and
  * per entry `kernels:` of {arg_meta, kernel_name} with type_alias / dim_order_alias. */
-#ifndef OPGEN_KERNELS_H
-#define OPGEN_KERNELS_H
+#ifndef OG_KERNELS_H
+#define OG_KERNELS_H
 #include "dtype.h"
 #include "edge.h"
 #include "model.h"

@@ -1,8 +1,8 @@
 /* The YAML layer: libyaml events -> a tree of nodes that know file:line:col.
  * Scalars are resolved as PyYAML's SafeLoader does (YAML 1.1), because that is
  * what torchgen and ExecuTorch read their files with. */
-#ifndef OPGEN_LOAD_H
-#define OPGEN_LOAD_H
+#ifndef OG_LOAD_H
+#define OG_LOAD_H
 #include "arena.h"
 #include "diag.h"
 #include <stdbool.h>

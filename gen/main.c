@@ -2,6 +2,8 @@
 #include "config.h"
 #include "emit.h"
 #include "inputs.h"
+#include "pte.h"
+#include "select.h"
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,6 +23,7 @@ static const char usage_main[] =
     "  list      list operators as text or JSON lines\n"
     "  dtypes    Edge dtype constraints: list them, or validate one call\n"
     "  generate  write the C registry headers (dtypes, ops, kernel prototypes)\n"
+    "  select    write a selected_operators.yaml from programs and op lists\n"
     "\n"
     "Run 'opgen COMMAND --help' for a command's options. 'opgen --version' prints the version.\n"
     "Exit status: 0 ok, 1 bad input, 2 bad usage.\n";
@@ -443,6 +446,166 @@ static int cmd_generate(args *a) {
     return ok ? EXIT_OK : EXIT_BAD_INPUT;
 }
 
+static const char usage_select[] =
+    "usage: opgen select (--pte F | --graph F | --ops LIST | --selected-operators F)... -o OUT.yaml\n"
+    "                    [inputs]\n"
+    "\n"
+    "Writes ExecuTorch's selected_operators.yaml for what the sources need, by union:\n"
+    "  --pte F                  an ExecuTorch program: every method's KernelCalls, each with\n"
+    "                           its operator and kernel key (dtype and dim order of each tensor\n"
+    "                           argument); delegated calls need no kernels\n"
+    "  --graph F                a program in opgen's graph text format: its ops and the dtypes\n"
+    "                           that flow through each call (inferred by opgen's runtime)\n"
+    "  --ops LIST               op names separated by commas, spaces or new lines, each\n"
+    "                           optionally with dtypes: aten::add.out:Float+Double; a name\n"
+    "                           without overload selects every overload; a functional name its\n"
+    "                           out= variant; LIST may be a file\n"
+    "  --selected-operators F   an existing selected_operators.yaml\n"
+    "Output is sorted and deterministic; opgen generate --select reads it, and so can\n"
+    "ExecuTorch. Operator lists are checked against the inputs (default: embedded).\n"
+    "\n";
+
+#ifdef OPGEN_WITH_RUNTIME
+#include "opgen/exec.h"
+typedef struct key_sink {
+    og_selection *sel;
+    const char *source;
+    bool ok;
+} key_sink;
+static void take_key(void *ctx, const char *op, const char *key) {
+    key_sink *k = ctx;
+    k->ok &= og_sel_add_key(k->sel, op, key, k->source);
+}
+/* Loads the program with opgen's runtime (meta steps infer every call's dtypes). */
+static bool select_graph(og_selection *sel, const char *path, diag *d) {
+    FILE *f = fopen(path, "rb");
+    if (!f) return diag_error(d, path, 0, 0, "cannot open: %s", strerror(errno)), false;
+    strbuf text;
+    sb_init(&text);
+    char buf[4096];
+    size_t r;
+    while ((r = fread(buf, 1, sizeof buf, f)) > 0) sb_putn(&text, buf, r);
+    fclose(f);
+    opgen_arena a;
+    opgen_arena_init_growing(&a);
+    opgen_graph g;
+    opgen_program *p;
+    opgen_error err = {0};
+    key_sink sink = {sel, path, true};
+    bool ok = !opgen_graph_parse(path, text.p ? text.p : "", text.n, false, &a, &g, &err) && !opgen_program_load(&g, &a, &p, &err) && !opgen_program_kernel_keys(p, take_key, &sink, &err);
+    if (!ok) {
+        char msg[1024];
+        opgen_error_format(&err, msg, sizeof msg);
+        diag_plain(d, "%s", msg);
+    }
+    opgen_arena_release(&a);
+    sb_free(&text);
+    return ok && sink.ok;
+}
+#else
+static bool select_graph(og_selection *sel, const char *path, diag *d) {
+    (void)sel;
+    diag_error(d, path, 0, 0, "this opgen was built without the runtime, which --graph needs to infer dtypes");
+    return false;
+}
+#endif
+
+/* --ops LIST: the text, or the contents of the file it names. */
+static char *ops_text(const char *arg, char **owned) {
+    *owned = NULL;
+    FILE *f = strchr(arg, ':') && !strchr(arg, '/') ? NULL : fopen(arg, "rb");
+    if (!f) return (char *)arg;
+    strbuf b;
+    sb_init(&b);
+    char buf[4096];
+    size_t r;
+    while ((r = fread(buf, 1, sizeof buf, f)) > 0) sb_putn(&b, buf, r);
+    fclose(f);
+    *owned = b.p ? b.p : calloc(1, 1);
+    return *owned;
+}
+
+static int cmd_select(args *a) {
+    og_inputs in = {0};
+    int rc = 0;
+    const char *out = NULL;
+    enum { S_PTE, S_GRAPH, S_OPS, S_YAML };
+    struct {
+        int kind;
+        const char *arg;
+    } src[64];
+    unsigned nsrc = 0;
+    for (a->i = 2; a->i < a->argc; a->i++) {
+        const char *s = a->argv[a->i], *v;
+        if (is_help(s)) return fputs(usage_select, stdout), fputs(usage_inputs, stdout), EXIT_OK;
+        int r = run_inputs_opt(a, &in, &rc);
+        if (r < 0) return rc;
+        if (r > 0) continue;
+        static const char *const opts[] = {"--pte", "--graph", "--ops", "--selected-operators"};
+        int k = -1;
+        for (int o = 0; o < 4 && k < 0; o++)
+            if ((r = opt_value(a, opts[o], &v)) != 0) k = o;
+        if (k >= 0) {
+            if (r < 0) return usage_error(a->cmd, "option %s needs a value", opts[k]);
+            if (nsrc == 64) return usage_error(a->cmd, "at most 64 %s", "sources");
+            src[nsrc].kind = k;
+            src[nsrc++].arg = v;
+        } else if ((r = opt_value(a, "-o", &v)) != 0 || (r = opt_value(a, "--output", &v)) != 0) {
+            if (r < 0) return usage_error(a->cmd, "option %s needs a value", "-o");
+            out = v;
+        } else {
+            return usage_error(a->cmd, "unknown option '%s'", s);
+        }
+    }
+    if (!out) return usage_error(a->cmd, "%s", "missing -o OUT.yaml");
+    if (!nsrc) return usage_error(a->cmd, "%s", "nothing to select from: give --pte, --graph, --ops or --selected-operators");
+    og_session ss;
+    og_session_init(&ss, stderr);
+    og_selection sel;
+    og_sel_init(&sel, &ss.a, &ss.d);
+    bool ok = true, need_model = false;
+    for (unsigned i = 0; i < nsrc; i++) need_model |= src[i].kind == S_OPS;
+    if (need_model) ok = og_session_load(&ss, &in);
+    for (unsigned i = 0; ok && i < nsrc; i++) {
+        const char *f = src[i].arg;
+        if (src[i].kind == S_PTE) {
+            og_pte p;
+            ok = og_pte_read_file(&ss.a, f, &p, &ss.d) && og_sel_add_pte(&sel, &p, f);
+            free(p.calls);
+        } else if (src[i].kind == S_GRAPH) {
+            ok = select_graph(&sel, f, &ss.d);
+        } else if (src[i].kind == S_OPS) {
+            char *owned;
+            const char *text = ops_text(f, &owned);
+            ok = og_sel_add_list(&sel, &ss.m, text, owned ? f : "--ops");
+            free(owned);
+        } else {
+            ydoc doc;
+            ok = yaml_load_file(&ss.a, &ss.d, f, &doc) && og_sel_load_yaml(&sel, &doc);
+        }
+    }
+    strbuf yaml;
+    sb_init(&yaml);
+    if (ok) {
+        og_sel_write_yaml(&sel, &yaml);
+        og_outputs outs;
+        og_outputs_init(&outs);
+        unsigned changed = 0;
+        /* written like generate's outputs: temp file + rename, only when it changed */
+        const char *slash = strrchr(out, '/');
+        char *dir = slash ? arena_strndup(&ss.a, out, (size_t)(slash - out)) : ".";
+        strbuf *dst = og_outputs_add(&outs, dir, slash ? slash + 1 : out);
+        if (dst) sb_putn(dst, yaml.p ? yaml.p : "", yaml.n);
+        ok = dst && og_outputs_commit(&outs, &ss.d, &changed);
+        og_outputs_free(&outs);
+    }
+    sb_free(&yaml);
+    og_sel_free(&sel);
+    diag_finish(&ss.d);
+    og_session_free(&ss);
+    return ok ? EXIT_OK : EXIT_BAD_INPUT;
+}
+
 int main(int argc, char **argv) {
     args a = {argc, 1, argv, NULL};
     if (argc < 2) {
@@ -457,5 +620,6 @@ int main(int argc, char **argv) {
     if (!strcmp(cmd, "list")) return cmd_list(&a);
     if (!strcmp(cmd, "dtypes")) return cmd_dtypes(&a);
     if (!strcmp(cmd, "generate")) return cmd_generate(&a);
+    if (!strcmp(cmd, "select")) return cmd_select(&a);
     return usage_error(NULL, "unknown command '%s'", cmd);
 }

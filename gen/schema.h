@@ -1,7 +1,7 @@
 /* The function schema language of native_functions.yaml, as torchgen accepts it
  * (see README "Schema language"): parse, canonical print, checks, signature. */
-#ifndef OPGEN_SCHEMA_H
-#define OPGEN_SCHEMA_H
+#ifndef OG_SCHEMA_H
+#define OG_SCHEMA_H
 #include "arena.h"
 #include "strbuf.h"
 #include <stdbool.h>

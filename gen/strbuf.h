@@ -1,6 +1,6 @@
 /* Growable byte buffer used to print schemas and build output files. */
-#ifndef OPGEN_STRBUF_H
-#define OPGEN_STRBUF_H
+#ifndef OG_STRBUF_H
+#define OG_STRBUF_H
 #include <stdbool.h>
 #include <stddef.h>
 #include <string.h>

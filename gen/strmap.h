@@ -1,7 +1,7 @@
 /* Open-addressing hash map from NUL-terminated strings to pointers.
  * Keys are not copied: they must outlive the map (they live in the arena). */
-#ifndef OPGEN_STRMAP_H
-#define OPGEN_STRMAP_H
+#ifndef OG_STRMAP_H
+#define OG_STRMAP_H
 #include <stddef.h>
 #include <stdint.h>
 

@@ -2,8 +2,8 @@
  * line (indentation allowed) stands for whole lines and vanishes when the value is
  * empty; a line holding only {{! comment }} vanishes. Templates keep the fixed,
  * readable parts of generated files; emitters supply the tables. */
-#ifndef OPGEN_TMPL_H
-#define OPGEN_TMPL_H
+#ifndef OG_TMPL_H
+#define OG_TMPL_H
 #include "diag.h"
 #include "strbuf.h"
 

@@ -2,8 +2,8 @@
  * files beside their targets and renamed over them only when every temp file was
  * written, so a failed run leaves every earlier output byte-identical. A file whose
  * content did not change is not touched (its mtime stays). */
-#ifndef OPGEN_WRITE_H
-#define OPGEN_WRITE_H
+#ifndef OG_WRITE_H
+#define OG_WRITE_H
 #include "diag.h"
 #include "strbuf.h"
 #include <stdbool.h>

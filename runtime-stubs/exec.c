@@ -673,6 +673,34 @@ int32_t opgen_program_load_with(const opgen_graph *g, opgen_arena *a, const opge
     return OPGEN_OK;
 }
 
+/* "dtype;d,i,m" of a tensor, appended to key (ExecuTorch's kernel key entry). */
+static void key_entry(char *key, size_t cap, size_t *n, const opgen_tensor *t) {
+    if (*n >= cap) return;
+    *n += (size_t)snprintf(key + *n, cap - *n, "%s%d;", key[*n - 1] == '/' ? "" : "|", (int)t->dtype);
+    for (int32_t d = 0; d < t->dim && *n < cap; d++) *n += (size_t)snprintf(key + *n, cap - *n, "%s%u", d ? "," : "", t->dim_order[d]);
+}
+
+int32_t opgen_program_kernel_keys(const opgen_program *p, void (*fn)(void *ctx, const char *op, const char *key), void *ctx, opgen_error *err) {
+    for (int n = 0; n < p->nsteps; n++) {
+        const step *s = &p->steps[n];
+        const opgen_op *kop = &opgen_ops[s->kernel_op];
+        char key[1024] = "v1/";
+        size_t len = 3;
+        for (int ai = 0; ai < kop->nargs; ai++) {
+            const opgen_arg *ka = &opgen_args[kop->first_arg + (unsigned)ai];
+            const opgen_value *v = &s->args[ai];
+            if ((ka->abi == OPGEN_ABI_TENSOR || ka->abi == OPGEN_ABI_OPT_TENSOR) && !v->none && v->v.t)
+                key_entry(key, sizeof key, &len, v->v.t);
+            else if (ka->abi == OPGEN_ABI_TENSOR_LIST && v->v.tl.len && v->v.tl.data[0])
+                key_entry(key, sizeof key, &len, v->v.tl.data[0]);
+        }
+        for (int r = 0; r < s->nresults && !s->scalar; r++) key_entry(key, sizeof key, &len, &p->values[s->results[r]].t); /* the returned values */
+        if (len >= sizeof key) return opgen_fail_at(err, OPGEN_E_INVALID, p->g->file, s->node->line, s->node->col, "%s: its kernel key is too long", s->node->op);
+        fn(ctx, kop->qualified, key);
+    }
+    return OPGEN_OK;
+}
+
 static const char *input_kind(const opgen_gvalue *gv) {
     return gv->kind == OPGEN_GV_TENSOR ? "a tensor" : gv->kind == OPGEN_GV_INT ? "an int" : gv->kind == OPGEN_GV_FLOAT ? "a float" : "a bool";
 }

@@ -47,6 +47,11 @@ size_t opgen_program_plan_bytes(const opgen_program *p);
  * the hungriest step (kernels' scratch, fallbacks' intermediates), which every
  * step gives back when it ends. */
 size_t opgen_program_work_bytes(const opgen_program *p);
+/* Calls fn for every step of a loaded program with its kernel's op name
+ * ("aten::add.out") and ExecuTorch's kernel key for the call ("v1/6;0,1|...": the
+ * dtype and dim order of each tensor argument in order, then of each returned
+ * tensor), as a selective build records it. */
+int32_t opgen_program_kernel_keys(const opgen_program *p, void (*fn)(void *ctx, const char *op, const char *key), void *ctx, opgen_error *err);
 int opgen_program_ninputs(const opgen_program *p);
 int opgen_program_noutputs(const opgen_program *p);
 /* inputs[i] follow the graph's inputs (tensors must match the declared dtype and

@@ -1,0 +1,50 @@
+/* Selective build: which kernels (out= ops and scalar prims) and, per kernel, which
+ * dtypes of its first out argument a build keeps. Selections come from
+ * ExecuTorch's selected_operators.yaml, plain op lists, .pte programs and graph
+ * programs, combine by union, and are written back in ExecuTorch's format. */
+#ifndef OG_SELECT_H
+#define OG_SELECT_H
+#include "dtype.h"
+#include "model.h"
+#include "pte.h"
+#include "strbuf.h"
+#include "strmap.h"
+
+typedef struct og_sel_op {
+    const char *name;           /* "aten::add.out", or a base name "aten::add" */
+    bool include_all_overloads; /* the base name selects every overload */
+    bool all_dtypes;            /* no kernel key: every dtype */
+    og_dtset dtypes;            /* else: the first out argument's dtypes from the keys */
+    const char **keys;          /* kernel keys, in the order first seen */
+    unsigned nkeys, capkeys;
+    const char **debug;         /* where it was selected from */
+    unsigned ndebug, capdebug;
+} og_sel_op;
+
+typedef struct og_selection {
+    arena *a;
+    diag *d;
+    bool include_all_operators;
+    og_sel_op *ops;
+    unsigned n, cap;
+    strmap by_name;
+    strbuf sources; /* "a.yaml, b.pte": named in the build's messages */
+} og_selection;
+
+void og_sel_init(og_selection *s, arena *a, diag *d);
+void og_sel_free(og_selection *s);
+/* ExecuTorch's selected_operators.yaml. */
+bool og_sel_load_yaml(og_selection *s, const ydoc *doc);
+/* Every KernelCall of a program: its operator and kernel key. */
+bool og_sel_add_pte(og_selection *s, const og_pte *p, const char *source);
+/* "aten::add.out:Float+Double, aten::mm.out aten::relu" (commas, spaces or new
+ * lines between items; a name without overload selects every overload; functional
+ * names select their out= variant); checked against the model. */
+bool og_sel_add_list(og_selection *s, const og_model *m, const char *text, const char *source);
+/* One kernel call seen in a program: op name and key (graph programs). */
+bool og_sel_add_key(og_selection *s, const char *op, const char *key, const char *source);
+/* Whether kernel op f is selected, and its dtypes (all when no keys say). */
+bool og_sel_selects(const og_selection *s, const og_func *f, og_dtset *dtypes);
+/* selected_operators.yaml, keys sorted, deterministic. */
+void og_sel_write_yaml(const og_selection *s, strbuf *out);
+#endif
