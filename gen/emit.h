@@ -5,6 +5,7 @@
 #include "edge.h"
 #include "embedded.h"
 #include "kernels.h"
+#include "select.h"
 #include "tmpl.h"
 #include "write.h"
 #include "model.h"
@@ -22,8 +23,8 @@ void og_emit_dtypes_text(strbuf *b, const og_edge_op *op);
 bool og_emit_c_headers(og_outputs *outs, const char *outdir, const char *tdir, const og_model *m, const og_edge *edge, const char *generated_by, diag *d);
 /* opgen_registry.h: the kernel table of the default kernels in `kernels`, and of
  * the backend ops' fallbacks (backend may be NULL). */
-bool og_emit_registry(og_outputs *outs, const char *outdir, const char *tdir, const og_model *m, const og_yaml_kernels *kernels, const og_backend *backend, const char *generated_by,
-                      diag *d);
+bool og_emit_registry(og_outputs *outs, const char *outdir, const char *tdir, const og_model *m, const og_yaml_kernels *kernels, const og_backend *backend, const og_selection *sel,
+                      const char *generated_by, diag *d);
 /* "opgen_fallback_quantized_decomposed_add_out": the C name of f's fallback. */
 const char *og_fallback_symbol(arena *a, const og_func *f);
 /* opgen_backend.h: the backend ops' pattern table and their fallback kernels. */

@@ -62,8 +62,8 @@ static og_yaml_kernel fallback_kernel(const og_model *m, const og_backend_op *op
     return k;
 }
 
-bool og_emit_registry(og_outputs *outs, const char *outdir, const char *tdir, const og_model *m, const og_yaml_kernels *kernels, const og_backend *backend, const char *generated_by,
-                      diag *d) {
+bool og_emit_registry(og_outputs *outs, const char *outdir, const char *tdir, const og_model *m, const og_yaml_kernels *kernels, const og_backend *backend, const og_selection *sel,
+                      const char *generated_by, diag *d) {
     unsigned n = m->nfuncs;
     const og_yaml_kernel **by_op = calloc(n + 1, sizeof *by_op);
     og_yaml_kernel *fallbacks = calloc((backend ? backend->n : 0) + 1, sizeof *fallbacks);
@@ -74,6 +74,24 @@ bool og_emit_registry(og_outputs *outs, const char *outdir, const char *tdir, co
     for (unsigned b = 0; ok && backend && b < backend->n; b++) {
         fallbacks[b] = fallback_kernel(m, &backend->ops[b]);
         if (!by_op[fallbacks[b].func->index]) by_op[fallbacks[b].func->index] = &fallbacks[b];
+    }
+    /* The selection: per op the dtypes kept (0: the op is left out). A fallback the
+     * build keeps calls its pattern's kernels directly, for any dtype: their code
+     * stays (forced), though the registry does not offer them to programs. */
+    uint32_t *opmask = calloc(n + 1, sizeof *opmask);
+    bool *forced = calloc(n + 1, sizeof *forced);
+    ok = ok && opmask && forced;
+    for (unsigned id = 0; ok && id < n; id++) {
+        og_dtset dts = 0;
+        if (by_op[id]) opmask[id] = !sel ? 0xffffffffu : og_sel_selects(sel, m->funcs[id], &dts) ? dts : 0;
+    }
+    for (unsigned b = 0; ok && backend && b < backend->n; b++) {
+        unsigned kid = fallbacks[b].func->index;
+        if (by_op[kid] != &fallbacks[b] || !(opmask[kid] & fallbacks[b].dtypes)) continue;
+        for (int k = 0; k < backend->ops[b].graph.nnodes; k++) {
+            const og_func *o = backend->ops[b].nodes[k].func ? og_func_out_variant(backend->ops[b].nodes[k].func) : NULL;
+            if (o) forced[o->index] = true;
+        }
     }
     /* A kernel symbol may serve several ops of one C signature (checked by
      * og_kernels_check): it is declared once, with the union of their dtypes. */
@@ -98,11 +116,13 @@ bool og_emit_registry(og_outputs *outs, const char *outdir, const char *tdir, co
     }
     for (unsigned i = 0; ok && i < ndeclare; i++) {
         const og_yaml_kernel *kk = declare[i];
+        unsigned id = kk->func->index;
+        uint32_t keep = by_op[id] == kk ? kk->dtypes & (forced[id] ? 0xffffffffu : opmask[id]) : kk->dtypes;
         uintptr_t u = (uintptr_t)strmap_get(&syms, kk->symbol);
         if (u)
-            uses[u - 1].dtypes |= kk->dtypes;
+            uses[u - 1].dtypes |= keep;
         else
-            uses[nuses] = (symbol_use){kk, kk->dtypes}, strmap_put(&syms, kk->symbol, (void *)(uintptr_t)++nuses);
+            uses[nuses] = (symbol_use){kk, keep}, strmap_put(&syms, kk->symbol, (void *)(uintptr_t)++nuses);
     }
     strbuf x, protos, tramps, table, key, masks, fbtable;
     sb_init(&masks);
@@ -115,7 +135,11 @@ bool og_emit_registry(og_outputs *outs, const char *outdir, const char *tdir, co
     unsigned ntramp = 0;
     /* the trampoline of a kernel's signature, emitted on first use */
     unsigned *tramp_of = calloc(ndeclare + 1, sizeof *tramp_of);
-    ok = ok && tramp_of;
+    /* trampolines by number: their schema, and whether a table entry uses them
+     * (a selective build must not define unused static functions) */
+    const og_schema **tramp_schema = calloc(ndeclare + 2, sizeof *tramp_schema);
+    bool *tramp_used = calloc(ndeclare + 2, sizeof *tramp_used);
+    ok = ok && tramp_of && tramp_schema && tramp_used;
     for (unsigned i = 0; ok && i < ndeclare; i++) {
         const og_schema *s = declare[i]->func->schema;
         sb_reset(&key);
@@ -124,7 +148,7 @@ bool og_emit_registry(og_outputs *outs, const char *outdir, const char *tdir, co
         if (!t) {
             t = ++ntramp;
             strmap_put(&sigs, arena_strndup(m->a, key.p, key.n), (void *)t);
-            trampoline(&tramps, (unsigned)t, s);
+            tramp_schema[t] = s;
         }
         tramp_of[i] = (unsigned)t;
         const symbol_use *su = &uses[(uintptr_t)strmap_get(&syms, declare[i]->symbol) - 1];
@@ -136,28 +160,43 @@ bool og_emit_registry(og_outputs *outs, const char *outdir, const char *tdir, co
     }
     for (unsigned id = 0, i = 0; ok && id < n; id++) {
         const og_yaml_kernel *kk = by_op[id];
-        if (!kk) {
-            sb_printf(&table, "    {NULL, NULL, 0u}, /* %u %s::%s */\n", id, m->funcs[id]->ns, m->funcs[id]->name);
+        if (!kk || !(kk->dtypes & opmask[id])) {
+            sb_printf(&table, "    {NULL, NULL, 0u}, /* %u %s::%s%s */\n", id, m->funcs[id]->ns, m->funcs[id]->name, kk ? " (not selected)" : "");
             continue;
         }
         while (declare[i] != kk) i++;
-        sb_printf(&x, "    X(%u, %s, 0x%08xu) \\\n", id, kk->symbol, kk->dtypes);
-        sb_printf(&table, "    {(void (*)(void))%s, opgen_call_%u, 0x%08xu}, /* %u %s::%s */\n", kk->symbol, tramp_of[i], kk->dtypes, id, kk->func->ns, kk->func->name);
+        uint32_t dts = kk->dtypes & opmask[id];
+        sb_printf(&x, "    X(%u, %s, 0x%08xu) \\\n", id, kk->symbol, dts);
+        sb_printf(&table, "    {(void (*)(void))%s, opgen_call_%u, 0x%08xu}, /* %u %s::%s */\n", kk->symbol, tramp_of[i], dts, id, kk->func->ns, kk->func->name);
+        tramp_used[tramp_of[i]] = true;
     }
     /* every fallback, by op id (the backend file's order need not be id order) */
     unsigned nfb = 0;
     for (unsigned id = 0; ok && backend && id < n; id++)
         for (unsigned b = 0; b < backend->n; b++) {
             if (fallbacks[b].func->index != id) continue;
+            if (sel && (by_op[id] != &fallbacks[b] || !(opmask[id] & fallbacks[b].dtypes))) continue; /* a selective build keeps the fallbacks it serves with */
             unsigned i = 0;
             while (declare[i]->func != fallbacks[b].func || strcmp(declare[i]->symbol, fallbacks[b].symbol)) i++;
             sb_printf(&fbtable, "    {%u, {(void (*)(void))%s, opgen_call_%u, 0x%08xu}}, /* %s::%s */\n", id, fallbacks[b].symbol, tramp_of[i], fallbacks[b].dtypes, fallbacks[b].func->ns,
                       fallbacks[b].func->name);
+            tramp_used[tramp_of[i]] = true;
             nfb++;
         }
     if (!nfb) sb_puts(&fbtable, "    {-1, {NULL, NULL, 0u}},\n");
+    for (unsigned t = 1; ok && t <= ntramp; t++)
+        if (tramp_used[t]) trampoline(&tramps, t, tramp_schema[t]);
     if (x.n >= 3) x.n -= 3, x.p[x.n] = 0; /* the last entry ends the macro */
     if (!n) sb_puts(&table, "    {NULL, NULL, 0u},\n");
+    strbuf selq;
+    sb_init(&selq);
+    sb_putc(&selq, '"');
+    for (const char *c = sel ? sb_cstr(&((og_selection *)sel)->sources) : ""; *c; c++) {
+        if (*c == '"' || *c == '\\') sb_putc(&selq, '\\');
+        sb_putc(&selq, *c);
+    }
+    sb_putc(&selq, '"');
+    const char *sel_text = sb_cstr(&selq);
     char count[16], fbcount[16];
     snprintf(count, sizeof count, "%u", n);
     snprintf(fbcount, sizeof fbcount, "%u", nfb);
@@ -171,6 +210,7 @@ bool og_emit_registry(og_outputs *outs, const char *outdir, const char *tdir, co
         {"registry_table", sb_cstr(&table)},
         {"fallback_count", fbcount},
         {"fallback_table", sb_cstr(&fbtable)},
+        {"selection", sel_text},
     };
     if (ok) ok = og_render(outs, outdir, tdir, "opgen_registry.h", vars, sizeof vars / sizeof *vars, d);
     strmap_free(&sigs);
@@ -178,6 +218,8 @@ bool og_emit_registry(og_outputs *outs, const char *outdir, const char *tdir, co
     free(uses);
     free(declare);
     free(tramp_of);
+    free(tramp_schema);
+    free(tramp_used);
     sb_free(&x);
     sb_free(&masks);
     sb_free(&protos);
@@ -187,5 +229,8 @@ bool og_emit_registry(og_outputs *outs, const char *outdir, const char *tdir, co
     sb_free(&fbtable);
     free(by_op);
     free(fallbacks);
+    free(opmask);
+    free(forced);
+    sb_free(&selq);
     return ok;
 }

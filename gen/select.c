@@ -108,11 +108,13 @@ static bool add(og_selection *s, const char *name, bool all_overloads, const cha
     const char *base = strrchr(source, '/');
     base = base ? base + 1 : source;
     if (!push(&o->debug, &o->ndebug, &o->capdebug, arena_strndup(s->a, base, strlen(base)))) return diag_plain(s->d, "out of memory"), false;
-    add_source(s, source);
     return true;
 }
 
-bool og_sel_add_key(og_selection *s, const char *op, const char *key, const char *source) { return add(s, op, false, key, NULL, source); }
+bool og_sel_add_key(og_selection *s, const char *op, const char *key, const char *source) {
+    add_source(s, source);
+    return add(s, op, false, key, NULL, source);
+}
 
 bool og_sel_add_pte(og_selection *s, const og_pte *p, const char *source) {
     add_source(s, source);
@@ -205,6 +207,7 @@ bool og_sel_load_yaml(og_selection *s, const ydoc *doc) {
                     continue;
                 }
                 bool all = true; /* include_all_overloads, like every flag, defaults to true */
+                const ynode *dbg = NULL;
                 if (v->kind == YNODE_MAP) {
                     for (size_t f = 0; f < v->n; f++) {
                         const ynode *fk = v->kids[2 * f], *fv = v->kids[2 * f + 1];
@@ -214,16 +217,25 @@ bool og_sel_load_yaml(og_selection *s, const ydoc *doc) {
                             want_bool(s, fv, fs, &all);
                         else if (!strcmp(fs, "is_root_operator") || !strcmp(fs, "is_used_for_training"))
                             want_bool(s, fv, fs, &b);
-                        else if (strcmp(fs, "debug_info"))
+                        else if (!strcmp(fs, "debug_info"))
+                            dbg = fv;
+                        else
                             ERR_AT(s, fk, "unknown key '%s' for an operator (expected is_root_operator, is_used_for_training, include_all_overloads, debug_info)", fs);
                     }
                 } else if (!(v->kind == YNODE_SCALAR && v->type == YVAL_NULL)) {
                     ERR_AT(s, v, "an operator's entry is a mapping of flags, found %s", ynode_describe(v));
                     continue;
                 }
-                /* without keys in this file, every dtype */
+                /* without keys in this file, every dtype; where it was selected from:
+                 * its debug_info (so a selection reads back as itself), else this file */
                 og_dtset none = 0;
-                if (!add(s, k->s, all, NULL, strmap_get(&keyed, k->s) ? &none : NULL, doc->file)) return strmap_free(&keyed), false;
+                const char *from = doc->file;
+                for (size_t j = 0; dbg && dbg->kind == YNODE_SEQ && j < dbg->n; j++)
+                    if (ynode_is_str(dbg->kids[j])) {
+                        if (!add(s, k->s, all, NULL, strmap_get(&keyed, k->s) ? &none : NULL, dbg->kids[j]->s)) return strmap_free(&keyed), false;
+                        from = NULL;
+                    }
+                if (from && !add(s, k->s, all, NULL, strmap_get(&keyed, k->s) ? &none : NULL, from)) return strmap_free(&keyed), false;
             }
         }
     }

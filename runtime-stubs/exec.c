@@ -373,7 +373,11 @@ static int32_t load_node(loader *L, int n) {
     s->kernel = &opgen_registry[kid];
     for (int i = 0; L->opt && L->opt->fallbacks && i < OPGEN_FALLBACK_COUNT; i++) /* the pattern, not a native kernel */
         if (opgen_fallbacks[i].op == kid) s->kernel = &opgen_fallbacks[i].kernel;
-    if (!s->kernel->fn) return node_fail(L->err, g, nd->line, nd->col, OPGEN_E_NOT_FOUND, "no kernel for %s (needed by %s)", kop->qualified, nd->op);
+    if (!s->kernel->fn) {
+        if (OPGEN_SELECTION[0]) /* a selective build: say which selection left it out */
+            return node_fail(L->err, g, nd->line, nd->col, OPGEN_E_NOT_FOUND, "%s needs %s, which this build's selection (%s) leaves out", nd->op, kop->qualified, OPGEN_SELECTION);
+        return node_fail(L->err, g, nd->line, nd->col, OPGEN_E_NOT_FOUND, "no kernel for %s (needed by %s)", kop->qualified, nd->op);
+    }
     s->op = id;
     s->kernel_op = kid;
     s->nargs = kop->nargs + (s->scalar ? kop->nrets : 0); /* a prim's results follow its arguments */
@@ -536,6 +540,24 @@ static int32_t check_rows(const opgen_program *p, const step *s, opgen_error *er
     return node_fail(err, p->g, s->node->line, s->node->col, OPGEN_E_DTYPE, "%s", msg);
 }
 
+/* A dtype the kernel exists for but this selective build left out: the op, the
+ * dtypes of the call's tensors and the selection, in one message. */
+static int32_t selection_fail(const opgen_program *p, const step *s, opgen_error *err) {
+    const opgen_op *kop = &opgen_ops[s->kernel_op];
+    char msg[384];
+    int n = snprintf(msg, sizeof msg, "%s: this build's selection (%s) keeps no kernel for ", s->node->op, OPGEN_SELECTION);
+    bool first = true;
+    for (int ai = 0; ai < kop->nargs && n < (int)sizeof msg; ai++) {
+        const opgen_arg *ka = &opgen_args[kop->first_arg + (unsigned)ai];
+        if (ka->flags & OPGEN_ARG_OUT || (ka->abi != OPGEN_ABI_TENSOR && ka->abi != OPGEN_ABI_OPT_TENSOR && ka->abi != OPGEN_ABI_TENSOR_LIST)) continue;
+        int dt = arg_dtype(p, s, ai);
+        if (dt < 0) continue;
+        n += snprintf(msg + n, sizeof msg - (size_t)n, "%s%s=%s", first ? "" : ", ", ka->name, opgen_dtype_name((opgen_dtype)dt));
+        first = false;
+    }
+    return node_fail(err, p->g, s->node->line, s->node->col, OPGEN_E_NOT_FOUND, "%s", msg);
+}
+
 /* What load knows of a step once its inputs' dtypes and shapes are: the meta
  * step (result dtypes and shapes), the Edge rows, and a kernel for the dtype. */
 static int32_t prepare(opgen_program *p, step *s, opgen_arena *a, opgen_error *err) {
@@ -552,9 +574,11 @@ static int32_t prepare(opgen_program *p, step *s, opgen_arena *a, opgen_error *e
     }
     opgen_error merr = {0};
     int32_t st = call(p, s, a, true, &merr);
+    if (st == OPGEN_E_DTYPE && OPGEN_SELECTION[0]) return selection_fail(p, s, err);
     if (st) return node_fail(err, g, s->node->line, s->node->col, st, "%s", merr.msg);
     if ((st = check_rows(p, s, err))) return st;
     opgen_dtype d = p->values[s->results[0]].t.dtype;
+    if (!(s->kernel->dtypes >> d & 1u) && OPGEN_SELECTION[0]) return selection_fail(p, s, err);
     if (!(s->kernel->dtypes >> d & 1u))
         return node_fail(err, g, s->node->line, s->node->col, OPGEN_E_NOT_FOUND, "no kernel for %s with dtype %s (needed by %s)", opgen_ops[s->kernel_op].qualified, opgen_dtype_name(d), s->node->op);
     return OPGEN_OK;

@@ -49,25 +49,25 @@ bool opgen_is_integral(opgen_dtype d, bool include_bool) {
 
 /* c10's promoteTypes over the real dtypes opgen computes with */
 opgen_dtype opgen_promote(opgen_dtype a, opgen_dtype b) {
-    if (a == b) return a;
-    if (a == OPGEN_DTYPE_Bool) return b;
-    if (b == OPGEN_DTYPE_Bool) return a;
-    if (opgen_is_float(a) || opgen_is_float(b)) {
-        if (opgen_is_float(a) && opgen_is_float(b)) {
-            if (a == OPGEN_DTYPE_Double || b == OPGEN_DTYPE_Double) return OPGEN_DTYPE_Double;
-            if (a == OPGEN_DTYPE_Float || b == OPGEN_DTYPE_Float) return OPGEN_DTYPE_Float;
-            return OPGEN_DTYPE_Float; /* Half with BFloat16 */
-        }
-        return opgen_is_float(a) ? a : b;
-    }
-    /* integers: uint8 with int8 gives int16; otherwise the wider */
-    if ((a == OPGEN_DTYPE_Byte && b == OPGEN_DTYPE_Char) || (a == OPGEN_DTYPE_Char && b == OPGEN_DTYPE_Byte)) return OPGEN_DTYPE_Short;
-    static const int rank[] = {[OPGEN_DTYPE_Byte] = 1, [OPGEN_DTYPE_Char] = 1, [OPGEN_DTYPE_Short] = 2, [OPGEN_DTYPE_Int] = 3, [OPGEN_DTYPE_Long] = 4};
-    int ra = a <= OPGEN_DTYPE_Long ? rank[a] : 0, rb = b <= OPGEN_DTYPE_Long ? rank[b] : 0;
-    if (ra == rb) return a == OPGEN_DTYPE_Byte ? b : a;
-    return ra > rb ? a : b;
+    /* c10's promoteTypes over the dtypes kernels compute with, as a table (code
+     * that every selective build keeps, so kept small) */
+    static const signed char at[32] = {0, 1, 2, 3, 4, 5, 6, 7, -1, -1, -1, 8, -1, -1, -1, 9, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1};
+    static const unsigned char table[10][10] = {
+        {0, 2, 2, 3, 4, 5, 6, 7, 0, 15},        /* Byte */
+        {2, 1, 2, 3, 4, 5, 6, 7, 1, 15},        /* Char */
+        {2, 2, 2, 3, 4, 5, 6, 7, 2, 15},        /* Short */
+        {3, 3, 3, 3, 4, 5, 6, 7, 3, 15},        /* Int */
+        {4, 4, 4, 4, 4, 5, 6, 7, 4, 15},        /* Long */
+        {5, 5, 5, 5, 5, 5, 6, 7, 5, 6},         /* Half */
+        {6, 6, 6, 6, 6, 6, 6, 7, 6, 6},         /* Float */
+        {7, 7, 7, 7, 7, 7, 7, 7, 7, 7},         /* Double */
+        {0, 1, 2, 3, 4, 5, 6, 7, 11, 15},       /* Bool */
+        {15, 15, 15, 15, 15, 6, 6, 7, 15, 15},  /* BFloat16 */
+    };
+    int ia = (unsigned)a < 32 ? at[a] : -1, ib = (unsigned)b < 32 ? at[b] : -1;
+    if (ia < 0 || ib < 0) return a; /* data-only dtypes: no promotion among them */
+    return (opgen_dtype)table[ia][ib];
 }
-
 opgen_dtype opgen_promote_scalar(opgen_dtype t, const opgen_scalar *s) {
     /* a Scalar only changes the category: a float Scalar on an integer tensor gives Float */
     if (s->dtype == OPGEN_DTYPE_Double && !opgen_is_float(t)) return OPGEN_DTYPE_Float;

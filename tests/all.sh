@@ -56,6 +56,23 @@ ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:strict_string_checks=1 \
 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
     suite asan-ubsan gcc -Db_sanitize=address,undefined -Db_lundef=false
 
+# a product build trimmed to one model (-Dselect): the MLP runs, the attention
+# block fails at load naming what the selection left out
+echo "=== selective build (-Dselect=tests/select/expected/mlp_graph.yaml)"
+rm -rf build-ci/selected
+if meson setup build-ci/selected -Dselect=tests/select/expected/mlp_graph.yaml >build-ci/selected.log 2>&1 && ninja -C build-ci/selected runtime-stubs/selective/opgen-rt tests/npy_close >>build-ci/selected.log 2>&1 &&
+    build-ci/selected/runtime-stubs/selective/opgen-rt run tests/examples/mlp.graph $(for f in tests/examples/mlp/inputs/*.npy; do n=$(basename "$f" .npy); printf -- '--input %s=%s ' "$n" "$f"; done) -o build-ci/selected/out >>build-ci/selected.log 2>&1 &&
+    build-ci/selected/tests/npy_close tests/examples/mlp/expected/0.npy build-ci/selected/out/0.npy >>build-ci/selected.log 2>&1 &&
+    ! build-ci/selected/runtime-stubs/selective/opgen-rt run tests/examples/attention.graph $(for f in tests/examples/attention/inputs/*.npy; do n=$(basename "$f" .npy); printf -- '--input %s=%s ' "$n" "$f"; done) -o build-ci/selected/out2 2>build-ci/selected.err &&
+    grep -q "which this build's selection (mlp_graph.yaml) leaves out" build-ci/selected.err; then
+    passed=$((passed + 1))
+    cat build-ci/selected.err
+else
+    echo "selective build FAILED"
+    tail -n 20 build-ci/selected.log build-ci/selected.err 2>/dev/null
+    failed=$((failed + 1))
+fi
+
 # fuzz smoke run: every fuzz-* target for a few seconds (clang's libFuzzer)
 secs=${OPGEN_FUZZ_SECONDS:-15}
 rm -rf build-ci/fuzz

@@ -34,7 +34,7 @@ static int64_t i64_binop(binop op, int64_t a, int64_t b, int64_t alpha) {
 }
 
 /* a (op) alpha * b, with b a tensor or (when bs is set) a Scalar. */
-static int32_t binary(opgen_ctx *ctx, uint32_t mask, binop op, const opgen_tensor *a, const opgen_tensor *b, const opgen_scalar *bs, const opgen_scalar *alpha, opgen_tensor *out) {
+OPGEN_SPECIALIZED int32_t binary(opgen_ctx *ctx, uint32_t mask, binop op, const opgen_tensor *a, const opgen_tensor *b, const opgen_scalar *bs, const opgen_scalar *alpha, opgen_tensor *out) {
     opgen_dtype res = bs ? opgen_promote_scalar(a->dtype, bs) : opgen_promote(a->dtype, b->dtype);
     if (op == OP_DIV && !opgen_is_float(res)) res = OPGEN_DTYPE_Float; /* true division */
     if (alpha && alpha->dtype == OPGEN_DTYPE_Double && !opgen_is_float(res))
@@ -49,10 +49,11 @@ static int32_t binary(opgen_ctx *ctx, uint32_t mask, binop op, const opgen_tenso
     int32_t st = opgen_out(ctx, out, res, dim, sizes);
     if (st || ctx->meta) return st;
     int64_t n = opgen_numel(out), idx[OPGEN_MAX_DIM] = {0};
-    double alf = alpha ? opgen_scalar_f64(alpha) : 1, bf = bs ? opgen_scalar_f64(bs) : 0;
-    int64_t ali = alpha ? opgen_scalar_i64(alpha) : 1, bi = bs ? opgen_scalar_i64(bs) : 0;
     OPGEN_REAL_SWITCH(mask, out->dtype, ctx, T, {
         T *o = (T *)out->data;
+        /* the Scalars as each case needs them (so a float-only build has no integer code) */
+        double alf = IS_FLOATING(T) && alpha ? opgen_scalar_f64(alpha) : 1, bf = IS_FLOATING(T) && bs ? opgen_scalar_f64(bs) : 0;
+        int64_t ali = !IS_FLOATING(T) && alpha ? opgen_scalar_i64(alpha) : 1, bi = !IS_FLOATING(T) && bs ? opgen_scalar_i64(bs) : 0;
         for (int64_t i = 0; i < n; i++) {
             int64_t oa = opgen_bcast_offset(a, dim, idx), ob = b ? opgen_bcast_offset(b, dim, idx) : 0;
             if (IS_FLOATING(T))
@@ -130,7 +131,7 @@ static double f64_unop(unop op, double x) {
 }
 
 /* Float math on float tensors; integer input gives Float (ATen's float ops), except relu. */
-static int32_t unary(opgen_ctx *ctx, uint32_t mask, unop op, const opgen_tensor *self, opgen_tensor *out) {
+OPGEN_SPECIALIZED int32_t unary(opgen_ctx *ctx, uint32_t mask, unop op, const opgen_tensor *self, opgen_tensor *out) {
     opgen_dtype res = self->dtype;
     if (op == U_RELU) {
         if (self->dtype == OPGEN_DTYPE_Bool) return OPGEN_FAIL(ctx, OPGEN_E_DTYPE, "%s: relu is not defined for Bool", ctx->op);
@@ -182,7 +183,7 @@ opgen_status opgen_portable_gelu_out(opgen_ctx *ctx, const opgen_tensor *self, c
 }
 
 /* clamp and hardtanh: min/max Scalars, either may be absent (clamp) */
-static int32_t clamp(opgen_ctx *ctx, uint32_t mask, const opgen_tensor *self, const opgen_scalar *lo, const opgen_scalar *hi, opgen_tensor *out) {
+OPGEN_SPECIALIZED int32_t clamp(opgen_ctx *ctx, uint32_t mask, const opgen_tensor *self, const opgen_scalar *lo, const opgen_scalar *hi, opgen_tensor *out) {
     opgen_dtype res = self->dtype;
     if (lo) res = opgen_promote_scalar(res, lo);
     if (hi) res = opgen_promote_scalar(res, hi);

@@ -5,7 +5,7 @@
 #define IS_FLOATING(T) _Generic((T)0, float: 1, double: 1, default: 0)
 
 /* out[b] = beta * bias + alpha * a[b] @ m[b], for `batch` matrices */
-static int32_t matmul(opgen_ctx *ctx, uint32_t mask, const opgen_tensor *a, const opgen_tensor *m, const opgen_tensor *bias, double beta, double alpha, bool batched, opgen_tensor *out) {
+OPGEN_SPECIALIZED int32_t matmul(opgen_ctx *ctx, uint32_t mask, const opgen_tensor *a, const opgen_tensor *m, const opgen_tensor *bias, double beta, double alpha, bool batched, opgen_tensor *out) {
     int32_t want = batched ? 3 : 2;
     if (a->dim != want || m->dim != want) return OPGEN_FAIL(ctx, OPGEN_E_SHAPE, "%s: expected %d-D tensors, got %d-D and %d-D", ctx->op, want, a->dim, m->dim);
     if (a->dtype != m->dtype || (bias && bias->dtype != a->dtype))
@@ -62,7 +62,7 @@ opgen_status opgen_portable_addmm_out(opgen_ctx *ctx, const opgen_tensor *self, 
 }
 
 /* softmax over one dimension, max-subtracted for stability */
-static int32_t softmax(opgen_ctx *ctx, uint32_t mask, const opgen_tensor *self, int64_t dim, bool half_to_float, bool take_log, opgen_tensor *out) {
+OPGEN_SPECIALIZED int32_t softmax(opgen_ctx *ctx, uint32_t mask, const opgen_tensor *self, int64_t dim, bool half_to_float, bool take_log, opgen_tensor *out) {
     int32_t d;
     if (opgen_wrap_dim(ctx, dim, self->dim, &d)) return ctx->err->code;
     if (half_to_float) return OPGEN_FAIL(ctx, OPGEN_E_NOT_IMPLEMENTED, "%s: half_to_float applies to Half inputs, which this kernel does not take", ctx->op);

@@ -23,7 +23,7 @@ static int32_t reduced_dims(opgen_ctx *ctx, const opgen_tensor *self, const opge
     return OPGEN_OK;
 }
 
-static int32_t reduce(opgen_ctx *ctx, uint32_t mask, const opgen_tensor *self, const opgen_int_list *dims, bool keepdim, opgen_dtype res, bool mean, opgen_tensor *out) {
+OPGEN_SPECIALIZED int32_t reduce(opgen_ctx *ctx, uint32_t mask, const opgen_tensor *self, const opgen_int_list *dims, bool keepdim, opgen_dtype res, bool mean, opgen_tensor *out) {
     bool red[OPGEN_MAX_DIM];
     if (reduced_dims(ctx, self, dims, red)) return ctx->err->code;
     int64_t sizes[OPGEN_MAX_DIM], count = 1;

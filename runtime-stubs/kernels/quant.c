@@ -42,7 +42,7 @@ opgen_status opgen_portable_quantize_per_tensor_out(opgen_ctx *ctx, const opgen_
     return OPGEN_OK;
 }
 
-static int32_t dequantize(opgen_ctx *ctx, uint32_t mask, const opgen_tensor *input, const opgen_tensor *scales, const opgen_tensor *zps, double scale, int64_t zp, int64_t axis, int64_t qmin, int64_t qmax, opgen_dtype dtype, const opgen_dtype *out_dtype, opgen_tensor *out) {
+OPGEN_SPECIALIZED int32_t dequantize(opgen_ctx *ctx, uint32_t mask, const opgen_tensor *input, const opgen_tensor *scales, const opgen_tensor *zps, double scale, int64_t zp, int64_t axis, int64_t qmin, int64_t qmax, opgen_dtype dtype, const opgen_dtype *out_dtype, opgen_tensor *out) {
     if (input->dtype != dtype) return OPGEN_FAIL(ctx, OPGEN_E_DTYPE, "%s: input has dtype %s, but dtype says %s", ctx->op, opgen_dtype_name(input->dtype), opgen_dtype_name(dtype));
     if (check_range(ctx, dtype, qmin, qmax)) return ctx->err->code;
     int32_t ax = 0;

@@ -98,6 +98,15 @@ void opgen_store_i64(opgen_tensor *t, int64_t off, int64_t v);
 double opgen_scalar_f64(const opgen_scalar *s);
 int64_t opgen_scalar_i64(const opgen_scalar *s);
 
+/* A helper several kernels share, that switches on its caller's dtype mask: it is
+ * inlined into each caller, where the mask is a constant, so a selective build
+ * removes the cases of dtypes the caller does not keep. */
+#if defined(__GNUC__)
+#define OPGEN_SPECIALIZED static inline __attribute__((always_inline))
+#else
+#define OPGEN_SPECIALIZED static inline
+#endif
+
 /* The dtypes a kernel handles are a compile-time constant MASK; a dtype outside
  * it fails, and its branch is dead code the compiler removes. */
 #define OPGEN_HAS(MASK, D) ((((uint32_t)(MASK)) >> (D)) & 1u)

@@ -31,6 +31,9 @@ typedef struct opgen_kernel_entry {
 } opgen_kernel_entry;
 
 #define OPGEN_REGISTRY_SIZE 19
+/* The selection this registry was trimmed to (opgen generate --select), or "":
+ * errors about a missing kernel name it. */
+#define OPGEN_SELECTION ""
 extern const opgen_kernel_entry opgen_registry[];
 
 /* The kernel for (op, dtype of its first out argument), or NULL: O(1). */
