@@ -382,7 +382,7 @@ static int cmp_op(const void *a, const void *b) { return strcmp(((const og_sel_o
 void og_sel_write_yaml(const og_selection *s, strbuf *out) {
     og_sel_op *ops = malloc(sizeof *ops * (s->n + 1));
     if (!ops) return;
-    memcpy(ops, s->ops, sizeof *ops * s->n);
+    if (s->n) memcpy(ops, s->ops, sizeof *ops * s->n);
     qsort(ops, s->n, sizeof *ops, cmp_op);
     sb_puts(out, "build_features: []\ncustom_classes: []\n");
     bool any_keys = false;

@@ -55,6 +55,12 @@ static int32_t node_fail(opgen_error *err, const opgen_graph *g, unsigned line, 
     return opgen_fail_at(err, code, g->file, line, col, "%s", msg);
 }
 
+/* This build's registry was trimmed to a selection (named in errors). */
+static bool selective(void) {
+    static const char selection[] = OPGEN_SELECTION;
+    return selection[0] != 0;
+}
+
 static void *zalloc(opgen_arena *a, size_t n) {
     void *p = opgen_arena_alloc(a, n ? n : 1);
     if (p) memset(p, 0, n ? n : 1);
@@ -374,7 +380,7 @@ static int32_t load_node(loader *L, int n) {
     for (int i = 0; L->opt && L->opt->fallbacks && i < OPGEN_FALLBACK_COUNT; i++) /* the pattern, not a native kernel */
         if (opgen_fallbacks[i].op == kid) s->kernel = &opgen_fallbacks[i].kernel;
     if (!s->kernel->fn) {
-        if (OPGEN_SELECTION[0]) /* a selective build: say which selection left it out */
+        if (selective()) /* a selective build: say which selection left it out */
             return node_fail(L->err, g, nd->line, nd->col, OPGEN_E_NOT_FOUND, "%s needs %s, which this build's selection (%s) leaves out", nd->op, kop->qualified, OPGEN_SELECTION);
         return node_fail(L->err, g, nd->line, nd->col, OPGEN_E_NOT_FOUND, "no kernel for %s (needed by %s)", kop->qualified, nd->op);
     }
@@ -574,11 +580,11 @@ static int32_t prepare(opgen_program *p, step *s, opgen_arena *a, opgen_error *e
     }
     opgen_error merr = {0};
     int32_t st = call(p, s, a, true, &merr);
-    if (st == OPGEN_E_DTYPE && OPGEN_SELECTION[0]) return selection_fail(p, s, err);
+    if (st == OPGEN_E_DTYPE && selective()) return selection_fail(p, s, err);
     if (st) return node_fail(err, g, s->node->line, s->node->col, st, "%s", merr.msg);
     if ((st = check_rows(p, s, err))) return st;
     opgen_dtype d = p->values[s->results[0]].t.dtype;
-    if (!(s->kernel->dtypes >> d & 1u) && OPGEN_SELECTION[0]) return selection_fail(p, s, err);
+    if (!(s->kernel->dtypes >> d & 1u) && selective()) return selection_fail(p, s, err);
     if (!(s->kernel->dtypes >> d & 1u))
         return node_fail(err, g, s->node->line, s->node->col, OPGEN_E_NOT_FOUND, "no kernel for %s with dtype %s (needed by %s)", opgen_ops[s->kernel_op].qualified, opgen_dtype_name(d), s->node->op);
     return OPGEN_OK;

@@ -5,7 +5,7 @@ set -eu
 build=$1 secs=$2
 src=$(cd "$(dirname "$0")/../.." && pwd)
 out=${3:-$(mktemp -d)}
-mkdir -p "$out/schema" "$out/native" "$out/graph" "$out/npy" "$out/exec"
+mkdir -p "$out/schema" "$out/native" "$out/graph" "$out/npy" "$out/exec" "$out/pte"
 # seeds: one file per schema line; the yaml inputs of the tests and of the embedded default
 n=0
 while IFS= read -r line; do
@@ -23,8 +23,11 @@ for f in "$src"/tests/kernels/*/program.graph "$src"/tests/examples/*.graph "$sr
     n=$((n + 1))
     cp "$f" "$out/exec/seed$n"
 done
+# .pte seeds: ExecuTorch's programs from the corpus when present, else a header
+for f in "$src"/../shared/corpus/executorch/pte/*.pte; do [ -f "$f" ] && cp "$f" "$out/pte/"; done
+[ -n "$(ls "$out/pte")" ] || printf '\014\000\000\000ET12\000\000\000\000' >"$out/pte/seed0"
 status=0
-for t in schema native graph npy exec; do
+for t in schema native graph npy exec pte; do
     echo "fuzz-$t: $secs s"
     if ! "$build/fuzz-$t" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
         -artifact_prefix="$out/crash-$t-" "$out/$t" >"$out/fuzz-$t.log" 2>&1; then
