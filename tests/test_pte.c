@@ -251,6 +251,7 @@ int main(int argc, char **argv) {
             if (og_pte_read(&a, "flip.pte", c.b, n, &q, &quiet)) free(q.calls);
             flips++;
         }
+    free(p.calls);
     /* not a program */
     c = w;
     memcpy(c.b + 4, "TFL3", 4);
