@@ -47,6 +47,7 @@ og_abi og_abi_of(const og_type *t, bool write) {
 
 og_abi og_abi_ret_of(const og_type *t) {
     if (t->kind == OG_TY_BASE) switch (t->base) {
+        case OG_BT_Tensor: return (og_abi){"RET_TENSOR", "opgen_tensor *", "(opgen_tensor *)a[%u].v.ret"};
         case OG_BT_int:
         case OG_BT_SymInt: return (og_abi){"RET_INT", "int64_t *", "(int64_t *)a[%u].v.ret"};
         case OG_BT_float: return (og_abi){"RET_FLOAT", "double *", "(double *)a[%u].v.ret"};
@@ -59,8 +60,10 @@ og_abi og_abi_ret_of(const og_type *t) {
 
 bool og_schema_returns_scalars(const og_schema *s) {
     if (s->nout || !s->nrets) return false;
-    for (unsigned r = 0; r < s->nrets; r++)
-        if (strcmp(og_abi_ret_of(s->rets[r].type).kind, "OPAQUE") == 0) return false;
+    for (unsigned r = 0; r < s->nrets; r++) {
+        const char *k = og_abi_ret_of(s->rets[r].type).kind;
+        if (!strcmp(k, "OPAQUE") || !strcmp(k, "RET_TENSOR")) return false;
+    }
     return true;
 }
 
@@ -68,7 +71,9 @@ unsigned og_kernel_params(const og_schema *s, og_kparam *out, unsigned cap) {
     unsigned n = 0;
     for (unsigned i = 0; i < s->nargs; i++)
         if (n < cap) out[n++] = (og_kparam){s->args[i].name, og_abi_of(s->args[i].type, og_annot_is_write(s->args[i].annot))};
-    if (og_schema_returns_scalars(s)) {
+    /* a functional op without out= arguments returns through pointers (scalar
+     * prims; ops a kernel yaml gives a kernel though they have no out= form) */
+    if (!s->nout && s->nrets && og_schema_kind(s) == OG_KIND_FUNCTIONAL) {
         static const char *const names[] = {"ret0", "ret1", "ret2", "ret3", "ret4", "ret5", "ret6", "ret7"};
         for (unsigned r = 0; r < s->nrets && r < 8; r++)
             if (n < cap) out[n++] = (og_kparam){names[r], og_abi_ret_of(s->rets[r].type)};

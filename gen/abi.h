@@ -12,7 +12,7 @@ typedef struct og_abi {
 } og_abi;
 
 og_abi og_abi_of(const og_type *t, bool write);
-/* A scalar result written through a pointer (a scalar prim's kernel). */
+/* A result written through a pointer (a scalar prim's or a functional op's kernel). */
 og_abi og_abi_ret_of(const og_type *t);
 /* An op whose kernel returns scalars through pointers: no out= arguments, and
  * every result an int, SymInt, float, bool or SymBool. */

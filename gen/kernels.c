@@ -33,9 +33,20 @@ static int first_out(const og_func *f) {
     return -1;
 }
 
+/* The argument whose dtype a kernel is specialized on: the first out argument;
+ * of an in-place op, the one it writes; else the first tensor. */
+static int dispatch_arg(const og_func *f) {
+    int o = first_out(f);
+    for (unsigned i = 0; o < 0 && i < f->schema->nargs; i++)
+        if (og_annot_is_write(f->schema->args[i].annot)) o = (int)i;
+    for (unsigned i = 0; o < 0 && i < f->schema->nargs; i++)
+        if (og_type_is_tensor_like(f->schema->args[i].type)) o = (int)i;
+    return o;
+}
+
 og_dtset og_out_dtypes(const og_func *f, const og_edge *edge) {
     int o = first_out(f);
-    if (o < 0) return 0;
+    if (o < 0) return OG_EDGE_DTYPES; /* a kernel of an in-place or functional op */
     /* the functional op's constraint on the matching return names the out dtype */
     const og_func *fn = f->group ? f->group->functional : NULL;
     const og_edge_op *e = edge ? og_edge_find(edge, f) : NULL;
@@ -96,7 +107,7 @@ static bool kernel_dtypes(og_model *m, const og_func *f, const ynode *entry, con
         ERR_AT(m, meta, "arg_meta must be null or a mapping from argument to [TypeAlias, DimOrderAlias], found %s", ynode_describe(meta));
         return false;
     }
-    int o = first_out(f);
+    int o = dispatch_arg(f);
     bool ok = true;
     *out = 0;
     for (size_t i = 0; i < meta->n; i++) {
@@ -175,8 +186,10 @@ bool og_kernels_load(og_model *m, const og_edge *edge, const ydoc *doc, og_yaml_
             for (size_t k = 0; k < e->n; k++) {
                 const ynode *key = e->kids[2 * k];
                 const char *s = ynode_is_str(key) ? key->s : "";
-                if (strcmp(s, "op") && strcmp(s, "kernels") && strcmp(s, "type_alias") && strcmp(s, "dim_order_alias") && strcmp(s, "variants"))
-                    ERR_AT(m, key, "unknown key '%s' in an 'op:' entry (expected op, kernels, type_alias, dim_order_alias, variants)", s);
+                /* ExecuTorch merges native_functions keys given here (tags, dispatch,
+                 * cpp_no_default_args) into the op's entry; they change no kernel */
+                if (strcmp(s, "op") && strcmp(s, "kernels") && strcmp(s, "type_alias") && strcmp(s, "dim_order_alias") && !og_model_is_entry_key(s))
+                    ERR_AT(m, key, "unknown key '%s' in an 'op:' entry (expected op, kernels, type_alias, dim_order_alias, or a native_functions key)", s);
             }
             if (!ynode_is_str(op)) {
                 ERR_AT(m, op, "'op' must be an operator name, found %s", ynode_describe(op));
@@ -200,10 +213,6 @@ bool og_kernels_load(og_model *m, const og_edge *edge, const ydoc *doc, og_yaml_
         if (!ks) continue; /* a declaration without kernels */
         if (ks->kind != YNODE_SEQ) {
             ERR_AT(m, ks, "'kernels' must be a list of {arg_meta, kernel_name}, found %s", ynode_describe(ks));
-            continue;
-        }
-        if (first_out(f) < 0) {
-            ERR_AT(m, op ? op : fn, "%s is not an out= variant; kernels implement out= variants", f->name);
             continue;
         }
         for (size_t k = 0; k < ks->n; k++) {

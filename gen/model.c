@@ -1171,8 +1171,23 @@ void og_model_kernel_yaml_entry(og_model *m, const ynode *entry) {
     if (entry->kind != YNODE_MAP || !ymap_get(entry, "func") || ymap_get(entry, "op")) return; /* op: entries and malformed ones: og_kernels_load */
     og_func *f = load_entry(m, entry, ENTRY_KERNEL_YAML);
     if (!f) return;
+    /* ExecuTorch's functions.yaml declares some ATen ops again with func: (for
+     * older native_functions): the same schema is the same op */
+    const og_func *prev = og_model_find(m, f->ns, f->name);
+    if (prev && !strcmp(prev->schema_text, f->schema_text)) return;
+    if (prev) {
+        err_in_func(m, f, 0, arena_printf(m->a, "%s::%s is declared with a schema other than its first one", f->ns, f->name));
+        diag_note(m->d, prev->func_node->file, prev->func_node->line, prev->func_node->col, "first declared here: %s", prev->schema_text);
+        return;
+    }
     f->custom = true;
     if (register_name(m, f)) add_func(m, f);
+}
+
+bool og_model_is_entry_key(const char *k) {
+    for (const char *const *p = entry_keys; *p; p++)
+        if (!strcmp(*p, k)) return true;
+    return false;
 }
 
 void og_model_backend_entry(og_model *m, const ynode *entry) {

@@ -113,6 +113,8 @@ void og_model_kernel_yaml_entry(og_model *m, const ynode *entry);
 /* A func: entry of a backend-op yaml, before finish: the op (functional) and,
  * when it returns tensors, its out= variant, made as torchgen's autogen would. */
 void og_model_backend_entry(og_model *m, const ynode *entry);
+/* A key native_functions.yaml entries may have (func, tags, dispatch, ...). */
+bool og_model_is_entry_key(const char *k);
 bool og_model_finish_native(og_model *m, const ydoc *doc);
 
 bool og_func_has_tag(const og_func *f, int tag);
