@@ -161,13 +161,13 @@ bool og_emit_registry(og_outputs *outs, const char *outdir, const char *tdir, co
     for (unsigned id = 0, i = 0; ok && id < n; id++) {
         const og_yaml_kernel *kk = by_op[id];
         if (!kk || !(kk->dtypes & opmask[id])) {
-            sb_printf(&table, "    {NULL, NULL, 0u}, /* %u %s::%s%s */\n", id, m->funcs[id]->ns, m->funcs[id]->name, kk ? " (not selected)" : "");
+            sb_printf(&table, "    {NULL, NULL, 0u, NULL}, /* %u %s::%s%s */\n", id, m->funcs[id]->ns, m->funcs[id]->name, kk ? " (not selected)" : "");
             continue;
         }
         while (declare[i] != kk) i++;
         uint32_t dts = kk->dtypes & opmask[id];
         sb_printf(&x, "    X(%u, %s, 0x%08xu) \\\n", id, kk->symbol, dts);
-        sb_printf(&table, "    {(void (*)(void))%s, opgen_call_%u, 0x%08xu}, /* %u %s::%s */\n", kk->symbol, tramp_of[i], dts, id, kk->func->ns, kk->func->name);
+        sb_printf(&table, "    {(void (*)(void))%s, opgen_call_%u, 0x%08xu, \"%s\"}, /* %u %s::%s */\n", kk->symbol, tramp_of[i], dts, kk->symbol, id, kk->func->ns, kk->func->name);
         tramp_used[tramp_of[i]] = true;
     }
     /* every fallback, by op id (the backend file's order need not be id order) */
@@ -178,16 +178,16 @@ bool og_emit_registry(og_outputs *outs, const char *outdir, const char *tdir, co
             if (sel && (by_op[id] != &fallbacks[b] || !(opmask[id] & fallbacks[b].dtypes))) continue; /* a selective build keeps the fallbacks it serves with */
             unsigned i = 0;
             while (declare[i]->func != fallbacks[b].func || strcmp(declare[i]->symbol, fallbacks[b].symbol)) i++;
-            sb_printf(&fbtable, "    {%u, {(void (*)(void))%s, opgen_call_%u, 0x%08xu}}, /* %s::%s */\n", id, fallbacks[b].symbol, tramp_of[i], fallbacks[b].dtypes, fallbacks[b].func->ns,
-                      fallbacks[b].func->name);
+            sb_printf(&fbtable, "    {%u, {(void (*)(void))%s, opgen_call_%u, 0x%08xu, \"%s\"}}, /* %s::%s */\n", id, fallbacks[b].symbol, tramp_of[i], fallbacks[b].dtypes, fallbacks[b].symbol,
+                      fallbacks[b].func->ns, fallbacks[b].func->name);
             tramp_used[tramp_of[i]] = true;
             nfb++;
         }
-    if (!nfb) sb_puts(&fbtable, "    {-1, {NULL, NULL, 0u}},\n");
+    if (!nfb) sb_puts(&fbtable, "    {-1, {NULL, NULL, 0u, NULL}},\n");
     for (unsigned t = 1; ok && t <= ntramp; t++)
         if (tramp_used[t]) trampoline(&tramps, t, tramp_schema[t]);
     if (x.n >= 3) x.n -= 3, x.p[x.n] = 0; /* the last entry ends the macro */
-    if (!n) sb_puts(&table, "    {NULL, NULL, 0u},\n");
+    if (!n) sb_puts(&table, "    {NULL, NULL, 0u, NULL},\n");
     strbuf selq;
     sb_init(&selq);
     sb_putc(&selq, '"');

@@ -69,6 +69,7 @@ typedef struct opgen_kernel_entry {
     void (*fn)(void);      /* NULL: no kernel for this op */
     opgen_boxed_call call;
     uint32_t dtypes;       /* opgen_dtype_set */
+    const char *name;      /* the kernel's C name, for messages and traces */
 } opgen_kernel_entry;
 
 #define OPGEN_REGISTRY_SIZE 92
@@ -318,117 +319,117 @@ static opgen_status opgen_call_30(opgen_ctx *ctx, void (*fn)(void), const opgen_
 }
 
 const opgen_kernel_entry opgen_registry[] = {
-    {NULL, NULL, 0u}, /* 0 aten::add.Tensor */
-    {NULL, NULL, 0u}, /* 1 aten::add_.Tensor */
-    {(void (*)(void))opgen_portable_add_out, opgen_call_1, 0x000000dfu}, /* 2 aten::add.out */
-    {NULL, NULL, 0u}, /* 3 aten::add.Scalar */
-    {NULL, NULL, 0u}, /* 4 aten::sub.Tensor */
-    {(void (*)(void))opgen_portable_sub_out, opgen_call_1, 0x000000dfu}, /* 5 aten::sub.out */
-    {NULL, NULL, 0u}, /* 6 aten::mul.Tensor */
-    {(void (*)(void))opgen_portable_mul_out, opgen_call_2, 0x000008dfu}, /* 7 aten::mul.out */
-    {NULL, NULL, 0u}, /* 8 aten::mul.Scalar */
-    {NULL, NULL, 0u}, /* 9 aten::div.Tensor */
-    {(void (*)(void))opgen_portable_div_out, opgen_call_2, 0x000000c0u}, /* 10 aten::div.out */
-    {NULL, NULL, 0u}, /* 11 aten::where.self */
-    {(void (*)(void))opgen_portable_where_self_out, opgen_call_3, 0x000008dfu}, /* 12 aten::where.self_out */
-    {NULL, NULL, 0u}, /* 13 aten::relu */
-    {NULL, NULL, 0u}, /* 14 aten::relu_ */
-    {NULL, NULL, 0u}, /* 15 aten::sigmoid */
-    {(void (*)(void))opgen_portable_sigmoid_out, opgen_call_4, 0x000000c0u}, /* 16 aten::sigmoid.out */
-    {NULL, NULL, 0u}, /* 17 aten::tanh */
-    {(void (*)(void))opgen_portable_tanh_out, opgen_call_4, 0x000000c0u}, /* 18 aten::tanh.out */
-    {NULL, NULL, 0u}, /* 19 aten::exp */
-    {(void (*)(void))opgen_portable_exp_out, opgen_call_4, 0x000000c0u}, /* 20 aten::exp.out */
-    {NULL, NULL, 0u}, /* 21 aten::gelu */
-    {(void (*)(void))opgen_portable_gelu_out, opgen_call_5, 0x000000c0u}, /* 22 aten::gelu.out */
-    {NULL, NULL, 0u}, /* 23 aten::hardtanh */
-    {(void (*)(void))opgen_portable_hardtanh_out, opgen_call_6, 0x000000c0u}, /* 24 aten::hardtanh.out */
-    {NULL, NULL, 0u}, /* 25 aten::clamp */
-    {(void (*)(void))opgen_portable_clamp_out, opgen_call_7, 0x000000dfu}, /* 26 aten::clamp.out */
-    {NULL, NULL, 0u}, /* 27 aten::_softmax */
-    {(void (*)(void))opgen_portable__softmax_out, opgen_call_8, 0x000000c0u}, /* 28 aten::_softmax.out */
-    {NULL, NULL, 0u}, /* 29 aten::_log_softmax */
-    {(void (*)(void))opgen_portable__log_softmax_out, opgen_call_8, 0x000000c0u}, /* 30 aten::_log_softmax.out */
-    {NULL, NULL, 0u}, /* 31 aten::mm */
-    {(void (*)(void))opgen_portable_mm_out, opgen_call_2, 0x000000c0u}, /* 32 aten::mm.out */
-    {NULL, NULL, 0u}, /* 33 aten::bmm */
-    {(void (*)(void))opgen_portable_bmm_out, opgen_call_2, 0x000000c0u}, /* 34 aten::bmm.out */
-    {NULL, NULL, 0u}, /* 35 aten::addmm */
-    {(void (*)(void))opgen_portable_addmm_out, opgen_call_9, 0x000000c0u}, /* 36 aten::addmm.out */
-    {NULL, NULL, 0u}, /* 37 aten::permute_copy */
-    {NULL, NULL, 0u}, /* 38 aten::view_copy */
-    {NULL, NULL, 0u}, /* 39 aten::expand_copy */
-    {NULL, NULL, 0u}, /* 40 aten::cat */
-    {(void (*)(void))opgen_portable_cat_out, opgen_call_10, 0x080088ffu}, /* 41 aten::cat.out */
-    {NULL, NULL, 0u}, /* 42 aten::clone */
-    {NULL, NULL, 0u}, /* 43 aten::mean.dim */
-    {(void (*)(void))opgen_portable_mean_out, opgen_call_11, 0x000000c0u}, /* 44 aten::mean.out */
-    {NULL, NULL, 0u}, /* 45 aten::sum.dim_IntList */
-    {(void (*)(void))opgen_portable_sum_IntList_out, opgen_call_11, 0x000000d0u}, /* 46 aten::sum.IntList_out */
-    {NULL, NULL, 0u}, /* 47 aten::convolution */
-    {NULL, NULL, 0u}, /* 48 aten::_native_batch_norm_legit_no_training */
-    {NULL, NULL, 0u}, /* 49 aten::max_pool2d_with_indices */
-    {(void (*)(void))opgen_portable_max_pool2d_with_indices_out, opgen_call_12, 0x000000c0u}, /* 50 aten::max_pool2d_with_indices.out */
-    {NULL, NULL, 0u}, /* 51 aten::avg_pool2d */
-    {(void (*)(void))opgen_portable_avg_pool2d_out, opgen_call_13, 0x000000c0u}, /* 52 aten::avg_pool2d.out */
-    {NULL, NULL, 0u}, /* 53 aten::embedding */
-    {NULL, NULL, 0u}, /* 54 quantized_decomposed::quantize_per_tensor */
-    {(void (*)(void))opgen_portable_quantize_per_tensor_out, opgen_call_14, 0x0800000fu}, /* 55 quantized_decomposed::quantize_per_tensor.out */
-    {NULL, NULL, 0u}, /* 56 quantized_decomposed::dequantize_per_tensor */
-    {(void (*)(void))opgen_portable_dequantize_per_tensor_out, opgen_call_15, 0x000000c0u}, /* 57 quantized_decomposed::dequantize_per_tensor.out */
-    {NULL, NULL, 0u}, /* 58 quantized_decomposed::dequantize_per_channel */
-    {(void (*)(void))opgen_portable_dequantize_per_channel_out, opgen_call_16, 0x000000c0u}, /* 59 quantized_decomposed::dequantize_per_channel.out */
-    {(void (*)(void))opgen_fallback_executorch_prims_add_int, opgen_call_17, 0xffffffffu}, /* 60 executorch_prims::add.int */
-    {(void (*)(void))opgen_fallback_executorch_prims_mul_int, opgen_call_17, 0xffffffffu}, /* 61 executorch_prims::mul.int */
-    {(void (*)(void))opgen_fallback_executorch_prims_sub_int, opgen_call_17, 0xffffffffu}, /* 62 executorch_prims::sub.int */
-    {(void (*)(void))opgen_fallback_executorch_prims_floordiv_int, opgen_call_17, 0xffffffffu}, /* 63 executorch_prims::floordiv.int */
-    {(void (*)(void))opgen_fallback_executorch_prims_mod_int, opgen_call_17, 0xffffffffu}, /* 64 executorch_prims::mod.int */
-    {(void (*)(void))opgen_fallback_executorch_prims_truediv_int, opgen_call_18, 0xffffffffu}, /* 65 executorch_prims::truediv.int */
-    {(void (*)(void))opgen_fallback_executorch_prims_neg_int, opgen_call_19, 0xffffffffu}, /* 66 executorch_prims::neg.int */
-    {(void (*)(void))opgen_fallback_executorch_prims_gt_int, opgen_call_20, 0xffffffffu}, /* 67 executorch_prims::gt.int */
-    {(void (*)(void))opgen_fallback_executorch_prims_lt_int, opgen_call_20, 0xffffffffu}, /* 68 executorch_prims::lt.int */
-    {(void (*)(void))opgen_fallback_executorch_prims_ge_int, opgen_call_20, 0xffffffffu}, /* 69 executorch_prims::ge.int */
-    {(void (*)(void))opgen_fallback_executorch_prims_le_int, opgen_call_20, 0xffffffffu}, /* 70 executorch_prims::le.int */
-    {(void (*)(void))opgen_fallback_executorch_prims_eq_int, opgen_call_20, 0xffffffffu}, /* 71 executorch_prims::eq.int */
-    {NULL, NULL, 0u}, /* 72 quantized_decomposed::add_relu */
-    {(void (*)(void))opgen_fallback_quantized_decomposed_add_relu_out, opgen_call_21, 0x08008effu}, /* 73 quantized_decomposed::add_relu.out */
-    {NULL, NULL, 0u}, /* 74 quantized_decomposed::add */
-    {(void (*)(void))opgen_native_quantized_add_out, opgen_call_21, 0x08008effu}, /* 75 quantized_decomposed::add.out */
-    {NULL, NULL, 0u}, /* 76 quantized_decomposed::add.scalar */
-    {(void (*)(void))opgen_fallback_quantized_decomposed_add_scalar_out, opgen_call_22, 0x08008effu}, /* 77 quantized_decomposed::add.scalar_out */
-    {NULL, NULL, 0u}, /* 78 quantized_decomposed::embedding_byte */
-    {(void (*)(void))opgen_fallback_quantized_decomposed_embedding_byte_out, opgen_call_23, 0x08008effu}, /* 79 quantized_decomposed::embedding_byte.out */
-    {NULL, NULL, 0u}, /* 80 demo::linear_relu */
-    {(void (*)(void))opgen_fallback_demo_linear_relu_out, opgen_call_3, 0x08008effu}, /* 81 demo::linear_relu.out */
-    {(void (*)(void))opgen_portable_add_Scalar_out, opgen_call_6, 0x000000dfu}, /* 82 aten::add.Scalar_out */
-    {(void (*)(void))opgen_portable_mul_Scalar_out, opgen_call_24, 0x000000dfu}, /* 83 aten::mul.Scalar_out */
-    {(void (*)(void))opgen_portable_relu_out, opgen_call_4, 0x000000dfu}, /* 84 aten::relu.out */
-    {(void (*)(void))opgen_portable_permute_copy_out, opgen_call_25, 0x080088ffu}, /* 85 aten::permute_copy.out */
-    {(void (*)(void))opgen_portable_view_copy_out, opgen_call_25, 0x080088ffu}, /* 86 aten::view_copy.out */
-    {(void (*)(void))opgen_portable_expand_copy_out, opgen_call_26, 0x080088ffu}, /* 87 aten::expand_copy.out */
-    {(void (*)(void))opgen_portable_clone_out, opgen_call_27, 0x080088ffu}, /* 88 aten::clone.out */
-    {(void (*)(void))opgen_portable_convolution_out, opgen_call_28, 0x000000c0u}, /* 89 aten::convolution.out */
-    {(void (*)(void))opgen_portable__native_batch_norm_legit_no_training_out, opgen_call_29, 0x000000c0u}, /* 90 aten::_native_batch_norm_legit_no_training.out */
-    {(void (*)(void))opgen_portable_embedding_out, opgen_call_30, 0x000000c0u}, /* 91 aten::embedding.out */
+    {NULL, NULL, 0u, NULL}, /* 0 aten::add.Tensor */
+    {NULL, NULL, 0u, NULL}, /* 1 aten::add_.Tensor */
+    {(void (*)(void))opgen_portable_add_out, opgen_call_1, 0x000000dfu, "opgen_portable_add_out"}, /* 2 aten::add.out */
+    {NULL, NULL, 0u, NULL}, /* 3 aten::add.Scalar */
+    {NULL, NULL, 0u, NULL}, /* 4 aten::sub.Tensor */
+    {(void (*)(void))opgen_portable_sub_out, opgen_call_1, 0x000000dfu, "opgen_portable_sub_out"}, /* 5 aten::sub.out */
+    {NULL, NULL, 0u, NULL}, /* 6 aten::mul.Tensor */
+    {(void (*)(void))opgen_portable_mul_out, opgen_call_2, 0x000008dfu, "opgen_portable_mul_out"}, /* 7 aten::mul.out */
+    {NULL, NULL, 0u, NULL}, /* 8 aten::mul.Scalar */
+    {NULL, NULL, 0u, NULL}, /* 9 aten::div.Tensor */
+    {(void (*)(void))opgen_portable_div_out, opgen_call_2, 0x000000c0u, "opgen_portable_div_out"}, /* 10 aten::div.out */
+    {NULL, NULL, 0u, NULL}, /* 11 aten::where.self */
+    {(void (*)(void))opgen_portable_where_self_out, opgen_call_3, 0x000008dfu, "opgen_portable_where_self_out"}, /* 12 aten::where.self_out */
+    {NULL, NULL, 0u, NULL}, /* 13 aten::relu */
+    {NULL, NULL, 0u, NULL}, /* 14 aten::relu_ */
+    {NULL, NULL, 0u, NULL}, /* 15 aten::sigmoid */
+    {(void (*)(void))opgen_portable_sigmoid_out, opgen_call_4, 0x000000c0u, "opgen_portable_sigmoid_out"}, /* 16 aten::sigmoid.out */
+    {NULL, NULL, 0u, NULL}, /* 17 aten::tanh */
+    {(void (*)(void))opgen_portable_tanh_out, opgen_call_4, 0x000000c0u, "opgen_portable_tanh_out"}, /* 18 aten::tanh.out */
+    {NULL, NULL, 0u, NULL}, /* 19 aten::exp */
+    {(void (*)(void))opgen_portable_exp_out, opgen_call_4, 0x000000c0u, "opgen_portable_exp_out"}, /* 20 aten::exp.out */
+    {NULL, NULL, 0u, NULL}, /* 21 aten::gelu */
+    {(void (*)(void))opgen_portable_gelu_out, opgen_call_5, 0x000000c0u, "opgen_portable_gelu_out"}, /* 22 aten::gelu.out */
+    {NULL, NULL, 0u, NULL}, /* 23 aten::hardtanh */
+    {(void (*)(void))opgen_portable_hardtanh_out, opgen_call_6, 0x000000c0u, "opgen_portable_hardtanh_out"}, /* 24 aten::hardtanh.out */
+    {NULL, NULL, 0u, NULL}, /* 25 aten::clamp */
+    {(void (*)(void))opgen_portable_clamp_out, opgen_call_7, 0x000000dfu, "opgen_portable_clamp_out"}, /* 26 aten::clamp.out */
+    {NULL, NULL, 0u, NULL}, /* 27 aten::_softmax */
+    {(void (*)(void))opgen_portable__softmax_out, opgen_call_8, 0x000000c0u, "opgen_portable__softmax_out"}, /* 28 aten::_softmax.out */
+    {NULL, NULL, 0u, NULL}, /* 29 aten::_log_softmax */
+    {(void (*)(void))opgen_portable__log_softmax_out, opgen_call_8, 0x000000c0u, "opgen_portable__log_softmax_out"}, /* 30 aten::_log_softmax.out */
+    {NULL, NULL, 0u, NULL}, /* 31 aten::mm */
+    {(void (*)(void))opgen_portable_mm_out, opgen_call_2, 0x000000c0u, "opgen_portable_mm_out"}, /* 32 aten::mm.out */
+    {NULL, NULL, 0u, NULL}, /* 33 aten::bmm */
+    {(void (*)(void))opgen_portable_bmm_out, opgen_call_2, 0x000000c0u, "opgen_portable_bmm_out"}, /* 34 aten::bmm.out */
+    {NULL, NULL, 0u, NULL}, /* 35 aten::addmm */
+    {(void (*)(void))opgen_portable_addmm_out, opgen_call_9, 0x000000c0u, "opgen_portable_addmm_out"}, /* 36 aten::addmm.out */
+    {NULL, NULL, 0u, NULL}, /* 37 aten::permute_copy */
+    {NULL, NULL, 0u, NULL}, /* 38 aten::view_copy */
+    {NULL, NULL, 0u, NULL}, /* 39 aten::expand_copy */
+    {NULL, NULL, 0u, NULL}, /* 40 aten::cat */
+    {(void (*)(void))opgen_portable_cat_out, opgen_call_10, 0x080088ffu, "opgen_portable_cat_out"}, /* 41 aten::cat.out */
+    {NULL, NULL, 0u, NULL}, /* 42 aten::clone */
+    {NULL, NULL, 0u, NULL}, /* 43 aten::mean.dim */
+    {(void (*)(void))opgen_portable_mean_out, opgen_call_11, 0x000000c0u, "opgen_portable_mean_out"}, /* 44 aten::mean.out */
+    {NULL, NULL, 0u, NULL}, /* 45 aten::sum.dim_IntList */
+    {(void (*)(void))opgen_portable_sum_IntList_out, opgen_call_11, 0x000000d0u, "opgen_portable_sum_IntList_out"}, /* 46 aten::sum.IntList_out */
+    {NULL, NULL, 0u, NULL}, /* 47 aten::convolution */
+    {NULL, NULL, 0u, NULL}, /* 48 aten::_native_batch_norm_legit_no_training */
+    {NULL, NULL, 0u, NULL}, /* 49 aten::max_pool2d_with_indices */
+    {(void (*)(void))opgen_portable_max_pool2d_with_indices_out, opgen_call_12, 0x000000c0u, "opgen_portable_max_pool2d_with_indices_out"}, /* 50 aten::max_pool2d_with_indices.out */
+    {NULL, NULL, 0u, NULL}, /* 51 aten::avg_pool2d */
+    {(void (*)(void))opgen_portable_avg_pool2d_out, opgen_call_13, 0x000000c0u, "opgen_portable_avg_pool2d_out"}, /* 52 aten::avg_pool2d.out */
+    {NULL, NULL, 0u, NULL}, /* 53 aten::embedding */
+    {NULL, NULL, 0u, NULL}, /* 54 quantized_decomposed::quantize_per_tensor */
+    {(void (*)(void))opgen_portable_quantize_per_tensor_out, opgen_call_14, 0x0800000fu, "opgen_portable_quantize_per_tensor_out"}, /* 55 quantized_decomposed::quantize_per_tensor.out */
+    {NULL, NULL, 0u, NULL}, /* 56 quantized_decomposed::dequantize_per_tensor */
+    {(void (*)(void))opgen_portable_dequantize_per_tensor_out, opgen_call_15, 0x000000c0u, "opgen_portable_dequantize_per_tensor_out"}, /* 57 quantized_decomposed::dequantize_per_tensor.out */
+    {NULL, NULL, 0u, NULL}, /* 58 quantized_decomposed::dequantize_per_channel */
+    {(void (*)(void))opgen_portable_dequantize_per_channel_out, opgen_call_16, 0x000000c0u, "opgen_portable_dequantize_per_channel_out"}, /* 59 quantized_decomposed::dequantize_per_channel.out */
+    {(void (*)(void))opgen_fallback_executorch_prims_add_int, opgen_call_17, 0xffffffffu, "opgen_fallback_executorch_prims_add_int"}, /* 60 executorch_prims::add.int */
+    {(void (*)(void))opgen_fallback_executorch_prims_mul_int, opgen_call_17, 0xffffffffu, "opgen_fallback_executorch_prims_mul_int"}, /* 61 executorch_prims::mul.int */
+    {(void (*)(void))opgen_fallback_executorch_prims_sub_int, opgen_call_17, 0xffffffffu, "opgen_fallback_executorch_prims_sub_int"}, /* 62 executorch_prims::sub.int */
+    {(void (*)(void))opgen_fallback_executorch_prims_floordiv_int, opgen_call_17, 0xffffffffu, "opgen_fallback_executorch_prims_floordiv_int"}, /* 63 executorch_prims::floordiv.int */
+    {(void (*)(void))opgen_fallback_executorch_prims_mod_int, opgen_call_17, 0xffffffffu, "opgen_fallback_executorch_prims_mod_int"}, /* 64 executorch_prims::mod.int */
+    {(void (*)(void))opgen_fallback_executorch_prims_truediv_int, opgen_call_18, 0xffffffffu, "opgen_fallback_executorch_prims_truediv_int"}, /* 65 executorch_prims::truediv.int */
+    {(void (*)(void))opgen_fallback_executorch_prims_neg_int, opgen_call_19, 0xffffffffu, "opgen_fallback_executorch_prims_neg_int"}, /* 66 executorch_prims::neg.int */
+    {(void (*)(void))opgen_fallback_executorch_prims_gt_int, opgen_call_20, 0xffffffffu, "opgen_fallback_executorch_prims_gt_int"}, /* 67 executorch_prims::gt.int */
+    {(void (*)(void))opgen_fallback_executorch_prims_lt_int, opgen_call_20, 0xffffffffu, "opgen_fallback_executorch_prims_lt_int"}, /* 68 executorch_prims::lt.int */
+    {(void (*)(void))opgen_fallback_executorch_prims_ge_int, opgen_call_20, 0xffffffffu, "opgen_fallback_executorch_prims_ge_int"}, /* 69 executorch_prims::ge.int */
+    {(void (*)(void))opgen_fallback_executorch_prims_le_int, opgen_call_20, 0xffffffffu, "opgen_fallback_executorch_prims_le_int"}, /* 70 executorch_prims::le.int */
+    {(void (*)(void))opgen_fallback_executorch_prims_eq_int, opgen_call_20, 0xffffffffu, "opgen_fallback_executorch_prims_eq_int"}, /* 71 executorch_prims::eq.int */
+    {NULL, NULL, 0u, NULL}, /* 72 quantized_decomposed::add_relu */
+    {(void (*)(void))opgen_fallback_quantized_decomposed_add_relu_out, opgen_call_21, 0x08008effu, "opgen_fallback_quantized_decomposed_add_relu_out"}, /* 73 quantized_decomposed::add_relu.out */
+    {NULL, NULL, 0u, NULL}, /* 74 quantized_decomposed::add */
+    {(void (*)(void))opgen_native_quantized_add_out, opgen_call_21, 0x08008effu, "opgen_native_quantized_add_out"}, /* 75 quantized_decomposed::add.out */
+    {NULL, NULL, 0u, NULL}, /* 76 quantized_decomposed::add.scalar */
+    {(void (*)(void))opgen_fallback_quantized_decomposed_add_scalar_out, opgen_call_22, 0x08008effu, "opgen_fallback_quantized_decomposed_add_scalar_out"}, /* 77 quantized_decomposed::add.scalar_out */
+    {NULL, NULL, 0u, NULL}, /* 78 quantized_decomposed::embedding_byte */
+    {(void (*)(void))opgen_fallback_quantized_decomposed_embedding_byte_out, opgen_call_23, 0x08008effu, "opgen_fallback_quantized_decomposed_embedding_byte_out"}, /* 79 quantized_decomposed::embedding_byte.out */
+    {NULL, NULL, 0u, NULL}, /* 80 demo::linear_relu */
+    {(void (*)(void))opgen_fallback_demo_linear_relu_out, opgen_call_3, 0x08008effu, "opgen_fallback_demo_linear_relu_out"}, /* 81 demo::linear_relu.out */
+    {(void (*)(void))opgen_portable_add_Scalar_out, opgen_call_6, 0x000000dfu, "opgen_portable_add_Scalar_out"}, /* 82 aten::add.Scalar_out */
+    {(void (*)(void))opgen_portable_mul_Scalar_out, opgen_call_24, 0x000000dfu, "opgen_portable_mul_Scalar_out"}, /* 83 aten::mul.Scalar_out */
+    {(void (*)(void))opgen_portable_relu_out, opgen_call_4, 0x000000dfu, "opgen_portable_relu_out"}, /* 84 aten::relu.out */
+    {(void (*)(void))opgen_portable_permute_copy_out, opgen_call_25, 0x080088ffu, "opgen_portable_permute_copy_out"}, /* 85 aten::permute_copy.out */
+    {(void (*)(void))opgen_portable_view_copy_out, opgen_call_25, 0x080088ffu, "opgen_portable_view_copy_out"}, /* 86 aten::view_copy.out */
+    {(void (*)(void))opgen_portable_expand_copy_out, opgen_call_26, 0x080088ffu, "opgen_portable_expand_copy_out"}, /* 87 aten::expand_copy.out */
+    {(void (*)(void))opgen_portable_clone_out, opgen_call_27, 0x080088ffu, "opgen_portable_clone_out"}, /* 88 aten::clone.out */
+    {(void (*)(void))opgen_portable_convolution_out, opgen_call_28, 0x000000c0u, "opgen_portable_convolution_out"}, /* 89 aten::convolution.out */
+    {(void (*)(void))opgen_portable__native_batch_norm_legit_no_training_out, opgen_call_29, 0x000000c0u, "opgen_portable__native_batch_norm_legit_no_training_out"}, /* 90 aten::_native_batch_norm_legit_no_training.out */
+    {(void (*)(void))opgen_portable_embedding_out, opgen_call_30, 0x000000c0u, "opgen_portable_embedding_out"}, /* 91 aten::embedding.out */
 };
 
 const opgen_fallback_entry opgen_fallbacks[] = {
-    {60, {(void (*)(void))opgen_fallback_executorch_prims_add_int, opgen_call_17, 0xffffffffu}}, /* executorch_prims::add.int */
-    {61, {(void (*)(void))opgen_fallback_executorch_prims_mul_int, opgen_call_17, 0xffffffffu}}, /* executorch_prims::mul.int */
-    {62, {(void (*)(void))opgen_fallback_executorch_prims_sub_int, opgen_call_17, 0xffffffffu}}, /* executorch_prims::sub.int */
-    {63, {(void (*)(void))opgen_fallback_executorch_prims_floordiv_int, opgen_call_17, 0xffffffffu}}, /* executorch_prims::floordiv.int */
-    {64, {(void (*)(void))opgen_fallback_executorch_prims_mod_int, opgen_call_17, 0xffffffffu}}, /* executorch_prims::mod.int */
-    {65, {(void (*)(void))opgen_fallback_executorch_prims_truediv_int, opgen_call_18, 0xffffffffu}}, /* executorch_prims::truediv.int */
-    {66, {(void (*)(void))opgen_fallback_executorch_prims_neg_int, opgen_call_19, 0xffffffffu}}, /* executorch_prims::neg.int */
-    {67, {(void (*)(void))opgen_fallback_executorch_prims_gt_int, opgen_call_20, 0xffffffffu}}, /* executorch_prims::gt.int */
-    {68, {(void (*)(void))opgen_fallback_executorch_prims_lt_int, opgen_call_20, 0xffffffffu}}, /* executorch_prims::lt.int */
-    {69, {(void (*)(void))opgen_fallback_executorch_prims_ge_int, opgen_call_20, 0xffffffffu}}, /* executorch_prims::ge.int */
-    {70, {(void (*)(void))opgen_fallback_executorch_prims_le_int, opgen_call_20, 0xffffffffu}}, /* executorch_prims::le.int */
-    {71, {(void (*)(void))opgen_fallback_executorch_prims_eq_int, opgen_call_20, 0xffffffffu}}, /* executorch_prims::eq.int */
-    {73, {(void (*)(void))opgen_fallback_quantized_decomposed_add_relu_out, opgen_call_21, 0x08008effu}}, /* quantized_decomposed::add_relu.out */
-    {75, {(void (*)(void))opgen_fallback_quantized_decomposed_add_out, opgen_call_21, 0x08008effu}}, /* quantized_decomposed::add.out */
-    {77, {(void (*)(void))opgen_fallback_quantized_decomposed_add_scalar_out, opgen_call_22, 0x08008effu}}, /* quantized_decomposed::add.scalar_out */
-    {79, {(void (*)(void))opgen_fallback_quantized_decomposed_embedding_byte_out, opgen_call_23, 0x08008effu}}, /* quantized_decomposed::embedding_byte.out */
-    {81, {(void (*)(void))opgen_fallback_demo_linear_relu_out, opgen_call_3, 0x08008effu}}, /* demo::linear_relu.out */
+    {60, {(void (*)(void))opgen_fallback_executorch_prims_add_int, opgen_call_17, 0xffffffffu, "opgen_fallback_executorch_prims_add_int"}}, /* executorch_prims::add.int */
+    {61, {(void (*)(void))opgen_fallback_executorch_prims_mul_int, opgen_call_17, 0xffffffffu, "opgen_fallback_executorch_prims_mul_int"}}, /* executorch_prims::mul.int */
+    {62, {(void (*)(void))opgen_fallback_executorch_prims_sub_int, opgen_call_17, 0xffffffffu, "opgen_fallback_executorch_prims_sub_int"}}, /* executorch_prims::sub.int */
+    {63, {(void (*)(void))opgen_fallback_executorch_prims_floordiv_int, opgen_call_17, 0xffffffffu, "opgen_fallback_executorch_prims_floordiv_int"}}, /* executorch_prims::floordiv.int */
+    {64, {(void (*)(void))opgen_fallback_executorch_prims_mod_int, opgen_call_17, 0xffffffffu, "opgen_fallback_executorch_prims_mod_int"}}, /* executorch_prims::mod.int */
+    {65, {(void (*)(void))opgen_fallback_executorch_prims_truediv_int, opgen_call_18, 0xffffffffu, "opgen_fallback_executorch_prims_truediv_int"}}, /* executorch_prims::truediv.int */
+    {66, {(void (*)(void))opgen_fallback_executorch_prims_neg_int, opgen_call_19, 0xffffffffu, "opgen_fallback_executorch_prims_neg_int"}}, /* executorch_prims::neg.int */
+    {67, {(void (*)(void))opgen_fallback_executorch_prims_gt_int, opgen_call_20, 0xffffffffu, "opgen_fallback_executorch_prims_gt_int"}}, /* executorch_prims::gt.int */
+    {68, {(void (*)(void))opgen_fallback_executorch_prims_lt_int, opgen_call_20, 0xffffffffu, "opgen_fallback_executorch_prims_lt_int"}}, /* executorch_prims::lt.int */
+    {69, {(void (*)(void))opgen_fallback_executorch_prims_ge_int, opgen_call_20, 0xffffffffu, "opgen_fallback_executorch_prims_ge_int"}}, /* executorch_prims::ge.int */
+    {70, {(void (*)(void))opgen_fallback_executorch_prims_le_int, opgen_call_20, 0xffffffffu, "opgen_fallback_executorch_prims_le_int"}}, /* executorch_prims::le.int */
+    {71, {(void (*)(void))opgen_fallback_executorch_prims_eq_int, opgen_call_20, 0xffffffffu, "opgen_fallback_executorch_prims_eq_int"}}, /* executorch_prims::eq.int */
+    {73, {(void (*)(void))opgen_fallback_quantized_decomposed_add_relu_out, opgen_call_21, 0x08008effu, "opgen_fallback_quantized_decomposed_add_relu_out"}}, /* quantized_decomposed::add_relu.out */
+    {75, {(void (*)(void))opgen_fallback_quantized_decomposed_add_out, opgen_call_21, 0x08008effu, "opgen_fallback_quantized_decomposed_add_out"}}, /* quantized_decomposed::add.out */
+    {77, {(void (*)(void))opgen_fallback_quantized_decomposed_add_scalar_out, opgen_call_22, 0x08008effu, "opgen_fallback_quantized_decomposed_add_scalar_out"}}, /* quantized_decomposed::add.scalar_out */
+    {79, {(void (*)(void))opgen_fallback_quantized_decomposed_embedding_byte_out, opgen_call_23, 0x08008effu, "opgen_fallback_quantized_decomposed_embedding_byte_out"}}, /* quantized_decomposed::embedding_byte.out */
+    {81, {(void (*)(void))opgen_fallback_demo_linear_relu_out, opgen_call_3, 0x08008effu, "opgen_fallback_demo_linear_relu_out"}}, /* demo::linear_relu.out */
 };
 #endif /* OPGEN_IMPLEMENTATION */

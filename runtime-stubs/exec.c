@@ -9,10 +9,19 @@ typedef struct patch {
     int arg, value, abi, elem;
 } patch;
 
+/* A kernel that may serve a step, and where it comes from. */
+typedef struct candidate {
+    const opgen_kernel_entry *kernel;
+    const char *origin; /* a backend's name, or "opgen" */
+} candidate;
+
 typedef struct step {
     const opgen_gnode *node;
     int op, kernel_op;
-    const opgen_kernel_entry *kernel;
+    const opgen_kernel_entry *kernel; /* the one chosen */
+    const char *origin;
+    candidate *cands; /* backends' kernels first, then opgen's */
+    int ncands;
     opgen_value *args;
     int nargs;
     patch *patches;
@@ -379,6 +388,18 @@ static int32_t load_node(loader *L, int n) {
     s->kernel = &opgen_registry[kid];
     for (int i = 0; L->opt && L->opt->fallbacks && i < OPGEN_FALLBACK_COUNT; i++) /* the pattern, not a native kernel */
         if (opgen_fallbacks[i].op == kid) s->kernel = &opgen_fallbacks[i].kernel;
+    /* backends' kernels for this op, in the order given, then opgen's */
+    int nc = 1;
+    for (int v = 0; L->opt && v < L->opt->nvendors; v++)
+        for (int k = 0; k < L->opt->vendors[v]->nkernels; k++) nc += !strcmp(L->opt->vendors[v]->kernels[k].op, kop->qualified);
+    s->cands = zalloc(L->a, sizeof *s->cands * (size_t)nc);
+    if (!s->cands) return opgen_fail(L->err, OPGEN_E_NO_MEMORY, "out of memory");
+    for (int v = 0; L->opt && v < L->opt->nvendors; v++)
+        for (int k = 0; k < L->opt->vendors[v]->nkernels; k++)
+            if (!strcmp(L->opt->vendors[v]->kernels[k].op, kop->qualified) && L->opt->vendors[v]->kernels[k].kernel.fn)
+                s->cands[s->ncands++] = (candidate){&L->opt->vendors[v]->kernels[k].kernel, L->opt->vendors[v]->name};
+    if (s->kernel->fn) s->cands[s->ncands++] = (candidate){s->kernel, "opgen"};
+    if (s->ncands) s->kernel = s->cands[0].kernel, s->origin = s->cands[0].origin;
     if (!s->kernel->fn) {
         if (selective()) /* a selective build: say which selection left it out */
             return node_fail(L->err, g, nd->line, nd->col, OPGEN_E_NOT_FOUND, "%s needs %s, which this build's selection (%s) leaves out", nd->op, kop->qualified, OPGEN_SELECTION);
@@ -579,7 +600,20 @@ static int32_t prepare(opgen_program *p, step *s, opgen_arena *a, opgen_error *e
         t->capacity = 0;
     }
     opgen_error merr = {0};
-    int32_t st = call(p, s, a, true, &merr);
+    int32_t st = OPGEN_E_NOT_IMPLEMENTED;
+    for (int c = 0; c < s->ncands; c++) { /* the first kernel that takes the call */
+        s->kernel = s->cands[c].kernel;
+        s->origin = s->cands[c].origin;
+        memset(&merr, 0, sizeof merr);
+        st = call(p, s, a, true, &merr);
+        bool declined = st == OPGEN_E_NOT_IMPLEMENTED || (st == OPGEN_E_DTYPE && c + 1 < s->ncands);
+        if (!declined || c + 1 == s->ncands) break;
+        for (int r = 0; r < s->nresults; r++) { /* the next one sizes them afresh */
+            opgen_tensor *t = &p->values[s->results[r]].t;
+            t->data = NULL;
+            t->capacity = 0;
+        }
+    }
     if (st == OPGEN_E_DTYPE && selective()) return selection_fail(p, s, err);
     if (st) return node_fail(err, g, s->node->line, s->node->col, st, "%s", merr.msg);
     if ((st = check_rows(p, s, err))) return st;
@@ -729,6 +763,13 @@ int32_t opgen_program_kernel_keys(const opgen_program *p, void (*fn)(void *ctx, 
         fn(ctx, kop->qualified, key);
     }
     return OPGEN_OK;
+}
+
+void opgen_program_kernels(const opgen_program *p, void (*fn)(void *ctx, const opgen_gnode *node, const char *kernel, const char *origin), void *ctx) {
+    for (int n = 0; n < p->nsteps; n++) {
+        const step *s = &p->steps[n];
+        fn(ctx, s->node, s->kernel && s->kernel->name ? s->kernel->name : "?", s->origin ? s->origin : "opgen");
+    }
 }
 
 static const char *input_kind(const opgen_gvalue *gv) {

@@ -52,7 +52,7 @@ static int run(const char *text, bool fallbacks, bool decompose, opgen_arena *a,
     opgen_graph g, d;
     opgen_error err = {0};
     opgen_program *p;
-    opgen_load_options opt = {fallbacks};
+    opgen_load_options opt = {.fallbacks = fallbacks};
     if (opgen_graph_parse("t.graph", text, strlen(text), false, a, &g, &err)) return printf("  parse: %s\n", err.msg), 1;
     if (decompose) {
         int n = 0;

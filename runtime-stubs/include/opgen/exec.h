@@ -12,6 +12,7 @@
 #include "opgen/graph.h"
 #include "opgen/kernel.h"
 #include "opgen_registry.h"
+#include "opgen/vendor.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -39,7 +40,12 @@ int32_t opgen_program_load(const opgen_graph *g, opgen_arena *a, opgen_program *
 typedef struct opgen_load_options {
     bool fallbacks; /* run backend ops through their fallbacks (patterns), even where a
                        native kernel serves them */
+    const opgen_vendor *const *vendors; /* backends whose kernels win per (op, dtype) */
+    int nvendors;
 } opgen_load_options;
+/* For each step of a loaded program: its node and the kernel chosen for it (its
+ * C name) with where it comes from (a backend's name, or "opgen"). */
+void opgen_program_kernels(const opgen_program *p, void (*fn)(void *ctx, const opgen_gnode *node, const char *kernel, const char *origin), void *ctx);
 int32_t opgen_program_load_with(const opgen_graph *g, opgen_arena *a, const opgen_load_options *opt, opgen_program **out, opgen_error *err);
 /* Bytes of planned intermediate memory a run takes from its arena. */
 size_t opgen_program_plan_bytes(const opgen_program *p);

@@ -36,6 +36,9 @@ void *opgen_scratch(opgen_ctx *ctx, size_t n);
 /* What an allocation of n bytes takes from an arena (16-byte aligned). */
 static inline size_t opgen_arena_cost(size_t n) { return ((n ? n : 1) + 15) & ~(size_t)15; }
 #define OPGEN_FAIL(ctx, code, ...) opgen_fail((ctx)->err, (code), __VA_ARGS__)
+/* What a stub case of a skeleton kernel returns: the step then goes to the next
+ * kernel that serves the op (opgen's own), or fails naming op and dtype. */
+#define opgen_not_implemented(ctx, dtype) OPGEN_FAIL(ctx, OPGEN_E_NOT_IMPLEMENTED, "%s: not implemented for %s (a stub)", (ctx)->op, opgen_dtype_name(dtype))
 
 /* ATen's type promotion of two tensors' dtypes, and of a tensor with a Scalar. */
 opgen_dtype opgen_promote(opgen_dtype a, opgen_dtype b);

@@ -28,6 +28,7 @@ typedef struct opgen_kernel_entry {
     void (*fn)(void);      /* NULL: no kernel for this op */
     opgen_boxed_call call;
     uint32_t dtypes;       /* opgen_dtype_set */
+    const char *name;      /* the kernel's C name, for messages and traces */
 } opgen_kernel_entry;
 
 #define OPGEN_REGISTRY_SIZE 19
@@ -132,31 +133,31 @@ static opgen_status opgen_call_9(opgen_ctx *ctx, void (*fn)(void), const opgen_v
 }
 
 const opgen_kernel_entry opgen_registry[] = {
-    {NULL, NULL, 0u}, /* 0 aten::add.Tensor */
-    {(void (*)(void))k_add_out, opgen_call_1, 0x08008effu}, /* 1 aten::add.out */
-    {NULL, NULL, 0u}, /* 2 aten::relu */
-    {(void (*)(void))k_relu_out, opgen_call_2, 0x08008effu}, /* 3 aten::relu.out */
-    {NULL, NULL, 0u}, /* 4 aten::clamp */
-    {(void (*)(void))k_clamp_out, opgen_call_3, 0x08008effu}, /* 5 aten::clamp.out */
-    {NULL, NULL, 0u}, /* 6 aten::cat */
-    {(void (*)(void))k_cat_out, opgen_call_4, 0x08008effu}, /* 7 aten::cat.out */
-    {NULL, NULL, 0u}, /* 8 aten::view_copy */
-    {(void (*)(void))k_view_copy_out, opgen_call_5, 0x08008effu}, /* 9 aten::view_copy.out */
-    {NULL, NULL, 0u}, /* 10 aten::max_pool2d_with_indices */
-    {(void (*)(void))k_max_pool2d_with_indices_out, opgen_call_6, 0x08008effu}, /* 11 aten::max_pool2d_with_indices.out */
-    {NULL, NULL, 0u}, /* 12 g::pool_relu */
-    {(void (*)(void))opgen_fallback_g_pool_relu_out, opgen_call_7, 0x08008effu}, /* 13 g::pool_relu.out */
-    {NULL, NULL, 0u}, /* 14 g::clamp_cat */
-    {(void (*)(void))k_native_clamp_cat_out, opgen_call_8, 0x08008effu}, /* 15 g::clamp_cat.out */
-    {NULL, NULL, 0u}, /* 16 g::relu_twice */
-    {(void (*)(void))opgen_fallback_g_relu_twice_out, opgen_call_2, 0x08008effu}, /* 17 g::relu_twice.out */
-    {(void (*)(void))opgen_fallback_g_neg_int, opgen_call_9, 0xffffffffu}, /* 18 g::neg.int */
+    {NULL, NULL, 0u, NULL}, /* 0 aten::add.Tensor */
+    {(void (*)(void))k_add_out, opgen_call_1, 0x08008effu, "k_add_out"}, /* 1 aten::add.out */
+    {NULL, NULL, 0u, NULL}, /* 2 aten::relu */
+    {(void (*)(void))k_relu_out, opgen_call_2, 0x08008effu, "k_relu_out"}, /* 3 aten::relu.out */
+    {NULL, NULL, 0u, NULL}, /* 4 aten::clamp */
+    {(void (*)(void))k_clamp_out, opgen_call_3, 0x08008effu, "k_clamp_out"}, /* 5 aten::clamp.out */
+    {NULL, NULL, 0u, NULL}, /* 6 aten::cat */
+    {(void (*)(void))k_cat_out, opgen_call_4, 0x08008effu, "k_cat_out"}, /* 7 aten::cat.out */
+    {NULL, NULL, 0u, NULL}, /* 8 aten::view_copy */
+    {(void (*)(void))k_view_copy_out, opgen_call_5, 0x08008effu, "k_view_copy_out"}, /* 9 aten::view_copy.out */
+    {NULL, NULL, 0u, NULL}, /* 10 aten::max_pool2d_with_indices */
+    {(void (*)(void))k_max_pool2d_with_indices_out, opgen_call_6, 0x08008effu, "k_max_pool2d_with_indices_out"}, /* 11 aten::max_pool2d_with_indices.out */
+    {NULL, NULL, 0u, NULL}, /* 12 g::pool_relu */
+    {(void (*)(void))opgen_fallback_g_pool_relu_out, opgen_call_7, 0x08008effu, "opgen_fallback_g_pool_relu_out"}, /* 13 g::pool_relu.out */
+    {NULL, NULL, 0u, NULL}, /* 14 g::clamp_cat */
+    {(void (*)(void))k_native_clamp_cat_out, opgen_call_8, 0x08008effu, "k_native_clamp_cat_out"}, /* 15 g::clamp_cat.out */
+    {NULL, NULL, 0u, NULL}, /* 16 g::relu_twice */
+    {(void (*)(void))opgen_fallback_g_relu_twice_out, opgen_call_2, 0x08008effu, "opgen_fallback_g_relu_twice_out"}, /* 17 g::relu_twice.out */
+    {(void (*)(void))opgen_fallback_g_neg_int, opgen_call_9, 0xffffffffu, "opgen_fallback_g_neg_int"}, /* 18 g::neg.int */
 };
 
 const opgen_fallback_entry opgen_fallbacks[] = {
-    {13, {(void (*)(void))opgen_fallback_g_pool_relu_out, opgen_call_7, 0x08008effu}}, /* g::pool_relu.out */
-    {15, {(void (*)(void))opgen_fallback_g_clamp_cat_out, opgen_call_8, 0x08008effu}}, /* g::clamp_cat.out */
-    {17, {(void (*)(void))opgen_fallback_g_relu_twice_out, opgen_call_2, 0x08008effu}}, /* g::relu_twice.out */
-    {18, {(void (*)(void))opgen_fallback_g_neg_int, opgen_call_9, 0xffffffffu}}, /* g::neg.int */
+    {13, {(void (*)(void))opgen_fallback_g_pool_relu_out, opgen_call_7, 0x08008effu, "opgen_fallback_g_pool_relu_out"}}, /* g::pool_relu.out */
+    {15, {(void (*)(void))opgen_fallback_g_clamp_cat_out, opgen_call_8, 0x08008effu, "opgen_fallback_g_clamp_cat_out"}}, /* g::clamp_cat.out */
+    {17, {(void (*)(void))opgen_fallback_g_relu_twice_out, opgen_call_2, 0x08008effu, "opgen_fallback_g_relu_twice_out"}}, /* g::relu_twice.out */
+    {18, {(void (*)(void))opgen_fallback_g_neg_int, opgen_call_9, 0xffffffffu, "opgen_fallback_g_neg_int"}}, /* g::neg.int */
 };
 #endif /* OPGEN_IMPLEMENTATION */
