@@ -25,6 +25,10 @@ bool og_emit_c_headers(og_outputs *outs, const char *outdir, const char *tdir, c
  * the backend ops' fallbacks (backend may be NULL). */
 bool og_emit_registry(og_outputs *outs, const char *outdir, const char *tdir, const og_model *m, const og_yaml_kernels *kernels, const og_backend *backend, const og_selection *sel,
                       const char *generated_by, diag *d);
+/* Trampolines: the key of a kernel's C signature (kernels of one key share one),
+ * and the trampoline PREFIX<t> that unboxes a[] and calls a kernel of schema s. */
+void og_kernel_signature(strbuf *b, const og_schema *s);
+void og_emit_trampoline(strbuf *b, const char *prefix, unsigned t, const og_schema *s);
 /* "opgen_fallback_quantized_decomposed_add_out": the C name of f's fallback. */
 const char *og_fallback_symbol(arena *a, const og_func *f);
 /* opgen_backend.h: the backend ops' pattern table and their fallback kernels. */

@@ -8,7 +8,7 @@
 
 /* The trampoline key of a schema: each parameter's C type and how it is unboxed
  * (Scalar and Scalar? share a C type, not the unboxing). */
-static void signature(strbuf *b, const og_schema *s) {
+void og_kernel_signature(strbuf *b, const og_schema *s) {
     og_kparam ps[96];
     unsigned n = og_kernel_params(s, ps, 96);
     for (unsigned i = 0; i < n; i++) sb_printf(b, "%s=%s;", ps[i].abi.ctype, ps[i].abi.expr);
@@ -25,10 +25,10 @@ static void emit_expr(strbuf *b, const char *expr, unsigned i) {
     }
 }
 
-static void trampoline(strbuf *b, unsigned t, const og_schema *s) {
+void og_emit_trampoline(strbuf *b, const char *prefix, unsigned t, const og_schema *s) {
     og_kparam ps[96];
     unsigned n = og_kernel_params(s, ps, 96);
-    sb_printf(b, "static opgen_status opgen_call_%u(opgen_ctx *ctx, void (*fn)(void), const opgen_value *a) {\n    return ((opgen_status(*)(opgen_ctx *", t);
+    sb_printf(b, "static opgen_status %s%u(opgen_ctx *ctx, void (*fn)(void), const opgen_value *a) {\n    return ((opgen_status(*)(opgen_ctx *", prefix, t);
     for (unsigned i = 0; i < n; i++) sb_printf(b, ", %s", ps[i].abi.ctype);
     sb_puts(b, "))fn)(ctx");
     for (unsigned i = 0; i < n; i++) {
@@ -143,7 +143,7 @@ bool og_emit_registry(og_outputs *outs, const char *outdir, const char *tdir, co
     for (unsigned i = 0; ok && i < ndeclare; i++) {
         const og_schema *s = declare[i]->func->schema;
         sb_reset(&key);
-        signature(&key, s);
+        og_kernel_signature(&key, s);
         uintptr_t t = (uintptr_t)strmap_get(&sigs, sb_cstr(&key));
         if (!t) {
             t = ++ntramp;
@@ -185,7 +185,7 @@ bool og_emit_registry(og_outputs *outs, const char *outdir, const char *tdir, co
         }
     if (!nfb) sb_puts(&fbtable, "    {-1, {NULL, NULL, 0u, NULL}},\n");
     for (unsigned t = 1; ok && t <= ntramp; t++)
-        if (tramp_used[t]) trampoline(&tramps, t, tramp_schema[t]);
+        if (tramp_used[t]) og_emit_trampoline(&tramps, "opgen_call_", t, tramp_schema[t]);
     if (x.n >= 3) x.n -= 3, x.p[x.n] = 0; /* the last entry ends the macro */
     if (!n) sb_puts(&table, "    {NULL, NULL, 0u, NULL},\n");
     strbuf selq;

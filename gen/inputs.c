@@ -66,9 +66,16 @@ bool og_session_load(og_session *s, const og_inputs *in) {
         ok = yaml_stream_buffer(&s->a, &s->d, e->name, e->data, e->len, &s->nf, og_model_native_entry, &s->m);
     }
     if (!ok) return false;
-    /* kernel files: their func: entries (custom ops) join the model before grouping */
+    /* kernel files: their func: entries (custom ops) join the model before grouping.
+     * The embedded op set includes the custom ops of yaml/custom_ops.yaml: with the
+     * user's own kernel files they are still declared (the embedded edge.yaml
+     * constrains them) but their kernels are opgen's, not the user's: left out. */
     static const char *const embedded_kernels[] = {"yaml/kernels.yaml", "yaml/custom_ops.yaml"};
     bool embedded = !in->nkernels && !in->native_functions;
+    if (!embedded && !in->native_functions) {
+        if (!load(s, in, NULL, "yaml/custom_ops.yaml", &s->custom_ops_doc)) return false;
+        og_kernels_declare(&s->m, &s->custom_ops_doc);
+    }
     unsigned nk = embedded ? 2 : in->nkernels;
     for (unsigned i = 0; i < nk && i < 16; i++) {
         if (!load(s, in, embedded ? NULL : in->kernels[i], embedded ? embedded_kernels[i] : NULL, &s->kernel_docs[i])) return false;

@@ -32,6 +32,7 @@ typedef struct og_session {
     og_edge edge;
     bool has_edge;
     ydoc kernel_docs[16];
+    ydoc custom_ops_doc; /* the embedded custom ops, declared only (see og_session_load) */
     unsigned nkernel_docs;
     og_yaml_kernels kernels; /* from every kernel file, in order */
     ydoc backend_docs[16];

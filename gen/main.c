@@ -4,6 +4,7 @@
 #include "inputs.h"
 #include "pte.h"
 #include "select.h"
+#include "skeleton.h"
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,6 +25,8 @@ static const char usage_main[] =
     "  dtypes    Edge dtype constraints: list them, or validate one call\n"
     "  generate  write the C registry headers (dtypes, ops, kernel prototypes)\n"
     "  select    write a selected_operators.yaml from programs and op lists\n"
+    "  skeleton  write a compiling backend: a stub kernel per op, its table, a runner\n"
+    "  coverage  which of a backend's kernel cases are implemented, stubs or covered\n"
     "\n"
     "Run 'opgen COMMAND --help' for a command's options. 'opgen --version' prints the version.\n"
     "Exit status: 0 ok, 1 bad input, 2 bad usage.\n";
@@ -622,6 +625,166 @@ static int cmd_select(args *a) {
     return ok ? EXIT_OK : EXIT_BAD_INPUT;
 }
 
+static const char usage_skeleton[] =
+    "usage: opgen skeleton --backend NAME (--kernels FILE.yaml | --select F | --ops LIST | --core)\n"
+    "                      [inputs] -o DIR\n"
+    "\n"
+    "Writes a backend that compiles on day one: per kernel a C file (kernels/) with the\n"
+    "argument checks opgen can write and a switch over the dtypes the op allows (or the\n"
+    "selection names), every case a stub returning a not-implemented status that names op\n"
+    "and dtype; the kernel table (NAME_registry.c), a runner opgen-rt-NAME (NAME_main.c),\n"
+    "and a meson project building them against an installed opgen (pkg-config) or opgen\n"
+    "as a subproject. The ops: a vendor kernel yaml in ExecuTorch's format (its kernel\n"
+    "names and arg_meta dtypes), a selection, an op list, or every core op.\n"
+    "Running it again never overwrites a file you changed (a checksum on its first line\n"
+    "tells), writes files for new ops, and reports kernels no longer asked for.\n"
+    "\n";
+
+static const char usage_coverage[] =
+    "usage: opgen coverage DIR [--format markdown|jsonl] [inputs]\n"
+    "\n"
+    "Reads the kernels of a backend folder opgen skeleton wrote (those kernels/meson.build\n"
+    "lists) and prints, per op and dtype, whether the case is implemented (changed by\n"
+    "you), a stub (as opgen wrote it), or a fallback: a stub whose op and dtype opgen's\n"
+    "own kernels serve (the inputs' kernel files and backend ops; by default the\n"
+    "embedded ones, which opgen's runtime is built from). Markdown ends with a summary.\n"
+    "\n";
+
+static bool is_c_ident(const char *s) {
+    if (!*s || !(*s == '_' || (*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z'))) return false;
+    for (; *s; s++)
+        if (!(*s == '_' || (*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || (*s >= '0' && *s <= '9'))) return false;
+    return true;
+}
+
+static int cmd_skeleton(args *a) {
+    og_inputs in = {0};
+    in.want_edge = true;
+    int rc = 0;
+    const char *out = NULL, *backend = NULL, *select = NULL, *ops = NULL;
+    bool core = false;
+    for (a->i = 2; a->i < a->argc; a->i++) {
+        const char *s = a->argv[a->i], *v;
+        if (is_help(s)) return fputs(usage_skeleton, stdout), fputs(usage_inputs, stdout), EXIT_OK;
+        int r = run_inputs_opt(a, &in, &rc);
+        if (r < 0) return rc;
+        if (r > 0) continue;
+        if ((r = opt_value(a, "--backend", &v)) != 0) {
+            if (r < 0) return usage_error(a->cmd, "option %s needs a value", "--backend");
+            backend = v;
+        } else if ((r = opt_value(a, "--select", &v)) != 0) {
+            if (r < 0) return usage_error(a->cmd, "option %s needs a value", "--select");
+            select = v;
+        } else if ((r = opt_value(a, "--ops", &v)) != 0) {
+            if (r < 0) return usage_error(a->cmd, "option %s needs a value", "--ops");
+            ops = v;
+        } else if (!strcmp(s, "--core")) {
+            core = true;
+        } else if ((r = opt_value(a, "-o", &v)) != 0 || (r = opt_value(a, "--output", &v)) != 0) {
+            if (r < 0) return usage_error(a->cmd, "option %s needs a value", "-o");
+            out = v;
+        } else {
+            return usage_error(a->cmd, "unknown option '%s'", s);
+        }
+    }
+    if (!backend) return usage_error(a->cmd, "%s", "missing --backend NAME");
+    if (!is_c_ident(backend)) return usage_error(a->cmd, "the backend name '%s' must be a C identifier", backend);
+    if (!out) return usage_error(a->cmd, "%s", "missing -o DIR");
+    int sources = (in.nkernels > 0) + (select != NULL) + (ops != NULL) + core;
+    if (sources != 1) return usage_error(a->cmd, "%s", "give exactly one of --kernels, --select, --ops, --core");
+    og_session ss;
+    og_session_init(&ss, stderr);
+    bool ok = og_session_load(&ss, &in);
+    og_skel k;
+    og_skel_init(&k, backend);
+    og_selection sel;
+    og_sel_init(&sel, &ss.a, &ss.d);
+    const og_edge *edge = ss.has_edge ? &ss.edge : NULL;
+    if (ok && in.nkernels) { /* the vendor's kernel yaml: its kernel names and arg_meta dtypes */
+        for (unsigned i = 0; ok && i < ss.kernels.n; i++) {
+            const og_yaml_kernel *kk = &ss.kernels.items[i];
+            ok = og_skel_add(&k, &ss.m, edge, kk->func, kk->symbol, kk->is_default ? 0xffffffffu : kk->dtypes);
+        }
+    } else if (ok) {
+        if (select) {
+            ydoc doc;
+            ok = yaml_load_file(&ss.a, &ss.d, select, &doc) && og_sel_load_yaml(&sel, &doc);
+        } else if (ops) {
+            char *owned;
+            const char *text = ops_text(ops, &owned);
+            ok = og_sel_add_list(&sel, &ss.m, text, owned ? ops : "--ops");
+            free(owned);
+        }
+        for (unsigned i = 0; ok && i < ss.m.nfuncs; i++) {
+            const og_func *f = ss.m.funcs[i], *kf = NULL;
+            og_dtset dts = 0xffffffffu;
+            if (core) {
+                kf = og_func_has_tag(f, ss.m.tag_core) ? og_func_out_variant(f) : NULL;
+                if (!kf && og_func_has_tag(f, ss.m.tag_core) && f->kind == OG_KIND_OUT) kf = f;
+            } else if (f->kind == OG_KIND_OUT || (f->backend && !og_func_out_variant(f))) {
+                kf = og_sel_selects(&sel, f, &dts) ? f : NULL;
+            }
+            if (!kf) continue;
+            char *sym = arena_printf(&ss.a, "%s_%s%s%s", backend, strcmp(kf->ns, "aten") ? kf->ns : "", strcmp(kf->ns, "aten") ? "_" : "", kf->name);
+            for (char *c = sym; *c; c++)
+                if (*c == '.') *c = '_';
+            ok = og_skel_add(&k, &ss.m, edge, kf, sym, dts);
+        }
+    }
+    strbuf report;
+    sb_init(&report);
+    if (ok && !k.n) {
+        diag_plain(&ss.d, "no ops to write kernels for");
+        ok = false;
+    }
+    if (ok) ok = og_skel_write(&k, &ss.m, out, OPGEN_VERSION_STRING, &report, &ss.d);
+    if (ok) fputs(sb_cstr(&report), stdout);
+    sb_free(&report);
+    og_sel_free(&sel);
+    og_skel_free(&k);
+    diag_finish(&ss.d);
+    og_session_free(&ss);
+    return ok ? EXIT_OK : EXIT_BAD_INPUT;
+}
+
+static int cmd_coverage(args *a) {
+    og_inputs in = {0};
+    int rc = 0;
+    const char *dir = NULL;
+    bool jsonl = false;
+    for (a->i = 2; a->i < a->argc; a->i++) {
+        const char *s = a->argv[a->i], *v;
+        if (is_help(s)) return fputs(usage_coverage, stdout), fputs(usage_inputs, stdout), EXIT_OK;
+        int r = run_inputs_opt(a, &in, &rc);
+        if (r < 0) return rc;
+        if (r > 0) continue;
+        if ((r = opt_value(a, "--format", &v)) != 0) {
+            if (r < 0) return usage_error(a->cmd, "option %s needs a value", "--format");
+            if (strcmp(v, "markdown") && strcmp(v, "jsonl")) return usage_error(a->cmd, "unknown format '%s' (expected markdown or jsonl)", v);
+            jsonl = !strcmp(v, "jsonl");
+        } else if (s[0] == '-') {
+            return usage_error(a->cmd, "unknown option '%s'", s);
+        } else if (dir) {
+            return usage_error(a->cmd, "%s", "one backend folder at a time");
+        } else {
+            dir = s;
+        }
+    }
+    if (!dir) return usage_error(a->cmd, "%s", "missing the backend folder");
+    og_session ss;
+    og_session_init(&ss, stderr);
+    bool ok = og_session_load(&ss, &in);
+    strbuf out;
+    sb_init(&out);
+    og_opgen_kernels ok_ = {&ss.m, &ss.kernels, &ss.backend};
+    if (ok) ok = og_coverage(dir, &ok_, jsonl, &out, &ss.d);
+    if (ok) fputs(sb_cstr(&out), stdout);
+    sb_free(&out);
+    diag_finish(&ss.d);
+    og_session_free(&ss);
+    return ok ? EXIT_OK : EXIT_BAD_INPUT;
+}
+
 int main(int argc, char **argv) {
     args a = {argc, 1, argv, NULL};
     if (argc < 2) {
@@ -637,5 +800,7 @@ int main(int argc, char **argv) {
     if (!strcmp(cmd, "dtypes")) return cmd_dtypes(&a);
     if (!strcmp(cmd, "generate")) return cmd_generate(&a);
     if (!strcmp(cmd, "select")) return cmd_select(&a);
+    if (!strcmp(cmd, "skeleton")) return cmd_skeleton(&a);
+    if (!strcmp(cmd, "coverage")) return cmd_coverage(&a);
     return usage_error(NULL, "unknown command '%s'", cmd);
 }

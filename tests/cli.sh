@@ -57,5 +57,29 @@ printf -- '- func: foo(Tensor self) -> Tensor\n' >"$tmp/pt/native_functions.yaml
 printf -- '- tag: core\n  desc: core op\n' >"$tmp/pt/tags.yaml"
 expect 0 'aten::foo(Tensor self) -> Tensor' -- list --native-functions "$tmp/pt/native_functions.yaml"
 
+
+# skeleton and coverage: usage and bad input
+for cmd in skeleton coverage; do
+    expect 0 "^usage: opgen $cmd" -- $cmd --help
+    expect 2 "unknown option '--bogus'" -- $cmd --bogus
+done
+expect 2 'missing --backend NAME' -- skeleton --core -o "$tmp/sk"
+expect 2 "the backend name 'my-backend' must be a C identifier" -- skeleton --backend my-backend --core -o "$tmp/sk"
+expect 2 'missing -o DIR' -- skeleton --backend acme --core
+expect 2 'give exactly one of --kernels, --select, --ops, --core' -- skeleton --backend acme --core --ops aten::add.out -o "$tmp/sk"
+expect 2 'give exactly one of --kernels, --select, --ops, --core' -- skeleton --backend acme -o "$tmp/sk"
+expect 1 "unknown op" -- skeleton --backend acme --ops aten::frobnicate.out -o "$tmp/sk"
+expect 1 'cannot open' -- skeleton --backend acme --select "$tmp/nope.yaml" -o "$tmp/sk"
+printf 'not a directory\n' >"$tmp/file"
+expect 1 'cannot create the backend folder' -- skeleton --backend acme --core -o "$tmp/file/sub"
+expect 2 'missing the backend folder' -- coverage
+expect 2 'one backend folder at a time' -- coverage a b
+expect 2 "unknown format 'xml'" -- coverage "$tmp" --format xml
+expect 1 "cannot read the backend's kernels" -- coverage "$tmp/none"
+mkdir -p "$tmp/be/kernels" && printf 'int x;\n' >"$tmp/be/kernels/x.c"
+expect 1 'be/kernels/x.c:1:1: error: not a kernel opgen skeleton wrote' -- coverage "$tmp/be"
+expect 0 'created   kernels/acme_add_out.c' -- skeleton --backend acme --ops aten::add.out -o "$tmp/sk"
+expect 0 '0 implemented, 7 fallback' -- coverage "$tmp/sk"
+
 echo "cli: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]
