@@ -104,6 +104,7 @@ typedef struct writer {
     strbuf *report;
     const char *version;
     diag *d;
+    bool in_the_way; /* something other than a file sits where one goes */
 } writer;
 
 /* Queues dir/name = head + body for the atomic commit. */
@@ -141,6 +142,12 @@ static void put(writer *w, const char *name, const char *style, const strbuf *bo
         snprintf(head, sizeof head, "<!-- opgen skeleton %s, checksum %016llx: yours once you change it -->\n", w->version, h);
     char path[4096];
     snprintf(path, sizeof path, "%s/%s", w->dir, name);
+    struct stat st;
+    if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+        diag_error(w->d, path, 0, 0, "in the way: not a regular file, where opgen skeleton writes one");
+        w->in_the_way = true;
+        return;
+    }
     strbuf old;
     sb_init(&old);
     const char *what = "created";
@@ -304,7 +311,7 @@ bool og_skel_write(const og_skel *k0, const og_model *m, const char *dir, const 
         free(table);
         return false;
     }
-    writer w = {dir, {0}, report, version, d};
+    writer w = {dir, {0}, report, version, d, false};
     og_outputs_init(&w.outs);
     strbuf b, list, hdr, reg, tramps;
     sb_init(&b);
@@ -421,7 +428,7 @@ bool og_skel_write(const og_skel *k0, const og_model *m, const char *dir, const 
               be, be, be, be);
     put(&w, "README.md", "md", &b, false);
     unsigned changed = 0;
-    bool ok = og_outputs_commit(&w.outs, d, &changed);
+    bool ok = !w.in_the_way && og_outputs_commit(&w.outs, d, &changed);
     og_outputs_free(&w.outs);
     sb_free(&b);
     sb_free(&list);
