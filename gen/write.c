@@ -114,28 +114,63 @@ static char *write_temp(const char *path, const strbuf *data, diag *d) {
     return tmp;
 }
 
+/* Replaces the changed files: every temp file first, then the renames. Should a
+ * rename fail midway (a target turned into a folder, a read-only mount), the files
+ * already replaced get their old inodes back from hard links taken before, so the
+ * run changes nothing: old bytes, old mtimes. */
+enum { KEPT, REPLACED, CREATED, REPLACED_FOR_GOOD };
 bool og_outputs_commit(og_outputs *o, diag *d, unsigned *changed) {
-    char **tmps = calloc(o->n + 1, sizeof *tmps);
-    bool ok = tmps != NULL;
+    char **tmps = calloc(o->n + 1, sizeof *tmps), **olds = calloc(o->n + 1, sizeof *olds);
+    unsigned char *state = calloc(o->n + 1, 1);
+    bool ok = tmps && olds && state;
     for (unsigned i = 0; ok && i < o->n; i++) {
         if (unchanged(o->files[i].path, &o->files[i].data)) continue;
         tmps[i] = write_temp(o->files[i].path, &o->files[i].data, d);
         if (!tmps[i]) ok = false;
     }
     unsigned count = 0;
-    for (unsigned i = 0; i < o->n && tmps; i++) {
+    for (unsigned i = 0; ok && i < o->n; i++) {
         if (!tmps[i]) continue;
-        if (ok && rename(tmps[i], o->files[i].path) != 0) {
+        size_t n = strlen(tmps[i]);
+        olds[i] = xrealloc(NULL, n + 5);
+        memcpy(olds[i], tmps[i], n);
+        memcpy(olds[i] + n, ".old", 5);
+        int how = REPLACED;
+        if (link(o->files[i].path, olds[i]) != 0) {
+            how = errno == ENOENT ? CREATED : REPLACED_FOR_GOOD; /* no links here: no way back */
+            free(olds[i]);
+            olds[i] = NULL;
+        }
+        if (rename(tmps[i], o->files[i].path) != 0) {
             diag_error(d, o->files[i].path, 0, 0, "cannot replace: %s", strerror(errno));
             ok = false;
-        } else if (ok) {
-            count++;
+            break;
         }
-        if (!ok) unlink(tmps[i]);
         free(tmps[i]);
+        tmps[i] = NULL;
+        state[i] = (unsigned char)how;
+        count++;
+    }
+    for (unsigned i = 0; !ok && state && i < o->n; i++) { /* undo */
+        if (state[i] == CREATED) unlink(o->files[i].path);
+        if (state[i] == REPLACED_FOR_GOOD) diag_error(d, o->files[i].path, 0, 0, "replaced, and cannot be put back (no hard links here)");
+        if (state[i] == REPLACED) {
+            if (rename(olds[i], o->files[i].path) != 0) /* else its earlier content stays there, for the user */
+                diag_error(d, o->files[i].path, 0, 0, "cannot put it back (its earlier content is in %s): %s", olds[i], strerror(errno));
+            free(olds[i]);
+            olds[i] = NULL;
+        }
+    }
+    for (unsigned i = 0; i < o->n && tmps && olds; i++) {
+        if (tmps[i]) unlink(tmps[i]);
+        if (olds[i]) unlink(olds[i]);
+        free(tmps[i]);
+        free(olds[i]);
     }
     free(tmps);
-    if (changed) *changed = count;
+    free(olds);
+    free(state);
+    if (changed) *changed = ok ? count : 0;
     return ok;
 }
 

@@ -1,7 +1,8 @@
 /* Output writing: a run's files are rendered in memory, then written as temp
  * files beside their targets and renamed over them only when every temp file was
- * written, so a failed run leaves every earlier output byte-identical. A file whose
- * content did not change is not touched (its mtime stays). */
+ * written, so a failed run leaves every earlier output byte-identical; should a
+ * rename fail midway, the files already replaced are put back (hard links to their
+ * old inodes). A file whose content did not change is not touched (its mtime stays). */
 #ifndef OG_WRITE_H
 #define OG_WRITE_H
 #include "diag.h"
