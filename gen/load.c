@@ -366,9 +366,24 @@ static void close_collection(builder *b) {
     add_node(b, n, f->anchor);
 }
 
-static void parser_error(builder *b, yaml_parser_t *p) {
+/* libyaml marks scanner and parser errors; a reader error (bad UTF-8, a control
+ * character) has only a byte offset, turned into line:col here. */
+static void parser_error(builder *b, yaml_parser_t *p, const char *buf, size_t len) {
     const yaml_mark_t *m = &p->problem_mark;
     char msg[512];
+    if (p->error == YAML_READER_ERROR) {
+        unsigned line = 1, col = 1;
+        for (size_t i = 0; i < p->problem_offset && i < len; i++) {
+            if (buf[i] == '\n') line++, col = 1;
+            else if (((unsigned char)buf[i] & 0xc0) != 0x80) col++;
+        }
+        const char *what = p->problem ? p->problem : "unreadable text";
+        if (p->problem_value >= 0) snprintf(msg, sizeof msg, "invalid YAML: %s (byte 0x%02x)", what, (unsigned)p->problem_value & 0xffu);
+        else snprintf(msg, sizeof msg, "invalid YAML: %s", what);
+        diag_error(b->d, b->doc->file, line, col, "%s", msg);
+        b->failed = true;
+        return;
+    }
     if (p->error == YAML_MEMORY_ERROR) {
         snprintf(msg, sizeof msg, "out of memory while parsing YAML");
     } else if (p->context) {
@@ -407,7 +422,7 @@ bool yaml_stream_buffer(arena *keep, diag *d, const char *name, const char *buf,
     while (!done && !b.failed) {
         yaml_event_t ev;
         if (!yaml_parser_parse(&p, &ev)) {
-            parser_error(&b, &p);
+            parser_error(&b, &p, buf, len);
             break;
         }
         switch (ev.type) {
