@@ -1,18 +1,28 @@
 #!/bin/sh
 # Runs every fuzz-* target in BUILD_DIR for SECONDS each, seeded from the tests.
-# usage: run.sh BUILD_DIR SECONDS [OUT_DIR]
+# usage: run.sh BUILD_DIR SECONDS [OUT_DIR [TARGET...]]
+#   OUT_DIR keeps the corpora (and any crash-* artifacts) for a later run
 set -eu
 build=$1 secs=$2
 src=$(cd "$(dirname "$0")/../.." && pwd)
 out=${3:-$(mktemp -d)}
-mkdir -p "$out/schema" "$out/native" "$out/graph" "$out/npy" "$out/exec" "$out/pte"
+[ $# -gt 3 ] && shift 3 && targets=$* || targets="schema native edge graph npy exec pte"
+mkdir -p "$out/schema" "$out/native" "$out/edge" "$out/graph" "$out/npy" "$out/exec" "$out/pte"
 # seeds: one file per schema line; the yaml inputs of the tests and of the embedded default
 n=0
 while IFS= read -r line; do
     n=$((n + 1))
     printf '%s' "$line" >"$out/schema/seed$n"
 done <"$src/tests/fuzz/schema-seeds.txt"
-cp "$src"/tests/golden/*.yaml "$src"/yaml/*.yaml "$out/native/"
+# fuzz-native: a first byte 0 makes the rest native_functions, 1 tags.yaml
+for f in "$src"/tests/golden/*.yaml "$src"/yaml/*.yaml; do
+    { printf '\000'; cat "$f"; } >"$out/native/nf-$(basename "$f")"
+done
+for f in "$src"/yaml/tags.yaml "$src"/tests/golden/tag*.yaml; do
+    { printf '\001'; cat "$f"; } >"$out/native/tags-$(basename "$f")"
+done
+# fuzz-edge: the embedded edge.yaml and the edge golden cases
+cp "$src"/yaml/edge.yaml "$src"/tests/golden/edge_*.yaml "$out/edge/"
 cp "$src"/tests/npy/*.npy "$out/npy/"
 # graph seeds: the programs of the graph tests, one per file
 awk 'BEGIN { n = 0 } /^    \{(true|false), "/ { n++; sub(/^    \{(true|false), "/, ""); sub(/",?$/, ""); gsub(/\\n/, "\n"); printf "%s", $0 > (dir "/seed" n) }' dir="$out/graph" "$src/tests/test_graph.c"
@@ -27,7 +37,7 @@ done
 for f in "$src"/../shared/corpus/executorch/pte/*.pte; do [ -f "$f" ] && cp "$f" "$out/pte/"; done
 [ -n "$(ls "$out/pte")" ] || printf '\014\000\000\000ET12\000\000\000\000' >"$out/pte/seed0"
 status=0
-for t in schema native graph npy exec pte; do
+for t in $targets; do
     echo "fuzz-$t: $secs s"
     if ! "$build/fuzz-$t" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
         -artifact_prefix="$out/crash-$t-" "$out/$t" >"$out/fuzz-$t.log" 2>&1; then
