@@ -206,12 +206,11 @@ static bool load_op(og_model *m, const ynode *e, og_edge_op *op) {
     return m->d->errors == before;
 }
 
-static const char *func_key(og_model *m, const og_func *f) { return arena_printf(m->a, "%s::%s", f->ns, f->name); }
-
 bool og_edge_load(og_model *m, const ydoc *doc, og_edge *out) {
     unsigned before = m->d->errors;
     memset(out, 0, sizeof *out);
-    strmap_init(&out->by_func, 256);
+    out->nfuncs = m->nfuncs;
+    out->by_func = ARENA_ARRAY(m->a, const og_edge_op *, m->nfuncs + 1);
     const ynode *r = doc->root;
     if (!r || r->kind != YNODE_SEQ) {
         if (r)
@@ -224,24 +223,21 @@ bool og_edge_load(og_model *m, const ydoc *doc, og_edge *out) {
     for (size_t i = 0; i < r->n; i++) {
         og_edge_op *op = &out->ops[out->nops];
         if (!load_op(m, r->kids[i], op)) continue;
-        const og_edge_op *prev = strmap_put(&out->by_func, func_key(m, op->func), op);
+        const og_edge_op *prev = out->by_func[op->func->index];
         if (prev) {
             const ynode *fn = ymap_get(r->kids[i], "func");
             ERR_AT(m, fn, "%s is constrained twice (also as '%s')", op->op, prev->op);
             continue;
         }
+        out->by_func[op->func->index] = op;
         out->nops++;
     }
     return m->d->errors == before;
 }
 
-void og_edge_free(og_edge *e) { strmap_free(&e->by_func); }
+void og_edge_free(og_edge *e) { (void)e; /* its memory is the model's arena */ }
 
-const og_edge_op *og_edge_find(const og_edge *e, const og_func *f) {
-    char buf[512];
-    snprintf(buf, sizeof buf, "%s::%s", f->ns, f->name);
-    return strmap_get(&e->by_func, buf);
-}
+const og_edge_op *og_edge_find(const og_edge *e, const og_func *f) { return f->index < e->nfuncs ? e->by_func[f->index] : NULL; }
 
 /* The dtype an alias stands for in a row, given the call: the one most of its
  * arguments have (the earliest on a tie), so blame falls on the odd ones out. */

@@ -26,7 +26,8 @@ typedef struct og_edge_op {
 typedef struct og_edge {
     og_edge_op *ops; /* file order */
     unsigned nops;
-    strmap by_func; /* og_func* -> og_edge_op*, keyed by "ns::name" */
+    const og_edge_op **by_func; /* by og_func.index: found without a string */
+    unsigned nfuncs;
 } og_edge;
 
 /* Loads edge.yaml against a loaded model; errors at file:line:col. */

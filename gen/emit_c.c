@@ -12,9 +12,13 @@ static void c_str(strbuf *b, const char *s) {
         return;
     }
     sb_putc(b, '"');
-    for (; *s; s++) {
-        if (*s == '"' || *s == '\\') sb_putc(b, '\\');
-        sb_putc(b, *s);
+    for (;;) { /* runs without a quote or backslash go in one piece */
+        size_t n = strcspn(s, "\"\\");
+        sb_putn(b, s, n);
+        if (!s[n]) break;
+        sb_putc(b, '\\');
+        sb_putc(b, s[n]);
+        s += n + 1;
     }
     sb_putc(b, '"');
 }
@@ -30,18 +34,24 @@ static og_dtset default_allowed(const og_type *t) {
 
 /* ---- perfect hash (hash and displace) ---- */
 
-static uint32_t name_hash(uint32_t seed, const char *s) { /* = opgen_name_hash in the template */
-    uint32_t h = 2166136261u ^ seed;
+/* = opgen_name_hash and opgen_hash_mix in the template: the name is hashed once,
+ * each seed tried costs a remix only. */
+static uint64_t name_hash(const char *s) {
+    uint64_t h = 14695981039346656037u;
     while (*s) {
         h ^= (unsigned char)*s++;
-        h *= 16777619u;
+        h *= 1099511628211u;
     }
-    h ^= h >> 16;
-    h *= 0x85ebca6bu;
-    h ^= h >> 13;
-    h *= 0xc2b2ae35u;
-    h ^= h >> 16;
     return h;
+}
+static uint32_t hash_mix(uint64_t h, uint32_t seed) {
+    h ^= seed * 0x9e3779b97f4a7c15u;
+    h ^= h >> 33;
+    h *= 0xff51afd7ed558ccdu;
+    h ^= h >> 33;
+    h *= 0xc4ceb9fe1a85ec53u;
+    h ^= h >> 33;
+    return (uint32_t)h;
 }
 
 typedef struct bucket {
@@ -60,15 +70,17 @@ static bool perfect_hash(const char *const *keys, unsigned n, unsigned nb, uint3
     unsigned *order = malloc(sizeof *order * (n + 1)), *fill = calloc(nb, sizeof *fill);
     char *used = calloc(n + 1, 1);
     uint32_t *tmp = malloc(sizeof *tmp * (n + 1));
-    bool ok = bs && order && fill && used && tmp;
-    for (unsigned i = 0; ok && i < n; i++) bs[name_hash(0, keys[i]) % nb].n++;
+    uint64_t *hs = malloc(sizeof *hs * (n + 1));
+    bool ok = bs && order && fill && used && tmp && hs;
+    for (unsigned i = 0; ok && i < n; i++) hs[i] = name_hash(keys[i]);
+    for (unsigned i = 0; ok && i < n; i++) bs[hash_mix(hs[i], 0) % nb].n++;
     for (unsigned b = 0, at = 0; ok && b < nb; b++) {
         bs[b].index = b;
         bs[b].first = at;
         at += bs[b].n;
     }
     for (unsigned i = 0; ok && i < n; i++) {
-        unsigned b = name_hash(0, keys[i]) % nb;
+        unsigned b = hash_mix(hs[i], 0) % nb;
         order[bs[b].first + fill[b]++] = i;
     }
     if (ok) qsort(bs, nb, sizeof *bs, cmp_bucket);
@@ -80,7 +92,7 @@ static bool perfect_hash(const char *const *keys, unsigned n, unsigned nb, uint3
         for (seed = 1; seed < 1000000; seed++) {
             unsigned j;
             for (j = 0; j < b->n; j++) {
-                uint32_t s = name_hash(seed, keys[order[b->first + j]]) % n;
+                uint32_t s = hash_mix(hs[order[b->first + j]], seed) % n;
                 bool clash = used[s];
                 for (unsigned q = 0; q < j && !clash; q++) clash = tmp[q] == s;
                 if (clash) break;
@@ -103,6 +115,7 @@ static bool perfect_hash(const char *const *keys, unsigned n, unsigned nb, uint3
     free(fill);
     free(used);
     free(tmp);
+    free(hs);
     return ok;
 }
 
@@ -123,15 +136,15 @@ static void ident_of(strbuf *b, const og_func *f) {
 typedef struct gen {
     const og_model *m;
     const og_edge *edge;
-    const char **idents;
-    strbuf ops_x, op_table, arg_table, ret_table, col_table, cell_table, alias_table, seed_table, slot_table, kernels_x, protos;
+    const char **idents, **names; /* per op: C identifier, "ns::name" */
+    strbuf ops_x, op_table, arg_table, ret_table, col_table, cell_table, alias_table, seed_table, slot_table, kernels_x, protos, scratch;
     unsigned nargs, nrets, ncols, ncells, naliases, nkernels;
 } gen;
 
-static void arg_row(strbuf *b, const og_arg *x, og_dtset allowed) {
+static void arg_row(strbuf *b, strbuf *tmp, const og_arg *x, og_dtset allowed) {
     og_abi a = og_abi_of(x->type, og_annot_is_write(x->annot));
-    strbuf t;
-    sb_init(&t);
+    strbuf t = *tmp; /* a scratch buffer kept across rows */
+    sb_reset(&t);
     og_print_type(&t, x->type);
     sb_puts(b, "    {");
     c_str(b, x->name);
@@ -148,18 +161,24 @@ static void arg_row(strbuf *b, const og_arg *x, og_dtset allowed) {
         sb_puts(b, "NULL");
     }
     unsigned flags = (x->cat >= OG_ARG_KW_PRE ? 1u : 0u) | (x->cat == OG_ARG_OUT ? 2u : 0u) | (og_annot_is_write(x->annot) ? 4u : 0u);
-    sb_printf(b, ", 0x%08xu, OPGEN_ABI_%s, %u},\n", allowed, a.kind, flags);
-    sb_free(&t);
+    sb_puts(b, ", "); /* ", 0x%08xu, OPGEN_ABI_%s, %u},\n" without printf: a hot row */
+    sb_puthex32(b, allowed);
+    sb_puts(b, "u, OPGEN_ABI_");
+    sb_puts(b, a.kind);
+    sb_puts(b, ", ");
+    sb_putu(b, flags);
+    sb_puts(b, "},\n");
+    *tmp = t;
 }
 
-static void ret_row(strbuf *b, const og_ret *r, og_dtset allowed) {
+static void ret_row(strbuf *b, strbuf *tmp, const og_ret *r, og_dtset allowed) {
     og_arg x;
     memset(&x, 0, sizeof x);
     x.name = r->name;
     x.type = r->type;
     x.annot = r->annot;
     x.cat = OG_ARG_POST_SELF;
-    arg_row(b, &x, allowed);
+    arg_row(b, tmp, &x, allowed);
 }
 
 static void op_rows(gen *g, unsigned id) {
@@ -168,8 +187,19 @@ static void op_rows(gen *g, unsigned id) {
     const og_edge_op *e = g->edge ? og_edge_find(g->edge, f) : NULL;
     const og_func *out = og_func_out_variant(f);
     int out_id = out ? (int)out->index : -1;
-    sb_printf(&g->ops_x, "    X(%u, %s, \"%s::%s\") \\\n", id, g->idents[id], f->ns, f->name);
-    sb_printf(&g->op_table, "    {\"%s::%s\", \"%s\", ", f->ns, f->name, f->ns);
+    const char *qualified = g->names[id];
+    sb_puts(&g->ops_x, "    X(");
+    sb_putu(&g->ops_x, id);
+    sb_puts(&g->ops_x, ", ");
+    sb_puts(&g->ops_x, g->idents[id]);
+    sb_puts(&g->ops_x, ", \"");
+    sb_puts(&g->ops_x, qualified);
+    sb_puts(&g->ops_x, "\") \\\n");
+    sb_puts(&g->op_table, "    {\"");
+    sb_puts(&g->op_table, qualified);
+    sb_puts(&g->op_table, "\", \"");
+    sb_puts(&g->op_table, f->ns);
+    sb_puts(&g->op_table, "\", ");
     c_str(&g->op_table, f->base_name);
     sb_puts(&g->op_table, ", ");
     c_str(&g->op_table, s->name.overload);
@@ -177,33 +207,42 @@ static void op_rows(gen *g, unsigned id) {
     c_str(&g->op_table, f->schema_text);
     unsigned ncols = e ? e->nargs : 0, nrows = e ? e->nrows : 0;
     unsigned flags = (og_func_has_tag(f, g->m->tag_core) ? 1u : 0u) | (f->custom && !f->backend ? 2u : 0u) | (f->backend ? 4u : 0u);
-    sb_printf(&g->op_table, ", %u, %u, %u, %u, %u, %d, %u, %u, %u, %u, OPGEN_KIND_%s, %u},\n", g->nargs, g->nrets, g->ncols, g->ncells, g->naliases, out_id, s->nargs,
-              s->nrets, nrows, ncols, f->kind == OG_KIND_FUNCTIONAL ? "FUNCTIONAL" : f->kind == OG_KIND_INPLACE ? "INPLACE" : f->kind == OG_KIND_OUT ? "OUT" : f->kind == OG_KIND_MUTABLE ? "MUTABLE" : "SCRATCH", flags);
+    /* ", %u, %u, %u, %u, %u, %d, %u, %u, %u, %u, OPGEN_KIND_%s, %u},\n", without printf */
+    const unsigned cols[] = {g->nargs, g->nrets, g->ncols, g->ncells, g->naliases};
+    for (unsigned c = 0; c < 5; c++) sb_puts(&g->op_table, ", "), sb_putu(&g->op_table, cols[c]);
+    sb_puts(&g->op_table, ", "), sb_puti(&g->op_table, out_id);
+    const unsigned more[] = {s->nargs, s->nrets, nrows, ncols};
+    for (unsigned c = 0; c < 4; c++) sb_puts(&g->op_table, ", "), sb_putu(&g->op_table, more[c]);
+    sb_puts(&g->op_table, ", OPGEN_KIND_");
+    sb_puts(&g->op_table, f->kind == OG_KIND_FUNCTIONAL ? "FUNCTIONAL" : f->kind == OG_KIND_INPLACE ? "INPLACE" : f->kind == OG_KIND_OUT ? "OUT" : f->kind == OG_KIND_MUTABLE ? "MUTABLE" : "SCRATCH");
+    sb_puts(&g->op_table, ", ");
+    sb_putu(&g->op_table, flags);
+    sb_puts(&g->op_table, "},\n");
     for (unsigned i = 0; i < s->nargs; i++) {
         og_dtset allowed = default_allowed(s->args[i].type);
         for (unsigned c = 0; e && c < e->nargs; c++)
             if (e->args[c].index == (int)i) allowed = e->args[c].allowed;
-        arg_row(&g->arg_table, &s->args[i], allowed);
+        arg_row(&g->arg_table, &g->scratch, &s->args[i], allowed);
     }
     for (unsigned r = 0; r < s->nrets; r++) {
         og_dtset allowed = default_allowed(s->rets[r].type);
         for (unsigned c = 0; e && c < e->nargs; c++)
             if (e->args[c].index == -(int)r - 1) allowed = e->args[c].allowed;
-        ret_row(&g->ret_table, &s->rets[r], allowed);
+        ret_row(&g->ret_table, &g->scratch, &s->rets[r], allowed);
     }
     g->nargs += s->nargs;
     g->nrets += s->nrets;
     if (e) {
         sb_printf(&g->col_table, "    /* %s */", e->op);
-        for (unsigned c = 0; c < e->nargs; c++) sb_printf(&g->col_table, " %d,", e->args[c].index);
+        for (unsigned c = 0; c < e->nargs; c++) sb_putc(&g->col_table, ' '), sb_puti(&g->col_table, e->args[c].index), sb_putc(&g->col_table, ',');
         sb_putc(&g->col_table, '\n');
         for (unsigned r = 0; r < e->nrows; r++) {
             sb_puts(&g->cell_table, "   ");
-            for (unsigned c = 0; c < e->nargs; c++) sb_printf(&g->cell_table, " %u,", e->rows[(size_t)r * e->nargs + c]);
+            for (unsigned c = 0; c < e->nargs; c++) sb_putc(&g->cell_table, ' '), sb_putu(&g->cell_table, e->rows[(size_t)r * e->nargs + c]), sb_putc(&g->cell_table, ',');
             sb_putc(&g->cell_table, '\n');
         }
         sb_printf(&g->alias_table, "    /* %s */", e->op);
-        for (unsigned a = 0; a < e->naliases; a++) sb_printf(&g->alias_table, " 0x%08xu,", e->aliases[a]);
+        for (unsigned a = 0; a < e->naliases; a++) sb_putc(&g->alias_table, ' '), sb_puthex32(&g->alias_table, e->aliases[a]), sb_puts(&g->alias_table, "u,");
         sb_putc(&g->alias_table, '\n');
         g->ncols += e->nargs;
         g->ncells += e->nrows * e->nargs;
@@ -283,13 +322,13 @@ bool og_emit_c_headers(og_outputs *outs, const char *outdir, const char *tdir, c
     memset(&g, 0, sizeof g);
     g.m = m;
     g.edge = edge;
-    strbuf *bufs[] = {&g.ops_x, &g.op_table, &g.arg_table, &g.ret_table, &g.col_table, &g.cell_table, &g.alias_table, &g.seed_table, &g.slot_table, &g.kernels_x, &g.protos};
+    strbuf *bufs[] = {&g.ops_x, &g.op_table, &g.arg_table, &g.ret_table, &g.col_table, &g.cell_table, &g.alias_table, &g.seed_table, &g.slot_table, &g.kernels_x, &g.protos, &g.scratch};
     for (size_t i = 0; i < sizeof bufs / sizeof *bufs; i++) sb_init(bufs[i]);
 
     /* identifiers: ns_name_overload, made unique by the op id where two collide */
     unsigned n = m->nfuncs;
     g.idents = calloc(n + 1, sizeof *g.idents);
-    const char **names = calloc(n + 1, sizeof *names);
+    const char **names = g.names = calloc(n + 1, sizeof *names);
     strmap seen;
     strmap_init(&seen, n);
     strbuf t;

@@ -52,9 +52,93 @@ void sb_putn_slow(strbuf *b, const char *s, size_t n) {
     b->p[b->n] = 0;
 }
 
+/* The emitters print megabytes through sb_printf, nearly all with %s, %u, %d, %x
+ * and widths: formatted here directly, as vsnprintf's generality costs more than
+ * the rest of an emitter. Anything else (%g, precision, ...) goes to vsnprintf. */
+static bool simple_format(const char *f) {
+    for (; *f; f++) {
+        if (*f != '%') continue;
+        f++;
+        if (*f == '%') continue;
+        while (*f == '-' || *f == '0') f++;
+        while (*f >= '0' && *f <= '9') f++;
+        if (*f == 'l') f += f[1] == 'l' ? 2 : 1;
+        else if (*f == 'z') f++;
+        if (!*f || !strchr("sduxc", *f)) return false;
+    }
+    return true;
+}
+
+static void put_padded(strbuf *b, const char *s, size_t n, unsigned width, bool left, char pad) {
+    if (!left)
+        for (size_t i = n; i < width; i++) sb_putc(b, pad);
+    sb_putn(b, s, n);
+    if (left)
+        for (size_t i = n; i < width; i++) sb_putc(b, ' ');
+}
+
+static void format(strbuf *b, const char *f, va_list ap) {
+    while (*f) {
+        const char *lit = f;
+        while (*f && *f != '%') f++;
+        if (f > lit) sb_putn(b, lit, (size_t)(f - lit));
+        if (!*f) break;
+        f++;
+        if (*f == '%') {
+            sb_putc(b, '%');
+            f++;
+            continue;
+        }
+        bool left = false;
+        char pad = ' ';
+        for (; *f == '-' || *f == '0'; f++) *f == '-' ? (void)(left = true) : (void)(pad = '0');
+        unsigned width = 0;
+        while (*f >= '0' && *f <= '9') width = width * 10 + (unsigned)(*f++ - '0');
+        int len = 0; /* 0 int, 1 long, 2 long long, 3 size_t */
+        if (*f == 'l') len = f[1] == 'l' ? (f += 2, 2) : (f++, 1);
+        else if (*f == 'z') len = 3, f++;
+        char conv = *f++, num[24], *e = num + sizeof num, *p = e;
+        if (conv == 's') {
+            const char *s = va_arg(ap, const char *);
+            put_padded(b, s, strlen(s), width, left, ' ');
+            continue;
+        }
+        if (conv == 'c') {
+            char c = (char)va_arg(ap, int);
+            put_padded(b, &c, 1, width, left, ' ');
+            continue;
+        }
+        unsigned long long u;
+        bool neg = false;
+        if (conv == 'd') {
+            long long v = len == 0 ? va_arg(ap, int) : len == 1 ? va_arg(ap, long) : len == 2 ? va_arg(ap, long long) : (long long)va_arg(ap, size_t);
+            neg = v < 0;
+            u = neg ? 0ull - (unsigned long long)v : (unsigned long long)v;
+        } else {
+            u = len == 0 ? va_arg(ap, unsigned) : len == 1 ? va_arg(ap, unsigned long) : len == 2 ? va_arg(ap, unsigned long long) : va_arg(ap, size_t);
+        }
+        unsigned base = conv == 'x' ? 16 : 10;
+        do *--p = "0123456789abcdef"[u % base];
+        while ((u /= base) != 0);
+        if (neg && pad == '0' && !left) { /* the sign goes before zero padding */
+            sb_putc(b, '-');
+            put_padded(b, p, (size_t)(e - p), width ? width - 1 : 0, false, '0');
+            continue;
+        }
+        if (neg) *--p = '-';
+        put_padded(b, p, (size_t)(e - p), width, left, left ? ' ' : pad);
+    }
+}
+
 void sb_printf(strbuf *b, const char *fmt, ...) {
     char small[256];
     va_list ap;
+    if (simple_format(fmt)) {
+        va_start(ap, fmt);
+        format(b, fmt, ap);
+        va_end(ap);
+        return;
+    }
     va_start(ap, fmt);
     int n = vsnprintf(small, sizeof small, fmt, ap);
     va_end(ap);
@@ -136,4 +220,22 @@ void sb_json_str(strbuf *b, const char *str) {
         }
     }
     sb_putc(b, '"');
+}
+
+void sb_putu(strbuf *b, unsigned long long u) {
+    char num[24], *p = num + sizeof num;
+    do *--p = (char)('0' + u % 10);
+    while ((u /= 10) != 0);
+    sb_putn(b, p, (size_t)(num + sizeof num - p));
+}
+
+void sb_puti(strbuf *b, long long v) {
+    if (v < 0) sb_putc(b, '-');
+    sb_putu(b, v < 0 ? 0ull - (unsigned long long)v : (unsigned long long)v);
+}
+
+void sb_puthex32(strbuf *b, uint32_t v) {
+    char num[10] = {'0', 'x'};
+    for (int i = 0; i < 8; i++) num[2 + i] = "0123456789abcdef"[(v >> (28 - 4 * i)) & 15];
+    sb_putn(b, num, sizeof num);
 }

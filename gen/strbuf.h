@@ -3,6 +3,7 @@
 #define OG_STRBUF_H
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <string.h>
 
 typedef struct strbuf {
@@ -40,6 +41,10 @@ void sb_printf(strbuf *b, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)))
 #endif
     ;
+/* Numbers for the hot paths of the emitters (what sb_printf's %u, %d and 0x%08x print). */
+void sb_putu(strbuf *b, unsigned long long u);
+void sb_puti(strbuf *b, long long v);
+void sb_puthex32(strbuf *b, uint32_t v);
 /* JSON string literal with Python json.dumps escaping (ensure_ascii). */
 void sb_json_str(strbuf *b, const char *s);
 /* NUL-terminated view (the buffer keeps a terminator after p[n]). */

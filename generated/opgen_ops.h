@@ -9,7 +9,7 @@
 /* Layout version of these tables. A runtime defines OPGEN_RUNTIME_TABLES_VERSION
  * before including this header; a mismatch stops the build here instead of
  * misreading the tables at run time. */
-#define OPGEN_TABLES_VERSION 2
+#define OPGEN_TABLES_VERSION 3
 #define OPGEN_GENERATOR_VERSION "0.1.0"
 #if defined(OPGEN_RUNTIME_TABLES_VERSION) && OPGEN_RUNTIME_TABLES_VERSION != OPGEN_TABLES_VERSION
 #error "opgen_ops.h was generated for another table layout: regenerate it with the opgen matching this runtime"
@@ -203,26 +203,33 @@ extern const uint16_t opgen_hash_slots[];
 
 #define OPGEN_HASH_BUCKETS 24
 
-/* The hash of the generated perfect hash (FNV-1a mixed with murmur3's finalizer). */
-static inline uint32_t opgen_name_hash(uint32_t seed, const char *s) {
-    uint32_t h = 2166136261u ^ seed;
+/* The generated perfect hash: a name is hashed once (64-bit FNV-1a); the bucket
+ * (seed 0) and the slot (its bucket's seed) each remix that with murmur3's
+ * 64-bit finalizer. */
+static inline uint64_t opgen_name_hash(const char *s) {
+    uint64_t h = UINT64_C(14695981039346656037);
     while (*s) {
         h ^= (unsigned char)*s++;
-        h *= 16777619u;
+        h *= UINT64_C(1099511628211);
     }
-    h ^= h >> 16;
-    h *= 0x85ebca6bu;
-    h ^= h >> 13;
-    h *= 0xc2b2ae35u;
-    h ^= h >> 16;
     return h;
+}
+static inline uint32_t opgen_hash_mix(uint64_t h, uint32_t seed) {
+    h ^= seed * UINT64_C(0x9e3779b97f4a7c15);
+    h ^= h >> 33;
+    h *= UINT64_C(0xff51afd7ed558ccd);
+    h ^= h >> 33;
+    h *= UINT64_C(0xc4ceb9fe1a85ec53);
+    h ^= h >> 33;
+    return (uint32_t)h;
 }
 
 /* Operator id of a qualified name ("aten::add.Tensor"), or -1: O(1), one compare. */
 static inline int opgen_op_lookup(const char *name) {
     if (OPGEN_OP_COUNT == 0) return -1;
-    uint32_t bucket = opgen_name_hash(0, name) % OPGEN_HASH_BUCKETS;
-    uint32_t slot = opgen_name_hash(opgen_hash_seeds[bucket], name) % (OPGEN_OP_COUNT ? OPGEN_OP_COUNT : 1);
+    uint64_t h = opgen_name_hash(name);
+    uint32_t bucket = opgen_hash_mix(h, 0) % OPGEN_HASH_BUCKETS;
+    uint32_t slot = opgen_hash_mix(h, opgen_hash_seeds[bucket]) % (OPGEN_OP_COUNT ? OPGEN_OP_COUNT : 1);
     int id = opgen_hash_slots[slot];
     return strcmp(opgen_ops[id].qualified, name) == 0 ? id : -1;
 }
@@ -1013,17 +1020,17 @@ const uint32_t opgen_alias_sets[] = {
 };
 
 const uint32_t opgen_hash_seeds[] = {
-    7u, 1u, 15u, 9u, 10u, 0u, 1u, 63u, 3u, 92u, 11u, 11u,
-    115u, 12u, 107u, 273u, 827u, 26u, 11u, 1130u, 35u, 229u, 4352u, 46u,
+    20u, 21u, 34u, 21u, 1u, 10u, 46u, 59u, 46u, 1u, 13u, 43u,
+    215u, 2u, 423u, 3u, 36u, 271u, 7u, 210u, 35u, 1161u, 25u, 150u,
 };
 
 const uint16_t opgen_hash_slots[] = {
-    55, 70, 91, 88, 40, 28, 59, 5, 26, 12, 76, 85, 25, 0, 45, 19,
-    64, 17, 14, 6, 62, 18, 58, 9, 32, 47, 66, 4, 49, 83, 53, 87,
-    68, 23, 60, 84, 73, 11, 61, 3, 7, 65, 77, 80, 71, 81, 82, 2,
-    37, 75, 42, 15, 72, 69, 20, 52, 33, 10, 63, 30, 31, 48, 24, 74,
-    8, 13, 41, 86, 89, 43, 51, 79, 38, 36, 78, 27, 50, 35, 22, 29,
-    34, 90, 56, 67, 21, 57, 1, 44, 46, 39, 54, 16,
+    29, 30, 22, 23, 43, 66, 27, 67, 86, 65, 58, 69, 1, 15, 46, 47,
+    13, 28, 50, 59, 54, 9, 37, 6, 51, 18, 3, 77, 5, 26, 70, 32,
+    14, 40, 62, 91, 17, 39, 68, 31, 41, 7, 76, 4, 61, 63, 71, 25,
+    64, 73, 57, 21, 33, 12, 11, 75, 34, 16, 79, 0, 10, 84, 83, 82,
+    45, 52, 81, 85, 80, 24, 56, 88, 19, 89, 2, 8, 35, 90, 72, 78,
+    49, 48, 38, 53, 42, 44, 60, 36, 74, 55, 20, 87,
 };
 
 #ifdef __cplusplus

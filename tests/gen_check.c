@@ -1,7 +1,7 @@
 /* Compiled against a generated folder (as C11 and as C++17, -Wall -Wextra -Werror
  * -pedantic) and run: every operator is found by name in O(1) under its own id,
  * unknown names are not, and the tables agree with the X-macros. */
-#define OPGEN_RUNTIME_TABLES_VERSION 2
+#define OPGEN_RUNTIME_TABLES_VERSION 3
 #define OPGEN_IMPLEMENTATION
 #include "opgen_kernels.h"
 

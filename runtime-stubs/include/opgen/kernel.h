@@ -3,7 +3,7 @@
  * compile-time dtype sets (unselected dtypes compile to nothing), element access. */
 #ifndef OPGEN_KERNEL_H
 #define OPGEN_KERNEL_H
-#define OPGEN_RUNTIME_TABLES_VERSION 2
+#define OPGEN_RUNTIME_TABLES_VERSION 3
 #include <math.h>
 #include <string.h>
 

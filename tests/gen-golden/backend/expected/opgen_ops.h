@@ -9,7 +9,7 @@
 /* Layout version of these tables. A runtime defines OPGEN_RUNTIME_TABLES_VERSION
  * before including this header; a mismatch stops the build here instead of
  * misreading the tables at run time. */
-#define OPGEN_TABLES_VERSION 2
+#define OPGEN_TABLES_VERSION 3
 #define OPGEN_GENERATOR_VERSION "0.1.0"
 #if defined(OPGEN_RUNTIME_TABLES_VERSION) && OPGEN_RUNTIME_TABLES_VERSION != OPGEN_TABLES_VERSION
 #error "opgen_ops.h was generated for another table layout: regenerate it with the opgen matching this runtime"
@@ -130,26 +130,33 @@ extern const uint16_t opgen_hash_slots[];
 
 #define OPGEN_HASH_BUCKETS 5
 
-/* The hash of the generated perfect hash (FNV-1a mixed with murmur3's finalizer). */
-static inline uint32_t opgen_name_hash(uint32_t seed, const char *s) {
-    uint32_t h = 2166136261u ^ seed;
+/* The generated perfect hash: a name is hashed once (64-bit FNV-1a); the bucket
+ * (seed 0) and the slot (its bucket's seed) each remix that with murmur3's
+ * 64-bit finalizer. */
+static inline uint64_t opgen_name_hash(const char *s) {
+    uint64_t h = UINT64_C(14695981039346656037);
     while (*s) {
         h ^= (unsigned char)*s++;
-        h *= 16777619u;
+        h *= UINT64_C(1099511628211);
     }
-    h ^= h >> 16;
-    h *= 0x85ebca6bu;
-    h ^= h >> 13;
-    h *= 0xc2b2ae35u;
-    h ^= h >> 16;
     return h;
+}
+static inline uint32_t opgen_hash_mix(uint64_t h, uint32_t seed) {
+    h ^= seed * UINT64_C(0x9e3779b97f4a7c15);
+    h ^= h >> 33;
+    h *= UINT64_C(0xff51afd7ed558ccd);
+    h ^= h >> 33;
+    h *= UINT64_C(0xc4ceb9fe1a85ec53);
+    h ^= h >> 33;
+    return (uint32_t)h;
 }
 
 /* Operator id of a qualified name ("aten::add.Tensor"), or -1: O(1), one compare. */
 static inline int opgen_op_lookup(const char *name) {
     if (OPGEN_OP_COUNT == 0) return -1;
-    uint32_t bucket = opgen_name_hash(0, name) % OPGEN_HASH_BUCKETS;
-    uint32_t slot = opgen_name_hash(opgen_hash_seeds[bucket], name) % (OPGEN_OP_COUNT ? OPGEN_OP_COUNT : 1);
+    uint64_t h = opgen_name_hash(name);
+    uint32_t bucket = opgen_hash_mix(h, 0) % OPGEN_HASH_BUCKETS;
+    uint32_t slot = opgen_hash_mix(h, opgen_hash_seeds[bucket]) % (OPGEN_OP_COUNT ? OPGEN_OP_COUNT : 1);
     int id = opgen_hash_slots[slot];
     return strcmp(opgen_ops[id].qualified, name) == 0 ? id : -1;
 }
@@ -297,12 +304,12 @@ const uint32_t opgen_alias_sets[] = {
 };
 
 const uint32_t opgen_hash_seeds[] = {
-    14u, 28u, 85u, 11u, 9u,
+    3u, 2u, 104u, 4u, 50u,
 };
 
 const uint16_t opgen_hash_slots[] = {
-    17, 4, 10, 12, 1, 18, 16, 7, 5, 3, 14, 0, 8, 11, 15, 9,
-    6, 2, 13,
+    12, 9, 15, 4, 17, 6, 13, 1, 5, 2, 11, 18, 0, 16, 10, 3,
+    14, 8, 7,
 };
 
 #ifdef __cplusplus
