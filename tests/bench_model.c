@@ -2,8 +2,9 @@
 /* Benchmark: parse + model native_functions.yaml beside a bare libyaml scan of
  * the same bytes; with EDGE, also a whole `opgen generate` (model, edge.yaml, the
  * three headers rendered in memory) beside a scan of both files. Prints medians,
- * peak memory (VmHWM of a fresh process doing one run) and the ratios.
- * usage: bench_model NATIVE_FUNCTIONS TAGS [RUNS [EDGE]] */
+ * peak memory (VmHWM of a fresh process doing one run) and the ratios; with OPGEN,
+ * whole processes too: `opgen generate` writing its headers vs a process scanning.
+ * usage: bench_model NATIVE_FUNCTIONS TAGS [RUNS [EDGE [OPGEN]]] */
 #include "emit.h"
 #include "inputs.h"
 #include <stdint.h>
@@ -210,6 +211,38 @@ int main(int argc, char **argv) {
         printf("  opgen generate         median %7.2f ms   peak RSS %6.1f MiB   (%zu header bytes, arena %.1f MiB)\n", tm[runs / 2], rg / 1024.0, bytes, arena_bytes / 1048576.0);
         printf("  ratio generate/scan: %.2f\n", tm[runs / 2] / ts[runs / 2]);
         free(edge);
+    }
+    if (argc > 5) { /* whole processes: `opgen generate` writing its headers vs a process scanning both files */
+        char dir[] = "/tmp/opgen-bench.XXXXXX";
+        if (!mkdtemp(dir)) return 1;
+        for (int i = 0; i < runs; i++) {
+            char cmd[8192];
+            snprintf(cmd, sizeof cmd, "'%s' --once scan2 '%s' '%s' '%s' >/dev/null", argv[0], argv[1], argv[2], argv[4]);
+            double t0 = now_ms();
+            int rc1 = system(cmd);
+            double t1 = now_ms();
+            snprintf(cmd, sizeof cmd, "rm -rf '%s/out'", dir); /* every run writes all headers afresh */
+            if (system(cmd) != 0) return 1;
+            snprintf(cmd, sizeof cmd, "'%s' generate --native-functions '%s' --tags '%s' --edge '%s' -o '%s/out'", argv[5], argv[1], argv[2], argv[4], dir);
+            double t2 = now_ms();
+            int rc2 = system(cmd);
+            double t3 = now_ms();
+            if (rc1 != 0 || rc2 != 0) {
+                fputs("bench_model: a process failed\n", stderr);
+                return 1;
+            }
+            ts[i] = t1 - t0;
+            tm[i] = t3 - t2;
+        }
+        qsort(ts, (size_t)runs, sizeof *ts, cmp_double);
+        qsort(tm, (size_t)runs, sizeof *tm, cmp_double);
+        char cmd[8192];
+        snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+        if (system(cmd) != 0) return 1;
+        printf("processes (each through /bin/sh, %d runs each):\n", runs);
+        printf("  scanning both files    median %7.2f ms\n", ts[runs / 2]);
+        printf("  opgen generate -o DIR  median %7.2f ms\n", tm[runs / 2]);
+        printf("  ratio: %.2f\n", tm[runs / 2] / ts[runs / 2]);
     }
     free(ts);
     free(tm);
