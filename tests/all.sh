@@ -73,6 +73,21 @@ else
     failed=$((failed + 1))
 fi
 
+# valgrind (memcheck) over the whole suite, children traced: ~15 min on one core,
+# so on request (OPGEN_VALGRIND=1); ASan+UBSan above covers the same ground in CI
+if [ "${OPGEN_VALGRIND:-0}" = 1 ]; then
+    echo "=== valgrind (memcheck, every test and every opgen/opgen-rt they start)"
+    rm -rf build-ci/valgrind
+    if meson setup build-ci/valgrind >build-ci/valgrind.setup.log 2>&1 && ninja -C build-ci/valgrind >build-ci/valgrind.build.log 2>&1; then
+        sh tests/valgrind.sh build-ci/valgrind >build-ci/valgrind.test.log 2>&1
+        grep -E '^ *[0-9]+/[0-9]+ ' build-ci/valgrind.test.log
+        count build-ci/valgrind.test.log
+    else
+        echo "valgrind: build FAILED"
+        failed=$((failed + 1))
+    fi
+fi
+
 # fuzz smoke run: every fuzz-* target for a few seconds (clang's libFuzzer)
 secs=${OPGEN_FUZZ_SECONDS:-15}
 rm -rf build-ci/fuzz
