@@ -105,3 +105,10 @@ bool og_abi_reserved(const char *s) {
         "void", "volatile", "wchar_t", "while", "xor", "xor_eq"}; /* sorted (C locale): searched by halves */
     return bsearch(s, kw, sizeof kw / sizeof *kw, sizeof *kw, cmp_word) != NULL;
 }
+
+bool og_is_c_ident(const char *s) {
+    if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || *s == '_')) return false;
+    for (; *s; s++)
+        if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || (*s >= '0' && *s <= '9') || *s == '_')) return false;
+    return true;
+}

@@ -31,4 +31,6 @@ void og_print_kernel_params(strbuf *b, const og_schema *s);
 /* C and C++ keywords, `ctx` and names starting with og_ (generated code's locals)
  * cannot name parameters: they get a trailing '_'. */
 bool og_abi_reserved(const char *name);
+/* [A-Za-z_][A-Za-z0-9_]*: a kernel name, a backend name. */
+bool og_is_c_ident(const char *s);
 #endif

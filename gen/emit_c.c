@@ -290,17 +290,12 @@ static char *load_template(const char *dir, const char *name, size_t *len, char 
     size_t n = strlen(dir) + strlen(name) + 2;
     *path = malloc(n);
     snprintf(*path, n, "%s/%s", dir, name);
-    FILE *fp = fopen(*path, "rb");
-    if (!fp) {
+    strbuf b;
+    sb_init(&b);
+    if (!sb_read_file(&b, *path)) {
         diag_error(d, *path, 0, 0, "cannot open template");
         return NULL;
     }
-    strbuf b;
-    sb_init(&b);
-    char buf[8192];
-    size_t r;
-    while ((r = fread(buf, 1, sizeof buf, fp)) > 0) sb_putn(&b, buf, r);
-    fclose(fp);
     og_outputs_input(outs, *path);
     *len = b.n;
     return b.p ? b.p : calloc(1, 1);

@@ -75,13 +75,6 @@ static char *symbol_of(og_model *m, const char *kernel_name) {
     return s;
 }
 
-static bool is_c_ident(const char *s) {
-    if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || *s == '_')) return false;
-    for (; *s; s++)
-        if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || (*s >= '0' && *s <= '9') || *s == '_')) return false;
-    return true;
-}
-
 static void add(og_yaml_kernels *l, og_yaml_kernel k) {
     if (l->n == l->cap) {
         l->cap = l->cap ? l->cap * 2 : 32;
@@ -227,7 +220,7 @@ bool og_kernels_load(og_model *m, const og_edge *edge, const ydoc *doc, og_yaml_
             kk.func = f;
             kk.kernel_name = arena_strndup(m->a, name->s, name->len);
             kk.symbol = symbol_of(m, name->s);
-            if (!is_c_ident(kk.symbol)) {
+            if (!og_is_c_ident(kk.symbol)) {
                 ERR_AT(m, name, "kernel name '%s' does not make a C identifier", name->s);
                 continue;
             }

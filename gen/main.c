@@ -4,6 +4,7 @@
 #include "inputs.h"
 #include "pte.h"
 #include "select.h"
+#include "abi.h"
 #include "skeleton.h"
 #include <errno.h>
 #include <stdio.h>
@@ -650,13 +651,6 @@ static const char usage_coverage[] =
     "embedded ones, which opgen's runtime is built from). Markdown ends with a summary.\n"
     "\n";
 
-static bool is_c_ident(const char *s) {
-    if (!*s || !(*s == '_' || (*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z'))) return false;
-    for (; *s; s++)
-        if (!(*s == '_' || (*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || (*s >= '0' && *s <= '9'))) return false;
-    return true;
-}
-
 static int cmd_skeleton(args *a) {
     og_inputs in = {0};
     in.want_edge = true;
@@ -688,7 +682,7 @@ static int cmd_skeleton(args *a) {
         }
     }
     if (!backend) return usage_error(a->cmd, "%s", "missing --backend NAME");
-    if (!is_c_ident(backend)) return usage_error(a->cmd, "the backend name '%s' must be a C identifier", backend);
+    if (!og_is_c_ident(backend)) return usage_error(a->cmd, "the backend name '%s' must be a C identifier", backend);
     if (!out) return usage_error(a->cmd, "%s", "missing -o DIR");
     int sources = (in.nkernels > 0) + (select != NULL) + (ops != NULL) + core;
     if (sources != 1) return usage_error(a->cmd, "%s", "give exactly one of --kernels, --select, --ops, --core");

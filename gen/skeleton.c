@@ -77,16 +77,6 @@ static uint64_t fnv(const char *s, size_t n) {
     return h;
 }
 
-static bool read_file(const char *path, strbuf *out) {
-    FILE *f = fopen(path, "rb");
-    if (!f) return false;
-    char buf[8192];
-    size_t r;
-    while ((r = fread(buf, 1, sizeof buf, f)) > 0) sb_putn(out, buf, r);
-    fclose(f);
-    return true;
-}
-
 /* The C files in dir, sorted (reports and notes come out in one order); -1: none. */
 static int is_c_file(const struct dirent *e) {
     size_t l = strlen(e->d_name);
@@ -151,7 +141,7 @@ static void put(writer *w, const char *name, const char *style, const strbuf *bo
     strbuf old;
     sb_init(&old);
     const char *what = "created";
-    if (read_file(path, &old)) {
+    if (sb_read_file(&old, path)) {
         size_t hl = strlen(head);
         if (!as_written(&old))
             what = NULL;
@@ -524,7 +514,7 @@ bool og_coverage(const char *dir, const og_opgen_kernels *o, bool jsonl, strbuf 
     sb_init(&built);
     char mb[8192];
     snprintf(mb, sizeof mb, "%s/meson.build", kdir);
-    bool listed = read_file(mb, &built);
+    bool listed = sb_read_file(&built, mb);
     for (int fi = 0; fi < nnames; fi++) {
         const struct dirent *e = names[fi];
         char quoted[1024];
@@ -537,7 +527,7 @@ bool og_coverage(const char *dir, const og_opgen_kernels *o, bool jsonl, strbuf 
         char path[8192];
         snprintf(path, sizeof path, "%s/%s", kdir, e->d_name);
         sb_reset(&src);
-        if (!read_file(path, &src) || !src.p) continue;
+        if (!sb_read_file(&src, path) || !src.p) continue;
         /* the ops, from the comment opgen wrote: "kernel SYMBOL for OP, OP:" */
         const char *h = strstr(src.p, " kernel ");
         const char *f = h ? strstr(h, " for ") : NULL, *eol = f ? strchr(f, '\n') : NULL, *colon = NULL;

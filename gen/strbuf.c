@@ -239,3 +239,13 @@ void sb_puthex32(strbuf *b, uint32_t v) {
     for (int i = 0; i < 8; i++) num[2 + i] = "0123456789abcdef"[(v >> (28 - 4 * i)) & 15];
     sb_putn(b, num, sizeof num);
 }
+
+bool sb_read_file(strbuf *b, const char *path) {
+    FILE *f = fopen(path, "rb");
+    if (!f) return false;
+    char buf[8192];
+    size_t r;
+    while ((r = fread(buf, 1, sizeof buf, f)) > 0) sb_putn(b, buf, r);
+    fclose(f);
+    return true;
+}
