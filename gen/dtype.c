@@ -2,9 +2,15 @@
 #include <string.h>
 
 static const char *const names[OG_DTYPE_COUNT] = {
-#define OG_DT_NAME(n, v) [v] = #n,
-    OG_SCALAR_TYPES(OG_DT_NAME)
+#define OG_DT_NAME(n, v, size) [v] = #n,
+    OPGEN_DTYPES(OG_DT_NAME)
 #undef OG_DT_NAME
+};
+
+static const unsigned char sizes[OG_DTYPE_COUNT] = {
+#define OG_DT_SIZE(n, v, size) [v] = size,
+    OPGEN_DTYPES(OG_DT_SIZE)
+#undef OG_DT_SIZE
 };
 
 int og_dtype_parse(const char *name, size_t n) {
@@ -15,7 +21,4 @@ int og_dtype_parse(const char *name, size_t n) {
 
 const char *og_dtype_name(int dtype) { return dtype >= 0 && dtype < OG_DTYPE_COUNT ? names[dtype] : "?"; }
 
-int og_dtype_size(int dtype) {
-    static const unsigned char sizes[OG_DTYPE_COUNT] = {1, 1, 2, 4, 8, 2, 4, 8, 4, 8, 16, 1, 1, 1, 4, 2, 1, 1, 1, 1, 1, 1, 2, 1, 1, 1, 1, 2, 4, 8};
-    return dtype >= 0 && dtype < OG_DTYPE_COUNT ? sizes[dtype] : 0;
-}
+int og_dtype_size(int dtype) { return dtype >= 0 && dtype < OG_DTYPE_COUNT ? sizes[dtype] : 0; }

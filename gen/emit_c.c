@@ -3,6 +3,8 @@
 #include "abi.h"
 #include "emit.h"
 #include "config.h"
+#include "embedded.h"
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -34,24 +36,18 @@ static og_dtset default_allowed(const og_type *t) {
 
 /* ---- perfect hash (hash and displace) ---- */
 
-/* = opgen_name_hash and opgen_hash_mix in the template: the name is hashed once,
- * each seed tried costs a remix only. */
-static uint64_t name_hash(const char *s) {
-    uint64_t h = 14695981039346656037u;
-    while (*s) {
-        h ^= (unsigned char)*s++;
-        h *= 1099511628211u;
-    }
-    return h;
-}
-static uint32_t hash_mix(uint64_t h, uint32_t seed) {
-    h ^= seed * 0x9e3779b97f4a7c15u;
-    h ^= h >> 33;
-    h *= 0xff51afd7ed558ccdu;
-    h ^= h >> 33;
-    h *= 0xc4ceb9fe1a85ec53u;
-    h ^= h >> 33;
-    return (uint32_t)h;
+/* opgen_name_hash and opgen_hash_mix: the very functions opgen_ops.h gets (the
+ * name is hashed once, each seed tried costs a remix only). */
+#include "opgen_name_hash.h"
+
+/* The text of opgen_name_hash.h that opgen_ops.h gets: all but its first comment. */
+static const char *name_hash_text(void) {
+    for (const og_embedded_file *e = og_embedded_files; e->name; e++)
+        if (!strcmp(e->name, "templates/opgen_name_hash.h")) {
+            const char *end = strstr(e->data, "*/\n");
+            return end ? end + 3 : e->data;
+        }
+    return "";
 }
 
 typedef struct bucket {
@@ -72,15 +68,15 @@ static bool perfect_hash(const char *const *keys, unsigned n, unsigned nb, uint3
     uint32_t *tmp = malloc(sizeof *tmp * (n + 1));
     uint64_t *hs = malloc(sizeof *hs * (n + 1));
     bool ok = bs && order && fill && used && tmp && hs;
-    for (unsigned i = 0; ok && i < n; i++) hs[i] = name_hash(keys[i]);
-    for (unsigned i = 0; ok && i < n; i++) bs[hash_mix(hs[i], 0) % nb].n++;
+    for (unsigned i = 0; ok && i < n; i++) hs[i] = opgen_name_hash(keys[i]);
+    for (unsigned i = 0; ok && i < n; i++) bs[opgen_hash_mix(hs[i], 0) % nb].n++;
     for (unsigned b = 0, at = 0; ok && b < nb; b++) {
         bs[b].index = b;
         bs[b].first = at;
         at += bs[b].n;
     }
     for (unsigned i = 0; ok && i < n; i++) {
-        unsigned b = hash_mix(hs[i], 0) % nb;
+        unsigned b = opgen_hash_mix(hs[i], 0) % nb;
         order[bs[b].first + fill[b]++] = i;
     }
     if (ok) qsort(bs, nb, sizeof *bs, cmp_bucket);
@@ -92,7 +88,7 @@ static bool perfect_hash(const char *const *keys, unsigned n, unsigned nb, uint3
         for (seed = 1; seed < 1000000; seed++) {
             unsigned j;
             for (j = 0; j < b->n; j++) {
-                uint32_t s = hash_mix(hs[order[b->first + j]], seed) % n;
+                uint32_t s = opgen_hash_mix(hs[order[b->first + j]], seed) % n;
                 bool clash = used[s];
                 for (unsigned q = 0; q < j && !clash; q++) clash = tmp[q] == s;
                 if (clash) break;
@@ -363,8 +359,8 @@ bool og_emit_c_headers(og_outputs *outs, const char *outdir, const char *tdir, c
 
     strbuf dx;
     sb_init(&dx);
-#define OG_DT_ROW(name, num) sb_printf(&dx, "    X(%s, %d, %d) \\\n", #name, num, og_dtype_size(num));
-    OG_SCALAR_TYPES(OG_DT_ROW)
+#define OG_DT_ROW(name, num, size) sb_printf(&dx, "    X(%s, %d, %d) \\\n", #name, num, size);
+    OPGEN_DTYPES(OG_DT_ROW)
 #undef OG_DT_ROW
     end_xmacro(&dx);
 
@@ -382,6 +378,7 @@ bool og_emit_c_headers(og_outputs *outs, const char *outdir, const char *tdir, c
         {"op_count", opcount},
         {"ops_xmacro", sb_cstr(&g.ops_x)},
         {"hash_buckets", buckets},
+        {"name_hash", name_hash_text()},
         {"op_table", sb_cstr(&g.op_table)},
         {"arg_table", sb_cstr(&g.arg_table)},
         {"ret_table", sb_cstr(&g.ret_table)},

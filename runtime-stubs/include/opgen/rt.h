@@ -7,7 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "opgen_dtypes.h"
+#include "opgen/dtype.h"
 
 #ifdef __cplusplus
 extern "C" {
