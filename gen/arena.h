@@ -1,22 +1,33 @@
-/* A bump allocator: the generator's data lives until the run ends, so it is
- * freed in one call and nothing leaks on error paths. */
+/* The generator's memory. Its data lives until the run ends, in the runtime's
+ * arena (opgen_arena, growing), freed in one call so nothing leaks on error paths.
+ * This is also the generator's one out-of-memory path: every allocation goes
+ * through here, and running out prints "opgen: out of memory" and exits 3. */
 #ifndef OG_ARENA_H
 #define OG_ARENA_H
+#include "opgen/rt.h"
 #include <stddef.h>
 
-typedef struct arena_block arena_block;
-typedef struct arena {
-    arena_block *head;
-    char *cur, *end;
-    size_t total; /* bytes requested from malloc, for the memory report */
-} arena;
+typedef opgen_arena arena;
 
-void arena_init(arena *a);
-void arena_free(arena *a);
+#if defined(__GNUC__)
+__attribute__((noreturn))
+#endif
+void og_oom(void);
+/* realloc/calloc that never return NULL. */
+void *og_xrealloc(void *p, size_t n);
+void *og_xcalloc(size_t n, size_t size);
+static inline void *og_xmalloc(size_t n) { return og_xrealloc(NULL, n); }
+
+static inline void arena_init(arena *a) { opgen_arena_init_growing(a); }
+static inline void arena_free(arena *a) { opgen_arena_release(a); }
 /* Forgets everything allocated, keeping one block for reuse. */
-void arena_reset(arena *a);
-/* Never returns NULL: out of memory prints a message and exits 3. */
-void *arena_alloc(arena *a, size_t n);
+static inline void arena_reset(arena *a) { opgen_arena_reset(a); }
+/* Never NULL. */
+static inline void *arena_alloc(arena *a, size_t n) {
+    void *p = opgen_arena_alloc(a, n ? n : 1);
+    if (!p) og_oom();
+    return p;
+}
 void *arena_zalloc(arena *a, size_t n);
 char *arena_strndup(arena *a, const char *s, size_t n);
 char *arena_strdup(arena *a, const char *s);

@@ -443,12 +443,7 @@ bool og_backend_load(og_model *m, const ydoc *doc, og_backend *out) {
         }
         if (out->n == out->cap) {
             unsigned nc = out->cap ? 2 * out->cap : 16;
-            og_backend_op *ops = realloc(out->ops, sizeof *ops * nc);
-            if (!ops) {
-                diag_plain(m->d, "out of memory");
-                return false;
-            }
-            out->ops = ops;
+            out->ops = og_xrealloc(out->ops, sizeof *out->ops * nc);
             out->cap = nc;
         }
         og_backend_op *op = &out->ops[out->n];

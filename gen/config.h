@@ -17,12 +17,6 @@
 #define OPGEN_MAX_TAGS 128
 #endif
 
-/* Arena block size for the generator's allocations: below glibc's mmap threshold
- * (128 KiB), so blocks come from the heap and are reused rather than mapped anew. */
-#ifndef OPGEN_ARENA_BLOCK
-#define OPGEN_ARENA_BLOCK (64u * 1024u)
-#endif
-
 /* Deepest YAML nesting accepted (bad input must not exhaust the stack). */
 #ifndef OPGEN_MAX_YAML_DEPTH
 #define OPGEN_MAX_YAML_DEPTH 64

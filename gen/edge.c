@@ -169,14 +169,14 @@ static bool load_op(og_model *m, const ynode *e, og_edge_op *op) {
     if (m->d->errors != before) return false;
     op->nrows = (unsigned)tc->n;
     op->rows = ARENA_ARRAY(m->a, unsigned char, (size_t)op->nrows * op->nargs);
-    bool *used = calloc(op->naliases + 1, sizeof *used);
+    bool *used = og_xcalloc(op->naliases + 1, sizeof *used);
     for (unsigned r = 0; r < op->nrows; r++) {
         const ynode *row = tc->kids[r];
         if (row->kind != YNODE_MAP) {
             ERR_AT(m, row, "a type_constraint row must be a mapping from argument to alias, found %s", ynode_describe(row));
             continue;
         }
-        bool *seen = calloc(op->nargs + 1, sizeof *seen);
+        bool *seen = og_xcalloc(op->nargs + 1, sizeof *seen);
         for (size_t i = 0; i < row->n; i++) {
             const ynode *k = row->kids[2 * i], *v = row->kids[2 * i + 1];
             int a = -1;
@@ -313,4 +313,69 @@ int og_edge_check_call(const og_edge_op *op, const int *dtypes, strbuf *why) {
     }
     if (nbest > shown) sb_printf(why, "  ... and %u more such rows\n", nbest - shown);
     return -1;
+}
+
+/* "aten::add.Tensor" -> the op (a name without namespace is aten's). */
+static const og_func *find_op(const og_model *m, const char *opname) {
+    const char *sep = strstr(opname, "::");
+    if (!sep) return og_model_find(m, "aten", opname);
+    char ns[128];
+    if ((size_t)(sep - opname) >= sizeof ns) return NULL;
+    memcpy(ns, opname, (size_t)(sep - opname));
+    ns[sep - opname] = 0;
+    return og_model_find(m, ns, sep + 2);
+}
+
+/* An op edge.yaml does not constrain: any Edge dtype on its tensor arguments and returns. */
+static int check_unconstrained(const og_func *f, const char *arg, int dt, const char *dtname, strbuf *out) {
+    bool known = !strncmp(arg, "__ret_", 6) && (unsigned)atoi(arg + 6) < f->schema->nrets;
+    for (unsigned i = 0; i < f->schema->nargs && !known; i++) known = !strcmp(f->schema->args[i].name, arg) && og_type_is_tensor_like(f->schema->args[i].type);
+    if (!known) return sb_printf(out, "%s::%s has no tensor argument or return '%s'", f->ns, f->name, arg), OG_CALL_USAGE;
+    if (!(OG_EDGE_DTYPES >> dt & 1)) return sb_printf(out, "%s::%s: %s=%s: %s is not an Edge dtype\n", f->ns, f->name, arg, dtname, dtname), OG_CALL_INVALID;
+    return OG_CALL_VALID;
+}
+
+int og_edge_check_call_text(const og_model *m, const og_edge *e, const char *opname, const char *const *pairs, unsigned npairs, strbuf *out) {
+    const og_func *f = find_op(m, opname);
+    if (!f) return sb_printf(out, "unknown operator '%s'", opname), OG_CALL_USAGE;
+    const og_edge_op *op = og_edge_find(e, f);
+    int *dtypes = og_xmalloc(sizeof *dtypes * (op ? op->nargs + 1 : 1));
+    for (unsigned i = 0; op && i < op->nargs; i++) dtypes[i] = -1;
+    int rc = OG_CALL_VALID;
+    for (unsigned p = 0; p < npairs && rc == OG_CALL_VALID; p++) {
+        const char *eq = strchr(pairs[p], '=');
+        if (!eq) {
+            sb_printf(out, "expected ARG=DTYPE, found '%s'", pairs[p]);
+            rc = OG_CALL_USAGE;
+            break;
+        }
+        int dt = og_dtype_parse(eq + 1, strlen(eq + 1));
+        char *arg = arena_strndup(m->a, pairs[p], (size_t)(eq - pairs[p]));
+        if (dt < 0) {
+            sb_printf(out, "unknown dtype '%s'", eq + 1);
+            rc = OG_CALL_USAGE;
+        } else if (!op) {
+            rc = check_unconstrained(f, arg, dt, eq + 1, out);
+        } else {
+            int a = -1;
+            for (unsigned i = 0; i < op->nargs; i++)
+                if (!strcmp(op->args[i].name, arg)) a = (int)i;
+            if (a >= 0) {
+                dtypes[a] = dt;
+                continue;
+            }
+            sb_printf(out, "%s constrains ", op->op);
+            for (unsigned i = 0; i < op->nargs; i++) sb_printf(out, "%s%s", i ? ", " : "", op->args[i].name);
+            sb_printf(out, "; not '%s'", arg);
+            rc = OG_CALL_USAGE;
+        }
+    }
+    if (rc == OG_CALL_VALID && !op) sb_printf(out, "%s::%s: valid (not in edge.yaml: any Edge dtype, no cross-argument constraint)\n", f->ns, f->name);
+    if (rc == OG_CALL_VALID && op) {
+        int row = og_edge_check_call(op, dtypes, out);
+        if (row >= 0) sb_printf(out, "%s: valid (row %d of %u)\n", op->op, row + 1, op->nrows);
+        rc = row >= 0 ? OG_CALL_VALID : OG_CALL_INVALID;
+    }
+    free(dtypes);
+    return rc;
 }

@@ -41,4 +41,10 @@ const og_edge_op *og_edge_find(const og_edge *e, const og_func *f);
  * dtypes[i] is the dtype of op->args[i], or -1 when the call does not say.
  * Returns the matching row (0-based), or -1 with the reason in why. */
 int og_edge_check_call(const og_edge_op *op, const int *dtypes, strbuf *why);
+/* `opgen dtypes --op OP ARG=DTYPE...`: one call written as text ("aten::add.Tensor",
+ * {"self=Float", ...}). Returns OG_CALL_VALID with the verdict in out,
+ * OG_CALL_INVALID with the reason, or OG_CALL_USAGE when the op, an argument or a
+ * dtype is unknown (the message in out). */
+enum { OG_CALL_VALID, OG_CALL_INVALID, OG_CALL_USAGE };
+int og_edge_check_call_text(const og_model *m, const og_edge *e, const char *op, const char *const *pairs, unsigned npairs, strbuf *out);
 #endif

@@ -42,12 +42,9 @@ static og_dtset default_allowed(const og_type *t) {
 
 /* The text of opgen_name_hash.h that opgen_ops.h gets: all but its first comment. */
 static const char *name_hash_text(void) {
-    for (const og_embedded_file *e = og_embedded_files; e->name; e++)
-        if (!strcmp(e->name, "templates/opgen_name_hash.h")) {
-            const char *end = strstr(e->data, "*/\n");
-            return end ? end + 3 : e->data;
-        }
-    return "";
+    const og_embedded_file *e = og_embedded_find("templates/opgen_name_hash.h");
+    const char *end = e ? strstr(e->data, "*/\n") : NULL;
+    return end ? end + 3 : "";
 }
 
 typedef struct bucket {
@@ -62,11 +59,11 @@ static int cmp_bucket(const void *x, const void *y) {
 
 /* seeds[nb], slots[n]: slot -> key index. False if no seeds were found. */
 static bool perfect_hash(const char *const *keys, unsigned n, unsigned nb, uint32_t *seeds, uint32_t *slots) {
-    bucket *bs = calloc(nb, sizeof *bs);
-    unsigned *order = malloc(sizeof *order * (n + 1)), *fill = calloc(nb, sizeof *fill);
-    char *used = calloc(n + 1, 1);
-    uint32_t *tmp = malloc(sizeof *tmp * (n + 1));
-    uint64_t *hs = malloc(sizeof *hs * (n + 1));
+    bucket *bs = og_xcalloc(nb, sizeof *bs);
+    unsigned *order = og_xmalloc(sizeof *order * (n + 1)), *fill = og_xcalloc(nb, sizeof *fill);
+    char *used = og_xcalloc(n + 1, 1);
+    uint32_t *tmp = og_xmalloc(sizeof *tmp * (n + 1));
+    uint64_t *hs = og_xmalloc(sizeof *hs * (n + 1));
     bool ok = bs && order && fill && used && tmp && hs;
     for (unsigned i = 0; ok && i < n; i++) hs[i] = opgen_name_hash(keys[i]);
     for (unsigned i = 0; ok && i < n; i++) bs[opgen_hash_mix(hs[i], 0) % nb].n++;
@@ -264,9 +261,7 @@ static void end_xmacro(strbuf *b) {
 static const og_embedded_file *find_template(const char *name) {
     char full[256];
     snprintf(full, sizeof full, "templates/%s", name);
-    for (const og_embedded_file *e = og_embedded_files; e->name; e++)
-        if (!strcmp(e->name, full)) return e;
-    return NULL;
+    return og_embedded_find(full);
 }
 
 /* Reads a template from dir (when given) or the embedded copy. */
@@ -279,22 +274,19 @@ static char *load_template(const char *dir, const char *name, size_t *len, char 
         }
         *len = e->len;
         *path = NULL;
-        char *c = malloc(e->len + 1);
+        char *c = og_xmalloc(e->len + 1);
         if (c) memcpy(c, e->data, e->len + 1);
         return c;
     }
     size_t n = strlen(dir) + strlen(name) + 2;
-    *path = malloc(n);
+    *path = og_xmalloc(n);
     snprintf(*path, n, "%s/%s", dir, name);
     strbuf b;
     sb_init(&b);
-    if (!sb_read_file(&b, *path)) {
-        diag_error(d, *path, 0, 0, "cannot open template");
-        return NULL;
-    }
+    if (!og_read_file_sb(&b, d, *path)) return NULL;
     og_outputs_input(outs, *path);
     *len = b.n;
-    return b.p ? b.p : calloc(1, 1);
+    return b.p ? b.p : og_xcalloc(1, 1);
 }
 
 bool og_render(og_outputs *outs, const char *outdir, const char *tdir, const char *name, const og_tvar *vars, unsigned nvars, diag *d) {
@@ -318,8 +310,8 @@ bool og_emit_c_headers(og_outputs *outs, const char *outdir, const char *tdir, c
 
     /* identifiers: ns_name_overload, made unique by the op id where two collide */
     unsigned n = m->nfuncs;
-    g.idents = calloc(n + 1, sizeof *g.idents);
-    const char **names = g.names = calloc(n + 1, sizeof *names);
+    g.idents = og_xcalloc(n + 1, sizeof *g.idents);
+    const char **names = g.names = og_xcalloc(n + 1, sizeof *names);
     strmap seen;
     strmap_init(&seen, n);
     strbuf t;
@@ -338,7 +330,7 @@ bool og_emit_c_headers(og_outputs *outs, const char *outdir, const char *tdir, c
     for (unsigned i = 0; i < n; i++) op_rows(&g, i);
 
     unsigned nb = n / 4 + 1;
-    uint32_t *seeds = calloc(nb, sizeof *seeds), *slots = calloc(n + 1, sizeof *slots);
+    uint32_t *seeds = og_xcalloc(nb, sizeof *seeds), *slots = og_xcalloc(n + 1, sizeof *slots);
     bool ok = perfect_hash(names, n, nb, seeds, slots);
     if (!ok) diag_plain(d, "could not build a perfect hash of the operator names");
     for (unsigned b = 0; b < nb; b++) sb_printf(&g.seed_table, "%s%uu,%s", b % 12 ? " " : "    ", seeds[b], b % 12 == 11 || b + 1 == nb ? "\n" : "");

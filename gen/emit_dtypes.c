@@ -17,7 +17,7 @@ static unsigned sorted_names(og_dtset set, const char **out) {
 
 void og_emit_dtypes_jsonl(strbuf *b, const og_edge_op *op) {
     /* keys sorted, like json.dumps(sort_keys=True): allowed, op, rows */
-    const og_edge_arg **args = malloc(sizeof *args * (op->nargs + 1));
+    const og_edge_arg **args = og_xmalloc(sizeof *args * (op->nargs + 1));
     for (unsigned a = 0; a < op->nargs; a++) args[a] = &op->args[a];
     qsort(args, op->nargs, sizeof *args, cmp_args);
     sb_puts(b, "{\"allowed\": {");

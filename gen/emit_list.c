@@ -111,3 +111,21 @@ void og_emit_list_text(strbuf *b, const og_model *m, const og_func *f) {
     if (!first) sb_putc(b, ']');
     sb_putc(b, '\n');
 }
+
+void og_emit_list(strbuf *b, const og_model *m, bool generated, const char *ns, const int *tags, unsigned ntags, og_list_format format) {
+    unsigned n = generated ? m->nfuncs : m->nyaml;
+    for (unsigned i = 0; i < n; i++) {
+        const og_func *f = m->funcs[i];
+        bool ok = !ns || !strcmp(f->ns, ns);
+        for (unsigned t = 0; t < ntags && ok; t++) ok = og_func_has_tag(f, tags[t]);
+        if (!ok) continue;
+        if (format == OG_LIST_JSONL) {
+            og_emit_list_jsonl(b, m, f);
+        } else if (format == OG_LIST_OUT_VARIANTS) {
+            const og_func *o = og_func_out_variant(f);
+            sb_printf(b, "%s::%s %s%s%s\n", f->ns, f->name, o ? o->ns : "-", o ? "::" : "", o ? o->name : "");
+        } else {
+            og_emit_list_text(b, m, f);
+        }
+    }
+}

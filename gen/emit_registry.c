@@ -65,8 +65,8 @@ static og_yaml_kernel fallback_kernel(const og_model *m, const og_backend_op *op
 bool og_emit_registry(og_outputs *outs, const char *outdir, const char *tdir, const og_model *m, const og_yaml_kernels *kernels, const og_backend *backend, const og_selection *sel,
                       const char *generated_by, diag *d) {
     unsigned n = m->nfuncs;
-    const og_yaml_kernel **by_op = calloc(n + 1, sizeof *by_op);
-    og_yaml_kernel *fallbacks = calloc((backend ? backend->n : 0) + 1, sizeof *fallbacks);
+    const og_yaml_kernel **by_op = og_xcalloc(n + 1, sizeof *by_op);
+    og_yaml_kernel *fallbacks = og_xcalloc((backend ? backend->n : 0) + 1, sizeof *fallbacks);
     bool ok = by_op && fallbacks;
     for (unsigned k = 0; ok && k < kernels->n; k++) /* one default kernel per op: og_kernels_check */
         if (kernels->items[k].is_default) by_op[kernels->items[k].func->index] = &kernels->items[k];
@@ -78,8 +78,8 @@ bool og_emit_registry(og_outputs *outs, const char *outdir, const char *tdir, co
     /* The selection: per op the dtypes kept (0: the op is left out). A fallback the
      * build keeps calls its pattern's kernels directly, for any dtype: their code
      * stays (forced), though the registry does not offer them to programs. */
-    uint32_t *opmask = calloc(n + 1, sizeof *opmask);
-    bool *forced = calloc(n + 1, sizeof *forced);
+    uint32_t *opmask = og_xcalloc(n + 1, sizeof *opmask);
+    bool *forced = og_xcalloc(n + 1, sizeof *forced);
     ok = ok && opmask && forced;
     for (unsigned id = 0; ok && id < n; id++) {
         og_dtset dts = 0;
@@ -99,13 +99,13 @@ bool og_emit_registry(og_outputs *outs, const char *outdir, const char *tdir, co
         const og_yaml_kernel *first;
         uint32_t dtypes;
     } symbol_use;
-    symbol_use *uses = calloc(n + (backend ? backend->n : 0) + 1, sizeof *uses);
+    symbol_use *uses = og_xcalloc(n + (backend ? backend->n : 0) + 1, sizeof *uses);
     unsigned nuses = 0;
     strmap syms, sigs;
     strmap_init(&syms, 64);
     strmap_init(&sigs, 64);
     ok = ok && uses;
-    const og_yaml_kernel **declare = calloc(n + (backend ? backend->n : 0) + 1, sizeof *declare);
+    const og_yaml_kernel **declare = og_xcalloc(n + (backend ? backend->n : 0) + 1, sizeof *declare);
     unsigned ndeclare = 0;
     ok = ok && declare;
     for (unsigned id = 0; ok && id <= n; id++) {
@@ -134,11 +134,11 @@ bool og_emit_registry(og_outputs *outs, const char *outdir, const char *tdir, co
     sb_init(&fbtable);
     unsigned ntramp = 0;
     /* the trampoline of a kernel's signature, emitted on first use */
-    unsigned *tramp_of = calloc(ndeclare + 1, sizeof *tramp_of);
+    unsigned *tramp_of = og_xcalloc(ndeclare + 1, sizeof *tramp_of);
     /* trampolines by number: their schema, and whether a table entry uses them
      * (a selective build must not define unused static functions) */
-    const og_schema **tramp_schema = calloc(ndeclare + 2, sizeof *tramp_schema);
-    bool *tramp_used = calloc(ndeclare + 2, sizeof *tramp_used);
+    const og_schema **tramp_schema = og_xcalloc(ndeclare + 2, sizeof *tramp_schema);
+    bool *tramp_used = og_xcalloc(ndeclare + 2, sizeof *tramp_used);
     ok = ok && tramp_of && tramp_schema && tramp_used;
     for (unsigned i = 0; ok && i < ndeclare; i++) {
         const og_schema *s = declare[i]->func->schema;

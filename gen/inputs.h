@@ -16,11 +16,11 @@ typedef struct og_inputs {
                                      inputs are embedded, else none */
     bool want_edge;               /* the command needs edge constraints */
     og_outputs *reads;            /* when set, every file read is recorded (depfile) */
-    const char *kernels[16];      /* kernel yaml files (ExecuTorch format); none given and
+    const char *const *kernels;   /* kernel yaml files (ExecuTorch format); none given and
                                      the other inputs embedded: the embedded ones */
     unsigned nkernels;
-    const char *backend_ops[16];  /* backend-op yaml files; none given and the other
-                                     inputs embedded: the embedded one */
+    const char *const *backend_ops; /* backend-op yaml files, added to the embedded ones
+                                     when the op set is embedded */
     unsigned nbackend_ops;
 } og_inputs;
 
@@ -31,14 +31,13 @@ typedef struct og_session {
     ydoc nf, tags, edge_doc;
     og_edge edge;
     bool has_edge;
-    ydoc kernel_docs[16];
+    ydoc *kernel_docs;
     ydoc custom_ops_doc; /* the embedded custom ops, declared only (see og_session_load) */
     unsigned nkernel_docs;
     og_yaml_kernels kernels; /* from every kernel file, in order */
-    ydoc backend_docs[16];
+    ydoc *backend_docs;
     unsigned nbackend_docs;
     og_backend backend; /* from every backend-op file, in order */
-    char *tags_path; /* owned when derived from native_functions' folder */
 } og_session;
 
 void og_session_init(og_session *s, FILE *errors);

@@ -78,11 +78,7 @@ static char *symbol_of(og_model *m, const char *kernel_name) {
 static void add(og_yaml_kernels *l, og_yaml_kernel k) {
     if (l->n == l->cap) {
         l->cap = l->cap ? l->cap * 2 : 32;
-        og_yaml_kernel *p = realloc(l->items, l->cap * sizeof *p);
-        if (!p) {
-            fputs("opgen: out of memory\n", stderr);
-            exit(3);
-        }
+        og_yaml_kernel *p = og_xrealloc(l->items, l->cap * sizeof *p);
         l->items = p;
     }
     l->items[l->n++] = k;
@@ -247,7 +243,7 @@ bool og_kernels_check(const og_model *m, const og_yaml_kernels *l, diag *d) {
     strmap_init(&syms, 64);
     strbuf ct;
     sb_init(&ct);
-    const char **sigs = calloc(l->n + 1, sizeof *sigs);
+    const char **sigs = og_xcalloc(l->n + 1, sizeof *sigs);
     for (unsigned k = 0; sigs && k < l->n; k++) {
         const og_yaml_kernel *kk = &l->items[k];
         if (!kk->is_default) continue; /* dtype-specialized kernels are for backends */

@@ -1,6 +1,7 @@
 #include "load.h"
 #include "config.h"
 #include "strmap.h"
+#include "opgen/file.h"
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -170,11 +171,7 @@ typedef struct builder {
 static void push_kid(builder *b, ynode *n) {
     if (b->nkids == b->capkids) {
         b->capkids = b->capkids ? b->capkids * 2 : 256;
-        ynode **k = realloc(b->kids, b->capkids * sizeof *k);
-        if (!k) {
-            fputs("opgen: out of memory\n", stderr);
-            exit(3);
-        }
+        ynode **k = og_xrealloc(b->kids, b->capkids * sizeof *k);
         b->kids = k;
     }
     b->kids[b->nkids++] = n;
@@ -395,7 +392,7 @@ static void parser_error(builder *b, yaml_parser_t *p, const char *buf, size_t l
     b->failed = true;
 }
 
-bool yaml_stream_buffer(arena *keep, diag *d, const char *name, const char *buf, size_t len, ydoc *out, ynode_item_fn item, void *ctx) {
+bool og_yaml_stream_buffer(arena *keep, diag *d, const char *name, const char *buf, size_t len, ydoc *out, ynode_item_fn item, void *ctx) {
     memset(out, 0, sizeof *out);
     out->file = name;
     out->src = (char *)buf;
@@ -412,10 +409,7 @@ bool yaml_stream_buffer(arena *keep, diag *d, const char *name, const char *buf,
     b.doc = out;
     strmap_init(&b.anchors, 8);
     yaml_parser_t p;
-    if (!yaml_parser_initialize(&p)) {
-        fputs("opgen: out of memory\n", stderr);
-        exit(3);
-    }
+    if (!yaml_parser_initialize(&p)) og_oom();
     yaml_parser_set_input_string(&p, (const unsigned char *)buf, len);
     int docs = 0;
     bool done = false;
@@ -462,38 +456,38 @@ bool yaml_stream_buffer(arena *keep, diag *d, const char *name, const char *buf,
     return !b.failed;
 }
 
-bool yaml_load_buffer(arena *a, diag *d, const char *name, const char *buf, size_t len, ydoc *out) {
-    return yaml_stream_buffer(a, d, name, buf, len, out, NULL, NULL);
+bool og_yaml_load_buffer(arena *a, diag *d, const char *name, const char *buf, size_t len, ydoc *out) {
+    return og_yaml_stream_buffer(a, d, name, buf, len, out, NULL, NULL);
 }
 
-bool yaml_load_file(arena *a, diag *d, const char *path, ydoc *out) { return yaml_stream_file(a, d, path, out, NULL, NULL); }
+bool og_yaml_load_file(arena *a, diag *d, const char *path, ydoc *out) { return og_yaml_stream_file(a, d, path, out, NULL, NULL); }
 
-bool yaml_stream_file(arena *a, diag *d, const char *path, ydoc *out, ynode_item_fn item, void *ctx) {
+bool og_yaml_stream_file(arena *a, diag *d, const char *path, ydoc *out, ynode_item_fn item, void *ctx) {
     memset(out, 0, sizeof *out);
     out->file = path;
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        diag_error(d, path, 0, 0, "cannot open: %s", strerror(errno));
-        return false;
-    }
-    /* read straight into the arena: the source stays alive for column mapping */
-    long len = -1;
-    if (fseek(f, 0, SEEK_END) == 0) len = ftell(f);
-    if (len < 0 || fseek(f, 0, SEEK_SET) != 0) {
-        diag_error(d, path, 0, 0, "cannot read: not a regular file");
-        fclose(f);
-        return false;
-    }
-    char *src = arena_alloc(a, (size_t)len + 1);
-    size_t n = fread(src, 1, (size_t)len, f);
-    bool rerr = ferror(f) || n != (size_t)len;
-    fclose(f);
-    if (rerr) {
-        diag_error(d, path, 0, 0, "cannot read: %s", strerror(errno));
-        return false;
-    }
-    src[n] = 0;
-    return yaml_stream_buffer(a, d, path, src, n, out, item, ctx);
+    char *src; /* in the arena: the source stays alive for column mapping */
+    size_t n;
+    if (!og_read_file(a, d, path, &src, &n)) return false;
+    return og_yaml_stream_buffer(a, d, path, src, n, out, item, ctx);
+}
+
+bool og_read_file(arena *a, diag *d, const char *path, char **data, size_t *len) {
+    opgen_error err = {0};
+    if (!opgen_file_read(path, OG_MAX_INPUT_FILE, a, data, len, &err)) return true;
+    if (err.code == OPGEN_E_NO_MEMORY) og_oom();
+    if (d) diag_error(d, path, 0, 0, "%s", err.msg);
+    return false;
+}
+
+bool og_read_file_sb(strbuf *b, diag *d, const char *path) {
+    arena a;
+    arena_init(&a);
+    char *data;
+    size_t n;
+    bool ok = og_read_file(&a, d, path, &data, &n);
+    if (ok) sb_putn(b, data, n);
+    arena_free(&a);
+    return ok;
 }
 
 const ynode *ymap_get(const ynode *map, const char *key) {

@@ -5,6 +5,7 @@
 #define OG_LOAD_H
 #include "arena.h"
 #include "diag.h"
+#include "strbuf.h"
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -38,18 +39,26 @@ typedef struct ydoc {
     size_t srclen;
 } ydoc;
 
+/* Files into memory through the runtime's one file reader (opgen_file_read): a
+ * folder, an unreadable or an oversized file is an error naming it, reported to d
+ * (NULL: silent). */
+#define OG_MAX_INPUT_FILE ((size_t)256 << 20)
+bool og_read_file(arena *a, diag *d, const char *path, char **data, size_t *len);
+/* The same, appended to b. */
+bool og_read_file_sb(strbuf *b, diag *d, const char *path);
+
 /* Reads and parses `path`. Errors go to `d` as file:line:col; returns false on any. */
-bool yaml_load_file(arena *a, diag *d, const char *path, ydoc *out);
+bool og_yaml_load_file(arena *a, diag *d, const char *path, ydoc *out);
 /* Parses a buffer that stays alive as long as the arena; `name` is used in messages. */
-bool yaml_load_buffer(arena *a, diag *d, const char *name, const char *buf, size_t len, ydoc *out);
+bool og_yaml_load_buffer(arena *a, diag *d, const char *name, const char *buf, size_t len, ydoc *out);
 
 /* Streaming: when the document is a sequence, `item` sees each element as soon as it
  * is complete, and the element's nodes are reused afterwards (copy what you keep).
  * out->root then has n == the number of items and no kids. Big files stay small in
  * memory and hot in cache this way. */
 typedef void (*ynode_item_fn)(void *ctx, const ynode *item);
-bool yaml_stream_file(arena *keep, diag *d, const char *path, ydoc *out, ynode_item_fn item, void *ctx);
-bool yaml_stream_buffer(arena *keep, diag *d, const char *name, const char *buf, size_t len, ydoc *out, ynode_item_fn item, void *ctx);
+bool og_yaml_stream_file(arena *keep, diag *d, const char *path, ydoc *out, ynode_item_fn item, void *ctx);
+bool og_yaml_stream_buffer(arena *keep, diag *d, const char *name, const char *buf, size_t len, ydoc *out, ynode_item_fn item, void *ctx);
 
 const ynode *ymap_get(const ynode *map, const char *key);
 const char *ynode_describe(const ynode *n); /* "a string", "a mapping", "the boolean True", ... */

@@ -143,7 +143,7 @@ static bool want_bool(og_model *m, const ynode *v, const char *key, bool *out) {
 
 /* ---------------- tags.yaml ---------------- */
 
-static int tag_find(const og_model *m, const char *s) {
+int og_model_tag_find(const og_model *m, const char *s) {
     for (unsigned i = 0; i < m->ntags; i++)
         if (!strcmp(m->tags[i].name, s)) return (int)i;
     return -1;
@@ -152,7 +152,7 @@ static int tag_find(const og_model *m, const char *s) {
 static int tag_cmp(const void *x, const void *y) { return strcmp(((const og_tag *)x)->name, ((const og_tag *)y)->name); }
 
 static bool tag_add(og_model *m, const char *name, bool declared, const ynode *at) {
-    int t = tag_find(m, name);
+    int t = og_model_tag_find(m, name);
     if (t >= 0) {
         m->tags[t].declared |= declared;
         return true;
@@ -203,17 +203,17 @@ bool og_model_load_tags(og_model *m, const ydoc *doc) {
     tag_add(m, "generated", false, NULL);
     qsort(m->tags, m->ntags, sizeof *m->tags, tag_cmp);
     if (!m->dialect) {
-        int t_out = tag_find(m, "out"), t_pt2 = tag_find(m, "pt2_compliant_tag");
+        int t_out = og_model_tag_find(m, "out"), t_pt2 = og_model_tag_find(m, "pt2_compliant_tag");
         m->dialect = t_out >= 0 && m->tags[t_out].declared ? &og_dialect_2_14 : t_pt2 >= 0 && m->tags[t_pt2].declared ? &og_dialect_2_6 : &og_dialect_1_13;
     }
-    m->tag_core = tag_find(m, "core");
-    m->tag_generated = tag_find(m, "generated");
-    m->tag_pt2 = tag_find(m, "pt2_compliant_tag");
-    m->tag_inplace = tag_find(m, "inplace");
-    m->tag_out = tag_find(m, "out");
-    m->tag_nondet = tag_find(m, "nondeterministic_seeded");
-    m->tag_view_copy = tag_find(m, "view_copy");
-    m->tag_inplace_view = tag_find(m, "inplace_view");
+    m->tag_core = og_model_tag_find(m, "core");
+    m->tag_generated = og_model_tag_find(m, "generated");
+    m->tag_pt2 = og_model_tag_find(m, "pt2_compliant_tag");
+    m->tag_inplace = og_model_tag_find(m, "inplace");
+    m->tag_out = og_model_tag_find(m, "out");
+    m->tag_nondet = og_model_tag_find(m, "nondeterministic_seeded");
+    m->tag_view_copy = og_model_tag_find(m, "view_copy");
+    m->tag_inplace_view = og_model_tag_find(m, "inplace_view");
     return true;
 }
 
@@ -236,11 +236,7 @@ static const ynode *keep_node(og_model *m, const ynode *v) {
 static void add_func(og_model *m, og_func *f) {
     if (m->nfuncs == m->capfuncs) {
         m->capfuncs = m->capfuncs ? m->capfuncs * 2 : 4096;
-        og_func **p = realloc(m->funcs, m->capfuncs * sizeof *p);
-        if (!p) {
-            fputs("opgen: out of memory\n", stderr);
-            exit(3);
-        }
+        og_func **p = og_xrealloc(m->funcs, m->capfuncs * sizeof *p);
         m->funcs = p;
     }
     f->index = m->nfuncs;
@@ -534,7 +530,7 @@ static og_func *load_entry(og_model *m, const ynode *e, int from) {
             }
             for (size_t t = 0; t < n; t++) {
                 if (!want_str(m, items[t], "tags")) continue;
-                int id = tag_find(m, items[t]->s);
+                int id = og_model_tag_find(m, items[t]->s);
                 if (id < 0 || !m->tags[id].declared)
                     ERR_AT(m, items[t], "unknown tag '%s' (not declared in the tags file)", items[t]->s);
                 else
@@ -970,7 +966,7 @@ static void autogenerate(og_model *m) {
     sb_init(&b);
     strmap idx;
     strmap_init(&idx, m->nyaml);
-    pregroup *groups = calloc(m->nyaml + 1, sizeof *groups);
+    pregroup *groups = og_xcalloc(m->nyaml + 1, sizeof *groups);
     unsigned ng = 0;
     for (unsigned i = 0; i < m->nyaml; i++) {
         og_func *f = m->funcs[i];
@@ -1050,7 +1046,7 @@ static void group_functions(og_model *m) {
     strmap idx;
     strmap_init(&idx, ng);
     for (unsigned i = 0; i < m->nyaml; i++) strmap_put(&idx, m->funcs[i]->sigkey, (void *)(uintptr_t)m->funcs[i]->pregroup);
-    pregroup *groups = calloc(m->nfuncs + 1, sizeof *groups);
+    pregroup *groups = og_xcalloc(m->nfuncs + 1, sizeof *groups);
     for (unsigned i = 0; i < m->nfuncs; i++) {
         og_func *f = m->funcs[i];
         uintptr_t gi = f->pregroup;
@@ -1067,7 +1063,7 @@ static void group_functions(og_model *m) {
         d->by_kind[f->kind] = f;
         d->n++;
     }
-    m->groups = calloc(ng + 1, sizeof *m->groups);
+    m->groups = og_xcalloc(ng + 1, sizeof *m->groups);
     for (unsigned gi = 0; gi < ng; gi++) {
         pregroup *d = &groups[gi];
         og_func *fn = d->by_kind[OG_KIND_FUNCTIONAL], *in = d->by_kind[OG_KIND_INPLACE], *mu = d->by_kind[OG_KIND_MUTABLE], *out = d->by_kind[OG_KIND_OUT], *sc = d->by_kind[OG_KIND_SCRATCH];

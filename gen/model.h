@@ -118,6 +118,8 @@ bool og_model_is_entry_key(const char *k);
 bool og_model_finish_native(og_model *m, const ydoc *doc);
 
 bool og_func_has_tag(const og_func *f, int tag);
+/* The id of the tag called s (declared or added by torchgen), or -1. */
+int og_model_tag_find(const og_model *m, const char *s);
 const og_func *og_model_find(const og_model *m, const char *ns, const char *name);
 const char *og_dkey_name(og_dkey k);
 /* The out variant of a core op: its group's out function, or NULL. */

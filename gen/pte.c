@@ -147,7 +147,7 @@ bool og_pte_read(arena *a, const char *file, const unsigned char *buf, size_t le
     size_t plans = root ? vec(&f, root, 1, 4, &nplans, "Program.execution_plan") : 0;
     if (f.failed) return false;
     unsigned cap = 16;
-    out->calls = malloc(sizeof *out->calls * cap);
+    out->calls = og_xmalloc(sizeof *out->calls * cap);
     if (!out->calls) return diag_plain(d, "out of memory"), false;
     strbuf key;
     sb_init(&key);
@@ -200,7 +200,7 @@ bool og_pte_read(arena *a, const char *file, const unsigned char *buf, size_t le
                 }
                 if (f.failed) break;
                 if (out->ncalls == cap) {
-                    og_pte_call *nc = realloc(out->calls, sizeof *nc * (cap *= 2));
+                    og_pte_call *nc = og_xrealloc(out->calls, sizeof *nc * (cap *= 2));
                     if (!nc) return sb_free(&key), diag_plain(d, "out of memory"), false;
                     out->calls = nc;
                 }
@@ -227,11 +227,11 @@ bool og_pte_read_file(arena *a, const char *path, og_pte *out, diag *d) {
         return false;
     }
     size_t cap = 1 << 16, n = 0, r;
-    unsigned char *buf = malloc(cap);
+    unsigned char *buf = og_xmalloc(cap);
     while (buf && (r = fread(buf + n, 1, cap - n, fp)) > 0) {
         n += r;
         if (n == cap) {
-            unsigned char *nb = realloc(buf, cap *= 2);
+            unsigned char *nb = og_xrealloc(buf, cap *= 2);
             if (!nb) free(buf);
             buf = nb;
         }

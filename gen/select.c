@@ -3,6 +3,7 @@
 #include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define ERR_AT(s, n, ...) diag_error((s)->d, (n)->file, (n)->line, (n)->col, __VA_ARGS__)
 
@@ -31,18 +32,15 @@ static void add_source(og_selection *s, const char *source) {
     sb_printf(&s->sources, "%s%s", s->sources.n ? ", " : "", base);
 }
 
-static bool push(const char ***v, unsigned *n, unsigned *cap, const char *x) {
+static void push(const char ***v, unsigned *n, unsigned *cap, const char *x) {
     for (unsigned i = 0; i < *n; i++)
-        if (!strcmp((*v)[i], x)) return true;
+        if (!strcmp((*v)[i], x)) return;
     if (*n == *cap) {
         unsigned nc = *cap ? 2 * *cap : 4;
-        const char **nv = realloc(*v, sizeof *nv * nc);
-        if (!nv) return false;
-        *v = nv;
+        *v = og_xrealloc(*v, sizeof **v * nc);
         *cap = nc;
     }
     (*v)[(*n)++] = x;
-    return true;
 }
 
 /* The entry for name, created empty (no dtypes yet) when new. */
@@ -51,9 +49,7 @@ static og_sel_op *entry(og_selection *s, const char *name) {
     if (i) return &s->ops[i - 1];
     if (s->n == s->cap) {
         unsigned nc = s->cap ? 2 * s->cap : 32;
-        og_sel_op *no = realloc(s->ops, sizeof *no * nc);
-        if (!no) return NULL;
-        s->ops = no;
+        s->ops = og_xrealloc(s->ops, sizeof *s->ops * nc);
         s->cap = nc;
     }
     og_sel_op *o = &s->ops[s->n];
@@ -100,14 +96,13 @@ static const char *synth_key(arena *a, const og_func *f, int dt) {
 
 static bool add(og_selection *s, const char *name, bool all_overloads, const char *key, const og_dtset *dtypes, const char *source) {
     og_sel_op *o = entry(s, name);
-    if (!o) return diag_plain(s->d, "out of memory"), false;
     o->include_all_overloads |= all_overloads;
     if (!key && !dtypes) o->all_dtypes = true;
     if (dtypes) o->dtypes |= *dtypes;
-    if (key && !push(&o->keys, &o->nkeys, &o->capkeys, arena_strndup(s->a, key, strlen(key)))) return diag_plain(s->d, "out of memory"), false;
+    if (key) push(&o->keys, &o->nkeys, &o->capkeys, arena_strndup(s->a, key, strlen(key)));
     const char *base = strrchr(source, '/');
     base = base ? base + 1 : source;
-    if (!push(&o->debug, &o->ndebug, &o->capdebug, arena_strndup(s->a, base, strlen(base)))) return diag_plain(s->d, "out of memory"), false;
+    push(&o->debug, &o->ndebug, &o->capdebug, arena_strndup(s->a, base, strlen(base)));
     return true;
 }
 
@@ -380,7 +375,7 @@ static int cmp_str(const void *a, const void *b) { return strcmp(*(const char *c
 static int cmp_op(const void *a, const void *b) { return strcmp(((const og_sel_op *)a)->name, ((const og_sel_op *)b)->name); }
 
 void og_sel_write_yaml(const og_selection *s, strbuf *out) {
-    og_sel_op *ops = malloc(sizeof *ops * (s->n + 1));
+    og_sel_op *ops = og_xmalloc(sizeof *ops * (s->n + 1));
     if (!ops) return;
     if (s->n) memcpy(ops, s->ops, sizeof *ops * s->n);
     qsort(ops, s->n, sizeof *ops, cmp_op);
@@ -390,7 +385,7 @@ void og_sel_write_yaml(const og_selection *s, strbuf *out) {
     sb_puts(out, any_keys ? "et_kernel_metadata:\n" : "et_kernel_metadata: {}\n");
     for (unsigned i = 0; i < s->n; i++) {
         if (!ops[i].nkeys) continue;
-        const char **keys = malloc(sizeof *keys * ops[i].nkeys);
+        const char **keys = og_xmalloc(sizeof *keys * ops[i].nkeys);
         if (!keys) break;
         memcpy(keys, ops[i].keys, sizeof *keys * ops[i].nkeys);
         qsort(keys, ops[i].nkeys, sizeof *keys, cmp_str);
@@ -401,7 +396,7 @@ void og_sel_write_yaml(const og_selection *s, strbuf *out) {
     sb_printf(out, "include_all_non_op_selectives: false\ninclude_all_operators: %s\nkernel_metadata: {}\n", s->include_all_operators ? "true" : "false");
     sb_puts(out, s->n ? "operators:\n" : "operators: {}\n");
     for (unsigned i = 0; i < s->n; i++) {
-        const char **dbg = malloc(sizeof *dbg * (ops[i].ndebug + 1));
+        const char **dbg = og_xmalloc(sizeof *dbg * (ops[i].ndebug + 1));
         if (!dbg) break;
         memcpy(dbg, ops[i].debug, sizeof *dbg * ops[i].ndebug);
         qsort(dbg, ops[i].ndebug, sizeof *dbg, cmp_str);
@@ -411,4 +406,24 @@ void og_sel_write_yaml(const og_selection *s, strbuf *out) {
         free(dbg);
     }
     free(ops);
+}
+
+bool og_sel_add_ops(og_selection *s, const og_model *m, const char *arg) {
+    bool is_file = strchr(arg, '/') || access(arg, F_OK) == 0;
+    if (!is_file) return og_sel_add_list(s, m, arg, "--ops");
+    char *text;
+    size_t n;
+    return og_read_file(s->a, s->d, arg, &text, &n) && og_sel_add_list(s, m, text, arg);
+}
+
+bool og_sel_add_pte_file(og_selection *s, const char *path) {
+    og_pte p = {0};
+    bool ok = og_pte_read_file(s->a, path, &p, s->d) && og_sel_add_pte(s, &p, path);
+    free(p.calls);
+    return ok;
+}
+
+bool og_sel_add_yaml_file(og_selection *s, const char *path) {
+    ydoc doc;
+    return og_yaml_load_file(s->a, s->d, path, &doc) && og_sel_load_yaml(s, &doc);
 }

@@ -41,6 +41,17 @@ bool og_sel_add_pte(og_selection *s, const og_pte *p, const char *source);
  * lines between items; a name without overload selects every overload; functional
  * names select their out= variant); checked against the model. */
 bool og_sel_add_list(og_selection *s, const og_model *m, const char *text, const char *source);
+/* --ops ARG: the list itself, or the file holding it (ARG names a file that
+ * exists, or has a '/'). */
+bool og_sel_add_ops(og_selection *s, const og_model *m, const char *arg);
+/* A .pte program's KernelCalls. */
+bool og_sel_add_pte_file(og_selection *s, const char *path);
+/* An existing selected_operators.yaml. */
+bool og_sel_add_yaml_file(og_selection *s, const char *path);
+/* A graph program: its ops and the dtypes that flow through each call, inferred
+ * by loading it with opgen's runtime (select_graph.c; the bootstrap opgen, built
+ * before the runtime, refuses). */
+bool og_sel_add_graph_file(og_selection *s, const char *path);
 /* One kernel call seen in a program: op name and key (graph programs). */
 bool og_sel_add_key(og_selection *s, const char *op, const char *key, const char *source);
 /* Whether kernel op f is selected, and its dtypes (all when no keys say). */

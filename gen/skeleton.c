@@ -59,13 +59,48 @@ bool og_skel_add(og_skel *k, const og_model *m, const og_edge *edge, const og_fu
         }
     if (k->n == k->cap) {
         unsigned nc = k->cap ? 2 * k->cap : 32;
-        og_skel_kernel *nk = realloc(k->kernels, sizeof *nk * nc);
-        if (!nk) return false;
-        k->kernels = nk;
+        k->kernels = og_xrealloc(k->kernels, sizeof *k->kernels * nc);
         k->cap = nc;
     }
     k->kernels[k->n++] = (og_skel_kernel){f, symbol, d ? d : allowed, hint == 0xffffffffu};
     return true;
+}
+
+bool og_skel_add_yaml_kernels(og_skel *k, const og_model *m, const og_edge *edge, const og_yaml_kernels *kernels) {
+    bool ok = true;
+    for (unsigned i = 0; ok && i < kernels->n; i++) {
+        const og_yaml_kernel *kk = &kernels->items[i];
+        ok = og_skel_add(k, m, edge, kk->func, kk->symbol, kk->is_default ? 0xffffffffu : kk->dtypes);
+    }
+    return ok;
+}
+
+/* The kernel op of f for a skeleton over ops: a core op's out= variant (or f, an
+ * out= core op), or a selected kernel op; NULL when f gets no kernel. */
+static const og_func *kernel_op(const og_model *m, const og_selection *sel, const og_func *f, og_dtset *dts) {
+    *dts = 0xffffffffu;
+    if (!sel) {
+        if (!og_func_has_tag(f, m->tag_core)) return NULL;
+        const og_func *o = og_func_out_variant(f);
+        return o ? o : f->kind == OG_KIND_OUT ? f : NULL;
+    }
+    if (f->kind != OG_KIND_OUT && !(f->backend && !og_func_out_variant(f))) return NULL;
+    return og_sel_selects(sel, f, dts) ? f : NULL;
+}
+
+bool og_skel_add_ops(og_skel *k, og_model *m, const og_edge *edge, const og_selection *sel) {
+    bool ok = true;
+    for (unsigned i = 0; ok && i < m->nfuncs; i++) {
+        og_dtset dts;
+        const og_func *kf = kernel_op(m, sel, m->funcs[i], &dts);
+        if (!kf) continue;
+        bool aten = !strcmp(kf->ns, "aten");
+        char *sym = arena_printf(m->a, "%s_%s%s%s", k->backend, aten ? "" : kf->ns, aten ? "" : "_", kf->name);
+        for (char *c = sym; *c; c++)
+            if (*c == '.') *c = '_';
+        ok = og_skel_add(k, m, edge, kf, sym, dts);
+    }
+    return ok;
 }
 
 /* ---- files the vendor owns: a checksum on the first line says whether they are
@@ -141,7 +176,7 @@ static void put(writer *w, const char *name, const char *style, const strbuf *bo
     strbuf old;
     sb_init(&old);
     const char *what = "created";
-    if (sb_read_file(&old, path)) {
+    if (og_read_file_sb(&old, NULL, path)) {
         size_t hl = strlen(head);
         if (!as_written(&old))
             what = NULL;
@@ -274,7 +309,7 @@ static int cmp_entry(const void *a, const void *b) {
 bool og_skel_write(const og_skel *k0, const og_model *m, const char *dir, const char *version, strbuf *report, diag *d) {
     (void)m;
     og_skel sk = *k0, *k = &sk;
-    k->kernels = malloc(sizeof *k->kernels * (k0->n + 1));
+    k->kernels = og_xmalloc(sizeof *k->kernels * (k0->n + 1));
     if (!k->kernels) return false;
     if (k0->n) memcpy(k->kernels, k0->kernels, sizeof *k->kernels * k0->n);
     qsort(k->kernels, k->n, sizeof *k->kernels, cmp_kernel); /* file order: stable and readable */
@@ -286,7 +321,7 @@ bool og_skel_write(const og_skel *k0, const og_model *m, const char *dir, const 
             if (j != i && k->kernels[j].func == kk->func && !k->kernels[j].is_default) rest &= ~k->kernels[j].dtypes;
         if (rest) kk->dtypes = rest;
     }
-    const og_skel_kernel **table = malloc(sizeof *table * (k->n + 1));
+    const og_skel_kernel **table = og_xmalloc(sizeof *table * (k->n + 1));
     if (!table) {
         free(k->kernels);
         return false;
@@ -443,7 +478,7 @@ static const char *const states[] = {"implemented", "stub", "fallback"};
 static bool push_cell(cell **cells, unsigned *n, unsigned *cap, cell c) {
     if (*n == *cap) {
         unsigned nc = *cap ? 2 * *cap : 64;
-        cell *p = realloc(*cells, sizeof *p * nc);
+        cell *p = og_xrealloc(*cells, sizeof *p * nc);
         if (!p) return false;
         *cells = p;
         *cap = nc;
@@ -514,7 +549,7 @@ bool og_coverage(const char *dir, const og_opgen_kernels *o, bool jsonl, strbuf 
     sb_init(&built);
     char mb[8192];
     snprintf(mb, sizeof mb, "%s/meson.build", kdir);
-    bool listed = sb_read_file(&built, mb);
+    bool listed = og_read_file_sb(&built, NULL, mb);
     for (int fi = 0; fi < nnames; fi++) {
         const struct dirent *e = names[fi];
         char quoted[1024];
@@ -527,7 +562,7 @@ bool og_coverage(const char *dir, const og_opgen_kernels *o, bool jsonl, strbuf 
         char path[8192];
         snprintf(path, sizeof path, "%s/%s", kdir, e->d_name);
         sb_reset(&src);
-        if (!sb_read_file(&src, path) || !src.p) continue;
+        if (!og_read_file_sb(&src, d, path) || !src.p) continue;
         /* the ops, from the comment opgen wrote: "kernel SYMBOL for OP, OP:" */
         const char *h = strstr(src.p, " kernel ");
         const char *f = h ? strstr(h, " for ") : NULL, *eol = f ? strchr(f, '\n') : NULL, *colon = NULL;

@@ -6,6 +6,7 @@
 #define OG_SKELETON_H
 #include "edge.h"
 #include "kernels.h"
+#include "select.h"
 #include "model.h"
 #include "strbuf.h"
 
@@ -28,6 +29,11 @@ void og_skel_free(og_skel *k);
  * default kernel, every dtype its dispatch argument allows less those the op's
  * other kernels serve). Kernels of one symbol share one function. */
 bool og_skel_add(og_skel *k, const og_model *m, const og_edge *edge, const og_func *f, const char *symbol, og_dtset hint);
+/* Every kernel of a vendor's kernel yaml: its kernel names and arg_meta dtypes. */
+bool og_skel_add_yaml_kernels(og_skel *k, const og_model *m, const og_edge *edge, const og_yaml_kernels *kernels);
+/* A kernel per op: every core op (through its out= variant), or every kernel op
+ * the selection keeps; each called BACKEND_[ns_]name_overload. */
+bool og_skel_add_ops(og_skel *k, og_model *m, const og_edge *edge, const og_selection *sel);
 /* Writes DIR: kernels/<kernel>.c, <backend>_kernels.h, <backend>_registry.c,
  * <backend>_main.c, kernels/meson.build, meson.build, README.md. Files the vendor
  * changed are kept; kernels no longer wanted are reported, never deleted. What

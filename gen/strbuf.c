@@ -1,4 +1,5 @@
 #include "strbuf.h"
+#include "arena.h"
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -19,11 +20,7 @@ static void sb_grow(strbuf *b, size_t extra) {
     if (b->n + extra + 1 <= b->cap) return;
     size_t cap = b->cap ? b->cap : 256;
     while (cap < b->n + extra + 1) cap *= 2;
-    char *p = realloc(b->p, cap);
-    if (!p) {
-        fputs("opgen: out of memory\n", stderr);
-        exit(3);
-    }
+    char *p = og_xrealloc(b->p, cap);
     b->p = p;
     b->cap = cap;
 }
@@ -147,11 +144,7 @@ void sb_printf(strbuf *b, const char *fmt, ...) {
         sb_putn(b, small, (size_t)n); /* also right in compare mode */
         return;
     }
-    char *big = malloc((size_t)n + 1);
-    if (!big) {
-        fputs("opgen: out of memory\n", stderr);
-        exit(3);
-    }
+    char *big = og_xrealloc(NULL, (size_t)n + 1);
     va_start(ap, fmt);
     vsnprintf(big, (size_t)n + 1, fmt, ap);
     va_end(ap);
@@ -240,12 +233,3 @@ void sb_puthex32(strbuf *b, uint32_t v) {
     sb_putn(b, num, sizeof num);
 }
 
-bool sb_read_file(strbuf *b, const char *path) {
-    FILE *f = fopen(path, "rb");
-    if (!f) return false;
-    char buf[8192];
-    size_t r;
-    while ((r = fread(buf, 1, sizeof buf, f)) > 0) sb_putn(b, buf, r);
-    fclose(f);
-    return true;
-}

@@ -41,8 +41,6 @@ void sb_printf(strbuf *b, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)))
 #endif
     ;
-/* Appends the file at path; false when it cannot be opened. */
-bool sb_read_file(strbuf *b, const char *path);
 /* Numbers for the hot paths of the emitters (what sb_printf's %u, %d and 0x%08x print). */
 void sb_putu(strbuf *b, unsigned long long u);
 void sb_puti(strbuf *b, long long v);

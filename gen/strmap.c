@@ -1,4 +1,5 @@
 #include "strmap.h"
+#include "arena.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,19 +23,10 @@ uint32_t strmap_hash(const char *s, size_t n) {
     return (uint32_t)(h ^ (h >> 32));
 }
 
-static void *xcalloc(size_t n, size_t sz) {
-    void *p = calloc(n, sz);
-    if (!p) {
-        fputs("opgen: out of memory\n", stderr);
-        exit(3);
-    }
-    return p;
-}
-
 void strmap_init(strmap *m, size_t expected) {
     size_t cap = 16;
     while (cap < expected * 2) cap *= 2;
-    m->slots = xcalloc(cap, sizeof *m->slots);
+    m->slots = og_xcalloc(cap, sizeof *m->slots);
     m->cap = cap;
     m->len = 0;
 }
@@ -66,7 +58,7 @@ void *strmap_put(strmap *m, const char *key, void *val) {
     if ((m->len + 1) * 2 > m->cap) {
         strmap old = *m;
         m->cap *= 2;
-        m->slots = xcalloc(m->cap, sizeof *m->slots);
+        m->slots = og_xcalloc(m->cap, sizeof *m->slots);
         for (size_t i = 0; i < old.cap; i++)
             if (old.slots[i].key) *find(m, old.slots[i].key, strlen(old.slots[i].key), old.slots[i].hash) = old.slots[i];
         free(old.slots);

@@ -1,4 +1,5 @@
 #include "write.h"
+#include "arena.h"
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -7,18 +8,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-static void *xrealloc(void *p, size_t n) {
-    p = realloc(p, n);
-    if (!p) {
-        fputs("opgen: out of memory\n", stderr);
-        exit(3);
-    }
-    return p;
-}
-
 static char *xstrdup(const char *s) {
     size_t n = strlen(s) + 1;
-    return memcpy(xrealloc(NULL, n), s, n);
+    return memcpy(og_xrealloc(NULL, n), s, n);
 }
 
 void og_outputs_init(og_outputs *o) { memset(o, 0, sizeof *o); }
@@ -37,11 +29,11 @@ void og_outputs_free(og_outputs *o) {
 strbuf *og_outputs_add(og_outputs *o, const char *dir, const char *name) {
     if (o->n == o->cap) {
         o->cap = o->cap ? o->cap * 2 : 8;
-        o->files = xrealloc(o->files, o->cap * sizeof *o->files);
+        o->files = og_xrealloc(o->files, o->cap * sizeof *o->files);
     }
     og_output *f = &o->files[o->n++];
     size_t dl = strlen(dir), nl = strlen(name);
-    f->path = xrealloc(NULL, dl + nl + 2);
+    f->path = og_xrealloc(NULL, dl + nl + 2);
     memcpy(f->path, dir, dl);
     f->path[dl] = '/';
     memcpy(f->path + dl + 1, name, nl + 1);
@@ -54,7 +46,7 @@ void og_outputs_input(og_outputs *o, const char *path) {
         if (!strcmp(o->inputs[i], path)) return;
     if (o->ninputs == o->capinputs) {
         o->capinputs = o->capinputs ? o->capinputs * 2 : 8;
-        o->inputs = xrealloc(o->inputs, o->capinputs * sizeof *o->inputs);
+        o->inputs = og_xrealloc(o->inputs, o->capinputs * sizeof *o->inputs);
     }
     o->inputs[o->ninputs++] = xstrdup(path);
 }
@@ -78,7 +70,7 @@ static bool unchanged(const char *path, const strbuf *data) {
 /* Writes data to a fresh temp file beside path; returns its name or NULL. */
 static char *write_temp(const char *path, const strbuf *data, diag *d) {
     size_t n = strlen(path);
-    char *tmp = xrealloc(NULL, n + 16);
+    char *tmp = og_xrealloc(NULL, n + 16);
     memcpy(tmp, path, n);
     memcpy(tmp + n, ".tmp.XXXXXX", 12);
     int fd = mkstemp(tmp);
@@ -120,8 +112,8 @@ static char *write_temp(const char *path, const strbuf *data, diag *d) {
  * run changes nothing: old bytes, old mtimes. */
 enum { KEPT, REPLACED, CREATED, REPLACED_FOR_GOOD };
 bool og_outputs_commit(og_outputs *o, diag *d, unsigned *changed) {
-    char **tmps = calloc(o->n + 1, sizeof *tmps), **olds = calloc(o->n + 1, sizeof *olds);
-    unsigned char *state = calloc(o->n + 1, 1);
+    char **tmps = og_xcalloc(o->n + 1, sizeof *tmps), **olds = og_xcalloc(o->n + 1, sizeof *olds);
+    unsigned char *state = og_xcalloc(o->n + 1, 1);
     bool ok = tmps && olds && state;
     for (unsigned i = 0; ok && i < o->n; i++) {
         if (unchanged(o->files[i].path, &o->files[i].data)) continue;
@@ -132,7 +124,7 @@ bool og_outputs_commit(og_outputs *o, diag *d, unsigned *changed) {
     for (unsigned i = 0; ok && i < o->n; i++) {
         if (!tmps[i]) continue;
         size_t n = strlen(tmps[i]);
-        olds[i] = xrealloc(NULL, n + 5);
+        olds[i] = og_xrealloc(NULL, n + 5);
         memcpy(olds[i], tmps[i], n);
         memcpy(olds[i] + n, ".old", 5);
         int how = REPLACED;
@@ -201,5 +193,20 @@ bool og_outputs_depfile(og_outputs *o, diag *d, const char *path) {
     sb_putc(b, '\n');
     bool ok = og_outputs_commit(&dep, d, NULL);
     og_outputs_free(&dep);
+    return ok;
+}
+
+bool og_write_file(const char *path, const char *data, size_t len, diag *d) {
+    og_outputs outs;
+    og_outputs_init(&outs);
+    const char *slash = strrchr(path, '/');
+    char *dir = slash ? strndup(path, (size_t)(slash - path)) : NULL;
+    if (slash && !dir) og_oom();
+    strbuf *dst = og_outputs_add(&outs, dir ? (*dir ? dir : "/") : ".", slash ? slash + 1 : path);
+    sb_putn(dst, data, len);
+    unsigned changed = 0;
+    bool ok = og_outputs_commit(&outs, d, &changed);
+    og_outputs_free(&outs);
+    free(dir);
     return ok;
 }

@@ -29,6 +29,8 @@ void og_outputs_input(og_outputs *o, const char *path);
 /* Writes what changed; `changed` counts rewritten files. False (nothing
  * replaced) on any failure, reported to d. */
 bool og_outputs_commit(og_outputs *o, diag *d, unsigned *changed);
+/* One file written the same way (path = dir/name, or a name in the current folder). */
+bool og_write_file(const char *path, const char *data, size_t len, diag *d);
 /* Makefile-syntax depfile: every output depends on every input read. */
 bool og_outputs_depfile(og_outputs *o, diag *d, const char *path);
 #endif

@@ -1,4 +1,5 @@
 #include "opgen/npy.h"
+#include "opgen/file.h"
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -136,30 +137,10 @@ static int32_t decode(const void *vbuf, size_t len, const char *name, opgen_aren
 }
 
 int32_t opgen_npy_read(const char *path, opgen_arena *a, opgen_tensor *out, opgen_error *err) {
-    FILE *f = fopen(path, "rb");
-    if (!f) return opgen_fail_at(err, OPGEN_E_IO, path, 0, 0, "cannot open: %s", strerror(errno));
-    size_t cap = 4096, n = 0;
-    unsigned char *buf = malloc(cap);
-    size_t r;
-    while (buf && (r = fread(buf + n, 1, cap - n, f)) > 0) {
-        n += r;
-        if (n == cap) {
-            unsigned char *nb = realloc(buf, cap * 2);
-            if (!nb) {
-                free(buf);
-                buf = NULL;
-                break;
-            }
-            buf = nb;
-            cap *= 2;
-        }
-    }
-    bool bad = ferror(f);
-    fclose(f);
-    if (!buf) return opgen_fail_at(err, OPGEN_E_NO_MEMORY, path, 0, 0, "out of memory reading the file");
-    int32_t st = bad ? opgen_fail_at(err, OPGEN_E_IO, path, 0, 0, "cannot read") : opgen_npy_decode(buf, n, path, a, out, err);
-    free(buf);
-    return st;
+    char *buf;
+    size_t n;
+    int32_t st = opgen_file_read(path, SIZE_MAX / 2, a, &buf, &n, err);
+    return st ? st : opgen_npy_decode(buf, n, path, a, out, err);
 }
 
 size_t opgen_npy_encode(const opgen_tensor *t, void *vbuf, size_t cap, opgen_error *err) {
@@ -200,37 +181,7 @@ int32_t opgen_npy_write(const char *path, const opgen_tensor *t, opgen_error *er
     unsigned char *buf = malloc(size);
     if (!buf) return opgen_fail_at(err, OPGEN_E_NO_MEMORY, path, 0, 0, "out of memory");
     opgen_npy_encode(t, buf, size, err);
-    size_t pl = strlen(path);
-    char *tmp = malloc(pl + 12);
-    if (!tmp) {
-        free(buf);
-        return opgen_fail_at(err, OPGEN_E_NO_MEMORY, path, 0, 0, "out of memory");
-    }
-    memcpy(tmp, path, pl);
-    memcpy(tmp + pl, ".tmp.XXXXXX", 12);
-    int fd = mkstemp(tmp);
-    int32_t st = OPGEN_OK;
-    if (fd < 0) {
-        st = opgen_fail_at(err, OPGEN_E_IO, path, 0, 0, "cannot create a temporary file beside it: %s", strerror(errno));
-    } else {
-        size_t off = 0;
-        while (off < size) {
-            ssize_t w = write(fd, buf + off, size - off);
-            if (w < 0 && errno == EINTR) continue;
-            if (w <= 0) {
-                st = opgen_fail_at(err, OPGEN_E_IO, path, 0, 0, "cannot write: %s", w < 0 ? strerror(errno) : "nothing written");
-                break;
-            }
-            off += (size_t)w;
-        }
-        mode_t um = umask(0);
-        umask(um);
-        if (!st && fchmod(fd, 0666 & ~um) != 0) st = opgen_fail_at(err, OPGEN_E_IO, path, 0, 0, "cannot write: %s", strerror(errno));
-        if (close(fd) != 0 && !st) st = opgen_fail_at(err, OPGEN_E_IO, path, 0, 0, "cannot write: %s", strerror(errno));
-        if (!st && rename(tmp, path) != 0) st = opgen_fail_at(err, OPGEN_E_IO, path, 0, 0, "cannot replace: %s", strerror(errno));
-        if (st) unlink(tmp);
-    }
-    free(tmp);
+    int32_t st = opgen_file_write(path, buf, size, err);
     free(buf);
     return st;
 }

@@ -61,12 +61,25 @@ void opgen_arena_init(opgen_arena *a, void *buffer, size_t size) {
     uintptr_t at = (uintptr_t)buffer, aligned = (at + 15) & ~(uintptr_t)15;
     if (!buffer || size < aligned - at) return;
     a->base = (uint8_t *)aligned;
-    a->size = size - (aligned - at);
+    a->size = a->capacity = size - (aligned - at);
 }
 
 void opgen_arena_init_growing(opgen_arena *a) {
     memset(a, 0, sizeof *a);
     a->grow = true;
+}
+
+/* A new block of at least n payload bytes, first in the list. */
+static uint8_t *grow_block(opgen_arena *a, size_t n, opgen_arena_block **out) {
+    if (n > SIZE_MAX - sizeof(opgen_arena_block) - 16) return NULL;
+    opgen_arena_block *b = malloc(sizeof *b + n + 16);
+    if (!b) return NULL;
+    b->next = a->blocks;
+    b->size = n;
+    a->blocks = b;
+    a->grown += sizeof *b + n + 16;
+    *out = b;
+    return (uint8_t *)(((uintptr_t)(b + 1) + 15) & ~(uintptr_t)15);
 }
 
 void *opgen_arena_alloc(opgen_arena *a, size_t n) {
@@ -78,20 +91,34 @@ void *opgen_arena_alloc(opgen_arena *a, size_t n) {
         return a->base + start;
     }
     if (!a->grow) return NULL;
-    size_t want = n + 16 > (size_t)1 << 16 ? n + 16 : (size_t)1 << 16;
-    opgen_arena_block *b = malloc(sizeof *b + want + 16);
-    if (!b) return NULL;
-    b->next = a->blocks;
-    b->size = want;
-    a->blocks = b;
-    a->base = (uint8_t *)(((uintptr_t)(b + 1) + 15) & ~(uintptr_t)15);
-    a->size = want;
+    opgen_arena_block *b;
+    if (n > OPGEN_ARENA_BLOCK / 4 && a->base) /* its own block; the current one stays */
+        return grow_block(a, n, &b);
+    uint8_t *p = grow_block(a, n > OPGEN_ARENA_BLOCK ? n : OPGEN_ARENA_BLOCK, &b);
+    if (!p) return NULL;
+    a->cur = b;
+    a->base = p;
+    a->size = b->size;
     a->used = n;
     a->peak += n;
-    return a->base;
+    return p;
 }
 
-opgen_arena_mark opgen_arena_save(const opgen_arena *a) { return (opgen_arena_mark){a->blocks, a->base, a->size, a->used}; }
+void *opgen_arena_zalloc(opgen_arena *a, size_t n) {
+    void *p = opgen_arena_alloc(a, n ? n : 1);
+    if (p) memset(p, 0, n ? n : 1);
+    return p;
+}
+
+void *opgen_arena_alloc_bytes(opgen_arena *a, size_t n) {
+    if (a->base && a->size - a->used >= n) {
+        a->size -= n;
+        return a->base + a->size;
+    }
+    return opgen_arena_alloc(a, n);
+}
+
+opgen_arena_mark opgen_arena_save(const opgen_arena *a) { return (opgen_arena_mark){a->blocks, a->cur, a->base, a->size, a->used}; }
 
 void opgen_arena_restore(opgen_arena *a, opgen_arena_mark m) {
     while (a->blocks && a->blocks != m.blocks) { /* blocks grown since the mark */
@@ -99,9 +126,33 @@ void opgen_arena_restore(opgen_arena *a, opgen_arena_mark m) {
         free(a->blocks);
         a->blocks = next;
     }
+    a->cur = m.cur;
     a->base = m.base;
     a->size = m.size;
     a->used = m.used;
+}
+
+void opgen_arena_reset(opgen_arena *a) {
+    if (!a->grow) { /* a caller's buffer: start it again */
+        a->size = a->capacity;
+        a->used = 0;
+        return;
+    }
+    opgen_arena_block *keep = a->cur, *b = a->blocks;
+    while (b) {
+        opgen_arena_block *next = b->next;
+        if (b != keep) free(b);
+        b = next;
+    }
+    a->blocks = keep;
+    if (!keep) {
+        a->base = NULL, a->size = a->used = 0;
+        return;
+    }
+    keep->next = NULL;
+    a->base = (uint8_t *)(((uintptr_t)(keep + 1) + 15) & ~(uintptr_t)15);
+    a->size = keep->size;
+    a->used = 0;
 }
 
 void opgen_arena_release(opgen_arena *a) {
@@ -111,7 +162,7 @@ void opgen_arena_release(opgen_arena *a) {
         free(b);
         b = n;
     }
-    a->blocks = NULL;
+    a->blocks = a->cur = NULL;
     if (a->grow) a->base = NULL, a->size = a->used = 0;
 }
 

@@ -71,15 +71,15 @@ NOINLINE size_t bench_model(const char *nf, size_t nn, const char *tags, size_t 
     og_session s;
     og_session_init(&s, stderr);
     ydoc td, nd;
-    bool ok = yaml_load_buffer(&s.a, &s.d, "tags.yaml", tags, tn, &td) && og_model_load_tags(&s.m, &td) &&
-              (og_model_begin_native(&s.m), yaml_stream_buffer(&s.a, &s.d, "native_functions.yaml", nf, nn, &nd, og_model_native_entry, &s.m)) &&
+    bool ok = og_yaml_load_buffer(&s.a, &s.d, "tags.yaml", tags, tn, &td) && og_model_load_tags(&s.m, &td) &&
+              (og_model_begin_native(&s.m), og_yaml_stream_buffer(&s.a, &s.d, "native_functions.yaml", nf, nn, &nd, og_model_native_entry, &s.m)) &&
               og_model_finish_native(&s.m, &nd);
     if (!ok) {
         fputs("bench_model: the input does not model cleanly\n", stderr);
         exit(1);
     }
     *funcs = s.m.nfuncs;
-    size_t bytes = s.a.total;
+    size_t bytes = s.a.grown;
     og_session_free(&s);
     return bytes;
 }
@@ -92,9 +92,9 @@ NOINLINE size_t bench_generate(const char *nf, size_t nn, const char *tags, size
     ydoc td, nd;
     og_outputs outs;
     og_outputs_init(&outs);
-    bool ok = yaml_load_buffer(&s.a, &s.d, "tags.yaml", tags, tn, &td) && og_model_load_tags(&s.m, &td) &&
-              (og_model_begin_native(&s.m), yaml_stream_buffer(&s.a, &s.d, "native_functions.yaml", nf, nn, &nd, og_model_native_entry, &s.m)) &&
-              og_model_finish_native(&s.m, &nd) && yaml_load_buffer(&s.a, &s.d, "edge.yaml", edge, en, &s.edge_doc) &&
+    bool ok = og_yaml_load_buffer(&s.a, &s.d, "tags.yaml", tags, tn, &td) && og_model_load_tags(&s.m, &td) &&
+              (og_model_begin_native(&s.m), og_yaml_stream_buffer(&s.a, &s.d, "native_functions.yaml", nf, nn, &nd, og_model_native_entry, &s.m)) &&
+              og_model_finish_native(&s.m, &nd) && og_yaml_load_buffer(&s.a, &s.d, "edge.yaml", edge, en, &s.edge_doc) &&
               og_edge_load(&s.m, &s.edge_doc, &s.edge) && og_emit_c_headers(&outs, "/nonexistent", NULL, &s.m, &s.edge, "bench", &s.d);
     if (!ok) {
         fputs("bench_model: generate failed\n", stderr);
@@ -102,7 +102,7 @@ NOINLINE size_t bench_generate(const char *nf, size_t nn, const char *tags, size
     }
     *bytes = 0;
     for (unsigned i = 0; i < outs.n; i++) *bytes += outs.files[i].data.n;
-    size_t arena_total = s.a.total;
+    size_t arena_total = s.a.grown;
     og_outputs_free(&outs);
     og_session_free(&s);
     return arena_total;

@@ -31,10 +31,11 @@ for cmd in check list; do
     expect 2 "unknown option '--bogus'" -- $cmd --bogus
     expect 2 'needs a value' -- $cmd --native-functions
     expect 2 "unknown torchgen release '3.0'" -- $cmd --torchgen 3.0
-    expect 1 'cannot open' -- $cmd --native-functions "$tmp/nope.yaml" --tags "$tmp/nope-tags.yaml"
+    expect 1 'cannot read: No such file' -- $cmd --native-functions "$tmp/nope.yaml" --tags "$tmp/nope-tags.yaml"
 done
 expect 2 "unknown format 'xml'" -- list --format xml
 expect 2 "unknown tag 'nonexistent'" -- list --tag nonexistent
+printf -- "- func: f(Tensor x) -> Tensor\n" >"$tmp/nf.yaml"
 expect 1 'no --tags given and no tags.yaml beside' -- check --native-functions "$tmp/nf.yaml"
 
 # the embedded default: valid, silent, every core op has an out= variant for the runtime
@@ -69,7 +70,7 @@ expect 2 'missing -o DIR' -- skeleton --backend acme --core
 expect 2 'give exactly one of --kernels, --select, --ops, --core' -- skeleton --backend acme --core --ops aten::add.out -o "$tmp/sk"
 expect 2 'give exactly one of --kernels, --select, --ops, --core' -- skeleton --backend acme -o "$tmp/sk"
 expect 1 "unknown op" -- skeleton --backend acme --ops aten::frobnicate.out -o "$tmp/sk"
-expect 1 'cannot open' -- skeleton --backend acme --select "$tmp/nope.yaml" -o "$tmp/sk"
+expect 1 'cannot read: No such file' -- skeleton --backend acme --select "$tmp/nope.yaml" -o "$tmp/sk"
 printf 'not a directory\n' >"$tmp/file"
 expect 1 'cannot create the backend folder' -- skeleton --backend acme --core -o "$tmp/file/sub"
 expect 2 'missing the backend folder' -- coverage

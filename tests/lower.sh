@@ -72,11 +72,14 @@ expect 1 'bad/out_variant.graph:2:3: error: aten::relu.out is an out= variant: n
 expect 1 'bad/unknown.graph:2:3: error: unknown operator aten::frobnicate' verify bad/unknown.graph --dialect backend
 expect 1 "bad/missing_arg.graph:2:3: error: aten::mm: missing argument 'mat2' (Tensor)" verify bad/missing_arg.graph --dialect aten
 expect 1 'bad/pattern_body.graph:1:1: error: expected '"'"'graph('"'"' to start the program, found '"'"'%y'"'"'' lower bad/pattern_body.graph -o "$tmp/x"
-expect 2 "opgen-rt lower: unknown backend 'nope' (known: executorch_prims, quantized, demo)" lower quant_add_relu_wins.graph --backend nope -o "$tmp/x"
-expect 2 "opgen-rt verify: unknown dialect 'exir' (expected aten, edge or backend)" verify quant_add_relu_wins.graph --dialect exir
-expect 2 "opgen-rt lower: needs IN.graph and -o OUT.graph
+expect 2 "opgen-rt lower: unknown backend 'nope' (known: executorch_prims, quantized, demo)
+Run 'opgen-rt lower --help' for usage." lower quant_add_relu_wins.graph --backend nope -o "$tmp/x"
+expect 2 "opgen-rt verify: unknown dialect 'exir' (expected aten, edge or backend)
+Run 'opgen-rt verify --help' for usage." verify quant_add_relu_wins.graph --dialect exir
+expect 2 "opgen-rt lower: missing -o OUT.graph
 Run 'opgen-rt lower --help' for usage." lower quant_add_relu_wins.graph
-expect 2 "opgen-rt decompose: unknown option '--backend'" decompose quant_add_relu_wins.graph --backend demo -o "$tmp/x"
+expect 2 "opgen-rt decompose: unknown option '--backend'
+Run 'opgen-rt decompose --help' for usage." decompose quant_add_relu_wins.graph --backend demo -o "$tmp/x"
 
 echo "lower: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

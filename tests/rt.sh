@@ -69,7 +69,7 @@ fails 1 "syntax.graph:3:3: error: expected ',' or ')' after an argument, found '
 fails 1 'undefined_value.graph:2:19: error: %y is used before it is defined' run undefined_value.graph -o "$tmp/o"
 fails 1 'symint_view.graph:3:3: error: aten::view_copy: no size for the -1 dimension makes 6 elements' run symint_view.graph --input x=$x --input n=4 -o "$tmp/o"
 fails 1 'scalars.graph:4:3: error: aten::sum.dim_IntList: dimension 2 is out of range for a 2-d tensor' run scalars.graph --input x=$x --input n=2 --input s=1 --input keep=True -o "$tmp/o"
-fails 1 'nope.graph: error: cannot open: No such file or directory' run nope.graph -o "$tmp/o"
+fails 1 'nope.graph: error: cannot read: No such file or directory' run nope.graph -o "$tmp/o"
 
 # 3: bad inputs: truncated or wrong-dtype .npy, missing or malformed values
 fails 1 '../npy/f32_truncated.npy: error: truncated .npy data: the shape and dtype need 24 bytes, the file has 21 (input %x)' run scalars.graph --input x=../npy/f32_truncated.npy --input n=1 --input s=1 --input keep=1 -o "$tmp/o"
@@ -79,18 +79,21 @@ fails 1 'scalars.graph:2:7: error: input %x is declared f32[2, 3], but ../npy/f6
 fails 1 "../npy/i32_bigendian.npy: error: big-endian data ('>i4') is not supported; save little-endian arrays (input %x)" run scalars.graph --input x=../npy/i32_bigendian.npy --input n=1 --input s=1 --input keep=1 -o "$tmp/o"
 fails 1 "../npy/object.npy: error: unsupported dtype '|O' (supported: bool, int8-64, uint8-64, float16/32/64, complex64/128) (input %x)" run scalars.graph --input x=../npy/object.npy --input n=1 --input s=1 --input keep=1 -o "$tmp/o"
 fails 1 '../npy/f32_fortran.npy: error: Fortran-ordered arrays are not supported; save with numpy.ascontiguousarray (input %x)' run scalars.graph --input x=../npy/f32_fortran.npy --input n=1 --input s=1 --input keep=1 -o "$tmp/o"
-fails 1 'nope.npy: error: cannot open: No such file or directory (input %x)' run scalars.graph --input x=nope.npy --input n=1 --input s=1 --input keep=1 -o "$tmp/o"
+fails 1 'nope.npy: error: cannot read: No such file or directory (input %x)' run scalars.graph --input x=nope.npy --input n=1 --input s=1 --input keep=1 -o "$tmp/o"
 fails 1 "scalars.graph:2:22: error: input %n is a 64-bit integer, not '1.5'" run scalars.graph --input x=$x --input n=1.5 --input s=1 --input keep=1 -o "$tmp/o"
 fails 1 "scalars.graph:2:22: error: input %n is a 64-bit integer, not '99999999999999999999'" run scalars.graph --input x=$x --input n=99999999999999999999 --input s=1 --input keep=1 -o "$tmp/o"
 fails 1 "scalars.graph:2:31: error: input %s is a number, not 'abc'" run scalars.graph --input x=$x --input n=1 --input s=abc --input keep=1 -o "$tmp/o"
 fails 1 "scalars.graph:2:42: error: input %keep is True or False, not 'maybe'" run scalars.graph --input x=$x --input n=1 --input s=1 --input keep=maybe -o "$tmp/o"
 fails 2 'scalars.graph:2:22: error: no value for input %n (give --input n=...)' run scalars.graph --input x=$x -o "$tmp/o"
 fails 2 'scalars.graph: error: the program has no input %z' run scalars.graph --input z=1 -o "$tmp/o"
-fails 2 "opgen-rt run: input 'x' given twice" run scalars.graph --input x=$x --input x=$x -o "$tmp/o"
-fails 2 "opgen-rt run: --input takes NAME=VALUE, not 'x'" run scalars.graph --input x -o "$tmp/o"
-fails 2 "opgen-rt run: needs PROGRAM.graph and -o DIR
+fails 2 "opgen-rt run: input 'x' given twice
+Run 'opgen-rt run --help' for usage." run scalars.graph --input x=$x --input x=$x -o "$tmp/o"
+fails 2 "opgen-rt run: option --input takes NAME=VALUE, not 'x'
+Run 'opgen-rt run --help' for usage." run scalars.graph --input x -o "$tmp/o"
+fails 2 "opgen-rt run: missing -o DIR
 Run 'opgen-rt run --help' for usage." run scalars.graph
-fails 2 "opgen-rt run: unknown option '--bogus'" run --bogus
+fails 2 "opgen-rt run: unknown option '--bogus'
+Run 'opgen-rt run --help' for usage." run --bogus
 fails 2 "opgen-rt: unknown command 'frobnicate'
 Run 'opgen-rt --help' for usage." frobnicate
 

@@ -155,8 +155,10 @@ static bool pipeline(const input_set *s, const char *tdir, FILE *errs) {
     in.tags = s->tags;
     in.edge = s->edge;
     in.want_edge = true;
-    for (unsigned i = 0; i < s->nkernels; i++) in.kernels[in.nkernels++] = s->kernels[i];
-    if (s->backend) in.backend_ops[in.nbackend_ops++] = s->backend;
+    in.kernels = s->kernels;
+    in.nkernels = s->nkernels;
+    in.backend_ops = &s->backend;
+    in.nbackend_ops = s->backend ? 1 : 0;
     og_session ss;
     og_session_init(&ss, errs);
     og_outputs outs;

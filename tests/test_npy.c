@@ -123,7 +123,7 @@ int main(int argc, char **argv) {
     check_bad("f32_truncated.npy", "truncated .npy data: the shape and dtype need 24 bytes, the file has 21");
     check_bad("f32_header_truncated.npy", "truncated .npy header");
     check_bad("README.md", "not a .npy file");
-    check_bad("no-such-file.npy", "cannot open");
+    check_bad("no-such-file.npy", "cannot read: No such file");
     opgen_dtype all[] = {OPGEN_DTYPE_Bool, OPGEN_DTYPE_Byte, OPGEN_DTYPE_Char, OPGEN_DTYPE_Short, OPGEN_DTYPE_Int, OPGEN_DTYPE_Long, OPGEN_DTYPE_Half,
                          OPGEN_DTYPE_Float, OPGEN_DTYPE_Double, OPGEN_DTYPE_UInt16, OPGEN_DTYPE_ComplexFloat, OPGEN_DTYPE_ComplexDouble};
     for (size_t i = 0; i < sizeof all / sizeof *all; i++) {

@@ -33,7 +33,7 @@ static int check_positions(void) {
     diag_init(&d, stderr);
     ydoc doc;
     int bad = 0;
-    if (!yaml_load_buffer(&a, &d, "t.yaml", src, sizeof src - 1, &doc)) return 1;
+    if (!og_yaml_load_buffer(&a, &d, "t.yaml", src, sizeof src - 1, &doc)) return 1;
     const ynode *f0 = ymap_get(doc.root->kids[0], "func"), *f1 = ymap_get(doc.root->kids[1], "func");
     unsigned line, col;
     ynode_pos(f0, 4, &line, &col);
@@ -55,7 +55,7 @@ static int check_refusals(void) {
         diag d;
         diag_init(&d, NULL);
         ydoc doc;
-        if (yaml_load_buffer(&a, &d, "t.yaml", bad_docs[i], strlen(bad_docs[i]), &doc) || d.errors == 0)
+        if (og_yaml_load_buffer(&a, &d, "t.yaml", bad_docs[i], strlen(bad_docs[i]), &doc) || d.errors == 0)
             printf("FAIL accepted bad YAML: %s\n", bad_docs[i]), bad++;
         arena_free(&a);
     }
@@ -68,7 +68,7 @@ static int check_refusals(void) {
     diag d;
     diag_init(&d, NULL);
     ydoc doc;
-    if (yaml_load_buffer(&a, &d, "t.yaml", deep, 300, &doc)) printf("FAIL accepted deep nesting\n"), bad++;
+    if (og_yaml_load_buffer(&a, &d, "t.yaml", deep, 300, &doc)) printf("FAIL accepted deep nesting\n"), bad++;
     arena_free(&a);
     return bad;
 }
@@ -85,7 +85,7 @@ int main(void) {
         ydoc doc;
         const char *got;
         char buf[32];
-        if (!yaml_load_buffer(&a, &d, "t.yaml", src, strlen(src), &doc) || !doc.root || doc.root->n != 1) {
+        if (!og_yaml_load_buffer(&a, &d, "t.yaml", src, strlen(src), &doc) || !doc.root || doc.root->n != 1) {
             got = "error";
         } else {
             const ynode *v = doc.root->kids[0];

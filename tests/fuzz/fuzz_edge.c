@@ -15,7 +15,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     og_inputs in = {0};
     ydoc doc;
     og_edge edge = {0};
-    if (og_session_load(&s, &in) && yaml_load_buffer(&s.a, &s.d, "edge.yaml", (const char *)data, size, &doc) &&
+    if (og_session_load(&s, &in) && og_yaml_load_buffer(&s.a, &s.d, "edge.yaml", (const char *)data, size, &doc) &&
         og_edge_load(&s.m, &doc, &edge)) {
         for (unsigned i = 0; i < s.m.nfuncs; i++) {
             const og_edge_op *e = og_edge_find(&edge, s.m.funcs[i]);

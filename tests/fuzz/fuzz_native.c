@@ -33,8 +33,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     og_session s;
     og_session_init(&s, NULL);
     ydoc td, nd;
-    if (yaml_load_buffer(&s.a, &s.d, "tags.yaml", t, tn, &td) && og_model_load_tags(&s.m, &td) &&
-        yaml_load_buffer(&s.a, &s.d, "nf.yaml", n, nn, &nd))
+    if (og_yaml_load_buffer(&s.a, &s.d, "tags.yaml", t, tn, &td) && og_model_load_tags(&s.m, &td) &&
+        og_yaml_load_buffer(&s.a, &s.d, "nf.yaml", n, nn, &nd))
         og_model_load_native(&s.m, &nd);
     og_session_free(&s);
     free(buf);

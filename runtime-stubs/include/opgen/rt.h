@@ -58,25 +58,40 @@ int32_t opgen_fail_at(opgen_error *err, int32_t code, const char *file, unsigned
 /* "file:line:col: error: message" (or "error: message"). */
 void opgen_error_format(const opgen_error *err, char *buf, size_t cap);
 
-/* Memory: a bump allocator over the caller's buffer; with `grow` set it asks for
- * more blocks instead of failing (a host convenience; embedded callers leave it NULL). */
+/* Memory: a bump allocator over the caller's buffer. With `grow` set it asks the
+ * system for more blocks instead of failing: a host convenience (the generator and
+ * the command-line tools use it); embedded callers give a buffer and never grow. */
 typedef struct opgen_arena_block opgen_arena_block;
 typedef struct opgen_arena {
     uint8_t *base;
     size_t size, used, peak;
-    opgen_arena_block *blocks; /* grown blocks, freed by opgen_arena_release */
+    opgen_arena_block *blocks; /* grown blocks, newest first; freed by opgen_arena_release */
+    opgen_arena_block *cur;    /* the grown block being bumped (base), if any */
+    size_t capacity;           /* the caller's buffer: its usable bytes */
+    size_t grown;              /* bytes asked of the system in all */
     bool grow;
 } opgen_arena;
+
+/* Bytes of a grown block (requests above a quarter of it get a block of their own,
+ * and the current block keeps being bumped). */
+#define OPGEN_ARENA_BLOCK ((size_t)64 * 1024)
 
 void opgen_arena_init(opgen_arena *a, void *buffer, size_t size);
 void opgen_arena_init_growing(opgen_arena *a);
 /* Aligned to 16 bytes; NULL when out of memory. */
 void *opgen_arena_alloc(opgen_arena *a, size_t n);
+/* The same, zeroed. */
+void *opgen_arena_zalloc(opgen_arena *a, size_t n);
+/* n bytes with no alignment (text), taken from the far end of the current block;
+ * NULL when out of memory. */
+void *opgen_arena_alloc_bytes(opgen_arena *a, size_t n);
 /* Frees grown blocks (the caller's buffer is the caller's). */
 void opgen_arena_release(opgen_arena *a);
+/* Forgets everything allocated; a growing arena keeps its current block for reuse. */
+void opgen_arena_reset(opgen_arena *a);
 /* A point to return to: restoring it gives back everything allocated since. */
 typedef struct opgen_arena_mark {
-    opgen_arena_block *blocks;
+    opgen_arena_block *blocks, *cur;
     uint8_t *base;
     size_t size, used;
 } opgen_arena_mark;

@@ -1,0 +1,27 @@
+/* opgen-rt: the runtime's command line, as a library function so a backend's own
+ * runner (opgen skeleton writes one) is opgen-rt with its kernels first. */
+#include "cli.h"
+#include <stdio.h>
+
+int opgen_rt_report(const opgen_error *err) {
+    char msg[1024];
+    opgen_error_format(err, msg, sizeof msg);
+    fprintf(stderr, "%s\n", msg);
+    return OPGEN_EXIT_BAD_INPUT;
+}
+
+int opgen_rt_read_text(const char *path, opgen_arena *a, char **text, size_t *len) {
+    opgen_error err = {0};
+    return opgen_file_read(path, (size_t)256 << 20, a, text, len, &err) ? opgen_rt_report(&err) : OPGEN_EXIT_OK;
+}
+
+static const opgen_cmd *const commands[] = {&opgen_rt_cmd_run, &opgen_rt_cmd_print, &opgen_rt_cmd_lower, &opgen_rt_cmd_decompose, &opgen_rt_cmd_verify};
+
+static const opgen_prog opgen_rt = {
+    "opgen-rt", NULL, "Runs programs on opgen's runtime: the kernels of this build (and of the backends its runner names), over the generated op tables.", commands,
+    sizeof commands / sizeof *commands};
+
+int opgen_rt_main(int argc, char **argv, const opgen_vendor *const *vendors, int nvendors) {
+    opgen_rt_ctx ctx = {vendors, nvendors};
+    return opgen_cli_main(&opgen_rt, argc, argv, &ctx);
+}

@@ -1,0 +1,36 @@
+/* opgen-rt print: a program in canonical form. */
+#include "cli.h"
+#include <stdio.h>
+#include <stdlib.h>
+
+static const opgen_opt opts[] = {
+    {NULL, NULL, "FILE.graph", OPGEN_OPT_FILE, "graph", OPGEN_OPT_REQUIRED, "program", "the program"},
+    {"--pattern", NULL, NULL, OPGEN_OPT_FLAG, NULL, 0, NULL, "read a backend-op pattern body (no header; free names are its arguments)"},
+    {0},
+};
+
+static int run(const opgen_cli *a, void *vctx) {
+    (void)vctx;
+    const char *path = opgen_cli_get(a, "FILE.graph");
+    opgen_arena ar;
+    opgen_arena_init_growing(&ar);
+    char *text;
+    size_t n;
+    opgen_graph g;
+    opgen_error err = {0};
+    int rc = opgen_rt_read_text(path, &ar, &text, &n);
+    if (!rc && opgen_graph_parse(path, text, n, opgen_cli_has(a, "--pattern"), &ar, &g, &err)) rc = opgen_rt_report(&err);
+    if (!rc) {
+        size_t len = opgen_graph_print(&g, NULL, 0);
+        char *out = opgen_arena_alloc(&ar, len + 1);
+        if (!out) return opgen_arena_release(&ar), fputs("opgen-rt: out of memory\n", stderr), OPGEN_EXIT_BAD_INPUT;
+        opgen_graph_print(&g, out, len + 1);
+        fwrite(out, 1, len, stdout);
+    }
+    opgen_arena_release(&ar);
+    return rc;
+}
+
+const opgen_cmd opgen_rt_cmd_print = {"print", "parse a program and print it in canonical form",
+                                      "Parses a program (or, with --pattern, a backend-op pattern body) and prints it in canonical form; errors read FILE:LINE:COL: error: MESSAGE.",
+                                      opts, NULL, NULL, run};

@@ -1,0 +1,156 @@
+/* opgen-rt run: a program on its inputs, its results as .npy files. */
+#include "cli.h"
+#include "opgen/npy.h"
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+static const opgen_opt opts[] = {
+    {NULL, NULL, "PROGRAM.graph", OPGEN_OPT_FILE, "graph", OPGEN_OPT_REQUIRED, "program", "the program"},
+    {"--input", "-i", "NAME=VALUE", OPGEN_OPT_INPUT, "npy", OPGEN_OPT_REPEAT, NULL,
+     "an input: a tensor as a NumPy .npy file (little-endian, C order), a scalar (declared int, float or bool) as a number, True or False"},
+    {"--output", "-o", "DIR", OPGEN_OPT_OUT, NULL, OPGEN_OPT_REQUIRED, NULL, "where the returned values go: DIR/0.npy, DIR/1.npy, ... (a scalar as a 0-d array)"},
+    {"--fallbacks", NULL, NULL, OPGEN_OPT_FLAG, NULL, 0, NULL, "run backend ops through their fallbacks (their patterns on the core kernels) even where a native kernel serves them"},
+    {"--trace", NULL, NULL, OPGEN_OPT_FLAG, NULL, 0, NULL, "print, per node, the kernel that runs it and where it comes from (a backend, or opgen)"},
+    {0},
+};
+
+static void trace_step(void *ctx, const opgen_gnode *node, const char *kernel, const char *origin) {
+    fprintf(stderr, "trace: %s:%u:%u: %s -> %s (%s)\n", (const char *)ctx, node->line, node->col, node->op, kernel, origin);
+}
+
+/* The value given for an input (NAME=VALUE, NAME with or without its %), or NULL. */
+static const char *given(const opgen_cli *a, const char *name) {
+    const char *v = NULL;
+    for (int k = 0; k < opgen_cli_count(a, "--input"); k++) {
+        const char *s = opgen_cli_nth(a, "--input", k), *eq = strchr(s, '=');
+        if (s[0] == '%') s++;
+        if ((size_t)(eq - s) == strlen(name) && !strncmp(s, name, (size_t)(eq - s))) v = eq + 1;
+    }
+    return v;
+}
+
+/* Every --input names an input of the program, once. */
+static int check_names(const opgen_cli *a, const opgen_graph *g, const char *path) {
+    int n = opgen_cli_count(a, "--input");
+    for (int k = 0; k < n; k++) {
+        const char *s = opgen_cli_nth(a, "--input", k), *eq = strchr(s, '=');
+        if (s[0] == '%') s++;
+        int len = (int)(eq - s);
+        for (int j = 0; j < k; j++) {
+            const char *t = opgen_cli_nth(a, "--input", j);
+            if (t[0] == '%') t++;
+            if (!strncmp(t, s, (size_t)len) && t[len] == '=') return opgen_usage_error(a, "input '%.*s' given twice", len, s);
+        }
+        bool known = false;
+        for (int i = 0; i < g->ninputs && !known; i++) known = (int)strlen(g->values[g->inputs[i]].name) == len && !strncmp(g->values[g->inputs[i]].name, s, (size_t)len);
+        if (!known) return fprintf(stderr, "%s: error: the program has no input %%%.*s\n", path, len, s), OPGEN_EXIT_USAGE;
+    }
+    return OPGEN_EXIT_OK;
+}
+
+/* A scalar input from its text: an int, a float, or True/False. */
+static bool scalar_input(const opgen_gvalue *gv, const char *val, opgen_ivalue *v) {
+    char *end = NULL;
+    if (gv->kind == OPGEN_GV_INT) {
+        errno = 0;
+        v->i = strtoll(val, &end, 10);
+        if (errno == ERANGE) return false;
+    } else if (gv->kind == OPGEN_GV_FLOAT) {
+        v->f = strtod(val, &end);
+    } else if (!strcmp(val, "True") || !strcmp(val, "true") || !strcmp(val, "1")) {
+        return v->b = true;
+    } else if (!strcmp(val, "False") || !strcmp(val, "false") || !strcmp(val, "0")) {
+        return !(v->b = false);
+    }
+    return end && end != val && !*end;
+}
+
+/* Input i of the program from its --input value. */
+static int read_input(const opgen_cli *a, const opgen_graph *g, int i, const char *path, opgen_arena *ar, opgen_ivalue *v) {
+    const opgen_gvalue *gv = &g->values[g->inputs[i]];
+    const char *val = given(a, gv->name);
+    if (!val) return fprintf(stderr, "%s:%u:%u: error: no value for input %%%s (give --input %s=...)\n", path, gv->line, gv->col, gv->name, gv->name), OPGEN_EXIT_USAGE;
+    v->kind = gv->kind;
+    if (gv->kind != OPGEN_GV_TENSOR) {
+        if (scalar_input(gv, val, v)) return OPGEN_EXIT_OK;
+        const char *want = gv->kind == OPGEN_GV_INT ? "a 64-bit integer" : gv->kind == OPGEN_GV_FLOAT ? "a number" : "True or False";
+        return fprintf(stderr, "%s:%u:%u: error: input %%%s is %s, not '%s'\n", path, gv->line, gv->col, gv->name, want, val), OPGEN_EXIT_BAD_INPUT;
+    }
+    opgen_error err = {0};
+    if (opgen_npy_read(val, ar, &v->t, &err)) {
+        char msg[1024];
+        opgen_error_format(&err, msg, sizeof msg);
+        return fprintf(stderr, "%s (input %%%s)\n", msg, gv->name), OPGEN_EXIT_BAD_INPUT;
+    }
+    if (v->t.dtype == gv->dtype && v->t.dim == gv->dim && !memcmp(v->t.sizes, gv->sizes, sizeof(int64_t) * (size_t)gv->dim)) return OPGEN_EXIT_OK;
+    char want[160], got[160];
+    fprintf(stderr, "%s:%u:%u: error: input %%%s is declared %s, but %s holds %s\n", path, gv->line, gv->col, gv->name, opgen_type_format(want, sizeof want, gv->dtype, gv->dim, gv->sizes),
+            val, opgen_type_format(got, sizeof got, v->t.dtype, v->t.dim, v->t.sizes));
+    return OPGEN_EXIT_BAD_INPUT;
+}
+
+/* DIR/0.npy, DIR/1.npy, ...: the returned values (a scalar as a 0-d array). */
+static int write_outputs(const char *dir, const opgen_ivalue *outputs, int n) {
+    opgen_error err = {0};
+    if (mkdir(dir, 0777) != 0 && errno != EEXIST) return fprintf(stderr, "%s: error: cannot create: %s\n", dir, strerror(errno)), OPGEN_EXIT_BAD_INPUT;
+    for (int i = 0; i < n; i++) {
+        char file[4096];
+        snprintf(file, sizeof file, "%s/%d.npy", dir, i);
+        opgen_tensor t = outputs[i].t;
+        union {
+            int64_t i;
+            double f;
+            bool b;
+        } scalar;
+        if (outputs[i].kind != OPGEN_GV_TENSOR) {
+            opgen_dtype d = outputs[i].kind == OPGEN_GV_INT ? OPGEN_DTYPE_Long : outputs[i].kind == OPGEN_GV_FLOAT ? OPGEN_DTYPE_Double : OPGEN_DTYPE_Bool;
+            opgen_tensor_shape(&t, d, 0, NULL, &err);
+            if (d == OPGEN_DTYPE_Long) scalar.i = outputs[i].i;
+            if (d == OPGEN_DTYPE_Double) scalar.f = outputs[i].f;
+            if (d == OPGEN_DTYPE_Bool) scalar.b = outputs[i].b;
+            t.data = &scalar;
+        }
+        if (opgen_npy_write(file, &t, &err)) return opgen_rt_report(&err);
+    }
+    return OPGEN_EXIT_OK;
+}
+
+/* Loads, binds the inputs, runs, writes. */
+static int run_graph(const opgen_cli *a, const opgen_rt_ctx *ctx, const opgen_graph *g, opgen_arena *ar) {
+    const char *path = opgen_cli_get(a, "PROGRAM.graph");
+    opgen_load_options opt = {.fallbacks = opgen_cli_has(a, "--fallbacks"), .vendors = ctx ? ctx->vendors : NULL, .nvendors = ctx ? ctx->nvendors : 0};
+    opgen_program *p;
+    opgen_error err = {0};
+    if (opgen_program_load_with(g, ar, &opt, &p, &err)) return opgen_rt_report(&err);
+    if (opgen_cli_has(a, "--trace")) opgen_program_kernels(p, trace_step, (void *)path);
+    int rc = check_names(a, g, path);
+    opgen_ivalue *inputs = opgen_arena_zalloc(ar, sizeof *inputs * (size_t)(g->ninputs + 1));
+    opgen_ivalue *outputs = opgen_arena_zalloc(ar, sizeof *outputs * (size_t)(g->noutputs + 1));
+    if (!inputs || !outputs) return fputs("opgen-rt: out of memory\n", stderr), OPGEN_EXIT_BAD_INPUT;
+    for (int i = 0; i < g->ninputs && !rc; i++) rc = read_input(a, g, i, path, ar, &inputs[i]);
+    if (!rc && opgen_program_run(p, inputs, ar, outputs, &err)) rc = opgen_rt_report(&err);
+    return rc ? rc : write_outputs(opgen_cli_get(a, "--output"), outputs, g->noutputs);
+}
+
+static int run(const opgen_cli *a, void *vctx) {
+    const char *path = opgen_cli_get(a, "PROGRAM.graph");
+    opgen_arena ar;
+    opgen_arena_init_growing(&ar);
+    char *text;
+    size_t n;
+    opgen_graph g;
+    opgen_error err = {0};
+    int rc = opgen_rt_read_text(path, &ar, &text, &n);
+    if (!rc) rc = opgen_graph_parse(path, text, n, false, &ar, &g, &err) ? opgen_rt_report(&err) : run_graph(a, vctx, &g, &ar);
+    opgen_arena_release(&ar);
+    return rc;
+}
+
+const opgen_cmd opgen_rt_cmd_run = {
+    "run", "run a program; returned values go to DIR/0.npy, 1.npy, ...",
+    "Loads the program (every node bound to its operator's schema, dtypes and shapes inferred, a kernel found for every (op, dtype)), runs it on the inputs, and writes each "
+    "returned value to DIR/0.npy, DIR/1.npy, ... (a scalar as a 0-d array).",
+    opts, NULL, NULL, run};

@@ -1,0 +1,83 @@
+#include "opgen/file.h"
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static int32_t fail(opgen_error *err, const char *path, int32_t code, const char *why) { return opgen_fail_at(err, code, path, 0, 0, "cannot read: %s", why); }
+
+/* Reads what fd holds (a pipe or a device has no size: it is read until its end,
+ * up to max bytes). */
+static int32_t read_all(int fd, const char *path, size_t hint, size_t max, opgen_arena *a, char **data, size_t *len, opgen_error *err) {
+    size_t cap = hint ? hint : 1 << 16, n = 0;
+    char *buf = opgen_arena_alloc(a, cap + 1);
+    for (;;) {
+        if (!buf) return fail(err, path, OPGEN_E_NO_MEMORY, "out of memory");
+        if (n == cap) { /* grow: the old copy stays in the arena (rare: devices, pipes, a growing file) */
+            if (cap >= max) return fail(err, path, OPGEN_E_IO, "larger than this tool reads");
+            size_t nc = cap > max / 2 ? max : cap * 2;
+            char *nb = opgen_arena_alloc(a, nc + 1);
+            if (nb) memcpy(nb, buf, n);
+            buf = nb, cap = nc;
+            continue;
+        }
+        ssize_t r = read(fd, buf + n, cap - n);
+        if (r < 0 && errno == EINTR) continue;
+        if (r < 0) return fail(err, path, OPGEN_E_IO, strerror(errno));
+        if (r == 0) break;
+        n += (size_t)r;
+        if (hint && n == hint) break; /* a regular file: all of it */
+    }
+    buf[n] = 0;
+    *data = buf;
+    *len = n;
+    return OPGEN_OK;
+}
+
+int32_t opgen_file_read(const char *path, size_t max, opgen_arena *a, char **data, size_t *len, opgen_error *err) {
+    int fd = open(path, O_RDONLY);
+    if (fd < 0) return fail(err, path, OPGEN_E_IO, strerror(errno));
+    struct stat st;
+    int32_t st_code = OPGEN_OK;
+    if (fstat(fd, &st) != 0)
+        st_code = fail(err, path, OPGEN_E_IO, strerror(errno));
+    else if (S_ISDIR(st.st_mode))
+        st_code = fail(err, path, OPGEN_E_IO, "is a folder, not a file");
+    else if (S_ISREG(st.st_mode) && (uint64_t)st.st_size > max)
+        st_code = fail(err, path, OPGEN_E_IO, "larger than this tool reads");
+    else
+        st_code = read_all(fd, path, S_ISREG(st.st_mode) ? (size_t)st.st_size : 0, max, a, data, len, err);
+    close(fd);
+    return st_code;
+}
+
+int32_t opgen_file_write(const char *path, const void *data, size_t len, opgen_error *err) {
+    size_t pl = strlen(path);
+    char *tmp = malloc(pl + 12);
+    if (!tmp) return opgen_fail_at(err, OPGEN_E_NO_MEMORY, path, 0, 0, "out of memory");
+    memcpy(tmp, path, pl);
+    memcpy(tmp + pl, ".tmp.XXXXXX", 12);
+    int fd = mkstemp(tmp);
+    if (fd < 0) {
+        free(tmp);
+        return opgen_fail_at(err, OPGEN_E_IO, path, 0, 0, "cannot create a temporary file beside it: %s", strerror(errno));
+    }
+    int32_t st = OPGEN_OK;
+    for (size_t off = 0; off < len && !st;) {
+        ssize_t w = write(fd, (const char *)data + off, len - off);
+        if (w < 0 && errno == EINTR) continue;
+        if (w <= 0) st = opgen_fail_at(err, OPGEN_E_IO, path, 0, 0, "cannot write: %s", w < 0 ? strerror(errno) : "nothing written");
+        else off += (size_t)w;
+    }
+    mode_t um = umask(0); /* mkstemp makes it 0600: give it the mode a plain create would */
+    umask(um);
+    if (!st && fchmod(fd, 0666 & ~um) != 0) st = opgen_fail_at(err, OPGEN_E_IO, path, 0, 0, "cannot write: %s", strerror(errno));
+    if (close(fd) != 0 && !st) st = opgen_fail_at(err, OPGEN_E_IO, path, 0, 0, "cannot write: %s", strerror(errno));
+    if (!st && rename(tmp, path) != 0) st = opgen_fail_at(err, OPGEN_E_IO, path, 0, 0, "cannot replace: %s", strerror(errno));
+    if (st) unlink(tmp);
+    free(tmp);
+    return st;
+}
