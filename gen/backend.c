@@ -223,38 +223,16 @@ static bool check_node(checker *c, int n) {
     }
     pn->func = f;
     pn->slots = ARENA_ARRAY(c->m->a, const opgen_garg *, s->nargs + 1);
-    unsigned npos = 0, maxpos = s->npos;
-    bool ok = true;
-    for (int k = 0; k < nd->nargs; k++) {
-        const opgen_garg *x = &nd->args[k];
-        int target = -1;
-        if (!x->kw) {
-            if (npos >= maxpos) {
-                int got = 0;
-                for (int j = 0; j < nd->nargs; j++) got += !nd->args[j].kw;
-                perr(c, x->line, x->col, "%s takes %u positional argument%s, got %d", nd->op, maxpos, maxpos == 1 ? "" : "s", got);
-                return false;
-            }
-            target = (int)npos++;
-        } else {
-            for (unsigned i = s->npos; i < s->nargs; i++)
-                if (!strcmp(s->args[i].name, x->kw)) target = (int)i;
-            for (unsigned i = 0; i < s->npos && target < 0; i++)
-                if (!strcmp(s->args[i].name, x->kw)) target = (int)i; /* positional given by name */
-            if (target < 0) {
-                perr(c, x->line, x->col, "%s has no argument '%s'", nd->op, x->kw);
-                ok = false;
-                continue;
-            }
-            if (pn->slots[target]) {
-                perr(c, x->line, x->col, "argument '%s' of %s given twice", x->kw, nd->op);
-                ok = false;
-                continue;
-            }
-        }
-        pn->slots[target] = x;
-        ok &= check_arg(c, f, &s->args[target], x);
+    const char **names = ARENA_ARRAY(c->m->a, const char *, s->nargs + 1);
+    for (unsigned i = 0; i < s->nargs; i++) names[i] = s->args[i].name;
+    opgen_error err = {0};
+    if (opgen_bind_args(&op->graph, nd, names, (int)s->nargs, (int)s->npos, pn->slots, &err)) {
+        perr(c, err.line, err.col, "%s", err.msg);
+        return false;
     }
+    bool ok = true;
+    for (unsigned i = 0; i < s->nargs; i++)
+        if (pn->slots[i]) ok &= check_arg(c, f, &s->args[i], pn->slots[i]);
     for (unsigned i = 0; i < s->nargs; i++)
         if (!pn->slots[i] && !s->args[i].dflt) {
             perr(c, nd->line, nd->col, "%s: missing argument '%s' (%s)", nd->op, s->args[i].name, type_text(c->m->a, s->args[i].type));

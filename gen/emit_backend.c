@@ -69,37 +69,6 @@ static const char *tensor_expr(const fb *f, int v) {
     return arena_printf(f->m->a, "&og_t_%s", f->op->graph.values[v].name);
 }
 
-/* A default written in a schema ("1", "None", "[0, 0]", "'none'") as a literal. */
-static bool default_literal(arena *a, const char *d, opgen_garg *x) {
-    memset(x, 0, sizeof *x);
-    char *end;
-    if (!strcmp(d, "None")) return x->kind = OPGEN_GA_NONE, true;
-    if (!strcmp(d, "True") || !strcmp(d, "False")) return x->kind = OPGEN_GA_BOOL, x->i = d[0] == 'T', true;
-    if (!strcmp(d, "contiguous_format")) return x->kind = OPGEN_GA_MEMFMT, x->i = 0, true;
-    long long i = strtoll(d, &end, 10);
-    if (end != d && !*end) return x->kind = OPGEN_GA_INT, x->i = i, true;
-    double fv = strtod(d, &end);
-    if (end != d && !*end) return x->kind = OPGEN_GA_FLOAT, x->f = fv, true;
-    size_t n = strlen(d);
-    if (n >= 2 && (d[0] == '\'' || d[0] == '"') && d[n - 1] == d[0]) return x->kind = OPGEN_GA_STR, x->s = arena_strndup(a, d + 1, n - 2), true;
-    if (d[0] == '[') {
-        x->kind = OPGEN_GA_LIST;
-        x->items = arena_zalloc(a, sizeof(opgen_garg) * 16);
-        const char *p = d + 1;
-        while (*p == ' ') p++;
-        while (*p && *p != ']' && x->nitems < 16) {
-            long long v = strtoll(p, &end, 10);
-            if (end == p) return false;
-            x->items[x->nitems].kind = OPGEN_GA_INT;
-            x->items[x->nitems++].i = v;
-            p = end;
-            while (*p == ',' || *p == ' ') p++;
-        }
-        return *p == ']';
-    }
-    return false;
-}
-
 static void fail_at(fb *f, const og_pnode *pn, const char *fmt, const char *a1, const char *a2) {
     diag_error(f->d, pn->file, pn->line, pn->col, fmt, a1, a2);
     f->ok = false;
@@ -257,7 +226,7 @@ static void emit_node(fb *f, const og_pnode *pn) {
         const opgen_garg *x = fi >= 0 ? pn->slots[fi] : NULL;
         opgen_garg dflt;
         if (!x) {
-            if (!p->dflt || !default_literal(f->m->a, p->dflt, &dflt)) {
+            if (!p->dflt || !opgen_garg_parse_default(f->m->a, p->dflt, &dflt)) {
                 fail_at(f, pn, "the fallback cannot write the default of argument '%s' (%s) in C", p->name, p->dflt ? p->dflt : "none");
                 break;
             }

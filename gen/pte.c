@@ -1,4 +1,5 @@
 #include "pte.h"
+#include "load.h"
 #include "strbuf.h"
 #include <stdint.h>
 #include <stdio.h>
@@ -148,7 +149,6 @@ bool og_pte_read(arena *a, const char *file, const unsigned char *buf, size_t le
     if (f.failed) return false;
     unsigned cap = 16;
     out->calls = og_xmalloc(sizeof *out->calls * cap);
-    if (!out->calls) return diag_plain(d, "out of memory"), false;
     strbuf key;
     sb_init(&key);
     for (uint32_t p = 0; plans && p < nplans && !f.failed; p++) {
@@ -200,9 +200,7 @@ bool og_pte_read(arena *a, const char *file, const unsigned char *buf, size_t le
                 }
                 if (f.failed) break;
                 if (out->ncalls == cap) {
-                    og_pte_call *nc = og_xrealloc(out->calls, sizeof *nc * (cap *= 2));
-                    if (!nc) return sb_free(&key), diag_plain(d, "out of memory"), false;
-                    out->calls = nc;
+                    out->calls = og_xrealloc(out->calls, sizeof *out->calls * (cap *= 2));
                 }
                 og_pte_call *pc = &out->calls[out->ncalls++];
                 pc->op = overload && *overload ? arena_printf(a, "%s.%s", name, overload) : name;
@@ -221,24 +219,7 @@ bool og_pte_read(arena *a, const char *file, const unsigned char *buf, size_t le
 }
 
 bool og_pte_read_file(arena *a, const char *path, og_pte *out, diag *d) {
-    FILE *fp = fopen(path, "rb");
-    if (!fp) {
-        diag_error(d, path, 0, 0, "cannot open the program");
-        return false;
-    }
-    size_t cap = 1 << 16, n = 0, r;
-    unsigned char *buf = og_xmalloc(cap);
-    while (buf && (r = fread(buf + n, 1, cap - n, fp)) > 0) {
-        n += r;
-        if (n == cap) {
-            unsigned char *nb = og_xrealloc(buf, cap *= 2);
-            if (!nb) free(buf);
-            buf = nb;
-        }
-    }
-    fclose(fp);
-    if (!buf) return diag_plain(d, "out of memory"), false;
-    bool ok = og_pte_read(a, path, buf, n, out, d);
-    free(buf);
-    return ok;
+    char *buf;
+    size_t n;
+    return og_read_file(a, d, path, &buf, &n) && og_pte_read(a, path, (const unsigned char *)buf, n, out, d);
 }

@@ -70,111 +70,10 @@ static bool selective(void) {
     return selection[0] != 0;
 }
 
-static void *zalloc(opgen_arena *a, size_t n) {
-    void *p = opgen_arena_alloc(a, n ? n : 1);
-    if (p) memset(p, 0, n ? n : 1);
-    return p;
-}
-
-/* ---- defaults: the schema's text for an argument nobody passed ---- */
-
-static bool parse_int(const char *s, int64_t *v) {
-    char *end;
-    long long x = strtoll(s, &end, 10);
-    if (end == s || *end) return false;
-    *v = x;
-    return true;
-}
 
 static int list_len_of_type(const char *type) { /* "int[2]" -> 2, "int[]" -> 0 */
     const char *b = strchr(type, '[');
     return b ? atoi(b + 1) : 0;
-}
-
-static bool default_value(opgen_arena *a, const opgen_arg *arg, opgen_value *v) {
-    const char *d = arg->dflt;
-    memset(v, 0, sizeof *v);
-    if (!strcmp(d, "None")) {
-        v->none = true;
-        return true;
-    }
-    switch (arg->abi) {
-    case OPGEN_ABI_INT:
-    case OPGEN_ABI_OPT_INT: return parse_int(d, &v->v.i);
-    case OPGEN_ABI_FLOAT:
-    case OPGEN_ABI_OPT_FLOAT: {
-        char *end;
-        v->v.f = strtod(d, &end);
-        return end != d && !*end;
-    }
-    case OPGEN_ABI_BOOL:
-    case OPGEN_ABI_OPT_BOOL:
-        if (!strcmp(d, "True")) return v->v.b = true, true;
-        if (!strcmp(d, "False")) return v->v.b = false, true;
-        return false;
-    case OPGEN_ABI_SCALAR:
-    case OPGEN_ABI_OPT_SCALAR: {
-        int64_t i;
-        if (parse_int(d, &i)) {
-            v->v.s.dtype = OPGEN_DTYPE_Long;
-            v->v.s.v.i = i;
-            return true;
-        }
-        char *end;
-        v->v.s.dtype = OPGEN_DTYPE_Double;
-        v->v.s.v.f = strtod(d, &end);
-        return end != d && !*end;
-    }
-    case OPGEN_ABI_STR:
-    case OPGEN_ABI_OPT_STR: {
-        size_t n = strlen(d);
-        if (n < 2 || (d[0] != '\'' && d[0] != '"') || d[n - 1] != d[0]) return false;
-        char *s = opgen_arena_alloc(a, n - 1);
-        if (!s) return false;
-        memcpy(s, d + 1, n - 2);
-        s[n - 2] = 0;
-        v->v.str = s;
-        return true;
-    }
-    case OPGEN_ABI_INT_LIST:
-    case OPGEN_ABI_OPT_INT_LIST: {
-        int64_t one, *vals;
-        int n = list_len_of_type(arg->type);
-        if (parse_int(d, &one)) { /* int[2] x=1 is [1, 1] */
-            if (n < 1) n = 1;
-            vals = opgen_arena_alloc(a, sizeof(int64_t) * (size_t)n);
-            if (!vals) return false;
-            for (int k = 0; k < n; k++) vals[k] = one;
-            v->v.il.data = vals;
-            v->v.il.len = (size_t)n;
-            return true;
-        }
-        if (d[0] != '[') return false;
-        vals = opgen_arena_alloc(a, sizeof(int64_t) * 16);
-        size_t k = 0;
-        const char *p = d + 1;
-        while (vals && *p && *p != ']' && k < 16) {
-            char *end;
-            vals[k++] = strtoll(p, &end, 10);
-            if (end == p) return false;
-            p = end;
-            while (*p == ',' || *p == ' ') p++;
-        }
-        v->v.il.data = vals;
-        v->v.il.len = k;
-        return vals && *p == ']';
-    }
-    case OPGEN_ABI_ENUM:
-    case OPGEN_ABI_OPT_ENUM:
-        if (!strcmp(d, "contiguous_format")) return v->v.e = OPGEN_MEMFMT_CONTIGUOUS, true;
-        return false;
-    case OPGEN_ABI_DTYPE:
-    case OPGEN_ABI_OPT_DTYPE:
-        if (!strcmp(d, "long")) return v->v.d = OPGEN_DTYPE_Long, true;
-        if (!strcmp(d, "float")) return v->v.d = OPGEN_DTYPE_Float, true;
-        return false;
-    default: return false;
-    }
 }
 
 /* ---- binding a graph argument to a kernel argument ---- */
@@ -229,7 +128,7 @@ static int32_t bind(loader *L, step *s, int ai, const opgen_arg *arg, const opge
         return OPGEN_OK;
     case OPGEN_ABI_TENSOR_LIST: {
         if (x->kind != OPGEN_GA_LIST) return node_fail(L->err, g, x->line, x->col, OPGEN_E_INVALID, "%s: argument '%s' is a list of tensors: pass [%%a, %%b]", s->node->op, arg->name);
-        opgen_tensor **ts = zalloc(L->a, sizeof *ts * (size_t)x->nitems);
+        opgen_tensor **ts = opgen_arena_zalloc(L->a, sizeof *ts * (size_t)x->nitems);
         if (!ts) return opgen_fail(L->err, OPGEN_E_NO_MEMORY, "out of memory");
         for (int k = 0; k < x->nitems; k++) {
             const opgen_garg *it = &x->items[k];
@@ -311,7 +210,7 @@ static int32_t bind(loader *L, step *s, int ai, const opgen_arg *arg, const opge
     }
     case OPGEN_ABI_BOOL_LIST: {
         if (x->kind != OPGEN_GA_LIST) return node_fail(L->err, g, x->line, x->col, OPGEN_E_INVALID, "%s: argument '%s' takes a list of booleans", s->node->op, arg->name);
-        bool *vals = zalloc(L->a, sizeof(bool) * (size_t)x->nitems);
+        bool *vals = opgen_arena_zalloc(L->a, sizeof(bool) * (size_t)x->nitems);
         if (!vals) return opgen_fail(L->err, OPGEN_E_NO_MEMORY, "out of memory");
         for (int k = 0; k < x->nitems; k++) {
             if (x->items[k].kind != OPGEN_GA_BOOL) return node_fail(L->err, g, x->items[k].line, x->items[k].col, OPGEN_E_INVALID, "%s: argument '%s': expected True or False", s->node->op, arg->name);
@@ -338,32 +237,17 @@ int opgen_node_op(const char *name) {
     return id;
 }
 
-int32_t opgen_bind_node(const opgen_graph *g, const opgen_gnode *nd, int id, const opgen_garg **given, opgen_error *err) {
+int32_t opgen_bind_node(const opgen_graph *g, const opgen_gnode *nd, int id, const opgen_garg **given, opgen_error *err, opgen_arena *a) {
     const opgen_op *op = &opgen_ops[id];
-    const opgen_arg *fargs = &opgen_args[op->first_arg];
-    for (int i = 0; i < op->nargs; i++) given[i] = NULL;
-    int npos = 0, maxpos = 0;
-    for (int i = 0; i < op->nargs; i++)
-        if (!(fargs[i].flags & OPGEN_ARG_KWARG_ONLY)) maxpos++;
-    for (int k = 0; k < nd->nargs; k++) {
-        const opgen_garg *x = &nd->args[k];
-        int target = -1;
-        if (!x->kw) {
-            if (npos >= maxpos) {
-                int got = 0;
-                for (int j = 0; j < nd->nargs; j++) got += !nd->args[j].kw;
-                return node_fail(err, g, x->line, x->col, OPGEN_E_INVALID, "%s takes %d positional argument%s, got %d", nd->op, maxpos, maxpos == 1 ? "" : "s", got);
-            }
-            target = npos++;
-        } else {
-            for (int i = 0; i < op->nargs; i++)
-                if (!strcmp(fargs[i].name, x->kw)) target = i;
-            if (target < 0) return node_fail(err, g, x->line, x->col, OPGEN_E_INVALID, "%s has no argument '%s'", nd->op, x->kw);
-            if (given[target]) return node_fail(err, g, x->line, x->col, OPGEN_E_INVALID, "argument '%s' of %s given twice", x->kw, nd->op);
-        }
-        given[target] = x;
+    const char **names = opgen_arena_alloc(a, sizeof *names * (size_t)(op->nargs + 1));
+    if (!names) return opgen_fail(err, OPGEN_E_NO_MEMORY, "out of memory");
+    int npos = 0;
+    for (int i = 0; i < op->nargs; i++) {
+        const opgen_arg *arg = &opgen_args[op->first_arg + (unsigned)i];
+        names[i] = arg->name;
+        npos += !(arg->flags & OPGEN_ARG_KWARG_ONLY);
     }
-    return OPGEN_OK;
+    return opgen_bind_args(g, nd, names, op->nargs, npos, given, err);
 }
 
 static int32_t load_node(loader *L, int n) {
@@ -392,7 +276,7 @@ static int32_t load_node(loader *L, int n) {
     int nc = 1;
     for (int v = 0; L->opt && v < L->opt->nvendors; v++)
         for (int k = 0; k < L->opt->vendors[v]->nkernels; k++) nc += !strcmp(L->opt->vendors[v]->kernels[k].op, kop->qualified);
-    s->cands = zalloc(L->a, sizeof *s->cands * (size_t)nc);
+    s->cands = opgen_arena_zalloc(L->a, sizeof *s->cands * (size_t)nc);
     if (!s->cands) return opgen_fail(L->err, OPGEN_E_NO_MEMORY, "out of memory");
     for (int v = 0; L->opt && v < L->opt->nvendors; v++)
         for (int k = 0; k < L->opt->vendors[v]->nkernels; k++)
@@ -408,17 +292,17 @@ static int32_t load_node(loader *L, int n) {
     s->op = id;
     s->kernel_op = kid;
     s->nargs = kop->nargs + (s->scalar ? kop->nrets : 0); /* a prim's results follow its arguments */
-    s->args = zalloc(L->a, sizeof *s->args * (size_t)(s->nargs ? s->nargs : 1));
+    s->args = opgen_arena_zalloc(L->a, sizeof *s->args * (size_t)(s->nargs ? s->nargs : 1));
     size_t npatch = kop->nargs; /* one per argument, plus one per list element */
     for (int k = 0; k < nd->nargs; k++) npatch += (size_t)(nd->args[k].kind == OPGEN_GA_LIST ? nd->args[k].nitems : 0);
-    s->patches = zalloc(L->a, sizeof *s->patches * npatch);
-    s->results = zalloc(L->a, sizeof(int) * (size_t)(s->nargs ? s->nargs : 1));
+    s->patches = opgen_arena_zalloc(L->a, sizeof *s->patches * npatch);
+    s->results = opgen_arena_zalloc(L->a, sizeof(int) * (size_t)(s->nargs ? s->nargs : 1));
     if (!s->args || !s->patches || !s->results) return opgen_fail(L->err, OPGEN_E_NO_MEMORY, "out of memory");
     /* which graph argument goes to which parameter of the functional schema */
     const opgen_arg *fargs = &opgen_args[op->first_arg];
-    const opgen_garg **given = zalloc(L->a, sizeof *given * (op->nargs + 1u));
+    const opgen_garg **given = opgen_arena_zalloc(L->a, sizeof *given * (op->nargs + 1u));
     if (!given) return opgen_fail(L->err, OPGEN_E_NO_MEMORY, "out of memory");
-    int32_t bst = opgen_bind_node(g, nd, id, given, L->err);
+    int32_t bst = opgen_bind_node(g, nd, id, given, L->err, L->a);
     if (bst) return bst;
     /* the kernel's parameters: the functional's, by name, then the outs */
     const opgen_arg *kargs = &opgen_args[kop->first_arg];
@@ -440,8 +324,9 @@ static int32_t load_node(loader *L, int n) {
         if (given[fi]) {
             int32_t st = bind(L, s, ai, ka, given[fi]);
             if (st) return st;
-        } else if (fargs[fi].dflt) {
-            if (!default_value(L->a, ka, &s->args[ai]))
+        } else if (fargs[fi].dflt) { /* the default, as if written */
+            opgen_garg x;
+            if (!opgen_garg_parse_default(L->a, fargs[fi].dflt, &x) || bind(L, s, ai, ka, &x))
                 return node_fail(L->err, g, nd->line, nd->col, OPGEN_E_NOT_IMPLEMENTED, "%s: cannot use the default '%s' of argument '%s'", nd->op, fargs[fi].dflt, ka->name);
         } else {
             return node_fail(L->err, g, nd->line, nd->col, OPGEN_E_INVALID, "%s: missing argument '%s' (%s)", nd->op, ka->name, ka->type);
@@ -632,11 +517,11 @@ typedef struct span {
 
 static int32_t plan(opgen_program *p, opgen_arena *a, opgen_error *err) {
     const opgen_graph *g = p->g;
-    int *last = zalloc(a, sizeof(int) * (size_t)g->nvalues);
-    span *live = zalloc(a, sizeof(span) * (size_t)g->nvalues);
-    int *live_v = zalloc(a, sizeof(int) * (size_t)g->nvalues);
-    p->offset = zalloc(a, sizeof(size_t) * (size_t)g->nvalues);
-    p->size = zalloc(a, sizeof(size_t) * (size_t)g->nvalues);
+    int *last = opgen_arena_zalloc(a, sizeof(int) * (size_t)g->nvalues);
+    span *live = opgen_arena_zalloc(a, sizeof(span) * (size_t)g->nvalues);
+    int *live_v = opgen_arena_zalloc(a, sizeof(int) * (size_t)g->nvalues);
+    p->offset = opgen_arena_zalloc(a, sizeof(size_t) * (size_t)g->nvalues);
+    p->size = opgen_arena_zalloc(a, sizeof(size_t) * (size_t)g->nvalues);
     if (!last || !live || !live_v || !p->offset || !p->size) return opgen_fail(err, OPGEN_E_NO_MEMORY, "out of memory planning memory");
     for (int v = 0; v < g->nvalues; v++) last[v] = -1;
     for (int n = 0; n < p->nsteps; n++) /* the values each node reads, alone or in lists */
@@ -690,11 +575,11 @@ static int32_t plan(opgen_program *p, opgen_arena *a, opgen_error *err) {
 int32_t opgen_program_load(const opgen_graph *g, opgen_arena *a, opgen_program **out, opgen_error *err) { return opgen_program_load_with(g, a, NULL, out, err); }
 
 int32_t opgen_program_load_with(const opgen_graph *g, opgen_arena *a, const opgen_load_options *opt, opgen_program **out, opgen_error *err) {
-    opgen_program *p = zalloc(a, sizeof *p);
+    opgen_program *p = opgen_arena_zalloc(a, sizeof *p);
     if (!p) return opgen_fail(err, OPGEN_E_NO_MEMORY, "out of memory");
     p->g = g;
-    p->values = zalloc(a, sizeof *p->values * (size_t)(g->nvalues ? g->nvalues : 1));
-    p->steps = zalloc(a, sizeof *p->steps * (size_t)(g->nnodes ? g->nnodes : 1));
+    p->values = opgen_arena_zalloc(a, sizeof *p->values * (size_t)(g->nvalues ? g->nvalues : 1));
+    p->steps = opgen_arena_zalloc(a, sizeof *p->steps * (size_t)(g->nnodes ? g->nnodes : 1));
     if (!p->values || !p->steps) return opgen_fail(err, OPGEN_E_NO_MEMORY, "out of memory");
     p->nsteps = g->nnodes;
     for (int i = 0; i < g->ninputs; i++) {
@@ -705,7 +590,7 @@ int32_t opgen_program_load_with(const opgen_graph *g, opgen_arena *a, const opge
         if (gv->kind == OPGEN_GV_FREE) return node_fail(err, g, gv->line, gv->col, OPGEN_E_INVALID, "a pattern is not a program: %%%s is not defined", gv->name);
     }
     loader L = {p, g, a, err, opt};
-    bool *dyn = zalloc(a, sizeof(bool) * (size_t)(g->nvalues ? g->nvalues : 1)); /* values that depend on a scalar input */
+    bool *dyn = opgen_arena_zalloc(a, sizeof(bool) * (size_t)(g->nvalues ? g->nvalues : 1)); /* values that depend on a scalar input */
     if (!dyn) return opgen_fail(err, OPGEN_E_NO_MEMORY, "out of memory");
     for (int n = 0; n < g->nnodes; n++) {
         int32_t st = load_node(&L, n);

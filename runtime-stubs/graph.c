@@ -819,3 +819,92 @@ bool opgen_graph_equal(const opgen_graph *x, const opgen_graph *y) {
         if (strcmp(x->values[x->outputs[i]].name, y->values[y->outputs[i]].name)) return false;
     return true;
 }
+
+/* ---- schema defaults and argument binding (shared by the executor, the lowering
+ * library and the generator's backend-op checks) ---- */
+
+/* c10's spellings of a ScalarType default, and ATen's reduction constants. */
+static const struct {
+    const char *name;
+    int kind;
+    int64_t value;
+} default_words[] = {
+    {"None", OPGEN_GA_NONE, 0},
+    {"True", OPGEN_GA_BOOL, 1},
+    {"False", OPGEN_GA_BOOL, 0},
+    {"contiguous_format", OPGEN_GA_MEMFMT, OPGEN_MEMFMT_CONTIGUOUS},
+    {"channels_last", OPGEN_GA_MEMFMT, OPGEN_MEMFMT_CHANNELS_LAST},
+    {"preserve_format", OPGEN_GA_MEMFMT, OPGEN_MEMFMT_PRESERVE},
+    {"long", OPGEN_GA_DTYPE, OPGEN_DTYPE_Long},
+    {"int", OPGEN_GA_DTYPE, OPGEN_DTYPE_Int},
+    {"float", OPGEN_GA_DTYPE, OPGEN_DTYPE_Float},
+    {"double", OPGEN_GA_DTYPE, OPGEN_DTYPE_Double},
+    {"bool", OPGEN_GA_DTYPE, OPGEN_DTYPE_Bool},
+    {"Mean", OPGEN_GA_INT, 1}, /* at::Reduction */
+    {"Sum", OPGEN_GA_INT, 2},
+};
+
+/* A number: an int when it reads as one, else a float. */
+static bool default_number(const char *d, const char **end, opgen_garg *x) {
+    char *e;
+    errno = 0;
+    long long i = strtoll(d, &e, 10);
+    if (e != d && errno == 0 && *e != '.' && *e != 'e' && *e != 'E') return x->kind = OPGEN_GA_INT, x->i = i, *end = e, true;
+    double f = strtod(d, &e);
+    if (e == d) return false;
+    return x->kind = OPGEN_GA_FLOAT, x->f = f, *end = e, true;
+}
+
+bool opgen_garg_parse_default(opgen_arena *a, const char *d, opgen_garg *x) {
+    memset(x, 0, sizeof *x);
+    for (size_t k = 0; k < sizeof default_words / sizeof *default_words; k++)
+        if (!strcmp(d, default_words[k].name)) return x->kind = default_words[k].kind, x->i = default_words[k].value, true;
+    size_t n = strlen(d);
+    if (n >= 2 && (d[0] == '\'' || d[0] == '"') && d[n - 1] == d[0]) {
+        char *s = opgen_arena_alloc_bytes(a, n - 1);
+        if (!s) return false;
+        memcpy(s, d + 1, n - 2);
+        s[n - 2] = 0;
+        return x->kind = OPGEN_GA_STR, x->s = s, true;
+    }
+    if (d[0] != '[') {
+        const char *end;
+        return default_number(d, &end, x) && !*end;
+    }
+    int cap = 1;
+    for (const char *p = d; *p; p++) cap += *p == ',';
+    x->kind = OPGEN_GA_LIST;
+    x->items = opgen_arena_zalloc(a, sizeof *x->items * (size_t)cap);
+    if (!x->items) return false;
+    const char *p = d + 1;
+    while (*p == ' ') p++;
+    while (*p && *p != ']' && x->nitems < cap) {
+        if (!default_number(p, &p, &x->items[x->nitems++])) return false;
+        while (*p == ',' || *p == ' ') p++;
+    }
+    return *p == ']' && !p[1];
+}
+
+int32_t opgen_bind_args(const opgen_graph *g, const opgen_gnode *nd, const char *const *names, int nargs, int npos, const opgen_garg **given, opgen_error *err) {
+    for (int i = 0; i < nargs; i++) given[i] = NULL;
+    int pos = 0;
+    for (int k = 0; k < nd->nargs; k++) {
+        const opgen_garg *x = &nd->args[k];
+        int target = -1;
+        if (!x->kw) {
+            if (pos >= npos) {
+                int got = 0;
+                for (int j = 0; j < nd->nargs; j++) got += !nd->args[j].kw;
+                return opgen_fail_at(err, OPGEN_E_INVALID, g->file, x->line, x->col, "%s takes %d positional argument%s, got %d", nd->op, npos, npos == 1 ? "" : "s", got);
+            }
+            target = pos++;
+        } else {
+            for (int i = 0; i < nargs && target < 0; i++)
+                if (!strcmp(names[i], x->kw)) target = i;
+            if (target < 0) return opgen_fail_at(err, OPGEN_E_INVALID, g->file, x->line, x->col, "%s has no argument '%s'", nd->op, x->kw);
+            if (given[target]) return opgen_fail_at(err, OPGEN_E_INVALID, g->file, x->line, x->col, "argument '%s' of %s given twice", x->kw, nd->op);
+        }
+        given[target] = x;
+    }
+    return OPGEN_OK;
+}

@@ -5,12 +5,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static void *zalloc(opgen_arena *a, size_t n) {
-    void *p = opgen_arena_alloc(a, n ? n : 1);
-    if (p) memset(p, 0, n ? n : 1);
-    return p;
-}
-
 static int32_t oom(opgen_error *err) { return opgen_fail(err, OPGEN_E_NO_MEMORY, "out of memory"); }
 
 int opgen_dialect_parse(const char *name) {
@@ -22,58 +16,19 @@ int opgen_dialect_parse(const char *name) {
 
 /* ---- arguments as values: what was written, or the schema's default ---- */
 
-/* A default as the schema writes it ("1", "None", "[0, 0]", "'none'") as an argument. */
-static bool parse_default(opgen_arena *a, const char *d, opgen_garg *x) {
-    memset(x, 0, sizeof *x);
-    char *end;
-    if (!strcmp(d, "None")) return x->kind = OPGEN_GA_NONE, true;
-    if (!strcmp(d, "True") || !strcmp(d, "False")) return x->kind = OPGEN_GA_BOOL, x->i = d[0] == 'T', true;
-    if (!strcmp(d, "contiguous_format")) return x->kind = OPGEN_GA_MEMFMT, x->i = OPGEN_MEMFMT_CONTIGUOUS, true;
-    long long i = strtoll(d, &end, 10);
-    if (end != d && !*end) return x->kind = OPGEN_GA_INT, x->i = i, true;
-    double f = strtod(d, &end);
-    if (end != d && !*end) return x->kind = OPGEN_GA_FLOAT, x->f = f, true;
-    size_t n = strlen(d);
-    if (n >= 2 && (d[0] == '\'' || d[0] == '"') && d[n - 1] == d[0]) {
-        char *s = opgen_arena_alloc(a, n - 1);
-        if (!s) return false;
-        memcpy(s, d + 1, n - 2);
-        s[n - 2] = 0;
-        x->kind = OPGEN_GA_STR;
-        x->s = s;
-        return true;
-    }
-    if (d[0] == '[') {
-        x->kind = OPGEN_GA_LIST;
-        x->items = zalloc(a, sizeof(opgen_garg) * 16);
-        const char *p = d + 1;
-        while (*p == ' ') p++;
-        while (x->items && *p && *p != ']' && x->nitems < 16) {
-            long long v = strtoll(p, &end, 10);
-            if (end == p) return false;
-            x->items[x->nitems].kind = OPGEN_GA_INT;
-            x->items[x->nitems++].i = v;
-            p = end;
-            while (*p == ',' || *p == ' ') p++;
-        }
-        return x->items && *p == ']';
-    }
-    return false;
-}
-
 /* The effective arguments of node nd (op id): given or default, per schema argument;
  * NULL where a default cannot be read (it then only equals another default). */
 static const opgen_garg **effective(opgen_arena *a, const opgen_graph *g, const opgen_gnode *nd, int id, opgen_error *err) {
     const opgen_op *op = &opgen_ops[id];
-    const opgen_garg **given = zalloc(a, sizeof *given * (op->nargs + 1u));
+    const opgen_garg **given = opgen_arena_zalloc(a, sizeof *given * (op->nargs + 1u));
     if (!given) return oom(err), NULL;
-    if (opgen_bind_node(g, nd, id, given, err)) return NULL;
+    if (opgen_bind_node(g, nd, id, given, err, a)) return NULL;
     for (int i = 0; i < op->nargs; i++) {
         const opgen_arg *arg = &opgen_args[op->first_arg + (unsigned)i];
         if (given[i] || !arg->dflt) continue;
-        opgen_garg *x = zalloc(a, sizeof *x);
+        opgen_garg *x = opgen_arena_zalloc(a, sizeof *x);
         if (!x) return oom(err), NULL;
-        if (parse_default(a, arg->dflt, x)) given[i] = x;
+        if (opgen_garg_parse_default(a, arg->dflt, x)) given[i] = x;
     }
     return given;
 }
@@ -104,7 +59,7 @@ static bool garg_copy(opgen_arena *a, const opgen_garg *x, const char *kw, opgen
     *out = *x;
     out->kw = kw;
     if (x->kind != OPGEN_GA_LIST || !x->nitems) return true;
-    out->items = zalloc(a, sizeof(opgen_garg) * (size_t)x->nitems);
+    out->items = opgen_arena_zalloc(a, sizeof(opgen_garg) * (size_t)x->nitems);
     if (!out->items) return false;
     for (int i = 0; i < x->nitems; i++)
         if (!garg_copy(a, &x->items[i], NULL, &out->items[i])) return false;
@@ -130,13 +85,13 @@ static int32_t work_init(work *w, const opgen_graph *in, opgen_arena *a, opgen_e
     w->err = err;
     w->in = in;
     w->capvalues = in->nvalues + 16;
-    w->values = zalloc(a, sizeof *w->values * (size_t)w->capvalues);
-    w->nodes = zalloc(a, sizeof *w->nodes * (size_t)(in->nnodes + 1));
+    w->values = opgen_arena_zalloc(a, sizeof *w->values * (size_t)w->capvalues);
+    w->nodes = opgen_arena_zalloc(a, sizeof *w->nodes * (size_t)(in->nnodes + 1));
     if (!w->values || !w->nodes) return oom(err);
     if (in->nvalues) memcpy(w->values, in->values, sizeof *w->values * (size_t)in->nvalues);
     w->nvalues = in->nvalues;
     for (int n = 0; n < in->nnodes; n++) {
-        w->nodes[n] = zalloc(a, sizeof(opgen_gnode));
+        w->nodes[n] = opgen_arena_zalloc(a, sizeof(opgen_gnode));
         if (!w->nodes[n]) return oom(err);
         *w->nodes[n] = in->nodes[n];
     }
@@ -145,7 +100,7 @@ static int32_t work_init(work *w, const opgen_graph *in, opgen_arena *a, opgen_e
 }
 
 static int32_t work_producers(work *w) {
-    w->prod = zalloc(w->a, sizeof(int) * (size_t)(w->nvalues + 1));
+    w->prod = opgen_arena_zalloc(w->a, sizeof(int) * (size_t)(w->nvalues + 1));
     if (!w->prod) return oom(w->err);
     for (int v = 0; v < w->nvalues; v++) w->prod[v] = -1;
     for (int n = 0; n < w->nnodes; n++)
@@ -177,7 +132,7 @@ static int32_t work_finish(work *w, opgen_graph *out) {
     *out = *w->in;
     out->values = w->values;
     out->nvalues = w->nvalues;
-    out->nodes = zalloc(w->a, sizeof(opgen_gnode) * (size_t)(w->nnodes + 1));
+    out->nodes = opgen_arena_zalloc(w->a, sizeof(opgen_gnode) * (size_t)(w->nnodes + 1));
     if (!out->nodes) return oom(w->err);
     out->nnodes = 0;
     for (int v = 0; v < w->nvalues; v++)
@@ -209,8 +164,8 @@ static int32_t pattern_load(const opgen_backend_op *b, opgen_arena *a, pattern *
     if (!name) return oom(err);
     memcpy((char *)name, file, strlen(file) + 1);
     if (opgen_graph_parse(name, b->pattern, strlen(b->pattern), true, a, &p->g, err)) return err->code;
-    p->ids = zalloc(a, sizeof(int) * (size_t)(p->g.nnodes + 1));
-    p->args = zalloc(a, sizeof *p->args * (size_t)(p->g.nnodes + 1));
+    p->ids = opgen_arena_zalloc(a, sizeof(int) * (size_t)(p->g.nnodes + 1));
+    p->args = opgen_arena_zalloc(a, sizeof *p->args * (size_t)(p->g.nnodes + 1));
     if (!p->ids || !p->args) return oom(err);
     for (int n = 0; n < p->g.nnodes; n++) {
         p->ids[n] = opgen_node_op(p->g.nodes[n].op);
@@ -289,10 +244,10 @@ static bool match_node(match *m, int pn, int gn) {
 static bool try_fuse(work *w, const pattern *p, int gn, int32_t *st) {
     const opgen_graph *pg = &p->g;
     match m = {p, w, NULL, NULL, NULL, NULL};
-    m.node_of = zalloc(w->a, sizeof(int) * (size_t)(pg->nnodes + 1));
-    m.taken = zalloc(w->a, sizeof(bool) * (size_t)(w->nnodes + 1));
-    m.bound = zalloc(w->a, sizeof *m.bound * (size_t)(pg->nvalues + 1));
-    m.val_of = zalloc(w->a, sizeof(int) * (size_t)(pg->nvalues + 1));
+    m.node_of = opgen_arena_zalloc(w->a, sizeof(int) * (size_t)(pg->nnodes + 1));
+    m.taken = opgen_arena_zalloc(w->a, sizeof(bool) * (size_t)(w->nnodes + 1));
+    m.bound = opgen_arena_zalloc(w->a, sizeof *m.bound * (size_t)(pg->nvalues + 1));
+    m.val_of = opgen_arena_zalloc(w->a, sizeof(int) * (size_t)(pg->nvalues + 1));
     if (!m.node_of || !m.taken || !m.bound || !m.val_of) return *st = oom(w->err), false;
     for (int n = 0; n < pg->nnodes; n++) m.node_of[n] = -1;
     if (!match_node(&m, p->root, gn)) return false;
@@ -316,10 +271,10 @@ static bool try_fuse(work *w, const pattern *p, int gn, int32_t *st) {
         }
     /* the call: the backend op's arguments in schema order, each what its name bound to */
     const opgen_op *bop = &opgen_ops[p->b->op];
-    opgen_gnode *call = zalloc(w->a, sizeof *call);
+    opgen_gnode *call = opgen_arena_zalloc(w->a, sizeof *call);
     if (!call) return *st = oom(w->err), false;
-    call->args = zalloc(w->a, sizeof(opgen_garg) * (size_t)(bop->nargs + 1));
-    call->results = zalloc(w->a, sizeof(int) * (size_t)(pg->noutputs + 1));
+    call->args = opgen_arena_zalloc(w->a, sizeof(opgen_garg) * (size_t)(bop->nargs + 1));
+    call->results = opgen_arena_zalloc(w->a, sizeof(int) * (size_t)(pg->noutputs + 1));
     if (!call->args || !call->results) return *st = oom(w->err), false;
     call->op = bop->qualified;
     call->line = w->nodes[gn]->line;
@@ -391,7 +346,7 @@ static bool name_taken(const work *w, const char *s) {
 static int fresh_value(work *w, const char *base) {
     if (w->nvalues == w->capvalues) {
         int nc = 2 * w->capvalues;
-        opgen_gvalue *nv = zalloc(w->a, sizeof *nv * (size_t)nc);
+        opgen_gvalue *nv = opgen_arena_zalloc(w->a, sizeof *nv * (size_t)nc);
         if (!nv) return -1;
         memcpy(nv, w->values, sizeof *nv * (size_t)w->nvalues);
         w->values = nv;
@@ -423,7 +378,7 @@ static bool substitute(work *w, const pattern *p, const opgen_garg *x, const opg
     }
     *out = *x;
     if (x->kind != OPGEN_GA_LIST || !x->nitems) return true;
-    out->items = zalloc(w->a, sizeof(opgen_garg) * (size_t)x->nitems);
+    out->items = opgen_arena_zalloc(w->a, sizeof(opgen_garg) * (size_t)x->nitems);
     if (!out->items) return false;
     for (int i = 0; i < x->nitems; i++)
         if (!substitute(w, p, &x->items[i], bind, val_of, &out->items[i])) return false;
@@ -435,11 +390,11 @@ int32_t opgen_decompose(const opgen_graph *in, opgen_arena *a, opgen_graph *out,
     work w;
     int32_t st = work_init(&w, in, a, err);
     if (st) return st;
-    pattern *pats = zalloc(a, sizeof *pats * (size_t)(OPGEN_BACKEND_OP_COUNT + 1));
-    bool *loaded = zalloc(a, sizeof(bool) * (size_t)(OPGEN_BACKEND_OP_COUNT + 1));
+    pattern *pats = opgen_arena_zalloc(a, sizeof *pats * (size_t)(OPGEN_BACKEND_OP_COUNT + 1));
+    bool *loaded = opgen_arena_zalloc(a, sizeof(bool) * (size_t)(OPGEN_BACKEND_OP_COUNT + 1));
     /* the new node list: each backend call is replaced by its pattern's nodes */
     int cap = in->nnodes + 16, n_out = 0, count = 0;
-    opgen_gnode **nodes = zalloc(a, sizeof *nodes * (size_t)cap);
+    opgen_gnode **nodes = opgen_arena_zalloc(a, sizeof *nodes * (size_t)cap);
     if (!pats || !loaded || !nodes) return oom(err);
     for (int n = 0; n < in->nnodes && !st; n++) {
         opgen_gnode *nd = w.nodes[n];
@@ -448,7 +403,7 @@ int32_t opgen_decompose(const opgen_graph *in, opgen_arena *a, opgen_graph *out,
             if (opgen_backend_ops[k].op == id && opgen_backend_ops[k].pattern) b = k;
         if (b < 0) { /* not a backend op with a pattern: kept */
             if (n_out == cap) {
-                opgen_gnode **nn = zalloc(a, sizeof *nn * (size_t)(2 * cap));
+                opgen_gnode **nn = opgen_arena_zalloc(a, sizeof *nn * (size_t)(2 * cap));
                 if (!nn) return oom(err);
                 memcpy(nn, nodes, sizeof *nn * (size_t)n_out);
                 nodes = nn;
@@ -463,8 +418,8 @@ int32_t opgen_decompose(const opgen_graph *in, opgen_arena *a, opgen_graph *out,
         const opgen_garg **args = effective(a, in, nd, id, err);
         if (!args) return err->code;
         /* free names -> the call's arguments (or defaults); pattern values -> program values */
-        const opgen_garg **bind = zalloc(a, sizeof *bind * (size_t)(p->g.nvalues + 1));
-        int *val_of = zalloc(a, sizeof(int) * (size_t)(p->g.nvalues + 1));
+        const opgen_garg **bind = opgen_arena_zalloc(a, sizeof *bind * (size_t)(p->g.nvalues + 1));
+        int *val_of = opgen_arena_zalloc(a, sizeof(int) * (size_t)(p->g.nvalues + 1));
         if (!bind || !val_of) return oom(err);
         const opgen_op *bop = &opgen_ops[id];
         for (int v = 0; v < p->g.nvalues; v++) {
@@ -481,7 +436,7 @@ int32_t opgen_decompose(const opgen_graph *in, opgen_arena *a, opgen_graph *out,
             }
         if (n_out + p->g.nnodes >= cap) {
             int nc = 2 * cap + p->g.nnodes;
-            opgen_gnode **nn = zalloc(a, sizeof *nn * (size_t)nc);
+            opgen_gnode **nn = opgen_arena_zalloc(a, sizeof *nn * (size_t)nc);
             if (!nn) return oom(err);
             memcpy(nn, nodes, sizeof *nn * (size_t)n_out);
             nodes = nn;
@@ -489,15 +444,15 @@ int32_t opgen_decompose(const opgen_graph *in, opgen_arena *a, opgen_graph *out,
         }
         for (int k = 0; k < p->g.nnodes; k++) {
             const opgen_gnode *pn = &p->g.nodes[k];
-            opgen_gnode *x = zalloc(a, sizeof *x);
+            opgen_gnode *x = opgen_arena_zalloc(a, sizeof *x);
             if (!x) return oom(err);
             x->op = pn->op;
             x->line = nd->line;
             x->col = nd->col;
             x->nargs = pn->nargs;
-            x->args = zalloc(a, sizeof(opgen_garg) * (size_t)(pn->nargs + 1));
+            x->args = opgen_arena_zalloc(a, sizeof(opgen_garg) * (size_t)(pn->nargs + 1));
             x->nresults = pn->nresults;
-            x->results = zalloc(a, sizeof(int) * (size_t)(pn->nresults + 1));
+            x->results = opgen_arena_zalloc(a, sizeof(int) * (size_t)(pn->nresults + 1));
             if (!x->args || !x->results) return oom(err);
             for (int i = 0; i < pn->nargs; i++)
                 if (!substitute(&w, p, &pn->args[i], bind, val_of, &x->args[i]))
@@ -529,9 +484,9 @@ int32_t opgen_verify(const opgen_graph *g, opgen_dialect d, opgen_arena *a, opge
             const char *why = op->flags & OPGEN_OP_BACKEND ? "a backend op" : op->kind == OPGEN_KIND_OUT ? "an out= variant" : op->kind != OPGEN_KIND_FUNCTIONAL ? "not functional" : "not a core op";
             return opgen_fail_at(err, OPGEN_E_INVALID, g->file, nd->line, nd->col, "%s is %s: not in the %s dialect", nd->op, why, names[d]);
         }
-        const opgen_garg **given = zalloc(a, sizeof *given * (op->nargs + 1u));
+        const opgen_garg **given = opgen_arena_zalloc(a, sizeof *given * (op->nargs + 1u));
         if (!given) return oom(err);
-        if (opgen_bind_node(g, nd, id, given, err)) return err->code;
+        if (opgen_bind_node(g, nd, id, given, err, a)) return err->code;
         for (int i = 0; i < op->nargs; i++)
             if (!given[i] && !opgen_args[op->first_arg + (unsigned)i].dflt)
                 return opgen_fail_at(err, OPGEN_E_INVALID, g->file, nd->line, nd->col, "%s: missing argument '%s' (%s)", nd->op, opgen_args[op->first_arg + (unsigned)i].name,

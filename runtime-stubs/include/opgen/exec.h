@@ -22,10 +22,11 @@ typedef struct opgen_program opgen_program;
 
 /* The op id a node names ("aten::relu" or "aten::relu.default"), or -1. */
 int opgen_node_op(const char *name);
-/* Binds a node's arguments to the schema of op `id`: given[i] is the argument
- * written for schema argument i (positionally or by keyword), or NULL when its
- * default applies. Errors name the argument's file:line:col. */
-int32_t opgen_bind_node(const opgen_graph *g, const opgen_gnode *nd, int id, const opgen_garg **given, opgen_error *err);
+/* Binds a node's arguments to the schema of op `id` (opgen_bind_args over its
+ * argument names): given[i] is the argument written for schema argument i
+ * (positionally or by keyword), or NULL when its default applies. Errors name the
+ * argument's file:line:col. */
+int32_t opgen_bind_node(const opgen_graph *g, const opgen_gnode *nd, int id, const opgen_garg **given, opgen_error *err, opgen_arena *a);
 
 /* A program value: a tensor, or an int/float/bool scalar (a SymInt input). */
 typedef struct opgen_ivalue {

@@ -88,6 +88,16 @@ int32_t opgen_graph_parse(const char *file, const char *text, size_t len, bool p
 size_t opgen_graph_print(const opgen_graph *g, char *buf, size_t cap);
 /* Structural equality (names, shapes, ops, arguments, results). */
 bool opgen_graph_equal(const opgen_graph *x, const opgen_graph *y);
+/* A schema default ("1", "None", "[0, 0]", "'none'", "long", "Mean",
+ * "contiguous_format") as the literal a program would write; false when it is not
+ * one. Lists and strings live in the arena. */
+bool opgen_garg_parse_default(opgen_arena *a, const char *text, opgen_garg *out);
+/* Binds node nd's arguments to the parameters names[0..nargs) of which the first
+ * npos may be given by position (all may be given by name): given[i] is the
+ * argument written for parameter i, or NULL. Errors name the argument's
+ * line:col in g. */
+int32_t opgen_bind_args(const opgen_graph *g, const opgen_gnode *nd, const char *const *names, int nargs, int npos, const opgen_garg **given, opgen_error *err);
+
 /* Dtype names: "f32" <-> Float, "torch.float32" <-> Float. */
 int opgen_dtype_from_abbrev(const char *s, size_t n);
 const char *opgen_dtype_abbrev(opgen_dtype d);
