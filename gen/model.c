@@ -425,8 +425,14 @@ static int entry_key(const ynode *k) {
 /* Which file an entry comes from: the keys it may have beyond native_functions'. */
 enum { ENTRY_NATIVE, ENTRY_KERNEL_YAML, ENTRY_BACKEND_YAML };
 
-static og_func *load_entry(og_model *m, const ynode *e, int from) {
-    unsigned before = m->d->errors;
+/* The nodes of an entry's keys that later checks look at again. */
+typedef struct entry_nodes {
+    const ynode *dispatch, *dispatch_key, *ufunc, *precomputed, *structured, *cpp_nda, *delegate, *inherits, *pymod;
+} entry_nodes;
+
+/* func: the namespace (NamespaceHelper(max_level=1) splits the whole string on
+ * "::"), the schema, the names. NULL (reported) when it does not parse. */
+static og_func *entry_func(og_model *m, const ynode *e) {
     if (e->kind != YNODE_MAP) {
         ERR_AT(m, e, "expected an operator entry (a mapping with 'func:'), found %s", ynode_describe(e));
         return NULL;
@@ -445,8 +451,6 @@ static og_func *load_entry(og_model *m, const ynode *e, int from) {
     f->variants = OG_VARIANT_FUNCTION;
     f->device_guard = true;
     f->device_check = OG_DEVICE_CHECK_EXACT_SAME;
-
-    /* namespace: NamespaceHelper(max_level=1) splits the whole string on "::" */
     const char *s = fn->s;
     const char *first = strstr(s, "::");
     if (first) {
@@ -482,9 +486,122 @@ static og_func *load_entry(og_model *m, const ynode *e, int from) {
         err_in_func(m, f, err.off, err.msg);
         return NULL;
     }
+    return f;
+}
 
-    const ynode *dispatch = NULL, *dispatch_key = NULL, *ufunc = NULL, *precomputed = NULL, *structured_node = NULL, *cpp_nda = NULL, *delegate_node = NULL, *inherits_node = NULL, *pymod_node = NULL;
-    bool tags_given = false;
+/* variants: "function", "method" or "function, method". */
+static void key_variants(og_model *m, og_func *f, const ynode *v) {
+    f->variants = 0;
+    const char *p = v->s;
+    for (;;) {
+        const char *q = strstr(p, ", ");
+        size_t n = q ? (size_t)(q - p) : strlen(p);
+        if (n == 8 && !memcmp(p, "function", 8))
+            f->variants |= OG_VARIANT_FUNCTION;
+        else if (n == 6 && !memcmp(p, "method", 6))
+            f->variants |= OG_VARIANT_METHOD;
+        else {
+            unsigned line, col;
+            ynode_pos(v, (size_t)(p - v->s), &line, &col);
+            diag_error(m->d, v->file, line, col, "illegal variant '%.*s' (expected 'function', 'method' or 'function, method')", (int)n, p);
+            break;
+        }
+        if (!q) break;
+        p = q + 2;
+    }
+}
+
+/* tags: a name or a list of them, each declared in the tags file. */
+static void key_tags(og_model *m, og_func *f, const ynode *v) {
+    const ynode *const *items = &v;
+    size_t n = 1;
+    if (v->kind == YNODE_SEQ) {
+        items = (const ynode *const *)v->kids;
+        n = v->n;
+    } else if (!ynode_is_str(v)) {
+        ERR_AT(m, v, "'tags' must be a tag name or a list of them, found %s", ynode_describe(v));
+        return;
+    }
+    for (size_t t = 0; t < n; t++) {
+        if (!want_str(m, items[t], "tags")) continue;
+        int id = og_model_tag_find(m, items[t]->s);
+        if (id < 0 || !m->tags[id].declared)
+            ERR_AT(m, items[t], "unknown tag '%s' (not declared in the tags file)", items[t]->s);
+        else
+            set_tag(f, id);
+    }
+}
+
+/* autogen: "op.overload, op.overload". */
+static void key_autogen(og_model *m, og_func *f, const ynode *v) {
+    unsigned cnt = 1;
+    for (const char *p = v->s; (p = strstr(p, ", ")); p += 2) cnt++;
+    f->autogen = ARENA_ARRAY(m->a, og_opname, cnt);
+    const char *p = v->s;
+    for (;;) {
+        const char *q = strstr(p, ", ");
+        size_t n = q ? (size_t)(q - p) : strlen(p);
+        if (!parse_opname_node(m, v, p, n, (size_t)(p - v->s), &f->autogen[f->nautogen])) break;
+        f->nautogen++;
+        if (!q) break;
+        p = q + 2;
+    }
+}
+
+static bool is_null(const ynode *v) { return v->kind == YNODE_SCALAR && v->type == YVAL_NULL; }
+
+/* The keys whose value is a name (or null): structured_delegate, structured_inherits,
+ * device_check, python_module, category_override. True when key was one of them. */
+static bool key_name(og_model *m, og_func *f, int key, const ynode *v, entry_nodes *nd) {
+    if (key != KEY_structured_delegate && key != KEY_structured_inherits && key != KEY_device_check && key != KEY_python_module && key != KEY_category_override) return false;
+    if (is_null(v) || !want_str(m, v, entry_keys[key])) return true;
+    if (key == KEY_structured_delegate) {
+        nd->delegate = v;
+        f->delegate_node = keep_node(m, v);
+        if (strstr(v->s, "::"))
+            ERR_AT(m, v, "structured_delegate takes no namespace; the delegate is in the op's own namespace");
+        else if (parse_opname_node(m, v, v->s, v->len, 0, &f->delegate))
+            f->has_delegate = true;
+    } else if (key == KEY_structured_inherits) {
+        nd->inherits = v;
+        if (strstr(v->s, "::"))
+            ERR_AT(m, v, "structured_inherits takes no namespace");
+        else
+            f->structured_inherits = keep_str(m, v);
+    } else if (key == KEY_device_check) {
+        if (!strcmp(v->s, "NoCheck"))
+            f->device_check = OG_DEVICE_CHECK_NO_CHECK;
+        else if (!strcmp(v->s, "ExactSame"))
+            f->device_check = OG_DEVICE_CHECK_EXACT_SAME;
+        else
+            ERR_AT(m, v, "illegal device_check '%s' (expected NoCheck or ExactSame)", v->s);
+    } else if (key == KEY_python_module) {
+        f->python_module = keep_str(m, v), nd->pymod = v;
+    } else {
+        f->category_override = keep_str(m, v);
+    }
+    return true;
+}
+
+/* A key this kind of file has that native_functions.yaml does not, or an error. */
+static void key_other(og_model *m, const ynode *kn, int from) {
+    const char *k = kn->s;
+    if (from == ENTRY_KERNEL_YAML && (!strcmp(k, "kernels") || !strcmp(k, "type_alias") || !strcmp(k, "dim_order_alias"))) return; /* read by kernels.c */
+    if (from == ENTRY_BACKEND_YAML && (!strcmp(k, "backend") || !strcmp(k, "pattern") || !strcmp(k, "builtin") || !strcmp(k, "ignore") || !strcmp(k, "doc"))) return; /* backend.c */
+    strbuf b;
+    sb_init(&b);
+    for (const char *const *p = entry_keys; *p; p++) {
+        if (p != entry_keys) sb_puts(&b, ", ");
+        sb_puts(&b, *p);
+    }
+    if (from == ENTRY_KERNEL_YAML) sb_puts(&b, ", kernels, type_alias, dim_order_alias");
+    if (from == ENTRY_BACKEND_YAML) sb_puts(&b, ", backend, pattern, builtin, ignore, doc");
+    ERR_AT(m, kn, "unknown key '%s' in an operator entry (expected one of: %s)", k, sb_cstr(&b));
+    sb_free(&b);
+}
+
+/* Every key of the entry but func:, into f and (for later checks) nd. */
+static void entry_keys_read(og_model *m, og_func *f, const ynode *e, int from, entry_nodes *nd) {
     for (size_t i = 0; i < e->n; i++) {
         const ynode *kn = e->kids[2 * i], *v = e->kids[2 * i + 1];
         if (!ynode_is_str(kn)) {
@@ -493,153 +610,97 @@ static og_func *load_entry(og_model *m, const ynode *e, int from) {
         }
         const char *k = kn->s;
         int key = entry_key(kn);
-        if (key == KEY_func) continue;
+        if (key == KEY_func || key_name(m, f, key, v, nd)) continue;
         if (key == KEY_variants) {
-            if (!want_str(m, v, k)) continue;
-            f->variants = 0;
-            const char *p = v->s;
-            for (;;) {
-                const char *q = strstr(p, ", ");
-                size_t n = q ? (size_t)(q - p) : strlen(p);
-                if (n == 8 && !memcmp(p, "function", 8))
-                    f->variants |= OG_VARIANT_FUNCTION;
-                else if (n == 6 && !memcmp(p, "method", 6))
-                    f->variants |= OG_VARIANT_METHOD;
-                else {
-                    unsigned line, col;
-                    ynode_pos(v, (size_t)(p - v->s), &line, &col);
-                    diag_error(m->d, v->file, line, col, "illegal variant '%.*s' (expected 'function', 'method' or 'function, method')", (int)n, p);
-                    break;
-                }
-                if (!q) break;
-                p = q + 2;
-            }
+            if (want_str(m, v, k)) key_variants(m, f, v);
         } else if (key == KEY_dispatch) {
-            dispatch = v;
-            dispatch_key = kn;
+            nd->dispatch = v;
+            nd->dispatch_key = kn;
         } else if (key == KEY_tags) {
-            tags_given = true;
-            const ynode *const *items = &v;
-            size_t n = 1;
-            if (v->kind == YNODE_SEQ) {
-                items = (const ynode *const *)v->kids;
-                n = v->n;
-            } else if (!ynode_is_str(v)) {
-                ERR_AT(m, v, "'tags' must be a tag name or a list of them, found %s", ynode_describe(v));
-                continue;
-            }
-            for (size_t t = 0; t < n; t++) {
-                if (!want_str(m, items[t], "tags")) continue;
-                int id = og_model_tag_find(m, items[t]->s);
-                if (id < 0 || !m->tags[id].declared)
-                    ERR_AT(m, items[t], "unknown tag '%s' (not declared in the tags file)", items[t]->s);
-                else
-                    set_tag(f, id);
-            }
+            key_tags(m, f, v);
         } else if (key == KEY_structured) {
-            structured_node = v;
+            nd->structured = v;
             want_bool(m, v, k, &f->structured);
-        } else if (key == KEY_structured_delegate) {
-            if (v->kind == YNODE_SCALAR && v->type == YVAL_NULL) continue;
-            if (!want_str(m, v, k)) continue;
-            delegate_node = v;
-            f->delegate_node = keep_node(m, v);
-            if (strstr(v->s, "::")) {
-                ERR_AT(m, v, "structured_delegate takes no namespace; the delegate is in the op's own namespace");
-                continue;
-            }
-            if (parse_opname_node(m, v, v->s, v->len, 0, &f->delegate)) f->has_delegate = true;
-        } else if (key == KEY_structured_inherits) {
-            if (v->kind == YNODE_SCALAR && v->type == YVAL_NULL) continue;
-            if (!want_str(m, v, k)) continue;
-            inherits_node = v;
-            if (strstr(v->s, "::"))
-                ERR_AT(m, v, "structured_inherits takes no namespace");
-            else
-                f->structured_inherits = keep_str(m, v);
         } else if (key == KEY_precomputed) {
-            precomputed = v;
+            nd->precomputed = v;
         } else if (key == KEY_ufunc_inner_loop) {
-            ufunc = v;
+            nd->ufunc = v;
         } else if (key == KEY_autogen) {
-            if (!want_str(m, v, k) || !v->len) continue;
-            unsigned cnt = 1;
-            for (const char *p = v->s; (p = strstr(p, ", ")); p += 2) cnt++;
-            f->autogen = ARENA_ARRAY(m->a, og_opname, cnt);
-            const char *p = v->s;
-            for (;;) {
-                const char *q = strstr(p, ", ");
-                size_t n = q ? (size_t)(q - p) : strlen(p);
-                if (!parse_opname_node(m, v, p, n, (size_t)(p - v->s), &f->autogen[f->nautogen])) break;
-                f->nautogen++;
-                if (!q) break;
-                p = q + 2;
-            }
+            if (want_str(m, v, k) && v->len) key_autogen(m, f, v);
         } else if (key == KEY_device_guard) {
             want_bool(m, v, k, &f->device_guard);
-        } else if (key == KEY_device_check) {
-            if (v->kind == YNODE_SCALAR && v->type == YVAL_NULL) continue;
-            if (!want_str(m, v, k)) continue;
-            if (!strcmp(v->s, "NoCheck"))
-                f->device_check = OG_DEVICE_CHECK_NO_CHECK;
-            else if (!strcmp(v->s, "ExactSame"))
-                f->device_check = OG_DEVICE_CHECK_EXACT_SAME;
-            else
-                ERR_AT(m, v, "illegal device_check '%s' (expected NoCheck or ExactSame)", v->s);
         } else if (key == KEY_manual_kernel_registration) {
             want_bool(m, v, k, &f->manual_kernel_registration);
         } else if (key == KEY_manual_cpp_binding) {
             want_bool(m, v, k, &f->manual_cpp_binding);
-        } else if (key == KEY_python_module) {
-            if (v->kind == YNODE_SCALAR && v->type == YVAL_NULL) continue;
-            if (want_str(m, v, k)) f->python_module = keep_str(m, v), pymod_node = v;
-        } else if (key == KEY_category_override) {
-            if (v->kind == YNODE_SCALAR && v->type == YVAL_NULL) continue;
-            if (want_str(m, v, k)) f->category_override = keep_str(m, v);
         } else if (key == KEY_cpp_no_default_args) {
             if (v->kind != YNODE_SEQ)
                 ERR_AT(m, v, "'cpp_no_default_args' must be a list of argument names, found %s", ynode_describe(v));
             else
-                cpp_nda = v;
+                nd->cpp_nda = v;
         } else if (key == KEY_use_const_ref_for_mutable_tensors) {
             want_bool(m, v, k, &f->use_const_ref_for_mutable_tensors);
-        } else if (from == ENTRY_KERNEL_YAML && (!strcmp(k, "kernels") || !strcmp(k, "type_alias") || !strcmp(k, "dim_order_alias"))) {
-            continue; /* read by the kernel registry (kernels.c) */
-        } else if (from == ENTRY_BACKEND_YAML && (!strcmp(k, "backend") || !strcmp(k, "pattern") || !strcmp(k, "builtin") || !strcmp(k, "ignore") || !strcmp(k, "doc"))) {
-            continue; /* read by the backend dialect (backend.c) */
         } else {
-            strbuf b;
-            sb_init(&b);
-            for (const char *const *p = entry_keys; *p; p++) {
-                if (p != entry_keys) sb_puts(&b, ", ");
-                sb_puts(&b, *p);
-            }
-            if (from == ENTRY_KERNEL_YAML) sb_puts(&b, ", kernels, type_alias, dim_order_alias");
-            if (from == ENTRY_BACKEND_YAML) sb_puts(&b, ", backend, pattern, builtin, ignore, doc");
-            ERR_AT(m, kn, "unknown key '%s' in an operator entry (expected one of: %s)", k, sb_cstr(&b));
-            sb_free(&b);
+            key_other(m, kn, from);
         }
     }
-    (void)tags_given;
-    if (m->d->errors != before) return NULL;
+}
 
-    const og_schema *sc = f->schema;
-    /* auto tags, as torchgen adds them (only where tags.yaml declares them) */
-    if (!strcmp(f->ns, "aten") && tag_declared(m, m->tag_pt2)) set_tag(f, m->tag_pt2);
-    if (f->kind == OG_KIND_INPLACE && tag_declared(m, m->tag_inplace)) set_tag(f, m->tag_inplace);
-    if (f->kind == OG_KIND_OUT && tag_declared(m, m->tag_out)) set_tag(f, m->tag_out);
-
-    if (m->dialect->const_ref_no_out && f->use_const_ref_for_mutable_tensors && sc->nout)
-        err_in_func(m, f, 0, "use_const_ref_for_mutable_tensors cannot be used on an op with out arguments");
-    if (f->python_module && (f->variants & OG_VARIANT_METHOD)) ERR_AT(m, pymod_node, "functions in a python_module cannot be methods");
-    if (precomputed && !(precomputed->kind == YNODE_SCALAR && precomputed->type == YVAL_NULL)) {
-        if (!f->structured)
-            ERR_AT(m, precomputed, "'precomputed' requires 'structured: True'");
-        else
-            check_precomputed(m, f, precomputed);
+/* One dispatch entry "CPU, CUDA: kernel_name"; counts its keys in *nkeys and notes a
+ * CompositeImplicitAutograd entry naming the default kernel. */
+static void dispatch_entry(og_model *m, og_func *f, const ynode *kn, const ynode *v, const char *expected, unsigned *nkeys, bool *redundant_cia) {
+    if (!ynode_is_str(kn)) {
+        ERR_AT(m, kn, "illegal dispatch key: %s", ynode_describe(kn));
+        return;
     }
+    if (!ynode_is_str(v)) {
+        ERR_AT(m, v, "dispatch value must be a kernel name, found %s", ynode_describe(v));
+        return;
+    }
+    /* kernel namespace: at most 3 levels */
+    unsigned levels = 0;
+    const char *kname = v->s;
+    for (const char *p = v->s; (p = strstr(p, "::")); p += 2) levels++, kname = p + 2;
+    if (levels > 3) {
+        ERR_AT(m, v, "kernel name '%s' has more than 3 levels of namespace", v->s);
+        return;
+    }
+    if (!*kname) {
+        ERR_AT(m, v, "empty kernel name");
+        return;
+    }
+    for (const char *p = kn->s;;) {
+        const char *c = strchr(p, ',');
+        size_t n = c ? (size_t)(c - p) : strlen(p);
+        const char *ks = p;
+        while (n && (*ks == ' ' || *ks == '\t')) ks++, n--;
+        while (n && (ks[n - 1] == ' ' || ks[n - 1] == '\t')) n--;
+        int dk = dkey_parse(ks, n);
+        if (dk >= 0 && !(m->dialect->dispatch_keys & BIT(dk))) dk = -1;
+        unsigned line, col;
+        ynode_pos(kn, (size_t)(ks - kn->s), &line, &col);
+        (*nkeys)++;
+        if (dk < 0) {
+            if (dkey_parse(ks, n) >= 0 || dkey_known(ks, n))
+                diag_error(m->d, kn->file, line, col, "dispatch key '%.*s' of kernel %s is not a supported dispatch key in torchgen %s", (int)n, ks, v->s, m->dialect->name);
+            else
+                diag_error(m->d, kn->file, line, col, "unknown dispatch key '%.*s'", (int)n, ks);
+        } else if (f->dispatch & BIT(dk)) {
+            diag_error(m->d, kn->file, line, col, "dispatch key '%.*s' is given twice", (int)n, ks);
+        } else {
+            if (kname >= v->s && kname < v->s + v->len) kname = arena_strndup(m->a, kname, v->len - (size_t)(kname - v->s));
+            add_kernel(m, f, (og_dkey)dk, kname);
+            if (dk == OG_DK_CompositeImplicitAutograd && !strcmp(v->s, expected)) *redundant_cia = true;
+        }
+        if (!c) break;
+        p = c + 1;
+    }
+}
 
-    /* dispatch table (torchgen NativeFunction.from_yaml) */
+/* The dispatch table (torchgen NativeFunction.from_yaml); false on an error that
+ * ends the entry. */
+static bool entry_dispatch(og_model *m, og_func *f, const entry_nodes *nd, unsigned before) {
+    const ynode *dispatch = nd->dispatch, *dispatch_key = nd->dispatch_key;
     unsigned nkeys = 0, slots = 3; /* implicit CIA, ufunc CPU + CUDA */
     if (dispatch && dispatch->kind == YNODE_MAP)
         for (size_t i = 0; i < dispatch->n; i++)
@@ -647,63 +708,14 @@ static og_func *load_entry(og_model *m, const ynode *e, int from) {
     reserve_kernels(m, f, slots < OG_DK_COUNT ? slots : OG_DK_COUNT);
     bool redundant_cia = false;
     const char *expected = cpp_name(m, f);
-    if (dispatch && !(dispatch->kind == YNODE_SCALAR && dispatch->type == YVAL_NULL)) {
+    if (dispatch && !is_null(dispatch)) {
         if (dispatch->kind != YNODE_MAP) {
             ERR_AT(m, dispatch, "'dispatch' must be a mapping from dispatch keys to kernel names, found %s", ynode_describe(dispatch));
-            return NULL;
+            return false;
         }
         if (f->manual_kernel_registration) ERR_AT(m, dispatch_key, "cannot specify both manual_kernel_registration and dispatch; with manual registration, dispatch has no effect");
-        for (size_t i = 0; i < dispatch->n; i++) {
-            const ynode *kn = dispatch->kids[2 * i], *v = dispatch->kids[2 * i + 1];
-            if (!ynode_is_str(kn)) {
-                ERR_AT(m, kn, "illegal dispatch key: %s", ynode_describe(kn));
-                continue;
-            }
-            if (!ynode_is_str(v)) {
-                ERR_AT(m, v, "dispatch value must be a kernel name, found %s", ynode_describe(v));
-                continue;
-            }
-            /* kernel namespace: at most 3 levels */
-            unsigned levels = 0;
-            const char *kname = v->s;
-            for (const char *p = v->s; (p = strstr(p, "::")); p += 2) levels++, kname = p + 2;
-            if (levels > 3) {
-                ERR_AT(m, v, "kernel name '%s' has more than 3 levels of namespace", v->s);
-                continue;
-            }
-            if (!*kname) {
-                ERR_AT(m, v, "empty kernel name");
-                continue;
-            }
-            const char *p = kn->s;
-            for (;;) {
-                const char *c = strchr(p, ',');
-                size_t n = c ? (size_t)(c - p) : strlen(p);
-                const char *ks = p;
-                while (n && (*ks == ' ' || *ks == '\t')) ks++, n--;
-                while (n && (ks[n - 1] == ' ' || ks[n - 1] == '\t')) n--;
-                int dk = dkey_parse(ks, n);
-                if (dk >= 0 && !(m->dialect->dispatch_keys & BIT(dk))) dk = -1;
-                unsigned line, col;
-                ynode_pos(kn, (size_t)(ks - kn->s), &line, &col);
-                nkeys++;
-                if (dk < 0) {
-                    if (dkey_parse(ks, n) >= 0 || dkey_known(ks, n))
-                        diag_error(m->d, kn->file, line, col, "dispatch key '%.*s' of kernel %s is not a supported dispatch key in torchgen %s", (int)n, ks, v->s, m->dialect->name);
-                    else
-                        diag_error(m->d, kn->file, line, col, "unknown dispatch key '%.*s'", (int)n, ks);
-                } else if (f->dispatch & BIT(dk)) {
-                    diag_error(m->d, kn->file, line, col, "dispatch key '%.*s' is given twice", (int)n, ks);
-                } else {
-                    if (kname >= v->s && kname < v->s + v->len) kname = arena_strndup(m->a, kname, v->len - (size_t)(kname - v->s));
-                    add_kernel(m, f, (og_dkey)dk, kname);
-                    if (dk == OG_DK_CompositeImplicitAutograd && !strcmp(v->s, expected)) redundant_cia = true;
-                }
-                if (!c) break;
-                p = c + 1;
-            }
-        }
-        if (m->d->errors != before) return NULL;
+        for (size_t i = 0; i < dispatch->n; i++) dispatch_entry(m, f, dispatch->kids[2 * i], dispatch->kids[2 * i + 1], expected, &nkeys, &redundant_cia);
+        if (m->d->errors != before) return false;
         if (nkeys == 1 && redundant_cia) ERR_AT(m, dispatch_key, "unnecessary dispatch table for this function; just delete the dispatch key entirely");
         if (!f->has_delegate && f->dispatch == BIT(OG_DK_CompositeImplicitAutograd) && nkeys == 1 && !redundant_cia &&
             !strstr(kernel_of(f, OG_DK_CompositeImplicitAutograd), "_symint"))
@@ -712,7 +724,7 @@ static og_func *load_entry(og_model *m, const ynode *e, int from) {
     } else if (!f->structured && !f->has_delegate) {
         if (is_factory_like(f)) {
             err_in_func(m, f, 0, "a factory function needs a CompositeExplicitAutograd dispatch entry, but there is no dispatch table (factory functions must not be implicitly decomposed)");
-            return NULL;
+            return false;
         }
         add_kernel(m, f, OG_DK_CompositeImplicitAutograd, expected);
     }
@@ -720,75 +732,80 @@ static og_func *load_entry(og_model *m, const ynode *e, int from) {
     if (__builtin_popcountll(comp) > 1 &&
         !(__builtin_popcountll(comp) == 2 && !(comp & BIT(OG_DK_CompositeExplicitAutogradNonFunctional)) && (comp & BIT(OG_DK_CompositeImplicitAutogradNestedTensor))))
         ERR_AT(m, dispatch_key, "cannot specify more than one of CompositeExplicitAutograd, CompositeExplicitAutogradNonFunctional or CompositeImplicitAutograd on one kernel; each strictly subsumes the other");
+    return true;
+}
 
-    /* ufunc_inner_loop */
-    if (ufunc && !(ufunc->kind == YNODE_SCALAR && ufunc->type == YVAL_NULL)) {
-        const char *names[UFUNC_COUNT] = {0};
-        if (ynode_is_str(ufunc)) {
-            parse_ufunc(m, f, ufunc, "Generic", ufunc, names);
-        } else if (ufunc->kind == YNODE_MAP) {
-            for (size_t i = 0; i < ufunc->n; i++) {
-                const ynode *kn = ufunc->kids[2 * i];
-                if (!ynode_is_str(kn)) {
-                    ERR_AT(m, kn, "ufunc_inner_loop key must be a string, found %s", ynode_describe(kn));
-                    continue;
-                }
-                parse_ufunc(m, f, kn, kn->s, ufunc->kids[2 * i + 1], names);
+/* ufunc_inner_loop: a name, or a mapping from ufunc keys to names. */
+static void entry_ufunc(og_model *m, og_func *f, const ynode *ufunc) {
+    if (!ufunc || is_null(ufunc)) return;
+    const og_schema *sc = f->schema;
+    const char *names[UFUNC_COUNT] = {0};
+    if (ynode_is_str(ufunc)) {
+        parse_ufunc(m, f, ufunc, "Generic", ufunc, names);
+    } else if (ufunc->kind == YNODE_MAP) {
+        for (size_t i = 0; i < ufunc->n; i++) {
+            const ynode *kn = ufunc->kids[2 * i];
+            if (!ynode_is_str(kn)) {
+                ERR_AT(m, kn, "ufunc_inner_loop key must be a string, found %s", ynode_describe(kn));
+                continue;
             }
-        } else {
-            ERR_AT(m, ufunc, "'ufunc_inner_loop' must be a string or a mapping, found %s", ynode_describe(ufunc));
+            parse_ufunc(m, f, kn, kn->s, ufunc->kids[2 * i + 1], names);
         }
-        if (f->ufunc_keys) {
-            if (!f->structured) ERR_AT(m, ufunc, "ufunc must be structured");
-            for (og_dkey k = OG_DK_CPU; k <= OG_DK_CUDA; k++) {
-                if (f->dispatch & BIT(k))
-                    ERR_AT(m, ufunc, "ufunc should not have an explicit dispatch entry for %s", og_dkey_name(k));
-                else
-                    add_kernel(m, f, k, arena_printf(m->a, "ufunc_%s", f->name));
-            }
-            if (names[UFUNC_ScalarOnly] && names[UFUNC_Generic] && strcmp(names[UFUNC_ScalarOnly], names[UFUNC_Generic]))
-                ERR_AT(m, ufunc, "ScalarOnly and Generic must have the same ufunc name");
-            if (f->ufunc_keys & ((1u << UFUNC_CUDAFunctorOnSelf) | (1u << UFUNC_CUDAFunctorOnOther))) {
-                unsigned nt = 0;
-                for (unsigned i = 0; i < sc->nargs; i++)
-                    if (sc->args[i].cat != OG_ARG_OUT && og_type_is_plain_tensor(sc->args[i].type)) nt++;
-                if (nt < 2) ERR_AT(m, ufunc, "CUDAFunctorOnSelf and CUDAFunctorOnOther apply only to binary ops");
-            }
-        }
+    } else {
+        ERR_AT(m, ufunc, "'ufunc_inner_loop' must be a string or a mapping, found %s", ynode_describe(ufunc));
     }
+    if (!f->ufunc_keys) return;
+    if (!f->structured) ERR_AT(m, ufunc, "ufunc must be structured");
+    for (og_dkey k = OG_DK_CPU; k <= OG_DK_CUDA; k++) {
+        if (f->dispatch & BIT(k))
+            ERR_AT(m, ufunc, "ufunc should not have an explicit dispatch entry for %s", og_dkey_name(k));
+        else
+            add_kernel(m, f, k, arena_printf(m->a, "ufunc_%s", f->name));
+    }
+    if (names[UFUNC_ScalarOnly] && names[UFUNC_Generic] && strcmp(names[UFUNC_ScalarOnly], names[UFUNC_Generic])) ERR_AT(m, ufunc, "ScalarOnly and Generic must have the same ufunc name");
+    if (f->ufunc_keys & ((1u << UFUNC_CUDAFunctorOnSelf) | (1u << UFUNC_CUDAFunctorOnOther))) {
+        unsigned nt = 0;
+        for (unsigned i = 0; i < sc->nargs; i++)
+            if (sc->args[i].cat != OG_ARG_OUT && og_type_is_plain_tensor(sc->args[i].type)) nt++;
+        if (nt < 2) ERR_AT(m, ufunc, "CUDAFunctorOnSelf and CUDAFunctorOnOther apply only to binary ops");
+    }
+}
+
+/* NativeFunction.__post_init__ and the checks between keys. */
+static void entry_post_init(og_model *m, og_func *f, const entry_nodes *nd) {
+    const og_schema *sc = f->schema;
     if (f->has_delegate && (f->dispatch & m->dialect->structured_keys)) {
         for (og_dkey k = 0; k < OG_DK_COUNT; k++)
             if ((m->dialect->structured_keys & BIT(k)) && (f->dispatch & BIT(k))) {
-                ERR_AT(m, dispatch_key, "if structured_delegate, then must not have %s in the dispatch table (it is delegated!)", og_dkey_name(k));
+                ERR_AT(m, nd->dispatch_key, "if structured_delegate, then must not have %s in the dispatch table (it is delegated!)", og_dkey_name(k));
                 break;
             }
     }
-
-    /* NativeFunction.__post_init__ */
     if (sc->nout && f->variants != OG_VARIANT_FUNCTION) err_in_func(m, f, 0, "functions with out arguments must have only the function variant ('variants: function')");
     if (f->structured) {
-        if (f->kind != OG_KIND_OUT) ERR_AT(m, structured_node, "put 'structured' on the out= variant of a function; did you mean structured_delegate?");
-        if (!f->device_guard) ERR_AT(m, structured_node, "device_guard: False is not respected by structured kernels");
+        if (f->kind != OG_KIND_OUT) ERR_AT(m, nd->structured, "put 'structured' on the out= variant of a function; did you mean structured_delegate?");
+        if (!f->device_guard) ERR_AT(m, nd->structured, "device_guard: False is not respected by structured kernels");
     }
     if (f->has_delegate) {
-        if (f->kind == OG_KIND_OUT) ERR_AT(m, delegate_node, "structured_delegate is not allowed on out= functions; did you mean structured?");
-        if (!f->device_guard) ERR_AT(m, delegate_node, "device_guard: False is not respected by structured kernels");
-        if (f->structured) ERR_AT(m, delegate_node, "cannot have both structured and structured_delegate on a function");
+        if (f->kind == OG_KIND_OUT) ERR_AT(m, nd->delegate, "structured_delegate is not allowed on out= functions; did you mean structured?");
+        if (!f->device_guard) ERR_AT(m, nd->delegate, "device_guard: False is not respected by structured kernels");
+        if (f->structured) ERR_AT(m, nd->delegate, "cannot have both structured and structured_delegate on a function");
     }
-    if (cpp_nda) {
-        for (size_t i = 0; i < cpp_nda->n; i++) {
-            const ynode *it = cpp_nda->kids[i];
-            bool ok = false;
-            if (ynode_is_str(it))
-                for (unsigned k = 0; k < sc->nargs; k++)
-                    if (sc->args[k].dflt && !strcmp(sc->args[k].name, it->s)) ok = true;
-            if (!ok) ERR_AT(m, it, "invalid cpp_no_default_args entry '%s': not an argument with a default", it->kind == YNODE_SCALAR ? it->s : "?");
-        }
+    for (size_t i = 0; nd->cpp_nda && i < nd->cpp_nda->n; i++) {
+        const ynode *it = nd->cpp_nda->kids[i];
+        bool ok = false;
+        if (ynode_is_str(it))
+            for (unsigned k = 0; k < sc->nargs; k++)
+                if (sc->args[k].dflt && !strcmp(sc->args[k].name, it->s)) ok = true;
+        if (!ok) ERR_AT(m, it, "invalid cpp_no_default_args entry '%s': not an argument with a default", it->kind == YNODE_SCALAR ? it->s : "?");
     }
-    if (f->structured_inherits && !f->structured) ERR_AT(m, inherits_node, "structured_inherits requires structured: True");
-    if (!strncmp(f->name, "_foreach", 8) && f->device_check != OG_DEVICE_CHECK_NO_CHECK)
-        err_in_func(m, f, 0, "_foreach kernels must use 'device_check: NoCheck'");
-    /* torchgen: random ops must say so (name has rand/dropout, a dropout argument, a Generator) */
+    if (f->structured_inherits && !f->structured) ERR_AT(m, nd->inherits, "structured_inherits requires structured: True");
+    if (!strncmp(f->name, "_foreach", 8) && f->device_check != OG_DEVICE_CHECK_NO_CHECK) err_in_func(m, f, 0, "_foreach kernels must use 'device_check: NoCheck'");
+}
+
+/* torchgen: random ops must say so (name has rand/dropout, a dropout argument, a Generator). */
+static void entry_random(og_model *m, og_func *f) {
+    const og_schema *sc = f->schema;
     const char *why = NULL;
     if (strstr(f->name, "rand")) why = "its name contains 'rand'";
     if (!why && !strstr(f->name, "backward")) {
@@ -799,8 +816,33 @@ static og_func *load_entry(og_model *m, const ynode *e, int from) {
                 if (strstr(sc->args[i].name, "dropout")) why = arena_printf(m->a, "its argument '%s' is a dropout parameter", sc->args[i].name);
     }
     if (!why && has_generator_arg(sc)) why = "it takes a Generator";
-    if (why && !og_func_has_tag(f, m->tag_nondet))
-        err_in_func(m, f, 0, arena_printf(m->a, "this op is random (%s), so it must be tagged nondeterministic_seeded", why));
+    if (why && !og_func_has_tag(f, m->tag_nondet)) err_in_func(m, f, 0, arena_printf(m->a, "this op is random (%s), so it must be tagged nondeterministic_seeded", why));
+}
+
+static og_func *load_entry(og_model *m, const ynode *e, int from) {
+    unsigned before = m->d->errors;
+    og_func *f = entry_func(m, e);
+    if (!f) return NULL;
+    entry_nodes nd = {0};
+    entry_keys_read(m, f, e, from, &nd);
+    if (m->d->errors != before) return NULL;
+    /* auto tags, as torchgen adds them (only where tags.yaml declares them) */
+    if (!strcmp(f->ns, "aten") && tag_declared(m, m->tag_pt2)) set_tag(f, m->tag_pt2);
+    if (f->kind == OG_KIND_INPLACE && tag_declared(m, m->tag_inplace)) set_tag(f, m->tag_inplace);
+    if (f->kind == OG_KIND_OUT && tag_declared(m, m->tag_out)) set_tag(f, m->tag_out);
+    if (m->dialect->const_ref_no_out && f->use_const_ref_for_mutable_tensors && f->schema->nout)
+        err_in_func(m, f, 0, "use_const_ref_for_mutable_tensors cannot be used on an op with out arguments");
+    if (f->python_module && (f->variants & OG_VARIANT_METHOD)) ERR_AT(m, nd.pymod, "functions in a python_module cannot be methods");
+    if (nd.precomputed && !is_null(nd.precomputed)) {
+        if (!f->structured)
+            ERR_AT(m, nd.precomputed, "'precomputed' requires 'structured: True'");
+        else
+            check_precomputed(m, f, nd.precomputed);
+    }
+    if (!entry_dispatch(m, f, &nd, before)) return NULL;
+    entry_ufunc(m, f, nd.ufunc);
+    entry_post_init(m, f, &nd);
+    entry_random(m, f);
     return m->d->errors == before ? f : NULL;
 }
 
