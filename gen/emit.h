@@ -38,6 +38,10 @@ const char *og_fallback_symbol(arena *a, const og_func *f);
 /* opgen_backend.h: the backend ops' pattern table and their fallback kernels. */
 bool og_emit_backend(og_outputs *outs, const char *outdir, const char *tdir, const og_model *m, const og_yaml_kernels *kernels, const og_backend *backend, const char *generated_by,
                      diag *d);
+/* Expands template tname ("opgen_ops.h.in", "skeleton/kernel.c.in") from tdir,
+ * or the embedded templates/ when tdir is NULL, into out; a file read is
+ * recorded in reads (may be NULL). */
+bool og_render_to(strbuf *out, const char *tdir, const char *tname, const og_tvar *vars, unsigned nvars, og_outputs *reads, diag *d);
 /* Renders templates/NAME.in (from tdir, or the embedded copy) into outdir/NAME. */
 bool og_render(og_outputs *outs, const char *outdir, const char *tdir, const char *name, const og_tvar *vars, unsigned nvars, diag *d);
 #endif

@@ -258,46 +258,29 @@ static void end_xmacro(strbuf *b) {
     }
 }
 
-static const og_embedded_file *find_template(const char *name) {
-    char full[256];
-    snprintf(full, sizeof full, "templates/%s", name);
-    return og_embedded_find(full);
-}
-
-/* Reads a template from dir (when given) or the embedded copy. */
-static char *load_template(const char *dir, const char *name, size_t *len, char **path, og_outputs *outs, diag *d) {
-    if (!dir) {
-        const og_embedded_file *e = find_template(name);
-        if (!e) {
-            diag_plain(d, "no embedded template %s in this build", name);
-            return NULL;
-        }
-        *len = e->len;
-        *path = NULL;
-        char *c = og_xmalloc(e->len + 1);
-        if (c) memcpy(c, e->data, e->len + 1);
-        return c;
+bool og_render_to(strbuf *out, const char *tdir, const char *tname, const og_tvar *vars, unsigned nvars, og_outputs *reads, diag *d) {
+    if (!tdir) { /* the embedded copy */
+        char full[256];
+        snprintf(full, sizeof full, "templates/%s", tname);
+        const og_embedded_file *e = og_embedded_find(full);
+        if (!e) return diag_plain(d, "no embedded template %s in this build", tname), false;
+        return og_tmpl_expand(out, tname, e->data, e->len, vars, nvars, d);
     }
-    size_t n = strlen(dir) + strlen(name) + 2;
-    *path = og_xmalloc(n);
-    snprintf(*path, n, "%s/%s", dir, name);
-    strbuf b;
-    sb_init(&b);
-    if (!og_read_file_sb(&b, d, *path)) return NULL;
-    og_outputs_input(outs, *path);
-    *len = b.n;
-    return b.p ? b.p : og_xcalloc(1, 1);
+    arena a;
+    arena_init(&a);
+    char *path = arena_printf(&a, "%s/%s", tdir, tname), *text;
+    size_t len;
+    bool ok = og_read_file(&a, d, path, &text, &len);
+    if (ok && reads) og_outputs_input(reads, path);
+    ok = ok && og_tmpl_expand(out, path, text, len, vars, nvars, d);
+    arena_free(&a);
+    return ok;
 }
 
 bool og_render(og_outputs *outs, const char *outdir, const char *tdir, const char *name, const og_tvar *vars, unsigned nvars, diag *d) {
-    char tname[128], *path = NULL;
+    char tname[128];
     snprintf(tname, sizeof tname, "%s.in", name);
-    size_t len;
-    char *t = load_template(tdir, tname, &len, &path, outs, d);
-    bool ok = t && og_tmpl_expand(og_outputs_add(outs, outdir, name), path ? path : tname, t, len, vars, nvars, d);
-    free(t);
-    free(path);
-    return ok;
+    return og_render_to(og_outputs_add(outs, outdir, name), tdir, tname, vars, nvars, outs, d);
 }
 
 bool og_emit_c_headers(og_outputs *outs, const char *outdir, const char *tdir, const og_model *m, const og_edge *edge, const char *generated_by, diag *d) {

@@ -216,27 +216,10 @@ static void ops_of(const og_skel *k, const char *symbol, strbuf *b) {
         }
 }
 
-static void kernel_source(const og_skel *k, unsigned i, strbuf *b) {
-    const og_skel_kernel *kk = &k->kernels[i];
-    const og_schema *s = kk->func->schema;
-    og_dtset dts = 0;
-    for (unsigned j = 0; j < k->n; j++)
-        if (!strcmp(k->kernels[j].symbol, kk->symbol)) dts |= k->kernels[j].dtypes;
-    sb_printf(b, "/* The %s backend's kernel %s for ", k->backend, kk->symbol);
-    ops_of(k, kk->symbol, b);
-    sb_printf(b, ":\n *   %s\n", kk->func->schema_text);
-    sb_puts(b, " * Written by opgen skeleton: fill it in. A case you write checks its inputs, sizes\n"
-               " * the outputs with opgen_out, returns there when ctx->meta (program load), then\n"
-               " * computes. A case left as it is stays a stub: it hands the call on to opgen's own\n"
-               " * kernel for the op, where there is one (opgen coverage tells stubs from your\n"
-               " * cases). Once you change this file, opgen skeleton leaves it alone. */\n");
-    sb_printf(b, "#include \"opgen/kernel.h\"\n#include \"%s_kernels.h\"\n\n", k->backend);
+/* The argument checks opgen can write, and "(void)x;" for the rest but the switch argument. */
+static void kernel_checks(const og_schema *s, int sw, strbuf *b) {
     og_kparam ps[96];
     unsigned n = og_kernel_params(s, ps, 96);
-    sb_printf(b, "opgen_status %s(opgen_ctx *ctx", kk->symbol);
-    og_print_kernel_params(b, s);
-    sb_puts(b, ") {\n");
-    /* the checks opgen can write */
     bool used[96] = {false};
     char nb[128];
     strbuf req;
@@ -263,16 +246,16 @@ static void kernel_source(const og_skel *k, unsigned i, strbuf *b) {
             used[p] = true;
         }
     }
-    bool list;
-    int sw = switch_arg(s, &list);
     if (sw >= 0) used[sw] = true;
     for (unsigned p = 0; p < n; p++)
         if (!used[p]) sb_printf(b, "    (void)%s; /* yours to use */\n", pname(&ps[p], nb, sizeof nb));
-    if (sw < 0) { /* nothing to switch on: one stub for the whole kernel */
-        sb_puts(b, "    return OPGEN_FAIL(ctx, OPGEN_E_NOT_IMPLEMENTED, \"%s: not implemented (a stub)\", ctx->op);\n}\n");
-        return;
-    }
-    char sv[160];
+}
+
+/* The stub cases: a switch over the dtypes of the switch argument. */
+static void kernel_switch(const og_skel *k, const og_schema *s, int sw, bool list, og_dtset dts, strbuf *b) {
+    og_kparam ps[96];
+    og_kernel_params(s, ps, 96);
+    char nb[128], sv[160];
     pname(&ps[sw], nb, sizeof nb);
     if (list) {
         sb_printf(b, "    if (!%s.len) return OPGEN_FAIL(ctx, OPGEN_E_INVALID, \"%%s: %s is empty\", ctx->op);\n", nb, s->args[sw].name);
@@ -287,7 +270,35 @@ static void kernel_source(const og_skel *k, unsigned i, strbuf *b) {
         if (!(dts >> d & 1) || !og_dtype_name(d)) continue;
         sb_printf(b, "    case OPGEN_DTYPE_%s:\n        return opgen_not_implemented(ctx, OPGEN_DTYPE_%s);\n", og_dtype_name(d), og_dtype_name(d));
     }
-    sb_printf(b, "    default:\n        return OPGEN_FAIL(ctx, OPGEN_E_DTYPE, \"%%s: the %s backend has no case for %%s\", ctx->op, opgen_dtype_name(%s));\n    }\n}\n", k->backend, sv);
+    sb_printf(b, "    default:\n        return OPGEN_FAIL(ctx, OPGEN_E_DTYPE, \"%%s: the %s backend has no case for %%s\", ctx->op, opgen_dtype_name(%s));\n    }\n", k->backend, sv);
+}
+
+/* kernels/SYMBOL.c of kernel i (templates/skeleton/kernel.c.in). */
+static bool kernel_source(const og_skel *k, unsigned i, strbuf *out, diag *d) {
+    const og_skel_kernel *kk = &k->kernels[i];
+    const og_schema *s = kk->func->schema;
+    og_dtset dts = 0;
+    for (unsigned j = 0; j < k->n; j++)
+        if (!strcmp(k->kernels[j].symbol, kk->symbol)) dts |= k->kernels[j].dtypes;
+    strbuf ops, params, body;
+    sb_init(&ops);
+    sb_init(&params);
+    sb_init(&body);
+    ops_of(k, kk->symbol, &ops);
+    og_print_kernel_params(&params, s);
+    bool list;
+    int sw = switch_arg(s, &list);
+    kernel_checks(s, sw, &body);
+    if (sw < 0) /* nothing to switch on: one stub for the whole kernel */
+        sb_puts(&body, "    return OPGEN_FAIL(ctx, OPGEN_E_NOT_IMPLEMENTED, \"%s: not implemented (a stub)\", ctx->op);\n");
+    else
+        kernel_switch(k, s, sw, list, dts, &body);
+    og_tvar vars[] = {{"backend", k->backend}, {"symbol", kk->symbol}, {"ops", sb_cstr(&ops)}, {"schema", kk->func->schema_text}, {"params", sb_cstr(&params)}, {"body", sb_cstr(&body)}};
+    bool ok = og_render_to(out, NULL, "skeleton/kernel.c.in", vars, sizeof vars / sizeof *vars, NULL, d);
+    sb_free(&ops);
+    sb_free(&params);
+    sb_free(&body);
+    return ok;
 }
 
 static int cmp_kernel(const void *a, const void *b) {
@@ -306,56 +317,35 @@ static int cmp_entry(const void *a, const void *b) {
     return c ? c : strcmp(x->symbol, y->symbol);
 }
 
-bool og_skel_write(const og_skel *k0, const og_model *m, const char *dir, const char *version, strbuf *report, diag *d) {
-    (void)m;
-    og_skel sk = *k0, *k = &sk;
-    k->kernels = og_xmalloc(sizeof *k->kernels * (k0->n + 1));
-    if (!k->kernels) return false;
-    if (k0->n) memcpy(k->kernels, k0->kernels, sizeof *k->kernels * k0->n);
-    qsort(k->kernels, k->n, sizeof *k->kernels, cmp_kernel); /* file order: stable and readable */
-    /* a default kernel's cases: what the op's other kernels leave */
-    for (unsigned i = 0; i < k->n; i++) {
-        og_skel_kernel *kk = &k->kernels[i];
-        og_dtset rest = kk->dtypes;
-        for (unsigned j = 0; kk->is_default && j < k->n; j++)
-            if (j != i && k->kernels[j].func == kk->func && !k->kernels[j].is_default) rest &= ~k->kernels[j].dtypes;
-        if (rest) kk->dtypes = rest;
-    }
-    const og_skel_kernel **table = og_xmalloc(sizeof *table * (k->n + 1));
-    if (!table) {
-        free(k->kernels);
-        return false;
-    }
-    for (unsigned i = 0; i < k->n; i++) table[i] = &k->kernels[i];
-    qsort(table, k->n, sizeof *table, cmp_entry);
-    char kdir[4096];
-    snprintf(kdir, sizeof kdir, "%s/kernels", dir);
-    if ((mkdir(dir, 0777) != 0 && errno != EEXIST) || (mkdir(kdir, 0777) != 0 && errno != EEXIST)) {
-        diag_error(d, dir, 0, 0, "cannot create the backend folder: %s", strerror(errno));
-        free(k->kernels);
-        free(table);
-        return false;
-    }
-    writer w = {dir, {0}, report, version, d, false};
-    og_outputs_init(&w.outs);
-    strbuf b, list, hdr, reg, tramps;
+/* A file from a template, written or kept by put(). */
+static void put_template(writer *w, const char *name, const char *tname, const char *style, const og_tvar *vars, unsigned n, bool glue) {
+    strbuf b;
     sb_init(&b);
-    sb_init(&list);
-    sb_init(&hdr);
-    sb_init(&reg);
-    sb_init(&tramps);
-    const char *be = k->backend;
-    /* kernels: one file per C function */
+    if (og_render_to(&b, NULL, tname, vars, n, NULL, w->d))
+        put(w, name, style, &b, glue);
+    else
+        w->in_the_way = true;
+    sb_free(&b);
+}
+
+/* kernels/: one file per C function; their names into list (kernels/meson.build). */
+static void write_kernels(writer *w, const og_skel *k, strbuf *list) {
+    strbuf b;
+    sb_init(&b);
     for (unsigned i = 0; i < k->n; i++) {
         if (i && !strcmp(k->kernels[i - 1].symbol, k->kernels[i].symbol)) continue;
         sb_reset(&b);
-        kernel_source(k, i, &b);
+        if (!kernel_source(k, i, &b, w->d)) w->in_the_way = true;
         char name[512];
         snprintf(name, sizeof name, "kernels/%s.c", k->kernels[i].symbol);
-        put(&w, name, "c", &b, false);
-        sb_printf(&list, "  '%s.c',\n", k->kernels[i].symbol);
+        put(w, name, "c", &b, false);
+        sb_printf(list, "  '%s.c',\n", k->kernels[i].symbol);
     }
-    /* what is in kernels/ but no longer wanted: reported, never deleted */
+    sb_free(&b);
+}
+
+/* What is in kernels/ but no longer wanted: reported, never deleted. */
+static void report_unwanted(writer *w, const og_skel *k, const char *kdir) {
     struct dirent **names = NULL;
     int nnames = c_files(kdir, &names);
     for (int fi = 0; fi < nnames; fi++) {
@@ -363,30 +353,37 @@ bool og_skel_write(const og_skel *k0, const og_model *m, const char *dir, const 
         size_t l = strlen(e->d_name);
         bool wanted = false;
         for (unsigned i = 0; i < k->n && !wanted; i++) wanted = strlen(k->kernels[i].symbol) == l - 2 && !strncmp(k->kernels[i].symbol, e->d_name, l - 2);
-        if (!wanted) sb_printf(report, "unwanted  kernels/%s (no longer asked for: kept, not built, not registered)\n", e->d_name);
+        if (!wanted) sb_printf(w->report, "unwanted  kernels/%s (no longer asked for: kept, not built, not registered)\n", e->d_name);
     }
     if (nnames > 0) free_names(names, nnames);
-    /* the header: prototypes and the table */
-    sb_reset(&b);
-    sb_printf(&b, "/* The %s backend's kernels (written by opgen skeleton; regenerated while unchanged). */\n", be);
-    sb_printf(&b, "#ifndef %s_KERNELS_H\n#define %s_KERNELS_H\n#include \"opgen/kernel.h\"\n#include \"opgen/vendor.h\"\n\n", be, be);
+}
+
+/* BACKEND_kernels.h: the prototypes and the table's name. */
+static void write_header(writer *w, const og_skel *k) {
+    strbuf protos;
+    sb_init(&protos);
     for (unsigned i = 0; i < k->n; i++) {
         if (i && !strcmp(k->kernels[i - 1].symbol, k->kernels[i].symbol)) continue;
-        sb_printf(&b, "opgen_status %s(opgen_ctx *ctx", k->kernels[i].symbol);
-        og_print_kernel_params(&b, k->kernels[i].func->schema);
-        sb_puts(&b, ");\n");
+        sb_printf(&protos, "opgen_status %s(opgen_ctx *ctx", k->kernels[i].symbol);
+        og_print_kernel_params(&protos, k->kernels[i].func->schema);
+        sb_puts(&protos, ");\n");
     }
-    sb_printf(&b, "\n/* The table a runner gives opgen (opgen_load_options.vendors, opgen_rt_main). */\nextern const opgen_vendor opgen_vendor_%s;\n#endif\n", be);
     char name[512];
-    snprintf(name, sizeof name, "%s_kernels.h", be);
-    put(&w, name, "c", &b, true);
-    /* the table, with one trampoline per C signature */
+    snprintf(name, sizeof name, "%s_kernels.h", k->backend);
+    og_tvar vars[] = {{"backend", k->backend}, {"prototypes", sb_cstr(&protos)}};
+    put_template(w, name, "skeleton/kernels.h.in", "c", vars, 2, true);
+    sb_free(&protos);
+}
+
+/* BACKEND_registry.c: the table in table order, one trampoline per C signature. */
+static void write_registry(writer *w, const og_skel *k, const og_skel_kernel *const *table, arena *a) {
     strmap sigs;
     strmap_init(&sigs, 32);
-    strbuf key;
+    strbuf key, reg, tramps;
     sb_init(&key);
+    sb_init(&reg);
+    sb_init(&tramps);
     unsigned nt = 0;
-    sb_reset(&reg);
     for (unsigned i = 0; i < k->n; i++) {
         const og_skel_kernel *kk = table[i];
         sb_reset(&key);
@@ -394,73 +391,77 @@ bool og_skel_write(const og_skel *k0, const og_model *m, const char *dir, const 
         uintptr_t t = (uintptr_t)strmap_get(&sigs, sb_cstr(&key));
         if (!t) {
             t = ++nt;
-            strmap_put(&sigs, arena_strndup(m->a, key.p, key.n), (void *)t);
+            strmap_put(&sigs, arena_strndup(a, key.p, key.n), (void *)t);
             og_emit_trampoline(&tramps, "call_", (unsigned)t, kk->func->schema);
         }
         sb_printf(&reg, "    {\"%s::%s\", {(void (*)(void))%s, call_%u, 0x%08xu, \"%s\"}},\n", kk->func->ns, kk->func->name, kk->symbol, (unsigned)t, kk->dtypes, kk->symbol);
     }
+    if (!k->n) sb_puts(&reg, "    {\"\", {NULL, NULL, 0u, NULL}},\n");
+    char count[16], name[512];
+    snprintf(count, sizeof count, "%u", k->n);
+    snprintf(name, sizeof name, "%s_registry.c", k->backend);
+    og_tvar vars[] = {{"backend", k->backend}, {"trampolines", sb_cstr(&tramps)}, {"table", sb_cstr(&reg)}, {"count", count}};
+    put_template(w, name, "skeleton/registry.c.in", "c", vars, 4, true);
     strmap_free(&sigs);
     sb_free(&key);
-    sb_reset(&b);
-    sb_printf(&b, "/* The %s backend's kernel table (written by opgen skeleton; regenerated while\n * unchanged): per op, the kernel and the dtypes its switch has cases for. */\n", be);
-    sb_printf(&b, "#include \"%s_kernels.h\"\n\n%s\nstatic const opgen_vendor_kernel kernels[] = {\n%s%s};\n\n", be, sb_cstr(&tramps), sb_cstr(&reg),
-              k->n ? "" : "    {\"\", {NULL, NULL, 0u, NULL}},\n");
-    sb_printf(&b, "const opgen_vendor opgen_vendor_%s = {\"%s\", kernels, %u};\n", be, be, k->n);
-    snprintf(name, sizeof name, "%s_registry.c", be);
-    put(&w, name, "c", &b, true);
-    /* the runner: opgen-rt with these kernels first */
-    sb_reset(&b);
-    sb_printf(&b, "/* opgen-rt-%s: opgen's runtime on the command line, with the %s backend's\n * kernels first (per op and dtype; stubs hand calls on to opgen's own). */\n", be, be);
-    sb_printf(&b, "#include \"opgen/cli.h\"\n#include \"%s_kernels.h\"\n\nint main(int argc, char **argv) {\n    const opgen_vendor *backends[] = {&opgen_vendor_%s};\n    return opgen_rt_main(argc, argv, backends, 1);\n}\n", be, be);
-    snprintf(name, sizeof name, "%s_main.c", be);
-    put(&w, name, "c", &b, true);
-    /* the build: the kernel list apart, so a meson.build you changed keeps working */
-    sb_reset(&b);
-    sb_printf(&b, "# The %s backend's kernel sources (written by opgen skeleton; regenerated while unchanged).\n%s_kernel_sources = files(\n%s)\n", be, be, sb_cstr(&list));
-    put(&w, "kernels/meson.build", "#", &b, true);
-    sb_reset(&b);
-    sb_printf(&b,
-              "# The %s backend: its kernels, their table, and opgen-rt-%s (opgen's runtime with\n"
-              "# them first). Builds against an installed opgen (pkg-config: opgen-runtime) or,\n"
-              "# without one, against opgen as a subproject (subprojects/opgen).\n"
-              "project('%s-backend', 'c', version : '0.1.0',\n"
-              "  default_options : ['c_std=c11', 'warning_level=2', 'buildtype=debugoptimized'])\n\n"
-              "opgen_runtime = dependency('opgen-runtime', fallback : ['opgen', 'opgen_runtime_dep'])\n"
-              "subdir('kernels')\n"
-              "%s_lib = static_library('%s', '%s_registry.c', %s_kernel_sources,\n"
-              "  include_directories : include_directories('.'), dependencies : opgen_runtime)\n"
-              "%s_dep = declare_dependency(link_with : %s_lib, include_directories : include_directories('.'),\n"
-              "  dependencies : opgen_runtime)\n"
-              "executable('opgen-rt-%s', '%s_main.c', dependencies : %s_dep)\n",
-              be, be, be, be, be, be, be, be, be, be, be, be);
-    put(&w, "meson.build", "#", &b, true);
-    sb_reset(&b);
-    sb_printf(&b,
-              "# The %s backend\n\n"
-              "Written by `opgen skeleton`. `kernels/` holds one C file per kernel: argument checks,\n"
-              "then a switch over the dtypes the op allows, each case a stub that returns\n"
-              "`opgen_not_implemented`. Fill in the cases you support: check the inputs, size the\n"
-              "outputs with `opgen_out`, return when `ctx->meta` (program load), then compute. The\n"
-              "other cases keep handing calls on to opgen's own kernels.\n\n"
-              "    meson setup build && ninja -C build      # lib%s.a and opgen-rt-%s\n"
-              "    build/opgen-rt-%s run model.graph --input x=x.npy -o out --trace\n"
-              "    opgen coverage .                         # implemented, stub or fallback, per op and dtype\n\n"
-              "The build finds opgen through pkg-config (`opgen-runtime`, installed by opgen's\n"
-              "`meson install`) or, without one, as a subproject in `subprojects/opgen`. `--trace`\n"
-              "prints which kernel runs each node. Run `opgen skeleton` again when the op set\n"
-              "moves: new ops get new files; files you changed are never overwritten (a changed\n"
-              "table or build file gets opgen's version beside it as `NAME.opgen-new`).\n",
-              be, be, be, be);
-    put(&w, "README.md", "md", &b, false);
+    sb_free(&reg);
+    sb_free(&tramps);
+}
+
+/* The runner, the build files and the README. */
+static void write_glue(writer *w, const og_skel *k, const strbuf *list) {
+    og_tvar vars[] = {{"backend", k->backend}, {"sources", list->p ? list->p : ""}};
+    char name[512];
+    snprintf(name, sizeof name, "%s_main.c", k->backend);
+    put_template(w, name, "skeleton/main.c.in", "c", vars, 2, true);
+    put_template(w, "kernels/meson.build", "skeleton/kernels_meson.build.in", "#", vars, 2, true);
+    put_template(w, "meson.build", "skeleton/meson.build.in", "#", vars, 2, true);
+    put_template(w, "README.md", "skeleton/README.md.in", "md", vars, 2, false);
+}
+
+/* The kernels in file order, a default kernel's cases cut to what the op's other
+ * kernels leave; table[] in table order. */
+static og_skel_kernel *sorted_kernels(const og_skel *k, const og_skel_kernel ***table) {
+    og_skel_kernel *ks = og_xmalloc(sizeof *ks * (k->n + 1));
+    if (k->n) memcpy(ks, k->kernels, sizeof *ks * k->n);
+    qsort(ks, k->n, sizeof *ks, cmp_kernel); /* file order: stable and readable */
+    for (unsigned i = 0; i < k->n; i++) {
+        og_skel_kernel *kk = &ks[i];
+        og_dtset rest = kk->dtypes;
+        for (unsigned j = 0; kk->is_default && j < k->n; j++)
+            if (j != i && ks[j].func == kk->func && !ks[j].is_default) rest &= ~ks[j].dtypes;
+        if (rest) kk->dtypes = rest;
+    }
+    *table = og_xmalloc(sizeof **table * (k->n + 1));
+    for (unsigned i = 0; i < k->n; i++) (*table)[i] = &ks[i];
+    qsort(*table, k->n, sizeof **table, cmp_entry);
+    return ks;
+}
+
+bool og_skel_write(const og_skel *k0, const og_model *m, const char *dir, const char *version, strbuf *report, diag *d) {
+    char kdir[4096];
+    snprintf(kdir, sizeof kdir, "%s/kernels", dir);
+    if ((mkdir(dir, 0777) != 0 && errno != EEXIST) || (mkdir(kdir, 0777) != 0 && errno != EEXIST)) {
+        diag_error(d, dir, 0, 0, "cannot create the backend folder: %s", strerror(errno));
+        return false;
+    }
+    og_skel k = *k0;
+    const og_skel_kernel **table;
+    k.kernels = sorted_kernels(k0, &table);
+    writer w = {dir, {0}, report, version, d, false};
+    og_outputs_init(&w.outs);
+    strbuf list;
+    sb_init(&list);
+    write_kernels(&w, &k, &list);
+    report_unwanted(&w, &k, kdir);
+    write_header(&w, &k);
+    write_registry(&w, &k, table, m->a);
+    write_glue(&w, &k, &list);
     unsigned changed = 0;
     bool ok = !w.in_the_way && og_outputs_commit(&w.outs, d, &changed);
     og_outputs_free(&w.outs);
-    sb_free(&b);
     sb_free(&list);
-    sb_free(&hdr);
-    sb_free(&reg);
-    sb_free(&tramps);
-    free(k->kernels);
+    free(k.kernels);
     free(table);
     return ok;
 }
