@@ -10,9 +10,20 @@ int opgen_rt_report(const opgen_error *err) {
     return OPGEN_EXIT_BAD_INPUT;
 }
 
-int opgen_rt_read_text(const char *path, opgen_arena *a, char **text, size_t *len) {
+int opgen_rt_on_graph(const opgen_cli *a, const char *path, bool pattern, int (*fn)(const opgen_cli *a, void *ctx, const opgen_graph *g, opgen_arena *ar), void *ctx) {
+    opgen_arena ar;
+    opgen_arena_init_growing(&ar);
+    char *text;
+    size_t n;
+    opgen_graph g;
     opgen_error err = {0};
-    return opgen_file_read(path, (size_t)256 << 20, a, text, len, &err) ? opgen_rt_report(&err) : OPGEN_EXIT_OK;
+    int rc;
+    if (opgen_file_read(path, (size_t)256 << 20, &ar, &text, &n, &err) || opgen_graph_parse(path, text, n, pattern, &ar, &g, &err))
+        rc = opgen_rt_report(&err);
+    else
+        rc = fn(a, ctx, &g, &ar);
+    opgen_arena_release(&ar);
+    return rc;
 }
 
 static const opgen_cmd *const commands[] = {&opgen_rt_cmd_run, &opgen_rt_cmd_print, &opgen_rt_cmd_lower, &opgen_rt_cmd_decompose, &opgen_rt_cmd_verify};

@@ -16,6 +16,7 @@ typedef struct opgen_rt_ctx {
 
 /* Prints "file:line:col: error: message" and returns exit status 1. */
 int opgen_rt_report(const opgen_error *err);
-/* Reads a program's text into the arena; 1 (reported) when it cannot. */
-int opgen_rt_read_text(const char *path, opgen_arena *a, char **text, size_t *len);
+/* Reads and parses the program at path (with `pattern`, a backend-op pattern body),
+ * then returns fn(a, ctx, graph, arena); 1 (reported) when it cannot be read. */
+int opgen_rt_on_graph(const opgen_cli *a, const char *path, bool pattern, int (*fn)(const opgen_cli *a, void *ctx, const opgen_graph *g, opgen_arena *ar), void *ctx);
 #endif

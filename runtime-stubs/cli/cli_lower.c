@@ -22,7 +22,8 @@ static const opgen_opt verify_opts[] = {
 };
 
 /* The program transformed (lower, decompose) and written to -o, or verified. */
-static int transform(const opgen_cli *a, opgen_graph *g, opgen_arena *ar) {
+static int transform(const opgen_cli *a, void *ctx, const opgen_graph *g, opgen_arena *ar) {
+    (void)ctx;
     const char *cmd = a->cmd->name;
     opgen_graph out;
     opgen_error err = {0};
@@ -36,20 +37,7 @@ static int transform(const opgen_cli *a, opgen_graph *g, opgen_arena *ar) {
     return opgen_file_write(opgen_cli_get(a, "--output"), buf, len, &err) ? opgen_rt_report(&err) : OPGEN_EXIT_OK;
 }
 
-static int run(const opgen_cli *a, void *vctx) {
-    (void)vctx;
-    const char *path = opgen_cli_get(a, "IN.graph");
-    opgen_arena ar;
-    opgen_arena_init_growing(&ar);
-    char *text;
-    size_t n;
-    opgen_graph g;
-    opgen_error err = {0};
-    int rc = opgen_rt_read_text(path, &ar, &text, &n);
-    if (!rc) rc = opgen_graph_parse(path, text, n, false, &ar, &g, &err) ? opgen_rt_report(&err) : transform(a, &g, &ar);
-    opgen_arena_release(&ar);
-    return rc;
-}
+static int run(const opgen_cli *a, void *ctx) { return opgen_rt_on_graph(a, opgen_cli_get(a, "IN.graph"), false, transform, ctx); }
 
 const opgen_cmd opgen_rt_cmd_lower = {
     "lower", "fuse backend-op patterns into backend-op calls",

@@ -9,27 +9,17 @@ static const opgen_opt opts[] = {
     {0},
 };
 
-static int run(const opgen_cli *a, void *vctx) {
-    (void)vctx;
-    const char *path = opgen_cli_get(a, "FILE.graph");
-    opgen_arena ar;
-    opgen_arena_init_growing(&ar);
-    char *text;
-    size_t n;
-    opgen_graph g;
-    opgen_error err = {0};
-    int rc = opgen_rt_read_text(path, &ar, &text, &n);
-    if (!rc && opgen_graph_parse(path, text, n, opgen_cli_has(a, "--pattern"), &ar, &g, &err)) rc = opgen_rt_report(&err);
-    if (!rc) {
-        size_t len = opgen_graph_print(&g, NULL, 0);
-        char *out = opgen_arena_alloc(&ar, len + 1);
-        if (!out) return opgen_arena_release(&ar), fputs("opgen-rt: out of memory\n", stderr), OPGEN_EXIT_BAD_INPUT;
-        opgen_graph_print(&g, out, len + 1);
-        fwrite(out, 1, len, stdout);
-    }
-    opgen_arena_release(&ar);
-    return rc;
+static int print(const opgen_cli *a, void *ctx, const opgen_graph *g, opgen_arena *ar) {
+    (void)a, (void)ctx;
+    size_t len = opgen_graph_print(g, NULL, 0);
+    char *out = opgen_arena_alloc(ar, len + 1);
+    if (!out) return fputs("opgen-rt: out of memory\n", stderr), OPGEN_EXIT_BAD_INPUT;
+    opgen_graph_print(g, out, len + 1);
+    fwrite(out, 1, len, stdout);
+    return OPGEN_EXIT_OK;
 }
+
+static int run(const opgen_cli *a, void *ctx) { return opgen_rt_on_graph(a, opgen_cli_get(a, "FILE.graph"), opgen_cli_has(a, "--pattern"), print, ctx); }
 
 const opgen_cmd opgen_rt_cmd_print = {"print", "parse a program and print it in canonical form",
                                       "Parses a program (or, with --pattern, a backend-op pattern body) and prints it in canonical form; errors read FILE:LINE:COL: error: MESSAGE.",

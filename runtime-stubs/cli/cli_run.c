@@ -119,7 +119,8 @@ static int write_outputs(const char *dir, const opgen_ivalue *outputs, int n) {
 }
 
 /* Loads, binds the inputs, runs, writes. */
-static int run_graph(const opgen_cli *a, const opgen_rt_ctx *ctx, const opgen_graph *g, opgen_arena *ar) {
+static int run_graph(const opgen_cli *a, void *vctx, const opgen_graph *g, opgen_arena *ar) {
+    const opgen_rt_ctx *ctx = vctx;
     const char *path = opgen_cli_get(a, "PROGRAM.graph");
     opgen_load_options opt = {.fallbacks = opgen_cli_has(a, "--fallbacks"), .vendors = ctx ? ctx->vendors : NULL, .nvendors = ctx ? ctx->nvendors : 0};
     opgen_program *p;
@@ -135,19 +136,7 @@ static int run_graph(const opgen_cli *a, const opgen_rt_ctx *ctx, const opgen_gr
     return rc ? rc : write_outputs(opgen_cli_get(a, "--output"), outputs, g->noutputs);
 }
 
-static int run(const opgen_cli *a, void *vctx) {
-    const char *path = opgen_cli_get(a, "PROGRAM.graph");
-    opgen_arena ar;
-    opgen_arena_init_growing(&ar);
-    char *text;
-    size_t n;
-    opgen_graph g;
-    opgen_error err = {0};
-    int rc = opgen_rt_read_text(path, &ar, &text, &n);
-    if (!rc) rc = opgen_graph_parse(path, text, n, false, &ar, &g, &err) ? opgen_rt_report(&err) : run_graph(a, vctx, &g, &ar);
-    opgen_arena_release(&ar);
-    return rc;
-}
+static int run(const opgen_cli *a, void *ctx) { return opgen_rt_on_graph(a, opgen_cli_get(a, "PROGRAM.graph"), false, run_graph, ctx); }
 
 const opgen_cmd opgen_rt_cmd_run = {
     "run", "run a program; returned values go to DIR/0.npy, 1.npy, ...",
