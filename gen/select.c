@@ -255,7 +255,7 @@ static bool add_dtypes(og_selection *s, const og_func *k, og_dtset dts, const ch
 }
 
 bool og_sel_add_list(og_selection *s, const og_model *m, const char *text, const char *source) {
-    unsigned before = s->d->errors;
+    unsigned before = s->d->errors, items = 0; /* items: names seen */
     add_source(s, source);
     const char *p = text;
     for (;;) {
@@ -265,6 +265,7 @@ bool og_sel_add_list(og_selection *s, const og_model *m, const char *text, const
             while (*p && *p != '\n') p++;
             continue;
         }
+        items++;
         const char *e = p;
         while (*e && *e != ',' && *e != ' ' && *e != '\t' && *e != '\n' && *e != '\r') e++;
         char *item = arena_strndup(s->a, p, (size_t)(e - p));
@@ -325,6 +326,8 @@ bool og_sel_add_list(og_selection *s, const og_model *m, const char *text, const
         const og_func *k = kernel_func(f);
         if (has_dt ? !add_dtypes(s, k, dts, source) : !add(s, arena_printf(s->a, "%s::%s", k->ns, k->name), false, NULL, NULL, source)) return false;
     }
+    bool commented = strchr(text, '#') != NULL; /* "# nothing": an empty list on purpose */
+    if (!items && !commented) diag_error(s->d, source, 0, 0, "no operators in this list (a list of none says so in a # comment)");
     return s->d->errors == before;
 }
 

@@ -1,5 +1,6 @@
 #include "write.h"
 #include "arena.h"
+#include "opgen/file.h"
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -69,41 +70,12 @@ static bool unchanged(const char *path, const strbuf *data) {
 
 /* Writes data to a fresh temp file beside path; returns its name or NULL. */
 static char *write_temp(const char *path, const strbuf *data, diag *d) {
-    size_t n = strlen(path);
-    char *tmp = og_xrealloc(NULL, n + 16);
-    memcpy(tmp, path, n);
-    memcpy(tmp + n, ".tmp.XXXXXX", 12);
-    int fd = mkstemp(tmp);
-    if (fd < 0) {
-        diag_error(d, path, 0, 0, "cannot create a temporary file beside it: %s", strerror(errno));
-        free(tmp);
-        return NULL;
-    }
-    const char *p = data->p ? data->p : "";
-    size_t left = data->n;
-    while (left) {
-        ssize_t w = write(fd, p, left);
-        if (w < 0 && errno == EINTR) continue;
-        if (w <= 0) {
-            diag_error(d, path, 0, 0, "cannot write: %s", w < 0 ? strerror(errno) : "no space written");
-            close(fd);
-            unlink(tmp);
-            free(tmp);
-            return NULL;
-        }
-        p += w;
-        left -= (size_t)w;
-    }
-    /* generated files are ordinary source files: rw-r--r-- less the umask */
-    mode_t um = umask(0);
-    umask(um);
-    if (fchmod(fd, 0666 & ~um) != 0 || close(fd) != 0) {
-        diag_error(d, path, 0, 0, "cannot write: %s", strerror(errno));
-        unlink(tmp);
-        free(tmp);
-        return NULL;
-    }
-    return tmp;
+    opgen_error err = {0};
+    char *tmp;
+    if (!opgen_file_write_temp(path, data->p ? data->p : "", data->n, &tmp, &err)) return tmp;
+    if (err.code == OPGEN_E_NO_MEMORY) og_oom();
+    diag_error(d, path, 0, 0, "%s", err.msg);
+    return NULL;
 }
 
 /* Replaces the changed files: every temp file first, then the renames. Should a

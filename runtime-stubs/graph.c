@@ -234,7 +234,10 @@ static void next(parser *ps) {
         t->n = 1;
         p++;
     } else {
-        fail(ps, t->line, t->col, "unexpected character '%c'", *p);
+        if ((unsigned char)*p >= 0x20 && (unsigned char)*p < 0x7f)
+            fail(ps, t->line, t->col, "unexpected character '%c'", *p);
+        else
+            fail(ps, t->line, t->col, "unexpected byte 0x%02x", (unsigned)(unsigned char)*p);
         t->kind = T_END;
     }
     ps->p = p;
