@@ -27,19 +27,26 @@ void og_outputs_free(og_outputs *o) {
     memset(o, 0, sizeof *o);
 }
 
-strbuf *og_outputs_add(og_outputs *o, const char *dir, const char *name) {
+static strbuf *add(og_outputs *o, char *path) {
     if (o->n == o->cap) {
         o->cap = o->cap ? o->cap * 2 : 8;
         o->files = og_xrealloc(o->files, o->cap * sizeof *o->files);
     }
     og_output *f = &o->files[o->n++];
-    size_t dl = strlen(dir), nl = strlen(name);
-    f->path = og_xrealloc(NULL, dl + nl + 2);
-    memcpy(f->path, dir, dl);
-    f->path[dl] = '/';
-    memcpy(f->path + dl + 1, name, nl + 1);
+    f->path = path;
     sb_init(&f->data);
     return &f->data;
+}
+
+strbuf *og_outputs_add_path(og_outputs *o, const char *path) { return add(o, xstrdup(path)); }
+
+strbuf *og_outputs_add(og_outputs *o, const char *dir, const char *name) {
+    size_t dl = strlen(dir), nl = strlen(name);
+    char *path = og_xrealloc(NULL, dl + nl + 2);
+    memcpy(path, dir, dl);
+    path[dl] = '/';
+    memcpy(path + dl + 1, name, nl + 1);
+    return add(o, path);
 }
 
 void og_outputs_input(og_outputs *o, const char *path) {
@@ -147,38 +154,29 @@ static void dep_escape(strbuf *b, const char *s) {
 }
 
 bool og_outputs_depfile(og_outputs *o, diag *d, const char *path) {
-    og_outputs dep;
-    og_outputs_init(&dep);
-    /* the depfile is an output too: same atomic, write-if-changed path */
-    strbuf *b = og_outputs_add(&dep, ".", "");
-    free(dep.files[0].path);
-    dep.files[0].path = xstrdup(path);
+    strbuf b; /* the depfile is an output too: same atomic, write-if-changed path */
+    sb_init(&b);
     for (unsigned i = 0; i < o->n; i++) {
-        if (i) sb_putc(b, ' ');
-        dep_escape(b, o->files[i].path);
+        if (i) sb_putc(&b, ' ');
+        dep_escape(&b, o->files[i].path);
     }
-    sb_putc(b, ':');
+    sb_putc(&b, ':');
     for (unsigned i = 0; i < o->ninputs; i++) {
-        sb_puts(b, " \\\n  ");
-        dep_escape(b, o->inputs[i]);
+        sb_puts(&b, " \\\n  ");
+        dep_escape(&b, o->inputs[i]);
     }
-    sb_putc(b, '\n');
-    bool ok = og_outputs_commit(&dep, d, NULL);
-    og_outputs_free(&dep);
+    sb_putc(&b, '\n');
+    bool ok = og_write_file(path, b.p, b.n, d);
+    sb_free(&b);
     return ok;
 }
 
 bool og_write_file(const char *path, const char *data, size_t len, diag *d) {
     og_outputs outs;
     og_outputs_init(&outs);
-    const char *slash = strrchr(path, '/');
-    char *dir = slash ? strndup(path, (size_t)(slash - path)) : NULL;
-    if (slash && !dir) og_oom();
-    strbuf *dst = og_outputs_add(&outs, dir ? (*dir ? dir : "/") : ".", slash ? slash + 1 : path);
-    sb_putn(dst, data, len);
+    sb_putn(og_outputs_add_path(&outs, path), data, len);
     unsigned changed = 0;
     bool ok = og_outputs_commit(&outs, d, &changed);
     og_outputs_free(&outs);
-    free(dir);
     return ok;
 }

@@ -23,8 +23,9 @@ typedef struct og_outputs {
 
 void og_outputs_init(og_outputs *o);
 void og_outputs_free(og_outputs *o);
-/* A new output dir/name; render into the returned buffer. */
+/* A new output dir/name (or path); render into the returned buffer. */
 strbuf *og_outputs_add(og_outputs *o, const char *dir, const char *name);
+strbuf *og_outputs_add_path(og_outputs *o, const char *path);
 void og_outputs_input(og_outputs *o, const char *path);
 /* Writes what changed; `changed` counts rewritten files. False (nothing
  * replaced) on any failure, reported to d. */

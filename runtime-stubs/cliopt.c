@@ -127,7 +127,8 @@ static void list_options(const opgen_prog *p) {
     for (int i = 0; i < p->ncmds; i++)
         for (int pass = 0; pass < 2; pass++)
             for (const opgen_opt *o = pass ? p->cmds[i]->common : p->cmds[i]->opts; o && !END_OF(o); o++)
-                printf("%s\t%s\t%s\t%s\t%s%s%s\n", p->cmds[i]->name, o->name ? o->name : "-", kind_names[o->kind], o->format ? o->format : "-",
+                printf("%s\t%s%s%s\t%s\t%s\t%s%s%s\n", p->cmds[i]->name, o->name ? "" : "<", o->name ? o->name : o->metavar, o->name ? "" : ">", kind_names[o->kind],
+                       o->format ? o->format : "-",
                        o->flags & OPGEN_OPT_REQUIRED ? "required" : "optional", o->flags & OPGEN_OPT_REPEAT ? ",repeat" : "", o->name ? "" : ",positional");
 }
 
