@@ -143,6 +143,7 @@ static const opgen_opt *find_opt(const opgen_cmd *c, const char *arg, size_t n) 
 
 /* A value checked against the option's kind: choices, numbers, NAME=VALUE. */
 static int check_value(const opgen_cli *a, const opgen_opt *o, const char *v) {
+    if (!*v && o->kind != OPGEN_OPT_FLAG) return opgen_usage_error(a, "option %s needs a value, not an empty string", o->name ? o->name : o->metavar);
     if (o->kind == OPGEN_OPT_TEXT && o->format) {
         size_t n = strlen(v);
         for (const char *c = o->format; *c;) {
@@ -168,7 +169,6 @@ static int check_value(const opgen_cli *a, const opgen_opt *o, const char *v) {
         if (end == v || *end) return opgen_usage_error(a, "option %s takes an integer, not '%s'", o->name, v);
     }
     if (o->kind == OPGEN_OPT_INPUT && (!strchr(v, '=') || v[0] == '=')) return opgen_usage_error(a, "option %s takes NAME=VALUE, not '%s'", o->name, v);
-    if (!*v && o->kind != OPGEN_OPT_FLAG) return opgen_usage_error(a, "option %s needs a value, not an empty string", o->name ? o->name : o->metavar);
     return OPGEN_EXIT_OK;
 }
 
