@@ -1,6 +1,7 @@
 #!/bin/sh
 # The whole test suite, exactly as CI runs it: gcc and clang builds with -Werror,
-# an ASan+UBSan build, and a short run of every fuzz target. The last line reads
+# an ASan+UBSan build, a -Dselect product build, the README's walkthroughs, and a
+# short run of every fuzz target. The last line reads
 # "opgen: N passed, N failed, N skipped". Build folders: build-ci/*.
 set -u
 cd "$(dirname "$0")/.." || exit 2
@@ -70,6 +71,14 @@ if meson setup build-ci/selected -Dselect=tests/select/expected/mlp_graph.yaml >
 else
     echo "selective build FAILED"
     tail -n 20 build-ci/selected.log build-ci/selected.err 2>/dev/null
+    failed=$((failed + 1))
+fi
+
+# the README: every ```sh block, in order, in a fresh copy of the tracked files
+echo "=== README walkthroughs (tests/readme.sh)"
+if sh tests/readme.sh . build-ci/readme.log; then
+    passed=$((passed + 1))
+else
     failed=$((failed + 1))
 fi
 
