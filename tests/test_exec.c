@@ -81,26 +81,30 @@ static void test_static_runs_twice(void) {
 }
 
 /* A buffer of exactly opgen_program_work_bytes runs a program whose kernels take
- * scratch (sum, mean) and whose steps each give theirs back. */
+ * scratch (mm: the GEMM's packed panels; a convolution: its im2col) and whose
+ * steps each give theirs back. */
 static void test_work_bytes_suffice(void) {
     opgen_arena a, work;
     opgen_arena_init_growing(&a);
     opgen_graph g;
     opgen_error err = {0};
-    opgen_program *p = load("graph(%x: f32[64, 32]):\n"
-                            "  %s = aten::sum.dim_IntList(%x, [0])\n"
-                            "  %m = aten::mean.dim(%x, [1], True)\n"
-                            "  %t = aten::sum.dim_IntList(%m, [0, 1])\n"
-                            "  return (%s, %t)\n",
+    opgen_program *p = load("graph(%x: f32[16, 8]):\n"
+                            "  %t = aten::permute_copy(%x, [1, 0])\n"
+                            "  %s = aten::mm(%x, %t)\n"
+                            "  %v = aten::view_copy(%x, [1, 2, 8, 8])\n"
+                            "  %c = aten::convolution(%v, %v, None, [1, 1], [1, 1], [1, 1], False, [0, 0], 1)\n"
+                            "  return (%s, %c)\n",
                             &a, &g, &err);
     CHECK(p, "load: %s", err.msg);
     if (!p) return opgen_arena_release(&a);
     size_t need = opgen_program_work_bytes(p);
     CHECK(need > opgen_arena_cost(opgen_program_plan_bytes(p)) + 16, "work bytes %zu count no scratch (plan %zu)", need, opgen_program_plan_bytes(p));
-    static float x[64 * 32];
-    for (int i = 0; i < 64 * 32; i++) x[i] = (float)(i % 7);
-    int64_t sz[2] = {64, 32};
+    static float x[16 * 8];
+    for (int i = 0; i < 16 * 8; i++) x[i] = (float)(i % 7);
+    int64_t sz[2] = {16, 8};
     static uint8_t buf[1 << 16];
+    CHECK(need + 32 <= sizeof buf, "the test's buffer is too small for %zu bytes", need);
+    if (need + 32 > sizeof buf) return opgen_arena_release(&a);
     uint8_t *base = (uint8_t *)(((uintptr_t)buf + 15) & ~(uintptr_t)15) + 8; /* misaligned on purpose */
     for (int run = 0; run < 3; run++) {
         opgen_arena_init(&work, base, need);

@@ -1,12 +1,14 @@
 /* quantized_decomposed: quantize_per_tensor, dequantize_per_tensor and
  * dequantize_per_channel, with ExecuTorch's arithmetic (float math, round half
  * to even, clamp to [quant_min, quant_max]). */
-#include "opgen/kernel.h"
+#include "opgen/loops.h"
 #include "opgen_registry.h"
 
 static bool quant_dtype(opgen_dtype d) {
     return d == OPGEN_DTYPE_Byte || d == OPGEN_DTYPE_Char || d == OPGEN_DTYPE_Short || d == OPGEN_DTYPE_Int || d == OPGEN_DTYPE_UInt16;
 }
+
+static double quant_clamp(double q, double lo, double hi) { return q != q ? 0 : q < lo ? lo : q > hi ? hi : q; }
 
 static int32_t check_range(opgen_ctx *ctx, opgen_dtype dtype, int64_t qmin, int64_t qmax) {
     int64_t lo, hi;
@@ -23,32 +25,37 @@ static int32_t check_range(opgen_ctx *ctx, opgen_dtype dtype, int64_t qmin, int6
 }
 
 opgen_status opgen_portable_quantize_per_tensor_out(opgen_ctx *ctx, const opgen_tensor *input, double scale, int64_t zero_point, int64_t quant_min, int64_t quant_max, opgen_dtype dtype, opgen_tensor *out) {
+    uint32_t mask = OPGEN_KERNEL_DTYPES_opgen_portable_quantize_per_tensor_out;
     if (!opgen_is_float(input->dtype)) return OPGEN_FAIL(ctx, OPGEN_E_DTYPE, "%s: input must be floating point, not %s", ctx->op, opgen_dtype_name(input->dtype));
     if (!quant_dtype(dtype)) return OPGEN_FAIL(ctx, OPGEN_E_DTYPE, "%s: cannot quantize to %s", ctx->op, opgen_dtype_name(dtype));
     if (!(scale > 0)) return OPGEN_FAIL(ctx, OPGEN_E_INVALID, "%s: scale must be positive", ctx->op);
     if (check_range(ctx, dtype, quant_min, quant_max)) return ctx->err->code;
-    OPGEN_CHECK_DTYPE(ctx, OPGEN_KERNEL_DTYPES_opgen_portable_quantize_per_tensor_out, dtype, "the result");
+    OPGEN_CHECK_DTYPE(ctx, mask, dtype, "the result");
     int32_t st = opgen_out(ctx, out, dtype, input->dim, input->sizes);
     if (st || ctx->meta) return st;
     float inv_scale = 1.0f / (float)scale;
-    int64_t n = opgen_numel(input), idx[OPGEN_MAX_DIM] = {0};
-    for (int64_t i = 0; i < n; i++) {
-        float v = (float)opgen_load_f64(input, opgen_bcast_offset(input, input->dim, idx));
-        int64_t q = opgen_f64_to_i64((double)zero_point + (double)nearbyintf(inv_scale * v)); /* no int overflow */
-        q = q < quant_min ? quant_min : q > quant_max ? quant_max : q;
-        opgen_store_i64(out, i, q);
-        opgen_index_next(input->dim, input->sizes, idx);
-    }
+    double zp = (double)zero_point, lo = (double)quant_min, hi = (double)quant_max;
+    opgen_iter it;
+    const opgen_tensor *in[1] = {input};
+    if (opgen_iter_init(ctx, &it, out, in, 1)) return ctx->err->code;
+    /* ExecuTorch: zero_point + nearbyint(inv_scale * value) in float, clamped (in double: exact, and NaN-safe) */
+    OPGEN_REAL_SWITCH(mask, dtype, ctx, T, {
+        OPGEN_MAP1(&it, mask, T, float, (T)(int64_t)quant_clamp(zp + (double)nearbyintf(inv_scale * x), lo, hi));
+    })
     return OPGEN_OK;
 }
+
+/* (q - zero_point) * scale in float, for one channel's (or the whole tensor's) elements */
+#define DEQUANT(IT, MASK, T, z, s) OPGEN_MAP1(IT, MASK, T, int64_t, (T)((float)((double)x - (double)(z)) * (s)))
 
 OPGEN_SPECIALIZED int32_t dequantize(opgen_ctx *ctx, uint32_t mask, const opgen_tensor *input, const opgen_tensor *scales, const opgen_tensor *zps, double scale, int64_t zp, int64_t axis, int64_t qmin, int64_t qmax, opgen_dtype dtype, const opgen_dtype *out_dtype, opgen_tensor *out) {
     if (input->dtype != dtype) return OPGEN_FAIL(ctx, OPGEN_E_DTYPE, "%s: input has dtype %s, but dtype says %s", ctx->op, opgen_dtype_name(input->dtype), opgen_dtype_name(dtype));
     if (check_range(ctx, dtype, qmin, qmax)) return ctx->err->code;
     int32_t ax = 0;
+    int64_t C = 1;
     if (scales) {
         if (opgen_wrap_dim(ctx, axis, input->dim, &ax)) return ctx->err->code;
-        int64_t C = input->dim ? input->sizes[ax] : 1;
+        C = input->dim ? input->sizes[ax] : 1;
         if (scales->dim != 1 || scales->sizes[0] != C) return OPGEN_FAIL(ctx, OPGEN_E_SHAPE, "%s: scales must have %lld elements", ctx->op, (long long)C);
         if (zps && (zps->dim != 1 || zps->sizes[0] != C)) return OPGEN_FAIL(ctx, OPGEN_E_SHAPE, "%s: zero_points must have %lld elements", ctx->op, (long long)C);
     }
@@ -57,18 +64,28 @@ OPGEN_SPECIALIZED int32_t dequantize(opgen_ctx *ctx, uint32_t mask, const opgen_
     OPGEN_CHECK_DTYPE(ctx, mask, res, "the result");
     int32_t st = opgen_out(ctx, out, res, input->dim, input->sizes);
     if (st || ctx->meta) return st;
-    int64_t n = opgen_numel(input), idx[OPGEN_MAX_DIM] = {0};
-    for (int64_t i = 0; i < n; i++) {
-        double s = scale;
+    /* per channel: the input and output cut to it along the axis */
+    opgen_tensor iv = *input, ov = *out;
+    if (scales && input->dim) iv.sizes[ax] = ov.sizes[ax] = 1;
+    size_t ies = (size_t)opgen_dtype_size(input->dtype), oes = (size_t)opgen_dtype_size(res);
+    for (int64_t c = 0; c < C; c++) {
+        float s = (float)scale;
         int64_t z = zp;
-        if (scales) {
-            int64_t c = input->dim ? idx[ax] : 0;
-            s = opgen_load_f64(scales, c * scales->strides[0]);
-            z = zps ? opgen_load_i64(zps, c * zps->strides[0]) : 0;
+        if (scales) { /* the channel's scale and zero point, converted once */
+            double sd;
+            opgen_convert_f64(&sd, (const char *)scales->data + (size_t)(c * scales->strides[0]) * (size_t)opgen_dtype_size(scales->dtype), 0, scales->dtype, 1);
+            s = (float)sd;
+            z = 0;
+            if (zps) opgen_convert_i64(&z, (const char *)zps->data + (size_t)(c * zps->strides[0]) * (size_t)opgen_dtype_size(zps->dtype), 0, zps->dtype, 1);
+            if (input->dim) {
+                iv.data = (char *)input->data + (size_t)(c * input->strides[ax]) * ies;
+                ov.data = (char *)out->data + (size_t)(c * out->strides[ax]) * oes;
+            }
         }
-        int64_t q = opgen_load_i64(input, opgen_bcast_offset(input, input->dim, idx));
-        opgen_store_f64(out, i, (double)((float)((double)q - (double)z) * (float)s)); /* q - z could overflow */
-        opgen_index_next(input->dim, input->sizes, idx);
+        opgen_iter it;
+        const opgen_tensor *in[1] = {&iv};
+        if (opgen_iter_init_strided(ctx, &it, &ov, in, 1)) return ctx->err->code;
+        OPGEN_FLOAT_SWITCH(mask, res, ctx, T, { DEQUANT(&it, mask, T, z, s); })
     }
     return OPGEN_OK;
 }

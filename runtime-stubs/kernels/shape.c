@@ -1,22 +1,8 @@
 /* Data movement: permute_copy, view_copy, expand_copy, clone, cat. Any dtype:
- * elements are copied as bytes, so no per-dtype code. */
-#include "opgen/kernel.h"
+ * elements are moved by size (opgen_copy: memcpy of contiguous runs), so no
+ * per-dtype code. */
+#include "opgen/loops.h"
 #include "opgen_registry.h"
-
-/* Copies src (any strides) into the contiguous dst of the same shape, with the
- * source read through `perm` (dst dim i is src dim perm[i]) and broadcast strides. */
-static void strided_copy(opgen_tensor *dst, const opgen_tensor *src, const int32_t *perm, const int64_t *src_strides) {
-    int64_t n = opgen_numel(dst), idx[OPGEN_MAX_DIM] = {0};
-    size_t es = (size_t)opgen_dtype_size(dst->dtype);
-    const char *s = src->data;
-    char *d = dst->data;
-    for (int64_t i = 0; i < n; i++) {
-        int64_t off = 0;
-        for (int32_t k = 0; k < dst->dim; k++) off += idx[k] * src_strides[perm ? perm[k] : k];
-        memcpy(d + (size_t)i * es, s + (size_t)off * es, es);
-        opgen_index_next(dst->dim, dst->sizes, idx);
-    }
-}
 
 opgen_status opgen_portable_permute_copy_out(opgen_ctx *ctx, const opgen_tensor *self, opgen_int_list dims, opgen_tensor *out) {
     if ((int64_t)dims.len != self->dim) return OPGEN_FAIL(ctx, OPGEN_E_SHAPE, "%s: %zu dims given for a %d-d tensor", ctx->op, dims.len, self->dim);
@@ -32,8 +18,9 @@ opgen_status opgen_portable_permute_copy_out(opgen_ctx *ctx, const opgen_tensor 
     OPGEN_CHECK_DTYPE(ctx, OPGEN_KERNEL_DTYPES_opgen_portable_permute_copy_out, self->dtype, "the input");
     int32_t st = opgen_out(ctx, out, self->dtype, self->dim, sizes);
     if (st || ctx->meta) return st;
-    strided_copy(out, self, perm, self->strides);
-    return OPGEN_OK;
+    opgen_tensor view = *self; /* self seen in the permuted order */
+    for (int32_t i = 0; i < self->dim; i++) view.sizes[i] = self->sizes[perm[i]], view.strides[i] = self->strides[perm[i]];
+    return opgen_copy(ctx, out, &view);
 }
 
 /* view sizes with one -1 inferred */
@@ -67,12 +54,10 @@ opgen_status opgen_portable_view_copy_out(opgen_ctx *ctx, const opgen_tensor *se
     OPGEN_CHECK_DTYPE(ctx, OPGEN_KERNEL_DTYPES_opgen_portable_view_copy_out, self->dtype, "the input");
     int32_t st = opgen_out(ctx, out, self->dtype, (int32_t)size.len, sizes);
     if (st || ctx->meta) return st;
-    /* element order is the input's logical order */
+    /* element order is the input's logical order: out seen with self's shape */
     opgen_tensor flat = *out;
-    flat.dim = self->dim;
-    memcpy(flat.sizes, self->sizes, sizeof(int64_t) * (size_t)self->dim);
-    strided_copy(&flat, self, NULL, self->strides);
-    return OPGEN_OK;
+    if (opgen_tensor_shape(&flat, out->dtype, self->dim, self->sizes, ctx->err)) return ctx->err->code;
+    return opgen_copy(ctx, &flat, self);
 }
 
 opgen_status opgen_portable_expand_copy_out(opgen_ctx *ctx, const opgen_tensor *self, opgen_int_list size, bool implicit, opgen_tensor *out) {
@@ -94,8 +79,10 @@ opgen_status opgen_portable_expand_copy_out(opgen_ctx *ctx, const opgen_tensor *
     OPGEN_CHECK_DTYPE(ctx, OPGEN_KERNEL_DTYPES_opgen_portable_expand_copy_out, self->dtype, "the input");
     int32_t st = opgen_out(ctx, out, self->dtype, dim, sizes);
     if (st || ctx->meta) return st;
-    strided_copy(out, self, NULL, strides);
-    return OPGEN_OK;
+    opgen_tensor view = *self; /* self with the expanded dimensions' stride 0 */
+    view.dim = dim;
+    for (int32_t i = 0; i < dim; i++) view.sizes[i] = sizes[i], view.strides[i] = strides[i];
+    return opgen_copy(ctx, out, &view);
 }
 
 opgen_status opgen_portable_clone_out(opgen_ctx *ctx, const opgen_tensor *self, const int32_t *memory_format, opgen_tensor *out) {
@@ -103,8 +90,7 @@ opgen_status opgen_portable_clone_out(opgen_ctx *ctx, const opgen_tensor *self, 
     OPGEN_CHECK_DTYPE(ctx, OPGEN_KERNEL_DTYPES_opgen_portable_clone_out, self->dtype, "the input");
     int32_t st = opgen_out(ctx, out, self->dtype, self->dim, self->sizes);
     if (st || ctx->meta) return st;
-    strided_copy(out, self, NULL, self->strides);
-    return OPGEN_OK;
+    return opgen_copy(ctx, out, self);
 }
 
 opgen_status opgen_portable_cat_out(opgen_ctx *ctx, opgen_tensor_list tensors, int64_t dim, opgen_tensor *out) {
@@ -141,14 +127,7 @@ opgen_status opgen_portable_cat_out(opgen_ctx *ctx, opgen_tensor_list tensors, i
         opgen_tensor view = *out;
         memcpy(view.sizes, t->sizes, sizeof(int64_t) * (size_t)t->dim);
         view.data = (char *)out->data + (size_t)(at * out->strides[d]) * (size_t)opgen_dtype_size(out->dtype);
-        int64_t n = opgen_numel(&view), idx[OPGEN_MAX_DIM] = {0};
-        size_t es = (size_t)opgen_dtype_size(out->dtype);
-        for (int64_t e = 0; e < n; e++) {
-            int64_t so = 0, oo = 0;
-            for (int32_t k = 0; k < t->dim; k++) so += idx[k] * t->strides[k], oo += idx[k] * out->strides[k];
-            memcpy((char *)view.data + (size_t)oo * es, (const char *)t->data + (size_t)so * es, es);
-            opgen_index_next(t->dim, t->sizes, idx);
-        }
+        if (opgen_copy(ctx, &view, t)) return ctx->err->code;
         at += t->sizes[d];
     }
     return OPGEN_OK;

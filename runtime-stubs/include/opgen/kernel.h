@@ -43,6 +43,9 @@ static inline size_t opgen_arena_cost(size_t n) { return ((n ? n : 1) + 15) & ~(
 /* ATen's type promotion of two tensors' dtypes, and of a tensor with a Scalar. */
 opgen_dtype opgen_promote(opgen_dtype a, opgen_dtype b);
 opgen_dtype opgen_promote_scalar(opgen_dtype t, const opgen_scalar *s);
+/* ATen's result_type over tensors (NULL ones skipped; 0-d tensors rank below
+ * dimensioned ones) and Scalars (a float Scalar counts as Float). */
+opgen_dtype opgen_result_type(const opgen_tensor *const *ts, int nt, const opgen_scalar *const *ss, int ns);
 bool opgen_is_float(opgen_dtype d);
 bool opgen_is_integral(opgen_dtype d, bool include_bool);
 
@@ -93,7 +96,8 @@ opgen_status opgen_prim_le(opgen_ctx *ctx, int64_t a, int64_t b, bool *out);
 opgen_status opgen_prim_gt(opgen_ctx *ctx, int64_t a, int64_t b, bool *out);
 opgen_status opgen_prim_ge(opgen_ctx *ctx, int64_t a, int64_t b, bool *out);
 
-/* Element loads and stores in any real dtype. */
+/* Element loads and stores in any real dtype, one element at a time: for tests and
+ * tools. Kernels use the typed loops of opgen/loops.h. */
 double opgen_load_f64(const opgen_tensor *t, int64_t off);
 int64_t opgen_load_i64(const opgen_tensor *t, int64_t off);
 void opgen_store_f64(opgen_tensor *t, int64_t off, double v);
@@ -121,6 +125,17 @@ int64_t opgen_scalar_i64(const opgen_scalar *s);
     case OPGEN_DTYPE_Short: if (OPGEN_HAS(MASK, OPGEN_DTYPE_Short)) { typedef int16_t T; __VA_ARGS__ } else goto opgen_unsupported; break; \
     case OPGEN_DTYPE_Int: if (OPGEN_HAS(MASK, OPGEN_DTYPE_Int)) { typedef int32_t T; __VA_ARGS__ } else goto opgen_unsupported; break;     \
     case OPGEN_DTYPE_Long: if (OPGEN_HAS(MASK, OPGEN_DTYPE_Long)) { typedef int64_t T; __VA_ARGS__ } else goto opgen_unsupported; break;   \
+    case OPGEN_DTYPE_Float: if (OPGEN_HAS(MASK, OPGEN_DTYPE_Float)) { typedef float T; __VA_ARGS__ } else goto opgen_unsupported; break;   \
+    case OPGEN_DTYPE_Double: if (OPGEN_HAS(MASK, OPGEN_DTYPE_Double)) { typedef double T; __VA_ARGS__ } else goto opgen_unsupported; break; \
+    case OPGEN_DTYPE_UInt16: if (OPGEN_HAS(MASK, OPGEN_DTYPE_UInt16)) { typedef uint16_t T; __VA_ARGS__ } else goto opgen_unsupported; break; \
+    default:                                                                                         \
+    opgen_unsupported:                                                                               \
+        return OPGEN_FAIL(CTX, OPGEN_E_DTYPE, "%s: no kernel for dtype %s", (CTX)->op, opgen_dtype_name(DTYPE)); \
+    }
+
+/* The same over the floating dtypes only, for ops defined on them alone. */
+#define OPGEN_FLOAT_SWITCH(MASK, DTYPE, CTX, T, ...)                                                \
+    switch (DTYPE) {                                                                                \
     case OPGEN_DTYPE_Float: if (OPGEN_HAS(MASK, OPGEN_DTYPE_Float)) { typedef float T; __VA_ARGS__ } else goto opgen_unsupported; break;   \
     case OPGEN_DTYPE_Double: if (OPGEN_HAS(MASK, OPGEN_DTYPE_Double)) { typedef double T; __VA_ARGS__ } else goto opgen_unsupported; break; \
     default:                                                                                         \

@@ -75,6 +75,32 @@ opgen_dtype opgen_promote_scalar(opgen_dtype t, const opgen_scalar *s) {
     return t;
 }
 
+/* ATen's result_type: dimensioned tensors, then 0-d tensors, then Scalars (a float
+ * Scalar counts as the default dtype, Float), each group promoted within, and a
+ * lower group raising the result only to a higher category (integral -> floating). */
+static bool is_fp(opgen_dtype d) { return opgen_is_float(d); }
+static opgen_dtype combine(int higher, int lower) {
+    if (higher < 0) return (opgen_dtype)lower;
+    if (lower < 0) return (opgen_dtype)higher;
+    if (is_fp((opgen_dtype)higher)) return (opgen_dtype)higher;
+    if (higher == OPGEN_DTYPE_Bool || is_fp((opgen_dtype)lower)) return opgen_promote((opgen_dtype)higher, (opgen_dtype)lower);
+    return (opgen_dtype)higher;
+}
+opgen_dtype opgen_result_type(const opgen_tensor *const *ts, int nt, const opgen_scalar *const *ss, int ns) {
+    int dim = -1, zero = -1, wrapped = -1;
+    for (int i = 0; i < nt; i++) {
+        if (!ts[i]) continue;
+        int *slot = ts[i]->dim ? &dim : &zero;
+        *slot = *slot < 0 ? (int)ts[i]->dtype : (int)opgen_promote((opgen_dtype)*slot, ts[i]->dtype);
+    }
+    for (int i = 0; i < ns; i++) {
+        if (!ss[i]) continue;
+        opgen_dtype d = ss[i]->dtype == OPGEN_DTYPE_Double ? OPGEN_DTYPE_Float : ss[i]->dtype;
+        wrapped = wrapped < 0 ? (int)d : (int)opgen_promote((opgen_dtype)wrapped, d);
+    }
+    return combine(dim, combine(zero, wrapped));
+}
+
 int32_t opgen_broadcast(opgen_ctx *ctx, const opgen_tensor *a, const opgen_tensor *b, int32_t *dim, int64_t *sizes) {
     int32_t n = a->dim > b->dim ? a->dim : b->dim;
     for (int32_t i = 0; i < n; i++) {

@@ -1,0 +1,252 @@
+/* The kernel idiom: typed loops over broadcast operands (ATen's TensorIterator,
+ * reduced to what C kernels need). A kernel's run step is
+ *
+ *     opgen_iter it;
+ *     const opgen_tensor *in[2] = {self, other};
+ *     if (opgen_iter_init(ctx, &it, out, in, 2)) return ctx->err->code;
+ *     OPGEN_REAL_SWITCH(mask, compute_dtype, ctx, T, {      // once per call
+ *         T al = OPGEN_SCALAR_AS(T, alpha);
+ *         OPGEN_MAP2(&it, mask, T, T, OPGEN_ADD(T, x, OPGEN_MUL(T, al, y)));
+ *     })
+ *
+ * opgen_iter_init broadcasts every input to out's shape (stride 0 where it is
+ * broadcast), orders the dimensions by out's memory order and merges the ones
+ * that are contiguous in every operand, so most calls are one long run. The MAP
+ * macros then walk the runs incrementally (no division, no recomputation over
+ * all dimensions), in blocks: an input of another dtype than the compute type is
+ * converted a block at a time, never an element at a time, and the typed body is
+ * a plain loop the compiler vectorises where the operands are contiguous (or one
+ * is a broadcast scalar). Results of another dtype than the body's (a Half output
+ * computed in float) are converted back a block at a time; a strided output (a
+ * view: one channel of a tensor) is written through the block buffer. */
+#ifndef OPGEN_LOOPS_H
+#define OPGEN_LOOPS_H
+#include "opgen/kernel.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define OPGEN_ITER_MAX 4   /* the output and up to three inputs */
+#define OPGEN_BLOCK 256    /* elements converted or buffered at a time */
+
+typedef struct opgen_iter {
+    int32_t nops;  /* 1 + inputs; operand 0 is the output */
+    int32_t ndim;  /* after merging, innermost first */
+    int64_t size[OPGEN_MAX_DIM];
+    int64_t stride[OPGEN_ITER_MAX][OPGEN_MAX_DIM]; /* in bytes */
+    char *data[OPGEN_ITER_MAX];
+    opgen_dtype dtype[OPGEN_ITER_MAX];
+    int64_t numel;
+} opgen_iter;
+
+/* Sets up the loops of out = f(in[0..nin)): every input broadcasts to out's
+ * shape (an error names the mismatch). out must have its shape (opgen_out). */
+int32_t opgen_iter_init(opgen_ctx *ctx, opgen_iter *it, opgen_tensor *out, const opgen_tensor *const *in, int nin);
+/* The same for an output the kernel addresses itself (a view of out, say one
+ * element per row): no run needs to be contiguous in it (the MAP macros do). */
+int32_t opgen_iter_init_strided(opgen_ctx *ctx, opgen_iter *it, opgen_tensor *out, const opgen_tensor *const *in, int nin);
+/* The same for a reduction: out has in's shape with the reduced dimensions of size
+ * 1 (keepdim), and gets stride 0 there; reduced[d] marks in's dimension d. The
+ * merged dimensions keep reduced ones innermost when the input allows. */
+int32_t opgen_iter_init_reduce(opgen_ctx *ctx, opgen_iter *it, opgen_tensor *out, const opgen_tensor *in, const bool *reduced);
+
+/* Which dimensions of self a dim list reduces (None or [] reduces all); a
+ * dimension given twice is an error. */
+int32_t opgen_reduced_dims(opgen_ctx *ctx, const opgen_tensor *self, const opgen_int_list *dims, bool *reduced);
+
+/* Block conversions between dtypes (the one per-block dtype switch): n elements
+ * of dtype sd at src, `stride` bytes apart, into dst (contiguous, dtype dd). */
+void opgen_convert(void *dst, opgen_dtype dd, const void *src, int64_t stride, opgen_dtype sd, int64_t n);
+/* The same with the destination type fixed (what the MAP macros call, so a build
+ * links only the converters of the compute types its kernels keep). */
+void opgen_convert_bool(void *dst, const void *src, int64_t stride, opgen_dtype sd, int64_t n);
+void opgen_convert_u8(void *dst, const void *src, int64_t stride, opgen_dtype sd, int64_t n);
+void opgen_convert_i8(void *dst, const void *src, int64_t stride, opgen_dtype sd, int64_t n);
+void opgen_convert_i16(void *dst, const void *src, int64_t stride, opgen_dtype sd, int64_t n);
+void opgen_convert_i32(void *dst, const void *src, int64_t stride, opgen_dtype sd, int64_t n);
+void opgen_convert_i64(void *dst, const void *src, int64_t stride, opgen_dtype sd, int64_t n);
+void opgen_convert_u16(void *dst, const void *src, int64_t stride, opgen_dtype sd, int64_t n);
+void opgen_convert_u32(void *dst, const void *src, int64_t stride, opgen_dtype sd, int64_t n);
+void opgen_convert_u64(void *dst, const void *src, int64_t stride, opgen_dtype sd, int64_t n);
+void opgen_convert_f32(void *dst, const void *src, int64_t stride, opgen_dtype sd, int64_t n);
+void opgen_convert_f64(void *dst, const void *src, int64_t stride, opgen_dtype sd, int64_t n);
+#define OPGEN_CONVERT_TO(T)                                                                                                       \
+    _Generic((T)0, bool: opgen_convert_bool, uint8_t: opgen_convert_u8, int8_t: opgen_convert_i8, int16_t: opgen_convert_i16,     \
+             int32_t: opgen_convert_i32, int64_t: opgen_convert_i64, uint16_t: opgen_convert_u16, float: opgen_convert_f32, double: opgen_convert_f64)
+/* n contiguous elements of dtype sd into dst, `stride` bytes apart, as dtype dd. */
+void opgen_convert_out(void *dst, int64_t stride, opgen_dtype dd, const void *src, opgen_dtype sd, int64_t n);
+
+/* dst = src (same shape, src may broadcast; any strides; dtypes converted as ATen's
+ * to() does): runs of contiguous elements are copied with memcpy. */
+int32_t opgen_copy(opgen_ctx *ctx, opgen_tensor *dst, const opgen_tensor *src);
+
+/* Half and BFloat16 (stored as uint16_t) to and from float, rounding to nearest
+ * even as c10 does. */
+float opgen_half_to_float(uint16_t h);
+uint16_t opgen_float_to_half(float f);
+float opgen_bf16_to_float(uint16_t h);
+uint16_t opgen_float_to_bf16(float f);
+
+/* The dtype of a C type (the compute and result types of the MAP bodies). */
+#define OPGEN_DTYPE_OF(T)                                                                                                                 \
+    _Generic((T)0, bool: OPGEN_DTYPE_Bool, uint8_t: OPGEN_DTYPE_Byte, int8_t: OPGEN_DTYPE_Char, int16_t: OPGEN_DTYPE_Short,                \
+             int32_t: OPGEN_DTYPE_Int, int64_t: OPGEN_DTYPE_Long, float: OPGEN_DTYPE_Float, double: OPGEN_DTYPE_Double, uint16_t: OPGEN_DTYPE_UInt16)
+#define OPGEN_IS_FLOAT_T(T) _Generic((T)0, float: 1, double: 1, default: 0)
+/* A Scalar as type T, as ATen converts it (a double scalar to float for float math). */
+#define OPGEN_SCALAR_AS(T, s) (OPGEN_IS_FLOAT_T(T) ? (T)opgen_scalar_f64(s) : (T)opgen_scalar_i64(s))
+
+/* The C library's function for T: OPGEN_MATH(T, exp)(x) is expf for float, exp else. */
+#define OPGEN_MATH(T, fn) _Generic((T)0, float: fn##f, default: fn)
+/* NaN in T, or 0 where T has none (integer kernels never reach it). */
+#define OPGEN_NAN(T) _Generic((T)0, float: (float)NAN, double: (double)NAN, default: 0)
+/* x < 0 for any T, without "always false" warnings on unsigned types. */
+static inline bool opgen_lt0_i64(int64_t v) { return v < 0; }
+#define OPGEN_LT0(T, x) _Generic((T)0, float: (x) < 0.0f, double: (x) < 0.0, default: opgen_lt0_i64((int64_t)(x)))
+
+/* Integer arithmetic that wraps, as ATen's does, without C's undefined signed
+ * overflow; plain arithmetic for the other types. */
+#define OPGEN_UNSIGNED_OP(T, a, op, b)                                                                   \
+    _Generic((T)0, int32_t: (int32_t)((uint32_t)(a)op(uint32_t)(b)), int64_t: (int64_t)((uint64_t)(a)op(uint64_t)(b)), \
+             int16_t: (int16_t)((uint16_t)(a)op(uint16_t)(b)), int8_t: (int8_t)((uint8_t)(a)op(uint8_t)(b)),           \
+             bool: (bool)(((int)(a)op(int)(b)) != 0), default: ((a)op(b)))
+#define OPGEN_ADD(T, a, b) OPGEN_UNSIGNED_OP(T, a, +, b)
+#define OPGEN_SUB(T, a, b) OPGEN_UNSIGNED_OP(T, a, -, b)
+#define OPGEN_MUL(T, a, b) OPGEN_UNSIGNED_OP(T, a, *, b)
+
+/* ---- the run walker ---- */
+
+/* Runs the body (the last argument) once per run of the innermost dimension: N elements, with P[k] the
+ * run's first byte in operand k and S[k] its stride in bytes. Moving to the next
+ * run adds one stride (and on a carry subtracts a dimension's extent). */
+#define OPGEN_ITER_RUNS(IT, N, P, S, ...)                                                \
+    do {                                                                                 \
+        const opgen_iter *it_r_ = (IT);                                                  \
+        int64_t N = it_r_->ndim ? it_r_->size[0] : 1;                                    \
+        char *P[OPGEN_ITER_MAX];                                                         \
+        int64_t S[OPGEN_ITER_MAX], idx_r_[OPGEN_MAX_DIM] = {0};                          \
+        for (int k_r_ = 0; k_r_ < it_r_->nops; k_r_++) {                                 \
+            P[k_r_] = it_r_->data[k_r_];                                                 \
+            S[k_r_] = it_r_->ndim ? it_r_->stride[k_r_][0] : 0;                          \
+        }                                                                                \
+        int64_t runs_r_ = N ? it_r_->numel / N : 0;                                      \
+        for (int64_t r_r_ = 0; r_r_ < runs_r_; r_r_++) {                                 \
+            __VA_ARGS__;                                                                 \
+            for (int32_t d_r_ = 1; d_r_ < it_r_->ndim; d_r_++) {                         \
+                for (int k_r_ = 0; k_r_ < it_r_->nops; k_r_++) P[k_r_] += it_r_->stride[k_r_][d_r_]; \
+                if (++idx_r_[d_r_] < it_r_->size[d_r_]) break;                           \
+                for (int k_r_ = 0; k_r_ < it_r_->nops; k_r_++) P[k_r_] -= it_r_->stride[k_r_][d_r_] * it_r_->size[d_r_]; \
+                idx_r_[d_r_] = 0;                                                        \
+            }                                                                            \
+        }                                                                                \
+    } while (0)
+
+/* An input of a block as CT: in place when it already is CT, else converted into BUF. */
+#define OPGEN_BLOCK_IN_(IT, K, CT, P, S, B, M, BUF, PX, SX)                                  \
+    const char *PX = (P)[K] + (B) * (S)[K];                                               \
+    int64_t SX = (S)[K];                                                                  \
+    if ((IT)->dtype[K] != OPGEN_DTYPE_OF(CT)) {                                           \
+        OPGEN_CONVERT_TO(CT)(BUF, PX, SX, (IT)->dtype[K], M);                             \
+        PX = (const char *)(BUF);                                                         \
+        SX = (int64_t)sizeof(CT);                                                         \
+    }
+
+/* The output of a block: written in place when it is RT and contiguous, else into
+ * BUF, then scattered (a strided view of an output) or converted (a Half or
+ * BFloat16 result computed in float: only built when MASK holds such a dtype). */
+#define OPGEN_OUT_NEEDS_CONVERT_(MASK) (OPGEN_HAS(MASK, OPGEN_DTYPE_Half) || OPGEN_HAS(MASK, OPGEN_DTYPE_BFloat16))
+#define OPGEN_BLOCK_OUT_(IT, MASK, RT, P, S, B, BUF, Y, DIRECT)                              \
+    char *py_o_ = (P)[0] + (B) * (S)[0];                                                  \
+    bool DIRECT = (S)[0] == (int64_t)sizeof(RT) && (!OPGEN_OUT_NEEDS_CONVERT_(MASK) || (IT)->dtype[0] == OPGEN_DTYPE_OF(RT)); \
+    RT *Y = DIRECT ? (RT *)py_o_ : (BUF);
+#define OPGEN_BLOCK_DONE_(IT, MASK, RT, S, BUF, M, DIRECT)                                   \
+    if (!(DIRECT)) {                                                                      \
+        if (OPGEN_OUT_NEEDS_CONVERT_(MASK) && (IT)->dtype[0] != OPGEN_DTYPE_OF(RT))       \
+            opgen_convert_out(py_o_, (S)[0], (IT)->dtype[0], BUF, OPGEN_DTYPE_OF(RT), M); \
+        else                                                                              \
+            for (int64_t i_d_ = 0; i_d_ < (M); i_d_++) *(RT *)(py_o_ + i_d_ * (S)[0]) = (BUF)[i_d_]; \
+    }
+
+/* y = EXPR of x: every element of IT's output, x its input as CT, y of type RT
+ * (the output's dtype, unless MASK holds Half or BFloat16, computed in float). */
+#define OPGEN_MAP1(IT, MASK, RT, CT, EXPR)                                                 \
+    OPGEN_ITER_RUNS(IT, n_m_, p_m_, s_m_, {                                               \
+        for (int64_t b_m_ = 0; b_m_ < n_m_; b_m_ += OPGEN_BLOCK) {                        \
+            int64_t m_m_ = n_m_ - b_m_ < OPGEN_BLOCK ? n_m_ - b_m_ : OPGEN_BLOCK;          \
+            CT xb_m_[OPGEN_BLOCK];                                                        \
+            RT yb_m_[OPGEN_BLOCK];                                                        \
+            OPGEN_BLOCK_IN_(IT, 1, CT, p_m_, s_m_, b_m_, m_m_, xb_m_, px_m_, sx_m_)       \
+            OPGEN_BLOCK_OUT_(IT, MASK, RT, p_m_, s_m_, b_m_, yb_m_, y_m_, direct_m_)      \
+            if (sx_m_ == (int64_t)sizeof(CT)) {                                           \
+                const CT *xs_m_ = (const CT *)px_m_;                                      \
+                for (int64_t i_m_ = 0; i_m_ < m_m_; i_m_++) {                             \
+                    CT x = xs_m_[i_m_];                                                   \
+                    y_m_[i_m_] = (RT)(EXPR);                                              \
+                }                                                                         \
+            } else {                                                                      \
+                for (int64_t i_m_ = 0; i_m_ < m_m_; i_m_++) {                             \
+                    CT x = *(const CT *)(px_m_ + i_m_ * sx_m_);                           \
+                    y_m_[i_m_] = (RT)(EXPR);                                              \
+                }                                                                         \
+            }                                                                             \
+            OPGEN_BLOCK_DONE_(IT, MASK, RT, s_m_, yb_m_, m_m_, direct_m_)                 \
+        }                                                                                 \
+    })
+
+/* y = EXPR of x and y2... : two inputs, x and y (as CT). */
+#define OPGEN_MAP2(IT, MASK, RT, CT, EXPR)                                                 \
+    OPGEN_ITER_RUNS(IT, n_m_, p_m_, s_m_, {                                               \
+        for (int64_t b_m_ = 0; b_m_ < n_m_; b_m_ += OPGEN_BLOCK) {                        \
+            int64_t m_m_ = n_m_ - b_m_ < OPGEN_BLOCK ? n_m_ - b_m_ : OPGEN_BLOCK;          \
+            CT xb_m_[OPGEN_BLOCK], wb_m_[OPGEN_BLOCK];                                    \
+            RT yb_m_[OPGEN_BLOCK];                                                        \
+            OPGEN_BLOCK_IN_(IT, 1, CT, p_m_, s_m_, b_m_, m_m_, xb_m_, px_m_, sx_m_)       \
+            OPGEN_BLOCK_IN_(IT, 2, CT, p_m_, s_m_, b_m_, m_m_, wb_m_, pw_m_, sw_m_)       \
+            OPGEN_BLOCK_OUT_(IT, MASK, RT, p_m_, s_m_, b_m_, yb_m_, o_m_, direct_m_)      \
+            if (sx_m_ == (int64_t)sizeof(CT) && sw_m_ == (int64_t)sizeof(CT)) {           \
+                const CT *xs_m_ = (const CT *)px_m_, *ws_m_ = (const CT *)pw_m_;          \
+                for (int64_t i_m_ = 0; i_m_ < m_m_; i_m_++) {                             \
+                    CT x = xs_m_[i_m_], y = ws_m_[i_m_];                                  \
+                    o_m_[i_m_] = (RT)(EXPR);                                              \
+                }                                                                         \
+            } else if (sx_m_ == (int64_t)sizeof(CT) && sw_m_ == 0) {                      \
+                const CT *xs_m_ = (const CT *)px_m_;                                      \
+                const CT y = *(const CT *)pw_m_;                                          \
+                for (int64_t i_m_ = 0; i_m_ < m_m_; i_m_++) {                             \
+                    CT x = xs_m_[i_m_];                                                   \
+                    o_m_[i_m_] = (RT)(EXPR);                                              \
+                }                                                                         \
+            } else {                                                                      \
+                for (int64_t i_m_ = 0; i_m_ < m_m_; i_m_++) {                             \
+                    CT x = *(const CT *)(px_m_ + i_m_ * sx_m_), y = *(const CT *)(pw_m_ + i_m_ * sw_m_); \
+                    o_m_[i_m_] = (RT)(EXPR);                                              \
+                }                                                                         \
+            }                                                                             \
+            OPGEN_BLOCK_DONE_(IT, MASK, RT, s_m_, yb_m_, m_m_, direct_m_)                 \
+        }                                                                                 \
+    })
+
+/* Three inputs: x, y and z (where, lerp, addcmul...). */
+#define OPGEN_MAP3(IT, MASK, RT, CT, EXPR)                                                 \
+    OPGEN_ITER_RUNS(IT, n_m_, p_m_, s_m_, {                                               \
+        for (int64_t b_m_ = 0; b_m_ < n_m_; b_m_ += OPGEN_BLOCK) {                        \
+            int64_t m_m_ = n_m_ - b_m_ < OPGEN_BLOCK ? n_m_ - b_m_ : OPGEN_BLOCK;          \
+            CT xb_m_[OPGEN_BLOCK], wb_m_[OPGEN_BLOCK], zb_m_[OPGEN_BLOCK];                \
+            RT yb_m_[OPGEN_BLOCK];                                                        \
+            OPGEN_BLOCK_IN_(IT, 1, CT, p_m_, s_m_, b_m_, m_m_, xb_m_, px_m_, sx_m_)       \
+            OPGEN_BLOCK_IN_(IT, 2, CT, p_m_, s_m_, b_m_, m_m_, wb_m_, pw_m_, sw_m_)       \
+            OPGEN_BLOCK_IN_(IT, 3, CT, p_m_, s_m_, b_m_, m_m_, zb_m_, pz_m_, sz_m_)       \
+            OPGEN_BLOCK_OUT_(IT, MASK, RT, p_m_, s_m_, b_m_, yb_m_, o_m_, direct_m_)      \
+            for (int64_t i_m_ = 0; i_m_ < m_m_; i_m_++) {                                 \
+                CT x = *(const CT *)(px_m_ + i_m_ * sx_m_), y = *(const CT *)(pw_m_ + i_m_ * sw_m_); \
+                CT z = *(const CT *)(pz_m_ + i_m_ * sz_m_);                               \
+                o_m_[i_m_] = (RT)(EXPR);                                                  \
+            }                                                                             \
+            OPGEN_BLOCK_DONE_(IT, MASK, RT, s_m_, yb_m_, m_m_, direct_m_)                 \
+        }                                                                                 \
+    })
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,98 @@
+/* Binary arithmetic (add, sub, mul, div; Tensor and Scalar forms) and where, on
+ * the kernel idiom (opgen/loops.h): ATen's result type, computed in it (float32
+ * in float32, in ATen's order: a + alpha * b), integers wrapping as ATen's do,
+ * true division of integers in float32. */
+#include "opgen/loops.h"
+#include "opgen_registry.h"
+
+typedef enum { OP_ADD, OP_SUB, OP_MUL, OP_DIV } binop;
+
+/* The result dtype and checks shared by the Tensor and Scalar forms. */
+static int32_t binary_dtype(opgen_ctx *ctx, binop op, const opgen_tensor *a, const opgen_tensor *b, const opgen_scalar *bs, const opgen_scalar *alpha, opgen_dtype *res) {
+    const opgen_tensor *ts[2] = {a, b};
+    const opgen_scalar *ss[1] = {bs};
+    *res = opgen_result_type(ts, 2, ss, 1);
+    if (op == OP_DIV && !opgen_is_float(*res)) *res = OPGEN_DTYPE_Float; /* true division */
+    if (alpha && alpha->dtype == OPGEN_DTYPE_Double && !opgen_is_float(*res))
+        return OPGEN_FAIL(ctx, OPGEN_E_INVALID, "%s: for integral input tensors, alpha must not be a floating point number", ctx->op);
+    if (alpha && alpha->dtype == OPGEN_DTYPE_Bool && *res != OPGEN_DTYPE_Bool)
+        return OPGEN_FAIL(ctx, OPGEN_E_INVALID, "%s: a boolean alpha is only allowed for Bool tensors", ctx->op);
+    if (op == OP_SUB && (a->dtype == OPGEN_DTYPE_Bool || (b && b->dtype == OPGEN_DTYPE_Bool) || (bs && bs->dtype == OPGEN_DTYPE_Bool)))
+        return OPGEN_FAIL(ctx, OPGEN_E_DTYPE, "%s: subtraction of Bool tensors is not supported", ctx->op);
+    return OPGEN_OK;
+}
+
+/* a (op) alpha * b, with b a tensor or (bs) a Scalar. */
+OPGEN_SPECIALIZED int32_t binary(opgen_ctx *ctx, uint32_t mask, binop op, const opgen_tensor *a, const opgen_tensor *b, const opgen_scalar *bs, const opgen_scalar *alpha, opgen_tensor *out) {
+    opgen_dtype res;
+    if (binary_dtype(ctx, op, a, b, bs, alpha, &res)) return ctx->err->code;
+    int32_t dim = a->dim;
+    int64_t sizes[OPGEN_MAX_DIM];
+    memcpy(sizes, a->sizes, sizeof(int64_t) * (size_t)a->dim);
+    if (b && opgen_broadcast(ctx, a, b, &dim, sizes)) return ctx->err->code;
+    OPGEN_CHECK_DTYPE(ctx, mask, res, "the result");
+    int32_t st = opgen_out(ctx, out, res, dim, sizes);
+    if (st || ctx->meta) return st;
+    opgen_iter it;
+    const opgen_tensor *in[2] = {a, b};
+    if (opgen_iter_init(ctx, &it, out, in, b ? 2 : 1)) return ctx->err->code;
+    OPGEN_REAL_SWITCH(mask, res, ctx, T, {
+        T al = alpha ? OPGEN_SCALAR_AS(T, alpha) : (T)1;
+        if (bs) { /* the Scalar as T, as ATen wraps it */
+            T v = OPGEN_SCALAR_AS(T, bs);
+            if (op == OP_ADD) OPGEN_MAP1(&it, mask, T, T, OPGEN_ADD(T, x, OPGEN_MUL(T, al, v)));
+            if (op == OP_SUB) OPGEN_MAP1(&it, mask, T, T, OPGEN_SUB(T, x, OPGEN_MUL(T, al, v)));
+            if (op == OP_MUL) OPGEN_MAP1(&it, mask, T, T, OPGEN_MUL(T, x, v));
+            if (op == OP_DIV) OPGEN_MAP1(&it, mask, T, T, x / v);
+        } else {
+            if (op == OP_ADD) OPGEN_MAP2(&it, mask, T, T, OPGEN_ADD(T, x, OPGEN_MUL(T, al, y)));
+            if (op == OP_SUB) OPGEN_MAP2(&it, mask, T, T, OPGEN_SUB(T, x, OPGEN_MUL(T, al, y)));
+            if (op == OP_MUL) OPGEN_MAP2(&it, mask, T, T, OPGEN_MUL(T, x, y));
+            if (op == OP_DIV) OPGEN_MAP2(&it, mask, T, T, x / y);
+        }
+    })
+    return OPGEN_OK;
+}
+
+opgen_status opgen_portable_add_out(opgen_ctx *ctx, const opgen_tensor *self, const opgen_tensor *other, const opgen_scalar *alpha, opgen_tensor *out) {
+    return binary(ctx, OPGEN_KERNEL_DTYPES_opgen_portable_add_out, OP_ADD, self, other, NULL, alpha, out);
+}
+opgen_status opgen_portable_sub_out(opgen_ctx *ctx, const opgen_tensor *self, const opgen_tensor *other, const opgen_scalar *alpha, opgen_tensor *out) {
+    return binary(ctx, OPGEN_KERNEL_DTYPES_opgen_portable_sub_out, OP_SUB, self, other, NULL, alpha, out);
+}
+opgen_status opgen_portable_mul_out(opgen_ctx *ctx, const opgen_tensor *self, const opgen_tensor *other, opgen_tensor *out) {
+    return binary(ctx, OPGEN_KERNEL_DTYPES_opgen_portable_mul_out, OP_MUL, self, other, NULL, NULL, out);
+}
+opgen_status opgen_portable_div_out(opgen_ctx *ctx, const opgen_tensor *self, const opgen_tensor *other, opgen_tensor *out) {
+    return binary(ctx, OPGEN_KERNEL_DTYPES_opgen_portable_div_out, OP_DIV, self, other, NULL, NULL, out);
+}
+opgen_status opgen_portable_add_Scalar_out(opgen_ctx *ctx, const opgen_tensor *self, const opgen_scalar *other, const opgen_scalar *alpha, opgen_tensor *out) {
+    return binary(ctx, OPGEN_KERNEL_DTYPES_opgen_portable_add_Scalar_out, OP_ADD, self, NULL, other, alpha, out);
+}
+opgen_status opgen_portable_mul_Scalar_out(opgen_ctx *ctx, const opgen_tensor *self, const opgen_scalar *other, opgen_tensor *out) {
+    return binary(ctx, OPGEN_KERNEL_DTYPES_opgen_portable_mul_Scalar_out, OP_MUL, self, NULL, other, NULL, out);
+}
+
+opgen_status opgen_portable_where_self_out(opgen_ctx *ctx, const opgen_tensor *condition, const opgen_tensor *self, const opgen_tensor *other, opgen_tensor *out) {
+    uint32_t mask = OPGEN_KERNEL_DTYPES_opgen_portable_where_self_out;
+    if (condition->dtype != OPGEN_DTYPE_Bool && condition->dtype != OPGEN_DTYPE_Byte)
+        return OPGEN_FAIL(ctx, OPGEN_E_DTYPE, "%s: condition must be Bool, not %s", ctx->op, opgen_dtype_name(condition->dtype));
+    const opgen_tensor *ts[2] = {self, other};
+    opgen_dtype res = opgen_result_type(ts, 2, NULL, 0);
+    int32_t d1, dim;
+    int64_t s1[OPGEN_MAX_DIM], sizes[OPGEN_MAX_DIM];
+    if (opgen_broadcast(ctx, self, other, &d1, s1)) return ctx->err->code;
+    opgen_tensor shape;
+    memset(&shape, 0, sizeof shape);
+    shape.dim = d1;
+    memcpy(shape.sizes, s1, sizeof(int64_t) * (size_t)d1);
+    if (opgen_broadcast(ctx, condition, &shape, &dim, sizes)) return ctx->err->code;
+    OPGEN_CHECK_DTYPE(ctx, mask, res, "the result");
+    int32_t st = opgen_out(ctx, out, res, dim, sizes);
+    if (st || ctx->meta) return st;
+    opgen_iter it;
+    const opgen_tensor *in[3] = {self, other, condition};
+    if (opgen_iter_init(ctx, &it, out, in, 3)) return ctx->err->code;
+    OPGEN_REAL_SWITCH(mask, res, ctx, T, { OPGEN_MAP3(&it, mask, T, T, z ? x : y); })
+    return OPGEN_OK;
+}

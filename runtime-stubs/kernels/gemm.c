@@ -1,0 +1,168 @@
+/* The GEMM (see gemm.h): Goto's blocking. B is packed KC x NC into panels NR
+ * columns wide, A MC x KC into panels MR rows high; the micro-kernel keeps an
+ * MR x NR block of C in vector registers while it streams a panel of each, one
+ * outer product per k. */
+#include "gemm.h"
+#include <string.h>
+
+/* Panel sizes of a micro-kernel, and the blocks around it. */
+typedef struct gemm_shape {
+    int64_t mr, nr, mc, kc, nc;
+} gemm_shape;
+
+#if defined(__GNUC__) || defined(__clang__)
+#define HAVE_VECTORS 1
+#define UNROLL _Pragma("GCC unroll 16")
+#else
+#define HAVE_VECTORS 0
+#define UNROLL
+#endif
+
+#if HAVE_VECTORS && (defined(__x86_64__) || defined(__i386__))
+#define X86 1
+#define TARGET_AVX2 __attribute__((target("avx2,fma")))
+#define TARGET_AVX512 __attribute__((target("avx512f,fma")))
+#else
+#define X86 0
+#endif
+
+/* The micro-kernel: C[mr x nr] = alpha * (A panel @ B panel) + beta * C, the panels
+ * kc long (A: MR values per k, B: NR values per k). NV vectors of VB bytes make NR. */
+#if HAVE_VECTORS
+#define MICRO(NAME, T, VB, MR, NV, ATTR)                                                                     \
+    ATTR static void NAME(int64_t kc, const T *restrict A, const T *restrict B, T *restrict C, int64_t ldc, int64_t mr, int64_t nr, T alpha, \
+                          T beta) {                                                                          \
+        typedef T vec __attribute__((vector_size(VB)));                                                      \
+        enum { VL = VB / sizeof(T), NR = NV * VL };                                                          \
+        vec acc[MR][NV];                                                                                     \
+        UNROLL for (int i = 0; i < MR; i++) UNROLL for (int v = 0; v < NV; v++) acc[i][v] = (vec){0};        \
+        for (int64_t p = 0; p < kc; p++) {                                                                   \
+            vec b[NV];                                                                                       \
+            UNROLL for (int v = 0; v < NV; v++) memcpy(&b[v], B + p * NR + v * VL, VB);                      \
+            UNROLL for (int i = 0; i < MR; i++) {                                                            \
+                vec a = (vec){0} + A[p * MR + i];                                                            \
+                UNROLL for (int v = 0; v < NV; v++) acc[i][v] += a * b[v];                                   \
+            }                                                                                                \
+        }                                                                                                    \
+        T tile[MR][NR];                                                                                      \
+        memcpy(tile, acc, sizeof tile);                                                                      \
+        for (int64_t i = 0; i < mr; i++)                                                                     \
+            for (int64_t j = 0; j < nr; j++) {                                                               \
+                T *c = C + i * ldc + j;                                                                      \
+                *c = beta == 0 ? alpha * tile[i][j] : alpha * tile[i][j] + beta * *c;                        \
+            }                                                                                                \
+    }
+#else
+#define MICRO(NAME, T, VB, MR, NV, ATTR)                                                                     \
+    static void NAME(int64_t kc, const T *restrict A, const T *restrict B, T *restrict C, int64_t ldc, int64_t mr, int64_t nr, T alpha, \
+                     T beta) {                                                                               \
+        enum { NR = NV * (VB / sizeof(T)) };                                                                 \
+        T acc[MR][NR] = {{0}};                                                                               \
+        for (int64_t p = 0; p < kc; p++)                                                                     \
+            for (int i = 0; i < MR; i++)                                                                     \
+                for (int j = 0; j < NR; j++) acc[i][j] += A[p * MR + i] * B[p * NR + j];                     \
+        for (int64_t i = 0; i < mr; i++)                                                                     \
+            for (int64_t j = 0; j < nr; j++) {                                                               \
+                T *c = C + i * ldc + j;                                                                      \
+                *c = beta == 0 ? alpha * acc[i][j] : alpha * acc[i][j] + beta * *c;                          \
+            }                                                                                                \
+    }
+#endif
+
+MICRO(micro_f32_base, float, 16, 4, 2, )
+MICRO(micro_f64_base, double, 16, 4, 2, )
+#if X86
+MICRO(micro_f32_avx2, float, 32, 6, 2, TARGET_AVX2)
+MICRO(micro_f32_avx512, float, 64, 8, 2, TARGET_AVX512)
+MICRO(micro_f64_avx2, double, 32, 6, 2, TARGET_AVX2)
+MICRO(micro_f64_avx512, double, 64, 8, 2, TARGET_AVX512)
+#endif
+
+/* The variants, best first: {shape, which CPU feature it needs}. */
+enum { BASE, AVX2, AVX512 };
+static const gemm_shape shapes_f32[3] = {{4, 8, 64, 256, 512}, {6, 16, 96, 384, 512}, {8, 32, 96, 384, 512}};
+static const gemm_shape shapes_f64[3] = {{4, 4, 64, 256, 256}, {6, 8, 96, 256, 256}, {8, 16, 96, 256, 256}};
+
+static int best_variant(void) {
+#if X86
+    if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("fma")) return AVX512;
+    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) return AVX2;
+#endif
+    return BASE;
+}
+
+static int64_t round_up(int64_t v, int64_t to) { return (v + to - 1) / to * to; }
+static int64_t min64(int64_t a, int64_t b) { return a < b ? a : b; }
+
+/* The blocks of one problem: no bigger than it needs. */
+static gemm_shape fit(gemm_shape s, int64_t m, int64_t n, int64_t k) {
+    s.mc = min64(s.mc, round_up(m, s.mr));
+    s.nc = min64(s.nc, round_up(n, s.nr));
+    s.kc = min64(s.kc, k ? k : 1);
+    return s;
+}
+
+size_t opgen_gemm_scratch(opgen_dtype dtype, int64_t m, int64_t n, int64_t k) {
+    const gemm_shape *shapes = dtype == OPGEN_DTYPE_Double ? shapes_f64 : shapes_f32;
+    size_t es = dtype == OPGEN_DTYPE_Double ? 8 : 4, most = 0;
+    for (int v = 0; v < 3; v++) { /* whichever variant the CPU picks at run time fits */
+        gemm_shape s = fit(shapes[v], m, n, k);
+        size_t bytes = (size_t)(s.mc * s.kc + s.kc * s.nc) * es + 128;
+        if (bytes > most) most = bytes;
+    }
+    return most;
+}
+
+/* The driver, per element type: pack and call the micro-kernel over the tiles. */
+#define GEMM_DRIVER(NAME, T, SHAPES, MICROS)                                                                           \
+    void NAME(int64_t m, int64_t n, int64_t k, T alpha, const T *a, int64_t rsa, int64_t csa, const T *b, int64_t rsb, int64_t csb, T beta, T *c, \
+              int64_t ldc, void *scratch) {                                                                        \
+        if (m <= 0 || n <= 0) return;                                                                              \
+        int v = best_variant();                                                                                    \
+        void (*micro)(int64_t, const T *restrict, const T *restrict, T *restrict, int64_t, int64_t, int64_t, T, T) = MICROS[v]; \
+        gemm_shape s = fit(SHAPES[v], m, n, k);                                                                    \
+        T *pa = (T *)(((uintptr_t)scratch + 63) & ~(uintptr_t)63), *pb = pa + s.mc * s.kc;                         \
+        if (k <= 0) { /* no products: C = beta * C */                                                              \
+            for (int64_t i = 0; i < m; i++)                                                                        \
+                for (int64_t j = 0; j < n; j++) c[i * ldc + j] = beta == 0 ? (T)0 : beta * c[i * ldc + j];         \
+            return;                                                                                                \
+        }                                                                                                          \
+        for (int64_t j0 = 0; j0 < n; j0 += s.nc) {                                                                 \
+            int64_t nc = min64(s.nc, n - j0);                                                                      \
+            for (int64_t p0 = 0; p0 < k; p0 += s.kc) {                                                             \
+                int64_t kc = min64(s.kc, k - p0);                                                                  \
+                T be = p0 ? (T)1 : beta; /* later slices of k add to what the first wrote */                       \
+                T *q = pb; /* B[p0.., j0..] into NR-column panels */                                               \
+                for (int64_t jr = 0; jr < nc; jr += s.nr)                                                          \
+                    for (int64_t p = 0; p < kc; p++)                                                               \
+                        for (int64_t j = 0; j < s.nr; j++)                                                         \
+                            *q++ = jr + j < nc ? b[(p0 + p) * rsb + (j0 + jr + j) * csb] : (T)0;                   \
+                for (int64_t i0 = 0; i0 < m; i0 += s.mc) {                                                         \
+                    int64_t mc = min64(s.mc, m - i0);                                                              \
+                    T *r = pa; /* A[i0.., p0..] into MR-row panels */                                              \
+                    for (int64_t ir = 0; ir < mc; ir += s.mr)                                                      \
+                        for (int64_t p = 0; p < kc; p++)                                                           \
+                            for (int64_t i = 0; i < s.mr; i++) *r++ = ir + i < mc ? a[(i0 + ir + i) * rsa + (p0 + p) * csa] : (T)0; \
+                    for (int64_t jr = 0; jr < nc; jr += s.nr)                                                      \
+                        for (int64_t ir = 0; ir < mc; ir += s.mr)                                                  \
+                            micro(kc, pa + ir * kc, pb + jr * kc, c + (i0 + ir) * ldc + j0 + jr, ldc, min64(s.mr, mc - ir), min64(s.nr, nc - jr), \
+                                  alpha, be);                                                                       \
+                }                                                                                                  \
+            }                                                                                                      \
+        }                                                                                                          \
+    }
+
+#if X86
+static void (*const micros_f32[3])(int64_t, const float *restrict, const float *restrict, float *restrict, int64_t, int64_t, int64_t, float, float) = {micro_f32_base, micro_f32_avx2,
+                                                                                                                                              micro_f32_avx512};
+static void (*const micros_f64[3])(int64_t, const double *restrict, const double *restrict, double *restrict, int64_t, int64_t, int64_t, double, double) = {
+    micro_f64_base, micro_f64_avx2, micro_f64_avx512};
+#else
+static void (*const micros_f32[3])(int64_t, const float *restrict, const float *restrict, float *restrict, int64_t, int64_t, int64_t, float, float) = {micro_f32_base, micro_f32_base,
+                                                                                                                                              micro_f32_base};
+static void (*const micros_f64[3])(int64_t, const double *restrict, const double *restrict, double *restrict, int64_t, int64_t, int64_t, double, double) = {
+    micro_f64_base, micro_f64_base, micro_f64_base};
+#endif
+
+GEMM_DRIVER(opgen_gemm_f32, float, shapes_f32, micros_f32)
+GEMM_DRIVER(opgen_gemm_f64, double, shapes_f64, micros_f64)

@@ -1,0 +1,22 @@
+/* Matrix multiply for the kernels (mm, bmm, addmm, convolution): a packed,
+ * cache-blocked GEMM in C11, its micro-kernel written with GCC/Clang vector types
+ * and built for the baseline CPU and, on x86-64, for AVX2+FMA and AVX-512 (chosen
+ * per call by what the CPU has). No library, no intrinsics.
+ *
+ *   C[m x n] = alpha * A[m x k] @ B[k x n] + beta * C
+ *
+ * A and B have any strides (in elements: row stride, column stride); C's rows are
+ * ldc elements apart and its columns contiguous. beta 0 writes C without reading
+ * it (NaN in C does not propagate, as in BLAS). scratch holds the packed panels:
+ * opgen_gemm_scratch() bytes from the call's arena (opgen_scratch), so a run can
+ * be planned in advance. */
+#ifndef OPGEN_GEMM_H
+#define OPGEN_GEMM_H
+#include "opgen/rt.h"
+
+size_t opgen_gemm_scratch(opgen_dtype dtype, int64_t m, int64_t n, int64_t k);
+void opgen_gemm_f32(int64_t m, int64_t n, int64_t k, float alpha, const float *a, int64_t rsa, int64_t csa, const float *b, int64_t rsb, int64_t csb, float beta, float *c,
+                    int64_t ldc, void *scratch);
+void opgen_gemm_f64(int64_t m, int64_t n, int64_t k, double alpha, const double *a, int64_t rsa, int64_t csa, const double *b, int64_t rsb, int64_t csb, double beta,
+                    double *c, int64_t ldc, void *scratch);
+#endif

@@ -1,0 +1,314 @@
+/* The loops' setup (broadcast, dimension order, merging) and the block
+ * conversions between dtypes: the helpers every kernel shares. */
+#include "opgen/loops.h"
+
+/* ---- iterator setup ---- */
+
+typedef struct dimv {
+    int64_t size;
+    int64_t stride[OPGEN_ITER_MAX];
+} dimv;
+
+/* Orders dims innermost first by operand `key`'s strides (a stable insertion sort:
+ * ties keep the later dimension inner), drops size-1 dims, merges neighbours that
+ * are contiguous in every operand. */
+static void order_and_merge(opgen_iter *it, const dimv *dims, int32_t n, int key) {
+    dimv d[OPGEN_MAX_DIM];
+    int32_t m = 0;
+    for (int32_t i = n - 1; i >= 0; i--) /* innermost (last) dimension first */
+        if (dims[i].size != 1) d[m++] = dims[i];
+    for (int32_t i = 1; i < m; i++) {
+        dimv v = d[i];
+        int64_t s = v.stride[key] < 0 ? -v.stride[key] : v.stride[key];
+        int32_t j = i;
+        while (j > 0) {
+            int64_t t = d[j - 1].stride[key] < 0 ? -d[j - 1].stride[key] : d[j - 1].stride[key];
+            if (t <= s) break;
+            d[j] = d[j - 1];
+            j--;
+        }
+        d[j] = v;
+    }
+    it->ndim = 0;
+    for (int32_t i = 0; i < m; i++) {
+        if (it->ndim) {
+            int32_t a = it->ndim - 1;
+            bool merge = true;
+            for (int k = 0; k < it->nops && merge; k++) merge = d[i].stride[k] == it->stride[k][a] * it->size[a];
+            if (merge) {
+                it->size[a] *= d[i].size;
+                continue;
+            }
+        }
+        it->size[it->ndim] = d[i].size;
+        for (int k = 0; k < it->nops; k++) it->stride[k][it->ndim] = d[i].stride[k];
+        it->ndim++;
+    }
+}
+
+/* Operand k's strides in bytes over out's `dim` dims (0 where it broadcasts). */
+static int32_t broadcast_strides(opgen_ctx *ctx, const opgen_tensor *t, const opgen_tensor *out, dimv *d, int k) {
+    int32_t off = out->dim - t->dim;
+    if (off < 0) return OPGEN_FAIL(ctx, OPGEN_E_SHAPE, "%s: a %d-d input does not broadcast to a %d-d result", ctx->op, t->dim, out->dim);
+    int64_t es = opgen_dtype_size(t->dtype);
+    for (int32_t i = 0; i < out->dim; i++) {
+        int32_t j = i - off;
+        int64_t s = j >= 0 ? t->sizes[j] : 1;
+        if (s != 1 && s != out->sizes[i])
+            return OPGEN_FAIL(ctx, OPGEN_E_SHAPE, "%s: shapes do not broadcast: size %lld against %lld in dimension %d", ctx->op, (long long)s, (long long)out->sizes[i], i);
+        d[i].stride[k] = s == 1 ? 0 : t->strides[j] * es;
+    }
+    return OPGEN_OK;
+}
+
+static void start(opgen_iter *it, opgen_tensor *out, int nops) {
+    memset(it, 0, sizeof *it);
+    it->nops = nops;
+    it->numel = opgen_numel(out);
+    it->data[0] = out->data;
+    it->dtype[0] = out->dtype;
+}
+
+static int32_t iter_init(opgen_ctx *ctx, opgen_iter *it, opgen_tensor *out, const opgen_tensor *const *in, int nin, bool dense) {
+    if (nin + 1 > OPGEN_ITER_MAX) return OPGEN_FAIL(ctx, OPGEN_E_INVALID, "%s: too many operands", ctx->op);
+    start(it, out, nin + 1);
+    dimv d[OPGEN_MAX_DIM];
+    int64_t es = opgen_dtype_size(out->dtype);
+    for (int32_t i = 0; i < out->dim; i++) {
+        d[i].size = out->sizes[i];
+        d[i].stride[0] = out->strides[i] * es;
+    }
+    for (int k = 0; k < nin; k++) {
+        if (broadcast_strides(ctx, in[k], out, d, k + 1)) return ctx->err->code;
+        it->data[k + 1] = in[k]->data;
+        it->dtype[k + 1] = in[k]->dtype;
+    }
+    order_and_merge(it, d, out->dim, 0);
+    /* the MAP bodies write the innermost run as a contiguous array */
+    if (dense && it->numel && it->ndim && it->stride[0][0] != es) return OPGEN_FAIL(ctx, OPGEN_E_INVALID, "%s: the result must be dense", ctx->op);
+    return OPGEN_OK;
+}
+
+int32_t opgen_iter_init(opgen_ctx *ctx, opgen_iter *it, opgen_tensor *out, const opgen_tensor *const *in, int nin) { return iter_init(ctx, it, out, in, nin, true); }
+
+int32_t opgen_iter_init_strided(opgen_ctx *ctx, opgen_iter *it, opgen_tensor *out, const opgen_tensor *const *in, int nin) { return iter_init(ctx, it, out, in, nin, false); }
+
+int32_t opgen_iter_init_reduce(opgen_ctx *ctx, opgen_iter *it, opgen_tensor *out, const opgen_tensor *in, const bool *reduced) {
+    if (out->dim != in->dim) return OPGEN_FAIL(ctx, OPGEN_E_INVALID, "%s: a reduction's result keeps every dimension", ctx->op);
+    start(it, out, 2);
+    it->numel = opgen_numel(in);
+    dimv d[OPGEN_MAX_DIM];
+    int64_t eo = opgen_dtype_size(out->dtype), ei = opgen_dtype_size(in->dtype);
+    for (int32_t i = 0; i < in->dim; i++) {
+        d[i].size = in->sizes[i];
+        d[i].stride[0] = reduced[i] ? 0 : out->strides[i] * eo;
+        d[i].stride[1] = in->strides[i] * ei;
+    }
+    it->data[1] = in->data;
+    it->dtype[1] = in->dtype;
+    order_and_merge(it, d, in->dim, 1); /* the input's memory order: reads stay sequential */
+    return OPGEN_OK;
+}
+
+/* ---- Half and BFloat16 ---- */
+
+float opgen_half_to_float(uint16_t h) {
+    uint32_t sign = (uint32_t)(h & 0x8000) << 16, exp = (h >> 10) & 0x1f, man = h & 0x3ff, bits;
+    if (exp == 0x1f) {
+        bits = sign | 0x7f800000u | (man << 13); /* inf, NaN */
+    } else if (exp) {
+        bits = sign | ((exp + 112) << 23) | (man << 13);
+    } else if (man) { /* subnormal: normalise */
+        int e = -1;
+        do {
+            e++;
+            man <<= 1;
+        } while (!(man & 0x400));
+        bits = sign | ((uint32_t)(112 - e) << 23) | ((man & 0x3ff) << 13);
+    } else {
+        bits = sign;
+    }
+    float f;
+    memcpy(&f, &bits, 4);
+    return f;
+}
+
+uint16_t opgen_float_to_half(float f) { /* round to nearest even, as c10::Half does */
+    uint32_t x;
+    memcpy(&x, &f, 4);
+    uint32_t sign = (x >> 16) & 0x8000, ax = x & 0x7fffffffu;
+    if (ax >= 0x47800000u) return (uint16_t)(sign | (ax > 0x7f800000u ? 0x7e00 : 0x7c00)); /* NaN, or too large: inf */
+    if (ax < 0x38800000u) { /* subnormal or zero: add 0.5 and let the FPU round */
+        float a;
+        memcpy(&a, &ax, 4);
+        a += 0.5f;
+        uint32_t r;
+        memcpy(&r, &a, 4);
+        return (uint16_t)(sign | (r - 0x3f000000u));
+    }
+    ax += 0xc8000fffu + ((ax >> 13) & 1); /* rebias the exponent, round half to even */
+    return (uint16_t)(sign | (ax >> 13));
+}
+
+float opgen_bf16_to_float(uint16_t h) {
+    uint32_t bits = (uint32_t)h << 16;
+    float f;
+    memcpy(&f, &bits, 4);
+    return f;
+}
+
+uint16_t opgen_float_to_bf16(float f) {
+    uint32_t x;
+    memcpy(&x, &f, 4);
+    if ((x & 0x7fffffffu) > 0x7f800000u) return 0x7fc0; /* NaN, as c10::BFloat16 writes it */
+    x += 0x7fffu + ((x >> 16) & 1);
+    return (uint16_t)(x >> 16);
+}
+
+/* ---- block conversions ---- */
+
+/* A value of any dtype as double or int64: used only here, per element of a block
+ * being converted. */
+#define CVT_FLOAT_TO_INT(T, v) ((T)opgen_f64_to_i64(v)) /* NaN 0, saturated, then wrapped: defined for every value */
+
+#define CVT_LOOP(DT, EXPR_OF_S)                                                 \
+    do {                                                                       \
+        DT *d_ = dst;                                                          \
+        for (int64_t i = 0; i < n; i++, s_ += stride) d_[i] = (EXPR_OF_S);      \
+    } while (0)
+
+/* dst[i] = src element i (any stored dtype), converted to C type DT. */
+#define CVT_FROM(DT, IS_FLOAT)                                                                                              \
+    switch (sd) {                                                                                                           \
+    case OPGEN_DTYPE_Bool: CVT_LOOP(DT, (DT)(*(const bool *)s_)); break;                                                    \
+    case OPGEN_DTYPE_Byte: CVT_LOOP(DT, (DT)(*(const uint8_t *)s_)); break;                                                 \
+    case OPGEN_DTYPE_Char: CVT_LOOP(DT, (DT)(*(const int8_t *)s_)); break;                                                  \
+    case OPGEN_DTYPE_Short: CVT_LOOP(DT, (DT)(*(const int16_t *)s_)); break;                                                \
+    case OPGEN_DTYPE_Int: CVT_LOOP(DT, (DT)(*(const int32_t *)s_)); break;                                                  \
+    case OPGEN_DTYPE_Long: CVT_LOOP(DT, (DT)(*(const int64_t *)s_)); break;                                                 \
+    case OPGEN_DTYPE_UInt16: CVT_LOOP(DT, (DT)(*(const uint16_t *)s_)); break;                                              \
+    case OPGEN_DTYPE_UInt32: CVT_LOOP(DT, (DT)(*(const uint32_t *)s_)); break;                                              \
+    case OPGEN_DTYPE_UInt64: CVT_LOOP(DT, (DT)(*(const uint64_t *)s_)); break;                                              \
+    case OPGEN_DTYPE_Half: CVT_LOOP(DT, IS_FLOAT ? (DT)opgen_half_to_float(*(const uint16_t *)s_) : CVT_FLOAT_TO_INT(DT, opgen_half_to_float(*(const uint16_t *)s_))); break; \
+    case OPGEN_DTYPE_BFloat16: CVT_LOOP(DT, IS_FLOAT ? (DT)opgen_bf16_to_float(*(const uint16_t *)s_) : CVT_FLOAT_TO_INT(DT, opgen_bf16_to_float(*(const uint16_t *)s_))); break; \
+    case OPGEN_DTYPE_Float: CVT_LOOP(DT, IS_FLOAT ? (DT)(*(const float *)s_) : CVT_FLOAT_TO_INT(DT, *(const float *)s_)); break; \
+    case OPGEN_DTYPE_Double: CVT_LOOP(DT, IS_FLOAT ? (DT)(*(const double *)s_) : CVT_FLOAT_TO_INT(DT, *(const double *)s_)); break; \
+    default: memset(dst, 0, (size_t)n * sizeof(DT)); break;                                                                 \
+    }
+
+/* One converter per destination type: a kernel links only those of its compute
+ * types (a Float-only build carries one). */
+#define CVT_FN(NAME, DT, IS_FLOAT)                                                                  \
+    void NAME(void *dst, const void *src, int64_t stride, opgen_dtype sd, int64_t n) {            \
+        const char *s_ = src;                                                                       \
+        CVT_FROM(DT, IS_FLOAT)                                                                      \
+    }
+CVT_FN(opgen_convert_u8, uint8_t, 0)
+CVT_FN(opgen_convert_i8, int8_t, 0)
+CVT_FN(opgen_convert_i16, int16_t, 0)
+CVT_FN(opgen_convert_i32, int32_t, 0)
+CVT_FN(opgen_convert_i64, int64_t, 0)
+CVT_FN(opgen_convert_u16, uint16_t, 0)
+CVT_FN(opgen_convert_u32, uint32_t, 0)
+CVT_FN(opgen_convert_u64, uint64_t, 0)
+CVT_FN(opgen_convert_f32, float, 1)
+CVT_FN(opgen_convert_f64, double, 1)
+
+void opgen_convert_bool(void *dst, const void *src, int64_t stride, opgen_dtype sd, int64_t n) { /* nonzero is true (NaN too) */
+    bool *d = dst;
+    double tmp[OPGEN_BLOCK];
+    for (int64_t b = 0; b < n; b += OPGEN_BLOCK) {
+        int64_t m = n - b < OPGEN_BLOCK ? n - b : OPGEN_BLOCK;
+        opgen_convert_f64(tmp, (const char *)src + b * stride, stride, sd, m);
+        for (int64_t i = 0; i < m; i++) d[b + i] = tmp[i] != 0;
+    }
+}
+
+void opgen_convert(void *dst, opgen_dtype dd, const void *src, int64_t stride, opgen_dtype sd, int64_t n) {
+    switch (dd) {
+    case OPGEN_DTYPE_Bool: opgen_convert_bool(dst, src, stride, sd, n); break;
+    case OPGEN_DTYPE_Byte: opgen_convert_u8(dst, src, stride, sd, n); break;
+    case OPGEN_DTYPE_Char: opgen_convert_i8(dst, src, stride, sd, n); break;
+    case OPGEN_DTYPE_Short: opgen_convert_i16(dst, src, stride, sd, n); break;
+    case OPGEN_DTYPE_Int: opgen_convert_i32(dst, src, stride, sd, n); break;
+    case OPGEN_DTYPE_Long: opgen_convert_i64(dst, src, stride, sd, n); break;
+    case OPGEN_DTYPE_UInt16: opgen_convert_u16(dst, src, stride, sd, n); break;
+    case OPGEN_DTYPE_UInt32: opgen_convert_u32(dst, src, stride, sd, n); break;
+    case OPGEN_DTYPE_UInt64: opgen_convert_u64(dst, src, stride, sd, n); break;
+    case OPGEN_DTYPE_Float: opgen_convert_f32(dst, src, stride, sd, n); break;
+    case OPGEN_DTYPE_Double: opgen_convert_f64(dst, src, stride, sd, n); break;
+    default: break;
+    }
+}
+
+void opgen_convert_out(void *dst, int64_t stride, opgen_dtype dd, const void *src, opgen_dtype sd, int64_t n) {
+    char *d = dst;
+    if (dd == OPGEN_DTYPE_Half || dd == OPGEN_DTYPE_BFloat16) { /* from float (their compute type) */
+        float tmp[OPGEN_BLOCK];
+        for (int64_t b = 0; b < n; b += OPGEN_BLOCK) {
+            int64_t m = n - b < OPGEN_BLOCK ? n - b : OPGEN_BLOCK;
+            opgen_convert(tmp, OPGEN_DTYPE_Float, (const char *)src + b * opgen_dtype_size(sd), opgen_dtype_size(sd), sd, m);
+            for (int64_t i = 0; i < m; i++) *(uint16_t *)(d + (b + i) * stride) = dd == OPGEN_DTYPE_Half ? opgen_float_to_half(tmp[i]) : opgen_float_to_bf16(tmp[i]);
+        }
+        return;
+    }
+    int64_t es = opgen_dtype_size(dd);
+    if (stride == es) {
+        opgen_convert(dst, dd, src, opgen_dtype_size(sd), sd, n);
+        return;
+    }
+    char tmp[OPGEN_BLOCK * 8];
+    for (int64_t b = 0; b < n; b += OPGEN_BLOCK) {
+        int64_t m = n - b < OPGEN_BLOCK ? n - b : OPGEN_BLOCK;
+        opgen_convert(tmp, dd, (const char *)src + b * opgen_dtype_size(sd), opgen_dtype_size(sd), sd, m);
+        for (int64_t i = 0; i < m; i++) memcpy(d + (b + i) * stride, tmp + i * es, (size_t)es);
+    }
+}
+
+/* ---- copies ---- */
+
+/* n elements of size es, strided, in one typed loop per call (not per element). */
+static void copy_run(char *d, int64_t ds, const char *s, int64_t ss, int64_t n, int64_t es) {
+    if (ds == es && ss == es) {
+        memcpy(d, s, (size_t)(n * es));
+        return;
+    }
+#define COPY_AS(U)                                                                    \
+    for (int64_t i = 0; i < n; i++) *(U *)(d + i * ds) = *(const U *)(s + i * ss); \
+    break;
+    switch (es) {
+    case 1: COPY_AS(uint8_t)
+    case 2: COPY_AS(uint16_t)
+    case 4: COPY_AS(uint32_t)
+    case 8: COPY_AS(uint64_t)
+    default:
+        for (int64_t i = 0; i < n; i++) memcpy(d + i * ds, s + i * ss, (size_t)es);
+        break;
+    }
+#undef COPY_AS
+}
+
+int32_t opgen_copy(opgen_ctx *ctx, opgen_tensor *dst, const opgen_tensor *src) {
+    opgen_iter it;
+    const opgen_tensor *in[1] = {src};
+    if (opgen_iter_init_strided(ctx, &it, dst, in, 1)) return ctx->err->code;
+    int64_t es = opgen_dtype_size(dst->dtype);
+    if (dst->dtype == src->dtype) {
+        OPGEN_ITER_RUNS(&it, n, p, s, copy_run(p[0], s[0], p[1], s[1], n, es));
+        return OPGEN_OK;
+    }
+    bool half = dst->dtype == OPGEN_DTYPE_Half || dst->dtype == OPGEN_DTYPE_BFloat16;
+    opgen_dtype mid = half ? OPGEN_DTYPE_Float : dst->dtype;
+    OPGEN_ITER_RUNS(&it, n, p, s, {
+        for (int64_t b = 0; b < n; b += OPGEN_BLOCK) {
+            int64_t m = n - b < OPGEN_BLOCK ? n - b : OPGEN_BLOCK;
+            double tmp[OPGEN_BLOCK]; /* 8 bytes an element: room for any dtype */
+            opgen_convert(tmp, mid, p[1] + b * s[1], s[1], src->dtype, m);
+            if (half)
+                opgen_convert_out(p[0] + b * s[0], s[0], dst->dtype, tmp, OPGEN_DTYPE_Float, m);
+            else
+                copy_run(p[0] + b * s[0], s[0], (const char *)tmp, es, m, es);
+        }
+    });
+    return OPGEN_OK;
+}

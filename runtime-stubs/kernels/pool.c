@@ -1,0 +1,130 @@
+/* 2-D pooling: max_pool2d_with_indices and avg_pool2d over 3-d (C, H, W) or 4-d
+ * (N, C, H, W) inputs, typed loops per plane. As ATen: a NaN in a window wins the
+ * max; the average divides the window's sum (in the input's type) by the window
+ * clipped to the padded input, or to the input (count_include_pad=False), or by
+ * divisor_override. */
+#include "opgen/loops.h"
+#include "opgen_registry.h"
+
+/* a 2-element parameter list; one value stands for both, none takes dflt */
+static int32_t pair(opgen_ctx *ctx, opgen_int_list l, const char *what, int64_t dflt, int64_t *v) {
+    if (l.len == 0 && dflt >= 0) {
+        v[0] = v[1] = dflt;
+    } else if (l.len == 1) {
+        v[0] = v[1] = l.data[0];
+    } else if (l.len == 2) {
+        v[0] = l.data[0];
+        v[1] = l.data[1];
+    } else {
+        return OPGEN_FAIL(ctx, OPGEN_E_INVALID, "%s: %s must have 1 or 2 values, not %zu", ctx->op, what, l.len);
+    }
+    return OPGEN_OK;
+}
+
+static int64_t pool_out(int64_t in, int64_t k, int64_t s, int64_t p, int64_t d, bool ceil_mode) {
+    int64_t num = in + 2 * p - d * (k - 1) - 1;
+    if (num < 0) return 0; /* the window is larger than the padded input (C's / would round -1/3 up to 0) */
+    int64_t o = (ceil_mode ? (num + s - 1) / s : num / s) + 1;
+    /* the last window must start inside the input or its left padding */
+    if (ceil_mode && (o - 1) * s >= in + p) o--;
+    return o;
+}
+
+typedef struct pool_geom {
+    int64_t k[2], s[2], p[2], d[2], sizes[4];
+    int32_t hd; /* the H dimension */
+    int64_t planes, H, W, OH, OW;
+} pool_geom;
+
+/* 3-d (C, H, W) or 4-d (N, C, H, W): the planes and their size */
+static int32_t pool_shape(opgen_ctx *ctx, const opgen_tensor *self, opgen_int_list kernel_size, opgen_int_list stride, opgen_int_list padding, bool ceil_mode, pool_geom *g) {
+    if (self->dim != 3 && self->dim != 4) return OPGEN_FAIL(ctx, OPGEN_E_SHAPE, "%s: expected a 3-d or 4-d input, got %d-d", ctx->op, self->dim);
+    if (pair(ctx, kernel_size, "kernel_size", -1, g->k) || pair(ctx, padding, "padding", -1, g->p)) return ctx->err->code;
+    if (!stride.len)
+        g->s[0] = g->k[0], g->s[1] = g->k[1]; /* stride defaults to the kernel size */
+    else if (pair(ctx, stride, "stride", -1, g->s))
+        return ctx->err->code;
+    if (g->k[0] < 1 || g->k[1] < 1 || g->s[0] < 1 || g->s[1] < 1) return OPGEN_FAIL(ctx, OPGEN_E_INVALID, "%s: kernel size and stride must be positive", ctx->op);
+    if (g->p[0] < 0 || g->p[1] < 0 || g->p[0] * 2 > g->k[0] || g->p[1] * 2 > g->k[1]) return OPGEN_FAIL(ctx, OPGEN_E_INVALID, "%s: padding must be at most half the kernel size", ctx->op);
+    g->hd = self->dim - 2;
+    g->H = self->sizes[g->hd], g->W = self->sizes[g->hd + 1];
+    memcpy(g->sizes, self->sizes, sizeof(int64_t) * (size_t)self->dim);
+    g->OH = g->sizes[g->hd] = pool_out(g->H, g->k[0], g->s[0], g->p[0], g->d[0], ceil_mode);
+    g->OW = g->sizes[g->hd + 1] = pool_out(g->W, g->k[1], g->s[1], g->p[1], g->d[1], ceil_mode);
+    if (g->OH < 1 || g->OW < 1) return OPGEN_FAIL(ctx, OPGEN_E_SHAPE, "%s: the output would be empty", ctx->op);
+    int64_t hw = g->H * g->W;
+    g->planes = hw ? opgen_numel(self) / hw : 0;
+    return OPGEN_OK;
+}
+
+/* The first element of plane pl (planes run over N then C). */
+static int64_t plane_base(const opgen_tensor *t, int64_t pl) { return t->dim == 4 ? (pl / t->sizes[1]) * t->strides[0] + (pl % t->sizes[1]) * t->strides[1] : pl * t->strides[0]; }
+
+opgen_status opgen_portable_max_pool2d_with_indices_out(opgen_ctx *ctx, const opgen_tensor *self, opgen_int_list kernel_size, opgen_int_list stride, opgen_int_list padding, opgen_int_list dilation, bool ceil_mode, opgen_tensor *out, opgen_tensor *indices) {
+    uint32_t mask = OPGEN_KERNEL_DTYPES_opgen_portable_max_pool2d_with_indices_out;
+    pool_geom g = {0};
+    if (pair(ctx, dilation, "dilation", 1, g.d)) return ctx->err->code;
+    if (g.d[0] < 1 || g.d[1] < 1) return OPGEN_FAIL(ctx, OPGEN_E_INVALID, "%s: dilation must be positive", ctx->op);
+    if (pool_shape(ctx, self, kernel_size, stride, padding, ceil_mode, &g)) return ctx->err->code;
+    OPGEN_CHECK_DTYPE(ctx, mask, self->dtype, "the input");
+    int32_t st = opgen_out(ctx, out, self->dtype, self->dim, g.sizes);
+    if (!st) st = opgen_out(ctx, indices, OPGEN_DTYPE_Long, self->dim, g.sizes);
+    if (st || ctx->meta) return st;
+    int64_t *ix = indices->data, sh = self->strides[g.hd], sw = self->strides[g.hd + 1];
+    OPGEN_REAL_SWITCH(mask, out->dtype, ctx, T, {
+        T *o = (T *)out->data;
+        for (int64_t pl = 0; pl < g.planes; pl++) {
+            const T *x = (const T *)self->data + plane_base(self, pl);
+            for (int64_t y = 0; y < g.OH; y++)
+                for (int64_t xo = 0; xo < g.OW; xo++) {
+                    T best = 0;
+                    int64_t at = -1;
+                    for (int64_t ky = 0; ky < g.k[0]; ky++) {
+                        int64_t iy = y * g.s[0] - g.p[0] + ky * g.d[0];
+                        if (iy < 0 || iy >= g.H) continue;
+                        for (int64_t kx = 0; kx < g.k[1]; kx++) {
+                            int64_t ixx = xo * g.s[1] - g.p[1] + kx * g.d[1];
+                            if (ixx < 0 || ixx >= g.W) continue;
+                            T v = x[iy * sh + ixx * sw];
+                            if (at < 0 || v > best || v != v) best = v, at = iy * g.W + ixx;
+                            if (v != v) ky = g.k[0], kx = g.k[1]; /* the first NaN wins */
+                        }
+                    }
+                    o[(pl * g.OH + y) * g.OW + xo] = best;
+                    ix[(pl * g.OH + y) * g.OW + xo] = at;
+                }
+        }
+    })
+    return OPGEN_OK;
+}
+
+opgen_status opgen_portable_avg_pool2d_out(opgen_ctx *ctx, const opgen_tensor *self, opgen_int_list kernel_size, opgen_int_list stride, opgen_int_list padding, bool ceil_mode, bool count_include_pad, const int64_t *divisor_override, opgen_tensor *out) {
+    uint32_t mask = OPGEN_KERNEL_DTYPES_opgen_portable_avg_pool2d_out;
+    pool_geom g = {.d = {1, 1}};
+    if (pool_shape(ctx, self, kernel_size, stride, padding, ceil_mode, &g)) return ctx->err->code;
+    if (divisor_override && *divisor_override == 0) return OPGEN_FAIL(ctx, OPGEN_E_INVALID, "%s: divisor must not be zero", ctx->op);
+    OPGEN_CHECK_DTYPE(ctx, mask, self->dtype, "the input");
+    int32_t st = opgen_out(ctx, out, self->dtype, self->dim, g.sizes);
+    if (st || ctx->meta) return st;
+    int64_t sh = self->strides[g.hd], sw = self->strides[g.hd + 1];
+    OPGEN_REAL_SWITCH(mask, out->dtype, ctx, T, {
+        T *o = (T *)out->data;
+        for (int64_t pl = 0; pl < g.planes; pl++) {
+            const T *x = (const T *)self->data + plane_base(self, pl);
+            for (int64_t y = 0; y < g.OH; y++)
+                for (int64_t xo = 0; xo < g.OW; xo++) {
+                    /* ATen: the window clipped to the padded input, then to the input */
+                    int64_t y0 = y * g.s[0] - g.p[0], x0 = xo * g.s[1] - g.p[1];
+                    int64_t y1 = y0 + g.k[0] < g.H + g.p[0] ? y0 + g.k[0] : g.H + g.p[0], x1 = x0 + g.k[1] < g.W + g.p[1] ? x0 + g.k[1] : g.W + g.p[1];
+                    int64_t pool = (y1 - y0) * (x1 - x0);
+                    y0 = y0 < 0 ? 0 : y0, x0 = x0 < 0 ? 0 : x0, y1 = y1 > g.H ? g.H : y1, x1 = x1 > g.W ? g.W : x1;
+                    T sum = 0;
+                    for (int64_t iy = y0; iy < y1; iy++)
+                        for (int64_t ixx = x0; ixx < x1; ixx++) sum += x[iy * sh + ixx * sw];
+                    int64_t div = divisor_override ? *divisor_override : count_include_pad ? pool : (y1 - y0) * (x1 - x0);
+                    o[(pl * g.OH + y) * g.OW + xo] = div ? sum / (T)div : OPGEN_NAN(T);
+                }
+        }
+    })
+    return OPGEN_OK;
+}

@@ -1,0 +1,102 @@
+/* Unary math and activations on the kernel idiom: relu, sigmoid, tanh, exp, gelu
+ * (none and tanh), hardtanh and clamp. Float tensors compute in their own type
+ * with the C library's math (expf, tanhf, erff: correctly rounded or within an
+ * ulp); integer inputs of float ops give Float, as in ATen. Where ATen's CPU
+ * kernels differ: gelu uses erff, more accurate than ATen's vectorised erf. */
+#include "opgen/loops.h"
+#include "opgen_registry.h"
+
+#ifndef M_SQRT1_2
+#define M_SQRT1_2 0.70710678118654752440
+#endif
+
+typedef enum { U_RELU, U_SIGMOID, U_TANH, U_EXP, U_GELU, U_GELU_TANH } unop;
+
+/* f(x) in T (float or double), ATen's formula and operation order. */
+#define UNARY_F(T, op, x)                                                                                                        \
+    (op == U_SIGMOID ? (T)1 / ((T)1 + OPGEN_MATH(T, exp)(-(x)))                                                                  \
+     : op == U_TANH  ? OPGEN_MATH(T, tanh)(x)                                                                                    \
+     : op == U_EXP   ? OPGEN_MATH(T, exp)(x)                                                                                     \
+     : op == U_GELU  ? (x) * (T)0.5 * ((T)1 + OPGEN_MATH(T, erf)((x) * (T)M_SQRT1_2))                                            \
+                     : (T)0.5 * (x) * ((T)1 + OPGEN_MATH(T, tanh)((T)0.7978845608028654 * ((x) + (T)0.044715 * ((x) * (x) * (x))))))
+
+/* Float math on float tensors; integer input gives Float (ATen's float ops); relu
+ * keeps the dtype (ATen's clamp_min: max(x, 0), so NaN and -0.0 stay). */
+OPGEN_SPECIALIZED int32_t unary(opgen_ctx *ctx, uint32_t mask, unop op, const opgen_tensor *self, opgen_tensor *out) {
+    opgen_dtype res = self->dtype;
+    if (op == U_RELU) {
+        if (self->dtype == OPGEN_DTYPE_Bool) return OPGEN_FAIL(ctx, OPGEN_E_DTYPE, "%s: relu is not defined for Bool", ctx->op);
+    } else if (!opgen_is_float(res)) {
+        if (op == U_GELU || op == U_GELU_TANH) return OPGEN_FAIL(ctx, OPGEN_E_DTYPE, "%s: gelu needs a floating point tensor, not %s", ctx->op, opgen_dtype_name(res));
+        res = OPGEN_DTYPE_Float;
+    }
+    OPGEN_CHECK_DTYPE(ctx, mask, res, "the result");
+    int32_t st = opgen_out(ctx, out, res, self->dim, self->sizes);
+    if (st || ctx->meta) return st;
+    opgen_iter it;
+    const opgen_tensor *in[1] = {self};
+    if (opgen_iter_init(ctx, &it, out, in, 1)) return ctx->err->code;
+    OPGEN_REAL_SWITCH(mask, res, ctx, T, {
+        if (op == U_RELU)
+            OPGEN_MAP1(&it, mask, T, T, OPGEN_LT0(T, x) ? (T)0 : x);
+        else if (OPGEN_IS_FLOAT_T(T))
+            OPGEN_MAP1(&it, mask, T, T, UNARY_F(T, op, x));
+    })
+    return OPGEN_OK;
+}
+
+opgen_status opgen_portable_relu_out(opgen_ctx *ctx, const opgen_tensor *self, opgen_tensor *out) {
+    return unary(ctx, OPGEN_KERNEL_DTYPES_opgen_portable_relu_out, U_RELU, self, out);
+}
+opgen_status opgen_portable_sigmoid_out(opgen_ctx *ctx, const opgen_tensor *self, opgen_tensor *out) {
+    return unary(ctx, OPGEN_KERNEL_DTYPES_opgen_portable_sigmoid_out, U_SIGMOID, self, out);
+}
+opgen_status opgen_portable_tanh_out(opgen_ctx *ctx, const opgen_tensor *self, opgen_tensor *out) {
+    return unary(ctx, OPGEN_KERNEL_DTYPES_opgen_portable_tanh_out, U_TANH, self, out);
+}
+opgen_status opgen_portable_exp_out(opgen_ctx *ctx, const opgen_tensor *self, opgen_tensor *out) {
+    return unary(ctx, OPGEN_KERNEL_DTYPES_opgen_portable_exp_out, U_EXP, self, out);
+}
+opgen_status opgen_portable_gelu_out(opgen_ctx *ctx, const opgen_tensor *self, const char *approximate, opgen_tensor *out) {
+    unop op;
+    if (!strcmp(approximate, "none"))
+        op = U_GELU;
+    else if (!strcmp(approximate, "tanh"))
+        op = U_GELU_TANH;
+    else
+        return OPGEN_FAIL(ctx, OPGEN_E_INVALID, "%s: approximate must be 'none' or 'tanh', not '%s'", ctx->op, approximate);
+    return unary(ctx, OPGEN_KERNEL_DTYPES_opgen_portable_gelu_out, op, self, out);
+}
+
+/* clamp and hardtanh: ATen's min(max(x, lo), hi) (lo > hi gives hi), either bound
+ * may be absent (clamp), NaN passes through. */
+OPGEN_SPECIALIZED int32_t clamp(opgen_ctx *ctx, uint32_t mask, const opgen_tensor *self, const opgen_scalar *lo, const opgen_scalar *hi, opgen_tensor *out) {
+    const opgen_tensor *ts[1] = {self};
+    const opgen_scalar *ss[2] = {lo, hi};
+    opgen_dtype res = opgen_result_type(ts, 1, ss, 2);
+    if (res == OPGEN_DTYPE_Bool) return OPGEN_FAIL(ctx, OPGEN_E_DTYPE, "%s: not defined for Bool", ctx->op);
+    if (!lo && !hi) return OPGEN_FAIL(ctx, OPGEN_E_INVALID, "%s: at least one of min and max must be given", ctx->op);
+    OPGEN_CHECK_DTYPE(ctx, mask, res, "the result");
+    int32_t st = opgen_out(ctx, out, res, self->dim, self->sizes);
+    if (st || ctx->meta) return st;
+    opgen_iter it;
+    const opgen_tensor *in[1] = {self};
+    if (opgen_iter_init(ctx, &it, out, in, 1)) return ctx->err->code;
+    OPGEN_REAL_SWITCH(mask, res, ctx, T, {
+        T l = lo ? OPGEN_SCALAR_AS(T, lo) : (T)0, h = hi ? OPGEN_SCALAR_AS(T, hi) : (T)0;
+        if (lo && hi)
+            OPGEN_MAP1(&it, mask, T, T, x != x ? x : (x < l ? l : x) > h ? h : (x < l ? l : x));
+        else if (lo)
+            OPGEN_MAP1(&it, mask, T, T, x < l ? l : x);
+        else
+            OPGEN_MAP1(&it, mask, T, T, x > h ? h : x);
+    })
+    return OPGEN_OK;
+}
+
+opgen_status opgen_portable_hardtanh_out(opgen_ctx *ctx, const opgen_tensor *self, const opgen_scalar *min_val, const opgen_scalar *max_val, opgen_tensor *out) {
+    return clamp(ctx, OPGEN_KERNEL_DTYPES_opgen_portable_hardtanh_out, self, min_val, max_val, out);
+}
+opgen_status opgen_portable_clamp_out(opgen_ctx *ctx, const opgen_tensor *self, const opgen_scalar *min, const opgen_scalar *max, opgen_tensor *out) {
+    return clamp(ctx, OPGEN_KERNEL_DTYPES_opgen_portable_clamp_out, self, min, max, out);
+}
