@@ -12,8 +12,13 @@ tmp=$(mktemp -d) || exit 2
 trap 'rm -rf "$tmp"' EXIT
 clone=$tmp/opgen
 mkdir -p "$clone"
-# the tracked files (and new ones not ignored) as they are: a clone of this tree
-(cd "$src" && git ls-files -z -co --exclude-standard | xargs -0 tar -cf -) | tar -xf - -C "$clone" || exit 2
+# the tracked files (and new ones not ignored) as they are: a clone of this tree;
+# outside a git checkout, every file but the build folders
+if git -C "$src" rev-parse --git-dir >/dev/null 2>&1; then
+    (cd "$src" && git ls-files -z -co --exclude-standard | xargs -0 tar -cf -) | tar -xf - -C "$clone" || exit 2
+else
+    (cd "$src" && tar --exclude='./build' --exclude='./build-*' --exclude='./.git' -cf - .) | tar -xf - -C "$clone" || exit 2
+fi
 [ -d "$src/../shared" ] && ln -s "$src/../shared" "$tmp/shared"
 awk '/^```sh$/ { on = 1; print "# --- README.md line " NR; next } /^```/ { on = 0; next } on' "$src/README.md" >"$tmp/walkthroughs.sh"
 blocks=$(grep -c '^# --- README.md line' "$tmp/walkthroughs.sh")

@@ -1,0 +1,223 @@
+/* Benchmark: opgen's kernels against the floor measured in the same run. Each
+ * kernel is called directly (as the executor does, outputs already planned);
+ * elementwise ops, reductions and softmax against a plain typed C loop compiled
+ * here with the kernels' flags (the memory-bandwidth or latency floor); GEMM and
+ * convolution also against OpenBLAS's cblas_sgemm on one thread (im2col + sgemm for
+ * a 3x3 convolution), when the benchmark was built with OpenBLAS. Medians of RUNS.
+ * usage: bench_kernels [RUNS] */
+#define _POSIX_C_SOURCE 200809L
+#include "../../runtime-stubs/kernels/gemm.h"
+#include "opgen/exec.h"
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#ifdef HAVE_OPENBLAS
+#include <cblas.h>
+void openblas_set_num_threads(int);
+#endif
+
+static int runs = 11;
+static opgen_arena arena;
+static opgen_error err;
+static opgen_ctx ctx = {&arena, &err, "bench", false, 0};
+
+static double now_ms(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec * 1e3 + (double)t.tv_nsec * 1e-6;
+}
+static int cmp_double(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+/* The median time of fn over `runs` runs (after one warm-up). */
+#define TIME(RESULT, ...)                                                  \
+    do {                                                                   \
+        double t_[64];                                                     \
+        { __VA_ARGS__; }                                                   \
+        for (int r_ = 0; r_ < runs; r_++) {                                \
+            opgen_arena_mark m_ = opgen_arena_save(&arena);                \
+            double s_ = now_ms();                                          \
+            { __VA_ARGS__; }                                               \
+            t_[r_] = now_ms() - s_;                                        \
+            opgen_arena_restore(&arena, m_);                               \
+        }                                                                  \
+        qsort(t_, (size_t)runs, sizeof *t_, cmp_double);                   \
+        RESULT = t_[runs / 2];                                             \
+    } while (0)
+
+static opgen_tensor tensor(int32_t dim, const int64_t *sizes, float seed) {
+    opgen_tensor t;
+    opgen_tensor_alloc(&t, OPGEN_DTYPE_Float, dim, sizes, &arena, &err);
+    t.capacity = opgen_nbytes(&t);
+    float *p = t.data;
+    for (int64_t i = 0; i < opgen_numel(&t); i++) p[i] = (float)((i * 7 + (int64_t)seed) % 23 - 11) / 8.0f;
+    return t;
+}
+
+static volatile float sink;
+
+static void row(const char *what, double ms, double floor_ms, const char *floor_name) {
+    printf("| %-44s | %9.3f ms | %9.3f ms | %-22s | %5.2fx |\n", what, ms, floor_ms, floor_name, ms / floor_ms);
+}
+
+static void elementwise(void) {
+    int64_t n = 4 << 20, sz[1] = {n};
+    opgen_tensor a = tensor(1, sz, 1), b = tensor(1, sz, 2), o = tensor(1, sz, 3);
+    opgen_scalar one = {OPGEN_DTYPE_Long, {.i = 1}};
+    float *pa = a.data, *pb = b.data, *po = o.data;
+    double k, f;
+    TIME(k, opgen_portable_add_out(&ctx, &a, &b, &one, &o));
+    TIME(f, for (int64_t i = 0; i < n; i++) po[i] = pa[i] + pb[i]);
+    row("add.out f32 [4M] contiguous", k, f, "C loop o = a + b");
+    TIME(k, opgen_portable_mul_out(&ctx, &a, &b, &o));
+    TIME(f, for (int64_t i = 0; i < n; i++) po[i] = pa[i] * pb[i]);
+    row("mul.out f32 [4M] contiguous", k, f, "C loop o = a * b");
+    TIME(k, opgen_portable_relu_out(&ctx, &a, &o));
+    TIME(f, for (int64_t i = 0; i < n; i++) po[i] = pa[i] < 0 ? 0 : pa[i]);
+    row("relu.out f32 [4M] contiguous", k, f, "C loop o = max(a, 0)");
+    int64_t s2[2] = {4096, 1024}, s1[1] = {1024};
+    opgen_tensor x = tensor(2, s2, 4), y = tensor(1, s1, 5), z = tensor(2, s2, 6);
+    float *px = x.data, *py = y.data, *pz = z.data;
+    TIME(k, opgen_portable_add_out(&ctx, &x, &y, &one, &z));
+    TIME(f, for (int64_t r = 0; r < 4096; r++) for (int64_t c = 0; c < 1024; c++) pz[r * 1024 + c] = px[r * 1024 + c] + py[c]);
+    row("add.out f32 [4096,1024] + [1024] broadcast", k, f, "C loop o = a + b[c]");
+}
+
+static void reductions(void) {
+    int64_t s2[2] = {4096, 1024}, so[1] = {4096};
+    opgen_tensor x = tensor(2, s2, 7), s = tensor(1, so, 0), y = tensor(2, s2, 8);
+    int64_t last = -1;
+    opgen_int_list dims = {&last, 1};
+    float *px = x.data, *ps = s.data, *py = y.data;
+    double k, f;
+    TIME(k, opgen_portable_sum_IntList_out(&ctx, &x, &dims, false, NULL, &s));
+    TIME(f, for (int64_t r = 0; r < 4096; r++) {
+        float acc = 0;
+        for (int64_t c = 0; c < 1024; c++) acc += px[r * 1024 + c];
+        ps[r] = acc;
+    });
+    row("sum.dim_IntList f32 [4096,1024] over dim -1", k, f, "C loop acc += x");
+    TIME(k, opgen_portable__softmax_out(&ctx, &x, -1, false, &y));
+    TIME(f, for (int64_t r = 0; r < 4096; r++) {
+        const float *xr = px + r * 1024;
+        float *yr = py + r * 1024, mx = -INFINITY, sum = 0;
+        for (int64_t c = 0; c < 1024; c++) mx = xr[c] > mx ? xr[c] : mx;
+        for (int64_t c = 0; c < 1024; c++) sum += yr[c] = expf(xr[c] - mx);
+        for (int64_t c = 0; c < 1024; c++) yr[c] /= sum;
+    });
+    row("_softmax f32 [4096,1024] over dim -1", k, f, "C loop max, exp, /sum");
+}
+
+#ifdef HAVE_OPENBLAS
+static double blas_mm(int64_t n, const float *a, const float *b, float *c) {
+    double t;
+    TIME(t, cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)n, (int)n, (int)n, 1, a, (int)n, b, (int)n, 0, c, (int)n));
+    return t;
+}
+#endif
+
+static void matmul(void) {
+    static const int64_t ns[] = {64, 256, 512};
+    for (size_t ni = 0; ni < sizeof ns / sizeof *ns; ni++) {
+        int64_t n = ns[ni];
+        int64_t s2[2] = {n, n}, s3[3] = {4, n, n};
+        opgen_tensor a = tensor(2, s2, 1), b = tensor(2, s2, 2), c = tensor(2, s2, 3), bias = tensor(1, s2, 4);
+        opgen_tensor ba = tensor(3, s3, 1), bb = tensor(3, s3, 2), bc = tensor(3, s3, 3);
+        opgen_scalar one = {OPGEN_DTYPE_Long, {.i = 1}};
+        double k, kadd, kb, gf = 2.0 * (double)(n * n * n) / 1e6;
+        TIME(k, opgen_portable_mm_out(&ctx, &a, &b, &c));
+        TIME(kadd, opgen_portable_addmm_out(&ctx, &bias, &a, &b, &one, &one, &c));
+        TIME(kb, opgen_portable_bmm_out(&ctx, &ba, &bb, &bc));
+        char what[96];
+#ifdef HAVE_OPENBLAS
+        double o = blas_mm(n, a.data, b.data, c.data);
+        snprintf(what, sizeof what, "mm f32 %lld^3 (%.1f GFLOP/s)", (long long)n, gf / k);
+        row(what, k, o, "OpenBLAS sgemm, 1 thread");
+        printf("|   mm at %lld: %.0f%% of OpenBLAS's throughput (%.1f GFLOP/s)%*s|\n", (long long)n, 100 * o / k, gf / o, 57, "");
+        snprintf(what, sizeof what, "addmm f32 %lld^3 (%.1f GFLOP/s)", (long long)n, gf / kadd);
+        row(what, kadd, o, "OpenBLAS sgemm, 1 thread");
+        snprintf(what, sizeof what, "bmm f32 4 x %lld^3 (%.1f GFLOP/s)", (long long)n, 4 * gf / kb);
+        row(what, kb, 4 * o, "4 x OpenBLAS sgemm");
+#else
+        snprintf(what, sizeof what, "mm f32 %lld^3 (%.1f GFLOP/s)", (long long)n, gf / k);
+        printf("| %-44s | %9.3f ms | (no OpenBLAS in this build)\n", what, k);
+        (void)kadd, (void)kb;
+#endif
+    }
+}
+
+/* out = W [O, C*9] @ im2col(x) [C*9, 56*56], as a BLAS-backed framework does. */
+static void conv(void) {
+    int64_t C = 32, H = 56, W = 56;
+    int64_t sx[4] = {1, C, H, W};
+    opgen_tensor x = tensor(4, sx, 1);
+    int64_t one_l[2] = {1, 1}, zero_l[2] = {0, 0};
+    opgen_int_list s1 = {one_l, 2}, p1 = {one_l, 2}, p0 = {zero_l, 2}, d1 = {one_l, 2};
+    struct {
+        const char *what;
+        int64_t O, k, groups;
+    } cases[] = {{"convolution 3x3 [1,32,56,56] -> 32", 32, 3, 1}, {"convolution 3x3 [1,32,56,56] -> 64", 64, 3, 1}, {"convolution 3x3 depthwise [1,32,56,56]", 32, 3, 32},
+                 {"convolution 1x1 [1,32,56,56] -> 64", 64, 1, 1}};
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        int64_t O = cases[i].O, K = cases[i].k, G = cases[i].groups, sw[4] = {O, C / G, K, K}, so[4] = {1, O, H, W};
+        opgen_tensor w = tensor(4, sw, 2), out = tensor(4, so, 3);
+        double k;
+        TIME(k, opgen_portable_convolution_out(&ctx, &x, &w, NULL, s1, K == 3 ? p1 : p0, d1, false, p0, G, &out));
+        double gf = 2.0 * (double)(O * (C / G) * K * K * H * W) / 1e6;
+        char what[96];
+        snprintf(what, sizeof what, "%s (%.1f GFLOP/s)", cases[i].what, gf / k);
+#ifdef HAVE_OPENBLAS
+        if (G == 1) {
+            int64_t ck = C * K * K, hw = H * W;
+            float *col = malloc(sizeof(float) * (size_t)(ck * hw));
+            const float *px = x.data;
+            double o;
+            TIME(o, {
+                for (int64_t c = 0; c < C; c++)
+                    for (int64_t ky = 0; ky < K; ky++)
+                        for (int64_t kx = 0; kx < K; kx++)
+                            for (int64_t y = 0; y < H; y++)
+                                for (int64_t xx = 0; xx < W; xx++) {
+                                    int64_t iy = y - K / 2 + ky, ix = xx - K / 2 + kx;
+                                    col[((c * K + ky) * K + kx) * hw + y * W + xx] = iy < 0 || iy >= H || ix < 0 || ix >= W ? 0 : px[(c * H + iy) * W + ix];
+                                }
+                cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)O, (int)hw, (int)ck, 1, w.data, (int)ck, col, (int)hw, 0, out.data, (int)hw);
+            });
+            free(col);
+            row(what, k, o, "im2col + OpenBLAS sgemm");
+            printf("|   %s: %.0f%% of im2col + OpenBLAS%*s|\n", cases[i].what, 100 * o / k, 40, "");
+            continue;
+        }
+#endif
+        printf("| %-44s | %9.3f ms |\n", what, k);
+    }
+}
+
+int main(int argc, char **argv) {
+    if (argc > 1) runs = atoi(argv[1]) > 0 && atoi(argv[1]) < 64 ? atoi(argv[1]) : 11;
+#ifdef HAVE_OPENBLAS
+    openblas_set_num_threads(1);
+#endif
+    opgen_arena_init_growing(&arena);
+    char model[256] = "?";
+    FILE *ci = fopen("/proc/cpuinfo", "r");
+    char line[512];
+    while (ci && fgets(line, sizeof line, ci))
+        if (!strncmp(line, "model name", 10)) {
+            snprintf(model, sizeof model, "%s", strchr(line, ':') + 2);
+            model[strcspn(model, "\n")] = 0;
+            break;
+        }
+    if (ci) fclose(ci);
+    printf("machine: %s; compiler %s; single thread; medians of %d runs\n\n", model, __VERSION__, runs);
+    printf("| kernel | opgen | floor | floor is | ratio |\n|---|---|---|---|---|\n");
+    elementwise();
+    reductions();
+    matmul();
+    conv();
+    opgen_arena_release(&arena);
+    return 0;
+}
