@@ -81,18 +81,31 @@ static conv_path path_of(const conv_geom *g, const opgen_tensor *in) {
                 }                                                                                                                \
         }
 
-/* im2col of one image's group: col[(c, ky, kx), (oy, ox)], zero where padded. */
+/* im2col of one image's group: col[(c, ky, kx), (oy, ox)], zero where padded. Per
+ * output row, the columns whose input lies inside are one strided run (a copy
+ * when the stride is 1), the rest zeros. */
 #define IM2COL(T, col, x)                                                                                                        \
     for (int64_t c = 0; c < g.Cg; c++)                                                                                           \
         for (int64_t ky = 0; ky < g.KH; ky++)                                                                                    \
             for (int64_t kx = 0; kx < g.KW; kx++) {                                                                              \
                 T *dst = (col) + ((c * g.KH + ky) * g.KW + kx) * g.OH * g.OW;                                                    \
-                for (int64_t oy = 0; oy < g.OH; oy++) {                                                                          \
+                int64_t off = kx * g.d[1] - g.p[1], lo = off < 0 ? (-off + g.s[1] - 1) / g.s[1] : 0;                             \
+                int64_t hi = g.W - off <= 0 ? 0 : (g.W - off - 1) / g.s[1] + 1, sw = input->strides[3];                          \
+                if (hi > g.OW) hi = g.OW;                                                                                        \
+                if (lo > hi) lo = hi;                                                                                            \
+                for (int64_t oy = 0; oy < g.OH; oy++, dst += g.OW) {                                                             \
                     int64_t iy = oy * g.s[0] - g.p[0] + ky * g.d[0];                                                             \
-                    for (int64_t ox = 0; ox < g.OW; ox++) {                                                                      \
-                        int64_t ix = ox * g.s[1] - g.p[1] + kx * g.d[1];                                                         \
-                        dst[oy * g.OW + ox] = iy < 0 || iy >= g.H || ix < 0 || ix >= g.W ? (T)0 : (x)[c * input->strides[1] + iy * input->strides[2] + ix * input->strides[3]]; \
+                    if (iy < 0 || iy >= g.H) {                                                                                   \
+                        memset(dst, 0, sizeof(T) * (size_t)g.OW);                                                                \
+                        continue;                                                                                                \
                     }                                                                                                            \
+                    const T *src = (x) + c * input->strides[1] + iy * input->strides[2] + off * sw;                              \
+                    for (int64_t ox = 0; ox < lo; ox++) dst[ox] = 0;                                                             \
+                    if (g.s[1] == 1 && sw == 1)                                                                                  \
+                        memcpy(dst + lo, src + lo, sizeof(T) * (size_t)(hi - lo));                                               \
+                    else                                                                                                         \
+                        for (int64_t ox = lo; ox < hi; ox++) dst[ox] = src[ox * g.s[1] * sw];                                    \
+                    for (int64_t ox = hi; ox < g.OW; ox++) dst[ox] = 0;                                                          \
                 }                                                                                                                \
             }
 
@@ -111,8 +124,18 @@ opgen_status opgen_portable_convolution_out(opgen_ctx *ctx, const opgen_tensor *
     size_t es = (size_t)opgen_dtype_size(input->dtype);
     void *gs = path == CONV_DEPTHWISE ? NULL : opgen_scratch(ctx, opgen_gemm_scratch(input->dtype, og, hw, ck));
     void *col = path == CONV_IM2COL ? opgen_scratch(ctx, (size_t)(ck * hw) * es) : NULL;
+    /* the GEMM reads each group's weight as a matrix [og, Cg*KH*KW]: a weight laid
+     * out otherwise is copied so first */
+    bool flat = weight->strides[3] == 1 && weight->strides[2] == g.KW && weight->strides[1] == g.KH * g.KW && weight->strides[0] == ck;
+    opgen_tensor wc = *weight;
+    if (!flat) {
+        if (opgen_tensor_shape(&wc, weight->dtype, 4, weight->sizes, ctx->err)) return ctx->err->code;
+        wc.data = opgen_scratch(ctx, opgen_nbytes(&wc));
+    }
     if (ctx->meta) return OPGEN_OK;
-    if ((path != CONV_DEPTHWISE && !gs) || (path == CONV_IM2COL && !col)) return OPGEN_FAIL(ctx, OPGEN_E_NO_MEMORY, "%s: out of memory", ctx->op);
+    if ((path != CONV_DEPTHWISE && !gs) || (path == CONV_IM2COL && !col) || !wc.data) return OPGEN_FAIL(ctx, OPGEN_E_NO_MEMORY, "%s: out of memory", ctx->op);
+    if (!flat && opgen_copy(ctx, &wc, weight)) return ctx->err->code;
+    weight = &wc;
     OPGEN_FLOAT_SWITCH(mask, input->dtype, ctx, T, {
         {
             if (path == CONV_DEPTHWISE) {

@@ -1,6 +1,6 @@
 /* 2-D pooling: max_pool2d_with_indices and avg_pool2d over 3-d (C, H, W) or 4-d
  * (N, C, H, W) inputs, typed loops per plane. As ATen: a NaN in a window wins the
- * max; the average divides the window's sum (in the input's type) by the window
+ * max (the last NaN, for the index); the average divides the window's sum (in the input's type) by the window
  * clipped to the padded input, or to the input (count_include_pad=False), or by
  * divisor_override. */
 #include "opgen/loops.h"
@@ -86,8 +86,7 @@ opgen_status opgen_portable_max_pool2d_with_indices_out(opgen_ctx *ctx, const op
                             int64_t ixx = xo * g.s[1] - g.p[1] + kx * g.d[1];
                             if (ixx < 0 || ixx >= g.W) continue;
                             T v = x[iy * sh + ixx * sw];
-                            if (at < 0 || v > best || v != v) best = v, at = iy * g.W + ixx;
-                            if (v != v) ky = g.k[0], kx = g.k[1]; /* the first NaN wins */
+                            if (at < 0 || v > best || v != v) best = v, at = iy * g.W + ixx; /* ATen: the last NaN wins */
                         }
                     }
                     o[(pl * g.OH + y) * g.OW + xo] = best;

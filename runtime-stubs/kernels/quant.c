@@ -8,7 +8,12 @@ static bool quant_dtype(opgen_dtype d) {
     return d == OPGEN_DTYPE_Byte || d == OPGEN_DTYPE_Char || d == OPGEN_DTYPE_Short || d == OPGEN_DTYPE_Int || d == OPGEN_DTYPE_UInt16;
 }
 
-static double quant_clamp(double q, double lo, double hi) { return q != q ? 0 : q < lo ? lo : q > hi ? hi : q; }
+/* ExecuTorch leaves NaN and infinities undefined: infinities saturate, and NaN
+ * gives the zero point (as if the value were 0). */
+static double quant_clamp(double q, double zp, double lo, double hi) {
+    q = q != q ? zp : q;
+    return q < lo ? lo : q > hi ? hi : q;
+}
 
 static int32_t check_range(opgen_ctx *ctx, opgen_dtype dtype, int64_t qmin, int64_t qmax) {
     int64_t lo, hi;
@@ -40,7 +45,7 @@ opgen_status opgen_portable_quantize_per_tensor_out(opgen_ctx *ctx, const opgen_
     if (opgen_iter_init(ctx, &it, out, in, 1)) return ctx->err->code;
     /* ExecuTorch: zero_point + nearbyint(inv_scale * value) in float, clamped (in double: exact, and NaN-safe) */
     OPGEN_REAL_SWITCH(mask, dtype, ctx, T, {
-        OPGEN_MAP1(&it, mask, T, float, (T)(int64_t)quant_clamp(zp + (double)nearbyintf(inv_scale * x), lo, hi));
+        OPGEN_MAP1(&it, mask, T, float, (T)(int64_t)quant_clamp(zp + (double)nearbyintf(inv_scale * x), zp, lo, hi));
     })
     return OPGEN_OK;
 }

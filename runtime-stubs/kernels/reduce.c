@@ -76,8 +76,11 @@ SUM_RUN(double, sum_run_f64)
                 CT *o_s = (CT *)p_s[0];                                                             \
                 *o_s = OPGEN_ADD(CT, *o_s, SUM_RUN_OF(CT)(px_s, sx_s, m_s));                         \
             } else {                                                                                \
-                CT *o_s = (CT *)(p_s[0] + b_s * s_s[0]);                                            \
-                for (int64_t i_s = 0; i_s < m_s; i_s++) o_s[i_s] = OPGEN_ADD(CT, o_s[i_s], *(const CT *)(px_s + i_s * sx_s)); \
+                char *o_s = p_s[0] + b_s * s_s[0];                                                  \
+                for (int64_t i_s = 0; i_s < m_s; i_s++) {                                           \
+                    CT *y_s = (CT *)(o_s + i_s * s_s[0]);                                           \
+                    *y_s = OPGEN_ADD(CT, *y_s, *(const CT *)(px_s + i_s * sx_s));                   \
+                }                                                                                   \
             }                                                                                       \
         }                                                                                           \
     })

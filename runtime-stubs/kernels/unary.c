@@ -1,8 +1,9 @@
 /* Unary math and activations on the kernel idiom: relu, sigmoid, tanh, exp, gelu
- * (none and tanh), hardtanh and clamp. Float tensors compute in their own type
- * with the C library's math (expf, tanhf, erff: correctly rounded or within an
- * ulp); integer inputs of float ops give Float, as in ATen. Where ATen's CPU
- * kernels differ: gelu uses erff, more accurate than ATen's vectorised erf. */
+ * (none and tanh), hardtanh and clamp. The transcendental ones (sigmoid, tanh,
+ * exp, gelu) compute in double with ATen's formula and round once: nearly always
+ * the float nearest the exact value, so never farther from it than ATen's float
+ * kernels (Sleef's 1-ulp exp and tanh, its own erf). Integer inputs of float ops
+ * give Float, as in ATen. */
 #include "opgen/loops.h"
 #include "opgen_registry.h"
 
@@ -39,8 +40,8 @@ OPGEN_SPECIALIZED int32_t unary(opgen_ctx *ctx, uint32_t mask, unop op, const op
     OPGEN_REAL_SWITCH(mask, res, ctx, T, {
         if (op == U_RELU)
             OPGEN_MAP1(&it, mask, T, T, OPGEN_LT0(T, x) ? (T)0 : x);
-        else if (OPGEN_IS_FLOAT_T(T))
-            OPGEN_MAP1(&it, mask, T, T, UNARY_F(T, op, x));
+        else if (OPGEN_IS_FLOAT_T(T)) /* in double, rounded once: never farther from exact than ATen */
+            OPGEN_MAP1(&it, mask, T, double, UNARY_F(double, op, x));
     })
     return OPGEN_OK;
 }
