@@ -19,7 +19,7 @@
 extern "C" {
 #endif
 
-#define OPGEN_OP_COUNT 92
+#define OPGEN_OP_COUNT 94
 
 /* Every operator: X(id, identifier, qualified name). */
 #define OPGEN_OPS(X) \
@@ -32,89 +32,91 @@ extern "C" {
     X(6, aten_mul_Tensor, "aten::mul.Tensor") \
     X(7, aten_mul_out, "aten::mul.out") \
     X(8, aten_mul_Scalar, "aten::mul.Scalar") \
-    X(9, aten_div_Tensor, "aten::div.Tensor") \
-    X(10, aten_div_out, "aten::div.out") \
-    X(11, aten_where_self, "aten::where.self") \
-    X(12, aten_where_self_out, "aten::where.self_out") \
-    X(13, aten_relu, "aten::relu") \
-    X(14, aten_relu_, "aten::relu_") \
-    X(15, aten_sigmoid, "aten::sigmoid") \
-    X(16, aten_sigmoid_out, "aten::sigmoid.out") \
-    X(17, aten_tanh, "aten::tanh") \
-    X(18, aten_tanh_out, "aten::tanh.out") \
-    X(19, aten_exp, "aten::exp") \
-    X(20, aten_exp_out, "aten::exp.out") \
-    X(21, aten_gelu, "aten::gelu") \
-    X(22, aten_gelu_out, "aten::gelu.out") \
-    X(23, aten_hardtanh, "aten::hardtanh") \
-    X(24, aten_hardtanh_out, "aten::hardtanh.out") \
-    X(25, aten_clamp, "aten::clamp") \
-    X(26, aten_clamp_out, "aten::clamp.out") \
-    X(27, aten__softmax, "aten::_softmax") \
-    X(28, aten__softmax_out, "aten::_softmax.out") \
-    X(29, aten__log_softmax, "aten::_log_softmax") \
-    X(30, aten__log_softmax_out, "aten::_log_softmax.out") \
-    X(31, aten_mm, "aten::mm") \
-    X(32, aten_mm_out, "aten::mm.out") \
-    X(33, aten_bmm, "aten::bmm") \
-    X(34, aten_bmm_out, "aten::bmm.out") \
-    X(35, aten_addmm, "aten::addmm") \
-    X(36, aten_addmm_out, "aten::addmm.out") \
-    X(37, aten_permute_copy, "aten::permute_copy") \
-    X(38, aten_view_copy, "aten::view_copy") \
-    X(39, aten_expand_copy, "aten::expand_copy") \
-    X(40, aten_cat, "aten::cat") \
-    X(41, aten_cat_out, "aten::cat.out") \
-    X(42, aten_clone, "aten::clone") \
-    X(43, aten_mean_dim, "aten::mean.dim") \
-    X(44, aten_mean_out, "aten::mean.out") \
-    X(45, aten_sum_dim_IntList, "aten::sum.dim_IntList") \
-    X(46, aten_sum_IntList_out, "aten::sum.IntList_out") \
-    X(47, aten_convolution, "aten::convolution") \
-    X(48, aten__native_batch_norm_legit_no_training, "aten::_native_batch_norm_legit_no_training") \
-    X(49, aten_max_pool2d_with_indices, "aten::max_pool2d_with_indices") \
-    X(50, aten_max_pool2d_with_indices_out, "aten::max_pool2d_with_indices.out") \
-    X(51, aten_avg_pool2d, "aten::avg_pool2d") \
-    X(52, aten_avg_pool2d_out, "aten::avg_pool2d.out") \
-    X(53, aten_embedding, "aten::embedding") \
-    X(54, quantized_decomposed_quantize_per_tensor, "quantized_decomposed::quantize_per_tensor") \
-    X(55, quantized_decomposed_quantize_per_tensor_out, "quantized_decomposed::quantize_per_tensor.out") \
-    X(56, quantized_decomposed_dequantize_per_tensor, "quantized_decomposed::dequantize_per_tensor") \
-    X(57, quantized_decomposed_dequantize_per_tensor_out, "quantized_decomposed::dequantize_per_tensor.out") \
-    X(58, quantized_decomposed_dequantize_per_channel, "quantized_decomposed::dequantize_per_channel") \
-    X(59, quantized_decomposed_dequantize_per_channel_out, "quantized_decomposed::dequantize_per_channel.out") \
-    X(60, executorch_prims_add_int, "executorch_prims::add.int") \
-    X(61, executorch_prims_mul_int, "executorch_prims::mul.int") \
-    X(62, executorch_prims_sub_int, "executorch_prims::sub.int") \
-    X(63, executorch_prims_floordiv_int, "executorch_prims::floordiv.int") \
-    X(64, executorch_prims_mod_int, "executorch_prims::mod.int") \
-    X(65, executorch_prims_truediv_int, "executorch_prims::truediv.int") \
-    X(66, executorch_prims_neg_int, "executorch_prims::neg.int") \
-    X(67, executorch_prims_gt_int, "executorch_prims::gt.int") \
-    X(68, executorch_prims_lt_int, "executorch_prims::lt.int") \
-    X(69, executorch_prims_ge_int, "executorch_prims::ge.int") \
-    X(70, executorch_prims_le_int, "executorch_prims::le.int") \
-    X(71, executorch_prims_eq_int, "executorch_prims::eq.int") \
-    X(72, quantized_decomposed_add_relu, "quantized_decomposed::add_relu") \
-    X(73, quantized_decomposed_add_relu_out, "quantized_decomposed::add_relu.out") \
-    X(74, quantized_decomposed_add, "quantized_decomposed::add") \
-    X(75, quantized_decomposed_add_out, "quantized_decomposed::add.out") \
-    X(76, quantized_decomposed_add_scalar, "quantized_decomposed::add.scalar") \
-    X(77, quantized_decomposed_add_scalar_out, "quantized_decomposed::add.scalar_out") \
-    X(78, quantized_decomposed_embedding_byte, "quantized_decomposed::embedding_byte") \
-    X(79, quantized_decomposed_embedding_byte_out, "quantized_decomposed::embedding_byte.out") \
-    X(80, demo_linear_relu, "demo::linear_relu") \
-    X(81, demo_linear_relu_out, "demo::linear_relu.out") \
-    X(82, aten_add_Scalar_out, "aten::add.Scalar_out") \
-    X(83, aten_mul_Scalar_out, "aten::mul.Scalar_out") \
-    X(84, aten_relu_out, "aten::relu.out") \
-    X(85, aten_permute_copy_out, "aten::permute_copy.out") \
-    X(86, aten_view_copy_out, "aten::view_copy.out") \
-    X(87, aten_expand_copy_out, "aten::expand_copy.out") \
-    X(88, aten_clone_out, "aten::clone.out") \
-    X(89, aten_convolution_out, "aten::convolution.out") \
-    X(90, aten__native_batch_norm_legit_no_training_out, "aten::_native_batch_norm_legit_no_training.out") \
-    X(91, aten_embedding_out, "aten::embedding.out")
+    X(9, aten_maximum, "aten::maximum") \
+    X(10, aten_maximum_out, "aten::maximum.out") \
+    X(11, aten_div_Tensor, "aten::div.Tensor") \
+    X(12, aten_div_out, "aten::div.out") \
+    X(13, aten_where_self, "aten::where.self") \
+    X(14, aten_where_self_out, "aten::where.self_out") \
+    X(15, aten_relu, "aten::relu") \
+    X(16, aten_relu_, "aten::relu_") \
+    X(17, aten_sigmoid, "aten::sigmoid") \
+    X(18, aten_sigmoid_out, "aten::sigmoid.out") \
+    X(19, aten_tanh, "aten::tanh") \
+    X(20, aten_tanh_out, "aten::tanh.out") \
+    X(21, aten_exp, "aten::exp") \
+    X(22, aten_exp_out, "aten::exp.out") \
+    X(23, aten_gelu, "aten::gelu") \
+    X(24, aten_gelu_out, "aten::gelu.out") \
+    X(25, aten_hardtanh, "aten::hardtanh") \
+    X(26, aten_hardtanh_out, "aten::hardtanh.out") \
+    X(27, aten_clamp, "aten::clamp") \
+    X(28, aten_clamp_out, "aten::clamp.out") \
+    X(29, aten__softmax, "aten::_softmax") \
+    X(30, aten__softmax_out, "aten::_softmax.out") \
+    X(31, aten__log_softmax, "aten::_log_softmax") \
+    X(32, aten__log_softmax_out, "aten::_log_softmax.out") \
+    X(33, aten_mm, "aten::mm") \
+    X(34, aten_mm_out, "aten::mm.out") \
+    X(35, aten_bmm, "aten::bmm") \
+    X(36, aten_bmm_out, "aten::bmm.out") \
+    X(37, aten_addmm, "aten::addmm") \
+    X(38, aten_addmm_out, "aten::addmm.out") \
+    X(39, aten_permute_copy, "aten::permute_copy") \
+    X(40, aten_view_copy, "aten::view_copy") \
+    X(41, aten_expand_copy, "aten::expand_copy") \
+    X(42, aten_cat, "aten::cat") \
+    X(43, aten_cat_out, "aten::cat.out") \
+    X(44, aten_clone, "aten::clone") \
+    X(45, aten_mean_dim, "aten::mean.dim") \
+    X(46, aten_mean_out, "aten::mean.out") \
+    X(47, aten_sum_dim_IntList, "aten::sum.dim_IntList") \
+    X(48, aten_sum_IntList_out, "aten::sum.IntList_out") \
+    X(49, aten_convolution, "aten::convolution") \
+    X(50, aten__native_batch_norm_legit_no_training, "aten::_native_batch_norm_legit_no_training") \
+    X(51, aten_max_pool2d_with_indices, "aten::max_pool2d_with_indices") \
+    X(52, aten_max_pool2d_with_indices_out, "aten::max_pool2d_with_indices.out") \
+    X(53, aten_avg_pool2d, "aten::avg_pool2d") \
+    X(54, aten_avg_pool2d_out, "aten::avg_pool2d.out") \
+    X(55, aten_embedding, "aten::embedding") \
+    X(56, quantized_decomposed_quantize_per_tensor, "quantized_decomposed::quantize_per_tensor") \
+    X(57, quantized_decomposed_quantize_per_tensor_out, "quantized_decomposed::quantize_per_tensor.out") \
+    X(58, quantized_decomposed_dequantize_per_tensor, "quantized_decomposed::dequantize_per_tensor") \
+    X(59, quantized_decomposed_dequantize_per_tensor_out, "quantized_decomposed::dequantize_per_tensor.out") \
+    X(60, quantized_decomposed_dequantize_per_channel, "quantized_decomposed::dequantize_per_channel") \
+    X(61, quantized_decomposed_dequantize_per_channel_out, "quantized_decomposed::dequantize_per_channel.out") \
+    X(62, executorch_prims_add_int, "executorch_prims::add.int") \
+    X(63, executorch_prims_mul_int, "executorch_prims::mul.int") \
+    X(64, executorch_prims_sub_int, "executorch_prims::sub.int") \
+    X(65, executorch_prims_floordiv_int, "executorch_prims::floordiv.int") \
+    X(66, executorch_prims_mod_int, "executorch_prims::mod.int") \
+    X(67, executorch_prims_truediv_int, "executorch_prims::truediv.int") \
+    X(68, executorch_prims_neg_int, "executorch_prims::neg.int") \
+    X(69, executorch_prims_gt_int, "executorch_prims::gt.int") \
+    X(70, executorch_prims_lt_int, "executorch_prims::lt.int") \
+    X(71, executorch_prims_ge_int, "executorch_prims::ge.int") \
+    X(72, executorch_prims_le_int, "executorch_prims::le.int") \
+    X(73, executorch_prims_eq_int, "executorch_prims::eq.int") \
+    X(74, quantized_decomposed_add_relu, "quantized_decomposed::add_relu") \
+    X(75, quantized_decomposed_add_relu_out, "quantized_decomposed::add_relu.out") \
+    X(76, quantized_decomposed_add, "quantized_decomposed::add") \
+    X(77, quantized_decomposed_add_out, "quantized_decomposed::add.out") \
+    X(78, quantized_decomposed_add_scalar, "quantized_decomposed::add.scalar") \
+    X(79, quantized_decomposed_add_scalar_out, "quantized_decomposed::add.scalar_out") \
+    X(80, quantized_decomposed_embedding_byte, "quantized_decomposed::embedding_byte") \
+    X(81, quantized_decomposed_embedding_byte_out, "quantized_decomposed::embedding_byte.out") \
+    X(82, demo_linear_relu, "demo::linear_relu") \
+    X(83, demo_linear_relu_out, "demo::linear_relu.out") \
+    X(84, aten_add_Scalar_out, "aten::add.Scalar_out") \
+    X(85, aten_mul_Scalar_out, "aten::mul.Scalar_out") \
+    X(86, aten_relu_out, "aten::relu.out") \
+    X(87, aten_permute_copy_out, "aten::permute_copy.out") \
+    X(88, aten_view_copy_out, "aten::view_copy.out") \
+    X(89, aten_expand_copy_out, "aten::expand_copy.out") \
+    X(90, aten_clone_out, "aten::clone.out") \
+    X(91, aten_convolution_out, "aten::convolution.out") \
+    X(92, aten__native_batch_norm_legit_no_training_out, "aten::_native_batch_norm_legit_no_training.out") \
+    X(93, aten_embedding_out, "aten::embedding.out")
 
 enum opgen_op_id {
 #define OPGEN_OP_ENUM(id, ident, name) OPGEN_OP_##ident = id,
@@ -252,95 +254,97 @@ const opgen_op opgen_ops[] = {
     {"aten::add.Tensor", "aten", "add", "Tensor", "add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor", 0, 0, 0, 0, 0, 2, 3, 1, 14, 4, OPGEN_KIND_FUNCTIONAL, 1},
     {"aten::add_.Tensor", "aten", "add_", "Tensor", "add_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)", 3, 1, 4, 56, 13, 2, 3, 1, 0, 0, OPGEN_KIND_INPLACE, 0},
     {"aten::add.out", "aten", "add", "out", "add.out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)", 6, 2, 4, 56, 13, 2, 4, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::add.Scalar", "aten", "add", "Scalar", "add.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor", 10, 3, 4, 56, 13, 82, 3, 1, 3, 4, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::add.Scalar", "aten", "add", "Scalar", "add.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor", 10, 3, 4, 56, 13, 84, 3, 1, 3, 4, OPGEN_KIND_FUNCTIONAL, 1},
     {"aten::sub.Tensor", "aten", "sub", "Tensor", "sub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor", 13, 4, 8, 68, 20, 5, 3, 1, 14, 4, OPGEN_KIND_FUNCTIONAL, 1},
     {"aten::sub.out", "aten", "sub", "out", "sub.out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)", 16, 5, 12, 124, 33, 5, 4, 1, 0, 0, OPGEN_KIND_OUT, 0},
     {"aten::mul.Tensor", "aten", "mul", "Tensor", "mul.Tensor(Tensor self, Tensor other) -> Tensor", 20, 6, 12, 124, 33, 7, 2, 1, 16, 3, OPGEN_KIND_FUNCTIONAL, 1},
     {"aten::mul.out", "aten", "mul", "out", "mul.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)", 22, 7, 15, 172, 47, 7, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::mul.Scalar", "aten", "mul", "Scalar", "mul.Scalar(Tensor self, Scalar other) -> Tensor", 25, 8, 15, 172, 47, 83, 2, 1, 3, 3, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::div.Tensor", "aten", "div", "Tensor", "div.Tensor(Tensor self, Tensor other) -> Tensor", 27, 9, 18, 181, 53, 10, 2, 1, 6, 3, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::div.out", "aten", "div", "out", "div.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)", 29, 10, 21, 199, 58, 10, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::where.self", "aten", "where", "self", "where.self(Tensor condition, Tensor self, Tensor other) -> Tensor", 32, 11, 21, 199, 58, 12, 3, 1, 1, 4, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::where.self_out", "aten", "where", "self_out", "where.self_out(Tensor condition, Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)", 35, 12, 25, 203, 60, 12, 4, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::relu", "aten", "relu", "", "relu(Tensor self) -> Tensor", 39, 13, 25, 203, 60, 84, 1, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::relu_", "aten", "relu_", "", "relu_(Tensor(a!) self) -> Tensor(a!)", 40, 14, 27, 205, 61, 84, 1, 1, 0, 0, OPGEN_KIND_INPLACE, 0},
-    {"aten::sigmoid", "aten", "sigmoid", "", "sigmoid(Tensor self) -> Tensor", 41, 15, 27, 205, 61, 16, 1, 1, 2, 2, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::sigmoid.out", "aten", "sigmoid", "out", "sigmoid.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", 42, 16, 29, 209, 64, 16, 2, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::tanh", "aten", "tanh", "", "tanh(Tensor self) -> Tensor", 44, 17, 29, 209, 64, 18, 1, 1, 2, 2, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::tanh.out", "aten", "tanh", "out", "tanh.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", 45, 18, 31, 213, 67, 18, 2, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::exp", "aten", "exp", "", "exp(Tensor self) -> Tensor", 47, 19, 31, 213, 67, 20, 1, 1, 2, 2, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::exp.out", "aten", "exp", "out", "exp.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", 48, 20, 33, 217, 70, 20, 2, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::gelu", "aten", "gelu", "", "gelu(Tensor self, *, str approximate='none') -> Tensor", 50, 21, 33, 217, 70, 22, 2, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::gelu.out", "aten", "gelu", "out", "gelu.out(Tensor self, *, str approximate='none', Tensor(a!) out) -> Tensor(a!)", 52, 22, 35, 219, 71, 22, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::hardtanh", "aten", "hardtanh", "", "hardtanh(Tensor self, Scalar min_val=-1, Scalar max_val=1) -> Tensor", 55, 23, 35, 219, 71, 24, 3, 1, 1, 4, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::hardtanh.out", "aten", "hardtanh", "out", "hardtanh.out(Tensor self, Scalar min_val=-1, Scalar max_val=1, *, Tensor(a!) out) -> Tensor(a!)", 58, 24, 39, 223, 74, 24, 4, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::clamp", "aten", "clamp", "", "clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor", 62, 25, 39, 223, 74, 26, 3, 1, 2, 4, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::clamp.out", "aten", "clamp", "out", "clamp.out(Tensor self, Scalar? min=None, Scalar? max=None, *, Tensor(a!) out) -> Tensor(a!)", 65, 26, 43, 231, 80, 26, 4, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::_softmax", "aten", "_softmax", "", "_softmax(Tensor self, int dim, bool half_to_float) -> Tensor", 69, 27, 43, 231, 80, 28, 3, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::_softmax.out", "aten", "_softmax", "out", "_softmax.out(Tensor self, int dim, bool half_to_float, *, Tensor(a!) out) -> Tensor(a!)", 72, 28, 45, 233, 81, 28, 4, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::_log_softmax", "aten", "_log_softmax", "", "_log_softmax(Tensor self, int dim, bool half_to_float) -> Tensor", 76, 29, 45, 233, 81, 30, 3, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::_log_softmax.out", "aten", "_log_softmax", "out", "_log_softmax.out(Tensor self, int dim, bool half_to_float, *, Tensor(a!) out) -> Tensor(a!)", 79, 30, 47, 235, 82, 30, 4, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::mm", "aten", "mm", "", "mm(Tensor self, Tensor mat2) -> Tensor", 83, 31, 47, 235, 82, 32, 2, 1, 1, 3, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::mm.out", "aten", "mm", "out", "mm.out(Tensor self, Tensor mat2, *, Tensor(a!) out) -> Tensor(a!)", 85, 32, 50, 238, 83, 32, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::bmm", "aten", "bmm", "", "bmm(Tensor self, Tensor mat2) -> Tensor", 88, 33, 50, 238, 83, 34, 2, 1, 1, 3, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::bmm.out", "aten", "bmm", "out", "bmm.out(Tensor self, Tensor mat2, *, Tensor(a!) out) -> Tensor(a!)", 90, 34, 53, 241, 84, 34, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::addmm", "aten", "addmm", "", "addmm(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor", 93, 35, 53, 241, 84, 36, 5, 1, 1, 6, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::addmm.out", "aten", "addmm", "out", "addmm.out(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)", 98, 36, 59, 247, 87, 36, 6, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::permute_copy", "aten", "permute_copy", "", "permute_copy(Tensor self, int[] dims) -> Tensor", 104, 37, 59, 247, 87, 85, 2, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::view_copy", "aten", "view_copy", "", "view_copy(Tensor self, SymInt[] size) -> Tensor", 106, 38, 61, 249, 88, 86, 2, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::expand_copy", "aten", "expand_copy", "", "expand_copy(Tensor self, SymInt[] size, *, bool implicit=False) -> Tensor", 108, 39, 63, 251, 89, 87, 3, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::cat", "aten", "cat", "", "cat(Tensor[] tensors, int dim=0) -> Tensor", 111, 40, 65, 253, 90, 41, 2, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::cat.out", "aten", "cat", "out", "cat.out(Tensor[] tensors, int dim=0, *, Tensor(a!) out) -> Tensor(a!)", 113, 41, 67, 255, 91, 41, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::clone", "aten", "clone", "", "clone(Tensor self, *, MemoryFormat? memory_format=None) -> Tensor", 116, 42, 67, 255, 91, 88, 2, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::mean.dim", "aten", "mean", "dim", "mean.dim(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor", 118, 43, 69, 257, 92, 44, 4, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::mean.out", "aten", "mean", "out", "mean.out(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)", 122, 44, 71, 259, 93, 44, 5, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::sum.dim_IntList", "aten", "sum", "dim_IntList", "sum.dim_IntList(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor", 127, 45, 71, 259, 93, 46, 4, 1, 2, 2, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::sum.IntList_out", "aten", "sum", "IntList_out", "sum.IntList_out(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)", 131, 46, 73, 263, 96, 46, 5, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::convolution", "aten", "convolution", "", "convolution(Tensor input, Tensor weight, Tensor? bias, SymInt[] stride, SymInt[] padding, SymInt[] dilation, bool transposed, SymInt[] output_padding, SymInt groups) -> Tensor", 136, 47, 73, 263, 96, 89, 9, 1, 1, 4, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::_native_batch_norm_legit_no_training", "aten", "_native_batch_norm_legit_no_training", "", "_native_batch_norm_legit_no_training(Tensor input, Tensor? weight, Tensor? bias, Tensor running_mean, Tensor running_var, float momentum, float eps) -> (Tensor, Tensor, Tensor)", 145, 48, 77, 267, 97, 90, 7, 3, 1, 8, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::max_pool2d_with_indices", "aten", "max_pool2d_with_indices", "", "max_pool2d_with_indices(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, int[2] dilation=1, bool ceil_mode=False) -> (Tensor, Tensor)", 152, 51, 85, 275, 98, 50, 6, 2, 1, 3, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::max_pool2d_with_indices.out", "aten", "max_pool2d_with_indices", "out", "max_pool2d_with_indices.out(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, int[2] dilation=1, bool ceil_mode=False, *, Tensor(a!) out, Tensor(b!) indices) -> (Tensor(a!), Tensor(b!))", 158, 53, 88, 278, 100, 50, 8, 2, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::avg_pool2d", "aten", "avg_pool2d", "", "avg_pool2d(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor", 166, 55, 88, 278, 100, 52, 7, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::avg_pool2d.out", "aten", "avg_pool2d", "out", "avg_pool2d.out(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None, *, Tensor(a!) out) -> Tensor(a!)", 173, 56, 90, 280, 101, 52, 8, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::embedding", "aten", "embedding", "", "embedding(Tensor weight, Tensor indices, SymInt padding_idx=-1, bool scale_grad_by_freq=False, bool sparse=False) -> Tensor", 181, 57, 90, 280, 101, 91, 5, 1, 1, 3, OPGEN_KIND_FUNCTIONAL, 1},
-    {"quantized_decomposed::quantize_per_tensor", "quantized_decomposed", "quantize_per_tensor", "", "quantize_per_tensor(Tensor input, float scale, int zero_point, int quant_min, int quant_max, ScalarType dtype) -> Tensor", 186, 58, 93, 283, 103, 55, 6, 1, 1, 3, OPGEN_KIND_FUNCTIONAL, 2},
-    {"quantized_decomposed::quantize_per_tensor.out", "quantized_decomposed", "quantize_per_tensor", "out", "quantize_per_tensor.out(Tensor input, float scale, int zero_point, int quant_min, int quant_max, ScalarType dtype, *, Tensor(a!) out) -> Tensor(a!)", 192, 59, 96, 286, 105, 55, 7, 1, 0, 0, OPGEN_KIND_OUT, 2},
-    {"quantized_decomposed::dequantize_per_tensor", "quantized_decomposed", "dequantize_per_tensor", "", "dequantize_per_tensor(Tensor input, float scale, int zero_point, int quant_min, int quant_max, ScalarType dtype, *, ScalarType? out_dtype=None) -> Tensor", 199, 60, 96, 286, 105, 57, 7, 1, 1, 4, OPGEN_KIND_FUNCTIONAL, 2},
-    {"quantized_decomposed::dequantize_per_tensor.out", "quantized_decomposed", "dequantize_per_tensor", "out", "dequantize_per_tensor.out(Tensor input, float scale, int zero_point, int quant_min, int quant_max, ScalarType dtype, *, ScalarType? out_dtype=None, Tensor(a!) out) -> Tensor(a!)", 206, 61, 100, 290, 107, 57, 8, 1, 0, 0, OPGEN_KIND_OUT, 2},
-    {"quantized_decomposed::dequantize_per_channel", "quantized_decomposed", "dequantize_per_channel", "", "dequantize_per_channel(Tensor input, Tensor scales, Tensor? zero_points, int axis, int quant_min, int quant_max, ScalarType dtype, *, ScalarType? out_dtype=None) -> Tensor", 214, 62, 100, 290, 107, 59, 8, 1, 1, 6, OPGEN_KIND_FUNCTIONAL, 2},
-    {"quantized_decomposed::dequantize_per_channel.out", "quantized_decomposed", "dequantize_per_channel", "out", "dequantize_per_channel.out(Tensor input, Tensor scales, Tensor? zero_points, int axis, int quant_min, int quant_max, ScalarType dtype, *, ScalarType? out_dtype=None, Tensor(a!) out) -> Tensor(a!)", 222, 63, 106, 296, 111, 59, 9, 1, 0, 0, OPGEN_KIND_OUT, 2},
-    {"executorch_prims::add.int", "executorch_prims", "add", "int", "add.int(SymInt a, SymInt b) -> SymInt", 231, 64, 106, 296, 111, -1, 2, 1, 0, 0, OPGEN_KIND_FUNCTIONAL, 4},
-    {"executorch_prims::mul.int", "executorch_prims", "mul", "int", "mul.int(SymInt a, SymInt b) -> SymInt", 233, 65, 106, 296, 111, -1, 2, 1, 0, 0, OPGEN_KIND_FUNCTIONAL, 4},
-    {"executorch_prims::sub.int", "executorch_prims", "sub", "int", "sub.int(SymInt a, SymInt b) -> SymInt", 235, 66, 106, 296, 111, -1, 2, 1, 0, 0, OPGEN_KIND_FUNCTIONAL, 4},
-    {"executorch_prims::floordiv.int", "executorch_prims", "floordiv", "int", "floordiv.int(SymInt a, SymInt b) -> SymInt", 237, 67, 106, 296, 111, -1, 2, 1, 0, 0, OPGEN_KIND_FUNCTIONAL, 4},
-    {"executorch_prims::mod.int", "executorch_prims", "mod", "int", "mod.int(SymInt a, SymInt b) -> SymInt", 239, 68, 106, 296, 111, -1, 2, 1, 0, 0, OPGEN_KIND_FUNCTIONAL, 4},
-    {"executorch_prims::truediv.int", "executorch_prims", "truediv", "int", "truediv.int(SymInt a, SymInt b) -> float", 241, 69, 106, 296, 111, -1, 2, 1, 0, 0, OPGEN_KIND_FUNCTIONAL, 4},
-    {"executorch_prims::neg.int", "executorch_prims", "neg", "int", "neg.int(SymInt a) -> SymInt", 243, 70, 106, 296, 111, -1, 1, 1, 0, 0, OPGEN_KIND_FUNCTIONAL, 4},
-    {"executorch_prims::gt.int", "executorch_prims", "gt", "int", "gt.int(SymInt a, SymInt b) -> bool", 244, 71, 106, 296, 111, -1, 2, 1, 0, 0, OPGEN_KIND_FUNCTIONAL, 4},
-    {"executorch_prims::lt.int", "executorch_prims", "lt", "int", "lt.int(SymInt a, SymInt b) -> bool", 246, 72, 106, 296, 111, -1, 2, 1, 0, 0, OPGEN_KIND_FUNCTIONAL, 4},
-    {"executorch_prims::ge.int", "executorch_prims", "ge", "int", "ge.int(SymInt a, SymInt b) -> bool", 248, 73, 106, 296, 111, -1, 2, 1, 0, 0, OPGEN_KIND_FUNCTIONAL, 4},
-    {"executorch_prims::le.int", "executorch_prims", "le", "int", "le.int(SymInt a, SymInt b) -> bool", 250, 74, 106, 296, 111, -1, 2, 1, 0, 0, OPGEN_KIND_FUNCTIONAL, 4},
-    {"executorch_prims::eq.int", "executorch_prims", "eq", "int", "eq.int(SymInt a, SymInt b) -> bool", 252, 75, 106, 296, 111, -1, 2, 1, 0, 0, OPGEN_KIND_FUNCTIONAL, 4},
-    {"quantized_decomposed::add_relu", "quantized_decomposed", "add_relu", "", "add_relu(Tensor a, float a_scale, int a_zero_point, int a_quant_min, int a_quant_max, Tensor b, float b_scale, int b_zero_point, int b_quant_min, int b_quant_max, float out_scale, int out_zero_point, int out_quant_min, int out_quant_max) -> Tensor qc", 254, 76, 106, 296, 111, 73, 14, 1, 0, 0, OPGEN_KIND_FUNCTIONAL, 4},
-    {"quantized_decomposed::add_relu.out", "quantized_decomposed", "add_relu", "out", "add_relu.out(Tensor a, float a_scale, int a_zero_point, int a_quant_min, int a_quant_max, Tensor b, float b_scale, int b_zero_point, int b_quant_min, int b_quant_max, float out_scale, int out_zero_point, int out_quant_min, int out_quant_max, *, Tensor(a!) out) -> Tensor(a!)", 268, 77, 106, 296, 111, 73, 15, 1, 0, 0, OPGEN_KIND_OUT, 4},
-    {"quantized_decomposed::add", "quantized_decomposed", "add", "", "add(Tensor a, float a_scale, int a_zero_point, int a_quant_min, int a_quant_max, Tensor b, float b_scale, int b_zero_point, int b_quant_min, int b_quant_max, float out_scale, int out_zero_point, int out_quant_min, int out_quant_max) -> Tensor qc", 283, 78, 106, 296, 111, 75, 14, 1, 0, 0, OPGEN_KIND_FUNCTIONAL, 4},
-    {"quantized_decomposed::add.out", "quantized_decomposed", "add", "out", "add.out(Tensor a, float a_scale, int a_zero_point, int a_quant_min, int a_quant_max, Tensor b, float b_scale, int b_zero_point, int b_quant_min, int b_quant_max, float out_scale, int out_zero_point, int out_quant_min, int out_quant_max, *, Tensor(a!) out) -> Tensor(a!)", 297, 79, 106, 296, 111, 75, 15, 1, 0, 0, OPGEN_KIND_OUT, 4},
-    {"quantized_decomposed::add.scalar", "quantized_decomposed", "add", "scalar", "add.scalar(Tensor qa, float a_scale, int a_zero_point, int a_quant_min, int a_quant_max, ScalarType a_dtype, Scalar b, float out_scale, int out_zero_point, int out_quant_min, int out_quant_max, ScalarType out_dtype) -> Tensor", 312, 80, 106, 296, 111, 77, 12, 1, 0, 0, OPGEN_KIND_FUNCTIONAL, 4},
-    {"quantized_decomposed::add.scalar_out", "quantized_decomposed", "add", "scalar_out", "add.scalar_out(Tensor qa, float a_scale, int a_zero_point, int a_quant_min, int a_quant_max, ScalarType a_dtype, Scalar b, float out_scale, int out_zero_point, int out_quant_min, int out_quant_max, ScalarType out_dtype, *, Tensor(a!) out) -> Tensor(a!)", 324, 81, 106, 296, 111, 77, 13, 1, 0, 0, OPGEN_KIND_OUT, 4},
-    {"quantized_decomposed::embedding_byte", "quantized_decomposed", "embedding_byte", "", "embedding_byte(Tensor weight, Tensor weight_scales, Tensor? weight_zero_points, int weight_quant_min, int weight_quant_max, Tensor indices) -> Tensor", 337, 82, 106, 296, 111, 79, 6, 1, 0, 0, OPGEN_KIND_FUNCTIONAL, 4},
-    {"quantized_decomposed::embedding_byte.out", "quantized_decomposed", "embedding_byte", "out", "embedding_byte.out(Tensor weight, Tensor weight_scales, Tensor? weight_zero_points, int weight_quant_min, int weight_quant_max, Tensor indices, *, Tensor(a!) out) -> Tensor(a!)", 343, 83, 106, 296, 111, 79, 7, 1, 0, 0, OPGEN_KIND_OUT, 4},
-    {"demo::linear_relu", "demo", "linear_relu", "", "linear_relu(Tensor input, Tensor weight, Tensor bias) -> Tensor", 350, 84, 106, 296, 111, 81, 3, 1, 0, 0, OPGEN_KIND_FUNCTIONAL, 4},
-    {"demo::linear_relu.out", "demo", "linear_relu", "out", "linear_relu.out(Tensor input, Tensor weight, Tensor bias, *, Tensor(a!) out) -> Tensor(a!)", 353, 85, 106, 296, 111, 81, 4, 1, 0, 0, OPGEN_KIND_OUT, 4},
-    {"aten::add.Scalar_out", "aten", "add", "Scalar_out", "add.Scalar_out(Tensor self, Scalar other, Scalar alpha=1, *, Tensor(a!) out) -> Tensor(a!)", 357, 86, 106, 296, 111, 82, 4, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::mul.Scalar_out", "aten", "mul", "Scalar_out", "mul.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)", 361, 87, 106, 296, 111, 83, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::relu.out", "aten", "relu", "out", "relu.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", 364, 88, 106, 296, 111, 84, 2, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::permute_copy.out", "aten", "permute_copy", "out", "permute_copy.out(Tensor self, int[] dims, *, Tensor(a!) out) -> Tensor(a!)", 366, 89, 106, 296, 111, 85, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::view_copy.out", "aten", "view_copy", "out", "view_copy.out(Tensor self, SymInt[] size, *, Tensor(a!) out) -> Tensor(a!)", 369, 90, 106, 296, 111, 86, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::expand_copy.out", "aten", "expand_copy", "out", "expand_copy.out(Tensor self, SymInt[] size, *, bool implicit=False, Tensor(a!) out) -> Tensor(a!)", 372, 91, 106, 296, 111, 87, 4, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::clone.out", "aten", "clone", "out", "clone.out(Tensor self, *, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)", 376, 92, 106, 296, 111, 88, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::convolution.out", "aten", "convolution", "out", "convolution.out(Tensor input, Tensor weight, Tensor? bias, SymInt[] stride, SymInt[] padding, SymInt[] dilation, bool transposed, SymInt[] output_padding, SymInt groups, *, Tensor(a!) out) -> Tensor(a!)", 379, 93, 106, 296, 111, 89, 10, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::_native_batch_norm_legit_no_training.out", "aten", "_native_batch_norm_legit_no_training", "out", "_native_batch_norm_legit_no_training.out(Tensor input, Tensor? weight, Tensor? bias, Tensor running_mean, Tensor running_var, float momentum, float eps, *, Tensor(a!) out0, Tensor(b!) out1, Tensor(c!) out2) -> (Tensor(a!), Tensor(b!), Tensor(c!))", 389, 94, 106, 296, 111, 90, 10, 3, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::embedding.out", "aten", "embedding", "out", "embedding.out(Tensor weight, Tensor indices, SymInt padding_idx=-1, bool scale_grad_by_freq=False, bool sparse=False, *, Tensor(a!) out) -> Tensor(a!)", 399, 97, 106, 296, 111, 91, 6, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::mul.Scalar", "aten", "mul", "Scalar", "mul.Scalar(Tensor self, Scalar other) -> Tensor", 25, 8, 15, 172, 47, 85, 2, 1, 3, 3, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::maximum", "aten", "maximum", "", "maximum(Tensor self, Tensor other) -> Tensor", 27, 9, 18, 181, 53, 10, 2, 1, 16, 3, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::maximum.out", "aten", "maximum", "out", "maximum.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)", 29, 10, 21, 229, 67, 10, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::div.Tensor", "aten", "div", "Tensor", "div.Tensor(Tensor self, Tensor other) -> Tensor", 32, 11, 21, 229, 67, 12, 2, 1, 6, 3, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::div.out", "aten", "div", "out", "div.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)", 34, 12, 24, 247, 72, 12, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::where.self", "aten", "where", "self", "where.self(Tensor condition, Tensor self, Tensor other) -> Tensor", 37, 13, 24, 247, 72, 14, 3, 1, 1, 4, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::where.self_out", "aten", "where", "self_out", "where.self_out(Tensor condition, Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)", 40, 14, 28, 251, 74, 14, 4, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::relu", "aten", "relu", "", "relu(Tensor self) -> Tensor", 44, 15, 28, 251, 74, 86, 1, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::relu_", "aten", "relu_", "", "relu_(Tensor(a!) self) -> Tensor(a!)", 45, 16, 30, 253, 75, 86, 1, 1, 0, 0, OPGEN_KIND_INPLACE, 0},
+    {"aten::sigmoid", "aten", "sigmoid", "", "sigmoid(Tensor self) -> Tensor", 46, 17, 30, 253, 75, 18, 1, 1, 2, 2, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::sigmoid.out", "aten", "sigmoid", "out", "sigmoid.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", 47, 18, 32, 257, 78, 18, 2, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::tanh", "aten", "tanh", "", "tanh(Tensor self) -> Tensor", 49, 19, 32, 257, 78, 20, 1, 1, 2, 2, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::tanh.out", "aten", "tanh", "out", "tanh.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", 50, 20, 34, 261, 81, 20, 2, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::exp", "aten", "exp", "", "exp(Tensor self) -> Tensor", 52, 21, 34, 261, 81, 22, 1, 1, 2, 2, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::exp.out", "aten", "exp", "out", "exp.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", 53, 22, 36, 265, 84, 22, 2, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::gelu", "aten", "gelu", "", "gelu(Tensor self, *, str approximate='none') -> Tensor", 55, 23, 36, 265, 84, 24, 2, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::gelu.out", "aten", "gelu", "out", "gelu.out(Tensor self, *, str approximate='none', Tensor(a!) out) -> Tensor(a!)", 57, 24, 38, 267, 85, 24, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::hardtanh", "aten", "hardtanh", "", "hardtanh(Tensor self, Scalar min_val=-1, Scalar max_val=1) -> Tensor", 60, 25, 38, 267, 85, 26, 3, 1, 1, 4, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::hardtanh.out", "aten", "hardtanh", "out", "hardtanh.out(Tensor self, Scalar min_val=-1, Scalar max_val=1, *, Tensor(a!) out) -> Tensor(a!)", 63, 26, 42, 271, 88, 26, 4, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::clamp", "aten", "clamp", "", "clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor", 67, 27, 42, 271, 88, 28, 3, 1, 2, 4, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::clamp.out", "aten", "clamp", "out", "clamp.out(Tensor self, Scalar? min=None, Scalar? max=None, *, Tensor(a!) out) -> Tensor(a!)", 70, 28, 46, 279, 94, 28, 4, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::_softmax", "aten", "_softmax", "", "_softmax(Tensor self, int dim, bool half_to_float) -> Tensor", 74, 29, 46, 279, 94, 30, 3, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::_softmax.out", "aten", "_softmax", "out", "_softmax.out(Tensor self, int dim, bool half_to_float, *, Tensor(a!) out) -> Tensor(a!)", 77, 30, 48, 281, 95, 30, 4, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::_log_softmax", "aten", "_log_softmax", "", "_log_softmax(Tensor self, int dim, bool half_to_float) -> Tensor", 81, 31, 48, 281, 95, 32, 3, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::_log_softmax.out", "aten", "_log_softmax", "out", "_log_softmax.out(Tensor self, int dim, bool half_to_float, *, Tensor(a!) out) -> Tensor(a!)", 84, 32, 50, 283, 96, 32, 4, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::mm", "aten", "mm", "", "mm(Tensor self, Tensor mat2) -> Tensor", 88, 33, 50, 283, 96, 34, 2, 1, 1, 3, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::mm.out", "aten", "mm", "out", "mm.out(Tensor self, Tensor mat2, *, Tensor(a!) out) -> Tensor(a!)", 90, 34, 53, 286, 97, 34, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::bmm", "aten", "bmm", "", "bmm(Tensor self, Tensor mat2) -> Tensor", 93, 35, 53, 286, 97, 36, 2, 1, 1, 3, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::bmm.out", "aten", "bmm", "out", "bmm.out(Tensor self, Tensor mat2, *, Tensor(a!) out) -> Tensor(a!)", 95, 36, 56, 289, 98, 36, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::addmm", "aten", "addmm", "", "addmm(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor", 98, 37, 56, 289, 98, 38, 5, 1, 1, 6, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::addmm.out", "aten", "addmm", "out", "addmm.out(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)", 103, 38, 62, 295, 101, 38, 6, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::permute_copy", "aten", "permute_copy", "", "permute_copy(Tensor self, int[] dims) -> Tensor", 109, 39, 62, 295, 101, 87, 2, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::view_copy", "aten", "view_copy", "", "view_copy(Tensor self, SymInt[] size) -> Tensor", 111, 40, 64, 297, 102, 88, 2, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::expand_copy", "aten", "expand_copy", "", "expand_copy(Tensor self, SymInt[] size, *, bool implicit=False) -> Tensor", 113, 41, 66, 299, 103, 89, 3, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::cat", "aten", "cat", "", "cat(Tensor[] tensors, int dim=0) -> Tensor", 116, 42, 68, 301, 104, 43, 2, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::cat.out", "aten", "cat", "out", "cat.out(Tensor[] tensors, int dim=0, *, Tensor(a!) out) -> Tensor(a!)", 118, 43, 70, 303, 105, 43, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::clone", "aten", "clone", "", "clone(Tensor self, *, MemoryFormat? memory_format=None) -> Tensor", 121, 44, 70, 303, 105, 90, 2, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::mean.dim", "aten", "mean", "dim", "mean.dim(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor", 123, 45, 72, 305, 106, 46, 4, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::mean.out", "aten", "mean", "out", "mean.out(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)", 127, 46, 74, 307, 107, 46, 5, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::sum.dim_IntList", "aten", "sum", "dim_IntList", "sum.dim_IntList(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor", 132, 47, 74, 307, 107, 48, 4, 1, 2, 2, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::sum.IntList_out", "aten", "sum", "IntList_out", "sum.IntList_out(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)", 136, 48, 76, 311, 110, 48, 5, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::convolution", "aten", "convolution", "", "convolution(Tensor input, Tensor weight, Tensor? bias, SymInt[] stride, SymInt[] padding, SymInt[] dilation, bool transposed, SymInt[] output_padding, SymInt groups) -> Tensor", 141, 49, 76, 311, 110, 91, 9, 1, 1, 4, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::_native_batch_norm_legit_no_training", "aten", "_native_batch_norm_legit_no_training", "", "_native_batch_norm_legit_no_training(Tensor input, Tensor? weight, Tensor? bias, Tensor running_mean, Tensor running_var, float momentum, float eps) -> (Tensor, Tensor, Tensor)", 150, 50, 80, 315, 111, 92, 7, 3, 1, 8, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::max_pool2d_with_indices", "aten", "max_pool2d_with_indices", "", "max_pool2d_with_indices(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, int[2] dilation=1, bool ceil_mode=False) -> (Tensor, Tensor)", 157, 53, 88, 323, 112, 52, 6, 2, 1, 3, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::max_pool2d_with_indices.out", "aten", "max_pool2d_with_indices", "out", "max_pool2d_with_indices.out(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, int[2] dilation=1, bool ceil_mode=False, *, Tensor(a!) out, Tensor(b!) indices) -> (Tensor(a!), Tensor(b!))", 163, 55, 91, 326, 114, 52, 8, 2, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::avg_pool2d", "aten", "avg_pool2d", "", "avg_pool2d(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor", 171, 57, 91, 326, 114, 54, 7, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::avg_pool2d.out", "aten", "avg_pool2d", "out", "avg_pool2d.out(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None, *, Tensor(a!) out) -> Tensor(a!)", 178, 58, 93, 328, 115, 54, 8, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::embedding", "aten", "embedding", "", "embedding(Tensor weight, Tensor indices, SymInt padding_idx=-1, bool scale_grad_by_freq=False, bool sparse=False) -> Tensor", 186, 59, 93, 328, 115, 93, 5, 1, 1, 3, OPGEN_KIND_FUNCTIONAL, 1},
+    {"quantized_decomposed::quantize_per_tensor", "quantized_decomposed", "quantize_per_tensor", "", "quantize_per_tensor(Tensor input, float scale, int zero_point, int quant_min, int quant_max, ScalarType dtype) -> Tensor", 191, 60, 96, 331, 117, 57, 6, 1, 1, 3, OPGEN_KIND_FUNCTIONAL, 2},
+    {"quantized_decomposed::quantize_per_tensor.out", "quantized_decomposed", "quantize_per_tensor", "out", "quantize_per_tensor.out(Tensor input, float scale, int zero_point, int quant_min, int quant_max, ScalarType dtype, *, Tensor(a!) out) -> Tensor(a!)", 197, 61, 99, 334, 119, 57, 7, 1, 0, 0, OPGEN_KIND_OUT, 2},
+    {"quantized_decomposed::dequantize_per_tensor", "quantized_decomposed", "dequantize_per_tensor", "", "dequantize_per_tensor(Tensor input, float scale, int zero_point, int quant_min, int quant_max, ScalarType dtype, *, ScalarType? out_dtype=None) -> Tensor", 204, 62, 99, 334, 119, 59, 7, 1, 1, 4, OPGEN_KIND_FUNCTIONAL, 2},
+    {"quantized_decomposed::dequantize_per_tensor.out", "quantized_decomposed", "dequantize_per_tensor", "out", "dequantize_per_tensor.out(Tensor input, float scale, int zero_point, int quant_min, int quant_max, ScalarType dtype, *, ScalarType? out_dtype=None, Tensor(a!) out) -> Tensor(a!)", 211, 63, 103, 338, 121, 59, 8, 1, 0, 0, OPGEN_KIND_OUT, 2},
+    {"quantized_decomposed::dequantize_per_channel", "quantized_decomposed", "dequantize_per_channel", "", "dequantize_per_channel(Tensor input, Tensor scales, Tensor? zero_points, int axis, int quant_min, int quant_max, ScalarType dtype, *, ScalarType? out_dtype=None) -> Tensor", 219, 64, 103, 338, 121, 61, 8, 1, 1, 6, OPGEN_KIND_FUNCTIONAL, 2},
+    {"quantized_decomposed::dequantize_per_channel.out", "quantized_decomposed", "dequantize_per_channel", "out", "dequantize_per_channel.out(Tensor input, Tensor scales, Tensor? zero_points, int axis, int quant_min, int quant_max, ScalarType dtype, *, ScalarType? out_dtype=None, Tensor(a!) out) -> Tensor(a!)", 227, 65, 109, 344, 125, 61, 9, 1, 0, 0, OPGEN_KIND_OUT, 2},
+    {"executorch_prims::add.int", "executorch_prims", "add", "int", "add.int(SymInt a, SymInt b) -> SymInt", 236, 66, 109, 344, 125, -1, 2, 1, 0, 0, OPGEN_KIND_FUNCTIONAL, 4},
+    {"executorch_prims::mul.int", "executorch_prims", "mul", "int", "mul.int(SymInt a, SymInt b) -> SymInt", 238, 67, 109, 344, 125, -1, 2, 1, 0, 0, OPGEN_KIND_FUNCTIONAL, 4},
+    {"executorch_prims::sub.int", "executorch_prims", "sub", "int", "sub.int(SymInt a, SymInt b) -> SymInt", 240, 68, 109, 344, 125, -1, 2, 1, 0, 0, OPGEN_KIND_FUNCTIONAL, 4},
+    {"executorch_prims::floordiv.int", "executorch_prims", "floordiv", "int", "floordiv.int(SymInt a, SymInt b) -> SymInt", 242, 69, 109, 344, 125, -1, 2, 1, 0, 0, OPGEN_KIND_FUNCTIONAL, 4},
+    {"executorch_prims::mod.int", "executorch_prims", "mod", "int", "mod.int(SymInt a, SymInt b) -> SymInt", 244, 70, 109, 344, 125, -1, 2, 1, 0, 0, OPGEN_KIND_FUNCTIONAL, 4},
+    {"executorch_prims::truediv.int", "executorch_prims", "truediv", "int", "truediv.int(SymInt a, SymInt b) -> float", 246, 71, 109, 344, 125, -1, 2, 1, 0, 0, OPGEN_KIND_FUNCTIONAL, 4},
+    {"executorch_prims::neg.int", "executorch_prims", "neg", "int", "neg.int(SymInt a) -> SymInt", 248, 72, 109, 344, 125, -1, 1, 1, 0, 0, OPGEN_KIND_FUNCTIONAL, 4},
+    {"executorch_prims::gt.int", "executorch_prims", "gt", "int", "gt.int(SymInt a, SymInt b) -> bool", 249, 73, 109, 344, 125, -1, 2, 1, 0, 0, OPGEN_KIND_FUNCTIONAL, 4},
+    {"executorch_prims::lt.int", "executorch_prims", "lt", "int", "lt.int(SymInt a, SymInt b) -> bool", 251, 74, 109, 344, 125, -1, 2, 1, 0, 0, OPGEN_KIND_FUNCTIONAL, 4},
+    {"executorch_prims::ge.int", "executorch_prims", "ge", "int", "ge.int(SymInt a, SymInt b) -> bool", 253, 75, 109, 344, 125, -1, 2, 1, 0, 0, OPGEN_KIND_FUNCTIONAL, 4},
+    {"executorch_prims::le.int", "executorch_prims", "le", "int", "le.int(SymInt a, SymInt b) -> bool", 255, 76, 109, 344, 125, -1, 2, 1, 0, 0, OPGEN_KIND_FUNCTIONAL, 4},
+    {"executorch_prims::eq.int", "executorch_prims", "eq", "int", "eq.int(SymInt a, SymInt b) -> bool", 257, 77, 109, 344, 125, -1, 2, 1, 0, 0, OPGEN_KIND_FUNCTIONAL, 4},
+    {"quantized_decomposed::add_relu", "quantized_decomposed", "add_relu", "", "add_relu(Tensor a, float a_scale, int a_zero_point, int a_quant_min, int a_quant_max, Tensor b, float b_scale, int b_zero_point, int b_quant_min, int b_quant_max, float out_scale, int out_zero_point, int out_quant_min, int out_quant_max) -> Tensor qc", 259, 78, 109, 344, 125, 75, 14, 1, 0, 0, OPGEN_KIND_FUNCTIONAL, 4},
+    {"quantized_decomposed::add_relu.out", "quantized_decomposed", "add_relu", "out", "add_relu.out(Tensor a, float a_scale, int a_zero_point, int a_quant_min, int a_quant_max, Tensor b, float b_scale, int b_zero_point, int b_quant_min, int b_quant_max, float out_scale, int out_zero_point, int out_quant_min, int out_quant_max, *, Tensor(a!) out) -> Tensor(a!)", 273, 79, 109, 344, 125, 75, 15, 1, 0, 0, OPGEN_KIND_OUT, 4},
+    {"quantized_decomposed::add", "quantized_decomposed", "add", "", "add(Tensor a, float a_scale, int a_zero_point, int a_quant_min, int a_quant_max, Tensor b, float b_scale, int b_zero_point, int b_quant_min, int b_quant_max, float out_scale, int out_zero_point, int out_quant_min, int out_quant_max) -> Tensor qc", 288, 80, 109, 344, 125, 77, 14, 1, 0, 0, OPGEN_KIND_FUNCTIONAL, 4},
+    {"quantized_decomposed::add.out", "quantized_decomposed", "add", "out", "add.out(Tensor a, float a_scale, int a_zero_point, int a_quant_min, int a_quant_max, Tensor b, float b_scale, int b_zero_point, int b_quant_min, int b_quant_max, float out_scale, int out_zero_point, int out_quant_min, int out_quant_max, *, Tensor(a!) out) -> Tensor(a!)", 302, 81, 109, 344, 125, 77, 15, 1, 0, 0, OPGEN_KIND_OUT, 4},
+    {"quantized_decomposed::add.scalar", "quantized_decomposed", "add", "scalar", "add.scalar(Tensor qa, float a_scale, int a_zero_point, int a_quant_min, int a_quant_max, ScalarType a_dtype, Scalar b, float out_scale, int out_zero_point, int out_quant_min, int out_quant_max, ScalarType out_dtype) -> Tensor", 317, 82, 109, 344, 125, 79, 12, 1, 0, 0, OPGEN_KIND_FUNCTIONAL, 4},
+    {"quantized_decomposed::add.scalar_out", "quantized_decomposed", "add", "scalar_out", "add.scalar_out(Tensor qa, float a_scale, int a_zero_point, int a_quant_min, int a_quant_max, ScalarType a_dtype, Scalar b, float out_scale, int out_zero_point, int out_quant_min, int out_quant_max, ScalarType out_dtype, *, Tensor(a!) out) -> Tensor(a!)", 329, 83, 109, 344, 125, 79, 13, 1, 0, 0, OPGEN_KIND_OUT, 4},
+    {"quantized_decomposed::embedding_byte", "quantized_decomposed", "embedding_byte", "", "embedding_byte(Tensor weight, Tensor weight_scales, Tensor? weight_zero_points, int weight_quant_min, int weight_quant_max, Tensor indices) -> Tensor", 342, 84, 109, 344, 125, 81, 6, 1, 0, 0, OPGEN_KIND_FUNCTIONAL, 4},
+    {"quantized_decomposed::embedding_byte.out", "quantized_decomposed", "embedding_byte", "out", "embedding_byte.out(Tensor weight, Tensor weight_scales, Tensor? weight_zero_points, int weight_quant_min, int weight_quant_max, Tensor indices, *, Tensor(a!) out) -> Tensor(a!)", 348, 85, 109, 344, 125, 81, 7, 1, 0, 0, OPGEN_KIND_OUT, 4},
+    {"demo::linear_relu", "demo", "linear_relu", "", "linear_relu(Tensor input, Tensor weight, Tensor bias) -> Tensor", 355, 86, 109, 344, 125, 83, 3, 1, 0, 0, OPGEN_KIND_FUNCTIONAL, 4},
+    {"demo::linear_relu.out", "demo", "linear_relu", "out", "linear_relu.out(Tensor input, Tensor weight, Tensor bias, *, Tensor(a!) out) -> Tensor(a!)", 358, 87, 109, 344, 125, 83, 4, 1, 0, 0, OPGEN_KIND_OUT, 4},
+    {"aten::add.Scalar_out", "aten", "add", "Scalar_out", "add.Scalar_out(Tensor self, Scalar other, Scalar alpha=1, *, Tensor(a!) out) -> Tensor(a!)", 362, 88, 109, 344, 125, 84, 4, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::mul.Scalar_out", "aten", "mul", "Scalar_out", "mul.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)", 366, 89, 109, 344, 125, 85, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::relu.out", "aten", "relu", "out", "relu.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", 369, 90, 109, 344, 125, 86, 2, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::permute_copy.out", "aten", "permute_copy", "out", "permute_copy.out(Tensor self, int[] dims, *, Tensor(a!) out) -> Tensor(a!)", 371, 91, 109, 344, 125, 87, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::view_copy.out", "aten", "view_copy", "out", "view_copy.out(Tensor self, SymInt[] size, *, Tensor(a!) out) -> Tensor(a!)", 374, 92, 109, 344, 125, 88, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::expand_copy.out", "aten", "expand_copy", "out", "expand_copy.out(Tensor self, SymInt[] size, *, bool implicit=False, Tensor(a!) out) -> Tensor(a!)", 377, 93, 109, 344, 125, 89, 4, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::clone.out", "aten", "clone", "out", "clone.out(Tensor self, *, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)", 381, 94, 109, 344, 125, 90, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::convolution.out", "aten", "convolution", "out", "convolution.out(Tensor input, Tensor weight, Tensor? bias, SymInt[] stride, SymInt[] padding, SymInt[] dilation, bool transposed, SymInt[] output_padding, SymInt groups, *, Tensor(a!) out) -> Tensor(a!)", 384, 95, 109, 344, 125, 91, 10, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::_native_batch_norm_legit_no_training.out", "aten", "_native_batch_norm_legit_no_training", "out", "_native_batch_norm_legit_no_training.out(Tensor input, Tensor? weight, Tensor? bias, Tensor running_mean, Tensor running_var, float momentum, float eps, *, Tensor(a!) out0, Tensor(b!) out1, Tensor(c!) out2) -> (Tensor(a!), Tensor(b!), Tensor(c!))", 394, 96, 109, 344, 125, 92, 10, 3, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::embedding.out", "aten", "embedding", "out", "embedding.out(Tensor weight, Tensor indices, SymInt padding_idx=-1, bool scale_grad_by_freq=False, bool sparse=False, *, Tensor(a!) out) -> Tensor(a!)", 404, 99, 109, 344, 125, 93, 6, 1, 0, 0, OPGEN_KIND_OUT, 0},
 };
 
 const opgen_arg opgen_args[] = {
@@ -372,6 +376,11 @@ const opgen_arg opgen_args[] = {
     {"out", "Tensor", NULL, "a!", 0x08008effu, OPGEN_ABI_TENSOR, 7},
     {"self", "Tensor", NULL, NULL, 0x000000dfu, OPGEN_ABI_TENSOR, 0},
     {"other", "Scalar", NULL, NULL, 0x00000090u, OPGEN_ABI_SCALAR, 0},
+    {"self", "Tensor", NULL, NULL, 0x000008dfu, OPGEN_ABI_TENSOR, 0},
+    {"other", "Tensor", NULL, NULL, 0x000008dfu, OPGEN_ABI_TENSOR, 0},
+    {"self", "Tensor", NULL, NULL, 0x08008effu, OPGEN_ABI_TENSOR, 0},
+    {"other", "Tensor", NULL, NULL, 0x08008effu, OPGEN_ABI_TENSOR, 0},
+    {"out", "Tensor", NULL, "a!", 0x08008effu, OPGEN_ABI_TENSOR, 7},
     {"self", "Tensor", NULL, NULL, 0x000000dfu, OPGEN_ABI_TENSOR, 0},
     {"other", "Tensor", NULL, NULL, 0x000000dfu, OPGEN_ABI_TENSOR, 0},
     {"self", "Tensor", NULL, NULL, 0x08008effu, OPGEN_ABI_TENSOR, 0},
@@ -762,6 +771,8 @@ const opgen_arg opgen_rets[] = {
     {NULL, "Tensor", NULL, NULL, 0x000008dfu, OPGEN_ABI_TENSOR, 0},
     {NULL, "Tensor", NULL, "a!", 0x08008effu, OPGEN_ABI_TENSOR, 4},
     {NULL, "Tensor", NULL, NULL, 0x000000dfu, OPGEN_ABI_TENSOR, 0},
+    {NULL, "Tensor", NULL, NULL, 0x000008dfu, OPGEN_ABI_TENSOR, 0},
+    {NULL, "Tensor", NULL, "a!", 0x08008effu, OPGEN_ABI_TENSOR, 4},
     {NULL, "Tensor", NULL, NULL, 0x000000c0u, OPGEN_ABI_TENSOR, 0},
     {NULL, "Tensor", NULL, "a!", 0x08008effu, OPGEN_ABI_TENSOR, 4},
     {NULL, "Tensor", NULL, NULL, 0x000008dfu, OPGEN_ABI_TENSOR, 0},
@@ -859,6 +870,7 @@ const int16_t opgen_cols[] = {
     /* aten::sub.Tensor */ 0, 1, 2, -1,
     /* aten::mul.Tensor */ 0, 1, -1,
     /* aten::mul.Scalar */ 0, 1, -1,
+    /* aten::maximum */ 0, 1, -1,
     /* aten::div.Tensor */ 0, 1, -1,
     /* aten::where.self */ 0, 1, 2, -1,
     /* aten::relu */ 0, -1,
@@ -941,6 +953,22 @@ const uint8_t opgen_cells[] = {
     0, 2, 0,
     0, 3, 4,
     1, 5, 1,
+    0, 0, 0,
+    3, 1, 1,
+    1, 3, 1,
+    4, 5, 6,
+    5, 4, 6,
+    11, 6, 6,
+    6, 11, 6,
+    12, 7, 7,
+    7, 12, 7,
+    13, 8, 8,
+    8, 13, 8,
+    2, 2, 2,
+    9, 10, 10,
+    10, 9, 10,
+    0, 2, 2,
+    2, 0, 2,
     0, 1, 3,
     2, 2, 2,
     3, 4, 4,
@@ -988,6 +1016,7 @@ const uint32_t opgen_alias_sets[] = {
     /* aten::sub.Tensor */ 0x0000001fu, 0x000000c0u, 0x00000001u, 0x00000002u, 0x00000004u, 0x00000008u, 0x00000010u, 0x00000040u, 0x00000080u, 0x00000003u, 0x00000007u, 0x0000000fu, 0x00000090u,
     /* aten::mul.Tensor */ 0x0000081fu, 0x0000001fu, 0x000000c0u, 0x00000800u, 0x00000001u, 0x00000002u, 0x00000004u, 0x00000008u, 0x00000010u, 0x00000040u, 0x00000080u, 0x00000003u, 0x00000007u, 0x0000000fu,
     /* aten::mul.Scalar */ 0x0000001fu, 0x000000c0u, 0x00000010u, 0x00000080u, 0x00000040u, 0x00000090u,
+    /* aten::maximum */ 0x0000081fu, 0x0000001fu, 0x000000c0u, 0x00000800u, 0x00000001u, 0x00000002u, 0x00000004u, 0x00000008u, 0x00000010u, 0x00000040u, 0x00000080u, 0x00000003u, 0x00000007u, 0x0000000fu,
     /* aten::div.Tensor */ 0x0000001fu, 0x0000001fu, 0x000000c0u, 0x00000040u, 0x00000080u,
     /* aten::where.self */ 0x00000800u, 0x000008dfu,
     /* aten::relu */ 0x000000dfu,
@@ -1020,17 +1049,17 @@ const uint32_t opgen_alias_sets[] = {
 };
 
 const uint32_t opgen_hash_seeds[] = {
-    20u, 21u, 34u, 21u, 1u, 10u, 46u, 59u, 46u, 1u, 13u, 43u,
-    215u, 2u, 423u, 3u, 36u, 271u, 7u, 210u, 35u, 1161u, 25u, 150u,
+    54u, 12u, 65u, 1u, 3u, 8u, 87u, 2u, 4u, 9u, 104u, 63u,
+    40u, 6u, 29u, 5u, 14u, 327u, 5u, 166u, 306u, 320u, 1u, 21u,
 };
 
 const uint16_t opgen_hash_slots[] = {
-    29, 30, 22, 23, 43, 66, 27, 67, 86, 65, 58, 69, 1, 15, 46, 47,
-    13, 28, 50, 59, 54, 9, 37, 6, 51, 18, 3, 77, 5, 26, 70, 32,
-    14, 40, 62, 91, 17, 39, 68, 31, 41, 7, 76, 4, 61, 63, 71, 25,
-    64, 73, 57, 21, 33, 12, 11, 75, 34, 16, 79, 0, 10, 84, 83, 82,
-    45, 52, 81, 85, 80, 24, 56, 88, 19, 89, 2, 8, 35, 90, 72, 78,
-    49, 48, 38, 53, 42, 44, 60, 36, 74, 55, 20, 87,
+    86, 39, 38, 12, 48, 68, 36, 32, 80, 49, 93, 57, 34, 19, 72, 77,
+    4, 13, 7, 75, 54, 29, 79, 5, 69, 22, 30, 88, 21, 41, 45, 24,
+    15, 85, 83, 47, 92, 10, 37, 81, 43, 6, 31, 28, 58, 87, 9, 23,
+    11, 14, 63, 51, 74, 53, 52, 40, 84, 65, 64, 66, 67, 76, 62, 2,
+    18, 55, 70, 91, 0, 27, 35, 89, 1, 90, 26, 25, 61, 71, 56, 3,
+    8, 73, 44, 50, 78, 17, 33, 82, 60, 16, 20, 42, 59, 46,
 };
 
 #ifdef __cplusplus

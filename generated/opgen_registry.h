@@ -15,54 +15,55 @@ extern "C" {
     X(2, opgen_portable_add_out, 0x000000dfu) \
     X(5, opgen_portable_sub_out, 0x000000dfu) \
     X(7, opgen_portable_mul_out, 0x000008dfu) \
-    X(10, opgen_portable_div_out, 0x000000c0u) \
-    X(12, opgen_portable_where_self_out, 0x000008dfu) \
-    X(16, opgen_portable_sigmoid_out, 0x000000c0u) \
-    X(18, opgen_portable_tanh_out, 0x000000c0u) \
-    X(20, opgen_portable_exp_out, 0x000000c0u) \
-    X(22, opgen_portable_gelu_out, 0x000000c0u) \
-    X(24, opgen_portable_hardtanh_out, 0x000000c0u) \
-    X(26, opgen_portable_clamp_out, 0x000000dfu) \
-    X(28, opgen_portable__softmax_out, 0x000000c0u) \
-    X(30, opgen_portable__log_softmax_out, 0x000000c0u) \
-    X(32, opgen_portable_mm_out, 0x000000c0u) \
-    X(34, opgen_portable_bmm_out, 0x000000c0u) \
-    X(36, opgen_portable_addmm_out, 0x000000c0u) \
-    X(41, opgen_portable_cat_out, 0x080088ffu) \
-    X(44, opgen_portable_mean_out, 0x000000c0u) \
-    X(46, opgen_portable_sum_IntList_out, 0x000000d0u) \
-    X(50, opgen_portable_max_pool2d_with_indices_out, 0x000000c0u) \
-    X(52, opgen_portable_avg_pool2d_out, 0x000000c0u) \
-    X(55, opgen_portable_quantize_per_tensor_out, 0x0800000fu) \
-    X(57, opgen_portable_dequantize_per_tensor_out, 0x000000c0u) \
-    X(59, opgen_portable_dequantize_per_channel_out, 0x000000c0u) \
-    X(60, opgen_fallback_executorch_prims_add_int, 0xffffffffu) \
-    X(61, opgen_fallback_executorch_prims_mul_int, 0xffffffffu) \
-    X(62, opgen_fallback_executorch_prims_sub_int, 0xffffffffu) \
-    X(63, opgen_fallback_executorch_prims_floordiv_int, 0xffffffffu) \
-    X(64, opgen_fallback_executorch_prims_mod_int, 0xffffffffu) \
-    X(65, opgen_fallback_executorch_prims_truediv_int, 0xffffffffu) \
-    X(66, opgen_fallback_executorch_prims_neg_int, 0xffffffffu) \
-    X(67, opgen_fallback_executorch_prims_gt_int, 0xffffffffu) \
-    X(68, opgen_fallback_executorch_prims_lt_int, 0xffffffffu) \
-    X(69, opgen_fallback_executorch_prims_ge_int, 0xffffffffu) \
-    X(70, opgen_fallback_executorch_prims_le_int, 0xffffffffu) \
-    X(71, opgen_fallback_executorch_prims_eq_int, 0xffffffffu) \
-    X(73, opgen_fallback_quantized_decomposed_add_relu_out, 0x08008effu) \
-    X(75, opgen_native_quantized_add_out, 0x08008effu) \
-    X(77, opgen_fallback_quantized_decomposed_add_scalar_out, 0x08008effu) \
-    X(79, opgen_fallback_quantized_decomposed_embedding_byte_out, 0x08008effu) \
-    X(81, opgen_fallback_demo_linear_relu_out, 0x08008effu) \
-    X(82, opgen_portable_add_Scalar_out, 0x000000dfu) \
-    X(83, opgen_portable_mul_Scalar_out, 0x000000dfu) \
-    X(84, opgen_portable_relu_out, 0x000000dfu) \
-    X(85, opgen_portable_permute_copy_out, 0x080088ffu) \
-    X(86, opgen_portable_view_copy_out, 0x080088ffu) \
-    X(87, opgen_portable_expand_copy_out, 0x080088ffu) \
-    X(88, opgen_portable_clone_out, 0x080088ffu) \
-    X(89, opgen_portable_convolution_out, 0x000000c0u) \
-    X(90, opgen_portable__native_batch_norm_legit_no_training_out, 0x000000c0u) \
-    X(91, opgen_portable_embedding_out, 0x000000c0u)
+    X(10, opgen_portable_maximum_out, 0x000008dfu) \
+    X(12, opgen_portable_div_out, 0x000000c0u) \
+    X(14, opgen_portable_where_self_out, 0x000008dfu) \
+    X(18, opgen_portable_sigmoid_out, 0x000000c0u) \
+    X(20, opgen_portable_tanh_out, 0x000000c0u) \
+    X(22, opgen_portable_exp_out, 0x000000c0u) \
+    X(24, opgen_portable_gelu_out, 0x000000c0u) \
+    X(26, opgen_portable_hardtanh_out, 0x000000c0u) \
+    X(28, opgen_portable_clamp_out, 0x000000dfu) \
+    X(30, opgen_portable__softmax_out, 0x000000c0u) \
+    X(32, opgen_portable__log_softmax_out, 0x000000c0u) \
+    X(34, opgen_portable_mm_out, 0x000000c0u) \
+    X(36, opgen_portable_bmm_out, 0x000000c0u) \
+    X(38, opgen_portable_addmm_out, 0x000000c0u) \
+    X(43, opgen_portable_cat_out, 0x080088ffu) \
+    X(46, opgen_portable_mean_out, 0x000000c0u) \
+    X(48, opgen_portable_sum_IntList_out, 0x000000d0u) \
+    X(52, opgen_portable_max_pool2d_with_indices_out, 0x000000c0u) \
+    X(54, opgen_portable_avg_pool2d_out, 0x000000c0u) \
+    X(57, opgen_portable_quantize_per_tensor_out, 0x0800000fu) \
+    X(59, opgen_portable_dequantize_per_tensor_out, 0x000000c0u) \
+    X(61, opgen_portable_dequantize_per_channel_out, 0x000000c0u) \
+    X(62, opgen_fallback_executorch_prims_add_int, 0xffffffffu) \
+    X(63, opgen_fallback_executorch_prims_mul_int, 0xffffffffu) \
+    X(64, opgen_fallback_executorch_prims_sub_int, 0xffffffffu) \
+    X(65, opgen_fallback_executorch_prims_floordiv_int, 0xffffffffu) \
+    X(66, opgen_fallback_executorch_prims_mod_int, 0xffffffffu) \
+    X(67, opgen_fallback_executorch_prims_truediv_int, 0xffffffffu) \
+    X(68, opgen_fallback_executorch_prims_neg_int, 0xffffffffu) \
+    X(69, opgen_fallback_executorch_prims_gt_int, 0xffffffffu) \
+    X(70, opgen_fallback_executorch_prims_lt_int, 0xffffffffu) \
+    X(71, opgen_fallback_executorch_prims_ge_int, 0xffffffffu) \
+    X(72, opgen_fallback_executorch_prims_le_int, 0xffffffffu) \
+    X(73, opgen_fallback_executorch_prims_eq_int, 0xffffffffu) \
+    X(75, opgen_fallback_quantized_decomposed_add_relu_out, 0x08008effu) \
+    X(77, opgen_native_quantized_add_out, 0x08008effu) \
+    X(79, opgen_fallback_quantized_decomposed_add_scalar_out, 0x08008effu) \
+    X(81, opgen_fallback_quantized_decomposed_embedding_byte_out, 0x08008effu) \
+    X(83, opgen_fallback_demo_linear_relu_out, 0x08008effu) \
+    X(84, opgen_portable_add_Scalar_out, 0x000000dfu) \
+    X(85, opgen_portable_mul_Scalar_out, 0x000000dfu) \
+    X(86, opgen_portable_relu_out, 0x000000dfu) \
+    X(87, opgen_portable_permute_copy_out, 0x080088ffu) \
+    X(88, opgen_portable_view_copy_out, 0x080088ffu) \
+    X(89, opgen_portable_expand_copy_out, 0x080088ffu) \
+    X(90, opgen_portable_clone_out, 0x080088ffu) \
+    X(91, opgen_portable_convolution_out, 0x000000c0u) \
+    X(92, opgen_portable__native_batch_norm_legit_no_training_out, 0x000000c0u) \
+    X(93, opgen_portable_embedding_out, 0x000000c0u)
 
 typedef opgen_status (*opgen_boxed_call)(opgen_ctx *ctx, void (*fn)(void), const opgen_value *args);
 typedef struct opgen_kernel_entry {
@@ -72,7 +73,7 @@ typedef struct opgen_kernel_entry {
     const char *name;      /* the kernel's C name, for messages and traces */
 } opgen_kernel_entry;
 
-#define OPGEN_REGISTRY_SIZE 92
+#define OPGEN_REGISTRY_SIZE 94
 /* The selection this registry was trimmed to (opgen generate --select), or "":
  * errors about a missing kernel name it. */
 #define OPGEN_SELECTION ""
@@ -114,6 +115,7 @@ static inline const opgen_kernel_entry *opgen_registry_find_fallback(int op, opg
 #define OPGEN_KERNEL_DTYPES_opgen_portable_add_out 0x000000dfu
 #define OPGEN_KERNEL_DTYPES_opgen_portable_sub_out 0x000000dfu
 #define OPGEN_KERNEL_DTYPES_opgen_portable_mul_out 0x000008dfu
+#define OPGEN_KERNEL_DTYPES_opgen_portable_maximum_out 0x000008dfu
 #define OPGEN_KERNEL_DTYPES_opgen_portable_div_out 0x000000c0u
 #define OPGEN_KERNEL_DTYPES_opgen_portable_where_self_out 0x000008dfu
 #define OPGEN_KERNEL_DTYPES_opgen_portable_sigmoid_out 0x000000c0u
@@ -168,6 +170,7 @@ static inline const opgen_kernel_entry *opgen_registry_find_fallback(int op, opg
 opgen_status opgen_portable_add_out(opgen_ctx *ctx, const opgen_tensor *self, const opgen_tensor *other, const opgen_scalar *alpha, opgen_tensor *out);
 opgen_status opgen_portable_sub_out(opgen_ctx *ctx, const opgen_tensor *self, const opgen_tensor *other, const opgen_scalar *alpha, opgen_tensor *out);
 opgen_status opgen_portable_mul_out(opgen_ctx *ctx, const opgen_tensor *self, const opgen_tensor *other, opgen_tensor *out);
+opgen_status opgen_portable_maximum_out(opgen_ctx *ctx, const opgen_tensor *self, const opgen_tensor *other, opgen_tensor *out);
 opgen_status opgen_portable_div_out(opgen_ctx *ctx, const opgen_tensor *self, const opgen_tensor *other, opgen_tensor *out);
 opgen_status opgen_portable_where_self_out(opgen_ctx *ctx, const opgen_tensor *condition, const opgen_tensor *self, const opgen_tensor *other, opgen_tensor *out);
 opgen_status opgen_portable_sigmoid_out(opgen_ctx *ctx, const opgen_tensor *self, opgen_tensor *out);
@@ -328,108 +331,110 @@ const opgen_kernel_entry opgen_registry[] = {
     {NULL, NULL, 0u, NULL}, /* 6 aten::mul.Tensor */
     {(void (*)(void))opgen_portable_mul_out, opgen_call_2, 0x000008dfu, "opgen_portable_mul_out"}, /* 7 aten::mul.out */
     {NULL, NULL, 0u, NULL}, /* 8 aten::mul.Scalar */
-    {NULL, NULL, 0u, NULL}, /* 9 aten::div.Tensor */
-    {(void (*)(void))opgen_portable_div_out, opgen_call_2, 0x000000c0u, "opgen_portable_div_out"}, /* 10 aten::div.out */
-    {NULL, NULL, 0u, NULL}, /* 11 aten::where.self */
-    {(void (*)(void))opgen_portable_where_self_out, opgen_call_3, 0x000008dfu, "opgen_portable_where_self_out"}, /* 12 aten::where.self_out */
-    {NULL, NULL, 0u, NULL}, /* 13 aten::relu */
-    {NULL, NULL, 0u, NULL}, /* 14 aten::relu_ */
-    {NULL, NULL, 0u, NULL}, /* 15 aten::sigmoid */
-    {(void (*)(void))opgen_portable_sigmoid_out, opgen_call_4, 0x000000c0u, "opgen_portable_sigmoid_out"}, /* 16 aten::sigmoid.out */
-    {NULL, NULL, 0u, NULL}, /* 17 aten::tanh */
-    {(void (*)(void))opgen_portable_tanh_out, opgen_call_4, 0x000000c0u, "opgen_portable_tanh_out"}, /* 18 aten::tanh.out */
-    {NULL, NULL, 0u, NULL}, /* 19 aten::exp */
-    {(void (*)(void))opgen_portable_exp_out, opgen_call_4, 0x000000c0u, "opgen_portable_exp_out"}, /* 20 aten::exp.out */
-    {NULL, NULL, 0u, NULL}, /* 21 aten::gelu */
-    {(void (*)(void))opgen_portable_gelu_out, opgen_call_5, 0x000000c0u, "opgen_portable_gelu_out"}, /* 22 aten::gelu.out */
-    {NULL, NULL, 0u, NULL}, /* 23 aten::hardtanh */
-    {(void (*)(void))opgen_portable_hardtanh_out, opgen_call_6, 0x000000c0u, "opgen_portable_hardtanh_out"}, /* 24 aten::hardtanh.out */
-    {NULL, NULL, 0u, NULL}, /* 25 aten::clamp */
-    {(void (*)(void))opgen_portable_clamp_out, opgen_call_7, 0x000000dfu, "opgen_portable_clamp_out"}, /* 26 aten::clamp.out */
-    {NULL, NULL, 0u, NULL}, /* 27 aten::_softmax */
-    {(void (*)(void))opgen_portable__softmax_out, opgen_call_8, 0x000000c0u, "opgen_portable__softmax_out"}, /* 28 aten::_softmax.out */
-    {NULL, NULL, 0u, NULL}, /* 29 aten::_log_softmax */
-    {(void (*)(void))opgen_portable__log_softmax_out, opgen_call_8, 0x000000c0u, "opgen_portable__log_softmax_out"}, /* 30 aten::_log_softmax.out */
-    {NULL, NULL, 0u, NULL}, /* 31 aten::mm */
-    {(void (*)(void))opgen_portable_mm_out, opgen_call_2, 0x000000c0u, "opgen_portable_mm_out"}, /* 32 aten::mm.out */
-    {NULL, NULL, 0u, NULL}, /* 33 aten::bmm */
-    {(void (*)(void))opgen_portable_bmm_out, opgen_call_2, 0x000000c0u, "opgen_portable_bmm_out"}, /* 34 aten::bmm.out */
-    {NULL, NULL, 0u, NULL}, /* 35 aten::addmm */
-    {(void (*)(void))opgen_portable_addmm_out, opgen_call_9, 0x000000c0u, "opgen_portable_addmm_out"}, /* 36 aten::addmm.out */
-    {NULL, NULL, 0u, NULL}, /* 37 aten::permute_copy */
-    {NULL, NULL, 0u, NULL}, /* 38 aten::view_copy */
-    {NULL, NULL, 0u, NULL}, /* 39 aten::expand_copy */
-    {NULL, NULL, 0u, NULL}, /* 40 aten::cat */
-    {(void (*)(void))opgen_portable_cat_out, opgen_call_10, 0x080088ffu, "opgen_portable_cat_out"}, /* 41 aten::cat.out */
-    {NULL, NULL, 0u, NULL}, /* 42 aten::clone */
-    {NULL, NULL, 0u, NULL}, /* 43 aten::mean.dim */
-    {(void (*)(void))opgen_portable_mean_out, opgen_call_11, 0x000000c0u, "opgen_portable_mean_out"}, /* 44 aten::mean.out */
-    {NULL, NULL, 0u, NULL}, /* 45 aten::sum.dim_IntList */
-    {(void (*)(void))opgen_portable_sum_IntList_out, opgen_call_11, 0x000000d0u, "opgen_portable_sum_IntList_out"}, /* 46 aten::sum.IntList_out */
-    {NULL, NULL, 0u, NULL}, /* 47 aten::convolution */
-    {NULL, NULL, 0u, NULL}, /* 48 aten::_native_batch_norm_legit_no_training */
-    {NULL, NULL, 0u, NULL}, /* 49 aten::max_pool2d_with_indices */
-    {(void (*)(void))opgen_portable_max_pool2d_with_indices_out, opgen_call_12, 0x000000c0u, "opgen_portable_max_pool2d_with_indices_out"}, /* 50 aten::max_pool2d_with_indices.out */
-    {NULL, NULL, 0u, NULL}, /* 51 aten::avg_pool2d */
-    {(void (*)(void))opgen_portable_avg_pool2d_out, opgen_call_13, 0x000000c0u, "opgen_portable_avg_pool2d_out"}, /* 52 aten::avg_pool2d.out */
-    {NULL, NULL, 0u, NULL}, /* 53 aten::embedding */
-    {NULL, NULL, 0u, NULL}, /* 54 quantized_decomposed::quantize_per_tensor */
-    {(void (*)(void))opgen_portable_quantize_per_tensor_out, opgen_call_14, 0x0800000fu, "opgen_portable_quantize_per_tensor_out"}, /* 55 quantized_decomposed::quantize_per_tensor.out */
-    {NULL, NULL, 0u, NULL}, /* 56 quantized_decomposed::dequantize_per_tensor */
-    {(void (*)(void))opgen_portable_dequantize_per_tensor_out, opgen_call_15, 0x000000c0u, "opgen_portable_dequantize_per_tensor_out"}, /* 57 quantized_decomposed::dequantize_per_tensor.out */
-    {NULL, NULL, 0u, NULL}, /* 58 quantized_decomposed::dequantize_per_channel */
-    {(void (*)(void))opgen_portable_dequantize_per_channel_out, opgen_call_16, 0x000000c0u, "opgen_portable_dequantize_per_channel_out"}, /* 59 quantized_decomposed::dequantize_per_channel.out */
-    {(void (*)(void))opgen_fallback_executorch_prims_add_int, opgen_call_17, 0xffffffffu, "opgen_fallback_executorch_prims_add_int"}, /* 60 executorch_prims::add.int */
-    {(void (*)(void))opgen_fallback_executorch_prims_mul_int, opgen_call_17, 0xffffffffu, "opgen_fallback_executorch_prims_mul_int"}, /* 61 executorch_prims::mul.int */
-    {(void (*)(void))opgen_fallback_executorch_prims_sub_int, opgen_call_17, 0xffffffffu, "opgen_fallback_executorch_prims_sub_int"}, /* 62 executorch_prims::sub.int */
-    {(void (*)(void))opgen_fallback_executorch_prims_floordiv_int, opgen_call_17, 0xffffffffu, "opgen_fallback_executorch_prims_floordiv_int"}, /* 63 executorch_prims::floordiv.int */
-    {(void (*)(void))opgen_fallback_executorch_prims_mod_int, opgen_call_17, 0xffffffffu, "opgen_fallback_executorch_prims_mod_int"}, /* 64 executorch_prims::mod.int */
-    {(void (*)(void))opgen_fallback_executorch_prims_truediv_int, opgen_call_18, 0xffffffffu, "opgen_fallback_executorch_prims_truediv_int"}, /* 65 executorch_prims::truediv.int */
-    {(void (*)(void))opgen_fallback_executorch_prims_neg_int, opgen_call_19, 0xffffffffu, "opgen_fallback_executorch_prims_neg_int"}, /* 66 executorch_prims::neg.int */
-    {(void (*)(void))opgen_fallback_executorch_prims_gt_int, opgen_call_20, 0xffffffffu, "opgen_fallback_executorch_prims_gt_int"}, /* 67 executorch_prims::gt.int */
-    {(void (*)(void))opgen_fallback_executorch_prims_lt_int, opgen_call_20, 0xffffffffu, "opgen_fallback_executorch_prims_lt_int"}, /* 68 executorch_prims::lt.int */
-    {(void (*)(void))opgen_fallback_executorch_prims_ge_int, opgen_call_20, 0xffffffffu, "opgen_fallback_executorch_prims_ge_int"}, /* 69 executorch_prims::ge.int */
-    {(void (*)(void))opgen_fallback_executorch_prims_le_int, opgen_call_20, 0xffffffffu, "opgen_fallback_executorch_prims_le_int"}, /* 70 executorch_prims::le.int */
-    {(void (*)(void))opgen_fallback_executorch_prims_eq_int, opgen_call_20, 0xffffffffu, "opgen_fallback_executorch_prims_eq_int"}, /* 71 executorch_prims::eq.int */
-    {NULL, NULL, 0u, NULL}, /* 72 quantized_decomposed::add_relu */
-    {(void (*)(void))opgen_fallback_quantized_decomposed_add_relu_out, opgen_call_21, 0x08008effu, "opgen_fallback_quantized_decomposed_add_relu_out"}, /* 73 quantized_decomposed::add_relu.out */
-    {NULL, NULL, 0u, NULL}, /* 74 quantized_decomposed::add */
-    {(void (*)(void))opgen_native_quantized_add_out, opgen_call_21, 0x08008effu, "opgen_native_quantized_add_out"}, /* 75 quantized_decomposed::add.out */
-    {NULL, NULL, 0u, NULL}, /* 76 quantized_decomposed::add.scalar */
-    {(void (*)(void))opgen_fallback_quantized_decomposed_add_scalar_out, opgen_call_22, 0x08008effu, "opgen_fallback_quantized_decomposed_add_scalar_out"}, /* 77 quantized_decomposed::add.scalar_out */
-    {NULL, NULL, 0u, NULL}, /* 78 quantized_decomposed::embedding_byte */
-    {(void (*)(void))opgen_fallback_quantized_decomposed_embedding_byte_out, opgen_call_23, 0x08008effu, "opgen_fallback_quantized_decomposed_embedding_byte_out"}, /* 79 quantized_decomposed::embedding_byte.out */
-    {NULL, NULL, 0u, NULL}, /* 80 demo::linear_relu */
-    {(void (*)(void))opgen_fallback_demo_linear_relu_out, opgen_call_3, 0x08008effu, "opgen_fallback_demo_linear_relu_out"}, /* 81 demo::linear_relu.out */
-    {(void (*)(void))opgen_portable_add_Scalar_out, opgen_call_6, 0x000000dfu, "opgen_portable_add_Scalar_out"}, /* 82 aten::add.Scalar_out */
-    {(void (*)(void))opgen_portable_mul_Scalar_out, opgen_call_24, 0x000000dfu, "opgen_portable_mul_Scalar_out"}, /* 83 aten::mul.Scalar_out */
-    {(void (*)(void))opgen_portable_relu_out, opgen_call_4, 0x000000dfu, "opgen_portable_relu_out"}, /* 84 aten::relu.out */
-    {(void (*)(void))opgen_portable_permute_copy_out, opgen_call_25, 0x080088ffu, "opgen_portable_permute_copy_out"}, /* 85 aten::permute_copy.out */
-    {(void (*)(void))opgen_portable_view_copy_out, opgen_call_25, 0x080088ffu, "opgen_portable_view_copy_out"}, /* 86 aten::view_copy.out */
-    {(void (*)(void))opgen_portable_expand_copy_out, opgen_call_26, 0x080088ffu, "opgen_portable_expand_copy_out"}, /* 87 aten::expand_copy.out */
-    {(void (*)(void))opgen_portable_clone_out, opgen_call_27, 0x080088ffu, "opgen_portable_clone_out"}, /* 88 aten::clone.out */
-    {(void (*)(void))opgen_portable_convolution_out, opgen_call_28, 0x000000c0u, "opgen_portable_convolution_out"}, /* 89 aten::convolution.out */
-    {(void (*)(void))opgen_portable__native_batch_norm_legit_no_training_out, opgen_call_29, 0x000000c0u, "opgen_portable__native_batch_norm_legit_no_training_out"}, /* 90 aten::_native_batch_norm_legit_no_training.out */
-    {(void (*)(void))opgen_portable_embedding_out, opgen_call_30, 0x000000c0u, "opgen_portable_embedding_out"}, /* 91 aten::embedding.out */
+    {NULL, NULL, 0u, NULL}, /* 9 aten::maximum */
+    {(void (*)(void))opgen_portable_maximum_out, opgen_call_2, 0x000008dfu, "opgen_portable_maximum_out"}, /* 10 aten::maximum.out */
+    {NULL, NULL, 0u, NULL}, /* 11 aten::div.Tensor */
+    {(void (*)(void))opgen_portable_div_out, opgen_call_2, 0x000000c0u, "opgen_portable_div_out"}, /* 12 aten::div.out */
+    {NULL, NULL, 0u, NULL}, /* 13 aten::where.self */
+    {(void (*)(void))opgen_portable_where_self_out, opgen_call_3, 0x000008dfu, "opgen_portable_where_self_out"}, /* 14 aten::where.self_out */
+    {NULL, NULL, 0u, NULL}, /* 15 aten::relu */
+    {NULL, NULL, 0u, NULL}, /* 16 aten::relu_ */
+    {NULL, NULL, 0u, NULL}, /* 17 aten::sigmoid */
+    {(void (*)(void))opgen_portable_sigmoid_out, opgen_call_4, 0x000000c0u, "opgen_portable_sigmoid_out"}, /* 18 aten::sigmoid.out */
+    {NULL, NULL, 0u, NULL}, /* 19 aten::tanh */
+    {(void (*)(void))opgen_portable_tanh_out, opgen_call_4, 0x000000c0u, "opgen_portable_tanh_out"}, /* 20 aten::tanh.out */
+    {NULL, NULL, 0u, NULL}, /* 21 aten::exp */
+    {(void (*)(void))opgen_portable_exp_out, opgen_call_4, 0x000000c0u, "opgen_portable_exp_out"}, /* 22 aten::exp.out */
+    {NULL, NULL, 0u, NULL}, /* 23 aten::gelu */
+    {(void (*)(void))opgen_portable_gelu_out, opgen_call_5, 0x000000c0u, "opgen_portable_gelu_out"}, /* 24 aten::gelu.out */
+    {NULL, NULL, 0u, NULL}, /* 25 aten::hardtanh */
+    {(void (*)(void))opgen_portable_hardtanh_out, opgen_call_6, 0x000000c0u, "opgen_portable_hardtanh_out"}, /* 26 aten::hardtanh.out */
+    {NULL, NULL, 0u, NULL}, /* 27 aten::clamp */
+    {(void (*)(void))opgen_portable_clamp_out, opgen_call_7, 0x000000dfu, "opgen_portable_clamp_out"}, /* 28 aten::clamp.out */
+    {NULL, NULL, 0u, NULL}, /* 29 aten::_softmax */
+    {(void (*)(void))opgen_portable__softmax_out, opgen_call_8, 0x000000c0u, "opgen_portable__softmax_out"}, /* 30 aten::_softmax.out */
+    {NULL, NULL, 0u, NULL}, /* 31 aten::_log_softmax */
+    {(void (*)(void))opgen_portable__log_softmax_out, opgen_call_8, 0x000000c0u, "opgen_portable__log_softmax_out"}, /* 32 aten::_log_softmax.out */
+    {NULL, NULL, 0u, NULL}, /* 33 aten::mm */
+    {(void (*)(void))opgen_portable_mm_out, opgen_call_2, 0x000000c0u, "opgen_portable_mm_out"}, /* 34 aten::mm.out */
+    {NULL, NULL, 0u, NULL}, /* 35 aten::bmm */
+    {(void (*)(void))opgen_portable_bmm_out, opgen_call_2, 0x000000c0u, "opgen_portable_bmm_out"}, /* 36 aten::bmm.out */
+    {NULL, NULL, 0u, NULL}, /* 37 aten::addmm */
+    {(void (*)(void))opgen_portable_addmm_out, opgen_call_9, 0x000000c0u, "opgen_portable_addmm_out"}, /* 38 aten::addmm.out */
+    {NULL, NULL, 0u, NULL}, /* 39 aten::permute_copy */
+    {NULL, NULL, 0u, NULL}, /* 40 aten::view_copy */
+    {NULL, NULL, 0u, NULL}, /* 41 aten::expand_copy */
+    {NULL, NULL, 0u, NULL}, /* 42 aten::cat */
+    {(void (*)(void))opgen_portable_cat_out, opgen_call_10, 0x080088ffu, "opgen_portable_cat_out"}, /* 43 aten::cat.out */
+    {NULL, NULL, 0u, NULL}, /* 44 aten::clone */
+    {NULL, NULL, 0u, NULL}, /* 45 aten::mean.dim */
+    {(void (*)(void))opgen_portable_mean_out, opgen_call_11, 0x000000c0u, "opgen_portable_mean_out"}, /* 46 aten::mean.out */
+    {NULL, NULL, 0u, NULL}, /* 47 aten::sum.dim_IntList */
+    {(void (*)(void))opgen_portable_sum_IntList_out, opgen_call_11, 0x000000d0u, "opgen_portable_sum_IntList_out"}, /* 48 aten::sum.IntList_out */
+    {NULL, NULL, 0u, NULL}, /* 49 aten::convolution */
+    {NULL, NULL, 0u, NULL}, /* 50 aten::_native_batch_norm_legit_no_training */
+    {NULL, NULL, 0u, NULL}, /* 51 aten::max_pool2d_with_indices */
+    {(void (*)(void))opgen_portable_max_pool2d_with_indices_out, opgen_call_12, 0x000000c0u, "opgen_portable_max_pool2d_with_indices_out"}, /* 52 aten::max_pool2d_with_indices.out */
+    {NULL, NULL, 0u, NULL}, /* 53 aten::avg_pool2d */
+    {(void (*)(void))opgen_portable_avg_pool2d_out, opgen_call_13, 0x000000c0u, "opgen_portable_avg_pool2d_out"}, /* 54 aten::avg_pool2d.out */
+    {NULL, NULL, 0u, NULL}, /* 55 aten::embedding */
+    {NULL, NULL, 0u, NULL}, /* 56 quantized_decomposed::quantize_per_tensor */
+    {(void (*)(void))opgen_portable_quantize_per_tensor_out, opgen_call_14, 0x0800000fu, "opgen_portable_quantize_per_tensor_out"}, /* 57 quantized_decomposed::quantize_per_tensor.out */
+    {NULL, NULL, 0u, NULL}, /* 58 quantized_decomposed::dequantize_per_tensor */
+    {(void (*)(void))opgen_portable_dequantize_per_tensor_out, opgen_call_15, 0x000000c0u, "opgen_portable_dequantize_per_tensor_out"}, /* 59 quantized_decomposed::dequantize_per_tensor.out */
+    {NULL, NULL, 0u, NULL}, /* 60 quantized_decomposed::dequantize_per_channel */
+    {(void (*)(void))opgen_portable_dequantize_per_channel_out, opgen_call_16, 0x000000c0u, "opgen_portable_dequantize_per_channel_out"}, /* 61 quantized_decomposed::dequantize_per_channel.out */
+    {(void (*)(void))opgen_fallback_executorch_prims_add_int, opgen_call_17, 0xffffffffu, "opgen_fallback_executorch_prims_add_int"}, /* 62 executorch_prims::add.int */
+    {(void (*)(void))opgen_fallback_executorch_prims_mul_int, opgen_call_17, 0xffffffffu, "opgen_fallback_executorch_prims_mul_int"}, /* 63 executorch_prims::mul.int */
+    {(void (*)(void))opgen_fallback_executorch_prims_sub_int, opgen_call_17, 0xffffffffu, "opgen_fallback_executorch_prims_sub_int"}, /* 64 executorch_prims::sub.int */
+    {(void (*)(void))opgen_fallback_executorch_prims_floordiv_int, opgen_call_17, 0xffffffffu, "opgen_fallback_executorch_prims_floordiv_int"}, /* 65 executorch_prims::floordiv.int */
+    {(void (*)(void))opgen_fallback_executorch_prims_mod_int, opgen_call_17, 0xffffffffu, "opgen_fallback_executorch_prims_mod_int"}, /* 66 executorch_prims::mod.int */
+    {(void (*)(void))opgen_fallback_executorch_prims_truediv_int, opgen_call_18, 0xffffffffu, "opgen_fallback_executorch_prims_truediv_int"}, /* 67 executorch_prims::truediv.int */
+    {(void (*)(void))opgen_fallback_executorch_prims_neg_int, opgen_call_19, 0xffffffffu, "opgen_fallback_executorch_prims_neg_int"}, /* 68 executorch_prims::neg.int */
+    {(void (*)(void))opgen_fallback_executorch_prims_gt_int, opgen_call_20, 0xffffffffu, "opgen_fallback_executorch_prims_gt_int"}, /* 69 executorch_prims::gt.int */
+    {(void (*)(void))opgen_fallback_executorch_prims_lt_int, opgen_call_20, 0xffffffffu, "opgen_fallback_executorch_prims_lt_int"}, /* 70 executorch_prims::lt.int */
+    {(void (*)(void))opgen_fallback_executorch_prims_ge_int, opgen_call_20, 0xffffffffu, "opgen_fallback_executorch_prims_ge_int"}, /* 71 executorch_prims::ge.int */
+    {(void (*)(void))opgen_fallback_executorch_prims_le_int, opgen_call_20, 0xffffffffu, "opgen_fallback_executorch_prims_le_int"}, /* 72 executorch_prims::le.int */
+    {(void (*)(void))opgen_fallback_executorch_prims_eq_int, opgen_call_20, 0xffffffffu, "opgen_fallback_executorch_prims_eq_int"}, /* 73 executorch_prims::eq.int */
+    {NULL, NULL, 0u, NULL}, /* 74 quantized_decomposed::add_relu */
+    {(void (*)(void))opgen_fallback_quantized_decomposed_add_relu_out, opgen_call_21, 0x08008effu, "opgen_fallback_quantized_decomposed_add_relu_out"}, /* 75 quantized_decomposed::add_relu.out */
+    {NULL, NULL, 0u, NULL}, /* 76 quantized_decomposed::add */
+    {(void (*)(void))opgen_native_quantized_add_out, opgen_call_21, 0x08008effu, "opgen_native_quantized_add_out"}, /* 77 quantized_decomposed::add.out */
+    {NULL, NULL, 0u, NULL}, /* 78 quantized_decomposed::add.scalar */
+    {(void (*)(void))opgen_fallback_quantized_decomposed_add_scalar_out, opgen_call_22, 0x08008effu, "opgen_fallback_quantized_decomposed_add_scalar_out"}, /* 79 quantized_decomposed::add.scalar_out */
+    {NULL, NULL, 0u, NULL}, /* 80 quantized_decomposed::embedding_byte */
+    {(void (*)(void))opgen_fallback_quantized_decomposed_embedding_byte_out, opgen_call_23, 0x08008effu, "opgen_fallback_quantized_decomposed_embedding_byte_out"}, /* 81 quantized_decomposed::embedding_byte.out */
+    {NULL, NULL, 0u, NULL}, /* 82 demo::linear_relu */
+    {(void (*)(void))opgen_fallback_demo_linear_relu_out, opgen_call_3, 0x08008effu, "opgen_fallback_demo_linear_relu_out"}, /* 83 demo::linear_relu.out */
+    {(void (*)(void))opgen_portable_add_Scalar_out, opgen_call_6, 0x000000dfu, "opgen_portable_add_Scalar_out"}, /* 84 aten::add.Scalar_out */
+    {(void (*)(void))opgen_portable_mul_Scalar_out, opgen_call_24, 0x000000dfu, "opgen_portable_mul_Scalar_out"}, /* 85 aten::mul.Scalar_out */
+    {(void (*)(void))opgen_portable_relu_out, opgen_call_4, 0x000000dfu, "opgen_portable_relu_out"}, /* 86 aten::relu.out */
+    {(void (*)(void))opgen_portable_permute_copy_out, opgen_call_25, 0x080088ffu, "opgen_portable_permute_copy_out"}, /* 87 aten::permute_copy.out */
+    {(void (*)(void))opgen_portable_view_copy_out, opgen_call_25, 0x080088ffu, "opgen_portable_view_copy_out"}, /* 88 aten::view_copy.out */
+    {(void (*)(void))opgen_portable_expand_copy_out, opgen_call_26, 0x080088ffu, "opgen_portable_expand_copy_out"}, /* 89 aten::expand_copy.out */
+    {(void (*)(void))opgen_portable_clone_out, opgen_call_27, 0x080088ffu, "opgen_portable_clone_out"}, /* 90 aten::clone.out */
+    {(void (*)(void))opgen_portable_convolution_out, opgen_call_28, 0x000000c0u, "opgen_portable_convolution_out"}, /* 91 aten::convolution.out */
+    {(void (*)(void))opgen_portable__native_batch_norm_legit_no_training_out, opgen_call_29, 0x000000c0u, "opgen_portable__native_batch_norm_legit_no_training_out"}, /* 92 aten::_native_batch_norm_legit_no_training.out */
+    {(void (*)(void))opgen_portable_embedding_out, opgen_call_30, 0x000000c0u, "opgen_portable_embedding_out"}, /* 93 aten::embedding.out */
 };
 
 const opgen_fallback_entry opgen_fallbacks[] = {
-    {60, {(void (*)(void))opgen_fallback_executorch_prims_add_int, opgen_call_17, 0xffffffffu, "opgen_fallback_executorch_prims_add_int"}}, /* executorch_prims::add.int */
-    {61, {(void (*)(void))opgen_fallback_executorch_prims_mul_int, opgen_call_17, 0xffffffffu, "opgen_fallback_executorch_prims_mul_int"}}, /* executorch_prims::mul.int */
-    {62, {(void (*)(void))opgen_fallback_executorch_prims_sub_int, opgen_call_17, 0xffffffffu, "opgen_fallback_executorch_prims_sub_int"}}, /* executorch_prims::sub.int */
-    {63, {(void (*)(void))opgen_fallback_executorch_prims_floordiv_int, opgen_call_17, 0xffffffffu, "opgen_fallback_executorch_prims_floordiv_int"}}, /* executorch_prims::floordiv.int */
-    {64, {(void (*)(void))opgen_fallback_executorch_prims_mod_int, opgen_call_17, 0xffffffffu, "opgen_fallback_executorch_prims_mod_int"}}, /* executorch_prims::mod.int */
-    {65, {(void (*)(void))opgen_fallback_executorch_prims_truediv_int, opgen_call_18, 0xffffffffu, "opgen_fallback_executorch_prims_truediv_int"}}, /* executorch_prims::truediv.int */
-    {66, {(void (*)(void))opgen_fallback_executorch_prims_neg_int, opgen_call_19, 0xffffffffu, "opgen_fallback_executorch_prims_neg_int"}}, /* executorch_prims::neg.int */
-    {67, {(void (*)(void))opgen_fallback_executorch_prims_gt_int, opgen_call_20, 0xffffffffu, "opgen_fallback_executorch_prims_gt_int"}}, /* executorch_prims::gt.int */
-    {68, {(void (*)(void))opgen_fallback_executorch_prims_lt_int, opgen_call_20, 0xffffffffu, "opgen_fallback_executorch_prims_lt_int"}}, /* executorch_prims::lt.int */
-    {69, {(void (*)(void))opgen_fallback_executorch_prims_ge_int, opgen_call_20, 0xffffffffu, "opgen_fallback_executorch_prims_ge_int"}}, /* executorch_prims::ge.int */
-    {70, {(void (*)(void))opgen_fallback_executorch_prims_le_int, opgen_call_20, 0xffffffffu, "opgen_fallback_executorch_prims_le_int"}}, /* executorch_prims::le.int */
-    {71, {(void (*)(void))opgen_fallback_executorch_prims_eq_int, opgen_call_20, 0xffffffffu, "opgen_fallback_executorch_prims_eq_int"}}, /* executorch_prims::eq.int */
-    {73, {(void (*)(void))opgen_fallback_quantized_decomposed_add_relu_out, opgen_call_21, 0x08008effu, "opgen_fallback_quantized_decomposed_add_relu_out"}}, /* quantized_decomposed::add_relu.out */
-    {75, {(void (*)(void))opgen_fallback_quantized_decomposed_add_out, opgen_call_21, 0x08008effu, "opgen_fallback_quantized_decomposed_add_out"}}, /* quantized_decomposed::add.out */
-    {77, {(void (*)(void))opgen_fallback_quantized_decomposed_add_scalar_out, opgen_call_22, 0x08008effu, "opgen_fallback_quantized_decomposed_add_scalar_out"}}, /* quantized_decomposed::add.scalar_out */
-    {79, {(void (*)(void))opgen_fallback_quantized_decomposed_embedding_byte_out, opgen_call_23, 0x08008effu, "opgen_fallback_quantized_decomposed_embedding_byte_out"}}, /* quantized_decomposed::embedding_byte.out */
-    {81, {(void (*)(void))opgen_fallback_demo_linear_relu_out, opgen_call_3, 0x08008effu, "opgen_fallback_demo_linear_relu_out"}}, /* demo::linear_relu.out */
+    {62, {(void (*)(void))opgen_fallback_executorch_prims_add_int, opgen_call_17, 0xffffffffu, "opgen_fallback_executorch_prims_add_int"}}, /* executorch_prims::add.int */
+    {63, {(void (*)(void))opgen_fallback_executorch_prims_mul_int, opgen_call_17, 0xffffffffu, "opgen_fallback_executorch_prims_mul_int"}}, /* executorch_prims::mul.int */
+    {64, {(void (*)(void))opgen_fallback_executorch_prims_sub_int, opgen_call_17, 0xffffffffu, "opgen_fallback_executorch_prims_sub_int"}}, /* executorch_prims::sub.int */
+    {65, {(void (*)(void))opgen_fallback_executorch_prims_floordiv_int, opgen_call_17, 0xffffffffu, "opgen_fallback_executorch_prims_floordiv_int"}}, /* executorch_prims::floordiv.int */
+    {66, {(void (*)(void))opgen_fallback_executorch_prims_mod_int, opgen_call_17, 0xffffffffu, "opgen_fallback_executorch_prims_mod_int"}}, /* executorch_prims::mod.int */
+    {67, {(void (*)(void))opgen_fallback_executorch_prims_truediv_int, opgen_call_18, 0xffffffffu, "opgen_fallback_executorch_prims_truediv_int"}}, /* executorch_prims::truediv.int */
+    {68, {(void (*)(void))opgen_fallback_executorch_prims_neg_int, opgen_call_19, 0xffffffffu, "opgen_fallback_executorch_prims_neg_int"}}, /* executorch_prims::neg.int */
+    {69, {(void (*)(void))opgen_fallback_executorch_prims_gt_int, opgen_call_20, 0xffffffffu, "opgen_fallback_executorch_prims_gt_int"}}, /* executorch_prims::gt.int */
+    {70, {(void (*)(void))opgen_fallback_executorch_prims_lt_int, opgen_call_20, 0xffffffffu, "opgen_fallback_executorch_prims_lt_int"}}, /* executorch_prims::lt.int */
+    {71, {(void (*)(void))opgen_fallback_executorch_prims_ge_int, opgen_call_20, 0xffffffffu, "opgen_fallback_executorch_prims_ge_int"}}, /* executorch_prims::ge.int */
+    {72, {(void (*)(void))opgen_fallback_executorch_prims_le_int, opgen_call_20, 0xffffffffu, "opgen_fallback_executorch_prims_le_int"}}, /* executorch_prims::le.int */
+    {73, {(void (*)(void))opgen_fallback_executorch_prims_eq_int, opgen_call_20, 0xffffffffu, "opgen_fallback_executorch_prims_eq_int"}}, /* executorch_prims::eq.int */
+    {75, {(void (*)(void))opgen_fallback_quantized_decomposed_add_relu_out, opgen_call_21, 0x08008effu, "opgen_fallback_quantized_decomposed_add_relu_out"}}, /* quantized_decomposed::add_relu.out */
+    {77, {(void (*)(void))opgen_fallback_quantized_decomposed_add_out, opgen_call_21, 0x08008effu, "opgen_fallback_quantized_decomposed_add_out"}}, /* quantized_decomposed::add.out */
+    {79, {(void (*)(void))opgen_fallback_quantized_decomposed_add_scalar_out, opgen_call_22, 0x08008effu, "opgen_fallback_quantized_decomposed_add_scalar_out"}}, /* quantized_decomposed::add.scalar_out */
+    {81, {(void (*)(void))opgen_fallback_quantized_decomposed_embedding_byte_out, opgen_call_23, 0x08008effu, "opgen_fallback_quantized_decomposed_embedding_byte_out"}}, /* quantized_decomposed::embedding_byte.out */
+    {83, {(void (*)(void))opgen_fallback_demo_linear_relu_out, opgen_call_3, 0x08008effu, "opgen_fallback_demo_linear_relu_out"}}, /* demo::linear_relu.out */
 };
 #endif /* OPGEN_IMPLEMENTATION */

@@ -84,20 +84,25 @@ static double bits_ulp(double a, double b, opgen_dtype d) { /* distance in units
 }
 
 typedef struct tolerance {
-    enum { T_EXACT, T_ULP, T_REL } kind;
+    enum { T_EXACT, T_EXACT_ZEROS, T_ULP, T_REL } kind;
     double v;
 } tolerance;
+
+/* How the elements of ulp cases compared: equal to PyTorch's, within N ulp of it,
+ * or farther but nearer the float64 value than PyTorch's (printed per case). */
+static int64_t n_equal, n_within, n_nearer;
 
 /* Element k of result i against PyTorch's (and the float64 reference for ulp). */
 static bool close_enough(const tolerance *tol, opgen_dtype d, double got, double want, const opgen_tensor *ref, int64_t k, double maxabs) {
     if (isnan(got) && isnan(want)) return true;
+    if (tol->kind == T_EXACT_ZEROS) return got == want; /* -0.0 == 0.0 */
     if (tol->kind == T_EXACT || (d != OPGEN_DTYPE_Float && d != OPGEN_DTYPE_Double))
         return got == want && signbit(got) == signbit(want);
-    if (got == want) return true;
+    if (got == want) return n_equal++, true;
     if (tol->kind == T_ULP) {
-        if (bits_ulp(got, want, d) <= tol->v) return true;
+        if (bits_ulp(got, want, d) <= tol->v) return n_within++, true;
         double r = ref ? opgen_load_f64(ref, k) : want; /* or nearer the exact value than PyTorch */
-        return ref && fabs(got - r) <= fabs(want - r);
+        return ref && fabs(got - r) <= fabs(want - r) && ++n_nearer;
     }
     return fabs(got - want) <= tol->v * (fabs(want) + maxabs);
 }
@@ -134,6 +139,7 @@ static tolerance read_tolerance(const char *dir, const char *case_dir, opgen_are
     snprintf(path, sizeof path, "%s/%s/tolerance", dir, case_dir);
     const char *t = read_or_null(path, &n, a);
     tolerance tol = {T_EXACT, 0};
+    if (t && !strncmp(t, "exact zeros", 11)) tol.kind = T_EXACT_ZEROS;
     if (t && !strncmp(t, "ulp ", 4)) tol.kind = T_ULP, tol.v = atof(t + 4);
     if (t && !strncmp(t, "rel ", 4)) tol.kind = T_REL, tol.v = atof(t + 4);
     return tol;
@@ -168,10 +174,14 @@ static int check_results(const char *dir, const char *case_dir, const char *name
     int k = blob ? decode_all(path, blob, n, a, want, 16) : -1, nref = rblob ? decode_all(rpath, rblob, rn, a, ref, 16) : 0;
     if (k != g->noutputs) return printf("FAIL %s: expected.npys holds %d results, the program returns %d\n", name, k, g->noutputs), 1;
     tolerance tol = read_tolerance(dir, case_dir, a);
+    n_equal = n_within = n_nearer = 0;
     for (int i = 0; i < k; i++) {
         if (want[i].dtype == OPGEN_DTYPE_UInt16 && outputs[i].t.dtype == OPGEN_DTYPE_BFloat16) want[i].dtype = OPGEN_DTYPE_BFloat16;
         if (compare(name, i, &want[i], &outputs[i], &tol, i < nref ? &ref[i] : NULL)) return 1;
     }
+    if (tol.kind == T_ULP && !strcmp(name, case_dir))
+        printf("ulp %s: %lld values equal to PyTorch's, %lld within %g ulp of it, %lld farther but nearer the float64 value\n", name, (long long)n_equal,
+               (long long)n_within, tol.v, (long long)n_nearer);
     return 0;
 }
 

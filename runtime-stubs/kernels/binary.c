@@ -1,4 +1,4 @@
-/* Binary arithmetic (add, sub, mul, div; Tensor and Scalar forms) and where, on
+/* Binary arithmetic (add, sub, mul, div; Tensor and Scalar forms), maximum and where, on
  * the kernel idiom (opgen/loops.h): ATen's result type, computed in it (float32
  * in float32, in ATen's order: a + alpha * b), integers wrapping as ATen's do,
  * true division of integers in float32. */
@@ -74,6 +74,25 @@ opgen_status opgen_portable_add_Scalar_out(opgen_ctx *ctx, const opgen_tensor *s
 }
 opgen_status opgen_portable_mul_Scalar_out(opgen_ctx *ctx, const opgen_tensor *self, const opgen_scalar *other, opgen_tensor *out) {
     return binary(ctx, OPGEN_KERNEL_DTYPES_opgen_portable_mul_Scalar_out, OP_MUL, self, NULL, other, NULL, out);
+}
+
+/* maximum: the larger of x and y, NaN when either is (ATen's maximum; on Bool, or);
+ * of 0.0 and -0.0 the second, as ATen's vectorised loop gives. */
+opgen_status opgen_portable_maximum_out(opgen_ctx *ctx, const opgen_tensor *self, const opgen_tensor *other, opgen_tensor *out) {
+    uint32_t mask = OPGEN_KERNEL_DTYPES_opgen_portable_maximum_out;
+    const opgen_tensor *ts[2] = {self, other};
+    opgen_dtype res = opgen_result_type(ts, 2, NULL, 0);
+    int32_t dim;
+    int64_t sizes[OPGEN_MAX_DIM];
+    if (opgen_broadcast(ctx, self, other, &dim, sizes)) return ctx->err->code;
+    OPGEN_CHECK_DTYPE(ctx, mask, res, "the result");
+    int32_t st = opgen_out(ctx, out, res, dim, sizes);
+    if (st || ctx->meta) return st;
+    opgen_iter it;
+    const opgen_tensor *in[2] = {self, other};
+    if (opgen_iter_init(ctx, &it, out, in, 2)) return ctx->err->code;
+    OPGEN_REAL_SWITCH(mask, res, ctx, T, { OPGEN_MAP2(&it, mask, T, T, OPGEN_ISNAN(T, x) ? x : OPGEN_ISNAN(T, y) ? y : x > y ? x : y); })
+    return OPGEN_OK;
 }
 
 opgen_status opgen_portable_where_self_out(opgen_ctx *ctx, const opgen_tensor *condition, const opgen_tensor *self, const opgen_tensor *other, opgen_tensor *out) {

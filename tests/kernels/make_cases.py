@@ -15,6 +15,10 @@ Tolerances (tests/test_kernels.c applies them):
   exact   integer, Bool and copied values bit for bit; float add, sub, mul, div,
           clamp, relu, where, max pooling, batch norm's and the copies' results bit
           for bit (NaN equals NaN, -0.0 differs from 0.0);
+  exact zeros  the same, but a zero's sign is not compared: maximum of 0.0 and
+          -0.0, where ATen's own vectorised loop returns the second operand and
+          its scalar tail the first (opgen returns the second, as most elements
+          in ATen get);
   ulp N   transcendental ops (exp, tanh, sigmoid, gelu): within N ulp of PyTorch,
           or closer to the float64 value than PyTorch is (PyTorch's vectorised
           exp and erf are 1-ulp approximations; opgen uses the C library's);
@@ -170,6 +174,12 @@ for d in REAL:
     case(f'mul_scalar_{d}', [('x', d, (5,), 'normal')], ['%r = aten::mul.Scalar(%x, 3)'], '%r', fn=lambda x: A.mul.Scalar(x, 3))
 case('mul_scalar_float_on_int', [('x', 'i32', (4,), 'normal')], ['%r = aten::mul.Scalar(%x, 0.5)'], '%r', fn=lambda x: A.mul.Scalar(x, 0.5))
 case('add_scalar_float_on_float', [('x', 'f32', (4,), 'special')], ['%r = aten::add.Scalar(%x, 0.1)'], '%r', fn=lambda x: A.add.Scalar(x, 0.1))
+for d in REAL + ['b8']:  # maximum: NaN wins, Bool is or
+    case(f'maximum_{d}', [('x', d, (2, 3), 'normal'), ('y', d, (3,), 'normal')], ['%r = aten::maximum(%x, %y)'], '%r', fn=lambda x, y: A.maximum(x, y))
+for d in FLOATS:
+    case(f'maximum_special_{d}', [('x', d, (12,), 'special'), ('y', d, (12, 1), 'special')], ['%r = aten::maximum(%x, %y)'], '%r', fn=lambda x, y: A.maximum(x, y),
+         tol='exact zeros')
+case('maximum_promote_i32_f32', [('x', 'i32', (4,), 'normal'), ('y', 'f32', (2, 1), 'normal')], ['%r = aten::maximum(%x, %y)'], '%r', fn=lambda x, y: A.maximum(x, y))
 for d in REAL + ['b8']:
     case(f'where_{d}', [('c', 'b8', (2, 3), 'normal'), ('x', d, (2, 3), 'normal'), ('y', d, (3,), 'normal')], ['%r = aten::where.self(%c, %x, %y)'], '%r',
          fn=lambda c, x, y: A.where.self(c, x, y))

@@ -100,6 +100,11 @@ uint16_t opgen_float_to_bf16(float f);
 #define OPGEN_MATH(T, fn) _Generic((T)0, float: fn##f, default: fn)
 /* NaN in T, or 0 where T has none (integer kernels never reach it). */
 #define OPGEN_NAN(T) _Generic((T)0, float: (float)NAN, double: (double)NAN, default: 0)
+/* x is NaN, for any T (never for integers: no self-comparison warnings). */
+static inline bool opgen_isnan_f32(float v) { return v != v; }
+static inline bool opgen_isnan_f64(double v) { return v != v; }
+static inline bool opgen_isnan_int(int64_t v) { (void)v; return false; }
+#define OPGEN_ISNAN(T, x) _Generic((T)0, float: opgen_isnan_f32, double: opgen_isnan_f64, default: opgen_isnan_int)(x)
 /* x < 0 for any T, without "always false" warnings on unsigned types. */
 static inline bool opgen_lt0_i64(int64_t v) { return v < 0; }
 #define OPGEN_LT0(T, x) _Generic((T)0, float: (x) < 0.0f, double: (x) < 0.0, default: opgen_lt0_i64((int64_t)(x)))
