@@ -43,10 +43,11 @@ suite clang clang
 
 # the benchmarks build, and run once, so they cannot rot (figures: meson test --benchmark)
 echo "=== benchmarks (built and run once; timings are not checked)"
-if ninja -C build-ci/gcc tests/bench/bench_registry tests/bench/bench_registry_synthetic tests/bench/bench_backend >build-ci/bench.log 2>&1 &&
+if ninja -C build-ci/gcc tests/bench/bench_registry tests/bench/bench_registry_synthetic tests/bench/bench_backend tests/bench/bench_kernels >build-ci/bench.log 2>&1 &&
     build-ci/gcc/tests/bench/bench_registry 1 >>build-ci/bench.log 2>&1 &&
     build-ci/gcc/tests/bench/bench_registry_synthetic 1 >>build-ci/bench.log 2>&1 &&
-    build-ci/gcc/tests/bench/bench_backend 1 >>build-ci/bench.log 2>&1; then
+    build-ci/gcc/tests/bench/bench_backend 1 >>build-ci/bench.log 2>&1 &&
+    build-ci/gcc/tests/bench/bench_kernels 1 --no-check >>build-ci/bench.log 2>&1; then
     passed=$((passed + 1))
 else
     echo "benchmarks FAILED"
