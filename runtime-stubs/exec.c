@@ -1,43 +1,23 @@
-#include "opgen/exec.h"
+#include "step.h"
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* An argument (or, with elem >= 0, one element of an int list) filled at run
- * time from a scalar input of the graph: a SymInt, float or bool. */
-typedef struct patch {
-    int arg, value, abi, elem;
-} patch;
-
-/* A kernel that may serve a step, and where it comes from. */
-typedef struct candidate {
-    const opgen_kernel_entry *kernel;
-    const char *origin; /* a backend's name, or "opgen" */
-} candidate;
-
-typedef struct step {
+/* A step of a graph program: the kernel call, and the node it runs. */
+typedef struct gstep {
+    opgen_step s;
     const opgen_gnode *node;
-    int op, kernel_op;
-    const opgen_kernel_entry *kernel; /* the one chosen */
-    const char *origin;
-    candidate *cands; /* backends' kernels first, then opgen's */
-    int ncands;
-    opgen_value *args;
-    int nargs;
-    patch *patches;
-    int npatches;
-    int *results; /* value index per out argument */
+    int *results; /* value indices: the out arguments, or a prim's scalars */
     int nresults;
     bool dynamic; /* reads a scalar input, or a value computed from one */
-    bool scalar;  /* a scalar prim: its kernel computes the op itself, writing scalar values */
-    size_t scratch; /* arena bytes its kernel takes beyond its planned results */
-} step;
+} gstep;
 
 struct opgen_program {
     const opgen_graph *g;
     opgen_ivalue *values;
     size_t *offset, *size; /* planned memory of each result value */
-    step *steps;
+    gstep *steps;
     int nsteps;
     size_t plan_bytes;
     size_t scratch; /* the most any step takes beyond the plan; given back after each step */
@@ -54,7 +34,6 @@ static int32_t node_fail(opgen_error *err, const opgen_graph *g, unsigned line, 
     __attribute__((format(printf, 6, 7)))
 #endif
     ;
-#include <stdarg.h>
 static int32_t node_fail(opgen_error *err, const opgen_graph *g, unsigned line, unsigned col, int32_t code, const char *fmt, ...) {
     char msg[384];
     va_list ap;
@@ -63,13 +42,6 @@ static int32_t node_fail(opgen_error *err, const opgen_graph *g, unsigned line, 
     va_end(ap);
     return opgen_fail_at(err, code, g->file, line, col, "%s", msg);
 }
-
-/* This build's registry was trimmed to a selection (named in errors). */
-static bool selective(void) {
-    static const char selection[] = OPGEN_SELECTION;
-    return selection[0] != 0;
-}
-
 
 static int list_len_of_type(const char *type) { /* "int[2]" -> 2, "int[]" -> 0 */
     const char *b = strchr(type, '[');
@@ -89,25 +61,18 @@ typedef struct loader {
 /* The value kind of a scalar result (abi of an op's return), or -1 if not a scalar. */
 static int scalar_kind(int abi) { return abi == OPGEN_ABI_INT ? OPGEN_GV_INT : abi == OPGEN_ABI_FLOAT ? OPGEN_GV_FLOAT : abi == OPGEN_ABI_BOOL ? OPGEN_GV_BOOL : -1; }
 
-/* An op whose kernel computes it directly and returns scalars (a scalar prim). */
-static bool is_scalar_op(int id) {
-    const opgen_op *op = &opgen_ops[id];
-    if (op->out_variant >= 0 || !op->nrets || !opgen_registry[id].fn) return false;
-    for (int r = 0; r < op->nrets; r++)
-        if (scalar_kind(opgen_rets[op->first_ret + (unsigned)r].abi) < 0) return false;
-    return true;
-}
-
 static bool value_is(const loader *L, int v, int kind) { return L->p->values[v].kind == kind; }
 
-static int32_t bind(loader *L, step *s, int ai, const opgen_arg *arg, const opgen_garg *x) {
+static int32_t bind(loader *L, gstep *gs, int ai, const opgen_arg *arg, const opgen_garg *x) {
+    opgen_step *s = &gs->s;
     opgen_value *v = &s->args[ai];
     const opgen_graph *g = L->g;
+    const opgen_gnode *node = gs->node;
     int abi = arg->abi;
     bool opt = abi == OPGEN_ABI_OPT_TENSOR || abi == OPGEN_ABI_OPT_INT || abi == OPGEN_ABI_OPT_INT_LIST || abi == OPGEN_ABI_OPT_FLOAT || abi == OPGEN_ABI_OPT_BOOL ||
                abi == OPGEN_ABI_OPT_SCALAR || abi == OPGEN_ABI_OPT_DTYPE || abi == OPGEN_ABI_OPT_STR || abi == OPGEN_ABI_OPT_ENUM || abi == OPGEN_ABI_OPAQUE;
     if (x->kind == OPGEN_GA_NONE) {
-        if (!opt) return node_fail(L->err, g, x->line, x->col, OPGEN_E_INVALID, "%s: argument '%s' (%s) cannot be None", s->node->op, arg->name, arg->type);
+        if (!opt) return node_fail(L->err, g, x->line, x->col, OPGEN_E_INVALID, "%s: argument '%s' (%s) cannot be None", node->op, arg->name, arg->type);
         v->none = true;
         return OPGEN_OK;
     }
@@ -116,24 +81,24 @@ static int32_t bind(loader *L, step *s, int ai, const opgen_arg *arg, const opge
         int kind = L->p->values[x->i].kind;
         bool ok = ((abi == OPGEN_ABI_INT || abi == OPGEN_ABI_OPT_INT) && kind == OPGEN_GV_INT) || ((abi == OPGEN_ABI_FLOAT || abi == OPGEN_ABI_OPT_FLOAT) && kind != OPGEN_GV_BOOL) ||
                   ((abi == OPGEN_ABI_BOOL || abi == OPGEN_ABI_OPT_BOOL) && kind == OPGEN_GV_BOOL) || abi == OPGEN_ABI_SCALAR || abi == OPGEN_ABI_OPT_SCALAR;
-        if (!ok) return node_fail(L->err, g, x->line, x->col, OPGEN_E_INVALID, "%s: argument '%s' (%s) cannot take %%%s", s->node->op, arg->name, arg->type, g->values[x->i].name);
-        s->patches[s->npatches++] = (patch){ai, (int)x->i, abi, -1};
+        if (!ok) return node_fail(L->err, g, x->line, x->col, OPGEN_E_INVALID, "%s: argument '%s' (%s) cannot take %%%s", node->op, arg->name, arg->type, g->values[x->i].name);
+        s->patches[s->npatches++] = (opgen_patch){ai, (int)x->i, abi, -1};
         return OPGEN_OK;
     }
     switch (abi) {
     case OPGEN_ABI_TENSOR:
     case OPGEN_ABI_OPT_TENSOR:
-        if (x->kind != OPGEN_GA_VALUE) return node_fail(L->err, g, x->line, x->col, OPGEN_E_INVALID, "%s: argument '%s' is a tensor: pass a %%value", s->node->op, arg->name);
+        if (x->kind != OPGEN_GA_VALUE) return node_fail(L->err, g, x->line, x->col, OPGEN_E_INVALID, "%s: argument '%s' is a tensor: pass a %%value", node->op, arg->name);
         v->v.t = &L->p->values[x->i].t;
         return OPGEN_OK;
     case OPGEN_ABI_TENSOR_LIST: {
-        if (x->kind != OPGEN_GA_LIST) return node_fail(L->err, g, x->line, x->col, OPGEN_E_INVALID, "%s: argument '%s' is a list of tensors: pass [%%a, %%b]", s->node->op, arg->name);
+        if (x->kind != OPGEN_GA_LIST) return node_fail(L->err, g, x->line, x->col, OPGEN_E_INVALID, "%s: argument '%s' is a list of tensors: pass [%%a, %%b]", node->op, arg->name);
         opgen_tensor **ts = opgen_arena_zalloc(L->a, sizeof *ts * (size_t)x->nitems);
         if (!ts) return opgen_fail(L->err, OPGEN_E_NO_MEMORY, "out of memory");
         for (int k = 0; k < x->nitems; k++) {
             const opgen_garg *it = &x->items[k];
             if (it->kind != OPGEN_GA_VALUE || !value_is(L, (int)it->i, OPGEN_GV_TENSOR))
-                return node_fail(L->err, g, it->line, it->col, OPGEN_E_INVALID, "%s: argument '%s': every element must be a tensor %%value", s->node->op, arg->name);
+                return node_fail(L->err, g, it->line, it->col, OPGEN_E_INVALID, "%s: argument '%s': every element must be a tensor %%value", node->op, arg->name);
             ts[k] = &L->p->values[it->i].t;
         }
         v->v.tl.data = (const opgen_tensor *const *)ts;
@@ -142,17 +107,17 @@ static int32_t bind(loader *L, step *s, int ai, const opgen_arg *arg, const opge
     }
     case OPGEN_ABI_INT:
     case OPGEN_ABI_OPT_INT:
-        if (x->kind != OPGEN_GA_INT) return node_fail(L->err, g, x->line, x->col, OPGEN_E_INVALID, "%s: argument '%s' (%s) takes an integer", s->node->op, arg->name, arg->type);
+        if (x->kind != OPGEN_GA_INT) return node_fail(L->err, g, x->line, x->col, OPGEN_E_INVALID, "%s: argument '%s' (%s) takes an integer", node->op, arg->name, arg->type);
         v->v.i = x->i;
         return OPGEN_OK;
     case OPGEN_ABI_FLOAT:
     case OPGEN_ABI_OPT_FLOAT:
-        if (x->kind != OPGEN_GA_FLOAT && x->kind != OPGEN_GA_INT) return node_fail(L->err, g, x->line, x->col, OPGEN_E_INVALID, "%s: argument '%s' (%s) takes a number", s->node->op, arg->name, arg->type);
+        if (x->kind != OPGEN_GA_FLOAT && x->kind != OPGEN_GA_INT) return node_fail(L->err, g, x->line, x->col, OPGEN_E_INVALID, "%s: argument '%s' (%s) takes a number", node->op, arg->name, arg->type);
         v->v.f = x->kind == OPGEN_GA_INT ? (double)x->i : x->f;
         return OPGEN_OK;
     case OPGEN_ABI_BOOL:
     case OPGEN_ABI_OPT_BOOL:
-        if (x->kind != OPGEN_GA_BOOL) return node_fail(L->err, g, x->line, x->col, OPGEN_E_INVALID, "%s: argument '%s' (%s) takes True or False", s->node->op, arg->name, arg->type);
+        if (x->kind != OPGEN_GA_BOOL) return node_fail(L->err, g, x->line, x->col, OPGEN_E_INVALID, "%s: argument '%s' (%s) takes True or False", node->op, arg->name, arg->type);
         v->v.b = x->i != 0;
         return OPGEN_OK;
     case OPGEN_ABI_SCALAR:
@@ -164,21 +129,21 @@ static int32_t bind(loader *L, step *s, int ai, const opgen_arg *arg, const opge
         else if (x->kind == OPGEN_GA_BOOL)
             v->v.s.dtype = OPGEN_DTYPE_Bool, v->v.s.v.b = x->i != 0;
         else
-            return node_fail(L->err, g, x->line, x->col, OPGEN_E_INVALID, "%s: argument '%s' (Scalar) takes a number or a boolean", s->node->op, arg->name);
+            return node_fail(L->err, g, x->line, x->col, OPGEN_E_INVALID, "%s: argument '%s' (Scalar) takes a number or a boolean", node->op, arg->name);
         return OPGEN_OK;
     case OPGEN_ABI_DTYPE:
     case OPGEN_ABI_OPT_DTYPE:
-        if (x->kind != OPGEN_GA_DTYPE) return node_fail(L->err, g, x->line, x->col, OPGEN_E_INVALID, "%s: argument '%s' takes a dtype such as torch.float32", s->node->op, arg->name);
+        if (x->kind != OPGEN_GA_DTYPE) return node_fail(L->err, g, x->line, x->col, OPGEN_E_INVALID, "%s: argument '%s' takes a dtype such as torch.float32", node->op, arg->name);
         v->v.d = (opgen_dtype)x->i;
         return OPGEN_OK;
     case OPGEN_ABI_STR:
     case OPGEN_ABI_OPT_STR:
-        if (x->kind != OPGEN_GA_STR) return node_fail(L->err, g, x->line, x->col, OPGEN_E_INVALID, "%s: argument '%s' takes a string", s->node->op, arg->name);
+        if (x->kind != OPGEN_GA_STR) return node_fail(L->err, g, x->line, x->col, OPGEN_E_INVALID, "%s: argument '%s' takes a string", node->op, arg->name);
         v->v.str = x->s;
         return OPGEN_OK;
     case OPGEN_ABI_ENUM:
     case OPGEN_ABI_OPT_ENUM:
-        if (x->kind != OPGEN_GA_MEMFMT) return node_fail(L->err, g, x->line, x->col, OPGEN_E_INVALID, "%s: argument '%s' (%s) takes a memory format such as torch.contiguous_format", s->node->op, arg->name, arg->type);
+        if (x->kind != OPGEN_GA_MEMFMT) return node_fail(L->err, g, x->line, x->col, OPGEN_E_INVALID, "%s: argument '%s' (%s) takes a memory format such as torch.contiguous_format", node->op, arg->name, arg->type);
         v->v.e = (int32_t)x->i;
         return OPGEN_OK;
     case OPGEN_ABI_INT_LIST:
@@ -192,16 +157,16 @@ static int32_t bind(loader *L, step *s, int ai, const opgen_arg *arg, const opge
             v->v.il.len = (size_t)(n < 1 ? 1 : n);
             return OPGEN_OK;
         }
-        if (x->kind != OPGEN_GA_LIST) return node_fail(L->err, g, x->line, x->col, OPGEN_E_INVALID, "%s: argument '%s' (%s) takes a list of integers", s->node->op, arg->name, arg->type);
+        if (x->kind != OPGEN_GA_LIST) return node_fail(L->err, g, x->line, x->col, OPGEN_E_INVALID, "%s: argument '%s' (%s) takes a list of integers", node->op, arg->name, arg->type);
         int64_t *vals = opgen_arena_alloc(L->a, sizeof(int64_t) * (size_t)(x->nitems ? x->nitems : 1));
         if (!vals) return opgen_fail(L->err, OPGEN_E_NO_MEMORY, "out of memory");
         for (int k = 0; k < x->nitems; k++) {
             const opgen_garg *it = &x->items[k];
             if (it->kind == OPGEN_GA_VALUE && value_is(L, (int)it->i, OPGEN_GV_INT)) { /* a SymInt: [%n, 4] */
-                s->patches[s->npatches++] = (patch){ai, (int)it->i, abi, k};
+                s->patches[s->npatches++] = (opgen_patch){ai, (int)it->i, abi, k};
                 continue;
             }
-            if (it->kind != OPGEN_GA_INT) return node_fail(L->err, g, it->line, it->col, OPGEN_E_INVALID, "%s: argument '%s': expected an integer or an int input", s->node->op, arg->name);
+            if (it->kind != OPGEN_GA_INT) return node_fail(L->err, g, it->line, it->col, OPGEN_E_INVALID, "%s: argument '%s': expected an integer or an int input", node->op, arg->name);
             vals[k] = it->i;
         }
         v->v.il.data = vals;
@@ -209,18 +174,18 @@ static int32_t bind(loader *L, step *s, int ai, const opgen_arg *arg, const opge
         return OPGEN_OK;
     }
     case OPGEN_ABI_BOOL_LIST: {
-        if (x->kind != OPGEN_GA_LIST) return node_fail(L->err, g, x->line, x->col, OPGEN_E_INVALID, "%s: argument '%s' takes a list of booleans", s->node->op, arg->name);
+        if (x->kind != OPGEN_GA_LIST) return node_fail(L->err, g, x->line, x->col, OPGEN_E_INVALID, "%s: argument '%s' takes a list of booleans", node->op, arg->name);
         bool *vals = opgen_arena_zalloc(L->a, sizeof(bool) * (size_t)x->nitems);
         if (!vals) return opgen_fail(L->err, OPGEN_E_NO_MEMORY, "out of memory");
         for (int k = 0; k < x->nitems; k++) {
-            if (x->items[k].kind != OPGEN_GA_BOOL) return node_fail(L->err, g, x->items[k].line, x->items[k].col, OPGEN_E_INVALID, "%s: argument '%s': expected True or False", s->node->op, arg->name);
+            if (x->items[k].kind != OPGEN_GA_BOOL) return node_fail(L->err, g, x->items[k].line, x->items[k].col, OPGEN_E_INVALID, "%s: argument '%s': expected True or False", node->op, arg->name);
             vals[k] = x->items[k].i != 0;
         }
         v->v.bl.data = vals;
         v->v.bl.len = (size_t)x->nitems;
         return OPGEN_OK;
     }
-    default: return node_fail(L->err, g, x->line, x->col, OPGEN_E_NOT_IMPLEMENTED, "%s: argument '%s' (%s) cannot be given in a program yet", s->node->op, arg->name, arg->type);
+    default: return node_fail(L->err, g, x->line, x->col, OPGEN_E_NOT_IMPLEMENTED, "%s: argument '%s' (%s) cannot be given in a program yet", node->op, arg->name, arg->type);
     }
 }
 
@@ -253,8 +218,10 @@ int32_t opgen_bind_node(const opgen_graph *g, const opgen_gnode *nd, int id, con
 static int32_t load_node(loader *L, int n) {
     const opgen_graph *g = L->g;
     const opgen_gnode *nd = &g->nodes[n];
-    step *s = &L->p->steps[n];
-    s->node = nd;
+    gstep *gs = &L->p->steps[n];
+    opgen_step *s = &gs->s;
+    gs->node = nd;
+    s->name = nd->op;
     int id = opgen_node_op(nd->op);
     if (id < 0) return node_fail(L->err, g, nd->line, nd->col, OPGEN_E_NOT_FOUND, "unknown operator %s", nd->op);
     const opgen_op *op = &opgen_ops[id];
@@ -265,39 +232,21 @@ static int32_t load_node(loader *L, int n) {
             if (opgen_ops[i].kind == OPGEN_KIND_FUNCTIONAL && opgen_ops[i].out_variant == op->out_variant) functional = opgen_ops[i].qualified;
         return node_fail(L->err, g, nd->line, nd->col, OPGEN_E_INVALID, "%s writes to its input; programs are functional%s%s", nd->op, functional ? ": call " : "", functional ? functional : "");
     }
-    s->scalar = is_scalar_op(id);
+    s->scalar = opgen_is_scalar_op(id);
     if (op->out_variant < 0 && !s->scalar) return node_fail(L->err, g, nd->line, nd->col, OPGEN_E_NOT_FOUND, "%s has no out= variant, so no kernel can run it", nd->op);
     int kid = s->scalar ? id : op->out_variant;
     const opgen_op *kop = &opgen_ops[kid];
-    s->kernel = &opgen_registry[kid];
-    for (int i = 0; L->opt && L->opt->fallbacks && i < OPGEN_FALLBACK_COUNT; i++) /* the pattern, not a native kernel */
-        if (opgen_fallbacks[i].op == kid) s->kernel = &opgen_fallbacks[i].kernel;
-    /* backends' kernels for this op, in the order given, then opgen's */
-    int nc = 1;
-    for (int v = 0; L->opt && v < L->opt->nvendors; v++)
-        for (int k = 0; k < L->opt->vendors[v]->nkernels; k++) nc += !strcmp(L->opt->vendors[v]->kernels[k].op, kop->qualified);
-    s->cands = opgen_arena_zalloc(L->a, sizeof *s->cands * (size_t)nc);
-    if (!s->cands) return opgen_fail(L->err, OPGEN_E_NO_MEMORY, "out of memory");
-    for (int v = 0; L->opt && v < L->opt->nvendors; v++)
-        for (int k = 0; k < L->opt->vendors[v]->nkernels; k++)
-            if (!strcmp(L->opt->vendors[v]->kernels[k].op, kop->qualified) && L->opt->vendors[v]->kernels[k].kernel.fn)
-                s->cands[s->ncands++] = (candidate){&L->opt->vendors[v]->kernels[k].kernel, L->opt->vendors[v]->name};
-    if (s->kernel->fn) s->cands[s->ncands++] = (candidate){s->kernel, "opgen"};
-    if (s->ncands) s->kernel = s->cands[0].kernel, s->origin = s->cands[0].origin;
-    if (!s->kernel->fn) {
-        if (selective()) /* a selective build: say which selection left it out */
-            return node_fail(L->err, g, nd->line, nd->col, OPGEN_E_NOT_FOUND, "%s needs %s, which this build's selection (%s) leaves out", nd->op, kop->qualified, OPGEN_SELECTION);
-        return node_fail(L->err, g, nd->line, nd->col, OPGEN_E_NOT_FOUND, "no kernel for %s (needed by %s)", kop->qualified, nd->op);
-    }
+    opgen_error kerr = {0};
+    if (opgen_step_kernels(s, kid, L->opt, L->a, &kerr)) return node_fail(L->err, g, nd->line, nd->col, kerr.code, "%s", kerr.msg);
     s->op = id;
-    s->kernel_op = kid;
     s->nargs = kop->nargs + (s->scalar ? kop->nrets : 0); /* a prim's results follow its arguments */
     s->args = opgen_arena_zalloc(L->a, sizeof *s->args * (size_t)(s->nargs ? s->nargs : 1));
     size_t npatch = kop->nargs; /* one per argument, plus one per list element */
     for (int k = 0; k < nd->nargs; k++) npatch += (size_t)(nd->args[k].kind == OPGEN_GA_LIST ? nd->args[k].nitems : 0);
     s->patches = opgen_arena_zalloc(L->a, sizeof *s->patches * npatch);
-    s->results = opgen_arena_zalloc(L->a, sizeof(int) * (size_t)(s->nargs ? s->nargs : 1));
-    if (!s->args || !s->patches || !s->results) return opgen_fail(L->err, OPGEN_E_NO_MEMORY, "out of memory");
+    gs->results = opgen_arena_zalloc(L->a, sizeof(int) * (size_t)(s->nargs ? s->nargs : 1));
+    s->res = opgen_arena_zalloc(L->a, sizeof *s->res * (size_t)(s->nargs ? s->nargs : 1));
+    if (!s->args || !s->patches || !gs->results || !s->res) return opgen_fail(L->err, OPGEN_E_NO_MEMORY, "out of memory");
     /* which graph argument goes to which parameter of the functional schema */
     const opgen_arg *fargs = &opgen_args[op->first_arg];
     const opgen_garg **given = opgen_arena_zalloc(L->a, sizeof *given * (op->nargs + 1u));
@@ -309,12 +258,13 @@ static int32_t load_node(loader *L, int n) {
     for (int ai = 0; ai < kop->nargs; ai++) {
         const opgen_arg *ka = &kargs[ai];
         if (ka->flags & OPGEN_ARG_OUT) {
-            int r = s->nresults++;
+            int r = gs->nresults++;
             if (r >= nd->nresults) return node_fail(L->err, g, nd->line, nd->col, OPGEN_E_INVALID, "%s returns %d value%s, the node names %d", nd->op, op->nrets, op->nrets == 1 ? "" : "s", nd->nresults);
             int v = nd->results[r];
-            s->results[r] = v;
+            gs->results[r] = v;
             L->p->values[v].kind = OPGEN_GV_TENSOR;
             s->args[ai].v.t = &L->p->values[v].t;
+            s->res[s->nres++] = &L->p->values[v].t;
             continue;
         }
         int fi = -1;
@@ -322,11 +272,11 @@ static int32_t load_node(loader *L, int n) {
             if (!strcmp(fargs[i].name, ka->name)) fi = i;
         if (fi < 0) return node_fail(L->err, g, nd->line, nd->col, OPGEN_E_INVALID, "%s: the kernel's argument '%s' has no counterpart", nd->op, ka->name);
         if (given[fi]) {
-            int32_t st = bind(L, s, ai, ka, given[fi]);
+            int32_t st = bind(L, gs, ai, ka, given[fi]);
             if (st) return st;
         } else if (fargs[fi].dflt) { /* the default, as if written */
             opgen_garg x;
-            if (!opgen_garg_parse_default(L->a, fargs[fi].dflt, &x) || bind(L, s, ai, ka, &x))
+            if (!opgen_garg_parse_default(L->a, fargs[fi].dflt, &x) || bind(L, gs, ai, ka, &x))
                 return node_fail(L->err, g, nd->line, nd->col, OPGEN_E_NOT_IMPLEMENTED, "%s: cannot use the default '%s' of argument '%s'", nd->op, fargs[fi].dflt, ka->name);
         } else {
             return node_fail(L->err, g, nd->line, nd->col, OPGEN_E_INVALID, "%s: missing argument '%s' (%s)", nd->op, ka->name, ka->type);
@@ -338,174 +288,25 @@ static int32_t load_node(loader *L, int n) {
             int v = nd->results[r], kind = scalar_kind(opgen_rets[op->first_ret + (unsigned)r].abi);
             opgen_ivalue *iv = &L->p->values[v];
             iv->kind = kind;
-            s->results[s->nresults++] = v;
+            gs->results[gs->nresults++] = v;
             s->args[kop->nargs + r].v.ret = kind == OPGEN_GV_INT ? (void *)&iv->i : kind == OPGEN_GV_FLOAT ? (void *)&iv->f : (void *)&iv->b;
         }
     }
-    if (s->nresults != nd->nresults) return node_fail(L->err, g, nd->line, nd->col, OPGEN_E_INVALID, "%s returns %d value%s, the node names %d", nd->op, s->nresults, s->nresults == 1 ? "" : "s", nd->nresults);
+    if (gs->nresults != nd->nresults) return node_fail(L->err, g, nd->line, nd->col, OPGEN_E_INVALID, "%s returns %d value%s, the node names %d", nd->op, gs->nresults, gs->nresults == 1 ? "" : "s", nd->nresults);
     return OPGEN_OK;
 }
 
-/* Runs a step's kernel: its meta step at load, the computation at run. */
-static int32_t call(opgen_program *p, step *s, opgen_arena *arena, bool meta, opgen_error *err) {
-    opgen_ctx ctx = {arena, err, opgen_ops[s->op].qualified, meta, 0};
-    for (int k = 0; k < s->npatches; k++) {
-        const patch *pt = &s->patches[k];
-        const opgen_ivalue *iv = &p->values[pt->value];
-        opgen_value *v = &s->args[pt->arg];
-        v->none = false;
-        if (pt->elem >= 0) { /* the list's storage is the loader's own */
-            ((int64_t *)(uintptr_t)v->v.il.data)[pt->elem] = iv->i;
-            continue;
-        }
-        switch (pt->abi) {
-        case OPGEN_ABI_SCALAR:
-        case OPGEN_ABI_OPT_SCALAR:
-            if (iv->kind == OPGEN_GV_INT) v->v.s.dtype = OPGEN_DTYPE_Long, v->v.s.v.i = iv->i;
-            if (iv->kind == OPGEN_GV_FLOAT) v->v.s.dtype = OPGEN_DTYPE_Double, v->v.s.v.f = iv->f;
-            if (iv->kind == OPGEN_GV_BOOL) v->v.s.dtype = OPGEN_DTYPE_Bool, v->v.s.v.b = iv->b;
-            break;
-        case OPGEN_ABI_FLOAT:
-        case OPGEN_ABI_OPT_FLOAT: v->v.f = iv->kind == OPGEN_GV_INT ? (double)iv->i : iv->f; break;
-        case OPGEN_ABI_BOOL:
-        case OPGEN_ABI_OPT_BOOL: v->v.b = iv->b; break;
-        default: v->v.i = iv->i; break;
-        }
+/* What load knows of a step once its inputs' dtypes and shapes are: results are
+ * sized afresh by the meta step, the Edge rows checked, the kernel found. */
+static int32_t prepare(opgen_program *p, gstep *gs, opgen_arena *a, opgen_error *err) {
+    for (int r = 0; r < gs->s.nres; r++) {
+        gs->s.res[r]->data = NULL;
+        gs->s.res[r]->capacity = 0;
     }
-    int32_t st = s->kernel->call(&ctx, s->kernel->fn, s->args);
-    if (st && err->code == OPGEN_OK) opgen_fail(err, st, "%s failed (%s)", ctx.op, opgen_status_text(st));
-    if (meta && !st) { /* what the meta step counted, less the step's own results (planned) */
-        size_t own = 0;
-        for (int r = 0; r < s->nresults; r++)
-            if (p->values[s->results[r]].kind == OPGEN_GV_TENSOR) own += opgen_arena_cost(opgen_nbytes(&p->values[s->results[r]].t));
-        s->scratch = ctx.scratch > own ? ctx.scratch - own : 0;
-        if (s->scratch > p->scratch) p->scratch = s->scratch;
-    }
-    return st;
-}
-
-/* The dtype a kernel argument carries for the Edge constraint check, or -1. */
-static int arg_dtype(const opgen_program *p, const step *s, int ai) {
-    const opgen_arg *ka = &opgen_args[opgen_ops[s->kernel_op].first_arg + ai];
-    const opgen_value *v = &s->args[ai];
-    for (int k = 0; k < s->npatches; k++) /* a scalar input of the graph */
-        if (s->patches[k].arg == ai && s->patches[k].elem < 0) {
-            int kind = p->values[s->patches[k].value].kind;
-            return kind == OPGEN_GV_INT ? OPGEN_DTYPE_Long : kind == OPGEN_GV_FLOAT ? OPGEN_DTYPE_Double : OPGEN_DTYPE_Bool;
-        }
-    if (v->none) return -1;
-    switch (ka->abi) {
-    case OPGEN_ABI_TENSOR:
-    case OPGEN_ABI_OPT_TENSOR: return v->v.t ? (int)v->v.t->dtype : -1;
-    case OPGEN_ABI_TENSOR_LIST: return v->v.tl.len ? (int)v->v.tl.data[0]->dtype : -1;
-    case OPGEN_ABI_SCALAR:
-    case OPGEN_ABI_OPT_SCALAR: return v->v.s.dtype;
-    case OPGEN_ABI_DTYPE:
-    case OPGEN_ABI_OPT_DTYPE: return v->v.d;
-    default: return -1;
-    }
-}
-
-/* ExecuTorch's rule over the generated rows: some row accepts every dtype, and
- * columns sharing an alias in it carry one dtype. */
-static int32_t check_rows(const opgen_program *p, const step *s, opgen_error *err) {
-    const opgen_op *op = &opgen_ops[s->op], *kop = &opgen_ops[s->kernel_op];
-    if (!op->ncols) return OPGEN_OK;
-    int nc = op->ncols < 64 ? op->ncols : 64; /* no Edge op comes near 64 columns */
-    int dt[64];
-    const char *names[64];
-    char retname[64][12];
-    for (int c = 0; c < nc; c++) {
-        int col = opgen_cols[op->first_col + (unsigned)c];
-        dt[c] = -1;
-        if (col >= 0) {
-            names[c] = opgen_args[op->first_arg + (unsigned)col].name;
-            for (int ai = 0; ai < kop->nargs; ai++)
-                if (!strcmp(opgen_args[kop->first_arg + (unsigned)ai].name, names[c])) dt[c] = arg_dtype(p, s, ai);
-        } else {
-            int r = -col - 1;
-            const char *rn = opgen_rets[op->first_ret + (unsigned)r].name;
-            snprintf(retname[c], sizeof retname[c], "__ret_%d", r);
-            names[c] = rn && *rn ? rn : retname[c]; /* Edge names unnamed returns __ret_N */
-            if (r < s->nresults) dt[c] = p->values[s->results[r]].t.dtype;
-        }
-    }
-    for (int r = 0; r < op->nrows; r++) {
-        const uint8_t *row = &opgen_cells[op->first_cell + (unsigned)(r * op->ncols)];
-        bool ok = true;
-        for (int c = 0; c < nc && ok; c++) {
-            if (dt[c] < 0) continue;
-            if (!(opgen_alias_sets[op->first_alias + row[c]] >> dt[c] & 1u)) ok = false;
-            for (int b = 0; b < c && ok; b++)
-                if (dt[b] >= 0 && row[b] == row[c] && dt[b] != dt[c]) ok = false;
-        }
-        if (ok) return OPGEN_OK;
-    }
-    char msg[384];
-    int n = snprintf(msg, sizeof msg, "%s: no Edge constraint row allows (", op->qualified);
-    for (int c = 0, first = 1; c < nc && n < (int)sizeof msg; c++) {
-        if (dt[c] < 0) continue;
-        n += snprintf(msg + n, sizeof msg - (size_t)n, "%s%s=%s", first ? "" : ", ", names[c], opgen_dtype_name((opgen_dtype)dt[c]));
-        first = 0;
-    }
-    if (n < (int)sizeof msg) snprintf(msg + n, sizeof msg - (size_t)n, ")");
-    return node_fail(err, p->g, s->node->line, s->node->col, OPGEN_E_DTYPE, "%s", msg);
-}
-
-/* A dtype the kernel exists for but this selective build left out: the op, the
- * dtypes of the call's tensors and the selection, in one message. */
-static int32_t selection_fail(const opgen_program *p, const step *s, opgen_error *err) {
-    const opgen_op *kop = &opgen_ops[s->kernel_op];
-    char msg[384];
-    int n = snprintf(msg, sizeof msg, "%s: this build's selection (%s) keeps no kernel for ", s->node->op, OPGEN_SELECTION);
-    bool first = true;
-    for (int ai = 0; ai < kop->nargs && n < (int)sizeof msg; ai++) {
-        const opgen_arg *ka = &opgen_args[kop->first_arg + (unsigned)ai];
-        if (ka->flags & OPGEN_ARG_OUT || (ka->abi != OPGEN_ABI_TENSOR && ka->abi != OPGEN_ABI_OPT_TENSOR && ka->abi != OPGEN_ABI_TENSOR_LIST)) continue;
-        int dt = arg_dtype(p, s, ai);
-        if (dt < 0) continue;
-        n += snprintf(msg + n, sizeof msg - (size_t)n, "%s%s=%s", first ? "" : ", ", ka->name, opgen_dtype_name((opgen_dtype)dt));
-        first = false;
-    }
-    return node_fail(err, p->g, s->node->line, s->node->col, OPGEN_E_NOT_FOUND, "%s", msg);
-}
-
-/* What load knows of a step once its inputs' dtypes and shapes are: the meta
- * step (result dtypes and shapes), the Edge rows, and a kernel for the dtype. */
-static int32_t prepare(opgen_program *p, step *s, opgen_arena *a, opgen_error *err) {
-    const opgen_graph *g = p->g;
-    if (s->scalar) { /* a prim has no shapes: it computes its value, which later steps' shapes may need */
-        opgen_error merr = {0};
-        int32_t st = call(p, s, a, false, &merr);
-        return st ? node_fail(err, g, s->node->line, s->node->col, st, "%s", merr.msg) : OPGEN_OK;
-    }
-    for (int r = 0; r < s->nresults; r++) { /* results are sized afresh */
-        opgen_tensor *t = &p->values[s->results[r]].t;
-        t->data = NULL;
-        t->capacity = 0;
-    }
-    opgen_error merr = {0};
-    int32_t st = OPGEN_E_NOT_IMPLEMENTED;
-    for (int c = 0; c < s->ncands; c++) { /* the first kernel that takes the call */
-        s->kernel = s->cands[c].kernel;
-        s->origin = s->cands[c].origin;
-        memset(&merr, 0, sizeof merr);
-        st = call(p, s, a, true, &merr);
-        bool declined = st == OPGEN_E_NOT_IMPLEMENTED || (st == OPGEN_E_DTYPE && c + 1 < s->ncands);
-        if (!declined || c + 1 == s->ncands) break;
-        for (int r = 0; r < s->nresults; r++) { /* the next one sizes them afresh */
-            opgen_tensor *t = &p->values[s->results[r]].t;
-            t->data = NULL;
-            t->capacity = 0;
-        }
-    }
-    if (st == OPGEN_E_DTYPE && selective()) return selection_fail(p, s, err);
-    if (st) return node_fail(err, g, s->node->line, s->node->col, st, "%s", merr.msg);
-    if ((st = check_rows(p, s, err))) return st;
-    opgen_dtype d = p->values[s->results[0]].t.dtype;
-    if (!(s->kernel->dtypes >> d & 1u) && selective()) return selection_fail(p, s, err);
-    if (!(s->kernel->dtypes >> d & 1u))
-        return node_fail(err, g, s->node->line, s->node->col, OPGEN_E_NOT_FOUND, "no kernel for %s with dtype %s (needed by %s)", opgen_ops[s->kernel_op].qualified, opgen_dtype_name(d), s->node->op);
+    opgen_error serr = {0};
+    int32_t st = opgen_step_prepare(&gs->s, p->values, a, &serr);
+    if (st) return node_fail(err, p->g, gs->node->line, gs->node->col, st, "%s", serr.msg);
+    if (gs->s.scratch > p->scratch) p->scratch = gs->s.scratch;
     return OPGEN_OK;
 }
 
@@ -535,7 +336,7 @@ static int32_t plan(opgen_program *p, opgen_arena *a, opgen_error *err) {
     int nlive = 0;
     size_t top = 0;
     for (int n = 0; n < p->nsteps; n++) {
-        step *s = &p->steps[n];
+        gstep *s = &p->steps[n];
         for (int r = 0; r < s->nresults; r++) {
             int v = s->results[r];
             if (p->values[v].kind != OPGEN_GV_TENSOR) continue; /* a prim's scalar */
@@ -595,8 +396,8 @@ int32_t opgen_program_load_with(const opgen_graph *g, opgen_arena *a, const opge
     for (int n = 0; n < g->nnodes; n++) {
         int32_t st = load_node(&L, n);
         if (st) return st;
-        step *s = &p->steps[n];
-        s->dynamic = s->npatches > 0 || s->scalar; /* a prim's value is known only when it runs */
+        gstep *s = &p->steps[n];
+        s->dynamic = s->s.npatches > 0 || s->s.scalar; /* a prim's value is known only when it runs */
         for (int k = 0; k < s->node->nargs && !s->dynamic; k++) {
             const opgen_garg *x = &s->node->args[k];
             if (x->kind == OPGEN_GA_VALUE) s->dynamic = dyn[x->i];
@@ -622,38 +423,21 @@ int32_t opgen_program_load_with(const opgen_graph *g, opgen_arena *a, const opge
     return OPGEN_OK;
 }
 
-/* "dtype;d,i,m" of a tensor, appended to key (ExecuTorch's kernel key entry). */
-static void key_entry(char *key, size_t cap, size_t *n, const opgen_tensor *t) {
-    if (*n >= cap) return;
-    *n += (size_t)snprintf(key + *n, cap - *n, "%s%d;", key[*n - 1] == '/' ? "" : "|", (int)t->dtype);
-    for (int32_t d = 0; d < t->dim && *n < cap; d++) *n += (size_t)snprintf(key + *n, cap - *n, "%s%u", d ? "," : "", t->dim_order[d]);
-}
-
 int32_t opgen_program_kernel_keys(const opgen_program *p, void (*fn)(void *ctx, const char *op, const char *key), void *ctx, opgen_error *err) {
     for (int n = 0; n < p->nsteps; n++) {
-        const step *s = &p->steps[n];
-        const opgen_op *kop = &opgen_ops[s->kernel_op];
-        char key[1024] = "v1/";
-        size_t len = 3;
-        for (int ai = 0; ai < kop->nargs; ai++) {
-            const opgen_arg *ka = &opgen_args[kop->first_arg + (unsigned)ai];
-            const opgen_value *v = &s->args[ai];
-            if ((ka->abi == OPGEN_ABI_TENSOR || ka->abi == OPGEN_ABI_OPT_TENSOR) && !v->none && v->v.t)
-                key_entry(key, sizeof key, &len, v->v.t);
-            else if (ka->abi == OPGEN_ABI_TENSOR_LIST && v->v.tl.len && v->v.tl.data[0])
-                key_entry(key, sizeof key, &len, v->v.tl.data[0]);
-        }
-        for (int r = 0; r < s->nresults && !s->scalar; r++) key_entry(key, sizeof key, &len, &p->values[s->results[r]].t); /* the returned values */
-        if (len >= sizeof key) return opgen_fail_at(err, OPGEN_E_INVALID, p->g->file, s->node->line, s->node->col, "%s: its kernel key is too long", s->node->op);
-        fn(ctx, kop->qualified, key);
+        const gstep *s = &p->steps[n];
+        char key[1024];
+        if (opgen_step_kernel_key(&s->s, key, sizeof key) >= sizeof key)
+            return opgen_fail_at(err, OPGEN_E_INVALID, p->g->file, s->node->line, s->node->col, "%s: its kernel key is too long", s->node->op);
+        fn(ctx, opgen_ops[s->s.kernel_op].qualified, key);
     }
     return OPGEN_OK;
 }
 
 void opgen_program_kernels(const opgen_program *p, void (*fn)(void *ctx, const opgen_gnode *node, const char *kernel, const char *origin), void *ctx) {
     for (int n = 0; n < p->nsteps; n++) {
-        const step *s = &p->steps[n];
-        fn(ctx, s->node, s->kernel && s->kernel->name ? s->kernel->name : "?", s->origin ? s->origin : "opgen");
+        const gstep *s = &p->steps[n];
+        fn(ctx, s->node, s->s.kernel && s->s.kernel->name ? s->s.kernel->name : "?", s->s.origin ? s->s.origin : "opgen");
     }
 }
 
@@ -681,7 +465,7 @@ int32_t opgen_program_run(opgen_program *p, const opgen_ivalue *inputs, opgen_ar
     }
     if (p->dynamic) { /* shapes follow the scalar inputs: infer and plan them now */
         for (int n = 0; n < p->nsteps; n++) {
-            step *s = &p->steps[n];
+            gstep *s = &p->steps[n];
             if (!s->dynamic) continue;
             int32_t st = prepare(p, s, work, err);
             if (st) return st;
@@ -693,7 +477,7 @@ int32_t opgen_program_run(opgen_program *p, const opgen_ivalue *inputs, opgen_ar
     if (p->plan_bytes && !block) return opgen_fail(err, OPGEN_E_NO_MEMORY, "out of memory: the program needs %zu bytes", opgen_program_work_bytes(p));
     opgen_arena_mark mark = opgen_arena_save(work); /* each step's temporaries are given back after it */
     for (int n = 0; n < p->nsteps; n++) {
-        step *s = &p->steps[n];
+        gstep *s = &p->steps[n];
         for (int r = 0; r < s->nresults; r++) { /* results live where the plan put them */
             if (p->values[s->results[r]].kind != OPGEN_GV_TENSOR) continue;
             opgen_tensor *t = &p->values[s->results[r]].t;
@@ -701,7 +485,7 @@ int32_t opgen_program_run(opgen_program *p, const opgen_ivalue *inputs, opgen_ar
             t->capacity = p->size[s->results[r]];
         }
         opgen_error kerr = {0};
-        int32_t st = call(p, s, work, false, &kerr);
+        int32_t st = opgen_step_run(&s->s, p->values, work, &kerr);
         opgen_arena_restore(work, mark);
         if (st) return node_fail(err, g, s->node->line, s->node->col, kerr.code, "%s", kerr.msg);
     }

@@ -196,7 +196,7 @@ int64_t opgen_numel(const opgen_tensor *t) {
 
 size_t opgen_nbytes(const opgen_tensor *t) { return (size_t)opgen_numel(t) * (size_t)opgen_dtype_size(t->dtype); }
 
-int32_t opgen_tensor_shape(opgen_tensor *t, opgen_dtype dtype, int32_t dim, const int64_t *sizes, opgen_error *err) {
+int32_t opgen_tensor_shape_ordered(opgen_tensor *t, opgen_dtype dtype, int32_t dim, const int64_t *sizes, const uint8_t *dim_order, opgen_error *err) {
     if (dim < 0 || dim > OPGEN_MAX_DIM) return opgen_fail(err, OPGEN_E_SHAPE, "a tensor has 0 to %d dimensions, not %d", OPGEN_MAX_DIM, (int)dim);
     if (opgen_dtype_size(dtype) == 0) return opgen_fail(err, OPGEN_E_DTYPE, "unknown dtype %d", (int)dtype);
     int64_t extent = 1; /* the product of the sizes with 0 read as 1: bounds numel and every stride */
@@ -205,17 +205,26 @@ int32_t opgen_tensor_shape(opgen_tensor *t, opgen_dtype dtype, int32_t dim, cons
         if (sizes[i] && extent > INT64_MAX / 64 / sizes[i]) return opgen_fail(err, OPGEN_E_SHAPE, "tensor too large");
         extent *= sizes[i] ? sizes[i] : 1;
     }
+    uint8_t order[OPGEN_MAX_DIM];
+    unsigned seen = 0;
+    for (int i = 0; i < dim; i++) {
+        order[i] = dim_order ? dim_order[i] : (uint8_t)i;
+        if (order[i] >= dim || seen >> order[i] & 1u) return opgen_fail(err, OPGEN_E_SHAPE, "dim order is not a permutation of 0..%d", (int)dim - 1);
+        seen |= 1u << order[i];
+    }
     t->dtype = dtype;
     t->dim = dim;
-    int64_t stride = 1;
+    for (int i = 0; i < dim; i++) t->sizes[i] = sizes[i];
+    int64_t stride = 1; /* the last dimension in the order is innermost */
     for (int i = dim - 1; i >= 0; i--) {
-        t->sizes[i] = sizes[i];
-        t->strides[i] = stride;
-        stride *= sizes[i] ? sizes[i] : 1;
+        t->strides[order[i]] = stride;
+        stride *= sizes[order[i]] ? sizes[order[i]] : 1;
     }
-    for (int i = 0; i < dim; i++) t->dim_order[i] = (uint8_t)i;
+    memcpy(t->dim_order, order, (size_t)dim);
     return OPGEN_OK;
 }
+
+int32_t opgen_tensor_shape(opgen_tensor *t, opgen_dtype dtype, int32_t dim, const int64_t *sizes, opgen_error *err) { return opgen_tensor_shape_ordered(t, dtype, dim, sizes, NULL, err); }
 
 int32_t opgen_tensor_alloc(opgen_tensor *t, opgen_dtype dtype, int32_t dim, const int64_t *sizes, opgen_arena *a, opgen_error *err) {
     int32_t st = opgen_tensor_shape(t, dtype, dim, sizes, err);

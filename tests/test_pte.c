@@ -112,8 +112,9 @@ static size_t list_value(fbw *w, int tag, const int32_t *items, uint32_t n) {
     return ev;
 }
 static size_t int_value(fbw *w) {
-    size_t ev = table(w, 2, (int[]){1, 0});
+    size_t ev = table(w, 2, (int[]){1, 1});
     w->b[slot(ev, 0)] = EV_INT;
+    link(w, slot(ev, 1), table(w, 1, (int[]){0})); /* int_val left at its default, 0 */
     return ev;
 }
 

@@ -1,6 +1,6 @@
 #include "opgen/kernel.h"
 
-int32_t opgen_out(opgen_ctx *ctx, opgen_tensor *out, opgen_dtype dtype, int32_t dim, const int64_t *sizes) {
+static int32_t out_of(opgen_ctx *ctx, opgen_tensor *out, opgen_dtype dtype, int32_t dim, const int64_t *sizes, bool any_order) {
     if (out->capacity == 0 && !out->data) {
         int32_t st = opgen_tensor_shape(out, dtype, dim, sizes, ctx->err);
         if (st) return st;
@@ -18,12 +18,19 @@ int32_t opgen_out(opgen_ctx *ctx, opgen_tensor *out, opgen_dtype dtype, int32_t 
     /* a given out tensor: its dtype must match; its shape may change within capacity */
     if (out->dtype != dtype) return OPGEN_FAIL(ctx, OPGEN_E_DTYPE, "%s: out has dtype %s, the result is %s", ctx->op, opgen_dtype_name(out->dtype), opgen_dtype_name(dtype));
     opgen_tensor t = *out;
-    int32_t st = opgen_tensor_shape(&t, dtype, dim, sizes, ctx->err);
+    int32_t st = opgen_tensor_shape_ordered(&t, dtype, dim, sizes, dim == out->dim ? out->dim_order : NULL, ctx->err);
     if (st) return st;
     if (opgen_nbytes(&t) > out->capacity) return OPGEN_FAIL(ctx, OPGEN_E_SHAPE, "%s: out holds %zu bytes, the result needs %zu", ctx->op, out->capacity, opgen_nbytes(&t));
+    if (!any_order && !opgen_tensor_is_contiguous(&t)) {
+        if (!ctx->meta) return OPGEN_FAIL(ctx, OPGEN_E_INVALID, "%s: writes contiguous results, and its out is in another dim order", ctx->op);
+        ctx->relayout = true;
+    }
     *out = t;
     return OPGEN_OK;
 }
+
+int32_t opgen_out(opgen_ctx *ctx, opgen_tensor *out, opgen_dtype dtype, int32_t dim, const int64_t *sizes) { return out_of(ctx, out, dtype, dim, sizes, false); }
+int32_t opgen_out_any(opgen_ctx *ctx, opgen_tensor *out, opgen_dtype dtype, int32_t dim, const int64_t *sizes) { return out_of(ctx, out, dtype, dim, sizes, true); }
 
 void *opgen_scratch(opgen_ctx *ctx, size_t n) {
     if (ctx->meta) {

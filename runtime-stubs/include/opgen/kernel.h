@@ -25,11 +25,21 @@ struct opgen_ctx {
     /* Meta mode counts here the arena bytes the call will take beyond its given
      * outputs (temporaries, unallocated outputs), so a run can be sized in advance. */
     size_t scratch;
+    /* Set by opgen_out in meta mode when a given out is laid out in another dim
+     * order than the contiguous one the kernel writes: the executor then gives
+     * the kernel a contiguous stand-in and copies it into the out. */
+    bool relayout;
 };
 
 /* Prepares an out tensor: an unallocated one (capacity 0) takes dtype and sizes
- * (and memory, outside meta mode); a given one must already match them. */
+ * (and memory, outside meta mode); a given one (planned memory, a program's dim
+ * order) must have the dtype and room for the sizes, and keeps its dim order.
+ * opgen_out is for kernels that write their result contiguously: a given out in
+ * another order gets a contiguous stand-in (ctx->relayout); opgen_out_any for
+ * kernels that write through the iterator (opgen/loops.h) or opgen_copy, which
+ * handle any dense order. */
 int32_t opgen_out(opgen_ctx *ctx, opgen_tensor *out, opgen_dtype dtype, int32_t dim, const int64_t *sizes);
+int32_t opgen_out_any(opgen_ctx *ctx, opgen_tensor *out, opgen_dtype dtype, int32_t dim, const int64_t *sizes);
 /* Temporary memory from the call's arena; in meta mode it is only counted
  * (ctx->scratch) and NULL is returned. */
 void *opgen_scratch(opgen_ctx *ctx, size_t n);

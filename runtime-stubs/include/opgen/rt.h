@@ -119,6 +119,9 @@ int64_t opgen_numel(const opgen_tensor *t);
 size_t opgen_nbytes(const opgen_tensor *t);
 /* Sets sizes, contiguous strides and the default dim order; data is left alone. */
 int32_t opgen_tensor_shape(opgen_tensor *t, opgen_dtype dtype, int32_t dim, const int64_t *sizes, opgen_error *err);
+/* The same in a dim order (outermost dimension first; NULL: the default), which
+ * must be a permutation of 0..dim-1: strides follow it (channels-last is 0,2,3,1). */
+int32_t opgen_tensor_shape_ordered(opgen_tensor *t, opgen_dtype dtype, int32_t dim, const int64_t *sizes, const uint8_t *dim_order, opgen_error *err);
 /* Shape + zeroed data from the arena. */
 int32_t opgen_tensor_alloc(opgen_tensor *t, opgen_dtype dtype, int32_t dim, const int64_t *sizes, opgen_arena *a, opgen_error *err);
 bool opgen_tensor_is_contiguous(const opgen_tensor *t);

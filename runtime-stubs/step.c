@@ -1,0 +1,245 @@
+/* One kernel call of a loaded program (step.h). */
+#include "step.h"
+#include "opgen/loops.h"
+#include <stdio.h>
+#include <string.h>
+
+bool opgen_selective(void) {
+    static const char selection[] = OPGEN_SELECTION;
+    return selection[0] != 0;
+}
+
+/* The value kind of a scalar result (abi of an op's return), or -1 if not a scalar. */
+static int scalar_kind(int abi) { return abi == OPGEN_ABI_INT ? OPGEN_GV_INT : abi == OPGEN_ABI_FLOAT ? OPGEN_GV_FLOAT : abi == OPGEN_ABI_BOOL ? OPGEN_GV_BOOL : -1; }
+
+bool opgen_is_scalar_op(int id) {
+    const opgen_op *op = &opgen_ops[id];
+    if (op->out_variant >= 0 || !op->nrets || !opgen_registry[id].fn) return false;
+    for (int r = 0; r < op->nrets; r++)
+        if (scalar_kind(opgen_rets[op->first_ret + (unsigned)r].abi) < 0) return false;
+    return true;
+}
+
+int32_t opgen_step_kernels(opgen_step *s, int kid, const opgen_load_options *opt, opgen_arena *a, opgen_error *err) {
+    const opgen_op *kop = &opgen_ops[kid];
+    s->kernel_op = kid;
+    s->kernel = &opgen_registry[kid];
+    for (int i = 0; opt && opt->fallbacks && i < OPGEN_FALLBACK_COUNT; i++) /* the pattern, not a native kernel */
+        if (opgen_fallbacks[i].op == kid) s->kernel = &opgen_fallbacks[i].kernel;
+    int nc = 1;
+    for (int v = 0; opt && v < opt->nvendors; v++)
+        for (int k = 0; k < opt->vendors[v]->nkernels; k++) nc += !strcmp(opt->vendors[v]->kernels[k].op, kop->qualified);
+    s->cands = opgen_arena_zalloc(a, sizeof *s->cands * (size_t)nc);
+    if (!s->cands) return opgen_fail(err, OPGEN_E_NO_MEMORY, "out of memory");
+    for (int v = 0; opt && v < opt->nvendors; v++)
+        for (int k = 0; k < opt->vendors[v]->nkernels; k++)
+            if (!strcmp(opt->vendors[v]->kernels[k].op, kop->qualified) && opt->vendors[v]->kernels[k].kernel.fn)
+                s->cands[s->ncands++] = (opgen_candidate){&opt->vendors[v]->kernels[k].kernel, opt->vendors[v]->name};
+    if (s->kernel->fn) s->cands[s->ncands++] = (opgen_candidate){s->kernel, "opgen"};
+    if (s->ncands) s->kernel = s->cands[0].kernel, s->origin = s->cands[0].origin;
+    if (s->kernel->fn) return OPGEN_OK;
+    if (opgen_selective()) /* a selective build: say which selection left it out */
+        return opgen_fail(err, OPGEN_E_NOT_FOUND, "%s needs %s, which this build's selection (%s) leaves out", s->name, kop->qualified, OPGEN_SELECTION);
+    return opgen_fail(err, OPGEN_E_NOT_FOUND, "no kernel for %s (needed by %s)", kop->qualified, s->name);
+}
+
+static void apply_patches(opgen_step *s, const opgen_ivalue *values) {
+    for (int k = 0; k < s->npatches; k++) {
+        const opgen_patch *pt = &s->patches[k];
+        const opgen_ivalue *iv = &values[pt->value];
+        opgen_value *v = &s->args[pt->arg];
+        v->none = false;
+        if (pt->elem >= 0) { /* the list's storage is the loader's own */
+            ((int64_t *)(uintptr_t)v->v.il.data)[pt->elem] = iv->i;
+            continue;
+        }
+        switch (pt->abi) {
+        case OPGEN_ABI_SCALAR:
+        case OPGEN_ABI_OPT_SCALAR:
+            if (iv->kind == OPGEN_GV_INT) v->v.s.dtype = OPGEN_DTYPE_Long, v->v.s.v.i = iv->i;
+            if (iv->kind == OPGEN_GV_FLOAT) v->v.s.dtype = OPGEN_DTYPE_Double, v->v.s.v.f = iv->f;
+            if (iv->kind == OPGEN_GV_BOOL) v->v.s.dtype = OPGEN_DTYPE_Bool, v->v.s.v.b = iv->b;
+            break;
+        case OPGEN_ABI_FLOAT:
+        case OPGEN_ABI_OPT_FLOAT: v->v.f = iv->kind == OPGEN_GV_INT ? (double)iv->i : iv->f; break;
+        case OPGEN_ABI_BOOL:
+        case OPGEN_ABI_OPT_BOOL: v->v.b = iv->b; break;
+        default: v->v.i = iv->i; break;
+        }
+    }
+}
+
+int32_t opgen_step_call(opgen_step *s, const opgen_ivalue *values, opgen_arena *arena, bool meta, opgen_error *err) {
+    opgen_ctx ctx = {arena, err, s->name, meta, 0, false};
+    apply_patches(s, values);
+    int32_t st = s->kernel->call(&ctx, s->kernel->fn, s->args);
+    if (st && err->code == OPGEN_OK) opgen_fail(err, st, "%s failed (%s)", ctx.op, opgen_status_text(st));
+    if (meta && !st) { /* results the meta step sized itself (the plan places them) are not scratch */
+        size_t own = 0;
+        for (int r = 0; r < s->nres; r++)
+            if (!s->res[r]->capacity && !s->res[r]->data) own += opgen_arena_cost(opgen_nbytes(s->res[r]));
+        s->scratch = ctx.scratch > own ? ctx.scratch - own : 0;
+        s->relayout = ctx.relayout;
+        for (int r = 0; s->relayout && r < s->nres; r++) /* the contiguous stand-ins */
+            if (!opgen_tensor_is_contiguous(s->res[r])) s->scratch += opgen_arena_cost(opgen_nbytes(s->res[r]));
+    }
+    return st;
+}
+
+int32_t opgen_step_run(opgen_step *s, const opgen_ivalue *values, opgen_arena *arena, opgen_error *err) {
+    if (!s->relayout) return opgen_step_call(s, values, arena, false, err);
+    opgen_tensor saved[8];
+    int n = s->nres < 8 ? s->nres : 8;
+    for (int r = 0; r < n; r++) { /* a contiguous stand-in for each out in another order */
+        saved[r] = *s->res[r];
+        if (opgen_tensor_is_contiguous(s->res[r])) continue;
+        opgen_tensor *t = s->res[r];
+        if (opgen_tensor_shape(t, t->dtype, t->dim, t->sizes, err)) return err->code;
+        t->capacity = opgen_nbytes(t);
+        t->data = opgen_arena_alloc(arena, t->capacity);
+        if (!t->data) return opgen_fail(err, OPGEN_E_NO_MEMORY, "%s: out of memory for a contiguous stand-in of its result", s->name);
+    }
+    int32_t st = opgen_step_call(s, values, arena, false, err);
+    opgen_ctx ctx = {arena, err, s->name, false, 0, false};
+    for (int r = 0; r < n; r++) {
+        opgen_tensor standin = *s->res[r];
+        *s->res[r] = saved[r];
+        if (!st && standin.data != saved[r].data) st = opgen_copy(&ctx, s->res[r], &standin);
+    }
+    return st;
+}
+
+/* The dtype a kernel argument carries for the Edge constraint check, or -1. */
+static int arg_dtype(const opgen_step *s, const opgen_ivalue *values, int ai) {
+    const opgen_arg *ka = &opgen_args[opgen_ops[s->kernel_op].first_arg + ai];
+    const opgen_value *v = &s->args[ai];
+    for (int k = 0; k < s->npatches; k++) /* a scalar the program gives or computes */
+        if (s->patches[k].arg == ai && s->patches[k].elem < 0) {
+            int kind = values[s->patches[k].value].kind;
+            return kind == OPGEN_GV_INT ? OPGEN_DTYPE_Long : kind == OPGEN_GV_FLOAT ? OPGEN_DTYPE_Double : OPGEN_DTYPE_Bool;
+        }
+    if (v->none) return -1;
+    switch (ka->abi) {
+    case OPGEN_ABI_TENSOR:
+    case OPGEN_ABI_OPT_TENSOR: return v->v.t ? (int)v->v.t->dtype : -1;
+    case OPGEN_ABI_TENSOR_LIST: return v->v.tl.len && v->v.tl.data[0] ? (int)v->v.tl.data[0]->dtype : -1;
+    case OPGEN_ABI_SCALAR:
+    case OPGEN_ABI_OPT_SCALAR: return v->v.s.dtype;
+    case OPGEN_ABI_DTYPE:
+    case OPGEN_ABI_OPT_DTYPE: return v->v.d;
+    default: return -1;
+    }
+}
+
+/* ExecuTorch's rule over the generated rows: some row accepts every dtype, and
+ * columns sharing an alias in it carry one dtype. */
+static int32_t check_rows(const opgen_step *s, const opgen_ivalue *values, opgen_error *err) {
+    const opgen_op *op = &opgen_ops[s->op], *kop = &opgen_ops[s->kernel_op];
+    if (!op->ncols) return OPGEN_OK;
+    int nc = op->ncols < 64 ? op->ncols : 64; /* no Edge op comes near 64 columns */
+    int dt[64];
+    const char *names[64];
+    char retname[64][12];
+    for (int c = 0; c < nc; c++) {
+        int col = opgen_cols[op->first_col + (unsigned)c];
+        dt[c] = -1;
+        if (col >= 0) {
+            names[c] = opgen_args[op->first_arg + (unsigned)col].name;
+            for (int ai = 0; ai < kop->nargs; ai++)
+                if (!strcmp(opgen_args[kop->first_arg + (unsigned)ai].name, names[c])) dt[c] = arg_dtype(s, values, ai);
+        } else {
+            int r = -col - 1;
+            const char *rn = opgen_rets[op->first_ret + (unsigned)r].name;
+            snprintf(retname[c], sizeof retname[c], "__ret_%d", r);
+            names[c] = rn && *rn ? rn : retname[c]; /* Edge names unnamed returns __ret_N */
+            if (r < s->nres) dt[c] = s->res[r]->dtype;
+        }
+    }
+    for (int r = 0; r < op->nrows; r++) {
+        const uint8_t *row = &opgen_cells[op->first_cell + (unsigned)(r * op->ncols)];
+        bool ok = true;
+        for (int c = 0; c < nc && ok; c++) {
+            if (dt[c] < 0) continue;
+            if (!(opgen_alias_sets[op->first_alias + row[c]] >> dt[c] & 1u)) ok = false;
+            for (int b = 0; b < c && ok; b++)
+                if (dt[b] >= 0 && row[b] == row[c] && dt[b] != dt[c]) ok = false;
+        }
+        if (ok) return OPGEN_OK;
+    }
+    char msg[384];
+    int n = snprintf(msg, sizeof msg, "%s: no Edge constraint row allows (", op->qualified);
+    for (int c = 0, first = 1; c < nc && n < (int)sizeof msg; c++) {
+        if (dt[c] < 0) continue;
+        n += snprintf(msg + n, sizeof msg - (size_t)n, "%s%s=%s", first ? "" : ", ", names[c], opgen_dtype_name((opgen_dtype)dt[c]));
+        first = 0;
+    }
+    if (n < (int)sizeof msg) snprintf(msg + n, sizeof msg - (size_t)n, ")");
+    return opgen_fail(err, OPGEN_E_DTYPE, "%s", msg);
+}
+
+/* A dtype the kernel exists for but this selective build left out: the op, the
+ * dtypes of the call's tensors and the selection, in one message. */
+static int32_t selection_fail(const opgen_step *s, const opgen_ivalue *values, opgen_error *err) {
+    const opgen_op *kop = &opgen_ops[s->kernel_op];
+    char msg[384];
+    int n = snprintf(msg, sizeof msg, "%s: this build's selection (%s) keeps no kernel for ", s->name, OPGEN_SELECTION);
+    bool first = true;
+    for (int ai = 0; ai < kop->nargs && n < (int)sizeof msg; ai++) {
+        const opgen_arg *ka = &opgen_args[kop->first_arg + (unsigned)ai];
+        if (ka->flags & OPGEN_ARG_OUT || (ka->abi != OPGEN_ABI_TENSOR && ka->abi != OPGEN_ABI_OPT_TENSOR && ka->abi != OPGEN_ABI_TENSOR_LIST)) continue;
+        int dt = arg_dtype(s, values, ai);
+        if (dt < 0) continue;
+        n += snprintf(msg + n, sizeof msg - (size_t)n, "%s%s=%s", first ? "" : ", ", ka->name, opgen_dtype_name((opgen_dtype)dt));
+        first = false;
+    }
+    return opgen_fail(err, OPGEN_E_NOT_FOUND, "%s", msg);
+}
+
+int32_t opgen_step_prepare(opgen_step *s, const opgen_ivalue *values, opgen_arena *a, opgen_error *err) {
+    if (s->scalar) return opgen_step_call(s, values, a, false, err); /* a prim computes its value, which later shapes may need */
+    opgen_tensor initial[8]; /* each candidate starts from the results as given */
+    int n = s->nres < 8 ? s->nres : 8;
+    for (int r = 0; r < n; r++) initial[r] = *s->res[r];
+    opgen_error merr = {0};
+    int32_t st = OPGEN_E_NOT_IMPLEMENTED;
+    for (int c = 0; c < s->ncands; c++) { /* the first kernel that takes the call */
+        s->kernel = s->cands[c].kernel;
+        s->origin = s->cands[c].origin;
+        for (int r = 0; r < n; r++) *s->res[r] = initial[r];
+        memset(&merr, 0, sizeof merr);
+        st = opgen_step_call(s, values, a, true, &merr);
+        bool declined = st == OPGEN_E_NOT_IMPLEMENTED || (st == OPGEN_E_DTYPE && c + 1 < s->ncands);
+        if (!declined) break;
+    }
+    if (st == OPGEN_E_DTYPE && opgen_selective()) return selection_fail(s, values, err);
+    if (st) return opgen_fail(err, st, "%s", merr.msg);
+    if ((st = check_rows(s, values, err))) return st;
+    if (!s->nres) return OPGEN_OK;
+    opgen_dtype d = s->res[0]->dtype;
+    if (!(s->kernel->dtypes >> d & 1u) && opgen_selective()) return selection_fail(s, values, err);
+    if (!(s->kernel->dtypes >> d & 1u))
+        return opgen_fail(err, OPGEN_E_NOT_FOUND, "no kernel for %s with dtype %s (needed by %s)", opgen_ops[s->kernel_op].qualified, opgen_dtype_name(d), s->name);
+    return OPGEN_OK;
+}
+
+/* "dtype;d,i,m" of a tensor, appended to key (ExecuTorch's kernel key entry). */
+static void key_entry(char *key, size_t cap, size_t *n, const opgen_tensor *t) {
+    if (*n >= cap) return;
+    *n += (size_t)snprintf(key + *n, cap - *n, "%s%d;", key[*n - 1] == '/' ? "" : "|", (int)t->dtype);
+    for (int32_t d = 0; d < t->dim && *n < cap; d++) *n += (size_t)snprintf(key + *n, cap - *n, "%s%u", d ? "," : "", t->dim_order[d]);
+}
+
+size_t opgen_step_kernel_key(const opgen_step *s, char *key, size_t cap) {
+    const opgen_op *kop = &opgen_ops[s->kernel_op];
+    size_t len = (size_t)snprintf(key, cap, "v1/");
+    for (int ai = 0; ai < kop->nargs; ai++) {
+        const opgen_arg *ka = &opgen_args[kop->first_arg + (unsigned)ai];
+        const opgen_value *v = &s->args[ai];
+        if ((ka->abi == OPGEN_ABI_TENSOR || ka->abi == OPGEN_ABI_OPT_TENSOR) && !v->none && v->v.t)
+            key_entry(key, cap, &len, v->v.t);
+        else if (ka->abi == OPGEN_ABI_TENSOR_LIST && v->v.tl.len && v->v.tl.data[0])
+            key_entry(key, cap, &len, v->v.tl.data[0]);
+    }
+    for (int r = 0; r < s->nres; r++) key_entry(key, cap, &len, s->res[r]); /* the returned values */
+    return len;
+}

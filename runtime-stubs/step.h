@@ -1,0 +1,62 @@
+/* One kernel call of a loaded program: what the graph executor (exec.c) and the
+ * .pte loader (method.c) share. Choosing the kernel (backends' first, then
+ * opgen's), its meta step at load, the Edge constraint rows, the selection's
+ * refusals, and the call itself. Internal to the runtime. */
+#ifndef OPGEN_STEP_H
+#define OPGEN_STEP_H
+#include "opgen/exec.h"
+
+/* An argument (or, with elem >= 0, one element of an int list) refreshed from
+ * values[value] before every call: a scalar the program computes or is given. */
+typedef struct opgen_patch {
+    int arg, value, abi, elem;
+} opgen_patch;
+
+/* A kernel that may serve a step, and where it comes from. */
+typedef struct opgen_candidate {
+    const opgen_kernel_entry *kernel;
+    const char *origin; /* a backend's name, or "opgen" */
+} opgen_candidate;
+
+typedef struct opgen_step {
+    int op;        /* the op the program names (a graph's functional op) */
+    int kernel_op; /* the op its kernel computes (the out= variant) */
+    const char *name; /* what messages call it: "aten::add.Tensor" */
+    const opgen_kernel_entry *kernel; /* the one chosen */
+    const char *origin;
+    opgen_candidate *cands; /* backends' kernels first, then opgen's */
+    int ncands;
+    opgen_value *args; /* the kernel's arguments, in its schema's order */
+    int nargs;
+    opgen_patch *patches;
+    int npatches;
+    opgen_tensor **res; /* its tensor results (the out arguments), in order */
+    int nres;
+    bool scalar;   /* a scalar prim: its kernel computes the op itself, writing scalar values */
+    bool relayout; /* its kernel writes contiguous results into outs of another dim order:
+                      it gets contiguous stand-ins, copied into the outs after it */
+    size_t scratch; /* arena bytes its kernel takes beyond its results */
+} opgen_step;
+
+/* This build's registry was trimmed to a selection (OPGEN_SELECTION names it). */
+bool opgen_selective(void);
+/* An op whose kernel computes it directly and returns scalars (a scalar prim). */
+bool opgen_is_scalar_op(int id);
+/* The step's kernels for op kid: backends' (opt->vendors, in order), then
+ * opgen's (or, with opt->fallbacks, a backend op's fallback). Fails when there
+ * is none, naming the op and, in a trimmed build, the selection. */
+int32_t opgen_step_kernels(opgen_step *s, int kid, const opgen_load_options *opt, opgen_arena *a, opgen_error *err);
+/* Runs the kernel: its meta step (meta) or the computation. values: the
+ * program's values the patches read. */
+int32_t opgen_step_call(opgen_step *s, const opgen_ivalue *values, opgen_arena *arena, bool meta, opgen_error *err);
+/* Load's checks once the inputs' dtypes and shapes are known: the meta step of
+ * the first kernel that takes the call (its results get dtypes and shapes), the
+ * Edge rows, a kernel for the dtype. Messages name the step (s->name), not where
+ * it is: the caller adds that. */
+int32_t opgen_step_prepare(opgen_step *s, const opgen_ivalue *values, opgen_arena *a, opgen_error *err);
+/* The call with contiguous stand-ins for outs in another dim order (s->relayout). */
+int32_t opgen_step_run(opgen_step *s, const opgen_ivalue *values, opgen_arena *arena, opgen_error *err);
+/* "v1/6;0,1|6;0,1|..." of the call: ExecuTorch's kernel key (tensor arguments in
+ * order, then the results). Returns its length (>= cap: too long). */
+size_t opgen_step_kernel_key(const opgen_step *s, char *key, size_t cap);
+#endif
