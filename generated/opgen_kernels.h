@@ -80,52 +80,65 @@ typedef struct opgen_value {
     X(10, opgen_kernel_aten_maximum_out) \
     X(12, opgen_kernel_aten_div_out) \
     X(14, opgen_kernel_aten_where_self_out) \
-    X(18, opgen_kernel_aten_sigmoid_out) \
-    X(20, opgen_kernel_aten_tanh_out) \
-    X(22, opgen_kernel_aten_exp_out) \
-    X(24, opgen_kernel_aten_gelu_out) \
-    X(26, opgen_kernel_aten_hardtanh_out) \
-    X(28, opgen_kernel_aten_clamp_out) \
-    X(30, opgen_kernel_aten__softmax_out) \
-    X(32, opgen_kernel_aten__log_softmax_out) \
-    X(34, opgen_kernel_aten_mm_out) \
-    X(36, opgen_kernel_aten_bmm_out) \
-    X(38, opgen_kernel_aten_addmm_out) \
-    X(43, opgen_kernel_aten_cat_out) \
-    X(46, opgen_kernel_aten_mean_out) \
-    X(48, opgen_kernel_aten_sum_IntList_out) \
-    X(52, opgen_kernel_aten_max_pool2d_with_indices_out) \
-    X(54, opgen_kernel_aten_avg_pool2d_out) \
-    X(57, opgen_kernel_quantized_decomposed_quantize_per_tensor_out) \
-    X(59, opgen_kernel_quantized_decomposed_dequantize_per_tensor_out) \
-    X(61, opgen_kernel_quantized_decomposed_dequantize_per_channel_out) \
-    X(62, opgen_kernel_executorch_prims_add_int) \
-    X(63, opgen_kernel_executorch_prims_mul_int) \
-    X(64, opgen_kernel_executorch_prims_sub_int) \
-    X(65, opgen_kernel_executorch_prims_floordiv_int) \
-    X(66, opgen_kernel_executorch_prims_mod_int) \
-    X(67, opgen_kernel_executorch_prims_truediv_int) \
-    X(68, opgen_kernel_executorch_prims_neg_int) \
-    X(69, opgen_kernel_executorch_prims_gt_int) \
-    X(70, opgen_kernel_executorch_prims_lt_int) \
-    X(71, opgen_kernel_executorch_prims_ge_int) \
-    X(72, opgen_kernel_executorch_prims_le_int) \
-    X(73, opgen_kernel_executorch_prims_eq_int) \
-    X(75, opgen_kernel_quantized_decomposed_add_relu_out) \
-    X(77, opgen_kernel_quantized_decomposed_add_out) \
-    X(79, opgen_kernel_quantized_decomposed_add_scalar_out) \
-    X(81, opgen_kernel_quantized_decomposed_embedding_byte_out) \
-    X(83, opgen_kernel_demo_linear_relu_out) \
-    X(84, opgen_kernel_aten_add_Scalar_out) \
-    X(85, opgen_kernel_aten_mul_Scalar_out) \
-    X(86, opgen_kernel_aten_relu_out) \
-    X(87, opgen_kernel_aten_permute_copy_out) \
-    X(88, opgen_kernel_aten_view_copy_out) \
-    X(89, opgen_kernel_aten_expand_copy_out) \
-    X(90, opgen_kernel_aten_clone_out) \
-    X(91, opgen_kernel_aten_convolution_out) \
-    X(92, opgen_kernel_aten__native_batch_norm_legit_no_training_out) \
-    X(93, opgen_kernel_aten_embedding_out)
+    X(15, opgen_kernel_aten_eq_Scalar_out) \
+    X(17, opgen_kernel_aten_eq_Tensor_out) \
+    X(19, opgen_kernel_aten_ne_Scalar_out) \
+    X(21, opgen_kernel_aten_ne_Tensor_out) \
+    X(23, opgen_kernel_aten_lt_Scalar_out) \
+    X(25, opgen_kernel_aten_lt_Tensor_out) \
+    X(27, opgen_kernel_aten_le_Scalar_out) \
+    X(29, opgen_kernel_aten_le_Tensor_out) \
+    X(31, opgen_kernel_aten_gt_Scalar_out) \
+    X(33, opgen_kernel_aten_gt_Tensor_out) \
+    X(35, opgen_kernel_aten_ge_Scalar_out) \
+    X(37, opgen_kernel_aten_ge_Tensor_out) \
+    X(42, opgen_kernel_aten_abs_out) \
+    X(44, opgen_kernel_aten_sigmoid_out) \
+    X(46, opgen_kernel_aten_tanh_out) \
+    X(48, opgen_kernel_aten_exp_out) \
+    X(50, opgen_kernel_aten_gelu_out) \
+    X(52, opgen_kernel_aten_hardtanh_out) \
+    X(54, opgen_kernel_aten_clamp_out) \
+    X(56, opgen_kernel_aten__softmax_out) \
+    X(58, opgen_kernel_aten__log_softmax_out) \
+    X(60, opgen_kernel_aten_mm_out) \
+    X(62, opgen_kernel_aten_bmm_out) \
+    X(64, opgen_kernel_aten_addmm_out) \
+    X(69, opgen_kernel_aten_cat_out) \
+    X(72, opgen_kernel_aten_mean_out) \
+    X(74, opgen_kernel_aten_sum_IntList_out) \
+    X(78, opgen_kernel_aten_max_pool2d_with_indices_out) \
+    X(80, opgen_kernel_aten_avg_pool2d_out) \
+    X(83, opgen_kernel_quantized_decomposed_quantize_per_tensor_out) \
+    X(85, opgen_kernel_quantized_decomposed_dequantize_per_tensor_out) \
+    X(87, opgen_kernel_quantized_decomposed_dequantize_per_channel_out) \
+    X(88, opgen_kernel_executorch_prims_add_int) \
+    X(89, opgen_kernel_executorch_prims_mul_int) \
+    X(90, opgen_kernel_executorch_prims_sub_int) \
+    X(91, opgen_kernel_executorch_prims_floordiv_int) \
+    X(92, opgen_kernel_executorch_prims_mod_int) \
+    X(93, opgen_kernel_executorch_prims_truediv_int) \
+    X(94, opgen_kernel_executorch_prims_neg_int) \
+    X(95, opgen_kernel_executorch_prims_gt_int) \
+    X(96, opgen_kernel_executorch_prims_lt_int) \
+    X(97, opgen_kernel_executorch_prims_ge_int) \
+    X(98, opgen_kernel_executorch_prims_le_int) \
+    X(99, opgen_kernel_executorch_prims_eq_int) \
+    X(101, opgen_kernel_quantized_decomposed_add_relu_out) \
+    X(103, opgen_kernel_quantized_decomposed_add_out) \
+    X(105, opgen_kernel_quantized_decomposed_add_scalar_out) \
+    X(107, opgen_kernel_quantized_decomposed_embedding_byte_out) \
+    X(109, opgen_kernel_demo_linear_relu_out) \
+    X(110, opgen_kernel_aten_add_Scalar_out) \
+    X(111, opgen_kernel_aten_mul_Scalar_out) \
+    X(112, opgen_kernel_aten_relu_out) \
+    X(113, opgen_kernel_aten_permute_copy_out) \
+    X(114, opgen_kernel_aten_view_copy_out) \
+    X(115, opgen_kernel_aten_expand_copy_out) \
+    X(116, opgen_kernel_aten_clone_out) \
+    X(117, opgen_kernel_aten_convolution_out) \
+    X(118, opgen_kernel_aten__native_batch_norm_legit_no_training_out) \
+    X(119, opgen_kernel_aten_embedding_out)
 
 /* aten::add.out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!) */
 opgen_status opgen_kernel_aten_add_out(opgen_ctx *ctx, const opgen_tensor *self, const opgen_tensor *other, const opgen_scalar *alpha, opgen_tensor *out);
@@ -139,6 +152,32 @@ opgen_status opgen_kernel_aten_maximum_out(opgen_ctx *ctx, const opgen_tensor *s
 opgen_status opgen_kernel_aten_div_out(opgen_ctx *ctx, const opgen_tensor *self, const opgen_tensor *other, opgen_tensor *out);
 /* aten::where.self_out(Tensor condition, Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!) */
 opgen_status opgen_kernel_aten_where_self_out(opgen_ctx *ctx, const opgen_tensor *condition, const opgen_tensor *self, const opgen_tensor *other, opgen_tensor *out);
+/* aten::eq.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!) */
+opgen_status opgen_kernel_aten_eq_Scalar_out(opgen_ctx *ctx, const opgen_tensor *self, const opgen_scalar *other, opgen_tensor *out);
+/* aten::eq.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!) */
+opgen_status opgen_kernel_aten_eq_Tensor_out(opgen_ctx *ctx, const opgen_tensor *self, const opgen_tensor *other, opgen_tensor *out);
+/* aten::ne.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!) */
+opgen_status opgen_kernel_aten_ne_Scalar_out(opgen_ctx *ctx, const opgen_tensor *self, const opgen_scalar *other, opgen_tensor *out);
+/* aten::ne.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!) */
+opgen_status opgen_kernel_aten_ne_Tensor_out(opgen_ctx *ctx, const opgen_tensor *self, const opgen_tensor *other, opgen_tensor *out);
+/* aten::lt.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!) */
+opgen_status opgen_kernel_aten_lt_Scalar_out(opgen_ctx *ctx, const opgen_tensor *self, const opgen_scalar *other, opgen_tensor *out);
+/* aten::lt.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!) */
+opgen_status opgen_kernel_aten_lt_Tensor_out(opgen_ctx *ctx, const opgen_tensor *self, const opgen_tensor *other, opgen_tensor *out);
+/* aten::le.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!) */
+opgen_status opgen_kernel_aten_le_Scalar_out(opgen_ctx *ctx, const opgen_tensor *self, const opgen_scalar *other, opgen_tensor *out);
+/* aten::le.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!) */
+opgen_status opgen_kernel_aten_le_Tensor_out(opgen_ctx *ctx, const opgen_tensor *self, const opgen_tensor *other, opgen_tensor *out);
+/* aten::gt.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!) */
+opgen_status opgen_kernel_aten_gt_Scalar_out(opgen_ctx *ctx, const opgen_tensor *self, const opgen_scalar *other, opgen_tensor *out);
+/* aten::gt.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!) */
+opgen_status opgen_kernel_aten_gt_Tensor_out(opgen_ctx *ctx, const opgen_tensor *self, const opgen_tensor *other, opgen_tensor *out);
+/* aten::ge.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!) */
+opgen_status opgen_kernel_aten_ge_Scalar_out(opgen_ctx *ctx, const opgen_tensor *self, const opgen_scalar *other, opgen_tensor *out);
+/* aten::ge.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!) */
+opgen_status opgen_kernel_aten_ge_Tensor_out(opgen_ctx *ctx, const opgen_tensor *self, const opgen_tensor *other, opgen_tensor *out);
+/* aten::abs.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) */
+opgen_status opgen_kernel_aten_abs_out(opgen_ctx *ctx, const opgen_tensor *self, opgen_tensor *out);
 /* aten::sigmoid.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) */
 opgen_status opgen_kernel_aten_sigmoid_out(opgen_ctx *ctx, const opgen_tensor *self, opgen_tensor *out);
 /* aten::tanh.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) */

@@ -19,7 +19,7 @@
 extern "C" {
 #endif
 
-#define OPGEN_OP_COUNT 94
+#define OPGEN_OP_COUNT 120
 
 /* Every operator: X(id, identifier, qualified name). */
 #define OPGEN_OPS(X) \
@@ -38,85 +38,111 @@ extern "C" {
     X(12, aten_div_out, "aten::div.out") \
     X(13, aten_where_self, "aten::where.self") \
     X(14, aten_where_self_out, "aten::where.self_out") \
-    X(15, aten_relu, "aten::relu") \
-    X(16, aten_relu_, "aten::relu_") \
-    X(17, aten_sigmoid, "aten::sigmoid") \
-    X(18, aten_sigmoid_out, "aten::sigmoid.out") \
-    X(19, aten_tanh, "aten::tanh") \
-    X(20, aten_tanh_out, "aten::tanh.out") \
-    X(21, aten_exp, "aten::exp") \
-    X(22, aten_exp_out, "aten::exp.out") \
-    X(23, aten_gelu, "aten::gelu") \
-    X(24, aten_gelu_out, "aten::gelu.out") \
-    X(25, aten_hardtanh, "aten::hardtanh") \
-    X(26, aten_hardtanh_out, "aten::hardtanh.out") \
-    X(27, aten_clamp, "aten::clamp") \
-    X(28, aten_clamp_out, "aten::clamp.out") \
-    X(29, aten__softmax, "aten::_softmax") \
-    X(30, aten__softmax_out, "aten::_softmax.out") \
-    X(31, aten__log_softmax, "aten::_log_softmax") \
-    X(32, aten__log_softmax_out, "aten::_log_softmax.out") \
-    X(33, aten_mm, "aten::mm") \
-    X(34, aten_mm_out, "aten::mm.out") \
-    X(35, aten_bmm, "aten::bmm") \
-    X(36, aten_bmm_out, "aten::bmm.out") \
-    X(37, aten_addmm, "aten::addmm") \
-    X(38, aten_addmm_out, "aten::addmm.out") \
-    X(39, aten_permute_copy, "aten::permute_copy") \
-    X(40, aten_view_copy, "aten::view_copy") \
-    X(41, aten_expand_copy, "aten::expand_copy") \
-    X(42, aten_cat, "aten::cat") \
-    X(43, aten_cat_out, "aten::cat.out") \
-    X(44, aten_clone, "aten::clone") \
-    X(45, aten_mean_dim, "aten::mean.dim") \
-    X(46, aten_mean_out, "aten::mean.out") \
-    X(47, aten_sum_dim_IntList, "aten::sum.dim_IntList") \
-    X(48, aten_sum_IntList_out, "aten::sum.IntList_out") \
-    X(49, aten_convolution, "aten::convolution") \
-    X(50, aten__native_batch_norm_legit_no_training, "aten::_native_batch_norm_legit_no_training") \
-    X(51, aten_max_pool2d_with_indices, "aten::max_pool2d_with_indices") \
-    X(52, aten_max_pool2d_with_indices_out, "aten::max_pool2d_with_indices.out") \
-    X(53, aten_avg_pool2d, "aten::avg_pool2d") \
-    X(54, aten_avg_pool2d_out, "aten::avg_pool2d.out") \
-    X(55, aten_embedding, "aten::embedding") \
-    X(56, quantized_decomposed_quantize_per_tensor, "quantized_decomposed::quantize_per_tensor") \
-    X(57, quantized_decomposed_quantize_per_tensor_out, "quantized_decomposed::quantize_per_tensor.out") \
-    X(58, quantized_decomposed_dequantize_per_tensor, "quantized_decomposed::dequantize_per_tensor") \
-    X(59, quantized_decomposed_dequantize_per_tensor_out, "quantized_decomposed::dequantize_per_tensor.out") \
-    X(60, quantized_decomposed_dequantize_per_channel, "quantized_decomposed::dequantize_per_channel") \
-    X(61, quantized_decomposed_dequantize_per_channel_out, "quantized_decomposed::dequantize_per_channel.out") \
-    X(62, executorch_prims_add_int, "executorch_prims::add.int") \
-    X(63, executorch_prims_mul_int, "executorch_prims::mul.int") \
-    X(64, executorch_prims_sub_int, "executorch_prims::sub.int") \
-    X(65, executorch_prims_floordiv_int, "executorch_prims::floordiv.int") \
-    X(66, executorch_prims_mod_int, "executorch_prims::mod.int") \
-    X(67, executorch_prims_truediv_int, "executorch_prims::truediv.int") \
-    X(68, executorch_prims_neg_int, "executorch_prims::neg.int") \
-    X(69, executorch_prims_gt_int, "executorch_prims::gt.int") \
-    X(70, executorch_prims_lt_int, "executorch_prims::lt.int") \
-    X(71, executorch_prims_ge_int, "executorch_prims::ge.int") \
-    X(72, executorch_prims_le_int, "executorch_prims::le.int") \
-    X(73, executorch_prims_eq_int, "executorch_prims::eq.int") \
-    X(74, quantized_decomposed_add_relu, "quantized_decomposed::add_relu") \
-    X(75, quantized_decomposed_add_relu_out, "quantized_decomposed::add_relu.out") \
-    X(76, quantized_decomposed_add, "quantized_decomposed::add") \
-    X(77, quantized_decomposed_add_out, "quantized_decomposed::add.out") \
-    X(78, quantized_decomposed_add_scalar, "quantized_decomposed::add.scalar") \
-    X(79, quantized_decomposed_add_scalar_out, "quantized_decomposed::add.scalar_out") \
-    X(80, quantized_decomposed_embedding_byte, "quantized_decomposed::embedding_byte") \
-    X(81, quantized_decomposed_embedding_byte_out, "quantized_decomposed::embedding_byte.out") \
-    X(82, demo_linear_relu, "demo::linear_relu") \
-    X(83, demo_linear_relu_out, "demo::linear_relu.out") \
-    X(84, aten_add_Scalar_out, "aten::add.Scalar_out") \
-    X(85, aten_mul_Scalar_out, "aten::mul.Scalar_out") \
-    X(86, aten_relu_out, "aten::relu.out") \
-    X(87, aten_permute_copy_out, "aten::permute_copy.out") \
-    X(88, aten_view_copy_out, "aten::view_copy.out") \
-    X(89, aten_expand_copy_out, "aten::expand_copy.out") \
-    X(90, aten_clone_out, "aten::clone.out") \
-    X(91, aten_convolution_out, "aten::convolution.out") \
-    X(92, aten__native_batch_norm_legit_no_training_out, "aten::_native_batch_norm_legit_no_training.out") \
-    X(93, aten_embedding_out, "aten::embedding.out")
+    X(15, aten_eq_Scalar_out, "aten::eq.Scalar_out") \
+    X(16, aten_eq_Scalar, "aten::eq.Scalar") \
+    X(17, aten_eq_Tensor_out, "aten::eq.Tensor_out") \
+    X(18, aten_eq_Tensor, "aten::eq.Tensor") \
+    X(19, aten_ne_Scalar_out, "aten::ne.Scalar_out") \
+    X(20, aten_ne_Scalar, "aten::ne.Scalar") \
+    X(21, aten_ne_Tensor_out, "aten::ne.Tensor_out") \
+    X(22, aten_ne_Tensor, "aten::ne.Tensor") \
+    X(23, aten_lt_Scalar_out, "aten::lt.Scalar_out") \
+    X(24, aten_lt_Scalar, "aten::lt.Scalar") \
+    X(25, aten_lt_Tensor_out, "aten::lt.Tensor_out") \
+    X(26, aten_lt_Tensor, "aten::lt.Tensor") \
+    X(27, aten_le_Scalar_out, "aten::le.Scalar_out") \
+    X(28, aten_le_Scalar, "aten::le.Scalar") \
+    X(29, aten_le_Tensor_out, "aten::le.Tensor_out") \
+    X(30, aten_le_Tensor, "aten::le.Tensor") \
+    X(31, aten_gt_Scalar_out, "aten::gt.Scalar_out") \
+    X(32, aten_gt_Scalar, "aten::gt.Scalar") \
+    X(33, aten_gt_Tensor_out, "aten::gt.Tensor_out") \
+    X(34, aten_gt_Tensor, "aten::gt.Tensor") \
+    X(35, aten_ge_Scalar_out, "aten::ge.Scalar_out") \
+    X(36, aten_ge_Scalar, "aten::ge.Scalar") \
+    X(37, aten_ge_Tensor_out, "aten::ge.Tensor_out") \
+    X(38, aten_ge_Tensor, "aten::ge.Tensor") \
+    X(39, aten_relu, "aten::relu") \
+    X(40, aten_relu_, "aten::relu_") \
+    X(41, aten_abs, "aten::abs") \
+    X(42, aten_abs_out, "aten::abs.out") \
+    X(43, aten_sigmoid, "aten::sigmoid") \
+    X(44, aten_sigmoid_out, "aten::sigmoid.out") \
+    X(45, aten_tanh, "aten::tanh") \
+    X(46, aten_tanh_out, "aten::tanh.out") \
+    X(47, aten_exp, "aten::exp") \
+    X(48, aten_exp_out, "aten::exp.out") \
+    X(49, aten_gelu, "aten::gelu") \
+    X(50, aten_gelu_out, "aten::gelu.out") \
+    X(51, aten_hardtanh, "aten::hardtanh") \
+    X(52, aten_hardtanh_out, "aten::hardtanh.out") \
+    X(53, aten_clamp, "aten::clamp") \
+    X(54, aten_clamp_out, "aten::clamp.out") \
+    X(55, aten__softmax, "aten::_softmax") \
+    X(56, aten__softmax_out, "aten::_softmax.out") \
+    X(57, aten__log_softmax, "aten::_log_softmax") \
+    X(58, aten__log_softmax_out, "aten::_log_softmax.out") \
+    X(59, aten_mm, "aten::mm") \
+    X(60, aten_mm_out, "aten::mm.out") \
+    X(61, aten_bmm, "aten::bmm") \
+    X(62, aten_bmm_out, "aten::bmm.out") \
+    X(63, aten_addmm, "aten::addmm") \
+    X(64, aten_addmm_out, "aten::addmm.out") \
+    X(65, aten_permute_copy, "aten::permute_copy") \
+    X(66, aten_view_copy, "aten::view_copy") \
+    X(67, aten_expand_copy, "aten::expand_copy") \
+    X(68, aten_cat, "aten::cat") \
+    X(69, aten_cat_out, "aten::cat.out") \
+    X(70, aten_clone, "aten::clone") \
+    X(71, aten_mean_dim, "aten::mean.dim") \
+    X(72, aten_mean_out, "aten::mean.out") \
+    X(73, aten_sum_dim_IntList, "aten::sum.dim_IntList") \
+    X(74, aten_sum_IntList_out, "aten::sum.IntList_out") \
+    X(75, aten_convolution, "aten::convolution") \
+    X(76, aten__native_batch_norm_legit_no_training, "aten::_native_batch_norm_legit_no_training") \
+    X(77, aten_max_pool2d_with_indices, "aten::max_pool2d_with_indices") \
+    X(78, aten_max_pool2d_with_indices_out, "aten::max_pool2d_with_indices.out") \
+    X(79, aten_avg_pool2d, "aten::avg_pool2d") \
+    X(80, aten_avg_pool2d_out, "aten::avg_pool2d.out") \
+    X(81, aten_embedding, "aten::embedding") \
+    X(82, quantized_decomposed_quantize_per_tensor, "quantized_decomposed::quantize_per_tensor") \
+    X(83, quantized_decomposed_quantize_per_tensor_out, "quantized_decomposed::quantize_per_tensor.out") \
+    X(84, quantized_decomposed_dequantize_per_tensor, "quantized_decomposed::dequantize_per_tensor") \
+    X(85, quantized_decomposed_dequantize_per_tensor_out, "quantized_decomposed::dequantize_per_tensor.out") \
+    X(86, quantized_decomposed_dequantize_per_channel, "quantized_decomposed::dequantize_per_channel") \
+    X(87, quantized_decomposed_dequantize_per_channel_out, "quantized_decomposed::dequantize_per_channel.out") \
+    X(88, executorch_prims_add_int, "executorch_prims::add.int") \
+    X(89, executorch_prims_mul_int, "executorch_prims::mul.int") \
+    X(90, executorch_prims_sub_int, "executorch_prims::sub.int") \
+    X(91, executorch_prims_floordiv_int, "executorch_prims::floordiv.int") \
+    X(92, executorch_prims_mod_int, "executorch_prims::mod.int") \
+    X(93, executorch_prims_truediv_int, "executorch_prims::truediv.int") \
+    X(94, executorch_prims_neg_int, "executorch_prims::neg.int") \
+    X(95, executorch_prims_gt_int, "executorch_prims::gt.int") \
+    X(96, executorch_prims_lt_int, "executorch_prims::lt.int") \
+    X(97, executorch_prims_ge_int, "executorch_prims::ge.int") \
+    X(98, executorch_prims_le_int, "executorch_prims::le.int") \
+    X(99, executorch_prims_eq_int, "executorch_prims::eq.int") \
+    X(100, quantized_decomposed_add_relu, "quantized_decomposed::add_relu") \
+    X(101, quantized_decomposed_add_relu_out, "quantized_decomposed::add_relu.out") \
+    X(102, quantized_decomposed_add, "quantized_decomposed::add") \
+    X(103, quantized_decomposed_add_out, "quantized_decomposed::add.out") \
+    X(104, quantized_decomposed_add_scalar, "quantized_decomposed::add.scalar") \
+    X(105, quantized_decomposed_add_scalar_out, "quantized_decomposed::add.scalar_out") \
+    X(106, quantized_decomposed_embedding_byte, "quantized_decomposed::embedding_byte") \
+    X(107, quantized_decomposed_embedding_byte_out, "quantized_decomposed::embedding_byte.out") \
+    X(108, demo_linear_relu, "demo::linear_relu") \
+    X(109, demo_linear_relu_out, "demo::linear_relu.out") \
+    X(110, aten_add_Scalar_out, "aten::add.Scalar_out") \
+    X(111, aten_mul_Scalar_out, "aten::mul.Scalar_out") \
+    X(112, aten_relu_out, "aten::relu.out") \
+    X(113, aten_permute_copy_out, "aten::permute_copy.out") \
+    X(114, aten_view_copy_out, "aten::view_copy.out") \
+    X(115, aten_expand_copy_out, "aten::expand_copy.out") \
+    X(116, aten_clone_out, "aten::clone.out") \
+    X(117, aten_convolution_out, "aten::convolution.out") \
+    X(118, aten__native_batch_norm_legit_no_training_out, "aten::_native_batch_norm_legit_no_training.out") \
+    X(119, aten_embedding_out, "aten::embedding.out")
 
 enum opgen_op_id {
 #define OPGEN_OP_ENUM(id, ident, name) OPGEN_OP_##ident = id,
@@ -203,7 +229,7 @@ extern const uint32_t opgen_alias_sets[];
 extern const uint32_t opgen_hash_seeds[];
 extern const uint16_t opgen_hash_slots[];
 
-#define OPGEN_HASH_BUCKETS 24
+#define OPGEN_HASH_BUCKETS 31
 
 /* The generated perfect hash: a name is hashed once (64-bit FNV-1a); the bucket
  * (seed 0) and the slot (its bucket's seed) each remix that with murmur3's
@@ -254,97 +280,123 @@ const opgen_op opgen_ops[] = {
     {"aten::add.Tensor", "aten", "add", "Tensor", "add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor", 0, 0, 0, 0, 0, 2, 3, 1, 14, 4, OPGEN_KIND_FUNCTIONAL, 1},
     {"aten::add_.Tensor", "aten", "add_", "Tensor", "add_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)", 3, 1, 4, 56, 13, 2, 3, 1, 0, 0, OPGEN_KIND_INPLACE, 0},
     {"aten::add.out", "aten", "add", "out", "add.out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)", 6, 2, 4, 56, 13, 2, 4, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::add.Scalar", "aten", "add", "Scalar", "add.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor", 10, 3, 4, 56, 13, 84, 3, 1, 3, 4, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::add.Scalar", "aten", "add", "Scalar", "add.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor", 10, 3, 4, 56, 13, 110, 3, 1, 3, 4, OPGEN_KIND_FUNCTIONAL, 1},
     {"aten::sub.Tensor", "aten", "sub", "Tensor", "sub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor", 13, 4, 8, 68, 20, 5, 3, 1, 14, 4, OPGEN_KIND_FUNCTIONAL, 1},
     {"aten::sub.out", "aten", "sub", "out", "sub.out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)", 16, 5, 12, 124, 33, 5, 4, 1, 0, 0, OPGEN_KIND_OUT, 0},
     {"aten::mul.Tensor", "aten", "mul", "Tensor", "mul.Tensor(Tensor self, Tensor other) -> Tensor", 20, 6, 12, 124, 33, 7, 2, 1, 16, 3, OPGEN_KIND_FUNCTIONAL, 1},
     {"aten::mul.out", "aten", "mul", "out", "mul.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)", 22, 7, 15, 172, 47, 7, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::mul.Scalar", "aten", "mul", "Scalar", "mul.Scalar(Tensor self, Scalar other) -> Tensor", 25, 8, 15, 172, 47, 85, 2, 1, 3, 3, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::mul.Scalar", "aten", "mul", "Scalar", "mul.Scalar(Tensor self, Scalar other) -> Tensor", 25, 8, 15, 172, 47, 111, 2, 1, 3, 3, OPGEN_KIND_FUNCTIONAL, 1},
     {"aten::maximum", "aten", "maximum", "", "maximum(Tensor self, Tensor other) -> Tensor", 27, 9, 18, 181, 53, 10, 2, 1, 16, 3, OPGEN_KIND_FUNCTIONAL, 1},
     {"aten::maximum.out", "aten", "maximum", "out", "maximum.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)", 29, 10, 21, 229, 67, 10, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
     {"aten::div.Tensor", "aten", "div", "Tensor", "div.Tensor(Tensor self, Tensor other) -> Tensor", 32, 11, 21, 229, 67, 12, 2, 1, 6, 3, OPGEN_KIND_FUNCTIONAL, 1},
     {"aten::div.out", "aten", "div", "out", "div.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)", 34, 12, 24, 247, 72, 12, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
     {"aten::where.self", "aten", "where", "self", "where.self(Tensor condition, Tensor self, Tensor other) -> Tensor", 37, 13, 24, 247, 72, 14, 3, 1, 1, 4, OPGEN_KIND_FUNCTIONAL, 1},
     {"aten::where.self_out", "aten", "where", "self_out", "where.self_out(Tensor condition, Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)", 40, 14, 28, 251, 74, 14, 4, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::relu", "aten", "relu", "", "relu(Tensor self) -> Tensor", 44, 15, 28, 251, 74, 86, 1, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::relu_", "aten", "relu_", "", "relu_(Tensor(a!) self) -> Tensor(a!)", 45, 16, 30, 253, 75, 86, 1, 1, 0, 0, OPGEN_KIND_INPLACE, 0},
-    {"aten::sigmoid", "aten", "sigmoid", "", "sigmoid(Tensor self) -> Tensor", 46, 17, 30, 253, 75, 18, 1, 1, 2, 2, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::sigmoid.out", "aten", "sigmoid", "out", "sigmoid.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", 47, 18, 32, 257, 78, 18, 2, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::tanh", "aten", "tanh", "", "tanh(Tensor self) -> Tensor", 49, 19, 32, 257, 78, 20, 1, 1, 2, 2, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::tanh.out", "aten", "tanh", "out", "tanh.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", 50, 20, 34, 261, 81, 20, 2, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::exp", "aten", "exp", "", "exp(Tensor self) -> Tensor", 52, 21, 34, 261, 81, 22, 1, 1, 2, 2, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::exp.out", "aten", "exp", "out", "exp.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", 53, 22, 36, 265, 84, 22, 2, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::gelu", "aten", "gelu", "", "gelu(Tensor self, *, str approximate='none') -> Tensor", 55, 23, 36, 265, 84, 24, 2, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::gelu.out", "aten", "gelu", "out", "gelu.out(Tensor self, *, str approximate='none', Tensor(a!) out) -> Tensor(a!)", 57, 24, 38, 267, 85, 24, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::hardtanh", "aten", "hardtanh", "", "hardtanh(Tensor self, Scalar min_val=-1, Scalar max_val=1) -> Tensor", 60, 25, 38, 267, 85, 26, 3, 1, 1, 4, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::hardtanh.out", "aten", "hardtanh", "out", "hardtanh.out(Tensor self, Scalar min_val=-1, Scalar max_val=1, *, Tensor(a!) out) -> Tensor(a!)", 63, 26, 42, 271, 88, 26, 4, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::clamp", "aten", "clamp", "", "clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor", 67, 27, 42, 271, 88, 28, 3, 1, 2, 4, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::clamp.out", "aten", "clamp", "out", "clamp.out(Tensor self, Scalar? min=None, Scalar? max=None, *, Tensor(a!) out) -> Tensor(a!)", 70, 28, 46, 279, 94, 28, 4, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::_softmax", "aten", "_softmax", "", "_softmax(Tensor self, int dim, bool half_to_float) -> Tensor", 74, 29, 46, 279, 94, 30, 3, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::_softmax.out", "aten", "_softmax", "out", "_softmax.out(Tensor self, int dim, bool half_to_float, *, Tensor(a!) out) -> Tensor(a!)", 77, 30, 48, 281, 95, 30, 4, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::_log_softmax", "aten", "_log_softmax", "", "_log_softmax(Tensor self, int dim, bool half_to_float) -> Tensor", 81, 31, 48, 281, 95, 32, 3, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::_log_softmax.out", "aten", "_log_softmax", "out", "_log_softmax.out(Tensor self, int dim, bool half_to_float, *, Tensor(a!) out) -> Tensor(a!)", 84, 32, 50, 283, 96, 32, 4, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::mm", "aten", "mm", "", "mm(Tensor self, Tensor mat2) -> Tensor", 88, 33, 50, 283, 96, 34, 2, 1, 1, 3, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::mm.out", "aten", "mm", "out", "mm.out(Tensor self, Tensor mat2, *, Tensor(a!) out) -> Tensor(a!)", 90, 34, 53, 286, 97, 34, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::bmm", "aten", "bmm", "", "bmm(Tensor self, Tensor mat2) -> Tensor", 93, 35, 53, 286, 97, 36, 2, 1, 1, 3, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::bmm.out", "aten", "bmm", "out", "bmm.out(Tensor self, Tensor mat2, *, Tensor(a!) out) -> Tensor(a!)", 95, 36, 56, 289, 98, 36, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::addmm", "aten", "addmm", "", "addmm(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor", 98, 37, 56, 289, 98, 38, 5, 1, 1, 6, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::addmm.out", "aten", "addmm", "out", "addmm.out(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)", 103, 38, 62, 295, 101, 38, 6, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::permute_copy", "aten", "permute_copy", "", "permute_copy(Tensor self, int[] dims) -> Tensor", 109, 39, 62, 295, 101, 87, 2, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::view_copy", "aten", "view_copy", "", "view_copy(Tensor self, SymInt[] size) -> Tensor", 111, 40, 64, 297, 102, 88, 2, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::expand_copy", "aten", "expand_copy", "", "expand_copy(Tensor self, SymInt[] size, *, bool implicit=False) -> Tensor", 113, 41, 66, 299, 103, 89, 3, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::cat", "aten", "cat", "", "cat(Tensor[] tensors, int dim=0) -> Tensor", 116, 42, 68, 301, 104, 43, 2, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::cat.out", "aten", "cat", "out", "cat.out(Tensor[] tensors, int dim=0, *, Tensor(a!) out) -> Tensor(a!)", 118, 43, 70, 303, 105, 43, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::clone", "aten", "clone", "", "clone(Tensor self, *, MemoryFormat? memory_format=None) -> Tensor", 121, 44, 70, 303, 105, 90, 2, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::mean.dim", "aten", "mean", "dim", "mean.dim(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor", 123, 45, 72, 305, 106, 46, 4, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::mean.out", "aten", "mean", "out", "mean.out(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)", 127, 46, 74, 307, 107, 46, 5, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::sum.dim_IntList", "aten", "sum", "dim_IntList", "sum.dim_IntList(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor", 132, 47, 74, 307, 107, 48, 4, 1, 2, 2, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::sum.IntList_out", "aten", "sum", "IntList_out", "sum.IntList_out(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)", 136, 48, 76, 311, 110, 48, 5, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::convolution", "aten", "convolution", "", "convolution(Tensor input, Tensor weight, Tensor? bias, SymInt[] stride, SymInt[] padding, SymInt[] dilation, bool transposed, SymInt[] output_padding, SymInt groups) -> Tensor", 141, 49, 76, 311, 110, 91, 9, 1, 1, 4, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::_native_batch_norm_legit_no_training", "aten", "_native_batch_norm_legit_no_training", "", "_native_batch_norm_legit_no_training(Tensor input, Tensor? weight, Tensor? bias, Tensor running_mean, Tensor running_var, float momentum, float eps) -> (Tensor, Tensor, Tensor)", 150, 50, 80, 315, 111, 92, 7, 3, 1, 8, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::max_pool2d_with_indices", "aten", "max_pool2d_with_indices", "", "max_pool2d_with_indices(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, int[2] dilation=1, bool ceil_mode=False) -> (Tensor, Tensor)", 157, 53, 88, 323, 112, 52, 6, 2, 1, 3, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::max_pool2d_with_indices.out", "aten", "max_pool2d_with_indices", "out", "max_pool2d_with_indices.out(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, int[2] dilation=1, bool ceil_mode=False, *, Tensor(a!) out, Tensor(b!) indices) -> (Tensor(a!), Tensor(b!))", 163, 55, 91, 326, 114, 52, 8, 2, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::avg_pool2d", "aten", "avg_pool2d", "", "avg_pool2d(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor", 171, 57, 91, 326, 114, 54, 7, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::avg_pool2d.out", "aten", "avg_pool2d", "out", "avg_pool2d.out(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None, *, Tensor(a!) out) -> Tensor(a!)", 178, 58, 93, 328, 115, 54, 8, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::embedding", "aten", "embedding", "", "embedding(Tensor weight, Tensor indices, SymInt padding_idx=-1, bool scale_grad_by_freq=False, bool sparse=False) -> Tensor", 186, 59, 93, 328, 115, 93, 5, 1, 1, 3, OPGEN_KIND_FUNCTIONAL, 1},
-    {"quantized_decomposed::quantize_per_tensor", "quantized_decomposed", "quantize_per_tensor", "", "quantize_per_tensor(Tensor input, float scale, int zero_point, int quant_min, int quant_max, ScalarType dtype) -> Tensor", 191, 60, 96, 331, 117, 57, 6, 1, 1, 3, OPGEN_KIND_FUNCTIONAL, 2},
-    {"quantized_decomposed::quantize_per_tensor.out", "quantized_decomposed", "quantize_per_tensor", "out", "quantize_per_tensor.out(Tensor input, float scale, int zero_point, int quant_min, int quant_max, ScalarType dtype, *, Tensor(a!) out) -> Tensor(a!)", 197, 61, 99, 334, 119, 57, 7, 1, 0, 0, OPGEN_KIND_OUT, 2},
-    {"quantized_decomposed::dequantize_per_tensor", "quantized_decomposed", "dequantize_per_tensor", "", "dequantize_per_tensor(Tensor input, float scale, int zero_point, int quant_min, int quant_max, ScalarType dtype, *, ScalarType? out_dtype=None) -> Tensor", 204, 62, 99, 334, 119, 59, 7, 1, 1, 4, OPGEN_KIND_FUNCTIONAL, 2},
-    {"quantized_decomposed::dequantize_per_tensor.out", "quantized_decomposed", "dequantize_per_tensor", "out", "dequantize_per_tensor.out(Tensor input, float scale, int zero_point, int quant_min, int quant_max, ScalarType dtype, *, ScalarType? out_dtype=None, Tensor(a!) out) -> Tensor(a!)", 211, 63, 103, 338, 121, 59, 8, 1, 0, 0, OPGEN_KIND_OUT, 2},
-    {"quantized_decomposed::dequantize_per_channel", "quantized_decomposed", "dequantize_per_channel", "", "dequantize_per_channel(Tensor input, Tensor scales, Tensor? zero_points, int axis, int quant_min, int quant_max, ScalarType dtype, *, ScalarType? out_dtype=None) -> Tensor", 219, 64, 103, 338, 121, 61, 8, 1, 1, 6, OPGEN_KIND_FUNCTIONAL, 2},
-    {"quantized_decomposed::dequantize_per_channel.out", "quantized_decomposed", "dequantize_per_channel", "out", "dequantize_per_channel.out(Tensor input, Tensor scales, Tensor? zero_points, int axis, int quant_min, int quant_max, ScalarType dtype, *, ScalarType? out_dtype=None, Tensor(a!) out) -> Tensor(a!)", 227, 65, 109, 344, 125, 61, 9, 1, 0, 0, OPGEN_KIND_OUT, 2},
-    {"executorch_prims::add.int", "executorch_prims", "add", "int", "add.int(SymInt a, SymInt b) -> SymInt", 236, 66, 109, 344, 125, -1, 2, 1, 0, 0, OPGEN_KIND_FUNCTIONAL, 4},
-    {"executorch_prims::mul.int", "executorch_prims", "mul", "int", "mul.int(SymInt a, SymInt b) -> SymInt", 238, 67, 109, 344, 125, -1, 2, 1, 0, 0, OPGEN_KIND_FUNCTIONAL, 4},
-    {"executorch_prims::sub.int", "executorch_prims", "sub", "int", "sub.int(SymInt a, SymInt b) -> SymInt", 240, 68, 109, 344, 125, -1, 2, 1, 0, 0, OPGEN_KIND_FUNCTIONAL, 4},
-    {"executorch_prims::floordiv.int", "executorch_prims", "floordiv", "int", "floordiv.int(SymInt a, SymInt b) -> SymInt", 242, 69, 109, 344, 125, -1, 2, 1, 0, 0, OPGEN_KIND_FUNCTIONAL, 4},
-    {"executorch_prims::mod.int", "executorch_prims", "mod", "int", "mod.int(SymInt a, SymInt b) -> SymInt", 244, 70, 109, 344, 125, -1, 2, 1, 0, 0, OPGEN_KIND_FUNCTIONAL, 4},
-    {"executorch_prims::truediv.int", "executorch_prims", "truediv", "int", "truediv.int(SymInt a, SymInt b) -> float", 246, 71, 109, 344, 125, -1, 2, 1, 0, 0, OPGEN_KIND_FUNCTIONAL, 4},
-    {"executorch_prims::neg.int", "executorch_prims", "neg", "int", "neg.int(SymInt a) -> SymInt", 248, 72, 109, 344, 125, -1, 1, 1, 0, 0, OPGEN_KIND_FUNCTIONAL, 4},
-    {"executorch_prims::gt.int", "executorch_prims", "gt", "int", "gt.int(SymInt a, SymInt b) -> bool", 249, 73, 109, 344, 125, -1, 2, 1, 0, 0, OPGEN_KIND_FUNCTIONAL, 4},
-    {"executorch_prims::lt.int", "executorch_prims", "lt", "int", "lt.int(SymInt a, SymInt b) -> bool", 251, 74, 109, 344, 125, -1, 2, 1, 0, 0, OPGEN_KIND_FUNCTIONAL, 4},
-    {"executorch_prims::ge.int", "executorch_prims", "ge", "int", "ge.int(SymInt a, SymInt b) -> bool", 253, 75, 109, 344, 125, -1, 2, 1, 0, 0, OPGEN_KIND_FUNCTIONAL, 4},
-    {"executorch_prims::le.int", "executorch_prims", "le", "int", "le.int(SymInt a, SymInt b) -> bool", 255, 76, 109, 344, 125, -1, 2, 1, 0, 0, OPGEN_KIND_FUNCTIONAL, 4},
-    {"executorch_prims::eq.int", "executorch_prims", "eq", "int", "eq.int(SymInt a, SymInt b) -> bool", 257, 77, 109, 344, 125, -1, 2, 1, 0, 0, OPGEN_KIND_FUNCTIONAL, 4},
-    {"quantized_decomposed::add_relu", "quantized_decomposed", "add_relu", "", "add_relu(Tensor a, float a_scale, int a_zero_point, int a_quant_min, int a_quant_max, Tensor b, float b_scale, int b_zero_point, int b_quant_min, int b_quant_max, float out_scale, int out_zero_point, int out_quant_min, int out_quant_max) -> Tensor qc", 259, 78, 109, 344, 125, 75, 14, 1, 0, 0, OPGEN_KIND_FUNCTIONAL, 4},
-    {"quantized_decomposed::add_relu.out", "quantized_decomposed", "add_relu", "out", "add_relu.out(Tensor a, float a_scale, int a_zero_point, int a_quant_min, int a_quant_max, Tensor b, float b_scale, int b_zero_point, int b_quant_min, int b_quant_max, float out_scale, int out_zero_point, int out_quant_min, int out_quant_max, *, Tensor(a!) out) -> Tensor(a!)", 273, 79, 109, 344, 125, 75, 15, 1, 0, 0, OPGEN_KIND_OUT, 4},
-    {"quantized_decomposed::add", "quantized_decomposed", "add", "", "add(Tensor a, float a_scale, int a_zero_point, int a_quant_min, int a_quant_max, Tensor b, float b_scale, int b_zero_point, int b_quant_min, int b_quant_max, float out_scale, int out_zero_point, int out_quant_min, int out_quant_max) -> Tensor qc", 288, 80, 109, 344, 125, 77, 14, 1, 0, 0, OPGEN_KIND_FUNCTIONAL, 4},
-    {"quantized_decomposed::add.out", "quantized_decomposed", "add", "out", "add.out(Tensor a, float a_scale, int a_zero_point, int a_quant_min, int a_quant_max, Tensor b, float b_scale, int b_zero_point, int b_quant_min, int b_quant_max, float out_scale, int out_zero_point, int out_quant_min, int out_quant_max, *, Tensor(a!) out) -> Tensor(a!)", 302, 81, 109, 344, 125, 77, 15, 1, 0, 0, OPGEN_KIND_OUT, 4},
-    {"quantized_decomposed::add.scalar", "quantized_decomposed", "add", "scalar", "add.scalar(Tensor qa, float a_scale, int a_zero_point, int a_quant_min, int a_quant_max, ScalarType a_dtype, Scalar b, float out_scale, int out_zero_point, int out_quant_min, int out_quant_max, ScalarType out_dtype) -> Tensor", 317, 82, 109, 344, 125, 79, 12, 1, 0, 0, OPGEN_KIND_FUNCTIONAL, 4},
-    {"quantized_decomposed::add.scalar_out", "quantized_decomposed", "add", "scalar_out", "add.scalar_out(Tensor qa, float a_scale, int a_zero_point, int a_quant_min, int a_quant_max, ScalarType a_dtype, Scalar b, float out_scale, int out_zero_point, int out_quant_min, int out_quant_max, ScalarType out_dtype, *, Tensor(a!) out) -> Tensor(a!)", 329, 83, 109, 344, 125, 79, 13, 1, 0, 0, OPGEN_KIND_OUT, 4},
-    {"quantized_decomposed::embedding_byte", "quantized_decomposed", "embedding_byte", "", "embedding_byte(Tensor weight, Tensor weight_scales, Tensor? weight_zero_points, int weight_quant_min, int weight_quant_max, Tensor indices) -> Tensor", 342, 84, 109, 344, 125, 81, 6, 1, 0, 0, OPGEN_KIND_FUNCTIONAL, 4},
-    {"quantized_decomposed::embedding_byte.out", "quantized_decomposed", "embedding_byte", "out", "embedding_byte.out(Tensor weight, Tensor weight_scales, Tensor? weight_zero_points, int weight_quant_min, int weight_quant_max, Tensor indices, *, Tensor(a!) out) -> Tensor(a!)", 348, 85, 109, 344, 125, 81, 7, 1, 0, 0, OPGEN_KIND_OUT, 4},
-    {"demo::linear_relu", "demo", "linear_relu", "", "linear_relu(Tensor input, Tensor weight, Tensor bias) -> Tensor", 355, 86, 109, 344, 125, 83, 3, 1, 0, 0, OPGEN_KIND_FUNCTIONAL, 4},
-    {"demo::linear_relu.out", "demo", "linear_relu", "out", "linear_relu.out(Tensor input, Tensor weight, Tensor bias, *, Tensor(a!) out) -> Tensor(a!)", 358, 87, 109, 344, 125, 83, 4, 1, 0, 0, OPGEN_KIND_OUT, 4},
-    {"aten::add.Scalar_out", "aten", "add", "Scalar_out", "add.Scalar_out(Tensor self, Scalar other, Scalar alpha=1, *, Tensor(a!) out) -> Tensor(a!)", 362, 88, 109, 344, 125, 84, 4, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::mul.Scalar_out", "aten", "mul", "Scalar_out", "mul.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)", 366, 89, 109, 344, 125, 85, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::relu.out", "aten", "relu", "out", "relu.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", 369, 90, 109, 344, 125, 86, 2, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::permute_copy.out", "aten", "permute_copy", "out", "permute_copy.out(Tensor self, int[] dims, *, Tensor(a!) out) -> Tensor(a!)", 371, 91, 109, 344, 125, 87, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::view_copy.out", "aten", "view_copy", "out", "view_copy.out(Tensor self, SymInt[] size, *, Tensor(a!) out) -> Tensor(a!)", 374, 92, 109, 344, 125, 88, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::expand_copy.out", "aten", "expand_copy", "out", "expand_copy.out(Tensor self, SymInt[] size, *, bool implicit=False, Tensor(a!) out) -> Tensor(a!)", 377, 93, 109, 344, 125, 89, 4, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::clone.out", "aten", "clone", "out", "clone.out(Tensor self, *, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)", 381, 94, 109, 344, 125, 90, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::convolution.out", "aten", "convolution", "out", "convolution.out(Tensor input, Tensor weight, Tensor? bias, SymInt[] stride, SymInt[] padding, SymInt[] dilation, bool transposed, SymInt[] output_padding, SymInt groups, *, Tensor(a!) out) -> Tensor(a!)", 384, 95, 109, 344, 125, 91, 10, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::_native_batch_norm_legit_no_training.out", "aten", "_native_batch_norm_legit_no_training", "out", "_native_batch_norm_legit_no_training.out(Tensor input, Tensor? weight, Tensor? bias, Tensor running_mean, Tensor running_var, float momentum, float eps, *, Tensor(a!) out0, Tensor(b!) out1, Tensor(c!) out2) -> (Tensor(a!), Tensor(b!), Tensor(c!))", 394, 96, 109, 344, 125, 92, 10, 3, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::embedding.out", "aten", "embedding", "out", "embedding.out(Tensor weight, Tensor indices, SymInt padding_idx=-1, bool scale_grad_by_freq=False, bool sparse=False, *, Tensor(a!) out) -> Tensor(a!)", 404, 99, 109, 344, 125, 93, 6, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::eq.Scalar_out", "aten", "eq", "Scalar_out", "eq.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)", 44, 15, 28, 251, 74, 15, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::eq.Scalar", "aten", "eq", "Scalar", "eq.Scalar(Tensor self, Scalar other) -> Tensor", 47, 16, 28, 251, 74, 15, 2, 1, 1, 3, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::eq.Tensor_out", "aten", "eq", "Tensor_out", "eq.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)", 49, 17, 31, 254, 77, 17, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::eq.Tensor", "aten", "eq", "Tensor", "eq.Tensor(Tensor self, Tensor other) -> Tensor", 52, 18, 31, 254, 77, 17, 2, 1, 1, 3, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::ne.Scalar_out", "aten", "ne", "Scalar_out", "ne.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)", 54, 19, 34, 257, 80, 19, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::ne.Scalar", "aten", "ne", "Scalar", "ne.Scalar(Tensor self, Scalar other) -> Tensor", 57, 20, 34, 257, 80, 19, 2, 1, 1, 3, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::ne.Tensor_out", "aten", "ne", "Tensor_out", "ne.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)", 59, 21, 37, 260, 83, 21, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::ne.Tensor", "aten", "ne", "Tensor", "ne.Tensor(Tensor self, Tensor other) -> Tensor", 62, 22, 37, 260, 83, 21, 2, 1, 1, 3, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::lt.Scalar_out", "aten", "lt", "Scalar_out", "lt.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)", 64, 23, 40, 263, 86, 23, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::lt.Scalar", "aten", "lt", "Scalar", "lt.Scalar(Tensor self, Scalar other) -> Tensor", 67, 24, 40, 263, 86, 23, 2, 1, 1, 3, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::lt.Tensor_out", "aten", "lt", "Tensor_out", "lt.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)", 69, 25, 43, 266, 89, 25, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::lt.Tensor", "aten", "lt", "Tensor", "lt.Tensor(Tensor self, Tensor other) -> Tensor", 72, 26, 43, 266, 89, 25, 2, 1, 1, 3, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::le.Scalar_out", "aten", "le", "Scalar_out", "le.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)", 74, 27, 46, 269, 92, 27, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::le.Scalar", "aten", "le", "Scalar", "le.Scalar(Tensor self, Scalar other) -> Tensor", 77, 28, 46, 269, 92, 27, 2, 1, 1, 3, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::le.Tensor_out", "aten", "le", "Tensor_out", "le.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)", 79, 29, 49, 272, 95, 29, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::le.Tensor", "aten", "le", "Tensor", "le.Tensor(Tensor self, Tensor other) -> Tensor", 82, 30, 49, 272, 95, 29, 2, 1, 1, 3, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::gt.Scalar_out", "aten", "gt", "Scalar_out", "gt.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)", 84, 31, 52, 275, 98, 31, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::gt.Scalar", "aten", "gt", "Scalar", "gt.Scalar(Tensor self, Scalar other) -> Tensor", 87, 32, 52, 275, 98, 31, 2, 1, 1, 3, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::gt.Tensor_out", "aten", "gt", "Tensor_out", "gt.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)", 89, 33, 55, 278, 101, 33, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::gt.Tensor", "aten", "gt", "Tensor", "gt.Tensor(Tensor self, Tensor other) -> Tensor", 92, 34, 55, 278, 101, 33, 2, 1, 1, 3, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::ge.Scalar_out", "aten", "ge", "Scalar_out", "ge.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)", 94, 35, 58, 281, 104, 35, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::ge.Scalar", "aten", "ge", "Scalar", "ge.Scalar(Tensor self, Scalar other) -> Tensor", 97, 36, 58, 281, 104, 35, 2, 1, 1, 3, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::ge.Tensor_out", "aten", "ge", "Tensor_out", "ge.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)", 99, 37, 61, 284, 107, 37, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::ge.Tensor", "aten", "ge", "Tensor", "ge.Tensor(Tensor self, Tensor other) -> Tensor", 102, 38, 61, 284, 107, 37, 2, 1, 1, 3, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::relu", "aten", "relu", "", "relu(Tensor self) -> Tensor", 104, 39, 64, 287, 110, 112, 1, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::relu_", "aten", "relu_", "", "relu_(Tensor(a!) self) -> Tensor(a!)", 105, 40, 66, 289, 111, 112, 1, 1, 0, 0, OPGEN_KIND_INPLACE, 0},
+    {"aten::abs", "aten", "abs", "", "abs(Tensor self) -> Tensor", 106, 41, 66, 289, 111, 42, 1, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::abs.out", "aten", "abs", "out", "abs.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", 107, 42, 68, 291, 112, 42, 2, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::sigmoid", "aten", "sigmoid", "", "sigmoid(Tensor self) -> Tensor", 109, 43, 68, 291, 112, 44, 1, 1, 2, 2, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::sigmoid.out", "aten", "sigmoid", "out", "sigmoid.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", 110, 44, 70, 295, 115, 44, 2, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::tanh", "aten", "tanh", "", "tanh(Tensor self) -> Tensor", 112, 45, 70, 295, 115, 46, 1, 1, 2, 2, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::tanh.out", "aten", "tanh", "out", "tanh.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", 113, 46, 72, 299, 118, 46, 2, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::exp", "aten", "exp", "", "exp(Tensor self) -> Tensor", 115, 47, 72, 299, 118, 48, 1, 1, 2, 2, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::exp.out", "aten", "exp", "out", "exp.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", 116, 48, 74, 303, 121, 48, 2, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::gelu", "aten", "gelu", "", "gelu(Tensor self, *, str approximate='none') -> Tensor", 118, 49, 74, 303, 121, 50, 2, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::gelu.out", "aten", "gelu", "out", "gelu.out(Tensor self, *, str approximate='none', Tensor(a!) out) -> Tensor(a!)", 120, 50, 76, 305, 122, 50, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::hardtanh", "aten", "hardtanh", "", "hardtanh(Tensor self, Scalar min_val=-1, Scalar max_val=1) -> Tensor", 123, 51, 76, 305, 122, 52, 3, 1, 1, 4, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::hardtanh.out", "aten", "hardtanh", "out", "hardtanh.out(Tensor self, Scalar min_val=-1, Scalar max_val=1, *, Tensor(a!) out) -> Tensor(a!)", 126, 52, 80, 309, 125, 52, 4, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::clamp", "aten", "clamp", "", "clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor", 130, 53, 80, 309, 125, 54, 3, 1, 2, 4, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::clamp.out", "aten", "clamp", "out", "clamp.out(Tensor self, Scalar? min=None, Scalar? max=None, *, Tensor(a!) out) -> Tensor(a!)", 133, 54, 84, 317, 131, 54, 4, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::_softmax", "aten", "_softmax", "", "_softmax(Tensor self, int dim, bool half_to_float) -> Tensor", 137, 55, 84, 317, 131, 56, 3, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::_softmax.out", "aten", "_softmax", "out", "_softmax.out(Tensor self, int dim, bool half_to_float, *, Tensor(a!) out) -> Tensor(a!)", 140, 56, 86, 319, 132, 56, 4, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::_log_softmax", "aten", "_log_softmax", "", "_log_softmax(Tensor self, int dim, bool half_to_float) -> Tensor", 144, 57, 86, 319, 132, 58, 3, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::_log_softmax.out", "aten", "_log_softmax", "out", "_log_softmax.out(Tensor self, int dim, bool half_to_float, *, Tensor(a!) out) -> Tensor(a!)", 147, 58, 88, 321, 133, 58, 4, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::mm", "aten", "mm", "", "mm(Tensor self, Tensor mat2) -> Tensor", 151, 59, 88, 321, 133, 60, 2, 1, 1, 3, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::mm.out", "aten", "mm", "out", "mm.out(Tensor self, Tensor mat2, *, Tensor(a!) out) -> Tensor(a!)", 153, 60, 91, 324, 134, 60, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::bmm", "aten", "bmm", "", "bmm(Tensor self, Tensor mat2) -> Tensor", 156, 61, 91, 324, 134, 62, 2, 1, 1, 3, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::bmm.out", "aten", "bmm", "out", "bmm.out(Tensor self, Tensor mat2, *, Tensor(a!) out) -> Tensor(a!)", 158, 62, 94, 327, 135, 62, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::addmm", "aten", "addmm", "", "addmm(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor", 161, 63, 94, 327, 135, 64, 5, 1, 1, 6, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::addmm.out", "aten", "addmm", "out", "addmm.out(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)", 166, 64, 100, 333, 138, 64, 6, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::permute_copy", "aten", "permute_copy", "", "permute_copy(Tensor self, int[] dims) -> Tensor", 172, 65, 100, 333, 138, 113, 2, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::view_copy", "aten", "view_copy", "", "view_copy(Tensor self, SymInt[] size) -> Tensor", 174, 66, 102, 335, 139, 114, 2, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::expand_copy", "aten", "expand_copy", "", "expand_copy(Tensor self, SymInt[] size, *, bool implicit=False) -> Tensor", 176, 67, 104, 337, 140, 115, 3, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::cat", "aten", "cat", "", "cat(Tensor[] tensors, int dim=0) -> Tensor", 179, 68, 106, 339, 141, 69, 2, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::cat.out", "aten", "cat", "out", "cat.out(Tensor[] tensors, int dim=0, *, Tensor(a!) out) -> Tensor(a!)", 181, 69, 108, 341, 142, 69, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::clone", "aten", "clone", "", "clone(Tensor self, *, MemoryFormat? memory_format=None) -> Tensor", 184, 70, 108, 341, 142, 116, 2, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::mean.dim", "aten", "mean", "dim", "mean.dim(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor", 186, 71, 110, 343, 143, 72, 4, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::mean.out", "aten", "mean", "out", "mean.out(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)", 190, 72, 112, 345, 144, 72, 5, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::sum.dim_IntList", "aten", "sum", "dim_IntList", "sum.dim_IntList(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor", 195, 73, 112, 345, 144, 74, 4, 1, 2, 2, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::sum.IntList_out", "aten", "sum", "IntList_out", "sum.IntList_out(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)", 199, 74, 114, 349, 147, 74, 5, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::convolution", "aten", "convolution", "", "convolution(Tensor input, Tensor weight, Tensor? bias, SymInt[] stride, SymInt[] padding, SymInt[] dilation, bool transposed, SymInt[] output_padding, SymInt groups) -> Tensor", 204, 75, 114, 349, 147, 117, 9, 1, 1, 4, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::_native_batch_norm_legit_no_training", "aten", "_native_batch_norm_legit_no_training", "", "_native_batch_norm_legit_no_training(Tensor input, Tensor? weight, Tensor? bias, Tensor running_mean, Tensor running_var, float momentum, float eps) -> (Tensor, Tensor, Tensor)", 213, 76, 118, 353, 148, 118, 7, 3, 1, 8, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::max_pool2d_with_indices", "aten", "max_pool2d_with_indices", "", "max_pool2d_with_indices(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, int[2] dilation=1, bool ceil_mode=False) -> (Tensor, Tensor)", 220, 79, 126, 361, 149, 78, 6, 2, 1, 3, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::max_pool2d_with_indices.out", "aten", "max_pool2d_with_indices", "out", "max_pool2d_with_indices.out(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, int[2] dilation=1, bool ceil_mode=False, *, Tensor(a!) out, Tensor(b!) indices) -> (Tensor(a!), Tensor(b!))", 226, 81, 129, 364, 151, 78, 8, 2, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::avg_pool2d", "aten", "avg_pool2d", "", "avg_pool2d(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor", 234, 83, 129, 364, 151, 80, 7, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::avg_pool2d.out", "aten", "avg_pool2d", "out", "avg_pool2d.out(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None, *, Tensor(a!) out) -> Tensor(a!)", 241, 84, 131, 366, 152, 80, 8, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::embedding", "aten", "embedding", "", "embedding(Tensor weight, Tensor indices, SymInt padding_idx=-1, bool scale_grad_by_freq=False, bool sparse=False) -> Tensor", 249, 85, 131, 366, 152, 119, 5, 1, 1, 3, OPGEN_KIND_FUNCTIONAL, 1},
+    {"quantized_decomposed::quantize_per_tensor", "quantized_decomposed", "quantize_per_tensor", "", "quantize_per_tensor(Tensor input, float scale, int zero_point, int quant_min, int quant_max, ScalarType dtype) -> Tensor", 254, 86, 134, 369, 154, 83, 6, 1, 1, 3, OPGEN_KIND_FUNCTIONAL, 2},
+    {"quantized_decomposed::quantize_per_tensor.out", "quantized_decomposed", "quantize_per_tensor", "out", "quantize_per_tensor.out(Tensor input, float scale, int zero_point, int quant_min, int quant_max, ScalarType dtype, *, Tensor(a!) out) -> Tensor(a!)", 260, 87, 137, 372, 156, 83, 7, 1, 0, 0, OPGEN_KIND_OUT, 2},
+    {"quantized_decomposed::dequantize_per_tensor", "quantized_decomposed", "dequantize_per_tensor", "", "dequantize_per_tensor(Tensor input, float scale, int zero_point, int quant_min, int quant_max, ScalarType dtype, *, ScalarType? out_dtype=None) -> Tensor", 267, 88, 137, 372, 156, 85, 7, 1, 1, 4, OPGEN_KIND_FUNCTIONAL, 2},
+    {"quantized_decomposed::dequantize_per_tensor.out", "quantized_decomposed", "dequantize_per_tensor", "out", "dequantize_per_tensor.out(Tensor input, float scale, int zero_point, int quant_min, int quant_max, ScalarType dtype, *, ScalarType? out_dtype=None, Tensor(a!) out) -> Tensor(a!)", 274, 89, 141, 376, 158, 85, 8, 1, 0, 0, OPGEN_KIND_OUT, 2},
+    {"quantized_decomposed::dequantize_per_channel", "quantized_decomposed", "dequantize_per_channel", "", "dequantize_per_channel(Tensor input, Tensor scales, Tensor? zero_points, int axis, int quant_min, int quant_max, ScalarType dtype, *, ScalarType? out_dtype=None) -> Tensor", 282, 90, 141, 376, 158, 87, 8, 1, 1, 6, OPGEN_KIND_FUNCTIONAL, 2},
+    {"quantized_decomposed::dequantize_per_channel.out", "quantized_decomposed", "dequantize_per_channel", "out", "dequantize_per_channel.out(Tensor input, Tensor scales, Tensor? zero_points, int axis, int quant_min, int quant_max, ScalarType dtype, *, ScalarType? out_dtype=None, Tensor(a!) out) -> Tensor(a!)", 290, 91, 147, 382, 162, 87, 9, 1, 0, 0, OPGEN_KIND_OUT, 2},
+    {"executorch_prims::add.int", "executorch_prims", "add", "int", "add.int(SymInt a, SymInt b) -> SymInt", 299, 92, 147, 382, 162, -1, 2, 1, 0, 0, OPGEN_KIND_FUNCTIONAL, 4},
+    {"executorch_prims::mul.int", "executorch_prims", "mul", "int", "mul.int(SymInt a, SymInt b) -> SymInt", 301, 93, 147, 382, 162, -1, 2, 1, 0, 0, OPGEN_KIND_FUNCTIONAL, 4},
+    {"executorch_prims::sub.int", "executorch_prims", "sub", "int", "sub.int(SymInt a, SymInt b) -> SymInt", 303, 94, 147, 382, 162, -1, 2, 1, 0, 0, OPGEN_KIND_FUNCTIONAL, 4},
+    {"executorch_prims::floordiv.int", "executorch_prims", "floordiv", "int", "floordiv.int(SymInt a, SymInt b) -> SymInt", 305, 95, 147, 382, 162, -1, 2, 1, 0, 0, OPGEN_KIND_FUNCTIONAL, 4},
+    {"executorch_prims::mod.int", "executorch_prims", "mod", "int", "mod.int(SymInt a, SymInt b) -> SymInt", 307, 96, 147, 382, 162, -1, 2, 1, 0, 0, OPGEN_KIND_FUNCTIONAL, 4},
+    {"executorch_prims::truediv.int", "executorch_prims", "truediv", "int", "truediv.int(SymInt a, SymInt b) -> float", 309, 97, 147, 382, 162, -1, 2, 1, 0, 0, OPGEN_KIND_FUNCTIONAL, 4},
+    {"executorch_prims::neg.int", "executorch_prims", "neg", "int", "neg.int(SymInt a) -> SymInt", 311, 98, 147, 382, 162, -1, 1, 1, 0, 0, OPGEN_KIND_FUNCTIONAL, 4},
+    {"executorch_prims::gt.int", "executorch_prims", "gt", "int", "gt.int(SymInt a, SymInt b) -> bool", 312, 99, 147, 382, 162, -1, 2, 1, 0, 0, OPGEN_KIND_FUNCTIONAL, 4},
+    {"executorch_prims::lt.int", "executorch_prims", "lt", "int", "lt.int(SymInt a, SymInt b) -> bool", 314, 100, 147, 382, 162, -1, 2, 1, 0, 0, OPGEN_KIND_FUNCTIONAL, 4},
+    {"executorch_prims::ge.int", "executorch_prims", "ge", "int", "ge.int(SymInt a, SymInt b) -> bool", 316, 101, 147, 382, 162, -1, 2, 1, 0, 0, OPGEN_KIND_FUNCTIONAL, 4},
+    {"executorch_prims::le.int", "executorch_prims", "le", "int", "le.int(SymInt a, SymInt b) -> bool", 318, 102, 147, 382, 162, -1, 2, 1, 0, 0, OPGEN_KIND_FUNCTIONAL, 4},
+    {"executorch_prims::eq.int", "executorch_prims", "eq", "int", "eq.int(SymInt a, SymInt b) -> bool", 320, 103, 147, 382, 162, -1, 2, 1, 0, 0, OPGEN_KIND_FUNCTIONAL, 4},
+    {"quantized_decomposed::add_relu", "quantized_decomposed", "add_relu", "", "add_relu(Tensor a, float a_scale, int a_zero_point, int a_quant_min, int a_quant_max, Tensor b, float b_scale, int b_zero_point, int b_quant_min, int b_quant_max, float out_scale, int out_zero_point, int out_quant_min, int out_quant_max) -> Tensor qc", 322, 104, 147, 382, 162, 101, 14, 1, 0, 0, OPGEN_KIND_FUNCTIONAL, 4},
+    {"quantized_decomposed::add_relu.out", "quantized_decomposed", "add_relu", "out", "add_relu.out(Tensor a, float a_scale, int a_zero_point, int a_quant_min, int a_quant_max, Tensor b, float b_scale, int b_zero_point, int b_quant_min, int b_quant_max, float out_scale, int out_zero_point, int out_quant_min, int out_quant_max, *, Tensor(a!) out) -> Tensor(a!)", 336, 105, 147, 382, 162, 101, 15, 1, 0, 0, OPGEN_KIND_OUT, 4},
+    {"quantized_decomposed::add", "quantized_decomposed", "add", "", "add(Tensor a, float a_scale, int a_zero_point, int a_quant_min, int a_quant_max, Tensor b, float b_scale, int b_zero_point, int b_quant_min, int b_quant_max, float out_scale, int out_zero_point, int out_quant_min, int out_quant_max) -> Tensor qc", 351, 106, 147, 382, 162, 103, 14, 1, 0, 0, OPGEN_KIND_FUNCTIONAL, 4},
+    {"quantized_decomposed::add.out", "quantized_decomposed", "add", "out", "add.out(Tensor a, float a_scale, int a_zero_point, int a_quant_min, int a_quant_max, Tensor b, float b_scale, int b_zero_point, int b_quant_min, int b_quant_max, float out_scale, int out_zero_point, int out_quant_min, int out_quant_max, *, Tensor(a!) out) -> Tensor(a!)", 365, 107, 147, 382, 162, 103, 15, 1, 0, 0, OPGEN_KIND_OUT, 4},
+    {"quantized_decomposed::add.scalar", "quantized_decomposed", "add", "scalar", "add.scalar(Tensor qa, float a_scale, int a_zero_point, int a_quant_min, int a_quant_max, ScalarType a_dtype, Scalar b, float out_scale, int out_zero_point, int out_quant_min, int out_quant_max, ScalarType out_dtype) -> Tensor", 380, 108, 147, 382, 162, 105, 12, 1, 0, 0, OPGEN_KIND_FUNCTIONAL, 4},
+    {"quantized_decomposed::add.scalar_out", "quantized_decomposed", "add", "scalar_out", "add.scalar_out(Tensor qa, float a_scale, int a_zero_point, int a_quant_min, int a_quant_max, ScalarType a_dtype, Scalar b, float out_scale, int out_zero_point, int out_quant_min, int out_quant_max, ScalarType out_dtype, *, Tensor(a!) out) -> Tensor(a!)", 392, 109, 147, 382, 162, 105, 13, 1, 0, 0, OPGEN_KIND_OUT, 4},
+    {"quantized_decomposed::embedding_byte", "quantized_decomposed", "embedding_byte", "", "embedding_byte(Tensor weight, Tensor weight_scales, Tensor? weight_zero_points, int weight_quant_min, int weight_quant_max, Tensor indices) -> Tensor", 405, 110, 147, 382, 162, 107, 6, 1, 0, 0, OPGEN_KIND_FUNCTIONAL, 4},
+    {"quantized_decomposed::embedding_byte.out", "quantized_decomposed", "embedding_byte", "out", "embedding_byte.out(Tensor weight, Tensor weight_scales, Tensor? weight_zero_points, int weight_quant_min, int weight_quant_max, Tensor indices, *, Tensor(a!) out) -> Tensor(a!)", 411, 111, 147, 382, 162, 107, 7, 1, 0, 0, OPGEN_KIND_OUT, 4},
+    {"demo::linear_relu", "demo", "linear_relu", "", "linear_relu(Tensor input, Tensor weight, Tensor bias) -> Tensor", 418, 112, 147, 382, 162, 109, 3, 1, 0, 0, OPGEN_KIND_FUNCTIONAL, 4},
+    {"demo::linear_relu.out", "demo", "linear_relu", "out", "linear_relu.out(Tensor input, Tensor weight, Tensor bias, *, Tensor(a!) out) -> Tensor(a!)", 421, 113, 147, 382, 162, 109, 4, 1, 0, 0, OPGEN_KIND_OUT, 4},
+    {"aten::add.Scalar_out", "aten", "add", "Scalar_out", "add.Scalar_out(Tensor self, Scalar other, Scalar alpha=1, *, Tensor(a!) out) -> Tensor(a!)", 425, 114, 147, 382, 162, 110, 4, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::mul.Scalar_out", "aten", "mul", "Scalar_out", "mul.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)", 429, 115, 147, 382, 162, 111, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::relu.out", "aten", "relu", "out", "relu.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", 432, 116, 147, 382, 162, 112, 2, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::permute_copy.out", "aten", "permute_copy", "out", "permute_copy.out(Tensor self, int[] dims, *, Tensor(a!) out) -> Tensor(a!)", 434, 117, 147, 382, 162, 113, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::view_copy.out", "aten", "view_copy", "out", "view_copy.out(Tensor self, SymInt[] size, *, Tensor(a!) out) -> Tensor(a!)", 437, 118, 147, 382, 162, 114, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::expand_copy.out", "aten", "expand_copy", "out", "expand_copy.out(Tensor self, SymInt[] size, *, bool implicit=False, Tensor(a!) out) -> Tensor(a!)", 440, 119, 147, 382, 162, 115, 4, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::clone.out", "aten", "clone", "out", "clone.out(Tensor self, *, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)", 444, 120, 147, 382, 162, 116, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::convolution.out", "aten", "convolution", "out", "convolution.out(Tensor input, Tensor weight, Tensor? bias, SymInt[] stride, SymInt[] padding, SymInt[] dilation, bool transposed, SymInt[] output_padding, SymInt groups, *, Tensor(a!) out) -> Tensor(a!)", 447, 121, 147, 382, 162, 117, 10, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::_native_batch_norm_legit_no_training.out", "aten", "_native_batch_norm_legit_no_training", "out", "_native_batch_norm_legit_no_training.out(Tensor input, Tensor? weight, Tensor? bias, Tensor running_mean, Tensor running_var, float momentum, float eps, *, Tensor(a!) out0, Tensor(b!) out1, Tensor(c!) out2) -> (Tensor(a!), Tensor(b!), Tensor(c!))", 457, 122, 147, 382, 162, 118, 10, 3, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::embedding.out", "aten", "embedding", "out", "embedding.out(Tensor weight, Tensor indices, SymInt padding_idx=-1, bool scale_grad_by_freq=False, bool sparse=False, *, Tensor(a!) out) -> Tensor(a!)", 467, 125, 147, 382, 162, 119, 6, 1, 0, 0, OPGEN_KIND_OUT, 0},
 };
 
 const opgen_arg opgen_args[] = {
@@ -393,8 +445,71 @@ const opgen_arg opgen_args[] = {
     {"self", "Tensor", NULL, NULL, 0x08008effu, OPGEN_ABI_TENSOR, 0},
     {"other", "Tensor", NULL, NULL, 0x08008effu, OPGEN_ABI_TENSOR, 0},
     {"out", "Tensor", NULL, "a!", 0x08008effu, OPGEN_ABI_TENSOR, 7},
+    {"self", "Tensor", NULL, NULL, 0x08008effu, OPGEN_ABI_TENSOR, 0},
+    {"other", "Scalar", NULL, NULL, 0x00000890u, OPGEN_ABI_SCALAR, 0},
+    {"out", "Tensor", NULL, "a!", 0x08008effu, OPGEN_ABI_TENSOR, 7},
+    {"self", "Tensor", NULL, NULL, 0x000008dfu, OPGEN_ABI_TENSOR, 0},
+    {"other", "Scalar", NULL, NULL, 0x00000890u, OPGEN_ABI_SCALAR, 0},
+    {"self", "Tensor", NULL, NULL, 0x08008effu, OPGEN_ABI_TENSOR, 0},
+    {"other", "Tensor", NULL, NULL, 0x08008effu, OPGEN_ABI_TENSOR, 0},
+    {"out", "Tensor", NULL, "a!", 0x08008effu, OPGEN_ABI_TENSOR, 7},
+    {"self", "Tensor", NULL, NULL, 0x000008dfu, OPGEN_ABI_TENSOR, 0},
+    {"other", "Tensor", NULL, NULL, 0x000008dfu, OPGEN_ABI_TENSOR, 0},
+    {"self", "Tensor", NULL, NULL, 0x08008effu, OPGEN_ABI_TENSOR, 0},
+    {"other", "Scalar", NULL, NULL, 0x00000890u, OPGEN_ABI_SCALAR, 0},
+    {"out", "Tensor", NULL, "a!", 0x08008effu, OPGEN_ABI_TENSOR, 7},
+    {"self", "Tensor", NULL, NULL, 0x000008dfu, OPGEN_ABI_TENSOR, 0},
+    {"other", "Scalar", NULL, NULL, 0x00000890u, OPGEN_ABI_SCALAR, 0},
+    {"self", "Tensor", NULL, NULL, 0x08008effu, OPGEN_ABI_TENSOR, 0},
+    {"other", "Tensor", NULL, NULL, 0x08008effu, OPGEN_ABI_TENSOR, 0},
+    {"out", "Tensor", NULL, "a!", 0x08008effu, OPGEN_ABI_TENSOR, 7},
+    {"self", "Tensor", NULL, NULL, 0x000008dfu, OPGEN_ABI_TENSOR, 0},
+    {"other", "Tensor", NULL, NULL, 0x000008dfu, OPGEN_ABI_TENSOR, 0},
+    {"self", "Tensor", NULL, NULL, 0x08008effu, OPGEN_ABI_TENSOR, 0},
+    {"other", "Scalar", NULL, NULL, 0x00000890u, OPGEN_ABI_SCALAR, 0},
+    {"out", "Tensor", NULL, "a!", 0x08008effu, OPGEN_ABI_TENSOR, 7},
+    {"self", "Tensor", NULL, NULL, 0x000008dfu, OPGEN_ABI_TENSOR, 0},
+    {"other", "Scalar", NULL, NULL, 0x00000890u, OPGEN_ABI_SCALAR, 0},
+    {"self", "Tensor", NULL, NULL, 0x08008effu, OPGEN_ABI_TENSOR, 0},
+    {"other", "Tensor", NULL, NULL, 0x08008effu, OPGEN_ABI_TENSOR, 0},
+    {"out", "Tensor", NULL, "a!", 0x08008effu, OPGEN_ABI_TENSOR, 7},
+    {"self", "Tensor", NULL, NULL, 0x000008dfu, OPGEN_ABI_TENSOR, 0},
+    {"other", "Tensor", NULL, NULL, 0x000008dfu, OPGEN_ABI_TENSOR, 0},
+    {"self", "Tensor", NULL, NULL, 0x08008effu, OPGEN_ABI_TENSOR, 0},
+    {"other", "Scalar", NULL, NULL, 0x00000890u, OPGEN_ABI_SCALAR, 0},
+    {"out", "Tensor", NULL, "a!", 0x08008effu, OPGEN_ABI_TENSOR, 7},
+    {"self", "Tensor", NULL, NULL, 0x000008dfu, OPGEN_ABI_TENSOR, 0},
+    {"other", "Scalar", NULL, NULL, 0x00000890u, OPGEN_ABI_SCALAR, 0},
+    {"self", "Tensor", NULL, NULL, 0x08008effu, OPGEN_ABI_TENSOR, 0},
+    {"other", "Tensor", NULL, NULL, 0x08008effu, OPGEN_ABI_TENSOR, 0},
+    {"out", "Tensor", NULL, "a!", 0x08008effu, OPGEN_ABI_TENSOR, 7},
+    {"self", "Tensor", NULL, NULL, 0x000008dfu, OPGEN_ABI_TENSOR, 0},
+    {"other", "Tensor", NULL, NULL, 0x000008dfu, OPGEN_ABI_TENSOR, 0},
+    {"self", "Tensor", NULL, NULL, 0x08008effu, OPGEN_ABI_TENSOR, 0},
+    {"other", "Scalar", NULL, NULL, 0x00000890u, OPGEN_ABI_SCALAR, 0},
+    {"out", "Tensor", NULL, "a!", 0x08008effu, OPGEN_ABI_TENSOR, 7},
+    {"self", "Tensor", NULL, NULL, 0x000008dfu, OPGEN_ABI_TENSOR, 0},
+    {"other", "Scalar", NULL, NULL, 0x00000890u, OPGEN_ABI_SCALAR, 0},
+    {"self", "Tensor", NULL, NULL, 0x08008effu, OPGEN_ABI_TENSOR, 0},
+    {"other", "Tensor", NULL, NULL, 0x08008effu, OPGEN_ABI_TENSOR, 0},
+    {"out", "Tensor", NULL, "a!", 0x08008effu, OPGEN_ABI_TENSOR, 7},
+    {"self", "Tensor", NULL, NULL, 0x000008dfu, OPGEN_ABI_TENSOR, 0},
+    {"other", "Tensor", NULL, NULL, 0x000008dfu, OPGEN_ABI_TENSOR, 0},
+    {"self", "Tensor", NULL, NULL, 0x08008effu, OPGEN_ABI_TENSOR, 0},
+    {"other", "Scalar", NULL, NULL, 0x00000890u, OPGEN_ABI_SCALAR, 0},
+    {"out", "Tensor", NULL, "a!", 0x08008effu, OPGEN_ABI_TENSOR, 7},
+    {"self", "Tensor", NULL, NULL, 0x000008dfu, OPGEN_ABI_TENSOR, 0},
+    {"other", "Scalar", NULL, NULL, 0x00000890u, OPGEN_ABI_SCALAR, 0},
+    {"self", "Tensor", NULL, NULL, 0x08008effu, OPGEN_ABI_TENSOR, 0},
+    {"other", "Tensor", NULL, NULL, 0x08008effu, OPGEN_ABI_TENSOR, 0},
+    {"out", "Tensor", NULL, "a!", 0x08008effu, OPGEN_ABI_TENSOR, 7},
+    {"self", "Tensor", NULL, NULL, 0x000008dfu, OPGEN_ABI_TENSOR, 0},
+    {"other", "Tensor", NULL, NULL, 0x000008dfu, OPGEN_ABI_TENSOR, 0},
     {"self", "Tensor", NULL, NULL, 0x000000dfu, OPGEN_ABI_TENSOR, 0},
     {"self", "Tensor", NULL, "a!", 0x08008effu, OPGEN_ABI_TENSOR, 4},
+    {"self", "Tensor", NULL, NULL, 0x000000dfu, OPGEN_ABI_TENSOR, 0},
+    {"self", "Tensor", NULL, NULL, 0x08008effu, OPGEN_ABI_TENSOR, 0},
+    {"out", "Tensor", NULL, "a!", 0x08008effu, OPGEN_ABI_TENSOR, 7},
     {"self", "Tensor", NULL, NULL, 0x000008dfu, OPGEN_ABI_TENSOR, 0},
     {"self", "Tensor", NULL, NULL, 0x08008effu, OPGEN_ABI_TENSOR, 0},
     {"out", "Tensor", NULL, "a!", 0x08008effu, OPGEN_ABI_TENSOR, 7},
@@ -777,6 +892,32 @@ const opgen_arg opgen_rets[] = {
     {NULL, "Tensor", NULL, "a!", 0x08008effu, OPGEN_ABI_TENSOR, 4},
     {NULL, "Tensor", NULL, NULL, 0x000008dfu, OPGEN_ABI_TENSOR, 0},
     {NULL, "Tensor", NULL, "a!", 0x08008effu, OPGEN_ABI_TENSOR, 4},
+    {NULL, "Tensor", NULL, "a!", 0x08008effu, OPGEN_ABI_TENSOR, 4},
+    {NULL, "Tensor", NULL, NULL, 0x00000800u, OPGEN_ABI_TENSOR, 0},
+    {NULL, "Tensor", NULL, "a!", 0x08008effu, OPGEN_ABI_TENSOR, 4},
+    {NULL, "Tensor", NULL, NULL, 0x00000800u, OPGEN_ABI_TENSOR, 0},
+    {NULL, "Tensor", NULL, "a!", 0x08008effu, OPGEN_ABI_TENSOR, 4},
+    {NULL, "Tensor", NULL, NULL, 0x00000800u, OPGEN_ABI_TENSOR, 0},
+    {NULL, "Tensor", NULL, "a!", 0x08008effu, OPGEN_ABI_TENSOR, 4},
+    {NULL, "Tensor", NULL, NULL, 0x00000800u, OPGEN_ABI_TENSOR, 0},
+    {NULL, "Tensor", NULL, "a!", 0x08008effu, OPGEN_ABI_TENSOR, 4},
+    {NULL, "Tensor", NULL, NULL, 0x00000800u, OPGEN_ABI_TENSOR, 0},
+    {NULL, "Tensor", NULL, "a!", 0x08008effu, OPGEN_ABI_TENSOR, 4},
+    {NULL, "Tensor", NULL, NULL, 0x00000800u, OPGEN_ABI_TENSOR, 0},
+    {NULL, "Tensor", NULL, "a!", 0x08008effu, OPGEN_ABI_TENSOR, 4},
+    {NULL, "Tensor", NULL, NULL, 0x00000800u, OPGEN_ABI_TENSOR, 0},
+    {NULL, "Tensor", NULL, "a!", 0x08008effu, OPGEN_ABI_TENSOR, 4},
+    {NULL, "Tensor", NULL, NULL, 0x00000800u, OPGEN_ABI_TENSOR, 0},
+    {NULL, "Tensor", NULL, "a!", 0x08008effu, OPGEN_ABI_TENSOR, 4},
+    {NULL, "Tensor", NULL, NULL, 0x00000800u, OPGEN_ABI_TENSOR, 0},
+    {NULL, "Tensor", NULL, "a!", 0x08008effu, OPGEN_ABI_TENSOR, 4},
+    {NULL, "Tensor", NULL, NULL, 0x00000800u, OPGEN_ABI_TENSOR, 0},
+    {NULL, "Tensor", NULL, "a!", 0x08008effu, OPGEN_ABI_TENSOR, 4},
+    {NULL, "Tensor", NULL, NULL, 0x00000800u, OPGEN_ABI_TENSOR, 0},
+    {NULL, "Tensor", NULL, "a!", 0x08008effu, OPGEN_ABI_TENSOR, 4},
+    {NULL, "Tensor", NULL, NULL, 0x00000800u, OPGEN_ABI_TENSOR, 0},
+    {NULL, "Tensor", NULL, NULL, 0x000000dfu, OPGEN_ABI_TENSOR, 0},
+    {NULL, "Tensor", NULL, "a!", 0x08008effu, OPGEN_ABI_TENSOR, 4},
     {NULL, "Tensor", NULL, NULL, 0x000000dfu, OPGEN_ABI_TENSOR, 0},
     {NULL, "Tensor", NULL, "a!", 0x08008effu, OPGEN_ABI_TENSOR, 4},
     {NULL, "Tensor", NULL, NULL, 0x000000c0u, OPGEN_ABI_TENSOR, 0},
@@ -873,7 +1014,20 @@ const int16_t opgen_cols[] = {
     /* aten::maximum */ 0, 1, -1,
     /* aten::div.Tensor */ 0, 1, -1,
     /* aten::where.self */ 0, 1, 2, -1,
+    /* aten::eq.Scalar */ 0, 1, -1,
+    /* aten::eq.Tensor */ 0, 1, -1,
+    /* aten::ne.Scalar */ 0, 1, -1,
+    /* aten::ne.Tensor */ 0, 1, -1,
+    /* aten::lt.Scalar */ 0, 1, -1,
+    /* aten::lt.Tensor */ 0, 1, -1,
+    /* aten::le.Scalar */ 0, 1, -1,
+    /* aten::le.Tensor */ 0, 1, -1,
+    /* aten::gt.Scalar */ 0, 1, -1,
+    /* aten::gt.Tensor */ 0, 1, -1,
+    /* aten::ge.Scalar */ 0, 1, -1,
+    /* aten::ge.Tensor */ 0, 1, -1,
     /* aten::relu */ 0, -1,
+    /* aten::abs */ 0, -1,
     /* aten::sigmoid */ 0, -1,
     /* aten::tanh */ 0, -1,
     /* aten::exp */ 0, -1,
@@ -976,6 +1130,19 @@ const uint8_t opgen_cells[] = {
     0, 2, 2,
     2, 0, 2,
     0, 1, 1, 1,
+    0, 1, 2,
+    0, 1, 2,
+    0, 1, 2,
+    0, 1, 2,
+    0, 1, 2,
+    0, 1, 2,
+    0, 1, 2,
+    0, 1, 2,
+    0, 1, 2,
+    0, 1, 2,
+    0, 1, 2,
+    0, 1, 2,
+    0, 0,
     0, 0,
     0, 0,
     1, 2,
@@ -1019,7 +1186,20 @@ const uint32_t opgen_alias_sets[] = {
     /* aten::maximum */ 0x0000081fu, 0x0000001fu, 0x000000c0u, 0x00000800u, 0x00000001u, 0x00000002u, 0x00000004u, 0x00000008u, 0x00000010u, 0x00000040u, 0x00000080u, 0x00000003u, 0x00000007u, 0x0000000fu,
     /* aten::div.Tensor */ 0x0000001fu, 0x0000001fu, 0x000000c0u, 0x00000040u, 0x00000080u,
     /* aten::where.self */ 0x00000800u, 0x000008dfu,
+    /* aten::eq.Scalar */ 0x000008dfu, 0x00000890u, 0x00000800u,
+    /* aten::eq.Tensor */ 0x000008dfu, 0x000008dfu, 0x00000800u,
+    /* aten::ne.Scalar */ 0x000008dfu, 0x00000890u, 0x00000800u,
+    /* aten::ne.Tensor */ 0x000008dfu, 0x000008dfu, 0x00000800u,
+    /* aten::lt.Scalar */ 0x000008dfu, 0x00000890u, 0x00000800u,
+    /* aten::lt.Tensor */ 0x000008dfu, 0x000008dfu, 0x00000800u,
+    /* aten::le.Scalar */ 0x000008dfu, 0x00000890u, 0x00000800u,
+    /* aten::le.Tensor */ 0x000008dfu, 0x000008dfu, 0x00000800u,
+    /* aten::gt.Scalar */ 0x000008dfu, 0x00000890u, 0x00000800u,
+    /* aten::gt.Tensor */ 0x000008dfu, 0x000008dfu, 0x00000800u,
+    /* aten::ge.Scalar */ 0x000008dfu, 0x00000890u, 0x00000800u,
+    /* aten::ge.Tensor */ 0x000008dfu, 0x000008dfu, 0x00000800u,
     /* aten::relu */ 0x000000dfu,
+    /* aten::abs */ 0x000000dfu,
     /* aten::sigmoid */ 0x000000c0u, 0x0000081fu, 0x00000040u,
     /* aten::tanh */ 0x000000c0u, 0x0000081fu, 0x00000040u,
     /* aten::exp */ 0x000000c0u, 0x0000081fu, 0x00000040u,
@@ -1049,17 +1229,20 @@ const uint32_t opgen_alias_sets[] = {
 };
 
 const uint32_t opgen_hash_seeds[] = {
-    54u, 12u, 65u, 1u, 3u, 8u, 87u, 2u, 4u, 9u, 104u, 63u,
-    40u, 6u, 29u, 5u, 14u, 327u, 5u, 166u, 306u, 320u, 1u, 21u,
+    1u, 35u, 0u, 2u, 37u, 3u, 1u, 9u, 2u, 1u, 51u, 25u,
+    4u, 5u, 10u, 220u, 301u, 143u, 394u, 7u, 360u, 175u, 15u, 591u,
+    80u, 2u, 4u, 455u, 10u, 104u, 51u,
 };
 
 const uint16_t opgen_hash_slots[] = {
-    86, 39, 38, 12, 48, 68, 36, 32, 80, 49, 93, 57, 34, 19, 72, 77,
-    4, 13, 7, 75, 54, 29, 79, 5, 69, 22, 30, 88, 21, 41, 45, 24,
-    15, 85, 83, 47, 92, 10, 37, 81, 43, 6, 31, 28, 58, 87, 9, 23,
-    11, 14, 63, 51, 74, 53, 52, 40, 84, 65, 64, 66, 67, 76, 62, 2,
-    18, 55, 70, 91, 0, 27, 35, 89, 1, 90, 26, 25, 61, 71, 56, 3,
-    8, 73, 44, 50, 78, 17, 33, 82, 60, 16, 20, 42, 59, 46,
+    49, 19, 107, 3, 21, 17, 111, 110, 13, 115, 52, 65, 22, 24, 46, 40,
+    109, 56, 61, 84, 60, 35, 31, 102, 7, 8, 76, 2, 72, 38, 114, 14,
+    104, 100, 55, 113, 112, 23, 98, 79, 42, 11, 71, 47, 44, 43, 94, 59,
+    75, 64, 32, 93, 70, 119, 77, 20, 99, 63, 25, 54, 90, 68, 16, 29,
+    9, 5, 27, 6, 117, 101, 91, 87, 69, 108, 0, 53, 39, 83, 30, 45,
+    62, 105, 92, 80, 12, 81, 67, 57, 82, 36, 118, 33, 88, 10, 103, 48,
+    37, 41, 85, 66, 96, 4, 95, 28, 15, 18, 50, 74, 78, 116, 86, 26,
+    58, 73, 34, 106, 1, 97, 89, 51,
 };
 
 #ifdef __cplusplus

@@ -18,52 +18,65 @@ extern "C" {
     X(10, opgen_portable_maximum_out, 0x000008dfu) \
     X(12, opgen_portable_div_out, 0x000000c0u) \
     X(14, opgen_portable_where_self_out, 0x000008dfu) \
-    X(18, opgen_portable_sigmoid_out, 0x000000c0u) \
-    X(20, opgen_portable_tanh_out, 0x000000c0u) \
-    X(22, opgen_portable_exp_out, 0x000000c0u) \
-    X(24, opgen_portable_gelu_out, 0x000000c0u) \
-    X(26, opgen_portable_hardtanh_out, 0x000000c0u) \
-    X(28, opgen_portable_clamp_out, 0x000000dfu) \
-    X(30, opgen_portable__softmax_out, 0x000000c0u) \
-    X(32, opgen_portable__log_softmax_out, 0x000000c0u) \
-    X(34, opgen_portable_mm_out, 0x000000c0u) \
-    X(36, opgen_portable_bmm_out, 0x000000c0u) \
-    X(38, opgen_portable_addmm_out, 0x000000c0u) \
-    X(43, opgen_portable_cat_out, 0x080088ffu) \
-    X(46, opgen_portable_mean_out, 0x000000c0u) \
-    X(48, opgen_portable_sum_IntList_out, 0x000000d0u) \
-    X(52, opgen_portable_max_pool2d_with_indices_out, 0x000000c0u) \
-    X(54, opgen_portable_avg_pool2d_out, 0x000000c0u) \
-    X(57, opgen_portable_quantize_per_tensor_out, 0x0800000fu) \
-    X(59, opgen_portable_dequantize_per_tensor_out, 0x000000c0u) \
-    X(61, opgen_portable_dequantize_per_channel_out, 0x000000c0u) \
-    X(62, opgen_fallback_executorch_prims_add_int, 0xffffffffu) \
-    X(63, opgen_fallback_executorch_prims_mul_int, 0xffffffffu) \
-    X(64, opgen_fallback_executorch_prims_sub_int, 0xffffffffu) \
-    X(65, opgen_fallback_executorch_prims_floordiv_int, 0xffffffffu) \
-    X(66, opgen_fallback_executorch_prims_mod_int, 0xffffffffu) \
-    X(67, opgen_fallback_executorch_prims_truediv_int, 0xffffffffu) \
-    X(68, opgen_fallback_executorch_prims_neg_int, 0xffffffffu) \
-    X(69, opgen_fallback_executorch_prims_gt_int, 0xffffffffu) \
-    X(70, opgen_fallback_executorch_prims_lt_int, 0xffffffffu) \
-    X(71, opgen_fallback_executorch_prims_ge_int, 0xffffffffu) \
-    X(72, opgen_fallback_executorch_prims_le_int, 0xffffffffu) \
-    X(73, opgen_fallback_executorch_prims_eq_int, 0xffffffffu) \
-    X(75, opgen_fallback_quantized_decomposed_add_relu_out, 0x08008effu) \
-    X(77, opgen_native_quantized_add_out, 0x08008effu) \
-    X(79, opgen_fallback_quantized_decomposed_add_scalar_out, 0x08008effu) \
-    X(81, opgen_fallback_quantized_decomposed_embedding_byte_out, 0x08008effu) \
-    X(83, opgen_fallback_demo_linear_relu_out, 0x08008effu) \
-    X(84, opgen_portable_add_Scalar_out, 0x000000dfu) \
-    X(85, opgen_portable_mul_Scalar_out, 0x000000dfu) \
-    X(86, opgen_portable_relu_out, 0x000000dfu) \
-    X(87, opgen_portable_permute_copy_out, 0x080088ffu) \
-    X(88, opgen_portable_view_copy_out, 0x080088ffu) \
-    X(89, opgen_portable_expand_copy_out, 0x080088ffu) \
-    X(90, opgen_portable_clone_out, 0x080088ffu) \
-    X(91, opgen_portable_convolution_out, 0x000000c0u) \
-    X(92, opgen_portable__native_batch_norm_legit_no_training_out, 0x000000c0u) \
-    X(93, opgen_portable_embedding_out, 0x000000c0u)
+    X(15, opgen_portable_eq_Scalar_out, 0x00000800u) \
+    X(17, opgen_portable_eq_Tensor_out, 0x00000800u) \
+    X(19, opgen_portable_ne_Scalar_out, 0x00000800u) \
+    X(21, opgen_portable_ne_Tensor_out, 0x00000800u) \
+    X(23, opgen_portable_lt_Scalar_out, 0x00000800u) \
+    X(25, opgen_portable_lt_Tensor_out, 0x00000800u) \
+    X(27, opgen_portable_le_Scalar_out, 0x00000800u) \
+    X(29, opgen_portable_le_Tensor_out, 0x00000800u) \
+    X(31, opgen_portable_gt_Scalar_out, 0x00000800u) \
+    X(33, opgen_portable_gt_Tensor_out, 0x00000800u) \
+    X(35, opgen_portable_ge_Scalar_out, 0x00000800u) \
+    X(37, opgen_portable_ge_Tensor_out, 0x00000800u) \
+    X(42, opgen_portable_abs_out, 0x000000dfu) \
+    X(44, opgen_portable_sigmoid_out, 0x000000c0u) \
+    X(46, opgen_portable_tanh_out, 0x000000c0u) \
+    X(48, opgen_portable_exp_out, 0x000000c0u) \
+    X(50, opgen_portable_gelu_out, 0x000000c0u) \
+    X(52, opgen_portable_hardtanh_out, 0x000000c0u) \
+    X(54, opgen_portable_clamp_out, 0x000000dfu) \
+    X(56, opgen_portable__softmax_out, 0x000000c0u) \
+    X(58, opgen_portable__log_softmax_out, 0x000000c0u) \
+    X(60, opgen_portable_mm_out, 0x000000c0u) \
+    X(62, opgen_portable_bmm_out, 0x000000c0u) \
+    X(64, opgen_portable_addmm_out, 0x000000c0u) \
+    X(69, opgen_portable_cat_out, 0x080088ffu) \
+    X(72, opgen_portable_mean_out, 0x000000c0u) \
+    X(74, opgen_portable_sum_IntList_out, 0x000000d0u) \
+    X(78, opgen_portable_max_pool2d_with_indices_out, 0x000000c0u) \
+    X(80, opgen_portable_avg_pool2d_out, 0x000000c0u) \
+    X(83, opgen_portable_quantize_per_tensor_out, 0x0800000fu) \
+    X(85, opgen_portable_dequantize_per_tensor_out, 0x000000c0u) \
+    X(87, opgen_portable_dequantize_per_channel_out, 0x000000c0u) \
+    X(88, opgen_fallback_executorch_prims_add_int, 0xffffffffu) \
+    X(89, opgen_fallback_executorch_prims_mul_int, 0xffffffffu) \
+    X(90, opgen_fallback_executorch_prims_sub_int, 0xffffffffu) \
+    X(91, opgen_fallback_executorch_prims_floordiv_int, 0xffffffffu) \
+    X(92, opgen_fallback_executorch_prims_mod_int, 0xffffffffu) \
+    X(93, opgen_fallback_executorch_prims_truediv_int, 0xffffffffu) \
+    X(94, opgen_fallback_executorch_prims_neg_int, 0xffffffffu) \
+    X(95, opgen_fallback_executorch_prims_gt_int, 0xffffffffu) \
+    X(96, opgen_fallback_executorch_prims_lt_int, 0xffffffffu) \
+    X(97, opgen_fallback_executorch_prims_ge_int, 0xffffffffu) \
+    X(98, opgen_fallback_executorch_prims_le_int, 0xffffffffu) \
+    X(99, opgen_fallback_executorch_prims_eq_int, 0xffffffffu) \
+    X(101, opgen_fallback_quantized_decomposed_add_relu_out, 0x08008effu) \
+    X(103, opgen_native_quantized_add_out, 0x08008effu) \
+    X(105, opgen_fallback_quantized_decomposed_add_scalar_out, 0x08008effu) \
+    X(107, opgen_fallback_quantized_decomposed_embedding_byte_out, 0x08008effu) \
+    X(109, opgen_fallback_demo_linear_relu_out, 0x08008effu) \
+    X(110, opgen_portable_add_Scalar_out, 0x000000dfu) \
+    X(111, opgen_portable_mul_Scalar_out, 0x000000dfu) \
+    X(112, opgen_portable_relu_out, 0x000000dfu) \
+    X(113, opgen_portable_permute_copy_out, 0x080088ffu) \
+    X(114, opgen_portable_view_copy_out, 0x080088ffu) \
+    X(115, opgen_portable_expand_copy_out, 0x080088ffu) \
+    X(116, opgen_portable_clone_out, 0x080088ffu) \
+    X(117, opgen_portable_convolution_out, 0x000000c0u) \
+    X(118, opgen_portable__native_batch_norm_legit_no_training_out, 0x000000c0u) \
+    X(119, opgen_portable_embedding_out, 0x000000c0u)
 
 typedef opgen_status (*opgen_boxed_call)(opgen_ctx *ctx, void (*fn)(void), const opgen_value *args);
 typedef struct opgen_kernel_entry {
@@ -73,7 +86,7 @@ typedef struct opgen_kernel_entry {
     const char *name;      /* the kernel's C name, for messages and traces */
 } opgen_kernel_entry;
 
-#define OPGEN_REGISTRY_SIZE 94
+#define OPGEN_REGISTRY_SIZE 120
 /* The selection this registry was trimmed to (opgen generate --select), or "":
  * errors about a missing kernel name it. */
 #define OPGEN_SELECTION ""
@@ -118,6 +131,19 @@ static inline const opgen_kernel_entry *opgen_registry_find_fallback(int op, opg
 #define OPGEN_KERNEL_DTYPES_opgen_portable_maximum_out 0x000008dfu
 #define OPGEN_KERNEL_DTYPES_opgen_portable_div_out 0x000000c0u
 #define OPGEN_KERNEL_DTYPES_opgen_portable_where_self_out 0x000008dfu
+#define OPGEN_KERNEL_DTYPES_opgen_portable_eq_Scalar_out 0x00000800u
+#define OPGEN_KERNEL_DTYPES_opgen_portable_eq_Tensor_out 0x00000800u
+#define OPGEN_KERNEL_DTYPES_opgen_portable_ne_Scalar_out 0x00000800u
+#define OPGEN_KERNEL_DTYPES_opgen_portable_ne_Tensor_out 0x00000800u
+#define OPGEN_KERNEL_DTYPES_opgen_portable_lt_Scalar_out 0x00000800u
+#define OPGEN_KERNEL_DTYPES_opgen_portable_lt_Tensor_out 0x00000800u
+#define OPGEN_KERNEL_DTYPES_opgen_portable_le_Scalar_out 0x00000800u
+#define OPGEN_KERNEL_DTYPES_opgen_portable_le_Tensor_out 0x00000800u
+#define OPGEN_KERNEL_DTYPES_opgen_portable_gt_Scalar_out 0x00000800u
+#define OPGEN_KERNEL_DTYPES_opgen_portable_gt_Tensor_out 0x00000800u
+#define OPGEN_KERNEL_DTYPES_opgen_portable_ge_Scalar_out 0x00000800u
+#define OPGEN_KERNEL_DTYPES_opgen_portable_ge_Tensor_out 0x00000800u
+#define OPGEN_KERNEL_DTYPES_opgen_portable_abs_out 0x000000dfu
 #define OPGEN_KERNEL_DTYPES_opgen_portable_sigmoid_out 0x000000c0u
 #define OPGEN_KERNEL_DTYPES_opgen_portable_tanh_out 0x000000c0u
 #define OPGEN_KERNEL_DTYPES_opgen_portable_exp_out 0x000000c0u
@@ -173,6 +199,19 @@ opgen_status opgen_portable_mul_out(opgen_ctx *ctx, const opgen_tensor *self, co
 opgen_status opgen_portable_maximum_out(opgen_ctx *ctx, const opgen_tensor *self, const opgen_tensor *other, opgen_tensor *out);
 opgen_status opgen_portable_div_out(opgen_ctx *ctx, const opgen_tensor *self, const opgen_tensor *other, opgen_tensor *out);
 opgen_status opgen_portable_where_self_out(opgen_ctx *ctx, const opgen_tensor *condition, const opgen_tensor *self, const opgen_tensor *other, opgen_tensor *out);
+opgen_status opgen_portable_eq_Scalar_out(opgen_ctx *ctx, const opgen_tensor *self, const opgen_scalar *other, opgen_tensor *out);
+opgen_status opgen_portable_eq_Tensor_out(opgen_ctx *ctx, const opgen_tensor *self, const opgen_tensor *other, opgen_tensor *out);
+opgen_status opgen_portable_ne_Scalar_out(opgen_ctx *ctx, const opgen_tensor *self, const opgen_scalar *other, opgen_tensor *out);
+opgen_status opgen_portable_ne_Tensor_out(opgen_ctx *ctx, const opgen_tensor *self, const opgen_tensor *other, opgen_tensor *out);
+opgen_status opgen_portable_lt_Scalar_out(opgen_ctx *ctx, const opgen_tensor *self, const opgen_scalar *other, opgen_tensor *out);
+opgen_status opgen_portable_lt_Tensor_out(opgen_ctx *ctx, const opgen_tensor *self, const opgen_tensor *other, opgen_tensor *out);
+opgen_status opgen_portable_le_Scalar_out(opgen_ctx *ctx, const opgen_tensor *self, const opgen_scalar *other, opgen_tensor *out);
+opgen_status opgen_portable_le_Tensor_out(opgen_ctx *ctx, const opgen_tensor *self, const opgen_tensor *other, opgen_tensor *out);
+opgen_status opgen_portable_gt_Scalar_out(opgen_ctx *ctx, const opgen_tensor *self, const opgen_scalar *other, opgen_tensor *out);
+opgen_status opgen_portable_gt_Tensor_out(opgen_ctx *ctx, const opgen_tensor *self, const opgen_tensor *other, opgen_tensor *out);
+opgen_status opgen_portable_ge_Scalar_out(opgen_ctx *ctx, const opgen_tensor *self, const opgen_scalar *other, opgen_tensor *out);
+opgen_status opgen_portable_ge_Tensor_out(opgen_ctx *ctx, const opgen_tensor *self, const opgen_tensor *other, opgen_tensor *out);
+opgen_status opgen_portable_abs_out(opgen_ctx *ctx, const opgen_tensor *self, opgen_tensor *out);
 opgen_status opgen_portable_sigmoid_out(opgen_ctx *ctx, const opgen_tensor *self, opgen_tensor *out);
 opgen_status opgen_portable_tanh_out(opgen_ctx *ctx, const opgen_tensor *self, opgen_tensor *out);
 opgen_status opgen_portable_exp_out(opgen_ctx *ctx, const opgen_tensor *self, opgen_tensor *out);
@@ -240,67 +279,67 @@ static opgen_status opgen_call_3(opgen_ctx *ctx, void (*fn)(void), const opgen_v
     return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, const opgen_tensor *, const opgen_tensor *, opgen_tensor *))fn)(ctx, a[0].v.t, a[1].v.t, a[2].v.t, a[3].v.t);
 }
 static opgen_status opgen_call_4(opgen_ctx *ctx, void (*fn)(void), const opgen_value *a) {
-    return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, opgen_tensor *))fn)(ctx, a[0].v.t, a[1].v.t);
+    return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, const opgen_scalar *, opgen_tensor *))fn)(ctx, a[0].v.t, &a[1].v.s, a[2].v.t);
 }
 static opgen_status opgen_call_5(opgen_ctx *ctx, void (*fn)(void), const opgen_value *a) {
-    return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, const char *, opgen_tensor *))fn)(ctx, a[0].v.t, a[1].v.str, a[2].v.t);
+    return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, opgen_tensor *))fn)(ctx, a[0].v.t, a[1].v.t);
 }
 static opgen_status opgen_call_6(opgen_ctx *ctx, void (*fn)(void), const opgen_value *a) {
-    return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, const opgen_scalar *, const opgen_scalar *, opgen_tensor *))fn)(ctx, a[0].v.t, &a[1].v.s, &a[2].v.s, a[3].v.t);
+    return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, const char *, opgen_tensor *))fn)(ctx, a[0].v.t, a[1].v.str, a[2].v.t);
 }
 static opgen_status opgen_call_7(opgen_ctx *ctx, void (*fn)(void), const opgen_value *a) {
-    return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, const opgen_scalar *, const opgen_scalar *, opgen_tensor *))fn)(ctx, a[0].v.t, (a[1].none ? NULL : &a[1].v.s), (a[2].none ? NULL : &a[2].v.s), a[3].v.t);
+    return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, const opgen_scalar *, const opgen_scalar *, opgen_tensor *))fn)(ctx, a[0].v.t, &a[1].v.s, &a[2].v.s, a[3].v.t);
 }
 static opgen_status opgen_call_8(opgen_ctx *ctx, void (*fn)(void), const opgen_value *a) {
-    return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, int64_t, bool, opgen_tensor *))fn)(ctx, a[0].v.t, a[1].v.i, a[2].v.b, a[3].v.t);
+    return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, const opgen_scalar *, const opgen_scalar *, opgen_tensor *))fn)(ctx, a[0].v.t, (a[1].none ? NULL : &a[1].v.s), (a[2].none ? NULL : &a[2].v.s), a[3].v.t);
 }
 static opgen_status opgen_call_9(opgen_ctx *ctx, void (*fn)(void), const opgen_value *a) {
-    return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, const opgen_tensor *, const opgen_tensor *, const opgen_scalar *, const opgen_scalar *, opgen_tensor *))fn)(ctx, a[0].v.t, a[1].v.t, a[2].v.t, &a[3].v.s, &a[4].v.s, a[5].v.t);
+    return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, int64_t, bool, opgen_tensor *))fn)(ctx, a[0].v.t, a[1].v.i, a[2].v.b, a[3].v.t);
 }
 static opgen_status opgen_call_10(opgen_ctx *ctx, void (*fn)(void), const opgen_value *a) {
-    return ((opgen_status(*)(opgen_ctx *, opgen_tensor_list, int64_t, opgen_tensor *))fn)(ctx, a[0].v.tl, a[1].v.i, a[2].v.t);
+    return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, const opgen_tensor *, const opgen_tensor *, const opgen_scalar *, const opgen_scalar *, opgen_tensor *))fn)(ctx, a[0].v.t, a[1].v.t, a[2].v.t, &a[3].v.s, &a[4].v.s, a[5].v.t);
 }
 static opgen_status opgen_call_11(opgen_ctx *ctx, void (*fn)(void), const opgen_value *a) {
-    return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, const opgen_int_list *, bool, const opgen_dtype *, opgen_tensor *))fn)(ctx, a[0].v.t, (a[1].none ? NULL : &a[1].v.il), a[2].v.b, (a[3].none ? NULL : &a[3].v.d), a[4].v.t);
+    return ((opgen_status(*)(opgen_ctx *, opgen_tensor_list, int64_t, opgen_tensor *))fn)(ctx, a[0].v.tl, a[1].v.i, a[2].v.t);
 }
 static opgen_status opgen_call_12(opgen_ctx *ctx, void (*fn)(void), const opgen_value *a) {
-    return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, opgen_int_list, opgen_int_list, opgen_int_list, opgen_int_list, bool, opgen_tensor *, opgen_tensor *))fn)(ctx, a[0].v.t, a[1].v.il, a[2].v.il, a[3].v.il, a[4].v.il, a[5].v.b, a[6].v.t, a[7].v.t);
+    return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, const opgen_int_list *, bool, const opgen_dtype *, opgen_tensor *))fn)(ctx, a[0].v.t, (a[1].none ? NULL : &a[1].v.il), a[2].v.b, (a[3].none ? NULL : &a[3].v.d), a[4].v.t);
 }
 static opgen_status opgen_call_13(opgen_ctx *ctx, void (*fn)(void), const opgen_value *a) {
-    return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, opgen_int_list, opgen_int_list, opgen_int_list, bool, bool, const int64_t *, opgen_tensor *))fn)(ctx, a[0].v.t, a[1].v.il, a[2].v.il, a[3].v.il, a[4].v.b, a[5].v.b, (a[6].none ? NULL : &a[6].v.i), a[7].v.t);
+    return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, opgen_int_list, opgen_int_list, opgen_int_list, opgen_int_list, bool, opgen_tensor *, opgen_tensor *))fn)(ctx, a[0].v.t, a[1].v.il, a[2].v.il, a[3].v.il, a[4].v.il, a[5].v.b, a[6].v.t, a[7].v.t);
 }
 static opgen_status opgen_call_14(opgen_ctx *ctx, void (*fn)(void), const opgen_value *a) {
-    return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, double, int64_t, int64_t, int64_t, opgen_dtype, opgen_tensor *))fn)(ctx, a[0].v.t, a[1].v.f, a[2].v.i, a[3].v.i, a[4].v.i, a[5].v.d, a[6].v.t);
+    return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, opgen_int_list, opgen_int_list, opgen_int_list, bool, bool, const int64_t *, opgen_tensor *))fn)(ctx, a[0].v.t, a[1].v.il, a[2].v.il, a[3].v.il, a[4].v.b, a[5].v.b, (a[6].none ? NULL : &a[6].v.i), a[7].v.t);
 }
 static opgen_status opgen_call_15(opgen_ctx *ctx, void (*fn)(void), const opgen_value *a) {
-    return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, double, int64_t, int64_t, int64_t, opgen_dtype, const opgen_dtype *, opgen_tensor *))fn)(ctx, a[0].v.t, a[1].v.f, a[2].v.i, a[3].v.i, a[4].v.i, a[5].v.d, (a[6].none ? NULL : &a[6].v.d), a[7].v.t);
+    return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, double, int64_t, int64_t, int64_t, opgen_dtype, opgen_tensor *))fn)(ctx, a[0].v.t, a[1].v.f, a[2].v.i, a[3].v.i, a[4].v.i, a[5].v.d, a[6].v.t);
 }
 static opgen_status opgen_call_16(opgen_ctx *ctx, void (*fn)(void), const opgen_value *a) {
-    return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, const opgen_tensor *, const opgen_tensor *, int64_t, int64_t, int64_t, opgen_dtype, const opgen_dtype *, opgen_tensor *))fn)(ctx, a[0].v.t, a[1].v.t, a[2].v.t, a[3].v.i, a[4].v.i, a[5].v.i, a[6].v.d, (a[7].none ? NULL : &a[7].v.d), a[8].v.t);
+    return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, double, int64_t, int64_t, int64_t, opgen_dtype, const opgen_dtype *, opgen_tensor *))fn)(ctx, a[0].v.t, a[1].v.f, a[2].v.i, a[3].v.i, a[4].v.i, a[5].v.d, (a[6].none ? NULL : &a[6].v.d), a[7].v.t);
 }
 static opgen_status opgen_call_17(opgen_ctx *ctx, void (*fn)(void), const opgen_value *a) {
-    return ((opgen_status(*)(opgen_ctx *, int64_t, int64_t, int64_t *))fn)(ctx, a[0].v.i, a[1].v.i, (int64_t *)a[2].v.ret);
+    return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, const opgen_tensor *, const opgen_tensor *, int64_t, int64_t, int64_t, opgen_dtype, const opgen_dtype *, opgen_tensor *))fn)(ctx, a[0].v.t, a[1].v.t, a[2].v.t, a[3].v.i, a[4].v.i, a[5].v.i, a[6].v.d, (a[7].none ? NULL : &a[7].v.d), a[8].v.t);
 }
 static opgen_status opgen_call_18(opgen_ctx *ctx, void (*fn)(void), const opgen_value *a) {
-    return ((opgen_status(*)(opgen_ctx *, int64_t, int64_t, double *))fn)(ctx, a[0].v.i, a[1].v.i, (double *)a[2].v.ret);
+    return ((opgen_status(*)(opgen_ctx *, int64_t, int64_t, int64_t *))fn)(ctx, a[0].v.i, a[1].v.i, (int64_t *)a[2].v.ret);
 }
 static opgen_status opgen_call_19(opgen_ctx *ctx, void (*fn)(void), const opgen_value *a) {
-    return ((opgen_status(*)(opgen_ctx *, int64_t, int64_t *))fn)(ctx, a[0].v.i, (int64_t *)a[1].v.ret);
+    return ((opgen_status(*)(opgen_ctx *, int64_t, int64_t, double *))fn)(ctx, a[0].v.i, a[1].v.i, (double *)a[2].v.ret);
 }
 static opgen_status opgen_call_20(opgen_ctx *ctx, void (*fn)(void), const opgen_value *a) {
-    return ((opgen_status(*)(opgen_ctx *, int64_t, int64_t, bool *))fn)(ctx, a[0].v.i, a[1].v.i, (bool *)a[2].v.ret);
+    return ((opgen_status(*)(opgen_ctx *, int64_t, int64_t *))fn)(ctx, a[0].v.i, (int64_t *)a[1].v.ret);
 }
 static opgen_status opgen_call_21(opgen_ctx *ctx, void (*fn)(void), const opgen_value *a) {
-    return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, double, int64_t, int64_t, int64_t, const opgen_tensor *, double, int64_t, int64_t, int64_t, double, int64_t, int64_t, int64_t, opgen_tensor *))fn)(ctx, a[0].v.t, a[1].v.f, a[2].v.i, a[3].v.i, a[4].v.i, a[5].v.t, a[6].v.f, a[7].v.i, a[8].v.i, a[9].v.i, a[10].v.f, a[11].v.i, a[12].v.i, a[13].v.i, a[14].v.t);
+    return ((opgen_status(*)(opgen_ctx *, int64_t, int64_t, bool *))fn)(ctx, a[0].v.i, a[1].v.i, (bool *)a[2].v.ret);
 }
 static opgen_status opgen_call_22(opgen_ctx *ctx, void (*fn)(void), const opgen_value *a) {
-    return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, double, int64_t, int64_t, int64_t, opgen_dtype, const opgen_scalar *, double, int64_t, int64_t, int64_t, opgen_dtype, opgen_tensor *))fn)(ctx, a[0].v.t, a[1].v.f, a[2].v.i, a[3].v.i, a[4].v.i, a[5].v.d, &a[6].v.s, a[7].v.f, a[8].v.i, a[9].v.i, a[10].v.i, a[11].v.d, a[12].v.t);
+    return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, double, int64_t, int64_t, int64_t, const opgen_tensor *, double, int64_t, int64_t, int64_t, double, int64_t, int64_t, int64_t, opgen_tensor *))fn)(ctx, a[0].v.t, a[1].v.f, a[2].v.i, a[3].v.i, a[4].v.i, a[5].v.t, a[6].v.f, a[7].v.i, a[8].v.i, a[9].v.i, a[10].v.f, a[11].v.i, a[12].v.i, a[13].v.i, a[14].v.t);
 }
 static opgen_status opgen_call_23(opgen_ctx *ctx, void (*fn)(void), const opgen_value *a) {
-    return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, const opgen_tensor *, const opgen_tensor *, int64_t, int64_t, const opgen_tensor *, opgen_tensor *))fn)(ctx, a[0].v.t, a[1].v.t, a[2].v.t, a[3].v.i, a[4].v.i, a[5].v.t, a[6].v.t);
+    return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, double, int64_t, int64_t, int64_t, opgen_dtype, const opgen_scalar *, double, int64_t, int64_t, int64_t, opgen_dtype, opgen_tensor *))fn)(ctx, a[0].v.t, a[1].v.f, a[2].v.i, a[3].v.i, a[4].v.i, a[5].v.d, &a[6].v.s, a[7].v.f, a[8].v.i, a[9].v.i, a[10].v.i, a[11].v.d, a[12].v.t);
 }
 static opgen_status opgen_call_24(opgen_ctx *ctx, void (*fn)(void), const opgen_value *a) {
-    return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, const opgen_scalar *, opgen_tensor *))fn)(ctx, a[0].v.t, &a[1].v.s, a[2].v.t);
+    return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, const opgen_tensor *, const opgen_tensor *, int64_t, int64_t, const opgen_tensor *, opgen_tensor *))fn)(ctx, a[0].v.t, a[1].v.t, a[2].v.t, a[3].v.i, a[4].v.i, a[5].v.t, a[6].v.t);
 }
 static opgen_status opgen_call_25(opgen_ctx *ctx, void (*fn)(void), const opgen_value *a) {
     return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, opgen_int_list, opgen_tensor *))fn)(ctx, a[0].v.t, a[1].v.il, a[2].v.t);
@@ -337,104 +376,130 @@ const opgen_kernel_entry opgen_registry[] = {
     {(void (*)(void))opgen_portable_div_out, opgen_call_2, 0x000000c0u, "opgen_portable_div_out"}, /* 12 aten::div.out */
     {NULL, NULL, 0u, NULL}, /* 13 aten::where.self */
     {(void (*)(void))opgen_portable_where_self_out, opgen_call_3, 0x000008dfu, "opgen_portable_where_self_out"}, /* 14 aten::where.self_out */
-    {NULL, NULL, 0u, NULL}, /* 15 aten::relu */
-    {NULL, NULL, 0u, NULL}, /* 16 aten::relu_ */
-    {NULL, NULL, 0u, NULL}, /* 17 aten::sigmoid */
-    {(void (*)(void))opgen_portable_sigmoid_out, opgen_call_4, 0x000000c0u, "opgen_portable_sigmoid_out"}, /* 18 aten::sigmoid.out */
-    {NULL, NULL, 0u, NULL}, /* 19 aten::tanh */
-    {(void (*)(void))opgen_portable_tanh_out, opgen_call_4, 0x000000c0u, "opgen_portable_tanh_out"}, /* 20 aten::tanh.out */
-    {NULL, NULL, 0u, NULL}, /* 21 aten::exp */
-    {(void (*)(void))opgen_portable_exp_out, opgen_call_4, 0x000000c0u, "opgen_portable_exp_out"}, /* 22 aten::exp.out */
-    {NULL, NULL, 0u, NULL}, /* 23 aten::gelu */
-    {(void (*)(void))opgen_portable_gelu_out, opgen_call_5, 0x000000c0u, "opgen_portable_gelu_out"}, /* 24 aten::gelu.out */
-    {NULL, NULL, 0u, NULL}, /* 25 aten::hardtanh */
-    {(void (*)(void))opgen_portable_hardtanh_out, opgen_call_6, 0x000000c0u, "opgen_portable_hardtanh_out"}, /* 26 aten::hardtanh.out */
-    {NULL, NULL, 0u, NULL}, /* 27 aten::clamp */
-    {(void (*)(void))opgen_portable_clamp_out, opgen_call_7, 0x000000dfu, "opgen_portable_clamp_out"}, /* 28 aten::clamp.out */
-    {NULL, NULL, 0u, NULL}, /* 29 aten::_softmax */
-    {(void (*)(void))opgen_portable__softmax_out, opgen_call_8, 0x000000c0u, "opgen_portable__softmax_out"}, /* 30 aten::_softmax.out */
-    {NULL, NULL, 0u, NULL}, /* 31 aten::_log_softmax */
-    {(void (*)(void))opgen_portable__log_softmax_out, opgen_call_8, 0x000000c0u, "opgen_portable__log_softmax_out"}, /* 32 aten::_log_softmax.out */
-    {NULL, NULL, 0u, NULL}, /* 33 aten::mm */
-    {(void (*)(void))opgen_portable_mm_out, opgen_call_2, 0x000000c0u, "opgen_portable_mm_out"}, /* 34 aten::mm.out */
-    {NULL, NULL, 0u, NULL}, /* 35 aten::bmm */
-    {(void (*)(void))opgen_portable_bmm_out, opgen_call_2, 0x000000c0u, "opgen_portable_bmm_out"}, /* 36 aten::bmm.out */
-    {NULL, NULL, 0u, NULL}, /* 37 aten::addmm */
-    {(void (*)(void))opgen_portable_addmm_out, opgen_call_9, 0x000000c0u, "opgen_portable_addmm_out"}, /* 38 aten::addmm.out */
-    {NULL, NULL, 0u, NULL}, /* 39 aten::permute_copy */
-    {NULL, NULL, 0u, NULL}, /* 40 aten::view_copy */
-    {NULL, NULL, 0u, NULL}, /* 41 aten::expand_copy */
-    {NULL, NULL, 0u, NULL}, /* 42 aten::cat */
-    {(void (*)(void))opgen_portable_cat_out, opgen_call_10, 0x080088ffu, "opgen_portable_cat_out"}, /* 43 aten::cat.out */
-    {NULL, NULL, 0u, NULL}, /* 44 aten::clone */
-    {NULL, NULL, 0u, NULL}, /* 45 aten::mean.dim */
-    {(void (*)(void))opgen_portable_mean_out, opgen_call_11, 0x000000c0u, "opgen_portable_mean_out"}, /* 46 aten::mean.out */
-    {NULL, NULL, 0u, NULL}, /* 47 aten::sum.dim_IntList */
-    {(void (*)(void))opgen_portable_sum_IntList_out, opgen_call_11, 0x000000d0u, "opgen_portable_sum_IntList_out"}, /* 48 aten::sum.IntList_out */
-    {NULL, NULL, 0u, NULL}, /* 49 aten::convolution */
-    {NULL, NULL, 0u, NULL}, /* 50 aten::_native_batch_norm_legit_no_training */
-    {NULL, NULL, 0u, NULL}, /* 51 aten::max_pool2d_with_indices */
-    {(void (*)(void))opgen_portable_max_pool2d_with_indices_out, opgen_call_12, 0x000000c0u, "opgen_portable_max_pool2d_with_indices_out"}, /* 52 aten::max_pool2d_with_indices.out */
-    {NULL, NULL, 0u, NULL}, /* 53 aten::avg_pool2d */
-    {(void (*)(void))opgen_portable_avg_pool2d_out, opgen_call_13, 0x000000c0u, "opgen_portable_avg_pool2d_out"}, /* 54 aten::avg_pool2d.out */
-    {NULL, NULL, 0u, NULL}, /* 55 aten::embedding */
-    {NULL, NULL, 0u, NULL}, /* 56 quantized_decomposed::quantize_per_tensor */
-    {(void (*)(void))opgen_portable_quantize_per_tensor_out, opgen_call_14, 0x0800000fu, "opgen_portable_quantize_per_tensor_out"}, /* 57 quantized_decomposed::quantize_per_tensor.out */
-    {NULL, NULL, 0u, NULL}, /* 58 quantized_decomposed::dequantize_per_tensor */
-    {(void (*)(void))opgen_portable_dequantize_per_tensor_out, opgen_call_15, 0x000000c0u, "opgen_portable_dequantize_per_tensor_out"}, /* 59 quantized_decomposed::dequantize_per_tensor.out */
-    {NULL, NULL, 0u, NULL}, /* 60 quantized_decomposed::dequantize_per_channel */
-    {(void (*)(void))opgen_portable_dequantize_per_channel_out, opgen_call_16, 0x000000c0u, "opgen_portable_dequantize_per_channel_out"}, /* 61 quantized_decomposed::dequantize_per_channel.out */
-    {(void (*)(void))opgen_fallback_executorch_prims_add_int, opgen_call_17, 0xffffffffu, "opgen_fallback_executorch_prims_add_int"}, /* 62 executorch_prims::add.int */
-    {(void (*)(void))opgen_fallback_executorch_prims_mul_int, opgen_call_17, 0xffffffffu, "opgen_fallback_executorch_prims_mul_int"}, /* 63 executorch_prims::mul.int */
-    {(void (*)(void))opgen_fallback_executorch_prims_sub_int, opgen_call_17, 0xffffffffu, "opgen_fallback_executorch_prims_sub_int"}, /* 64 executorch_prims::sub.int */
-    {(void (*)(void))opgen_fallback_executorch_prims_floordiv_int, opgen_call_17, 0xffffffffu, "opgen_fallback_executorch_prims_floordiv_int"}, /* 65 executorch_prims::floordiv.int */
-    {(void (*)(void))opgen_fallback_executorch_prims_mod_int, opgen_call_17, 0xffffffffu, "opgen_fallback_executorch_prims_mod_int"}, /* 66 executorch_prims::mod.int */
-    {(void (*)(void))opgen_fallback_executorch_prims_truediv_int, opgen_call_18, 0xffffffffu, "opgen_fallback_executorch_prims_truediv_int"}, /* 67 executorch_prims::truediv.int */
-    {(void (*)(void))opgen_fallback_executorch_prims_neg_int, opgen_call_19, 0xffffffffu, "opgen_fallback_executorch_prims_neg_int"}, /* 68 executorch_prims::neg.int */
-    {(void (*)(void))opgen_fallback_executorch_prims_gt_int, opgen_call_20, 0xffffffffu, "opgen_fallback_executorch_prims_gt_int"}, /* 69 executorch_prims::gt.int */
-    {(void (*)(void))opgen_fallback_executorch_prims_lt_int, opgen_call_20, 0xffffffffu, "opgen_fallback_executorch_prims_lt_int"}, /* 70 executorch_prims::lt.int */
-    {(void (*)(void))opgen_fallback_executorch_prims_ge_int, opgen_call_20, 0xffffffffu, "opgen_fallback_executorch_prims_ge_int"}, /* 71 executorch_prims::ge.int */
-    {(void (*)(void))opgen_fallback_executorch_prims_le_int, opgen_call_20, 0xffffffffu, "opgen_fallback_executorch_prims_le_int"}, /* 72 executorch_prims::le.int */
-    {(void (*)(void))opgen_fallback_executorch_prims_eq_int, opgen_call_20, 0xffffffffu, "opgen_fallback_executorch_prims_eq_int"}, /* 73 executorch_prims::eq.int */
-    {NULL, NULL, 0u, NULL}, /* 74 quantized_decomposed::add_relu */
-    {(void (*)(void))opgen_fallback_quantized_decomposed_add_relu_out, opgen_call_21, 0x08008effu, "opgen_fallback_quantized_decomposed_add_relu_out"}, /* 75 quantized_decomposed::add_relu.out */
-    {NULL, NULL, 0u, NULL}, /* 76 quantized_decomposed::add */
-    {(void (*)(void))opgen_native_quantized_add_out, opgen_call_21, 0x08008effu, "opgen_native_quantized_add_out"}, /* 77 quantized_decomposed::add.out */
-    {NULL, NULL, 0u, NULL}, /* 78 quantized_decomposed::add.scalar */
-    {(void (*)(void))opgen_fallback_quantized_decomposed_add_scalar_out, opgen_call_22, 0x08008effu, "opgen_fallback_quantized_decomposed_add_scalar_out"}, /* 79 quantized_decomposed::add.scalar_out */
-    {NULL, NULL, 0u, NULL}, /* 80 quantized_decomposed::embedding_byte */
-    {(void (*)(void))opgen_fallback_quantized_decomposed_embedding_byte_out, opgen_call_23, 0x08008effu, "opgen_fallback_quantized_decomposed_embedding_byte_out"}, /* 81 quantized_decomposed::embedding_byte.out */
-    {NULL, NULL, 0u, NULL}, /* 82 demo::linear_relu */
-    {(void (*)(void))opgen_fallback_demo_linear_relu_out, opgen_call_3, 0x08008effu, "opgen_fallback_demo_linear_relu_out"}, /* 83 demo::linear_relu.out */
-    {(void (*)(void))opgen_portable_add_Scalar_out, opgen_call_6, 0x000000dfu, "opgen_portable_add_Scalar_out"}, /* 84 aten::add.Scalar_out */
-    {(void (*)(void))opgen_portable_mul_Scalar_out, opgen_call_24, 0x000000dfu, "opgen_portable_mul_Scalar_out"}, /* 85 aten::mul.Scalar_out */
-    {(void (*)(void))opgen_portable_relu_out, opgen_call_4, 0x000000dfu, "opgen_portable_relu_out"}, /* 86 aten::relu.out */
-    {(void (*)(void))opgen_portable_permute_copy_out, opgen_call_25, 0x080088ffu, "opgen_portable_permute_copy_out"}, /* 87 aten::permute_copy.out */
-    {(void (*)(void))opgen_portable_view_copy_out, opgen_call_25, 0x080088ffu, "opgen_portable_view_copy_out"}, /* 88 aten::view_copy.out */
-    {(void (*)(void))opgen_portable_expand_copy_out, opgen_call_26, 0x080088ffu, "opgen_portable_expand_copy_out"}, /* 89 aten::expand_copy.out */
-    {(void (*)(void))opgen_portable_clone_out, opgen_call_27, 0x080088ffu, "opgen_portable_clone_out"}, /* 90 aten::clone.out */
-    {(void (*)(void))opgen_portable_convolution_out, opgen_call_28, 0x000000c0u, "opgen_portable_convolution_out"}, /* 91 aten::convolution.out */
-    {(void (*)(void))opgen_portable__native_batch_norm_legit_no_training_out, opgen_call_29, 0x000000c0u, "opgen_portable__native_batch_norm_legit_no_training_out"}, /* 92 aten::_native_batch_norm_legit_no_training.out */
-    {(void (*)(void))opgen_portable_embedding_out, opgen_call_30, 0x000000c0u, "opgen_portable_embedding_out"}, /* 93 aten::embedding.out */
+    {(void (*)(void))opgen_portable_eq_Scalar_out, opgen_call_4, 0x00000800u, "opgen_portable_eq_Scalar_out"}, /* 15 aten::eq.Scalar_out */
+    {NULL, NULL, 0u, NULL}, /* 16 aten::eq.Scalar */
+    {(void (*)(void))opgen_portable_eq_Tensor_out, opgen_call_2, 0x00000800u, "opgen_portable_eq_Tensor_out"}, /* 17 aten::eq.Tensor_out */
+    {NULL, NULL, 0u, NULL}, /* 18 aten::eq.Tensor */
+    {(void (*)(void))opgen_portable_ne_Scalar_out, opgen_call_4, 0x00000800u, "opgen_portable_ne_Scalar_out"}, /* 19 aten::ne.Scalar_out */
+    {NULL, NULL, 0u, NULL}, /* 20 aten::ne.Scalar */
+    {(void (*)(void))opgen_portable_ne_Tensor_out, opgen_call_2, 0x00000800u, "opgen_portable_ne_Tensor_out"}, /* 21 aten::ne.Tensor_out */
+    {NULL, NULL, 0u, NULL}, /* 22 aten::ne.Tensor */
+    {(void (*)(void))opgen_portable_lt_Scalar_out, opgen_call_4, 0x00000800u, "opgen_portable_lt_Scalar_out"}, /* 23 aten::lt.Scalar_out */
+    {NULL, NULL, 0u, NULL}, /* 24 aten::lt.Scalar */
+    {(void (*)(void))opgen_portable_lt_Tensor_out, opgen_call_2, 0x00000800u, "opgen_portable_lt_Tensor_out"}, /* 25 aten::lt.Tensor_out */
+    {NULL, NULL, 0u, NULL}, /* 26 aten::lt.Tensor */
+    {(void (*)(void))opgen_portable_le_Scalar_out, opgen_call_4, 0x00000800u, "opgen_portable_le_Scalar_out"}, /* 27 aten::le.Scalar_out */
+    {NULL, NULL, 0u, NULL}, /* 28 aten::le.Scalar */
+    {(void (*)(void))opgen_portable_le_Tensor_out, opgen_call_2, 0x00000800u, "opgen_portable_le_Tensor_out"}, /* 29 aten::le.Tensor_out */
+    {NULL, NULL, 0u, NULL}, /* 30 aten::le.Tensor */
+    {(void (*)(void))opgen_portable_gt_Scalar_out, opgen_call_4, 0x00000800u, "opgen_portable_gt_Scalar_out"}, /* 31 aten::gt.Scalar_out */
+    {NULL, NULL, 0u, NULL}, /* 32 aten::gt.Scalar */
+    {(void (*)(void))opgen_portable_gt_Tensor_out, opgen_call_2, 0x00000800u, "opgen_portable_gt_Tensor_out"}, /* 33 aten::gt.Tensor_out */
+    {NULL, NULL, 0u, NULL}, /* 34 aten::gt.Tensor */
+    {(void (*)(void))opgen_portable_ge_Scalar_out, opgen_call_4, 0x00000800u, "opgen_portable_ge_Scalar_out"}, /* 35 aten::ge.Scalar_out */
+    {NULL, NULL, 0u, NULL}, /* 36 aten::ge.Scalar */
+    {(void (*)(void))opgen_portable_ge_Tensor_out, opgen_call_2, 0x00000800u, "opgen_portable_ge_Tensor_out"}, /* 37 aten::ge.Tensor_out */
+    {NULL, NULL, 0u, NULL}, /* 38 aten::ge.Tensor */
+    {NULL, NULL, 0u, NULL}, /* 39 aten::relu */
+    {NULL, NULL, 0u, NULL}, /* 40 aten::relu_ */
+    {NULL, NULL, 0u, NULL}, /* 41 aten::abs */
+    {(void (*)(void))opgen_portable_abs_out, opgen_call_5, 0x000000dfu, "opgen_portable_abs_out"}, /* 42 aten::abs.out */
+    {NULL, NULL, 0u, NULL}, /* 43 aten::sigmoid */
+    {(void (*)(void))opgen_portable_sigmoid_out, opgen_call_5, 0x000000c0u, "opgen_portable_sigmoid_out"}, /* 44 aten::sigmoid.out */
+    {NULL, NULL, 0u, NULL}, /* 45 aten::tanh */
+    {(void (*)(void))opgen_portable_tanh_out, opgen_call_5, 0x000000c0u, "opgen_portable_tanh_out"}, /* 46 aten::tanh.out */
+    {NULL, NULL, 0u, NULL}, /* 47 aten::exp */
+    {(void (*)(void))opgen_portable_exp_out, opgen_call_5, 0x000000c0u, "opgen_portable_exp_out"}, /* 48 aten::exp.out */
+    {NULL, NULL, 0u, NULL}, /* 49 aten::gelu */
+    {(void (*)(void))opgen_portable_gelu_out, opgen_call_6, 0x000000c0u, "opgen_portable_gelu_out"}, /* 50 aten::gelu.out */
+    {NULL, NULL, 0u, NULL}, /* 51 aten::hardtanh */
+    {(void (*)(void))opgen_portable_hardtanh_out, opgen_call_7, 0x000000c0u, "opgen_portable_hardtanh_out"}, /* 52 aten::hardtanh.out */
+    {NULL, NULL, 0u, NULL}, /* 53 aten::clamp */
+    {(void (*)(void))opgen_portable_clamp_out, opgen_call_8, 0x000000dfu, "opgen_portable_clamp_out"}, /* 54 aten::clamp.out */
+    {NULL, NULL, 0u, NULL}, /* 55 aten::_softmax */
+    {(void (*)(void))opgen_portable__softmax_out, opgen_call_9, 0x000000c0u, "opgen_portable__softmax_out"}, /* 56 aten::_softmax.out */
+    {NULL, NULL, 0u, NULL}, /* 57 aten::_log_softmax */
+    {(void (*)(void))opgen_portable__log_softmax_out, opgen_call_9, 0x000000c0u, "opgen_portable__log_softmax_out"}, /* 58 aten::_log_softmax.out */
+    {NULL, NULL, 0u, NULL}, /* 59 aten::mm */
+    {(void (*)(void))opgen_portable_mm_out, opgen_call_2, 0x000000c0u, "opgen_portable_mm_out"}, /* 60 aten::mm.out */
+    {NULL, NULL, 0u, NULL}, /* 61 aten::bmm */
+    {(void (*)(void))opgen_portable_bmm_out, opgen_call_2, 0x000000c0u, "opgen_portable_bmm_out"}, /* 62 aten::bmm.out */
+    {NULL, NULL, 0u, NULL}, /* 63 aten::addmm */
+    {(void (*)(void))opgen_portable_addmm_out, opgen_call_10, 0x000000c0u, "opgen_portable_addmm_out"}, /* 64 aten::addmm.out */
+    {NULL, NULL, 0u, NULL}, /* 65 aten::permute_copy */
+    {NULL, NULL, 0u, NULL}, /* 66 aten::view_copy */
+    {NULL, NULL, 0u, NULL}, /* 67 aten::expand_copy */
+    {NULL, NULL, 0u, NULL}, /* 68 aten::cat */
+    {(void (*)(void))opgen_portable_cat_out, opgen_call_11, 0x080088ffu, "opgen_portable_cat_out"}, /* 69 aten::cat.out */
+    {NULL, NULL, 0u, NULL}, /* 70 aten::clone */
+    {NULL, NULL, 0u, NULL}, /* 71 aten::mean.dim */
+    {(void (*)(void))opgen_portable_mean_out, opgen_call_12, 0x000000c0u, "opgen_portable_mean_out"}, /* 72 aten::mean.out */
+    {NULL, NULL, 0u, NULL}, /* 73 aten::sum.dim_IntList */
+    {(void (*)(void))opgen_portable_sum_IntList_out, opgen_call_12, 0x000000d0u, "opgen_portable_sum_IntList_out"}, /* 74 aten::sum.IntList_out */
+    {NULL, NULL, 0u, NULL}, /* 75 aten::convolution */
+    {NULL, NULL, 0u, NULL}, /* 76 aten::_native_batch_norm_legit_no_training */
+    {NULL, NULL, 0u, NULL}, /* 77 aten::max_pool2d_with_indices */
+    {(void (*)(void))opgen_portable_max_pool2d_with_indices_out, opgen_call_13, 0x000000c0u, "opgen_portable_max_pool2d_with_indices_out"}, /* 78 aten::max_pool2d_with_indices.out */
+    {NULL, NULL, 0u, NULL}, /* 79 aten::avg_pool2d */
+    {(void (*)(void))opgen_portable_avg_pool2d_out, opgen_call_14, 0x000000c0u, "opgen_portable_avg_pool2d_out"}, /* 80 aten::avg_pool2d.out */
+    {NULL, NULL, 0u, NULL}, /* 81 aten::embedding */
+    {NULL, NULL, 0u, NULL}, /* 82 quantized_decomposed::quantize_per_tensor */
+    {(void (*)(void))opgen_portable_quantize_per_tensor_out, opgen_call_15, 0x0800000fu, "opgen_portable_quantize_per_tensor_out"}, /* 83 quantized_decomposed::quantize_per_tensor.out */
+    {NULL, NULL, 0u, NULL}, /* 84 quantized_decomposed::dequantize_per_tensor */
+    {(void (*)(void))opgen_portable_dequantize_per_tensor_out, opgen_call_16, 0x000000c0u, "opgen_portable_dequantize_per_tensor_out"}, /* 85 quantized_decomposed::dequantize_per_tensor.out */
+    {NULL, NULL, 0u, NULL}, /* 86 quantized_decomposed::dequantize_per_channel */
+    {(void (*)(void))opgen_portable_dequantize_per_channel_out, opgen_call_17, 0x000000c0u, "opgen_portable_dequantize_per_channel_out"}, /* 87 quantized_decomposed::dequantize_per_channel.out */
+    {(void (*)(void))opgen_fallback_executorch_prims_add_int, opgen_call_18, 0xffffffffu, "opgen_fallback_executorch_prims_add_int"}, /* 88 executorch_prims::add.int */
+    {(void (*)(void))opgen_fallback_executorch_prims_mul_int, opgen_call_18, 0xffffffffu, "opgen_fallback_executorch_prims_mul_int"}, /* 89 executorch_prims::mul.int */
+    {(void (*)(void))opgen_fallback_executorch_prims_sub_int, opgen_call_18, 0xffffffffu, "opgen_fallback_executorch_prims_sub_int"}, /* 90 executorch_prims::sub.int */
+    {(void (*)(void))opgen_fallback_executorch_prims_floordiv_int, opgen_call_18, 0xffffffffu, "opgen_fallback_executorch_prims_floordiv_int"}, /* 91 executorch_prims::floordiv.int */
+    {(void (*)(void))opgen_fallback_executorch_prims_mod_int, opgen_call_18, 0xffffffffu, "opgen_fallback_executorch_prims_mod_int"}, /* 92 executorch_prims::mod.int */
+    {(void (*)(void))opgen_fallback_executorch_prims_truediv_int, opgen_call_19, 0xffffffffu, "opgen_fallback_executorch_prims_truediv_int"}, /* 93 executorch_prims::truediv.int */
+    {(void (*)(void))opgen_fallback_executorch_prims_neg_int, opgen_call_20, 0xffffffffu, "opgen_fallback_executorch_prims_neg_int"}, /* 94 executorch_prims::neg.int */
+    {(void (*)(void))opgen_fallback_executorch_prims_gt_int, opgen_call_21, 0xffffffffu, "opgen_fallback_executorch_prims_gt_int"}, /* 95 executorch_prims::gt.int */
+    {(void (*)(void))opgen_fallback_executorch_prims_lt_int, opgen_call_21, 0xffffffffu, "opgen_fallback_executorch_prims_lt_int"}, /* 96 executorch_prims::lt.int */
+    {(void (*)(void))opgen_fallback_executorch_prims_ge_int, opgen_call_21, 0xffffffffu, "opgen_fallback_executorch_prims_ge_int"}, /* 97 executorch_prims::ge.int */
+    {(void (*)(void))opgen_fallback_executorch_prims_le_int, opgen_call_21, 0xffffffffu, "opgen_fallback_executorch_prims_le_int"}, /* 98 executorch_prims::le.int */
+    {(void (*)(void))opgen_fallback_executorch_prims_eq_int, opgen_call_21, 0xffffffffu, "opgen_fallback_executorch_prims_eq_int"}, /* 99 executorch_prims::eq.int */
+    {NULL, NULL, 0u, NULL}, /* 100 quantized_decomposed::add_relu */
+    {(void (*)(void))opgen_fallback_quantized_decomposed_add_relu_out, opgen_call_22, 0x08008effu, "opgen_fallback_quantized_decomposed_add_relu_out"}, /* 101 quantized_decomposed::add_relu.out */
+    {NULL, NULL, 0u, NULL}, /* 102 quantized_decomposed::add */
+    {(void (*)(void))opgen_native_quantized_add_out, opgen_call_22, 0x08008effu, "opgen_native_quantized_add_out"}, /* 103 quantized_decomposed::add.out */
+    {NULL, NULL, 0u, NULL}, /* 104 quantized_decomposed::add.scalar */
+    {(void (*)(void))opgen_fallback_quantized_decomposed_add_scalar_out, opgen_call_23, 0x08008effu, "opgen_fallback_quantized_decomposed_add_scalar_out"}, /* 105 quantized_decomposed::add.scalar_out */
+    {NULL, NULL, 0u, NULL}, /* 106 quantized_decomposed::embedding_byte */
+    {(void (*)(void))opgen_fallback_quantized_decomposed_embedding_byte_out, opgen_call_24, 0x08008effu, "opgen_fallback_quantized_decomposed_embedding_byte_out"}, /* 107 quantized_decomposed::embedding_byte.out */
+    {NULL, NULL, 0u, NULL}, /* 108 demo::linear_relu */
+    {(void (*)(void))opgen_fallback_demo_linear_relu_out, opgen_call_3, 0x08008effu, "opgen_fallback_demo_linear_relu_out"}, /* 109 demo::linear_relu.out */
+    {(void (*)(void))opgen_portable_add_Scalar_out, opgen_call_7, 0x000000dfu, "opgen_portable_add_Scalar_out"}, /* 110 aten::add.Scalar_out */
+    {(void (*)(void))opgen_portable_mul_Scalar_out, opgen_call_4, 0x000000dfu, "opgen_portable_mul_Scalar_out"}, /* 111 aten::mul.Scalar_out */
+    {(void (*)(void))opgen_portable_relu_out, opgen_call_5, 0x000000dfu, "opgen_portable_relu_out"}, /* 112 aten::relu.out */
+    {(void (*)(void))opgen_portable_permute_copy_out, opgen_call_25, 0x080088ffu, "opgen_portable_permute_copy_out"}, /* 113 aten::permute_copy.out */
+    {(void (*)(void))opgen_portable_view_copy_out, opgen_call_25, 0x080088ffu, "opgen_portable_view_copy_out"}, /* 114 aten::view_copy.out */
+    {(void (*)(void))opgen_portable_expand_copy_out, opgen_call_26, 0x080088ffu, "opgen_portable_expand_copy_out"}, /* 115 aten::expand_copy.out */
+    {(void (*)(void))opgen_portable_clone_out, opgen_call_27, 0x080088ffu, "opgen_portable_clone_out"}, /* 116 aten::clone.out */
+    {(void (*)(void))opgen_portable_convolution_out, opgen_call_28, 0x000000c0u, "opgen_portable_convolution_out"}, /* 117 aten::convolution.out */
+    {(void (*)(void))opgen_portable__native_batch_norm_legit_no_training_out, opgen_call_29, 0x000000c0u, "opgen_portable__native_batch_norm_legit_no_training_out"}, /* 118 aten::_native_batch_norm_legit_no_training.out */
+    {(void (*)(void))opgen_portable_embedding_out, opgen_call_30, 0x000000c0u, "opgen_portable_embedding_out"}, /* 119 aten::embedding.out */
 };
 
 const opgen_fallback_entry opgen_fallbacks[] = {
-    {62, {(void (*)(void))opgen_fallback_executorch_prims_add_int, opgen_call_17, 0xffffffffu, "opgen_fallback_executorch_prims_add_int"}}, /* executorch_prims::add.int */
-    {63, {(void (*)(void))opgen_fallback_executorch_prims_mul_int, opgen_call_17, 0xffffffffu, "opgen_fallback_executorch_prims_mul_int"}}, /* executorch_prims::mul.int */
-    {64, {(void (*)(void))opgen_fallback_executorch_prims_sub_int, opgen_call_17, 0xffffffffu, "opgen_fallback_executorch_prims_sub_int"}}, /* executorch_prims::sub.int */
-    {65, {(void (*)(void))opgen_fallback_executorch_prims_floordiv_int, opgen_call_17, 0xffffffffu, "opgen_fallback_executorch_prims_floordiv_int"}}, /* executorch_prims::floordiv.int */
-    {66, {(void (*)(void))opgen_fallback_executorch_prims_mod_int, opgen_call_17, 0xffffffffu, "opgen_fallback_executorch_prims_mod_int"}}, /* executorch_prims::mod.int */
-    {67, {(void (*)(void))opgen_fallback_executorch_prims_truediv_int, opgen_call_18, 0xffffffffu, "opgen_fallback_executorch_prims_truediv_int"}}, /* executorch_prims::truediv.int */
-    {68, {(void (*)(void))opgen_fallback_executorch_prims_neg_int, opgen_call_19, 0xffffffffu, "opgen_fallback_executorch_prims_neg_int"}}, /* executorch_prims::neg.int */
-    {69, {(void (*)(void))opgen_fallback_executorch_prims_gt_int, opgen_call_20, 0xffffffffu, "opgen_fallback_executorch_prims_gt_int"}}, /* executorch_prims::gt.int */
-    {70, {(void (*)(void))opgen_fallback_executorch_prims_lt_int, opgen_call_20, 0xffffffffu, "opgen_fallback_executorch_prims_lt_int"}}, /* executorch_prims::lt.int */
-    {71, {(void (*)(void))opgen_fallback_executorch_prims_ge_int, opgen_call_20, 0xffffffffu, "opgen_fallback_executorch_prims_ge_int"}}, /* executorch_prims::ge.int */
-    {72, {(void (*)(void))opgen_fallback_executorch_prims_le_int, opgen_call_20, 0xffffffffu, "opgen_fallback_executorch_prims_le_int"}}, /* executorch_prims::le.int */
-    {73, {(void (*)(void))opgen_fallback_executorch_prims_eq_int, opgen_call_20, 0xffffffffu, "opgen_fallback_executorch_prims_eq_int"}}, /* executorch_prims::eq.int */
-    {75, {(void (*)(void))opgen_fallback_quantized_decomposed_add_relu_out, opgen_call_21, 0x08008effu, "opgen_fallback_quantized_decomposed_add_relu_out"}}, /* quantized_decomposed::add_relu.out */
-    {77, {(void (*)(void))opgen_fallback_quantized_decomposed_add_out, opgen_call_21, 0x08008effu, "opgen_fallback_quantized_decomposed_add_out"}}, /* quantized_decomposed::add.out */
-    {79, {(void (*)(void))opgen_fallback_quantized_decomposed_add_scalar_out, opgen_call_22, 0x08008effu, "opgen_fallback_quantized_decomposed_add_scalar_out"}}, /* quantized_decomposed::add.scalar_out */
-    {81, {(void (*)(void))opgen_fallback_quantized_decomposed_embedding_byte_out, opgen_call_23, 0x08008effu, "opgen_fallback_quantized_decomposed_embedding_byte_out"}}, /* quantized_decomposed::embedding_byte.out */
-    {83, {(void (*)(void))opgen_fallback_demo_linear_relu_out, opgen_call_3, 0x08008effu, "opgen_fallback_demo_linear_relu_out"}}, /* demo::linear_relu.out */
+    {88, {(void (*)(void))opgen_fallback_executorch_prims_add_int, opgen_call_18, 0xffffffffu, "opgen_fallback_executorch_prims_add_int"}}, /* executorch_prims::add.int */
+    {89, {(void (*)(void))opgen_fallback_executorch_prims_mul_int, opgen_call_18, 0xffffffffu, "opgen_fallback_executorch_prims_mul_int"}}, /* executorch_prims::mul.int */
+    {90, {(void (*)(void))opgen_fallback_executorch_prims_sub_int, opgen_call_18, 0xffffffffu, "opgen_fallback_executorch_prims_sub_int"}}, /* executorch_prims::sub.int */
+    {91, {(void (*)(void))opgen_fallback_executorch_prims_floordiv_int, opgen_call_18, 0xffffffffu, "opgen_fallback_executorch_prims_floordiv_int"}}, /* executorch_prims::floordiv.int */
+    {92, {(void (*)(void))opgen_fallback_executorch_prims_mod_int, opgen_call_18, 0xffffffffu, "opgen_fallback_executorch_prims_mod_int"}}, /* executorch_prims::mod.int */
+    {93, {(void (*)(void))opgen_fallback_executorch_prims_truediv_int, opgen_call_19, 0xffffffffu, "opgen_fallback_executorch_prims_truediv_int"}}, /* executorch_prims::truediv.int */
+    {94, {(void (*)(void))opgen_fallback_executorch_prims_neg_int, opgen_call_20, 0xffffffffu, "opgen_fallback_executorch_prims_neg_int"}}, /* executorch_prims::neg.int */
+    {95, {(void (*)(void))opgen_fallback_executorch_prims_gt_int, opgen_call_21, 0xffffffffu, "opgen_fallback_executorch_prims_gt_int"}}, /* executorch_prims::gt.int */
+    {96, {(void (*)(void))opgen_fallback_executorch_prims_lt_int, opgen_call_21, 0xffffffffu, "opgen_fallback_executorch_prims_lt_int"}}, /* executorch_prims::lt.int */
+    {97, {(void (*)(void))opgen_fallback_executorch_prims_ge_int, opgen_call_21, 0xffffffffu, "opgen_fallback_executorch_prims_ge_int"}}, /* executorch_prims::ge.int */
+    {98, {(void (*)(void))opgen_fallback_executorch_prims_le_int, opgen_call_21, 0xffffffffu, "opgen_fallback_executorch_prims_le_int"}}, /* executorch_prims::le.int */
+    {99, {(void (*)(void))opgen_fallback_executorch_prims_eq_int, opgen_call_21, 0xffffffffu, "opgen_fallback_executorch_prims_eq_int"}}, /* executorch_prims::eq.int */
+    {101, {(void (*)(void))opgen_fallback_quantized_decomposed_add_relu_out, opgen_call_22, 0x08008effu, "opgen_fallback_quantized_decomposed_add_relu_out"}}, /* quantized_decomposed::add_relu.out */
+    {103, {(void (*)(void))opgen_fallback_quantized_decomposed_add_out, opgen_call_22, 0x08008effu, "opgen_fallback_quantized_decomposed_add_out"}}, /* quantized_decomposed::add.out */
+    {105, {(void (*)(void))opgen_fallback_quantized_decomposed_add_scalar_out, opgen_call_23, 0x08008effu, "opgen_fallback_quantized_decomposed_add_scalar_out"}}, /* quantized_decomposed::add.scalar_out */
+    {107, {(void (*)(void))opgen_fallback_quantized_decomposed_embedding_byte_out, opgen_call_24, 0x08008effu, "opgen_fallback_quantized_decomposed_embedding_byte_out"}}, /* quantized_decomposed::embedding_byte.out */
+    {109, {(void (*)(void))opgen_fallback_demo_linear_relu_out, opgen_call_3, 0x08008effu, "opgen_fallback_demo_linear_relu_out"}}, /* demo::linear_relu.out */
 };
 #endif /* OPGEN_IMPLEMENTATION */

@@ -237,7 +237,9 @@ static int32_t load_node(loader *L, int n) {
     int kid = s->scalar ? id : op->out_variant;
     const opgen_op *kop = &opgen_ops[kid];
     opgen_error kerr = {0};
-    if (opgen_step_kernels(s, kid, L->opt, L->a, &kerr)) return node_fail(L->err, g, nd->line, nd->col, kerr.code, "%s", kerr.msg);
+    opgen_candidate *cands = opgen_arena_zalloc(L->a, sizeof *cands * (size_t)opgen_step_ncandidates(kid, L->opt));
+    if (!cands) return opgen_fail(L->err, OPGEN_E_NO_MEMORY, "out of memory");
+    if (opgen_step_kernels(s, kid, L->opt, cands, &kerr)) return node_fail(L->err, g, nd->line, nd->col, kerr.code, "%s", kerr.msg);
     s->op = id;
     s->nargs = kop->nargs + (s->scalar ? kop->nrets : 0); /* a prim's results follow its arguments */
     s->args = opgen_arena_zalloc(L->a, sizeof *s->args * (size_t)(s->nargs ? s->nargs : 1));

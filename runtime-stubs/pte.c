@@ -151,6 +151,8 @@ int32_t opgen_pte_open(opgen_pte *p, const void *data, size_t size, const char *
     p->delegate_data = vec(&r, ro, PROGRAM_DELEGATE_DATA, 4, "Program.backend_delegate_data");
     p->segments = vec(&r, ro, PROGRAM_SEGMENTS, 4, "Program.segments");
     p->constant_segment = table_field(&r, ro, PROGRAM_CONSTANT_SEGMENT, "Program.constant_segment");
+    if (p->constant_segment && !vec(&r, p->constant_segment, 1, 8, "SubsegmentOffsets.offsets").len)
+        p->constant_segment = 0; /* an empty table: the constants are inline (constant_buffer), as ExecuTorch reads it */
     p->mutable_segments = vec(&r, ro, PROGRAM_MUTABLE_SEGMENTS, 4, "Program.mutable_data_segments");
     return r.failed ? OPGEN_E_FORMAT : OPGEN_OK;
 }
@@ -360,4 +362,40 @@ int32_t opgen_pte_delegate_at(const opgen_pte *p, const opgen_pte_plan *pl, uint
     if (!inl) return opgen_fail_at(err, OPGEN_E_FORMAT, p->file, 0, 0, "delegate '%s': inline data %u out of range (the program has %u)", out->id, index, p->delegate_data.len);
     out->data = p->data + d.at, out->size = d.len;
     return OPGEN_OK;
+}
+
+/* "dtype;order" of value i when it is a tensor (the default order when none is
+ * written), appended at key + *n; false when it is not a tensor. */
+static bool tensor_key(const opgen_pte *p, const opgen_pte_plan *pl, int64_t i, char *key, size_t cap, size_t *n, opgen_error *err, bool *failed) {
+    opgen_pte_value v;
+    if (i < 0 || i >= pl->values.len) return false;
+    if (opgen_pte_value_at(p, pl, (uint32_t)i, &v, err)) return !(*failed = true);
+    if (v.kind != OPGEN_EV_TENSOR) return false;
+    if (*n < cap) *n += (size_t)snprintf(key + *n, cap - *n, "%s%d;", *n > 3 ? "|" : "", v.t.scalar_type);
+    uint32_t len = v.t.dim_order.len ? v.t.dim_order.len : v.t.sizes.len;
+    for (uint32_t k = 0; k < len && *n < cap; k++) *n += (size_t)snprintf(key + *n, cap - *n, "%s%u", k ? "," : "", v.t.dim_order.len ? opgen_pte_u8(p, v.t.dim_order, k) : k);
+    return true;
+}
+
+int64_t opgen_pte_kernel_key(const opgen_pte *p, const opgen_pte_plan *pl, const opgen_pte_instr *in, char *key, size_t cap, opgen_error *err) {
+    size_t n = (size_t)snprintf(key, cap, "v1/");
+    bool failed = false;
+    for (uint32_t x = 0; x < in->args.len && !failed; x++) {
+        int32_t i = opgen_pte_i32(p, in->args, x);
+        opgen_pte_value v;
+        if (i < 0 || (uint32_t)i >= pl->values.len)
+            return opgen_fail_at(err, OPGEN_E_FORMAT, p->file, 0, 0, "a KernelCall argument %d is out of range: method '%s' has %u values", i, pl->name, pl->values.len), -1;
+        if (opgen_pte_value_at(p, pl, (uint32_t)i, &v, err)) return -1;
+        if (v.kind == OPGEN_EV_TENSOR) {
+            tensor_key(p, pl, i, key, cap, &n, err, &failed);
+        } else if (v.kind == OPGEN_EV_TENSOR_LIST || v.kind == OPGEN_EV_OPT_TENSOR_LIST) { /* its first (present) element */
+            for (uint32_t k = 0; k < v.items.len; k++) {
+                int32_t item = opgen_pte_i32(p, v.items, k);
+                if (item == -1) continue;
+                tensor_key(p, pl, item, key, cap, &n, err, &failed);
+                break;
+            }
+        }
+    }
+    return failed ? -1 : (int64_t)n;
 }

@@ -20,17 +20,27 @@ bool opgen_is_scalar_op(int id) {
     return true;
 }
 
-int32_t opgen_step_kernels(opgen_step *s, int kid, const opgen_load_options *opt, opgen_arena *a, opgen_error *err) {
+int opgen_functional_of(int kid) {
+    for (int i = 0; i < OPGEN_OP_COUNT; i++)
+        if (opgen_ops[i].kind == OPGEN_KIND_FUNCTIONAL && opgen_ops[i].out_variant == kid) return i;
+    return kid;
+}
+
+int opgen_step_ncandidates(int kid, const opgen_load_options *opt) {
+    int nc = 1;
+    for (int v = 0; opt && v < opt->nvendors; v++)
+        for (int k = 0; k < opt->vendors[v]->nkernels; k++) nc += !strcmp(opt->vendors[v]->kernels[k].op, opgen_ops[kid].qualified);
+    return nc;
+}
+
+int32_t opgen_step_kernels(opgen_step *s, int kid, const opgen_load_options *opt, opgen_candidate *cands, opgen_error *err) {
     const opgen_op *kop = &opgen_ops[kid];
     s->kernel_op = kid;
     s->kernel = &opgen_registry[kid];
     for (int i = 0; opt && opt->fallbacks && i < OPGEN_FALLBACK_COUNT; i++) /* the pattern, not a native kernel */
         if (opgen_fallbacks[i].op == kid) s->kernel = &opgen_fallbacks[i].kernel;
-    int nc = 1;
-    for (int v = 0; opt && v < opt->nvendors; v++)
-        for (int k = 0; k < opt->vendors[v]->nkernels; k++) nc += !strcmp(opt->vendors[v]->kernels[k].op, kop->qualified);
-    s->cands = opgen_arena_zalloc(a, sizeof *s->cands * (size_t)nc);
-    if (!s->cands) return opgen_fail(err, OPGEN_E_NO_MEMORY, "out of memory");
+    s->cands = cands;
+    s->ncands = 0;
     for (int v = 0; opt && v < opt->nvendors; v++)
         for (int k = 0; k < opt->vendors[v]->nkernels; k++)
             if (!strcmp(opt->vendors[v]->kernels[k].op, kop->qualified) && opt->vendors[v]->kernels[k].kernel.fn)
@@ -104,7 +114,7 @@ int32_t opgen_step_run(opgen_step *s, const opgen_ivalue *values, opgen_arena *a
     for (int r = 0; r < n; r++) {
         opgen_tensor standin = *s->res[r];
         *s->res[r] = saved[r];
-        if (!st && standin.data != saved[r].data) st = opgen_copy(&ctx, s->res[r], &standin);
+        if (!st && standin.data != saved[r].data) st = opgen_copy_same(&ctx, s->res[r], &standin);
     }
     return st;
 }

@@ -42,10 +42,14 @@ typedef struct opgen_step {
 bool opgen_selective(void);
 /* An op whose kernel computes it directly and returns scalars (a scalar prim). */
 bool opgen_is_scalar_op(int id);
-/* The step's kernels for op kid: backends' (opt->vendors, in order), then
- * opgen's (or, with opt->fallbacks, a backend op's fallback). Fails when there
- * is none, naming the op and, in a trimmed build, the selection. */
-int32_t opgen_step_kernels(opgen_step *s, int kid, const opgen_load_options *opt, opgen_arena *a, opgen_error *err);
+/* The step's kernels for op kid into cands (opgen_step_ncandidates of them):
+ * backends' (opt->vendors, in order), then opgen's (or, with opt->fallbacks, a
+ * backend op's fallback). Fails when there is none, naming the op and, in a
+ * trimmed build, the selection. */
+int opgen_step_ncandidates(int kid, const opgen_load_options *opt);
+int32_t opgen_step_kernels(opgen_step *s, int kid, const opgen_load_options *opt, opgen_candidate *cands, opgen_error *err);
+/* The functional op whose out= variant kid is (its Edge rows apply), or kid. */
+int opgen_functional_of(int kid);
 /* Runs the kernel: its meta step (meta) or the computation. values: the
  * program's values the patches read. */
 int32_t opgen_step_call(opgen_step *s, const opgen_ivalue *values, opgen_arena *arena, bool meta, opgen_error *err);

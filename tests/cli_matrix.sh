@@ -10,10 +10,10 @@
 # nothing new afterwards but what -o names, and /dev/null must stay a device).
 # The only per-command knowledge here is one valid command line per command (the
 # baselines below); a new option is covered without editing this file.
-# usage: cli_matrix.sh OPGEN OPGEN_RT SRCDIR CORPUS
+# usage: cli_matrix.sh OPGEN OPGEN_RT SRCDIR CORPUS PROGRAMS (the suite's built .pte programs)
 set -u
 abs() { case $1 in /*) echo "$1" ;; *) echo "$PWD/$1" ;; esac; }
-opgen=$(abs "$1") opgen_rt=$(abs "$2") src=$(abs "$3") corpus=$(abs "$4")
+opgen=$(abs "$1") opgen_rt=$(abs "$2") src=$(abs "$3") corpus=$(abs "$4") programs=$(abs "$5")
 work=$(mktemp -d) || exit 2
 trap 'rm -rf "$work"' EXIT
 pass=0 fail=0 n=0
@@ -28,7 +28,7 @@ awk 'BEGIN { x = 12345; for (i = 0; i < 4096; i++) { x = (x * 1103515245 + 12345
 cp "$src/yaml/tags.yaml" "$inputs/a.yaml"
 cp "$src/tests/npy/f32_2x3.npy" "$inputs/a.npy"
 cp "$src/tests/examples/mlp.graph" "$inputs/a.graph"
-if [ -f "$corpus/executorch/pte/add_model.pte" ]; then cp "$corpus/executorch/pte/add_model.pte" "$inputs/a.pte"; else cp "$inputs/random" "$inputs/a.pte"; fi
+cp "$programs/add.pte" "$inputs/a.pte"
 chmod -R a-w "$inputs"
 
 # A file of another kind than `format` holds.
@@ -53,6 +53,7 @@ baseline() { # baseline PROG CMD: its arguments; @OUT is the case's output path
     "opgen coverage") echo "$src/tests/vendor/demo" ;;
     "opgen-rt run") echo "$src/tests/examples/mlp.graph $mlp_inputs --output @OUT" ;;
     "opgen-rt print") echo "$src/tests/examples/mlp.graph" ;;
+    "opgen-rt info") echo "$programs/two_methods.pte" ;;
     "opgen-rt lower" | "opgen-rt decompose") echo "$src/tests/examples/mlp.graph --output @OUT" ;;
     "opgen-rt verify") echo "$src/tests/examples/mlp.graph --dialect aten" ;;
     *) return 1 ;;

@@ -5,8 +5,10 @@
 #include "opgen/cliopt.h"
 #include "opgen/exec.h"
 #include "opgen/file.h"
+#include "opgen/loops.h"
+#include "opgen/method.h"
 
-extern const opgen_cmd opgen_rt_cmd_run, opgen_rt_cmd_print, opgen_rt_cmd_lower, opgen_rt_cmd_decompose, opgen_rt_cmd_verify;
+extern const opgen_cmd opgen_rt_cmd_run, opgen_rt_cmd_info, opgen_rt_cmd_print, opgen_rt_cmd_lower, opgen_rt_cmd_decompose, opgen_rt_cmd_verify;
 
 /* The backends a runner passes (the ctx of every command's run). */
 typedef struct opgen_rt_ctx {
@@ -16,7 +18,25 @@ typedef struct opgen_rt_ctx {
 
 /* Prints "file:line:col: error: message" and returns exit status 1. */
 int opgen_rt_report(const opgen_error *err);
-/* Reads and parses the program at path (with `pattern`, a backend-op pattern body),
- * then returns fn(a, ctx, graph, arena); 1 (reported) when it cannot be read. */
-int opgen_rt_on_graph(const opgen_cli *a, const char *path, bool pattern, int (*fn)(const opgen_cli *a, void *ctx, const opgen_graph *g, opgen_arena *ar), void *ctx);
+typedef int (*opgen_rt_graph_fn)(const opgen_cli *a, void *ctx, const opgen_graph *g, opgen_arena *ar);
+typedef int (*opgen_rt_pte_fn)(const opgen_cli *a, void *ctx, const opgen_pte *p, opgen_arena *ar);
+/* Reads the program at path: an ExecuTorch .pte goes to pte_fn, or, when that is
+ * NULL, becomes graph text (its method, --method or the default: constants as
+ * inputs) for graph_fn; graph text (with `pattern`, a backend-op pattern body) is
+ * parsed for graph_fn. Returns what the function returns; 1 (reported) when the
+ * program cannot be read. */
+int opgen_rt_on_program(const opgen_cli *a, const char *path, bool pattern, opgen_rt_graph_fn graph_fn, opgen_rt_pte_fn pte_fn, void *ctx);
+int opgen_rt_on_graph(const opgen_cli *a, const char *path, bool pattern, opgen_rt_graph_fn fn, void *ctx);
+
+/* A scalar input from its text: an int, a float, or True/False (gv->kind says which). */
+bool opgen_rt_scalar_input(const opgen_gvalue *gv, const char *val, opgen_ivalue *v);
+/* DIR/0.npy, DIR/1.npy, ...: values (tensors contiguous; a scalar as a 0-d array). */
+int opgen_rt_write_outputs(const char *dir, const opgen_ivalue *outputs, int n);
+
+/* .pte programs: the method a command means (--method, or the only one, or
+ * forward); loading it into exactly the memory opgen_method_memory_of reports;
+ * running it on --input POSITION=VALUE. */
+const char *opgen_rt_method_name(const opgen_cli *a, const opgen_pte *p);
+int32_t opgen_rt_load_method(const opgen_pte *p, const char *name, const opgen_rt_ctx *ctx, bool fallbacks, opgen_arena *ar, opgen_method **m, opgen_error *err);
+int opgen_rt_run_pte(const opgen_cli *a, const opgen_rt_ctx *ctx, const opgen_pte *p, opgen_arena *ar);
 #endif

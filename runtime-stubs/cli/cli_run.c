@@ -1,4 +1,4 @@
-/* opgen-rt run: a program on its inputs, its results as .npy files. */
+/* opgen-rt run: a program (graph text, or a .pte: cli_pte.c) on its inputs, its results as .npy files. */
 #include "cli.h"
 #include "opgen/npy.h"
 #include <errno.h>
@@ -8,9 +8,10 @@
 #include <sys/stat.h>
 
 static const opgen_opt opts[] = {
-    {NULL, NULL, "PROGRAM.graph", OPGEN_OPT_FILE, "graph", OPGEN_OPT_REQUIRED, "program", "the program"},
+    {NULL, NULL, "PROGRAM", OPGEN_OPT_FILE, "program", OPGEN_OPT_REQUIRED, "program", "the program: graph text, or an ExecuTorch .pte"},
     {"--input", "-i", "NAME=VALUE", OPGEN_OPT_INPUT, "npy", OPGEN_OPT_REPEAT, NULL,
-     "an input: a tensor as a NumPy .npy file (little-endian, C order), a scalar (declared int, float or bool) as a number, True or False"},
+     "an input (by name in graph text, by position in a .pte: 0=x.npy): a tensor as a NumPy .npy file (little-endian, C order, logical layout), a scalar as a number, True or False"},
+    {"--method", NULL, "NAME", OPGEN_OPT_TEXT, NULL, 0, NULL, "the .pte program's method to run (default: forward, or its only one)"},
     {"--output", "-o", "DIR", OPGEN_OPT_OUT, NULL, OPGEN_OPT_REQUIRED, NULL, "where the returned values go: DIR/0.npy, DIR/1.npy, ... (a scalar as a 0-d array)"},
     {"--fallbacks", NULL, NULL, OPGEN_OPT_FLAG, NULL, 0, NULL, "run backend ops through their fallbacks (their patterns on the core kernels) even where a native kernel serves them"},
     {"--trace", NULL, NULL, OPGEN_OPT_FLAG, NULL, 0, NULL, "print, per node, the kernel that runs it and where it comes from (a backend, or opgen)"},
@@ -51,8 +52,7 @@ static int check_names(const opgen_cli *a, const opgen_graph *g, const char *pat
     return OPGEN_EXIT_OK;
 }
 
-/* A scalar input from its text: an int, a float, or True/False. */
-static bool scalar_input(const opgen_gvalue *gv, const char *val, opgen_ivalue *v) {
+bool opgen_rt_scalar_input(const opgen_gvalue *gv, const char *val, opgen_ivalue *v) {
     char *end = NULL;
     if (gv->kind == OPGEN_GV_INT) {
         errno = 0;
@@ -75,7 +75,7 @@ static int read_input(const opgen_cli *a, const opgen_graph *g, int i, const cha
     if (!val) return fprintf(stderr, "%s:%u:%u: error: no value for input %%%s (give --input %s=...)\n", path, gv->line, gv->col, gv->name, gv->name), OPGEN_EXIT_USAGE;
     v->kind = gv->kind;
     if (gv->kind != OPGEN_GV_TENSOR) {
-        if (scalar_input(gv, val, v)) return OPGEN_EXIT_OK;
+        if (opgen_rt_scalar_input(gv, val, v)) return OPGEN_EXIT_OK;
         const char *want = gv->kind == OPGEN_GV_INT ? "a 64-bit integer" : gv->kind == OPGEN_GV_FLOAT ? "a number" : "True or False";
         return fprintf(stderr, "%s:%u:%u: error: input %%%s is %s, not '%s'\n", path, gv->line, gv->col, gv->name, want, val), OPGEN_EXIT_BAD_INPUT;
     }
@@ -92,8 +92,7 @@ static int read_input(const opgen_cli *a, const opgen_graph *g, int i, const cha
     return OPGEN_EXIT_BAD_INPUT;
 }
 
-/* DIR/0.npy, DIR/1.npy, ...: the returned values (a scalar as a 0-d array). */
-static int write_outputs(const char *dir, const opgen_ivalue *outputs, int n) {
+int opgen_rt_write_outputs(const char *dir, const opgen_ivalue *outputs, int n) {
     opgen_error err = {0};
     if (mkdir(dir, 0777) != 0 && errno != EEXIST) return fprintf(stderr, "%s: error: cannot create: %s\n", dir, strerror(errno)), OPGEN_EXIT_BAD_INPUT;
     for (int i = 0; i < n; i++) {
@@ -121,7 +120,7 @@ static int write_outputs(const char *dir, const opgen_ivalue *outputs, int n) {
 /* Loads, binds the inputs, runs, writes. */
 static int run_graph(const opgen_cli *a, void *vctx, const opgen_graph *g, opgen_arena *ar) {
     const opgen_rt_ctx *ctx = vctx;
-    const char *path = opgen_cli_get(a, "PROGRAM.graph");
+    const char *path = opgen_cli_get(a, "PROGRAM");
     opgen_load_options opt = {.fallbacks = opgen_cli_has(a, "--fallbacks"), .vendors = ctx ? ctx->vendors : NULL, .nvendors = ctx ? ctx->nvendors : 0};
     opgen_program *p;
     opgen_error err = {0};
@@ -133,13 +132,16 @@ static int run_graph(const opgen_cli *a, void *vctx, const opgen_graph *g, opgen
     if (!inputs || !outputs) return fputs("opgen-rt: out of memory\n", stderr), OPGEN_EXIT_BAD_INPUT;
     for (int i = 0; i < g->ninputs && !rc; i++) rc = read_input(a, g, i, path, ar, &inputs[i]);
     if (!rc && opgen_program_run(p, inputs, ar, outputs, &err)) rc = opgen_rt_report(&err);
-    return rc ? rc : write_outputs(opgen_cli_get(a, "--output"), outputs, g->noutputs);
+    return rc ? rc : opgen_rt_write_outputs(opgen_cli_get(a, "--output"), outputs, g->noutputs);
 }
 
-static int run(const opgen_cli *a, void *ctx) { return opgen_rt_on_graph(a, opgen_cli_get(a, "PROGRAM.graph"), false, run_graph, ctx); }
+static int run_pte(const opgen_cli *a, void *ctx, const opgen_pte *p, opgen_arena *ar) { return opgen_rt_run_pte(a, ctx, p, ar); }
+
+static int run(const opgen_cli *a, void *ctx) { return opgen_rt_on_program(a, opgen_cli_get(a, "PROGRAM"), false, run_graph, run_pte, ctx); }
 
 const opgen_cmd opgen_rt_cmd_run = {
     "run", "run a program; returned values go to DIR/0.npy, 1.npy, ...",
-    "Loads the program (every node bound to its operator's schema, dtypes and shapes inferred, a kernel found for every (op, dtype)), runs it on the inputs, and writes each "
-    "returned value to DIR/0.npy, DIR/1.npy, ... (a scalar as a 0-d array).",
+    "Loads the program (graph text: every node bound to its operator's schema, dtypes and shapes inferred; a .pte: its method's instructions bound in ExecuTorch's calling "
+    "convention, tensors placed in its planned buffers; a kernel found for every (op, dtype)), runs it on the inputs, and writes each returned value to DIR/0.npy, "
+    "DIR/1.npy, ... (a scalar as a 0-d array; tensors in logical, contiguous order).",
     opts, NULL, NULL, run};

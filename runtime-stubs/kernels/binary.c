@@ -31,7 +31,7 @@ OPGEN_SPECIALIZED int32_t binary(opgen_ctx *ctx, uint32_t mask, binop op, const 
     memcpy(sizes, a->sizes, sizeof(int64_t) * (size_t)a->dim);
     if (b && opgen_broadcast(ctx, a, b, &dim, sizes)) return ctx->err->code;
     OPGEN_CHECK_DTYPE(ctx, mask, res, "the result");
-    int32_t st = opgen_out(ctx, out, res, dim, sizes);
+    int32_t st = opgen_out_any(ctx, out, res, dim, sizes);
     if (st || ctx->meta) return st;
     opgen_iter it;
     const opgen_tensor *in[2] = {a, b};
@@ -86,7 +86,7 @@ opgen_status opgen_portable_maximum_out(opgen_ctx *ctx, const opgen_tensor *self
     int64_t sizes[OPGEN_MAX_DIM];
     if (opgen_broadcast(ctx, self, other, &dim, sizes)) return ctx->err->code;
     OPGEN_CHECK_DTYPE(ctx, mask, res, "the result");
-    int32_t st = opgen_out(ctx, out, res, dim, sizes);
+    int32_t st = opgen_out_any(ctx, out, res, dim, sizes);
     if (st || ctx->meta) return st;
     opgen_iter it;
     const opgen_tensor *in[2] = {self, other};
@@ -110,7 +110,7 @@ opgen_status opgen_portable_where_self_out(opgen_ctx *ctx, const opgen_tensor *c
     memcpy(shape.sizes, s1, sizeof(int64_t) * (size_t)d1);
     if (opgen_broadcast(ctx, condition, &shape, &dim, sizes)) return ctx->err->code;
     OPGEN_CHECK_DTYPE(ctx, mask, res, "the result");
-    int32_t st = opgen_out(ctx, out, res, dim, sizes);
+    int32_t st = opgen_out_any(ctx, out, res, dim, sizes);
     if (st || ctx->meta) return st;
     opgen_iter it;
     const opgen_tensor *in[3] = {self, other, condition};

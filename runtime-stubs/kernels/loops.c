@@ -180,15 +180,22 @@ static void copy_run(char *d, int64_t ds, const char *s, int64_t ss, int64_t n, 
 #undef COPY_AS
 }
 
-int32_t opgen_copy(opgen_ctx *ctx, opgen_tensor *dst, const opgen_tensor *src) {
+int32_t opgen_copy_same(opgen_ctx *ctx, opgen_tensor *dst, const opgen_tensor *src) {
+    if (dst->dtype != src->dtype) return OPGEN_FAIL(ctx, OPGEN_E_DTYPE, "%s: a copy from %s to %s needs a conversion", ctx->op, opgen_dtype_name(src->dtype), opgen_dtype_name(dst->dtype));
     opgen_iter it;
     const opgen_tensor *in[1] = {src};
     if (opgen_iter_init_strided(ctx, &it, dst, in, 1)) return ctx->err->code;
     int64_t es = opgen_dtype_size(dst->dtype);
-    if (dst->dtype == src->dtype) {
-        OPGEN_ITER_RUNS(&it, n, p, s, copy_run(p[0], s[0], p[1], s[1], n, es));
-        return OPGEN_OK;
-    }
+    OPGEN_ITER_RUNS(&it, n, p, s, copy_run(p[0], s[0], p[1], s[1], n, es));
+    return OPGEN_OK;
+}
+
+int32_t opgen_copy(opgen_ctx *ctx, opgen_tensor *dst, const opgen_tensor *src) {
+    if (dst->dtype == src->dtype) return opgen_copy_same(ctx, dst, src);
+    opgen_iter it;
+    const opgen_tensor *in[1] = {src};
+    if (opgen_iter_init_strided(ctx, &it, dst, in, 1)) return ctx->err->code;
+    int64_t es = opgen_dtype_size(dst->dtype);
     bool half = dst->dtype == OPGEN_DTYPE_Half || dst->dtype == OPGEN_DTYPE_BFloat16;
     opgen_dtype mid = half ? OPGEN_DTYPE_Float : dst->dtype;
     OPGEN_ITER_RUNS(&it, n, p, s, {

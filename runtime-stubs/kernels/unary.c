@@ -1,4 +1,4 @@
-/* Unary math and activations on the kernel idiom: relu, sigmoid, tanh, exp, gelu
+/* Unary math and activations on the kernel idiom: relu, abs, sigmoid, tanh, exp, gelu
  * (none and tanh), hardtanh and clamp. The transcendental ones (sigmoid, tanh,
  * exp, gelu) compute in double with ATen's formula and round once: nearly always
  * the float nearest the exact value, so never farther from it than ATen's float
@@ -11,7 +11,7 @@
 #define M_SQRT1_2 0.70710678118654752440
 #endif
 
-typedef enum { U_RELU, U_SIGMOID, U_TANH, U_EXP, U_GELU, U_GELU_TANH } unop;
+typedef enum { U_RELU, U_ABS, U_SIGMOID, U_TANH, U_EXP, U_GELU, U_GELU_TANH } unop;
 
 /* f(x) in T (float or double), ATen's formula and operation order. */
 #define UNARY_F(T, op, x)                                                                                                        \
@@ -22,17 +22,18 @@ typedef enum { U_RELU, U_SIGMOID, U_TANH, U_EXP, U_GELU, U_GELU_TANH } unop;
                      : (T)0.5 * (x) * ((T)1 + OPGEN_MATH(T, tanh)((T)0.7978845608028654 * ((x) + (T)0.044715 * ((x) * (x) * (x))))))
 
 /* Float math on float tensors; integer input gives Float (ATen's float ops); relu
- * keeps the dtype (ATen's clamp_min: max(x, 0), so NaN and -0.0 stay). */
+ * keeps the dtype (ATen's clamp_min: max(x, 0), so NaN and -0.0 stay), and so
+ * does abs (the most negative integer stays itself, as in ATen). */
 OPGEN_SPECIALIZED int32_t unary(opgen_ctx *ctx, uint32_t mask, unop op, const opgen_tensor *self, opgen_tensor *out) {
     opgen_dtype res = self->dtype;
-    if (op == U_RELU) {
-        if (self->dtype == OPGEN_DTYPE_Bool) return OPGEN_FAIL(ctx, OPGEN_E_DTYPE, "%s: relu is not defined for Bool", ctx->op);
+    if (op == U_RELU || op == U_ABS) {
+        if (self->dtype == OPGEN_DTYPE_Bool) return OPGEN_FAIL(ctx, OPGEN_E_DTYPE, "%s: %s is not defined for Bool", ctx->op, op == U_RELU ? "relu" : "abs");
     } else if (!opgen_is_float(res)) {
         if (op == U_GELU || op == U_GELU_TANH) return OPGEN_FAIL(ctx, OPGEN_E_DTYPE, "%s: gelu needs a floating point tensor, not %s", ctx->op, opgen_dtype_name(res));
         res = OPGEN_DTYPE_Float;
     }
     OPGEN_CHECK_DTYPE(ctx, mask, res, "the result");
-    int32_t st = opgen_out(ctx, out, res, self->dim, self->sizes);
+    int32_t st = opgen_out_any(ctx, out, res, self->dim, self->sizes);
     if (st || ctx->meta) return st;
     opgen_iter it;
     const opgen_tensor *in[1] = {self};
@@ -40,6 +41,8 @@ OPGEN_SPECIALIZED int32_t unary(opgen_ctx *ctx, uint32_t mask, unop op, const op
     OPGEN_REAL_SWITCH(mask, res, ctx, T, {
         if (op == U_RELU)
             OPGEN_MAP1(&it, mask, T, T, OPGEN_LT0(T, x) ? (T)0 : x);
+        else if (op == U_ABS)
+            OPGEN_MAP1(&it, mask, T, T, OPGEN_ABS(T, x));
         else if (OPGEN_IS_FLOAT_T(T)) /* in double, rounded once: never farther from exact than ATen */
             OPGEN_MAP1(&it, mask, T, double, UNARY_F(double, op, x));
     })
@@ -48,6 +51,9 @@ OPGEN_SPECIALIZED int32_t unary(opgen_ctx *ctx, uint32_t mask, unop op, const op
 
 opgen_status opgen_portable_relu_out(opgen_ctx *ctx, const opgen_tensor *self, opgen_tensor *out) {
     return unary(ctx, OPGEN_KERNEL_DTYPES_opgen_portable_relu_out, U_RELU, self, out);
+}
+opgen_status opgen_portable_abs_out(opgen_ctx *ctx, const opgen_tensor *self, opgen_tensor *out) {
+    return unary(ctx, OPGEN_KERNEL_DTYPES_opgen_portable_abs_out, U_ABS, self, out);
 }
 opgen_status opgen_portable_sigmoid_out(opgen_ctx *ctx, const opgen_tensor *self, opgen_tensor *out) {
     return unary(ctx, OPGEN_KERNEL_DTYPES_opgen_portable_sigmoid_out, U_SIGMOID, self, out);
@@ -78,7 +84,7 @@ OPGEN_SPECIALIZED int32_t clamp(opgen_ctx *ctx, uint32_t mask, const opgen_tenso
     if (res == OPGEN_DTYPE_Bool) return OPGEN_FAIL(ctx, OPGEN_E_DTYPE, "%s: not defined for Bool", ctx->op);
     if (!lo && !hi) return OPGEN_FAIL(ctx, OPGEN_E_INVALID, "%s: at least one of min and max must be given", ctx->op);
     OPGEN_CHECK_DTYPE(ctx, mask, res, "the result");
-    int32_t st = opgen_out(ctx, out, res, self->dim, self->sizes);
+    int32_t st = opgen_out_any(ctx, out, res, self->dim, self->sizes);
     if (st || ctx->meta) return st;
     opgen_iter it;
     const opgen_tensor *in[1] = {self};

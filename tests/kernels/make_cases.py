@@ -180,11 +180,29 @@ for d in FLOATS:
     case(f'maximum_special_{d}', [('x', d, (12,), 'special'), ('y', d, (12, 1), 'special')], ['%r = aten::maximum(%x, %y)'], '%r', fn=lambda x, y: A.maximum(x, y),
          tol='exact zeros')
 case('maximum_promote_i32_f32', [('x', 'i32', (4,), 'normal'), ('y', 'f32', (2, 1), 'normal')], ['%r = aten::maximum(%x, %y)'], '%r', fn=lambda x, y: A.maximum(x, y))
+# ---- comparisons: Bool results, operands in their promoted type ----
+for op in ['eq', 'ne', 'lt', 'le', 'gt', 'ge']:
+    for d in REAL + ['b8']:
+        case(f'{op}_{d}', [('x', d, (2, 3), 'normal'), ('y', d, (3,), 'normal')], [f'%r = aten::{op}.Tensor(%x, %y)', f'%s = aten::{op}.Scalar(%x, 1)'], '(%r, %s)',
+             fn=lambda x, y, op=op: [getattr(A, op).Tensor(x, y), getattr(A, op).Scalar(x, 1)])
+    for d in FLOATS:
+        case(f'{op}_special_{d}', [('x', d, (12,), 'special'), ('y', d, (12, 1), 'special')], [f'%r = aten::{op}.Tensor(%x, %y)', f'%s = aten::{op}.Scalar(%x, 1.5)'], '(%r, %s)',
+             fn=lambda x, y, op=op: [getattr(A, op).Tensor(x, y), getattr(A, op).Scalar(x, 1.5)])
+case('gt_promote_i32_f32', [('x', 'i32', (4,), 'normal'), ('y', 'f32', (2, 1), 'normal')], ['%r = aten::gt.Tensor(%x, %y)', '%s = aten::gt.Scalar(%x, 0.5)'], '(%r, %s)',
+     fn=lambda x, y: [A.gt.Tensor(x, y), A.gt.Scalar(x, 0.5)])
+case('lt_scalar_wraps_u8', [('x', 'u8', (6,), 'normal')], ['%r = aten::lt.Scalar(%x, -1)'], '%r', fn=lambda x: A.lt.Scalar(x, -1))
+case('eq_zero_dim', [('x', 'f32', (), 'normal'), ('y', 'f32', (3,), 'normal')], ['%r = aten::eq.Tensor(%x, %y)'], '%r', fn=lambda x, y: A.eq.Tensor(x, y))
 for d in REAL + ['b8']:
     case(f'where_{d}', [('c', 'b8', (2, 3), 'normal'), ('x', d, (2, 3), 'normal'), ('y', d, (3,), 'normal')], ['%r = aten::where.self(%c, %x, %y)'], '%r',
          fn=lambda c, x, y: A.where.self(c, x, y))
 
 # ---- unary ----
+for d in REAL:
+    case(f'abs_{d}', [('x', d, (7,), 'normal')], ['%r = aten::abs(%x)'], '%r', fn=lambda x: A.abs(x))
+for d in INTS[1:]:
+    case(f'abs_wrap_{d}', [('x', d, (8,), 'wrap')], ['%r = aten::abs(%x)'], '%r', fn=lambda x: A.abs(x))
+for d in FLOATS:
+    case(f'abs_special_{d}', [('x', d, (12,), 'special')], ['%r = aten::abs(%x)'], '%r', fn=lambda x: A.abs(x))
 for d in REAL:
     case(f'relu_{d}', [('x', d, (7,), 'normal')], ['%r = aten::relu(%x)'], '%r', fn=lambda x: A.relu(x))
 for d in FLOATS:

@@ -20,7 +20,8 @@ enum opgen_gvalue_kind {
     OPGEN_GV_FLOAT,
     OPGEN_GV_BOOL,
     OPGEN_GV_RESULT, /* a node result: known once the node is bound to its schema */
-    OPGEN_GV_FREE    /* a pattern's free name: an argument of the backend op */
+    OPGEN_GV_FREE,   /* a pattern's free name: an argument of the backend op */
+    OPGEN_GV_OTHER   /* a value of another kind (None, a string, a list): in .pte methods */
 };
 
 typedef struct opgen_gvalue {

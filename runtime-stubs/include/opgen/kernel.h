@@ -127,6 +127,11 @@ int64_t opgen_scalar_i64(const opgen_scalar *s);
 /* The dtypes a kernel handles are a compile-time constant MASK; a dtype outside
  * it fails, and its branch is dead code the compiler removes. */
 #define OPGEN_HAS(MASK, D) ((((uint32_t)(MASK)) >> (D)) & 1u)
+/* Every dtype OPGEN_REAL_SWITCH has a case for: for a kernel whose mask (its
+ * result's dtypes) says nothing of the dtype it computes in (comparisons). */
+#define OPGEN_REAL_DTYPES                                                                                                        \
+    ((1u << OPGEN_DTYPE_Bool) | (1u << OPGEN_DTYPE_Byte) | (1u << OPGEN_DTYPE_Char) | (1u << OPGEN_DTYPE_Short) | (1u << OPGEN_DTYPE_Int) | \
+     (1u << OPGEN_DTYPE_Long) | (1u << OPGEN_DTYPE_Float) | (1u << OPGEN_DTYPE_Double) | (1u << OPGEN_DTYPE_UInt16))
 #define OPGEN_REAL_SWITCH(MASK, DTYPE, CTX, T, ...)                                                \
     switch (DTYPE) {                                                                                \
     case OPGEN_DTYPE_Bool: if (OPGEN_HAS(MASK, OPGEN_DTYPE_Bool)) { typedef bool T; __VA_ARGS__ } else goto opgen_unsupported; break;       \

@@ -80,6 +80,8 @@ void opgen_convert_out(void *dst, int64_t stride, opgen_dtype dd, const void *sr
 /* dst = src (same shape, src may broadcast; any strides; dtypes converted as ATen's
  * to() does): runs of contiguous elements are copied with memcpy. */
 int32_t opgen_copy(opgen_ctx *ctx, opgen_tensor *dst, const opgen_tensor *src);
+/* The same between tensors of one dtype (no conversion code linked in): layouts. */
+int32_t opgen_copy_same(opgen_ctx *ctx, opgen_tensor *dst, const opgen_tensor *src);
 
 /* Half and BFloat16 (stored as uint16_t) to and from float, rounding to nearest
  * even as c10 does. */
@@ -105,6 +107,11 @@ static inline bool opgen_isnan_f32(float v) { return v != v; }
 static inline bool opgen_isnan_f64(double v) { return v != v; }
 static inline bool opgen_isnan_int(int64_t v) { (void)v; return false; }
 #define OPGEN_ISNAN(T, x) _Generic((T)0, float: opgen_isnan_f32, double: opgen_isnan_f64, default: opgen_isnan_int)(x)
+/* |x| for any T; integers wrap as ATen's do (the most negative stays itself). */
+static inline float opgen_abs_f32(float v) { return fabsf(v); }
+static inline double opgen_abs_f64(double v) { return fabs(v); }
+static inline int64_t opgen_abs_int(int64_t v) { return v < 0 ? (int64_t)(0 - (uint64_t)v) : v; }
+#define OPGEN_ABS(T, x) ((T)_Generic((T)0, float: opgen_abs_f32, double: opgen_abs_f64, default: opgen_abs_int)(x))
 /* x < 0 for any T, without "always false" warnings on unsigned types. */
 static inline bool opgen_lt0_i64(int64_t v) { return v < 0; }
 #define OPGEN_LT0(T, x) _Generic((T)0, float: (x) < 0.0f, double: (x) < 0.0, default: opgen_lt0_i64((int64_t)(x)))

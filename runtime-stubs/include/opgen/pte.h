@@ -131,6 +131,12 @@ int32_t opgen_pte_constant(const opgen_pte *p, uint32_t idx, size_t nbytes, cons
 /* The initial bytes of a planned tensor (mutable_data_segments[0], entry idx). */
 int32_t opgen_pte_mutable_data(const opgen_pte *p, uint32_t idx, size_t nbytes, const void **data, opgen_error *err);
 
+/* ExecuTorch's kernel key of a KernelCall into key: "v1/" then, per tensor
+ * argument in order (a TensorList's first element, an OptionalTensorList's first
+ * present one), "dtype;dim,order" joined by "|" ("v1/6;0,1|6;0,1|6;0,1|6;0,1").
+ * Returns its length (>= cap: cut short), or -1 on a corrupt program. */
+int64_t opgen_pte_kernel_key(const opgen_pte *p, const opgen_pte_plan *pl, const opgen_pte_instr *in, char *key, size_t cap, opgen_error *err);
+
 /* Elements of checked vectors (little-endian, any alignment). */
 int32_t opgen_pte_i32(const opgen_pte *p, opgen_pte_vec v, uint32_t i);
 int64_t opgen_pte_i64(const opgen_pte *p, opgen_pte_vec v, uint32_t i);

@@ -1,0 +1,157 @@
+/* opgen-rt info: what an ExecuTorch program holds and needs, read from the file
+ * (methods, inputs and outputs, operators with their kernel keys, planned and
+ * constant memory, delegates), and whether this build can load it. */
+#include "cli.h"
+#include <stdio.h>
+#include <string.h>
+
+static const opgen_opt opts[] = {
+    {NULL, NULL, "MODEL.pte", OPGEN_OPT_FILE, "pte", OPGEN_OPT_REQUIRED, "program", "the ExecuTorch program"},
+    {"--method", NULL, "NAME", OPGEN_OPT_TEXT, NULL, 0, NULL, "only this method (default: every one)"},
+    {0},
+};
+
+static void describe(const opgen_pte *p, const opgen_pte_plan *pl, opgen_pte_vec which, const char *what) {
+    for (uint32_t k = 0; k < which.len; k++) {
+        opgen_pte_value v;
+        opgen_error err = {0};
+        int32_t i = opgen_pte_i32(p, which, k);
+        printf("  %s %u: ", what, k);
+        if (i < 0 || opgen_pte_value_at(p, pl, (uint32_t)i, &v, &err)) {
+            printf("(value %d: unreadable)\n", i);
+            continue;
+        }
+        if (v.kind != OPGEN_EV_TENSOR) {
+            printf("%s\n", opgen_ev_kind_name(v.kind));
+            continue;
+        }
+        printf("%s[", opgen_dtype_abbrev((opgen_dtype)v.t.scalar_type));
+        for (uint32_t d = 0; d < v.t.sizes.len; d++) printf("%s%d", d ? ", " : "", opgen_pte_i32(p, v.t.sizes, d));
+        printf("]");
+        bool plain = true;
+        for (uint32_t d = 0; d < v.t.dim_order.len; d++) plain = plain && opgen_pte_u8(p, v.t.dim_order, d) == d;
+        if (!plain) {
+            printf(" (dim order ");
+            for (uint32_t d = 0; d < v.t.dim_order.len; d++) printf("%s%u", d ? "," : "", opgen_pte_u8(p, v.t.dim_order, d));
+            printf(")");
+        }
+        printf("\n");
+    }
+}
+
+/* Each operator with the kernel keys it is called with, and how often. */
+static int operators(const opgen_pte *p, const opgen_pte_plan *pl, unsigned *kinds, opgen_arena *ar) {
+    typedef struct seen {
+        const char *op, *key;
+        unsigned n;
+    } seen;
+    seen *all = NULL;
+    unsigned n = 0, cap = 0;
+    opgen_error err = {0};
+    for (uint32_t ch = 0; ch < pl->chains.len; ch++) {
+        opgen_pte_vec instrs;
+        if (opgen_pte_chain_at(p, pl, ch, &instrs, &err)) return opgen_rt_report(&err);
+        for (uint32_t k = 0; k < instrs.len; k++) {
+            opgen_pte_instr in;
+            if (opgen_pte_instr_at(p, &instrs, k, &in, &err)) return opgen_rt_report(&err);
+            kinds[in.kind]++;
+            if (in.kind != OPGEN_INSTR_KERNEL) continue;
+            const char *name, *ov;
+            char key[1024], full[256];
+            if (opgen_pte_operator_at(p, pl, (uint32_t)(in.a < 0 ? 0 : in.a), &name, &ov, &err) || in.a < 0 || opgen_pte_kernel_key(p, pl, &in, key, sizeof key, &err) < 0)
+                return err.code ? opgen_rt_report(&err) : OPGEN_EXIT_BAD_INPUT;
+            snprintf(full, sizeof full, "%s%s%s", name, *ov ? "." : "", ov);
+            unsigned j = 0;
+            while (j < n && (strcmp(all[j].op, full) || strcmp(all[j].key, key))) j++;
+            if (j < n) {
+                all[j].n++;
+                continue;
+            }
+            if (n == cap) {
+                seen *grown = opgen_arena_alloc(ar, sizeof *grown * (cap = cap ? 2 * cap : 16));
+                if (!grown) return fputs("opgen-rt: out of memory\n", stderr), OPGEN_EXIT_BAD_INPUT;
+                if (n) memcpy(grown, all, sizeof *all * n);
+                all = grown;
+            }
+            char *o = opgen_arena_alloc_bytes(ar, strlen(full) + 1), *kk = opgen_arena_alloc_bytes(ar, strlen(key) + 1);
+            if (!o || !kk) return fputs("opgen-rt: out of memory\n", stderr), OPGEN_EXIT_BAD_INPUT;
+            all[n++] = (seen){strcpy(o, full), strcpy(kk, key), 1};
+        }
+    }
+    printf("  operators:%s\n", n ? "" : " none");
+    for (unsigned j = 0; j < n; j++) printf("    %s %s%s%.0u\n", all[j].op, all[j].key, all[j].n > 1 ? " x" : "", all[j].n > 1 ? all[j].n : 0);
+    return OPGEN_EXIT_OK;
+}
+
+static void memory(const opgen_pte *p, const opgen_pte_plan *pl) {
+    size_t constants = 0, ntensors = 0;
+    for (uint32_t i = 0; i < pl->values.len; i++) {
+        opgen_pte_value v;
+        opgen_error err = {0};
+        if (opgen_pte_value_at(p, pl, i, &v, &err) || v.kind != OPGEN_EV_TENSOR || v.t.planned || !v.t.data_buffer_idx) continue;
+        opgen_tensor t;
+        int64_t sizes[OPGEN_MAX_DIM];
+        for (uint32_t d = 0; d < v.t.sizes.len && d < OPGEN_MAX_DIM; d++) sizes[d] = opgen_pte_i32(p, v.t.sizes, d);
+        if (v.t.sizes.len > OPGEN_MAX_DIM || opgen_tensor_shape(&t, (opgen_dtype)v.t.scalar_type, (int32_t)v.t.sizes.len, sizes, &err)) continue;
+        constants += opgen_nbytes(&t), ntensors++;
+    }
+    size_t planned = 0;
+    int nb = pl->buffer_sizes.len > 1 ? (int)pl->buffer_sizes.len - 1 : 0;
+    for (int b = 1; b <= nb; b++) planned += opgen_method_buffer_bytes(p, pl, b);
+    printf("  planned memory: %zu bytes in %d buffer%s", planned, nb, nb == 1 ? "" : "s");
+    for (int b = 1; b <= nb; b++) printf("%s%d: %zu", b == 1 ? " (" : ", ", b, opgen_method_buffer_bytes(p, pl, b));
+    printf("%s\n  constants: %zu bytes in %zu tensors (%s)\n", nb ? ")" : "", constants, ntensors, p->constant_segment ? "a segment after the flatbuffer" : "inline");
+}
+
+static int method(const opgen_cli *a, const opgen_rt_ctx *ctx, const opgen_pte *p, const opgen_pte_plan *pl, opgen_arena *ar) {
+    unsigned kinds[OPGEN_INSTR_KIND_COUNT] = {0};
+    printf("method '%s': %u values, %u chain%s\n", pl->name, pl->values.len, pl->chains.len, pl->chains.len == 1 ? "" : "s");
+    describe(p, pl, pl->inputs, "input");
+    describe(p, pl, pl->outputs, "output");
+    memory(p, pl);
+    int rc = operators(p, pl, kinds, ar);
+    if (rc) return rc;
+    printf("  instructions:");
+    for (int k = 1; k < OPGEN_INSTR_KIND_COUNT; k++)
+        if (kinds[k]) printf(" %u %s", kinds[k], opgen_instr_kind_name(k));
+    printf("\n  delegates:%s", pl->delegates.len ? "" : " none");
+    for (uint32_t d = 0; d < pl->delegates.len; d++) {
+        opgen_pte_delegate del;
+        opgen_error err = {0};
+        printf(" %s", opgen_pte_delegate_at(p, pl, d, &del, &err) ? "(unreadable)" : del.id);
+    }
+    opgen_method *m;
+    opgen_error err = {0};
+    opgen_method_memory mem = {0};
+    if (opgen_method_memory_of(p, pl->name, NULL, &mem, &err) || opgen_rt_load_method(p, pl->name, ctx, false, ar, &m, &err)) {
+        char msg[1024];
+        opgen_error_format(&err, msg, sizeof msg);
+        printf("\n  loads: no: %s\n", msg);
+        return OPGEN_EXIT_OK;
+    }
+    printf("\n  loads: yes: load takes %zu bytes (%zu of them planned), a run %zu bytes of work\n", mem.load_bytes, mem.planned_bytes, opgen_method_work_bytes(m));
+    (void)a;
+    return OPGEN_EXIT_OK;
+}
+
+static int info(const opgen_cli *a, void *ctx, const opgen_pte *p, opgen_arena *ar) {
+    const char *only = opgen_cli_get(a, "--method");
+    printf("program: %s: %zu bytes (flatbuffer %zu), %u method%s, version %u%s\n", p->file, p->size, p->fb_size, p->plans.len, p->plans.len == 1 ? "" : "s", p->version,
+           p->has_header ? ", extended header" : "");
+    opgen_pte_plan pl;
+    opgen_error err = {0};
+    if (only) return opgen_pte_plan_find(p, only, &pl, &err) ? opgen_rt_report(&err) : method(a, ctx, p, &pl, ar);
+    for (uint32_t i = 0; i < p->plans.len; i++) {
+        int rc = opgen_pte_plan_at(p, i, &pl, &err) ? opgen_rt_report(&err) : method(a, ctx, p, &pl, ar);
+        if (rc) return rc;
+    }
+    return OPGEN_EXIT_OK;
+}
+
+static int run(const opgen_cli *a, void *ctx) { return opgen_rt_on_program(a, opgen_cli_get(a, "MODEL.pte"), false, NULL, info, ctx); }
+
+const opgen_cmd opgen_rt_cmd_info = {"info", "describe an ExecuTorch program: methods, inputs, operators, memory, delegates",
+                                     "Reads a .pte program and prints, per method: its inputs and outputs (dtype, shape, dim order), its planned memory per buffer and its "
+                                     "constants, each operator with the kernel keys it is called with, its instructions by kind, its delegates, and whether this build "
+                                     "loads it (and the memory load and a run take) or why not.",
+                                     opts, NULL, NULL, run};

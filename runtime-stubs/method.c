@@ -1,0 +1,814 @@
+/* ExecuTorch methods: load and run (opgen/method.h). Load reads the program twice:
+ * once to count what it holds (so opgen_method_memory_of can say, before any
+ * memory is given, what load will take), then to fill arrays of exactly those
+ * sizes, taken from the caller's arena in one sequence. */
+#include "opgen/method.h"
+#include "opgen/loops.h"
+#include "step.h"
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+typedef struct instr {
+    uint8_t kind;   /* enum opgen_instr_kind */
+    int32_t a, b;   /* as opgen_pte_instr; a JumpFalseCall's b is absolute */
+    opgen_step *step;      /* KernelCall */
+    opgen_ivalue **dargs;  /* DelegateCall */
+    int ndargs;
+    const char *op; /* KernelCall: "aten::add.out", for messages */
+    int chain, index;
+} instr;
+
+struct opgen_method {
+    const opgen_pte *pte;
+    opgen_pte_plan plan;
+    int nvalues;
+    opgen_ivalue *values;
+    uint8_t *evkind;   /* enum opgen_ev_kind per value */
+    uint8_t *flags;    /* per value: V_MUTABLE, V_CONSTANT */
+    instr *code;       /* every chain's instructions, one after another */
+    int ncode;
+    int *chain_end;    /* per chain: the index after its last instruction */
+    int nchains;
+    int *inputs, *outputs;
+    int ninputs, noutputs;
+    int *moved; /* MoveCall destinations, and their values as loaded (restored by each run) */
+    opgen_ivalue *moved_init;
+    int nmoved;
+    uint8_t **buffers;
+    int nbuffers;
+    void **handles; /* per delegate: its handler's handle */
+    const opgen_delegate_handler **handlers;
+    int ndelegates;
+    size_t work;
+    uint64_t max_steps;
+};
+
+/* A value the method is given or moves into (kernels read it at every call);
+ * a tensor whose bytes are the program's (never written). */
+enum { V_MUTABLE = 1, V_CONSTANT = 2 };
+
+/* What a method holds, counted before anything is allocated. */
+typedef struct counts {
+    uint32_t nvalues, ninstr, nchains, nkernels, ndelegates, ninputs, noutputs, nmoves;
+    size_t nargs, npatches, nres, ncands, list_bytes, ndargs;
+    int nbuffers;
+    size_t planned;
+} counts;
+
+typedef struct mloader {
+    const opgen_pte *p;
+    const opgen_pte_plan *pl;
+    const opgen_method_options *opt;
+    opgen_method *m;
+    opgen_error *err;
+    /* pools the kernel calls take their arrays from (sized by counts) */
+    opgen_value *args;
+    opgen_patch *patches;
+    opgen_tensor **res;
+    opgen_candidate *cands;
+    uint8_t *lists;
+    size_t list_used;
+    const instr *at; /* the instruction being loaded, for messages */
+} mloader;
+
+static const opgen_method_options no_options = {NULL, NULL, 0, NULL, 0, 0};
+
+static int32_t vfail(const opgen_pte *p, const opgen_pte_plan *pl, const instr *at, opgen_error *err, int32_t code, const char *fmt, va_list ap) {
+    char msg[384], where[160];
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    if (at && at->op)
+        snprintf(where, sizeof where, "method '%s', instruction %d (%s): ", pl->name, at->index, at->op);
+    else if (at)
+        snprintf(where, sizeof where, "method '%s', instruction %d (%s): ", pl->name, at->index, opgen_instr_kind_name(at->kind));
+    else
+        snprintf(where, sizeof where, "method '%s': ", pl->name);
+    return opgen_fail_at(err, code, p->file, 0, 0, "%s%s", where, msg);
+}
+
+static int32_t lfail(mloader *L, int32_t code, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+static int32_t lfail(mloader *L, int32_t code, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    vfail(L->p, L->pl, L->at, L->err, code, fmt, ap);
+    va_end(ap);
+    return code;
+}
+
+size_t opgen_method_buffer_bytes(const opgen_pte *p, const opgen_pte_plan *pl, int id) {
+    if (id < 1 || (uint32_t)id >= pl->buffer_sizes.len) return 0;
+    int64_t n = opgen_pte_i64(p, pl->buffer_sizes, (uint32_t)id);
+    return n > 0 ? (size_t)n : 0;
+}
+
+/* ---- resolving an operator ---- */
+
+static int is_optional(int abi) {
+    return abi == OPGEN_ABI_OPT_TENSOR || abi == OPGEN_ABI_OPT_INT || abi == OPGEN_ABI_OPT_INT_LIST || abi == OPGEN_ABI_OPT_FLOAT || abi == OPGEN_ABI_OPT_FLOAT_LIST ||
+           abi == OPGEN_ABI_OPT_BOOL || abi == OPGEN_ABI_OPT_SCALAR || abi == OPGEN_ABI_OPT_DTYPE || abi == OPGEN_ABI_OPT_STR || abi == OPGEN_ABI_OPT_ENUM || abi == OPGEN_ABI_OPAQUE;
+}
+
+/* The kernel op of a KernelCall: its out= variant (or a scalar prim). */
+static int32_t kernel_op(const opgen_pte *p, const opgen_pte_plan *pl, const instr *at, int32_t opi, int *kid, const char **qualified, opgen_error *err) {
+    const char *name, *overload;
+    if (opi < 0 || opgen_pte_operator_at(p, pl, (uint32_t)opi, &name, &overload, err)) {
+        if (opi < 0) opgen_fail_at(err, OPGEN_E_FORMAT, p->file, 0, 0, "method '%s', instruction %d: op_index %d is out of range", pl->name, at->index, opi);
+        return OPGEN_E_FORMAT;
+    }
+    char full[256];
+    snprintf(full, sizeof full, "%s%s%s", name, *overload ? "." : "", overload);
+    int id = opgen_node_op(full);
+    if (id < 0) return opgen_fail_at(err, OPGEN_E_NOT_FOUND, p->file, 0, 0, "method '%s', instruction %d: unknown operator %s", pl->name, at->index, full);
+    if (opgen_ops[id].kind != OPGEN_KIND_OUT && !opgen_is_scalar_op(id))
+        return opgen_fail_at(err, OPGEN_E_INVALID, p->file, 0, 0, "method '%s', instruction %d: %s is not an out= variant; ExecuTorch programs call those", pl->name, at->index, full);
+    *kid = id;
+    *qualified = opgen_ops[id].qualified;
+    return OPGEN_OK;
+}
+
+/* Bytes a list argument takes from the lists pool (8-aligned pieces). */
+static size_t list_piece(size_t n) { return (n + 7) & ~(size_t)7; }
+
+static int32_t count_kernel_call(const opgen_pte *p, const opgen_pte_plan *pl, const opgen_pte_instr *in, const instr *at, const opgen_method_options *opt, counts *c, opgen_error *err) {
+    int kid;
+    const char *q;
+    if (kernel_op(p, pl, at, in->a, &kid, &q, err)) return err->code;
+    const opgen_op *kop = &opgen_ops[kid];
+    c->nkernels++;
+    c->nargs += (size_t)kop->nargs + (opgen_is_scalar_op(kid) ? kop->nrets : 0) + 1;
+    c->npatches += (size_t)kop->nargs + 1;
+    c->ncands += (size_t)opgen_step_ncandidates(kid, opt->kernels);
+    for (int ai = 0; ai < kop->nargs && (uint32_t)ai < in->args.len; ai++) {
+        const opgen_arg *ka = &opgen_args[kop->first_arg + (unsigned)ai];
+        c->nres += (ka->flags & OPGEN_ARG_OUT) != 0;
+        int32_t vi = opgen_pte_i32(p, in->args, (uint32_t)ai);
+        opgen_pte_value v;
+        if (vi < 0 || (uint32_t)vi >= pl->values.len || opgen_pte_value_at(p, pl, (uint32_t)vi, &v, err)) continue; /* reported when bound */
+        if (v.kind == OPGEN_EV_INT_LIST) c->list_bytes += list_piece(8 * (size_t)v.items.len), c->npatches += v.items.len;
+        if (v.kind == OPGEN_EV_DOUBLE_LIST) c->list_bytes += list_piece(8 * (size_t)v.items.len);
+        if (v.kind == OPGEN_EV_BOOL_LIST) c->list_bytes += list_piece(v.items.len);
+        if (v.kind == OPGEN_EV_TENSOR_LIST || v.kind == OPGEN_EV_OPT_TENSOR_LIST) c->list_bytes += list_piece(sizeof(void *) * (size_t)v.items.len);
+    }
+    return OPGEN_OK;
+}
+
+static int32_t count_method(const opgen_pte *p, const opgen_pte_plan *pl, const opgen_method_options *opt, counts *c, opgen_error *err) {
+    memset(c, 0, sizeof *c);
+    c->nvalues = pl->values.len;
+    c->nchains = pl->chains.len;
+    c->ndelegates = pl->delegates.len;
+    c->ninputs = pl->inputs.len;
+    c->noutputs = pl->outputs.len;
+    c->nbuffers = pl->buffer_sizes.len > 1 ? (int)pl->buffer_sizes.len - 1 : 0; /* entry 0 is reserved */
+    for (int b = 1; b <= c->nbuffers; b++) {
+        int64_t n = opgen_pte_i64(p, pl->buffer_sizes, (uint32_t)b);
+        if (n < 0 || (uint64_t)n > SIZE_MAX / 4) return opgen_fail_at(err, OPGEN_E_FORMAT, p->file, 0, 0, "method '%s': planned buffer %d has size %lld", pl->name, b, (long long)n);
+        c->planned += (size_t)n;
+    }
+    for (uint32_t ch = 0; ch < pl->chains.len; ch++) {
+        opgen_pte_vec instrs;
+        if (opgen_pte_chain_at(p, pl, ch, &instrs, err)) return err->code;
+        for (uint32_t k = 0; k < instrs.len; k++) {
+            opgen_pte_instr in;
+            instr at = {0};
+            at.index = (int)(c->ninstr);
+            if (opgen_pte_instr_at(p, &instrs, k, &in, err)) return err->code;
+            at.kind = (uint8_t)in.kind;
+            c->ninstr++;
+            if (in.kind == OPGEN_INSTR_MOVE) c->nmoves++;
+            if (in.kind == OPGEN_INSTR_DELEGATE) c->ndargs += in.args.len;
+            if (in.kind == OPGEN_INSTR_KERNEL && count_kernel_call(p, pl, &in, &at, opt, c, err)) return err->code;
+        }
+    }
+    return OPGEN_OK;
+}
+
+/* The arrays load takes, in the order it takes them (each an arena allocation). */
+#define METHOD_ARRAYS(X, c)                                          \
+    X(sizeof(opgen_method))                                          \
+    X(sizeof(opgen_ivalue) * (c)->nvalues)                           \
+    X((size_t)(c)->nvalues)                                          \
+    X((size_t)(c)->nvalues)                                          \
+    X(sizeof(instr) * (c)->ninstr)                                   \
+    X(sizeof(int) * (c)->nchains)                                    \
+    X(sizeof(int) * (c)->ninputs)                                    \
+    X(sizeof(int) * (c)->noutputs)                                   \
+    X(sizeof(int) * (c)->nmoves)                                     \
+    X(sizeof(opgen_ivalue) * (c)->nmoves)                            \
+    X(sizeof(uint8_t *) * (size_t)(c)->nbuffers)                     \
+    X(sizeof(void *) * (c)->ndelegates)                              \
+    X(sizeof(void *) * (c)->ndelegates)                              \
+    X(sizeof(opgen_step) * (c)->nkernels)                            \
+    X(sizeof(opgen_value) * (c)->nargs)                              \
+    X(sizeof(opgen_patch) * (c)->npatches)                           \
+    X(sizeof(opgen_tensor *) * (c)->nres)                            \
+    X(sizeof(opgen_candidate) * (c)->ncands)                         \
+    X((c)->list_bytes)                                               \
+    X(sizeof(opgen_ivalue *) * (c)->ndargs)
+
+static size_t load_bytes(const counts *c, const opgen_pte *p, const opgen_pte_plan *pl, bool buffers_given) {
+    size_t n = 0;
+#define ADD_COST(bytes) n += opgen_arena_cost(bytes);
+    METHOD_ARRAYS(ADD_COST, c)
+#undef ADD_COST
+    for (int b = 1; !buffers_given && b <= c->nbuffers; b++) n += opgen_arena_cost(opgen_method_buffer_bytes(p, pl, b));
+    return n;
+}
+
+int32_t opgen_method_memory_of(const opgen_pte *p, const char *method, const opgen_method_options *opt, opgen_method_memory *mem, opgen_error *err) {
+    opgen_pte_plan pl;
+    counts c;
+    if (!opt) opt = &no_options;
+    memset(mem, 0, sizeof *mem);
+    if (opgen_pte_plan_find(p, method, &pl, err) || count_method(p, &pl, opt, &c, err)) return err->code;
+    mem->load_bytes = load_bytes(&c, p, &pl, opt->buffers != NULL);
+    mem->planned_bytes = c.planned;
+    mem->nbuffers = c.nbuffers;
+    return OPGEN_OK;
+}
+
+/* ---- values ---- */
+
+/* Where a tensor's bytes are: a constant in the program, its planned buffer, or
+ * nowhere yet (an input given at run). */
+static int32_t place_tensor(mloader *L, int i, const opgen_pte_tensor *pt, opgen_tensor *t) {
+    size_t nbytes = opgen_nbytes(t);
+    const void *data = NULL;
+    if (pt->planned) {
+        size_t size = opgen_method_buffer_bytes(L->p, L->pl, (int)pt->memory_id);
+        if (pt->memory_id < 1 || (int)pt->memory_id > L->m->nbuffers)
+            return lfail(L, OPGEN_E_FORMAT, "value %d is planned in buffer %u, and the method has %d", i, pt->memory_id, L->m->nbuffers);
+        if (pt->memory_offset > size || nbytes > size - pt->memory_offset)
+            return lfail(L, OPGEN_E_FORMAT, "value %d (%zu bytes at offset %llu) lies outside planned buffer %u (%zu bytes)", i, nbytes, (unsigned long long)pt->memory_offset, pt->memory_id, size);
+        t->data = L->m->buffers[pt->memory_id - 1] + pt->memory_offset;
+        t->capacity = nbytes;
+        if (pt->data_buffer_idx) { /* initial contents (a mutable buffer) */
+            if (opgen_pte_mutable_data(L->p, pt->data_buffer_idx, nbytes, &data, L->err)) return L->err->code;
+            memcpy(t->data, data, nbytes);
+        }
+    } else if (pt->data_buffer_idx) {
+        if (opgen_pte_constant(L->p, pt->data_buffer_idx, nbytes, &data, L->err)) return L->err->code;
+        if ((uintptr_t)data % (uintptr_t)opgen_dtype_size(t->dtype))
+            return lfail(L, OPGEN_E_INVALID, "constant value %d is not aligned to its %d-byte elements: give the program's bytes at an address aligned to 16", i, opgen_dtype_size(t->dtype));
+        t->data = (void *)(uintptr_t)data; /* used in place: kernels never write constants (outs must be planned) */
+        t->capacity = nbytes;
+        L->m->flags[i] |= V_CONSTANT;
+    }
+    return OPGEN_OK;
+}
+
+static int32_t load_tensor(mloader *L, int i, const opgen_pte_tensor *pt, opgen_tensor *t) {
+    if (pt->storage_offset) return lfail(L, OPGEN_E_NOT_IMPLEMENTED, "value %d has storage offset %d; only 0 is supported (as in ExecuTorch)", i, (int)pt->storage_offset);
+    if (pt->shape_dynamism == OPGEN_PTE_DYNAMIC_UNBOUND) return lfail(L, OPGEN_E_NOT_IMPLEMENTED, "value %d has an unbounded dynamic shape", i);
+    if (pt->external) return lfail(L, OPGEN_E_NOT_IMPLEMENTED, "value %d keeps its data outside the program (a .ptd file), which opgen does not load", i);
+    if (pt->scalar_type < 0 || pt->scalar_type >= 32 || !opgen_dtype_size((opgen_dtype)pt->scalar_type))
+        return lfail(L, OPGEN_E_DTYPE, "value %d has scalar type %d, which opgen does not know", i, pt->scalar_type);
+    if (pt->sizes.len > OPGEN_MAX_DIM) return lfail(L, OPGEN_E_SHAPE, "value %d has %u dimensions (at most %d)", i, pt->sizes.len, OPGEN_MAX_DIM);
+    if (pt->dim_order.len && pt->dim_order.len != pt->sizes.len)
+        return lfail(L, OPGEN_E_FORMAT, "value %d has %u sizes and a dim order of %u", i, pt->sizes.len, pt->dim_order.len);
+    int64_t sizes[OPGEN_MAX_DIM];
+    uint8_t order[OPGEN_MAX_DIM];
+    for (uint32_t d = 0; d < pt->sizes.len; d++) {
+        sizes[d] = opgen_pte_i32(L->p, pt->sizes, d);
+        order[d] = pt->dim_order.len ? opgen_pte_u8(L->p, pt->dim_order, d) : (uint8_t)d;
+    }
+    opgen_error e = {0};
+    if (opgen_tensor_shape_ordered(t, (opgen_dtype)pt->scalar_type, (int32_t)pt->sizes.len, sizes, order, &e)) return lfail(L, e.code, "value %d: %s", i, e.msg);
+    return place_tensor(L, i, pt, t);
+}
+
+static int32_t load_values(mloader *L) {
+    opgen_method *m = L->m;
+    for (int i = 0; i < m->nvalues; i++) {
+        opgen_pte_value v;
+        if (opgen_pte_value_at(L->p, L->pl, (uint32_t)i, &v, L->err)) return L->err->code;
+        opgen_ivalue *iv = &m->values[i];
+        m->evkind[i] = (uint8_t)v.kind;
+        iv->kind = OPGEN_GV_OTHER;
+        if (v.kind == OPGEN_EV_INT) iv->kind = OPGEN_GV_INT, iv->i = v.i;
+        if (v.kind == OPGEN_EV_BOOL) iv->kind = OPGEN_GV_BOOL, iv->b = v.b;
+        if (v.kind == OPGEN_EV_DOUBLE) iv->kind = OPGEN_GV_FLOAT, iv->f = v.f;
+        if (v.kind == OPGEN_EV_TENSOR) {
+            iv->kind = OPGEN_GV_TENSOR;
+            if (load_tensor(L, i, &v.t, &iv->t)) return L->err->code;
+        }
+    }
+    return OPGEN_OK;
+}
+
+/* Values the method is given or moves into: kernels read them at every call. */
+static int32_t load_io(mloader *L) {
+    opgen_method *m = L->m;
+    for (int k = 0; k < 2; k++) {
+        opgen_pte_vec v = k ? L->pl->outputs : L->pl->inputs;
+        int *dst = k ? m->outputs : m->inputs;
+        for (uint32_t j = 0; j < v.len; j++) {
+            int32_t i = opgen_pte_i32(L->p, v, j);
+            if (i < 0 || i >= m->nvalues) return lfail(L, OPGEN_E_FORMAT, "%s %u is value %d, out of range (%d values)", k ? "output" : "input", j, i, m->nvalues);
+            int kind = m->values[i].kind;
+            if (!k && kind != OPGEN_GV_TENSOR && kind != OPGEN_GV_INT && kind != OPGEN_GV_FLOAT && kind != OPGEN_GV_BOOL)
+                return lfail(L, OPGEN_E_NOT_IMPLEMENTED, "input %u is a%s %s; opgen takes tensors and scalars", j, m->evkind[i] == OPGEN_EV_INT_LIST ? "n" : "", opgen_ev_kind_name(m->evkind[i]));
+            dst[j] = i;
+            if (!k) m->flags[i] |= V_MUTABLE;
+        }
+    }
+    m->ninputs = (int)L->pl->inputs.len;
+    m->noutputs = (int)L->pl->outputs.len;
+    return OPGEN_OK;
+}
+
+/* ---- binding a KernelCall's arguments ---- */
+
+static void *take_list(mloader *L, size_t n) {
+    void *p = L->lists + L->list_used;
+    L->list_used += list_piece(n);
+    return p;
+}
+
+static int32_t bind_int_list(mloader *L, opgen_step *s, int ai, int32_t vi, const opgen_arg *ka) {
+    opgen_pte_value pv;
+    if (opgen_pte_value_at(L->p, L->pl, (uint32_t)vi, &pv, L->err)) return L->err->code;
+    int64_t *items = take_list(L, 8 * (size_t)pv.items.len);
+    for (uint32_t k = 0; k < pv.items.len; k++) {
+        int64_t e = opgen_pte_i64(L->p, pv.items, k);
+        if (e < 0 || e >= L->m->nvalues || L->m->evkind[e] != OPGEN_EV_INT)
+            return lfail(L, OPGEN_E_FORMAT, "argument '%s': element %u of list value %d is value %lld, not an Int", ka->name, k, vi, (long long)e);
+        items[k] = L->m->values[e].i;
+        if (L->m->flags[e] & V_MUTABLE) s->patches[s->npatches++] = (opgen_patch){ai, (int)e, ka->abi, (int)k};
+    }
+    s->args[ai].v.il = (opgen_int_list){items, pv.items.len};
+    return OPGEN_OK;
+}
+
+static int32_t bind_tensor_list(mloader *L, opgen_step *s, int ai, int32_t vi, const opgen_arg *ka) {
+    opgen_pte_value pv;
+    if (opgen_pte_value_at(L->p, L->pl, (uint32_t)vi, &pv, L->err)) return L->err->code;
+    const opgen_tensor **ts = take_list(L, sizeof(void *) * (size_t)pv.items.len);
+    for (uint32_t k = 0; k < pv.items.len; k++) {
+        int32_t e = opgen_pte_i32(L->p, pv.items, k);
+        ts[k] = NULL;
+        if (e == -1 && pv.kind == OPGEN_EV_OPT_TENSOR_LIST) continue;
+        if (e < 0 || e >= L->m->nvalues || L->m->evkind[e] != OPGEN_EV_TENSOR)
+            return lfail(L, OPGEN_E_FORMAT, "argument '%s': element %u of list value %d is value %d, not a Tensor", ka->name, k, vi, e);
+        ts[k] = &L->m->values[e].t;
+    }
+    s->args[ai].v.tl = (opgen_tensor_list){(const opgen_tensor *const *)ts, pv.items.len};
+    return OPGEN_OK;
+}
+
+static int32_t bind_scalar_list(mloader *L, opgen_step *s, int ai, int32_t vi, bool doubles) {
+    opgen_pte_value pv;
+    if (opgen_pte_value_at(L->p, L->pl, (uint32_t)vi, &pv, L->err)) return L->err->code;
+    if (doubles) {
+        double *d = take_list(L, 8 * (size_t)pv.items.len);
+        for (uint32_t k = 0; k < pv.items.len; k++) d[k] = opgen_pte_f64(L->p, pv.items, k);
+        s->args[ai].v.fl = (opgen_float_list){d, pv.items.len};
+    } else {
+        bool *b = take_list(L, pv.items.len);
+        for (uint32_t k = 0; k < pv.items.len; k++) b[k] = opgen_pte_u8(L->p, pv.items, k) != 0;
+        s->args[ai].v.bl = (opgen_bool_list){b, pv.items.len};
+    }
+    return OPGEN_OK;
+}
+
+/* c10's MemoryFormat numbering (Contiguous 0, Preserve 1, ChannelsLast 2,
+ * ChannelsLast3d 3) as the graph format's. */
+static int32_t memory_format(int64_t v) {
+    static const int32_t of[] = {OPGEN_MEMFMT_CONTIGUOUS, OPGEN_MEMFMT_PRESERVE, OPGEN_MEMFMT_CHANNELS_LAST, OPGEN_MEMFMT_CHANNELS_LAST_3D};
+    return v >= 0 && v < 4 ? of[v] : -1;
+}
+
+/* A scalar argument: its value now, refreshed at each call when the method
+ * is given it or moves into it. */
+static int32_t bind_scalar(mloader *L, opgen_step *s, int ai, int32_t vi, const opgen_arg *ka, int ev) {
+    opgen_value *v = &s->args[ai];
+    const opgen_ivalue *iv = &L->m->values[vi];
+    int abi = ka->abi;
+    bool ok = true;
+    switch (abi) {
+    case OPGEN_ABI_INT: case OPGEN_ABI_OPT_INT: ok = ev == OPGEN_EV_INT; v->v.i = iv->i; break;
+    case OPGEN_ABI_FLOAT: case OPGEN_ABI_OPT_FLOAT: ok = ev == OPGEN_EV_DOUBLE || ev == OPGEN_EV_INT; v->v.f = ev == OPGEN_EV_INT ? (double)iv->i : iv->f; break;
+    case OPGEN_ABI_BOOL: case OPGEN_ABI_OPT_BOOL: ok = ev == OPGEN_EV_BOOL; v->v.b = iv->b; break;
+    case OPGEN_ABI_SCALAR:
+    case OPGEN_ABI_OPT_SCALAR:
+        ok = ev == OPGEN_EV_INT || ev == OPGEN_EV_DOUBLE || ev == OPGEN_EV_BOOL;
+        if (ev == OPGEN_EV_INT) v->v.s.dtype = OPGEN_DTYPE_Long, v->v.s.v.i = iv->i;
+        if (ev == OPGEN_EV_DOUBLE) v->v.s.dtype = OPGEN_DTYPE_Double, v->v.s.v.f = iv->f;
+        if (ev == OPGEN_EV_BOOL) v->v.s.dtype = OPGEN_DTYPE_Bool, v->v.s.v.b = iv->b;
+        break;
+    case OPGEN_ABI_DTYPE:
+    case OPGEN_ABI_OPT_DTYPE:
+        ok = ev == OPGEN_EV_INT && iv->i >= 0 && iv->i < 32 && opgen_dtype_size((opgen_dtype)iv->i);
+        v->v.d = (opgen_dtype)iv->i;
+        return ok ? OPGEN_OK : lfail(L, OPGEN_E_INVALID, "argument '%s' (%s) is value %d, not a known ScalarType", ka->name, ka->type, vi);
+    case OPGEN_ABI_ENUM:
+    case OPGEN_ABI_OPT_ENUM:
+        ok = ev == OPGEN_EV_INT;
+        v->v.e = strstr(ka->type, "MemoryFormat") ? memory_format(iv->i) : (int32_t)iv->i;
+        ok = ok && v->v.e >= 0;
+        break;
+    default: ok = false; break;
+    }
+    if (!ok) return lfail(L, OPGEN_E_INVALID, "argument '%s' (%s) is value %d, a%s %s", ka->name, ka->type, vi, ev == OPGEN_EV_INT ? "n" : "", opgen_ev_kind_name(ev));
+    if (L->m->flags[vi] & V_MUTABLE && abi != OPGEN_ABI_DTYPE && abi != OPGEN_ABI_OPT_DTYPE && abi != OPGEN_ABI_ENUM && abi != OPGEN_ABI_OPT_ENUM)
+        s->patches[s->npatches++] = (opgen_patch){ai, vi, abi, -1};
+    return OPGEN_OK;
+}
+
+static int32_t bind_arg(mloader *L, opgen_step *s, int ai, int32_t vi) {
+    const opgen_arg *ka = &opgen_args[opgen_ops[s->kernel_op].first_arg + (unsigned)ai];
+    if (vi < 0 || vi >= L->m->nvalues) return lfail(L, OPGEN_E_FORMAT, "argument '%s' is value %d, out of range (%d values)", ka->name, vi, L->m->nvalues);
+    int ev = L->m->evkind[vi], abi = ka->abi;
+    opgen_value *v = &s->args[ai];
+    if (ev == OPGEN_EV_NULL || ev == OPGEN_EV_NONE) {
+        if (!is_optional(abi)) return lfail(L, OPGEN_E_INVALID, "argument '%s' (%s) cannot be None", ka->name, ka->type);
+        v->none = true;
+        return OPGEN_OK;
+    }
+    switch (abi) {
+    case OPGEN_ABI_TENSOR:
+    case OPGEN_ABI_OPT_TENSOR:
+        if (ev != OPGEN_EV_TENSOR) break;
+        v->v.t = &L->m->values[vi].t;
+        return OPGEN_OK;
+    case OPGEN_ABI_TENSOR_LIST: return ev == OPGEN_EV_TENSOR_LIST || ev == OPGEN_EV_OPT_TENSOR_LIST ? bind_tensor_list(L, s, ai, vi, ka) : lfail(L, OPGEN_E_INVALID, "argument '%s' (%s) is value %d, a %s", ka->name, ka->type, vi, opgen_ev_kind_name(ev));
+    case OPGEN_ABI_INT_LIST:
+    case OPGEN_ABI_OPT_INT_LIST:
+        if (ev == OPGEN_EV_INT_LIST) return bind_int_list(L, s, ai, vi, ka);
+        break;
+    case OPGEN_ABI_FLOAT_LIST:
+    case OPGEN_ABI_OPT_FLOAT_LIST:
+        if (ev == OPGEN_EV_DOUBLE_LIST) return bind_scalar_list(L, s, ai, vi, true);
+        break;
+    case OPGEN_ABI_BOOL_LIST:
+        if (ev == OPGEN_EV_BOOL_LIST) return bind_scalar_list(L, s, ai, vi, false);
+        break;
+    case OPGEN_ABI_STR:
+    case OPGEN_ABI_OPT_STR: {
+        opgen_pte_value pv;
+        if (ev != OPGEN_EV_STRING) break;
+        if (opgen_pte_value_at(L->p, L->pl, (uint32_t)vi, &pv, L->err)) return L->err->code;
+        v->v.str = pv.str;
+        return OPGEN_OK;
+    }
+    case OPGEN_ABI_SCALAR_LIST:
+    case OPGEN_ABI_OPAQUE: break;
+    default: return bind_scalar(L, s, ai, vi, ka, ev);
+    }
+    return lfail(L, OPGEN_E_INVALID, "argument '%s' (%s) is value %d, a%s %s", ka->name, ka->type, vi, ev == OPGEN_EV_INT || ev == OPGEN_EV_INT_LIST ? "n" : "", opgen_ev_kind_name(ev));
+}
+
+/* The returned values after the arguments: the outs again, or (several results)
+ * one TensorList of them. */
+static int32_t check_returns(mloader *L, const opgen_pte_instr *in, const opgen_op *kop) {
+    uint32_t n = kop->nargs, extra = in->args.len - n;
+    int nouts = 0, outs[16];
+    for (int ai = 0; ai < kop->nargs; ai++)
+        if (opgen_args[kop->first_arg + (unsigned)ai].flags & OPGEN_ARG_OUT && nouts < 16) outs[nouts++] = opgen_pte_i32(L->p, in->args, (uint32_t)ai);
+    if (extra == (uint32_t)nouts) {
+        for (uint32_t r = 0; r < extra; r++)
+            if (opgen_pte_i32(L->p, in->args, n + r) != outs[r]) return lfail(L, OPGEN_E_FORMAT, "returned value %u is value %d, not its out (value %d)", r, opgen_pte_i32(L->p, in->args, n + r), outs[r]);
+        return OPGEN_OK;
+    }
+    int32_t ri = opgen_pte_i32(L->p, in->args, n);
+    opgen_pte_value pv;
+    if (extra != 1 || ri < 0 || ri >= L->m->nvalues || opgen_pte_value_at(L->p, L->pl, (uint32_t)ri, &pv, L->err) || pv.kind != OPGEN_EV_TENSOR_LIST || pv.items.len != (uint32_t)nouts)
+        return L->err->code ? L->err->code : lfail(L, OPGEN_E_FORMAT, "%u arguments; %s takes %d and returns %d", in->args.len, kop->qualified, kop->nargs, nouts);
+    for (int r = 0; r < nouts; r++)
+        if (opgen_pte_i32(L->p, pv.items, (uint32_t)r) != outs[r]) return lfail(L, OPGEN_E_FORMAT, "the returned list's element %d is not its out (value %d)", r, outs[r]);
+    return OPGEN_OK;
+}
+
+static int32_t load_kernel_call(mloader *L, instr *ins, const opgen_pte_instr *in) {
+    int kid;
+    if (kernel_op(L->p, L->pl, ins, in->a, &kid, &ins->op, L->err)) return L->err->code;
+    const opgen_op *kop = &opgen_ops[kid];
+    opgen_step *s = ins->step;
+    s->name = ins->op;
+    s->op = opgen_functional_of(kid);
+    s->scalar = opgen_is_scalar_op(kid);
+    if (s->scalar) return lfail(L, OPGEN_E_NOT_IMPLEMENTED, "scalar prims are not run from .pte programs yet");
+    if (in->args.len < kop->nargs) return lfail(L, OPGEN_E_FORMAT, "%u arguments; %s takes %d and returns %d", in->args.len, kop->qualified, kop->nargs, kop->nrets);
+    opgen_error kerr = {0};
+    if (opgen_step_kernels(s, kid, L->opt->kernels, L->cands, &kerr)) return lfail(L, kerr.code, "%s", kerr.msg);
+    L->cands += s->ncands;
+    s->args = L->args, L->args += kop->nargs + 1;
+    s->patches = L->patches; /* the pool holds enough for every argument and list element */
+    s->res = L->res;
+    s->nargs = kop->nargs;
+    for (int ai = 0; ai < kop->nargs; ai++) {
+        int32_t vi = opgen_pte_i32(L->p, in->args, (uint32_t)ai);
+        if (bind_arg(L, s, ai, vi)) return L->err->code;
+        if (!(opgen_args[kop->first_arg + (unsigned)ai].flags & OPGEN_ARG_OUT)) continue;
+        const opgen_tensor *t = s->args[ai].v.t;
+        if (s->args[ai].none || !t || !t->data || L->m->flags[vi] & V_CONSTANT)
+            return lfail(L, OPGEN_E_INVALID, "its out '%s' (value %d) has no planned memory to write", opgen_args[kop->first_arg + (unsigned)ai].name, vi);
+        s->res[s->nres++] = (opgen_tensor *)(uintptr_t)t;
+    }
+    L->res += s->nres;
+    L->patches += s->npatches;
+    return check_returns(L, in, kop);
+}
+
+/* ---- instructions ---- */
+
+static int32_t load_control(mloader *L, instr *ins, const opgen_pte_instr *in, int chain_len, int base) {
+    opgen_method *m = L->m;
+    int n = m->nvalues;
+    switch (in->kind) {
+    case OPGEN_INSTR_MOVE:
+        if (in->a < 0 || in->a >= n || in->b < 0 || in->b >= n) return lfail(L, OPGEN_E_FORMAT, "moves value %d to value %d (the method has %d)", in->a, in->b, n);
+        if (m->evkind[in->a] != m->evkind[in->b])
+            return lfail(L, OPGEN_E_FORMAT, "moves a%s %s into a%s %s", m->evkind[in->a] == OPGEN_EV_INT ? "n" : "", opgen_ev_kind_name(m->evkind[in->a]), m->evkind[in->b] == OPGEN_EV_INT ? "n" : "", opgen_ev_kind_name(m->evkind[in->b]));
+        if (m->flags[in->b] & V_CONSTANT) return lfail(L, OPGEN_E_FORMAT, "moves into constant value %d", in->b);
+        return OPGEN_OK;
+    case OPGEN_INSTR_JUMP_FALSE:
+        if (in->a < 0 || in->a >= n || (m->evkind[in->a] != OPGEN_EV_BOOL && !(m->evkind[in->a] == OPGEN_EV_TENSOR && m->values[in->a].t.dtype == OPGEN_DTYPE_Bool)))
+            return lfail(L, OPGEN_E_FORMAT, "its condition, value %d, is not a Bool or a Bool tensor", in->a);
+        if (in->b < 0 || in->b > chain_len) return lfail(L, OPGEN_E_FORMAT, "jumps to instruction %d, past the end of its chain (%d instructions)", in->b, chain_len);
+        ins->b = base + in->b;
+        return OPGEN_OK;
+    case OPGEN_INSTR_FREE:
+        if (in->a < 0 || in->a >= n || m->evkind[in->a] != OPGEN_EV_TENSOR) return lfail(L, OPGEN_E_FORMAT, "frees value %d, which is not a tensor", in->a);
+        return OPGEN_OK;
+    case OPGEN_INSTR_DELEGATE:
+        if (in->a < 0 || in->a >= m->ndelegates) return lfail(L, OPGEN_E_FORMAT, "delegate index %d out of range (the method has %d)", in->a, m->ndelegates);
+        ins->dargs = (opgen_ivalue **)(uintptr_t)L->lists; /* placeholder, replaced below */
+        return OPGEN_OK;
+    default: return lfail(L, OPGEN_E_FORMAT, "an unknown instruction kind %d", in->kind);
+    }
+}
+
+/* MoveCall destinations first: scalars among them are read at each call. */
+static int32_t scan_moves(mloader *L) {
+    opgen_method *m = L->m;
+    for (uint32_t ch = 0; ch < L->pl->chains.len; ch++) {
+        opgen_pte_vec instrs;
+        if (opgen_pte_chain_at(L->p, L->pl, ch, &instrs, L->err)) return L->err->code;
+        for (uint32_t k = 0; k < instrs.len; k++) {
+            opgen_pte_instr in;
+            if (opgen_pte_instr_at(L->p, &instrs, k, &in, L->err)) return L->err->code;
+            if (in.kind != OPGEN_INSTR_MOVE || in.b < 0 || in.b >= m->nvalues) continue;
+            m->flags[in.b] |= V_MUTABLE;
+            m->moved[m->nmoved++] = in.b;
+        }
+    }
+    return OPGEN_OK;
+}
+
+static int32_t load_instructions(mloader *L, opgen_step *steps, opgen_ivalue **dargs) {
+    opgen_method *m = L->m;
+    int nk = 0;
+    for (uint32_t ch = 0; ch < L->pl->chains.len; ch++) {
+        opgen_pte_vec instrs;
+        if (opgen_pte_chain_at(L->p, L->pl, ch, &instrs, L->err)) return L->err->code;
+        int base = m->ncode;
+        for (uint32_t k = 0; k < instrs.len; k++) {
+            opgen_pte_instr in;
+            instr *ins = &m->code[m->ncode];
+            L->at = NULL;
+            if (opgen_pte_instr_at(L->p, &instrs, k, &in, L->err)) return L->err->code;
+            *ins = (instr){(uint8_t)in.kind, in.a, in.b, NULL, NULL, 0, NULL, (int)ch, m->ncode};
+            m->ncode++;
+            L->at = ins;
+            if (in.kind == OPGEN_INSTR_KERNEL) {
+                ins->step = &steps[nk++];
+                if (load_kernel_call(L, ins, &in)) return L->err->code;
+                continue;
+            }
+            if (load_control(L, ins, &in, (int)instrs.len, base)) return L->err->code;
+            if (in.kind != OPGEN_INSTR_DELEGATE) continue;
+            ins->dargs = dargs;
+            ins->ndargs = (int)in.args.len;
+            for (uint32_t x = 0; x < in.args.len; x++) {
+                int32_t vi = opgen_pte_i32(L->p, in.args, x);
+                if (vi < 0 || vi >= m->nvalues) return lfail(L, OPGEN_E_FORMAT, "argument %u is value %d, out of range (%d values)", x, vi, m->nvalues);
+                *dargs++ = &m->values[vi];
+            }
+        }
+        m->chain_end[ch] = m->ncode;
+    }
+    L->at = NULL;
+    return OPGEN_OK;
+}
+
+/* Every delegate needs a handler registered for its backend id. */
+static int32_t load_delegates(mloader *L) {
+    opgen_method *m = L->m;
+    for (int d = 0; d < m->ndelegates; d++) {
+        opgen_pte_delegate pd;
+        if (opgen_pte_delegate_at(L->p, L->pl, (uint32_t)d, &pd, L->err)) return L->err->code;
+        const opgen_delegate_handler *h = NULL;
+        for (int k = 0; k < L->opt->ndelegates && !h; k++)
+            if (L->opt->delegates[k].id && !strcmp(L->opt->delegates[k].id, pd.id)) h = &L->opt->delegates[k];
+        if (!h) return lfail(L, OPGEN_E_NOT_IMPLEMENTED, "delegate %d runs on backend '%s', and no handler for it is registered (opgen_method_options.delegates)", d, pd.id);
+        m->handlers[d] = h;
+        m->handles[d] = NULL;
+        opgen_error derr = {0};
+        if (h->init && h->init(h->user, L->p, &pd, &m->handles[d], &derr)) return lfail(L, derr.code ? derr.code : OPGEN_E_INVALID, "delegate %d (backend '%s'): %s", d, pd.id, derr.msg);
+    }
+    return OPGEN_OK;
+}
+
+/* Each kernel's meta step, in order: dtypes, shapes against the planned outs,
+ * Edge rows, the kernel for the dtype; the scratch a run needs. */
+static int32_t check_kernels(mloader *L, opgen_arena *a) {
+    opgen_method *m = L->m;
+    size_t most = 0;
+    for (int k = 0; k < m->ncode; k++) {
+        instr *ins = &m->code[k];
+        if (ins->kind != OPGEN_INSTR_KERNEL) continue;
+        L->at = ins;
+        opgen_error e = {0};
+        if (opgen_step_prepare(ins->step, m->values, a, &e)) return lfail(L, e.code, "%s", e.msg);
+        if (ins->step->scratch > most) most = ins->step->scratch;
+    }
+    L->at = NULL;
+    m->work = opgen_arena_cost(most) + 64;
+    for (int i = 0; i < m->ninputs; i++) { /* inputs with nowhere planned, given in another layout */
+        const opgen_ivalue *iv = &m->values[m->inputs[i]];
+        if (iv->kind == OPGEN_GV_TENSOR && !iv->t.data) m->work += opgen_arena_cost(opgen_nbytes(&iv->t));
+    }
+    return OPGEN_OK;
+}
+
+/* ---- load ---- */
+
+/* The method's arrays, from one sequence of arena allocations (METHOD_ARRAYS). */
+static int32_t take_arrays(opgen_method **out, const counts *c, opgen_arena *a, mloader *L, opgen_step **steps, opgen_ivalue ***dargs, opgen_error *err) {
+    void *blk[24];
+    int nb = 0;
+    bool ok = true;
+#define TAKE(bytes)                                                     \
+    if (ok) {                                                           \
+        size_t n_ = (bytes);                                            \
+        blk[nb] = opgen_arena_zalloc(a, n_ ? n_ : 1);                   \
+        ok = blk[nb++] != NULL;                                         \
+    }
+    METHOD_ARRAYS(TAKE, c)
+#undef TAKE
+    if (!ok) return opgen_fail(err, OPGEN_E_NO_MEMORY, "out of memory loading the method: it takes %zu bytes (opgen_method_memory_of)", load_bytes(c, L->p, L->pl, L->opt->buffers != NULL));
+    opgen_method *m = blk[0];
+    m->values = blk[1], m->evkind = blk[2], m->flags = blk[3], m->code = blk[4], m->chain_end = blk[5];
+    m->inputs = blk[6], m->outputs = blk[7], m->moved = blk[8], m->moved_init = blk[9], m->buffers = blk[10];
+    m->handles = blk[11], m->handlers = blk[12];
+    *steps = blk[13];
+    L->args = blk[14], L->patches = blk[15], L->res = blk[16], L->cands = blk[17], L->lists = blk[18];
+    *dargs = blk[19];
+    m->nvalues = (int)c->nvalues;
+    m->nchains = (int)c->nchains;
+    m->nbuffers = c->nbuffers;
+    m->ndelegates = (int)c->ndelegates;
+    *out = m;
+    return OPGEN_OK;
+}
+
+static int32_t take_buffers(mloader *L, opgen_arena *a) {
+    opgen_method *m = L->m;
+    if (L->opt->buffers && L->opt->nbuffers != m->nbuffers)
+        return lfail(L, OPGEN_E_INVALID, "%d planned buffers were given, the method plans %d", L->opt->nbuffers, m->nbuffers);
+    for (int b = 0; b < m->nbuffers; b++) {
+        size_t n = opgen_method_buffer_bytes(L->p, L->pl, b + 1);
+        m->buffers[b] = L->opt->buffers ? L->opt->buffers[b] : opgen_arena_zalloc(a, n ? n : 1);
+        if (!m->buffers[b]) return lfail(L, L->opt->buffers ? OPGEN_E_INVALID : OPGEN_E_NO_MEMORY, "no memory for planned buffer %d (%zu bytes)", b + 1, n);
+        if ((uintptr_t)m->buffers[b] % 16) return lfail(L, OPGEN_E_INVALID, "planned buffer %d is not aligned to 16 bytes", b + 1);
+    }
+    return OPGEN_OK;
+}
+
+int32_t opgen_method_load(const opgen_pte *p, const char *method, const opgen_method_options *opt, opgen_arena *a, opgen_method **out, opgen_error *err) {
+    opgen_pte_plan pl;
+    counts c;
+    if (!opt) opt = &no_options;
+    if (opgen_pte_plan_find(p, method, &pl, err) || count_method(p, &pl, opt, &c, err)) return err->code;
+    mloader L = {p, &pl, opt, NULL, err, NULL, NULL, NULL, NULL, NULL, 0, NULL};
+    opgen_step *steps = NULL;
+    opgen_ivalue **dargs = NULL;
+    if (take_arrays(&L.m, &c, a, &L, &steps, &dargs, err) || take_buffers(&L, a)) return err->code;
+    opgen_method *m = L.m;
+    m->pte = p;
+    m->plan = pl;
+    m->plan.name = pl.name;
+    L.pl = &m->plan;
+    if (load_values(&L) || load_io(&L) || scan_moves(&L) || load_delegates(&L) || load_instructions(&L, steps, dargs) || check_kernels(&L, a)) return err->code;
+    for (int i = 0; i < m->nmoved; i++) m->moved_init[i] = m->values[m->moved[i]];
+    uint64_t budget = 1000 * (uint64_t)(m->ncode + 1);
+    m->max_steps = opt->max_steps ? opt->max_steps : budget > (1u << 20) ? budget : (1u << 20);
+    *out = m;
+    return OPGEN_OK;
+}
+
+size_t opgen_method_work_bytes(const opgen_method *m) { return m->work; }
+int opgen_method_ninputs(const opgen_method *m) { return m->ninputs; }
+int opgen_method_noutputs(const opgen_method *m) { return m->noutputs; }
+const opgen_ivalue *opgen_method_input(const opgen_method *m, int i) { return i >= 0 && i < m->ninputs ? &m->values[m->inputs[i]] : NULL; }
+const opgen_ivalue *opgen_method_output(const opgen_method *m, int i) { return i >= 0 && i < m->noutputs ? &m->values[m->outputs[i]] : NULL; }
+
+/* ---- run ---- */
+
+static int32_t rfail(const opgen_method *m, const instr *at, opgen_error *err, int32_t code, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 5, 6)))
+#endif
+    ;
+static int32_t rfail(const opgen_method *m, const instr *at, opgen_error *err, int32_t code, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    vfail(m->pte, &m->plan, at, err, code, fmt, ap);
+    va_end(ap);
+    return code;
+}
+
+static const char *kind_text(int kind) {
+    return kind == OPGEN_GV_TENSOR ? "a tensor" : kind == OPGEN_GV_INT ? "an int" : kind == OPGEN_GV_FLOAT ? "a float" : kind == OPGEN_GV_BOOL ? "a bool" : "another kind of value";
+}
+
+static int32_t set_input(opgen_method *m, int i, const opgen_ivalue *in, opgen_arena *work, opgen_error *err) {
+    opgen_ivalue *iv = &m->values[m->inputs[i]];
+    if (in->kind != iv->kind) return rfail(m, NULL, err, OPGEN_E_INVALID, "input %d is %s, got %s", i, kind_text(iv->kind), kind_text(in->kind));
+    if (iv->kind != OPGEN_GV_TENSOR) {
+        iv->i = in->i, iv->f = in->f, iv->b = in->b;
+        return OPGEN_OK;
+    }
+    opgen_tensor *t = &iv->t;
+    if (in->t.dtype != t->dtype || in->t.dim != t->dim || memcmp(in->t.sizes, t->sizes, sizeof(int64_t) * (size_t)t->dim)) {
+        char want[160], got[160];
+        return rfail(m, NULL, err, OPGEN_E_SHAPE, "input %d is declared %s, got %s", i, opgen_type_format(want, sizeof want, t->dtype, t->dim, t->sizes),
+                     opgen_type_format(got, sizeof got, in->t.dtype, in->t.dim, in->t.sizes));
+    }
+    if (in->t.data == t->data) return OPGEN_OK; /* filled in place */
+    if (!t->capacity) { /* nowhere planned: the caller's bytes when laid out as the program's */
+        if (!memcmp(in->t.strides, t->strides, sizeof(int64_t) * (size_t)t->dim)) {
+            t->data = in->t.data;
+            return OPGEN_OK;
+        }
+        t->data = opgen_arena_alloc(work, opgen_nbytes(t));
+        if (!t->data) return rfail(m, NULL, err, OPGEN_E_NO_MEMORY, "out of memory for input %d (the run takes %zu bytes)", i, m->work);
+    }
+    opgen_ctx ctx = {work, err, "input", false, 0, false};
+    return opgen_copy_same(&ctx, t, &in->t);
+}
+
+/* A JumpFalseCall's condition: a Bool, or a Bool tensor all true. */
+static bool holds(const opgen_ivalue *v) {
+    if (v->kind == OPGEN_GV_BOOL) return v->b;
+    const bool *b = v->t.data;
+    for (int64_t k = 0, n = opgen_numel(&v->t); k < n; k++)
+        if (!b[k]) return false;
+    return true;
+}
+
+static int32_t execute(opgen_method *m, opgen_arena *work, opgen_error *err) {
+    uint64_t steps = 0;
+    opgen_arena_mark mark = opgen_arena_save(work); /* each kernel's temporaries are given back after it */
+    for (int ch = 0; ch < m->nchains; ch++) {
+        int pc = ch ? m->chain_end[ch - 1] : 0, end = m->chain_end[ch];
+        while (pc < end) {
+            const instr *ins = &m->code[pc++];
+            if (++steps > m->max_steps) return rfail(m, ins, err, OPGEN_E_INVALID, "the run executed %llu instructions without ending (a loop that never ends?)", (unsigned long long)m->max_steps);
+            if (ins->kind == OPGEN_INSTR_KERNEL) {
+                opgen_error kerr = {0};
+                int32_t st = opgen_step_run(ins->step, m->values, work, &kerr);
+                opgen_arena_restore(work, mark);
+                if (st) return rfail(m, ins, err, kerr.code ? kerr.code : st, "%s", kerr.msg);
+            } else if (ins->kind == OPGEN_INSTR_MOVE) {
+                m->values[ins->b] = m->values[ins->a];
+            } else if (ins->kind == OPGEN_INSTR_JUMP_FALSE) {
+                if (!holds(&m->values[ins->a])) pc = ins->b;
+            } else if (ins->kind == OPGEN_INSTR_DELEGATE) {
+                const opgen_delegate_handler *h = m->handlers[ins->a];
+                opgen_error derr = {0};
+                if (h->execute && h->execute(h->user, m->handles[ins->a], ins->dargs, ins->ndargs, &derr))
+                    return rfail(m, ins, err, derr.code ? derr.code : OPGEN_E_INVALID, "backend '%s': %s", h->id, derr.msg);
+            } /* FreeCall: planned memory is the plan's; nothing to give back */
+        }
+    }
+    return OPGEN_OK;
+}
+
+int32_t opgen_method_run(opgen_method *m, const opgen_ivalue *inputs, opgen_arena *work, opgen_ivalue *outputs, opgen_error *err) {
+    for (int i = 0; i < m->nmoved; i++) m->values[m->moved[i]] = m->moved_init[i]; /* as loaded: moves do not outlive a run */
+    for (int i = 0; i < m->ninputs; i++)
+        if (set_input(m, i, &inputs[i], work, err)) return err->code;
+    if (execute(m, work, err)) return err->code;
+    for (int i = 0; i < m->noutputs; i++) outputs[i] = m->values[m->outputs[i]];
+    return OPGEN_OK;
+}
+
+void opgen_method_instructions(const opgen_method *m, void (*fn)(void *ctx, const opgen_instr_info *info), void *ctx) {
+    for (int k = 0; k < m->ncode; k++) {
+        const instr *ins = &m->code[k];
+        char key[1024] = "";
+        opgen_instr_info info = {ins->chain, ins->index, ins->kind, ins->op, NULL, NULL, key, ins->a, ins->b};
+        if (ins->step) {
+            info.kernel = ins->step->kernel && ins->step->kernel->name ? ins->step->kernel->name : "?";
+            info.origin = ins->step->origin ? ins->step->origin : "opgen";
+            opgen_step_kernel_key(ins->step, key, sizeof key);
+        }
+        fn(ctx, &info);
+    }
+}

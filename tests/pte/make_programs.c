@@ -1,0 +1,86 @@
+/* Writes the built programs as .pte files for the command-line tests, each with
+ * inputs (NAME.in0.npy, ...) and the outputs it must give (NAME.out0.npy, ...),
+ * computed here independently of the runtime.
+ * usage: make_programs DIR */
+#include "opgen/file.h"
+#include "opgen/npy.h"
+#include "programs.h"
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *dir;
+static int failed;
+
+static void write_file(const char *name, const void *data, size_t n) {
+    char path[4096];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    opgen_error err = {0};
+    if (opgen_file_write(path, data, n, &err)) fprintf(stderr, "%s: %s\n", path, err.msg), failed = 1;
+}
+
+static void write_npy(const char *name, opgen_dtype d, int dim, const int64_t *sizes, const void *data) {
+    char path[4096];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    opgen_tensor t;
+    opgen_error err = {0};
+    opgen_tensor_shape(&t, d, dim, sizes, &err);
+    t.data = (void *)(uintptr_t)data;
+    t.capacity = opgen_nbytes(&t);
+    if (opgen_npy_write(path, &t, &err)) fprintf(stderr, "%s: %s\n", path, err.msg), failed = 1;
+}
+
+static void program(const char *name, const pw_program *prog) {
+    size_t n;
+    uint8_t *b = pw_build(prog, &n);
+    char file[256];
+    snprintf(file, sizeof file, "%s.pte", name);
+    write_file(file, b, n);
+    free(b);
+}
+
+int main(int argc, char **argv) {
+    if (argc != 2) return fputs("usage: make_programs DIR\n", stderr), 2;
+    dir = argv[1];
+    pw_value v[20], dv[6];
+    pw_plan pl[2];
+    pw_instr code[7];
+    float x[6] = {1, 2, 3, 4, 5, 6}, y[6];
+    int64_t s23[] = {2, 3}, s3[] = {3}, s6[] = {6}, s1223[] = {1, 2, 2, 3};
+
+    pw_program p = add_program(v, pl, false);
+    program("add", &p);
+    p = add_program(v, pl, true);
+    program("add_legacy", &p);
+    write_npy("add.in0.npy", OPGEN_DTYPE_Float, 2, s23, x);
+    for (int i = 0; i < 6; i++) y[i] = x[i] + 2 * c23[i];
+    write_npy("add.out0.npy", OPGEN_DTYPE_Float, 2, s23, y);
+
+    p = control_program(v, pl, code, 7);
+    program("control", &p);
+    bool all[3] = {true, true, true}, some[3] = {true, false, true};
+    write_npy("control.in0.npy", OPGEN_DTYPE_Float, 1, s3, x);
+    write_npy("control.in1.npy", OPGEN_DTYPE_Bool, 1, s3, all);
+    write_npy("control.in1_false.npy", OPGEN_DTYPE_Bool, 1, s3, some);
+    for (int i = 0; i < 3; i++) y[i] = 2 * x[i];
+    write_npy("control.out0.npy", OPGEN_DTYPE_Float, 1, s3, y);
+    for (int i = 0; i < 3; i++) y[i] = x[i] - 1;
+    write_npy("control.out0_false.npy", OPGEN_DTYPE_Float, 1, s3, y);
+
+    p = two_methods_program(v, dv, pl);
+    program("two_methods", &p);
+    for (int i = 0; i < 6; i++) y[i] = 2 * x[i] + 1;
+    write_npy("two_methods.out0.npy", OPGEN_DTYPE_Float, 1, s6, y);
+
+    p = channels_last_program(v, pl);
+    program("channels_last", &p);
+    float cx[12] = {1, -2, 3, 4, 5, -6, 7, 8, 9, 10, -11, 12}, cy[12];
+    for (int i = 0; i < 12; i++) cy[i] = fmaxf(cx[i] * channels_last_w[i / 6], 0);
+    write_npy("channels_last.in0.npy", OPGEN_DTYPE_Float, 4, s1223, cx);
+    write_npy("channels_last.out0.npy", OPGEN_DTYPE_Float, 4, s1223, cy);
+
+    p = kinds_program(v, pl);
+    program("delegated", &p);
+    return failed;
+}

@@ -1,0 +1,23 @@
+/* Programs the tests build with the suite's writer (ptew.h): test_method runs
+ * them through the C API, make_programs writes them as .pte files (with inputs
+ * and expected outputs) for the command-line tests. Each fills caller storage. */
+#ifndef PTE_PROGRAMS_H
+#define PTE_PROGRAMS_H
+#include "ptew.h"
+
+enum { F32 = 6, F64 = 7, I64 = 4, B8 = 11 };
+
+extern const float c23[6]; /* add_program's constant */
+/* forward(x f32[2,3]) = x + 2 * c23: a constant (inline with `legacy`), a planned input and output. */
+pw_program add_program(pw_value *v, pw_plan *pl, bool legacy);
+/* Every EValue kind, each consumed by a kernel or by the delegate "TestBackend":
+ * forward(x f32[2,3]) = (gelu(x, 'tanh'), sum(x, [-1]), hardtanh(x, -0.5, 0.5),
+ * cat([x, hardtanh], 0), the delegate's output). */
+pw_program kinds_program(pw_value *v, pw_plan *pl); /* v: 20 */
+/* forward(x f32[3], cond b8[3]) = x * 2 if all of cond, else x - 1: JumpFalseCall,
+ * MoveCall, FreeCall; instruction 3 jumps to jump_to (7: the end). */
+pw_program control_program(pw_value *v, pw_plan *pl, pw_instr *code, int32_t jump_to); /* v: 9, code: 7 */
+pw_program two_methods_program(pw_value *fv, pw_value *dv, pw_plan *pls); /* 4, 6, 2 */
+extern const float channels_last_w[2]; /* its weights */
+pw_program channels_last_program(pw_value *v, pw_plan *pl); /* v: 14 */
+#endif

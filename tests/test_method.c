@@ -1,0 +1,523 @@
+/* The .pte loader and executor (opgen/method.h) on programs built here with the
+ * suite's writer (tests/pte/ptew.c): every EValue kind, every instruction kind,
+ * two methods, constants in a segment and inline (the legacy constant_buffer),
+ * planned buffers from the arena or from the caller, a delegate with and without
+ * a handler, views sharing planned bytes, dim orders; then errors, each with its
+ * message (truncations, offsets out of bounds, offsets that point back, an unknown
+ * op, a dtype no Edge row allows, wrong inputs, a jump past the end, a loop that
+ * never ends), and load into exactly the memory opgen_method_memory_of reports.
+ * With the corpus: every program ExecuTorch's exporter wrote (../shared/corpus/exir)
+ * against eager PyTorch's outputs, and ExecuTorch's add_model and module_linear.
+ * usage: test_method [CORPUS_DIR] */
+#include "opgen/method.h"
+#include "opgen/npy.h"
+#include "pte/programs.h"
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int failures, checks;
+#define CHECK(cond, ...)                                \
+    do {                                                \
+        checks++;                                       \
+        if (!(cond)) {                                  \
+            failures++;                                 \
+            printf("FAIL %s:%d: ", __FILE__, __LINE__); \
+            printf(__VA_ARGS__);                        \
+            printf("\n");                               \
+        }                                               \
+    } while (0)
+
+
+/* A loaded program: its bytes (16-aligned, as a device would map them), the
+ * reader over them, the method, and the arenas load and run take. */
+typedef struct loaded {
+    uint8_t *bytes;
+    opgen_pte pte;
+    opgen_method *m;
+    opgen_arena load, work;
+    void *load_mem, *work_mem;
+    opgen_method_memory mem;
+    char msg[1024];
+} loaded;
+
+static void unload(loaded *l) {
+    free(l->bytes);
+    free(l->load_mem);
+    free(l->work_mem);
+    memset(l, 0, sizeof *l);
+}
+
+/* Loads method `name` of the program into exactly the memory it reports. */
+static int32_t load(loaded *l, const pw_program *prog, const char *name, const opgen_method_options *opt) {
+    size_t n;
+    uint8_t *b = pw_build(prog, &n);
+    memset(l, 0, sizeof *l);
+    l->bytes = aligned_alloc(16, (n + 15) & ~(size_t)15);
+    memcpy(l->bytes, b, n);
+    free(b);
+    opgen_error err = {0};
+    int32_t st = opgen_pte_open(&l->pte, l->bytes, n, "built.pte", &err);
+    if (!st) st = opgen_method_memory_of(&l->pte, name, opt, &l->mem, &err);
+    if (!st) {
+        l->load_mem = malloc(l->mem.load_bytes);
+        opgen_arena_init(&l->load, l->load_mem, l->mem.load_bytes);
+        st = opgen_method_load(&l->pte, name, opt, &l->load, &l->m, &err);
+    }
+    if (!st) {
+        size_t wb = opgen_method_work_bytes(l->m);
+        l->work_mem = malloc(wb);
+        opgen_arena_init(&l->work, l->work_mem, wb);
+    }
+    if (st) opgen_error_format(&err, l->msg, sizeof l->msg);
+    return st;
+}
+
+static int32_t run(loaded *l, const opgen_ivalue *in, opgen_ivalue *out) {
+    opgen_error err = {0};
+    int32_t st = opgen_method_run(l->m, in, &l->work, out, &err);
+    if (st) opgen_error_format(&err, l->msg, sizeof l->msg);
+    opgen_arena_reset(&l->work);
+    return st;
+}
+
+static opgen_ivalue tensor_in(opgen_dtype d, int dim, const int64_t *sizes, void *data) {
+    opgen_ivalue v = {0};
+    v.kind = OPGEN_GV_TENSOR;
+    opgen_tensor_shape(&v.t, d, dim, sizes, NULL);
+    v.t.data = data;
+    v.t.capacity = opgen_nbytes(&v.t);
+    return v;
+}
+
+static void test_add(bool legacy) {
+    pw_value v[4];
+    pw_plan pl;
+    pw_program prog = add_program(v, &pl, legacy);
+    loaded l;
+    CHECK(!load(&l, &prog, "forward", NULL), "add (%s constants) does not load: %s", legacy ? "inline" : "segment", l.msg);
+    if (!l.m) return unload(&l);
+    CHECK(l.mem.planned_bytes == 64 && l.mem.nbuffers == 1, "planned %zu bytes in %d buffers, the program declares 64 in 1", l.mem.planned_bytes, l.mem.nbuffers);
+    float x[6] = {1, 2, 3, 4, 5, 6};
+    opgen_ivalue in = tensor_in(OPGEN_DTYPE_Float, 2, (int64_t[]){2, 3}, x), out;
+    CHECK(!run(&l, &in, &out), "add does not run: %s", l.msg);
+    const float *y = out.t.data;
+    for (int i = 0; i < 6; i++) CHECK(y[i] == x[i] + 2 * c23[i], "add: element %d is %g, expected %g", i, y[i], x[i] + 2 * c23[i]);
+    CHECK(!run(&l, &in, &out) && ((const float *)out.t.data)[5] == 126, "a second run differs: %s", l.msg);
+    unload(&l);
+}
+
+/* Every EValue kind, each consumed by a kernel (DoubleList, BoolList and an
+ * OptionalTensorList by a delegate's handler, as no kernel here takes them). */
+static int handled;
+static int32_t check_args(void *user, void *handle, opgen_ivalue *const *args, int nargs, opgen_error *err) {
+    (void)user;
+    if (nargs != 4 || strcmp(handle, "TestBackend") || args[0]->kind != OPGEN_GV_TENSOR || args[1]->kind != OPGEN_GV_OTHER || args[3]->kind != OPGEN_GV_TENSOR)
+        return opgen_fail(err, OPGEN_E_INVALID, "unexpected delegate arguments");
+    const float *x = args[0]->t.data;
+    float *o = args[3]->t.data;
+    for (int64_t i = 0; i < opgen_numel(&args[3]->t); i++) o[i] = x[i] * 3;
+    handled++;
+    return OPGEN_OK;
+}
+static int32_t init_backend(void *user, const opgen_pte *p, const opgen_pte_delegate *d, void **handle, opgen_error *err) {
+    (void)user, (void)p;
+    if (d->size != 11 || memcmp(d->data, "TestBackend", 11)) return opgen_fail(err, OPGEN_E_INVALID, "the payload is not the program's");
+    *handle = (void *)(uintptr_t)"TestBackend";
+    return OPGEN_OK;
+}
+
+static void test_kinds(void) {
+    pw_value v[20];
+    pw_plan pl;
+    pw_program prog = kinds_program(v, &pl);
+    loaded l;
+    CHECK(load(&l, &prog, "forward", NULL) && strstr(l.msg, "delegate 0 runs on backend 'TestBackend', and no handler for it is registered"),
+          "a delegate without a handler: %s", l.msg);
+    unload(&l);
+    opgen_delegate_handler h = {"TestBackend", NULL, init_backend, check_args};
+    opgen_method_options opt = {NULL, &h, 1, NULL, 0, 0};
+    CHECK(!load(&l, &prog, "forward", &opt), "every kind does not load: %s", l.msg);
+    if (!l.m) return unload(&l);
+    float x[6] = {-2, -0.25, 0, 0.25, 1, 3};
+    opgen_ivalue in = tensor_in(OPGEN_DTYPE_Float, 2, (int64_t[]){2, 3}, x), out[5];
+    handled = 0;
+    CHECK(!run(&l, &in, out), "every kind does not run: %s", l.msg);
+    CHECK(handled == 2, "the handler ran %d times, not 2", handled);
+    const float *g = out[0].t.data, *s = out[1].t.data, *h2 = out[2].t.data, *c = out[3].t.data, *d = out[4].t.data;
+    for (int i = 0; i < 6; i++) {
+        double gt = 0.5 * x[i] * (1 + tanh(0.7978845608028654 * (x[i] + 0.044715 * x[i] * x[i] * x[i])));
+        CHECK(fabs(g[i] - gt) < 1e-6, "gelu(%g) = %g, expected %g", x[i], g[i], gt);
+        CHECK(h2[i] == (x[i] < -0.5f ? -0.5f : x[i] > 0.5f ? 0.5f : x[i]), "hardtanh(%g) = %g", x[i], h2[i]);
+        CHECK(c[i] == x[i] && c[6 + i] == h2[i], "cat: element %d", i);
+        CHECK(d[i] == 3 * x[i], "the delegate's output %d is %g", i, d[i]);
+    }
+    CHECK(s[0] == x[0] + x[1] + x[2] && s[1] == x[3] + x[4] + x[5], "sum over [-1]: %g %g", s[0], s[1]);
+    unload(&l);
+}
+
+static void test_control(void) {
+    pw_value v[9];
+    pw_plan pl;
+    pw_instr code[7];
+    pw_program prog = control_program(v, &pl, code, 7);
+    loaded l;
+    CHECK(!load(&l, &prog, "forward", NULL), "control flow does not load: %s", l.msg);
+    if (!l.m) return unload(&l);
+    float x[3] = {1, 2, 3};
+    bool yes[3] = {true, true, true}, no[3] = {true, false, true};
+    opgen_ivalue in[2] = {tensor_in(OPGEN_DTYPE_Float, 1, (int64_t[]){3}, x), tensor_in(OPGEN_DTYPE_Bool, 1, (int64_t[]){3}, yes)}, out;
+    CHECK(!run(&l, in, &out) && ((float *)out.t.data)[2] == 6, "the true branch: %s", l.msg);
+    in[1].t.data = no;
+    CHECK(!run(&l, in, &out) && ((float *)out.t.data)[2] == 2, "the false branch: %s", l.msg);
+    in[1].t.data = yes;
+    CHECK(!run(&l, in, &out) && ((float *)out.t.data)[0] == 2, "the true branch again (moves do not outlive a run): %s", l.msg);
+    unload(&l);
+    prog = control_program(v, &pl, code, 8);
+    CHECK(load(&l, &prog, "forward", NULL) && strstr(l.msg, "instruction 3 (JumpFalseCall): jumps to instruction 8, past the end of its chain (7 instructions)"), "a jump past the end: %s", l.msg);
+    unload(&l);
+    prog = control_program(v, &pl, code, 0); /* back to the start, for ever */
+    opgen_method_options opt = {NULL, NULL, 0, NULL, 0, 1000};
+    CHECK(!load(&l, &prog, "forward", &opt), "a loop does not load: %s", l.msg);
+    if (l.m) CHECK(run(&l, in, &out) && strstr(l.msg, "executed 1000 instructions without ending"), "a loop that never ends: %s", l.msg);
+    unload(&l);
+}
+
+/* Two methods; the legacy constant_buffer; a view the exporter removed: value 4
+ * ([6]) shares value 3's planned bytes ([2,3]) and no instruction connects them. */
+static void test_methods_and_views(void) {
+    pw_value fv[4], dv[6];
+    pw_plan pls[2];
+    pw_program prog = two_methods_program(fv, dv, pls);
+    loaded l;
+    CHECK(load(&l, &prog, "missing", NULL) && strstr(l.msg, "no method 'missing' (the program has 'forward', 'twice_plus_one')"), "a missing method: %s", l.msg);
+    unload(&l);
+    CHECK(!load(&l, &prog, "twice_plus_one", NULL), "the second method does not load: %s", l.msg);
+    if (l.m) {
+        float x[6] = {1, 2, 3, 4, 5, 6};
+        opgen_ivalue in = tensor_in(OPGEN_DTYPE_Float, 2, (int64_t[]){2, 3}, x), out;
+        CHECK(!run(&l, &in, &out) && out.t.dim == 1 && ((float *)out.t.data)[5] == 13, "a view through shared planned bytes: %s", l.msg);
+    }
+    unload(&l);
+    CHECK(!load(&l, &prog, "forward", NULL), "the first method (inline constants) does not load: %s", l.msg);
+    unload(&l);
+}
+
+/* Channels-last tensors: an input in dim order 0,2,3,1 given contiguous, a
+ * kernel that writes contiguously (convolution) into a channels-last out (a
+ * stand-in, copied), an elementwise one (relu) writing it in place. */
+static void test_dim_order(void) {
+    pw_value v[14];
+    pw_plan pl;
+    pw_program prog = channels_last_program(v, &pl);
+    loaded l;
+    CHECK(!load(&l, &prog, "forward", NULL), "channels-last does not load: %s", l.msg);
+    if (!l.m) return unload(&l);
+    float x[12] = {1, -2, 3, 4, 5, -6, 7, 8, 9, 10, -11, 12}; /* contiguous NCHW */
+    opgen_ivalue in = tensor_in(OPGEN_DTYPE_Float, 4, (int64_t[]){1, 2, 2, 3}, x), out;
+    CHECK(!run(&l, &in, &out), "channels-last does not run: %s", l.msg);
+    CHECK(out.t.dim_order[1] == 2 && out.t.dim_order[3] == 1 && out.t.strides[1] == 1, "the output lost its dim order");
+    /* groups=2: channel c is x[c] * w[c]; relu after */
+    for (int c = 0; c < 2; c++)
+        for (int i = 0; i < 6; i++) {
+            float want = x[c * 6 + i] * channels_last_w[c], got = ((float *)out.t.data)[(i / 3) * out.t.strides[2] + (i % 3) * out.t.strides[3] + c * out.t.strides[1]];
+            if (want < 0) want = 0;
+            CHECK(got == want, "channel %d element %d is %g, expected %g", c, i, got, want);
+        }
+    unload(&l);
+}
+
+/* Load takes what opgen_method_memory_of says, no more: 16 bytes less fails
+ * cleanly; planned buffers may come from the caller. */
+static void test_memory(void) {
+    pw_value v[20];
+    pw_plan pl;
+    pw_program prog = kinds_program(v, &pl);
+    opgen_delegate_handler h = {"TestBackend", NULL, init_backend, check_args};
+    opgen_method_options opt = {NULL, &h, 1, NULL, 0, 0};
+    loaded l;
+    CHECK(!load(&l, &prog, "forward", &opt), "%s", l.msg);
+    size_t need = l.mem.load_bytes;
+    CHECK(l.load.used <= need && need - l.load.used < 16, "load took %zu bytes, it said %zu", l.load.used, need);
+    opgen_arena small;
+    void *mem = malloc(need - 16);
+    opgen_arena_init(&small, mem, need - 16);
+    opgen_method *m;
+    opgen_error err = {0};
+    CHECK(opgen_method_load(&l.pte, "forward", &opt, &small, &m, &err) == OPGEN_E_NO_MEMORY && strstr(err.msg, "memory"), "16 bytes short: %s", err.msg);
+    free(mem);
+    /* the caller's planned buffer: outputs point into it */
+    static _Alignas(16) uint8_t buffer[256];
+    void *buffers[1] = {buffer};
+    opgen_method_options given = {NULL, &h, 1, buffers, 1, 0};
+    opgen_method_memory gm;
+    CHECK(!opgen_method_memory_of(&l.pte, "forward", &given, &gm, &err) && gm.load_bytes + 256 == need, "given buffers: load takes %zu, not %zu", gm.load_bytes, need - 256);
+    mem = malloc(gm.load_bytes);
+    opgen_arena_init(&small, mem, gm.load_bytes);
+    CHECK(!opgen_method_load(&l.pte, "forward", &given, &small, &m, &err), "given buffers: %s", err.msg);
+    if (!err.code) {
+        float x[6] = {1, 2, 3, 4, 5, 6};
+        opgen_ivalue in = tensor_in(OPGEN_DTYPE_Float, 2, (int64_t[]){2, 3}, x), out[5];
+        CHECK(!opgen_method_run(m, &in, &l.work, out, &err) && (uint8_t *)out[3].t.data == buffer + 128, "outputs in the given buffer: %s", err.msg);
+    }
+    free(mem);
+    unload(&l);
+}
+
+/* A corrupted program: an error whose text names the problem, or (a byte that
+ * does not matter) the same program. */
+static int expect_error(const pw_program *prog, const char *want) {
+    loaded l;
+    int32_t st = load(&l, prog, "forward", NULL);
+    CHECK(st && strstr(l.msg, want), "expected an error containing '%s', got: %s", want, st ? l.msg : "(loaded)");
+    unload(&l);
+    return st;
+}
+
+static void test_errors(void) {
+    pw_value v[4];
+    pw_plan pl;
+    pw_program prog = add_program(v, &pl, false);
+    v[3].mem_off = 48;
+    expect_error(&prog, "value 3 (24 bytes at offset 48) lies outside planned buffer 1 (64 bytes)");
+    prog = add_program(v, &pl, false);
+    v[3].mem_id = 2;
+    expect_error(&prog, "value 3 is planned in buffer 2, and the method has 1");
+    prog = add_program(v, &pl, false);
+    pl.ops[0][0] = "aten::nope";
+    expect_error(&prog, "method 'forward', instruction 0: unknown operator aten::nope.out");
+    prog = add_program(v, &pl, false);
+    pl.ops[0][1] = "Tensor";
+    expect_error(&prog, "aten::add.Tensor is not an out= variant");
+    prog = add_program(v, &pl, false);
+    v[3] = pw_tensor(F32, 2, (int32_t[]){2, 3}, 0, 0, 1); /* the out is the constant */
+    expect_error(&prog, "its out 'out' (value 3) has no planned memory to write");
+    prog = add_program(v, &pl, false);
+    v[0].dtype = 4, v[3].dtype = 6; /* Long + Long -> a Float out */
+    v[1] = pw_tensor(I64, 2, (int32_t[]){2, 3}, 1, 0, 0);
+    expect_error(&prog, "out has dtype Float, the result is Long");
+    prog = add_program(v, &pl, false);
+    v[0].storage_offset = 3;
+    expect_error(&prog, "value 0 has storage offset 3; only 0 is supported");
+    prog = add_program(v, &pl, false);
+    v[1].data = 7;
+    expect_error(&prog, "constant buffer 7 out of range: the program has 2");
+    prog = add_program(v, &pl, false);
+    v[2] = pw_double(2.5); /* alpha a float on float tensors is fine; on Long it is refused */
+    v[0].dtype = v[3].dtype = 4;
+    v[1] = pw_tensor(I64, 2, (int32_t[]){2, 3}, 1, 0, 0);
+    v[3].mem_off = 0;
+    expect_error(&prog, "for integral input tensors, alpha must not be a floating point number");
+    prog = add_program(v, &pl, false);
+    v[2] = pw_string("two");
+    expect_error(&prog, "argument 'alpha' (Scalar) is value 2, a String");
+    /* where.self_out with a Byte condition: the kernel takes it, no Edge row does */
+    static const int32_t s3[] = {3};
+    pw_value w[4] = {pw_tensor(0, 1, s3, 1, 0, 0), pw_tensor(F32, 1, s3, 1, 16, 0), pw_tensor(F32, 1, s3, 1, 32, 0), pw_tensor(F32, 1, s3, 1, 48, 0)};
+    static pw_instr wc[] = {{PW_KERNEL, 0, 0, 5, {0, 1, 2, 3, 3}}};
+    pw_plan wpl = {.name = "forward", .values = w, .nvalues = 4, .inputs = {0, 1, 2}, .ninputs = 3, .outputs = {3}, .noutputs = 1, .ops = {{"aten::where", "self_out"}},
+                   .nops = 1, .code = wc, .ncode = 1, .buffers = {0, 64}, .nbuffers = 2};
+    pw_program wp = {.plans = &wpl, .nplans = 1};
+    expect_error(&wp, "aten::where.self: no Edge constraint row allows (condition=Byte, self=Float, other=Float, __ret_0=Float)");
+    /* wrong inputs at run */
+    prog = add_program(v, &pl, false);
+    loaded l;
+    if (!load(&l, &prog, "forward", NULL)) {
+        double d[6] = {0};
+        opgen_ivalue in = tensor_in(OPGEN_DTYPE_Double, 2, (int64_t[]){2, 3}, d), out;
+        CHECK(run(&l, &in, &out) && strstr(l.msg, "input 0 is declared f32[2, 3], got f64[2, 3]"), "a wrong input dtype: %s", l.msg);
+        in = tensor_in(OPGEN_DTYPE_Float, 1, (int64_t[]){6}, d);
+        CHECK(run(&l, &in, &out) && strstr(l.msg, "input 0 is declared f32[2, 3], got f32[6]"), "a wrong input shape: %s", l.msg);
+        in.kind = OPGEN_GV_INT;
+        CHECK(run(&l, &in, &out) && strstr(l.msg, "input 0 is a tensor, got an int"), "a wrong input kind: %s", l.msg);
+    }
+    unload(&l);
+}
+
+/* Every truncation and every single-byte corruption of a program: an error or a
+ * program that loads and runs; never a read outside the buffer (ASan watches). */
+static void test_corruptions(void) {
+    pw_value v[9];
+    pw_plan pl;
+    pw_instr code[7];
+    pw_program prog = control_program(v, &pl, code, 7);
+    size_t n;
+    uint8_t *good = pw_build(&prog, &n), *b = malloc(n);
+    unsigned errors = 0, ran = 0;
+    float x[3] = {1, 2, 3};
+    bool yes[3] = {true, true, true};
+    opgen_ivalue in[2] = {tensor_in(OPGEN_DTYPE_Float, 1, (int64_t[]){3}, x), tensor_in(OPGEN_DTYPE_Bool, 1, (int64_t[]){3}, yes)}, out[4];
+    static _Alignas(16) uint8_t arena_mem[1 << 16], work_mem[1 << 14];
+    for (size_t k = 0; k < n * 3 + n; k++) {
+        size_t len = n;
+        memcpy(b, good, n);
+        if (k < n)
+            len = k; /* truncated */
+        else
+            b[(k - n) / 3] = (uint8_t)((k - n) % 3 == 0 ? 0x00 : (k - n) % 3 == 1 ? 0xff : 0x7f);
+        opgen_pte p;
+        opgen_error err = {0};
+        opgen_method_memory mem;
+        opgen_method *m;
+        opgen_arena a, w;
+        opgen_arena_init(&a, arena_mem, sizeof arena_mem);
+        opgen_arena_init(&w, work_mem, sizeof work_mem);
+        if (opgen_pte_open(&p, b, len, "c.pte", &err) || opgen_method_memory_of(&p, "forward", NULL, &mem, &err) || mem.load_bytes > sizeof arena_mem ||
+            opgen_method_load(&p, "forward", NULL, &a, &m, &err) || opgen_method_work_bytes(m) > sizeof work_mem) {
+            errors++;
+            continue;
+        }
+        opgen_method_options opt = {NULL, NULL, 0, NULL, 0, 10000};
+        (void)opt;
+        if (opgen_method_ninputs(m) == 2 && opgen_method_noutputs(m) <= 4 && opgen_method_input(m, 0)->kind == OPGEN_GV_TENSOR && opgen_method_input(m, 1)->kind == OPGEN_GV_TENSOR) {
+            opgen_method_run(m, in, &w, out, &err);
+            ran++;
+        }
+    }
+    CHECK(errors > n, "only %u of %zu corruptions were errors", errors, 4 * n);
+    printf("test_method: %zu truncations and %zu corruptions of a %zu-byte program: %u refused, %u loaded and ran\n", n, 3 * n, n, errors, ran);
+    free(good);
+    free(b);
+}
+
+/* ---- the corpus: programs from ExecuTorch's own exporter and repository ---- */
+
+static uint8_t *read_all(const char *path, size_t *n) {
+    FILE *f = fopen(path, "rb");
+    if (!f) return NULL;
+    fseek(f, 0, SEEK_END);
+    long len = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    uint8_t *b = aligned_alloc(16, ((size_t)(len > 0 ? len : 1) + 15) & ~(size_t)15);
+    *n = fread(b, 1, (size_t)len, f);
+    fclose(f);
+    return b;
+}
+
+typedef struct corpus_run {
+    uint8_t *bytes;
+    opgen_pte pte;
+    opgen_method *m;
+    opgen_arena a;
+    char msg[1024];
+} corpus_run;
+
+static int32_t corpus_load(corpus_run *c, const char *path) {
+    size_t n;
+    opgen_error err = {0};
+    memset(c, 0, sizeof *c);
+    opgen_arena_init_growing(&c->a);
+    c->bytes = read_all(path, &n);
+    int32_t st = !c->bytes ? OPGEN_E_IO : opgen_pte_open(&c->pte, c->bytes, n, path, &err);
+    if (!st) st = opgen_method_load(&c->pte, "forward", NULL, &c->a, &c->m, &err);
+    if (st) opgen_error_format(&err, c->msg, sizeof c->msg);
+    return st;
+}
+
+static void corpus_free(corpus_run *c) {
+    opgen_arena_release(&c->a);
+    free(c->bytes);
+}
+
+/* exir/NAME: every call K's inputs K_I.npy against the eager outputs K_O.npy. */
+static void exir_program(const char *dir, const char *name) {
+    char path[4096];
+    snprintf(path, sizeof path, "%s/exir/%s/model.pte", dir, name);
+    corpus_run c;
+    CHECK(!corpus_load(&c, path), "%s does not load: %s", name, c.msg);
+    double worst_abs = 0, worst_rel = 0;
+    int calls = 0;
+    for (int k = 0; c.m; k++) {
+        opgen_ivalue in[8], out[8];
+        int ni = opgen_method_ninputs(c.m), no = opgen_method_noutputs(c.m), i;
+        opgen_error err = {0};
+        for (i = 0; i < ni; i++) {
+            snprintf(path, sizeof path, "%s/exir/%s/inputs/%d_%d.npy", dir, name, k, i);
+            in[i].kind = OPGEN_GV_TENSOR;
+            if (opgen_npy_read(path, &c.a, &in[i].t, &err)) break;
+        }
+        if (i < ni) break; /* no call k */
+        calls++;
+        CHECK(!opgen_method_run(c.m, in, &c.a, out, &err), "%s call %d: %s", name, k, err.msg);
+        for (int o = 0; o < no && !err.code; o++) {
+            opgen_tensor want;
+            snprintf(path, sizeof path, "%s/exir/%s/expected/%d_%d.npy", dir, name, k, o);
+            CHECK(!opgen_npy_read(path, &c.a, &want, &err) && want.dim == out[o].t.dim, "%s call %d output %d: %s", name, k, o, err.msg);
+            for (int64_t e = 0; !err.code && e < opgen_numel(&want); e++) {
+                double w = opgen_load_f64(&want, e), g = opgen_load_f64(&out[o].t, e), d = fabs(w - g);
+                if (d > worst_abs) worst_abs = d;
+                if (d / (fabs(w) + 1e-30) > worst_rel && fabs(w) > 1e-6) worst_rel = d / fabs(w);
+                CHECK(d <= 1e-5 * fabs(w) + 1e-6, "%s call %d output %d element %lld: %.9g, PyTorch %.9g", name, k, o, (long long)e, g, w);
+            }
+        }
+    }
+    if (c.m) printf("test_method: exir/%s: %d calls match eager PyTorch: max abs error %.3g, max rel error %.3g (tolerance 1e-5 relative + 1e-6 absolute)\n", name, calls,
+                    worst_abs, worst_rel);
+    CHECK(!c.m || calls == 3, "%s: %d calls", name, calls);
+    corpus_free(&c);
+}
+
+/* add_model (x + c, c a 0-d constant) and module_linear (x * a + b): the
+ * expected values computed from the constants the programs hold. */
+static void executorch_program(const char *dir, const char *name, bool linear) {
+    char path[4096];
+    snprintf(path, sizeof path, "%s/executorch/pte/%s.pte", dir, name);
+    corpus_run c;
+    CHECK(!corpus_load(&c, path), "%s does not load: %s", name, c.msg);
+    if (!c.m) return corpus_free(&c);
+    const opgen_ivalue *iv = opgen_method_input(c.m, 0);
+    opgen_pte_plan pl;
+    opgen_error err = {0};
+    opgen_pte_plan_at(&c.pte, 0, &pl, &err);
+    const float *k[2] = {NULL, NULL};
+    for (uint32_t i = 0, nk = 0; i < pl.values.len && nk < 2; i++) { /* the constants, in value order */
+        opgen_pte_value v;
+        const void *d;
+        if (!opgen_pte_value_at(&c.pte, &pl, i, &v, &err) && v.kind == OPGEN_EV_TENSOR && v.t.data_buffer_idx && !v.t.planned &&
+            !opgen_pte_constant(&c.pte, v.t.data_buffer_idx, 4, &d, &err))
+            k[nk++] = d;
+    }
+    float x[4] = {1.5f, -2, 0.25f, 8};
+    opgen_ivalue in = {0}, out;
+    in.kind = OPGEN_GV_TENSOR;
+    opgen_tensor_shape(&in.t, OPGEN_DTYPE_Float, iv->t.dim, iv->t.sizes, &err);
+    in.t.data = x;
+    CHECK(k[0] && !opgen_method_run(c.m, &in, &c.a, &out, &err), "%s: %s", name, err.msg);
+    for (int64_t e = 0; !err.code && e < opgen_numel(&in.t); e++) {
+        float want = linear ? x[e] * k[0][e] + k[1][e] : x[e] + k[0][0], got = ((float *)out.t.data)[e];
+        CHECK(got == want, "%s element %lld: %g, expected %g", name, (long long)e, got, want);
+    }
+    if (!err.code) printf("test_method: executorch/pte/%s.pte runs: %s\n", name, linear ? "x * a + b with its constants" : "x + c with its constant");
+    corpus_free(&c);
+}
+
+static void corpus(const char *dir) {
+    char probe[4096];
+    snprintf(probe, sizeof probe, "%s/exir/mlp/model.pte", dir);
+    FILE *f = fopen(probe, "rb");
+    if (!f) {
+        printf("SKIP corpus programs: %s is absent\n", probe);
+        return;
+    }
+    fclose(f);
+    static const char *const names[] = {"mlp", "small_cnn", "two_outputs", "cond", "embed_mean"};
+    for (size_t i = 0; i < sizeof names / sizeof *names; i++) exir_program(dir, names[i]);
+    executorch_program(dir, "add_model", false);
+    executorch_program(dir, "module_linear", true);
+}
+
+int main(int argc, char **argv) {
+    test_add(false);
+    test_add(true);
+    test_kinds();
+    test_control();
+    test_methods_and_views();
+    test_dim_order();
+    test_memory();
+    test_errors();
+    test_corruptions();
+    if (argc > 1) corpus(argv[1]);
+    printf("test_method: %d checks, %d failed\n", checks, failures);
+    return failures ? 1 : 0;
+}
