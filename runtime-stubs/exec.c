@@ -69,8 +69,7 @@ static int32_t bind(loader *L, gstep *gs, int ai, const opgen_arg *arg, const op
     const opgen_graph *g = L->g;
     const opgen_gnode *node = gs->node;
     int abi = arg->abi;
-    bool opt = abi == OPGEN_ABI_OPT_TENSOR || abi == OPGEN_ABI_OPT_INT || abi == OPGEN_ABI_OPT_INT_LIST || abi == OPGEN_ABI_OPT_FLOAT || abi == OPGEN_ABI_OPT_BOOL ||
-               abi == OPGEN_ABI_OPT_SCALAR || abi == OPGEN_ABI_OPT_DTYPE || abi == OPGEN_ABI_OPT_STR || abi == OPGEN_ABI_OPT_ENUM || abi == OPGEN_ABI_OPAQUE;
+    bool opt = opgen_abi_optional(abi);
     if (x->kind == OPGEN_GA_NONE) {
         if (!opt) return node_fail(L->err, g, x->line, x->col, OPGEN_E_INVALID, "%s: argument '%s' (%s) cannot be None", node->op, arg->name, arg->type);
         v->none = true;

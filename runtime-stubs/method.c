@@ -107,10 +107,6 @@ size_t opgen_method_buffer_bytes(const opgen_pte *p, const opgen_pte_plan *pl, i
 
 /* ---- resolving an operator ---- */
 
-static int is_optional(int abi) {
-    return abi == OPGEN_ABI_OPT_TENSOR || abi == OPGEN_ABI_OPT_INT || abi == OPGEN_ABI_OPT_INT_LIST || abi == OPGEN_ABI_OPT_FLOAT || abi == OPGEN_ABI_OPT_FLOAT_LIST ||
-           abi == OPGEN_ABI_OPT_BOOL || abi == OPGEN_ABI_OPT_SCALAR || abi == OPGEN_ABI_OPT_DTYPE || abi == OPGEN_ABI_OPT_STR || abi == OPGEN_ABI_OPT_ENUM || abi == OPGEN_ABI_OPAQUE;
-}
 
 /* The kernel op of a KernelCall: its out= variant (or a scalar prim). */
 static int32_t kernel_op(const opgen_pte *p, const opgen_pte_plan *pl, const instr *at, int32_t opi, int *kid, const char **qualified, opgen_error *err) {
@@ -120,7 +116,11 @@ static int32_t kernel_op(const opgen_pte *p, const opgen_pte_plan *pl, const ins
         return OPGEN_E_FORMAT;
     }
     char full[256];
-    snprintf(full, sizeof full, "%s%s%s", name, *overload ? "." : "", overload);
+    size_t n = strlen(name), o = strlen(overload);
+    if (n + o + 2 > sizeof full) return opgen_fail_at(err, OPGEN_E_NOT_FOUND, p->file, 0, 0, "method '%s', instruction %d: an operator name of %zu bytes", pl->name, at->index, n + o);
+    memcpy(full, name, n);
+    full[n] = '.';
+    memcpy(full + n + (o ? 1 : 0), overload, o + 1);
     int id = opgen_node_op(full);
     if (id < 0) return opgen_fail_at(err, OPGEN_E_NOT_FOUND, p->file, 0, 0, "method '%s', instruction %d: unknown operator %s", pl->name, at->index, full);
     if (opgen_ops[id].kind != OPGEN_KIND_OUT && !opgen_is_scalar_op(id))
@@ -145,6 +145,9 @@ static int32_t count_kernel_call(const opgen_pte *p, const opgen_pte_plan *pl, c
     for (int ai = 0; ai < kop->nargs && (uint32_t)ai < in->args.len; ai++) {
         const opgen_arg *ka = &opgen_args[kop->first_arg + (unsigned)ai];
         c->nres += (ka->flags & OPGEN_ARG_OUT) != 0;
+        if (ka->abi != OPGEN_ABI_INT_LIST && ka->abi != OPGEN_ABI_OPT_INT_LIST && ka->abi != OPGEN_ABI_FLOAT_LIST && ka->abi != OPGEN_ABI_OPT_FLOAT_LIST &&
+            ka->abi != OPGEN_ABI_BOOL_LIST && ka->abi != OPGEN_ABI_TENSOR_LIST)
+            continue; /* only lists take memory of their own */
         int32_t vi = opgen_pte_i32(p, in->args, (uint32_t)ai);
         opgen_pte_value v;
         if (vi < 0 || (uint32_t)vi >= pl->values.len || opgen_pte_value_at(p, pl, (uint32_t)vi, &v, err)) continue; /* reported when bound */
@@ -244,6 +247,8 @@ static int32_t place_tensor(mloader *L, int i, const opgen_pte_tensor *pt, opgen
             return lfail(L, OPGEN_E_FORMAT, "value %d is planned in buffer %u, and the method has %d", i, pt->memory_id, L->m->nbuffers);
         if (pt->memory_offset > size || nbytes > size - pt->memory_offset)
             return lfail(L, OPGEN_E_FORMAT, "value %d (%zu bytes at offset %llu) lies outside planned buffer %u (%zu bytes)", i, nbytes, (unsigned long long)pt->memory_offset, pt->memory_id, size);
+        if (pt->memory_offset % (uint64_t)opgen_dtype_size(t->dtype))
+            return lfail(L, OPGEN_E_FORMAT, "value %d is planned at offset %llu, not a multiple of its %d-byte elements", i, (unsigned long long)pt->memory_offset, opgen_dtype_size(t->dtype));
         t->data = L->m->buffers[pt->memory_id - 1] + pt->memory_offset;
         t->capacity = nbytes;
         if (pt->data_buffer_idx) { /* initial contents (a mutable buffer) */
@@ -425,7 +430,7 @@ static int32_t bind_arg(mloader *L, opgen_step *s, int ai, int32_t vi) {
     int ev = L->m->evkind[vi], abi = ka->abi;
     opgen_value *v = &s->args[ai];
     if (ev == OPGEN_EV_NULL || ev == OPGEN_EV_NONE) {
-        if (!is_optional(abi)) return lfail(L, OPGEN_E_INVALID, "argument '%s' (%s) cannot be None", ka->name, ka->type);
+        if (!opgen_abi_optional(abi)) return lfail(L, OPGEN_E_INVALID, "argument '%s' (%s) cannot be None", ka->name, ka->type);
         v->none = true;
         return OPGEN_OK;
     }
@@ -742,7 +747,7 @@ static int32_t set_input(opgen_method *m, int i, const opgen_ivalue *in, opgen_a
     }
     if (in->t.data == t->data) return OPGEN_OK; /* filled in place */
     if (!t->capacity) { /* nowhere planned: the caller's bytes when laid out as the program's */
-        if (!memcmp(in->t.strides, t->strides, sizeof(int64_t) * (size_t)t->dim)) {
+        if (!memcmp(in->t.strides, t->strides, sizeof(int64_t) * (size_t)t->dim) && !((uintptr_t)in->t.data % (uintptr_t)opgen_dtype_size(t->dtype))) {
             t->data = in->t.data;
             return OPGEN_OK;
         }

@@ -38,20 +38,32 @@ static bool u32_at(reader *r, size_t at, uint32_t *v, const char *what) {
     return true;
 }
 
-/* The position of field `slot` of the table at t, or 0 when absent (or when the
- * table was written before the field existed). */
-static size_t field(reader *r, size_t t, unsigned slot, const char *what) {
+/* A table with its vtable read once: each field is then one lookup. */
+typedef struct tview {
+    size_t t, vt;
+    uint16_t vsize, tsize;
+} tview;
+
+static bool view(reader *r, size_t t, tview *v, const char *what) {
     uint32_t so;
-    if (!t || !u32_at(r, t, &so, what)) return 0;
+    memset(v, 0, sizeof *v);
+    if (!t || !u32_at(r, t, &so, what)) return false;
     int64_t vt = (int64_t)t - (int64_t)(int32_t)so;
-    if (vt < 0 || (uint64_t)vt > r->n || r->n - (size_t)vt < 4) return bad(r, t, what), 0;
+    if (vt < 0 || (uint64_t)vt > r->n || r->n - (size_t)vt < 4) return bad(r, t, what);
     uint16_t vsize = (uint16_t)(r->b[vt] | r->b[vt + 1] << 8), tsize = (uint16_t)(r->b[vt + 2] | r->b[vt + 3] << 8);
-    if (vsize < 4 || vsize % 2 || r->n - (size_t)vt < vsize || tsize < 4 || r->n - t < tsize) return bad(r, t, what), 0;
-    if (4 + 2 * (size_t)slot + 2 > vsize) return 0;
-    uint16_t off = (uint16_t)(r->b[vt + 4 + 2 * slot] | r->b[vt + 5 + 2 * slot] << 8);
+    if (vsize < 4 || vsize % 2 || r->n - (size_t)vt < vsize || tsize < 4 || r->n - t < tsize) return bad(r, t, what);
+    *v = (tview){t, (size_t)vt, vsize, tsize};
+    return true;
+}
+
+/* The position of field `slot`, or 0 when absent (or when the table was written
+ * before the field existed). */
+static size_t vfield(reader *r, const tview *v, unsigned slot, const char *what) {
+    if (!v->t || 4 + 2 * (size_t)slot + 2 > v->vsize) return 0;
+    uint16_t off = (uint16_t)(r->b[v->vt + 4 + 2 * slot] | r->b[v->vt + 5 + 2 * slot] << 8);
     if (!off) return 0;
-    if (off < 4 || off >= tsize) return bad(r, t, what), 0;
-    return t + off;
+    if (off < 4 || off >= v->tsize) return bad(r, v->t, what), 0;
+    return v->t + off;
 }
 
 /* Follows the u32 offset stored at `at` (0: absent). */
@@ -62,12 +74,12 @@ static size_t deref(reader *r, size_t at, const char *what) {
     return at + o;
 }
 
-static size_t table_field(reader *r, size_t t, unsigned slot, const char *what) { return deref(r, field(r, t, slot, what), what); }
+static size_t table_field(reader *r, const tview *v, unsigned slot, const char *what) { return deref(r, vfield(r, v, slot, what), what); }
 
 /* A vector field of elem-byte elements. */
-static opgen_pte_vec vec(reader *r, size_t t, unsigned slot, size_t elem, const char *what) {
+static opgen_pte_vec vec(reader *r, const tview *tv, unsigned slot, size_t elem, const char *what) {
     opgen_pte_vec v = {0, 0};
-    size_t at = table_field(r, t, slot, what);
+    size_t at = table_field(r, tv, slot, what);
     uint32_t len;
     if (!at || !u32_at(r, at, &len, what)) return v;
     if ((uint64_t)len * elem > r->n - at - 4) return bad(r, at, what), v;
@@ -76,15 +88,16 @@ static opgen_pte_vec vec(reader *r, size_t t, unsigned slot, size_t elem, const 
     return v;
 }
 
-/* The table at element i of a vector of offsets. */
-static size_t vec_table(reader *r, opgen_pte_vec v, uint32_t i, const char *what) {
-    if (i >= v.len) return bad(r, v.at, what), 0;
-    return deref(r, v.at + 4 * (size_t)i, what);
+/* The table at element i of a vector of offsets, viewed. */
+static bool vec_table(reader *r, opgen_pte_vec v, uint32_t i, tview *out, const char *what) {
+    memset(out, 0, sizeof *out);
+    if (i >= v.len) return bad(r, v.at, what);
+    return view(r, deref(r, v.at + 4 * (size_t)i, what), out, what);
 }
 
 /* A string field: NUL-terminated in place (the format writes the NUL). */
-static const char *str(reader *r, size_t t, unsigned slot, uint32_t *len, const char *what) {
-    size_t s = table_field(r, t, slot, what);
+static const char *str(reader *r, const tview *v, unsigned slot, uint32_t *len, const char *what) {
+    size_t s = table_field(r, v, slot, what);
     uint32_t n;
     if (!s || !u32_at(r, s, &n, what)) return NULL;
     if (n >= r->n - s - 4 || r->b[s + 4 + n] != 0) return bad(r, s, what), NULL;
@@ -92,11 +105,18 @@ static const char *str(reader *r, size_t t, unsigned slot, uint32_t *len, const 
     return (const char *)r->b + s + 4;
 }
 
-static uint64_t scalar(reader *r, size_t t, unsigned slot, unsigned size, uint64_t dflt, const char *what) {
-    size_t at = field(r, t, slot, what);
+static uint64_t scalar(reader *r, const tview *v, unsigned slot, unsigned size, uint64_t dflt, const char *what) {
+    size_t at = vfield(r, v, slot, what);
     if (!at) return dflt;
     if (size > r->n - at) return bad(r, at, what), dflt;
     return size == 1 ? r->b[at] : size == 4 ? le32(r->b + at) : le64(r->b + at);
+}
+
+/* A sub-table field, viewed (absent: an empty view). */
+static bool sub(reader *r, const tview *v, unsigned slot, tview *out, const char *what) {
+    size_t t = table_field(r, v, slot, what);
+    memset(out, 0, sizeof *out);
+    return t ? view(r, t, out, what) : false;
 }
 
 int32_t opgen_pte_i32(const opgen_pte *p, opgen_pte_vec v, uint32_t i) { return (int32_t)le32(p->data + v.at + 4 * (size_t)i); }
@@ -145,33 +165,34 @@ int32_t opgen_pte_open(opgen_pte *p, const void *data, size_t size, const char *
     uint32_t ro;
     if (!u32_at(&r, 0, &ro, "the root table offset") || ro < 8 || ro >= p->fb_size) return bad(&r, 0, "the root table offset"), OPGEN_E_FORMAT;
     p->root = ro;
-    p->version = (uint32_t)scalar(&r, ro, PROGRAM_VERSION, 4, 0, "Program.version");
-    p->plans = vec(&r, ro, PROGRAM_PLANS, 4, "Program.execution_plan");
-    p->constant_buffer = vec(&r, ro, PROGRAM_CONSTANT_BUFFER, 4, "Program.constant_buffer");
-    p->delegate_data = vec(&r, ro, PROGRAM_DELEGATE_DATA, 4, "Program.backend_delegate_data");
-    p->segments = vec(&r, ro, PROGRAM_SEGMENTS, 4, "Program.segments");
-    p->constant_segment = table_field(&r, ro, PROGRAM_CONSTANT_SEGMENT, "Program.constant_segment");
-    if (p->constant_segment && !vec(&r, p->constant_segment, 1, 8, "SubsegmentOffsets.offsets").len)
-        p->constant_segment = 0; /* an empty table: the constants are inline (constant_buffer), as ExecuTorch reads it */
-    p->mutable_segments = vec(&r, ro, PROGRAM_MUTABLE_SEGMENTS, 4, "Program.mutable_data_segments");
+    tview root, cs;
+    if (!view(&r, ro, &root, "the Program table")) return OPGEN_E_FORMAT;
+    p->version = (uint32_t)scalar(&r, &root, PROGRAM_VERSION, 4, 0, "Program.version");
+    p->plans = vec(&r, &root, PROGRAM_PLANS, 4, "Program.execution_plan");
+    p->constant_buffer = vec(&r, &root, PROGRAM_CONSTANT_BUFFER, 4, "Program.constant_buffer");
+    p->delegate_data = vec(&r, &root, PROGRAM_DELEGATE_DATA, 4, "Program.backend_delegate_data");
+    p->segments = vec(&r, &root, PROGRAM_SEGMENTS, 4, "Program.segments");
+    if (sub(&r, &root, PROGRAM_CONSTANT_SEGMENT, &cs, "Program.constant_segment") && vec(&r, &cs, 1, 8, "SubsegmentOffsets.offsets").len)
+        p->constant_segment = cs.t; /* an empty table: the constants are inline (constant_buffer), as ExecuTorch reads it */
+    p->mutable_segments = vec(&r, &root, PROGRAM_MUTABLE_SEGMENTS, 4, "Program.mutable_data_segments");
     return r.failed ? OPGEN_E_FORMAT : OPGEN_OK;
 }
 
 int32_t opgen_pte_plan_at(const opgen_pte *p, uint32_t i, opgen_pte_plan *out, opgen_error *err) {
     reader r = reader_of(p, err);
     memset(out, 0, sizeof *out);
-    size_t t = vec_table(&r, p->plans, i, "an ExecutionPlan");
-    if (!t) return OPGEN_E_FORMAT;
-    out->at = t;
-    out->name = str(&r, t, PLAN_NAME, NULL, "ExecutionPlan.name");
+    tview t;
+    if (!vec_table(&r, p->plans, i, &t, "an ExecutionPlan")) return OPGEN_E_FORMAT;
+    out->at = t.t;
+    out->name = str(&r, &t, PLAN_NAME, NULL, "ExecutionPlan.name");
     if (!out->name) out->name = "";
-    out->values = vec(&r, t, PLAN_VALUES, 4, "ExecutionPlan.values");
-    out->inputs = vec(&r, t, PLAN_INPUTS, 4, "ExecutionPlan.inputs");
-    out->outputs = vec(&r, t, PLAN_OUTPUTS, 4, "ExecutionPlan.outputs");
-    out->chains = vec(&r, t, PLAN_CHAINS, 4, "ExecutionPlan.chains");
-    out->operators = vec(&r, t, PLAN_OPERATORS, 4, "ExecutionPlan.operators");
-    out->delegates = vec(&r, t, PLAN_DELEGATES, 4, "ExecutionPlan.delegates");
-    out->buffer_sizes = vec(&r, t, PLAN_BUFFER_SIZES, 8, "ExecutionPlan.non_const_buffer_sizes");
+    out->values = vec(&r, &t, PLAN_VALUES, 4, "ExecutionPlan.values");
+    out->inputs = vec(&r, &t, PLAN_INPUTS, 4, "ExecutionPlan.inputs");
+    out->outputs = vec(&r, &t, PLAN_OUTPUTS, 4, "ExecutionPlan.outputs");
+    out->chains = vec(&r, &t, PLAN_CHAINS, 4, "ExecutionPlan.chains");
+    out->operators = vec(&r, &t, PLAN_OPERATORS, 4, "ExecutionPlan.operators");
+    out->delegates = vec(&r, &t, PLAN_DELEGATES, 4, "ExecutionPlan.delegates");
+    out->buffer_sizes = vec(&r, &t, PLAN_BUFFER_SIZES, 8, "ExecutionPlan.non_const_buffer_sizes");
     return r.failed ? OPGEN_E_FORMAT : OPGEN_OK;
 }
 
@@ -196,53 +217,53 @@ const char *opgen_instr_kind_name(int kind) {
     return kind >= 0 && kind < OPGEN_INSTR_KIND_COUNT ? names[kind] : "an unknown instruction";
 }
 
-static void read_tensor(reader *r, size_t t, opgen_pte_tensor *x) {
+static void read_tensor(reader *r, const tview *t, opgen_pte_tensor *x) {
     x->scalar_type = (int8_t)scalar(r, t, TENSOR_TYPE, 1, 0, "Tensor.scalar_type");
     x->storage_offset = (int32_t)scalar(r, t, TENSOR_STORAGE_OFFSET, 4, 0, "Tensor.storage_offset");
     x->sizes = vec(r, t, TENSOR_SIZES, 4, "Tensor.sizes");
     x->dim_order = vec(r, t, TENSOR_DIM_ORDER, 1, "Tensor.dim_order");
     x->data_buffer_idx = (uint32_t)scalar(r, t, TENSOR_DATA_BUFFER, 4, 0, "Tensor.data_buffer_idx");
     x->shape_dynamism = (int8_t)scalar(r, t, TENSOR_DYNAMISM, 1, 0, "Tensor.shape_dynamism");
-    size_t al = table_field(r, t, TENSOR_ALLOCATION, "Tensor.allocation_info");
-    if (al) {
+    tview al, extra;
+    if (sub(r, t, TENSOR_ALLOCATION, &al, "Tensor.allocation_info")) {
         x->planned = true;
-        x->memory_id = (uint32_t)scalar(r, al, 0, 4, 0, "AllocationDetails.memory_id");
-        x->memory_offset = scalar(r, al, 1, 4, 0, "AllocationDetails.memory_offset_low") | scalar(r, al, 2, 4, 0, "AllocationDetails.memory_offset_high") << 32;
+        x->memory_id = (uint32_t)scalar(r, &al, 0, 4, 0, "AllocationDetails.memory_id");
+        x->memory_offset = scalar(r, &al, 1, 4, 0, "AllocationDetails.memory_offset_low") | scalar(r, &al, 2, 4, 0, "AllocationDetails.memory_offset_high") << 32;
     }
-    size_t extra = table_field(r, t, TENSOR_EXTRA, "Tensor.extra_tensor_info");
-    if (extra) x->external = scalar(r, extra, 2, 1, 0, "ExtraTensorInfo.location") == 1;
+    if (sub(r, t, TENSOR_EXTRA, &extra, "Tensor.extra_tensor_info")) x->external = scalar(r, &extra, 2, 1, 0, "ExtraTensorInfo.location") == 1;
 }
 
 int32_t opgen_pte_value_at(const opgen_pte *p, const opgen_pte_plan *pl, uint32_t i, opgen_pte_value *v, opgen_error *err) {
     reader r = reader_of(p, err);
     memset(v, 0, sizeof *v);
     if (i >= pl->values.len) return opgen_fail_at(err, OPGEN_E_FORMAT, p->file, 0, 0, "value index %u out of range: method '%s' has %u values", i, pl->name, pl->values.len);
-    size_t ev = vec_table(&r, pl->values, i, "an EValue");
-    if (!ev) return OPGEN_E_FORMAT;
-    v->kind = (int)scalar(&r, ev, 0, 1, 0, "EValue.val_type");
-    size_t x = table_field(&r, ev, 1, "EValue.val");
+    tview ev, xv;
+    if (!vec_table(&r, pl->values, i, &ev, "an EValue")) return OPGEN_E_FORMAT;
+    v->kind = (int)scalar(&r, &ev, 0, 1, 0, "EValue.val_type");
+    bool x = sub(&r, &ev, 1, &xv, "EValue.val");
+    const tview *xp = &xv;
     if (r.failed) return OPGEN_E_FORMAT;
     if (v->kind >= OPGEN_EV_KIND_COUNT) return opgen_fail_at(err, OPGEN_E_FORMAT, p->file, 0, 0, "value %u of method '%s' has an unknown kind (tag %d)", i, pl->name, v->kind);
     if (v->kind != OPGEN_EV_NONE && v->kind != OPGEN_EV_NULL && !x)
         return opgen_fail_at(err, OPGEN_E_FORMAT, p->file, 0, 0, "value %u of method '%s' is a%s %s without its table", i, pl->name, v->kind == OPGEN_EV_INT ? "n" : "", opgen_ev_kind_name(v->kind));
     switch (v->kind) {
-    case OPGEN_EV_INT: v->i = (int64_t)scalar(&r, x, 0, 8, 0, "Int.int_val"); break;
-    case OPGEN_EV_BOOL: v->b = scalar(&r, x, 0, 1, 0, "Bool.bool_val") != 0; break;
+    case OPGEN_EV_INT: v->i = (int64_t)scalar(&r, xp, 0, 8, 0, "Int.int_val"); break;
+    case OPGEN_EV_BOOL: v->b = scalar(&r, xp, 0, 1, 0, "Bool.bool_val") != 0; break;
     case OPGEN_EV_DOUBLE: {
-        uint64_t u = scalar(&r, x, 0, 8, 0, "Double.double_val");
+        uint64_t u = scalar(&r, xp, 0, 8, 0, "Double.double_val");
         memcpy(&v->f, &u, sizeof v->f);
         break;
     }
     case OPGEN_EV_STRING:
-        v->str = str(&r, x, 0, &v->len, "String.string_val");
+        v->str = str(&r, xp, 0, &v->len, "String.string_val");
         if (!v->str && !r.failed) v->str = "";
         break;
-    case OPGEN_EV_INT_LIST: v->items = vec(&r, x, 0, 8, "IntList.items"); break;
-    case OPGEN_EV_DOUBLE_LIST: v->items = vec(&r, x, 0, 8, "DoubleList.items"); break;
-    case OPGEN_EV_BOOL_LIST: v->items = vec(&r, x, 0, 1, "BoolList.items"); break;
+    case OPGEN_EV_INT_LIST: v->items = vec(&r, xp, 0, 8, "IntList.items"); break;
+    case OPGEN_EV_DOUBLE_LIST: v->items = vec(&r, xp, 0, 8, "DoubleList.items"); break;
+    case OPGEN_EV_BOOL_LIST: v->items = vec(&r, xp, 0, 1, "BoolList.items"); break;
     case OPGEN_EV_TENSOR_LIST:
-    case OPGEN_EV_OPT_TENSOR_LIST: v->items = vec(&r, x, 0, 4, "TensorList.items"); break;
-    case OPGEN_EV_TENSOR: read_tensor(&r, x, &v->t); break;
+    case OPGEN_EV_OPT_TENSOR_LIST: v->items = vec(&r, xp, 0, 4, "TensorList.items"); break;
+    case OPGEN_EV_TENSOR: read_tensor(&r, xp, &v->t); break;
     default: break;
     }
     return r.failed ? OPGEN_E_FORMAT : OPGEN_OK;
@@ -250,35 +271,36 @@ int32_t opgen_pte_value_at(const opgen_pte *p, const opgen_pte_plan *pl, uint32_
 
 int32_t opgen_pte_chain_at(const opgen_pte *p, const opgen_pte_plan *pl, uint32_t c, opgen_pte_vec *instrs, opgen_error *err) {
     reader r = reader_of(p, err);
-    size_t t = vec_table(&r, pl->chains, c, "a Chain");
-    *instrs = t ? vec(&r, t, 2, 4, "Chain.instructions") : (opgen_pte_vec){0, 0};
+    tview t;
+    *instrs = vec_table(&r, pl->chains, c, &t, "a Chain") ? vec(&r, &t, 2, 4, "Chain.instructions") : (opgen_pte_vec){0, 0};
     return r.failed ? OPGEN_E_FORMAT : OPGEN_OK;
 }
 
 int32_t opgen_pte_instr_at(const opgen_pte *p, const opgen_pte_vec *instrs, uint32_t k, opgen_pte_instr *out, opgen_error *err) {
     reader r = reader_of(p, err);
     memset(out, 0, sizeof *out);
-    size_t t = vec_table(&r, *instrs, k, "an Instruction");
-    if (!t) return OPGEN_E_FORMAT;
-    out->kind = (int)scalar(&r, t, 0, 1, 0, "Instruction.instr_args_type");
-    size_t x = table_field(&r, t, 1, "Instruction.instr_args");
+    tview t, xv;
+    if (!vec_table(&r, *instrs, k, &t, "an Instruction")) return OPGEN_E_FORMAT;
+    out->kind = (int)scalar(&r, &t, 0, 1, 0, "Instruction.instr_args_type");
+    bool x = sub(&r, &t, 1, &xv, "Instruction.instr_args");
     if (r.failed) return OPGEN_E_FORMAT;
     if (out->kind <= OPGEN_INSTR_NONE || out->kind >= OPGEN_INSTR_KIND_COUNT || !x)
         return opgen_fail_at(err, OPGEN_E_FORMAT, p->file, 0, 0, "instruction %u: %s", k, out->kind <= 0 || out->kind >= OPGEN_INSTR_KIND_COUNT ? "an unknown instruction kind" : "its arguments are missing");
-    out->a = (int32_t)scalar(&r, x, 0, 4, 0, "an instruction's first field");
+    out->a = (int32_t)scalar(&r, &xv, 0, 4, 0, "an instruction's first field");
     if (out->kind == OPGEN_INSTR_KERNEL || out->kind == OPGEN_INSTR_DELEGATE)
-        out->args = vec(&r, x, 1, 4, "an instruction's args");
+        out->args = vec(&r, &xv, 1, 4, "an instruction's args");
     else if (out->kind != OPGEN_INSTR_FREE)
-        out->b = (int32_t)scalar(&r, x, 1, 4, 0, "an instruction's second field");
+        out->b = (int32_t)scalar(&r, &xv, 1, 4, 0, "an instruction's second field");
     return r.failed ? OPGEN_E_FORMAT : OPGEN_OK;
 }
 
 int32_t opgen_pte_operator_at(const opgen_pte *p, const opgen_pte_plan *pl, uint32_t i, const char **name, const char **overload, opgen_error *err) {
     reader r = reader_of(p, err);
     if (i >= pl->operators.len) return opgen_fail_at(err, OPGEN_E_FORMAT, p->file, 0, 0, "operator index %u out of range: method '%s' has %u operators", i, pl->name, pl->operators.len);
-    size_t t = vec_table(&r, pl->operators, i, "an Operator");
-    *name = t ? str(&r, t, 0, NULL, "Operator.name") : NULL;
-    *overload = t ? str(&r, t, 1, NULL, "Operator.overload") : NULL;
+    tview t;
+    bool ok = vec_table(&r, pl->operators, i, &t, "an Operator");
+    *name = ok ? str(&r, &t, 0, NULL, "Operator.name") : NULL;
+    *overload = ok ? str(&r, &t, 1, NULL, "Operator.overload") : NULL;
     if (r.failed) return OPGEN_E_FORMAT;
     if (!*name || !**name) return opgen_fail_at(err, OPGEN_E_FORMAT, p->file, 0, 0, "operator %u of method '%s' has no name", i, pl->name);
     if (!*overload) *overload = "";
@@ -289,8 +311,9 @@ int32_t opgen_pte_operator_at(const opgen_pte *p, const opgen_pte_plan *pl, uint
 static int32_t segment(const opgen_pte *p, uint32_t i, const uint8_t **data, uint64_t *size, opgen_error *err) {
     reader r = reader_of(p, err);
     if (!p->has_header) return opgen_fail_at(err, OPGEN_E_FORMAT, p->file, 0, 0, "the program refers to segment %u but has no extended header placing segments", i);
-    size_t t = vec_table(&r, p->segments, i, "a DataSegment");
-    uint64_t off = scalar(&r, t, 0, 8, 0, "DataSegment.offset"), n = scalar(&r, t, 1, 8, 0, "DataSegment.size");
+    tview t;
+    vec_table(&r, p->segments, i, &t, "a DataSegment");
+    uint64_t off = scalar(&r, &t, 0, 8, 0, "DataSegment.offset"), n = scalar(&r, &t, 1, 8, 0, "DataSegment.size");
     if (r.failed) return OPGEN_E_FORMAT;
     if (off > p->size - p->segment_base || n > p->size - p->segment_base - off)
         return opgen_fail_at(err, OPGEN_E_FORMAT, p->file, 0, 0, "segment %u (%llu bytes at %llu) lies outside the file (%zu bytes)", i, (unsigned long long)n, (unsigned long long)(p->segment_base + off), p->size);
@@ -300,10 +323,12 @@ static int32_t segment(const opgen_pte *p, uint32_t i, const uint8_t **data, uin
 }
 
 /* Entry idx of a SubsegmentOffsets table (the constant segment, a mutable one). */
-static int32_t subsegment(const opgen_pte *p, size_t t, uint32_t idx, size_t nbytes, const void **data, const char *what, opgen_error *err) {
+static int32_t subsegment(const opgen_pte *p, size_t at, uint32_t idx, size_t nbytes, const void **data, const char *what, opgen_error *err) {
     reader r = reader_of(p, err);
-    uint32_t seg = (uint32_t)scalar(&r, t, 0, 4, 0, "SubsegmentOffsets.segment_index");
-    opgen_pte_vec offs = vec(&r, t, 1, 8, "SubsegmentOffsets.offsets");
+    tview t;
+    view(&r, at, &t, "a SubsegmentOffsets");
+    uint32_t seg = (uint32_t)scalar(&r, &t, 0, 4, 0, "SubsegmentOffsets.segment_index");
+    opgen_pte_vec offs = vec(&r, &t, 1, 8, "SubsegmentOffsets.offsets");
     if (r.failed) return OPGEN_E_FORMAT;
     if (idx >= offs.len) return opgen_fail_at(err, OPGEN_E_FORMAT, p->file, 0, 0, "%s %u out of range: the program has %u", what, idx, offs.len);
     const uint8_t *base;
@@ -320,8 +345,9 @@ int32_t opgen_pte_constant(const opgen_pte *p, uint32_t idx, size_t nbytes, cons
     reader r = reader_of(p, err);
     if (idx >= p->constant_buffer.len)
         return opgen_fail_at(err, OPGEN_E_FORMAT, p->file, 0, 0, "constant buffer %u out of range: the program has %u", idx, p->constant_buffer.len);
-    size_t t = vec_table(&r, p->constant_buffer, idx, "a Buffer");
-    opgen_pte_vec s = vec(&r, t, 0, 1, "Buffer.storage");
+    tview t;
+    vec_table(&r, p->constant_buffer, idx, &t, "a Buffer");
+    opgen_pte_vec s = vec(&r, &t, 0, 1, "Buffer.storage");
     if (r.failed) return OPGEN_E_FORMAT;
     if (s.len < nbytes) return opgen_fail_at(err, OPGEN_E_FORMAT, p->file, 0, 0, "constant buffer %u holds %u bytes, its tensor needs %zu", idx, s.len, nbytes);
     *data = p->data + s.at;
@@ -330,25 +356,27 @@ int32_t opgen_pte_constant(const opgen_pte *p, uint32_t idx, size_t nbytes, cons
 
 int32_t opgen_pte_mutable_data(const opgen_pte *p, uint32_t idx, size_t nbytes, const void **data, opgen_error *err) {
     reader r = reader_of(p, err);
-    size_t t = p->mutable_segments.len ? vec_table(&r, p->mutable_segments, 0, "a mutable data segment") : 0;
+    tview t = {0};
+    if (p->mutable_segments.len) vec_table(&r, p->mutable_segments, 0, &t, "a mutable data segment");
     if (r.failed) return OPGEN_E_FORMAT;
-    if (!t) return opgen_fail_at(err, OPGEN_E_FORMAT, p->file, 0, 0, "a planned tensor has initial data %u, but the program has no mutable data segment", idx);
-    return subsegment(p, t, idx, nbytes, data, "mutable data", err);
+    if (!t.t) return opgen_fail_at(err, OPGEN_E_FORMAT, p->file, 0, 0, "a planned tensor has initial data %u, but the program has no mutable data segment", idx);
+    return subsegment(p, t.t, idx, nbytes, data, "mutable data", err);
 }
 
 int32_t opgen_pte_delegate_at(const opgen_pte *p, const opgen_pte_plan *pl, uint32_t i, opgen_pte_delegate *out, opgen_error *err) {
     reader r = reader_of(p, err);
     memset(out, 0, sizeof *out);
     if (i >= pl->delegates.len) return opgen_fail_at(err, OPGEN_E_FORMAT, p->file, 0, 0, "delegate index %u out of range: method '%s' has %u delegates", i, pl->name, pl->delegates.len);
-    size_t t = vec_table(&r, pl->delegates, i, "a BackendDelegate");
-    out->id = str(&r, t, 0, NULL, "BackendDelegate.id");
-    size_t ref = table_field(&r, t, 1, "BackendDelegate.processed");
-    out->compile_specs = vec(&r, t, 2, 4, "BackendDelegate.compile_specs");
+    tview t, ref, inl;
+    vec_table(&r, pl->delegates, i, &t, "a BackendDelegate");
+    out->id = str(&r, &t, 0, NULL, "BackendDelegate.id");
+    bool has_ref = sub(&r, &t, 1, &ref, "BackendDelegate.processed");
+    out->compile_specs = vec(&r, &t, 2, 4, "BackendDelegate.compile_specs");
     if (r.failed) return OPGEN_E_FORMAT;
     if (!out->id) out->id = "";
-    if (!ref) return OPGEN_OK;
-    int location = (int)scalar(&r, ref, 0, 1, 0, "BackendDelegateDataReference.location");
-    uint32_t index = (uint32_t)scalar(&r, ref, 1, 4, 0, "BackendDelegateDataReference.index");
+    if (!has_ref) return OPGEN_OK;
+    int location = (int)scalar(&r, &ref, 0, 1, 0, "BackendDelegateDataReference.location");
+    uint32_t index = (uint32_t)scalar(&r, &ref, 1, 4, 0, "BackendDelegateDataReference.index");
     if (location == 1) { /* a segment */
         const uint8_t *d;
         uint64_t n;
@@ -356,10 +384,10 @@ int32_t opgen_pte_delegate_at(const opgen_pte *p, const opgen_pte_plan *pl, uint
         out->data = d, out->size = (size_t)n;
         return OPGEN_OK;
     }
-    size_t inl = index < p->delegate_data.len ? vec_table(&r, p->delegate_data, index, "BackendDelegateInlineData") : 0;
-    opgen_pte_vec d = inl ? vec(&r, inl, 0, 1, "BackendDelegateInlineData.data") : (opgen_pte_vec){0, 0};
+    bool has_inl = index < p->delegate_data.len && vec_table(&r, p->delegate_data, index, &inl, "BackendDelegateInlineData");
+    opgen_pte_vec d = has_inl ? vec(&r, &inl, 0, 1, "BackendDelegateInlineData.data") : (opgen_pte_vec){0, 0};
     if (r.failed) return OPGEN_E_FORMAT;
-    if (!inl) return opgen_fail_at(err, OPGEN_E_FORMAT, p->file, 0, 0, "delegate '%s': inline data %u out of range (the program has %u)", out->id, index, p->delegate_data.len);
+    if (!has_inl) return opgen_fail_at(err, OPGEN_E_FORMAT, p->file, 0, 0, "delegate '%s': inline data %u out of range (the program has %u)", out->id, index, p->delegate_data.len);
     out->data = p->data + d.at, out->size = d.len;
     return OPGEN_OK;
 }

@@ -58,9 +58,14 @@ static void type(gtext *t, const opgen_pte_value *v) {
     put(t, "]");
 }
 
+/* Elements of a tensor value; -1 for sizes that are negative or overflow. */
 static int64_t numel(const gtext *t, const opgen_pte_value *v) {
     int64_t n = 1;
-    for (uint32_t d = 0; d < v->t.sizes.len; d++) n *= opgen_pte_i32(t->p, v->t.sizes, d);
+    for (uint32_t d = 0; d < v->t.sizes.len; d++) {
+        int64_t s = opgen_pte_i32(t->p, v->t.sizes, d);
+        if (s < 0 || (s && n > INT64_MAX / s)) return -1;
+        n *= s;
+    }
     return n;
 }
 
@@ -71,7 +76,7 @@ static bool define_view(gtext *t, uint32_t i, int index) {
     if (!value(t, i, &v)) return false;
     for (uint32_t j = 0; v.t.planned && j < t->pl->values.len; j++) {
         if (t->state[j] != 1 || !value(t, j, &w) || w.kind != OPGEN_EV_TENSOR || !w.t.planned) continue;
-        if (w.t.memory_id != v.t.memory_id || w.t.memory_offset != v.t.memory_offset || numel(t, &w) != numel(t, &v) || w.t.scalar_type != v.t.scalar_type) continue;
+        if (w.t.memory_id != v.t.memory_id || w.t.memory_offset != v.t.memory_offset || numel(t, &w) < 0 || numel(t, &w) != numel(t, &v) || w.t.scalar_type != v.t.scalar_type) continue;
         put(t, "  %%v%u = aten::view_copy(%%v%u, [", i, j);
         for (uint32_t d = 0; d < v.t.sizes.len; d++) put(t, "%s%d", d ? ", " : "", opgen_pte_i32(t->p, v.t.sizes, d));
         put(t, "])\n");

@@ -12,6 +12,11 @@ bool opgen_selective(void) {
 /* The value kind of a scalar result (abi of an op's return), or -1 if not a scalar. */
 static int scalar_kind(int abi) { return abi == OPGEN_ABI_INT ? OPGEN_GV_INT : abi == OPGEN_ABI_FLOAT ? OPGEN_GV_FLOAT : abi == OPGEN_ABI_BOOL ? OPGEN_GV_BOOL : -1; }
 
+bool opgen_abi_optional(int abi) {
+    return abi == OPGEN_ABI_OPT_TENSOR || abi == OPGEN_ABI_OPT_INT || abi == OPGEN_ABI_OPT_INT_LIST || abi == OPGEN_ABI_OPT_FLOAT || abi == OPGEN_ABI_OPT_FLOAT_LIST ||
+           abi == OPGEN_ABI_OPT_BOOL || abi == OPGEN_ABI_OPT_SCALAR || abi == OPGEN_ABI_OPT_DTYPE || abi == OPGEN_ABI_OPT_STR || abi == OPGEN_ABI_OPT_ENUM || abi == OPGEN_ABI_OPAQUE;
+}
+
 bool opgen_is_scalar_op(int id) {
     const opgen_op *op = &opgen_ops[id];
     if (op->out_variant >= 0 || !op->nrets || !opgen_registry[id].fn) return false;
@@ -48,9 +53,11 @@ int32_t opgen_step_kernels(opgen_step *s, int kid, const opgen_load_options *opt
     if (s->kernel->fn) s->cands[s->ncands++] = (opgen_candidate){s->kernel, "opgen"};
     if (s->ncands) s->kernel = s->cands[0].kernel, s->origin = s->cands[0].origin;
     if (s->kernel->fn) return OPGEN_OK;
+    bool same = !strcmp(s->name, kop->qualified); /* a .pte calls the kernel's op itself */
     if (opgen_selective()) /* a selective build: say which selection left it out */
-        return opgen_fail(err, OPGEN_E_NOT_FOUND, "%s needs %s, which this build's selection (%s) leaves out", s->name, kop->qualified, OPGEN_SELECTION);
-    return opgen_fail(err, OPGEN_E_NOT_FOUND, "no kernel for %s (needed by %s)", kop->qualified, s->name);
+        return same ? opgen_fail(err, OPGEN_E_NOT_FOUND, "%s is left out of this build's selection (%s)", kop->qualified, OPGEN_SELECTION)
+                    : opgen_fail(err, OPGEN_E_NOT_FOUND, "%s needs %s, which this build's selection (%s) leaves out", s->name, kop->qualified, OPGEN_SELECTION);
+    return same ? opgen_fail(err, OPGEN_E_NOT_FOUND, "no kernel for %s", kop->qualified) : opgen_fail(err, OPGEN_E_NOT_FOUND, "no kernel for %s (needed by %s)", kop->qualified, s->name);
 }
 
 static void apply_patches(opgen_step *s, const opgen_ivalue *values) {

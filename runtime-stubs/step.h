@@ -40,6 +40,8 @@ typedef struct opgen_step {
 
 /* This build's registry was trimmed to a selection (OPGEN_SELECTION names it). */
 bool opgen_selective(void);
+/* An argument kind that may be None (Tensor?, int?, ..., and opaque ones). */
+bool opgen_abi_optional(int abi);
 /* An op whose kernel computes it directly and returns scalars (a scalar prim). */
 bool opgen_is_scalar_op(int id);
 /* The step's kernels for op kid into cands (opgen_step_ncandidates of them):

@@ -282,6 +282,9 @@ static void test_errors(void) {
     v[3].mem_off = 48;
     expect_error(&prog, "value 3 (24 bytes at offset 48) lies outside planned buffer 1 (64 bytes)");
     prog = add_program(v, &pl, false);
+    v[3].mem_off = 34;
+    expect_error(&prog, "value 3 is planned at offset 34, not a multiple of its 4-byte elements");
+    prog = add_program(v, &pl, false);
     v[3].mem_id = 2;
     expect_error(&prog, "value 3 is planned in buffer 2, and the method has 1");
     prog = add_program(v, &pl, false);

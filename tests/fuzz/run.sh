@@ -33,8 +33,11 @@ for f in "$src"/tests/kernels/*/program.graph "$src"/tests/examples/*.graph "$sr
     n=$((n + 1))
     cp "$f" "$out/exec/seed$n"
 done
-# .pte seeds: ExecuTorch's programs from the corpus when present, else a header
+# .pte seeds: the suite's built programs (every EValue and instruction kind), and
+# ExecuTorch's programs from the corpus when present
+for f in "$build"/tests/pte/*.pte; do [ -f "$f" ] && cp "$f" "$out/pte/"; done
 for f in "$src"/../shared/corpus/executorch/pte/*.pte; do [ -f "$f" ] && cp "$f" "$out/pte/"; done
+for f in "$src"/../shared/corpus/exir/*/model.pte; do [ -f "$f" ] && cp "$f" "$out/pte/exir-$(basename "$(dirname "$f")").pte"; done
 [ -n "$(ls "$out/pte")" ] || printf '\014\000\000\000ET12\000\000\000\000' >"$out/pte/seed0"
 status=0
 for t in $targets; do
