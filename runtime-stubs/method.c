@@ -46,7 +46,7 @@ struct opgen_method {
 
 /* A value the method is given or moves into (kernels read it at every call);
  * a tensor whose bytes are the program's (never written). */
-enum { V_MUTABLE = 1, V_CONSTANT = 2 };
+enum { V_MUTABLE = 1, V_CONSTANT = 2, V_INPUT = 4 };
 
 /* What a method holds, counted before anything is allocated. */
 typedef struct counts {
@@ -318,7 +318,7 @@ static int32_t load_io(mloader *L) {
             if (!k && kind != OPGEN_GV_TENSOR && kind != OPGEN_GV_INT && kind != OPGEN_GV_FLOAT && kind != OPGEN_GV_BOOL)
                 return lfail(L, OPGEN_E_NOT_IMPLEMENTED, "input %u is a%s %s; opgen takes tensors and scalars", j, m->evkind[i] == OPGEN_EV_INT_LIST ? "n" : "", opgen_ev_kind_name(m->evkind[i]));
             dst[j] = i;
-            if (!k) m->flags[i] |= V_MUTABLE;
+            if (!k) m->flags[i] |= V_MUTABLE | V_INPUT;
         }
     }
     m->ninputs = (int)L->pl->inputs.len;
@@ -488,6 +488,22 @@ static int32_t check_returns(mloader *L, const opgen_pte_instr *in, const opgen_
     return OPGEN_OK;
 }
 
+/* A tensor a kernel reads has bytes: a constant's, planned ones, or (given at
+ * run) an input's. */
+static int32_t has_memory(mloader *L, const opgen_step *s, int ai, int32_t vi) {
+    const opgen_arg *ka = &opgen_args[opgen_ops[s->kernel_op].first_arg + (unsigned)ai];
+    const opgen_value *v = &s->args[ai];
+    if (ka->flags & OPGEN_ARG_OUT || v->none) return OPGEN_OK;
+    if ((ka->abi == OPGEN_ABI_TENSOR || ka->abi == OPGEN_ABI_OPT_TENSOR) && !v->v.t->data && !(L->m->flags[vi] & V_INPUT))
+        return lfail(L, OPGEN_E_FORMAT, "it reads value %d, which has no memory (neither a constant, nor planned, nor an input)", vi);
+    for (size_t k = 0; ka->abi == OPGEN_ABI_TENSOR_LIST && k < v->v.tl.len; k++) {
+        const opgen_tensor *t = v->v.tl.data[k];
+        if (t && !t->data && !(L->m->flags[(const opgen_ivalue *)(const void *)t - L->m->values] & V_INPUT))
+            return lfail(L, OPGEN_E_FORMAT, "its list argument '%s' holds value %d, which has no memory", ka->name, (int)((const opgen_ivalue *)(const void *)t - L->m->values));
+    }
+    return OPGEN_OK;
+}
+
 static int32_t load_kernel_call(mloader *L, instr *ins, const opgen_pte_instr *in) {
     int kid;
     if (kernel_op(L->p, L->pl, ins, in->a, &kid, &ins->op, L->err)) return L->err->code;
@@ -507,7 +523,7 @@ static int32_t load_kernel_call(mloader *L, instr *ins, const opgen_pte_instr *i
     s->nargs = kop->nargs;
     for (int ai = 0; ai < kop->nargs; ai++) {
         int32_t vi = opgen_pte_i32(L->p, in->args, (uint32_t)ai);
-        if (bind_arg(L, s, ai, vi)) return L->err->code;
+        if (bind_arg(L, s, ai, vi) || has_memory(L, s, ai, vi)) return L->err->code;
         if (!(opgen_args[kop->first_arg + (unsigned)ai].flags & OPGEN_ARG_OUT)) continue;
         const opgen_tensor *t = s->args[ai].v.t;
         if (s->args[ai].none || !t || !t->data || L->m->flags[vi] & V_CONSTANT)
@@ -530,6 +546,8 @@ static int32_t load_control(mloader *L, instr *ins, const opgen_pte_instr *in, i
         if (m->evkind[in->a] != m->evkind[in->b])
             return lfail(L, OPGEN_E_FORMAT, "moves a%s %s into a%s %s", m->evkind[in->a] == OPGEN_EV_INT ? "n" : "", opgen_ev_kind_name(m->evkind[in->a]), m->evkind[in->b] == OPGEN_EV_INT ? "n" : "", opgen_ev_kind_name(m->evkind[in->b]));
         if (m->flags[in->b] & V_CONSTANT) return lfail(L, OPGEN_E_FORMAT, "moves into constant value %d", in->b);
+        if (m->evkind[in->a] == OPGEN_EV_TENSOR && !m->values[in->a].t.data && !(m->flags[in->a] & V_INPUT))
+            return lfail(L, OPGEN_E_FORMAT, "moves value %d, which has no memory (neither a constant, nor planned, nor an input)", in->a);
         return OPGEN_OK;
     case OPGEN_INSTR_JUMP_FALSE:
         if (in->a < 0 || in->a >= n || (m->evkind[in->a] != OPGEN_EV_BOOL && !(m->evkind[in->a] == OPGEN_EV_TENSOR && m->values[in->a].t.dtype == OPGEN_DTYPE_Bool)))
@@ -745,7 +763,13 @@ static int32_t set_input(opgen_method *m, int i, const opgen_ivalue *in, opgen_a
         return rfail(m, NULL, err, OPGEN_E_SHAPE, "input %d is declared %s, got %s", i, opgen_type_format(want, sizeof want, t->dtype, t->dim, t->sizes),
                      opgen_type_format(got, sizeof got, in->t.dtype, in->t.dim, in->t.sizes));
     }
-    if (in->t.data == t->data) return OPGEN_OK; /* filled in place */
+    static uint64_t nothing; /* where an empty tensor given without data points */
+    if (!in->t.data && opgen_numel(t)) return rfail(m, NULL, err, OPGEN_E_INVALID, "input %d has no data", i);
+    if (in->t.data == t->data && t->data) return OPGEN_OK; /* filled in place */
+    if (!opgen_numel(t)) {
+        if (!t->data) t->data = &nothing;
+        return OPGEN_OK;
+    }
     if (!t->capacity) { /* nowhere planned: the caller's bytes when laid out as the program's */
         if (!memcmp(in->t.strides, t->strides, sizeof(int64_t) * (size_t)t->dim) && !((uintptr_t)in->t.data % (uintptr_t)opgen_dtype_size(t->dtype))) {
             t->data = in->t.data;

@@ -301,6 +301,9 @@ static void test_errors(void) {
     v[1] = pw_tensor(I64, 2, (int32_t[]){2, 3}, 1, 0, 0);
     expect_error(&prog, "out has dtype Float, the result is Long");
     prog = add_program(v, &pl, false);
+    v[1].data = 0; /* neither constant, nor planned, nor an input */
+    expect_error(&prog, "method 'forward', instruction 0 (aten::add.out): it reads value 1, which has no memory (neither a constant, nor planned, nor an input)");
+    prog = add_program(v, &pl, false);
     v[0].storage_offset = 3;
     expect_error(&prog, "value 0 has storage offset 3; only 0 is supported");
     prog = add_program(v, &pl, false);
@@ -336,6 +339,31 @@ static void test_errors(void) {
         CHECK(run(&l, &in, &out) && strstr(l.msg, "input 0 is a tensor, got an int"), "a wrong input kind: %s", l.msg);
     }
     unload(&l);
+}
+
+/* Offsets that point back: FlatBuffers offsets are unsigned and point forward, so
+ * no chain of them loops; one that would reach back (2^32 - 4: four bytes back in
+ * 32-bit arithmetic) or a vtable at its own table is an error, never a loop. */
+static void test_cycles(void) {
+    pw_value v[4];
+    pw_plan pl;
+    pw_program prog = add_program(v, &pl, false);
+    size_t n;
+    uint8_t *b = pw_build(&prog, &n);
+    uint32_t root = (uint32_t)(b[0] | b[1] << 8 | b[2] << 16 | (uint32_t)b[3] << 24);
+    int32_t so = (int32_t)(b[root] | b[root + 1] << 8 | b[root + 2] << 16 | (uint32_t)b[root + 3] << 24);
+    uint32_t vt = root - (uint32_t)so, plans = root + (uint32_t)(b[vt + 6] | b[vt + 7] << 8); /* Program.execution_plan */
+    opgen_pte p;
+    opgen_error err = {0};
+    uint8_t saved[4];
+    memcpy(saved, b + plans, 4);
+    memcpy(b + plans, (uint8_t[]){0xfc, 0xff, 0xff, 0xff}, 4);
+    CHECK(opgen_pte_open(&p, b, n, "back.pte", &err) && strstr(err.msg, "corrupt or truncated program: Program.execution_plan at byte"), "an offset pointing back: %s", err.msg);
+    memcpy(b + plans, saved, 4);
+    memset(&err, 0, sizeof err);
+    memset(b + root, 0, 4); /* the root table's vtable is itself */
+    CHECK(opgen_pte_open(&p, b, n, "self.pte", &err) && strstr(err.msg, "corrupt or truncated program: the Program table at byte"), "a vtable at its own table: %s", err.msg);
+    free(b);
 }
 
 /* Every truncation and every single-byte corruption of a program: an error or a
@@ -519,6 +547,7 @@ int main(int argc, char **argv) {
     test_dim_order();
     test_memory();
     test_errors();
+    test_cycles();
     test_corruptions();
     if (argc > 1) corpus(argv[1]);
     printf("test_method: %d checks, %d failed\n", checks, failures);

@@ -6,19 +6,6 @@
 #include "opgen/loops.h"
 #include "opgen_registry.h"
 
-/* a 2-element parameter list; one value stands for both */
-static int32_t pair(opgen_ctx *ctx, opgen_int_list l, const char *what, int64_t *v) {
-    if (l.len == 1) {
-        v[0] = v[1] = l.data[0];
-    } else if (l.len == 2) {
-        v[0] = l.data[0];
-        v[1] = l.data[1];
-    } else {
-        return OPGEN_FAIL(ctx, OPGEN_E_INVALID, "%s: %s must have 1 or 2 values, not %zu", ctx->op, what, l.len);
-    }
-    return OPGEN_OK;
-}
-
 /* The convolution's geometry: N C H W in, O Cg KH KW weight, OH OW out. */
 typedef struct conv_geom {
     int64_t N, C, H, W, O, Cg, KH, KW, OH, OW, groups, s[2], p[2], d[2];
@@ -27,7 +14,7 @@ typedef struct conv_geom {
 static int32_t conv_geometry(opgen_ctx *ctx, const opgen_tensor *input, const opgen_tensor *weight, const opgen_tensor *bias, opgen_int_list stride, opgen_int_list padding,
                              opgen_int_list dilation, int64_t groups, conv_geom *g) {
     if (input->dim != 4 || weight->dim != 4) return OPGEN_FAIL(ctx, OPGEN_E_SHAPE, "%s: 2-D convolution takes a 4-d input and weight, got %d-d and %d-d", ctx->op, input->dim, weight->dim);
-    if (pair(ctx, stride, "stride", g->s) || pair(ctx, padding, "padding", g->p) || pair(ctx, dilation, "dilation", g->d)) return ctx->err->code;
+    if (opgen_int_pair(ctx, stride, "stride", -1, g->s) || opgen_int_pair(ctx, padding, "padding", -1, g->p) || opgen_int_pair(ctx, dilation, "dilation", -1, g->d)) return ctx->err->code;
     g->N = input->sizes[0], g->C = input->sizes[1], g->H = input->sizes[2], g->W = input->sizes[3];
     g->O = weight->sizes[0], g->Cg = weight->sizes[1], g->KH = weight->sizes[2], g->KW = weight->sizes[3], g->groups = groups;
     if (groups < 1 || g->C % groups || g->O % groups)

@@ -6,21 +6,6 @@
 #include "opgen/loops.h"
 #include "opgen_registry.h"
 
-/* a 2-element parameter list; one value stands for both, none takes dflt */
-static int32_t pair(opgen_ctx *ctx, opgen_int_list l, const char *what, int64_t dflt, int64_t *v) {
-    if (l.len == 0 && dflt >= 0) {
-        v[0] = v[1] = dflt;
-    } else if (l.len == 1) {
-        v[0] = v[1] = l.data[0];
-    } else if (l.len == 2) {
-        v[0] = l.data[0];
-        v[1] = l.data[1];
-    } else {
-        return OPGEN_FAIL(ctx, OPGEN_E_INVALID, "%s: %s must have 1 or 2 values, not %zu", ctx->op, what, l.len);
-    }
-    return OPGEN_OK;
-}
-
 static int64_t pool_out(int64_t in, int64_t k, int64_t s, int64_t p, int64_t d, bool ceil_mode) {
     int64_t num = in + 2 * p - d * (k - 1) - 1;
     if (num < 0) return 0; /* the window is larger than the padded input (C's / would round -1/3 up to 0) */
@@ -39,10 +24,10 @@ typedef struct pool_geom {
 /* 3-d (C, H, W) or 4-d (N, C, H, W): the planes and their size */
 static int32_t pool_shape(opgen_ctx *ctx, const opgen_tensor *self, opgen_int_list kernel_size, opgen_int_list stride, opgen_int_list padding, bool ceil_mode, pool_geom *g) {
     if (self->dim != 3 && self->dim != 4) return OPGEN_FAIL(ctx, OPGEN_E_SHAPE, "%s: expected a 3-d or 4-d input, got %d-d", ctx->op, self->dim);
-    if (pair(ctx, kernel_size, "kernel_size", -1, g->k) || pair(ctx, padding, "padding", -1, g->p)) return ctx->err->code;
+    if (opgen_int_pair(ctx, kernel_size, "kernel_size", -1, g->k) || opgen_int_pair(ctx, padding, "padding", -1, g->p)) return ctx->err->code;
     if (!stride.len)
         g->s[0] = g->k[0], g->s[1] = g->k[1]; /* stride defaults to the kernel size */
-    else if (pair(ctx, stride, "stride", -1, g->s))
+    else if (opgen_int_pair(ctx, stride, "stride", -1, g->s))
         return ctx->err->code;
     if (g->k[0] < 1 || g->k[1] < 1 || g->s[0] < 1 || g->s[1] < 1) return OPGEN_FAIL(ctx, OPGEN_E_INVALID, "%s: kernel size and stride must be positive", ctx->op);
     if (g->p[0] < 0 || g->p[1] < 0 || g->p[0] * 2 > g->k[0] || g->p[1] * 2 > g->k[1]) return OPGEN_FAIL(ctx, OPGEN_E_INVALID, "%s: padding must be at most half the kernel size", ctx->op);
@@ -63,7 +48,7 @@ static int64_t plane_base(const opgen_tensor *t, int64_t pl) { return t->dim == 
 opgen_status opgen_portable_max_pool2d_with_indices_out(opgen_ctx *ctx, const opgen_tensor *self, opgen_int_list kernel_size, opgen_int_list stride, opgen_int_list padding, opgen_int_list dilation, bool ceil_mode, opgen_tensor *out, opgen_tensor *indices) {
     uint32_t mask = OPGEN_KERNEL_DTYPES_opgen_portable_max_pool2d_with_indices_out;
     pool_geom g = {0};
-    if (pair(ctx, dilation, "dilation", 1, g.d)) return ctx->err->code;
+    if (opgen_int_pair(ctx, dilation, "dilation", 1, g.d)) return ctx->err->code;
     if (g.d[0] < 1 || g.d[1] < 1) return OPGEN_FAIL(ctx, OPGEN_E_INVALID, "%s: dilation must be positive", ctx->op);
     if (pool_shape(ctx, self, kernel_size, stride, padding, ceil_mode, &g)) return ctx->err->code;
     OPGEN_CHECK_DTYPE(ctx, mask, self->dtype, "the input");

@@ -193,3 +193,17 @@ void opgen_store_i64(opgen_tensor *t, int64_t off, int64_t v) {
 
 double opgen_scalar_f64(const opgen_scalar *s) { return s->dtype == OPGEN_DTYPE_Double ? s->v.f : s->dtype == OPGEN_DTYPE_Bool ? (double)s->v.b : (double)s->v.i; }
 int64_t opgen_scalar_i64(const opgen_scalar *s) { return s->dtype == OPGEN_DTYPE_Double ? opgen_f64_to_i64(s->v.f) : s->dtype == OPGEN_DTYPE_Bool ? (int64_t)s->v.b : s->v.i; }
+
+int32_t opgen_int_pair(opgen_ctx *ctx, opgen_int_list l, const char *what, int64_t dflt, int64_t *v) {
+    if (l.len == 0 && dflt >= 0) {
+        v[0] = v[1] = dflt;
+    } else if (l.len == 1 || l.len == 2) {
+        v[0] = l.data[0];
+        v[1] = l.data[l.len - 1];
+    } else {
+        return OPGEN_FAIL(ctx, OPGEN_E_INVALID, "%s: %s must have 1 or 2 values, not %zu", ctx->op, what, l.len);
+    }
+    for (int i = 0; i < 2; i++) /* geometry stays far from int64 overflow */
+        if (v[i] > (1 << 30) || v[i] < -(1 << 30)) return OPGEN_FAIL(ctx, OPGEN_E_INVALID, "%s: %s value %lld is out of range", ctx->op, what, (long long)v[i]);
+    return OPGEN_OK;
+}

@@ -4,10 +4,11 @@
 # overload rules and include_all_operators seen in the registry generate writes;
 # the exact errors for bad selections; and the load-time failure of a program
 # that needs what a trimmed runtime (opgen-rt-add_float: add.out, Float) left out.
-# usage: select.sh OPGEN OPGEN_RT_ADD_FLOAT CORPUS     OPGEN_UPDATE_GOLDEN=1 rewrites expected/
+# usage: select.sh OPGEN OPGEN_RT_ADD_FLOAT CORPUS PROGRAMS     OPGEN_UPDATE_GOLDEN=1 rewrites expected/
+#   PROGRAMS: the suite's built .pte programs (tests/pte/)
 set -u
-opgen=$1 rt=$2 corpus=$3
-for v in opgen rt; do eval "case \$$v in /*) ;; *) $v=\$PWD/\$$v ;; esac"; done
+opgen=$1 rt=$2 corpus=$3 programs=$4
+for v in opgen rt programs; do eval "case \$$v in /*) ;; *) $v=\$PWD/\$$v ;; esac"; done
 case $corpus in /*) ;; *) corpus=$PWD/$corpus ;; esac
 cd "$(dirname "$0")" || exit 2
 tmp=$(mktemp -d) || exit 2
@@ -98,6 +99,12 @@ cmp -s "$tmp/want" "$tmp/err" && ok || { bad "unselected op:"; diff "$tmp/want" 
 st=$?
 printf 'cases/add_double.graph:2:3: error: aten::add.Tensor: this build'"'"'s selection (add_float.yaml) keeps no kernel for self=Double, other=Double\n' >"$tmp/want"
 [ $st -eq 1 ] && cmp -s "$tmp/want" "$tmp/err" && ok || { bad "unselected dtype (exit $st):"; diff "$tmp/want" "$tmp/err"; }
+
+# the same for .pte programs: the op (and the selection) named with the instruction
+"$rt" run "$programs/add.pte" --input 0="$programs/add.in0.npy" -o "$tmp/p" 2>"$tmp/err" && ok || { bad "the add.out Float runtime cannot run add.pte:"; cat "$tmp/err"; }
+"$rt" run "$programs/control.pte" --input 0="$programs/control.in0.npy" --input 1="$programs/control.in1.npy" -o "$tmp/p2" >/dev/null 2>"$tmp/err"
+printf '%s: error: method '"'"'forward'"'"', instruction 1 (aten::mul.Scalar_out): aten::mul.Scalar_out is left out of this build'"'"'s selection (add_float.yaml)\n' "$programs/control.pte" >"$tmp/want"
+cmp -s "$tmp/want" "$tmp/err" && ok || { bad "a .pte op outside the selection:"; diff "$tmp/want" "$tmp/err"; }
 
 echo "select: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -76,6 +76,10 @@ static inline void opgen_index_next(int32_t dim, const int64_t *sizes, int64_t *
         idx[i] = 0;
     }
 }
+/* A 2-value parameter (kernel size, stride, padding, dilation) from an int list:
+ * one value stands for both, none takes dflt (when >= 0); values beyond 2^30
+ * are refused. */
+int32_t opgen_int_pair(opgen_ctx *ctx, opgen_int_list l, const char *what, int64_t dflt, int64_t *v);
 /* A dimension argument (negative counts from the end) checked against dim. */
 int32_t opgen_wrap_dim(opgen_ctx *ctx, int64_t d, int32_t dim, int32_t *out);
 
