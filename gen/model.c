@@ -777,7 +777,8 @@ static void entry_post_init(og_model *m, og_func *f, const entry_nodes *nd) {
     if (f->has_delegate && (f->dispatch & m->dialect->structured_keys)) {
         for (og_dkey k = 0; k < OG_DK_COUNT; k++)
             if ((m->dialect->structured_keys & BIT(k)) && (f->dispatch & BIT(k))) {
-                ERR_AT(m, nd->dispatch_key, "if structured_delegate, then must not have %s in the dispatch table (it is delegated!)", og_dkey_name(k));
+                /* ufunc_inner_loop fills CPU and CUDA without a dispatch: key */
+                ERR_AT(m, nd->dispatch_key ? nd->dispatch_key : nd->ufunc, "if structured_delegate, then must not have %s in the dispatch table (it is delegated!)", og_dkey_name(k));
                 break;
             }
     }
@@ -939,6 +940,9 @@ typedef struct pregroup {
 static const char *sigkey(og_model *m, og_func *f, strbuf *b) {
     if (f->sigkey) return f->sigkey;
     sb_reset(b);
+    /* ops of another namespace are other operators (cortex_m::maximum is not
+     * aten::maximum): torchgen only ever groups one namespace, so aten keys stay its */
+    if (f->ns && strcmp(f->ns, "aten")) sb_printf(b, "%s::", f->ns);
     og_print_signature(b, f->schema);
     f->sigkey = arena_strndup(m->a, b->p, b->n);
     return f->sigkey;
