@@ -22,6 +22,9 @@ void og_emit_list(strbuf *b, const og_model *m, bool generated, const char *ns, 
 /* `opgen dtypes --format jsonl`: {"allowed": {arg: [dtypes]}, "op": ..., "rows": N}, keys sorted. */
 void og_emit_dtypes_jsonl(strbuf *b, const og_edge_op *op);
 void og_emit_dtypes_text(strbuf *b, const og_edge_op *op);
+/* A markdown table: an x where the op's input takes the dtype (the header, then a row per op). */
+void og_emit_dtypes_markdown_head(strbuf *b);
+void og_emit_dtypes_markdown(strbuf *b, const og_edge_op *op);
 /* `opgen generate`: opgen_dtypes.h, opgen_ops.h and opgen_kernels.h into outdir,
  * from templates in tdir (NULL: the embedded templates/). */
 bool og_emit_c_headers(og_outputs *outs, const char *outdir, const char *tdir, const og_model *m, const og_edge *edge, const char *generated_by, diag *d);

@@ -49,3 +49,26 @@ void og_emit_dtypes_text(strbuf *b, const og_edge_op *op) {
         sb_putc(b, '\n');
     }
 }
+
+/* The dtypes a table column stands for, in the table's order. */
+static const char *const table_dtypes[] = {"Bool", "Byte", "Char", "Short", "Int", "Long", "Half", "BFloat16", "Float", "Double", "UInt16"};
+#define NTABLE (sizeof table_dtypes / sizeof *table_dtypes)
+
+void og_emit_dtypes_markdown_head(strbuf *b) {
+    sb_puts(b, "| op |");
+    for (size_t i = 0; i < NTABLE; i++) sb_printf(b, " %s |", table_dtypes[i]);
+    sb_puts(b, "\n|---|");
+    for (size_t i = 0; i < NTABLE; i++) sb_puts(b, ":-:|");
+    sb_putc(b, '\n');
+}
+
+/* One row: the dtypes the op's first constrained tensor (its input) takes. */
+void og_emit_dtypes_markdown(strbuf *b, const og_edge_op *op) {
+    og_dtset in = op->nargs ? op->args[0].allowed : 0;
+    sb_printf(b, "| `%s` |", op->op);
+    for (size_t i = 0; i < NTABLE; i++) {
+        int d = og_dtype_parse(table_dtypes[i], strlen(table_dtypes[i]));
+        sb_puts(b, d >= 0 && (in >> d & 1) ? " x |" : "   |");
+    }
+    sb_putc(b, '\n');
+}

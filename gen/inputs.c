@@ -1,5 +1,6 @@
 #include "inputs.h"
 #include "embedded.h"
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -70,6 +71,33 @@ static bool declare_kernels(og_session *s, const og_inputs *in) {
     return true;
 }
 
+/* Whether a func: entry declares an op the model has already ("ns::name(...").
+ * An ExecuTorch kernel yaml declares ops opgen has too (quantized_decomposed's,
+ * dim_order_ops'): in a vendor's build those stay opgen's. */
+static bool declared(const og_model *m, const ynode *entry) {
+    const ynode *fn = entry->kind == YNODE_MAP ? ymap_get(entry, "func") : NULL;
+    const char *s = fn && ynode_is_str(fn) ? fn->s : NULL, *lp = s ? strchr(s, '(') : NULL, *sep = s ? strstr(s, "::") : NULL;
+    if (!lp) return false;
+    char ns[128] = "aten", name[256];
+    if (sep && sep < lp && (size_t)(sep - s) < sizeof ns) snprintf(ns, sizeof ns, "%.*s", (int)(sep - s), s), s = sep + 2;
+    snprintf(name, sizeof name, "%.*s", (int)(lp - s), s);
+    return og_model_find(m, ns, name) != NULL;
+}
+
+/* A vendor's ops: declared (schemas, ids) like custom ops, after opgen's own,
+ * their kernels not loaded: the vendor's own table (opgen skeleton's) has them. */
+static bool declare_vendor_ops(og_session *s, const og_inputs *in) {
+    s->vendor_docs = ARENA_ARRAY(&s->a, ydoc, in->nvendor_ops + 1);
+    for (unsigned i = 0; i < in->nvendor_ops; i++) {
+        if (!load(s, in, in->vendor_ops[i], NULL, &s->vendor_docs[i])) return false;
+        s->nvendor_ops++;
+        const ynode *r = s->vendor_docs[i].root;
+        for (size_t k = 0; r && r->kind == YNODE_SEQ && k < r->n; k++)
+            if (!declared(&s->m, r->kids[k])) og_model_kernel_yaml_entry(&s->m, r->kids[k]);
+    }
+    return true;
+}
+
 /* Backend ops (and their out= variants) join the model before grouping too: the
  * embedded ones with the embedded op set (its kernels serve some of them), then
  * the files given. */
@@ -107,7 +135,7 @@ bool og_session_load(og_session *s, const og_inputs *in) {
     og_model_begin_native(&s->m);
     const char *nf_name = in->native_functions ? in->native_functions : "yaml/native_functions.yaml";
     if (!og_yaml_stream_buffer(&s->a, &s->d, nf_name, nf_text, nf_len, &s->nf, og_model_native_entry, &s->m)) return false;
-    if (!declare_kernels(s, in) || !declare_backend_ops(s, in)) return false;
+    if (!declare_kernels(s, in) || !declare_backend_ops(s, in) || !declare_vendor_ops(s, in)) return false;
     if (!og_model_finish_native(&s->m, &s->nf)) return false;
     /* edge constraints: given, or embedded along with an embedded op set */
     const char *edge = in->edge;
@@ -119,5 +147,10 @@ bool og_session_load(og_session *s, const og_inputs *in) {
     bool ok = true;
     for (unsigned i = 0; i < s->nkernel_docs; i++) ok &= og_kernels_load(&s->m, s->has_edge ? &s->edge : NULL, &s->kernel_docs[i], &s->kernels);
     for (unsigned i = 0; i < s->nbackend_docs; i++) ok &= og_backend_load(&s->m, &s->backend_docs[i], &s->backend);
+    for (unsigned i = 0; i < s->nvendor_ops; i++) { /* checked as any kernel yaml; the kernels stay the vendor's */
+        og_yaml_kernels vendor = {0};
+        ok &= og_kernels_load_vendor(&s->m, s->has_edge ? &s->edge : NULL, &s->vendor_docs[i], &vendor);
+        og_yaml_kernels_free(&vendor);
+    }
     return ok && og_kernels_check(&s->m, &s->kernels, &s->d);
 }

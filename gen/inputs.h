@@ -22,6 +22,9 @@ typedef struct og_inputs {
     const char *const *backend_ops; /* backend-op yaml files, added to the embedded ones
                                      when the op set is embedded */
     unsigned nbackend_ops;
+    const char *const *vendor_ops; /* vendor kernel yaml files: their func: entries join the
+                                     op set, their kernels are left to the vendor's table */
+    unsigned nvendor_ops;
 } og_inputs;
 
 typedef struct og_session {
@@ -34,6 +37,8 @@ typedef struct og_session {
     ydoc *kernel_docs;
     ydoc custom_ops_doc; /* the embedded custom ops, declared only (see og_session_load) */
     unsigned nkernel_docs;
+    ydoc *vendor_docs;
+    unsigned nvendor_ops;
     og_yaml_kernels kernels; /* from every kernel file, in order */
     ydoc *backend_docs;
     unsigned nbackend_docs;

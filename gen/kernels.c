@@ -13,17 +13,21 @@ void og_kernels_declare(og_model *m, const ydoc *doc) {
     for (size_t i = 0; i < r->n; i++) og_model_kernel_yaml_entry(m, r->kids[i]);
 }
 
-static const og_func *resolve(og_model *m, const ynode *v) {
-    const char *s = v->s, *sep = strstr(s, "::");
+/* The op an op: entry names ("add.out", "ns::name.overload"), or NULL. */
+static const og_func *find_named(og_model *m, const char *s) {
+    const char *sep = strstr(s, "::");
     char ns[128] = "aten";
-    const char *name = s;
     if (sep && (size_t)(sep - s) < sizeof ns) {
         memcpy(ns, s, (size_t)(sep - s));
         ns[sep - s] = 0;
-        name = sep + 2;
+        s = sep + 2;
     }
-    const og_func *f = og_model_find(m, ns, name);
-    if (!f) ERR_AT(m, v, "unknown operator '%s'", s);
+    return og_model_find(m, ns, s);
+}
+
+static const og_func *resolve(og_model *m, const ynode *v) {
+    const og_func *f = find_named(m, v->s);
+    if (!f) ERR_AT(m, v, "unknown operator '%s'", v->s);
     return f;
 }
 
@@ -149,7 +153,12 @@ static bool kernel_dtypes(og_model *m, const og_func *f, const ynode *entry, con
     return ok;
 }
 
-bool og_kernels_load(og_model *m, const og_edge *edge, const ydoc *doc, og_yaml_kernels *out) {
+static bool load_kernels(og_model *m, const og_edge *edge, const ydoc *doc, og_yaml_kernels *out, bool vendor);
+
+bool og_kernels_load(og_model *m, const og_edge *edge, const ydoc *doc, og_yaml_kernels *out) { return load_kernels(m, edge, doc, out, false); }
+bool og_kernels_load_vendor(og_model *m, const og_edge *edge, const ydoc *doc, og_yaml_kernels *out) { return load_kernels(m, edge, doc, out, true); }
+
+static bool load_kernels(og_model *m, const og_edge *edge, const ydoc *doc, og_yaml_kernels *out, bool vendor) {
     unsigned before = m->d->errors;
     const ynode *r = doc->root;
     if (!r || r->kind != YNODE_SEQ) {
@@ -184,6 +193,7 @@ bool og_kernels_load(og_model *m, const og_edge *edge, const ydoc *doc, og_yaml_
                 ERR_AT(m, op, "'op' must be an operator name, found %s", ynode_describe(op));
                 continue;
             }
+            if (vendor && !find_named(m, op->s)) continue; /* the vendor's kernel for an op opgen lacks: its own business */
             f = resolve(m, op);
         } else if (fn) {
             if (!ynode_is_str(fn)) continue; /* reported when declared */
@@ -236,7 +246,22 @@ bool og_kernels_load(og_model *m, const og_edge *edge, const ydoc *doc, og_yaml_
     return m->d->errors == before;
 }
 
-bool og_kernels_check(const og_model *m, const og_yaml_kernels *l, diag *d) {
+/* The C types of an op's arguments, as one string: its C signature. */
+static const char *c_signature(og_model *m, const og_func *f, strbuf *ct) {
+    sb_reset(ct);
+    for (unsigned i = 0; i < f->schema->nargs; i++) sb_printf(ct, "%s, ", og_abi_of(f->schema->args[i].type, og_annot_is_write(f->schema->args[i].annot)).ctype);
+    return arena_strndup(m->a, ct->p, ct->n);
+}
+
+/* "name.overload" as C identifier characters: quantized_relu_per_tensor_out. */
+static const char *ident_of(og_model *m, const og_func *f) {
+    char *s = arena_printf(m->a, "%s", f->name);
+    for (char *c = s; *c; c++)
+        if (*c == '.') *c = '_';
+    return s;
+}
+
+bool og_kernels_check(og_model *m, og_yaml_kernels *l, diag *d) {
     bool ok = true;
     strmap ops, syms;
     strmap_init(&ops, 64);
@@ -244,31 +269,50 @@ bool og_kernels_check(const og_model *m, const og_yaml_kernels *l, diag *d) {
     strbuf ct;
     sb_init(&ct);
     const char **sigs = og_xcalloc(l->n + 1, sizeof *sigs);
-    for (unsigned k = 0; sigs && k < l->n; k++) {
-        const og_yaml_kernel *kk = &l->items[k];
-        if (!kk->is_default) continue; /* dtype-specialized kernels are for backends */
-        char key[32];
-        snprintf(key, sizeof key, "%u", kk->func->index);
-        const og_yaml_kernel *prev = strmap_get(&ops, key);
-        if (prev) {
-            diag_error(d, kk->node->file, kk->node->line, kk->node->col, "%s::%s has two default kernels (%s and %s)", kk->func->ns, kk->func->name, prev->kernel_name, kk->kernel_name);
+    for (unsigned k = 0; k < l->n; k++) {
+        og_yaml_kernel *kk = &l->items[k];
+        if (kk->is_default) { /* dtype-specialized kernels are for backends */
+            char key[32];
+            snprintf(key, sizeof key, "%u", kk->func->index);
+            const og_yaml_kernel *prev = strmap_get(&ops, key);
+            if (prev) {
+                diag_error(d, kk->node->file, kk->node->line, kk->node->col, "%s::%s has two default kernels (%s and %s)", kk->func->ns, kk->func->name, prev->kernel_name, kk->kernel_name);
+                ok = false;
+                continue;
+            }
+            strmap_put(&ops, arena_strndup(m->a, key, strlen(key)), (void *)kk);
+        }
+        sigs[k] = c_signature(m, kk->func, &ct);
+        if (!strmap_get(&syms, kk->symbol)) strmap_put(&syms, kk->symbol, (void *)kk);
+    }
+    /* A kernel_name serving several ops is one C function where their C signatures
+     * agree. Where they differ C++ overloads the name, as ExecuTorch's Cadence HiFi
+     * kernels do; C cannot, so the first signature keeps the name and each other
+     * gets NAME__<op>: derived from the yaml alone, so deterministic. Only a derived
+     * name the yaml gives another kernel of another signature is a contradiction. */
+    for (unsigned k = 0; k < l->n; k++) {
+        og_yaml_kernel *kk = &l->items[k];
+        const og_yaml_kernel *first = sigs[k] ? strmap_get(&syms, kk->symbol) : NULL;
+        if (!first || !strcmp(sigs[first - l->items], sigs[k])) continue;
+        const og_yaml_kernel *same = NULL; /* an op before it with this name and signature */
+        for (unsigned j = 0; j < k && !same; j++)
+            if (l->items[j].overloads && !strcmp(l->items[j].overloads, first->symbol) && !strcmp(sigs[j], sigs[k])) same = &l->items[j];
+        if (same) {
+            kk->overloads = same->overloads, kk->symbol = same->symbol;
+            continue;
+        }
+        const char *derived = arena_printf(m->a, "%s__%s", kk->symbol, ident_of(m, kk->func));
+        const og_yaml_kernel *taken = strmap_get(&syms, derived);
+        if (taken && strcmp(sigs[taken - l->items], sigs[k])) {
+            diag_error(d, kk->node->file, kk->node->line, kk->node->col, "kernel %s serves %s::%s and %s::%s, whose C signatures differ, and %s, the name C would give the second, is another kernel's", kk->kernel_name, first->func->ns,
+                       first->func->name, kk->func->ns, kk->func->name, derived);
             ok = false;
             continue;
         }
-        strmap_put(&ops, arena_strndup(m->a, key, strlen(key)), (void *)kk);
-        /* a symbol serving several ops is one C function: their C signatures agree */
-        sb_reset(&ct);
-        for (unsigned i = 0; i < kk->func->schema->nargs; i++) sb_printf(&ct, "%s, ", og_abi_of(kk->func->schema->args[i].type, og_annot_is_write(kk->func->schema->args[i].annot)).ctype);
-        sigs[k] = arena_strndup(m->a, ct.p, ct.n);
-        const og_yaml_kernel *first = strmap_get(&syms, kk->symbol);
-        if (!first) {
-            strmap_put(&syms, kk->symbol, (void *)kk);
-        } else if (strcmp(sigs[first - l->items], sigs[k])) {
-            diag_error(d, kk->node->file, kk->node->line, kk->node->col, "kernel %s serves %s::%s and %s::%s, whose C signatures differ", kk->kernel_name, first->func->ns, first->func->name, kk->func->ns, kk->func->name);
-            ok = false;
-        }
+        kk->overloads = first->symbol;
+        kk->symbol = derived;
+        if (!taken) strmap_put(&syms, derived, (void *)kk);
     }
-    if (!sigs) ok = false;
     free(sigs);
     sb_free(&ct);
     strmap_free(&ops);

@@ -11,7 +11,9 @@
 typedef struct og_yaml_kernel {
     const og_func *func;     /* the op it computes (an out= op for the runtime) */
     const char *kernel_name; /* as written: torch::executor::add_out */
-    const char *symbol;      /* the C function: '::' becomes '_' */
+    const char *symbol;      /* the C function: '::' becomes '_'; NAME__<op> where the
+                                kernel_name also serves an op of another C signature */
+    const char *overloads;   /* that case: the symbol of the first op's kernel, else NULL */
     og_dtset dtypes;         /* dtypes of the op's first out argument it handles */
     bool is_default;         /* arg_meta: null */
     const ynode *node;       /* copy of the kernel_name scalar, for positions */
@@ -26,10 +28,14 @@ typedef struct og_yaml_kernels {
 void og_kernels_declare(og_model *m, const ydoc *doc);
 /* Pass 2 (after): resolve every entry and append its kernels. */
 bool og_kernels_load(og_model *m, const og_edge *edge, const ydoc *doc, og_yaml_kernels *out);
+/* The same for a vendor's kernel yaml (--vendor-ops): op: entries naming ops the
+ * model lacks are skipped, not errors (they are the vendor's, not the tables'). */
+bool og_kernels_load_vendor(og_model *m, const og_edge *edge, const ydoc *doc, og_yaml_kernels *out);
 void og_yaml_kernels_free(og_yaml_kernels *l);
-/* Across all kernel files: one default kernel per op, and a kernel symbol shared
- * by several ops only when their C signatures agree. */
-bool og_kernels_check(const og_model *m, const og_yaml_kernels *l, diag *d);
+/* Across all kernel files: one default kernel per op; a kernel_name shared by ops
+ * of different C signatures (a C++ overload) gets a distinct C symbol for each
+ * signature after the first. */
+bool og_kernels_check(og_model *m, og_yaml_kernels *l, diag *d);
 /* The dtypes an op's first out argument may carry (Edge constraints, else the
  * defaults); 0 when it has no out argument. */
 og_dtset og_out_dtypes(const og_func *f, const og_edge *edge);

@@ -1,11 +1,15 @@
+/* realpath (a vendor yaml's path relative to the backend) is XSI */
+#define _XOPEN_SOURCE 700
 #include "skeleton.h"
 #include "abi.h"
 #include "backend.h"
 #include "dtype.h"
+#include "embedded.h"
 #include "emit.h"
 #include "write.h"
 #include <dirent.h>
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -62,7 +66,7 @@ bool og_skel_add(og_skel *k, const og_model *m, const og_edge *edge, const og_fu
         k->kernels = og_xrealloc(k->kernels, sizeof *k->kernels * nc);
         k->cap = nc;
     }
-    k->kernels[k->n++] = (og_skel_kernel){f, symbol, d ? d : allowed, hint == 0xffffffffu};
+    k->kernels[k->n++] = (og_skel_kernel){f, symbol, d ? d : allowed, hint == 0xffffffffu, NULL};
     return true;
 }
 
@@ -71,6 +75,7 @@ bool og_skel_add_yaml_kernels(og_skel *k, const og_model *m, const og_edge *edge
     for (unsigned i = 0; ok && i < kernels->n; i++) {
         const og_yaml_kernel *kk = &kernels->items[i];
         ok = og_skel_add(k, m, edge, kk->func, kk->symbol, kk->is_default ? 0xffffffffu : kk->dtypes);
+        if (ok && kk->overloads) k->kernels[k->n - 1].kernel_name = kk->kernel_name;
     }
     return ok;
 }
@@ -293,9 +298,14 @@ static bool kernel_source(const og_skel *k, unsigned i, strbuf *out, diag *d) {
         sb_puts(&body, "    return OPGEN_FAIL(ctx, OPGEN_E_NOT_IMPLEMENTED, \"%s: not implemented (a stub)\", ctx->op);\n");
     else
         kernel_switch(k, s, sw, list, dts, &body);
-    og_tvar vars[] = {{"backend", k->backend}, {"symbol", kk->symbol}, {"ops", sb_cstr(&ops)}, {"schema", kk->func->schema_text}, {"params", sb_cstr(&params)}, {"body", sb_cstr(&body)}};
+    strbuf note;
+    sb_init(&note);
+    if (kk->kernel_name) /* a C++ overload made a distinct C name (og_kernels_check) */
+        sb_printf(&note, " * The yaml's kernel_name %s also serves ops of another C signature: C++\n * overloads it, C cannot, so this signature's function is %s.\n", kk->kernel_name, kk->symbol);
+    og_tvar vars[] = {{"backend", k->backend}, {"symbol", kk->symbol}, {"ops", sb_cstr(&ops)}, {"schema", kk->func->schema_text}, {"note", sb_cstr(&note)}, {"params", sb_cstr(&params)}, {"body", sb_cstr(&body)}};
     bool ok = og_render_to(out, NULL, "skeleton/kernel.c.in", vars, sizeof vars / sizeof *vars, NULL, d);
     sb_free(&ops);
+    sb_free(&note);
     sb_free(&params);
     sb_free(&body);
     return ok;
@@ -408,15 +418,74 @@ static void write_registry(writer *w, const og_skel *k, const og_skel_kernel *co
     sb_free(&tramps);
 }
 
+/* Whether opgen's embedded op set declares ns::name (its own yaml, searched as
+ * written: "- func: ns::name(" or, for aten, "- func: name("). */
+static bool embedded_declares(const og_func *f) {
+    static const char *const files[] = {"yaml/native_functions.yaml", "yaml/custom_ops.yaml", "yaml/backend_ops.yaml"};
+    char needle[300];
+    bool aten = !strcmp(f->ns, "aten");
+    snprintf(needle, sizeof needle, "- func: %s%s%s(", aten ? "" : f->ns, aten ? "" : "::", f->name);
+    for (unsigned i = 0; i < sizeof files / sizeof *files; i++) {
+        const og_embedded_file *e = og_embedded_find(files[i]);
+        if (e && strstr(e->data, needle)) return true;
+    }
+    return false;
+}
+
+/* The kernel yaml files declaring ops opgen's own tables lack (a vendor's func:
+ * ops), as a meson list of paths relative to dir; "" when there are none. */
+static void vendor_ops_files(const og_skel *k, const char *dir, strbuf *out) {
+    char base[PATH_MAX], file[PATH_MAX];
+    if (!realpath(dir, base)) return;
+    for (unsigned i = 0; i < k->n; i++) {
+        const og_func *f = k->kernels[i].func;
+        if (!f->custom || !f->func_node || embedded_declares(f) || !realpath(f->func_node->file, file)) continue;
+        /* the path from dir to the file: up from dir to their common folder, then down */
+        size_t common = 0, bl = strlen(base); /* their common folder: file[0, common) */
+        if (!strncmp(base, file, bl) && file[bl] == '/')
+            common = bl;
+        else
+            for (size_t j = 0; base[j] && base[j] == file[j]; j++)
+                if (base[j] == '/') common = j;
+        strbuf rel;
+        sb_init(&rel);
+        for (const char *c = base + common; *c; c++)
+            if (*c == '/') sb_puts(&rel, "../");
+        sb_puts(&rel, file + common + 1);
+        char quoted[PATH_MAX + 64];
+        snprintf(quoted, sizeof quoted, "meson.current_source_dir() / '%s'", sb_cstr(&rel));
+        if (!out->p || !strstr(out->p, quoted)) sb_printf(out, "%s%s", out->n ? ", " : "", quoted);
+        sb_free(&rel);
+    }
+}
+
 /* The runner, the build files and the README. */
-static void write_glue(writer *w, const og_skel *k, const strbuf *list) {
-    og_tvar vars[] = {{"backend", k->backend}, {"sources", list->p ? list->p : ""}};
+static void write_glue(writer *w, const og_skel *k, const strbuf *list, const char *dir) {
+    strbuf vendor, runtime;
+    sb_init(&vendor);
+    sb_init(&runtime);
+    vendor_ops_files(k, dir, &vendor);
+    if (vendor.n) /* an installed opgen's tables lack the backend's own ops */
+        sb_printf(&runtime, "# The backend's own ops (func: entries of its kernel yaml) must be in the op tables its\n"
+                            "# runtime is built over: opgen as a subproject (subprojects/opgen) builds one so.\n"
+                            "opgen_runtime = subproject('opgen', default_options : ['vendor_ops=' + ','.join([%s])]).get_variable('opgen_runtime_dep')",
+                  sb_cstr(&vendor));
+    else
+        sb_puts(&runtime, "opgen_runtime = dependency('opgen-runtime', fallback : ['opgen', 'opgen_runtime_dep'])");
+    const char *how = vendor.n ? "Builds opgen as a subproject (subprojects/opgen) over the\n# backend's own ops: an installed opgen's op tables lack them."
+                               : "Builds against an installed opgen (pkg-config: opgen-runtime) or,\n# without one, against opgen as a subproject (subprojects/opgen).";
+    const char *how_readme = vendor.n ? "The kernel yaml declares ops of the backend's own, which an installed opgen's op\ntables lack: the build takes opgen as a subproject in `subprojects/opgen` and\nbuilds its runtime over them (`-Dvendor_ops`)."
+                                      : "The build finds opgen through pkg-config (`opgen-runtime`, installed by opgen's\n`meson install`) or, without one, as a subproject in `subprojects/opgen`.";
+    og_tvar vars[] = {{"backend", k->backend}, {"sources", list->p ? list->p : ""}, {"runtime", sb_cstr(&runtime)}, {"how", how}, {"how_readme", how_readme}};
     char name[512];
     snprintf(name, sizeof name, "%s_main.c", k->backend);
     put_template(w, name, "skeleton/main.c.in", "c", vars, 2, true);
     put_template(w, "kernels/meson.build", "skeleton/kernels_meson.build.in", "#", vars, 2, true);
-    put_template(w, "meson.build", "skeleton/meson.build.in", "#", vars, 2, true);
-    put_template(w, "README.md", "skeleton/README.md.in", "md", vars, 2, false);
+    put_template(w, "meson.build", "skeleton/meson.build.in", "#", vars, 4, true);
+    og_tvar rvars[] = {vars[0], vars[1], vars[4]};
+    put_template(w, "README.md", "skeleton/README.md.in", "md", rvars, 3, false);
+    sb_free(&vendor);
+    sb_free(&runtime);
 }
 
 /* The kernels in file order, a default kernel's cases cut to what the op's other
@@ -456,7 +525,7 @@ bool og_skel_write(const og_skel *k0, const og_model *m, const char *dir, const 
     report_unwanted(&w, &k, kdir);
     write_header(&w, &k);
     write_registry(&w, &k, table, m->a);
-    write_glue(&w, &k, &list);
+    write_glue(&w, &k, &list, dir);
     unsigned changed = 0;
     bool ok = !w.in_the_way && og_outputs_commit(&w.outs, d, &changed);
     og_outputs_free(&w.outs);

@@ -15,6 +15,7 @@ typedef struct og_skel_kernel {
     const char *symbol;  /* its C name */
     og_dtset dtypes;     /* the cases of its dtype switch */
     bool is_default;     /* arg_meta: null -- serves what the op's other kernels do not */
+    const char *kernel_name; /* the yaml's, when the symbol differs from it by more than '::' */
 } og_skel_kernel;
 
 typedef struct og_skel {

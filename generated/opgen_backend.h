@@ -30,27 +30,27 @@ extern const opgen_backend_op opgen_backend_ops[];
 #if defined(OPGEN_IMPLEMENTATION) && !defined(OPGEN_BACKEND_IMPLEMENTED)
 #define OPGEN_BACKEND_IMPLEMENTED
 const opgen_backend_op opgen_backend_ops[] = {
-    {88, 88, "executorch_prims", "add", NULL}, /* executorch_prims::add.int */
-    {89, 89, "executorch_prims", "mul", NULL}, /* executorch_prims::mul.int */
-    {90, 90, "executorch_prims", "sub", NULL}, /* executorch_prims::sub.int */
-    {91, 91, "executorch_prims", "floordiv", NULL}, /* executorch_prims::floordiv.int */
-    {92, 92, "executorch_prims", "mod", NULL}, /* executorch_prims::mod.int */
-    {93, 93, "executorch_prims", "truediv", NULL}, /* executorch_prims::truediv.int */
-    {94, 94, "executorch_prims", "neg", NULL}, /* executorch_prims::neg.int */
-    {95, 95, "executorch_prims", "gt", NULL}, /* executorch_prims::gt.int */
-    {96, 96, "executorch_prims", "lt", NULL}, /* executorch_prims::lt.int */
-    {97, 97, "executorch_prims", "ge", NULL}, /* executorch_prims::ge.int */
-    {98, 98, "executorch_prims", "le", NULL}, /* executorch_prims::le.int */
-    {99, 99, "executorch_prims", "eq", NULL}, /* executorch_prims::eq.int */
-    {100, 101, "quantized", NULL,
+    {268, 268, "executorch_prims", "add", NULL}, /* executorch_prims::add.int */
+    {269, 269, "executorch_prims", "mul", NULL}, /* executorch_prims::mul.int */
+    {270, 270, "executorch_prims", "sub", NULL}, /* executorch_prims::sub.int */
+    {271, 271, "executorch_prims", "floordiv", NULL}, /* executorch_prims::floordiv.int */
+    {272, 272, "executorch_prims", "mod", NULL}, /* executorch_prims::mod.int */
+    {273, 273, "executorch_prims", "truediv", NULL}, /* executorch_prims::truediv.int */
+    {274, 274, "executorch_prims", "neg", NULL}, /* executorch_prims::neg.int */
+    {275, 275, "executorch_prims", "gt", NULL}, /* executorch_prims::gt.int */
+    {276, 276, "executorch_prims", "lt", NULL}, /* executorch_prims::lt.int */
+    {277, 277, "executorch_prims", "ge", NULL}, /* executorch_prims::ge.int */
+    {278, 278, "executorch_prims", "le", NULL}, /* executorch_prims::le.int */
+    {279, 279, "executorch_prims", "eq", NULL}, /* executorch_prims::eq.int */
+    {280, 281, "quantized", NULL,
      "%a_f = quantized_decomposed::dequantize_per_tensor(%a, %a_scale, %a_zero_point, %a_quant_min, %a_quant_max, torch.uint8)\n%b_f = quantized_decomposed::dequantize_per_tensor(%b, %b_scale, %b_zero_point, %b_quant_min, %b_quant_max, torch.uint8)\n%sum = aten::add.Tensor(%a_f, %b_f)\n%act = aten::relu(%sum)\n%qc = quantized_decomposed::quantize_per_tensor(%act, %out_scale, %out_zero_point, %out_quant_min, %out_quant_max, torch.uint8)\nreturn %qc\n"}, /* quantized_decomposed::add_relu */
-    {102, 103, "quantized", NULL,
+    {282, 283, "quantized", NULL,
      "%a_f = quantized_decomposed::dequantize_per_tensor(%a, %a_scale, %a_zero_point, %a_quant_min, %a_quant_max, torch.uint8)\n%b_f = quantized_decomposed::dequantize_per_tensor(%b, %b_scale, %b_zero_point, %b_quant_min, %b_quant_max, torch.uint8)\n%sum = aten::add.Tensor(%a_f, %b_f)\n%qc = quantized_decomposed::quantize_per_tensor(%sum, %out_scale, %out_zero_point, %out_quant_min, %out_quant_max, torch.uint8)\nreturn %qc\n"}, /* quantized_decomposed::add */
-    {104, 105, "quantized", NULL,
+    {284, 285, "quantized", NULL,
      "%a_f = quantized_decomposed::dequantize_per_tensor(%qa, %a_scale, %a_zero_point, %a_quant_min, %a_quant_max, %a_dtype)\n%sum = aten::add.Scalar(%a_f, %b)\n%q = quantized_decomposed::quantize_per_tensor(%sum, %out_scale, %out_zero_point, %out_quant_min, %out_quant_max, %out_dtype)\nreturn %q\n"}, /* quantized_decomposed::add.scalar */
-    {106, 107, "quantized", NULL,
+    {286, 287, "quantized", NULL,
      "%w = quantized_decomposed::dequantize_per_channel(%weight, %weight_scales, %weight_zero_points, 0, %weight_quant_min, %weight_quant_max, torch.uint8)\n%e = aten::embedding(%w, %indices)\nreturn %e\n"}, /* quantized_decomposed::embedding_byte */
-    {108, 109, "demo", NULL,
+    {288, 289, "demo", NULL,
      "%wt = aten::permute_copy(%weight, [1, 0])\n%y = aten::addmm(%bias, %input, %wt)\n%r = aten::relu(%y)\nreturn %r\n"}, /* demo::linear_relu */
 };
 #endif /* OPGEN_IMPLEMENTATION */

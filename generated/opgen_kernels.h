@@ -109,36 +109,139 @@ typedef struct opgen_value {
     X(74, opgen_kernel_aten_sum_IntList_out) \
     X(78, opgen_kernel_aten_max_pool2d_with_indices_out) \
     X(80, opgen_kernel_aten_avg_pool2d_out) \
-    X(83, opgen_kernel_quantized_decomposed_quantize_per_tensor_out) \
-    X(85, opgen_kernel_quantized_decomposed_dequantize_per_tensor_out) \
-    X(87, opgen_kernel_quantized_decomposed_dequantize_per_channel_out) \
-    X(88, opgen_kernel_executorch_prims_add_int) \
-    X(89, opgen_kernel_executorch_prims_mul_int) \
-    X(90, opgen_kernel_executorch_prims_sub_int) \
-    X(91, opgen_kernel_executorch_prims_floordiv_int) \
-    X(92, opgen_kernel_executorch_prims_mod_int) \
-    X(93, opgen_kernel_executorch_prims_truediv_int) \
-    X(94, opgen_kernel_executorch_prims_neg_int) \
-    X(95, opgen_kernel_executorch_prims_gt_int) \
-    X(96, opgen_kernel_executorch_prims_lt_int) \
-    X(97, opgen_kernel_executorch_prims_ge_int) \
-    X(98, opgen_kernel_executorch_prims_le_int) \
-    X(99, opgen_kernel_executorch_prims_eq_int) \
-    X(101, opgen_kernel_quantized_decomposed_add_relu_out) \
-    X(103, opgen_kernel_quantized_decomposed_add_out) \
-    X(105, opgen_kernel_quantized_decomposed_add_scalar_out) \
-    X(107, opgen_kernel_quantized_decomposed_embedding_byte_out) \
-    X(109, opgen_kernel_demo_linear_relu_out) \
-    X(110, opgen_kernel_aten_add_Scalar_out) \
-    X(111, opgen_kernel_aten_mul_Scalar_out) \
-    X(112, opgen_kernel_aten_relu_out) \
-    X(113, opgen_kernel_aten_permute_copy_out) \
-    X(114, opgen_kernel_aten_view_copy_out) \
-    X(115, opgen_kernel_aten_expand_copy_out) \
-    X(116, opgen_kernel_aten_clone_out) \
-    X(117, opgen_kernel_aten_convolution_out) \
-    X(118, opgen_kernel_aten__native_batch_norm_legit_no_training_out) \
-    X(119, opgen_kernel_aten_embedding_out)
+    X(83, opgen_kernel_aten_acos_out) \
+    X(85, opgen_kernel_aten_acosh_out) \
+    X(87, opgen_kernel_aten_asin_out) \
+    X(89, opgen_kernel_aten_asinh_out) \
+    X(91, opgen_kernel_aten_atan_out) \
+    X(93, opgen_kernel_aten_atanh_out) \
+    X(95, opgen_kernel_aten_cos_out) \
+    X(97, opgen_kernel_aten_cosh_out) \
+    X(99, opgen_kernel_aten_sin_out) \
+    X(101, opgen_kernel_aten_sinh_out) \
+    X(103, opgen_kernel_aten_tan_out) \
+    X(105, opgen_kernel_aten_erf_out) \
+    X(107, opgen_kernel_aten_expm1_out) \
+    X(109, opgen_kernel_aten_log_out) \
+    X(111, opgen_kernel_aten_log10_out) \
+    X(113, opgen_kernel_aten_log1p_out) \
+    X(115, opgen_kernel_aten_log2_out) \
+    X(117, opgen_kernel_aten_rsqrt_out) \
+    X(119, opgen_kernel_aten_sqrt_out) \
+    X(121, opgen_kernel_aten_reciprocal_out) \
+    X(123, opgen_kernel_aten_neg_out) \
+    X(125, opgen_kernel_aten_ceil_out) \
+    X(127, opgen_kernel_aten_floor_out) \
+    X(129, opgen_kernel_aten_round_out) \
+    X(131, opgen_kernel_aten_trunc_out) \
+    X(133, opgen_kernel_aten_sign_out) \
+    X(135, opgen_kernel_aten_bitwise_not_out) \
+    X(137, opgen_kernel_aten_logical_not_out) \
+    X(141, opgen_kernel_aten_elu_out) \
+    X(143, opgen_kernel_aten_leaky_relu_out) \
+    X(145, opgen_kernel_aten_minimum_out) \
+    X(147, opgen_kernel_aten_atan2_out) \
+    X(149, opgen_kernel_aten_fmod_Tensor_out) \
+    X(151, opgen_kernel_aten_fmod_Scalar_out) \
+    X(153, opgen_kernel_aten_remainder_Tensor_out) \
+    X(155, opgen_kernel_aten_remainder_Scalar_out) \
+    X(157, opgen_kernel_aten_pow_Tensor_Tensor_out) \
+    X(159, opgen_kernel_aten_pow_Tensor_Scalar_out) \
+    X(161, opgen_kernel_aten_pow_Scalar_out) \
+    X(163, opgen_kernel_aten_bitwise_and_Tensor_out) \
+    X(165, opgen_kernel_aten_bitwise_and_Scalar_out) \
+    X(167, opgen_kernel_aten_bitwise_or_Tensor_out) \
+    X(169, opgen_kernel_aten_bitwise_or_Scalar_out) \
+    X(171, opgen_kernel_aten_bitwise_xor_Tensor_out) \
+    X(173, opgen_kernel_aten_bitwise_xor_Scalar_out) \
+    X(175, opgen_kernel_aten_logical_and_out) \
+    X(177, opgen_kernel_aten_logical_or_out) \
+    X(179, opgen_kernel_aten_logical_xor_out) \
+    X(181, opgen_kernel_aten_div_out_mode) \
+    X(186, opgen_kernel_aten_amax_out) \
+    X(188, opgen_kernel_aten_amin_out) \
+    X(190, opgen_kernel_aten_any_all_out) \
+    X(192, opgen_kernel_aten_any_out) \
+    X(194, opgen_kernel_aten_any_dims_out) \
+    X(196, opgen_kernel_aten_argmax_out) \
+    X(198, opgen_kernel_aten_argmin_out) \
+    X(200, opgen_kernel_aten_max_dim_max) \
+    X(202, opgen_kernel_aten_min_dim_min) \
+    X(205, opgen_kernel_aten_prod_int_out) \
+    X(207, opgen_kernel_aten_var_out) \
+    X(209, opgen_kernel_aten_var_correction_out) \
+    X(211, opgen_kernel_aten_mean_dtype_out) \
+    X(213, opgen_kernel_aten_cumsum_out) \
+    X(228, opgen_kernel_aten_index_select_out) \
+    X(230, opgen_kernel_aten_gather_out) \
+    X(232, opgen_kernel_aten_scatter_src_out) \
+    X(234, opgen_kernel_aten_scatter_value_out) \
+    X(236, opgen_kernel_aten_scatter_add_out) \
+    X(239, opgen_kernel_aten_reflection_pad1d_out) \
+    X(241, opgen_kernel_aten_reflection_pad2d_out) \
+    X(243, opgen_kernel_aten_reflection_pad3d_out) \
+    X(245, opgen_kernel_aten_replication_pad2d_out) \
+    X(247, opgen_kernel_aten_replication_pad3d_out) \
+    X(249, opgen_kernel_aten_clamp_Tensor_out) \
+    X(254, opgen_kernel_aten__native_batch_norm_legit_no_stats_out) \
+    X(259, opgen_kernel_quantized_decomposed_quantize_per_tensor_out) \
+    X(261, opgen_kernel_quantized_decomposed_dequantize_per_tensor_out) \
+    X(263, opgen_kernel_quantized_decomposed_dequantize_per_channel_out) \
+    X(265, opgen_kernel_dim_order_ops__to_dim_order_copy_out) \
+    X(267, opgen_kernel_dim_order_ops__clone_dim_order_out) \
+    X(268, opgen_kernel_executorch_prims_add_int) \
+    X(269, opgen_kernel_executorch_prims_mul_int) \
+    X(270, opgen_kernel_executorch_prims_sub_int) \
+    X(271, opgen_kernel_executorch_prims_floordiv_int) \
+    X(272, opgen_kernel_executorch_prims_mod_int) \
+    X(273, opgen_kernel_executorch_prims_truediv_int) \
+    X(274, opgen_kernel_executorch_prims_neg_int) \
+    X(275, opgen_kernel_executorch_prims_gt_int) \
+    X(276, opgen_kernel_executorch_prims_lt_int) \
+    X(277, opgen_kernel_executorch_prims_ge_int) \
+    X(278, opgen_kernel_executorch_prims_le_int) \
+    X(279, opgen_kernel_executorch_prims_eq_int) \
+    X(281, opgen_kernel_quantized_decomposed_add_relu_out) \
+    X(283, opgen_kernel_quantized_decomposed_add_out) \
+    X(285, opgen_kernel_quantized_decomposed_add_scalar_out) \
+    X(287, opgen_kernel_quantized_decomposed_embedding_byte_out) \
+    X(289, opgen_kernel_demo_linear_relu_out) \
+    X(290, opgen_kernel_aten_add_Scalar_out) \
+    X(291, opgen_kernel_aten_mul_Scalar_out) \
+    X(292, opgen_kernel_aten_relu_out) \
+    X(293, opgen_kernel_aten_permute_copy_out) \
+    X(294, opgen_kernel_aten_view_copy_out) \
+    X(295, opgen_kernel_aten_expand_copy_out) \
+    X(296, opgen_kernel_aten_clone_out) \
+    X(297, opgen_kernel_aten_convolution_out) \
+    X(298, opgen_kernel_aten__native_batch_norm_legit_no_training_out) \
+    X(299, opgen_kernel_aten_embedding_out) \
+    X(300, opgen_kernel_aten_isnan_out) \
+    X(301, opgen_kernel_aten_isinf_out) \
+    X(302, opgen_kernel_aten_div_Scalar_out) \
+    X(303, opgen_kernel_aten_div_Scalar_mode_out) \
+    X(304, opgen_kernel_aten_sub_Scalar_out) \
+    X(305, opgen_kernel_aten_prod_out) \
+    X(306, opgen_kernel_aten_squeeze_copy_dim_out) \
+    X(307, opgen_kernel_aten_squeeze_copy_dims_out) \
+    X(308, opgen_kernel_aten_unsqueeze_copy_out) \
+    X(309, opgen_kernel_aten_select_copy_int_out) \
+    X(310, opgen_kernel_aten_slice_copy_Tensor_out) \
+    X(311, opgen_kernel_aten_diagonal_copy_out) \
+    X(312, opgen_kernel_aten_alias_copy_out) \
+    X(313, opgen_kernel_aten_as_strided_copy_out) \
+    X(314, opgen_kernel_aten_flip_out) \
+    X(315, opgen_kernel_aten_repeat_out) \
+    X(316, opgen_kernel_aten_constant_pad_nd_out) \
+    X(317, opgen_kernel_aten_slice_scatter_out) \
+    X(318, opgen_kernel_aten_select_scatter_out) \
+    X(319, opgen_kernel_aten_fill_Scalar_out) \
+    X(320, opgen_kernel_aten_copy_out) \
+    X(321, opgen_kernel_aten_native_layer_norm_out) \
+    X(322, opgen_kernel_aten_native_group_norm_out) \
+    X(323, opgen_kernel_aten_adaptive_avg_pool1d_out) \
+    X(324, opgen_kernel_aten__adaptive_avg_pool2d_out) \
+    X(325, opgen_kernel_aten__adaptive_avg_pool3d_out)
 
 /* aten::add.out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!) */
 opgen_status opgen_kernel_aten_add_out(opgen_ctx *ctx, const opgen_tensor *self, const opgen_tensor *other, const opgen_scalar *alpha, opgen_tensor *out);
@@ -210,12 +313,166 @@ opgen_status opgen_kernel_aten_sum_IntList_out(opgen_ctx *ctx, const opgen_tenso
 opgen_status opgen_kernel_aten_max_pool2d_with_indices_out(opgen_ctx *ctx, const opgen_tensor *self, opgen_int_list kernel_size, opgen_int_list stride, opgen_int_list padding, opgen_int_list dilation, bool ceil_mode, opgen_tensor *out, opgen_tensor *indices);
 /* aten::avg_pool2d.out(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None, *, Tensor(a!) out) -> Tensor(a!) */
 opgen_status opgen_kernel_aten_avg_pool2d_out(opgen_ctx *ctx, const opgen_tensor *self, opgen_int_list kernel_size, opgen_int_list stride, opgen_int_list padding, bool ceil_mode, bool count_include_pad, const int64_t *divisor_override, opgen_tensor *out);
+/* aten::acos.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) */
+opgen_status opgen_kernel_aten_acos_out(opgen_ctx *ctx, const opgen_tensor *self, opgen_tensor *out);
+/* aten::acosh.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) */
+opgen_status opgen_kernel_aten_acosh_out(opgen_ctx *ctx, const opgen_tensor *self, opgen_tensor *out);
+/* aten::asin.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) */
+opgen_status opgen_kernel_aten_asin_out(opgen_ctx *ctx, const opgen_tensor *self, opgen_tensor *out);
+/* aten::asinh.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) */
+opgen_status opgen_kernel_aten_asinh_out(opgen_ctx *ctx, const opgen_tensor *self, opgen_tensor *out);
+/* aten::atan.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) */
+opgen_status opgen_kernel_aten_atan_out(opgen_ctx *ctx, const opgen_tensor *self, opgen_tensor *out);
+/* aten::atanh.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) */
+opgen_status opgen_kernel_aten_atanh_out(opgen_ctx *ctx, const opgen_tensor *self, opgen_tensor *out);
+/* aten::cos.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) */
+opgen_status opgen_kernel_aten_cos_out(opgen_ctx *ctx, const opgen_tensor *self, opgen_tensor *out);
+/* aten::cosh.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) */
+opgen_status opgen_kernel_aten_cosh_out(opgen_ctx *ctx, const opgen_tensor *self, opgen_tensor *out);
+/* aten::sin.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) */
+opgen_status opgen_kernel_aten_sin_out(opgen_ctx *ctx, const opgen_tensor *self, opgen_tensor *out);
+/* aten::sinh.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) */
+opgen_status opgen_kernel_aten_sinh_out(opgen_ctx *ctx, const opgen_tensor *self, opgen_tensor *out);
+/* aten::tan.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) */
+opgen_status opgen_kernel_aten_tan_out(opgen_ctx *ctx, const opgen_tensor *self, opgen_tensor *out);
+/* aten::erf.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) */
+opgen_status opgen_kernel_aten_erf_out(opgen_ctx *ctx, const opgen_tensor *self, opgen_tensor *out);
+/* aten::expm1.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) */
+opgen_status opgen_kernel_aten_expm1_out(opgen_ctx *ctx, const opgen_tensor *self, opgen_tensor *out);
+/* aten::log.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) */
+opgen_status opgen_kernel_aten_log_out(opgen_ctx *ctx, const opgen_tensor *self, opgen_tensor *out);
+/* aten::log10.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) */
+opgen_status opgen_kernel_aten_log10_out(opgen_ctx *ctx, const opgen_tensor *self, opgen_tensor *out);
+/* aten::log1p.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) */
+opgen_status opgen_kernel_aten_log1p_out(opgen_ctx *ctx, const opgen_tensor *self, opgen_tensor *out);
+/* aten::log2.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) */
+opgen_status opgen_kernel_aten_log2_out(opgen_ctx *ctx, const opgen_tensor *self, opgen_tensor *out);
+/* aten::rsqrt.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) */
+opgen_status opgen_kernel_aten_rsqrt_out(opgen_ctx *ctx, const opgen_tensor *self, opgen_tensor *out);
+/* aten::sqrt.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) */
+opgen_status opgen_kernel_aten_sqrt_out(opgen_ctx *ctx, const opgen_tensor *self, opgen_tensor *out);
+/* aten::reciprocal.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) */
+opgen_status opgen_kernel_aten_reciprocal_out(opgen_ctx *ctx, const opgen_tensor *self, opgen_tensor *out);
+/* aten::neg.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) */
+opgen_status opgen_kernel_aten_neg_out(opgen_ctx *ctx, const opgen_tensor *self, opgen_tensor *out);
+/* aten::ceil.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) */
+opgen_status opgen_kernel_aten_ceil_out(opgen_ctx *ctx, const opgen_tensor *self, opgen_tensor *out);
+/* aten::floor.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) */
+opgen_status opgen_kernel_aten_floor_out(opgen_ctx *ctx, const opgen_tensor *self, opgen_tensor *out);
+/* aten::round.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) */
+opgen_status opgen_kernel_aten_round_out(opgen_ctx *ctx, const opgen_tensor *self, opgen_tensor *out);
+/* aten::trunc.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) */
+opgen_status opgen_kernel_aten_trunc_out(opgen_ctx *ctx, const opgen_tensor *self, opgen_tensor *out);
+/* aten::sign.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) */
+opgen_status opgen_kernel_aten_sign_out(opgen_ctx *ctx, const opgen_tensor *self, opgen_tensor *out);
+/* aten::bitwise_not.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) */
+opgen_status opgen_kernel_aten_bitwise_not_out(opgen_ctx *ctx, const opgen_tensor *self, opgen_tensor *out);
+/* aten::logical_not.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) */
+opgen_status opgen_kernel_aten_logical_not_out(opgen_ctx *ctx, const opgen_tensor *self, opgen_tensor *out);
+/* aten::elu.out(Tensor self, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1, *, Tensor(a!) out) -> Tensor(a!) */
+opgen_status opgen_kernel_aten_elu_out(opgen_ctx *ctx, const opgen_tensor *self, const opgen_scalar *alpha, const opgen_scalar *scale, const opgen_scalar *input_scale, opgen_tensor *out);
+/* aten::leaky_relu.out(Tensor self, Scalar negative_slope=0.01, *, Tensor(a!) out) -> Tensor(a!) */
+opgen_status opgen_kernel_aten_leaky_relu_out(opgen_ctx *ctx, const opgen_tensor *self, const opgen_scalar *negative_slope, opgen_tensor *out);
+/* aten::minimum.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!) */
+opgen_status opgen_kernel_aten_minimum_out(opgen_ctx *ctx, const opgen_tensor *self, const opgen_tensor *other, opgen_tensor *out);
+/* aten::atan2.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!) */
+opgen_status opgen_kernel_aten_atan2_out(opgen_ctx *ctx, const opgen_tensor *self, const opgen_tensor *other, opgen_tensor *out);
+/* aten::fmod.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!) */
+opgen_status opgen_kernel_aten_fmod_Tensor_out(opgen_ctx *ctx, const opgen_tensor *self, const opgen_tensor *other, opgen_tensor *out);
+/* aten::fmod.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!) */
+opgen_status opgen_kernel_aten_fmod_Scalar_out(opgen_ctx *ctx, const opgen_tensor *self, const opgen_scalar *other, opgen_tensor *out);
+/* aten::remainder.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!) */
+opgen_status opgen_kernel_aten_remainder_Tensor_out(opgen_ctx *ctx, const opgen_tensor *self, const opgen_tensor *other, opgen_tensor *out);
+/* aten::remainder.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!) */
+opgen_status opgen_kernel_aten_remainder_Scalar_out(opgen_ctx *ctx, const opgen_tensor *self, const opgen_scalar *other, opgen_tensor *out);
+/* aten::pow.Tensor_Tensor_out(Tensor self, Tensor exponent, *, Tensor(a!) out) -> Tensor(a!) */
+opgen_status opgen_kernel_aten_pow_Tensor_Tensor_out(opgen_ctx *ctx, const opgen_tensor *self, const opgen_tensor *exponent, opgen_tensor *out);
+/* aten::pow.Tensor_Scalar_out(Tensor self, Scalar exponent, *, Tensor(a!) out) -> Tensor(a!) */
+opgen_status opgen_kernel_aten_pow_Tensor_Scalar_out(opgen_ctx *ctx, const opgen_tensor *self, const opgen_scalar *exponent, opgen_tensor *out);
+/* aten::pow.Scalar_out(Scalar self, Tensor exponent, *, Tensor(a!) out) -> Tensor(a!) */
+opgen_status opgen_kernel_aten_pow_Scalar_out(opgen_ctx *ctx, const opgen_scalar *self, const opgen_tensor *exponent, opgen_tensor *out);
+/* aten::bitwise_and.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!) */
+opgen_status opgen_kernel_aten_bitwise_and_Tensor_out(opgen_ctx *ctx, const opgen_tensor *self, const opgen_tensor *other, opgen_tensor *out);
+/* aten::bitwise_and.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!) */
+opgen_status opgen_kernel_aten_bitwise_and_Scalar_out(opgen_ctx *ctx, const opgen_tensor *self, const opgen_scalar *other, opgen_tensor *out);
+/* aten::bitwise_or.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!) */
+opgen_status opgen_kernel_aten_bitwise_or_Tensor_out(opgen_ctx *ctx, const opgen_tensor *self, const opgen_tensor *other, opgen_tensor *out);
+/* aten::bitwise_or.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!) */
+opgen_status opgen_kernel_aten_bitwise_or_Scalar_out(opgen_ctx *ctx, const opgen_tensor *self, const opgen_scalar *other, opgen_tensor *out);
+/* aten::bitwise_xor.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!) */
+opgen_status opgen_kernel_aten_bitwise_xor_Tensor_out(opgen_ctx *ctx, const opgen_tensor *self, const opgen_tensor *other, opgen_tensor *out);
+/* aten::bitwise_xor.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!) */
+opgen_status opgen_kernel_aten_bitwise_xor_Scalar_out(opgen_ctx *ctx, const opgen_tensor *self, const opgen_scalar *other, opgen_tensor *out);
+/* aten::logical_and.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!) */
+opgen_status opgen_kernel_aten_logical_and_out(opgen_ctx *ctx, const opgen_tensor *self, const opgen_tensor *other, opgen_tensor *out);
+/* aten::logical_or.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!) */
+opgen_status opgen_kernel_aten_logical_or_out(opgen_ctx *ctx, const opgen_tensor *self, const opgen_tensor *other, opgen_tensor *out);
+/* aten::logical_xor.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!) */
+opgen_status opgen_kernel_aten_logical_xor_out(opgen_ctx *ctx, const opgen_tensor *self, const opgen_tensor *other, opgen_tensor *out);
+/* aten::div.out_mode(Tensor self, Tensor other, *, str? rounding_mode, Tensor(a!) out) -> Tensor(a!) */
+opgen_status opgen_kernel_aten_div_out_mode(opgen_ctx *ctx, const opgen_tensor *self, const opgen_tensor *other, const char *rounding_mode, opgen_tensor *out);
+/* aten::amax.out(Tensor self, int[1] dim=[], bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!) */
+opgen_status opgen_kernel_aten_amax_out(opgen_ctx *ctx, const opgen_tensor *self, opgen_int_list dim, bool keepdim, opgen_tensor *out);
+/* aten::amin.out(Tensor self, int[1] dim=[], bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!) */
+opgen_status opgen_kernel_aten_amin_out(opgen_ctx *ctx, const opgen_tensor *self, opgen_int_list dim, bool keepdim, opgen_tensor *out);
+/* aten::any.all_out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) */
+opgen_status opgen_kernel_aten_any_all_out(opgen_ctx *ctx, const opgen_tensor *self, opgen_tensor *out);
+/* aten::any.out(Tensor self, int dim, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!) */
+opgen_status opgen_kernel_aten_any_out(opgen_ctx *ctx, const opgen_tensor *self, int64_t dim, bool keepdim, opgen_tensor *out);
+/* aten::any.dims_out(Tensor self, int[]? dim=None, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!) */
+opgen_status opgen_kernel_aten_any_dims_out(opgen_ctx *ctx, const opgen_tensor *self, const opgen_int_list *dim, bool keepdim, opgen_tensor *out);
+/* aten::argmax.out(Tensor self, int? dim=None, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!) */
+opgen_status opgen_kernel_aten_argmax_out(opgen_ctx *ctx, const opgen_tensor *self, const int64_t *dim, bool keepdim, opgen_tensor *out);
+/* aten::argmin.out(Tensor self, int? dim=None, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!) */
+opgen_status opgen_kernel_aten_argmin_out(opgen_ctx *ctx, const opgen_tensor *self, const int64_t *dim, bool keepdim, opgen_tensor *out);
+/* aten::max.dim_max(Tensor self, int dim, bool keepdim=False, *, Tensor(a!) max, Tensor(b!) max_values) -> (Tensor(a!) values, Tensor(b!) indices) */
+opgen_status opgen_kernel_aten_max_dim_max(opgen_ctx *ctx, const opgen_tensor *self, int64_t dim, bool keepdim, opgen_tensor *max, opgen_tensor *max_values);
+/* aten::min.dim_min(Tensor self, int dim, bool keepdim=False, *, Tensor(a!) min, Tensor(b!) min_indices) -> (Tensor(a!) values, Tensor(b!) indices) */
+opgen_status opgen_kernel_aten_min_dim_min(opgen_ctx *ctx, const opgen_tensor *self, int64_t dim, bool keepdim, opgen_tensor *min, opgen_tensor *min_indices);
+/* aten::prod.int_out(Tensor self, int dim, bool keepdim=False, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!) */
+opgen_status opgen_kernel_aten_prod_int_out(opgen_ctx *ctx, const opgen_tensor *self, int64_t dim, bool keepdim, const opgen_dtype *dtype, opgen_tensor *out);
+/* aten::var.out(Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!) */
+opgen_status opgen_kernel_aten_var_out(opgen_ctx *ctx, const opgen_tensor *self, const opgen_int_list *dim, bool unbiased, bool keepdim, opgen_tensor *out);
+/* aten::var.correction_out(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False, Tensor(a!) out) -> Tensor(a!) */
+opgen_status opgen_kernel_aten_var_correction_out(opgen_ctx *ctx, const opgen_tensor *self, const opgen_int_list *dim, const opgen_scalar *correction, bool keepdim, opgen_tensor *out);
+/* aten::mean.dtype_out(Tensor self, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!) */
+opgen_status opgen_kernel_aten_mean_dtype_out(opgen_ctx *ctx, const opgen_tensor *self, const opgen_dtype *dtype, opgen_tensor *out);
+/* aten::cumsum.out(Tensor self, int dim, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!) */
+opgen_status opgen_kernel_aten_cumsum_out(opgen_ctx *ctx, const opgen_tensor *self, int64_t dim, const opgen_dtype *dtype, opgen_tensor *out);
+/* aten::index_select.out(Tensor self, int dim, Tensor index, *, Tensor(a!) out) -> Tensor(a!) */
+opgen_status opgen_kernel_aten_index_select_out(opgen_ctx *ctx, const opgen_tensor *self, int64_t dim, const opgen_tensor *index, opgen_tensor *out);
+/* aten::gather.out(Tensor self, int dim, Tensor index, *, bool sparse_grad=False, Tensor(a!) out) -> Tensor(a!) */
+opgen_status opgen_kernel_aten_gather_out(opgen_ctx *ctx, const opgen_tensor *self, int64_t dim, const opgen_tensor *index, bool sparse_grad, opgen_tensor *out);
+/* aten::scatter.src_out(Tensor self, int dim, Tensor index, Tensor src, *, Tensor(a!) out) -> Tensor(a!) */
+opgen_status opgen_kernel_aten_scatter_src_out(opgen_ctx *ctx, const opgen_tensor *self, int64_t dim, const opgen_tensor *index, const opgen_tensor *src, opgen_tensor *out);
+/* aten::scatter.value_out(Tensor self, int dim, Tensor index, Scalar value, *, Tensor(a!) out) -> Tensor(a!) */
+opgen_status opgen_kernel_aten_scatter_value_out(opgen_ctx *ctx, const opgen_tensor *self, int64_t dim, const opgen_tensor *index, const opgen_scalar *value, opgen_tensor *out);
+/* aten::scatter_add.out(Tensor self, int dim, Tensor index, Tensor src, *, Tensor(a!) out) -> Tensor(a!) */
+opgen_status opgen_kernel_aten_scatter_add_out(opgen_ctx *ctx, const opgen_tensor *self, int64_t dim, const opgen_tensor *index, const opgen_tensor *src, opgen_tensor *out);
+/* aten::reflection_pad1d.out(Tensor self, SymInt[2] padding, *, Tensor(a!) out) -> Tensor(a!) */
+opgen_status opgen_kernel_aten_reflection_pad1d_out(opgen_ctx *ctx, const opgen_tensor *self, opgen_int_list padding, opgen_tensor *out);
+/* aten::reflection_pad2d.out(Tensor self, SymInt[4] padding, *, Tensor(a!) out) -> Tensor(a!) */
+opgen_status opgen_kernel_aten_reflection_pad2d_out(opgen_ctx *ctx, const opgen_tensor *self, opgen_int_list padding, opgen_tensor *out);
+/* aten::reflection_pad3d.out(Tensor self, SymInt[6] padding, *, Tensor(a!) out) -> Tensor(a!) */
+opgen_status opgen_kernel_aten_reflection_pad3d_out(opgen_ctx *ctx, const opgen_tensor *self, opgen_int_list padding, opgen_tensor *out);
+/* aten::replication_pad2d.out(Tensor self, SymInt[4] padding, *, Tensor(a!) out) -> Tensor(a!) */
+opgen_status opgen_kernel_aten_replication_pad2d_out(opgen_ctx *ctx, const opgen_tensor *self, opgen_int_list padding, opgen_tensor *out);
+/* aten::replication_pad3d.out(Tensor self, SymInt[6] padding, *, Tensor(a!) out) -> Tensor(a!) */
+opgen_status opgen_kernel_aten_replication_pad3d_out(opgen_ctx *ctx, const opgen_tensor *self, opgen_int_list padding, opgen_tensor *out);
+/* aten::clamp.Tensor_out(Tensor self, Tensor? min=None, Tensor? max=None, *, Tensor(a!) out) -> Tensor(a!) */
+opgen_status opgen_kernel_aten_clamp_Tensor_out(opgen_ctx *ctx, const opgen_tensor *self, const opgen_tensor *min, const opgen_tensor *max, opgen_tensor *out);
+/* aten::_native_batch_norm_legit.no_stats_out(Tensor input, Tensor? weight, Tensor? bias, bool training, float momentum, float eps, *, Tensor(a!) out, Tensor(b!) save_mean, Tensor(c!) save_invstd) -> (Tensor(a!), Tensor(b!), Tensor(c!)) */
+opgen_status opgen_kernel_aten__native_batch_norm_legit_no_stats_out(opgen_ctx *ctx, const opgen_tensor *input, const opgen_tensor *weight, const opgen_tensor *bias, bool training, double momentum, double eps, opgen_tensor *out, opgen_tensor *save_mean, opgen_tensor *save_invstd);
 /* quantized_decomposed::quantize_per_tensor.out(Tensor input, float scale, int zero_point, int quant_min, int quant_max, ScalarType dtype, *, Tensor(a!) out) -> Tensor(a!) */
 opgen_status opgen_kernel_quantized_decomposed_quantize_per_tensor_out(opgen_ctx *ctx, const opgen_tensor *input, double scale, int64_t zero_point, int64_t quant_min, int64_t quant_max, opgen_dtype dtype, opgen_tensor *out);
 /* quantized_decomposed::dequantize_per_tensor.out(Tensor input, float scale, int zero_point, int quant_min, int quant_max, ScalarType dtype, *, ScalarType? out_dtype=None, Tensor(a!) out) -> Tensor(a!) */
 opgen_status opgen_kernel_quantized_decomposed_dequantize_per_tensor_out(opgen_ctx *ctx, const opgen_tensor *input, double scale, int64_t zero_point, int64_t quant_min, int64_t quant_max, opgen_dtype dtype, const opgen_dtype *out_dtype, opgen_tensor *out);
 /* quantized_decomposed::dequantize_per_channel.out(Tensor input, Tensor scales, Tensor? zero_points, int axis, int quant_min, int quant_max, ScalarType dtype, *, ScalarType? out_dtype=None, Tensor(a!) out) -> Tensor(a!) */
 opgen_status opgen_kernel_quantized_decomposed_dequantize_per_channel_out(opgen_ctx *ctx, const opgen_tensor *input, const opgen_tensor *scales, const opgen_tensor *zero_points, int64_t axis, int64_t quant_min, int64_t quant_max, opgen_dtype dtype, const opgen_dtype *out_dtype, opgen_tensor *out);
+/* dim_order_ops::_to_dim_order_copy.out(Tensor self, *, bool non_blocking=False, int[]? dim_order=None, Tensor(a!) out) -> Tensor(a!) */
+opgen_status opgen_kernel_dim_order_ops__to_dim_order_copy_out(opgen_ctx *ctx, const opgen_tensor *self, bool non_blocking, const opgen_int_list *dim_order, opgen_tensor *out);
+/* dim_order_ops::_clone_dim_order.out(Tensor self, *, bool non_blocking=False, int[]? dim_order=None, Tensor(a!) out) -> Tensor(a!) */
+opgen_status opgen_kernel_dim_order_ops__clone_dim_order_out(opgen_ctx *ctx, const opgen_tensor *self, bool non_blocking, const opgen_int_list *dim_order, opgen_tensor *out);
 /* executorch_prims::add.int(SymInt a, SymInt b) -> SymInt */
 opgen_status opgen_kernel_executorch_prims_add_int(opgen_ctx *ctx, int64_t a, int64_t b, int64_t *ret0);
 /* executorch_prims::mul.int(SymInt a, SymInt b) -> SymInt */
@@ -270,6 +527,58 @@ opgen_status opgen_kernel_aten_convolution_out(opgen_ctx *ctx, const opgen_tenso
 opgen_status opgen_kernel_aten__native_batch_norm_legit_no_training_out(opgen_ctx *ctx, const opgen_tensor *input, const opgen_tensor *weight, const opgen_tensor *bias, const opgen_tensor *running_mean, const opgen_tensor *running_var, double momentum, double eps, opgen_tensor *out0, opgen_tensor *out1, opgen_tensor *out2);
 /* aten::embedding.out(Tensor weight, Tensor indices, SymInt padding_idx=-1, bool scale_grad_by_freq=False, bool sparse=False, *, Tensor(a!) out) -> Tensor(a!) */
 opgen_status opgen_kernel_aten_embedding_out(opgen_ctx *ctx, const opgen_tensor *weight, const opgen_tensor *indices, int64_t padding_idx, bool scale_grad_by_freq, bool sparse, opgen_tensor *out);
+/* aten::isnan.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) */
+opgen_status opgen_kernel_aten_isnan_out(opgen_ctx *ctx, const opgen_tensor *self, opgen_tensor *out);
+/* aten::isinf.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) */
+opgen_status opgen_kernel_aten_isinf_out(opgen_ctx *ctx, const opgen_tensor *self, opgen_tensor *out);
+/* aten::div.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!) */
+opgen_status opgen_kernel_aten_div_Scalar_out(opgen_ctx *ctx, const opgen_tensor *self, const opgen_scalar *other, opgen_tensor *out);
+/* aten::div.Scalar_mode_out(Tensor self, Scalar other, *, str? rounding_mode, Tensor(a!) out) -> Tensor(a!) */
+opgen_status opgen_kernel_aten_div_Scalar_mode_out(opgen_ctx *ctx, const opgen_tensor *self, const opgen_scalar *other, const char *rounding_mode, opgen_tensor *out);
+/* aten::sub.Scalar_out(Tensor self, Scalar other, Scalar alpha=1, *, Tensor(a!) out) -> Tensor(a!) */
+opgen_status opgen_kernel_aten_sub_Scalar_out(opgen_ctx *ctx, const opgen_tensor *self, const opgen_scalar *other, const opgen_scalar *alpha, opgen_tensor *out);
+/* aten::prod.out(Tensor self, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!) */
+opgen_status opgen_kernel_aten_prod_out(opgen_ctx *ctx, const opgen_tensor *self, const opgen_dtype *dtype, opgen_tensor *out);
+/* aten::squeeze_copy.dim_out(Tensor self, int dim, *, Tensor(a!) out) -> Tensor(a!) */
+opgen_status opgen_kernel_aten_squeeze_copy_dim_out(opgen_ctx *ctx, const opgen_tensor *self, int64_t dim, opgen_tensor *out);
+/* aten::squeeze_copy.dims_out(Tensor self, int[] dim, *, Tensor(a!) out) -> Tensor(a!) */
+opgen_status opgen_kernel_aten_squeeze_copy_dims_out(opgen_ctx *ctx, const opgen_tensor *self, opgen_int_list dim, opgen_tensor *out);
+/* aten::unsqueeze_copy.out(Tensor self, int dim, *, Tensor(a!) out) -> Tensor(a!) */
+opgen_status opgen_kernel_aten_unsqueeze_copy_out(opgen_ctx *ctx, const opgen_tensor *self, int64_t dim, opgen_tensor *out);
+/* aten::select_copy.int_out(Tensor self, int dim, SymInt index, *, Tensor(a!) out) -> Tensor(a!) */
+opgen_status opgen_kernel_aten_select_copy_int_out(opgen_ctx *ctx, const opgen_tensor *self, int64_t dim, int64_t index, opgen_tensor *out);
+/* aten::slice_copy.Tensor_out(Tensor self, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1, *, Tensor(a!) out) -> Tensor(a!) */
+opgen_status opgen_kernel_aten_slice_copy_Tensor_out(opgen_ctx *ctx, const opgen_tensor *self, int64_t dim, const int64_t *start, const int64_t *end, int64_t step, opgen_tensor *out);
+/* aten::diagonal_copy.out(Tensor self, int offset=0, int dim1=0, int dim2=1, *, Tensor(a!) out) -> Tensor(a!) */
+opgen_status opgen_kernel_aten_diagonal_copy_out(opgen_ctx *ctx, const opgen_tensor *self, int64_t offset, int64_t dim1, int64_t dim2, opgen_tensor *out);
+/* aten::alias_copy.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) */
+opgen_status opgen_kernel_aten_alias_copy_out(opgen_ctx *ctx, const opgen_tensor *self, opgen_tensor *out);
+/* aten::as_strided_copy.out(Tensor self, SymInt[] size, SymInt[] stride, SymInt? storage_offset=None, *, Tensor(a!) out) -> Tensor(a!) */
+opgen_status opgen_kernel_aten_as_strided_copy_out(opgen_ctx *ctx, const opgen_tensor *self, opgen_int_list size, opgen_int_list stride, const int64_t *storage_offset, opgen_tensor *out);
+/* aten::flip.out(Tensor self, int[] dims, *, Tensor(a!) out) -> Tensor(a!) */
+opgen_status opgen_kernel_aten_flip_out(opgen_ctx *ctx, const opgen_tensor *self, opgen_int_list dims, opgen_tensor *out);
+/* aten::repeat.out(Tensor self, SymInt[] repeats, *, Tensor(a!) out) -> Tensor(a!) */
+opgen_status opgen_kernel_aten_repeat_out(opgen_ctx *ctx, const opgen_tensor *self, opgen_int_list repeats, opgen_tensor *out);
+/* aten::constant_pad_nd.out(Tensor self, SymInt[] pad, Scalar value=0, *, Tensor(a!) out) -> Tensor(a!) */
+opgen_status opgen_kernel_aten_constant_pad_nd_out(opgen_ctx *ctx, const opgen_tensor *self, opgen_int_list pad, const opgen_scalar *value, opgen_tensor *out);
+/* aten::slice_scatter.out(Tensor self, Tensor src, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1, *, Tensor(a!) out) -> Tensor(a!) */
+opgen_status opgen_kernel_aten_slice_scatter_out(opgen_ctx *ctx, const opgen_tensor *self, const opgen_tensor *src, int64_t dim, const int64_t *start, const int64_t *end, int64_t step, opgen_tensor *out);
+/* aten::select_scatter.out(Tensor self, Tensor src, int dim, SymInt index, *, Tensor(a!) out) -> Tensor(a!) */
+opgen_status opgen_kernel_aten_select_scatter_out(opgen_ctx *ctx, const opgen_tensor *self, const opgen_tensor *src, int64_t dim, int64_t index, opgen_tensor *out);
+/* aten::fill.Scalar_out(Tensor self, Scalar value, *, Tensor(a!) out) -> Tensor(a!) */
+opgen_status opgen_kernel_aten_fill_Scalar_out(opgen_ctx *ctx, const opgen_tensor *self, const opgen_scalar *value, opgen_tensor *out);
+/* aten::copy.out(Tensor self, Tensor src, bool non_blocking=False, *, Tensor(a!) out) -> Tensor(a!) */
+opgen_status opgen_kernel_aten_copy_out(opgen_ctx *ctx, const opgen_tensor *self, const opgen_tensor *src, bool non_blocking, opgen_tensor *out);
+/* aten::native_layer_norm.out(Tensor input, SymInt[] normalized_shape, Tensor? weight, Tensor? bias, float eps, *, Tensor(a!) out0, Tensor(b!) out1, Tensor(c!) out2) -> (Tensor(a!), Tensor(b!), Tensor(c!)) */
+opgen_status opgen_kernel_aten_native_layer_norm_out(opgen_ctx *ctx, const opgen_tensor *input, opgen_int_list normalized_shape, const opgen_tensor *weight, const opgen_tensor *bias, double eps, opgen_tensor *out0, opgen_tensor *out1, opgen_tensor *out2);
+/* aten::native_group_norm.out(Tensor input, Tensor? weight, Tensor? bias, SymInt N, SymInt C, SymInt HxW, int group, float eps, *, Tensor(a!) out0, Tensor(b!) out1, Tensor(c!) out2) -> (Tensor(a!), Tensor(b!), Tensor(c!)) */
+opgen_status opgen_kernel_aten_native_group_norm_out(opgen_ctx *ctx, const opgen_tensor *input, const opgen_tensor *weight, const opgen_tensor *bias, int64_t N, int64_t C, int64_t HxW, int64_t group, double eps, opgen_tensor *out0, opgen_tensor *out1, opgen_tensor *out2);
+/* aten::adaptive_avg_pool1d.out(Tensor self, int[1] output_size, *, Tensor(a!) out) -> Tensor(a!) */
+opgen_status opgen_kernel_aten_adaptive_avg_pool1d_out(opgen_ctx *ctx, const opgen_tensor *self, opgen_int_list output_size, opgen_tensor *out);
+/* aten::_adaptive_avg_pool2d.out(Tensor self, SymInt[2] output_size, *, Tensor(a!) out) -> Tensor(a!) */
+opgen_status opgen_kernel_aten__adaptive_avg_pool2d_out(opgen_ctx *ctx, const opgen_tensor *self, opgen_int_list output_size, opgen_tensor *out);
+/* aten::_adaptive_avg_pool3d.out(Tensor self, SymInt[3] output_size, *, Tensor(a!) out) -> Tensor(a!) */
+opgen_status opgen_kernel_aten__adaptive_avg_pool3d_out(opgen_ctx *ctx, const opgen_tensor *self, opgen_int_list output_size, opgen_tensor *out);
 
 #ifdef __cplusplus
 }

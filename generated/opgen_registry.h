@@ -47,36 +47,139 @@ extern "C" {
     X(74, opgen_portable_sum_IntList_out, 0x000000d0u) \
     X(78, opgen_portable_max_pool2d_with_indices_out, 0x000000c0u) \
     X(80, opgen_portable_avg_pool2d_out, 0x000000c0u) \
-    X(83, opgen_portable_quantize_per_tensor_out, 0x0800000fu) \
-    X(85, opgen_portable_dequantize_per_tensor_out, 0x000000c0u) \
-    X(87, opgen_portable_dequantize_per_channel_out, 0x000000c0u) \
-    X(88, opgen_fallback_executorch_prims_add_int, 0xffffffffu) \
-    X(89, opgen_fallback_executorch_prims_mul_int, 0xffffffffu) \
-    X(90, opgen_fallback_executorch_prims_sub_int, 0xffffffffu) \
-    X(91, opgen_fallback_executorch_prims_floordiv_int, 0xffffffffu) \
-    X(92, opgen_fallback_executorch_prims_mod_int, 0xffffffffu) \
-    X(93, opgen_fallback_executorch_prims_truediv_int, 0xffffffffu) \
-    X(94, opgen_fallback_executorch_prims_neg_int, 0xffffffffu) \
-    X(95, opgen_fallback_executorch_prims_gt_int, 0xffffffffu) \
-    X(96, opgen_fallback_executorch_prims_lt_int, 0xffffffffu) \
-    X(97, opgen_fallback_executorch_prims_ge_int, 0xffffffffu) \
-    X(98, opgen_fallback_executorch_prims_le_int, 0xffffffffu) \
-    X(99, opgen_fallback_executorch_prims_eq_int, 0xffffffffu) \
-    X(101, opgen_fallback_quantized_decomposed_add_relu_out, 0x08008effu) \
-    X(103, opgen_native_quantized_add_out, 0x08008effu) \
-    X(105, opgen_fallback_quantized_decomposed_add_scalar_out, 0x08008effu) \
-    X(107, opgen_fallback_quantized_decomposed_embedding_byte_out, 0x08008effu) \
-    X(109, opgen_fallback_demo_linear_relu_out, 0x08008effu) \
-    X(110, opgen_portable_add_Scalar_out, 0x000000dfu) \
-    X(111, opgen_portable_mul_Scalar_out, 0x000000dfu) \
-    X(112, opgen_portable_relu_out, 0x000000dfu) \
-    X(113, opgen_portable_permute_copy_out, 0x080088ffu) \
-    X(114, opgen_portable_view_copy_out, 0x080088ffu) \
-    X(115, opgen_portable_expand_copy_out, 0x080088ffu) \
-    X(116, opgen_portable_clone_out, 0x080088ffu) \
-    X(117, opgen_portable_convolution_out, 0x000000c0u) \
-    X(118, opgen_portable__native_batch_norm_legit_no_training_out, 0x000000c0u) \
-    X(119, opgen_portable_embedding_out, 0x000000c0u)
+    X(83, opgen_portable_acos_out, 0x000000c0u) \
+    X(85, opgen_portable_acosh_out, 0x000000c0u) \
+    X(87, opgen_portable_asin_out, 0x000000c0u) \
+    X(89, opgen_portable_asinh_out, 0x000000c0u) \
+    X(91, opgen_portable_atan_out, 0x000000c0u) \
+    X(93, opgen_portable_atanh_out, 0x000000c0u) \
+    X(95, opgen_portable_cos_out, 0x000000c0u) \
+    X(97, opgen_portable_cosh_out, 0x000000c0u) \
+    X(99, opgen_portable_sin_out, 0x000000c0u) \
+    X(101, opgen_portable_sinh_out, 0x000000c0u) \
+    X(103, opgen_portable_tan_out, 0x000000c0u) \
+    X(105, opgen_portable_erf_out, 0x000000c0u) \
+    X(107, opgen_portable_expm1_out, 0x000000c0u) \
+    X(109, opgen_portable_log_out, 0x000000c0u) \
+    X(111, opgen_portable_log10_out, 0x000000c0u) \
+    X(113, opgen_portable_log1p_out, 0x000000c0u) \
+    X(115, opgen_portable_log2_out, 0x000000c0u) \
+    X(117, opgen_portable_rsqrt_out, 0x000000c0u) \
+    X(119, opgen_portable_sqrt_out, 0x000000c0u) \
+    X(121, opgen_portable_reciprocal_out, 0x000000c0u) \
+    X(123, opgen_portable_neg_out, 0x000000dfu) \
+    X(125, opgen_portable_ceil_out, 0x000000dfu) \
+    X(127, opgen_portable_floor_out, 0x000000dfu) \
+    X(129, opgen_portable_round_out, 0x000000dfu) \
+    X(131, opgen_portable_trunc_out, 0x000000dfu) \
+    X(133, opgen_portable_sign_out, 0x000008dfu) \
+    X(135, opgen_portable_bitwise_not_out, 0x0000081fu) \
+    X(137, opgen_portable_logical_not_out, 0x00000800u) \
+    X(141, opgen_portable_elu_out, 0x000000c0u) \
+    X(143, opgen_portable_leaky_relu_out, 0x000000c0u) \
+    X(145, opgen_portable_minimum_out, 0x000008dfu) \
+    X(147, opgen_portable_atan2_out, 0x000000c0u) \
+    X(149, opgen_portable_fmod_Tensor_out, 0x000000dfu) \
+    X(151, opgen_portable_fmod_Scalar_out, 0x000000dfu) \
+    X(153, opgen_portable_remainder_Tensor_out, 0x000000dfu) \
+    X(155, opgen_portable_remainder_Scalar_out, 0x000000dfu) \
+    X(157, opgen_portable_pow_Tensor_Tensor_out, 0x000000dfu) \
+    X(159, opgen_portable_pow_Tensor_Scalar_out, 0x000000dfu) \
+    X(161, opgen_portable_pow_Scalar_out, 0x000000dfu) \
+    X(163, opgen_portable_bitwise_and_Tensor_out, 0x0000081fu) \
+    X(165, opgen_portable_bitwise_and_Scalar_out, 0x0000081fu) \
+    X(167, opgen_portable_bitwise_or_Tensor_out, 0x0000081fu) \
+    X(169, opgen_portable_bitwise_or_Scalar_out, 0x0000081fu) \
+    X(171, opgen_portable_bitwise_xor_Tensor_out, 0x0000081fu) \
+    X(173, opgen_portable_bitwise_xor_Scalar_out, 0x0000081fu) \
+    X(175, opgen_portable_logical_and_out, 0x00000800u) \
+    X(177, opgen_portable_logical_or_out, 0x00000800u) \
+    X(179, opgen_portable_logical_xor_out, 0x00000800u) \
+    X(181, opgen_portable_div_out_mode, 0x000000dfu) \
+    X(186, opgen_portable_amax_out, 0x000008dfu) \
+    X(188, opgen_portable_amin_out, 0x000008dfu) \
+    X(190, opgen_portable_any_all_out, 0x00000801u) \
+    X(192, opgen_portable_any_out, 0x00000801u) \
+    X(194, opgen_portable_any_dims_out, 0x00000801u) \
+    X(196, opgen_portable_argmax_out, 0x00000010u) \
+    X(198, opgen_portable_argmin_out, 0x00000010u) \
+    X(200, opgen_portable_max_dim_max, 0x000008dfu) \
+    X(202, opgen_portable_min_dim_min, 0x000008dfu) \
+    X(205, opgen_portable_prod_int_out, 0x000000d0u) \
+    X(207, opgen_portable_var_out, 0x000000c0u) \
+    X(209, opgen_portable_var_correction_out, 0x000000c0u) \
+    X(211, opgen_portable_mean_dtype_out, 0x000000c0u) \
+    X(213, opgen_portable_cumsum_out, 0x000000d0u) \
+    X(228, opgen_portable_index_select_out, 0x080088ffu) \
+    X(230, opgen_portable_gather_out, 0x080088ffu) \
+    X(232, opgen_portable_scatter_src_out, 0x080088ffu) \
+    X(234, opgen_portable_scatter_value_out, 0x000008dfu) \
+    X(236, opgen_portable_scatter_add_out, 0x000008dfu) \
+    X(239, opgen_portable_reflection_pad1d_out, 0x000000c0u) \
+    X(241, opgen_portable_reflection_pad2d_out, 0x000000c0u) \
+    X(243, opgen_portable_reflection_pad3d_out, 0x000000c0u) \
+    X(245, opgen_portable_replication_pad2d_out, 0x000000c0u) \
+    X(247, opgen_portable_replication_pad3d_out, 0x000000c0u) \
+    X(249, opgen_portable_clamp_Tensor_out, 0x000000dfu) \
+    X(254, opgen_portable__native_batch_norm_legit_no_stats_out, 0x000000c0u) \
+    X(259, opgen_portable_quantize_per_tensor_out, 0x0800000fu) \
+    X(261, opgen_portable_dequantize_per_tensor_out, 0x000000c0u) \
+    X(263, opgen_portable_dequantize_per_channel_out, 0x000000c0u) \
+    X(265, opgen_portable__to_dim_order_copy_out, 0x08008effu) \
+    X(267, opgen_portable__clone_dim_order_out, 0x08008effu) \
+    X(268, opgen_fallback_executorch_prims_add_int, 0xffffffffu) \
+    X(269, opgen_fallback_executorch_prims_mul_int, 0xffffffffu) \
+    X(270, opgen_fallback_executorch_prims_sub_int, 0xffffffffu) \
+    X(271, opgen_fallback_executorch_prims_floordiv_int, 0xffffffffu) \
+    X(272, opgen_fallback_executorch_prims_mod_int, 0xffffffffu) \
+    X(273, opgen_fallback_executorch_prims_truediv_int, 0xffffffffu) \
+    X(274, opgen_fallback_executorch_prims_neg_int, 0xffffffffu) \
+    X(275, opgen_fallback_executorch_prims_gt_int, 0xffffffffu) \
+    X(276, opgen_fallback_executorch_prims_lt_int, 0xffffffffu) \
+    X(277, opgen_fallback_executorch_prims_ge_int, 0xffffffffu) \
+    X(278, opgen_fallback_executorch_prims_le_int, 0xffffffffu) \
+    X(279, opgen_fallback_executorch_prims_eq_int, 0xffffffffu) \
+    X(281, opgen_fallback_quantized_decomposed_add_relu_out, 0x08008effu) \
+    X(283, opgen_native_quantized_add_out, 0x08008effu) \
+    X(285, opgen_fallback_quantized_decomposed_add_scalar_out, 0x08008effu) \
+    X(287, opgen_fallback_quantized_decomposed_embedding_byte_out, 0x08008effu) \
+    X(289, opgen_fallback_demo_linear_relu_out, 0x08008effu) \
+    X(290, opgen_portable_add_Scalar_out, 0x000000dfu) \
+    X(291, opgen_portable_mul_Scalar_out, 0x000000dfu) \
+    X(292, opgen_portable_relu_out, 0x000000dfu) \
+    X(293, opgen_portable_permute_copy_out, 0x080088ffu) \
+    X(294, opgen_portable_view_copy_out, 0x080088ffu) \
+    X(295, opgen_portable_expand_copy_out, 0x080088ffu) \
+    X(296, opgen_portable_clone_out, 0x080088ffu) \
+    X(297, opgen_portable_convolution_out, 0x000000c0u) \
+    X(298, opgen_portable__native_batch_norm_legit_no_training_out, 0x000000c0u) \
+    X(299, opgen_portable_embedding_out, 0x000000c0u) \
+    X(300, opgen_portable_isnan_out, 0x00000800u) \
+    X(301, opgen_portable_isinf_out, 0x00000800u) \
+    X(302, opgen_portable_div_Scalar_out, 0x000000c0u) \
+    X(303, opgen_portable_div_Scalar_mode_out, 0x000000dfu) \
+    X(304, opgen_portable_sub_Scalar_out, 0x000000dfu) \
+    X(305, opgen_portable_prod_out, 0x000000d0u) \
+    X(306, opgen_portable_squeeze_copy_dim_out, 0x080088ffu) \
+    X(307, opgen_portable_squeeze_copy_dims_out, 0x080088ffu) \
+    X(308, opgen_portable_unsqueeze_copy_out, 0x080088ffu) \
+    X(309, opgen_portable_select_copy_int_out, 0x080088ffu) \
+    X(310, opgen_portable_slice_copy_Tensor_out, 0x080088ffu) \
+    X(311, opgen_portable_diagonal_copy_out, 0x080088ffu) \
+    X(312, opgen_portable_alias_copy_out, 0x080088ffu) \
+    X(313, opgen_portable_as_strided_copy_out, 0x080088ffu) \
+    X(314, opgen_portable_flip_out, 0x080088ffu) \
+    X(315, opgen_portable_repeat_out, 0x080088ffu) \
+    X(316, opgen_portable_constant_pad_nd_out, 0x000008dfu) \
+    X(317, opgen_portable_slice_scatter_out, 0x080088ffu) \
+    X(318, opgen_portable_select_scatter_out, 0x080088ffu) \
+    X(319, opgen_portable_fill_Scalar_out, 0x000008dfu) \
+    X(320, opgen_portable_copy_out, 0x000008dfu) \
+    X(321, opgen_portable_native_layer_norm_out, 0x000000c0u) \
+    X(322, opgen_portable_native_group_norm_out, 0x000000c0u) \
+    X(323, opgen_portable_adaptive_avg_pool1d_out, 0x000000c0u) \
+    X(324, opgen_portable__adaptive_avg_pool2d_out, 0x000000c0u) \
+    X(325, opgen_portable__adaptive_avg_pool3d_out, 0x000000c0u)
 
 typedef opgen_status (*opgen_boxed_call)(opgen_ctx *ctx, void (*fn)(void), const opgen_value *args);
 typedef struct opgen_kernel_entry {
@@ -86,7 +189,7 @@ typedef struct opgen_kernel_entry {
     const char *name;      /* the kernel's C name, for messages and traces */
 } opgen_kernel_entry;
 
-#define OPGEN_REGISTRY_SIZE 120
+#define OPGEN_REGISTRY_SIZE 326
 /* The selection this registry was trimmed to (opgen generate --select), or "":
  * errors about a missing kernel name it. */
 #define OPGEN_SELECTION ""
@@ -160,9 +263,86 @@ static inline const opgen_kernel_entry *opgen_registry_find_fallback(int op, opg
 #define OPGEN_KERNEL_DTYPES_opgen_portable_sum_IntList_out 0x000000d0u
 #define OPGEN_KERNEL_DTYPES_opgen_portable_max_pool2d_with_indices_out 0x000000c0u
 #define OPGEN_KERNEL_DTYPES_opgen_portable_avg_pool2d_out 0x000000c0u
+#define OPGEN_KERNEL_DTYPES_opgen_portable_acos_out 0x000000c0u
+#define OPGEN_KERNEL_DTYPES_opgen_portable_acosh_out 0x000000c0u
+#define OPGEN_KERNEL_DTYPES_opgen_portable_asin_out 0x000000c0u
+#define OPGEN_KERNEL_DTYPES_opgen_portable_asinh_out 0x000000c0u
+#define OPGEN_KERNEL_DTYPES_opgen_portable_atan_out 0x000000c0u
+#define OPGEN_KERNEL_DTYPES_opgen_portable_atanh_out 0x000000c0u
+#define OPGEN_KERNEL_DTYPES_opgen_portable_cos_out 0x000000c0u
+#define OPGEN_KERNEL_DTYPES_opgen_portable_cosh_out 0x000000c0u
+#define OPGEN_KERNEL_DTYPES_opgen_portable_sin_out 0x000000c0u
+#define OPGEN_KERNEL_DTYPES_opgen_portable_sinh_out 0x000000c0u
+#define OPGEN_KERNEL_DTYPES_opgen_portable_tan_out 0x000000c0u
+#define OPGEN_KERNEL_DTYPES_opgen_portable_erf_out 0x000000c0u
+#define OPGEN_KERNEL_DTYPES_opgen_portable_expm1_out 0x000000c0u
+#define OPGEN_KERNEL_DTYPES_opgen_portable_log_out 0x000000c0u
+#define OPGEN_KERNEL_DTYPES_opgen_portable_log10_out 0x000000c0u
+#define OPGEN_KERNEL_DTYPES_opgen_portable_log1p_out 0x000000c0u
+#define OPGEN_KERNEL_DTYPES_opgen_portable_log2_out 0x000000c0u
+#define OPGEN_KERNEL_DTYPES_opgen_portable_rsqrt_out 0x000000c0u
+#define OPGEN_KERNEL_DTYPES_opgen_portable_sqrt_out 0x000000c0u
+#define OPGEN_KERNEL_DTYPES_opgen_portable_reciprocal_out 0x000000c0u
+#define OPGEN_KERNEL_DTYPES_opgen_portable_neg_out 0x000000dfu
+#define OPGEN_KERNEL_DTYPES_opgen_portable_ceil_out 0x000000dfu
+#define OPGEN_KERNEL_DTYPES_opgen_portable_floor_out 0x000000dfu
+#define OPGEN_KERNEL_DTYPES_opgen_portable_round_out 0x000000dfu
+#define OPGEN_KERNEL_DTYPES_opgen_portable_trunc_out 0x000000dfu
+#define OPGEN_KERNEL_DTYPES_opgen_portable_sign_out 0x000008dfu
+#define OPGEN_KERNEL_DTYPES_opgen_portable_bitwise_not_out 0x0000081fu
+#define OPGEN_KERNEL_DTYPES_opgen_portable_logical_not_out 0x00000800u
+#define OPGEN_KERNEL_DTYPES_opgen_portable_elu_out 0x000000c0u
+#define OPGEN_KERNEL_DTYPES_opgen_portable_leaky_relu_out 0x000000c0u
+#define OPGEN_KERNEL_DTYPES_opgen_portable_minimum_out 0x000008dfu
+#define OPGEN_KERNEL_DTYPES_opgen_portable_atan2_out 0x000000c0u
+#define OPGEN_KERNEL_DTYPES_opgen_portable_fmod_Tensor_out 0x000000dfu
+#define OPGEN_KERNEL_DTYPES_opgen_portable_fmod_Scalar_out 0x000000dfu
+#define OPGEN_KERNEL_DTYPES_opgen_portable_remainder_Tensor_out 0x000000dfu
+#define OPGEN_KERNEL_DTYPES_opgen_portable_remainder_Scalar_out 0x000000dfu
+#define OPGEN_KERNEL_DTYPES_opgen_portable_pow_Tensor_Tensor_out 0x000000dfu
+#define OPGEN_KERNEL_DTYPES_opgen_portable_pow_Tensor_Scalar_out 0x000000dfu
+#define OPGEN_KERNEL_DTYPES_opgen_portable_pow_Scalar_out 0x000000dfu
+#define OPGEN_KERNEL_DTYPES_opgen_portable_bitwise_and_Tensor_out 0x0000081fu
+#define OPGEN_KERNEL_DTYPES_opgen_portable_bitwise_and_Scalar_out 0x0000081fu
+#define OPGEN_KERNEL_DTYPES_opgen_portable_bitwise_or_Tensor_out 0x0000081fu
+#define OPGEN_KERNEL_DTYPES_opgen_portable_bitwise_or_Scalar_out 0x0000081fu
+#define OPGEN_KERNEL_DTYPES_opgen_portable_bitwise_xor_Tensor_out 0x0000081fu
+#define OPGEN_KERNEL_DTYPES_opgen_portable_bitwise_xor_Scalar_out 0x0000081fu
+#define OPGEN_KERNEL_DTYPES_opgen_portable_logical_and_out 0x00000800u
+#define OPGEN_KERNEL_DTYPES_opgen_portable_logical_or_out 0x00000800u
+#define OPGEN_KERNEL_DTYPES_opgen_portable_logical_xor_out 0x00000800u
+#define OPGEN_KERNEL_DTYPES_opgen_portable_div_out_mode 0x000000dfu
+#define OPGEN_KERNEL_DTYPES_opgen_portable_amax_out 0x000008dfu
+#define OPGEN_KERNEL_DTYPES_opgen_portable_amin_out 0x000008dfu
+#define OPGEN_KERNEL_DTYPES_opgen_portable_any_all_out 0x00000801u
+#define OPGEN_KERNEL_DTYPES_opgen_portable_any_out 0x00000801u
+#define OPGEN_KERNEL_DTYPES_opgen_portable_any_dims_out 0x00000801u
+#define OPGEN_KERNEL_DTYPES_opgen_portable_argmax_out 0x00000010u
+#define OPGEN_KERNEL_DTYPES_opgen_portable_argmin_out 0x00000010u
+#define OPGEN_KERNEL_DTYPES_opgen_portable_max_dim_max 0x000008dfu
+#define OPGEN_KERNEL_DTYPES_opgen_portable_min_dim_min 0x000008dfu
+#define OPGEN_KERNEL_DTYPES_opgen_portable_prod_int_out 0x000000d0u
+#define OPGEN_KERNEL_DTYPES_opgen_portable_var_out 0x000000c0u
+#define OPGEN_KERNEL_DTYPES_opgen_portable_var_correction_out 0x000000c0u
+#define OPGEN_KERNEL_DTYPES_opgen_portable_mean_dtype_out 0x000000c0u
+#define OPGEN_KERNEL_DTYPES_opgen_portable_cumsum_out 0x000000d0u
+#define OPGEN_KERNEL_DTYPES_opgen_portable_index_select_out 0x080088ffu
+#define OPGEN_KERNEL_DTYPES_opgen_portable_gather_out 0x080088ffu
+#define OPGEN_KERNEL_DTYPES_opgen_portable_scatter_src_out 0x080088ffu
+#define OPGEN_KERNEL_DTYPES_opgen_portable_scatter_value_out 0x000008dfu
+#define OPGEN_KERNEL_DTYPES_opgen_portable_scatter_add_out 0x000008dfu
+#define OPGEN_KERNEL_DTYPES_opgen_portable_reflection_pad1d_out 0x000000c0u
+#define OPGEN_KERNEL_DTYPES_opgen_portable_reflection_pad2d_out 0x000000c0u
+#define OPGEN_KERNEL_DTYPES_opgen_portable_reflection_pad3d_out 0x000000c0u
+#define OPGEN_KERNEL_DTYPES_opgen_portable_replication_pad2d_out 0x000000c0u
+#define OPGEN_KERNEL_DTYPES_opgen_portable_replication_pad3d_out 0x000000c0u
+#define OPGEN_KERNEL_DTYPES_opgen_portable_clamp_Tensor_out 0x000000dfu
+#define OPGEN_KERNEL_DTYPES_opgen_portable__native_batch_norm_legit_no_stats_out 0x000000c0u
 #define OPGEN_KERNEL_DTYPES_opgen_portable_quantize_per_tensor_out 0x0800000fu
 #define OPGEN_KERNEL_DTYPES_opgen_portable_dequantize_per_tensor_out 0x000000c0u
 #define OPGEN_KERNEL_DTYPES_opgen_portable_dequantize_per_channel_out 0x000000c0u
+#define OPGEN_KERNEL_DTYPES_opgen_portable__to_dim_order_copy_out 0x08008effu
+#define OPGEN_KERNEL_DTYPES_opgen_portable__clone_dim_order_out 0x08008effu
 #define OPGEN_KERNEL_DTYPES_opgen_fallback_executorch_prims_add_int 0xffffffffu
 #define OPGEN_KERNEL_DTYPES_opgen_fallback_executorch_prims_mul_int 0xffffffffu
 #define OPGEN_KERNEL_DTYPES_opgen_fallback_executorch_prims_sub_int 0xffffffffu
@@ -190,6 +370,32 @@ static inline const opgen_kernel_entry *opgen_registry_find_fallback(int op, opg
 #define OPGEN_KERNEL_DTYPES_opgen_portable_convolution_out 0x000000c0u
 #define OPGEN_KERNEL_DTYPES_opgen_portable__native_batch_norm_legit_no_training_out 0x000000c0u
 #define OPGEN_KERNEL_DTYPES_opgen_portable_embedding_out 0x000000c0u
+#define OPGEN_KERNEL_DTYPES_opgen_portable_isnan_out 0x00000800u
+#define OPGEN_KERNEL_DTYPES_opgen_portable_isinf_out 0x00000800u
+#define OPGEN_KERNEL_DTYPES_opgen_portable_div_Scalar_out 0x000000c0u
+#define OPGEN_KERNEL_DTYPES_opgen_portable_div_Scalar_mode_out 0x000000dfu
+#define OPGEN_KERNEL_DTYPES_opgen_portable_sub_Scalar_out 0x000000dfu
+#define OPGEN_KERNEL_DTYPES_opgen_portable_prod_out 0x000000d0u
+#define OPGEN_KERNEL_DTYPES_opgen_portable_squeeze_copy_dim_out 0x080088ffu
+#define OPGEN_KERNEL_DTYPES_opgen_portable_squeeze_copy_dims_out 0x080088ffu
+#define OPGEN_KERNEL_DTYPES_opgen_portable_unsqueeze_copy_out 0x080088ffu
+#define OPGEN_KERNEL_DTYPES_opgen_portable_select_copy_int_out 0x080088ffu
+#define OPGEN_KERNEL_DTYPES_opgen_portable_slice_copy_Tensor_out 0x080088ffu
+#define OPGEN_KERNEL_DTYPES_opgen_portable_diagonal_copy_out 0x080088ffu
+#define OPGEN_KERNEL_DTYPES_opgen_portable_alias_copy_out 0x080088ffu
+#define OPGEN_KERNEL_DTYPES_opgen_portable_as_strided_copy_out 0x080088ffu
+#define OPGEN_KERNEL_DTYPES_opgen_portable_flip_out 0x080088ffu
+#define OPGEN_KERNEL_DTYPES_opgen_portable_repeat_out 0x080088ffu
+#define OPGEN_KERNEL_DTYPES_opgen_portable_constant_pad_nd_out 0x000008dfu
+#define OPGEN_KERNEL_DTYPES_opgen_portable_slice_scatter_out 0x080088ffu
+#define OPGEN_KERNEL_DTYPES_opgen_portable_select_scatter_out 0x080088ffu
+#define OPGEN_KERNEL_DTYPES_opgen_portable_fill_Scalar_out 0x000008dfu
+#define OPGEN_KERNEL_DTYPES_opgen_portable_copy_out 0x000008dfu
+#define OPGEN_KERNEL_DTYPES_opgen_portable_native_layer_norm_out 0x000000c0u
+#define OPGEN_KERNEL_DTYPES_opgen_portable_native_group_norm_out 0x000000c0u
+#define OPGEN_KERNEL_DTYPES_opgen_portable_adaptive_avg_pool1d_out 0x000000c0u
+#define OPGEN_KERNEL_DTYPES_opgen_portable__adaptive_avg_pool2d_out 0x000000c0u
+#define OPGEN_KERNEL_DTYPES_opgen_portable__adaptive_avg_pool3d_out 0x000000c0u
 #define OPGEN_KERNEL_DTYPES_opgen_fallback_quantized_decomposed_add_out 0x08008effu
 
 /* The kernels, under the names the kernel yaml gives them. */
@@ -228,9 +434,86 @@ opgen_status opgen_portable_mean_out(opgen_ctx *ctx, const opgen_tensor *self, c
 opgen_status opgen_portable_sum_IntList_out(opgen_ctx *ctx, const opgen_tensor *self, const opgen_int_list *dim, bool keepdim, const opgen_dtype *dtype, opgen_tensor *out);
 opgen_status opgen_portable_max_pool2d_with_indices_out(opgen_ctx *ctx, const opgen_tensor *self, opgen_int_list kernel_size, opgen_int_list stride, opgen_int_list padding, opgen_int_list dilation, bool ceil_mode, opgen_tensor *out, opgen_tensor *indices);
 opgen_status opgen_portable_avg_pool2d_out(opgen_ctx *ctx, const opgen_tensor *self, opgen_int_list kernel_size, opgen_int_list stride, opgen_int_list padding, bool ceil_mode, bool count_include_pad, const int64_t *divisor_override, opgen_tensor *out);
+opgen_status opgen_portable_acos_out(opgen_ctx *ctx, const opgen_tensor *self, opgen_tensor *out);
+opgen_status opgen_portable_acosh_out(opgen_ctx *ctx, const opgen_tensor *self, opgen_tensor *out);
+opgen_status opgen_portable_asin_out(opgen_ctx *ctx, const opgen_tensor *self, opgen_tensor *out);
+opgen_status opgen_portable_asinh_out(opgen_ctx *ctx, const opgen_tensor *self, opgen_tensor *out);
+opgen_status opgen_portable_atan_out(opgen_ctx *ctx, const opgen_tensor *self, opgen_tensor *out);
+opgen_status opgen_portable_atanh_out(opgen_ctx *ctx, const opgen_tensor *self, opgen_tensor *out);
+opgen_status opgen_portable_cos_out(opgen_ctx *ctx, const opgen_tensor *self, opgen_tensor *out);
+opgen_status opgen_portable_cosh_out(opgen_ctx *ctx, const opgen_tensor *self, opgen_tensor *out);
+opgen_status opgen_portable_sin_out(opgen_ctx *ctx, const opgen_tensor *self, opgen_tensor *out);
+opgen_status opgen_portable_sinh_out(opgen_ctx *ctx, const opgen_tensor *self, opgen_tensor *out);
+opgen_status opgen_portable_tan_out(opgen_ctx *ctx, const opgen_tensor *self, opgen_tensor *out);
+opgen_status opgen_portable_erf_out(opgen_ctx *ctx, const opgen_tensor *self, opgen_tensor *out);
+opgen_status opgen_portable_expm1_out(opgen_ctx *ctx, const opgen_tensor *self, opgen_tensor *out);
+opgen_status opgen_portable_log_out(opgen_ctx *ctx, const opgen_tensor *self, opgen_tensor *out);
+opgen_status opgen_portable_log10_out(opgen_ctx *ctx, const opgen_tensor *self, opgen_tensor *out);
+opgen_status opgen_portable_log1p_out(opgen_ctx *ctx, const opgen_tensor *self, opgen_tensor *out);
+opgen_status opgen_portable_log2_out(opgen_ctx *ctx, const opgen_tensor *self, opgen_tensor *out);
+opgen_status opgen_portable_rsqrt_out(opgen_ctx *ctx, const opgen_tensor *self, opgen_tensor *out);
+opgen_status opgen_portable_sqrt_out(opgen_ctx *ctx, const opgen_tensor *self, opgen_tensor *out);
+opgen_status opgen_portable_reciprocal_out(opgen_ctx *ctx, const opgen_tensor *self, opgen_tensor *out);
+opgen_status opgen_portable_neg_out(opgen_ctx *ctx, const opgen_tensor *self, opgen_tensor *out);
+opgen_status opgen_portable_ceil_out(opgen_ctx *ctx, const opgen_tensor *self, opgen_tensor *out);
+opgen_status opgen_portable_floor_out(opgen_ctx *ctx, const opgen_tensor *self, opgen_tensor *out);
+opgen_status opgen_portable_round_out(opgen_ctx *ctx, const opgen_tensor *self, opgen_tensor *out);
+opgen_status opgen_portable_trunc_out(opgen_ctx *ctx, const opgen_tensor *self, opgen_tensor *out);
+opgen_status opgen_portable_sign_out(opgen_ctx *ctx, const opgen_tensor *self, opgen_tensor *out);
+opgen_status opgen_portable_bitwise_not_out(opgen_ctx *ctx, const opgen_tensor *self, opgen_tensor *out);
+opgen_status opgen_portable_logical_not_out(opgen_ctx *ctx, const opgen_tensor *self, opgen_tensor *out);
+opgen_status opgen_portable_elu_out(opgen_ctx *ctx, const opgen_tensor *self, const opgen_scalar *alpha, const opgen_scalar *scale, const opgen_scalar *input_scale, opgen_tensor *out);
+opgen_status opgen_portable_leaky_relu_out(opgen_ctx *ctx, const opgen_tensor *self, const opgen_scalar *negative_slope, opgen_tensor *out);
+opgen_status opgen_portable_minimum_out(opgen_ctx *ctx, const opgen_tensor *self, const opgen_tensor *other, opgen_tensor *out);
+opgen_status opgen_portable_atan2_out(opgen_ctx *ctx, const opgen_tensor *self, const opgen_tensor *other, opgen_tensor *out);
+opgen_status opgen_portable_fmod_Tensor_out(opgen_ctx *ctx, const opgen_tensor *self, const opgen_tensor *other, opgen_tensor *out);
+opgen_status opgen_portable_fmod_Scalar_out(opgen_ctx *ctx, const opgen_tensor *self, const opgen_scalar *other, opgen_tensor *out);
+opgen_status opgen_portable_remainder_Tensor_out(opgen_ctx *ctx, const opgen_tensor *self, const opgen_tensor *other, opgen_tensor *out);
+opgen_status opgen_portable_remainder_Scalar_out(opgen_ctx *ctx, const opgen_tensor *self, const opgen_scalar *other, opgen_tensor *out);
+opgen_status opgen_portable_pow_Tensor_Tensor_out(opgen_ctx *ctx, const opgen_tensor *self, const opgen_tensor *exponent, opgen_tensor *out);
+opgen_status opgen_portable_pow_Tensor_Scalar_out(opgen_ctx *ctx, const opgen_tensor *self, const opgen_scalar *exponent, opgen_tensor *out);
+opgen_status opgen_portable_pow_Scalar_out(opgen_ctx *ctx, const opgen_scalar *self, const opgen_tensor *exponent, opgen_tensor *out);
+opgen_status opgen_portable_bitwise_and_Tensor_out(opgen_ctx *ctx, const opgen_tensor *self, const opgen_tensor *other, opgen_tensor *out);
+opgen_status opgen_portable_bitwise_and_Scalar_out(opgen_ctx *ctx, const opgen_tensor *self, const opgen_scalar *other, opgen_tensor *out);
+opgen_status opgen_portable_bitwise_or_Tensor_out(opgen_ctx *ctx, const opgen_tensor *self, const opgen_tensor *other, opgen_tensor *out);
+opgen_status opgen_portable_bitwise_or_Scalar_out(opgen_ctx *ctx, const opgen_tensor *self, const opgen_scalar *other, opgen_tensor *out);
+opgen_status opgen_portable_bitwise_xor_Tensor_out(opgen_ctx *ctx, const opgen_tensor *self, const opgen_tensor *other, opgen_tensor *out);
+opgen_status opgen_portable_bitwise_xor_Scalar_out(opgen_ctx *ctx, const opgen_tensor *self, const opgen_scalar *other, opgen_tensor *out);
+opgen_status opgen_portable_logical_and_out(opgen_ctx *ctx, const opgen_tensor *self, const opgen_tensor *other, opgen_tensor *out);
+opgen_status opgen_portable_logical_or_out(opgen_ctx *ctx, const opgen_tensor *self, const opgen_tensor *other, opgen_tensor *out);
+opgen_status opgen_portable_logical_xor_out(opgen_ctx *ctx, const opgen_tensor *self, const opgen_tensor *other, opgen_tensor *out);
+opgen_status opgen_portable_div_out_mode(opgen_ctx *ctx, const opgen_tensor *self, const opgen_tensor *other, const char *rounding_mode, opgen_tensor *out);
+opgen_status opgen_portable_amax_out(opgen_ctx *ctx, const opgen_tensor *self, opgen_int_list dim, bool keepdim, opgen_tensor *out);
+opgen_status opgen_portable_amin_out(opgen_ctx *ctx, const opgen_tensor *self, opgen_int_list dim, bool keepdim, opgen_tensor *out);
+opgen_status opgen_portable_any_all_out(opgen_ctx *ctx, const opgen_tensor *self, opgen_tensor *out);
+opgen_status opgen_portable_any_out(opgen_ctx *ctx, const opgen_tensor *self, int64_t dim, bool keepdim, opgen_tensor *out);
+opgen_status opgen_portable_any_dims_out(opgen_ctx *ctx, const opgen_tensor *self, const opgen_int_list *dim, bool keepdim, opgen_tensor *out);
+opgen_status opgen_portable_argmax_out(opgen_ctx *ctx, const opgen_tensor *self, const int64_t *dim, bool keepdim, opgen_tensor *out);
+opgen_status opgen_portable_argmin_out(opgen_ctx *ctx, const opgen_tensor *self, const int64_t *dim, bool keepdim, opgen_tensor *out);
+opgen_status opgen_portable_max_dim_max(opgen_ctx *ctx, const opgen_tensor *self, int64_t dim, bool keepdim, opgen_tensor *max, opgen_tensor *max_values);
+opgen_status opgen_portable_min_dim_min(opgen_ctx *ctx, const opgen_tensor *self, int64_t dim, bool keepdim, opgen_tensor *min, opgen_tensor *min_indices);
+opgen_status opgen_portable_prod_int_out(opgen_ctx *ctx, const opgen_tensor *self, int64_t dim, bool keepdim, const opgen_dtype *dtype, opgen_tensor *out);
+opgen_status opgen_portable_var_out(opgen_ctx *ctx, const opgen_tensor *self, const opgen_int_list *dim, bool unbiased, bool keepdim, opgen_tensor *out);
+opgen_status opgen_portable_var_correction_out(opgen_ctx *ctx, const opgen_tensor *self, const opgen_int_list *dim, const opgen_scalar *correction, bool keepdim, opgen_tensor *out);
+opgen_status opgen_portable_mean_dtype_out(opgen_ctx *ctx, const opgen_tensor *self, const opgen_dtype *dtype, opgen_tensor *out);
+opgen_status opgen_portable_cumsum_out(opgen_ctx *ctx, const opgen_tensor *self, int64_t dim, const opgen_dtype *dtype, opgen_tensor *out);
+opgen_status opgen_portable_index_select_out(opgen_ctx *ctx, const opgen_tensor *self, int64_t dim, const opgen_tensor *index, opgen_tensor *out);
+opgen_status opgen_portable_gather_out(opgen_ctx *ctx, const opgen_tensor *self, int64_t dim, const opgen_tensor *index, bool sparse_grad, opgen_tensor *out);
+opgen_status opgen_portable_scatter_src_out(opgen_ctx *ctx, const opgen_tensor *self, int64_t dim, const opgen_tensor *index, const opgen_tensor *src, opgen_tensor *out);
+opgen_status opgen_portable_scatter_value_out(opgen_ctx *ctx, const opgen_tensor *self, int64_t dim, const opgen_tensor *index, const opgen_scalar *value, opgen_tensor *out);
+opgen_status opgen_portable_scatter_add_out(opgen_ctx *ctx, const opgen_tensor *self, int64_t dim, const opgen_tensor *index, const opgen_tensor *src, opgen_tensor *out);
+opgen_status opgen_portable_reflection_pad1d_out(opgen_ctx *ctx, const opgen_tensor *self, opgen_int_list padding, opgen_tensor *out);
+opgen_status opgen_portable_reflection_pad2d_out(opgen_ctx *ctx, const opgen_tensor *self, opgen_int_list padding, opgen_tensor *out);
+opgen_status opgen_portable_reflection_pad3d_out(opgen_ctx *ctx, const opgen_tensor *self, opgen_int_list padding, opgen_tensor *out);
+opgen_status opgen_portable_replication_pad2d_out(opgen_ctx *ctx, const opgen_tensor *self, opgen_int_list padding, opgen_tensor *out);
+opgen_status opgen_portable_replication_pad3d_out(opgen_ctx *ctx, const opgen_tensor *self, opgen_int_list padding, opgen_tensor *out);
+opgen_status opgen_portable_clamp_Tensor_out(opgen_ctx *ctx, const opgen_tensor *self, const opgen_tensor *min, const opgen_tensor *max, opgen_tensor *out);
+opgen_status opgen_portable__native_batch_norm_legit_no_stats_out(opgen_ctx *ctx, const opgen_tensor *input, const opgen_tensor *weight, const opgen_tensor *bias, bool training, double momentum, double eps, opgen_tensor *out, opgen_tensor *save_mean, opgen_tensor *save_invstd);
 opgen_status opgen_portable_quantize_per_tensor_out(opgen_ctx *ctx, const opgen_tensor *input, double scale, int64_t zero_point, int64_t quant_min, int64_t quant_max, opgen_dtype dtype, opgen_tensor *out);
 opgen_status opgen_portable_dequantize_per_tensor_out(opgen_ctx *ctx, const opgen_tensor *input, double scale, int64_t zero_point, int64_t quant_min, int64_t quant_max, opgen_dtype dtype, const opgen_dtype *out_dtype, opgen_tensor *out);
 opgen_status opgen_portable_dequantize_per_channel_out(opgen_ctx *ctx, const opgen_tensor *input, const opgen_tensor *scales, const opgen_tensor *zero_points, int64_t axis, int64_t quant_min, int64_t quant_max, opgen_dtype dtype, const opgen_dtype *out_dtype, opgen_tensor *out);
+opgen_status opgen_portable__to_dim_order_copy_out(opgen_ctx *ctx, const opgen_tensor *self, bool non_blocking, const opgen_int_list *dim_order, opgen_tensor *out);
+opgen_status opgen_portable__clone_dim_order_out(opgen_ctx *ctx, const opgen_tensor *self, bool non_blocking, const opgen_int_list *dim_order, opgen_tensor *out);
 opgen_status opgen_fallback_executorch_prims_add_int(opgen_ctx *ctx, int64_t a, int64_t b, int64_t *ret0);
 opgen_status opgen_fallback_executorch_prims_mul_int(opgen_ctx *ctx, int64_t a, int64_t b, int64_t *ret0);
 opgen_status opgen_fallback_executorch_prims_sub_int(opgen_ctx *ctx, int64_t a, int64_t b, int64_t *ret0);
@@ -258,6 +541,32 @@ opgen_status opgen_portable_clone_out(opgen_ctx *ctx, const opgen_tensor *self, 
 opgen_status opgen_portable_convolution_out(opgen_ctx *ctx, const opgen_tensor *input, const opgen_tensor *weight, const opgen_tensor *bias, opgen_int_list stride, opgen_int_list padding, opgen_int_list dilation, bool transposed, opgen_int_list output_padding, int64_t groups, opgen_tensor *out);
 opgen_status opgen_portable__native_batch_norm_legit_no_training_out(opgen_ctx *ctx, const opgen_tensor *input, const opgen_tensor *weight, const opgen_tensor *bias, const opgen_tensor *running_mean, const opgen_tensor *running_var, double momentum, double eps, opgen_tensor *out0, opgen_tensor *out1, opgen_tensor *out2);
 opgen_status opgen_portable_embedding_out(opgen_ctx *ctx, const opgen_tensor *weight, const opgen_tensor *indices, int64_t padding_idx, bool scale_grad_by_freq, bool sparse, opgen_tensor *out);
+opgen_status opgen_portable_isnan_out(opgen_ctx *ctx, const opgen_tensor *self, opgen_tensor *out);
+opgen_status opgen_portable_isinf_out(opgen_ctx *ctx, const opgen_tensor *self, opgen_tensor *out);
+opgen_status opgen_portable_div_Scalar_out(opgen_ctx *ctx, const opgen_tensor *self, const opgen_scalar *other, opgen_tensor *out);
+opgen_status opgen_portable_div_Scalar_mode_out(opgen_ctx *ctx, const opgen_tensor *self, const opgen_scalar *other, const char *rounding_mode, opgen_tensor *out);
+opgen_status opgen_portable_sub_Scalar_out(opgen_ctx *ctx, const opgen_tensor *self, const opgen_scalar *other, const opgen_scalar *alpha, opgen_tensor *out);
+opgen_status opgen_portable_prod_out(opgen_ctx *ctx, const opgen_tensor *self, const opgen_dtype *dtype, opgen_tensor *out);
+opgen_status opgen_portable_squeeze_copy_dim_out(opgen_ctx *ctx, const opgen_tensor *self, int64_t dim, opgen_tensor *out);
+opgen_status opgen_portable_squeeze_copy_dims_out(opgen_ctx *ctx, const opgen_tensor *self, opgen_int_list dim, opgen_tensor *out);
+opgen_status opgen_portable_unsqueeze_copy_out(opgen_ctx *ctx, const opgen_tensor *self, int64_t dim, opgen_tensor *out);
+opgen_status opgen_portable_select_copy_int_out(opgen_ctx *ctx, const opgen_tensor *self, int64_t dim, int64_t index, opgen_tensor *out);
+opgen_status opgen_portable_slice_copy_Tensor_out(opgen_ctx *ctx, const opgen_tensor *self, int64_t dim, const int64_t *start, const int64_t *end, int64_t step, opgen_tensor *out);
+opgen_status opgen_portable_diagonal_copy_out(opgen_ctx *ctx, const opgen_tensor *self, int64_t offset, int64_t dim1, int64_t dim2, opgen_tensor *out);
+opgen_status opgen_portable_alias_copy_out(opgen_ctx *ctx, const opgen_tensor *self, opgen_tensor *out);
+opgen_status opgen_portable_as_strided_copy_out(opgen_ctx *ctx, const opgen_tensor *self, opgen_int_list size, opgen_int_list stride, const int64_t *storage_offset, opgen_tensor *out);
+opgen_status opgen_portable_flip_out(opgen_ctx *ctx, const opgen_tensor *self, opgen_int_list dims, opgen_tensor *out);
+opgen_status opgen_portable_repeat_out(opgen_ctx *ctx, const opgen_tensor *self, opgen_int_list repeats, opgen_tensor *out);
+opgen_status opgen_portable_constant_pad_nd_out(opgen_ctx *ctx, const opgen_tensor *self, opgen_int_list pad, const opgen_scalar *value, opgen_tensor *out);
+opgen_status opgen_portable_slice_scatter_out(opgen_ctx *ctx, const opgen_tensor *self, const opgen_tensor *src, int64_t dim, const int64_t *start, const int64_t *end, int64_t step, opgen_tensor *out);
+opgen_status opgen_portable_select_scatter_out(opgen_ctx *ctx, const opgen_tensor *self, const opgen_tensor *src, int64_t dim, int64_t index, opgen_tensor *out);
+opgen_status opgen_portable_fill_Scalar_out(opgen_ctx *ctx, const opgen_tensor *self, const opgen_scalar *value, opgen_tensor *out);
+opgen_status opgen_portable_copy_out(opgen_ctx *ctx, const opgen_tensor *self, const opgen_tensor *src, bool non_blocking, opgen_tensor *out);
+opgen_status opgen_portable_native_layer_norm_out(opgen_ctx *ctx, const opgen_tensor *input, opgen_int_list normalized_shape, const opgen_tensor *weight, const opgen_tensor *bias, double eps, opgen_tensor *out0, opgen_tensor *out1, opgen_tensor *out2);
+opgen_status opgen_portable_native_group_norm_out(opgen_ctx *ctx, const opgen_tensor *input, const opgen_tensor *weight, const opgen_tensor *bias, int64_t N, int64_t C, int64_t HxW, int64_t group, double eps, opgen_tensor *out0, opgen_tensor *out1, opgen_tensor *out2);
+opgen_status opgen_portable_adaptive_avg_pool1d_out(opgen_ctx *ctx, const opgen_tensor *self, opgen_int_list output_size, opgen_tensor *out);
+opgen_status opgen_portable__adaptive_avg_pool2d_out(opgen_ctx *ctx, const opgen_tensor *self, opgen_int_list output_size, opgen_tensor *out);
+opgen_status opgen_portable__adaptive_avg_pool3d_out(opgen_ctx *ctx, const opgen_tensor *self, opgen_int_list output_size, opgen_tensor *out);
 opgen_status opgen_fallback_quantized_decomposed_add_out(opgen_ctx *ctx, const opgen_tensor *a, double a_scale, int64_t a_zero_point, int64_t a_quant_min, int64_t a_quant_max, const opgen_tensor *b, double b_scale, int64_t b_zero_point, int64_t b_quant_min, int64_t b_quant_max, double out_scale, int64_t out_zero_point, int64_t out_quant_min, int64_t out_quant_max, opgen_tensor *out);
 
 #ifdef __cplusplus
@@ -312,52 +621,139 @@ static opgen_status opgen_call_14(opgen_ctx *ctx, void (*fn)(void), const opgen_
     return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, opgen_int_list, opgen_int_list, opgen_int_list, bool, bool, const int64_t *, opgen_tensor *))fn)(ctx, a[0].v.t, a[1].v.il, a[2].v.il, a[3].v.il, a[4].v.b, a[5].v.b, (a[6].none ? NULL : &a[6].v.i), a[7].v.t);
 }
 static opgen_status opgen_call_15(opgen_ctx *ctx, void (*fn)(void), const opgen_value *a) {
-    return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, double, int64_t, int64_t, int64_t, opgen_dtype, opgen_tensor *))fn)(ctx, a[0].v.t, a[1].v.f, a[2].v.i, a[3].v.i, a[4].v.i, a[5].v.d, a[6].v.t);
+    return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, const opgen_scalar *, const opgen_scalar *, const opgen_scalar *, opgen_tensor *))fn)(ctx, a[0].v.t, &a[1].v.s, &a[2].v.s, &a[3].v.s, a[4].v.t);
 }
 static opgen_status opgen_call_16(opgen_ctx *ctx, void (*fn)(void), const opgen_value *a) {
-    return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, double, int64_t, int64_t, int64_t, opgen_dtype, const opgen_dtype *, opgen_tensor *))fn)(ctx, a[0].v.t, a[1].v.f, a[2].v.i, a[3].v.i, a[4].v.i, a[5].v.d, (a[6].none ? NULL : &a[6].v.d), a[7].v.t);
+    return ((opgen_status(*)(opgen_ctx *, const opgen_scalar *, const opgen_tensor *, opgen_tensor *))fn)(ctx, &a[0].v.s, a[1].v.t, a[2].v.t);
 }
 static opgen_status opgen_call_17(opgen_ctx *ctx, void (*fn)(void), const opgen_value *a) {
-    return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, const opgen_tensor *, const opgen_tensor *, int64_t, int64_t, int64_t, opgen_dtype, const opgen_dtype *, opgen_tensor *))fn)(ctx, a[0].v.t, a[1].v.t, a[2].v.t, a[3].v.i, a[4].v.i, a[5].v.i, a[6].v.d, (a[7].none ? NULL : &a[7].v.d), a[8].v.t);
+    return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, const opgen_tensor *, const char *, opgen_tensor *))fn)(ctx, a[0].v.t, a[1].v.t, (a[2].none ? NULL : a[2].v.str), a[3].v.t);
 }
 static opgen_status opgen_call_18(opgen_ctx *ctx, void (*fn)(void), const opgen_value *a) {
-    return ((opgen_status(*)(opgen_ctx *, int64_t, int64_t, int64_t *))fn)(ctx, a[0].v.i, a[1].v.i, (int64_t *)a[2].v.ret);
-}
-static opgen_status opgen_call_19(opgen_ctx *ctx, void (*fn)(void), const opgen_value *a) {
-    return ((opgen_status(*)(opgen_ctx *, int64_t, int64_t, double *))fn)(ctx, a[0].v.i, a[1].v.i, (double *)a[2].v.ret);
-}
-static opgen_status opgen_call_20(opgen_ctx *ctx, void (*fn)(void), const opgen_value *a) {
-    return ((opgen_status(*)(opgen_ctx *, int64_t, int64_t *))fn)(ctx, a[0].v.i, (int64_t *)a[1].v.ret);
-}
-static opgen_status opgen_call_21(opgen_ctx *ctx, void (*fn)(void), const opgen_value *a) {
-    return ((opgen_status(*)(opgen_ctx *, int64_t, int64_t, bool *))fn)(ctx, a[0].v.i, a[1].v.i, (bool *)a[2].v.ret);
-}
-static opgen_status opgen_call_22(opgen_ctx *ctx, void (*fn)(void), const opgen_value *a) {
-    return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, double, int64_t, int64_t, int64_t, const opgen_tensor *, double, int64_t, int64_t, int64_t, double, int64_t, int64_t, int64_t, opgen_tensor *))fn)(ctx, a[0].v.t, a[1].v.f, a[2].v.i, a[3].v.i, a[4].v.i, a[5].v.t, a[6].v.f, a[7].v.i, a[8].v.i, a[9].v.i, a[10].v.f, a[11].v.i, a[12].v.i, a[13].v.i, a[14].v.t);
-}
-static opgen_status opgen_call_23(opgen_ctx *ctx, void (*fn)(void), const opgen_value *a) {
-    return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, double, int64_t, int64_t, int64_t, opgen_dtype, const opgen_scalar *, double, int64_t, int64_t, int64_t, opgen_dtype, opgen_tensor *))fn)(ctx, a[0].v.t, a[1].v.f, a[2].v.i, a[3].v.i, a[4].v.i, a[5].v.d, &a[6].v.s, a[7].v.f, a[8].v.i, a[9].v.i, a[10].v.i, a[11].v.d, a[12].v.t);
-}
-static opgen_status opgen_call_24(opgen_ctx *ctx, void (*fn)(void), const opgen_value *a) {
-    return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, const opgen_tensor *, const opgen_tensor *, int64_t, int64_t, const opgen_tensor *, opgen_tensor *))fn)(ctx, a[0].v.t, a[1].v.t, a[2].v.t, a[3].v.i, a[4].v.i, a[5].v.t, a[6].v.t);
-}
-static opgen_status opgen_call_25(opgen_ctx *ctx, void (*fn)(void), const opgen_value *a) {
-    return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, opgen_int_list, opgen_tensor *))fn)(ctx, a[0].v.t, a[1].v.il, a[2].v.t);
-}
-static opgen_status opgen_call_26(opgen_ctx *ctx, void (*fn)(void), const opgen_value *a) {
     return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, opgen_int_list, bool, opgen_tensor *))fn)(ctx, a[0].v.t, a[1].v.il, a[2].v.b, a[3].v.t);
 }
+static opgen_status opgen_call_19(opgen_ctx *ctx, void (*fn)(void), const opgen_value *a) {
+    return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, const opgen_int_list *, bool, opgen_tensor *))fn)(ctx, a[0].v.t, (a[1].none ? NULL : &a[1].v.il), a[2].v.b, a[3].v.t);
+}
+static opgen_status opgen_call_20(opgen_ctx *ctx, void (*fn)(void), const opgen_value *a) {
+    return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, const int64_t *, bool, opgen_tensor *))fn)(ctx, a[0].v.t, (a[1].none ? NULL : &a[1].v.i), a[2].v.b, a[3].v.t);
+}
+static opgen_status opgen_call_21(opgen_ctx *ctx, void (*fn)(void), const opgen_value *a) {
+    return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, int64_t, bool, opgen_tensor *, opgen_tensor *))fn)(ctx, a[0].v.t, a[1].v.i, a[2].v.b, a[3].v.t, a[4].v.t);
+}
+static opgen_status opgen_call_22(opgen_ctx *ctx, void (*fn)(void), const opgen_value *a) {
+    return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, int64_t, bool, const opgen_dtype *, opgen_tensor *))fn)(ctx, a[0].v.t, a[1].v.i, a[2].v.b, (a[3].none ? NULL : &a[3].v.d), a[4].v.t);
+}
+static opgen_status opgen_call_23(opgen_ctx *ctx, void (*fn)(void), const opgen_value *a) {
+    return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, const opgen_int_list *, bool, bool, opgen_tensor *))fn)(ctx, a[0].v.t, (a[1].none ? NULL : &a[1].v.il), a[2].v.b, a[3].v.b, a[4].v.t);
+}
+static opgen_status opgen_call_24(opgen_ctx *ctx, void (*fn)(void), const opgen_value *a) {
+    return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, const opgen_int_list *, const opgen_scalar *, bool, opgen_tensor *))fn)(ctx, a[0].v.t, (a[1].none ? NULL : &a[1].v.il), (a[2].none ? NULL : &a[2].v.s), a[3].v.b, a[4].v.t);
+}
+static opgen_status opgen_call_25(opgen_ctx *ctx, void (*fn)(void), const opgen_value *a) {
+    return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, const opgen_dtype *, opgen_tensor *))fn)(ctx, a[0].v.t, (a[1].none ? NULL : &a[1].v.d), a[2].v.t);
+}
+static opgen_status opgen_call_26(opgen_ctx *ctx, void (*fn)(void), const opgen_value *a) {
+    return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, int64_t, const opgen_dtype *, opgen_tensor *))fn)(ctx, a[0].v.t, a[1].v.i, (a[2].none ? NULL : &a[2].v.d), a[3].v.t);
+}
 static opgen_status opgen_call_27(opgen_ctx *ctx, void (*fn)(void), const opgen_value *a) {
-    return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, const int32_t *, opgen_tensor *))fn)(ctx, a[0].v.t, (a[1].none ? NULL : &a[1].v.e), a[2].v.t);
+    return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, int64_t, const opgen_tensor *, opgen_tensor *))fn)(ctx, a[0].v.t, a[1].v.i, a[2].v.t, a[3].v.t);
 }
 static opgen_status opgen_call_28(opgen_ctx *ctx, void (*fn)(void), const opgen_value *a) {
-    return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, const opgen_tensor *, const opgen_tensor *, opgen_int_list, opgen_int_list, opgen_int_list, bool, opgen_int_list, int64_t, opgen_tensor *))fn)(ctx, a[0].v.t, a[1].v.t, a[2].v.t, a[3].v.il, a[4].v.il, a[5].v.il, a[6].v.b, a[7].v.il, a[8].v.i, a[9].v.t);
+    return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, int64_t, const opgen_tensor *, bool, opgen_tensor *))fn)(ctx, a[0].v.t, a[1].v.i, a[2].v.t, a[3].v.b, a[4].v.t);
 }
 static opgen_status opgen_call_29(opgen_ctx *ctx, void (*fn)(void), const opgen_value *a) {
-    return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, const opgen_tensor *, const opgen_tensor *, const opgen_tensor *, const opgen_tensor *, double, double, opgen_tensor *, opgen_tensor *, opgen_tensor *))fn)(ctx, a[0].v.t, a[1].v.t, a[2].v.t, a[3].v.t, a[4].v.t, a[5].v.f, a[6].v.f, a[7].v.t, a[8].v.t, a[9].v.t);
+    return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, int64_t, const opgen_tensor *, const opgen_tensor *, opgen_tensor *))fn)(ctx, a[0].v.t, a[1].v.i, a[2].v.t, a[3].v.t, a[4].v.t);
 }
 static opgen_status opgen_call_30(opgen_ctx *ctx, void (*fn)(void), const opgen_value *a) {
+    return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, int64_t, const opgen_tensor *, const opgen_scalar *, opgen_tensor *))fn)(ctx, a[0].v.t, a[1].v.i, a[2].v.t, &a[3].v.s, a[4].v.t);
+}
+static opgen_status opgen_call_31(opgen_ctx *ctx, void (*fn)(void), const opgen_value *a) {
+    return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, opgen_int_list, opgen_tensor *))fn)(ctx, a[0].v.t, a[1].v.il, a[2].v.t);
+}
+static opgen_status opgen_call_32(opgen_ctx *ctx, void (*fn)(void), const opgen_value *a) {
+    return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, const opgen_tensor *, const opgen_tensor *, bool, double, double, opgen_tensor *, opgen_tensor *, opgen_tensor *))fn)(ctx, a[0].v.t, a[1].v.t, a[2].v.t, a[3].v.b, a[4].v.f, a[5].v.f, a[6].v.t, a[7].v.t, a[8].v.t);
+}
+static opgen_status opgen_call_33(opgen_ctx *ctx, void (*fn)(void), const opgen_value *a) {
+    return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, double, int64_t, int64_t, int64_t, opgen_dtype, opgen_tensor *))fn)(ctx, a[0].v.t, a[1].v.f, a[2].v.i, a[3].v.i, a[4].v.i, a[5].v.d, a[6].v.t);
+}
+static opgen_status opgen_call_34(opgen_ctx *ctx, void (*fn)(void), const opgen_value *a) {
+    return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, double, int64_t, int64_t, int64_t, opgen_dtype, const opgen_dtype *, opgen_tensor *))fn)(ctx, a[0].v.t, a[1].v.f, a[2].v.i, a[3].v.i, a[4].v.i, a[5].v.d, (a[6].none ? NULL : &a[6].v.d), a[7].v.t);
+}
+static opgen_status opgen_call_35(opgen_ctx *ctx, void (*fn)(void), const opgen_value *a) {
+    return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, const opgen_tensor *, const opgen_tensor *, int64_t, int64_t, int64_t, opgen_dtype, const opgen_dtype *, opgen_tensor *))fn)(ctx, a[0].v.t, a[1].v.t, a[2].v.t, a[3].v.i, a[4].v.i, a[5].v.i, a[6].v.d, (a[7].none ? NULL : &a[7].v.d), a[8].v.t);
+}
+static opgen_status opgen_call_36(opgen_ctx *ctx, void (*fn)(void), const opgen_value *a) {
+    return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, bool, const opgen_int_list *, opgen_tensor *))fn)(ctx, a[0].v.t, a[1].v.b, (a[2].none ? NULL : &a[2].v.il), a[3].v.t);
+}
+static opgen_status opgen_call_37(opgen_ctx *ctx, void (*fn)(void), const opgen_value *a) {
+    return ((opgen_status(*)(opgen_ctx *, int64_t, int64_t, int64_t *))fn)(ctx, a[0].v.i, a[1].v.i, (int64_t *)a[2].v.ret);
+}
+static opgen_status opgen_call_38(opgen_ctx *ctx, void (*fn)(void), const opgen_value *a) {
+    return ((opgen_status(*)(opgen_ctx *, int64_t, int64_t, double *))fn)(ctx, a[0].v.i, a[1].v.i, (double *)a[2].v.ret);
+}
+static opgen_status opgen_call_39(opgen_ctx *ctx, void (*fn)(void), const opgen_value *a) {
+    return ((opgen_status(*)(opgen_ctx *, int64_t, int64_t *))fn)(ctx, a[0].v.i, (int64_t *)a[1].v.ret);
+}
+static opgen_status opgen_call_40(opgen_ctx *ctx, void (*fn)(void), const opgen_value *a) {
+    return ((opgen_status(*)(opgen_ctx *, int64_t, int64_t, bool *))fn)(ctx, a[0].v.i, a[1].v.i, (bool *)a[2].v.ret);
+}
+static opgen_status opgen_call_41(opgen_ctx *ctx, void (*fn)(void), const opgen_value *a) {
+    return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, double, int64_t, int64_t, int64_t, const opgen_tensor *, double, int64_t, int64_t, int64_t, double, int64_t, int64_t, int64_t, opgen_tensor *))fn)(ctx, a[0].v.t, a[1].v.f, a[2].v.i, a[3].v.i, a[4].v.i, a[5].v.t, a[6].v.f, a[7].v.i, a[8].v.i, a[9].v.i, a[10].v.f, a[11].v.i, a[12].v.i, a[13].v.i, a[14].v.t);
+}
+static opgen_status opgen_call_42(opgen_ctx *ctx, void (*fn)(void), const opgen_value *a) {
+    return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, double, int64_t, int64_t, int64_t, opgen_dtype, const opgen_scalar *, double, int64_t, int64_t, int64_t, opgen_dtype, opgen_tensor *))fn)(ctx, a[0].v.t, a[1].v.f, a[2].v.i, a[3].v.i, a[4].v.i, a[5].v.d, &a[6].v.s, a[7].v.f, a[8].v.i, a[9].v.i, a[10].v.i, a[11].v.d, a[12].v.t);
+}
+static opgen_status opgen_call_43(opgen_ctx *ctx, void (*fn)(void), const opgen_value *a) {
+    return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, const opgen_tensor *, const opgen_tensor *, int64_t, int64_t, const opgen_tensor *, opgen_tensor *))fn)(ctx, a[0].v.t, a[1].v.t, a[2].v.t, a[3].v.i, a[4].v.i, a[5].v.t, a[6].v.t);
+}
+static opgen_status opgen_call_44(opgen_ctx *ctx, void (*fn)(void), const opgen_value *a) {
+    return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, const int32_t *, opgen_tensor *))fn)(ctx, a[0].v.t, (a[1].none ? NULL : &a[1].v.e), a[2].v.t);
+}
+static opgen_status opgen_call_45(opgen_ctx *ctx, void (*fn)(void), const opgen_value *a) {
+    return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, const opgen_tensor *, const opgen_tensor *, opgen_int_list, opgen_int_list, opgen_int_list, bool, opgen_int_list, int64_t, opgen_tensor *))fn)(ctx, a[0].v.t, a[1].v.t, a[2].v.t, a[3].v.il, a[4].v.il, a[5].v.il, a[6].v.b, a[7].v.il, a[8].v.i, a[9].v.t);
+}
+static opgen_status opgen_call_46(opgen_ctx *ctx, void (*fn)(void), const opgen_value *a) {
+    return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, const opgen_tensor *, const opgen_tensor *, const opgen_tensor *, const opgen_tensor *, double, double, opgen_tensor *, opgen_tensor *, opgen_tensor *))fn)(ctx, a[0].v.t, a[1].v.t, a[2].v.t, a[3].v.t, a[4].v.t, a[5].v.f, a[6].v.f, a[7].v.t, a[8].v.t, a[9].v.t);
+}
+static opgen_status opgen_call_47(opgen_ctx *ctx, void (*fn)(void), const opgen_value *a) {
     return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, const opgen_tensor *, int64_t, bool, bool, opgen_tensor *))fn)(ctx, a[0].v.t, a[1].v.t, a[2].v.i, a[3].v.b, a[4].v.b, a[5].v.t);
+}
+static opgen_status opgen_call_48(opgen_ctx *ctx, void (*fn)(void), const opgen_value *a) {
+    return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, const opgen_scalar *, const char *, opgen_tensor *))fn)(ctx, a[0].v.t, &a[1].v.s, (a[2].none ? NULL : a[2].v.str), a[3].v.t);
+}
+static opgen_status opgen_call_49(opgen_ctx *ctx, void (*fn)(void), const opgen_value *a) {
+    return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, int64_t, opgen_tensor *))fn)(ctx, a[0].v.t, a[1].v.i, a[2].v.t);
+}
+static opgen_status opgen_call_50(opgen_ctx *ctx, void (*fn)(void), const opgen_value *a) {
+    return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, int64_t, int64_t, opgen_tensor *))fn)(ctx, a[0].v.t, a[1].v.i, a[2].v.i, a[3].v.t);
+}
+static opgen_status opgen_call_51(opgen_ctx *ctx, void (*fn)(void), const opgen_value *a) {
+    return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, int64_t, const int64_t *, const int64_t *, int64_t, opgen_tensor *))fn)(ctx, a[0].v.t, a[1].v.i, (a[2].none ? NULL : &a[2].v.i), (a[3].none ? NULL : &a[3].v.i), a[4].v.i, a[5].v.t);
+}
+static opgen_status opgen_call_52(opgen_ctx *ctx, void (*fn)(void), const opgen_value *a) {
+    return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, int64_t, int64_t, int64_t, opgen_tensor *))fn)(ctx, a[0].v.t, a[1].v.i, a[2].v.i, a[3].v.i, a[4].v.t);
+}
+static opgen_status opgen_call_53(opgen_ctx *ctx, void (*fn)(void), const opgen_value *a) {
+    return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, opgen_int_list, opgen_int_list, const int64_t *, opgen_tensor *))fn)(ctx, a[0].v.t, a[1].v.il, a[2].v.il, (a[3].none ? NULL : &a[3].v.i), a[4].v.t);
+}
+static opgen_status opgen_call_54(opgen_ctx *ctx, void (*fn)(void), const opgen_value *a) {
+    return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, opgen_int_list, const opgen_scalar *, opgen_tensor *))fn)(ctx, a[0].v.t, a[1].v.il, &a[2].v.s, a[3].v.t);
+}
+static opgen_status opgen_call_55(opgen_ctx *ctx, void (*fn)(void), const opgen_value *a) {
+    return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, const opgen_tensor *, int64_t, const int64_t *, const int64_t *, int64_t, opgen_tensor *))fn)(ctx, a[0].v.t, a[1].v.t, a[2].v.i, (a[3].none ? NULL : &a[3].v.i), (a[4].none ? NULL : &a[4].v.i), a[5].v.i, a[6].v.t);
+}
+static opgen_status opgen_call_56(opgen_ctx *ctx, void (*fn)(void), const opgen_value *a) {
+    return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, const opgen_tensor *, int64_t, int64_t, opgen_tensor *))fn)(ctx, a[0].v.t, a[1].v.t, a[2].v.i, a[3].v.i, a[4].v.t);
+}
+static opgen_status opgen_call_57(opgen_ctx *ctx, void (*fn)(void), const opgen_value *a) {
+    return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, const opgen_tensor *, bool, opgen_tensor *))fn)(ctx, a[0].v.t, a[1].v.t, a[2].v.b, a[3].v.t);
+}
+static opgen_status opgen_call_58(opgen_ctx *ctx, void (*fn)(void), const opgen_value *a) {
+    return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, opgen_int_list, const opgen_tensor *, const opgen_tensor *, double, opgen_tensor *, opgen_tensor *, opgen_tensor *))fn)(ctx, a[0].v.t, a[1].v.il, a[2].v.t, a[3].v.t, a[4].v.f, a[5].v.t, a[6].v.t, a[7].v.t);
+}
+static opgen_status opgen_call_59(opgen_ctx *ctx, void (*fn)(void), const opgen_value *a) {
+    return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, const opgen_tensor *, const opgen_tensor *, int64_t, int64_t, int64_t, int64_t, double, opgen_tensor *, opgen_tensor *, opgen_tensor *))fn)(ctx, a[0].v.t, a[1].v.t, a[2].v.t, a[3].v.i, a[4].v.i, a[5].v.i, a[6].v.i, a[7].v.f, a[8].v.t, a[9].v.t, a[10].v.t);
 }
 
 const opgen_kernel_entry opgen_registry[] = {
@@ -443,63 +839,269 @@ const opgen_kernel_entry opgen_registry[] = {
     {NULL, NULL, 0u, NULL}, /* 79 aten::avg_pool2d */
     {(void (*)(void))opgen_portable_avg_pool2d_out, opgen_call_14, 0x000000c0u, "opgen_portable_avg_pool2d_out"}, /* 80 aten::avg_pool2d.out */
     {NULL, NULL, 0u, NULL}, /* 81 aten::embedding */
-    {NULL, NULL, 0u, NULL}, /* 82 quantized_decomposed::quantize_per_tensor */
-    {(void (*)(void))opgen_portable_quantize_per_tensor_out, opgen_call_15, 0x0800000fu, "opgen_portable_quantize_per_tensor_out"}, /* 83 quantized_decomposed::quantize_per_tensor.out */
-    {NULL, NULL, 0u, NULL}, /* 84 quantized_decomposed::dequantize_per_tensor */
-    {(void (*)(void))opgen_portable_dequantize_per_tensor_out, opgen_call_16, 0x000000c0u, "opgen_portable_dequantize_per_tensor_out"}, /* 85 quantized_decomposed::dequantize_per_tensor.out */
-    {NULL, NULL, 0u, NULL}, /* 86 quantized_decomposed::dequantize_per_channel */
-    {(void (*)(void))opgen_portable_dequantize_per_channel_out, opgen_call_17, 0x000000c0u, "opgen_portable_dequantize_per_channel_out"}, /* 87 quantized_decomposed::dequantize_per_channel.out */
-    {(void (*)(void))opgen_fallback_executorch_prims_add_int, opgen_call_18, 0xffffffffu, "opgen_fallback_executorch_prims_add_int"}, /* 88 executorch_prims::add.int */
-    {(void (*)(void))opgen_fallback_executorch_prims_mul_int, opgen_call_18, 0xffffffffu, "opgen_fallback_executorch_prims_mul_int"}, /* 89 executorch_prims::mul.int */
-    {(void (*)(void))opgen_fallback_executorch_prims_sub_int, opgen_call_18, 0xffffffffu, "opgen_fallback_executorch_prims_sub_int"}, /* 90 executorch_prims::sub.int */
-    {(void (*)(void))opgen_fallback_executorch_prims_floordiv_int, opgen_call_18, 0xffffffffu, "opgen_fallback_executorch_prims_floordiv_int"}, /* 91 executorch_prims::floordiv.int */
-    {(void (*)(void))opgen_fallback_executorch_prims_mod_int, opgen_call_18, 0xffffffffu, "opgen_fallback_executorch_prims_mod_int"}, /* 92 executorch_prims::mod.int */
-    {(void (*)(void))opgen_fallback_executorch_prims_truediv_int, opgen_call_19, 0xffffffffu, "opgen_fallback_executorch_prims_truediv_int"}, /* 93 executorch_prims::truediv.int */
-    {(void (*)(void))opgen_fallback_executorch_prims_neg_int, opgen_call_20, 0xffffffffu, "opgen_fallback_executorch_prims_neg_int"}, /* 94 executorch_prims::neg.int */
-    {(void (*)(void))opgen_fallback_executorch_prims_gt_int, opgen_call_21, 0xffffffffu, "opgen_fallback_executorch_prims_gt_int"}, /* 95 executorch_prims::gt.int */
-    {(void (*)(void))opgen_fallback_executorch_prims_lt_int, opgen_call_21, 0xffffffffu, "opgen_fallback_executorch_prims_lt_int"}, /* 96 executorch_prims::lt.int */
-    {(void (*)(void))opgen_fallback_executorch_prims_ge_int, opgen_call_21, 0xffffffffu, "opgen_fallback_executorch_prims_ge_int"}, /* 97 executorch_prims::ge.int */
-    {(void (*)(void))opgen_fallback_executorch_prims_le_int, opgen_call_21, 0xffffffffu, "opgen_fallback_executorch_prims_le_int"}, /* 98 executorch_prims::le.int */
-    {(void (*)(void))opgen_fallback_executorch_prims_eq_int, opgen_call_21, 0xffffffffu, "opgen_fallback_executorch_prims_eq_int"}, /* 99 executorch_prims::eq.int */
-    {NULL, NULL, 0u, NULL}, /* 100 quantized_decomposed::add_relu */
-    {(void (*)(void))opgen_fallback_quantized_decomposed_add_relu_out, opgen_call_22, 0x08008effu, "opgen_fallback_quantized_decomposed_add_relu_out"}, /* 101 quantized_decomposed::add_relu.out */
-    {NULL, NULL, 0u, NULL}, /* 102 quantized_decomposed::add */
-    {(void (*)(void))opgen_native_quantized_add_out, opgen_call_22, 0x08008effu, "opgen_native_quantized_add_out"}, /* 103 quantized_decomposed::add.out */
-    {NULL, NULL, 0u, NULL}, /* 104 quantized_decomposed::add.scalar */
-    {(void (*)(void))opgen_fallback_quantized_decomposed_add_scalar_out, opgen_call_23, 0x08008effu, "opgen_fallback_quantized_decomposed_add_scalar_out"}, /* 105 quantized_decomposed::add.scalar_out */
-    {NULL, NULL, 0u, NULL}, /* 106 quantized_decomposed::embedding_byte */
-    {(void (*)(void))opgen_fallback_quantized_decomposed_embedding_byte_out, opgen_call_24, 0x08008effu, "opgen_fallback_quantized_decomposed_embedding_byte_out"}, /* 107 quantized_decomposed::embedding_byte.out */
-    {NULL, NULL, 0u, NULL}, /* 108 demo::linear_relu */
-    {(void (*)(void))opgen_fallback_demo_linear_relu_out, opgen_call_3, 0x08008effu, "opgen_fallback_demo_linear_relu_out"}, /* 109 demo::linear_relu.out */
-    {(void (*)(void))opgen_portable_add_Scalar_out, opgen_call_7, 0x000000dfu, "opgen_portable_add_Scalar_out"}, /* 110 aten::add.Scalar_out */
-    {(void (*)(void))opgen_portable_mul_Scalar_out, opgen_call_4, 0x000000dfu, "opgen_portable_mul_Scalar_out"}, /* 111 aten::mul.Scalar_out */
-    {(void (*)(void))opgen_portable_relu_out, opgen_call_5, 0x000000dfu, "opgen_portable_relu_out"}, /* 112 aten::relu.out */
-    {(void (*)(void))opgen_portable_permute_copy_out, opgen_call_25, 0x080088ffu, "opgen_portable_permute_copy_out"}, /* 113 aten::permute_copy.out */
-    {(void (*)(void))opgen_portable_view_copy_out, opgen_call_25, 0x080088ffu, "opgen_portable_view_copy_out"}, /* 114 aten::view_copy.out */
-    {(void (*)(void))opgen_portable_expand_copy_out, opgen_call_26, 0x080088ffu, "opgen_portable_expand_copy_out"}, /* 115 aten::expand_copy.out */
-    {(void (*)(void))opgen_portable_clone_out, opgen_call_27, 0x080088ffu, "opgen_portable_clone_out"}, /* 116 aten::clone.out */
-    {(void (*)(void))opgen_portable_convolution_out, opgen_call_28, 0x000000c0u, "opgen_portable_convolution_out"}, /* 117 aten::convolution.out */
-    {(void (*)(void))opgen_portable__native_batch_norm_legit_no_training_out, opgen_call_29, 0x000000c0u, "opgen_portable__native_batch_norm_legit_no_training_out"}, /* 118 aten::_native_batch_norm_legit_no_training.out */
-    {(void (*)(void))opgen_portable_embedding_out, opgen_call_30, 0x000000c0u, "opgen_portable_embedding_out"}, /* 119 aten::embedding.out */
+    {NULL, NULL, 0u, NULL}, /* 82 aten::acos */
+    {(void (*)(void))opgen_portable_acos_out, opgen_call_5, 0x000000c0u, "opgen_portable_acos_out"}, /* 83 aten::acos.out */
+    {NULL, NULL, 0u, NULL}, /* 84 aten::acosh */
+    {(void (*)(void))opgen_portable_acosh_out, opgen_call_5, 0x000000c0u, "opgen_portable_acosh_out"}, /* 85 aten::acosh.out */
+    {NULL, NULL, 0u, NULL}, /* 86 aten::asin */
+    {(void (*)(void))opgen_portable_asin_out, opgen_call_5, 0x000000c0u, "opgen_portable_asin_out"}, /* 87 aten::asin.out */
+    {NULL, NULL, 0u, NULL}, /* 88 aten::asinh */
+    {(void (*)(void))opgen_portable_asinh_out, opgen_call_5, 0x000000c0u, "opgen_portable_asinh_out"}, /* 89 aten::asinh.out */
+    {NULL, NULL, 0u, NULL}, /* 90 aten::atan */
+    {(void (*)(void))opgen_portable_atan_out, opgen_call_5, 0x000000c0u, "opgen_portable_atan_out"}, /* 91 aten::atan.out */
+    {NULL, NULL, 0u, NULL}, /* 92 aten::atanh */
+    {(void (*)(void))opgen_portable_atanh_out, opgen_call_5, 0x000000c0u, "opgen_portable_atanh_out"}, /* 93 aten::atanh.out */
+    {NULL, NULL, 0u, NULL}, /* 94 aten::cos */
+    {(void (*)(void))opgen_portable_cos_out, opgen_call_5, 0x000000c0u, "opgen_portable_cos_out"}, /* 95 aten::cos.out */
+    {NULL, NULL, 0u, NULL}, /* 96 aten::cosh */
+    {(void (*)(void))opgen_portable_cosh_out, opgen_call_5, 0x000000c0u, "opgen_portable_cosh_out"}, /* 97 aten::cosh.out */
+    {NULL, NULL, 0u, NULL}, /* 98 aten::sin */
+    {(void (*)(void))opgen_portable_sin_out, opgen_call_5, 0x000000c0u, "opgen_portable_sin_out"}, /* 99 aten::sin.out */
+    {NULL, NULL, 0u, NULL}, /* 100 aten::sinh */
+    {(void (*)(void))opgen_portable_sinh_out, opgen_call_5, 0x000000c0u, "opgen_portable_sinh_out"}, /* 101 aten::sinh.out */
+    {NULL, NULL, 0u, NULL}, /* 102 aten::tan */
+    {(void (*)(void))opgen_portable_tan_out, opgen_call_5, 0x000000c0u, "opgen_portable_tan_out"}, /* 103 aten::tan.out */
+    {NULL, NULL, 0u, NULL}, /* 104 aten::erf */
+    {(void (*)(void))opgen_portable_erf_out, opgen_call_5, 0x000000c0u, "opgen_portable_erf_out"}, /* 105 aten::erf.out */
+    {NULL, NULL, 0u, NULL}, /* 106 aten::expm1 */
+    {(void (*)(void))opgen_portable_expm1_out, opgen_call_5, 0x000000c0u, "opgen_portable_expm1_out"}, /* 107 aten::expm1.out */
+    {NULL, NULL, 0u, NULL}, /* 108 aten::log */
+    {(void (*)(void))opgen_portable_log_out, opgen_call_5, 0x000000c0u, "opgen_portable_log_out"}, /* 109 aten::log.out */
+    {NULL, NULL, 0u, NULL}, /* 110 aten::log10 */
+    {(void (*)(void))opgen_portable_log10_out, opgen_call_5, 0x000000c0u, "opgen_portable_log10_out"}, /* 111 aten::log10.out */
+    {NULL, NULL, 0u, NULL}, /* 112 aten::log1p */
+    {(void (*)(void))opgen_portable_log1p_out, opgen_call_5, 0x000000c0u, "opgen_portable_log1p_out"}, /* 113 aten::log1p.out */
+    {NULL, NULL, 0u, NULL}, /* 114 aten::log2 */
+    {(void (*)(void))opgen_portable_log2_out, opgen_call_5, 0x000000c0u, "opgen_portable_log2_out"}, /* 115 aten::log2.out */
+    {NULL, NULL, 0u, NULL}, /* 116 aten::rsqrt */
+    {(void (*)(void))opgen_portable_rsqrt_out, opgen_call_5, 0x000000c0u, "opgen_portable_rsqrt_out"}, /* 117 aten::rsqrt.out */
+    {NULL, NULL, 0u, NULL}, /* 118 aten::sqrt */
+    {(void (*)(void))opgen_portable_sqrt_out, opgen_call_5, 0x000000c0u, "opgen_portable_sqrt_out"}, /* 119 aten::sqrt.out */
+    {NULL, NULL, 0u, NULL}, /* 120 aten::reciprocal */
+    {(void (*)(void))opgen_portable_reciprocal_out, opgen_call_5, 0x000000c0u, "opgen_portable_reciprocal_out"}, /* 121 aten::reciprocal.out */
+    {NULL, NULL, 0u, NULL}, /* 122 aten::neg */
+    {(void (*)(void))opgen_portable_neg_out, opgen_call_5, 0x000000dfu, "opgen_portable_neg_out"}, /* 123 aten::neg.out */
+    {NULL, NULL, 0u, NULL}, /* 124 aten::ceil */
+    {(void (*)(void))opgen_portable_ceil_out, opgen_call_5, 0x000000dfu, "opgen_portable_ceil_out"}, /* 125 aten::ceil.out */
+    {NULL, NULL, 0u, NULL}, /* 126 aten::floor */
+    {(void (*)(void))opgen_portable_floor_out, opgen_call_5, 0x000000dfu, "opgen_portable_floor_out"}, /* 127 aten::floor.out */
+    {NULL, NULL, 0u, NULL}, /* 128 aten::round */
+    {(void (*)(void))opgen_portable_round_out, opgen_call_5, 0x000000dfu, "opgen_portable_round_out"}, /* 129 aten::round.out */
+    {NULL, NULL, 0u, NULL}, /* 130 aten::trunc */
+    {(void (*)(void))opgen_portable_trunc_out, opgen_call_5, 0x000000dfu, "opgen_portable_trunc_out"}, /* 131 aten::trunc.out */
+    {NULL, NULL, 0u, NULL}, /* 132 aten::sign */
+    {(void (*)(void))opgen_portable_sign_out, opgen_call_5, 0x000008dfu, "opgen_portable_sign_out"}, /* 133 aten::sign.out */
+    {NULL, NULL, 0u, NULL}, /* 134 aten::bitwise_not */
+    {(void (*)(void))opgen_portable_bitwise_not_out, opgen_call_5, 0x0000081fu, "opgen_portable_bitwise_not_out"}, /* 135 aten::bitwise_not.out */
+    {NULL, NULL, 0u, NULL}, /* 136 aten::logical_not */
+    {(void (*)(void))opgen_portable_logical_not_out, opgen_call_5, 0x00000800u, "opgen_portable_logical_not_out"}, /* 137 aten::logical_not.out */
+    {NULL, NULL, 0u, NULL}, /* 138 aten::isnan */
+    {NULL, NULL, 0u, NULL}, /* 139 aten::isinf */
+    {NULL, NULL, 0u, NULL}, /* 140 aten::elu */
+    {(void (*)(void))opgen_portable_elu_out, opgen_call_15, 0x000000c0u, "opgen_portable_elu_out"}, /* 141 aten::elu.out */
+    {NULL, NULL, 0u, NULL}, /* 142 aten::leaky_relu */
+    {(void (*)(void))opgen_portable_leaky_relu_out, opgen_call_4, 0x000000c0u, "opgen_portable_leaky_relu_out"}, /* 143 aten::leaky_relu.out */
+    {NULL, NULL, 0u, NULL}, /* 144 aten::minimum */
+    {(void (*)(void))opgen_portable_minimum_out, opgen_call_2, 0x000008dfu, "opgen_portable_minimum_out"}, /* 145 aten::minimum.out */
+    {NULL, NULL, 0u, NULL}, /* 146 aten::atan2 */
+    {(void (*)(void))opgen_portable_atan2_out, opgen_call_2, 0x000000c0u, "opgen_portable_atan2_out"}, /* 147 aten::atan2.out */
+    {NULL, NULL, 0u, NULL}, /* 148 aten::fmod.Tensor */
+    {(void (*)(void))opgen_portable_fmod_Tensor_out, opgen_call_2, 0x000000dfu, "opgen_portable_fmod_Tensor_out"}, /* 149 aten::fmod.Tensor_out */
+    {NULL, NULL, 0u, NULL}, /* 150 aten::fmod.Scalar */
+    {(void (*)(void))opgen_portable_fmod_Scalar_out, opgen_call_4, 0x000000dfu, "opgen_portable_fmod_Scalar_out"}, /* 151 aten::fmod.Scalar_out */
+    {NULL, NULL, 0u, NULL}, /* 152 aten::remainder.Tensor */
+    {(void (*)(void))opgen_portable_remainder_Tensor_out, opgen_call_2, 0x000000dfu, "opgen_portable_remainder_Tensor_out"}, /* 153 aten::remainder.Tensor_out */
+    {NULL, NULL, 0u, NULL}, /* 154 aten::remainder.Scalar */
+    {(void (*)(void))opgen_portable_remainder_Scalar_out, opgen_call_4, 0x000000dfu, "opgen_portable_remainder_Scalar_out"}, /* 155 aten::remainder.Scalar_out */
+    {NULL, NULL, 0u, NULL}, /* 156 aten::pow.Tensor_Tensor */
+    {(void (*)(void))opgen_portable_pow_Tensor_Tensor_out, opgen_call_2, 0x000000dfu, "opgen_portable_pow_Tensor_Tensor_out"}, /* 157 aten::pow.Tensor_Tensor_out */
+    {NULL, NULL, 0u, NULL}, /* 158 aten::pow.Tensor_Scalar */
+    {(void (*)(void))opgen_portable_pow_Tensor_Scalar_out, opgen_call_4, 0x000000dfu, "opgen_portable_pow_Tensor_Scalar_out"}, /* 159 aten::pow.Tensor_Scalar_out */
+    {NULL, NULL, 0u, NULL}, /* 160 aten::pow.Scalar */
+    {(void (*)(void))opgen_portable_pow_Scalar_out, opgen_call_16, 0x000000dfu, "opgen_portable_pow_Scalar_out"}, /* 161 aten::pow.Scalar_out */
+    {NULL, NULL, 0u, NULL}, /* 162 aten::bitwise_and.Tensor */
+    {(void (*)(void))opgen_portable_bitwise_and_Tensor_out, opgen_call_2, 0x0000081fu, "opgen_portable_bitwise_and_Tensor_out"}, /* 163 aten::bitwise_and.Tensor_out */
+    {NULL, NULL, 0u, NULL}, /* 164 aten::bitwise_and.Scalar */
+    {(void (*)(void))opgen_portable_bitwise_and_Scalar_out, opgen_call_4, 0x0000081fu, "opgen_portable_bitwise_and_Scalar_out"}, /* 165 aten::bitwise_and.Scalar_out */
+    {NULL, NULL, 0u, NULL}, /* 166 aten::bitwise_or.Tensor */
+    {(void (*)(void))opgen_portable_bitwise_or_Tensor_out, opgen_call_2, 0x0000081fu, "opgen_portable_bitwise_or_Tensor_out"}, /* 167 aten::bitwise_or.Tensor_out */
+    {NULL, NULL, 0u, NULL}, /* 168 aten::bitwise_or.Scalar */
+    {(void (*)(void))opgen_portable_bitwise_or_Scalar_out, opgen_call_4, 0x0000081fu, "opgen_portable_bitwise_or_Scalar_out"}, /* 169 aten::bitwise_or.Scalar_out */
+    {NULL, NULL, 0u, NULL}, /* 170 aten::bitwise_xor.Tensor */
+    {(void (*)(void))opgen_portable_bitwise_xor_Tensor_out, opgen_call_2, 0x0000081fu, "opgen_portable_bitwise_xor_Tensor_out"}, /* 171 aten::bitwise_xor.Tensor_out */
+    {NULL, NULL, 0u, NULL}, /* 172 aten::bitwise_xor.Scalar */
+    {(void (*)(void))opgen_portable_bitwise_xor_Scalar_out, opgen_call_4, 0x0000081fu, "opgen_portable_bitwise_xor_Scalar_out"}, /* 173 aten::bitwise_xor.Scalar_out */
+    {NULL, NULL, 0u, NULL}, /* 174 aten::logical_and */
+    {(void (*)(void))opgen_portable_logical_and_out, opgen_call_2, 0x00000800u, "opgen_portable_logical_and_out"}, /* 175 aten::logical_and.out */
+    {NULL, NULL, 0u, NULL}, /* 176 aten::logical_or */
+    {(void (*)(void))opgen_portable_logical_or_out, opgen_call_2, 0x00000800u, "opgen_portable_logical_or_out"}, /* 177 aten::logical_or.out */
+    {NULL, NULL, 0u, NULL}, /* 178 aten::logical_xor */
+    {(void (*)(void))opgen_portable_logical_xor_out, opgen_call_2, 0x00000800u, "opgen_portable_logical_xor_out"}, /* 179 aten::logical_xor.out */
+    {NULL, NULL, 0u, NULL}, /* 180 aten::div.Tensor_mode */
+    {(void (*)(void))opgen_portable_div_out_mode, opgen_call_17, 0x000000dfu, "opgen_portable_div_out_mode"}, /* 181 aten::div.out_mode */
+    {NULL, NULL, 0u, NULL}, /* 182 aten::div.Scalar */
+    {NULL, NULL, 0u, NULL}, /* 183 aten::div.Scalar_mode */
+    {NULL, NULL, 0u, NULL}, /* 184 aten::sub.Scalar */
+    {NULL, NULL, 0u, NULL}, /* 185 aten::amax */
+    {(void (*)(void))opgen_portable_amax_out, opgen_call_18, 0x000008dfu, "opgen_portable_amax_out"}, /* 186 aten::amax.out */
+    {NULL, NULL, 0u, NULL}, /* 187 aten::amin */
+    {(void (*)(void))opgen_portable_amin_out, opgen_call_18, 0x000008dfu, "opgen_portable_amin_out"}, /* 188 aten::amin.out */
+    {NULL, NULL, 0u, NULL}, /* 189 aten::any */
+    {(void (*)(void))opgen_portable_any_all_out, opgen_call_5, 0x00000801u, "opgen_portable_any_all_out"}, /* 190 aten::any.all_out */
+    {NULL, NULL, 0u, NULL}, /* 191 aten::any.dim */
+    {(void (*)(void))opgen_portable_any_out, opgen_call_9, 0x00000801u, "opgen_portable_any_out"}, /* 192 aten::any.out */
+    {NULL, NULL, 0u, NULL}, /* 193 aten::any.dims */
+    {(void (*)(void))opgen_portable_any_dims_out, opgen_call_19, 0x00000801u, "opgen_portable_any_dims_out"}, /* 194 aten::any.dims_out */
+    {NULL, NULL, 0u, NULL}, /* 195 aten::argmax */
+    {(void (*)(void))opgen_portable_argmax_out, opgen_call_20, 0x00000010u, "opgen_portable_argmax_out"}, /* 196 aten::argmax.out */
+    {NULL, NULL, 0u, NULL}, /* 197 aten::argmin */
+    {(void (*)(void))opgen_portable_argmin_out, opgen_call_20, 0x00000010u, "opgen_portable_argmin_out"}, /* 198 aten::argmin.out */
+    {NULL, NULL, 0u, NULL}, /* 199 aten::max.dim */
+    {(void (*)(void))opgen_portable_max_dim_max, opgen_call_21, 0x000008dfu, "opgen_portable_max_dim_max"}, /* 200 aten::max.dim_max */
+    {NULL, NULL, 0u, NULL}, /* 201 aten::min.dim */
+    {(void (*)(void))opgen_portable_min_dim_min, opgen_call_21, 0x000008dfu, "opgen_portable_min_dim_min"}, /* 202 aten::min.dim_min */
+    {NULL, NULL, 0u, NULL}, /* 203 aten::prod */
+    {NULL, NULL, 0u, NULL}, /* 204 aten::prod.dim_int */
+    {(void (*)(void))opgen_portable_prod_int_out, opgen_call_22, 0x000000d0u, "opgen_portable_prod_int_out"}, /* 205 aten::prod.int_out */
+    {NULL, NULL, 0u, NULL}, /* 206 aten::var.dim */
+    {(void (*)(void))opgen_portable_var_out, opgen_call_23, 0x000000c0u, "opgen_portable_var_out"}, /* 207 aten::var.out */
+    {NULL, NULL, 0u, NULL}, /* 208 aten::var.correction */
+    {(void (*)(void))opgen_portable_var_correction_out, opgen_call_24, 0x000000c0u, "opgen_portable_var_correction_out"}, /* 209 aten::var.correction_out */
+    {NULL, NULL, 0u, NULL}, /* 210 aten::mean */
+    {(void (*)(void))opgen_portable_mean_dtype_out, opgen_call_25, 0x000000c0u, "opgen_portable_mean_dtype_out"}, /* 211 aten::mean.dtype_out */
+    {NULL, NULL, 0u, NULL}, /* 212 aten::cumsum */
+    {(void (*)(void))opgen_portable_cumsum_out, opgen_call_26, 0x000000d0u, "opgen_portable_cumsum_out"}, /* 213 aten::cumsum.out */
+    {NULL, NULL, 0u, NULL}, /* 214 aten::squeeze_copy.dim */
+    {NULL, NULL, 0u, NULL}, /* 215 aten::squeeze_copy.dims */
+    {NULL, NULL, 0u, NULL}, /* 216 aten::unsqueeze_copy */
+    {NULL, NULL, 0u, NULL}, /* 217 aten::select_copy.int */
+    {NULL, NULL, 0u, NULL}, /* 218 aten::slice_copy.Tensor */
+    {NULL, NULL, 0u, NULL}, /* 219 aten::diagonal_copy */
+    {NULL, NULL, 0u, NULL}, /* 220 aten::alias_copy */
+    {NULL, NULL, 0u, NULL}, /* 221 aten::as_strided_copy */
+    {NULL, NULL, 0u, NULL}, /* 222 aten::flip */
+    {NULL, NULL, 0u, NULL}, /* 223 aten::repeat */
+    {NULL, NULL, 0u, NULL}, /* 224 aten::constant_pad_nd */
+    {NULL, NULL, 0u, NULL}, /* 225 aten::slice_scatter */
+    {NULL, NULL, 0u, NULL}, /* 226 aten::select_scatter */
+    {NULL, NULL, 0u, NULL}, /* 227 aten::index_select */
+    {(void (*)(void))opgen_portable_index_select_out, opgen_call_27, 0x080088ffu, "opgen_portable_index_select_out"}, /* 228 aten::index_select.out */
+    {NULL, NULL, 0u, NULL}, /* 229 aten::gather */
+    {(void (*)(void))opgen_portable_gather_out, opgen_call_28, 0x080088ffu, "opgen_portable_gather_out"}, /* 230 aten::gather.out */
+    {NULL, NULL, 0u, NULL}, /* 231 aten::scatter.src */
+    {(void (*)(void))opgen_portable_scatter_src_out, opgen_call_29, 0x080088ffu, "opgen_portable_scatter_src_out"}, /* 232 aten::scatter.src_out */
+    {NULL, NULL, 0u, NULL}, /* 233 aten::scatter.value */
+    {(void (*)(void))opgen_portable_scatter_value_out, opgen_call_30, 0x000008dfu, "opgen_portable_scatter_value_out"}, /* 234 aten::scatter.value_out */
+    {NULL, NULL, 0u, NULL}, /* 235 aten::scatter_add */
+    {(void (*)(void))opgen_portable_scatter_add_out, opgen_call_29, 0x000008dfu, "opgen_portable_scatter_add_out"}, /* 236 aten::scatter_add.out */
+    {NULL, NULL, 0u, NULL}, /* 237 aten::fill.Scalar */
+    {NULL, NULL, 0u, NULL}, /* 238 aten::reflection_pad1d */
+    {(void (*)(void))opgen_portable_reflection_pad1d_out, opgen_call_31, 0x000000c0u, "opgen_portable_reflection_pad1d_out"}, /* 239 aten::reflection_pad1d.out */
+    {NULL, NULL, 0u, NULL}, /* 240 aten::reflection_pad2d */
+    {(void (*)(void))opgen_portable_reflection_pad2d_out, opgen_call_31, 0x000000c0u, "opgen_portable_reflection_pad2d_out"}, /* 241 aten::reflection_pad2d.out */
+    {NULL, NULL, 0u, NULL}, /* 242 aten::reflection_pad3d */
+    {(void (*)(void))opgen_portable_reflection_pad3d_out, opgen_call_31, 0x000000c0u, "opgen_portable_reflection_pad3d_out"}, /* 243 aten::reflection_pad3d.out */
+    {NULL, NULL, 0u, NULL}, /* 244 aten::replication_pad2d */
+    {(void (*)(void))opgen_portable_replication_pad2d_out, opgen_call_31, 0x000000c0u, "opgen_portable_replication_pad2d_out"}, /* 245 aten::replication_pad2d.out */
+    {NULL, NULL, 0u, NULL}, /* 246 aten::replication_pad3d */
+    {(void (*)(void))opgen_portable_replication_pad3d_out, opgen_call_31, 0x000000c0u, "opgen_portable_replication_pad3d_out"}, /* 247 aten::replication_pad3d.out */
+    {NULL, NULL, 0u, NULL}, /* 248 aten::clamp.Tensor */
+    {(void (*)(void))opgen_portable_clamp_Tensor_out, opgen_call_3, 0x000000dfu, "opgen_portable_clamp_Tensor_out"}, /* 249 aten::clamp.Tensor_out */
+    {NULL, NULL, 0u, NULL}, /* 250 aten::copy */
+    {NULL, NULL, 0u, NULL}, /* 251 aten::native_layer_norm */
+    {NULL, NULL, 0u, NULL}, /* 252 aten::native_group_norm */
+    {NULL, NULL, 0u, NULL}, /* 253 aten::_native_batch_norm_legit.no_stats */
+    {(void (*)(void))opgen_portable__native_batch_norm_legit_no_stats_out, opgen_call_32, 0x000000c0u, "opgen_portable__native_batch_norm_legit_no_stats_out"}, /* 254 aten::_native_batch_norm_legit.no_stats_out */
+    {NULL, NULL, 0u, NULL}, /* 255 aten::adaptive_avg_pool1d */
+    {NULL, NULL, 0u, NULL}, /* 256 aten::_adaptive_avg_pool2d */
+    {NULL, NULL, 0u, NULL}, /* 257 aten::_adaptive_avg_pool3d */
+    {NULL, NULL, 0u, NULL}, /* 258 quantized_decomposed::quantize_per_tensor */
+    {(void (*)(void))opgen_portable_quantize_per_tensor_out, opgen_call_33, 0x0800000fu, "opgen_portable_quantize_per_tensor_out"}, /* 259 quantized_decomposed::quantize_per_tensor.out */
+    {NULL, NULL, 0u, NULL}, /* 260 quantized_decomposed::dequantize_per_tensor */
+    {(void (*)(void))opgen_portable_dequantize_per_tensor_out, opgen_call_34, 0x000000c0u, "opgen_portable_dequantize_per_tensor_out"}, /* 261 quantized_decomposed::dequantize_per_tensor.out */
+    {NULL, NULL, 0u, NULL}, /* 262 quantized_decomposed::dequantize_per_channel */
+    {(void (*)(void))opgen_portable_dequantize_per_channel_out, opgen_call_35, 0x000000c0u, "opgen_portable_dequantize_per_channel_out"}, /* 263 quantized_decomposed::dequantize_per_channel.out */
+    {NULL, NULL, 0u, NULL}, /* 264 dim_order_ops::_to_dim_order_copy */
+    {(void (*)(void))opgen_portable__to_dim_order_copy_out, opgen_call_36, 0x08008effu, "opgen_portable__to_dim_order_copy_out"}, /* 265 dim_order_ops::_to_dim_order_copy.out */
+    {NULL, NULL, 0u, NULL}, /* 266 dim_order_ops::_clone_dim_order */
+    {(void (*)(void))opgen_portable__clone_dim_order_out, opgen_call_36, 0x08008effu, "opgen_portable__clone_dim_order_out"}, /* 267 dim_order_ops::_clone_dim_order.out */
+    {(void (*)(void))opgen_fallback_executorch_prims_add_int, opgen_call_37, 0xffffffffu, "opgen_fallback_executorch_prims_add_int"}, /* 268 executorch_prims::add.int */
+    {(void (*)(void))opgen_fallback_executorch_prims_mul_int, opgen_call_37, 0xffffffffu, "opgen_fallback_executorch_prims_mul_int"}, /* 269 executorch_prims::mul.int */
+    {(void (*)(void))opgen_fallback_executorch_prims_sub_int, opgen_call_37, 0xffffffffu, "opgen_fallback_executorch_prims_sub_int"}, /* 270 executorch_prims::sub.int */
+    {(void (*)(void))opgen_fallback_executorch_prims_floordiv_int, opgen_call_37, 0xffffffffu, "opgen_fallback_executorch_prims_floordiv_int"}, /* 271 executorch_prims::floordiv.int */
+    {(void (*)(void))opgen_fallback_executorch_prims_mod_int, opgen_call_37, 0xffffffffu, "opgen_fallback_executorch_prims_mod_int"}, /* 272 executorch_prims::mod.int */
+    {(void (*)(void))opgen_fallback_executorch_prims_truediv_int, opgen_call_38, 0xffffffffu, "opgen_fallback_executorch_prims_truediv_int"}, /* 273 executorch_prims::truediv.int */
+    {(void (*)(void))opgen_fallback_executorch_prims_neg_int, opgen_call_39, 0xffffffffu, "opgen_fallback_executorch_prims_neg_int"}, /* 274 executorch_prims::neg.int */
+    {(void (*)(void))opgen_fallback_executorch_prims_gt_int, opgen_call_40, 0xffffffffu, "opgen_fallback_executorch_prims_gt_int"}, /* 275 executorch_prims::gt.int */
+    {(void (*)(void))opgen_fallback_executorch_prims_lt_int, opgen_call_40, 0xffffffffu, "opgen_fallback_executorch_prims_lt_int"}, /* 276 executorch_prims::lt.int */
+    {(void (*)(void))opgen_fallback_executorch_prims_ge_int, opgen_call_40, 0xffffffffu, "opgen_fallback_executorch_prims_ge_int"}, /* 277 executorch_prims::ge.int */
+    {(void (*)(void))opgen_fallback_executorch_prims_le_int, opgen_call_40, 0xffffffffu, "opgen_fallback_executorch_prims_le_int"}, /* 278 executorch_prims::le.int */
+    {(void (*)(void))opgen_fallback_executorch_prims_eq_int, opgen_call_40, 0xffffffffu, "opgen_fallback_executorch_prims_eq_int"}, /* 279 executorch_prims::eq.int */
+    {NULL, NULL, 0u, NULL}, /* 280 quantized_decomposed::add_relu */
+    {(void (*)(void))opgen_fallback_quantized_decomposed_add_relu_out, opgen_call_41, 0x08008effu, "opgen_fallback_quantized_decomposed_add_relu_out"}, /* 281 quantized_decomposed::add_relu.out */
+    {NULL, NULL, 0u, NULL}, /* 282 quantized_decomposed::add */
+    {(void (*)(void))opgen_native_quantized_add_out, opgen_call_41, 0x08008effu, "opgen_native_quantized_add_out"}, /* 283 quantized_decomposed::add.out */
+    {NULL, NULL, 0u, NULL}, /* 284 quantized_decomposed::add.scalar */
+    {(void (*)(void))opgen_fallback_quantized_decomposed_add_scalar_out, opgen_call_42, 0x08008effu, "opgen_fallback_quantized_decomposed_add_scalar_out"}, /* 285 quantized_decomposed::add.scalar_out */
+    {NULL, NULL, 0u, NULL}, /* 286 quantized_decomposed::embedding_byte */
+    {(void (*)(void))opgen_fallback_quantized_decomposed_embedding_byte_out, opgen_call_43, 0x08008effu, "opgen_fallback_quantized_decomposed_embedding_byte_out"}, /* 287 quantized_decomposed::embedding_byte.out */
+    {NULL, NULL, 0u, NULL}, /* 288 demo::linear_relu */
+    {(void (*)(void))opgen_fallback_demo_linear_relu_out, opgen_call_3, 0x08008effu, "opgen_fallback_demo_linear_relu_out"}, /* 289 demo::linear_relu.out */
+    {(void (*)(void))opgen_portable_add_Scalar_out, opgen_call_7, 0x000000dfu, "opgen_portable_add_Scalar_out"}, /* 290 aten::add.Scalar_out */
+    {(void (*)(void))opgen_portable_mul_Scalar_out, opgen_call_4, 0x000000dfu, "opgen_portable_mul_Scalar_out"}, /* 291 aten::mul.Scalar_out */
+    {(void (*)(void))opgen_portable_relu_out, opgen_call_5, 0x000000dfu, "opgen_portable_relu_out"}, /* 292 aten::relu.out */
+    {(void (*)(void))opgen_portable_permute_copy_out, opgen_call_31, 0x080088ffu, "opgen_portable_permute_copy_out"}, /* 293 aten::permute_copy.out */
+    {(void (*)(void))opgen_portable_view_copy_out, opgen_call_31, 0x080088ffu, "opgen_portable_view_copy_out"}, /* 294 aten::view_copy.out */
+    {(void (*)(void))opgen_portable_expand_copy_out, opgen_call_18, 0x080088ffu, "opgen_portable_expand_copy_out"}, /* 295 aten::expand_copy.out */
+    {(void (*)(void))opgen_portable_clone_out, opgen_call_44, 0x080088ffu, "opgen_portable_clone_out"}, /* 296 aten::clone.out */
+    {(void (*)(void))opgen_portable_convolution_out, opgen_call_45, 0x000000c0u, "opgen_portable_convolution_out"}, /* 297 aten::convolution.out */
+    {(void (*)(void))opgen_portable__native_batch_norm_legit_no_training_out, opgen_call_46, 0x000000c0u, "opgen_portable__native_batch_norm_legit_no_training_out"}, /* 298 aten::_native_batch_norm_legit_no_training.out */
+    {(void (*)(void))opgen_portable_embedding_out, opgen_call_47, 0x000000c0u, "opgen_portable_embedding_out"}, /* 299 aten::embedding.out */
+    {(void (*)(void))opgen_portable_isnan_out, opgen_call_5, 0x00000800u, "opgen_portable_isnan_out"}, /* 300 aten::isnan.out */
+    {(void (*)(void))opgen_portable_isinf_out, opgen_call_5, 0x00000800u, "opgen_portable_isinf_out"}, /* 301 aten::isinf.out */
+    {(void (*)(void))opgen_portable_div_Scalar_out, opgen_call_4, 0x000000c0u, "opgen_portable_div_Scalar_out"}, /* 302 aten::div.Scalar_out */
+    {(void (*)(void))opgen_portable_div_Scalar_mode_out, opgen_call_48, 0x000000dfu, "opgen_portable_div_Scalar_mode_out"}, /* 303 aten::div.Scalar_mode_out */
+    {(void (*)(void))opgen_portable_sub_Scalar_out, opgen_call_7, 0x000000dfu, "opgen_portable_sub_Scalar_out"}, /* 304 aten::sub.Scalar_out */
+    {(void (*)(void))opgen_portable_prod_out, opgen_call_25, 0x000000d0u, "opgen_portable_prod_out"}, /* 305 aten::prod.out */
+    {(void (*)(void))opgen_portable_squeeze_copy_dim_out, opgen_call_49, 0x080088ffu, "opgen_portable_squeeze_copy_dim_out"}, /* 306 aten::squeeze_copy.dim_out */
+    {(void (*)(void))opgen_portable_squeeze_copy_dims_out, opgen_call_31, 0x080088ffu, "opgen_portable_squeeze_copy_dims_out"}, /* 307 aten::squeeze_copy.dims_out */
+    {(void (*)(void))opgen_portable_unsqueeze_copy_out, opgen_call_49, 0x080088ffu, "opgen_portable_unsqueeze_copy_out"}, /* 308 aten::unsqueeze_copy.out */
+    {(void (*)(void))opgen_portable_select_copy_int_out, opgen_call_50, 0x080088ffu, "opgen_portable_select_copy_int_out"}, /* 309 aten::select_copy.int_out */
+    {(void (*)(void))opgen_portable_slice_copy_Tensor_out, opgen_call_51, 0x080088ffu, "opgen_portable_slice_copy_Tensor_out"}, /* 310 aten::slice_copy.Tensor_out */
+    {(void (*)(void))opgen_portable_diagonal_copy_out, opgen_call_52, 0x080088ffu, "opgen_portable_diagonal_copy_out"}, /* 311 aten::diagonal_copy.out */
+    {(void (*)(void))opgen_portable_alias_copy_out, opgen_call_5, 0x080088ffu, "opgen_portable_alias_copy_out"}, /* 312 aten::alias_copy.out */
+    {(void (*)(void))opgen_portable_as_strided_copy_out, opgen_call_53, 0x080088ffu, "opgen_portable_as_strided_copy_out"}, /* 313 aten::as_strided_copy.out */
+    {(void (*)(void))opgen_portable_flip_out, opgen_call_31, 0x080088ffu, "opgen_portable_flip_out"}, /* 314 aten::flip.out */
+    {(void (*)(void))opgen_portable_repeat_out, opgen_call_31, 0x080088ffu, "opgen_portable_repeat_out"}, /* 315 aten::repeat.out */
+    {(void (*)(void))opgen_portable_constant_pad_nd_out, opgen_call_54, 0x000008dfu, "opgen_portable_constant_pad_nd_out"}, /* 316 aten::constant_pad_nd.out */
+    {(void (*)(void))opgen_portable_slice_scatter_out, opgen_call_55, 0x080088ffu, "opgen_portable_slice_scatter_out"}, /* 317 aten::slice_scatter.out */
+    {(void (*)(void))opgen_portable_select_scatter_out, opgen_call_56, 0x080088ffu, "opgen_portable_select_scatter_out"}, /* 318 aten::select_scatter.out */
+    {(void (*)(void))opgen_portable_fill_Scalar_out, opgen_call_4, 0x000008dfu, "opgen_portable_fill_Scalar_out"}, /* 319 aten::fill.Scalar_out */
+    {(void (*)(void))opgen_portable_copy_out, opgen_call_57, 0x000008dfu, "opgen_portable_copy_out"}, /* 320 aten::copy.out */
+    {(void (*)(void))opgen_portable_native_layer_norm_out, opgen_call_58, 0x000000c0u, "opgen_portable_native_layer_norm_out"}, /* 321 aten::native_layer_norm.out */
+    {(void (*)(void))opgen_portable_native_group_norm_out, opgen_call_59, 0x000000c0u, "opgen_portable_native_group_norm_out"}, /* 322 aten::native_group_norm.out */
+    {(void (*)(void))opgen_portable_adaptive_avg_pool1d_out, opgen_call_31, 0x000000c0u, "opgen_portable_adaptive_avg_pool1d_out"}, /* 323 aten::adaptive_avg_pool1d.out */
+    {(void (*)(void))opgen_portable__adaptive_avg_pool2d_out, opgen_call_31, 0x000000c0u, "opgen_portable__adaptive_avg_pool2d_out"}, /* 324 aten::_adaptive_avg_pool2d.out */
+    {(void (*)(void))opgen_portable__adaptive_avg_pool3d_out, opgen_call_31, 0x000000c0u, "opgen_portable__adaptive_avg_pool3d_out"}, /* 325 aten::_adaptive_avg_pool3d.out */
 };
 
 const opgen_fallback_entry opgen_fallbacks[] = {
-    {88, {(void (*)(void))opgen_fallback_executorch_prims_add_int, opgen_call_18, 0xffffffffu, "opgen_fallback_executorch_prims_add_int"}}, /* executorch_prims::add.int */
-    {89, {(void (*)(void))opgen_fallback_executorch_prims_mul_int, opgen_call_18, 0xffffffffu, "opgen_fallback_executorch_prims_mul_int"}}, /* executorch_prims::mul.int */
-    {90, {(void (*)(void))opgen_fallback_executorch_prims_sub_int, opgen_call_18, 0xffffffffu, "opgen_fallback_executorch_prims_sub_int"}}, /* executorch_prims::sub.int */
-    {91, {(void (*)(void))opgen_fallback_executorch_prims_floordiv_int, opgen_call_18, 0xffffffffu, "opgen_fallback_executorch_prims_floordiv_int"}}, /* executorch_prims::floordiv.int */
-    {92, {(void (*)(void))opgen_fallback_executorch_prims_mod_int, opgen_call_18, 0xffffffffu, "opgen_fallback_executorch_prims_mod_int"}}, /* executorch_prims::mod.int */
-    {93, {(void (*)(void))opgen_fallback_executorch_prims_truediv_int, opgen_call_19, 0xffffffffu, "opgen_fallback_executorch_prims_truediv_int"}}, /* executorch_prims::truediv.int */
-    {94, {(void (*)(void))opgen_fallback_executorch_prims_neg_int, opgen_call_20, 0xffffffffu, "opgen_fallback_executorch_prims_neg_int"}}, /* executorch_prims::neg.int */
-    {95, {(void (*)(void))opgen_fallback_executorch_prims_gt_int, opgen_call_21, 0xffffffffu, "opgen_fallback_executorch_prims_gt_int"}}, /* executorch_prims::gt.int */
-    {96, {(void (*)(void))opgen_fallback_executorch_prims_lt_int, opgen_call_21, 0xffffffffu, "opgen_fallback_executorch_prims_lt_int"}}, /* executorch_prims::lt.int */
-    {97, {(void (*)(void))opgen_fallback_executorch_prims_ge_int, opgen_call_21, 0xffffffffu, "opgen_fallback_executorch_prims_ge_int"}}, /* executorch_prims::ge.int */
-    {98, {(void (*)(void))opgen_fallback_executorch_prims_le_int, opgen_call_21, 0xffffffffu, "opgen_fallback_executorch_prims_le_int"}}, /* executorch_prims::le.int */
-    {99, {(void (*)(void))opgen_fallback_executorch_prims_eq_int, opgen_call_21, 0xffffffffu, "opgen_fallback_executorch_prims_eq_int"}}, /* executorch_prims::eq.int */
-    {101, {(void (*)(void))opgen_fallback_quantized_decomposed_add_relu_out, opgen_call_22, 0x08008effu, "opgen_fallback_quantized_decomposed_add_relu_out"}}, /* quantized_decomposed::add_relu.out */
-    {103, {(void (*)(void))opgen_fallback_quantized_decomposed_add_out, opgen_call_22, 0x08008effu, "opgen_fallback_quantized_decomposed_add_out"}}, /* quantized_decomposed::add.out */
-    {105, {(void (*)(void))opgen_fallback_quantized_decomposed_add_scalar_out, opgen_call_23, 0x08008effu, "opgen_fallback_quantized_decomposed_add_scalar_out"}}, /* quantized_decomposed::add.scalar_out */
-    {107, {(void (*)(void))opgen_fallback_quantized_decomposed_embedding_byte_out, opgen_call_24, 0x08008effu, "opgen_fallback_quantized_decomposed_embedding_byte_out"}}, /* quantized_decomposed::embedding_byte.out */
-    {109, {(void (*)(void))opgen_fallback_demo_linear_relu_out, opgen_call_3, 0x08008effu, "opgen_fallback_demo_linear_relu_out"}}, /* demo::linear_relu.out */
+    {268, {(void (*)(void))opgen_fallback_executorch_prims_add_int, opgen_call_37, 0xffffffffu, "opgen_fallback_executorch_prims_add_int"}}, /* executorch_prims::add.int */
+    {269, {(void (*)(void))opgen_fallback_executorch_prims_mul_int, opgen_call_37, 0xffffffffu, "opgen_fallback_executorch_prims_mul_int"}}, /* executorch_prims::mul.int */
+    {270, {(void (*)(void))opgen_fallback_executorch_prims_sub_int, opgen_call_37, 0xffffffffu, "opgen_fallback_executorch_prims_sub_int"}}, /* executorch_prims::sub.int */
+    {271, {(void (*)(void))opgen_fallback_executorch_prims_floordiv_int, opgen_call_37, 0xffffffffu, "opgen_fallback_executorch_prims_floordiv_int"}}, /* executorch_prims::floordiv.int */
+    {272, {(void (*)(void))opgen_fallback_executorch_prims_mod_int, opgen_call_37, 0xffffffffu, "opgen_fallback_executorch_prims_mod_int"}}, /* executorch_prims::mod.int */
+    {273, {(void (*)(void))opgen_fallback_executorch_prims_truediv_int, opgen_call_38, 0xffffffffu, "opgen_fallback_executorch_prims_truediv_int"}}, /* executorch_prims::truediv.int */
+    {274, {(void (*)(void))opgen_fallback_executorch_prims_neg_int, opgen_call_39, 0xffffffffu, "opgen_fallback_executorch_prims_neg_int"}}, /* executorch_prims::neg.int */
+    {275, {(void (*)(void))opgen_fallback_executorch_prims_gt_int, opgen_call_40, 0xffffffffu, "opgen_fallback_executorch_prims_gt_int"}}, /* executorch_prims::gt.int */
+    {276, {(void (*)(void))opgen_fallback_executorch_prims_lt_int, opgen_call_40, 0xffffffffu, "opgen_fallback_executorch_prims_lt_int"}}, /* executorch_prims::lt.int */
+    {277, {(void (*)(void))opgen_fallback_executorch_prims_ge_int, opgen_call_40, 0xffffffffu, "opgen_fallback_executorch_prims_ge_int"}}, /* executorch_prims::ge.int */
+    {278, {(void (*)(void))opgen_fallback_executorch_prims_le_int, opgen_call_40, 0xffffffffu, "opgen_fallback_executorch_prims_le_int"}}, /* executorch_prims::le.int */
+    {279, {(void (*)(void))opgen_fallback_executorch_prims_eq_int, opgen_call_40, 0xffffffffu, "opgen_fallback_executorch_prims_eq_int"}}, /* executorch_prims::eq.int */
+    {281, {(void (*)(void))opgen_fallback_quantized_decomposed_add_relu_out, opgen_call_41, 0x08008effu, "opgen_fallback_quantized_decomposed_add_relu_out"}}, /* quantized_decomposed::add_relu.out */
+    {283, {(void (*)(void))opgen_fallback_quantized_decomposed_add_out, opgen_call_41, 0x08008effu, "opgen_fallback_quantized_decomposed_add_out"}}, /* quantized_decomposed::add.out */
+    {285, {(void (*)(void))opgen_fallback_quantized_decomposed_add_scalar_out, opgen_call_42, 0x08008effu, "opgen_fallback_quantized_decomposed_add_scalar_out"}}, /* quantized_decomposed::add.scalar_out */
+    {287, {(void (*)(void))opgen_fallback_quantized_decomposed_embedding_byte_out, opgen_call_43, 0x08008effu, "opgen_fallback_quantized_decomposed_embedding_byte_out"}}, /* quantized_decomposed::embedding_byte.out */
+    {289, {(void (*)(void))opgen_fallback_demo_linear_relu_out, opgen_call_3, 0x08008effu, "opgen_fallback_demo_linear_relu_out"}}, /* demo::linear_relu.out */
 };
 #endif /* OPGEN_IMPLEMENTATION */

@@ -224,7 +224,12 @@ static int32_t load_node(loader *L, int n) {
     int id = opgen_node_op(nd->op);
     if (id < 0) return node_fail(L->err, g, nd->line, nd->col, OPGEN_E_NOT_FOUND, "unknown operator %s", nd->op);
     const opgen_op *op = &opgen_ops[id];
-    if (op->kind == OPGEN_KIND_OUT) return node_fail(L->err, g, nd->line, nd->col, OPGEN_E_INVALID, "%s is an out= variant; call its functional form and let the runtime place results", nd->op);
+    /* an out= op with no functional form (a vendor's custom op, declared only as
+     * .out as ExecuTorch's kernel yamls do) is called by its name, without its out
+     * arguments: they are its results */
+    bool out_only = op->kind == OPGEN_KIND_OUT && opgen_functional_of(id) == id;
+    if (op->kind == OPGEN_KIND_OUT && !out_only)
+        return node_fail(L->err, g, nd->line, nd->col, OPGEN_E_INVALID, "%s is an out= variant; call its functional form and let the runtime place results", nd->op);
     if (op->kind == OPGEN_KIND_INPLACE || op->kind == OPGEN_KIND_MUTABLE) { /* results are fresh values: mutation would be lost */
         const char *functional = NULL;
         for (int i = 0; i < OPGEN_OP_COUNT && op->out_variant >= 0; i++)
@@ -232,8 +237,8 @@ static int32_t load_node(loader *L, int n) {
         return node_fail(L->err, g, nd->line, nd->col, OPGEN_E_INVALID, "%s writes to its input; programs are functional%s%s", nd->op, functional ? ": call " : "", functional ? functional : "");
     }
     s->scalar = opgen_is_scalar_op(id);
-    if (op->out_variant < 0 && !s->scalar) return node_fail(L->err, g, nd->line, nd->col, OPGEN_E_NOT_FOUND, "%s has no out= variant, so no kernel can run it", nd->op);
-    int kid = s->scalar ? id : op->out_variant;
+    if (op->out_variant < 0 && !s->scalar && !out_only) return node_fail(L->err, g, nd->line, nd->col, OPGEN_E_NOT_FOUND, "%s has no out= variant, so no kernel can run it", nd->op);
+    int kid = s->scalar || out_only ? id : op->out_variant;
     const opgen_op *kop = &opgen_ops[kid];
     opgen_error kerr = {0};
     opgen_candidate *cands = opgen_arena_zalloc(L->a, sizeof *cands * (size_t)opgen_step_ncandidates(kid, L->opt));
@@ -254,6 +259,8 @@ static int32_t load_node(loader *L, int n) {
     if (!given) return opgen_fail(L->err, OPGEN_E_NO_MEMORY, "out of memory");
     int32_t bst = opgen_bind_node(g, nd, id, given, L->err, L->a);
     if (bst) return bst;
+    for (int i = 0; out_only && i < op->nargs; i++)
+        if (given[i] && fargs[i].flags & OPGEN_ARG_OUT) return node_fail(L->err, g, nd->line, nd->col, OPGEN_E_INVALID, "%s: '%s' is a result, not an argument", nd->op, fargs[i].name);
     /* the kernel's parameters: the functional's, by name, then the outs */
     const opgen_arg *kargs = &opgen_args[kop->first_arg];
     for (int ai = 0; ai < kop->nargs; ai++) {
@@ -477,6 +484,7 @@ int32_t opgen_program_run(opgen_program *p, const opgen_ivalue *inputs, opgen_ar
     uint8_t *block = p->plan_bytes ? opgen_arena_alloc(work, p->plan_bytes) : NULL;
     if (p->plan_bytes && !block) return opgen_fail(err, OPGEN_E_NO_MEMORY, "out of memory: the program needs %zu bytes", opgen_program_work_bytes(p));
     opgen_arena_mark mark = opgen_arena_save(work); /* each step's temporaries are given back after it */
+    opgen_error kerr = {0}; /* zeroed once: a run stops at the first error */
     for (int n = 0; n < p->nsteps; n++) {
         gstep *s = &p->steps[n];
         for (int r = 0; r < s->nresults; r++) { /* results live where the plan put them */
@@ -485,8 +493,7 @@ int32_t opgen_program_run(opgen_program *p, const opgen_ivalue *inputs, opgen_ar
             t->data = block + p->offset[s->results[r]];
             t->capacity = p->size[s->results[r]];
         }
-        opgen_error kerr = {0};
-        int32_t st = opgen_step_run(&s->s, p->values, work, &kerr);
+        int32_t st = opgen_step_exec(&s->s, p->values, work, &kerr);
         opgen_arena_restore(work, mark);
         if (st) return node_fail(err, g, s->node->line, s->node->col, kerr.code, "%s", kerr.msg);
     }

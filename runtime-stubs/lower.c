@@ -1,5 +1,6 @@
 #include "opgen/lower.h"
 #include "opgen_backend.h"
+#include "step.h"
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -471,7 +472,9 @@ int32_t opgen_decompose(const opgen_graph *in, opgen_arena *a, opgen_graph *out,
 
 /* ---- verification ---- */
 
-int32_t opgen_verify(const opgen_graph *g, opgen_dialect d, opgen_arena *a, opgen_error *err) {
+int32_t opgen_verify(const opgen_graph *g, opgen_dialect d, opgen_arena *a, opgen_error *err) { return opgen_verify_with(g, d, NULL, a, err); }
+
+int32_t opgen_verify_with(const opgen_graph *g, opgen_dialect d, const opgen_load_options *opt, opgen_arena *a, opgen_error *err) {
     if (g->pattern) return opgen_fail(err, OPGEN_E_INVALID, "%s: a pattern is not a program", g->file);
     static const char *const names[] = {"aten", "edge", "backend"};
     for (int n = 0; n < g->nnodes; n++) {
@@ -480,7 +483,9 @@ int32_t opgen_verify(const opgen_graph *g, opgen_dialect d, opgen_arena *a, opge
         if (id < 0) return opgen_fail_at(err, OPGEN_E_NOT_FOUND, g->file, nd->line, nd->col, "unknown operator %s", nd->op);
         const opgen_op *op = &opgen_ops[id];
         bool ok = (op->flags & (OPGEN_OP_CORE | OPGEN_OP_CUSTOM)) || (d == OPGEN_DIALECT_BACKEND && (op->flags & OPGEN_OP_BACKEND));
-        if (!ok || op->kind != OPGEN_KIND_FUNCTIONAL) {
+        /* a vendor's custom op declared only as .out is what a backend program calls */
+        bool vendor = d == OPGEN_DIALECT_BACKEND && (op->flags & OPGEN_OP_CUSTOM) && op->kind == OPGEN_KIND_OUT && opgen_functional_of(id) == id;
+        if (!vendor && (!ok || op->kind != OPGEN_KIND_FUNCTIONAL)) {
             const char *why = op->flags & OPGEN_OP_BACKEND ? "a backend op" : op->kind == OPGEN_KIND_OUT ? "an out= variant" : op->kind != OPGEN_KIND_FUNCTIONAL ? "not functional" : "not a core op";
             return opgen_fail_at(err, OPGEN_E_INVALID, g->file, nd->line, nd->col, "%s is %s: not in the %s dialect", nd->op, why, names[d]);
         }
@@ -488,7 +493,7 @@ int32_t opgen_verify(const opgen_graph *g, opgen_dialect d, opgen_arena *a, opge
         if (!given) return oom(err);
         if (opgen_bind_node(g, nd, id, given, err, a)) return err->code;
         for (int i = 0; i < op->nargs; i++)
-            if (!given[i] && !opgen_args[op->first_arg + (unsigned)i].dflt)
+            if (!given[i] && !opgen_args[op->first_arg + (unsigned)i].dflt && !(opgen_args[op->first_arg + (unsigned)i].flags & OPGEN_ARG_OUT))
                 return opgen_fail_at(err, OPGEN_E_INVALID, g->file, nd->line, nd->col, "%s: missing argument '%s' (%s)", nd->op, opgen_args[op->first_arg + (unsigned)i].name,
                                      opgen_args[op->first_arg + (unsigned)i].type);
     }
@@ -496,5 +501,5 @@ int32_t opgen_verify(const opgen_graph *g, opgen_dialect d, opgen_arena *a, opge
     /* edge: the dtypes that flow through the program, call by call, against the
      * Edge rows: what loading does (kernels' meta steps infer them) */
     opgen_program *p;
-    return opgen_program_load(g, a, &p, err);
+    return opgen_program_load_with(g, a, opt, &p, err);
 }

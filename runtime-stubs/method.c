@@ -242,9 +242,9 @@ static int32_t place_tensor(mloader *L, int i, const opgen_pte_tensor *pt, opgen
     size_t nbytes = opgen_nbytes(t);
     const void *data = NULL;
     if (pt->planned) {
-        size_t size = opgen_method_buffer_bytes(L->p, L->pl, (int)pt->memory_id);
-        if (pt->memory_id < 1 || (int)pt->memory_id > L->m->nbuffers)
+        if (pt->memory_id < 1 || pt->memory_id > (uint32_t)L->m->nbuffers) /* unsigned: ids past INT_MAX too */
             return lfail(L, OPGEN_E_FORMAT, "value %d is planned in buffer %u, and the method has %d", i, pt->memory_id, L->m->nbuffers);
+        size_t size = opgen_method_buffer_bytes(L->p, L->pl, (int)pt->memory_id);
         if (pt->memory_offset > size || nbytes > size - pt->memory_offset)
             return lfail(L, OPGEN_E_FORMAT, "value %d (%zu bytes at offset %llu) lies outside planned buffer %u (%zu bytes)", i, nbytes, (unsigned long long)pt->memory_offset, pt->memory_id, size);
         if (pt->memory_offset % (uint64_t)opgen_dtype_size(t->dtype))
@@ -794,14 +794,14 @@ static bool holds(const opgen_ivalue *v) {
 static int32_t execute(opgen_method *m, opgen_arena *work, opgen_error *err) {
     uint64_t steps = 0;
     opgen_arena_mark mark = opgen_arena_save(work); /* each kernel's temporaries are given back after it */
+    opgen_error kerr = {0}; /* zeroed once: a run stops at the first error (half a KB a step would cost) */
     for (int ch = 0; ch < m->nchains; ch++) {
         int pc = ch ? m->chain_end[ch - 1] : 0, end = m->chain_end[ch];
         while (pc < end) {
             const instr *ins = &m->code[pc++];
             if (++steps > m->max_steps) return rfail(m, ins, err, OPGEN_E_INVALID, "the run executed %llu instructions without ending (a loop that never ends?)", (unsigned long long)m->max_steps);
             if (ins->kind == OPGEN_INSTR_KERNEL) {
-                opgen_error kerr = {0};
-                int32_t st = opgen_step_run(ins->step, m->values, work, &kerr);
+                int32_t st = opgen_step_exec(ins->step, m->values, work, &kerr);
                 opgen_arena_restore(work, mark);
                 if (st) return rfail(m, ins, err, kerr.code ? kerr.code : st, "%s", kerr.msg);
             } else if (ins->kind == OPGEN_INSTR_MOVE) {

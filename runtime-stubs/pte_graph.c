@@ -2,7 +2,9 @@
  * functional op, its outs as results; method inputs %x0, %x1, ...; constants
  * as inputs %c<value>; other tensors %v<value>. A tensor an instruction reads
  * that nothing wrote is a view the exporter removed (it shares the planned bytes
- * of a value written before): it becomes a view_copy of that value. */
+ * of a value written before): it becomes a view_copy of that value; or, when no
+ * instruction writes those bytes at all, a kernel's scratch buffer (CMSIS-NN's):
+ * an input %s<value> whose contents do not matter. */
 #include "opgen/method.h"
 #include "step.h"
 #include <stdio.h>
@@ -13,7 +15,9 @@ typedef struct gtext {
     const opgen_pte_plan *pl;
     char *buf;
     size_t cap, n;
-    uint8_t *state; /* per value: 0 unknown, 1 defined, 2 constant, 3 method input */
+    uint8_t *state; /* per value: 0 unknown, 1 defined, 2 constant, 3 method input, 4 scratch */
+    const uint8_t *written; /* per value: some KernelCall writes it */
+    uint8_t *scratch;       /* per value: read, never written, no view of anything (found in a first pass) */
     opgen_error *err;
     bool failed;
 } gtext;
@@ -49,7 +53,7 @@ static void name(gtext *t, uint32_t i) {
     if (t->state[i] == 3)
         for (uint32_t k = 0; k < t->pl->inputs.len; k++)
             if ((uint32_t)opgen_pte_i32(t->p, t->pl->inputs, k) == i) return put(t, "%%x%u", k);
-    put(t, t->state[i] == 2 ? "%%c%u" : "%%v%u", i);
+    put(t, t->state[i] == 2 ? "%%c%u" : t->state[i] == 4 ? "%%s%u" : "%%v%u", i);
 }
 
 static void type(gtext *t, const opgen_pte_value *v) {
@@ -81,6 +85,11 @@ static bool define_view(gtext *t, uint32_t i, int index) {
         for (uint32_t d = 0; d < v.t.sizes.len; d++) put(t, "%s%d", d ? ", " : "", opgen_pte_i32(t->p, v.t.sizes, d));
         put(t, "])\n");
         t->state[i] = 1;
+        return true;
+    }
+    if (v.t.planned && !t->written[i]) { /* nothing ever writes it: a kernel's scratch */
+        t->scratch[i] = 1;
+        t->state[i] = 4;
         return true;
     }
     char msg[128];
@@ -158,15 +167,24 @@ static bool define_reads(gtext *t, const opgen_pte_instr *in, const opgen_op *ko
     return true;
 }
 
-/* "  %v3 = aten::add.Tensor(%in0, %c1, alpha=1)": the functional op, its
- * arguments by the functional schema (keyword-only ones by name). */
-static bool kernel_call(gtext *t, const opgen_pte_instr *in, int index) {
+/* "  %v3 = aten::add.Tensor(%in0, %c1, alpha=1)": the functional op (or an out=
+ * op that has none, a vendor's), its arguments by that schema (keyword-only ones
+ * by name). */
+/* A KernelCall's operator as "ns::name.overload" into full, and its op id: -1
+ * when unknown, -2 when op_index is bad. */
+static int op_of(gtext *t, const opgen_pte_instr *in, char *full, size_t cap) {
     const char *nm, *ov;
-    if (in->a < 0 || opgen_pte_operator_at(t->p, t->pl, (uint32_t)in->a, &nm, &ov, t->err)) return fail(t, OPGEN_E_FORMAT, "a bad op_index", index);
+    if (in->a < 0 || opgen_pte_operator_at(t->p, t->pl, (uint32_t)in->a, &nm, &ov, t->err)) return -2;
+    snprintf(full, cap, "%s%s%s", nm, *ov ? "." : "", ov);
+    return opgen_node_op(full);
+}
+
+static bool kernel_call(gtext *t, const opgen_pte_instr *in, int index) {
     char full[256], msg[300];
-    snprintf(full, sizeof full, "%s%s%s", nm, *ov ? "." : "", ov);
-    int kid = opgen_node_op(full), fid = kid >= 0 ? opgen_functional_of(kid) : -1;
-    if (kid < 0 || fid == kid) {
+    int kid = op_of(t, in, full, sizeof full);
+    if (kid == -2) return fail(t, OPGEN_E_FORMAT, "a bad op_index", index);
+    int fid = kid >= 0 ? opgen_functional_of(kid) : -1;
+    if (kid < 0 || (fid == kid && opgen_ops[kid].kind != OPGEN_KIND_OUT)) { /* an out= op with no functional form is called by its name */
         snprintf(msg, sizeof msg, "%s %s", full, kid < 0 ? "is an unknown operator" : "has no functional form to print");
         return fail(t, OPGEN_E_NOT_FOUND, msg, index);
     }
@@ -200,11 +218,40 @@ static bool kernel_call(gtext *t, const opgen_pte_instr *in, int index) {
     return true;
 }
 
+/* The KernelCall instruction k of chain ch's op and its out= op (NULL: not one). */
+static const opgen_op *call_op(gtext *t, const opgen_pte_instr *in) {
+    char full[256];
+    int kid = in->kind == OPGEN_INSTR_KERNEL ? op_of(t, in, full, sizeof full) : -1;
+    return kid >= 0 && in->args.len >= opgen_ops[kid].nargs ? &opgen_ops[kid] : NULL;
+}
+
+/* Marks in written[] every value a KernelCall writes (an out). */
+static bool mark_written(gtext *t, uint8_t *written) {
+    for (uint32_t ch = 0; ch < t->pl->chains.len; ch++) {
+        opgen_pte_vec instrs;
+        if (opgen_pte_chain_at(t->p, t->pl, ch, &instrs, t->err)) return !(t->failed = true);
+        for (uint32_t k = 0; k < instrs.len; k++) {
+            opgen_pte_instr in;
+            if (opgen_pte_instr_at(t->p, &instrs, k, &in, t->err)) return !(t->failed = true);
+            const opgen_op *op = call_op(t, &in);
+            memset(t->err, 0, sizeof *t->err); /* a bad call is reported where it is printed */
+            for (int ai = 0; op && ai < op->nargs; ai++) {
+                uint32_t x = (uint32_t)opgen_pte_i32(t->p, in.args, (uint32_t)ai);
+                if (opgen_args[op->first_arg + (unsigned)ai].flags & OPGEN_ARG_OUT && x < t->pl->values.len) written[x] = 1;
+            }
+        }
+    }
+    return true;
+}
+
 /* graph(%in0: f32[2, 16], ..., %c1: f32[16, 32], ...): the method's inputs, then
- * its constants. */
+ * its constants, then scratch tensors. */
 static bool header(gtext *t) {
     opgen_pte_value v;
-    put(t, "# method '%s' of %s\ngraph(", t->pl->name, t->p->file);
+    put(t, "# method '%s' of %s\n", t->pl->name, t->p->file);
+    for (uint32_t i = 0, n = 0; i < t->pl->values.len; i++)
+        if (t->scratch[i] && !n++) put(t, "# %%s<value>: planned tensors no instruction writes (kernels' scratch buffers); any contents do\n");
+    put(t, "graph(");
     int n = 0;
     for (uint32_t k = 0; k < t->pl->inputs.len; k++) {
         int32_t i = opgen_pte_i32(t->p, t->pl->inputs, k);
@@ -219,6 +266,14 @@ static bool header(gtext *t) {
         if (!value(t, i, &v)) return false;
         if (v.kind != OPGEN_EV_TENSOR || v.t.planned || !v.t.data_buffer_idx || t->state[i]) continue;
         t->state[i] = 2;
+        put(t, "%s", n++ ? ",\n      " : "");
+        name(t, i);
+        put(t, ": ");
+        type(t, &v);
+    }
+    for (uint32_t i = 0; i < t->pl->values.len; i++) {
+        if (!t->scratch[i] || !value(t, i, &v)) continue;
+        t->state[i] = 4;
         put(t, "%s", n++ ? ",\n      " : "");
         name(t, i);
         put(t, ": ");
@@ -261,13 +316,17 @@ static bool body(gtext *t) {
 int32_t opgen_pte_graph_text(const opgen_pte *p, const char *method, opgen_arena *a, char **text, size_t *len, opgen_error *err) {
     opgen_pte_plan pl;
     if (opgen_pte_plan_find(p, method, &pl, err)) return err->code;
-    gtext t = {p, &pl, NULL, 0, 0, opgen_arena_zalloc(a, pl.values.len + 1), err, false};
-    if (!t.state) return opgen_fail(err, OPGEN_E_NO_MEMORY, "out of memory");
-    for (int pass = 0; pass < 2; pass++) { /* measure, then write */
+    gtext t = {p, &pl, NULL, 0, 0, opgen_arena_zalloc(a, pl.values.len + 1), NULL, opgen_arena_zalloc(a, pl.values.len + 1), err, false};
+    uint8_t *written = opgen_arena_zalloc(a, pl.values.len + 1);
+    if (!t.state || !t.scratch || !written) return opgen_fail(err, OPGEN_E_NO_MEMORY, "out of memory");
+    t.written = written;
+    if (!mark_written(&t, written)) return err->code ? err->code : OPGEN_E_INVALID;
+    for (int pass = 0; pass < 3; pass++) { /* find the scratch tensors, measure, write */
         memset(t.state, 0, pl.values.len + 1);
         t.n = 0;
         if (!header(&t) || !body(&t)) return err->code ? err->code : OPGEN_E_INVALID;
-        if (pass) break;
+        if (pass == 2) break;
+        if (pass == 0) continue;
         t.cap = t.n + 1;
         t.buf = opgen_arena_alloc(a, t.cap);
         if (!t.buf) return opgen_fail(err, OPGEN_E_NO_MEMORY, "out of memory");

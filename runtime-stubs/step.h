@@ -5,6 +5,7 @@
 #ifndef OPGEN_STEP_H
 #define OPGEN_STEP_H
 #include "opgen/exec.h"
+#include "opgen/kernel.h"
 
 /* An argument (or, with elem >= 0, one element of an int list) refreshed from
  * values[value] before every call: a scalar the program computes or is given. */
@@ -62,6 +63,15 @@ int32_t opgen_step_call(opgen_step *s, const opgen_ivalue *values, opgen_arena *
 int32_t opgen_step_prepare(opgen_step *s, const opgen_ivalue *values, opgen_arena *a, opgen_error *err);
 /* The call with contiguous stand-ins for outs in another dim order (s->relayout). */
 int32_t opgen_step_run(opgen_step *s, const opgen_ivalue *values, opgen_arena *arena, opgen_error *err);
+/* A run's call of a step: straight through the kernel's trampoline when nothing
+ * is patched or stood in for (most steps), else opgen_step_run. Inline: it is
+ * most of what an executor adds to a kernel. */
+static inline int32_t opgen_step_exec(opgen_step *s, const opgen_ivalue *values, opgen_arena *arena, opgen_error *err) {
+    if (s->npatches || s->relayout) return opgen_step_run(s, values, arena, err);
+    opgen_ctx ctx = {arena, err, s->name, false, 0, false};
+    int32_t st = s->kernel->call(&ctx, s->kernel->fn, s->args);
+    return st && err->code == OPGEN_OK ? opgen_fail(err, st, "%s failed (%s)", s->name, opgen_status_text(st)) : st;
+}
 /* "v1/6;0,1|6;0,1|..." of the call: ExecuTorch's kernel key (tensor arguments in
  * order, then the results). Returns its length (>= cap: too long). */
 size_t opgen_step_kernel_key(const opgen_step *s, char *key, size_t cap);

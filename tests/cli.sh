@@ -82,5 +82,18 @@ expect 1 'be/kernels/x.c:1:1: error: not a kernel opgen skeleton wrote' -- cover
 expect 0 'created   kernels/acme_add_out.c' -- skeleton --backend acme --ops aten::add.out -o "$tmp/sk"
 expect 0 '0 implemented, 7 fallback' -- coverage "$tmp/sk"
 
+# README's op x dtype table is the command's output, not kept by hand
+if [ -n "${2:-}" ]; then
+    sed -n '/^<!-- opgen dtypes --format markdown -->$/,/^<!-- end of opgen dtypes -->$/p' "$2" | sed '1d;$d' >"$tmp/readme-table"
+    "$opgen" dtypes --format markdown >"$tmp/table"
+    if [ -s "$tmp/table" ] && cmp -s "$tmp/table" "$tmp/readme-table"; then
+        pass=$((pass + 1))
+    else
+        fail=$((fail + 1))
+        echo "FAIL README's dtype table differs from opgen dtypes --format markdown:"
+        diff "$tmp/readme-table" "$tmp/table" | head -10
+    fi
+fi
+
 echo "cli: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

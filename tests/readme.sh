@@ -15,7 +15,13 @@ mkdir -p "$clone"
 # the tracked files (and new ones not ignored) as they are: a clone of this tree;
 # outside a git checkout, every file but the build folders
 if git -C "$src" rev-parse --git-dir >/dev/null 2>&1; then
-    (cd "$src" && git ls-files -z -co --exclude-standard | xargs -0 tar -cf -) | tar -xf - -C "$clone" || exit 2
+    # one tar reads the whole list: xargs would split a long one into several
+    # archives, and the reader stops at the end of the first
+    (cd "$src" && git ls-files -z -co --exclude-standard | tar --null -T - -cf -) | tar -xf - -C "$clone" || exit 2
+    # a short copy fails here, not later as a missing file in a walkthrough
+    want=$(cd "$src" && git ls-files -co --exclude-standard | wc -l)
+    have=$(cd "$clone" && find . ! -type d | wc -l)
+    [ "$have" -ge "$want" ] || { echo "readme: copied $have of $want files of $src" >&2; exit 2; }
 else
     (cd "$src" && tar --exclude='./build' --exclude='./build-*' --exclude='./.git' -cf - .) | tar -xf - -C "$clone" || exit 2
 fi

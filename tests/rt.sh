@@ -104,6 +104,7 @@ runs scalars_neg scalars.graph --input x=$x --input n=-2 --input s=-1 --input ke
 runs view_3 symint_view.graph --input x=$x --input n=3
 runs view_6 symint_view.graph --input "%x=$x" --input n=6
 runs multi multi_result.graph --input x=x4.npy
+runs dim_order dim_order.graph --input x=x_nchw.npy
 
 # a failed run writes nothing
 rm -rf "$tmp/o"

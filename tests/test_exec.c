@@ -2,6 +2,8 @@
  * SymInt input re-plans shapes per run; the memory plan reuses dead values'
  * space; a fixed caller buffer that is too small is an error, not a crash. */
 #include "opgen/exec.h"
+#include "opgen/kernel.h"
+#include "opgen_registry.h"
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -165,11 +167,70 @@ static void test_load_errors_do_not_leak_state(void) {
     }
 }
 
+/* ExecuTorch's dim order ops: the result laid out as dim_order says (values in
+ * logical order unchanged), the dtype converted by _to_dim_order_copy into a given
+ * out; refusals as ExecuTorch's kernels make them. */
+static void test_dim_order_ops(void) {
+    const char *good[] = {"graph(%x: f32[2, 3, 4, 5]):\n  %y = dim_order_ops::_to_dim_order_copy(%x, dim_order=[0, 2, 3, 1])\n  return %y\n",
+                          "graph(%x: f32[2, 3, 4, 5]):\n  %y = dim_order_ops::_clone_dim_order(%x, dim_order=[0, 2, 3, 1])\n  %z = dim_order_ops::_clone_dim_order(%y, dim_order=[0, 1, 2, 3])\n  return %z\n"};
+    for (int k = 0; k < 2; k++) {
+        opgen_arena a;
+        opgen_arena_init_growing(&a);
+        opgen_graph g;
+        opgen_error err = {0};
+        opgen_program *p = load(good[k], &a, &g, &err);
+        CHECK(p, "dim order program %d: %s", k, err.msg);
+        float x[120];
+        for (int i = 0; i < 120; i++) x[i] = (float)i;
+        int64_t sizes[4] = {2, 3, 4, 5};
+        opgen_ivalue in = {.kind = OPGEN_GV_TENSOR, .t = f32(x, 4, sizes)}, out;
+        if (p && !opgen_program_run(p, &in, &a, &out, &err)) {
+            static const uint8_t nhwc[4] = {0, 2, 3, 1}, nchw[4] = {0, 1, 2, 3};
+            CHECK(!memcmp(out.t.dim_order, k ? nchw : nhwc, 4), "program %d: the result's dim order is %u,%u,%u,%u", k, out.t.dim_order[0], out.t.dim_order[1], out.t.dim_order[2], out.t.dim_order[3]);
+            int64_t idx[4] = {0}, bad = 0;
+            for (int i = 0; i < 120; i++, opgen_index_next(4, sizes, idx)) {
+                int64_t off = idx[0] * out.t.strides[0] + idx[1] * out.t.strides[1] + idx[2] * out.t.strides[2] + idx[3] * out.t.strides[3];
+                bad += ((const float *)out.t.data)[off] != x[i];
+            }
+            CHECK(!bad, "program %d: %lld values moved", k, (long long)bad);
+            if (!k) CHECK(out.t.strides[1] == 1 && out.t.strides[3] == 3, "channels-last strides %lld %lld", (long long)out.t.strides[1], (long long)out.t.strides[3]);
+        } else {
+            CHECK(0, "dim order program %d does not run: %s", k, err.msg);
+        }
+        opgen_arena_release(&a);
+    }
+    /* the kernels directly: a given int32 out takes the conversion; refusals */
+    float x[6] = {1.5f, -2.5f, 3, 4, 5, 6};
+    int64_t sz[2] = {2, 3};
+    opgen_tensor in = f32(x, 2, sz), out;
+    int32_t o[6];
+    opgen_error err = {0};
+    opgen_tensor_shape(&out, OPGEN_DTYPE_Int, 2, sz, &err);
+    out.data = o, out.capacity = sizeof o;
+    opgen_ctx ctx = {NULL, &err, "dim_order_ops::_to_dim_order_copy.out", false, 0, false};
+    CHECK(!opgen_portable__to_dim_order_copy_out(&ctx, &in, false, NULL, &out) && o[0] == 1 && o[1] == -2 && o[5] == 6, "to_dim_order_copy into int32: %s (%d %d)", err.msg, o[0], o[1]);
+    int64_t bad_order[2] = {1, 1};
+    opgen_int_list l = {bad_order, 2};
+    memset(&err, 0, sizeof err);
+    CHECK(opgen_portable__clone_dim_order_out(&ctx, &in, true, NULL, &out) && strstr(err.msg, "non_blocking=True is not supported"), "non_blocking: %s", err.msg);
+    memset(&err, 0, sizeof err);
+    opgen_tensor same = out;
+    opgen_tensor_shape(&same, OPGEN_DTYPE_Float, 2, sz, &err);
+    same.data = o, same.capacity = sizeof o;
+    int64_t perm[2] = {1, 0};
+    l = (opgen_int_list){perm, 2};
+    CHECK(opgen_portable__clone_dim_order_out(&ctx, &in, false, &l, &same) && strstr(err.msg, "out is laid out in another dim order"), "a contiguous out for dim_order [1, 0]: %s", err.msg);
+    memset(&err, 0, sizeof err);
+    l = (opgen_int_list){bad_order, 1};
+    CHECK(opgen_portable__clone_dim_order_out(&ctx, &in, false, &l, &same) && strstr(err.msg, "dim_order has 1 entries for a 2-d tensor"), "a short dim_order: %s", err.msg);
+}
+
 int main(void) {
     test_static_runs_twice();
     test_work_bytes_suffice();
     test_symint_replans();
     test_load_errors_do_not_leak_state();
+    test_dim_order_ops();
     printf("test_exec: %d failed\n", failures);
     return failures != 0;
 }

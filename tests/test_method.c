@@ -288,6 +288,9 @@ static void test_errors(void) {
     v[3].mem_id = 2;
     expect_error(&prog, "value 3 is planned in buffer 2, and the method has 1");
     prog = add_program(v, &pl, false);
+    v[3].mem_id = INT32_MIN + 1; /* memory_id 0x80000001: negative as an int (found by fuzz-pte) */
+    expect_error(&prog, "value 3 is planned in buffer 2147483649, and the method has 1");
+    prog = add_program(v, &pl, false);
     pl.ops[0][0] = "aten::nope";
     expect_error(&prog, "method 'forward', instruction 0: unknown operator aten::nope.out");
     prog = add_program(v, &pl, false);

@@ -5,7 +5,7 @@
 #include <string.h>
 
 static const opgen_opt opts[] = {
-    {"--format", NULL, "F", OPGEN_OPT_TEXT, "text|jsonl", 0, "format", "text (default) or jsonl: {\"allowed\": {ARG: [DTYPE...]}, \"op\": OP, \"rows\": N}"},
+    {"--format", NULL, "F", OPGEN_OPT_TEXT, "text|jsonl|markdown", 0, "format", "text (default), jsonl: {\"allowed\": {ARG: [DTYPE...]}, \"op\": OP, \"rows\": N}, or markdown: a table of the dtypes each op's input takes"},
     {"--op", NULL, "OP", OPGEN_OPT_TEXT, NULL, 0, NULL, "check one call of OP, its arguments' dtypes given as ARG=DTYPE (returns are __ret_0, ...)"},
     {NULL, NULL, "ARG=DTYPE", OPGEN_OPT_TEXT, NULL, OPGEN_OPT_REPEAT, NULL, "with --op: the dtype of an argument or return"},
     {0},
@@ -37,10 +37,11 @@ static int run(const opgen_cli *a, void *ctx) {
     if (!ss.has_edge) return og_cmd_finish(&ss, &in, opgen_usage_error(a, "no edge constraints: give --edge E (only the embedded op set has a default)"));
     if (opgen_cli_has(a, "--op")) return og_cmd_finish(&ss, &in, check_call(a, &ss));
     const char *f = opgen_cli_get(a, "--format");
-    bool jsonl = f && !strcmp(f, "jsonl");
+    bool jsonl = f && !strcmp(f, "jsonl"), md = f && !strcmp(f, "markdown");
     strbuf b;
     sb_init(&b);
-    for (unsigned i = 0; i < ss.edge.nops; i++) (jsonl ? og_emit_dtypes_jsonl : og_emit_dtypes_text)(&b, &ss.edge.ops[i]);
+    if (md) og_emit_dtypes_markdown_head(&b);
+    for (unsigned i = 0; i < ss.edge.nops; i++) (md ? og_emit_dtypes_markdown : jsonl ? og_emit_dtypes_jsonl : og_emit_dtypes_text)(&b, &ss.edge.ops[i]);
     fwrite(b.p ? b.p : "", 1, b.n, stdout);
     sb_free(&b);
     return og_cmd_finish(&ss, &in, OPGEN_EXIT_OK);

@@ -23,11 +23,12 @@ static const opgen_opt verify_opts[] = {
 
 /* The program transformed (lower, decompose) and written to -o, or verified. */
 static int transform(const opgen_cli *a, void *ctx, const opgen_graph *g, opgen_arena *ar) {
-    (void)ctx;
+    const opgen_rt_ctx *rc = ctx;
+    opgen_load_options opt = {false, rc ? rc->vendors : NULL, rc ? rc->nvendors : 0};
     const char *cmd = a->cmd->name;
     opgen_graph out;
     opgen_error err = {0};
-    if (!strcmp(cmd, "verify")) return opgen_verify(g, (opgen_dialect)opgen_dialect_parse(opgen_cli_get(a, "--dialect")), ar, &err) ? opgen_rt_report(&err) : OPGEN_EXIT_OK;
+    if (!strcmp(cmd, "verify")) return opgen_verify_with(g, (opgen_dialect)opgen_dialect_parse(opgen_cli_get(a, "--dialect")), &opt, ar, &err) ? opgen_rt_report(&err) : OPGEN_EXIT_OK;
     int32_t st = !strcmp(cmd, "lower") ? opgen_fuse(g, opgen_cli_get(a, "--backend"), ar, &out, NULL, &err) : opgen_decompose(g, ar, &out, NULL, &err);
     if (st) return err.file[0] ? opgen_rt_report(&err) : opgen_usage_error(a, "%s", err.msg); /* no file: about --backend */
     size_t len = opgen_graph_print(&out, NULL, 0);

@@ -93,19 +93,6 @@ static void trace_instr(void *ctx, const opgen_instr_info *in) {
         fprintf(stderr, "trace: %s: instruction %d: %s\n", (const char *)ctx, in->index, opgen_instr_kind_name(in->kind));
 }
 
-/* Outputs in logical order: a tensor in another dim order is copied contiguous. */
-static void to_logical(opgen_ivalue *outputs, int n, opgen_arena *ar) {
-    for (int i = 0; i < n; i++) {
-        opgen_tensor *t = &outputs[i].t;
-        if (outputs[i].kind != OPGEN_GV_TENSOR || opgen_tensor_is_contiguous(t)) continue;
-        opgen_tensor c;
-        opgen_error err = {0};
-        if (opgen_tensor_alloc(&c, t->dtype, t->dim, t->sizes, ar, &err)) continue;
-        opgen_ctx ctx = {ar, &err, "output", false, 0, false};
-        if (!opgen_copy_same(&ctx, &c, t)) *t = c;
-    }
-}
-
 int opgen_rt_run_pte(const opgen_cli *a, const opgen_rt_ctx *ctx, const opgen_pte *p, opgen_arena *ar) {
     const char *path = p->file, *name = opgen_rt_method_name(a, p);
     opgen_method *m;
@@ -124,6 +111,5 @@ int opgen_rt_run_pte(const opgen_cli *a, const opgen_rt_ctx *ctx, const opgen_pt
     opgen_arena work;
     opgen_arena_init(&work, block, block ? wb + 16 : 0);
     if (opgen_method_run(m, inputs, &work, outputs, &err)) return opgen_rt_report(&err);
-    to_logical(outputs, no, ar);
-    return opgen_rt_write_outputs(opgen_cli_get(a, "--output"), outputs, no);
+    return opgen_rt_write_outputs(opgen_cli_get(a, "--output"), outputs, no, ar);
 }

@@ -92,7 +92,21 @@ static int read_input(const opgen_cli *a, const opgen_graph *g, int i, const cha
     return OPGEN_EXIT_BAD_INPUT;
 }
 
-int opgen_rt_write_outputs(const char *dir, const opgen_ivalue *outputs, int n) {
+/* Outputs in logical order: a tensor in another dim order is copied contiguous. */
+static void to_logical(opgen_ivalue *outputs, int n, opgen_arena *ar) {
+    for (int i = 0; i < n; i++) {
+        opgen_tensor *t = &outputs[i].t;
+        if (outputs[i].kind != OPGEN_GV_TENSOR || opgen_tensor_is_contiguous(t)) continue;
+        opgen_tensor c;
+        opgen_error err = {0};
+        if (opgen_tensor_alloc(&c, t->dtype, t->dim, t->sizes, ar, &err)) continue;
+        opgen_ctx ctx = {ar, &err, "output", false, 0, false};
+        if (!opgen_copy_same(&ctx, &c, t)) *t = c;
+    }
+}
+
+int opgen_rt_write_outputs(const char *dir, opgen_ivalue *outputs, int n, opgen_arena *ar) {
+    to_logical(outputs, n, ar);
     opgen_error err = {0};
     if (mkdir(dir, 0777) != 0 && errno != EEXIST) return fprintf(stderr, "%s: error: cannot create: %s\n", dir, strerror(errno)), OPGEN_EXIT_BAD_INPUT;
     for (int i = 0; i < n; i++) {
@@ -132,7 +146,7 @@ static int run_graph(const opgen_cli *a, void *vctx, const opgen_graph *g, opgen
     if (!inputs || !outputs) return fputs("opgen-rt: out of memory\n", stderr), OPGEN_EXIT_BAD_INPUT;
     for (int i = 0; i < g->ninputs && !rc; i++) rc = read_input(a, g, i, path, ar, &inputs[i]);
     if (!rc && opgen_program_run(p, inputs, ar, outputs, &err)) rc = opgen_rt_report(&err);
-    return rc ? rc : opgen_rt_write_outputs(opgen_cli_get(a, "--output"), outputs, g->noutputs);
+    return rc ? rc : opgen_rt_write_outputs(opgen_cli_get(a, "--output"), outputs, g->noutputs, ar);
 }
 
 static int run_pte(const opgen_cli *a, void *ctx, const opgen_pte *p, opgen_arena *ar) { return opgen_rt_run_pte(a, ctx, p, ar); }

@@ -118,3 +118,32 @@ opgen_status opgen_portable_where_self_out(opgen_ctx *ctx, const opgen_tensor *c
     OPGEN_REAL_SWITCH(mask, res, ctx, T, { OPGEN_MAP3(&it, mask, T, T, z ? x : y); })
     return OPGEN_OK;
 }
+
+/* minimum: the smaller of x and y, NaN when either is (on Bool, and). */
+opgen_status opgen_portable_minimum_out(opgen_ctx *ctx, const opgen_tensor *self, const opgen_tensor *other, opgen_tensor *out) {
+    uint32_t mask = OPGEN_KERNEL_DTYPES_opgen_portable_minimum_out;
+    const opgen_tensor *ts[2] = {self, other};
+    opgen_iter it;
+    int32_t st = opgen_binary_prepare(ctx, mask, opgen_result_type(ts, 2, NULL, 0), self, other, out, &it);
+    if (st || ctx->meta) return st;
+    OPGEN_REAL_SWITCH(mask, out->dtype, ctx, T, { OPGEN_MAP2(&it, mask, T, T, OPGEN_ISNAN(T, x) ? x : OPGEN_ISNAN(T, y) ? y : x < y ? x : y); })
+    return OPGEN_OK;
+}
+
+/* atan2 in the operands' promoted float type (integers give Float), evaluated in
+ * double and rounded once. */
+opgen_status opgen_portable_atan2_out(opgen_ctx *ctx, const opgen_tensor *self, const opgen_tensor *other, opgen_tensor *out) {
+    uint32_t mask = OPGEN_KERNEL_DTYPES_opgen_portable_atan2_out;
+    const opgen_tensor *ts[2] = {self, other};
+    opgen_dtype res = opgen_result_type(ts, 2, NULL, 0);
+    if (!opgen_is_float(res)) res = OPGEN_DTYPE_Float;
+    opgen_iter it;
+    int32_t st = opgen_binary_prepare(ctx, mask, res, self, other, out, &it);
+    if (st || ctx->meta) return st;
+    OPGEN_FLOAT_SWITCH(mask, res, ctx, T, { OPGEN_MAP2(&it, mask, T, T, (T)atan2((double)x, (double)y)); })
+    return OPGEN_OK;
+}
+
+opgen_status opgen_portable_sub_Scalar_out(opgen_ctx *ctx, const opgen_tensor *self, const opgen_scalar *other, const opgen_scalar *alpha, opgen_tensor *out) {
+    return binary(ctx, OPGEN_KERNEL_DTYPES_opgen_portable_sub_Scalar_out, OP_SUB, self, NULL, other, alpha, out);
+}

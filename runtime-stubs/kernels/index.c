@@ -42,3 +42,125 @@ opgen_status opgen_portable_embedding_out(opgen_ctx *ctx, const opgen_tensor *we
     }
     return OPGEN_OK;
 }
+
+/* ---- index_select, gather, scatter (src, value, add) ---- */
+
+/* An index tensor's values as int64, each checked against n (negatives count
+ * from the end, as in ATen's index_select; gather and scatter refuse them). */
+static int32_t index_at(opgen_ctx *ctx, const opgen_tensor *index, int64_t off, int64_t n, bool negative_ok, int64_t *v) {
+    int64_t i = index->dtype == OPGEN_DTYPE_Int ? ((const int32_t *)index->data)[off] : ((const int64_t *)index->data)[off];
+    if (negative_ok && i < 0) i += n;
+    if (i < 0 || i >= n) return OPGEN_FAIL(ctx, OPGEN_E_SHAPE, "%s: index %lld is out of bounds for a dimension of size %lld", ctx->op, (long long)i, (long long)n);
+    *v = i;
+    return OPGEN_OK;
+}
+
+opgen_status opgen_portable_index_select_out(opgen_ctx *ctx, const opgen_tensor *self, int64_t dim, const opgen_tensor *index, opgen_tensor *out) {
+    int32_t d = 0;
+    if (self->dim && opgen_wrap_dim(ctx, dim, self->dim, &d)) return ctx->err->code;
+    if (!self->dim && dim != 0 && dim != -1) return OPGEN_FAIL(ctx, OPGEN_E_INVALID, "%s: dimension %lld is out of range for a 0-d tensor", ctx->op, (long long)dim);
+    if (index->dim > 1) return OPGEN_FAIL(ctx, OPGEN_E_SHAPE, "%s: index must be 0-d or 1-d, got %d-d", ctx->op, index->dim);
+    if (index->dtype != OPGEN_DTYPE_Int && index->dtype != OPGEN_DTYPE_Long) return OPGEN_FAIL(ctx, OPGEN_E_DTYPE, "%s: index must be Int or Long, not %s", ctx->op, opgen_dtype_name(index->dtype));
+    OPGEN_CHECK_DTYPE(ctx, OPGEN_KERNEL_DTYPES_opgen_portable_index_select_out, self->dtype, "the input");
+    int64_t sizes[OPGEN_MAX_DIM], n = opgen_numel(index);
+    memcpy(sizes, self->sizes, sizeof(int64_t) * (size_t)self->dim);
+    if (self->dim) sizes[d] = n;
+    int32_t st = opgen_out(ctx, out, self->dtype, self->dim, sizes);
+    if (st || ctx->meta) return st;
+    int64_t istride = index->dim ? index->strides[0] : 0;
+    for (int64_t k = 0; k < n; k++) { /* out's slice k along d = self's slice index[k] */
+        int64_t i = 0;
+        if (index_at(ctx, index, k * istride, self->dim ? self->sizes[d] : 1, true, &i)) return ctx->err->code;
+        opgen_tensor a = *out, b = *self;
+        if (self->dim) {
+            a.sizes[d] = b.sizes[d] = 1;
+            a.data = (char *)out->data + k * out->strides[d] * opgen_dtype_size(out->dtype);
+            b.data = (char *)self->data + i * self->strides[d] * opgen_dtype_size(self->dtype);
+        }
+        if (opgen_copy_same(ctx, &a, &b)) return ctx->err->code;
+    }
+    return OPGEN_OK;
+}
+
+typedef enum { G_GATHER, G_SCATTER, G_SCATTER_VALUE, G_SCATTER_ADD } gatherop;
+
+/* Checks of gather and scatter: index (Long) has self's rank and, beside dim, no
+ * larger sizes than self (gather) or src (scatter). */
+static int32_t gather_check(opgen_ctx *ctx, const opgen_tensor *self, int64_t dim, const opgen_tensor *index, const opgen_tensor *src, int32_t *d) {
+    if (index->dtype != OPGEN_DTYPE_Long) return OPGEN_FAIL(ctx, OPGEN_E_DTYPE, "%s: index must be Long, not %s", ctx->op, opgen_dtype_name(index->dtype));
+    int32_t rank = self->dim ? self->dim : 1;
+    if ((index->dim ? index->dim : 1) != rank) return OPGEN_FAIL(ctx, OPGEN_E_SHAPE, "%s: index has %d dims, self %d", ctx->op, index->dim, self->dim);
+    if (opgen_wrap_dim(ctx, dim, self->dim, d)) return ctx->err->code;
+    for (int32_t i = 0; i < index->dim; i++) {
+        if (i != *d && self->dim && index->sizes[i] > self->sizes[i])
+            return OPGEN_FAIL(ctx, OPGEN_E_SHAPE, "%s: index has size %lld in dimension %d, self %lld", ctx->op, (long long)index->sizes[i], i, (long long)self->sizes[i]);
+        if (src && src->dim == index->dim && index->sizes[i] > src->sizes[i])
+            return OPGEN_FAIL(ctx, OPGEN_E_SHAPE, "%s: index has size %lld in dimension %d, src %lld", ctx->op, (long long)index->sizes[i], i, (long long)src->sizes[i]);
+    }
+    if (src && src->dim != index->dim && opgen_numel(index)) return OPGEN_FAIL(ctx, OPGEN_E_SHAPE, "%s: src has %d dims, index %d", ctx->op, src->dim, index->dim);
+    if (src && src->dtype != self->dtype) return OPGEN_FAIL(ctx, OPGEN_E_DTYPE, "%s: src has dtype %s, self %s", ctx->op, opgen_dtype_name(src->dtype), opgen_dtype_name(self->dtype));
+    return OPGEN_OK;
+}
+
+/* For every element of index (in order): gather reads self at the index along d,
+ * the scatters write out there (later elements win, as in ATen's CPU loop). */
+OPGEN_SPECIALIZED int32_t gather_scatter(opgen_ctx *ctx, uint32_t mask, gatherop op, const opgen_tensor *self, int32_t d, const opgen_tensor *index, const opgen_tensor *src, const opgen_scalar *value, opgen_tensor *out) {
+    int64_t idx[OPGEN_MAX_DIM] = {0}, n = opgen_numel(index), nd = self->dim ? self->sizes[d] : 1;
+    opgen_dtype dt = self->dtype; /* Half and BFloat16 are only moved: as the 2-byte UInt16 */
+    if (dt == OPGEN_DTYPE_Half || dt == OPGEN_DTYPE_BFloat16) {
+        if (OPGEN_HAS(mask, dt)) mask |= 1u << OPGEN_DTYPE_UInt16;
+        dt = OPGEN_DTYPE_UInt16;
+    }
+    OPGEN_REAL_SWITCH(mask, dt, ctx, T, {
+        T *y = out->data;
+        const T *x = self->data, *s = src ? src->data : NULL;
+        T v = value ? (value->dtype == OPGEN_DTYPE_Double ? (T)opgen_scalar_f64(value) : (T)opgen_scalar_i64(value)) : (T)0;
+        for (int64_t k = 0; k < n; k++, opgen_index_next(index->dim, index->sizes, idx)) {
+            int64_t i = 0, io = 0, oo = 0, so = 0, xo = 0;
+            for (int32_t j = 0; j < index->dim; j++) io += idx[j] * index->strides[j];
+            if (index_at(ctx, index, io, nd, false, &i)) return ctx->err->code;
+            for (int32_t j = 0; j < self->dim; j++) {
+                int64_t at = j == d ? i : idx[j];
+                oo += (op == G_GATHER ? idx[j] : at) * out->strides[j];
+                xo += at * self->strides[j];
+                if (s) so += idx[j] * src->strides[j];
+            }
+            if (op == G_GATHER) y[oo] = x[xo];
+            else if (op == G_SCATTER) y[oo] = s[so];
+            else if (op == G_SCATTER_VALUE) y[oo] = v;
+            else y[oo] = OPGEN_ADD(T, y[oo], s[so]);
+        }
+    })
+    return OPGEN_OK;
+}
+
+opgen_status opgen_portable_gather_out(opgen_ctx *ctx, const opgen_tensor *self, int64_t dim, const opgen_tensor *index, bool sparse_grad, opgen_tensor *out) {
+    (void)sparse_grad;
+    uint32_t mask = OPGEN_KERNEL_DTYPES_opgen_portable_gather_out;
+    int32_t d;
+    if (gather_check(ctx, self, dim, index, NULL, &d)) return ctx->err->code;
+    OPGEN_CHECK_DTYPE(ctx, mask, self->dtype, "the input");
+    int32_t st = opgen_out(ctx, out, self->dtype, index->dim, index->sizes);
+    if (st || ctx->meta) return st;
+    return gather_scatter(ctx, mask, G_GATHER, self, d, index, NULL, NULL, out);
+}
+
+/* out = self, then the scatter into out */
+OPGEN_SPECIALIZED int32_t scatter(opgen_ctx *ctx, uint32_t mask, gatherop op, const opgen_tensor *self, int64_t dim, const opgen_tensor *index, const opgen_tensor *src, const opgen_scalar *value, opgen_tensor *out) {
+    int32_t d;
+    if (gather_check(ctx, self, dim, index, src, &d)) return ctx->err->code;
+    OPGEN_CHECK_DTYPE(ctx, mask, self->dtype, "the input");
+    int32_t st = opgen_out(ctx, out, self->dtype, self->dim, self->sizes);
+    if (st || ctx->meta) return st;
+    if (opgen_copy_same(ctx, out, self)) return ctx->err->code;
+    return gather_scatter(ctx, mask, op, self, d, index, src, value, out);
+}
+opgen_status opgen_portable_scatter_src_out(opgen_ctx *ctx, const opgen_tensor *self, int64_t dim, const opgen_tensor *index, const opgen_tensor *src, opgen_tensor *out) {
+    return scatter(ctx, OPGEN_KERNEL_DTYPES_opgen_portable_scatter_src_out, G_SCATTER, self, dim, index, src, NULL, out);
+}
+opgen_status opgen_portable_scatter_value_out(opgen_ctx *ctx, const opgen_tensor *self, int64_t dim, const opgen_tensor *index, const opgen_scalar *value, opgen_tensor *out) {
+    return scatter(ctx, OPGEN_KERNEL_DTYPES_opgen_portable_scatter_value_out, G_SCATTER_VALUE, self, dim, index, NULL, value, out);
+}
+opgen_status opgen_portable_scatter_add_out(opgen_ctx *ctx, const opgen_tensor *self, int64_t dim, const opgen_tensor *index, const opgen_tensor *src, opgen_tensor *out) {
+    return scatter(ctx, OPGEN_KERNEL_DTYPES_opgen_portable_scatter_add_out, G_SCATTER_ADD, self, dim, index, src, NULL, out);
+}

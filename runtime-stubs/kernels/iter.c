@@ -107,3 +107,21 @@ int32_t opgen_iter_init_reduce(opgen_ctx *ctx, opgen_iter *it, opgen_tensor *out
     order_and_merge(it, d, in->dim, 1); /* the input's memory order: reads stay sequential */
     return OPGEN_OK;
 }
+
+const opgen_tensor *opgen_scalar_operand(const opgen_scalar *s, opgen_tensor *t) {
+    memset(t, 0, sizeof *t);
+    t->dtype = s->dtype;
+    t->data = (void *)(uintptr_t)&s->v;
+    return t;
+}
+
+int32_t opgen_binary_prepare(opgen_ctx *ctx, uint32_t mask, opgen_dtype res, const opgen_tensor *a, const opgen_tensor *b, opgen_tensor *out, opgen_iter *it) {
+    int32_t dim;
+    int64_t sizes[OPGEN_MAX_DIM];
+    if (opgen_broadcast(ctx, a, b, &dim, sizes)) return ctx->err->code;
+    OPGEN_CHECK_DTYPE(ctx, mask, res, "the result");
+    int32_t st = opgen_out_any(ctx, out, res, dim, sizes);
+    if (st || ctx->meta) return st;
+    const opgen_tensor *in[2] = {a, b};
+    return opgen_iter_init(ctx, it, out, in, 2);
+}

@@ -45,3 +45,120 @@ opgen_status opgen_portable__native_batch_norm_legit_no_training_out(opgen_ctx *
     })
     return OPGEN_OK;
 }
+
+/* Checks a per-channel (or per-feature) parameter: n elements of the input's dtype. */
+static int32_t param_ok(opgen_ctx *ctx, const opgen_tensor *p, const char *name, int64_t n, opgen_dtype dt) {
+    if (!p) return OPGEN_OK;
+    if (opgen_numel(p) != n) return OPGEN_FAIL(ctx, OPGEN_E_SHAPE, "%s: %s must have %lld elements", ctx->op, name, (long long)n);
+    if (p->dtype != dt) return OPGEN_FAIL(ctx, OPGEN_E_DTYPE, "%s: %s has dtype %s, the input %s", ctx->op, name, opgen_dtype_name(p->dtype), opgen_dtype_name(dt));
+    return OPGEN_OK;
+}
+
+/* Normalizes G groups of n contiguous elements each (x and y in logical order):
+ * mean and variance in double (two passes), rstd = 1 / sqrt(var + eps), then
+ * y = (x * rstd - mean * rstd) * w + b with w and b per element of the group
+ * (layer norm: wstride 1) or per channel (group norm: a channel every hw). */
+#define NORMALIZE(T)                                                                                                     \
+    static void normalize_##T(const T *x, T *y, int64_t groups, int64_t n, int64_t hw, int64_t cpg, const T *w, const T *b, \
+                              double eps, T *mean_out, T *rstd_out) {                                                     \
+        for (int64_t g = 0; g < groups; g++, x += n, y += n) {                                                           \
+            double s = 0, m2 = 0;                                                                                        \
+            for (int64_t i = 0; i < n; i++) s += (double)x[i];                                                           \
+            double mean = n ? s / (double)n : NAN;                                                                       \
+            for (int64_t i = 0; i < n; i++) m2 += ((double)x[i] - mean) * ((double)x[i] - mean);                         \
+            double var = n ? m2 / (double)n : NAN;                                                                       \
+            T rstd = (T)(1.0 / sqrt(var + eps)), shift = (T)(-(T)mean * rstd);                                           \
+            mean_out[g] = (T)mean, rstd_out[g] = rstd;                                                                   \
+            for (int64_t i = 0; i < n; i++) {                                                                            \
+                int64_t c = hw ? (g % cpg) * (n / hw) + i / hw : i; /* the parameter's index */                         \
+                T v = x[i] * rstd + shift;                                                                               \
+                y[i] = (w ? v * w[c] : v) + (b ? b[c] : (T)0);                                                           \
+            }                                                                                                            \
+        }                                                                                                                \
+    }
+NORMALIZE(float)
+NORMALIZE(double)
+#define NORMALIZE_OF(T) _Generic((T)0, float: normalize_float, default: normalize_double)
+
+opgen_status opgen_portable_native_layer_norm_out(opgen_ctx *ctx, const opgen_tensor *input, opgen_int_list normalized_shape, const opgen_tensor *weight, const opgen_tensor *bias, double eps, opgen_tensor *out0, opgen_tensor *out1, opgen_tensor *out2) {
+    uint32_t mask = OPGEN_KERNEL_DTYPES_opgen_portable_native_layer_norm_out;
+    int32_t k = (int32_t)normalized_shape.len, lead = input->dim - k;
+    if (k < 1 || lead < 0) return OPGEN_FAIL(ctx, OPGEN_E_SHAPE, "%s: normalized_shape has %d dims, the input %d", ctx->op, k, input->dim);
+    int64_t n = 1, stat[OPGEN_MAX_DIM];
+    for (int32_t i = 0; i < input->dim; i++) {
+        if (i >= lead && input->sizes[i] != normalized_shape.data[i - lead])
+            return OPGEN_FAIL(ctx, OPGEN_E_SHAPE, "%s: the input's trailing dimensions do not match normalized_shape", ctx->op);
+        if (i >= lead) n *= input->sizes[i];
+        stat[i] = i >= lead ? 1 : input->sizes[i];
+    }
+    if (param_ok(ctx, weight, "weight", n, input->dtype) || param_ok(ctx, bias, "bias", n, input->dtype)) return ctx->err->code;
+    OPGEN_CHECK_DTYPE(ctx, mask, input->dtype, "the input");
+    int32_t st = opgen_out(ctx, out0, input->dtype, input->dim, input->sizes);
+    if (!st) st = opgen_out(ctx, out1, input->dtype, input->dim, stat);
+    if (!st) st = opgen_out(ctx, out2, input->dtype, input->dim, stat);
+    opgen_tensor x, w, b;
+    if (st || opgen_contiguous(ctx, input, &x) || (weight && opgen_contiguous(ctx, weight, &w)) || (bias && opgen_contiguous(ctx, bias, &b))) return st ? st : ctx->err->code;
+    if (ctx->meta) return OPGEN_OK;
+    OPGEN_FLOAT_SWITCH(mask, input->dtype, ctx, T, {
+        NORMALIZE_OF(T)(x.data, out0->data, n ? opgen_numel(input) / n : 0, n, 0, 1, weight ? w.data : NULL, bias ? b.data : NULL, eps, out1->data, out2->data);
+    })
+    return OPGEN_OK;
+}
+
+opgen_status opgen_portable_native_group_norm_out(opgen_ctx *ctx, const opgen_tensor *input, const opgen_tensor *weight, const opgen_tensor *bias, int64_t N, int64_t C, int64_t HxW, int64_t group, double eps, opgen_tensor *out0, opgen_tensor *out1, opgen_tensor *out2) {
+    uint32_t mask = OPGEN_KERNEL_DTYPES_opgen_portable_native_group_norm_out;
+    if (input->dim < 2 || input->sizes[0] != N || input->sizes[1] != C || N < 0 || C <= 0 || HxW < 0 || (N && C && HxW && opgen_numel(input) != N * C * HxW))
+        return OPGEN_FAIL(ctx, OPGEN_E_SHAPE, "%s: the input is not N x C x HxW = %lld x %lld x %lld", ctx->op, (long long)N, (long long)C, (long long)HxW);
+    if (group <= 0 || C % group) return OPGEN_FAIL(ctx, OPGEN_E_INVALID, "%s: %lld groups do not divide %lld channels", ctx->op, (long long)group, (long long)C);
+    if (param_ok(ctx, weight, "weight", C, input->dtype) || param_ok(ctx, bias, "bias", C, input->dtype)) return ctx->err->code;
+    OPGEN_CHECK_DTYPE(ctx, mask, input->dtype, "the input");
+    int64_t stat[2] = {N, group};
+    int32_t st = opgen_out(ctx, out0, input->dtype, input->dim, input->sizes);
+    if (!st) st = opgen_out(ctx, out1, input->dtype, 2, stat);
+    if (!st) st = opgen_out(ctx, out2, input->dtype, 2, stat);
+    opgen_tensor x, w, b;
+    if (st || opgen_contiguous(ctx, input, &x) || (weight && opgen_contiguous(ctx, weight, &w)) || (bias && opgen_contiguous(ctx, bias, &b))) return st ? st : ctx->err->code;
+    if (ctx->meta) return OPGEN_OK;
+    OPGEN_FLOAT_SWITCH(mask, input->dtype, ctx, T, {
+        NORMALIZE_OF(T)(x.data, out0->data, N * group, C / group * HxW, HxW ? HxW : 1, group, weight ? w.data : NULL, bias ? b.data : NULL, eps, out1->data, out2->data);
+    })
+    return OPGEN_OK;
+}
+
+/* Batch norm in training without running statistics: per channel, the mean and
+ * biased variance over the batch and spatial positions (in double), saved with
+ * invstd = 1 / sqrt(var + eps); out = x * alpha + beta as in inference. */
+opgen_status opgen_portable__native_batch_norm_legit_no_stats_out(opgen_ctx *ctx, const opgen_tensor *input, const opgen_tensor *weight, const opgen_tensor *bias, bool training, double momentum, double eps, opgen_tensor *out, opgen_tensor *save_mean, opgen_tensor *save_invstd) {
+    uint32_t mask = OPGEN_KERNEL_DTYPES_opgen_portable__native_batch_norm_legit_no_stats_out;
+    (void)momentum;
+    if (!training) return OPGEN_FAIL(ctx, OPGEN_E_INVALID, "%s: without running statistics, batch norm needs training=True", ctx->op);
+    if (input->dim < 2) return OPGEN_FAIL(ctx, OPGEN_E_SHAPE, "%s: input needs a channel dimension (at least 2-d)", ctx->op);
+    int64_t N = input->sizes[0], C = input->sizes[1], HW = 1;
+    for (int32_t i = 2; i < input->dim; i++) HW *= input->sizes[i];
+    if (param_ok(ctx, weight, "weight", C, input->dtype) || param_ok(ctx, bias, "bias", C, input->dtype)) return ctx->err->code;
+    OPGEN_CHECK_DTYPE(ctx, mask, input->dtype, "the input");
+    int32_t st = opgen_out(ctx, out, input->dtype, input->dim, input->sizes);
+    if (!st) st = opgen_out(ctx, save_mean, input->dtype, 1, &C);
+    if (!st) st = opgen_out(ctx, save_invstd, input->dtype, 1, &C);
+    opgen_tensor x, w, b;
+    if (st || opgen_contiguous(ctx, input, &x) || (weight && opgen_contiguous(ctx, weight, &w)) || (bias && opgen_contiguous(ctx, bias, &b))) return st ? st : ctx->err->code;
+    if (ctx->meta) return OPGEN_OK;
+    OPGEN_FLOAT_SWITCH(mask, input->dtype, ctx, T, {
+        const T *xs = x.data, *ws = weight ? w.data : NULL, *bs = bias ? b.data : NULL;
+        T *y = out->data, *sm = save_mean->data, *si = save_invstd->data;
+        for (int64_t c = 0; c < C; c++) {
+            double s = 0, m2 = 0, cnt = (double)(N * HW);
+            for (int64_t n = 0; n < N; n++)
+                for (int64_t i = 0; i < HW; i++) s += (double)xs[(n * C + c) * HW + i];
+            double mean = s / cnt;
+            for (int64_t n = 0; n < N; n++)
+                for (int64_t i = 0; i < HW; i++) m2 += ((double)xs[(n * C + c) * HW + i] - mean) * ((double)xs[(n * C + c) * HW + i] - mean);
+            T invstd = (T)(1.0 / sqrt(m2 / cnt + eps));
+            sm[c] = (T)mean, si[c] = invstd;
+            T alpha = ws ? invstd * ws[c] : invstd, beta = (bs ? bs[c] : (T)0) - (T)mean * alpha;
+            for (int64_t n = 0; n < N; n++)
+                for (int64_t i = 0; i < HW; i++) y[(n * C + c) * HW + i] = xs[(n * C + c) * HW + i] * alpha + beta;
+        }
+    })
+    return OPGEN_OK;
+}

@@ -112,3 +112,53 @@ opgen_status opgen_portable_avg_pool2d_out(opgen_ctx *ctx, const opgen_tensor *s
     })
     return OPGEN_OK;
 }
+
+/* Adaptive average pooling of the last k (1, 2 or 3) dimensions: output cell o of
+ * m over n inputs averages [floor(o * n / m), ceil((o + 1) * n / m)), summed in
+ * the input's type (ATen's order: depth, height, width). */
+OPGEN_SPECIALIZED int32_t adaptive_avg(opgen_ctx *ctx, uint32_t mask, int32_t k, const opgen_tensor *self, opgen_int_list output_size, opgen_tensor *out) {
+    if ((int32_t)output_size.len != k) return OPGEN_FAIL(ctx, OPGEN_E_SHAPE, "%s: output_size must have %d values", ctx->op, k);
+    if (self->dim != k + 1 && self->dim != k + 2) return OPGEN_FAIL(ctx, OPGEN_E_SHAPE, "%s: expected a %d-d or %d-d input, got %d-d", ctx->op, k + 1, k + 2, self->dim);
+    int32_t b = self->dim - k;
+    int64_t sizes[OPGEN_MAX_DIM], n[3] = {1, 1, 1}, m[3] = {1, 1, 1}, nb = 1;
+    memcpy(sizes, self->sizes, sizeof(int64_t) * (size_t)self->dim);
+    for (int32_t d = 0; d < b; d++) nb *= self->sizes[d];
+    for (int32_t j = 0; j < k; j++) {
+        int64_t o = output_size.data[j];
+        if (o < 0 || o > ((int64_t)1 << 30)) return OPGEN_FAIL(ctx, OPGEN_E_INVALID, "%s: output size %lld is out of range", ctx->op, (long long)o);
+        if (self->sizes[b + j] == 0 && o) return OPGEN_FAIL(ctx, OPGEN_E_SHAPE, "%s: dimension %d of the input is empty", ctx->op, b + j);
+        sizes[b + j] = o, n[3 - k + j] = self->sizes[b + j], m[3 - k + j] = o;
+    }
+    OPGEN_CHECK_DTYPE(ctx, mask, self->dtype, "the input");
+    int32_t st = opgen_out(ctx, out, self->dtype, self->dim, sizes);
+    opgen_tensor x;
+    if (st || opgen_contiguous(ctx, self, &x) || ctx->meta) return st ? st : ctx->err->code;
+    OPGEN_FLOAT_SWITCH(mask, self->dtype, ctx, T, {
+        const T *xs = x.data;
+        T *y = out->data;
+        for (int64_t bi = 0; bi < nb; bi++, xs += n[0] * n[1] * n[2])
+            for (int64_t o0 = 0; o0 < m[0]; o0++)
+                for (int64_t o1 = 0; o1 < m[1]; o1++)
+                    for (int64_t o2 = 0; o2 < m[2]; o2++) {
+                        int64_t s0 = o0 * n[0] / m[0], e0 = ((o0 + 1) * n[0] + m[0] - 1) / m[0];
+                        int64_t s1 = o1 * n[1] / m[1], e1 = ((o1 + 1) * n[1] + m[1] - 1) / m[1];
+                        int64_t s2 = o2 * n[2] / m[2], e2 = ((o2 + 1) * n[2] + m[2] - 1) / m[2];
+                        T sum = 0;
+                        for (int64_t i0 = s0; i0 < e0; i0++)
+                            for (int64_t i1 = s1; i1 < e1; i1++)
+                                for (int64_t i2 = s2; i2 < e2; i2++) sum += xs[(i0 * n[1] + i1) * n[2] + i2];
+                        *y++ = sum / (T)((e0 - s0) * (e1 - s1) * (e2 - s2));
+                    }
+    })
+    return OPGEN_OK;
+}
+
+opgen_status opgen_portable_adaptive_avg_pool1d_out(opgen_ctx *ctx, const opgen_tensor *self, opgen_int_list output_size, opgen_tensor *out) {
+    return adaptive_avg(ctx, OPGEN_KERNEL_DTYPES_opgen_portable_adaptive_avg_pool1d_out, 1, self, output_size, out);
+}
+opgen_status opgen_portable__adaptive_avg_pool2d_out(opgen_ctx *ctx, const opgen_tensor *self, opgen_int_list output_size, opgen_tensor *out) {
+    return adaptive_avg(ctx, OPGEN_KERNEL_DTYPES_opgen_portable__adaptive_avg_pool2d_out, 2, self, output_size, out);
+}
+opgen_status opgen_portable__adaptive_avg_pool3d_out(opgen_ctx *ctx, const opgen_tensor *self, opgen_int_list output_size, opgen_tensor *out) {
+    return adaptive_avg(ctx, OPGEN_KERNEL_DTYPES_opgen_portable__adaptive_avg_pool3d_out, 3, self, output_size, out);
+}

@@ -125,3 +125,9 @@ opgen_status opgen_portable_sum_IntList_out(opgen_ctx *ctx, const opgen_tensor *
     opgen_dtype res = dtype ? *dtype : opgen_is_integral(self->dtype, true) ? OPGEN_DTYPE_Long : self->dtype;
     return reduce(ctx, OPGEN_KERNEL_DTYPES_opgen_portable_sum_IntList_out, self, dim, keepdim, res, false, out);
 }
+
+opgen_status opgen_portable_mean_dtype_out(opgen_ctx *ctx, const opgen_tensor *self, const opgen_dtype *dtype, opgen_tensor *out) {
+    opgen_dtype res = dtype ? *dtype : self->dtype;
+    if (!opgen_is_float(res)) return OPGEN_FAIL(ctx, OPGEN_E_DTYPE, "%s: mean needs a floating point result, not %s", ctx->op, opgen_dtype_name(res));
+    return reduce(ctx, OPGEN_KERNEL_DTYPES_opgen_portable_mean_dtype_out, self, NULL, false, res, true, out);
+}

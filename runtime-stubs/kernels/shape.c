@@ -1,4 +1,4 @@
-/* Data movement: permute_copy, view_copy, expand_copy, clone, cat. Any dtype:
+/* Data movement: permute_copy, view_copy, expand_copy, clone, cat, ExecuTorch's dim order ops. Any dtype:
  * elements are moved by size (opgen_copy: memcpy of contiguous runs), so no
  * per-dtype code. */
 #include "opgen/loops.h"
@@ -131,4 +131,36 @@ opgen_status opgen_portable_cat_out(opgen_ctx *ctx, opgen_tensor_list tensors, i
         at += t->sizes[d];
     }
     return OPGEN_OK;
+}
+
+/* ExecuTorch's dim order ops: self into out laid out in dim_order (outermost
+ * first), or in out's own order when none is given. As ExecuTorch's portable
+ * kernels do, non_blocking must be false and dim_order must name every
+ * dimension once. */
+static int32_t dim_order_out(opgen_ctx *ctx, const opgen_tensor *self, bool non_blocking, const opgen_int_list *dim_order, opgen_dtype dtype, opgen_tensor *out) {
+    if (non_blocking) return OPGEN_FAIL(ctx, OPGEN_E_INVALID, "%s: non_blocking=True is not supported", ctx->op);
+    if (!dim_order) return opgen_out_any(ctx, out, dtype, self->dim, self->sizes);
+    if ((int64_t)dim_order->len != self->dim) return OPGEN_FAIL(ctx, OPGEN_E_SHAPE, "%s: dim_order has %zu entries for a %d-d tensor", ctx->op, dim_order->len, self->dim);
+    uint8_t order[OPGEN_MAX_DIM];
+    for (int32_t i = 0; i < self->dim; i++) {
+        if (dim_order->data[i] < 0 || dim_order->data[i] >= self->dim) return OPGEN_FAIL(ctx, OPGEN_E_INVALID, "%s: dim_order entry %lld is not a dimension of a %d-d tensor", ctx->op, (long long)dim_order->data[i], self->dim);
+        order[i] = (uint8_t)dim_order->data[i];
+    }
+    return opgen_out_ordered(ctx, out, dtype, self->dim, self->sizes, order);
+}
+
+opgen_status opgen_portable__clone_dim_order_out(opgen_ctx *ctx, const opgen_tensor *self, bool non_blocking, const opgen_int_list *dim_order, opgen_tensor *out) {
+    OPGEN_CHECK_DTYPE(ctx, OPGEN_KERNEL_DTYPES_opgen_portable__clone_dim_order_out, self->dtype, "the input");
+    int32_t st = dim_order_out(ctx, self, non_blocking, dim_order, self->dtype, out);
+    if (st || ctx->meta) return st;
+    return opgen_copy_same(ctx, out, self);
+}
+
+/* The dtype may change too: out's (a program plans it); an unallocated out keeps self's. */
+opgen_status opgen_portable__to_dim_order_copy_out(opgen_ctx *ctx, const opgen_tensor *self, bool non_blocking, const opgen_int_list *dim_order, opgen_tensor *out) {
+    opgen_dtype dtype = out->capacity || out->data ? out->dtype : self->dtype;
+    OPGEN_CHECK_DTYPE(ctx, OPGEN_KERNEL_DTYPES_opgen_portable__to_dim_order_copy_out, dtype, "the result");
+    int32_t st = dim_order_out(ctx, self, non_blocking, dim_order, dtype, out);
+    if (st || ctx->meta) return st;
+    return opgen_copy(ctx, out, self);
 }

@@ -107,3 +107,71 @@ opgen_status opgen_portable_hardtanh_out(opgen_ctx *ctx, const opgen_tensor *sel
 opgen_status opgen_portable_clamp_out(opgen_ctx *ctx, const opgen_tensor *self, const opgen_scalar *min, const opgen_scalar *max, opgen_tensor *out) {
     return clamp(ctx, OPGEN_KERNEL_DTYPES_opgen_portable_clamp_out, self, min, max, out);
 }
+
+/* elu and leaky_relu in the tensor's float type, ATen's formulas and order:
+ * elu x <= 0 ? (exp(x * input_scale) - 1) * (alpha * scale) : x * scale. */
+opgen_status opgen_portable_elu_out(opgen_ctx *ctx, const opgen_tensor *self, const opgen_scalar *alpha, const opgen_scalar *scale, const opgen_scalar *input_scale, opgen_tensor *out) {
+    uint32_t mask = OPGEN_KERNEL_DTYPES_opgen_portable_elu_out;
+    OPGEN_CHECK_DTYPE(ctx, mask, self->dtype, "the input");
+    int32_t st = opgen_out_any(ctx, out, self->dtype, self->dim, self->sizes);
+    if (st || ctx->meta) return st;
+    opgen_iter it;
+    const opgen_tensor *in[1] = {self};
+    if (opgen_iter_init(ctx, &it, out, in, 1)) return ctx->err->code;
+    OPGEN_FLOAT_SWITCH(mask, self->dtype, ctx, T, {
+        T neg = OPGEN_SCALAR_AS(T, alpha) * OPGEN_SCALAR_AS(T, scale), pos = OPGEN_SCALAR_AS(T, scale), in_s = OPGEN_SCALAR_AS(T, input_scale);
+        OPGEN_MAP1(&it, mask, T, T, x <= (T)0 ? ((T)exp((double)(x * in_s)) - (T)1) * neg : x * pos);
+    })
+    return OPGEN_OK;
+}
+
+opgen_status opgen_portable_leaky_relu_out(opgen_ctx *ctx, const opgen_tensor *self, const opgen_scalar *negative_slope, opgen_tensor *out) {
+    uint32_t mask = OPGEN_KERNEL_DTYPES_opgen_portable_leaky_relu_out;
+    OPGEN_CHECK_DTYPE(ctx, mask, self->dtype, "the input");
+    int32_t st = opgen_out_any(ctx, out, self->dtype, self->dim, self->sizes);
+    if (st || ctx->meta) return st;
+    opgen_iter it;
+    const opgen_tensor *in[1] = {self};
+    if (opgen_iter_init(ctx, &it, out, in, 1)) return ctx->err->code;
+    OPGEN_FLOAT_SWITCH(mask, self->dtype, ctx, T, {
+        T slope = OPGEN_SCALAR_AS(T, negative_slope);
+        OPGEN_MAP1(&it, mask, T, T, x > (T)0 ? x : x * slope);
+    })
+    return OPGEN_OK;
+}
+
+/* clamp with tensor bounds (either may be absent), ATen's: NaN in a bound gives
+ * NaN, else std::min(std::max(x, lo), hi) (a NaN x stays); one bound alone is
+ * maximum or minimum (NaN propagates). */
+opgen_status opgen_portable_clamp_Tensor_out(opgen_ctx *ctx, const opgen_tensor *self, const opgen_tensor *min, const opgen_tensor *max, opgen_tensor *out) {
+    uint32_t mask = OPGEN_KERNEL_DTYPES_opgen_portable_clamp_Tensor_out;
+    if (!min && !max) return OPGEN_FAIL(ctx, OPGEN_E_INVALID, "%s: at least one of min and max must be given", ctx->op);
+    const opgen_tensor *ts[3] = {self, min, max};
+    opgen_dtype res = opgen_result_type(ts, 3, NULL, 0);
+    if (res == OPGEN_DTYPE_Bool) return OPGEN_FAIL(ctx, OPGEN_E_DTYPE, "%s: not defined for Bool", ctx->op);
+    int32_t d1, dim;
+    int64_t s1[OPGEN_MAX_DIM], sizes[OPGEN_MAX_DIM];
+    const opgen_tensor *lo = min ? min : self, *hi = max ? max : self;
+    if (opgen_broadcast(ctx, self, lo, &d1, s1)) return ctx->err->code;
+    opgen_tensor shape;
+    memset(&shape, 0, sizeof shape);
+    shape.dim = d1;
+    memcpy(shape.sizes, s1, sizeof(int64_t) * (size_t)d1);
+    if (opgen_broadcast(ctx, &shape, hi, &dim, sizes)) return ctx->err->code;
+    OPGEN_CHECK_DTYPE(ctx, mask, res, "the result");
+    int32_t st = opgen_out_any(ctx, out, res, dim, sizes);
+    if (st || ctx->meta) return st;
+    opgen_iter it;
+    const opgen_tensor *in[3] = {self, lo, hi};
+    if (opgen_iter_init(ctx, &it, out, in, 3)) return ctx->err->code;
+    bool has_lo = min, has_hi = max;
+    OPGEN_REAL_SWITCH(mask, res, ctx, T, {
+        if (has_lo && has_hi)
+            OPGEN_MAP3(&it, mask, T, T, OPGEN_ISNAN(T, y) || OPGEN_ISNAN(T, z) ? OPGEN_NAN(T) : (z < (x < y ? y : x) ? z : (x < y ? y : x)));
+        else if (has_lo)
+            OPGEN_MAP3(&it, mask, T, T, ((void)z, OPGEN_ISNAN(T, x) ? x : OPGEN_ISNAN(T, y) ? y : x < y ? y : x));
+        else
+            OPGEN_MAP3(&it, mask, T, T, ((void)y, OPGEN_ISNAN(T, x) ? x : OPGEN_ISNAN(T, z) ? z : x > z ? z : x));
+    })
+    return OPGEN_OK;
+}

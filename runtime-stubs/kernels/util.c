@@ -1,8 +1,8 @@
-#include "opgen/kernel.h"
+#include "opgen/loops.h"
 
-static int32_t out_of(opgen_ctx *ctx, opgen_tensor *out, opgen_dtype dtype, int32_t dim, const int64_t *sizes, bool any_order) {
+static int32_t out_in(opgen_ctx *ctx, opgen_tensor *out, opgen_dtype dtype, int32_t dim, const int64_t *sizes, bool any_order, const uint8_t *order) {
     if (out->capacity == 0 && !out->data) {
-        int32_t st = opgen_tensor_shape(out, dtype, dim, sizes, ctx->err);
+        int32_t st = opgen_tensor_shape_ordered(out, dtype, dim, sizes, order, ctx->err);
         if (st) return st;
         if (ctx->meta) {
             ctx->scratch += opgen_arena_cost(opgen_nbytes(out));
@@ -20,6 +20,7 @@ static int32_t out_of(opgen_ctx *ctx, opgen_tensor *out, opgen_dtype dtype, int3
     opgen_tensor t = *out;
     int32_t st = opgen_tensor_shape_ordered(&t, dtype, dim, sizes, dim == out->dim ? out->dim_order : NULL, ctx->err);
     if (st) return st;
+    if (order && memcmp(t.dim_order, order, (size_t)dim)) return OPGEN_FAIL(ctx, OPGEN_E_INVALID, "%s: out is laid out in another dim order than the one asked for", ctx->op);
     if (opgen_nbytes(&t) > out->capacity) return OPGEN_FAIL(ctx, OPGEN_E_SHAPE, "%s: out holds %zu bytes, the result needs %zu", ctx->op, out->capacity, opgen_nbytes(&t));
     if (!any_order && !opgen_tensor_is_contiguous(&t)) {
         if (!ctx->meta) return OPGEN_FAIL(ctx, OPGEN_E_INVALID, "%s: writes contiguous results, and its out is in another dim order", ctx->op);
@@ -29,8 +30,11 @@ static int32_t out_of(opgen_ctx *ctx, opgen_tensor *out, opgen_dtype dtype, int3
     return OPGEN_OK;
 }
 
-int32_t opgen_out(opgen_ctx *ctx, opgen_tensor *out, opgen_dtype dtype, int32_t dim, const int64_t *sizes) { return out_of(ctx, out, dtype, dim, sizes, false); }
-int32_t opgen_out_any(opgen_ctx *ctx, opgen_tensor *out, opgen_dtype dtype, int32_t dim, const int64_t *sizes) { return out_of(ctx, out, dtype, dim, sizes, true); }
+int32_t opgen_out(opgen_ctx *ctx, opgen_tensor *out, opgen_dtype dtype, int32_t dim, const int64_t *sizes) { return out_in(ctx, out, dtype, dim, sizes, false, NULL); }
+int32_t opgen_out_any(opgen_ctx *ctx, opgen_tensor *out, opgen_dtype dtype, int32_t dim, const int64_t *sizes) { return out_in(ctx, out, dtype, dim, sizes, true, NULL); }
+int32_t opgen_out_ordered(opgen_ctx *ctx, opgen_tensor *out, opgen_dtype dtype, int32_t dim, const int64_t *sizes, const uint8_t *dim_order) {
+    return out_in(ctx, out, dtype, dim, sizes, true, dim_order);
+}
 
 void *opgen_scratch(opgen_ctx *ctx, size_t n) {
     if (ctx->meta) {
@@ -206,4 +210,14 @@ int32_t opgen_int_pair(opgen_ctx *ctx, opgen_int_list l, const char *what, int64
     for (int i = 0; i < 2; i++) /* geometry stays far from int64 overflow */
         if (v[i] > (1 << 30) || v[i] < -(1 << 30)) return OPGEN_FAIL(ctx, OPGEN_E_INVALID, "%s: %s value %lld is out of range", ctx->op, what, (long long)v[i]);
     return OPGEN_OK;
+}
+
+int32_t opgen_contiguous(opgen_ctx *ctx, const opgen_tensor *t, opgen_tensor *c) {
+    *c = *t;
+    if (opgen_tensor_shape(c, t->dtype, t->dim, t->sizes, ctx->err)) return ctx->err->code;
+    if (ctx->meta) return (void)opgen_scratch(ctx, opgen_nbytes(c)), OPGEN_OK; /* room, whatever the run's layout */
+    if (opgen_tensor_is_contiguous(t)) return c->data = t->data, OPGEN_OK;
+    c->data = opgen_scratch(ctx, opgen_nbytes(c));
+    if (!c->data) return OPGEN_FAIL(ctx, OPGEN_E_NO_MEMORY, "%s: out of scratch memory", ctx->op);
+    return opgen_copy_same(ctx, c, t);
 }

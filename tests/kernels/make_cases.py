@@ -57,6 +57,8 @@ def values(rng, d, shape, kind='normal'):
         v = rng.integers(0, int(kind.split()[1]), n)
     elif kind.startswith('mod'):
         v = rng.integers(0, int(kind.split()[1]), n)
+    elif kind == 'nonzero' and d not in ('f16', 'bf16', 'f32', 'f64'):
+        v = rng.integers(1, 7, n) * (1 if d == 'u8' else rng.choice([-1, 1], n))
     elif d == 'b8':
         v = rng.integers(0, 2, n).astype(bool)
     elif d in ('f16', 'bf16', 'f32', 'f64'):
@@ -65,6 +67,13 @@ def values(rng, d, shape, kind='normal'):
             v = np.array([base[i % len(base)] for i in range(n)])
         elif kind == 'positive':
             v = rng.uniform(0.25, 4.0, n)
+        elif kind == 'nonzero':
+            v = rng.uniform(0.5, 4, n) * rng.choice([-1, 1], n)
+            v = np.round(v, 3 if d in ('f32', 'f64') else 2)
+        elif kind == 'unit':
+            v = rng.uniform(-0.999, 0.999, n)
+        elif kind == 'above1':
+            v = rng.uniform(1.0, 6.0, n)
         else:
             v = np.round(rng.uniform(-4, 4, n), 3 if d in ('f32', 'f64') else 2)
         if d == 'bf16':  # values a bfloat16 holds exactly
@@ -299,6 +308,240 @@ case('view_u16', [('x', 'u16', (2, 3, 4), 'normal')], ['%r = aten::view_copy(%x,
 case('cat_u16', [('x', 'u16', (2, 3), 'normal'), ('y', 'u16', (2, 1), 'normal')], ['%r = aten::cat([%x, %y, %x], -1)'], '%r', fn=lambda x, y: np.concatenate([x, y, x], -1))
 case('cat_legacy_empty', [('x', 'f32', (2, 3), 'normal'), ('e', 'f32', (0,), 'normal')], ['%r = aten::cat([%x, %e, %x], 1)'], '%r', fn=lambda x, e: A.cat([x, e, x], 1))
 
+# ---- unary math, rounding, predicates, activations (every dtype the Edge rows allow, in one program per op) ----
+ALLD = ['b8'] + INTS + FLOATS
+
+
+def multi(name, op_fmt, dts, fn, kind='normal', shape=(2, 3), tol='exact', ref=None, extra=(), nout=1):
+    """One program applying op to an input of each dtype in dts (plus extra decls:
+    a 0-d and an empty f32); results in the same order (nout per call)."""
+    decls = [(f'x{i}', d, shape, kind) for i, d in enumerate(dts)] + list(extra)
+    outs = lambda i: ', '.join(f'%r{i}_{k}' for k in range(nout))
+    body = [f'{outs(i)} = {op_fmt.format(x=f"%{n}")}' for i, (n, _, _, _) in enumerate(decls)]
+    ret = '(' + ', '.join(outs(i) for i in range(len(decls))) + ')'
+    flat = lambda rs: [t for r in rs for t in (r if nout > 1 else [r])]
+    case(name, decls, body, ret, fn=lambda *xs: flat([fn(x) for x in xs]), tol=tol, ref=(lambda *xs: flat([ref(x) for x in xs])) if ref else None)
+
+
+ZD = [('z', 'f32', (), 'normal'), ('e', 'f32', (0, 2), 'normal')]
+DOMAIN = {'acos': 'unit', 'asin': 'unit', 'atanh': 'unit', 'acosh': 'above1', 'log': 'positive', 'log10': 'positive', 'log2': 'positive',
+          'log1p': 'positive', 'rsqrt': 'positive', 'sqrt': 'positive'}
+for op in 'acos acosh asin asinh atan atanh cos cosh sin sinh tan erf expm1 log log10 log1p log2 rsqrt sqrt reciprocal'.split():
+    f = getattr(A, op)
+    multi(f'{op}_all', f'aten::{op}({{x}})', ALLD, lambda x, f=f: f(x), kind='normal', tol='ulp 2', ref=lambda x, f=f: f(x), extra=ZD)
+    if op in DOMAIN:
+        multi(f'{op}_domain', f'aten::{op}({{x}})', FLOATS, lambda x, f=f: f(x), kind=DOMAIN[op], shape=(40,), tol='ulp 2', ref=lambda x, f=f: f(x))
+    multi(f'{op}_special', f'aten::{op}({{x}})', FLOATS, lambda x, f=f: f(x), kind='special', shape=(12,), tol='ulp 2', ref=lambda x, f=f: f(x))
+KEEPD = {'neg': INTS + FLOATS, 'ceil': INTS + FLOATS, 'floor': INTS + FLOATS, 'round': INTS + FLOATS, 'trunc': INTS + FLOATS, 'sign': ALLD,
+         'bitwise_not': ['b8'] + INTS}
+for op, dts in KEEPD.items():
+    f = getattr(A, op)
+    multi(f'{op}_all', f'aten::{op}({{x}})', dts, lambda x, f=f: f(x), extra=ZD if 'f32' in dts else ())
+    if 'f32' in dts:
+        multi(f'{op}_special', f'aten::{op}({{x}})', FLOATS, lambda x, f=f: f(x), kind='special', shape=(12,))
+        multi(f'{op}_halves', f'aten::{op}({{x}})', FLOATS, lambda x, f=f: f(x), kind='list -2.5,-1.5,-0.5,0.5,1.5,2.5,-0.49,0.51,-3.7,3.2', shape=(10,))
+multi('neg_wrap', 'aten::neg({x})', INTS[1:], lambda x: A.neg(x), kind='wrap', shape=(8,))
+for op in ['logical_not', 'isnan', 'isinf']:
+    f = getattr(A, op)
+    multi(f'{op}_all', f'aten::{op}({{x}})', ALLD, lambda x, f=f: f(x), extra=ZD)
+    multi(f'{op}_special', f'aten::{op}({{x}})', FLOATS, lambda x, f=f: f(x), kind='special', shape=(12,))
+for d in FLOATS:
+    case(f'elu_{d}', [('x', d, (3, 20), 'normal')], ['%r = aten::elu(%x)', '%s = aten::elu(%x, 0.5, 2, 1.5)'], '(%r, %s)',
+         fn=lambda x: [A.elu(x), A.elu(x, 0.5, 2, 1.5)], tol=REL[d])
+    case(f'elu_special_{d}', [('x', d, (12,), 'special')], ['%r = aten::elu(%x)'], '%r', fn=lambda x: A.elu(x), tol=REL[d])
+    case(f'leaky_relu_{d}', [('x', d, (3, 20), 'normal')], ['%r = aten::leaky_relu(%x)', '%s = aten::leaky_relu(%x, 0.2)'], '(%r, %s)',
+         fn=lambda x: [A.leaky_relu(x), A.leaky_relu(x, 0.2)])
+    case(f'leaky_relu_special_{d}', [('x', d, (12,), 'special')], ['%r = aten::leaky_relu(%x, 0.1)'], '%r', fn=lambda x: A.leaky_relu(x, 0.1))
+
+# ---- binary arithmetic, bitwise and logical ops (one program per op over the dtypes) ----
+def multi2(name, op_fmt, dts, fn, kx='normal', ky='normal', sx=(2, 3), sy=(3,), tol='exact', ref=None):
+    decls = []
+    for i, d in enumerate(dts):
+        decls += [(f'x{i}', d, sx, kx), (f'y{i}', d, sy, ky)]
+    body = [f'%r{i} = {op_fmt.format(x=f"%x{i}", y=f"%y{i}")}' for i in range(len(dts))]
+    ret = '(' + ', '.join(f'%r{i}' for i in range(len(dts))) + ')'
+    pairs = lambda xs: [(xs[2 * i], xs[2 * i + 1]) for i in range(len(xs) // 2)]
+    case(name, decls, body, ret, fn=lambda *xs: [fn(x, y) for x, y in pairs(xs)], tol=tol, ref=(lambda *xs: [ref(x, y) for x, y in pairs(xs)]) if ref else None)
+
+
+NUM = INTS + FLOATS
+multi2('minimum_all', 'aten::minimum({x}, {y})', ALLD, lambda x, y: A.minimum(x, y))
+multi2('minimum_special', 'aten::minimum({x}, {y})', FLOATS, lambda x, y: A.minimum(x, y), kx='special', ky='special', sx=(12,), sy=(12, 1), tol='exact zeros')
+case('minimum_promote', [('x', 'i32', (4,), 'normal'), ('y', 'f32', (2, 1), 'normal'), ('b', 'b8', (4,), 'normal'), ('u', 'u8', (4,), 'normal')],
+     ['%r = aten::minimum(%x, %y)', '%s = aten::minimum(%b, %u)', '%t = aten::minimum(%u, %x)'], '(%r, %s, %t)', fn=lambda x, y, b, u: [A.minimum(x, y), A.minimum(b, u), A.minimum(u, x)])
+multi2('atan2_all', 'aten::atan2({x}, {y})', ALLD, lambda x, y: A.atan2(x, y), tol='ulp 2', ref=lambda x, y: A.atan2(x, y))
+multi2('atan2_special', 'aten::atan2({x}, {y})', FLOATS, lambda x, y: A.atan2(x, y), kx='special', ky='special', sx=(12,), sy=(12, 1), tol='ulp 2', ref=lambda x, y: A.atan2(x, y))
+case('atan2_promote', [('x', 'i32', (4,), 'normal'), ('y', 'f64', (4,), 'normal')], ['%r = aten::atan2(%x, %y)'], '%r', fn=lambda x, y: A.atan2(x, y), tol='ulp 2', ref=lambda x, y: A.atan2(x, y))
+for op in ['fmod', 'remainder']:
+    f = getattr(A, op)
+    multi2(f'{op}_all', f'aten::{op}.Tensor({{x}}, {{y}})', NUM, lambda x, y, f=f: f.Tensor(x, y), ky='nonzero')
+    multi2(f'{op}_special', f'aten::{op}.Tensor({{x}}, {{y}})', FLOATS, lambda x, y, f=f: f.Tensor(x, y), kx='special', ky='special', sx=(12,), sy=(12, 1))
+    multi('{}_scalar'.format(op), f'aten::{op}.Scalar({{x}}, -3)', NUM, lambda x, f=f: f.Scalar(x, -3))
+    multi('{}_scalar_float'.format(op), f'aten::{op}.Scalar({{x}}, 2.5)', NUM + ['b8'], lambda x, f=f: f.Scalar(x, 2.5))
+    case(f'{op}_promote', [('x', 'i64', (6,), 'normal'), ('y', 'f32', (6,), 'nonzero')], [f'%r = aten::{op}.Tensor(%x, %y)'], '%r', fn=lambda x, y, f=f: f.Tensor(x, y))
+multi2('pow_all', 'aten::pow.Tensor_Tensor({x}, {y})', NUM, lambda x, y: A.pow.Tensor_Tensor(x, y), ky='mod 6', tol='ulp 2', ref=lambda x, y: A.pow.Tensor_Tensor(x, y))
+multi2('pow_negative_exponent', 'aten::pow.Tensor_Tensor({x}, {y})', INTS[1:], lambda x, y: A.pow.Tensor_Tensor(x, y), kx='list -2,-1,0,1,2,3', ky='list -3,-2,-1,-1,-2,-4', sx=(6,), sy=(6,))
+multi2('pow_wrap', 'aten::pow.Tensor_Tensor({x}, {y})', INTS, lambda x, y: A.pow.Tensor_Tensor(x, y), kx='list 3,7,-5,11,2,9', ky='list 40,33,41,19,63,21', sx=(6,), sy=(6,))
+multi2('pow_special', 'aten::pow.Tensor_Tensor({x}, {y})', FLOATS, lambda x, y: A.pow.Tensor_Tensor(x, y), kx='special', ky='special', sx=(12,), sy=(12, 1), tol='ulp 2', ref=lambda x, y: A.pow.Tensor_Tensor(x, y))
+for e in ['2', '3', '0.5', '-1', '-2', '2.5', '-0.5', '0']:
+    multi(f'pow_scalar_{e.replace("-", "m").replace(".", "_")}', f'aten::pow.Tensor_Scalar({{x}}, {e})', FLOATS + (INTS + ['b8'] if '.' in e or e in ('2', '3', '0') else []),
+          lambda x, e=e: A.pow.Tensor_Scalar(x, float(e) if '.' in e else int(e)), kind='positive' if e in ('0.5', '-0.5', '2.5') else 'normal', tol='ulp 2',
+          ref=lambda x, e=e: A.pow.Tensor_Scalar(x, float(e) if '.' in e else int(e)))
+multi('pow_base_scalar', 'aten::pow.Scalar(2, {x})', ['u8', 'i32', 'i64', 'f32', 'f64'], lambda x: A.pow.Scalar(2, x), kind='mod 8', tol='ulp 2', ref=lambda x: A.pow.Scalar(2, x))
+multi('pow_base_scalar_float', 'aten::pow.Scalar(2.5, {x})', ['b8', 'i32', 'f32', 'f64'], lambda x: A.pow.Scalar(2.5, x), tol='ulp 2', ref=lambda x: A.pow.Scalar(2.5, x))
+for op in ['bitwise_and', 'bitwise_or', 'bitwise_xor']:
+    f = getattr(A, op)
+    multi2(f'{op}_all', f'aten::{op}.Tensor({{x}}, {{y}})', ['b8'] + INTS, lambda x, y, f=f: f.Tensor(x, y), kx='wrap', ky='normal', sx=(8,), sy=(8,))
+    multi(f'{op}_scalar', f'aten::{op}.Scalar({{x}}, 6)', ['b8'] + INTS, lambda x, f=f: f.Scalar(x, 6))
+    # torch.ops.aten passes a Python bool Scalar as an int: the public function keeps it Bool
+    multi(f'{op}_scalar_bool', f'aten::{op}.Scalar({{x}}, True)', ['b8'] + INTS, lambda x, op=op: getattr(torch, op)(x, True))
+    case(f'{op}_promote', [('x', 'u8', (4,), 'normal'), ('y', 'i8', (4,), 'normal'), ('b', 'b8', (4,), 'normal')], [f'%r = aten::{op}.Tensor(%x, %y)', f'%s = aten::{op}.Tensor(%b, %x)'], '(%r, %s)',
+         fn=lambda x, y, b, f=f: [f.Tensor(x, y), f.Tensor(b, x)])
+for op in ['logical_and', 'logical_or', 'logical_xor']:
+    f = getattr(A, op)
+    multi2(f'{op}_all', f'aten::{op}({{x}}, {{y}})', ALLD, lambda x, y, f=f: f(x, y), kx='mod 2', ky='mod 2')
+    multi2(f'{op}_special', f'aten::{op}({{x}}, {{y}})', FLOATS, lambda x, y, f=f: f(x, y), kx='special', ky='special', sx=(12,), sy=(12, 1))
+    case(f'{op}_mixed', [('x', 'i32', (4,), 'mod 2'), ('y', 'f32', (2, 1), 'mod 2'), ('b', 'b8', (4,), 'normal')], [f'%r = aten::{op}(%x, %y)', f'%s = aten::{op}(%b, %x)'], '(%r, %s)',
+         fn=lambda x, y, b, f=f: [f(x, y), f(b, x)])
+for mode in ['trunc', 'floor']:
+    multi2(f'div_{mode}_all', f'aten::div.Tensor_mode({{x}}, {{y}}, rounding_mode="{mode}")', NUM, lambda x, y, m=mode: A.div.Tensor_mode(x, y, rounding_mode=m), ky='nonzero')
+    multi2(f'div_{mode}_special', f'aten::div.Tensor_mode({{x}}, {{y}}, rounding_mode="{mode}")', FLOATS, lambda x, y, m=mode: A.div.Tensor_mode(x, y, rounding_mode=m), kx='special', ky='special', sx=(12,), sy=(12, 1))
+    multi2(f'div_{mode}_wrap', f'aten::div.Tensor_mode({{x}}, {{y}}, rounding_mode="{mode}")', INTS[1:], lambda x, y, m=mode: A.div.Tensor_mode(x, y, rounding_mode=m), kx='wrap', ky='list -1,3,-1,-7,2,5,-2,4', sx=(8,), sy=(8,))
+    multi(f'div_scalar_{mode}', f'aten::div.Scalar_mode({{x}}, -3, rounding_mode="{mode}")', NUM, lambda x, m=mode: A.div.Scalar_mode(x, -3, rounding_mode=m))
+    multi(f'div_scalar_float_{mode}', f'aten::div.Scalar_mode({{x}}, 2.5, rounding_mode="{mode}")', NUM + ['b8'], lambda x, m=mode: A.div.Scalar_mode(x, 2.5, rounding_mode=m))
+multi2('div_none_all', 'aten::div.Tensor_mode({x}, {y}, rounding_mode=None)', NUM + ['b8'], lambda x, y: A.div.Tensor_mode(x, y, rounding_mode=None), ky='nonzero')
+multi('div_scalar_all', 'aten::div.Scalar({x}, 4)', NUM + ['b8'], lambda x: A.div.Scalar(x, 4))
+multi('div_scalar_none_mode', 'aten::div.Scalar_mode({x}, -1.5, rounding_mode=None)', NUM, lambda x: A.div.Scalar_mode(x, -1.5, rounding_mode=None))
+multi('sub_scalar_all', 'aten::sub.Scalar({x}, 3, alpha=2)', NUM, lambda x: A.sub.Scalar(x, 3, alpha=2))
+multi('sub_scalar_float', 'aten::sub.Scalar({x}, 0.25)', NUM, lambda x: A.sub.Scalar(x, 0.25))
+
+# ---- reductions: amax, amin, any, argmax, argmin, max.dim, min.dim, prod, var, mean, cumsum ----
+for op in ['amax', 'amin']:
+    f = getattr(A, op)
+    multi(f'{op}_all', f'aten::{op}({{x}}, [1])', ALLD, lambda x, f=f: f(x, [1]), shape=(3, 5, 2))
+    multi(f'{op}_dims_keep', f'aten::{op}({{x}}, [0, -1], True)', FLOATS + ['i32'], lambda x, f=f: f(x, [0, -1], True), shape=(3, 5, 2))
+    multi(f'{op}_all_dims', f'aten::{op}({{x}})', FLOATS + ['i64', 'b8'], lambda x, f=f: f(x), shape=(3, 4))
+    multi(f'{op}_special', f'aten::{op}({{x}}, [1])', FLOATS, lambda x, f=f: f(x, [1]), kind='special', shape=(3, 4), tol='exact zeros')
+multi('any_all', 'aten::any({x})', ALLD, lambda x: A.any(x), kind='mod 2', shape=(3, 4), extra=ZD)
+multi('any_zero', 'aten::any({x})', ['b8', 'u8', 'f32'], lambda x: A.any(x), kind='list 0,0,0', shape=(3,))
+multi('any_dim', 'aten::any.dim({x}, 1)', ALLD, lambda x: A.any.dim(x, 1), kind='mod 2', shape=(3, 2, 4))
+multi('any_dims', 'aten::any.dims({x}, [0, 2], True)', ['b8', 'u8', 'i32', 'f32'], lambda x: torch.any(torch.any(x, 2, True), 0, True), kind='mod 2', shape=(3, 2, 4))
+multi('any_special', 'aten::any.dim({x}, 0)', FLOATS, lambda x: A.any.dim(x, 0), kind='special', shape=(12, 1))
+for op in ['argmax', 'argmin']:
+    f = getattr(A, op)
+    multi(f'{op}_dim', f'aten::{op}({{x}}, 1)', NUM, lambda x, f=f: f(x, 1), shape=(3, 7, 2))
+    multi(f'{op}_none', f'aten::{op}({{x}})', NUM, lambda x, f=f: f(x), shape=(3, 7))
+    multi(f'{op}_keep', f'aten::{op}({{x}}, -1, True)', FLOATS, lambda x, f=f: f(x, -1, True), shape=(3, 7))
+    multi(f'{op}_ties', f'aten::{op}({{x}}, 0)', ['i32', 'f32'], lambda x, f=f: f(x, 0), kind='list 1,3,3,1,1,3', shape=(6,))
+    multi(f'{op}_special', f'aten::{op}({{x}}, 1)', FLOATS, lambda x, f=f: f(x, 1), kind='special', shape=(3, 4))
+for op in ['max', 'min']:
+    f = getattr(A, op).dim
+    multi(f'{op}_dim_all', f'aten::{op}.dim({{x}}, 1)', ALLD, lambda x, f=f: list(f(x, 1)), shape=(3, 7, 2), nout=2)
+    case(f'{op}_dim_keep', [('x', 'f32', (3, 7), 'normal')], [f'%v, %i = aten::{op}.dim(%x, 0, True)'], '(%v, %i)', fn=lambda x, f=f: list(f(x, 0, True)))
+    case(f'{op}_dim_special', [('x', 'f64', (3, 4), 'special')], [f'%v, %i = aten::{op}.dim(%x, 1)'], '(%v, %i)', fn=lambda x, f=f: list(f(x, 1)), tol='exact zeros')
+    case(f'{op}_dim_zero_dim', [('x', 'f32', (), 'normal')], [f'%v, %i = aten::{op}.dim(%x, 0)'], '(%v, %i)', fn=lambda x, f=f: list(f(x, 0)))
+multi('prod_all', 'aten::prod({x})', ALLD, lambda x: A.prod(x), shape=(2, 3), tol='rel 1e-5', extra=ZD)
+multi('prod_dim', 'aten::prod.dim_int({x}, 1)', ALLD, lambda x: A.prod.dim_int(x, 1), shape=(3, 4, 2), tol='rel 1e-5')
+multi('prod_dim_keep', 'aten::prod.dim_int({x}, -1, True)', FLOATS, lambda x: A.prod.dim_int(x, -1, True), shape=(3, 4), tol='rel 1e-12')
+multi('prod_wrap', 'aten::prod.dim_int({x}, 0)', ['i32', 'i64'], lambda x: A.prod.dim_int(x, 0), kind='wrap', shape=(8,))
+multi('prod_special', 'aten::prod.dim_int({x}, 0)', FLOATS, lambda x: A.prod.dim_int(x, 0), kind='special', shape=(12, 1))
+for d in FLOATS:
+    case(f'var_{d}', [('x', d, (3, 4, 20), 'normal')], ['%r = aten::var.dim(%x, [2])', '%s = aten::var.dim(%x, [0, 2], False, True)', '%t = aten::var.dim(%x, None)'], '(%r, %s, %t)',
+         fn=lambda x: [A.var.dim(x, [2]), A.var.dim(x, [0, 2], False, True), A.var.dim(x, None)], tol=REL[d])
+    case(f'var_correction_{d}', [('x', d, (3, 20), 'normal')], ['%r = aten::var.correction(%x, [1], correction=2)', '%s = aten::var.correction(%x)', '%t = aten::var.correction(%x, [0], correction=0.5, keepdim=True)'],
+         '(%r, %s, %t)', tol=REL[d],  # PyTorch 1.13's correction is an int: 0.5 from its m2 (correction 0), in float64
+         fn=lambda x: [A.var.correction(x, [1], correction=2), A.var.correction(x, None, correction=1),
+                       (A.var.correction(x.double(), [0], correction=0, keepdim=True) * 3 / 2.5).to(x.dtype)])
+    case(f'var_one_{d}', [('x', d, (3, 1), 'normal')], ['%r = aten::var.dim(%x, [1])'], '%r', fn=lambda x: A.var.dim(x, [1]))
+    case(f'mean_full_{d}', [('x', d, (3, 40), 'normal'), ('z', d, (), 'normal')], ['%r = aten::mean(%x)', '%s = aten::mean(%z)'], '(%r, %s)', fn=lambda x, z: [A.mean(x), A.mean(z)], tol=REL[d])
+case('mean_full_dtype', [('x', 'i32', (3, 4), 'normal')], ['%r = aten::mean(%x, dtype=torch.float64)'], '%r', fn=lambda x: A.mean(x, dtype=torch.float64), tol='rel 1e-12')
+multi('cumsum_all', 'aten::cumsum({x}, 1)', ALLD, lambda x: A.cumsum(x, 1), shape=(2, 5, 3), tol='rel 1e-5')
+multi('cumsum_last', 'aten::cumsum({x}, -1)', FLOATS, lambda x: A.cumsum(x, -1), shape=(3, 300), tol='rel 1e-5')
+multi('cumsum_special', 'aten::cumsum({x}, 0)', FLOATS, lambda x: A.cumsum(x, 0), kind='special', shape=(12,))
+multi('cumsum_wrap', 'aten::cumsum({x}, 0)', ['i64'], lambda x: A.cumsum(x, 0), kind='wrap', shape=(8,))
+case('cumsum_zero_dim', [('x', 'f32', (), 'normal')], ['%r = aten::cumsum(%x, 0)'], '%r', fn=lambda x: A.cumsum(x, 0))
+
+# ---- views as copies, scatters into slices, padding, filling, indexing ----
+MOVE = ALLD + ['f16', 'bf16']
+multi('squeeze_dim', 'aten::squeeze_copy.dim({x}, 1)', MOVE, lambda x: torch.squeeze(x, 1).contiguous(), shape=(3, 1, 2))
+multi('squeeze_dim_noop', 'aten::squeeze_copy.dim({x}, -1)', ['f32', 'i64'], lambda x: torch.squeeze(x, -1).contiguous(), shape=(3, 1, 2))
+multi('squeeze_dims', 'aten::squeeze_copy.dims({x}, [0, 2, 3])', MOVE, lambda x: x.reshape(3, 2).contiguous(), shape=(1, 3, 1, 1, 2))
+multi('unsqueeze', 'aten::unsqueeze_copy({x}, 1)', MOVE, lambda x: torch.unsqueeze(x, 1).contiguous(), shape=(3, 2), extra=[('e', 'f32', (0, 2), 'normal')])
+multi('unsqueeze_last', 'aten::unsqueeze_copy({x}, -1)', ['f32'], lambda x: torch.unsqueeze(x, -1).contiguous(), shape=(3, 2))
+multi('select', 'aten::select_copy.int({x}, 1, -2)', MOVE, lambda x: torch.select(x, 1, -2).contiguous(), shape=(2, 4, 3))
+multi('slice', 'aten::slice_copy.Tensor({x}, 1, 1, 7, 2)', MOVE, lambda x: x[:, 1:7:2].contiguous(), shape=(2, 8, 3))
+multi('slice_bounds', 'aten::slice_copy.Tensor({x}, -1, -3, 100)', ['f32', 'i32'], lambda x: x[..., -3:100].contiguous(), shape=(2, 8))
+multi('slice_none', 'aten::slice_copy.Tensor({x}, 0, None, -1)', ['f32'], lambda x: x[:-1].contiguous(), shape=(5, 2))
+multi('slice_empty', 'aten::slice_copy.Tensor({x}, 0, 4, 2)', ['f32'], lambda x: x[4:2].contiguous(), shape=(5, 2))
+multi('diagonal', 'aten::diagonal_copy({x})', MOVE, lambda x: torch.diagonal(x).contiguous(), shape=(4, 3))
+multi('diagonal_offset', 'aten::diagonal_copy({x}, 1, 2, 0)', ['f32', 'i64'], lambda x: torch.diagonal(x, 1, 2, 0).contiguous(), shape=(3, 2, 4))
+multi('diagonal_negative', 'aten::diagonal_copy({x}, -2, -1, 0)', ['f32'], lambda x: torch.diagonal(x, -2, -1, 0).contiguous(), shape=(4, 5))
+multi('diagonal_empty', 'aten::diagonal_copy({x}, 9)', ['f32'], lambda x: torch.diagonal(x, 9).contiguous(), shape=(4, 5))
+multi('alias', 'aten::alias_copy({x})', MOVE, lambda x: x.clone(), shape=(2, 3), extra=ZD)
+multi('as_strided', 'aten::as_strided_copy({x}, [3, 2], [1, 3], 1)', MOVE, lambda x: torch.as_strided(x, [3, 2], [1, 3], 1).contiguous(), shape=(4, 3))
+multi('as_strided_overlap', 'aten::as_strided_copy({x}, [4, 3], [1, 1])', ['f32'], lambda x: torch.as_strided(x, [4, 3], [1, 1]).contiguous(), shape=(6,))
+multi('flip', 'aten::flip({x}, [0, -1])', MOVE, lambda x: torch.flip(x, [0, -1]), shape=(3, 2, 4))
+multi('flip_none', 'aten::flip({x}, [])', ['f32'], lambda x: torch.flip(x, []), shape=(3, 2), extra=ZD)
+multi('repeat', 'aten::repeat({x}, [2, 1, 3])', MOVE, lambda x: x.repeat(2, 1, 3), shape=(2, 3))
+multi('repeat_zero', 'aten::repeat({x}, [0, 2])', ['f32'], lambda x: x.repeat(0, 2), shape=(2, 3))
+multi('constant_pad', 'aten::constant_pad_nd({x}, [1, 2, 0, 1], 7)', ALLD, lambda x: A.constant_pad_nd(x, [1, 2, 0, 1], 7), shape=(2, 3, 2))
+multi('constant_pad_crop', 'aten::constant_pad_nd({x}, [-1, 2, 1, -2], -1.5)', FLOATS, lambda x: A.constant_pad_nd(x, [-1, 2, 1, -2], -1.5), shape=(2, 4, 3))
+multi('constant_pad_default', 'aten::constant_pad_nd({x}, [2, 0])', ['f32', 'i32'], lambda x: A.constant_pad_nd(x, [2, 0]), shape=(3,))
+multi('fill', 'aten::fill.Scalar({x}, 3)', ALLD, lambda x: A.fill.Scalar(x, 3), extra=ZD)
+multi('fill_float', 'aten::fill.Scalar({x}, -2.75)', FLOATS + ['i32'], lambda x: A.fill.Scalar(x, -2.75))
+for d in MOVE:
+    case(f'slice_scatter_{d}', [('x', d, (4, 5), 'normal'), ('s', d, (4, 2), 'normal')], ['%r = aten::slice_scatter(%x, %s, 1, 1, 5, 2)'], '%r',
+         fn=lambda x, s: A.slice_scatter(x, s, 1, 1, 5, 2))
+    case(f'select_scatter_{d}', [('x', d, (4, 5), 'normal'), ('s', d, (5,), 'normal')], ['%r = aten::select_scatter(%x, %s, 0, -1)'], '%r',
+         fn=lambda x, s: A.select_scatter(x, s, 0, -1))
+    case(f'index_select_{d}', [('x', d, (4, 5), 'normal'), ('i', 'i64', (6,), 'index 4')], ['%r = aten::index_select(%x, 1, %i)', '%s = aten::index_select(%x, 0, %i)'], '(%r, %s)',
+         fn=lambda x, i: [A.index_select(x, 1, i), A.index_select(x, 0, i)])
+    case(f'gather_{d}', [('x', d, (3, 5), 'normal'), ('i', 'i64', (3, 4), 'index 3')], ['%r = aten::gather(%x, 0, %i)', '%s = aten::gather(%x, -1, %i)'], '(%r, %s)',
+         fn=lambda x, i: [A.gather(x, 0, i), A.gather(x, -1, i)])
+case('index_select_i32_index', [('x', 'f32', (4, 3), 'normal'), ('i', 'i32', (5,), 'list 3,-1,0,0,2')], ['%r = aten::index_select(%x, 0, %i)'], '%r',
+     fn=lambda x, i: A.index_select(x, 0, torch.where(i < 0, i + 4, i)))
+# scatter: distinct indices along dim per column (ATen's CPU order decides duplicates; opgen writes in index order too)
+for d in ALLD:
+    case(f'scatter_{d}', [('x', d, (4, 3), 'normal'), ('i', 'i64', (2, 3), 'list 3,0,1,1,2,3'), ('s', d, (2, 4), 'normal')],
+         ['%r = aten::scatter.src(%x, 0, %i, %s)', '%t = aten::scatter.value(%x, 0, %i, 5)'], '(%r, %t)', fn=lambda x, i, s: [A.scatter.src(x, 0, i, s), A.scatter.value(x, 0, i, 5)])
+    if d != 'b8':
+        case(f'scatter_add_{d}', [('x', d, (4, 3), 'normal'), ('i', 'i64', (3, 3), 'list 2,0,1,2,2,1,0,0,1'), ('s', d, (3, 3), 'normal')],
+             ['%r = aten::scatter_add(%x, 0, %i, %s)', '%t = aten::scatter_add(%x, 1, %i, %s)'], '(%r, %t)', fn=lambda x, i, s: [A.scatter_add(x, 0, i, s), A.scatter_add(x, 1, i, s)])
+
+# ---- reflection and replication padding, clamp with tensor bounds, copy, norms, adaptive pooling ----
+NB_ = INTS + FLOATS
+multi('reflection_pad1d', 'aten::reflection_pad1d({x}, [2, 1])', FLOATS, lambda x: A.reflection_pad1d(x, [2, 1]), shape=(2, 3, 4))
+multi('reflection_pad2d', 'aten::reflection_pad2d({x}, [1, 2, 2, 0])', FLOATS, lambda x: A.reflection_pad2d(x, [1, 2, 2, 0]), shape=(2, 3, 4))
+multi('reflection_pad2d_4d', 'aten::reflection_pad2d({x}, [0, 1, 1, 1])', FLOATS, lambda x: A.reflection_pad2d(x, [0, 1, 1, 1]), shape=(2, 2, 3, 3))
+multi('reflection_pad3d', 'aten::reflection_pad3d({x}, [1, 0, 0, 1, 1, 1])', FLOATS, lambda x: A.reflection_pad3d(x, [1, 0, 0, 1, 1, 1]), shape=(2, 2, 3, 3))
+multi('replication_pad2d', 'aten::replication_pad2d({x}, [2, 1, 0, 3])', FLOATS, lambda x: A.replication_pad2d(x, [2, 1, 0, 3]), shape=(2, 3, 4))
+multi('replication_pad3d', 'aten::replication_pad3d({x}, [1, 2, 1, 0, 2, 1])', FLOATS, lambda x: A.replication_pad3d(x, [1, 2, 1, 0, 2, 1]), shape=(1, 2, 2, 3, 2))
+multi('replication_pad_crop', 'aten::replication_pad2d({x}, [-1, 2, 1, -1])', FLOATS, lambda x: A.replication_pad2d(x, [-1, 2, 1, -1]), shape=(2, 3, 4))
+for d in NB_:
+    case(f'clamp_tensor_{d}', [('x', d, (2, 5), 'normal'), ('lo', d, (5,), 'normal'), ('hi', d, (2, 1), 'normal')],
+         ['%r = aten::clamp.Tensor(%x, %lo, %hi)', '%s = aten::clamp.Tensor(%x, %lo)', '%t = aten::clamp.Tensor(%x, None, %hi)'], '(%r, %s, %t)',
+         fn=lambda x, lo, hi: [A.clamp.Tensor(x, lo, hi), A.clamp.Tensor(x, lo), A.clamp.Tensor(x, None, hi)])
+case('clamp_tensor_special', [('x', 'f32', (12,), 'special'), ('lo', 'f32', (12, 1), 'special'), ('hi', 'f32', (12,), 'normal')],
+     ['%r = aten::clamp.Tensor(%x, %lo, %hi)', '%s = aten::clamp.Tensor(%x, %lo)', '%t = aten::clamp.Tensor(%x, None, %lo)'], '(%r, %s, %t)',
+     fn=lambda x, lo, hi: [A.clamp.Tensor(x, lo, hi), A.clamp.Tensor(x, lo), A.clamp.Tensor(x, None, lo)], tol='exact zeros')
+for a, b in [('f32', 'i32'), ('i64', 'f64'), ('u8', 'b8'), ('f64', 'f32'), ('b8', 'f32')]:
+    case(f'copy_{a}_{b}', [('x', a, (2, 3), 'normal'), ('s', b, (3,), 'normal')], ['%r = aten::copy(%x, %s)'], '%r', fn=lambda x, s: A.copy(x, s))
+for d in FLOATS:
+    t = REL[d]
+    case(f'layer_norm_{d}', [('x', d, (2, 3, 8), 'normal'), ('w', d, (8,), 'normal'), ('b', d, (8,), 'normal')],
+         ['%o, %m, %r = aten::native_layer_norm(%x, [8], %w, %b, 1e-05)', '%p, %q, %s = aten::native_layer_norm(%x, [3, 8], None, None, 0.001)'], '(%o, %m, %r, %p, %q, %s)',
+         fn=lambda x, w, b: list(A.native_layer_norm(x, [8], w, b, 1e-05)) + list(A.native_layer_norm(x, [3, 8], None, None, 0.001)), tol=t)
+    case(f'group_norm_{d}', [('x', d, (2, 6, 3, 2), 'normal'), ('w', d, (6,), 'normal'), ('b', d, (6,), 'normal')],
+         ['%o, %m, %r = aten::native_group_norm(%x, %w, %b, 2, 6, 6, 3, 1e-05)', '%p, %q, %s = aten::native_group_norm(%x, None, None, 2, 6, 6, 6, 0.01)'], '(%o, %m, %r, %p, %q, %s)',
+         fn=lambda x, w, b: list(A.native_group_norm(x, w, b, 2, 6, 6, 3, 1e-05)) + list(A.native_group_norm(x, None, None, 2, 6, 6, 6, 0.01)), tol=t)
+    case(f'batch_norm_training_{d}', [('x', d, (4, 3, 2, 2), 'normal'), ('w', d, (3,), 'normal'), ('b', d, (3,), 'normal')],
+         ['%o, %m, %r = aten::_native_batch_norm_legit.no_stats(%x, %w, %b, True, 0.1, 1e-05)'], '(%o, %m, %r)',
+         fn=lambda x, w, b: list(A.native_batch_norm(x, w, b, None, None, True, 0.1, 1e-05)), tol=t)
+    case(f'adaptive_avg_pool2d_{d}', [('x', d, (2, 3, 7, 5), 'normal')], ['%r = aten::_adaptive_avg_pool2d(%x, [3, 2])', '%s = aten::_adaptive_avg_pool2d(%x, [1, 1])', '%t = aten::_adaptive_avg_pool2d(%x, [9, 5])'],
+         '(%r, %s, %t)', fn=lambda x: [A._adaptive_avg_pool2d(x, [3, 2]), A._adaptive_avg_pool2d(x, [1, 1]), A._adaptive_avg_pool2d(x, [9, 5])], tol=t)
+    case(f'adaptive_avg_pool1d_{d}', [('x', d, (3, 10), 'normal')], ['%r = aten::adaptive_avg_pool1d(%x, [4])'], '%r', fn=lambda x: A.adaptive_avg_pool1d(x, [4]), tol=t)
+    case(f'adaptive_avg_pool3d_{d}', [('x', d, (2, 4, 5, 3), 'normal')], ['%r = aten::_adaptive_avg_pool3d(%x, [3, 2, 2])'], '%r', fn=lambda x: A._adaptive_avg_pool3d(x, [3, 2, 2]), tol=t)
+
 
 # ---- quantized_decomposed (ExecuTorch's arithmetic, in NumPy: not in PyTorch 1.13) ----
 def quantize(x, scale, zp, lo, hi, dt):
@@ -401,6 +644,31 @@ err('bad_mul_scalar_bool', 'graph(%x: b8[3]):\n  %r = aten::mul.Scalar(%x, 2)\n 
 err('bad_add_scalar_alpha', 'graph(%x: i32[3]):\n  %r = aten::add.Scalar(%x, 2, 1.5)\n  return %r\n', E + 'aten::add.Scalar: for integral input tensors, alpha must not be a floating point number')
 err('where_no_edge_row', 'graph(%c: b8[2], %x: f32[2], %y: f64[2]):\n  %r = aten::where.self(%c, %x, %y)\n  return %r\n',
     E + 'aten::where.self: no Edge constraint row allows (condition=Bool, self=Float, other=Double, __ret_0=Double)')
+CASES.append(('bad_fmod_zero', 'graph(%x: i32[3]):\n  %r = aten::fmod.Scalar(%x, 0)\n  return %r\n', [('x', 'i32', (3,), 'normal')], None, None, None, None,
+              E + 'aten::fmod.Scalar: ZeroDivisionError (integer division by zero)'))
+err('bad_div_mode', 'graph(%x: f32[3], %y: f32[3]):\n  %r = aten::div.Tensor_mode(%x, %y, rounding_mode="ceil")\n  return %r\n', E + "aten::div.Tensor_mode: rounding_mode must be None, 'trunc' or 'floor', not 'ceil'")
+err('bad_pow_negative_int', 'graph(%x: i32[3]):\n  %r = aten::pow.Tensor_Scalar(%x, -1)\n  return %r\n', E + 'aten::pow.Tensor_Scalar: integers to negative integer powers are not allowed')
+err('bad_bitwise_float', 'graph(%x: f32[3], %y: f32[3]):\n  %r = aten::bitwise_and.Tensor(%x, %y)\n  return %r\n', E + 'aten::bitwise_and.Tensor: bitwise ops are not defined for Float')
+err('bad_neg_bool', 'graph(%x: b8[3]):\n  %r = aten::neg(%x)\n  return %r\n', E + 'aten::neg: negation, the `-` operator, on a bool tensor is not supported')
+err('bad_remainder_bool', 'graph(%x: b8[3], %y: b8[3]):\n  %r = aten::remainder.Tensor(%x, %y)\n  return %r\n', E + 'aten::remainder.Tensor: not defined for Bool')
+CASES.append(('div_floor_int_zero', 'graph(%x: i64[4], %y: i64[4]):\n  %r = aten::div.Tensor_mode(%x, %y, rounding_mode="floor")\n  return %r\n', [('x', 'i64', (4,), 'normal'), ('y', 'i64', (4,), 'list 1,2,0,3')],
+              None, None, None, None, 'program.graph:2:3: error: aten::div.Tensor_mode: ZeroDivisionError (integer division by zero)'))
+err('bad_amax_empty', 'graph(%x: f32[2, 0]):\n  %r = aten::amax(%x, [1])\n  return %r\n', E + 'aten::amax: cannot reduce over a dimension of size 0')
+err('bad_argmax_dim', 'graph(%x: f32[2, 3]):\n  %r = aten::argmax(%x, 2)\n  return %r\n', E + 'aten::argmax: dimension 2 is out of range for a 2-d tensor')
+err('bad_var_int', 'graph(%x: i32[2, 3]):\n  %r = aten::var.dim(%x, [1])\n  return %r\n', E + 'aten::var.dim: the result has dtype Int, which this kernel does not handle')
+err('bad_select_index', 'graph(%x: f32[2, 3]):\n  %r = aten::select_copy.int(%x, 1, 3)\n  return %r\n', E + 'aten::select_copy.int: index 3 is out of bounds for dimension 1 with size 3')
+err('bad_slice_step', 'graph(%x: f32[2, 3]):\n  %r = aten::slice_copy.Tensor(%x, 1, 0, 2, 0)\n  return %r\n', E + 'aten::slice_copy.Tensor: slice step must be positive')
+err('bad_as_strided_reach', 'graph(%x: f32[2, 3]):\n  %r = aten::as_strided_copy(%x, [3, 3], [2, 1])\n  return %r\n', E + 'aten::as_strided_copy: the view reaches element 6 of an input of 6')
+err('bad_pad_odd', 'graph(%x: f32[2, 3]):\n  %r = aten::constant_pad_nd(%x, [1, 2, 3])\n  return %r\n', E + 'aten::constant_pad_nd: padding length must be even and at most twice the input\'s 2 dims, got 3')
+err('bad_diagonal_dims', 'graph(%x: f32[2, 3]):\n  %r = aten::diagonal_copy(%x, 0, 1, -1)\n  return %r\n', E + 'aten::diagonal_copy: diagonal dimensions cannot be identical 1, -1')
+err('bad_slice_scatter_src', 'graph(%x: f32[4, 5], %s: f32[4, 3]):\n  %r = aten::slice_scatter(%x, %s, 1, 1, 5, 2)\n  return %r\n', E + 'aten::slice_scatter: src has size 3 in dimension 1, the slot 2')
+err('bad_gather_index_dtype', 'graph(%x: f32[4, 5], %i: i32[4, 5]):\n  %r = aten::gather(%x, 0, %i)\n  return %r\n', E + 'aten::gather: index must be Long, not Int')
+err('bad_repeat_rank', 'graph(%x: f32[4, 5]):\n  %r = aten::repeat(%x, [2])\n  return %r\n', E + 'aten::repeat: 1 repeats for a 2-d tensor')
+CASES.append(('bad_gather_index_range', 'graph(%x: f32[3, 5], %i: i64[2]):\n  %r = aten::index_select(%x, 0, %i)\n  return %r\n', [('x', 'f32', (3, 5), 'normal'), ('i', 'i64', (2,), 'list 1,3')],
+              None, None, None, None, 'program.graph:2:3: error: aten::index_select: index 3 is out of bounds for a dimension of size 3'))
+err('bad_reflection_pad', 'graph(%x: f32[2, 3]):\n  %r = aten::reflection_pad1d(%x, [3, 0])\n  return %r\n', E + 'aten::reflection_pad1d: padding (3, 0) must be less than the input\'s size 3 in dimension 1')
+err('bad_layer_norm_shape', 'graph(%x: f32[2, 3]):\n  %o, %m, %r = aten::native_layer_norm(%x, [2], None, None, 1e-05)\n  return (%o, %m, %r)\n', E + "aten::native_layer_norm: the input's trailing dimensions do not match normalized_shape")
+err('bad_group_norm_groups', 'graph(%x: f32[2, 6, 3]):\n  %o, %m, %r = aten::native_group_norm(%x, None, None, 2, 6, 3, 4, 1e-05)\n  return (%o, %m, %r)\n', E + 'aten::native_group_norm: 4 groups do not divide 6 channels')
 CASES.append(('embedding_index_range', 'graph(%w: f32[3, 2], %i: i64[4]):\n  %r = aten::embedding(%w, %i)\n  return %r\n', [('w', 'f32', (3, 2), 'normal'), ('i', 'i64', (4,), 'list 0,2,4,1')],
               None, None, None, None, 'program.graph:2:3: error: aten::embedding: index 4 is out of range for 3 embeddings'))
 

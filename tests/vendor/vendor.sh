@@ -12,8 +12,13 @@
 #     is kept; every state compiles with gcc and clang and runs (stubs hand on);
 #  6. the ExecuTorch kernel yaml (functions.yaml + quantized.yaml, ../shared/corpus):
 #     one stub per op, every file compiling with gcc and clang -Wall -Wextra
-#     -Werror, and the generated meson project building against opgen installed
-#     with `meson install` (pkg-config);
+#     -Werror, its meson project taking opgen as a subproject over the ops it
+#     declares, and opgen's tables over them generating; the demo against opgen
+#     installed with `meson install` (pkg-config);
+#  7. ExecuTorch's Cadence HiFi kernel names shared by several ops (an excerpt of
+#     functions_hifi.yaml, verbatim): the ops reach generated tables
+#     (--vendor-ops), skeleton gives the C++ overload a second C name and says so,
+#     and every file compiles;
 #  5. a vendor kernel yaml with per-dtype kernels, a default, a shared kernel and a
 #     custom op: the table in ExecuTorch's order, and the Float kernel runs.
 # usage: vendor.sh OPGEN OPGEN_RT_DEMO NPY_CLOSE SRCDIR BUILDDIR CORPUS CC SANITIZE
@@ -173,25 +178,44 @@ else
     echo "ExecuTorch kernel yaml: $ops ops, $files kernel files, $entries table entries ($distinct ops)"
     [ "$ops" -gt 200 ] && [ "$files" = "$ops" ] && [ "$entries" = "$ops" ] && [ "$distinct" = "$ops" ] && ok || bad "one stub per op: $ops ops, $files files, $entries entries, $distinct ops"
     compile_all "$k" "ExecuTorch kernels"
-    #    the generated project against opgen installed with meson install (pkg-config)
-    if meson install -C "$build" --no-rebuild --destdir "$tmp/inst" >"$tmp/install.log" 2>&1; then
-        pc=$(find "$tmp/inst" -name opgen-runtime.pc | head -1)
-        "$(find "$tmp/inst" -path '*/bin/opgen' | head -1)" --version >/dev/null && [ -n "$pc" ] && ok || bad "meson install left no opgen or no opgen-runtime.pc"
-        if (cd "$k" && PKG_CONFIG_PATH=$(dirname "$pc") PKG_CONFIG_SYSROOT_DIR=$tmp/inst CC=$cc meson setup --werror -Db_sanitize="$san" -Db_lundef=false b >"$tmp/et-build.log" 2>&1 &&
-            ninja -C b >>"$tmp/et-build.log" 2>&1); then
-            ok
-            grep -q 'Run-time dependency opgen-runtime found: YES' "$tmp/et-build.log" && ok || bad "the project did not find opgen-runtime through pkg-config"
-            run_traced "$k/b/opgen-rt-et" mlp "$tmp/out-et" >/dev/null && ok || bad "opgen-rt-et (all stubs) failed"
-            check_outputs mlp "$tmp/out-et" "et, all stubs"
-        else
-            bad "the generated meson project does not build against the installed opgen:"
-            tail -20 "$tmp/et-build.log"
-        fi
-    else
-        bad "meson install failed:"
-        tail -20 "$tmp/install.log"
-    fi
+    #    the generated project: ExecuTorch's yaml declares ops opgen's tables lack
+    #    (et_copy::, quantized_decomposed::embedding_4bit.out, ...), so it builds
+    #    opgen as its subproject over them (-Dvendor_ops: tables that generate, as
+    #    here; cortex_m.sh builds such a project end to end)
+    grep -q "vendor_ops=" "$k/meson.build" && ok || bad "the ExecuTorch backend's meson.build does not build opgen over its ops"
+    if "$opgen" generate --vendor-ops "$ex/functions.yaml" --vendor-ops "$ex/quantized.yaml" -o "$tmp/et-tables" >"$tmp/et-tables.log" 2>&1 &&
+        grep -q '"et_copy::_h2d_copy.out"' "$tmp/et-tables/opgen_ops.h"; then ok; else bad "opgen's tables over ExecuTorch's ops:"; cat "$tmp/et-tables.log"; fi
 fi
+#    a backend of opgen's own ops (the demo) against opgen installed with meson
+#    install (pkg-config)
+if meson install -C "$build" --no-rebuild --destdir "$tmp/inst" >"$tmp/install.log" 2>&1; then
+    pc=$(find "$tmp/inst" -name opgen-runtime.pc | head -1)
+    "$(find "$tmp/inst" -path '*/bin/opgen' | head -1)" --version >/dev/null && [ -n "$pc" ] && ok || bad "meson install left no opgen or no opgen-runtime.pc"
+    cp -R "$vendor/demo" "$tmp/demo-inst"
+    if (cd "$tmp/demo-inst" && PKG_CONFIG_PATH=$(dirname "$pc") PKG_CONFIG_SYSROOT_DIR=$tmp/inst CC=$cc meson setup --werror -Db_sanitize="$san" -Db_lundef=false b >"$tmp/inst-build.log" 2>&1 &&
+        ninja -C b >>"$tmp/inst-build.log" 2>&1); then
+        ok
+        grep -q 'Run-time dependency opgen-runtime found: YES' "$tmp/inst-build.log" && ok || bad "the project did not find opgen-runtime through pkg-config"
+        run_traced "$tmp/demo-inst/b/opgen-rt-demo" mlp "$tmp/out-inst" >/dev/null && ok || bad "opgen-rt-demo (installed opgen) failed"
+        check_outputs mlp "$tmp/out-inst" "demo, installed opgen"
+    else
+        bad "the demo does not build against the installed opgen:"
+        tail -20 "$tmp/inst-build.log"
+    fi
+else
+    bad "meson install failed:"
+    tail -20 "$tmp/install.log"
+fi
+
+# 7. the Cadence HiFi excerpt
+hy=$vendor/hifi/functions_hifi_excerpt.yaml h=$tmp/hifi
+mkdir -p "$h"
+if "$opgen" generate --vendor-ops "$hy" -o "$h/gen" && grep -q '"cadence::quantized_relu.per_tensor_out"' "$h/gen/opgen_ops.h"; then ok; else bad "generate --vendor-ops over the HiFi excerpt"; fi
+"$opgen" skeleton --backend hifi --kernels "$hy" -o "$h/be" >"$tmp/hifi-skeleton.txt" || bad "skeleton of the HiFi excerpt failed"
+golden hifi-skeleton.txt "$tmp/hifi-skeleton.txt"
+grep -q 'C++$' "$h/be/kernels/impl_HiFi_quantized_relu_per_tensor_out__quantized_relu_per_tensor_out.c" && ok || bad "the overload's file does not say why it is named so"
+grep -q '"cadence::quantized_relu.per_tensor_out", {(void (\*)(void))impl_HiFi_quantized_relu_per_tensor_out__quantized_relu_per_tensor_out' "$h/be/hifi_registry.c" && ok || bad "the table does not register the overload under its C name"
+compile_all "$h/be" "HiFi excerpt"
 
 echo "vendor: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -40,11 +40,17 @@ struct opgen_ctx {
  * handle any dense order. */
 int32_t opgen_out(opgen_ctx *ctx, opgen_tensor *out, opgen_dtype dtype, int32_t dim, const int64_t *sizes);
 int32_t opgen_out_any(opgen_ctx *ctx, opgen_tensor *out, opgen_dtype dtype, int32_t dim, const int64_t *sizes);
+/* opgen_out_any in a given dim order (NULL: the out's own, or contiguous): an
+ * unallocated out takes it, a given one must have it. */
+int32_t opgen_out_ordered(opgen_ctx *ctx, opgen_tensor *out, opgen_dtype dtype, int32_t dim, const int64_t *sizes, const uint8_t *dim_order);
 /* Temporary memory from the call's arena; in meta mode it is only counted
  * (ctx->scratch) and NULL is returned. */
 void *opgen_scratch(opgen_ctx *ctx, size_t n);
 /* What an allocation of n bytes takes from an arena (16-byte aligned). */
 static inline size_t opgen_arena_cost(size_t n) { return ((n ? n : 1) + 15) & ~(size_t)15; }
+/* t's elements in logical (contiguous) order: t itself when it is contiguous,
+ * else a copy in scratch memory (counted in meta mode whatever the layout). */
+int32_t opgen_contiguous(opgen_ctx *ctx, const opgen_tensor *t, opgen_tensor *c);
 #define OPGEN_FAIL(ctx, code, ...) opgen_fail((ctx)->err, (code), __VA_ARGS__)
 /* What a stub case of a skeleton kernel returns: the step then goes to the next
  * kernel that serves the op (opgen's own), or fails naming op and dtype. */
@@ -147,6 +153,20 @@ int64_t opgen_scalar_i64(const opgen_scalar *s);
     case OPGEN_DTYPE_Float: if (OPGEN_HAS(MASK, OPGEN_DTYPE_Float)) { typedef float T; __VA_ARGS__ } else goto opgen_unsupported; break;   \
     case OPGEN_DTYPE_Double: if (OPGEN_HAS(MASK, OPGEN_DTYPE_Double)) { typedef double T; __VA_ARGS__ } else goto opgen_unsupported; break; \
     case OPGEN_DTYPE_UInt16: if (OPGEN_HAS(MASK, OPGEN_DTYPE_UInt16)) { typedef uint16_t T; __VA_ARGS__ } else goto opgen_unsupported; break; \
+    default:                                                                                         \
+    opgen_unsupported:                                                                               \
+        return OPGEN_FAIL(CTX, OPGEN_E_DTYPE, "%s: no kernel for dtype %s", (CTX)->op, opgen_dtype_name(DTYPE)); \
+    }
+
+/* The same over Bool and the integer dtypes only (bitwise ops). */
+#define OPGEN_INTEGRAL_SWITCH(MASK, DTYPE, CTX, T, ...)                                              \
+    switch (DTYPE) {                                                                                \
+    case OPGEN_DTYPE_Bool: if (OPGEN_HAS(MASK, OPGEN_DTYPE_Bool)) { typedef bool T; __VA_ARGS__ } else goto opgen_unsupported; break;       \
+    case OPGEN_DTYPE_Byte: if (OPGEN_HAS(MASK, OPGEN_DTYPE_Byte)) { typedef uint8_t T; __VA_ARGS__ } else goto opgen_unsupported; break;    \
+    case OPGEN_DTYPE_Char: if (OPGEN_HAS(MASK, OPGEN_DTYPE_Char)) { typedef int8_t T; __VA_ARGS__ } else goto opgen_unsupported; break;     \
+    case OPGEN_DTYPE_Short: if (OPGEN_HAS(MASK, OPGEN_DTYPE_Short)) { typedef int16_t T; __VA_ARGS__ } else goto opgen_unsupported; break; \
+    case OPGEN_DTYPE_Int: if (OPGEN_HAS(MASK, OPGEN_DTYPE_Int)) { typedef int32_t T; __VA_ARGS__ } else goto opgen_unsupported; break;     \
+    case OPGEN_DTYPE_Long: if (OPGEN_HAS(MASK, OPGEN_DTYPE_Long)) { typedef int64_t T; __VA_ARGS__ } else goto opgen_unsupported; break;   \
     default:                                                                                         \
     opgen_unsupported:                                                                               \
         return OPGEN_FAIL(CTX, OPGEN_E_DTYPE, "%s: no kernel for dtype %s", (CTX)->op, opgen_dtype_name(DTYPE)); \

@@ -51,6 +51,14 @@ int32_t opgen_iter_init_strided(opgen_ctx *ctx, opgen_iter *it, opgen_tensor *ou
  * merged dimensions keep reduced ones innermost when the input allows. */
 int32_t opgen_iter_init_reduce(opgen_ctx *ctx, opgen_iter *it, opgen_tensor *out, const opgen_tensor *in, const bool *reduced);
 
+/* A Scalar as a 0-d operand of its own dtype (Long, Double or Bool) in t: the
+ * loops then convert it to the compute type as ATen wraps a Scalar. */
+const opgen_tensor *opgen_scalar_operand(const opgen_scalar *s, opgen_tensor *t);
+/* The setup of a binary elementwise kernel: a and b broadcast, the result dtype
+ * checked against the kernel's mask, out prepared; in a run, the loops of out =
+ * f(a, b). Returns nonzero on error; the caller returns after it in meta mode. */
+int32_t opgen_binary_prepare(opgen_ctx *ctx, uint32_t mask, opgen_dtype res, const opgen_tensor *a, const opgen_tensor *b, opgen_tensor *out, opgen_iter *it);
+
 /* Which dimensions of self a dim list reduces (None or [] reduces all); a
  * dimension given twice is an error. */
 int32_t opgen_reduced_dims(opgen_ctx *ctx, const opgen_tensor *self, const opgen_int_list *dims, bool *reduced);
@@ -115,6 +123,11 @@ static inline int64_t opgen_abs_int(int64_t v) { return v < 0 ? (int64_t)(0 - (u
 /* x < 0 for any T, without "always false" warnings on unsigned types. */
 static inline bool opgen_lt0_i64(int64_t v) { return v < 0; }
 #define OPGEN_LT0(T, x) _Generic((T)0, float: (x) < 0.0f, double: (x) < 0.0, default: opgen_lt0_i64((int64_t)(x)))
+static inline bool opgen_gt0_i64(int64_t v) { return v > 0; }
+#define OPGEN_GT0(T, x) _Generic((T)0, float: (x) > 0.0f, double: (x) > 0.0, default: opgen_gt0_i64((int64_t)(x)))
+/* ~x on integers, !x on Bool (floats never reach it: their branch only compiles) */
+static inline int64_t opgen_bitnot_i64(int64_t v) { return ~v; }
+#define OPGEN_BITNOT(T, x) ((T)_Generic((T)0, bool: !(x), float: (x), double: (x), default: opgen_bitnot_i64((int64_t)(x))))
 
 /* Integer arithmetic that wraps, as ATen's does, without C's undefined signed
  * overflow; plain arithmetic for the other types. */

@@ -1,0 +1,30 @@
+/* The cortex_m backend's kernel cortex_m_quantized_add_out for cortex_m::quantized_add.out:
+ *   quantized_add.out(Tensor self, int self_zero_point, int self_multiplier, int self_shift, Tensor other, int other_zero_point, int other_multiplier, int other_shift, int output_zero_point, int output_multiplier, int output_shift, int activation_min, int activation_max, *, Tensor(a!) out) -> Tensor(a!)
+ * Written by opgen skeleton, then filled in: int8 addition: each operand (x - zero_point) << 20
+ * requantized by its multiplier and shift, the sum requantized by the output's, plus
+ * output_zero_point, clamped to [activation_min, activation_max]. Operands broadcast
+ * (the reference allows equal shapes and a channel broadcast).
+ * Reference: operators.py quantized_add_impl (SHIFT_INT8 = 20, requantize_cmsis; arm_elementwise_add_s8). */
+#include "opgen/kernel.h"
+#include "cortex_m_kernels.h"
+#include "cortex_m_nn.h"
+
+opgen_status cortex_m_quantized_add_out(opgen_ctx *ctx, const opgen_tensor *self, int64_t self_zero_point, int64_t self_multiplier, int64_t self_shift, const opgen_tensor *other, int64_t other_zero_point, int64_t other_multiplier, int64_t other_shift, int64_t output_zero_point, int64_t output_multiplier, int64_t output_shift, int64_t activation_min, int64_t activation_max, opgen_tensor *out) {
+    if (!self || !other || !out) return OPGEN_FAIL(ctx, OPGEN_E_INVALID, "%s: an argument is missing", ctx->op);
+    CM_EXPECT(ctx, self, OPGEN_DTYPE_Char, "self");
+    CM_EXPECT(ctx, other, OPGEN_DTYPE_Char, "other");
+    int32_t dim;
+    int64_t sizes[OPGEN_MAX_DIM];
+    if (opgen_broadcast(ctx, self, other, &dim, sizes)) return ctx->err->code;
+    int32_t st = opgen_out_any(ctx, out, OPGEN_DTYPE_Char, dim, sizes);
+    if (st || ctx->meta) return st;
+    int64_t idx[OPGEN_MAX_DIM] = {0}, n = opgen_numel(out);
+    const int8_t *a = self->data, *b = other->data;
+    for (int64_t i = 0; i < n; i++, opgen_index_next(dim, sizes, idx)) {
+        int64_t x = cm_requantize((a[opgen_bcast_offset(self, dim, idx)] - self_zero_point) * (1 << 20), self_multiplier, self_shift);
+        int64_t y = cm_requantize((b[opgen_bcast_offset(other, dim, idx)] - other_zero_point) * (1 << 20), other_multiplier, other_shift);
+        int64_t r = (int64_t)cm_requantize((int32_t)(x + y), output_multiplier, output_shift) + output_zero_point;
+        ((int8_t *)out->data)[cm_offset(out, idx)] = (int8_t)cm_clamp(r, activation_min, activation_max);
+    }
+    return OPGEN_OK;
+}
