@@ -214,6 +214,12 @@ int32_t opgen_bind_node(const opgen_graph *g, const opgen_gnode *nd, int id, con
     return opgen_bind_args(g, nd, names, op->nargs, npos, given, err);
 }
 
+static bool kernel_has_arg(const opgen_op *kop, const char *name) {
+    for (int ai = 0; ai < kop->nargs; ai++)
+        if (!strcmp(opgen_args[kop->first_arg + (unsigned)ai].name, name)) return true;
+    return false;
+}
+
 static int32_t load_node(loader *L, int n) {
     const opgen_graph *g = L->g;
     const opgen_gnode *nd = &g->nodes[n];
@@ -290,6 +296,11 @@ static int32_t load_node(loader *L, int n) {
             return node_fail(L->err, g, nd->line, nd->col, OPGEN_E_INVALID, "%s: missing argument '%s' (%s)", nd->op, ka->name, ka->type);
         }
     }
+    for (int i = 0; i < op->nargs; i++) /* a factory's dtype, which its out= schema leaves to the out */
+        if (given[i] && given[i]->kind == OPGEN_GA_DTYPE && !strcmp(fargs[i].name, "dtype") && !kernel_has_arg(kop, "dtype")) {
+            s->has_dtype = true;
+            s->dtype = (opgen_dtype)given[i]->i;
+        }
     if (s->scalar) { /* results are scalar values, written through pointers */
         if (nd->nresults != op->nrets) return node_fail(L->err, g, nd->line, nd->col, OPGEN_E_INVALID, "%s returns %d value%s, the node names %d", nd->op, op->nrets, op->nrets == 1 ? "" : "s", nd->nresults);
         for (int r = 0; r < op->nrets; r++) {

@@ -778,7 +778,7 @@ static int32_t set_input(opgen_method *m, int i, const opgen_ivalue *in, opgen_a
         t->data = opgen_arena_alloc(work, opgen_nbytes(t));
         if (!t->data) return rfail(m, NULL, err, OPGEN_E_NO_MEMORY, "out of memory for input %d (the run takes %zu bytes)", i, m->work);
     }
-    opgen_ctx ctx = {work, err, "input", false, 0, false};
+    opgen_ctx ctx = {work, err, "input", false, 0, false, -1};
     return opgen_copy_same(&ctx, t, &in->t);
 }
 

@@ -87,7 +87,7 @@ static void apply_patches(opgen_step *s, const opgen_ivalue *values) {
 }
 
 int32_t opgen_step_call(opgen_step *s, const opgen_ivalue *values, opgen_arena *arena, bool meta, opgen_error *err) {
-    opgen_ctx ctx = {arena, err, s->name, meta, 0, false};
+    opgen_ctx ctx = {arena, err, s->name, meta, 0, false, s->has_dtype ? (int32_t)s->dtype : -1};
     apply_patches(s, values);
     int32_t st = s->kernel->call(&ctx, s->kernel->fn, s->args);
     if (st && err->code == OPGEN_OK) opgen_fail(err, st, "%s failed (%s)", ctx.op, opgen_status_text(st));
@@ -117,7 +117,7 @@ int32_t opgen_step_run(opgen_step *s, const opgen_ivalue *values, opgen_arena *a
         if (!t->data) return opgen_fail(err, OPGEN_E_NO_MEMORY, "%s: out of memory for a contiguous stand-in of its result", s->name);
     }
     int32_t st = opgen_step_call(s, values, arena, false, err);
-    opgen_ctx ctx = {arena, err, s->name, false, 0, false};
+    opgen_ctx ctx = {arena, err, s->name, false, 0, false, -1};
     for (int r = 0; r < n; r++) {
         opgen_tensor standin = *s->res[r];
         *s->res[r] = saved[r];
@@ -164,6 +164,7 @@ static int32_t check_rows(const opgen_step *s, const opgen_ivalue *values, opgen
             names[c] = opgen_args[op->first_arg + (unsigned)col].name;
             for (int ai = 0; ai < kop->nargs; ai++)
                 if (!strcmp(opgen_args[kop->first_arg + (unsigned)ai].name, names[c])) dt[c] = arg_dtype(s, values, ai);
+            if (dt[c] < 0 && s->has_dtype && !strcmp(names[c], "dtype")) dt[c] = s->dtype;
         } else {
             int r = -col - 1;
             const char *rn = opgen_rets[op->first_ret + (unsigned)r].name;

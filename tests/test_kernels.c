@@ -170,8 +170,8 @@ static int check_results(const char *dir, const char *case_dir, const char *name
     snprintf(path, sizeof path, "%s/%s/expected.npys", dir, case_dir);
     snprintf(rpath, sizeof rpath, "%s/%s/reference.npys", dir, case_dir);
     const char *blob = read_or_null(path, &n, a), *rblob = read_or_null(rpath, &rn, a);
-    opgen_tensor want[16], ref[16];
-    int k = blob ? decode_all(path, blob, n, a, want, 16) : -1, nref = rblob ? decode_all(rpath, rblob, rn, a, ref, 16) : 0;
+    opgen_tensor want[64], ref[64];
+    int k = blob ? decode_all(path, blob, n, a, want, 64) : -1, nref = rblob ? decode_all(rpath, rblob, rn, a, ref, 64) : 0;
     if (k != g->noutputs) return printf("FAIL %s: expected.npys holds %d results, the program returns %d\n", name, k, g->noutputs), 1;
     tolerance tol = read_tolerance(dir, case_dir, a);
     n_equal = n_within = n_nearer = 0;
@@ -202,8 +202,11 @@ static int run_case(const char *dir, const char *case_dir, int layout) {
     opgen_program *p = NULL;
     int32_t st = !text ? OPGEN_E_IO : opgen_graph_parse("program.graph", text, n, false, &a, &g, &err);
     if (!st) st = opgen_program_load(&g, &a, &p, &err);
-    opgen_ivalue inputs[64], outputs[16];
-    if (!st && g.ninputs && read_inputs(dir, case_dir, &g, layout, &a, inputs)) {
+    opgen_ivalue inputs[64], outputs[64];
+    if (!st && (g.ninputs > 64 || g.noutputs > 64)) {
+        printf("FAIL %s: more than 64 inputs or outputs\n", name);
+        failed = 1;
+    } else if (!st && g.ninputs && read_inputs(dir, case_dir, &g, layout, &a, inputs)) {
         printf("FAIL %s: inputs.npys does not hold the program's %d inputs\n", name, g.ninputs);
         failed = 1;
     } else if (!st) {

@@ -158,7 +158,7 @@ opgen_status opgen_portable__clone_dim_order_out(opgen_ctx *ctx, const opgen_ten
 
 /* The dtype may change too: out's (a program plans it); an unallocated out keeps self's. */
 opgen_status opgen_portable__to_dim_order_copy_out(opgen_ctx *ctx, const opgen_tensor *self, bool non_blocking, const opgen_int_list *dim_order, opgen_tensor *out) {
-    opgen_dtype dtype = out->capacity || out->data ? out->dtype : self->dtype;
+    opgen_dtype dtype = opgen_result_dtype(ctx, out, self->dtype);
     OPGEN_CHECK_DTYPE(ctx, OPGEN_KERNEL_DTYPES_opgen_portable__to_dim_order_copy_out, dtype, "the result");
     int32_t st = dim_order_out(ctx, self, non_blocking, dim_order, dtype, out);
     if (st || ctx->meta) return st;

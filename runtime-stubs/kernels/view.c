@@ -244,23 +244,12 @@ opgen_status opgen_portable_select_scatter_out(opgen_ctx *ctx, const opgen_tenso
     return scatter_view(ctx, OPGEN_KERNEL_DTYPES_opgen_portable_select_scatter_out, self, src, &v, out);
 }
 
-/* every element of t = value (as ATen converts a Scalar to the dtype) */
-OPGEN_SPECIALIZED int32_t fill_with(opgen_ctx *ctx, uint32_t mask, opgen_tensor *t, const opgen_scalar *value) {
-    int64_t n = opgen_numel(t);
-    OPGEN_REAL_SWITCH(mask, t->dtype, ctx, T, {
-        T v = value->dtype == OPGEN_DTYPE_Double ? (T)opgen_scalar_f64(value) : (T)opgen_scalar_i64(value);
-        T *p = t->data;
-        for (int64_t i = 0; i < n; i++) p[i] = v;
-    })
-    return OPGEN_OK;
-}
-
 opgen_status opgen_portable_fill_Scalar_out(opgen_ctx *ctx, const opgen_tensor *self, const opgen_scalar *value, opgen_tensor *out) {
     uint32_t mask = OPGEN_KERNEL_DTYPES_opgen_portable_fill_Scalar_out;
     OPGEN_CHECK_DTYPE(ctx, mask, self->dtype, "the input");
     int32_t st = opgen_out(ctx, out, self->dtype, self->dim, self->sizes);
     if (st || ctx->meta) return st;
-    return fill_with(ctx, mask, out, value);
+    return opgen_fill(ctx, mask, out, value);
 }
 
 /* constant_pad_nd: pad pairs from the last dimension back (negative ones crop);
@@ -285,7 +274,7 @@ opgen_status opgen_portable_constant_pad_nd_out(opgen_ctx *ctx, const opgen_tens
     OPGEN_CHECK_DTYPE(ctx, mask, self->dtype, "the input");
     int32_t st = opgen_out(ctx, out, self->dtype, self->dim, sizes);
     if (st || ctx->meta) return st;
-    if (fill_with(ctx, mask, out, value)) return ctx->err->code;
+    if (opgen_fill(ctx, mask, out, value)) return ctx->err->code;
     int64_t stride = 1;
     for (int32_t d = self->dim - 1; d >= 0; d--) { /* the overlap of self and out, in each */
         int64_t cut_lo = lo[d] < 0 ? -lo[d] : 0, cut_hi = hi[d] < 0 ? -hi[d] : 0;

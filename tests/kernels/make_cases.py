@@ -673,6 +673,67 @@ CASES.append(('embedding_index_range', 'graph(%w: f32[3, 2], %i: i64[4]):\n  %r 
               None, None, None, None, 'program.graph:2:3: error: aten::embedding: index 4 is out of range for 3 embeddings'))
 
 
+# ---- factories and conversions: the dtype argument names the result's dtype ----
+TNAME = {'b8': 'torch.bool', 'u8': 'torch.uint8', 'i8': 'torch.int8', 'i16': 'torch.int16', 'i32': 'torch.int32', 'i64': 'torch.int64',
+         'f32': 'torch.float32', 'f64': 'torch.float64'}
+REAL8 = ['b8'] + INTS + FLOATS
+for fill, tag in [(1, 'int'), (2.5, 'float'), ('True', 'bool')]:
+    v = {'True': True}.get(fill, fill)
+    dts = [d for d in REAL8 if not (tag == 'float' and d == 'b8')]
+    body = ['%d = aten::full([2, 3], ' + str(fill) + ')'] + [f'%r{i} = aten::full([2, 3], {fill}, dtype={TNAME[d]})' for i, d in enumerate(dts)]
+    body += ['%z = aten::full([], ' + str(fill) + ', dtype=torch.float64)', '%e = aten::full([0, 3], ' + str(fill) + ')']
+    case(f'full_{tag}', [], body, '(%d, ' + ', '.join(f'%r{i}' for i in range(len(dts))) + ', %z, %e)',
+         fn=lambda dts=dts, v=v: [torch.full((2, 3), v)] + [torch.full((2, 3), v, dtype=TORCH[d]) for d in dts] + [torch.full((), v, dtype=torch.float64), torch.full((0, 3), v)])
+    body = ['%d = aten::full_like(%x, ' + str(fill) + ')'] + [f'%r{i} = aten::full_like(%x, {fill}, dtype={TNAME[d]})' for i, d in enumerate(dts)]
+    case(f'full_like_{tag}', [('x', 'i16', (3, 1, 2), 'normal')], body, '(%d, ' + ', '.join(f'%r{i}' for i in range(len(dts))) + ')',
+         fn=lambda x, dts=dts, v=v: [torch.full_like(x, v)] + [torch.full_like(x, v, dtype=TORCH[d]) for d in dts])
+    body = ['%d = aten::scalar_tensor(' + str(fill) + ')'] + [f'%r{i} = aten::scalar_tensor({fill}, dtype={TNAME[d]})' for i, d in enumerate(dts)]
+    case(f'scalar_tensor_{tag}', [], body, '(%d, ' + ', '.join(f'%r{i}' for i in range(len(dts))) + ')',
+         fn=lambda dts=dts, v=v: [torch.scalar_tensor(v)] + [torch.scalar_tensor(v, dtype=TORCH[d]) for d in dts])
+case('full_like_float_of_int', [('x', 'f64', (2, 2), 'normal')], ['%r = aten::full_like(%x, 7)', '%s = aten::full_like(%x, -1.5, dtype=torch.int32)'], '(%r, %s)',
+     fn=lambda x: [torch.full_like(x, 7), torch.full_like(x, -1.5, dtype=torch.int32)])
+case('full_uint8_wraps_negative', [], ['%r = aten::full([3], -1, dtype=torch.uint8)'], '%r', fn=lambda: torch.full((3,), -1, dtype=torch.uint8))
+err('full_overflow', 'graph():\n  %r = aten::full([3], 300, dtype=torch.int8)\n  return %r\n', E + 'aten::full: value cannot be converted to type Char without overflow')
+err('full_nan_int', 'graph():\n  %r = aten::full([3], nan, dtype=torch.int32)\n  return %r\n', E + 'aten::full: value cannot be converted to type Int without overflow')
+err('full_negative_size', 'graph():\n  %r = aten::full([2, -1], 1.0)\n  return %r\n', E + 'aten::full: negative dimension -1')
+# empty: ATen leaves the values unspecified; the shape and dtype are PyTorch's, the values opgen's zeros
+body = ['%d = aten::empty.memory_format([2, 3])'] + [f'%r{i} = aten::empty.memory_format([4, 0, 2], dtype={TNAME[d]})' for i, d in enumerate(REAL8)]
+body += [f'%s{i} = aten::empty_strided([3, 2], [1, 3], dtype={TNAME[d]})' for i, d in enumerate(REAL8)]
+case('empty_all', [], body, '(%d, ' + ', '.join(f'%r{i}' for i in range(len(REAL8))) + ', ' + ', '.join(f'%s{i}' for i in range(len(REAL8))) + ')',
+     fn=lambda: [torch.zeros_like(torch.empty(2, 3))] + [torch.zeros_like(torch.empty(4, 0, 2, dtype=TORCH[d])) for d in REAL8]
+     + [torch.zeros_like(torch.empty_strided((3, 2), (1, 3), dtype=TORCH[d])).contiguous() for d in REAL8])
+AR = [(0, 5, 1), (0, 5, 1.5), (-3, 4, 2), (10, 1, -3), (0.5, 2.1, 0.3), (1, 1, 1), (-1.0, 1.0, 0.1), (5, 0, -1.5)]
+# integer results exactly; float ones within rel 1e-5 (f32) / 1e-12 (f64): ATen's vectorised
+# loop adds i * step to a base rounded to the dtype every vector width, opgen computes
+# start + i * step in double for each element (ATen's scalar formula)
+for group, dts in [('int', INTS), ('f32', ['f32']), ('f64', ['f64'])]:
+    body, fns = [], []
+    for k, (a, b, c) in enumerate(AR):
+        if group != 'int':
+            body.append(f'%d{k} = aten::arange.start_step({a}, {b}, {c})' if group == 'f32' else f'%d{k} = aten::arange.start_step({a}, {b}, {c}, dtype=torch.float64)')
+            fns.append(lambda a=a, b=b, c=c, g=group: torch.arange(a, b, c, dtype=torch.float64 if g == 'f64' else None))
+        for i, d in enumerate(dts):
+            if group != 'int' or (d == 'u8' and (a < 0 or b < 0)) or abs(c) < 1:
+                continue
+            body.append(f'%r{k}_{i} = aten::arange.start_step({a}, {b}, {c}, dtype={TNAME[d]})')
+            fns.append(lambda a=a, b=b, c=c, d=d: torch.arange(a, b, c, dtype=TORCH[d]))
+    names = [l.split(' = ')[0] for l in body]
+    case(f'arange_{group}', [], body, '(' + ', '.join(names) + ')', fn=lambda fns=fns: [f() for f in fns], tol=REL.get(group, 'exact'))
+err('arange_zero_step', 'graph():\n  %r = aten::arange.start_step(0, 4, 0)\n  return %r\n', E + 'aten::arange.start_step: step must be nonzero')
+err('arange_wrong_sign', 'graph():\n  %r = aten::arange.start_step(0, 4, -1)\n  return %r\n', E + 'aten::arange.start_step: upper bound and larger bound inconsistent with step sign')
+for src in REAL8:
+    body = [f'%r{i} = aten::_to_copy(%x, dtype={TNAME[d]})' for i, d in enumerate(REAL8)] + ['%s = aten::_to_copy(%x)', '%t = aten::_to_copy(%p, dtype=torch.float64)']
+    case(f'to_copy_{src}', [('x', src, (2, 5), 'normal'), ('p', src, (3, 4), 'normal')], body[:-1] + ['%q = aten::permute_copy(%p, [1, 0])', body[-1].replace('%p', '%q')],
+         '(' + ', '.join(f'%r{i}' for i in range(len(REAL8))) + ', %s, %t)',
+         fn=lambda x, p: [x.to(TORCH[d]) for d in REAL8] + [x.clone(), p.permute(1, 0).to(torch.float64)])
+for src in FLOATS:  # ATen's float -> integer conversion truncates; out-of-range values are left out (C leaves them undefined)
+    case(f'to_copy_{src}_fractions', [('x', src, (10,), 'list -2.5,-1.5,-0.5,0.5,1.5,2.5,-0.49,0.51,-3.7,3.2')],
+         [f'%r{i} = aten::_to_copy(%x, dtype={TNAME[d]})' for i, d in enumerate(REAL8) if d != 'u8'], '(' + ', '.join(f'%r{i}' for i, d in enumerate(REAL8) if d != 'u8') + ')',
+         fn=lambda x: [x.to(TORCH[d]) for d in REAL8 if d != 'u8'])
+    case(f'to_copy_{src}_special', [('x', src, (12,), 'special')], ['%r = aten::_to_copy(%x, dtype=torch.float32)', '%s = aten::_to_copy(%x, dtype=torch.float64)', '%b = aten::_to_copy(%x, dtype=torch.bool)'],
+         '(%r, %s, %b)', fn=lambda x: [x.to(torch.float32), x.to(torch.float64), x.to(torch.bool)])
+
+
 def main():
     for entry in os.listdir(HERE):
         if os.path.isdir(os.path.join(HERE, entry)):

@@ -29,7 +29,19 @@ struct opgen_ctx {
      * order than the contiguous one the kernel writes: the executor then gives
      * the kernel a contiguous stand-in and copies it into the out. */
     bool relayout;
+    /* The result dtype a graph program's functional asks for (the dtype argument
+     * of a factory or of _to_copy, which the out= schema cannot carry), or -1:
+     * read through opgen_result_dtype. */
+    int32_t dtype;
 };
+
+/* The dtype of a result that the inputs do not determine (factories, _to_copy):
+ * a given out's own (a .pte plans it), else the one the program asks for
+ * (ctx->dtype), else dflt (ATen's default when the argument is None). */
+static inline opgen_dtype opgen_result_dtype(const opgen_ctx *ctx, const opgen_tensor *out, opgen_dtype dflt) {
+    if (out->capacity || out->data) return out->dtype;
+    return ctx->dtype >= 0 ? (opgen_dtype)ctx->dtype : dflt;
+}
 
 /* Prepares an out tensor: an unallocated one (capacity 0) takes dtype and sizes
  * (and memory, outside meta mode); a given one (planned memory, a program's dim

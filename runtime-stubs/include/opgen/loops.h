@@ -274,4 +274,35 @@ static inline int64_t opgen_bitnot_i64(int64_t v) { return ~v; }
 #ifdef __cplusplus
 }
 #endif
+/* Whether value overflows dtype T as c10's checked_convert decides: a float
+ * beyond T's range (integers: NaN and infinities too; floats: only finite values
+ * beyond it); an integer beyond it, where unsigned types (Byte) also take
+ * negatives down to minus their maximum, which wrap. Bool takes anything. */
+#define OPGEN_SCALAR_OVERFLOWS(T, is_f, f, i)                                                                      \
+    ((T)-1 == (T)1 ? false                                                 /* Bool */                                   \
+     : (T)0.5 != (T)0 ? (is_f) && sizeof(T) == 4 && isfinite(f) && fabs(f) > 3.4028234663852886e38 /* Float */         \
+     : (T)-1 < (T)0                                                        /* a signed integer */                       \
+         ? ((is_f) ? !((f) >= -ldexp(1.0, 8 * (int)sizeof(T) - 1) && (f) <= ldexp(1.0, 8 * (int)sizeof(T) - 1) - 1)   \
+                   : sizeof(T) < 8 && ((i) < -((int64_t)1 << (8 * sizeof(T) - 1)) || (i) >= ((int64_t)1 << (8 * sizeof(T) - 1)))) \
+         : ((is_f) ? !((f) >= 0 && (f) <= ldexp(1.0, 8 * (int)sizeof(T)) - 1)                                          \
+                   : sizeof(T) < 8 && ((i) > ((int64_t)1 << (8 * sizeof(T) % 64)) - 1 || (i) < 1 - ((int64_t)1 << (8 * sizeof(T) % 64)))))
+
+/* Every element of t = value, converted as ATen's fill does: a value the dtype
+ * cannot hold (300 as uint8, 1e10 as int32, NaN as an integer) is refused with
+ * ATen's message rather than wrapped. */
+OPGEN_SPECIALIZED int32_t opgen_fill(opgen_ctx *ctx, uint32_t mask, opgen_tensor *t, const opgen_scalar *value) {
+    int64_t n = opgen_numel(t);
+    bool is_f = value->dtype == OPGEN_DTYPE_Double;
+    double f = is_f ? opgen_scalar_f64(value) : 0;
+    int64_t i = is_f ? 0 : opgen_scalar_i64(value);
+    OPGEN_REAL_SWITCH(mask, t->dtype, ctx, T, {
+        if (OPGEN_SCALAR_OVERFLOWS(T, is_f, f, i))
+            return OPGEN_FAIL(ctx, OPGEN_E_INVALID, "%s: value cannot be converted to type %s without overflow", ctx->op, opgen_dtype_name(t->dtype));
+        T v = is_f ? (T)f : (T)i;
+        T *p = t->data;
+        for (int64_t k = 0; k < n; k++) p[k] = v;
+    })
+    return OPGEN_OK;
+}
+
 #endif
