@@ -55,6 +55,12 @@ def values(rng, d, shape, kind='normal'):
         v = [float(t) for t in kind[5:].split(',')]
     elif kind.startswith('index'):
         v = rng.integers(0, int(kind.split()[1]), n)
+    elif kind == 'distinct':  # no ties: orders are unique
+        v = rng.permutation(n) - n // 3
+        if d in ('f16', 'bf16', 'f32', 'f64'):
+            v = v * 0.75
+        elif d == 'u8':
+            v = rng.permutation(n) % 256
     elif kind.startswith('mod'):
         v = rng.integers(0, int(kind.split()[1]), n)
     elif kind == 'nonzero' and d not in ('f16', 'bf16', 'f32', 'f64'):
@@ -732,6 +738,33 @@ for src in FLOATS:  # ATen's float -> integer conversion truncates; out-of-range
          fn=lambda x: [x.to(TORCH[d]) for d in REAL8 if d != 'u8'])
     case(f'to_copy_{src}_special', [('x', src, (12,), 'special')], ['%r = aten::_to_copy(%x, dtype=torch.float32)', '%s = aten::_to_copy(%x, dtype=torch.float64)', '%b = aten::_to_copy(%x, dtype=torch.bool)'],
          '(%r, %s, %b)', fn=lambda x: [x.to(torch.float32), x.to(torch.float64), x.to(torch.bool)])
+
+
+# ---- sort and topk: values without ties (any order of ties is ATen's to choose), and ties
+# and specials against ATen's stable sort ----
+for d in REAL8:
+    shape = (3, 5, 4) if d != 'u8' else (3, 5, 4)
+    kind = 'distinct' if d != 'b8' else 'normal'
+    st = d == 'b8'
+    case(f'sort_{d}', [('x', d, shape, kind), ('z', d, (), kind)],
+         ['%a, %ai = aten::sort(%x)', '%b, %bi = aten::sort(%x, 1, True)', '%c, %ci = aten::sort(%x, 0)', '%e, %ei = aten::sort(%z, 0, True)'],
+         '(%a, %ai, %b, %bi, %c, %ci, %e, %ei)',
+         fn=lambda x, z, st=st: [*torch.sort(x, stable=st), *torch.sort(x, dim=1, descending=True, stable=st), *torch.sort(x, dim=0, stable=st), *torch.sort(z, dim=0, descending=True)])
+    if d == 'b8':
+        continue
+    case(f'topk_{d}', [('x', d, shape, 'distinct')],
+         ['%a, %ai = aten::topk(%x, 2)', '%b, %bi = aten::topk(%x, 3, 1, False)', '%c, %ci = aten::topk(%x, 0, 0)', '%e, %ei = aten::topk(%x, 4, -1, True, False)'],
+         '(%a, %ai, %b, %bi, %c, %ci, %e, %ei)',
+         fn=lambda x: [*torch.topk(x, 2), *torch.topk(x, 3, 1, False), *torch.topk(x, 0, 0), *torch.topk(x, 4, -1, True, True)])
+for d in FLOATS:
+    case(f'sort_special_{d}', [('x', d, (2, 12), 'special')], ['%a, %ai = aten::sort(%x)', '%b, %bi = aten::sort(%x, -1, True)'], '(%a, %ai, %b, %bi)',
+         fn=lambda x: [*torch.sort(x, stable=True), *torch.sort(x, dim=-1, descending=True, stable=True)])
+    case(f'sort_ties_{d}', [('x', d, (4, 9), 'mod 3')], ['%a, %ai = aten::sort(%x, 0)', '%b, %bi = aten::sort(%x, -1, True)'], '(%a, %ai, %b, %bi)',
+         fn=lambda x: [*torch.sort(x, dim=0, stable=True), *torch.sort(x, dim=-1, descending=True, stable=True)])
+    case(f'topk_special_{d}', [('x', d, (12,), 'list 5,nan,-inf,3,inf,1,-2,0.5,7,-9,2,4')], ['%a, %ai = aten::topk(%x, 4)', '%b, %bi = aten::topk(%x, 3, 0, False)'], '(%a, %ai, %b, %bi)',
+         fn=lambda x: [*torch.topk(x, 4), *torch.topk(x, 3, 0, False)])
+err('topk_k_range', 'graph(%x: f32[2, 3]):\n  %a, %b = aten::topk(%x, 4)\n  return (%a, %b)\n', E + 'aten::topk: selected index k out of range')
+err('topk_bool', 'graph(%x: b8[2, 3]):\n  %a, %b = aten::topk(%x, 1)\n  return (%a, %b)\n', E + 'aten::topk: the input has dtype Bool, which this kernel does not handle')
 
 
 def main():
