@@ -172,6 +172,20 @@ static int32_t bind(loader *L, gstep *gs, int ai, const opgen_arg *arg, const op
         v->v.il.len = (size_t)x->nitems;
         return OPGEN_OK;
     }
+    case OPGEN_ABI_FLOAT_LIST:
+    case OPGEN_ABI_OPT_FLOAT_LIST: {
+        if (x->kind != OPGEN_GA_LIST) return node_fail(L->err, g, x->line, x->col, OPGEN_E_INVALID, "%s: argument '%s' (%s) takes a list of numbers", node->op, arg->name, arg->type);
+        double *vals = opgen_arena_zalloc(L->a, sizeof(double) * (size_t)(x->nitems ? x->nitems : 1));
+        if (!vals) return opgen_fail(L->err, OPGEN_E_NO_MEMORY, "out of memory");
+        for (int k = 0; k < x->nitems; k++) {
+            const opgen_garg *it = &x->items[k];
+            if (it->kind != OPGEN_GA_FLOAT && it->kind != OPGEN_GA_INT) return node_fail(L->err, g, it->line, it->col, OPGEN_E_INVALID, "%s: argument '%s': expected a number", node->op, arg->name);
+            vals[k] = it->kind == OPGEN_GA_INT ? (double)it->i : it->f;
+        }
+        v->v.fl.data = vals;
+        v->v.fl.len = (size_t)x->nitems;
+        return OPGEN_OK;
+    }
     case OPGEN_ABI_BOOL_LIST: {
         if (x->kind != OPGEN_GA_LIST) return node_fail(L->err, g, x->line, x->col, OPGEN_E_INVALID, "%s: argument '%s' takes a list of booleans", node->op, arg->name);
         bool *vals = opgen_arena_zalloc(L->a, sizeof(bool) * (size_t)x->nitems);

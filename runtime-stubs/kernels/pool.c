@@ -162,3 +162,127 @@ opgen_status opgen_portable__adaptive_avg_pool2d_out(opgen_ctx *ctx, const opgen
 opgen_status opgen_portable__adaptive_avg_pool3d_out(opgen_ctx *ctx, const opgen_tensor *self, opgen_int_list output_size, opgen_tensor *out) {
     return adaptive_avg(ctx, OPGEN_KERNEL_DTYPES_opgen_portable__adaptive_avg_pool3d_out, 3, self, output_size, out);
 }
+
+/* avg_pool1d, avg_pool3d and max_pool3d_with_indices: the 2-d rules over the
+ * last k dimensions (k = 1 or 3), on a contiguous copy, the dimensions padded to
+ * three (a missing one of size 1, kernel 1). */
+typedef struct pool_nd {
+    int64_t k[3], s[3], p[3], d[3], n[3], m[3], planes;
+    int64_t sizes[OPGEN_MAX_DIM];
+} pool_nd;
+
+static int32_t pool_nd_shape(opgen_ctx *ctx, const opgen_tensor *self, int32_t k, opgen_int_list kernel_size, opgen_int_list stride, opgen_int_list padding, const opgen_int_list *dilation, bool ceil_mode, pool_nd *g) {
+    if (self->dim != k + 1 && self->dim != k + 2) return OPGEN_FAIL(ctx, OPGEN_E_SHAPE, "%s: expected a %d-d or %d-d input, got %d-d", ctx->op, k + 1, k + 2, self->dim);
+    const opgen_int_list *ls[4] = {&kernel_size, &stride, &padding, dilation};
+    int64_t *vs[4] = {g->k, g->s, g->p, g->d};
+    const char *what[4] = {"kernel_size", "stride", "padding", "dilation"};
+    for (int a = 0; a < 4; a++) {
+        const opgen_int_list *l = ls[a];
+        for (int32_t j = 0; j < 3; j++) vs[a][j] = a == 2 ? 0 : 1;
+        if (!l || (a == 1 && !l->len)) continue; /* stride defaults to the kernel size, below */
+        if (l->len != 1 && (int32_t)l->len != k) return OPGEN_FAIL(ctx, OPGEN_E_INVALID, "%s: %s must be one value or %d", ctx->op, what[a], k);
+        for (int32_t j = 0; j < k; j++) {
+            int64_t v = l->data[l->len == 1 ? 0 : j];
+            if (v < 0 || v > ((int64_t)1 << 30)) return OPGEN_FAIL(ctx, OPGEN_E_INVALID, "%s: %s %lld is out of range", ctx->op, what[a], (long long)v);
+            vs[a][3 - k + j] = v;
+        }
+    }
+    if (!stride.len) memcpy(g->s, g->k, sizeof g->s);
+    for (int32_t j = 0; j < 3; j++) {
+        if (g->k[j] < 1 || g->s[j] < 1 || g->d[j] < 1) return OPGEN_FAIL(ctx, OPGEN_E_INVALID, "%s: kernel size, stride and dilation must be positive", ctx->op);
+        if (g->p[j] * 2 > g->k[j]) return OPGEN_FAIL(ctx, OPGEN_E_INVALID, "%s: padding must be at most half the kernel size", ctx->op);
+    }
+    int32_t b = self->dim - k;
+    memcpy(g->sizes, self->sizes, sizeof(int64_t) * (size_t)self->dim);
+    g->planes = 1;
+    for (int32_t d = 0; d < b; d++) g->planes *= self->sizes[d];
+    for (int32_t j = 0; j < 3; j++) {
+        g->n[j] = j < 3 - k ? 1 : self->sizes[b + j - (3 - k)];
+        g->m[j] = pool_out(g->n[j], g->k[j], g->s[j], g->p[j], g->d[j], ceil_mode);
+        if (g->m[j] < 1) return OPGEN_FAIL(ctx, OPGEN_E_SHAPE, "%s: the output would be empty", ctx->op);
+        if (j >= 3 - k) g->sizes[b + j - (3 - k)] = g->m[j];
+    }
+    return OPGEN_OK;
+}
+
+OPGEN_SPECIALIZED int32_t avg_pool_nd(opgen_ctx *ctx, uint32_t mask, int32_t k, const opgen_tensor *self, opgen_int_list kernel_size, opgen_int_list stride, opgen_int_list padding, bool ceil_mode, bool count_include_pad, const int64_t *divisor_override, opgen_tensor *out) {
+    pool_nd g;
+    if (pool_nd_shape(ctx, self, k, kernel_size, stride, padding, NULL, ceil_mode, &g)) return ctx->err->code;
+    if (divisor_override && *divisor_override == 0) return OPGEN_FAIL(ctx, OPGEN_E_INVALID, "%s: divisor must not be zero", ctx->op);
+    OPGEN_CHECK_DTYPE(ctx, mask, self->dtype, "the input");
+    int32_t st = opgen_out(ctx, out, self->dtype, self->dim, g.sizes);
+    opgen_tensor x;
+    if (st || opgen_contiguous(ctx, self, &x) || ctx->meta) return st ? st : ctx->err->code;
+    OPGEN_FLOAT_SWITCH(mask, self->dtype, ctx, T, {
+        const T *xs = x.data;
+        T *y = out->data;
+        for (int64_t pl = 0; pl < g.planes; pl++, xs += g.n[0] * g.n[1] * g.n[2])
+            for (int64_t o0 = 0; o0 < g.m[0]; o0++)
+                for (int64_t o1 = 0; o1 < g.m[1]; o1++)
+                    for (int64_t o2 = 0; o2 < g.m[2]; o2++) {
+                        int64_t lo[3], hi[3], o[3] = {o0, o1, o2}, pool = 1, real = 1;
+                        for (int j = 0; j < 3; j++) { /* ATen: clipped to the padded input, then to the input */
+                            lo[j] = o[j] * g.s[j] - g.p[j];
+                            hi[j] = lo[j] + g.k[j] < g.n[j] + g.p[j] ? lo[j] + g.k[j] : g.n[j] + g.p[j];
+                            pool *= hi[j] - lo[j];
+                            lo[j] = lo[j] < 0 ? 0 : lo[j], hi[j] = hi[j] > g.n[j] ? g.n[j] : hi[j];
+                            real *= hi[j] - lo[j];
+                        }
+                        T sum = 0;
+                        for (int64_t i0 = lo[0]; i0 < hi[0]; i0++)
+                            for (int64_t i1 = lo[1]; i1 < hi[1]; i1++)
+                                for (int64_t i2 = lo[2]; i2 < hi[2]; i2++) sum += xs[(i0 * g.n[1] + i1) * g.n[2] + i2];
+                        int64_t div = divisor_override ? *divisor_override : count_include_pad ? pool : real;
+                        *y++ = div ? sum / (T)div : OPGEN_NAN(T);
+                    }
+    })
+    return OPGEN_OK;
+}
+
+opgen_status opgen_portable_avg_pool1d_out(opgen_ctx *ctx, const opgen_tensor *self, opgen_int_list kernel_size, opgen_int_list stride, opgen_int_list padding, bool ceil_mode, bool count_include_pad, opgen_tensor *out) {
+    return avg_pool_nd(ctx, OPGEN_KERNEL_DTYPES_opgen_portable_avg_pool1d_out, 1, self, kernel_size, stride, padding, ceil_mode, count_include_pad, NULL, out);
+}
+opgen_status opgen_portable_avg_pool3d_out(opgen_ctx *ctx, const opgen_tensor *self, opgen_int_list kernel_size, opgen_int_list stride, opgen_int_list padding, bool ceil_mode, bool count_include_pad, const int64_t *divisor_override, opgen_tensor *out) {
+    return avg_pool_nd(ctx, OPGEN_KERNEL_DTYPES_opgen_portable_avg_pool3d_out, 3, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, out);
+}
+
+/* the max and its index in the flattened D*H*W input plane; NaN wins (the last) */
+opgen_status opgen_portable_max_pool3d_with_indices_out(opgen_ctx *ctx, const opgen_tensor *self, opgen_int_list kernel_size, opgen_int_list stride, opgen_int_list padding, opgen_int_list dilation, bool ceil_mode, opgen_tensor *out, opgen_tensor *indices) {
+    uint32_t mask = OPGEN_KERNEL_DTYPES_opgen_portable_max_pool3d_with_indices_out;
+    pool_nd g;
+    if (pool_nd_shape(ctx, self, 3, kernel_size, stride, padding, &dilation, ceil_mode, &g)) return ctx->err->code;
+    OPGEN_CHECK_DTYPE(ctx, mask, self->dtype, "the input");
+    int32_t st = opgen_out(ctx, out, self->dtype, self->dim, g.sizes);
+    if (!st) st = opgen_out(ctx, indices, OPGEN_DTYPE_Long, self->dim, g.sizes);
+    opgen_tensor x;
+    if (st || opgen_contiguous(ctx, self, &x) || ctx->meta) return st ? st : ctx->err->code;
+    int64_t *ix = indices->data;
+    OPGEN_REAL_SWITCH(mask, self->dtype, ctx, T, {
+        const T *xs = x.data;
+        T *y = out->data;
+        for (int64_t pl = 0; pl < g.planes; pl++, xs += g.n[0] * g.n[1] * g.n[2])
+            for (int64_t o0 = 0; o0 < g.m[0]; o0++)
+                for (int64_t o1 = 0; o1 < g.m[1]; o1++)
+                    for (int64_t o2 = 0; o2 < g.m[2]; o2++) {
+                        T best = 0;
+                        int64_t at = -1, o[3] = {o0, o1, o2}, i[3];
+                        for (int64_t k0 = 0; k0 < g.k[0]; k0++)
+                            for (int64_t k1 = 0; k1 < g.k[1]; k1++)
+                                for (int64_t k2 = 0; k2 < g.k[2]; k2++) {
+                                    int64_t kk[3] = {k0, k1, k2};
+                                    bool in = true;
+                                    for (int j = 0; j < 3; j++) {
+                                        i[j] = o[j] * g.s[j] - g.p[j] + kk[j] * g.d[j];
+                                        in = in && i[j] >= 0 && i[j] < g.n[j];
+                                    }
+                                    if (!in) continue;
+                                    int64_t flat = (i[0] * g.n[1] + i[1]) * g.n[2] + i[2];
+                                    T v = xs[flat];
+                                    if (at < 0 || v > best || v != v) best = v, at = flat;
+                                }
+                        *y++ = best;
+                        *ix++ = at;
+                    }
+    })
+    return OPGEN_OK;
+}

@@ -767,6 +767,39 @@ err('topk_k_range', 'graph(%x: f32[2, 3]):\n  %a, %b = aten::topk(%x, 4)\n  retu
 err('topk_bool', 'graph(%x: b8[2, 3]):\n  %a, %b = aten::topk(%x, 1)\n  return (%a, %b)\n', E + 'aten::topk: the input has dtype Bool, which this kernel does not handle')
 
 
+# ---- pooling in 1 and 3 dimensions, upsampling ----
+NNF = torch.nn.functional
+for d in FLOATS:
+    case(f'avg_pool1d_{d}', [('x', d, (2, 3, 11), 'normal'), ('y', d, (4, 9), 'normal')],
+         ['%a = aten::avg_pool1d(%x, [3])', '%b = aten::avg_pool1d(%x, [4], [2], [1])', '%c = aten::avg_pool1d(%x, [3], [2], [1], True, False)', '%e = aten::avg_pool1d(%y, [2], [3])'],
+         '(%a, %b, %c, %e)', fn=lambda x, y: [A.avg_pool1d(x, [3]), A.avg_pool1d(x, [4], [2], [1]), A.avg_pool1d(x, [3], [2], [1], True, False), A.avg_pool1d(y, [2], [3])], tol=REL[d])
+    case(f'avg_pool3d_{d}', [('x', d, (2, 2, 5, 6, 7), 'normal'), ('y', d, (3, 4, 4, 5), 'normal')],
+         ['%a = aten::avg_pool3d(%x, [2, 2, 2])', '%b = aten::avg_pool3d(%x, [3, 2, 3], [2, 1, 2], [1, 1, 0])', '%c = aten::avg_pool3d(%x, [3, 3, 3], [2, 2, 2], [1, 1, 1], True, False)',
+          '%e = aten::avg_pool3d(%y, [2, 2, 2], [1, 2, 2], [0, 0, 0], False, True, 3)'],
+         '(%a, %b, %c, %e)', fn=lambda x, y: [A.avg_pool3d(x, [2, 2, 2]), A.avg_pool3d(x, [3, 2, 3], [2, 1, 2], [1, 1, 0]), A.avg_pool3d(x, [3, 3, 3], [2, 2, 2], [1, 1, 1], True, False),
+                                              A.avg_pool3d(y, [2, 2, 2], [1, 2, 2], [0, 0, 0], False, True, 3)], tol=REL[d])
+    case(f'max_pool3d_{d}', [('x', d, (2, 2, 5, 6, 7), 'normal'), ('y', d, (1, 3, 4, 5), 'special')],
+         ['%a, %ai = aten::max_pool3d_with_indices(%x, [2, 2, 2])', '%b, %bi = aten::max_pool3d_with_indices(%x, [3, 2, 3], [2, 1, 2], [1, 1, 0], [1, 2, 1], True)',
+          '%c, %ci = aten::max_pool3d_with_indices(%y, [2, 2, 2], [1, 1, 1])'],
+         '(%a, %ai, %b, %bi, %c, %ci)', fn=lambda x, y: [*A.max_pool3d_with_indices(x, [2, 2, 2]), *A.max_pool3d_with_indices(x, [3, 2, 3], [2, 1, 2], [1, 1, 0], [1, 2, 1], True),
+                                                          *A.max_pool3d_with_indices(y, [2, 2, 2], [1, 1, 1])])
+for d in ['u8'] + FLOATS:
+    case(f'upsample_nearest2d_{d}', [('x', d, (2, 3, 4, 5), 'normal')],
+         ['%a = aten::upsample_nearest2d.vec(%x, [8, 10], None)', '%b = aten::upsample_nearest2d.vec(%x, [7, 3], None)', '%c = aten::upsample_nearest2d.vec(%x, None, [1.5, 2.7])',
+          '%e = aten::upsample_nearest2d.vec(%x, None, [0.5, 3.0])'],
+         '(%a, %b, %c, %e)', fn=lambda x: [A.upsample_nearest2d.vec(x, [8, 10], None), A.upsample_nearest2d.vec(x, [7, 3], None), A.upsample_nearest2d.vec(x, None, [1.5, 2.7]),
+                                          A.upsample_nearest2d.vec(x, None, [0.5, 3.0])])
+for d in FLOATS:
+    for ac in [False, True]:
+        case(f'upsample_bilinear2d_{d}{"_ac" if ac else ""}', [('x', d, (2, 3, 4, 5), 'normal')],
+             [f'%a = aten::upsample_bilinear2d.vec(%x, [8, 10], {ac}, None)', f'%b = aten::upsample_bilinear2d.vec(%x, [7, 3], {ac}, None)',
+              f'%c = aten::upsample_bilinear2d.vec(%x, None, {ac}, [1.5, 2.7])', f'%e = aten::upsample_bilinear2d.vec(%x, [4, 1], {ac}, None)'],
+             '(%a, %b, %c, %e)', fn=lambda x, ac=ac: [A.upsample_bilinear2d.vec(x, [8, 10], ac, None), A.upsample_bilinear2d.vec(x, [7, 3], ac, None),
+                                                     A.upsample_bilinear2d.vec(x, None, ac, [1.5, 2.7]), A.upsample_bilinear2d.vec(x, [4, 1], ac, None)], tol=REL[d])
+err('upsample_both', 'graph(%x: f32[1, 1, 2, 2]):\n  %r = aten::upsample_nearest2d.vec(%x, [4, 4], [2.0, 2.0])\n  return %r\n', E + 'aten::upsample_nearest2d.vec: must specify exactly one of output_size and scale_factors')
+err('avg_pool3d_pad', 'graph(%x: f32[1, 1, 4, 4, 4]):\n  %r = aten::avg_pool3d(%x, [2, 2, 2], [1, 1, 1], [2, 0, 0])\n  return %r\n', E + 'aten::avg_pool3d: padding must be at most half the kernel size')
+
+
 def main():
     for entry in os.listdir(HERE):
         if os.path.isdir(os.path.join(HERE, entry)):
