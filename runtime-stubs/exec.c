@@ -96,6 +96,7 @@ static int32_t bind(loader *L, gstep *gs, int ai, const opgen_arg *arg, const op
         if (!ts) return opgen_fail(L->err, OPGEN_E_NO_MEMORY, "out of memory");
         for (int k = 0; k < x->nitems; k++) {
             const opgen_garg *it = &x->items[k];
+            if (it->kind == OPGEN_GA_NONE && strchr(arg->type, '?')) continue; /* Tensor?[]: an element may be None */
             if (it->kind != OPGEN_GA_VALUE || !value_is(L, (int)it->i, OPGEN_GV_TENSOR))
                 return node_fail(L->err, g, it->line, it->col, OPGEN_E_INVALID, "%s: argument '%s': every element must be a tensor %%value", node->op, arg->name);
             ts[k] = &L->p->values[it->i].t;

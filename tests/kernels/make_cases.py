@@ -800,6 +800,28 @@ err('upsample_both', 'graph(%x: f32[1, 1, 2, 2]):\n  %r = aten::upsample_nearest
 err('avg_pool3d_pad', 'graph(%x: f32[1, 1, 4, 4, 4]):\n  %r = aten::avg_pool3d(%x, [2, 2, 2], [1, 1, 1], [2, 0, 0])\n  return %r\n', E + 'aten::avg_pool3d: padding must be at most half the kernel size')
 
 
+# ---- advanced indexing: index.Tensor and index_put (Long and Int indices, None, broadcast, negatives) ----
+for d in REAL8:
+    case(f'index_{d}', [('x', d, (4, 5, 6), 'normal'), ('i', 'i64', (3,), 'list 0,-1,2'), ('j', 'i64', (2, 1), 'list 4,1'), ('k', 'i32', (3,), 'list 5,0,-6')],
+         ['%a = aten::index.Tensor(%x, [%i])', '%b = aten::index.Tensor(%x, [None, %j])', '%c = aten::index.Tensor(%x, [%i, None, %k])',
+          '%e = aten::index.Tensor(%x, [None, %j, %k])', '%f = aten::index.Tensor(%x, [%i, %j])'],
+         '(%a, %b, %c, %e, %f)',
+         fn=lambda x, i, j, k: [x[i], x[:, j], x[i, :, k.long()], x[:, j, k.long()], x[i, j]])
+    case(f'index_put_{d}', [('x', d, (4, 5, 3), 'normal'), ('i', 'i64', (3,), 'list 0,-1,2'), ('j', 'i64', (3,), 'list 4,1,0'), ('v', d, (3, 3), 'normal'), ('w', d, (3,), 'normal'), ('u', d, (5,), 'normal'), ('k', 'i64', (3,), 'list 2,1,0')],
+         ['%a = aten::index_put(%x, [%i], %w)', '%b = aten::index_put(%x, [%i, %j], %v)', '%c = aten::index_put(%x, [None, %j], %w, True)',
+          '%e = aten::index_put(%x, [%i, None, %k], %u)'],
+         '(%a, %b, %c, %e)',
+         fn=lambda x, i, j, v, w, u, k: [A.index_put(x, [i], w), A.index_put(x, [i, j], v), A.index_put(x, [None, j], w, True), A.index_put(x, [i, None, k], u)])
+case('index_put_accumulate_repeats', [('x', 'f32', (5,), 'normal'), ('i', 'i64', (6,), 'list 1,3,1,1,0,3'), ('v', 'f32', (6,), 'normal')],
+     ['%a = aten::index_put(%x, [%i], %v, True)'], '%a', fn=lambda x, i, v: A.index_put(x, [i], v, True), tol=REL['f32'])
+CASES.append(('index_out_of_range', 'graph(%x: f32[3, 4], %i: i64[2]):\n  %r = aten::index.Tensor(%x, [None, %i])\n  return %r\n', [('x', 'f32', (3, 4), 'normal'), ('i', 'i64', (2,), 'list 1,4')],
+              None, None, None, None, 'program.graph:2:3: error: aten::index.Tensor: index 4 is out of bounds for dimension 1 with size 4'))
+err('index_bool_mask', 'graph(%x: f32[3, 4], %m: b8[3]):\n  %r = aten::index.Tensor(%x, [%m])\n  return %r\n',
+    E + 'aten::index.Tensor: a boolean mask index gives a result whose shape depends on the data, which a planned program cannot hold')
+err('index_broadcast', 'graph(%x: f32[3, 4], %i: i64[2], %j: i64[3]):\n  %r = aten::index.Tensor(%x, [%i, %j])\n  return %r\n',
+    E + 'aten::index.Tensor: shape mismatch: indexing tensors could not be broadcast together')
+
+
 def main():
     for entry in os.listdir(HERE):
         if os.path.isdir(os.path.join(HERE, entry)):
