@@ -229,6 +229,30 @@ int32_t opgen_bind_node(const opgen_graph *g, const opgen_gnode *nd, int id, con
     return opgen_bind_args(g, nd, names, op->nargs, npos, given, err);
 }
 
+/* A Tensor(a!)[] out (split_with_sizes_copy): the node's results from here on,
+ * each a result of the step. */
+static int32_t bind_out_list(loader *L, gstep *gs, const opgen_gnode *nd, int ai) {
+    opgen_step *s = &gs->s;
+    int nl = nd->nresults - gs->nresults;
+    opgen_tensor **ts = opgen_arena_zalloc(L->a, sizeof *ts * (size_t)(nl > 0 ? nl : 1));
+    opgen_tensor **res = opgen_arena_zalloc(L->a, sizeof *res * (size_t)(s->nres + nl + 1));
+    int *results = opgen_arena_zalloc(L->a, sizeof(int) * (size_t)(gs->nresults + nl + 1));
+    if (!ts || !res || !results) return opgen_fail(L->err, OPGEN_E_NO_MEMORY, "out of memory");
+    memcpy(res, s->res, sizeof *res * (size_t)s->nres);
+    memcpy(results, gs->results, sizeof(int) * (size_t)gs->nresults);
+    s->res = res, gs->results = results;
+    for (int k = 0; k < nl; k++) {
+        int v = nd->results[gs->nresults];
+        gs->results[gs->nresults++] = v;
+        L->p->values[v].kind = OPGEN_GV_TENSOR;
+        ts[k] = &L->p->values[v].t;
+        s->res[s->nres++] = ts[k];
+    }
+    s->args[ai].v.tl.data = (const opgen_tensor *const *)ts;
+    s->args[ai].v.tl.len = (size_t)nl;
+    return OPGEN_OK;
+}
+
 static bool kernel_has_arg(const opgen_op *kop, const char *name) {
     for (int ai = 0; ai < kop->nargs; ai++)
         if (!strcmp(opgen_args[kop->first_arg + (unsigned)ai].name, name)) return true;
@@ -286,6 +310,11 @@ static int32_t load_node(loader *L, int n) {
     const opgen_arg *kargs = &opgen_args[kop->first_arg];
     for (int ai = 0; ai < kop->nargs; ai++) {
         const opgen_arg *ka = &kargs[ai];
+        if (ka->flags & OPGEN_ARG_OUT && ka->abi == OPGEN_ABI_TENSOR_LIST) { /* Tensor(a!)[]: the node's remaining results */
+            int32_t st = bind_out_list(L, gs, nd, ai);
+            if (st) return st;
+            continue;
+        }
         if (ka->flags & OPGEN_ARG_OUT) {
             int r = gs->nresults++;
             if (r >= nd->nresults) return node_fail(L->err, g, nd->line, nd->col, OPGEN_E_INVALID, "%s returns %d value%s, the node names %d", nd->op, op->nrets, op->nrets == 1 ? "" : "s", nd->nresults);

@@ -360,3 +360,30 @@ opgen_status opgen_portable_copy_out(opgen_ctx *ctx, const opgen_tensor *self, c
     if (st || ctx->meta) return st;
     return opgen_copy(ctx, out, src);
 }
+
+/* split_with_sizes_copy: consecutive slices of dim, one per out; the sizes must
+ * add up to the dimension. The out list's tensors are the kernel's results (a
+ * list type shared with inputs, hence const). */
+opgen_status opgen_portable_split_with_sizes_copy_out(opgen_ctx *ctx, const opgen_tensor *self, opgen_int_list split_sizes, int64_t dim, opgen_tensor_list out) {
+    int32_t d;
+    if (opgen_wrap_dim(ctx, dim, self->dim, &d)) return ctx->err->code;
+    if (out.len != split_sizes.len) return OPGEN_FAIL(ctx, OPGEN_E_INVALID, "%s: %zu split sizes, %zu results", ctx->op, split_sizes.len, out.len);
+    int64_t total = 0;
+    for (size_t i = 0; i < split_sizes.len; i++) {
+        if (split_sizes.data[i] < 0) return OPGEN_FAIL(ctx, OPGEN_E_INVALID, "%s: split size %lld is negative", ctx->op, (long long)split_sizes.data[i]);
+        total += split_sizes.data[i];
+        if (total > self->sizes[d]) break;
+    }
+    if (total != self->sizes[d])
+        return OPGEN_FAIL(ctx, OPGEN_E_SHAPE, "%s: split sizes must sum exactly to %lld (the size of dimension %d)", ctx->op, (long long)self->sizes[d], d);
+    int64_t at = 0;
+    for (size_t i = 0; i < out.len; i++) {
+        int64_t end = at + split_sizes.data[i];
+        view v;
+        if (slice_view(ctx, self, d, &at, &end, 1, &v)) return ctx->err->code;
+        int32_t st = copy_view(ctx, OPGEN_KERNEL_DTYPES_opgen_portable_split_with_sizes_copy_out, self, &v, (opgen_tensor *)out.data[i]);
+        if (st) return st;
+        at = end;
+    }
+    return OPGEN_OK;
+}

@@ -822,6 +822,16 @@ err('index_broadcast', 'graph(%x: f32[3, 4], %i: i64[2], %j: i64[3]):\n  %r = at
     E + 'aten::index.Tensor: shape mismatch: indexing tensors could not be broadcast together')
 
 
+# ---- split_with_sizes_copy: a list of results ----
+for d in REAL8:
+    case(f'split_with_sizes_{d}', [('x', d, (5, 4, 3), 'normal')],
+         ['%a, %b, %c = aten::split_with_sizes_copy(%x, [1, 3, 1])', '%e, %f = aten::split_with_sizes_copy(%x, [0, 4], 1)', '%g, %h = aten::split_with_sizes_copy(%x, [2, 1], -1)'],
+         '(%a, %b, %c, %e, %f, %g, %h)',
+         fn=lambda x: [*torch.split(x, [1, 3, 1]), *torch.split(x, [0, 4], 1), *torch.split(x, [2, 1], -1)])
+err('split_sizes_sum', 'graph(%x: f32[5, 3]):\n  %a, %b = aten::split_with_sizes_copy(%x, [2, 2])\n  return (%a, %b)\n',
+    E + 'aten::split_with_sizes_copy: split sizes must sum exactly to 5 (the size of dimension 0)')
+
+
 def main():
     for entry in os.listdir(HERE):
         if os.path.isdir(os.path.join(HERE, entry)):
