@@ -193,72 +193,74 @@ typedef struct opgen_value {
     X(275, opgen_kernel_aten_max_pool3d_with_indices_out) \
     X(279, opgen_kernel_aten_index_Tensor_out) \
     X(283, opgen_kernel_aten_split_with_sizes_copy_out) \
-    X(285, opgen_kernel_quantized_decomposed_quantize_per_tensor_out) \
-    X(287, opgen_kernel_quantized_decomposed_dequantize_per_tensor_out) \
-    X(289, opgen_kernel_quantized_decomposed_dequantize_per_channel_out) \
-    X(291, opgen_kernel_dim_order_ops__to_dim_order_copy_out) \
-    X(293, opgen_kernel_dim_order_ops__clone_dim_order_out) \
-    X(294, opgen_kernel_executorch_prims_add_int) \
-    X(295, opgen_kernel_executorch_prims_mul_int) \
-    X(296, opgen_kernel_executorch_prims_sub_int) \
-    X(297, opgen_kernel_executorch_prims_floordiv_int) \
-    X(298, opgen_kernel_executorch_prims_mod_int) \
-    X(299, opgen_kernel_executorch_prims_truediv_int) \
-    X(300, opgen_kernel_executorch_prims_neg_int) \
-    X(301, opgen_kernel_executorch_prims_gt_int) \
-    X(302, opgen_kernel_executorch_prims_lt_int) \
-    X(303, opgen_kernel_executorch_prims_ge_int) \
-    X(304, opgen_kernel_executorch_prims_le_int) \
-    X(305, opgen_kernel_executorch_prims_eq_int) \
-    X(307, opgen_kernel_quantized_decomposed_add_relu_out) \
-    X(309, opgen_kernel_quantized_decomposed_add_out) \
-    X(311, opgen_kernel_quantized_decomposed_add_scalar_out) \
-    X(313, opgen_kernel_quantized_decomposed_embedding_byte_out) \
-    X(315, opgen_kernel_demo_linear_relu_out) \
-    X(316, opgen_kernel_aten_add_Scalar_out) \
-    X(317, opgen_kernel_aten_mul_Scalar_out) \
-    X(318, opgen_kernel_aten_relu_out) \
-    X(319, opgen_kernel_aten_permute_copy_out) \
-    X(320, opgen_kernel_aten_view_copy_out) \
-    X(321, opgen_kernel_aten_expand_copy_out) \
-    X(322, opgen_kernel_aten_clone_out) \
-    X(323, opgen_kernel_aten_convolution_out) \
-    X(324, opgen_kernel_aten__native_batch_norm_legit_no_training_out) \
-    X(325, opgen_kernel_aten_embedding_out) \
-    X(326, opgen_kernel_aten_isnan_out) \
-    X(327, opgen_kernel_aten_isinf_out) \
-    X(328, opgen_kernel_aten_div_Scalar_out) \
-    X(329, opgen_kernel_aten_div_Scalar_mode_out) \
-    X(330, opgen_kernel_aten_sub_Scalar_out) \
-    X(331, opgen_kernel_aten_prod_out) \
-    X(332, opgen_kernel_aten_squeeze_copy_dim_out) \
-    X(333, opgen_kernel_aten_squeeze_copy_dims_out) \
-    X(334, opgen_kernel_aten_unsqueeze_copy_out) \
-    X(335, opgen_kernel_aten_select_copy_int_out) \
-    X(336, opgen_kernel_aten_slice_copy_Tensor_out) \
-    X(337, opgen_kernel_aten_diagonal_copy_out) \
-    X(338, opgen_kernel_aten_alias_copy_out) \
-    X(339, opgen_kernel_aten_as_strided_copy_out) \
-    X(340, opgen_kernel_aten_flip_out) \
-    X(341, opgen_kernel_aten_repeat_out) \
-    X(342, opgen_kernel_aten_constant_pad_nd_out) \
-    X(343, opgen_kernel_aten_slice_scatter_out) \
-    X(344, opgen_kernel_aten_select_scatter_out) \
-    X(345, opgen_kernel_aten_fill_Scalar_out) \
-    X(346, opgen_kernel_aten_copy_out) \
-    X(347, opgen_kernel_aten_native_layer_norm_out) \
-    X(348, opgen_kernel_aten_native_group_norm_out) \
-    X(349, opgen_kernel_aten_adaptive_avg_pool1d_out) \
-    X(350, opgen_kernel_aten__adaptive_avg_pool2d_out) \
-    X(351, opgen_kernel_aten__adaptive_avg_pool3d_out) \
-    X(352, opgen_kernel_aten_full_like_out) \
-    X(353, opgen_kernel_aten_scalar_tensor_out) \
-    X(354, opgen_kernel_aten_empty_strided_out) \
-    X(355, opgen_kernel_aten__to_copy_out) \
-    X(356, opgen_kernel_aten_avg_pool1d_out) \
-    X(357, opgen_kernel_aten_upsample_nearest2d_vec_out) \
-    X(358, opgen_kernel_aten_upsample_bilinear2d_vec_out) \
-    X(359, opgen_kernel_aten_index_put_out)
+    X(285, opgen_kernel_aten_scatter_reduce_two_out) \
+    X(289, opgen_kernel_quantized_decomposed_quantize_per_tensor_out) \
+    X(291, opgen_kernel_quantized_decomposed_dequantize_per_tensor_out) \
+    X(293, opgen_kernel_quantized_decomposed_dequantize_per_channel_out) \
+    X(295, opgen_kernel_dim_order_ops__to_dim_order_copy_out) \
+    X(297, opgen_kernel_dim_order_ops__clone_dim_order_out) \
+    X(298, opgen_kernel_executorch_prims_add_int) \
+    X(299, opgen_kernel_executorch_prims_mul_int) \
+    X(300, opgen_kernel_executorch_prims_sub_int) \
+    X(301, opgen_kernel_executorch_prims_floordiv_int) \
+    X(302, opgen_kernel_executorch_prims_mod_int) \
+    X(303, opgen_kernel_executorch_prims_truediv_int) \
+    X(304, opgen_kernel_executorch_prims_neg_int) \
+    X(305, opgen_kernel_executorch_prims_gt_int) \
+    X(306, opgen_kernel_executorch_prims_lt_int) \
+    X(307, opgen_kernel_executorch_prims_ge_int) \
+    X(308, opgen_kernel_executorch_prims_le_int) \
+    X(309, opgen_kernel_executorch_prims_eq_int) \
+    X(311, opgen_kernel_quantized_decomposed_add_relu_out) \
+    X(313, opgen_kernel_quantized_decomposed_add_out) \
+    X(315, opgen_kernel_quantized_decomposed_add_scalar_out) \
+    X(317, opgen_kernel_quantized_decomposed_embedding_byte_out) \
+    X(319, opgen_kernel_demo_linear_relu_out) \
+    X(320, opgen_kernel_aten_add_Scalar_out) \
+    X(321, opgen_kernel_aten_mul_Scalar_out) \
+    X(322, opgen_kernel_aten_relu_out) \
+    X(323, opgen_kernel_aten_permute_copy_out) \
+    X(324, opgen_kernel_aten_view_copy_out) \
+    X(325, opgen_kernel_aten_expand_copy_out) \
+    X(326, opgen_kernel_aten_clone_out) \
+    X(327, opgen_kernel_aten_convolution_out) \
+    X(328, opgen_kernel_aten__native_batch_norm_legit_no_training_out) \
+    X(329, opgen_kernel_aten_embedding_out) \
+    X(330, opgen_kernel_aten_isnan_out) \
+    X(331, opgen_kernel_aten_isinf_out) \
+    X(332, opgen_kernel_aten_div_Scalar_out) \
+    X(333, opgen_kernel_aten_div_Scalar_mode_out) \
+    X(334, opgen_kernel_aten_sub_Scalar_out) \
+    X(335, opgen_kernel_aten_prod_out) \
+    X(336, opgen_kernel_aten_squeeze_copy_dim_out) \
+    X(337, opgen_kernel_aten_squeeze_copy_dims_out) \
+    X(338, opgen_kernel_aten_unsqueeze_copy_out) \
+    X(339, opgen_kernel_aten_select_copy_int_out) \
+    X(340, opgen_kernel_aten_slice_copy_Tensor_out) \
+    X(341, opgen_kernel_aten_diagonal_copy_out) \
+    X(342, opgen_kernel_aten_alias_copy_out) \
+    X(343, opgen_kernel_aten_as_strided_copy_out) \
+    X(344, opgen_kernel_aten_flip_out) \
+    X(345, opgen_kernel_aten_repeat_out) \
+    X(346, opgen_kernel_aten_constant_pad_nd_out) \
+    X(347, opgen_kernel_aten_slice_scatter_out) \
+    X(348, opgen_kernel_aten_select_scatter_out) \
+    X(349, opgen_kernel_aten_fill_Scalar_out) \
+    X(350, opgen_kernel_aten_copy_out) \
+    X(351, opgen_kernel_aten_native_layer_norm_out) \
+    X(352, opgen_kernel_aten_native_group_norm_out) \
+    X(353, opgen_kernel_aten_adaptive_avg_pool1d_out) \
+    X(354, opgen_kernel_aten__adaptive_avg_pool2d_out) \
+    X(355, opgen_kernel_aten__adaptive_avg_pool3d_out) \
+    X(356, opgen_kernel_aten_full_like_out) \
+    X(357, opgen_kernel_aten_scalar_tensor_out) \
+    X(358, opgen_kernel_aten_empty_strided_out) \
+    X(359, opgen_kernel_aten__to_copy_out) \
+    X(360, opgen_kernel_aten_avg_pool1d_out) \
+    X(361, opgen_kernel_aten_upsample_nearest2d_vec_out) \
+    X(362, opgen_kernel_aten_upsample_bilinear2d_vec_out) \
+    X(363, opgen_kernel_aten_index_put_out) \
+    X(364, opgen_kernel_aten_masked_scatter_out)
 
 /* aten::add.out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!) */
 opgen_status opgen_kernel_aten_add_out(opgen_ctx *ctx, const opgen_tensor *self, const opgen_tensor *other, const opgen_scalar *alpha, opgen_tensor *out);
@@ -498,6 +500,8 @@ opgen_status opgen_kernel_aten_max_pool3d_with_indices_out(opgen_ctx *ctx, const
 opgen_status opgen_kernel_aten_index_Tensor_out(opgen_ctx *ctx, const opgen_tensor *self, opgen_tensor_list indices, opgen_tensor *out);
 /* aten::split_with_sizes_copy.out(Tensor self, SymInt[] split_sizes, int dim=0, *, Tensor(a!)[] out) -> () */
 opgen_status opgen_kernel_aten_split_with_sizes_copy_out(opgen_ctx *ctx, const opgen_tensor *self, opgen_int_list split_sizes, int64_t dim, opgen_tensor_list out);
+/* aten::scatter_reduce.two_out(Tensor self, int dim, Tensor index, Tensor src, str reduce, *, bool include_self=True, Tensor(a!) out) -> Tensor(a!) */
+opgen_status opgen_kernel_aten_scatter_reduce_two_out(opgen_ctx *ctx, const opgen_tensor *self, int64_t dim, const opgen_tensor *index, const opgen_tensor *src, const char *reduce, bool include_self, opgen_tensor *out);
 /* quantized_decomposed::quantize_per_tensor.out(Tensor input, float scale, int zero_point, int quant_min, int quant_max, ScalarType dtype, *, Tensor(a!) out) -> Tensor(a!) */
 opgen_status opgen_kernel_quantized_decomposed_quantize_per_tensor_out(opgen_ctx *ctx, const opgen_tensor *input, double scale, int64_t zero_point, int64_t quant_min, int64_t quant_max, opgen_dtype dtype, opgen_tensor *out);
 /* quantized_decomposed::dequantize_per_tensor.out(Tensor input, float scale, int zero_point, int quant_min, int quant_max, ScalarType dtype, *, ScalarType? out_dtype=None, Tensor(a!) out) -> Tensor(a!) */
@@ -630,6 +634,8 @@ opgen_status opgen_kernel_aten_upsample_nearest2d_vec_out(opgen_ctx *ctx, const 
 opgen_status opgen_kernel_aten_upsample_bilinear2d_vec_out(opgen_ctx *ctx, const opgen_tensor *input, const opgen_int_list *output_size, bool align_corners, const opgen_float_list *scale_factors, opgen_tensor *out);
 /* aten::index_put.out(Tensor self, Tensor?[] indices, Tensor values, bool accumulate=False, *, Tensor(a!) out) -> Tensor(a!) */
 opgen_status opgen_kernel_aten_index_put_out(opgen_ctx *ctx, const opgen_tensor *self, opgen_tensor_list indices, const opgen_tensor *values, bool accumulate, opgen_tensor *out);
+/* aten::masked_scatter.out(Tensor self, Tensor mask, Tensor source, *, Tensor(a!) out) -> Tensor(a!) */
+opgen_status opgen_kernel_aten_masked_scatter_out(opgen_ctx *ctx, const opgen_tensor *self, const opgen_tensor *mask, const opgen_tensor *source, opgen_tensor *out);
 
 #ifdef __cplusplus
 }

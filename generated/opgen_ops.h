@@ -19,7 +19,7 @@
 extern "C" {
 #endif
 
-#define OPGEN_OP_COUNT 360
+#define OPGEN_OP_COUNT 365
 
 /* Every operator: X(id, identifier, qualified name). */
 #define OPGEN_OPS(X) \
@@ -307,82 +307,87 @@ extern "C" {
     X(281, aten_index_put, "aten::index_put") \
     X(282, aten_split_with_sizes_copy, "aten::split_with_sizes_copy") \
     X(283, aten_split_with_sizes_copy_out, "aten::split_with_sizes_copy.out") \
-    X(284, quantized_decomposed_quantize_per_tensor, "quantized_decomposed::quantize_per_tensor") \
-    X(285, quantized_decomposed_quantize_per_tensor_out, "quantized_decomposed::quantize_per_tensor.out") \
-    X(286, quantized_decomposed_dequantize_per_tensor, "quantized_decomposed::dequantize_per_tensor") \
-    X(287, quantized_decomposed_dequantize_per_tensor_out, "quantized_decomposed::dequantize_per_tensor.out") \
-    X(288, quantized_decomposed_dequantize_per_channel, "quantized_decomposed::dequantize_per_channel") \
-    X(289, quantized_decomposed_dequantize_per_channel_out, "quantized_decomposed::dequantize_per_channel.out") \
-    X(290, dim_order_ops__to_dim_order_copy, "dim_order_ops::_to_dim_order_copy") \
-    X(291, dim_order_ops__to_dim_order_copy_out, "dim_order_ops::_to_dim_order_copy.out") \
-    X(292, dim_order_ops__clone_dim_order, "dim_order_ops::_clone_dim_order") \
-    X(293, dim_order_ops__clone_dim_order_out, "dim_order_ops::_clone_dim_order.out") \
-    X(294, executorch_prims_add_int, "executorch_prims::add.int") \
-    X(295, executorch_prims_mul_int, "executorch_prims::mul.int") \
-    X(296, executorch_prims_sub_int, "executorch_prims::sub.int") \
-    X(297, executorch_prims_floordiv_int, "executorch_prims::floordiv.int") \
-    X(298, executorch_prims_mod_int, "executorch_prims::mod.int") \
-    X(299, executorch_prims_truediv_int, "executorch_prims::truediv.int") \
-    X(300, executorch_prims_neg_int, "executorch_prims::neg.int") \
-    X(301, executorch_prims_gt_int, "executorch_prims::gt.int") \
-    X(302, executorch_prims_lt_int, "executorch_prims::lt.int") \
-    X(303, executorch_prims_ge_int, "executorch_prims::ge.int") \
-    X(304, executorch_prims_le_int, "executorch_prims::le.int") \
-    X(305, executorch_prims_eq_int, "executorch_prims::eq.int") \
-    X(306, quantized_decomposed_add_relu, "quantized_decomposed::add_relu") \
-    X(307, quantized_decomposed_add_relu_out, "quantized_decomposed::add_relu.out") \
-    X(308, quantized_decomposed_add, "quantized_decomposed::add") \
-    X(309, quantized_decomposed_add_out, "quantized_decomposed::add.out") \
-    X(310, quantized_decomposed_add_scalar, "quantized_decomposed::add.scalar") \
-    X(311, quantized_decomposed_add_scalar_out, "quantized_decomposed::add.scalar_out") \
-    X(312, quantized_decomposed_embedding_byte, "quantized_decomposed::embedding_byte") \
-    X(313, quantized_decomposed_embedding_byte_out, "quantized_decomposed::embedding_byte.out") \
-    X(314, demo_linear_relu, "demo::linear_relu") \
-    X(315, demo_linear_relu_out, "demo::linear_relu.out") \
-    X(316, aten_add_Scalar_out, "aten::add.Scalar_out") \
-    X(317, aten_mul_Scalar_out, "aten::mul.Scalar_out") \
-    X(318, aten_relu_out, "aten::relu.out") \
-    X(319, aten_permute_copy_out, "aten::permute_copy.out") \
-    X(320, aten_view_copy_out, "aten::view_copy.out") \
-    X(321, aten_expand_copy_out, "aten::expand_copy.out") \
-    X(322, aten_clone_out, "aten::clone.out") \
-    X(323, aten_convolution_out, "aten::convolution.out") \
-    X(324, aten__native_batch_norm_legit_no_training_out, "aten::_native_batch_norm_legit_no_training.out") \
-    X(325, aten_embedding_out, "aten::embedding.out") \
-    X(326, aten_isnan_out, "aten::isnan.out") \
-    X(327, aten_isinf_out, "aten::isinf.out") \
-    X(328, aten_div_Scalar_out, "aten::div.Scalar_out") \
-    X(329, aten_div_Scalar_mode_out, "aten::div.Scalar_mode_out") \
-    X(330, aten_sub_Scalar_out, "aten::sub.Scalar_out") \
-    X(331, aten_prod_out, "aten::prod.out") \
-    X(332, aten_squeeze_copy_dim_out, "aten::squeeze_copy.dim_out") \
-    X(333, aten_squeeze_copy_dims_out, "aten::squeeze_copy.dims_out") \
-    X(334, aten_unsqueeze_copy_out, "aten::unsqueeze_copy.out") \
-    X(335, aten_select_copy_int_out, "aten::select_copy.int_out") \
-    X(336, aten_slice_copy_Tensor_out, "aten::slice_copy.Tensor_out") \
-    X(337, aten_diagonal_copy_out, "aten::diagonal_copy.out") \
-    X(338, aten_alias_copy_out, "aten::alias_copy.out") \
-    X(339, aten_as_strided_copy_out, "aten::as_strided_copy.out") \
-    X(340, aten_flip_out, "aten::flip.out") \
-    X(341, aten_repeat_out, "aten::repeat.out") \
-    X(342, aten_constant_pad_nd_out, "aten::constant_pad_nd.out") \
-    X(343, aten_slice_scatter_out, "aten::slice_scatter.out") \
-    X(344, aten_select_scatter_out, "aten::select_scatter.out") \
-    X(345, aten_fill_Scalar_out, "aten::fill.Scalar_out") \
-    X(346, aten_copy_out, "aten::copy.out") \
-    X(347, aten_native_layer_norm_out, "aten::native_layer_norm.out") \
-    X(348, aten_native_group_norm_out, "aten::native_group_norm.out") \
-    X(349, aten_adaptive_avg_pool1d_out, "aten::adaptive_avg_pool1d.out") \
-    X(350, aten__adaptive_avg_pool2d_out, "aten::_adaptive_avg_pool2d.out") \
-    X(351, aten__adaptive_avg_pool3d_out, "aten::_adaptive_avg_pool3d.out") \
-    X(352, aten_full_like_out, "aten::full_like.out") \
-    X(353, aten_scalar_tensor_out, "aten::scalar_tensor.out") \
-    X(354, aten_empty_strided_out, "aten::empty_strided.out") \
-    X(355, aten__to_copy_out, "aten::_to_copy.out") \
-    X(356, aten_avg_pool1d_out, "aten::avg_pool1d.out") \
-    X(357, aten_upsample_nearest2d_vec_out, "aten::upsample_nearest2d.vec_out") \
-    X(358, aten_upsample_bilinear2d_vec_out, "aten::upsample_bilinear2d.vec_out") \
-    X(359, aten_index_put_out, "aten::index_put.out")
+    X(284, aten_scatter_reduce_two, "aten::scatter_reduce.two") \
+    X(285, aten_scatter_reduce_two_out, "aten::scatter_reduce.two_out") \
+    X(286, aten_masked_scatter_, "aten::masked_scatter_") \
+    X(287, aten_masked_scatter, "aten::masked_scatter") \
+    X(288, quantized_decomposed_quantize_per_tensor, "quantized_decomposed::quantize_per_tensor") \
+    X(289, quantized_decomposed_quantize_per_tensor_out, "quantized_decomposed::quantize_per_tensor.out") \
+    X(290, quantized_decomposed_dequantize_per_tensor, "quantized_decomposed::dequantize_per_tensor") \
+    X(291, quantized_decomposed_dequantize_per_tensor_out, "quantized_decomposed::dequantize_per_tensor.out") \
+    X(292, quantized_decomposed_dequantize_per_channel, "quantized_decomposed::dequantize_per_channel") \
+    X(293, quantized_decomposed_dequantize_per_channel_out, "quantized_decomposed::dequantize_per_channel.out") \
+    X(294, dim_order_ops__to_dim_order_copy, "dim_order_ops::_to_dim_order_copy") \
+    X(295, dim_order_ops__to_dim_order_copy_out, "dim_order_ops::_to_dim_order_copy.out") \
+    X(296, dim_order_ops__clone_dim_order, "dim_order_ops::_clone_dim_order") \
+    X(297, dim_order_ops__clone_dim_order_out, "dim_order_ops::_clone_dim_order.out") \
+    X(298, executorch_prims_add_int, "executorch_prims::add.int") \
+    X(299, executorch_prims_mul_int, "executorch_prims::mul.int") \
+    X(300, executorch_prims_sub_int, "executorch_prims::sub.int") \
+    X(301, executorch_prims_floordiv_int, "executorch_prims::floordiv.int") \
+    X(302, executorch_prims_mod_int, "executorch_prims::mod.int") \
+    X(303, executorch_prims_truediv_int, "executorch_prims::truediv.int") \
+    X(304, executorch_prims_neg_int, "executorch_prims::neg.int") \
+    X(305, executorch_prims_gt_int, "executorch_prims::gt.int") \
+    X(306, executorch_prims_lt_int, "executorch_prims::lt.int") \
+    X(307, executorch_prims_ge_int, "executorch_prims::ge.int") \
+    X(308, executorch_prims_le_int, "executorch_prims::le.int") \
+    X(309, executorch_prims_eq_int, "executorch_prims::eq.int") \
+    X(310, quantized_decomposed_add_relu, "quantized_decomposed::add_relu") \
+    X(311, quantized_decomposed_add_relu_out, "quantized_decomposed::add_relu.out") \
+    X(312, quantized_decomposed_add, "quantized_decomposed::add") \
+    X(313, quantized_decomposed_add_out, "quantized_decomposed::add.out") \
+    X(314, quantized_decomposed_add_scalar, "quantized_decomposed::add.scalar") \
+    X(315, quantized_decomposed_add_scalar_out, "quantized_decomposed::add.scalar_out") \
+    X(316, quantized_decomposed_embedding_byte, "quantized_decomposed::embedding_byte") \
+    X(317, quantized_decomposed_embedding_byte_out, "quantized_decomposed::embedding_byte.out") \
+    X(318, demo_linear_relu, "demo::linear_relu") \
+    X(319, demo_linear_relu_out, "demo::linear_relu.out") \
+    X(320, aten_add_Scalar_out, "aten::add.Scalar_out") \
+    X(321, aten_mul_Scalar_out, "aten::mul.Scalar_out") \
+    X(322, aten_relu_out, "aten::relu.out") \
+    X(323, aten_permute_copy_out, "aten::permute_copy.out") \
+    X(324, aten_view_copy_out, "aten::view_copy.out") \
+    X(325, aten_expand_copy_out, "aten::expand_copy.out") \
+    X(326, aten_clone_out, "aten::clone.out") \
+    X(327, aten_convolution_out, "aten::convolution.out") \
+    X(328, aten__native_batch_norm_legit_no_training_out, "aten::_native_batch_norm_legit_no_training.out") \
+    X(329, aten_embedding_out, "aten::embedding.out") \
+    X(330, aten_isnan_out, "aten::isnan.out") \
+    X(331, aten_isinf_out, "aten::isinf.out") \
+    X(332, aten_div_Scalar_out, "aten::div.Scalar_out") \
+    X(333, aten_div_Scalar_mode_out, "aten::div.Scalar_mode_out") \
+    X(334, aten_sub_Scalar_out, "aten::sub.Scalar_out") \
+    X(335, aten_prod_out, "aten::prod.out") \
+    X(336, aten_squeeze_copy_dim_out, "aten::squeeze_copy.dim_out") \
+    X(337, aten_squeeze_copy_dims_out, "aten::squeeze_copy.dims_out") \
+    X(338, aten_unsqueeze_copy_out, "aten::unsqueeze_copy.out") \
+    X(339, aten_select_copy_int_out, "aten::select_copy.int_out") \
+    X(340, aten_slice_copy_Tensor_out, "aten::slice_copy.Tensor_out") \
+    X(341, aten_diagonal_copy_out, "aten::diagonal_copy.out") \
+    X(342, aten_alias_copy_out, "aten::alias_copy.out") \
+    X(343, aten_as_strided_copy_out, "aten::as_strided_copy.out") \
+    X(344, aten_flip_out, "aten::flip.out") \
+    X(345, aten_repeat_out, "aten::repeat.out") \
+    X(346, aten_constant_pad_nd_out, "aten::constant_pad_nd.out") \
+    X(347, aten_slice_scatter_out, "aten::slice_scatter.out") \
+    X(348, aten_select_scatter_out, "aten::select_scatter.out") \
+    X(349, aten_fill_Scalar_out, "aten::fill.Scalar_out") \
+    X(350, aten_copy_out, "aten::copy.out") \
+    X(351, aten_native_layer_norm_out, "aten::native_layer_norm.out") \
+    X(352, aten_native_group_norm_out, "aten::native_group_norm.out") \
+    X(353, aten_adaptive_avg_pool1d_out, "aten::adaptive_avg_pool1d.out") \
+    X(354, aten__adaptive_avg_pool2d_out, "aten::_adaptive_avg_pool2d.out") \
+    X(355, aten__adaptive_avg_pool3d_out, "aten::_adaptive_avg_pool3d.out") \
+    X(356, aten_full_like_out, "aten::full_like.out") \
+    X(357, aten_scalar_tensor_out, "aten::scalar_tensor.out") \
+    X(358, aten_empty_strided_out, "aten::empty_strided.out") \
+    X(359, aten__to_copy_out, "aten::_to_copy.out") \
+    X(360, aten_avg_pool1d_out, "aten::avg_pool1d.out") \
+    X(361, aten_upsample_nearest2d_vec_out, "aten::upsample_nearest2d.vec_out") \
+    X(362, aten_upsample_bilinear2d_vec_out, "aten::upsample_bilinear2d.vec_out") \
+    X(363, aten_index_put_out, "aten::index_put.out") \
+    X(364, aten_masked_scatter_out, "aten::masked_scatter.out")
 
 enum opgen_op_id {
 #define OPGEN_OP_ENUM(id, ident, name) OPGEN_OP_##ident = id,
@@ -469,7 +474,7 @@ extern const uint32_t opgen_alias_sets[];
 extern const uint32_t opgen_hash_seeds[];
 extern const uint16_t opgen_hash_slots[];
 
-#define OPGEN_HASH_BUCKETS 91
+#define OPGEN_HASH_BUCKETS 92
 
 /* The generated perfect hash: a name is hashed once (64-bit FNV-1a); the bucket
  * (seed 0) and the slot (its bucket's seed) each remix that with murmur3's
@@ -520,12 +525,12 @@ const opgen_op opgen_ops[] = {
     {"aten::add.Tensor", "aten", "add", "Tensor", "add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor", 0, 0, 0, 0, 0, 2, 3, 1, 14, 4, OPGEN_KIND_FUNCTIONAL, 1},
     {"aten::add_.Tensor", "aten", "add_", "Tensor", "add_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)", 3, 1, 4, 56, 13, 2, 3, 1, 0, 0, OPGEN_KIND_INPLACE, 0},
     {"aten::add.out", "aten", "add", "out", "add.out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)", 6, 2, 4, 56, 13, 2, 4, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::add.Scalar", "aten", "add", "Scalar", "add.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor", 10, 3, 4, 56, 13, 316, 3, 1, 3, 4, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::add.Scalar", "aten", "add", "Scalar", "add.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor", 10, 3, 4, 56, 13, 320, 3, 1, 3, 4, OPGEN_KIND_FUNCTIONAL, 1},
     {"aten::sub.Tensor", "aten", "sub", "Tensor", "sub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor", 13, 4, 8, 68, 20, 5, 3, 1, 14, 4, OPGEN_KIND_FUNCTIONAL, 1},
     {"aten::sub.out", "aten", "sub", "out", "sub.out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)", 16, 5, 12, 124, 33, 5, 4, 1, 0, 0, OPGEN_KIND_OUT, 0},
     {"aten::mul.Tensor", "aten", "mul", "Tensor", "mul.Tensor(Tensor self, Tensor other) -> Tensor", 20, 6, 12, 124, 33, 7, 2, 1, 16, 3, OPGEN_KIND_FUNCTIONAL, 1},
     {"aten::mul.out", "aten", "mul", "out", "mul.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)", 22, 7, 15, 172, 47, 7, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::mul.Scalar", "aten", "mul", "Scalar", "mul.Scalar(Tensor self, Scalar other) -> Tensor", 25, 8, 15, 172, 47, 317, 2, 1, 3, 3, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::mul.Scalar", "aten", "mul", "Scalar", "mul.Scalar(Tensor self, Scalar other) -> Tensor", 25, 8, 15, 172, 47, 321, 2, 1, 3, 3, OPGEN_KIND_FUNCTIONAL, 1},
     {"aten::maximum", "aten", "maximum", "", "maximum(Tensor self, Tensor other) -> Tensor", 27, 9, 18, 181, 53, 10, 2, 1, 16, 3, OPGEN_KIND_FUNCTIONAL, 1},
     {"aten::maximum.out", "aten", "maximum", "out", "maximum.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)", 29, 10, 21, 229, 67, 10, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
     {"aten::div.Tensor", "aten", "div", "Tensor", "div.Tensor(Tensor self, Tensor other) -> Tensor", 32, 11, 21, 229, 67, 12, 2, 1, 6, 3, OPGEN_KIND_FUNCTIONAL, 1},
@@ -556,8 +561,8 @@ const opgen_op opgen_ops[] = {
     {"aten::ge.Scalar", "aten", "ge", "Scalar", "ge.Scalar(Tensor self, Scalar other) -> Tensor", 97, 36, 58, 281, 104, 35, 2, 1, 1, 3, OPGEN_KIND_FUNCTIONAL, 1},
     {"aten::ge.Tensor_out", "aten", "ge", "Tensor_out", "ge.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)", 99, 37, 61, 284, 107, 37, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
     {"aten::ge.Tensor", "aten", "ge", "Tensor", "ge.Tensor(Tensor self, Tensor other) -> Tensor", 102, 38, 61, 284, 107, 37, 2, 1, 1, 3, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::relu", "aten", "relu", "", "relu(Tensor self) -> Tensor", 104, 39, 64, 287, 110, 318, 1, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::relu_", "aten", "relu_", "", "relu_(Tensor(a!) self) -> Tensor(a!)", 105, 40, 66, 289, 111, 318, 1, 1, 0, 0, OPGEN_KIND_INPLACE, 0},
+    {"aten::relu", "aten", "relu", "", "relu(Tensor self) -> Tensor", 104, 39, 64, 287, 110, 322, 1, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::relu_", "aten", "relu_", "", "relu_(Tensor(a!) self) -> Tensor(a!)", 105, 40, 66, 289, 111, 322, 1, 1, 0, 0, OPGEN_KIND_INPLACE, 0},
     {"aten::abs", "aten", "abs", "", "abs(Tensor self) -> Tensor", 106, 41, 66, 289, 111, 42, 1, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
     {"aten::abs.out", "aten", "abs", "out", "abs.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", 107, 42, 68, 291, 112, 42, 2, 1, 0, 0, OPGEN_KIND_OUT, 0},
     {"aten::sigmoid", "aten", "sigmoid", "", "sigmoid(Tensor self) -> Tensor", 109, 43, 68, 291, 112, 44, 1, 1, 2, 2, OPGEN_KIND_FUNCTIONAL, 1},
@@ -582,23 +587,23 @@ const opgen_op opgen_ops[] = {
     {"aten::bmm.out", "aten", "bmm", "out", "bmm.out(Tensor self, Tensor mat2, *, Tensor(a!) out) -> Tensor(a!)", 158, 62, 94, 327, 135, 62, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
     {"aten::addmm", "aten", "addmm", "", "addmm(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor", 161, 63, 94, 327, 135, 64, 5, 1, 1, 6, OPGEN_KIND_FUNCTIONAL, 1},
     {"aten::addmm.out", "aten", "addmm", "out", "addmm.out(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)", 166, 64, 100, 333, 138, 64, 6, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::permute_copy", "aten", "permute_copy", "", "permute_copy(Tensor self, int[] dims) -> Tensor", 172, 65, 100, 333, 138, 319, 2, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::view_copy", "aten", "view_copy", "", "view_copy(Tensor self, SymInt[] size) -> Tensor", 174, 66, 102, 335, 139, 320, 2, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::expand_copy", "aten", "expand_copy", "", "expand_copy(Tensor self, SymInt[] size, *, bool implicit=False) -> Tensor", 176, 67, 104, 337, 140, 321, 3, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::permute_copy", "aten", "permute_copy", "", "permute_copy(Tensor self, int[] dims) -> Tensor", 172, 65, 100, 333, 138, 323, 2, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::view_copy", "aten", "view_copy", "", "view_copy(Tensor self, SymInt[] size) -> Tensor", 174, 66, 102, 335, 139, 324, 2, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::expand_copy", "aten", "expand_copy", "", "expand_copy(Tensor self, SymInt[] size, *, bool implicit=False) -> Tensor", 176, 67, 104, 337, 140, 325, 3, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
     {"aten::cat", "aten", "cat", "", "cat(Tensor[] tensors, int dim=0) -> Tensor", 179, 68, 106, 339, 141, 69, 2, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
     {"aten::cat.out", "aten", "cat", "out", "cat.out(Tensor[] tensors, int dim=0, *, Tensor(a!) out) -> Tensor(a!)", 181, 69, 108, 341, 142, 69, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::clone", "aten", "clone", "", "clone(Tensor self, *, MemoryFormat? memory_format=None) -> Tensor", 184, 70, 108, 341, 142, 322, 2, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::clone", "aten", "clone", "", "clone(Tensor self, *, MemoryFormat? memory_format=None) -> Tensor", 184, 70, 108, 341, 142, 326, 2, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
     {"aten::mean.dim", "aten", "mean", "dim", "mean.dim(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor", 186, 71, 110, 343, 143, 72, 4, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
     {"aten::mean.out", "aten", "mean", "out", "mean.out(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)", 190, 72, 112, 345, 144, 72, 5, 1, 0, 0, OPGEN_KIND_OUT, 0},
     {"aten::sum.dim_IntList", "aten", "sum", "dim_IntList", "sum.dim_IntList(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor", 195, 73, 112, 345, 144, 74, 4, 1, 2, 2, OPGEN_KIND_FUNCTIONAL, 1},
     {"aten::sum.IntList_out", "aten", "sum", "IntList_out", "sum.IntList_out(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)", 199, 74, 114, 349, 147, 74, 5, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::convolution", "aten", "convolution", "", "convolution(Tensor input, Tensor weight, Tensor? bias, SymInt[] stride, SymInt[] padding, SymInt[] dilation, bool transposed, SymInt[] output_padding, SymInt groups) -> Tensor", 204, 75, 114, 349, 147, 323, 9, 1, 1, 4, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::_native_batch_norm_legit_no_training", "aten", "_native_batch_norm_legit_no_training", "", "_native_batch_norm_legit_no_training(Tensor input, Tensor? weight, Tensor? bias, Tensor running_mean, Tensor running_var, float momentum, float eps) -> (Tensor, Tensor, Tensor)", 213, 76, 118, 353, 148, 324, 7, 3, 1, 8, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::convolution", "aten", "convolution", "", "convolution(Tensor input, Tensor weight, Tensor? bias, SymInt[] stride, SymInt[] padding, SymInt[] dilation, bool transposed, SymInt[] output_padding, SymInt groups) -> Tensor", 204, 75, 114, 349, 147, 327, 9, 1, 1, 4, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::_native_batch_norm_legit_no_training", "aten", "_native_batch_norm_legit_no_training", "", "_native_batch_norm_legit_no_training(Tensor input, Tensor? weight, Tensor? bias, Tensor running_mean, Tensor running_var, float momentum, float eps) -> (Tensor, Tensor, Tensor)", 213, 76, 118, 353, 148, 328, 7, 3, 1, 8, OPGEN_KIND_FUNCTIONAL, 1},
     {"aten::max_pool2d_with_indices", "aten", "max_pool2d_with_indices", "", "max_pool2d_with_indices(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, int[2] dilation=1, bool ceil_mode=False) -> (Tensor, Tensor)", 220, 79, 126, 361, 149, 78, 6, 2, 1, 3, OPGEN_KIND_FUNCTIONAL, 1},
     {"aten::max_pool2d_with_indices.out", "aten", "max_pool2d_with_indices", "out", "max_pool2d_with_indices.out(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, int[2] dilation=1, bool ceil_mode=False, *, Tensor(a!) out, Tensor(b!) indices) -> (Tensor(a!), Tensor(b!))", 226, 81, 129, 364, 151, 78, 8, 2, 0, 0, OPGEN_KIND_OUT, 0},
     {"aten::avg_pool2d", "aten", "avg_pool2d", "", "avg_pool2d(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor", 234, 83, 129, 364, 151, 80, 7, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
     {"aten::avg_pool2d.out", "aten", "avg_pool2d", "out", "avg_pool2d.out(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None, *, Tensor(a!) out) -> Tensor(a!)", 241, 84, 131, 366, 152, 80, 8, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::embedding", "aten", "embedding", "", "embedding(Tensor weight, Tensor indices, SymInt padding_idx=-1, bool scale_grad_by_freq=False, bool sparse=False) -> Tensor", 249, 85, 131, 366, 152, 325, 5, 1, 1, 3, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::embedding", "aten", "embedding", "", "embedding(Tensor weight, Tensor indices, SymInt padding_idx=-1, bool scale_grad_by_freq=False, bool sparse=False) -> Tensor", 249, 85, 131, 366, 152, 329, 5, 1, 1, 3, OPGEN_KIND_FUNCTIONAL, 1},
     {"aten::acos", "aten", "acos", "", "acos(Tensor self) -> Tensor", 254, 86, 134, 369, 154, 83, 1, 1, 2, 2, OPGEN_KIND_FUNCTIONAL, 1},
     {"aten::acos.out", "aten", "acos", "out", "acos.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", 255, 87, 136, 373, 157, 83, 2, 1, 0, 0, OPGEN_KIND_OUT, 0},
     {"aten::acosh", "aten", "acosh", "", "acosh(Tensor self) -> Tensor", 257, 88, 136, 373, 157, 85, 1, 1, 2, 2, OPGEN_KIND_FUNCTIONAL, 1},
@@ -655,8 +660,8 @@ const opgen_op opgen_ops[] = {
     {"aten::bitwise_not.out", "aten", "bitwise_not", "out", "bitwise_not.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", 333, 139, 188, 463, 221, 135, 2, 1, 0, 0, OPGEN_KIND_OUT, 0},
     {"aten::logical_not", "aten", "logical_not", "", "logical_not(Tensor self) -> Tensor", 335, 140, 188, 463, 221, 137, 1, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
     {"aten::logical_not.out", "aten", "logical_not", "out", "logical_not.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", 336, 141, 190, 465, 223, 137, 2, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::isnan", "aten", "isnan", "", "isnan(Tensor self) -> Tensor", 338, 142, 190, 465, 223, 326, 1, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::isinf", "aten", "isinf", "", "isinf(Tensor self) -> Tensor", 339, 143, 192, 467, 225, 327, 1, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::isnan", "aten", "isnan", "", "isnan(Tensor self) -> Tensor", 338, 142, 190, 465, 223, 330, 1, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::isinf", "aten", "isinf", "", "isinf(Tensor self) -> Tensor", 339, 143, 192, 467, 225, 331, 1, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
     {"aten::elu", "aten", "elu", "", "elu(Tensor self, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1) -> Tensor", 340, 144, 194, 469, 227, 141, 4, 1, 1, 5, OPGEN_KIND_FUNCTIONAL, 1},
     {"aten::elu.out", "aten", "elu", "out", "elu.out(Tensor self, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1, *, Tensor(a!) out) -> Tensor(a!)", 344, 145, 199, 474, 231, 141, 5, 1, 0, 0, OPGEN_KIND_OUT, 0},
     {"aten::leaky_relu", "aten", "leaky_relu", "", "leaky_relu(Tensor self, Scalar negative_slope=0.01) -> Tensor", 349, 146, 199, 474, 231, 143, 2, 1, 1, 3, OPGEN_KIND_FUNCTIONAL, 1},
@@ -699,9 +704,9 @@ const opgen_op opgen_ops[] = {
     {"aten::logical_xor.out", "aten", "logical_xor", "out", "logical_xor.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)", 441, 183, 256, 1350, 411, 179, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
     {"aten::div.Tensor_mode", "aten", "div", "Tensor_mode", "div.Tensor_mode(Tensor self, Tensor other, *, str? rounding_mode) -> Tensor", 444, 184, 256, 1350, 411, 181, 3, 1, 35, 3, OPGEN_KIND_FUNCTIONAL, 1},
     {"aten::div.out_mode", "aten", "div", "out_mode", "div.out_mode(Tensor self, Tensor other, *, str? rounding_mode, Tensor(a!) out) -> Tensor(a!)", 447, 185, 259, 1455, 427, 181, 4, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::div.Scalar", "aten", "div", "Scalar", "div.Scalar(Tensor self, Scalar other) -> Tensor", 451, 186, 259, 1455, 427, 328, 2, 1, 9, 3, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::div.Scalar_mode", "aten", "div", "Scalar_mode", "div.Scalar_mode(Tensor self, Scalar other, *, str? rounding_mode) -> Tensor", 453, 187, 262, 1482, 436, 329, 3, 1, 14, 3, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::sub.Scalar", "aten", "sub", "Scalar", "sub.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor", 456, 188, 265, 1524, 445, 330, 3, 1, 3, 4, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::div.Scalar", "aten", "div", "Scalar", "div.Scalar(Tensor self, Scalar other) -> Tensor", 451, 186, 259, 1455, 427, 332, 2, 1, 9, 3, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::div.Scalar_mode", "aten", "div", "Scalar_mode", "div.Scalar_mode(Tensor self, Scalar other, *, str? rounding_mode) -> Tensor", 453, 187, 262, 1482, 436, 333, 3, 1, 14, 3, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::sub.Scalar", "aten", "sub", "Scalar", "sub.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor", 456, 188, 265, 1524, 445, 334, 3, 1, 3, 4, OPGEN_KIND_FUNCTIONAL, 1},
     {"aten::amax", "aten", "amax", "", "amax(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor", 459, 189, 269, 1536, 452, 186, 3, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
     {"aten::amax.out", "aten", "amax", "out", "amax.out(Tensor self, int[1] dim=[], bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)", 462, 190, 271, 1538, 453, 186, 4, 1, 0, 0, OPGEN_KIND_OUT, 0},
     {"aten::amin", "aten", "amin", "", "amin(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor", 466, 191, 271, 1538, 453, 188, 3, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
@@ -720,7 +725,7 @@ const opgen_op opgen_ops[] = {
     {"aten::max.dim_max", "aten", "max", "dim_max", "max.dim_max(Tensor self, int dim, bool keepdim=False, *, Tensor(a!) max, Tensor(b!) max_values) -> (Tensor(a!) values, Tensor(b!) indices)", 507, 205, 286, 1580, 475, 200, 5, 2, 0, 0, OPGEN_KIND_OUT, 0},
     {"aten::min.dim", "aten", "min", "dim", "min.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)", 512, 207, 286, 1580, 475, 202, 3, 2, 8, 3, OPGEN_KIND_FUNCTIONAL, 1},
     {"aten::min.dim_min", "aten", "min", "dim_min", "min.dim_min(Tensor self, int dim, bool keepdim=False, *, Tensor(a!) min, Tensor(b!) min_indices) -> (Tensor(a!) values, Tensor(b!) indices)", 515, 209, 289, 1604, 483, 202, 5, 2, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::prod", "aten", "prod", "", "prod(Tensor self, *, ScalarType? dtype=None) -> Tensor", 520, 211, 289, 1604, 483, 331, 2, 1, 2, 2, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::prod", "aten", "prod", "", "prod(Tensor self, *, ScalarType? dtype=None) -> Tensor", 520, 211, 289, 1604, 483, 335, 2, 1, 2, 2, OPGEN_KIND_FUNCTIONAL, 1},
     {"aten::prod.dim_int", "aten", "prod", "dim_int", "prod.dim_int(Tensor self, int dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor", 522, 212, 291, 1608, 486, 205, 4, 1, 2, 2, OPGEN_KIND_FUNCTIONAL, 1},
     {"aten::prod.int_out", "aten", "prod", "int_out", "prod.int_out(Tensor self, int dim, bool keepdim=False, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)", 526, 213, 293, 1612, 489, 205, 5, 1, 0, 0, OPGEN_KIND_OUT, 0},
     {"aten::var.dim", "aten", "var", "dim", "var.dim(Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False) -> Tensor", 531, 214, 293, 1612, 489, 207, 4, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
@@ -731,19 +736,19 @@ const opgen_op opgen_ops[] = {
     {"aten::mean.dtype_out", "aten", "mean", "dtype_out", "mean.dtype_out(Tensor self, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)", 551, 219, 300, 1621, 495, 211, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
     {"aten::cumsum", "aten", "cumsum", "", "cumsum(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor", 554, 220, 300, 1621, 495, 213, 3, 1, 2, 2, OPGEN_KIND_FUNCTIONAL, 1},
     {"aten::cumsum.out", "aten", "cumsum", "out", "cumsum.out(Tensor self, int dim, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)", 557, 221, 302, 1625, 498, 213, 4, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::squeeze_copy.dim", "aten", "squeeze_copy", "dim", "squeeze_copy.dim(Tensor self, int dim) -> Tensor", 561, 222, 302, 1625, 498, 332, 2, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::squeeze_copy.dims", "aten", "squeeze_copy", "dims", "squeeze_copy.dims(Tensor self, int[] dim) -> Tensor", 563, 223, 304, 1627, 499, 333, 2, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::unsqueeze_copy", "aten", "unsqueeze_copy", "", "unsqueeze_copy(Tensor self, int dim) -> Tensor", 565, 224, 306, 1629, 500, 334, 2, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::select_copy.int", "aten", "select_copy", "int", "select_copy.int(Tensor self, int dim, SymInt index) -> Tensor", 567, 225, 308, 1631, 501, 335, 3, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::slice_copy.Tensor", "aten", "slice_copy", "Tensor", "slice_copy.Tensor(Tensor self, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1) -> Tensor", 570, 226, 310, 1633, 502, 336, 5, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::diagonal_copy", "aten", "diagonal_copy", "", "diagonal_copy(Tensor self, int offset=0, int dim1=0, int dim2=1) -> Tensor", 575, 227, 312, 1635, 503, 337, 4, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::alias_copy", "aten", "alias_copy", "", "alias_copy(Tensor self) -> Tensor", 579, 228, 314, 1637, 504, 338, 1, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::as_strided_copy", "aten", "as_strided_copy", "", "as_strided_copy(Tensor self, SymInt[] size, SymInt[] stride, SymInt? storage_offset=None) -> Tensor", 580, 229, 316, 1639, 505, 339, 4, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::flip", "aten", "flip", "", "flip(Tensor self, int[] dims) -> Tensor", 584, 230, 318, 1641, 506, 340, 2, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::repeat", "aten", "repeat", "", "repeat(Tensor self, SymInt[] repeats) -> Tensor", 586, 231, 320, 1643, 507, 341, 2, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::constant_pad_nd", "aten", "constant_pad_nd", "", "constant_pad_nd(Tensor self, SymInt[] pad, Scalar value=0) -> Tensor", 588, 232, 322, 1645, 508, 342, 3, 1, 1, 3, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::slice_scatter", "aten", "slice_scatter", "", "slice_scatter(Tensor self, Tensor src, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1) -> Tensor", 591, 233, 325, 1648, 510, 343, 6, 1, 1, 3, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::select_scatter", "aten", "select_scatter", "", "select_scatter(Tensor self, Tensor src, int dim, SymInt index) -> Tensor", 597, 234, 328, 1651, 511, 344, 4, 1, 1, 3, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::squeeze_copy.dim", "aten", "squeeze_copy", "dim", "squeeze_copy.dim(Tensor self, int dim) -> Tensor", 561, 222, 302, 1625, 498, 336, 2, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::squeeze_copy.dims", "aten", "squeeze_copy", "dims", "squeeze_copy.dims(Tensor self, int[] dim) -> Tensor", 563, 223, 304, 1627, 499, 337, 2, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::unsqueeze_copy", "aten", "unsqueeze_copy", "", "unsqueeze_copy(Tensor self, int dim) -> Tensor", 565, 224, 306, 1629, 500, 338, 2, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::select_copy.int", "aten", "select_copy", "int", "select_copy.int(Tensor self, int dim, SymInt index) -> Tensor", 567, 225, 308, 1631, 501, 339, 3, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::slice_copy.Tensor", "aten", "slice_copy", "Tensor", "slice_copy.Tensor(Tensor self, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1) -> Tensor", 570, 226, 310, 1633, 502, 340, 5, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::diagonal_copy", "aten", "diagonal_copy", "", "diagonal_copy(Tensor self, int offset=0, int dim1=0, int dim2=1) -> Tensor", 575, 227, 312, 1635, 503, 341, 4, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::alias_copy", "aten", "alias_copy", "", "alias_copy(Tensor self) -> Tensor", 579, 228, 314, 1637, 504, 342, 1, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::as_strided_copy", "aten", "as_strided_copy", "", "as_strided_copy(Tensor self, SymInt[] size, SymInt[] stride, SymInt? storage_offset=None) -> Tensor", 580, 229, 316, 1639, 505, 343, 4, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::flip", "aten", "flip", "", "flip(Tensor self, int[] dims) -> Tensor", 584, 230, 318, 1641, 506, 344, 2, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::repeat", "aten", "repeat", "", "repeat(Tensor self, SymInt[] repeats) -> Tensor", 586, 231, 320, 1643, 507, 345, 2, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::constant_pad_nd", "aten", "constant_pad_nd", "", "constant_pad_nd(Tensor self, SymInt[] pad, Scalar value=0) -> Tensor", 588, 232, 322, 1645, 508, 346, 3, 1, 1, 3, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::slice_scatter", "aten", "slice_scatter", "", "slice_scatter(Tensor self, Tensor src, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1) -> Tensor", 591, 233, 325, 1648, 510, 347, 6, 1, 1, 3, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::select_scatter", "aten", "select_scatter", "", "select_scatter(Tensor self, Tensor src, int dim, SymInt index) -> Tensor", 597, 234, 328, 1651, 511, 348, 4, 1, 1, 3, OPGEN_KIND_FUNCTIONAL, 1},
     {"aten::index_select", "aten", "index_select", "", "index_select(Tensor self, int dim, Tensor index) -> Tensor", 601, 235, 331, 1654, 512, 228, 3, 1, 1, 3, OPGEN_KIND_FUNCTIONAL, 1},
     {"aten::index_select.out", "aten", "index_select", "out", "index_select.out(Tensor self, int dim, Tensor index, *, Tensor(a!) out) -> Tensor(a!)", 604, 236, 334, 1657, 514, 228, 4, 1, 0, 0, OPGEN_KIND_OUT, 0},
     {"aten::gather", "aten", "gather", "", "gather(Tensor self, int dim, Tensor index, *, bool sparse_grad=False) -> Tensor", 608, 237, 334, 1657, 514, 230, 4, 1, 1, 3, OPGEN_KIND_FUNCTIONAL, 1},
@@ -754,7 +759,7 @@ const opgen_op opgen_ops[] = {
     {"aten::scatter.value_out", "aten", "scatter", "value_out", "scatter.value_out(Tensor self, int dim, Tensor index, Scalar value, *, Tensor(a!) out) -> Tensor(a!)", 630, 242, 345, 1668, 521, 234, 5, 1, 0, 0, OPGEN_KIND_OUT, 0},
     {"aten::scatter_add", "aten", "scatter_add", "", "scatter_add(Tensor self, int dim, Tensor index, Tensor src) -> Tensor", 635, 243, 345, 1668, 521, 236, 4, 1, 1, 4, OPGEN_KIND_FUNCTIONAL, 1},
     {"aten::scatter_add.out", "aten", "scatter_add", "out", "scatter_add.out(Tensor self, int dim, Tensor index, Tensor src, *, Tensor(a!) out) -> Tensor(a!)", 639, 244, 349, 1672, 523, 236, 5, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::fill.Scalar", "aten", "fill", "Scalar", "fill.Scalar(Tensor self, Scalar value) -> Tensor", 644, 245, 349, 1672, 523, 345, 2, 1, 1, 3, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::fill.Scalar", "aten", "fill", "Scalar", "fill.Scalar(Tensor self, Scalar value) -> Tensor", 644, 245, 349, 1672, 523, 349, 2, 1, 1, 3, OPGEN_KIND_FUNCTIONAL, 1},
     {"aten::reflection_pad1d", "aten", "reflection_pad1d", "", "reflection_pad1d(Tensor self, SymInt[2] padding) -> Tensor", 646, 246, 352, 1675, 525, 239, 2, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
     {"aten::reflection_pad1d.out", "aten", "reflection_pad1d", "out", "reflection_pad1d.out(Tensor self, SymInt[2] padding, *, Tensor(a!) out) -> Tensor(a!)", 648, 247, 354, 1677, 526, 239, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
     {"aten::reflection_pad2d", "aten", "reflection_pad2d", "", "reflection_pad2d(Tensor self, SymInt[4] padding) -> Tensor", 651, 248, 354, 1677, 526, 241, 2, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
@@ -767,116 +772,121 @@ const opgen_op opgen_ops[] = {
     {"aten::replication_pad3d.out", "aten", "replication_pad3d", "out", "replication_pad3d.out(Tensor self, SymInt[6] padding, *, Tensor(a!) out) -> Tensor(a!)", 668, 255, 362, 1685, 530, 247, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
     {"aten::clamp.Tensor", "aten", "clamp", "Tensor", "clamp.Tensor(Tensor self, Tensor? min=None, Tensor? max=None) -> Tensor", 671, 256, 362, 1685, 530, 249, 3, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
     {"aten::clamp.Tensor_out", "aten", "clamp", "Tensor_out", "clamp.Tensor_out(Tensor self, Tensor? min=None, Tensor? max=None, *, Tensor(a!) out) -> Tensor(a!)", 674, 257, 364, 1687, 531, 249, 4, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::copy", "aten", "copy", "", "copy(Tensor self, Tensor src, bool non_blocking=False) -> Tensor", 678, 258, 364, 1687, 531, 346, 3, 1, 1, 3, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::native_layer_norm", "aten", "native_layer_norm", "", "native_layer_norm(Tensor input, SymInt[] normalized_shape, Tensor? weight, Tensor? bias, float eps) -> (Tensor, Tensor, Tensor)", 681, 259, 367, 1690, 533, 347, 5, 3, 1, 6, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::native_group_norm", "aten", "native_group_norm", "", "native_group_norm(Tensor input, Tensor? weight, Tensor? bias, SymInt N, SymInt C, SymInt HxW, int group, float eps) -> (Tensor, Tensor, Tensor)", 686, 262, 373, 1696, 534, 348, 8, 3, 1, 6, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::copy", "aten", "copy", "", "copy(Tensor self, Tensor src, bool non_blocking=False) -> Tensor", 678, 258, 364, 1687, 531, 350, 3, 1, 1, 3, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::native_layer_norm", "aten", "native_layer_norm", "", "native_layer_norm(Tensor input, SymInt[] normalized_shape, Tensor? weight, Tensor? bias, float eps) -> (Tensor, Tensor, Tensor)", 681, 259, 367, 1690, 533, 351, 5, 3, 1, 6, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::native_group_norm", "aten", "native_group_norm", "", "native_group_norm(Tensor input, Tensor? weight, Tensor? bias, SymInt N, SymInt C, SymInt HxW, int group, float eps) -> (Tensor, Tensor, Tensor)", 686, 262, 373, 1696, 534, 352, 8, 3, 1, 6, OPGEN_KIND_FUNCTIONAL, 1},
     {"aten::_native_batch_norm_legit.no_stats", "aten", "_native_batch_norm_legit", "no_stats", "_native_batch_norm_legit.no_stats(Tensor input, Tensor? weight, Tensor? bias, bool training, float momentum, float eps) -> (Tensor, Tensor, Tensor)", 694, 265, 379, 1702, 535, 254, 6, 3, 1, 6, OPGEN_KIND_FUNCTIONAL, 1},
     {"aten::_native_batch_norm_legit.no_stats_out", "aten", "_native_batch_norm_legit", "no_stats_out", "_native_batch_norm_legit.no_stats_out(Tensor input, Tensor? weight, Tensor? bias, bool training, float momentum, float eps, *, Tensor(a!) out, Tensor(b!) save_mean, Tensor(c!) save_invstd) -> (Tensor(a!), Tensor(b!), Tensor(c!))", 700, 268, 385, 1708, 536, 254, 9, 3, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::adaptive_avg_pool1d", "aten", "adaptive_avg_pool1d", "", "adaptive_avg_pool1d(Tensor self, int[1] output_size) -> Tensor", 709, 271, 385, 1708, 536, 349, 2, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::_adaptive_avg_pool2d", "aten", "_adaptive_avg_pool2d", "", "_adaptive_avg_pool2d(Tensor self, SymInt[2] output_size) -> Tensor", 711, 272, 387, 1710, 537, 350, 2, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::_adaptive_avg_pool3d", "aten", "_adaptive_avg_pool3d", "", "_adaptive_avg_pool3d(Tensor self, SymInt[3] output_size) -> Tensor", 713, 273, 389, 1712, 538, 351, 2, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::adaptive_avg_pool1d", "aten", "adaptive_avg_pool1d", "", "adaptive_avg_pool1d(Tensor self, int[1] output_size) -> Tensor", 709, 271, 385, 1708, 536, 353, 2, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::_adaptive_avg_pool2d", "aten", "_adaptive_avg_pool2d", "", "_adaptive_avg_pool2d(Tensor self, SymInt[2] output_size) -> Tensor", 711, 272, 387, 1710, 537, 354, 2, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::_adaptive_avg_pool3d", "aten", "_adaptive_avg_pool3d", "", "_adaptive_avg_pool3d(Tensor self, SymInt[3] output_size) -> Tensor", 713, 273, 389, 1712, 538, 355, 2, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
     {"aten::full", "aten", "full", "", "full(SymInt[] size, Scalar fill_value, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor", 715, 274, 391, 1714, 539, 259, 6, 1, 1, 3, OPGEN_KIND_FUNCTIONAL, 1},
     {"aten::full.out", "aten", "full", "out", "full.out(SymInt[] size, Scalar fill_value, *, Tensor(a!) out) -> Tensor(a!)", 721, 275, 394, 1717, 541, 259, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::full_like", "aten", "full_like", "", "full_like(Tensor self, Scalar fill_value, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor", 724, 276, 394, 1717, 541, 352, 7, 1, 1, 4, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::scalar_tensor", "aten", "scalar_tensor", "", "scalar_tensor(Scalar s, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor", 731, 277, 398, 1721, 544, 353, 5, 1, 1, 3, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::full_like", "aten", "full_like", "", "full_like(Tensor self, Scalar fill_value, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor", 724, 276, 394, 1717, 541, 356, 7, 1, 1, 4, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::scalar_tensor", "aten", "scalar_tensor", "", "scalar_tensor(Scalar s, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor", 731, 277, 398, 1721, 544, 357, 5, 1, 1, 3, OPGEN_KIND_FUNCTIONAL, 1},
     {"aten::empty.memory_format", "aten", "empty", "memory_format", "empty.memory_format(SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor", 736, 278, 401, 1724, 546, 263, 6, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
     {"aten::empty.out", "aten", "empty", "out", "empty.out(SymInt[] size, *, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)", 742, 279, 403, 1726, 547, 263, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::empty_strided", "aten", "empty_strided", "", "empty_strided(SymInt[] size, SymInt[] stride, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor", 745, 280, 403, 1726, 547, 354, 6, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::empty_strided", "aten", "empty_strided", "", "empty_strided(SymInt[] size, SymInt[] stride, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor", 745, 280, 403, 1726, 547, 358, 6, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
     {"aten::arange.start_step", "aten", "arange", "start_step", "arange.start_step(Scalar start, Scalar end, Scalar step=1, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor", 751, 281, 405, 1728, 548, 266, 7, 1, 1, 5, OPGEN_KIND_FUNCTIONAL, 1},
     {"aten::arange.start_out", "aten", "arange", "start_out", "arange.start_out(Scalar start, Scalar end, Scalar step=1, *, Tensor(a!) out) -> Tensor(a!)", 758, 282, 410, 1733, 552, 266, 4, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::_to_copy", "aten", "_to_copy", "", "_to_copy(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, bool non_blocking=False, MemoryFormat? memory_format=None) -> Tensor", 762, 283, 410, 1733, 552, 355, 7, 1, 1, 3, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::_to_copy", "aten", "_to_copy", "", "_to_copy(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, bool non_blocking=False, MemoryFormat? memory_format=None) -> Tensor", 762, 283, 410, 1733, 552, 359, 7, 1, 1, 3, OPGEN_KIND_FUNCTIONAL, 1},
     {"aten::sort.values", "aten", "sort", "values", "sort.values(Tensor self, int dim=-1, bool descending=False, *, Tensor(a!) values, Tensor(b!) indices) -> (Tensor(a!) values, Tensor(b!) indices)", 769, 284, 413, 1736, 554, 268, 5, 2, 0, 0, OPGEN_KIND_OUT, 0},
     {"aten::sort", "aten", "sort", "", "sort(Tensor self, int dim=-1, bool descending=False) -> (Tensor values, Tensor indices)", 774, 286, 413, 1736, 554, 268, 3, 2, 1, 3, OPGEN_KIND_FUNCTIONAL, 1},
     {"aten::topk.values", "aten", "topk", "values", "topk.values(Tensor self, SymInt k, int dim=-1, bool largest=True, bool sorted=True, *, Tensor(a!) values, Tensor(b!) indices) -> (Tensor(a!) values, Tensor(b!) indices)", 777, 288, 416, 1739, 556, 270, 7, 2, 0, 0, OPGEN_KIND_OUT, 0},
     {"aten::topk", "aten", "topk", "", "topk(Tensor self, SymInt k, int dim=-1, bool largest=True, bool sorted=True) -> (Tensor values, Tensor indices)", 784, 290, 416, 1739, 556, 270, 5, 2, 1, 3, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::avg_pool1d", "aten", "avg_pool1d", "", "avg_pool1d(Tensor self, int[1] kernel_size, int[1] stride=[], int[1] padding=0, bool ceil_mode=False, bool count_include_pad=True) -> Tensor", 789, 292, 419, 1742, 558, 356, 6, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::avg_pool1d", "aten", "avg_pool1d", "", "avg_pool1d(Tensor self, int[1] kernel_size, int[1] stride=[], int[1] padding=0, bool ceil_mode=False, bool count_include_pad=True) -> Tensor", 789, 292, 419, 1742, 558, 360, 6, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
     {"aten::avg_pool3d.out", "aten", "avg_pool3d", "out", "avg_pool3d.out(Tensor self, int[3] kernel_size, int[3] stride=[], int[3] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None, *, Tensor(a!) out) -> Tensor(a!)", 795, 293, 421, 1744, 559, 273, 8, 1, 0, 0, OPGEN_KIND_OUT, 0},
     {"aten::avg_pool3d", "aten", "avg_pool3d", "", "avg_pool3d(Tensor self, int[3] kernel_size, int[3] stride=[], int[3] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor", 803, 294, 421, 1744, 559, 273, 7, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
     {"aten::max_pool3d_with_indices.out", "aten", "max_pool3d_with_indices", "out", "max_pool3d_with_indices.out(Tensor self, int[3] kernel_size, int[3] stride=[], int[3] padding=0, int[3] dilation=1, bool ceil_mode=False, *, Tensor(a!) out, Tensor(b!) indices) -> (Tensor(a!), Tensor(b!))", 810, 295, 423, 1746, 560, 275, 8, 2, 0, 0, OPGEN_KIND_OUT, 0},
     {"aten::max_pool3d_with_indices", "aten", "max_pool3d_with_indices", "", "max_pool3d_with_indices(Tensor self, int[3] kernel_size, int[3] stride=[], int[3] padding=0, int[3] dilation=1, bool ceil_mode=False) -> (Tensor, Tensor)", 818, 297, 423, 1746, 560, 275, 6, 2, 1, 3, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::upsample_nearest2d.vec", "aten", "upsample_nearest2d", "vec", "upsample_nearest2d.vec(Tensor input, SymInt[]? output_size, float[]? scale_factors) -> Tensor", 824, 299, 426, 1749, 562, 357, 3, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::upsample_bilinear2d.vec", "aten", "upsample_bilinear2d", "vec", "upsample_bilinear2d.vec(Tensor input, SymInt[]? output_size, bool align_corners, float[]? scale_factors) -> Tensor", 827, 300, 428, 1751, 563, 358, 4, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::upsample_nearest2d.vec", "aten", "upsample_nearest2d", "vec", "upsample_nearest2d.vec(Tensor input, SymInt[]? output_size, float[]? scale_factors) -> Tensor", 824, 299, 426, 1749, 562, 361, 3, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::upsample_bilinear2d.vec", "aten", "upsample_bilinear2d", "vec", "upsample_bilinear2d.vec(Tensor input, SymInt[]? output_size, bool align_corners, float[]? scale_factors) -> Tensor", 827, 300, 428, 1751, 563, 362, 4, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
     {"aten::index.Tensor_out", "aten", "index", "Tensor_out", "index.Tensor_out(Tensor self, Tensor?[] indices, *, Tensor(a!) out) -> Tensor(a!)", 831, 301, 430, 1753, 564, 279, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
     {"aten::index.Tensor", "aten", "index", "Tensor", "index.Tensor(Tensor self, Tensor?[] indices) -> Tensor", 834, 302, 430, 1753, 564, 279, 2, 1, 1, 3, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::index_put", "aten", "index_put", "", "index_put(Tensor self, Tensor?[] indices, Tensor values, bool accumulate=False) -> Tensor", 836, 303, 433, 1756, 566, 359, 4, 1, 1, 4, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::index_put", "aten", "index_put", "", "index_put(Tensor self, Tensor?[] indices, Tensor values, bool accumulate=False) -> Tensor", 836, 303, 433, 1756, 566, 363, 4, 1, 1, 4, OPGEN_KIND_FUNCTIONAL, 1},
     {"aten::split_with_sizes_copy", "aten", "split_with_sizes_copy", "", "split_with_sizes_copy(Tensor self, SymInt[] split_sizes, int dim=0) -> Tensor[]", 840, 304, 437, 1760, 568, 283, 3, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 0},
     {"aten::split_with_sizes_copy.out", "aten", "split_with_sizes_copy", "out", "split_with_sizes_copy.out(Tensor self, SymInt[] split_sizes, int dim=0, *, Tensor(a!)[] out) -> ()", 843, 305, 439, 1762, 569, 283, 4, 0, 0, 0, OPGEN_KIND_OUT, 0},
-    {"quantized_decomposed::quantize_per_tensor", "quantized_decomposed", "quantize_per_tensor", "", "quantize_per_tensor(Tensor input, float scale, int zero_point, int quant_min, int quant_max, ScalarType dtype) -> Tensor", 847, 305, 439, 1762, 569, 285, 6, 1, 1, 3, OPGEN_KIND_FUNCTIONAL, 2},
-    {"quantized_decomposed::quantize_per_tensor.out", "quantized_decomposed", "quantize_per_tensor", "out", "quantize_per_tensor.out(Tensor input, float scale, int zero_point, int quant_min, int quant_max, ScalarType dtype, *, Tensor(a!) out) -> Tensor(a!)", 853, 306, 442, 1765, 571, 285, 7, 1, 0, 0, OPGEN_KIND_OUT, 2},
-    {"quantized_decomposed::dequantize_per_tensor", "quantized_decomposed", "dequantize_per_tensor", "", "dequantize_per_tensor(Tensor input, float scale, int zero_point, int quant_min, int quant_max, ScalarType dtype, *, ScalarType? out_dtype=None) -> Tensor", 860, 307, 442, 1765, 571, 287, 7, 1, 1, 4, OPGEN_KIND_FUNCTIONAL, 2},
-    {"quantized_decomposed::dequantize_per_tensor.out", "quantized_decomposed", "dequantize_per_tensor", "out", "dequantize_per_tensor.out(Tensor input, float scale, int zero_point, int quant_min, int quant_max, ScalarType dtype, *, ScalarType? out_dtype=None, Tensor(a!) out) -> Tensor(a!)", 867, 308, 446, 1769, 573, 287, 8, 1, 0, 0, OPGEN_KIND_OUT, 2},
-    {"quantized_decomposed::dequantize_per_channel", "quantized_decomposed", "dequantize_per_channel", "", "dequantize_per_channel(Tensor input, Tensor scales, Tensor? zero_points, int axis, int quant_min, int quant_max, ScalarType dtype, *, ScalarType? out_dtype=None) -> Tensor", 875, 309, 446, 1769, 573, 289, 8, 1, 1, 6, OPGEN_KIND_FUNCTIONAL, 2},
-    {"quantized_decomposed::dequantize_per_channel.out", "quantized_decomposed", "dequantize_per_channel", "out", "dequantize_per_channel.out(Tensor input, Tensor scales, Tensor? zero_points, int axis, int quant_min, int quant_max, ScalarType dtype, *, ScalarType? out_dtype=None, Tensor(a!) out) -> Tensor(a!)", 883, 310, 452, 1775, 577, 289, 9, 1, 0, 0, OPGEN_KIND_OUT, 2},
-    {"dim_order_ops::_to_dim_order_copy", "dim_order_ops", "_to_dim_order_copy", "", "_to_dim_order_copy(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, bool non_blocking=False, int[]? dim_order=None) -> Tensor", 892, 311, 452, 1775, 577, 291, 7, 1, 0, 0, OPGEN_KIND_FUNCTIONAL, 2},
-    {"dim_order_ops::_to_dim_order_copy.out", "dim_order_ops", "_to_dim_order_copy", "out", "_to_dim_order_copy.out(Tensor self, *, bool non_blocking=False, int[]? dim_order=None, Tensor(a!) out) -> Tensor(a!)", 899, 312, 452, 1775, 577, 291, 4, 1, 0, 0, OPGEN_KIND_OUT, 2},
-    {"dim_order_ops::_clone_dim_order", "dim_order_ops", "_clone_dim_order", "", "_clone_dim_order(Tensor self, *, bool non_blocking=False, int[]? dim_order=None) -> Tensor", 903, 313, 452, 1775, 577, 293, 3, 1, 0, 0, OPGEN_KIND_FUNCTIONAL, 2},
-    {"dim_order_ops::_clone_dim_order.out", "dim_order_ops", "_clone_dim_order", "out", "_clone_dim_order.out(Tensor self, *, bool non_blocking=False, int[]? dim_order=None, Tensor(a!) out) -> Tensor(a!)", 906, 314, 452, 1775, 577, 293, 4, 1, 0, 0, OPGEN_KIND_OUT, 2},
-    {"executorch_prims::add.int", "executorch_prims", "add", "int", "add.int(SymInt a, SymInt b) -> SymInt", 910, 315, 452, 1775, 577, -1, 2, 1, 0, 0, OPGEN_KIND_FUNCTIONAL, 4},
-    {"executorch_prims::mul.int", "executorch_prims", "mul", "int", "mul.int(SymInt a, SymInt b) -> SymInt", 912, 316, 452, 1775, 577, -1, 2, 1, 0, 0, OPGEN_KIND_FUNCTIONAL, 4},
-    {"executorch_prims::sub.int", "executorch_prims", "sub", "int", "sub.int(SymInt a, SymInt b) -> SymInt", 914, 317, 452, 1775, 577, -1, 2, 1, 0, 0, OPGEN_KIND_FUNCTIONAL, 4},
-    {"executorch_prims::floordiv.int", "executorch_prims", "floordiv", "int", "floordiv.int(SymInt a, SymInt b) -> SymInt", 916, 318, 452, 1775, 577, -1, 2, 1, 0, 0, OPGEN_KIND_FUNCTIONAL, 4},
-    {"executorch_prims::mod.int", "executorch_prims", "mod", "int", "mod.int(SymInt a, SymInt b) -> SymInt", 918, 319, 452, 1775, 577, -1, 2, 1, 0, 0, OPGEN_KIND_FUNCTIONAL, 4},
-    {"executorch_prims::truediv.int", "executorch_prims", "truediv", "int", "truediv.int(SymInt a, SymInt b) -> float", 920, 320, 452, 1775, 577, -1, 2, 1, 0, 0, OPGEN_KIND_FUNCTIONAL, 4},
-    {"executorch_prims::neg.int", "executorch_prims", "neg", "int", "neg.int(SymInt a) -> SymInt", 922, 321, 452, 1775, 577, -1, 1, 1, 0, 0, OPGEN_KIND_FUNCTIONAL, 4},
-    {"executorch_prims::gt.int", "executorch_prims", "gt", "int", "gt.int(SymInt a, SymInt b) -> bool", 923, 322, 452, 1775, 577, -1, 2, 1, 0, 0, OPGEN_KIND_FUNCTIONAL, 4},
-    {"executorch_prims::lt.int", "executorch_prims", "lt", "int", "lt.int(SymInt a, SymInt b) -> bool", 925, 323, 452, 1775, 577, -1, 2, 1, 0, 0, OPGEN_KIND_FUNCTIONAL, 4},
-    {"executorch_prims::ge.int", "executorch_prims", "ge", "int", "ge.int(SymInt a, SymInt b) -> bool", 927, 324, 452, 1775, 577, -1, 2, 1, 0, 0, OPGEN_KIND_FUNCTIONAL, 4},
-    {"executorch_prims::le.int", "executorch_prims", "le", "int", "le.int(SymInt a, SymInt b) -> bool", 929, 325, 452, 1775, 577, -1, 2, 1, 0, 0, OPGEN_KIND_FUNCTIONAL, 4},
-    {"executorch_prims::eq.int", "executorch_prims", "eq", "int", "eq.int(SymInt a, SymInt b) -> bool", 931, 326, 452, 1775, 577, -1, 2, 1, 0, 0, OPGEN_KIND_FUNCTIONAL, 4},
-    {"quantized_decomposed::add_relu", "quantized_decomposed", "add_relu", "", "add_relu(Tensor a, float a_scale, int a_zero_point, int a_quant_min, int a_quant_max, Tensor b, float b_scale, int b_zero_point, int b_quant_min, int b_quant_max, float out_scale, int out_zero_point, int out_quant_min, int out_quant_max) -> Tensor qc", 933, 327, 452, 1775, 577, 307, 14, 1, 0, 0, OPGEN_KIND_FUNCTIONAL, 4},
-    {"quantized_decomposed::add_relu.out", "quantized_decomposed", "add_relu", "out", "add_relu.out(Tensor a, float a_scale, int a_zero_point, int a_quant_min, int a_quant_max, Tensor b, float b_scale, int b_zero_point, int b_quant_min, int b_quant_max, float out_scale, int out_zero_point, int out_quant_min, int out_quant_max, *, Tensor(a!) out) -> Tensor(a!)", 947, 328, 452, 1775, 577, 307, 15, 1, 0, 0, OPGEN_KIND_OUT, 4},
-    {"quantized_decomposed::add", "quantized_decomposed", "add", "", "add(Tensor a, float a_scale, int a_zero_point, int a_quant_min, int a_quant_max, Tensor b, float b_scale, int b_zero_point, int b_quant_min, int b_quant_max, float out_scale, int out_zero_point, int out_quant_min, int out_quant_max) -> Tensor qc", 962, 329, 452, 1775, 577, 309, 14, 1, 0, 0, OPGEN_KIND_FUNCTIONAL, 4},
-    {"quantized_decomposed::add.out", "quantized_decomposed", "add", "out", "add.out(Tensor a, float a_scale, int a_zero_point, int a_quant_min, int a_quant_max, Tensor b, float b_scale, int b_zero_point, int b_quant_min, int b_quant_max, float out_scale, int out_zero_point, int out_quant_min, int out_quant_max, *, Tensor(a!) out) -> Tensor(a!)", 976, 330, 452, 1775, 577, 309, 15, 1, 0, 0, OPGEN_KIND_OUT, 4},
-    {"quantized_decomposed::add.scalar", "quantized_decomposed", "add", "scalar", "add.scalar(Tensor qa, float a_scale, int a_zero_point, int a_quant_min, int a_quant_max, ScalarType a_dtype, Scalar b, float out_scale, int out_zero_point, int out_quant_min, int out_quant_max, ScalarType out_dtype) -> Tensor", 991, 331, 452, 1775, 577, 311, 12, 1, 0, 0, OPGEN_KIND_FUNCTIONAL, 4},
-    {"quantized_decomposed::add.scalar_out", "quantized_decomposed", "add", "scalar_out", "add.scalar_out(Tensor qa, float a_scale, int a_zero_point, int a_quant_min, int a_quant_max, ScalarType a_dtype, Scalar b, float out_scale, int out_zero_point, int out_quant_min, int out_quant_max, ScalarType out_dtype, *, Tensor(a!) out) -> Tensor(a!)", 1003, 332, 452, 1775, 577, 311, 13, 1, 0, 0, OPGEN_KIND_OUT, 4},
-    {"quantized_decomposed::embedding_byte", "quantized_decomposed", "embedding_byte", "", "embedding_byte(Tensor weight, Tensor weight_scales, Tensor? weight_zero_points, int weight_quant_min, int weight_quant_max, Tensor indices) -> Tensor", 1016, 333, 452, 1775, 577, 313, 6, 1, 0, 0, OPGEN_KIND_FUNCTIONAL, 4},
-    {"quantized_decomposed::embedding_byte.out", "quantized_decomposed", "embedding_byte", "out", "embedding_byte.out(Tensor weight, Tensor weight_scales, Tensor? weight_zero_points, int weight_quant_min, int weight_quant_max, Tensor indices, *, Tensor(a!) out) -> Tensor(a!)", 1022, 334, 452, 1775, 577, 313, 7, 1, 0, 0, OPGEN_KIND_OUT, 4},
-    {"demo::linear_relu", "demo", "linear_relu", "", "linear_relu(Tensor input, Tensor weight, Tensor bias) -> Tensor", 1029, 335, 452, 1775, 577, 315, 3, 1, 0, 0, OPGEN_KIND_FUNCTIONAL, 4},
-    {"demo::linear_relu.out", "demo", "linear_relu", "out", "linear_relu.out(Tensor input, Tensor weight, Tensor bias, *, Tensor(a!) out) -> Tensor(a!)", 1032, 336, 452, 1775, 577, 315, 4, 1, 0, 0, OPGEN_KIND_OUT, 4},
-    {"aten::add.Scalar_out", "aten", "add", "Scalar_out", "add.Scalar_out(Tensor self, Scalar other, Scalar alpha=1, *, Tensor(a!) out) -> Tensor(a!)", 1036, 337, 452, 1775, 577, 316, 4, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::mul.Scalar_out", "aten", "mul", "Scalar_out", "mul.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)", 1040, 338, 452, 1775, 577, 317, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::relu.out", "aten", "relu", "out", "relu.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", 1043, 339, 452, 1775, 577, 318, 2, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::permute_copy.out", "aten", "permute_copy", "out", "permute_copy.out(Tensor self, int[] dims, *, Tensor(a!) out) -> Tensor(a!)", 1045, 340, 452, 1775, 577, 319, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::view_copy.out", "aten", "view_copy", "out", "view_copy.out(Tensor self, SymInt[] size, *, Tensor(a!) out) -> Tensor(a!)", 1048, 341, 452, 1775, 577, 320, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::expand_copy.out", "aten", "expand_copy", "out", "expand_copy.out(Tensor self, SymInt[] size, *, bool implicit=False, Tensor(a!) out) -> Tensor(a!)", 1051, 342, 452, 1775, 577, 321, 4, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::clone.out", "aten", "clone", "out", "clone.out(Tensor self, *, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)", 1055, 343, 452, 1775, 577, 322, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::convolution.out", "aten", "convolution", "out", "convolution.out(Tensor input, Tensor weight, Tensor? bias, SymInt[] stride, SymInt[] padding, SymInt[] dilation, bool transposed, SymInt[] output_padding, SymInt groups, *, Tensor(a!) out) -> Tensor(a!)", 1058, 344, 452, 1775, 577, 323, 10, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::_native_batch_norm_legit_no_training.out", "aten", "_native_batch_norm_legit_no_training", "out", "_native_batch_norm_legit_no_training.out(Tensor input, Tensor? weight, Tensor? bias, Tensor running_mean, Tensor running_var, float momentum, float eps, *, Tensor(a!) out0, Tensor(b!) out1, Tensor(c!) out2) -> (Tensor(a!), Tensor(b!), Tensor(c!))", 1068, 345, 452, 1775, 577, 324, 10, 3, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::embedding.out", "aten", "embedding", "out", "embedding.out(Tensor weight, Tensor indices, SymInt padding_idx=-1, bool scale_grad_by_freq=False, bool sparse=False, *, Tensor(a!) out) -> Tensor(a!)", 1078, 348, 452, 1775, 577, 325, 6, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::isnan.out", "aten", "isnan", "out", "isnan.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", 1084, 349, 452, 1775, 577, 326, 2, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::isinf.out", "aten", "isinf", "out", "isinf.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", 1086, 350, 452, 1775, 577, 327, 2, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::div.Scalar_out", "aten", "div", "Scalar_out", "div.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)", 1088, 351, 452, 1775, 577, 328, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::div.Scalar_mode_out", "aten", "div", "Scalar_mode_out", "div.Scalar_mode_out(Tensor self, Scalar other, *, str? rounding_mode, Tensor(a!) out) -> Tensor(a!)", 1091, 352, 452, 1775, 577, 329, 4, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::sub.Scalar_out", "aten", "sub", "Scalar_out", "sub.Scalar_out(Tensor self, Scalar other, Scalar alpha=1, *, Tensor(a!) out) -> Tensor(a!)", 1095, 353, 452, 1775, 577, 330, 4, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::prod.out", "aten", "prod", "out", "prod.out(Tensor self, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)", 1099, 354, 452, 1775, 577, 331, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::squeeze_copy.dim_out", "aten", "squeeze_copy", "dim_out", "squeeze_copy.dim_out(Tensor self, int dim, *, Tensor(a!) out) -> Tensor(a!)", 1102, 355, 452, 1775, 577, 332, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::squeeze_copy.dims_out", "aten", "squeeze_copy", "dims_out", "squeeze_copy.dims_out(Tensor self, int[] dim, *, Tensor(a!) out) -> Tensor(a!)", 1105, 356, 452, 1775, 577, 333, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::unsqueeze_copy.out", "aten", "unsqueeze_copy", "out", "unsqueeze_copy.out(Tensor self, int dim, *, Tensor(a!) out) -> Tensor(a!)", 1108, 357, 452, 1775, 577, 334, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::select_copy.int_out", "aten", "select_copy", "int_out", "select_copy.int_out(Tensor self, int dim, SymInt index, *, Tensor(a!) out) -> Tensor(a!)", 1111, 358, 452, 1775, 577, 335, 4, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::slice_copy.Tensor_out", "aten", "slice_copy", "Tensor_out", "slice_copy.Tensor_out(Tensor self, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1, *, Tensor(a!) out) -> Tensor(a!)", 1115, 359, 452, 1775, 577, 336, 6, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::diagonal_copy.out", "aten", "diagonal_copy", "out", "diagonal_copy.out(Tensor self, int offset=0, int dim1=0, int dim2=1, *, Tensor(a!) out) -> Tensor(a!)", 1121, 360, 452, 1775, 577, 337, 5, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::alias_copy.out", "aten", "alias_copy", "out", "alias_copy.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", 1126, 361, 452, 1775, 577, 338, 2, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::as_strided_copy.out", "aten", "as_strided_copy", "out", "as_strided_copy.out(Tensor self, SymInt[] size, SymInt[] stride, SymInt? storage_offset=None, *, Tensor(a!) out) -> Tensor(a!)", 1128, 362, 452, 1775, 577, 339, 5, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::flip.out", "aten", "flip", "out", "flip.out(Tensor self, int[] dims, *, Tensor(a!) out) -> Tensor(a!)", 1133, 363, 452, 1775, 577, 340, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::repeat.out", "aten", "repeat", "out", "repeat.out(Tensor self, SymInt[] repeats, *, Tensor(a!) out) -> Tensor(a!)", 1136, 364, 452, 1775, 577, 341, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::constant_pad_nd.out", "aten", "constant_pad_nd", "out", "constant_pad_nd.out(Tensor self, SymInt[] pad, Scalar value=0, *, Tensor(a!) out) -> Tensor(a!)", 1139, 365, 452, 1775, 577, 342, 4, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::slice_scatter.out", "aten", "slice_scatter", "out", "slice_scatter.out(Tensor self, Tensor src, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1, *, Tensor(a!) out) -> Tensor(a!)", 1143, 366, 452, 1775, 577, 343, 7, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::select_scatter.out", "aten", "select_scatter", "out", "select_scatter.out(Tensor self, Tensor src, int dim, SymInt index, *, Tensor(a!) out) -> Tensor(a!)", 1150, 367, 452, 1775, 577, 344, 5, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::fill.Scalar_out", "aten", "fill", "Scalar_out", "fill.Scalar_out(Tensor self, Scalar value, *, Tensor(a!) out) -> Tensor(a!)", 1155, 368, 452, 1775, 577, 345, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::copy.out", "aten", "copy", "out", "copy.out(Tensor self, Tensor src, bool non_blocking=False, *, Tensor(a!) out) -> Tensor(a!)", 1158, 369, 452, 1775, 577, 346, 4, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::native_layer_norm.out", "aten", "native_layer_norm", "out", "native_layer_norm.out(Tensor input, SymInt[] normalized_shape, Tensor? weight, Tensor? bias, float eps, *, Tensor(a!) out0, Tensor(b!) out1, Tensor(c!) out2) -> (Tensor(a!), Tensor(b!), Tensor(c!))", 1162, 370, 452, 1775, 577, 347, 8, 3, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::native_group_norm.out", "aten", "native_group_norm", "out", "native_group_norm.out(Tensor input, Tensor? weight, Tensor? bias, SymInt N, SymInt C, SymInt HxW, int group, float eps, *, Tensor(a!) out0, Tensor(b!) out1, Tensor(c!) out2) -> (Tensor(a!), Tensor(b!), Tensor(c!))", 1170, 373, 452, 1775, 577, 348, 11, 3, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::adaptive_avg_pool1d.out", "aten", "adaptive_avg_pool1d", "out", "adaptive_avg_pool1d.out(Tensor self, int[1] output_size, *, Tensor(a!) out) -> Tensor(a!)", 1181, 376, 452, 1775, 577, 349, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::_adaptive_avg_pool2d.out", "aten", "_adaptive_avg_pool2d", "out", "_adaptive_avg_pool2d.out(Tensor self, SymInt[2] output_size, *, Tensor(a!) out) -> Tensor(a!)", 1184, 377, 452, 1775, 577, 350, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::_adaptive_avg_pool3d.out", "aten", "_adaptive_avg_pool3d", "out", "_adaptive_avg_pool3d.out(Tensor self, SymInt[3] output_size, *, Tensor(a!) out) -> Tensor(a!)", 1187, 378, 452, 1775, 577, 351, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::full_like.out", "aten", "full_like", "out", "full_like.out(Tensor self, Scalar fill_value, *, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)", 1190, 379, 452, 1775, 577, 352, 4, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::scalar_tensor.out", "aten", "scalar_tensor", "out", "scalar_tensor.out(Scalar s, *, Tensor(a!) out) -> Tensor(a!)", 1194, 380, 452, 1775, 577, 353, 2, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::empty_strided.out", "aten", "empty_strided", "out", "empty_strided.out(SymInt[] size, SymInt[] stride, *, Tensor(a!) out) -> Tensor(a!)", 1196, 381, 452, 1775, 577, 354, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::_to_copy.out", "aten", "_to_copy", "out", "_to_copy.out(Tensor self, *, bool non_blocking=False, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)", 1199, 382, 452, 1775, 577, 355, 4, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::avg_pool1d.out", "aten", "avg_pool1d", "out", "avg_pool1d.out(Tensor self, int[1] kernel_size, int[1] stride=[], int[1] padding=0, bool ceil_mode=False, bool count_include_pad=True, *, Tensor(a!) out) -> Tensor(a!)", 1203, 383, 452, 1775, 577, 356, 7, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::upsample_nearest2d.vec_out", "aten", "upsample_nearest2d", "vec_out", "upsample_nearest2d.vec_out(Tensor input, SymInt[]? output_size, float[]? scale_factors, *, Tensor(a!) out) -> Tensor(a!)", 1210, 384, 452, 1775, 577, 357, 4, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::upsample_bilinear2d.vec_out", "aten", "upsample_bilinear2d", "vec_out", "upsample_bilinear2d.vec_out(Tensor input, SymInt[]? output_size, bool align_corners, float[]? scale_factors, *, Tensor(a!) out) -> Tensor(a!)", 1214, 385, 452, 1775, 577, 358, 5, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::index_put.out", "aten", "index_put", "out", "index_put.out(Tensor self, Tensor?[] indices, Tensor values, bool accumulate=False, *, Tensor(a!) out) -> Tensor(a!)", 1219, 386, 452, 1775, 577, 359, 5, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::scatter_reduce.two", "aten", "scatter_reduce", "two", "scatter_reduce.two(Tensor self, int dim, Tensor index, Tensor src, str reduce, *, bool include_self=True) -> Tensor", 847, 305, 439, 1762, 569, 285, 6, 1, 1, 4, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::scatter_reduce.two_out", "aten", "scatter_reduce", "two_out", "scatter_reduce.two_out(Tensor self, int dim, Tensor index, Tensor src, str reduce, *, bool include_self=True, Tensor(a!) out) -> Tensor(a!)", 853, 306, 443, 1766, 571, 285, 7, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::masked_scatter_", "aten", "masked_scatter_", "", "masked_scatter_(Tensor(a!) self, Tensor mask, Tensor source) -> Tensor(a!)", 860, 307, 443, 1766, 571, 364, 3, 1, 0, 0, OPGEN_KIND_INPLACE, 0},
+    {"aten::masked_scatter", "aten", "masked_scatter", "", "masked_scatter(Tensor self, Tensor mask, Tensor source) -> Tensor", 863, 308, 443, 1766, 571, 364, 3, 1, 1, 4, OPGEN_KIND_FUNCTIONAL, 1},
+    {"quantized_decomposed::quantize_per_tensor", "quantized_decomposed", "quantize_per_tensor", "", "quantize_per_tensor(Tensor input, float scale, int zero_point, int quant_min, int quant_max, ScalarType dtype) -> Tensor", 866, 309, 447, 1770, 573, 289, 6, 1, 1, 3, OPGEN_KIND_FUNCTIONAL, 2},
+    {"quantized_decomposed::quantize_per_tensor.out", "quantized_decomposed", "quantize_per_tensor", "out", "quantize_per_tensor.out(Tensor input, float scale, int zero_point, int quant_min, int quant_max, ScalarType dtype, *, Tensor(a!) out) -> Tensor(a!)", 872, 310, 450, 1773, 575, 289, 7, 1, 0, 0, OPGEN_KIND_OUT, 2},
+    {"quantized_decomposed::dequantize_per_tensor", "quantized_decomposed", "dequantize_per_tensor", "", "dequantize_per_tensor(Tensor input, float scale, int zero_point, int quant_min, int quant_max, ScalarType dtype, *, ScalarType? out_dtype=None) -> Tensor", 879, 311, 450, 1773, 575, 291, 7, 1, 1, 4, OPGEN_KIND_FUNCTIONAL, 2},
+    {"quantized_decomposed::dequantize_per_tensor.out", "quantized_decomposed", "dequantize_per_tensor", "out", "dequantize_per_tensor.out(Tensor input, float scale, int zero_point, int quant_min, int quant_max, ScalarType dtype, *, ScalarType? out_dtype=None, Tensor(a!) out) -> Tensor(a!)", 886, 312, 454, 1777, 577, 291, 8, 1, 0, 0, OPGEN_KIND_OUT, 2},
+    {"quantized_decomposed::dequantize_per_channel", "quantized_decomposed", "dequantize_per_channel", "", "dequantize_per_channel(Tensor input, Tensor scales, Tensor? zero_points, int axis, int quant_min, int quant_max, ScalarType dtype, *, ScalarType? out_dtype=None) -> Tensor", 894, 313, 454, 1777, 577, 293, 8, 1, 1, 6, OPGEN_KIND_FUNCTIONAL, 2},
+    {"quantized_decomposed::dequantize_per_channel.out", "quantized_decomposed", "dequantize_per_channel", "out", "dequantize_per_channel.out(Tensor input, Tensor scales, Tensor? zero_points, int axis, int quant_min, int quant_max, ScalarType dtype, *, ScalarType? out_dtype=None, Tensor(a!) out) -> Tensor(a!)", 902, 314, 460, 1783, 581, 293, 9, 1, 0, 0, OPGEN_KIND_OUT, 2},
+    {"dim_order_ops::_to_dim_order_copy", "dim_order_ops", "_to_dim_order_copy", "", "_to_dim_order_copy(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, bool non_blocking=False, int[]? dim_order=None) -> Tensor", 911, 315, 460, 1783, 581, 295, 7, 1, 0, 0, OPGEN_KIND_FUNCTIONAL, 2},
+    {"dim_order_ops::_to_dim_order_copy.out", "dim_order_ops", "_to_dim_order_copy", "out", "_to_dim_order_copy.out(Tensor self, *, bool non_blocking=False, int[]? dim_order=None, Tensor(a!) out) -> Tensor(a!)", 918, 316, 460, 1783, 581, 295, 4, 1, 0, 0, OPGEN_KIND_OUT, 2},
+    {"dim_order_ops::_clone_dim_order", "dim_order_ops", "_clone_dim_order", "", "_clone_dim_order(Tensor self, *, bool non_blocking=False, int[]? dim_order=None) -> Tensor", 922, 317, 460, 1783, 581, 297, 3, 1, 0, 0, OPGEN_KIND_FUNCTIONAL, 2},
+    {"dim_order_ops::_clone_dim_order.out", "dim_order_ops", "_clone_dim_order", "out", "_clone_dim_order.out(Tensor self, *, bool non_blocking=False, int[]? dim_order=None, Tensor(a!) out) -> Tensor(a!)", 925, 318, 460, 1783, 581, 297, 4, 1, 0, 0, OPGEN_KIND_OUT, 2},
+    {"executorch_prims::add.int", "executorch_prims", "add", "int", "add.int(SymInt a, SymInt b) -> SymInt", 929, 319, 460, 1783, 581, -1, 2, 1, 0, 0, OPGEN_KIND_FUNCTIONAL, 4},
+    {"executorch_prims::mul.int", "executorch_prims", "mul", "int", "mul.int(SymInt a, SymInt b) -> SymInt", 931, 320, 460, 1783, 581, -1, 2, 1, 0, 0, OPGEN_KIND_FUNCTIONAL, 4},
+    {"executorch_prims::sub.int", "executorch_prims", "sub", "int", "sub.int(SymInt a, SymInt b) -> SymInt", 933, 321, 460, 1783, 581, -1, 2, 1, 0, 0, OPGEN_KIND_FUNCTIONAL, 4},
+    {"executorch_prims::floordiv.int", "executorch_prims", "floordiv", "int", "floordiv.int(SymInt a, SymInt b) -> SymInt", 935, 322, 460, 1783, 581, -1, 2, 1, 0, 0, OPGEN_KIND_FUNCTIONAL, 4},
+    {"executorch_prims::mod.int", "executorch_prims", "mod", "int", "mod.int(SymInt a, SymInt b) -> SymInt", 937, 323, 460, 1783, 581, -1, 2, 1, 0, 0, OPGEN_KIND_FUNCTIONAL, 4},
+    {"executorch_prims::truediv.int", "executorch_prims", "truediv", "int", "truediv.int(SymInt a, SymInt b) -> float", 939, 324, 460, 1783, 581, -1, 2, 1, 0, 0, OPGEN_KIND_FUNCTIONAL, 4},
+    {"executorch_prims::neg.int", "executorch_prims", "neg", "int", "neg.int(SymInt a) -> SymInt", 941, 325, 460, 1783, 581, -1, 1, 1, 0, 0, OPGEN_KIND_FUNCTIONAL, 4},
+    {"executorch_prims::gt.int", "executorch_prims", "gt", "int", "gt.int(SymInt a, SymInt b) -> bool", 942, 326, 460, 1783, 581, -1, 2, 1, 0, 0, OPGEN_KIND_FUNCTIONAL, 4},
+    {"executorch_prims::lt.int", "executorch_prims", "lt", "int", "lt.int(SymInt a, SymInt b) -> bool", 944, 327, 460, 1783, 581, -1, 2, 1, 0, 0, OPGEN_KIND_FUNCTIONAL, 4},
+    {"executorch_prims::ge.int", "executorch_prims", "ge", "int", "ge.int(SymInt a, SymInt b) -> bool", 946, 328, 460, 1783, 581, -1, 2, 1, 0, 0, OPGEN_KIND_FUNCTIONAL, 4},
+    {"executorch_prims::le.int", "executorch_prims", "le", "int", "le.int(SymInt a, SymInt b) -> bool", 948, 329, 460, 1783, 581, -1, 2, 1, 0, 0, OPGEN_KIND_FUNCTIONAL, 4},
+    {"executorch_prims::eq.int", "executorch_prims", "eq", "int", "eq.int(SymInt a, SymInt b) -> bool", 950, 330, 460, 1783, 581, -1, 2, 1, 0, 0, OPGEN_KIND_FUNCTIONAL, 4},
+    {"quantized_decomposed::add_relu", "quantized_decomposed", "add_relu", "", "add_relu(Tensor a, float a_scale, int a_zero_point, int a_quant_min, int a_quant_max, Tensor b, float b_scale, int b_zero_point, int b_quant_min, int b_quant_max, float out_scale, int out_zero_point, int out_quant_min, int out_quant_max) -> Tensor qc", 952, 331, 460, 1783, 581, 311, 14, 1, 0, 0, OPGEN_KIND_FUNCTIONAL, 4},
+    {"quantized_decomposed::add_relu.out", "quantized_decomposed", "add_relu", "out", "add_relu.out(Tensor a, float a_scale, int a_zero_point, int a_quant_min, int a_quant_max, Tensor b, float b_scale, int b_zero_point, int b_quant_min, int b_quant_max, float out_scale, int out_zero_point, int out_quant_min, int out_quant_max, *, Tensor(a!) out) -> Tensor(a!)", 966, 332, 460, 1783, 581, 311, 15, 1, 0, 0, OPGEN_KIND_OUT, 4},
+    {"quantized_decomposed::add", "quantized_decomposed", "add", "", "add(Tensor a, float a_scale, int a_zero_point, int a_quant_min, int a_quant_max, Tensor b, float b_scale, int b_zero_point, int b_quant_min, int b_quant_max, float out_scale, int out_zero_point, int out_quant_min, int out_quant_max) -> Tensor qc", 981, 333, 460, 1783, 581, 313, 14, 1, 0, 0, OPGEN_KIND_FUNCTIONAL, 4},
+    {"quantized_decomposed::add.out", "quantized_decomposed", "add", "out", "add.out(Tensor a, float a_scale, int a_zero_point, int a_quant_min, int a_quant_max, Tensor b, float b_scale, int b_zero_point, int b_quant_min, int b_quant_max, float out_scale, int out_zero_point, int out_quant_min, int out_quant_max, *, Tensor(a!) out) -> Tensor(a!)", 995, 334, 460, 1783, 581, 313, 15, 1, 0, 0, OPGEN_KIND_OUT, 4},
+    {"quantized_decomposed::add.scalar", "quantized_decomposed", "add", "scalar", "add.scalar(Tensor qa, float a_scale, int a_zero_point, int a_quant_min, int a_quant_max, ScalarType a_dtype, Scalar b, float out_scale, int out_zero_point, int out_quant_min, int out_quant_max, ScalarType out_dtype) -> Tensor", 1010, 335, 460, 1783, 581, 315, 12, 1, 0, 0, OPGEN_KIND_FUNCTIONAL, 4},
+    {"quantized_decomposed::add.scalar_out", "quantized_decomposed", "add", "scalar_out", "add.scalar_out(Tensor qa, float a_scale, int a_zero_point, int a_quant_min, int a_quant_max, ScalarType a_dtype, Scalar b, float out_scale, int out_zero_point, int out_quant_min, int out_quant_max, ScalarType out_dtype, *, Tensor(a!) out) -> Tensor(a!)", 1022, 336, 460, 1783, 581, 315, 13, 1, 0, 0, OPGEN_KIND_OUT, 4},
+    {"quantized_decomposed::embedding_byte", "quantized_decomposed", "embedding_byte", "", "embedding_byte(Tensor weight, Tensor weight_scales, Tensor? weight_zero_points, int weight_quant_min, int weight_quant_max, Tensor indices) -> Tensor", 1035, 337, 460, 1783, 581, 317, 6, 1, 0, 0, OPGEN_KIND_FUNCTIONAL, 4},
+    {"quantized_decomposed::embedding_byte.out", "quantized_decomposed", "embedding_byte", "out", "embedding_byte.out(Tensor weight, Tensor weight_scales, Tensor? weight_zero_points, int weight_quant_min, int weight_quant_max, Tensor indices, *, Tensor(a!) out) -> Tensor(a!)", 1041, 338, 460, 1783, 581, 317, 7, 1, 0, 0, OPGEN_KIND_OUT, 4},
+    {"demo::linear_relu", "demo", "linear_relu", "", "linear_relu(Tensor input, Tensor weight, Tensor bias) -> Tensor", 1048, 339, 460, 1783, 581, 319, 3, 1, 0, 0, OPGEN_KIND_FUNCTIONAL, 4},
+    {"demo::linear_relu.out", "demo", "linear_relu", "out", "linear_relu.out(Tensor input, Tensor weight, Tensor bias, *, Tensor(a!) out) -> Tensor(a!)", 1051, 340, 460, 1783, 581, 319, 4, 1, 0, 0, OPGEN_KIND_OUT, 4},
+    {"aten::add.Scalar_out", "aten", "add", "Scalar_out", "add.Scalar_out(Tensor self, Scalar other, Scalar alpha=1, *, Tensor(a!) out) -> Tensor(a!)", 1055, 341, 460, 1783, 581, 320, 4, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::mul.Scalar_out", "aten", "mul", "Scalar_out", "mul.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)", 1059, 342, 460, 1783, 581, 321, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::relu.out", "aten", "relu", "out", "relu.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", 1062, 343, 460, 1783, 581, 322, 2, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::permute_copy.out", "aten", "permute_copy", "out", "permute_copy.out(Tensor self, int[] dims, *, Tensor(a!) out) -> Tensor(a!)", 1064, 344, 460, 1783, 581, 323, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::view_copy.out", "aten", "view_copy", "out", "view_copy.out(Tensor self, SymInt[] size, *, Tensor(a!) out) -> Tensor(a!)", 1067, 345, 460, 1783, 581, 324, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::expand_copy.out", "aten", "expand_copy", "out", "expand_copy.out(Tensor self, SymInt[] size, *, bool implicit=False, Tensor(a!) out) -> Tensor(a!)", 1070, 346, 460, 1783, 581, 325, 4, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::clone.out", "aten", "clone", "out", "clone.out(Tensor self, *, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)", 1074, 347, 460, 1783, 581, 326, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::convolution.out", "aten", "convolution", "out", "convolution.out(Tensor input, Tensor weight, Tensor? bias, SymInt[] stride, SymInt[] padding, SymInt[] dilation, bool transposed, SymInt[] output_padding, SymInt groups, *, Tensor(a!) out) -> Tensor(a!)", 1077, 348, 460, 1783, 581, 327, 10, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::_native_batch_norm_legit_no_training.out", "aten", "_native_batch_norm_legit_no_training", "out", "_native_batch_norm_legit_no_training.out(Tensor input, Tensor? weight, Tensor? bias, Tensor running_mean, Tensor running_var, float momentum, float eps, *, Tensor(a!) out0, Tensor(b!) out1, Tensor(c!) out2) -> (Tensor(a!), Tensor(b!), Tensor(c!))", 1087, 349, 460, 1783, 581, 328, 10, 3, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::embedding.out", "aten", "embedding", "out", "embedding.out(Tensor weight, Tensor indices, SymInt padding_idx=-1, bool scale_grad_by_freq=False, bool sparse=False, *, Tensor(a!) out) -> Tensor(a!)", 1097, 352, 460, 1783, 581, 329, 6, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::isnan.out", "aten", "isnan", "out", "isnan.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", 1103, 353, 460, 1783, 581, 330, 2, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::isinf.out", "aten", "isinf", "out", "isinf.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", 1105, 354, 460, 1783, 581, 331, 2, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::div.Scalar_out", "aten", "div", "Scalar_out", "div.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)", 1107, 355, 460, 1783, 581, 332, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::div.Scalar_mode_out", "aten", "div", "Scalar_mode_out", "div.Scalar_mode_out(Tensor self, Scalar other, *, str? rounding_mode, Tensor(a!) out) -> Tensor(a!)", 1110, 356, 460, 1783, 581, 333, 4, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::sub.Scalar_out", "aten", "sub", "Scalar_out", "sub.Scalar_out(Tensor self, Scalar other, Scalar alpha=1, *, Tensor(a!) out) -> Tensor(a!)", 1114, 357, 460, 1783, 581, 334, 4, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::prod.out", "aten", "prod", "out", "prod.out(Tensor self, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)", 1118, 358, 460, 1783, 581, 335, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::squeeze_copy.dim_out", "aten", "squeeze_copy", "dim_out", "squeeze_copy.dim_out(Tensor self, int dim, *, Tensor(a!) out) -> Tensor(a!)", 1121, 359, 460, 1783, 581, 336, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::squeeze_copy.dims_out", "aten", "squeeze_copy", "dims_out", "squeeze_copy.dims_out(Tensor self, int[] dim, *, Tensor(a!) out) -> Tensor(a!)", 1124, 360, 460, 1783, 581, 337, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::unsqueeze_copy.out", "aten", "unsqueeze_copy", "out", "unsqueeze_copy.out(Tensor self, int dim, *, Tensor(a!) out) -> Tensor(a!)", 1127, 361, 460, 1783, 581, 338, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::select_copy.int_out", "aten", "select_copy", "int_out", "select_copy.int_out(Tensor self, int dim, SymInt index, *, Tensor(a!) out) -> Tensor(a!)", 1130, 362, 460, 1783, 581, 339, 4, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::slice_copy.Tensor_out", "aten", "slice_copy", "Tensor_out", "slice_copy.Tensor_out(Tensor self, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1, *, Tensor(a!) out) -> Tensor(a!)", 1134, 363, 460, 1783, 581, 340, 6, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::diagonal_copy.out", "aten", "diagonal_copy", "out", "diagonal_copy.out(Tensor self, int offset=0, int dim1=0, int dim2=1, *, Tensor(a!) out) -> Tensor(a!)", 1140, 364, 460, 1783, 581, 341, 5, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::alias_copy.out", "aten", "alias_copy", "out", "alias_copy.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", 1145, 365, 460, 1783, 581, 342, 2, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::as_strided_copy.out", "aten", "as_strided_copy", "out", "as_strided_copy.out(Tensor self, SymInt[] size, SymInt[] stride, SymInt? storage_offset=None, *, Tensor(a!) out) -> Tensor(a!)", 1147, 366, 460, 1783, 581, 343, 5, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::flip.out", "aten", "flip", "out", "flip.out(Tensor self, int[] dims, *, Tensor(a!) out) -> Tensor(a!)", 1152, 367, 460, 1783, 581, 344, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::repeat.out", "aten", "repeat", "out", "repeat.out(Tensor self, SymInt[] repeats, *, Tensor(a!) out) -> Tensor(a!)", 1155, 368, 460, 1783, 581, 345, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::constant_pad_nd.out", "aten", "constant_pad_nd", "out", "constant_pad_nd.out(Tensor self, SymInt[] pad, Scalar value=0, *, Tensor(a!) out) -> Tensor(a!)", 1158, 369, 460, 1783, 581, 346, 4, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::slice_scatter.out", "aten", "slice_scatter", "out", "slice_scatter.out(Tensor self, Tensor src, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1, *, Tensor(a!) out) -> Tensor(a!)", 1162, 370, 460, 1783, 581, 347, 7, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::select_scatter.out", "aten", "select_scatter", "out", "select_scatter.out(Tensor self, Tensor src, int dim, SymInt index, *, Tensor(a!) out) -> Tensor(a!)", 1169, 371, 460, 1783, 581, 348, 5, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::fill.Scalar_out", "aten", "fill", "Scalar_out", "fill.Scalar_out(Tensor self, Scalar value, *, Tensor(a!) out) -> Tensor(a!)", 1174, 372, 460, 1783, 581, 349, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::copy.out", "aten", "copy", "out", "copy.out(Tensor self, Tensor src, bool non_blocking=False, *, Tensor(a!) out) -> Tensor(a!)", 1177, 373, 460, 1783, 581, 350, 4, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::native_layer_norm.out", "aten", "native_layer_norm", "out", "native_layer_norm.out(Tensor input, SymInt[] normalized_shape, Tensor? weight, Tensor? bias, float eps, *, Tensor(a!) out0, Tensor(b!) out1, Tensor(c!) out2) -> (Tensor(a!), Tensor(b!), Tensor(c!))", 1181, 374, 460, 1783, 581, 351, 8, 3, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::native_group_norm.out", "aten", "native_group_norm", "out", "native_group_norm.out(Tensor input, Tensor? weight, Tensor? bias, SymInt N, SymInt C, SymInt HxW, int group, float eps, *, Tensor(a!) out0, Tensor(b!) out1, Tensor(c!) out2) -> (Tensor(a!), Tensor(b!), Tensor(c!))", 1189, 377, 460, 1783, 581, 352, 11, 3, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::adaptive_avg_pool1d.out", "aten", "adaptive_avg_pool1d", "out", "adaptive_avg_pool1d.out(Tensor self, int[1] output_size, *, Tensor(a!) out) -> Tensor(a!)", 1200, 380, 460, 1783, 581, 353, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::_adaptive_avg_pool2d.out", "aten", "_adaptive_avg_pool2d", "out", "_adaptive_avg_pool2d.out(Tensor self, SymInt[2] output_size, *, Tensor(a!) out) -> Tensor(a!)", 1203, 381, 460, 1783, 581, 354, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::_adaptive_avg_pool3d.out", "aten", "_adaptive_avg_pool3d", "out", "_adaptive_avg_pool3d.out(Tensor self, SymInt[3] output_size, *, Tensor(a!) out) -> Tensor(a!)", 1206, 382, 460, 1783, 581, 355, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::full_like.out", "aten", "full_like", "out", "full_like.out(Tensor self, Scalar fill_value, *, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)", 1209, 383, 460, 1783, 581, 356, 4, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::scalar_tensor.out", "aten", "scalar_tensor", "out", "scalar_tensor.out(Scalar s, *, Tensor(a!) out) -> Tensor(a!)", 1213, 384, 460, 1783, 581, 357, 2, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::empty_strided.out", "aten", "empty_strided", "out", "empty_strided.out(SymInt[] size, SymInt[] stride, *, Tensor(a!) out) -> Tensor(a!)", 1215, 385, 460, 1783, 581, 358, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::_to_copy.out", "aten", "_to_copy", "out", "_to_copy.out(Tensor self, *, bool non_blocking=False, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)", 1218, 386, 460, 1783, 581, 359, 4, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::avg_pool1d.out", "aten", "avg_pool1d", "out", "avg_pool1d.out(Tensor self, int[1] kernel_size, int[1] stride=[], int[1] padding=0, bool ceil_mode=False, bool count_include_pad=True, *, Tensor(a!) out) -> Tensor(a!)", 1222, 387, 460, 1783, 581, 360, 7, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::upsample_nearest2d.vec_out", "aten", "upsample_nearest2d", "vec_out", "upsample_nearest2d.vec_out(Tensor input, SymInt[]? output_size, float[]? scale_factors, *, Tensor(a!) out) -> Tensor(a!)", 1229, 388, 460, 1783, 581, 361, 4, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::upsample_bilinear2d.vec_out", "aten", "upsample_bilinear2d", "vec_out", "upsample_bilinear2d.vec_out(Tensor input, SymInt[]? output_size, bool align_corners, float[]? scale_factors, *, Tensor(a!) out) -> Tensor(a!)", 1233, 389, 460, 1783, 581, 362, 5, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::index_put.out", "aten", "index_put", "out", "index_put.out(Tensor self, Tensor?[] indices, Tensor values, bool accumulate=False, *, Tensor(a!) out) -> Tensor(a!)", 1238, 390, 460, 1783, 581, 363, 5, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::masked_scatter.out", "aten", "masked_scatter", "out", "masked_scatter.out(Tensor self, Tensor mask, Tensor source, *, Tensor(a!) out) -> Tensor(a!)", 1243, 391, 460, 1783, 581, 364, 4, 1, 0, 0, OPGEN_KIND_OUT, 0},
 };
 
 const opgen_arg opgen_args[] = {
@@ -1728,6 +1738,25 @@ const opgen_arg opgen_args[] = {
     {"split_sizes", "SymInt[]", NULL, NULL, 0x00000000u, OPGEN_ABI_INT_LIST, 0},
     {"dim", "int", "0", NULL, 0x00000000u, OPGEN_ABI_INT, 0},
     {"out", "Tensor[]", NULL, "a!", 0x08008effu, OPGEN_ABI_TENSOR_LIST, 7},
+    {"self", "Tensor", NULL, NULL, 0x000000dfu, OPGEN_ABI_TENSOR, 0},
+    {"dim", "int", NULL, NULL, 0x00000000u, OPGEN_ABI_INT, 0},
+    {"index", "Tensor", NULL, NULL, 0x00000010u, OPGEN_ABI_TENSOR, 0},
+    {"src", "Tensor", NULL, NULL, 0x000000dfu, OPGEN_ABI_TENSOR, 0},
+    {"reduce", "str", NULL, NULL, 0x00000000u, OPGEN_ABI_STR, 0},
+    {"include_self", "bool", "True", NULL, 0x00000000u, OPGEN_ABI_BOOL, 1},
+    {"self", "Tensor", NULL, NULL, 0x08008effu, OPGEN_ABI_TENSOR, 0},
+    {"dim", "int", NULL, NULL, 0x00000000u, OPGEN_ABI_INT, 0},
+    {"index", "Tensor", NULL, NULL, 0x08008effu, OPGEN_ABI_TENSOR, 0},
+    {"src", "Tensor", NULL, NULL, 0x08008effu, OPGEN_ABI_TENSOR, 0},
+    {"reduce", "str", NULL, NULL, 0x00000000u, OPGEN_ABI_STR, 0},
+    {"include_self", "bool", "True", NULL, 0x00000000u, OPGEN_ABI_BOOL, 1},
+    {"out", "Tensor", NULL, "a!", 0x08008effu, OPGEN_ABI_TENSOR, 7},
+    {"self", "Tensor", NULL, "a!", 0x08008effu, OPGEN_ABI_TENSOR, 4},
+    {"mask", "Tensor", NULL, NULL, 0x08008effu, OPGEN_ABI_TENSOR, 0},
+    {"source", "Tensor", NULL, NULL, 0x08008effu, OPGEN_ABI_TENSOR, 0},
+    {"self", "Tensor", NULL, NULL, 0x000008dfu, OPGEN_ABI_TENSOR, 0},
+    {"mask", "Tensor", NULL, NULL, 0x00000800u, OPGEN_ABI_TENSOR, 0},
+    {"source", "Tensor", NULL, NULL, 0x000008dfu, OPGEN_ABI_TENSOR, 0},
     {"input", "Tensor", NULL, NULL, 0x000000c0u, OPGEN_ABI_TENSOR, 0},
     {"scale", "float", NULL, NULL, 0x00000000u, OPGEN_ABI_FLOAT, 0},
     {"zero_point", "int", NULL, NULL, 0x00000000u, OPGEN_ABI_INT, 0},
@@ -2105,6 +2134,10 @@ const opgen_arg opgen_args[] = {
     {"values", "Tensor", NULL, NULL, 0x08008effu, OPGEN_ABI_TENSOR, 0},
     {"accumulate", "bool", "False", NULL, 0x00000000u, OPGEN_ABI_BOOL, 0},
     {"out", "Tensor", NULL, "a!", 0x08008effu, OPGEN_ABI_TENSOR, 7},
+    {"self", "Tensor", NULL, NULL, 0x08008effu, OPGEN_ABI_TENSOR, 0},
+    {"mask", "Tensor", NULL, NULL, 0x08008effu, OPGEN_ABI_TENSOR, 0},
+    {"source", "Tensor", NULL, NULL, 0x08008effu, OPGEN_ABI_TENSOR, 0},
+    {"out", "Tensor", NULL, "a!", 0x08008effu, OPGEN_ABI_TENSOR, 7},
 };
 
 const opgen_arg opgen_rets[] = {
@@ -2413,6 +2446,10 @@ const opgen_arg opgen_rets[] = {
     {NULL, "Tensor", NULL, NULL, 0x000008dfu, OPGEN_ABI_TENSOR, 0},
     {NULL, "Tensor", NULL, NULL, 0x000008dfu, OPGEN_ABI_TENSOR, 0},
     {NULL, "Tensor[]", NULL, NULL, 0x080088ffu, OPGEN_ABI_TENSOR_LIST, 0},
+    {NULL, "Tensor", NULL, NULL, 0x000000dfu, OPGEN_ABI_TENSOR, 0},
+    {NULL, "Tensor", NULL, "a!", 0x08008effu, OPGEN_ABI_TENSOR, 4},
+    {NULL, "Tensor", NULL, "a!", 0x08008effu, OPGEN_ABI_TENSOR, 4},
+    {NULL, "Tensor", NULL, NULL, 0x000008dfu, OPGEN_ABI_TENSOR, 0},
     {NULL, "Tensor", NULL, NULL, 0x0800000fu, OPGEN_ABI_TENSOR, 0},
     {NULL, "Tensor", NULL, "a!", 0x08008effu, OPGEN_ABI_TENSOR, 4},
     {NULL, "Tensor", NULL, NULL, 0x000000c0u, OPGEN_ABI_TENSOR, 0},
@@ -2484,6 +2521,7 @@ const opgen_arg opgen_rets[] = {
     {NULL, "Tensor", NULL, "a!", 0x08008effu, OPGEN_ABI_TENSOR, 4},
     {NULL, "Tensor", NULL, "b!", 0x08008effu, OPGEN_ABI_TENSOR, 4},
     {NULL, "Tensor", NULL, "c!", 0x08008effu, OPGEN_ABI_TENSOR, 4},
+    {NULL, "Tensor", NULL, "a!", 0x08008effu, OPGEN_ABI_TENSOR, 4},
     {NULL, "Tensor", NULL, "a!", 0x08008effu, OPGEN_ABI_TENSOR, 4},
     {NULL, "Tensor", NULL, "a!", 0x08008effu, OPGEN_ABI_TENSOR, 4},
     {NULL, "Tensor", NULL, "a!", 0x08008effu, OPGEN_ABI_TENSOR, 4},
@@ -2661,6 +2699,8 @@ const int16_t opgen_cols[] = {
     /* aten::index.Tensor */ 0, 1, -1,
     /* aten::index_put */ 0, 1, 2, -1,
     /* aten::split_with_sizes_copy */ 0, -1,
+    /* aten::scatter_reduce.two */ 0, 2, 3, -1,
+    /* aten::masked_scatter */ 0, 1, 2, -1,
     /* quantized_decomposed::quantize_per_tensor */ 0, 5, -1,
     /* quantized_decomposed::dequantize_per_tensor */ 0, 5, 6, -1,
     /* quantized_decomposed::dequantize_per_channel */ 0, 1, 2, 6, 7, -1,
@@ -3271,6 +3311,8 @@ const uint8_t opgen_cells[] = {
     0, 1, 0,
     0, 1, 0, 0,
     0, 0,
+    0, 1, 0, 0,
+    0, 1, 0, 0,
     0, 1, 1,
     0, 0, 1, 1,
     0, 3, 2, 0, 1, 1,
@@ -3440,46 +3482,48 @@ const uint32_t opgen_alias_sets[] = {
     /* aten::index.Tensor */ 0x000008dfu, 0x00000018u,
     /* aten::index_put */ 0x000008dfu, 0x00000018u,
     /* aten::split_with_sizes_copy */ 0x080088ffu,
+    /* aten::scatter_reduce.two */ 0x000000dfu, 0x00000010u,
+    /* aten::masked_scatter */ 0x000008dfu, 0x00000800u,
     /* quantized_decomposed::quantize_per_tensor */ 0x000000c0u, 0x0800000fu,
     /* quantized_decomposed::dequantize_per_tensor */ 0x0800000fu, 0x000000c0u,
     /* quantized_decomposed::dequantize_per_channel */ 0x0800000fu, 0x000000c0u, 0x00000018u, 0x000000c0u,
 };
 
 const uint32_t opgen_hash_seeds[] = {
-    24u, 67u, 5u, 143u, 90u, 5u, 1u, 152u, 222u, 21u, 324u, 7u,
-    101u, 10u, 187u, 2u, 1u, 13u, 416u, 10u, 2u, 368u, 25u, 91u,
-    31u, 14u, 4u, 1u, 54u, 10u, 7u, 9u, 123u, 340u, 4u, 68u,
-    83u, 2u, 40u, 60u, 4u, 12u, 145u, 48u, 2u, 26u, 9u, 32u,
-    0u, 3u, 410u, 400u, 187u, 8u, 174u, 1u, 217u, 132u, 25u, 362u,
-    1u, 70u, 77u, 37u, 990u, 4u, 1u, 102u, 10u, 48u, 881u, 694u,
-    85u, 5u, 57u, 13u, 55u, 180u, 2u, 21u, 87u, 968u, 11u, 608u,
-    3u, 982u, 6u, 201u, 463u, 1u, 1496u,
+    91u, 292u, 94u, 24u, 4u, 2u, 350u, 5u, 58u, 6u, 9u, 4u,
+    409u, 2u, 35u, 1u, 6u, 6u, 2u, 54u, 18u, 2u, 2u, 13u,
+    35u, 0u, 5u, 62u, 270u, 17u, 390u, 7u, 21u, 4u, 4u, 1u,
+    1459u, 200u, 50u, 14u, 2u, 1072u, 95u, 94u, 10u, 65u, 167u, 43u,
+    1u, 16u, 73u, 129u, 19u, 4u, 136u, 120u, 5u, 5u, 0u, 37u,
+    635u, 114u, 115u, 3u, 688u, 2u, 4u, 511u, 507u, 22u, 175u, 17u,
+    28u, 783u, 7u, 76u, 7u, 28u, 346u, 613u, 7u, 1103u, 54u, 52u,
+    535u, 122u, 2540u, 89u, 30u, 27u, 8u, 8u,
 };
 
 const uint16_t opgen_hash_slots[] = {
-    204, 126, 84, 48, 42, 36, 156, 103, 302, 320, 238, 193, 252, 273, 266, 208,
-    44, 248, 73, 142, 53, 143, 111, 2, 123, 144, 332, 124, 41, 58, 330, 224,
-    292, 217, 340, 1, 129, 74, 83, 96, 216, 236, 271, 63, 310, 226, 311, 285,
-    314, 64, 94, 225, 187, 87, 86, 322, 304, 329, 334, 109, 27, 168, 346, 31,
-    336, 275, 130, 54, 113, 338, 250, 305, 213, 98, 307, 110, 195, 189, 13, 326,
-    62, 342, 10, 231, 78, 241, 20, 149, 122, 33, 160, 81, 229, 35, 309, 290,
-    196, 235, 205, 56, 39, 178, 339, 108, 28, 65, 254, 209, 166, 351, 283, 284,
-    265, 280, 176, 77, 294, 12, 200, 9, 230, 186, 269, 3, 71, 50, 112, 240,
-    118, 169, 145, 157, 25, 134, 253, 353, 256, 277, 99, 357, 7, 138, 215, 57,
-    18, 133, 40, 43, 239, 278, 55, 72, 325, 22, 308, 352, 52, 173, 312, 263,
-    8, 350, 146, 345, 120, 223, 97, 23, 95, 51, 201, 69, 148, 150, 34, 268,
-    19, 295, 152, 16, 234, 125, 11, 66, 37, 5, 347, 354, 257, 237, 158, 319,
-    170, 287, 182, 331, 119, 24, 318, 85, 220, 163, 139, 286, 190, 323, 100, 17,
-    328, 88, 165, 279, 46, 349, 102, 75, 180, 299, 117, 128, 4, 198, 324, 317,
-    297, 270, 356, 164, 171, 154, 233, 258, 251, 14, 177, 60, 197, 38, 327, 282,
-    211, 272, 26, 199, 174, 105, 355, 151, 161, 221, 70, 59, 183, 104, 172, 89,
-    242, 132, 341, 343, 335, 30, 259, 155, 61, 214, 219, 306, 267, 333, 337, 91,
-    261, 106, 206, 288, 115, 243, 281, 245, 222, 203, 136, 131, 313, 298, 76, 0,
-    185, 137, 45, 184, 315, 207, 141, 67, 276, 179, 260, 274, 296, 210, 300, 188,
-    49, 15, 116, 90, 247, 321, 32, 121, 293, 159, 92, 227, 167, 140, 135, 344,
-    107, 218, 6, 192, 191, 232, 82, 181, 68, 80, 316, 246, 101, 358, 153, 93,
-    348, 301, 175, 228, 162, 29, 262, 212, 21, 264, 359, 303, 202, 47, 244, 114,
-    147, 291, 289, 255, 79, 249, 127, 194,
+    186, 126, 30, 309, 2, 169, 143, 21, 175, 75, 42, 217, 139, 194, 77, 346,
+    251, 270, 203, 344, 336, 352, 331, 210, 221, 364, 61, 242, 98, 123, 83, 80,
+    135, 177, 238, 178, 335, 244, 189, 159, 212, 191, 216, 314, 84, 69, 162, 111,
+    109, 163, 112, 0, 124, 190, 357, 160, 184, 12, 129, 236, 43, 340, 253, 183,
+    193, 265, 303, 170, 156, 32, 121, 324, 269, 35, 144, 301, 87, 227, 312, 68,
+    45, 161, 351, 114, 50, 25, 282, 31, 218, 176, 225, 196, 264, 249, 164, 347,
+    86, 356, 110, 134, 52, 14, 333, 279, 192, 205, 224, 232, 322, 165, 245, 199,
+    343, 239, 104, 339, 49, 146, 329, 79, 342, 55, 127, 37, 46, 307, 107, 198,
+    355, 29, 95, 313, 316, 252, 328, 174, 90, 258, 320, 332, 19, 82, 306, 72,
+    254, 47, 39, 226, 17, 128, 81, 208, 273, 96, 291, 167, 64, 327, 341, 234,
+    288, 311, 26, 65, 337, 149, 102, 152, 354, 57, 300, 67, 268, 132, 286, 321,
+    27, 138, 195, 317, 197, 4, 290, 20, 155, 271, 171, 263, 299, 151, 260, 122,
+    292, 51, 116, 13, 298, 246, 293, 106, 88, 140, 302, 100, 248, 18, 33, 274,
+    38, 219, 5, 59, 62, 119, 93, 267, 308, 153, 297, 228, 60, 348, 105, 289,
+    141, 200, 330, 97, 182, 323, 108, 272, 78, 91, 125, 325, 315, 172, 157, 117,
+    276, 213, 99, 188, 154, 237, 350, 173, 220, 28, 70, 256, 278, 295, 145, 15,
+    287, 209, 283, 319, 275, 8, 54, 363, 215, 158, 40, 180, 294, 181, 202, 118,
+    296, 89, 204, 277, 41, 266, 148, 259, 231, 281, 179, 359, 130, 230, 3, 85,
+    58, 101, 243, 74, 103, 136, 247, 131, 1, 23, 9, 115, 168, 44, 361, 11,
+    63, 229, 56, 353, 73, 338, 285, 53, 120, 241, 326, 280, 94, 214, 185, 92,
+    36, 240, 71, 235, 16, 362, 7, 261, 360, 187, 22, 349, 304, 207, 6, 334,
+    147, 345, 206, 24, 284, 150, 233, 133, 211, 113, 137, 257, 250, 358, 262, 48,
+    255, 305, 201, 66, 142, 34, 223, 166, 222, 310, 76, 318, 10,
 };
 
 #ifdef __cplusplus

@@ -164,3 +164,89 @@ opgen_status opgen_portable_scatter_value_out(opgen_ctx *ctx, const opgen_tensor
 opgen_status opgen_portable_scatter_add_out(opgen_ctx *ctx, const opgen_tensor *self, int64_t dim, const opgen_tensor *index, const opgen_tensor *src, opgen_tensor *out) {
     return scatter(ctx, OPGEN_KERNEL_DTYPES_opgen_portable_scatter_add_out, G_SCATTER_ADD, self, dim, index, src, NULL, out);
 }
+
+/* scatter_reduce: out = self; the positions index names along dim combine src's
+ * elements by sum, prod, mean, amax or amin (NaN sticks, as in ATen), starting
+ * from self's value (include_self) or from the first src element. mean divides
+ * by the count (floor division for integers), positions nothing reaches keep
+ * self's value. */
+typedef enum { SR_SUM, SR_PROD, SR_MEAN, SR_AMAX, SR_AMIN } sreduce;
+
+opgen_status opgen_portable_scatter_reduce_two_out(opgen_ctx *ctx, const opgen_tensor *self, int64_t dim, const opgen_tensor *index, const opgen_tensor *src, const char *reduce, bool include_self, opgen_tensor *out) {
+    uint32_t mask = OPGEN_KERNEL_DTYPES_opgen_portable_scatter_reduce_two_out;
+    static const char *const names[] = {"sum", "prod", "mean", "amax", "amin"};
+    int r = -1;
+    for (int k = 0; k < 5; k++)
+        if (reduce && !strcmp(reduce, names[k])) r = k;
+    if (r < 0) return OPGEN_FAIL(ctx, OPGEN_E_INVALID, "%s: reduce argument must be either sum, prod, mean, amax or amin, got %s", ctx->op, reduce ? reduce : "None");
+    int32_t d;
+    if (gather_check(ctx, self, dim, index, src, &d)) return ctx->err->code;
+    OPGEN_CHECK_DTYPE(ctx, mask, self->dtype, "the input");
+    int32_t st = opgen_out(ctx, out, self->dtype, self->dim, self->sizes);
+    int64_t *count = opgen_scratch(ctx, sizeof(int64_t) * (size_t)(opgen_numel(self) + 1));
+    if (st || ctx->meta) return st;
+    if (!count) return OPGEN_FAIL(ctx, OPGEN_E_NO_MEMORY, "%s: out of memory", ctx->op);
+    if (opgen_copy_same(ctx, out, self)) return ctx->err->code;
+    int64_t n = opgen_numel(index), nd = self->dim ? self->sizes[d] : 1, total = opgen_numel(out);
+    for (int64_t k = 0; k < total; k++) count[k] = include_self ? 1 : 0;
+    OPGEN_REAL_SWITCH(mask, self->dtype, ctx, T, {
+        T *y = out->data;
+        const T *s = src->data;
+        int64_t idx[OPGEN_MAX_DIM] = {0};
+        for (int64_t k = 0; k < n; k++, opgen_index_next(index->dim, index->sizes, idx)) {
+            int64_t i = 0, io = 0, oo = 0, so = 0;
+            for (int32_t j = 0; j < index->dim; j++) io += idx[j] * index->strides[j];
+            if (index_at(ctx, index, io, nd, false, &i)) return ctx->err->code;
+            for (int32_t j = 0; j < self->dim; j++) oo += (j == d ? i : idx[j]) * out->strides[j], so += idx[j] * src->strides[j];
+            T v = s[so], *at = &y[oo];
+            if (count[oo]++ == 0) { /* the first value at a position self does not start */
+                *at = v;
+                continue;
+            }
+            switch (r) {
+            case SR_SUM:
+            case SR_MEAN: *at = OPGEN_ADD(T, *at, v); break;
+            case SR_PROD: *at = OPGEN_MUL(T, *at, v); break;
+            case SR_AMAX: *at = v != v ? v : *at < v ? v : *at; break;
+            default: *at = v != v ? v : v < *at ? v : *at; break;
+            }
+        }
+        if (r == SR_MEAN) /* out is contiguous: count is indexed like it */
+            for (int64_t k = 0; k < total; k++) {
+                if (count[k] <= 1) continue;
+                if ((T)0.5 != (T)0) y[k] = (T)(y[k] / (T)count[k]);
+                else y[k] = (T)(int64_t)floor((double)y[k] / (double)count[k]);
+            }
+    })
+    return OPGEN_OK;
+}
+
+/* masked_scatter: out = self, and where mask (broadcast to self) is set, in
+ * order, the next element of source. */
+opgen_status opgen_portable_masked_scatter_out(opgen_ctx *ctx, const opgen_tensor *self, const opgen_tensor *mask_t, const opgen_tensor *source, opgen_tensor *out) {
+    uint32_t mask = OPGEN_KERNEL_DTYPES_opgen_portable_masked_scatter_out;
+    if (mask_t->dtype != OPGEN_DTYPE_Bool) return OPGEN_FAIL(ctx, OPGEN_E_DTYPE, "%s: masked_scatter_ only supports boolean masks, but got mask with dtype %s", ctx->op, opgen_dtype_name(mask_t->dtype));
+    if (source->dtype != self->dtype) return OPGEN_FAIL(ctx, OPGEN_E_DTYPE, "%s: masked_scatter: expected self and source to have same dtypes but got %s and %s", ctx->op, opgen_dtype_name(self->dtype), opgen_dtype_name(source->dtype));
+    int32_t bd;
+    int64_t bs[OPGEN_MAX_DIM];
+    if (opgen_broadcast(ctx, self, mask_t, &bd, bs)) return ctx->err->code;
+    if (bd != self->dim || memcmp(bs, self->sizes, sizeof(int64_t) * (size_t)bd))
+        return OPGEN_FAIL(ctx, OPGEN_E_SHAPE, "%s: the mask must broadcast to self's shape", ctx->op);
+    OPGEN_CHECK_DTYPE(ctx, mask, self->dtype, "the input");
+    int32_t st = opgen_out(ctx, out, self->dtype, self->dim, self->sizes);
+    opgen_tensor src;
+    if (st || opgen_contiguous(ctx, source, &src) || ctx->meta) return st ? st : ctx->err->code;
+    if ((st = opgen_copy_same(ctx, out, self))) return st;
+    int64_t n = opgen_numel(out), avail = opgen_numel(&src), used = 0, idx[OPGEN_MAX_DIM] = {0};
+    const bool *m = mask_t->data;
+    OPGEN_REAL_SWITCH(mask, self->dtype, ctx, T, {
+        T *y = out->data;
+        const T *s = src.data;
+        for (int64_t k = 0; k < n; k++, opgen_index_next(self->dim, self->sizes, idx)) {
+            if (!m[opgen_bcast_offset(mask_t, self->dim, idx)]) continue;
+            if (used == avail) return OPGEN_FAIL(ctx, OPGEN_E_SHAPE, "%s: number of elements in source < number of ones in mask", ctx->op);
+            y[k] = s[used++];
+        }
+    })
+    return OPGEN_OK;
+}

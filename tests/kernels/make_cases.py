@@ -832,6 +832,31 @@ err('split_sizes_sum', 'graph(%x: f32[5, 3]):\n  %a, %b = aten::split_with_sizes
     E + 'aten::split_with_sizes_copy: split sizes must sum exactly to 5 (the size of dimension 0)')
 
 
+# ---- scatter_reduce (every reduction, with and without self) and masked_scatter ----
+for d in INTS + FLOATS:
+    body, fns = [], []
+    for red in ['sum', 'prod', 'mean', 'amax', 'amin']:
+        for inc in [True, False]:
+            body.append(f'%{red}{int(inc)} = aten::scatter_reduce.two(%x, 1, %i, %s, "{red}", include_self={inc})')
+            fns.append(lambda x, i, s_, red=red, inc=inc: x.scatter_reduce(1, i, s_, red, include_self=inc))
+    names = [l.split(' = ')[0] for l in body]
+    case(f'scatter_reduce_{d}', [('x', d, (3, 5), 'nonzero'), ('i', 'i64', (3, 4), 'index 5'), ('s', d, (3, 4), 'nonzero')], body, '(' + ', '.join(names) + ')',
+         fn=lambda x, i, s_, fns=fns: [f(x, i, s_) for f in fns], tol=REL.get(d, 'exact'))
+for d in FLOATS:
+    case(f'scatter_reduce_special_{d}', [('x', d, (2, 6), 'special'), ('i', 'i64', (2, 6), 'index 3'), ('s', d, (2, 6), 'special')],
+         ['%a = aten::scatter_reduce.two(%x, 1, %i, %s, "amax")', '%b = aten::scatter_reduce.two(%x, 1, %i, %s, "amin", include_self=False)'], '(%a, %b)',
+         fn=lambda x, i, s_: [x.scatter_reduce(1, i, s_, 'amax'), x.scatter_reduce(1, i, s_, 'amin', include_self=False)])
+for d in REAL8:
+    case(f'masked_scatter_{d}', [('x', d, (3, 4), 'normal'), ('m', 'b8', (3, 4), 'normal'), ('r', 'b8', (4,), 'normal'), ('s', d, (13,), 'normal')],
+         ['%a = aten::masked_scatter(%x, %m, %s)', '%b = aten::masked_scatter(%x, %r, %s)'], '(%a, %b)',
+         fn=lambda x, m, r, s_: [x.masked_scatter(m, s_), x.masked_scatter(r, s_)])
+err('scatter_reduce_bad', 'graph(%x: f32[3], %i: i64[3], %s: f32[3]):\n  %r = aten::scatter_reduce.two(%x, 0, %i, %s, "max")\n  return %r\n',
+    E + 'aten::scatter_reduce.two: reduce argument must be either sum, prod, mean, amax or amin, got max')
+CASES.append(('masked_scatter_short', 'graph(%x: f32[4], %m: b8[4], %s: f32[2]):\n  %r = aten::masked_scatter(%x, %m, %s)\n  return %r\n',
+              [('x', 'f32', (4,), 'normal'), ('m', 'b8', (4,), 'list 1,1,0,1'), ('s', 'f32', (2,), 'normal')], None, None, None, None,
+              'program.graph:2:3: error: aten::masked_scatter: number of elements in source < number of ones in mask'))
+
+
 def main():
     for entry in os.listdir(HERE):
         if os.path.isdir(os.path.join(HERE, entry)):
