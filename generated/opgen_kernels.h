@@ -194,73 +194,80 @@ typedef struct opgen_value {
     X(279, opgen_kernel_aten_index_Tensor_out) \
     X(283, opgen_kernel_aten_split_with_sizes_copy_out) \
     X(285, opgen_kernel_aten_scatter_reduce_two_out) \
-    X(289, opgen_kernel_quantized_decomposed_quantize_per_tensor_out) \
-    X(291, opgen_kernel_quantized_decomposed_dequantize_per_tensor_out) \
-    X(293, opgen_kernel_quantized_decomposed_dequantize_per_channel_out) \
-    X(295, opgen_kernel_dim_order_ops__to_dim_order_copy_out) \
-    X(297, opgen_kernel_dim_order_ops__clone_dim_order_out) \
-    X(298, opgen_kernel_executorch_prims_add_int) \
-    X(299, opgen_kernel_executorch_prims_mul_int) \
-    X(300, opgen_kernel_executorch_prims_sub_int) \
-    X(301, opgen_kernel_executorch_prims_floordiv_int) \
-    X(302, opgen_kernel_executorch_prims_mod_int) \
-    X(303, opgen_kernel_executorch_prims_truediv_int) \
-    X(304, opgen_kernel_executorch_prims_neg_int) \
-    X(305, opgen_kernel_executorch_prims_gt_int) \
-    X(306, opgen_kernel_executorch_prims_lt_int) \
-    X(307, opgen_kernel_executorch_prims_ge_int) \
-    X(308, opgen_kernel_executorch_prims_le_int) \
-    X(309, opgen_kernel_executorch_prims_eq_int) \
-    X(311, opgen_kernel_quantized_decomposed_add_relu_out) \
-    X(313, opgen_kernel_quantized_decomposed_add_out) \
-    X(315, opgen_kernel_quantized_decomposed_add_scalar_out) \
-    X(317, opgen_kernel_quantized_decomposed_embedding_byte_out) \
-    X(319, opgen_kernel_demo_linear_relu_out) \
-    X(320, opgen_kernel_aten_add_Scalar_out) \
-    X(321, opgen_kernel_aten_mul_Scalar_out) \
-    X(322, opgen_kernel_aten_relu_out) \
-    X(323, opgen_kernel_aten_permute_copy_out) \
-    X(324, opgen_kernel_aten_view_copy_out) \
-    X(325, opgen_kernel_aten_expand_copy_out) \
-    X(326, opgen_kernel_aten_clone_out) \
-    X(327, opgen_kernel_aten_convolution_out) \
-    X(328, opgen_kernel_aten__native_batch_norm_legit_no_training_out) \
-    X(329, opgen_kernel_aten_embedding_out) \
-    X(330, opgen_kernel_aten_isnan_out) \
-    X(331, opgen_kernel_aten_isinf_out) \
-    X(332, opgen_kernel_aten_div_Scalar_out) \
-    X(333, opgen_kernel_aten_div_Scalar_mode_out) \
-    X(334, opgen_kernel_aten_sub_Scalar_out) \
-    X(335, opgen_kernel_aten_prod_out) \
-    X(336, opgen_kernel_aten_squeeze_copy_dim_out) \
-    X(337, opgen_kernel_aten_squeeze_copy_dims_out) \
-    X(338, opgen_kernel_aten_unsqueeze_copy_out) \
-    X(339, opgen_kernel_aten_select_copy_int_out) \
-    X(340, opgen_kernel_aten_slice_copy_Tensor_out) \
-    X(341, opgen_kernel_aten_diagonal_copy_out) \
-    X(342, opgen_kernel_aten_alias_copy_out) \
-    X(343, opgen_kernel_aten_as_strided_copy_out) \
-    X(344, opgen_kernel_aten_flip_out) \
-    X(345, opgen_kernel_aten_repeat_out) \
-    X(346, opgen_kernel_aten_constant_pad_nd_out) \
-    X(347, opgen_kernel_aten_slice_scatter_out) \
-    X(348, opgen_kernel_aten_select_scatter_out) \
-    X(349, opgen_kernel_aten_fill_Scalar_out) \
-    X(350, opgen_kernel_aten_copy_out) \
-    X(351, opgen_kernel_aten_native_layer_norm_out) \
-    X(352, opgen_kernel_aten_native_group_norm_out) \
-    X(353, opgen_kernel_aten_adaptive_avg_pool1d_out) \
-    X(354, opgen_kernel_aten__adaptive_avg_pool2d_out) \
-    X(355, opgen_kernel_aten__adaptive_avg_pool3d_out) \
-    X(356, opgen_kernel_aten_full_like_out) \
-    X(357, opgen_kernel_aten_scalar_tensor_out) \
-    X(358, opgen_kernel_aten_empty_strided_out) \
-    X(359, opgen_kernel_aten__to_copy_out) \
-    X(360, opgen_kernel_aten_avg_pool1d_out) \
-    X(361, opgen_kernel_aten_upsample_nearest2d_vec_out) \
-    X(362, opgen_kernel_aten_upsample_bilinear2d_vec_out) \
-    X(363, opgen_kernel_aten_index_put_out) \
-    X(364, opgen_kernel_aten_masked_scatter_out)
+    X(291, opgen_kernel_aten_avg_pool2d_backward_grad_input) \
+    X(293, opgen_kernel_aten_max_pool2d_with_indices_backward_grad_input) \
+    X(296, opgen_kernel_aten_col2im_out) \
+    X(299, opgen_kernel_quantized_decomposed_quantize_per_tensor_out) \
+    X(301, opgen_kernel_quantized_decomposed_dequantize_per_tensor_out) \
+    X(303, opgen_kernel_quantized_decomposed_dequantize_per_channel_out) \
+    X(305, opgen_kernel_dim_order_ops__to_dim_order_copy_out) \
+    X(307, opgen_kernel_dim_order_ops__clone_dim_order_out) \
+    X(308, opgen_kernel_executorch_prims_add_int) \
+    X(309, opgen_kernel_executorch_prims_mul_int) \
+    X(310, opgen_kernel_executorch_prims_sub_int) \
+    X(311, opgen_kernel_executorch_prims_floordiv_int) \
+    X(312, opgen_kernel_executorch_prims_mod_int) \
+    X(313, opgen_kernel_executorch_prims_truediv_int) \
+    X(314, opgen_kernel_executorch_prims_neg_int) \
+    X(315, opgen_kernel_executorch_prims_gt_int) \
+    X(316, opgen_kernel_executorch_prims_lt_int) \
+    X(317, opgen_kernel_executorch_prims_ge_int) \
+    X(318, opgen_kernel_executorch_prims_le_int) \
+    X(319, opgen_kernel_executorch_prims_eq_int) \
+    X(321, opgen_kernel_quantized_decomposed_add_relu_out) \
+    X(323, opgen_kernel_quantized_decomposed_add_out) \
+    X(325, opgen_kernel_quantized_decomposed_add_scalar_out) \
+    X(327, opgen_kernel_quantized_decomposed_embedding_byte_out) \
+    X(329, opgen_kernel_demo_linear_relu_out) \
+    X(330, opgen_kernel_aten_add_Scalar_out) \
+    X(331, opgen_kernel_aten_mul_Scalar_out) \
+    X(332, opgen_kernel_aten_relu_out) \
+    X(333, opgen_kernel_aten_permute_copy_out) \
+    X(334, opgen_kernel_aten_view_copy_out) \
+    X(335, opgen_kernel_aten_expand_copy_out) \
+    X(336, opgen_kernel_aten_clone_out) \
+    X(337, opgen_kernel_aten_convolution_out) \
+    X(338, opgen_kernel_aten__native_batch_norm_legit_no_training_out) \
+    X(339, opgen_kernel_aten_embedding_out) \
+    X(340, opgen_kernel_aten_isnan_out) \
+    X(341, opgen_kernel_aten_isinf_out) \
+    X(342, opgen_kernel_aten_div_Scalar_out) \
+    X(343, opgen_kernel_aten_div_Scalar_mode_out) \
+    X(344, opgen_kernel_aten_sub_Scalar_out) \
+    X(345, opgen_kernel_aten_prod_out) \
+    X(346, opgen_kernel_aten_squeeze_copy_dim_out) \
+    X(347, opgen_kernel_aten_squeeze_copy_dims_out) \
+    X(348, opgen_kernel_aten_unsqueeze_copy_out) \
+    X(349, opgen_kernel_aten_select_copy_int_out) \
+    X(350, opgen_kernel_aten_slice_copy_Tensor_out) \
+    X(351, opgen_kernel_aten_diagonal_copy_out) \
+    X(352, opgen_kernel_aten_alias_copy_out) \
+    X(353, opgen_kernel_aten_as_strided_copy_out) \
+    X(354, opgen_kernel_aten_flip_out) \
+    X(355, opgen_kernel_aten_repeat_out) \
+    X(356, opgen_kernel_aten_constant_pad_nd_out) \
+    X(357, opgen_kernel_aten_slice_scatter_out) \
+    X(358, opgen_kernel_aten_select_scatter_out) \
+    X(359, opgen_kernel_aten_fill_Scalar_out) \
+    X(360, opgen_kernel_aten_copy_out) \
+    X(361, opgen_kernel_aten_native_layer_norm_out) \
+    X(362, opgen_kernel_aten_native_group_norm_out) \
+    X(363, opgen_kernel_aten_adaptive_avg_pool1d_out) \
+    X(364, opgen_kernel_aten__adaptive_avg_pool2d_out) \
+    X(365, opgen_kernel_aten__adaptive_avg_pool3d_out) \
+    X(366, opgen_kernel_aten_full_like_out) \
+    X(367, opgen_kernel_aten_scalar_tensor_out) \
+    X(368, opgen_kernel_aten_empty_strided_out) \
+    X(369, opgen_kernel_aten__to_copy_out) \
+    X(370, opgen_kernel_aten_avg_pool1d_out) \
+    X(371, opgen_kernel_aten_upsample_nearest2d_vec_out) \
+    X(372, opgen_kernel_aten_upsample_bilinear2d_vec_out) \
+    X(373, opgen_kernel_aten_index_put_out) \
+    X(374, opgen_kernel_aten_masked_scatter_out) \
+    X(375, opgen_kernel_aten__cdist_forward_out) \
+    X(376, opgen_kernel_aten__pdist_forward_out) \
+    X(377, opgen_kernel_aten__adaptive_avg_pool2d_backward_out) \
+    X(378, opgen_kernel_aten_embedding_dense_backward_out)
 
 /* aten::add.out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!) */
 opgen_status opgen_kernel_aten_add_out(opgen_ctx *ctx, const opgen_tensor *self, const opgen_tensor *other, const opgen_scalar *alpha, opgen_tensor *out);
@@ -502,6 +509,12 @@ opgen_status opgen_kernel_aten_index_Tensor_out(opgen_ctx *ctx, const opgen_tens
 opgen_status opgen_kernel_aten_split_with_sizes_copy_out(opgen_ctx *ctx, const opgen_tensor *self, opgen_int_list split_sizes, int64_t dim, opgen_tensor_list out);
 /* aten::scatter_reduce.two_out(Tensor self, int dim, Tensor index, Tensor src, str reduce, *, bool include_self=True, Tensor(a!) out) -> Tensor(a!) */
 opgen_status opgen_kernel_aten_scatter_reduce_two_out(opgen_ctx *ctx, const opgen_tensor *self, int64_t dim, const opgen_tensor *index, const opgen_tensor *src, const char *reduce, bool include_self, opgen_tensor *out);
+/* aten::avg_pool2d_backward.grad_input(Tensor grad_output, Tensor self, int[2] kernel_size, int[2] stride, int[2] padding, bool ceil_mode, bool count_include_pad, int? divisor_override, *, Tensor(a!) grad_input) -> Tensor(a!) */
+opgen_status opgen_kernel_aten_avg_pool2d_backward_grad_input(opgen_ctx *ctx, const opgen_tensor *grad_output, const opgen_tensor *self, opgen_int_list kernel_size, opgen_int_list stride, opgen_int_list padding, bool ceil_mode, bool count_include_pad, const int64_t *divisor_override, opgen_tensor *grad_input);
+/* aten::max_pool2d_with_indices_backward.grad_input(Tensor grad_output, Tensor self, int[2] kernel_size, int[2] stride, int[2] padding, int[2] dilation, bool ceil_mode, Tensor indices, *, Tensor(a!) grad_input) -> Tensor(a!) */
+opgen_status opgen_kernel_aten_max_pool2d_with_indices_backward_grad_input(opgen_ctx *ctx, const opgen_tensor *grad_output, const opgen_tensor *self, opgen_int_list kernel_size, opgen_int_list stride, opgen_int_list padding, opgen_int_list dilation, bool ceil_mode, const opgen_tensor *indices, opgen_tensor *grad_input);
+/* aten::col2im.out(Tensor self, SymInt[2] output_size, int[2] kernel_size, int[2] dilation, int[2] padding, int[2] stride, *, Tensor(a!) out) -> Tensor(a!) */
+opgen_status opgen_kernel_aten_col2im_out(opgen_ctx *ctx, const opgen_tensor *self, opgen_int_list output_size, opgen_int_list kernel_size, opgen_int_list dilation, opgen_int_list padding, opgen_int_list stride, opgen_tensor *out);
 /* quantized_decomposed::quantize_per_tensor.out(Tensor input, float scale, int zero_point, int quant_min, int quant_max, ScalarType dtype, *, Tensor(a!) out) -> Tensor(a!) */
 opgen_status opgen_kernel_quantized_decomposed_quantize_per_tensor_out(opgen_ctx *ctx, const opgen_tensor *input, double scale, int64_t zero_point, int64_t quant_min, int64_t quant_max, opgen_dtype dtype, opgen_tensor *out);
 /* quantized_decomposed::dequantize_per_tensor.out(Tensor input, float scale, int zero_point, int quant_min, int quant_max, ScalarType dtype, *, ScalarType? out_dtype=None, Tensor(a!) out) -> Tensor(a!) */
@@ -636,6 +649,14 @@ opgen_status opgen_kernel_aten_upsample_bilinear2d_vec_out(opgen_ctx *ctx, const
 opgen_status opgen_kernel_aten_index_put_out(opgen_ctx *ctx, const opgen_tensor *self, opgen_tensor_list indices, const opgen_tensor *values, bool accumulate, opgen_tensor *out);
 /* aten::masked_scatter.out(Tensor self, Tensor mask, Tensor source, *, Tensor(a!) out) -> Tensor(a!) */
 opgen_status opgen_kernel_aten_masked_scatter_out(opgen_ctx *ctx, const opgen_tensor *self, const opgen_tensor *mask, const opgen_tensor *source, opgen_tensor *out);
+/* aten::_cdist_forward.out(Tensor x1, Tensor x2, float p, int? compute_mode, *, Tensor(a!) out) -> Tensor(a!) */
+opgen_status opgen_kernel_aten__cdist_forward_out(opgen_ctx *ctx, const opgen_tensor *x1, const opgen_tensor *x2, double p, const int64_t *compute_mode, opgen_tensor *out);
+/* aten::_pdist_forward.out(Tensor self, float p=2, *, Tensor(a!) out) -> Tensor(a!) */
+opgen_status opgen_kernel_aten__pdist_forward_out(opgen_ctx *ctx, const opgen_tensor *self, double p, opgen_tensor *out);
+/* aten::_adaptive_avg_pool2d_backward.out(Tensor grad_output, Tensor self, *, Tensor(a!) out) -> Tensor(a!) */
+opgen_status opgen_kernel_aten__adaptive_avg_pool2d_backward_out(opgen_ctx *ctx, const opgen_tensor *grad_output, const opgen_tensor *self, opgen_tensor *out);
+/* aten::embedding_dense_backward.out(Tensor grad_output, Tensor indices, SymInt num_weights, SymInt padding_idx, bool scale_grad_by_freq, *, Tensor(a!) out) -> Tensor(a!) */
+opgen_status opgen_kernel_aten_embedding_dense_backward_out(opgen_ctx *ctx, const opgen_tensor *grad_output, const opgen_tensor *indices, int64_t num_weights, int64_t padding_idx, bool scale_grad_by_freq, opgen_tensor *out);
 
 #ifdef __cplusplus
 }

@@ -857,6 +857,40 @@ CASES.append(('masked_scatter_short', 'graph(%x: f32[4], %m: b8[4], %s: f32[2]):
               'program.graph:2:3: error: aten::masked_scatter: number of elements in source < number of ones in mask'))
 
 
+# ---- distances; gradients of pooling and embedding; col2im ----
+for d in FLOATS:
+    case(f'cdist_{d}', [('a', d, (2, 4, 3), 'normal'), ('b', d, (2, 5, 3), 'normal'), ('c', d, (6, 7), 'normal'), ('e', d, (3, 7), 'normal')],
+         ['%p2 = aten::_cdist_forward(%a, %b, 2.0, None)', '%p1 = aten::_cdist_forward(%a, %b, 1.0, None)', '%p0 = aten::_cdist_forward(%a, %b, 0.0, None)',
+          '%pi = aten::_cdist_forward(%c, %e, inf, None)', '%p3 = aten::_cdist_forward(%c, %e, 3.5, 2)'],
+         '(%p2, %p1, %p0, %pi, %p3)',
+         fn=lambda a, b, c, e: [A._cdist_forward(a, b, 2.0, None), A._cdist_forward(a, b, 1.0, None), A._cdist_forward(a, b, 0.0, None),
+                                A._cdist_forward(c, e, float('inf'), None), A._cdist_forward(c, e, 3.5, 2)], tol=REL[d])
+    case(f'pdist_{d}', [('x', d, (6, 4), 'normal'), ('y', d, (1, 3), 'normal')],
+         ['%a = aten::_pdist_forward(%x)', '%b = aten::_pdist_forward(%x, 1.0)', '%c = aten::_pdist_forward(%x, inf)', '%e = aten::_pdist_forward(%x, 0.5)', '%f = aten::_pdist_forward(%y)'],
+         '(%a, %b, %c, %e, %f)',
+         fn=lambda x, y: [A._pdist_forward(x), A._pdist_forward(x, 1.0), A._pdist_forward(x, float('inf')), A._pdist_forward(x, 0.5), A._pdist_forward(y)], tol=REL[d])
+    case(f'adaptive_avg_pool2d_backward_{d}', [('g', d, (2, 3, 3, 2), 'normal'), ('x', d, (2, 3, 7, 5), 'normal'), ('h', d, (3, 4, 4), 'normal'), ('y', d, (3, 4, 4), 'normal')],
+         ['%a = aten::_adaptive_avg_pool2d_backward(%g, %x)', '%b = aten::_adaptive_avg_pool2d_backward(%h, %y)'], '(%a, %b)',
+         fn=lambda g, x, h, y: [A._adaptive_avg_pool2d_backward(g, x), A._adaptive_avg_pool2d_backward(h, y)], tol=REL[d])
+    x0 = None
+    case(f'avg_pool2d_backward_{d}', [('x', d, (2, 3, 7, 6), 'normal'), ('g1', d, (2, 3, 3, 3), 'normal'), ('g2', d, (2, 3, 4, 4), 'normal'), ('g3', d, (2, 3, 6, 5), 'normal')],
+         ['%a = aten::avg_pool2d_backward(%g1, %x, [2, 2], [2, 2], [0, 0], False, True, None)',
+          '%b = aten::avg_pool2d_backward(%g2, %x, [3, 3], [2, 2], [1, 1], True, False, None)',
+          '%c = aten::avg_pool2d_backward(%g3, %x, [2, 2], [1, 1], [0, 0], False, True, 3)'], '(%a, %b, %c)',
+         fn=lambda x, g1, g2, g3: [A.avg_pool2d_backward(g1, x, [2, 2], [2, 2], [0, 0], False, True, None), A.avg_pool2d_backward(g2, x, [3, 3], [2, 2], [1, 1], True, False, None),
+                                   A.avg_pool2d_backward(g3, x, [2, 2], [1, 1], [0, 0], False, True, 3)], tol=REL[d])
+    case(f'max_pool2d_backward_{d}', [('x', d, (2, 3, 7, 6), 'distinct'), ('g', d, (2, 3, 4, 3), 'normal')],
+         ['%m, %i = aten::max_pool2d_with_indices(%x, [3, 2], [2, 2], [1, 0])', '%a = aten::max_pool2d_with_indices_backward(%g, %x, [3, 2], [2, 2], [1, 0], [1, 1], False, %i)'], '(%m, %a)',
+         fn=lambda x, g: [A.max_pool2d_with_indices(x, [3, 2], [2, 2], [1, 0])[0], A.max_pool2d_with_indices_backward(g, x, [3, 2], [2, 2], [1, 0], [1, 1], False, A.max_pool2d_with_indices(x, [3, 2], [2, 2], [1, 0])[1])],
+         tol=REL[d])
+    case(f'embedding_dense_backward_{d}', [('g', d, (2, 5, 3), 'normal'), ('i', 'i64', (2, 5), 'index 4')],
+         ['%a = aten::embedding_dense_backward(%g, %i, 6, -1, False)', '%b = aten::embedding_dense_backward(%g, %i, 4, 2, True)'], '(%a, %b)',
+         fn=lambda g, i: [A.embedding_dense_backward(g, i, 6, -1, False), A.embedding_dense_backward(g, i, 4, 2, True)], tol=REL[d])
+    case(f'col2im_{d}', [('c', d, (2, 12, 12), 'normal'), ('e', d, (8, 48), 'normal')],
+         ['%a = aten::col2im(%c, [5, 6], [2, 2], [1, 1], [0, 0], [1, 2])', '%b = aten::col2im(%e, [6, 7], [2, 2], [2, 1], [1, 1], [1, 1])'], '(%a, %b)',
+         fn=lambda c, e: [A.col2im(c, [5, 6], [2, 2], [1, 1], [0, 0], [1, 2]), A.col2im(e, [6, 7], [2, 2], [2, 1], [1, 1], [1, 1])], tol=REL[d])
+
+
 def main():
     for entry in os.listdir(HERE):
         if os.path.isdir(os.path.join(HERE, entry)):
