@@ -19,7 +19,7 @@
 extern "C" {
 #endif
 
-#define OPGEN_OP_COUNT 379
+#define OPGEN_OP_COUNT 387
 
 /* Every operator: X(id, identifier, qualified name). */
 #define OPGEN_OPS(X) \
@@ -321,87 +321,95 @@ extern "C" {
     X(295, aten_embedding_dense_backward, "aten::embedding_dense_backward") \
     X(296, aten_col2im_out, "aten::col2im.out") \
     X(297, aten_col2im, "aten::col2im") \
-    X(298, quantized_decomposed_quantize_per_tensor, "quantized_decomposed::quantize_per_tensor") \
-    X(299, quantized_decomposed_quantize_per_tensor_out, "quantized_decomposed::quantize_per_tensor.out") \
-    X(300, quantized_decomposed_dequantize_per_tensor, "quantized_decomposed::dequantize_per_tensor") \
-    X(301, quantized_decomposed_dequantize_per_tensor_out, "quantized_decomposed::dequantize_per_tensor.out") \
-    X(302, quantized_decomposed_dequantize_per_channel, "quantized_decomposed::dequantize_per_channel") \
-    X(303, quantized_decomposed_dequantize_per_channel_out, "quantized_decomposed::dequantize_per_channel.out") \
-    X(304, dim_order_ops__to_dim_order_copy, "dim_order_ops::_to_dim_order_copy") \
-    X(305, dim_order_ops__to_dim_order_copy_out, "dim_order_ops::_to_dim_order_copy.out") \
-    X(306, dim_order_ops__clone_dim_order, "dim_order_ops::_clone_dim_order") \
-    X(307, dim_order_ops__clone_dim_order_out, "dim_order_ops::_clone_dim_order.out") \
-    X(308, executorch_prims_add_int, "executorch_prims::add.int") \
-    X(309, executorch_prims_mul_int, "executorch_prims::mul.int") \
-    X(310, executorch_prims_sub_int, "executorch_prims::sub.int") \
-    X(311, executorch_prims_floordiv_int, "executorch_prims::floordiv.int") \
-    X(312, executorch_prims_mod_int, "executorch_prims::mod.int") \
-    X(313, executorch_prims_truediv_int, "executorch_prims::truediv.int") \
-    X(314, executorch_prims_neg_int, "executorch_prims::neg.int") \
-    X(315, executorch_prims_gt_int, "executorch_prims::gt.int") \
-    X(316, executorch_prims_lt_int, "executorch_prims::lt.int") \
-    X(317, executorch_prims_ge_int, "executorch_prims::ge.int") \
-    X(318, executorch_prims_le_int, "executorch_prims::le.int") \
-    X(319, executorch_prims_eq_int, "executorch_prims::eq.int") \
-    X(320, quantized_decomposed_add_relu, "quantized_decomposed::add_relu") \
-    X(321, quantized_decomposed_add_relu_out, "quantized_decomposed::add_relu.out") \
-    X(322, quantized_decomposed_add, "quantized_decomposed::add") \
-    X(323, quantized_decomposed_add_out, "quantized_decomposed::add.out") \
-    X(324, quantized_decomposed_add_scalar, "quantized_decomposed::add.scalar") \
-    X(325, quantized_decomposed_add_scalar_out, "quantized_decomposed::add.scalar_out") \
-    X(326, quantized_decomposed_embedding_byte, "quantized_decomposed::embedding_byte") \
-    X(327, quantized_decomposed_embedding_byte_out, "quantized_decomposed::embedding_byte.out") \
-    X(328, demo_linear_relu, "demo::linear_relu") \
-    X(329, demo_linear_relu_out, "demo::linear_relu.out") \
-    X(330, aten_add_Scalar_out, "aten::add.Scalar_out") \
-    X(331, aten_mul_Scalar_out, "aten::mul.Scalar_out") \
-    X(332, aten_relu_out, "aten::relu.out") \
-    X(333, aten_permute_copy_out, "aten::permute_copy.out") \
-    X(334, aten_view_copy_out, "aten::view_copy.out") \
-    X(335, aten_expand_copy_out, "aten::expand_copy.out") \
-    X(336, aten_clone_out, "aten::clone.out") \
-    X(337, aten_convolution_out, "aten::convolution.out") \
-    X(338, aten__native_batch_norm_legit_no_training_out, "aten::_native_batch_norm_legit_no_training.out") \
-    X(339, aten_embedding_out, "aten::embedding.out") \
-    X(340, aten_isnan_out, "aten::isnan.out") \
-    X(341, aten_isinf_out, "aten::isinf.out") \
-    X(342, aten_div_Scalar_out, "aten::div.Scalar_out") \
-    X(343, aten_div_Scalar_mode_out, "aten::div.Scalar_mode_out") \
-    X(344, aten_sub_Scalar_out, "aten::sub.Scalar_out") \
-    X(345, aten_prod_out, "aten::prod.out") \
-    X(346, aten_squeeze_copy_dim_out, "aten::squeeze_copy.dim_out") \
-    X(347, aten_squeeze_copy_dims_out, "aten::squeeze_copy.dims_out") \
-    X(348, aten_unsqueeze_copy_out, "aten::unsqueeze_copy.out") \
-    X(349, aten_select_copy_int_out, "aten::select_copy.int_out") \
-    X(350, aten_slice_copy_Tensor_out, "aten::slice_copy.Tensor_out") \
-    X(351, aten_diagonal_copy_out, "aten::diagonal_copy.out") \
-    X(352, aten_alias_copy_out, "aten::alias_copy.out") \
-    X(353, aten_as_strided_copy_out, "aten::as_strided_copy.out") \
-    X(354, aten_flip_out, "aten::flip.out") \
-    X(355, aten_repeat_out, "aten::repeat.out") \
-    X(356, aten_constant_pad_nd_out, "aten::constant_pad_nd.out") \
-    X(357, aten_slice_scatter_out, "aten::slice_scatter.out") \
-    X(358, aten_select_scatter_out, "aten::select_scatter.out") \
-    X(359, aten_fill_Scalar_out, "aten::fill.Scalar_out") \
-    X(360, aten_copy_out, "aten::copy.out") \
-    X(361, aten_native_layer_norm_out, "aten::native_layer_norm.out") \
-    X(362, aten_native_group_norm_out, "aten::native_group_norm.out") \
-    X(363, aten_adaptive_avg_pool1d_out, "aten::adaptive_avg_pool1d.out") \
-    X(364, aten__adaptive_avg_pool2d_out, "aten::_adaptive_avg_pool2d.out") \
-    X(365, aten__adaptive_avg_pool3d_out, "aten::_adaptive_avg_pool3d.out") \
-    X(366, aten_full_like_out, "aten::full_like.out") \
-    X(367, aten_scalar_tensor_out, "aten::scalar_tensor.out") \
-    X(368, aten_empty_strided_out, "aten::empty_strided.out") \
-    X(369, aten__to_copy_out, "aten::_to_copy.out") \
-    X(370, aten_avg_pool1d_out, "aten::avg_pool1d.out") \
-    X(371, aten_upsample_nearest2d_vec_out, "aten::upsample_nearest2d.vec_out") \
-    X(372, aten_upsample_bilinear2d_vec_out, "aten::upsample_bilinear2d.vec_out") \
-    X(373, aten_index_put_out, "aten::index_put.out") \
-    X(374, aten_masked_scatter_out, "aten::masked_scatter.out") \
-    X(375, aten__cdist_forward_out, "aten::_cdist_forward.out") \
-    X(376, aten__pdist_forward_out, "aten::_pdist_forward.out") \
-    X(377, aten__adaptive_avg_pool2d_backward_out, "aten::_adaptive_avg_pool2d_backward.out") \
-    X(378, aten_embedding_dense_backward_out, "aten::embedding_dense_backward.out")
+    X(298, aten_rand, "aten::rand") \
+    X(299, aten_rand_out, "aten::rand.out") \
+    X(300, aten_randn, "aten::randn") \
+    X(301, aten_randn_out, "aten::randn.out") \
+    X(302, aten_randperm, "aten::randperm") \
+    X(303, aten_randperm_out, "aten::randperm.out") \
+    X(304, aten_native_dropout, "aten::native_dropout") \
+    X(305, quantized_decomposed_quantize_per_tensor, "quantized_decomposed::quantize_per_tensor") \
+    X(306, quantized_decomposed_quantize_per_tensor_out, "quantized_decomposed::quantize_per_tensor.out") \
+    X(307, quantized_decomposed_dequantize_per_tensor, "quantized_decomposed::dequantize_per_tensor") \
+    X(308, quantized_decomposed_dequantize_per_tensor_out, "quantized_decomposed::dequantize_per_tensor.out") \
+    X(309, quantized_decomposed_dequantize_per_channel, "quantized_decomposed::dequantize_per_channel") \
+    X(310, quantized_decomposed_dequantize_per_channel_out, "quantized_decomposed::dequantize_per_channel.out") \
+    X(311, dim_order_ops__to_dim_order_copy, "dim_order_ops::_to_dim_order_copy") \
+    X(312, dim_order_ops__to_dim_order_copy_out, "dim_order_ops::_to_dim_order_copy.out") \
+    X(313, dim_order_ops__clone_dim_order, "dim_order_ops::_clone_dim_order") \
+    X(314, dim_order_ops__clone_dim_order_out, "dim_order_ops::_clone_dim_order.out") \
+    X(315, executorch_prims_add_int, "executorch_prims::add.int") \
+    X(316, executorch_prims_mul_int, "executorch_prims::mul.int") \
+    X(317, executorch_prims_sub_int, "executorch_prims::sub.int") \
+    X(318, executorch_prims_floordiv_int, "executorch_prims::floordiv.int") \
+    X(319, executorch_prims_mod_int, "executorch_prims::mod.int") \
+    X(320, executorch_prims_truediv_int, "executorch_prims::truediv.int") \
+    X(321, executorch_prims_neg_int, "executorch_prims::neg.int") \
+    X(322, executorch_prims_gt_int, "executorch_prims::gt.int") \
+    X(323, executorch_prims_lt_int, "executorch_prims::lt.int") \
+    X(324, executorch_prims_ge_int, "executorch_prims::ge.int") \
+    X(325, executorch_prims_le_int, "executorch_prims::le.int") \
+    X(326, executorch_prims_eq_int, "executorch_prims::eq.int") \
+    X(327, quantized_decomposed_add_relu, "quantized_decomposed::add_relu") \
+    X(328, quantized_decomposed_add_relu_out, "quantized_decomposed::add_relu.out") \
+    X(329, quantized_decomposed_add, "quantized_decomposed::add") \
+    X(330, quantized_decomposed_add_out, "quantized_decomposed::add.out") \
+    X(331, quantized_decomposed_add_scalar, "quantized_decomposed::add.scalar") \
+    X(332, quantized_decomposed_add_scalar_out, "quantized_decomposed::add.scalar_out") \
+    X(333, quantized_decomposed_embedding_byte, "quantized_decomposed::embedding_byte") \
+    X(334, quantized_decomposed_embedding_byte_out, "quantized_decomposed::embedding_byte.out") \
+    X(335, demo_linear_relu, "demo::linear_relu") \
+    X(336, demo_linear_relu_out, "demo::linear_relu.out") \
+    X(337, aten_add_Scalar_out, "aten::add.Scalar_out") \
+    X(338, aten_mul_Scalar_out, "aten::mul.Scalar_out") \
+    X(339, aten_relu_out, "aten::relu.out") \
+    X(340, aten_permute_copy_out, "aten::permute_copy.out") \
+    X(341, aten_view_copy_out, "aten::view_copy.out") \
+    X(342, aten_expand_copy_out, "aten::expand_copy.out") \
+    X(343, aten_clone_out, "aten::clone.out") \
+    X(344, aten_convolution_out, "aten::convolution.out") \
+    X(345, aten__native_batch_norm_legit_no_training_out, "aten::_native_batch_norm_legit_no_training.out") \
+    X(346, aten_embedding_out, "aten::embedding.out") \
+    X(347, aten_isnan_out, "aten::isnan.out") \
+    X(348, aten_isinf_out, "aten::isinf.out") \
+    X(349, aten_div_Scalar_out, "aten::div.Scalar_out") \
+    X(350, aten_div_Scalar_mode_out, "aten::div.Scalar_mode_out") \
+    X(351, aten_sub_Scalar_out, "aten::sub.Scalar_out") \
+    X(352, aten_prod_out, "aten::prod.out") \
+    X(353, aten_squeeze_copy_dim_out, "aten::squeeze_copy.dim_out") \
+    X(354, aten_squeeze_copy_dims_out, "aten::squeeze_copy.dims_out") \
+    X(355, aten_unsqueeze_copy_out, "aten::unsqueeze_copy.out") \
+    X(356, aten_select_copy_int_out, "aten::select_copy.int_out") \
+    X(357, aten_slice_copy_Tensor_out, "aten::slice_copy.Tensor_out") \
+    X(358, aten_diagonal_copy_out, "aten::diagonal_copy.out") \
+    X(359, aten_alias_copy_out, "aten::alias_copy.out") \
+    X(360, aten_as_strided_copy_out, "aten::as_strided_copy.out") \
+    X(361, aten_flip_out, "aten::flip.out") \
+    X(362, aten_repeat_out, "aten::repeat.out") \
+    X(363, aten_constant_pad_nd_out, "aten::constant_pad_nd.out") \
+    X(364, aten_slice_scatter_out, "aten::slice_scatter.out") \
+    X(365, aten_select_scatter_out, "aten::select_scatter.out") \
+    X(366, aten_fill_Scalar_out, "aten::fill.Scalar_out") \
+    X(367, aten_copy_out, "aten::copy.out") \
+    X(368, aten_native_layer_norm_out, "aten::native_layer_norm.out") \
+    X(369, aten_native_group_norm_out, "aten::native_group_norm.out") \
+    X(370, aten_adaptive_avg_pool1d_out, "aten::adaptive_avg_pool1d.out") \
+    X(371, aten__adaptive_avg_pool2d_out, "aten::_adaptive_avg_pool2d.out") \
+    X(372, aten__adaptive_avg_pool3d_out, "aten::_adaptive_avg_pool3d.out") \
+    X(373, aten_full_like_out, "aten::full_like.out") \
+    X(374, aten_scalar_tensor_out, "aten::scalar_tensor.out") \
+    X(375, aten_empty_strided_out, "aten::empty_strided.out") \
+    X(376, aten__to_copy_out, "aten::_to_copy.out") \
+    X(377, aten_avg_pool1d_out, "aten::avg_pool1d.out") \
+    X(378, aten_upsample_nearest2d_vec_out, "aten::upsample_nearest2d.vec_out") \
+    X(379, aten_upsample_bilinear2d_vec_out, "aten::upsample_bilinear2d.vec_out") \
+    X(380, aten_index_put_out, "aten::index_put.out") \
+    X(381, aten_masked_scatter_out, "aten::masked_scatter.out") \
+    X(382, aten__cdist_forward_out, "aten::_cdist_forward.out") \
+    X(383, aten__pdist_forward_out, "aten::_pdist_forward.out") \
+    X(384, aten__adaptive_avg_pool2d_backward_out, "aten::_adaptive_avg_pool2d_backward.out") \
+    X(385, aten_embedding_dense_backward_out, "aten::embedding_dense_backward.out") \
+    X(386, aten_native_dropout_out, "aten::native_dropout.out")
 
 enum opgen_op_id {
 #define OPGEN_OP_ENUM(id, ident, name) OPGEN_OP_##ident = id,
@@ -488,7 +496,7 @@ extern const uint32_t opgen_alias_sets[];
 extern const uint32_t opgen_hash_seeds[];
 extern const uint16_t opgen_hash_slots[];
 
-#define OPGEN_HASH_BUCKETS 95
+#define OPGEN_HASH_BUCKETS 97
 
 /* The generated perfect hash: a name is hashed once (64-bit FNV-1a); the bucket
  * (seed 0) and the slot (its bucket's seed) each remix that with murmur3's
@@ -539,12 +547,12 @@ const opgen_op opgen_ops[] = {
     {"aten::add.Tensor", "aten", "add", "Tensor", "add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor", 0, 0, 0, 0, 0, 2, 3, 1, 14, 4, OPGEN_KIND_FUNCTIONAL, 1},
     {"aten::add_.Tensor", "aten", "add_", "Tensor", "add_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)", 3, 1, 4, 56, 13, 2, 3, 1, 0, 0, OPGEN_KIND_INPLACE, 0},
     {"aten::add.out", "aten", "add", "out", "add.out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)", 6, 2, 4, 56, 13, 2, 4, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::add.Scalar", "aten", "add", "Scalar", "add.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor", 10, 3, 4, 56, 13, 330, 3, 1, 3, 4, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::add.Scalar", "aten", "add", "Scalar", "add.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor", 10, 3, 4, 56, 13, 337, 3, 1, 3, 4, OPGEN_KIND_FUNCTIONAL, 1},
     {"aten::sub.Tensor", "aten", "sub", "Tensor", "sub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor", 13, 4, 8, 68, 20, 5, 3, 1, 14, 4, OPGEN_KIND_FUNCTIONAL, 1},
     {"aten::sub.out", "aten", "sub", "out", "sub.out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)", 16, 5, 12, 124, 33, 5, 4, 1, 0, 0, OPGEN_KIND_OUT, 0},
     {"aten::mul.Tensor", "aten", "mul", "Tensor", "mul.Tensor(Tensor self, Tensor other) -> Tensor", 20, 6, 12, 124, 33, 7, 2, 1, 16, 3, OPGEN_KIND_FUNCTIONAL, 1},
     {"aten::mul.out", "aten", "mul", "out", "mul.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)", 22, 7, 15, 172, 47, 7, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::mul.Scalar", "aten", "mul", "Scalar", "mul.Scalar(Tensor self, Scalar other) -> Tensor", 25, 8, 15, 172, 47, 331, 2, 1, 3, 3, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::mul.Scalar", "aten", "mul", "Scalar", "mul.Scalar(Tensor self, Scalar other) -> Tensor", 25, 8, 15, 172, 47, 338, 2, 1, 3, 3, OPGEN_KIND_FUNCTIONAL, 1},
     {"aten::maximum", "aten", "maximum", "", "maximum(Tensor self, Tensor other) -> Tensor", 27, 9, 18, 181, 53, 10, 2, 1, 16, 3, OPGEN_KIND_FUNCTIONAL, 1},
     {"aten::maximum.out", "aten", "maximum", "out", "maximum.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)", 29, 10, 21, 229, 67, 10, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
     {"aten::div.Tensor", "aten", "div", "Tensor", "div.Tensor(Tensor self, Tensor other) -> Tensor", 32, 11, 21, 229, 67, 12, 2, 1, 6, 3, OPGEN_KIND_FUNCTIONAL, 1},
@@ -575,8 +583,8 @@ const opgen_op opgen_ops[] = {
     {"aten::ge.Scalar", "aten", "ge", "Scalar", "ge.Scalar(Tensor self, Scalar other) -> Tensor", 97, 36, 58, 281, 104, 35, 2, 1, 1, 3, OPGEN_KIND_FUNCTIONAL, 1},
     {"aten::ge.Tensor_out", "aten", "ge", "Tensor_out", "ge.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)", 99, 37, 61, 284, 107, 37, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
     {"aten::ge.Tensor", "aten", "ge", "Tensor", "ge.Tensor(Tensor self, Tensor other) -> Tensor", 102, 38, 61, 284, 107, 37, 2, 1, 1, 3, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::relu", "aten", "relu", "", "relu(Tensor self) -> Tensor", 104, 39, 64, 287, 110, 332, 1, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::relu_", "aten", "relu_", "", "relu_(Tensor(a!) self) -> Tensor(a!)", 105, 40, 66, 289, 111, 332, 1, 1, 0, 0, OPGEN_KIND_INPLACE, 0},
+    {"aten::relu", "aten", "relu", "", "relu(Tensor self) -> Tensor", 104, 39, 64, 287, 110, 339, 1, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::relu_", "aten", "relu_", "", "relu_(Tensor(a!) self) -> Tensor(a!)", 105, 40, 66, 289, 111, 339, 1, 1, 0, 0, OPGEN_KIND_INPLACE, 0},
     {"aten::abs", "aten", "abs", "", "abs(Tensor self) -> Tensor", 106, 41, 66, 289, 111, 42, 1, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
     {"aten::abs.out", "aten", "abs", "out", "abs.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", 107, 42, 68, 291, 112, 42, 2, 1, 0, 0, OPGEN_KIND_OUT, 0},
     {"aten::sigmoid", "aten", "sigmoid", "", "sigmoid(Tensor self) -> Tensor", 109, 43, 68, 291, 112, 44, 1, 1, 2, 2, OPGEN_KIND_FUNCTIONAL, 1},
@@ -601,23 +609,23 @@ const opgen_op opgen_ops[] = {
     {"aten::bmm.out", "aten", "bmm", "out", "bmm.out(Tensor self, Tensor mat2, *, Tensor(a!) out) -> Tensor(a!)", 158, 62, 94, 327, 135, 62, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
     {"aten::addmm", "aten", "addmm", "", "addmm(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor", 161, 63, 94, 327, 135, 64, 5, 1, 1, 6, OPGEN_KIND_FUNCTIONAL, 1},
     {"aten::addmm.out", "aten", "addmm", "out", "addmm.out(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)", 166, 64, 100, 333, 138, 64, 6, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::permute_copy", "aten", "permute_copy", "", "permute_copy(Tensor self, int[] dims) -> Tensor", 172, 65, 100, 333, 138, 333, 2, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::view_copy", "aten", "view_copy", "", "view_copy(Tensor self, SymInt[] size) -> Tensor", 174, 66, 102, 335, 139, 334, 2, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::expand_copy", "aten", "expand_copy", "", "expand_copy(Tensor self, SymInt[] size, *, bool implicit=False) -> Tensor", 176, 67, 104, 337, 140, 335, 3, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::permute_copy", "aten", "permute_copy", "", "permute_copy(Tensor self, int[] dims) -> Tensor", 172, 65, 100, 333, 138, 340, 2, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::view_copy", "aten", "view_copy", "", "view_copy(Tensor self, SymInt[] size) -> Tensor", 174, 66, 102, 335, 139, 341, 2, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::expand_copy", "aten", "expand_copy", "", "expand_copy(Tensor self, SymInt[] size, *, bool implicit=False) -> Tensor", 176, 67, 104, 337, 140, 342, 3, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
     {"aten::cat", "aten", "cat", "", "cat(Tensor[] tensors, int dim=0) -> Tensor", 179, 68, 106, 339, 141, 69, 2, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
     {"aten::cat.out", "aten", "cat", "out", "cat.out(Tensor[] tensors, int dim=0, *, Tensor(a!) out) -> Tensor(a!)", 181, 69, 108, 341, 142, 69, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::clone", "aten", "clone", "", "clone(Tensor self, *, MemoryFormat? memory_format=None) -> Tensor", 184, 70, 108, 341, 142, 336, 2, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::clone", "aten", "clone", "", "clone(Tensor self, *, MemoryFormat? memory_format=None) -> Tensor", 184, 70, 108, 341, 142, 343, 2, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
     {"aten::mean.dim", "aten", "mean", "dim", "mean.dim(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor", 186, 71, 110, 343, 143, 72, 4, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
     {"aten::mean.out", "aten", "mean", "out", "mean.out(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)", 190, 72, 112, 345, 144, 72, 5, 1, 0, 0, OPGEN_KIND_OUT, 0},
     {"aten::sum.dim_IntList", "aten", "sum", "dim_IntList", "sum.dim_IntList(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor", 195, 73, 112, 345, 144, 74, 4, 1, 2, 2, OPGEN_KIND_FUNCTIONAL, 1},
     {"aten::sum.IntList_out", "aten", "sum", "IntList_out", "sum.IntList_out(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)", 199, 74, 114, 349, 147, 74, 5, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::convolution", "aten", "convolution", "", "convolution(Tensor input, Tensor weight, Tensor? bias, SymInt[] stride, SymInt[] padding, SymInt[] dilation, bool transposed, SymInt[] output_padding, SymInt groups) -> Tensor", 204, 75, 114, 349, 147, 337, 9, 1, 1, 4, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::_native_batch_norm_legit_no_training", "aten", "_native_batch_norm_legit_no_training", "", "_native_batch_norm_legit_no_training(Tensor input, Tensor? weight, Tensor? bias, Tensor running_mean, Tensor running_var, float momentum, float eps) -> (Tensor, Tensor, Tensor)", 213, 76, 118, 353, 148, 338, 7, 3, 1, 8, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::convolution", "aten", "convolution", "", "convolution(Tensor input, Tensor weight, Tensor? bias, SymInt[] stride, SymInt[] padding, SymInt[] dilation, bool transposed, SymInt[] output_padding, SymInt groups) -> Tensor", 204, 75, 114, 349, 147, 344, 9, 1, 1, 4, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::_native_batch_norm_legit_no_training", "aten", "_native_batch_norm_legit_no_training", "", "_native_batch_norm_legit_no_training(Tensor input, Tensor? weight, Tensor? bias, Tensor running_mean, Tensor running_var, float momentum, float eps) -> (Tensor, Tensor, Tensor)", 213, 76, 118, 353, 148, 345, 7, 3, 1, 8, OPGEN_KIND_FUNCTIONAL, 1},
     {"aten::max_pool2d_with_indices", "aten", "max_pool2d_with_indices", "", "max_pool2d_with_indices(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, int[2] dilation=1, bool ceil_mode=False) -> (Tensor, Tensor)", 220, 79, 126, 361, 149, 78, 6, 2, 1, 3, OPGEN_KIND_FUNCTIONAL, 1},
     {"aten::max_pool2d_with_indices.out", "aten", "max_pool2d_with_indices", "out", "max_pool2d_with_indices.out(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, int[2] dilation=1, bool ceil_mode=False, *, Tensor(a!) out, Tensor(b!) indices) -> (Tensor(a!), Tensor(b!))", 226, 81, 129, 364, 151, 78, 8, 2, 0, 0, OPGEN_KIND_OUT, 0},
     {"aten::avg_pool2d", "aten", "avg_pool2d", "", "avg_pool2d(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor", 234, 83, 129, 364, 151, 80, 7, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
     {"aten::avg_pool2d.out", "aten", "avg_pool2d", "out", "avg_pool2d.out(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None, *, Tensor(a!) out) -> Tensor(a!)", 241, 84, 131, 366, 152, 80, 8, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::embedding", "aten", "embedding", "", "embedding(Tensor weight, Tensor indices, SymInt padding_idx=-1, bool scale_grad_by_freq=False, bool sparse=False) -> Tensor", 249, 85, 131, 366, 152, 339, 5, 1, 1, 3, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::embedding", "aten", "embedding", "", "embedding(Tensor weight, Tensor indices, SymInt padding_idx=-1, bool scale_grad_by_freq=False, bool sparse=False) -> Tensor", 249, 85, 131, 366, 152, 346, 5, 1, 1, 3, OPGEN_KIND_FUNCTIONAL, 1},
     {"aten::acos", "aten", "acos", "", "acos(Tensor self) -> Tensor", 254, 86, 134, 369, 154, 83, 1, 1, 2, 2, OPGEN_KIND_FUNCTIONAL, 1},
     {"aten::acos.out", "aten", "acos", "out", "acos.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", 255, 87, 136, 373, 157, 83, 2, 1, 0, 0, OPGEN_KIND_OUT, 0},
     {"aten::acosh", "aten", "acosh", "", "acosh(Tensor self) -> Tensor", 257, 88, 136, 373, 157, 85, 1, 1, 2, 2, OPGEN_KIND_FUNCTIONAL, 1},
@@ -674,8 +682,8 @@ const opgen_op opgen_ops[] = {
     {"aten::bitwise_not.out", "aten", "bitwise_not", "out", "bitwise_not.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", 333, 139, 188, 463, 221, 135, 2, 1, 0, 0, OPGEN_KIND_OUT, 0},
     {"aten::logical_not", "aten", "logical_not", "", "logical_not(Tensor self) -> Tensor", 335, 140, 188, 463, 221, 137, 1, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
     {"aten::logical_not.out", "aten", "logical_not", "out", "logical_not.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", 336, 141, 190, 465, 223, 137, 2, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::isnan", "aten", "isnan", "", "isnan(Tensor self) -> Tensor", 338, 142, 190, 465, 223, 340, 1, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::isinf", "aten", "isinf", "", "isinf(Tensor self) -> Tensor", 339, 143, 192, 467, 225, 341, 1, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::isnan", "aten", "isnan", "", "isnan(Tensor self) -> Tensor", 338, 142, 190, 465, 223, 347, 1, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::isinf", "aten", "isinf", "", "isinf(Tensor self) -> Tensor", 339, 143, 192, 467, 225, 348, 1, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
     {"aten::elu", "aten", "elu", "", "elu(Tensor self, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1) -> Tensor", 340, 144, 194, 469, 227, 141, 4, 1, 1, 5, OPGEN_KIND_FUNCTIONAL, 1},
     {"aten::elu.out", "aten", "elu", "out", "elu.out(Tensor self, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1, *, Tensor(a!) out) -> Tensor(a!)", 344, 145, 199, 474, 231, 141, 5, 1, 0, 0, OPGEN_KIND_OUT, 0},
     {"aten::leaky_relu", "aten", "leaky_relu", "", "leaky_relu(Tensor self, Scalar negative_slope=0.01) -> Tensor", 349, 146, 199, 474, 231, 143, 2, 1, 1, 3, OPGEN_KIND_FUNCTIONAL, 1},
@@ -718,9 +726,9 @@ const opgen_op opgen_ops[] = {
     {"aten::logical_xor.out", "aten", "logical_xor", "out", "logical_xor.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)", 441, 183, 256, 1350, 411, 179, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
     {"aten::div.Tensor_mode", "aten", "div", "Tensor_mode", "div.Tensor_mode(Tensor self, Tensor other, *, str? rounding_mode) -> Tensor", 444, 184, 256, 1350, 411, 181, 3, 1, 35, 3, OPGEN_KIND_FUNCTIONAL, 1},
     {"aten::div.out_mode", "aten", "div", "out_mode", "div.out_mode(Tensor self, Tensor other, *, str? rounding_mode, Tensor(a!) out) -> Tensor(a!)", 447, 185, 259, 1455, 427, 181, 4, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::div.Scalar", "aten", "div", "Scalar", "div.Scalar(Tensor self, Scalar other) -> Tensor", 451, 186, 259, 1455, 427, 342, 2, 1, 9, 3, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::div.Scalar_mode", "aten", "div", "Scalar_mode", "div.Scalar_mode(Tensor self, Scalar other, *, str? rounding_mode) -> Tensor", 453, 187, 262, 1482, 436, 343, 3, 1, 14, 3, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::sub.Scalar", "aten", "sub", "Scalar", "sub.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor", 456, 188, 265, 1524, 445, 344, 3, 1, 3, 4, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::div.Scalar", "aten", "div", "Scalar", "div.Scalar(Tensor self, Scalar other) -> Tensor", 451, 186, 259, 1455, 427, 349, 2, 1, 9, 3, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::div.Scalar_mode", "aten", "div", "Scalar_mode", "div.Scalar_mode(Tensor self, Scalar other, *, str? rounding_mode) -> Tensor", 453, 187, 262, 1482, 436, 350, 3, 1, 14, 3, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::sub.Scalar", "aten", "sub", "Scalar", "sub.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor", 456, 188, 265, 1524, 445, 351, 3, 1, 3, 4, OPGEN_KIND_FUNCTIONAL, 1},
     {"aten::amax", "aten", "amax", "", "amax(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor", 459, 189, 269, 1536, 452, 186, 3, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
     {"aten::amax.out", "aten", "amax", "out", "amax.out(Tensor self, int[1] dim=[], bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)", 462, 190, 271, 1538, 453, 186, 4, 1, 0, 0, OPGEN_KIND_OUT, 0},
     {"aten::amin", "aten", "amin", "", "amin(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor", 466, 191, 271, 1538, 453, 188, 3, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
@@ -739,7 +747,7 @@ const opgen_op opgen_ops[] = {
     {"aten::max.dim_max", "aten", "max", "dim_max", "max.dim_max(Tensor self, int dim, bool keepdim=False, *, Tensor(a!) max, Tensor(b!) max_values) -> (Tensor(a!) values, Tensor(b!) indices)", 507, 205, 286, 1580, 475, 200, 5, 2, 0, 0, OPGEN_KIND_OUT, 0},
     {"aten::min.dim", "aten", "min", "dim", "min.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)", 512, 207, 286, 1580, 475, 202, 3, 2, 8, 3, OPGEN_KIND_FUNCTIONAL, 1},
     {"aten::min.dim_min", "aten", "min", "dim_min", "min.dim_min(Tensor self, int dim, bool keepdim=False, *, Tensor(a!) min, Tensor(b!) min_indices) -> (Tensor(a!) values, Tensor(b!) indices)", 515, 209, 289, 1604, 483, 202, 5, 2, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::prod", "aten", "prod", "", "prod(Tensor self, *, ScalarType? dtype=None) -> Tensor", 520, 211, 289, 1604, 483, 345, 2, 1, 2, 2, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::prod", "aten", "prod", "", "prod(Tensor self, *, ScalarType? dtype=None) -> Tensor", 520, 211, 289, 1604, 483, 352, 2, 1, 2, 2, OPGEN_KIND_FUNCTIONAL, 1},
     {"aten::prod.dim_int", "aten", "prod", "dim_int", "prod.dim_int(Tensor self, int dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor", 522, 212, 291, 1608, 486, 205, 4, 1, 2, 2, OPGEN_KIND_FUNCTIONAL, 1},
     {"aten::prod.int_out", "aten", "prod", "int_out", "prod.int_out(Tensor self, int dim, bool keepdim=False, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)", 526, 213, 293, 1612, 489, 205, 5, 1, 0, 0, OPGEN_KIND_OUT, 0},
     {"aten::var.dim", "aten", "var", "dim", "var.dim(Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False) -> Tensor", 531, 214, 293, 1612, 489, 207, 4, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
@@ -750,19 +758,19 @@ const opgen_op opgen_ops[] = {
     {"aten::mean.dtype_out", "aten", "mean", "dtype_out", "mean.dtype_out(Tensor self, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)", 551, 219, 300, 1621, 495, 211, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
     {"aten::cumsum", "aten", "cumsum", "", "cumsum(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor", 554, 220, 300, 1621, 495, 213, 3, 1, 2, 2, OPGEN_KIND_FUNCTIONAL, 1},
     {"aten::cumsum.out", "aten", "cumsum", "out", "cumsum.out(Tensor self, int dim, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)", 557, 221, 302, 1625, 498, 213, 4, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::squeeze_copy.dim", "aten", "squeeze_copy", "dim", "squeeze_copy.dim(Tensor self, int dim) -> Tensor", 561, 222, 302, 1625, 498, 346, 2, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::squeeze_copy.dims", "aten", "squeeze_copy", "dims", "squeeze_copy.dims(Tensor self, int[] dim) -> Tensor", 563, 223, 304, 1627, 499, 347, 2, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::unsqueeze_copy", "aten", "unsqueeze_copy", "", "unsqueeze_copy(Tensor self, int dim) -> Tensor", 565, 224, 306, 1629, 500, 348, 2, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::select_copy.int", "aten", "select_copy", "int", "select_copy.int(Tensor self, int dim, SymInt index) -> Tensor", 567, 225, 308, 1631, 501, 349, 3, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::slice_copy.Tensor", "aten", "slice_copy", "Tensor", "slice_copy.Tensor(Tensor self, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1) -> Tensor", 570, 226, 310, 1633, 502, 350, 5, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::diagonal_copy", "aten", "diagonal_copy", "", "diagonal_copy(Tensor self, int offset=0, int dim1=0, int dim2=1) -> Tensor", 575, 227, 312, 1635, 503, 351, 4, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::alias_copy", "aten", "alias_copy", "", "alias_copy(Tensor self) -> Tensor", 579, 228, 314, 1637, 504, 352, 1, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::as_strided_copy", "aten", "as_strided_copy", "", "as_strided_copy(Tensor self, SymInt[] size, SymInt[] stride, SymInt? storage_offset=None) -> Tensor", 580, 229, 316, 1639, 505, 353, 4, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::flip", "aten", "flip", "", "flip(Tensor self, int[] dims) -> Tensor", 584, 230, 318, 1641, 506, 354, 2, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::repeat", "aten", "repeat", "", "repeat(Tensor self, SymInt[] repeats) -> Tensor", 586, 231, 320, 1643, 507, 355, 2, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::constant_pad_nd", "aten", "constant_pad_nd", "", "constant_pad_nd(Tensor self, SymInt[] pad, Scalar value=0) -> Tensor", 588, 232, 322, 1645, 508, 356, 3, 1, 1, 3, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::slice_scatter", "aten", "slice_scatter", "", "slice_scatter(Tensor self, Tensor src, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1) -> Tensor", 591, 233, 325, 1648, 510, 357, 6, 1, 1, 3, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::select_scatter", "aten", "select_scatter", "", "select_scatter(Tensor self, Tensor src, int dim, SymInt index) -> Tensor", 597, 234, 328, 1651, 511, 358, 4, 1, 1, 3, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::squeeze_copy.dim", "aten", "squeeze_copy", "dim", "squeeze_copy.dim(Tensor self, int dim) -> Tensor", 561, 222, 302, 1625, 498, 353, 2, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::squeeze_copy.dims", "aten", "squeeze_copy", "dims", "squeeze_copy.dims(Tensor self, int[] dim) -> Tensor", 563, 223, 304, 1627, 499, 354, 2, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::unsqueeze_copy", "aten", "unsqueeze_copy", "", "unsqueeze_copy(Tensor self, int dim) -> Tensor", 565, 224, 306, 1629, 500, 355, 2, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::select_copy.int", "aten", "select_copy", "int", "select_copy.int(Tensor self, int dim, SymInt index) -> Tensor", 567, 225, 308, 1631, 501, 356, 3, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::slice_copy.Tensor", "aten", "slice_copy", "Tensor", "slice_copy.Tensor(Tensor self, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1) -> Tensor", 570, 226, 310, 1633, 502, 357, 5, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::diagonal_copy", "aten", "diagonal_copy", "", "diagonal_copy(Tensor self, int offset=0, int dim1=0, int dim2=1) -> Tensor", 575, 227, 312, 1635, 503, 358, 4, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::alias_copy", "aten", "alias_copy", "", "alias_copy(Tensor self) -> Tensor", 579, 228, 314, 1637, 504, 359, 1, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::as_strided_copy", "aten", "as_strided_copy", "", "as_strided_copy(Tensor self, SymInt[] size, SymInt[] stride, SymInt? storage_offset=None) -> Tensor", 580, 229, 316, 1639, 505, 360, 4, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::flip", "aten", "flip", "", "flip(Tensor self, int[] dims) -> Tensor", 584, 230, 318, 1641, 506, 361, 2, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::repeat", "aten", "repeat", "", "repeat(Tensor self, SymInt[] repeats) -> Tensor", 586, 231, 320, 1643, 507, 362, 2, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::constant_pad_nd", "aten", "constant_pad_nd", "", "constant_pad_nd(Tensor self, SymInt[] pad, Scalar value=0) -> Tensor", 588, 232, 322, 1645, 508, 363, 3, 1, 1, 3, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::slice_scatter", "aten", "slice_scatter", "", "slice_scatter(Tensor self, Tensor src, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1) -> Tensor", 591, 233, 325, 1648, 510, 364, 6, 1, 1, 3, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::select_scatter", "aten", "select_scatter", "", "select_scatter(Tensor self, Tensor src, int dim, SymInt index) -> Tensor", 597, 234, 328, 1651, 511, 365, 4, 1, 1, 3, OPGEN_KIND_FUNCTIONAL, 1},
     {"aten::index_select", "aten", "index_select", "", "index_select(Tensor self, int dim, Tensor index) -> Tensor", 601, 235, 331, 1654, 512, 228, 3, 1, 1, 3, OPGEN_KIND_FUNCTIONAL, 1},
     {"aten::index_select.out", "aten", "index_select", "out", "index_select.out(Tensor self, int dim, Tensor index, *, Tensor(a!) out) -> Tensor(a!)", 604, 236, 334, 1657, 514, 228, 4, 1, 0, 0, OPGEN_KIND_OUT, 0},
     {"aten::gather", "aten", "gather", "", "gather(Tensor self, int dim, Tensor index, *, bool sparse_grad=False) -> Tensor", 608, 237, 334, 1657, 514, 230, 4, 1, 1, 3, OPGEN_KIND_FUNCTIONAL, 1},
@@ -773,7 +781,7 @@ const opgen_op opgen_ops[] = {
     {"aten::scatter.value_out", "aten", "scatter", "value_out", "scatter.value_out(Tensor self, int dim, Tensor index, Scalar value, *, Tensor(a!) out) -> Tensor(a!)", 630, 242, 345, 1668, 521, 234, 5, 1, 0, 0, OPGEN_KIND_OUT, 0},
     {"aten::scatter_add", "aten", "scatter_add", "", "scatter_add(Tensor self, int dim, Tensor index, Tensor src) -> Tensor", 635, 243, 345, 1668, 521, 236, 4, 1, 1, 4, OPGEN_KIND_FUNCTIONAL, 1},
     {"aten::scatter_add.out", "aten", "scatter_add", "out", "scatter_add.out(Tensor self, int dim, Tensor index, Tensor src, *, Tensor(a!) out) -> Tensor(a!)", 639, 244, 349, 1672, 523, 236, 5, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::fill.Scalar", "aten", "fill", "Scalar", "fill.Scalar(Tensor self, Scalar value) -> Tensor", 644, 245, 349, 1672, 523, 359, 2, 1, 1, 3, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::fill.Scalar", "aten", "fill", "Scalar", "fill.Scalar(Tensor self, Scalar value) -> Tensor", 644, 245, 349, 1672, 523, 366, 2, 1, 1, 3, OPGEN_KIND_FUNCTIONAL, 1},
     {"aten::reflection_pad1d", "aten", "reflection_pad1d", "", "reflection_pad1d(Tensor self, SymInt[2] padding) -> Tensor", 646, 246, 352, 1675, 525, 239, 2, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
     {"aten::reflection_pad1d.out", "aten", "reflection_pad1d", "out", "reflection_pad1d.out(Tensor self, SymInt[2] padding, *, Tensor(a!) out) -> Tensor(a!)", 648, 247, 354, 1677, 526, 239, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
     {"aten::reflection_pad2d", "aten", "reflection_pad2d", "", "reflection_pad2d(Tensor self, SymInt[4] padding) -> Tensor", 651, 248, 354, 1677, 526, 241, 2, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
@@ -786,135 +794,143 @@ const opgen_op opgen_ops[] = {
     {"aten::replication_pad3d.out", "aten", "replication_pad3d", "out", "replication_pad3d.out(Tensor self, SymInt[6] padding, *, Tensor(a!) out) -> Tensor(a!)", 668, 255, 362, 1685, 530, 247, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
     {"aten::clamp.Tensor", "aten", "clamp", "Tensor", "clamp.Tensor(Tensor self, Tensor? min=None, Tensor? max=None) -> Tensor", 671, 256, 362, 1685, 530, 249, 3, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
     {"aten::clamp.Tensor_out", "aten", "clamp", "Tensor_out", "clamp.Tensor_out(Tensor self, Tensor? min=None, Tensor? max=None, *, Tensor(a!) out) -> Tensor(a!)", 674, 257, 364, 1687, 531, 249, 4, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::copy", "aten", "copy", "", "copy(Tensor self, Tensor src, bool non_blocking=False) -> Tensor", 678, 258, 364, 1687, 531, 360, 3, 1, 1, 3, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::native_layer_norm", "aten", "native_layer_norm", "", "native_layer_norm(Tensor input, SymInt[] normalized_shape, Tensor? weight, Tensor? bias, float eps) -> (Tensor, Tensor, Tensor)", 681, 259, 367, 1690, 533, 361, 5, 3, 1, 6, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::native_group_norm", "aten", "native_group_norm", "", "native_group_norm(Tensor input, Tensor? weight, Tensor? bias, SymInt N, SymInt C, SymInt HxW, int group, float eps) -> (Tensor, Tensor, Tensor)", 686, 262, 373, 1696, 534, 362, 8, 3, 1, 6, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::copy", "aten", "copy", "", "copy(Tensor self, Tensor src, bool non_blocking=False) -> Tensor", 678, 258, 364, 1687, 531, 367, 3, 1, 1, 3, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::native_layer_norm", "aten", "native_layer_norm", "", "native_layer_norm(Tensor input, SymInt[] normalized_shape, Tensor? weight, Tensor? bias, float eps) -> (Tensor, Tensor, Tensor)", 681, 259, 367, 1690, 533, 368, 5, 3, 1, 6, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::native_group_norm", "aten", "native_group_norm", "", "native_group_norm(Tensor input, Tensor? weight, Tensor? bias, SymInt N, SymInt C, SymInt HxW, int group, float eps) -> (Tensor, Tensor, Tensor)", 686, 262, 373, 1696, 534, 369, 8, 3, 1, 6, OPGEN_KIND_FUNCTIONAL, 1},
     {"aten::_native_batch_norm_legit.no_stats", "aten", "_native_batch_norm_legit", "no_stats", "_native_batch_norm_legit.no_stats(Tensor input, Tensor? weight, Tensor? bias, bool training, float momentum, float eps) -> (Tensor, Tensor, Tensor)", 694, 265, 379, 1702, 535, 254, 6, 3, 1, 6, OPGEN_KIND_FUNCTIONAL, 1},
     {"aten::_native_batch_norm_legit.no_stats_out", "aten", "_native_batch_norm_legit", "no_stats_out", "_native_batch_norm_legit.no_stats_out(Tensor input, Tensor? weight, Tensor? bias, bool training, float momentum, float eps, *, Tensor(a!) out, Tensor(b!) save_mean, Tensor(c!) save_invstd) -> (Tensor(a!), Tensor(b!), Tensor(c!))", 700, 268, 385, 1708, 536, 254, 9, 3, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::adaptive_avg_pool1d", "aten", "adaptive_avg_pool1d", "", "adaptive_avg_pool1d(Tensor self, int[1] output_size) -> Tensor", 709, 271, 385, 1708, 536, 363, 2, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::_adaptive_avg_pool2d", "aten", "_adaptive_avg_pool2d", "", "_adaptive_avg_pool2d(Tensor self, SymInt[2] output_size) -> Tensor", 711, 272, 387, 1710, 537, 364, 2, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::_adaptive_avg_pool3d", "aten", "_adaptive_avg_pool3d", "", "_adaptive_avg_pool3d(Tensor self, SymInt[3] output_size) -> Tensor", 713, 273, 389, 1712, 538, 365, 2, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::adaptive_avg_pool1d", "aten", "adaptive_avg_pool1d", "", "adaptive_avg_pool1d(Tensor self, int[1] output_size) -> Tensor", 709, 271, 385, 1708, 536, 370, 2, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::_adaptive_avg_pool2d", "aten", "_adaptive_avg_pool2d", "", "_adaptive_avg_pool2d(Tensor self, SymInt[2] output_size) -> Tensor", 711, 272, 387, 1710, 537, 371, 2, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::_adaptive_avg_pool3d", "aten", "_adaptive_avg_pool3d", "", "_adaptive_avg_pool3d(Tensor self, SymInt[3] output_size) -> Tensor", 713, 273, 389, 1712, 538, 372, 2, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
     {"aten::full", "aten", "full", "", "full(SymInt[] size, Scalar fill_value, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor", 715, 274, 391, 1714, 539, 259, 6, 1, 1, 3, OPGEN_KIND_FUNCTIONAL, 1},
     {"aten::full.out", "aten", "full", "out", "full.out(SymInt[] size, Scalar fill_value, *, Tensor(a!) out) -> Tensor(a!)", 721, 275, 394, 1717, 541, 259, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::full_like", "aten", "full_like", "", "full_like(Tensor self, Scalar fill_value, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor", 724, 276, 394, 1717, 541, 366, 7, 1, 1, 4, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::scalar_tensor", "aten", "scalar_tensor", "", "scalar_tensor(Scalar s, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor", 731, 277, 398, 1721, 544, 367, 5, 1, 1, 3, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::full_like", "aten", "full_like", "", "full_like(Tensor self, Scalar fill_value, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor", 724, 276, 394, 1717, 541, 373, 7, 1, 1, 4, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::scalar_tensor", "aten", "scalar_tensor", "", "scalar_tensor(Scalar s, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor", 731, 277, 398, 1721, 544, 374, 5, 1, 1, 3, OPGEN_KIND_FUNCTIONAL, 1},
     {"aten::empty.memory_format", "aten", "empty", "memory_format", "empty.memory_format(SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor", 736, 278, 401, 1724, 546, 263, 6, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
     {"aten::empty.out", "aten", "empty", "out", "empty.out(SymInt[] size, *, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)", 742, 279, 403, 1726, 547, 263, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::empty_strided", "aten", "empty_strided", "", "empty_strided(SymInt[] size, SymInt[] stride, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor", 745, 280, 403, 1726, 547, 368, 6, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::empty_strided", "aten", "empty_strided", "", "empty_strided(SymInt[] size, SymInt[] stride, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor", 745, 280, 403, 1726, 547, 375, 6, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
     {"aten::arange.start_step", "aten", "arange", "start_step", "arange.start_step(Scalar start, Scalar end, Scalar step=1, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor", 751, 281, 405, 1728, 548, 266, 7, 1, 1, 5, OPGEN_KIND_FUNCTIONAL, 1},
     {"aten::arange.start_out", "aten", "arange", "start_out", "arange.start_out(Scalar start, Scalar end, Scalar step=1, *, Tensor(a!) out) -> Tensor(a!)", 758, 282, 410, 1733, 552, 266, 4, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::_to_copy", "aten", "_to_copy", "", "_to_copy(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, bool non_blocking=False, MemoryFormat? memory_format=None) -> Tensor", 762, 283, 410, 1733, 552, 369, 7, 1, 1, 3, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::_to_copy", "aten", "_to_copy", "", "_to_copy(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, bool non_blocking=False, MemoryFormat? memory_format=None) -> Tensor", 762, 283, 410, 1733, 552, 376, 7, 1, 1, 3, OPGEN_KIND_FUNCTIONAL, 1},
     {"aten::sort.values", "aten", "sort", "values", "sort.values(Tensor self, int dim=-1, bool descending=False, *, Tensor(a!) values, Tensor(b!) indices) -> (Tensor(a!) values, Tensor(b!) indices)", 769, 284, 413, 1736, 554, 268, 5, 2, 0, 0, OPGEN_KIND_OUT, 0},
     {"aten::sort", "aten", "sort", "", "sort(Tensor self, int dim=-1, bool descending=False) -> (Tensor values, Tensor indices)", 774, 286, 413, 1736, 554, 268, 3, 2, 1, 3, OPGEN_KIND_FUNCTIONAL, 1},
     {"aten::topk.values", "aten", "topk", "values", "topk.values(Tensor self, SymInt k, int dim=-1, bool largest=True, bool sorted=True, *, Tensor(a!) values, Tensor(b!) indices) -> (Tensor(a!) values, Tensor(b!) indices)", 777, 288, 416, 1739, 556, 270, 7, 2, 0, 0, OPGEN_KIND_OUT, 0},
     {"aten::topk", "aten", "topk", "", "topk(Tensor self, SymInt k, int dim=-1, bool largest=True, bool sorted=True) -> (Tensor values, Tensor indices)", 784, 290, 416, 1739, 556, 270, 5, 2, 1, 3, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::avg_pool1d", "aten", "avg_pool1d", "", "avg_pool1d(Tensor self, int[1] kernel_size, int[1] stride=[], int[1] padding=0, bool ceil_mode=False, bool count_include_pad=True) -> Tensor", 789, 292, 419, 1742, 558, 370, 6, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::avg_pool1d", "aten", "avg_pool1d", "", "avg_pool1d(Tensor self, int[1] kernel_size, int[1] stride=[], int[1] padding=0, bool ceil_mode=False, bool count_include_pad=True) -> Tensor", 789, 292, 419, 1742, 558, 377, 6, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
     {"aten::avg_pool3d.out", "aten", "avg_pool3d", "out", "avg_pool3d.out(Tensor self, int[3] kernel_size, int[3] stride=[], int[3] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None, *, Tensor(a!) out) -> Tensor(a!)", 795, 293, 421, 1744, 559, 273, 8, 1, 0, 0, OPGEN_KIND_OUT, 0},
     {"aten::avg_pool3d", "aten", "avg_pool3d", "", "avg_pool3d(Tensor self, int[3] kernel_size, int[3] stride=[], int[3] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor", 803, 294, 421, 1744, 559, 273, 7, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
     {"aten::max_pool3d_with_indices.out", "aten", "max_pool3d_with_indices", "out", "max_pool3d_with_indices.out(Tensor self, int[3] kernel_size, int[3] stride=[], int[3] padding=0, int[3] dilation=1, bool ceil_mode=False, *, Tensor(a!) out, Tensor(b!) indices) -> (Tensor(a!), Tensor(b!))", 810, 295, 423, 1746, 560, 275, 8, 2, 0, 0, OPGEN_KIND_OUT, 0},
     {"aten::max_pool3d_with_indices", "aten", "max_pool3d_with_indices", "", "max_pool3d_with_indices(Tensor self, int[3] kernel_size, int[3] stride=[], int[3] padding=0, int[3] dilation=1, bool ceil_mode=False) -> (Tensor, Tensor)", 818, 297, 423, 1746, 560, 275, 6, 2, 1, 3, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::upsample_nearest2d.vec", "aten", "upsample_nearest2d", "vec", "upsample_nearest2d.vec(Tensor input, SymInt[]? output_size, float[]? scale_factors) -> Tensor", 824, 299, 426, 1749, 562, 371, 3, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::upsample_bilinear2d.vec", "aten", "upsample_bilinear2d", "vec", "upsample_bilinear2d.vec(Tensor input, SymInt[]? output_size, bool align_corners, float[]? scale_factors) -> Tensor", 827, 300, 428, 1751, 563, 372, 4, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::upsample_nearest2d.vec", "aten", "upsample_nearest2d", "vec", "upsample_nearest2d.vec(Tensor input, SymInt[]? output_size, float[]? scale_factors) -> Tensor", 824, 299, 426, 1749, 562, 378, 3, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::upsample_bilinear2d.vec", "aten", "upsample_bilinear2d", "vec", "upsample_bilinear2d.vec(Tensor input, SymInt[]? output_size, bool align_corners, float[]? scale_factors) -> Tensor", 827, 300, 428, 1751, 563, 379, 4, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
     {"aten::index.Tensor_out", "aten", "index", "Tensor_out", "index.Tensor_out(Tensor self, Tensor?[] indices, *, Tensor(a!) out) -> Tensor(a!)", 831, 301, 430, 1753, 564, 279, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
     {"aten::index.Tensor", "aten", "index", "Tensor", "index.Tensor(Tensor self, Tensor?[] indices) -> Tensor", 834, 302, 430, 1753, 564, 279, 2, 1, 1, 3, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::index_put", "aten", "index_put", "", "index_put(Tensor self, Tensor?[] indices, Tensor values, bool accumulate=False) -> Tensor", 836, 303, 433, 1756, 566, 373, 4, 1, 1, 4, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::index_put", "aten", "index_put", "", "index_put(Tensor self, Tensor?[] indices, Tensor values, bool accumulate=False) -> Tensor", 836, 303, 433, 1756, 566, 380, 4, 1, 1, 4, OPGEN_KIND_FUNCTIONAL, 1},
     {"aten::split_with_sizes_copy", "aten", "split_with_sizes_copy", "", "split_with_sizes_copy(Tensor self, SymInt[] split_sizes, int dim=0) -> Tensor[]", 840, 304, 437, 1760, 568, 283, 3, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 0},
     {"aten::split_with_sizes_copy.out", "aten", "split_with_sizes_copy", "out", "split_with_sizes_copy.out(Tensor self, SymInt[] split_sizes, int dim=0, *, Tensor(a!)[] out) -> ()", 843, 305, 439, 1762, 569, 283, 4, 0, 0, 0, OPGEN_KIND_OUT, 0},
     {"aten::scatter_reduce.two", "aten", "scatter_reduce", "two", "scatter_reduce.two(Tensor self, int dim, Tensor index, Tensor src, str reduce, *, bool include_self=True) -> Tensor", 847, 305, 439, 1762, 569, 285, 6, 1, 1, 4, OPGEN_KIND_FUNCTIONAL, 1},
     {"aten::scatter_reduce.two_out", "aten", "scatter_reduce", "two_out", "scatter_reduce.two_out(Tensor self, int dim, Tensor index, Tensor src, str reduce, *, bool include_self=True, Tensor(a!) out) -> Tensor(a!)", 853, 306, 443, 1766, 571, 285, 7, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::masked_scatter_", "aten", "masked_scatter_", "", "masked_scatter_(Tensor(a!) self, Tensor mask, Tensor source) -> Tensor(a!)", 860, 307, 443, 1766, 571, 374, 3, 1, 0, 0, OPGEN_KIND_INPLACE, 0},
-    {"aten::masked_scatter", "aten", "masked_scatter", "", "masked_scatter(Tensor self, Tensor mask, Tensor source) -> Tensor", 863, 308, 443, 1766, 571, 374, 3, 1, 1, 4, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::_cdist_forward", "aten", "_cdist_forward", "", "_cdist_forward(Tensor x1, Tensor x2, float p, int? compute_mode) -> Tensor", 866, 309, 447, 1770, 573, 375, 4, 1, 1, 3, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::_pdist_forward", "aten", "_pdist_forward", "", "_pdist_forward(Tensor self, float p=2) -> Tensor", 870, 310, 450, 1773, 574, 376, 2, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::_adaptive_avg_pool2d_backward", "aten", "_adaptive_avg_pool2d_backward", "", "_adaptive_avg_pool2d_backward(Tensor grad_output, Tensor self) -> Tensor", 872, 311, 452, 1775, 575, 377, 2, 1, 1, 3, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::masked_scatter_", "aten", "masked_scatter_", "", "masked_scatter_(Tensor(a!) self, Tensor mask, Tensor source) -> Tensor(a!)", 860, 307, 443, 1766, 571, 381, 3, 1, 0, 0, OPGEN_KIND_INPLACE, 0},
+    {"aten::masked_scatter", "aten", "masked_scatter", "", "masked_scatter(Tensor self, Tensor mask, Tensor source) -> Tensor", 863, 308, 443, 1766, 571, 381, 3, 1, 1, 4, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::_cdist_forward", "aten", "_cdist_forward", "", "_cdist_forward(Tensor x1, Tensor x2, float p, int? compute_mode) -> Tensor", 866, 309, 447, 1770, 573, 382, 4, 1, 1, 3, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::_pdist_forward", "aten", "_pdist_forward", "", "_pdist_forward(Tensor self, float p=2) -> Tensor", 870, 310, 450, 1773, 574, 383, 2, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::_adaptive_avg_pool2d_backward", "aten", "_adaptive_avg_pool2d_backward", "", "_adaptive_avg_pool2d_backward(Tensor grad_output, Tensor self) -> Tensor", 872, 311, 452, 1775, 575, 384, 2, 1, 1, 3, OPGEN_KIND_FUNCTIONAL, 1},
     {"aten::avg_pool2d_backward.grad_input", "aten", "avg_pool2d_backward", "grad_input", "avg_pool2d_backward.grad_input(Tensor grad_output, Tensor self, int[2] kernel_size, int[2] stride, int[2] padding, bool ceil_mode, bool count_include_pad, int? divisor_override, *, Tensor(a!) grad_input) -> Tensor(a!)", 874, 312, 455, 1778, 576, 291, 9, 1, 0, 0, OPGEN_KIND_OUT, 0},
     {"aten::avg_pool2d_backward", "aten", "avg_pool2d_backward", "", "avg_pool2d_backward(Tensor grad_output, Tensor self, int[2] kernel_size, int[2] stride, int[2] padding, bool ceil_mode, bool count_include_pad, int? divisor_override) -> Tensor", 883, 313, 455, 1778, 576, 291, 8, 1, 1, 3, OPGEN_KIND_FUNCTIONAL, 1},
     {"aten::max_pool2d_with_indices_backward.grad_input", "aten", "max_pool2d_with_indices_backward", "grad_input", "max_pool2d_with_indices_backward.grad_input(Tensor grad_output, Tensor self, int[2] kernel_size, int[2] stride, int[2] padding, int[2] dilation, bool ceil_mode, Tensor indices, *, Tensor(a!) grad_input) -> Tensor(a!)", 891, 314, 458, 1781, 577, 293, 9, 1, 0, 0, OPGEN_KIND_OUT, 0},
     {"aten::max_pool2d_with_indices_backward", "aten", "max_pool2d_with_indices_backward", "", "max_pool2d_with_indices_backward(Tensor grad_output, Tensor self, int[2] kernel_size, int[2] stride, int[2] padding, int[2] dilation, bool ceil_mode, Tensor indices) -> Tensor", 900, 315, 458, 1781, 577, 293, 8, 1, 1, 4, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::embedding_dense_backward", "aten", "embedding_dense_backward", "", "embedding_dense_backward(Tensor grad_output, Tensor indices, SymInt num_weights, SymInt padding_idx, bool scale_grad_by_freq) -> Tensor", 908, 316, 462, 1785, 579, 378, 5, 1, 1, 3, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::embedding_dense_backward", "aten", "embedding_dense_backward", "", "embedding_dense_backward(Tensor grad_output, Tensor indices, SymInt num_weights, SymInt padding_idx, bool scale_grad_by_freq) -> Tensor", 908, 316, 462, 1785, 579, 385, 5, 1, 1, 3, OPGEN_KIND_FUNCTIONAL, 1},
     {"aten::col2im.out", "aten", "col2im", "out", "col2im.out(Tensor self, SymInt[2] output_size, int[2] kernel_size, int[2] dilation, int[2] padding, int[2] stride, *, Tensor(a!) out) -> Tensor(a!)", 913, 317, 465, 1788, 581, 296, 7, 1, 0, 0, OPGEN_KIND_OUT, 0},
     {"aten::col2im", "aten", "col2im", "", "col2im(Tensor self, SymInt[2] output_size, int[2] kernel_size, int[2] dilation, int[2] padding, int[2] stride) -> Tensor", 920, 318, 465, 1788, 581, 296, 6, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
-    {"quantized_decomposed::quantize_per_tensor", "quantized_decomposed", "quantize_per_tensor", "", "quantize_per_tensor(Tensor input, float scale, int zero_point, int quant_min, int quant_max, ScalarType dtype) -> Tensor", 926, 319, 467, 1790, 582, 299, 6, 1, 1, 3, OPGEN_KIND_FUNCTIONAL, 2},
-    {"quantized_decomposed::quantize_per_tensor.out", "quantized_decomposed", "quantize_per_tensor", "out", "quantize_per_tensor.out(Tensor input, float scale, int zero_point, int quant_min, int quant_max, ScalarType dtype, *, Tensor(a!) out) -> Tensor(a!)", 932, 320, 470, 1793, 584, 299, 7, 1, 0, 0, OPGEN_KIND_OUT, 2},
-    {"quantized_decomposed::dequantize_per_tensor", "quantized_decomposed", "dequantize_per_tensor", "", "dequantize_per_tensor(Tensor input, float scale, int zero_point, int quant_min, int quant_max, ScalarType dtype, *, ScalarType? out_dtype=None) -> Tensor", 939, 321, 470, 1793, 584, 301, 7, 1, 1, 4, OPGEN_KIND_FUNCTIONAL, 2},
-    {"quantized_decomposed::dequantize_per_tensor.out", "quantized_decomposed", "dequantize_per_tensor", "out", "dequantize_per_tensor.out(Tensor input, float scale, int zero_point, int quant_min, int quant_max, ScalarType dtype, *, ScalarType? out_dtype=None, Tensor(a!) out) -> Tensor(a!)", 946, 322, 474, 1797, 586, 301, 8, 1, 0, 0, OPGEN_KIND_OUT, 2},
-    {"quantized_decomposed::dequantize_per_channel", "quantized_decomposed", "dequantize_per_channel", "", "dequantize_per_channel(Tensor input, Tensor scales, Tensor? zero_points, int axis, int quant_min, int quant_max, ScalarType dtype, *, ScalarType? out_dtype=None) -> Tensor", 954, 323, 474, 1797, 586, 303, 8, 1, 1, 6, OPGEN_KIND_FUNCTIONAL, 2},
-    {"quantized_decomposed::dequantize_per_channel.out", "quantized_decomposed", "dequantize_per_channel", "out", "dequantize_per_channel.out(Tensor input, Tensor scales, Tensor? zero_points, int axis, int quant_min, int quant_max, ScalarType dtype, *, ScalarType? out_dtype=None, Tensor(a!) out) -> Tensor(a!)", 962, 324, 480, 1803, 590, 303, 9, 1, 0, 0, OPGEN_KIND_OUT, 2},
-    {"dim_order_ops::_to_dim_order_copy", "dim_order_ops", "_to_dim_order_copy", "", "_to_dim_order_copy(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, bool non_blocking=False, int[]? dim_order=None) -> Tensor", 971, 325, 480, 1803, 590, 305, 7, 1, 0, 0, OPGEN_KIND_FUNCTIONAL, 2},
-    {"dim_order_ops::_to_dim_order_copy.out", "dim_order_ops", "_to_dim_order_copy", "out", "_to_dim_order_copy.out(Tensor self, *, bool non_blocking=False, int[]? dim_order=None, Tensor(a!) out) -> Tensor(a!)", 978, 326, 480, 1803, 590, 305, 4, 1, 0, 0, OPGEN_KIND_OUT, 2},
-    {"dim_order_ops::_clone_dim_order", "dim_order_ops", "_clone_dim_order", "", "_clone_dim_order(Tensor self, *, bool non_blocking=False, int[]? dim_order=None) -> Tensor", 982, 327, 480, 1803, 590, 307, 3, 1, 0, 0, OPGEN_KIND_FUNCTIONAL, 2},
-    {"dim_order_ops::_clone_dim_order.out", "dim_order_ops", "_clone_dim_order", "out", "_clone_dim_order.out(Tensor self, *, bool non_blocking=False, int[]? dim_order=None, Tensor(a!) out) -> Tensor(a!)", 985, 328, 480, 1803, 590, 307, 4, 1, 0, 0, OPGEN_KIND_OUT, 2},
-    {"executorch_prims::add.int", "executorch_prims", "add", "int", "add.int(SymInt a, SymInt b) -> SymInt", 989, 329, 480, 1803, 590, -1, 2, 1, 0, 0, OPGEN_KIND_FUNCTIONAL, 4},
-    {"executorch_prims::mul.int", "executorch_prims", "mul", "int", "mul.int(SymInt a, SymInt b) -> SymInt", 991, 330, 480, 1803, 590, -1, 2, 1, 0, 0, OPGEN_KIND_FUNCTIONAL, 4},
-    {"executorch_prims::sub.int", "executorch_prims", "sub", "int", "sub.int(SymInt a, SymInt b) -> SymInt", 993, 331, 480, 1803, 590, -1, 2, 1, 0, 0, OPGEN_KIND_FUNCTIONAL, 4},
-    {"executorch_prims::floordiv.int", "executorch_prims", "floordiv", "int", "floordiv.int(SymInt a, SymInt b) -> SymInt", 995, 332, 480, 1803, 590, -1, 2, 1, 0, 0, OPGEN_KIND_FUNCTIONAL, 4},
-    {"executorch_prims::mod.int", "executorch_prims", "mod", "int", "mod.int(SymInt a, SymInt b) -> SymInt", 997, 333, 480, 1803, 590, -1, 2, 1, 0, 0, OPGEN_KIND_FUNCTIONAL, 4},
-    {"executorch_prims::truediv.int", "executorch_prims", "truediv", "int", "truediv.int(SymInt a, SymInt b) -> float", 999, 334, 480, 1803, 590, -1, 2, 1, 0, 0, OPGEN_KIND_FUNCTIONAL, 4},
-    {"executorch_prims::neg.int", "executorch_prims", "neg", "int", "neg.int(SymInt a) -> SymInt", 1001, 335, 480, 1803, 590, -1, 1, 1, 0, 0, OPGEN_KIND_FUNCTIONAL, 4},
-    {"executorch_prims::gt.int", "executorch_prims", "gt", "int", "gt.int(SymInt a, SymInt b) -> bool", 1002, 336, 480, 1803, 590, -1, 2, 1, 0, 0, OPGEN_KIND_FUNCTIONAL, 4},
-    {"executorch_prims::lt.int", "executorch_prims", "lt", "int", "lt.int(SymInt a, SymInt b) -> bool", 1004, 337, 480, 1803, 590, -1, 2, 1, 0, 0, OPGEN_KIND_FUNCTIONAL, 4},
-    {"executorch_prims::ge.int", "executorch_prims", "ge", "int", "ge.int(SymInt a, SymInt b) -> bool", 1006, 338, 480, 1803, 590, -1, 2, 1, 0, 0, OPGEN_KIND_FUNCTIONAL, 4},
-    {"executorch_prims::le.int", "executorch_prims", "le", "int", "le.int(SymInt a, SymInt b) -> bool", 1008, 339, 480, 1803, 590, -1, 2, 1, 0, 0, OPGEN_KIND_FUNCTIONAL, 4},
-    {"executorch_prims::eq.int", "executorch_prims", "eq", "int", "eq.int(SymInt a, SymInt b) -> bool", 1010, 340, 480, 1803, 590, -1, 2, 1, 0, 0, OPGEN_KIND_FUNCTIONAL, 4},
-    {"quantized_decomposed::add_relu", "quantized_decomposed", "add_relu", "", "add_relu(Tensor a, float a_scale, int a_zero_point, int a_quant_min, int a_quant_max, Tensor b, float b_scale, int b_zero_point, int b_quant_min, int b_quant_max, float out_scale, int out_zero_point, int out_quant_min, int out_quant_max) -> Tensor qc", 1012, 341, 480, 1803, 590, 321, 14, 1, 0, 0, OPGEN_KIND_FUNCTIONAL, 4},
-    {"quantized_decomposed::add_relu.out", "quantized_decomposed", "add_relu", "out", "add_relu.out(Tensor a, float a_scale, int a_zero_point, int a_quant_min, int a_quant_max, Tensor b, float b_scale, int b_zero_point, int b_quant_min, int b_quant_max, float out_scale, int out_zero_point, int out_quant_min, int out_quant_max, *, Tensor(a!) out) -> Tensor(a!)", 1026, 342, 480, 1803, 590, 321, 15, 1, 0, 0, OPGEN_KIND_OUT, 4},
-    {"quantized_decomposed::add", "quantized_decomposed", "add", "", "add(Tensor a, float a_scale, int a_zero_point, int a_quant_min, int a_quant_max, Tensor b, float b_scale, int b_zero_point, int b_quant_min, int b_quant_max, float out_scale, int out_zero_point, int out_quant_min, int out_quant_max) -> Tensor qc", 1041, 343, 480, 1803, 590, 323, 14, 1, 0, 0, OPGEN_KIND_FUNCTIONAL, 4},
-    {"quantized_decomposed::add.out", "quantized_decomposed", "add", "out", "add.out(Tensor a, float a_scale, int a_zero_point, int a_quant_min, int a_quant_max, Tensor b, float b_scale, int b_zero_point, int b_quant_min, int b_quant_max, float out_scale, int out_zero_point, int out_quant_min, int out_quant_max, *, Tensor(a!) out) -> Tensor(a!)", 1055, 344, 480, 1803, 590, 323, 15, 1, 0, 0, OPGEN_KIND_OUT, 4},
-    {"quantized_decomposed::add.scalar", "quantized_decomposed", "add", "scalar", "add.scalar(Tensor qa, float a_scale, int a_zero_point, int a_quant_min, int a_quant_max, ScalarType a_dtype, Scalar b, float out_scale, int out_zero_point, int out_quant_min, int out_quant_max, ScalarType out_dtype) -> Tensor", 1070, 345, 480, 1803, 590, 325, 12, 1, 0, 0, OPGEN_KIND_FUNCTIONAL, 4},
-    {"quantized_decomposed::add.scalar_out", "quantized_decomposed", "add", "scalar_out", "add.scalar_out(Tensor qa, float a_scale, int a_zero_point, int a_quant_min, int a_quant_max, ScalarType a_dtype, Scalar b, float out_scale, int out_zero_point, int out_quant_min, int out_quant_max, ScalarType out_dtype, *, Tensor(a!) out) -> Tensor(a!)", 1082, 346, 480, 1803, 590, 325, 13, 1, 0, 0, OPGEN_KIND_OUT, 4},
-    {"quantized_decomposed::embedding_byte", "quantized_decomposed", "embedding_byte", "", "embedding_byte(Tensor weight, Tensor weight_scales, Tensor? weight_zero_points, int weight_quant_min, int weight_quant_max, Tensor indices) -> Tensor", 1095, 347, 480, 1803, 590, 327, 6, 1, 0, 0, OPGEN_KIND_FUNCTIONAL, 4},
-    {"quantized_decomposed::embedding_byte.out", "quantized_decomposed", "embedding_byte", "out", "embedding_byte.out(Tensor weight, Tensor weight_scales, Tensor? weight_zero_points, int weight_quant_min, int weight_quant_max, Tensor indices, *, Tensor(a!) out) -> Tensor(a!)", 1101, 348, 480, 1803, 590, 327, 7, 1, 0, 0, OPGEN_KIND_OUT, 4},
-    {"demo::linear_relu", "demo", "linear_relu", "", "linear_relu(Tensor input, Tensor weight, Tensor bias) -> Tensor", 1108, 349, 480, 1803, 590, 329, 3, 1, 0, 0, OPGEN_KIND_FUNCTIONAL, 4},
-    {"demo::linear_relu.out", "demo", "linear_relu", "out", "linear_relu.out(Tensor input, Tensor weight, Tensor bias, *, Tensor(a!) out) -> Tensor(a!)", 1111, 350, 480, 1803, 590, 329, 4, 1, 0, 0, OPGEN_KIND_OUT, 4},
-    {"aten::add.Scalar_out", "aten", "add", "Scalar_out", "add.Scalar_out(Tensor self, Scalar other, Scalar alpha=1, *, Tensor(a!) out) -> Tensor(a!)", 1115, 351, 480, 1803, 590, 330, 4, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::mul.Scalar_out", "aten", "mul", "Scalar_out", "mul.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)", 1119, 352, 480, 1803, 590, 331, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::relu.out", "aten", "relu", "out", "relu.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", 1122, 353, 480, 1803, 590, 332, 2, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::permute_copy.out", "aten", "permute_copy", "out", "permute_copy.out(Tensor self, int[] dims, *, Tensor(a!) out) -> Tensor(a!)", 1124, 354, 480, 1803, 590, 333, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::view_copy.out", "aten", "view_copy", "out", "view_copy.out(Tensor self, SymInt[] size, *, Tensor(a!) out) -> Tensor(a!)", 1127, 355, 480, 1803, 590, 334, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::expand_copy.out", "aten", "expand_copy", "out", "expand_copy.out(Tensor self, SymInt[] size, *, bool implicit=False, Tensor(a!) out) -> Tensor(a!)", 1130, 356, 480, 1803, 590, 335, 4, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::clone.out", "aten", "clone", "out", "clone.out(Tensor self, *, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)", 1134, 357, 480, 1803, 590, 336, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::convolution.out", "aten", "convolution", "out", "convolution.out(Tensor input, Tensor weight, Tensor? bias, SymInt[] stride, SymInt[] padding, SymInt[] dilation, bool transposed, SymInt[] output_padding, SymInt groups, *, Tensor(a!) out) -> Tensor(a!)", 1137, 358, 480, 1803, 590, 337, 10, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::_native_batch_norm_legit_no_training.out", "aten", "_native_batch_norm_legit_no_training", "out", "_native_batch_norm_legit_no_training.out(Tensor input, Tensor? weight, Tensor? bias, Tensor running_mean, Tensor running_var, float momentum, float eps, *, Tensor(a!) out0, Tensor(b!) out1, Tensor(c!) out2) -> (Tensor(a!), Tensor(b!), Tensor(c!))", 1147, 359, 480, 1803, 590, 338, 10, 3, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::embedding.out", "aten", "embedding", "out", "embedding.out(Tensor weight, Tensor indices, SymInt padding_idx=-1, bool scale_grad_by_freq=False, bool sparse=False, *, Tensor(a!) out) -> Tensor(a!)", 1157, 362, 480, 1803, 590, 339, 6, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::isnan.out", "aten", "isnan", "out", "isnan.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", 1163, 363, 480, 1803, 590, 340, 2, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::isinf.out", "aten", "isinf", "out", "isinf.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", 1165, 364, 480, 1803, 590, 341, 2, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::div.Scalar_out", "aten", "div", "Scalar_out", "div.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)", 1167, 365, 480, 1803, 590, 342, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::div.Scalar_mode_out", "aten", "div", "Scalar_mode_out", "div.Scalar_mode_out(Tensor self, Scalar other, *, str? rounding_mode, Tensor(a!) out) -> Tensor(a!)", 1170, 366, 480, 1803, 590, 343, 4, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::sub.Scalar_out", "aten", "sub", "Scalar_out", "sub.Scalar_out(Tensor self, Scalar other, Scalar alpha=1, *, Tensor(a!) out) -> Tensor(a!)", 1174, 367, 480, 1803, 590, 344, 4, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::prod.out", "aten", "prod", "out", "prod.out(Tensor self, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)", 1178, 368, 480, 1803, 590, 345, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::squeeze_copy.dim_out", "aten", "squeeze_copy", "dim_out", "squeeze_copy.dim_out(Tensor self, int dim, *, Tensor(a!) out) -> Tensor(a!)", 1181, 369, 480, 1803, 590, 346, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::squeeze_copy.dims_out", "aten", "squeeze_copy", "dims_out", "squeeze_copy.dims_out(Tensor self, int[] dim, *, Tensor(a!) out) -> Tensor(a!)", 1184, 370, 480, 1803, 590, 347, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::unsqueeze_copy.out", "aten", "unsqueeze_copy", "out", "unsqueeze_copy.out(Tensor self, int dim, *, Tensor(a!) out) -> Tensor(a!)", 1187, 371, 480, 1803, 590, 348, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::select_copy.int_out", "aten", "select_copy", "int_out", "select_copy.int_out(Tensor self, int dim, SymInt index, *, Tensor(a!) out) -> Tensor(a!)", 1190, 372, 480, 1803, 590, 349, 4, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::slice_copy.Tensor_out", "aten", "slice_copy", "Tensor_out", "slice_copy.Tensor_out(Tensor self, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1, *, Tensor(a!) out) -> Tensor(a!)", 1194, 373, 480, 1803, 590, 350, 6, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::diagonal_copy.out", "aten", "diagonal_copy", "out", "diagonal_copy.out(Tensor self, int offset=0, int dim1=0, int dim2=1, *, Tensor(a!) out) -> Tensor(a!)", 1200, 374, 480, 1803, 590, 351, 5, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::alias_copy.out", "aten", "alias_copy", "out", "alias_copy.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", 1205, 375, 480, 1803, 590, 352, 2, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::as_strided_copy.out", "aten", "as_strided_copy", "out", "as_strided_copy.out(Tensor self, SymInt[] size, SymInt[] stride, SymInt? storage_offset=None, *, Tensor(a!) out) -> Tensor(a!)", 1207, 376, 480, 1803, 590, 353, 5, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::flip.out", "aten", "flip", "out", "flip.out(Tensor self, int[] dims, *, Tensor(a!) out) -> Tensor(a!)", 1212, 377, 480, 1803, 590, 354, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::repeat.out", "aten", "repeat", "out", "repeat.out(Tensor self, SymInt[] repeats, *, Tensor(a!) out) -> Tensor(a!)", 1215, 378, 480, 1803, 590, 355, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::constant_pad_nd.out", "aten", "constant_pad_nd", "out", "constant_pad_nd.out(Tensor self, SymInt[] pad, Scalar value=0, *, Tensor(a!) out) -> Tensor(a!)", 1218, 379, 480, 1803, 590, 356, 4, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::slice_scatter.out", "aten", "slice_scatter", "out", "slice_scatter.out(Tensor self, Tensor src, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1, *, Tensor(a!) out) -> Tensor(a!)", 1222, 380, 480, 1803, 590, 357, 7, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::select_scatter.out", "aten", "select_scatter", "out", "select_scatter.out(Tensor self, Tensor src, int dim, SymInt index, *, Tensor(a!) out) -> Tensor(a!)", 1229, 381, 480, 1803, 590, 358, 5, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::fill.Scalar_out", "aten", "fill", "Scalar_out", "fill.Scalar_out(Tensor self, Scalar value, *, Tensor(a!) out) -> Tensor(a!)", 1234, 382, 480, 1803, 590, 359, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::copy.out", "aten", "copy", "out", "copy.out(Tensor self, Tensor src, bool non_blocking=False, *, Tensor(a!) out) -> Tensor(a!)", 1237, 383, 480, 1803, 590, 360, 4, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::native_layer_norm.out", "aten", "native_layer_norm", "out", "native_layer_norm.out(Tensor input, SymInt[] normalized_shape, Tensor? weight, Tensor? bias, float eps, *, Tensor(a!) out0, Tensor(b!) out1, Tensor(c!) out2) -> (Tensor(a!), Tensor(b!), Tensor(c!))", 1241, 384, 480, 1803, 590, 361, 8, 3, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::native_group_norm.out", "aten", "native_group_norm", "out", "native_group_norm.out(Tensor input, Tensor? weight, Tensor? bias, SymInt N, SymInt C, SymInt HxW, int group, float eps, *, Tensor(a!) out0, Tensor(b!) out1, Tensor(c!) out2) -> (Tensor(a!), Tensor(b!), Tensor(c!))", 1249, 387, 480, 1803, 590, 362, 11, 3, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::adaptive_avg_pool1d.out", "aten", "adaptive_avg_pool1d", "out", "adaptive_avg_pool1d.out(Tensor self, int[1] output_size, *, Tensor(a!) out) -> Tensor(a!)", 1260, 390, 480, 1803, 590, 363, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::_adaptive_avg_pool2d.out", "aten", "_adaptive_avg_pool2d", "out", "_adaptive_avg_pool2d.out(Tensor self, SymInt[2] output_size, *, Tensor(a!) out) -> Tensor(a!)", 1263, 391, 480, 1803, 590, 364, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::_adaptive_avg_pool3d.out", "aten", "_adaptive_avg_pool3d", "out", "_adaptive_avg_pool3d.out(Tensor self, SymInt[3] output_size, *, Tensor(a!) out) -> Tensor(a!)", 1266, 392, 480, 1803, 590, 365, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::full_like.out", "aten", "full_like", "out", "full_like.out(Tensor self, Scalar fill_value, *, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)", 1269, 393, 480, 1803, 590, 366, 4, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::scalar_tensor.out", "aten", "scalar_tensor", "out", "scalar_tensor.out(Scalar s, *, Tensor(a!) out) -> Tensor(a!)", 1273, 394, 480, 1803, 590, 367, 2, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::empty_strided.out", "aten", "empty_strided", "out", "empty_strided.out(SymInt[] size, SymInt[] stride, *, Tensor(a!) out) -> Tensor(a!)", 1275, 395, 480, 1803, 590, 368, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::_to_copy.out", "aten", "_to_copy", "out", "_to_copy.out(Tensor self, *, bool non_blocking=False, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)", 1278, 396, 480, 1803, 590, 369, 4, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::avg_pool1d.out", "aten", "avg_pool1d", "out", "avg_pool1d.out(Tensor self, int[1] kernel_size, int[1] stride=[], int[1] padding=0, bool ceil_mode=False, bool count_include_pad=True, *, Tensor(a!) out) -> Tensor(a!)", 1282, 397, 480, 1803, 590, 370, 7, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::upsample_nearest2d.vec_out", "aten", "upsample_nearest2d", "vec_out", "upsample_nearest2d.vec_out(Tensor input, SymInt[]? output_size, float[]? scale_factors, *, Tensor(a!) out) -> Tensor(a!)", 1289, 398, 480, 1803, 590, 371, 4, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::upsample_bilinear2d.vec_out", "aten", "upsample_bilinear2d", "vec_out", "upsample_bilinear2d.vec_out(Tensor input, SymInt[]? output_size, bool align_corners, float[]? scale_factors, *, Tensor(a!) out) -> Tensor(a!)", 1293, 399, 480, 1803, 590, 372, 5, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::index_put.out", "aten", "index_put", "out", "index_put.out(Tensor self, Tensor?[] indices, Tensor values, bool accumulate=False, *, Tensor(a!) out) -> Tensor(a!)", 1298, 400, 480, 1803, 590, 373, 5, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::masked_scatter.out", "aten", "masked_scatter", "out", "masked_scatter.out(Tensor self, Tensor mask, Tensor source, *, Tensor(a!) out) -> Tensor(a!)", 1303, 401, 480, 1803, 590, 374, 4, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::_cdist_forward.out", "aten", "_cdist_forward", "out", "_cdist_forward.out(Tensor x1, Tensor x2, float p, int? compute_mode, *, Tensor(a!) out) -> Tensor(a!)", 1307, 402, 480, 1803, 590, 375, 5, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::_pdist_forward.out", "aten", "_pdist_forward", "out", "_pdist_forward.out(Tensor self, float p=2, *, Tensor(a!) out) -> Tensor(a!)", 1312, 403, 480, 1803, 590, 376, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::_adaptive_avg_pool2d_backward.out", "aten", "_adaptive_avg_pool2d_backward", "out", "_adaptive_avg_pool2d_backward.out(Tensor grad_output, Tensor self, *, Tensor(a!) out) -> Tensor(a!)", 1315, 404, 480, 1803, 590, 377, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::embedding_dense_backward.out", "aten", "embedding_dense_backward", "out", "embedding_dense_backward.out(Tensor grad_output, Tensor indices, SymInt num_weights, SymInt padding_idx, bool scale_grad_by_freq, *, Tensor(a!) out) -> Tensor(a!)", 1318, 405, 480, 1803, 590, 378, 6, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::rand", "aten", "rand", "", "rand(SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor", 926, 319, 467, 1790, 582, 299, 5, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::rand.out", "aten", "rand", "out", "rand.out(SymInt[] size, *, Tensor(a!) out) -> Tensor(a!)", 931, 320, 469, 1792, 583, 299, 2, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::randn", "aten", "randn", "", "randn(SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor", 933, 321, 469, 1792, 583, 301, 5, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::randn.out", "aten", "randn", "out", "randn.out(SymInt[] size, *, Tensor(a!) out) -> Tensor(a!)", 938, 322, 471, 1794, 584, 301, 2, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::randperm", "aten", "randperm", "", "randperm(SymInt n, *, ScalarType? dtype=long, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor", 940, 323, 471, 1794, 584, 303, 5, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::randperm.out", "aten", "randperm", "out", "randperm.out(SymInt n, *, Tensor(a!) out) -> Tensor(a!)", 945, 324, 473, 1796, 585, 303, 2, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::native_dropout", "aten", "native_dropout", "", "native_dropout(Tensor input, float p, bool? train) -> (Tensor, Tensor)", 947, 325, 473, 1796, 585, 386, 3, 2, 1, 3, OPGEN_KIND_FUNCTIONAL, 1},
+    {"quantized_decomposed::quantize_per_tensor", "quantized_decomposed", "quantize_per_tensor", "", "quantize_per_tensor(Tensor input, float scale, int zero_point, int quant_min, int quant_max, ScalarType dtype) -> Tensor", 950, 327, 476, 1799, 587, 306, 6, 1, 1, 3, OPGEN_KIND_FUNCTIONAL, 2},
+    {"quantized_decomposed::quantize_per_tensor.out", "quantized_decomposed", "quantize_per_tensor", "out", "quantize_per_tensor.out(Tensor input, float scale, int zero_point, int quant_min, int quant_max, ScalarType dtype, *, Tensor(a!) out) -> Tensor(a!)", 956, 328, 479, 1802, 589, 306, 7, 1, 0, 0, OPGEN_KIND_OUT, 2},
+    {"quantized_decomposed::dequantize_per_tensor", "quantized_decomposed", "dequantize_per_tensor", "", "dequantize_per_tensor(Tensor input, float scale, int zero_point, int quant_min, int quant_max, ScalarType dtype, *, ScalarType? out_dtype=None) -> Tensor", 963, 329, 479, 1802, 589, 308, 7, 1, 1, 4, OPGEN_KIND_FUNCTIONAL, 2},
+    {"quantized_decomposed::dequantize_per_tensor.out", "quantized_decomposed", "dequantize_per_tensor", "out", "dequantize_per_tensor.out(Tensor input, float scale, int zero_point, int quant_min, int quant_max, ScalarType dtype, *, ScalarType? out_dtype=None, Tensor(a!) out) -> Tensor(a!)", 970, 330, 483, 1806, 591, 308, 8, 1, 0, 0, OPGEN_KIND_OUT, 2},
+    {"quantized_decomposed::dequantize_per_channel", "quantized_decomposed", "dequantize_per_channel", "", "dequantize_per_channel(Tensor input, Tensor scales, Tensor? zero_points, int axis, int quant_min, int quant_max, ScalarType dtype, *, ScalarType? out_dtype=None) -> Tensor", 978, 331, 483, 1806, 591, 310, 8, 1, 1, 6, OPGEN_KIND_FUNCTIONAL, 2},
+    {"quantized_decomposed::dequantize_per_channel.out", "quantized_decomposed", "dequantize_per_channel", "out", "dequantize_per_channel.out(Tensor input, Tensor scales, Tensor? zero_points, int axis, int quant_min, int quant_max, ScalarType dtype, *, ScalarType? out_dtype=None, Tensor(a!) out) -> Tensor(a!)", 986, 332, 489, 1812, 595, 310, 9, 1, 0, 0, OPGEN_KIND_OUT, 2},
+    {"dim_order_ops::_to_dim_order_copy", "dim_order_ops", "_to_dim_order_copy", "", "_to_dim_order_copy(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, bool non_blocking=False, int[]? dim_order=None) -> Tensor", 995, 333, 489, 1812, 595, 312, 7, 1, 0, 0, OPGEN_KIND_FUNCTIONAL, 2},
+    {"dim_order_ops::_to_dim_order_copy.out", "dim_order_ops", "_to_dim_order_copy", "out", "_to_dim_order_copy.out(Tensor self, *, bool non_blocking=False, int[]? dim_order=None, Tensor(a!) out) -> Tensor(a!)", 1002, 334, 489, 1812, 595, 312, 4, 1, 0, 0, OPGEN_KIND_OUT, 2},
+    {"dim_order_ops::_clone_dim_order", "dim_order_ops", "_clone_dim_order", "", "_clone_dim_order(Tensor self, *, bool non_blocking=False, int[]? dim_order=None) -> Tensor", 1006, 335, 489, 1812, 595, 314, 3, 1, 0, 0, OPGEN_KIND_FUNCTIONAL, 2},
+    {"dim_order_ops::_clone_dim_order.out", "dim_order_ops", "_clone_dim_order", "out", "_clone_dim_order.out(Tensor self, *, bool non_blocking=False, int[]? dim_order=None, Tensor(a!) out) -> Tensor(a!)", 1009, 336, 489, 1812, 595, 314, 4, 1, 0, 0, OPGEN_KIND_OUT, 2},
+    {"executorch_prims::add.int", "executorch_prims", "add", "int", "add.int(SymInt a, SymInt b) -> SymInt", 1013, 337, 489, 1812, 595, -1, 2, 1, 0, 0, OPGEN_KIND_FUNCTIONAL, 4},
+    {"executorch_prims::mul.int", "executorch_prims", "mul", "int", "mul.int(SymInt a, SymInt b) -> SymInt", 1015, 338, 489, 1812, 595, -1, 2, 1, 0, 0, OPGEN_KIND_FUNCTIONAL, 4},
+    {"executorch_prims::sub.int", "executorch_prims", "sub", "int", "sub.int(SymInt a, SymInt b) -> SymInt", 1017, 339, 489, 1812, 595, -1, 2, 1, 0, 0, OPGEN_KIND_FUNCTIONAL, 4},
+    {"executorch_prims::floordiv.int", "executorch_prims", "floordiv", "int", "floordiv.int(SymInt a, SymInt b) -> SymInt", 1019, 340, 489, 1812, 595, -1, 2, 1, 0, 0, OPGEN_KIND_FUNCTIONAL, 4},
+    {"executorch_prims::mod.int", "executorch_prims", "mod", "int", "mod.int(SymInt a, SymInt b) -> SymInt", 1021, 341, 489, 1812, 595, -1, 2, 1, 0, 0, OPGEN_KIND_FUNCTIONAL, 4},
+    {"executorch_prims::truediv.int", "executorch_prims", "truediv", "int", "truediv.int(SymInt a, SymInt b) -> float", 1023, 342, 489, 1812, 595, -1, 2, 1, 0, 0, OPGEN_KIND_FUNCTIONAL, 4},
+    {"executorch_prims::neg.int", "executorch_prims", "neg", "int", "neg.int(SymInt a) -> SymInt", 1025, 343, 489, 1812, 595, -1, 1, 1, 0, 0, OPGEN_KIND_FUNCTIONAL, 4},
+    {"executorch_prims::gt.int", "executorch_prims", "gt", "int", "gt.int(SymInt a, SymInt b) -> bool", 1026, 344, 489, 1812, 595, -1, 2, 1, 0, 0, OPGEN_KIND_FUNCTIONAL, 4},
+    {"executorch_prims::lt.int", "executorch_prims", "lt", "int", "lt.int(SymInt a, SymInt b) -> bool", 1028, 345, 489, 1812, 595, -1, 2, 1, 0, 0, OPGEN_KIND_FUNCTIONAL, 4},
+    {"executorch_prims::ge.int", "executorch_prims", "ge", "int", "ge.int(SymInt a, SymInt b) -> bool", 1030, 346, 489, 1812, 595, -1, 2, 1, 0, 0, OPGEN_KIND_FUNCTIONAL, 4},
+    {"executorch_prims::le.int", "executorch_prims", "le", "int", "le.int(SymInt a, SymInt b) -> bool", 1032, 347, 489, 1812, 595, -1, 2, 1, 0, 0, OPGEN_KIND_FUNCTIONAL, 4},
+    {"executorch_prims::eq.int", "executorch_prims", "eq", "int", "eq.int(SymInt a, SymInt b) -> bool", 1034, 348, 489, 1812, 595, -1, 2, 1, 0, 0, OPGEN_KIND_FUNCTIONAL, 4},
+    {"quantized_decomposed::add_relu", "quantized_decomposed", "add_relu", "", "add_relu(Tensor a, float a_scale, int a_zero_point, int a_quant_min, int a_quant_max, Tensor b, float b_scale, int b_zero_point, int b_quant_min, int b_quant_max, float out_scale, int out_zero_point, int out_quant_min, int out_quant_max) -> Tensor qc", 1036, 349, 489, 1812, 595, 328, 14, 1, 0, 0, OPGEN_KIND_FUNCTIONAL, 4},
+    {"quantized_decomposed::add_relu.out", "quantized_decomposed", "add_relu", "out", "add_relu.out(Tensor a, float a_scale, int a_zero_point, int a_quant_min, int a_quant_max, Tensor b, float b_scale, int b_zero_point, int b_quant_min, int b_quant_max, float out_scale, int out_zero_point, int out_quant_min, int out_quant_max, *, Tensor(a!) out) -> Tensor(a!)", 1050, 350, 489, 1812, 595, 328, 15, 1, 0, 0, OPGEN_KIND_OUT, 4},
+    {"quantized_decomposed::add", "quantized_decomposed", "add", "", "add(Tensor a, float a_scale, int a_zero_point, int a_quant_min, int a_quant_max, Tensor b, float b_scale, int b_zero_point, int b_quant_min, int b_quant_max, float out_scale, int out_zero_point, int out_quant_min, int out_quant_max) -> Tensor qc", 1065, 351, 489, 1812, 595, 330, 14, 1, 0, 0, OPGEN_KIND_FUNCTIONAL, 4},
+    {"quantized_decomposed::add.out", "quantized_decomposed", "add", "out", "add.out(Tensor a, float a_scale, int a_zero_point, int a_quant_min, int a_quant_max, Tensor b, float b_scale, int b_zero_point, int b_quant_min, int b_quant_max, float out_scale, int out_zero_point, int out_quant_min, int out_quant_max, *, Tensor(a!) out) -> Tensor(a!)", 1079, 352, 489, 1812, 595, 330, 15, 1, 0, 0, OPGEN_KIND_OUT, 4},
+    {"quantized_decomposed::add.scalar", "quantized_decomposed", "add", "scalar", "add.scalar(Tensor qa, float a_scale, int a_zero_point, int a_quant_min, int a_quant_max, ScalarType a_dtype, Scalar b, float out_scale, int out_zero_point, int out_quant_min, int out_quant_max, ScalarType out_dtype) -> Tensor", 1094, 353, 489, 1812, 595, 332, 12, 1, 0, 0, OPGEN_KIND_FUNCTIONAL, 4},
+    {"quantized_decomposed::add.scalar_out", "quantized_decomposed", "add", "scalar_out", "add.scalar_out(Tensor qa, float a_scale, int a_zero_point, int a_quant_min, int a_quant_max, ScalarType a_dtype, Scalar b, float out_scale, int out_zero_point, int out_quant_min, int out_quant_max, ScalarType out_dtype, *, Tensor(a!) out) -> Tensor(a!)", 1106, 354, 489, 1812, 595, 332, 13, 1, 0, 0, OPGEN_KIND_OUT, 4},
+    {"quantized_decomposed::embedding_byte", "quantized_decomposed", "embedding_byte", "", "embedding_byte(Tensor weight, Tensor weight_scales, Tensor? weight_zero_points, int weight_quant_min, int weight_quant_max, Tensor indices) -> Tensor", 1119, 355, 489, 1812, 595, 334, 6, 1, 0, 0, OPGEN_KIND_FUNCTIONAL, 4},
+    {"quantized_decomposed::embedding_byte.out", "quantized_decomposed", "embedding_byte", "out", "embedding_byte.out(Tensor weight, Tensor weight_scales, Tensor? weight_zero_points, int weight_quant_min, int weight_quant_max, Tensor indices, *, Tensor(a!) out) -> Tensor(a!)", 1125, 356, 489, 1812, 595, 334, 7, 1, 0, 0, OPGEN_KIND_OUT, 4},
+    {"demo::linear_relu", "demo", "linear_relu", "", "linear_relu(Tensor input, Tensor weight, Tensor bias) -> Tensor", 1132, 357, 489, 1812, 595, 336, 3, 1, 0, 0, OPGEN_KIND_FUNCTIONAL, 4},
+    {"demo::linear_relu.out", "demo", "linear_relu", "out", "linear_relu.out(Tensor input, Tensor weight, Tensor bias, *, Tensor(a!) out) -> Tensor(a!)", 1135, 358, 489, 1812, 595, 336, 4, 1, 0, 0, OPGEN_KIND_OUT, 4},
+    {"aten::add.Scalar_out", "aten", "add", "Scalar_out", "add.Scalar_out(Tensor self, Scalar other, Scalar alpha=1, *, Tensor(a!) out) -> Tensor(a!)", 1139, 359, 489, 1812, 595, 337, 4, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::mul.Scalar_out", "aten", "mul", "Scalar_out", "mul.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)", 1143, 360, 489, 1812, 595, 338, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::relu.out", "aten", "relu", "out", "relu.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", 1146, 361, 489, 1812, 595, 339, 2, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::permute_copy.out", "aten", "permute_copy", "out", "permute_copy.out(Tensor self, int[] dims, *, Tensor(a!) out) -> Tensor(a!)", 1148, 362, 489, 1812, 595, 340, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::view_copy.out", "aten", "view_copy", "out", "view_copy.out(Tensor self, SymInt[] size, *, Tensor(a!) out) -> Tensor(a!)", 1151, 363, 489, 1812, 595, 341, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::expand_copy.out", "aten", "expand_copy", "out", "expand_copy.out(Tensor self, SymInt[] size, *, bool implicit=False, Tensor(a!) out) -> Tensor(a!)", 1154, 364, 489, 1812, 595, 342, 4, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::clone.out", "aten", "clone", "out", "clone.out(Tensor self, *, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)", 1158, 365, 489, 1812, 595, 343, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::convolution.out", "aten", "convolution", "out", "convolution.out(Tensor input, Tensor weight, Tensor? bias, SymInt[] stride, SymInt[] padding, SymInt[] dilation, bool transposed, SymInt[] output_padding, SymInt groups, *, Tensor(a!) out) -> Tensor(a!)", 1161, 366, 489, 1812, 595, 344, 10, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::_native_batch_norm_legit_no_training.out", "aten", "_native_batch_norm_legit_no_training", "out", "_native_batch_norm_legit_no_training.out(Tensor input, Tensor? weight, Tensor? bias, Tensor running_mean, Tensor running_var, float momentum, float eps, *, Tensor(a!) out0, Tensor(b!) out1, Tensor(c!) out2) -> (Tensor(a!), Tensor(b!), Tensor(c!))", 1171, 367, 489, 1812, 595, 345, 10, 3, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::embedding.out", "aten", "embedding", "out", "embedding.out(Tensor weight, Tensor indices, SymInt padding_idx=-1, bool scale_grad_by_freq=False, bool sparse=False, *, Tensor(a!) out) -> Tensor(a!)", 1181, 370, 489, 1812, 595, 346, 6, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::isnan.out", "aten", "isnan", "out", "isnan.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", 1187, 371, 489, 1812, 595, 347, 2, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::isinf.out", "aten", "isinf", "out", "isinf.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", 1189, 372, 489, 1812, 595, 348, 2, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::div.Scalar_out", "aten", "div", "Scalar_out", "div.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)", 1191, 373, 489, 1812, 595, 349, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::div.Scalar_mode_out", "aten", "div", "Scalar_mode_out", "div.Scalar_mode_out(Tensor self, Scalar other, *, str? rounding_mode, Tensor(a!) out) -> Tensor(a!)", 1194, 374, 489, 1812, 595, 350, 4, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::sub.Scalar_out", "aten", "sub", "Scalar_out", "sub.Scalar_out(Tensor self, Scalar other, Scalar alpha=1, *, Tensor(a!) out) -> Tensor(a!)", 1198, 375, 489, 1812, 595, 351, 4, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::prod.out", "aten", "prod", "out", "prod.out(Tensor self, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)", 1202, 376, 489, 1812, 595, 352, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::squeeze_copy.dim_out", "aten", "squeeze_copy", "dim_out", "squeeze_copy.dim_out(Tensor self, int dim, *, Tensor(a!) out) -> Tensor(a!)", 1205, 377, 489, 1812, 595, 353, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::squeeze_copy.dims_out", "aten", "squeeze_copy", "dims_out", "squeeze_copy.dims_out(Tensor self, int[] dim, *, Tensor(a!) out) -> Tensor(a!)", 1208, 378, 489, 1812, 595, 354, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::unsqueeze_copy.out", "aten", "unsqueeze_copy", "out", "unsqueeze_copy.out(Tensor self, int dim, *, Tensor(a!) out) -> Tensor(a!)", 1211, 379, 489, 1812, 595, 355, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::select_copy.int_out", "aten", "select_copy", "int_out", "select_copy.int_out(Tensor self, int dim, SymInt index, *, Tensor(a!) out) -> Tensor(a!)", 1214, 380, 489, 1812, 595, 356, 4, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::slice_copy.Tensor_out", "aten", "slice_copy", "Tensor_out", "slice_copy.Tensor_out(Tensor self, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1, *, Tensor(a!) out) -> Tensor(a!)", 1218, 381, 489, 1812, 595, 357, 6, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::diagonal_copy.out", "aten", "diagonal_copy", "out", "diagonal_copy.out(Tensor self, int offset=0, int dim1=0, int dim2=1, *, Tensor(a!) out) -> Tensor(a!)", 1224, 382, 489, 1812, 595, 358, 5, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::alias_copy.out", "aten", "alias_copy", "out", "alias_copy.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", 1229, 383, 489, 1812, 595, 359, 2, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::as_strided_copy.out", "aten", "as_strided_copy", "out", "as_strided_copy.out(Tensor self, SymInt[] size, SymInt[] stride, SymInt? storage_offset=None, *, Tensor(a!) out) -> Tensor(a!)", 1231, 384, 489, 1812, 595, 360, 5, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::flip.out", "aten", "flip", "out", "flip.out(Tensor self, int[] dims, *, Tensor(a!) out) -> Tensor(a!)", 1236, 385, 489, 1812, 595, 361, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::repeat.out", "aten", "repeat", "out", "repeat.out(Tensor self, SymInt[] repeats, *, Tensor(a!) out) -> Tensor(a!)", 1239, 386, 489, 1812, 595, 362, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::constant_pad_nd.out", "aten", "constant_pad_nd", "out", "constant_pad_nd.out(Tensor self, SymInt[] pad, Scalar value=0, *, Tensor(a!) out) -> Tensor(a!)", 1242, 387, 489, 1812, 595, 363, 4, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::slice_scatter.out", "aten", "slice_scatter", "out", "slice_scatter.out(Tensor self, Tensor src, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1, *, Tensor(a!) out) -> Tensor(a!)", 1246, 388, 489, 1812, 595, 364, 7, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::select_scatter.out", "aten", "select_scatter", "out", "select_scatter.out(Tensor self, Tensor src, int dim, SymInt index, *, Tensor(a!) out) -> Tensor(a!)", 1253, 389, 489, 1812, 595, 365, 5, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::fill.Scalar_out", "aten", "fill", "Scalar_out", "fill.Scalar_out(Tensor self, Scalar value, *, Tensor(a!) out) -> Tensor(a!)", 1258, 390, 489, 1812, 595, 366, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::copy.out", "aten", "copy", "out", "copy.out(Tensor self, Tensor src, bool non_blocking=False, *, Tensor(a!) out) -> Tensor(a!)", 1261, 391, 489, 1812, 595, 367, 4, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::native_layer_norm.out", "aten", "native_layer_norm", "out", "native_layer_norm.out(Tensor input, SymInt[] normalized_shape, Tensor? weight, Tensor? bias, float eps, *, Tensor(a!) out0, Tensor(b!) out1, Tensor(c!) out2) -> (Tensor(a!), Tensor(b!), Tensor(c!))", 1265, 392, 489, 1812, 595, 368, 8, 3, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::native_group_norm.out", "aten", "native_group_norm", "out", "native_group_norm.out(Tensor input, Tensor? weight, Tensor? bias, SymInt N, SymInt C, SymInt HxW, int group, float eps, *, Tensor(a!) out0, Tensor(b!) out1, Tensor(c!) out2) -> (Tensor(a!), Tensor(b!), Tensor(c!))", 1273, 395, 489, 1812, 595, 369, 11, 3, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::adaptive_avg_pool1d.out", "aten", "adaptive_avg_pool1d", "out", "adaptive_avg_pool1d.out(Tensor self, int[1] output_size, *, Tensor(a!) out) -> Tensor(a!)", 1284, 398, 489, 1812, 595, 370, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::_adaptive_avg_pool2d.out", "aten", "_adaptive_avg_pool2d", "out", "_adaptive_avg_pool2d.out(Tensor self, SymInt[2] output_size, *, Tensor(a!) out) -> Tensor(a!)", 1287, 399, 489, 1812, 595, 371, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::_adaptive_avg_pool3d.out", "aten", "_adaptive_avg_pool3d", "out", "_adaptive_avg_pool3d.out(Tensor self, SymInt[3] output_size, *, Tensor(a!) out) -> Tensor(a!)", 1290, 400, 489, 1812, 595, 372, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::full_like.out", "aten", "full_like", "out", "full_like.out(Tensor self, Scalar fill_value, *, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)", 1293, 401, 489, 1812, 595, 373, 4, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::scalar_tensor.out", "aten", "scalar_tensor", "out", "scalar_tensor.out(Scalar s, *, Tensor(a!) out) -> Tensor(a!)", 1297, 402, 489, 1812, 595, 374, 2, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::empty_strided.out", "aten", "empty_strided", "out", "empty_strided.out(SymInt[] size, SymInt[] stride, *, Tensor(a!) out) -> Tensor(a!)", 1299, 403, 489, 1812, 595, 375, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::_to_copy.out", "aten", "_to_copy", "out", "_to_copy.out(Tensor self, *, bool non_blocking=False, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)", 1302, 404, 489, 1812, 595, 376, 4, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::avg_pool1d.out", "aten", "avg_pool1d", "out", "avg_pool1d.out(Tensor self, int[1] kernel_size, int[1] stride=[], int[1] padding=0, bool ceil_mode=False, bool count_include_pad=True, *, Tensor(a!) out) -> Tensor(a!)", 1306, 405, 489, 1812, 595, 377, 7, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::upsample_nearest2d.vec_out", "aten", "upsample_nearest2d", "vec_out", "upsample_nearest2d.vec_out(Tensor input, SymInt[]? output_size, float[]? scale_factors, *, Tensor(a!) out) -> Tensor(a!)", 1313, 406, 489, 1812, 595, 378, 4, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::upsample_bilinear2d.vec_out", "aten", "upsample_bilinear2d", "vec_out", "upsample_bilinear2d.vec_out(Tensor input, SymInt[]? output_size, bool align_corners, float[]? scale_factors, *, Tensor(a!) out) -> Tensor(a!)", 1317, 407, 489, 1812, 595, 379, 5, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::index_put.out", "aten", "index_put", "out", "index_put.out(Tensor self, Tensor?[] indices, Tensor values, bool accumulate=False, *, Tensor(a!) out) -> Tensor(a!)", 1322, 408, 489, 1812, 595, 380, 5, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::masked_scatter.out", "aten", "masked_scatter", "out", "masked_scatter.out(Tensor self, Tensor mask, Tensor source, *, Tensor(a!) out) -> Tensor(a!)", 1327, 409, 489, 1812, 595, 381, 4, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::_cdist_forward.out", "aten", "_cdist_forward", "out", "_cdist_forward.out(Tensor x1, Tensor x2, float p, int? compute_mode, *, Tensor(a!) out) -> Tensor(a!)", 1331, 410, 489, 1812, 595, 382, 5, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::_pdist_forward.out", "aten", "_pdist_forward", "out", "_pdist_forward.out(Tensor self, float p=2, *, Tensor(a!) out) -> Tensor(a!)", 1336, 411, 489, 1812, 595, 383, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::_adaptive_avg_pool2d_backward.out", "aten", "_adaptive_avg_pool2d_backward", "out", "_adaptive_avg_pool2d_backward.out(Tensor grad_output, Tensor self, *, Tensor(a!) out) -> Tensor(a!)", 1339, 412, 489, 1812, 595, 384, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::embedding_dense_backward.out", "aten", "embedding_dense_backward", "out", "embedding_dense_backward.out(Tensor grad_output, Tensor indices, SymInt num_weights, SymInt padding_idx, bool scale_grad_by_freq, *, Tensor(a!) out) -> Tensor(a!)", 1342, 413, 489, 1812, 595, 385, 6, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::native_dropout.out", "aten", "native_dropout", "out", "native_dropout.out(Tensor input, float p, bool? train, *, Tensor(a!) out0, Tensor(b!) out1) -> (Tensor(a!), Tensor(b!))", 1348, 414, 489, 1812, 595, 386, 5, 2, 0, 0, OPGEN_KIND_OUT, 0},
 };
 
 const opgen_arg opgen_args[] = {
@@ -1845,6 +1861,30 @@ const opgen_arg opgen_args[] = {
     {"dilation", "int[2]", NULL, NULL, 0x00000000u, OPGEN_ABI_INT_LIST, 0},
     {"padding", "int[2]", NULL, NULL, 0x00000000u, OPGEN_ABI_INT_LIST, 0},
     {"stride", "int[2]", NULL, NULL, 0x00000000u, OPGEN_ABI_INT_LIST, 0},
+    {"size", "SymInt[]", NULL, NULL, 0x00000000u, OPGEN_ABI_INT_LIST, 0},
+    {"dtype", "ScalarType?", "None", NULL, 0x000000c0u, OPGEN_ABI_OPT_DTYPE, 1},
+    {"layout", "Layout?", "None", NULL, 0x00000000u, OPGEN_ABI_OPT_ENUM, 1},
+    {"device", "Device?", "None", NULL, 0x00000000u, OPGEN_ABI_OPAQUE, 1},
+    {"pin_memory", "bool?", "None", NULL, 0x00000000u, OPGEN_ABI_OPT_BOOL, 1},
+    {"size", "SymInt[]", NULL, NULL, 0x00000000u, OPGEN_ABI_INT_LIST, 0},
+    {"out", "Tensor", NULL, "a!", 0x08008effu, OPGEN_ABI_TENSOR, 7},
+    {"size", "SymInt[]", NULL, NULL, 0x00000000u, OPGEN_ABI_INT_LIST, 0},
+    {"dtype", "ScalarType?", "None", NULL, 0x000000c0u, OPGEN_ABI_OPT_DTYPE, 1},
+    {"layout", "Layout?", "None", NULL, 0x00000000u, OPGEN_ABI_OPT_ENUM, 1},
+    {"device", "Device?", "None", NULL, 0x00000000u, OPGEN_ABI_OPAQUE, 1},
+    {"pin_memory", "bool?", "None", NULL, 0x00000000u, OPGEN_ABI_OPT_BOOL, 1},
+    {"size", "SymInt[]", NULL, NULL, 0x00000000u, OPGEN_ABI_INT_LIST, 0},
+    {"out", "Tensor", NULL, "a!", 0x08008effu, OPGEN_ABI_TENSOR, 7},
+    {"n", "SymInt", NULL, NULL, 0x00000000u, OPGEN_ABI_INT, 0},
+    {"dtype", "ScalarType?", "long", NULL, 0x000000dfu, OPGEN_ABI_OPT_DTYPE, 1},
+    {"layout", "Layout?", "None", NULL, 0x00000000u, OPGEN_ABI_OPT_ENUM, 1},
+    {"device", "Device?", "None", NULL, 0x00000000u, OPGEN_ABI_OPAQUE, 1},
+    {"pin_memory", "bool?", "None", NULL, 0x00000000u, OPGEN_ABI_OPT_BOOL, 1},
+    {"n", "SymInt", NULL, NULL, 0x00000000u, OPGEN_ABI_INT, 0},
+    {"out", "Tensor", NULL, "a!", 0x08008effu, OPGEN_ABI_TENSOR, 7},
+    {"input", "Tensor", NULL, NULL, 0x000000c0u, OPGEN_ABI_TENSOR, 0},
+    {"p", "float", NULL, NULL, 0x00000000u, OPGEN_ABI_FLOAT, 0},
+    {"train", "bool?", NULL, NULL, 0x00000000u, OPGEN_ABI_OPT_BOOL, 0},
     {"input", "Tensor", NULL, NULL, 0x000000c0u, OPGEN_ABI_TENSOR, 0},
     {"scale", "float", NULL, NULL, 0x00000000u, OPGEN_ABI_FLOAT, 0},
     {"zero_point", "int", NULL, NULL, 0x00000000u, OPGEN_ABI_INT, 0},
@@ -2243,6 +2283,11 @@ const opgen_arg opgen_args[] = {
     {"padding_idx", "SymInt", NULL, NULL, 0x00000000u, OPGEN_ABI_INT, 0},
     {"scale_grad_by_freq", "bool", NULL, NULL, 0x00000000u, OPGEN_ABI_BOOL, 0},
     {"out", "Tensor", NULL, "a!", 0x08008effu, OPGEN_ABI_TENSOR, 7},
+    {"input", "Tensor", NULL, NULL, 0x08008effu, OPGEN_ABI_TENSOR, 0},
+    {"p", "float", NULL, NULL, 0x00000000u, OPGEN_ABI_FLOAT, 0},
+    {"train", "bool?", NULL, NULL, 0x00000000u, OPGEN_ABI_OPT_BOOL, 0},
+    {"out0", "Tensor", NULL, "a!", 0x08008effu, OPGEN_ABI_TENSOR, 7},
+    {"out1", "Tensor", NULL, "b!", 0x08008effu, OPGEN_ABI_TENSOR, 7},
 };
 
 const opgen_arg opgen_rets[] = {
@@ -2565,6 +2610,14 @@ const opgen_arg opgen_rets[] = {
     {NULL, "Tensor", NULL, NULL, 0x000000c0u, OPGEN_ABI_TENSOR, 0},
     {NULL, "Tensor", NULL, "a!", 0x08008effu, OPGEN_ABI_TENSOR, 4},
     {NULL, "Tensor", NULL, NULL, 0x000000c0u, OPGEN_ABI_TENSOR, 0},
+    {NULL, "Tensor", NULL, NULL, 0x000000c0u, OPGEN_ABI_TENSOR, 0},
+    {NULL, "Tensor", NULL, "a!", 0x08008effu, OPGEN_ABI_TENSOR, 4},
+    {NULL, "Tensor", NULL, NULL, 0x000000c0u, OPGEN_ABI_TENSOR, 0},
+    {NULL, "Tensor", NULL, "a!", 0x08008effu, OPGEN_ABI_TENSOR, 4},
+    {NULL, "Tensor", NULL, NULL, 0x000000dfu, OPGEN_ABI_TENSOR, 0},
+    {NULL, "Tensor", NULL, "a!", 0x08008effu, OPGEN_ABI_TENSOR, 4},
+    {NULL, "Tensor", NULL, NULL, 0x000000c0u, OPGEN_ABI_TENSOR, 0},
+    {NULL, "Tensor", NULL, NULL, 0x00000800u, OPGEN_ABI_TENSOR, 0},
     {NULL, "Tensor", NULL, NULL, 0x0800000fu, OPGEN_ABI_TENSOR, 0},
     {NULL, "Tensor", NULL, "a!", 0x08008effu, OPGEN_ABI_TENSOR, 4},
     {NULL, "Tensor", NULL, NULL, 0x000000c0u, OPGEN_ABI_TENSOR, 0},
@@ -2652,6 +2705,8 @@ const opgen_arg opgen_rets[] = {
     {NULL, "Tensor", NULL, "a!", 0x08008effu, OPGEN_ABI_TENSOR, 4},
     {NULL, "Tensor", NULL, "a!", 0x08008effu, OPGEN_ABI_TENSOR, 4},
     {NULL, "Tensor", NULL, "a!", 0x08008effu, OPGEN_ABI_TENSOR, 4},
+    {NULL, "Tensor", NULL, "a!", 0x08008effu, OPGEN_ABI_TENSOR, 4},
+    {NULL, "Tensor", NULL, "b!", 0x08008effu, OPGEN_ABI_TENSOR, 4},
 };
 
 const int16_t opgen_cols[] = {
@@ -2827,6 +2882,10 @@ const int16_t opgen_cols[] = {
     /* aten::max_pool2d_with_indices_backward */ 0, 1, 7, -1,
     /* aten::embedding_dense_backward */ 0, 1, -1,
     /* aten::col2im */ 0, -1,
+    /* aten::rand */ 1, -1,
+    /* aten::randn */ 1, -1,
+    /* aten::randperm */ 1, -1,
+    /* aten::native_dropout */ 0, -1, -2,
     /* quantized_decomposed::quantize_per_tensor */ 0, 5, -1,
     /* quantized_decomposed::dequantize_per_tensor */ 0, 5, 6, -1,
     /* quantized_decomposed::dequantize_per_channel */ 0, 1, 2, 6, 7, -1,
@@ -3446,6 +3505,10 @@ const uint8_t opgen_cells[] = {
     0, 0, 1, 0,
     0, 1, 0,
     0, 0,
+    0, 0,
+    0, 0,
+    0, 0,
+    0, 0, 1,
     0, 1, 1,
     0, 0, 1, 1,
     0, 3, 2, 0, 1, 1,
@@ -3624,47 +3687,53 @@ const uint32_t opgen_alias_sets[] = {
     /* aten::max_pool2d_with_indices_backward */ 0x000000c0u, 0x00000010u,
     /* aten::embedding_dense_backward */ 0x000000c0u, 0x00000018u,
     /* aten::col2im */ 0x000000c0u,
+    /* aten::rand */ 0x000000c0u,
+    /* aten::randn */ 0x000000c0u,
+    /* aten::randperm */ 0x000000dfu,
+    /* aten::native_dropout */ 0x000000c0u, 0x00000800u,
     /* quantized_decomposed::quantize_per_tensor */ 0x000000c0u, 0x0800000fu,
     /* quantized_decomposed::dequantize_per_tensor */ 0x0800000fu, 0x000000c0u,
     /* quantized_decomposed::dequantize_per_channel */ 0x0800000fu, 0x000000c0u, 0x00000018u, 0x000000c0u,
 };
 
 const uint32_t opgen_hash_seeds[] = {
-    32u, 72u, 8u, 6u, 10u, 2u, 10u, 58u, 42u, 2u, 1u, 0u,
-    31u, 5u, 19u, 10u, 1u, 4u, 1u, 272u, 273u, 161u, 50u, 2u,
-    2u, 16u, 46u, 36u, 7u, 15u, 91u, 313u, 379u, 1u, 61u, 3u,
-    1u, 4u, 23u, 101u, 17u, 16u, 7u, 216u, 58u, 93u, 12u, 52u,
-    163u, 31u, 217u, 2u, 8u, 4u, 2u, 9u, 7u, 92u, 121u, 637u,
-    55u, 1u, 88u, 52u, 337u, 22u, 83u, 7u, 72u, 4u, 9u, 78u,
-    134u, 1334u, 5u, 103u, 7u, 169u, 27u, 89u, 412u, 16u, 394u, 3u,
-    45u, 259u, 64u, 234u, 1967u, 949u, 5u, 411u, 475u, 11u, 30u,
+    65u, 18u, 17u, 34u, 13u, 3u, 1u, 3u, 1u, 9u, 26u, 41u,
+    1u, 56u, 60u, 7u, 15u, 57u, 5u, 19u, 19u, 29u, 8u, 77u,
+    5u, 527u, 11u, 17u, 327u, 70u, 53u, 2u, 24u, 10u, 117u, 1u,
+    183u, 4u, 113u, 46u, 9u, 49u, 9u, 54u, 138u, 3u, 80u, 749u,
+    28u, 34u, 17u, 8u, 213u, 1u, 52u, 506u, 113u, 34u, 4u, 4u,
+    6u, 109u, 4u, 313u, 235u, 55u, 225u, 530u, 850u, 486u, 8u, 144u,
+    452u, 76u, 1323u, 62u, 1u, 12u, 3u, 15u, 902u, 254u, 28u, 976u,
+    6u, 22u, 49u, 2u, 9u, 53u, 359u, 3553u, 136u, 1u, 1135u, 11u,
+    1115u,
 };
 
 const uint16_t opgen_hash_slots[] = {
-    18, 75, 326, 350, 286, 272, 107, 32, 233, 332, 303, 114, 22, 372, 98, 52,
-    376, 16, 178, 108, 225, 333, 334, 248, 289, 262, 54, 33, 324, 321, 330, 150,
-    364, 53, 308, 302, 95, 222, 10, 221, 319, 190, 278, 331, 111, 370, 320, 47,
-    310, 259, 322, 173, 27, 341, 174, 56, 241, 299, 147, 26, 81, 196, 30, 80,
-    141, 157, 357, 338, 263, 28, 251, 270, 352, 373, 227, 367, 126, 198, 273, 265,
-    109, 149, 296, 374, 163, 3, 189, 368, 48, 316, 207, 100, 294, 23, 359, 343,
-    281, 268, 328, 271, 245, 161, 70, 125, 358, 2, 188, 279, 175, 50, 284, 11,
-    306, 154, 371, 301, 128, 318, 246, 46, 235, 236, 300, 34, 65, 44, 151, 348,
-    110, 204, 375, 365, 362, 297, 366, 24, 7, 97, 247, 345, 51, 220, 252, 355,
-    214, 41, 101, 72, 84, 290, 146, 305, 5, 145, 209, 177, 133, 119, 257, 186,
-    167, 280, 62, 140, 312, 201, 4, 361, 378, 242, 215, 329, 55, 43, 304, 123,
-    182, 313, 327, 132, 67, 39, 337, 323, 152, 66, 1, 29, 213, 138, 121, 208,
-    349, 291, 229, 76, 6, 267, 176, 19, 340, 25, 68, 69, 37, 185, 232, 20,
-    21, 283, 45, 78, 73, 31, 82, 260, 307, 277, 179, 210, 14, 85, 342, 91,
-    240, 211, 17, 74, 339, 317, 261, 131, 58, 239, 99, 105, 144, 258, 12, 92,
-    223, 139, 127, 93, 200, 142, 36, 288, 160, 356, 285, 171, 354, 164, 184, 264,
-    335, 89, 238, 87, 216, 135, 250, 103, 205, 199, 64, 88, 86, 143, 136, 113,
-    134, 137, 244, 255, 311, 63, 282, 168, 156, 193, 124, 115, 203, 231, 42, 191,
-    180, 129, 155, 256, 13, 226, 90, 122, 217, 158, 274, 218, 315, 325, 206, 60,
-    336, 9, 8, 276, 194, 15, 224, 159, 292, 166, 212, 287, 77, 192, 219, 314,
-    309, 237, 377, 202, 61, 228, 94, 169, 112, 181, 170, 120, 162, 249, 243, 49,
-    148, 230, 266, 118, 195, 347, 351, 153, 79, 183, 295, 35, 346, 96, 116, 197,
-    71, 234, 38, 293, 369, 130, 253, 187, 104, 254, 83, 360, 117, 40, 0, 269,
-    353, 172, 106, 298, 57, 59, 165, 344, 275, 102, 363,
+    122, 1, 288, 225, 167, 304, 252, 156, 133, 85, 153, 357, 48, 59, 96, 22,
+    215, 181, 313, 91, 64, 129, 341, 103, 201, 98, 273, 241, 358, 111, 13, 46,
+    383, 250, 195, 70, 30, 360, 147, 322, 345, 110, 239, 244, 230, 145, 346, 65,
+    7, 193, 57, 16, 379, 102, 370, 312, 314, 2, 220, 11, 365, 271, 376, 35,
+    9, 82, 266, 132, 320, 124, 66, 104, 206, 119, 286, 249, 342, 79, 323, 275,
+    300, 31, 293, 296, 335, 246, 295, 149, 253, 19, 136, 137, 170, 174, 361, 143,
+    44, 199, 336, 105, 26, 118, 60, 301, 121, 319, 284, 166, 299, 289, 247, 34,
+    86, 278, 158, 162, 333, 334, 231, 351, 264, 89, 76, 337, 92, 349, 114, 317,
+    309, 352, 134, 350, 374, 53, 280, 27, 17, 348, 47, 272, 347, 213, 277, 248,
+    32, 344, 49, 108, 6, 163, 4, 381, 169, 112, 318, 197, 321, 375, 338, 165,
+    175, 43, 236, 54, 151, 127, 228, 90, 71, 219, 242, 146, 216, 171, 329, 51,
+    202, 0, 378, 5, 265, 287, 10, 61, 20, 178, 55, 180, 150, 69, 36, 276,
+    283, 205, 297, 190, 189, 238, 52, 224, 23, 212, 126, 97, 176, 58, 78, 3,
+    8, 209, 142, 87, 279, 94, 42, 274, 359, 354, 324, 144, 113, 21, 45, 159,
+    340, 262, 294, 217, 223, 364, 200, 355, 14, 123, 307, 234, 328, 80, 218, 173,
+    40, 155, 115, 207, 131, 256, 221, 161, 269, 327, 39, 125, 135, 380, 362, 268,
+    385, 222, 366, 183, 263, 240, 311, 172, 120, 316, 72, 267, 372, 130, 254, 384,
+    109, 141, 88, 196, 356, 83, 157, 63, 363, 229, 237, 298, 377, 310, 339, 285,
+    93, 326, 382, 24, 95, 168, 373, 233, 187, 116, 235, 251, 303, 369, 261, 302,
+    353, 208, 191, 188, 41, 306, 107, 38, 260, 331, 282, 74, 28, 371, 291, 330,
+    81, 62, 259, 75, 305, 182, 68, 308, 281, 214, 100, 77, 194, 204, 210, 227,
+    192, 343, 106, 257, 148, 198, 139, 226, 160, 203, 37, 50, 184, 292, 367, 243,
+    73, 84, 18, 117, 128, 315, 99, 186, 33, 232, 56, 177, 386, 140, 185, 12,
+    332, 368, 29, 179, 67, 325, 245, 164, 290, 258, 255, 138, 152, 101, 270, 25,
+    154, 211, 15,
 };
 
 #ifdef __cplusplus

@@ -22,6 +22,7 @@ struct opgen_program {
     size_t plan_bytes;
     size_t scratch; /* the most any step takes beyond the plan; given back after each step */
     bool dynamic; /* some step is: shapes are known only once inputs are */
+    uint64_t rng; /* random ops' generator (opgen_load_options.seed) */
 };
 
 size_t opgen_program_plan_bytes(const opgen_program *p) { return p->plan_bytes; }
@@ -266,6 +267,7 @@ static int32_t load_node(loader *L, int n) {
     opgen_step *s = &gs->s;
     gs->node = nd;
     s->name = nd->op;
+    s->rng = &L->p->rng;
     int id = opgen_node_op(nd->op);
     if (id < 0) return node_fail(L->err, g, nd->line, nd->col, OPGEN_E_NOT_FOUND, "unknown operator %s", nd->op);
     const opgen_op *op = &opgen_ops[id];
@@ -453,6 +455,7 @@ int32_t opgen_program_load_with(const opgen_graph *g, opgen_arena *a, const opge
         if (gv->kind == OPGEN_GV_TENSOR && opgen_tensor_shape(&v->t, gv->dtype, gv->dim, gv->sizes, err)) return err->code;
         if (gv->kind == OPGEN_GV_FREE) return node_fail(err, g, gv->line, gv->col, OPGEN_E_INVALID, "a pattern is not a program: %%%s is not defined", gv->name);
     }
+    p->rng = opt ? opt->seed : 0;
     loader L = {p, g, a, err, opt};
     bool *dyn = opgen_arena_zalloc(a, sizeof(bool) * (size_t)(g->nvalues ? g->nvalues : 1)); /* values that depend on a scalar input */
     if (!dyn) return opgen_fail(err, OPGEN_E_NO_MEMORY, "out of memory");

@@ -21,6 +21,7 @@ typedef struct instr {
 
 struct opgen_method {
     const opgen_pte *pte;
+    uint64_t rng; /* random ops' generator (the kernels options' seed) */
     opgen_pte_plan plan;
     int nvalues;
     opgen_ivalue *values;
@@ -510,6 +511,7 @@ static int32_t load_kernel_call(mloader *L, instr *ins, const opgen_pte_instr *i
     const opgen_op *kop = &opgen_ops[kid];
     opgen_step *s = ins->step;
     s->name = ins->op;
+    s->rng = &L->m->rng;
     s->op = opgen_functional_of(kid);
     s->scalar = opgen_is_scalar_op(kid);
     if (s->scalar) return lfail(L, OPGEN_E_NOT_IMPLEMENTED, "scalar prims are not run from .pte programs yet");
@@ -714,6 +716,7 @@ int32_t opgen_method_load(const opgen_pte *p, const char *method, const opgen_me
     if (take_arrays(&L.m, &c, a, &L, &steps, &dargs, err) || take_buffers(&L, a)) return err->code;
     opgen_method *m = L.m;
     m->pte = p;
+    m->rng = opt && opt->kernels ? opt->kernels->seed : 0;
     m->plan = pl;
     m->plan.name = pl.name;
     L.pl = &m->plan;
@@ -778,7 +781,7 @@ static int32_t set_input(opgen_method *m, int i, const opgen_ivalue *in, opgen_a
         t->data = opgen_arena_alloc(work, opgen_nbytes(t));
         if (!t->data) return rfail(m, NULL, err, OPGEN_E_NO_MEMORY, "out of memory for input %d (the run takes %zu bytes)", i, m->work);
     }
-    opgen_ctx ctx = {work, err, "input", false, 0, false, -1};
+    opgen_ctx ctx = {work, err, "input", false, 0, false, -1, NULL};
     return opgen_copy_same(&ctx, t, &in->t);
 }
 

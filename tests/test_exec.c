@@ -207,7 +207,7 @@ static void test_dim_order_ops(void) {
     opgen_error err = {0};
     opgen_tensor_shape(&out, OPGEN_DTYPE_Int, 2, sz, &err);
     out.data = o, out.capacity = sizeof o;
-    opgen_ctx ctx = {NULL, &err, "dim_order_ops::_to_dim_order_copy.out", false, 0, false, -1};
+    opgen_ctx ctx = {NULL, &err, "dim_order_ops::_to_dim_order_copy.out", false, 0, false, -1, NULL};
     CHECK(!opgen_portable__to_dim_order_copy_out(&ctx, &in, false, NULL, &out) && o[0] == 1 && o[1] == -2 && o[5] == 6, "to_dim_order_copy into int32: %s (%d %d)", err.msg, o[0], o[1]);
     int64_t bad_order[2] = {1, 1};
     opgen_int_list l = {bad_order, 2};
@@ -225,12 +225,71 @@ static void test_dim_order_ops(void) {
     CHECK(opgen_portable__clone_dim_order_out(&ctx, &in, false, &l, &same) && strstr(err.msg, "dim_order has 1 entries for a 2-d tensor"), "a short dim_order: %s", err.msg);
 }
 
+/* Random ops: a seed gives the same values on every fresh load, another seed
+ * others; rand lies in [0, 1), randn and rand have their distribution's mean
+ * and variance (20000 draws: 5 standard errors), randperm is a permutation,
+ * dropout keeps 1 - p of its input, scaled by 1 / (1 - p). */
+static void random_run(uint64_t seed, float *u, float *z, int64_t *perm, float *drop, bool *mask) {
+    opgen_arena a;
+    opgen_arena_init_growing(&a);
+    opgen_graph g;
+    opgen_error err = {0};
+    const char *text = "graph(%x: f32[20000]):\n  %u = aten::rand([20000])\n  %z = aten::randn([20000])\n  %p = aten::randperm(1000)\n"
+                       "  %d, %m = aten::native_dropout(%x, 0.25, True)\n  return (%u, %z, %p, %d, %m)\n";
+    opgen_load_options opt = {.seed = seed};
+    opgen_program *p = NULL;
+    CHECK(!opgen_graph_parse("t.graph", text, strlen(text), false, &a, &g, &err) && !opgen_program_load_with(&g, &a, &opt, &p, &err), "load: %s", err.msg);
+    static float ones[20000];
+    for (int i = 0; i < 20000; i++) ones[i] = 1.0f;
+    int64_t n = 20000;
+    opgen_ivalue in = {.kind = OPGEN_GV_TENSOR, .t = f32(ones, 1, &n)}, out[5];
+    CHECK(p && !opgen_program_run(p, &in, &a, out, &err), "run: %s", err.msg);
+    if (p && !err.code) {
+        memcpy(u, out[0].t.data, sizeof(float) * 20000), memcpy(z, out[1].t.data, sizeof(float) * 20000);
+        memcpy(perm, out[2].t.data, sizeof(int64_t) * 1000);
+        memcpy(drop, out[3].t.data, sizeof(float) * 20000), memcpy(mask, out[4].t.data, sizeof(bool) * 20000);
+    }
+    opgen_arena_release(&a);
+}
+
+static void test_random_ops(void) {
+    static float u[20000], z[20000], d[20000], u2[20000], z2[20000], d2[20000];
+    static int64_t perm[1000], perm2[1000];
+    static bool m[20000], m2[20000];
+    random_run(7, u, z, perm, d, m);
+    random_run(7, u2, z2, perm2, d2, m2);
+    CHECK(!memcmp(u, u2, sizeof u) && !memcmp(z, z2, sizeof z) && !memcmp(perm, perm2, sizeof perm) && !memcmp(d, d2, sizeof d), "seed 7 gave other values on a second load");
+    random_run(8, u2, z2, perm2, d2, m2);
+    CHECK(memcmp(u, u2, sizeof u) && memcmp(z, z2, sizeof z) && memcmp(perm, perm2, sizeof perm), "seeds 7 and 8 gave the same values");
+    double su = 0, su2 = 0, sz = 0, sz2 = 0, kept = 0;
+    bool in_range = true, seen[1000] = {0}, dropped_ok = true;
+    for (int i = 0; i < 20000; i++) {
+        in_range = in_range && u[i] >= 0 && u[i] < 1;
+        su += u[i], su2 += (double)u[i] * u[i], sz += z[i], sz2 += (double)z[i] * z[i];
+        kept += m[i];
+        dropped_ok = dropped_ok && d[i] == (m[i] ? 1.0f / 0.75f : 0.0f);
+    }
+    double mu = su / 20000, vu = su2 / 20000 - mu * mu, mz = sz / 20000, vz = sz2 / 20000 - mz * mz;
+    CHECK(in_range, "rand left [0, 1)");
+    CHECK(fabs(mu - 0.5) < 5 * sqrt(1.0 / 12 / 20000) && fabs(vu - 1.0 / 12) < 0.004, "rand: mean %g, variance %g", mu, vu);
+    CHECK(fabs(mz) < 5 * sqrt(1.0 / 20000) && fabs(vz - 1) < 0.05, "randn: mean %g, variance %g", mz, vz);
+    CHECK(fabs(kept / 20000 - 0.75) < 5 * sqrt(0.75 * 0.25 / 20000), "dropout kept %g of its input, not 0.75", kept / 20000);
+    CHECK(dropped_ok, "dropout's kept values are not scaled by 1 / (1 - p), or its dropped ones are not 0");
+    bool is_perm = true;
+    for (int i = 0; i < 1000; i++) {
+        is_perm = is_perm && perm[i] >= 0 && perm[i] < 1000 && !seen[perm[i]];
+        if (perm[i] >= 0 && perm[i] < 1000) seen[perm[i]] = true;
+    }
+    CHECK(is_perm, "randperm(1000) is not a permutation of 0..999");
+}
+
 int main(void) {
     test_static_runs_twice();
     test_work_bytes_suffice();
     test_symint_replans();
     test_load_errors_do_not_leak_state();
     test_dim_order_ops();
+    test_random_ops();
     printf("test_exec: %d failed\n", failures);
     return failures != 0;
 }

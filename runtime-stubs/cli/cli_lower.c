@@ -24,7 +24,7 @@ static const opgen_opt verify_opts[] = {
 /* The program transformed (lower, decompose) and written to -o, or verified. */
 static int transform(const opgen_cli *a, void *ctx, const opgen_graph *g, opgen_arena *ar) {
     const opgen_rt_ctx *rc = ctx;
-    opgen_load_options opt = {false, rc ? rc->vendors : NULL, rc ? rc->nvendors : 0};
+    opgen_load_options opt = {.vendors = rc ? rc->vendors : NULL, .nvendors = rc ? rc->nvendors : 0};
     const char *cmd = a->cmd->name;
     opgen_graph out;
     opgen_error err = {0};

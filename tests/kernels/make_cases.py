@@ -891,6 +891,16 @@ for d in FLOATS:
          fn=lambda c, e: [A.col2im(c, [5, 6], [2, 2], [1, 1], [0, 0], [1, 2]), A.col2im(e, [6, 7], [2, 2], [2, 1], [1, 1], [1, 1])], tol=REL[d])
 
 
+# ---- native_dropout where PyTorch's result does not depend on its generator: eval mode,
+# p = 0 and p = 1 in training (random draws: tests/test_exec.c checks their statistics) ----
+for d in FLOATS:
+    case(f'native_dropout_{d}', [('x', d, (3, 7), 'special')],
+         ['%a, %am = aten::native_dropout(%x, 0.3, False)', '%b, %bm = aten::native_dropout(%x, 0.0, True)', '%c, %cm = aten::native_dropout(%x, 1.0, None)'],
+         '(%a, %am, %b, %bm, %c, %cm)', fn=lambda x: [*A.native_dropout(x, 0.3, False), *A.native_dropout(x, 0.0, True), *A.native_dropout(x, 1.0, None)])
+err('native_dropout_p', 'graph(%x: f32[3]):\n  %a, %b = aten::native_dropout(%x, 1.5, True)\n  return (%a, %b)\n',
+    E + 'aten::native_dropout: dropout probability has to be between 0 and 1, but got 1.5')
+
+
 def main():
     for entry in os.listdir(HERE):
         if os.path.isdir(os.path.join(HERE, entry)):

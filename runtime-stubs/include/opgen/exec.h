@@ -43,6 +43,9 @@ typedef struct opgen_load_options {
                        native kernel serves them */
     const opgen_vendor *const *vendors; /* backends whose kernels win per (op, dtype) */
     int nvendors;
+    /* Where random ops' generator starts (rand, randn, randperm, native_dropout):
+     * the same seed gives the same values, run after run of a fresh load. */
+    uint64_t seed;
 } opgen_load_options;
 /* For each step of a loaded program: its node and the kernel chosen for it (its
  * C name) with where it comes from (a backend's name, or "opgen"). */

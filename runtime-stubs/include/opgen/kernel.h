@@ -33,7 +33,21 @@ struct opgen_ctx {
      * of a factory or of _to_copy, which the out= schema cannot carry), or -1:
      * read through opgen_result_dtype. */
     int32_t dtype;
+    /* The program's random generator (a counter it advances), or NULL where no
+     * program runs the kernel: random ops then fail. */
+    uint64_t *rng;
 };
+
+/* The next 64 random bits of the program's generator: SplitMix64 over a
+ * counter seeded by opgen_load_options.seed. */
+static inline uint64_t opgen_random_bits(opgen_ctx *ctx) {
+    uint64_t z = (*ctx->rng += 0x9E3779B97F4A7C15u);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9u;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBu;
+    return z ^ (z >> 31);
+}
+/* A uniform double in [0, 1) with 53 random bits. */
+static inline double opgen_random_unit(opgen_ctx *ctx) { return (double)(opgen_random_bits(ctx) >> 11) * 0x1p-53; }
 
 /* The dtype of a result that the inputs do not determine (factories, _to_copy):
  * a given out's own (a .pte plans it), else the one the program asks for

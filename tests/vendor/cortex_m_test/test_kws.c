@@ -36,7 +36,7 @@ int main(int argc, char **argv) {
     size_t n = fread(program, 1, sizeof program, f);
     fclose(f);
     const opgen_vendor *vendors[] = {&opgen_vendor_cortex_m};
-    opgen_load_options kernels = {false, vendors, 1};
+    opgen_load_options kernels = {.vendors = vendors, .nvendors = 1};
     opgen_method_options opt = {.kernels = &kernels};
     opgen_error err = {0};
     opgen_pte pte;
