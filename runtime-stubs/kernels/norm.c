@@ -162,3 +162,102 @@ opgen_status opgen_portable__native_batch_norm_legit_no_stats_out(opgen_ctx *ctx
     })
     return OPGEN_OK;
 }
+
+/* The gradient of a normalization over groups of n elements (a layer norm's row,
+ * a group norm's (batch, group)): with x_hat = (x - mean) * rstd and g = dy * w,
+ * dx = rstd * (g - mean(g) - x_hat * mean(g * x_hat)); element k's weight is
+ * w[k / cdiv]. Accumulated in double. */
+#define NORM_BACKWARD(T, dy, x, w, mean, rstd, n, cdiv, dx)                                          \
+    do {                                                                                            \
+        double sg_ = 0, sgx_ = 0;                                                                   \
+        for (int64_t k_ = 0; k_ < (n); k_++) {                                                      \
+            double g_ = (double)(dy)[k_] * ((w) ? (double)(w)[k_ / (cdiv)] : 1.0);                     \
+            sg_ += g_, sgx_ += g_ * ((double)(x)[k_] - (mean)) * (rstd);                             \
+        }                                                                                           \
+        for (int64_t k_ = 0; k_ < (n); k_++) {                                                      \
+            double g_ = (double)(dy)[k_] * ((w) ? (double)(w)[k_ / (cdiv)] : 1.0), xh_ = ((double)(x)[k_] - (mean)) * (rstd); \
+            (dx)[k_] = (T)((rstd) * (g_ - sg_ / (double)(n) - xh_ * sgx_ / (double)(n)));            \
+        }                                                                                           \
+    } while (0)
+
+static int32_t norm_backward_outs(opgen_ctx *ctx, uint32_t mask, const opgen_tensor *grad_out, const opgen_tensor *input, int32_t wdim, const int64_t *wsizes, opgen_tensor *out0, opgen_tensor *out1, opgen_tensor *out2) {
+    OPGEN_CHECK_DTYPE(ctx, mask, input->dtype, "the input");
+    if (grad_out->dtype != input->dtype || grad_out->dim != input->dim || memcmp(grad_out->sizes, input->sizes, sizeof(int64_t) * (size_t)input->dim))
+        return OPGEN_FAIL(ctx, OPGEN_E_SHAPE, "%s: grad_out must have the input's dtype and shape", ctx->op);
+    int32_t st = opgen_out(ctx, out0, input->dtype, input->dim, input->sizes);
+    if (!st) st = opgen_out(ctx, out1, input->dtype, wdim, wsizes);
+    if (!st) st = opgen_out(ctx, out2, input->dtype, wdim, wsizes);
+    return st;
+}
+
+/* every output is computed whatever output_mask asks (a planned program has a
+ * place for each); without a weight the weight's gradient is still dy * x_hat */
+opgen_status opgen_portable_native_layer_norm_backward_out(opgen_ctx *ctx, const opgen_tensor *grad_out, const opgen_tensor *input, opgen_int_list normalized_shape, const opgen_tensor *mean, const opgen_tensor *rstd,
+                                                          const opgen_tensor *weight, const opgen_tensor *bias, opgen_bool_list output_mask, opgen_tensor *out0, opgen_tensor *out1, opgen_tensor *out2) {
+    (void)bias, (void)output_mask;
+    uint32_t mask = OPGEN_KERNEL_DTYPES_opgen_portable_native_layer_norm_backward_out;
+    int32_t k = (int32_t)normalized_shape.len;
+    if (k < 1 || k > input->dim) return OPGEN_FAIL(ctx, OPGEN_E_SHAPE, "%s: normalized_shape has %d dims, the input %d", ctx->op, k, input->dim);
+    int64_t n = 1, rows = 1;
+    for (int32_t i = 0; i < k; i++) {
+        if (normalized_shape.data[i] != input->sizes[input->dim - k + i]) return OPGEN_FAIL(ctx, OPGEN_E_SHAPE, "%s: the input's trailing dimensions do not match normalized_shape", ctx->op);
+        n *= normalized_shape.data[i];
+    }
+    for (int32_t i = 0; i < input->dim - k; i++) rows *= input->sizes[i];
+    if (opgen_numel(mean) != rows || opgen_numel(rstd) != rows || mean->dtype != input->dtype || rstd->dtype != input->dtype)
+        return OPGEN_FAIL(ctx, OPGEN_E_SHAPE, "%s: mean and rstd must hold one value of the input's dtype per row", ctx->op);
+    if (weight && (opgen_numel(weight) != n || weight->dtype != input->dtype)) return OPGEN_FAIL(ctx, OPGEN_E_SHAPE, "%s: weight must be shaped as normalized_shape", ctx->op);
+    int32_t st = norm_backward_outs(ctx, mask, grad_out, input, k, normalized_shape.data, out0, out1, out2);
+    opgen_tensor dy, x, mu, rs, w;
+    if (st || opgen_contiguous(ctx, grad_out, &dy) || opgen_contiguous(ctx, input, &x) || opgen_contiguous(ctx, mean, &mu) || opgen_contiguous(ctx, rstd, &rs) || (weight && opgen_contiguous(ctx, weight, &w)) || ctx->meta)
+        return st ? st : ctx->err->code;
+    OPGEN_FLOAT_SWITCH(mask, input->dtype, ctx, T, {
+        const T *g = dy.data, *xs = x.data, *m = mu.data, *r = rs.data, *ws = weight ? (const T *)w.data : NULL;
+        T *dx = out0->data, *dw = out1->data, *db = out2->data;
+        for (int64_t i = 0; i < rows; i++) NORM_BACKWARD(T, g + i * n, xs + i * n, ws, (double)m[i], (double)r[i], n, 1, dx + i * n);
+        for (int64_t j = 0; j < n; j++) {
+            double sw = 0, sb = 0;
+            for (int64_t i = 0; i < rows; i++) sw += (double)g[i * n + j] * ((double)xs[i * n + j] - (double)m[i]) * (double)r[i], sb += (double)g[i * n + j];
+            dw[j] = (T)sw, db[j] = (T)sb;
+        }
+    })
+    return OPGEN_OK;
+}
+
+opgen_status opgen_portable_native_group_norm_backward_out(opgen_ctx *ctx, const opgen_tensor *grad_out, const opgen_tensor *input, const opgen_tensor *mean, const opgen_tensor *rstd, const opgen_tensor *weight,
+                                                          int64_t N, int64_t C, int64_t HxW, int64_t group, opgen_bool_list output_mask, opgen_tensor *out0, opgen_tensor *out1, opgen_tensor *out2) {
+    (void)output_mask;
+    uint32_t mask = OPGEN_KERNEL_DTYPES_opgen_portable_native_group_norm_backward_out;
+    if (group < 1 || C % group) return OPGEN_FAIL(ctx, OPGEN_E_INVALID, "%s: %lld groups do not divide %lld channels", ctx->op, (long long)group, (long long)C);
+    if (N < 0 || C < 0 || HxW < 0 || opgen_numel(input) != N * C * HxW) return OPGEN_FAIL(ctx, OPGEN_E_SHAPE, "%s: the input does not hold N * C * HxW elements", ctx->op);
+    if (opgen_numel(mean) != N * group || opgen_numel(rstd) != N * group || mean->dtype != input->dtype || rstd->dtype != input->dtype)
+        return OPGEN_FAIL(ctx, OPGEN_E_SHAPE, "%s: mean and rstd must hold N * group values of the input's dtype", ctx->op);
+    if (weight && (opgen_numel(weight) != C || weight->dtype != input->dtype)) return OPGEN_FAIL(ctx, OPGEN_E_SHAPE, "%s: weight must hold C values", ctx->op);
+    int32_t st = norm_backward_outs(ctx, mask, grad_out, input, 1, &C, out0, out1, out2);
+    opgen_tensor dy, x, mu, rs, w;
+    if (st || opgen_contiguous(ctx, grad_out, &dy) || opgen_contiguous(ctx, input, &x) || opgen_contiguous(ctx, mean, &mu) || opgen_contiguous(ctx, rstd, &rs) || (weight && opgen_contiguous(ctx, weight, &w)) || ctx->meta)
+        return st ? st : ctx->err->code;
+    int64_t D = C / group, n = D * HxW;
+    OPGEN_FLOAT_SWITCH(mask, input->dtype, ctx, T, {
+        const T *g = dy.data, *xs = x.data, *m = mu.data, *r = rs.data, *ws = weight ? (const T *)w.data : NULL;
+        T *dx = out0->data, *dw = out1->data, *db = out2->data;
+        for (int64_t b = 0; b < N; b++)
+            for (int64_t gi = 0; gi < group; gi++) {
+                int64_t at = (b * C + gi * D) * HxW;
+                const T *wg = ws ? ws + gi * D : NULL;
+                NORM_BACKWARD(T, g + at, xs + at, wg, (double)m[b * group + gi], (double)r[b * group + gi], n, HxW, dx + at);
+            }
+        for (int64_t c = 0; c < C; c++) {
+            double sw = 0, sb = 0;
+            for (int64_t b = 0; b < N; b++) {
+                double mb = (double)m[b * group + c / D], rb = (double)r[b * group + c / D];
+                for (int64_t k = 0; k < HxW; k++) {
+                    int64_t at = (b * C + c) * HxW + k;
+                    sw += (double)g[at] * ((double)xs[at] - mb) * rb, sb += (double)g[at];
+                }
+            }
+            dw[c] = (T)sw, db[c] = (T)sb;
+        }
+    })
+    return OPGEN_OK;
+}

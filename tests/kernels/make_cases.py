@@ -901,6 +901,26 @@ err('native_dropout_p', 'graph(%x: f32[3]):\n  %a, %b = aten::native_dropout(%x,
     E + 'aten::native_dropout: dropout probability has to be between 0 and 1, but got 1.5')
 
 
+# ---- gradients of layer and group norm (mean and rstd from the forward op) ----
+for d in FLOATS:
+    def lnb(x, w, b, g):
+        _, mu, rs = A.native_layer_norm(x, [3, 4], w, b, 1e-5)
+        _, mu2, rs2 = A.native_layer_norm(x, [4], None, None, 1e-5)
+        return [*A.native_layer_norm_backward(g, x, [3, 4], mu, rs, w, b, [True, True, True]), A.native_layer_norm_backward(g, x, [4], mu2, rs2, None, None, [True, False, False])[0]]
+    case(f'layer_norm_backward_{d}', [('x', d, (2, 3, 4), 'normal'), ('w', d, (3, 4), 'normal'), ('b', d, (3, 4), 'normal'), ('g', d, (2, 3, 4), 'normal')],
+         ['%o, %m, %r = aten::native_layer_norm(%x, [3, 4], %w, %b, 1e-05)', '%a, %a1, %a2 = aten::native_layer_norm_backward(%g, %x, [3, 4], %m, %r, %w, %b, [True, True, True])',
+          '%o2, %m2, %r2 = aten::native_layer_norm(%x, [4], None, None, 1e-05)',
+          '%c, %c1, %c2 = aten::native_layer_norm_backward(%g, %x, [4], %m2, %r2, None, None, [True, False, False])'],
+         '(%a, %a1, %a2, %c)', fn=lnb, tol=REL[d])
+    def gnb(x, w, b, g):
+        _, mu, rs = A.native_group_norm(x, w, b, 2, 6, 5, 3, 1e-5)
+        return [*A.native_group_norm_backward(g, x, mu, rs, w, 2, 6, 5, 3, [True, True, True]), A.native_group_norm_backward(g, x, mu, rs, None, 2, 6, 5, 3, [True, False, False])[0]]
+    case(f'group_norm_backward_{d}', [('x', d, (2, 6, 5), 'normal'), ('w', d, (6,), 'normal'), ('b', d, (6,), 'normal'), ('g', d, (2, 6, 5), 'normal')],
+         ['%o, %m, %r = aten::native_group_norm(%x, %w, %b, 2, 6, 5, 3, 1e-05)', '%a, %a1, %a2 = aten::native_group_norm_backward(%g, %x, %m, %r, %w, 2, 6, 5, 3, [True, True, True])',
+          '%c, %c1, %c2 = aten::native_group_norm_backward(%g, %x, %m, %r, None, 2, 6, 5, 3, [True, False, False])'],
+         '(%a, %a1, %a2, %c)', fn=gnb, tol=REL[d])
+
+
 def main():
     for entry in os.listdir(HERE):
         if os.path.isdir(os.path.join(HERE, entry)):
