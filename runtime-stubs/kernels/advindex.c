@@ -130,3 +130,35 @@ opgen_status opgen_portable_index_put_out(opgen_ctx *ctx, const opgen_tensor *se
     })
     return OPGEN_OK;
 }
+
+/* nonzero: the indices of self's nonzero elements, one row each, in row-major
+ * order. The count depends on the data: load sizes the result for every element
+ * (its upper bound, which the plan reserves) and a run shrinks it to the count,
+ * as ExecuTorch's upper-bounded dynamic shapes. */
+opgen_status opgen_portable_nonzero_out(opgen_ctx *ctx, const opgen_tensor *self, opgen_tensor *out) {
+    /* the kernel's dtypes are its result's (Long); the input may be any real dtype */
+    OPGEN_CHECK_DTYPE(ctx, OPGEN_KERNEL_DTYPES_opgen_portable_nonzero_out, OPGEN_DTYPE_Long, "the result");
+    int64_t n = opgen_numel(self), count = 0, idx[OPGEN_MAX_DIM] = {0};
+    if (ctx->meta) {
+        int64_t bound[2] = {n, self->dim};
+        return opgen_out(ctx, out, OPGEN_DTYPE_Long, 2, bound);
+    }
+    OPGEN_REAL_SWITCH(OPGEN_REAL_DTYPES, self->dtype, ctx, T, {
+        const T *x = self->data;
+        for (int pass = 0; pass < 2; pass++) { /* count, then write */
+            int64_t *y = pass ? out->data : NULL;
+            memset(idx, 0, sizeof idx);
+            for (int64_t k = 0; k < n; k++, opgen_index_next(self->dim, self->sizes, idx)) {
+                int64_t off = 0;
+                for (int32_t i = 0; i < self->dim; i++) off += idx[i] * self->strides[i];
+                if (x[off] == (T)0) continue;
+                if (!pass) count++;
+                else memcpy(y, idx, sizeof(int64_t) * (size_t)self->dim), y += self->dim;
+            }
+            int64_t sizes[2] = {count, self->dim};
+            int32_t st = pass ? OPGEN_OK : opgen_out(ctx, out, OPGEN_DTYPE_Long, 2, sizes);
+            if (st) return st;
+        }
+    })
+    return OPGEN_OK;
+}

@@ -921,6 +921,15 @@ for d in FLOATS:
          '(%a, %a1, %a2, %c)', fn=gnb, tol=REL[d])
 
 
+# ---- nonzero: a data-dependent row count, within the planned upper bound; a later op sees the count ----
+for d in REAL8:
+    case(f'nonzero_{d}', [('x', d, (3, 4, 2), 'mod 2'), ('z', d, (2, 3), 'mod 1'), ('s', d, (), 'list 3')],
+         ['%a = aten::nonzero(%x)', '%b = aten::nonzero(%z)', '%c = aten::nonzero(%s)', '%e = aten::add.Tensor(%a, %a)'], '(%a, %b, %c, %e)',
+         fn=lambda x, z, s_: [torch.nonzero(x), torch.nonzero(z), torch.nonzero(s_), torch.nonzero(x) * 2])
+for d in FLOATS:
+    case(f'nonzero_special_{d}', [('x', d, (12,), 'special')], ['%a = aten::nonzero(%x)'], '%a', fn=lambda x: torch.nonzero(x))
+
+
 def main():
     for entry in os.listdir(HERE):
         if os.path.isdir(os.path.join(HERE, entry)):
