@@ -19,7 +19,7 @@
 extern "C" {
 #endif
 
-#define OPGEN_OP_COUNT 393
+#define OPGEN_OP_COUNT 395
 
 /* Every operator: X(id, identifier, qualified name). */
 #define OPGEN_OPS(X) \
@@ -332,90 +332,92 @@ extern "C" {
     X(306, aten_native_group_norm_backward, "aten::native_group_norm_backward") \
     X(307, aten_nonzero_out, "aten::nonzero.out") \
     X(308, aten_nonzero, "aten::nonzero") \
-    X(309, quantized_decomposed_quantize_per_tensor, "quantized_decomposed::quantize_per_tensor") \
-    X(310, quantized_decomposed_quantize_per_tensor_out, "quantized_decomposed::quantize_per_tensor.out") \
-    X(311, quantized_decomposed_dequantize_per_tensor, "quantized_decomposed::dequantize_per_tensor") \
-    X(312, quantized_decomposed_dequantize_per_tensor_out, "quantized_decomposed::dequantize_per_tensor.out") \
-    X(313, quantized_decomposed_dequantize_per_channel, "quantized_decomposed::dequantize_per_channel") \
-    X(314, quantized_decomposed_dequantize_per_channel_out, "quantized_decomposed::dequantize_per_channel.out") \
-    X(315, dim_order_ops__to_dim_order_copy, "dim_order_ops::_to_dim_order_copy") \
-    X(316, dim_order_ops__to_dim_order_copy_out, "dim_order_ops::_to_dim_order_copy.out") \
-    X(317, dim_order_ops__clone_dim_order, "dim_order_ops::_clone_dim_order") \
-    X(318, dim_order_ops__clone_dim_order_out, "dim_order_ops::_clone_dim_order.out") \
-    X(319, executorch_prims_add_int, "executorch_prims::add.int") \
-    X(320, executorch_prims_mul_int, "executorch_prims::mul.int") \
-    X(321, executorch_prims_sub_int, "executorch_prims::sub.int") \
-    X(322, executorch_prims_floordiv_int, "executorch_prims::floordiv.int") \
-    X(323, executorch_prims_mod_int, "executorch_prims::mod.int") \
-    X(324, executorch_prims_truediv_int, "executorch_prims::truediv.int") \
-    X(325, executorch_prims_neg_int, "executorch_prims::neg.int") \
-    X(326, executorch_prims_gt_int, "executorch_prims::gt.int") \
-    X(327, executorch_prims_lt_int, "executorch_prims::lt.int") \
-    X(328, executorch_prims_ge_int, "executorch_prims::ge.int") \
-    X(329, executorch_prims_le_int, "executorch_prims::le.int") \
-    X(330, executorch_prims_eq_int, "executorch_prims::eq.int") \
-    X(331, quantized_decomposed_add_relu, "quantized_decomposed::add_relu") \
-    X(332, quantized_decomposed_add_relu_out, "quantized_decomposed::add_relu.out") \
-    X(333, quantized_decomposed_add, "quantized_decomposed::add") \
-    X(334, quantized_decomposed_add_out, "quantized_decomposed::add.out") \
-    X(335, quantized_decomposed_add_scalar, "quantized_decomposed::add.scalar") \
-    X(336, quantized_decomposed_add_scalar_out, "quantized_decomposed::add.scalar_out") \
-    X(337, quantized_decomposed_embedding_byte, "quantized_decomposed::embedding_byte") \
-    X(338, quantized_decomposed_embedding_byte_out, "quantized_decomposed::embedding_byte.out") \
-    X(339, demo_linear_relu, "demo::linear_relu") \
-    X(340, demo_linear_relu_out, "demo::linear_relu.out") \
-    X(341, aten_add_Scalar_out, "aten::add.Scalar_out") \
-    X(342, aten_mul_Scalar_out, "aten::mul.Scalar_out") \
-    X(343, aten_relu_out, "aten::relu.out") \
-    X(344, aten_permute_copy_out, "aten::permute_copy.out") \
-    X(345, aten_view_copy_out, "aten::view_copy.out") \
-    X(346, aten_expand_copy_out, "aten::expand_copy.out") \
-    X(347, aten_clone_out, "aten::clone.out") \
-    X(348, aten_convolution_out, "aten::convolution.out") \
-    X(349, aten__native_batch_norm_legit_no_training_out, "aten::_native_batch_norm_legit_no_training.out") \
-    X(350, aten_embedding_out, "aten::embedding.out") \
-    X(351, aten_isnan_out, "aten::isnan.out") \
-    X(352, aten_isinf_out, "aten::isinf.out") \
-    X(353, aten_div_Scalar_out, "aten::div.Scalar_out") \
-    X(354, aten_div_Scalar_mode_out, "aten::div.Scalar_mode_out") \
-    X(355, aten_sub_Scalar_out, "aten::sub.Scalar_out") \
-    X(356, aten_prod_out, "aten::prod.out") \
-    X(357, aten_squeeze_copy_dim_out, "aten::squeeze_copy.dim_out") \
-    X(358, aten_squeeze_copy_dims_out, "aten::squeeze_copy.dims_out") \
-    X(359, aten_unsqueeze_copy_out, "aten::unsqueeze_copy.out") \
-    X(360, aten_select_copy_int_out, "aten::select_copy.int_out") \
-    X(361, aten_slice_copy_Tensor_out, "aten::slice_copy.Tensor_out") \
-    X(362, aten_diagonal_copy_out, "aten::diagonal_copy.out") \
-    X(363, aten_alias_copy_out, "aten::alias_copy.out") \
-    X(364, aten_as_strided_copy_out, "aten::as_strided_copy.out") \
-    X(365, aten_flip_out, "aten::flip.out") \
-    X(366, aten_repeat_out, "aten::repeat.out") \
-    X(367, aten_constant_pad_nd_out, "aten::constant_pad_nd.out") \
-    X(368, aten_slice_scatter_out, "aten::slice_scatter.out") \
-    X(369, aten_select_scatter_out, "aten::select_scatter.out") \
-    X(370, aten_fill_Scalar_out, "aten::fill.Scalar_out") \
-    X(371, aten_copy_out, "aten::copy.out") \
-    X(372, aten_native_layer_norm_out, "aten::native_layer_norm.out") \
-    X(373, aten_native_group_norm_out, "aten::native_group_norm.out") \
-    X(374, aten_adaptive_avg_pool1d_out, "aten::adaptive_avg_pool1d.out") \
-    X(375, aten__adaptive_avg_pool2d_out, "aten::_adaptive_avg_pool2d.out") \
-    X(376, aten__adaptive_avg_pool3d_out, "aten::_adaptive_avg_pool3d.out") \
-    X(377, aten_full_like_out, "aten::full_like.out") \
-    X(378, aten_scalar_tensor_out, "aten::scalar_tensor.out") \
-    X(379, aten_empty_strided_out, "aten::empty_strided.out") \
-    X(380, aten__to_copy_out, "aten::_to_copy.out") \
-    X(381, aten_avg_pool1d_out, "aten::avg_pool1d.out") \
-    X(382, aten_upsample_nearest2d_vec_out, "aten::upsample_nearest2d.vec_out") \
-    X(383, aten_upsample_bilinear2d_vec_out, "aten::upsample_bilinear2d.vec_out") \
-    X(384, aten_index_put_out, "aten::index_put.out") \
-    X(385, aten_masked_scatter_out, "aten::masked_scatter.out") \
-    X(386, aten__cdist_forward_out, "aten::_cdist_forward.out") \
-    X(387, aten__pdist_forward_out, "aten::_pdist_forward.out") \
-    X(388, aten__adaptive_avg_pool2d_backward_out, "aten::_adaptive_avg_pool2d_backward.out") \
-    X(389, aten_embedding_dense_backward_out, "aten::embedding_dense_backward.out") \
-    X(390, aten_native_dropout_out, "aten::native_dropout.out") \
-    X(391, aten_native_layer_norm_backward_out, "aten::native_layer_norm_backward.out") \
-    X(392, aten_native_group_norm_backward_out, "aten::native_group_norm_backward.out")
+    X(309, aten_grid_sampler_2d, "aten::grid_sampler_2d") \
+    X(310, quantized_decomposed_quantize_per_tensor, "quantized_decomposed::quantize_per_tensor") \
+    X(311, quantized_decomposed_quantize_per_tensor_out, "quantized_decomposed::quantize_per_tensor.out") \
+    X(312, quantized_decomposed_dequantize_per_tensor, "quantized_decomposed::dequantize_per_tensor") \
+    X(313, quantized_decomposed_dequantize_per_tensor_out, "quantized_decomposed::dequantize_per_tensor.out") \
+    X(314, quantized_decomposed_dequantize_per_channel, "quantized_decomposed::dequantize_per_channel") \
+    X(315, quantized_decomposed_dequantize_per_channel_out, "quantized_decomposed::dequantize_per_channel.out") \
+    X(316, dim_order_ops__to_dim_order_copy, "dim_order_ops::_to_dim_order_copy") \
+    X(317, dim_order_ops__to_dim_order_copy_out, "dim_order_ops::_to_dim_order_copy.out") \
+    X(318, dim_order_ops__clone_dim_order, "dim_order_ops::_clone_dim_order") \
+    X(319, dim_order_ops__clone_dim_order_out, "dim_order_ops::_clone_dim_order.out") \
+    X(320, executorch_prims_add_int, "executorch_prims::add.int") \
+    X(321, executorch_prims_mul_int, "executorch_prims::mul.int") \
+    X(322, executorch_prims_sub_int, "executorch_prims::sub.int") \
+    X(323, executorch_prims_floordiv_int, "executorch_prims::floordiv.int") \
+    X(324, executorch_prims_mod_int, "executorch_prims::mod.int") \
+    X(325, executorch_prims_truediv_int, "executorch_prims::truediv.int") \
+    X(326, executorch_prims_neg_int, "executorch_prims::neg.int") \
+    X(327, executorch_prims_gt_int, "executorch_prims::gt.int") \
+    X(328, executorch_prims_lt_int, "executorch_prims::lt.int") \
+    X(329, executorch_prims_ge_int, "executorch_prims::ge.int") \
+    X(330, executorch_prims_le_int, "executorch_prims::le.int") \
+    X(331, executorch_prims_eq_int, "executorch_prims::eq.int") \
+    X(332, quantized_decomposed_add_relu, "quantized_decomposed::add_relu") \
+    X(333, quantized_decomposed_add_relu_out, "quantized_decomposed::add_relu.out") \
+    X(334, quantized_decomposed_add, "quantized_decomposed::add") \
+    X(335, quantized_decomposed_add_out, "quantized_decomposed::add.out") \
+    X(336, quantized_decomposed_add_scalar, "quantized_decomposed::add.scalar") \
+    X(337, quantized_decomposed_add_scalar_out, "quantized_decomposed::add.scalar_out") \
+    X(338, quantized_decomposed_embedding_byte, "quantized_decomposed::embedding_byte") \
+    X(339, quantized_decomposed_embedding_byte_out, "quantized_decomposed::embedding_byte.out") \
+    X(340, demo_linear_relu, "demo::linear_relu") \
+    X(341, demo_linear_relu_out, "demo::linear_relu.out") \
+    X(342, aten_add_Scalar_out, "aten::add.Scalar_out") \
+    X(343, aten_mul_Scalar_out, "aten::mul.Scalar_out") \
+    X(344, aten_relu_out, "aten::relu.out") \
+    X(345, aten_permute_copy_out, "aten::permute_copy.out") \
+    X(346, aten_view_copy_out, "aten::view_copy.out") \
+    X(347, aten_expand_copy_out, "aten::expand_copy.out") \
+    X(348, aten_clone_out, "aten::clone.out") \
+    X(349, aten_convolution_out, "aten::convolution.out") \
+    X(350, aten__native_batch_norm_legit_no_training_out, "aten::_native_batch_norm_legit_no_training.out") \
+    X(351, aten_embedding_out, "aten::embedding.out") \
+    X(352, aten_isnan_out, "aten::isnan.out") \
+    X(353, aten_isinf_out, "aten::isinf.out") \
+    X(354, aten_div_Scalar_out, "aten::div.Scalar_out") \
+    X(355, aten_div_Scalar_mode_out, "aten::div.Scalar_mode_out") \
+    X(356, aten_sub_Scalar_out, "aten::sub.Scalar_out") \
+    X(357, aten_prod_out, "aten::prod.out") \
+    X(358, aten_squeeze_copy_dim_out, "aten::squeeze_copy.dim_out") \
+    X(359, aten_squeeze_copy_dims_out, "aten::squeeze_copy.dims_out") \
+    X(360, aten_unsqueeze_copy_out, "aten::unsqueeze_copy.out") \
+    X(361, aten_select_copy_int_out, "aten::select_copy.int_out") \
+    X(362, aten_slice_copy_Tensor_out, "aten::slice_copy.Tensor_out") \
+    X(363, aten_diagonal_copy_out, "aten::diagonal_copy.out") \
+    X(364, aten_alias_copy_out, "aten::alias_copy.out") \
+    X(365, aten_as_strided_copy_out, "aten::as_strided_copy.out") \
+    X(366, aten_flip_out, "aten::flip.out") \
+    X(367, aten_repeat_out, "aten::repeat.out") \
+    X(368, aten_constant_pad_nd_out, "aten::constant_pad_nd.out") \
+    X(369, aten_slice_scatter_out, "aten::slice_scatter.out") \
+    X(370, aten_select_scatter_out, "aten::select_scatter.out") \
+    X(371, aten_fill_Scalar_out, "aten::fill.Scalar_out") \
+    X(372, aten_copy_out, "aten::copy.out") \
+    X(373, aten_native_layer_norm_out, "aten::native_layer_norm.out") \
+    X(374, aten_native_group_norm_out, "aten::native_group_norm.out") \
+    X(375, aten_adaptive_avg_pool1d_out, "aten::adaptive_avg_pool1d.out") \
+    X(376, aten__adaptive_avg_pool2d_out, "aten::_adaptive_avg_pool2d.out") \
+    X(377, aten__adaptive_avg_pool3d_out, "aten::_adaptive_avg_pool3d.out") \
+    X(378, aten_full_like_out, "aten::full_like.out") \
+    X(379, aten_scalar_tensor_out, "aten::scalar_tensor.out") \
+    X(380, aten_empty_strided_out, "aten::empty_strided.out") \
+    X(381, aten__to_copy_out, "aten::_to_copy.out") \
+    X(382, aten_avg_pool1d_out, "aten::avg_pool1d.out") \
+    X(383, aten_upsample_nearest2d_vec_out, "aten::upsample_nearest2d.vec_out") \
+    X(384, aten_upsample_bilinear2d_vec_out, "aten::upsample_bilinear2d.vec_out") \
+    X(385, aten_index_put_out, "aten::index_put.out") \
+    X(386, aten_masked_scatter_out, "aten::masked_scatter.out") \
+    X(387, aten__cdist_forward_out, "aten::_cdist_forward.out") \
+    X(388, aten__pdist_forward_out, "aten::_pdist_forward.out") \
+    X(389, aten__adaptive_avg_pool2d_backward_out, "aten::_adaptive_avg_pool2d_backward.out") \
+    X(390, aten_embedding_dense_backward_out, "aten::embedding_dense_backward.out") \
+    X(391, aten_native_dropout_out, "aten::native_dropout.out") \
+    X(392, aten_native_layer_norm_backward_out, "aten::native_layer_norm_backward.out") \
+    X(393, aten_native_group_norm_backward_out, "aten::native_group_norm_backward.out") \
+    X(394, aten_grid_sampler_2d_out, "aten::grid_sampler_2d.out")
 
 enum opgen_op_id {
 #define OPGEN_OP_ENUM(id, ident, name) OPGEN_OP_##ident = id,
@@ -553,12 +555,12 @@ const opgen_op opgen_ops[] = {
     {"aten::add.Tensor", "aten", "add", "Tensor", "add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor", 0, 0, 0, 0, 0, 2, 3, 1, 14, 4, OPGEN_KIND_FUNCTIONAL, 1},
     {"aten::add_.Tensor", "aten", "add_", "Tensor", "add_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)", 3, 1, 4, 56, 13, 2, 3, 1, 0, 0, OPGEN_KIND_INPLACE, 0},
     {"aten::add.out", "aten", "add", "out", "add.out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)", 6, 2, 4, 56, 13, 2, 4, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::add.Scalar", "aten", "add", "Scalar", "add.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor", 10, 3, 4, 56, 13, 341, 3, 1, 3, 4, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::add.Scalar", "aten", "add", "Scalar", "add.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor", 10, 3, 4, 56, 13, 342, 3, 1, 3, 4, OPGEN_KIND_FUNCTIONAL, 1},
     {"aten::sub.Tensor", "aten", "sub", "Tensor", "sub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor", 13, 4, 8, 68, 20, 5, 3, 1, 14, 4, OPGEN_KIND_FUNCTIONAL, 1},
     {"aten::sub.out", "aten", "sub", "out", "sub.out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)", 16, 5, 12, 124, 33, 5, 4, 1, 0, 0, OPGEN_KIND_OUT, 0},
     {"aten::mul.Tensor", "aten", "mul", "Tensor", "mul.Tensor(Tensor self, Tensor other) -> Tensor", 20, 6, 12, 124, 33, 7, 2, 1, 16, 3, OPGEN_KIND_FUNCTIONAL, 1},
     {"aten::mul.out", "aten", "mul", "out", "mul.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)", 22, 7, 15, 172, 47, 7, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::mul.Scalar", "aten", "mul", "Scalar", "mul.Scalar(Tensor self, Scalar other) -> Tensor", 25, 8, 15, 172, 47, 342, 2, 1, 3, 3, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::mul.Scalar", "aten", "mul", "Scalar", "mul.Scalar(Tensor self, Scalar other) -> Tensor", 25, 8, 15, 172, 47, 343, 2, 1, 3, 3, OPGEN_KIND_FUNCTIONAL, 1},
     {"aten::maximum", "aten", "maximum", "", "maximum(Tensor self, Tensor other) -> Tensor", 27, 9, 18, 181, 53, 10, 2, 1, 16, 3, OPGEN_KIND_FUNCTIONAL, 1},
     {"aten::maximum.out", "aten", "maximum", "out", "maximum.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)", 29, 10, 21, 229, 67, 10, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
     {"aten::div.Tensor", "aten", "div", "Tensor", "div.Tensor(Tensor self, Tensor other) -> Tensor", 32, 11, 21, 229, 67, 12, 2, 1, 6, 3, OPGEN_KIND_FUNCTIONAL, 1},
@@ -589,8 +591,8 @@ const opgen_op opgen_ops[] = {
     {"aten::ge.Scalar", "aten", "ge", "Scalar", "ge.Scalar(Tensor self, Scalar other) -> Tensor", 97, 36, 58, 281, 104, 35, 2, 1, 1, 3, OPGEN_KIND_FUNCTIONAL, 1},
     {"aten::ge.Tensor_out", "aten", "ge", "Tensor_out", "ge.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)", 99, 37, 61, 284, 107, 37, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
     {"aten::ge.Tensor", "aten", "ge", "Tensor", "ge.Tensor(Tensor self, Tensor other) -> Tensor", 102, 38, 61, 284, 107, 37, 2, 1, 1, 3, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::relu", "aten", "relu", "", "relu(Tensor self) -> Tensor", 104, 39, 64, 287, 110, 343, 1, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::relu_", "aten", "relu_", "", "relu_(Tensor(a!) self) -> Tensor(a!)", 105, 40, 66, 289, 111, 343, 1, 1, 0, 0, OPGEN_KIND_INPLACE, 0},
+    {"aten::relu", "aten", "relu", "", "relu(Tensor self) -> Tensor", 104, 39, 64, 287, 110, 344, 1, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::relu_", "aten", "relu_", "", "relu_(Tensor(a!) self) -> Tensor(a!)", 105, 40, 66, 289, 111, 344, 1, 1, 0, 0, OPGEN_KIND_INPLACE, 0},
     {"aten::abs", "aten", "abs", "", "abs(Tensor self) -> Tensor", 106, 41, 66, 289, 111, 42, 1, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
     {"aten::abs.out", "aten", "abs", "out", "abs.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", 107, 42, 68, 291, 112, 42, 2, 1, 0, 0, OPGEN_KIND_OUT, 0},
     {"aten::sigmoid", "aten", "sigmoid", "", "sigmoid(Tensor self) -> Tensor", 109, 43, 68, 291, 112, 44, 1, 1, 2, 2, OPGEN_KIND_FUNCTIONAL, 1},
@@ -615,23 +617,23 @@ const opgen_op opgen_ops[] = {
     {"aten::bmm.out", "aten", "bmm", "out", "bmm.out(Tensor self, Tensor mat2, *, Tensor(a!) out) -> Tensor(a!)", 158, 62, 94, 327, 135, 62, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
     {"aten::addmm", "aten", "addmm", "", "addmm(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor", 161, 63, 94, 327, 135, 64, 5, 1, 1, 6, OPGEN_KIND_FUNCTIONAL, 1},
     {"aten::addmm.out", "aten", "addmm", "out", "addmm.out(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)", 166, 64, 100, 333, 138, 64, 6, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::permute_copy", "aten", "permute_copy", "", "permute_copy(Tensor self, int[] dims) -> Tensor", 172, 65, 100, 333, 138, 344, 2, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::view_copy", "aten", "view_copy", "", "view_copy(Tensor self, SymInt[] size) -> Tensor", 174, 66, 102, 335, 139, 345, 2, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::expand_copy", "aten", "expand_copy", "", "expand_copy(Tensor self, SymInt[] size, *, bool implicit=False) -> Tensor", 176, 67, 104, 337, 140, 346, 3, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::permute_copy", "aten", "permute_copy", "", "permute_copy(Tensor self, int[] dims) -> Tensor", 172, 65, 100, 333, 138, 345, 2, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::view_copy", "aten", "view_copy", "", "view_copy(Tensor self, SymInt[] size) -> Tensor", 174, 66, 102, 335, 139, 346, 2, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::expand_copy", "aten", "expand_copy", "", "expand_copy(Tensor self, SymInt[] size, *, bool implicit=False) -> Tensor", 176, 67, 104, 337, 140, 347, 3, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
     {"aten::cat", "aten", "cat", "", "cat(Tensor[] tensors, int dim=0) -> Tensor", 179, 68, 106, 339, 141, 69, 2, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
     {"aten::cat.out", "aten", "cat", "out", "cat.out(Tensor[] tensors, int dim=0, *, Tensor(a!) out) -> Tensor(a!)", 181, 69, 108, 341, 142, 69, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::clone", "aten", "clone", "", "clone(Tensor self, *, MemoryFormat? memory_format=None) -> Tensor", 184, 70, 108, 341, 142, 347, 2, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::clone", "aten", "clone", "", "clone(Tensor self, *, MemoryFormat? memory_format=None) -> Tensor", 184, 70, 108, 341, 142, 348, 2, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
     {"aten::mean.dim", "aten", "mean", "dim", "mean.dim(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor", 186, 71, 110, 343, 143, 72, 4, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
     {"aten::mean.out", "aten", "mean", "out", "mean.out(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)", 190, 72, 112, 345, 144, 72, 5, 1, 0, 0, OPGEN_KIND_OUT, 0},
     {"aten::sum.dim_IntList", "aten", "sum", "dim_IntList", "sum.dim_IntList(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor", 195, 73, 112, 345, 144, 74, 4, 1, 2, 2, OPGEN_KIND_FUNCTIONAL, 1},
     {"aten::sum.IntList_out", "aten", "sum", "IntList_out", "sum.IntList_out(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)", 199, 74, 114, 349, 147, 74, 5, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::convolution", "aten", "convolution", "", "convolution(Tensor input, Tensor weight, Tensor? bias, SymInt[] stride, SymInt[] padding, SymInt[] dilation, bool transposed, SymInt[] output_padding, SymInt groups) -> Tensor", 204, 75, 114, 349, 147, 348, 9, 1, 1, 4, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::_native_batch_norm_legit_no_training", "aten", "_native_batch_norm_legit_no_training", "", "_native_batch_norm_legit_no_training(Tensor input, Tensor? weight, Tensor? bias, Tensor running_mean, Tensor running_var, float momentum, float eps) -> (Tensor, Tensor, Tensor)", 213, 76, 118, 353, 148, 349, 7, 3, 1, 8, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::convolution", "aten", "convolution", "", "convolution(Tensor input, Tensor weight, Tensor? bias, SymInt[] stride, SymInt[] padding, SymInt[] dilation, bool transposed, SymInt[] output_padding, SymInt groups) -> Tensor", 204, 75, 114, 349, 147, 349, 9, 1, 1, 4, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::_native_batch_norm_legit_no_training", "aten", "_native_batch_norm_legit_no_training", "", "_native_batch_norm_legit_no_training(Tensor input, Tensor? weight, Tensor? bias, Tensor running_mean, Tensor running_var, float momentum, float eps) -> (Tensor, Tensor, Tensor)", 213, 76, 118, 353, 148, 350, 7, 3, 1, 8, OPGEN_KIND_FUNCTIONAL, 1},
     {"aten::max_pool2d_with_indices", "aten", "max_pool2d_with_indices", "", "max_pool2d_with_indices(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, int[2] dilation=1, bool ceil_mode=False) -> (Tensor, Tensor)", 220, 79, 126, 361, 149, 78, 6, 2, 1, 3, OPGEN_KIND_FUNCTIONAL, 1},
     {"aten::max_pool2d_with_indices.out", "aten", "max_pool2d_with_indices", "out", "max_pool2d_with_indices.out(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, int[2] dilation=1, bool ceil_mode=False, *, Tensor(a!) out, Tensor(b!) indices) -> (Tensor(a!), Tensor(b!))", 226, 81, 129, 364, 151, 78, 8, 2, 0, 0, OPGEN_KIND_OUT, 0},
     {"aten::avg_pool2d", "aten", "avg_pool2d", "", "avg_pool2d(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor", 234, 83, 129, 364, 151, 80, 7, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
     {"aten::avg_pool2d.out", "aten", "avg_pool2d", "out", "avg_pool2d.out(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None, *, Tensor(a!) out) -> Tensor(a!)", 241, 84, 131, 366, 152, 80, 8, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::embedding", "aten", "embedding", "", "embedding(Tensor weight, Tensor indices, SymInt padding_idx=-1, bool scale_grad_by_freq=False, bool sparse=False) -> Tensor", 249, 85, 131, 366, 152, 350, 5, 1, 1, 3, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::embedding", "aten", "embedding", "", "embedding(Tensor weight, Tensor indices, SymInt padding_idx=-1, bool scale_grad_by_freq=False, bool sparse=False) -> Tensor", 249, 85, 131, 366, 152, 351, 5, 1, 1, 3, OPGEN_KIND_FUNCTIONAL, 1},
     {"aten::acos", "aten", "acos", "", "acos(Tensor self) -> Tensor", 254, 86, 134, 369, 154, 83, 1, 1, 2, 2, OPGEN_KIND_FUNCTIONAL, 1},
     {"aten::acos.out", "aten", "acos", "out", "acos.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", 255, 87, 136, 373, 157, 83, 2, 1, 0, 0, OPGEN_KIND_OUT, 0},
     {"aten::acosh", "aten", "acosh", "", "acosh(Tensor self) -> Tensor", 257, 88, 136, 373, 157, 85, 1, 1, 2, 2, OPGEN_KIND_FUNCTIONAL, 1},
@@ -688,8 +690,8 @@ const opgen_op opgen_ops[] = {
     {"aten::bitwise_not.out", "aten", "bitwise_not", "out", "bitwise_not.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", 333, 139, 188, 463, 221, 135, 2, 1, 0, 0, OPGEN_KIND_OUT, 0},
     {"aten::logical_not", "aten", "logical_not", "", "logical_not(Tensor self) -> Tensor", 335, 140, 188, 463, 221, 137, 1, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
     {"aten::logical_not.out", "aten", "logical_not", "out", "logical_not.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", 336, 141, 190, 465, 223, 137, 2, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::isnan", "aten", "isnan", "", "isnan(Tensor self) -> Tensor", 338, 142, 190, 465, 223, 351, 1, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::isinf", "aten", "isinf", "", "isinf(Tensor self) -> Tensor", 339, 143, 192, 467, 225, 352, 1, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::isnan", "aten", "isnan", "", "isnan(Tensor self) -> Tensor", 338, 142, 190, 465, 223, 352, 1, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::isinf", "aten", "isinf", "", "isinf(Tensor self) -> Tensor", 339, 143, 192, 467, 225, 353, 1, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
     {"aten::elu", "aten", "elu", "", "elu(Tensor self, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1) -> Tensor", 340, 144, 194, 469, 227, 141, 4, 1, 1, 5, OPGEN_KIND_FUNCTIONAL, 1},
     {"aten::elu.out", "aten", "elu", "out", "elu.out(Tensor self, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1, *, Tensor(a!) out) -> Tensor(a!)", 344, 145, 199, 474, 231, 141, 5, 1, 0, 0, OPGEN_KIND_OUT, 0},
     {"aten::leaky_relu", "aten", "leaky_relu", "", "leaky_relu(Tensor self, Scalar negative_slope=0.01) -> Tensor", 349, 146, 199, 474, 231, 143, 2, 1, 1, 3, OPGEN_KIND_FUNCTIONAL, 1},
@@ -732,9 +734,9 @@ const opgen_op opgen_ops[] = {
     {"aten::logical_xor.out", "aten", "logical_xor", "out", "logical_xor.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)", 441, 183, 256, 1350, 411, 179, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
     {"aten::div.Tensor_mode", "aten", "div", "Tensor_mode", "div.Tensor_mode(Tensor self, Tensor other, *, str? rounding_mode) -> Tensor", 444, 184, 256, 1350, 411, 181, 3, 1, 35, 3, OPGEN_KIND_FUNCTIONAL, 1},
     {"aten::div.out_mode", "aten", "div", "out_mode", "div.out_mode(Tensor self, Tensor other, *, str? rounding_mode, Tensor(a!) out) -> Tensor(a!)", 447, 185, 259, 1455, 427, 181, 4, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::div.Scalar", "aten", "div", "Scalar", "div.Scalar(Tensor self, Scalar other) -> Tensor", 451, 186, 259, 1455, 427, 353, 2, 1, 9, 3, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::div.Scalar_mode", "aten", "div", "Scalar_mode", "div.Scalar_mode(Tensor self, Scalar other, *, str? rounding_mode) -> Tensor", 453, 187, 262, 1482, 436, 354, 3, 1, 14, 3, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::sub.Scalar", "aten", "sub", "Scalar", "sub.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor", 456, 188, 265, 1524, 445, 355, 3, 1, 3, 4, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::div.Scalar", "aten", "div", "Scalar", "div.Scalar(Tensor self, Scalar other) -> Tensor", 451, 186, 259, 1455, 427, 354, 2, 1, 9, 3, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::div.Scalar_mode", "aten", "div", "Scalar_mode", "div.Scalar_mode(Tensor self, Scalar other, *, str? rounding_mode) -> Tensor", 453, 187, 262, 1482, 436, 355, 3, 1, 14, 3, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::sub.Scalar", "aten", "sub", "Scalar", "sub.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor", 456, 188, 265, 1524, 445, 356, 3, 1, 3, 4, OPGEN_KIND_FUNCTIONAL, 1},
     {"aten::amax", "aten", "amax", "", "amax(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor", 459, 189, 269, 1536, 452, 186, 3, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
     {"aten::amax.out", "aten", "amax", "out", "amax.out(Tensor self, int[1] dim=[], bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)", 462, 190, 271, 1538, 453, 186, 4, 1, 0, 0, OPGEN_KIND_OUT, 0},
     {"aten::amin", "aten", "amin", "", "amin(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor", 466, 191, 271, 1538, 453, 188, 3, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
@@ -753,7 +755,7 @@ const opgen_op opgen_ops[] = {
     {"aten::max.dim_max", "aten", "max", "dim_max", "max.dim_max(Tensor self, int dim, bool keepdim=False, *, Tensor(a!) max, Tensor(b!) max_values) -> (Tensor(a!) values, Tensor(b!) indices)", 507, 205, 286, 1580, 475, 200, 5, 2, 0, 0, OPGEN_KIND_OUT, 0},
     {"aten::min.dim", "aten", "min", "dim", "min.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)", 512, 207, 286, 1580, 475, 202, 3, 2, 8, 3, OPGEN_KIND_FUNCTIONAL, 1},
     {"aten::min.dim_min", "aten", "min", "dim_min", "min.dim_min(Tensor self, int dim, bool keepdim=False, *, Tensor(a!) min, Tensor(b!) min_indices) -> (Tensor(a!) values, Tensor(b!) indices)", 515, 209, 289, 1604, 483, 202, 5, 2, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::prod", "aten", "prod", "", "prod(Tensor self, *, ScalarType? dtype=None) -> Tensor", 520, 211, 289, 1604, 483, 356, 2, 1, 2, 2, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::prod", "aten", "prod", "", "prod(Tensor self, *, ScalarType? dtype=None) -> Tensor", 520, 211, 289, 1604, 483, 357, 2, 1, 2, 2, OPGEN_KIND_FUNCTIONAL, 1},
     {"aten::prod.dim_int", "aten", "prod", "dim_int", "prod.dim_int(Tensor self, int dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor", 522, 212, 291, 1608, 486, 205, 4, 1, 2, 2, OPGEN_KIND_FUNCTIONAL, 1},
     {"aten::prod.int_out", "aten", "prod", "int_out", "prod.int_out(Tensor self, int dim, bool keepdim=False, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)", 526, 213, 293, 1612, 489, 205, 5, 1, 0, 0, OPGEN_KIND_OUT, 0},
     {"aten::var.dim", "aten", "var", "dim", "var.dim(Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False) -> Tensor", 531, 214, 293, 1612, 489, 207, 4, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
@@ -764,19 +766,19 @@ const opgen_op opgen_ops[] = {
     {"aten::mean.dtype_out", "aten", "mean", "dtype_out", "mean.dtype_out(Tensor self, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)", 551, 219, 300, 1621, 495, 211, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
     {"aten::cumsum", "aten", "cumsum", "", "cumsum(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor", 554, 220, 300, 1621, 495, 213, 3, 1, 2, 2, OPGEN_KIND_FUNCTIONAL, 1},
     {"aten::cumsum.out", "aten", "cumsum", "out", "cumsum.out(Tensor self, int dim, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)", 557, 221, 302, 1625, 498, 213, 4, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::squeeze_copy.dim", "aten", "squeeze_copy", "dim", "squeeze_copy.dim(Tensor self, int dim) -> Tensor", 561, 222, 302, 1625, 498, 357, 2, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::squeeze_copy.dims", "aten", "squeeze_copy", "dims", "squeeze_copy.dims(Tensor self, int[] dim) -> Tensor", 563, 223, 304, 1627, 499, 358, 2, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::unsqueeze_copy", "aten", "unsqueeze_copy", "", "unsqueeze_copy(Tensor self, int dim) -> Tensor", 565, 224, 306, 1629, 500, 359, 2, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::select_copy.int", "aten", "select_copy", "int", "select_copy.int(Tensor self, int dim, SymInt index) -> Tensor", 567, 225, 308, 1631, 501, 360, 3, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::slice_copy.Tensor", "aten", "slice_copy", "Tensor", "slice_copy.Tensor(Tensor self, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1) -> Tensor", 570, 226, 310, 1633, 502, 361, 5, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::diagonal_copy", "aten", "diagonal_copy", "", "diagonal_copy(Tensor self, int offset=0, int dim1=0, int dim2=1) -> Tensor", 575, 227, 312, 1635, 503, 362, 4, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::alias_copy", "aten", "alias_copy", "", "alias_copy(Tensor self) -> Tensor", 579, 228, 314, 1637, 504, 363, 1, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::as_strided_copy", "aten", "as_strided_copy", "", "as_strided_copy(Tensor self, SymInt[] size, SymInt[] stride, SymInt? storage_offset=None) -> Tensor", 580, 229, 316, 1639, 505, 364, 4, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::flip", "aten", "flip", "", "flip(Tensor self, int[] dims) -> Tensor", 584, 230, 318, 1641, 506, 365, 2, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::repeat", "aten", "repeat", "", "repeat(Tensor self, SymInt[] repeats) -> Tensor", 586, 231, 320, 1643, 507, 366, 2, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::constant_pad_nd", "aten", "constant_pad_nd", "", "constant_pad_nd(Tensor self, SymInt[] pad, Scalar value=0) -> Tensor", 588, 232, 322, 1645, 508, 367, 3, 1, 1, 3, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::slice_scatter", "aten", "slice_scatter", "", "slice_scatter(Tensor self, Tensor src, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1) -> Tensor", 591, 233, 325, 1648, 510, 368, 6, 1, 1, 3, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::select_scatter", "aten", "select_scatter", "", "select_scatter(Tensor self, Tensor src, int dim, SymInt index) -> Tensor", 597, 234, 328, 1651, 511, 369, 4, 1, 1, 3, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::squeeze_copy.dim", "aten", "squeeze_copy", "dim", "squeeze_copy.dim(Tensor self, int dim) -> Tensor", 561, 222, 302, 1625, 498, 358, 2, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::squeeze_copy.dims", "aten", "squeeze_copy", "dims", "squeeze_copy.dims(Tensor self, int[] dim) -> Tensor", 563, 223, 304, 1627, 499, 359, 2, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::unsqueeze_copy", "aten", "unsqueeze_copy", "", "unsqueeze_copy(Tensor self, int dim) -> Tensor", 565, 224, 306, 1629, 500, 360, 2, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::select_copy.int", "aten", "select_copy", "int", "select_copy.int(Tensor self, int dim, SymInt index) -> Tensor", 567, 225, 308, 1631, 501, 361, 3, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::slice_copy.Tensor", "aten", "slice_copy", "Tensor", "slice_copy.Tensor(Tensor self, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1) -> Tensor", 570, 226, 310, 1633, 502, 362, 5, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::diagonal_copy", "aten", "diagonal_copy", "", "diagonal_copy(Tensor self, int offset=0, int dim1=0, int dim2=1) -> Tensor", 575, 227, 312, 1635, 503, 363, 4, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::alias_copy", "aten", "alias_copy", "", "alias_copy(Tensor self) -> Tensor", 579, 228, 314, 1637, 504, 364, 1, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::as_strided_copy", "aten", "as_strided_copy", "", "as_strided_copy(Tensor self, SymInt[] size, SymInt[] stride, SymInt? storage_offset=None) -> Tensor", 580, 229, 316, 1639, 505, 365, 4, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::flip", "aten", "flip", "", "flip(Tensor self, int[] dims) -> Tensor", 584, 230, 318, 1641, 506, 366, 2, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::repeat", "aten", "repeat", "", "repeat(Tensor self, SymInt[] repeats) -> Tensor", 586, 231, 320, 1643, 507, 367, 2, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::constant_pad_nd", "aten", "constant_pad_nd", "", "constant_pad_nd(Tensor self, SymInt[] pad, Scalar value=0) -> Tensor", 588, 232, 322, 1645, 508, 368, 3, 1, 1, 3, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::slice_scatter", "aten", "slice_scatter", "", "slice_scatter(Tensor self, Tensor src, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1) -> Tensor", 591, 233, 325, 1648, 510, 369, 6, 1, 1, 3, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::select_scatter", "aten", "select_scatter", "", "select_scatter(Tensor self, Tensor src, int dim, SymInt index) -> Tensor", 597, 234, 328, 1651, 511, 370, 4, 1, 1, 3, OPGEN_KIND_FUNCTIONAL, 1},
     {"aten::index_select", "aten", "index_select", "", "index_select(Tensor self, int dim, Tensor index) -> Tensor", 601, 235, 331, 1654, 512, 228, 3, 1, 1, 3, OPGEN_KIND_FUNCTIONAL, 1},
     {"aten::index_select.out", "aten", "index_select", "out", "index_select.out(Tensor self, int dim, Tensor index, *, Tensor(a!) out) -> Tensor(a!)", 604, 236, 334, 1657, 514, 228, 4, 1, 0, 0, OPGEN_KIND_OUT, 0},
     {"aten::gather", "aten", "gather", "", "gather(Tensor self, int dim, Tensor index, *, bool sparse_grad=False) -> Tensor", 608, 237, 334, 1657, 514, 230, 4, 1, 1, 3, OPGEN_KIND_FUNCTIONAL, 1},
@@ -787,7 +789,7 @@ const opgen_op opgen_ops[] = {
     {"aten::scatter.value_out", "aten", "scatter", "value_out", "scatter.value_out(Tensor self, int dim, Tensor index, Scalar value, *, Tensor(a!) out) -> Tensor(a!)", 630, 242, 345, 1668, 521, 234, 5, 1, 0, 0, OPGEN_KIND_OUT, 0},
     {"aten::scatter_add", "aten", "scatter_add", "", "scatter_add(Tensor self, int dim, Tensor index, Tensor src) -> Tensor", 635, 243, 345, 1668, 521, 236, 4, 1, 1, 4, OPGEN_KIND_FUNCTIONAL, 1},
     {"aten::scatter_add.out", "aten", "scatter_add", "out", "scatter_add.out(Tensor self, int dim, Tensor index, Tensor src, *, Tensor(a!) out) -> Tensor(a!)", 639, 244, 349, 1672, 523, 236, 5, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::fill.Scalar", "aten", "fill", "Scalar", "fill.Scalar(Tensor self, Scalar value) -> Tensor", 644, 245, 349, 1672, 523, 370, 2, 1, 1, 3, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::fill.Scalar", "aten", "fill", "Scalar", "fill.Scalar(Tensor self, Scalar value) -> Tensor", 644, 245, 349, 1672, 523, 371, 2, 1, 1, 3, OPGEN_KIND_FUNCTIONAL, 1},
     {"aten::reflection_pad1d", "aten", "reflection_pad1d", "", "reflection_pad1d(Tensor self, SymInt[2] padding) -> Tensor", 646, 246, 352, 1675, 525, 239, 2, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
     {"aten::reflection_pad1d.out", "aten", "reflection_pad1d", "out", "reflection_pad1d.out(Tensor self, SymInt[2] padding, *, Tensor(a!) out) -> Tensor(a!)", 648, 247, 354, 1677, 526, 239, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
     {"aten::reflection_pad2d", "aten", "reflection_pad2d", "", "reflection_pad2d(Tensor self, SymInt[4] padding) -> Tensor", 651, 248, 354, 1677, 526, 241, 2, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
@@ -800,52 +802,52 @@ const opgen_op opgen_ops[] = {
     {"aten::replication_pad3d.out", "aten", "replication_pad3d", "out", "replication_pad3d.out(Tensor self, SymInt[6] padding, *, Tensor(a!) out) -> Tensor(a!)", 668, 255, 362, 1685, 530, 247, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
     {"aten::clamp.Tensor", "aten", "clamp", "Tensor", "clamp.Tensor(Tensor self, Tensor? min=None, Tensor? max=None) -> Tensor", 671, 256, 362, 1685, 530, 249, 3, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
     {"aten::clamp.Tensor_out", "aten", "clamp", "Tensor_out", "clamp.Tensor_out(Tensor self, Tensor? min=None, Tensor? max=None, *, Tensor(a!) out) -> Tensor(a!)", 674, 257, 364, 1687, 531, 249, 4, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::copy", "aten", "copy", "", "copy(Tensor self, Tensor src, bool non_blocking=False) -> Tensor", 678, 258, 364, 1687, 531, 371, 3, 1, 1, 3, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::native_layer_norm", "aten", "native_layer_norm", "", "native_layer_norm(Tensor input, SymInt[] normalized_shape, Tensor? weight, Tensor? bias, float eps) -> (Tensor, Tensor, Tensor)", 681, 259, 367, 1690, 533, 372, 5, 3, 1, 6, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::native_group_norm", "aten", "native_group_norm", "", "native_group_norm(Tensor input, Tensor? weight, Tensor? bias, SymInt N, SymInt C, SymInt HxW, int group, float eps) -> (Tensor, Tensor, Tensor)", 686, 262, 373, 1696, 534, 373, 8, 3, 1, 6, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::copy", "aten", "copy", "", "copy(Tensor self, Tensor src, bool non_blocking=False) -> Tensor", 678, 258, 364, 1687, 531, 372, 3, 1, 1, 3, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::native_layer_norm", "aten", "native_layer_norm", "", "native_layer_norm(Tensor input, SymInt[] normalized_shape, Tensor? weight, Tensor? bias, float eps) -> (Tensor, Tensor, Tensor)", 681, 259, 367, 1690, 533, 373, 5, 3, 1, 6, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::native_group_norm", "aten", "native_group_norm", "", "native_group_norm(Tensor input, Tensor? weight, Tensor? bias, SymInt N, SymInt C, SymInt HxW, int group, float eps) -> (Tensor, Tensor, Tensor)", 686, 262, 373, 1696, 534, 374, 8, 3, 1, 6, OPGEN_KIND_FUNCTIONAL, 1},
     {"aten::_native_batch_norm_legit.no_stats", "aten", "_native_batch_norm_legit", "no_stats", "_native_batch_norm_legit.no_stats(Tensor input, Tensor? weight, Tensor? bias, bool training, float momentum, float eps) -> (Tensor, Tensor, Tensor)", 694, 265, 379, 1702, 535, 254, 6, 3, 1, 6, OPGEN_KIND_FUNCTIONAL, 1},
     {"aten::_native_batch_norm_legit.no_stats_out", "aten", "_native_batch_norm_legit", "no_stats_out", "_native_batch_norm_legit.no_stats_out(Tensor input, Tensor? weight, Tensor? bias, bool training, float momentum, float eps, *, Tensor(a!) out, Tensor(b!) save_mean, Tensor(c!) save_invstd) -> (Tensor(a!), Tensor(b!), Tensor(c!))", 700, 268, 385, 1708, 536, 254, 9, 3, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::adaptive_avg_pool1d", "aten", "adaptive_avg_pool1d", "", "adaptive_avg_pool1d(Tensor self, int[1] output_size) -> Tensor", 709, 271, 385, 1708, 536, 374, 2, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::_adaptive_avg_pool2d", "aten", "_adaptive_avg_pool2d", "", "_adaptive_avg_pool2d(Tensor self, SymInt[2] output_size) -> Tensor", 711, 272, 387, 1710, 537, 375, 2, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::_adaptive_avg_pool3d", "aten", "_adaptive_avg_pool3d", "", "_adaptive_avg_pool3d(Tensor self, SymInt[3] output_size) -> Tensor", 713, 273, 389, 1712, 538, 376, 2, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::adaptive_avg_pool1d", "aten", "adaptive_avg_pool1d", "", "adaptive_avg_pool1d(Tensor self, int[1] output_size) -> Tensor", 709, 271, 385, 1708, 536, 375, 2, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::_adaptive_avg_pool2d", "aten", "_adaptive_avg_pool2d", "", "_adaptive_avg_pool2d(Tensor self, SymInt[2] output_size) -> Tensor", 711, 272, 387, 1710, 537, 376, 2, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::_adaptive_avg_pool3d", "aten", "_adaptive_avg_pool3d", "", "_adaptive_avg_pool3d(Tensor self, SymInt[3] output_size) -> Tensor", 713, 273, 389, 1712, 538, 377, 2, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
     {"aten::full", "aten", "full", "", "full(SymInt[] size, Scalar fill_value, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor", 715, 274, 391, 1714, 539, 259, 6, 1, 1, 3, OPGEN_KIND_FUNCTIONAL, 1},
     {"aten::full.out", "aten", "full", "out", "full.out(SymInt[] size, Scalar fill_value, *, Tensor(a!) out) -> Tensor(a!)", 721, 275, 394, 1717, 541, 259, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::full_like", "aten", "full_like", "", "full_like(Tensor self, Scalar fill_value, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor", 724, 276, 394, 1717, 541, 377, 7, 1, 1, 4, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::scalar_tensor", "aten", "scalar_tensor", "", "scalar_tensor(Scalar s, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor", 731, 277, 398, 1721, 544, 378, 5, 1, 1, 3, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::full_like", "aten", "full_like", "", "full_like(Tensor self, Scalar fill_value, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor", 724, 276, 394, 1717, 541, 378, 7, 1, 1, 4, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::scalar_tensor", "aten", "scalar_tensor", "", "scalar_tensor(Scalar s, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor", 731, 277, 398, 1721, 544, 379, 5, 1, 1, 3, OPGEN_KIND_FUNCTIONAL, 1},
     {"aten::empty.memory_format", "aten", "empty", "memory_format", "empty.memory_format(SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor", 736, 278, 401, 1724, 546, 263, 6, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
     {"aten::empty.out", "aten", "empty", "out", "empty.out(SymInt[] size, *, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)", 742, 279, 403, 1726, 547, 263, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::empty_strided", "aten", "empty_strided", "", "empty_strided(SymInt[] size, SymInt[] stride, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor", 745, 280, 403, 1726, 547, 379, 6, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::empty_strided", "aten", "empty_strided", "", "empty_strided(SymInt[] size, SymInt[] stride, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor", 745, 280, 403, 1726, 547, 380, 6, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
     {"aten::arange.start_step", "aten", "arange", "start_step", "arange.start_step(Scalar start, Scalar end, Scalar step=1, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor", 751, 281, 405, 1728, 548, 266, 7, 1, 1, 5, OPGEN_KIND_FUNCTIONAL, 1},
     {"aten::arange.start_out", "aten", "arange", "start_out", "arange.start_out(Scalar start, Scalar end, Scalar step=1, *, Tensor(a!) out) -> Tensor(a!)", 758, 282, 410, 1733, 552, 266, 4, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::_to_copy", "aten", "_to_copy", "", "_to_copy(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, bool non_blocking=False, MemoryFormat? memory_format=None) -> Tensor", 762, 283, 410, 1733, 552, 380, 7, 1, 1, 3, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::_to_copy", "aten", "_to_copy", "", "_to_copy(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, bool non_blocking=False, MemoryFormat? memory_format=None) -> Tensor", 762, 283, 410, 1733, 552, 381, 7, 1, 1, 3, OPGEN_KIND_FUNCTIONAL, 1},
     {"aten::sort.values", "aten", "sort", "values", "sort.values(Tensor self, int dim=-1, bool descending=False, *, Tensor(a!) values, Tensor(b!) indices) -> (Tensor(a!) values, Tensor(b!) indices)", 769, 284, 413, 1736, 554, 268, 5, 2, 0, 0, OPGEN_KIND_OUT, 0},
     {"aten::sort", "aten", "sort", "", "sort(Tensor self, int dim=-1, bool descending=False) -> (Tensor values, Tensor indices)", 774, 286, 413, 1736, 554, 268, 3, 2, 1, 3, OPGEN_KIND_FUNCTIONAL, 1},
     {"aten::topk.values", "aten", "topk", "values", "topk.values(Tensor self, SymInt k, int dim=-1, bool largest=True, bool sorted=True, *, Tensor(a!) values, Tensor(b!) indices) -> (Tensor(a!) values, Tensor(b!) indices)", 777, 288, 416, 1739, 556, 270, 7, 2, 0, 0, OPGEN_KIND_OUT, 0},
     {"aten::topk", "aten", "topk", "", "topk(Tensor self, SymInt k, int dim=-1, bool largest=True, bool sorted=True) -> (Tensor values, Tensor indices)", 784, 290, 416, 1739, 556, 270, 5, 2, 1, 3, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::avg_pool1d", "aten", "avg_pool1d", "", "avg_pool1d(Tensor self, int[1] kernel_size, int[1] stride=[], int[1] padding=0, bool ceil_mode=False, bool count_include_pad=True) -> Tensor", 789, 292, 419, 1742, 558, 381, 6, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::avg_pool1d", "aten", "avg_pool1d", "", "avg_pool1d(Tensor self, int[1] kernel_size, int[1] stride=[], int[1] padding=0, bool ceil_mode=False, bool count_include_pad=True) -> Tensor", 789, 292, 419, 1742, 558, 382, 6, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
     {"aten::avg_pool3d.out", "aten", "avg_pool3d", "out", "avg_pool3d.out(Tensor self, int[3] kernel_size, int[3] stride=[], int[3] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None, *, Tensor(a!) out) -> Tensor(a!)", 795, 293, 421, 1744, 559, 273, 8, 1, 0, 0, OPGEN_KIND_OUT, 0},
     {"aten::avg_pool3d", "aten", "avg_pool3d", "", "avg_pool3d(Tensor self, int[3] kernel_size, int[3] stride=[], int[3] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor", 803, 294, 421, 1744, 559, 273, 7, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
     {"aten::max_pool3d_with_indices.out", "aten", "max_pool3d_with_indices", "out", "max_pool3d_with_indices.out(Tensor self, int[3] kernel_size, int[3] stride=[], int[3] padding=0, int[3] dilation=1, bool ceil_mode=False, *, Tensor(a!) out, Tensor(b!) indices) -> (Tensor(a!), Tensor(b!))", 810, 295, 423, 1746, 560, 275, 8, 2, 0, 0, OPGEN_KIND_OUT, 0},
     {"aten::max_pool3d_with_indices", "aten", "max_pool3d_with_indices", "", "max_pool3d_with_indices(Tensor self, int[3] kernel_size, int[3] stride=[], int[3] padding=0, int[3] dilation=1, bool ceil_mode=False) -> (Tensor, Tensor)", 818, 297, 423, 1746, 560, 275, 6, 2, 1, 3, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::upsample_nearest2d.vec", "aten", "upsample_nearest2d", "vec", "upsample_nearest2d.vec(Tensor input, SymInt[]? output_size, float[]? scale_factors) -> Tensor", 824, 299, 426, 1749, 562, 382, 3, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::upsample_bilinear2d.vec", "aten", "upsample_bilinear2d", "vec", "upsample_bilinear2d.vec(Tensor input, SymInt[]? output_size, bool align_corners, float[]? scale_factors) -> Tensor", 827, 300, 428, 1751, 563, 383, 4, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::upsample_nearest2d.vec", "aten", "upsample_nearest2d", "vec", "upsample_nearest2d.vec(Tensor input, SymInt[]? output_size, float[]? scale_factors) -> Tensor", 824, 299, 426, 1749, 562, 383, 3, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::upsample_bilinear2d.vec", "aten", "upsample_bilinear2d", "vec", "upsample_bilinear2d.vec(Tensor input, SymInt[]? output_size, bool align_corners, float[]? scale_factors) -> Tensor", 827, 300, 428, 1751, 563, 384, 4, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
     {"aten::index.Tensor_out", "aten", "index", "Tensor_out", "index.Tensor_out(Tensor self, Tensor?[] indices, *, Tensor(a!) out) -> Tensor(a!)", 831, 301, 430, 1753, 564, 279, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
     {"aten::index.Tensor", "aten", "index", "Tensor", "index.Tensor(Tensor self, Tensor?[] indices) -> Tensor", 834, 302, 430, 1753, 564, 279, 2, 1, 1, 3, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::index_put", "aten", "index_put", "", "index_put(Tensor self, Tensor?[] indices, Tensor values, bool accumulate=False) -> Tensor", 836, 303, 433, 1756, 566, 384, 4, 1, 1, 4, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::index_put", "aten", "index_put", "", "index_put(Tensor self, Tensor?[] indices, Tensor values, bool accumulate=False) -> Tensor", 836, 303, 433, 1756, 566, 385, 4, 1, 1, 4, OPGEN_KIND_FUNCTIONAL, 1},
     {"aten::split_with_sizes_copy", "aten", "split_with_sizes_copy", "", "split_with_sizes_copy(Tensor self, SymInt[] split_sizes, int dim=0) -> Tensor[]", 840, 304, 437, 1760, 568, 283, 3, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 0},
     {"aten::split_with_sizes_copy.out", "aten", "split_with_sizes_copy", "out", "split_with_sizes_copy.out(Tensor self, SymInt[] split_sizes, int dim=0, *, Tensor(a!)[] out) -> ()", 843, 305, 439, 1762, 569, 283, 4, 0, 0, 0, OPGEN_KIND_OUT, 0},
     {"aten::scatter_reduce.two", "aten", "scatter_reduce", "two", "scatter_reduce.two(Tensor self, int dim, Tensor index, Tensor src, str reduce, *, bool include_self=True) -> Tensor", 847, 305, 439, 1762, 569, 285, 6, 1, 1, 4, OPGEN_KIND_FUNCTIONAL, 1},
     {"aten::scatter_reduce.two_out", "aten", "scatter_reduce", "two_out", "scatter_reduce.two_out(Tensor self, int dim, Tensor index, Tensor src, str reduce, *, bool include_self=True, Tensor(a!) out) -> Tensor(a!)", 853, 306, 443, 1766, 571, 285, 7, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::masked_scatter_", "aten", "masked_scatter_", "", "masked_scatter_(Tensor(a!) self, Tensor mask, Tensor source) -> Tensor(a!)", 860, 307, 443, 1766, 571, 385, 3, 1, 0, 0, OPGEN_KIND_INPLACE, 0},
-    {"aten::masked_scatter", "aten", "masked_scatter", "", "masked_scatter(Tensor self, Tensor mask, Tensor source) -> Tensor", 863, 308, 443, 1766, 571, 385, 3, 1, 1, 4, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::_cdist_forward", "aten", "_cdist_forward", "", "_cdist_forward(Tensor x1, Tensor x2, float p, int? compute_mode) -> Tensor", 866, 309, 447, 1770, 573, 386, 4, 1, 1, 3, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::_pdist_forward", "aten", "_pdist_forward", "", "_pdist_forward(Tensor self, float p=2) -> Tensor", 870, 310, 450, 1773, 574, 387, 2, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::_adaptive_avg_pool2d_backward", "aten", "_adaptive_avg_pool2d_backward", "", "_adaptive_avg_pool2d_backward(Tensor grad_output, Tensor self) -> Tensor", 872, 311, 452, 1775, 575, 388, 2, 1, 1, 3, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::masked_scatter_", "aten", "masked_scatter_", "", "masked_scatter_(Tensor(a!) self, Tensor mask, Tensor source) -> Tensor(a!)", 860, 307, 443, 1766, 571, 386, 3, 1, 0, 0, OPGEN_KIND_INPLACE, 0},
+    {"aten::masked_scatter", "aten", "masked_scatter", "", "masked_scatter(Tensor self, Tensor mask, Tensor source) -> Tensor", 863, 308, 443, 1766, 571, 386, 3, 1, 1, 4, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::_cdist_forward", "aten", "_cdist_forward", "", "_cdist_forward(Tensor x1, Tensor x2, float p, int? compute_mode) -> Tensor", 866, 309, 447, 1770, 573, 387, 4, 1, 1, 3, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::_pdist_forward", "aten", "_pdist_forward", "", "_pdist_forward(Tensor self, float p=2) -> Tensor", 870, 310, 450, 1773, 574, 388, 2, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::_adaptive_avg_pool2d_backward", "aten", "_adaptive_avg_pool2d_backward", "", "_adaptive_avg_pool2d_backward(Tensor grad_output, Tensor self) -> Tensor", 872, 311, 452, 1775, 575, 389, 2, 1, 1, 3, OPGEN_KIND_FUNCTIONAL, 1},
     {"aten::avg_pool2d_backward.grad_input", "aten", "avg_pool2d_backward", "grad_input", "avg_pool2d_backward.grad_input(Tensor grad_output, Tensor self, int[2] kernel_size, int[2] stride, int[2] padding, bool ceil_mode, bool count_include_pad, int? divisor_override, *, Tensor(a!) grad_input) -> Tensor(a!)", 874, 312, 455, 1778, 576, 291, 9, 1, 0, 0, OPGEN_KIND_OUT, 0},
     {"aten::avg_pool2d_backward", "aten", "avg_pool2d_backward", "", "avg_pool2d_backward(Tensor grad_output, Tensor self, int[2] kernel_size, int[2] stride, int[2] padding, bool ceil_mode, bool count_include_pad, int? divisor_override) -> Tensor", 883, 313, 455, 1778, 576, 291, 8, 1, 1, 3, OPGEN_KIND_FUNCTIONAL, 1},
     {"aten::max_pool2d_with_indices_backward.grad_input", "aten", "max_pool2d_with_indices_backward", "grad_input", "max_pool2d_with_indices_backward.grad_input(Tensor grad_output, Tensor self, int[2] kernel_size, int[2] stride, int[2] padding, int[2] dilation, bool ceil_mode, Tensor indices, *, Tensor(a!) grad_input) -> Tensor(a!)", 891, 314, 458, 1781, 577, 293, 9, 1, 0, 0, OPGEN_KIND_OUT, 0},
     {"aten::max_pool2d_with_indices_backward", "aten", "max_pool2d_with_indices_backward", "", "max_pool2d_with_indices_backward(Tensor grad_output, Tensor self, int[2] kernel_size, int[2] stride, int[2] padding, int[2] dilation, bool ceil_mode, Tensor indices) -> Tensor", 900, 315, 458, 1781, 577, 293, 8, 1, 1, 4, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::embedding_dense_backward", "aten", "embedding_dense_backward", "", "embedding_dense_backward(Tensor grad_output, Tensor indices, SymInt num_weights, SymInt padding_idx, bool scale_grad_by_freq) -> Tensor", 908, 316, 462, 1785, 579, 389, 5, 1, 1, 3, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::embedding_dense_backward", "aten", "embedding_dense_backward", "", "embedding_dense_backward(Tensor grad_output, Tensor indices, SymInt num_weights, SymInt padding_idx, bool scale_grad_by_freq) -> Tensor", 908, 316, 462, 1785, 579, 390, 5, 1, 1, 3, OPGEN_KIND_FUNCTIONAL, 1},
     {"aten::col2im.out", "aten", "col2im", "out", "col2im.out(Tensor self, SymInt[2] output_size, int[2] kernel_size, int[2] dilation, int[2] padding, int[2] stride, *, Tensor(a!) out) -> Tensor(a!)", 913, 317, 465, 1788, 581, 296, 7, 1, 0, 0, OPGEN_KIND_OUT, 0},
     {"aten::col2im", "aten", "col2im", "", "col2im(Tensor self, SymInt[2] output_size, int[2] kernel_size, int[2] dilation, int[2] padding, int[2] stride) -> Tensor", 920, 318, 465, 1788, 581, 296, 6, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
     {"aten::rand", "aten", "rand", "", "rand(SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor", 926, 319, 467, 1790, 582, 299, 5, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
@@ -854,95 +856,97 @@ const opgen_op opgen_ops[] = {
     {"aten::randn.out", "aten", "randn", "out", "randn.out(SymInt[] size, *, Tensor(a!) out) -> Tensor(a!)", 938, 322, 471, 1794, 584, 301, 2, 1, 0, 0, OPGEN_KIND_OUT, 0},
     {"aten::randperm", "aten", "randperm", "", "randperm(SymInt n, *, ScalarType? dtype=long, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor", 940, 323, 471, 1794, 584, 303, 5, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
     {"aten::randperm.out", "aten", "randperm", "out", "randperm.out(SymInt n, *, Tensor(a!) out) -> Tensor(a!)", 945, 324, 473, 1796, 585, 303, 2, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::native_dropout", "aten", "native_dropout", "", "native_dropout(Tensor input, float p, bool? train) -> (Tensor, Tensor)", 947, 325, 473, 1796, 585, 390, 3, 2, 1, 3, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::native_layer_norm_backward", "aten", "native_layer_norm_backward", "", "native_layer_norm_backward(Tensor grad_out, Tensor input, SymInt[] normalized_shape, Tensor mean, Tensor rstd, Tensor? weight, Tensor? bias, bool[3] output_mask) -> (Tensor, Tensor, Tensor)", 950, 327, 476, 1799, 587, 391, 8, 3, 1, 9, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::native_group_norm_backward", "aten", "native_group_norm_backward", "", "native_group_norm_backward(Tensor grad_out, Tensor input, Tensor mean, Tensor rstd, Tensor? weight, SymInt N, SymInt C, SymInt HxW, int group, bool[3] output_mask) -> (Tensor, Tensor, Tensor)", 958, 330, 485, 1808, 588, 392, 10, 3, 1, 8, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::native_dropout", "aten", "native_dropout", "", "native_dropout(Tensor input, float p, bool? train) -> (Tensor, Tensor)", 947, 325, 473, 1796, 585, 391, 3, 2, 1, 3, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::native_layer_norm_backward", "aten", "native_layer_norm_backward", "", "native_layer_norm_backward(Tensor grad_out, Tensor input, SymInt[] normalized_shape, Tensor mean, Tensor rstd, Tensor? weight, Tensor? bias, bool[3] output_mask) -> (Tensor, Tensor, Tensor)", 950, 327, 476, 1799, 587, 392, 8, 3, 1, 9, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::native_group_norm_backward", "aten", "native_group_norm_backward", "", "native_group_norm_backward(Tensor grad_out, Tensor input, Tensor mean, Tensor rstd, Tensor? weight, SymInt N, SymInt C, SymInt HxW, int group, bool[3] output_mask) -> (Tensor, Tensor, Tensor)", 958, 330, 485, 1808, 588, 393, 10, 3, 1, 8, OPGEN_KIND_FUNCTIONAL, 1},
     {"aten::nonzero.out", "aten", "nonzero", "out", "nonzero.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", 968, 333, 493, 1816, 589, 307, 2, 1, 0, 0, OPGEN_KIND_OUT, 0},
     {"aten::nonzero", "aten", "nonzero", "", "nonzero(Tensor self) -> Tensor", 970, 334, 493, 1816, 589, 307, 1, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
-    {"quantized_decomposed::quantize_per_tensor", "quantized_decomposed", "quantize_per_tensor", "", "quantize_per_tensor(Tensor input, float scale, int zero_point, int quant_min, int quant_max, ScalarType dtype) -> Tensor", 971, 335, 495, 1818, 591, 310, 6, 1, 1, 3, OPGEN_KIND_FUNCTIONAL, 2},
-    {"quantized_decomposed::quantize_per_tensor.out", "quantized_decomposed", "quantize_per_tensor", "out", "quantize_per_tensor.out(Tensor input, float scale, int zero_point, int quant_min, int quant_max, ScalarType dtype, *, Tensor(a!) out) -> Tensor(a!)", 977, 336, 498, 1821, 593, 310, 7, 1, 0, 0, OPGEN_KIND_OUT, 2},
-    {"quantized_decomposed::dequantize_per_tensor", "quantized_decomposed", "dequantize_per_tensor", "", "dequantize_per_tensor(Tensor input, float scale, int zero_point, int quant_min, int quant_max, ScalarType dtype, *, ScalarType? out_dtype=None) -> Tensor", 984, 337, 498, 1821, 593, 312, 7, 1, 1, 4, OPGEN_KIND_FUNCTIONAL, 2},
-    {"quantized_decomposed::dequantize_per_tensor.out", "quantized_decomposed", "dequantize_per_tensor", "out", "dequantize_per_tensor.out(Tensor input, float scale, int zero_point, int quant_min, int quant_max, ScalarType dtype, *, ScalarType? out_dtype=None, Tensor(a!) out) -> Tensor(a!)", 991, 338, 502, 1825, 595, 312, 8, 1, 0, 0, OPGEN_KIND_OUT, 2},
-    {"quantized_decomposed::dequantize_per_channel", "quantized_decomposed", "dequantize_per_channel", "", "dequantize_per_channel(Tensor input, Tensor scales, Tensor? zero_points, int axis, int quant_min, int quant_max, ScalarType dtype, *, ScalarType? out_dtype=None) -> Tensor", 999, 339, 502, 1825, 595, 314, 8, 1, 1, 6, OPGEN_KIND_FUNCTIONAL, 2},
-    {"quantized_decomposed::dequantize_per_channel.out", "quantized_decomposed", "dequantize_per_channel", "out", "dequantize_per_channel.out(Tensor input, Tensor scales, Tensor? zero_points, int axis, int quant_min, int quant_max, ScalarType dtype, *, ScalarType? out_dtype=None, Tensor(a!) out) -> Tensor(a!)", 1007, 340, 508, 1831, 599, 314, 9, 1, 0, 0, OPGEN_KIND_OUT, 2},
-    {"dim_order_ops::_to_dim_order_copy", "dim_order_ops", "_to_dim_order_copy", "", "_to_dim_order_copy(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, bool non_blocking=False, int[]? dim_order=None) -> Tensor", 1016, 341, 508, 1831, 599, 316, 7, 1, 0, 0, OPGEN_KIND_FUNCTIONAL, 2},
-    {"dim_order_ops::_to_dim_order_copy.out", "dim_order_ops", "_to_dim_order_copy", "out", "_to_dim_order_copy.out(Tensor self, *, bool non_blocking=False, int[]? dim_order=None, Tensor(a!) out) -> Tensor(a!)", 1023, 342, 508, 1831, 599, 316, 4, 1, 0, 0, OPGEN_KIND_OUT, 2},
-    {"dim_order_ops::_clone_dim_order", "dim_order_ops", "_clone_dim_order", "", "_clone_dim_order(Tensor self, *, bool non_blocking=False, int[]? dim_order=None) -> Tensor", 1027, 343, 508, 1831, 599, 318, 3, 1, 0, 0, OPGEN_KIND_FUNCTIONAL, 2},
-    {"dim_order_ops::_clone_dim_order.out", "dim_order_ops", "_clone_dim_order", "out", "_clone_dim_order.out(Tensor self, *, bool non_blocking=False, int[]? dim_order=None, Tensor(a!) out) -> Tensor(a!)", 1030, 344, 508, 1831, 599, 318, 4, 1, 0, 0, OPGEN_KIND_OUT, 2},
-    {"executorch_prims::add.int", "executorch_prims", "add", "int", "add.int(SymInt a, SymInt b) -> SymInt", 1034, 345, 508, 1831, 599, -1, 2, 1, 0, 0, OPGEN_KIND_FUNCTIONAL, 4},
-    {"executorch_prims::mul.int", "executorch_prims", "mul", "int", "mul.int(SymInt a, SymInt b) -> SymInt", 1036, 346, 508, 1831, 599, -1, 2, 1, 0, 0, OPGEN_KIND_FUNCTIONAL, 4},
-    {"executorch_prims::sub.int", "executorch_prims", "sub", "int", "sub.int(SymInt a, SymInt b) -> SymInt", 1038, 347, 508, 1831, 599, -1, 2, 1, 0, 0, OPGEN_KIND_FUNCTIONAL, 4},
-    {"executorch_prims::floordiv.int", "executorch_prims", "floordiv", "int", "floordiv.int(SymInt a, SymInt b) -> SymInt", 1040, 348, 508, 1831, 599, -1, 2, 1, 0, 0, OPGEN_KIND_FUNCTIONAL, 4},
-    {"executorch_prims::mod.int", "executorch_prims", "mod", "int", "mod.int(SymInt a, SymInt b) -> SymInt", 1042, 349, 508, 1831, 599, -1, 2, 1, 0, 0, OPGEN_KIND_FUNCTIONAL, 4},
-    {"executorch_prims::truediv.int", "executorch_prims", "truediv", "int", "truediv.int(SymInt a, SymInt b) -> float", 1044, 350, 508, 1831, 599, -1, 2, 1, 0, 0, OPGEN_KIND_FUNCTIONAL, 4},
-    {"executorch_prims::neg.int", "executorch_prims", "neg", "int", "neg.int(SymInt a) -> SymInt", 1046, 351, 508, 1831, 599, -1, 1, 1, 0, 0, OPGEN_KIND_FUNCTIONAL, 4},
-    {"executorch_prims::gt.int", "executorch_prims", "gt", "int", "gt.int(SymInt a, SymInt b) -> bool", 1047, 352, 508, 1831, 599, -1, 2, 1, 0, 0, OPGEN_KIND_FUNCTIONAL, 4},
-    {"executorch_prims::lt.int", "executorch_prims", "lt", "int", "lt.int(SymInt a, SymInt b) -> bool", 1049, 353, 508, 1831, 599, -1, 2, 1, 0, 0, OPGEN_KIND_FUNCTIONAL, 4},
-    {"executorch_prims::ge.int", "executorch_prims", "ge", "int", "ge.int(SymInt a, SymInt b) -> bool", 1051, 354, 508, 1831, 599, -1, 2, 1, 0, 0, OPGEN_KIND_FUNCTIONAL, 4},
-    {"executorch_prims::le.int", "executorch_prims", "le", "int", "le.int(SymInt a, SymInt b) -> bool", 1053, 355, 508, 1831, 599, -1, 2, 1, 0, 0, OPGEN_KIND_FUNCTIONAL, 4},
-    {"executorch_prims::eq.int", "executorch_prims", "eq", "int", "eq.int(SymInt a, SymInt b) -> bool", 1055, 356, 508, 1831, 599, -1, 2, 1, 0, 0, OPGEN_KIND_FUNCTIONAL, 4},
-    {"quantized_decomposed::add_relu", "quantized_decomposed", "add_relu", "", "add_relu(Tensor a, float a_scale, int a_zero_point, int a_quant_min, int a_quant_max, Tensor b, float b_scale, int b_zero_point, int b_quant_min, int b_quant_max, float out_scale, int out_zero_point, int out_quant_min, int out_quant_max) -> Tensor qc", 1057, 357, 508, 1831, 599, 332, 14, 1, 0, 0, OPGEN_KIND_FUNCTIONAL, 4},
-    {"quantized_decomposed::add_relu.out", "quantized_decomposed", "add_relu", "out", "add_relu.out(Tensor a, float a_scale, int a_zero_point, int a_quant_min, int a_quant_max, Tensor b, float b_scale, int b_zero_point, int b_quant_min, int b_quant_max, float out_scale, int out_zero_point, int out_quant_min, int out_quant_max, *, Tensor(a!) out) -> Tensor(a!)", 1071, 358, 508, 1831, 599, 332, 15, 1, 0, 0, OPGEN_KIND_OUT, 4},
-    {"quantized_decomposed::add", "quantized_decomposed", "add", "", "add(Tensor a, float a_scale, int a_zero_point, int a_quant_min, int a_quant_max, Tensor b, float b_scale, int b_zero_point, int b_quant_min, int b_quant_max, float out_scale, int out_zero_point, int out_quant_min, int out_quant_max) -> Tensor qc", 1086, 359, 508, 1831, 599, 334, 14, 1, 0, 0, OPGEN_KIND_FUNCTIONAL, 4},
-    {"quantized_decomposed::add.out", "quantized_decomposed", "add", "out", "add.out(Tensor a, float a_scale, int a_zero_point, int a_quant_min, int a_quant_max, Tensor b, float b_scale, int b_zero_point, int b_quant_min, int b_quant_max, float out_scale, int out_zero_point, int out_quant_min, int out_quant_max, *, Tensor(a!) out) -> Tensor(a!)", 1100, 360, 508, 1831, 599, 334, 15, 1, 0, 0, OPGEN_KIND_OUT, 4},
-    {"quantized_decomposed::add.scalar", "quantized_decomposed", "add", "scalar", "add.scalar(Tensor qa, float a_scale, int a_zero_point, int a_quant_min, int a_quant_max, ScalarType a_dtype, Scalar b, float out_scale, int out_zero_point, int out_quant_min, int out_quant_max, ScalarType out_dtype) -> Tensor", 1115, 361, 508, 1831, 599, 336, 12, 1, 0, 0, OPGEN_KIND_FUNCTIONAL, 4},
-    {"quantized_decomposed::add.scalar_out", "quantized_decomposed", "add", "scalar_out", "add.scalar_out(Tensor qa, float a_scale, int a_zero_point, int a_quant_min, int a_quant_max, ScalarType a_dtype, Scalar b, float out_scale, int out_zero_point, int out_quant_min, int out_quant_max, ScalarType out_dtype, *, Tensor(a!) out) -> Tensor(a!)", 1127, 362, 508, 1831, 599, 336, 13, 1, 0, 0, OPGEN_KIND_OUT, 4},
-    {"quantized_decomposed::embedding_byte", "quantized_decomposed", "embedding_byte", "", "embedding_byte(Tensor weight, Tensor weight_scales, Tensor? weight_zero_points, int weight_quant_min, int weight_quant_max, Tensor indices) -> Tensor", 1140, 363, 508, 1831, 599, 338, 6, 1, 0, 0, OPGEN_KIND_FUNCTIONAL, 4},
-    {"quantized_decomposed::embedding_byte.out", "quantized_decomposed", "embedding_byte", "out", "embedding_byte.out(Tensor weight, Tensor weight_scales, Tensor? weight_zero_points, int weight_quant_min, int weight_quant_max, Tensor indices, *, Tensor(a!) out) -> Tensor(a!)", 1146, 364, 508, 1831, 599, 338, 7, 1, 0, 0, OPGEN_KIND_OUT, 4},
-    {"demo::linear_relu", "demo", "linear_relu", "", "linear_relu(Tensor input, Tensor weight, Tensor bias) -> Tensor", 1153, 365, 508, 1831, 599, 340, 3, 1, 0, 0, OPGEN_KIND_FUNCTIONAL, 4},
-    {"demo::linear_relu.out", "demo", "linear_relu", "out", "linear_relu.out(Tensor input, Tensor weight, Tensor bias, *, Tensor(a!) out) -> Tensor(a!)", 1156, 366, 508, 1831, 599, 340, 4, 1, 0, 0, OPGEN_KIND_OUT, 4},
-    {"aten::add.Scalar_out", "aten", "add", "Scalar_out", "add.Scalar_out(Tensor self, Scalar other, Scalar alpha=1, *, Tensor(a!) out) -> Tensor(a!)", 1160, 367, 508, 1831, 599, 341, 4, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::mul.Scalar_out", "aten", "mul", "Scalar_out", "mul.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)", 1164, 368, 508, 1831, 599, 342, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::relu.out", "aten", "relu", "out", "relu.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", 1167, 369, 508, 1831, 599, 343, 2, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::permute_copy.out", "aten", "permute_copy", "out", "permute_copy.out(Tensor self, int[] dims, *, Tensor(a!) out) -> Tensor(a!)", 1169, 370, 508, 1831, 599, 344, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::view_copy.out", "aten", "view_copy", "out", "view_copy.out(Tensor self, SymInt[] size, *, Tensor(a!) out) -> Tensor(a!)", 1172, 371, 508, 1831, 599, 345, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::expand_copy.out", "aten", "expand_copy", "out", "expand_copy.out(Tensor self, SymInt[] size, *, bool implicit=False, Tensor(a!) out) -> Tensor(a!)", 1175, 372, 508, 1831, 599, 346, 4, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::clone.out", "aten", "clone", "out", "clone.out(Tensor self, *, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)", 1179, 373, 508, 1831, 599, 347, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::convolution.out", "aten", "convolution", "out", "convolution.out(Tensor input, Tensor weight, Tensor? bias, SymInt[] stride, SymInt[] padding, SymInt[] dilation, bool transposed, SymInt[] output_padding, SymInt groups, *, Tensor(a!) out) -> Tensor(a!)", 1182, 374, 508, 1831, 599, 348, 10, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::_native_batch_norm_legit_no_training.out", "aten", "_native_batch_norm_legit_no_training", "out", "_native_batch_norm_legit_no_training.out(Tensor input, Tensor? weight, Tensor? bias, Tensor running_mean, Tensor running_var, float momentum, float eps, *, Tensor(a!) out0, Tensor(b!) out1, Tensor(c!) out2) -> (Tensor(a!), Tensor(b!), Tensor(c!))", 1192, 375, 508, 1831, 599, 349, 10, 3, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::embedding.out", "aten", "embedding", "out", "embedding.out(Tensor weight, Tensor indices, SymInt padding_idx=-1, bool scale_grad_by_freq=False, bool sparse=False, *, Tensor(a!) out) -> Tensor(a!)", 1202, 378, 508, 1831, 599, 350, 6, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::isnan.out", "aten", "isnan", "out", "isnan.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", 1208, 379, 508, 1831, 599, 351, 2, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::isinf.out", "aten", "isinf", "out", "isinf.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", 1210, 380, 508, 1831, 599, 352, 2, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::div.Scalar_out", "aten", "div", "Scalar_out", "div.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)", 1212, 381, 508, 1831, 599, 353, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::div.Scalar_mode_out", "aten", "div", "Scalar_mode_out", "div.Scalar_mode_out(Tensor self, Scalar other, *, str? rounding_mode, Tensor(a!) out) -> Tensor(a!)", 1215, 382, 508, 1831, 599, 354, 4, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::sub.Scalar_out", "aten", "sub", "Scalar_out", "sub.Scalar_out(Tensor self, Scalar other, Scalar alpha=1, *, Tensor(a!) out) -> Tensor(a!)", 1219, 383, 508, 1831, 599, 355, 4, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::prod.out", "aten", "prod", "out", "prod.out(Tensor self, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)", 1223, 384, 508, 1831, 599, 356, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::squeeze_copy.dim_out", "aten", "squeeze_copy", "dim_out", "squeeze_copy.dim_out(Tensor self, int dim, *, Tensor(a!) out) -> Tensor(a!)", 1226, 385, 508, 1831, 599, 357, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::squeeze_copy.dims_out", "aten", "squeeze_copy", "dims_out", "squeeze_copy.dims_out(Tensor self, int[] dim, *, Tensor(a!) out) -> Tensor(a!)", 1229, 386, 508, 1831, 599, 358, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::unsqueeze_copy.out", "aten", "unsqueeze_copy", "out", "unsqueeze_copy.out(Tensor self, int dim, *, Tensor(a!) out) -> Tensor(a!)", 1232, 387, 508, 1831, 599, 359, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::select_copy.int_out", "aten", "select_copy", "int_out", "select_copy.int_out(Tensor self, int dim, SymInt index, *, Tensor(a!) out) -> Tensor(a!)", 1235, 388, 508, 1831, 599, 360, 4, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::slice_copy.Tensor_out", "aten", "slice_copy", "Tensor_out", "slice_copy.Tensor_out(Tensor self, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1, *, Tensor(a!) out) -> Tensor(a!)", 1239, 389, 508, 1831, 599, 361, 6, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::diagonal_copy.out", "aten", "diagonal_copy", "out", "diagonal_copy.out(Tensor self, int offset=0, int dim1=0, int dim2=1, *, Tensor(a!) out) -> Tensor(a!)", 1245, 390, 508, 1831, 599, 362, 5, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::alias_copy.out", "aten", "alias_copy", "out", "alias_copy.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", 1250, 391, 508, 1831, 599, 363, 2, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::as_strided_copy.out", "aten", "as_strided_copy", "out", "as_strided_copy.out(Tensor self, SymInt[] size, SymInt[] stride, SymInt? storage_offset=None, *, Tensor(a!) out) -> Tensor(a!)", 1252, 392, 508, 1831, 599, 364, 5, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::flip.out", "aten", "flip", "out", "flip.out(Tensor self, int[] dims, *, Tensor(a!) out) -> Tensor(a!)", 1257, 393, 508, 1831, 599, 365, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::repeat.out", "aten", "repeat", "out", "repeat.out(Tensor self, SymInt[] repeats, *, Tensor(a!) out) -> Tensor(a!)", 1260, 394, 508, 1831, 599, 366, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::constant_pad_nd.out", "aten", "constant_pad_nd", "out", "constant_pad_nd.out(Tensor self, SymInt[] pad, Scalar value=0, *, Tensor(a!) out) -> Tensor(a!)", 1263, 395, 508, 1831, 599, 367, 4, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::slice_scatter.out", "aten", "slice_scatter", "out", "slice_scatter.out(Tensor self, Tensor src, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1, *, Tensor(a!) out) -> Tensor(a!)", 1267, 396, 508, 1831, 599, 368, 7, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::select_scatter.out", "aten", "select_scatter", "out", "select_scatter.out(Tensor self, Tensor src, int dim, SymInt index, *, Tensor(a!) out) -> Tensor(a!)", 1274, 397, 508, 1831, 599, 369, 5, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::fill.Scalar_out", "aten", "fill", "Scalar_out", "fill.Scalar_out(Tensor self, Scalar value, *, Tensor(a!) out) -> Tensor(a!)", 1279, 398, 508, 1831, 599, 370, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::copy.out", "aten", "copy", "out", "copy.out(Tensor self, Tensor src, bool non_blocking=False, *, Tensor(a!) out) -> Tensor(a!)", 1282, 399, 508, 1831, 599, 371, 4, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::native_layer_norm.out", "aten", "native_layer_norm", "out", "native_layer_norm.out(Tensor input, SymInt[] normalized_shape, Tensor? weight, Tensor? bias, float eps, *, Tensor(a!) out0, Tensor(b!) out1, Tensor(c!) out2) -> (Tensor(a!), Tensor(b!), Tensor(c!))", 1286, 400, 508, 1831, 599, 372, 8, 3, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::native_group_norm.out", "aten", "native_group_norm", "out", "native_group_norm.out(Tensor input, Tensor? weight, Tensor? bias, SymInt N, SymInt C, SymInt HxW, int group, float eps, *, Tensor(a!) out0, Tensor(b!) out1, Tensor(c!) out2) -> (Tensor(a!), Tensor(b!), Tensor(c!))", 1294, 403, 508, 1831, 599, 373, 11, 3, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::adaptive_avg_pool1d.out", "aten", "adaptive_avg_pool1d", "out", "adaptive_avg_pool1d.out(Tensor self, int[1] output_size, *, Tensor(a!) out) -> Tensor(a!)", 1305, 406, 508, 1831, 599, 374, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::_adaptive_avg_pool2d.out", "aten", "_adaptive_avg_pool2d", "out", "_adaptive_avg_pool2d.out(Tensor self, SymInt[2] output_size, *, Tensor(a!) out) -> Tensor(a!)", 1308, 407, 508, 1831, 599, 375, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::_adaptive_avg_pool3d.out", "aten", "_adaptive_avg_pool3d", "out", "_adaptive_avg_pool3d.out(Tensor self, SymInt[3] output_size, *, Tensor(a!) out) -> Tensor(a!)", 1311, 408, 508, 1831, 599, 376, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::full_like.out", "aten", "full_like", "out", "full_like.out(Tensor self, Scalar fill_value, *, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)", 1314, 409, 508, 1831, 599, 377, 4, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::scalar_tensor.out", "aten", "scalar_tensor", "out", "scalar_tensor.out(Scalar s, *, Tensor(a!) out) -> Tensor(a!)", 1318, 410, 508, 1831, 599, 378, 2, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::empty_strided.out", "aten", "empty_strided", "out", "empty_strided.out(SymInt[] size, SymInt[] stride, *, Tensor(a!) out) -> Tensor(a!)", 1320, 411, 508, 1831, 599, 379, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::_to_copy.out", "aten", "_to_copy", "out", "_to_copy.out(Tensor self, *, bool non_blocking=False, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)", 1323, 412, 508, 1831, 599, 380, 4, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::avg_pool1d.out", "aten", "avg_pool1d", "out", "avg_pool1d.out(Tensor self, int[1] kernel_size, int[1] stride=[], int[1] padding=0, bool ceil_mode=False, bool count_include_pad=True, *, Tensor(a!) out) -> Tensor(a!)", 1327, 413, 508, 1831, 599, 381, 7, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::upsample_nearest2d.vec_out", "aten", "upsample_nearest2d", "vec_out", "upsample_nearest2d.vec_out(Tensor input, SymInt[]? output_size, float[]? scale_factors, *, Tensor(a!) out) -> Tensor(a!)", 1334, 414, 508, 1831, 599, 382, 4, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::upsample_bilinear2d.vec_out", "aten", "upsample_bilinear2d", "vec_out", "upsample_bilinear2d.vec_out(Tensor input, SymInt[]? output_size, bool align_corners, float[]? scale_factors, *, Tensor(a!) out) -> Tensor(a!)", 1338, 415, 508, 1831, 599, 383, 5, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::index_put.out", "aten", "index_put", "out", "index_put.out(Tensor self, Tensor?[] indices, Tensor values, bool accumulate=False, *, Tensor(a!) out) -> Tensor(a!)", 1343, 416, 508, 1831, 599, 384, 5, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::masked_scatter.out", "aten", "masked_scatter", "out", "masked_scatter.out(Tensor self, Tensor mask, Tensor source, *, Tensor(a!) out) -> Tensor(a!)", 1348, 417, 508, 1831, 599, 385, 4, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::_cdist_forward.out", "aten", "_cdist_forward", "out", "_cdist_forward.out(Tensor x1, Tensor x2, float p, int? compute_mode, *, Tensor(a!) out) -> Tensor(a!)", 1352, 418, 508, 1831, 599, 386, 5, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::_pdist_forward.out", "aten", "_pdist_forward", "out", "_pdist_forward.out(Tensor self, float p=2, *, Tensor(a!) out) -> Tensor(a!)", 1357, 419, 508, 1831, 599, 387, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::_adaptive_avg_pool2d_backward.out", "aten", "_adaptive_avg_pool2d_backward", "out", "_adaptive_avg_pool2d_backward.out(Tensor grad_output, Tensor self, *, Tensor(a!) out) -> Tensor(a!)", 1360, 420, 508, 1831, 599, 388, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::embedding_dense_backward.out", "aten", "embedding_dense_backward", "out", "embedding_dense_backward.out(Tensor grad_output, Tensor indices, SymInt num_weights, SymInt padding_idx, bool scale_grad_by_freq, *, Tensor(a!) out) -> Tensor(a!)", 1363, 421, 508, 1831, 599, 389, 6, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::native_dropout.out", "aten", "native_dropout", "out", "native_dropout.out(Tensor input, float p, bool? train, *, Tensor(a!) out0, Tensor(b!) out1) -> (Tensor(a!), Tensor(b!))", 1369, 422, 508, 1831, 599, 390, 5, 2, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::native_layer_norm_backward.out", "aten", "native_layer_norm_backward", "out", "native_layer_norm_backward.out(Tensor grad_out, Tensor input, SymInt[] normalized_shape, Tensor mean, Tensor rstd, Tensor? weight, Tensor? bias, bool[3] output_mask, *, Tensor(a!) out0, Tensor(b!) out1, Tensor(c!) out2) -> (Tensor(a!), Tensor(b!), Tensor(c!))", 1374, 424, 508, 1831, 599, 391, 11, 3, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::native_group_norm_backward.out", "aten", "native_group_norm_backward", "out", "native_group_norm_backward.out(Tensor grad_out, Tensor input, Tensor mean, Tensor rstd, Tensor? weight, SymInt N, SymInt C, SymInt HxW, int group, bool[3] output_mask, *, Tensor(a!) out0, Tensor(b!) out1, Tensor(c!) out2) -> (Tensor(a!), Tensor(b!), Tensor(c!))", 1385, 427, 508, 1831, 599, 392, 13, 3, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::grid_sampler_2d", "aten", "grid_sampler_2d", "", "grid_sampler_2d(Tensor input, Tensor grid, int interpolation_mode, int padding_mode, bool align_corners) -> Tensor", 971, 335, 495, 1818, 591, 394, 5, 1, 1, 3, OPGEN_KIND_FUNCTIONAL, 1},
+    {"quantized_decomposed::quantize_per_tensor", "quantized_decomposed", "quantize_per_tensor", "", "quantize_per_tensor(Tensor input, float scale, int zero_point, int quant_min, int quant_max, ScalarType dtype) -> Tensor", 976, 336, 498, 1821, 592, 311, 6, 1, 1, 3, OPGEN_KIND_FUNCTIONAL, 2},
+    {"quantized_decomposed::quantize_per_tensor.out", "quantized_decomposed", "quantize_per_tensor", "out", "quantize_per_tensor.out(Tensor input, float scale, int zero_point, int quant_min, int quant_max, ScalarType dtype, *, Tensor(a!) out) -> Tensor(a!)", 982, 337, 501, 1824, 594, 311, 7, 1, 0, 0, OPGEN_KIND_OUT, 2},
+    {"quantized_decomposed::dequantize_per_tensor", "quantized_decomposed", "dequantize_per_tensor", "", "dequantize_per_tensor(Tensor input, float scale, int zero_point, int quant_min, int quant_max, ScalarType dtype, *, ScalarType? out_dtype=None) -> Tensor", 989, 338, 501, 1824, 594, 313, 7, 1, 1, 4, OPGEN_KIND_FUNCTIONAL, 2},
+    {"quantized_decomposed::dequantize_per_tensor.out", "quantized_decomposed", "dequantize_per_tensor", "out", "dequantize_per_tensor.out(Tensor input, float scale, int zero_point, int quant_min, int quant_max, ScalarType dtype, *, ScalarType? out_dtype=None, Tensor(a!) out) -> Tensor(a!)", 996, 339, 505, 1828, 596, 313, 8, 1, 0, 0, OPGEN_KIND_OUT, 2},
+    {"quantized_decomposed::dequantize_per_channel", "quantized_decomposed", "dequantize_per_channel", "", "dequantize_per_channel(Tensor input, Tensor scales, Tensor? zero_points, int axis, int quant_min, int quant_max, ScalarType dtype, *, ScalarType? out_dtype=None) -> Tensor", 1004, 340, 505, 1828, 596, 315, 8, 1, 1, 6, OPGEN_KIND_FUNCTIONAL, 2},
+    {"quantized_decomposed::dequantize_per_channel.out", "quantized_decomposed", "dequantize_per_channel", "out", "dequantize_per_channel.out(Tensor input, Tensor scales, Tensor? zero_points, int axis, int quant_min, int quant_max, ScalarType dtype, *, ScalarType? out_dtype=None, Tensor(a!) out) -> Tensor(a!)", 1012, 341, 511, 1834, 600, 315, 9, 1, 0, 0, OPGEN_KIND_OUT, 2},
+    {"dim_order_ops::_to_dim_order_copy", "dim_order_ops", "_to_dim_order_copy", "", "_to_dim_order_copy(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, bool non_blocking=False, int[]? dim_order=None) -> Tensor", 1021, 342, 511, 1834, 600, 317, 7, 1, 0, 0, OPGEN_KIND_FUNCTIONAL, 2},
+    {"dim_order_ops::_to_dim_order_copy.out", "dim_order_ops", "_to_dim_order_copy", "out", "_to_dim_order_copy.out(Tensor self, *, bool non_blocking=False, int[]? dim_order=None, Tensor(a!) out) -> Tensor(a!)", 1028, 343, 511, 1834, 600, 317, 4, 1, 0, 0, OPGEN_KIND_OUT, 2},
+    {"dim_order_ops::_clone_dim_order", "dim_order_ops", "_clone_dim_order", "", "_clone_dim_order(Tensor self, *, bool non_blocking=False, int[]? dim_order=None) -> Tensor", 1032, 344, 511, 1834, 600, 319, 3, 1, 0, 0, OPGEN_KIND_FUNCTIONAL, 2},
+    {"dim_order_ops::_clone_dim_order.out", "dim_order_ops", "_clone_dim_order", "out", "_clone_dim_order.out(Tensor self, *, bool non_blocking=False, int[]? dim_order=None, Tensor(a!) out) -> Tensor(a!)", 1035, 345, 511, 1834, 600, 319, 4, 1, 0, 0, OPGEN_KIND_OUT, 2},
+    {"executorch_prims::add.int", "executorch_prims", "add", "int", "add.int(SymInt a, SymInt b) -> SymInt", 1039, 346, 511, 1834, 600, -1, 2, 1, 0, 0, OPGEN_KIND_FUNCTIONAL, 4},
+    {"executorch_prims::mul.int", "executorch_prims", "mul", "int", "mul.int(SymInt a, SymInt b) -> SymInt", 1041, 347, 511, 1834, 600, -1, 2, 1, 0, 0, OPGEN_KIND_FUNCTIONAL, 4},
+    {"executorch_prims::sub.int", "executorch_prims", "sub", "int", "sub.int(SymInt a, SymInt b) -> SymInt", 1043, 348, 511, 1834, 600, -1, 2, 1, 0, 0, OPGEN_KIND_FUNCTIONAL, 4},
+    {"executorch_prims::floordiv.int", "executorch_prims", "floordiv", "int", "floordiv.int(SymInt a, SymInt b) -> SymInt", 1045, 349, 511, 1834, 600, -1, 2, 1, 0, 0, OPGEN_KIND_FUNCTIONAL, 4},
+    {"executorch_prims::mod.int", "executorch_prims", "mod", "int", "mod.int(SymInt a, SymInt b) -> SymInt", 1047, 350, 511, 1834, 600, -1, 2, 1, 0, 0, OPGEN_KIND_FUNCTIONAL, 4},
+    {"executorch_prims::truediv.int", "executorch_prims", "truediv", "int", "truediv.int(SymInt a, SymInt b) -> float", 1049, 351, 511, 1834, 600, -1, 2, 1, 0, 0, OPGEN_KIND_FUNCTIONAL, 4},
+    {"executorch_prims::neg.int", "executorch_prims", "neg", "int", "neg.int(SymInt a) -> SymInt", 1051, 352, 511, 1834, 600, -1, 1, 1, 0, 0, OPGEN_KIND_FUNCTIONAL, 4},
+    {"executorch_prims::gt.int", "executorch_prims", "gt", "int", "gt.int(SymInt a, SymInt b) -> bool", 1052, 353, 511, 1834, 600, -1, 2, 1, 0, 0, OPGEN_KIND_FUNCTIONAL, 4},
+    {"executorch_prims::lt.int", "executorch_prims", "lt", "int", "lt.int(SymInt a, SymInt b) -> bool", 1054, 354, 511, 1834, 600, -1, 2, 1, 0, 0, OPGEN_KIND_FUNCTIONAL, 4},
+    {"executorch_prims::ge.int", "executorch_prims", "ge", "int", "ge.int(SymInt a, SymInt b) -> bool", 1056, 355, 511, 1834, 600, -1, 2, 1, 0, 0, OPGEN_KIND_FUNCTIONAL, 4},
+    {"executorch_prims::le.int", "executorch_prims", "le", "int", "le.int(SymInt a, SymInt b) -> bool", 1058, 356, 511, 1834, 600, -1, 2, 1, 0, 0, OPGEN_KIND_FUNCTIONAL, 4},
+    {"executorch_prims::eq.int", "executorch_prims", "eq", "int", "eq.int(SymInt a, SymInt b) -> bool", 1060, 357, 511, 1834, 600, -1, 2, 1, 0, 0, OPGEN_KIND_FUNCTIONAL, 4},
+    {"quantized_decomposed::add_relu", "quantized_decomposed", "add_relu", "", "add_relu(Tensor a, float a_scale, int a_zero_point, int a_quant_min, int a_quant_max, Tensor b, float b_scale, int b_zero_point, int b_quant_min, int b_quant_max, float out_scale, int out_zero_point, int out_quant_min, int out_quant_max) -> Tensor qc", 1062, 358, 511, 1834, 600, 333, 14, 1, 0, 0, OPGEN_KIND_FUNCTIONAL, 4},
+    {"quantized_decomposed::add_relu.out", "quantized_decomposed", "add_relu", "out", "add_relu.out(Tensor a, float a_scale, int a_zero_point, int a_quant_min, int a_quant_max, Tensor b, float b_scale, int b_zero_point, int b_quant_min, int b_quant_max, float out_scale, int out_zero_point, int out_quant_min, int out_quant_max, *, Tensor(a!) out) -> Tensor(a!)", 1076, 359, 511, 1834, 600, 333, 15, 1, 0, 0, OPGEN_KIND_OUT, 4},
+    {"quantized_decomposed::add", "quantized_decomposed", "add", "", "add(Tensor a, float a_scale, int a_zero_point, int a_quant_min, int a_quant_max, Tensor b, float b_scale, int b_zero_point, int b_quant_min, int b_quant_max, float out_scale, int out_zero_point, int out_quant_min, int out_quant_max) -> Tensor qc", 1091, 360, 511, 1834, 600, 335, 14, 1, 0, 0, OPGEN_KIND_FUNCTIONAL, 4},
+    {"quantized_decomposed::add.out", "quantized_decomposed", "add", "out", "add.out(Tensor a, float a_scale, int a_zero_point, int a_quant_min, int a_quant_max, Tensor b, float b_scale, int b_zero_point, int b_quant_min, int b_quant_max, float out_scale, int out_zero_point, int out_quant_min, int out_quant_max, *, Tensor(a!) out) -> Tensor(a!)", 1105, 361, 511, 1834, 600, 335, 15, 1, 0, 0, OPGEN_KIND_OUT, 4},
+    {"quantized_decomposed::add.scalar", "quantized_decomposed", "add", "scalar", "add.scalar(Tensor qa, float a_scale, int a_zero_point, int a_quant_min, int a_quant_max, ScalarType a_dtype, Scalar b, float out_scale, int out_zero_point, int out_quant_min, int out_quant_max, ScalarType out_dtype) -> Tensor", 1120, 362, 511, 1834, 600, 337, 12, 1, 0, 0, OPGEN_KIND_FUNCTIONAL, 4},
+    {"quantized_decomposed::add.scalar_out", "quantized_decomposed", "add", "scalar_out", "add.scalar_out(Tensor qa, float a_scale, int a_zero_point, int a_quant_min, int a_quant_max, ScalarType a_dtype, Scalar b, float out_scale, int out_zero_point, int out_quant_min, int out_quant_max, ScalarType out_dtype, *, Tensor(a!) out) -> Tensor(a!)", 1132, 363, 511, 1834, 600, 337, 13, 1, 0, 0, OPGEN_KIND_OUT, 4},
+    {"quantized_decomposed::embedding_byte", "quantized_decomposed", "embedding_byte", "", "embedding_byte(Tensor weight, Tensor weight_scales, Tensor? weight_zero_points, int weight_quant_min, int weight_quant_max, Tensor indices) -> Tensor", 1145, 364, 511, 1834, 600, 339, 6, 1, 0, 0, OPGEN_KIND_FUNCTIONAL, 4},
+    {"quantized_decomposed::embedding_byte.out", "quantized_decomposed", "embedding_byte", "out", "embedding_byte.out(Tensor weight, Tensor weight_scales, Tensor? weight_zero_points, int weight_quant_min, int weight_quant_max, Tensor indices, *, Tensor(a!) out) -> Tensor(a!)", 1151, 365, 511, 1834, 600, 339, 7, 1, 0, 0, OPGEN_KIND_OUT, 4},
+    {"demo::linear_relu", "demo", "linear_relu", "", "linear_relu(Tensor input, Tensor weight, Tensor bias) -> Tensor", 1158, 366, 511, 1834, 600, 341, 3, 1, 0, 0, OPGEN_KIND_FUNCTIONAL, 4},
+    {"demo::linear_relu.out", "demo", "linear_relu", "out", "linear_relu.out(Tensor input, Tensor weight, Tensor bias, *, Tensor(a!) out) -> Tensor(a!)", 1161, 367, 511, 1834, 600, 341, 4, 1, 0, 0, OPGEN_KIND_OUT, 4},
+    {"aten::add.Scalar_out", "aten", "add", "Scalar_out", "add.Scalar_out(Tensor self, Scalar other, Scalar alpha=1, *, Tensor(a!) out) -> Tensor(a!)", 1165, 368, 511, 1834, 600, 342, 4, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::mul.Scalar_out", "aten", "mul", "Scalar_out", "mul.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)", 1169, 369, 511, 1834, 600, 343, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::relu.out", "aten", "relu", "out", "relu.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", 1172, 370, 511, 1834, 600, 344, 2, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::permute_copy.out", "aten", "permute_copy", "out", "permute_copy.out(Tensor self, int[] dims, *, Tensor(a!) out) -> Tensor(a!)", 1174, 371, 511, 1834, 600, 345, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::view_copy.out", "aten", "view_copy", "out", "view_copy.out(Tensor self, SymInt[] size, *, Tensor(a!) out) -> Tensor(a!)", 1177, 372, 511, 1834, 600, 346, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::expand_copy.out", "aten", "expand_copy", "out", "expand_copy.out(Tensor self, SymInt[] size, *, bool implicit=False, Tensor(a!) out) -> Tensor(a!)", 1180, 373, 511, 1834, 600, 347, 4, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::clone.out", "aten", "clone", "out", "clone.out(Tensor self, *, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)", 1184, 374, 511, 1834, 600, 348, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::convolution.out", "aten", "convolution", "out", "convolution.out(Tensor input, Tensor weight, Tensor? bias, SymInt[] stride, SymInt[] padding, SymInt[] dilation, bool transposed, SymInt[] output_padding, SymInt groups, *, Tensor(a!) out) -> Tensor(a!)", 1187, 375, 511, 1834, 600, 349, 10, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::_native_batch_norm_legit_no_training.out", "aten", "_native_batch_norm_legit_no_training", "out", "_native_batch_norm_legit_no_training.out(Tensor input, Tensor? weight, Tensor? bias, Tensor running_mean, Tensor running_var, float momentum, float eps, *, Tensor(a!) out0, Tensor(b!) out1, Tensor(c!) out2) -> (Tensor(a!), Tensor(b!), Tensor(c!))", 1197, 376, 511, 1834, 600, 350, 10, 3, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::embedding.out", "aten", "embedding", "out", "embedding.out(Tensor weight, Tensor indices, SymInt padding_idx=-1, bool scale_grad_by_freq=False, bool sparse=False, *, Tensor(a!) out) -> Tensor(a!)", 1207, 379, 511, 1834, 600, 351, 6, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::isnan.out", "aten", "isnan", "out", "isnan.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", 1213, 380, 511, 1834, 600, 352, 2, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::isinf.out", "aten", "isinf", "out", "isinf.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", 1215, 381, 511, 1834, 600, 353, 2, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::div.Scalar_out", "aten", "div", "Scalar_out", "div.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)", 1217, 382, 511, 1834, 600, 354, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::div.Scalar_mode_out", "aten", "div", "Scalar_mode_out", "div.Scalar_mode_out(Tensor self, Scalar other, *, str? rounding_mode, Tensor(a!) out) -> Tensor(a!)", 1220, 383, 511, 1834, 600, 355, 4, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::sub.Scalar_out", "aten", "sub", "Scalar_out", "sub.Scalar_out(Tensor self, Scalar other, Scalar alpha=1, *, Tensor(a!) out) -> Tensor(a!)", 1224, 384, 511, 1834, 600, 356, 4, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::prod.out", "aten", "prod", "out", "prod.out(Tensor self, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)", 1228, 385, 511, 1834, 600, 357, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::squeeze_copy.dim_out", "aten", "squeeze_copy", "dim_out", "squeeze_copy.dim_out(Tensor self, int dim, *, Tensor(a!) out) -> Tensor(a!)", 1231, 386, 511, 1834, 600, 358, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::squeeze_copy.dims_out", "aten", "squeeze_copy", "dims_out", "squeeze_copy.dims_out(Tensor self, int[] dim, *, Tensor(a!) out) -> Tensor(a!)", 1234, 387, 511, 1834, 600, 359, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::unsqueeze_copy.out", "aten", "unsqueeze_copy", "out", "unsqueeze_copy.out(Tensor self, int dim, *, Tensor(a!) out) -> Tensor(a!)", 1237, 388, 511, 1834, 600, 360, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::select_copy.int_out", "aten", "select_copy", "int_out", "select_copy.int_out(Tensor self, int dim, SymInt index, *, Tensor(a!) out) -> Tensor(a!)", 1240, 389, 511, 1834, 600, 361, 4, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::slice_copy.Tensor_out", "aten", "slice_copy", "Tensor_out", "slice_copy.Tensor_out(Tensor self, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1, *, Tensor(a!) out) -> Tensor(a!)", 1244, 390, 511, 1834, 600, 362, 6, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::diagonal_copy.out", "aten", "diagonal_copy", "out", "diagonal_copy.out(Tensor self, int offset=0, int dim1=0, int dim2=1, *, Tensor(a!) out) -> Tensor(a!)", 1250, 391, 511, 1834, 600, 363, 5, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::alias_copy.out", "aten", "alias_copy", "out", "alias_copy.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", 1255, 392, 511, 1834, 600, 364, 2, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::as_strided_copy.out", "aten", "as_strided_copy", "out", "as_strided_copy.out(Tensor self, SymInt[] size, SymInt[] stride, SymInt? storage_offset=None, *, Tensor(a!) out) -> Tensor(a!)", 1257, 393, 511, 1834, 600, 365, 5, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::flip.out", "aten", "flip", "out", "flip.out(Tensor self, int[] dims, *, Tensor(a!) out) -> Tensor(a!)", 1262, 394, 511, 1834, 600, 366, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::repeat.out", "aten", "repeat", "out", "repeat.out(Tensor self, SymInt[] repeats, *, Tensor(a!) out) -> Tensor(a!)", 1265, 395, 511, 1834, 600, 367, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::constant_pad_nd.out", "aten", "constant_pad_nd", "out", "constant_pad_nd.out(Tensor self, SymInt[] pad, Scalar value=0, *, Tensor(a!) out) -> Tensor(a!)", 1268, 396, 511, 1834, 600, 368, 4, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::slice_scatter.out", "aten", "slice_scatter", "out", "slice_scatter.out(Tensor self, Tensor src, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1, *, Tensor(a!) out) -> Tensor(a!)", 1272, 397, 511, 1834, 600, 369, 7, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::select_scatter.out", "aten", "select_scatter", "out", "select_scatter.out(Tensor self, Tensor src, int dim, SymInt index, *, Tensor(a!) out) -> Tensor(a!)", 1279, 398, 511, 1834, 600, 370, 5, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::fill.Scalar_out", "aten", "fill", "Scalar_out", "fill.Scalar_out(Tensor self, Scalar value, *, Tensor(a!) out) -> Tensor(a!)", 1284, 399, 511, 1834, 600, 371, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::copy.out", "aten", "copy", "out", "copy.out(Tensor self, Tensor src, bool non_blocking=False, *, Tensor(a!) out) -> Tensor(a!)", 1287, 400, 511, 1834, 600, 372, 4, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::native_layer_norm.out", "aten", "native_layer_norm", "out", "native_layer_norm.out(Tensor input, SymInt[] normalized_shape, Tensor? weight, Tensor? bias, float eps, *, Tensor(a!) out0, Tensor(b!) out1, Tensor(c!) out2) -> (Tensor(a!), Tensor(b!), Tensor(c!))", 1291, 401, 511, 1834, 600, 373, 8, 3, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::native_group_norm.out", "aten", "native_group_norm", "out", "native_group_norm.out(Tensor input, Tensor? weight, Tensor? bias, SymInt N, SymInt C, SymInt HxW, int group, float eps, *, Tensor(a!) out0, Tensor(b!) out1, Tensor(c!) out2) -> (Tensor(a!), Tensor(b!), Tensor(c!))", 1299, 404, 511, 1834, 600, 374, 11, 3, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::adaptive_avg_pool1d.out", "aten", "adaptive_avg_pool1d", "out", "adaptive_avg_pool1d.out(Tensor self, int[1] output_size, *, Tensor(a!) out) -> Tensor(a!)", 1310, 407, 511, 1834, 600, 375, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::_adaptive_avg_pool2d.out", "aten", "_adaptive_avg_pool2d", "out", "_adaptive_avg_pool2d.out(Tensor self, SymInt[2] output_size, *, Tensor(a!) out) -> Tensor(a!)", 1313, 408, 511, 1834, 600, 376, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::_adaptive_avg_pool3d.out", "aten", "_adaptive_avg_pool3d", "out", "_adaptive_avg_pool3d.out(Tensor self, SymInt[3] output_size, *, Tensor(a!) out) -> Tensor(a!)", 1316, 409, 511, 1834, 600, 377, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::full_like.out", "aten", "full_like", "out", "full_like.out(Tensor self, Scalar fill_value, *, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)", 1319, 410, 511, 1834, 600, 378, 4, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::scalar_tensor.out", "aten", "scalar_tensor", "out", "scalar_tensor.out(Scalar s, *, Tensor(a!) out) -> Tensor(a!)", 1323, 411, 511, 1834, 600, 379, 2, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::empty_strided.out", "aten", "empty_strided", "out", "empty_strided.out(SymInt[] size, SymInt[] stride, *, Tensor(a!) out) -> Tensor(a!)", 1325, 412, 511, 1834, 600, 380, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::_to_copy.out", "aten", "_to_copy", "out", "_to_copy.out(Tensor self, *, bool non_blocking=False, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)", 1328, 413, 511, 1834, 600, 381, 4, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::avg_pool1d.out", "aten", "avg_pool1d", "out", "avg_pool1d.out(Tensor self, int[1] kernel_size, int[1] stride=[], int[1] padding=0, bool ceil_mode=False, bool count_include_pad=True, *, Tensor(a!) out) -> Tensor(a!)", 1332, 414, 511, 1834, 600, 382, 7, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::upsample_nearest2d.vec_out", "aten", "upsample_nearest2d", "vec_out", "upsample_nearest2d.vec_out(Tensor input, SymInt[]? output_size, float[]? scale_factors, *, Tensor(a!) out) -> Tensor(a!)", 1339, 415, 511, 1834, 600, 383, 4, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::upsample_bilinear2d.vec_out", "aten", "upsample_bilinear2d", "vec_out", "upsample_bilinear2d.vec_out(Tensor input, SymInt[]? output_size, bool align_corners, float[]? scale_factors, *, Tensor(a!) out) -> Tensor(a!)", 1343, 416, 511, 1834, 600, 384, 5, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::index_put.out", "aten", "index_put", "out", "index_put.out(Tensor self, Tensor?[] indices, Tensor values, bool accumulate=False, *, Tensor(a!) out) -> Tensor(a!)", 1348, 417, 511, 1834, 600, 385, 5, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::masked_scatter.out", "aten", "masked_scatter", "out", "masked_scatter.out(Tensor self, Tensor mask, Tensor source, *, Tensor(a!) out) -> Tensor(a!)", 1353, 418, 511, 1834, 600, 386, 4, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::_cdist_forward.out", "aten", "_cdist_forward", "out", "_cdist_forward.out(Tensor x1, Tensor x2, float p, int? compute_mode, *, Tensor(a!) out) -> Tensor(a!)", 1357, 419, 511, 1834, 600, 387, 5, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::_pdist_forward.out", "aten", "_pdist_forward", "out", "_pdist_forward.out(Tensor self, float p=2, *, Tensor(a!) out) -> Tensor(a!)", 1362, 420, 511, 1834, 600, 388, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::_adaptive_avg_pool2d_backward.out", "aten", "_adaptive_avg_pool2d_backward", "out", "_adaptive_avg_pool2d_backward.out(Tensor grad_output, Tensor self, *, Tensor(a!) out) -> Tensor(a!)", 1365, 421, 511, 1834, 600, 389, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::embedding_dense_backward.out", "aten", "embedding_dense_backward", "out", "embedding_dense_backward.out(Tensor grad_output, Tensor indices, SymInt num_weights, SymInt padding_idx, bool scale_grad_by_freq, *, Tensor(a!) out) -> Tensor(a!)", 1368, 422, 511, 1834, 600, 390, 6, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::native_dropout.out", "aten", "native_dropout", "out", "native_dropout.out(Tensor input, float p, bool? train, *, Tensor(a!) out0, Tensor(b!) out1) -> (Tensor(a!), Tensor(b!))", 1374, 423, 511, 1834, 600, 391, 5, 2, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::native_layer_norm_backward.out", "aten", "native_layer_norm_backward", "out", "native_layer_norm_backward.out(Tensor grad_out, Tensor input, SymInt[] normalized_shape, Tensor mean, Tensor rstd, Tensor? weight, Tensor? bias, bool[3] output_mask, *, Tensor(a!) out0, Tensor(b!) out1, Tensor(c!) out2) -> (Tensor(a!), Tensor(b!), Tensor(c!))", 1379, 425, 511, 1834, 600, 392, 11, 3, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::native_group_norm_backward.out", "aten", "native_group_norm_backward", "out", "native_group_norm_backward.out(Tensor grad_out, Tensor input, Tensor mean, Tensor rstd, Tensor? weight, SymInt N, SymInt C, SymInt HxW, int group, bool[3] output_mask, *, Tensor(a!) out0, Tensor(b!) out1, Tensor(c!) out2) -> (Tensor(a!), Tensor(b!), Tensor(c!))", 1390, 428, 511, 1834, 600, 393, 13, 3, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::grid_sampler_2d.out", "aten", "grid_sampler_2d", "out", "grid_sampler_2d.out(Tensor input, Tensor grid, int interpolation_mode, int padding_mode, bool align_corners, *, Tensor(a!) out) -> Tensor(a!)", 1403, 431, 511, 1834, 600, 394, 6, 1, 0, 0, OPGEN_KIND_OUT, 0},
 };
 
 const opgen_arg opgen_args[] = {
@@ -1919,6 +1923,11 @@ const opgen_arg opgen_args[] = {
     {"out", "Tensor", NULL, "a!", 0x08008effu, OPGEN_ABI_TENSOR, 7},
     {"self", "Tensor", NULL, NULL, 0x000008dfu, OPGEN_ABI_TENSOR, 0},
     {"input", "Tensor", NULL, NULL, 0x000000c0u, OPGEN_ABI_TENSOR, 0},
+    {"grid", "Tensor", NULL, NULL, 0x000000c0u, OPGEN_ABI_TENSOR, 0},
+    {"interpolation_mode", "int", NULL, NULL, 0x00000000u, OPGEN_ABI_INT, 0},
+    {"padding_mode", "int", NULL, NULL, 0x00000000u, OPGEN_ABI_INT, 0},
+    {"align_corners", "bool", NULL, NULL, 0x00000000u, OPGEN_ABI_BOOL, 0},
+    {"input", "Tensor", NULL, NULL, 0x000000c0u, OPGEN_ABI_TENSOR, 0},
     {"scale", "float", NULL, NULL, 0x00000000u, OPGEN_ABI_FLOAT, 0},
     {"zero_point", "int", NULL, NULL, 0x00000000u, OPGEN_ABI_INT, 0},
     {"quant_min", "int", NULL, NULL, 0x00000000u, OPGEN_ABI_INT, 0},
@@ -2345,6 +2354,12 @@ const opgen_arg opgen_args[] = {
     {"out0", "Tensor", NULL, "a!", 0x08008effu, OPGEN_ABI_TENSOR, 7},
     {"out1", "Tensor", NULL, "b!", 0x08008effu, OPGEN_ABI_TENSOR, 7},
     {"out2", "Tensor", NULL, "c!", 0x08008effu, OPGEN_ABI_TENSOR, 7},
+    {"input", "Tensor", NULL, NULL, 0x08008effu, OPGEN_ABI_TENSOR, 0},
+    {"grid", "Tensor", NULL, NULL, 0x08008effu, OPGEN_ABI_TENSOR, 0},
+    {"interpolation_mode", "int", NULL, NULL, 0x00000000u, OPGEN_ABI_INT, 0},
+    {"padding_mode", "int", NULL, NULL, 0x00000000u, OPGEN_ABI_INT, 0},
+    {"align_corners", "bool", NULL, NULL, 0x00000000u, OPGEN_ABI_BOOL, 0},
+    {"out", "Tensor", NULL, "a!", 0x08008effu, OPGEN_ABI_TENSOR, 7},
 };
 
 const opgen_arg opgen_rets[] = {
@@ -2683,6 +2698,7 @@ const opgen_arg opgen_rets[] = {
     {NULL, "Tensor", NULL, NULL, 0x000000c0u, OPGEN_ABI_TENSOR, 0},
     {NULL, "Tensor", NULL, "a!", 0x08008effu, OPGEN_ABI_TENSOR, 4},
     {NULL, "Tensor", NULL, NULL, 0x00000010u, OPGEN_ABI_TENSOR, 0},
+    {NULL, "Tensor", NULL, NULL, 0x000000c0u, OPGEN_ABI_TENSOR, 0},
     {NULL, "Tensor", NULL, NULL, 0x0800000fu, OPGEN_ABI_TENSOR, 0},
     {NULL, "Tensor", NULL, "a!", 0x08008effu, OPGEN_ABI_TENSOR, 4},
     {NULL, "Tensor", NULL, NULL, 0x000000c0u, OPGEN_ABI_TENSOR, 0},
@@ -2778,6 +2794,7 @@ const opgen_arg opgen_rets[] = {
     {NULL, "Tensor", NULL, "a!", 0x08008effu, OPGEN_ABI_TENSOR, 4},
     {NULL, "Tensor", NULL, "b!", 0x08008effu, OPGEN_ABI_TENSOR, 4},
     {NULL, "Tensor", NULL, "c!", 0x08008effu, OPGEN_ABI_TENSOR, 4},
+    {NULL, "Tensor", NULL, "a!", 0x08008effu, OPGEN_ABI_TENSOR, 4},
 };
 
 const int16_t opgen_cols[] = {
@@ -2960,6 +2977,7 @@ const int16_t opgen_cols[] = {
     /* aten::native_layer_norm_backward */ 0, 1, 3, 4, 5, 6, -1, -2, -3,
     /* aten::native_group_norm_backward */ 0, 1, 2, 3, 4, -1, -2, -3,
     /* aten::nonzero */ 0, -1,
+    /* aten::grid_sampler_2d */ 0, 1, -1,
     /* quantized_decomposed::quantize_per_tensor */ 0, 5, -1,
     /* quantized_decomposed::dequantize_per_tensor */ 0, 5, 6, -1,
     /* quantized_decomposed::dequantize_per_channel */ 0, 1, 2, 6, 7, -1,
@@ -3586,6 +3604,7 @@ const uint8_t opgen_cells[] = {
     0, 0, 0, 0, 0, 0, 0, 0, 0,
     0, 0, 0, 0, 0, 0, 0, 0,
     0, 1,
+    0, 0, 0,
     0, 1, 1,
     0, 0, 1, 1,
     0, 3, 2, 0, 1, 1,
@@ -3771,49 +3790,50 @@ const uint32_t opgen_alias_sets[] = {
     /* aten::native_layer_norm_backward */ 0x000000c0u,
     /* aten::native_group_norm_backward */ 0x000000c0u,
     /* aten::nonzero */ 0x000008dfu, 0x00000010u,
+    /* aten::grid_sampler_2d */ 0x000000c0u,
     /* quantized_decomposed::quantize_per_tensor */ 0x000000c0u, 0x0800000fu,
     /* quantized_decomposed::dequantize_per_tensor */ 0x0800000fu, 0x000000c0u,
     /* quantized_decomposed::dequantize_per_channel */ 0x0800000fu, 0x000000c0u, 0x00000018u, 0x000000c0u,
 };
 
 const uint32_t opgen_hash_seeds[] = {
-    6u, 9u, 1u, 3u, 62u, 44u, 2u, 22u, 17u, 44u, 10u, 61u,
-    86u, 114u, 29u, 5u, 2u, 1u, 72u, 33u, 43u, 15u, 21u, 40u,
-    11u, 397u, 136u, 31u, 10u, 13u, 23u, 2u, 35u, 168u, 103u, 7u,
-    48u, 188u, 2u, 19u, 50u, 2u, 11u, 19u, 185u, 8u, 8u, 251u,
-    48u, 62u, 2u, 38u, 6u, 184u, 16u, 4u, 5u, 1u, 3u, 1u,
-    377u, 2u, 11u, 1u, 8u, 47u, 146u, 26u, 348u, 78u, 154u, 668u,
-    480u, 21u, 69u, 49u, 3303u, 257u, 23u, 445u, 581u, 5u, 455u, 1u,
-    40u, 2u, 177u, 5u, 1281u, 7u, 162u, 91u, 594u, 582u, 318u, 108u,
-    10u, 12u, 3526u,
+    3u, 16u, 1u, 3u, 5u, 13u, 1u, 26u, 35u, 10u, 5u, 77u,
+    129u, 2u, 18u, 2u, 11u, 1u, 409u, 6u, 10u, 7u, 51u, 15u,
+    16u, 448u, 5u, 1u, 33u, 71u, 151u, 55u, 68u, 63u, 292u, 16u,
+    74u, 778u, 10u, 170u, 6u, 7u, 2u, 42u, 70u, 129u, 201u, 31u,
+    64u, 32u, 19u, 74u, 65u, 532u, 3u, 14u, 63u, 1u, 22u, 17u,
+    27u, 5u, 89u, 2u, 28u, 116u, 25u, 22u, 448u, 93u, 387u, 484u,
+    598u, 2u, 72u, 109u, 620u, 239u, 48u, 339u, 700u, 12u, 136u, 2u,
+    31u, 3u, 226u, 7u, 184u, 1u, 1098u, 87u, 413u, 4u, 3829u, 5u,
+    7u, 31u, 301u,
 };
 
 const uint16_t opgen_hash_slots[] = {
-    278, 233, 109, 305, 250, 370, 281, 367, 214, 340, 246, 208, 263, 8, 3, 207,
-    252, 15, 151, 344, 173, 153, 385, 97, 262, 55, 52, 48, 253, 189, 69, 297,
-    382, 317, 121, 32, 316, 327, 384, 63, 210, 178, 358, 376, 10, 293, 212, 17,
-    347, 14, 248, 232, 113, 334, 159, 240, 150, 156, 198, 374, 235, 138, 53, 18,
-    390, 73, 202, 162, 311, 43, 333, 289, 341, 137, 19, 22, 70, 116, 267, 185,
-    391, 286, 6, 365, 81, 181, 266, 315, 21, 146, 108, 245, 277, 13, 363, 337,
-    220, 106, 302, 335, 275, 321, 165, 372, 125, 287, 172, 215, 274, 117, 222, 273,
-    325, 242, 152, 251, 295, 166, 194, 256, 201, 42, 157, 56, 76, 27, 247, 328,
-    163, 288, 271, 255, 190, 306, 381, 351, 291, 101, 64, 68, 303, 290, 360, 34,
-    100, 379, 144, 204, 20, 23, 309, 223, 237, 259, 47, 229, 350, 187, 170, 383,
-    128, 244, 0, 203, 1, 196, 218, 234, 124, 126, 301, 375, 99, 141, 44, 123,
-    186, 41, 356, 94, 284, 373, 61, 80, 62, 264, 57, 280, 119, 130, 134, 209,
-    336, 72, 85, 12, 110, 176, 103, 241, 102, 285, 182, 224, 33, 132, 322, 71,
-    357, 326, 197, 139, 298, 46, 304, 236, 127, 254, 269, 330, 300, 342, 143, 90,
-    40, 310, 388, 65, 51, 39, 308, 184, 164, 243, 265, 89, 205, 366, 95, 107,
-    314, 345, 354, 221, 168, 219, 353, 26, 28, 206, 86, 226, 38, 75, 93, 35,
-    11, 346, 343, 216, 37, 78, 158, 91, 104, 318, 7, 24, 4, 112, 213, 225,
-    331, 49, 120, 332, 131, 147, 257, 129, 249, 364, 199, 270, 324, 180, 195, 282,
-    83, 228, 320, 258, 283, 329, 260, 59, 312, 227, 142, 29, 79, 30, 294, 179,
-    355, 183, 155, 386, 140, 339, 66, 296, 313, 272, 348, 371, 362, 167, 9, 115,
-    77, 200, 136, 16, 193, 88, 154, 378, 192, 211, 307, 145, 92, 96, 36, 60,
-    175, 135, 25, 239, 276, 50, 231, 387, 299, 323, 114, 377, 188, 338, 161, 2,
-    111, 122, 352, 392, 149, 98, 319, 133, 230, 261, 169, 389, 105, 31, 148, 87,
-    217, 380, 160, 84, 268, 58, 174, 238, 45, 118, 369, 292, 359, 177, 82, 5,
-    67, 191, 54, 171, 74, 361, 279, 349, 368,
+    191, 252, 327, 218, 197, 21, 146, 121, 86, 73, 267, 225, 256, 316, 240, 110,
+    103, 44, 48, 307, 15, 111, 323, 180, 88, 124, 130, 354, 183, 99, 134, 346,
+    393, 95, 14, 333, 380, 205, 18, 291, 17, 352, 282, 235, 211, 53, 123, 226,
+    274, 194, 335, 314, 115, 300, 179, 299, 161, 260, 345, 358, 355, 318, 261, 204,
+    325, 175, 57, 207, 350, 38, 188, 364, 269, 33, 280, 72, 313, 100, 348, 381,
+    246, 212, 9, 1, 74, 268, 96, 306, 120, 34, 63, 239, 304, 295, 391, 278,
+    337, 369, 153, 342, 193, 94, 296, 357, 203, 107, 208, 297, 108, 172, 140, 298,
+    317, 11, 145, 159, 39, 294, 305, 147, 227, 199, 196, 386, 54, 209, 351, 80,
+    248, 148, 200, 242, 321, 283, 379, 65, 363, 52, 97, 165, 55, 77, 155, 31,
+    312, 32, 98, 157, 136, 28, 247, 383, 281, 106, 344, 189, 330, 339, 78, 35,
+    265, 249, 233, 326, 90, 245, 190, 8, 220, 50, 334, 51, 286, 257, 135, 328,
+    341, 117, 162, 58, 27, 270, 132, 231, 382, 45, 373, 375, 219, 133, 4, 59,
+    144, 202, 178, 37, 139, 3, 113, 101, 152, 232, 46, 309, 151, 259, 271, 85,
+    292, 66, 62, 234, 366, 47, 228, 356, 181, 214, 217, 238, 49, 287, 36, 26,
+    182, 56, 104, 394, 360, 119, 378, 279, 185, 310, 319, 258, 329, 338, 69, 177,
+    324, 79, 308, 129, 362, 168, 322, 22, 353, 126, 275, 390, 336, 87, 137, 250,
+    370, 6, 150, 64, 61, 20, 109, 201, 92, 71, 224, 82, 289, 374, 67, 166,
+    143, 81, 192, 241, 320, 125, 122, 359, 76, 263, 376, 384, 264, 262, 266, 290,
+    68, 173, 7, 272, 229, 276, 244, 158, 273, 2, 236, 13, 253, 237, 389, 42,
+    285, 5, 206, 349, 198, 288, 174, 361, 230, 105, 255, 213, 0, 167, 75, 10,
+    243, 141, 83, 41, 169, 156, 16, 210, 138, 163, 365, 387, 388, 254, 30, 29,
+    142, 118, 91, 392, 216, 114, 347, 93, 372, 176, 315, 385, 284, 127, 40, 24,
+    19, 221, 84, 186, 187, 195, 222, 154, 251, 367, 131, 25, 70, 102, 343, 23,
+    368, 331, 89, 277, 377, 303, 171, 164, 112, 149, 116, 43, 184, 301, 170, 223,
+    311, 60, 371, 293, 332, 340, 128, 160, 302, 215, 12,
 };
 
 #ifdef __cplusplus

@@ -130,3 +130,85 @@ opgen_status opgen_portable_upsample_bilinear2d_vec_out(opgen_ctx *ctx, const op
     })
     return OPGEN_OK;
 }
+
+/* ---- grid_sampler_2d: ATen's GridSampler.h, in the input's type ---- */
+static double gs_unnormalize(double c, int64_t size, bool align) { return align ? (c + 1) / 2 * (double)(size - 1) : ((c + 1) * (double)size - 1) / 2; }
+static double gs_clip(double c, int64_t size) { return c < 0 ? 0 : c > (double)(size - 1) ? (double)(size - 1) : c; }
+static double gs_reflect(double c, int64_t twice_low, int64_t twice_high) {
+    if (twice_low == twice_high) return 0;
+    double min = (double)twice_low / 2, span = (double)(twice_high - twice_low) / 2;
+    c = fabs(c - min);
+    double extra = fmod(c, span);
+    int64_t flips = (int64_t)floor(c / span);
+    return flips % 2 == 0 ? extra + min : span - extra + min;
+}
+/* padding_mode 0 zeros (as is), 1 border (clipped), 2 reflection (then clipped) */
+static double gs_pad(double c, int64_t size, int64_t padding_mode, bool align) {
+    if (padding_mode == 1) return gs_clip(c, size);
+    if (padding_mode == 2) return gs_clip(align ? gs_reflect(c, 0, 2 * (size - 1)) : gs_reflect(c, -1, 2 * size - 1), size);
+    return c;
+}
+static double cubic1(double x, double a) { return ((a + 2) * x - (a + 3)) * x * x + 1; }
+static double cubic2(double x, double a) { return ((a * x - 5 * a) * x + 8 * a) * x - 4 * a; }
+static double cubic_interp(const double v[4], double t) {
+    const double a = -0.75;
+    return v[0] * cubic2(t + 1, a) + v[1] * cubic1(t, a) + v[2] * cubic1(1 - t, a) + v[3] * cubic2(2 - t, a);
+}
+
+/* input element (n, c, yy, xx), or 0 outside the input */
+#define GS_AT(c, yy, xx) ((yy) >= 0 && (yy) < H && (xx) >= 0 && (xx) < W ? (double)x[n * is[0] + (c) * is[1] + (yy) * is[2] + (xx) * is[3]] : 0.0)
+
+opgen_status opgen_portable_grid_sampler_2d_out(opgen_ctx *ctx, const opgen_tensor *input, const opgen_tensor *grid, int64_t interpolation_mode, int64_t padding_mode, bool align_corners, opgen_tensor *out) {
+    uint32_t mask = OPGEN_KERNEL_DTYPES_opgen_portable_grid_sampler_2d_out;
+    if (input->dim != 4 || grid->dim != 4 || grid->sizes[3] != 2 || grid->sizes[0] != input->sizes[0])
+        return OPGEN_FAIL(ctx, OPGEN_E_SHAPE, "%s: expected a (N, C, H, W) input and a (N, H_out, W_out, 2) grid", ctx->op);
+    if (interpolation_mode < 0 || interpolation_mode > 2 || padding_mode < 0 || padding_mode > 2)
+        return OPGEN_FAIL(ctx, OPGEN_E_INVALID, "%s: interpolation_mode must be 0, 1 or 2 and padding_mode 0, 1 or 2", ctx->op);
+    if (grid->dtype != input->dtype) return OPGEN_FAIL(ctx, OPGEN_E_DTYPE, "%s: grid and input must have the same dtype", ctx->op);
+    OPGEN_CHECK_DTYPE(ctx, mask, input->dtype, "the input");
+    int64_t N = input->sizes[0], C = input->sizes[1], H = input->sizes[2], W = input->sizes[3], OH = grid->sizes[1], OW = grid->sizes[2];
+    int64_t sizes[4] = {N, C, OH, OW};
+    int32_t st = opgen_out(ctx, out, input->dtype, 4, sizes);
+    if (st || ctx->meta) return st;
+    const int64_t *is = input->strides, *gs = grid->strides;
+    OPGEN_FLOAT_SWITCH(mask, input->dtype, ctx, T, {
+        const T *x = input->data, *g = grid->data;
+        T *y = out->data;
+        for (int64_t n = 0; n < N; n++)
+            for (int64_t oh = 0; oh < OH; oh++)
+                for (int64_t ow = 0; ow < OW; ow++) {
+                    const T *gp = g + n * gs[0] + oh * gs[1] + ow * gs[2];
+                    double gx = (double)gp[0], gy = (double)gp[gs[3]];
+                    for (int64_t c = 0; c < C; c++) {
+                        double v;
+                        if (interpolation_mode == 2) { /* bicubic: taps padded one by one */
+                            double ix = gs_unnormalize(gx, W, align_corners), iy = gs_unnormalize(gy, H, align_corners);
+                            double fx = floor(ix), fy = floor(iy), row[4];
+                            for (int i = 0; i < 4; i++) {
+                                double taps[4];
+                                for (int j = 0; j < 4; j++) {
+                                    double px = gs_pad(fx - 1 + j, W, padding_mode, align_corners), py = gs_pad(fy - 1 + i, H, padding_mode, align_corners);
+                                    taps[j] = GS_AT(c, (int64_t)py, (int64_t)px);
+                                }
+                                row[i] = cubic_interp(taps, ix - fx);
+                            }
+                            v = cubic_interp(row, iy - fy);
+                        } else {
+                            double ix = gs_pad(gs_unnormalize(gx, W, align_corners), W, padding_mode, align_corners);
+                            double iy = gs_pad(gs_unnormalize(gy, H, align_corners), H, padding_mode, align_corners);
+                            if (interpolation_mode == 1) {
+                                double rx = nearbyint(ix), ry = nearbyint(iy);
+                                v = rx >= 0 && rx < (double)W && ry >= 0 && ry < (double)H ? GS_AT(c, (int64_t)ry, (int64_t)rx) : 0.0;
+                            } else {
+                                double fx = floor(ix), fy = floor(iy);
+                                int64_t x0 = (int64_t)fx, y0 = (int64_t)fy;
+                                double tx = ix - fx, ty = iy - fy;
+                                v = GS_AT(c, y0, x0) * (1 - tx) * (1 - ty) + GS_AT(c, y0, x0 + 1) * tx * (1 - ty) + GS_AT(c, y0 + 1, x0) * (1 - tx) * ty + GS_AT(c, y0 + 1, x0 + 1) * tx * ty;
+                            }
+                        }
+                        y[((n * C + c) * OH + oh) * OW + ow] = (T)v;
+                    }
+                }
+    })
+    return OPGEN_OK;
+}

@@ -930,6 +930,20 @@ for d in FLOATS:
     case(f'nonzero_special_{d}', [('x', d, (12,), 'special')], ['%a = aten::nonzero(%x)'], '%a', fn=lambda x: torch.nonzero(x))
 
 
+# ---- grid_sampler_2d: every interpolation and padding mode, grids reaching outside ----
+for d in FLOATS:
+    body, fns = [], []
+    for im in range(3):
+        for pm in range(3):
+            for ac in [False, True]:
+                for gv in ['g', 'h']:
+                    body.append(f'%r{gv}{im}{pm}{int(ac)} = aten::grid_sampler_2d(%x, %{gv}, {im}, {pm}, {ac})')
+                    fns.append(lambda x, g, h, im=im, pm=pm, ac=ac, gv=gv: A.grid_sampler_2d(x, g if gv == 'g' else h, im, pm, ac))
+    names = [l.split(' = ')[0] for l in body]
+    case(f'grid_sampler_2d_{d}', [('x', d, (2, 3, 4, 5), 'normal'), ('g', d, (2, 3, 4, 2), 'unit'), ('h', d, (2, 3, 4, 2), 'normal')], body, '(' + ', '.join(names) + ')',
+         fn=lambda x, g, h, fns=fns: [f(x, g, h) for f in fns], tol=REL[d])
+
+
 def main():
     for entry in os.listdir(HERE):
         if os.path.isdir(os.path.join(HERE, entry)):
