@@ -19,7 +19,7 @@
 extern "C" {
 #endif
 
-#define OPGEN_OP_COUNT 395
+#define OPGEN_OP_COUNT 397
 
 /* Every operator: X(id, identifier, qualified name). */
 #define OPGEN_OPS(X) \
@@ -333,91 +333,93 @@ extern "C" {
     X(307, aten_nonzero_out, "aten::nonzero.out") \
     X(308, aten_nonzero, "aten::nonzero") \
     X(309, aten_grid_sampler_2d, "aten::grid_sampler_2d") \
-    X(310, quantized_decomposed_quantize_per_tensor, "quantized_decomposed::quantize_per_tensor") \
-    X(311, quantized_decomposed_quantize_per_tensor_out, "quantized_decomposed::quantize_per_tensor.out") \
-    X(312, quantized_decomposed_dequantize_per_tensor, "quantized_decomposed::dequantize_per_tensor") \
-    X(313, quantized_decomposed_dequantize_per_tensor_out, "quantized_decomposed::dequantize_per_tensor.out") \
-    X(314, quantized_decomposed_dequantize_per_channel, "quantized_decomposed::dequantize_per_channel") \
-    X(315, quantized_decomposed_dequantize_per_channel_out, "quantized_decomposed::dequantize_per_channel.out") \
-    X(316, dim_order_ops__to_dim_order_copy, "dim_order_ops::_to_dim_order_copy") \
-    X(317, dim_order_ops__to_dim_order_copy_out, "dim_order_ops::_to_dim_order_copy.out") \
-    X(318, dim_order_ops__clone_dim_order, "dim_order_ops::_clone_dim_order") \
-    X(319, dim_order_ops__clone_dim_order_out, "dim_order_ops::_clone_dim_order.out") \
-    X(320, executorch_prims_add_int, "executorch_prims::add.int") \
-    X(321, executorch_prims_mul_int, "executorch_prims::mul.int") \
-    X(322, executorch_prims_sub_int, "executorch_prims::sub.int") \
-    X(323, executorch_prims_floordiv_int, "executorch_prims::floordiv.int") \
-    X(324, executorch_prims_mod_int, "executorch_prims::mod.int") \
-    X(325, executorch_prims_truediv_int, "executorch_prims::truediv.int") \
-    X(326, executorch_prims_neg_int, "executorch_prims::neg.int") \
-    X(327, executorch_prims_gt_int, "executorch_prims::gt.int") \
-    X(328, executorch_prims_lt_int, "executorch_prims::lt.int") \
-    X(329, executorch_prims_ge_int, "executorch_prims::ge.int") \
-    X(330, executorch_prims_le_int, "executorch_prims::le.int") \
-    X(331, executorch_prims_eq_int, "executorch_prims::eq.int") \
-    X(332, quantized_decomposed_add_relu, "quantized_decomposed::add_relu") \
-    X(333, quantized_decomposed_add_relu_out, "quantized_decomposed::add_relu.out") \
-    X(334, quantized_decomposed_add, "quantized_decomposed::add") \
-    X(335, quantized_decomposed_add_out, "quantized_decomposed::add.out") \
-    X(336, quantized_decomposed_add_scalar, "quantized_decomposed::add.scalar") \
-    X(337, quantized_decomposed_add_scalar_out, "quantized_decomposed::add.scalar_out") \
-    X(338, quantized_decomposed_embedding_byte, "quantized_decomposed::embedding_byte") \
-    X(339, quantized_decomposed_embedding_byte_out, "quantized_decomposed::embedding_byte.out") \
-    X(340, demo_linear_relu, "demo::linear_relu") \
-    X(341, demo_linear_relu_out, "demo::linear_relu.out") \
-    X(342, aten_add_Scalar_out, "aten::add.Scalar_out") \
-    X(343, aten_mul_Scalar_out, "aten::mul.Scalar_out") \
-    X(344, aten_relu_out, "aten::relu.out") \
-    X(345, aten_permute_copy_out, "aten::permute_copy.out") \
-    X(346, aten_view_copy_out, "aten::view_copy.out") \
-    X(347, aten_expand_copy_out, "aten::expand_copy.out") \
-    X(348, aten_clone_out, "aten::clone.out") \
-    X(349, aten_convolution_out, "aten::convolution.out") \
-    X(350, aten__native_batch_norm_legit_no_training_out, "aten::_native_batch_norm_legit_no_training.out") \
-    X(351, aten_embedding_out, "aten::embedding.out") \
-    X(352, aten_isnan_out, "aten::isnan.out") \
-    X(353, aten_isinf_out, "aten::isinf.out") \
-    X(354, aten_div_Scalar_out, "aten::div.Scalar_out") \
-    X(355, aten_div_Scalar_mode_out, "aten::div.Scalar_mode_out") \
-    X(356, aten_sub_Scalar_out, "aten::sub.Scalar_out") \
-    X(357, aten_prod_out, "aten::prod.out") \
-    X(358, aten_squeeze_copy_dim_out, "aten::squeeze_copy.dim_out") \
-    X(359, aten_squeeze_copy_dims_out, "aten::squeeze_copy.dims_out") \
-    X(360, aten_unsqueeze_copy_out, "aten::unsqueeze_copy.out") \
-    X(361, aten_select_copy_int_out, "aten::select_copy.int_out") \
-    X(362, aten_slice_copy_Tensor_out, "aten::slice_copy.Tensor_out") \
-    X(363, aten_diagonal_copy_out, "aten::diagonal_copy.out") \
-    X(364, aten_alias_copy_out, "aten::alias_copy.out") \
-    X(365, aten_as_strided_copy_out, "aten::as_strided_copy.out") \
-    X(366, aten_flip_out, "aten::flip.out") \
-    X(367, aten_repeat_out, "aten::repeat.out") \
-    X(368, aten_constant_pad_nd_out, "aten::constant_pad_nd.out") \
-    X(369, aten_slice_scatter_out, "aten::slice_scatter.out") \
-    X(370, aten_select_scatter_out, "aten::select_scatter.out") \
-    X(371, aten_fill_Scalar_out, "aten::fill.Scalar_out") \
-    X(372, aten_copy_out, "aten::copy.out") \
-    X(373, aten_native_layer_norm_out, "aten::native_layer_norm.out") \
-    X(374, aten_native_group_norm_out, "aten::native_group_norm.out") \
-    X(375, aten_adaptive_avg_pool1d_out, "aten::adaptive_avg_pool1d.out") \
-    X(376, aten__adaptive_avg_pool2d_out, "aten::_adaptive_avg_pool2d.out") \
-    X(377, aten__adaptive_avg_pool3d_out, "aten::_adaptive_avg_pool3d.out") \
-    X(378, aten_full_like_out, "aten::full_like.out") \
-    X(379, aten_scalar_tensor_out, "aten::scalar_tensor.out") \
-    X(380, aten_empty_strided_out, "aten::empty_strided.out") \
-    X(381, aten__to_copy_out, "aten::_to_copy.out") \
-    X(382, aten_avg_pool1d_out, "aten::avg_pool1d.out") \
-    X(383, aten_upsample_nearest2d_vec_out, "aten::upsample_nearest2d.vec_out") \
-    X(384, aten_upsample_bilinear2d_vec_out, "aten::upsample_bilinear2d.vec_out") \
-    X(385, aten_index_put_out, "aten::index_put.out") \
-    X(386, aten_masked_scatter_out, "aten::masked_scatter.out") \
-    X(387, aten__cdist_forward_out, "aten::_cdist_forward.out") \
-    X(388, aten__pdist_forward_out, "aten::_pdist_forward.out") \
-    X(389, aten__adaptive_avg_pool2d_backward_out, "aten::_adaptive_avg_pool2d_backward.out") \
-    X(390, aten_embedding_dense_backward_out, "aten::embedding_dense_backward.out") \
-    X(391, aten_native_dropout_out, "aten::native_dropout.out") \
-    X(392, aten_native_layer_norm_backward_out, "aten::native_layer_norm_backward.out") \
-    X(393, aten_native_group_norm_backward_out, "aten::native_group_norm_backward.out") \
-    X(394, aten_grid_sampler_2d_out, "aten::grid_sampler_2d.out")
+    X(310, aten__embedding_bag, "aten::_embedding_bag") \
+    X(311, quantized_decomposed_quantize_per_tensor, "quantized_decomposed::quantize_per_tensor") \
+    X(312, quantized_decomposed_quantize_per_tensor_out, "quantized_decomposed::quantize_per_tensor.out") \
+    X(313, quantized_decomposed_dequantize_per_tensor, "quantized_decomposed::dequantize_per_tensor") \
+    X(314, quantized_decomposed_dequantize_per_tensor_out, "quantized_decomposed::dequantize_per_tensor.out") \
+    X(315, quantized_decomposed_dequantize_per_channel, "quantized_decomposed::dequantize_per_channel") \
+    X(316, quantized_decomposed_dequantize_per_channel_out, "quantized_decomposed::dequantize_per_channel.out") \
+    X(317, dim_order_ops__to_dim_order_copy, "dim_order_ops::_to_dim_order_copy") \
+    X(318, dim_order_ops__to_dim_order_copy_out, "dim_order_ops::_to_dim_order_copy.out") \
+    X(319, dim_order_ops__clone_dim_order, "dim_order_ops::_clone_dim_order") \
+    X(320, dim_order_ops__clone_dim_order_out, "dim_order_ops::_clone_dim_order.out") \
+    X(321, executorch_prims_add_int, "executorch_prims::add.int") \
+    X(322, executorch_prims_mul_int, "executorch_prims::mul.int") \
+    X(323, executorch_prims_sub_int, "executorch_prims::sub.int") \
+    X(324, executorch_prims_floordiv_int, "executorch_prims::floordiv.int") \
+    X(325, executorch_prims_mod_int, "executorch_prims::mod.int") \
+    X(326, executorch_prims_truediv_int, "executorch_prims::truediv.int") \
+    X(327, executorch_prims_neg_int, "executorch_prims::neg.int") \
+    X(328, executorch_prims_gt_int, "executorch_prims::gt.int") \
+    X(329, executorch_prims_lt_int, "executorch_prims::lt.int") \
+    X(330, executorch_prims_ge_int, "executorch_prims::ge.int") \
+    X(331, executorch_prims_le_int, "executorch_prims::le.int") \
+    X(332, executorch_prims_eq_int, "executorch_prims::eq.int") \
+    X(333, quantized_decomposed_add_relu, "quantized_decomposed::add_relu") \
+    X(334, quantized_decomposed_add_relu_out, "quantized_decomposed::add_relu.out") \
+    X(335, quantized_decomposed_add, "quantized_decomposed::add") \
+    X(336, quantized_decomposed_add_out, "quantized_decomposed::add.out") \
+    X(337, quantized_decomposed_add_scalar, "quantized_decomposed::add.scalar") \
+    X(338, quantized_decomposed_add_scalar_out, "quantized_decomposed::add.scalar_out") \
+    X(339, quantized_decomposed_embedding_byte, "quantized_decomposed::embedding_byte") \
+    X(340, quantized_decomposed_embedding_byte_out, "quantized_decomposed::embedding_byte.out") \
+    X(341, demo_linear_relu, "demo::linear_relu") \
+    X(342, demo_linear_relu_out, "demo::linear_relu.out") \
+    X(343, aten_add_Scalar_out, "aten::add.Scalar_out") \
+    X(344, aten_mul_Scalar_out, "aten::mul.Scalar_out") \
+    X(345, aten_relu_out, "aten::relu.out") \
+    X(346, aten_permute_copy_out, "aten::permute_copy.out") \
+    X(347, aten_view_copy_out, "aten::view_copy.out") \
+    X(348, aten_expand_copy_out, "aten::expand_copy.out") \
+    X(349, aten_clone_out, "aten::clone.out") \
+    X(350, aten_convolution_out, "aten::convolution.out") \
+    X(351, aten__native_batch_norm_legit_no_training_out, "aten::_native_batch_norm_legit_no_training.out") \
+    X(352, aten_embedding_out, "aten::embedding.out") \
+    X(353, aten_isnan_out, "aten::isnan.out") \
+    X(354, aten_isinf_out, "aten::isinf.out") \
+    X(355, aten_div_Scalar_out, "aten::div.Scalar_out") \
+    X(356, aten_div_Scalar_mode_out, "aten::div.Scalar_mode_out") \
+    X(357, aten_sub_Scalar_out, "aten::sub.Scalar_out") \
+    X(358, aten_prod_out, "aten::prod.out") \
+    X(359, aten_squeeze_copy_dim_out, "aten::squeeze_copy.dim_out") \
+    X(360, aten_squeeze_copy_dims_out, "aten::squeeze_copy.dims_out") \
+    X(361, aten_unsqueeze_copy_out, "aten::unsqueeze_copy.out") \
+    X(362, aten_select_copy_int_out, "aten::select_copy.int_out") \
+    X(363, aten_slice_copy_Tensor_out, "aten::slice_copy.Tensor_out") \
+    X(364, aten_diagonal_copy_out, "aten::diagonal_copy.out") \
+    X(365, aten_alias_copy_out, "aten::alias_copy.out") \
+    X(366, aten_as_strided_copy_out, "aten::as_strided_copy.out") \
+    X(367, aten_flip_out, "aten::flip.out") \
+    X(368, aten_repeat_out, "aten::repeat.out") \
+    X(369, aten_constant_pad_nd_out, "aten::constant_pad_nd.out") \
+    X(370, aten_slice_scatter_out, "aten::slice_scatter.out") \
+    X(371, aten_select_scatter_out, "aten::select_scatter.out") \
+    X(372, aten_fill_Scalar_out, "aten::fill.Scalar_out") \
+    X(373, aten_copy_out, "aten::copy.out") \
+    X(374, aten_native_layer_norm_out, "aten::native_layer_norm.out") \
+    X(375, aten_native_group_norm_out, "aten::native_group_norm.out") \
+    X(376, aten_adaptive_avg_pool1d_out, "aten::adaptive_avg_pool1d.out") \
+    X(377, aten__adaptive_avg_pool2d_out, "aten::_adaptive_avg_pool2d.out") \
+    X(378, aten__adaptive_avg_pool3d_out, "aten::_adaptive_avg_pool3d.out") \
+    X(379, aten_full_like_out, "aten::full_like.out") \
+    X(380, aten_scalar_tensor_out, "aten::scalar_tensor.out") \
+    X(381, aten_empty_strided_out, "aten::empty_strided.out") \
+    X(382, aten__to_copy_out, "aten::_to_copy.out") \
+    X(383, aten_avg_pool1d_out, "aten::avg_pool1d.out") \
+    X(384, aten_upsample_nearest2d_vec_out, "aten::upsample_nearest2d.vec_out") \
+    X(385, aten_upsample_bilinear2d_vec_out, "aten::upsample_bilinear2d.vec_out") \
+    X(386, aten_index_put_out, "aten::index_put.out") \
+    X(387, aten_masked_scatter_out, "aten::masked_scatter.out") \
+    X(388, aten__cdist_forward_out, "aten::_cdist_forward.out") \
+    X(389, aten__pdist_forward_out, "aten::_pdist_forward.out") \
+    X(390, aten__adaptive_avg_pool2d_backward_out, "aten::_adaptive_avg_pool2d_backward.out") \
+    X(391, aten_embedding_dense_backward_out, "aten::embedding_dense_backward.out") \
+    X(392, aten_native_dropout_out, "aten::native_dropout.out") \
+    X(393, aten_native_layer_norm_backward_out, "aten::native_layer_norm_backward.out") \
+    X(394, aten_native_group_norm_backward_out, "aten::native_group_norm_backward.out") \
+    X(395, aten_grid_sampler_2d_out, "aten::grid_sampler_2d.out") \
+    X(396, aten__embedding_bag_out, "aten::_embedding_bag.out")
 
 enum opgen_op_id {
 #define OPGEN_OP_ENUM(id, ident, name) OPGEN_OP_##ident = id,
@@ -504,7 +506,7 @@ extern const uint32_t opgen_alias_sets[];
 extern const uint32_t opgen_hash_seeds[];
 extern const uint16_t opgen_hash_slots[];
 
-#define OPGEN_HASH_BUCKETS 99
+#define OPGEN_HASH_BUCKETS 100
 
 /* The generated perfect hash: a name is hashed once (64-bit FNV-1a); the bucket
  * (seed 0) and the slot (its bucket's seed) each remix that with murmur3's
@@ -555,12 +557,12 @@ const opgen_op opgen_ops[] = {
     {"aten::add.Tensor", "aten", "add", "Tensor", "add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor", 0, 0, 0, 0, 0, 2, 3, 1, 14, 4, OPGEN_KIND_FUNCTIONAL, 1},
     {"aten::add_.Tensor", "aten", "add_", "Tensor", "add_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)", 3, 1, 4, 56, 13, 2, 3, 1, 0, 0, OPGEN_KIND_INPLACE, 0},
     {"aten::add.out", "aten", "add", "out", "add.out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)", 6, 2, 4, 56, 13, 2, 4, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::add.Scalar", "aten", "add", "Scalar", "add.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor", 10, 3, 4, 56, 13, 342, 3, 1, 3, 4, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::add.Scalar", "aten", "add", "Scalar", "add.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor", 10, 3, 4, 56, 13, 343, 3, 1, 3, 4, OPGEN_KIND_FUNCTIONAL, 1},
     {"aten::sub.Tensor", "aten", "sub", "Tensor", "sub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor", 13, 4, 8, 68, 20, 5, 3, 1, 14, 4, OPGEN_KIND_FUNCTIONAL, 1},
     {"aten::sub.out", "aten", "sub", "out", "sub.out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)", 16, 5, 12, 124, 33, 5, 4, 1, 0, 0, OPGEN_KIND_OUT, 0},
     {"aten::mul.Tensor", "aten", "mul", "Tensor", "mul.Tensor(Tensor self, Tensor other) -> Tensor", 20, 6, 12, 124, 33, 7, 2, 1, 16, 3, OPGEN_KIND_FUNCTIONAL, 1},
     {"aten::mul.out", "aten", "mul", "out", "mul.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)", 22, 7, 15, 172, 47, 7, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::mul.Scalar", "aten", "mul", "Scalar", "mul.Scalar(Tensor self, Scalar other) -> Tensor", 25, 8, 15, 172, 47, 343, 2, 1, 3, 3, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::mul.Scalar", "aten", "mul", "Scalar", "mul.Scalar(Tensor self, Scalar other) -> Tensor", 25, 8, 15, 172, 47, 344, 2, 1, 3, 3, OPGEN_KIND_FUNCTIONAL, 1},
     {"aten::maximum", "aten", "maximum", "", "maximum(Tensor self, Tensor other) -> Tensor", 27, 9, 18, 181, 53, 10, 2, 1, 16, 3, OPGEN_KIND_FUNCTIONAL, 1},
     {"aten::maximum.out", "aten", "maximum", "out", "maximum.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)", 29, 10, 21, 229, 67, 10, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
     {"aten::div.Tensor", "aten", "div", "Tensor", "div.Tensor(Tensor self, Tensor other) -> Tensor", 32, 11, 21, 229, 67, 12, 2, 1, 6, 3, OPGEN_KIND_FUNCTIONAL, 1},
@@ -591,8 +593,8 @@ const opgen_op opgen_ops[] = {
     {"aten::ge.Scalar", "aten", "ge", "Scalar", "ge.Scalar(Tensor self, Scalar other) -> Tensor", 97, 36, 58, 281, 104, 35, 2, 1, 1, 3, OPGEN_KIND_FUNCTIONAL, 1},
     {"aten::ge.Tensor_out", "aten", "ge", "Tensor_out", "ge.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)", 99, 37, 61, 284, 107, 37, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
     {"aten::ge.Tensor", "aten", "ge", "Tensor", "ge.Tensor(Tensor self, Tensor other) -> Tensor", 102, 38, 61, 284, 107, 37, 2, 1, 1, 3, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::relu", "aten", "relu", "", "relu(Tensor self) -> Tensor", 104, 39, 64, 287, 110, 344, 1, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::relu_", "aten", "relu_", "", "relu_(Tensor(a!) self) -> Tensor(a!)", 105, 40, 66, 289, 111, 344, 1, 1, 0, 0, OPGEN_KIND_INPLACE, 0},
+    {"aten::relu", "aten", "relu", "", "relu(Tensor self) -> Tensor", 104, 39, 64, 287, 110, 345, 1, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::relu_", "aten", "relu_", "", "relu_(Tensor(a!) self) -> Tensor(a!)", 105, 40, 66, 289, 111, 345, 1, 1, 0, 0, OPGEN_KIND_INPLACE, 0},
     {"aten::abs", "aten", "abs", "", "abs(Tensor self) -> Tensor", 106, 41, 66, 289, 111, 42, 1, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
     {"aten::abs.out", "aten", "abs", "out", "abs.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", 107, 42, 68, 291, 112, 42, 2, 1, 0, 0, OPGEN_KIND_OUT, 0},
     {"aten::sigmoid", "aten", "sigmoid", "", "sigmoid(Tensor self) -> Tensor", 109, 43, 68, 291, 112, 44, 1, 1, 2, 2, OPGEN_KIND_FUNCTIONAL, 1},
@@ -617,23 +619,23 @@ const opgen_op opgen_ops[] = {
     {"aten::bmm.out", "aten", "bmm", "out", "bmm.out(Tensor self, Tensor mat2, *, Tensor(a!) out) -> Tensor(a!)", 158, 62, 94, 327, 135, 62, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
     {"aten::addmm", "aten", "addmm", "", "addmm(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor", 161, 63, 94, 327, 135, 64, 5, 1, 1, 6, OPGEN_KIND_FUNCTIONAL, 1},
     {"aten::addmm.out", "aten", "addmm", "out", "addmm.out(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)", 166, 64, 100, 333, 138, 64, 6, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::permute_copy", "aten", "permute_copy", "", "permute_copy(Tensor self, int[] dims) -> Tensor", 172, 65, 100, 333, 138, 345, 2, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::view_copy", "aten", "view_copy", "", "view_copy(Tensor self, SymInt[] size) -> Tensor", 174, 66, 102, 335, 139, 346, 2, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::expand_copy", "aten", "expand_copy", "", "expand_copy(Tensor self, SymInt[] size, *, bool implicit=False) -> Tensor", 176, 67, 104, 337, 140, 347, 3, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::permute_copy", "aten", "permute_copy", "", "permute_copy(Tensor self, int[] dims) -> Tensor", 172, 65, 100, 333, 138, 346, 2, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::view_copy", "aten", "view_copy", "", "view_copy(Tensor self, SymInt[] size) -> Tensor", 174, 66, 102, 335, 139, 347, 2, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::expand_copy", "aten", "expand_copy", "", "expand_copy(Tensor self, SymInt[] size, *, bool implicit=False) -> Tensor", 176, 67, 104, 337, 140, 348, 3, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
     {"aten::cat", "aten", "cat", "", "cat(Tensor[] tensors, int dim=0) -> Tensor", 179, 68, 106, 339, 141, 69, 2, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
     {"aten::cat.out", "aten", "cat", "out", "cat.out(Tensor[] tensors, int dim=0, *, Tensor(a!) out) -> Tensor(a!)", 181, 69, 108, 341, 142, 69, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::clone", "aten", "clone", "", "clone(Tensor self, *, MemoryFormat? memory_format=None) -> Tensor", 184, 70, 108, 341, 142, 348, 2, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::clone", "aten", "clone", "", "clone(Tensor self, *, MemoryFormat? memory_format=None) -> Tensor", 184, 70, 108, 341, 142, 349, 2, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
     {"aten::mean.dim", "aten", "mean", "dim", "mean.dim(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor", 186, 71, 110, 343, 143, 72, 4, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
     {"aten::mean.out", "aten", "mean", "out", "mean.out(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)", 190, 72, 112, 345, 144, 72, 5, 1, 0, 0, OPGEN_KIND_OUT, 0},
     {"aten::sum.dim_IntList", "aten", "sum", "dim_IntList", "sum.dim_IntList(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor", 195, 73, 112, 345, 144, 74, 4, 1, 2, 2, OPGEN_KIND_FUNCTIONAL, 1},
     {"aten::sum.IntList_out", "aten", "sum", "IntList_out", "sum.IntList_out(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)", 199, 74, 114, 349, 147, 74, 5, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::convolution", "aten", "convolution", "", "convolution(Tensor input, Tensor weight, Tensor? bias, SymInt[] stride, SymInt[] padding, SymInt[] dilation, bool transposed, SymInt[] output_padding, SymInt groups) -> Tensor", 204, 75, 114, 349, 147, 349, 9, 1, 1, 4, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::_native_batch_norm_legit_no_training", "aten", "_native_batch_norm_legit_no_training", "", "_native_batch_norm_legit_no_training(Tensor input, Tensor? weight, Tensor? bias, Tensor running_mean, Tensor running_var, float momentum, float eps) -> (Tensor, Tensor, Tensor)", 213, 76, 118, 353, 148, 350, 7, 3, 1, 8, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::convolution", "aten", "convolution", "", "convolution(Tensor input, Tensor weight, Tensor? bias, SymInt[] stride, SymInt[] padding, SymInt[] dilation, bool transposed, SymInt[] output_padding, SymInt groups) -> Tensor", 204, 75, 114, 349, 147, 350, 9, 1, 1, 4, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::_native_batch_norm_legit_no_training", "aten", "_native_batch_norm_legit_no_training", "", "_native_batch_norm_legit_no_training(Tensor input, Tensor? weight, Tensor? bias, Tensor running_mean, Tensor running_var, float momentum, float eps) -> (Tensor, Tensor, Tensor)", 213, 76, 118, 353, 148, 351, 7, 3, 1, 8, OPGEN_KIND_FUNCTIONAL, 1},
     {"aten::max_pool2d_with_indices", "aten", "max_pool2d_with_indices", "", "max_pool2d_with_indices(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, int[2] dilation=1, bool ceil_mode=False) -> (Tensor, Tensor)", 220, 79, 126, 361, 149, 78, 6, 2, 1, 3, OPGEN_KIND_FUNCTIONAL, 1},
     {"aten::max_pool2d_with_indices.out", "aten", "max_pool2d_with_indices", "out", "max_pool2d_with_indices.out(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, int[2] dilation=1, bool ceil_mode=False, *, Tensor(a!) out, Tensor(b!) indices) -> (Tensor(a!), Tensor(b!))", 226, 81, 129, 364, 151, 78, 8, 2, 0, 0, OPGEN_KIND_OUT, 0},
     {"aten::avg_pool2d", "aten", "avg_pool2d", "", "avg_pool2d(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor", 234, 83, 129, 364, 151, 80, 7, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
     {"aten::avg_pool2d.out", "aten", "avg_pool2d", "out", "avg_pool2d.out(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None, *, Tensor(a!) out) -> Tensor(a!)", 241, 84, 131, 366, 152, 80, 8, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::embedding", "aten", "embedding", "", "embedding(Tensor weight, Tensor indices, SymInt padding_idx=-1, bool scale_grad_by_freq=False, bool sparse=False) -> Tensor", 249, 85, 131, 366, 152, 351, 5, 1, 1, 3, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::embedding", "aten", "embedding", "", "embedding(Tensor weight, Tensor indices, SymInt padding_idx=-1, bool scale_grad_by_freq=False, bool sparse=False) -> Tensor", 249, 85, 131, 366, 152, 352, 5, 1, 1, 3, OPGEN_KIND_FUNCTIONAL, 1},
     {"aten::acos", "aten", "acos", "", "acos(Tensor self) -> Tensor", 254, 86, 134, 369, 154, 83, 1, 1, 2, 2, OPGEN_KIND_FUNCTIONAL, 1},
     {"aten::acos.out", "aten", "acos", "out", "acos.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", 255, 87, 136, 373, 157, 83, 2, 1, 0, 0, OPGEN_KIND_OUT, 0},
     {"aten::acosh", "aten", "acosh", "", "acosh(Tensor self) -> Tensor", 257, 88, 136, 373, 157, 85, 1, 1, 2, 2, OPGEN_KIND_FUNCTIONAL, 1},
@@ -690,8 +692,8 @@ const opgen_op opgen_ops[] = {
     {"aten::bitwise_not.out", "aten", "bitwise_not", "out", "bitwise_not.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", 333, 139, 188, 463, 221, 135, 2, 1, 0, 0, OPGEN_KIND_OUT, 0},
     {"aten::logical_not", "aten", "logical_not", "", "logical_not(Tensor self) -> Tensor", 335, 140, 188, 463, 221, 137, 1, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
     {"aten::logical_not.out", "aten", "logical_not", "out", "logical_not.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", 336, 141, 190, 465, 223, 137, 2, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::isnan", "aten", "isnan", "", "isnan(Tensor self) -> Tensor", 338, 142, 190, 465, 223, 352, 1, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::isinf", "aten", "isinf", "", "isinf(Tensor self) -> Tensor", 339, 143, 192, 467, 225, 353, 1, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::isnan", "aten", "isnan", "", "isnan(Tensor self) -> Tensor", 338, 142, 190, 465, 223, 353, 1, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::isinf", "aten", "isinf", "", "isinf(Tensor self) -> Tensor", 339, 143, 192, 467, 225, 354, 1, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
     {"aten::elu", "aten", "elu", "", "elu(Tensor self, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1) -> Tensor", 340, 144, 194, 469, 227, 141, 4, 1, 1, 5, OPGEN_KIND_FUNCTIONAL, 1},
     {"aten::elu.out", "aten", "elu", "out", "elu.out(Tensor self, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1, *, Tensor(a!) out) -> Tensor(a!)", 344, 145, 199, 474, 231, 141, 5, 1, 0, 0, OPGEN_KIND_OUT, 0},
     {"aten::leaky_relu", "aten", "leaky_relu", "", "leaky_relu(Tensor self, Scalar negative_slope=0.01) -> Tensor", 349, 146, 199, 474, 231, 143, 2, 1, 1, 3, OPGEN_KIND_FUNCTIONAL, 1},
@@ -734,9 +736,9 @@ const opgen_op opgen_ops[] = {
     {"aten::logical_xor.out", "aten", "logical_xor", "out", "logical_xor.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)", 441, 183, 256, 1350, 411, 179, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
     {"aten::div.Tensor_mode", "aten", "div", "Tensor_mode", "div.Tensor_mode(Tensor self, Tensor other, *, str? rounding_mode) -> Tensor", 444, 184, 256, 1350, 411, 181, 3, 1, 35, 3, OPGEN_KIND_FUNCTIONAL, 1},
     {"aten::div.out_mode", "aten", "div", "out_mode", "div.out_mode(Tensor self, Tensor other, *, str? rounding_mode, Tensor(a!) out) -> Tensor(a!)", 447, 185, 259, 1455, 427, 181, 4, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::div.Scalar", "aten", "div", "Scalar", "div.Scalar(Tensor self, Scalar other) -> Tensor", 451, 186, 259, 1455, 427, 354, 2, 1, 9, 3, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::div.Scalar_mode", "aten", "div", "Scalar_mode", "div.Scalar_mode(Tensor self, Scalar other, *, str? rounding_mode) -> Tensor", 453, 187, 262, 1482, 436, 355, 3, 1, 14, 3, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::sub.Scalar", "aten", "sub", "Scalar", "sub.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor", 456, 188, 265, 1524, 445, 356, 3, 1, 3, 4, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::div.Scalar", "aten", "div", "Scalar", "div.Scalar(Tensor self, Scalar other) -> Tensor", 451, 186, 259, 1455, 427, 355, 2, 1, 9, 3, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::div.Scalar_mode", "aten", "div", "Scalar_mode", "div.Scalar_mode(Tensor self, Scalar other, *, str? rounding_mode) -> Tensor", 453, 187, 262, 1482, 436, 356, 3, 1, 14, 3, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::sub.Scalar", "aten", "sub", "Scalar", "sub.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor", 456, 188, 265, 1524, 445, 357, 3, 1, 3, 4, OPGEN_KIND_FUNCTIONAL, 1},
     {"aten::amax", "aten", "amax", "", "amax(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor", 459, 189, 269, 1536, 452, 186, 3, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
     {"aten::amax.out", "aten", "amax", "out", "amax.out(Tensor self, int[1] dim=[], bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)", 462, 190, 271, 1538, 453, 186, 4, 1, 0, 0, OPGEN_KIND_OUT, 0},
     {"aten::amin", "aten", "amin", "", "amin(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor", 466, 191, 271, 1538, 453, 188, 3, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
@@ -755,7 +757,7 @@ const opgen_op opgen_ops[] = {
     {"aten::max.dim_max", "aten", "max", "dim_max", "max.dim_max(Tensor self, int dim, bool keepdim=False, *, Tensor(a!) max, Tensor(b!) max_values) -> (Tensor(a!) values, Tensor(b!) indices)", 507, 205, 286, 1580, 475, 200, 5, 2, 0, 0, OPGEN_KIND_OUT, 0},
     {"aten::min.dim", "aten", "min", "dim", "min.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)", 512, 207, 286, 1580, 475, 202, 3, 2, 8, 3, OPGEN_KIND_FUNCTIONAL, 1},
     {"aten::min.dim_min", "aten", "min", "dim_min", "min.dim_min(Tensor self, int dim, bool keepdim=False, *, Tensor(a!) min, Tensor(b!) min_indices) -> (Tensor(a!) values, Tensor(b!) indices)", 515, 209, 289, 1604, 483, 202, 5, 2, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::prod", "aten", "prod", "", "prod(Tensor self, *, ScalarType? dtype=None) -> Tensor", 520, 211, 289, 1604, 483, 357, 2, 1, 2, 2, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::prod", "aten", "prod", "", "prod(Tensor self, *, ScalarType? dtype=None) -> Tensor", 520, 211, 289, 1604, 483, 358, 2, 1, 2, 2, OPGEN_KIND_FUNCTIONAL, 1},
     {"aten::prod.dim_int", "aten", "prod", "dim_int", "prod.dim_int(Tensor self, int dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor", 522, 212, 291, 1608, 486, 205, 4, 1, 2, 2, OPGEN_KIND_FUNCTIONAL, 1},
     {"aten::prod.int_out", "aten", "prod", "int_out", "prod.int_out(Tensor self, int dim, bool keepdim=False, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)", 526, 213, 293, 1612, 489, 205, 5, 1, 0, 0, OPGEN_KIND_OUT, 0},
     {"aten::var.dim", "aten", "var", "dim", "var.dim(Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False) -> Tensor", 531, 214, 293, 1612, 489, 207, 4, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
@@ -766,19 +768,19 @@ const opgen_op opgen_ops[] = {
     {"aten::mean.dtype_out", "aten", "mean", "dtype_out", "mean.dtype_out(Tensor self, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)", 551, 219, 300, 1621, 495, 211, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
     {"aten::cumsum", "aten", "cumsum", "", "cumsum(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor", 554, 220, 300, 1621, 495, 213, 3, 1, 2, 2, OPGEN_KIND_FUNCTIONAL, 1},
     {"aten::cumsum.out", "aten", "cumsum", "out", "cumsum.out(Tensor self, int dim, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)", 557, 221, 302, 1625, 498, 213, 4, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::squeeze_copy.dim", "aten", "squeeze_copy", "dim", "squeeze_copy.dim(Tensor self, int dim) -> Tensor", 561, 222, 302, 1625, 498, 358, 2, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::squeeze_copy.dims", "aten", "squeeze_copy", "dims", "squeeze_copy.dims(Tensor self, int[] dim) -> Tensor", 563, 223, 304, 1627, 499, 359, 2, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::unsqueeze_copy", "aten", "unsqueeze_copy", "", "unsqueeze_copy(Tensor self, int dim) -> Tensor", 565, 224, 306, 1629, 500, 360, 2, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::select_copy.int", "aten", "select_copy", "int", "select_copy.int(Tensor self, int dim, SymInt index) -> Tensor", 567, 225, 308, 1631, 501, 361, 3, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::slice_copy.Tensor", "aten", "slice_copy", "Tensor", "slice_copy.Tensor(Tensor self, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1) -> Tensor", 570, 226, 310, 1633, 502, 362, 5, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::diagonal_copy", "aten", "diagonal_copy", "", "diagonal_copy(Tensor self, int offset=0, int dim1=0, int dim2=1) -> Tensor", 575, 227, 312, 1635, 503, 363, 4, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::alias_copy", "aten", "alias_copy", "", "alias_copy(Tensor self) -> Tensor", 579, 228, 314, 1637, 504, 364, 1, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::as_strided_copy", "aten", "as_strided_copy", "", "as_strided_copy(Tensor self, SymInt[] size, SymInt[] stride, SymInt? storage_offset=None) -> Tensor", 580, 229, 316, 1639, 505, 365, 4, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::flip", "aten", "flip", "", "flip(Tensor self, int[] dims) -> Tensor", 584, 230, 318, 1641, 506, 366, 2, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::repeat", "aten", "repeat", "", "repeat(Tensor self, SymInt[] repeats) -> Tensor", 586, 231, 320, 1643, 507, 367, 2, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::constant_pad_nd", "aten", "constant_pad_nd", "", "constant_pad_nd(Tensor self, SymInt[] pad, Scalar value=0) -> Tensor", 588, 232, 322, 1645, 508, 368, 3, 1, 1, 3, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::slice_scatter", "aten", "slice_scatter", "", "slice_scatter(Tensor self, Tensor src, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1) -> Tensor", 591, 233, 325, 1648, 510, 369, 6, 1, 1, 3, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::select_scatter", "aten", "select_scatter", "", "select_scatter(Tensor self, Tensor src, int dim, SymInt index) -> Tensor", 597, 234, 328, 1651, 511, 370, 4, 1, 1, 3, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::squeeze_copy.dim", "aten", "squeeze_copy", "dim", "squeeze_copy.dim(Tensor self, int dim) -> Tensor", 561, 222, 302, 1625, 498, 359, 2, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::squeeze_copy.dims", "aten", "squeeze_copy", "dims", "squeeze_copy.dims(Tensor self, int[] dim) -> Tensor", 563, 223, 304, 1627, 499, 360, 2, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::unsqueeze_copy", "aten", "unsqueeze_copy", "", "unsqueeze_copy(Tensor self, int dim) -> Tensor", 565, 224, 306, 1629, 500, 361, 2, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::select_copy.int", "aten", "select_copy", "int", "select_copy.int(Tensor self, int dim, SymInt index) -> Tensor", 567, 225, 308, 1631, 501, 362, 3, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::slice_copy.Tensor", "aten", "slice_copy", "Tensor", "slice_copy.Tensor(Tensor self, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1) -> Tensor", 570, 226, 310, 1633, 502, 363, 5, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::diagonal_copy", "aten", "diagonal_copy", "", "diagonal_copy(Tensor self, int offset=0, int dim1=0, int dim2=1) -> Tensor", 575, 227, 312, 1635, 503, 364, 4, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::alias_copy", "aten", "alias_copy", "", "alias_copy(Tensor self) -> Tensor", 579, 228, 314, 1637, 504, 365, 1, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::as_strided_copy", "aten", "as_strided_copy", "", "as_strided_copy(Tensor self, SymInt[] size, SymInt[] stride, SymInt? storage_offset=None) -> Tensor", 580, 229, 316, 1639, 505, 366, 4, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::flip", "aten", "flip", "", "flip(Tensor self, int[] dims) -> Tensor", 584, 230, 318, 1641, 506, 367, 2, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::repeat", "aten", "repeat", "", "repeat(Tensor self, SymInt[] repeats) -> Tensor", 586, 231, 320, 1643, 507, 368, 2, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::constant_pad_nd", "aten", "constant_pad_nd", "", "constant_pad_nd(Tensor self, SymInt[] pad, Scalar value=0) -> Tensor", 588, 232, 322, 1645, 508, 369, 3, 1, 1, 3, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::slice_scatter", "aten", "slice_scatter", "", "slice_scatter(Tensor self, Tensor src, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1) -> Tensor", 591, 233, 325, 1648, 510, 370, 6, 1, 1, 3, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::select_scatter", "aten", "select_scatter", "", "select_scatter(Tensor self, Tensor src, int dim, SymInt index) -> Tensor", 597, 234, 328, 1651, 511, 371, 4, 1, 1, 3, OPGEN_KIND_FUNCTIONAL, 1},
     {"aten::index_select", "aten", "index_select", "", "index_select(Tensor self, int dim, Tensor index) -> Tensor", 601, 235, 331, 1654, 512, 228, 3, 1, 1, 3, OPGEN_KIND_FUNCTIONAL, 1},
     {"aten::index_select.out", "aten", "index_select", "out", "index_select.out(Tensor self, int dim, Tensor index, *, Tensor(a!) out) -> Tensor(a!)", 604, 236, 334, 1657, 514, 228, 4, 1, 0, 0, OPGEN_KIND_OUT, 0},
     {"aten::gather", "aten", "gather", "", "gather(Tensor self, int dim, Tensor index, *, bool sparse_grad=False) -> Tensor", 608, 237, 334, 1657, 514, 230, 4, 1, 1, 3, OPGEN_KIND_FUNCTIONAL, 1},
@@ -789,7 +791,7 @@ const opgen_op opgen_ops[] = {
     {"aten::scatter.value_out", "aten", "scatter", "value_out", "scatter.value_out(Tensor self, int dim, Tensor index, Scalar value, *, Tensor(a!) out) -> Tensor(a!)", 630, 242, 345, 1668, 521, 234, 5, 1, 0, 0, OPGEN_KIND_OUT, 0},
     {"aten::scatter_add", "aten", "scatter_add", "", "scatter_add(Tensor self, int dim, Tensor index, Tensor src) -> Tensor", 635, 243, 345, 1668, 521, 236, 4, 1, 1, 4, OPGEN_KIND_FUNCTIONAL, 1},
     {"aten::scatter_add.out", "aten", "scatter_add", "out", "scatter_add.out(Tensor self, int dim, Tensor index, Tensor src, *, Tensor(a!) out) -> Tensor(a!)", 639, 244, 349, 1672, 523, 236, 5, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::fill.Scalar", "aten", "fill", "Scalar", "fill.Scalar(Tensor self, Scalar value) -> Tensor", 644, 245, 349, 1672, 523, 371, 2, 1, 1, 3, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::fill.Scalar", "aten", "fill", "Scalar", "fill.Scalar(Tensor self, Scalar value) -> Tensor", 644, 245, 349, 1672, 523, 372, 2, 1, 1, 3, OPGEN_KIND_FUNCTIONAL, 1},
     {"aten::reflection_pad1d", "aten", "reflection_pad1d", "", "reflection_pad1d(Tensor self, SymInt[2] padding) -> Tensor", 646, 246, 352, 1675, 525, 239, 2, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
     {"aten::reflection_pad1d.out", "aten", "reflection_pad1d", "out", "reflection_pad1d.out(Tensor self, SymInt[2] padding, *, Tensor(a!) out) -> Tensor(a!)", 648, 247, 354, 1677, 526, 239, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
     {"aten::reflection_pad2d", "aten", "reflection_pad2d", "", "reflection_pad2d(Tensor self, SymInt[4] padding) -> Tensor", 651, 248, 354, 1677, 526, 241, 2, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
@@ -802,52 +804,52 @@ const opgen_op opgen_ops[] = {
     {"aten::replication_pad3d.out", "aten", "replication_pad3d", "out", "replication_pad3d.out(Tensor self, SymInt[6] padding, *, Tensor(a!) out) -> Tensor(a!)", 668, 255, 362, 1685, 530, 247, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
     {"aten::clamp.Tensor", "aten", "clamp", "Tensor", "clamp.Tensor(Tensor self, Tensor? min=None, Tensor? max=None) -> Tensor", 671, 256, 362, 1685, 530, 249, 3, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
     {"aten::clamp.Tensor_out", "aten", "clamp", "Tensor_out", "clamp.Tensor_out(Tensor self, Tensor? min=None, Tensor? max=None, *, Tensor(a!) out) -> Tensor(a!)", 674, 257, 364, 1687, 531, 249, 4, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::copy", "aten", "copy", "", "copy(Tensor self, Tensor src, bool non_blocking=False) -> Tensor", 678, 258, 364, 1687, 531, 372, 3, 1, 1, 3, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::native_layer_norm", "aten", "native_layer_norm", "", "native_layer_norm(Tensor input, SymInt[] normalized_shape, Tensor? weight, Tensor? bias, float eps) -> (Tensor, Tensor, Tensor)", 681, 259, 367, 1690, 533, 373, 5, 3, 1, 6, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::native_group_norm", "aten", "native_group_norm", "", "native_group_norm(Tensor input, Tensor? weight, Tensor? bias, SymInt N, SymInt C, SymInt HxW, int group, float eps) -> (Tensor, Tensor, Tensor)", 686, 262, 373, 1696, 534, 374, 8, 3, 1, 6, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::copy", "aten", "copy", "", "copy(Tensor self, Tensor src, bool non_blocking=False) -> Tensor", 678, 258, 364, 1687, 531, 373, 3, 1, 1, 3, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::native_layer_norm", "aten", "native_layer_norm", "", "native_layer_norm(Tensor input, SymInt[] normalized_shape, Tensor? weight, Tensor? bias, float eps) -> (Tensor, Tensor, Tensor)", 681, 259, 367, 1690, 533, 374, 5, 3, 1, 6, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::native_group_norm", "aten", "native_group_norm", "", "native_group_norm(Tensor input, Tensor? weight, Tensor? bias, SymInt N, SymInt C, SymInt HxW, int group, float eps) -> (Tensor, Tensor, Tensor)", 686, 262, 373, 1696, 534, 375, 8, 3, 1, 6, OPGEN_KIND_FUNCTIONAL, 1},
     {"aten::_native_batch_norm_legit.no_stats", "aten", "_native_batch_norm_legit", "no_stats", "_native_batch_norm_legit.no_stats(Tensor input, Tensor? weight, Tensor? bias, bool training, float momentum, float eps) -> (Tensor, Tensor, Tensor)", 694, 265, 379, 1702, 535, 254, 6, 3, 1, 6, OPGEN_KIND_FUNCTIONAL, 1},
     {"aten::_native_batch_norm_legit.no_stats_out", "aten", "_native_batch_norm_legit", "no_stats_out", "_native_batch_norm_legit.no_stats_out(Tensor input, Tensor? weight, Tensor? bias, bool training, float momentum, float eps, *, Tensor(a!) out, Tensor(b!) save_mean, Tensor(c!) save_invstd) -> (Tensor(a!), Tensor(b!), Tensor(c!))", 700, 268, 385, 1708, 536, 254, 9, 3, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::adaptive_avg_pool1d", "aten", "adaptive_avg_pool1d", "", "adaptive_avg_pool1d(Tensor self, int[1] output_size) -> Tensor", 709, 271, 385, 1708, 536, 375, 2, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::_adaptive_avg_pool2d", "aten", "_adaptive_avg_pool2d", "", "_adaptive_avg_pool2d(Tensor self, SymInt[2] output_size) -> Tensor", 711, 272, 387, 1710, 537, 376, 2, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::_adaptive_avg_pool3d", "aten", "_adaptive_avg_pool3d", "", "_adaptive_avg_pool3d(Tensor self, SymInt[3] output_size) -> Tensor", 713, 273, 389, 1712, 538, 377, 2, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::adaptive_avg_pool1d", "aten", "adaptive_avg_pool1d", "", "adaptive_avg_pool1d(Tensor self, int[1] output_size) -> Tensor", 709, 271, 385, 1708, 536, 376, 2, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::_adaptive_avg_pool2d", "aten", "_adaptive_avg_pool2d", "", "_adaptive_avg_pool2d(Tensor self, SymInt[2] output_size) -> Tensor", 711, 272, 387, 1710, 537, 377, 2, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::_adaptive_avg_pool3d", "aten", "_adaptive_avg_pool3d", "", "_adaptive_avg_pool3d(Tensor self, SymInt[3] output_size) -> Tensor", 713, 273, 389, 1712, 538, 378, 2, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
     {"aten::full", "aten", "full", "", "full(SymInt[] size, Scalar fill_value, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor", 715, 274, 391, 1714, 539, 259, 6, 1, 1, 3, OPGEN_KIND_FUNCTIONAL, 1},
     {"aten::full.out", "aten", "full", "out", "full.out(SymInt[] size, Scalar fill_value, *, Tensor(a!) out) -> Tensor(a!)", 721, 275, 394, 1717, 541, 259, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::full_like", "aten", "full_like", "", "full_like(Tensor self, Scalar fill_value, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor", 724, 276, 394, 1717, 541, 378, 7, 1, 1, 4, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::scalar_tensor", "aten", "scalar_tensor", "", "scalar_tensor(Scalar s, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor", 731, 277, 398, 1721, 544, 379, 5, 1, 1, 3, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::full_like", "aten", "full_like", "", "full_like(Tensor self, Scalar fill_value, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor", 724, 276, 394, 1717, 541, 379, 7, 1, 1, 4, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::scalar_tensor", "aten", "scalar_tensor", "", "scalar_tensor(Scalar s, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor", 731, 277, 398, 1721, 544, 380, 5, 1, 1, 3, OPGEN_KIND_FUNCTIONAL, 1},
     {"aten::empty.memory_format", "aten", "empty", "memory_format", "empty.memory_format(SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor", 736, 278, 401, 1724, 546, 263, 6, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
     {"aten::empty.out", "aten", "empty", "out", "empty.out(SymInt[] size, *, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)", 742, 279, 403, 1726, 547, 263, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::empty_strided", "aten", "empty_strided", "", "empty_strided(SymInt[] size, SymInt[] stride, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor", 745, 280, 403, 1726, 547, 380, 6, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::empty_strided", "aten", "empty_strided", "", "empty_strided(SymInt[] size, SymInt[] stride, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor", 745, 280, 403, 1726, 547, 381, 6, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
     {"aten::arange.start_step", "aten", "arange", "start_step", "arange.start_step(Scalar start, Scalar end, Scalar step=1, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor", 751, 281, 405, 1728, 548, 266, 7, 1, 1, 5, OPGEN_KIND_FUNCTIONAL, 1},
     {"aten::arange.start_out", "aten", "arange", "start_out", "arange.start_out(Scalar start, Scalar end, Scalar step=1, *, Tensor(a!) out) -> Tensor(a!)", 758, 282, 410, 1733, 552, 266, 4, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::_to_copy", "aten", "_to_copy", "", "_to_copy(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, bool non_blocking=False, MemoryFormat? memory_format=None) -> Tensor", 762, 283, 410, 1733, 552, 381, 7, 1, 1, 3, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::_to_copy", "aten", "_to_copy", "", "_to_copy(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, bool non_blocking=False, MemoryFormat? memory_format=None) -> Tensor", 762, 283, 410, 1733, 552, 382, 7, 1, 1, 3, OPGEN_KIND_FUNCTIONAL, 1},
     {"aten::sort.values", "aten", "sort", "values", "sort.values(Tensor self, int dim=-1, bool descending=False, *, Tensor(a!) values, Tensor(b!) indices) -> (Tensor(a!) values, Tensor(b!) indices)", 769, 284, 413, 1736, 554, 268, 5, 2, 0, 0, OPGEN_KIND_OUT, 0},
     {"aten::sort", "aten", "sort", "", "sort(Tensor self, int dim=-1, bool descending=False) -> (Tensor values, Tensor indices)", 774, 286, 413, 1736, 554, 268, 3, 2, 1, 3, OPGEN_KIND_FUNCTIONAL, 1},
     {"aten::topk.values", "aten", "topk", "values", "topk.values(Tensor self, SymInt k, int dim=-1, bool largest=True, bool sorted=True, *, Tensor(a!) values, Tensor(b!) indices) -> (Tensor(a!) values, Tensor(b!) indices)", 777, 288, 416, 1739, 556, 270, 7, 2, 0, 0, OPGEN_KIND_OUT, 0},
     {"aten::topk", "aten", "topk", "", "topk(Tensor self, SymInt k, int dim=-1, bool largest=True, bool sorted=True) -> (Tensor values, Tensor indices)", 784, 290, 416, 1739, 556, 270, 5, 2, 1, 3, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::avg_pool1d", "aten", "avg_pool1d", "", "avg_pool1d(Tensor self, int[1] kernel_size, int[1] stride=[], int[1] padding=0, bool ceil_mode=False, bool count_include_pad=True) -> Tensor", 789, 292, 419, 1742, 558, 382, 6, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::avg_pool1d", "aten", "avg_pool1d", "", "avg_pool1d(Tensor self, int[1] kernel_size, int[1] stride=[], int[1] padding=0, bool ceil_mode=False, bool count_include_pad=True) -> Tensor", 789, 292, 419, 1742, 558, 383, 6, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
     {"aten::avg_pool3d.out", "aten", "avg_pool3d", "out", "avg_pool3d.out(Tensor self, int[3] kernel_size, int[3] stride=[], int[3] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None, *, Tensor(a!) out) -> Tensor(a!)", 795, 293, 421, 1744, 559, 273, 8, 1, 0, 0, OPGEN_KIND_OUT, 0},
     {"aten::avg_pool3d", "aten", "avg_pool3d", "", "avg_pool3d(Tensor self, int[3] kernel_size, int[3] stride=[], int[3] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor", 803, 294, 421, 1744, 559, 273, 7, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
     {"aten::max_pool3d_with_indices.out", "aten", "max_pool3d_with_indices", "out", "max_pool3d_with_indices.out(Tensor self, int[3] kernel_size, int[3] stride=[], int[3] padding=0, int[3] dilation=1, bool ceil_mode=False, *, Tensor(a!) out, Tensor(b!) indices) -> (Tensor(a!), Tensor(b!))", 810, 295, 423, 1746, 560, 275, 8, 2, 0, 0, OPGEN_KIND_OUT, 0},
     {"aten::max_pool3d_with_indices", "aten", "max_pool3d_with_indices", "", "max_pool3d_with_indices(Tensor self, int[3] kernel_size, int[3] stride=[], int[3] padding=0, int[3] dilation=1, bool ceil_mode=False) -> (Tensor, Tensor)", 818, 297, 423, 1746, 560, 275, 6, 2, 1, 3, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::upsample_nearest2d.vec", "aten", "upsample_nearest2d", "vec", "upsample_nearest2d.vec(Tensor input, SymInt[]? output_size, float[]? scale_factors) -> Tensor", 824, 299, 426, 1749, 562, 383, 3, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::upsample_bilinear2d.vec", "aten", "upsample_bilinear2d", "vec", "upsample_bilinear2d.vec(Tensor input, SymInt[]? output_size, bool align_corners, float[]? scale_factors) -> Tensor", 827, 300, 428, 1751, 563, 384, 4, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::upsample_nearest2d.vec", "aten", "upsample_nearest2d", "vec", "upsample_nearest2d.vec(Tensor input, SymInt[]? output_size, float[]? scale_factors) -> Tensor", 824, 299, 426, 1749, 562, 384, 3, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::upsample_bilinear2d.vec", "aten", "upsample_bilinear2d", "vec", "upsample_bilinear2d.vec(Tensor input, SymInt[]? output_size, bool align_corners, float[]? scale_factors) -> Tensor", 827, 300, 428, 1751, 563, 385, 4, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
     {"aten::index.Tensor_out", "aten", "index", "Tensor_out", "index.Tensor_out(Tensor self, Tensor?[] indices, *, Tensor(a!) out) -> Tensor(a!)", 831, 301, 430, 1753, 564, 279, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
     {"aten::index.Tensor", "aten", "index", "Tensor", "index.Tensor(Tensor self, Tensor?[] indices) -> Tensor", 834, 302, 430, 1753, 564, 279, 2, 1, 1, 3, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::index_put", "aten", "index_put", "", "index_put(Tensor self, Tensor?[] indices, Tensor values, bool accumulate=False) -> Tensor", 836, 303, 433, 1756, 566, 385, 4, 1, 1, 4, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::index_put", "aten", "index_put", "", "index_put(Tensor self, Tensor?[] indices, Tensor values, bool accumulate=False) -> Tensor", 836, 303, 433, 1756, 566, 386, 4, 1, 1, 4, OPGEN_KIND_FUNCTIONAL, 1},
     {"aten::split_with_sizes_copy", "aten", "split_with_sizes_copy", "", "split_with_sizes_copy(Tensor self, SymInt[] split_sizes, int dim=0) -> Tensor[]", 840, 304, 437, 1760, 568, 283, 3, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 0},
     {"aten::split_with_sizes_copy.out", "aten", "split_with_sizes_copy", "out", "split_with_sizes_copy.out(Tensor self, SymInt[] split_sizes, int dim=0, *, Tensor(a!)[] out) -> ()", 843, 305, 439, 1762, 569, 283, 4, 0, 0, 0, OPGEN_KIND_OUT, 0},
     {"aten::scatter_reduce.two", "aten", "scatter_reduce", "two", "scatter_reduce.two(Tensor self, int dim, Tensor index, Tensor src, str reduce, *, bool include_self=True) -> Tensor", 847, 305, 439, 1762, 569, 285, 6, 1, 1, 4, OPGEN_KIND_FUNCTIONAL, 1},
     {"aten::scatter_reduce.two_out", "aten", "scatter_reduce", "two_out", "scatter_reduce.two_out(Tensor self, int dim, Tensor index, Tensor src, str reduce, *, bool include_self=True, Tensor(a!) out) -> Tensor(a!)", 853, 306, 443, 1766, 571, 285, 7, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::masked_scatter_", "aten", "masked_scatter_", "", "masked_scatter_(Tensor(a!) self, Tensor mask, Tensor source) -> Tensor(a!)", 860, 307, 443, 1766, 571, 386, 3, 1, 0, 0, OPGEN_KIND_INPLACE, 0},
-    {"aten::masked_scatter", "aten", "masked_scatter", "", "masked_scatter(Tensor self, Tensor mask, Tensor source) -> Tensor", 863, 308, 443, 1766, 571, 386, 3, 1, 1, 4, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::_cdist_forward", "aten", "_cdist_forward", "", "_cdist_forward(Tensor x1, Tensor x2, float p, int? compute_mode) -> Tensor", 866, 309, 447, 1770, 573, 387, 4, 1, 1, 3, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::_pdist_forward", "aten", "_pdist_forward", "", "_pdist_forward(Tensor self, float p=2) -> Tensor", 870, 310, 450, 1773, 574, 388, 2, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::_adaptive_avg_pool2d_backward", "aten", "_adaptive_avg_pool2d_backward", "", "_adaptive_avg_pool2d_backward(Tensor grad_output, Tensor self) -> Tensor", 872, 311, 452, 1775, 575, 389, 2, 1, 1, 3, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::masked_scatter_", "aten", "masked_scatter_", "", "masked_scatter_(Tensor(a!) self, Tensor mask, Tensor source) -> Tensor(a!)", 860, 307, 443, 1766, 571, 387, 3, 1, 0, 0, OPGEN_KIND_INPLACE, 0},
+    {"aten::masked_scatter", "aten", "masked_scatter", "", "masked_scatter(Tensor self, Tensor mask, Tensor source) -> Tensor", 863, 308, 443, 1766, 571, 387, 3, 1, 1, 4, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::_cdist_forward", "aten", "_cdist_forward", "", "_cdist_forward(Tensor x1, Tensor x2, float p, int? compute_mode) -> Tensor", 866, 309, 447, 1770, 573, 388, 4, 1, 1, 3, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::_pdist_forward", "aten", "_pdist_forward", "", "_pdist_forward(Tensor self, float p=2) -> Tensor", 870, 310, 450, 1773, 574, 389, 2, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::_adaptive_avg_pool2d_backward", "aten", "_adaptive_avg_pool2d_backward", "", "_adaptive_avg_pool2d_backward(Tensor grad_output, Tensor self) -> Tensor", 872, 311, 452, 1775, 575, 390, 2, 1, 1, 3, OPGEN_KIND_FUNCTIONAL, 1},
     {"aten::avg_pool2d_backward.grad_input", "aten", "avg_pool2d_backward", "grad_input", "avg_pool2d_backward.grad_input(Tensor grad_output, Tensor self, int[2] kernel_size, int[2] stride, int[2] padding, bool ceil_mode, bool count_include_pad, int? divisor_override, *, Tensor(a!) grad_input) -> Tensor(a!)", 874, 312, 455, 1778, 576, 291, 9, 1, 0, 0, OPGEN_KIND_OUT, 0},
     {"aten::avg_pool2d_backward", "aten", "avg_pool2d_backward", "", "avg_pool2d_backward(Tensor grad_output, Tensor self, int[2] kernel_size, int[2] stride, int[2] padding, bool ceil_mode, bool count_include_pad, int? divisor_override) -> Tensor", 883, 313, 455, 1778, 576, 291, 8, 1, 1, 3, OPGEN_KIND_FUNCTIONAL, 1},
     {"aten::max_pool2d_with_indices_backward.grad_input", "aten", "max_pool2d_with_indices_backward", "grad_input", "max_pool2d_with_indices_backward.grad_input(Tensor grad_output, Tensor self, int[2] kernel_size, int[2] stride, int[2] padding, int[2] dilation, bool ceil_mode, Tensor indices, *, Tensor(a!) grad_input) -> Tensor(a!)", 891, 314, 458, 1781, 577, 293, 9, 1, 0, 0, OPGEN_KIND_OUT, 0},
     {"aten::max_pool2d_with_indices_backward", "aten", "max_pool2d_with_indices_backward", "", "max_pool2d_with_indices_backward(Tensor grad_output, Tensor self, int[2] kernel_size, int[2] stride, int[2] padding, int[2] dilation, bool ceil_mode, Tensor indices) -> Tensor", 900, 315, 458, 1781, 577, 293, 8, 1, 1, 4, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::embedding_dense_backward", "aten", "embedding_dense_backward", "", "embedding_dense_backward(Tensor grad_output, Tensor indices, SymInt num_weights, SymInt padding_idx, bool scale_grad_by_freq) -> Tensor", 908, 316, 462, 1785, 579, 390, 5, 1, 1, 3, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::embedding_dense_backward", "aten", "embedding_dense_backward", "", "embedding_dense_backward(Tensor grad_output, Tensor indices, SymInt num_weights, SymInt padding_idx, bool scale_grad_by_freq) -> Tensor", 908, 316, 462, 1785, 579, 391, 5, 1, 1, 3, OPGEN_KIND_FUNCTIONAL, 1},
     {"aten::col2im.out", "aten", "col2im", "out", "col2im.out(Tensor self, SymInt[2] output_size, int[2] kernel_size, int[2] dilation, int[2] padding, int[2] stride, *, Tensor(a!) out) -> Tensor(a!)", 913, 317, 465, 1788, 581, 296, 7, 1, 0, 0, OPGEN_KIND_OUT, 0},
     {"aten::col2im", "aten", "col2im", "", "col2im(Tensor self, SymInt[2] output_size, int[2] kernel_size, int[2] dilation, int[2] padding, int[2] stride) -> Tensor", 920, 318, 465, 1788, 581, 296, 6, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
     {"aten::rand", "aten", "rand", "", "rand(SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor", 926, 319, 467, 1790, 582, 299, 5, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
@@ -856,97 +858,99 @@ const opgen_op opgen_ops[] = {
     {"aten::randn.out", "aten", "randn", "out", "randn.out(SymInt[] size, *, Tensor(a!) out) -> Tensor(a!)", 938, 322, 471, 1794, 584, 301, 2, 1, 0, 0, OPGEN_KIND_OUT, 0},
     {"aten::randperm", "aten", "randperm", "", "randperm(SymInt n, *, ScalarType? dtype=long, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor", 940, 323, 471, 1794, 584, 303, 5, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
     {"aten::randperm.out", "aten", "randperm", "out", "randperm.out(SymInt n, *, Tensor(a!) out) -> Tensor(a!)", 945, 324, 473, 1796, 585, 303, 2, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::native_dropout", "aten", "native_dropout", "", "native_dropout(Tensor input, float p, bool? train) -> (Tensor, Tensor)", 947, 325, 473, 1796, 585, 391, 3, 2, 1, 3, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::native_layer_norm_backward", "aten", "native_layer_norm_backward", "", "native_layer_norm_backward(Tensor grad_out, Tensor input, SymInt[] normalized_shape, Tensor mean, Tensor rstd, Tensor? weight, Tensor? bias, bool[3] output_mask) -> (Tensor, Tensor, Tensor)", 950, 327, 476, 1799, 587, 392, 8, 3, 1, 9, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::native_group_norm_backward", "aten", "native_group_norm_backward", "", "native_group_norm_backward(Tensor grad_out, Tensor input, Tensor mean, Tensor rstd, Tensor? weight, SymInt N, SymInt C, SymInt HxW, int group, bool[3] output_mask) -> (Tensor, Tensor, Tensor)", 958, 330, 485, 1808, 588, 393, 10, 3, 1, 8, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::native_dropout", "aten", "native_dropout", "", "native_dropout(Tensor input, float p, bool? train) -> (Tensor, Tensor)", 947, 325, 473, 1796, 585, 392, 3, 2, 1, 3, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::native_layer_norm_backward", "aten", "native_layer_norm_backward", "", "native_layer_norm_backward(Tensor grad_out, Tensor input, SymInt[] normalized_shape, Tensor mean, Tensor rstd, Tensor? weight, Tensor? bias, bool[3] output_mask) -> (Tensor, Tensor, Tensor)", 950, 327, 476, 1799, 587, 393, 8, 3, 1, 9, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::native_group_norm_backward", "aten", "native_group_norm_backward", "", "native_group_norm_backward(Tensor grad_out, Tensor input, Tensor mean, Tensor rstd, Tensor? weight, SymInt N, SymInt C, SymInt HxW, int group, bool[3] output_mask) -> (Tensor, Tensor, Tensor)", 958, 330, 485, 1808, 588, 394, 10, 3, 1, 8, OPGEN_KIND_FUNCTIONAL, 1},
     {"aten::nonzero.out", "aten", "nonzero", "out", "nonzero.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", 968, 333, 493, 1816, 589, 307, 2, 1, 0, 0, OPGEN_KIND_OUT, 0},
     {"aten::nonzero", "aten", "nonzero", "", "nonzero(Tensor self) -> Tensor", 970, 334, 493, 1816, 589, 307, 1, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::grid_sampler_2d", "aten", "grid_sampler_2d", "", "grid_sampler_2d(Tensor input, Tensor grid, int interpolation_mode, int padding_mode, bool align_corners) -> Tensor", 971, 335, 495, 1818, 591, 394, 5, 1, 1, 3, OPGEN_KIND_FUNCTIONAL, 1},
-    {"quantized_decomposed::quantize_per_tensor", "quantized_decomposed", "quantize_per_tensor", "", "quantize_per_tensor(Tensor input, float scale, int zero_point, int quant_min, int quant_max, ScalarType dtype) -> Tensor", 976, 336, 498, 1821, 592, 311, 6, 1, 1, 3, OPGEN_KIND_FUNCTIONAL, 2},
-    {"quantized_decomposed::quantize_per_tensor.out", "quantized_decomposed", "quantize_per_tensor", "out", "quantize_per_tensor.out(Tensor input, float scale, int zero_point, int quant_min, int quant_max, ScalarType dtype, *, Tensor(a!) out) -> Tensor(a!)", 982, 337, 501, 1824, 594, 311, 7, 1, 0, 0, OPGEN_KIND_OUT, 2},
-    {"quantized_decomposed::dequantize_per_tensor", "quantized_decomposed", "dequantize_per_tensor", "", "dequantize_per_tensor(Tensor input, float scale, int zero_point, int quant_min, int quant_max, ScalarType dtype, *, ScalarType? out_dtype=None) -> Tensor", 989, 338, 501, 1824, 594, 313, 7, 1, 1, 4, OPGEN_KIND_FUNCTIONAL, 2},
-    {"quantized_decomposed::dequantize_per_tensor.out", "quantized_decomposed", "dequantize_per_tensor", "out", "dequantize_per_tensor.out(Tensor input, float scale, int zero_point, int quant_min, int quant_max, ScalarType dtype, *, ScalarType? out_dtype=None, Tensor(a!) out) -> Tensor(a!)", 996, 339, 505, 1828, 596, 313, 8, 1, 0, 0, OPGEN_KIND_OUT, 2},
-    {"quantized_decomposed::dequantize_per_channel", "quantized_decomposed", "dequantize_per_channel", "", "dequantize_per_channel(Tensor input, Tensor scales, Tensor? zero_points, int axis, int quant_min, int quant_max, ScalarType dtype, *, ScalarType? out_dtype=None) -> Tensor", 1004, 340, 505, 1828, 596, 315, 8, 1, 1, 6, OPGEN_KIND_FUNCTIONAL, 2},
-    {"quantized_decomposed::dequantize_per_channel.out", "quantized_decomposed", "dequantize_per_channel", "out", "dequantize_per_channel.out(Tensor input, Tensor scales, Tensor? zero_points, int axis, int quant_min, int quant_max, ScalarType dtype, *, ScalarType? out_dtype=None, Tensor(a!) out) -> Tensor(a!)", 1012, 341, 511, 1834, 600, 315, 9, 1, 0, 0, OPGEN_KIND_OUT, 2},
-    {"dim_order_ops::_to_dim_order_copy", "dim_order_ops", "_to_dim_order_copy", "", "_to_dim_order_copy(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, bool non_blocking=False, int[]? dim_order=None) -> Tensor", 1021, 342, 511, 1834, 600, 317, 7, 1, 0, 0, OPGEN_KIND_FUNCTIONAL, 2},
-    {"dim_order_ops::_to_dim_order_copy.out", "dim_order_ops", "_to_dim_order_copy", "out", "_to_dim_order_copy.out(Tensor self, *, bool non_blocking=False, int[]? dim_order=None, Tensor(a!) out) -> Tensor(a!)", 1028, 343, 511, 1834, 600, 317, 4, 1, 0, 0, OPGEN_KIND_OUT, 2},
-    {"dim_order_ops::_clone_dim_order", "dim_order_ops", "_clone_dim_order", "", "_clone_dim_order(Tensor self, *, bool non_blocking=False, int[]? dim_order=None) -> Tensor", 1032, 344, 511, 1834, 600, 319, 3, 1, 0, 0, OPGEN_KIND_FUNCTIONAL, 2},
-    {"dim_order_ops::_clone_dim_order.out", "dim_order_ops", "_clone_dim_order", "out", "_clone_dim_order.out(Tensor self, *, bool non_blocking=False, int[]? dim_order=None, Tensor(a!) out) -> Tensor(a!)", 1035, 345, 511, 1834, 600, 319, 4, 1, 0, 0, OPGEN_KIND_OUT, 2},
-    {"executorch_prims::add.int", "executorch_prims", "add", "int", "add.int(SymInt a, SymInt b) -> SymInt", 1039, 346, 511, 1834, 600, -1, 2, 1, 0, 0, OPGEN_KIND_FUNCTIONAL, 4},
-    {"executorch_prims::mul.int", "executorch_prims", "mul", "int", "mul.int(SymInt a, SymInt b) -> SymInt", 1041, 347, 511, 1834, 600, -1, 2, 1, 0, 0, OPGEN_KIND_FUNCTIONAL, 4},
-    {"executorch_prims::sub.int", "executorch_prims", "sub", "int", "sub.int(SymInt a, SymInt b) -> SymInt", 1043, 348, 511, 1834, 600, -1, 2, 1, 0, 0, OPGEN_KIND_FUNCTIONAL, 4},
-    {"executorch_prims::floordiv.int", "executorch_prims", "floordiv", "int", "floordiv.int(SymInt a, SymInt b) -> SymInt", 1045, 349, 511, 1834, 600, -1, 2, 1, 0, 0, OPGEN_KIND_FUNCTIONAL, 4},
-    {"executorch_prims::mod.int", "executorch_prims", "mod", "int", "mod.int(SymInt a, SymInt b) -> SymInt", 1047, 350, 511, 1834, 600, -1, 2, 1, 0, 0, OPGEN_KIND_FUNCTIONAL, 4},
-    {"executorch_prims::truediv.int", "executorch_prims", "truediv", "int", "truediv.int(SymInt a, SymInt b) -> float", 1049, 351, 511, 1834, 600, -1, 2, 1, 0, 0, OPGEN_KIND_FUNCTIONAL, 4},
-    {"executorch_prims::neg.int", "executorch_prims", "neg", "int", "neg.int(SymInt a) -> SymInt", 1051, 352, 511, 1834, 600, -1, 1, 1, 0, 0, OPGEN_KIND_FUNCTIONAL, 4},
-    {"executorch_prims::gt.int", "executorch_prims", "gt", "int", "gt.int(SymInt a, SymInt b) -> bool", 1052, 353, 511, 1834, 600, -1, 2, 1, 0, 0, OPGEN_KIND_FUNCTIONAL, 4},
-    {"executorch_prims::lt.int", "executorch_prims", "lt", "int", "lt.int(SymInt a, SymInt b) -> bool", 1054, 354, 511, 1834, 600, -1, 2, 1, 0, 0, OPGEN_KIND_FUNCTIONAL, 4},
-    {"executorch_prims::ge.int", "executorch_prims", "ge", "int", "ge.int(SymInt a, SymInt b) -> bool", 1056, 355, 511, 1834, 600, -1, 2, 1, 0, 0, OPGEN_KIND_FUNCTIONAL, 4},
-    {"executorch_prims::le.int", "executorch_prims", "le", "int", "le.int(SymInt a, SymInt b) -> bool", 1058, 356, 511, 1834, 600, -1, 2, 1, 0, 0, OPGEN_KIND_FUNCTIONAL, 4},
-    {"executorch_prims::eq.int", "executorch_prims", "eq", "int", "eq.int(SymInt a, SymInt b) -> bool", 1060, 357, 511, 1834, 600, -1, 2, 1, 0, 0, OPGEN_KIND_FUNCTIONAL, 4},
-    {"quantized_decomposed::add_relu", "quantized_decomposed", "add_relu", "", "add_relu(Tensor a, float a_scale, int a_zero_point, int a_quant_min, int a_quant_max, Tensor b, float b_scale, int b_zero_point, int b_quant_min, int b_quant_max, float out_scale, int out_zero_point, int out_quant_min, int out_quant_max) -> Tensor qc", 1062, 358, 511, 1834, 600, 333, 14, 1, 0, 0, OPGEN_KIND_FUNCTIONAL, 4},
-    {"quantized_decomposed::add_relu.out", "quantized_decomposed", "add_relu", "out", "add_relu.out(Tensor a, float a_scale, int a_zero_point, int a_quant_min, int a_quant_max, Tensor b, float b_scale, int b_zero_point, int b_quant_min, int b_quant_max, float out_scale, int out_zero_point, int out_quant_min, int out_quant_max, *, Tensor(a!) out) -> Tensor(a!)", 1076, 359, 511, 1834, 600, 333, 15, 1, 0, 0, OPGEN_KIND_OUT, 4},
-    {"quantized_decomposed::add", "quantized_decomposed", "add", "", "add(Tensor a, float a_scale, int a_zero_point, int a_quant_min, int a_quant_max, Tensor b, float b_scale, int b_zero_point, int b_quant_min, int b_quant_max, float out_scale, int out_zero_point, int out_quant_min, int out_quant_max) -> Tensor qc", 1091, 360, 511, 1834, 600, 335, 14, 1, 0, 0, OPGEN_KIND_FUNCTIONAL, 4},
-    {"quantized_decomposed::add.out", "quantized_decomposed", "add", "out", "add.out(Tensor a, float a_scale, int a_zero_point, int a_quant_min, int a_quant_max, Tensor b, float b_scale, int b_zero_point, int b_quant_min, int b_quant_max, float out_scale, int out_zero_point, int out_quant_min, int out_quant_max, *, Tensor(a!) out) -> Tensor(a!)", 1105, 361, 511, 1834, 600, 335, 15, 1, 0, 0, OPGEN_KIND_OUT, 4},
-    {"quantized_decomposed::add.scalar", "quantized_decomposed", "add", "scalar", "add.scalar(Tensor qa, float a_scale, int a_zero_point, int a_quant_min, int a_quant_max, ScalarType a_dtype, Scalar b, float out_scale, int out_zero_point, int out_quant_min, int out_quant_max, ScalarType out_dtype) -> Tensor", 1120, 362, 511, 1834, 600, 337, 12, 1, 0, 0, OPGEN_KIND_FUNCTIONAL, 4},
-    {"quantized_decomposed::add.scalar_out", "quantized_decomposed", "add", "scalar_out", "add.scalar_out(Tensor qa, float a_scale, int a_zero_point, int a_quant_min, int a_quant_max, ScalarType a_dtype, Scalar b, float out_scale, int out_zero_point, int out_quant_min, int out_quant_max, ScalarType out_dtype, *, Tensor(a!) out) -> Tensor(a!)", 1132, 363, 511, 1834, 600, 337, 13, 1, 0, 0, OPGEN_KIND_OUT, 4},
-    {"quantized_decomposed::embedding_byte", "quantized_decomposed", "embedding_byte", "", "embedding_byte(Tensor weight, Tensor weight_scales, Tensor? weight_zero_points, int weight_quant_min, int weight_quant_max, Tensor indices) -> Tensor", 1145, 364, 511, 1834, 600, 339, 6, 1, 0, 0, OPGEN_KIND_FUNCTIONAL, 4},
-    {"quantized_decomposed::embedding_byte.out", "quantized_decomposed", "embedding_byte", "out", "embedding_byte.out(Tensor weight, Tensor weight_scales, Tensor? weight_zero_points, int weight_quant_min, int weight_quant_max, Tensor indices, *, Tensor(a!) out) -> Tensor(a!)", 1151, 365, 511, 1834, 600, 339, 7, 1, 0, 0, OPGEN_KIND_OUT, 4},
-    {"demo::linear_relu", "demo", "linear_relu", "", "linear_relu(Tensor input, Tensor weight, Tensor bias) -> Tensor", 1158, 366, 511, 1834, 600, 341, 3, 1, 0, 0, OPGEN_KIND_FUNCTIONAL, 4},
-    {"demo::linear_relu.out", "demo", "linear_relu", "out", "linear_relu.out(Tensor input, Tensor weight, Tensor bias, *, Tensor(a!) out) -> Tensor(a!)", 1161, 367, 511, 1834, 600, 341, 4, 1, 0, 0, OPGEN_KIND_OUT, 4},
-    {"aten::add.Scalar_out", "aten", "add", "Scalar_out", "add.Scalar_out(Tensor self, Scalar other, Scalar alpha=1, *, Tensor(a!) out) -> Tensor(a!)", 1165, 368, 511, 1834, 600, 342, 4, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::mul.Scalar_out", "aten", "mul", "Scalar_out", "mul.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)", 1169, 369, 511, 1834, 600, 343, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::relu.out", "aten", "relu", "out", "relu.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", 1172, 370, 511, 1834, 600, 344, 2, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::permute_copy.out", "aten", "permute_copy", "out", "permute_copy.out(Tensor self, int[] dims, *, Tensor(a!) out) -> Tensor(a!)", 1174, 371, 511, 1834, 600, 345, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::view_copy.out", "aten", "view_copy", "out", "view_copy.out(Tensor self, SymInt[] size, *, Tensor(a!) out) -> Tensor(a!)", 1177, 372, 511, 1834, 600, 346, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::expand_copy.out", "aten", "expand_copy", "out", "expand_copy.out(Tensor self, SymInt[] size, *, bool implicit=False, Tensor(a!) out) -> Tensor(a!)", 1180, 373, 511, 1834, 600, 347, 4, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::clone.out", "aten", "clone", "out", "clone.out(Tensor self, *, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)", 1184, 374, 511, 1834, 600, 348, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::convolution.out", "aten", "convolution", "out", "convolution.out(Tensor input, Tensor weight, Tensor? bias, SymInt[] stride, SymInt[] padding, SymInt[] dilation, bool transposed, SymInt[] output_padding, SymInt groups, *, Tensor(a!) out) -> Tensor(a!)", 1187, 375, 511, 1834, 600, 349, 10, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::_native_batch_norm_legit_no_training.out", "aten", "_native_batch_norm_legit_no_training", "out", "_native_batch_norm_legit_no_training.out(Tensor input, Tensor? weight, Tensor? bias, Tensor running_mean, Tensor running_var, float momentum, float eps, *, Tensor(a!) out0, Tensor(b!) out1, Tensor(c!) out2) -> (Tensor(a!), Tensor(b!), Tensor(c!))", 1197, 376, 511, 1834, 600, 350, 10, 3, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::embedding.out", "aten", "embedding", "out", "embedding.out(Tensor weight, Tensor indices, SymInt padding_idx=-1, bool scale_grad_by_freq=False, bool sparse=False, *, Tensor(a!) out) -> Tensor(a!)", 1207, 379, 511, 1834, 600, 351, 6, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::isnan.out", "aten", "isnan", "out", "isnan.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", 1213, 380, 511, 1834, 600, 352, 2, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::isinf.out", "aten", "isinf", "out", "isinf.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", 1215, 381, 511, 1834, 600, 353, 2, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::div.Scalar_out", "aten", "div", "Scalar_out", "div.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)", 1217, 382, 511, 1834, 600, 354, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::div.Scalar_mode_out", "aten", "div", "Scalar_mode_out", "div.Scalar_mode_out(Tensor self, Scalar other, *, str? rounding_mode, Tensor(a!) out) -> Tensor(a!)", 1220, 383, 511, 1834, 600, 355, 4, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::sub.Scalar_out", "aten", "sub", "Scalar_out", "sub.Scalar_out(Tensor self, Scalar other, Scalar alpha=1, *, Tensor(a!) out) -> Tensor(a!)", 1224, 384, 511, 1834, 600, 356, 4, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::prod.out", "aten", "prod", "out", "prod.out(Tensor self, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)", 1228, 385, 511, 1834, 600, 357, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::squeeze_copy.dim_out", "aten", "squeeze_copy", "dim_out", "squeeze_copy.dim_out(Tensor self, int dim, *, Tensor(a!) out) -> Tensor(a!)", 1231, 386, 511, 1834, 600, 358, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::squeeze_copy.dims_out", "aten", "squeeze_copy", "dims_out", "squeeze_copy.dims_out(Tensor self, int[] dim, *, Tensor(a!) out) -> Tensor(a!)", 1234, 387, 511, 1834, 600, 359, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::unsqueeze_copy.out", "aten", "unsqueeze_copy", "out", "unsqueeze_copy.out(Tensor self, int dim, *, Tensor(a!) out) -> Tensor(a!)", 1237, 388, 511, 1834, 600, 360, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::select_copy.int_out", "aten", "select_copy", "int_out", "select_copy.int_out(Tensor self, int dim, SymInt index, *, Tensor(a!) out) -> Tensor(a!)", 1240, 389, 511, 1834, 600, 361, 4, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::slice_copy.Tensor_out", "aten", "slice_copy", "Tensor_out", "slice_copy.Tensor_out(Tensor self, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1, *, Tensor(a!) out) -> Tensor(a!)", 1244, 390, 511, 1834, 600, 362, 6, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::diagonal_copy.out", "aten", "diagonal_copy", "out", "diagonal_copy.out(Tensor self, int offset=0, int dim1=0, int dim2=1, *, Tensor(a!) out) -> Tensor(a!)", 1250, 391, 511, 1834, 600, 363, 5, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::alias_copy.out", "aten", "alias_copy", "out", "alias_copy.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", 1255, 392, 511, 1834, 600, 364, 2, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::as_strided_copy.out", "aten", "as_strided_copy", "out", "as_strided_copy.out(Tensor self, SymInt[] size, SymInt[] stride, SymInt? storage_offset=None, *, Tensor(a!) out) -> Tensor(a!)", 1257, 393, 511, 1834, 600, 365, 5, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::flip.out", "aten", "flip", "out", "flip.out(Tensor self, int[] dims, *, Tensor(a!) out) -> Tensor(a!)", 1262, 394, 511, 1834, 600, 366, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::repeat.out", "aten", "repeat", "out", "repeat.out(Tensor self, SymInt[] repeats, *, Tensor(a!) out) -> Tensor(a!)", 1265, 395, 511, 1834, 600, 367, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::constant_pad_nd.out", "aten", "constant_pad_nd", "out", "constant_pad_nd.out(Tensor self, SymInt[] pad, Scalar value=0, *, Tensor(a!) out) -> Tensor(a!)", 1268, 396, 511, 1834, 600, 368, 4, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::slice_scatter.out", "aten", "slice_scatter", "out", "slice_scatter.out(Tensor self, Tensor src, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1, *, Tensor(a!) out) -> Tensor(a!)", 1272, 397, 511, 1834, 600, 369, 7, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::select_scatter.out", "aten", "select_scatter", "out", "select_scatter.out(Tensor self, Tensor src, int dim, SymInt index, *, Tensor(a!) out) -> Tensor(a!)", 1279, 398, 511, 1834, 600, 370, 5, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::fill.Scalar_out", "aten", "fill", "Scalar_out", "fill.Scalar_out(Tensor self, Scalar value, *, Tensor(a!) out) -> Tensor(a!)", 1284, 399, 511, 1834, 600, 371, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::copy.out", "aten", "copy", "out", "copy.out(Tensor self, Tensor src, bool non_blocking=False, *, Tensor(a!) out) -> Tensor(a!)", 1287, 400, 511, 1834, 600, 372, 4, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::native_layer_norm.out", "aten", "native_layer_norm", "out", "native_layer_norm.out(Tensor input, SymInt[] normalized_shape, Tensor? weight, Tensor? bias, float eps, *, Tensor(a!) out0, Tensor(b!) out1, Tensor(c!) out2) -> (Tensor(a!), Tensor(b!), Tensor(c!))", 1291, 401, 511, 1834, 600, 373, 8, 3, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::native_group_norm.out", "aten", "native_group_norm", "out", "native_group_norm.out(Tensor input, Tensor? weight, Tensor? bias, SymInt N, SymInt C, SymInt HxW, int group, float eps, *, Tensor(a!) out0, Tensor(b!) out1, Tensor(c!) out2) -> (Tensor(a!), Tensor(b!), Tensor(c!))", 1299, 404, 511, 1834, 600, 374, 11, 3, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::adaptive_avg_pool1d.out", "aten", "adaptive_avg_pool1d", "out", "adaptive_avg_pool1d.out(Tensor self, int[1] output_size, *, Tensor(a!) out) -> Tensor(a!)", 1310, 407, 511, 1834, 600, 375, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::_adaptive_avg_pool2d.out", "aten", "_adaptive_avg_pool2d", "out", "_adaptive_avg_pool2d.out(Tensor self, SymInt[2] output_size, *, Tensor(a!) out) -> Tensor(a!)", 1313, 408, 511, 1834, 600, 376, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::_adaptive_avg_pool3d.out", "aten", "_adaptive_avg_pool3d", "out", "_adaptive_avg_pool3d.out(Tensor self, SymInt[3] output_size, *, Tensor(a!) out) -> Tensor(a!)", 1316, 409, 511, 1834, 600, 377, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::full_like.out", "aten", "full_like", "out", "full_like.out(Tensor self, Scalar fill_value, *, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)", 1319, 410, 511, 1834, 600, 378, 4, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::scalar_tensor.out", "aten", "scalar_tensor", "out", "scalar_tensor.out(Scalar s, *, Tensor(a!) out) -> Tensor(a!)", 1323, 411, 511, 1834, 600, 379, 2, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::empty_strided.out", "aten", "empty_strided", "out", "empty_strided.out(SymInt[] size, SymInt[] stride, *, Tensor(a!) out) -> Tensor(a!)", 1325, 412, 511, 1834, 600, 380, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::_to_copy.out", "aten", "_to_copy", "out", "_to_copy.out(Tensor self, *, bool non_blocking=False, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)", 1328, 413, 511, 1834, 600, 381, 4, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::avg_pool1d.out", "aten", "avg_pool1d", "out", "avg_pool1d.out(Tensor self, int[1] kernel_size, int[1] stride=[], int[1] padding=0, bool ceil_mode=False, bool count_include_pad=True, *, Tensor(a!) out) -> Tensor(a!)", 1332, 414, 511, 1834, 600, 382, 7, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::upsample_nearest2d.vec_out", "aten", "upsample_nearest2d", "vec_out", "upsample_nearest2d.vec_out(Tensor input, SymInt[]? output_size, float[]? scale_factors, *, Tensor(a!) out) -> Tensor(a!)", 1339, 415, 511, 1834, 600, 383, 4, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::upsample_bilinear2d.vec_out", "aten", "upsample_bilinear2d", "vec_out", "upsample_bilinear2d.vec_out(Tensor input, SymInt[]? output_size, bool align_corners, float[]? scale_factors, *, Tensor(a!) out) -> Tensor(a!)", 1343, 416, 511, 1834, 600, 384, 5, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::index_put.out", "aten", "index_put", "out", "index_put.out(Tensor self, Tensor?[] indices, Tensor values, bool accumulate=False, *, Tensor(a!) out) -> Tensor(a!)", 1348, 417, 511, 1834, 600, 385, 5, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::masked_scatter.out", "aten", "masked_scatter", "out", "masked_scatter.out(Tensor self, Tensor mask, Tensor source, *, Tensor(a!) out) -> Tensor(a!)", 1353, 418, 511, 1834, 600, 386, 4, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::_cdist_forward.out", "aten", "_cdist_forward", "out", "_cdist_forward.out(Tensor x1, Tensor x2, float p, int? compute_mode, *, Tensor(a!) out) -> Tensor(a!)", 1357, 419, 511, 1834, 600, 387, 5, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::_pdist_forward.out", "aten", "_pdist_forward", "out", "_pdist_forward.out(Tensor self, float p=2, *, Tensor(a!) out) -> Tensor(a!)", 1362, 420, 511, 1834, 600, 388, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::_adaptive_avg_pool2d_backward.out", "aten", "_adaptive_avg_pool2d_backward", "out", "_adaptive_avg_pool2d_backward.out(Tensor grad_output, Tensor self, *, Tensor(a!) out) -> Tensor(a!)", 1365, 421, 511, 1834, 600, 389, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::embedding_dense_backward.out", "aten", "embedding_dense_backward", "out", "embedding_dense_backward.out(Tensor grad_output, Tensor indices, SymInt num_weights, SymInt padding_idx, bool scale_grad_by_freq, *, Tensor(a!) out) -> Tensor(a!)", 1368, 422, 511, 1834, 600, 390, 6, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::native_dropout.out", "aten", "native_dropout", "out", "native_dropout.out(Tensor input, float p, bool? train, *, Tensor(a!) out0, Tensor(b!) out1) -> (Tensor(a!), Tensor(b!))", 1374, 423, 511, 1834, 600, 391, 5, 2, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::native_layer_norm_backward.out", "aten", "native_layer_norm_backward", "out", "native_layer_norm_backward.out(Tensor grad_out, Tensor input, SymInt[] normalized_shape, Tensor mean, Tensor rstd, Tensor? weight, Tensor? bias, bool[3] output_mask, *, Tensor(a!) out0, Tensor(b!) out1, Tensor(c!) out2) -> (Tensor(a!), Tensor(b!), Tensor(c!))", 1379, 425, 511, 1834, 600, 392, 11, 3, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::native_group_norm_backward.out", "aten", "native_group_norm_backward", "out", "native_group_norm_backward.out(Tensor grad_out, Tensor input, Tensor mean, Tensor rstd, Tensor? weight, SymInt N, SymInt C, SymInt HxW, int group, bool[3] output_mask, *, Tensor(a!) out0, Tensor(b!) out1, Tensor(c!) out2) -> (Tensor(a!), Tensor(b!), Tensor(c!))", 1390, 428, 511, 1834, 600, 393, 13, 3, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::grid_sampler_2d.out", "aten", "grid_sampler_2d", "out", "grid_sampler_2d.out(Tensor input, Tensor grid, int interpolation_mode, int padding_mode, bool align_corners, *, Tensor(a!) out) -> Tensor(a!)", 1403, 431, 511, 1834, 600, 394, 6, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::grid_sampler_2d", "aten", "grid_sampler_2d", "", "grid_sampler_2d(Tensor input, Tensor grid, int interpolation_mode, int padding_mode, bool align_corners) -> Tensor", 971, 335, 495, 1818, 591, 395, 5, 1, 1, 3, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::_embedding_bag", "aten", "_embedding_bag", "", "_embedding_bag(Tensor weight, Tensor indices, Tensor offsets, bool scale_grad_by_freq=False, int mode=0, bool sparse=False, Tensor? per_sample_weights=None, bool include_last_offset=False, int padding_idx=-1) -> (Tensor, Tensor, Tensor, Tensor)", 976, 336, 498, 1821, 592, 396, 9, 4, 1, 8, OPGEN_KIND_FUNCTIONAL, 1},
+    {"quantized_decomposed::quantize_per_tensor", "quantized_decomposed", "quantize_per_tensor", "", "quantize_per_tensor(Tensor input, float scale, int zero_point, int quant_min, int quant_max, ScalarType dtype) -> Tensor", 985, 340, 506, 1829, 594, 312, 6, 1, 1, 3, OPGEN_KIND_FUNCTIONAL, 2},
+    {"quantized_decomposed::quantize_per_tensor.out", "quantized_decomposed", "quantize_per_tensor", "out", "quantize_per_tensor.out(Tensor input, float scale, int zero_point, int quant_min, int quant_max, ScalarType dtype, *, Tensor(a!) out) -> Tensor(a!)", 991, 341, 509, 1832, 596, 312, 7, 1, 0, 0, OPGEN_KIND_OUT, 2},
+    {"quantized_decomposed::dequantize_per_tensor", "quantized_decomposed", "dequantize_per_tensor", "", "dequantize_per_tensor(Tensor input, float scale, int zero_point, int quant_min, int quant_max, ScalarType dtype, *, ScalarType? out_dtype=None) -> Tensor", 998, 342, 509, 1832, 596, 314, 7, 1, 1, 4, OPGEN_KIND_FUNCTIONAL, 2},
+    {"quantized_decomposed::dequantize_per_tensor.out", "quantized_decomposed", "dequantize_per_tensor", "out", "dequantize_per_tensor.out(Tensor input, float scale, int zero_point, int quant_min, int quant_max, ScalarType dtype, *, ScalarType? out_dtype=None, Tensor(a!) out) -> Tensor(a!)", 1005, 343, 513, 1836, 598, 314, 8, 1, 0, 0, OPGEN_KIND_OUT, 2},
+    {"quantized_decomposed::dequantize_per_channel", "quantized_decomposed", "dequantize_per_channel", "", "dequantize_per_channel(Tensor input, Tensor scales, Tensor? zero_points, int axis, int quant_min, int quant_max, ScalarType dtype, *, ScalarType? out_dtype=None) -> Tensor", 1013, 344, 513, 1836, 598, 316, 8, 1, 1, 6, OPGEN_KIND_FUNCTIONAL, 2},
+    {"quantized_decomposed::dequantize_per_channel.out", "quantized_decomposed", "dequantize_per_channel", "out", "dequantize_per_channel.out(Tensor input, Tensor scales, Tensor? zero_points, int axis, int quant_min, int quant_max, ScalarType dtype, *, ScalarType? out_dtype=None, Tensor(a!) out) -> Tensor(a!)", 1021, 345, 519, 1842, 602, 316, 9, 1, 0, 0, OPGEN_KIND_OUT, 2},
+    {"dim_order_ops::_to_dim_order_copy", "dim_order_ops", "_to_dim_order_copy", "", "_to_dim_order_copy(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, bool non_blocking=False, int[]? dim_order=None) -> Tensor", 1030, 346, 519, 1842, 602, 318, 7, 1, 0, 0, OPGEN_KIND_FUNCTIONAL, 2},
+    {"dim_order_ops::_to_dim_order_copy.out", "dim_order_ops", "_to_dim_order_copy", "out", "_to_dim_order_copy.out(Tensor self, *, bool non_blocking=False, int[]? dim_order=None, Tensor(a!) out) -> Tensor(a!)", 1037, 347, 519, 1842, 602, 318, 4, 1, 0, 0, OPGEN_KIND_OUT, 2},
+    {"dim_order_ops::_clone_dim_order", "dim_order_ops", "_clone_dim_order", "", "_clone_dim_order(Tensor self, *, bool non_blocking=False, int[]? dim_order=None) -> Tensor", 1041, 348, 519, 1842, 602, 320, 3, 1, 0, 0, OPGEN_KIND_FUNCTIONAL, 2},
+    {"dim_order_ops::_clone_dim_order.out", "dim_order_ops", "_clone_dim_order", "out", "_clone_dim_order.out(Tensor self, *, bool non_blocking=False, int[]? dim_order=None, Tensor(a!) out) -> Tensor(a!)", 1044, 349, 519, 1842, 602, 320, 4, 1, 0, 0, OPGEN_KIND_OUT, 2},
+    {"executorch_prims::add.int", "executorch_prims", "add", "int", "add.int(SymInt a, SymInt b) -> SymInt", 1048, 350, 519, 1842, 602, -1, 2, 1, 0, 0, OPGEN_KIND_FUNCTIONAL, 4},
+    {"executorch_prims::mul.int", "executorch_prims", "mul", "int", "mul.int(SymInt a, SymInt b) -> SymInt", 1050, 351, 519, 1842, 602, -1, 2, 1, 0, 0, OPGEN_KIND_FUNCTIONAL, 4},
+    {"executorch_prims::sub.int", "executorch_prims", "sub", "int", "sub.int(SymInt a, SymInt b) -> SymInt", 1052, 352, 519, 1842, 602, -1, 2, 1, 0, 0, OPGEN_KIND_FUNCTIONAL, 4},
+    {"executorch_prims::floordiv.int", "executorch_prims", "floordiv", "int", "floordiv.int(SymInt a, SymInt b) -> SymInt", 1054, 353, 519, 1842, 602, -1, 2, 1, 0, 0, OPGEN_KIND_FUNCTIONAL, 4},
+    {"executorch_prims::mod.int", "executorch_prims", "mod", "int", "mod.int(SymInt a, SymInt b) -> SymInt", 1056, 354, 519, 1842, 602, -1, 2, 1, 0, 0, OPGEN_KIND_FUNCTIONAL, 4},
+    {"executorch_prims::truediv.int", "executorch_prims", "truediv", "int", "truediv.int(SymInt a, SymInt b) -> float", 1058, 355, 519, 1842, 602, -1, 2, 1, 0, 0, OPGEN_KIND_FUNCTIONAL, 4},
+    {"executorch_prims::neg.int", "executorch_prims", "neg", "int", "neg.int(SymInt a) -> SymInt", 1060, 356, 519, 1842, 602, -1, 1, 1, 0, 0, OPGEN_KIND_FUNCTIONAL, 4},
+    {"executorch_prims::gt.int", "executorch_prims", "gt", "int", "gt.int(SymInt a, SymInt b) -> bool", 1061, 357, 519, 1842, 602, -1, 2, 1, 0, 0, OPGEN_KIND_FUNCTIONAL, 4},
+    {"executorch_prims::lt.int", "executorch_prims", "lt", "int", "lt.int(SymInt a, SymInt b) -> bool", 1063, 358, 519, 1842, 602, -1, 2, 1, 0, 0, OPGEN_KIND_FUNCTIONAL, 4},
+    {"executorch_prims::ge.int", "executorch_prims", "ge", "int", "ge.int(SymInt a, SymInt b) -> bool", 1065, 359, 519, 1842, 602, -1, 2, 1, 0, 0, OPGEN_KIND_FUNCTIONAL, 4},
+    {"executorch_prims::le.int", "executorch_prims", "le", "int", "le.int(SymInt a, SymInt b) -> bool", 1067, 360, 519, 1842, 602, -1, 2, 1, 0, 0, OPGEN_KIND_FUNCTIONAL, 4},
+    {"executorch_prims::eq.int", "executorch_prims", "eq", "int", "eq.int(SymInt a, SymInt b) -> bool", 1069, 361, 519, 1842, 602, -1, 2, 1, 0, 0, OPGEN_KIND_FUNCTIONAL, 4},
+    {"quantized_decomposed::add_relu", "quantized_decomposed", "add_relu", "", "add_relu(Tensor a, float a_scale, int a_zero_point, int a_quant_min, int a_quant_max, Tensor b, float b_scale, int b_zero_point, int b_quant_min, int b_quant_max, float out_scale, int out_zero_point, int out_quant_min, int out_quant_max) -> Tensor qc", 1071, 362, 519, 1842, 602, 334, 14, 1, 0, 0, OPGEN_KIND_FUNCTIONAL, 4},
+    {"quantized_decomposed::add_relu.out", "quantized_decomposed", "add_relu", "out", "add_relu.out(Tensor a, float a_scale, int a_zero_point, int a_quant_min, int a_quant_max, Tensor b, float b_scale, int b_zero_point, int b_quant_min, int b_quant_max, float out_scale, int out_zero_point, int out_quant_min, int out_quant_max, *, Tensor(a!) out) -> Tensor(a!)", 1085, 363, 519, 1842, 602, 334, 15, 1, 0, 0, OPGEN_KIND_OUT, 4},
+    {"quantized_decomposed::add", "quantized_decomposed", "add", "", "add(Tensor a, float a_scale, int a_zero_point, int a_quant_min, int a_quant_max, Tensor b, float b_scale, int b_zero_point, int b_quant_min, int b_quant_max, float out_scale, int out_zero_point, int out_quant_min, int out_quant_max) -> Tensor qc", 1100, 364, 519, 1842, 602, 336, 14, 1, 0, 0, OPGEN_KIND_FUNCTIONAL, 4},
+    {"quantized_decomposed::add.out", "quantized_decomposed", "add", "out", "add.out(Tensor a, float a_scale, int a_zero_point, int a_quant_min, int a_quant_max, Tensor b, float b_scale, int b_zero_point, int b_quant_min, int b_quant_max, float out_scale, int out_zero_point, int out_quant_min, int out_quant_max, *, Tensor(a!) out) -> Tensor(a!)", 1114, 365, 519, 1842, 602, 336, 15, 1, 0, 0, OPGEN_KIND_OUT, 4},
+    {"quantized_decomposed::add.scalar", "quantized_decomposed", "add", "scalar", "add.scalar(Tensor qa, float a_scale, int a_zero_point, int a_quant_min, int a_quant_max, ScalarType a_dtype, Scalar b, float out_scale, int out_zero_point, int out_quant_min, int out_quant_max, ScalarType out_dtype) -> Tensor", 1129, 366, 519, 1842, 602, 338, 12, 1, 0, 0, OPGEN_KIND_FUNCTIONAL, 4},
+    {"quantized_decomposed::add.scalar_out", "quantized_decomposed", "add", "scalar_out", "add.scalar_out(Tensor qa, float a_scale, int a_zero_point, int a_quant_min, int a_quant_max, ScalarType a_dtype, Scalar b, float out_scale, int out_zero_point, int out_quant_min, int out_quant_max, ScalarType out_dtype, *, Tensor(a!) out) -> Tensor(a!)", 1141, 367, 519, 1842, 602, 338, 13, 1, 0, 0, OPGEN_KIND_OUT, 4},
+    {"quantized_decomposed::embedding_byte", "quantized_decomposed", "embedding_byte", "", "embedding_byte(Tensor weight, Tensor weight_scales, Tensor? weight_zero_points, int weight_quant_min, int weight_quant_max, Tensor indices) -> Tensor", 1154, 368, 519, 1842, 602, 340, 6, 1, 0, 0, OPGEN_KIND_FUNCTIONAL, 4},
+    {"quantized_decomposed::embedding_byte.out", "quantized_decomposed", "embedding_byte", "out", "embedding_byte.out(Tensor weight, Tensor weight_scales, Tensor? weight_zero_points, int weight_quant_min, int weight_quant_max, Tensor indices, *, Tensor(a!) out) -> Tensor(a!)", 1160, 369, 519, 1842, 602, 340, 7, 1, 0, 0, OPGEN_KIND_OUT, 4},
+    {"demo::linear_relu", "demo", "linear_relu", "", "linear_relu(Tensor input, Tensor weight, Tensor bias) -> Tensor", 1167, 370, 519, 1842, 602, 342, 3, 1, 0, 0, OPGEN_KIND_FUNCTIONAL, 4},
+    {"demo::linear_relu.out", "demo", "linear_relu", "out", "linear_relu.out(Tensor input, Tensor weight, Tensor bias, *, Tensor(a!) out) -> Tensor(a!)", 1170, 371, 519, 1842, 602, 342, 4, 1, 0, 0, OPGEN_KIND_OUT, 4},
+    {"aten::add.Scalar_out", "aten", "add", "Scalar_out", "add.Scalar_out(Tensor self, Scalar other, Scalar alpha=1, *, Tensor(a!) out) -> Tensor(a!)", 1174, 372, 519, 1842, 602, 343, 4, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::mul.Scalar_out", "aten", "mul", "Scalar_out", "mul.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)", 1178, 373, 519, 1842, 602, 344, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::relu.out", "aten", "relu", "out", "relu.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", 1181, 374, 519, 1842, 602, 345, 2, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::permute_copy.out", "aten", "permute_copy", "out", "permute_copy.out(Tensor self, int[] dims, *, Tensor(a!) out) -> Tensor(a!)", 1183, 375, 519, 1842, 602, 346, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::view_copy.out", "aten", "view_copy", "out", "view_copy.out(Tensor self, SymInt[] size, *, Tensor(a!) out) -> Tensor(a!)", 1186, 376, 519, 1842, 602, 347, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::expand_copy.out", "aten", "expand_copy", "out", "expand_copy.out(Tensor self, SymInt[] size, *, bool implicit=False, Tensor(a!) out) -> Tensor(a!)", 1189, 377, 519, 1842, 602, 348, 4, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::clone.out", "aten", "clone", "out", "clone.out(Tensor self, *, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)", 1193, 378, 519, 1842, 602, 349, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::convolution.out", "aten", "convolution", "out", "convolution.out(Tensor input, Tensor weight, Tensor? bias, SymInt[] stride, SymInt[] padding, SymInt[] dilation, bool transposed, SymInt[] output_padding, SymInt groups, *, Tensor(a!) out) -> Tensor(a!)", 1196, 379, 519, 1842, 602, 350, 10, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::_native_batch_norm_legit_no_training.out", "aten", "_native_batch_norm_legit_no_training", "out", "_native_batch_norm_legit_no_training.out(Tensor input, Tensor? weight, Tensor? bias, Tensor running_mean, Tensor running_var, float momentum, float eps, *, Tensor(a!) out0, Tensor(b!) out1, Tensor(c!) out2) -> (Tensor(a!), Tensor(b!), Tensor(c!))", 1206, 380, 519, 1842, 602, 351, 10, 3, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::embedding.out", "aten", "embedding", "out", "embedding.out(Tensor weight, Tensor indices, SymInt padding_idx=-1, bool scale_grad_by_freq=False, bool sparse=False, *, Tensor(a!) out) -> Tensor(a!)", 1216, 383, 519, 1842, 602, 352, 6, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::isnan.out", "aten", "isnan", "out", "isnan.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", 1222, 384, 519, 1842, 602, 353, 2, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::isinf.out", "aten", "isinf", "out", "isinf.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", 1224, 385, 519, 1842, 602, 354, 2, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::div.Scalar_out", "aten", "div", "Scalar_out", "div.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)", 1226, 386, 519, 1842, 602, 355, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::div.Scalar_mode_out", "aten", "div", "Scalar_mode_out", "div.Scalar_mode_out(Tensor self, Scalar other, *, str? rounding_mode, Tensor(a!) out) -> Tensor(a!)", 1229, 387, 519, 1842, 602, 356, 4, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::sub.Scalar_out", "aten", "sub", "Scalar_out", "sub.Scalar_out(Tensor self, Scalar other, Scalar alpha=1, *, Tensor(a!) out) -> Tensor(a!)", 1233, 388, 519, 1842, 602, 357, 4, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::prod.out", "aten", "prod", "out", "prod.out(Tensor self, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)", 1237, 389, 519, 1842, 602, 358, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::squeeze_copy.dim_out", "aten", "squeeze_copy", "dim_out", "squeeze_copy.dim_out(Tensor self, int dim, *, Tensor(a!) out) -> Tensor(a!)", 1240, 390, 519, 1842, 602, 359, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::squeeze_copy.dims_out", "aten", "squeeze_copy", "dims_out", "squeeze_copy.dims_out(Tensor self, int[] dim, *, Tensor(a!) out) -> Tensor(a!)", 1243, 391, 519, 1842, 602, 360, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::unsqueeze_copy.out", "aten", "unsqueeze_copy", "out", "unsqueeze_copy.out(Tensor self, int dim, *, Tensor(a!) out) -> Tensor(a!)", 1246, 392, 519, 1842, 602, 361, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::select_copy.int_out", "aten", "select_copy", "int_out", "select_copy.int_out(Tensor self, int dim, SymInt index, *, Tensor(a!) out) -> Tensor(a!)", 1249, 393, 519, 1842, 602, 362, 4, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::slice_copy.Tensor_out", "aten", "slice_copy", "Tensor_out", "slice_copy.Tensor_out(Tensor self, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1, *, Tensor(a!) out) -> Tensor(a!)", 1253, 394, 519, 1842, 602, 363, 6, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::diagonal_copy.out", "aten", "diagonal_copy", "out", "diagonal_copy.out(Tensor self, int offset=0, int dim1=0, int dim2=1, *, Tensor(a!) out) -> Tensor(a!)", 1259, 395, 519, 1842, 602, 364, 5, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::alias_copy.out", "aten", "alias_copy", "out", "alias_copy.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", 1264, 396, 519, 1842, 602, 365, 2, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::as_strided_copy.out", "aten", "as_strided_copy", "out", "as_strided_copy.out(Tensor self, SymInt[] size, SymInt[] stride, SymInt? storage_offset=None, *, Tensor(a!) out) -> Tensor(a!)", 1266, 397, 519, 1842, 602, 366, 5, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::flip.out", "aten", "flip", "out", "flip.out(Tensor self, int[] dims, *, Tensor(a!) out) -> Tensor(a!)", 1271, 398, 519, 1842, 602, 367, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::repeat.out", "aten", "repeat", "out", "repeat.out(Tensor self, SymInt[] repeats, *, Tensor(a!) out) -> Tensor(a!)", 1274, 399, 519, 1842, 602, 368, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::constant_pad_nd.out", "aten", "constant_pad_nd", "out", "constant_pad_nd.out(Tensor self, SymInt[] pad, Scalar value=0, *, Tensor(a!) out) -> Tensor(a!)", 1277, 400, 519, 1842, 602, 369, 4, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::slice_scatter.out", "aten", "slice_scatter", "out", "slice_scatter.out(Tensor self, Tensor src, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1, *, Tensor(a!) out) -> Tensor(a!)", 1281, 401, 519, 1842, 602, 370, 7, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::select_scatter.out", "aten", "select_scatter", "out", "select_scatter.out(Tensor self, Tensor src, int dim, SymInt index, *, Tensor(a!) out) -> Tensor(a!)", 1288, 402, 519, 1842, 602, 371, 5, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::fill.Scalar_out", "aten", "fill", "Scalar_out", "fill.Scalar_out(Tensor self, Scalar value, *, Tensor(a!) out) -> Tensor(a!)", 1293, 403, 519, 1842, 602, 372, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::copy.out", "aten", "copy", "out", "copy.out(Tensor self, Tensor src, bool non_blocking=False, *, Tensor(a!) out) -> Tensor(a!)", 1296, 404, 519, 1842, 602, 373, 4, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::native_layer_norm.out", "aten", "native_layer_norm", "out", "native_layer_norm.out(Tensor input, SymInt[] normalized_shape, Tensor? weight, Tensor? bias, float eps, *, Tensor(a!) out0, Tensor(b!) out1, Tensor(c!) out2) -> (Tensor(a!), Tensor(b!), Tensor(c!))", 1300, 405, 519, 1842, 602, 374, 8, 3, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::native_group_norm.out", "aten", "native_group_norm", "out", "native_group_norm.out(Tensor input, Tensor? weight, Tensor? bias, SymInt N, SymInt C, SymInt HxW, int group, float eps, *, Tensor(a!) out0, Tensor(b!) out1, Tensor(c!) out2) -> (Tensor(a!), Tensor(b!), Tensor(c!))", 1308, 408, 519, 1842, 602, 375, 11, 3, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::adaptive_avg_pool1d.out", "aten", "adaptive_avg_pool1d", "out", "adaptive_avg_pool1d.out(Tensor self, int[1] output_size, *, Tensor(a!) out) -> Tensor(a!)", 1319, 411, 519, 1842, 602, 376, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::_adaptive_avg_pool2d.out", "aten", "_adaptive_avg_pool2d", "out", "_adaptive_avg_pool2d.out(Tensor self, SymInt[2] output_size, *, Tensor(a!) out) -> Tensor(a!)", 1322, 412, 519, 1842, 602, 377, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::_adaptive_avg_pool3d.out", "aten", "_adaptive_avg_pool3d", "out", "_adaptive_avg_pool3d.out(Tensor self, SymInt[3] output_size, *, Tensor(a!) out) -> Tensor(a!)", 1325, 413, 519, 1842, 602, 378, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::full_like.out", "aten", "full_like", "out", "full_like.out(Tensor self, Scalar fill_value, *, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)", 1328, 414, 519, 1842, 602, 379, 4, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::scalar_tensor.out", "aten", "scalar_tensor", "out", "scalar_tensor.out(Scalar s, *, Tensor(a!) out) -> Tensor(a!)", 1332, 415, 519, 1842, 602, 380, 2, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::empty_strided.out", "aten", "empty_strided", "out", "empty_strided.out(SymInt[] size, SymInt[] stride, *, Tensor(a!) out) -> Tensor(a!)", 1334, 416, 519, 1842, 602, 381, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::_to_copy.out", "aten", "_to_copy", "out", "_to_copy.out(Tensor self, *, bool non_blocking=False, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)", 1337, 417, 519, 1842, 602, 382, 4, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::avg_pool1d.out", "aten", "avg_pool1d", "out", "avg_pool1d.out(Tensor self, int[1] kernel_size, int[1] stride=[], int[1] padding=0, bool ceil_mode=False, bool count_include_pad=True, *, Tensor(a!) out) -> Tensor(a!)", 1341, 418, 519, 1842, 602, 383, 7, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::upsample_nearest2d.vec_out", "aten", "upsample_nearest2d", "vec_out", "upsample_nearest2d.vec_out(Tensor input, SymInt[]? output_size, float[]? scale_factors, *, Tensor(a!) out) -> Tensor(a!)", 1348, 419, 519, 1842, 602, 384, 4, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::upsample_bilinear2d.vec_out", "aten", "upsample_bilinear2d", "vec_out", "upsample_bilinear2d.vec_out(Tensor input, SymInt[]? output_size, bool align_corners, float[]? scale_factors, *, Tensor(a!) out) -> Tensor(a!)", 1352, 420, 519, 1842, 602, 385, 5, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::index_put.out", "aten", "index_put", "out", "index_put.out(Tensor self, Tensor?[] indices, Tensor values, bool accumulate=False, *, Tensor(a!) out) -> Tensor(a!)", 1357, 421, 519, 1842, 602, 386, 5, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::masked_scatter.out", "aten", "masked_scatter", "out", "masked_scatter.out(Tensor self, Tensor mask, Tensor source, *, Tensor(a!) out) -> Tensor(a!)", 1362, 422, 519, 1842, 602, 387, 4, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::_cdist_forward.out", "aten", "_cdist_forward", "out", "_cdist_forward.out(Tensor x1, Tensor x2, float p, int? compute_mode, *, Tensor(a!) out) -> Tensor(a!)", 1366, 423, 519, 1842, 602, 388, 5, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::_pdist_forward.out", "aten", "_pdist_forward", "out", "_pdist_forward.out(Tensor self, float p=2, *, Tensor(a!) out) -> Tensor(a!)", 1371, 424, 519, 1842, 602, 389, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::_adaptive_avg_pool2d_backward.out", "aten", "_adaptive_avg_pool2d_backward", "out", "_adaptive_avg_pool2d_backward.out(Tensor grad_output, Tensor self, *, Tensor(a!) out) -> Tensor(a!)", 1374, 425, 519, 1842, 602, 390, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::embedding_dense_backward.out", "aten", "embedding_dense_backward", "out", "embedding_dense_backward.out(Tensor grad_output, Tensor indices, SymInt num_weights, SymInt padding_idx, bool scale_grad_by_freq, *, Tensor(a!) out) -> Tensor(a!)", 1377, 426, 519, 1842, 602, 391, 6, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::native_dropout.out", "aten", "native_dropout", "out", "native_dropout.out(Tensor input, float p, bool? train, *, Tensor(a!) out0, Tensor(b!) out1) -> (Tensor(a!), Tensor(b!))", 1383, 427, 519, 1842, 602, 392, 5, 2, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::native_layer_norm_backward.out", "aten", "native_layer_norm_backward", "out", "native_layer_norm_backward.out(Tensor grad_out, Tensor input, SymInt[] normalized_shape, Tensor mean, Tensor rstd, Tensor? weight, Tensor? bias, bool[3] output_mask, *, Tensor(a!) out0, Tensor(b!) out1, Tensor(c!) out2) -> (Tensor(a!), Tensor(b!), Tensor(c!))", 1388, 429, 519, 1842, 602, 393, 11, 3, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::native_group_norm_backward.out", "aten", "native_group_norm_backward", "out", "native_group_norm_backward.out(Tensor grad_out, Tensor input, Tensor mean, Tensor rstd, Tensor? weight, SymInt N, SymInt C, SymInt HxW, int group, bool[3] output_mask, *, Tensor(a!) out0, Tensor(b!) out1, Tensor(c!) out2) -> (Tensor(a!), Tensor(b!), Tensor(c!))", 1399, 432, 519, 1842, 602, 394, 13, 3, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::grid_sampler_2d.out", "aten", "grid_sampler_2d", "out", "grid_sampler_2d.out(Tensor input, Tensor grid, int interpolation_mode, int padding_mode, bool align_corners, *, Tensor(a!) out) -> Tensor(a!)", 1412, 435, 519, 1842, 602, 395, 6, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::_embedding_bag.out", "aten", "_embedding_bag", "out", "_embedding_bag.out(Tensor weight, Tensor indices, Tensor offsets, bool scale_grad_by_freq=False, int mode=0, bool sparse=False, Tensor? per_sample_weights=None, bool include_last_offset=False, int padding_idx=-1, *, Tensor(a!) out0, Tensor(b!) out1, Tensor(c!) out2, Tensor(d!) out3) -> (Tensor(a!), Tensor(b!), Tensor(c!), Tensor(d!))", 1418, 436, 519, 1842, 602, 396, 13, 4, 0, 0, OPGEN_KIND_OUT, 0},
 };
 
 const opgen_arg opgen_args[] = {
@@ -1927,6 +1931,15 @@ const opgen_arg opgen_args[] = {
     {"interpolation_mode", "int", NULL, NULL, 0x00000000u, OPGEN_ABI_INT, 0},
     {"padding_mode", "int", NULL, NULL, 0x00000000u, OPGEN_ABI_INT, 0},
     {"align_corners", "bool", NULL, NULL, 0x00000000u, OPGEN_ABI_BOOL, 0},
+    {"weight", "Tensor", NULL, NULL, 0x000000c0u, OPGEN_ABI_TENSOR, 0},
+    {"indices", "Tensor", NULL, NULL, 0x00000010u, OPGEN_ABI_TENSOR, 0},
+    {"offsets", "Tensor", NULL, NULL, 0x00000010u, OPGEN_ABI_TENSOR, 0},
+    {"scale_grad_by_freq", "bool", "False", NULL, 0x00000000u, OPGEN_ABI_BOOL, 0},
+    {"mode", "int", "0", NULL, 0x00000000u, OPGEN_ABI_INT, 0},
+    {"sparse", "bool", "False", NULL, 0x00000000u, OPGEN_ABI_BOOL, 0},
+    {"per_sample_weights", "Tensor?", "None", NULL, 0x000000c0u, OPGEN_ABI_OPT_TENSOR, 0},
+    {"include_last_offset", "bool", "False", NULL, 0x00000000u, OPGEN_ABI_BOOL, 0},
+    {"padding_idx", "int", "-1", NULL, 0x00000000u, OPGEN_ABI_INT, 0},
     {"input", "Tensor", NULL, NULL, 0x000000c0u, OPGEN_ABI_TENSOR, 0},
     {"scale", "float", NULL, NULL, 0x00000000u, OPGEN_ABI_FLOAT, 0},
     {"zero_point", "int", NULL, NULL, 0x00000000u, OPGEN_ABI_INT, 0},
@@ -2360,6 +2373,19 @@ const opgen_arg opgen_args[] = {
     {"padding_mode", "int", NULL, NULL, 0x00000000u, OPGEN_ABI_INT, 0},
     {"align_corners", "bool", NULL, NULL, 0x00000000u, OPGEN_ABI_BOOL, 0},
     {"out", "Tensor", NULL, "a!", 0x08008effu, OPGEN_ABI_TENSOR, 7},
+    {"weight", "Tensor", NULL, NULL, 0x08008effu, OPGEN_ABI_TENSOR, 0},
+    {"indices", "Tensor", NULL, NULL, 0x08008effu, OPGEN_ABI_TENSOR, 0},
+    {"offsets", "Tensor", NULL, NULL, 0x08008effu, OPGEN_ABI_TENSOR, 0},
+    {"scale_grad_by_freq", "bool", "False", NULL, 0x00000000u, OPGEN_ABI_BOOL, 0},
+    {"mode", "int", "0", NULL, 0x00000000u, OPGEN_ABI_INT, 0},
+    {"sparse", "bool", "False", NULL, 0x00000000u, OPGEN_ABI_BOOL, 0},
+    {"per_sample_weights", "Tensor?", "None", NULL, 0x08008effu, OPGEN_ABI_OPT_TENSOR, 0},
+    {"include_last_offset", "bool", "False", NULL, 0x00000000u, OPGEN_ABI_BOOL, 0},
+    {"padding_idx", "int", "-1", NULL, 0x00000000u, OPGEN_ABI_INT, 0},
+    {"out0", "Tensor", NULL, "a!", 0x08008effu, OPGEN_ABI_TENSOR, 7},
+    {"out1", "Tensor", NULL, "b!", 0x08008effu, OPGEN_ABI_TENSOR, 7},
+    {"out2", "Tensor", NULL, "c!", 0x08008effu, OPGEN_ABI_TENSOR, 7},
+    {"out3", "Tensor", NULL, "d!", 0x08008effu, OPGEN_ABI_TENSOR, 7},
 };
 
 const opgen_arg opgen_rets[] = {
@@ -2699,6 +2725,10 @@ const opgen_arg opgen_rets[] = {
     {NULL, "Tensor", NULL, "a!", 0x08008effu, OPGEN_ABI_TENSOR, 4},
     {NULL, "Tensor", NULL, NULL, 0x00000010u, OPGEN_ABI_TENSOR, 0},
     {NULL, "Tensor", NULL, NULL, 0x000000c0u, OPGEN_ABI_TENSOR, 0},
+    {NULL, "Tensor", NULL, NULL, 0x000000c0u, OPGEN_ABI_TENSOR, 0},
+    {NULL, "Tensor", NULL, NULL, 0x00000010u, OPGEN_ABI_TENSOR, 0},
+    {NULL, "Tensor", NULL, NULL, 0x00000010u, OPGEN_ABI_TENSOR, 0},
+    {NULL, "Tensor", NULL, NULL, 0x00000010u, OPGEN_ABI_TENSOR, 0},
     {NULL, "Tensor", NULL, NULL, 0x0800000fu, OPGEN_ABI_TENSOR, 0},
     {NULL, "Tensor", NULL, "a!", 0x08008effu, OPGEN_ABI_TENSOR, 4},
     {NULL, "Tensor", NULL, NULL, 0x000000c0u, OPGEN_ABI_TENSOR, 0},
@@ -2795,6 +2825,10 @@ const opgen_arg opgen_rets[] = {
     {NULL, "Tensor", NULL, "b!", 0x08008effu, OPGEN_ABI_TENSOR, 4},
     {NULL, "Tensor", NULL, "c!", 0x08008effu, OPGEN_ABI_TENSOR, 4},
     {NULL, "Tensor", NULL, "a!", 0x08008effu, OPGEN_ABI_TENSOR, 4},
+    {NULL, "Tensor", NULL, "a!", 0x08008effu, OPGEN_ABI_TENSOR, 4},
+    {NULL, "Tensor", NULL, "b!", 0x08008effu, OPGEN_ABI_TENSOR, 4},
+    {NULL, "Tensor", NULL, "c!", 0x08008effu, OPGEN_ABI_TENSOR, 4},
+    {NULL, "Tensor", NULL, "d!", 0x08008effu, OPGEN_ABI_TENSOR, 4},
 };
 
 const int16_t opgen_cols[] = {
@@ -2978,6 +3012,7 @@ const int16_t opgen_cols[] = {
     /* aten::native_group_norm_backward */ 0, 1, 2, 3, 4, -1, -2, -3,
     /* aten::nonzero */ 0, -1,
     /* aten::grid_sampler_2d */ 0, 1, -1,
+    /* aten::_embedding_bag */ 0, 1, 2, 6, -1, -2, -3, -4,
     /* quantized_decomposed::quantize_per_tensor */ 0, 5, -1,
     /* quantized_decomposed::dequantize_per_tensor */ 0, 5, 6, -1,
     /* quantized_decomposed::dequantize_per_channel */ 0, 1, 2, 6, 7, -1,
@@ -3605,6 +3640,7 @@ const uint8_t opgen_cells[] = {
     0, 0, 0, 0, 0, 0, 0, 0,
     0, 1,
     0, 0, 0,
+    0, 1, 1, 0, 0, 1, 1, 1,
     0, 1, 1,
     0, 0, 1, 1,
     0, 3, 2, 0, 1, 1,
@@ -3791,49 +3827,50 @@ const uint32_t opgen_alias_sets[] = {
     /* aten::native_group_norm_backward */ 0x000000c0u,
     /* aten::nonzero */ 0x000008dfu, 0x00000010u,
     /* aten::grid_sampler_2d */ 0x000000c0u,
+    /* aten::_embedding_bag */ 0x000000c0u, 0x00000010u,
     /* quantized_decomposed::quantize_per_tensor */ 0x000000c0u, 0x0800000fu,
     /* quantized_decomposed::dequantize_per_tensor */ 0x0800000fu, 0x000000c0u,
     /* quantized_decomposed::dequantize_per_channel */ 0x0800000fu, 0x000000c0u, 0x00000018u, 0x000000c0u,
 };
 
 const uint32_t opgen_hash_seeds[] = {
-    3u, 16u, 1u, 3u, 5u, 13u, 1u, 26u, 35u, 10u, 5u, 77u,
-    129u, 2u, 18u, 2u, 11u, 1u, 409u, 6u, 10u, 7u, 51u, 15u,
-    16u, 448u, 5u, 1u, 33u, 71u, 151u, 55u, 68u, 63u, 292u, 16u,
-    74u, 778u, 10u, 170u, 6u, 7u, 2u, 42u, 70u, 129u, 201u, 31u,
-    64u, 32u, 19u, 74u, 65u, 532u, 3u, 14u, 63u, 1u, 22u, 17u,
-    27u, 5u, 89u, 2u, 28u, 116u, 25u, 22u, 448u, 93u, 387u, 484u,
-    598u, 2u, 72u, 109u, 620u, 239u, 48u, 339u, 700u, 12u, 136u, 2u,
-    31u, 3u, 226u, 7u, 184u, 1u, 1098u, 87u, 413u, 4u, 3829u, 5u,
-    7u, 31u, 301u,
+    51u, 2u, 4u, 186u, 2u, 92u, 7u, 60u, 55u, 10u, 167u, 13u,
+    68u, 81u, 3u, 7u, 2u, 47u, 5u, 2u, 56u, 7u, 1u, 64u,
+    148u, 261u, 1u, 8u, 2u, 3u, 49u, 260u, 10u, 1u, 1u, 29u,
+    14u, 311u, 400u, 2u, 1u, 68u, 1u, 1u, 21u, 1u, 194u, 144u,
+    32u, 5u, 17u, 494u, 37u, 136u, 48u, 86u, 63u, 498u, 25u, 1u,
+    634u, 87u, 24u, 106u, 1u, 28u, 1091u, 125u, 427u, 19u, 8u, 315u,
+    2u, 47u, 0u, 23u, 13u, 10u, 494u, 248u, 15u, 535u, 1453u, 2u,
+    446u, 219u, 19u, 22u, 1u, 2u, 1451u, 248u, 107u, 172u, 0u, 1462u,
+    29u, 401u, 14u, 114u,
 };
 
 const uint16_t opgen_hash_slots[] = {
-    191, 252, 327, 218, 197, 21, 146, 121, 86, 73, 267, 225, 256, 316, 240, 110,
-    103, 44, 48, 307, 15, 111, 323, 180, 88, 124, 130, 354, 183, 99, 134, 346,
-    393, 95, 14, 333, 380, 205, 18, 291, 17, 352, 282, 235, 211, 53, 123, 226,
-    274, 194, 335, 314, 115, 300, 179, 299, 161, 260, 345, 358, 355, 318, 261, 204,
-    325, 175, 57, 207, 350, 38, 188, 364, 269, 33, 280, 72, 313, 100, 348, 381,
-    246, 212, 9, 1, 74, 268, 96, 306, 120, 34, 63, 239, 304, 295, 391, 278,
-    337, 369, 153, 342, 193, 94, 296, 357, 203, 107, 208, 297, 108, 172, 140, 298,
-    317, 11, 145, 159, 39, 294, 305, 147, 227, 199, 196, 386, 54, 209, 351, 80,
-    248, 148, 200, 242, 321, 283, 379, 65, 363, 52, 97, 165, 55, 77, 155, 31,
-    312, 32, 98, 157, 136, 28, 247, 383, 281, 106, 344, 189, 330, 339, 78, 35,
-    265, 249, 233, 326, 90, 245, 190, 8, 220, 50, 334, 51, 286, 257, 135, 328,
-    341, 117, 162, 58, 27, 270, 132, 231, 382, 45, 373, 375, 219, 133, 4, 59,
-    144, 202, 178, 37, 139, 3, 113, 101, 152, 232, 46, 309, 151, 259, 271, 85,
-    292, 66, 62, 234, 366, 47, 228, 356, 181, 214, 217, 238, 49, 287, 36, 26,
-    182, 56, 104, 394, 360, 119, 378, 279, 185, 310, 319, 258, 329, 338, 69, 177,
-    324, 79, 308, 129, 362, 168, 322, 22, 353, 126, 275, 390, 336, 87, 137, 250,
-    370, 6, 150, 64, 61, 20, 109, 201, 92, 71, 224, 82, 289, 374, 67, 166,
-    143, 81, 192, 241, 320, 125, 122, 359, 76, 263, 376, 384, 264, 262, 266, 290,
-    68, 173, 7, 272, 229, 276, 244, 158, 273, 2, 236, 13, 253, 237, 389, 42,
-    285, 5, 206, 349, 198, 288, 174, 361, 230, 105, 255, 213, 0, 167, 75, 10,
-    243, 141, 83, 41, 169, 156, 16, 210, 138, 163, 365, 387, 388, 254, 30, 29,
-    142, 118, 91, 392, 216, 114, 347, 93, 372, 176, 315, 385, 284, 127, 40, 24,
-    19, 221, 84, 186, 187, 195, 222, 154, 251, 367, 131, 25, 70, 102, 343, 23,
-    368, 331, 89, 277, 377, 303, 171, 164, 112, 149, 116, 43, 184, 301, 170, 223,
-    311, 60, 371, 293, 332, 340, 128, 160, 302, 215, 12,
+    241, 9, 264, 121, 271, 288, 30, 220, 172, 395, 238, 35, 178, 2, 390, 306,
+    134, 89, 27, 127, 343, 165, 130, 300, 120, 294, 372, 46, 77, 83, 308, 93,
+    379, 58, 373, 384, 283, 179, 186, 199, 162, 135, 352, 115, 50, 63, 86, 191,
+    237, 391, 316, 111, 207, 296, 117, 80, 71, 161, 31, 136, 219, 185, 240, 42,
+    292, 66, 62, 37, 291, 235, 335, 36, 286, 34, 249, 206, 131, 15, 334, 102,
+    95, 61, 176, 330, 359, 318, 340, 193, 344, 149, 317, 312, 285, 92, 23, 91,
+    227, 16, 147, 393, 26, 47, 246, 114, 332, 171, 298, 143, 226, 209, 154, 223,
+    265, 99, 32, 25, 262, 360, 107, 375, 358, 14, 97, 272, 371, 225, 103, 301,
+    270, 229, 347, 331, 148, 319, 381, 78, 211, 248, 287, 184, 269, 333, 173, 346,
+    81, 284, 208, 354, 196, 355, 3, 303, 204, 129, 304, 279, 94, 244, 297, 267,
+    51, 222, 258, 29, 142, 253, 302, 74, 38, 125, 307, 138, 243, 7, 65, 43,
+    345, 320, 195, 389, 278, 190, 305, 266, 314, 108, 274, 309, 170, 217, 19, 166,
+    213, 192, 152, 109, 182, 245, 197, 100, 153, 73, 133, 177, 224, 169, 231, 85,
+    72, 12, 98, 18, 67, 356, 365, 155, 157, 239, 363, 290, 376, 105, 75, 168,
+    232, 210, 299, 79, 350, 380, 212, 342, 163, 118, 388, 295, 260, 348, 141, 124,
+    200, 250, 252, 40, 156, 60, 123, 369, 183, 247, 17, 56, 201, 242, 167, 386,
+    33, 205, 112, 140, 110, 277, 261, 280, 324, 82, 137, 69, 28, 194, 293, 378,
+    328, 255, 310, 385, 139, 144, 349, 396, 357, 20, 215, 370, 228, 325, 0, 326,
+    11, 158, 53, 96, 122, 392, 214, 315, 188, 382, 263, 104, 87, 1, 24, 273,
+    54, 10, 164, 254, 45, 259, 48, 351, 268, 175, 64, 180, 289, 367, 353, 339,
+    216, 151, 338, 233, 21, 383, 230, 275, 59, 160, 70, 276, 145, 6, 377, 221,
+    159, 257, 364, 181, 234, 321, 150, 256, 251, 329, 361, 387, 323, 313, 113, 281,
+    128, 218, 76, 236, 5, 101, 189, 362, 4, 366, 13, 394, 84, 311, 198, 119,
+    132, 203, 374, 39, 68, 57, 202, 282, 22, 146, 322, 336, 126, 52, 116, 337,
+    327, 187, 8, 88, 341, 49, 174, 90, 41, 106, 44, 55, 368,
 };
 
 #ifdef __cplusplus

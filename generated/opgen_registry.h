@@ -139,81 +139,82 @@ extern "C" {
     X(301, opgen_portable_randn_out, 0x000000c0u) \
     X(303, opgen_portable_randperm_out, 0x000000dfu) \
     X(307, opgen_portable_nonzero_out, 0x00000010u) \
-    X(311, opgen_portable_quantize_per_tensor_out, 0x0800000fu) \
-    X(313, opgen_portable_dequantize_per_tensor_out, 0x000000c0u) \
-    X(315, opgen_portable_dequantize_per_channel_out, 0x000000c0u) \
-    X(317, opgen_portable__to_dim_order_copy_out, 0x08008effu) \
-    X(319, opgen_portable__clone_dim_order_out, 0x08008effu) \
-    X(320, opgen_fallback_executorch_prims_add_int, 0xffffffffu) \
-    X(321, opgen_fallback_executorch_prims_mul_int, 0xffffffffu) \
-    X(322, opgen_fallback_executorch_prims_sub_int, 0xffffffffu) \
-    X(323, opgen_fallback_executorch_prims_floordiv_int, 0xffffffffu) \
-    X(324, opgen_fallback_executorch_prims_mod_int, 0xffffffffu) \
-    X(325, opgen_fallback_executorch_prims_truediv_int, 0xffffffffu) \
-    X(326, opgen_fallback_executorch_prims_neg_int, 0xffffffffu) \
-    X(327, opgen_fallback_executorch_prims_gt_int, 0xffffffffu) \
-    X(328, opgen_fallback_executorch_prims_lt_int, 0xffffffffu) \
-    X(329, opgen_fallback_executorch_prims_ge_int, 0xffffffffu) \
-    X(330, opgen_fallback_executorch_prims_le_int, 0xffffffffu) \
-    X(331, opgen_fallback_executorch_prims_eq_int, 0xffffffffu) \
-    X(333, opgen_fallback_quantized_decomposed_add_relu_out, 0x08008effu) \
-    X(335, opgen_native_quantized_add_out, 0x08008effu) \
-    X(337, opgen_fallback_quantized_decomposed_add_scalar_out, 0x08008effu) \
-    X(339, opgen_fallback_quantized_decomposed_embedding_byte_out, 0x08008effu) \
-    X(341, opgen_fallback_demo_linear_relu_out, 0x08008effu) \
-    X(342, opgen_portable_add_Scalar_out, 0x000000dfu) \
-    X(343, opgen_portable_mul_Scalar_out, 0x000000dfu) \
-    X(344, opgen_portable_relu_out, 0x000000dfu) \
-    X(345, opgen_portable_permute_copy_out, 0x080088ffu) \
-    X(346, opgen_portable_view_copy_out, 0x080088ffu) \
-    X(347, opgen_portable_expand_copy_out, 0x080088ffu) \
-    X(348, opgen_portable_clone_out, 0x080088ffu) \
-    X(349, opgen_portable_convolution_out, 0x000000c0u) \
-    X(350, opgen_portable__native_batch_norm_legit_no_training_out, 0x000000c0u) \
-    X(351, opgen_portable_embedding_out, 0x000000c0u) \
-    X(352, opgen_portable_isnan_out, 0x00000800u) \
-    X(353, opgen_portable_isinf_out, 0x00000800u) \
-    X(354, opgen_portable_div_Scalar_out, 0x000000c0u) \
-    X(355, opgen_portable_div_Scalar_mode_out, 0x000000dfu) \
-    X(356, opgen_portable_sub_Scalar_out, 0x000000dfu) \
-    X(357, opgen_portable_prod_out, 0x000000d0u) \
-    X(358, opgen_portable_squeeze_copy_dim_out, 0x080088ffu) \
-    X(359, opgen_portable_squeeze_copy_dims_out, 0x080088ffu) \
-    X(360, opgen_portable_unsqueeze_copy_out, 0x080088ffu) \
-    X(361, opgen_portable_select_copy_int_out, 0x080088ffu) \
-    X(362, opgen_portable_slice_copy_Tensor_out, 0x080088ffu) \
-    X(363, opgen_portable_diagonal_copy_out, 0x080088ffu) \
-    X(364, opgen_portable_alias_copy_out, 0x080088ffu) \
-    X(365, opgen_portable_as_strided_copy_out, 0x080088ffu) \
-    X(366, opgen_portable_flip_out, 0x080088ffu) \
-    X(367, opgen_portable_repeat_out, 0x080088ffu) \
-    X(368, opgen_portable_constant_pad_nd_out, 0x000008dfu) \
-    X(369, opgen_portable_slice_scatter_out, 0x080088ffu) \
-    X(370, opgen_portable_select_scatter_out, 0x080088ffu) \
-    X(371, opgen_portable_fill_Scalar_out, 0x000008dfu) \
-    X(372, opgen_portable_copy_out, 0x000008dfu) \
-    X(373, opgen_portable_native_layer_norm_out, 0x000000c0u) \
-    X(374, opgen_portable_native_group_norm_out, 0x000000c0u) \
-    X(375, opgen_portable_adaptive_avg_pool1d_out, 0x000000c0u) \
-    X(376, opgen_portable__adaptive_avg_pool2d_out, 0x000000c0u) \
-    X(377, opgen_portable__adaptive_avg_pool3d_out, 0x000000c0u) \
-    X(378, opgen_portable_full_like_out, 0x000008dfu) \
-    X(379, opgen_portable_scalar_tensor_out, 0x000008dfu) \
-    X(380, opgen_portable_empty_strided_out, 0x000008dfu) \
-    X(381, opgen_portable__to_copy_out, 0x000008dfu) \
-    X(382, opgen_portable_avg_pool1d_out, 0x000000c0u) \
-    X(383, opgen_portable_upsample_nearest2d_vec_out, 0x000000c1u) \
-    X(384, opgen_portable_upsample_bilinear2d_vec_out, 0x000000c0u) \
-    X(385, opgen_portable_index_put_out, 0x000008dfu) \
-    X(386, opgen_portable_masked_scatter_out, 0x000008dfu) \
-    X(387, opgen_portable__cdist_forward_out, 0x000000c0u) \
-    X(388, opgen_portable__pdist_forward_out, 0x000000c0u) \
-    X(389, opgen_portable__adaptive_avg_pool2d_backward_out, 0x000000c0u) \
-    X(390, opgen_portable_embedding_dense_backward_out, 0x000000c0u) \
-    X(391, opgen_portable_native_dropout_out, 0x000000c0u) \
-    X(392, opgen_portable_native_layer_norm_backward_out, 0x000000c0u) \
-    X(393, opgen_portable_native_group_norm_backward_out, 0x000000c0u) \
-    X(394, opgen_portable_grid_sampler_2d_out, 0x000000c0u)
+    X(312, opgen_portable_quantize_per_tensor_out, 0x0800000fu) \
+    X(314, opgen_portable_dequantize_per_tensor_out, 0x000000c0u) \
+    X(316, opgen_portable_dequantize_per_channel_out, 0x000000c0u) \
+    X(318, opgen_portable__to_dim_order_copy_out, 0x08008effu) \
+    X(320, opgen_portable__clone_dim_order_out, 0x08008effu) \
+    X(321, opgen_fallback_executorch_prims_add_int, 0xffffffffu) \
+    X(322, opgen_fallback_executorch_prims_mul_int, 0xffffffffu) \
+    X(323, opgen_fallback_executorch_prims_sub_int, 0xffffffffu) \
+    X(324, opgen_fallback_executorch_prims_floordiv_int, 0xffffffffu) \
+    X(325, opgen_fallback_executorch_prims_mod_int, 0xffffffffu) \
+    X(326, opgen_fallback_executorch_prims_truediv_int, 0xffffffffu) \
+    X(327, opgen_fallback_executorch_prims_neg_int, 0xffffffffu) \
+    X(328, opgen_fallback_executorch_prims_gt_int, 0xffffffffu) \
+    X(329, opgen_fallback_executorch_prims_lt_int, 0xffffffffu) \
+    X(330, opgen_fallback_executorch_prims_ge_int, 0xffffffffu) \
+    X(331, opgen_fallback_executorch_prims_le_int, 0xffffffffu) \
+    X(332, opgen_fallback_executorch_prims_eq_int, 0xffffffffu) \
+    X(334, opgen_fallback_quantized_decomposed_add_relu_out, 0x08008effu) \
+    X(336, opgen_native_quantized_add_out, 0x08008effu) \
+    X(338, opgen_fallback_quantized_decomposed_add_scalar_out, 0x08008effu) \
+    X(340, opgen_fallback_quantized_decomposed_embedding_byte_out, 0x08008effu) \
+    X(342, opgen_fallback_demo_linear_relu_out, 0x08008effu) \
+    X(343, opgen_portable_add_Scalar_out, 0x000000dfu) \
+    X(344, opgen_portable_mul_Scalar_out, 0x000000dfu) \
+    X(345, opgen_portable_relu_out, 0x000000dfu) \
+    X(346, opgen_portable_permute_copy_out, 0x080088ffu) \
+    X(347, opgen_portable_view_copy_out, 0x080088ffu) \
+    X(348, opgen_portable_expand_copy_out, 0x080088ffu) \
+    X(349, opgen_portable_clone_out, 0x080088ffu) \
+    X(350, opgen_portable_convolution_out, 0x000000c0u) \
+    X(351, opgen_portable__native_batch_norm_legit_no_training_out, 0x000000c0u) \
+    X(352, opgen_portable_embedding_out, 0x000000c0u) \
+    X(353, opgen_portable_isnan_out, 0x00000800u) \
+    X(354, opgen_portable_isinf_out, 0x00000800u) \
+    X(355, opgen_portable_div_Scalar_out, 0x000000c0u) \
+    X(356, opgen_portable_div_Scalar_mode_out, 0x000000dfu) \
+    X(357, opgen_portable_sub_Scalar_out, 0x000000dfu) \
+    X(358, opgen_portable_prod_out, 0x000000d0u) \
+    X(359, opgen_portable_squeeze_copy_dim_out, 0x080088ffu) \
+    X(360, opgen_portable_squeeze_copy_dims_out, 0x080088ffu) \
+    X(361, opgen_portable_unsqueeze_copy_out, 0x080088ffu) \
+    X(362, opgen_portable_select_copy_int_out, 0x080088ffu) \
+    X(363, opgen_portable_slice_copy_Tensor_out, 0x080088ffu) \
+    X(364, opgen_portable_diagonal_copy_out, 0x080088ffu) \
+    X(365, opgen_portable_alias_copy_out, 0x080088ffu) \
+    X(366, opgen_portable_as_strided_copy_out, 0x080088ffu) \
+    X(367, opgen_portable_flip_out, 0x080088ffu) \
+    X(368, opgen_portable_repeat_out, 0x080088ffu) \
+    X(369, opgen_portable_constant_pad_nd_out, 0x000008dfu) \
+    X(370, opgen_portable_slice_scatter_out, 0x080088ffu) \
+    X(371, opgen_portable_select_scatter_out, 0x080088ffu) \
+    X(372, opgen_portable_fill_Scalar_out, 0x000008dfu) \
+    X(373, opgen_portable_copy_out, 0x000008dfu) \
+    X(374, opgen_portable_native_layer_norm_out, 0x000000c0u) \
+    X(375, opgen_portable_native_group_norm_out, 0x000000c0u) \
+    X(376, opgen_portable_adaptive_avg_pool1d_out, 0x000000c0u) \
+    X(377, opgen_portable__adaptive_avg_pool2d_out, 0x000000c0u) \
+    X(378, opgen_portable__adaptive_avg_pool3d_out, 0x000000c0u) \
+    X(379, opgen_portable_full_like_out, 0x000008dfu) \
+    X(380, opgen_portable_scalar_tensor_out, 0x000008dfu) \
+    X(381, opgen_portable_empty_strided_out, 0x000008dfu) \
+    X(382, opgen_portable__to_copy_out, 0x000008dfu) \
+    X(383, opgen_portable_avg_pool1d_out, 0x000000c0u) \
+    X(384, opgen_portable_upsample_nearest2d_vec_out, 0x000000c1u) \
+    X(385, opgen_portable_upsample_bilinear2d_vec_out, 0x000000c0u) \
+    X(386, opgen_portable_index_put_out, 0x000008dfu) \
+    X(387, opgen_portable_masked_scatter_out, 0x000008dfu) \
+    X(388, opgen_portable__cdist_forward_out, 0x000000c0u) \
+    X(389, opgen_portable__pdist_forward_out, 0x000000c0u) \
+    X(390, opgen_portable__adaptive_avg_pool2d_backward_out, 0x000000c0u) \
+    X(391, opgen_portable_embedding_dense_backward_out, 0x000000c0u) \
+    X(392, opgen_portable_native_dropout_out, 0x000000c0u) \
+    X(393, opgen_portable_native_layer_norm_backward_out, 0x000000c0u) \
+    X(394, opgen_portable_native_group_norm_backward_out, 0x000000c0u) \
+    X(395, opgen_portable_grid_sampler_2d_out, 0x000000c0u) \
+    X(396, opgen_portable__embedding_bag_out, 0x000000c0u)
 
 typedef opgen_status (*opgen_boxed_call)(opgen_ctx *ctx, void (*fn)(void), const opgen_value *args);
 typedef struct opgen_kernel_entry {
@@ -223,7 +224,7 @@ typedef struct opgen_kernel_entry {
     const char *name;      /* the kernel's C name, for messages and traces */
 } opgen_kernel_entry;
 
-#define OPGEN_REGISTRY_SIZE 395
+#define OPGEN_REGISTRY_SIZE 397
 /* The selection this registry was trimmed to (opgen generate --select), or "":
  * errors about a missing kernel name it. */
 #define OPGEN_SELECTION ""
@@ -464,6 +465,7 @@ static inline const opgen_kernel_entry *opgen_registry_find_fallback(int op, opg
 #define OPGEN_KERNEL_DTYPES_opgen_portable_native_layer_norm_backward_out 0x000000c0u
 #define OPGEN_KERNEL_DTYPES_opgen_portable_native_group_norm_backward_out 0x000000c0u
 #define OPGEN_KERNEL_DTYPES_opgen_portable_grid_sampler_2d_out 0x000000c0u
+#define OPGEN_KERNEL_DTYPES_opgen_portable__embedding_bag_out 0x000000c0u
 #define OPGEN_KERNEL_DTYPES_opgen_fallback_quantized_decomposed_add_out 0x08008effu
 
 /* The kernels, under the names the kernel yaml gives them. */
@@ -669,6 +671,7 @@ opgen_status opgen_portable_native_dropout_out(opgen_ctx *ctx, const opgen_tenso
 opgen_status opgen_portable_native_layer_norm_backward_out(opgen_ctx *ctx, const opgen_tensor *grad_out, const opgen_tensor *input, opgen_int_list normalized_shape, const opgen_tensor *mean, const opgen_tensor *rstd, const opgen_tensor *weight, const opgen_tensor *bias, opgen_bool_list output_mask, opgen_tensor *out0, opgen_tensor *out1, opgen_tensor *out2);
 opgen_status opgen_portable_native_group_norm_backward_out(opgen_ctx *ctx, const opgen_tensor *grad_out, const opgen_tensor *input, const opgen_tensor *mean, const opgen_tensor *rstd, const opgen_tensor *weight, int64_t N, int64_t C, int64_t HxW, int64_t group, opgen_bool_list output_mask, opgen_tensor *out0, opgen_tensor *out1, opgen_tensor *out2);
 opgen_status opgen_portable_grid_sampler_2d_out(opgen_ctx *ctx, const opgen_tensor *input, const opgen_tensor *grid, int64_t interpolation_mode, int64_t padding_mode, bool align_corners, opgen_tensor *out);
+opgen_status opgen_portable__embedding_bag_out(opgen_ctx *ctx, const opgen_tensor *weight, const opgen_tensor *indices, const opgen_tensor *offsets, bool scale_grad_by_freq, int64_t mode, bool sparse, const opgen_tensor *per_sample_weights, bool include_last_offset, int64_t padding_idx, opgen_tensor *out0, opgen_tensor *out1, opgen_tensor *out2, opgen_tensor *out3);
 opgen_status opgen_fallback_quantized_decomposed_add_out(opgen_ctx *ctx, const opgen_tensor *a, double a_scale, int64_t a_zero_point, int64_t a_quant_min, int64_t a_quant_max, const opgen_tensor *b, double b_scale, int64_t b_zero_point, int64_t b_quant_min, int64_t b_quant_max, double out_scale, int64_t out_zero_point, int64_t out_quant_min, int64_t out_quant_max, opgen_tensor *out);
 
 #ifdef __cplusplus
@@ -934,6 +937,9 @@ static opgen_status opgen_call_84(opgen_ctx *ctx, void (*fn)(void), const opgen_
 }
 static opgen_status opgen_call_85(opgen_ctx *ctx, void (*fn)(void), const opgen_value *a) {
     return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, const opgen_tensor *, const opgen_tensor *, const opgen_tensor *, const opgen_tensor *, int64_t, int64_t, int64_t, int64_t, opgen_bool_list, opgen_tensor *, opgen_tensor *, opgen_tensor *))fn)(ctx, a[0].v.t, a[1].v.t, a[2].v.t, a[3].v.t, a[4].v.t, a[5].v.i, a[6].v.i, a[7].v.i, a[8].v.i, a[9].v.bl, a[10].v.t, a[11].v.t, a[12].v.t);
+}
+static opgen_status opgen_call_86(opgen_ctx *ctx, void (*fn)(void), const opgen_value *a) {
+    return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, const opgen_tensor *, const opgen_tensor *, bool, int64_t, bool, const opgen_tensor *, bool, int64_t, opgen_tensor *, opgen_tensor *, opgen_tensor *, opgen_tensor *))fn)(ctx, a[0].v.t, a[1].v.t, a[2].v.t, a[3].v.b, a[4].v.i, a[5].v.b, a[6].v.t, a[7].v.b, a[8].v.i, a[9].v.t, a[10].v.t, a[11].v.t, a[12].v.t);
 }
 
 const opgen_kernel_entry opgen_registry[] = {
@@ -1247,110 +1253,112 @@ const opgen_kernel_entry opgen_registry[] = {
     {(void (*)(void))opgen_portable_nonzero_out, opgen_call_5, 0x00000010u, "opgen_portable_nonzero_out"}, /* 307 aten::nonzero.out */
     {NULL, NULL, 0u, NULL}, /* 308 aten::nonzero */
     {NULL, NULL, 0u, NULL}, /* 309 aten::grid_sampler_2d */
-    {NULL, NULL, 0u, NULL}, /* 310 quantized_decomposed::quantize_per_tensor */
-    {(void (*)(void))opgen_portable_quantize_per_tensor_out, opgen_call_45, 0x0800000fu, "opgen_portable_quantize_per_tensor_out"}, /* 311 quantized_decomposed::quantize_per_tensor.out */
-    {NULL, NULL, 0u, NULL}, /* 312 quantized_decomposed::dequantize_per_tensor */
-    {(void (*)(void))opgen_portable_dequantize_per_tensor_out, opgen_call_46, 0x000000c0u, "opgen_portable_dequantize_per_tensor_out"}, /* 313 quantized_decomposed::dequantize_per_tensor.out */
-    {NULL, NULL, 0u, NULL}, /* 314 quantized_decomposed::dequantize_per_channel */
-    {(void (*)(void))opgen_portable_dequantize_per_channel_out, opgen_call_47, 0x000000c0u, "opgen_portable_dequantize_per_channel_out"}, /* 315 quantized_decomposed::dequantize_per_channel.out */
-    {NULL, NULL, 0u, NULL}, /* 316 dim_order_ops::_to_dim_order_copy */
-    {(void (*)(void))opgen_portable__to_dim_order_copy_out, opgen_call_48, 0x08008effu, "opgen_portable__to_dim_order_copy_out"}, /* 317 dim_order_ops::_to_dim_order_copy.out */
-    {NULL, NULL, 0u, NULL}, /* 318 dim_order_ops::_clone_dim_order */
-    {(void (*)(void))opgen_portable__clone_dim_order_out, opgen_call_48, 0x08008effu, "opgen_portable__clone_dim_order_out"}, /* 319 dim_order_ops::_clone_dim_order.out */
-    {(void (*)(void))opgen_fallback_executorch_prims_add_int, opgen_call_49, 0xffffffffu, "opgen_fallback_executorch_prims_add_int"}, /* 320 executorch_prims::add.int */
-    {(void (*)(void))opgen_fallback_executorch_prims_mul_int, opgen_call_49, 0xffffffffu, "opgen_fallback_executorch_prims_mul_int"}, /* 321 executorch_prims::mul.int */
-    {(void (*)(void))opgen_fallback_executorch_prims_sub_int, opgen_call_49, 0xffffffffu, "opgen_fallback_executorch_prims_sub_int"}, /* 322 executorch_prims::sub.int */
-    {(void (*)(void))opgen_fallback_executorch_prims_floordiv_int, opgen_call_49, 0xffffffffu, "opgen_fallback_executorch_prims_floordiv_int"}, /* 323 executorch_prims::floordiv.int */
-    {(void (*)(void))opgen_fallback_executorch_prims_mod_int, opgen_call_49, 0xffffffffu, "opgen_fallback_executorch_prims_mod_int"}, /* 324 executorch_prims::mod.int */
-    {(void (*)(void))opgen_fallback_executorch_prims_truediv_int, opgen_call_50, 0xffffffffu, "opgen_fallback_executorch_prims_truediv_int"}, /* 325 executorch_prims::truediv.int */
-    {(void (*)(void))opgen_fallback_executorch_prims_neg_int, opgen_call_51, 0xffffffffu, "opgen_fallback_executorch_prims_neg_int"}, /* 326 executorch_prims::neg.int */
-    {(void (*)(void))opgen_fallback_executorch_prims_gt_int, opgen_call_52, 0xffffffffu, "opgen_fallback_executorch_prims_gt_int"}, /* 327 executorch_prims::gt.int */
-    {(void (*)(void))opgen_fallback_executorch_prims_lt_int, opgen_call_52, 0xffffffffu, "opgen_fallback_executorch_prims_lt_int"}, /* 328 executorch_prims::lt.int */
-    {(void (*)(void))opgen_fallback_executorch_prims_ge_int, opgen_call_52, 0xffffffffu, "opgen_fallback_executorch_prims_ge_int"}, /* 329 executorch_prims::ge.int */
-    {(void (*)(void))opgen_fallback_executorch_prims_le_int, opgen_call_52, 0xffffffffu, "opgen_fallback_executorch_prims_le_int"}, /* 330 executorch_prims::le.int */
-    {(void (*)(void))opgen_fallback_executorch_prims_eq_int, opgen_call_52, 0xffffffffu, "opgen_fallback_executorch_prims_eq_int"}, /* 331 executorch_prims::eq.int */
-    {NULL, NULL, 0u, NULL}, /* 332 quantized_decomposed::add_relu */
-    {(void (*)(void))opgen_fallback_quantized_decomposed_add_relu_out, opgen_call_53, 0x08008effu, "opgen_fallback_quantized_decomposed_add_relu_out"}, /* 333 quantized_decomposed::add_relu.out */
-    {NULL, NULL, 0u, NULL}, /* 334 quantized_decomposed::add */
-    {(void (*)(void))opgen_native_quantized_add_out, opgen_call_53, 0x08008effu, "opgen_native_quantized_add_out"}, /* 335 quantized_decomposed::add.out */
-    {NULL, NULL, 0u, NULL}, /* 336 quantized_decomposed::add.scalar */
-    {(void (*)(void))opgen_fallback_quantized_decomposed_add_scalar_out, opgen_call_54, 0x08008effu, "opgen_fallback_quantized_decomposed_add_scalar_out"}, /* 337 quantized_decomposed::add.scalar_out */
-    {NULL, NULL, 0u, NULL}, /* 338 quantized_decomposed::embedding_byte */
-    {(void (*)(void))opgen_fallback_quantized_decomposed_embedding_byte_out, opgen_call_55, 0x08008effu, "opgen_fallback_quantized_decomposed_embedding_byte_out"}, /* 339 quantized_decomposed::embedding_byte.out */
-    {NULL, NULL, 0u, NULL}, /* 340 demo::linear_relu */
-    {(void (*)(void))opgen_fallback_demo_linear_relu_out, opgen_call_3, 0x08008effu, "opgen_fallback_demo_linear_relu_out"}, /* 341 demo::linear_relu.out */
-    {(void (*)(void))opgen_portable_add_Scalar_out, opgen_call_7, 0x000000dfu, "opgen_portable_add_Scalar_out"}, /* 342 aten::add.Scalar_out */
-    {(void (*)(void))opgen_portable_mul_Scalar_out, opgen_call_4, 0x000000dfu, "opgen_portable_mul_Scalar_out"}, /* 343 aten::mul.Scalar_out */
-    {(void (*)(void))opgen_portable_relu_out, opgen_call_5, 0x000000dfu, "opgen_portable_relu_out"}, /* 344 aten::relu.out */
-    {(void (*)(void))opgen_portable_permute_copy_out, opgen_call_31, 0x080088ffu, "opgen_portable_permute_copy_out"}, /* 345 aten::permute_copy.out */
-    {(void (*)(void))opgen_portable_view_copy_out, opgen_call_31, 0x080088ffu, "opgen_portable_view_copy_out"}, /* 346 aten::view_copy.out */
-    {(void (*)(void))opgen_portable_expand_copy_out, opgen_call_18, 0x080088ffu, "opgen_portable_expand_copy_out"}, /* 347 aten::expand_copy.out */
-    {(void (*)(void))opgen_portable_clone_out, opgen_call_56, 0x080088ffu, "opgen_portable_clone_out"}, /* 348 aten::clone.out */
-    {(void (*)(void))opgen_portable_convolution_out, opgen_call_57, 0x000000c0u, "opgen_portable_convolution_out"}, /* 349 aten::convolution.out */
-    {(void (*)(void))opgen_portable__native_batch_norm_legit_no_training_out, opgen_call_58, 0x000000c0u, "opgen_portable__native_batch_norm_legit_no_training_out"}, /* 350 aten::_native_batch_norm_legit_no_training.out */
-    {(void (*)(void))opgen_portable_embedding_out, opgen_call_59, 0x000000c0u, "opgen_portable_embedding_out"}, /* 351 aten::embedding.out */
-    {(void (*)(void))opgen_portable_isnan_out, opgen_call_5, 0x00000800u, "opgen_portable_isnan_out"}, /* 352 aten::isnan.out */
-    {(void (*)(void))opgen_portable_isinf_out, opgen_call_5, 0x00000800u, "opgen_portable_isinf_out"}, /* 353 aten::isinf.out */
-    {(void (*)(void))opgen_portable_div_Scalar_out, opgen_call_4, 0x000000c0u, "opgen_portable_div_Scalar_out"}, /* 354 aten::div.Scalar_out */
-    {(void (*)(void))opgen_portable_div_Scalar_mode_out, opgen_call_60, 0x000000dfu, "opgen_portable_div_Scalar_mode_out"}, /* 355 aten::div.Scalar_mode_out */
-    {(void (*)(void))opgen_portable_sub_Scalar_out, opgen_call_7, 0x000000dfu, "opgen_portable_sub_Scalar_out"}, /* 356 aten::sub.Scalar_out */
-    {(void (*)(void))opgen_portable_prod_out, opgen_call_25, 0x000000d0u, "opgen_portable_prod_out"}, /* 357 aten::prod.out */
-    {(void (*)(void))opgen_portable_squeeze_copy_dim_out, opgen_call_61, 0x080088ffu, "opgen_portable_squeeze_copy_dim_out"}, /* 358 aten::squeeze_copy.dim_out */
-    {(void (*)(void))opgen_portable_squeeze_copy_dims_out, opgen_call_31, 0x080088ffu, "opgen_portable_squeeze_copy_dims_out"}, /* 359 aten::squeeze_copy.dims_out */
-    {(void (*)(void))opgen_portable_unsqueeze_copy_out, opgen_call_61, 0x080088ffu, "opgen_portable_unsqueeze_copy_out"}, /* 360 aten::unsqueeze_copy.out */
-    {(void (*)(void))opgen_portable_select_copy_int_out, opgen_call_62, 0x080088ffu, "opgen_portable_select_copy_int_out"}, /* 361 aten::select_copy.int_out */
-    {(void (*)(void))opgen_portable_slice_copy_Tensor_out, opgen_call_63, 0x080088ffu, "opgen_portable_slice_copy_Tensor_out"}, /* 362 aten::slice_copy.Tensor_out */
-    {(void (*)(void))opgen_portable_diagonal_copy_out, opgen_call_64, 0x080088ffu, "opgen_portable_diagonal_copy_out"}, /* 363 aten::diagonal_copy.out */
-    {(void (*)(void))opgen_portable_alias_copy_out, opgen_call_5, 0x080088ffu, "opgen_portable_alias_copy_out"}, /* 364 aten::alias_copy.out */
-    {(void (*)(void))opgen_portable_as_strided_copy_out, opgen_call_65, 0x080088ffu, "opgen_portable_as_strided_copy_out"}, /* 365 aten::as_strided_copy.out */
-    {(void (*)(void))opgen_portable_flip_out, opgen_call_31, 0x080088ffu, "opgen_portable_flip_out"}, /* 366 aten::flip.out */
-    {(void (*)(void))opgen_portable_repeat_out, opgen_call_31, 0x080088ffu, "opgen_portable_repeat_out"}, /* 367 aten::repeat.out */
-    {(void (*)(void))opgen_portable_constant_pad_nd_out, opgen_call_66, 0x000008dfu, "opgen_portable_constant_pad_nd_out"}, /* 368 aten::constant_pad_nd.out */
-    {(void (*)(void))opgen_portable_slice_scatter_out, opgen_call_67, 0x080088ffu, "opgen_portable_slice_scatter_out"}, /* 369 aten::slice_scatter.out */
-    {(void (*)(void))opgen_portable_select_scatter_out, opgen_call_68, 0x080088ffu, "opgen_portable_select_scatter_out"}, /* 370 aten::select_scatter.out */
-    {(void (*)(void))opgen_portable_fill_Scalar_out, opgen_call_4, 0x000008dfu, "opgen_portable_fill_Scalar_out"}, /* 371 aten::fill.Scalar_out */
-    {(void (*)(void))opgen_portable_copy_out, opgen_call_69, 0x000008dfu, "opgen_portable_copy_out"}, /* 372 aten::copy.out */
-    {(void (*)(void))opgen_portable_native_layer_norm_out, opgen_call_70, 0x000000c0u, "opgen_portable_native_layer_norm_out"}, /* 373 aten::native_layer_norm.out */
-    {(void (*)(void))opgen_portable_native_group_norm_out, opgen_call_71, 0x000000c0u, "opgen_portable_native_group_norm_out"}, /* 374 aten::native_group_norm.out */
-    {(void (*)(void))opgen_portable_adaptive_avg_pool1d_out, opgen_call_31, 0x000000c0u, "opgen_portable_adaptive_avg_pool1d_out"}, /* 375 aten::adaptive_avg_pool1d.out */
-    {(void (*)(void))opgen_portable__adaptive_avg_pool2d_out, opgen_call_31, 0x000000c0u, "opgen_portable__adaptive_avg_pool2d_out"}, /* 376 aten::_adaptive_avg_pool2d.out */
-    {(void (*)(void))opgen_portable__adaptive_avg_pool3d_out, opgen_call_31, 0x000000c0u, "opgen_portable__adaptive_avg_pool3d_out"}, /* 377 aten::_adaptive_avg_pool3d.out */
-    {(void (*)(void))opgen_portable_full_like_out, opgen_call_72, 0x000008dfu, "opgen_portable_full_like_out"}, /* 378 aten::full_like.out */
-    {(void (*)(void))opgen_portable_scalar_tensor_out, opgen_call_73, 0x000008dfu, "opgen_portable_scalar_tensor_out"}, /* 379 aten::scalar_tensor.out */
-    {(void (*)(void))opgen_portable_empty_strided_out, opgen_call_74, 0x000008dfu, "opgen_portable_empty_strided_out"}, /* 380 aten::empty_strided.out */
-    {(void (*)(void))opgen_portable__to_copy_out, opgen_call_75, 0x000008dfu, "opgen_portable__to_copy_out"}, /* 381 aten::_to_copy.out */
-    {(void (*)(void))opgen_portable_avg_pool1d_out, opgen_call_76, 0x000000c0u, "opgen_portable_avg_pool1d_out"}, /* 382 aten::avg_pool1d.out */
-    {(void (*)(void))opgen_portable_upsample_nearest2d_vec_out, opgen_call_77, 0x000000c1u, "opgen_portable_upsample_nearest2d_vec_out"}, /* 383 aten::upsample_nearest2d.vec_out */
-    {(void (*)(void))opgen_portable_upsample_bilinear2d_vec_out, opgen_call_78, 0x000000c0u, "opgen_portable_upsample_bilinear2d_vec_out"}, /* 384 aten::upsample_bilinear2d.vec_out */
-    {(void (*)(void))opgen_portable_index_put_out, opgen_call_79, 0x000008dfu, "opgen_portable_index_put_out"}, /* 385 aten::index_put.out */
-    {(void (*)(void))opgen_portable_masked_scatter_out, opgen_call_3, 0x000008dfu, "opgen_portable_masked_scatter_out"}, /* 386 aten::masked_scatter.out */
-    {(void (*)(void))opgen_portable__cdist_forward_out, opgen_call_80, 0x000000c0u, "opgen_portable__cdist_forward_out"}, /* 387 aten::_cdist_forward.out */
-    {(void (*)(void))opgen_portable__pdist_forward_out, opgen_call_81, 0x000000c0u, "opgen_portable__pdist_forward_out"}, /* 388 aten::_pdist_forward.out */
-    {(void (*)(void))opgen_portable__adaptive_avg_pool2d_backward_out, opgen_call_2, 0x000000c0u, "opgen_portable__adaptive_avg_pool2d_backward_out"}, /* 389 aten::_adaptive_avg_pool2d_backward.out */
-    {(void (*)(void))opgen_portable_embedding_dense_backward_out, opgen_call_82, 0x000000c0u, "opgen_portable_embedding_dense_backward_out"}, /* 390 aten::embedding_dense_backward.out */
-    {(void (*)(void))opgen_portable_native_dropout_out, opgen_call_83, 0x000000c0u, "opgen_portable_native_dropout_out"}, /* 391 aten::native_dropout.out */
-    {(void (*)(void))opgen_portable_native_layer_norm_backward_out, opgen_call_84, 0x000000c0u, "opgen_portable_native_layer_norm_backward_out"}, /* 392 aten::native_layer_norm_backward.out */
-    {(void (*)(void))opgen_portable_native_group_norm_backward_out, opgen_call_85, 0x000000c0u, "opgen_portable_native_group_norm_backward_out"}, /* 393 aten::native_group_norm_backward.out */
-    {(void (*)(void))opgen_portable_grid_sampler_2d_out, opgen_call_82, 0x000000c0u, "opgen_portable_grid_sampler_2d_out"}, /* 394 aten::grid_sampler_2d.out */
+    {NULL, NULL, 0u, NULL}, /* 310 aten::_embedding_bag */
+    {NULL, NULL, 0u, NULL}, /* 311 quantized_decomposed::quantize_per_tensor */
+    {(void (*)(void))opgen_portable_quantize_per_tensor_out, opgen_call_45, 0x0800000fu, "opgen_portable_quantize_per_tensor_out"}, /* 312 quantized_decomposed::quantize_per_tensor.out */
+    {NULL, NULL, 0u, NULL}, /* 313 quantized_decomposed::dequantize_per_tensor */
+    {(void (*)(void))opgen_portable_dequantize_per_tensor_out, opgen_call_46, 0x000000c0u, "opgen_portable_dequantize_per_tensor_out"}, /* 314 quantized_decomposed::dequantize_per_tensor.out */
+    {NULL, NULL, 0u, NULL}, /* 315 quantized_decomposed::dequantize_per_channel */
+    {(void (*)(void))opgen_portable_dequantize_per_channel_out, opgen_call_47, 0x000000c0u, "opgen_portable_dequantize_per_channel_out"}, /* 316 quantized_decomposed::dequantize_per_channel.out */
+    {NULL, NULL, 0u, NULL}, /* 317 dim_order_ops::_to_dim_order_copy */
+    {(void (*)(void))opgen_portable__to_dim_order_copy_out, opgen_call_48, 0x08008effu, "opgen_portable__to_dim_order_copy_out"}, /* 318 dim_order_ops::_to_dim_order_copy.out */
+    {NULL, NULL, 0u, NULL}, /* 319 dim_order_ops::_clone_dim_order */
+    {(void (*)(void))opgen_portable__clone_dim_order_out, opgen_call_48, 0x08008effu, "opgen_portable__clone_dim_order_out"}, /* 320 dim_order_ops::_clone_dim_order.out */
+    {(void (*)(void))opgen_fallback_executorch_prims_add_int, opgen_call_49, 0xffffffffu, "opgen_fallback_executorch_prims_add_int"}, /* 321 executorch_prims::add.int */
+    {(void (*)(void))opgen_fallback_executorch_prims_mul_int, opgen_call_49, 0xffffffffu, "opgen_fallback_executorch_prims_mul_int"}, /* 322 executorch_prims::mul.int */
+    {(void (*)(void))opgen_fallback_executorch_prims_sub_int, opgen_call_49, 0xffffffffu, "opgen_fallback_executorch_prims_sub_int"}, /* 323 executorch_prims::sub.int */
+    {(void (*)(void))opgen_fallback_executorch_prims_floordiv_int, opgen_call_49, 0xffffffffu, "opgen_fallback_executorch_prims_floordiv_int"}, /* 324 executorch_prims::floordiv.int */
+    {(void (*)(void))opgen_fallback_executorch_prims_mod_int, opgen_call_49, 0xffffffffu, "opgen_fallback_executorch_prims_mod_int"}, /* 325 executorch_prims::mod.int */
+    {(void (*)(void))opgen_fallback_executorch_prims_truediv_int, opgen_call_50, 0xffffffffu, "opgen_fallback_executorch_prims_truediv_int"}, /* 326 executorch_prims::truediv.int */
+    {(void (*)(void))opgen_fallback_executorch_prims_neg_int, opgen_call_51, 0xffffffffu, "opgen_fallback_executorch_prims_neg_int"}, /* 327 executorch_prims::neg.int */
+    {(void (*)(void))opgen_fallback_executorch_prims_gt_int, opgen_call_52, 0xffffffffu, "opgen_fallback_executorch_prims_gt_int"}, /* 328 executorch_prims::gt.int */
+    {(void (*)(void))opgen_fallback_executorch_prims_lt_int, opgen_call_52, 0xffffffffu, "opgen_fallback_executorch_prims_lt_int"}, /* 329 executorch_prims::lt.int */
+    {(void (*)(void))opgen_fallback_executorch_prims_ge_int, opgen_call_52, 0xffffffffu, "opgen_fallback_executorch_prims_ge_int"}, /* 330 executorch_prims::ge.int */
+    {(void (*)(void))opgen_fallback_executorch_prims_le_int, opgen_call_52, 0xffffffffu, "opgen_fallback_executorch_prims_le_int"}, /* 331 executorch_prims::le.int */
+    {(void (*)(void))opgen_fallback_executorch_prims_eq_int, opgen_call_52, 0xffffffffu, "opgen_fallback_executorch_prims_eq_int"}, /* 332 executorch_prims::eq.int */
+    {NULL, NULL, 0u, NULL}, /* 333 quantized_decomposed::add_relu */
+    {(void (*)(void))opgen_fallback_quantized_decomposed_add_relu_out, opgen_call_53, 0x08008effu, "opgen_fallback_quantized_decomposed_add_relu_out"}, /* 334 quantized_decomposed::add_relu.out */
+    {NULL, NULL, 0u, NULL}, /* 335 quantized_decomposed::add */
+    {(void (*)(void))opgen_native_quantized_add_out, opgen_call_53, 0x08008effu, "opgen_native_quantized_add_out"}, /* 336 quantized_decomposed::add.out */
+    {NULL, NULL, 0u, NULL}, /* 337 quantized_decomposed::add.scalar */
+    {(void (*)(void))opgen_fallback_quantized_decomposed_add_scalar_out, opgen_call_54, 0x08008effu, "opgen_fallback_quantized_decomposed_add_scalar_out"}, /* 338 quantized_decomposed::add.scalar_out */
+    {NULL, NULL, 0u, NULL}, /* 339 quantized_decomposed::embedding_byte */
+    {(void (*)(void))opgen_fallback_quantized_decomposed_embedding_byte_out, opgen_call_55, 0x08008effu, "opgen_fallback_quantized_decomposed_embedding_byte_out"}, /* 340 quantized_decomposed::embedding_byte.out */
+    {NULL, NULL, 0u, NULL}, /* 341 demo::linear_relu */
+    {(void (*)(void))opgen_fallback_demo_linear_relu_out, opgen_call_3, 0x08008effu, "opgen_fallback_demo_linear_relu_out"}, /* 342 demo::linear_relu.out */
+    {(void (*)(void))opgen_portable_add_Scalar_out, opgen_call_7, 0x000000dfu, "opgen_portable_add_Scalar_out"}, /* 343 aten::add.Scalar_out */
+    {(void (*)(void))opgen_portable_mul_Scalar_out, opgen_call_4, 0x000000dfu, "opgen_portable_mul_Scalar_out"}, /* 344 aten::mul.Scalar_out */
+    {(void (*)(void))opgen_portable_relu_out, opgen_call_5, 0x000000dfu, "opgen_portable_relu_out"}, /* 345 aten::relu.out */
+    {(void (*)(void))opgen_portable_permute_copy_out, opgen_call_31, 0x080088ffu, "opgen_portable_permute_copy_out"}, /* 346 aten::permute_copy.out */
+    {(void (*)(void))opgen_portable_view_copy_out, opgen_call_31, 0x080088ffu, "opgen_portable_view_copy_out"}, /* 347 aten::view_copy.out */
+    {(void (*)(void))opgen_portable_expand_copy_out, opgen_call_18, 0x080088ffu, "opgen_portable_expand_copy_out"}, /* 348 aten::expand_copy.out */
+    {(void (*)(void))opgen_portable_clone_out, opgen_call_56, 0x080088ffu, "opgen_portable_clone_out"}, /* 349 aten::clone.out */
+    {(void (*)(void))opgen_portable_convolution_out, opgen_call_57, 0x000000c0u, "opgen_portable_convolution_out"}, /* 350 aten::convolution.out */
+    {(void (*)(void))opgen_portable__native_batch_norm_legit_no_training_out, opgen_call_58, 0x000000c0u, "opgen_portable__native_batch_norm_legit_no_training_out"}, /* 351 aten::_native_batch_norm_legit_no_training.out */
+    {(void (*)(void))opgen_portable_embedding_out, opgen_call_59, 0x000000c0u, "opgen_portable_embedding_out"}, /* 352 aten::embedding.out */
+    {(void (*)(void))opgen_portable_isnan_out, opgen_call_5, 0x00000800u, "opgen_portable_isnan_out"}, /* 353 aten::isnan.out */
+    {(void (*)(void))opgen_portable_isinf_out, opgen_call_5, 0x00000800u, "opgen_portable_isinf_out"}, /* 354 aten::isinf.out */
+    {(void (*)(void))opgen_portable_div_Scalar_out, opgen_call_4, 0x000000c0u, "opgen_portable_div_Scalar_out"}, /* 355 aten::div.Scalar_out */
+    {(void (*)(void))opgen_portable_div_Scalar_mode_out, opgen_call_60, 0x000000dfu, "opgen_portable_div_Scalar_mode_out"}, /* 356 aten::div.Scalar_mode_out */
+    {(void (*)(void))opgen_portable_sub_Scalar_out, opgen_call_7, 0x000000dfu, "opgen_portable_sub_Scalar_out"}, /* 357 aten::sub.Scalar_out */
+    {(void (*)(void))opgen_portable_prod_out, opgen_call_25, 0x000000d0u, "opgen_portable_prod_out"}, /* 358 aten::prod.out */
+    {(void (*)(void))opgen_portable_squeeze_copy_dim_out, opgen_call_61, 0x080088ffu, "opgen_portable_squeeze_copy_dim_out"}, /* 359 aten::squeeze_copy.dim_out */
+    {(void (*)(void))opgen_portable_squeeze_copy_dims_out, opgen_call_31, 0x080088ffu, "opgen_portable_squeeze_copy_dims_out"}, /* 360 aten::squeeze_copy.dims_out */
+    {(void (*)(void))opgen_portable_unsqueeze_copy_out, opgen_call_61, 0x080088ffu, "opgen_portable_unsqueeze_copy_out"}, /* 361 aten::unsqueeze_copy.out */
+    {(void (*)(void))opgen_portable_select_copy_int_out, opgen_call_62, 0x080088ffu, "opgen_portable_select_copy_int_out"}, /* 362 aten::select_copy.int_out */
+    {(void (*)(void))opgen_portable_slice_copy_Tensor_out, opgen_call_63, 0x080088ffu, "opgen_portable_slice_copy_Tensor_out"}, /* 363 aten::slice_copy.Tensor_out */
+    {(void (*)(void))opgen_portable_diagonal_copy_out, opgen_call_64, 0x080088ffu, "opgen_portable_diagonal_copy_out"}, /* 364 aten::diagonal_copy.out */
+    {(void (*)(void))opgen_portable_alias_copy_out, opgen_call_5, 0x080088ffu, "opgen_portable_alias_copy_out"}, /* 365 aten::alias_copy.out */
+    {(void (*)(void))opgen_portable_as_strided_copy_out, opgen_call_65, 0x080088ffu, "opgen_portable_as_strided_copy_out"}, /* 366 aten::as_strided_copy.out */
+    {(void (*)(void))opgen_portable_flip_out, opgen_call_31, 0x080088ffu, "opgen_portable_flip_out"}, /* 367 aten::flip.out */
+    {(void (*)(void))opgen_portable_repeat_out, opgen_call_31, 0x080088ffu, "opgen_portable_repeat_out"}, /* 368 aten::repeat.out */
+    {(void (*)(void))opgen_portable_constant_pad_nd_out, opgen_call_66, 0x000008dfu, "opgen_portable_constant_pad_nd_out"}, /* 369 aten::constant_pad_nd.out */
+    {(void (*)(void))opgen_portable_slice_scatter_out, opgen_call_67, 0x080088ffu, "opgen_portable_slice_scatter_out"}, /* 370 aten::slice_scatter.out */
+    {(void (*)(void))opgen_portable_select_scatter_out, opgen_call_68, 0x080088ffu, "opgen_portable_select_scatter_out"}, /* 371 aten::select_scatter.out */
+    {(void (*)(void))opgen_portable_fill_Scalar_out, opgen_call_4, 0x000008dfu, "opgen_portable_fill_Scalar_out"}, /* 372 aten::fill.Scalar_out */
+    {(void (*)(void))opgen_portable_copy_out, opgen_call_69, 0x000008dfu, "opgen_portable_copy_out"}, /* 373 aten::copy.out */
+    {(void (*)(void))opgen_portable_native_layer_norm_out, opgen_call_70, 0x000000c0u, "opgen_portable_native_layer_norm_out"}, /* 374 aten::native_layer_norm.out */
+    {(void (*)(void))opgen_portable_native_group_norm_out, opgen_call_71, 0x000000c0u, "opgen_portable_native_group_norm_out"}, /* 375 aten::native_group_norm.out */
+    {(void (*)(void))opgen_portable_adaptive_avg_pool1d_out, opgen_call_31, 0x000000c0u, "opgen_portable_adaptive_avg_pool1d_out"}, /* 376 aten::adaptive_avg_pool1d.out */
+    {(void (*)(void))opgen_portable__adaptive_avg_pool2d_out, opgen_call_31, 0x000000c0u, "opgen_portable__adaptive_avg_pool2d_out"}, /* 377 aten::_adaptive_avg_pool2d.out */
+    {(void (*)(void))opgen_portable__adaptive_avg_pool3d_out, opgen_call_31, 0x000000c0u, "opgen_portable__adaptive_avg_pool3d_out"}, /* 378 aten::_adaptive_avg_pool3d.out */
+    {(void (*)(void))opgen_portable_full_like_out, opgen_call_72, 0x000008dfu, "opgen_portable_full_like_out"}, /* 379 aten::full_like.out */
+    {(void (*)(void))opgen_portable_scalar_tensor_out, opgen_call_73, 0x000008dfu, "opgen_portable_scalar_tensor_out"}, /* 380 aten::scalar_tensor.out */
+    {(void (*)(void))opgen_portable_empty_strided_out, opgen_call_74, 0x000008dfu, "opgen_portable_empty_strided_out"}, /* 381 aten::empty_strided.out */
+    {(void (*)(void))opgen_portable__to_copy_out, opgen_call_75, 0x000008dfu, "opgen_portable__to_copy_out"}, /* 382 aten::_to_copy.out */
+    {(void (*)(void))opgen_portable_avg_pool1d_out, opgen_call_76, 0x000000c0u, "opgen_portable_avg_pool1d_out"}, /* 383 aten::avg_pool1d.out */
+    {(void (*)(void))opgen_portable_upsample_nearest2d_vec_out, opgen_call_77, 0x000000c1u, "opgen_portable_upsample_nearest2d_vec_out"}, /* 384 aten::upsample_nearest2d.vec_out */
+    {(void (*)(void))opgen_portable_upsample_bilinear2d_vec_out, opgen_call_78, 0x000000c0u, "opgen_portable_upsample_bilinear2d_vec_out"}, /* 385 aten::upsample_bilinear2d.vec_out */
+    {(void (*)(void))opgen_portable_index_put_out, opgen_call_79, 0x000008dfu, "opgen_portable_index_put_out"}, /* 386 aten::index_put.out */
+    {(void (*)(void))opgen_portable_masked_scatter_out, opgen_call_3, 0x000008dfu, "opgen_portable_masked_scatter_out"}, /* 387 aten::masked_scatter.out */
+    {(void (*)(void))opgen_portable__cdist_forward_out, opgen_call_80, 0x000000c0u, "opgen_portable__cdist_forward_out"}, /* 388 aten::_cdist_forward.out */
+    {(void (*)(void))opgen_portable__pdist_forward_out, opgen_call_81, 0x000000c0u, "opgen_portable__pdist_forward_out"}, /* 389 aten::_pdist_forward.out */
+    {(void (*)(void))opgen_portable__adaptive_avg_pool2d_backward_out, opgen_call_2, 0x000000c0u, "opgen_portable__adaptive_avg_pool2d_backward_out"}, /* 390 aten::_adaptive_avg_pool2d_backward.out */
+    {(void (*)(void))opgen_portable_embedding_dense_backward_out, opgen_call_82, 0x000000c0u, "opgen_portable_embedding_dense_backward_out"}, /* 391 aten::embedding_dense_backward.out */
+    {(void (*)(void))opgen_portable_native_dropout_out, opgen_call_83, 0x000000c0u, "opgen_portable_native_dropout_out"}, /* 392 aten::native_dropout.out */
+    {(void (*)(void))opgen_portable_native_layer_norm_backward_out, opgen_call_84, 0x000000c0u, "opgen_portable_native_layer_norm_backward_out"}, /* 393 aten::native_layer_norm_backward.out */
+    {(void (*)(void))opgen_portable_native_group_norm_backward_out, opgen_call_85, 0x000000c0u, "opgen_portable_native_group_norm_backward_out"}, /* 394 aten::native_group_norm_backward.out */
+    {(void (*)(void))opgen_portable_grid_sampler_2d_out, opgen_call_82, 0x000000c0u, "opgen_portable_grid_sampler_2d_out"}, /* 395 aten::grid_sampler_2d.out */
+    {(void (*)(void))opgen_portable__embedding_bag_out, opgen_call_86, 0x000000c0u, "opgen_portable__embedding_bag_out"}, /* 396 aten::_embedding_bag.out */
 };
 
 const opgen_fallback_entry opgen_fallbacks[] = {
-    {320, {(void (*)(void))opgen_fallback_executorch_prims_add_int, opgen_call_49, 0xffffffffu, "opgen_fallback_executorch_prims_add_int"}}, /* executorch_prims::add.int */
-    {321, {(void (*)(void))opgen_fallback_executorch_prims_mul_int, opgen_call_49, 0xffffffffu, "opgen_fallback_executorch_prims_mul_int"}}, /* executorch_prims::mul.int */
-    {322, {(void (*)(void))opgen_fallback_executorch_prims_sub_int, opgen_call_49, 0xffffffffu, "opgen_fallback_executorch_prims_sub_int"}}, /* executorch_prims::sub.int */
-    {323, {(void (*)(void))opgen_fallback_executorch_prims_floordiv_int, opgen_call_49, 0xffffffffu, "opgen_fallback_executorch_prims_floordiv_int"}}, /* executorch_prims::floordiv.int */
-    {324, {(void (*)(void))opgen_fallback_executorch_prims_mod_int, opgen_call_49, 0xffffffffu, "opgen_fallback_executorch_prims_mod_int"}}, /* executorch_prims::mod.int */
-    {325, {(void (*)(void))opgen_fallback_executorch_prims_truediv_int, opgen_call_50, 0xffffffffu, "opgen_fallback_executorch_prims_truediv_int"}}, /* executorch_prims::truediv.int */
-    {326, {(void (*)(void))opgen_fallback_executorch_prims_neg_int, opgen_call_51, 0xffffffffu, "opgen_fallback_executorch_prims_neg_int"}}, /* executorch_prims::neg.int */
-    {327, {(void (*)(void))opgen_fallback_executorch_prims_gt_int, opgen_call_52, 0xffffffffu, "opgen_fallback_executorch_prims_gt_int"}}, /* executorch_prims::gt.int */
-    {328, {(void (*)(void))opgen_fallback_executorch_prims_lt_int, opgen_call_52, 0xffffffffu, "opgen_fallback_executorch_prims_lt_int"}}, /* executorch_prims::lt.int */
-    {329, {(void (*)(void))opgen_fallback_executorch_prims_ge_int, opgen_call_52, 0xffffffffu, "opgen_fallback_executorch_prims_ge_int"}}, /* executorch_prims::ge.int */
-    {330, {(void (*)(void))opgen_fallback_executorch_prims_le_int, opgen_call_52, 0xffffffffu, "opgen_fallback_executorch_prims_le_int"}}, /* executorch_prims::le.int */
-    {331, {(void (*)(void))opgen_fallback_executorch_prims_eq_int, opgen_call_52, 0xffffffffu, "opgen_fallback_executorch_prims_eq_int"}}, /* executorch_prims::eq.int */
-    {333, {(void (*)(void))opgen_fallback_quantized_decomposed_add_relu_out, opgen_call_53, 0x08008effu, "opgen_fallback_quantized_decomposed_add_relu_out"}}, /* quantized_decomposed::add_relu.out */
-    {335, {(void (*)(void))opgen_fallback_quantized_decomposed_add_out, opgen_call_53, 0x08008effu, "opgen_fallback_quantized_decomposed_add_out"}}, /* quantized_decomposed::add.out */
-    {337, {(void (*)(void))opgen_fallback_quantized_decomposed_add_scalar_out, opgen_call_54, 0x08008effu, "opgen_fallback_quantized_decomposed_add_scalar_out"}}, /* quantized_decomposed::add.scalar_out */
-    {339, {(void (*)(void))opgen_fallback_quantized_decomposed_embedding_byte_out, opgen_call_55, 0x08008effu, "opgen_fallback_quantized_decomposed_embedding_byte_out"}}, /* quantized_decomposed::embedding_byte.out */
-    {341, {(void (*)(void))opgen_fallback_demo_linear_relu_out, opgen_call_3, 0x08008effu, "opgen_fallback_demo_linear_relu_out"}}, /* demo::linear_relu.out */
+    {321, {(void (*)(void))opgen_fallback_executorch_prims_add_int, opgen_call_49, 0xffffffffu, "opgen_fallback_executorch_prims_add_int"}}, /* executorch_prims::add.int */
+    {322, {(void (*)(void))opgen_fallback_executorch_prims_mul_int, opgen_call_49, 0xffffffffu, "opgen_fallback_executorch_prims_mul_int"}}, /* executorch_prims::mul.int */
+    {323, {(void (*)(void))opgen_fallback_executorch_prims_sub_int, opgen_call_49, 0xffffffffu, "opgen_fallback_executorch_prims_sub_int"}}, /* executorch_prims::sub.int */
+    {324, {(void (*)(void))opgen_fallback_executorch_prims_floordiv_int, opgen_call_49, 0xffffffffu, "opgen_fallback_executorch_prims_floordiv_int"}}, /* executorch_prims::floordiv.int */
+    {325, {(void (*)(void))opgen_fallback_executorch_prims_mod_int, opgen_call_49, 0xffffffffu, "opgen_fallback_executorch_prims_mod_int"}}, /* executorch_prims::mod.int */
+    {326, {(void (*)(void))opgen_fallback_executorch_prims_truediv_int, opgen_call_50, 0xffffffffu, "opgen_fallback_executorch_prims_truediv_int"}}, /* executorch_prims::truediv.int */
+    {327, {(void (*)(void))opgen_fallback_executorch_prims_neg_int, opgen_call_51, 0xffffffffu, "opgen_fallback_executorch_prims_neg_int"}}, /* executorch_prims::neg.int */
+    {328, {(void (*)(void))opgen_fallback_executorch_prims_gt_int, opgen_call_52, 0xffffffffu, "opgen_fallback_executorch_prims_gt_int"}}, /* executorch_prims::gt.int */
+    {329, {(void (*)(void))opgen_fallback_executorch_prims_lt_int, opgen_call_52, 0xffffffffu, "opgen_fallback_executorch_prims_lt_int"}}, /* executorch_prims::lt.int */
+    {330, {(void (*)(void))opgen_fallback_executorch_prims_ge_int, opgen_call_52, 0xffffffffu, "opgen_fallback_executorch_prims_ge_int"}}, /* executorch_prims::ge.int */
+    {331, {(void (*)(void))opgen_fallback_executorch_prims_le_int, opgen_call_52, 0xffffffffu, "opgen_fallback_executorch_prims_le_int"}}, /* executorch_prims::le.int */
+    {332, {(void (*)(void))opgen_fallback_executorch_prims_eq_int, opgen_call_52, 0xffffffffu, "opgen_fallback_executorch_prims_eq_int"}}, /* executorch_prims::eq.int */
+    {334, {(void (*)(void))opgen_fallback_quantized_decomposed_add_relu_out, opgen_call_53, 0x08008effu, "opgen_fallback_quantized_decomposed_add_relu_out"}}, /* quantized_decomposed::add_relu.out */
+    {336, {(void (*)(void))opgen_fallback_quantized_decomposed_add_out, opgen_call_53, 0x08008effu, "opgen_fallback_quantized_decomposed_add_out"}}, /* quantized_decomposed::add.out */
+    {338, {(void (*)(void))opgen_fallback_quantized_decomposed_add_scalar_out, opgen_call_54, 0x08008effu, "opgen_fallback_quantized_decomposed_add_scalar_out"}}, /* quantized_decomposed::add.scalar_out */
+    {340, {(void (*)(void))opgen_fallback_quantized_decomposed_embedding_byte_out, opgen_call_55, 0x08008effu, "opgen_fallback_quantized_decomposed_embedding_byte_out"}}, /* quantized_decomposed::embedding_byte.out */
+    {342, {(void (*)(void))opgen_fallback_demo_linear_relu_out, opgen_call_3, 0x08008effu, "opgen_fallback_demo_linear_relu_out"}}, /* demo::linear_relu.out */
 };
 #endif /* OPGEN_IMPLEMENTATION */

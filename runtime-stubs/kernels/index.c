@@ -250,3 +250,62 @@ opgen_status opgen_portable_masked_scatter_out(opgen_ctx *ctx, const opgen_tenso
     })
     return OPGEN_OK;
 }
+
+/* _embedding_bag: bag b reduces the weight rows of indices[offsets[b] ..
+ * offsets[b + 1]) (the last bag to the end, unless include_last_offset), skipping
+ * padding_idx: mode 0 sums (times per_sample_weights when given), 1 averages, 2
+ * takes the elementwise max (its row index in max_indices); an empty bag is
+ * zeros. offset2bag is each index's bag, bag_size each bag's count. (ATen's own
+ * auxiliary results vary with its code path and serve its backward.) */
+opgen_status opgen_portable__embedding_bag_out(opgen_ctx *ctx, const opgen_tensor *weight, const opgen_tensor *indices, const opgen_tensor *offsets, bool scale_grad_by_freq, int64_t mode, bool sparse,
+                                              const opgen_tensor *per_sample_weights, bool include_last_offset, int64_t padding_idx, opgen_tensor *out0, opgen_tensor *out1, opgen_tensor *out2, opgen_tensor *out3) {
+    (void)scale_grad_by_freq, (void)sparse;
+    uint32_t mask = OPGEN_KERNEL_DTYPES_opgen_portable__embedding_bag_out;
+    if (weight->dim != 2 || indices->dim != 1 || offsets->dim != 1) return OPGEN_FAIL(ctx, OPGEN_E_SHAPE, "%s: expected a 2-d weight and 1-d indices and offsets", ctx->op);
+    if (indices->dtype != OPGEN_DTYPE_Long || offsets->dtype != OPGEN_DTYPE_Long) return OPGEN_FAIL(ctx, OPGEN_E_DTYPE, "%s: indices and offsets must be Long", ctx->op);
+    if (mode < 0 || mode > 2) return OPGEN_FAIL(ctx, OPGEN_E_INVALID, "%s: mode must be 0 (sum), 1 (mean) or 2 (max), got %lld", ctx->op, (long long)mode);
+    if (per_sample_weights && (mode != 0 || opgen_numel(per_sample_weights) != opgen_numel(indices) || per_sample_weights->dtype != weight->dtype))
+        return OPGEN_FAIL(ctx, OPGEN_E_INVALID, "%s: per_sample_weights are only supported for mode='sum', one per index, in weight's dtype", ctx->op);
+    int64_t n = indices->sizes[0], nb = offsets->sizes[0] - (include_last_offset ? 1 : 0), D = weight->sizes[1], rows = weight->sizes[0];
+    if (nb < 0) nb = 0;
+    OPGEN_CHECK_DTYPE(ctx, mask, weight->dtype, "weight");
+    int64_t s0[2] = {nb, D}, s1 = n, s2 = nb, s3[2] = {nb, D};
+    int32_t st = opgen_out(ctx, out0, weight->dtype, 2, s0);
+    if (!st) st = opgen_out(ctx, out1, OPGEN_DTYPE_Long, 1, &s1);
+    if (!st) st = opgen_out(ctx, out2, OPGEN_DTYPE_Long, 1, &s2);
+    if (!st) st = mode == 2 ? opgen_out(ctx, out3, OPGEN_DTYPE_Long, 2, s3) : opgen_out(ctx, out3, OPGEN_DTYPE_Long, 1, &s2);
+    opgen_tensor ix, of, w, pw;
+    if (st || opgen_contiguous(ctx, indices, &ix) || opgen_contiguous(ctx, offsets, &of) || opgen_contiguous(ctx, weight, &w) || (per_sample_weights && opgen_contiguous(ctx, per_sample_weights, &pw)) || ctx->meta)
+        return st ? st : ctx->err->code;
+    const int64_t *I = ix.data, *O = of.data;
+    int64_t *bag_of = out1->data, *size = out2->data, *maxi = out3->data;
+    memset(maxi, 0, opgen_nbytes(out3));
+    OPGEN_FLOAT_SWITCH(mask, weight->dtype, ctx, T, {
+        const T *W = w.data, *P = per_sample_weights ? (const T *)pw.data : NULL;
+        T *y = out0->data;
+        for (int64_t b = 0; b < nb; b++) {
+            int64_t lo = O[b], hi = b + 1 < offsets->sizes[0] ? O[b + 1] : n, count = 0;
+            if (lo < 0 || hi > n || lo > hi) return OPGEN_FAIL(ctx, OPGEN_E_INVALID, "%s: offsets must be ascending within [0, %lld]", ctx->op, (long long)n);
+            T *row = y + b * D;
+            for (int64_t j = 0; j < D; j++) row[j] = 0;
+            for (int64_t i = lo; i < hi; i++) {
+                bag_of[i] = b;
+                if (I[i] < 0 || I[i] >= rows) return OPGEN_FAIL(ctx, OPGEN_E_INVALID, "%s: index %lld is out of range for %lld embeddings", ctx->op, (long long)I[i], (long long)rows);
+                if (I[i] == padding_idx) continue;
+                const T *src = W + I[i] * D;
+                for (int64_t j = 0; j < D; j++) {
+                    if (mode == 2) {
+                        if (count == 0 || src[j] > row[j]) row[j] = src[j], maxi[b * D + j] = I[i];
+                    } else {
+                        row[j] += P ? src[j] * P[i] : src[j];
+                    }
+                }
+                count++;
+            }
+            if (mode == 1 && count)
+                for (int64_t j = 0; j < D; j++) row[j] /= (T)count;
+            size[b] = count;
+        }
+    })
+    return OPGEN_OK;
+}

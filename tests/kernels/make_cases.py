@@ -944,6 +944,20 @@ for d in FLOATS:
          fn=lambda x, g, h, fns=fns: [f(x, g, h) for f in fns], tol=REL[d])
 
 
+# ---- _embedding_bag: the bags' values (its other results are ATen's internal state for its backward) ----
+for d in FLOATS:
+    def ebag(w, i, o, p_, o2):
+        return [A._embedding_bag(w, i, o, False, 0)[0], A._embedding_bag(w, i, o, False, 1)[0], A._embedding_bag(w, i, o, False, 2)[0],
+                A._embedding_bag(w, i, o, False, 0, False, p_)[0], A._embedding_bag(w, i, o2, False, 1, False, None, True)[0],
+                A._embedding_bag(w, i, o, False, 1, False, None, False, 3)[0], A._embedding_bag(w, i, o, False, 2, False, None, False, 3)[0]]
+    case(f'embedding_bag_{d}', [('w', d, (6, 3), 'normal'), ('i', 'i64', (9,), 'list 3,1,3,0,5,2,2,4,3'), ('o', 'i64', (4,), 'list 0,3,3,7'), ('p', d, (9,), 'normal'), ('o2', 'i64', (3,), 'list 0,4,9')],
+         ['%a, %a1, %a2, %a3 = aten::_embedding_bag(%w, %i, %o, False, 0)', '%b, %b1, %b2, %b3 = aten::_embedding_bag(%w, %i, %o, False, 1)',
+          '%c, %c1, %c2, %c3 = aten::_embedding_bag(%w, %i, %o, False, 2)', '%e, %e1, %e2, %e3 = aten::_embedding_bag(%w, %i, %o, False, 0, False, %p)',
+          '%f, %f1, %f2, %f3 = aten::_embedding_bag(%w, %i, %o2, False, 1, False, None, True)', '%g, %g1, %g2, %g3 = aten::_embedding_bag(%w, %i, %o, False, 1, False, None, False, 3)',
+          '%h, %h1, %h2, %h3 = aten::_embedding_bag(%w, %i, %o, False, 2, False, None, False, 3)'],
+         '(%a, %b, %c, %e, %f, %g, %h)', fn=ebag, tol=REL[d])
+
+
 def main():
     for entry in os.listdir(HERE):
         if os.path.isdir(os.path.join(HERE, entry)):
