@@ -152,8 +152,8 @@ static int read_inputs(const char *dir, const char *case_dir, const opgen_graph 
     size_t n;
     snprintf(path, sizeof path, "%s/%s/inputs.npys", dir, case_dir);
     const char *blob = read_or_null(path, &n, a);
-    opgen_tensor ts[64];
-    int k = blob ? decode_all(path, blob, n, a, ts, 64) : 0;
+    opgen_tensor ts[256];
+    int k = blob ? decode_all(path, blob, n, a, ts, 256) : 0;
     if (k != g->ninputs) return -1;
     for (int i = 0; i < g->ninputs; i++) {
         const opgen_gvalue *gv = &g->values[g->inputs[i]];
@@ -202,9 +202,9 @@ static int run_case(const char *dir, const char *case_dir, int layout) {
     opgen_program *p = NULL;
     int32_t st = !text ? OPGEN_E_IO : opgen_graph_parse("program.graph", text, n, false, &a, &g, &err);
     if (!st) st = opgen_program_load(&g, &a, &p, &err);
-    opgen_ivalue inputs[64], outputs[64];
-    if (!st && (g.ninputs > 64 || g.noutputs > 64)) {
-        printf("FAIL %s: more than 64 inputs or outputs\n", name);
+    opgen_ivalue inputs[256], outputs[64];
+    if (!st && (g.ninputs > 256 || g.noutputs > 64)) {
+        printf("FAIL %s: more than 256 inputs or 64 outputs\n", name);
         failed = 1;
     } else if (!st && g.ninputs && read_inputs(dir, case_dir, &g, layout, &a, inputs)) {
         printf("FAIL %s: inputs.npys does not hold the program's %d inputs\n", name, g.ninputs);

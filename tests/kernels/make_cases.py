@@ -958,6 +958,212 @@ for d in FLOATS:
          '(%a, %b, %c, %e, %f, %g, %h)', fn=ebag, tol=REL[d])
 
 
+# ---- whole models as graph programs: narrow ResNet-18 and MobileNetV2, a transformer encoder
+# layer, an embedding sequence classifier; seeded random weights as inputs; expected values from
+# the torch.nn modules themselves (eval mode), at the convolutions' and products' rel 1e-5 ----
+class Prog:
+    """Emits a graph program op by op; parameters become inputs (their values kept)."""
+    def __init__(self, x_name, x):
+        self.decls, self.vals, self.body, self.n = [], [], [], 0
+        self.x = self.param(x_name, x)
+
+    def param(self, name, t):
+        name = name.replace('.', '_')
+        self.decls.append((name, 'i64' if t.dtype == torch.int64 else 'f32', tuple(t.shape), 'normal'))
+        self.vals.append(t.detach().clone())
+        return '%' + name
+
+    def op(self, text, nres=1):
+        self.n += 1
+        names = [f'%v{self.n}_{k}' for k in range(nres)]
+        self.body.append(', '.join(names) + ' = ' + text)
+        return names[0] if nres == 1 else names
+
+    def conv(self, x, c, prefix):
+        w = self.param(prefix + '.weight', c.weight)
+        b = self.param(prefix + '.bias', c.bias) if c.bias is not None else 'None'
+        s, pd, g = list(c.stride), list(c.padding), c.groups
+        return self.op(f'aten::convolution({x}, {w}, {b}, {s}, {pd}, [1, 1], False, [0, 0], {g})')
+
+    def bn(self, x, b, prefix):
+        ps = [self.param(prefix + '.' + k, getattr(b, k)) for k in ['weight', 'bias', 'running_mean', 'running_var']]
+        return self.op(f'aten::_native_batch_norm_legit_no_training({x}, {ps[0]}, {ps[1]}, {ps[2]}, {ps[3]}, 0.1, 1e-05)', 3)[0]
+
+    def linear(self, x, l, prefix):
+        w = self.param(prefix + '.weight', l.weight)
+        b = self.param(prefix + '.bias', l.bias)
+        wt = self.op(f'aten::permute_copy({w}, [1, 0])')
+        return self.op(f'aten::addmm({b}, {x}, {wt})')
+
+    def emit(self, name, ret, expected):
+        decls = self.decls
+        prog = 'graph(' + ', '.join(f'%{n}: {ty(d, sh)}' for n, d, sh, _ in decls) + '):\n' + ''.join(f'  {l}\n' for l in self.body) + f'  return {ret}\n'
+        ins = [v.numpy() for v in self.vals]
+        CASES.append((name, prog, decls, ins, lambda *a: expected, 'rel 1e-5', None, None))
+
+
+def resnet18_program():
+    torch.manual_seed(18)
+    nn = torch.nn
+
+    class Block(nn.Module):
+        def __init__(self, cin, cout, stride):
+            super().__init__()
+            self.conv1, self.bn1 = nn.Conv2d(cin, cout, 3, stride, 1, bias=False), nn.BatchNorm2d(cout)
+            self.conv2, self.bn2 = nn.Conv2d(cout, cout, 3, 1, 1, bias=False), nn.BatchNorm2d(cout)
+            self.down = nn.Sequential(nn.Conv2d(cin, cout, 1, stride, bias=False), nn.BatchNorm2d(cout)) if stride != 1 or cin != cout else None
+
+        def forward(self, x):
+            y = torch.relu(self.bn1(self.conv1(x)))
+            y = self.bn2(self.conv2(y))
+            return torch.relu(y + (self.down(x) if self.down is not None else x))
+
+    w = [8, 16, 32, 64]  # ResNet-18's layout at an eighth of its width
+    net = nn.Sequential(nn.Conv2d(3, w[0], 7, 2, 3, bias=False), nn.BatchNorm2d(w[0]), nn.ReLU(), nn.MaxPool2d(3, 2, 1),
+                        *[Block(w[max(i - 1, 0)] if j == 0 else w[i], w[i], 2 if j == 0 and i > 0 else 1) for i in range(4) for j in range(2)],
+                        nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Linear(w[3], 10))
+    for mod in net.modules():  # running statistics away from 0 and 1
+        if isinstance(mod, nn.BatchNorm2d):
+            mod.running_mean.uniform_(-0.2, 0.2), mod.running_var.uniform_(0.5, 1.5), mod.weight.data.uniform_(0.5, 1.5), mod.bias.data.uniform_(-0.2, 0.2)
+    net.eval()
+    x = torch.randn(1, 3, 32, 32)
+    P = Prog('x', x)
+    h = P.op(f'aten::relu({P.bn(P.conv(P.x, net[0], "stem"), net[1], "stem_bn")})')
+    h = P.op(f'aten::max_pool2d_with_indices({h}, [3, 3], [2, 2], [1, 1])', 2)[0]
+    for k, blk in enumerate(net[4:12]):
+        pre = f'b{k}'
+        y = P.op(f'aten::relu({P.bn(P.conv(h, blk.conv1, pre + "c1"), blk.bn1, pre + "n1")})')
+        y = P.bn(P.conv(y, blk.conv2, pre + 'c2'), blk.bn2, pre + 'n2')
+        sc = P.bn(P.conv(h, blk.down[0], pre + 'dc'), blk.down[1], pre + 'dn') if blk.down is not None else h
+        h = P.op(f'aten::relu({P.op(f"aten::add.Tensor({y}, {sc})")})')
+    h = P.op(f'aten::_adaptive_avg_pool2d({h}, [1, 1])')
+    h = P.op(f'aten::view_copy({h}, [1, {w[3]}])')
+    out = P.linear(h, net[14], 'fc')
+    with torch.no_grad():
+        P.emit('model_resnet18', out, [net(x)])
+
+
+def mobilenet_v2_program():
+    torch.manual_seed(2)
+    nn = torch.nn
+    # MobileNetV2's inverted residuals (expansion 6, ReLU6, depthwise 3x3) at a quarter width, 5 of its 17 blocks
+    cfg = [(1, 8, 1), (6, 12, 2), (6, 12, 1), (6, 16, 2), (6, 16, 1)]
+    layers, cin, blocks = [], 8, []
+    stem = nn.Sequential(nn.Conv2d(3, 8, 3, 2, 1, bias=False), nn.BatchNorm2d(8), nn.ReLU6())
+    for t, c, st in cfg:
+        hid = cin * t
+        seq = ([nn.Conv2d(cin, hid, 1, bias=False), nn.BatchNorm2d(hid), nn.ReLU6()] if t != 1 else []) + \
+              [nn.Conv2d(hid, hid, 3, st, 1, groups=hid, bias=False), nn.BatchNorm2d(hid), nn.ReLU6(), nn.Conv2d(hid, c, 1, bias=False), nn.BatchNorm2d(c)]
+        blocks.append((nn.Sequential(*seq), st == 1 and cin == c))
+        cin = c
+    head = nn.Sequential(nn.Conv2d(cin, 64, 1, bias=False), nn.BatchNorm2d(64), nn.ReLU6())
+    fc = nn.Linear(64, 10)
+    mods = [stem, head, fc] + [b for b, _ in blocks]
+    for mm in mods:
+        for mod in mm.modules():
+            if isinstance(mod, nn.BatchNorm2d):
+                mod.running_mean.uniform_(-0.2, 0.2), mod.running_var.uniform_(0.5, 1.5), mod.weight.data.uniform_(0.5, 1.5), mod.bias.data.uniform_(-0.2, 0.2)
+        mm.eval()
+    x = torch.randn(1, 3, 32, 32)
+
+    def forward(x):
+        h = stem(x)
+        for b, res in blocks:
+            h = h + b(h) if res else b(h)
+        h = head(h).mean([2, 3])
+        return fc(h)
+    P = Prog('x', x)
+
+    def seq_prog(h, seq, pre):
+        mods_ = list(seq)
+        i = 0
+        while i < len(mods_):
+            h = P.bn(P.conv(h, mods_[i], f'{pre}c{i}'), mods_[i + 1], f'{pre}n{i}')
+            if i + 2 < len(mods_) and isinstance(mods_[i + 2], nn.ReLU6):
+                h = P.op(f'aten::hardtanh({h}, 0.0, 6.0)')
+                i += 3
+            else:
+                i += 2
+        return h
+    h = seq_prog(P.x, stem, 'stem')
+    for k, (b, res) in enumerate(blocks):
+        y = seq_prog(h, b, f'b{k}')
+        h = P.op(f'aten::add.Tensor({h}, {y})') if res else y
+    h = seq_prog(h, head, 'head')
+    h = P.op(f'aten::mean.dim({h}, [2, 3])')
+    out = P.linear(h, fc, 'fc')
+    with torch.no_grad():
+        P.emit('model_mobilenet_v2', out, [forward(x)])
+
+
+def transformer_program():
+    torch.manual_seed(7)
+    S, E, H, F = 6, 16, 4, 32
+    layer = torch.nn.TransformerEncoderLayer(E, H, F, dropout=0.0, batch_first=True).eval()
+    x = torch.randn(1, S, E)
+    P = Prog('x', x)
+    D = E // H
+    x2 = P.op(f'aten::view_copy({P.x}, [{S}, {E}])')
+    w_in = layer.self_attn.in_proj_weight
+    b_in = layer.self_attn.in_proj_bias
+    heads = []
+    for k, nm in enumerate('qkv'):
+        lin = torch.nn.Linear(E, E)
+        lin.weight.data, lin.bias.data = w_in[k * E:(k + 1) * E].clone(), b_in[k * E:(k + 1) * E].clone()
+        t = P.linear(x2, lin, 'attn_' + nm)
+        t = P.op(f'aten::view_copy({t}, [{S}, {H}, {D}])')
+        heads.append(P.op(f'aten::permute_copy({t}, [1, 0, 2])'))  # [H, S, D]
+    q = P.op(f'aten::mul.Scalar({heads[0]}, {1.0 / math.sqrt(D)!r})')
+    kt = P.op(f'aten::permute_copy({heads[1]}, [0, 2, 1])')
+    att = P.op(f'aten::_softmax({P.op(f"aten::bmm({q}, {kt})")}, -1, False)')
+    ctx_ = P.op(f'aten::bmm({att}, {heads[2]})')  # [H, S, D]
+    ctx_ = P.op(f'aten::view_copy({P.op(f"aten::permute_copy({ctx_}, [1, 0, 2])")}, [{S}, {E}])')
+    a = P.linear(ctx_, layer.self_attn.out_proj, 'attn_out')
+    h = P.op(f'aten::add.Tensor({x2}, {a})')
+    n1w, n1b = P.param('norm1_weight', layer.norm1.weight), P.param('norm1_bias', layer.norm1.bias)
+    h = P.op(f'aten::native_layer_norm({h}, [{E}], {n1w}, {n1b}, 1e-05)', 3)[0]
+    f = P.linear(P.op(f'aten::relu({P.linear(h, layer.linear1, "ff1")})'), layer.linear2, 'ff2')
+    h = P.op(f'aten::add.Tensor({h}, {f})')
+    n2w, n2b = P.param('norm2_weight', layer.norm2.weight), P.param('norm2_bias', layer.norm2.bias)
+    h = P.op(f'aten::native_layer_norm({h}, [{E}], {n2w}, {n2b}, 1e-05)', 3)[0]
+    out = P.op(f'aten::view_copy({h}, [1, {S}, {E}])')
+    with torch.no_grad():
+        P.emit('model_transformer_encoder', out, [layer(x)])
+
+
+def sequence_classifier_program():
+    torch.manual_seed(11)
+    V, E, S, C = 50, 12, 9, 4
+    emb, l1, l2 = torch.nn.Embedding(V, E), torch.nn.Linear(E, 16), torch.nn.Linear(16, C)
+    tokens = torch.randint(0, V, (1, S))
+    pos = torch.tensor([[S - 1]])  # the last token's features, picked with gather
+
+    def forward(t):
+        e = emb(t)                                  # [1, S, E]
+        last = torch.gather(e, 1, pos.unsqueeze(-1).expand(1, 1, E))[:, 0]
+        h = torch.relu(l1(e.mean(1) + last))
+        logits = l2(h)
+        return [logits, torch.softmax(logits, -1), logits.argmax(-1)]
+    P = Prog('tokens', tokens)
+    ew = P.param('embedding_weight', emb.weight)
+    pidx = P.param('pos', pos.unsqueeze(-1).expand(1, 1, E).contiguous())
+    e = P.op(f'aten::embedding({ew}, {P.x})')
+    last = P.op(f'aten::view_copy({P.op(f"aten::gather({e}, 1, {pidx})")}, [1, {E}])')
+    h = P.op(f'aten::add.Tensor({P.op(f"aten::mean.dim({e}, [1])")}, {last})')
+    h = P.op(f'aten::relu({P.linear(h, l1, "l1")})')
+    logits = P.linear(h, l2, 'l2')
+    sm = P.op(f'aten::_softmax({logits}, -1, False)')
+    am = P.op(f'aten::argmax({logits}, -1)')
+    with torch.no_grad():
+        P.emit('model_sequence_classifier', f'({logits}, {sm}, {am})', forward(tokens))
+
+
+resnet18_program()
+mobilenet_v2_program()
+transformer_program()
+sequence_classifier_program()
+
+
 def main():
     for entry in os.listdir(HERE):
         if os.path.isdir(os.path.join(HERE, entry)):
