@@ -111,5 +111,16 @@ rm -rf "$tmp/o"
 "$rt" run symint_view.graph --input x=$x --input n=5 -o "$tmp/o" 2>/dev/null
 if [ $? -eq 1 ] && [ ! -e "$tmp/o" ]; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: a failed run left $tmp/o"; fi
 
+# --seed: the same seed gives the same draws, another seed others; not a number is bad usage
+for run in 3:a 3:b 4:a; do "$rt" run random.graph --seed "${run%:*}" -o "$tmp/seed-$run" 2>/dev/null || echo "FAIL: random.graph --seed ${run%:*} did not run"; done
+if cmp -s "$tmp/seed-3:a/0.npy" "$tmp/seed-3:b/0.npy" && cmp -s "$tmp/seed-3:a/1.npy" "$tmp/seed-3:b/1.npy" && [ -s "$tmp/seed-4:a/0.npy" ] && ! cmp -s "$tmp/seed-3:a/0.npy" "$tmp/seed-4:a/0.npy"; then
+    pass=$((pass + 1))
+else
+    fail=$((fail + 1))
+    echo "FAIL: --seed 3 twice should give the same draws and --seed 4 others"
+fi
+fails 2 "opgen-rt run: option --seed takes an integer, not 'x'
+Run 'opgen-rt run --help' for usage." run random.graph --seed x -o "$tmp/o"
+
 echo "rt: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

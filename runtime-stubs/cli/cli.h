@@ -38,6 +38,8 @@ int opgen_rt_write_outputs(const char *dir, opgen_ivalue *outputs, int n, opgen_
  * forward); loading it into exactly the memory opgen_method_memory_of reports;
  * running it on --input POSITION=VALUE. */
 const char *opgen_rt_method_name(const opgen_cli *a, const opgen_pte *p);
-int32_t opgen_rt_load_method(const opgen_pte *p, const char *name, const opgen_rt_ctx *ctx, bool fallbacks, opgen_arena *ar, opgen_method **m, opgen_error *err);
+int32_t opgen_rt_load_method(const opgen_pte *p, const char *name, const opgen_rt_ctx *ctx, bool fallbacks, uint64_t seed, opgen_arena *ar, opgen_method **m, opgen_error *err);
+/* run's --seed (0 when not given) */
+uint64_t opgen_rt_seed(const opgen_cli *a);
 int opgen_rt_run_pte(const opgen_cli *a, const opgen_rt_ctx *ctx, const opgen_pte *p, opgen_arena *ar);
 #endif

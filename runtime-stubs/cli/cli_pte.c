@@ -17,8 +17,8 @@ const char *opgen_rt_method_name(const opgen_cli *a, const opgen_pte *p) {
     return "forward";
 }
 
-int32_t opgen_rt_load_method(const opgen_pte *p, const char *name, const opgen_rt_ctx *ctx, bool fallbacks, opgen_arena *ar, opgen_method **m, opgen_error *err) {
-    opgen_load_options kopt = {.fallbacks = fallbacks, .vendors = ctx ? ctx->vendors : NULL, .nvendors = ctx ? ctx->nvendors : 0};
+int32_t opgen_rt_load_method(const opgen_pte *p, const char *name, const opgen_rt_ctx *ctx, bool fallbacks, uint64_t seed, opgen_arena *ar, opgen_method **m, opgen_error *err) {
+    opgen_load_options kopt = {.fallbacks = fallbacks, .vendors = ctx ? ctx->vendors : NULL, .nvendors = ctx ? ctx->nvendors : 0, .seed = seed};
     opgen_method_options opt = {&kopt, NULL, 0, NULL, 0, 0};
     opgen_method_memory mem;
     if (opgen_method_memory_of(p, name, &opt, &mem, err)) return err->code;
@@ -97,7 +97,7 @@ int opgen_rt_run_pte(const opgen_cli *a, const opgen_rt_ctx *ctx, const opgen_pt
     const char *path = p->file, *name = opgen_rt_method_name(a, p);
     opgen_method *m;
     opgen_error err = {0};
-    if (opgen_rt_load_method(p, name, ctx, opgen_cli_has(a, "--fallbacks"), ar, &m, &err)) return opgen_rt_report(&err);
+    if (opgen_rt_load_method(p, name, ctx, opgen_cli_has(a, "--fallbacks"), opgen_rt_seed(a), ar, &m, &err)) return opgen_rt_report(&err);
     if (opgen_cli_has(a, "--trace")) opgen_method_instructions(m, trace_instr, (void *)path);
     int ni = opgen_method_ninputs(m), no = opgen_method_noutputs(m);
     int rc = check_positions(a, ni, path, name);

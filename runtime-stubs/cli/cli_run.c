@@ -15,6 +15,7 @@ static const opgen_opt opts[] = {
     {"--output", "-o", "DIR", OPGEN_OPT_OUT, NULL, OPGEN_OPT_REQUIRED, NULL, "where the returned values go: DIR/0.npy, DIR/1.npy, ... (a scalar as a 0-d array)"},
     {"--fallbacks", NULL, NULL, OPGEN_OPT_FLAG, NULL, 0, NULL, "run backend ops through their fallbacks (their patterns on the core kernels) even where a native kernel serves them"},
     {"--trace", NULL, NULL, OPGEN_OPT_FLAG, NULL, 0, NULL, "print, per node, the kernel that runs it and where it comes from (a backend, or opgen)"},
+    {"--seed", NULL, "N", OPGEN_OPT_NUMBER, NULL, 0, NULL, "where random ops' generator starts (rand, randn, randperm, native_dropout; default 0): a seed gives the same values every run"},
     {0},
 };
 
@@ -131,11 +132,16 @@ int opgen_rt_write_outputs(const char *dir, opgen_ivalue *outputs, int n, opgen_
     return OPGEN_EXIT_OK;
 }
 
+uint64_t opgen_rt_seed(const opgen_cli *a) {
+    const char *s = opgen_cli_get(a, "--seed");
+    return s ? strtoull(s, NULL, 10) : 0;
+}
+
 /* Loads, binds the inputs, runs, writes. */
 static int run_graph(const opgen_cli *a, void *vctx, const opgen_graph *g, opgen_arena *ar) {
     const opgen_rt_ctx *ctx = vctx;
     const char *path = opgen_cli_get(a, "PROGRAM");
-    opgen_load_options opt = {.fallbacks = opgen_cli_has(a, "--fallbacks"), .vendors = ctx ? ctx->vendors : NULL, .nvendors = ctx ? ctx->nvendors : 0};
+    opgen_load_options opt = {.fallbacks = opgen_cli_has(a, "--fallbacks"), .vendors = ctx ? ctx->vendors : NULL, .nvendors = ctx ? ctx->nvendors : 0, .seed = opgen_rt_seed(a)};
     opgen_program *p;
     opgen_error err = {0};
     if (opgen_program_load_with(g, ar, &opt, &p, &err)) return opgen_rt_report(&err);
