@@ -156,8 +156,10 @@ cases() {
         what=${name:-$opt}
         what=${what#<}
         give "" "${what%>}" ;;
-    number)
-        for v in 0 -1 9223372036854775808; do give "$v" "$v"; done ;;
+    number) # a seed may be any unsigned 64-bit value: only what lies outside is bad
+        vals="0 -1 9223372036854775808"
+        [ "$prog $cmd $opt" = "opgen-rt run --seed" ] && vals="-1 18446744073709551616"
+        for v in $vals; do give "$v" "$v"; done ;;
     input)
         # the baseline's first input, by name, given bad values; then numbers as names
         first=$(echo "$base" | tr ' ' '\n' | grep -A1 -e '^--input$' | sed -n 2p | cut -d= -f1)

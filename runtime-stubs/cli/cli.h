@@ -39,7 +39,7 @@ int opgen_rt_write_outputs(const char *dir, opgen_ivalue *outputs, int n, opgen_
  * running it on --input POSITION=VALUE. */
 const char *opgen_rt_method_name(const opgen_cli *a, const opgen_pte *p);
 int32_t opgen_rt_load_method(const opgen_pte *p, const char *name, const opgen_rt_ctx *ctx, bool fallbacks, uint64_t seed, opgen_arena *ar, opgen_method **m, opgen_error *err);
-/* run's --seed (0 when not given) */
-uint64_t opgen_rt_seed(const opgen_cli *a);
+/* run's --seed into *seed (0 when not given), or a usage error's exit status */
+int opgen_rt_seed(const opgen_cli *a, uint64_t *seed);
 int opgen_rt_run_pte(const opgen_cli *a, const opgen_rt_ctx *ctx, const opgen_pte *p, opgen_arena *ar);
 #endif

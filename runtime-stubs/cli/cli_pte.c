@@ -97,7 +97,10 @@ int opgen_rt_run_pte(const opgen_cli *a, const opgen_rt_ctx *ctx, const opgen_pt
     const char *path = p->file, *name = opgen_rt_method_name(a, p);
     opgen_method *m;
     opgen_error err = {0};
-    if (opgen_rt_load_method(p, name, ctx, opgen_cli_has(a, "--fallbacks"), opgen_rt_seed(a), ar, &m, &err)) return opgen_rt_report(&err);
+    uint64_t seed;
+    int bad = opgen_rt_seed(a, &seed);
+    if (bad) return bad;
+    if (opgen_rt_load_method(p, name, ctx, opgen_cli_has(a, "--fallbacks"), seed, ar, &m, &err)) return opgen_rt_report(&err);
     if (opgen_cli_has(a, "--trace")) opgen_method_instructions(m, trace_instr, (void *)path);
     int ni = opgen_method_ninputs(m), no = opgen_method_noutputs(m);
     int rc = check_positions(a, ni, path, name);

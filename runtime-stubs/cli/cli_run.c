@@ -132,16 +132,24 @@ int opgen_rt_write_outputs(const char *dir, opgen_ivalue *outputs, int n, opgen_
     return OPGEN_EXIT_OK;
 }
 
-uint64_t opgen_rt_seed(const opgen_cli *a) {
+int opgen_rt_seed(const opgen_cli *a, uint64_t *seed) {
     const char *s = opgen_cli_get(a, "--seed");
-    return s ? strtoull(s, NULL, 10) : 0;
+    *seed = 0;
+    if (!s) return 0;
+    char *end;
+    errno = 0;
+    *seed = strtoull(s, &end, 10);
+    if (s[0] == '-' || errno || end == s || *end) return opgen_usage_error(a, "--seed must be an integer from 0 to 18446744073709551615, not '%s'", s);
+    return 0;
 }
 
 /* Loads, binds the inputs, runs, writes. */
 static int run_graph(const opgen_cli *a, void *vctx, const opgen_graph *g, opgen_arena *ar) {
     const opgen_rt_ctx *ctx = vctx;
     const char *path = opgen_cli_get(a, "PROGRAM");
-    opgen_load_options opt = {.fallbacks = opgen_cli_has(a, "--fallbacks"), .vendors = ctx ? ctx->vendors : NULL, .nvendors = ctx ? ctx->nvendors : 0, .seed = opgen_rt_seed(a)};
+    opgen_load_options opt = {.fallbacks = opgen_cli_has(a, "--fallbacks"), .vendors = ctx ? ctx->vendors : NULL, .nvendors = ctx ? ctx->nvendors : 0};
+    int bad = opgen_rt_seed(a, &opt.seed);
+    if (bad) return bad;
     opgen_program *p;
     opgen_error err = {0};
     if (opgen_program_load_with(g, ar, &opt, &p, &err)) return opgen_rt_report(&err);
