@@ -240,6 +240,15 @@ static bool match_node(match *m, int pn, int gn) {
     return true;
 }
 
+/* Whether an argument bound to a pattern input is (or lists) a value the match
+ * itself produces: the call would then read a value it removes. */
+static bool binds_inside(const match *m, const opgen_garg *x) {
+    if (x && x->kind == OPGEN_GA_VALUE) return m->w->prod[x->i] >= 0 && m->taken[m->w->prod[x->i]];
+    for (int i = 0; x && x->kind == OPGEN_GA_LIST && i < x->nitems; i++)
+        if (binds_inside(m, &x->items[i])) return true;
+    return false;
+}
+
 /* Tries the pattern with its root at graph node gn; on success replaces the match
  * by one call and returns true. */
 static bool try_fuse(work *w, const pattern *p, int gn, int32_t *st) {
@@ -259,6 +268,8 @@ static bool try_fuse(work *w, const pattern *p, int gn, int32_t *st) {
     }
     for (int o = 0; o < pg->noutputs; o++)
         if (pg->values[pg->outputs[o]].producer < 0 || m.node_of[pg->values[pg->outputs[o]].producer] < 0) return false;
+    for (int v = 0; v < pg->nvalues; v++)
+        if (pg->values[v].kind == OPGEN_GV_FREE && binds_inside(&m, m.bound[v])) return false;
     /* values inside the match: no users outside it; results: used only after it */
     for (int n = 0; n < pg->nnodes; n++)
         for (int r = 0; r < pg->nodes[n].nresults; r++) {
