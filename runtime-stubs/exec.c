@@ -231,17 +231,12 @@ int32_t opgen_bind_node(const opgen_graph *g, const opgen_gnode *nd, int id, con
 }
 
 /* A Tensor(a!)[] out (split_with_sizes_copy): the node's results from here on,
- * each a result of the step. */
+ * each a result of the step (load_node sized the step's result slots for them). */
 static int32_t bind_out_list(loader *L, gstep *gs, const opgen_gnode *nd, int ai) {
     opgen_step *s = &gs->s;
     int nl = nd->nresults - gs->nresults;
     opgen_tensor **ts = opgen_arena_zalloc(L->a, sizeof *ts * (size_t)(nl > 0 ? nl : 1));
-    opgen_tensor **res = opgen_arena_zalloc(L->a, sizeof *res * (size_t)(s->nres + nl + 1));
-    int *results = opgen_arena_zalloc(L->a, sizeof(int) * (size_t)(gs->nresults + nl + 1));
-    if (!ts || !res || !results) return opgen_fail(L->err, OPGEN_E_NO_MEMORY, "out of memory");
-    memcpy(res, s->res, sizeof *res * (size_t)s->nres);
-    memcpy(results, gs->results, sizeof(int) * (size_t)gs->nresults);
-    s->res = res, gs->results = results;
+    if (!ts) return opgen_fail(L->err, OPGEN_E_NO_MEMORY, "out of memory");
     for (int k = 0; k < nl; k++) {
         int v = nd->results[gs->nresults];
         gs->results[gs->nresults++] = v;
@@ -297,8 +292,9 @@ static int32_t load_node(loader *L, int n) {
     size_t npatch = kop->nargs; /* one per argument, plus one per list element */
     for (int k = 0; k < nd->nargs; k++) npatch += (size_t)(nd->args[k].kind == OPGEN_GA_LIST ? nd->args[k].nitems : 0);
     s->patches = opgen_arena_zalloc(L->a, sizeof *s->patches * npatch);
-    gs->results = opgen_arena_zalloc(L->a, sizeof(int) * (size_t)(s->nargs ? s->nargs : 1));
-    s->res = opgen_arena_zalloc(L->a, sizeof *s->res * (size_t)(s->nargs ? s->nargs : 1));
+    int nslots = (s->nargs > nd->nresults ? s->nargs : nd->nresults) + 1; /* a list out takes one slot per node result */
+    gs->results = opgen_arena_zalloc(L->a, sizeof(int) * (size_t)nslots);
+    s->res = opgen_arena_zalloc(L->a, sizeof *s->res * (size_t)nslots);
     if (!s->args || !s->patches || !gs->results || !s->res) return opgen_fail(L->err, OPGEN_E_NO_MEMORY, "out of memory");
     /* which graph argument goes to which parameter of the functional schema */
     const opgen_arg *fargs = &opgen_args[op->first_arg];

@@ -12,13 +12,6 @@ static opgen_dtype scalar_default(const opgen_scalar *s) {
     return s->dtype == OPGEN_DTYPE_Double ? OPGEN_DTYPE_Float : s->dtype == OPGEN_DTYPE_Bool ? OPGEN_DTYPE_Bool : OPGEN_DTYPE_Long;
 }
 
-static int32_t sizes_of(opgen_ctx *ctx, opgen_int_list size) {
-    if (size.len > OPGEN_MAX_DIM) return OPGEN_FAIL(ctx, OPGEN_E_SHAPE, "%s: %zu dimensions, at most %d", ctx->op, size.len, OPGEN_MAX_DIM);
-    for (size_t i = 0; i < size.len; i++)
-        if (size.data[i] < 0) return OPGEN_FAIL(ctx, OPGEN_E_SHAPE, "%s: negative dimension %lld", ctx->op, (long long)size.data[i]);
-    return OPGEN_OK;
-}
-
 static int32_t filled(opgen_ctx *ctx, uint32_t mask, opgen_dtype dtype, int32_t dim, const int64_t *sizes, const opgen_scalar *value, opgen_tensor *out) {
     OPGEN_CHECK_DTYPE(ctx, mask, dtype, "the result");
     int32_t st = opgen_out(ctx, out, dtype, dim, sizes);
@@ -27,9 +20,10 @@ static int32_t filled(opgen_ctx *ctx, uint32_t mask, opgen_dtype dtype, int32_t 
 }
 
 opgen_status opgen_portable_full_out(opgen_ctx *ctx, opgen_int_list size, const opgen_scalar *fill_value, opgen_tensor *out) {
-    if (sizes_of(ctx, size)) return ctx->err->code;
-    opgen_dtype dtype = opgen_result_dtype(ctx, out, scalar_default(fill_value));
-    return filled(ctx, OPGEN_KERNEL_DTYPES_opgen_portable_full_out, dtype, (int32_t)size.len, size.data, fill_value, out);
+    uint32_t mask = OPGEN_KERNEL_DTYPES_opgen_portable_full_out;
+    int32_t st = opgen_factory_out(ctx, mask, size, scalar_default(fill_value), out);
+    if (st || ctx->meta) return st;
+    return opgen_fill(ctx, mask, out, fill_value);
 }
 
 opgen_status opgen_portable_full_like_out(opgen_ctx *ctx, const opgen_tensor *self, const opgen_scalar *fill_value, const int32_t *memory_format, opgen_tensor *out) {
@@ -48,10 +42,7 @@ opgen_status opgen_portable_scalar_tensor_out(opgen_ctx *ctx, const opgen_scalar
  * zeros here (planned memory holds what an earlier value left: a run's
  * outputs are deterministic). */
 static int32_t empty(opgen_ctx *ctx, uint32_t mask, opgen_int_list size, opgen_tensor *out) {
-    if (sizes_of(ctx, size)) return ctx->err->code;
-    opgen_dtype dtype = opgen_result_dtype(ctx, out, OPGEN_DTYPE_Float);
-    OPGEN_CHECK_DTYPE(ctx, mask, dtype, "the result");
-    int32_t st = opgen_out_any(ctx, out, dtype, (int32_t)size.len, size.data);
+    int32_t st = opgen_factory_out(ctx, mask, size, OPGEN_DTYPE_Float, out);
     if (st || ctx->meta) return st;
     memset(out->data, 0, opgen_nbytes(out));
     return OPGEN_OK;

@@ -9,19 +9,10 @@ static int32_t need_rng(opgen_ctx *ctx) {
     return ctx->rng ? OPGEN_OK : OPGEN_FAIL(ctx, OPGEN_E_INVALID, "%s: a random op needs a program's generator", ctx->op);
 }
 
-static int32_t random_out(opgen_ctx *ctx, uint32_t mask, opgen_int_list size, opgen_dtype dflt, opgen_tensor *out) {
-    if (size.len > OPGEN_MAX_DIM) return OPGEN_FAIL(ctx, OPGEN_E_SHAPE, "%s: %zu dimensions, at most %d", ctx->op, size.len, OPGEN_MAX_DIM);
-    for (size_t i = 0; i < size.len; i++)
-        if (size.data[i] < 0) return OPGEN_FAIL(ctx, OPGEN_E_SHAPE, "%s: negative dimension %lld", ctx->op, (long long)size.data[i]);
-    opgen_dtype dtype = opgen_result_dtype(ctx, out, dflt);
-    OPGEN_CHECK_DTYPE(ctx, mask, dtype, "the result");
-    return opgen_out_any(ctx, out, dtype, (int32_t)size.len, size.data);
-}
-
 /* uniform in [0, 1): 24 random bits for Float, 53 for Double */
 opgen_status opgen_portable_rand_out(opgen_ctx *ctx, opgen_int_list size, opgen_tensor *out) {
     uint32_t mask = OPGEN_KERNEL_DTYPES_opgen_portable_rand_out;
-    int32_t st = random_out(ctx, mask, size, OPGEN_DTYPE_Float, out);
+    int32_t st = opgen_factory_out(ctx, mask, size, OPGEN_DTYPE_Float, out);
     if (st || ctx->meta || need_rng(ctx)) return st ? st : ctx->err->code;
     int64_t n = opgen_numel(out);
     OPGEN_FLOAT_SWITCH(mask, out->dtype, ctx, T, {
@@ -35,7 +26,7 @@ opgen_status opgen_portable_rand_out(opgen_ctx *ctx, opgen_int_list size, opgen_
 /* standard normal: Box-Muller, both values of each pair used */
 opgen_status opgen_portable_randn_out(opgen_ctx *ctx, opgen_int_list size, opgen_tensor *out) {
     uint32_t mask = OPGEN_KERNEL_DTYPES_opgen_portable_randn_out;
-    int32_t st = random_out(ctx, mask, size, OPGEN_DTYPE_Float, out);
+    int32_t st = opgen_factory_out(ctx, mask, size, OPGEN_DTYPE_Float, out);
     if (st || ctx->meta || need_rng(ctx)) return st ? st : ctx->err->code;
     int64_t n = opgen_numel(out);
     OPGEN_FLOAT_SWITCH(mask, out->dtype, ctx, T, {
@@ -54,7 +45,7 @@ opgen_status opgen_portable_randperm_out(opgen_ctx *ctx, int64_t n, opgen_tensor
     uint32_t mask = OPGEN_KERNEL_DTYPES_opgen_portable_randperm_out;
     if (n < 0) return OPGEN_FAIL(ctx, OPGEN_E_INVALID, "%s: n must be non-negative, got %lld", ctx->op, (long long)n);
     int64_t *p = opgen_scratch(ctx, sizeof(int64_t) * (size_t)(n + 1));
-    int32_t st = random_out(ctx, mask, (opgen_int_list){&n, 1}, OPGEN_DTYPE_Long, out);
+    int32_t st = opgen_factory_out(ctx, mask, (opgen_int_list){&n, 1}, OPGEN_DTYPE_Long, out);
     if (st || ctx->meta || need_rng(ctx)) return st ? st : ctx->err->code;
     if (!p) return OPGEN_FAIL(ctx, OPGEN_E_NO_MEMORY, "%s: out of memory", ctx->op);
     for (int64_t i = 0; i < n; i++) p[i] = i;

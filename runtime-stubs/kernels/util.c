@@ -36,6 +36,15 @@ int32_t opgen_out_ordered(opgen_ctx *ctx, opgen_tensor *out, opgen_dtype dtype, 
     return out_in(ctx, out, dtype, dim, sizes, true, dim_order);
 }
 
+int32_t opgen_factory_out(opgen_ctx *ctx, uint32_t mask, opgen_int_list size, opgen_dtype dflt, opgen_tensor *out) {
+    if (size.len > OPGEN_MAX_DIM) return OPGEN_FAIL(ctx, OPGEN_E_SHAPE, "%s: %zu dimensions, at most %d", ctx->op, size.len, OPGEN_MAX_DIM);
+    for (size_t i = 0; i < size.len; i++)
+        if (size.data[i] < 0) return OPGEN_FAIL(ctx, OPGEN_E_SHAPE, "%s: negative dimension %lld", ctx->op, (long long)size.data[i]);
+    opgen_dtype dtype = opgen_result_dtype(ctx, out, dflt);
+    OPGEN_CHECK_DTYPE(ctx, mask, dtype, "the result");
+    return opgen_out_any(ctx, out, dtype, (int32_t)size.len, size.data);
+}
+
 void *opgen_scratch(opgen_ctx *ctx, size_t n) {
     if (ctx->meta) {
         ctx->scratch += opgen_arena_cost(n);

@@ -69,6 +69,10 @@ int32_t opgen_out_any(opgen_ctx *ctx, opgen_tensor *out, opgen_dtype dtype, int3
 /* opgen_out_any in a given dim order (NULL: the out's own, or contiguous): an
  * unallocated out takes it, a given one must have it. */
 int32_t opgen_out_ordered(opgen_ctx *ctx, opgen_tensor *out, opgen_dtype dtype, int32_t dim, const int64_t *sizes, const uint8_t *dim_order);
+/* The result of a factory (empty, full, rand, ...): the size list checked (the op
+ * named), the dtype opgen_result_dtype gives (dflt: ATen's default) checked
+ * against mask, out shaped as opgen_out_any does. */
+int32_t opgen_factory_out(opgen_ctx *ctx, uint32_t mask, opgen_int_list size, opgen_dtype dflt, opgen_tensor *out);
 /* Temporary memory from the call's arena; in meta mode it is only counted
  * (ctx->scratch) and NULL is returned. */
 void *opgen_scratch(opgen_ctx *ctx, size_t n);
