@@ -87,7 +87,12 @@ void og_print_kernel_params(strbuf *b, const og_schema *s) {
     unsigned n = og_kernel_params(s, ps, 96);
     for (unsigned i = 0; i < n; i++) {
         const char *ct = ps[i].abi.ctype;
-        sb_printf(b, ", %s%s%s%s", ct, ct[strlen(ct) - 1] == '*' ? "" : " ", ps[i].name, og_abi_reserved(ps[i].name) ? "_" : "");
+        size_t cl = strlen(ct);
+        sb_puts(b, ", ");
+        sb_putn(b, ct, cl);
+        if (ct[cl - 1] != '*') sb_putc(b, ' ');
+        sb_puts(b, ps[i].name);
+        if (og_abi_reserved(ps[i].name)) sb_putc(b, '_');
     }
 }
 

@@ -27,4 +27,10 @@
 #define OPGEN_MAX_TYPE_DEPTH 16
 #endif
 
+/* Bytes an output file is streamed through (its writes and its comparison with
+ * the file it replaces go by this much). */
+#ifndef OPGEN_OUTPUT_BUFFER
+#define OPGEN_OUTPUT_BUFFER (64 * 1024)
+#endif
+
 #endif

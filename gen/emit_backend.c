@@ -325,10 +325,10 @@ bool og_emit_backend(og_outputs *outs, const char *outdir, const char *tdir, con
     char count[16];
     snprintf(count, sizeof count, "%u", backend->n);
     og_tvar vars[] = {
-        {"generated_by", generated_by},
-        {"backend_count", count},
-        {"backend_table", sb_cstr(&table)},
-        {"fallbacks", sb_cstr(&fallbacks)},
+        OG_TVAR("generated_by", generated_by),
+        OG_TVAR("backend_count", count),
+        OG_TVAR("backend_table", sb_cstr(&table)),
+        OG_TVAR("fallbacks", sb_cstr(&fallbacks)),
     };
     bool ok = f.ok && og_render(outs, outdir, tdir, "opgen_backend.h", vars, sizeof vars / sizeof *vars, d);
     sb_free(&f.pre);

@@ -126,135 +126,211 @@ static void ident_of(strbuf *b, const og_func *f) {
 
 /* ---- rendering ---- */
 
+/* What the tables are printed from. Each table is one pass over the ops, printed
+ * straight into the output as the template reaches it: nothing is rendered twice
+ * or held whole in memory. */
 typedef struct gen {
     const og_model *m;
     const og_edge *edge;
+    unsigned n, nb;             /* ops, hash buckets */
     const char **idents, **names; /* per op: C identifier, "ns::name" */
-    strbuf ops_x, op_table, arg_table, ret_table, col_table, cell_table, alias_table, seed_table, slot_table, kernels_x, protos, scratch;
-    unsigned nargs, nrets, ncols, ncells, naliases, nkernels;
+    uint32_t *seeds, *slots;    /* the perfect hash */
 } gen;
 
-static void arg_row(strbuf *b, strbuf *tmp, const og_arg *x, og_dtset allowed) {
-    og_abi a = og_abi_of(x->type, og_annot_is_write(x->annot));
-    strbuf t = *tmp; /* a scratch buffer kept across rows */
-    sb_reset(&t);
-    og_print_type(&t, x->type);
-    sb_puts(b, "    {");
-    c_str(b, x->name);
-    sb_puts(b, ", ");
-    c_str(b, sb_cstr(&t));
-    sb_puts(b, ", ");
-    c_str(b, x->dflt);
-    sb_puts(b, ", ");
-    if (x->annot) {
-        sb_reset(&t);
-        og_print_annot(&t, x->annot);
-        c_str(b, sb_cstr(&t));
-    } else {
+static const og_edge_op *edge_of(const gen *g, unsigned id) { return g->edge ? og_edge_find(g->edge, g->m->funcs[id]) : NULL; }
+static bool has_kernel(const og_func *f) { return f->kind == OG_KIND_OUT || (f->backend && og_schema_returns_scalars(f->schema)); } /* out= kernels, and scalar prims */
+
+/* A string literal of text that needs no escapes (identifiers, types, annotations). */
+static void c_plain(strbuf *b, const char *s) {
+    if (!s) {
         sb_puts(b, "NULL");
+        return;
+    }
+    sb_putc(b, '"');
+    sb_puts(b, s);
+    sb_putc(b, '"');
+}
+
+/* {name, type, default, annotation, allowed dtypes, ABI, flags}: names are
+ * identifiers and types and annotations print without quotes or backslashes. */
+static void arg_row(strbuf *b, const og_arg *x, og_dtset allowed) {
+    og_abi a = og_abi_of(x->type, og_annot_is_write(x->annot));
+    sb_puts(b, "    {");
+    c_plain(b, x->name); /* NULL for an unnamed return */
+    sb_puts(b, ", \"");
+    og_print_type(b, x->type);
+    sb_puts(b, "\", ");
+    c_str(b, x->dflt);
+    if (x->annot) {
+        sb_puts(b, ", \"");
+        og_print_annot(b, x->annot);
+        sb_puts(b, "\", ");
+    } else {
+        sb_puts(b, ", NULL, ");
     }
     unsigned flags = (x->cat >= OG_ARG_KW_PRE ? 1u : 0u) | (x->cat == OG_ARG_OUT ? 2u : 0u) | (og_annot_is_write(x->annot) ? 4u : 0u);
-    sb_puts(b, ", "); /* ", 0x%08xu, OPGEN_ABI_%s, %u},\n" without printf: a hot row */
-    sb_puthex32(b, allowed);
+    sb_puthex32(b, allowed); /* "0x%08xu, OPGEN_ABI_%s, %u},\n" without printf: a hot row */
     sb_puts(b, "u, OPGEN_ABI_");
     sb_puts(b, a.kind);
     sb_puts(b, ", ");
-    sb_putu(b, flags);
+    sb_putc(b, (char)('0' + flags));
     sb_puts(b, "},\n");
-    *tmp = t;
 }
 
-static void ret_row(strbuf *b, strbuf *tmp, const og_ret *r, og_dtset allowed) {
-    og_arg x;
-    memset(&x, 0, sizeof x);
-    x.name = r->name;
-    x.type = r->type;
-    x.annot = r->annot;
-    x.cat = OG_ARG_POST_SELF;
-    arg_row(b, tmp, &x, allowed);
+/* The dtypes argument i (returns: -r-1) allows under e (NULL: unconstrained). */
+static og_dtset allowed_of(const og_edge_op *e, int i, const og_type *t) {
+    og_dtset allowed = default_allowed(t);
+    for (unsigned c = 0; e && c < e->nargs; c++)
+        if (e->args[c].index == i) allowed = e->args[c].allowed;
+    return allowed;
 }
 
-static void op_rows(gen *g, unsigned id) {
-    const og_func *f = g->m->funcs[id];
-    const og_schema *s = f->schema;
-    const og_edge_op *e = g->edge ? og_edge_find(g->edge, f) : NULL;
-    const og_func *out = og_func_out_variant(f);
-    int out_id = out ? (int)out->index : -1;
-    const char *qualified = g->names[id];
-    sb_puts(&g->ops_x, "    X(");
-    sb_putu(&g->ops_x, id);
-    sb_puts(&g->ops_x, ", ");
-    sb_puts(&g->ops_x, g->idents[id]);
-    sb_puts(&g->ops_x, ", \"");
-    sb_puts(&g->ops_x, qualified);
-    sb_puts(&g->ops_x, "\") \\\n");
-    sb_puts(&g->op_table, "    {\"");
-    sb_puts(&g->op_table, qualified);
-    sb_puts(&g->op_table, "\", \"");
-    sb_puts(&g->op_table, f->ns);
-    sb_puts(&g->op_table, "\", ");
-    c_str(&g->op_table, f->base_name);
-    sb_puts(&g->op_table, ", ");
-    c_str(&g->op_table, s->name.overload);
-    sb_puts(&g->op_table, ", ");
-    c_str(&g->op_table, f->schema_text);
-    unsigned ncols = e ? e->nargs : 0, nrows = e ? e->nrows : 0;
-    unsigned flags = (og_func_has_tag(f, g->m->tag_core) ? 1u : 0u) | (f->custom && !f->backend ? 2u : 0u) | (f->backend ? 4u : 0u);
-    /* ", %u, %u, %u, %u, %u, %d, %u, %u, %u, %u, OPGEN_KIND_%s, %u},\n", without printf */
-    const unsigned cols[] = {g->nargs, g->nrets, g->ncols, g->ncells, g->naliases};
-    for (unsigned c = 0; c < 5; c++) sb_puts(&g->op_table, ", "), sb_putu(&g->op_table, cols[c]);
-    sb_puts(&g->op_table, ", "), sb_puti(&g->op_table, out_id);
-    const unsigned more[] = {s->nargs, s->nrets, nrows, ncols};
-    for (unsigned c = 0; c < 4; c++) sb_puts(&g->op_table, ", "), sb_putu(&g->op_table, more[c]);
-    sb_puts(&g->op_table, ", OPGEN_KIND_");
-    sb_puts(&g->op_table, f->kind == OG_KIND_FUNCTIONAL ? "FUNCTIONAL" : f->kind == OG_KIND_INPLACE ? "INPLACE" : f->kind == OG_KIND_OUT ? "OUT" : f->kind == OG_KIND_MUTABLE ? "MUTABLE" : "SCRATCH");
-    sb_puts(&g->op_table, ", ");
-    sb_putu(&g->op_table, flags);
-    sb_puts(&g->op_table, "},\n");
-    for (unsigned i = 0; i < s->nargs; i++) {
-        og_dtset allowed = default_allowed(s->args[i].type);
-        for (unsigned c = 0; e && c < e->nargs; c++)
-            if (e->args[c].index == (int)i) allowed = e->args[c].allowed;
-        arg_row(&g->arg_table, &g->scratch, &s->args[i], allowed);
+static void put_ops_xmacro(strbuf *b, const void *ctx) {
+    const gen *g = ctx;
+    for (unsigned id = 0; id < g->n; id++) {
+        sb_puts(b, id ? " \\\n    X(" : "    X("); /* the last entry ends the macro */
+        sb_putu(b, id);
+        sb_puts(b, ", ");
+        sb_puts(b, g->idents[id]);
+        sb_puts(b, ", \"");
+        sb_puts(b, g->names[id]);
+        sb_puts(b, "\")");
     }
-    for (unsigned r = 0; r < s->nrets; r++) {
-        og_dtset allowed = default_allowed(s->rets[r].type);
-        for (unsigned c = 0; e && c < e->nargs; c++)
-            if (e->args[c].index == -(int)r - 1) allowed = e->args[c].allowed;
-        ret_row(&g->ret_table, &g->scratch, &s->rets[r], allowed);
+}
+
+static void put_op_table(strbuf *b, const void *ctx) {
+    const gen *g = ctx;
+    unsigned nargs = 0, nrets = 0, ncols = 0, ncells = 0, naliases = 0; /* where the op's rows start */
+    for (unsigned id = 0; id < g->n; id++) {
+        const og_func *f = g->m->funcs[id];
+        const og_schema *s = f->schema;
+        const og_edge_op *e = edge_of(g, id);
+        const og_func *out = og_func_out_variant(f);
+        sb_puts(b, "    {\"");
+        sb_puts(b, g->names[id]);
+        sb_puts(b, "\", \"");
+        sb_puts(b, f->ns);
+        sb_puts(b, "\", ");
+        c_plain(b, f->base_name);
+        sb_puts(b, ", ");
+        c_plain(b, s->name.overload);
+        sb_puts(b, ", ");
+        c_str(b, f->schema_text);
+        unsigned ecols = e ? e->nargs : 0, erows = e ? e->nrows : 0;
+        unsigned flags = (og_func_has_tag(f, g->m->tag_core) ? 1u : 0u) | (f->custom && !f->backend ? 2u : 0u) | (f->backend ? 4u : 0u);
+        /* ", %u, %u, %u, %u, %u, %d, %u, %u, %u, %u, OPGEN_KIND_%s, %u},\n", without printf */
+        const unsigned cols[] = {nargs, nrets, ncols, ncells, naliases};
+        for (unsigned c = 0; c < 5; c++) sb_puts(b, ", "), sb_putu(b, cols[c]);
+        sb_puts(b, ", "), sb_puti(b, out ? (int)out->index : -1);
+        const unsigned more[] = {s->nargs, s->nrets, erows, ecols};
+        for (unsigned c = 0; c < 4; c++) sb_puts(b, ", "), sb_putu(b, more[c]);
+        sb_puts(b, ", OPGEN_KIND_");
+        sb_puts(b, f->kind == OG_KIND_FUNCTIONAL ? "FUNCTIONAL" : f->kind == OG_KIND_INPLACE ? "INPLACE" : f->kind == OG_KIND_OUT ? "OUT" : f->kind == OG_KIND_MUTABLE ? "MUTABLE" : "SCRATCH");
+        sb_puts(b, ", ");
+        sb_putu(b, flags);
+        sb_puts(b, "},\n");
+        nargs += s->nargs;
+        nrets += s->nrets;
+        ncols += ecols;
+        ncells += erows * ecols;
+        naliases += e ? e->naliases : 0;
     }
-    g->nargs += s->nargs;
-    g->nrets += s->nrets;
-    if (e) {
-        sb_printf(&g->col_table, "    /* %s */", e->op);
-        for (unsigned c = 0; c < e->nargs; c++) sb_putc(&g->col_table, ' '), sb_puti(&g->col_table, e->args[c].index), sb_putc(&g->col_table, ',');
-        sb_putc(&g->col_table, '\n');
-        for (unsigned r = 0; r < e->nrows; r++) {
-            sb_puts(&g->cell_table, "   ");
-            for (unsigned c = 0; c < e->nargs; c++) sb_putc(&g->cell_table, ' '), sb_putu(&g->cell_table, e->rows[(size_t)r * e->nargs + c]), sb_putc(&g->cell_table, ',');
-            sb_putc(&g->cell_table, '\n');
+    if (!g->n) sb_puts(b, "    {\"\", \"\", \"\", \"\", \"\", 0, 0, 0, 0, 0, -1, 0, 0, 0, 0, OPGEN_KIND_FUNCTIONAL},\n"); /* C needs an element */
+}
+
+static void put_arg_rows(strbuf *b, const gen *g, bool rets) {
+    unsigned rows = 0;
+    for (unsigned id = 0; id < g->n; id++) {
+        const og_schema *s = g->m->funcs[id]->schema;
+        const og_edge_op *e = edge_of(g, id);
+        for (unsigned i = 0; !rets && i < s->nargs; i++, rows++) arg_row(b, &s->args[i], allowed_of(e, (int)i, s->args[i].type));
+        for (unsigned r = 0; rets && r < s->nrets; r++, rows++) {
+            const og_ret *x = &s->rets[r];
+            og_arg a = {.name = x->name, .type = x->type, .annot = x->annot, .cat = OG_ARG_POST_SELF};
+            arg_row(b, &a, allowed_of(e, -(int)r - 1, x->type));
         }
-        sb_printf(&g->alias_table, "    /* %s */", e->op);
-        for (unsigned a = 0; a < e->naliases; a++) sb_putc(&g->alias_table, ' '), sb_puthex32(&g->alias_table, e->aliases[a]), sb_puts(&g->alias_table, "u,");
-        sb_putc(&g->alias_table, '\n');
-        g->ncols += e->nargs;
-        g->ncells += e->nrows * e->nargs;
-        g->naliases += e->naliases;
     }
-    if (f->kind == OG_KIND_OUT || (f->backend && og_schema_returns_scalars(s))) { /* out= kernels, and scalar prims */
-        sb_printf(&g->kernels_x, "    X(%u, opgen_kernel_%s) \\\n", id, g->idents[id]);
-        sb_printf(&g->protos, "/* %s::%s */\nopgen_status opgen_kernel_%s(opgen_ctx *ctx", f->ns, f->schema_text, g->idents[id]);
-        og_print_kernel_params(&g->protos, s);
-        sb_puts(&g->protos, ");\n");
-        g->nkernels++;
+    if (!rows) sb_puts(b, "    {NULL, NULL, NULL, NULL, 0u, OPGEN_ABI_OPAQUE, 0},\n");
+}
+static void put_arg_table(strbuf *b, const void *ctx) { put_arg_rows(b, ctx, false); }
+static void put_ret_table(strbuf *b, const void *ctx) { put_arg_rows(b, ctx, true); }
+
+/* The Edge tables: per constrained op, its argument columns, its rows of alias
+ * indices, its aliases' dtype sets. */
+enum { EDGE_COLS, EDGE_CELLS, EDGE_ALIASES };
+static void put_edge_table(strbuf *b, const gen *g, int which) {
+    unsigned items = 0;
+    for (unsigned id = 0; id < g->n; id++) {
+        const og_edge_op *e = edge_of(g, id);
+        if (!e) continue;
+        if (which == EDGE_COLS) {
+            sb_puts(b, "    /* "), sb_puts(b, e->op), sb_puts(b, " */");
+            for (unsigned c = 0; c < e->nargs; c++) sb_putc(b, ' '), sb_puti(b, e->args[c].index), sb_putc(b, ',');
+            sb_putc(b, '\n');
+            items += e->nargs;
+        } else if (which == EDGE_CELLS) {
+            for (unsigned r = 0; r < e->nrows; r++) {
+                sb_puts(b, "   ");
+                for (unsigned c = 0; c < e->nargs; c++) sb_putc(b, ' '), sb_putu(b, e->rows[(size_t)r * e->nargs + c]), sb_putc(b, ',');
+                sb_putc(b, '\n');
+            }
+            items += e->nrows * e->nargs;
+        } else {
+            sb_puts(b, "    /* "), sb_puts(b, e->op), sb_puts(b, " */");
+            for (unsigned a = 0; a < e->naliases; a++) sb_putc(b, ' '), sb_puthex32(b, e->aliases[a]), sb_puts(b, "u,");
+            sb_putc(b, '\n');
+            items += e->naliases;
+        }
+    }
+    if (!items) sb_puts(b, which == EDGE_ALIASES ? "    0u,\n" : "    0,\n"); /* C needs an element */
+}
+static void put_col_table(strbuf *b, const void *ctx) { put_edge_table(b, ctx, EDGE_COLS); }
+static void put_cell_table(strbuf *b, const void *ctx) { put_edge_table(b, ctx, EDGE_CELLS); }
+static void put_alias_table(strbuf *b, const void *ctx) { put_edge_table(b, ctx, EDGE_ALIASES); }
+
+/* n numbers, `per` to a line, each followed by suffix and a comma. */
+static void put_numbers(strbuf *b, const uint32_t *v, unsigned n, unsigned per, const char *suffix) {
+    for (unsigned i = 0; i < n; i++) {
+        sb_puts(b, i % per ? " " : "    ");
+        sb_putu(b, v[i]);
+        sb_puts(b, suffix);
+        sb_putc(b, ',');
+        if (i % per == per - 1 || i + 1 == n) sb_putc(b, '\n');
+    }
+}
+static void put_seed_table(strbuf *b, const void *ctx) {
+    const gen *g = ctx;
+    put_numbers(b, g->seeds, g->nb, 12, "u");
+}
+static void put_slot_table(strbuf *b, const void *ctx) {
+    const gen *g = ctx;
+    if (!g->n) sb_puts(b, "    0,\n");
+    put_numbers(b, g->slots, g->n, 16, "");
+}
+
+static void put_kernels_xmacro(strbuf *b, const void *ctx) {
+    const gen *g = ctx;
+    bool first = true;
+    for (unsigned id = 0; id < g->n; id++) {
+        if (!has_kernel(g->m->funcs[id])) continue;
+        sb_puts(b, first ? "    X(" : " \\\n    X("); /* the last entry ends the macro */
+        sb_putu(b, id);
+        sb_puts(b, ", opgen_kernel_");
+        sb_puts(b, g->idents[id]);
+        sb_putc(b, ')');
+        first = false;
     }
 }
 
-/* Removes the trailing " \\\n" of an X-macro list (the last entry ends the macro). */
-static void end_xmacro(strbuf *b) {
-    if (b->n >= 3 && !strcmp(b->p + b->n - 3, " \\\n")) {
-        b->n -= 3;
-        b->p[b->n] = 0;
+static void put_prototypes(strbuf *b, const void *ctx) {
+    const gen *g = ctx;
+    for (unsigned id = 0; id < g->n; id++) {
+        const og_func *f = g->m->funcs[id];
+        if (!has_kernel(f)) continue;
+        sb_puts(b, "/* "), sb_puts(b, f->ns), sb_puts(b, "::"), sb_puts(b, f->schema_text);
+        sb_puts(b, " */\nopgen_status opgen_kernel_"), sb_puts(b, g->idents[id]), sb_puts(b, "(opgen_ctx *ctx");
+        og_print_kernel_params(b, f->schema);
+        sb_puts(b, ");\n");
     }
 }
 
@@ -284,17 +360,11 @@ bool og_render(og_outputs *outs, const char *outdir, const char *tdir, const cha
 }
 
 bool og_emit_c_headers(og_outputs *outs, const char *outdir, const char *tdir, const og_model *m, const og_edge *edge, const char *generated_by, diag *d) {
-    gen g;
-    memset(&g, 0, sizeof g);
-    g.m = m;
-    g.edge = edge;
-    strbuf *bufs[] = {&g.ops_x, &g.op_table, &g.arg_table, &g.ret_table, &g.col_table, &g.cell_table, &g.alias_table, &g.seed_table, &g.slot_table, &g.kernels_x, &g.protos, &g.scratch};
-    for (size_t i = 0; i < sizeof bufs / sizeof *bufs; i++) sb_init(bufs[i]);
-
-    /* identifiers: ns_name_overload, made unique by the op id where two collide */
     unsigned n = m->nfuncs;
+    gen g = {.m = m, .edge = edge, .n = n, .nb = n / 4 + 1};
+    /* identifiers: ns_name_overload, made unique by the op id where two collide */
     g.idents = og_xcalloc(n + 1, sizeof *g.idents);
-    const char **names = g.names = og_xcalloc(n + 1, sizeof *names);
+    g.names = og_xcalloc(n + 1, sizeof *g.names);
     strmap seen;
     strmap_init(&seen, n);
     strbuf t;
@@ -305,72 +375,56 @@ bool og_emit_c_headers(og_outputs *outs, const char *outdir, const char *tdir, c
         char *id = arena_strndup(m->a, t.p, t.n);
         if (strmap_put(&seen, id, (void *)id)) id = arena_printf(m->a, "%s_%u", id, i);
         g.idents[i] = id;
-        names[i] = arena_printf(m->a, "%s::%s", m->funcs[i]->ns, m->funcs[i]->name);
+        g.names[i] = arena_printf(m->a, "%s::%s", m->funcs[i]->ns, m->funcs[i]->name);
     }
     strmap_free(&seen);
     sb_free(&t);
 
-    for (unsigned i = 0; i < n; i++) op_rows(&g, i);
-
-    unsigned nb = n / 4 + 1;
-    uint32_t *seeds = og_xcalloc(nb, sizeof *seeds), *slots = og_xcalloc(n + 1, sizeof *slots);
-    bool ok = perfect_hash(names, n, nb, seeds, slots);
+    g.seeds = og_xcalloc(g.nb, sizeof *g.seeds);
+    g.slots = og_xcalloc(n + 1, sizeof *g.slots);
+    bool ok = perfect_hash(g.names, n, g.nb, g.seeds, g.slots);
     if (!ok) diag_plain(d, "could not build a perfect hash of the operator names");
-    for (unsigned b = 0; b < nb; b++) sb_printf(&g.seed_table, "%s%uu,%s", b % 12 ? " " : "    ", seeds[b], b % 12 == 11 || b + 1 == nb ? "\n" : "");
-    for (unsigned s = 0; s < n; s++) sb_printf(&g.slot_table, "%s%u,%s", s % 16 ? " " : "    ", slots[s], s % 16 == 15 || s + 1 == n ? "\n" : "");
-    free(seeds);
-    free(slots);
-    free(names);
-
-    /* C needs at least one element per array */
-    if (!n) sb_puts(&g.op_table, "    {\"\", \"\", \"\", \"\", \"\", 0, 0, 0, 0, 0, -1, 0, 0, 0, 0, OPGEN_KIND_FUNCTIONAL},\n"), sb_puts(&g.slot_table, "    0,\n");
-    if (!g.nargs) sb_puts(&g.arg_table, "    {NULL, NULL, NULL, NULL, 0u, OPGEN_ABI_OPAQUE, 0},\n");
-    if (!g.nrets) sb_puts(&g.ret_table, "    {NULL, NULL, NULL, NULL, 0u, OPGEN_ABI_OPAQUE, 0},\n");
-    if (!g.ncols) sb_puts(&g.col_table, "    0,\n");
-    if (!g.ncells) sb_puts(&g.cell_table, "    0,\n");
-    if (!g.naliases) sb_puts(&g.alias_table, "    0u,\n");
-    end_xmacro(&g.ops_x);
-    end_xmacro(&g.kernels_x);
 
     strbuf dx;
     sb_init(&dx);
-#define OG_DT_ROW(name, num, size) sb_printf(&dx, "    X(%s, %d, %d) \\\n", #name, num, size);
+#define OG_DT_ROW(name, num, size) sb_printf(&dx, "%s    X(%s, %d, %d)", dx.n ? " \\\n" : "", #name, num, size);
     OPGEN_DTYPES(OG_DT_ROW)
 #undef OG_DT_ROW
-    end_xmacro(&dx);
 
     char opcount[16], dtcount[16], edge_mask[16], buckets[16];
     snprintf(opcount, sizeof opcount, "%u", n);
     snprintf(dtcount, sizeof dtcount, "%d", OG_DTYPE_COUNT);
     snprintf(edge_mask, sizeof edge_mask, "0x%08x", (unsigned)OG_EDGE_DTYPES);
-    snprintf(buckets, sizeof buckets, "%u", nb);
+    snprintf(buckets, sizeof buckets, "%u", g.nb);
     og_tvar vars[] = {
-        {"generated_by", generated_by},
-        {"version", OPGEN_VERSION_STRING},
-        {"dtype_xmacro", sb_cstr(&dx)},
-        {"dtype_count", dtcount},
-        {"edge_dtypes", edge_mask},
-        {"op_count", opcount},
-        {"ops_xmacro", sb_cstr(&g.ops_x)},
-        {"hash_buckets", buckets},
-        {"name_hash", name_hash_text()},
-        {"op_table", sb_cstr(&g.op_table)},
-        {"arg_table", sb_cstr(&g.arg_table)},
-        {"ret_table", sb_cstr(&g.ret_table)},
-        {"col_table", sb_cstr(&g.col_table)},
-        {"cell_table", sb_cstr(&g.cell_table)},
-        {"alias_table", sb_cstr(&g.alias_table)},
-        {"hash_seed_table", sb_cstr(&g.seed_table)},
-        {"hash_slot_table", sb_cstr(&g.slot_table)},
-        {"kernels_xmacro", sb_cstr(&g.kernels_x)},
-        {"prototypes", sb_cstr(&g.protos)},
+        OG_TVAR("generated_by", generated_by),
+        OG_TVAR("version", OPGEN_VERSION_STRING),
+        OG_TVAR("dtype_xmacro", sb_cstr(&dx)),
+        OG_TVAR("dtype_count", dtcount),
+        OG_TVAR("edge_dtypes", edge_mask),
+        OG_TVAR("op_count", opcount),
+        OG_TVAR_FN("ops_xmacro", put_ops_xmacro, &g),
+        OG_TVAR("hash_buckets", buckets),
+        OG_TVAR("name_hash", name_hash_text()),
+        OG_TVAR_FN("op_table", put_op_table, &g),
+        OG_TVAR_FN("arg_table", put_arg_table, &g),
+        OG_TVAR_FN("ret_table", put_ret_table, &g),
+        OG_TVAR_FN("col_table", put_col_table, &g),
+        OG_TVAR_FN("cell_table", put_cell_table, &g),
+        OG_TVAR_FN("alias_table", put_alias_table, &g),
+        OG_TVAR_FN("hash_seed_table", put_seed_table, &g),
+        OG_TVAR_FN("hash_slot_table", put_slot_table, &g),
+        OG_TVAR_FN("kernels_xmacro", put_kernels_xmacro, &g),
+        OG_TVAR_FN("prototypes", put_prototypes, &g),
     };
     unsigned nv = sizeof vars / sizeof *vars;
     ok = ok && og_render(outs, outdir, tdir, "opgen_dtypes.h", vars, nv, d);
     ok = ok && og_render(outs, outdir, tdir, "opgen_ops.h", vars, nv, d);
     ok = ok && og_render(outs, outdir, tdir, "opgen_kernels.h", vars, nv, d);
     sb_free(&dx);
-    for (size_t i = 0; i < sizeof bufs / sizeof *bufs; i++) sb_free(bufs[i]);
+    free(g.seeds);
+    free(g.slots);
+    free(g.names);
     free(g.idents);
     return ok;
 }

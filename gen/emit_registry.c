@@ -201,16 +201,16 @@ bool og_emit_registry(og_outputs *outs, const char *outdir, const char *tdir, co
     snprintf(count, sizeof count, "%u", n);
     snprintf(fbcount, sizeof fbcount, "%u", nfb);
     og_tvar vars[] = {
-        {"generated_by", generated_by},
-        {"op_count", count},
-        {"registry_xmacro", sb_cstr(&x)},
-        {"registry_prototypes", sb_cstr(&protos)},
-        {"registry_masks", sb_cstr(&masks)},
-        {"trampolines", sb_cstr(&tramps)},
-        {"registry_table", sb_cstr(&table)},
-        {"fallback_count", fbcount},
-        {"fallback_table", sb_cstr(&fbtable)},
-        {"selection", sel_text},
+        OG_TVAR("generated_by", generated_by),
+        OG_TVAR("op_count", count),
+        OG_TVAR("registry_xmacro", sb_cstr(&x)),
+        OG_TVAR("registry_prototypes", sb_cstr(&protos)),
+        OG_TVAR("registry_masks", sb_cstr(&masks)),
+        OG_TVAR("trampolines", sb_cstr(&tramps)),
+        OG_TVAR("registry_table", sb_cstr(&table)),
+        OG_TVAR("fallback_count", fbcount),
+        OG_TVAR("fallback_table", sb_cstr(&fbtable)),
+        OG_TVAR("selection", sel_text),
     };
     if (ok) ok = og_render(outs, outdir, tdir, "opgen_registry.h", vars, sizeof vars / sizeof *vars, d);
     strmap_free(&sigs);

@@ -121,17 +121,18 @@ static bool match_timestamp(const char *s) {
 static void resolve_plain(ynode *n) {
     const char *s = n->s;
     bool b;
-    /* fast path: a word that cannot start a bool, null, number or timestamp */
-    char c0 = s[0];
-    if (((c0 >= 'a' && c0 <= 'z') || (c0 >= 'A' && c0 <= 'Z') || c0 == '_') && c0 != 'y' && c0 != 'Y' && c0 != 'n' && c0 != 'N' &&
-        c0 != 't' && c0 != 'T' && c0 != 'f' && c0 != 'F' && c0 != 'o' && c0 != 'O') {
+    char c0 = s[0], lc = (char)(c0 | 0x20);
+    if ((lc >= 'a' && lc <= 'z') || c0 == '_') { /* a word: only a bool or a null can start so */
         n->type = YVAL_STR;
+        if (strchr("yntfo", lc) && match_bool(s, &b)) {
+            n->type = YVAL_BOOL;
+            n->boolean = b;
+        } else if (lc == 'n' && match_null(s)) {
+            n->type = YVAL_NULL;
+        }
         return;
     }
-    if (match_bool(s, &b)) {
-        n->type = YVAL_BOOL;
-        n->boolean = b;
-    } else if (match_null(s)) {
+    if (match_null(s)) {
         n->type = YVAL_NULL;
     } else if (match_int(s)) {
         n->type = YVAL_INT;

@@ -302,7 +302,7 @@ static bool kernel_source(const og_skel *k, unsigned i, strbuf *out, diag *d) {
     sb_init(&note);
     if (kk->kernel_name) /* a C++ overload made a distinct C name (og_kernels_check) */
         sb_printf(&note, " * The yaml's kernel_name %s also serves ops of another C signature: C++\n * overloads it, C cannot, so this signature's function is %s.\n", kk->kernel_name, kk->symbol);
-    og_tvar vars[] = {{"backend", k->backend}, {"symbol", kk->symbol}, {"ops", sb_cstr(&ops)}, {"schema", kk->func->schema_text}, {"note", sb_cstr(&note)}, {"params", sb_cstr(&params)}, {"body", sb_cstr(&body)}};
+    og_tvar vars[] = {OG_TVAR("backend", k->backend), OG_TVAR("symbol", kk->symbol), OG_TVAR("ops", sb_cstr(&ops)), OG_TVAR("schema", kk->func->schema_text), OG_TVAR("note", sb_cstr(&note)), OG_TVAR("params", sb_cstr(&params)), OG_TVAR("body", sb_cstr(&body))};
     bool ok = og_render_to(out, NULL, "skeleton/kernel.c.in", vars, sizeof vars / sizeof *vars, NULL, d);
     sb_free(&ops);
     sb_free(&note);
@@ -380,7 +380,7 @@ static void write_header(writer *w, const og_skel *k) {
     }
     char name[512];
     snprintf(name, sizeof name, "%s_kernels.h", k->backend);
-    og_tvar vars[] = {{"backend", k->backend}, {"prototypes", sb_cstr(&protos)}};
+    og_tvar vars[] = {OG_TVAR("backend", k->backend), OG_TVAR("prototypes", sb_cstr(&protos))};
     put_template(w, name, "skeleton/kernels.h.in", "c", vars, 2, true);
     sb_free(&protos);
 }
@@ -410,7 +410,7 @@ static void write_registry(writer *w, const og_skel *k, const og_skel_kernel *co
     char count[16], name[512];
     snprintf(count, sizeof count, "%u", k->n);
     snprintf(name, sizeof name, "%s_registry.c", k->backend);
-    og_tvar vars[] = {{"backend", k->backend}, {"trampolines", sb_cstr(&tramps)}, {"table", sb_cstr(&reg)}, {"count", count}};
+    og_tvar vars[] = {OG_TVAR("backend", k->backend), OG_TVAR("trampolines", sb_cstr(&tramps)), OG_TVAR("table", sb_cstr(&reg)), OG_TVAR("count", count)};
     put_template(w, name, "skeleton/registry.c.in", "c", vars, 4, true);
     strmap_free(&sigs);
     sb_free(&key);
@@ -476,7 +476,7 @@ static void write_glue(writer *w, const og_skel *k, const strbuf *list, const ch
                                : "Builds against an installed opgen (pkg-config: opgen-runtime) or,\n# without one, against opgen as a subproject (subprojects/opgen).";
     const char *how_readme = vendor.n ? "The kernel yaml declares ops of the backend's own, which an installed opgen's op\ntables lack: the build takes opgen as a subproject in `subprojects/opgen` and\nbuilds its runtime over them (`-Dvendor_ops`)."
                                       : "The build finds opgen through pkg-config (`opgen-runtime`, installed by opgen's\n`meson install`) or, without one, as a subproject in `subprojects/opgen`.";
-    og_tvar vars[] = {{"backend", k->backend}, {"sources", list->p ? list->p : ""}, {"runtime", sb_cstr(&runtime)}, {"how", how}, {"how_readme", how_readme}};
+    og_tvar vars[] = {OG_TVAR("backend", k->backend), OG_TVAR("sources", list->p ? list->p : ""), OG_TVAR("runtime", sb_cstr(&runtime)), OG_TVAR("how", how), OG_TVAR("how_readme", how_readme)};
     char name[512];
     snprintf(name, sizeof name, "%s_main.c", k->backend);
     put_template(w, name, "skeleton/main.c.in", "c", vars, 2, true);

@@ -8,7 +8,7 @@
 
 void sb_init(strbuf *b) { memset(b, 0, sizeof *b); }
 void sb_free(strbuf *b) {
-    free(b->p);
+    if (!b->flush) free(b->p); /* a stream's buffer is its owner's */
     memset(b, 0, sizeof *b);
 }
 void sb_reset(strbuf *b) {
@@ -34,7 +34,37 @@ void sb_expect(strbuf *b, const char *text, size_t len) {
 
 bool sb_matched(const strbuf *b) { return b->expect && !b->mismatch && b->n == b->expect_len; }
 
+void sb_stream(strbuf *b, char *p, size_t cap, sb_flush_fn flush) {
+    memset(b, 0, sizeof *b);
+    b->p = p;
+    b->cap = cap;
+    b->flush = flush;
+    p[0] = 0;
+}
+
+void sb_drain(strbuf *b) {
+    if (!b->n) return;
+    b->flush(b, b->p, b->n);
+    b->flushed += b->n;
+    b->last = b->p[b->n - 1];
+    b->n = 0;
+    b->p[0] = 0;
+}
+
 void sb_putn_slow(strbuf *b, const char *s, size_t n) {
+    if (b->flush) {
+        sb_drain(b);
+        if (n < b->cap) {
+            memcpy(b->p, s, n);
+            b->n = n;
+            b->p[n] = 0;
+        } else { /* larger than the buffer: straight through */
+            b->flush(b, s, n);
+            b->flushed += n;
+            b->last = s[n - 1];
+        }
+        return;
+    }
     if (b->expect) {
         if (b->mismatch) return;
         size_t k = 0;

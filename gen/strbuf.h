@@ -1,4 +1,6 @@
-/* Growable byte buffer used to print schemas and build output files. */
+/* Growable byte buffer used to print schemas and build output files; in stream
+ * mode a fixed buffer whose full contents go to a flush function (an output file
+ * written as it is made, never whole in memory). */
 #ifndef OG_STRBUF_H
 #define OG_STRBUF_H
 #include <stdbool.h>
@@ -6,7 +8,10 @@
 #include <stdint.h>
 #include <string.h>
 
-typedef struct strbuf {
+typedef struct strbuf strbuf;
+typedef void (*sb_flush_fn)(strbuf *b, const char *p, size_t n);
+
+struct strbuf {
     char *p;
     size_t n, cap;
     /* compare mode: instead of storing, check the bytes against `expect`;
@@ -14,12 +19,24 @@ typedef struct strbuf {
     const char *expect;
     size_t expect_len;
     int mismatch;
-} strbuf;
+    /* stream mode: p[0..n) is what has not been flushed yet */
+    sb_flush_fn flush;
+    size_t flushed; /* bytes flushed so far */
+    char last;      /* the last byte flushed */
+};
 
 void sb_init(strbuf *b);
 void sb_free(strbuf *b);
 void sb_reset(strbuf *b);
 void sb_putn_slow(strbuf *b, const char *s, size_t n);
+/* Starts stream mode over the caller's buffer p[0..cap) (cap >= 2; the buffer
+ * stays the caller's). */
+void sb_stream(strbuf *b, char *p, size_t cap, sb_flush_fn flush);
+/* Stream mode: hands what is buffered to the flush function. */
+void sb_drain(strbuf *b);
+/* Bytes put so far, flushed or not, and the last of them (0 if none). */
+static inline size_t sb_total(const strbuf *b) { return b->flushed + b->n; }
+static inline char sb_last(const strbuf *b) { return b->n ? b->p[b->n - 1] : b->last; }
 /* Starts compare mode against text[0..len). */
 void sb_expect(strbuf *b, const char *text, size_t len);
 /* After compare mode: true when everything printed equals the whole text. */

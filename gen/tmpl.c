@@ -7,6 +7,13 @@ static const og_tvar *find(const og_tvar *vars, unsigned n, const char *name, si
     return NULL;
 }
 
+static void put_value(strbuf *out, const og_tvar *v) {
+    if (v->render)
+        v->render(out, v->ctx);
+    else
+        sb_puts(out, v->value);
+}
+
 bool og_tmpl_expand(strbuf *out, const char *file, const char *t, size_t len, const og_tvar *vars, unsigned nvars, diag *d) {
     unsigned before = d->errors, line = 1;
     size_t i = 0;
@@ -28,9 +35,10 @@ bool og_tmpl_expand(strbuf *out, const char *file, const char *t, size_t len, co
             const og_tvar *v = find(vars, nvars, name, nl);
             if (!v) {
                 diag_error(d, file, line, (unsigned)(k - i + 1), "unknown template variable '%.*s'", (int)nl, name);
-            } else if (v->value[0]) {
-                sb_puts(out, v->value);
-                if (v->value[strlen(v->value) - 1] != '\n') sb_putc(out, '\n');
+            } else {
+                size_t start = sb_total(out);
+                put_value(out, v);
+                if (sb_total(out) > start && sb_last(out) != '\n') sb_putc(out, '\n');
             }
             i = next;
             line++;
@@ -51,7 +59,7 @@ bool og_tmpl_expand(strbuf *out, const char *file, const char *t, size_t len, co
                     if (!v)
                         diag_error(d, file, line, (unsigned)(p - i + 1), "unknown template variable '%.*s'", (int)(q - p - 2), t + p + 2);
                     else
-                        sb_puts(out, v->value);
+                        put_value(out, v);
                 }
                 p = q + 2;
                 continue;

@@ -1,8 +1,10 @@
 #include "write.h"
 #include "arena.h"
 #include "opgen/file.h"
+#include "config.h"
 #include <errno.h>
 #include <fcntl.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,25 +18,132 @@ static char *xstrdup(const char *s) {
 
 void og_outputs_init(og_outputs *o) { memset(o, 0, sizeof *o); }
 
+static void close_output(og_output *f) {
+    if (f->old_fd >= 0) close(f->old_fd);
+    if (f->tmp_fd >= 0) close(f->tmp_fd);
+    f->old_fd = f->tmp_fd = -1;
+}
+
 void og_outputs_free(og_outputs *o) {
     for (unsigned i = 0; i < o->n; i++) {
-        free(o->files[i].path);
-        sb_free(&o->files[i].data);
+        og_output *f = &o->files[i];
+        close_output(f);
+        if (f->tmp) unlink(f->tmp); /* not committed */
+        free(f->tmp);
+        free(f->error);
+        free(f->path);
     }
     for (unsigned i = 0; i < o->ninputs; i++) free(o->inputs[i]);
     free(o->files);
     free(o->inputs);
+    free(o->buf);
     memset(o, 0, sizeof *o);
 }
 
+/* The first failure of an output, kept for the commit to report. */
+static void fail(og_output *f, const opgen_error *err) {
+    if (err->code == OPGEN_E_NO_MEMORY) og_oom();
+    if (!f->error) f->error = xstrdup(err->msg);
+    close_output(f);
+}
+
+/* The content differs from the old file's (or there is none): a temp file, with
+ * the equal prefix (size bytes) copied over from the old file. */
+static bool start_temp(og_output *f) {
+    f->differs = true;
+    opgen_error err = {0};
+    if (opgen_file_temp_open(f->path, &f->tmp_fd, &f->tmp, &err)) return fail(f, &err), false;
+    for (size_t off = 0; off < f->size;) {
+        size_t want = f->size - off < OPGEN_OUTPUT_BUFFER ? f->size - off : OPGEN_OUTPUT_BUFFER;
+        ssize_t r = pread(f->old_fd, f->set->cmp, want, (off_t)off);
+        if (r < 0 && errno == EINTR) continue;
+        if (r <= 0) { /* it changed under us: the run's view of it is gone */
+            opgen_fail_at(&err, OPGEN_E_IO, f->path, 0, 0, "cannot read it back: %s", r < 0 ? strerror(errno) : "it shrank");
+            return fail(f, &err), false;
+        }
+        if (opgen_file_temp_put(f->tmp_fd, f->path, f->set->cmp, (size_t)r, &err)) return fail(f, &err), false;
+        off += (size_t)r;
+    }
+    if (f->old_fd >= 0) close(f->old_fd);
+    f->old_fd = -1;
+    return true;
+}
+
+/* Are the old file's next n bytes these? (reads them, a buffer at a time; false
+ * at its end) */
+static bool old_equal(og_output *f, const char *p, size_t n) {
+    while (n) {
+        size_t want = n < OPGEN_OUTPUT_BUFFER ? n : OPGEN_OUTPUT_BUFFER, got = 0;
+        while (got < want) {
+            ssize_t r = read(f->old_fd, f->set->cmp + got, want - got);
+            if (r < 0 && errno == EINTR) continue;
+            if (r <= 0) return false;
+            got += (size_t)r;
+        }
+        if (memcmp(f->set->cmp, p, want) != 0) return false;
+        p += want;
+        n -= want;
+    }
+    return true;
+}
+
+/* The stream's flush: compare while equal, then write the temp file. */
+static void put(strbuf *b, const char *p, size_t n) {
+    og_output *f = (og_output *)((char *)b - offsetof(og_output, data));
+    if (!f->set->dry && !f->error && (f->differs || !old_equal(f, p, n))) {
+        opgen_error err = {0};
+        if (f->tmp_fd < 0 && !start_temp(f)) return;
+        if (opgen_file_temp_put(f->tmp_fd, f->path, p, n, &err)) return fail(f, &err);
+    }
+    f->size += n;
+}
+
+void og_outputs_end(og_outputs *o) {
+    og_output *f = o->n ? &o->files[o->n - 1] : NULL;
+    if (!f || f->done) return;
+    sb_drain(&f->data);
+    f->done = true;
+    if (o->dry || f->error) return;
+    char extra;
+    if (!f->differs && read(f->old_fd, &extra, 1) != 0) f->differs = true; /* the old file is longer (or unreadable) */
+    if (f->differs && f->tmp_fd < 0 && !start_temp(f)) return;
+    opgen_error err = {0};
+    if (f->tmp_fd >= 0) {
+        int fd = f->tmp_fd;
+        f->tmp_fd = -1;
+        if (opgen_file_temp_close(fd, f->path, &err)) fail(f, &err);
+    }
+    close_output(f);
+}
+
+/* The old file to compare with: a regular file we can read; anything else makes
+ * the content differ (a folder then fails the rename, a device the temp file). */
+static void open_old(og_output *f) {
+    f->old_fd = f->tmp_fd = -1;
+    int fd = open(f->path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    struct stat st;
+    if (fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) {
+        f->old_fd = fd;
+        return;
+    }
+    if (fd >= 0) close(fd);
+    f->differs = true;
+}
+
 static strbuf *add(og_outputs *o, char *path) {
+    og_outputs_end(o);
     if (o->n == o->cap) {
         o->cap = o->cap ? o->cap * 2 : 8;
         o->files = og_xrealloc(o->files, o->cap * sizeof *o->files);
     }
+    if (!o->buf) o->buf = og_xmalloc(2 * (size_t)OPGEN_OUTPUT_BUFFER), o->cmp = o->buf + OPGEN_OUTPUT_BUFFER;
     og_output *f = &o->files[o->n++];
+    memset(f, 0, sizeof *f);
     f->path = path;
-    sb_init(&f->data);
+    f->set = o;
+    f->old_fd = f->tmp_fd = -1;
+    if (!o->dry) open_old(f);
+    sb_stream(&f->data, o->buf, OPGEN_OUTPUT_BUFFER, put);
     return &f->data;
 }
 
@@ -59,52 +168,25 @@ void og_outputs_input(og_outputs *o, const char *path) {
     o->inputs[o->ninputs++] = xstrdup(path);
 }
 
-/* Same bytes as on disk already? (a missing or unreadable file is "different") */
-static bool unchanged(const char *path, const strbuf *data) {
-    FILE *f = fopen(path, "rb");
-    if (!f) return false;
-    bool same = true;
-    char buf[65536];
-    size_t off = 0, r;
-    while (same && (r = fread(buf, 1, sizeof buf, f)) > 0) {
-        if (off + r > data->n || memcmp(buf, data->p + off, r) != 0) same = false;
-        off += r;
-    }
-    same = same && !ferror(f) && off == data->n;
-    fclose(f);
-    return same;
-}
-
-/* Writes data to a fresh temp file beside path; returns its name or NULL. */
-static char *write_temp(const char *path, const strbuf *data, diag *d) {
-    opgen_error err = {0};
-    char *tmp;
-    if (!opgen_file_write_temp(path, data->p ? data->p : "", data->n, &tmp, &err)) return tmp;
-    if (err.code == OPGEN_E_NO_MEMORY) og_oom();
-    diag_error(d, path, 0, 0, "%s", err.msg);
-    return NULL;
-}
-
 /* Replaces the changed files: every temp file first, then the renames. Should a
  * rename fail midway (a target turned into a folder, a read-only mount), the files
  * already replaced get their old inodes back from hard links taken before, so the
  * run changes nothing: old bytes, old mtimes. */
 enum { KEPT, REPLACED, CREATED, REPLACED_FOR_GOOD };
 bool og_outputs_commit(og_outputs *o, diag *d, unsigned *changed) {
-    char **tmps = og_xcalloc(o->n + 1, sizeof *tmps), **olds = og_xcalloc(o->n + 1, sizeof *olds);
+    og_outputs_end(o);
+    char **olds = og_xcalloc(o->n + 1, sizeof *olds);
     unsigned char *state = og_xcalloc(o->n + 1, 1);
-    bool ok = tmps && olds && state;
-    for (unsigned i = 0; ok && i < o->n; i++) {
-        if (unchanged(o->files[i].path, &o->files[i].data)) continue;
-        tmps[i] = write_temp(o->files[i].path, &o->files[i].data, d);
-        if (!tmps[i]) ok = false;
-    }
+    bool ok = true;
+    for (unsigned i = 0; i < o->n; i++)
+        if (o->files[i].error) diag_error(d, o->files[i].path, 0, 0, "%s", o->files[i].error), ok = false;
     unsigned count = 0;
     for (unsigned i = 0; ok && i < o->n; i++) {
-        if (!tmps[i]) continue;
-        size_t n = strlen(tmps[i]);
+        char *tmp = o->files[i].tmp;
+        if (!tmp) continue;
+        size_t n = strlen(tmp);
         olds[i] = og_xrealloc(NULL, n + 5);
-        memcpy(olds[i], tmps[i], n);
+        memcpy(olds[i], tmp, n);
         memcpy(olds[i] + n, ".old", 5);
         int how = REPLACED;
         if (link(o->files[i].path, olds[i]) != 0) {
@@ -112,17 +194,17 @@ bool og_outputs_commit(og_outputs *o, diag *d, unsigned *changed) {
             free(olds[i]);
             olds[i] = NULL;
         }
-        if (rename(tmps[i], o->files[i].path) != 0) {
+        if (rename(tmp, o->files[i].path) != 0) {
             diag_error(d, o->files[i].path, 0, 0, "cannot replace: %s", strerror(errno));
             ok = false;
             break;
         }
-        free(tmps[i]);
-        tmps[i] = NULL;
+        free(tmp);
+        o->files[i].tmp = NULL;
         state[i] = (unsigned char)how;
         count++;
     }
-    for (unsigned i = 0; !ok && state && i < o->n; i++) { /* undo */
+    for (unsigned i = 0; !ok && i < o->n; i++) { /* undo */
         if (state[i] == CREATED) unlink(o->files[i].path);
         if (state[i] == REPLACED_FOR_GOOD) diag_error(d, o->files[i].path, 0, 0, "replaced, and cannot be put back (no hard links here)");
         if (state[i] == REPLACED) {
@@ -132,13 +214,14 @@ bool og_outputs_commit(og_outputs *o, diag *d, unsigned *changed) {
             olds[i] = NULL;
         }
     }
-    for (unsigned i = 0; i < o->n && tmps && olds; i++) {
-        if (tmps[i]) unlink(tmps[i]);
+    for (unsigned i = 0; i < o->n; i++) {
+        og_output *f = &o->files[i];
+        if (f->tmp) unlink(f->tmp);
+        free(f->tmp);
+        f->tmp = NULL;
         if (olds[i]) unlink(olds[i]);
-        free(tmps[i]);
         free(olds[i]);
     }
-    free(tmps);
     free(olds);
     free(state);
     if (changed) *changed = ok ? count : 0;

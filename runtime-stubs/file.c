@@ -54,7 +54,7 @@ int32_t opgen_file_read(const char *path, size_t max, opgen_arena *a, char **dat
     return st_code;
 }
 
-int32_t opgen_file_write_temp(const char *path, const void *data, size_t len, char **tmp_out, opgen_error *err) {
+int32_t opgen_file_temp_open(const char *path, int *fd_out, char **tmp_out, opgen_error *err) {
     struct stat st; /* never replace a device or a pipe (a folder makes the rename fail) */
     if (stat(path, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode)) return opgen_fail_at(err, OPGEN_E_IO, path, 0, 0, "cannot write: not a regular file");
     size_t pl = strlen(path);
@@ -67,31 +67,39 @@ int32_t opgen_file_write_temp(const char *path, const void *data, size_t len, ch
         free(tmp);
         return opgen_fail_at(err, OPGEN_E_IO, path, 0, 0, "cannot create a temporary file beside it: %s", strerror(errno));
     }
-    int32_t rc = OPGEN_OK;
-    for (size_t off = 0; off < len && !rc;) {
-        ssize_t w = write(fd, (const char *)data + off, len - off);
-        if (w < 0 && errno == EINTR) continue;
-        if (w <= 0) rc = opgen_fail_at(err, OPGEN_E_IO, path, 0, 0, "cannot write: %s", w < 0 ? strerror(errno) : "nothing written");
-        else off += (size_t)w;
-    }
-    mode_t um = umask(0); /* mkstemp makes it 0600: give it the mode a plain create would */
-    umask(um);
-    if (!rc && fchmod(fd, 0666 & ~um) != 0) rc = opgen_fail_at(err, OPGEN_E_IO, path, 0, 0, "cannot write: %s", strerror(errno));
-    if (close(fd) != 0 && !rc) rc = opgen_fail_at(err, OPGEN_E_IO, path, 0, 0, "cannot write: %s", strerror(errno));
-    if (rc) {
-        unlink(tmp);
-        free(tmp);
-        return rc;
-    }
+    *fd_out = fd;
     *tmp_out = tmp;
     return OPGEN_OK;
 }
 
+int32_t opgen_file_temp_put(int fd, const char *path, const void *data, size_t len, opgen_error *err) {
+    for (size_t off = 0; off < len;) {
+        ssize_t w = write(fd, (const char *)data + off, len - off);
+        if (w < 0 && errno == EINTR) continue;
+        if (w <= 0) return opgen_fail_at(err, OPGEN_E_IO, path, 0, 0, "cannot write: %s", w < 0 ? strerror(errno) : "nothing written");
+        off += (size_t)w;
+    }
+    return OPGEN_OK;
+}
+
+int32_t opgen_file_temp_close(int fd, const char *path, opgen_error *err) {
+    mode_t um = umask(0); /* mkstemp makes it 0600: give it the mode a plain create would */
+    umask(um);
+    int32_t rc = OPGEN_OK;
+    if (fchmod(fd, 0666 & ~um) != 0) rc = opgen_fail_at(err, OPGEN_E_IO, path, 0, 0, "cannot write: %s", strerror(errno));
+    if (close(fd) != 0 && !rc) rc = opgen_fail_at(err, OPGEN_E_IO, path, 0, 0, "cannot write: %s", strerror(errno));
+    return rc;
+}
+
 int32_t opgen_file_write(const char *path, const void *data, size_t len, opgen_error *err) {
     char *tmp;
-    int32_t rc = opgen_file_write_temp(path, data, len, &tmp, err);
+    int fd;
+    int32_t rc = opgen_file_temp_open(path, &fd, &tmp, err);
     if (rc) return rc;
-    if (rename(tmp, path) != 0) rc = opgen_fail_at(err, OPGEN_E_IO, path, 0, 0, "cannot replace: %s", strerror(errno));
+    rc = opgen_file_temp_put(fd, path, data, len, err);
+    if (rc) close(fd);
+    else rc = opgen_file_temp_close(fd, path, err);
+    if (!rc && rename(tmp, path) != 0) rc = opgen_fail_at(err, OPGEN_E_IO, path, 0, 0, "cannot replace: %s", strerror(errno));
     if (rc) unlink(tmp);
     free(tmp);
     return rc;

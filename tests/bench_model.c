@@ -92,6 +92,7 @@ NOINLINE size_t bench_generate(const char *nf, size_t nn, const char *tags, size
     ydoc td, nd;
     og_outputs outs;
     og_outputs_init(&outs);
+    outs.dry = true; /* rendered, not written */
     bool ok = og_yaml_load_buffer(&s.a, &s.d, "tags.yaml", tags, tn, &td) && og_model_load_tags(&s.m, &td) &&
               (og_model_begin_native(&s.m), og_yaml_stream_buffer(&s.a, &s.d, "native_functions.yaml", nf, nn, &nd, og_model_native_entry, &s.m)) &&
               og_model_finish_native(&s.m, &nd) && og_yaml_load_buffer(&s.a, &s.d, "edge.yaml", edge, en, &s.edge_doc) &&
@@ -100,8 +101,9 @@ NOINLINE size_t bench_generate(const char *nf, size_t nn, const char *tags, size
         fputs("bench_model: generate failed\n", stderr);
         exit(1);
     }
+    og_outputs_end(&outs);
     *bytes = 0;
-    for (unsigned i = 0; i < outs.n; i++) *bytes += outs.files[i].data.n;
+    for (unsigned i = 0; i < outs.n; i++) *bytes += outs.files[i].size;
     size_t arena_total = s.a.grown;
     og_outputs_free(&outs);
     og_session_free(&s);

@@ -100,5 +100,29 @@ echo '{{no_such_var}}' >>"$tmp/tpl/opgen_ops.h.in"
 "$opgen" generate --templates "$tmp/tpl" -o "$tmp/tout2" 2>"$tmp/err" && bad "unknown template variable accepted"
 if grep -q "opgen_ops.h.in:[0-9]*:1: error: unknown template variable 'no_such_var'" "$tmp/err"; then ok; else bad "template error not located:"; cat "$tmp/err"; fi
 
+# 9. outputs stream through a 64 KiB buffer, compared with the old file as they
+# go: an old file that is longer, shorter, or differs in one byte far past the
+# first buffer is replaced with exactly the new bytes; an equal one is kept
+"$opgen" generate -o "$tmp/ref" || bad "generate the embedded default"
+ops=$tmp/ref/opgen_ops.h
+[ "$(wc -c <"$ops")" -gt 200000 ] || bad "opgen_ops.h is too small to span several buffers"
+for how in longer shorter middle last; do
+    rm -rf "$tmp/s" && cp -a "$tmp/ref" "$tmp/s"
+    case $how in
+    longer) printf '/* more */\n' >>"$tmp/s/opgen_ops.h" ;;
+    shorter) head -c 150000 "$ops" >"$tmp/s/opgen_ops.h" ;;
+    middle) printf 'X' | dd of="$tmp/s/opgen_ops.h" bs=1 seek=150001 conv=notrunc 2>/dev/null ;;
+    last) printf 'X' | dd of="$tmp/s/opgen_ops.h" bs=1 seek=$(($(wc -c <"$ops") - 1)) conv=notrunc 2>/dev/null ;;
+    esac
+    touch -d @946684800 "$tmp/s"/*.h
+    "$opgen" generate -o "$tmp/s" || bad "regenerate over a $how old file"
+    if diff -r "$tmp/ref" "$tmp/s" >/dev/null; then ok; else bad "an old opgen_ops.h ($how) was not replaced by the new bytes"; fi
+    for h in "$tmp/s"/*.h; do # only the changed file is rewritten
+        t=$(stat -c %Y "$h")
+        if [ "$(basename "$h")" = opgen_ops.h ]; then [ "$t" != 946684800 ] && ok || bad "$how: opgen_ops.h kept its mtime"; else [ "$t" = 946684800 ] && ok || bad "$how: $(basename "$h") was rewritten"; fi
+    done
+    if [ -z "$(find "$tmp/s" -name '*.tmp.*')" ]; then ok; else bad "$how: temp files left"; fi
+done
+
 echo "gen: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -17,10 +17,13 @@ int32_t opgen_file_read(const char *path, size_t max, opgen_arena *a, char **dat
  * complete (a reader never sees half a file; a failure leaves the old one). Only
  * ever replaces a regular file: a folder, a device or a pipe at path is an error. */
 int32_t opgen_file_write(const char *path, const void *data, size_t len, opgen_error *err);
-/* The first half: data in a new temporary file beside path, with the mode a plain
- * create would give; *tmp receives its name (malloc'd) for the caller to rename.
- * A device or a pipe at path is refused here; a folder makes the rename fail. */
-int32_t opgen_file_write_temp(const char *path, const void *data, size_t len, char **tmp, opgen_error *err);
+/* The same in steps, for a file streamed out as it is made: a new temporary file
+ * beside path (*tmp: its malloc'd name, for the caller to rename or unlink; a
+ * device or a pipe at path is refused here, a folder makes the rename fail), its
+ * bytes, then its close, giving it the mode a plain create would. Errors name path. */
+int32_t opgen_file_temp_open(const char *path, int *fd, char **tmp, opgen_error *err);
+int32_t opgen_file_temp_put(int fd, const char *path, const void *data, size_t len, opgen_error *err);
+int32_t opgen_file_temp_close(int fd, const char *path, opgen_error *err);
 
 #ifdef __cplusplus
 }
