@@ -206,36 +206,69 @@ static bool load_op(og_model *m, const ynode *e, og_edge_op *op) {
     return m->d->errors == before;
 }
 
-bool og_edge_load(og_model *m, const ydoc *doc, og_edge *out) {
-    unsigned before = m->d->errors;
+void og_edge_begin(og_model *m, og_edge *out) {
     memset(out, 0, sizeof *out);
+    out->m = m;
+    out->errors_before = m->d->errors;
     out->nfuncs = m->nfuncs;
     out->by_func = ARENA_ARRAY(m->a, const og_edge_op *, m->nfuncs + 1);
+}
+
+/* What an op keeps of its entry's nodes (they are reused once it is loaded). */
+static void keep_strings(arena *a, og_edge_op *op) {
+    op->op = arena_strdup(a, op->op);
+    for (unsigned i = 0; i < op->naliases; i++)
+        if (op->alias_names[i]) op->alias_names[i] = arena_strdup(a, op->alias_names[i]);
+    for (unsigned i = 0; i < op->nargs; i++)
+        if (op->args[i].name) op->args[i].name = arena_strdup(a, op->args[i].name);
+}
+
+void og_edge_entry(void *edge, const ynode *e) {
+    og_edge *out = edge;
+    og_model *m = out->m;
+    og_edge_op *op = ARENA_NEW(m->a, og_edge_op);
+    if (!load_op(m, e, op)) return;
+    keep_strings(m->a, op);
+    const og_edge_op *prev = out->by_func[op->func->index];
+    if (prev) {
+        ERR_AT(m, ymap_get(e, "func"), "%s is constrained twice (also as '%s')", op->op, prev->op);
+        return;
+    }
+    out->by_func[op->func->index] = op;
+    if (out->nops == out->capops) {
+        out->capops = out->capops ? 2 * out->capops : 256;
+        out->loaded = og_xrealloc(out->loaded, out->capops * sizeof *out->loaded);
+    }
+    out->loaded[out->nops++] = op;
+}
+
+bool og_edge_finish(og_edge *out, const ydoc *doc) {
+    og_model *m = out->m;
     const ynode *r = doc->root;
     if (!r || r->kind != YNODE_SEQ) {
         if (r)
             ERR_AT(m, r, "edge file must be a list of '- func: ...' entries, found %s", ynode_describe(r));
         else
             diag_error(m->d, doc->file, 1, 1, "edge file is empty; expected a list of '- func: ...' entries");
-        return false;
     }
-    out->ops = ARENA_ARRAY(m->a, og_edge_op, r->n + 1);
-    for (size_t i = 0; i < r->n; i++) {
-        og_edge_op *op = &out->ops[out->nops];
-        if (!load_op(m, r->kids[i], op)) continue;
-        const og_edge_op *prev = out->by_func[op->func->index];
-        if (prev) {
-            const ynode *fn = ymap_get(r->kids[i], "func");
-            ERR_AT(m, fn, "%s is constrained twice (also as '%s')", op->op, prev->op);
-            continue;
-        }
-        out->by_func[op->func->index] = op;
-        out->nops++;
+    /* file order, in one array (by_func points at the copies) */
+    out->ops = ARENA_ARRAY(m->a, og_edge_op, out->nops + 1);
+    for (unsigned i = 0; i < out->nops; i++) {
+        out->ops[i] = *out->loaded[i];
+        out->by_func[out->ops[i].func->index] = &out->ops[i];
     }
-    return m->d->errors == before;
+    free(out->loaded);
+    out->loaded = NULL;
+    return m->d->errors == out->errors_before;
 }
 
-void og_edge_free(og_edge *e) { (void)e; /* its memory is the model's arena */ }
+bool og_edge_load(og_model *m, const ydoc *doc, og_edge *out) {
+    og_edge_begin(m, out);
+    for (size_t i = 0; doc->root && doc->root->kind == YNODE_SEQ && i < doc->root->n; i++) og_edge_entry(out, doc->root->kids[i]);
+    return og_edge_finish(out, doc);
+}
+
+void og_edge_free(og_edge *e) { free(e->loaded); /* the rest is the model's arena */ }
 
 const og_edge_op *og_edge_find(const og_edge *e, const og_func *f) { return f->index < e->nfuncs ? e->by_func[f->index] : NULL; }
 

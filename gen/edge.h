@@ -28,10 +28,19 @@ typedef struct og_edge {
     unsigned nops;
     const og_edge_op **by_func; /* by og_func.index: found without a string */
     unsigned nfuncs;
+    /* while loading */
+    og_model *m;
+    og_edge_op **loaded;
+    unsigned capops, errors_before;
 } og_edge;
 
 /* Loads edge.yaml against a loaded model; errors at file:line:col. */
 bool og_edge_load(og_model *m, const ydoc *doc, og_edge *out);
+/* The same for a streamed document: begin, one call per entry (a ynode_item_fn:
+ * keeps copies, never the nodes), then finish with the document. */
+void og_edge_begin(og_model *m, og_edge *out);
+void og_edge_entry(void *edge, const ynode *entry);
+bool og_edge_finish(og_edge *out, const ydoc *doc);
 void og_edge_free(og_edge *e);
 /* The constraints of f, or NULL when edge.yaml does not name it. */
 const og_edge_op *og_edge_find(const og_edge *e, const og_func *f);

@@ -375,7 +375,11 @@ bool og_emit_c_headers(og_outputs *outs, const char *outdir, const char *tdir, c
         char *id = arena_strndup(m->a, t.p, t.n);
         if (strmap_put(&seen, id, (void *)id)) id = arena_printf(m->a, "%s_%u", id, i);
         g.idents[i] = id;
-        g.names[i] = arena_printf(m->a, "%s::%s", m->funcs[i]->ns, m->funcs[i]->name);
+        sb_reset(&t);
+        sb_puts(&t, m->funcs[i]->ns);
+        sb_puts(&t, "::");
+        sb_puts(&t, m->funcs[i]->name);
+        g.names[i] = arena_strndup(m->a, t.p, t.n);
     }
     strmap_free(&seen);
     sb_free(&t);

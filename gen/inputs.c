@@ -27,15 +27,18 @@ const og_embedded_file *og_embedded_find(const char *name) {
     return NULL;
 }
 
-static bool load(og_session *s, const og_inputs *in, const char *path, const char *embedded, ydoc *doc) {
+/* A file given (path) or embedded, whole into doc, or with item set streamed to it. */
+static bool stream(og_session *s, const og_inputs *in, const char *path, const char *embedded, ydoc *doc, ynode_item_fn item, void *ctx) {
     if (path && in->reads) og_outputs_input(in->reads, path);
-    if (path) return og_yaml_load_file(&s->a, &s->d, path, doc);
+    if (path) return og_yaml_stream_file(&s->a, &s->d, path, doc, item, ctx);
     if (!embedded) return false;
     const og_embedded_file *e = og_embedded_find(embedded);
-    if (e) return og_yaml_load_buffer(&s->a, &s->d, e->name, e->data, e->len, doc);
+    if (e) return og_yaml_stream_buffer(&s->a, &s->d, e->name, e->data, e->len, doc, item, ctx);
     diag_plain(&s->d, "no embedded %s in this build", embedded);
     return false;
 }
+
+static bool load(og_session *s, const og_inputs *in, const char *path, const char *embedded, ydoc *doc) { return stream(s, in, path, embedded, doc, NULL, NULL); }
 
 /* tags.yaml: given, or beside native_functions.yaml (as torchgen keeps it), or embedded. */
 static const char *tags_path(og_session *s, const og_inputs *in) {
@@ -140,8 +143,9 @@ bool og_session_load(og_session *s, const og_inputs *in) {
     /* edge constraints: given, or embedded along with an embedded op set */
     const char *edge = in->edge;
     if (edge || (!in->native_functions && in->want_edge)) {
-        if (!load(s, in, edge, "yaml/edge.yaml", &s->edge_doc)) return false;
-        s->has_edge = og_edge_load(&s->m, &s->edge_doc, &s->edge);
+        og_edge_begin(&s->m, &s->edge); /* streamed: each entry is loaded as soon as it is read */
+        if (!stream(s, in, edge, "yaml/edge.yaml", &s->edge_doc, og_edge_entry, &s->edge)) return false;
+        s->has_edge = og_edge_finish(&s->edge, &s->edge_doc);
         if (!s->has_edge) return false;
     }
     bool ok = true;

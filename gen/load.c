@@ -124,10 +124,10 @@ static void resolve_plain(ynode *n) {
     char c0 = s[0], lc = (char)(c0 | 0x20);
     if ((lc >= 'a' && lc <= 'z') || c0 == '_') { /* a word: only a bool or a null can start so */
         n->type = YVAL_STR;
-        if (strchr("yntfo", lc) && match_bool(s, &b)) {
+        if ((lc == 'y' || lc == 'n' || lc == 't' || lc == 'f' || lc == 'o') && n->len <= 5 && match_bool(s, &b)) {
             n->type = YVAL_BOOL;
             n->boolean = b;
-        } else if (lc == 'n' && match_null(s)) {
+        } else if (lc == 'n' && n->len == 4 && match_null(s)) {
             n->type = YVAL_NULL;
         }
         return;

@@ -564,7 +564,7 @@ og_schema *og_schema_parse(arena *a, const char *text, const og_dialect *dl, og_
     /* torchgen splits at the LAST ") -> " (greedy regex) */
     size_t arrow = (size_t)-1;
     for (size_t i = lpo + 1; i + 5 <= n; i++)
-        if (memcmp(text + i, ") -> ", 5) == 0) arrow = i;
+        if (text[i] == ')' && text[i + 1] == ' ' && text[i + 2] == '-' && text[i + 3] == '>' && text[i + 4] == ' ') arrow = i;
     if (arrow == (size_t)-1) {
         for (size_t i = lpo + 1; i + 1 < n; i++)
             if (text[i] == '-' && text[i + 1] == '>') return fail(err, i, "expected ') -> ' with exactly one space on each side of the arrow"), NULL;

@@ -67,6 +67,10 @@ void sb_putn_slow(strbuf *b, const char *s, size_t n) {
     }
     if (b->expect) {
         if (b->mismatch) return;
+        if (b->n + n <= b->expect_len && !memcmp(b->expect + b->n, s, n)) { /* the usual case */
+            b->n += n;
+            return;
+        }
         size_t k = 0;
         while (k < n && b->n + k < b->expect_len && b->expect[b->n + k] == s[k]) k++;
         b->n += k;
@@ -246,6 +250,10 @@ void sb_json_str(strbuf *b, const char *str) {
 }
 
 void sb_putu(strbuf *b, unsigned long long u) {
+    if (u < 10) { /* most numbers of the tables: one digit */
+        sb_putc(b, (char)('0' + u));
+        return;
+    }
     char num[24], *p = num + sizeof num;
     do *--p = (char)('0' + u % 10);
     while ((u /= 10) != 0);
@@ -258,8 +266,8 @@ void sb_puti(strbuf *b, long long v) {
 }
 
 void sb_puthex32(strbuf *b, uint32_t v) {
-    char num[10] = {'0', 'x'};
-    for (int i = 0; i < 8; i++) num[2 + i] = "0123456789abcdef"[(v >> (28 - 4 * i)) & 15];
+    static const char hex[] = "0123456789abcdef";
+    char num[10] = {'0', 'x', hex[v >> 28], hex[(v >> 24) & 15], hex[(v >> 20) & 15], hex[(v >> 16) & 15],
+                    hex[(v >> 12) & 15], hex[(v >> 8) & 15], hex[(v >> 4) & 15], hex[v & 15]};
     sb_putn(b, num, sizeof num);
 }
-
