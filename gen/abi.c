@@ -88,11 +88,11 @@ void og_print_kernel_params(strbuf *b, const og_schema *s) {
     for (unsigned i = 0; i < n; i++) {
         const char *ct = ps[i].abi.ctype;
         size_t cl = strlen(ct);
-        sb_puts(b, ", ");
-        sb_putn(b, ct, cl);
-        if (ct[cl - 1] != '*') sb_putc(b, ' ');
-        sb_puts(b, ps[i].name);
-        if (og_abi_reserved(ps[i].name)) sb_putc(b, '_');
+        char *p = put_mem(PUT_LIT(sb_begin(b, cl + strlen(ps[i].name) + 8), ", "), ct, cl);
+        if (ct[cl - 1] != '*') *p++ = ' ';
+        p = put_str(p, ps[i].name);
+        if (og_abi_reserved(ps[i].name)) *p++ = '_';
+        sb_end(b, p);
     }
 }
 

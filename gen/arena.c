@@ -34,7 +34,7 @@ static char *alloc_bytes(arena *a, size_t n) {
     return p;
 }
 
-char *arena_strndup(arena *a, const char *s, size_t n) {
+char *arena_strndup_slow(arena *a, const char *s, size_t n) {
     char *p = alloc_bytes(a, n + 1);
     if (n) memcpy(p, s, n);
     p[n] = 0;

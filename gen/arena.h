@@ -6,6 +6,7 @@
 #define OG_ARENA_H
 #include "opgen/rt.h"
 #include <stddef.h>
+#include <string.h>
 
 typedef opgen_arena arena;
 
@@ -29,7 +30,16 @@ static inline void *arena_alloc(arena *a, size_t n) {
     return p;
 }
 void *arena_zalloc(arena *a, size_t n);
-char *arena_strndup(arena *a, const char *s, size_t n);
+char *arena_strndup_slow(arena *a, const char *s, size_t n);
+/* Strings need no alignment: taken from the end of the current block. */
+static inline char *arena_strndup(arena *a, const char *s, size_t n) {
+    if (!a->base || a->size - a->used < n + 1) return arena_strndup_slow(a, s, n);
+    a->size -= n + 1;
+    char *p = (char *)a->base + a->size;
+    memcpy(p, s, n);
+    p[n] = 0;
+    return p;
+}
 char *arena_strdup(arena *a, const char *s);
 char *arena_printf(arena *a, const char *fmt, ...)
 #if defined(__GNUC__)

@@ -33,4 +33,13 @@
 #define OPGEN_OUTPUT_BUFFER (64 * 1024)
 #endif
 
+/* A YAML input this large is parsed on a second thread while the first builds
+ * and models what is parsed (0 disables threads: one thread does both). */
+#ifndef OPGEN_THREADS
+#define OPGEN_THREADS 1
+#endif
+#ifndef OPGEN_THREAD_MIN_INPUT
+#define OPGEN_THREAD_MIN_INPUT (64 * 1024)
+#endif
+
 #endif

@@ -8,21 +8,29 @@
 #include <stdlib.h>
 #include <string.h>
 
-static void c_str(strbuf *b, const char *s) {
-    if (!s) {
-        sb_puts(b, "NULL");
-        return;
-    }
-    sb_putc(b, '"');
+/* A C string literal of s (NULL: NULL): at most c_str_max(s) bytes. */
+static size_t c_str_max(const char *s) { return s ? 2 * strlen(s) + 2 : 4; }
+static char *put_c_str(char *p, const char *s) {
+    if (!s) return PUT_LIT(p, "NULL");
+    *p++ = '"';
     for (;;) { /* runs without a quote or backslash go in one piece */
         size_t n = strcspn(s, "\"\\");
-        sb_putn(b, s, n);
+        p = put_mem(p, s, n);
         if (!s[n]) break;
-        sb_putc(b, '\\');
-        sb_putc(b, s[n]);
+        *p++ = '\\';
+        *p++ = s[n];
         s += n + 1;
     }
-    sb_putc(b, '"');
+    *p++ = '"';
+    return p;
+}
+/* The same for text that needs no escapes (identifiers). */
+static char *put_c_plain(char *p, const char *s) {
+    if (!s) return PUT_LIT(p, "NULL");
+    *p++ = '"';
+    p = put_str(p, s);
+    *p++ = '"';
+    return p;
 }
 
 /* Dtypes an unconstrained argument may carry. */
@@ -82,7 +90,9 @@ static bool perfect_hash(const char *const *keys, unsigned n, unsigned nb, uint3
         seeds[b->index] = 0;
         if (!b->n) continue;
         uint32_t seed;
+        uint64_t h0 = hs[order[b->first]];
         for (seed = 1; seed < 1000000; seed++) {
+            if (used[opgen_hash_mix(h0, seed) % n]) continue; /* most seeds fail here: the first key's slot is taken */
             unsigned j;
             for (j = 0; j < b->n; j++) {
                 uint32_t s = opgen_hash_mix(hs[order[b->first + j]], seed) % n;
@@ -140,41 +150,23 @@ typedef struct gen {
 static const og_edge_op *edge_of(const gen *g, unsigned id) { return g->edge ? og_edge_find(g->edge, g->m->funcs[id]) : NULL; }
 static bool has_kernel(const og_func *f) { return f->kind == OG_KIND_OUT || (f->backend && og_schema_returns_scalars(f->schema)); } /* out= kernels, and scalar prims */
 
-/* A string literal of text that needs no escapes (identifiers, types, annotations). */
-static void c_plain(strbuf *b, const char *s) {
-    if (!s) {
-        sb_puts(b, "NULL");
-        return;
-    }
-    sb_putc(b, '"');
-    sb_puts(b, s);
-    sb_putc(b, '"');
-}
-
-/* {name, type, default, annotation, allowed dtypes, ABI, flags}: names are
- * identifiers and types and annotations print without quotes or backslashes. */
+/* {name, type, default, annotation, allowed dtypes, ABI, flags}: a hot row, written
+ * directly ("0x%08xu, OPGEN_ABI_%s, %u},\n" without printf). */
 static void arg_row(strbuf *b, const og_arg *x, og_dtset allowed) {
     og_abi a = og_abi_of(x->type, og_annot_is_write(x->annot));
-    sb_puts(b, "    {");
-    c_plain(b, x->name); /* NULL for an unnamed return */
-    sb_puts(b, ", \"");
-    og_print_type(b, x->type);
-    sb_puts(b, "\", ");
-    c_str(b, x->dflt);
-    if (x->annot) {
-        sb_puts(b, ", \"");
-        og_print_annot(b, x->annot);
-        sb_puts(b, "\", ");
-    } else {
-        sb_puts(b, ", NULL, ");
-    }
     unsigned flags = (x->cat >= OG_ARG_KW_PRE ? 1u : 0u) | (x->cat == OG_ARG_OUT ? 2u : 0u) | (og_annot_is_write(x->annot) ? 4u : 0u);
-    sb_puthex32(b, allowed); /* "0x%08xu, OPGEN_ABI_%s, %u},\n" without printf: a hot row */
-    sb_puts(b, "u, OPGEN_ABI_");
-    sb_puts(b, a.kind);
-    sb_puts(b, ", ");
-    sb_putc(b, (char)('0' + flags));
-    sb_puts(b, "},\n");
+    char *p = sb_begin(b, 96 + c_str_max(x->name) + og_type_max_len(x->type) + c_str_max(x->dflt) + OG_ANNOT_MAX_LEN + strlen(a.kind));
+    p = put_c_plain(PUT_LIT(p, "    {"), x->name); /* NULL for an unnamed return */
+    p = og_put_type(PUT_LIT(p, ", \""), x->type);
+    p = put_c_str(PUT_LIT(p, "\", "), x->dflt);
+    if (x->annot)
+        p = PUT_LIT(og_put_annot(PUT_LIT(p, ", \""), x->annot), "\", ");
+    else
+        p = PUT_LIT(p, ", NULL, ");
+    p = put_str(PUT_LIT(put_hex32(p, allowed), "u, OPGEN_ABI_"), a.kind);
+    p = PUT_LIT(p, ", ");
+    *p++ = (char)('0' + flags);
+    sb_end(b, PUT_LIT(p, "},\n"));
 }
 
 /* The dtypes argument i (returns: -r-1) allows under e (NULL: unconstrained). */
@@ -188,13 +180,11 @@ static og_dtset allowed_of(const og_edge_op *e, int i, const og_type *t) {
 static void put_ops_xmacro(strbuf *b, const void *ctx) {
     const gen *g = ctx;
     for (unsigned id = 0; id < g->n; id++) {
-        sb_puts(b, id ? " \\\n    X(" : "    X("); /* the last entry ends the macro */
-        sb_putu(b, id);
-        sb_puts(b, ", ");
-        sb_puts(b, g->idents[id]);
-        sb_puts(b, ", \"");
-        sb_puts(b, g->names[id]);
-        sb_puts(b, "\")");
+        char *p = sb_begin(b, 64 + strlen(g->idents[id]) + strlen(g->names[id]));
+        p = id ? PUT_LIT(p, " \\\n    X(") : PUT_LIT(p, "    X("); /* the last entry ends the macro */
+        p = put_str(PUT_LIT(put_u(p, id), ", "), g->idents[id]);
+        p = put_str(PUT_LIT(p, ", \""), g->names[id]);
+        sb_end(b, PUT_LIT(p, "\")"));
     }
 }
 
@@ -206,29 +196,23 @@ static void put_op_table(strbuf *b, const void *ctx) {
         const og_schema *s = f->schema;
         const og_edge_op *e = edge_of(g, id);
         const og_func *out = og_func_out_variant(f);
-        sb_puts(b, "    {\"");
-        sb_puts(b, g->names[id]);
-        sb_puts(b, "\", \"");
-        sb_puts(b, f->ns);
-        sb_puts(b, "\", ");
-        c_plain(b, f->base_name);
-        sb_puts(b, ", ");
-        c_plain(b, s->name.overload);
-        sb_puts(b, ", ");
-        c_str(b, f->schema_text);
+        const char *kind = f->kind == OG_KIND_FUNCTIONAL ? "FUNCTIONAL" : f->kind == OG_KIND_INPLACE ? "INPLACE" : f->kind == OG_KIND_OUT ? "OUT" : f->kind == OG_KIND_MUTABLE ? "MUTABLE" : "SCRATCH";
         unsigned ecols = e ? e->nargs : 0, erows = e ? e->nrows : 0;
         unsigned flags = (og_func_has_tag(f, g->m->tag_core) ? 1u : 0u) | (f->custom && !f->backend ? 2u : 0u) | (f->backend ? 4u : 0u);
+        char *p = sb_begin(b, 320 + strlen(g->names[id]) + strlen(f->ns) + c_str_max(f->base_name) + c_str_max(s->name.overload) + c_str_max(f->schema_text));
+        p = put_str(PUT_LIT(p, "    {\""), g->names[id]);
+        p = put_str(PUT_LIT(p, "\", \""), f->ns);
+        p = put_c_plain(PUT_LIT(p, "\", "), f->base_name);
+        p = put_c_plain(PUT_LIT(p, ", "), s->name.overload);
+        p = put_c_str(PUT_LIT(p, ", "), f->schema_text);
         /* ", %u, %u, %u, %u, %u, %d, %u, %u, %u, %u, OPGEN_KIND_%s, %u},\n", without printf */
         const unsigned cols[] = {nargs, nrets, ncols, ncells, naliases};
-        for (unsigned c = 0; c < 5; c++) sb_puts(b, ", "), sb_putu(b, cols[c]);
-        sb_puts(b, ", "), sb_puti(b, out ? (int)out->index : -1);
+        for (unsigned c = 0; c < 5; c++) p = put_u(PUT_LIT(p, ", "), cols[c]);
+        p = out ? put_u(PUT_LIT(p, ", "), out->index) : PUT_LIT(p, ", -1");
         const unsigned more[] = {s->nargs, s->nrets, erows, ecols};
-        for (unsigned c = 0; c < 4; c++) sb_puts(b, ", "), sb_putu(b, more[c]);
-        sb_puts(b, ", OPGEN_KIND_");
-        sb_puts(b, f->kind == OG_KIND_FUNCTIONAL ? "FUNCTIONAL" : f->kind == OG_KIND_INPLACE ? "INPLACE" : f->kind == OG_KIND_OUT ? "OUT" : f->kind == OG_KIND_MUTABLE ? "MUTABLE" : "SCRATCH");
-        sb_puts(b, ", ");
-        sb_putu(b, flags);
-        sb_puts(b, "},\n");
+        for (unsigned c = 0; c < 4; c++) p = put_u(PUT_LIT(p, ", "), more[c]);
+        p = put_u(PUT_LIT(put_str(PUT_LIT(p, ", OPGEN_KIND_"), kind), ", "), flags);
+        sb_end(b, PUT_LIT(p, "},\n"));
         nargs += s->nargs;
         nrets += s->nrets;
         ncols += ecols;
@@ -327,8 +311,10 @@ static void put_prototypes(strbuf *b, const void *ctx) {
     for (unsigned id = 0; id < g->n; id++) {
         const og_func *f = g->m->funcs[id];
         if (!has_kernel(f)) continue;
-        sb_puts(b, "/* "), sb_puts(b, f->ns), sb_puts(b, "::"), sb_puts(b, f->schema_text);
-        sb_puts(b, " */\nopgen_status opgen_kernel_"), sb_puts(b, g->idents[id]), sb_puts(b, "(opgen_ctx *ctx");
+        char *p = sb_begin(b, 64 + strlen(f->ns) + strlen(f->schema_text) + strlen(g->idents[id]));
+        p = put_str(PUT_LIT(put_str(PUT_LIT(p, "/* "), f->ns), "::"), f->schema_text);
+        p = put_str(PUT_LIT(p, " */\nopgen_status opgen_kernel_"), g->idents[id]);
+        sb_end(b, PUT_LIT(p, "(opgen_ctx *ctx"));
         og_print_kernel_params(b, f->schema);
         sb_puts(b, ");\n");
     }

@@ -1,5 +1,6 @@
 #include "load.h"
 #include "config.h"
+#include "events.h"
 #include "strmap.h"
 #include "opgen/file.h"
 #include <errno.h>
@@ -19,15 +20,14 @@ static bool all_in(const char *s, const char *e, const char *set) {
     return true;
 }
 
-static bool match_bool(const char *s, bool *v) {
+static bool match_bool(const char *s, size_t n, bool *v) {
     /* yes|Yes|YES|true|True|TRUE|on|On|ON and their negations, by length */
     static const char *const words[6][6] = {
         {0}, {0}, {"on", "On", "ON", "no", "No", "NO"}, {"yes", "Yes", "YES", "off", "Off", "OFF"}, {"true", "True", "TRUE"}, {"false", "False", "FALSE"}};
     static const bool truth[6][6] = {{0}, {0}, {1, 1, 1, 0, 0, 0}, {1, 1, 1, 0, 0, 0}, {1, 1, 1}, {0, 0, 0}};
-    size_t n = strnlen(s, 6);
     if (n < 2 || n > 5) return false;
     for (int i = 0; i < 6 && words[n][i]; i++)
-        if (words[n][i][0] == s[0] && !memcmp(words[n][i], s, n)) return *v = truth[n][i], true;
+        if (words[n][i][0] == s[0] && words[n][i][1] == s[1] && !memcmp(words[n][i], s, n)) return *v = truth[n][i], true;
     return false;
 }
 
@@ -124,7 +124,7 @@ static void resolve_plain(ynode *n) {
     char c0 = s[0], lc = (char)(c0 | 0x20);
     if ((lc >= 'a' && lc <= 'z') || c0 == '_') { /* a word: only a bool or a null can start so */
         n->type = YVAL_STR;
-        if ((lc == 'y' || lc == 'n' || lc == 't' || lc == 'f' || lc == 'o') && n->len <= 5 && match_bool(s, &b)) {
+        if ((lc == 'y' || lc == 'n' || lc == 't' || lc == 'f' || lc == 'o') && match_bool(s, n->len, &b)) {
             n->type = YVAL_BOOL;
             n->boolean = b;
         } else if (lc == 'n' && n->len == 4 && match_null(s)) {
@@ -186,11 +186,8 @@ static void err_at(builder *b, const yaml_mark_t *m, const char *fmt, const char
 }
 
 static ynode *new_node(builder *b, ynode_kind k, const yaml_mark_t *m) {
-    ynode *n = ARENA_NEW(b->a, ynode);
-    n->kind = (unsigned char)k;
-    n->line = (unsigned)m->line + 1;
-    n->col = (unsigned)m->column + 1;
-    n->file = b->doc->file;
+    ynode *n = arena_alloc(b->a, sizeof *n);
+    *n = (ynode){.kind = (unsigned char)k, .line = (unsigned)m->line + 1, .col = (unsigned)m->column + 1, .file = b->doc->file};
     return n;
 }
 
@@ -268,7 +265,7 @@ static bool explicit_tag(builder *b, ynode *n, const char *tag, const yaml_mark_
     bool v;
     if (!strcmp(t, "str")) {
         n->type = YVAL_STR;
-    } else if (!strcmp(t, "bool") && match_bool(n->s, &v)) {
+    } else if (!strcmp(t, "bool") && match_bool(n->s, n->len, &v)) {
         n->type = YVAL_BOOL;
         n->boolean = v;
     } else if (!strcmp(t, "null") && match_null(n->s)) {
@@ -302,11 +299,11 @@ static void on_scalar(builder *b, const yaml_event_t *ev) {
     if (tag && !ev->data.scalar.plain_implicit && !ev->data.scalar.quoted_implicit) {
         if (!explicit_tag(b, n, tag, &ev->start_mark)) return;
     } else if (n->style == YSTYLE_PLAIN) {
-        if (!strcmp(n->s, "<<")) {
+        if (n->len == 2 && n->s[0] == '<' && n->s[1] == '<') {
             err_at(b, &ev->start_mark, "YAML merge keys ('%s') are not supported", "<<");
             return;
         }
-        if (!strcmp(n->s, "=")) {
+        if (n->len == 1 && n->s[0] == '=') {
             err_at(b, &ev->start_mark, "the YAML value key '%s' is not supported", "=");
             return;
         }
@@ -393,6 +390,40 @@ static void parser_error(builder *b, yaml_parser_t *p, const char *buf, size_t l
     b->failed = true;
 }
 
+/* The events into nodes (og_events' consumer). */
+static void build(og_events *events, void *ctx) {
+    builder *b = ctx;
+    int docs = 0;
+    bool done = false;
+    while (!done && !b->failed) {
+        const yaml_event_t *ev;
+        if (!og_events_next(events, &ev)) {
+            parser_error(b, &events->parser, b->doc->src, b->doc->srclen);
+            break;
+        }
+        switch (ev->type) {
+        case YAML_STREAM_END_EVENT: done = true; break;
+        case YAML_DOCUMENT_START_EVENT:
+            if (++docs > 1) err_at(b, &ev->start_mark, "expected a single YAML document, found %s", "another");
+            break;
+        case YAML_SCALAR_EVENT: on_scalar(b, ev); break;
+        case YAML_SEQUENCE_START_EVENT: open_collection(b, ev, YNODE_SEQ, (const char *)ev->data.sequence_start.anchor); break;
+        case YAML_MAPPING_START_EVENT: open_collection(b, ev, YNODE_MAP, (const char *)ev->data.mapping_start.anchor); break;
+        case YAML_SEQUENCE_END_EVENT:
+        case YAML_MAPPING_END_EVENT: close_collection(b); break;
+        case YAML_ALIAS_EVENT: {
+            ynode *t = strmap_get(&b->anchors, (const char *)ev->data.alias.anchor);
+            if (!t)
+                err_at(b, &ev->start_mark, "undefined YAML alias '*%s'", (const char *)ev->data.alias.anchor);
+            else
+                add_node(b, t, NULL);
+            break;
+        }
+        default: break;
+        }
+    }
+}
+
 bool og_yaml_stream_buffer(arena *keep, diag *d, const char *name, const char *buf, size_t len, ydoc *out, ynode_item_fn item, void *ctx) {
     memset(out, 0, sizeof *out);
     out->file = name;
@@ -409,40 +440,7 @@ bool og_yaml_stream_buffer(arena *keep, diag *d, const char *name, const char *b
     b.d = d;
     b.doc = out;
     strmap_init(&b.anchors, 8);
-    yaml_parser_t p;
-    if (!yaml_parser_initialize(&p)) og_oom();
-    yaml_parser_set_input_string(&p, (const unsigned char *)buf, len);
-    int docs = 0;
-    bool done = false;
-    while (!done && !b.failed) {
-        yaml_event_t ev;
-        if (!yaml_parser_parse(&p, &ev)) {
-            parser_error(&b, &p, buf, len);
-            break;
-        }
-        switch (ev.type) {
-        case YAML_STREAM_END_EVENT: done = true; break;
-        case YAML_DOCUMENT_START_EVENT:
-            if (++docs > 1) err_at(&b, &ev.start_mark, "expected a single YAML document, found %s", "another");
-            break;
-        case YAML_SCALAR_EVENT: on_scalar(&b, &ev); break;
-        case YAML_SEQUENCE_START_EVENT: open_collection(&b, &ev, YNODE_SEQ, (const char *)ev.data.sequence_start.anchor); break;
-        case YAML_MAPPING_START_EVENT: open_collection(&b, &ev, YNODE_MAP, (const char *)ev.data.mapping_start.anchor); break;
-        case YAML_SEQUENCE_END_EVENT:
-        case YAML_MAPPING_END_EVENT: close_collection(&b); break;
-        case YAML_ALIAS_EVENT: {
-            ynode *t = strmap_get(&b.anchors, (const char *)ev.data.alias.anchor);
-            if (!t)
-                err_at(&b, &ev.start_mark, "undefined YAML alias '*%s'", (const char *)ev.data.alias.anchor);
-            else
-                add_node(&b, t, NULL);
-            break;
-        }
-        default: break;
-        }
-        yaml_event_delete(&ev);
-    }
-    yaml_parser_delete(&p);
+    og_events_run(buf, len, build, &b);
     free(b.kids);
     strmap_free(&b.anchors);
     if (item && out->root && !b.streaming) { /* not a sequence: keep the root's kind and place only */

@@ -64,6 +64,11 @@ static bool is_ident(const char *s, size_t n) {
 /* ---------------- printing ---------------- */
 
 void og_print_type(strbuf *b, const og_type *t) {
+    char text[256]; /* one piece: cheaper to store or compare than several */
+    if (og_type_max_len(t) < sizeof text) {
+        sb_putn(b, text, (size_t)(og_put_type(text, t) - text));
+        return;
+    }
     switch (t->kind) {
     case OG_TY_BASE: sb_putn(b, basety_names[t->base], basety_lens[t->base]); break;
     case OG_TY_CUSTOM:
@@ -84,54 +89,135 @@ void og_print_type(strbuf *b, const og_type *t) {
     }
 }
 
-static void print_set(strbuf *b, const char *set) {
-    for (const char *p = set; *p; p++) {
-        if (p != set) sb_putc(b, '|');
-        sb_putc(b, *p);
+size_t og_type_max_len(const og_type *t) {
+    switch (t->kind) {
+    case OG_TY_BASE: return basety_lens[t->base];
+    case OG_TY_CUSTOM: return 24 + strlen(t->custom);
+    case OG_TY_OPTIONAL: return 1 + og_type_max_len(t->elem);
+    default: return 12 + og_type_max_len(t->elem); /* [%u] */
     }
+}
+
+char *og_put_type(char *p, const og_type *t) {
+    switch (t->kind) {
+    case OG_TY_BASE: return put_mem(p, basety_names[t->base], basety_lens[t->base]);
+    case OG_TY_CUSTOM: return put_str(PUT_LIT(p, "__torch__.torch.classes."), t->custom);
+    case OG_TY_OPTIONAL:
+        p = og_put_type(p, t->elem);
+        *p = '?';
+        return p + 1;
+    default:
+        p = og_put_type(p, t->elem);
+        *p++ = '[';
+        if (t->size) p = put_u(p, t->size);
+        *p = ']';
+        return p + 1;
+    }
+}
+
+static char *put_set(char *p, const char *set) {
+    for (const char *c = set; *c; c++) {
+        if (c != set) *p++ = '|';
+        *p++ = *c;
+    }
+    return p;
+}
+
+char *og_put_annot(char *p, const og_annot *x) { /* sets of at most 26 letters: 51 bytes each */
+    p = put_set(p, x->before);
+    if (x->write) *p++ = '!';
+    if (x->after[0]) p = put_set(PUT_LIT(p, " -> "), x->after);
+    return p;
 }
 
 void og_print_annot(strbuf *b, const og_annot *x) {
-    print_set(b, x->before);
-    if (x->write) sb_putc(b, '!');
-    if (x->after[0]) {
-        sb_puts(b, " -> ");
-        print_set(b, x->after);
-    }
+    char text[OG_ANNOT_MAX_LEN];
+    sb_putn(b, text, (size_t)(og_put_annot(text, x) - text));
 }
 
-static void print_annotated_type(strbuf *b, const og_type *t, const og_annot *x) {
-    if (!x) {
-        og_print_type(b, t);
-        return;
-    }
+
+
+
+/* The printers write straight into memory sized by the *_max_len bounds: one
+ * piece per schema, cheap to store or to compare with the text it came from. */
+static size_t annotated_type_max_len(const og_type *t, const og_annot *x) { return x ? 12 + OG_ANNOT_MAX_LEN : og_type_max_len(t); }
+static char *put_annotated_type(char *p, const og_type *t, const og_annot *x) {
+    if (!x) return og_put_type(p, t);
     /* only Tensor, Tensor? and Tensor[] carry annotations (the parser guarantees it) */
-    sb_puts(b, "Tensor(");
-    og_print_annot(b, x);
-    sb_putc(b, ')');
-    if (t->kind == OG_TY_OPTIONAL) sb_putc(b, '?');
-    if (t->kind == OG_TY_LIST) sb_puts(b, "[]");
+    p = og_put_annot(PUT_LIT(p, "Tensor("), x);
+    *p++ = ')';
+    if (t->kind == OG_TY_OPTIONAL) *p++ = '?';
+    if (t->kind == OG_TY_LIST) p = PUT_LIT(p, "[]");
+    return p;
 }
 
-void og_print_base_name(strbuf *b, const og_opname *n) {
+static size_t opname_max_len(const og_opname *n) { return strlen(n->base) + (n->overload ? strlen(n->overload) : 0) + 16; }
+static char *put_base_name(char *p, const og_opname *n) {
     if (n->dunder) {
-        sb_printf(b, "__%s%s__", n->inplace ? "i" : "", n->base);
-    } else {
-        sb_puts(b, n->base);
-        if (n->inplace)
-            sb_putc(b, '_');
-        else if (n->functional_overload)
-            sb_puts(b, "_functional");
+        p = PUT_LIT(p, "__");
+        if (n->inplace) *p++ = 'i';
+        return PUT_LIT(put_str(p, n->base), "__");
     }
+    p = put_str(p, n->base);
+    if (n->inplace)
+        *p++ = '_';
+    else if (n->functional_overload)
+        p = PUT_LIT(p, "_functional");
+    return p;
+}
+static char *put_opname(char *p, const og_opname *n) {
+    p = put_base_name(p, n);
+    if (n->overload && n->overload[0]) p = put_str(PUT_LIT(p, "."), n->overload);
+    return p;
 }
 
-void og_print_opname(strbuf *b, const og_opname *n) {
-    og_print_base_name(b, n);
-    if (n->overload && n->overload[0]) {
-        sb_putc(b, '.');
-        sb_puts(b, n->overload);
-    }
+static size_t arg_max_len(const og_arg *x) { return annotated_type_max_len(x->type, x->annot) + strlen(x->name) + (x->dflt ? strlen(x->dflt) : 0) + 2; }
+static char *put_arg(char *p, const og_arg *x) {
+    p = put_str(PUT_LIT(put_annotated_type(p, x->type, x->annot), " "), x->name);
+    if (x->dflt && x->dflt[0]) p = put_str(PUT_LIT(p, "="), x->dflt);
+    return p;
 }
+
+static size_t ret_max_len(const og_ret *r) { return annotated_type_max_len(r->type, r->annot) + (r->name ? strlen(r->name) + 1 : 0); }
+static char *put_ret(char *p, const og_ret *r) {
+    p = put_annotated_type(p, r->type, r->annot);
+    if (r->name) p = put_str(PUT_LIT(p, " "), r->name);
+    return p;
+}
+
+static size_t schema_max_len(const og_schema *s) {
+    size_t n = opname_max_len(&s->name) + 16;
+    for (unsigned i = 0; i < s->nargs; i++) n += arg_max_len(&s->args[i]) + 5;
+    for (unsigned i = 0; i < s->nrets; i++) n += ret_max_len(&s->rets[i]) + 2;
+    return n;
+}
+static char *put_schema(char *p, const og_schema *s) {
+    p = PUT_LIT(put_opname(p, &s->name), "(");
+    bool star = false;
+    for (unsigned i = 0; i < s->nargs; i++) {
+        if (i) p = PUT_LIT(p, ", ");
+        if (!star && s->args[i].cat >= OG_ARG_KW_PRE) {
+            p = PUT_LIT(p, "*, ");
+            star = true;
+        }
+        p = put_arg(p, &s->args[i]);
+    }
+    p = PUT_LIT(p, ") -> ");
+    if (s->nrets == 1) return put_ret(p, &s->rets[0]);
+    *p++ = '(';
+    for (unsigned i = 0; i < s->nrets; i++) {
+        if (i) p = PUT_LIT(p, ", ");
+        p = put_ret(p, &s->rets[i]);
+    }
+    *p++ = ')';
+    return p;
+}
+
+void og_print_base_name(strbuf *b, const og_opname *n) { sb_end(b, put_base_name(sb_begin(b, opname_max_len(n)), n)); }
+void og_print_opname(strbuf *b, const og_opname *n) { sb_end(b, put_opname(sb_begin(b, opname_max_len(n)), n)); }
+void og_print_arg(strbuf *b, const og_arg *x) { sb_end(b, put_arg(sb_begin(b, arg_max_len(x)), x)); }
+void og_print_ret(strbuf *b, const og_ret *r) { sb_end(b, put_ret(sb_begin(b, ret_max_len(r)), r)); }
+void og_print_schema(strbuf *b, const og_schema *s) { sb_end(b, put_schema(sb_begin(b, schema_max_len(s)), s)); }
 
 const char *og_opname_str(arena *a, const og_opname *n) {
     strbuf b;
@@ -142,48 +228,8 @@ const char *og_opname_str(arena *a, const og_opname *n) {
     return r;
 }
 
-void og_print_arg(strbuf *b, const og_arg *x) {
-    print_annotated_type(b, x->type, x->annot);
-    sb_putc(b, ' ');
-    sb_puts(b, x->name);
-    if (x->dflt && x->dflt[0]) {
-        sb_putc(b, '=');
-        sb_puts(b, x->dflt);
-    }
-}
 
-void og_print_ret(strbuf *b, const og_ret *r) {
-    print_annotated_type(b, r->type, r->annot);
-    if (r->name) {
-        sb_putc(b, ' ');
-        sb_puts(b, r->name);
-    }
-}
 
-void og_print_schema(strbuf *b, const og_schema *s) {
-    og_print_opname(b, &s->name);
-    sb_putc(b, '(');
-    bool star = false;
-    for (unsigned i = 0; i < s->nargs; i++) {
-        if (i) sb_puts(b, ", ");
-        if (!star && s->args[i].cat >= OG_ARG_KW_PRE) {
-            sb_puts(b, "*, ");
-            star = true;
-        }
-        og_print_arg(b, &s->args[i]);
-    }
-    sb_puts(b, ") -> ");
-    if (s->nrets == 1) {
-        og_print_ret(b, &s->rets[0]);
-    } else {
-        sb_putc(b, '(');
-        for (unsigned i = 0; i < s->nrets; i++) {
-            if (i) sb_puts(b, ", ");
-            og_print_ret(b, &s->rets[i]);
-        }
-        sb_putc(b, ')');
-    }
-}
 
 /* ---------------- types and annotations ---------------- */
 
@@ -553,10 +599,24 @@ static bool parse_returns(arena *a, const og_dialect *dl, og_schema *s, const ch
     return true;
 }
 
+/* Where the first byte below 0x20 or 0x7f could be: 8 bytes at a time (the
+ * classic has-a-byte-less-than test); n when there is none. */
+static size_t first_control(const char *s, size_t n) {
+    const uint64_t ones = 0x0101010101010101u, highs = 0x8080808080808080u;
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        uint64_t w;
+        memcpy(&w, s + i, 8);
+        uint64_t del = w ^ (0x7f * ones);
+        if (((w - 0x20 * ones) & ~w & highs) || ((del - ones) & ~del & highs)) return i;
+    }
+    return i;
+}
+
 og_schema *og_schema_parse(arena *a, const char *text, const og_dialect *dl, og_err *err) {
     char qb[64];
     size_t n = strlen(text);
-    for (size_t i = 0; i < n; i++)
+    for (size_t i = first_control(text, n); i < n; i++)
         if ((unsigned char)text[i] < 0x20 || text[i] == 0x7f) return fail(err, i, "control character (code %d) in a schema; a schema is one line of text", text[i]), NULL;
     const char *lp = strchr(text, '(');
     if (!lp) return fail(err, n, "expected '(' and arguments after the operator name"), NULL;
@@ -575,23 +635,19 @@ og_schema *og_schema_parse(arena *a, const char *text, const og_dialect *dl, og_
     if (!og_opname_parse(a, text, lpo, &s->name, err)) return NULL;
     if (!parse_arguments(a, dl, s, text, lpo + 1, arrow, err)) return NULL;
     if (!parse_returns(a, dl, s, text, arrow + 5, n, err)) return NULL;
-    /* torchgen asserts str(parse(s)) == s: the language is what round-trips.
-     * Printed in compare mode: no buffer, stops at the first difference. */
-    strbuf b;
-    sb_init(&b);
-    sb_expect(&b, text, n);
-    og_print_schema(&b, s);
-    if (!sb_matched(&b)) {
-        size_t k = b.n;
-        strbuf c;
-        sb_init(&c);
-        og_print_schema(&c, s);
-        fail(err, k, "schema is not in canonical form; it would re-print as '%s'", q(qb, c.p + (k > 20 ? k - 20 : 0), c.n - (k > 20 ? k - 20 : 0)));
-        sb_free(&c);
-        sb_free(&b);
+    /* torchgen asserts str(parse(s)) == s: the language is what round-trips. */
+    char small[1024];
+    size_t max = schema_max_len(s);
+    char *printed = max <= sizeof small ? small : og_xmalloc(max);
+    size_t pn = (size_t)(put_schema(printed, s) - printed);
+    if (pn != n || memcmp(printed, text, n) != 0) {
+        size_t k = 0;
+        while (k < n && k < pn && printed[k] == text[k]) k++;
+        fail(err, k, "schema is not in canonical form; it would re-print as '%s'", q(qb, printed + (k > 20 ? k - 20 : 0), pn - (k > 20 ? k - 20 : 0)));
+        if (printed != small) free(printed);
         return NULL;
     }
-    sb_free(&b);
+    if (printed != small) free(printed);
     return s;
 }
 
@@ -804,29 +860,31 @@ og_schema *og_schema_signature(arena *a, const og_schema *s, bool keep_return_na
 void og_print_signature(strbuf *b, const og_schema *s) {
     og_opname n = s->name;
     n.inplace = n.functional_overload = false;
-    og_print_base_name(b, &n);
-    sb_putc(b, '(');
+    size_t max = schema_max_len(s) + 8; /* the written arguments' types come again as returns */
+    for (unsigned i = 0; i < s->nargs; i++)
+        if (og_annot_is_write(s->args[i].annot)) max += og_type_max_len(s->args[i].type) + 2;
+    char *p = PUT_LIT(put_base_name(sb_begin(b, max), &n), "(");
     bool first = true, star = false;
     bool bernoulli_p = !s->name.dunder && !s->name.inplace && !s->name.functional_overload && !strcmp(s->name.base, "bernoulli") && !strcmp(s->name.overload, "p");
     for (unsigned i = 0; i < s->nargs; i++) {
         og_arg x = s->args[i];
         if (x.cat == OG_ARG_TENSOR_OPTIONS || x.cat == OG_ARG_OUT) continue;
-        if (!first) sb_puts(b, ", ");
+        if (!first) p = PUT_LIT(p, ", ");
         first = false;
         if (!star && x.cat >= OG_ARG_KW_PRE) {
-            sb_puts(b, "*, ");
+            p = PUT_LIT(p, "*, ");
             star = true;
         }
         x.annot = NULL;
         if (bernoulli_p && !x.dflt && !strcmp(x.name, "p") && x.type->kind == OG_TY_BASE && x.type->base == OG_BT_float) x.dflt = "0.5";
-        og_print_arg(b, &x);
+        p = put_arg(p, &x);
     }
-    sb_puts(b, ") -> (");
+    p = PUT_LIT(p, ") -> (");
     first = true;
     for (unsigned k = 0; k < s->nrets; k++) {
-        if (!first) sb_puts(b, ", ");
+        if (!first) p = PUT_LIT(p, ", ");
         first = false;
-        og_print_type(b, s->rets[k].type);
+        p = og_put_type(p, s->rets[k].type);
     }
     static const og_argcat order[] = {OG_ARG_SELF, OG_ARG_OUT, OG_ARG_POST_SELF};
     for (int pass = 0; pass < 3; pass++)
@@ -837,11 +895,12 @@ void og_print_signature(strbuf *b, const og_schema *s) {
             for (unsigned k = 0; k < s->nrets; k++)
                 if (og_annot_equal(x->annot, s->rets[k].annot)) returned = true;
             if (returned) continue;
-            if (!first) sb_puts(b, ", ");
+            if (!first) p = PUT_LIT(p, ", ");
             first = false;
-            og_print_type(b, x->type);
+            p = og_put_type(p, x->type);
         }
-    sb_putc(b, ')');
+    *p++ = ')';
+    sb_end(b, p);
 }
 
 static const char *out_overload(arena *a, const char *ov) { return ov[0] ? arena_printf(a, "%s_out", ov) : "out"; }

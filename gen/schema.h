@@ -125,6 +125,12 @@ bool og_annot_equal(const og_annot *x, const og_annot *y); /* NULL-safe */
 bool og_annot_is_write(const og_annot *x);
 
 void og_print_type(strbuf *b, const og_type *t);
+/* What og_print_type and og_print_annot print, written at p (room for at least
+ * og_type_max_len(t) bytes, and OG_ANNOT_MAX_LEN); the end is returned. */
+size_t og_type_max_len(const og_type *t);
+char *og_put_type(char *p, const og_type *t);
+#define OG_ANNOT_MAX_LEN 112
+char *og_put_annot(char *p, const og_annot *x);
 void og_print_annot(strbuf *b, const og_annot *x);
 void og_print_base_name(strbuf *b, const og_opname *n); /* add_, __iadd__, foo_functional */
 void og_print_opname(strbuf *b, const og_opname *n);    /* base.overload */

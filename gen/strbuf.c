@@ -34,6 +34,65 @@ void sb_expect(strbuf *b, const char *text, size_t len) {
 
 bool sb_matched(const strbuf *b) { return b->expect && !b->mismatch && b->n == b->expect_len; }
 
+char *sb_room_slow(strbuf *b, size_t n) {
+    if (b->flush && !b->expect) {
+        sb_drain(b);
+        if (n < b->cap) return b->p;
+    } else if (!b->expect) {
+        sb_grow(b, n);
+        return b->p + b->n;
+    }
+    return b->spill = og_xmalloc(n + 1);
+}
+
+void sb_end_spilled(strbuf *b, char *end) {
+    char *s = b->spill;
+    b->spill = NULL;
+    sb_putn(b, s, (size_t)(end - s));
+    free(s);
+}
+
+char *put_u(char *p, unsigned long long u) {
+    static const char dec2[] = /* "00" .. "99" */
+        "0001020304050607080910111213141516171819202122232425262728293031323334353637383940414243444546474849"
+        "5051525354555657585960616263646566676869707172737475767778798081828384858687888990919293949596979899";
+    if (u < 10) {
+        *p = (char)('0' + u);
+        return p + 1;
+    }
+    char num[24], *q = num + sizeof num;
+    while (u >= 100) {
+        q -= 2;
+        memcpy(q, dec2 + 2 * (u % 100), 2);
+        u /= 100;
+    }
+    if (u < 10) {
+        *--q = (char)('0' + u);
+    } else {
+        q -= 2;
+        memcpy(q, dec2 + 2 * u, 2);
+    }
+    return put_mem(p, q, (size_t)(num + sizeof num - q));
+}
+
+char *put_hex32(char *p, uint32_t v) {
+    static const char hex2[] = /* "00" .. "ff": two digits a byte */
+    "000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f"
+    "202122232425262728292a2b2c2d2e2f303132333435363738393a3b3c3d3e3f"
+    "404142434445464748494a4b4c4d4e4f505152535455565758595a5b5c5d5e5f"
+    "606162636465666768696a6b6c6d6e6f707172737475767778797a7b7c7d7e7f"
+    "808182838485868788898a8b8c8d8e8f909192939495969798999a9b9c9d9e9f"
+    "a0a1a2a3a4a5a6a7a8a9aaabacadaeafb0b1b2b3b4b5b6b7b8b9babbbcbdbebf"
+    "c0c1c2c3c4c5c6c7c8c9cacbcccdcecfd0d1d2d3d4d5d6d7d8d9dadbdcdddedf"
+    "e0e1e2e3e4e5e6e7e8e9eaebecedeeeff0f1f2f3f4f5f6f7f8f9fafbfcfdfeff";
+    p[0] = '0', p[1] = 'x';
+    memcpy(p + 2, hex2 + 2 * (v >> 24), 2);
+    memcpy(p + 4, hex2 + 2 * ((v >> 16) & 255), 2);
+    memcpy(p + 6, hex2 + 2 * ((v >> 8) & 255), 2);
+    memcpy(p + 8, hex2 + 2 * (v & 255), 2);
+    return p + 10;
+}
+
 void sb_stream(strbuf *b, char *p, size_t cap, sb_flush_fn flush) {
     memset(b, 0, sizeof *b);
     b->p = p;
@@ -250,14 +309,8 @@ void sb_json_str(strbuf *b, const char *str) {
 }
 
 void sb_putu(strbuf *b, unsigned long long u) {
-    if (u < 10) { /* most numbers of the tables: one digit */
-        sb_putc(b, (char)('0' + u));
-        return;
-    }
-    char num[24], *p = num + sizeof num;
-    do *--p = (char)('0' + u % 10);
-    while ((u /= 10) != 0);
-    sb_putn(b, p, (size_t)(num + sizeof num - p));
+    char num[24];
+    sb_putn(b, num, (size_t)(put_u(num, u) - num));
 }
 
 void sb_puti(strbuf *b, long long v) {
@@ -266,8 +319,6 @@ void sb_puti(strbuf *b, long long v) {
 }
 
 void sb_puthex32(strbuf *b, uint32_t v) {
-    static const char hex[] = "0123456789abcdef";
-    char num[10] = {'0', 'x', hex[v >> 28], hex[(v >> 24) & 15], hex[(v >> 20) & 15], hex[(v >> 16) & 15],
-                    hex[(v >> 12) & 15], hex[(v >> 8) & 15], hex[(v >> 4) & 15], hex[v & 15]};
-    sb_putn(b, num, sizeof num);
+    char num[10];
+    sb_putn(b, num, (size_t)(put_hex32(num, v) - num));
 }

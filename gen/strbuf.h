@@ -23,6 +23,7 @@ struct strbuf {
     sb_flush_fn flush;
     size_t flushed; /* bytes flushed so far */
     char last;      /* the last byte flushed */
+    char *spill;    /* sb_begin's bytes when they could not go into p */
 };
 
 void sb_init(strbuf *b);
@@ -52,6 +53,32 @@ static inline void sb_putn(strbuf *b, const char *s, size_t n) {
     sb_putn_slow(b, s, n);
 }
 static inline void sb_puts(strbuf *b, const char *s) { sb_putn(b, s, strlen(s)); }
+
+/* Direct writes, for the emitters' hot rows: sb_begin returns where up to n bytes
+ * may be written, the caller writes them with the put_* helpers and hands the end
+ * to sb_end. The bytes go straight into the buffer (a stream drains first); when
+ * they cannot (more than a stream holds, or compare mode) they are gathered
+ * apart and put in one piece. */
+char *sb_room_slow(strbuf *b, size_t n);
+void sb_end_spilled(strbuf *b, char *end);
+static inline char *sb_begin(strbuf *b, size_t n) { return !b->expect && b->n + n < b->cap ? b->p + b->n : sb_room_slow(b, n); }
+static inline void sb_end(strbuf *b, char *end) {
+    if (b->spill) {
+        sb_end_spilled(b, end);
+        return;
+    }
+    b->n = (size_t)(end - b->p);
+    b->p[b->n] = 0;
+}
+static inline char *put_mem(char *p, const char *s, size_t n) {
+    memcpy(p, s, n);
+    return p + n;
+}
+static inline char *put_str(char *p, const char *s) { return put_mem(p, s, strlen(s)); }
+#define PUT_LIT(p, lit) put_mem((p), (lit), sizeof(lit) - 1)
+/* At most 20 bytes, and 10. */
+char *put_u(char *p, unsigned long long u);
+char *put_hex32(char *p, uint32_t v);
 static inline void sb_putc(strbuf *b, char c) { sb_putn(b, &c, 1); }
 void sb_printf(strbuf *b, const char *fmt, ...)
 #if defined(__GNUC__)
