@@ -34,7 +34,7 @@
 #endif
 
 /* A YAML input this large is parsed on a second thread while the first builds
- * and models what is parsed (0 disables threads: one thread does both). */
+ * and models what is parsed (POSIX threads; 0 disables them: one thread does both). */
 #ifndef OPGEN_THREADS
 #define OPGEN_THREADS 1
 #endif

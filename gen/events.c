@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #if OPGEN_THREADS
-#include <threads.h>
+#include <pthread.h>
 #endif
 
 /* Events handed from the parsing thread to the reader in batches. A batch's
@@ -26,9 +26,9 @@ struct og_event_batch {
 
 #if OPGEN_THREADS
 struct og_event_thread {
-    thrd_t thread;
-    mtx_t mu;
-    cnd_t cv;
+    pthread_t thread;
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
     og_event_batch batches[BATCHES];
     unsigned filled, read; /* batches handed over, batches given back */
     bool stop; /* the consumer is done: parse no further */
@@ -61,32 +61,32 @@ typedef struct consumer {
     void *ctx;
 } consumer;
 
-static int consumer_thread(void *arg) {
+static void *consumer_thread(void *arg) {
     consumer *c = arg;
     c->consume(c->e, c->ctx);
     og_event_thread *t = c->e->thread;
-    mtx_lock(&t->mu); /* it may have stopped early: the parsing stops too */
+    pthread_mutex_lock(&t->mu); /* it may have stopped early: the parsing stops too */
     t->stop = true;
-    cnd_signal(&t->cv);
-    mtx_unlock(&t->mu);
-    return 0;
+    pthread_cond_signal(&t->cv);
+    pthread_mutex_unlock(&t->mu);
+    return NULL;
 }
 
 /* Parses into the batches in turn while the consumer reads them. */
 static void produce(og_events *e) {
     og_event_thread *t = e->thread;
     for (unsigned k = 0;; k++) {
-        mtx_lock(&t->mu);
-        while (t->filled - t->read == BATCHES && !t->stop) cnd_wait(&t->cv, &t->mu);
+        pthread_mutex_lock(&t->mu);
+        while (t->filled - t->read == BATCHES && !t->stop) pthread_cond_wait(&t->cv, &t->mu);
         bool stop = t->stop;
-        mtx_unlock(&t->mu);
+        pthread_mutex_unlock(&t->mu);
         if (stop) return;
         og_event_batch *b = &t->batches[k % BATCHES];
         fill(&e->parser, b);
-        mtx_lock(&t->mu);
+        pthread_mutex_lock(&t->mu);
         t->filled++;
-        cnd_signal(&t->cv);
-        mtx_unlock(&t->mu);
+        pthread_cond_signal(&t->cv);
+        pthread_mutex_unlock(&t->mu);
         if (b->last) return; /* the parser is the consumer's to read now */
     }
 }
@@ -94,18 +94,18 @@ static void produce(og_events *e) {
 /* True when consume ran on a second thread (false: no thread could start). */
 static bool run_threaded(og_events *e, void (*consume)(og_events *e, void *ctx), void *ctx) {
     og_event_thread *t = og_xcalloc(1, sizeof *t);
-    if (mtx_init(&t->mu, mtx_plain) != thrd_success) return free(t), false;
-    if (cnd_init(&t->cv) != thrd_success) return mtx_destroy(&t->mu), free(t), false;
+    if (pthread_mutex_init(&t->mu, NULL) != 0) return free(t), false;
+    if (pthread_cond_init(&t->cv, NULL) != 0) return pthread_mutex_destroy(&t->mu), free(t), false;
     e->thread = t;
     consumer c = {e, consume, ctx};
-    bool ok = thrd_create(&t->thread, consumer_thread, &c) == thrd_success;
+    bool ok = pthread_create(&t->thread, NULL, consumer_thread, &c) == 0;
     if (ok) {
         produce(e);
-        thrd_join(t->thread, NULL);
+        pthread_join(t->thread, NULL);
         for (int i = 0; i < BATCHES; i++) empty(&t->batches[i]);
     }
-    cnd_destroy(&t->cv);
-    mtx_destroy(&t->mu);
+    pthread_cond_destroy(&t->cv);
+    pthread_mutex_destroy(&t->mu);
     free(t);
     e->thread = NULL;
     return ok;
@@ -114,13 +114,13 @@ static bool run_threaded(og_events *e, void (*consume)(og_events *e, void *ctx),
 /* The next batch once the current one is read (the consumer's side). */
 static void next_batch(og_events *e) {
     og_event_thread *t = e->thread;
-    mtx_lock(&t->mu);
+    pthread_mutex_lock(&t->mu);
     if (e->cur) {
         t->read++;
-        cnd_signal(&t->cv);
+        pthread_cond_signal(&t->cv);
     }
-    while (t->filled == t->read) cnd_wait(&t->cv, &t->mu);
-    mtx_unlock(&t->mu);
+    while (t->filled == t->read) pthread_cond_wait(&t->cv, &t->mu);
+    pthread_mutex_unlock(&t->mu);
     e->cur = &t->batches[t->read % BATCHES];
     e->ev = e->cur->ev;
     e->n = e->cur->n;
