@@ -1,8 +1,45 @@
+#define _DEFAULT_SOURCE /* MAP_ANONYMOUS, MAP_NORESERVE, madvise */
 #include "arena.h"
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "config.h"
+#include <stdint.h>
+#if OPGEN_ARENA_RESERVE_MIB && UINTPTR_MAX > 0xffffffffu /* 64-bit address space */
+#define RESERVE 1
+#include <sys/mman.h>
+#else
+#define RESERVE 0
+#endif
+
+bool arena_init_reserved(arena *a, void **map, size_t *maplen) {
+#if RESERVE && defined(MAP_ANONYMOUS) && defined(MAP_NORESERVE)
+    const size_t huge = (size_t)2 << 20, size = (size_t)OPGEN_ARENA_RESERVE_MIB << 20;
+    void *m = mmap(NULL, size + huge, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (m == MAP_FAILED) return false;
+    char *base = (char *)(((uintptr_t)m + huge - 1) & ~(uintptr_t)(huge - 1));
+#ifdef MADV_HUGEPAGE
+    madvise(base, size, MADV_HUGEPAGE); /* a request: refused, it is 4 KiB pages as before */
+#endif
+    opgen_arena_init(a, base, size);
+    *map = m;
+    *maplen = size + huge;
+    return true;
+#else
+    (void)a, (void)map, (void)maplen;
+    return false;
+#endif
+}
+
+void arena_free_reserved(arena *a, void *map, size_t maplen) {
+    opgen_arena_release(a);
+#if RESERVE
+    if (map) munmap(map, maplen);
+#else
+    (void)map, (void)maplen;
+#endif
+}
 
 void og_oom(void) {
     fputs("opgen: out of memory\n", stderr);

@@ -5,6 +5,7 @@
 #ifndef OG_ARENA_H
 #define OG_ARENA_H
 #include "opgen/rt.h"
+#include <stdbool.h>
 #include <stddef.h>
 #include <string.h>
 
@@ -20,6 +21,12 @@ void *og_xcalloc(size_t n, size_t size);
 static inline void *og_xmalloc(size_t n) { return og_xrealloc(NULL, n); }
 
 static inline void arena_init(arena *a) { opgen_arena_init_growing(a); }
+/* The session's arena, for the model: one reservation of address space that pages
+ * fill as they are touched, in 2 MiB huge pages where the system gives them (a
+ * model takes a few MiB: a handful of page faults instead of a thousand). False
+ * when the system refuses: then arena_init. Freed by arena_free_reserved. */
+bool arena_init_reserved(arena *a, void **map, size_t *maplen);
+void arena_free_reserved(arena *a, void *map, size_t maplen);
 static inline void arena_free(arena *a) { opgen_arena_release(a); }
 /* Forgets everything allocated, keeping one block for reuse. */
 static inline void arena_reset(arena *a) { opgen_arena_reset(a); }

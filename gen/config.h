@@ -42,4 +42,10 @@
 #define OPGEN_THREAD_MIN_INPUT (64 * 1024)
 #endif
 
+/* Address space reserved for a session's model (touched pages only become
+ * memory; 0: the model grows in malloc'd blocks). */
+#ifndef OPGEN_ARENA_RESERVE_MIB
+#define OPGEN_ARENA_RESERVE_MIB 1024
+#endif
+
 #endif

@@ -7,7 +7,7 @@
 
 void og_session_init(og_session *s, FILE *errors) {
     memset(s, 0, sizeof *s);
-    arena_init(&s->a);
+    if (!arena_init_reserved(&s->a, &s->map, &s->maplen)) arena_init(&s->a);
     diag_init(&s->d, errors);
     og_model_init(&s->m, &s->a, &s->d);
     og_backend_init(&s->backend);
@@ -18,7 +18,7 @@ void og_session_free(og_session *s) {
     og_backend_free(&s->backend);
     og_edge_free(&s->edge);
     og_model_free(&s->m);
-    arena_free(&s->a);
+    arena_free_reserved(&s->a, s->map, s->maplen);
 }
 
 const og_embedded_file *og_embedded_find(const char *name) {

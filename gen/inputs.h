@@ -29,6 +29,8 @@ typedef struct og_inputs {
 
 typedef struct og_session {
     arena a;
+    void *map; /* the arena's reservation, if it has one */
+    size_t maplen;
     diag d;
     og_model m;
     ydoc nf, tags, edge_doc;
