@@ -96,19 +96,24 @@ void og_print_kernel_params(strbuf *b, const og_schema *s) {
     }
 }
 
-static int cmp_word(const void *key, const void *elem) { return strcmp(key, *(const char *const *)elem); }
-
 bool og_abi_reserved(const char *s) {
     if (!strncmp(s, "og_", 3)) return true; /* the prefix of generated code's own locals */
-    static const char *const kw[] = {
-        "alignas", "alignof", "and", "and_eq", "asm", "auto", "bitand", "bitor", "bool", "break", "case", "catch", "char", "char16_t", "char32_t",
-        "class", "compl", "const", "const_cast", "constexpr", "continue", "ctx", "decltype", "default", "delete", "do", "double", "dynamic_cast",
-        "else", "enum", "explicit", "export", "extern", "false", "float", "for", "friend", "goto", "if", "inline", "int", "long", "mutable",
-        "namespace", "new", "noexcept", "not", "not_eq", "nullptr", "operator", "or", "or_eq", "private", "protected", "public", "register",
-        "reinterpret_cast", "restrict", "return", "short", "signed", "sizeof", "static", "static_assert", "static_cast", "struct", "switch",
-        "template", "this", "thread_local", "throw", "true", "try", "typedef", "typeid", "typename", "union", "unsigned", "using", "virtual",
-        "void", "volatile", "wchar_t", "while", "xor", "xor_eq"}; /* sorted (C locale): searched by halves */
-    return bsearch(s, kw, sizeof kw / sizeof *kw, sizeof *kw, cmp_word) != NULL;
+    /* C and C++ keywords and ctx, by first letter: "|word|" is looked for in its row */
+    static const char *const kw[26] = {
+        "|alignas|alignof|and|and_eq|asm|auto|", "|bitand|bitor|bool|break|",
+        "|case|catch|char|char16_t|char32_t|class|compl|const|const_cast|constexpr|continue|ctx|",
+        "|decltype|default|delete|do|double|dynamic_cast|", "|else|enum|explicit|export|extern|", "|false|float|for|friend|", "|goto|", "",
+        "|if|inline|int|", "", "", "|long|", "|mutable|", "|namespace|new|noexcept|not|not_eq|nullptr|", "|operator|or|or_eq|",
+        "|private|protected|public|", "", "|register|reinterpret_cast|restrict|return|",
+        "|short|signed|sizeof|static|static_assert|static_cast|struct|switch|",
+        "|template|this|thread_local|throw|true|try|typedef|typeid|typename|", "|union|unsigned|using|", "|virtual|void|volatile|",
+        "|wchar_t|while|", "|xor|xor_eq|", "", ""};
+    size_t n = strlen(s);
+    if (*s < 'a' || *s > 'z' || n > 16) return false;
+    char key[20] = {'|'};
+    memcpy(key + 1, s, n);
+    key[n + 1] = '|';
+    return strstr(kw[*s - 'a'], key) != NULL;
 }
 
 bool og_is_c_ident(const char *s) {

@@ -15,7 +15,7 @@ static const unsigned char sizes[OG_DTYPE_COUNT] = {
 
 int og_dtype_parse(const char *name, size_t n) {
     for (int i = 0; i < OG_DTYPE_COUNT; i++)
-        if (strlen(names[i]) == n && !memcmp(names[i], name, n)) return i;
+        if (n && names[i][0] == name[0] && strlen(names[i]) == n && !memcmp(names[i], name, n)) return i;
     return -1;
 }
 

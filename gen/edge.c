@@ -75,6 +75,10 @@ static const og_func *resolve_op(og_model *m, const ynode *v) {
 }
 
 static int find_alias(const og_edge_op *op, const char *name) {
+    if (name[0] == 'T' && name[1] >= '0' && name[1] <= '9') { /* T<k> is usually the k-th alias */
+        unsigned k = (unsigned)strtoul(name + 1, NULL, 10);
+        if (k < op->naliases && op->alias_names[k] && !strcmp(op->alias_names[k], name)) return (int)k;
+    }
     for (unsigned i = 0; i < op->naliases; i++)
         if (!strcmp(op->alias_names[i], name)) return (int)i;
     return -1;
@@ -176,11 +180,14 @@ static bool load_op(og_model *m, const ynode *e, og_edge_op *op) {
             ERR_AT(m, row, "a type_constraint row must be a mapping from argument to alias, found %s", ynode_describe(row));
             continue;
         }
-        bool *seen = og_xcalloc(op->nargs + 1, sizeof *seen);
+        bool few[64], *seen = op->nargs < 64 ? few : og_xmalloc(op->nargs + 1);
+        memset(seen, 0, op->nargs + 1);
         for (size_t i = 0; i < row->n; i++) {
             const ynode *k = row->kids[2 * i], *v = row->kids[2 * i + 1];
             int a = -1;
-            for (unsigned x = 0; x < op->nargs && ynode_is_str(k); x++)
+            if (i < op->nargs && ynode_is_str(k) && !strcmp(op->args[i].name, k->s)) /* rows mostly follow the first row's order */
+                a = (int)i;
+            for (unsigned x = 0; a < 0 && x < op->nargs && ynode_is_str(k); x++)
                 if (!strcmp(op->args[x].name, k->s)) a = (int)x;
             if (a < 0) {
                 ERR_AT(m, k, "argument '%s' is not in the first row of %s (every row names the same arguments)", k->kind == YNODE_SCALAR ? k->s : "?", fn->s);
@@ -198,7 +205,7 @@ static bool load_op(og_model *m, const ynode *e, og_edge_op *op) {
         }
         for (unsigned a = 0; a < op->nargs; a++)
             if (!seen[a]) ERR_AT(m, row, "row %u of %s misses argument '%s' (named in the first row)", r + 1, fn->s, op->args[a].name);
-        free(seen);
+        if (seen != few) free(seen);
     }
     for (unsigned i = 0; i < op->naliases; i++)
         if (!used[i] && op->alias_names[i]) ERR_AT(m, ta->kids[2 * i], "type alias %s is defined but no row uses it", op->alias_names[i]);

@@ -7,6 +7,9 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#if OPGEN_THREADS
+#include <pthread.h>
+#endif
 
 /* A C string literal of s (NULL: NULL): at most c_str_max(s) bytes. */
 static size_t c_str_max(const char *s) { return s ? 2 * strlen(s) + 2 : 4; }
@@ -145,6 +148,7 @@ typedef struct gen {
     unsigned n, nb;             /* ops, hash buckets */
     const char **idents, **names; /* per op: C identifier, "ns::name" */
     uint32_t *seeds, *slots;    /* the perfect hash */
+    struct hash_job *hash;      /* being built meanwhile, until the tables need it */
 } gen;
 
 static const og_edge_op *edge_of(const gen *g, unsigned id) { return g->edge ? og_edge_find(g->edge, g->m->funcs[id]) : NULL; }
@@ -282,12 +286,48 @@ static void put_numbers(strbuf *b, const uint32_t *v, unsigned n, unsigned per, 
         if (i % per == per - 1 || i + 1 == n) sb_putc(b, '\n');
     }
 }
+/* The perfect hash is built on a second thread while the tables before it are
+ * printed (it only reads the names). */
+typedef struct hash_job {
+    const gen *g;
+    bool ok;
+#if OPGEN_THREADS
+    pthread_t thread;
+    bool running;
+#endif
+} hash_job;
+
+static void build_hash(hash_job *h) { h->ok = perfect_hash(h->g->names, h->g->n, h->g->nb, h->g->seeds, h->g->slots); }
+#if OPGEN_THREADS
+static void *hash_thread(void *arg) {
+    build_hash(arg);
+    return NULL;
+}
+#endif
+static void hash_start(hash_job *h) {
+#if OPGEN_THREADS
+    h->running = pthread_create(&h->thread, NULL, hash_thread, h) == 0;
+    if (h->running) return;
+#endif
+    build_hash(h);
+}
+/* The hash, built: false when no seeds were found. */
+static bool hash_wait(hash_job *h) {
+#if OPGEN_THREADS
+    if (h->running) pthread_join(h->thread, NULL);
+    h->running = false;
+#endif
+    return h->ok;
+}
+
 static void put_seed_table(strbuf *b, const void *ctx) {
     const gen *g = ctx;
+    hash_wait(g->hash);
     put_numbers(b, g->seeds, g->nb, 12, "u");
 }
 static void put_slot_table(strbuf *b, const void *ctx) {
     const gen *g = ctx;
+    hash_wait(g->hash);
     if (!g->n) sb_puts(b, "    0,\n");
     put_numbers(b, g->slots, g->n, 16, "");
 }
@@ -348,32 +388,34 @@ bool og_render(og_outputs *outs, const char *outdir, const char *tdir, const cha
 bool og_emit_c_headers(og_outputs *outs, const char *outdir, const char *tdir, const og_model *m, const og_edge *edge, const char *generated_by, diag *d) {
     unsigned n = m->nfuncs;
     gen g = {.m = m, .edge = edge, .n = n, .nb = n / 4 + 1};
-    /* identifiers: ns_name_overload, made unique by the op id where two collide */
     g.idents = og_xcalloc(n + 1, sizeof *g.idents);
     g.names = og_xcalloc(n + 1, sizeof *g.names);
-    strmap seen;
-    strmap_init(&seen, n);
     strbuf t;
     sb_init(&t);
     for (unsigned i = 0; i < n; i++) {
-        sb_reset(&t);
-        ident_of(&t, m->funcs[i]);
-        char *id = arena_strndup(m->a, t.p, t.n);
-        if (strmap_put(&seen, id, (void *)id)) id = arena_printf(m->a, "%s_%u", id, i);
-        g.idents[i] = id;
         sb_reset(&t);
         sb_puts(&t, m->funcs[i]->ns);
         sb_puts(&t, "::");
         sb_puts(&t, m->funcs[i]->name);
         g.names[i] = arena_strndup(m->a, t.p, t.n);
     }
-    strmap_free(&seen);
-    sb_free(&t);
-
     g.seeds = og_xcalloc(g.nb, sizeof *g.seeds);
     g.slots = og_xcalloc(n + 1, sizeof *g.slots);
-    bool ok = perfect_hash(g.names, n, g.nb, g.seeds, g.slots);
-    if (!ok) diag_plain(d, "could not build a perfect hash of the operator names");
+    hash_job hash = {.g = &g};
+    g.hash = &hash;
+    hash_start(&hash);
+    /* identifiers: ns_name_overload, made unique by the op id where two collide */
+    strmap seen;
+    strmap_init(&seen, n);
+    for (unsigned i = 0; i < n; i++) {
+        sb_reset(&t);
+        ident_of(&t, m->funcs[i]);
+        char *id = arena_strndup(m->a, t.p, t.n);
+        if (strmap_put(&seen, id, (void *)id)) id = arena_printf(m->a, "%s_%u", id, i);
+        g.idents[i] = id;
+    }
+    strmap_free(&seen);
+    sb_free(&t);
 
     strbuf dx;
     sb_init(&dx);
@@ -408,9 +450,13 @@ bool og_emit_c_headers(og_outputs *outs, const char *outdir, const char *tdir, c
         OG_TVAR_FN("prototypes", put_prototypes, &g),
     };
     unsigned nv = sizeof vars / sizeof *vars;
-    ok = ok && og_render(outs, outdir, tdir, "opgen_dtypes.h", vars, nv, d);
+    bool ok = og_render(outs, outdir, tdir, "opgen_dtypes.h", vars, nv, d);
     ok = ok && og_render(outs, outdir, tdir, "opgen_ops.h", vars, nv, d);
     ok = ok && og_render(outs, outdir, tdir, "opgen_kernels.h", vars, nv, d);
+    if (!hash_wait(&hash)) {
+        diag_plain(d, "could not build a perfect hash of the operator names");
+        ok = false;
+    }
     sb_free(&dx);
     free(g.seeds);
     free(g.slots);

@@ -103,10 +103,11 @@ void sb_stream(strbuf *b, char *p, size_t cap, sb_flush_fn flush) {
 
 void sb_drain(strbuf *b) {
     if (!b->n) return;
-    b->flush(b, b->p, b->n);
-    b->flushed += b->n;
-    b->last = b->p[b->n - 1];
+    size_t n = b->n;
+    b->last = b->p[n - 1];
+    b->flushed += n;
     b->n = 0;
+    b->flush(b, b->p, n); /* it may hand the buffer on and give the stream another */
     b->p[0] = 0;
 }
 

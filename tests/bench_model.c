@@ -1,4 +1,4 @@
-#define _DEFAULT_SOURCE /* popen */
+#define _DEFAULT_SOURCE /* popen, wait4 */
 /* Benchmark: parse + model native_functions.yaml beside a bare libyaml scan of
  * the same bytes; with EDGE, also a whole `opgen generate` (model, edge.yaml, the
  * three headers rendered in memory) beside a scan of both files. Prints medians,
@@ -15,6 +15,11 @@
 #include <sys/time.h>
 #include <time.h>
 #include <unistd.h>
+#include <dirent.h>
+#include <fcntl.h>
+#include <spawn.h>
+#include <sys/wait.h>
+extern char **environ;
 #include <yaml.h>
 
 static char *slurp(const char *path, size_t *n) {
@@ -66,6 +71,9 @@ NOINLINE long bench_scan(const char *buf, size_t n) {
     return events;
 }
 
+/* Bytes the session's arena holds: grown in blocks, or taken from its reservation. */
+static size_t arena_bytes(const arena *a) { return a->grow ? a->grown : a->used + (a->capacity - a->size); }
+
 NOINLINE size_t bench_model(const char *nf, size_t nn, const char *tags, size_t tn, unsigned *funcs);
 NOINLINE size_t bench_model(const char *nf, size_t nn, const char *tags, size_t tn, unsigned *funcs) {
     og_session s;
@@ -79,7 +87,7 @@ NOINLINE size_t bench_model(const char *nf, size_t nn, const char *tags, size_t 
         exit(1);
     }
     *funcs = s.m.nfuncs;
-    size_t bytes = s.a.grown;
+    size_t bytes = arena_bytes(&s.a);
     og_session_free(&s);
     return bytes;
 }
@@ -103,8 +111,8 @@ NOINLINE size_t bench_generate(const char *nf, size_t nn, const char *tags, size
     }
     og_outputs_end(&outs);
     *bytes = 0;
-    for (unsigned i = 0; i < outs.n; i++) *bytes += outs.files[i].size;
-    size_t arena_total = s.a.grown;
+    for (unsigned i = 0; i < outs.n; i++) *bytes += outs.files[i]->size;
+    size_t arena_total = arena_bytes(&s.a);
     og_outputs_free(&outs);
     og_session_free(&s);
     return arena_total;
@@ -139,6 +147,55 @@ static long child_rss(const char *self, const char *mode, const char *nf, const 
     if (p && fscanf(p, "%ld", &kb) != 1) kb = -1;
     if (p) pclose(p);
     return kb;
+}
+
+/* Runs argv as a child (stdout to /dev/null when quiet): 0, or -1 when it could
+ * not run or failed. */
+static long run_process(char *const *argv, bool quiet) {
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init(&fa);
+    if (quiet) posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
+    pid_t pid;
+    int rc = posix_spawn(&pid, argv[0], &fa, NULL, argv, environ);
+    posix_spawn_file_actions_destroy(&fa);
+    if (rc != 0) return -1;
+    int status;
+    struct rusage ru;
+    if (wait4(pid, &status, 0, &ru) != pid || !WIFEXITED(status) || WEXITSTATUS(status) != 0) return -1;
+    return 0;
+}
+
+/* Peak RSS (KiB) of argv run once, as GNU time reports it (its own count: a child
+ * spawned from here would count the pages it shared with this process until its
+ * exec); -1 without /usr/bin/time. */
+static long process_rss(char *const *argv) {
+    if (access("/usr/bin/time", X_OK) != 0) return -1;
+    char tmp[] = "/tmp/opgen-bench-rss.XXXXXX";
+    int fd = mkstemp(tmp);
+    if (fd < 0) return -1;
+    close(fd);
+    char *cmd[24] = {"/usr/bin/time", "-f", "%M", "-o", tmp};
+    int n = 5;
+    for (int i = 0; argv[i] && n < 23; i++) cmd[n++] = argv[i];
+    cmd[n] = NULL;
+    long kb = -1;
+    FILE *f = run_process(cmd, true) == 0 ? fopen(tmp, "r") : NULL;
+    if (f && fscanf(f, "%ld", &kb) != 1) kb = -1;
+    if (f) fclose(f);
+    unlink(tmp);
+    return kb;
+}
+
+/* Empties the output folder (its files: opgen writes no subfolders). */
+static int remove_outputs(const char *dir) {
+    DIR *d = opendir(dir);
+    if (!d) return 0;
+    struct dirent *e;
+    char path[4096];
+    while ((e = readdir(d)))
+        if (e->d_name[0] != '.') snprintf(path, sizeof path, "%s/%s", dir, e->d_name), unlink(path);
+    closedir(d);
+    return 0;
 }
 
 int main(int argc, char **argv) {
@@ -217,34 +274,38 @@ int main(int argc, char **argv) {
     if (argc > 5) { /* whole processes: `opgen generate` writing its headers vs a process scanning both files */
         char dir[] = "/tmp/opgen-bench.XXXXXX";
         if (!mkdtemp(dir)) return 1;
+        char out[sizeof dir + 8];
+        snprintf(out, sizeof out, "%s/out", dir);
+        char *scan[] = {argv[0], "--once", "scan2", argv[1], argv[2], argv[4], NULL};
+        char *gen[] = {argv[5], "generate", "--native-functions", argv[1], "--tags", argv[2], "--edge", argv[4], "-o", out, NULL};
+        remove_outputs(out);
+        long rss_scan = process_rss(scan), rss_gen = process_rss(gen);
         for (int i = 0; i < runs; i++) {
-            char cmd[8192];
-            snprintf(cmd, sizeof cmd, "'%s' --once scan2 '%s' '%s' '%s' >/dev/null", argv[0], argv[1], argv[2], argv[4]);
+            if (remove_outputs(out) != 0) return 1; /* every run writes all headers afresh */
             double t0 = now_ms();
-            int rc1 = system(cmd);
+            long r1 = run_process(scan, true);
             double t1 = now_ms();
-            snprintf(cmd, sizeof cmd, "rm -rf '%s/out'", dir); /* every run writes all headers afresh */
-            if (system(cmd) != 0) return 1;
-            snprintf(cmd, sizeof cmd, "'%s' generate --native-functions '%s' --tags '%s' --edge '%s' -o '%s/out'", argv[5], argv[1], argv[2], argv[4], dir);
+            long r2 = run_process(gen, false);
             double t2 = now_ms();
-            int rc2 = system(cmd);
-            double t3 = now_ms();
-            if (rc1 != 0 || rc2 != 0) {
+            if (r1 < 0 || r2 < 0) {
                 fputs("bench_model: a process failed\n", stderr);
                 return 1;
             }
             ts[i] = t1 - t0;
-            tm[i] = t3 - t2;
+            tm[i] = t2 - t1;
         }
+        remove_outputs(out);
+        rmdir(out);
+        rmdir(dir);
         qsort(ts, (size_t)runs, sizeof *ts, cmp_double);
         qsort(tm, (size_t)runs, sizeof *tm, cmp_double);
-        char cmd[8192];
-        snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-        if (system(cmd) != 0) return 1;
-        printf("processes (each through /bin/sh, %d runs each):\n", runs);
-        printf("  scanning both files    median %7.2f ms\n", ts[runs / 2]);
-        printf("  opgen generate -o DIR  median %7.2f ms\n", tm[runs / 2]);
-        printf("  ratio: %.2f\n", tm[runs / 2] / ts[runs / 2]);
+        printf("processes (spawned directly, alternating, %d runs each; p25 / median / p75):\n", runs);
+        printf("  scanning both files    %7.2f %7.2f %7.2f ms", ts[runs / 4], ts[runs / 2], ts[3 * runs / 4]);
+        if (rss_scan > 0) printf("   peak RSS %6.1f MiB", rss_scan / 1024.0);
+        printf("\n  opgen generate -o DIR  %7.2f %7.2f %7.2f ms", tm[runs / 4], tm[runs / 2], tm[3 * runs / 4]);
+        if (rss_gen > 0) printf("   peak RSS %6.1f MiB (target <= 12.0)", rss_gen / 1024.0);
+        printf("%s\n", rss_gen > 0 ? "" : "   (peak RSS needs /usr/bin/time)");
+        printf("  ratio generate/scan: %.2f (target <= 2.00)\n", tm[runs / 2] / ts[runs / 2]);
     }
     free(ts);
     free(tm);
