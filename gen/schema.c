@@ -63,31 +63,7 @@ static bool is_ident(const char *s, size_t n) {
 
 /* ---------------- printing ---------------- */
 
-void og_print_type(strbuf *b, const og_type *t) {
-    char text[256]; /* one piece: cheaper to store or compare than several */
-    if (og_type_max_len(t) < sizeof text) {
-        sb_putn(b, text, (size_t)(og_put_type(text, t) - text));
-        return;
-    }
-    switch (t->kind) {
-    case OG_TY_BASE: sb_putn(b, basety_names[t->base], basety_lens[t->base]); break;
-    case OG_TY_CUSTOM:
-        sb_puts(b, "__torch__.torch.classes.");
-        sb_puts(b, t->custom);
-        break;
-    case OG_TY_OPTIONAL:
-        og_print_type(b, t->elem);
-        sb_putc(b, '?');
-        break;
-    case OG_TY_LIST:
-        og_print_type(b, t->elem);
-        if (t->size)
-            sb_printf(b, "[%u]", t->size);
-        else
-            sb_puts(b, "[]");
-        break;
-    }
-}
+void og_print_type(strbuf *b, const og_type *t) { sb_end(b, og_put_type(sb_begin(b, og_type_max_len(t)), t)); }
 
 size_t og_type_max_len(const og_type *t) {
     switch (t->kind) {
@@ -130,10 +106,7 @@ char *og_put_annot(char *p, const og_annot *x) { /* sets of at most 26 letters: 
     return p;
 }
 
-void og_print_annot(strbuf *b, const og_annot *x) {
-    char text[OG_ANNOT_MAX_LEN];
-    sb_putn(b, text, (size_t)(og_put_annot(text, x) - text));
-}
+void og_print_annot(strbuf *b, const og_annot *x) { sb_end(b, og_put_annot(sb_begin(b, OG_ANNOT_MAX_LEN), x)); }
 
 
 

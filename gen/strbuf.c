@@ -25,24 +25,14 @@ static void sb_grow(strbuf *b, size_t extra) {
     b->cap = cap;
 }
 
-void sb_expect(strbuf *b, const char *text, size_t len) {
-    b->expect = text;
-    b->expect_len = len;
-    b->mismatch = 0;
-    b->n = 0;
-}
-
-bool sb_matched(const strbuf *b) { return b->expect && !b->mismatch && b->n == b->expect_len; }
 
 char *sb_room_slow(strbuf *b, size_t n) {
-    if (b->flush && !b->expect) {
-        sb_drain(b);
-        if (n < b->cap) return b->p;
-    } else if (!b->expect) {
+    if (!b->flush) {
         sb_grow(b, n);
         return b->p + b->n;
     }
-    return b->spill = og_xmalloc(n + 1);
+    sb_drain(b);
+    return n < b->cap ? b->p : (b->spill = og_xmalloc(n + 1));
 }
 
 void sb_end_spilled(strbuf *b, char *end) {
@@ -123,18 +113,6 @@ void sb_putn_slow(strbuf *b, const char *s, size_t n) {
             b->flushed += n;
             b->last = s[n - 1];
         }
-        return;
-    }
-    if (b->expect) {
-        if (b->mismatch) return;
-        if (b->n + n <= b->expect_len && !memcmp(b->expect + b->n, s, n)) { /* the usual case */
-            b->n += n;
-            return;
-        }
-        size_t k = 0;
-        while (k < n && b->n + k < b->expect_len && b->expect[b->n + k] == s[k]) k++;
-        b->n += k;
-        if (k < n) b->mismatch = 1;
         return;
     }
     sb_grow(b, n);
@@ -235,7 +213,7 @@ void sb_printf(strbuf *b, const char *fmt, ...) {
     va_end(ap);
     if (n <= 0) return;
     if ((size_t)n < sizeof small) {
-        sb_putn(b, small, (size_t)n); /* also right in compare mode */
+        sb_putn(b, small, (size_t)n);
         return;
     }
     char *big = og_xrealloc(NULL, (size_t)n + 1);

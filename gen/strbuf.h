@@ -14,11 +14,6 @@ typedef void (*sb_flush_fn)(strbuf *b, const char *p, size_t n);
 struct strbuf {
     char *p;
     size_t n, cap;
-    /* compare mode: instead of storing, check the bytes against `expect`;
-     * `n` then counts matched bytes and `mismatch` is set at the first difference */
-    const char *expect;
-    size_t expect_len;
-    int mismatch;
     /* stream mode: p[0..n) is what has not been flushed yet */
     sb_flush_fn flush;
     size_t flushed; /* bytes flushed so far */
@@ -38,13 +33,9 @@ void sb_drain(strbuf *b);
 /* Bytes put so far, flushed or not, and the last of them (0 if none). */
 static inline size_t sb_total(const strbuf *b) { return b->flushed + b->n; }
 static inline char sb_last(const strbuf *b) { return b->n ? b->p[b->n - 1] : b->last; }
-/* Starts compare mode against text[0..len). */
-void sb_expect(strbuf *b, const char *text, size_t len);
-/* After compare mode: true when everything printed equals the whole text. */
-bool sb_matched(const strbuf *b);
 
 static inline void sb_putn(strbuf *b, const char *s, size_t n) {
-    if (!b->expect && b->n + n < b->cap) {
+    if (b->n + n < b->cap) {
         memcpy(b->p + b->n, s, n);
         b->n += n;
         b->p[b->n] = 0;
@@ -57,11 +48,11 @@ static inline void sb_puts(strbuf *b, const char *s) { sb_putn(b, s, strlen(s));
 /* Direct writes, for the emitters' hot rows: sb_begin returns where up to n bytes
  * may be written, the caller writes them with the put_* helpers and hands the end
  * to sb_end. The bytes go straight into the buffer (a stream drains first); when
- * they cannot (more than a stream holds, or compare mode) they are gathered
- * apart and put in one piece. */
+ * they cannot (more than a stream holds) they are gathered apart and put in one
+ * piece. */
 char *sb_room_slow(strbuf *b, size_t n);
 void sb_end_spilled(strbuf *b, char *end);
-static inline char *sb_begin(strbuf *b, size_t n) { return !b->expect && b->n + n < b->cap ? b->p + b->n : sb_room_slow(b, n); }
+static inline char *sb_begin(strbuf *b, size_t n) { return b->n + n < b->cap ? b->p + b->n : sb_room_slow(b, n); }
 static inline void sb_end(strbuf *b, char *end) {
     if (b->spill) {
         sb_end_spilled(b, end);
