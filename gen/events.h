@@ -25,10 +25,10 @@ typedef struct og_events {
     bool has_one;
 } og_events;
 
-/* Runs consume(e, ctx) over the events of buf[0..len) (on a second thread, while
- * this one parses, from OPGEN_THREAD_MIN_INPUT bytes). consume reads them with
- * og_events_next and may stop before the stream's end. */
-void og_events_run(const char *buf, size_t len, void (*consume)(og_events *e, void *ctx), void *ctx);
+/* Runs consume(e, ctx) over the events of buf[0..len) (when may_thread, on a
+ * second thread while this one parses, from OPGEN_THREAD_MIN_INPUT bytes).
+ * consume reads them with og_events_next and may stop before the stream's end. */
+void og_events_run(const char *buf, size_t len, bool may_thread, void (*consume)(og_events *e, void *ctx), void *ctx);
 /* The next event, valid until the next call; false when the parser failed (its
  * error is then in e->parser). */
 bool og_events_next_batch(og_events *e, const yaml_event_t **ev);

@@ -8,6 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <yaml.h>
+#if OPGEN_THREADS
+#include <pthread.h>
+#endif
 
 /* ---- YAML 1.1 implicit resolution (PyYAML resolver.py, SafeLoader) ---- */
 
@@ -424,7 +427,8 @@ static void build(og_events *events, void *ctx) {
     }
 }
 
-bool og_yaml_stream_buffer(arena *keep, diag *d, const char *name, const char *buf, size_t len, ydoc *out, ynode_item_fn item, void *ctx) {
+/* may_thread: libyaml on this thread and the nodes built on a second one, for a large input. */
+static bool stream_buffer(arena *keep, diag *d, const char *name, const char *buf, size_t len, bool may_thread, ydoc *out, ynode_item_fn item, void *ctx) {
     memset(out, 0, sizeof *out);
     out->file = name;
     out->src = (char *)buf;
@@ -440,7 +444,7 @@ bool og_yaml_stream_buffer(arena *keep, diag *d, const char *name, const char *b
     b.d = d;
     b.doc = out;
     strmap_init(&b.anchors, 8);
-    og_events_run(buf, len, build, &b);
+    og_events_run(buf, len, may_thread, build, &b);
     free(b.kids);
     strmap_free(&b.anchors);
     if (item && out->root && !b.streaming) { /* not a sequence: keep the root's kind and place only */
@@ -453,6 +457,10 @@ bool og_yaml_stream_buffer(arena *keep, diag *d, const char *name, const char *b
     }
     arena_free(&scratch);
     return !b.failed;
+}
+
+bool og_yaml_stream_buffer(arena *keep, diag *d, const char *name, const char *buf, size_t len, ydoc *out, ynode_item_fn item, void *ctx) {
+    return stream_buffer(keep, d, name, buf, len, true, out, item, ctx);
 }
 
 bool og_yaml_load_buffer(arena *a, diag *d, const char *name, const char *buf, size_t len, ydoc *out) {
@@ -525,4 +533,59 @@ void ynode_pos(const ynode *n, size_t off, unsigned *line, unsigned *col) {
         size_t lead = n->style == YSTYLE_PLAIN ? 0 : 1;
         *col = n->col + (unsigned)(lead + off);
     }
+}
+
+/* ---- a document loaded on a second thread ---- */
+
+struct og_yaml_prefetch {
+    arena a; /* the document's nodes */
+    diag d;  /* silent: a document with errors is loaded again, where they are reported in order */
+    ydoc doc;
+    const char *name, *buf;
+    size_t len;
+    bool ok, joined;
+#if OPGEN_THREADS
+    pthread_t thread;
+#endif
+};
+
+#if OPGEN_THREADS
+static void *prefetch_thread(void *arg) {
+    og_yaml_prefetch *p = arg;
+    /* libyaml and the nodes on this one thread: the starter has its own work meanwhile */
+    p->ok = stream_buffer(&p->a, &p->d, p->name, p->buf, p->len, false, &p->doc, NULL, NULL) && p->d.errors == 0;
+    return NULL;
+}
+#endif
+
+og_yaml_prefetch *og_yaml_prefetch_start(const char *name, const char *buf, size_t len) {
+#if OPGEN_THREADS
+    if (len < OPGEN_THREAD_MIN_INPUT) return NULL; /* not worth a thread */
+    og_yaml_prefetch *p = og_xcalloc(1, sizeof *p);
+    arena_init(&p->a);
+    diag_init(&p->d, NULL);
+    p->name = name, p->buf = buf, p->len = len;
+    if (pthread_create(&p->thread, NULL, prefetch_thread, p) == 0) return p;
+    arena_free(&p->a);
+    free(p);
+#else
+    (void)name, (void)buf, (void)len;
+#endif
+    return NULL;
+}
+
+const ydoc *og_yaml_prefetch_join(og_yaml_prefetch *p) {
+    if (!p) return NULL;
+#if OPGEN_THREADS
+    if (!p->joined) pthread_join(p->thread, NULL);
+#endif
+    p->joined = true;
+    return p->ok ? &p->doc : NULL;
+}
+
+void og_yaml_prefetch_free(og_yaml_prefetch *p) {
+    if (!p) return;
+    og_yaml_prefetch_join(p);
+    arena_free(&p->a);
+    free(p);
 }

@@ -124,5 +124,28 @@ for how in longer shorter middle last; do
     if [ -z "$(find "$tmp/s" -name '*.tmp.*')" ]; then ok; else bad "$how: temp files left"; fi
 done
 
+# 10. a large edge.yaml (yaml/edge.yaml is over 64 KiB) is parsed on a second
+# thread while the native functions are grouped: the same outputs, depfile and
+# errors, in the same order, as when it is read as it streams (an op it does not
+# know; a YAML error after those; a duplicate key; no file at all)
+y=$src/yaml
+[ "$(wc -c <"$y/edge.yaml")" -ge 65536 ] || bad "yaml/edge.yaml is too small to be parsed on a second thread"
+e10() { "$opgen" generate --native-functions "$y/native_functions.yaml" --tags "$y/tags.yaml" "$@"; }
+e10 --kernels "$y/custom_ops.yaml" --edge "$y/edge.yaml" -o "$tmp/e10" --depfile "$tmp/e10.d" || bad "generate with a large edge.yaml"
+if grep -qF "$y/edge.yaml" "$tmp/e10.d"; then ok; else bad "depfile lacks the edge.yaml parsed beside grouping"; fi
+if head -1 "$tmp/e10/opgen_ops.h" | grep -q 'tags.yaml, edge.yaml (torchgen'; then ok; else bad "opgen_ops.h does not name the edge.yaml"; fi
+cp "$y/edge.yaml" "$tmp/e10a.yaml"
+printf -- '- func: [unclosed\n' >>"$tmp/e10a.yaml"
+sed '0,/^  namespace: edge/s//  namespace: edge\n  namespace: edge/' "$y/edge.yaml" >"$tmp/e10b.yaml"
+unknown="error: unknown operator 'quantized_decomposed::quantize_per_tensor' (not in the native functions)"
+e10 --edge "$tmp/e10a.yaml" -o "$tmp/e10x" 2>"$tmp/err" && bad "a broken edge.yaml accepted"
+if [ "$(sed -n '1p;$p' "$tmp/err")" = "$tmp/e10a.yaml:564:9: $unknown
+$tmp/e10a.yaml:2382:1: error: invalid YAML: did not find expected ',' or ']' while parsing a flow sequence" ] && [ "$(wc -l <"$tmp/err")" -eq 4 ]; then ok; else bad "large edge.yaml, unknown ops then a YAML error:"; cat "$tmp/err"; fi
+e10 --kernels "$y/custom_ops.yaml" --edge "$tmp/e10b.yaml" -o "$tmp/e10x" 2>"$tmp/err" && bad "a duplicate key accepted"
+if [ "$(cat "$tmp/err")" = "$tmp/e10b.yaml:9:3: error: duplicate key 'namespace' in this mapping
+$tmp/e10b.yaml:8:3: note: 'namespace' was first given here" ]; then ok; else bad "large edge.yaml, duplicate key:"; cat "$tmp/err"; fi
+e10 --edge "$tmp/no-such-edge.yaml" -o "$tmp/e10x" 2>"$tmp/err" && bad "a missing edge.yaml accepted"
+if [ "$(cat "$tmp/err")" = "$tmp/no-such-edge.yaml: error: cannot read: No such file or directory" ]; then ok; else bad "missing edge.yaml:"; cat "$tmp/err"; fi
+
 echo "gen: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]
