@@ -4,12 +4,10 @@
 #include "emit.h"
 #include "config.h"
 #include "embedded.h"
+#include "job.h"
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#if OPGEN_THREADS
-#include <pthread.h>
-#endif
 
 /* A C string literal of s (NULL: NULL): at most c_str_max(s) bytes. */
 static size_t c_str_max(const char *s) { return s ? 2 * strlen(s) + 2 : 4; }
@@ -291,32 +289,16 @@ static void put_numbers(strbuf *b, const uint32_t *v, unsigned n, unsigned per, 
 typedef struct hash_job {
     const gen *g;
     bool ok;
-#if OPGEN_THREADS
-    pthread_t thread;
-    bool running;
-#endif
+    og_job job;
 } hash_job;
 
-static void build_hash(hash_job *h) { h->ok = perfect_hash(h->g->names, h->g->n, h->g->nb, h->g->seeds, h->g->slots); }
-#if OPGEN_THREADS
-static void *hash_thread(void *arg) {
-    build_hash(arg);
-    return NULL;
-}
-#endif
-static void hash_start(hash_job *h) {
-#if OPGEN_THREADS
-    h->running = pthread_create(&h->thread, NULL, hash_thread, h) == 0;
-    if (h->running) return;
-#endif
-    build_hash(h);
+static void build_hash(void *arg) {
+    hash_job *h = arg;
+    h->ok = perfect_hash(h->g->names, h->g->n, h->g->nb, h->g->seeds, h->g->slots);
 }
 /* The hash, built: false when no seeds were found. */
 static bool hash_wait(hash_job *h) {
-#if OPGEN_THREADS
-    if (h->running) pthread_join(h->thread, NULL);
-    h->running = false;
-#endif
+    og_job_wait(&h->job);
     return h->ok;
 }
 
@@ -385,6 +367,22 @@ bool og_render(og_outputs *outs, const char *outdir, const char *tdir, const cha
     return og_render_to(og_outputs_add(outs, outdir, name), tdir, tname, vars, nvars, outs, d);
 }
 
+/* A header rendered into memory on a second thread (errors silenced: a failed
+ * one is rendered again in turn, where they are reported). */
+typedef struct render_job {
+    const og_tvar *vars;
+    unsigned nvars;
+    strbuf text;
+    diag d;
+    bool ok;
+    og_job job;
+} render_job;
+
+static void render_kernels(void *arg) {
+    render_job *r = arg;
+    r->ok = og_render_to(&r->text, NULL, "opgen_kernels.h.in", r->vars, r->nvars, NULL, &r->d) && r->d.errors == 0;
+}
+
 bool og_emit_c_headers(og_outputs *outs, const char *outdir, const char *tdir, const og_model *m, const og_edge *edge, const char *generated_by, diag *d) {
     unsigned n = m->nfuncs;
     gen g = {.m = m, .edge = edge, .n = n, .nb = n / 4 + 1};
@@ -403,7 +401,7 @@ bool og_emit_c_headers(og_outputs *outs, const char *outdir, const char *tdir, c
     g.slots = og_xcalloc(n + 1, sizeof *g.slots);
     hash_job hash = {.g = &g};
     g.hash = &hash;
-    hash_start(&hash);
+    og_job_start(&hash.job, build_hash, &hash);
     /* identifiers: ns_name_overload, made unique by the op id where two collide */
     strmap seen;
     strmap_init(&seen, n);
@@ -450,9 +448,24 @@ bool og_emit_c_headers(og_outputs *outs, const char *outdir, const char *tdir, c
         OG_TVAR_FN("prototypes", put_prototypes, &g),
     };
     unsigned nv = sizeof vars / sizeof *vars;
+    /* opgen_kernels.h from the built-in template is rendered into memory on a
+     * second thread while opgen_ops.h is rendered here, then streamed out; from a
+     * template folder, here in turn (its reads and errors are the run's) */
+    render_job kernels = {.vars = vars, .nvars = nv};
+    bool beside = OPGEN_THREADS && !tdir;
+    if (beside) {
+        sb_init(&kernels.text);
+        diag_init(&kernels.d, NULL);
+        og_job_start(&kernels.job, render_kernels, &kernels);
+    }
     bool ok = og_render(outs, outdir, tdir, "opgen_dtypes.h", vars, nv, d);
     ok = ok && og_render(outs, outdir, tdir, "opgen_ops.h", vars, nv, d);
-    ok = ok && og_render(outs, outdir, tdir, "opgen_kernels.h", vars, nv, d);
+    if (beside) og_job_wait(&kernels.job);
+    if (ok && beside && kernels.ok)
+        sb_putn(og_outputs_add(outs, outdir, "opgen_kernels.h"), kernels.text.p, kernels.text.n);
+    else
+        ok = ok && og_render(outs, outdir, tdir, "opgen_kernels.h", vars, nv, d);
+    if (beside) sb_free(&kernels.text);
     if (!hash_wait(&hash)) {
         diag_plain(d, "could not build a perfect hash of the operator names");
         ok = false;

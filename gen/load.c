@@ -8,9 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <yaml.h>
-#if OPGEN_THREADS
-#include <pthread.h>
-#endif
+#include "job.h"
 
 /* ---- YAML 1.1 implicit resolution (PyYAML resolver.py, SafeLoader) ---- */
 
@@ -543,49 +541,35 @@ struct og_yaml_prefetch {
     ydoc doc;
     const char *name, *buf;
     size_t len;
-    bool ok, joined;
-#if OPGEN_THREADS
-    pthread_t thread;
-#endif
+    bool ok;
+    og_job job;
 };
 
-#if OPGEN_THREADS
-static void *prefetch_thread(void *arg) {
+static void prefetch(void *arg) {
     og_yaml_prefetch *p = arg;
-    /* libyaml and the nodes on this one thread: the starter has its own work meanwhile */
+    /* libyaml and the nodes on one thread: the starter has its own work meanwhile */
     p->ok = stream_buffer(&p->a, &p->d, p->name, p->buf, p->len, false, &p->doc, NULL, NULL) && p->d.errors == 0;
-    return NULL;
 }
-#endif
 
 og_yaml_prefetch *og_yaml_prefetch_start(const char *name, const char *buf, size_t len) {
-#if OPGEN_THREADS
-    if (len < OPGEN_THREAD_MIN_INPUT) return NULL; /* not worth a thread */
+    if (!OPGEN_THREADS || len < OPGEN_THREAD_MIN_INPUT) return NULL; /* not worth a thread */
     og_yaml_prefetch *p = og_xcalloc(1, sizeof *p);
     arena_init(&p->a);
     diag_init(&p->d, NULL);
     p->name = name, p->buf = buf, p->len = len;
-    if (pthread_create(&p->thread, NULL, prefetch_thread, p) == 0) return p;
-    arena_free(&p->a);
-    free(p);
-#else
-    (void)name, (void)buf, (void)len;
-#endif
-    return NULL;
+    og_job_start(&p->job, prefetch, p);
+    return p;
 }
 
 const ydoc *og_yaml_prefetch_join(og_yaml_prefetch *p) {
     if (!p) return NULL;
-#if OPGEN_THREADS
-    if (!p->joined) pthread_join(p->thread, NULL);
-#endif
-    p->joined = true;
+    og_job_wait(&p->job);
     return p->ok ? &p->doc : NULL;
 }
 
 void og_yaml_prefetch_free(og_yaml_prefetch *p) {
     if (!p) return;
-    og_yaml_prefetch_join(p);
+    og_job_wait(&p->job);
     arena_free(&p->a);
     free(p);
 }
