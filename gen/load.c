@@ -1,6 +1,7 @@
 #include "load.h"
 #include "config.h"
 #include "events.h"
+#include "job.h"
 #include "strmap.h"
 #include "opgen/file.h"
 #include <errno.h>
@@ -8,7 +9,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <yaml.h>
-#include "job.h"
 
 /* ---- YAML 1.1 implicit resolution (PyYAML resolver.py, SafeLoader) ---- */
 
