@@ -1,10 +1,10 @@
 #define _DEFAULT_SOURCE /* MAP_ANONYMOUS, MAP_NORESERVE, madvise */
 #include "arena.h"
+#include "config.h"
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "config.h"
 #include <stdint.h>
 #if OPGEN_ARENA_RESERVE_MIB && UINTPTR_MAX > 0xffffffffu /* 64-bit address space */
 #define RESERVE 1

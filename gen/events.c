@@ -5,7 +5,6 @@
 #include <string.h>
 #if OPGEN_THREADS
 #include <pthread.h>
-#include <stdatomic.h>
 #endif
 
 /* Events handed from the parsing thread to the reader in batches. A batch's
@@ -31,32 +30,9 @@ struct og_event_thread {
     pthread_mutex_t mu;
     pthread_cond_t cv;
     og_event_batch batches[BATCHES];
-    atomic_uint filled, read; /* batches handed over, batches given back */
-    atomic_bool stop;         /* the consumer is done: parse no further */
-    atomic_int sleepers;      /* threads waiting on cv */
+    unsigned filled, read; /* batches handed over, batches given back */
+    bool stop; /* the consumer is done: parse no further */
 };
-
-/* Waits until ready(t), asleep on the condition variable; the other side only
- * takes the lock to wake it when it sleeps. */
-static void await(og_event_thread *t, bool (*ready)(og_event_thread *t)) {
-    if (ready(t)) return;
-    pthread_mutex_lock(&t->mu);
-    atomic_fetch_add(&t->sleepers, 1); /* before the last look: wake() then sees it, or this sees its change */
-    while (!ready(t)) pthread_cond_wait(&t->cv, &t->mu);
-    atomic_fetch_sub(&t->sleepers, 1);
-    pthread_mutex_unlock(&t->mu);
-}
-
-/* After a change await()'s condition may be waiting for. */
-static void wake(og_event_thread *t) {
-    if (!atomic_load(&t->sleepers)) return;
-    pthread_mutex_lock(&t->mu);
-    pthread_cond_broadcast(&t->cv);
-    pthread_mutex_unlock(&t->mu);
-}
-
-static bool has_room(og_event_thread *t) { return atomic_load(&t->filled) - atomic_load(&t->read) < BATCHES || atomic_load(&t->stop); }
-static bool has_batch(og_event_thread *t) { return atomic_load(&t->filled) != atomic_load(&t->read); }
 
 static void empty(og_event_batch *b) {
     for (unsigned i = 0; i < b->n; i++) yaml_event_delete(&b->ev[i]);
@@ -89,8 +65,10 @@ static void *consumer_thread(void *arg) {
     consumer *c = arg;
     c->consume(c->e, c->ctx);
     og_event_thread *t = c->e->thread;
-    atomic_store(&t->stop, true); /* it may have stopped early: the parsing stops too */
-    wake(t);
+    pthread_mutex_lock(&t->mu); /* it may have stopped early: the parsing stops too */
+    t->stop = true;
+    pthread_cond_signal(&t->cv);
+    pthread_mutex_unlock(&t->mu);
     return NULL;
 }
 
@@ -98,12 +76,17 @@ static void *consumer_thread(void *arg) {
 static void produce(og_events *e) {
     og_event_thread *t = e->thread;
     for (unsigned k = 0;; k++) {
-        await(t, has_room);
-        if (atomic_load(&t->stop)) return;
+        pthread_mutex_lock(&t->mu);
+        while (t->filled - t->read == BATCHES && !t->stop) pthread_cond_wait(&t->cv, &t->mu);
+        bool stop = t->stop;
+        pthread_mutex_unlock(&t->mu);
+        if (stop) return;
         og_event_batch *b = &t->batches[k % BATCHES];
         fill(&e->parser, b);
-        atomic_fetch_add(&t->filled, 1);
-        wake(t);
+        pthread_mutex_lock(&t->mu);
+        t->filled++;
+        pthread_cond_signal(&t->cv);
+        pthread_mutex_unlock(&t->mu);
         if (b->last) return; /* the parser is the consumer's to read now */
     }
 }
@@ -113,10 +96,6 @@ static bool run_threaded(og_events *e, void (*consume)(og_events *e, void *ctx),
     og_event_thread *t = og_xcalloc(1, sizeof *t);
     if (pthread_mutex_init(&t->mu, NULL) != 0) return free(t), false;
     if (pthread_cond_init(&t->cv, NULL) != 0) return pthread_mutex_destroy(&t->mu), free(t), false;
-    atomic_init(&t->filled, 0);
-    atomic_init(&t->read, 0);
-    atomic_init(&t->stop, false);
-    atomic_init(&t->sleepers, 0);
     e->thread = t;
     consumer c = {e, consume, ctx};
     bool ok = pthread_create(&t->thread, NULL, consumer_thread, &c) == 0;
@@ -135,12 +114,14 @@ static bool run_threaded(og_events *e, void (*consume)(og_events *e, void *ctx),
 /* The next batch once the current one is read (the consumer's side). */
 static void next_batch(og_events *e) {
     og_event_thread *t = e->thread;
+    pthread_mutex_lock(&t->mu);
     if (e->cur) {
-        atomic_fetch_add(&t->read, 1);
-        wake(t);
+        t->read++;
+        pthread_cond_signal(&t->cv);
     }
-    await(t, has_batch);
-    e->cur = &t->batches[atomic_load(&t->read) % BATCHES];
+    while (t->filled == t->read) pthread_cond_wait(&t->cv, &t->mu);
+    pthread_mutex_unlock(&t->mu);
+    e->cur = &t->batches[t->read % BATCHES];
     e->ev = e->cur->ev;
     e->n = e->cur->n;
     e->pos = 0;

@@ -128,19 +128,19 @@ static void io_end(og_output *f) {
  * commit anyway) ---- */
 
 #if OPGEN_THREADS
-enum { JOB_DATA, JOB_END, QUEUE = 16 };
-typedef struct job {
+enum { IO_DATA, IO_END, QUEUE = 16 };
+typedef struct io_job {
     og_output *f;
     char *buf;
     size_t n;
     int kind;
-} job;
+} io_job;
 
 struct og_writer {
     pthread_t thread;
     pthread_mutex_t mu;
     pthread_cond_t cv;
-    job q[QUEUE];
+    io_job q[QUEUE];
     unsigned head, tail; /* jobs queued: [head, tail), each removed once done */
     char *free_bufs[WRITE_BUFFERS];
     unsigned nfree;
@@ -156,21 +156,21 @@ static void *writer_thread(void *arg) {
             pthread_mutex_unlock(&w->mu);
             return NULL;
         }
-        job j = w->q[w->head % QUEUE];
+        io_job j = w->q[w->head % QUEUE];
         pthread_mutex_unlock(&w->mu);
-        if (j.kind == JOB_DATA)
+        if (j.kind == IO_DATA)
             io_put(j.f, j.buf, j.n);
         else
             io_end(j.f);
         pthread_mutex_lock(&w->mu);
-        if (j.kind == JOB_DATA) w->free_bufs[w->nfree++] = j.buf;
+        if (j.kind == IO_DATA) w->free_bufs[w->nfree++] = j.buf;
         w->head++;
         pthread_cond_broadcast(&w->cv);
         pthread_mutex_unlock(&w->mu);
     }
 }
 
-static void submit(og_writer *w, job j) {
+static void submit(og_writer *w, io_job j) {
     pthread_mutex_lock(&w->mu);
     while (w->tail - w->head == QUEUE) pthread_cond_wait(&w->cv, &w->mu);
     w->q[w->tail++ % QUEUE] = j;
@@ -222,7 +222,7 @@ static void stop_writer(og_outputs *o) {
  * takes a free one), other bytes are copied a buffer at a time. */
 static void hand_over(og_outputs *o, og_output *f, const char *p, size_t n) {
     if (p == f->data.p) {
-        submit(o->writer, (job){f, f->data.p, n, JOB_DATA});
+        submit(o->writer, (io_job){f, f->data.p, n, IO_DATA});
         o->hold = f->data.p = take_buffer(o->writer);
         return;
     }
@@ -230,7 +230,7 @@ static void hand_over(og_outputs *o, og_output *f, const char *p, size_t n) {
         size_t k = n - off < OPGEN_OUTPUT_BUFFER ? n - off : OPGEN_OUTPUT_BUFFER;
         char *buf = take_buffer(o->writer);
         memcpy(buf, p + off, k);
-        submit(o->writer, (job){f, buf, k, JOB_DATA});
+        submit(o->writer, (io_job){f, buf, k, IO_DATA});
         off += k;
     }
 }
@@ -263,7 +263,7 @@ void og_outputs_end(og_outputs *o) {
     if (o->dry) return;
 #if OPGEN_THREADS
     if (o->writer) {
-        submit(o->writer, (job){f, NULL, 0, JOB_END});
+        submit(o->writer, (io_job){f, NULL, 0, IO_END});
         return;
     }
 #endif
