@@ -66,6 +66,21 @@ static int cmp_bucket(const void *x, const void *y) {
     return a->index < b->index ? -1 : a->index > b->index;
 }
 
+/* x % d by a multiplication (Lemire's fastmod, exact for every 32-bit x and d):
+ * the seed search takes about a million of these. */
+typedef struct divisor {
+    uint64_t m;
+    uint32_t d;
+} divisor;
+static divisor divisor_of(uint32_t d) { return (divisor){UINT64_MAX / d + 1, d}; }
+static inline uint32_t mod(divisor v, uint32_t x) {
+#ifdef __SIZEOF_INT128__
+    return (uint32_t)(((unsigned __int128)(v.m * x) * v.d) >> 64);
+#else
+    return x % v.d;
+#endif
+}
+
 /* seeds[nb], slots[n]: slot -> key index. False if no seeds were found. */
 static bool perfect_hash(const char *const *keys, unsigned n, unsigned nb, uint32_t *seeds, uint32_t *slots) {
     bucket *bs = og_xcalloc(nb, sizeof *bs);
@@ -74,15 +89,16 @@ static bool perfect_hash(const char *const *keys, unsigned n, unsigned nb, uint3
     uint32_t *tmp = og_xmalloc(sizeof *tmp * (n + 1));
     uint64_t *hs = og_xmalloc(sizeof *hs * (n + 1));
     bool ok = bs && order && fill && used && tmp && hs;
+    divisor by_n = divisor_of(n ? n : 1), by_nb = divisor_of(nb);
     for (unsigned i = 0; ok && i < n; i++) hs[i] = opgen_name_hash(keys[i]);
-    for (unsigned i = 0; ok && i < n; i++) bs[opgen_hash_mix(hs[i], 0) % nb].n++;
+    for (unsigned i = 0; ok && i < n; i++) bs[mod(by_nb, opgen_hash_mix(hs[i], 0))].n++;
     for (unsigned b = 0, at = 0; ok && b < nb; b++) {
         bs[b].index = b;
         bs[b].first = at;
         at += bs[b].n;
     }
     for (unsigned i = 0; ok && i < n; i++) {
-        unsigned b = opgen_hash_mix(hs[i], 0) % nb;
+        unsigned b = mod(by_nb, opgen_hash_mix(hs[i], 0));
         order[bs[b].first + fill[b]++] = i;
     }
     if (ok) qsort(bs, nb, sizeof *bs, cmp_bucket);
@@ -93,10 +109,10 @@ static bool perfect_hash(const char *const *keys, unsigned n, unsigned nb, uint3
         uint32_t seed;
         uint64_t h0 = hs[order[b->first]];
         for (seed = 1; seed < 1000000; seed++) {
-            if (used[opgen_hash_mix(h0, seed) % n]) continue; /* most seeds fail here: the first key's slot is taken */
+            if (used[mod(by_n, opgen_hash_mix(h0, seed))]) continue; /* most seeds fail here: the first key's slot is taken */
             unsigned j;
             for (j = 0; j < b->n; j++) {
-                uint32_t s = opgen_hash_mix(hs[order[b->first + j]], seed) % n;
+                uint32_t s = mod(by_n, opgen_hash_mix(hs[order[b->first + j]], seed));
                 bool clash = used[s];
                 for (unsigned q = 0; q < j && !clash; q++) clash = tmp[q] == s;
                 if (clash) break;
