@@ -103,12 +103,18 @@ void og_model_init(og_model *m, arena *a, diag *d) {
     m->d = d;
     m->tag_core = m->tag_generated = m->tag_pt2 = m->tag_inplace = m->tag_out = m->tag_nondet = m->tag_view_copy = m->tag_inplace_view = -1;
     strmap_init(&m->by_name, 4096);
+    strmap_init(&m->sigs, 2048);
+    strmap_init(&m->base_names, 2048);
+    sb_init(&m->key);
 }
 
 void og_model_free(og_model *m) {
     free(m->funcs);
     free(m->groups);
     strmap_free(&m->by_name);
+    strmap_free(&m->sigs);
+    strmap_free(&m->base_names);
+    sb_free(&m->key);
 }
 
 bool og_func_has_tag(const og_func *f, int tag) { return tag >= 0 && (f->tags[tag / 64] >> (tag % 64)) & 1; }
@@ -233,7 +239,10 @@ static const ynode *keep_node(og_model *m, const ynode *v) {
     return c;
 }
 
+static void note_func(og_model *m, og_func *f);
+
 static void add_func(og_model *m, og_func *f) {
+    if (!m->finishing) note_func(m, f);
     if (m->nfuncs == m->capfuncs) {
         m->capfuncs = m->capfuncs ? m->capfuncs * 2 : 4096;
         og_func **p = og_xrealloc(m->funcs, m->capfuncs * sizeof *p);
@@ -879,27 +888,27 @@ const og_func *og_model_find(const og_model *m, const char *ns, const char *name
 
 static int cmp_str(const void *k, const void *e) { return strcmp((const char *)k, *(const char *const *)e); }
 
-static void check_python_keywords(og_model *m, const og_func *f) {
-    if (!m->dialect->python_keyword_names) return;
+/* Whether argument i of f is named for a Python keyword torchgen rejects. */
+static bool is_keyword_arg(const og_model *m, const og_func *f, unsigned i) {
+    if (!m->dialect->python_keyword_names) return false;
     /* first letters of keyword.kwlist: most names are out at once */
     static const char first[] = "FNTabcdefgilnoprtwy";
     /* keyword.kwlist, sorted for bsearch */
     static const char *const kw[] = {"False", "None", "True", "and", "as", "assert", "async", "await", "break", "class", "continue", "def", "del", "elif", "else", "except",
                                      "finally", "for", "from", "global", "if", "import", "in", "is", "lambda", "nonlocal", "not", "or", "pass", "raise", "return", "try", "while", "with", "yield"};
-    for (unsigned i = 0; i < f->schema->nargs; i++) {
-        const og_arg *x = &f->schema->args[i];
-        if (!strchr(first, x->name[0]) || strlen(x->name) > 8 || !bsearch(x->name, kw, sizeof kw / sizeof *kw, sizeof *kw, cmp_str)) continue;
-        if (!strcmp(x->name, "from") && (!strcmp(f->name, "_has_compatible_shallow_copy_type") || !strcmp(f->name, "random_.from") || !strcmp(f->name, "uniform_"))) continue;
-        err_in_func(m, f, x->name_off, arena_printf(m->a, "argument name '%s' is a reserved Python keyword", x->name));
-    }
+    const og_arg *x = &f->schema->args[i];
+    if (!strchr(first, x->name[0]) || strlen(x->name) > 8 || !bsearch(x->name, kw, sizeof kw / sizeof *kw, sizeof *kw, cmp_str)) return false;
+    return !(!strcmp(x->name, "from") && (!strcmp(f->name, "_has_compatible_shallow_copy_type") || !strcmp(f->name, "random_.from") || !strcmp(f->name, "uniform_")));
+}
+
+static void check_python_keywords(og_model *m, const og_func *f) {
+    for (unsigned i = 0; i < f->schema->nargs; i++)
+        if (is_keyword_arg(m, f, i)) err_in_func(m, f, f->schema->args[i].name_off, arena_printf(m->a, "argument name '%s' is a reserved Python keyword", f->schema->args[i].name));
 }
 
 static void cross_checks(og_model *m) {
-    strmap base_names; /* out-of-place base names, for the inplace_view rule */
-    strmap_init(&base_names, m->nyaml);
     strbuf b;
     sb_init(&b);
-    for (unsigned i = 0; i < m->nyaml; i++) strmap_put(&base_names, m->funcs[i]->base_name, m->funcs[i]);
     for (unsigned i = 0; i < m->nyaml; i++) {
         const og_func *f = m->funcs[i];
         if (f->has_delegate) {
@@ -911,7 +920,7 @@ static void cross_checks(og_model *m) {
             else if (!d->structured)
                 ERR_AT(m, at, "%s is marked as a structured_delegate pointing to %s, but %s is not marked as structured", f->name, dn, dn);
         }
-        check_python_keywords(m, f);
+        if (f->keyword_arg) check_python_keywords(m, f);
         if (og_func_has_tag(f, m->tag_inplace_view) && strcmp(f->name, "resize_") && strcmp(f->name, "resize_as_") && strcmp(f->base_name, "set_")) {
             if (!f->schema->name.inplace) {
                 err_in_func(m, f, 0, arena_printf(m->a, "%s is tagged inplace_view, but its name does not end in '_' as inplace ops must", f->name));
@@ -922,12 +931,12 @@ static void cross_checks(og_model *m) {
             oop.overload = "";
             sb_reset(&b);
             og_print_base_name(&b, &oop);
-            if (!strmap_get(&base_names, sb_cstr(&b)))
+            if (!strmap_get(&m->base_names, sb_cstr(&b)))
                 err_in_func(m, f, 0, arena_printf(m->a, "%s is tagged inplace_view, but there is no out-of-place view op named '%s'", f->name, sb_cstr(&b)));
         }
     }
     sb_free(&b);
-    strmap_free(&base_names);
+    strmap_free(&m->base_names);
 }
 
 /* ---------------- autogen and grouping ---------------- */
@@ -946,6 +955,18 @@ static const char *sigkey(og_model *m, og_func *f, strbuf *b) {
     og_print_signature(b, f->schema);
     f->sigkey = arena_strndup(m->a, b->p, b->n);
     return f->sigkey;
+}
+
+/* What finish needs of a function added before it, found while its schema is in
+ * cache: its signature group (numbered in the order of first appearance, as
+ * autogen numbers them), its base name, whether an argument is a keyword. */
+static void note_func(og_model *m, og_func *f) {
+    const char *key = sigkey(m, f, &m->key);
+    uintptr_t gi = (uintptr_t)strmap_get(&m->sigs, key);
+    if (!gi) strmap_put(&m->sigs, key, (void *)(gi = ++m->nsigs));
+    f->pregroup = (unsigned)gi;
+    strmap_put(&m->base_names, f->base_name, f);
+    for (unsigned i = 0; i < f->schema->nargs && !f->keyword_arg; i++) f->keyword_arg = is_keyword_arg(m, f, i);
 }
 
 static bool has_cia(const og_func *f) { return (f->dispatch & BIT(OG_DK_CompositeImplicitAutograd)) != 0; }
@@ -1010,20 +1031,11 @@ static og_func *generate(og_model *m, og_func *src, og_kind k, strbuf *b) {
 static void autogenerate(og_model *m) {
     strbuf b;
     sb_init(&b);
-    strmap idx;
-    strmap_init(&idx, m->nyaml);
-    pregroup *groups = og_xcalloc(m->nyaml + 1, sizeof *groups);
-    unsigned ng = 0;
+    pregroup *groups = og_xcalloc(m->nsigs + 1, sizeof *groups);
+    unsigned ng = m->nsigs;
     for (unsigned i = 0; i < m->nyaml; i++) {
         og_func *f = m->funcs[i];
-        const char *key = sigkey(m, f, &b);
-        uintptr_t gi = (uintptr_t)strmap_get(&idx, key);
-        if (!gi) {
-            gi = ++ng;
-            strmap_put(&idx, key, (void *)gi);
-        }
-        f->pregroup = (unsigned)gi;
-        pregroup *d = &groups[gi - 1];
+        pregroup *d = &groups[f->pregroup - 1];
         if (d->by_kind[f->kind]) {
             const og_func *p = d->by_kind[f->kind];
             err_in_func(m, f, 0, arena_printf(m->a, "%s has the same signature and kind (%s) as %s; torchgen cannot group them", f->name, og_kind_name(f->kind), p->name));
@@ -1075,7 +1087,6 @@ static void autogenerate(og_model *m) {
         }
     }
     free(groups);
-    strmap_free(&idx);
     sb_free(&b);
 }
 
@@ -1084,24 +1095,20 @@ static void group_error(og_model *m, const og_func *f, const char *msg) { err_in
 static void group_functions(og_model *m) {
     strbuf b;
     sb_init(&b);
-    /* yaml entries keep the signature groups autogenerate() found; only the
+    /* yaml entries keep the signature groups they were added to; only the
      * generated functions are looked up by their own signature */
-    unsigned ng = 0;
-    for (unsigned i = 0; i < m->nyaml; i++)
-        if (m->funcs[i]->pregroup > ng) ng = m->funcs[i]->pregroup;
-    strmap idx;
-    strmap_init(&idx, ng);
-    for (unsigned i = 0; i < m->nyaml; i++) strmap_put(&idx, m->funcs[i]->sigkey, (void *)(uintptr_t)m->funcs[i]->pregroup);
+    unsigned ng = m->nsigs;
+    strmap *idx = &m->sigs;
     pregroup *groups = og_xcalloc(m->nfuncs + 1, sizeof *groups);
     for (unsigned i = 0; i < m->nfuncs; i++) {
         og_func *f = m->funcs[i];
         uintptr_t gi = f->pregroup;
         if (!gi) {
             const char *key = sigkey(m, f, &b);
-            gi = (uintptr_t)strmap_get(&idx, key);
+            gi = (uintptr_t)strmap_get(idx, key);
             if (!gi) {
                 gi = ++ng;
-                strmap_put(&idx, key, (void *)gi);
+                strmap_put(idx, key, (void *)gi);
             }
         }
         pregroup *d = &groups[gi - 1];
@@ -1197,7 +1204,7 @@ static void group_functions(og_model *m) {
         m->groups[m->ngroups++] = g;
     }
     free(groups);
-    strmap_free(&idx);
+    strmap_free(idx);
     sb_free(&b);
 }
 
@@ -1267,6 +1274,7 @@ bool og_model_finish_native(og_model *m, const ydoc *doc) {
         return false;
     }
     m->nyaml = m->nfuncs;
+    m->finishing = true;
     if (m->d->errors != before) return false;
     cross_checks(m);
     if (m->d->errors != before) return false;

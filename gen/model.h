@@ -8,6 +8,7 @@
 #include "diag.h"
 #include "load.h"
 #include "schema.h"
+#include "strbuf.h"
 #include "strmap.h"
 
 /* Dispatch keys native_functions.yaml may name, in alphabetical order so a
@@ -63,6 +64,7 @@ typedef struct og_func {
     bool custom; /* declared with func: in a kernel yaml: no autogen, as ExecuTorch reads those */
     bool backend; /* a backend op (backend_ops.yaml) or its out= variant */
     bool has_delegate;
+    bool keyword_arg; /* an argument is named for a Python keyword (finish reports it) */
     og_opname delegate; /* structured_delegate */
     const char *structured_inherits, *python_module, *category_override;
     og_opname *autogen;
@@ -94,6 +96,13 @@ typedef struct og_model {
     unsigned ngroups;
     unsigned errors_before_native; /* diag count when the native entries began */
     strmap by_name; /* "ns::name.overload" -> og_func */
+    /* Kept as the functions before finish are added (while each one's schema is
+     * in cache; the entries' loading thread has time to spare), for finish: */
+    strmap sigs;       /* signature key -> 1-based signature group */
+    strmap base_names; /* base name -> og_func (the inplace_view rule) */
+    unsigned nsigs;
+    strbuf key;        /* scratch for the keys */
+    bool finishing;    /* finish began: functions added now are autogen's */
 } og_model;
 
 void og_model_init(og_model *m, arena *a, diag *d);
