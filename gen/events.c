@@ -7,12 +7,10 @@
 #include <pthread.h>
 #endif
 
-/* Events are parsed in batches and then read: from the parsing thread's batches
- * when threaded, else from the one batch here, refilled once read (so libyaml's
- * code and the consumer's each stay in the instruction cache for a while). A
- * batch's events keep libyaml's strings until the batch is refilled (or the
- * stream is closed): libyaml's memory is allocated and freed on the thread that
- * parses, never copied. */
+/* Events handed from the parsing thread to the reader in batches. A batch's
+ * events keep libyaml's strings until the parsing thread refills the batch (or
+ * the stream is closed): libyaml's memory is allocated and freed on the thread
+ * that parses, never copied. */
 #ifndef BATCH_EVENTS
 #define BATCH_EVENTS 256
 #endif
@@ -24,6 +22,16 @@ struct og_event_batch {
     yaml_event_t ev[BATCH_EVENTS];
     unsigned n;
     bool last; /* the stream ended, or the parser failed, after these events */
+};
+
+#if OPGEN_THREADS
+struct og_event_thread {
+    pthread_t thread;
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    og_event_batch batches[BATCHES];
+    unsigned filled, read; /* batches handed over, batches given back */
+    bool stop; /* the consumer is done: parse no further */
 };
 
 static void empty(og_event_batch *b) {
@@ -46,16 +54,6 @@ static void fill(yaml_parser_t *p, og_event_batch *b) {
         }
     }
 }
-
-#if OPGEN_THREADS
-struct og_event_thread {
-    pthread_t thread;
-    pthread_mutex_t mu;
-    pthread_cond_t cv;
-    og_event_batch batches[BATCHES];
-    unsigned filled, read; /* batches handed over, batches given back */
-    bool stop; /* the consumer is done: parse no further */
-};
 
 typedef struct consumer {
     og_events *e;
@@ -141,12 +139,8 @@ void og_events_run(const char *buf, size_t len, bool may_thread, void (*consume)
 #else
     (void)may_thread;
 #endif
-    if (!done) {
-        e.own = og_xcalloc(1, sizeof *e.own);
-        consume(&e, ctx);
-        empty(e.own);
-        free(e.own);
-    }
+    if (!done) consume(&e, ctx);
+    if (e.has_one) yaml_event_delete(&e.one);
     yaml_parser_delete(&e.parser);
 }
 
@@ -158,10 +152,8 @@ bool og_events_next_batch(og_events *e, const yaml_event_t **ev) {
         return og_events_next(e, ev);
     }
 #endif
-    if (e->own->last) return false; /* only a failed batch ends early */
-    fill(&e->parser, e->own);
-    e->ev = e->own->ev;
-    e->n = e->own->n;
-    e->pos = 0;
-    return e->n && og_events_next(e, ev);
+    if (e->has_one) yaml_event_delete(&e->one);
+    e->has_one = yaml_parser_parse(&e->parser, &e->one) != 0;
+    *ev = &e->one;
+    return e->has_one;
 }

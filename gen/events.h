@@ -17,11 +17,12 @@ typedef struct og_event_thread og_event_thread;
 
 typedef struct og_events {
     yaml_parser_t parser;    /* its error fields tell what failed */
-    og_event_thread *thread; /* NULL: parsed here as the consumer asks, into own */
-    og_event_batch *cur;     /* threaded: the batch being read */
-    og_event_batch *own;     /* unthreaded: the one batch, refilled once read */
-    const yaml_event_t *ev;  /* the events being read, how many, where */
+    og_event_thread *thread; /* NULL: parsed as the consumer asks, an event at a time */
+    og_event_batch *cur;     /* the batch being read: its events, how many, where */
+    const yaml_event_t *ev;
     unsigned n, pos;
+    yaml_event_t one; /* unthreaded: the event handed out last */
+    bool has_one;
 } og_events;
 
 /* Runs consume(e, ctx) over the events of buf[0..len) (when may_thread, on a
