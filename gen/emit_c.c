@@ -404,21 +404,15 @@ bool og_emit_c_headers(og_outputs *outs, const char *outdir, const char *tdir, c
     gen g = {.m = m, .edge = edge, .n = n, .nb = n / 4 + 1};
     g.idents = og_xcalloc(n + 1, sizeof *g.idents);
     g.names = og_xcalloc(n + 1, sizeof *g.names);
-    strbuf t;
-    sb_init(&t);
-    for (unsigned i = 0; i < n; i++) {
-        sb_reset(&t);
-        sb_puts(&t, m->funcs[i]->ns);
-        sb_puts(&t, "::");
-        sb_puts(&t, m->funcs[i]->name);
-        g.names[i] = arena_strndup(m->a, t.p, t.n);
-    }
+    for (unsigned i = 0; i < n; i++) g.names[i] = m->funcs[i]->full_name;
     g.seeds = og_xcalloc(g.nb, sizeof *g.seeds);
     g.slots = og_xcalloc(n + 1, sizeof *g.slots);
     hash_job hash = {.g = &g};
     g.hash = &hash;
     og_job_start(&hash.job, build_hash, &hash);
     /* identifiers: ns_name_overload, made unique by the op id where two collide */
+    strbuf t;
+    sb_init(&t);
     strmap seen;
     strmap_init(&seen, n);
     for (unsigned i = 0; i < n; i++) {

@@ -870,7 +870,7 @@ static const char *full_name(og_model *m, const og_func *f) {
 static bool register_name(og_model *m, og_func *f) {
     const char *key = full_name(m, f);
     og_func *prev = strmap_put(&m->by_name, key, f);
-    if (!prev) return true;
+    if (!prev) return f->full_name = key, true;
     if (f->generated) {
         err_in_func(m, prev, 0, arena_printf(m->a, "operator %s would also be generated from %s (autogen); remove one of them", key, prev == f->source ? "itself" : f->source->name));
     } else {

@@ -44,6 +44,7 @@ typedef struct og_func {
     const char *ns;          /* "aten" when the yaml names none */
     const char *name;        /* "add.Tensor", "__iand__.Scalar", "relu_" */
     const char *base_name;   /* the name as written, without overload: "add", "__iand__", "relu_" */
+    const char *full_name;   /* "ns::name", its key in og_model.by_name (NULL until registered) */
     const og_schema *schema;
     const char *schema_text; /* canonical text, no namespace */
     const char *sigkey;      /* torchgen signature(), printed: the grouping key */
