@@ -177,8 +177,7 @@ bool og_session_load(og_session *s, const og_inputs *in) {
     const char *nf_name = in->native_functions ? in->native_functions : "yaml/native_functions.yaml";
     if (!og_yaml_stream_buffer(&s->a, &s->d, nf_name, nf_text, nf_len, &s->nf, og_model_native_entry, &s->m)) return false;
     /* edge constraints: given, or embedded along with an embedded op set */
-    const char *edge = in->edge;
-    bool want_edge = edge || (!in->native_functions && in->want_edge);
+    bool want_edge = in->edge || (!in->native_functions && in->want_edge);
     edge_input e = {0};
     if (want_edge) read_edge(s, in, &e);
     bool ok = declare_kernels(s, in) && declare_backend_ops(s, in) && declare_vendor_ops(s, in) && og_model_finish_native(&s->m, &s->nf);

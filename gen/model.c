@@ -936,7 +936,7 @@ static void cross_checks(og_model *m) {
         }
     }
     sb_free(&b);
-    strmap_free(&m->base_names);
+    strmap_free(&m->base_names); /* done with */
 }
 
 /* ---------------- autogen and grouping ---------------- */
@@ -1098,17 +1098,16 @@ static void group_functions(og_model *m) {
     /* yaml entries keep the signature groups they were added to; only the
      * generated functions are looked up by their own signature */
     unsigned ng = m->nsigs;
-    strmap *idx = &m->sigs;
     pregroup *groups = og_xcalloc(m->nfuncs + 1, sizeof *groups);
     for (unsigned i = 0; i < m->nfuncs; i++) {
         og_func *f = m->funcs[i];
         uintptr_t gi = f->pregroup;
         if (!gi) {
             const char *key = sigkey(m, f, &b);
-            gi = (uintptr_t)strmap_get(idx, key);
+            gi = (uintptr_t)strmap_get(&m->sigs, key);
             if (!gi) {
                 gi = ++ng;
-                strmap_put(idx, key, (void *)gi);
+                strmap_put(&m->sigs, key, (void *)gi);
             }
         }
         pregroup *d = &groups[gi - 1];
@@ -1204,7 +1203,7 @@ static void group_functions(og_model *m) {
         m->groups[m->ngroups++] = g;
     }
     free(groups);
-    strmap_free(idx);
+    strmap_free(&m->sigs); /* done with: its memory goes before the headers render */
     sb_free(&b);
 }
 
