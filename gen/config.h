@@ -33,15 +33,6 @@
 #define OPGEN_OUTPUT_BUFFER (64 * 1024)
 #endif
 
-/* A YAML input this large is parsed on a second thread while the first builds
- * and models what is parsed (POSIX threads; 0 disables them: one thread does both). */
-#ifndef OPGEN_THREADS
-#define OPGEN_THREADS 1
-#endif
-#ifndef OPGEN_THREAD_MIN_INPUT
-#define OPGEN_THREAD_MIN_INPUT (64 * 1024)
-#endif
-
 /* Address space reserved for a session's model (touched pages only become
  * memory; 0: the model grows in malloc'd blocks). */
 #ifndef OPGEN_ARENA_RESERVE_MIB

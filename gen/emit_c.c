@@ -4,7 +4,6 @@
 #include "emit.h"
 #include "config.h"
 #include "embedded.h"
-#include "job.h"
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -162,7 +161,6 @@ typedef struct gen {
     unsigned n, nb;             /* ops, hash buckets */
     const char **idents, **names; /* per op: C identifier, "ns::name" */
     uint32_t *seeds, *slots;    /* the perfect hash */
-    struct hash_job *hash;      /* being built meanwhile, until the tables need it */
 } gen;
 
 static const og_edge_op *edge_of(const gen *g, unsigned id) { return g->edge ? og_edge_find(g->edge, g->m->funcs[id]) : NULL; }
@@ -300,32 +298,12 @@ static void put_numbers(strbuf *b, const uint32_t *v, unsigned n, unsigned per, 
         if (i % per == per - 1 || i + 1 == n) sb_putc(b, '\n');
     }
 }
-/* The perfect hash is built on a second thread while the tables before it are
- * printed (it only reads the names). */
-typedef struct hash_job {
-    const gen *g;
-    bool ok;
-    og_job job;
-} hash_job;
-
-static void build_hash(void *arg) {
-    hash_job *h = arg;
-    h->ok = perfect_hash(h->g->names, h->g->n, h->g->nb, h->g->seeds, h->g->slots);
-}
-/* The hash, built: false when no seeds were found. */
-static bool hash_wait(hash_job *h) {
-    og_job_wait(&h->job);
-    return h->ok;
-}
-
 static void put_seed_table(strbuf *b, const void *ctx) {
     const gen *g = ctx;
-    hash_wait(g->hash);
     put_numbers(b, g->seeds, g->nb, 12, "u");
 }
 static void put_slot_table(strbuf *b, const void *ctx) {
     const gen *g = ctx;
-    hash_wait(g->hash);
     if (!g->n) sb_puts(b, "    0,\n");
     put_numbers(b, g->slots, g->n, 16, "");
 }
@@ -383,34 +361,20 @@ bool og_render(og_outputs *outs, const char *outdir, const char *tdir, const cha
     return og_render_to(og_outputs_add(outs, outdir, name), tdir, tname, vars, nvars, outs, d);
 }
 
-/* A header rendered into memory on a second thread (errors silenced: a failed
- * one is rendered again in turn, where they are reported). */
-typedef struct render_job {
-    const og_tvar *vars;
-    unsigned nvars;
-    strbuf text;
-    diag d;
-    bool ok;
-    og_job job;
-} render_job;
-
-static void render_kernels(void *arg) {
-    render_job *r = arg;
-    r->ok = og_render_to(&r->text, NULL, "opgen_kernels.h.in", r->vars, r->nvars, NULL, &r->d) && r->d.errors == 0;
-}
-
 bool og_emit_c_headers(og_outputs *outs, const char *outdir, const char *tdir, const og_model *m, const og_edge *edge, const char *generated_by, diag *d) {
     unsigned n = m->nfuncs;
     gen g = {.m = m, .edge = edge, .n = n, .nb = n / 4 + 1};
-    g.idents = og_xcalloc(n + 1, sizeof *g.idents);
     g.names = og_xcalloc(n + 1, sizeof *g.names);
     for (unsigned i = 0; i < n; i++) g.names[i] = m->funcs[i]->full_name;
     g.seeds = og_xcalloc(g.nb, sizeof *g.seeds);
     g.slots = og_xcalloc(n + 1, sizeof *g.slots);
-    hash_job hash = {.g = &g};
-    g.hash = &hash;
-    og_job_start(&hash.job, build_hash, &hash);
+    if (!perfect_hash(g.names, n, g.nb, g.seeds, g.slots)) {
+        diag_plain(d, "could not build a perfect hash of the operator names");
+        free(g.seeds), free(g.slots), free(g.names);
+        return false;
+    }
     /* identifiers: ns_name_overload, made unique by the op id where two collide */
+    g.idents = og_xcalloc(n + 1, sizeof *g.idents);
     strbuf t;
     sb_init(&t);
     strmap seen;
@@ -458,28 +422,8 @@ bool og_emit_c_headers(og_outputs *outs, const char *outdir, const char *tdir, c
         OG_TVAR_FN("prototypes", put_prototypes, &g),
     };
     unsigned nv = sizeof vars / sizeof *vars;
-    /* opgen_kernels.h from the built-in template is rendered into memory on a
-     * second thread while opgen_ops.h is rendered here, then streamed out; from a
-     * template folder, here in turn (its reads and errors are the run's) */
-    render_job kernels = {.vars = vars, .nvars = nv};
-    bool beside = OPGEN_THREADS && !tdir;
-    if (beside) {
-        sb_init(&kernels.text);
-        diag_init(&kernels.d, NULL);
-        og_job_start(&kernels.job, render_kernels, &kernels);
-    }
-    bool ok = og_render(outs, outdir, tdir, "opgen_dtypes.h", vars, nv, d);
-    ok = ok && og_render(outs, outdir, tdir, "opgen_ops.h", vars, nv, d);
-    if (beside) og_job_wait(&kernels.job);
-    if (ok && beside && kernels.ok)
-        sb_putn(og_outputs_add(outs, outdir, "opgen_kernels.h"), kernels.text.p, kernels.text.n);
-    else
-        ok = ok && og_render(outs, outdir, tdir, "opgen_kernels.h", vars, nv, d);
-    if (beside) sb_free(&kernels.text);
-    if (!hash_wait(&hash)) {
-        diag_plain(d, "could not build a perfect hash of the operator names");
-        ok = false;
-    }
+    bool ok = og_render(outs, outdir, tdir, "opgen_dtypes.h", vars, nv, d) && og_render(outs, outdir, tdir, "opgen_ops.h", vars, nv, d) &&
+              og_render(outs, outdir, tdir, "opgen_kernels.h", vars, nv, d);
     sb_free(&dx);
     free(g.seeds);
     free(g.slots);

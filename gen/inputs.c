@@ -117,40 +117,10 @@ static bool declare_backend_ops(og_session *s, const og_inputs *in) {
     return true;
 }
 
-/* edge.yaml's text, read before grouping (quietly: a file that cannot be read is
- * reported where it is loaded, after grouping's errors); a large one (the whole
- * of ExecuTorch's) is parsed into nodes on a second thread meanwhile. */
-typedef struct edge_input {
-    const char *name, *text;
-    size_t len;
-    og_yaml_prefetch *pf;
-} edge_input;
-
-static void read_edge(og_session *s, const og_inputs *in, edge_input *e) {
-    char *text;
-    const og_embedded_file *f;
-    if (in->edge) {
-        if (og_read_file(&s->a, NULL, in->edge, &text, &e->len)) e->name = in->edge, e->text = text;
-    } else if ((f = og_embedded_find("yaml/edge.yaml"))) {
-        e->name = f->name, e->text = f->data, e->len = f->len;
-    }
-    if (e->text) e->pf = og_yaml_prefetch_start(e->name, e->text, e->len);
-}
-
-/* The edge constraints: from the nodes the second thread built, or streamed
- * here (each entry loaded as soon as it is read) when it built none or its input
- * had an error, which the stream then reports in place. */
-static bool load_edge(og_session *s, const og_inputs *in, const edge_input *e) {
-    if (e->text && in->edge && in->reads) og_outputs_input(in->reads, in->edge);
-    const ydoc *doc = og_yaml_prefetch_join(e->pf);
-    if (doc) {
-        s->has_edge = og_edge_load(&s->m, doc, &s->edge);
-        s->edge_doc = (ydoc){.file = doc->file}; /* the nodes go with the prefetch */
-        return s->has_edge;
-    }
+/* The edge constraints, streamed (each entry loaded as soon as it is read). */
+static bool load_edge(og_session *s, const og_inputs *in) {
     og_edge_begin(&s->m, &s->edge);
-    bool ok = e->text ? og_yaml_stream_buffer(&s->a, &s->d, e->name, e->text, e->len, &s->edge_doc, og_edge_entry, &s->edge)
-                      : stream(s, in, in->edge, "yaml/edge.yaml", &s->edge_doc, og_edge_entry, &s->edge); /* reports why it is not there */
+    bool ok = stream(s, in, in->edge, "yaml/edge.yaml", &s->edge_doc, og_edge_entry, &s->edge);
     s->has_edge = ok && og_edge_finish(&s->edge, &s->edge_doc);
     return s->has_edge;
 }
@@ -178,11 +148,8 @@ bool og_session_load(og_session *s, const og_inputs *in) {
     if (!og_yaml_stream_buffer(&s->a, &s->d, nf_name, nf_text, nf_len, &s->nf, og_model_native_entry, &s->m)) return false;
     /* edge constraints: given, or embedded along with an embedded op set */
     bool want_edge = in->edge || (!in->native_functions && in->want_edge);
-    edge_input e = {0};
-    if (want_edge) read_edge(s, in, &e);
     bool ok = declare_kernels(s, in) && declare_backend_ops(s, in) && declare_vendor_ops(s, in) && og_model_finish_native(&s->m, &s->nf);
-    if (ok && want_edge) ok = load_edge(s, in, &e);
-    og_yaml_prefetch_free(e.pf);
+    if (ok && want_edge) ok = load_edge(s, in);
     if (!ok) return false;
     for (unsigned i = 0; i < s->nkernel_docs; i++) ok &= og_kernels_load(&s->m, s->has_edge ? &s->edge : NULL, &s->kernel_docs[i], &s->kernels);
     for (unsigned i = 0; i < s->nbackend_docs; i++) ok &= og_backend_load(&s->m, &s->backend_docs[i], &s->backend);

@@ -1,7 +1,5 @@
 #include "load.h"
 #include "config.h"
-#include "events.h"
-#include "job.h"
 #include "strmap.h"
 #include "opgen/file.h"
 #include <errno.h>
@@ -391,15 +389,14 @@ static void parser_error(builder *b, yaml_parser_t *p, const char *buf, size_t l
     b->failed = true;
 }
 
-/* The events into nodes (og_events' consumer). */
-static void build(og_events *events, void *ctx) {
-    builder *b = ctx;
+/* libyaml's events into nodes, one at a time. */
+static void build(builder *b, yaml_parser_t *parser) {
     int docs = 0;
     bool done = false;
+    yaml_event_t event, *ev = &event;
     while (!done && !b->failed) {
-        const yaml_event_t *ev;
-        if (!og_events_next(events, &ev)) {
-            parser_error(b, &events->parser, b->doc->src, b->doc->srclen);
+        if (!yaml_parser_parse(parser, ev)) {
+            parser_error(b, parser, b->doc->src, b->doc->srclen);
             break;
         }
         switch (ev->type) {
@@ -422,11 +419,11 @@ static void build(og_events *events, void *ctx) {
         }
         default: break;
         }
+        yaml_event_delete(ev);
     }
 }
 
-/* may_thread: libyaml on this thread and the nodes built on a second one, for a large input. */
-static bool stream_buffer(arena *keep, diag *d, const char *name, const char *buf, size_t len, bool may_thread, ydoc *out, ynode_item_fn item, void *ctx) {
+bool og_yaml_stream_buffer(arena *keep, diag *d, const char *name, const char *buf, size_t len, ydoc *out, ynode_item_fn item, void *ctx) {
     memset(out, 0, sizeof *out);
     out->file = name;
     out->src = (char *)buf;
@@ -442,7 +439,11 @@ static bool stream_buffer(arena *keep, diag *d, const char *name, const char *bu
     b.d = d;
     b.doc = out;
     strmap_init(&b.anchors, 8);
-    og_events_run(buf, len, may_thread, build, &b);
+    yaml_parser_t parser;
+    if (!yaml_parser_initialize(&parser)) og_oom();
+    yaml_parser_set_input_string(&parser, (const unsigned char *)buf, len);
+    build(&b, &parser);
+    yaml_parser_delete(&parser);
     free(b.kids);
     strmap_free(&b.anchors);
     if (item && out->root && !b.streaming) { /* not a sequence: keep the root's kind and place only */
@@ -455,10 +456,6 @@ static bool stream_buffer(arena *keep, diag *d, const char *name, const char *bu
     }
     arena_free(&scratch);
     return !b.failed;
-}
-
-bool og_yaml_stream_buffer(arena *keep, diag *d, const char *name, const char *buf, size_t len, ydoc *out, ynode_item_fn item, void *ctx) {
-    return stream_buffer(keep, d, name, buf, len, true, out, item, ctx);
 }
 
 bool og_yaml_load_buffer(arena *a, diag *d, const char *name, const char *buf, size_t len, ydoc *out) {
@@ -531,45 +528,4 @@ void ynode_pos(const ynode *n, size_t off, unsigned *line, unsigned *col) {
         size_t lead = n->style == YSTYLE_PLAIN ? 0 : 1;
         *col = n->col + (unsigned)(lead + off);
     }
-}
-
-/* ---- a document loaded on a second thread ---- */
-
-struct og_yaml_prefetch {
-    arena a; /* the document's nodes */
-    diag d;  /* silent: a document with errors is loaded again, where they are reported in order */
-    ydoc doc;
-    const char *name, *buf;
-    size_t len;
-    bool ok;
-    og_job job;
-};
-
-static void prefetch(void *arg) {
-    og_yaml_prefetch *p = arg;
-    /* libyaml and the nodes on one thread: the starter has its own work meanwhile */
-    p->ok = stream_buffer(&p->a, &p->d, p->name, p->buf, p->len, false, &p->doc, NULL, NULL) && p->d.errors == 0;
-}
-
-og_yaml_prefetch *og_yaml_prefetch_start(const char *name, const char *buf, size_t len) {
-    if (!OPGEN_THREADS || len < OPGEN_THREAD_MIN_INPUT) return NULL; /* not worth a thread */
-    og_yaml_prefetch *p = og_xcalloc(1, sizeof *p);
-    arena_init(&p->a);
-    diag_init(&p->d, NULL);
-    p->name = name, p->buf = buf, p->len = len;
-    og_job_start(&p->job, prefetch, p);
-    return p;
-}
-
-const ydoc *og_yaml_prefetch_join(og_yaml_prefetch *p) {
-    if (!p) return NULL;
-    og_job_wait(&p->job);
-    return p->ok ? &p->doc : NULL;
-}
-
-void og_yaml_prefetch_free(og_yaml_prefetch *p) {
-    if (!p) return;
-    og_job_wait(&p->job);
-    arena_free(&p->a);
-    free(p);
 }

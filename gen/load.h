@@ -60,16 +60,6 @@ typedef void (*ynode_item_fn)(void *ctx, const ynode *item);
 bool og_yaml_stream_file(arena *keep, diag *d, const char *path, ydoc *out, ynode_item_fn item, void *ctx);
 bool og_yaml_stream_buffer(arena *keep, diag *d, const char *name, const char *buf, size_t len, ydoc *out, ynode_item_fn item, void *ctx);
 
-/* A whole document (buf stays alive meanwhile) loaded on a second thread while
- * the caller does other work: NULL without threads or below
- * OPGEN_THREAD_MIN_INPUT bytes. Join gives the document, or NULL when it had any
- * error (the caller then loads it as usual, which reports them where they
- * belong); its nodes live until og_yaml_prefetch_free (which joins first). */
-typedef struct og_yaml_prefetch og_yaml_prefetch;
-og_yaml_prefetch *og_yaml_prefetch_start(const char *name, const char *buf, size_t len);
-const ydoc *og_yaml_prefetch_join(og_yaml_prefetch *p);
-void og_yaml_prefetch_free(og_yaml_prefetch *p);
-
 const ynode *ymap_get(const ynode *map, const char *key);
 const char *ynode_describe(const ynode *n); /* "a string", "a mapping", "the boolean True", ... */
 bool ynode_is_str(const ynode *n);

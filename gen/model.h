@@ -98,7 +98,7 @@ typedef struct og_model {
     unsigned errors_before_native; /* diag count when the native entries began */
     strmap by_name; /* "ns::name.overload" -> og_func */
     /* Kept as the functions before finish are added (while each one's schema is
-     * in cache; the entries' loading thread has time to spare), for finish: */
+     * in cache), for finish: */
     strmap sigs;       /* signature key -> 1-based signature group */
     strmap base_names; /* base name -> og_func (the inplace_view rule) */
     unsigned nsigs;

@@ -10,12 +10,6 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#if OPGEN_THREADS
-#include <pthread.h>
-#endif
-
-/* Buffers an output streams through when a writer thread does its I/O. */
-#define WRITE_BUFFERS 3
 
 static char *xstrdup(const char *s) {
     size_t n = strlen(s) + 1;
@@ -24,8 +18,6 @@ static char *xstrdup(const char *s) {
 
 void og_outputs_init(og_outputs *o) { memset(o, 0, sizeof *o); }
 
-static void stop_writer(og_outputs *o);
-
 static void close_output(og_output *f) {
     if (f->old_fd >= 0) close(f->old_fd);
     if (f->tmp_fd >= 0) close(f->tmp_fd);
@@ -33,7 +25,6 @@ static void close_output(og_output *f) {
 }
 
 void og_outputs_free(og_outputs *o) {
-    stop_writer(o);
     for (unsigned i = 0; i < o->n; i++) {
         og_output *f = o->files[i];
         close_output(f);
@@ -123,123 +114,6 @@ static void io_end(og_output *f) {
     close_output(f);
 }
 
-/* ---- the writer: a large output's reads and writes on a second thread, while
- * the next bytes are rendered (buffers handed over in turn; errors wait for the
- * commit anyway) ---- */
-
-#if OPGEN_THREADS
-enum { IO_DATA, IO_END, QUEUE = 16 };
-typedef struct io_job {
-    og_output *f;
-    char *buf;
-    size_t n;
-    int kind;
-} io_job;
-
-struct og_writer {
-    pthread_t thread;
-    pthread_mutex_t mu;
-    pthread_cond_t cv;
-    io_job q[QUEUE];
-    unsigned head, tail; /* jobs queued: [head, tail), each removed once done */
-    char *free_bufs[WRITE_BUFFERS];
-    unsigned nfree;
-    bool quit;
-};
-
-static void *writer_thread(void *arg) {
-    og_writer *w = arg;
-    for (;;) {
-        pthread_mutex_lock(&w->mu);
-        while (w->head == w->tail && !w->quit) pthread_cond_wait(&w->cv, &w->mu);
-        if (w->head == w->tail) {
-            pthread_mutex_unlock(&w->mu);
-            return NULL;
-        }
-        io_job j = w->q[w->head % QUEUE];
-        pthread_mutex_unlock(&w->mu);
-        if (j.kind == IO_DATA)
-            io_put(j.f, j.buf, j.n);
-        else
-            io_end(j.f);
-        pthread_mutex_lock(&w->mu);
-        if (j.kind == IO_DATA) w->free_bufs[w->nfree++] = j.buf;
-        w->head++;
-        pthread_cond_broadcast(&w->cv);
-        pthread_mutex_unlock(&w->mu);
-    }
-}
-
-static void submit(og_writer *w, io_job j) {
-    pthread_mutex_lock(&w->mu);
-    while (w->tail - w->head == QUEUE) pthread_cond_wait(&w->cv, &w->mu);
-    w->q[w->tail++ % QUEUE] = j;
-    pthread_cond_broadcast(&w->cv);
-    pthread_mutex_unlock(&w->mu);
-}
-
-static char *take_buffer(og_writer *w) {
-    pthread_mutex_lock(&w->mu);
-    while (!w->nfree) pthread_cond_wait(&w->cv, &w->mu);
-    char *b = w->free_bufs[--w->nfree];
-    pthread_mutex_unlock(&w->mu);
-    return b;
-}
-
-/* Started for an output larger than one buffer; false: the I/O stays here. */
-static bool start_writer(og_outputs *o) {
-    og_writer *w = og_xcalloc(1, sizeof *w);
-    for (int i = 0; i < WRITE_BUFFERS; i++)
-        if (o->mem + (size_t)i * OPGEN_OUTPUT_BUFFER != o->hold) w->free_bufs[w->nfree++] = o->mem + (size_t)i * OPGEN_OUTPUT_BUFFER;
-    if (pthread_mutex_init(&w->mu, NULL) != 0) return free(w), false;
-    if (pthread_cond_init(&w->cv, NULL) != 0) return pthread_mutex_destroy(&w->mu), free(w), false;
-    if (pthread_create(&w->thread, NULL, writer_thread, w) != 0) {
-        pthread_cond_destroy(&w->cv);
-        pthread_mutex_destroy(&w->mu);
-        free(w);
-        return false;
-    }
-    o->writer = w;
-    return true;
-}
-
-/* Waits for every job, then ends the thread. */
-static void stop_writer(og_outputs *o) {
-    og_writer *w = o->writer;
-    if (!w) return;
-    pthread_mutex_lock(&w->mu);
-    w->quit = true;
-    pthread_cond_broadcast(&w->cv);
-    pthread_mutex_unlock(&w->mu);
-    pthread_join(w->thread, NULL);
-    pthread_cond_destroy(&w->cv);
-    pthread_mutex_destroy(&w->mu);
-    free(w);
-    o->writer = NULL;
-}
-
-/* Hands p[0..n) to the writer: the stream's own buffer goes as it is (the stream
- * takes a free one), other bytes are copied a buffer at a time. */
-static void hand_over(og_outputs *o, og_output *f, const char *p, size_t n) {
-    if (p == f->data.p) {
-        submit(o->writer, (io_job){f, f->data.p, n, IO_DATA});
-        o->hold = f->data.p = take_buffer(o->writer);
-        return;
-    }
-    for (size_t off = 0; off < n;) {
-        size_t k = n - off < OPGEN_OUTPUT_BUFFER ? n - off : OPGEN_OUTPUT_BUFFER;
-        char *buf = take_buffer(o->writer);
-        memcpy(buf, p + off, k);
-        submit(o->writer, (io_job){f, buf, k, IO_DATA});
-        off += k;
-    }
-}
-#else
-static bool start_writer(og_outputs *o) { return (void)o, false; }
-static void stop_writer(og_outputs *o) { (void)o; }
-static void hand_over(og_outputs *o, og_output *f, const char *p, size_t n) { (void)o, (void)f, (void)p, (void)n; }
-#endif
-
 /* The stream's flush. */
 static void put(strbuf *b, const char *p, size_t n) {
     og_output *f = (og_output *)((char *)b - offsetof(og_output, data));
@@ -248,11 +122,7 @@ static void put(strbuf *b, const char *p, size_t n) {
         f->size += n;
         return;
     }
-    if (!o->writer && n >= OPGEN_OUTPUT_BUFFER / 2) start_writer(o);
-    if (o->writer)
-        hand_over(o, f, p, n);
-    else
-        io_put(f, p, n);
+    io_put(f, p, n);
 }
 
 void og_outputs_end(og_outputs *o) {
@@ -260,14 +130,7 @@ void og_outputs_end(og_outputs *o) {
     if (!f || f->done) return;
     sb_drain(&f->data);
     f->done = true;
-    if (o->dry) return;
-#if OPGEN_THREADS
-    if (o->writer) {
-        submit(o->writer, (io_job){f, NULL, 0, IO_END});
-        return;
-    }
-#endif
-    io_end(f);
+    if (!o->dry) io_end(f);
 }
 
 /* The old file to compare with: a regular file we can read; anything else makes
@@ -290,18 +153,17 @@ static strbuf *add(og_outputs *o, char *path) {
         o->cap = o->cap ? o->cap * 2 : 8;
         o->files = og_xrealloc(o->files, o->cap * sizeof *o->files);
     }
-    if (!o->mem) { /* the stream's buffers, then the old file's bytes beside them */
-        o->mem = og_xmalloc((WRITE_BUFFERS + 1) * (size_t)OPGEN_OUTPUT_BUFFER);
-        o->hold = o->mem;
-        o->cmp = o->mem + WRITE_BUFFERS * (size_t)OPGEN_OUTPUT_BUFFER;
+    if (!o->mem) { /* the stream's buffer, then the old file's bytes beside it */
+        o->mem = og_xmalloc(2 * (size_t)OPGEN_OUTPUT_BUFFER);
+        o->cmp = o->mem + OPGEN_OUTPUT_BUFFER;
     }
-    og_output *f = og_xcalloc(1, sizeof *f); /* records never move: the writer holds them */
+    og_output *f = og_xcalloc(1, sizeof *f);
     o->files[o->n++] = f;
     f->path = path;
     f->set = o;
     f->old_fd = f->tmp_fd = -1;
     if (!o->dry) open_old(f);
-    sb_stream(&f->data, o->hold, OPGEN_OUTPUT_BUFFER, put);
+    sb_stream(&f->data, o->mem, OPGEN_OUTPUT_BUFFER, put);
     return &f->data;
 }
 
@@ -333,7 +195,6 @@ void og_outputs_input(og_outputs *o, const char *path) {
 enum { KEPT, REPLACED, CREATED, REPLACED_FOR_GOOD };
 bool og_outputs_commit(og_outputs *o, diag *d, unsigned *changed) {
     og_outputs_end(o);
-    stop_writer(o); /* every output made */
     char **olds = og_xcalloc(o->n + 1, sizeof *olds);
     unsigned char *state = og_xcalloc(o->n + 1, 1);
     bool ok = true;

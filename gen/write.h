@@ -6,8 +6,7 @@
  * so a failed run leaves every earlier output byte-identical; should a rename fail
  * midway, the files already replaced are put back (hard links to their old
  * inodes). A file whose content did not change is not touched (its mtime stays).
- * Memory stays a few buffers, however large the files: a large output's reads
- * and writes go to a second thread while the next bytes are rendered. */
+ * Memory stays two buffers, however large the files. */
 #ifndef OG_WRITE_H
 #define OG_WRITE_H
 #include "diag.h"
@@ -28,16 +27,13 @@ typedef struct og_output {
     char *error;     /* the first failure, reported at the commit */
 } og_output;
 
-typedef struct og_writer og_writer;
-
 struct og_outputs {
     og_output **files;
     unsigned n, cap;
     char **inputs; /* files read, for the depfile */
     unsigned ninputs, capinputs;
-    char *mem, *hold, *cmp; /* the stream buffers, the one the open output fills, the old file's bytes */
-    og_writer *writer;      /* the thread doing the I/O, once an output outgrows a buffer */
-    bool dry;               /* render only: count bytes, read and write nothing (benchmarks) */
+    char *mem, *cmp; /* the stream's buffer, then the old file's bytes beside it */
+    bool dry;        /* render only: count bytes, read and write nothing (benchmarks) */
 };
 
 void og_outputs_init(og_outputs *o);
