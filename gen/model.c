@@ -102,9 +102,9 @@ void og_model_init(og_model *m, arena *a, diag *d) {
     m->a = a;
     m->d = d;
     m->tag_core = m->tag_generated = m->tag_pt2 = m->tag_inplace = m->tag_out = m->tag_nondet = m->tag_view_copy = m->tag_inplace_view = -1;
-    strmap_init(&m->by_name, 4096);
-    strmap_init(&m->sigs, 2048);
-    strmap_init(&m->base_names, 2048);
+    strmap_init_in(&m->by_name, a, 4096);
+    strmap_init_in(&m->sigs, a, 2048);
+    strmap_init_in(&m->base_names, a, 2048);
     sb_init(&m->key);
 }
 
@@ -936,7 +936,7 @@ static void cross_checks(og_model *m) {
         }
     }
     sb_free(&b);
-    strmap_free(&m->base_names); /* done with */
+    strmap_free(&m->base_names); /* done with (its slots stay in the arena) */
 }
 
 /* ---------------- autogen and grouping ---------------- */
@@ -1203,7 +1203,7 @@ static void group_functions(og_model *m) {
         m->groups[m->ngroups++] = g;
     }
     free(groups);
-    strmap_free(&m->sigs); /* done with: its memory goes before the headers render */
+    strmap_free(&m->sigs); /* done with (its slots stay in the arena) */
     sb_free(&b);
 }
 

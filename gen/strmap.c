@@ -23,16 +23,21 @@ uint32_t strmap_hash(const char *s, size_t n) {
     return (uint32_t)(h ^ (h >> 32));
 }
 
-void strmap_init(strmap *m, size_t expected) {
+static strmap_slot *new_slots(opgen_arena *a, size_t cap) { return a ? ARENA_ARRAY(a, strmap_slot, cap) : og_xcalloc(cap, sizeof(strmap_slot)); }
+
+void strmap_init_in(strmap *m, opgen_arena *a, size_t expected) {
     size_t cap = 16;
     while (cap < expected * 2) cap *= 2;
-    m->slots = og_xcalloc(cap, sizeof *m->slots);
+    m->slots = new_slots(a, cap);
     m->cap = cap;
     m->len = 0;
+    m->a = a;
 }
 
+void strmap_init(strmap *m, size_t expected) { strmap_init_in(m, NULL, expected); }
+
 void strmap_free(strmap *m) {
-    free(m->slots);
+    if (!m->a) free(m->slots);
     memset(m, 0, sizeof *m);
 }
 
@@ -43,6 +48,13 @@ static strmap_slot *find(const strmap *m, const char *key, size_t n, uint32_t h)
         if (!s->key) return s;
         if (s->hash == h && strncmp(s->key, key, n) == 0 && s->key[n] == 0) return s;
     }
+}
+
+/* Where a key known to be absent goes (growing: the keys are distinct). */
+static strmap_slot *empty_slot(const strmap *m, uint32_t h) {
+    size_t mask = m->cap - 1, i = h & mask;
+    while (m->slots[i].key) i = (i + 1) & mask;
+    return &m->slots[i];
 }
 
 void *strmap_getn(const strmap *m, const char *key, size_t n) {
@@ -58,10 +70,10 @@ void *strmap_put(strmap *m, const char *key, void *val) {
     if ((m->len + 1) * 2 > m->cap) {
         strmap old = *m;
         m->cap *= 2;
-        m->slots = og_xcalloc(m->cap, sizeof *m->slots);
+        m->slots = new_slots(m->a, m->cap);
         for (size_t i = 0; i < old.cap; i++)
-            if (old.slots[i].key) *find(m, old.slots[i].key, strlen(old.slots[i].key), old.slots[i].hash) = old.slots[i];
-        free(old.slots);
+            if (old.slots[i].key) *empty_slot(m, old.slots[i].hash) = old.slots[i];
+        if (!m->a) free(old.slots);
     }
     size_t n = strlen(key);
     uint32_t h = strmap_hash(key, n);
