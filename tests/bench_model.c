@@ -103,8 +103,8 @@ NOINLINE size_t bench_generate(const char *nf, size_t nn, const char *tags, size
     outs.dry = true; /* rendered, not written */
     bool ok = og_yaml_load_buffer(&s.a, &s.d, "tags.yaml", tags, tn, &td) && og_model_load_tags(&s.m, &td) &&
               (og_model_begin_native(&s.m), og_yaml_stream_buffer(&s.a, &s.d, "native_functions.yaml", nf, nn, &nd, og_model_native_entry, &s.m)) &&
-              og_model_finish_native(&s.m, &nd) && og_yaml_load_buffer(&s.a, &s.d, "edge.yaml", edge, en, &s.edge_doc) &&
-              og_edge_load(&s.m, &s.edge_doc, &s.edge) && og_emit_c_headers(&outs, "/nonexistent", NULL, &s.m, &s.edge, "bench", &s.d);
+              og_model_finish_native(&s.m, &nd) && (og_edge_begin(&s.m, &s.edge), og_yaml_stream_buffer(&s.a, &s.d, "edge.yaml", edge, en, &s.edge_doc, og_edge_entry, &s.edge)) &&
+              og_edge_finish(&s.edge, &s.edge_doc) && og_emit_c_headers(&outs, "/nonexistent", NULL, &s.m, &s.edge, "bench", &s.d);
     if (!ok) {
         fputs("bench_model: generate failed\n", stderr);
         exit(1);
