@@ -364,17 +364,14 @@ bool og_render(og_outputs *outs, const char *outdir, const char *tdir, const cha
 bool og_emit_c_headers(og_outputs *outs, const char *outdir, const char *tdir, const og_model *m, const og_edge *edge, const char *generated_by, diag *d) {
     unsigned n = m->nfuncs;
     gen g = {.m = m, .edge = edge, .n = n, .nb = n / 4 + 1};
+    g.idents = og_xcalloc(n + 1, sizeof *g.idents);
     g.names = og_xcalloc(n + 1, sizeof *g.names);
     for (unsigned i = 0; i < n; i++) g.names[i] = m->funcs[i]->full_name;
     g.seeds = og_xcalloc(g.nb, sizeof *g.seeds);
     g.slots = og_xcalloc(n + 1, sizeof *g.slots);
-    if (!perfect_hash(g.names, n, g.nb, g.seeds, g.slots)) {
-        diag_plain(d, "could not build a perfect hash of the operator names");
-        free(g.seeds), free(g.slots), free(g.names);
-        return false;
-    }
+    bool ok = perfect_hash(g.names, n, g.nb, g.seeds, g.slots);
+    if (!ok) diag_plain(d, "could not build a perfect hash of the operator names");
     /* identifiers: ns_name_overload, made unique by the op id where two collide */
-    g.idents = og_xcalloc(n + 1, sizeof *g.idents);
     strbuf t;
     sb_init(&t);
     strmap seen;
@@ -422,8 +419,8 @@ bool og_emit_c_headers(og_outputs *outs, const char *outdir, const char *tdir, c
         OG_TVAR_FN("prototypes", put_prototypes, &g),
     };
     unsigned nv = sizeof vars / sizeof *vars;
-    bool ok = og_render(outs, outdir, tdir, "opgen_dtypes.h", vars, nv, d) && og_render(outs, outdir, tdir, "opgen_ops.h", vars, nv, d) &&
-              og_render(outs, outdir, tdir, "opgen_kernels.h", vars, nv, d);
+    ok = ok && og_render(outs, outdir, tdir, "opgen_dtypes.h", vars, nv, d) && og_render(outs, outdir, tdir, "opgen_ops.h", vars, nv, d) &&
+         og_render(outs, outdir, tdir, "opgen_kernels.h", vars, nv, d);
     sb_free(&dx);
     free(g.seeds);
     free(g.slots);
