@@ -56,6 +56,7 @@ baseline() { # baseline PROG CMD: its arguments; @OUT is the case's output path
     "opgen-rt info") echo "$programs/two_methods.pte" ;;
     "opgen-rt lower" | "opgen-rt decompose") echo "$src/tests/examples/mlp.graph --output @OUT" ;;
     "opgen-rt verify") echo "$src/tests/examples/mlp.graph --dialect aten" ;;
+    "opgen-rt compare") echo "$mlp/expected/0.npy $mlp/expected/0.npy" ;;
     *) return 1 ;;
     esac
 }
