@@ -122,5 +122,32 @@ fi
 fails 2 "opgen-rt run: option --seed takes an integer, not 'x'
 Run 'opgen-rt run --help' for usage." run random.graph --seed x -o "$tmp/o"
 
+# compare: exit 0 and the largest difference; exit 1 at the first value out of
+# tolerance (here the last, its top byte changed) or a dtype/shape mismatch
+compares() { # compares STATUS 'EXACT STDOUT' ARGS...
+    want=$1 text=$2
+    shift 2
+    "$rt" compare "$@" >"$tmp/out" 2>"$tmp/err"
+    got=$?
+    printf '%s\n' "$text" >"$tmp/want"
+    if [ "$got" -eq "$want" ] && cmp -s "$tmp/want" "$tmp/out" && [ ! -s "$tmp/err" ]; then
+        pass=$((pass + 1))
+    else
+        fail=$((fail + 1))
+        echo "FAIL: opgen-rt compare $* -> exit $got (want $want)"
+        diff "$tmp/want" "$tmp/out" | sed 's/^/    /'
+        sed 's/^/    /' "$tmp/err"
+    fi
+}
+cp "$x" "$tmp/y.npy" && printf '\102' | dd of="$tmp/y.npy" bs=1 seek=$(($(wc -c <"$x") - 1)) conv=notrunc 2>/dev/null
+compares 0 "$x: 6 values close (max abs diff 0)" "$x" "$x"
+compares 1 "$tmp/y.npy: element 5 is 80, expected 1.25" "$x" "$tmp/y.npy"
+compares 0 "$tmp/y.npy: 6 values close (max abs diff 78.8)" "$x" "$tmp/y.npy" --atol 79
+compares 1 "$tmp/y.npy: element 5 is 80, expected 1.25" "$x" "$tmp/y.npy" --atol 78
+compares 0 "$tmp/y.npy: 6 values close (max abs diff 78.8)" "$x" "$tmp/y.npy" --rtol 64
+compares 1 "../npy/i64_5.npy: dtype or shape differs (Float 2-d expected, Long 1-d)" "$x" ../npy/i64_5.npy
+fails 2 "opgen-rt compare: --rtol must be a number >= 0, not '-1'
+Run 'opgen-rt compare --help' for usage." compare "$x" "$x" --rtol -1
+
 echo "rt: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]
