@@ -1,112 +1,139 @@
 #!/bin/sh
-# The whole test suite, exactly as CI runs it: gcc and clang builds with -Werror,
-# an ASan+UBSan build, a -Dselect product build, the README's walkthroughs, and a
-# short run of every fuzz target. The last line reads
+# The whole test suite, exactly as CI runs it (tests/README.md says what each
+# stage proves and why it runs where it does):
+#   gcc        -Werror, every test; the benchmarks built and run once
+#   clang      -Werror, every source compiled; every test but the backend builds
+#   asan-ubsan ASan+UBSan with leak checks, every test but the backend builds
+#   selective  product builds trimmed with -Dselect, from graph and .pte programs
+#   readme     README.md's command blocks, in order, in a fresh copy
+#   fuzz       every libFuzzer target for 15 s
+# The last lines give each stage's wall time, then
 # "opgen: N passed, N failed, N skipped". Build folders: build-ci/*.
 set -u
 cd "$(dirname "$0")/.." || exit 2
 sh tests/fetch-pytorch-1.13.sh || true
 
-passed=0 failed=0 skipped=0
+passed=0 failed=0 skipped=0 times=
 count() { # add up meson's summary in log $1
     ok=$(sed -n 's/^Ok: *\([0-9]*\).*/\1/p' "$1" | tail -1)
     fl=$(sed -n 's/^Fail: *\([0-9]*\).*/\1/p' "$1" | tail -1)
     to=$(sed -n 's/^Timeout: *\([0-9]*\).*/\1/p' "$1" | tail -1)
     up=$(sed -n 's/^Unexpected Pass: *\([0-9]*\).*/\1/p' "$1" | tail -1)
     sk=$(sed -n 's/^Skipped: *\([0-9]*\).*/\1/p' "$1" | tail -1)
+    [ -n "$ok$fl" ] || fl=1 # no summary: meson test itself failed
     passed=$((passed + ${ok:-0}))
     failed=$((failed + ${fl:-0} + ${to:-0} + ${up:-0}))
     skipped=$((skipped + ${sk:-0}))
 }
+start=$(date +%s)
+stage() { # stage NAME: the previous stage ends, NAME begins
+    now=$(date +%s)
+    [ -n "${cur:-}" ] && times="$times$(printf '%-12s %5d s' "$cur" $((now - t0)))
+"
+    cur=$1 t0=$now
+    [ -n "$cur" ] && echo "=== $cur ($(date -u +%H:%M:%S))"
+}
 
-suite() { # suite NAME CC MESON-OPTIONS...
-    name=$1 compiler=$2
-    shift 2
+suite() { # suite NAME CC "MESON-TEST-ARGS" MESON-SETUP-OPTIONS...
+    name=$1 compiler=$2 targs=$3
+    shift 3
     dir=build-ci/$name
     rm -rf "$dir"
-    echo "=== $name ($compiler $*)"
-    if ! CC=$compiler meson setup "$dir" --werror "$@" >"build-ci/$name.setup.log" 2>&1 || ! ninja -C "$dir" >"build-ci/$name.build.log" 2>&1; then
+    echo "$name: $compiler $*; meson test $targs"
+    if ! CC=$compiler meson setup "$dir" --werror -Dtests=true "$@" >"build-ci/$name.setup.log" 2>&1 || ! ninja -C "$dir" >"build-ci/$name.build.log" 2>&1; then
         echo "$name: build FAILED"
         tail -n 30 "build-ci/$name.setup.log" "build-ci/$name.build.log" 2>/dev/null
         failed=$((failed + 1))
         return
     fi
-    meson test -C "$dir" --print-errorlogs >"build-ci/$name.test.log" 2>&1
+    # shellcheck disable=SC2086
+    meson test -C "$dir" --print-errorlogs $targs >"build-ci/$name.test.log" 2>&1
     grep -E '^ *[0-9]+/[0-9]+ ' "build-ci/$name.test.log"
     grep -q '^Fail: *0' "build-ci/$name.test.log" || sed -n '/^=*$/,$p' "build-ci/$name.test.log" | head -80
     count "build-ci/$name.test.log"
 }
 
 mkdir -p build-ci
-suite gcc gcc
-suite clang clang
 
-# the benchmarks build, and run once, so they cannot rot (figures: meson test --benchmark)
-echo "=== benchmarks (built and run once; timings are not checked)"
+# gcc proves everything: every test, the backend projects that build opgen as
+# their subproject, and the benchmarks, built and run once so they cannot rot
+# (figures: meson test --benchmark)
+stage gcc
+suite gcc gcc ""
 if ninja -C build-ci/gcc tests/bench/bench_registry tests/bench/bench_registry_synthetic tests/bench/bench_backend tests/bench/bench_kernels >build-ci/bench.log 2>&1 &&
     build-ci/gcc/tests/bench/bench_registry 1 >>build-ci/bench.log 2>&1 &&
     build-ci/gcc/tests/bench/bench_registry_synthetic 1 >>build-ci/bench.log 2>&1 &&
     build-ci/gcc/tests/bench/bench_backend 1 >>build-ci/bench.log 2>&1 &&
     build-ci/gcc/tests/bench/bench_kernels 1 --no-check >>build-ci/bench.log 2>&1; then
+    echo "benchmarks: built and run once"
     passed=$((passed + 1))
 else
     echo "benchmarks FAILED"
     tail -n 20 build-ci/bench.log
     failed=$((failed + 1))
 fi
+
+# clang: every source compiled with -Werror, every test run; the backend projects
+# (opgen compiled again as a subproject, stubs compiled by gcc and clang) are the
+# gcc stage's: they build the same sources this stage compiled
+stage clang
+OPGEN_BACKEND_BUILDS=0 suite clang clang ""
+
+# ASan+UBSan: everything that parses or runs untrusted input (yaml, graph text,
+# .pte, .npy, command lines, the fault matrix) and every kernel case
+stage asan-ubsan
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:strict_string_checks=1 \
 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
-    suite asan-ubsan gcc -Db_sanitize=address,undefined -Db_lundef=false
+OPGEN_BACKEND_BUILDS=0 \
+    suite asan-ubsan gcc "" -Db_sanitize=address,undefined -Db_lundef=false
 
-# a product build trimmed to one model (-Dselect): the MLP runs, the attention
-# block fails at load naming what the selection left out
-echo "=== selective build (-Dselect=tests/select/expected/mlp_graph.yaml)"
-rm -rf build-ci/selected
-if meson setup build-ci/selected -Dselect=tests/select/expected/mlp_graph.yaml >build-ci/selected.log 2>&1 && ninja -C build-ci/selected runtime-stubs/selective/opgen-rt tests/npy_close >>build-ci/selected.log 2>&1 &&
-    build-ci/selected/runtime-stubs/selective/opgen-rt run tests/examples/mlp.graph $(for f in tests/examples/mlp/inputs/*.npy; do n=$(basename "$f" .npy); printf -- '--input %s=%s ' "$n" "$f"; done) -o build-ci/selected/out >>build-ci/selected.log 2>&1 &&
-    build-ci/selected/tests/npy_close tests/examples/mlp/expected/0.npy build-ci/selected/out/0.npy >>build-ci/selected.log 2>&1 &&
-    ! build-ci/selected/runtime-stubs/selective/opgen-rt run tests/examples/attention.graph $(for f in tests/examples/attention/inputs/*.npy; do n=$(basename "$f" .npy); printf -- '--input %s=%s ' "$n" "$f"; done) -o build-ci/selected/out2 2>build-ci/selected.err &&
-    grep -q "which this build's selection (mlp_graph.yaml) leaves out" build-ci/selected.err; then
-    passed=$((passed + 1))
-    cat build-ci/selected.err
-else
-    echo "selective build FAILED"
-    tail -n 20 build-ci/selected.log build-ci/selected.err 2>/dev/null
-    failed=$((failed + 1))
-fi
-
-# the selective loop on real programs: opgen select --pte M.pte, a build trimmed to
-# it (-Dselect), M runs there and matches PyTorch; the other program is refused
-# at load, naming what the selection left out
+# product builds trimmed to one model (-Dselect): the model runs and matches, and
+# the other program is refused at load, naming what the selection left out; from
+# a graph program's selection and from .pte programs' (opgen select --pte)
+stage selective
 corpus=../shared/corpus
-echo "=== selective builds from .pte programs (exir mlp and small_cnn)"
+selective() { # selective NAME SELECTION PROGRAM INPUTS EXPECTED OTHER OTHER-INPUTS REFUSAL
+    dir=build-ci/select-$1 log=build-ci/select-$1.log
+    rm -rf "$dir"
+    rt=$dir/runtime-stubs/selective/opgen-rt
+    if meson setup "$dir" -Dselect="$2" >"$log" 2>&1 && ninja -C "$dir" runtime-stubs/selective/opgen-rt >>"$log" 2>&1 &&
+        # shellcheck disable=SC2086
+        "$rt" run "$3" $4 -o "$dir/out" >>"$log" 2>&1 &&
+        "$rt" compare "$5" "$dir/out/0.npy" >>"$log" 2>&1 &&
+        # shellcheck disable=SC2086
+        ! "$rt" run "$6" $7 -o "$dir/out2" 2>"$dir.err" &&
+        grep -qF "$8" "$dir.err"; then
+        passed=$((passed + 1))
+        echo "$1: runs in its own selective build; $6 is refused: $(cat "$dir.err")"
+    else
+        echo "selective build $1 FAILED"
+        tail -n 20 "$log" "$dir.err" 2>/dev/null
+        failed=$((failed + 1))
+    fi
+}
+graph_inputs() { for f in tests/examples/"$1"/inputs/*.npy; do printf -- '--input %s=%s ' "$(basename "$f" .npy)" "$f"; done; }
+selective mlp-graph tests/select/expected/mlp_graph.yaml tests/examples/mlp.graph "$(graph_inputs mlp)" tests/examples/mlp/expected/0.npy \
+    tests/examples/attention.graph "$(graph_inputs attention)" "which this build's selection (mlp_graph.yaml) leaves out"
 if [ -f "$corpus/exir/mlp/model.pte" ] && [ -f "$corpus/exir/small_cnn/model.pte" ]; then
     for m in mlp small_cnn; do
         other=small_cnn refusal="method 'forward', instruction 0 (aten::convolution.out): aten::convolution.out is left out of this build's selection (select-mlp.yaml)"
         [ $m = small_cnn ] && other=mlp refusal="method 'forward', instruction 2 (aten::relu.out): aten::relu.out is left out of this build's selection (select-small_cnn.yaml)"
-        dir=build-ci/select-$m log=build-ci/select-$m.log
-        rm -rf "$dir"
-        if build-ci/gcc/opgen select --pte "$corpus/exir/$m/model.pte" -o "build-ci/select-$m.yaml" >"$log" 2>&1 &&
-            meson setup "$dir" -Dselect="build-ci/select-$m.yaml" >>"$log" 2>&1 && ninja -C "$dir" runtime-stubs/selective/opgen-rt tests/npy_close >>"$log" 2>&1 &&
-            "$dir/runtime-stubs/selective/opgen-rt" run "$corpus/exir/$m/model.pte" --input 0="$corpus/exir/$m/inputs/0_0.npy" -o "$dir/out" >>"$log" 2>&1 &&
-            "$dir/tests/npy_close" "$corpus/exir/$m/expected/0_0.npy" "$dir/out/0.npy" 1e-5 1e-6 >>"$log" 2>&1 &&
-            ! "$dir/runtime-stubs/selective/opgen-rt" run "$corpus/exir/$other/model.pte" --input 0="$corpus/exir/$other/inputs/0_0.npy" -o "$dir/out2" 2>"$dir.err" &&
-            grep -qF "$refusal" "$dir.err"; then
-            passed=$((passed + 1))
-            echo "$m: runs in its own selective build; $other is refused: $(cat "$dir.err")"
+        if build-ci/gcc/opgen select --pte "$corpus/exir/$m/model.pte" -o "build-ci/select-$m.yaml" >"build-ci/select-$m.log" 2>&1; then
+            selective "$m" "build-ci/select-$m.yaml" "$corpus/exir/$m/model.pte" "--input 0=$corpus/exir/$m/inputs/0_0.npy" "$corpus/exir/$m/expected/0_0.npy" \
+                "$corpus/exir/$other/model.pte" "--input 0=$corpus/exir/$other/inputs/0_0.npy" "$refusal"
         else
-            echo "selective build from $m.pte FAILED"
-            tail -n 20 "$log" "$dir.err" 2>/dev/null
+            echo "opgen select --pte $m.pte FAILED"
+            cat "build-ci/select-$m.log"
             failed=$((failed + 1))
         fi
     done
 else
-    echo "SKIP: $corpus/exir is absent"
+    echo "SKIP: $corpus/exir is absent: no selective builds from .pte programs"
     skipped=$((skipped + 1))
 fi
 
 # the README: every ```sh block, in order, in a fresh copy of the tracked files
-echo "=== README walkthroughs (tests/readme.sh)"
+stage readme
 if sh tests/readme.sh . build-ci/readme.log; then
     passed=$((passed + 1))
 else
@@ -116,9 +143,9 @@ fi
 # valgrind (memcheck) over the whole suite, children traced: ~15 min on one core,
 # so on request (OPGEN_VALGRIND=1); ASan+UBSan above covers the same ground in CI
 if [ "${OPGEN_VALGRIND:-0}" = 1 ]; then
-    echo "=== valgrind (memcheck, every test and every opgen/opgen-rt they start)"
+    stage valgrind
     rm -rf build-ci/valgrind
-    if meson setup build-ci/valgrind >build-ci/valgrind.setup.log 2>&1 && ninja -C build-ci/valgrind >build-ci/valgrind.build.log 2>&1; then
+    if meson setup build-ci/valgrind -Dtests=true >build-ci/valgrind.setup.log 2>&1 && ninja -C build-ci/valgrind >build-ci/valgrind.build.log 2>&1; then
         sh tests/valgrind.sh build-ci/valgrind >build-ci/valgrind.test.log 2>&1
         grep -E '^ *[0-9]+/[0-9]+ ' build-ci/valgrind.test.log
         count build-ci/valgrind.test.log
@@ -130,8 +157,9 @@ fi
 
 # fuzz smoke run: every fuzz-* target for a few seconds (clang's libFuzzer)
 secs=${OPGEN_FUZZ_SECONDS:-15}
+stage fuzz
 rm -rf build-ci/fuzz
-echo "=== fuzz (clang -fsanitize=fuzzer, $secs s per target)"
+echo "fuzz: clang -fsanitize=fuzzer, $secs s per target"
 if CC=clang meson setup build-ci/fuzz -Dfuzzing=true >build-ci/fuzz.setup.log 2>&1 && ninja -C build-ci/fuzz >build-ci/fuzz.build.log 2>&1; then
     if sh tests/fuzz/run.sh build-ci/fuzz "$secs" build-ci/fuzz-out; then
         passed=$((passed + 1))
@@ -144,5 +172,9 @@ else
     failed=$((failed + 1))
 fi
 
+stage ""
+echo "=== wall time per stage"
+printf '%s' "$times"
+printf '%-12s %5d s\n' total $(($(date +%s) - start))
 echo "opgen: $passed passed, $failed failed, $skipped skipped"
 [ "$failed" -eq 0 ]

@@ -82,7 +82,7 @@ expect 1 'be/kernels/x.c:1:1: error: not a kernel opgen skeleton wrote' -- cover
 expect 0 'created   kernels/acme_add_out.c' -- skeleton --backend acme --ops aten::add.out -o "$tmp/sk"
 expect 0 '0 implemented, 7 fallback' -- coverage "$tmp/sk"
 
-# README's op x dtype table is the command's output, not kept by hand
+# the kernels README's op x dtype table is the command's output, not kept by hand
 if [ -n "${2:-}" ]; then
     sed -n '/^<!-- opgen dtypes --format markdown -->$/,/^<!-- end of opgen dtypes -->$/p' "$2" | sed '1d;$d' >"$tmp/readme-table"
     "$opgen" dtypes --format markdown >"$tmp/table"
@@ -90,7 +90,7 @@ if [ -n "${2:-}" ]; then
         pass=$((pass + 1))
     else
         fail=$((fail + 1))
-        echo "FAIL README's dtype table differs from opgen dtypes --format markdown:"
+        echo "FAIL runtime-stubs/kernels/README.md's dtype table differs from opgen dtypes --format markdown:"
         diff "$tmp/readme-table" "$tmp/table" | head -10
     fi
 fi
