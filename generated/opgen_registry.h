@@ -121,100 +121,101 @@ extern "C" {
     X(245, opgen_portable_replication_pad2d_out, 0x000000c0u) \
     X(247, opgen_portable_replication_pad3d_out, 0x000000c0u) \
     X(249, opgen_portable_clamp_Tensor_out, 0x000000dfu) \
-    X(254, opgen_portable__native_batch_norm_legit_no_stats_out, 0x000000c0u) \
-    X(259, opgen_portable_full_out, 0x000008dfu) \
-    X(263, opgen_portable_empty_out, 0x000008dfu) \
-    X(266, opgen_portable_arange_start_out, 0x000000dfu) \
-    X(268, opgen_portable_sort_values, 0x000008dfu) \
-    X(270, opgen_portable_topk_values, 0x000000dfu) \
-    X(273, opgen_portable_avg_pool3d_out, 0x000000c0u) \
-    X(275, opgen_portable_max_pool3d_with_indices_out, 0x000000c0u) \
-    X(279, opgen_portable_index_Tensor_out, 0x000008dfu) \
-    X(283, opgen_portable_split_with_sizes_copy_out, 0x080088ffu) \
-    X(285, opgen_portable_scatter_reduce_two_out, 0x000000dfu) \
-    X(291, opgen_portable_avg_pool2d_backward_grad_input, 0x000000c0u) \
-    X(293, opgen_portable_max_pool2d_with_indices_backward_grad_input, 0x000000c0u) \
-    X(296, opgen_portable_col2im_out, 0x000000c0u) \
-    X(299, opgen_portable_rand_out, 0x000000c0u) \
-    X(301, opgen_portable_randn_out, 0x000000c0u) \
-    X(303, opgen_portable_randperm_out, 0x000000dfu) \
-    X(307, opgen_portable_nonzero_out, 0x00000010u) \
-    X(312, opgen_portable_quantize_per_tensor_out, 0x0800000fu) \
-    X(314, opgen_portable_dequantize_per_tensor_out, 0x000000c0u) \
-    X(316, opgen_portable_dequantize_per_channel_out, 0x000000c0u) \
-    X(318, opgen_portable__to_dim_order_copy_out, 0x08008effu) \
-    X(320, opgen_portable__clone_dim_order_out, 0x08008effu) \
-    X(321, opgen_fallback_executorch_prims_add_int, 0xffffffffu) \
-    X(322, opgen_fallback_executorch_prims_mul_int, 0xffffffffu) \
-    X(323, opgen_fallback_executorch_prims_sub_int, 0xffffffffu) \
-    X(324, opgen_fallback_executorch_prims_floordiv_int, 0xffffffffu) \
-    X(325, opgen_fallback_executorch_prims_mod_int, 0xffffffffu) \
-    X(326, opgen_fallback_executorch_prims_truediv_int, 0xffffffffu) \
-    X(327, opgen_fallback_executorch_prims_neg_int, 0xffffffffu) \
-    X(328, opgen_fallback_executorch_prims_gt_int, 0xffffffffu) \
-    X(329, opgen_fallback_executorch_prims_lt_int, 0xffffffffu) \
-    X(330, opgen_fallback_executorch_prims_ge_int, 0xffffffffu) \
-    X(331, opgen_fallback_executorch_prims_le_int, 0xffffffffu) \
-    X(332, opgen_fallback_executorch_prims_eq_int, 0xffffffffu) \
-    X(334, opgen_fallback_quantized_decomposed_add_relu_out, 0x08008effu) \
-    X(336, opgen_native_quantized_add_out, 0x08008effu) \
-    X(338, opgen_fallback_quantized_decomposed_add_scalar_out, 0x08008effu) \
-    X(340, opgen_fallback_quantized_decomposed_embedding_byte_out, 0x08008effu) \
-    X(342, opgen_fallback_demo_linear_relu_out, 0x08008effu) \
-    X(343, opgen_portable_add_Scalar_out, 0x000000dfu) \
-    X(344, opgen_portable_mul_Scalar_out, 0x000000dfu) \
-    X(345, opgen_portable_relu_out, 0x000000dfu) \
-    X(346, opgen_portable_permute_copy_out, 0x080088ffu) \
-    X(347, opgen_portable_view_copy_out, 0x080088ffu) \
-    X(348, opgen_portable_expand_copy_out, 0x080088ffu) \
-    X(349, opgen_portable_clone_out, 0x080088ffu) \
-    X(350, opgen_portable_convolution_out, 0x000000c0u) \
-    X(351, opgen_portable__native_batch_norm_legit_no_training_out, 0x000000c0u) \
-    X(352, opgen_portable_embedding_out, 0x000000c0u) \
-    X(353, opgen_portable_isnan_out, 0x00000800u) \
-    X(354, opgen_portable_isinf_out, 0x00000800u) \
-    X(355, opgen_portable_div_Scalar_out, 0x000000c0u) \
-    X(356, opgen_portable_div_Scalar_mode_out, 0x000000dfu) \
-    X(357, opgen_portable_sub_Scalar_out, 0x000000dfu) \
-    X(358, opgen_portable_prod_out, 0x000000d0u) \
-    X(359, opgen_portable_squeeze_copy_dim_out, 0x080088ffu) \
-    X(360, opgen_portable_squeeze_copy_dims_out, 0x080088ffu) \
-    X(361, opgen_portable_unsqueeze_copy_out, 0x080088ffu) \
-    X(362, opgen_portable_select_copy_int_out, 0x080088ffu) \
-    X(363, opgen_portable_slice_copy_Tensor_out, 0x080088ffu) \
-    X(364, opgen_portable_diagonal_copy_out, 0x080088ffu) \
-    X(365, opgen_portable_alias_copy_out, 0x080088ffu) \
-    X(366, opgen_portable_as_strided_copy_out, 0x080088ffu) \
-    X(367, opgen_portable_flip_out, 0x080088ffu) \
-    X(368, opgen_portable_repeat_out, 0x080088ffu) \
-    X(369, opgen_portable_constant_pad_nd_out, 0x000008dfu) \
-    X(370, opgen_portable_slice_scatter_out, 0x080088ffu) \
-    X(371, opgen_portable_select_scatter_out, 0x080088ffu) \
-    X(372, opgen_portable_fill_Scalar_out, 0x000008dfu) \
-    X(373, opgen_portable_copy_out, 0x000008dfu) \
-    X(374, opgen_portable_native_layer_norm_out, 0x000000c0u) \
-    X(375, opgen_portable_native_group_norm_out, 0x000000c0u) \
-    X(376, opgen_portable_adaptive_avg_pool1d_out, 0x000000c0u) \
-    X(377, opgen_portable__adaptive_avg_pool2d_out, 0x000000c0u) \
-    X(378, opgen_portable__adaptive_avg_pool3d_out, 0x000000c0u) \
-    X(379, opgen_portable_full_like_out, 0x000008dfu) \
-    X(380, opgen_portable_scalar_tensor_out, 0x000008dfu) \
-    X(381, opgen_portable_empty_strided_out, 0x000008dfu) \
-    X(382, opgen_portable__to_copy_out, 0x000008dfu) \
-    X(383, opgen_portable_avg_pool1d_out, 0x000000c0u) \
-    X(384, opgen_portable_upsample_nearest2d_vec_out, 0x000000c1u) \
-    X(385, opgen_portable_upsample_bilinear2d_vec_out, 0x000000c0u) \
-    X(386, opgen_portable_index_put_out, 0x000008dfu) \
-    X(387, opgen_portable_masked_scatter_out, 0x000008dfu) \
-    X(388, opgen_portable__cdist_forward_out, 0x000000c0u) \
-    X(389, opgen_portable__pdist_forward_out, 0x000000c0u) \
-    X(390, opgen_portable__adaptive_avg_pool2d_backward_out, 0x000000c0u) \
-    X(391, opgen_portable_embedding_dense_backward_out, 0x000000c0u) \
-    X(392, opgen_portable_native_dropout_out, 0x000000c0u) \
-    X(393, opgen_portable_native_layer_norm_backward_out, 0x000000c0u) \
-    X(394, opgen_portable_native_group_norm_backward_out, 0x000000c0u) \
-    X(395, opgen_portable_grid_sampler_2d_out, 0x000000c0u) \
-    X(396, opgen_portable__embedding_bag_out, 0x000000c0u)
+    X(251, opgen_portable_copy_, 0x08008effu) \
+    X(255, opgen_portable__native_batch_norm_legit_no_stats_out, 0x000000c0u) \
+    X(260, opgen_portable_full_out, 0x000008dfu) \
+    X(264, opgen_portable_empty_out, 0x000008dfu) \
+    X(267, opgen_portable_arange_start_out, 0x000000dfu) \
+    X(269, opgen_portable_sort_values, 0x000008dfu) \
+    X(271, opgen_portable_topk_values, 0x000000dfu) \
+    X(274, opgen_portable_avg_pool3d_out, 0x000000c0u) \
+    X(276, opgen_portable_max_pool3d_with_indices_out, 0x000000c0u) \
+    X(280, opgen_portable_index_Tensor_out, 0x000008dfu) \
+    X(284, opgen_portable_split_with_sizes_copy_out, 0x080088ffu) \
+    X(286, opgen_portable_scatter_reduce_two_out, 0x000000dfu) \
+    X(292, opgen_portable_avg_pool2d_backward_grad_input, 0x000000c0u) \
+    X(294, opgen_portable_max_pool2d_with_indices_backward_grad_input, 0x000000c0u) \
+    X(297, opgen_portable_col2im_out, 0x000000c0u) \
+    X(300, opgen_portable_rand_out, 0x000000c0u) \
+    X(302, opgen_portable_randn_out, 0x000000c0u) \
+    X(304, opgen_portable_randperm_out, 0x000000dfu) \
+    X(308, opgen_portable_nonzero_out, 0x00000010u) \
+    X(313, opgen_portable_quantize_per_tensor_out, 0x0800000fu) \
+    X(315, opgen_portable_dequantize_per_tensor_out, 0x000000c0u) \
+    X(317, opgen_portable_dequantize_per_channel_out, 0x000000c0u) \
+    X(319, opgen_portable__to_dim_order_copy_out, 0x08008effu) \
+    X(321, opgen_portable__clone_dim_order_out, 0x08008effu) \
+    X(322, opgen_fallback_executorch_prims_add_int, 0xffffffffu) \
+    X(323, opgen_fallback_executorch_prims_mul_int, 0xffffffffu) \
+    X(324, opgen_fallback_executorch_prims_sub_int, 0xffffffffu) \
+    X(325, opgen_fallback_executorch_prims_floordiv_int, 0xffffffffu) \
+    X(326, opgen_fallback_executorch_prims_mod_int, 0xffffffffu) \
+    X(327, opgen_fallback_executorch_prims_truediv_int, 0xffffffffu) \
+    X(328, opgen_fallback_executorch_prims_neg_int, 0xffffffffu) \
+    X(329, opgen_fallback_executorch_prims_gt_int, 0xffffffffu) \
+    X(330, opgen_fallback_executorch_prims_lt_int, 0xffffffffu) \
+    X(331, opgen_fallback_executorch_prims_ge_int, 0xffffffffu) \
+    X(332, opgen_fallback_executorch_prims_le_int, 0xffffffffu) \
+    X(333, opgen_fallback_executorch_prims_eq_int, 0xffffffffu) \
+    X(335, opgen_fallback_quantized_decomposed_add_relu_out, 0x08008effu) \
+    X(337, opgen_native_quantized_add_out, 0x08008effu) \
+    X(339, opgen_fallback_quantized_decomposed_add_scalar_out, 0x08008effu) \
+    X(341, opgen_fallback_quantized_decomposed_embedding_byte_out, 0x08008effu) \
+    X(343, opgen_fallback_demo_linear_relu_out, 0x08008effu) \
+    X(344, opgen_portable_add_Scalar_out, 0x000000dfu) \
+    X(345, opgen_portable_mul_Scalar_out, 0x000000dfu) \
+    X(346, opgen_portable_relu_out, 0x000000dfu) \
+    X(347, opgen_portable_permute_copy_out, 0x080088ffu) \
+    X(348, opgen_portable_view_copy_out, 0x080088ffu) \
+    X(349, opgen_portable_expand_copy_out, 0x080088ffu) \
+    X(350, opgen_portable_clone_out, 0x080088ffu) \
+    X(351, opgen_portable_convolution_out, 0x000000c0u) \
+    X(352, opgen_portable__native_batch_norm_legit_no_training_out, 0x000000c0u) \
+    X(353, opgen_portable_embedding_out, 0x000000c0u) \
+    X(354, opgen_portable_isnan_out, 0x00000800u) \
+    X(355, opgen_portable_isinf_out, 0x00000800u) \
+    X(356, opgen_portable_div_Scalar_out, 0x000000c0u) \
+    X(357, opgen_portable_div_Scalar_mode_out, 0x000000dfu) \
+    X(358, opgen_portable_sub_Scalar_out, 0x000000dfu) \
+    X(359, opgen_portable_prod_out, 0x000000d0u) \
+    X(360, opgen_portable_squeeze_copy_dim_out, 0x080088ffu) \
+    X(361, opgen_portable_squeeze_copy_dims_out, 0x080088ffu) \
+    X(362, opgen_portable_unsqueeze_copy_out, 0x080088ffu) \
+    X(363, opgen_portable_select_copy_int_out, 0x080088ffu) \
+    X(364, opgen_portable_slice_copy_Tensor_out, 0x080088ffu) \
+    X(365, opgen_portable_diagonal_copy_out, 0x080088ffu) \
+    X(366, opgen_portable_alias_copy_out, 0x080088ffu) \
+    X(367, opgen_portable_as_strided_copy_out, 0x080088ffu) \
+    X(368, opgen_portable_flip_out, 0x080088ffu) \
+    X(369, opgen_portable_repeat_out, 0x080088ffu) \
+    X(370, opgen_portable_constant_pad_nd_out, 0x000008dfu) \
+    X(371, opgen_portable_slice_scatter_out, 0x080088ffu) \
+    X(372, opgen_portable_select_scatter_out, 0x080088ffu) \
+    X(373, opgen_portable_fill_Scalar_out, 0x000008dfu) \
+    X(374, opgen_portable_copy_out, 0x000008dfu) \
+    X(375, opgen_portable_native_layer_norm_out, 0x000000c0u) \
+    X(376, opgen_portable_native_group_norm_out, 0x000000c0u) \
+    X(377, opgen_portable_adaptive_avg_pool1d_out, 0x000000c0u) \
+    X(378, opgen_portable__adaptive_avg_pool2d_out, 0x000000c0u) \
+    X(379, opgen_portable__adaptive_avg_pool3d_out, 0x000000c0u) \
+    X(380, opgen_portable_full_like_out, 0x000008dfu) \
+    X(381, opgen_portable_scalar_tensor_out, 0x000008dfu) \
+    X(382, opgen_portable_empty_strided_out, 0x000008dfu) \
+    X(383, opgen_portable__to_copy_out, 0x000008dfu) \
+    X(384, opgen_portable_avg_pool1d_out, 0x000000c0u) \
+    X(385, opgen_portable_upsample_nearest2d_vec_out, 0x000000c1u) \
+    X(386, opgen_portable_upsample_bilinear2d_vec_out, 0x000000c0u) \
+    X(387, opgen_portable_index_put_out, 0x000008dfu) \
+    X(388, opgen_portable_masked_scatter_out, 0x000008dfu) \
+    X(389, opgen_portable__cdist_forward_out, 0x000000c0u) \
+    X(390, opgen_portable__pdist_forward_out, 0x000000c0u) \
+    X(391, opgen_portable__adaptive_avg_pool2d_backward_out, 0x000000c0u) \
+    X(392, opgen_portable_embedding_dense_backward_out, 0x000000c0u) \
+    X(393, opgen_portable_native_dropout_out, 0x000000c0u) \
+    X(394, opgen_portable_native_layer_norm_backward_out, 0x000000c0u) \
+    X(395, opgen_portable_native_group_norm_backward_out, 0x000000c0u) \
+    X(396, opgen_portable_grid_sampler_2d_out, 0x000000c0u) \
+    X(397, opgen_portable__embedding_bag_out, 0x000000c0u)
 
 typedef opgen_status (*opgen_boxed_call)(opgen_ctx *ctx, void (*fn)(void), const opgen_value *args);
 typedef struct opgen_kernel_entry {
@@ -224,7 +225,7 @@ typedef struct opgen_kernel_entry {
     const char *name;      /* the kernel's C name, for messages and traces */
 } opgen_kernel_entry;
 
-#define OPGEN_REGISTRY_SIZE 397
+#define OPGEN_REGISTRY_SIZE 398
 /* The selection this registry was trimmed to (opgen generate --select), or "":
  * errors about a missing kernel name it. */
 #define OPGEN_SELECTION ""
@@ -372,6 +373,7 @@ static inline const opgen_kernel_entry *opgen_registry_find_fallback(int op, opg
 #define OPGEN_KERNEL_DTYPES_opgen_portable_replication_pad2d_out 0x000000c0u
 #define OPGEN_KERNEL_DTYPES_opgen_portable_replication_pad3d_out 0x000000c0u
 #define OPGEN_KERNEL_DTYPES_opgen_portable_clamp_Tensor_out 0x000000dfu
+#define OPGEN_KERNEL_DTYPES_opgen_portable_copy_ 0x08008effu
 #define OPGEN_KERNEL_DTYPES_opgen_portable__native_batch_norm_legit_no_stats_out 0x000000c0u
 #define OPGEN_KERNEL_DTYPES_opgen_portable_full_out 0x000008dfu
 #define OPGEN_KERNEL_DTYPES_opgen_portable_empty_out 0x000008dfu
@@ -578,6 +580,7 @@ opgen_status opgen_portable_reflection_pad3d_out(opgen_ctx *ctx, const opgen_ten
 opgen_status opgen_portable_replication_pad2d_out(opgen_ctx *ctx, const opgen_tensor *self, opgen_int_list padding, opgen_tensor *out);
 opgen_status opgen_portable_replication_pad3d_out(opgen_ctx *ctx, const opgen_tensor *self, opgen_int_list padding, opgen_tensor *out);
 opgen_status opgen_portable_clamp_Tensor_out(opgen_ctx *ctx, const opgen_tensor *self, const opgen_tensor *min, const opgen_tensor *max, opgen_tensor *out);
+opgen_status opgen_portable_copy_(opgen_ctx *ctx, opgen_tensor *self, const opgen_tensor *src, bool non_blocking);
 opgen_status opgen_portable__native_batch_norm_legit_no_stats_out(opgen_ctx *ctx, const opgen_tensor *input, const opgen_tensor *weight, const opgen_tensor *bias, bool training, double momentum, double eps, opgen_tensor *out, opgen_tensor *save_mean, opgen_tensor *save_invstd);
 opgen_status opgen_portable_full_out(opgen_ctx *ctx, opgen_int_list size, const opgen_scalar *fill_value, opgen_tensor *out);
 opgen_status opgen_portable_empty_out(opgen_ctx *ctx, opgen_int_list size, const int32_t *memory_format, opgen_tensor *out);
@@ -777,168 +780,171 @@ static opgen_status opgen_call_31(opgen_ctx *ctx, void (*fn)(void), const opgen_
     return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, opgen_int_list, opgen_tensor *))fn)(ctx, a[0].v.t, a[1].v.il, a[2].v.t);
 }
 static opgen_status opgen_call_32(opgen_ctx *ctx, void (*fn)(void), const opgen_value *a) {
-    return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, const opgen_tensor *, const opgen_tensor *, bool, double, double, opgen_tensor *, opgen_tensor *, opgen_tensor *))fn)(ctx, a[0].v.t, a[1].v.t, a[2].v.t, a[3].v.b, a[4].v.f, a[5].v.f, a[6].v.t, a[7].v.t, a[8].v.t);
+    return ((opgen_status(*)(opgen_ctx *, opgen_tensor *, const opgen_tensor *, bool))fn)(ctx, a[0].v.t, a[1].v.t, a[2].v.b);
 }
 static opgen_status opgen_call_33(opgen_ctx *ctx, void (*fn)(void), const opgen_value *a) {
-    return ((opgen_status(*)(opgen_ctx *, opgen_int_list, const opgen_scalar *, opgen_tensor *))fn)(ctx, a[0].v.il, &a[1].v.s, a[2].v.t);
+    return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, const opgen_tensor *, const opgen_tensor *, bool, double, double, opgen_tensor *, opgen_tensor *, opgen_tensor *))fn)(ctx, a[0].v.t, a[1].v.t, a[2].v.t, a[3].v.b, a[4].v.f, a[5].v.f, a[6].v.t, a[7].v.t, a[8].v.t);
 }
 static opgen_status opgen_call_34(opgen_ctx *ctx, void (*fn)(void), const opgen_value *a) {
-    return ((opgen_status(*)(opgen_ctx *, opgen_int_list, const int32_t *, opgen_tensor *))fn)(ctx, a[0].v.il, (a[1].none ? NULL : &a[1].v.e), a[2].v.t);
+    return ((opgen_status(*)(opgen_ctx *, opgen_int_list, const opgen_scalar *, opgen_tensor *))fn)(ctx, a[0].v.il, &a[1].v.s, a[2].v.t);
 }
 static opgen_status opgen_call_35(opgen_ctx *ctx, void (*fn)(void), const opgen_value *a) {
-    return ((opgen_status(*)(opgen_ctx *, const opgen_scalar *, const opgen_scalar *, const opgen_scalar *, opgen_tensor *))fn)(ctx, &a[0].v.s, &a[1].v.s, &a[2].v.s, a[3].v.t);
+    return ((opgen_status(*)(opgen_ctx *, opgen_int_list, const int32_t *, opgen_tensor *))fn)(ctx, a[0].v.il, (a[1].none ? NULL : &a[1].v.e), a[2].v.t);
 }
 static opgen_status opgen_call_36(opgen_ctx *ctx, void (*fn)(void), const opgen_value *a) {
-    return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, int64_t, int64_t, bool, bool, opgen_tensor *, opgen_tensor *))fn)(ctx, a[0].v.t, a[1].v.i, a[2].v.i, a[3].v.b, a[4].v.b, a[5].v.t, a[6].v.t);
+    return ((opgen_status(*)(opgen_ctx *, const opgen_scalar *, const opgen_scalar *, const opgen_scalar *, opgen_tensor *))fn)(ctx, &a[0].v.s, &a[1].v.s, &a[2].v.s, a[3].v.t);
 }
 static opgen_status opgen_call_37(opgen_ctx *ctx, void (*fn)(void), const opgen_value *a) {
-    return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, opgen_tensor_list, opgen_tensor *))fn)(ctx, a[0].v.t, a[1].v.tl, a[2].v.t);
+    return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, int64_t, int64_t, bool, bool, opgen_tensor *, opgen_tensor *))fn)(ctx, a[0].v.t, a[1].v.i, a[2].v.i, a[3].v.b, a[4].v.b, a[5].v.t, a[6].v.t);
 }
 static opgen_status opgen_call_38(opgen_ctx *ctx, void (*fn)(void), const opgen_value *a) {
-    return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, opgen_int_list, int64_t, opgen_tensor_list))fn)(ctx, a[0].v.t, a[1].v.il, a[2].v.i, a[3].v.tl);
+    return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, opgen_tensor_list, opgen_tensor *))fn)(ctx, a[0].v.t, a[1].v.tl, a[2].v.t);
 }
 static opgen_status opgen_call_39(opgen_ctx *ctx, void (*fn)(void), const opgen_value *a) {
-    return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, int64_t, const opgen_tensor *, const opgen_tensor *, const char *, bool, opgen_tensor *))fn)(ctx, a[0].v.t, a[1].v.i, a[2].v.t, a[3].v.t, a[4].v.str, a[5].v.b, a[6].v.t);
+    return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, opgen_int_list, int64_t, opgen_tensor_list))fn)(ctx, a[0].v.t, a[1].v.il, a[2].v.i, a[3].v.tl);
 }
 static opgen_status opgen_call_40(opgen_ctx *ctx, void (*fn)(void), const opgen_value *a) {
-    return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, const opgen_tensor *, opgen_int_list, opgen_int_list, opgen_int_list, bool, bool, const int64_t *, opgen_tensor *))fn)(ctx, a[0].v.t, a[1].v.t, a[2].v.il, a[3].v.il, a[4].v.il, a[5].v.b, a[6].v.b, (a[7].none ? NULL : &a[7].v.i), a[8].v.t);
+    return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, int64_t, const opgen_tensor *, const opgen_tensor *, const char *, bool, opgen_tensor *))fn)(ctx, a[0].v.t, a[1].v.i, a[2].v.t, a[3].v.t, a[4].v.str, a[5].v.b, a[6].v.t);
 }
 static opgen_status opgen_call_41(opgen_ctx *ctx, void (*fn)(void), const opgen_value *a) {
-    return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, const opgen_tensor *, opgen_int_list, opgen_int_list, opgen_int_list, opgen_int_list, bool, const opgen_tensor *, opgen_tensor *))fn)(ctx, a[0].v.t, a[1].v.t, a[2].v.il, a[3].v.il, a[4].v.il, a[5].v.il, a[6].v.b, a[7].v.t, a[8].v.t);
+    return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, const opgen_tensor *, opgen_int_list, opgen_int_list, opgen_int_list, bool, bool, const int64_t *, opgen_tensor *))fn)(ctx, a[0].v.t, a[1].v.t, a[2].v.il, a[3].v.il, a[4].v.il, a[5].v.b, a[6].v.b, (a[7].none ? NULL : &a[7].v.i), a[8].v.t);
 }
 static opgen_status opgen_call_42(opgen_ctx *ctx, void (*fn)(void), const opgen_value *a) {
-    return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, opgen_int_list, opgen_int_list, opgen_int_list, opgen_int_list, opgen_int_list, opgen_tensor *))fn)(ctx, a[0].v.t, a[1].v.il, a[2].v.il, a[3].v.il, a[4].v.il, a[5].v.il, a[6].v.t);
+    return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, const opgen_tensor *, opgen_int_list, opgen_int_list, opgen_int_list, opgen_int_list, bool, const opgen_tensor *, opgen_tensor *))fn)(ctx, a[0].v.t, a[1].v.t, a[2].v.il, a[3].v.il, a[4].v.il, a[5].v.il, a[6].v.b, a[7].v.t, a[8].v.t);
 }
 static opgen_status opgen_call_43(opgen_ctx *ctx, void (*fn)(void), const opgen_value *a) {
-    return ((opgen_status(*)(opgen_ctx *, opgen_int_list, opgen_tensor *))fn)(ctx, a[0].v.il, a[1].v.t);
+    return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, opgen_int_list, opgen_int_list, opgen_int_list, opgen_int_list, opgen_int_list, opgen_tensor *))fn)(ctx, a[0].v.t, a[1].v.il, a[2].v.il, a[3].v.il, a[4].v.il, a[5].v.il, a[6].v.t);
 }
 static opgen_status opgen_call_44(opgen_ctx *ctx, void (*fn)(void), const opgen_value *a) {
-    return ((opgen_status(*)(opgen_ctx *, int64_t, opgen_tensor *))fn)(ctx, a[0].v.i, a[1].v.t);
+    return ((opgen_status(*)(opgen_ctx *, opgen_int_list, opgen_tensor *))fn)(ctx, a[0].v.il, a[1].v.t);
 }
 static opgen_status opgen_call_45(opgen_ctx *ctx, void (*fn)(void), const opgen_value *a) {
-    return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, double, int64_t, int64_t, int64_t, opgen_dtype, opgen_tensor *))fn)(ctx, a[0].v.t, a[1].v.f, a[2].v.i, a[3].v.i, a[4].v.i, a[5].v.d, a[6].v.t);
+    return ((opgen_status(*)(opgen_ctx *, int64_t, opgen_tensor *))fn)(ctx, a[0].v.i, a[1].v.t);
 }
 static opgen_status opgen_call_46(opgen_ctx *ctx, void (*fn)(void), const opgen_value *a) {
-    return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, double, int64_t, int64_t, int64_t, opgen_dtype, const opgen_dtype *, opgen_tensor *))fn)(ctx, a[0].v.t, a[1].v.f, a[2].v.i, a[3].v.i, a[4].v.i, a[5].v.d, (a[6].none ? NULL : &a[6].v.d), a[7].v.t);
+    return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, double, int64_t, int64_t, int64_t, opgen_dtype, opgen_tensor *))fn)(ctx, a[0].v.t, a[1].v.f, a[2].v.i, a[3].v.i, a[4].v.i, a[5].v.d, a[6].v.t);
 }
 static opgen_status opgen_call_47(opgen_ctx *ctx, void (*fn)(void), const opgen_value *a) {
-    return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, const opgen_tensor *, const opgen_tensor *, int64_t, int64_t, int64_t, opgen_dtype, const opgen_dtype *, opgen_tensor *))fn)(ctx, a[0].v.t, a[1].v.t, a[2].v.t, a[3].v.i, a[4].v.i, a[5].v.i, a[6].v.d, (a[7].none ? NULL : &a[7].v.d), a[8].v.t);
+    return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, double, int64_t, int64_t, int64_t, opgen_dtype, const opgen_dtype *, opgen_tensor *))fn)(ctx, a[0].v.t, a[1].v.f, a[2].v.i, a[3].v.i, a[4].v.i, a[5].v.d, (a[6].none ? NULL : &a[6].v.d), a[7].v.t);
 }
 static opgen_status opgen_call_48(opgen_ctx *ctx, void (*fn)(void), const opgen_value *a) {
-    return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, bool, const opgen_int_list *, opgen_tensor *))fn)(ctx, a[0].v.t, a[1].v.b, (a[2].none ? NULL : &a[2].v.il), a[3].v.t);
+    return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, const opgen_tensor *, const opgen_tensor *, int64_t, int64_t, int64_t, opgen_dtype, const opgen_dtype *, opgen_tensor *))fn)(ctx, a[0].v.t, a[1].v.t, a[2].v.t, a[3].v.i, a[4].v.i, a[5].v.i, a[6].v.d, (a[7].none ? NULL : &a[7].v.d), a[8].v.t);
 }
 static opgen_status opgen_call_49(opgen_ctx *ctx, void (*fn)(void), const opgen_value *a) {
-    return ((opgen_status(*)(opgen_ctx *, int64_t, int64_t, int64_t *))fn)(ctx, a[0].v.i, a[1].v.i, (int64_t *)a[2].v.ret);
+    return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, bool, const opgen_int_list *, opgen_tensor *))fn)(ctx, a[0].v.t, a[1].v.b, (a[2].none ? NULL : &a[2].v.il), a[3].v.t);
 }
 static opgen_status opgen_call_50(opgen_ctx *ctx, void (*fn)(void), const opgen_value *a) {
-    return ((opgen_status(*)(opgen_ctx *, int64_t, int64_t, double *))fn)(ctx, a[0].v.i, a[1].v.i, (double *)a[2].v.ret);
+    return ((opgen_status(*)(opgen_ctx *, int64_t, int64_t, int64_t *))fn)(ctx, a[0].v.i, a[1].v.i, (int64_t *)a[2].v.ret);
 }
 static opgen_status opgen_call_51(opgen_ctx *ctx, void (*fn)(void), const opgen_value *a) {
-    return ((opgen_status(*)(opgen_ctx *, int64_t, int64_t *))fn)(ctx, a[0].v.i, (int64_t *)a[1].v.ret);
+    return ((opgen_status(*)(opgen_ctx *, int64_t, int64_t, double *))fn)(ctx, a[0].v.i, a[1].v.i, (double *)a[2].v.ret);
 }
 static opgen_status opgen_call_52(opgen_ctx *ctx, void (*fn)(void), const opgen_value *a) {
-    return ((opgen_status(*)(opgen_ctx *, int64_t, int64_t, bool *))fn)(ctx, a[0].v.i, a[1].v.i, (bool *)a[2].v.ret);
+    return ((opgen_status(*)(opgen_ctx *, int64_t, int64_t *))fn)(ctx, a[0].v.i, (int64_t *)a[1].v.ret);
 }
 static opgen_status opgen_call_53(opgen_ctx *ctx, void (*fn)(void), const opgen_value *a) {
-    return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, double, int64_t, int64_t, int64_t, const opgen_tensor *, double, int64_t, int64_t, int64_t, double, int64_t, int64_t, int64_t, opgen_tensor *))fn)(ctx, a[0].v.t, a[1].v.f, a[2].v.i, a[3].v.i, a[4].v.i, a[5].v.t, a[6].v.f, a[7].v.i, a[8].v.i, a[9].v.i, a[10].v.f, a[11].v.i, a[12].v.i, a[13].v.i, a[14].v.t);
+    return ((opgen_status(*)(opgen_ctx *, int64_t, int64_t, bool *))fn)(ctx, a[0].v.i, a[1].v.i, (bool *)a[2].v.ret);
 }
 static opgen_status opgen_call_54(opgen_ctx *ctx, void (*fn)(void), const opgen_value *a) {
-    return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, double, int64_t, int64_t, int64_t, opgen_dtype, const opgen_scalar *, double, int64_t, int64_t, int64_t, opgen_dtype, opgen_tensor *))fn)(ctx, a[0].v.t, a[1].v.f, a[2].v.i, a[3].v.i, a[4].v.i, a[5].v.d, &a[6].v.s, a[7].v.f, a[8].v.i, a[9].v.i, a[10].v.i, a[11].v.d, a[12].v.t);
+    return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, double, int64_t, int64_t, int64_t, const opgen_tensor *, double, int64_t, int64_t, int64_t, double, int64_t, int64_t, int64_t, opgen_tensor *))fn)(ctx, a[0].v.t, a[1].v.f, a[2].v.i, a[3].v.i, a[4].v.i, a[5].v.t, a[6].v.f, a[7].v.i, a[8].v.i, a[9].v.i, a[10].v.f, a[11].v.i, a[12].v.i, a[13].v.i, a[14].v.t);
 }
 static opgen_status opgen_call_55(opgen_ctx *ctx, void (*fn)(void), const opgen_value *a) {
-    return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, const opgen_tensor *, const opgen_tensor *, int64_t, int64_t, const opgen_tensor *, opgen_tensor *))fn)(ctx, a[0].v.t, a[1].v.t, a[2].v.t, a[3].v.i, a[4].v.i, a[5].v.t, a[6].v.t);
+    return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, double, int64_t, int64_t, int64_t, opgen_dtype, const opgen_scalar *, double, int64_t, int64_t, int64_t, opgen_dtype, opgen_tensor *))fn)(ctx, a[0].v.t, a[1].v.f, a[2].v.i, a[3].v.i, a[4].v.i, a[5].v.d, &a[6].v.s, a[7].v.f, a[8].v.i, a[9].v.i, a[10].v.i, a[11].v.d, a[12].v.t);
 }
 static opgen_status opgen_call_56(opgen_ctx *ctx, void (*fn)(void), const opgen_value *a) {
-    return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, const int32_t *, opgen_tensor *))fn)(ctx, a[0].v.t, (a[1].none ? NULL : &a[1].v.e), a[2].v.t);
+    return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, const opgen_tensor *, const opgen_tensor *, int64_t, int64_t, const opgen_tensor *, opgen_tensor *))fn)(ctx, a[0].v.t, a[1].v.t, a[2].v.t, a[3].v.i, a[4].v.i, a[5].v.t, a[6].v.t);
 }
 static opgen_status opgen_call_57(opgen_ctx *ctx, void (*fn)(void), const opgen_value *a) {
-    return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, const opgen_tensor *, const opgen_tensor *, opgen_int_list, opgen_int_list, opgen_int_list, bool, opgen_int_list, int64_t, opgen_tensor *))fn)(ctx, a[0].v.t, a[1].v.t, a[2].v.t, a[3].v.il, a[4].v.il, a[5].v.il, a[6].v.b, a[7].v.il, a[8].v.i, a[9].v.t);
+    return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, const int32_t *, opgen_tensor *))fn)(ctx, a[0].v.t, (a[1].none ? NULL : &a[1].v.e), a[2].v.t);
 }
 static opgen_status opgen_call_58(opgen_ctx *ctx, void (*fn)(void), const opgen_value *a) {
-    return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, const opgen_tensor *, const opgen_tensor *, const opgen_tensor *, const opgen_tensor *, double, double, opgen_tensor *, opgen_tensor *, opgen_tensor *))fn)(ctx, a[0].v.t, a[1].v.t, a[2].v.t, a[3].v.t, a[4].v.t, a[5].v.f, a[6].v.f, a[7].v.t, a[8].v.t, a[9].v.t);
+    return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, const opgen_tensor *, const opgen_tensor *, opgen_int_list, opgen_int_list, opgen_int_list, bool, opgen_int_list, int64_t, opgen_tensor *))fn)(ctx, a[0].v.t, a[1].v.t, a[2].v.t, a[3].v.il, a[4].v.il, a[5].v.il, a[6].v.b, a[7].v.il, a[8].v.i, a[9].v.t);
 }
 static opgen_status opgen_call_59(opgen_ctx *ctx, void (*fn)(void), const opgen_value *a) {
-    return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, const opgen_tensor *, int64_t, bool, bool, opgen_tensor *))fn)(ctx, a[0].v.t, a[1].v.t, a[2].v.i, a[3].v.b, a[4].v.b, a[5].v.t);
+    return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, const opgen_tensor *, const opgen_tensor *, const opgen_tensor *, const opgen_tensor *, double, double, opgen_tensor *, opgen_tensor *, opgen_tensor *))fn)(ctx, a[0].v.t, a[1].v.t, a[2].v.t, a[3].v.t, a[4].v.t, a[5].v.f, a[6].v.f, a[7].v.t, a[8].v.t, a[9].v.t);
 }
 static opgen_status opgen_call_60(opgen_ctx *ctx, void (*fn)(void), const opgen_value *a) {
-    return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, const opgen_scalar *, const char *, opgen_tensor *))fn)(ctx, a[0].v.t, &a[1].v.s, (a[2].none ? NULL : a[2].v.str), a[3].v.t);
+    return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, const opgen_tensor *, int64_t, bool, bool, opgen_tensor *))fn)(ctx, a[0].v.t, a[1].v.t, a[2].v.i, a[3].v.b, a[4].v.b, a[5].v.t);
 }
 static opgen_status opgen_call_61(opgen_ctx *ctx, void (*fn)(void), const opgen_value *a) {
-    return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, int64_t, opgen_tensor *))fn)(ctx, a[0].v.t, a[1].v.i, a[2].v.t);
+    return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, const opgen_scalar *, const char *, opgen_tensor *))fn)(ctx, a[0].v.t, &a[1].v.s, (a[2].none ? NULL : a[2].v.str), a[3].v.t);
 }
 static opgen_status opgen_call_62(opgen_ctx *ctx, void (*fn)(void), const opgen_value *a) {
-    return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, int64_t, int64_t, opgen_tensor *))fn)(ctx, a[0].v.t, a[1].v.i, a[2].v.i, a[3].v.t);
+    return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, int64_t, opgen_tensor *))fn)(ctx, a[0].v.t, a[1].v.i, a[2].v.t);
 }
 static opgen_status opgen_call_63(opgen_ctx *ctx, void (*fn)(void), const opgen_value *a) {
-    return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, int64_t, const int64_t *, const int64_t *, int64_t, opgen_tensor *))fn)(ctx, a[0].v.t, a[1].v.i, (a[2].none ? NULL : &a[2].v.i), (a[3].none ? NULL : &a[3].v.i), a[4].v.i, a[5].v.t);
+    return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, int64_t, int64_t, opgen_tensor *))fn)(ctx, a[0].v.t, a[1].v.i, a[2].v.i, a[3].v.t);
 }
 static opgen_status opgen_call_64(opgen_ctx *ctx, void (*fn)(void), const opgen_value *a) {
-    return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, int64_t, int64_t, int64_t, opgen_tensor *))fn)(ctx, a[0].v.t, a[1].v.i, a[2].v.i, a[3].v.i, a[4].v.t);
+    return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, int64_t, const int64_t *, const int64_t *, int64_t, opgen_tensor *))fn)(ctx, a[0].v.t, a[1].v.i, (a[2].none ? NULL : &a[2].v.i), (a[3].none ? NULL : &a[3].v.i), a[4].v.i, a[5].v.t);
 }
 static opgen_status opgen_call_65(opgen_ctx *ctx, void (*fn)(void), const opgen_value *a) {
-    return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, opgen_int_list, opgen_int_list, const int64_t *, opgen_tensor *))fn)(ctx, a[0].v.t, a[1].v.il, a[2].v.il, (a[3].none ? NULL : &a[3].v.i), a[4].v.t);
+    return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, int64_t, int64_t, int64_t, opgen_tensor *))fn)(ctx, a[0].v.t, a[1].v.i, a[2].v.i, a[3].v.i, a[4].v.t);
 }
 static opgen_status opgen_call_66(opgen_ctx *ctx, void (*fn)(void), const opgen_value *a) {
-    return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, opgen_int_list, const opgen_scalar *, opgen_tensor *))fn)(ctx, a[0].v.t, a[1].v.il, &a[2].v.s, a[3].v.t);
+    return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, opgen_int_list, opgen_int_list, const int64_t *, opgen_tensor *))fn)(ctx, a[0].v.t, a[1].v.il, a[2].v.il, (a[3].none ? NULL : &a[3].v.i), a[4].v.t);
 }
 static opgen_status opgen_call_67(opgen_ctx *ctx, void (*fn)(void), const opgen_value *a) {
-    return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, const opgen_tensor *, int64_t, const int64_t *, const int64_t *, int64_t, opgen_tensor *))fn)(ctx, a[0].v.t, a[1].v.t, a[2].v.i, (a[3].none ? NULL : &a[3].v.i), (a[4].none ? NULL : &a[4].v.i), a[5].v.i, a[6].v.t);
+    return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, opgen_int_list, const opgen_scalar *, opgen_tensor *))fn)(ctx, a[0].v.t, a[1].v.il, &a[2].v.s, a[3].v.t);
 }
 static opgen_status opgen_call_68(opgen_ctx *ctx, void (*fn)(void), const opgen_value *a) {
-    return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, const opgen_tensor *, int64_t, int64_t, opgen_tensor *))fn)(ctx, a[0].v.t, a[1].v.t, a[2].v.i, a[3].v.i, a[4].v.t);
+    return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, const opgen_tensor *, int64_t, const int64_t *, const int64_t *, int64_t, opgen_tensor *))fn)(ctx, a[0].v.t, a[1].v.t, a[2].v.i, (a[3].none ? NULL : &a[3].v.i), (a[4].none ? NULL : &a[4].v.i), a[5].v.i, a[6].v.t);
 }
 static opgen_status opgen_call_69(opgen_ctx *ctx, void (*fn)(void), const opgen_value *a) {
-    return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, const opgen_tensor *, bool, opgen_tensor *))fn)(ctx, a[0].v.t, a[1].v.t, a[2].v.b, a[3].v.t);
+    return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, const opgen_tensor *, int64_t, int64_t, opgen_tensor *))fn)(ctx, a[0].v.t, a[1].v.t, a[2].v.i, a[3].v.i, a[4].v.t);
 }
 static opgen_status opgen_call_70(opgen_ctx *ctx, void (*fn)(void), const opgen_value *a) {
-    return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, opgen_int_list, const opgen_tensor *, const opgen_tensor *, double, opgen_tensor *, opgen_tensor *, opgen_tensor *))fn)(ctx, a[0].v.t, a[1].v.il, a[2].v.t, a[3].v.t, a[4].v.f, a[5].v.t, a[6].v.t, a[7].v.t);
+    return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, const opgen_tensor *, bool, opgen_tensor *))fn)(ctx, a[0].v.t, a[1].v.t, a[2].v.b, a[3].v.t);
 }
 static opgen_status opgen_call_71(opgen_ctx *ctx, void (*fn)(void), const opgen_value *a) {
-    return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, const opgen_tensor *, const opgen_tensor *, int64_t, int64_t, int64_t, int64_t, double, opgen_tensor *, opgen_tensor *, opgen_tensor *))fn)(ctx, a[0].v.t, a[1].v.t, a[2].v.t, a[3].v.i, a[4].v.i, a[5].v.i, a[6].v.i, a[7].v.f, a[8].v.t, a[9].v.t, a[10].v.t);
+    return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, opgen_int_list, const opgen_tensor *, const opgen_tensor *, double, opgen_tensor *, opgen_tensor *, opgen_tensor *))fn)(ctx, a[0].v.t, a[1].v.il, a[2].v.t, a[3].v.t, a[4].v.f, a[5].v.t, a[6].v.t, a[7].v.t);
 }
 static opgen_status opgen_call_72(opgen_ctx *ctx, void (*fn)(void), const opgen_value *a) {
-    return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, const opgen_scalar *, const int32_t *, opgen_tensor *))fn)(ctx, a[0].v.t, &a[1].v.s, (a[2].none ? NULL : &a[2].v.e), a[3].v.t);
+    return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, const opgen_tensor *, const opgen_tensor *, int64_t, int64_t, int64_t, int64_t, double, opgen_tensor *, opgen_tensor *, opgen_tensor *))fn)(ctx, a[0].v.t, a[1].v.t, a[2].v.t, a[3].v.i, a[4].v.i, a[5].v.i, a[6].v.i, a[7].v.f, a[8].v.t, a[9].v.t, a[10].v.t);
 }
 static opgen_status opgen_call_73(opgen_ctx *ctx, void (*fn)(void), const opgen_value *a) {
-    return ((opgen_status(*)(opgen_ctx *, const opgen_scalar *, opgen_tensor *))fn)(ctx, &a[0].v.s, a[1].v.t);
+    return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, const opgen_scalar *, const int32_t *, opgen_tensor *))fn)(ctx, a[0].v.t, &a[1].v.s, (a[2].none ? NULL : &a[2].v.e), a[3].v.t);
 }
 static opgen_status opgen_call_74(opgen_ctx *ctx, void (*fn)(void), const opgen_value *a) {
-    return ((opgen_status(*)(opgen_ctx *, opgen_int_list, opgen_int_list, opgen_tensor *))fn)(ctx, a[0].v.il, a[1].v.il, a[2].v.t);
+    return ((opgen_status(*)(opgen_ctx *, const opgen_scalar *, opgen_tensor *))fn)(ctx, &a[0].v.s, a[1].v.t);
 }
 static opgen_status opgen_call_75(opgen_ctx *ctx, void (*fn)(void), const opgen_value *a) {
-    return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, bool, const int32_t *, opgen_tensor *))fn)(ctx, a[0].v.t, a[1].v.b, (a[2].none ? NULL : &a[2].v.e), a[3].v.t);
+    return ((opgen_status(*)(opgen_ctx *, opgen_int_list, opgen_int_list, opgen_tensor *))fn)(ctx, a[0].v.il, a[1].v.il, a[2].v.t);
 }
 static opgen_status opgen_call_76(opgen_ctx *ctx, void (*fn)(void), const opgen_value *a) {
-    return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, opgen_int_list, opgen_int_list, opgen_int_list, bool, bool, opgen_tensor *))fn)(ctx, a[0].v.t, a[1].v.il, a[2].v.il, a[3].v.il, a[4].v.b, a[5].v.b, a[6].v.t);
+    return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, bool, const int32_t *, opgen_tensor *))fn)(ctx, a[0].v.t, a[1].v.b, (a[2].none ? NULL : &a[2].v.e), a[3].v.t);
 }
 static opgen_status opgen_call_77(opgen_ctx *ctx, void (*fn)(void), const opgen_value *a) {
-    return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, const opgen_int_list *, const opgen_float_list *, opgen_tensor *))fn)(ctx, a[0].v.t, (a[1].none ? NULL : &a[1].v.il), (a[2].none ? NULL : &a[2].v.fl), a[3].v.t);
+    return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, opgen_int_list, opgen_int_list, opgen_int_list, bool, bool, opgen_tensor *))fn)(ctx, a[0].v.t, a[1].v.il, a[2].v.il, a[3].v.il, a[4].v.b, a[5].v.b, a[6].v.t);
 }
 static opgen_status opgen_call_78(opgen_ctx *ctx, void (*fn)(void), const opgen_value *a) {
-    return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, const opgen_int_list *, bool, const opgen_float_list *, opgen_tensor *))fn)(ctx, a[0].v.t, (a[1].none ? NULL : &a[1].v.il), a[2].v.b, (a[3].none ? NULL : &a[3].v.fl), a[4].v.t);
+    return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, const opgen_int_list *, const opgen_float_list *, opgen_tensor *))fn)(ctx, a[0].v.t, (a[1].none ? NULL : &a[1].v.il), (a[2].none ? NULL : &a[2].v.fl), a[3].v.t);
 }
 static opgen_status opgen_call_79(opgen_ctx *ctx, void (*fn)(void), const opgen_value *a) {
-    return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, opgen_tensor_list, const opgen_tensor *, bool, opgen_tensor *))fn)(ctx, a[0].v.t, a[1].v.tl, a[2].v.t, a[3].v.b, a[4].v.t);
+    return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, const opgen_int_list *, bool, const opgen_float_list *, opgen_tensor *))fn)(ctx, a[0].v.t, (a[1].none ? NULL : &a[1].v.il), a[2].v.b, (a[3].none ? NULL : &a[3].v.fl), a[4].v.t);
 }
 static opgen_status opgen_call_80(opgen_ctx *ctx, void (*fn)(void), const opgen_value *a) {
-    return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, const opgen_tensor *, double, const int64_t *, opgen_tensor *))fn)(ctx, a[0].v.t, a[1].v.t, a[2].v.f, (a[3].none ? NULL : &a[3].v.i), a[4].v.t);
+    return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, opgen_tensor_list, const opgen_tensor *, bool, opgen_tensor *))fn)(ctx, a[0].v.t, a[1].v.tl, a[2].v.t, a[3].v.b, a[4].v.t);
 }
 static opgen_status opgen_call_81(opgen_ctx *ctx, void (*fn)(void), const opgen_value *a) {
-    return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, double, opgen_tensor *))fn)(ctx, a[0].v.t, a[1].v.f, a[2].v.t);
+    return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, const opgen_tensor *, double, const int64_t *, opgen_tensor *))fn)(ctx, a[0].v.t, a[1].v.t, a[2].v.f, (a[3].none ? NULL : &a[3].v.i), a[4].v.t);
 }
 static opgen_status opgen_call_82(opgen_ctx *ctx, void (*fn)(void), const opgen_value *a) {
-    return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, const opgen_tensor *, int64_t, int64_t, bool, opgen_tensor *))fn)(ctx, a[0].v.t, a[1].v.t, a[2].v.i, a[3].v.i, a[4].v.b, a[5].v.t);
+    return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, double, opgen_tensor *))fn)(ctx, a[0].v.t, a[1].v.f, a[2].v.t);
 }
 static opgen_status opgen_call_83(opgen_ctx *ctx, void (*fn)(void), const opgen_value *a) {
-    return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, double, const bool *, opgen_tensor *, opgen_tensor *))fn)(ctx, a[0].v.t, a[1].v.f, (a[2].none ? NULL : &a[2].v.b), a[3].v.t, a[4].v.t);
+    return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, const opgen_tensor *, int64_t, int64_t, bool, opgen_tensor *))fn)(ctx, a[0].v.t, a[1].v.t, a[2].v.i, a[3].v.i, a[4].v.b, a[5].v.t);
 }
 static opgen_status opgen_call_84(opgen_ctx *ctx, void (*fn)(void), const opgen_value *a) {
-    return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, const opgen_tensor *, opgen_int_list, const opgen_tensor *, const opgen_tensor *, const opgen_tensor *, const opgen_tensor *, opgen_bool_list, opgen_tensor *, opgen_tensor *, opgen_tensor *))fn)(ctx, a[0].v.t, a[1].v.t, a[2].v.il, a[3].v.t, a[4].v.t, a[5].v.t, a[6].v.t, a[7].v.bl, a[8].v.t, a[9].v.t, a[10].v.t);
+    return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, double, const bool *, opgen_tensor *, opgen_tensor *))fn)(ctx, a[0].v.t, a[1].v.f, (a[2].none ? NULL : &a[2].v.b), a[3].v.t, a[4].v.t);
 }
 static opgen_status opgen_call_85(opgen_ctx *ctx, void (*fn)(void), const opgen_value *a) {
-    return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, const opgen_tensor *, const opgen_tensor *, const opgen_tensor *, const opgen_tensor *, int64_t, int64_t, int64_t, int64_t, opgen_bool_list, opgen_tensor *, opgen_tensor *, opgen_tensor *))fn)(ctx, a[0].v.t, a[1].v.t, a[2].v.t, a[3].v.t, a[4].v.t, a[5].v.i, a[6].v.i, a[7].v.i, a[8].v.i, a[9].v.bl, a[10].v.t, a[11].v.t, a[12].v.t);
+    return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, const opgen_tensor *, opgen_int_list, const opgen_tensor *, const opgen_tensor *, const opgen_tensor *, const opgen_tensor *, opgen_bool_list, opgen_tensor *, opgen_tensor *, opgen_tensor *))fn)(ctx, a[0].v.t, a[1].v.t, a[2].v.il, a[3].v.t, a[4].v.t, a[5].v.t, a[6].v.t, a[7].v.bl, a[8].v.t, a[9].v.t, a[10].v.t);
 }
 static opgen_status opgen_call_86(opgen_ctx *ctx, void (*fn)(void), const opgen_value *a) {
+    return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, const opgen_tensor *, const opgen_tensor *, const opgen_tensor *, const opgen_tensor *, int64_t, int64_t, int64_t, int64_t, opgen_bool_list, opgen_tensor *, opgen_tensor *, opgen_tensor *))fn)(ctx, a[0].v.t, a[1].v.t, a[2].v.t, a[3].v.t, a[4].v.t, a[5].v.i, a[6].v.i, a[7].v.i, a[8].v.i, a[9].v.bl, a[10].v.t, a[11].v.t, a[12].v.t);
+}
+static opgen_status opgen_call_87(opgen_ctx *ctx, void (*fn)(void), const opgen_value *a) {
     return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, const opgen_tensor *, const opgen_tensor *, bool, int64_t, bool, const opgen_tensor *, bool, int64_t, opgen_tensor *, opgen_tensor *, opgen_tensor *, opgen_tensor *))fn)(ctx, a[0].v.t, a[1].v.t, a[2].v.t, a[3].v.b, a[4].v.i, a[5].v.b, a[6].v.t, a[7].v.b, a[8].v.i, a[9].v.t, a[10].v.t, a[11].v.t, a[12].v.t);
 }
 
@@ -1194,171 +1200,172 @@ const opgen_kernel_entry opgen_registry[] = {
     {NULL, NULL, 0u, NULL}, /* 248 aten::clamp.Tensor */
     {(void (*)(void))opgen_portable_clamp_Tensor_out, opgen_call_3, 0x000000dfu, "opgen_portable_clamp_Tensor_out"}, /* 249 aten::clamp.Tensor_out */
     {NULL, NULL, 0u, NULL}, /* 250 aten::copy */
-    {NULL, NULL, 0u, NULL}, /* 251 aten::native_layer_norm */
-    {NULL, NULL, 0u, NULL}, /* 252 aten::native_group_norm */
-    {NULL, NULL, 0u, NULL}, /* 253 aten::_native_batch_norm_legit.no_stats */
-    {(void (*)(void))opgen_portable__native_batch_norm_legit_no_stats_out, opgen_call_32, 0x000000c0u, "opgen_portable__native_batch_norm_legit_no_stats_out"}, /* 254 aten::_native_batch_norm_legit.no_stats_out */
-    {NULL, NULL, 0u, NULL}, /* 255 aten::adaptive_avg_pool1d */
-    {NULL, NULL, 0u, NULL}, /* 256 aten::_adaptive_avg_pool2d */
-    {NULL, NULL, 0u, NULL}, /* 257 aten::_adaptive_avg_pool3d */
-    {NULL, NULL, 0u, NULL}, /* 258 aten::full */
-    {(void (*)(void))opgen_portable_full_out, opgen_call_33, 0x000008dfu, "opgen_portable_full_out"}, /* 259 aten::full.out */
-    {NULL, NULL, 0u, NULL}, /* 260 aten::full_like */
-    {NULL, NULL, 0u, NULL}, /* 261 aten::scalar_tensor */
-    {NULL, NULL, 0u, NULL}, /* 262 aten::empty.memory_format */
-    {(void (*)(void))opgen_portable_empty_out, opgen_call_34, 0x000008dfu, "opgen_portable_empty_out"}, /* 263 aten::empty.out */
-    {NULL, NULL, 0u, NULL}, /* 264 aten::empty_strided */
-    {NULL, NULL, 0u, NULL}, /* 265 aten::arange.start_step */
-    {(void (*)(void))opgen_portable_arange_start_out, opgen_call_35, 0x000000dfu, "opgen_portable_arange_start_out"}, /* 266 aten::arange.start_out */
-    {NULL, NULL, 0u, NULL}, /* 267 aten::_to_copy */
-    {(void (*)(void))opgen_portable_sort_values, opgen_call_21, 0x000008dfu, "opgen_portable_sort_values"}, /* 268 aten::sort.values */
-    {NULL, NULL, 0u, NULL}, /* 269 aten::sort */
-    {(void (*)(void))opgen_portable_topk_values, opgen_call_36, 0x000000dfu, "opgen_portable_topk_values"}, /* 270 aten::topk.values */
-    {NULL, NULL, 0u, NULL}, /* 271 aten::topk */
-    {NULL, NULL, 0u, NULL}, /* 272 aten::avg_pool1d */
-    {(void (*)(void))opgen_portable_avg_pool3d_out, opgen_call_14, 0x000000c0u, "opgen_portable_avg_pool3d_out"}, /* 273 aten::avg_pool3d.out */
-    {NULL, NULL, 0u, NULL}, /* 274 aten::avg_pool3d */
-    {(void (*)(void))opgen_portable_max_pool3d_with_indices_out, opgen_call_13, 0x000000c0u, "opgen_portable_max_pool3d_with_indices_out"}, /* 275 aten::max_pool3d_with_indices.out */
-    {NULL, NULL, 0u, NULL}, /* 276 aten::max_pool3d_with_indices */
-    {NULL, NULL, 0u, NULL}, /* 277 aten::upsample_nearest2d.vec */
-    {NULL, NULL, 0u, NULL}, /* 278 aten::upsample_bilinear2d.vec */
-    {(void (*)(void))opgen_portable_index_Tensor_out, opgen_call_37, 0x000008dfu, "opgen_portable_index_Tensor_out"}, /* 279 aten::index.Tensor_out */
-    {NULL, NULL, 0u, NULL}, /* 280 aten::index.Tensor */
-    {NULL, NULL, 0u, NULL}, /* 281 aten::index_put */
-    {NULL, NULL, 0u, NULL}, /* 282 aten::split_with_sizes_copy */
-    {(void (*)(void))opgen_portable_split_with_sizes_copy_out, opgen_call_38, 0x080088ffu, "opgen_portable_split_with_sizes_copy_out"}, /* 283 aten::split_with_sizes_copy.out */
-    {NULL, NULL, 0u, NULL}, /* 284 aten::scatter_reduce.two */
-    {(void (*)(void))opgen_portable_scatter_reduce_two_out, opgen_call_39, 0x000000dfu, "opgen_portable_scatter_reduce_two_out"}, /* 285 aten::scatter_reduce.two_out */
-    {NULL, NULL, 0u, NULL}, /* 286 aten::masked_scatter_ */
-    {NULL, NULL, 0u, NULL}, /* 287 aten::masked_scatter */
-    {NULL, NULL, 0u, NULL}, /* 288 aten::_cdist_forward */
-    {NULL, NULL, 0u, NULL}, /* 289 aten::_pdist_forward */
-    {NULL, NULL, 0u, NULL}, /* 290 aten::_adaptive_avg_pool2d_backward */
-    {(void (*)(void))opgen_portable_avg_pool2d_backward_grad_input, opgen_call_40, 0x000000c0u, "opgen_portable_avg_pool2d_backward_grad_input"}, /* 291 aten::avg_pool2d_backward.grad_input */
-    {NULL, NULL, 0u, NULL}, /* 292 aten::avg_pool2d_backward */
-    {(void (*)(void))opgen_portable_max_pool2d_with_indices_backward_grad_input, opgen_call_41, 0x000000c0u, "opgen_portable_max_pool2d_with_indices_backward_grad_input"}, /* 293 aten::max_pool2d_with_indices_backward.grad_input */
-    {NULL, NULL, 0u, NULL}, /* 294 aten::max_pool2d_with_indices_backward */
-    {NULL, NULL, 0u, NULL}, /* 295 aten::embedding_dense_backward */
-    {(void (*)(void))opgen_portable_col2im_out, opgen_call_42, 0x000000c0u, "opgen_portable_col2im_out"}, /* 296 aten::col2im.out */
-    {NULL, NULL, 0u, NULL}, /* 297 aten::col2im */
-    {NULL, NULL, 0u, NULL}, /* 298 aten::rand */
-    {(void (*)(void))opgen_portable_rand_out, opgen_call_43, 0x000000c0u, "opgen_portable_rand_out"}, /* 299 aten::rand.out */
-    {NULL, NULL, 0u, NULL}, /* 300 aten::randn */
-    {(void (*)(void))opgen_portable_randn_out, opgen_call_43, 0x000000c0u, "opgen_portable_randn_out"}, /* 301 aten::randn.out */
-    {NULL, NULL, 0u, NULL}, /* 302 aten::randperm */
-    {(void (*)(void))opgen_portable_randperm_out, opgen_call_44, 0x000000dfu, "opgen_portable_randperm_out"}, /* 303 aten::randperm.out */
-    {NULL, NULL, 0u, NULL}, /* 304 aten::native_dropout */
-    {NULL, NULL, 0u, NULL}, /* 305 aten::native_layer_norm_backward */
-    {NULL, NULL, 0u, NULL}, /* 306 aten::native_group_norm_backward */
-    {(void (*)(void))opgen_portable_nonzero_out, opgen_call_5, 0x00000010u, "opgen_portable_nonzero_out"}, /* 307 aten::nonzero.out */
-    {NULL, NULL, 0u, NULL}, /* 308 aten::nonzero */
-    {NULL, NULL, 0u, NULL}, /* 309 aten::grid_sampler_2d */
-    {NULL, NULL, 0u, NULL}, /* 310 aten::_embedding_bag */
-    {NULL, NULL, 0u, NULL}, /* 311 quantized_decomposed::quantize_per_tensor */
-    {(void (*)(void))opgen_portable_quantize_per_tensor_out, opgen_call_45, 0x0800000fu, "opgen_portable_quantize_per_tensor_out"}, /* 312 quantized_decomposed::quantize_per_tensor.out */
-    {NULL, NULL, 0u, NULL}, /* 313 quantized_decomposed::dequantize_per_tensor */
-    {(void (*)(void))opgen_portable_dequantize_per_tensor_out, opgen_call_46, 0x000000c0u, "opgen_portable_dequantize_per_tensor_out"}, /* 314 quantized_decomposed::dequantize_per_tensor.out */
-    {NULL, NULL, 0u, NULL}, /* 315 quantized_decomposed::dequantize_per_channel */
-    {(void (*)(void))opgen_portable_dequantize_per_channel_out, opgen_call_47, 0x000000c0u, "opgen_portable_dequantize_per_channel_out"}, /* 316 quantized_decomposed::dequantize_per_channel.out */
-    {NULL, NULL, 0u, NULL}, /* 317 dim_order_ops::_to_dim_order_copy */
-    {(void (*)(void))opgen_portable__to_dim_order_copy_out, opgen_call_48, 0x08008effu, "opgen_portable__to_dim_order_copy_out"}, /* 318 dim_order_ops::_to_dim_order_copy.out */
-    {NULL, NULL, 0u, NULL}, /* 319 dim_order_ops::_clone_dim_order */
-    {(void (*)(void))opgen_portable__clone_dim_order_out, opgen_call_48, 0x08008effu, "opgen_portable__clone_dim_order_out"}, /* 320 dim_order_ops::_clone_dim_order.out */
-    {(void (*)(void))opgen_fallback_executorch_prims_add_int, opgen_call_49, 0xffffffffu, "opgen_fallback_executorch_prims_add_int"}, /* 321 executorch_prims::add.int */
-    {(void (*)(void))opgen_fallback_executorch_prims_mul_int, opgen_call_49, 0xffffffffu, "opgen_fallback_executorch_prims_mul_int"}, /* 322 executorch_prims::mul.int */
-    {(void (*)(void))opgen_fallback_executorch_prims_sub_int, opgen_call_49, 0xffffffffu, "opgen_fallback_executorch_prims_sub_int"}, /* 323 executorch_prims::sub.int */
-    {(void (*)(void))opgen_fallback_executorch_prims_floordiv_int, opgen_call_49, 0xffffffffu, "opgen_fallback_executorch_prims_floordiv_int"}, /* 324 executorch_prims::floordiv.int */
-    {(void (*)(void))opgen_fallback_executorch_prims_mod_int, opgen_call_49, 0xffffffffu, "opgen_fallback_executorch_prims_mod_int"}, /* 325 executorch_prims::mod.int */
-    {(void (*)(void))opgen_fallback_executorch_prims_truediv_int, opgen_call_50, 0xffffffffu, "opgen_fallback_executorch_prims_truediv_int"}, /* 326 executorch_prims::truediv.int */
-    {(void (*)(void))opgen_fallback_executorch_prims_neg_int, opgen_call_51, 0xffffffffu, "opgen_fallback_executorch_prims_neg_int"}, /* 327 executorch_prims::neg.int */
-    {(void (*)(void))opgen_fallback_executorch_prims_gt_int, opgen_call_52, 0xffffffffu, "opgen_fallback_executorch_prims_gt_int"}, /* 328 executorch_prims::gt.int */
-    {(void (*)(void))opgen_fallback_executorch_prims_lt_int, opgen_call_52, 0xffffffffu, "opgen_fallback_executorch_prims_lt_int"}, /* 329 executorch_prims::lt.int */
-    {(void (*)(void))opgen_fallback_executorch_prims_ge_int, opgen_call_52, 0xffffffffu, "opgen_fallback_executorch_prims_ge_int"}, /* 330 executorch_prims::ge.int */
-    {(void (*)(void))opgen_fallback_executorch_prims_le_int, opgen_call_52, 0xffffffffu, "opgen_fallback_executorch_prims_le_int"}, /* 331 executorch_prims::le.int */
-    {(void (*)(void))opgen_fallback_executorch_prims_eq_int, opgen_call_52, 0xffffffffu, "opgen_fallback_executorch_prims_eq_int"}, /* 332 executorch_prims::eq.int */
-    {NULL, NULL, 0u, NULL}, /* 333 quantized_decomposed::add_relu */
-    {(void (*)(void))opgen_fallback_quantized_decomposed_add_relu_out, opgen_call_53, 0x08008effu, "opgen_fallback_quantized_decomposed_add_relu_out"}, /* 334 quantized_decomposed::add_relu.out */
-    {NULL, NULL, 0u, NULL}, /* 335 quantized_decomposed::add */
-    {(void (*)(void))opgen_native_quantized_add_out, opgen_call_53, 0x08008effu, "opgen_native_quantized_add_out"}, /* 336 quantized_decomposed::add.out */
-    {NULL, NULL, 0u, NULL}, /* 337 quantized_decomposed::add.scalar */
-    {(void (*)(void))opgen_fallback_quantized_decomposed_add_scalar_out, opgen_call_54, 0x08008effu, "opgen_fallback_quantized_decomposed_add_scalar_out"}, /* 338 quantized_decomposed::add.scalar_out */
-    {NULL, NULL, 0u, NULL}, /* 339 quantized_decomposed::embedding_byte */
-    {(void (*)(void))opgen_fallback_quantized_decomposed_embedding_byte_out, opgen_call_55, 0x08008effu, "opgen_fallback_quantized_decomposed_embedding_byte_out"}, /* 340 quantized_decomposed::embedding_byte.out */
-    {NULL, NULL, 0u, NULL}, /* 341 demo::linear_relu */
-    {(void (*)(void))opgen_fallback_demo_linear_relu_out, opgen_call_3, 0x08008effu, "opgen_fallback_demo_linear_relu_out"}, /* 342 demo::linear_relu.out */
-    {(void (*)(void))opgen_portable_add_Scalar_out, opgen_call_7, 0x000000dfu, "opgen_portable_add_Scalar_out"}, /* 343 aten::add.Scalar_out */
-    {(void (*)(void))opgen_portable_mul_Scalar_out, opgen_call_4, 0x000000dfu, "opgen_portable_mul_Scalar_out"}, /* 344 aten::mul.Scalar_out */
-    {(void (*)(void))opgen_portable_relu_out, opgen_call_5, 0x000000dfu, "opgen_portable_relu_out"}, /* 345 aten::relu.out */
-    {(void (*)(void))opgen_portable_permute_copy_out, opgen_call_31, 0x080088ffu, "opgen_portable_permute_copy_out"}, /* 346 aten::permute_copy.out */
-    {(void (*)(void))opgen_portable_view_copy_out, opgen_call_31, 0x080088ffu, "opgen_portable_view_copy_out"}, /* 347 aten::view_copy.out */
-    {(void (*)(void))opgen_portable_expand_copy_out, opgen_call_18, 0x080088ffu, "opgen_portable_expand_copy_out"}, /* 348 aten::expand_copy.out */
-    {(void (*)(void))opgen_portable_clone_out, opgen_call_56, 0x080088ffu, "opgen_portable_clone_out"}, /* 349 aten::clone.out */
-    {(void (*)(void))opgen_portable_convolution_out, opgen_call_57, 0x000000c0u, "opgen_portable_convolution_out"}, /* 350 aten::convolution.out */
-    {(void (*)(void))opgen_portable__native_batch_norm_legit_no_training_out, opgen_call_58, 0x000000c0u, "opgen_portable__native_batch_norm_legit_no_training_out"}, /* 351 aten::_native_batch_norm_legit_no_training.out */
-    {(void (*)(void))opgen_portable_embedding_out, opgen_call_59, 0x000000c0u, "opgen_portable_embedding_out"}, /* 352 aten::embedding.out */
-    {(void (*)(void))opgen_portable_isnan_out, opgen_call_5, 0x00000800u, "opgen_portable_isnan_out"}, /* 353 aten::isnan.out */
-    {(void (*)(void))opgen_portable_isinf_out, opgen_call_5, 0x00000800u, "opgen_portable_isinf_out"}, /* 354 aten::isinf.out */
-    {(void (*)(void))opgen_portable_div_Scalar_out, opgen_call_4, 0x000000c0u, "opgen_portable_div_Scalar_out"}, /* 355 aten::div.Scalar_out */
-    {(void (*)(void))opgen_portable_div_Scalar_mode_out, opgen_call_60, 0x000000dfu, "opgen_portable_div_Scalar_mode_out"}, /* 356 aten::div.Scalar_mode_out */
-    {(void (*)(void))opgen_portable_sub_Scalar_out, opgen_call_7, 0x000000dfu, "opgen_portable_sub_Scalar_out"}, /* 357 aten::sub.Scalar_out */
-    {(void (*)(void))opgen_portable_prod_out, opgen_call_25, 0x000000d0u, "opgen_portable_prod_out"}, /* 358 aten::prod.out */
-    {(void (*)(void))opgen_portable_squeeze_copy_dim_out, opgen_call_61, 0x080088ffu, "opgen_portable_squeeze_copy_dim_out"}, /* 359 aten::squeeze_copy.dim_out */
-    {(void (*)(void))opgen_portable_squeeze_copy_dims_out, opgen_call_31, 0x080088ffu, "opgen_portable_squeeze_copy_dims_out"}, /* 360 aten::squeeze_copy.dims_out */
-    {(void (*)(void))opgen_portable_unsqueeze_copy_out, opgen_call_61, 0x080088ffu, "opgen_portable_unsqueeze_copy_out"}, /* 361 aten::unsqueeze_copy.out */
-    {(void (*)(void))opgen_portable_select_copy_int_out, opgen_call_62, 0x080088ffu, "opgen_portable_select_copy_int_out"}, /* 362 aten::select_copy.int_out */
-    {(void (*)(void))opgen_portable_slice_copy_Tensor_out, opgen_call_63, 0x080088ffu, "opgen_portable_slice_copy_Tensor_out"}, /* 363 aten::slice_copy.Tensor_out */
-    {(void (*)(void))opgen_portable_diagonal_copy_out, opgen_call_64, 0x080088ffu, "opgen_portable_diagonal_copy_out"}, /* 364 aten::diagonal_copy.out */
-    {(void (*)(void))opgen_portable_alias_copy_out, opgen_call_5, 0x080088ffu, "opgen_portable_alias_copy_out"}, /* 365 aten::alias_copy.out */
-    {(void (*)(void))opgen_portable_as_strided_copy_out, opgen_call_65, 0x080088ffu, "opgen_portable_as_strided_copy_out"}, /* 366 aten::as_strided_copy.out */
-    {(void (*)(void))opgen_portable_flip_out, opgen_call_31, 0x080088ffu, "opgen_portable_flip_out"}, /* 367 aten::flip.out */
-    {(void (*)(void))opgen_portable_repeat_out, opgen_call_31, 0x080088ffu, "opgen_portable_repeat_out"}, /* 368 aten::repeat.out */
-    {(void (*)(void))opgen_portable_constant_pad_nd_out, opgen_call_66, 0x000008dfu, "opgen_portable_constant_pad_nd_out"}, /* 369 aten::constant_pad_nd.out */
-    {(void (*)(void))opgen_portable_slice_scatter_out, opgen_call_67, 0x080088ffu, "opgen_portable_slice_scatter_out"}, /* 370 aten::slice_scatter.out */
-    {(void (*)(void))opgen_portable_select_scatter_out, opgen_call_68, 0x080088ffu, "opgen_portable_select_scatter_out"}, /* 371 aten::select_scatter.out */
-    {(void (*)(void))opgen_portable_fill_Scalar_out, opgen_call_4, 0x000008dfu, "opgen_portable_fill_Scalar_out"}, /* 372 aten::fill.Scalar_out */
-    {(void (*)(void))opgen_portable_copy_out, opgen_call_69, 0x000008dfu, "opgen_portable_copy_out"}, /* 373 aten::copy.out */
-    {(void (*)(void))opgen_portable_native_layer_norm_out, opgen_call_70, 0x000000c0u, "opgen_portable_native_layer_norm_out"}, /* 374 aten::native_layer_norm.out */
-    {(void (*)(void))opgen_portable_native_group_norm_out, opgen_call_71, 0x000000c0u, "opgen_portable_native_group_norm_out"}, /* 375 aten::native_group_norm.out */
-    {(void (*)(void))opgen_portable_adaptive_avg_pool1d_out, opgen_call_31, 0x000000c0u, "opgen_portable_adaptive_avg_pool1d_out"}, /* 376 aten::adaptive_avg_pool1d.out */
-    {(void (*)(void))opgen_portable__adaptive_avg_pool2d_out, opgen_call_31, 0x000000c0u, "opgen_portable__adaptive_avg_pool2d_out"}, /* 377 aten::_adaptive_avg_pool2d.out */
-    {(void (*)(void))opgen_portable__adaptive_avg_pool3d_out, opgen_call_31, 0x000000c0u, "opgen_portable__adaptive_avg_pool3d_out"}, /* 378 aten::_adaptive_avg_pool3d.out */
-    {(void (*)(void))opgen_portable_full_like_out, opgen_call_72, 0x000008dfu, "opgen_portable_full_like_out"}, /* 379 aten::full_like.out */
-    {(void (*)(void))opgen_portable_scalar_tensor_out, opgen_call_73, 0x000008dfu, "opgen_portable_scalar_tensor_out"}, /* 380 aten::scalar_tensor.out */
-    {(void (*)(void))opgen_portable_empty_strided_out, opgen_call_74, 0x000008dfu, "opgen_portable_empty_strided_out"}, /* 381 aten::empty_strided.out */
-    {(void (*)(void))opgen_portable__to_copy_out, opgen_call_75, 0x000008dfu, "opgen_portable__to_copy_out"}, /* 382 aten::_to_copy.out */
-    {(void (*)(void))opgen_portable_avg_pool1d_out, opgen_call_76, 0x000000c0u, "opgen_portable_avg_pool1d_out"}, /* 383 aten::avg_pool1d.out */
-    {(void (*)(void))opgen_portable_upsample_nearest2d_vec_out, opgen_call_77, 0x000000c1u, "opgen_portable_upsample_nearest2d_vec_out"}, /* 384 aten::upsample_nearest2d.vec_out */
-    {(void (*)(void))opgen_portable_upsample_bilinear2d_vec_out, opgen_call_78, 0x000000c0u, "opgen_portable_upsample_bilinear2d_vec_out"}, /* 385 aten::upsample_bilinear2d.vec_out */
-    {(void (*)(void))opgen_portable_index_put_out, opgen_call_79, 0x000008dfu, "opgen_portable_index_put_out"}, /* 386 aten::index_put.out */
-    {(void (*)(void))opgen_portable_masked_scatter_out, opgen_call_3, 0x000008dfu, "opgen_portable_masked_scatter_out"}, /* 387 aten::masked_scatter.out */
-    {(void (*)(void))opgen_portable__cdist_forward_out, opgen_call_80, 0x000000c0u, "opgen_portable__cdist_forward_out"}, /* 388 aten::_cdist_forward.out */
-    {(void (*)(void))opgen_portable__pdist_forward_out, opgen_call_81, 0x000000c0u, "opgen_portable__pdist_forward_out"}, /* 389 aten::_pdist_forward.out */
-    {(void (*)(void))opgen_portable__adaptive_avg_pool2d_backward_out, opgen_call_2, 0x000000c0u, "opgen_portable__adaptive_avg_pool2d_backward_out"}, /* 390 aten::_adaptive_avg_pool2d_backward.out */
-    {(void (*)(void))opgen_portable_embedding_dense_backward_out, opgen_call_82, 0x000000c0u, "opgen_portable_embedding_dense_backward_out"}, /* 391 aten::embedding_dense_backward.out */
-    {(void (*)(void))opgen_portable_native_dropout_out, opgen_call_83, 0x000000c0u, "opgen_portable_native_dropout_out"}, /* 392 aten::native_dropout.out */
-    {(void (*)(void))opgen_portable_native_layer_norm_backward_out, opgen_call_84, 0x000000c0u, "opgen_portable_native_layer_norm_backward_out"}, /* 393 aten::native_layer_norm_backward.out */
-    {(void (*)(void))opgen_portable_native_group_norm_backward_out, opgen_call_85, 0x000000c0u, "opgen_portable_native_group_norm_backward_out"}, /* 394 aten::native_group_norm_backward.out */
-    {(void (*)(void))opgen_portable_grid_sampler_2d_out, opgen_call_82, 0x000000c0u, "opgen_portable_grid_sampler_2d_out"}, /* 395 aten::grid_sampler_2d.out */
-    {(void (*)(void))opgen_portable__embedding_bag_out, opgen_call_86, 0x000000c0u, "opgen_portable__embedding_bag_out"}, /* 396 aten::_embedding_bag.out */
+    {(void (*)(void))opgen_portable_copy_, opgen_call_32, 0x08008effu, "opgen_portable_copy_"}, /* 251 aten::copy_ */
+    {NULL, NULL, 0u, NULL}, /* 252 aten::native_layer_norm */
+    {NULL, NULL, 0u, NULL}, /* 253 aten::native_group_norm */
+    {NULL, NULL, 0u, NULL}, /* 254 aten::_native_batch_norm_legit.no_stats */
+    {(void (*)(void))opgen_portable__native_batch_norm_legit_no_stats_out, opgen_call_33, 0x000000c0u, "opgen_portable__native_batch_norm_legit_no_stats_out"}, /* 255 aten::_native_batch_norm_legit.no_stats_out */
+    {NULL, NULL, 0u, NULL}, /* 256 aten::adaptive_avg_pool1d */
+    {NULL, NULL, 0u, NULL}, /* 257 aten::_adaptive_avg_pool2d */
+    {NULL, NULL, 0u, NULL}, /* 258 aten::_adaptive_avg_pool3d */
+    {NULL, NULL, 0u, NULL}, /* 259 aten::full */
+    {(void (*)(void))opgen_portable_full_out, opgen_call_34, 0x000008dfu, "opgen_portable_full_out"}, /* 260 aten::full.out */
+    {NULL, NULL, 0u, NULL}, /* 261 aten::full_like */
+    {NULL, NULL, 0u, NULL}, /* 262 aten::scalar_tensor */
+    {NULL, NULL, 0u, NULL}, /* 263 aten::empty.memory_format */
+    {(void (*)(void))opgen_portable_empty_out, opgen_call_35, 0x000008dfu, "opgen_portable_empty_out"}, /* 264 aten::empty.out */
+    {NULL, NULL, 0u, NULL}, /* 265 aten::empty_strided */
+    {NULL, NULL, 0u, NULL}, /* 266 aten::arange.start_step */
+    {(void (*)(void))opgen_portable_arange_start_out, opgen_call_36, 0x000000dfu, "opgen_portable_arange_start_out"}, /* 267 aten::arange.start_out */
+    {NULL, NULL, 0u, NULL}, /* 268 aten::_to_copy */
+    {(void (*)(void))opgen_portable_sort_values, opgen_call_21, 0x000008dfu, "opgen_portable_sort_values"}, /* 269 aten::sort.values */
+    {NULL, NULL, 0u, NULL}, /* 270 aten::sort */
+    {(void (*)(void))opgen_portable_topk_values, opgen_call_37, 0x000000dfu, "opgen_portable_topk_values"}, /* 271 aten::topk.values */
+    {NULL, NULL, 0u, NULL}, /* 272 aten::topk */
+    {NULL, NULL, 0u, NULL}, /* 273 aten::avg_pool1d */
+    {(void (*)(void))opgen_portable_avg_pool3d_out, opgen_call_14, 0x000000c0u, "opgen_portable_avg_pool3d_out"}, /* 274 aten::avg_pool3d.out */
+    {NULL, NULL, 0u, NULL}, /* 275 aten::avg_pool3d */
+    {(void (*)(void))opgen_portable_max_pool3d_with_indices_out, opgen_call_13, 0x000000c0u, "opgen_portable_max_pool3d_with_indices_out"}, /* 276 aten::max_pool3d_with_indices.out */
+    {NULL, NULL, 0u, NULL}, /* 277 aten::max_pool3d_with_indices */
+    {NULL, NULL, 0u, NULL}, /* 278 aten::upsample_nearest2d.vec */
+    {NULL, NULL, 0u, NULL}, /* 279 aten::upsample_bilinear2d.vec */
+    {(void (*)(void))opgen_portable_index_Tensor_out, opgen_call_38, 0x000008dfu, "opgen_portable_index_Tensor_out"}, /* 280 aten::index.Tensor_out */
+    {NULL, NULL, 0u, NULL}, /* 281 aten::index.Tensor */
+    {NULL, NULL, 0u, NULL}, /* 282 aten::index_put */
+    {NULL, NULL, 0u, NULL}, /* 283 aten::split_with_sizes_copy */
+    {(void (*)(void))opgen_portable_split_with_sizes_copy_out, opgen_call_39, 0x080088ffu, "opgen_portable_split_with_sizes_copy_out"}, /* 284 aten::split_with_sizes_copy.out */
+    {NULL, NULL, 0u, NULL}, /* 285 aten::scatter_reduce.two */
+    {(void (*)(void))opgen_portable_scatter_reduce_two_out, opgen_call_40, 0x000000dfu, "opgen_portable_scatter_reduce_two_out"}, /* 286 aten::scatter_reduce.two_out */
+    {NULL, NULL, 0u, NULL}, /* 287 aten::masked_scatter_ */
+    {NULL, NULL, 0u, NULL}, /* 288 aten::masked_scatter */
+    {NULL, NULL, 0u, NULL}, /* 289 aten::_cdist_forward */
+    {NULL, NULL, 0u, NULL}, /* 290 aten::_pdist_forward */
+    {NULL, NULL, 0u, NULL}, /* 291 aten::_adaptive_avg_pool2d_backward */
+    {(void (*)(void))opgen_portable_avg_pool2d_backward_grad_input, opgen_call_41, 0x000000c0u, "opgen_portable_avg_pool2d_backward_grad_input"}, /* 292 aten::avg_pool2d_backward.grad_input */
+    {NULL, NULL, 0u, NULL}, /* 293 aten::avg_pool2d_backward */
+    {(void (*)(void))opgen_portable_max_pool2d_with_indices_backward_grad_input, opgen_call_42, 0x000000c0u, "opgen_portable_max_pool2d_with_indices_backward_grad_input"}, /* 294 aten::max_pool2d_with_indices_backward.grad_input */
+    {NULL, NULL, 0u, NULL}, /* 295 aten::max_pool2d_with_indices_backward */
+    {NULL, NULL, 0u, NULL}, /* 296 aten::embedding_dense_backward */
+    {(void (*)(void))opgen_portable_col2im_out, opgen_call_43, 0x000000c0u, "opgen_portable_col2im_out"}, /* 297 aten::col2im.out */
+    {NULL, NULL, 0u, NULL}, /* 298 aten::col2im */
+    {NULL, NULL, 0u, NULL}, /* 299 aten::rand */
+    {(void (*)(void))opgen_portable_rand_out, opgen_call_44, 0x000000c0u, "opgen_portable_rand_out"}, /* 300 aten::rand.out */
+    {NULL, NULL, 0u, NULL}, /* 301 aten::randn */
+    {(void (*)(void))opgen_portable_randn_out, opgen_call_44, 0x000000c0u, "opgen_portable_randn_out"}, /* 302 aten::randn.out */
+    {NULL, NULL, 0u, NULL}, /* 303 aten::randperm */
+    {(void (*)(void))opgen_portable_randperm_out, opgen_call_45, 0x000000dfu, "opgen_portable_randperm_out"}, /* 304 aten::randperm.out */
+    {NULL, NULL, 0u, NULL}, /* 305 aten::native_dropout */
+    {NULL, NULL, 0u, NULL}, /* 306 aten::native_layer_norm_backward */
+    {NULL, NULL, 0u, NULL}, /* 307 aten::native_group_norm_backward */
+    {(void (*)(void))opgen_portable_nonzero_out, opgen_call_5, 0x00000010u, "opgen_portable_nonzero_out"}, /* 308 aten::nonzero.out */
+    {NULL, NULL, 0u, NULL}, /* 309 aten::nonzero */
+    {NULL, NULL, 0u, NULL}, /* 310 aten::grid_sampler_2d */
+    {NULL, NULL, 0u, NULL}, /* 311 aten::_embedding_bag */
+    {NULL, NULL, 0u, NULL}, /* 312 quantized_decomposed::quantize_per_tensor */
+    {(void (*)(void))opgen_portable_quantize_per_tensor_out, opgen_call_46, 0x0800000fu, "opgen_portable_quantize_per_tensor_out"}, /* 313 quantized_decomposed::quantize_per_tensor.out */
+    {NULL, NULL, 0u, NULL}, /* 314 quantized_decomposed::dequantize_per_tensor */
+    {(void (*)(void))opgen_portable_dequantize_per_tensor_out, opgen_call_47, 0x000000c0u, "opgen_portable_dequantize_per_tensor_out"}, /* 315 quantized_decomposed::dequantize_per_tensor.out */
+    {NULL, NULL, 0u, NULL}, /* 316 quantized_decomposed::dequantize_per_channel */
+    {(void (*)(void))opgen_portable_dequantize_per_channel_out, opgen_call_48, 0x000000c0u, "opgen_portable_dequantize_per_channel_out"}, /* 317 quantized_decomposed::dequantize_per_channel.out */
+    {NULL, NULL, 0u, NULL}, /* 318 dim_order_ops::_to_dim_order_copy */
+    {(void (*)(void))opgen_portable__to_dim_order_copy_out, opgen_call_49, 0x08008effu, "opgen_portable__to_dim_order_copy_out"}, /* 319 dim_order_ops::_to_dim_order_copy.out */
+    {NULL, NULL, 0u, NULL}, /* 320 dim_order_ops::_clone_dim_order */
+    {(void (*)(void))opgen_portable__clone_dim_order_out, opgen_call_49, 0x08008effu, "opgen_portable__clone_dim_order_out"}, /* 321 dim_order_ops::_clone_dim_order.out */
+    {(void (*)(void))opgen_fallback_executorch_prims_add_int, opgen_call_50, 0xffffffffu, "opgen_fallback_executorch_prims_add_int"}, /* 322 executorch_prims::add.int */
+    {(void (*)(void))opgen_fallback_executorch_prims_mul_int, opgen_call_50, 0xffffffffu, "opgen_fallback_executorch_prims_mul_int"}, /* 323 executorch_prims::mul.int */
+    {(void (*)(void))opgen_fallback_executorch_prims_sub_int, opgen_call_50, 0xffffffffu, "opgen_fallback_executorch_prims_sub_int"}, /* 324 executorch_prims::sub.int */
+    {(void (*)(void))opgen_fallback_executorch_prims_floordiv_int, opgen_call_50, 0xffffffffu, "opgen_fallback_executorch_prims_floordiv_int"}, /* 325 executorch_prims::floordiv.int */
+    {(void (*)(void))opgen_fallback_executorch_prims_mod_int, opgen_call_50, 0xffffffffu, "opgen_fallback_executorch_prims_mod_int"}, /* 326 executorch_prims::mod.int */
+    {(void (*)(void))opgen_fallback_executorch_prims_truediv_int, opgen_call_51, 0xffffffffu, "opgen_fallback_executorch_prims_truediv_int"}, /* 327 executorch_prims::truediv.int */
+    {(void (*)(void))opgen_fallback_executorch_prims_neg_int, opgen_call_52, 0xffffffffu, "opgen_fallback_executorch_prims_neg_int"}, /* 328 executorch_prims::neg.int */
+    {(void (*)(void))opgen_fallback_executorch_prims_gt_int, opgen_call_53, 0xffffffffu, "opgen_fallback_executorch_prims_gt_int"}, /* 329 executorch_prims::gt.int */
+    {(void (*)(void))opgen_fallback_executorch_prims_lt_int, opgen_call_53, 0xffffffffu, "opgen_fallback_executorch_prims_lt_int"}, /* 330 executorch_prims::lt.int */
+    {(void (*)(void))opgen_fallback_executorch_prims_ge_int, opgen_call_53, 0xffffffffu, "opgen_fallback_executorch_prims_ge_int"}, /* 331 executorch_prims::ge.int */
+    {(void (*)(void))opgen_fallback_executorch_prims_le_int, opgen_call_53, 0xffffffffu, "opgen_fallback_executorch_prims_le_int"}, /* 332 executorch_prims::le.int */
+    {(void (*)(void))opgen_fallback_executorch_prims_eq_int, opgen_call_53, 0xffffffffu, "opgen_fallback_executorch_prims_eq_int"}, /* 333 executorch_prims::eq.int */
+    {NULL, NULL, 0u, NULL}, /* 334 quantized_decomposed::add_relu */
+    {(void (*)(void))opgen_fallback_quantized_decomposed_add_relu_out, opgen_call_54, 0x08008effu, "opgen_fallback_quantized_decomposed_add_relu_out"}, /* 335 quantized_decomposed::add_relu.out */
+    {NULL, NULL, 0u, NULL}, /* 336 quantized_decomposed::add */
+    {(void (*)(void))opgen_native_quantized_add_out, opgen_call_54, 0x08008effu, "opgen_native_quantized_add_out"}, /* 337 quantized_decomposed::add.out */
+    {NULL, NULL, 0u, NULL}, /* 338 quantized_decomposed::add.scalar */
+    {(void (*)(void))opgen_fallback_quantized_decomposed_add_scalar_out, opgen_call_55, 0x08008effu, "opgen_fallback_quantized_decomposed_add_scalar_out"}, /* 339 quantized_decomposed::add.scalar_out */
+    {NULL, NULL, 0u, NULL}, /* 340 quantized_decomposed::embedding_byte */
+    {(void (*)(void))opgen_fallback_quantized_decomposed_embedding_byte_out, opgen_call_56, 0x08008effu, "opgen_fallback_quantized_decomposed_embedding_byte_out"}, /* 341 quantized_decomposed::embedding_byte.out */
+    {NULL, NULL, 0u, NULL}, /* 342 demo::linear_relu */
+    {(void (*)(void))opgen_fallback_demo_linear_relu_out, opgen_call_3, 0x08008effu, "opgen_fallback_demo_linear_relu_out"}, /* 343 demo::linear_relu.out */
+    {(void (*)(void))opgen_portable_add_Scalar_out, opgen_call_7, 0x000000dfu, "opgen_portable_add_Scalar_out"}, /* 344 aten::add.Scalar_out */
+    {(void (*)(void))opgen_portable_mul_Scalar_out, opgen_call_4, 0x000000dfu, "opgen_portable_mul_Scalar_out"}, /* 345 aten::mul.Scalar_out */
+    {(void (*)(void))opgen_portable_relu_out, opgen_call_5, 0x000000dfu, "opgen_portable_relu_out"}, /* 346 aten::relu.out */
+    {(void (*)(void))opgen_portable_permute_copy_out, opgen_call_31, 0x080088ffu, "opgen_portable_permute_copy_out"}, /* 347 aten::permute_copy.out */
+    {(void (*)(void))opgen_portable_view_copy_out, opgen_call_31, 0x080088ffu, "opgen_portable_view_copy_out"}, /* 348 aten::view_copy.out */
+    {(void (*)(void))opgen_portable_expand_copy_out, opgen_call_18, 0x080088ffu, "opgen_portable_expand_copy_out"}, /* 349 aten::expand_copy.out */
+    {(void (*)(void))opgen_portable_clone_out, opgen_call_57, 0x080088ffu, "opgen_portable_clone_out"}, /* 350 aten::clone.out */
+    {(void (*)(void))opgen_portable_convolution_out, opgen_call_58, 0x000000c0u, "opgen_portable_convolution_out"}, /* 351 aten::convolution.out */
+    {(void (*)(void))opgen_portable__native_batch_norm_legit_no_training_out, opgen_call_59, 0x000000c0u, "opgen_portable__native_batch_norm_legit_no_training_out"}, /* 352 aten::_native_batch_norm_legit_no_training.out */
+    {(void (*)(void))opgen_portable_embedding_out, opgen_call_60, 0x000000c0u, "opgen_portable_embedding_out"}, /* 353 aten::embedding.out */
+    {(void (*)(void))opgen_portable_isnan_out, opgen_call_5, 0x00000800u, "opgen_portable_isnan_out"}, /* 354 aten::isnan.out */
+    {(void (*)(void))opgen_portable_isinf_out, opgen_call_5, 0x00000800u, "opgen_portable_isinf_out"}, /* 355 aten::isinf.out */
+    {(void (*)(void))opgen_portable_div_Scalar_out, opgen_call_4, 0x000000c0u, "opgen_portable_div_Scalar_out"}, /* 356 aten::div.Scalar_out */
+    {(void (*)(void))opgen_portable_div_Scalar_mode_out, opgen_call_61, 0x000000dfu, "opgen_portable_div_Scalar_mode_out"}, /* 357 aten::div.Scalar_mode_out */
+    {(void (*)(void))opgen_portable_sub_Scalar_out, opgen_call_7, 0x000000dfu, "opgen_portable_sub_Scalar_out"}, /* 358 aten::sub.Scalar_out */
+    {(void (*)(void))opgen_portable_prod_out, opgen_call_25, 0x000000d0u, "opgen_portable_prod_out"}, /* 359 aten::prod.out */
+    {(void (*)(void))opgen_portable_squeeze_copy_dim_out, opgen_call_62, 0x080088ffu, "opgen_portable_squeeze_copy_dim_out"}, /* 360 aten::squeeze_copy.dim_out */
+    {(void (*)(void))opgen_portable_squeeze_copy_dims_out, opgen_call_31, 0x080088ffu, "opgen_portable_squeeze_copy_dims_out"}, /* 361 aten::squeeze_copy.dims_out */
+    {(void (*)(void))opgen_portable_unsqueeze_copy_out, opgen_call_62, 0x080088ffu, "opgen_portable_unsqueeze_copy_out"}, /* 362 aten::unsqueeze_copy.out */
+    {(void (*)(void))opgen_portable_select_copy_int_out, opgen_call_63, 0x080088ffu, "opgen_portable_select_copy_int_out"}, /* 363 aten::select_copy.int_out */
+    {(void (*)(void))opgen_portable_slice_copy_Tensor_out, opgen_call_64, 0x080088ffu, "opgen_portable_slice_copy_Tensor_out"}, /* 364 aten::slice_copy.Tensor_out */
+    {(void (*)(void))opgen_portable_diagonal_copy_out, opgen_call_65, 0x080088ffu, "opgen_portable_diagonal_copy_out"}, /* 365 aten::diagonal_copy.out */
+    {(void (*)(void))opgen_portable_alias_copy_out, opgen_call_5, 0x080088ffu, "opgen_portable_alias_copy_out"}, /* 366 aten::alias_copy.out */
+    {(void (*)(void))opgen_portable_as_strided_copy_out, opgen_call_66, 0x080088ffu, "opgen_portable_as_strided_copy_out"}, /* 367 aten::as_strided_copy.out */
+    {(void (*)(void))opgen_portable_flip_out, opgen_call_31, 0x080088ffu, "opgen_portable_flip_out"}, /* 368 aten::flip.out */
+    {(void (*)(void))opgen_portable_repeat_out, opgen_call_31, 0x080088ffu, "opgen_portable_repeat_out"}, /* 369 aten::repeat.out */
+    {(void (*)(void))opgen_portable_constant_pad_nd_out, opgen_call_67, 0x000008dfu, "opgen_portable_constant_pad_nd_out"}, /* 370 aten::constant_pad_nd.out */
+    {(void (*)(void))opgen_portable_slice_scatter_out, opgen_call_68, 0x080088ffu, "opgen_portable_slice_scatter_out"}, /* 371 aten::slice_scatter.out */
+    {(void (*)(void))opgen_portable_select_scatter_out, opgen_call_69, 0x080088ffu, "opgen_portable_select_scatter_out"}, /* 372 aten::select_scatter.out */
+    {(void (*)(void))opgen_portable_fill_Scalar_out, opgen_call_4, 0x000008dfu, "opgen_portable_fill_Scalar_out"}, /* 373 aten::fill.Scalar_out */
+    {(void (*)(void))opgen_portable_copy_out, opgen_call_70, 0x000008dfu, "opgen_portable_copy_out"}, /* 374 aten::copy.out */
+    {(void (*)(void))opgen_portable_native_layer_norm_out, opgen_call_71, 0x000000c0u, "opgen_portable_native_layer_norm_out"}, /* 375 aten::native_layer_norm.out */
+    {(void (*)(void))opgen_portable_native_group_norm_out, opgen_call_72, 0x000000c0u, "opgen_portable_native_group_norm_out"}, /* 376 aten::native_group_norm.out */
+    {(void (*)(void))opgen_portable_adaptive_avg_pool1d_out, opgen_call_31, 0x000000c0u, "opgen_portable_adaptive_avg_pool1d_out"}, /* 377 aten::adaptive_avg_pool1d.out */
+    {(void (*)(void))opgen_portable__adaptive_avg_pool2d_out, opgen_call_31, 0x000000c0u, "opgen_portable__adaptive_avg_pool2d_out"}, /* 378 aten::_adaptive_avg_pool2d.out */
+    {(void (*)(void))opgen_portable__adaptive_avg_pool3d_out, opgen_call_31, 0x000000c0u, "opgen_portable__adaptive_avg_pool3d_out"}, /* 379 aten::_adaptive_avg_pool3d.out */
+    {(void (*)(void))opgen_portable_full_like_out, opgen_call_73, 0x000008dfu, "opgen_portable_full_like_out"}, /* 380 aten::full_like.out */
+    {(void (*)(void))opgen_portable_scalar_tensor_out, opgen_call_74, 0x000008dfu, "opgen_portable_scalar_tensor_out"}, /* 381 aten::scalar_tensor.out */
+    {(void (*)(void))opgen_portable_empty_strided_out, opgen_call_75, 0x000008dfu, "opgen_portable_empty_strided_out"}, /* 382 aten::empty_strided.out */
+    {(void (*)(void))opgen_portable__to_copy_out, opgen_call_76, 0x000008dfu, "opgen_portable__to_copy_out"}, /* 383 aten::_to_copy.out */
+    {(void (*)(void))opgen_portable_avg_pool1d_out, opgen_call_77, 0x000000c0u, "opgen_portable_avg_pool1d_out"}, /* 384 aten::avg_pool1d.out */
+    {(void (*)(void))opgen_portable_upsample_nearest2d_vec_out, opgen_call_78, 0x000000c1u, "opgen_portable_upsample_nearest2d_vec_out"}, /* 385 aten::upsample_nearest2d.vec_out */
+    {(void (*)(void))opgen_portable_upsample_bilinear2d_vec_out, opgen_call_79, 0x000000c0u, "opgen_portable_upsample_bilinear2d_vec_out"}, /* 386 aten::upsample_bilinear2d.vec_out */
+    {(void (*)(void))opgen_portable_index_put_out, opgen_call_80, 0x000008dfu, "opgen_portable_index_put_out"}, /* 387 aten::index_put.out */
+    {(void (*)(void))opgen_portable_masked_scatter_out, opgen_call_3, 0x000008dfu, "opgen_portable_masked_scatter_out"}, /* 388 aten::masked_scatter.out */
+    {(void (*)(void))opgen_portable__cdist_forward_out, opgen_call_81, 0x000000c0u, "opgen_portable__cdist_forward_out"}, /* 389 aten::_cdist_forward.out */
+    {(void (*)(void))opgen_portable__pdist_forward_out, opgen_call_82, 0x000000c0u, "opgen_portable__pdist_forward_out"}, /* 390 aten::_pdist_forward.out */
+    {(void (*)(void))opgen_portable__adaptive_avg_pool2d_backward_out, opgen_call_2, 0x000000c0u, "opgen_portable__adaptive_avg_pool2d_backward_out"}, /* 391 aten::_adaptive_avg_pool2d_backward.out */
+    {(void (*)(void))opgen_portable_embedding_dense_backward_out, opgen_call_83, 0x000000c0u, "opgen_portable_embedding_dense_backward_out"}, /* 392 aten::embedding_dense_backward.out */
+    {(void (*)(void))opgen_portable_native_dropout_out, opgen_call_84, 0x000000c0u, "opgen_portable_native_dropout_out"}, /* 393 aten::native_dropout.out */
+    {(void (*)(void))opgen_portable_native_layer_norm_backward_out, opgen_call_85, 0x000000c0u, "opgen_portable_native_layer_norm_backward_out"}, /* 394 aten::native_layer_norm_backward.out */
+    {(void (*)(void))opgen_portable_native_group_norm_backward_out, opgen_call_86, 0x000000c0u, "opgen_portable_native_group_norm_backward_out"}, /* 395 aten::native_group_norm_backward.out */
+    {(void (*)(void))opgen_portable_grid_sampler_2d_out, opgen_call_83, 0x000000c0u, "opgen_portable_grid_sampler_2d_out"}, /* 396 aten::grid_sampler_2d.out */
+    {(void (*)(void))opgen_portable__embedding_bag_out, opgen_call_87, 0x000000c0u, "opgen_portable__embedding_bag_out"}, /* 397 aten::_embedding_bag.out */
 };
 
 const opgen_fallback_entry opgen_fallbacks[] = {
-    {321, {(void (*)(void))opgen_fallback_executorch_prims_add_int, opgen_call_49, 0xffffffffu, "opgen_fallback_executorch_prims_add_int"}}, /* executorch_prims::add.int */
-    {322, {(void (*)(void))opgen_fallback_executorch_prims_mul_int, opgen_call_49, 0xffffffffu, "opgen_fallback_executorch_prims_mul_int"}}, /* executorch_prims::mul.int */
-    {323, {(void (*)(void))opgen_fallback_executorch_prims_sub_int, opgen_call_49, 0xffffffffu, "opgen_fallback_executorch_prims_sub_int"}}, /* executorch_prims::sub.int */
-    {324, {(void (*)(void))opgen_fallback_executorch_prims_floordiv_int, opgen_call_49, 0xffffffffu, "opgen_fallback_executorch_prims_floordiv_int"}}, /* executorch_prims::floordiv.int */
-    {325, {(void (*)(void))opgen_fallback_executorch_prims_mod_int, opgen_call_49, 0xffffffffu, "opgen_fallback_executorch_prims_mod_int"}}, /* executorch_prims::mod.int */
-    {326, {(void (*)(void))opgen_fallback_executorch_prims_truediv_int, opgen_call_50, 0xffffffffu, "opgen_fallback_executorch_prims_truediv_int"}}, /* executorch_prims::truediv.int */
-    {327, {(void (*)(void))opgen_fallback_executorch_prims_neg_int, opgen_call_51, 0xffffffffu, "opgen_fallback_executorch_prims_neg_int"}}, /* executorch_prims::neg.int */
-    {328, {(void (*)(void))opgen_fallback_executorch_prims_gt_int, opgen_call_52, 0xffffffffu, "opgen_fallback_executorch_prims_gt_int"}}, /* executorch_prims::gt.int */
-    {329, {(void (*)(void))opgen_fallback_executorch_prims_lt_int, opgen_call_52, 0xffffffffu, "opgen_fallback_executorch_prims_lt_int"}}, /* executorch_prims::lt.int */
-    {330, {(void (*)(void))opgen_fallback_executorch_prims_ge_int, opgen_call_52, 0xffffffffu, "opgen_fallback_executorch_prims_ge_int"}}, /* executorch_prims::ge.int */
-    {331, {(void (*)(void))opgen_fallback_executorch_prims_le_int, opgen_call_52, 0xffffffffu, "opgen_fallback_executorch_prims_le_int"}}, /* executorch_prims::le.int */
-    {332, {(void (*)(void))opgen_fallback_executorch_prims_eq_int, opgen_call_52, 0xffffffffu, "opgen_fallback_executorch_prims_eq_int"}}, /* executorch_prims::eq.int */
-    {334, {(void (*)(void))opgen_fallback_quantized_decomposed_add_relu_out, opgen_call_53, 0x08008effu, "opgen_fallback_quantized_decomposed_add_relu_out"}}, /* quantized_decomposed::add_relu.out */
-    {336, {(void (*)(void))opgen_fallback_quantized_decomposed_add_out, opgen_call_53, 0x08008effu, "opgen_fallback_quantized_decomposed_add_out"}}, /* quantized_decomposed::add.out */
-    {338, {(void (*)(void))opgen_fallback_quantized_decomposed_add_scalar_out, opgen_call_54, 0x08008effu, "opgen_fallback_quantized_decomposed_add_scalar_out"}}, /* quantized_decomposed::add.scalar_out */
-    {340, {(void (*)(void))opgen_fallback_quantized_decomposed_embedding_byte_out, opgen_call_55, 0x08008effu, "opgen_fallback_quantized_decomposed_embedding_byte_out"}}, /* quantized_decomposed::embedding_byte.out */
-    {342, {(void (*)(void))opgen_fallback_demo_linear_relu_out, opgen_call_3, 0x08008effu, "opgen_fallback_demo_linear_relu_out"}}, /* demo::linear_relu.out */
+    {322, {(void (*)(void))opgen_fallback_executorch_prims_add_int, opgen_call_50, 0xffffffffu, "opgen_fallback_executorch_prims_add_int"}}, /* executorch_prims::add.int */
+    {323, {(void (*)(void))opgen_fallback_executorch_prims_mul_int, opgen_call_50, 0xffffffffu, "opgen_fallback_executorch_prims_mul_int"}}, /* executorch_prims::mul.int */
+    {324, {(void (*)(void))opgen_fallback_executorch_prims_sub_int, opgen_call_50, 0xffffffffu, "opgen_fallback_executorch_prims_sub_int"}}, /* executorch_prims::sub.int */
+    {325, {(void (*)(void))opgen_fallback_executorch_prims_floordiv_int, opgen_call_50, 0xffffffffu, "opgen_fallback_executorch_prims_floordiv_int"}}, /* executorch_prims::floordiv.int */
+    {326, {(void (*)(void))opgen_fallback_executorch_prims_mod_int, opgen_call_50, 0xffffffffu, "opgen_fallback_executorch_prims_mod_int"}}, /* executorch_prims::mod.int */
+    {327, {(void (*)(void))opgen_fallback_executorch_prims_truediv_int, opgen_call_51, 0xffffffffu, "opgen_fallback_executorch_prims_truediv_int"}}, /* executorch_prims::truediv.int */
+    {328, {(void (*)(void))opgen_fallback_executorch_prims_neg_int, opgen_call_52, 0xffffffffu, "opgen_fallback_executorch_prims_neg_int"}}, /* executorch_prims::neg.int */
+    {329, {(void (*)(void))opgen_fallback_executorch_prims_gt_int, opgen_call_53, 0xffffffffu, "opgen_fallback_executorch_prims_gt_int"}}, /* executorch_prims::gt.int */
+    {330, {(void (*)(void))opgen_fallback_executorch_prims_lt_int, opgen_call_53, 0xffffffffu, "opgen_fallback_executorch_prims_lt_int"}}, /* executorch_prims::lt.int */
+    {331, {(void (*)(void))opgen_fallback_executorch_prims_ge_int, opgen_call_53, 0xffffffffu, "opgen_fallback_executorch_prims_ge_int"}}, /* executorch_prims::ge.int */
+    {332, {(void (*)(void))opgen_fallback_executorch_prims_le_int, opgen_call_53, 0xffffffffu, "opgen_fallback_executorch_prims_le_int"}}, /* executorch_prims::le.int */
+    {333, {(void (*)(void))opgen_fallback_executorch_prims_eq_int, opgen_call_53, 0xffffffffu, "opgen_fallback_executorch_prims_eq_int"}}, /* executorch_prims::eq.int */
+    {335, {(void (*)(void))opgen_fallback_quantized_decomposed_add_relu_out, opgen_call_54, 0x08008effu, "opgen_fallback_quantized_decomposed_add_relu_out"}}, /* quantized_decomposed::add_relu.out */
+    {337, {(void (*)(void))opgen_fallback_quantized_decomposed_add_out, opgen_call_54, 0x08008effu, "opgen_fallback_quantized_decomposed_add_out"}}, /* quantized_decomposed::add.out */
+    {339, {(void (*)(void))opgen_fallback_quantized_decomposed_add_scalar_out, opgen_call_55, 0x08008effu, "opgen_fallback_quantized_decomposed_add_scalar_out"}}, /* quantized_decomposed::add.scalar_out */
+    {341, {(void (*)(void))opgen_fallback_quantized_decomposed_embedding_byte_out, opgen_call_56, 0x08008effu, "opgen_fallback_quantized_decomposed_embedding_byte_out"}}, /* quantized_decomposed::embedding_byte.out */
+    {343, {(void (*)(void))opgen_fallback_demo_linear_relu_out, opgen_call_3, 0x08008effu, "opgen_fallback_demo_linear_relu_out"}}, /* demo::linear_relu.out */
 };
 #endif /* OPGEN_IMPLEMENTATION */

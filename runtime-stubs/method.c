@@ -5,6 +5,7 @@
 #include "opgen/method.h"
 #include "opgen/loops.h"
 #include "step.h"
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -48,6 +49,9 @@ struct opgen_method {
 /* A value the method is given or moves into (kernels read it at every call);
  * a tensor whose bytes are the program's (never written). */
 enum { V_MUTABLE = 1, V_CONSTANT = 2, V_INPUT = 4 };
+/* A scalar input the program declares as Null (a SymInt the exporter left
+ * dynamic): it takes the value a run gives, of the kinds its uses accept. */
+enum { V_ANY_SCALAR = 8, V_USED_INT = 16, V_USED_FLOAT = 32, V_USED_BOOL = 64 };
 
 /* What a method holds, counted before anything is allocated. */
 typedef struct counts {
@@ -109,7 +113,8 @@ size_t opgen_method_buffer_bytes(const opgen_pte *p, const opgen_pte_plan *pl, i
 /* ---- resolving an operator ---- */
 
 
-/* The kernel op of a KernelCall: its out= variant (or a scalar prim). */
+/* The kernel op of a KernelCall: its out= variant, an in-place op with a kernel
+ * (aten::copy_, as the exporter writes mutated buffers back), or a scalar prim. */
 static int32_t kernel_op(const opgen_pte *p, const opgen_pte_plan *pl, const instr *at, int32_t opi, int *kid, const char **qualified, opgen_error *err) {
     const char *name, *overload;
     if (opi < 0 || opgen_pte_operator_at(p, pl, (uint32_t)opi, &name, &overload, err)) {
@@ -124,7 +129,8 @@ static int32_t kernel_op(const opgen_pte *p, const opgen_pte_plan *pl, const ins
     memcpy(full + n + (o ? 1 : 0), overload, o + 1);
     int id = opgen_node_op(full);
     if (id < 0) return opgen_fail_at(err, OPGEN_E_NOT_FOUND, p->file, 0, 0, "method '%s', instruction %d: unknown operator %s", pl->name, at->index, full);
-    if (opgen_ops[id].kind != OPGEN_KIND_OUT && !opgen_is_scalar_op(id))
+    bool inplace = opgen_ops[id].kind == OPGEN_KIND_INPLACE && opgen_registry[id].fn;
+    if (opgen_ops[id].kind != OPGEN_KIND_OUT && !inplace && !opgen_is_scalar_op(id))
         return opgen_fail_at(err, OPGEN_E_INVALID, p->file, 0, 0, "method '%s', instruction %d: %s is not an out= variant; ExecuTorch programs call those", pl->name, at->index, full);
     *kid = id;
     *qualified = opgen_ops[id].qualified;
@@ -316,7 +322,8 @@ static int32_t load_io(mloader *L) {
             int32_t i = opgen_pte_i32(L->p, v, j);
             if (i < 0 || i >= m->nvalues) return lfail(L, OPGEN_E_FORMAT, "%s %u is value %d, out of range (%d values)", k ? "output" : "input", j, i, m->nvalues);
             int kind = m->values[i].kind;
-            if (!k && kind != OPGEN_GV_TENSOR && kind != OPGEN_GV_INT && kind != OPGEN_GV_FLOAT && kind != OPGEN_GV_BOOL)
+            if (!k && m->evkind[i] == OPGEN_EV_NULL) m->flags[i] |= V_ANY_SCALAR;
+            else if (!k && kind != OPGEN_GV_TENSOR && kind != OPGEN_GV_INT && kind != OPGEN_GV_FLOAT && kind != OPGEN_GV_BOOL)
                 return lfail(L, OPGEN_E_NOT_IMPLEMENTED, "input %u is a%s %s; opgen takes tensors and scalars", j, m->evkind[i] == OPGEN_EV_INT_LIST ? "n" : "", opgen_ev_kind_name(m->evkind[i]));
             dst[j] = i;
             if (!k) m->flags[i] |= V_MUTABLE | V_INPUT;
@@ -425,11 +432,29 @@ static int32_t bind_scalar(mloader *L, opgen_step *s, int ai, int32_t vi, const 
     return OPGEN_OK;
 }
 
+/* An argument from a Null-declared scalar input: patched from the value each run
+ * gives (an Int 0 until then: what the meta step at load sees); the kinds its
+ * uses accept are noted for the run to check. */
+static int32_t bind_any_scalar(mloader *L, opgen_step *s, int ai, int32_t vi, const opgen_arg *ka) {
+    opgen_value *v = &s->args[ai];
+    uint8_t *f = &L->m->flags[vi];
+    switch (ka->abi) {
+    case OPGEN_ABI_SCALAR: case OPGEN_ABI_OPT_SCALAR: v->v.s.dtype = OPGEN_DTYPE_Long, v->v.s.v.i = 0; *f |= V_USED_INT | V_USED_FLOAT | V_USED_BOOL; break;
+    case OPGEN_ABI_INT: case OPGEN_ABI_OPT_INT: v->v.i = 0; *f |= V_USED_INT; break;
+    case OPGEN_ABI_FLOAT: case OPGEN_ABI_OPT_FLOAT: v->v.f = 0; *f |= V_USED_INT | V_USED_FLOAT; break;
+    case OPGEN_ABI_BOOL: case OPGEN_ABI_OPT_BOOL: v->v.b = false; *f |= V_USED_BOOL; break;
+    default: return lfail(L, OPGEN_E_NOT_IMPLEMENTED, "argument '%s' (%s) is value %d, a scalar input declared Null; opgen takes those as Scalar, int, float or bool arguments", ka->name, ka->type, vi);
+    }
+    s->patches[s->npatches++] = (opgen_patch){ai, vi, ka->abi, -1};
+    return OPGEN_OK;
+}
+
 static int32_t bind_arg(mloader *L, opgen_step *s, int ai, int32_t vi) {
     const opgen_arg *ka = &opgen_args[opgen_ops[s->kernel_op].first_arg + (unsigned)ai];
     if (vi < 0 || vi >= L->m->nvalues) return lfail(L, OPGEN_E_FORMAT, "argument '%s' is value %d, out of range (%d values)", ka->name, vi, L->m->nvalues);
     int ev = L->m->evkind[vi], abi = ka->abi;
     opgen_value *v = &s->args[ai];
+    if (L->m->flags[vi] & V_ANY_SCALAR) return bind_any_scalar(L, s, ai, vi, ka);
     if (ev == OPGEN_EV_NULL || ev == OPGEN_EV_NONE) {
         if (!opgen_abi_optional(abi)) return lfail(L, OPGEN_E_INVALID, "argument '%s' (%s) cannot be None", ka->name, ka->type);
         v->none = true;
@@ -468,16 +493,27 @@ static int32_t bind_arg(mloader *L, opgen_step *s, int ai, int32_t vi) {
     return lfail(L, OPGEN_E_INVALID, "argument '%s' (%s) is value %d, a%s %s", ka->name, ka->type, vi, ev == OPGEN_EV_INT || ev == OPGEN_EV_INT_LIST ? "n" : "", opgen_ev_kind_name(ev));
 }
 
-/* The returned values after the arguments: the outs again, or (several results)
- * one TensorList of them. */
+/* Value a is value b, or a tensor of the same type over the same planned bytes
+ * (the emitter gives an in-place op's result a value of its own). */
+static bool same_tensor(const mloader *L, int32_t a, int32_t b) {
+    if (a == b) return true;
+    if (a < 0 || a >= L->m->nvalues || L->m->evkind[a] != OPGEN_EV_TENSOR || L->m->evkind[b] != OPGEN_EV_TENSOR) return false;
+    const opgen_tensor *x = &L->m->values[a].t, *y = &L->m->values[b].t;
+    return x->data && x->data == y->data && x->dtype == y->dtype && x->dim == y->dim && !memcmp(x->sizes, y->sizes, sizeof(int64_t) * (size_t)x->dim);
+}
+
+/* The returned values after the arguments: the outs again (an in-place op's:
+ * what it writes), or (several results) one TensorList of them. */
 static int32_t check_returns(mloader *L, const opgen_pte_instr *in, const opgen_op *kop) {
     uint32_t n = kop->nargs, extra = in->args.len - n;
     int nouts = 0, outs[16];
+    unsigned writes = kop->kind == OPGEN_KIND_INPLACE ? OPGEN_ARG_WRITE : OPGEN_ARG_OUT; /* an in-place op returns what it writes */
     for (int ai = 0; ai < kop->nargs; ai++)
-        if (opgen_args[kop->first_arg + (unsigned)ai].flags & OPGEN_ARG_OUT && nouts < 16) outs[nouts++] = opgen_pte_i32(L->p, in->args, (uint32_t)ai);
+        if (opgen_args[kop->first_arg + (unsigned)ai].flags & writes && nouts < 16) outs[nouts++] = opgen_pte_i32(L->p, in->args, (uint32_t)ai);
     if (extra == (uint32_t)nouts) {
         for (uint32_t r = 0; r < extra; r++)
-            if (opgen_pte_i32(L->p, in->args, n + r) != outs[r]) return lfail(L, OPGEN_E_FORMAT, "returned value %u is value %d, not its out (value %d)", r, opgen_pte_i32(L->p, in->args, n + r), outs[r]);
+            if (!same_tensor(L, opgen_pte_i32(L->p, in->args, n + r), outs[r]))
+                return lfail(L, OPGEN_E_FORMAT, "returned value %u is value %d, not its out (value %d)", r, opgen_pte_i32(L->p, in->args, n + r), outs[r]);
         return OPGEN_OK;
     }
     int32_t ri = opgen_pte_i32(L->p, in->args, n);
@@ -526,7 +562,10 @@ static int32_t load_kernel_call(mloader *L, instr *ins, const opgen_pte_instr *i
     for (int ai = 0; ai < kop->nargs; ai++) {
         int32_t vi = opgen_pte_i32(L->p, in->args, (uint32_t)ai);
         if (bind_arg(L, s, ai, vi) || has_memory(L, s, ai, vi)) return L->err->code;
-        if (!(opgen_args[kop->first_arg + (unsigned)ai].flags & OPGEN_ARG_OUT)) continue;
+        unsigned flags = opgen_args[kop->first_arg + (unsigned)ai].flags;
+        if (flags & OPGEN_ARG_WRITE && !(flags & OPGEN_ARG_OUT) && !s->args[ai].none && L->m->flags[vi] & V_CONSTANT)
+            return lfail(L, OPGEN_E_INVALID, "it writes '%s' (value %d) in place, a constant", opgen_args[kop->first_arg + (unsigned)ai].name, vi);
+        if (!(flags & OPGEN_ARG_OUT)) continue;
         const opgen_tensor *t = s->args[ai].v.t;
         if (s->args[ai].none || !t || !t->data || L->m->flags[vi] & V_CONSTANT)
             return lfail(L, OPGEN_E_INVALID, "its out '%s' (value %d) has no planned memory to write", opgen_args[kop->first_arg + (unsigned)ai].name, vi);
@@ -701,6 +740,7 @@ static int32_t take_buffers(mloader *L, opgen_arena *a) {
         m->buffers[b] = L->opt->buffers ? L->opt->buffers[b] : opgen_arena_zalloc(a, n ? n : 1);
         if (!m->buffers[b]) return lfail(L, L->opt->buffers ? OPGEN_E_INVALID : OPGEN_E_NO_MEMORY, "no memory for planned buffer %d (%zu bytes)", b + 1, n);
         if ((uintptr_t)m->buffers[b] % 16) return lfail(L, OPGEN_E_INVALID, "planned buffer %d is not aligned to 16 bytes", b + 1);
+        if (L->opt->buffers) memset(m->buffers[b], 0, n); /* state (mutable buffers) starts at zero, as in ExecuTorch */
     }
     return OPGEN_OK;
 }
@@ -729,8 +769,23 @@ int32_t opgen_method_load(const opgen_pte *p, const char *method, const opgen_me
 }
 
 size_t opgen_method_work_bytes(const opgen_method *m) { return m->work; }
+int32_t opgen_method_reset(opgen_method *m, opgen_error *err) {
+    for (int b = 0; b < m->nbuffers; b++) memset(m->buffers[b], 0, opgen_method_buffer_bytes(m->pte, &m->plan, b + 1));
+    for (int i = 0; i < m->nvalues; i++) { /* a mutable buffer's initial data, as load placed it */
+        opgen_pte_value v;
+        const void *data;
+        if (m->evkind[i] != OPGEN_EV_TENSOR) continue;
+        if (opgen_pte_value_at(m->pte, &m->plan, (uint32_t)i, &v, err)) return err->code;
+        if (!v.t.planned || !v.t.data_buffer_idx) continue;
+        if (opgen_pte_mutable_data(m->pte, v.t.data_buffer_idx, opgen_nbytes(&m->values[i].t), &data, err)) return err->code;
+        memcpy(m->values[i].t.data, data, opgen_nbytes(&m->values[i].t));
+    }
+    return OPGEN_OK;
+}
+
 int opgen_method_ninputs(const opgen_method *m) { return m->ninputs; }
 int opgen_method_noutputs(const opgen_method *m) { return m->noutputs; }
+bool opgen_method_input_is_null(const opgen_method *m, int i) { return i >= 0 && i < m->ninputs && m->flags[m->inputs[i]] & V_ANY_SCALAR; }
 const opgen_ivalue *opgen_method_input(const opgen_method *m, int i) { return i >= 0 && i < m->ninputs ? &m->values[m->inputs[i]] : NULL; }
 const opgen_ivalue *opgen_method_output(const opgen_method *m, int i) { return i >= 0 && i < m->noutputs ? &m->values[m->outputs[i]] : NULL; }
 
@@ -753,13 +808,37 @@ static const char *kind_text(int kind) {
     return kind == OPGEN_GV_TENSOR ? "a tensor" : kind == OPGEN_GV_INT ? "an int" : kind == OPGEN_GV_FLOAT ? "a float" : kind == OPGEN_GV_BOOL ? "a bool" : "another kind of value";
 }
 
+/* A Null-declared scalar input takes a value of a kind its uses accept. */
+static int32_t set_any_scalar(opgen_method *m, int i, const opgen_ivalue *in, opgen_error *err) {
+    opgen_ivalue *iv = &m->values[m->inputs[i]];
+    uint8_t f = m->flags[m->inputs[i]];
+    bool ok = (in->kind == OPGEN_GV_INT && f & V_USED_INT) || (in->kind == OPGEN_GV_FLOAT && f & V_USED_FLOAT) || (in->kind == OPGEN_GV_BOOL && f & V_USED_BOOL);
+    if (!ok && !(f & (V_USED_INT | V_USED_FLOAT | V_USED_BOOL)) && (in->kind == OPGEN_GV_INT || in->kind == OPGEN_GV_FLOAT || in->kind == OPGEN_GV_BOOL)) ok = true; /* unused */
+    if (!ok)
+        return rfail(m, NULL, err, OPGEN_E_INVALID, "input %d is a scalar the program uses as %s, got %s", i,
+                     f & V_USED_FLOAT ? "an int or a float" : f & V_USED_INT ? "an int" : "a bool", kind_text(in->kind));
+    iv->kind = in->kind, iv->i = in->i, iv->f = in->f, iv->b = in->b;
+    return OPGEN_OK;
+}
+
+/* A scalar input the program declares with a value was specialised at export:
+ * ExecuTorch takes only that value, and so does opgen (any other would be
+ * computed with the exported one). */
+static int32_t check_fixed_scalar(const opgen_method *m, int i, const opgen_ivalue *iv, const opgen_ivalue *in, opgen_error *err) {
+    bool same = iv->kind == OPGEN_GV_INT ? in->i == iv->i : iv->kind == OPGEN_GV_BOOL ? in->b == iv->b : (in->f == iv->f || (isnan(in->f) && isnan(iv->f)));
+    if (same) return OPGEN_OK;
+    char want[48], got[48];
+    if (iv->kind == OPGEN_GV_INT) snprintf(want, sizeof want, "%lld", (long long)iv->i), snprintf(got, sizeof got, "%lld", (long long)in->i);
+    if (iv->kind == OPGEN_GV_BOOL) snprintf(want, sizeof want, "%s", iv->b ? "True" : "False"), snprintf(got, sizeof got, "%s", in->b ? "True" : "False");
+    if (iv->kind == OPGEN_GV_FLOAT) snprintf(want, sizeof want, "%.17g", iv->f), snprintf(got, sizeof got, "%.17g", in->f);
+    return rfail(m, NULL, err, OPGEN_E_INVALID, "input %d was fixed at %s when the program was exported (a specialised scalar): it takes only that value, not %s", i, want, got);
+}
+
 static int32_t set_input(opgen_method *m, int i, const opgen_ivalue *in, opgen_arena *work, opgen_error *err) {
     opgen_ivalue *iv = &m->values[m->inputs[i]];
+    if (m->flags[m->inputs[i]] & V_ANY_SCALAR) return set_any_scalar(m, i, in, err);
     if (in->kind != iv->kind) return rfail(m, NULL, err, OPGEN_E_INVALID, "input %d is %s, got %s", i, kind_text(iv->kind), kind_text(in->kind));
-    if (iv->kind != OPGEN_GV_TENSOR) {
-        iv->i = in->i, iv->f = in->f, iv->b = in->b;
-        return OPGEN_OK;
-    }
+    if (iv->kind != OPGEN_GV_TENSOR) return check_fixed_scalar(m, i, iv, in, err);
     opgen_tensor *t = &iv->t;
     if (in->t.dtype != t->dtype || in->t.dim != t->dim || memcmp(in->t.sizes, t->sizes, sizeof(int64_t) * (size_t)t->dim)) {
         char want[160], got[160];

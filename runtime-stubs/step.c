@@ -133,7 +133,7 @@ static int arg_dtype(const opgen_step *s, const opgen_ivalue *values, int ai) {
     for (int k = 0; k < s->npatches; k++) /* a scalar the program gives or computes */
         if (s->patches[k].arg == ai && s->patches[k].elem < 0) {
             int kind = values[s->patches[k].value].kind;
-            return kind == OPGEN_GV_INT ? OPGEN_DTYPE_Long : kind == OPGEN_GV_FLOAT ? OPGEN_DTYPE_Double : OPGEN_DTYPE_Bool;
+            return kind == OPGEN_GV_INT ? OPGEN_DTYPE_Long : kind == OPGEN_GV_FLOAT ? OPGEN_DTYPE_Double : kind == OPGEN_GV_BOOL ? OPGEN_DTYPE_Bool : -1; /* -1: a Null input, given at run */
         }
     if (v->none) return -1;
     switch (ka->abi) {

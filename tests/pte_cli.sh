@@ -57,6 +57,38 @@ head -c 200 "$p/add.pte" >"$tmp/cut.pte"
 expect 1 "cut.pte: error: " run "$tmp/cut.pte" --input 0="$p/add.in0.npy" -o "$tmp/x"
 [ ! -e "$tmp/x" ] && ok || bad "a failed run wrote its output folder"
 
+# state between calls: one loaded method, --calls DIR, each call's outputs exact
+runs "state" "$p/state.pte" --calls "$p/state_calls" -o "$tmp/st"
+for k in 0 1 2; do same "$p/state.out$k.npy" "$tmp/st/${k}_0.npy" "state, call $k"; done
+if "$rt" run "$p/state.pte" --calls "$p/state_calls" --repeat 3 -o "$tmp/st2" >"$tmp/timing" 2>"$tmp/err" &&
+    grep -q '^timing: call 2 run 3 more times: median [0-9.]* ms, min [0-9.]* ms$' "$tmp/timing"; then ok; else bad "--repeat: $(cat "$tmp/timing" "$tmp/err")"; fi
+same "$p/state.out2.npy" "$tmp/st2/2_0.npy" "state, call 2 written before the repeats"
+# each run of its own loads afresh: the first call's result again
+runs "state, a fresh load" "$p/state.pte" --input 0="$p/state_calls/1_0.npy" -o "$tmp/st3"
+"$close" "$p/state.out1.npy" "$tmp/st3/0.npy" 0 0 >/dev/null && bad "a fresh load kept state" || ok
+expect 1 "nowhere/0_0.npy: error: no such file: --calls DIR holds call K's input I as DIR/K_I.npy" run "$p/state.pte" --calls "$tmp/nowhere" -o "$tmp/x"
+expect 2 "--calls DIR and --input both give inputs: give one of them" run "$p/state.pte" --calls "$p/state_calls" --input 0="$p/add.in0.npy" -o "$tmp/x"
+expect 2 "--repeat takes a count from 1 to 1000000, not '0'" run "$p/state.pte" --input 0="$p/state_calls/0_0.npy" --repeat 0 -o "$tmp/x"
+expect 2 "--calls '$p/state_calls': " run "$(dirname "$0")/examples/mlp.graph" --calls "$p/state_calls" -o "$tmp/x"
+mkdir -p "$tmp/badcalls" && cp "$p/state_calls/0_0.npy" "$tmp/badcalls/0_0.npy" && cp "$p/add.in0.npy" "$tmp/badcalls/1_0.npy"
+expect 1 "state.pte: error: input 0 is f32[3], but $tmp/badcalls/1_0.npy holds f32[2, 3]" run "$p/state.pte" --calls "$tmp/badcalls" -o "$tmp/bc"
+[ -f "$tmp/bc/0_0.npy" ] && [ ! -e "$tmp/bc/1_0.npy" ] && ok || bad "--calls: the calls before a bad one are not written, or the bad one is"
+
+# scalar inputs: a Null-declared one takes the value given; one fixed at export
+# takes only that value (ExecuTorch refuses the call too: never a silently wrong result)
+runs "scalars" "$p/scalars.pte" --input 0="$p/control.in0.npy" --input 1=1.5 --input 2=4 -o "$tmp/sc"
+same "$p/scalars.out0.npy" "$tmp/sc/0.npy" "scalars: x * 1.5 + 4"
+expect 1 "scalars.pte: error: method 'forward': input 1 was fixed at 1.5 when the program was exported (a specialised scalar): it takes only that value, not 2" \
+    run "$p/scalars.pte" --input 0="$p/control.in0.npy" --input 1=2 --input 2=4 -o "$tmp/x"
+expect 1 "scalars.pte: error: input 2 is a number or True/False, not 'x'" run "$p/scalars.pte" --input 0="$p/control.in0.npy" --input 1=1.5 --input 2=x -o "$tmp/x"
+runs "scalars, n a float" "$p/scalars.pte" --input 0="$p/control.in0.npy" --input 1=1.5 --input 2=0.5 -o "$tmp/sc2"
+"$close" "$p/scalars.out0.npy" "$tmp/sc2/0.npy" 0 0 >/dev/null && bad "the Null input's value was not used" || ok
+"$rt" info "$p/scalars.pte" >"$tmp/info" 2>&1
+for line in "  input 1: Double 1.5 (fixed at export: a run must give this value)" "  input 2: Null (a scalar given at run: an int, a float or a bool)"; do
+    if grep -qF -e "$line" "$tmp/info"; then ok; else bad "info lacks '$line'"; fi
+done
+"$rt" info "$p/state.pte" | grep -qF "  state kept between runs (mutable buffers): value 1 f32[3]" && ok || bad "info does not show the state"
+
 # info and print
 if "$rt" info "$p/two_methods.pte" >"$tmp/info" 2>&1; then ok; else bad "info: $(head -3 "$tmp/info")"; fi
 for line in "method 'forward': 4 values, 1 chain" "method 'twice_plus_one': 6 values, 1 chain" "  input 0: f32[2, 3]" "  output 0: f32[6]" \
@@ -82,6 +114,15 @@ if [ -f "$corpus/exir/mlp/model.pte" ]; then
         for f in "$corpus/exir/$m/expected"/0_*.npy; do
             o=$(basename "$f" .npy | cut -d_ -f2)
             if "$close" "$f" "$tmp/$m/$o.npy" 1e-5 1e-6 >/dev/null; then ok; else bad "exir/$m output $o: $("$close" "$f" "$tmp/$m/$o.npy" 1e-5 1e-6 2>&1 | head -1)"; fi
+        done
+    done
+    # programs people export today: state between calls (running_stats, ExecuTorch's
+    # llama with its KV cache), a Null scalar input; every call of one loaded method
+    for m in running_stats scalar_inputs llama_decode; do
+        runs "exir/$m --calls" "$corpus/exir/$m/model.pte" --calls "$corpus/exir/$m/inputs" -o "$tmp/$m"
+        for f in "$corpus/exir/$m/expected"/*.npy; do
+            b=$(basename "$f")
+            if "$rt" compare "$f" "$tmp/$m/$b" --rtol 1e-4 --atol 1e-5 >/dev/null; then ok; else bad "exir/$m $b: $("$rt" compare "$f" "$tmp/$m/$b" --rtol 1e-4 --atol 1e-5 2>&1 | head -1)"; fi
         done
     done
 else

@@ -30,9 +30,9 @@ int opgen_rt_on_graph(const opgen_cli *a, const char *path, bool pattern, opgen_
 
 /* A scalar input from its text: an int, a float, or True/False (gv->kind says which). */
 bool opgen_rt_scalar_input(const opgen_gvalue *gv, const char *val, opgen_ivalue *v);
-/* DIR/0.npy, DIR/1.npy, ...: values (a scalar as a 0-d array; a tensor in another
+/* DIR/PREFIX0.npy, DIR/PREFIX1.npy, ...: values (a scalar as a 0-d array; a tensor in another
  * dim order copied into logical order first, from ar). */
-int opgen_rt_write_outputs(const char *dir, opgen_ivalue *outputs, int n, opgen_arena *ar);
+int opgen_rt_write_outputs(const char *dir, const char *prefix, opgen_ivalue *outputs, int n, opgen_arena *ar);
 
 /* .pte programs: the method a command means (--method, or the only one, or
  * forward); loading it into exactly the memory opgen_method_memory_of reports;

@@ -22,12 +22,19 @@ static void describe(const opgen_pte *p, const opgen_pte_plan *pl, opgen_pte_vec
             continue;
         }
         if (v.kind != OPGEN_EV_TENSOR) {
-            printf("%s\n", opgen_ev_kind_name(v.kind));
+            bool in = !strcmp(what, "input");
+            printf("%s", opgen_ev_kind_name(v.kind));
+            if (in && v.kind == OPGEN_EV_NULL) printf(" (a scalar given at run: an int, a float or a bool)");
+            if (in && v.kind == OPGEN_EV_INT) printf(" %lld (fixed at export: a run must give this value)", (long long)v.i);
+            if (in && v.kind == OPGEN_EV_DOUBLE) printf(" %.17g (fixed at export: a run must give this value)", v.f);
+            if (in && v.kind == OPGEN_EV_BOOL) printf(" %s (fixed at export: a run must give this value)", v.b ? "True" : "False");
+            printf("\n");
             continue;
         }
         printf("%s[", opgen_dtype_abbrev((opgen_dtype)v.t.scalar_type));
         for (uint32_t d = 0; d < v.t.sizes.len; d++) printf("%s%d", d ? ", " : "", opgen_pte_i32(p, v.t.sizes, d));
         printf("]");
+        if (v.t.shape_dynamism == OPGEN_PTE_DYNAMIC_BOUND) printf(" (dynamic: these sizes are its bound)");
         bool plain = true;
         for (uint32_t d = 0; d < v.t.dim_order.len; d++) plain = plain && opgen_pte_u8(p, v.t.dim_order, d) == d;
         if (!plain) {
@@ -103,11 +110,36 @@ static void memory(const opgen_pte *p, const opgen_pte_plan *pl) {
     printf("%s\n  constants: %zu bytes in %zu tensors (%s)\n", nb ? ")" : "", constants, ntensors, p->constant_segment ? "a segment after the flatbuffer" : "inline");
 }
 
+/* The state a method keeps between runs: the tensors aten::copy_ writes back (the
+ * exporter's mutated buffers, e.g. a KV cache). */
+static void state(const opgen_pte *p, const opgen_pte_plan *pl) {
+    opgen_error err = {0};
+    unsigned n = 0;
+    for (uint32_t ch = 0; ch < pl->chains.len; ch++) {
+        opgen_pte_vec instrs;
+        if (opgen_pte_chain_at(p, pl, ch, &instrs, &err)) return;
+        for (uint32_t k = 0; k < instrs.len; k++) {
+            opgen_pte_instr in;
+            const char *name, *ov;
+            opgen_pte_value v;
+            if (opgen_pte_instr_at(p, &instrs, k, &in, &err) || in.kind != OPGEN_INSTR_KERNEL || in.a < 0 || !in.args.len) continue;
+            if (opgen_pte_operator_at(p, pl, (uint32_t)in.a, &name, &ov, &err) || strcmp(name, "aten::copy_")) continue;
+            int32_t vi = opgen_pte_i32(p, in.args, 0);
+            if (vi < 0 || opgen_pte_value_at(p, pl, (uint32_t)vi, &v, &err) || v.kind != OPGEN_EV_TENSOR) continue;
+            printf("%s value %d %s[", n++ ? "," : "  state kept between runs (mutable buffers):", vi, opgen_dtype_abbrev((opgen_dtype)v.t.scalar_type));
+            for (uint32_t d = 0; d < v.t.sizes.len; d++) printf("%s%d", d ? ", " : "", opgen_pte_i32(p, v.t.sizes, d));
+            printf("]%s", v.t.data_buffer_idx ? " (initial data in the program)" : "");
+        }
+    }
+    if (n) printf("\n");
+}
+
 static int method(const opgen_cli *a, const opgen_rt_ctx *ctx, const opgen_pte *p, const opgen_pte_plan *pl, opgen_arena *ar) {
     unsigned kinds[OPGEN_INSTR_KIND_COUNT] = {0};
     printf("method '%s': %u values, %u chain%s\n", pl->name, pl->values.len, pl->chains.len, pl->chains.len == 1 ? "" : "s");
     describe(p, pl, pl->inputs, "input");
     describe(p, pl, pl->outputs, "output");
+    state(p, pl);
     memory(p, pl);
     int rc = operators(p, pl, kinds, ar);
     if (rc) return rc;

@@ -7,6 +7,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+static int cmp_double(const void *x, const void *y) {
+    double a = *(const double *)x, b = *(const double *)y;
+    return (a > b) - (a < b);
+}
 
 const char *opgen_rt_method_name(const opgen_cli *a, const opgen_pte *p) {
     const char *m = opgen_cli_get(a, "--method");
@@ -61,29 +68,61 @@ static int check_positions(const opgen_cli *a, int ninputs, const char *path, co
     return OPGEN_EXIT_OK;
 }
 
-static int read_input(const opgen_cli *a, const opgen_method *m, int i, const char *path, opgen_arena *ar, opgen_ivalue *v) {
+/* A scalar input's value from its text: of the declared kind, or (a Null-declared
+ * input) an int, else a float, else True/False. */
+static int scalar_text(const opgen_method *m, int i, const char *val, const char *path, opgen_ivalue *v) {
     const opgen_ivalue *want = opgen_method_input(m, i);
-    const char *val = given(a, i);
-    if (!val) return fprintf(stderr, "%s: error: no value for input %d (give --input %d=...)\n", path, i, i), OPGEN_EXIT_USAGE;
-    v->kind = want->kind;
-    if (want->kind != OPGEN_GV_TENSOR) {
-        opgen_gvalue gv = {.kind = want->kind};
+    static const int any[] = {OPGEN_GV_INT, OPGEN_GV_FLOAT, OPGEN_GV_BOOL};
+    bool null = opgen_method_input_is_null(m, i);
+    for (int k = 0; k < (null ? 3 : 1); k++) {
+        opgen_gvalue gv = {.kind = null ? any[k] : want->kind};
+        v->kind = gv.kind;
         if (opgen_rt_scalar_input(&gv, val, v)) return OPGEN_EXIT_OK;
-        const char *what = want->kind == OPGEN_GV_INT ? "a 64-bit integer" : want->kind == OPGEN_GV_FLOAT ? "a number" : "True or False";
-        return fprintf(stderr, "%s: error: input %d is %s, not '%s'\n", path, i, what, val), OPGEN_EXIT_BAD_INPUT;
     }
+    const char *what = null ? "a number or True/False" : want->kind == OPGEN_GV_INT ? "a 64-bit integer" : want->kind == OPGEN_GV_FLOAT ? "a number" : "True or False";
+    return fprintf(stderr, "%s: error: input %d is %s, not '%s'\n", path, i, what, val), OPGEN_EXIT_BAD_INPUT;
+}
+
+/* A scalar input from a 0-d .npy (the corpus's layout): the kind its dtype says. */
+static int scalar_npy(const opgen_tensor *t, int i, const char *file, const char *path, opgen_ivalue *v) {
+    if (t->dim != 0) return fprintf(stderr, "%s: error: input %d is a scalar, but %s holds a %d-d array\n", path, i, file, t->dim), OPGEN_EXIT_BAD_INPUT;
+    if (t->dtype == OPGEN_DTYPE_Bool) v->kind = OPGEN_GV_BOOL, v->b = *(const bool *)t->data;
+    else if (opgen_is_float(t->dtype)) v->kind = OPGEN_GV_FLOAT, v->f = opgen_load_f64(t, 0);
+    else v->kind = OPGEN_GV_INT, v->i = opgen_load_i64(t, 0);
+    return OPGEN_EXIT_OK;
+}
+
+/* Input i from FILE.npy: a tensor of the declared dtype and sizes, or a scalar. */
+static int npy_input(const opgen_method *m, int i, const char *file, const char *path, opgen_arena *ar, opgen_ivalue *v) {
+    const opgen_ivalue *want = opgen_method_input(m, i);
     opgen_error err = {0};
-    if (opgen_npy_read(val, ar, &v->t, &err)) {
+    opgen_tensor t;
+    if (opgen_npy_read(file, ar, &t, &err)) {
         char msg[1024];
         opgen_error_format(&err, msg, sizeof msg);
         return fprintf(stderr, "%s (input %d)\n", msg, i), OPGEN_EXIT_BAD_INPUT;
     }
-    const opgen_tensor *t = &want->t;
-    if (v->t.dtype == t->dtype && v->t.dim == t->dim && !memcmp(v->t.sizes, t->sizes, sizeof(int64_t) * (size_t)t->dim)) return OPGEN_EXIT_OK;
-    char w[160], g[160];
-    fprintf(stderr, "%s: error: input %d is %s, but %s holds %s\n", path, i, opgen_type_format(w, sizeof w, t->dtype, t->dim, t->sizes), val,
-            opgen_type_format(g, sizeof g, v->t.dtype, v->t.dim, v->t.sizes));
+    if (want->kind != OPGEN_GV_TENSOR) {
+        int rc = scalar_npy(&t, i, file, path, v);
+        if (!rc && want->kind != OPGEN_GV_OTHER && v->kind != want->kind) /* the declared kind: an int given for a float is that float */
+            v->f = v->kind == OPGEN_GV_INT ? (double)v->i : v->f, v->i = v->kind == OPGEN_GV_FLOAT ? (int64_t)v->f : v->i, v->kind = want->kind;
+        return rc;
+    }
+    v->kind = OPGEN_GV_TENSOR;
+    v->t = t;
+    const opgen_tensor *w = &want->t;
+    if (t.dtype == w->dtype && t.dim == w->dim && !memcmp(t.sizes, w->sizes, sizeof(int64_t) * (size_t)w->dim)) return OPGEN_EXIT_OK;
+    char ws[160], gs[160];
+    fprintf(stderr, "%s: error: input %d is %s, but %s holds %s\n", path, i, opgen_type_format(ws, sizeof ws, w->dtype, w->dim, w->sizes), file,
+            opgen_type_format(gs, sizeof gs, t.dtype, t.dim, t.sizes));
     return OPGEN_EXIT_BAD_INPUT;
+}
+
+static int read_input(const opgen_cli *a, const opgen_method *m, int i, const char *path, opgen_arena *ar, opgen_ivalue *v) {
+    const char *val = given(a, i);
+    if (!val) return fprintf(stderr, "%s: error: no value for input %d (give --input %d=...)\n", path, i, i), OPGEN_EXIT_USAGE;
+    if (opgen_method_input(m, i)->kind != OPGEN_GV_TENSOR) return scalar_text(m, i, val, path, v);
+    return npy_input(m, i, val, path, ar, v);
 }
 
 static void trace_instr(void *ctx, const opgen_instr_info *in) {
@@ -93,26 +132,79 @@ static void trace_instr(void *ctx, const opgen_instr_info *in) {
         fprintf(stderr, "trace: %s: instruction %d: %s\n", (const char *)ctx, in->index, opgen_instr_kind_name(in->kind));
 }
 
+/* --repeat N: the last call's inputs run N more times, timed in process. */
+static int repeat(const opgen_cli *a, opgen_method *m, const opgen_ivalue *inputs, opgen_ivalue *outputs, opgen_arena *work, opgen_arena *ar, int call) {
+    const char *s = opgen_cli_get(a, "--repeat");
+    if (!s) return OPGEN_EXIT_OK;
+    long n = atol(s);
+    double *ms = opgen_arena_alloc(ar, sizeof(double) * (size_t)n);
+    if (!ms) return fputs("opgen-rt: out of memory\n", stderr), OPGEN_EXIT_BAD_INPUT;
+    opgen_error err = {0};
+    for (long r = 0; r < n; r++) {
+        struct timespec t0, t1;
+        clock_gettime(CLOCK_MONOTONIC, &t0);
+        if (opgen_method_run(m, inputs, work, outputs, &err)) return opgen_rt_report(&err);
+        clock_gettime(CLOCK_MONOTONIC, &t1);
+        ms[r] = (double)(t1.tv_sec - t0.tv_sec) * 1e3 + (double)(t1.tv_nsec - t0.tv_nsec) / 1e6;
+    }
+    qsort(ms, (size_t)n, sizeof *ms, cmp_double);
+    printf("timing: call %d run %ld more times: median %.3f ms, min %.3f ms\n", call, n, n % 2 ? ms[n / 2] : (ms[n / 2 - 1] + ms[n / 2]) / 2, ms[0]);
+    return OPGEN_EXIT_OK;
+}
+
+/* --calls DIR: call k reads DIR/k_i.npy for each input i and writes OUT/k_o.npy,
+ * k = 0, 1, ... while DIR/k_0.npy exists; one loaded method, its state kept. */
+static int run_calls(const opgen_cli *a, opgen_method *m, const char *path, opgen_ivalue *inputs, opgen_ivalue *outputs, opgen_arena *work, opgen_arena *ar) {
+    const char *dir = opgen_cli_get(a, "--calls"), *out = opgen_cli_get(a, "--output");
+    int ni = opgen_method_ninputs(m), no = opgen_method_noutputs(m), k = 0;
+    if (!ni) return opgen_usage_error(a, "--calls: the method takes no inputs; run it without --calls");
+    opgen_arena_mark mark = opgen_arena_save(ar);
+    for (;; k++) {
+        char file[4096], prefix[32];
+        struct stat st;
+        snprintf(file, sizeof file, "%s/%d_0.npy", dir, k);
+        if (stat(file, &st) != 0) break;
+        opgen_arena_restore(ar, mark); /* the previous call's inputs and outputs are written */
+        for (int i = 0; i < ni; i++) {
+            snprintf(file, sizeof file, "%s/%d_%d.npy", dir, k, i);
+            int rc = npy_input(m, i, file, path, ar, &inputs[i]);
+            if (rc) return rc;
+        }
+        opgen_error err = {0};
+        if (opgen_method_run(m, inputs, work, outputs, &err)) return fprintf(stderr, "call %d: ", k), opgen_rt_report(&err);
+        snprintf(prefix, sizeof prefix, "%d_", k);
+        int rc = opgen_rt_write_outputs(out, prefix, outputs, no, ar);
+        if (rc) return rc;
+    }
+    if (!k) return fprintf(stderr, "%s/0_0.npy: error: no such file: --calls DIR holds call K's input I as DIR/K_I.npy\n", dir), OPGEN_EXIT_BAD_INPUT;
+    return repeat(a, m, inputs, outputs, work, ar, k - 1);
+}
+
 int opgen_rt_run_pte(const opgen_cli *a, const opgen_rt_ctx *ctx, const opgen_pte *p, opgen_arena *ar) {
     const char *path = p->file, *name = opgen_rt_method_name(a, p);
     opgen_method *m;
     opgen_error err = {0};
     uint64_t seed;
     int bad = opgen_rt_seed(a, &seed);
+    if (!bad && opgen_cli_has(a, "--calls") && opgen_cli_has(a, "--input")) bad = opgen_usage_error(a, "--calls DIR and --input both give inputs: give one of them");
+    if (!bad && opgen_cli_has(a, "--repeat") && (atol(opgen_cli_get(a, "--repeat")) < 1 || atol(opgen_cli_get(a, "--repeat")) > 1000000))
+        bad = opgen_usage_error(a, "--repeat takes a count from 1 to 1000000, not '%s'", opgen_cli_get(a, "--repeat"));
     if (bad) return bad;
     if (opgen_rt_load_method(p, name, ctx, opgen_cli_has(a, "--fallbacks"), seed, ar, &m, &err)) return opgen_rt_report(&err);
     if (opgen_cli_has(a, "--trace")) opgen_method_instructions(m, trace_instr, (void *)path);
     int ni = opgen_method_ninputs(m), no = opgen_method_noutputs(m);
-    int rc = check_positions(a, ni, path, name);
     opgen_ivalue *inputs = opgen_arena_zalloc(ar, sizeof *inputs * (size_t)(ni + 1));
     opgen_ivalue *outputs = opgen_arena_zalloc(ar, sizeof *outputs * (size_t)(no + 1));
-    if (!inputs || !outputs) return fputs("opgen-rt: out of memory\n", stderr), OPGEN_EXIT_BAD_INPUT;
-    for (int i = 0; i < ni && !rc; i++) rc = read_input(a, m, i, path, ar, &inputs[i]);
-    if (rc) return rc;
     size_t wb = opgen_method_work_bytes(m);
     void *block = opgen_arena_alloc(ar, wb + 16);
+    if (!inputs || !outputs || !block) return fputs("opgen-rt: out of memory\n", stderr), OPGEN_EXIT_BAD_INPUT;
     opgen_arena work;
-    opgen_arena_init(&work, block, block ? wb + 16 : 0);
+    opgen_arena_init(&work, block, wb + 16);
+    if (opgen_cli_has(a, "--calls")) return run_calls(a, m, path, inputs, outputs, &work, ar);
+    int rc = check_positions(a, ni, path, name);
+    for (int i = 0; i < ni && !rc; i++) rc = read_input(a, m, i, path, ar, &inputs[i]);
+    if (rc) return rc;
     if (opgen_method_run(m, inputs, &work, outputs, &err)) return opgen_rt_report(&err);
-    return opgen_rt_write_outputs(opgen_cli_get(a, "--output"), outputs, no, ar);
+    rc = opgen_rt_write_outputs(opgen_cli_get(a, "--output"), "", outputs, no, ar);
+    return rc ? rc : repeat(a, m, inputs, outputs, &work, ar, 0);
 }

@@ -16,6 +16,9 @@ static const opgen_opt opts[] = {
     {"--fallbacks", NULL, NULL, OPGEN_OPT_FLAG, NULL, 0, NULL, "run backend ops through their fallbacks (their patterns on the core kernels) even where a native kernel serves them"},
     {"--trace", NULL, NULL, OPGEN_OPT_FLAG, NULL, 0, NULL, "print, per node, the kernel that runs it and where it comes from (a backend, or opgen)"},
     {"--seed", NULL, "N", OPGEN_OPT_NUMBER, NULL, 0, NULL, "where random ops' generator starts (rand, randn, randperm, native_dropout; default 0): a seed gives the same values every run"},
+    {"--calls", NULL, "DIR", OPGEN_OPT_DIR, NULL, 0, NULL,
+     "a .pte method called again and again, its state kept: call K reads input I from DIR/K_I.npy (a scalar as a 0-d array), K = 0, 1, ... while DIR/K_0.npy exists, and writes output O to OUT/K_O.npy"},
+    {"--repeat", NULL, "N", OPGEN_OPT_NUMBER, NULL, 0, NULL, "a .pte method: after the call (or the last of --calls), run it N more times on the same inputs and print the median and fastest time"},
     {0},
 };
 
@@ -106,13 +109,13 @@ static void to_logical(opgen_ivalue *outputs, int n, opgen_arena *ar) {
     }
 }
 
-int opgen_rt_write_outputs(const char *dir, opgen_ivalue *outputs, int n, opgen_arena *ar) {
+int opgen_rt_write_outputs(const char *dir, const char *prefix, opgen_ivalue *outputs, int n, opgen_arena *ar) {
     to_logical(outputs, n, ar);
     opgen_error err = {0};
     if (mkdir(dir, 0777) != 0 && errno != EEXIST) return fprintf(stderr, "%s: error: cannot create: %s\n", dir, strerror(errno)), OPGEN_EXIT_BAD_INPUT;
     for (int i = 0; i < n; i++) {
         char file[4096];
-        snprintf(file, sizeof file, "%s/%d.npy", dir, i);
+        snprintf(file, sizeof file, "%s/%s%d.npy", dir, prefix, i);
         opgen_tensor t = outputs[i].t;
         union {
             int64_t i;
@@ -149,6 +152,9 @@ static int run_graph(const opgen_cli *a, void *vctx, const opgen_graph *g, opgen
     const char *path = opgen_cli_get(a, "PROGRAM");
     opgen_load_options opt = {.fallbacks = opgen_cli_has(a, "--fallbacks"), .vendors = ctx ? ctx->vendors : NULL, .nvendors = ctx ? ctx->nvendors : 0};
     int bad = opgen_rt_seed(a, &opt.seed);
+    if (!bad && (opgen_cli_has(a, "--calls") || opgen_cli_has(a, "--repeat")))
+        bad = opgen_usage_error(a, "%s '%s': %s is graph text, which runs once a command; --calls and --repeat take .pte programs", opgen_cli_has(a, "--calls") ? "--calls" : "--repeat",
+                                opgen_cli_get(a, opgen_cli_has(a, "--calls") ? "--calls" : "--repeat"), path);
     if (bad) return bad;
     opgen_program *p;
     opgen_error err = {0};
@@ -160,7 +166,7 @@ static int run_graph(const opgen_cli *a, void *vctx, const opgen_graph *g, opgen
     if (!inputs || !outputs) return fputs("opgen-rt: out of memory\n", stderr), OPGEN_EXIT_BAD_INPUT;
     for (int i = 0; i < g->ninputs && !rc; i++) rc = read_input(a, g, i, path, ar, &inputs[i]);
     if (!rc && opgen_program_run(p, inputs, ar, outputs, &err)) rc = opgen_rt_report(&err);
-    return rc ? rc : opgen_rt_write_outputs(opgen_cli_get(a, "--output"), outputs, g->noutputs, ar);
+    return rc ? rc : opgen_rt_write_outputs(opgen_cli_get(a, "--output"), "", outputs, g->noutputs, ar);
 }
 
 static int run_pte(const opgen_cli *a, void *ctx, const opgen_pte *p, opgen_arena *ar) { return opgen_rt_run_pte(a, ctx, p, ar); }

@@ -93,6 +93,25 @@ opgen_status opgen_portable_clone_out(opgen_ctx *ctx, const opgen_tensor *self, 
     return opgen_copy(ctx, out, self);
 }
 
+/* self = src, in place: how ExecuTorch's exporter writes a mutated buffer back. src
+ * broadcasts to self's shape and converts to its dtype, as ATen's copy_ does; self
+ * keeps its shape and memory. A blocking copy only, as ExecuTorch's kernel. */
+opgen_status opgen_portable_copy_(opgen_ctx *ctx, opgen_tensor *self, const opgen_tensor *src, bool non_blocking) {
+    if (non_blocking) return OPGEN_FAIL(ctx, OPGEN_E_INVALID, "%s: only a blocking copy (non_blocking=False) is supported", ctx->op);
+    OPGEN_CHECK_DTYPE(ctx, OPGEN_KERNEL_DTYPES_opgen_portable_copy_, self->dtype, "self");
+    OPGEN_CHECK_DTYPE(ctx, OPGEN_KERNEL_DTYPES_opgen_portable_copy_, src->dtype, "src");
+    int32_t dim = self->dim;
+    int64_t sizes[OPGEN_MAX_DIM];
+    memcpy(sizes, self->sizes, sizeof(int64_t) * (size_t)dim);
+    if (opgen_broadcast(ctx, self, src, &dim, sizes)) return ctx->err->code;
+    if (dim != self->dim) return OPGEN_FAIL(ctx, OPGEN_E_SHAPE, "%s: src has %d dimensions, more than self's %d", ctx->op, src->dim, self->dim);
+    for (int32_t i = 0; i < dim; i++)
+        if (sizes[i] != self->sizes[i])
+            return OPGEN_FAIL(ctx, OPGEN_E_SHAPE, "%s: src does not broadcast to self: size %lld against self's %lld in dimension %d", ctx->op, (long long)sizes[i], (long long)self->sizes[i], i);
+    if (ctx->meta || !opgen_numel(self) || self->data == src->data) return OPGEN_OK;
+    return opgen_copy(ctx, self, src);
+}
+
 opgen_status opgen_portable_cat_out(opgen_ctx *ctx, opgen_tensor_list tensors, int64_t dim, opgen_tensor *out) {
     const opgen_tensor *ref = NULL;
     for (size_t i = 0; i < tensors.len; i++) /* ATen skips legacy empty 1-d tensors */

@@ -5,6 +5,9 @@
 #include "opgen/file.h"
 #include "opgen/npy.h"
 #include "programs.h"
+#include <errno.h>
+#include <string.h>
+#include <sys/stat.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -82,5 +85,26 @@ int main(int argc, char **argv) {
 
     p = kinds_program(v, pl);
     program("delegated", &p);
+
+    /* state: call K adds x_K to the buffer; the folder --calls reads */
+    p = state_program(v, pl);
+    program("state", &p);
+    char calls[4096];
+    snprintf(calls, sizeof calls, "%s/state_calls", dir);
+    if (mkdir(calls, 0777) != 0 && errno != EEXIST) fprintf(stderr, "%s: %s\n", calls, strerror(errno)), failed = 1;
+    float acc[3] = {0, 0, 0};
+    for (int k = 0; k < 3; k++) {
+        char name[64];
+        float xk[3] = {(float)k + 1, -2.5f * (float)k, 0.25f};
+        for (int i = 0; i < 3; i++) acc[i] += xk[i];
+        snprintf(name, sizeof name, "state_calls/%d_0.npy", k);
+        write_npy(name, OPGEN_DTYPE_Float, 1, s3, xk);
+        snprintf(name, sizeof name, "state.out%d.npy", k);
+        write_npy(name, OPGEN_DTYPE_Float, 1, s3, acc);
+    }
+    p = scalars_program(v, pl);
+    program("scalars", &p);
+    for (int i = 0; i < 3; i++) y[i] = x[i] * 1.5f + 4;
+    write_npy("scalars.out0.npy", OPGEN_DTYPE_Float, 1, s3, y);
     return failed;
 }

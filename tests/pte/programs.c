@@ -126,3 +126,35 @@ pw_program channels_last_program(pw_value *v, pw_plan *pl) {
                   .ops = {{"aten::convolution", "out"}, {"aten::relu", "out"}}, .nops = 2, .code = code, .ncode = 2, .buffers = {0, 192}, .nbuffers = 2};
     return (pw_program){.plans = pl, .nplans = 1, .constants = {w}, .constant_sizes = {sizeof w}, .nconstants = 1};
 }
+
+/* forward(x f32[3]) = acc + x, with acc a mutable buffer (zeros at load) written
+ * back with aten::copy_ as ExecuTorch's exporter does: state between calls. */
+pw_program state_program(pw_value *v, pw_plan *pl) {
+    static const int32_t s3[] = {3};
+    v[0] = pw_tensor(F32, 1, s3, 1, 0, 0);  /* x */
+    v[1] = pw_tensor(F32, 1, s3, 1, 16, 0); /* acc: a mutable buffer */
+    v[2] = pw_int(1);                       /* alpha */
+    v[3] = pw_tensor(F32, 1, s3, 1, 32, 0); /* acc + x */
+    v[4] = pw_bool(false);                  /* non_blocking */
+    v[5] = pw_tensor(F32, 1, s3, 1, 16, 0); /* copy_'s result: acc's bytes, a value of its own */
+    static pw_instr code[] = {{PW_KERNEL, 0, 0, 5, {1, 0, 2, 3, 3}}, {PW_KERNEL, 1, 0, 4, {1, 3, 4, 5}}};
+    *pl = (pw_plan){.name = "forward", .values = v, .nvalues = 6, .inputs = {0}, .ninputs = 1, .outputs = {3}, .noutputs = 1,
+                    .ops = {{"aten::add", "out"}, {"aten::copy_", ""}}, .nops = 2, .code = code, .ncode = 2, .buffers = {0, 64}, .nbuffers = 2};
+    return (pw_program){.plans = pl, .nplans = 1};
+}
+
+/* forward(x f32[3], a, n) = x * a + n: a fixed at 1.5 when exported (a Double
+ * input), n a Null input (a SymInt the exporter left dynamic). */
+pw_program scalars_program(pw_value *v, pw_plan *pl) {
+    static const int32_t s3[] = {3};
+    v[0] = pw_tensor(F32, 1, s3, 1, 0, 0);  /* x */
+    v[1] = pw_double(1.5);                  /* a */
+    v[2] = pw_null();                       /* n */
+    v[3] = pw_tensor(F32, 1, s3, 1, 16, 0); /* x * a */
+    v[4] = pw_int(1);                       /* alpha */
+    v[5] = pw_tensor(F32, 1, s3, 1, 32, 0); /* + n */
+    static pw_instr code[] = {{PW_KERNEL, 0, 0, 4, {0, 1, 3, 3}}, {PW_KERNEL, 1, 0, 5, {3, 2, 4, 5, 5}}};
+    *pl = (pw_plan){.name = "forward", .values = v, .nvalues = 6, .inputs = {0, 1, 2}, .ninputs = 3, .outputs = {5}, .noutputs = 1,
+                    .ops = {{"aten::mul", "Scalar_out"}, {"aten::add", "Scalar_out"}}, .nops = 2, .code = code, .ncode = 2, .buffers = {0, 64}, .nbuffers = 2};
+    return (pw_program){.plans = pl, .nplans = 1};
+}

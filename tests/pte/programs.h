@@ -20,4 +20,8 @@ pw_program control_program(pw_value *v, pw_plan *pl, pw_instr *code, int32_t jum
 pw_program two_methods_program(pw_value *fv, pw_value *dv, pw_plan *pls); /* 4, 6, 2 */
 extern const float channels_last_w[2]; /* its weights */
 pw_program channels_last_program(pw_value *v, pw_plan *pl); /* v: 14 */
+/* forward(x f32[3]) = acc + x, acc a mutable buffer written back with copy_. */
+pw_program state_program(pw_value *v, pw_plan *pl); /* v: 6 */
+/* forward(x f32[3], a = 1.5 fixed at export, n Null) = x * a + n. */
+pw_program scalars_program(pw_value *v, pw_plan *pl); /* v: 6 */
 #endif

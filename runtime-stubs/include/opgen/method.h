@@ -73,7 +73,19 @@ int32_t opgen_method_load(const opgen_pte *p, const char *method, const opgen_me
  * need a place), given back when it ends. */
 size_t opgen_method_work_bytes(const opgen_method *m);
 
+/* State between runs. Planned memory belongs to the loaded method and is not
+ * cleared by a run, so a program's mutable buffers (a KV cache, a running
+ * statistic: what the exporter writes back with aten::copy_) persist from one
+ * run to the next, starting from the program's mutable data segment where it
+ * has one, else zeros (as in ExecuTorch). Reset puts them back as loaded. */
+int32_t opgen_method_reset(opgen_method *m, opgen_error *err);
+
 int opgen_method_ninputs(const opgen_method *m);
+/* Whether input i is a scalar the program declares as Null (a SymInt the
+ * exporter left dynamic): a run gives it an int, float or bool (its kind in
+ * opgen_method_input is then OPGEN_GV_OTHER). A scalar input declared with a
+ * value was fixed at export: a run must give that value. */
+bool opgen_method_input_is_null(const opgen_method *m, int i);
 int opgen_method_noutputs(const opgen_method *m);
 /* Input or output i as the program declares it (kind; a tensor's dtype, sizes and
  * dim order; a scalar's value). */
