@@ -59,6 +59,8 @@ static void check(const char *what, const uint8_t *data, size_t n, const opgen_i
         calls = 0;
         counting = 1;
         st = opgen_method_run(m, inputs, &wa, out, &err);
+        if (!st) st = opgen_method_run(m, inputs, &wa, out, &err); /* again, from the state the first left */
+        if (!st) st = opgen_method_reset(m, &err);
         counting = 0;
     }
     if (st) printf("FAIL %s: %s\n", what, err.msg), failures++;
@@ -87,7 +89,7 @@ static opgen_ivalue tensor(opgen_dtype d, int dim, const int64_t *sizes, void *d
 }
 
 static void corpus(const char *dir) {
-    static const char *const names[] = {"mlp", "small_cnn", "two_outputs", "cond", "embed_mean"};
+    static const char *const names[] = {"mlp", "small_cnn", "two_outputs", "cond", "embed_mean", "running_stats", "scalar_inputs", "llama_decode"};
     for (size_t k = 0; k < sizeof names / sizeof *names; k++) {
         char path[4096];
         snprintf(path, sizeof path, "%s/exir/%s/model.pte", dir, names[k]);
@@ -96,7 +98,7 @@ static void corpus(const char *dir) {
             printf("SKIP corpus programs: %s is absent\n", path);
             return;
         }
-        static _Alignas(16) uint8_t data[1 << 16];
+        static _Alignas(16) uint8_t data[1 << 18];
         size_t n = fread(data, 1, sizeof data, f);
         fclose(f);
         opgen_arena a;
@@ -107,6 +109,7 @@ static void corpus(const char *dir) {
             snprintf(path, sizeof path, "%s/exir/%s/inputs/0_%d.npy", dir, names[k], i);
             in[i].kind = OPGEN_GV_TENSOR;
             if (opgen_npy_read(path, &a, &in[i].t, &err)) break;
+            if (in[i].t.dim == 0 && in[i].t.dtype == OPGEN_DTYPE_Long) in[i].kind = OPGEN_GV_INT, in[i].i = *(const int64_t *)in[i].t.data; /* a scalar input */
         }
         check(names[k], data, n, in);
         opgen_arena_release(&a);
@@ -131,6 +134,11 @@ int main(int argc, char **argv) {
     built("two methods", &p, &in23);
     p = channels_last_program(v, pl);
     built("channels-last", &p, &incl);
+    p = state_program(v, pl);
+    built("state (copy_ into a mutable buffer)", &p, inc);
+    opgen_ivalue insc[3] = {inc[0], {.kind = OPGEN_GV_FLOAT, .f = 1.5}, {.kind = OPGEN_GV_INT, .i = 4}};
+    p = scalars_program(v, pl);
+    built("scalars (fixed and Null inputs)", &p, insc);
     if (argc > 1) corpus(argv[1]);
     printf("test_no_malloc: %d programs loaded and run with no allocation of their own, %d failed\n", programs, failures);
     return failures ? 1 : 0;

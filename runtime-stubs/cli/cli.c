@@ -48,7 +48,7 @@ int opgen_rt_on_program(const opgen_cli *a, const char *path, bool pattern, opge
 
 int opgen_rt_on_graph(const opgen_cli *a, const char *path, bool pattern, opgen_rt_graph_fn fn, void *ctx) { return opgen_rt_on_program(a, path, pattern, fn, NULL, ctx); }
 
-static const opgen_cmd *const commands[] = {&opgen_rt_cmd_run, &opgen_rt_cmd_info, &opgen_rt_cmd_print, &opgen_rt_cmd_lower, &opgen_rt_cmd_decompose, &opgen_rt_cmd_verify, &opgen_rt_cmd_compare};
+static const opgen_cmd *const commands[] = {&opgen_rt_cmd_run, &opgen_rt_cmd_info, &opgen_rt_cmd_print, &opgen_rt_cmd_lower, &opgen_rt_cmd_decompose, &opgen_rt_cmd_verify, &opgen_rt_cmd_compare, &opgen_rt_cmd_generate};
 
 static const opgen_prog opgen_rt = {
     "opgen-rt", NULL, "Runs programs (graph text, ExecuTorch .pte) on opgen's runtime: the kernels of this build (and of the backends its runner names), over the generated op tables.", commands,

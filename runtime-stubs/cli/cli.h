@@ -8,7 +8,7 @@
 #include "opgen/loops.h"
 #include "opgen/method.h"
 
-extern const opgen_cmd opgen_rt_cmd_run, opgen_rt_cmd_info, opgen_rt_cmd_print, opgen_rt_cmd_lower, opgen_rt_cmd_decompose, opgen_rt_cmd_verify, opgen_rt_cmd_compare;
+extern const opgen_cmd opgen_rt_cmd_run, opgen_rt_cmd_info, opgen_rt_cmd_print, opgen_rt_cmd_lower, opgen_rt_cmd_decompose, opgen_rt_cmd_verify, opgen_rt_cmd_compare, opgen_rt_cmd_generate;
 
 /* The backends a runner passes (the ctx of every command's run). */
 typedef struct opgen_rt_ctx {
