@@ -44,6 +44,7 @@ struct opgen_method {
     int ndelegates;
     size_t work;
     uint64_t max_steps;
+    opgen_tensor *bounds; /* per input: the tensor as declared (a dynamic one's sizes are its bound) */
 };
 
 /* A value the method is given or moves into (kernels read it at every call);
@@ -52,6 +53,9 @@ enum { V_MUTABLE = 1, V_CONSTANT = 2, V_INPUT = 4 };
 /* A scalar input the program declares as Null (a SymInt the exporter left
  * dynamic): it takes the value a run gives, of the kinds its uses accept. */
 enum { V_ANY_SCALAR = 8, V_USED_INT = 16, V_USED_FLOAT = 32, V_USED_BOOL = 64 };
+/* A tensor input planned at its upper bound (DYNAMIC_BOUND): a run may give it
+ * any sizes within the bound, and each kernel sizes its out from its inputs. */
+enum { V_DYNAMIC = 128 };
 
 /* What a method holds, counted before anything is allocated. */
 typedef struct counts {
@@ -218,7 +222,8 @@ static int32_t count_method(const opgen_pte *p, const opgen_pte_plan *pl, const 
     X(sizeof(opgen_tensor *) * (c)->nres)                            \
     X(sizeof(opgen_candidate) * (c)->ncands)                         \
     X((c)->list_bytes)                                               \
-    X(sizeof(opgen_ivalue *) * (c)->ndargs)
+    X(sizeof(opgen_ivalue *) * (c)->ndargs)                          \
+    X(sizeof(opgen_tensor) * (c)->ninputs)
 
 static size_t load_bytes(const counts *c, const opgen_pte *p, const opgen_pte_plan *pl, bool buffers_given) {
     size_t n = 0;
@@ -290,6 +295,7 @@ static int32_t load_tensor(mloader *L, int i, const opgen_pte_tensor *pt, opgen_
     }
     opgen_error e = {0};
     if (opgen_tensor_shape_ordered(t, (opgen_dtype)pt->scalar_type, (int32_t)pt->sizes.len, sizes, order, &e)) return lfail(L, e.code, "value %d: %s", i, e.msg);
+    if (pt->shape_dynamism == OPGEN_PTE_DYNAMIC_BOUND) L->m->flags[i] |= V_DYNAMIC;
     return place_tensor(L, i, pt, t);
 }
 
@@ -326,7 +332,7 @@ static int32_t load_io(mloader *L) {
             else if (!k && kind != OPGEN_GV_TENSOR && kind != OPGEN_GV_INT && kind != OPGEN_GV_FLOAT && kind != OPGEN_GV_BOOL)
                 return lfail(L, OPGEN_E_NOT_IMPLEMENTED, "input %u is a%s %s; opgen takes tensors and scalars", j, m->evkind[i] == OPGEN_EV_INT_LIST ? "n" : "", opgen_ev_kind_name(m->evkind[i]));
             dst[j] = i;
-            if (!k) m->flags[i] |= V_MUTABLE | V_INPUT;
+            if (!k) m->flags[i] |= V_MUTABLE | V_INPUT, m->bounds[j] = m->values[i].t;
         }
     }
     m->ninputs = (int)L->pl->inputs.len;
@@ -348,9 +354,11 @@ static int32_t bind_int_list(mloader *L, opgen_step *s, int ai, int32_t vi, cons
     int64_t *items = take_list(L, 8 * (size_t)pv.items.len);
     for (uint32_t k = 0; k < pv.items.len; k++) {
         int64_t e = opgen_pte_i64(L->p, pv.items, k);
-        if (e < 0 || e >= L->m->nvalues || L->m->evkind[e] != OPGEN_EV_INT)
+        bool given = e >= 0 && e < L->m->nvalues && L->m->flags[e] & V_ANY_SCALAR; /* a Null input: an int each run */
+        if (e < 0 || e >= L->m->nvalues || (L->m->evkind[e] != OPGEN_EV_INT && !given))
             return lfail(L, OPGEN_E_FORMAT, "argument '%s': element %u of list value %d is value %lld, not an Int", ka->name, k, vi, (long long)e);
-        items[k] = L->m->values[e].i;
+        if (given) L->m->flags[e] |= V_USED_INT;
+        items[k] = given ? 0 : L->m->values[e].i;
         if (L->m->flags[e] & V_MUTABLE) s->patches[s->npatches++] = (opgen_patch){ai, (int)e, ka->abi, (int)k};
     }
     s->args[ai].v.il = (opgen_int_list){items, pv.items.len};
@@ -723,6 +731,7 @@ static int32_t take_arrays(opgen_method **out, const counts *c, opgen_arena *a, 
     *steps = blk[13];
     L->args = blk[14], L->patches = blk[15], L->res = blk[16], L->cands = blk[17], L->lists = blk[18];
     *dargs = blk[19];
+    m->bounds = blk[20];
     m->nvalues = (int)c->nvalues;
     m->nchains = (int)c->nchains;
     m->nbuffers = c->nbuffers;
@@ -785,6 +794,9 @@ int32_t opgen_method_reset(opgen_method *m, opgen_error *err) {
 
 int opgen_method_ninputs(const opgen_method *m) { return m->ninputs; }
 int opgen_method_noutputs(const opgen_method *m) { return m->noutputs; }
+const opgen_tensor *opgen_method_input_bound(const opgen_method *m, int i) {
+    return i >= 0 && i < m->ninputs && m->flags[m->inputs[i]] & V_DYNAMIC ? &m->bounds[i] : NULL;
+}
 bool opgen_method_input_is_null(const opgen_method *m, int i) { return i >= 0 && i < m->ninputs && m->flags[m->inputs[i]] & V_ANY_SCALAR; }
 const opgen_ivalue *opgen_method_input(const opgen_method *m, int i) { return i >= 0 && i < m->ninputs ? &m->values[m->inputs[i]] : NULL; }
 const opgen_ivalue *opgen_method_output(const opgen_method *m, int i) { return i >= 0 && i < m->noutputs ? &m->values[m->outputs[i]] : NULL; }
@@ -806,6 +818,27 @@ static int32_t rfail(const opgen_method *m, const instr *at, opgen_error *err, i
 
 static const char *kind_text(int kind) {
     return kind == OPGEN_GV_TENSOR ? "a tensor" : kind == OPGEN_GV_INT ? "an int" : kind == OPGEN_GV_FLOAT ? "a float" : kind == OPGEN_GV_BOOL ? "a bool" : "another kind of value";
+}
+
+/* Input i's tensor takes the sizes given: the declared ones, or for a dynamic
+ * input any within its bound (its planned bytes hold the bound). */
+static int32_t shape_input(opgen_method *m, int i, const opgen_tensor *in, opgen_error *err) {
+    const opgen_tensor *b = &m->bounds[i];
+    opgen_tensor *t = &m->values[m->inputs[i]].t;
+    bool dynamic = m->flags[m->inputs[i]] & V_DYNAMIC, ok = in->dtype == b->dtype && in->dim == b->dim;
+    for (int32_t d = 0; ok && d < b->dim; d++) ok = dynamic ? in->sizes[d] >= 0 && in->sizes[d] <= b->sizes[d] : in->sizes[d] == b->sizes[d];
+    if (!ok) {
+        char want[160], got[160];
+        opgen_type_format(want, sizeof want, b->dtype, b->dim, b->sizes);
+        opgen_type_format(got, sizeof got, in->dtype, in->dim, in->sizes);
+        return rfail(m, NULL, err, OPGEN_E_SHAPE, dynamic ? "input %d is dynamic, planned at most %s, got %s" : "input %d is declared %s, got %s", i, want, got);
+    }
+    if (!dynamic) return OPGEN_OK;
+    void *data = t->data;
+    size_t cap = t->capacity;
+    opgen_tensor_shape_ordered(t, b->dtype, b->dim, in->sizes, b->dim_order, err);
+    t->data = data, t->capacity = cap;
+    return OPGEN_OK;
 }
 
 /* A Null-declared scalar input takes a value of a kind its uses accept. */
@@ -840,11 +873,7 @@ static int32_t set_input(opgen_method *m, int i, const opgen_ivalue *in, opgen_a
     if (in->kind != iv->kind) return rfail(m, NULL, err, OPGEN_E_INVALID, "input %d is %s, got %s", i, kind_text(iv->kind), kind_text(in->kind));
     if (iv->kind != OPGEN_GV_TENSOR) return check_fixed_scalar(m, i, iv, in, err);
     opgen_tensor *t = &iv->t;
-    if (in->t.dtype != t->dtype || in->t.dim != t->dim || memcmp(in->t.sizes, t->sizes, sizeof(int64_t) * (size_t)t->dim)) {
-        char want[160], got[160];
-        return rfail(m, NULL, err, OPGEN_E_SHAPE, "input %d is declared %s, got %s", i, opgen_type_format(want, sizeof want, t->dtype, t->dim, t->sizes),
-                     opgen_type_format(got, sizeof got, in->t.dtype, in->t.dim, in->t.sizes));
-    }
+    if (shape_input(m, i, &in->t, err)) return err->code;
     static uint64_t nothing; /* where an empty tensor given without data points */
     if (!in->t.data && opgen_numel(t)) return rfail(m, NULL, err, OPGEN_E_INVALID, "input %d has no data", i);
     if (in->t.data == t->data && t->data) return OPGEN_OK; /* filled in place */

@@ -89,6 +89,16 @@ for line in "  input 1: Double 1.5 (fixed at export: a run must give this value)
 done
 "$rt" info "$p/state.pte" | grep -qF "  state kept between runs (mutable buffers): value 1 f32[3]" && ok || bad "info does not show the state"
 
+# dynamic shapes: an input of any sizes within its bound, outs sized per run
+# within their planned bytes, outputs written at their actual sizes
+runs "dynamic" "$p/dynamic.pte" --input 0="$p/dynamic.in2.npy" --input 1=3 -o "$tmp/dy"
+same "$p/dynamic.relu2.npy" "$tmp/dy/0.npy" "dynamic: relu of a 2-element input, written as 2 elements"
+same "$p/dynamic.full3.npy" "$tmp/dy/1.npy" "dynamic: full([n]) with n = 3, written as 3 elements"
+expect 1 "dynamic.pte: error: method 'forward': input 0 is dynamic, planned at most f32[4], got f32[5]" run "$p/dynamic.pte" --input 0="$p/dynamic.in5.npy" --input 1=3 -o "$tmp/x"
+expect 1 "dynamic.pte: error: method 'forward', instruction 1 (aten::full.out): aten::full.out: out holds 16 bytes, the result needs 20" \
+    run "$p/dynamic.pte" --input 0="$p/dynamic.in2.npy" --input 1=5 -o "$tmp/x"
+"$rt" info "$p/dynamic.pte" | grep -qF "  input 0: f32[4] (dynamic: these sizes are its bound)" && ok || bad "info does not show the bound"
+
 # info and print
 if "$rt" info "$p/two_methods.pte" >"$tmp/info" 2>&1; then ok; else bad "info: $(head -3 "$tmp/info")"; fi
 for line in "method 'forward': 4 values, 1 chain" "method 'twice_plus_one': 6 values, 1 chain" "  input 0: f32[2, 3]" "  output 0: f32[6]" \
@@ -117,8 +127,9 @@ if [ -f "$corpus/exir/mlp/model.pte" ]; then
         done
     done
     # programs people export today: state between calls (running_stats, ExecuTorch's
-    # llama with its KV cache), a Null scalar input; every call of one loaded method
-    for m in running_stats scalar_inputs llama_decode; do
+    # llama with its KV cache), a Null scalar input, a dynamic batch (calls at 1, 5,
+    # 16, 4 rows); every call of one loaded method
+    for m in running_stats scalar_inputs llama_decode dynamic_mlp; do
         runs "exir/$m --calls" "$corpus/exir/$m/model.pte" --calls "$corpus/exir/$m/inputs" -o "$tmp/$m"
         for f in "$corpus/exir/$m/expected"/*.npy; do
             b=$(basename "$f")

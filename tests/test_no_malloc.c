@@ -89,7 +89,7 @@ static opgen_ivalue tensor(opgen_dtype d, int dim, const int64_t *sizes, void *d
 }
 
 static void corpus(const char *dir) {
-    static const char *const names[] = {"mlp", "small_cnn", "two_outputs", "cond", "embed_mean", "running_stats", "scalar_inputs", "llama_decode"};
+    static const char *const names[] = {"mlp", "small_cnn", "two_outputs", "cond", "embed_mean", "running_stats", "scalar_inputs", "llama_decode", "dynamic_mlp"};
     for (size_t k = 0; k < sizeof names / sizeof *names; k++) {
         char path[4096];
         snprintf(path, sizeof path, "%s/exir/%s/model.pte", dir, names[k]);
@@ -139,6 +139,9 @@ int main(int argc, char **argv) {
     opgen_ivalue insc[3] = {inc[0], {.kind = OPGEN_GV_FLOAT, .f = 1.5}, {.kind = OPGEN_GV_INT, .i = 4}};
     p = scalars_program(v, pl);
     built("scalars (fixed and Null inputs)", &p, insc);
+    opgen_ivalue indy[2] = {tensor(OPGEN_DTYPE_Float, 1, (int64_t[]){2}, x), {.kind = OPGEN_GV_INT, .i = 3}};
+    p = dynamic_program(v, pl);
+    built("dynamic (an input within its bound)", &p, indy);
     if (argc > 1) corpus(argv[1]);
     printf("test_no_malloc: %d programs loaded and run with no allocation of their own, %d failed\n", programs, failures);
     return failures ? 1 : 0;

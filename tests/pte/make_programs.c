@@ -102,6 +102,15 @@ int main(int argc, char **argv) {
         snprintf(name, sizeof name, "state.out%d.npy", k);
         write_npy(name, OPGEN_DTYPE_Float, 1, s3, acc);
     }
+    p = dynamic_program(v, pl);
+    program("dynamic", &p);
+    int64_t s2[] = {2}, s5[] = {5};
+    float d5[5] = {-1, 2, -3, 4, 5}, r2[2] = {0, 2};
+    write_npy("dynamic.in2.npy", OPGEN_DTYPE_Float, 1, s2, d5);
+    write_npy("dynamic.in5.npy", OPGEN_DTYPE_Float, 1, s5, d5);
+    write_npy("dynamic.relu2.npy", OPGEN_DTYPE_Float, 1, s2, r2);
+    float f3[3] = {1.5f, 1.5f, 1.5f};
+    write_npy("dynamic.full3.npy", OPGEN_DTYPE_Float, 1, s3, f3);
     p = scalars_program(v, pl);
     program("scalars", &p);
     for (int i = 0; i < 3; i++) y[i] = x[i] * 1.5f + 4;

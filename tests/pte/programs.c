@@ -158,3 +158,22 @@ pw_program scalars_program(pw_value *v, pw_plan *pl) {
                     .ops = {{"aten::mul", "Scalar_out"}, {"aten::add", "Scalar_out"}}, .nops = 2, .code = code, .ncode = 2, .buffers = {0, 64}, .nbuffers = 2};
     return (pw_program){.plans = pl, .nplans = 1};
 }
+
+/* forward(x f32[<=4], n) = (relu(x), full([n], 1.5)): x a dynamic input planned at
+ * its bound, n a Null input sizing full's out, planned for at most 4 elements. */
+pw_program dynamic_program(pw_value *v, pw_plan *pl) {
+    static const int32_t s4[] = {4};
+    v[0] = pw_tensor(F32, 1, s4, 1, 0, 0);  /* x */
+    v[0].dynamism = 1;                      /* DYNAMIC_BOUND */
+    v[1] = pw_null();                       /* n */
+    v[2] = pw_tensor(F32, 1, s4, 1, 16, 0); /* relu(x) */
+    v[2].dynamism = 1;
+    v[3] = pw_list(PW_INT_LIST, 1, (int64_t[]){1}); /* [n] */
+    v[4] = pw_double(1.5);
+    v[5] = pw_tensor(F32, 1, s4, 1, 32, 0); /* full */
+    v[5].dynamism = 1;
+    static pw_instr code[] = {{PW_KERNEL, 0, 0, 3, {0, 2, 2}}, {PW_KERNEL, 1, 0, 4, {3, 4, 5, 5}}};
+    *pl = (pw_plan){.name = "forward", .values = v, .nvalues = 6, .inputs = {0, 1}, .ninputs = 2, .outputs = {2, 5}, .noutputs = 2,
+                    .ops = {{"aten::relu", "out"}, {"aten::full", "out"}}, .nops = 2, .code = code, .ncode = 2, .buffers = {0, 64}, .nbuffers = 2};
+    return (pw_program){.plans = pl, .nplans = 1};
+}

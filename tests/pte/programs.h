@@ -24,4 +24,6 @@ pw_program channels_last_program(pw_value *v, pw_plan *pl); /* v: 14 */
 pw_program state_program(pw_value *v, pw_plan *pl); /* v: 6 */
 /* forward(x f32[3], a = 1.5 fixed at export, n Null) = x * a + n. */
 pw_program scalars_program(pw_value *v, pw_plan *pl); /* v: 6 */
+/* forward(x f32[<=4] dynamic, n Null) = (relu(x), full([n], 1.5)). */
+pw_program dynamic_program(pw_value *v, pw_plan *pl); /* v: 6 */
 #endif

@@ -86,6 +86,11 @@ int opgen_method_ninputs(const opgen_method *m);
  * opgen_method_input is then OPGEN_GV_OTHER). A scalar input declared with a
  * value was fixed at export: a run must give that value. */
 bool opgen_method_input_is_null(const opgen_method *m, int i);
+/* A dynamic tensor input (planned at its upper bound, DYNAMIC_BOUND): the tensor
+ * as declared, whose sizes are the bound; NULL for a static input. A run may give
+ * it any sizes within the bound; every kernel then sizes its out from its inputs
+ * within the out's planned capacity, and outputs come back at their actual sizes. */
+const opgen_tensor *opgen_method_input_bound(const opgen_method *m, int i);
 int opgen_method_noutputs(const opgen_method *m);
 /* Input or output i as the program declares it (kind; a tensor's dtype, sizes and
  * dim order; a scalar's value). */
