@@ -4,6 +4,7 @@
  * sizes, taken from the caller's arena in one sequence. */
 #include "opgen/method.h"
 #include "opgen/loops.h"
+#include "prim_ops.h"
 #include "step.h"
 #include <math.h>
 #include <stdarg.h>
@@ -14,7 +15,8 @@ typedef struct instr {
     uint8_t kind;   /* enum opgen_instr_kind */
     int32_t a, b;   /* as opgen_pte_instr; a JumpFalseCall's b is absolute */
     opgen_step *step;      /* KernelCall */
-    opgen_ivalue **dargs;  /* DelegateCall */
+    const opgen_prim_op *prim; /* KernelCall of an ExecuTorch prim op (no step: on dargs) */
+    opgen_ivalue **dargs;  /* DelegateCall, prim op */
     int ndargs;
     const char *op; /* KernelCall: "aten::add.out", for messages */
     int chain, index;
@@ -117,20 +119,34 @@ size_t opgen_method_buffer_bytes(const opgen_pte *p, const opgen_pte_plan *pl, i
 /* ---- resolving an operator ---- */
 
 
-/* The kernel op of a KernelCall: its out= variant, an in-place op with a kernel
- * (aten::copy_, as the exporter writes mutated buffers back), or a scalar prim. */
-static int32_t kernel_op(const opgen_pte *p, const opgen_pte_plan *pl, const instr *at, int32_t opi, int *kid, const char **qualified, opgen_error *err) {
+/* A KernelCall's operator as "ns::name.overload" (256 bytes at full). */
+static int32_t operator_name(const opgen_pte *p, const opgen_pte_plan *pl, const instr *at, int32_t opi, char *full, opgen_error *err) {
     const char *name, *overload;
     if (opi < 0 || opgen_pte_operator_at(p, pl, (uint32_t)opi, &name, &overload, err)) {
         if (opi < 0) opgen_fail_at(err, OPGEN_E_FORMAT, p->file, 0, 0, "method '%s', instruction %d: op_index %d is out of range", pl->name, at->index, opi);
         return OPGEN_E_FORMAT;
     }
-    char full[256];
     size_t n = strlen(name), o = strlen(overload);
-    if (n + o + 2 > sizeof full) return opgen_fail_at(err, OPGEN_E_NOT_FOUND, p->file, 0, 0, "method '%s', instruction %d: an operator name of %zu bytes", pl->name, at->index, n + o);
+    if (n + o + 2 > 256) return opgen_fail_at(err, OPGEN_E_NOT_FOUND, p->file, 0, 0, "method '%s', instruction %d: an operator name of %zu bytes", pl->name, at->index, n + o);
     memcpy(full, name, n);
     full[n] = '.';
     memcpy(full + n + (o ? 1 : 0), overload, o + 1);
+    return OPGEN_OK;
+}
+
+/* The prim op a KernelCall calls (aten::sym_size.int, executorch_prim::...), or NULL. */
+static const opgen_prim_op *call_prim(const opgen_pte *p, const opgen_pte_plan *pl, const opgen_pte_instr *in) {
+    char full[256];
+    opgen_error e = {0};
+    instr at = {0};
+    return operator_name(p, pl, &at, in->a, full, &e) ? NULL : opgen_prim_find(full);
+}
+
+/* The kernel op of a KernelCall: its out= variant, an in-place op with a kernel
+ * (aten::copy_, as the exporter writes mutated buffers back), or a scalar prim. */
+static int32_t kernel_op(const opgen_pte *p, const opgen_pte_plan *pl, const instr *at, int32_t opi, int *kid, const char **qualified, opgen_error *err) {
+    char full[256];
+    if (operator_name(p, pl, at, opi, full, err)) return err->code;
     int id = opgen_node_op(full);
     if (id < 0) return opgen_fail_at(err, OPGEN_E_NOT_FOUND, p->file, 0, 0, "method '%s', instruction %d: unknown operator %s", pl->name, at->index, full);
     bool inplace = opgen_ops[id].kind == OPGEN_KIND_INPLACE && opgen_registry[id].fn;
@@ -170,6 +186,18 @@ static int32_t count_kernel_call(const opgen_pte *p, const opgen_pte_plan *pl, c
     return OPGEN_OK;
 }
 
+/* The elements of a prim call's int list arguments (et_view's sizes). */
+static size_t count_list_items(const opgen_pte *p, const opgen_pte_plan *pl, const opgen_pte_instr *in) {
+    size_t n = 0;
+    for (uint32_t k = 0; k < in->args.len; k++) {
+        opgen_pte_value v;
+        opgen_error e = {0};
+        int32_t vi = opgen_pte_i32(p, in->args, k);
+        if (vi >= 0 && (uint32_t)vi < pl->values.len && !opgen_pte_value_at(p, pl, (uint32_t)vi, &v, &e) && v.kind == OPGEN_EV_INT_LIST) n += v.items.len;
+    }
+    return n;
+}
+
 static int32_t count_method(const opgen_pte *p, const opgen_pte_plan *pl, const opgen_method_options *opt, counts *c, opgen_error *err) {
     memset(c, 0, sizeof *c);
     c->nvalues = pl->values.len;
@@ -195,6 +223,10 @@ static int32_t count_method(const opgen_pte *p, const opgen_pte_plan *pl, const 
             c->ninstr++;
             if (in.kind == OPGEN_INSTR_MOVE) c->nmoves++;
             if (in.kind == OPGEN_INSTR_DELEGATE) c->ndargs += in.args.len;
+            if (in.kind == OPGEN_INSTR_KERNEL && call_prim(p, pl, &in)) {
+                c->ndargs += in.args.len + count_list_items(p, pl, &in);
+                continue;
+            }
             if (in.kind == OPGEN_INSTR_KERNEL && count_kernel_call(p, pl, &in, &at, opt, c, err)) return err->code;
         }
     }
@@ -632,6 +664,50 @@ static int32_t scan_moves(mloader *L) {
     return OPGEN_OK;
 }
 
+/* et_view's sizes: the Int values its list names (a prim may compute them at run). */
+static int32_t view_sizes(mloader *L, int32_t vi, opgen_ivalue ***dargs) {
+    opgen_pte_value pv;
+    if (opgen_pte_value_at(L->p, L->pl, (uint32_t)vi, &pv, L->err)) return L->err->code;
+    if (pv.kind != OPGEN_EV_INT_LIST) return lfail(L, OPGEN_E_INVALID, "its sizes are value %d, a %s, not an int list", vi, opgen_ev_kind_name(pv.kind));
+    for (uint32_t k = 0; k < pv.items.len; k++) {
+        int64_t e = opgen_pte_i64(L->p, pv.items, k);
+        if (e < 0 || e >= L->m->nvalues || (L->m->evkind[e] != OPGEN_EV_INT && !(L->m->flags[e] & V_ANY_SCALAR)))
+            return lfail(L, OPGEN_E_FORMAT, "size %u of the view is value %lld, not an Int", k, (long long)e);
+        if (L->m->flags[e] & V_ANY_SCALAR) L->m->flags[e] |= V_USED_INT;
+        *(*dargs)++ = &L->m->values[e];
+    }
+    return OPGEN_OK;
+}
+
+/* A prim op's call: its values in order (et_view's size list as its elements),
+ * checked for kind, its result marked as written at run; then run once, so the
+ * kernels after it are bound and sized with the values it gives at the bound. */
+static int32_t load_prim(mloader *L, instr *ins, const opgen_pte_instr *in, opgen_ivalue ***dargs) {
+    opgen_method *m = L->m;
+    const opgen_prim_op *pr = ins->prim;
+    ins->op = pr->name;
+    if ((int)in->args.len != pr->nargs) return lfail(L, OPGEN_E_FORMAT, "%u arguments; %s takes %d", in->args.len, pr->name, pr->nargs);
+    ins->dargs = *dargs;
+    for (uint32_t x = 0; x < in->args.len; x++) {
+        int32_t vi = opgen_pte_i32(L->p, in->args, x);
+        if (vi < 0 || vi >= m->nvalues) return lfail(L, OPGEN_E_FORMAT, "argument %u is value %d, out of range (%d values)", x, vi, m->nvalues);
+        bool tensor = (x == 0 && pr->flags & (OPGEN_PRIM_SIZE | OPGEN_PRIM_VIEW)) || (x == 2 && pr->flags & OPGEN_PRIM_VIEW);
+        if (tensor != (m->evkind[vi] == OPGEN_EV_TENSOR)) return lfail(L, OPGEN_E_INVALID, "argument %u is value %d, a%s %s", x, vi, tensor ? " non-tensor" : "", opgen_ev_kind_name(m->evkind[vi]));
+        if (x == 1 && pr->flags & OPGEN_PRIM_VIEW) continue; /* the sizes, after the result */
+        *(*dargs)++ = &m->values[vi];
+    }
+    int32_t out = opgen_pte_i32(L->p, in->args, in->args.len - 1);
+    m->flags[out] |= V_MUTABLE; /* kernels reading it take its value at each call */
+    if (pr->flags & OPGEN_PRIM_VIEW) {
+        m->flags[out] |= V_INPUT; /* its bytes are given at run: self's */
+        if (view_sizes(L, opgen_pte_i32(L->p, in->args, 1), dargs)) return L->err->code;
+    }
+    ins->ndargs = (int)(*dargs - ins->dargs);
+    opgen_error e = {0};
+    if (pr->fn(pr->name, ins->dargs, ins->ndargs, &e)) return lfail(L, e.code, "%s", e.msg);
+    return OPGEN_OK;
+}
+
 static int32_t load_instructions(mloader *L, opgen_step *steps, opgen_ivalue **dargs) {
     opgen_method *m = L->m;
     int nk = 0;
@@ -644,9 +720,13 @@ static int32_t load_instructions(mloader *L, opgen_step *steps, opgen_ivalue **d
             instr *ins = &m->code[m->ncode];
             L->at = NULL;
             if (opgen_pte_instr_at(L->p, &instrs, k, &in, L->err)) return L->err->code;
-            *ins = (instr){(uint8_t)in.kind, in.a, in.b, NULL, NULL, 0, NULL, (int)ch, m->ncode};
+            *ins = (instr){(uint8_t)in.kind, in.a, in.b, NULL, NULL, NULL, 0, NULL, (int)ch, m->ncode};
             m->ncode++;
             L->at = ins;
+            if (in.kind == OPGEN_INSTR_KERNEL && (ins->prim = call_prim(L->p, L->pl, &in)) != NULL) {
+                if (load_prim(L, ins, &in, &dargs)) return L->err->code;
+                continue;
+            }
             if (in.kind == OPGEN_INSTR_KERNEL) {
                 ins->step = &steps[nk++];
                 if (load_kernel_call(L, ins, &in)) return L->err->code;
@@ -693,7 +773,7 @@ static int32_t check_kernels(mloader *L, opgen_arena *a) {
     size_t most = 0;
     for (int k = 0; k < m->ncode; k++) {
         instr *ins = &m->code[k];
-        if (ins->kind != OPGEN_INSTR_KERNEL) continue;
+        if (ins->kind != OPGEN_INSTR_KERNEL || ins->prim) continue;
         L->at = ins;
         opgen_error e = {0};
         if (opgen_step_prepare(ins->step, m->values, a, &e)) return lfail(L, e.code, "%s", e.msg);
@@ -911,7 +991,9 @@ static int32_t execute(opgen_method *m, opgen_arena *work, opgen_error *err) {
         while (pc < end) {
             const instr *ins = &m->code[pc++];
             if (++steps > m->max_steps) return rfail(m, ins, err, OPGEN_E_INVALID, "the run executed %llu instructions without ending (a loop that never ends?)", (unsigned long long)m->max_steps);
-            if (ins->kind == OPGEN_INSTR_KERNEL) {
+            if (ins->prim) {
+                if (ins->prim->fn(ins->op, ins->dargs, ins->ndargs, &kerr)) return rfail(m, ins, err, kerr.code, "%s", kerr.msg);
+            } else if (ins->kind == OPGEN_INSTR_KERNEL) {
                 int32_t st = opgen_step_exec(ins->step, m->values, work, &kerr);
                 opgen_arena_restore(work, mark);
                 if (st) return rfail(m, ins, err, kerr.code ? kerr.code : st, "%s", kerr.msg);
@@ -944,6 +1026,7 @@ void opgen_method_instructions(const opgen_method *m, void (*fn)(void *ctx, cons
         const instr *ins = &m->code[k];
         char key[1024] = "";
         opgen_instr_info info = {ins->chain, ins->index, ins->kind, ins->op, NULL, NULL, key, ins->a, ins->b};
+        if (ins->prim) info.kernel = "a prim op", info.origin = "opgen";
         if (ins->step) {
             info.kernel = ins->step->kernel && ins->step->kernel->name ? ins->step->kernel->name : "?";
             info.origin = ins->step->origin ? ins->step->origin : "opgen";

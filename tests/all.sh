@@ -114,19 +114,35 @@ selective() { # selective NAME SELECTION PROGRAM INPUTS EXPECTED OTHER OTHER-INP
 graph_inputs() { for f in tests/examples/"$1"/inputs/*.npy; do printf -- '--input %s=%s ' "$(basename "$f" .npy)" "$f"; done; }
 selective mlp-graph tests/select/expected/mlp_graph.yaml tests/examples/mlp.graph "$(graph_inputs mlp)" tests/examples/mlp/expected/0.npy \
     tests/examples/attention.graph "$(graph_inputs attention)" "which this build's selection (mlp_graph.yaml) leaves out"
-if [ -f "$corpus/exir/mlp/model.pte" ] && [ -f "$corpus/exir/small_cnn/model.pte" ]; then
-    for m in mlp small_cnn; do
-        other=small_cnn refusal="method 'forward', instruction 0 (aten::convolution.out): aten::convolution.out is left out of this build's selection (select-mlp.yaml)"
-        [ $m = small_cnn ] && other=mlp refusal="method 'forward', instruction 2 (aten::relu.out): aten::relu.out is left out of this build's selection (select-small_cnn.yaml)"
-        if build-ci/gcc/opgen select --pte "$corpus/exir/$m/model.pte" -o "build-ci/select-$m.yaml" >"build-ci/select-$m.log" 2>&1; then
-            selective "$m" "build-ci/select-$m.yaml" "$corpus/exir/$m/model.pte" "--input 0=$corpus/exir/$m/inputs/0_0.npy" "$corpus/exir/$m/expected/0_0.npy" \
-                "$corpus/exir/$other/model.pte" "--input 0=$corpus/exir/$other/inputs/0_0.npy" "$refusal"
-        else
-            echo "opgen select --pte $m.pte FAILED"
-            cat "build-ci/select-$m.log"
-            failed=$((failed + 1))
-        fi
-    done
+# from .pte programs (opgen select --pte): small_cnn (the README builds mlp's), and
+# the stateful and dynamic programs together: llama_decode (copy_ into its KV cache)
+# decodes its greedy tokens and seq_dynamic (prim ops, et_view) matches, in one build
+if [ -f "$corpus/exir/small_cnn/model.pte" ] && [ -f "$corpus/exir/llama_decode/model.pte" ]; then
+    if build-ci/gcc/opgen select --pte "$corpus/exir/small_cnn/model.pte" -o build-ci/select-small_cnn.yaml >build-ci/select-small_cnn.log 2>&1; then
+        selective small_cnn build-ci/select-small_cnn.yaml "$corpus/exir/small_cnn/model.pte" "--input 0=$corpus/exir/small_cnn/inputs/0_0.npy" "$corpus/exir/small_cnn/expected/0_0.npy" \
+            "$corpus/exir/mlp/model.pte" "--input 0=$corpus/exir/mlp/inputs/0_0.npy" \
+            "method 'forward', instruction 2 (aten::relu.out): aten::relu.out is left out of this build's selection (select-small_cnn.yaml)"
+    else
+        echo "opgen select --pte small_cnn.pte FAILED"
+        cat build-ci/select-small_cnn.log
+        failed=$((failed + 1))
+    fi
+    dir=build-ci/select-state log=build-ci/select-state.log rt=build-ci/select-state/runtime-stubs/selective/opgen-rt
+    rm -rf "$dir"
+    if build-ci/gcc/opgen select --pte "$corpus/exir/llama_decode/model.pte" --pte tests/exir/seq_dynamic/model.pte -o build-ci/select-state.yaml >"$log" 2>&1 &&
+        meson setup "$dir" -Dselect=build-ci/select-state.yaml >>"$log" 2>&1 && ninja -C "$dir" runtime-stubs/selective/opgen-rt >>"$log" 2>&1 &&
+        [ "$("$rt" generate "$corpus/exir/llama_decode/model.pte" --prompt 3,77 --steps 12 2>>"$log")" = "8 20 22 93 127 115 124 103 29 97 29 97" ] &&
+        "$rt" run tests/exir/seq_dynamic/model.pte --calls tests/exir/seq_dynamic/inputs -o "$dir/out" >>"$log" 2>&1 &&
+        "$rt" compare tests/exir/seq_dynamic/expected/2_0.npy "$dir/out/2_0.npy" >>"$log" 2>&1 &&
+        ! "$rt" run "$corpus/exir/mlp/model.pte" --input 0="$corpus/exir/mlp/inputs/0_0.npy" -o "$dir/out2" 2>"$dir.err" &&
+        grep -qF "aten::relu.out is left out of this build's selection (select-state.yaml)" "$dir.err"; then
+        passed=$((passed + 1))
+        echo "llama_decode + seq_dynamic: decode and match in their own selective build; mlp is refused: $(cat "$dir.err")"
+    else
+        echo "selective build of llama_decode + seq_dynamic FAILED"
+        tail -n 20 "$log" "$dir.err" 2>/dev/null
+        failed=$((failed + 1))
+    fi
 else
     echo "SKIP: $corpus/exir is absent: no selective builds from .pte programs"
     skipped=$((skipped + 1))

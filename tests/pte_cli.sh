@@ -99,6 +99,20 @@ expect 1 "dynamic.pte: error: method 'forward', instruction 1 (aten::full.out): 
     run "$p/dynamic.pte" --input 0="$p/dynamic.in2.npy" --input 1=5 -o "$tmp/x"
 "$rt" info "$p/dynamic.pte" | grep -qF "  input 0: f32[4] (dynamic: these sizes are its bound)" && ok || bad "info does not show the bound"
 
+# programs exported for the suite (tests/exir/*/, tests/exir/export.py): a dynamic
+# sequence length read at run (sym_size.int), arithmetic on it (executorch_prim
+# ops) and views sized by it (et_view); every call of one loaded method
+for dir in "$(dirname "$0")"/exir/*/; do
+    m=$(basename "$dir")
+    runs "tests/exir/$m --calls" "$dir/model.pte" --calls "$dir/inputs" -o "$tmp/t-$m"
+    for f in "$dir/expected"/*.npy; do
+        b=$(basename "$f")
+        if "$rt" compare "$f" "$tmp/t-$m/$b" --rtol 1e-4 --atol 1e-5 >/dev/null; then ok; else bad "tests/exir/$m $b: $("$rt" compare "$f" "$tmp/t-$m/$b" --rtol 1e-4 --atol 1e-5 2>&1 | head -1)"; fi
+    done
+done
+"$rt" run "$(dirname "$0")/exir/seq_dynamic/model.pte" --calls "$(dirname "$0")/exir/seq_dynamic/inputs" -o "$tmp/tr" --trace 2>"$tmp/trace" >/dev/null
+grep -qF "instruction 1: executorch_prim::et_view.default -> a prim op (opgen)" "$tmp/trace" && ok || bad "the trace does not show et_view as a prim op"
+
 # info and print
 if "$rt" info "$p/two_methods.pte" >"$tmp/info" 2>&1; then ok; else bad "info: $(head -3 "$tmp/info")"; fi
 for line in "method 'forward': 4 values, 1 chain" "method 'twice_plus_one': 6 values, 1 chain" "  input 0: f32[2, 3]" "  output 0: f32[6]" \

@@ -88,9 +88,9 @@ static opgen_ivalue tensor(opgen_dtype d, int dim, const int64_t *sizes, void *d
     return v;
 }
 
-static void corpus(const char *dir) {
-    static const char *const names[] = {"mlp", "small_cnn", "two_outputs", "cond", "embed_mean", "running_stats", "scalar_inputs", "llama_decode", "dynamic_mlp"};
-    for (size_t k = 0; k < sizeof names / sizeof *names; k++) {
+/* Exported programs DIR/exir/NAME/model.pte, run on their call 0's inputs. */
+static void exported(const char *dir, const char *const *names, size_t count) {
+    for (size_t k = 0; k < count; k++) {
         char path[4096];
         snprintf(path, sizeof path, "%s/exir/%s/model.pte", dir, names[k]);
         FILE *f = fopen(path, "rb");
@@ -142,7 +142,10 @@ int main(int argc, char **argv) {
     opgen_ivalue indy[2] = {tensor(OPGEN_DTYPE_Float, 1, (int64_t[]){2}, x), {.kind = OPGEN_GV_INT, .i = 3}};
     p = dynamic_program(v, pl);
     built("dynamic (an input within its bound)", &p, indy);
-    if (argc > 1) corpus(argv[1]);
+    static const char *const corpus[] = {"mlp", "small_cnn", "two_outputs", "cond", "embed_mean", "running_stats", "scalar_inputs", "llama_decode", "dynamic_mlp"};
+    static const char *const own[] = {"seq_dynamic"}; /* tests/exir/: prim ops and views sized at run */
+    if (argc > 1) exported(argv[1], corpus, sizeof corpus / sizeof *corpus);
+    if (argc > 2) exported(argv[2], own, sizeof own / sizeof *own);
     printf("test_no_malloc: %d programs loaded and run with no allocation of their own, %d failed\n", programs, failures);
     return failures ? 1 : 0;
 }

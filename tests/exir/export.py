@@ -1,0 +1,61 @@
+# Hand-run, never in the build or tests: programs exported by ExecuTorch's own
+# exporter for the suite (tests/exir/NAME/: model.pte, inputs/K_I.npy,
+# expected/K_O.npy from eager PyTorch, info.json), with shapes and seeds of their
+# own. Run in the exporter root of ../shared/reference/exporting-programs.md
+# (Debian sid, python3-torch 2.14.1, ExecuTorch cff6f4dd under /et):
+#     python3 tests/exir/export.py
+import json, os, sys
+sys.path.insert(0, "/et/src")
+import numpy as np
+import torch
+from torch.export import Dim
+import executorch.exir as exir
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+class SeqMix(torch.nn.Module):
+    """A dynamic sequence length: sizes read at run (sym_size), arithmetic on them
+    (executorch_prim ops), views of dynamic tensors (et_view)."""
+
+    def __init__(self):
+        super().__init__()
+        self.proj = torch.nn.Linear(8, 6)
+
+    def forward(self, x):
+        b, t, c = x.shape
+        y = self.proj(x.reshape(b * t, c))        # [b*t, 6]
+        z = y.reshape(b, t * 2, 3)                # a view with computed sizes
+        return torch.softmax(z, dim=-1) * (t + 1), z.sum(dim=1)
+
+
+def export(name, model, example, dynamic_shapes, calls):
+    out = os.path.join(HERE, name)
+    for sub in ("inputs", "expected"):
+        os.makedirs(os.path.join(out, sub), exist_ok=True)
+    model.eval()
+    with torch.no_grad():
+        ep = torch.export.export(model, example, dynamic_shapes=dynamic_shapes)
+        prog = exir.to_edge(ep).to_executorch()
+        with open(os.path.join(out, "model.pte"), "wb") as f:
+            f.write(prog.buffer)
+        for k, args in enumerate(calls):
+            for i, a in enumerate(args):
+                np.save(os.path.join(out, "inputs", "%d_%d.npy" % (k, i)), a.numpy())
+            res = model(*args)
+            for o, r in enumerate(res if isinstance(res, tuple) else (res,)):
+                np.save(os.path.join(out, "expected", "%d_%d.npy" % (k, o)), r.numpy())
+    ops = sorted({str(n.target) for n in prog.exported_program().graph.nodes if n.op == "call_function"})
+    info = {"exporter": "tests/exir/export.py (%s)" % name, "versions": {"torch": torch.__version__, "executorch": "cff6f4dd"},
+            "calls": len(calls), "call_shapes": [[list(a.shape) for a in args] for args in calls], "operators": ops}
+    with open(os.path.join(out, "info.json"), "w") as f:
+        json.dump(info, f, indent=1)
+    print(name, os.path.getsize(os.path.join(out, "model.pte")), "bytes;", ops)
+
+
+if __name__ == "__main__":
+    torch.manual_seed(31)
+    g = torch.Generator().manual_seed(32)
+    seq = Dim("seq", min=1, max=12)
+    export("seq_dynamic", SeqMix(), (torch.randn(1, 5, 8, generator=g),), {"x": {1: seq}},
+           [(torch.randn(1, t, 8, generator=g),) for t in (5, 1, 12, 7)])
