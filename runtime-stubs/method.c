@@ -7,6 +7,7 @@
 #include "prim_ops.h"
 #include "step.h"
 #include <math.h>
+#include <stddef.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -171,7 +172,7 @@ static int32_t count_kernel_call(const opgen_pte *p, const opgen_pte_plan *pl, c
     c->ncands += (size_t)opgen_step_ncandidates(kid, opt->kernels);
     for (int ai = 0; ai < kop->nargs && (uint32_t)ai < in->args.len; ai++) {
         const opgen_arg *ka = &opgen_args[kop->first_arg + (unsigned)ai];
-        c->nres += (ka->flags & OPGEN_ARG_OUT) != 0;
+        c->nres += (ka->flags & OPGEN_ARG_OUT) != 0; /* a list out: its items, below */
         if (ka->abi != OPGEN_ABI_INT_LIST && ka->abi != OPGEN_ABI_OPT_INT_LIST && ka->abi != OPGEN_ABI_FLOAT_LIST && ka->abi != OPGEN_ABI_OPT_FLOAT_LIST &&
             ka->abi != OPGEN_ABI_BOOL_LIST && ka->abi != OPGEN_ABI_TENSOR_LIST)
             continue; /* only lists take memory of their own */
@@ -182,6 +183,7 @@ static int32_t count_kernel_call(const opgen_pte *p, const opgen_pte_plan *pl, c
         if (v.kind == OPGEN_EV_DOUBLE_LIST) c->list_bytes += list_piece(8 * (size_t)v.items.len);
         if (v.kind == OPGEN_EV_BOOL_LIST) c->list_bytes += list_piece(v.items.len);
         if (v.kind == OPGEN_EV_TENSOR_LIST || v.kind == OPGEN_EV_OPT_TENSOR_LIST) c->list_bytes += list_piece(sizeof(void *) * (size_t)v.items.len);
+        if ((v.kind == OPGEN_EV_TENSOR_LIST || v.kind == OPGEN_EV_OPT_TENSOR_LIST) && ka->flags & OPGEN_ARG_OUT) c->nres += v.items.len;
     }
     return OPGEN_OK;
 }
@@ -533,11 +535,21 @@ static int32_t bind_arg(mloader *L, opgen_step *s, int ai, int32_t vi) {
     return lfail(L, OPGEN_E_INVALID, "argument '%s' (%s) is value %d, a%s %s", ka->name, ka->type, vi, ev == OPGEN_EV_INT || ev == OPGEN_EV_INT_LIST ? "n" : "", opgen_ev_kind_name(ev));
 }
 
-/* Value a is value b, or a tensor of the same type over the same planned bytes
- * (the emitter gives an in-place op's result a value of its own). */
+/* Value a is value b, or a tensor of the same type over the same planned bytes, or
+ * a list of such (the emitter gives an in-place op's result, and a list out's, a
+ * value of its own). */
 static bool same_tensor(const mloader *L, int32_t a, int32_t b) {
     if (a == b) return true;
-    if (a < 0 || a >= L->m->nvalues || L->m->evkind[a] != OPGEN_EV_TENSOR || L->m->evkind[b] != OPGEN_EV_TENSOR) return false;
+    if (a < 0 || a >= L->m->nvalues || b < 0 || b >= L->m->nvalues) return false;
+    if (L->m->evkind[a] == OPGEN_EV_TENSOR_LIST && L->m->evkind[b] == OPGEN_EV_TENSOR_LIST) { /* a list out, returned as a list of its own */
+        opgen_pte_value x, y;
+        opgen_error e = {0};
+        if (opgen_pte_value_at(L->p, L->pl, (uint32_t)a, &x, &e) || opgen_pte_value_at(L->p, L->pl, (uint32_t)b, &y, &e) || x.items.len != y.items.len) return false;
+        for (uint32_t k = 0; k < x.items.len; k++)
+            if (!same_tensor(L, opgen_pte_i32(L->p, x.items, k), opgen_pte_i32(L->p, y.items, k))) return false;
+        return true;
+    }
+    if (L->m->evkind[a] != OPGEN_EV_TENSOR || L->m->evkind[b] != OPGEN_EV_TENSOR) return false;
     const opgen_tensor *x = &L->m->values[a].t, *y = &L->m->values[b].t;
     return x->data && x->data == y->data && x->dtype == y->dtype && x->dim == y->dim && !memcmp(x->sizes, y->sizes, sizeof(int64_t) * (size_t)x->dim);
 }
@@ -565,6 +577,9 @@ static int32_t check_returns(mloader *L, const opgen_pte_instr *in, const opgen_
     return OPGEN_OK;
 }
 
+/* The index of the value holding tensor t (a list's element). */
+static int32_t value_of(const mloader *L, const opgen_tensor *t) { return (int32_t)((const opgen_ivalue *)(const void *)((const char *)t - offsetof(opgen_ivalue, t)) - L->m->values); }
+
 /* A tensor a kernel reads has bytes: a constant's, planned ones, or (given at
  * run) an input's. */
 static int32_t has_memory(mloader *L, const opgen_step *s, int ai, int32_t vi) {
@@ -575,8 +590,27 @@ static int32_t has_memory(mloader *L, const opgen_step *s, int ai, int32_t vi) {
         return lfail(L, OPGEN_E_FORMAT, "it reads value %d, which has no memory (neither a constant, nor planned, nor an input)", vi);
     for (size_t k = 0; ka->abi == OPGEN_ABI_TENSOR_LIST && k < v->v.tl.len; k++) {
         const opgen_tensor *t = v->v.tl.data[k];
-        if (t && !t->data && !(L->m->flags[(const opgen_ivalue *)(const void *)t - L->m->values] & V_INPUT))
-            return lfail(L, OPGEN_E_FORMAT, "its list argument '%s' holds value %d, which has no memory", ka->name, (int)((const opgen_ivalue *)(const void *)t - L->m->values));
+        if (t && !t->data && !(L->m->flags[value_of(L, t)] & V_INPUT))
+            return lfail(L, OPGEN_E_FORMAT, "its list argument '%s' holds value %d, which has no memory", ka->name, (int)(value_of(L, t)));
+    }
+    return OPGEN_OK;
+}
+
+/* An out: a planned tensor, or (Tensor(a!)[]) a list of them, each planned on its
+ * own; each becomes a result the step writes. */
+static int32_t bind_out(mloader *L, opgen_step *s, int ai, int32_t vi) {
+    const char *name = opgen_args[opgen_ops[s->kernel_op].first_arg + (unsigned)ai].name;
+    const opgen_value *v = &s->args[ai];
+    bool list = opgen_args[opgen_ops[s->kernel_op].first_arg + (unsigned)ai].abi == OPGEN_ABI_TENSOR_LIST;
+    size_t n = list ? v->v.tl.len : 1;
+    for (size_t k = 0; k < n; k++) {
+        const opgen_tensor *t = list ? v->v.tl.data[k] : v->none ? NULL : v->v.t;
+        int32_t ti = list && t ? (int32_t)(value_of(L, t)) : vi;
+        if (!t || !t->data || L->m->flags[ti] & V_CONSTANT) {
+            if (list) return lfail(L, OPGEN_E_INVALID, "its out '%s' (value %d): its tensor %zu (value %d) has no planned memory to write", name, vi, k, ti);
+            return lfail(L, OPGEN_E_INVALID, "its out '%s' (value %d) has no planned memory to write", name, vi);
+        }
+        s->res[s->nres++] = (opgen_tensor *)(uintptr_t)t;
     }
     return OPGEN_OK;
 }
@@ -606,10 +640,7 @@ static int32_t load_kernel_call(mloader *L, instr *ins, const opgen_pte_instr *i
         if (flags & OPGEN_ARG_WRITE && !(flags & OPGEN_ARG_OUT) && !s->args[ai].none && L->m->flags[vi] & V_CONSTANT)
             return lfail(L, OPGEN_E_INVALID, "it writes '%s' (value %d) in place, a constant", opgen_args[kop->first_arg + (unsigned)ai].name, vi);
         if (!(flags & OPGEN_ARG_OUT)) continue;
-        const opgen_tensor *t = s->args[ai].v.t;
-        if (s->args[ai].none || !t || !t->data || L->m->flags[vi] & V_CONSTANT)
-            return lfail(L, OPGEN_E_INVALID, "its out '%s' (value %d) has no planned memory to write", opgen_args[kop->first_arg + (unsigned)ai].name, vi);
-        s->res[s->nres++] = (opgen_tensor *)(uintptr_t)t;
+        if (bind_out(L, s, ai, vi)) return L->err->code;
     }
     L->res += s->nres;
     L->patches += s->npatches;

@@ -53,9 +53,44 @@ def export(name, model, example, dynamic_shapes, calls):
     print(name, os.path.getsize(os.path.join(out, "model.pte")), "bytes;", ops)
 
 
+class Lists(torch.nn.Module):
+    """Ops whose out is a TensorList the exporter plans tensor by tensor."""
+
+    def forward(self, x):
+        a, b = torch.split(x, [2, 4], dim=1)      # split_with_sizes_copy
+        rows = torch.unbind(x, dim=0)             # unbind_copy
+        c = torch.chunk(x, 3, dim=1)              # split_copy
+        return a * 2 + b[:, 1:3], rows[1] - rows[3], c[0] + c[2]
+
+
+class Recurrent(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.lstm = torch.nn.LSTM(5, 7, num_layers=2, batch_first=True)
+        self.head = torch.nn.Linear(7, 3)
+
+    def forward(self, x):
+        y, _ = self.lstm(x)
+        return self.head(y[:, -1])
+
+
+class Block(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.layer = torch.nn.TransformerEncoderLayer(d_model=12, nhead=3, dim_feedforward=20, dropout=0.0, batch_first=True)
+
+    def forward(self, x):
+        return self.layer(x)
+
+
 if __name__ == "__main__":
     torch.manual_seed(31)
     g = torch.Generator().manual_seed(32)
     seq = Dim("seq", min=1, max=12)
     export("seq_dynamic", SeqMix(), (torch.randn(1, 5, 8, generator=g),), {"x": {1: seq}},
            [(torch.randn(1, t, 8, generator=g),) for t in (5, 1, 12, 7)])
+    export("lists", Lists(), (torch.randn(4, 6, generator=g),), None, [(torch.randn(4, 6, generator=g),) for _ in range(2)])
+    torch.manual_seed(33)
+    export("lstm", Recurrent(), (torch.randn(2, 4, 5, generator=g),), None, [(torch.randn(2, 4, 5, generator=g),) for _ in range(2)])
+    torch.manual_seed(34)
+    export("transformer_block", Block(), (torch.randn(2, 5, 12, generator=g),), None, [(torch.randn(2, 5, 12, generator=g),) for _ in range(2)])
