@@ -1,7 +1,10 @@
-/* 2-D convolution (aten::convolution, not transposed), Float and Double, three
- * ways: a 1x1 convolution (stride 1, no padding) is one GEMM per image and group,
- * its input read in place; a depthwise one (one input channel per group) is a
- * direct loop per channel; any other is im2col into scratch, then a GEMM. */
+/* aten::convolution in every form ATen's takes, Float and Double: 1-, 2- and
+ * 3-D, transposed (with output_padding), grouped, dilated, strided and padded.
+ * 2-D (and 1-D, as 2-D of height 1) go three ways: a 1x1 convolution (stride 1,
+ * no padding) is one GEMM per image and group, its input read in place; a
+ * depthwise one (one input channel per group) is a direct loop per channel; any
+ * other is im2col into scratch, then a GEMM. 3-D and transposed convolutions are
+ * direct loops over the output (or, transposed, scattered from the input). */
 #include "gemm.h"
 #include "opgen/loops.h"
 #include "opgen_registry.h"
@@ -13,7 +16,6 @@ typedef struct conv_geom {
 
 static int32_t conv_geometry(opgen_ctx *ctx, const opgen_tensor *input, const opgen_tensor *weight, const opgen_tensor *bias, opgen_int_list stride, opgen_int_list padding,
                              opgen_int_list dilation, int64_t groups, conv_geom *g) {
-    if (input->dim != 4 || weight->dim != 4) return OPGEN_FAIL(ctx, OPGEN_E_SHAPE, "%s: 2-D convolution takes a 4-d input and weight, got %d-d and %d-d", ctx->op, input->dim, weight->dim);
     if (opgen_int_pair(ctx, stride, "stride", -1, g->s) || opgen_int_pair(ctx, padding, "padding", -1, g->p) || opgen_int_pair(ctx, dilation, "dilation", -1, g->d)) return ctx->err->code;
     g->N = input->sizes[0], g->C = input->sizes[1], g->H = input->sizes[2], g->W = input->sizes[3];
     g->O = weight->sizes[0], g->Cg = weight->sizes[1], g->KH = weight->sizes[2], g->KW = weight->sizes[3], g->groups = groups;
@@ -96,16 +98,9 @@ static conv_path path_of(const conv_geom *g, const opgen_tensor *in) {
                 }                                                                                                                \
             }
 
-opgen_status opgen_portable_convolution_out(opgen_ctx *ctx, const opgen_tensor *input, const opgen_tensor *weight, const opgen_tensor *bias, opgen_int_list stride, opgen_int_list padding, opgen_int_list dilation, bool transposed, opgen_int_list output_padding, int64_t groups, opgen_tensor *out) {
-    uint32_t mask = OPGEN_KERNEL_DTYPES_opgen_portable_convolution_out;
-    (void)output_padding;
-    if (transposed) return OPGEN_FAIL(ctx, OPGEN_E_NOT_IMPLEMENTED, "%s: transposed convolution is not implemented", ctx->op);
-    conv_geom g = {0};
-    if (conv_geometry(ctx, input, weight, bias, stride, padding, dilation, groups, &g)) return ctx->err->code;
-    OPGEN_CHECK_DTYPE(ctx, mask, input->dtype, "the input");
-    int64_t sizes[4] = {g.N, g.O, g.OH, g.OW};
-    int32_t st = opgen_out(ctx, out, input->dtype, 4, sizes);
-    if (st) return st;
+/* 2-D (out already sized by the caller: [N, O, OH, OW], or a 1-D one's view). */
+static int32_t conv2d(opgen_ctx *ctx, uint32_t mask, const opgen_tensor *input, const opgen_tensor *weight, const opgen_tensor *bias, const conv_geom *gp, opgen_tensor *out) {
+    conv_geom g = *gp;
     conv_path path = path_of(&g, input);
     int64_t og = g.O / g.groups, ck = g.Cg * g.KH * g.KW, hw = g.OH * g.OW;
     size_t es = (size_t)opgen_dtype_size(input->dtype);
@@ -149,4 +144,140 @@ opgen_status opgen_portable_convolution_out(opgen_ctx *ctx, const opgen_tensor *
         }
     })
     return OPGEN_OK;
+}
+
+/* ---- any rank, and transposed: direct loops ---- */
+
+/* A convolution of 1 to 3 spatial dimensions, padded to 3 with size-1 ones. */
+typedef struct conv_nd {
+    int nd;
+    int64_t N, C, O, Cg, Og, groups, in[3], k[3], out[3], s[3], p[3], d[3], op[3];
+    bool transposed;
+} conv_nd;
+
+/* A stride, padding, dilation or output_padding list: one value for every
+ * dimension (ATen expands a single one), within range. */
+static int32_t conv_param(opgen_ctx *ctx, opgen_int_list l, const char *what, int nd, int64_t lo, int64_t *v) {
+    if (l.len != 1 && l.len != (size_t)nd) return OPGEN_FAIL(ctx, OPGEN_E_INVALID, "%s: %s must have 1 or %d values, not %zu", ctx->op, what, nd, l.len);
+    for (int i = 0; i < 3; i++) v[i] = i < nd ? l.data[l.len == 1 ? 0 : i] : (lo > 0 ? 1 : 0);
+    for (int i = 0; i < nd; i++)
+        if (v[i] < lo || v[i] > (1 << 30)) return OPGEN_FAIL(ctx, OPGEN_E_INVALID, "%s: %s value %lld is out of range", ctx->op, what, (long long)v[i]);
+    return OPGEN_OK;
+}
+
+static int32_t nd_geometry(opgen_ctx *ctx, const opgen_tensor *input, const opgen_tensor *weight, const opgen_tensor *bias, opgen_int_list stride, opgen_int_list padding,
+                           opgen_int_list dilation, bool transposed, opgen_int_list output_padding, int64_t groups, conv_nd *g) {
+    g->nd = input->dim - 2, g->transposed = transposed, g->groups = groups;
+    if (conv_param(ctx, stride, "stride", g->nd, 1, g->s) || conv_param(ctx, padding, "padding", g->nd, 0, g->p) || conv_param(ctx, dilation, "dilation", g->nd, 1, g->d) ||
+        conv_param(ctx, output_padding, "output_padding", g->nd, 0, g->op))
+        return ctx->err->code;
+    g->N = input->sizes[0], g->C = input->sizes[1];
+    int64_t outs = transposed ? (groups > 0 ? weight->sizes[1] * groups : 0) : weight->sizes[0];
+    if (groups < 1 || g->C % groups || outs % groups)
+        return OPGEN_FAIL(ctx, OPGEN_E_INVALID, "%s: %lld groups do not divide %lld input and %lld output channels", ctx->op, (long long)groups, (long long)g->C, (long long)outs);
+    if (transposed) { /* weight [C, O / groups, k...] */
+        if (weight->sizes[0] != g->C) return OPGEN_FAIL(ctx, OPGEN_E_SHAPE, "%s: a transposed convolution's weight has %lld input channels, the input %lld", ctx->op, (long long)weight->sizes[0], (long long)g->C);
+        g->Og = weight->sizes[1], g->O = g->Og * groups, g->Cg = g->C / groups;
+    } else { /* weight [O, C / groups, k...] */
+        g->O = weight->sizes[0], g->Cg = weight->sizes[1], g->Og = g->O / groups;
+        if (g->Cg != g->C / groups) return OPGEN_FAIL(ctx, OPGEN_E_SHAPE, "%s: weight has %lld input channels per group, the input %lld", ctx->op, (long long)g->Cg, (long long)(g->C / groups));
+    }
+    if (bias && (bias->dim != 1 || bias->sizes[0] != g->O)) return OPGEN_FAIL(ctx, OPGEN_E_SHAPE, "%s: bias must have %lld elements", ctx->op, (long long)g->O);
+    if (input->dtype != weight->dtype || (bias && bias->dtype != input->dtype)) return OPGEN_FAIL(ctx, OPGEN_E_DTYPE, "%s: input, weight and bias must have one dtype", ctx->op);
+    for (int i = 0; i < 3; i++) {
+        g->in[i] = i < g->nd ? input->sizes[2 + i] : 1, g->k[i] = i < g->nd ? weight->sizes[2 + i] : 1;
+        int64_t span = g->d[i] * (g->k[i] - 1) + 1;
+        if (transposed && g->op[i] >= g->s[i] && g->op[i] >= g->d[i])
+            return OPGEN_FAIL(ctx, OPGEN_E_INVALID, "%s: output_padding %lld must be smaller than either the stride %lld or the dilation %lld", ctx->op, (long long)g->op[i], (long long)g->s[i], (long long)g->d[i]);
+        g->out[i] = transposed ? (g->in[i] - 1) * g->s[i] - 2 * g->p[i] + span + g->op[i] : (g->in[i] + 2 * g->p[i] - span < 0 ? 0 : (g->in[i] + 2 * g->p[i] - span) / g->s[i] + 1);
+        if (g->out[i] < 1 && g->in[i] > 0) return OPGEN_FAIL(ctx, OPGEN_E_SHAPE, "%s: the kernel is larger than the padded input", ctx->op);
+    }
+    return OPGEN_OK;
+}
+
+/* Element offset of (c, position) in a tensor of rank nd + 2, batch n. */
+static inline int64_t at(const opgen_tensor *t, int nd, int64_t n, int64_t c, const int64_t *pos) {
+    int64_t o = n * t->strides[0] + c * t->strides[1];
+    for (int i = 0; i < nd; i++) o += pos[i] * t->strides[2 + i];
+    return o;
+}
+
+/* out[n, o, y] = bias[o] + sum over c of the group, kernel offsets k of
+ * x[n, c, y * s - p + k * d] * w[o, c, k]; transposed, each x[n, c, i] adds
+ * x * w[c, o, k] into out[n, o, i * s - p + k * d]. Out is contiguous. */
+#define CONV_DIRECT(T)                                                                                                           \
+    {                                                                                                                            \
+        const T *x = input->data, *w = weight->data, *b = bias ? bias->data : NULL;                                             \
+        T *y = out->data;                                                                                                        \
+        int64_t osz = g.out[0] * g.out[1] * g.out[2], isz = g.in[0] * g.in[1] * g.in[2], ksz = g.k[0] * g.k[1] * g.k[2];        \
+        for (int64_t n = 0; n < g.N; n++)                                                                                       \
+            for (int64_t o = 0; o < g.O; o++)                                                                                   \
+                for (int64_t i = 0; i < osz; i++) y[(n * g.O + o) * osz + i] = b ? b[o * bias->strides[0]] : (T)0;             \
+        for (int64_t n = 0; n < g.N; n++)                                                                                       \
+            for (int64_t gi = 0; gi < g.groups; gi++)                                                                           \
+                for (int64_t c = 0; c < g.Cg; c++)                                                                              \
+                    for (int64_t og = 0; og < g.Og; og++) {                                                                     \
+                        int64_t ic = gi * g.Cg + c, oc = gi * g.Og + og;                                                        \
+                        T *yo = y + (n * g.O + oc) * osz;                                                                       \
+                        for (int64_t kk = 0; kk < ksz; kk++) {                                                                  \
+                            int64_t kp[3] = {kk / (g.k[1] * g.k[2]), kk / g.k[2] % g.k[1], kk % g.k[2]};                        \
+                            T wv = g.transposed ? w[at(weight, g.nd, ic, og, kp)] : w[at(weight, g.nd, oc, c, kp)];             \
+                            int64_t outer = g.transposed ? isz : osz;                                                           \
+                            for (int64_t q = 0; q < outer; q++) {                                                               \
+                                int64_t qp[3] = {q / ((g.transposed ? g.in : g.out)[1] * (g.transposed ? g.in : g.out)[2]),     \
+                                                 q / (g.transposed ? g.in : g.out)[2] % (g.transposed ? g.in : g.out)[1],       \
+                                                 q % (g.transposed ? g.in : g.out)[2]},                                         \
+                                        r[3];                                                                                   \
+                                bool inside = true;                                                                             \
+                                for (int a = 0; a < 3 && inside; a++) {                                                         \
+                                    r[a] = g.transposed ? qp[a] * g.s[a] - g.p[a] + kp[a] * g.d[a] : qp[a] * g.s[a] - g.p[a] + kp[a] * g.d[a]; \
+                                    inside = r[a] >= 0 && r[a] < (g.transposed ? g.out : g.in)[a];                              \
+                                }                                                                                               \
+                                if (!inside) continue;                                                                          \
+                                if (g.transposed)                                                                               \
+                                    yo[(r[0] * g.out[1] + r[1]) * g.out[2] + r[2]] += x[at(input, g.nd, n, ic, qp)] * wv;       \
+                                else                                                                                            \
+                                    yo[q] += x[at(input, g.nd, n, ic, r)] * wv;                                                 \
+                            }                                                                                                   \
+                        }                                                                                                       \
+                    }                                                                                                           \
+    }
+
+static int32_t conv_direct(opgen_ctx *ctx, uint32_t mask, const opgen_tensor *input, const opgen_tensor *weight, const opgen_tensor *bias, const conv_nd *gp, opgen_tensor *out) {
+    conv_nd g = *gp;
+    if (ctx->meta) return OPGEN_OK;
+    OPGEN_FLOAT_SWITCH(mask, input->dtype, ctx, T, CONV_DIRECT(T))
+    return OPGEN_OK;
+}
+
+/* 1-D as 2-D of height 1: views of input, weight and out with a size-1 dimension. */
+static opgen_tensor height1(const opgen_tensor *t) {
+    opgen_tensor v = *t;
+    v.dim = 4;
+    v.sizes[3] = t->sizes[2], v.strides[3] = t->strides[2];
+    v.sizes[2] = 1, v.strides[2] = t->sizes[2] * t->strides[2];
+    for (int i = 0; i < 4; i++) v.dim_order[i] = (uint8_t)i;
+    return v;
+}
+
+opgen_status opgen_portable_convolution_out(opgen_ctx *ctx, const opgen_tensor *input, const opgen_tensor *weight, const opgen_tensor *bias, opgen_int_list stride, opgen_int_list padding, opgen_int_list dilation, bool transposed, opgen_int_list output_padding, int64_t groups, opgen_tensor *out) {
+    uint32_t mask = OPGEN_KERNEL_DTYPES_opgen_portable_convolution_out;
+    if (input->dim < 3 || input->dim > 5 || weight->dim != input->dim)
+        return OPGEN_FAIL(ctx, OPGEN_E_SHAPE, "%s: takes a 3-d, 4-d or 5-d input (1-D, 2-D or 3-D, batched) and a weight of as many dimensions, got %d-d and %d-d", ctx->op, input->dim, weight->dim);
+    conv_nd g = {0};
+    if (nd_geometry(ctx, input, weight, bias, stride, padding, dilation, transposed, output_padding, groups, &g)) return ctx->err->code;
+    OPGEN_CHECK_DTYPE(ctx, mask, input->dtype, "the input");
+    int64_t sizes[5] = {g.N, g.O, g.out[0], g.out[1], g.out[2]};
+    int32_t st = opgen_out(ctx, out, input->dtype, input->dim, sizes);
+    if (st || !opgen_numel(out)) return st;
+    if (transposed || input->dim == 5) return conv_direct(ctx, mask, input, weight, bias, &g, out);
+    conv_geom g2 = {0};
+    if (input->dim == 4) {
+        if (conv_geometry(ctx, input, weight, bias, stride, padding, dilation, groups, &g2)) return ctx->err->code;
+        return conv2d(ctx, mask, input, weight, bias, &g2, out);
+    }
+    int64_t s2[2] = {1, g.s[0]}, p2[2] = {0, g.p[0]}, d2[2] = {1, g.d[0]};
+    opgen_tensor x = height1(input), w = height1(weight), o = height1(out);
+    if (conv_geometry(ctx, &x, &w, bias, (opgen_int_list){s2, 2}, (opgen_int_list){p2, 2}, (opgen_int_list){d2, 2}, groups, &g2)) return ctx->err->code;
+    return conv2d(ctx, mask, &x, &w, bias, &g2, &o);
 }

@@ -21,9 +21,19 @@ typedef struct pool_geom {
     int64_t planes, H, W, OH, OW;
 } pool_geom;
 
+/* ATen pools an empty batch (to an empty result) but refuses a planes' dimension
+ * of size 0: every dimension but an optional batch one must be non-empty. */
+static int32_t pool_nonempty(opgen_ctx *ctx, const opgen_tensor *self, int32_t k) {
+    for (int32_t i = self->dim == k + 2 ? 1 : 0; i < self->dim; i++)
+        if (!self->sizes[i])
+            return OPGEN_FAIL(ctx, OPGEN_E_SHAPE, "%s: dimension %d of the input is empty; only a batch dimension may be (a %d-d or %d-d input)", ctx->op, i, k + 1, k + 2);
+    return OPGEN_OK;
+}
+
 /* 3-d (C, H, W) or 4-d (N, C, H, W): the planes and their size */
 static int32_t pool_shape(opgen_ctx *ctx, const opgen_tensor *self, opgen_int_list kernel_size, opgen_int_list stride, opgen_int_list padding, bool ceil_mode, pool_geom *g) {
     if (self->dim != 3 && self->dim != 4) return OPGEN_FAIL(ctx, OPGEN_E_SHAPE, "%s: expected a 3-d or 4-d input, got %d-d", ctx->op, self->dim);
+    if (pool_nonempty(ctx, self, 2)) return ctx->err->code;
     if (opgen_int_pair(ctx, kernel_size, "kernel_size", -1, g->k) || opgen_int_pair(ctx, padding, "padding", -1, g->p)) return ctx->err->code;
     if (!stride.len)
         g->s[0] = g->k[0], g->s[1] = g->k[1]; /* stride defaults to the kernel size */
@@ -173,6 +183,7 @@ typedef struct pool_nd {
 
 static int32_t pool_nd_shape(opgen_ctx *ctx, const opgen_tensor *self, int32_t k, opgen_int_list kernel_size, opgen_int_list stride, opgen_int_list padding, const opgen_int_list *dilation, bool ceil_mode, pool_nd *g) {
     if (self->dim != k + 1 && self->dim != k + 2) return OPGEN_FAIL(ctx, OPGEN_E_SHAPE, "%s: expected a %d-d or %d-d input, got %d-d", ctx->op, k + 1, k + 2, self->dim);
+    if (pool_nonempty(ctx, self, k)) return ctx->err->code;
     const opgen_int_list *ls[4] = {&kernel_size, &stride, &padding, dilation};
     int64_t *vs[4] = {g->k, g->s, g->p, g->d};
     const char *what[4] = {"kernel_size", "stride", "padding", "dilation"};

@@ -40,12 +40,14 @@ opgen_status opgen_portable_quantize_per_tensor_out(opgen_ctx *ctx, const opgen_
     if (st || ctx->meta) return st;
     float inv_scale = 1.0f / (float)scale;
     double zp = (double)zero_point, lo = (double)quant_min, hi = (double)quant_max;
+    float zpf = (float)(int32_t)zero_point;
     opgen_iter it;
     const opgen_tensor *in[1] = {input};
     if (opgen_iter_init(ctx, &it, out, in, 1)) return ctx->err->code;
-    /* ExecuTorch: zero_point + nearbyint(inv_scale * value) in float, clamped (in double: exact, and NaN-safe) */
+    /* ExecuTorch: int32(zero_point) + nearbyint(inv_scale * value), a sum in float
+     * (it rounds past 2^24), then clamped (in double: NaN-safe) */
     OPGEN_REAL_SWITCH(mask, dtype, ctx, T, {
-        OPGEN_MAP1(&it, mask, T, float, (T)(int64_t)quant_clamp(zp + (double)nearbyintf(inv_scale * x), zp, lo, hi));
+        OPGEN_MAP1(&it, mask, T, float, (T)(int64_t)quant_clamp((double)(zpf + nearbyintf(inv_scale * x)), zp, lo, hi));
     })
     return OPGEN_OK;
 }

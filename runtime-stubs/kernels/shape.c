@@ -86,7 +86,12 @@ opgen_status opgen_portable_expand_copy_out(opgen_ctx *ctx, const opgen_tensor *
 }
 
 opgen_status opgen_portable_clone_out(opgen_ctx *ctx, const opgen_tensor *self, const int32_t *memory_format, opgen_tensor *out) {
-    (void)memory_format; /* outputs are contiguous; channels_last would only reorder memory */
+    /* outputs are contiguous (channels_last would only reorder memory), but ATen
+     * refuses a channels-last format of another rank */
+    if (memory_format && *memory_format == OPGEN_MEMFMT_CHANNELS_LAST && self->dim != 4)
+        return OPGEN_FAIL(ctx, OPGEN_E_INVALID, "%s: channels_last takes a 4-d tensor, not %d-d", ctx->op, self->dim);
+    if (memory_format && *memory_format == OPGEN_MEMFMT_CHANNELS_LAST_3D && self->dim != 5)
+        return OPGEN_FAIL(ctx, OPGEN_E_INVALID, "%s: channels_last_3d takes a 5-d tensor, not %d-d", ctx->op, self->dim);
     OPGEN_CHECK_DTYPE(ctx, OPGEN_KERNEL_DTYPES_opgen_portable_clone_out, self->dtype, "the input");
     int32_t st = opgen_out(ctx, out, self->dtype, self->dim, self->sizes);
     if (st || ctx->meta) return st;
@@ -120,6 +125,8 @@ opgen_status opgen_portable_cat_out(opgen_ctx *ctx, opgen_tensor_list tensors, i
             break;
         }
     if (!tensors.len) return OPGEN_FAIL(ctx, OPGEN_E_INVALID, "%s: expected a non-empty list of tensors", ctx->op);
+    for (size_t i = 0; i < tensors.len; i++)
+        if (!tensors.data[i]->dim) return OPGEN_FAIL(ctx, OPGEN_E_SHAPE, "%s: tensor %zu is zero-dimensional, which cannot be concatenated", ctx->op, i);
     if (!ref) ref = tensors.data[0];
     int32_t d;
     if (opgen_wrap_dim(ctx, dim, ref->dim, &d)) return ctx->err->code;

@@ -29,7 +29,7 @@ Tolerances (tests/test_kernels.c applies them):
           k * 2^-24 of the largest partial sum: 1e-5 covers k <= ~100 well-scaled
           terms and the cancellation in these cases) and 1e-12 for float64.
 """
-import math, os, shutil
+import math, os, shutil, sys
 import numpy as np
 import torch
 
@@ -281,6 +281,28 @@ for d in FLOATS:
          fn=lambda x, w: A.convolution(x, w, None, [2, 1], [1, 0], [1, 2], False, [0, 0], 4), tol=t)
     case(f'conv_depthwise_multiplier_{d}', [('x', d, (1, 3, 6, 6), 'normal'), ('w', d, (6, 1, 3, 3), 'normal'), ('b', d, (6,), 'normal')],
          ['%r = aten::convolution(%x, %w, %b, [1, 1], [1, 1], [1, 1], False, [0, 0], 3)'], '%r', fn=lambda x, w, b: A.convolution(x, w, b, [1, 1], [1, 1], [1, 1], False, [0, 0], 3), tol=t)
+    # pooling an empty batch gives an empty result (written with PyTorch 2.14.1: make_cases.py pool_empty_)
+    case(f'pool_empty_batch_{d}', [('x', d, (0, 2, 4, 4), 'normal')],
+         ['%a = aten::avg_pool2d(%x, [2, 2])', '%m, %i = aten::max_pool2d_with_indices(%x, [2, 2])', '%d = aten::_adaptive_avg_pool2d(%x, [3, 3])'], '(%a, %m, %i, %d)',
+         fn=lambda x: [A.avg_pool2d(x, [2, 2]), *A.max_pool2d_with_indices(x, [2, 2]), A._adaptive_avg_pool2d(x, [3, 3])], tol=t)
+    # every other form aten::convolution takes (written with PyTorch 2.14.1: make_cases.py convnd_)
+    for name, xs, ws, bias, args in [
+            ('1d_groups_strided', (2, 4, 9), (6, 2, 3), True, ([2], [1], [1], False, [0], 2)),
+            ('1d_dilated', (1, 3, 10), (5, 3, 3), False, ([1], [2], [2], False, [0], 1)),
+            ('1d_1x1', (2, 6, 7), (4, 6, 1), True, ([1], [0], [1], False, [0], 1)),
+            ('1d_depthwise', (1, 4, 8), (4, 1, 3), False, ([1], [1], [1], False, [0], 4)),
+            ('3d', (1, 2, 4, 5, 6), (3, 2, 2, 3, 2), True, ([1, 2, 1], [1, 0, 1], [1, 1, 2], False, [0, 0, 0], 1)),
+            ('3d_groups', (2, 4, 3, 4, 4), (4, 2, 2, 2, 2), False, ([1], [1], [1], False, [0], 2)),
+            ('transposed_2d', (1, 4, 3, 4), (4, 3, 3, 3), True, ([2, 2], [1, 1], [1, 1], True, [1, 0], 1)),
+            ('transposed_2d_groups_dilated', (2, 4, 4, 3), (4, 2, 2, 3), False, ([1, 2], [0, 1], [2, 1], True, [0, 1], 2)),
+            ('transposed_1d', (2, 3, 5), (3, 4, 3), True, ([3], [1], [1], True, [2], 1)),
+            ('transposed_3d', (1, 2, 2, 3, 2), (2, 3, 2, 2, 2), True, ([2, 1, 2], [0, 1, 0], [1, 1, 1], True, [1, 0, 0], 1)),
+            ('empty_batch', (0, 2, 5, 5), (3, 2, 3, 3), True, ([1, 1], [1, 1], [1, 1], False, [0, 0], 1))]:
+        o = ws[1] * args[5] if args[3] else ws[0]
+        decls = [('x', d, xs, 'normal'), ('w', d, ws, 'normal')] + ([('b', d, (o,), 'normal')] if bias else [])
+        st, pa, di, tr, op, gr = args
+        body = f'%r = aten::convolution(%x, %w, {"%b" if bias else "None"}, {st}, {pa}, {di}, {tr}, {op}, {gr})'
+        case(f'convnd_{name}_{d}', decls, [body], '%r', fn=(lambda x, w, b, a=args: A.convolution(x, w, b, *a)) if bias else (lambda x, w, a=args: A.convolution(x, w, None, *a)), tol=t)
     case(f'batchnorm_{d}', [('x', d, (2, 3, 2, 2), 'normal'), ('w', d, (3,), 'normal'), ('b', d, (3,), 'normal'), ('m', d, (3,), 'normal'), ('v', d, (3,), 'positive')],
          ['%o, %s, %t = aten::_native_batch_norm_legit_no_training(%x, %w, %b, %m, %v, 0.1, 1e-05)'], '(%o, %s, %t)',
          fn=lambda x, w, b, m, v: list(A._native_batch_norm_legit_no_training(x, w, b, m, v, 0.1, 1e-05)) if hasattr(A, '_native_batch_norm_legit_no_training')
@@ -554,8 +576,8 @@ def quantize(x, scale, zp, lo, hi, dt):
     """zero_point + nearbyint(inv_scale * x) in float, clamped; opgen defines what
     ExecuTorch leaves undefined: infinities saturate, NaN gives the zero point."""
     inv = np.float32(1.0) / np.float32(scale)
-    with np.errstate(over='ignore', invalid='ignore'):
-        q = np.rint(inv * np.asarray(x).astype(np.float32)).astype(np.float64) + zp
+    with np.errstate(over='ignore', invalid='ignore'):  # int32(zp) + float: a float sum, as in C++
+        q = (np.float32(np.int32(zp)) + np.rint(inv * np.asarray(x).astype(np.float32))).astype(np.float64)
     q = np.where(np.isnan(q), zp, q)
     return np.clip(q, lo, hi).astype(np.int64).astype(dt)
 
@@ -576,6 +598,10 @@ for d, lo, hi in [('u8', 0, 255), ('i8', -128, 127), ('i16', -32768, 32767), ('i
          fn=lambda q, s, z: [((np.asarray(q).astype(np.int64) - z.numpy()[None, :]).astype(np.float32) * s.numpy()[None, :]),
                              ((np.asarray(q).astype(np.int64) - z.numpy()[None, :]).astype(np.float32) * s.numpy()[None, :]).astype(np.float64),
                              (np.asarray(q).astype(np.int64).astype(np.float32) * s.numpy()[None, :])])
+# large values: the zero point is added in float, rounding as ExecuTorch's does (make_cases.py quantize_large)
+case('quantize_large_i32', [('x', 'f32', (6,), 'list 94073640,-94073640,16777217,123456789,2000000000,-7.5')],
+     ['%q = quantized_decomposed::quantize_per_tensor(%x, 1.0, 1, -2147483648, 2147483647, torch.int32)', '%r = quantized_decomposed::quantize_per_tensor(%x, 0.25, -3, -2147483648, 2147483647, torch.int32)'], '(%q, %r)',
+     fn=lambda x: [quantize(x.numpy(), 1.0, 1, -2**31, 2**31 - 1, np.int32), quantize(x.numpy(), 0.25, -3, -2**31, 2**31 - 1, np.int32)])
 case('quantize_clamps', [('x', 'f32', (10,), 'special')], ['%q = quantized_decomposed::quantize_per_tensor(%x, 0.5, 128, 0, 255, torch.uint8)'], '%q',
      fn=lambda x: quantize(x.numpy(), 0.5, 128, 0, 255, np.uint8))
 
@@ -601,10 +627,22 @@ err('bad_conv_big_strided', 'graph(%x: f32[1, 1, 2, 2], %w: f32[1, 1, 3, 3]):\n 
     E + 'aten::convolution: the kernel is larger than the padded input')
 err('bad_conv_bias', 'graph(%x: f32[1, 1, 4, 4], %w: f32[2, 1, 3, 3], %b: f32[3]):\n  %r = aten::convolution(%x, %w, %b, [1, 1], [0, 0], [1, 1], False, [0, 0], 1)\n  return %r\n',
     E + 'aten::convolution: bias must have 2 elements')
-err('bad_conv_transposed', 'graph(%x: f32[1, 1, 4, 4], %w: f32[1, 1, 3, 3]):\n  %r = aten::convolution(%x, %w, None, [1, 1], [0, 0], [1, 1], True, [0, 0], 1)\n  return %r\n',
-    E + 'aten::convolution: transposed convolution is not implemented')
+err('bad_conv_output_padding', 'graph(%x: f32[1, 1, 4, 4], %w: f32[1, 1, 3, 3]):\n  %r = aten::convolution(%x, %w, None, [2, 2], [0, 0], [1, 1], True, [2, 0], 1)\n  return %r\n',
+    E + 'aten::convolution: output_padding 2 must be smaller than either the stride 2 or the dilation 1')
 err('bad_conv_rank', 'graph(%x: f32[1, 4, 4], %w: f32[1, 1, 3, 3]):\n  %r = aten::convolution(%x, %w, None, [1, 1], [0, 0], [1, 1], False, [0, 0], 1)\n  return %r\n',
-    E + 'aten::convolution: 2-D convolution takes a 4-d input and weight, got 3-d and 4-d')
+    E + 'aten::convolution: takes a 3-d, 4-d or 5-d input (1-D, 2-D or 3-D, batched) and a weight of as many dimensions, got 3-d and 4-d')
+err('bad_conv_transposed_channels', 'graph(%x: f32[1, 2, 4], %w: f32[3, 1, 3]):\n  %r = aten::convolution(%x, %w, None, [1], [0], [1], True, [0], 1)\n  return %r\n',
+    E + "aten::convolution: a transposed convolution's weight has 3 input channels, the input 2")
+err('bad_pool_empty_channels', 'graph(%x: f32[1, 0, 4, 4]):\n  %r = aten::avg_pool2d(%x, [2, 2])\n  return %r\n',
+    E + 'aten::avg_pool2d: dimension 1 of the input is empty; only a batch dimension may be (a 3-d or 4-d input)')
+err('bad_maxpool_empty_3d', 'graph(%x: f32[0, 4, 4]):\n  %r, %i = aten::max_pool2d_with_indices(%x, [2, 2])\n  return %r\n',
+    E + 'aten::max_pool2d_with_indices: dimension 0 of the input is empty; only a batch dimension may be (a 3-d or 4-d input)')
+err('bad_cat_zero_dim', 'graph(%x: f32[], %y: f32[]):\n  %r = aten::cat([%x, %y], 0)\n  return %r\n',
+    E + 'aten::cat: tensor 0 is zero-dimensional, which cannot be concatenated')
+err('bad_clone_channels_last_rank', 'graph(%x: f32[2, 3, 4]):\n  %r = aten::clone(%x, memory_format=torch.channels_last)\n  return %r\n',
+    E + 'aten::clone: channels_last takes a 4-d tensor, not 3-d')
+err('bad_clone_channels_last_3d_rank', 'graph(%x: f32[2, 3, 4, 5]):\n  %r = aten::clone(%x, memory_format=torch.channels_last_3d)\n  return %r\n',
+    E + 'aten::clone: channels_last_3d takes a 5-d tensor, not 4-d')
 err('bad_addmm_bias', 'graph(%c: f32[3], %a: f32[2, 4], %b: f32[4, 5]):\n  %r = aten::addmm(%c, %a, %b)\n  return %r\n', E + 'aten::addmm: self does not broadcast to 2x5')
 err('bad_bmm_batch', 'graph(%a: f32[2, 3, 4], %b: f32[3, 4, 5]):\n  %r = aten::bmm(%a, %b)\n  return %r\n', E + 'aten::bmm: batch sizes differ: 2 and 3')
 err('bad_mm_dtypes', 'graph(%a: f32[2, 3], %b: f64[3, 2]):\n  %r = aten::mm(%a, %b)\n  return %r\n', E + 'aten::mm: operands must have one dtype, got Float and Double')
@@ -1165,11 +1203,15 @@ sequence_classifier_program()
 
 
 def main():
+    # with arguments, only the cases whose names start with one of them are (re)written
+    only = tuple(sys.argv[1:])
     for entry in os.listdir(HERE):
-        if os.path.isdir(os.path.join(HERE, entry)):
+        if os.path.isdir(os.path.join(HERE, entry)) and (not only or entry.startswith(only)):
             shutil.rmtree(os.path.join(HERE, entry))
     for c in CASES:
         name, prog, decls, ins, fn, tol, ref, error = c
+        if only and not name.startswith(only):
+            continue
         if error and decls and ins is None:  # an error that needs inputs
             ins = [values(rng_for(name), d, s, k) for _, d, s, k in decls]
             d = os.path.join(HERE, name)

@@ -46,7 +46,7 @@ enum opgen_garg_kind {
     OPGEN_GA_LIST    /* [1, 2] or [%a, %b] */
 };
 
-enum { OPGEN_MEMFMT_CONTIGUOUS, OPGEN_MEMFMT_CHANNELS_LAST, OPGEN_MEMFMT_CHANNELS_LAST_3D, OPGEN_MEMFMT_PRESERVE };
+/* memory formats: OPGEN_MEMFMT_* (opgen/rt.h) */
 
 typedef struct opgen_garg opgen_garg;
 struct opgen_garg {

@@ -113,6 +113,9 @@ struct opgen_tensor {
 };
 typedef struct opgen_tensor opgen_tensor;
 
+/* Memory formats, as a kernel's MemoryFormat argument and graph text hold them. */
+enum { OPGEN_MEMFMT_CONTIGUOUS, OPGEN_MEMFMT_CHANNELS_LAST, OPGEN_MEMFMT_CHANNELS_LAST_3D, OPGEN_MEMFMT_PRESERVE };
+
 int opgen_dtype_size(opgen_dtype d);
 const char *opgen_dtype_name(opgen_dtype d);
 int64_t opgen_numel(const opgen_tensor *t);
