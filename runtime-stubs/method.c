@@ -21,6 +21,7 @@ typedef struct instr {
     int ndargs;
     const char *op; /* KernelCall: "aten::add.out", for messages */
     int chain, index;
+    bool folded; /* a permute of a constant, made a view of it at load: not run */
 } instr;
 
 struct opgen_method {
@@ -751,7 +752,7 @@ static int32_t load_instructions(mloader *L, opgen_step *steps, opgen_ivalue **d
             instr *ins = &m->code[m->ncode];
             L->at = NULL;
             if (opgen_pte_instr_at(L->p, &instrs, k, &in, L->err)) return L->err->code;
-            *ins = (instr){(uint8_t)in.kind, in.a, in.b, NULL, NULL, NULL, 0, NULL, (int)ch, m->ncode};
+            *ins = (instr){(uint8_t)in.kind, in.a, in.b, NULL, NULL, NULL, 0, NULL, (int)ch, m->ncode, false};
             m->ncode++;
             L->at = ins;
             if (in.kind == OPGEN_INSTR_KERNEL && (ins->prim = call_prim(L->p, L->pl, &in)) != NULL) {
@@ -779,6 +780,53 @@ static int32_t load_instructions(mloader *L, opgen_step *steps, opgen_ivalue **d
     return OPGEN_OK;
 }
 
+/* Whether a step other than `self` writes tensor t. */
+static bool written_elsewhere(const opgen_method *m, const instr *self, const opgen_tensor *t) {
+    for (int k = 0; k < m->ncode; k++) {
+        const opgen_step *s = m->code[k].step;
+        for (int r = 0; s && &m->code[k] != self && r < s->nres; r++)
+            if (s->res[r] == t) return true;
+    }
+    return false;
+}
+
+/* permute_copy of a constant (the exporter transposes every nn.Linear weight so,
+ * at every call) becomes, at load, a view of the constant: its sizes and strides
+ * permuted, no bytes copied, its kernel not run. Only where nothing else writes
+ * the permuted value and the caller never receives it. */
+static void fold_constant_views(mloader *L) {
+    opgen_method *m = L->m;
+    for (int k = 0; k < m->ncode; k++) {
+        instr *ins = &m->code[k];
+        opgen_step *s = ins->step;
+        if (!s || s->npatches || strcmp(opgen_ops[s->kernel_op].qualified, "aten::permute_copy.out") || s->nres != 1) continue;
+        const opgen_tensor *src = s->args[0].v.t;
+        opgen_tensor *out = s->res[0];
+        opgen_int_list dims = s->args[1].v.il;
+        int32_t si = value_of(L, src), oi = value_of(L, out);
+        bool output = false;
+        for (int i = 0; i < m->noutputs; i++) output = output || m->outputs[i] == oi;
+        if (!(m->flags[si] & V_CONSTANT) || output || dims.len != (size_t)src->dim || out->dtype != src->dtype || written_elsewhere(m, ins, out)) continue;
+        opgen_tensor v = *src;
+        bool ok = true, seen[OPGEN_MAX_DIM] = {0};
+        for (int32_t d = 0; d < src->dim && ok; d++) {
+            int64_t from = dims.data[d] < 0 ? dims.data[d] + src->dim : dims.data[d];
+            ok = from >= 0 && from < src->dim && !seen[from];
+            if (ok) seen[from] = true, v.sizes[d] = src->sizes[from], v.strides[d] = src->strides[from];
+        }
+        for (int32_t i = 0; ok && i < src->dim; i++) { /* the dim order its strides give: largest first */
+            int32_t pick = 0;
+            for (int32_t d = 0; d < src->dim; d++)
+                if (seen[d] && (!seen[pick] || v.strides[d] > v.strides[pick])) pick = d;
+            v.dim_order[i] = (uint8_t)pick, seen[pick] = false;
+        }
+        if (!ok) continue; /* the kernel reports a bad dims list at run */
+        *out = v;
+        m->flags[oi] |= V_CONSTANT;
+        ins->folded = true;
+    }
+}
+
 /* Every delegate needs a handler registered for its backend id. */
 static int32_t load_delegates(mloader *L) {
     opgen_method *m = L->m;
@@ -804,7 +852,7 @@ static int32_t check_kernels(mloader *L, opgen_arena *a) {
     size_t most = 0;
     for (int k = 0; k < m->ncode; k++) {
         instr *ins = &m->code[k];
-        if (ins->kind != OPGEN_INSTR_KERNEL || ins->prim) continue;
+        if (ins->kind != OPGEN_INSTR_KERNEL || ins->prim || ins->folded) continue;
         L->at = ins;
         opgen_error e = {0};
         if (opgen_step_prepare(ins->step, m->values, a, &e)) return lfail(L, e.code, "%s", e.msg);
@@ -880,7 +928,9 @@ int32_t opgen_method_load(const opgen_pte *p, const char *method, const opgen_me
     m->plan = pl;
     m->plan.name = pl.name;
     L.pl = &m->plan;
-    if (load_values(&L) || load_io(&L) || scan_moves(&L) || load_delegates(&L) || load_instructions(&L, steps, dargs) || check_kernels(&L, a)) return err->code;
+    if (load_values(&L) || load_io(&L) || scan_moves(&L) || load_delegates(&L) || load_instructions(&L, steps, dargs)) return err->code;
+    fold_constant_views(&L);
+    if (check_kernels(&L, a)) return err->code;
     for (int i = 0; i < m->nmoved; i++) m->moved_init[i] = m->values[m->moved[i]];
     uint64_t budget = 1000 * (uint64_t)(m->ncode + 1);
     m->max_steps = opt->max_steps ? opt->max_steps : budget > (1u << 20) ? budget : (1u << 20);
@@ -1024,7 +1074,7 @@ static int32_t execute(opgen_method *m, opgen_arena *work, opgen_error *err) {
             if (++steps > m->max_steps) return rfail(m, ins, err, OPGEN_E_INVALID, "the run executed %llu instructions without ending (a loop that never ends?)", (unsigned long long)m->max_steps);
             if (ins->prim) {
                 if (ins->prim->fn(ins->op, ins->dargs, ins->ndargs, &kerr)) return rfail(m, ins, err, kerr.code, "%s", kerr.msg);
-            } else if (ins->kind == OPGEN_INSTR_KERNEL) {
+            } else if (ins->kind == OPGEN_INSTR_KERNEL && !ins->folded) {
                 int32_t st = opgen_step_exec(ins->step, m->values, work, &kerr);
                 opgen_arena_restore(work, mark);
                 if (st) return rfail(m, ins, err, kerr.code ? kerr.code : st, "%s", kerr.msg);
@@ -1058,7 +1108,8 @@ void opgen_method_instructions(const opgen_method *m, void (*fn)(void *ctx, cons
         char key[1024] = "";
         opgen_instr_info info = {ins->chain, ins->index, ins->kind, ins->op, NULL, NULL, key, ins->a, ins->b};
         if (ins->prim) info.kernel = "a prim op", info.origin = "opgen";
-        if (ins->step) {
+        if (ins->step && ins->folded) info.kernel = "folded at load (a view of a constant)", info.origin = "opgen";
+        else if (ins->step) {
             info.kernel = ins->step->kernel && ins->step->kernel->name ? ins->step->kernel->name : "?";
             info.origin = ins->step->origin ? ins->step->origin : "opgen";
             opgen_step_kernel_key(ins->step, key, sizeof key);

@@ -114,11 +114,58 @@ size_t opgen_gemm_scratch(opgen_dtype dtype, int64_t m, int64_t n, int64_t k) {
 }
 
 /* The driver, per element type: pack and call the micro-kernel over the tiles. */
+/* One row of A (m = 1: a decode step's matrix-vector products): no packing, B
+ * read once in the order it lies. Rows of B contiguous: C's row accumulates a[p]
+ * times each row of B, a block of columns at a time; columns of B contiguous (a
+ * weight used transposed, as nn.Linear's): each C element is a dot product of a
+ * with a column, in 16 interleaved partial sums. C = alpha * A @ B + beta * C. */
+#define GEMV(NAME, T, ATTR)                                                                                            \
+    ATTR static void NAME(int64_t n, int64_t k, T alpha, const T *restrict a, int64_t csa, const T *restrict b, int64_t rsb, \
+                          int64_t csb, T beta, T *restrict c) {                                                        \
+        if (csb == 1) {                                                                                                \
+            for (int64_t j0 = 0; j0 < n; j0 += 256) {                                                                  \
+                int64_t nb = min64(256, n - j0);                                                                       \
+                T acc[256] = {0};                                                                                      \
+                for (int64_t p = 0; p < k; p++) {                                                                      \
+                    T av = a[p * csa];                                                                                 \
+                    const T *restrict row = b + p * rsb + j0;                                                          \
+                    for (int64_t j = 0; j < nb; j++) acc[j] += av * row[j];                                            \
+                }                                                                                                      \
+                for (int64_t j = 0; j < nb; j++) c[j0 + j] = alpha * acc[j] + (beta == 0 ? (T)0 : beta * c[j0 + j]);  \
+            }                                                                                                          \
+            return;                                                                                                    \
+        }                                                                                                              \
+        for (int64_t j = 0; j < n; j++) {                                                                              \
+            const T *restrict col = b + j * csb;                                                                       \
+            T part[16] = {0}, sum = 0;                                                                                 \
+            int64_t p = 0;                                                                                             \
+            if (rsb == 1 && csa == 1)                                                                                  \
+                for (; p + 16 <= k; p += 16)                                                                           \
+                    for (int u = 0; u < 16; u++) part[u] += a[p + u] * col[p + u];                                     \
+            for (int u = 0; u < 16; u++) sum += part[u];                                                               \
+            for (; p < k; p++) sum += a[p * csa] * col[p * rsb];                                                       \
+            c[j] = alpha * sum + (beta == 0 ? (T)0 : beta * c[j]);                                                     \
+        }                                                                                                              \
+    }
+GEMV(gemv_f32_base, float, )
+GEMV(gemv_f64_base, double, )
+#if X86
+GEMV(gemv_f32_avx2, float, TARGET_AVX2)
+GEMV(gemv_f64_avx2, double, TARGET_AVX2)
+#define GEMV_OF(T, v) ((v) ? _Generic((T)0, float: gemv_f32_avx2, default: gemv_f64_avx2) : _Generic((T)0, float: gemv_f32_base, default: gemv_f64_base))
+#else
+#define GEMV_OF(T, v) _Generic((T)0, float: gemv_f32_base, default: gemv_f64_base)
+#endif
+
 #define GEMM_DRIVER(NAME, T, SHAPES, MICROS)                                                                           \
     void NAME(int64_t m, int64_t n, int64_t k, T alpha, const T *a, int64_t rsa, int64_t csa, const T *b, int64_t rsb, int64_t csb, T beta, T *c, \
               int64_t ldc, void *scratch) {                                                                        \
         if (m <= 0 || n <= 0) return;                                                                              \
         int v = best_variant();                                                                                    \
+        if (m == 1 && k > 0) {                                                                                     \
+            GEMV_OF(T, v)(n, k, alpha, a, csa, b, rsb, csb, beta, c);                                              \
+            return;                                                                                                \
+        }                                                                                                          \
         void (*micro)(int64_t, const T *restrict, const T *restrict, T *restrict, int64_t, int64_t, int64_t, T, T) = MICROS[v]; \
         gemm_shape s = fit(SHAPES[v], m, n, k);                                                                    \
         T *pa = (T *)(((uintptr_t)scratch + 63) & ~(uintptr_t)63), *pb = pa + s.mc * s.kc;                         \
