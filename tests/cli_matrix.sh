@@ -51,7 +51,7 @@ baseline() { # baseline PROG CMD: its arguments; @OUT is the case's output path
     "opgen select") echo "--ops aten::add.out --output @OUT" ;;
     "opgen skeleton") echo "--backend acme --core --output @OUT" ;;
     "opgen coverage") echo "$src/tests/vendor/demo" ;;
-    "opgen-rt run") echo "$src/tests/examples/mlp.graph $mlp_inputs --output @OUT" ;;
+    "opgen-rt run") echo "$programs/state.pte --input 0=$programs/state_calls/0_0.npy --output @OUT" ;; # a .pte: --calls and --repeat apply
     "opgen-rt print") echo "$src/tests/examples/mlp.graph" ;;
     "opgen-rt info") echo "$programs/two_methods.pte" ;;
     "opgen-rt lower" | "opgen-rt decompose") echo "$src/tests/examples/mlp.graph --output @OUT" ;;
@@ -66,6 +66,7 @@ group_of() {
     case "$1 $2 $3" in
     "opgen skeleton --kernels" | "opgen skeleton --select" | "opgen skeleton --ops" | "opgen skeleton --core") echo "--kernels --select --ops --core" ;;
     "opgen select --pte" | "opgen select --graph" | "opgen select --ops" | "opgen select --selected-operators") echo "--pte --graph --ops --selected-operators" ;;
+    "opgen-rt run --input" | "opgen-rt run --calls") echo "--input --calls" ;;
     *) echo "$3" ;;
     esac
 }

@@ -102,6 +102,9 @@ int main(int argc, char **argv) {
         snprintf(name, sizeof name, "state.out%d.npy", k);
         write_npy(name, OPGEN_DTYPE_Float, 1, s3, acc);
     }
+    p = state_program(v, pl); /* the buffer's initial data in a mutable segment the program lacks */
+    v[1].data = 1;
+    program("state_bad_segment", &p);
     p = dynamic_program(v, pl);
     program("dynamic", &p);
     int64_t s2[] = {2}, s5[] = {5};
