@@ -454,8 +454,10 @@ static void corpus_free(corpus_run *c) {
     free(c->bytes);
 }
 
-/* exir/NAME: every call K's inputs K_I.npy against the eager outputs K_O.npy. */
-static void exir_program(const char *dir, const char *name) {
+/* exir/NAME: every call K's inputs K_I.npy (a 0-d array for a scalar input)
+ * against the eager outputs K_O.npy, one loaded method (its state kept), `ncalls`
+ * of them, floats within rtol relative + atol absolute, ints exact. */
+static void exir_program(const char *dir, const char *name, int ncalls, double rtol, double atol) {
     char path[4096];
     snprintf(path, sizeof path, "%s/exir/%s/model.pte", dir, name);
     corpus_run c;
@@ -470,6 +472,8 @@ static void exir_program(const char *dir, const char *name) {
             snprintf(path, sizeof path, "%s/exir/%s/inputs/%d_%d.npy", dir, name, k, i);
             in[i].kind = OPGEN_GV_TENSOR;
             if (opgen_npy_read(path, &c.a, &in[i].t, &err)) break;
+            if (opgen_method_input(c.m, i)->kind != OPGEN_GV_TENSOR) /* a scalar input */
+                in[i].kind = opgen_is_float(in[i].t.dtype) ? OPGEN_GV_FLOAT : OPGEN_GV_INT, in[i].f = opgen_load_f64(&in[i].t, 0), in[i].i = opgen_load_i64(&in[i].t, 0);
         }
         if (i < ni) break; /* no call k */
         calls++;
@@ -477,18 +481,19 @@ static void exir_program(const char *dir, const char *name) {
         for (int o = 0; o < no && !err.code; o++) {
             opgen_tensor want;
             snprintf(path, sizeof path, "%s/exir/%s/expected/%d_%d.npy", dir, name, k, o);
-            CHECK(!opgen_npy_read(path, &c.a, &want, &err) && want.dim == out[o].t.dim, "%s call %d output %d: %s", name, k, o, err.msg);
+            CHECK(!opgen_npy_read(path, &c.a, &want, &err) && want.dim == out[o].t.dim && opgen_numel(&want) == opgen_numel(&out[o].t), "%s call %d output %d: %s", name, k, o, err.msg);
+            double rt = opgen_is_float(want.dtype) ? rtol : 0, at = opgen_is_float(want.dtype) ? atol : 0;
             for (int64_t e = 0; !err.code && e < opgen_numel(&want); e++) {
                 double w = opgen_load_f64(&want, e), g = opgen_load_f64(&out[o].t, e), d = fabs(w - g);
                 if (d > worst_abs) worst_abs = d;
                 if (d / (fabs(w) + 1e-30) > worst_rel && fabs(w) > 1e-6) worst_rel = d / fabs(w);
-                CHECK(d <= 1e-5 * fabs(w) + 1e-6, "%s call %d output %d element %lld: %.9g, PyTorch %.9g", name, k, o, (long long)e, g, w);
+                CHECK(d <= rt * fabs(w) + at, "%s call %d output %d element %lld: %.9g, PyTorch %.9g", name, k, o, (long long)e, g, w);
             }
         }
     }
-    if (c.m) printf("test_method: exir/%s: %d calls match eager PyTorch: max abs error %.3g, max rel error %.3g (tolerance 1e-5 relative + 1e-6 absolute)\n", name, calls,
-                    worst_abs, worst_rel);
-    CHECK(!c.m || calls == 3, "%s: %d calls", name, calls);
+    if (c.m) printf("test_method: exir/%s: %d calls match eager PyTorch: max abs error %.3g, max rel error %.3g (tolerance %g relative + %g absolute)\n", name, calls,
+                    worst_abs, worst_rel, rtol, atol);
+    CHECK(!c.m || calls == ncalls, "%s: %d calls, not %d", name, calls, ncalls);
     corpus_free(&c);
 }
 
@@ -536,7 +541,12 @@ static void corpus(const char *dir) {
     }
     fclose(f);
     static const char *const names[] = {"mlp", "small_cnn", "two_outputs", "cond", "embed_mean"};
-    for (size_t i = 0; i < sizeof names / sizeof *names; i++) exir_program(dir, names[i]);
+    for (size_t i = 0; i < sizeof names / sizeof *names; i++) exir_program(dir, names[i], 3, 1e-5, 1e-6);
+    /* state between calls, a Null scalar input, a dynamic batch: rtol 1e-4 */
+    exir_program(dir, "running_stats", 4, 1e-4, 1e-5);
+    exir_program(dir, "scalar_inputs", 3, 1e-4, 1e-5);
+    exir_program(dir, "dynamic_mlp", 4, 1e-4, 1e-5);
+    exir_program(dir, "llama_decode", 8, 1e-4, 1e-5);
     executorch_program(dir, "add_model", false);
     executorch_program(dir, "module_linear", true);
 }
@@ -553,6 +563,12 @@ int main(int argc, char **argv) {
     test_cycles();
     test_corruptions();
     if (argc > 1) corpus(argv[1]);
+    if (argc > 2) { /* the suite's own exported programs (tests/exir/) */
+        exir_program(argv[2], "seq_dynamic", 4, 1e-4, 1e-5);
+        exir_program(argv[2], "lists", 2, 1e-5, 1e-6);
+        exir_program(argv[2], "lstm", 2, 1e-4, 1e-5);
+        exir_program(argv[2], "transformer_block", 2, 1e-4, 1e-5);
+    }
     printf("test_method: %d checks, %d failed\n", checks, failures);
     return failures ? 1 : 0;
 }
