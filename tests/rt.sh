@@ -15,21 +15,27 @@ trap 'rm -rf "$tmp"' EXIT
 pass=0 fail=0
 x=../npy/f32_2x3.npy
 
-# fails STATUS 'EXACT STDERR' ARGS...: opgen-rt ARGS exits STATUS saying exactly that
-fails() {
-    want=$1 text=$2
-    shift 2
+# says STATUS STREAM 'EXACT TEXT' ARGS...: opgen-rt ARGS exits STATUS, printing
+# exactly that on STREAM (out or err) and nothing on the other
+says() {
+    want=$1 on=$2 text=$3
+    shift 3
     "$rt" "$@" >"$tmp/out" 2>"$tmp/err"
     got=$?
+    other=err
+    [ "$on" = err ] && other=out
     printf '%s\n' "$text" >"$tmp/want"
-    if [ "$got" -eq "$want" ] && cmp -s "$tmp/want" "$tmp/err" && [ ! -s "$tmp/out" ]; then
+    if [ "$got" -eq "$want" ] && cmp -s "$tmp/want" "$tmp/$on" && [ ! -s "$tmp/$other" ]; then
         pass=$((pass + 1))
     else
         fail=$((fail + 1))
         echo "FAIL: opgen-rt $* -> exit $got (want $want)"
-        diff "$tmp/want" "$tmp/err" | sed 's/^/    /'
+        diff "$tmp/want" "$tmp/$on" | sed 's/^/    /'
+        sed 's/^/    /' "$tmp/$other"
     fi
 }
+# fails STATUS 'EXACT STDERR' ARGS...: opgen-rt ARGS exits STATUS saying exactly that
+fails() { st=$1 text=$2 && shift 2 && says "$st" err "$text" "$@"; }
 
 # runs NAME ARGS...: opgen-rt run ARGS -o DIR succeeds and DIR matches expected/NAME
 runs() {
@@ -124,21 +130,7 @@ Run 'opgen-rt run --help' for usage." run random.graph --seed x -o "$tmp/o"
 
 # compare: exit 0 and the largest difference; exit 1 at the first value out of
 # tolerance (here the last, its top byte changed) or a dtype/shape mismatch
-compares() { # compares STATUS 'EXACT STDOUT' ARGS...
-    want=$1 text=$2
-    shift 2
-    "$rt" compare "$@" >"$tmp/out" 2>"$tmp/err"
-    got=$?
-    printf '%s\n' "$text" >"$tmp/want"
-    if [ "$got" -eq "$want" ] && cmp -s "$tmp/want" "$tmp/out" && [ ! -s "$tmp/err" ]; then
-        pass=$((pass + 1))
-    else
-        fail=$((fail + 1))
-        echo "FAIL: opgen-rt compare $* -> exit $got (want $want)"
-        diff "$tmp/want" "$tmp/out" | sed 's/^/    /'
-        sed 's/^/    /' "$tmp/err"
-    fi
-}
+compares() { st=$1 text=$2 && shift 2 && says "$st" out "$text" compare "$@"; } # compares STATUS 'EXACT STDOUT' ARGS...
 cp "$x" "$tmp/y.npy" && printf '\102' | dd of="$tmp/y.npy" bs=1 seek=$(($(wc -c <"$x") - 1)) conv=notrunc 2>/dev/null
 compares 0 "$x: 6 values close (max abs diff 0)" "$x" "$x"
 compares 1 "$tmp/y.npy: element 5 is 80, expected 1.25" "$x" "$tmp/y.npy"
