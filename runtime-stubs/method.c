@@ -49,6 +49,8 @@ struct opgen_method {
     size_t work;
     uint64_t max_steps;
     opgen_tensor *bounds; /* per input: the tensor as declared (a dynamic one's sizes are its bound) */
+    void (*probe)(void *user, int instruction, int phase);
+    void *probe_user;
 };
 
 /* A value the method is given or moves into (kernels read it at every call);
@@ -85,7 +87,7 @@ typedef struct mloader {
     const instr *at; /* the instruction being loaded, for messages */
 } mloader;
 
-static const opgen_method_options no_options = {NULL, NULL, 0, NULL, 0, 0};
+static const opgen_method_options no_options = {NULL, NULL, 0, NULL, 0, 0, NULL, NULL};
 
 static int32_t vfail(const opgen_pte *p, const opgen_pte_plan *pl, const instr *at, opgen_error *err, int32_t code, const char *fmt, va_list ap) {
     char msg[384], where[160];
@@ -933,6 +935,7 @@ int32_t opgen_method_load(const opgen_pte *p, const char *method, const opgen_me
     if (check_kernels(&L, a)) return err->code;
     for (int i = 0; i < m->nmoved; i++) m->moved_init[i] = m->values[m->moved[i]];
     uint64_t budget = 1000 * (uint64_t)(m->ncode + 1);
+    m->probe = opt->probe, m->probe_user = opt->probe_user;
     m->max_steps = opt->max_steps ? opt->max_steps : budget > (1u << 20) ? budget : (1u << 20);
     *out = m;
     return OPGEN_OK;
@@ -1072,6 +1075,8 @@ static int32_t execute(opgen_method *m, opgen_arena *work, opgen_error *err) {
         while (pc < end) {
             const instr *ins = &m->code[pc++];
             if (++steps > m->max_steps) return rfail(m, ins, err, OPGEN_E_INVALID, "the run executed %llu instructions without ending (a loop that never ends?)", (unsigned long long)m->max_steps);
+            int at = pc - 1;
+            if (m->probe) m->probe(m->probe_user, at, 0);
             if (ins->prim) {
                 if (ins->prim->fn(ins->op, ins->dargs, ins->ndargs, &kerr)) return rfail(m, ins, err, kerr.code, "%s", kerr.msg);
             } else if (ins->kind == OPGEN_INSTR_KERNEL && !ins->folded) {
@@ -1088,6 +1093,7 @@ static int32_t execute(opgen_method *m, opgen_arena *work, opgen_error *err) {
                 if (h->execute && h->execute(h->user, m->handles[ins->a], ins->dargs, ins->ndargs, &derr))
                     return rfail(m, ins, err, derr.code ? derr.code : OPGEN_E_INVALID, "backend '%s': %s", h->id, derr.msg);
             } /* FreeCall: planned memory is the plan's; nothing to give back */
+            if (m->probe) m->probe(m->probe_user, at, 1);
         }
     }
     return OPGEN_OK;
@@ -1100,6 +1106,23 @@ int32_t opgen_method_run(opgen_method *m, const opgen_ivalue *inputs, opgen_aren
     if (execute(m, work, err)) return err->code;
     for (int i = 0; i < m->noutputs; i++) outputs[i] = m->values[m->outputs[i]];
     return OPGEN_OK;
+}
+
+int opgen_method_ninstructions(const opgen_method *m) { return m->ncode; }
+
+double opgen_method_instruction_flops(const opgen_method *m, int k) {
+    if (k < 0 || k >= m->ncode || !m->code[k].step || m->code[k].folded) return 0;
+    const opgen_step *s = m->code[k].step;
+    const char *op = opgen_ops[s->kernel_op].qualified;
+    bool addmm = !strcmp(op, "aten::addmm.out"), mm = addmm || !strcmp(op, "aten::mm.out"), bmm = !strcmp(op, "aten::bmm.out");
+    if (mm || bmm) { /* [B,] N x K by K x M */
+        const opgen_tensor *a = s->args[addmm].v.t, *b = s->args[addmm + 1].v.t;
+        return 2.0 * (double)opgen_numel(a) * (double)b->sizes[b->dim - 1];
+    }
+    if (strcmp(op, "aten::convolution.out") || s->nres != 1) return 0;
+    const opgen_tensor *in = s->args[0].v.t, *w = s->args[1].v.t;
+    double taps = (double)opgen_numel(w) / (double)w->sizes[0]; /* per output (input, transposed) element: Cg (Og) x kernel */
+    return 2.0 * taps * (double)(s->args[6].v.b ? opgen_numel(in) : opgen_numel(s->res[0]));
 }
 
 void opgen_method_instructions(const opgen_method *m, void (*fn)(void *ctx, const opgen_instr_info *info), void *ctx) {

@@ -137,7 +137,7 @@ static void test_kinds(void) {
           "a delegate without a handler: %s", l.msg);
     unload(&l);
     opgen_delegate_handler h = {"TestBackend", NULL, init_backend, check_args};
-    opgen_method_options opt = {NULL, &h, 1, NULL, 0, 0};
+    opgen_method_options opt = {NULL, &h, 1, NULL, 0, 0, NULL, NULL};
     CHECK(!load(&l, &prog, "forward", &opt), "every kind does not load: %s", l.msg);
     if (!l.m) return unload(&l);
     float x[6] = {-2, -0.25, 0, 0.25, 1, 3};
@@ -178,7 +178,7 @@ static void test_control(void) {
     CHECK(load(&l, &prog, "forward", NULL) && strstr(l.msg, "instruction 3 (JumpFalseCall): jumps to instruction 8, past the end of its chain (7 instructions)"), "a jump past the end: %s", l.msg);
     unload(&l);
     prog = control_program(v, &pl, code, 0); /* back to the start, for ever */
-    opgen_method_options opt = {NULL, NULL, 0, NULL, 0, 1000};
+    opgen_method_options opt = {NULL, NULL, 0, NULL, 0, 1000, NULL, NULL};
     CHECK(!load(&l, &prog, "forward", &opt), "a loop does not load: %s", l.msg);
     if (l.m) CHECK(run(&l, in, &out) && strstr(l.msg, "executed 1000 instructions without ending"), "a loop that never ends: %s", l.msg);
     unload(&l);
@@ -235,7 +235,7 @@ static void test_memory(void) {
     pw_plan pl;
     pw_program prog = kinds_program(v, &pl);
     opgen_delegate_handler h = {"TestBackend", NULL, init_backend, check_args};
-    opgen_method_options opt = {NULL, &h, 1, NULL, 0, 0};
+    opgen_method_options opt = {NULL, &h, 1, NULL, 0, 0, NULL, NULL};
     loaded l;
     CHECK(!load(&l, &prog, "forward", &opt), "%s", l.msg);
     size_t need = l.mem.load_bytes;
@@ -250,7 +250,7 @@ static void test_memory(void) {
     /* the caller's planned buffer: outputs point into it */
     static _Alignas(16) uint8_t buffer[256];
     void *buffers[1] = {buffer};
-    opgen_method_options given = {NULL, &h, 1, buffers, 1, 0};
+    opgen_method_options given = {NULL, &h, 1, buffers, 1, 0, NULL, NULL};
     opgen_method_memory gm;
     CHECK(!opgen_method_memory_of(&l.pte, "forward", &given, &gm, &err) && gm.load_bytes + 256 == need, "given buffers: load takes %zu, not %zu", gm.load_bytes, need - 256);
     mem = malloc(gm.load_bytes);
@@ -402,7 +402,7 @@ static void test_corruptions(void) {
             errors++;
             continue;
         }
-        opgen_method_options opt = {NULL, NULL, 0, NULL, 0, 10000};
+        opgen_method_options opt = {NULL, NULL, 0, NULL, 0, 10000, NULL, NULL};
         (void)opt;
         if (opgen_method_ninputs(m) == 2 && opgen_method_noutputs(m) <= 4 && opgen_method_input(m, 0)->kind == OPGEN_GV_TENSOR && opgen_method_input(m, 1)->kind == OPGEN_GV_TENSOR) {
             opgen_method_run(m, in, &w, out, &err);

@@ -34,12 +34,25 @@ bool opgen_rt_scalar_input(const opgen_gvalue *gv, const char *val, opgen_ivalue
  * dim order copied into logical order first, from ar). */
 int opgen_rt_write_outputs(const char *dir, const char *prefix, opgen_ivalue *outputs, int n, opgen_arena *ar);
 
+/* run --profile (cli_profile.c): per-instruction times through the method's probe. */
+typedef struct opgen_rt_profile {
+    const opgen_method *m;
+    int n, runs;
+    double t0, run_ms, *ms, *flops;
+    int *order;
+} opgen_rt_profile;
+void opgen_rt_profile_probe(void *user, int instruction, int phase);
+int32_t opgen_rt_profile_begin(opgen_rt_profile *pr, opgen_method *m, opgen_arena *ar);
+void opgen_rt_profile_print(opgen_rt_profile *pr, opgen_arena *ar);
+
 /* .pte programs: the method a command means (--method, or the only one, or
  * forward); loading it into exactly the memory opgen_method_memory_of reports;
  * running it on --input POSITION=VALUE. */
 const char *opgen_rt_method_name(const opgen_cli *a, const opgen_pte *p);
-int32_t opgen_rt_load_method(const opgen_pte *p, const char *name, const opgen_rt_ctx *ctx, bool fallbacks, uint64_t seed, opgen_arena *ar, opgen_method **m, opgen_error *err);
+int32_t opgen_rt_load_method(const opgen_pte *p, const char *name, const opgen_rt_ctx *ctx, bool fallbacks, uint64_t seed, opgen_rt_profile *profile, opgen_arena *ar, opgen_method **m,
+                             opgen_error *err);
 /* run's --seed into *seed (0 when not given), or a usage error's exit status */
 int opgen_rt_seed(const opgen_cli *a, uint64_t *seed);
 int opgen_rt_run_pte(const opgen_cli *a, const opgen_rt_ctx *ctx, const opgen_pte *p, opgen_arena *ar);
+
 #endif

@@ -110,7 +110,7 @@ static int run_pte(const opgen_cli *a, void *vctx, const opgen_pte *p, opgen_are
     if (rc) return rc;
     opgen_method *m;
     opgen_error err = {0};
-    if (opgen_rt_load_method(p, opgen_rt_method_name(a, p), vctx, false, 0, ar, &m, &err)) return opgen_rt_report(&err);
+    if (opgen_rt_load_method(p, opgen_rt_method_name(a, p), vctx, false, 0, NULL, ar, &m, &err)) return opgen_rt_report(&err);
     rc = check_signature(m, p->file);
     return rc ? rc : decode(a, m, p->file, prompt, np, steps, ar);
 }

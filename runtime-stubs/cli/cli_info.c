@@ -155,7 +155,7 @@ static int method(const opgen_cli *a, const opgen_rt_ctx *ctx, const opgen_pte *
     opgen_method *m;
     opgen_error err = {0};
     opgen_method_memory mem = {0};
-    if (opgen_method_memory_of(p, pl->name, NULL, &mem, &err) || opgen_rt_load_method(p, pl->name, ctx, false, 0, ar, &m, &err)) {
+    if (opgen_method_memory_of(p, pl->name, NULL, &mem, &err) || opgen_rt_load_method(p, pl->name, ctx, false, 0, NULL, ar, &m, &err)) {
         char msg[1024];
         opgen_error_format(&err, msg, sizeof msg);
         printf("\n  loads: no: %s\n", msg);

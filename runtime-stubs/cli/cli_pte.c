@@ -24,9 +24,10 @@ const char *opgen_rt_method_name(const opgen_cli *a, const opgen_pte *p) {
     return "forward";
 }
 
-int32_t opgen_rt_load_method(const opgen_pte *p, const char *name, const opgen_rt_ctx *ctx, bool fallbacks, uint64_t seed, opgen_arena *ar, opgen_method **m, opgen_error *err) {
+int32_t opgen_rt_load_method(const opgen_pte *p, const char *name, const opgen_rt_ctx *ctx, bool fallbacks, uint64_t seed, opgen_rt_profile *profile, opgen_arena *ar, opgen_method **m,
+                             opgen_error *err) {
     opgen_load_options kopt = {.fallbacks = fallbacks, .vendors = ctx ? ctx->vendors : NULL, .nvendors = ctx ? ctx->nvendors : 0, .seed = seed};
-    opgen_method_options opt = {&kopt, NULL, 0, NULL, 0, 0};
+    opgen_method_options opt = {&kopt, NULL, 0, NULL, 0, 0, profile ? opgen_rt_profile_probe : NULL, profile};
     opgen_method_memory mem;
     if (opgen_method_memory_of(p, name, &opt, &mem, err)) return err->code;
     /* exactly what load says it takes: a fixed arena, as a device would give */
@@ -133,29 +134,33 @@ static void trace_instr(void *ctx, const opgen_instr_info *in) {
         fprintf(stderr, "trace: %s: instruction %d: %s\n", (const char *)ctx, in->index, opgen_instr_kind_name(in->kind));
 }
 
-/* --repeat N: the last call's inputs run N more times, timed in process. */
-static int repeat(const opgen_cli *a, opgen_method *m, const opgen_ivalue *inputs, opgen_ivalue *outputs, opgen_arena *work, opgen_arena *ar, int call) {
+/* --repeat N: the last call's inputs run N more times, timed in process; with
+ * --profile, per instruction too (10 runs unless --repeat says). */
+static int repeat(const opgen_cli *a, opgen_method *m, const opgen_ivalue *inputs, opgen_ivalue *outputs, opgen_arena *work, opgen_arena *ar, int call, opgen_rt_profile *prof) {
     const char *s = opgen_cli_get(a, "--repeat");
-    if (!s) return OPGEN_EXIT_OK;
-    long n = atol(s);
+    if (!s && !prof) return OPGEN_EXIT_OK;
+    long n = s ? atol(s) : 10;
     double *ms = opgen_arena_alloc(ar, sizeof(double) * (size_t)n);
-    if (!ms) return fputs("opgen-rt: out of memory\n", stderr), OPGEN_EXIT_BAD_INPUT;
+    if (!ms || (prof && opgen_rt_profile_begin(prof, m, ar))) return fputs("opgen-rt: out of memory\n", stderr), OPGEN_EXIT_BAD_INPUT;
     opgen_error err = {0};
     for (long r = 0; r < n; r++) {
         struct timespec t0, t1;
+        if (prof) prof->runs++;
         clock_gettime(CLOCK_MONOTONIC, &t0);
         if (opgen_method_run(m, inputs, work, outputs, &err)) return opgen_rt_report(&err);
         clock_gettime(CLOCK_MONOTONIC, &t1);
         ms[r] = (double)(t1.tv_sec - t0.tv_sec) * 1e3 + (double)(t1.tv_nsec - t0.tv_nsec) / 1e6;
+        if (prof) prof->run_ms += ms[r];
     }
     qsort(ms, (size_t)n, sizeof *ms, cmp_double);
-    printf("timing: call %d run %ld more times: median %.3f ms, min %.3f ms\n", call, n, n % 2 ? ms[n / 2] : (ms[n / 2 - 1] + ms[n / 2]) / 2, ms[0]);
+    if (s) printf("timing: call %d run %ld more times: median %.3f ms, min %.3f ms\n", call, n, n % 2 ? ms[n / 2] : (ms[n / 2 - 1] + ms[n / 2]) / 2, ms[0]);
+    if (prof) opgen_rt_profile_print(prof, ar);
     return OPGEN_EXIT_OK;
 }
 
 /* --calls DIR: call k reads DIR/k_i.npy for each input i and writes OUT/k_o.npy,
  * k = 0, 1, ... while DIR/k_0.npy exists; one loaded method, its state kept. */
-static int run_calls(const opgen_cli *a, opgen_method *m, const char *path, opgen_ivalue *inputs, opgen_ivalue *outputs, opgen_arena *work, opgen_arena *ar) {
+static int run_calls(const opgen_cli *a, opgen_method *m, const char *path, opgen_ivalue *inputs, opgen_ivalue *outputs, opgen_arena *work, opgen_arena *ar, opgen_rt_profile *prof) {
     const char *dir = opgen_cli_get(a, "--calls"), *out = opgen_cli_get(a, "--output");
     int ni = opgen_method_ninputs(m), no = opgen_method_noutputs(m), k = 0;
     if (!ni) return opgen_usage_error(a, "--calls: the method takes no inputs; run it without --calls");
@@ -178,7 +183,7 @@ static int run_calls(const opgen_cli *a, opgen_method *m, const char *path, opge
         if (rc) return rc;
     }
     if (!k) return fprintf(stderr, "%s/0_0.npy: error: no such file: --calls DIR holds call K's input I as DIR/K_I.npy\n", dir), OPGEN_EXIT_BAD_INPUT;
-    return repeat(a, m, inputs, outputs, work, ar, k - 1);
+    return repeat(a, m, inputs, outputs, work, ar, k - 1, prof);
 }
 
 int opgen_rt_run_pte(const opgen_cli *a, const opgen_rt_ctx *ctx, const opgen_pte *p, opgen_arena *ar) {
@@ -191,7 +196,9 @@ int opgen_rt_run_pte(const opgen_cli *a, const opgen_rt_ctx *ctx, const opgen_pt
     if (!bad && opgen_cli_has(a, "--repeat") && (atol(opgen_cli_get(a, "--repeat")) < 1 || atol(opgen_cli_get(a, "--repeat")) > 1000000))
         bad = opgen_usage_error(a, "--repeat takes a count from 1 to 1000000, not '%s'", opgen_cli_get(a, "--repeat"));
     if (bad) return bad;
-    if (opgen_rt_load_method(p, name, ctx, opgen_cli_has(a, "--fallbacks"), seed, ar, &m, &err)) return opgen_rt_report(&err);
+    opgen_rt_profile prof = {0};
+    opgen_rt_profile *pr = opgen_cli_has(a, "--profile") ? &prof : NULL;
+    if (opgen_rt_load_method(p, name, ctx, opgen_cli_has(a, "--fallbacks"), seed, pr, ar, &m, &err)) return opgen_rt_report(&err);
     if (opgen_cli_has(a, "--trace")) opgen_method_instructions(m, trace_instr, (void *)path);
     int ni = opgen_method_ninputs(m), no = opgen_method_noutputs(m);
     opgen_ivalue *inputs = opgen_arena_zalloc(ar, sizeof *inputs * (size_t)(ni + 1));
@@ -201,11 +208,11 @@ int opgen_rt_run_pte(const opgen_cli *a, const opgen_rt_ctx *ctx, const opgen_pt
     if (!inputs || !outputs || !block) return fputs("opgen-rt: out of memory\n", stderr), OPGEN_EXIT_BAD_INPUT;
     opgen_arena work;
     opgen_arena_init(&work, block, wb + 16);
-    if (opgen_cli_has(a, "--calls")) return run_calls(a, m, path, inputs, outputs, &work, ar);
+    if (opgen_cli_has(a, "--calls")) return run_calls(a, m, path, inputs, outputs, &work, ar, pr);
     int rc = check_positions(a, ni, path, name);
     for (int i = 0; i < ni && !rc; i++) rc = read_input(a, m, i, path, ar, &inputs[i]);
     if (rc) return rc;
     if (opgen_method_run(m, inputs, &work, outputs, &err)) return opgen_rt_report(&err);
     rc = opgen_rt_write_outputs(opgen_cli_get(a, "--output"), "", outputs, no, ar);
-    return rc ? rc : repeat(a, m, inputs, outputs, &work, ar, 0);
+    return rc ? rc : repeat(a, m, inputs, outputs, &work, ar, 0, pr);
 }

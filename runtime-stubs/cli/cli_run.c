@@ -19,6 +19,8 @@ static const opgen_opt opts[] = {
     {"--calls", NULL, "DIR", OPGEN_OPT_DIR, NULL, 0, NULL,
      "a .pte method called again and again, its state kept: call K reads input I from DIR/K_I.npy (a scalar as a 0-d array), K = 0, 1, ... while DIR/K_0.npy exists, and writes output O to OUT/K_O.npy"},
     {"--repeat", NULL, "N", OPGEN_OPT_NUMBER, NULL, 0, NULL, "a .pte method: after the call (or the last of --calls), run it N more times on the same inputs and print the median and fastest time"},
+    {"--profile", NULL, NULL, OPGEN_OPT_FLAG, NULL, 0, NULL,
+     "a .pte method: after the call (or the last of --calls), run it --repeat N (default 10) more times and print each instruction's time, share and FLOP rate, largest first"},
     {0},
 };
 
@@ -152,9 +154,10 @@ static int run_graph(const opgen_cli *a, void *vctx, const opgen_graph *g, opgen
     const char *path = opgen_cli_get(a, "PROGRAM");
     opgen_load_options opt = {.fallbacks = opgen_cli_has(a, "--fallbacks"), .vendors = ctx ? ctx->vendors : NULL, .nvendors = ctx ? ctx->nvendors : 0};
     int bad = opgen_rt_seed(a, &opt.seed);
-    if (!bad && (opgen_cli_has(a, "--calls") || opgen_cli_has(a, "--repeat")))
-        bad = opgen_usage_error(a, "%s '%s': %s is graph text, which runs once a command; --calls and --repeat take .pte programs", opgen_cli_has(a, "--calls") ? "--calls" : "--repeat",
-                                opgen_cli_get(a, opgen_cli_has(a, "--calls") ? "--calls" : "--repeat"), path);
+    const char *pte_only = opgen_cli_has(a, "--calls") ? "--calls" : opgen_cli_has(a, "--repeat") ? "--repeat" : opgen_cli_has(a, "--profile") ? "--profile" : NULL;
+    if (!bad && pte_only)
+        bad = opgen_usage_error(a, "%s%s%s%s: %s is graph text, which runs once a command; --calls, --repeat and --profile take .pte programs", pte_only, *opgen_cli_get(a, pte_only) ? " '" : "",
+                                opgen_cli_get(a, pte_only), *opgen_cli_get(a, pte_only) ? "'" : "", path);
     if (bad) return bad;
     opgen_program *p;
     opgen_error err = {0};

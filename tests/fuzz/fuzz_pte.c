@@ -51,7 +51,7 @@ static void method(const opgen_pte *p, const opgen_pte_plan *pl) {
     keys(p, pl);
     opgen_pte_graph_text(p, pl->name, &a, &text, &len, &err);
     opgen_arena_reset(&a);
-    opgen_method_options opt = {NULL, NULL, 0, NULL, 0, 20000};
+    opgen_method_options opt = {NULL, NULL, 0, NULL, 0, 20000, NULL, NULL};
     opgen_method_memory mem;
     opgen_method *m;
     memset(&err, 0, sizeof err);

@@ -56,6 +56,11 @@ typedef struct opgen_method_options {
                              (opgen_method_memory.buffer_bytes); NULL: taken from the load arena */
     int nbuffers;
     uint64_t max_steps; /* instructions a run may execute (a program that loops); 0: 1000 per instruction */
+    /* A profiler's hook: called before (phase 0) and after (phase 1) each
+     * instruction a run executes, with its index in opgen_method_instructions'
+     * order (the runtime reads no clock). NULL: none. */
+    void (*probe)(void *user, int instruction, int phase);
+    void *probe_user;
 } opgen_method_options;
 
 typedef struct opgen_method_memory {
@@ -112,6 +117,11 @@ typedef struct opgen_instr_info {
     int32_t a, b; /* as opgen_pte_instr */
 } opgen_instr_info;
 void opgen_method_instructions(const opgen_method *m, void (*fn)(void *ctx, const opgen_instr_info *info), void *ctx);
+/* The floating-point operations instruction k did in the last run (a multiply and
+ * an add count two): matrix products and convolutions, from their shapes; 0 for
+ * other instructions. */
+double opgen_method_instruction_flops(const opgen_method *m, int k);
+int opgen_method_ninstructions(const opgen_method *m);
 
 /* Method `method` of a program as graph text (opgen/graph.h), in the arena: each
  * KernelCall as its functional op ("aten::addmm.out" as aten::addmm), the method's
