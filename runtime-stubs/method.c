@@ -1014,7 +1014,10 @@ static int32_t set_any_scalar(opgen_method *m, int i, const opgen_ivalue *in, op
     if (!ok)
         return rfail(m, NULL, err, OPGEN_E_INVALID, "input %d is a scalar the program uses as %s, got %s", i,
                      f & V_USED_FLOAT ? "an int or a float" : f & V_USED_INT ? "an int" : "a bool", kind_text(in->kind));
-    iv->kind = in->kind, iv->i = in->i, iv->f = in->f, iv->b = in->b;
+    iv->kind = in->kind; /* only the field of its kind: the others may be unset */
+    if (in->kind == OPGEN_GV_INT) iv->i = in->i;
+    if (in->kind == OPGEN_GV_FLOAT) iv->f = in->f;
+    if (in->kind == OPGEN_GV_BOOL) iv->b = in->b;
     return OPGEN_OK;
 }
 
