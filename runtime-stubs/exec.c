@@ -263,6 +263,7 @@ static int32_t load_node(loader *L, int n) {
     gs->node = nd;
     s->name = nd->op;
     s->rng = &L->p->rng;
+    s->par = L->opt ? L->opt->parallel : NULL;
     int id = opgen_node_op(nd->op);
     if (id < 0) return node_fail(L->err, g, nd->line, nd->col, OPGEN_E_NOT_FOUND, "unknown operator %s", nd->op);
     const opgen_op *op = &opgen_ops[id];

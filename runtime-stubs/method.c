@@ -625,6 +625,7 @@ static int32_t load_kernel_call(mloader *L, instr *ins, const opgen_pte_instr *i
     opgen_step *s = ins->step;
     s->name = ins->op;
     s->rng = &L->m->rng;
+    s->par = L->opt->kernels ? L->opt->kernels->parallel : NULL;
     s->op = opgen_functional_of(kid);
     s->scalar = opgen_is_scalar_op(kid);
     if (s->scalar) return lfail(L, OPGEN_E_NOT_IMPLEMENTED, "scalar prims are not run from .pte programs yet");
@@ -1056,7 +1057,7 @@ static int32_t set_input(opgen_method *m, int i, const opgen_ivalue *in, opgen_a
         t->data = opgen_arena_alloc(work, opgen_nbytes(t));
         if (!t->data) return rfail(m, NULL, err, OPGEN_E_NO_MEMORY, "out of memory for input %d (the run takes %zu bytes)", i, m->work);
     }
-    opgen_ctx ctx = {work, err, "input", false, 0, false, -1, NULL};
+    opgen_ctx ctx = {work, err, "input", false, 0, false, -1, NULL, NULL};
     return opgen_copy_same(&ctx, t, &in->t);
 }
 

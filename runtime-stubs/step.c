@@ -87,7 +87,7 @@ static void apply_patches(opgen_step *s, const opgen_ivalue *values) {
 }
 
 int32_t opgen_step_call(opgen_step *s, const opgen_ivalue *values, opgen_arena *arena, bool meta, opgen_error *err) {
-    opgen_ctx ctx = {arena, err, s->name, meta, 0, false, s->has_dtype ? (int32_t)s->dtype : -1, s->rng};
+    opgen_ctx ctx = {arena, err, s->name, meta, 0, false, s->has_dtype ? (int32_t)s->dtype : -1, s->rng, s->par};
     apply_patches(s, values);
     int32_t st = s->kernel->call(&ctx, s->kernel->fn, s->args);
     if (st && err->code == OPGEN_OK) opgen_fail(err, st, "%s failed (%s)", ctx.op, opgen_status_text(st));
@@ -117,7 +117,7 @@ int32_t opgen_step_run(opgen_step *s, const opgen_ivalue *values, opgen_arena *a
         if (!t->data) return opgen_fail(err, OPGEN_E_NO_MEMORY, "%s: out of memory for a contiguous stand-in of its result", s->name);
     }
     int32_t st = opgen_step_call(s, values, arena, false, err);
-    opgen_ctx ctx = {arena, err, s->name, false, 0, false, -1, NULL};
+    opgen_ctx ctx = {arena, err, s->name, false, 0, false, -1, NULL, NULL};
     for (int r = 0; r < n; r++) {
         opgen_tensor standin = *s->res[r];
         *s->res[r] = saved[r];

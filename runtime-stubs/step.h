@@ -38,6 +38,7 @@ typedef struct opgen_step {
                       it gets contiguous stand-ins, copied into the outs after it */
     size_t scratch; /* arena bytes its kernel takes beyond its results */
     uint64_t *rng; /* the program's random generator */
+    const opgen_parallel *par; /* threads its kernel may use, or NULL */
     bool has_dtype; /* a graph's functional gave a dtype its out= schema lacks */
     opgen_dtype dtype;
 } opgen_step;
@@ -71,7 +72,7 @@ int32_t opgen_step_run(opgen_step *s, const opgen_ivalue *values, opgen_arena *a
  * most of what an executor adds to a kernel. */
 static inline int32_t opgen_step_exec(opgen_step *s, const opgen_ivalue *values, opgen_arena *arena, opgen_error *err) {
     if (s->npatches || s->relayout) return opgen_step_run(s, values, arena, err);
-    opgen_ctx ctx = {arena, err, s->name, false, 0, false, s->has_dtype ? (int32_t)s->dtype : -1, s->rng};
+    opgen_ctx ctx = {arena, err, s->name, false, 0, false, s->has_dtype ? (int32_t)s->dtype : -1, s->rng, s->par};
     int32_t st = s->kernel->call(&ctx, s->kernel->fn, s->args);
     return st && err->code == OPGEN_OK ? opgen_fail(err, st, "%s failed (%s)", s->name, opgen_status_text(st)) : st;
 }

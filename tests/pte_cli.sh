@@ -150,6 +150,13 @@ if [ -f "$corpus/exir/mlp/model.pte" ]; then
     # load, not a copy at every call; the results above are with it
     "$rt" run "$corpus/exir/mlp/model.pte" --input 0="$corpus/exir/mlp/inputs/0_0.npy" -o "$tmp/mlp-trace" --trace 2>"$tmp/trace" >/dev/null
     grep -qF "aten::permute_copy.out -> folded at load (a view of a constant) (opgen)" "$tmp/trace" && ok || bad "mlp: no permute of a weight folded at load: $(grep permute "$tmp/trace")"
+    # --threads 2: the same bytes as one thread (matrix products split by rows or columns)
+    for m in small_cnn llama_decode; do
+        "$rt" run "$corpus/exir/$m/model.pte" --calls "$corpus/exir/$m/inputs" -o "$tmp/t1-$m" --threads 1 2>/dev/null
+        "$rt" run "$corpus/exir/$m/model.pte" --calls "$corpus/exir/$m/inputs" -o "$tmp/t2-$m" --threads 2 2>"$tmp/err"
+        if [ -n "$(ls "$tmp/t1-$m")" ] && diff -r "$tmp/t1-$m" "$tmp/t2-$m" >/dev/null; then ok; else bad "exir/$m differs on 2 threads: $(cat "$tmp/err")"; fi
+    done
+    expect 2 "--threads takes a count from 1 to 256, not '0'" run "$corpus/exir/mlp/model.pte" --input 0="$corpus/exir/mlp/inputs/0_0.npy" -o "$tmp/x" --threads 0
     # programs people export today: state between calls (running_stats, ExecuTorch's
     # llama with its KV cache), a Null scalar input, a dynamic batch (calls at 1, 5,
     # 16, 4 rows); every call of one loaded method

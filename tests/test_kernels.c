@@ -10,6 +10,9 @@
 #include "opgen/exec.h"
 #include "opgen/file.h"
 #include "opgen/npy.h"
+#if OPGEN_HAVE_POOL
+#include "opgen/pool.h"
+#endif
 #include <dirent.h>
 #include <math.h>
 #include <stdio.h>
@@ -185,6 +188,25 @@ static int check_results(const char *dir, const char *case_dir, const char *name
     return 0;
 }
 
+#if OPGEN_HAVE_POOL
+static opgen_pool *pool; /* two threads: every case's results must be the same bytes */
+static opgen_parallel split_all; /* the pool, splitting even the smallest product */
+
+static int same_with_threads(const char *name, const opgen_graph *g, const opgen_ivalue *inputs, const opgen_ivalue *outputs, opgen_arena *a) {
+    opgen_load_options opt = {.parallel = &split_all};
+    opgen_program *p;
+    opgen_ivalue got[64];
+    opgen_error err = {0};
+    if (opgen_program_load_with(g, a, &opt, &p, &err) || opgen_program_run(p, inputs, a, got, &err)) return printf("FAIL %s (2 threads): %s\n", name, err.msg), 1;
+    for (int i = 0; i < g->noutputs; i++) {
+        const opgen_ivalue *x = &outputs[i], *y = &got[i];
+        bool same = x->kind == y->kind && (x->kind != OPGEN_GV_TENSOR || (opgen_nbytes(&x->t) == opgen_nbytes(&y->t) && !memcmp(x->t.data, y->t.data, opgen_nbytes(&x->t))));
+        if (!same) return printf("FAIL %s: output %d differs on 2 threads\n", name, i), 1;
+    }
+    return 0;
+}
+#endif
+
 static int run_case(const char *dir, const char *case_dir, int layout) {
     char path[4096], name[400];
     snprintf(name, sizeof name, "%s%s", case_dir, layout_names[layout]);
@@ -222,6 +244,9 @@ static int run_case(const char *dir, const char *case_dir, int layout) {
         printf("FAIL %s: %s\n", name, msg), failed = 1;
     } else {
         failed = check_results(dir, case_dir, name, &g, outputs, &a);
+#if OPGEN_HAVE_POOL
+        if (!failed && layout == 0 && !strstr(case_dir, "rand") && !strstr(case_dir, "dropout")) failed = same_with_threads(name, &g, inputs, outputs, &a);
+#endif
     }
     opgen_arena_release(&a);
     return failed;
@@ -241,10 +266,18 @@ int main(int argc, char **argv) {
     closedir(d);
     qsort(names, (size_t)n, sizeof *names, cmp_names);
     int failed = 0, runs = 0;
+#if OPGEN_HAVE_POOL
+    pool = opgen_pool_create(2);
+    if (pool) split_all = *opgen_pool_parallel(pool), split_all.min_work = 1;
+#endif
     for (int i = 0; i < n; i++) {
         for (int layout = 0; layout < NLAYOUTS; layout++, runs++) failed += run_case(argv[1], names[i], layout);
         free(names[i]);
     }
+#if OPGEN_HAVE_POOL
+    opgen_pool_destroy(pool);
+    printf("test_kernels: each case's results the same bytes on 2 threads as on 1\n");
+#endif
     printf("test_kernels: %d cases, %d runs (contiguous, strided and reversed-order inputs), %d failed\n", n, runs, failed);
     return failed ? 1 : 0;
 }

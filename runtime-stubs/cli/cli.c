@@ -55,6 +55,6 @@ static const opgen_prog opgen_rt = {
     sizeof commands / sizeof *commands};
 
 int opgen_rt_main(int argc, char **argv, const opgen_vendor *const *vendors, int nvendors) {
-    opgen_rt_ctx ctx = {vendors, nvendors};
+    opgen_rt_ctx ctx = {vendors, nvendors, NULL};
     return opgen_cli_main(&opgen_rt, argc, argv, &ctx);
 }

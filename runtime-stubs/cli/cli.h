@@ -14,6 +14,7 @@ extern const opgen_cmd opgen_rt_cmd_run, opgen_rt_cmd_info, opgen_rt_cmd_print, 
 typedef struct opgen_rt_ctx {
     const opgen_vendor *const *vendors;
     int nvendors;
+    const opgen_parallel *parallel; /* run --threads: the pool kernels split across, or NULL */
 } opgen_rt_ctx;
 
 /* Prints "file:line:col: error: message" and returns exit status 1. */

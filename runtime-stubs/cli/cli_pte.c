@@ -26,7 +26,7 @@ const char *opgen_rt_method_name(const opgen_cli *a, const opgen_pte *p) {
 
 int32_t opgen_rt_load_method(const opgen_pte *p, const char *name, const opgen_rt_ctx *ctx, bool fallbacks, uint64_t seed, opgen_rt_profile *profile, opgen_arena *ar, opgen_method **m,
                              opgen_error *err) {
-    opgen_load_options kopt = {.fallbacks = fallbacks, .vendors = ctx ? ctx->vendors : NULL, .nvendors = ctx ? ctx->nvendors : 0, .seed = seed};
+    opgen_load_options kopt = {.fallbacks = fallbacks, .vendors = ctx ? ctx->vendors : NULL, .nvendors = ctx ? ctx->nvendors : 0, .seed = seed, .parallel = ctx ? ctx->parallel : NULL};
     opgen_method_options opt = {&kopt, NULL, 0, NULL, 0, 0, profile ? opgen_rt_profile_probe : NULL, profile};
     opgen_method_memory mem;
     if (opgen_method_memory_of(p, name, &opt, &mem, err)) return err->code;

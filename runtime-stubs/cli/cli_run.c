@@ -1,6 +1,9 @@
 /* opgen-rt run: a program (graph text, or a .pte: cli_pte.c) on its inputs, its results as .npy files. */
 #include "cli.h"
 #include "opgen/npy.h"
+#if OPGEN_HAVE_POOL
+#include "opgen/pool.h"
+#endif
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,6 +22,8 @@ static const opgen_opt opts[] = {
     {"--calls", NULL, "DIR", OPGEN_OPT_DIR, NULL, 0, NULL,
      "a .pte method called again and again, its state kept: call K reads input I from DIR/K_I.npy (a scalar as a 0-d array), K = 0, 1, ... while DIR/K_0.npy exists, and writes output O to OUT/K_O.npy"},
     {"--repeat", NULL, "N", OPGEN_OPT_NUMBER, NULL, 0, NULL, "a .pte method: after the call (or the last of --calls), run it N more times on the same inputs and print the median and fastest time"},
+    {"--threads", NULL, "N", OPGEN_OPT_NUMBER, NULL, 0, NULL,
+     "split kernels' work (matrix products, convolutions) across N threads, the results the same as on one (default 1)"},
     {"--profile", NULL, NULL, OPGEN_OPT_FLAG, NULL, 0, NULL,
      "a .pte method: after the call (or the last of --calls), run it --repeat N (default 10) more times and print each instruction's time, share and FLOP rate, largest first"},
     {0},
@@ -106,7 +111,7 @@ static void to_logical(opgen_ivalue *outputs, int n, opgen_arena *ar) {
         opgen_tensor c;
         opgen_error err = {0};
         if (opgen_tensor_alloc(&c, t->dtype, t->dim, t->sizes, ar, &err)) continue;
-        opgen_ctx ctx = {ar, &err, "output", false, 0, false, -1, NULL};
+        opgen_ctx ctx = {ar, &err, "output", false, 0, false, -1, NULL, NULL};
         if (!opgen_copy_same(&ctx, &c, t)) *t = c;
     }
 }
@@ -152,7 +157,7 @@ int opgen_rt_seed(const opgen_cli *a, uint64_t *seed) {
 static int run_graph(const opgen_cli *a, void *vctx, const opgen_graph *g, opgen_arena *ar) {
     const opgen_rt_ctx *ctx = vctx;
     const char *path = opgen_cli_get(a, "PROGRAM");
-    opgen_load_options opt = {.fallbacks = opgen_cli_has(a, "--fallbacks"), .vendors = ctx ? ctx->vendors : NULL, .nvendors = ctx ? ctx->nvendors : 0};
+    opgen_load_options opt = {.fallbacks = opgen_cli_has(a, "--fallbacks"), .vendors = ctx ? ctx->vendors : NULL, .nvendors = ctx ? ctx->nvendors : 0, .parallel = ctx ? ctx->parallel : NULL};
     int bad = opgen_rt_seed(a, &opt.seed);
     const char *pte_only = opgen_cli_has(a, "--calls") ? "--calls" : opgen_cli_has(a, "--repeat") ? "--repeat" : opgen_cli_has(a, "--profile") ? "--profile" : NULL;
     if (!bad && pte_only)
@@ -174,7 +179,24 @@ static int run_graph(const opgen_cli *a, void *vctx, const opgen_graph *g, opgen
 
 static int run_pte(const opgen_cli *a, void *ctx, const opgen_pte *p, opgen_arena *ar) { return opgen_rt_run_pte(a, ctx, p, ar); }
 
-static int run(const opgen_cli *a, void *ctx) { return opgen_rt_on_program(a, opgen_cli_get(a, "PROGRAM"), false, run_graph, run_pte, ctx); }
+/* --threads N: a pool for the run (N threads in all), given to the load. */
+static int run(const opgen_cli *a, void *vctx) {
+    opgen_rt_ctx ctx = *(const opgen_rt_ctx *)vctx;
+    const char *t = opgen_cli_get(a, "--threads");
+    long n = t ? strtol(t, NULL, 10) : 1;
+    if (t && (n < 1 || n > 256 || t[strspn(t, "0123456789")])) return opgen_usage_error(a, "--threads takes a count from 1 to 256, not '%s'", t);
+#if OPGEN_HAVE_POOL
+    opgen_pool *pool = n > 1 ? opgen_pool_create((int)n) : NULL;
+    if (n > 1 && !pool) return fprintf(stderr, "opgen-rt: cannot start %ld threads\n", n), OPGEN_EXIT_BAD_INPUT;
+    ctx.parallel = opgen_pool_parallel(pool);
+    int rc = opgen_rt_on_program(a, opgen_cli_get(a, "PROGRAM"), false, run_graph, run_pte, &ctx);
+    opgen_pool_destroy(pool);
+    return rc;
+#else
+    if (n > 1) return opgen_usage_error(a, "--threads %ld: this build has no threads (a bare-metal or single-threaded build)", n);
+    return opgen_rt_on_program(a, opgen_cli_get(a, "PROGRAM"), false, run_graph, run_pte, &ctx);
+#endif
+}
 
 const opgen_cmd opgen_rt_cmd_run = {
     "run", "run a program; returned values go to DIR/0.npy, 1.npy, ...",

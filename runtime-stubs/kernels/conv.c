@@ -104,7 +104,7 @@ static int32_t conv2d(opgen_ctx *ctx, uint32_t mask, const opgen_tensor *input, 
     conv_path path = path_of(&g, input);
     int64_t og = g.O / g.groups, ck = g.Cg * g.KH * g.KW, hw = g.OH * g.OW;
     size_t es = (size_t)opgen_dtype_size(input->dtype);
-    void *gs = path == CONV_DEPTHWISE ? NULL : opgen_scratch(ctx, opgen_gemm_scratch(input->dtype, og, hw, ck));
+    void *gs = path == CONV_DEPTHWISE ? NULL : opgen_scratch(ctx, opgen_gemm_scratch(input->dtype, ctx->par, og, hw, ck));
     void *col = path == CONV_IM2COL ? opgen_scratch(ctx, (size_t)(ck * hw) * es) : NULL;
     /* the GEMM reads each group's weight as a matrix [og, Cg*KH*KW]: a weight laid
      * out otherwise is copied so first */
@@ -137,7 +137,7 @@ static int32_t conv2d(opgen_ctx *ctx, uint32_t mask, const opgen_tensor *input, 
                         }
                         /* the weight of the group as a matrix [og, Cg*KH*KW]: rows weight->strides[0] apart */
                         const T *w = (const T *)weight->data + gi * og * weight->strides[0];
-                        _Generic((T)0, float: opgen_gemm_f32, default: opgen_gemm_f64)(og, hw, ck, (T)1, (const void *)w, weight->strides[0], weight->strides[3], (const void *)b, rsb, csb,
+                        _Generic((T)0, float: opgen_gemm_f32, default: opgen_gemm_f64)(ctx->par, og, hw, ck, (T)1, (const void *)w, weight->strides[0], weight->strides[3], (const void *)b, rsb, csb,
                                                                                       bias ? (T)1 : (T)0, (void *)y, hw, gs);
                     }
             }

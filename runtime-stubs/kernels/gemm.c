@@ -102,7 +102,13 @@ static gemm_shape fit(gemm_shape s, int64_t m, int64_t n, int64_t k) {
     return s;
 }
 
-size_t opgen_gemm_scratch(opgen_dtype dtype, int64_t m, int64_t n, int64_t k) {
+/* Threads pay off past about 64^3 multiply-adds (or what par says). */
+static bool worth_splitting(const opgen_parallel *par, int64_t m, int64_t n, int64_t k) {
+    return par && (double)m * (double)n * (double)k >= (par->min_work > 0 ? par->min_work : 262144.0);
+}
+
+/* One part's packed panels, with room to align them to 64 bytes. */
+static size_t gemm_slice(opgen_dtype dtype, int64_t m, int64_t n, int64_t k) {
     const gemm_shape *shapes = dtype == OPGEN_DTYPE_Double ? shapes_f64 : shapes_f32;
     size_t es = dtype == OPGEN_DTYPE_Double ? 8 : 4, most = 0;
     for (int v = 0; v < 3; v++) { /* whichever variant the CPU picks at run time fits */
@@ -110,7 +116,11 @@ size_t opgen_gemm_scratch(opgen_dtype dtype, int64_t m, int64_t n, int64_t k) {
         size_t bytes = (size_t)(s.mc * s.kc + s.kc * s.nc) * es + 128;
         if (bytes > most) most = bytes;
     }
-    return most;
+    return (most + 63) & ~(size_t)63;
+}
+
+size_t opgen_gemm_scratch(opgen_dtype dtype, const opgen_parallel *par, int64_t m, int64_t n, int64_t k) {
+    return gemm_slice(dtype, m, n, k) * (size_t)(worth_splitting(par, m, n, k) ? opgen_parallel_parts(par) : 1); /* a slice per part */
 }
 
 /* The driver, per element type: pack and call the micro-kernel over the tiles. */
@@ -157,46 +167,77 @@ GEMV(gemv_f64_avx2, double, TARGET_AVX2)
 #define GEMV_OF(T, v) _Generic((T)0, float: gemv_f32_base, default: gemv_f64_base)
 #endif
 
+/* A problem split into parts (rows or columns of C) for threads: each part packs
+ * its own panels in its own slice of the scratch. */
 #define GEMM_DRIVER(NAME, T, SHAPES, MICROS)                                                                           \
-    void NAME(int64_t m, int64_t n, int64_t k, T alpha, const T *a, int64_t rsa, int64_t csa, const T *b, int64_t rsb, int64_t csb, T beta, T *c, \
-              int64_t ldc, void *scratch) {                                                                        \
-        if (m <= 0 || n <= 0) return;                                                                              \
-        int v = best_variant();                                                                                    \
-        if (m == 1 && k > 0) {                                                                                     \
-            GEMV_OF(T, v)(n, k, alpha, a, csa, b, rsb, csb, beta, c);                                              \
-            return;                                                                                                \
-        }                                                                                                          \
+    typedef struct NAME##_job {                                                                                        \
+        int64_t m, n, k, rsa, csa, rsb, csb, ldc, step;                                                                \
+        T alpha, beta;                                                                                                 \
+        const T *a, *b;                                                                                                \
+        T *c;                                                                                                          \
+        char *scratch;                                                                                                 \
+        size_t per;                                                                                                    \
+        bool by_rows;                                                                                                  \
+    } NAME##_job;                                                                                                      \
+    /* C[i0.., j0..] of size m x n: pack and call the micro-kernel over the tiles */                                  \
+    static void NAME##_block(const NAME##_job *jb, int64_t i0m, int64_t m, int64_t j0n, int64_t n, void *scratch) {    \
+        int v = best_variant();                                                                                        \
         void (*micro)(int64_t, const T *restrict, const T *restrict, T *restrict, int64_t, int64_t, int64_t, T, T) = MICROS[v]; \
-        gemm_shape s = fit(SHAPES[v], m, n, k);                                                                    \
-        T *pa = (T *)(((uintptr_t)scratch + 63) & ~(uintptr_t)63), *pb = pa + s.mc * s.kc;                         \
-        if (k <= 0) { /* no products: C = beta * C */                                                              \
-            for (int64_t i = 0; i < m; i++)                                                                        \
-                for (int64_t j = 0; j < n; j++) c[i * ldc + j] = beta == 0 ? (T)0 : beta * c[i * ldc + j];         \
-            return;                                                                                                \
-        }                                                                                                          \
-        for (int64_t j0 = 0; j0 < n; j0 += s.nc) {                                                                 \
-            int64_t nc = min64(s.nc, n - j0);                                                                      \
-            for (int64_t p0 = 0; p0 < k; p0 += s.kc) {                                                             \
-                int64_t kc = min64(s.kc, k - p0);                                                                  \
-                T be = p0 ? (T)1 : beta; /* later slices of k add to what the first wrote */                       \
-                T *q = pb; /* B[p0.., j0..] into NR-column panels */                                               \
-                for (int64_t jr = 0; jr < nc; jr += s.nr)                                                          \
-                    for (int64_t p = 0; p < kc; p++)                                                               \
-                        for (int64_t j = 0; j < s.nr; j++)                                                         \
-                            *q++ = jr + j < nc ? b[(p0 + p) * rsb + (j0 + jr + j) * csb] : (T)0;                   \
-                for (int64_t i0 = 0; i0 < m; i0 += s.mc) {                                                         \
-                    int64_t mc = min64(s.mc, m - i0);                                                              \
-                    T *r = pa; /* A[i0.., p0..] into MR-row panels */                                              \
-                    for (int64_t ir = 0; ir < mc; ir += s.mr)                                                      \
-                        for (int64_t p = 0; p < kc; p++)                                                           \
+        int64_t k = jb->k, rsa = jb->rsa, csa = jb->csa, rsb = jb->rsb, csb = jb->csb, ldc = jb->ldc;                 \
+        const T *a = jb->a + i0m * rsa, *b = jb->b + j0n * csb;                                                        \
+        T *c = jb->c + i0m * ldc + j0n, alpha = jb->alpha, beta = jb->beta;                                            \
+        gemm_shape s = fit(SHAPES[v], m, n, k);                                                                        \
+        T *pa = (T *)(((uintptr_t)scratch + 63) & ~(uintptr_t)63), *pb = pa + s.mc * s.kc;                             \
+        for (int64_t j0 = 0; j0 < n; j0 += s.nc) {                                                                     \
+            int64_t nc = min64(s.nc, n - j0);                                                                          \
+            for (int64_t p0 = 0; p0 < k; p0 += s.kc) {                                                                 \
+                int64_t kc = min64(s.kc, k - p0);                                                                      \
+                T be = p0 ? (T)1 : beta; /* later slices of k add to what the first wrote */                           \
+                T *q = pb; /* B[p0.., j0..] into NR-column panels */                                                   \
+                for (int64_t jr = 0; jr < nc; jr += s.nr)                                                              \
+                    for (int64_t p = 0; p < kc; p++)                                                                   \
+                        for (int64_t j = 0; j < s.nr; j++)                                                             \
+                            *q++ = jr + j < nc ? b[(p0 + p) * rsb + (j0 + jr + j) * csb] : (T)0;                       \
+                for (int64_t i0 = 0; i0 < m; i0 += s.mc) {                                                             \
+                    int64_t mc = min64(s.mc, m - i0);                                                                  \
+                    T *r = pa; /* A[i0.., p0..] into MR-row panels */                                                  \
+                    for (int64_t ir = 0; ir < mc; ir += s.mr)                                                          \
+                        for (int64_t p = 0; p < kc; p++)                                                               \
                             for (int64_t i = 0; i < s.mr; i++) *r++ = ir + i < mc ? a[(i0 + ir + i) * rsa + (p0 + p) * csa] : (T)0; \
-                    for (int64_t jr = 0; jr < nc; jr += s.nr)                                                      \
-                        for (int64_t ir = 0; ir < mc; ir += s.mr)                                                  \
+                    for (int64_t jr = 0; jr < nc; jr += s.nr)                                                          \
+                        for (int64_t ir = 0; ir < mc; ir += s.mr)                                                      \
                             micro(kc, pa + ir * kc, pb + jr * kc, c + (i0 + ir) * ldc + j0 + jr, ldc, min64(s.mr, mc - ir), min64(s.nr, nc - jr), \
-                                  alpha, be);                                                                       \
-                }                                                                                                  \
-            }                                                                                                      \
-        }                                                                                                          \
+                                  alpha, be);                                                                           \
+                }                                                                                                      \
+            }                                                                                                          \
+        }                                                                                                              \
+    }                                                                                                                  \
+    static void NAME##_part(void *arg, int part) {                                                                     \
+        const NAME##_job *jb = arg;                                                                                    \
+        int64_t total = jb->by_rows ? jb->m : jb->n, lo = min64(total, part * jb->step), hi = min64(total, lo + jb->step); \
+        if (lo >= hi) return;                                                                                          \
+        void *scratch = jb->scratch + (size_t)part * jb->per;                                                          \
+        if (jb->m == 1) /* one row: the columns' dot products or row sums, unpacked */                                  \
+            GEMV_OF(T, best_variant())(hi - lo, jb->k, jb->alpha, jb->a, jb->csa, jb->b + lo * jb->csb, jb->rsb, jb->csb, jb->beta, jb->c + lo); \
+        else if (jb->by_rows)                                                                                          \
+            NAME##_block(jb, lo, hi - lo, 0, jb->n, scratch);                                                          \
+        else                                                                                                           \
+            NAME##_block(jb, 0, jb->m, lo, hi - lo, scratch);                                                          \
+    }                                                                                                                  \
+    void NAME(const opgen_parallel *par, int64_t m, int64_t n, int64_t k, T alpha, const T *a, int64_t rsa, int64_t csa, const T *b, int64_t rsb, \
+              int64_t csb, T beta, T *c, int64_t ldc, void *scratch) {                                                 \
+        if (m <= 0 || n <= 0) return;                                                                                  \
+        if (k <= 0) { /* no products: C = beta * C */                                                                  \
+            for (int64_t i = 0; i < m; i++)                                                                            \
+                for (int64_t j = 0; j < n; j++) c[i * ldc + j] = beta == 0 ? (T)0 : beta * c[i * ldc + j];             \
+            return;                                                                                                    \
+        }                                                                                                              \
+        int parts = worth_splitting(par, m, n, k) ? opgen_parallel_parts(par) : 1;                                     \
+        NAME##_job jb = {m, n, k, rsa, csa, rsb, csb, ldc, 0, alpha, beta, a, b, c, scratch, 0, false};               \
+        jb.per = gemm_slice(sizeof(T) == 8 ? OPGEN_DTYPE_Double : OPGEN_DTYPE_Float, m, n, k);                      \
+        jb.by_rows = m > 1 && m >= n; /* split the longer side of C, in whole tiles of 32 */                          \
+        jb.step = round_up(((jb.by_rows ? m : n) + parts - 1) / parts, 32);                                            \
+        opgen_parallel_for(par, parts, NAME##_part, &jb);                                                              \
     }
 
 #if X86

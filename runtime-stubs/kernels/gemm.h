@@ -9,14 +9,17 @@
  * ldc elements apart and its columns contiguous. beta 0 writes C without reading
  * it (NaN in C does not propagate, as in BLAS). scratch holds the packed panels:
  * opgen_gemm_scratch() bytes from the call's arena (opgen_scratch), so a run can
- * be planned in advance. */
+ * be planned in advance. With par (opgen/parallel.h), C's rows or columns are
+ * split across its threads (each element computed as on one thread), and the
+ * scratch holds a slice per part. */
 #ifndef OPGEN_GEMM_H
 #define OPGEN_GEMM_H
+#include "opgen/parallel.h"
 #include "opgen/rt.h"
 
-size_t opgen_gemm_scratch(opgen_dtype dtype, int64_t m, int64_t n, int64_t k);
-void opgen_gemm_f32(int64_t m, int64_t n, int64_t k, float alpha, const float *a, int64_t rsa, int64_t csa, const float *b, int64_t rsb, int64_t csb, float beta, float *c,
+size_t opgen_gemm_scratch(opgen_dtype dtype, const opgen_parallel *par, int64_t m, int64_t n, int64_t k);
+void opgen_gemm_f32(const opgen_parallel *par, int64_t m, int64_t n, int64_t k, float alpha, const float *a, int64_t rsa, int64_t csa, const float *b, int64_t rsb, int64_t csb, float beta, float *c,
                     int64_t ldc, void *scratch);
-void opgen_gemm_f64(int64_t m, int64_t n, int64_t k, double alpha, const double *a, int64_t rsa, int64_t csa, const double *b, int64_t rsb, int64_t csb, double beta,
+void opgen_gemm_f64(const opgen_parallel *par, int64_t m, int64_t n, int64_t k, double alpha, const double *a, int64_t rsa, int64_t csa, const double *b, int64_t rsb, int64_t csb, double beta,
                     double *c, int64_t ldc, void *scratch);
 #endif

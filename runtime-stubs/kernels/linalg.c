@@ -31,7 +31,7 @@ OPGEN_SPECIALIZED int32_t matmul(opgen_ctx *ctx, uint32_t mask, const opgen_tens
     OPGEN_CHECK_DTYPE(ctx, mask, a->dtype, "the input");
     int32_t st = opgen_out(ctx, out, a->dtype, batched ? 3 : 2, batched ? sizes : sizes + 1);
     if (st) return st;
-    void *scratch = opgen_scratch(ctx, opgen_gemm_scratch(a->dtype, N, M, K));
+    void *scratch = opgen_scratch(ctx, opgen_gemm_scratch(a->dtype, ctx->par, N, M, K));
     if (ctx->meta) return OPGEN_OK;
     if (!scratch) return OPGEN_FAIL(ctx, OPGEN_E_NO_MEMORY, "%s: out of memory", ctx->op);
     int32_t d = batched ? 1 : 0; /* the row dimension */
@@ -47,7 +47,7 @@ OPGEN_SPECIALIZED int32_t matmul(opgen_ctx *ctx, uint32_t mask, const opgen_tens
             for (int64_t b = 0; b < B; b++) {
                 const T *pa = (const T *)a->data + (batched ? b * a->strides[0] : 0), *pm = (const T *)m->data + (batched ? b * m->strides[0] : 0);
                 T *po = (T *)out->data + b * N * M;
-                _Generic((T)0, float: opgen_gemm_f32, default: opgen_gemm_f64)(N, M, K, al, (const void *)pa, a->strides[d], a->strides[d + 1], (const void *)pm, m->strides[d],
+                _Generic((T)0, float: opgen_gemm_f32, default: opgen_gemm_f64)(ctx->par, N, M, K, al, (const void *)pa, a->strides[d], a->strides[d + 1], (const void *)pm, m->strides[d],
                                                                               m->strides[d + 1], be, (void *)po, M, scratch);
             }
         }

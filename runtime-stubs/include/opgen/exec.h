@@ -46,6 +46,9 @@ typedef struct opgen_load_options {
     /* Where random ops' generator starts (rand, randn, randperm, native_dropout):
      * the same seed gives the same values, run after run of a fresh load. */
     uint64_t seed;
+    /* Threads kernels may split their work across (opgen/parallel.h; opgen/pool.h
+     * makes one), or NULL: one thread. Results are the same either way. */
+    const opgen_parallel *parallel;
 } opgen_load_options;
 /* For each step of a loaded program: its node and the kernel chosen for it (its
  * C name) with where it comes from (a backend's name, or "opgen"). */

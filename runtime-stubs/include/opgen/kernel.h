@@ -7,6 +7,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "opgen/parallel.h"
 #include "opgen/rt.h"
 #include "opgen_kernels.h"
 
@@ -36,6 +37,8 @@ struct opgen_ctx {
     /* The program's random generator (a counter it advances), or NULL where no
      * program runs the kernel: random ops then fail. */
     uint64_t *rng;
+    /* Threads the kernel may split its work across (opgen/parallel.h), or NULL. */
+    const opgen_parallel *par;
 };
 
 /* The next 64 random bits of the program's generator: SplitMix64 over a
