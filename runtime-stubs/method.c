@@ -285,6 +285,13 @@ int32_t opgen_method_memory_of(const opgen_pte *p, const char *method, const opg
 
 /* ---- values ---- */
 
+/* A Bool tensor's bytes from the program hold 0 and 1 only (kernels read bool). */
+static int32_t check_bools(mloader *L, int i, const opgen_tensor *t, const void *data) {
+    int64_t bad = t->dtype == OPGEN_DTYPE_Bool ? opgen_bool_check(data, opgen_numel(t)) : -1;
+    if (bad >= 0) return lfail(L, OPGEN_E_FORMAT, "value %d, a Bool tensor, holds %u at element %lld: not 0 or 1", i, ((const unsigned char *)data)[bad], (long long)bad);
+    return OPGEN_OK;
+}
+
 /* Where a tensor's bytes are: a constant in the program, its planned buffer, or
  * nowhere yet (an input given at run). */
 static int32_t place_tensor(mloader *L, int i, const opgen_pte_tensor *pt, opgen_tensor *t) {
@@ -302,12 +309,14 @@ static int32_t place_tensor(mloader *L, int i, const opgen_pte_tensor *pt, opgen
         t->capacity = nbytes;
         if (pt->data_buffer_idx) { /* initial contents (a mutable buffer) */
             if (opgen_pte_mutable_data(L->p, pt->data_buffer_idx, nbytes, &data, L->err)) return L->err->code;
+            if (check_bools(L, i, t, data)) return L->err->code;
             memcpy(t->data, data, nbytes);
         }
     } else if (pt->data_buffer_idx) {
         if (opgen_pte_constant(L->p, pt->data_buffer_idx, nbytes, &data, L->err)) return L->err->code;
         if ((uintptr_t)data % (uintptr_t)opgen_dtype_size(t->dtype))
             return lfail(L, OPGEN_E_INVALID, "constant value %d is not aligned to its %d-byte elements: give the program's bytes at an address aligned to 16", i, opgen_dtype_size(t->dtype));
+        if (check_bools(L, i, t, data)) return L->err->code;
         t->data = (void *)(uintptr_t)data; /* used in place: kernels never write constants (outs must be planned) */
         t->capacity = nbytes;
         L->m->flags[i] |= V_CONSTANT;

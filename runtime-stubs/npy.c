@@ -132,6 +132,8 @@ static int32_t decode(const void *vbuf, size_t len, const char *name, opgen_aren
     t.data = opgen_arena_alloc(a, need ? need : 1);
     if (!t.data) return opgen_fail_at(err, OPGEN_E_NO_MEMORY, name, 0, 0, "out of memory for %zu bytes of data", need);
     if (need) memcpy(t.data, buf + hstart + hlen, need);
+    int64_t bad = t.dtype == OPGEN_DTYPE_Bool ? opgen_bool_check(t.data, opgen_numel(&t)) : -1;
+    if (bad >= 0) return opgen_fail_at(err, OPGEN_E_FORMAT, name, 0, 0, "element %lld of a bool array is %u, not 0 or 1", (long long)bad, ((const unsigned char *)t.data)[bad]);
     *out = t;
     return OPGEN_OK;
 }

@@ -188,6 +188,13 @@ const char *opgen_dtype_name(opgen_dtype d) {
     }
 }
 
+int64_t opgen_bool_check(const void *data, int64_t n) {
+    const unsigned char *b = data;
+    for (int64_t i = 0; i < n; i++)
+        if (b[i] > 1) return i;
+    return -1;
+}
+
 int64_t opgen_numel(const opgen_tensor *t) {
     int64_t n = 1;
     for (int i = 0; i < t->dim; i++) n *= t->sizes[i];

@@ -71,6 +71,7 @@ expect 2 "--profile: " run "$(dirname "$0")/examples/mlp.graph" --profile -o "$t
 # each run of its own loads afresh: the first call's result again
 runs "state, a fresh load" "$p/state.pte" --input 0="$p/state_calls/1_0.npy" -o "$tmp/st3"
 "$close" "$p/state.out1.npy" "$tmp/st3/0.npy" 0 0 >/dev/null && bad "a fresh load kept state" || ok
+expect 1 "bad_bool.pte: error: method 'forward': value 1, a Bool tensor, holds 2 at element 1: not 0 or 1" run "$p/bad_bool.pte" --input 0="$p/control.in0.npy" -o "$tmp/x"
 expect 1 "state_bad_segment.pte: error: a planned tensor has initial data 1, but the program has no mutable data segment" run "$p/state_bad_segment.pte" --input 0="$p/state_calls/0_0.npy" -o "$tmp/x"
 expect 1 "nowhere/0_0.npy: error: no such file: --calls DIR holds call K's input I as DIR/K_I.npy" run "$p/state.pte" --calls "$tmp/nowhere" -o "$tmp/x"
 expect 2 "--calls DIR and --input both give inputs: give one of them" run "$p/state.pte" --calls "$p/state_calls" --input 0="$p/add.in0.npy" -o "$tmp/x"

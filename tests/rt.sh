@@ -138,6 +138,9 @@ compares 0 "$tmp/y.npy: 6 values close (max abs diff 78.8)" "$x" "$tmp/y.npy" --
 compares 1 "$tmp/y.npy: element 5 is 80, expected 1.25" "$x" "$tmp/y.npy" --atol 78
 compares 0 "$tmp/y.npy: 6 values close (max abs diff 78.8)" "$x" "$tmp/y.npy" --rtol 64
 compares 1 "../npy/i64_5.npy: dtype or shape differs (Float 2-d expected, Long 1-d)" "$x" ../npy/i64_5.npy
+# a bool array holds 0 and 1 only: another byte is refused where it is read
+cp ../npy/b1_2x2.npy "$tmp/b.npy" && printf '\002' | dd of="$tmp/b.npy" bs=1 seek=$(($(wc -c <"$tmp/b.npy") - 1)) conv=notrunc 2>/dev/null
+fails 1 "$tmp/b.npy: error: element 3 of a bool array is 2, not 0 or 1" compare "$tmp/b.npy" "$tmp/b.npy"
 fails 2 "opgen-rt compare: --rtol must be a number >= 0, not '-1'
 Run 'opgen-rt compare --help' for usage." compare "$x" "$x" --rtol -1
 

@@ -105,6 +105,8 @@ int main(int argc, char **argv) {
     p = state_program(v, pl); /* the buffer's initial data in a mutable segment the program lacks */
     v[1].data = 1;
     program("state_bad_segment", &p);
+    p = bad_bool_program(v, pl);
+    program("bad_bool", &p);
     p = dynamic_program(v, pl);
     program("dynamic", &p);
     int64_t s2[] = {2}, s5[] = {5};

@@ -177,3 +177,17 @@ pw_program dynamic_program(pw_value *v, pw_plan *pl) {
                     .ops = {{"aten::relu", "out"}, {"aten::full", "out"}}, .nops = 2, .code = code, .ncode = 2, .buffers = {0, 64}, .nbuffers = 2};
     return (pw_program){.plans = pl, .nplans = 1};
 }
+
+/* forward(x f32[3]) = where(c, x, x): c a Bool constant holding a byte that is
+ * neither 0 nor 1 (what a damaged program can hold): refused at load. */
+static const uint8_t bad_bools[3] = {1, 2, 0};
+pw_program bad_bool_program(pw_value *v, pw_plan *pl) {
+    static const int32_t s3[] = {3};
+    v[0] = pw_tensor(F32, 1, s3, 1, 0, 0);  /* x */
+    v[1] = pw_tensor(B8, 1, s3, 0, 0, 1);   /* c: constant 1 */
+    v[2] = pw_tensor(F32, 1, s3, 1, 16, 0); /* out */
+    static pw_instr code[] = {{PW_KERNEL, 0, 0, 5, {1, 0, 0, 2, 2}}};
+    *pl = (pw_plan){.name = "forward", .values = v, .nvalues = 3, .inputs = {0}, .ninputs = 1, .outputs = {2}, .noutputs = 1,
+                    .ops = {{"aten::where", "self_out"}}, .nops = 1, .code = code, .ncode = 1, .buffers = {0, 32}, .nbuffers = 2};
+    return (pw_program){.plans = pl, .nplans = 1, .constants = {bad_bools}, .constant_sizes = {sizeof bad_bools}, .nconstants = 1};
+}

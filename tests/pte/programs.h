@@ -26,4 +26,6 @@ pw_program state_program(pw_value *v, pw_plan *pl); /* v: 6 */
 pw_program scalars_program(pw_value *v, pw_plan *pl); /* v: 6 */
 /* forward(x f32[<=4] dynamic, n Null) = (relu(x), full([n], 1.5)). */
 pw_program dynamic_program(pw_value *v, pw_plan *pl); /* v: 6 */
+/* forward(x f32[3]) = where(c, x, x), c a Bool constant holding a 2. */
+pw_program bad_bool_program(pw_value *v, pw_plan *pl); /* v: 3 */
 #endif

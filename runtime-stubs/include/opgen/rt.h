@@ -119,6 +119,9 @@ enum { OPGEN_MEMFMT_CONTIGUOUS, OPGEN_MEMFMT_CHANNELS_LAST, OPGEN_MEMFMT_CHANNEL
 int opgen_dtype_size(opgen_dtype d);
 const char *opgen_dtype_name(opgen_dtype d);
 int64_t opgen_numel(const opgen_tensor *t);
+/* The first of n Bool bytes that is neither 0 nor 1 (C's bool holds only those:
+ * data from outside is checked before a kernel reads it as bool), or -1. */
+int64_t opgen_bool_check(const void *data, int64_t n);
 size_t opgen_nbytes(const opgen_tensor *t);
 /* Sets sizes, contiguous strides and the default dim order; data is left alone. */
 int32_t opgen_tensor_shape(opgen_tensor *t, opgen_dtype dtype, int32_t dim, const int64_t *sizes, opgen_error *err);
