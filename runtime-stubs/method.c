@@ -394,17 +394,22 @@ static void *take_list(mloader *L, size_t n) {
     return p;
 }
 
+/* Value e may stand in an int list: an Int, or a Null input (an int each run,
+ * noted so a run refuses another kind). */
+static bool int_element(mloader *L, int64_t e) {
+    if (e < 0 || e >= L->m->nvalues) return false;
+    if (L->m->flags[e] & V_ANY_SCALAR) L->m->flags[e] |= V_USED_INT;
+    return L->m->evkind[e] == OPGEN_EV_INT || L->m->flags[e] & V_ANY_SCALAR;
+}
+
 static int32_t bind_int_list(mloader *L, opgen_step *s, int ai, int32_t vi, const opgen_arg *ka) {
     opgen_pte_value pv;
     if (opgen_pte_value_at(L->p, L->pl, (uint32_t)vi, &pv, L->err)) return L->err->code;
     int64_t *items = take_list(L, 8 * (size_t)pv.items.len);
     for (uint32_t k = 0; k < pv.items.len; k++) {
         int64_t e = opgen_pte_i64(L->p, pv.items, k);
-        bool given = e >= 0 && e < L->m->nvalues && L->m->flags[e] & V_ANY_SCALAR; /* a Null input: an int each run */
-        if (e < 0 || e >= L->m->nvalues || (L->m->evkind[e] != OPGEN_EV_INT && !given))
-            return lfail(L, OPGEN_E_FORMAT, "argument '%s': element %u of list value %d is value %lld, not an Int", ka->name, k, vi, (long long)e);
-        if (given) L->m->flags[e] |= V_USED_INT;
-        items[k] = given ? 0 : L->m->values[e].i;
+        if (!int_element(L, e)) return lfail(L, OPGEN_E_FORMAT, "argument '%s': element %u of list value %d is value %lld, not an Int", ka->name, k, vi, (long long)e);
+        items[k] = L->m->values[e].kind == OPGEN_GV_INT ? L->m->values[e].i : 0;
         if (L->m->flags[e] & V_MUTABLE) s->patches[s->npatches++] = (opgen_patch){ai, (int)e, ka->abi, (int)k};
     }
     s->args[ai].v.il = (opgen_int_list){items, pv.items.len};
@@ -603,7 +608,7 @@ static int32_t has_memory(mloader *L, const opgen_step *s, int ai, int32_t vi) {
     for (size_t k = 0; ka->abi == OPGEN_ABI_TENSOR_LIST && k < v->v.tl.len; k++) {
         const opgen_tensor *t = v->v.tl.data[k];
         if (t && !t->data && !(L->m->flags[value_of(L, t)] & V_INPUT))
-            return lfail(L, OPGEN_E_FORMAT, "its list argument '%s' holds value %d, which has no memory", ka->name, (int)(value_of(L, t)));
+            return lfail(L, OPGEN_E_FORMAT, "its list argument '%s' holds value %d, which has no memory", ka->name, value_of(L, t));
     }
     return OPGEN_OK;
 }
@@ -617,7 +622,7 @@ static int32_t bind_out(mloader *L, opgen_step *s, int ai, int32_t vi) {
     size_t n = list ? v->v.tl.len : 1;
     for (size_t k = 0; k < n; k++) {
         const opgen_tensor *t = list ? v->v.tl.data[k] : v->none ? NULL : v->v.t;
-        int32_t ti = list && t ? (int32_t)(value_of(L, t)) : vi;
+        int32_t ti = list && t ? value_of(L, t) : vi;
         if (!t || !t->data || L->m->flags[ti] & V_CONSTANT) {
             if (list) return lfail(L, OPGEN_E_INVALID, "its out '%s' (value %d): its tensor %zu (value %d) has no planned memory to write", name, vi, k, ti);
             return lfail(L, OPGEN_E_INVALID, "its out '%s' (value %d) has no planned memory to write", name, vi);
@@ -715,9 +720,7 @@ static int32_t view_sizes(mloader *L, int32_t vi, opgen_ivalue ***dargs) {
     if (pv.kind != OPGEN_EV_INT_LIST) return lfail(L, OPGEN_E_INVALID, "its sizes are value %d, a %s, not an int list", vi, opgen_ev_kind_name(pv.kind));
     for (uint32_t k = 0; k < pv.items.len; k++) {
         int64_t e = opgen_pte_i64(L->p, pv.items, k);
-        if (e < 0 || e >= L->m->nvalues || (L->m->evkind[e] != OPGEN_EV_INT && !(L->m->flags[e] & V_ANY_SCALAR)))
-            return lfail(L, OPGEN_E_FORMAT, "size %u of the view is value %lld, not an Int", k, (long long)e);
-        if (L->m->flags[e] & V_ANY_SCALAR) L->m->flags[e] |= V_USED_INT;
+        if (!int_element(L, e)) return lfail(L, OPGEN_E_FORMAT, "size %u of the view is value %lld, not an Int", k, (long long)e);
         *(*dargs)++ = &L->m->values[e];
     }
     return OPGEN_OK;

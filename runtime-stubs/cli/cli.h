@@ -45,6 +45,9 @@ typedef struct opgen_rt_profile {
 void opgen_rt_profile_probe(void *user, int instruction, int phase);
 int32_t opgen_rt_profile_begin(opgen_rt_profile *pr, opgen_method *m, opgen_arena *ar);
 void opgen_rt_profile_print(opgen_rt_profile *pr, opgen_arena *ar);
+/* The monotonic clock in ms, and the median of n times (sorting them: v[0] is then the fastest). */
+double opgen_rt_now_ms(void);
+double opgen_rt_median(double *v, long n);
 
 /* .pte programs: the method a command means (--method, or the only one, or
  * forward); loading it into exactly the memory opgen_method_memory_of reports;

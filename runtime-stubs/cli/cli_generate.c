@@ -8,7 +8,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 static const opgen_opt opts[] = {
     {NULL, NULL, "MODEL.pte", OPGEN_OPT_FILE, "pte", OPGEN_OPT_REQUIRED, "program", "the language model: ExecuTorch's llama export (tokens [1, 1] and input_pos [1], int64; logits out)"},
@@ -61,11 +60,6 @@ static int64_t argmax_last(const opgen_tensor *logits) {
     return best;
 }
 
-static int cmp_ms(const void *x, const void *y) {
-    double a = *(const double *)x, b = *(const double *)y;
-    return (a > b) - (a < b);
-}
-
 static int decode(const opgen_cli *a, opgen_method *m, const char *path, const int64_t *prompt, int np, long steps, opgen_arena *ar) {
     int64_t token = prompt[0], pos = 0;
     opgen_ivalue in[2] = {*opgen_method_input(m, 0), *opgen_method_input(m, 1)}, out[8];
@@ -79,11 +73,9 @@ static int decode(const opgen_cli *a, opgen_method *m, const char *path, const i
     long made = 0, timed = 0;
     for (pos = 0; made < steps; pos++) {
         opgen_error err = {0};
-        struct timespec t0, t1;
-        clock_gettime(CLOCK_MONOTONIC, &t0);
+        double t0 = opgen_rt_now_ms();
         if (opgen_method_run(m, in, &work, out, &err)) return fprintf(stderr, "position %lld: ", (long long)pos), opgen_rt_report(&err);
-        clock_gettime(CLOCK_MONOTONIC, &t1);
-        if (pos >= np) ms[timed++] = (double)(t1.tv_sec - t0.tv_sec) * 1e3 + (double)(t1.tv_nsec - t0.tv_nsec) / 1e6;
+        if (pos >= np) ms[timed++] = opgen_rt_now_ms() - t0;
         if (pos + 1 < np) { /* still in the prompt */
             token = prompt[pos + 1];
             continue;
@@ -93,8 +85,7 @@ static int decode(const opgen_cli *a, opgen_method *m, const char *path, const i
     }
     printf("\n");
     if (opgen_cli_has(a, "--timing") && timed) {
-        qsort(ms, (size_t)timed, sizeof *ms, cmp_ms);
-        double med = timed % 2 ? ms[timed / 2] : (ms[timed / 2 - 1] + ms[timed / 2]) / 2;
+        double med = opgen_rt_median(ms, timed);
         fprintf(stderr, "%s: %ld decode steps past the prompt: median %.3f ms a token (%.1f tokens/s), fastest %.3f ms\n", path, timed, med, 1e3 / med, ms[0]);
     }
     return OPGEN_EXIT_OK;

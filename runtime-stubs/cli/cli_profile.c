@@ -8,20 +8,30 @@
 #include <stdlib.h>
 #include <time.h>
 
-static double now_ms(void) {
+double opgen_rt_now_ms(void) {
     struct timespec t;
     clock_gettime(CLOCK_MONOTONIC, &t);
     return (double)t.tv_sec * 1e3 + (double)t.tv_nsec / 1e6;
+}
+
+static int ascending(const void *x, const void *y) {
+    double a = *(const double *)x, b = *(const double *)y;
+    return (a > b) - (a < b);
+}
+
+double opgen_rt_median(double *v, long n) {
+    qsort(v, (size_t)n, sizeof *v, ascending);
+    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
 void opgen_rt_profile_probe(void *user, int instruction, int phase) {
     opgen_rt_profile *pr = user;
     if (!pr->ms || instruction < 0 || instruction >= pr->n) return;
     if (!phase) {
-        pr->t0 = now_ms();
+        pr->t0 = opgen_rt_now_ms();
         return;
     }
-    pr->ms[instruction] += now_ms() - pr->t0;
+    pr->ms[instruction] += opgen_rt_now_ms() - pr->t0;
     if (pr->runs == 1) pr->flops[instruction] = opgen_method_instruction_flops(pr->m, instruction); /* shapes of a run */
 }
 

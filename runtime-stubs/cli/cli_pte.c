@@ -8,12 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
-
-static int cmp_double(const void *x, const void *y) {
-    double a = *(const double *)x, b = *(const double *)y;
-    return (a > b) - (a < b);
-}
 
 const char *opgen_rt_method_name(const opgen_cli *a, const opgen_pte *p) {
     const char *m = opgen_cli_get(a, "--method");
@@ -144,16 +138,14 @@ static int repeat(const opgen_cli *a, opgen_method *m, const opgen_ivalue *input
     if (!ms || (prof && opgen_rt_profile_begin(prof, m, ar))) return fputs("opgen-rt: out of memory\n", stderr), OPGEN_EXIT_BAD_INPUT;
     opgen_error err = {0};
     for (long r = 0; r < n; r++) {
-        struct timespec t0, t1;
         if (prof) prof->runs++;
-        clock_gettime(CLOCK_MONOTONIC, &t0);
+        double t0 = opgen_rt_now_ms();
         if (opgen_method_run(m, inputs, work, outputs, &err)) return opgen_rt_report(&err);
-        clock_gettime(CLOCK_MONOTONIC, &t1);
-        ms[r] = (double)(t1.tv_sec - t0.tv_sec) * 1e3 + (double)(t1.tv_nsec - t0.tv_nsec) / 1e6;
+        ms[r] = opgen_rt_now_ms() - t0;
         if (prof) prof->run_ms += ms[r];
     }
-    qsort(ms, (size_t)n, sizeof *ms, cmp_double);
-    if (s) printf("timing: call %d run %ld more times: median %.3f ms, min %.3f ms\n", call, n, n % 2 ? ms[n / 2] : (ms[n / 2 - 1] + ms[n / 2]) / 2, ms[0]);
+    double med = opgen_rt_median(ms, n);
+    if (s) printf("timing: call %d run %ld more times: median %.3f ms, min %.3f ms\n", call, n, med, ms[0]);
     if (prof) opgen_rt_profile_print(prof, ar);
     return OPGEN_EXIT_OK;
 }
