@@ -30,19 +30,31 @@ typedef struct gemm_shape {
  * kc long (A: MR values per k, B: NR values per k). NV vectors of VB bytes make NR. */
 #if HAVE_VECTORS
 #define MICRO(NAME, T, VB, MR, NV, ATTR)                                                                     \
-    ATTR static void NAME(int64_t kc, const T *restrict A, const T *restrict B, T *restrict C, int64_t ldc, int64_t mr, int64_t nr, T alpha, \
-                          T beta) {                                                                          \
+    ATTR static void NAME(int64_t kc, const T *restrict A, const T *restrict B, int64_t ldb, T *restrict C, int64_t ldc, int64_t mr, int64_t nr, \
+                          T alpha, T beta) {                                                                          \
         typedef T vec __attribute__((vector_size(VB)));                                                      \
         enum { VL = VB / sizeof(T), NR = NV * VL };                                                          \
         vec acc[MR][NV];                                                                                     \
         UNROLL for (int i = 0; i < MR; i++) UNROLL for (int v = 0; v < NV; v++) acc[i][v] = (vec){0};        \
         for (int64_t p = 0; p < kc; p++) {                                                                   \
             vec b[NV];                                                                                       \
-            UNROLL for (int v = 0; v < NV; v++) memcpy(&b[v], B + p * NR + v * VL, VB);                      \
+            UNROLL for (int v = 0; v < NV; v++) memcpy(&b[v], B + p * ldb + v * VL, VB);                      \
             UNROLL for (int i = 0; i < MR; i++) {                                                            \
-                vec a = (vec){0} + A[p * MR + i];                                                            \
+                vec a = A[p * MR + i] - (vec){0}; /* a splat: x - 0 is x, so no add is left */            \
                 UNROLL for (int v = 0; v < NV; v++) acc[i][v] += a * b[v];                                   \
             }                                                                                                \
+        }                                                                                                    \
+        if (mr == MR && nr == NR) { /* a whole tile: from the registers */                                  \
+            UNROLL for (int i = 0; i < MR; i++) UNROLL for (int v = 0; v < NV; v++) {                        \
+                vec c = alpha * acc[i][v];                                                                   \
+                if (beta != 0) {                                                                             \
+                    vec old;                                                                                 \
+                    memcpy(&old, C + i * ldc + v * VL, VB);                                                  \
+                    c += beta * old;                                                                         \
+                }                                                                                            \
+                memcpy(C + i * ldc + v * VL, &c, VB);                                                        \
+            }                                                                                                \
+            return;                                                                                          \
         }                                                                                                    \
         T tile[MR][NR];                                                                                      \
         memcpy(tile, acc, sizeof tile);                                                                      \
@@ -54,13 +66,13 @@ typedef struct gemm_shape {
     }
 #else
 #define MICRO(NAME, T, VB, MR, NV, ATTR)                                                                     \
-    static void NAME(int64_t kc, const T *restrict A, const T *restrict B, T *restrict C, int64_t ldc, int64_t mr, int64_t nr, T alpha, \
-                     T beta) {                                                                               \
+    static void NAME(int64_t kc, const T *restrict A, const T *restrict B, int64_t ldb, T *restrict C, int64_t ldc, int64_t mr, int64_t nr, \
+                     T alpha, T beta) {                                                                      \
         enum { NR = NV * (VB / sizeof(T)) };                                                                 \
         T acc[MR][NR] = {{0}};                                                                               \
         for (int64_t p = 0; p < kc; p++)                                                                     \
             for (int i = 0; i < MR; i++)                                                                     \
-                for (int j = 0; j < NR; j++) acc[i][j] += A[p * MR + i] * B[p * NR + j];                     \
+                for (int j = 0; j < NR; j++) acc[i][j] += A[p * MR + i] * B[p * ldb + j];                     \
         for (int64_t i = 0; i < mr; i++)                                                                     \
             for (int64_t j = 0; j < nr; j++) {                                                               \
                 T *c = C + i * ldc + j;                                                                      \
@@ -177,12 +189,12 @@ GEMV(gemv_f64_avx2, double, TARGET_AVX2)
         T *c;                                                                                                          \
         char *scratch;                                                                                                 \
         size_t per;                                                                                                    \
-        bool by_rows;                                                                                                  \
+        bool by_rows, direct_b;                                                                                        \
     } NAME##_job;                                                                                                      \
     /* C[i0.., j0..] of size m x n: pack and call the micro-kernel over the tiles */                                  \
     static void NAME##_block(const NAME##_job *jb, int64_t i0m, int64_t m, int64_t j0n, int64_t n, void *scratch) {    \
         int v = best_variant();                                                                                        \
-        void (*micro)(int64_t, const T *restrict, const T *restrict, T *restrict, int64_t, int64_t, int64_t, T, T) = MICROS[v]; \
+        void (*micro)(int64_t, const T *restrict, const T *restrict, int64_t, T *restrict, int64_t, int64_t, int64_t, T, T) = MICROS[v]; \
         int64_t k = jb->k, rsa = jb->rsa, csa = jb->csa, rsb = jb->rsb, csb = jb->csb, ldc = jb->ldc;                 \
         const T *a = jb->a + i0m * rsa, *b = jb->b + j0n * csb;                                                        \
         T *c = jb->c + i0m * ldc + j0n, alpha = jb->alpha, beta = jb->beta;                                            \
@@ -193,21 +205,35 @@ GEMV(gemv_f64_avx2, double, TARGET_AVX2)
             for (int64_t p0 = 0; p0 < k; p0 += s.kc) {                                                                 \
                 int64_t kc = min64(s.kc, k - p0);                                                                      \
                 T be = p0 ? (T)1 : beta; /* later slices of k add to what the first wrote */                           \
-                T *q = pb; /* B[p0.., j0..] into NR-column panels */                                                   \
-                for (int64_t jr = 0; jr < nc; jr += s.nr)                                                              \
-                    for (int64_t p = 0; p < kc; p++)                                                                   \
-                        for (int64_t j = 0; j < s.nr; j++)                                                             \
-                            *q++ = jr + j < nc ? b[(p0 + p) * rsb + (j0 + jr + j) * csb] : (T)0;                       \
+                /* B[p0.., j0..] into NR-column panels; with its rows contiguous, whole panels \
+                 * are read in place (kc rows ldb apart) and only a ragged last one is packed */                    \
+                bool direct = csb == 1 && jb->direct_b;                                                                \
+                const T *bp = b + p0 * rsb + j0;                                                                       \
+                for (int64_t jr = 0; jr < nc; jr += s.nr) {                                                            \
+                    T *q = pb + jr * kc;                                                                               \
+                    if (direct && jr + s.nr <= nc) continue;                                                           \
+                    for (int64_t p = 0; p < kc; p++, q += s.nr)                                                        \
+                        if (csb == 1 && jr + s.nr <= nc)                                                               \
+                            memcpy(q, bp + p * rsb + jr, sizeof(T) * (size_t)s.nr);                                   \
+                        else                                                                                           \
+                            for (int64_t j = 0; j < s.nr; j++) q[j] = jr + j < nc ? b[(p0 + p) * rsb + (j0 + jr + j) * csb] : (T)0; \
+                }                                                                                                      \
                 for (int64_t i0 = 0; i0 < m; i0 += s.mc) {                                                             \
                     int64_t mc = min64(s.mc, m - i0);                                                                  \
                     T *r = pa; /* A[i0.., p0..] into MR-row panels */                                                  \
-                    for (int64_t ir = 0; ir < mc; ir += s.mr)                                                          \
-                        for (int64_t p = 0; p < kc; p++)                                                               \
-                            for (int64_t i = 0; i < s.mr; i++) *r++ = ir + i < mc ? a[(i0 + ir + i) * rsa + (p0 + p) * csa] : (T)0; \
+                    for (int64_t ir = 0; ir < mc; ir += s.mr) {                                                        \
+                        const T *ap = a + (i0 + ir) * rsa + p0 * csa;                                                  \
+                        if (ir + s.mr <= mc) /* a whole panel: no bounds to check */                                   \
+                            for (int64_t p = 0; p < kc; p++)                                                           \
+                                for (int64_t i = 0; i < s.mr; i++) *r++ = ap[i * rsa + p * csa];                       \
+                        else                                                                                           \
+                            for (int64_t p = 0; p < kc; p++)                                                           \
+                                for (int64_t i = 0; i < s.mr; i++) *r++ = ir + i < mc ? ap[i * rsa + p * csa] : (T)0;  \
+                    }                                                                                                  \
                     for (int64_t jr = 0; jr < nc; jr += s.nr)                                                          \
                         for (int64_t ir = 0; ir < mc; ir += s.mr)                                                      \
-                            micro(kc, pa + ir * kc, pb + jr * kc, c + (i0 + ir) * ldc + j0 + jr, ldc, min64(s.mr, mc - ir), min64(s.nr, nc - jr), \
-                                  alpha, be);                                                                           \
+                            micro(kc, pa + ir * kc, direct && jr + s.nr <= nc ? bp + jr : pb + jr * kc, direct && jr + s.nr <= nc ? rsb : s.nr, \
+                                  c + (i0 + ir) * ldc + j0 + jr, ldc, min64(s.mr, mc - ir), min64(s.nr, nc - jr), alpha, be);   \
                 }                                                                                                      \
             }                                                                                                          \
         }                                                                                                              \
@@ -233,7 +259,7 @@ GEMV(gemv_f64_avx2, double, TARGET_AVX2)
             return;                                                                                                    \
         }                                                                                                              \
         int parts = worth_splitting(par, m, n, k) ? opgen_parallel_parts(par) : 1;                                     \
-        NAME##_job jb = {m, n, k, rsa, csa, rsb, csb, ldc, 0, alpha, beta, a, b, c, scratch, 0, false};               \
+        NAME##_job jb = {m, n, k, rsa, csa, rsb, csb, ldc, 0, alpha, beta, a, b, c, scratch, 0, false, true};               \
         jb.per = gemm_slice(sizeof(T) == 8 ? OPGEN_DTYPE_Double : OPGEN_DTYPE_Float, m, n, k);                      \
         jb.by_rows = m > 1 && m >= n; /* split the longer side of C, in whole tiles of 32 */                          \
         jb.step = round_up(((jb.by_rows ? m : n) + parts - 1) / parts, 32);                                            \
@@ -241,14 +267,14 @@ GEMV(gemv_f64_avx2, double, TARGET_AVX2)
     }
 
 #if X86
-static void (*const micros_f32[3])(int64_t, const float *restrict, const float *restrict, float *restrict, int64_t, int64_t, int64_t, float, float) = {micro_f32_base, micro_f32_avx2,
+static void (*const micros_f32[3])(int64_t, const float *restrict, const float *restrict, int64_t, float *restrict, int64_t, int64_t, int64_t, float, float) = {micro_f32_base, micro_f32_avx2,
                                                                                                                                               micro_f32_avx512};
-static void (*const micros_f64[3])(int64_t, const double *restrict, const double *restrict, double *restrict, int64_t, int64_t, int64_t, double, double) = {
+static void (*const micros_f64[3])(int64_t, const double *restrict, const double *restrict, int64_t, double *restrict, int64_t, int64_t, int64_t, double, double) = {
     micro_f64_base, micro_f64_avx2, micro_f64_avx512};
 #else
-static void (*const micros_f32[3])(int64_t, const float *restrict, const float *restrict, float *restrict, int64_t, int64_t, int64_t, float, float) = {micro_f32_base, micro_f32_base,
+static void (*const micros_f32[3])(int64_t, const float *restrict, const float *restrict, int64_t, float *restrict, int64_t, int64_t, int64_t, float, float) = {micro_f32_base, micro_f32_base,
                                                                                                                                               micro_f32_base};
-static void (*const micros_f64[3])(int64_t, const double *restrict, const double *restrict, double *restrict, int64_t, int64_t, int64_t, double, double) = {
+static void (*const micros_f64[3])(int64_t, const double *restrict, const double *restrict, int64_t, double *restrict, int64_t, int64_t, int64_t, double, double) = {
     micro_f64_base, micro_f64_base, micro_f64_base};
 #endif
 
