@@ -9,6 +9,8 @@ bool opgen_selective(void) {
     return selection[0] != 0;
 }
 
+static void split_decide(opgen_step *s);
+
 /* The value kind of a scalar result (abi of an op's return), or -1 if not a scalar. */
 static int scalar_kind(int abi) { return abi == OPGEN_ABI_INT ? OPGEN_GV_INT : abi == OPGEN_ABI_FLOAT ? OPGEN_GV_FLOAT : abi == OPGEN_ABI_BOOL ? OPGEN_GV_BOOL : -1; }
 
@@ -237,6 +239,105 @@ int32_t opgen_step_prepare(opgen_step *s, const opgen_ivalue *values, opgen_aren
     if (!(s->kernel->dtypes >> d & 1u) && opgen_selective()) return selection_fail(s, values, err);
     if (!(s->kernel->dtypes >> d & 1u))
         return opgen_fail(err, OPGEN_E_NOT_FOUND, "no kernel for %s with dtype %s (needed by %s)", opgen_ops[s->kernel_op].qualified, opgen_dtype_name(d), s->name);
+    split_decide(s);
+    return OPGEN_OK;
+}
+
+/* ---- a call split across threads ----
+ * Elementwise kernels (and batch norm, per channel) compute each output element
+ * from the same elements of their inputs, so a call on the whole tensors equals
+ * calls on slices of them along the outermost dimension that has more than one
+ * element: each part calls the kernel on its slice, with its own copies of the
+ * tensors, and every element is computed as on one thread. Only kernels that take
+ * no arena memory are split (the arena is not shared between threads). */
+enum { SPLIT_ELEMENTWISE = 1, SPLIT_CHANNELS = 2 };
+static const struct {
+    const char *op;
+    int how;
+} splittable[] = {{"aten::relu.out", SPLIT_ELEMENTWISE},      {"aten::hardtanh.out", SPLIT_ELEMENTWISE}, {"aten::clamp.out", SPLIT_ELEMENTWISE},
+                  {"aten::add.out", SPLIT_ELEMENTWISE},       {"aten::sub.out", SPLIT_ELEMENTWISE},      {"aten::mul.out", SPLIT_ELEMENTWISE},
+                  {"aten::div.out", SPLIT_ELEMENTWISE},       {"aten::sigmoid.out", SPLIT_ELEMENTWISE},  {"aten::tanh.out", SPLIT_ELEMENTWISE},
+                  {"aten::exp.out", SPLIT_ELEMENTWISE},       {"aten::gelu.out", SPLIT_ELEMENTWISE},     {"aten::hardswish.out", SPLIT_ELEMENTWISE},
+                  {"aten::hardsigmoid.out", SPLIT_ELEMENTWISE}, {"aten::_native_batch_norm_legit_no_training.out", SPLIT_CHANNELS}};
+enum { SPLIT_MIN_ELEMENTS = 32768, SPLIT_MAX_ARGS = 16 };
+
+static void split_decide(opgen_step *s) {
+    s->split = 0;
+    if (opgen_parallel_parts(s->par) < 2 || s->scratch || s->npatches || s->relayout || s->scalar || s->nres < 1 || s->nargs > SPLIT_MAX_ARGS) return;
+    for (size_t i = 0; i < sizeof splittable / sizeof *splittable; i++)
+        if (!strcmp(opgen_ops[s->kernel_op].qualified, splittable[i].op) && !strcmp(s->origin, "opgen")) s->split = splittable[i].how;
+}
+
+typedef struct split_job {
+    opgen_step *s;
+    int dim, parts;
+    int32_t status[64];
+    opgen_error errs[64];
+} split_job;
+
+/* The slice [lo, hi) along out's dimension d of a tensor argument: an operand as
+ * big as out there is cut, one broadcast along it (size 1, or absent) is not; a
+ * channel op's 1-d parameters are cut when d is the channel dimension. */
+static void slice_of(const opgen_tensor *t, const opgen_tensor *out, int d, int how, int64_t lo, int64_t hi, opgen_tensor *v) {
+    *v = *t;
+    int td = how == SPLIT_CHANNELS && t->dim == 1 && out->dim > 1 ? (d == 1 ? 0 : -1) : d - (out->dim - t->dim);
+    if (td < 0 || t->sizes[td] != out->sizes[d]) return;
+    v->sizes[td] = hi - lo;
+    v->data = (char *)t->data + lo * t->strides[td] * opgen_dtype_size(t->dtype);
+    v->capacity = opgen_nbytes(v);
+}
+
+static void split_part(void *arg, int part) {
+    split_job *j = arg;
+    opgen_step *s = j->s;
+    const opgen_tensor *out = s->res[0];
+    int64_t n = out->sizes[j->dim], lo = n * part / j->parts, hi = n * (part + 1) / j->parts;
+    opgen_value args[SPLIT_MAX_ARGS];
+    opgen_tensor ts[SPLIT_MAX_ARGS];
+    for (int a = 0; a < s->nargs; a++) {
+        args[a] = s->args[a];
+        const opgen_arg *ka = &opgen_args[opgen_ops[s->kernel_op].first_arg + (unsigned)a];
+        if ((ka->abi == OPGEN_ABI_TENSOR || ka->abi == OPGEN_ABI_OPT_TENSOR) && !args[a].none && args[a].v.t) {
+            slice_of(args[a].v.t, out, j->dim, j->s->split, lo, hi, &ts[a]);
+            args[a].v.t = &ts[a];
+        }
+    }
+    opgen_arena none; /* split kernels take no arena memory: one that asked would fail, not share */
+    opgen_arena_init(&none, NULL, 0);
+    opgen_ctx ctx = {&none, &j->errs[part], s->name, false, 0, false, s->has_dtype ? (int32_t)s->dtype : -1, s->rng, NULL};
+    j->status[part] = lo < hi ? s->kernel->call(&ctx, s->kernel->fn, args) : OPGEN_OK;
+}
+
+/* A run's call of a split step: slices across the threads when the tensors are
+ * large and shaped as at load (a dynamic program's resized call runs whole). */
+int32_t opgen_step_split_run(opgen_step *s, opgen_arena *arena, opgen_error *err) {
+    const opgen_tensor *out = s->res[0];
+    int d = 0;
+    while (d < out->dim && out->sizes[d] == 1) d++;
+    bool ok = d < out->dim && opgen_numel(out) >= SPLIT_MIN_ELEMENTS && (s->split == SPLIT_ELEMENTWISE || d <= 1);
+    for (int a = 0; ok && a < s->nargs; a++) { /* every full-rank operand has out's sizes */
+        const opgen_arg *ka = &opgen_args[opgen_ops[s->kernel_op].first_arg + (unsigned)a];
+        const opgen_tensor *t = (ka->abi == OPGEN_ABI_TENSOR || ka->abi == OPGEN_ABI_OPT_TENSOR) && !s->args[a].none ? s->args[a].v.t : NULL;
+        if (t && t->dim == out->dim && opgen_numel(t) && memcmp(t->sizes, out->sizes, sizeof(int64_t) * (size_t)out->dim)) ok = false;
+    }
+    if (!ok) {
+        int split = s->split;
+        s->split = 0; /* this call whole */
+        int32_t st = opgen_step_exec(s, NULL, arena, err);
+        s->split = split;
+        return st;
+    }
+    split_job j;
+    j.s = s, j.dim = d, j.parts = opgen_parallel_parts(s->par);
+    if (j.parts > 64) j.parts = 64;
+    if (j.parts > out->sizes[d]) j.parts = (int)out->sizes[d];
+    for (int p = 0; p < j.parts; p++) j.status[p] = OPGEN_OK, memset(&j.errs[p], 0, sizeof j.errs[p]);
+    opgen_parallel_for(s->par, j.parts, split_part, &j);
+    for (int p = 0; p < j.parts; p++)
+        if (j.status[p]) {
+            *err = j.errs[p];
+            return err->code == OPGEN_OK ? opgen_fail(err, j.status[p], "%s failed (%s)", s->name, opgen_status_text(j.status[p])) : j.status[p];
+        }
     return OPGEN_OK;
 }
 

@@ -41,6 +41,7 @@ typedef struct opgen_step {
     const opgen_parallel *par; /* threads its kernel may use, or NULL */
     bool has_dtype; /* a graph's functional gave a dtype its out= schema lacks */
     opgen_dtype dtype;
+    int split; /* with threads: how its kernel's call may be split into slices (step.c), or 0 */
 } opgen_step;
 
 /* This build's registry was trimmed to a selection (OPGEN_SELECTION names it). */
@@ -70,8 +71,10 @@ int32_t opgen_step_run(opgen_step *s, const opgen_ivalue *values, opgen_arena *a
 /* A run's call of a step: straight through the kernel's trampoline when nothing
  * is patched or stood in for (most steps), else opgen_step_run. Inline: it is
  * most of what an executor adds to a kernel. */
+int32_t opgen_step_split_run(opgen_step *s, opgen_arena *arena, opgen_error *err);
 static inline int32_t opgen_step_exec(opgen_step *s, const opgen_ivalue *values, opgen_arena *arena, opgen_error *err) {
     if (s->npatches || s->relayout) return opgen_step_run(s, values, arena, err);
+    if (s->split) return opgen_step_split_run(s, arena, err);
     opgen_ctx ctx = {arena, err, s->name, false, 0, false, s->has_dtype ? (int32_t)s->dtype : -1, s->rng, s->par};
     int32_t st = s->kernel->call(&ctx, s->kernel->fn, s->args);
     return st && err->code == OPGEN_OK ? opgen_fail(err, st, "%s failed (%s)", s->name, opgen_status_text(st)) : st;

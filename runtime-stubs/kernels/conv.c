@@ -41,34 +41,72 @@ static conv_path path_of(const conv_geom *g, const opgen_tensor *in) {
     return CONV_IM2COL;
 }
 
-/* Depthwise: each output channel oc reads input channel oc / (O / C). */
-#define DEPTHWISE(T)                                                                                                             \
-    for (int64_t n = 0; n < g.N; n++)                                                                                            \
-        for (int64_t oc = 0; oc < g.O; oc++) {                                                                                   \
-            int64_t ic = oc / (g.O / g.C);                                                                                       \
+/* Depthwise: each output channel oc reads input channel oc / (O / C). A plane
+ * (image n, channel oc) at a time, a row at a time: the row starts at the bias
+ * and adds each tap's run of inputs (the columns whose input lies inside), so
+ * the row stays in L1 while its taps stream past. Planes split across threads. */
+typedef struct dw_job {
+    const conv_geom *g;
+    const opgen_tensor *input, *weight, *bias;
+    opgen_tensor *out;
+    int64_t planes, lo[16], hi[16]; /* the first 16 taps' column ranges, found once */
+    int parts;
+} dw_job;
+
+/* The output columns ox whose input column for tap kx lies inside: [lo, hi). */
+static void dw_columns(const conv_geom *g, int64_t kx, int64_t *lo, int64_t *hi) {
+    int64_t off = kx * g->d[1] - g->p[1];
+    *lo = off < 0 ? (-off + g->s[1] - 1) / g->s[1] : 0;
+    *hi = g->W - off <= 0 ? 0 : (g->W - off - 1) / g->s[1] + 1;
+    if (*hi > g->OW) *hi = g->OW;
+}
+
+#define DEPTHWISE_PART(NAME, T)                                                                                                  \
+    OPGEN_DISPATCHED static void NAME(void *arg, int part) {                                                                                      \
+        const dw_job *j = arg;                                                                                                   \
+        const conv_geom g = *j->g;                                                                                               \
+        const opgen_tensor *input = j->input, *weight = j->weight, *bias = j->bias;                                              \
+        for (int64_t pl = j->planes * part / j->parts; pl < j->planes * (part + 1) / j->parts; pl++) {                          \
+            int64_t n = pl / g.O, oc = pl % g.O, ic = oc / (g.O / g.C);                                                          \
             const T *x = (const T *)input->data + n * input->strides[0] + ic * input->strides[1];                                 \
             const T *w = (const T *)weight->data + oc * weight->strides[0];                                                      \
-            T *y = (T *)out->data + (n * g.O + oc) * g.OH * g.OW, b0 = bias ? ((const T *)bias->data)[oc * bias->strides[0]] : (T)0; \
-            for (int64_t i = 0; i < g.OH * g.OW; i++) y[i] = b0;                                                                 \
-            for (int64_t ky = 0; ky < g.KH; ky++)                                                                                \
-                for (int64_t kx = 0; kx < g.KW; kx++) {                                                                          \
-                    T wv = w[ky * weight->strides[2] + kx * weight->strides[3]];                                                  \
-                    for (int64_t oy = 0; oy < g.OH; oy++) {                                                                      \
-                        int64_t iy = oy * g.s[0] - g.p[0] + ky * g.d[0];                                                         \
-                        if (iy < 0 || iy >= g.H) continue;                                                                       \
-                        /* the columns whose input lies inside: ox in [lo, hi) */                                                 \
-                        int64_t off = kx * g.d[1] - g.p[1], lo = off < 0 ? (-off + g.s[1] - 1) / g.s[1] : 0;                     \
-                        int64_t hi = g.W - off <= 0 ? 0 : (g.W - off - 1) / g.s[1] + 1;                                          \
-                        if (hi > g.OW) hi = g.OW;                                                                                 \
-                        const T *row = x + iy * input->strides[2];                                                               \
-                        T *yr = y + oy * g.OW;                                                                                   \
+            T *y = (T *)j->out->data + pl * g.OH * g.OW, b0 = bias ? ((const T *)bias->data)[oc * bias->strides[0]] : (T)0;      \
+            for (int64_t oy = 0; oy < g.OH; oy++) {                                                                              \
+                T *restrict yr = y + oy * g.OW;                                                                                  \
+                for (int64_t ox = 0; ox < g.OW; ox++) yr[ox] = b0;                                                               \
+                for (int64_t ky = 0; ky < g.KH; ky++) {                                                                          \
+                    int64_t iy = oy * g.s[0] - g.p[0] + ky * g.d[0];                                                             \
+                    if (iy < 0 || iy >= g.H) continue;                                                                           \
+                    const T *restrict row = x + iy * input->strides[2];                                                          \
+                    for (int64_t kx = 0; kx < g.KW; kx++) {                                                                      \
+                        T wv = w[ky * weight->strides[2] + kx * weight->strides[3]];                                             \
+                        int64_t off = kx * g.d[1] - g.p[1], lo, hi;                                                              \
+                        if (kx < 16)                                                                                             \
+                            lo = j->lo[kx], hi = j->hi[kx];                                                                      \
+                        else                                                                                                     \
+                            dw_columns(&g, kx, &lo, &hi);                                                                        \
                         if (g.s[1] == 1 && input->strides[3] == 1)                                                               \
                             for (int64_t ox = lo; ox < hi; ox++) yr[ox] += wv * row[ox + off];                                   \
+                        else if (input->strides[3] == 1 && g.s[1] == 2)                                                          \
+                            for (int64_t ox = lo; ox < hi; ox++) yr[ox] += wv * row[2 * ox + off];                               \
                         else                                                                                                     \
                             for (int64_t ox = lo; ox < hi; ox++) yr[ox] += wv * row[(ox * g.s[1] + off) * input->strides[3]];    \
                     }                                                                                                            \
                 }                                                                                                                \
-        }
+            }                                                                                                                    \
+        }                                                                                                                        \
+    }
+DEPTHWISE_PART(depthwise_f32, float)
+DEPTHWISE_PART(depthwise_f64, double)
+
+static void depthwise(opgen_ctx *ctx, const conv_geom *g, const opgen_tensor *input, const opgen_tensor *weight, const opgen_tensor *bias, opgen_tensor *out) {
+    dw_job j = {g, input, weight, bias, out, g->N * g->O, {0}, {0}, 1};
+    for (int64_t kx = 0; kx < g->KW && kx < 16; kx++) dw_columns(g, kx, &j.lo[kx], &j.hi[kx]);
+    /* threads past ~32K multiply-adds a part; each part a run of whole planes */
+    if ((double)g->N * (double)g->O * (double)(g->OH * g->OW * g->KH * g->KW) >= 65536.0) j.parts = opgen_parallel_parts(ctx->par);
+    if (j.parts > j.planes) j.parts = (int)j.planes;
+    opgen_parallel_for(ctx->par, j.parts, input->dtype == OPGEN_DTYPE_Double ? depthwise_f64 : depthwise_f32, &j);
+}
 
 /* im2col of one image's group: col[(c, ky, kx), (oy, ox)], zero where padded. Per
  * output row, the columns whose input lies inside are one strided run (a copy
@@ -121,7 +159,7 @@ static int32_t conv2d(opgen_ctx *ctx, uint32_t mask, const opgen_tensor *input, 
     OPGEN_FLOAT_SWITCH(mask, input->dtype, ctx, T, {
         {
             if (path == CONV_DEPTHWISE) {
-                DEPTHWISE(T)
+                depthwise(ctx, &g, input, weight, bias, out);
             } else {
                 for (int64_t n = 0; n < g.N; n++)
                     for (int64_t gi = 0; gi < g.groups; gi++) {

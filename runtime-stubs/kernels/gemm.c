@@ -223,7 +223,18 @@ GEMV(gemv_f64_avx2, double, TARGET_AVX2)
                     T *r = pa; /* A[i0.., p0..] into MR-row panels */                                                  \
                     for (int64_t ir = 0; ir < mc; ir += s.mr) {                                                        \
                         const T *ap = a + (i0 + ir) * rsa + p0 * csa;                                                  \
-                        if (ir + s.mr <= mc) /* a whole panel: no bounds to check */                                   \
+                        if (ir + s.mr <= mc && csa == 1) { /* whole rows, read 16 at a time from each */             \
+                            int64_t p = 0;                                                                             \
+                            for (; p + 16 <= kc; p += 16) {                                                            \
+                                T t[16][16];                                                                           \
+                                for (int64_t i = 0; i < s.mr; i++) memcpy(t[i], ap + i * rsa + p, sizeof t[i]);        \
+                                for (int64_t q = 0; q < 16; q++)                                                       \
+                                    for (int64_t i = 0; i < s.mr; i++) r[(p + q) * s.mr + i] = t[i][q];                \
+                            }                                                                                          \
+                            for (; p < kc; p++)                                                                        \
+                                for (int64_t i = 0; i < s.mr; i++) r[p * s.mr + i] = ap[i * rsa + p];                  \
+                            r += kc * s.mr;                                                                            \
+                        } else if (ir + s.mr <= mc) /* a whole panel: no bounds to check */                              \
                             for (int64_t p = 0; p < kc; p++)                                                           \
                                 for (int64_t i = 0; i < s.mr; i++) *r++ = ap[i * rsa + p * csa];                       \
                         else                                                                                           \

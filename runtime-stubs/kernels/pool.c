@@ -55,6 +55,60 @@ static int32_t pool_shape(opgen_ctx *ctx, const opgen_tensor *self, opgen_int_li
 /* The first element of plane pl (planes run over N then C). */
 static int64_t plane_base(const opgen_tensor *t, int64_t pl) { return t->dim == 4 ? (pl / t->sizes[1]) * t->strides[0] + (pl % t->sizes[1]) * t->strides[1] : pl * t->strides[0]; }
 
+/* max pooling of planes [lo, hi) of part `part`: each window's first element,
+ * then the later ones that are larger or NaN (the last NaN wins, as in ATen),
+ * chosen without branches (which a pool's data makes unpredictable). */
+typedef struct max_job {
+    const pool_geom *g;
+    const opgen_tensor *self;
+    opgen_tensor *out, *indices;
+    int parts;
+} max_job;
+#define MAX_PART(NAME, T)                                                                                        \
+    OPGEN_DISPATCHED static void NAME(void *arg, int part) {                                                     \
+        const max_job *j = arg;                                                                                  \
+        const pool_geom g = *j->g;                                                                               \
+        int64_t sh = j->self->strides[g.hd], sw = j->self->strides[g.hd + 1];                                    \
+        for (int64_t pl = g.planes * part / j->parts; pl < g.planes * (part + 1) / j->parts; pl++) {            \
+            const T *x = (const T *)j->self->data + plane_base(j->self, pl);                                     \
+            for (int64_t y = 0; y < g.OH; y++) {                                                                 \
+                /* a row of windows at once, tap by tap in the window's order */                                \
+                T *restrict best = (T *)j->out->data + (pl * g.OH + y) * g.OW;                                   \
+                int64_t *restrict at = (int64_t *)j->indices->data + (pl * g.OH + y) * g.OW;                     \
+                for (int64_t xo = 0; xo < g.OW; xo++) best[xo] = 0, at[xo] = -1;                                 \
+                for (int64_t ky = 0; ky < g.k[0]; ky++) {                                                        \
+                    int64_t iy = y * g.s[0] - g.p[0] + ky * g.d[0];                                              \
+                    if (iy < 0 || iy >= g.H) continue;                                                           \
+                    for (int64_t kx = 0; kx < g.k[1]; kx++) {                                                    \
+                        int64_t off = kx * g.d[1] - g.p[1], lo = off < 0 ? (-off + g.s[1] - 1) / g.s[1] : 0;     \
+                        int64_t hi = g.W - off <= 0 ? 0 : (g.W - off - 1) / g.s[1] + 1;                          \
+                        if (hi > g.OW) hi = g.OW;                                                                \
+                        const T *row = x + iy * sh;                                                              \
+                        for (int64_t xo = lo; xo < hi; xo++) {                                                   \
+                            int64_t ixx = xo * g.s[1] + off;                                                     \
+                            T v = row[ixx * sw];                                                                 \
+                            bool take = (at[xo] < 0) | (v > best[xo]) | (v != v);                                \
+                            best[xo] = take ? v : best[xo];                                                      \
+                            at[xo] = take ? iy * g.W + ixx : at[xo];                                             \
+                        }                                                                                        \
+                    }                                                                                            \
+                }                                                                                                \
+            }                                                                                                    \
+        }                                                                                                        \
+    }
+MAX_PART(max_part_b8, bool)
+MAX_PART(max_part_u16, uint16_t)
+MAX_PART(max_part_u8, uint8_t)
+MAX_PART(max_part_i8, int8_t)
+MAX_PART(max_part_i16, int16_t)
+MAX_PART(max_part_i32, int32_t)
+MAX_PART(max_part_i64, int64_t)
+MAX_PART(max_part_f32, float)
+MAX_PART(max_part_f64, double)
+#define MAX_PART_OF(T)                                                                                           \
+    _Generic((T)0, bool: max_part_b8, uint16_t: max_part_u16, uint8_t: max_part_u8, int8_t: max_part_i8, int16_t: max_part_i16, int32_t: max_part_i32, int64_t: max_part_i64, \
+             float: max_part_f32, double: max_part_f64)
+
 opgen_status opgen_portable_max_pool2d_with_indices_out(opgen_ctx *ctx, const opgen_tensor *self, opgen_int_list kernel_size, opgen_int_list stride, opgen_int_list padding, opgen_int_list dilation, bool ceil_mode, opgen_tensor *out, opgen_tensor *indices) {
     uint32_t mask = OPGEN_KERNEL_DTYPES_opgen_portable_max_pool2d_with_indices_out;
     pool_geom g = {0};
@@ -65,29 +119,11 @@ opgen_status opgen_portable_max_pool2d_with_indices_out(opgen_ctx *ctx, const op
     int32_t st = opgen_out(ctx, out, self->dtype, self->dim, g.sizes);
     if (!st) st = opgen_out(ctx, indices, OPGEN_DTYPE_Long, self->dim, g.sizes);
     if (st || ctx->meta) return st;
-    int64_t *ix = indices->data, sh = self->strides[g.hd], sw = self->strides[g.hd + 1];
+    max_job j = {&g, self, out, indices, 1};
+    if ((double)opgen_numel(out) * (double)(g.k[0] * g.k[1]) >= 65536.0) j.parts = opgen_parallel_parts(ctx->par);
+    if (j.parts > g.planes) j.parts = (int)g.planes;
     OPGEN_REAL_SWITCH(mask, out->dtype, ctx, T, {
-        T *o = (T *)out->data;
-        for (int64_t pl = 0; pl < g.planes; pl++) {
-            const T *x = (const T *)self->data + plane_base(self, pl);
-            for (int64_t y = 0; y < g.OH; y++)
-                for (int64_t xo = 0; xo < g.OW; xo++) {
-                    T best = 0;
-                    int64_t at = -1;
-                    for (int64_t ky = 0; ky < g.k[0]; ky++) {
-                        int64_t iy = y * g.s[0] - g.p[0] + ky * g.d[0];
-                        if (iy < 0 || iy >= g.H) continue;
-                        for (int64_t kx = 0; kx < g.k[1]; kx++) {
-                            int64_t ixx = xo * g.s[1] - g.p[1] + kx * g.d[1];
-                            if (ixx < 0 || ixx >= g.W) continue;
-                            T v = x[iy * sh + ixx * sw];
-                            if (at < 0 || v > best || v != v) best = v, at = iy * g.W + ixx; /* ATen: the last NaN wins */
-                        }
-                    }
-                    o[(pl * g.OH + y) * g.OW + xo] = best;
-                    ix[(pl * g.OH + y) * g.OW + xo] = at;
-                }
-        }
+        opgen_parallel_for(ctx->par, j.parts, MAX_PART_OF(T), &j);
     })
     return OPGEN_OK;
 }

@@ -167,6 +167,21 @@ int64_t opgen_scalar_i64(const opgen_scalar *s);
 #define OPGEN_SPECIALIZED static inline
 #endif
 
+/* A hot loop's function, compiled for the baseline CPU and, on x86-64 Linux with
+ * glibc, for AVX2 and AVX-512F too: the dynamic loader picks one by the CPU's
+ * features when the program starts (GNU ifunc; by feature, not model name, which
+ * a VM may hide), so one binary runs at each CPU's width. The kernels are built
+ * with -ffp-contract=off, so every clone rounds alike and results do not depend
+ * on the CPU. Without ifunc (bare metal,
+ * other systems), or in a build for one CPU (meson -Dcpu=native defines
+ * OPGEN_NO_DISPATCH), the loops are compiled once. */
+#if defined(__x86_64__) && defined(__linux__) && defined(__GLIBC__) && !defined(OPGEN_NO_DISPATCH) && \
+    ((defined(__clang__) && __clang_major__ >= 14) || (!defined(__clang__) && defined(__GNUC__) && __GNUC__ >= 8))
+#define OPGEN_DISPATCHED __attribute__((target_clones("default", "avx2", "avx512f")))
+#else
+#define OPGEN_DISPATCHED
+#endif
+
 /* The dtypes a kernel handles are a compile-time constant MASK; a dtype outside
  * it fails, and its branch is dead code the compiler removes. */
 #define OPGEN_HAS(MASK, D) ((((uint32_t)(MASK)) >> (D)) & 1u)

@@ -1,0 +1,396 @@
+/* Benchmark: whole models. ResNet-18 and MobileNetV2 at full width on a
+ * 1x3x224x224 image, as graph programs built here (torchvision's layouts: batch
+ * norm as _native_batch_norm_legit_no_training, ReLU6 as hardtanh, the classifier
+ * as permute_copy + addmm) with seeded weights (the time does not depend on their
+ * values); the corpus's ExecuTorch exports small_cnn (one call) and llama_bench
+ * (a decode step). Beside them, measured in the same run: OpenBLAS sgemm 256^3 on
+ * one thread (the machine's GEMM limit; issue 27 asks ResNet-18 >= 85% of it and
+ * MobileNetV2 >= 40%) and the memory bandwidth of one thread streaming a buffer
+ * larger than the caches (a decode step reads every weight once; the goal is
+ * within 1.5x of that time). With a pool, each graph model runs again on THREADS
+ * threads and its outputs must be the same bytes. Medians of RUNS.
+ * OPGEN_BENCH_LLAMA=FILE.pte adds another llama export (one whose weights exceed
+ * the caches). Exits 1 when outputs differ across thread counts.
+ * usage: bench_models [RUNS [THREADS [CORPUS_DIR]]] */
+#define _POSIX_C_SOURCE 200809L
+#include "opgen/file.h"
+#include "opgen/method.h"
+#include "opgen/npy.h"
+#ifdef OPGEN_HAVE_POOL
+#include "opgen/pool.h"
+#endif
+#include "openblas_core.h"
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#ifdef HAVE_OPENBLAS
+#include <cblas.h>
+void openblas_set_num_threads(int);
+#endif
+
+static int runs = 7;
+
+static double now_ms(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec * 1e3 + (double)t.tv_nsec * 1e-6;
+}
+static int cmp_double(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+static double median(double *t, int n) {
+    qsort(t, (size_t)n, sizeof *t, cmp_double);
+    return t[n / 2];
+}
+static int fail(const opgen_error *err) {
+    char msg[1024];
+    opgen_error_format(err, msg, sizeof msg);
+    fprintf(stderr, "bench_models: %s\n", msg);
+    return 1;
+}
+
+/* ---- a graph program, written node by node ---- */
+typedef enum { X_INPUT, CONV_W, BN_W, BN_B, BN_MEAN, BN_VAR, FC_W, FC_B } init_kind;
+typedef struct builder {
+    char *decl, *body;
+    size_t ndecl, nbody, cap;
+    int nvals, nparams;
+    init_kind kinds[512];
+    double macs;
+} builder;
+
+static void put(char **s, size_t *n, size_t cap, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    int k = vsnprintf(*s + *n, cap - *n, fmt, ap);
+    va_end(ap);
+    if (k < 0 || (size_t)k >= cap - *n) fputs("bench_models: program text too long\n", stderr), exit(2);
+    *n += (size_t)k;
+}
+static int param(builder *b, init_kind kind, const char *shape) {
+    int id = b->nparams++;
+    b->kinds[id] = kind;
+    put(&b->decl, &b->ndecl, b->cap, "%s%%p%d: f32[%s]", id ? ", " : "", id, shape);
+    return id;
+}
+/* %vN = text (the text's "%p" arguments formatted by the caller) */
+static int node(builder *b, const char *fmt, ...) {
+    char line[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(line, sizeof line, fmt, ap);
+    va_end(ap);
+    int id = ++b->nvals;
+    put(&b->body, &b->nbody, b->cap, "  %%v%d = %s\n", id, line);
+    return id;
+}
+/* conv (no bias) + batch norm [+ relu or relu6], in [c, h, w] -> out [o, h', w'] */
+static int conv_bn(builder *b, int x, bool x_is_param, int64_t c, int64_t *h, int64_t *w, int64_t o, int k, int s, int groups, int act) {
+    char shape[64];
+    snprintf(shape, sizeof shape, "%lld, %lld, %d, %d", (long long)o, (long long)(c / groups), k, k);
+    int wt = param(b, CONV_W, shape);
+    int64_t oh = (*h + 2 * (k / 2) - k) / s + 1, ow = (*w + 2 * (k / 2) - k) / s + 1;
+    b->macs += (double)o * (double)(c / groups) * k * k * (double)(oh * ow);
+    *h = oh, *w = ow;
+    int y = node(b, "aten::convolution(%%%s%d, %%p%d, None, [%d, %d], [%d, %d], [1, 1], False, [0, 0], %d)", x_is_param ? "p" : "v", x, wt, s, s, k / 2, k / 2, groups);
+    snprintf(shape, sizeof shape, "%lld", (long long)o);
+    int g = param(b, BN_W, shape), be = param(b, BN_B, shape), mu = param(b, BN_MEAN, shape), var = param(b, BN_VAR, shape);
+    b->nvals++;
+    put(&b->body, &b->nbody, b->cap, "  %%v%d, %%s%d, %%t%d = aten::_native_batch_norm_legit_no_training(%%v%d, %%p%d, %%p%d, %%p%d, %%p%d, 0.1, 1e-05)\n", b->nvals, b->nvals, b->nvals, y, g, be, mu, var);
+    y = b->nvals;
+    if (act == 1) y = node(b, "aten::relu(%%v%d)", y);
+    if (act == 6) y = node(b, "aten::hardtanh(%%v%d, 0.0, 6.0)", y);
+    return y;
+}
+static int classifier(builder *b, int x, int64_t c) {
+    char shape[64];
+    snprintf(shape, sizeof shape, "1000, %lld", (long long)c);
+    int wt = param(b, FC_W, shape), bias = param(b, FC_B, "1000");
+    b->macs += 1000.0 * (double)c;
+    int t = node(b, "aten::permute_copy(%%p%d, [1, 0])", wt);
+    return node(b, "aten::addmm(%%p%d, %%v%d, %%v%d)", bias, x, t);
+}
+static char *finish(builder *b, int out) {
+    size_t cap = b->ndecl + b->nbody + 64;
+    char *text = malloc(cap);
+    snprintf(text, cap, "graph(%s):\n%s  return %%v%d\n", b->decl, b->body, out);
+    free(b->decl), free(b->body);
+    return text;
+}
+static void builder_init(builder *b) {
+    memset(b, 0, sizeof *b);
+    b->cap = 1 << 20;
+    b->decl = calloc(1, b->cap), b->body = calloc(1, b->cap);
+}
+
+/* torchvision's resnet18: BasicBlocks [2, 2, 2, 2] of widths 64..512 */
+static char *resnet18(builder *b) {
+    builder_init(b);
+    int x = param(b, X_INPUT, "1, 3, 224, 224");
+    int64_t h = 224, w = 224, c = 64;
+    int y = conv_bn(b, x, true, 3, &h, &w, 64, 7, 2, 1, 1);
+    b->nvals++;
+    put(&b->body, &b->nbody, b->cap, "  %%v%d, %%i%d = aten::max_pool2d_with_indices(%%v%d, [3, 3], [2, 2], [1, 1])\n", b->nvals, b->nvals, y);
+    y = b->nvals, h = 56, w = 56;
+    for (int stage = 0; stage < 4; stage++)
+        for (int blk = 0; blk < 2; blk++) {
+            int64_t o = 64 << stage, s = blk == 0 && stage > 0 ? 2 : 1, h0 = h, w0 = w;
+            int r = conv_bn(b, y, false, c, &h, &w, o, 3, (int)s, 1, 1);
+            r = conv_bn(b, r, false, o, &h, &w, o, 3, 1, 1, 0);
+            int sc = y;
+            if (s != 1 || c != o) sc = conv_bn(b, y, false, c, &h0, &w0, o, 1, (int)s, 1, 0);
+            y = node(b, "aten::relu(%%v%d)", node(b, "aten::add.Tensor(%%v%d, %%v%d)", r, sc));
+            c = o;
+        }
+    y = node(b, "aten::view_copy(%%v%d, [1, 512])", node(b, "aten::_adaptive_avg_pool2d(%%v%d, [1, 1])", y));
+    return finish(b, classifier(b, y, 512));
+}
+
+/* torchvision's mobilenet_v2: inverted residuals (t, c, n, s), ReLU6 */
+static char *mobilenet_v2(builder *b) {
+    static const int cfg[7][4] = {{1, 16, 1, 1}, {6, 24, 2, 2}, {6, 32, 3, 2}, {6, 64, 4, 2}, {6, 96, 3, 1}, {6, 160, 3, 2}, {6, 320, 1, 1}};
+    builder_init(b);
+    int x = param(b, X_INPUT, "1, 3, 224, 224");
+    int64_t h = 224, w = 224, c = 32;
+    int y = conv_bn(b, x, true, 3, &h, &w, 32, 3, 2, 1, 6);
+    for (int i = 0; i < 7; i++)
+        for (int n = 0; n < cfg[i][2]; n++) {
+            int64_t hid = c * cfg[i][0], o = cfg[i][1];
+            int s = n == 0 ? cfg[i][3] : 1, r = y;
+            if (cfg[i][0] != 1) r = conv_bn(b, r, false, c, &h, &w, hid, 1, 1, 1, 6);
+            r = conv_bn(b, r, false, hid, &h, &w, hid, 3, s, (int)hid, 6);
+            r = conv_bn(b, r, false, hid, &h, &w, o, 1, 1, 1, 0);
+            y = s == 1 && c == o ? node(b, "aten::add.Tensor(%%v%d, %%v%d)", y, r) : r;
+            c = o;
+        }
+    y = conv_bn(b, y, false, c, &h, &w, 1280, 1, 1, 1, 6);
+    y = node(b, "aten::mean.dim(%%v%d, [2, 3])", y);
+    return finish(b, classifier(b, y, 1280));
+}
+
+/* SplitMix64's uniform [lo, hi) */
+static uint64_t rng = 27;
+static float uniform(float lo, float hi) {
+    uint64_t z = (rng += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull, z = (z ^ (z >> 27)) * 0x94D049BB133111EBull, z ^= z >> 31;
+    return lo + (hi - lo) * (float)((double)(z >> 40) / (double)(1ull << 24));
+}
+static void fill(opgen_tensor *t, init_kind kind) {
+    float *p = t->data;
+    int64_t n = opgen_numel(t), fan_in = n / (t->sizes[0] ? t->sizes[0] : 1);
+    float he = sqrtf(6.0f / (float)(fan_in ? fan_in : 1));
+    for (int64_t i = 0; i < n; i++)
+        p[i] = kind == CONV_W || kind == FC_W ? uniform(-he, he) : kind == BN_W || kind == BN_VAR ? uniform(0.5f, 1.5f) : kind == X_INPUT ? uniform(-1, 1) : uniform(-0.2f, 0.2f);
+}
+
+/* One graph model: loaded once per thread count, median latency, outputs compared. */
+static int graph_model(const char *name, char *(*make)(builder *), int threads, double sgemm_gflops, double goal) {
+    const char *only = getenv("OPGEN_BENCH_ONLY");
+    if (only && *only && strcmp(only, name)) return 0;
+    static builder b;
+    char *text = make(&b);
+    opgen_arena a;
+    opgen_arena_init_growing(&a);
+    opgen_error err = {0};
+    opgen_graph g;
+    if (opgen_graph_parse(name, text, strlen(text), false, &a, &g, &err)) return fail(&err);
+    opgen_ivalue *in = calloc((size_t)g.ninputs, sizeof *in);
+    for (int i = 0; i < g.ninputs; i++) {
+        const opgen_gvalue *v = &g.values[g.inputs[i]];
+        in[i].kind = OPGEN_GV_TENSOR;
+        if (opgen_tensor_alloc(&in[i].t, v->dtype, v->dim, v->sizes, &a, &err)) return fail(&err);
+        fill(&in[i].t, b.kinds[i]);
+    }
+    double ms[2] = {0, 0};
+    void *first = NULL;
+    size_t out_bytes = 0;
+    int status = 0;
+    for (int pass = 0; pass < 2; pass++) {
+        int n = pass ? threads : 1;
+        if (pass && n < 2) break;
+        opgen_load_options lo = {0};
+#ifdef OPGEN_HAVE_POOL
+        opgen_pool *pool = n > 1 ? opgen_pool_create(n) : NULL;
+        lo.parallel = opgen_pool_parallel(pool);
+#else
+        if (n > 1) break;
+#endif
+        opgen_program *p;
+        if (opgen_program_load_with(&g, &a, &lo, &p, &err)) return fail(&err);
+        opgen_arena work;
+        opgen_arena_init_growing(&work);
+        opgen_ivalue out;
+        double t[64];
+        for (int r = -1; r < runs; r++) {
+            opgen_arena_mark m = opgen_arena_save(&work);
+            double s = now_ms();
+            if (opgen_program_run(p, in, &work, &out, &err)) return fail(&err);
+            if (r >= 0) t[r] = now_ms() - s;
+            if (r == runs - 1) {
+                size_t nb = opgen_nbytes(&out.t);
+                if (!first) first = malloc(nb), memcpy(first, out.t.data, nb), out_bytes = nb;
+                else if (nb != out_bytes || memcmp(first, out.t.data, nb)) status = 1;
+            }
+            opgen_arena_restore(&work, m);
+        }
+        ms[pass] = median(t, runs);
+        opgen_arena_release(&work);
+#ifdef OPGEN_HAVE_POOL
+        opgen_pool_destroy(pool);
+#endif
+    }
+    double gf = 2 * b.macs / 1e6 / ms[0];
+    printf("| %s, 1x3x224x224 (%.2f GMAC) | %.1f ms | %.1f GFLOP/s |", name, b.macs / 1e9, ms[0], gf);
+    if (sgemm_gflops > 0) printf(" %.0f%% (goal >= %.0f%%) |", 100 * gf / sgemm_gflops, 100 * goal);
+    else printf(" |");
+    if (ms[1] > 0) printf(" %.1f ms on %d threads, %.2fx; %s |\n", ms[1], threads, ms[1] / ms[0], status ? "OUTPUTS DIFFER" : "same bytes");
+    else printf(" |\n");
+    free(first), free(in), free(text);
+    opgen_arena_release(&a);
+    return status;
+}
+
+/* ---- ExecuTorch programs: one method, loaded once ---- */
+typedef struct pte_model {
+    opgen_arena files, load, work;
+    opgen_pte pte;
+    opgen_method *m;
+    size_t size;
+} pte_model;
+
+static int pte_open(pte_model *pm, const char *path, opgen_error *err) {
+    char *bytes;
+    opgen_arena_init_growing(&pm->files), opgen_arena_init_growing(&pm->load), opgen_arena_init_growing(&pm->work);
+    if (opgen_file_read(path, (size_t)1 << 31, &pm->files, &bytes, &pm->size, err) || opgen_pte_open(&pm->pte, bytes, pm->size, path, err)) return 1;
+    return opgen_method_load(&pm->pte, "forward", NULL, &pm->load, &pm->m, err) ? 1 : 0;
+}
+static void pte_close(pte_model *pm) {
+    opgen_arena_release(&pm->work), opgen_arena_release(&pm->load), opgen_arena_release(&pm->files);
+}
+
+static int small_cnn(const char *corpus) {
+    char path[1024];
+    pte_model pm;
+    opgen_error err = {0};
+    snprintf(path, sizeof path, "%s/exir/small_cnn/model.pte", corpus);
+    if (pte_open(&pm, path, &err)) return fail(&err);
+    int n = opgen_method_ninputs(pm.m);
+    opgen_ivalue in[8], out[8];
+    for (int i = 0; i < n && i < 8; i++) {
+        char f[1100];
+        snprintf(f, sizeof f, "%s/exir/small_cnn/inputs/0_%d.npy", corpus, i);
+        in[i] = *opgen_method_input(pm.m, i);
+        if (opgen_npy_read(f, &pm.files, &in[i].t, &err)) return fail(&err);
+    }
+    double t[64];
+    for (int r = -1; r < runs; r++) {
+        opgen_arena_mark mk = opgen_arena_save(&pm.work);
+        double s = now_ms();
+        if (opgen_method_run(pm.m, in, &pm.work, out, &err)) return fail(&err);
+        if (r >= 0) t[r] = now_ms() - s;
+        opgen_arena_restore(&pm.work, mk);
+    }
+    printf("| small_cnn.pte (ExecuTorch export), one call | %.3f ms | | | |\n", median(t, runs));
+    pte_close(&pm);
+    return 0;
+}
+
+/* A decode step: tokens i64[1, 1], input_pos i64[1]; the median over 32 positions. */
+static int llama(const char *name, const char *path, double gbs) {
+    pte_model pm;
+    opgen_error err = {0};
+    if (pte_open(&pm, path, &err)) return fail(&err);
+    if (opgen_method_ninputs(pm.m) != 2) return fprintf(stderr, "bench_models: %s: not a llama export\n", path), 1;
+    int64_t token = 1, pos = 0;
+    opgen_ivalue in[2] = {*opgen_method_input(pm.m, 0), *opgen_method_input(pm.m, 1)}, out[8];
+    in[0].t.data = &token, in[1].t.data = &pos;
+    double t[64];
+    int steps = 32;
+    for (int r = -2; r < steps; r++) {
+        opgen_arena_mark mk = opgen_arena_save(&pm.work);
+        pos = r + 2;
+        double s = now_ms();
+        if (opgen_method_run(pm.m, in, &pm.work, out, &err)) return fail(&err);
+        if (r >= 0) t[r] = now_ms() - s;
+        opgen_arena_restore(&pm.work, mk);
+    }
+    double ms = median(t, steps), stream = (double)pm.size / (gbs * 1e6);
+    printf("| %s decode step (%.1f MB program) | %.3f ms | %.0f tokens/s | streaming its bytes once: %.3f ms; %.2fx of it (goal <= 1.5x) | |\n", name, (double)pm.size / 1e6, ms, 1e3 / ms, stream,
+           ms / stream);
+    pte_close(&pm);
+    return 0;
+}
+
+/* One thread reading 512 MiB (far past the caches): GB/s, the median of RUNS. */
+static double bandwidth(void) {
+    size_t n = (size_t)128 << 20;
+    float *buf = malloc(n * sizeof *buf);
+    if (!buf) return 0;
+    for (size_t i = 0; i < n; i++) buf[i] = (float)(i & 7);
+    double t[64];
+    volatile float sink = 0;
+    for (int r = -1; r < runs; r++) {
+        float acc[16] = {0};
+        double s = now_ms();
+        for (size_t i = 0; i < n; i += 16)
+            for (int u = 0; u < 16; u++) acc[u] += buf[i + u];
+        if (r >= 0) t[r] = now_ms() - s;
+        for (int u = 0; u < 16; u++) sink += acc[u];
+    }
+    free(buf);
+    (void)sink;
+    return (double)(n * sizeof(float)) / 1e6 / median(t, runs);
+}
+
+static double sgemm_256(void) {
+#ifdef HAVE_OPENBLAS
+    int n = 256;
+    float *a = malloc(sizeof(float) * 3 * 65536), *bm = a + 65536, *c = bm + 65536;
+    for (int i = 0; i < 2 * 65536; i++) a[i] = (float)(i % 23 - 11) / 8.0f;
+    double t[64];
+    for (int r = -3; r < runs; r++) {
+        double s = now_ms();
+        for (int k = 0; k < 8; k++) cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, n, n, 1, a, n, bm, n, 0, c, n);
+        if (r >= 0) t[r] = (now_ms() - s) / 8;
+    }
+    free(a);
+    return 2.0 * n * n * n / 1e6 / median(t, runs);
+#else
+    return 0;
+#endif
+}
+
+int main(int argc, char **argv) {
+    const char *core = bench_openblas_core(argv);
+    if (argc > 1) runs = atoi(argv[1]) > 0 && atoi(argv[1]) < 64 ? atoi(argv[1]) : 7;
+    int threads = argc > 2 ? atoi(argv[2]) : 2;
+    const char *corpus = argc > 3 ? argv[3] : NULL;
+#ifdef HAVE_OPENBLAS
+    openblas_set_num_threads(1);
+#endif
+    const char *only = getenv("OPGEN_BENCH_ONLY");
+    bool all = !only || !*only;
+    double sg = all ? sgemm_256() : 0, gbs = all ? bandwidth() : 0;
+    printf("whole models, medians of %d runs (%s)\n\n", runs, __VERSION__);
+    if (sg > 0) printf("OpenBLAS (core %s) sgemm 256^3, one thread: %.1f GFLOP/s\n", core, sg);
+    printf("memory bandwidth, one thread reading 512 MiB: %.1f GB/s\n\n", gbs);
+    printf("| model | opgen, one thread | FLOP rate | of sgemm 256^3 | threads |\n|---|---|---|---|---|\n");
+    int status = graph_model("ResNet-18", resnet18, threads, sg, 0.85) | graph_model("MobileNetV2", mobilenet_v2, threads, sg, 0.40);
+    if (corpus && all) {
+        char path[1024];
+        snprintf(path, sizeof path, "%s/exir/llama_bench/model.pte", corpus);
+        FILE *f = fopen(path, "rb");
+        if (f) {
+            fclose(f);
+            status |= small_cnn(corpus) | llama("llama_bench", path, gbs);
+        } else
+            printf("SKIP small_cnn and llama_bench: no corpus at %s\n", corpus);
+    }
+    const char *extra = getenv("OPGEN_BENCH_LLAMA");
+    if (extra && *extra) status |= llama(extra, extra, gbs);
+    return status;
+}
