@@ -265,7 +265,7 @@ static void split_decide(opgen_step *s) {
     s->split = 0;
     if (opgen_parallel_parts(s->par) < 2 || s->scratch || s->npatches || s->relayout || s->scalar || s->nres < 1 || s->nargs > SPLIT_MAX_ARGS) return;
     for (size_t i = 0; i < sizeof splittable / sizeof *splittable; i++)
-        if (!strcmp(opgen_ops[s->kernel_op].qualified, splittable[i].op) && !strcmp(s->origin, "opgen")) s->split = splittable[i].how;
+        if (!strcmp(opgen_ops[s->kernel_op].qualified, splittable[i].op) && !strcmp(s->origin, "opgen")) s->split = (uint8_t)splittable[i].how;
 }
 
 typedef struct split_job {
@@ -314,14 +314,24 @@ int32_t opgen_step_split_run(opgen_step *s, opgen_arena *arena, opgen_error *err
     const opgen_tensor *out = s->res[0];
     int d = 0;
     while (d < out->dim && out->sizes[d] == 1) d++;
-    bool ok = d < out->dim && opgen_numel(out) >= SPLIT_MIN_ELEMENTS && (s->split == SPLIT_ELEMENTWISE || d <= 1);
-    for (int a = 0; ok && a < s->nargs; a++) { /* every full-rank operand has out's sizes */
+    bool ok = d < out->dim && opgen_parallel_parts_for(s->par, (double)opgen_numel(out), SPLIT_MIN_ELEMENTS) > 1 && (s->split == SPLIT_ELEMENTWISE || d <= 1);
+    /* out already has the shape this call gives it (the inputs broadcast to it), as
+     * it does unless a dynamic program's inputs changed size since the last run */
+    bool covered[OPGEN_MAX_DIM] = {false};
+    for (int a = 0; ok && a < s->nargs; a++) {
         const opgen_arg *ka = &opgen_args[opgen_ops[s->kernel_op].first_arg + (unsigned)a];
         const opgen_tensor *t = (ka->abi == OPGEN_ABI_TENSOR || ka->abi == OPGEN_ABI_OPT_TENSOR) && !s->args[a].none ? s->args[a].v.t : NULL;
-        if (t && t->dim == out->dim && opgen_numel(t) && memcmp(t->sizes, out->sizes, sizeof(int64_t) * (size_t)out->dim)) ok = false;
+        if (!t || ka->flags & OPGEN_ARG_OUT || (s->split == SPLIT_CHANNELS && t->dim == 1 && out->dim > 1)) continue;
+        if (t->dim > out->dim) ok = false;
+        for (int i = 0; ok && i < t->dim; i++) {
+            int o = i + out->dim - t->dim;
+            ok = t->sizes[i] == out->sizes[o] || t->sizes[i] == 1;
+            covered[o] |= t->sizes[i] == out->sizes[o];
+        }
     }
+    for (int o = 0; ok && o < out->dim; o++) ok = covered[o] || out->sizes[o] == 1;
     if (!ok) {
-        int split = s->split;
+        uint8_t split = s->split;
         s->split = 0; /* this call whole */
         int32_t st = opgen_step_exec(s, NULL, arena, err);
         s->split = split;

@@ -40,8 +40,8 @@ typedef struct opgen_step {
     uint64_t *rng; /* the program's random generator */
     const opgen_parallel *par; /* threads its kernel may use, or NULL */
     bool has_dtype; /* a graph's functional gave a dtype its out= schema lacks */
+    uint8_t split;  /* with threads: how its kernel's call may be split into slices (step.c), or 0 */
     opgen_dtype dtype;
-    int split; /* with threads: how its kernel's call may be split into slices (step.c), or 0 */
 } opgen_step;
 
 /* This build's registry was trimmed to a selection (OPGEN_SELECTION names it). */

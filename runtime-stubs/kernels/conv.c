@@ -103,38 +103,62 @@ static void depthwise(opgen_ctx *ctx, const conv_geom *g, const opgen_tensor *in
     dw_job j = {g, input, weight, bias, out, g->N * g->O, {0}, {0}, 1};
     for (int64_t kx = 0; kx < g->KW && kx < 16; kx++) dw_columns(g, kx, &j.lo[kx], &j.hi[kx]);
     /* threads past ~32K multiply-adds a part; each part a run of whole planes */
-    if ((double)g->N * (double)g->O * (double)(g->OH * g->OW * g->KH * g->KW) >= 65536.0) j.parts = opgen_parallel_parts(ctx->par);
+    j.parts = opgen_parallel_parts_for(ctx->par, (double)g->N * (double)g->O * (double)(g->OH * g->OW * g->KH * g->KW), 65536.0);
     if (j.parts > j.planes) j.parts = (int)j.planes;
     opgen_parallel_for(ctx->par, j.parts, input->dtype == OPGEN_DTYPE_Double ? depthwise_f64 : depthwise_f32, &j);
 }
 
 /* im2col of one image's group: col[(c, ky, kx), (oy, ox)], zero where padded. Per
  * output row, the columns whose input lies inside are one strided run (a copy
- * when the stride is 1), the rest zeros. */
-#define IM2COL(T, col, x)                                                                                                        \
-    for (int64_t c = 0; c < g.Cg; c++)                                                                                           \
-        for (int64_t ky = 0; ky < g.KH; ky++)                                                                                    \
-            for (int64_t kx = 0; kx < g.KW; kx++) {                                                                              \
-                T *dst = (col) + ((c * g.KH + ky) * g.KW + kx) * g.OH * g.OW;                                                    \
-                int64_t off = kx * g.d[1] - g.p[1], lo = off < 0 ? (-off + g.s[1] - 1) / g.s[1] : 0;                             \
-                int64_t hi = g.W - off <= 0 ? 0 : (g.W - off - 1) / g.s[1] + 1, sw = input->strides[3];                          \
-                if (hi > g.OW) hi = g.OW;                                                                                        \
-                if (lo > hi) lo = hi;                                                                                            \
-                for (int64_t oy = 0; oy < g.OH; oy++, dst += g.OW) {                                                             \
-                    int64_t iy = oy * g.s[0] - g.p[0] + ky * g.d[0];                                                             \
-                    if (iy < 0 || iy >= g.H) {                                                                                   \
-                        memset(dst, 0, sizeof(T) * (size_t)g.OW);                                                                \
-                        continue;                                                                                                \
+ * when the stride is 1), the rest zeros. Input channels split across threads. */
+typedef struct im2col_job {
+    const conv_geom *g;
+    const opgen_tensor *input;
+    const void *x;
+    void *col;
+    int parts;
+} im2col_job;
+#define IM2COL_PART(NAME, T)                                                                                                     \
+    OPGEN_DISPATCHED static void NAME(void *arg, int part) {                                                                     \
+        const im2col_job *j = arg;                                                                                               \
+        const conv_geom g = *j->g;                                                                                               \
+        const opgen_tensor *input = j->input;                                                                                    \
+        const T *x = j->x;                                                                                                       \
+        for (int64_t c = g.Cg * part / j->parts; c < g.Cg * (part + 1) / j->parts; c++)                                         \
+            for (int64_t ky = 0; ky < g.KH; ky++)                                                                                \
+                for (int64_t kx = 0; kx < g.KW; kx++) {                                                                          \
+                    T *dst = (T *)j->col + ((c * g.KH + ky) * g.KW + kx) * g.OH * g.OW;                                          \
+                    int64_t off = kx * g.d[1] - g.p[1], lo = off < 0 ? (-off + g.s[1] - 1) / g.s[1] : 0;                         \
+                    int64_t hi = g.W - off <= 0 ? 0 : (g.W - off - 1) / g.s[1] + 1, sw = input->strides[3];                      \
+                    if (hi > g.OW) hi = g.OW;                                                                                    \
+                    if (lo > hi) lo = hi;                                                                                        \
+                    for (int64_t oy = 0; oy < g.OH; oy++, dst += g.OW) {                                                         \
+                        int64_t iy = oy * g.s[0] - g.p[0] + ky * g.d[0];                                                         \
+                        if (iy < 0 || iy >= g.H) {                                                                               \
+                            memset(dst, 0, sizeof(T) * (size_t)g.OW);                                                            \
+                            continue;                                                                                            \
+                        }                                                                                                        \
+                        const T *src = x + c * input->strides[1] + iy * input->strides[2] + off * sw;                            \
+                        for (int64_t ox = 0; ox < lo; ox++) dst[ox] = 0;                                                         \
+                        if (g.s[1] == 1 && sw == 1)                                                                              \
+                            memcpy(dst + lo, src + lo, sizeof(T) * (size_t)(hi - lo));                                           \
+                        else if (g.s[1] == 2 && sw == 1)                                                                         \
+                            for (int64_t ox = lo; ox < hi; ox++) dst[ox] = src[2 * ox];                                          \
+                        else                                                                                                     \
+                            for (int64_t ox = lo; ox < hi; ox++) dst[ox] = src[ox * g.s[1] * sw];                                \
+                        for (int64_t ox = hi; ox < g.OW; ox++) dst[ox] = 0;                                                      \
                     }                                                                                                            \
-                    const T *src = (x) + c * input->strides[1] + iy * input->strides[2] + off * sw;                              \
-                    for (int64_t ox = 0; ox < lo; ox++) dst[ox] = 0;                                                             \
-                    if (g.s[1] == 1 && sw == 1)                                                                                  \
-                        memcpy(dst + lo, src + lo, sizeof(T) * (size_t)(hi - lo));                                               \
-                    else                                                                                                         \
-                        for (int64_t ox = lo; ox < hi; ox++) dst[ox] = src[ox * g.s[1] * sw];                                    \
-                    for (int64_t ox = hi; ox < g.OW; ox++) dst[ox] = 0;                                                          \
                 }                                                                                                                \
-            }
+    }
+IM2COL_PART(im2col_f32, float)
+IM2COL_PART(im2col_f64, double)
+
+static void im2col(opgen_ctx *ctx, const conv_geom *g, const opgen_tensor *input, const void *x, void *col) {
+    im2col_job j = {g, input, x, col, 1};
+    j.parts = opgen_parallel_parts_for(ctx->par, (double)g->Cg * (double)(g->KH * g->KW * g->OH * g->OW), 65536.0);
+    if (j.parts > g->Cg) j.parts = (int)g->Cg;
+    opgen_parallel_for(ctx->par, j.parts, input->dtype == OPGEN_DTYPE_Double ? im2col_f64 : im2col_f32, &j);
+}
 
 /* 2-D (out already sized by the caller: [N, O, OH, OW], or a 1-D one's view). */
 static int32_t conv2d(opgen_ctx *ctx, uint32_t mask, const opgen_tensor *input, const opgen_tensor *weight, const opgen_tensor *bias, const conv_geom *gp, opgen_tensor *out) {
@@ -170,7 +194,7 @@ static int32_t conv2d(opgen_ctx *ctx, uint32_t mask, const opgen_tensor *input, 
                         const T *b = x;
                         int64_t rsb = input->strides[1], csb = input->strides[3];
                         if (path == CONV_IM2COL) {
-                            IM2COL(T, (T *)col, x)
+                            im2col(ctx, &g, input, x, col);
                             b = col, rsb = hw, csb = 1;
                         }
                         /* the weight of the group as a matrix [og, Cg*KH*KW]: rows weight->strides[0] apart */

@@ -116,7 +116,7 @@ static gemm_shape fit(gemm_shape s, int64_t m, int64_t n, int64_t k) {
 
 /* Threads pay off past about 64^3 multiply-adds (or what par says). */
 static bool worth_splitting(const opgen_parallel *par, int64_t m, int64_t n, int64_t k) {
-    return par && (double)m * (double)n * (double)k >= (par->min_work > 0 ? par->min_work : 262144.0);
+    return opgen_parallel_parts_for(par, (double)m * (double)n * (double)k, 262144.0) > 1;
 }
 
 /* One part's packed panels, with room to align them to 64 bytes. */
@@ -270,7 +270,11 @@ GEMV(gemv_f64_avx2, double, TARGET_AVX2)
             return;                                                                                                    \
         }                                                                                                              \
         int parts = worth_splitting(par, m, n, k) ? opgen_parallel_parts(par) : 1;                                     \
-        NAME##_job jb = {m, n, k, rsa, csa, rsb, csb, ldc, 0, alpha, beta, a, b, c, scratch, 0, false, true};               \
+        NAME##_job jb = {m, n, k, rsa, csa, rsb, csb, ldc, 0, alpha, beta, a, b, c, scratch, 0, false, false};\
+        /* B read in place pays when a panel serves few rows of A (packing it would   \
+         * cost as much as using it) and its rows are not a multiple of 4 KiB apart   \
+         * (they would fall into the same cache sets) */                              \
+        jb.direct_b = m <= 64 && (rsb * (int64_t)sizeof(T)) % 4096 != 0;                            \
         jb.per = gemm_slice(sizeof(T) == 8 ? OPGEN_DTYPE_Double : OPGEN_DTYPE_Float, m, n, k);                      \
         jb.by_rows = m > 1 && m >= n; /* split the longer side of C, in whole tiles of 32 */                          \
         jb.step = round_up(((jb.by_rows ? m : n) + parts - 1) / parts, 32);                                            \

@@ -120,7 +120,7 @@ opgen_status opgen_portable_max_pool2d_with_indices_out(opgen_ctx *ctx, const op
     if (!st) st = opgen_out(ctx, indices, OPGEN_DTYPE_Long, self->dim, g.sizes);
     if (st || ctx->meta) return st;
     max_job j = {&g, self, out, indices, 1};
-    if ((double)opgen_numel(out) * (double)(g.k[0] * g.k[1]) >= 65536.0) j.parts = opgen_parallel_parts(ctx->par);
+    j.parts = opgen_parallel_parts_for(ctx->par, (double)opgen_numel(out) * (double)(g.k[0] * g.k[1]), 65536.0);
     if (j.parts > g.planes) j.parts = (int)g.planes;
     OPGEN_REAL_SWITCH(mask, out->dtype, ctx, T, {
         opgen_parallel_for(ctx->par, j.parts, MAX_PART_OF(T), &j);

@@ -18,11 +18,18 @@ typedef struct opgen_parallel {
      * once all have returned. It must not allocate (it runs inside a method's run). */
     void (*run)(void *user, int nparts, void (*fn)(void *arg, int part), void *arg);
     void *user;
-    double min_work; /* multiply-adds below which a kernel runs on one thread (0: 64^3) */
+    double min_work; /* work (multiply-adds, or elements) below which a kernel runs on one
+                        thread; 0: each kernel's own threshold (64^3 for a GEMM) */
 } opgen_parallel;
 
 /* How many parts to split into: 1 without threads. */
 static inline int opgen_parallel_parts(const opgen_parallel *par) { return par && par->nthreads > 1 && par->run ? par->nthreads : 1; }
+
+/* How many parts work of this size is split into: 1 below par's min_work (when
+ * set) or below the kernel's own threshold (when not). */
+static inline int opgen_parallel_parts_for(const opgen_parallel *par, double work, double threshold) {
+    return work >= (par && par->min_work > 0 ? par->min_work : threshold) ? opgen_parallel_parts(par) : 1;
+}
 
 /* fn(arg, part) for part in [0, nparts): across par's threads, or inline. */
 static inline void opgen_parallel_for(const opgen_parallel *par, int nparts, void (*fn)(void *arg, int part), void *arg) {
