@@ -11,6 +11,7 @@ typedef struct gstep {
     int *results; /* value indices: the out arguments, or a prim's scalars */
     int nresults;
     bool dynamic; /* reads a scalar input, or a value computed from one */
+    int fused;    /* the steps after it its kernel computes too (opgen_step_fuse) */
 } gstep;
 
 struct opgen_program {
@@ -395,6 +396,11 @@ static int32_t plan(opgen_program *p, opgen_arena *a, opgen_error *err) {
                 if (x->items[i].kind == OPGEN_GA_VALUE) last[x->items[i].i] = n;
         }
     for (int i = 0; i < g->noutputs; i++) last[g->outputs[i]] = p->nsteps;
+    for (int n = 0; n < p->nsteps; n++) /* a fused step's inputs live until its result is written */
+        for (int k = 0; p->steps[n].fused && k < g->nodes[n].nargs; k++) {
+            const opgen_garg *x = &g->nodes[n].args[k];
+            if (x->kind == OPGEN_GA_VALUE && last[x->i] < n + p->steps[n].fused && last[x->i] != p->nsteps) last[x->i] = n + p->steps[n].fused;
+        }
     int nlive = 0;
     size_t top = 0;
     for (int n = 0; n < p->nsteps; n++) {
@@ -437,6 +443,33 @@ static int32_t plan(opgen_program *p, opgen_arena *a, opgen_error *err) {
 
 int32_t opgen_program_load(const opgen_graph *g, opgen_arena *a, opgen_program **out, opgen_error *err) { return opgen_program_load_with(g, a, NULL, out, err); }
 
+/* Convolution -> batch norm (-> relu or hardtanh) chains whose intermediate
+ * results nothing else reads: the convolution's kernel computes the chain. */
+static void fuse(opgen_program *p, opgen_arena *a) {
+    const opgen_graph *g = p->g;
+    int *uses = opgen_arena_zalloc(a, sizeof(int) * (size_t)(g->nvalues ? g->nvalues : 1));
+    if (!uses) return;
+    for (int n = 0; n < g->nnodes; n++)
+        for (int k = 0; k < g->nodes[n].nargs; k++) {
+            const opgen_garg *x = &g->nodes[n].args[k];
+            if (x->kind == OPGEN_GA_VALUE) uses[x->i]++;
+            for (int i = 0; x->kind == OPGEN_GA_LIST && i < x->nitems; i++)
+                if (x->items[i].kind == OPGEN_GA_VALUE) uses[x->items[i].i]++;
+        }
+    for (int i = 0; i < g->noutputs; i++) uses[g->outputs[i]] += 2; /* the caller reads it */
+    for (int n = 0; n + 1 < p->nsteps; n++) {
+        gstep *c = &p->steps[n], *b = &p->steps[n + 1], *r = n + 2 < p->nsteps ? &p->steps[n + 2] : NULL;
+        if (c->dynamic || b->dynamic || c->nresults != 1 || b->nresults != 3 || uses[c->results[0]] != 1 || uses[b->results[1]] || uses[b->results[2]]) continue;
+        bool with_act = r && !r->dynamic && uses[b->results[0]] == 1;
+        if (with_act && opgen_step_fuse(&c->s, &b->s, &r->s, a))
+            c->fused = 2;
+        else if (opgen_step_fuse(&c->s, &b->s, NULL, a))
+            c->fused = 1;
+        if (c->s.scratch > p->scratch) p->scratch = c->s.scratch;
+        n += c->fused;
+    }
+}
+
 int32_t opgen_program_load_with(const opgen_graph *g, opgen_arena *a, const opgen_load_options *opt, opgen_program **out, opgen_error *err) {
     opgen_program *p = opgen_arena_zalloc(a, sizeof *p);
     if (!p) return opgen_fail(err, OPGEN_E_NO_MEMORY, "out of memory");
@@ -478,6 +511,7 @@ int32_t opgen_program_load_with(const opgen_graph *g, opgen_arena *a, const opge
             return st;
         }
     }
+    if (!(opt && opt->unfused)) fuse(p, a);
     if (!p->dynamic) {
         int32_t st = plan(p, a, err);
         if (st) return st;
@@ -542,12 +576,14 @@ int32_t opgen_program_run(opgen_program *p, const opgen_ivalue *inputs, opgen_ar
     opgen_error kerr = {0}; /* zeroed once: a run stops at the first error */
     for (int n = 0; n < p->nsteps; n++) {
         gstep *s = &p->steps[n];
-        for (int r = 0; r < s->nresults; r++) { /* results live where the plan put them */
-            if (p->values[s->results[r]].kind != OPGEN_GV_TENSOR) continue;
-            opgen_tensor *t = &p->values[s->results[r]].t;
-            t->data = block + p->offset[s->results[r]];
-            t->capacity = p->size[s->results[r]];
-        }
+        for (int q = n; q <= n + s->fused; q++) /* results live where the plan put them (a fused step writes its chain's) */
+            for (int r = 0; r < p->steps[q].nresults; r++) {
+                int v = p->steps[q].results[r];
+                if (p->values[v].kind != OPGEN_GV_TENSOR) continue;
+                opgen_tensor *t = &p->values[v].t;
+                t->data = block + p->offset[v];
+                t->capacity = p->size[v];
+            }
         int32_t st = opgen_step_exec(&s->s, p->values, work, &kerr);
         opgen_arena_restore(work, mark);
         if (st) return node_fail(err, g, s->node->line, s->node->col, kerr.code, "%s", kerr.msg);

@@ -860,9 +860,69 @@ static int32_t load_delegates(mloader *L) {
     return OPGEN_OK;
 }
 
+/* The value whose tensor t is, or -1 (a tensor of the load's own: a view, a
+ * list's element copied elsewhere). */
+static int value_index(const opgen_method *m, const opgen_tensor *t) {
+    uintptr_t at = (uintptr_t)t, lo = (uintptr_t)&m->values[0].t, hi = (uintptr_t)&m->values[m->nvalues ? m->nvalues - 1 : 0].t;
+    if (!m->nvalues || at < lo || at > hi || (at - lo) % sizeof(opgen_ivalue)) return -1;
+    return (int)((at - lo) / sizeof(opgen_ivalue));
+}
+
+/* How many times value v is read: by kernels (tensors and tensor lists), prim
+ * ops and delegates, moves and jumps, and (twice) by the caller. */
+static int value_reads(const opgen_method *m, int v) {
+    int uses = 0;
+    for (int k = 0; k < m->ncode; k++) {
+        const instr *ins = &m->code[k];
+        for (int i = 0; i < ins->ndargs; i++) uses += ins->dargs[i] == &m->values[v];
+        if (ins->kind == OPGEN_INSTR_MOVE || ins->kind == OPGEN_INSTR_JUMP_FALSE) uses += ins->a == v;
+        const opgen_step *s = ins->step;
+        for (int ai = 0; s && !ins->prim && ai < s->nargs; ai++) {
+            const opgen_arg *ka = &opgen_args[opgen_ops[s->kernel_op].first_arg + (unsigned)ai];
+            if (ka->flags & OPGEN_ARG_OUT || s->args[ai].none) continue;
+            if (ka->abi == OPGEN_ABI_TENSOR || ka->abi == OPGEN_ABI_OPT_TENSOR) uses += s->args[ai].v.t == &m->values[v].t;
+            for (size_t e = 0; ka->abi == OPGEN_ABI_TENSOR_LIST && e < s->args[ai].v.tl.len; e++) uses += s->args[ai].v.tl.data[e] == &m->values[v].t;
+        }
+    }
+    for (int i = 0; i < m->noutputs; i++) uses += 2 * (m->outputs[i] == v);
+    return uses;
+}
+
+/* A kernel instruction the run reaches only from the one before it. */
+static bool plain_kernel(const opgen_method *m, int k) {
+    const instr *ins = &m->code[k];
+    if (ins->kind != OPGEN_INSTR_KERNEL || ins->prim || ins->folded || !ins->step) return false;
+    for (int j = 0; j < m->ncode; j++)
+        if (m->code[j].kind == OPGEN_INSTR_JUMP_FALSE && m->code[j].b == k) return false;
+    for (int c = 0; c < m->nchains; c++)
+        if (m->chain_end[c] == k) return false; /* the first of a chain */
+    return true;
+}
+
+/* Convolution -> batch norm (-> relu or hardtanh) instructions whose
+ * intermediate results nothing else reads: the convolution's kernel computes the
+ * chain (opgen_step_fuse), the others are skipped while it does. */
+static void fuse_convolutions(mloader *L, opgen_arena *a) {
+    opgen_method *m = L->m;
+    for (int k = 0; k + 1 < m->ncode; k++) {
+        instr *c = &m->code[k];
+        if (!plain_kernel(m, k) || !plain_kernel(m, k + 1) || c->step->nres != 1 || m->code[k + 1].step->nres != 3) continue;
+        if (strcmp(opgen_ops[c->step->kernel_op].qualified, "aten::convolution.out")) continue; /* the common case, before any scan */
+        opgen_step *b = m->code[k + 1].step, *r = k + 2 < m->ncode && plain_kernel(m, k + 2) ? m->code[k + 2].step : NULL;
+        int y = value_index(m, c->step->res[0]), u = value_index(m, b->res[0]), s1 = value_index(m, b->res[1]), s2 = value_index(m, b->res[2]);
+        if (y < 0 || u < 0 || s1 < 0 || s2 < 0 || value_reads(m, y) != 1 || value_reads(m, s1) || value_reads(m, s2)) continue;
+        int n = 0;
+        if (r && value_reads(m, u) == 1 && opgen_step_fuse(c->step, b, r, a))
+            n = 2;
+        else if (opgen_step_fuse(c->step, b, NULL, a))
+            n = 1;
+        k += n;
+    }
+}
+
 /* Each kernel's meta step, in order: dtypes, shapes against the planned outs,
  * Edge rows, the kernel for the dtype; the scratch a run needs. */
-static int32_t check_kernels(mloader *L, opgen_arena *a) {
+static int32_t check_kernels(mloader *L, opgen_arena *a, bool fuse) {
     opgen_method *m = L->m;
     size_t most = 0;
     for (int k = 0; k < m->ncode; k++) {
@@ -871,9 +931,11 @@ static int32_t check_kernels(mloader *L, opgen_arena *a) {
         L->at = ins;
         opgen_error e = {0};
         if (opgen_step_prepare(ins->step, m->values, a, &e)) return lfail(L, e.code, "%s", e.msg);
-        if (ins->step->scratch > most) most = ins->step->scratch;
     }
     L->at = NULL;
+    if (fuse) fuse_convolutions(L, a);
+    for (int k = 0; k < m->ncode; k++)
+        if (m->code[k].step && m->code[k].step->scratch > most) most = m->code[k].step->scratch;
     m->work = opgen_arena_cost(most) + 64;
     for (int i = 0; i < m->ninputs; i++) { /* inputs with nowhere planned, given in another layout */
         const opgen_ivalue *iv = &m->values[m->inputs[i]];
@@ -945,7 +1007,7 @@ int32_t opgen_method_load(const opgen_pte *p, const char *method, const opgen_me
     L.pl = &m->plan;
     if (load_values(&L) || load_io(&L) || scan_moves(&L) || load_delegates(&L) || load_instructions(&L, steps, dargs)) return err->code;
     fold_constant_views(&L);
-    if (check_kernels(&L, a)) return err->code;
+    if (check_kernels(&L, a, !(opt && opt->kernels && opt->kernels->unfused))) return err->code;
     for (int i = 0; i < m->nmoved; i++) m->moved_init[i] = m->values[m->moved[i]];
     uint64_t budget = 1000 * (uint64_t)(m->ncode + 1);
     m->probe = opt->probe, m->probe_user = opt->probe_user;
@@ -1069,7 +1131,7 @@ static int32_t set_input(opgen_method *m, int i, const opgen_ivalue *in, opgen_a
         t->data = opgen_arena_alloc(work, opgen_nbytes(t));
         if (!t->data) return rfail(m, NULL, err, OPGEN_E_NO_MEMORY, "out of memory for input %d (the run takes %zu bytes)", i, m->work);
     }
-    opgen_ctx ctx = {work, err, "input", false, 0, false, -1, NULL, NULL};
+    opgen_ctx ctx = {work, err, "input", false, 0, false, -1, NULL, NULL, NULL};
     return opgen_copy_same(&ctx, t, &in->t);
 }
 

@@ -89,7 +89,7 @@ static void apply_patches(opgen_step *s, const opgen_ivalue *values) {
 }
 
 int32_t opgen_step_call(opgen_step *s, const opgen_ivalue *values, opgen_arena *arena, bool meta, opgen_error *err) {
-    opgen_ctx ctx = {arena, err, s->name, meta, 0, false, s->has_dtype ? (int32_t)s->dtype : -1, s->rng, s->par};
+    opgen_ctx ctx = {arena, err, s->name, meta, 0, false, s->has_dtype ? (int32_t)s->dtype : -1, s->rng, s->par, NULL};
     apply_patches(s, values);
     int32_t st = s->kernel->call(&ctx, s->kernel->fn, s->args);
     if (st && err->code == OPGEN_OK) opgen_fail(err, st, "%s failed (%s)", ctx.op, opgen_status_text(st));
@@ -119,7 +119,7 @@ int32_t opgen_step_run(opgen_step *s, const opgen_ivalue *values, opgen_arena *a
         if (!t->data) return opgen_fail(err, OPGEN_E_NO_MEMORY, "%s: out of memory for a contiguous stand-in of its result", s->name);
     }
     int32_t st = opgen_step_call(s, values, arena, false, err);
-    opgen_ctx ctx = {arena, err, s->name, false, 0, false, -1, NULL, NULL};
+    opgen_ctx ctx = {arena, err, s->name, false, 0, false, -1, NULL, NULL, NULL};
     for (int r = 0; r < n; r++) {
         opgen_tensor standin = *s->res[r];
         *s->res[r] = saved[r];
@@ -304,7 +304,7 @@ static void split_part(void *arg, int part) {
     }
     opgen_arena none; /* split kernels take no arena memory: one that asked would fail, not share */
     opgen_arena_init(&none, NULL, 0);
-    opgen_ctx ctx = {&none, &j->errs[part], s->name, false, 0, false, s->has_dtype ? (int32_t)s->dtype : -1, s->rng, NULL};
+    opgen_ctx ctx = {&none, &j->errs[part], s->name, false, 0, false, s->has_dtype ? (int32_t)s->dtype : -1, s->rng, NULL, NULL};
     j->status[part] = lo < hi ? s->kernel->call(&ctx, s->kernel->fn, args) : OPGEN_OK;
 }
 
@@ -349,6 +349,87 @@ int32_t opgen_step_split_run(opgen_step *s, opgen_arena *arena, opgen_error *err
             return err->code == OPGEN_OK ? opgen_fail(err, j.status[p], "%s failed (%s)", s->name, opgen_status_text(j.status[p])) : j.status[p];
         }
     return OPGEN_OK;
+}
+
+/* ---- a convolution fused with the batch norm and activation after it ---- */
+
+/* The index of kernel argument `name` of step s, or -1. */
+static int arg_named(const opgen_step *s, const char *name) {
+    const opgen_op *kop = &opgen_ops[s->kernel_op];
+    for (int a = 0; a < kop->nargs && a < s->nargs; a++)
+        if (!strcmp(opgen_args[kop->first_arg + (unsigned)a].name, name)) return a;
+    return -1;
+}
+static bool is_opgen(const opgen_step *s, const char *op) { return !strcmp(opgen_ops[s->kernel_op].qualified, op) && !strcmp(s->origin, "opgen") && !s->npatches && !s->relayout; }
+static const opgen_tensor *tensor_arg(const opgen_step *s, const char *name) {
+    int a = arg_named(s, name);
+    return a < 0 || s->args[a].none ? NULL : s->args[a].v.t;
+}
+
+bool opgen_step_fuse(opgen_step *conv, opgen_step *bn, opgen_step *act, opgen_arena *a) {
+    if (!is_opgen(conv, "aten::convolution.out") || !is_opgen(bn, "aten::_native_batch_norm_legit_no_training.out") || conv->fusion || conv->nres != 1 || bn->nres != 3) return false;
+    const opgen_tensor *x = tensor_arg(conv, "input"), *y = conv->res[0];
+    int tr = arg_named(conv, "transposed"), eps = arg_named(bn, "eps");
+    if (!x || (x->dim != 3 && x->dim != 4) || tr < 0 || conv->args[tr].v.b || eps < 0 || tensor_arg(bn, "input") != y) return false;
+    if ((y->dtype != OPGEN_DTYPE_Float && y->dtype != OPGEN_DTYPE_Double) || bn->res[0]->dtype != y->dtype || !tensor_arg(bn, "running_mean") || !tensor_arg(bn, "running_var")) return false;
+    opgen_post_act kind = OPGEN_POST_NONE;
+    if (act) {
+        if (act->nres != 1 || act->res[0]->dtype != y->dtype) return false;
+        if (is_opgen(act, "aten::relu.out") && tensor_arg(act, "self") == bn->res[0])
+            kind = OPGEN_POST_RELU;
+        else if (is_opgen(act, "aten::hardtanh.out") && tensor_arg(act, "self") == bn->res[0])
+            kind = OPGEN_POST_CLAMP;
+        else
+            return false;
+    }
+    opgen_fusion *f = opgen_arena_zalloc(a, sizeof *f);
+    if (!f) return false;
+    f->post = (opgen_post){tensor_arg(bn, "weight"), tensor_arg(bn, "bias"), tensor_arg(bn, "running_mean"), tensor_arg(bn, "running_var"), bn->args[eps].v.f, kind, NULL, NULL, false};
+    if (kind == OPGEN_POST_CLAMP) f->post.lo = &act->args[arg_named(act, "min_val")].v.s, f->post.hi = &act->args[arg_named(act, "max_val")].v.s;
+    f->absorbed[0] = bn, f->absorbed[1] = act, f->nabsorbed = act ? 2 : 1;
+    f->out = act ? act->res[0] : bn->res[0];
+    f->out_arg = arg_named(conv, "out");
+    if (f->out_arg < 0) return false;
+    conv->fusion = f;
+    conv->scratch += 2 * (size_t)y->sizes[1] * (size_t)opgen_dtype_size(y->dtype) + 16; /* the batch norm's factors */
+    return true;
+}
+
+/* The bytes a tensor's elements span (its storage from data, strides >= 0). */
+static bool overlaps(const opgen_tensor *a, const opgen_tensor *b) {
+    if (!a || !b || !a->data || !b->data) return false;
+    size_t na = opgen_nbytes(a) > a->capacity ? opgen_nbytes(a) : a->capacity, nb = opgen_nbytes(b) > b->capacity ? opgen_nbytes(b) : b->capacity;
+    const char *pa = a->data, *pb = b->data;
+    return pa < pb + nb && pb < pa + na;
+}
+
+/* The fused call writes the last absorbed step's result directly, unless its
+ * memory overlaps what the convolution reads (a planner may reuse the input's
+ * bytes for it): then the three steps run as written. */
+int32_t opgen_step_fused_run(opgen_step *s, opgen_arena *arena, opgen_error *err) {
+    opgen_fusion *f = s->fusion;
+    bool clash = overlaps(f->out, f->post.weight) || overlaps(f->out, f->post.bias) || overlaps(f->out, f->post.mean) || overlaps(f->out, f->post.var);
+    for (int a = 0; a < s->nargs && !clash; a++) {
+        const opgen_arg *ka = &opgen_args[opgen_ops[s->kernel_op].first_arg + (unsigned)a];
+        if ((ka->abi == OPGEN_ABI_TENSOR || ka->abi == OPGEN_ABI_OPT_TENSOR) && !(ka->flags & OPGEN_ARG_OUT) && !s->args[a].none) clash = overlaps(f->out, s->args[a].v.t);
+    }
+    opgen_value saved = s->args[f->out_arg];
+    if (!clash) {
+        s->args[f->out_arg].v.t = f->out;
+        f->post.applied = false;
+        opgen_ctx ctx = {arena, err, s->name, false, 0, false, s->has_dtype ? (int32_t)s->dtype : -1, s->rng, s->par, &f->post};
+        int32_t st = s->kernel->call(&ctx, s->kernel->fn, s->args);
+        s->args[f->out_arg] = saved;
+        if (st) return err->code == OPGEN_OK ? opgen_fail(err, st, "%s failed (%s)", s->name, opgen_status_text(st)) : st;
+        if (f->post.applied) {
+            for (int k = 0; k < f->nabsorbed; k++) f->absorbed[k]->absorbed = true;
+            return OPGEN_OK;
+        }
+    }
+    s->fusion = NULL; /* as written */
+    int32_t st = opgen_step_exec(s, NULL, arena, err);
+    s->fusion = f;
+    return st;
 }
 
 /* "dtype;d,i,m" of a tensor, appended to key (ExecuTorch's kernel key entry). */

@@ -41,8 +41,20 @@ typedef struct opgen_step {
     const opgen_parallel *par; /* threads its kernel may use, or NULL */
     bool has_dtype; /* a graph's functional gave a dtype its out= schema lacks */
     uint8_t split;  /* with threads: how its kernel's call may be split into slices (step.c), or 0 */
+    bool absorbed;  /* this run, a fused step before it computed its result: it is skipped once */
     opgen_dtype dtype;
+    struct opgen_fusion *fusion; /* a convolution that also applies the next steps (step.c), or NULL */
 } opgen_step;
+
+/* A convolution step that stores its result through the batch norm (and the
+ * activation) of the steps after it, which then do not run (opgen_step_fuse). */
+typedef struct opgen_fusion {
+    opgen_post post;
+    opgen_step *absorbed[2];
+    int nabsorbed;
+    opgen_tensor *out; /* the last absorbed step's result, which the fused call writes */
+    int out_arg;       /* the convolution's out argument */
+} opgen_fusion;
 
 /* This build's registry was trimmed to a selection (OPGEN_SELECTION names it). */
 bool opgen_selective(void);
@@ -72,10 +84,19 @@ int32_t opgen_step_run(opgen_step *s, const opgen_ivalue *values, opgen_arena *a
  * is patched or stood in for (most steps), else opgen_step_run. Inline: it is
  * most of what an executor adds to a kernel. */
 int32_t opgen_step_split_run(opgen_step *s, opgen_arena *arena, opgen_error *err);
+/* Consecutive steps conv -> bn (-> act, or NULL), where the convolution's result
+ * is read only by the batch norm and the batch norm's results only by the
+ * activation (the executor checks that, and that nothing jumps between them):
+ * records in conv, from a, that its kernel applies the other two (opgen_post),
+ * when the kernels are opgen's and the ops and dtypes allow. */
+bool opgen_step_fuse(opgen_step *conv, opgen_step *bn, opgen_step *act, opgen_arena *a);
+int32_t opgen_step_fused_run(opgen_step *s, opgen_arena *arena, opgen_error *err);
 static inline int32_t opgen_step_exec(opgen_step *s, const opgen_ivalue *values, opgen_arena *arena, opgen_error *err) {
+    if (s->absorbed) return s->absorbed = false, OPGEN_OK;
+    if (s->fusion) return opgen_step_fused_run(s, arena, err);
     if (s->npatches || s->relayout) return opgen_step_run(s, values, arena, err);
     if (s->split) return opgen_step_split_run(s, arena, err);
-    opgen_ctx ctx = {arena, err, s->name, false, 0, false, s->has_dtype ? (int32_t)s->dtype : -1, s->rng, s->par};
+    opgen_ctx ctx = {arena, err, s->name, false, 0, false, s->has_dtype ? (int32_t)s->dtype : -1, s->rng, s->par, NULL};
     int32_t st = s->kernel->call(&ctx, s->kernel->fn, s->args);
     return st && err->code == OPGEN_OK ? opgen_fail(err, st, "%s failed (%s)", s->name, opgen_status_text(st)) : st;
 }

@@ -207,7 +207,7 @@ static void test_dim_order_ops(void) {
     opgen_error err = {0};
     opgen_tensor_shape(&out, OPGEN_DTYPE_Int, 2, sz, &err);
     out.data = o, out.capacity = sizeof o;
-    opgen_ctx ctx = {NULL, &err, "dim_order_ops::_to_dim_order_copy.out", false, 0, false, -1, NULL, NULL};
+    opgen_ctx ctx = {NULL, &err, "dim_order_ops::_to_dim_order_copy.out", false, 0, false, -1, NULL, NULL, NULL};
     CHECK(!opgen_portable__to_dim_order_copy_out(&ctx, &in, false, NULL, &out) && o[0] == 1 && o[1] == -2 && o[5] == 6, "to_dim_order_copy into int32: %s (%d %d)", err.msg, o[0], o[1]);
     int64_t bad_order[2] = {1, 1};
     opgen_int_list l = {bad_order, 2};

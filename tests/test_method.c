@@ -437,17 +437,19 @@ typedef struct corpus_run {
     char msg[1024];
 } corpus_run;
 
-static int32_t corpus_load(corpus_run *c, const char *path) {
+static int32_t corpus_load_with(corpus_run *c, const char *path, const opgen_method_options *opt) {
     size_t n;
     opgen_error err = {0};
     memset(c, 0, sizeof *c);
     opgen_arena_init_growing(&c->a);
     c->bytes = read_all(path, &n);
     int32_t st = !c->bytes ? OPGEN_E_IO : opgen_pte_open(&c->pte, c->bytes, n, path, &err);
-    if (!st) st = opgen_method_load(&c->pte, "forward", NULL, &c->a, &c->m, &err);
+    if (!st) st = opgen_method_load(&c->pte, "forward", opt, &c->a, &c->m, &err);
     if (st) opgen_error_format(&err, c->msg, sizeof c->msg);
     return st;
 }
+
+static int32_t corpus_load(corpus_run *c, const char *path) { return corpus_load_with(c, path, NULL); }
 
 static void corpus_free(corpus_run *c) {
     opgen_arena_release(&c->a);
@@ -460,8 +462,11 @@ static void corpus_free(corpus_run *c) {
 static void exir_program(const char *dir, const char *name, int ncalls, double rtol, double atol) {
     char path[4096];
     snprintf(path, sizeof path, "%s/exir/%s/model.pte", dir, name);
-    corpus_run c;
+    corpus_run c, u; /* u: loaded unfused (opgen_load_options.unfused): the same bytes every call */
+    static const opgen_load_options unfused = {.unfused = true};
+    static const opgen_method_options uopt = {&unfused, NULL, 0, NULL, 0, 0, NULL, NULL};
     CHECK(!corpus_load(&c, path), "%s does not load: %s", name, c.msg);
+    CHECK(!corpus_load_with(&u, path, &uopt), "%s does not load unfused: %s", name, u.msg);
     double worst_abs = 0, worst_rel = 0;
     int calls = 0;
     for (int k = 0; c.m; k++) {
@@ -478,6 +483,11 @@ static void exir_program(const char *dir, const char *name, int ncalls, double r
         if (i < ni) break; /* no call k */
         calls++;
         CHECK(!opgen_method_run(c.m, in, &c.a, out, &err), "%s call %d: %s", name, k, err.msg);
+        opgen_ivalue uout[8];
+        CHECK(!u.m || !opgen_method_run(u.m, in, &u.a, uout, &err), "%s call %d unfused: %s", name, k, err.msg);
+        for (int o = 0; u.m && o < no && !err.code; o++)
+            CHECK(out[o].kind != OPGEN_GV_TENSOR || (opgen_nbytes(&out[o].t) == opgen_nbytes(&uout[o].t) && !memcmp(out[o].t.data, uout[o].t.data, opgen_nbytes(&out[o].t))),
+                  "%s call %d output %d: not the bytes of the unfused run", name, k, o);
         for (int o = 0; o < no && !err.code; o++) {
             opgen_tensor want;
             snprintf(path, sizeof path, "%s/exir/%s/expected/%d_%d.npy", dir, name, k, o);
@@ -495,6 +505,7 @@ static void exir_program(const char *dir, const char *name, int ncalls, double r
                     worst_abs, worst_rel, rtol, atol);
     CHECK(!c.m || calls == ncalls, "%s: %d calls, not %d", name, calls, ncalls);
     corpus_free(&c);
+    corpus_free(&u);
 }
 
 /* add_model (x + c, c a 0-d constant) and module_linear (x * a + b): the

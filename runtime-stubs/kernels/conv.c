@@ -41,6 +41,58 @@ static conv_path path_of(const conv_geom *g, const opgen_tensor *in) {
     return CONV_IM2COL;
 }
 
+/* A fused batch norm and activation (opgen_post) on a finished block of the
+ * output, rows being output channels first + row..: the batch norm kernel's
+ * alpha and beta, then relu's or hardtanh's kernel's expression, so the bytes are
+ * theirs. Called by the GEMM on each tile it finishes, and per depthwise row. */
+typedef struct post_job {
+    const opgen_post *post;
+    int64_t first;
+    const void *ab; /* alpha[O] then beta[O], in the output's type */
+    double lo, hi;
+} post_job;
+#define POST_APPLY(NAME, T)                                                                                                      \
+    OPGEN_DISPATCHED static void NAME(void *user, void *cv, int64_t ldc, int64_t row, int64_t col, int64_t rows, int64_t cols) {  \
+        const post_job *j = user;                                                                                                \
+        const T *ab = j->ab;                                                                                                     \
+        T *c = cv, l = (T)j->lo, h = (T)j->hi;                                                                                   \
+        int64_t O = j->post->var->sizes[0];                                                                                      \
+        opgen_post_act act = j->post->act;                                                                                       \
+        (void)col;                                                                                                               \
+        for (int64_t i = 0; i < rows; i++) {                                                                                     \
+            T alpha = ab[j->first + row + i], beta = ab[O + j->first + row + i], *restrict r = c + i * ldc;                      \
+            if (act == OPGEN_POST_RELU)                                                                                          \
+                for (int64_t k = 0; k < cols; k++) {                                                                             \
+                    T x = r[k] * alpha + beta;                                                                                   \
+                    r[k] = OPGEN_LT0(T, x) ? (T)0 : x;                                                                           \
+                }                                                                                                                \
+            else if (act == OPGEN_POST_CLAMP)                                                                                    \
+                for (int64_t k = 0; k < cols; k++) {                                                                             \
+                    T x = r[k] * alpha + beta;                                                                                   \
+                    r[k] = x != x ? x : (x < l ? l : x) > h ? h : (x < l ? l : x);                                               \
+                }                                                                                                                \
+            else                                                                                                                 \
+                for (int64_t k = 0; k < cols; k++) r[k] = r[k] * alpha + beta;                                                   \
+        }                                                                                                                        \
+    }
+/* Per channel, as _native_batch_norm_legit_no_training's kernel: alpha =
+ * weight / sqrt(var + eps), beta = bias - mean * alpha, in T. */
+#define POST_PARAMS(NAME, T)                                                                                                     \
+    static void NAME(const opgen_post *p, void *abv) {                                                                           \
+        T *ab = abv;                                                                                                             \
+        int64_t O = p->var->sizes[0];                                                                                            \
+        for (int64_t ch = 0; ch < O; ch++) {                                                                                     \
+            T mean = ((const T *)p->mean->data)[ch * p->mean->strides[0]], var = ((const T *)p->var->data)[ch * p->var->strides[0]]; \
+            T invstd = (T)1 / OPGEN_MATH(T, sqrt)(var + (T)p->eps);                                                              \
+            T alpha = p->weight ? invstd * ((const T *)p->weight->data)[ch * p->weight->strides[0]] : invstd;                     \
+            ab[ch] = alpha, ab[O + ch] = (p->bias ? ((const T *)p->bias->data)[ch * p->bias->strides[0]] : (T)0) - mean * alpha;  \
+        }                                                                                                                        \
+    }
+POST_PARAMS(post_params_f32, float)
+POST_PARAMS(post_params_f64, double)
+POST_APPLY(post_f32, float)
+POST_APPLY(post_f64, double)
+
 /* Depthwise: each output channel oc reads input channel oc / (O / C). A plane
  * (image n, channel oc) at a time, a row at a time: the row starts at the bias
  * and adds each tap's run of inputs (the columns whose input lies inside), so
@@ -51,6 +103,7 @@ typedef struct dw_job {
     opgen_tensor *out;
     int64_t planes, lo[16], hi[16]; /* the first 16 taps' column ranges, found once */
     int parts;
+    const post_job *post; /* applied to each row once its taps are in, or NULL */
 } dw_job;
 
 /* The output columns ox whose input column for tap kx lies inside: [lo, hi). */
@@ -93,14 +146,19 @@ static void dw_columns(const conv_geom *g, int64_t kx, int64_t *lo, int64_t *hi)
                             for (int64_t ox = lo; ox < hi; ox++) yr[ox] += wv * row[(ox * g.s[1] + off) * input->strides[3]];    \
                     }                                                                                                            \
                 }                                                                                                                \
+                if (j->post) POST((void *)j->post, yr, g.OW, oc, 0, 1, g.OW);                                                    \
             }                                                                                                                    \
         }                                                                                                                        \
     }
+#define POST post_f32
 DEPTHWISE_PART(depthwise_f32, float)
+#undef POST
+#define POST post_f64
 DEPTHWISE_PART(depthwise_f64, double)
+#undef POST
 
-static void depthwise(opgen_ctx *ctx, const conv_geom *g, const opgen_tensor *input, const opgen_tensor *weight, const opgen_tensor *bias, opgen_tensor *out) {
-    dw_job j = {g, input, weight, bias, out, g->N * g->O, {0}, {0}, 1};
+static void depthwise(opgen_ctx *ctx, const conv_geom *g, const opgen_tensor *input, const opgen_tensor *weight, const opgen_tensor *bias, const post_job *post, opgen_tensor *out) {
+    dw_job j = {g, input, weight, bias, out, g->N * g->O, {0}, {0}, 1, post};
     for (int64_t kx = 0; kx < g->KW && kx < 16; kx++) dw_columns(g, kx, &j.lo[kx], &j.hi[kx]);
     /* threads past ~32K multiply-adds a part; each part a run of whole planes */
     j.parts = opgen_parallel_parts_for(ctx->par, (double)g->N * (double)g->O * (double)(g->OH * g->OW * g->KH * g->KW), 65536.0);
@@ -180,10 +238,20 @@ static int32_t conv2d(opgen_ctx *ctx, uint32_t mask, const opgen_tensor *input, 
     if ((path != CONV_DEPTHWISE && !gs) || (path == CONV_IM2COL && !col) || !wc.data) return OPGEN_FAIL(ctx, OPGEN_E_NO_MEMORY, "%s: out of memory", ctx->op);
     if (!flat && opgen_copy(ctx, &wc, weight)) return ctx->err->code;
     weight = &wc;
+    /* a fused batch norm and activation (opgen_post): its per-channel factors once */
+    const opgen_post *post = ctx->post;
+    post_job pj0 = {post, 0, NULL, 0, 0};
+    if (post) {
+        void *ab = opgen_scratch(ctx, 2 * (size_t)g.O * es);
+        if (!ab) return OPGEN_FAIL(ctx, OPGEN_E_NO_MEMORY, "%s: out of memory", ctx->op);
+        (es == 8 ? post_params_f64 : post_params_f32)(post, ab);
+        pj0.ab = ab;
+        pj0.lo = post->lo ? opgen_scalar_f64(post->lo) : 0, pj0.hi = post->hi ? opgen_scalar_f64(post->hi) : 0;
+    }
     OPGEN_FLOAT_SWITCH(mask, input->dtype, ctx, T, {
         {
             if (path == CONV_DEPTHWISE) {
-                depthwise(ctx, &g, input, weight, bias, out);
+                depthwise(ctx, &g, input, weight, bias, post ? &pj0 : NULL, out);
             } else {
                 for (int64_t n = 0; n < g.N; n++)
                     for (int64_t gi = 0; gi < g.groups; gi++) {
@@ -199,12 +267,16 @@ static int32_t conv2d(opgen_ctx *ctx, uint32_t mask, const opgen_tensor *input, 
                         }
                         /* the weight of the group as a matrix [og, Cg*KH*KW]: rows weight->strides[0] apart */
                         const T *w = (const T *)weight->data + gi * og * weight->strides[0];
+                        post_job pj = pj0;
+                        pj.first = gi * og;
+                        opgen_gemm_epilogue epi = {_Generic((T)0, float: post_f32, default: post_f64), &pj};
                         _Generic((T)0, float: opgen_gemm_f32, default: opgen_gemm_f64)(ctx->par, og, hw, ck, (T)1, (const void *)w, weight->strides[0], weight->strides[3], (const void *)b, rsb, csb,
-                                                                                      bias ? (T)1 : (T)0, (void *)y, hw, gs);
+                                                                                      bias ? (T)1 : (T)0, (void *)y, hw, gs, ctx->post ? &epi : NULL);
                     }
             }
         }
     })
+    if (ctx->post) ctx->post->applied = true;
     return OPGEN_OK;
 }
 

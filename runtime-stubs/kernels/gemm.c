@@ -188,6 +188,7 @@ GEMV(gemv_f64_avx2, double, TARGET_AVX2)
         const T *a, *b;                                                                                                \
         T *c;                                                                                                          \
         char *scratch;                                                                                                 \
+        const opgen_gemm_epilogue *epi;                                                                                \
         size_t per;                                                                                                    \
         bool by_rows, direct_b;                                                                                        \
     } NAME##_job;                                                                                                      \
@@ -242,9 +243,13 @@ GEMV(gemv_f64_avx2, double, TARGET_AVX2)
                                 for (int64_t i = 0; i < s.mr; i++) *r++ = ir + i < mc ? ap[i * rsa + p * csa] : (T)0;  \
                     }                                                                                                  \
                     for (int64_t jr = 0; jr < nc; jr += s.nr)                                                          \
-                        for (int64_t ir = 0; ir < mc; ir += s.mr)                                                      \
+                        for (int64_t ir = 0; ir < mc; ir += s.mr) {                                                    \
+                            T *ct = c + (i0 + ir) * ldc + j0 + jr;                                                     \
                             micro(kc, pa + ir * kc, direct && jr + s.nr <= nc ? bp + jr : pb + jr * kc, direct && jr + s.nr <= nc ? rsb : s.nr, \
-                                  c + (i0 + ir) * ldc + j0 + jr, ldc, min64(s.mr, mc - ir), min64(s.nr, nc - jr), alpha, be);   \
+                                  ct, ldc, min64(s.mr, mc - ir), min64(s.nr, nc - jr), alpha, be);                     \
+                            if (jb->epi && p0 + kc == k) /* the tile is finished */                                   \
+                                jb->epi->fn(jb->epi->user, ct, ldc, i0m + i0 + ir, j0n + j0 + jr, min64(s.mr, mc - ir), min64(s.nr, nc - jr)); \
+                        }                                                                                              \
                 }                                                                                                      \
             }                                                                                                          \
         }                                                                                                              \
@@ -254,23 +259,25 @@ GEMV(gemv_f64_avx2, double, TARGET_AVX2)
         int64_t total = jb->by_rows ? jb->m : jb->n, lo = min64(total, part * jb->step), hi = min64(total, lo + jb->step); \
         if (lo >= hi) return;                                                                                          \
         void *scratch = jb->scratch + (size_t)part * jb->per;                                                          \
-        if (jb->m == 1) /* one row: the columns' dot products or row sums, unpacked */                                  \
+        if (jb->m == 1) { /* one row: the columns' dot products or row sums, unpacked */                                \
             GEMV_OF(T, best_variant())(hi - lo, jb->k, jb->alpha, jb->a, jb->csa, jb->b + lo * jb->csb, jb->rsb, jb->csb, jb->beta, jb->c + lo); \
-        else if (jb->by_rows)                                                                                          \
+            if (jb->epi) jb->epi->fn(jb->epi->user, jb->c + lo, jb->ldc, 0, lo, 1, hi - lo);                          \
+        } else if (jb->by_rows)                                                                                          \
             NAME##_block(jb, lo, hi - lo, 0, jb->n, scratch);                                                          \
         else                                                                                                           \
             NAME##_block(jb, 0, jb->m, lo, hi - lo, scratch);                                                          \
     }                                                                                                                  \
     void NAME(const opgen_parallel *par, int64_t m, int64_t n, int64_t k, T alpha, const T *a, int64_t rsa, int64_t csa, const T *b, int64_t rsb, \
-              int64_t csb, T beta, T *c, int64_t ldc, void *scratch) {                                                 \
+              int64_t csb, T beta, T *c, int64_t ldc, void *scratch, const opgen_gemm_epilogue *epi) {                 \
         if (m <= 0 || n <= 0) return;                                                                                  \
         if (k <= 0) { /* no products: C = beta * C */                                                                  \
             for (int64_t i = 0; i < m; i++)                                                                            \
                 for (int64_t j = 0; j < n; j++) c[i * ldc + j] = beta == 0 ? (T)0 : beta * c[i * ldc + j];             \
+            if (epi) epi->fn(epi->user, c, ldc, 0, 0, m, n);                                                           \
             return;                                                                                                    \
         }                                                                                                              \
         int parts = worth_splitting(par, m, n, k) ? opgen_parallel_parts(par) : 1;                                     \
-        NAME##_job jb = {m, n, k, rsa, csa, rsb, csb, ldc, 0, alpha, beta, a, b, c, scratch, 0, false, false};\
+        NAME##_job jb = {m, n, k, rsa, csa, rsb, csb, ldc, 0, alpha, beta, a, b, c, scratch, epi, 0, false, false};\
         /* B read in place pays when a panel serves few rows of A (packing it would   \
          * cost as much as using it) and its rows are not a multiple of 4 KiB apart   \
          * (they would fall into the same cache sets) */                              \

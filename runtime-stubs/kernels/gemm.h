@@ -11,15 +11,24 @@
  * opgen_gemm_scratch() bytes from the call's arena (opgen_scratch), so a run can
  * be planned in advance. With par (opgen/parallel.h), C's rows or columns are
  * split across its threads (each element computed as on one thread), and the
- * scratch holds a slice per part. */
+ * scratch holds a slice per part. With epi, every block of C is handed to it once
+ * finished (see opgen_gemm_epilogue). */
 #ifndef OPGEN_GEMM_H
 #define OPGEN_GEMM_H
 #include "opgen/parallel.h"
 #include "opgen/rt.h"
 
+/* Work on finished blocks of C while they are in cache (a convolution's batch
+ * norm and activation): fn(user, c, ldc, row, col, rows, cols) once for every
+ * block of C, after its last product, c pointing at C[row][col]. */
+typedef struct opgen_gemm_epilogue {
+    void (*fn)(void *user, void *c, int64_t ldc, int64_t row, int64_t col, int64_t rows, int64_t cols);
+    void *user;
+} opgen_gemm_epilogue;
+
 size_t opgen_gemm_scratch(opgen_dtype dtype, const opgen_parallel *par, int64_t m, int64_t n, int64_t k);
 void opgen_gemm_f32(const opgen_parallel *par, int64_t m, int64_t n, int64_t k, float alpha, const float *a, int64_t rsa, int64_t csa, const float *b, int64_t rsb, int64_t csb, float beta, float *c,
-                    int64_t ldc, void *scratch);
+                    int64_t ldc, void *scratch, const opgen_gemm_epilogue *epi);
 void opgen_gemm_f64(const opgen_parallel *par, int64_t m, int64_t n, int64_t k, double alpha, const double *a, int64_t rsa, int64_t csa, const double *b, int64_t rsb, int64_t csb, double beta,
-                    double *c, int64_t ldc, void *scratch);
+                    double *c, int64_t ldc, void *scratch, const opgen_gemm_epilogue *epi);
 #endif

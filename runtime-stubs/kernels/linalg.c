@@ -48,7 +48,7 @@ OPGEN_SPECIALIZED int32_t matmul(opgen_ctx *ctx, uint32_t mask, const opgen_tens
                 const T *pa = (const T *)a->data + (batched ? b * a->strides[0] : 0), *pm = (const T *)m->data + (batched ? b * m->strides[0] : 0);
                 T *po = (T *)out->data + b * N * M;
                 _Generic((T)0, float: opgen_gemm_f32, default: opgen_gemm_f64)(ctx->par, N, M, K, al, (const void *)pa, a->strides[d], a->strides[d + 1], (const void *)pm, m->strides[d],
-                                                                              m->strides[d + 1], be, (void *)po, M, scratch);
+                                                                              m->strides[d + 1], be, (void *)po, M, scratch, NULL);
             }
         }
     })

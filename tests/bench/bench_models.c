@@ -187,8 +187,12 @@ static void fill(opgen_tensor *t, init_kind kind) {
         p[i] = kind == CONV_W || kind == FC_W ? uniform(-he, he) : kind == BN_W || kind == BN_VAR ? uniform(0.5f, 1.5f) : kind == X_INPUT ? uniform(-1, 1) : uniform(-0.2f, 0.2f);
 }
 
-/* One graph model: loaded once per thread count, median latency, outputs compared. */
-static int graph_model(const char *name, char *(*make)(builder *), int threads, double sgemm_gflops, double goal) {
+static double sgemm_256_once(void);
+
+/* One graph model, loaded once on one thread and once on THREADS, run in
+ * alternation with OpenBLAS sgemm 256^3 (round r: sgemm, one thread, threads), so
+ * the machine's drift touches all three alike; medians, outputs compared. */
+static int graph_model(const char *name, char *(*make)(builder *), int threads, bool with_sgemm, double goal) {
     const char *only = getenv("OPGEN_BENCH_ONLY");
     if (only && *only && strcmp(only, name)) return 0;
     static builder b;
@@ -205,50 +209,56 @@ static int graph_model(const char *name, char *(*make)(builder *), int threads, 
         if (opgen_tensor_alloc(&in[i].t, v->dtype, v->dim, v->sizes, &a, &err)) return fail(&err);
         fill(&in[i].t, b.kinds[i]);
     }
-    double ms[2] = {0, 0};
+    int npass = threads > 1 ? 2 : 1;
+    opgen_program *p[2];
+    opgen_arena work[2];
+    void *pool[2] = {NULL, NULL};
+    for (int k = 0; k < npass; k++) {
+        opgen_load_options lo = {0};
+#ifdef OPGEN_HAVE_POOL
+        pool[k] = k ? opgen_pool_create(threads) : NULL;
+        lo.parallel = opgen_pool_parallel(pool[k]);
+#else
+        if (k) npass = 1;
+#endif
+        if (opgen_program_load_with(&g, &a, &lo, &p[k], &err)) return fail(&err);
+        opgen_arena_init_growing(&work[k]);
+    }
+    double t[2][64], sg[64];
     void *first = NULL;
     size_t out_bytes = 0;
     int status = 0;
-    for (int pass = 0; pass < 2; pass++) {
-        int n = pass ? threads : 1;
-        if (pass && n < 2) break;
-        opgen_load_options lo = {0};
-#ifdef OPGEN_HAVE_POOL
-        opgen_pool *pool = n > 1 ? opgen_pool_create(n) : NULL;
-        lo.parallel = opgen_pool_parallel(pool);
-#else
-        if (n > 1) break;
-#endif
-        opgen_program *p;
-        if (opgen_program_load_with(&g, &a, &lo, &p, &err)) return fail(&err);
-        opgen_arena work;
-        opgen_arena_init_growing(&work);
-        opgen_ivalue out;
-        double t[64];
-        for (int r = -1; r < runs; r++) {
-            opgen_arena_mark m = opgen_arena_save(&work);
+    for (int r = -1; r < runs; r++) {
+        double rate = with_sgemm ? sgemm_256_once() : 0;
+        if (r >= 0) sg[r] = rate;
+        for (int k = 0; k < npass; k++) {
+            opgen_arena_mark m = opgen_arena_save(&work[k]);
+            opgen_ivalue out;
             double s = now_ms();
-            if (opgen_program_run(p, in, &work, &out, &err)) return fail(&err);
-            if (r >= 0) t[r] = now_ms() - s;
-            if (r == runs - 1) {
-                size_t nb = opgen_nbytes(&out.t);
-                if (!first) first = malloc(nb), memcpy(first, out.t.data, nb), out_bytes = nb;
-                else if (nb != out_bytes || memcmp(first, out.t.data, nb)) status = 1;
-            }
-            opgen_arena_restore(&work, m);
+            if (opgen_program_run(p[k], in, &work[k], &out, &err)) return fail(&err);
+            if (r >= 0) t[k][r] = now_ms() - s;
+            size_t nb = opgen_nbytes(&out.t);
+            if (!first) first = malloc(nb), memcpy(first, out.t.data, nb), out_bytes = nb;
+            else if (nb != out_bytes || memcmp(first, out.t.data, nb)) status = 1;
+            opgen_arena_restore(&work[k], m);
         }
-        ms[pass] = median(t, runs);
-        opgen_arena_release(&work);
-#ifdef OPGEN_HAVE_POOL
-        opgen_pool_destroy(pool);
-#endif
     }
-    double gf = 2 * b.macs / 1e6 / ms[0];
-    printf("| %s, 1x3x224x224 (%.2f GMAC) | %.1f ms | %.1f GFLOP/s |", name, b.macs / 1e9, ms[0], gf);
-    if (sgemm_gflops > 0) printf(" %.0f%% (goal >= %.0f%%) |", 100 * gf / sgemm_gflops, 100 * goal);
-    else printf(" |");
-    if (ms[1] > 0) printf(" %.1f ms on %d threads, %.2fx; %s |\n", ms[1], threads, ms[1] / ms[0], status ? "OUTPUTS DIFFER" : "same bytes");
-    else printf(" |\n");
+    double ms = median(t[0], runs), gf = 2 * b.macs / 1e6 / ms;
+    printf("| %s, 1x3x224x224 (%.2f GMAC) | %.1f ms | %.1f GFLOP/s |", name, b.macs / 1e9, ms, gf);
+    if (with_sgemm && sg[0] > 0) {
+        double s = median(sg, runs);
+        printf(" %.0f%% of %.1f GFLOP/s (goal >= %.0f%%) |", 100 * gf / s, s, 100 * goal);
+    } else
+        printf(" |");
+    if (npass > 1) {
+        double m2 = median(t[1], runs);
+        printf(" %.1f ms on %d threads, %.2fx; %s |\n", m2, threads, m2 / ms, status ? "OUTPUTS DIFFER" : "same bytes");
+    } else
+        printf(" |\n");
+    for (int k = 0; k < npass; k++) opgen_arena_release(&work[k]);
+#ifdef OPGEN_HAVE_POOL
+    for (int k = 0; k < 2; k++) opgen_pool_destroy(pool[k]);
+#endif
     free(first), free(in), free(text);
     opgen_arena_release(&a);
     return status;
@@ -346,19 +356,18 @@ static double bandwidth(void) {
     return (double)(n * sizeof(float)) / 1e6 / median(t, runs);
 }
 
-static double sgemm_256(void) {
+/* OpenBLAS sgemm 256^3 on one thread: GFLOP/s of 8 calls (0 without OpenBLAS). */
+static double sgemm_256_once(void) {
 #ifdef HAVE_OPENBLAS
-    int n = 256;
-    float *a = malloc(sizeof(float) * 3 * 65536), *bm = a + 65536, *c = bm + 65536;
-    for (int i = 0; i < 2 * 65536; i++) a[i] = (float)(i % 23 - 11) / 8.0f;
-    double t[64];
-    for (int r = -3; r < runs; r++) {
-        double s = now_ms();
-        for (int k = 0; k < 8; k++) cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, n, n, 1, a, n, bm, n, 0, c, n);
-        if (r >= 0) t[r] = (now_ms() - s) / 8;
+    enum { N = 256 };
+    static float *a;
+    if (!a) {
+        a = malloc(sizeof(float) * 3 * N * N);
+        for (int i = 0; i < 2 * N * N; i++) a[i] = (float)(i % 23 - 11) / 8.0f;
     }
-    free(a);
-    return 2.0 * n * n * n / 1e6 / median(t, runs);
+    double s = now_ms();
+    for (int k = 0; k < 8; k++) cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, N, N, N, 1, a, N, a + N * N, N, 0, a + 2 * N * N, N);
+    return 8 * 2.0 * N * N * N / 1e6 / (now_ms() - s);
 #else
     return 0;
 #endif
@@ -374,9 +383,11 @@ int main(int argc, char **argv) {
 #endif
     const char *only = getenv("OPGEN_BENCH_ONLY");
     bool all = !only || !*only;
-    double sg = all ? sgemm_256() : 0, gbs = all ? bandwidth() : 0;
+    for (int w = 0; w < 3; w++) sgemm_256_once(); /* warm */
+    double gbs = all ? bandwidth() : 0;
+    bool sg = sgemm_256_once() > 0;
     printf("whole models, medians of %d runs (%s)\n\n", runs, __VERSION__);
-    if (sg > 0) printf("OpenBLAS (core %s) sgemm 256^3, one thread: %.1f GFLOP/s\n", core, sg);
+    if (sg) printf("OpenBLAS (core %s) sgemm 256^3 on one thread runs before each model run; its median beside the model's\n", core);
     printf("memory bandwidth, one thread reading 512 MiB: %.1f GB/s\n\n", gbs);
     printf("| model | opgen, one thread | FLOP rate | of sgemm 256^3 | threads |\n|---|---|---|---|---|\n");
     int status = graph_model("ResNet-18", resnet18, threads, sg, 0.85) | graph_model("MobileNetV2", mobilenet_v2, threads, sg, 0.40);

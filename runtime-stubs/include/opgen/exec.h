@@ -49,6 +49,10 @@ typedef struct opgen_load_options {
     /* Threads kernels may split their work across (opgen/parallel.h; opgen/pool.h
      * makes one), or NULL: one thread. Results are the same either way. */
     const opgen_parallel *parallel;
+    /* Run every op as its own kernel call: no convolution stores its result
+     * through the batch norm and activation after it (the fusion changes no byte
+     * of a result; this is for checking that, and for profiles per op). */
+    bool unfused;
 } opgen_load_options;
 /* For each step of a loaded program: its node and the kernel chosen for it (its
  * C name) with where it comes from (a backend's name, or "opgen"). */

@@ -15,6 +15,22 @@
 extern "C" {
 #endif
 
+/* What an executor asks a kernel to apply to its result as it stores it, where
+ * the program allows (a convolution whose result only a batch norm reads, whose
+ * result only an activation reads: fused at load): per channel c,
+ * out = act(out * alpha[c] + beta[c]), alpha and beta as the batch norm kernel
+ * computes them, act as relu's or hardtanh's kernel does, so the result is the
+ * same bytes as the three kernels'. A kernel that applies it sets applied; one
+ * that cannot (or does not know it) leaves it, and the executor runs the ops. */
+typedef enum { OPGEN_POST_NONE, OPGEN_POST_RELU, OPGEN_POST_CLAMP } opgen_post_act;
+typedef struct opgen_post {
+    const opgen_tensor *weight, *bias, *mean, *var; /* the batch norm's (weight, bias may be NULL) */
+    double eps;
+    opgen_post_act act;
+    const opgen_scalar *lo, *hi; /* OPGEN_POST_CLAMP's bounds */
+    bool applied;
+} opgen_post;
+
 /* The context of one kernel call. In meta mode (program load) a kernel checks its
  * inputs, sets its outputs' dtypes and shapes through opgen_out, and returns;
  * tensors then carry no data. */
@@ -39,6 +55,8 @@ struct opgen_ctx {
     uint64_t *rng;
     /* Threads the kernel may split its work across (opgen/parallel.h), or NULL. */
     const opgen_parallel *par;
+    /* What to apply to the result as it is stored (see opgen_post), or NULL. */
+    opgen_post *post;
 };
 
 /* The next 64 random bits of the program's generator: SplitMix64 over a
