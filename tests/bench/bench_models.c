@@ -384,7 +384,8 @@ int main(int argc, char **argv) {
     const char *only = getenv("OPGEN_BENCH_ONLY");
     bool all = !only || !*only;
     for (int w = 0; w < 3; w++) sgemm_256_once(); /* warm */
-    double gbs = all ? bandwidth() : 0;
+    const char *extra = getenv("OPGEN_BENCH_LLAMA");
+    double gbs = all || (extra && *extra) ? bandwidth() : 0;
     bool sg = sgemm_256_once() > 0;
     printf("whole models, medians of %d runs (%s)\n\n", runs, __VERSION__);
     if (sg) printf("OpenBLAS (core %s) sgemm 256^3 on one thread runs before each model run; its median beside the model's\n", core);
@@ -401,7 +402,6 @@ int main(int argc, char **argv) {
         } else
             printf("SKIP small_cnn and llama_bench: no corpus at %s\n", corpus);
     }
-    const char *extra = getenv("OPGEN_BENCH_LLAMA");
     if (extra && *extra) status |= llama(extra, extra, gbs);
     return status;
 }

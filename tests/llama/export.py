@@ -6,6 +6,9 @@
 # 2.14.1, ExecuTorch cff6f4dd under /et):
 #     python3 tests/llama/export.py export   # writes tests/llama/*/
 #     python3 tests/llama/export.py bench CORPUS   # eager decode timing, 1 and 2 threads
+#     python3 tests/llama/export.py large DIR      # DIR/stories15m.pte, DIR/stories110m.pte (not
+#         committed: 60 and 440 MB) at those models' shapes, seeded weights, and eager
+#         decode timing; tests/bench/README.md times opgen on them (OPGEN_BENCH_LLAMA)
 import json, os, sys, time
 sys.path.insert(0, "/et/src")
 import torch
@@ -94,6 +97,33 @@ def bench(corpus):
         print("eager PyTorch %s, %d thread%s: llama_bench decode step median %.3f ms (%.1f tokens/s), fastest %.3f ms" % (torch.__version__, threads, "s" if threads > 1 else "", med, 1e3 / med, times[0]))
 
 
+def large(out):
+    """Decode programs at the shapes of the stories15M and stories110M llamas (Karpathy's
+    llama2.c checkpoints, as ExecuTorch's llama example runs them): weights past the caches."""
+    os.makedirs(out, exist_ok=True)
+    shapes = {"stories15m": {"dim": 288, "n_layers": 6, "n_heads": 6, "n_kv_heads": 6, "vocab_size": 32000, "hidden_dim": 768, "max_seq_len": 256, "seed": 15},
+              "stories110m": {"dim": 768, "n_layers": 12, "n_heads": 12, "n_kv_heads": 12, "vocab_size": 32000, "hidden_dim": 2048, "max_seq_len": 256, "seed": 110}}
+    for name, cfg in shapes.items():
+        with torch.no_grad():
+            m = build(cfg)
+            ep = torch.export.export(m, (torch.tensor([[1]], dtype=torch.long), {"input_pos": torch.tensor([0], dtype=torch.long)}))
+            prog = exir.to_edge(ep, compile_config=EdgeCompileConfig(_check_ir_validity=False)).to_executorch()
+            path = os.path.join(out, name + ".pte")
+            with open(path, "wb") as f:
+                f.write(prog.buffer)
+            params = sum(p.numel() for p in m.parameters())
+            for threads in (1, 2):
+                torch.set_num_threads(threads)
+                m = build(cfg)
+                for pos in range(2):
+                    step(m, 1, pos)
+                times = []
+                for pos in range(2, 34):
+                    t0 = time.perf_counter(); step(m, 7, pos); times.append((time.perf_counter() - t0) * 1e3)
+                times.sort()
+                print("%s: %d parameters, %s %d bytes; eager PyTorch %s, %d thread%s: decode step median %.3f ms" % (name, params, path, os.path.getsize(path), torch.__version__, threads, "s" if threads > 1 else "", times[len(times) // 2]))
+
+
 if __name__ == "__main__":
     if sys.argv[1] == "export":
         check_corpus(sys.argv[2] if len(sys.argv) > 2 else "/shared/corpus", "llama_decode", {"dim": 48, "n_layers": 1, "n_heads": 4, "n_kv_heads": 4, "vocab_size": 128, "hidden_dim": 96, "max_seq_len": 16, "seed": 11})
@@ -101,5 +131,7 @@ if __name__ == "__main__":
         export("gqa_2layer", {"dim": 64, "n_layers": 2, "n_heads": 8, "n_kv_heads": 2, "vocab_size": 200, "hidden_dim": 176, "max_seq_len": 32, "seed": 23}, [5, 199, 42], 20)
         # three layers, two query heads per key/value head, odd sizes
         export("wide_3layer", {"dim": 72, "n_layers": 3, "n_heads": 6, "n_kv_heads": 3, "vocab_size": 301, "hidden_dim": 160, "max_seq_len": 24, "seed": 7}, [300, 0, 17], 16)
+    elif sys.argv[1] == "large":
+        large(sys.argv[2])
     else:
         bench(sys.argv[2])
