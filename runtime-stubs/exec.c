@@ -461,9 +461,11 @@ static void fuse(opgen_program *p, opgen_arena *a) {
         gstep *c = &p->steps[n], *b = &p->steps[n + 1], *r = n + 2 < p->nsteps ? &p->steps[n + 2] : NULL;
         if (c->dynamic || b->dynamic || c->nresults != 1 || b->nresults != 3 || uses[c->results[0]] != 1 || uses[b->results[1]] || uses[b->results[2]]) continue;
         bool with_act = r && !r->dynamic && uses[b->results[0]] == 1;
-        if (with_act && opgen_step_fuse(&c->s, &b->s, &r->s, a))
+        opgen_fusion *slot = strcmp(opgen_ops[c->s.kernel_op].qualified, "aten::convolution.out") ? NULL : opgen_arena_zalloc(a, sizeof *slot);
+        if (!slot) continue;
+        if (with_act && opgen_step_fuse(&c->s, &b->s, &r->s, slot))
             c->fused = 2;
-        else if (opgen_step_fuse(&c->s, &b->s, NULL, a))
+        else if (opgen_step_fuse(&c->s, &b->s, NULL, slot))
             c->fused = 1;
         if (c->s.scratch > p->scratch) p->scratch = c->s.scratch;
         n += c->fused;

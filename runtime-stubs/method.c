@@ -65,7 +65,7 @@ enum { V_DYNAMIC = 128 };
 
 /* What a method holds, counted before anything is allocated. */
 typedef struct counts {
-    uint32_t nvalues, ninstr, nchains, nkernels, ndelegates, ninputs, noutputs, nmoves;
+    uint32_t nvalues, ninstr, nchains, nkernels, ndelegates, ninputs, noutputs, nmoves, nconvs;
     size_t nargs, npatches, nres, ncands, list_bytes, ndargs;
     int nbuffers;
     size_t planned;
@@ -78,6 +78,8 @@ typedef struct mloader {
     opgen_method *m;
     opgen_error *err;
     /* pools the kernel calls take their arrays from (sized by counts) */
+    opgen_fusion *fusions; /* one per convolution */
+    int nfusions;
     opgen_value *args;
     opgen_patch *patches;
     opgen_tensor **res;
@@ -170,6 +172,7 @@ static int32_t count_kernel_call(const opgen_pte *p, const opgen_pte_plan *pl, c
     if (kernel_op(p, pl, at, in->a, &kid, &q, err)) return err->code;
     const opgen_op *kop = &opgen_ops[kid];
     c->nkernels++;
+    c->nconvs += !strcmp(q, "aten::convolution.out"); /* each may fuse what follows it (opgen_fusion) */
     c->nargs += (size_t)kop->nargs + (opgen_is_scalar_op(kid) ? kop->nrets : 0) + 1;
     c->npatches += (size_t)kop->nargs + 1;
     c->ncands += (size_t)opgen_step_ncandidates(kid, opt->kernels);
@@ -260,7 +263,8 @@ static int32_t count_method(const opgen_pte *p, const opgen_pte_plan *pl, const 
     X(sizeof(opgen_candidate) * (c)->ncands)                         \
     X((c)->list_bytes)                                               \
     X(sizeof(opgen_ivalue *) * (c)->ndargs)                          \
-    X(sizeof(opgen_tensor) * (c)->ninputs)
+    X(sizeof(opgen_tensor) * (c)->ninputs)                           \
+    X(sizeof(opgen_fusion) * (c)->nconvs)
 
 static size_t load_bytes(const counts *c, const opgen_pte *p, const opgen_pte_plan *pl, bool buffers_given) {
     size_t n = 0;
@@ -902,7 +906,7 @@ static bool plain_kernel(const opgen_method *m, int k) {
 /* Convolution -> batch norm (-> relu or hardtanh) instructions whose
  * intermediate results nothing else reads: the convolution's kernel computes the
  * chain (opgen_step_fuse), the others are skipped while it does. */
-static void fuse_convolutions(mloader *L, opgen_arena *a) {
+static void fuse_convolutions(mloader *L) {
     opgen_method *m = L->m;
     for (int k = 0; k + 1 < m->ncode; k++) {
         instr *c = &m->code[k];
@@ -912,10 +916,12 @@ static void fuse_convolutions(mloader *L, opgen_arena *a) {
         int y = value_index(m, c->step->res[0]), u = value_index(m, b->res[0]), s1 = value_index(m, b->res[1]), s2 = value_index(m, b->res[2]);
         if (y < 0 || u < 0 || s1 < 0 || s2 < 0 || value_reads(m, y) != 1 || value_reads(m, s1) || value_reads(m, s2)) continue;
         int n = 0;
-        if (r && value_reads(m, u) == 1 && opgen_step_fuse(c->step, b, r, a))
+        opgen_fusion *slot = &L->fusions[L->nfusions];
+        if (r && value_reads(m, u) == 1 && opgen_step_fuse(c->step, b, r, slot))
             n = 2;
-        else if (opgen_step_fuse(c->step, b, NULL, a))
+        else if (opgen_step_fuse(c->step, b, NULL, slot))
             n = 1;
+        L->nfusions += n > 0;
         k += n;
     }
 }
@@ -933,7 +939,7 @@ static int32_t check_kernels(mloader *L, opgen_arena *a, bool fuse) {
         if (opgen_step_prepare(ins->step, m->values, a, &e)) return lfail(L, e.code, "%s", e.msg);
     }
     L->at = NULL;
-    if (fuse) fuse_convolutions(L, a);
+    if (fuse) fuse_convolutions(L);
     for (int k = 0; k < m->ncode; k++)
         if (m->code[k].step && m->code[k].step->scratch > most) most = m->code[k].step->scratch;
     m->work = opgen_arena_cost(most) + 64;
@@ -948,7 +954,7 @@ static int32_t check_kernels(mloader *L, opgen_arena *a, bool fuse) {
 
 /* The method's arrays, from one sequence of arena allocations (METHOD_ARRAYS). */
 static int32_t take_arrays(opgen_method **out, const counts *c, opgen_arena *a, mloader *L, opgen_step **steps, opgen_ivalue ***dargs, opgen_error *err) {
-    void *blk[24];
+    void *blk[26];
     int nb = 0;
     bool ok = true;
 #define TAKE(bytes)                                                     \
@@ -968,6 +974,7 @@ static int32_t take_arrays(opgen_method **out, const counts *c, opgen_arena *a, 
     L->args = blk[14], L->patches = blk[15], L->res = blk[16], L->cands = blk[17], L->lists = blk[18];
     *dargs = blk[19];
     m->bounds = blk[20];
+    L->fusions = blk[21];
     m->nvalues = (int)c->nvalues;
     m->nchains = (int)c->nchains;
     m->nbuffers = c->nbuffers;
@@ -995,7 +1002,7 @@ int32_t opgen_method_load(const opgen_pte *p, const char *method, const opgen_me
     counts c;
     if (!opt) opt = &no_options;
     if (opgen_pte_plan_find(p, method, &pl, err) || count_method(p, &pl, opt, &c, err)) return err->code;
-    mloader L = {p, &pl, opt, NULL, err, NULL, NULL, NULL, NULL, NULL, 0, NULL};
+    mloader L = {p, &pl, opt, NULL, err, NULL, 0, NULL, NULL, NULL, NULL, NULL, 0, NULL};
     opgen_step *steps = NULL;
     opgen_ivalue **dargs = NULL;
     if (take_arrays(&L.m, &c, a, &L, &steps, &dargs, err) || take_buffers(&L, a)) return err->code;

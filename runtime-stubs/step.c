@@ -366,7 +366,7 @@ static const opgen_tensor *tensor_arg(const opgen_step *s, const char *name) {
     return a < 0 || s->args[a].none ? NULL : s->args[a].v.t;
 }
 
-bool opgen_step_fuse(opgen_step *conv, opgen_step *bn, opgen_step *act, opgen_arena *a) {
+bool opgen_step_fuse(opgen_step *conv, opgen_step *bn, opgen_step *act, opgen_fusion *f) {
     if (!is_opgen(conv, "aten::convolution.out") || !is_opgen(bn, "aten::_native_batch_norm_legit_no_training.out") || conv->fusion || conv->nres != 1 || bn->nres != 3) return false;
     const opgen_tensor *x = tensor_arg(conv, "input"), *y = conv->res[0];
     int tr = arg_named(conv, "transposed"), eps = arg_named(bn, "eps");
@@ -382,8 +382,7 @@ bool opgen_step_fuse(opgen_step *conv, opgen_step *bn, opgen_step *act, opgen_ar
         else
             return false;
     }
-    opgen_fusion *f = opgen_arena_zalloc(a, sizeof *f);
-    if (!f) return false;
+    memset(f, 0, sizeof *f);
     f->post = (opgen_post){tensor_arg(bn, "weight"), tensor_arg(bn, "bias"), tensor_arg(bn, "running_mean"), tensor_arg(bn, "running_var"), bn->args[eps].v.f, kind, NULL, NULL, false};
     if (kind == OPGEN_POST_CLAMP) f->post.lo = &act->args[arg_named(act, "min_val")].v.s, f->post.hi = &act->args[arg_named(act, "max_val")].v.s;
     f->absorbed[0] = bn, f->absorbed[1] = act, f->nabsorbed = act ? 2 : 1;

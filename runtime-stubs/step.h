@@ -87,9 +87,9 @@ int32_t opgen_step_split_run(opgen_step *s, opgen_arena *arena, opgen_error *err
 /* Consecutive steps conv -> bn (-> act, or NULL), where the convolution's result
  * is read only by the batch norm and the batch norm's results only by the
  * activation (the executor checks that, and that nothing jumps between them):
- * records in conv, from a, that its kernel applies the other two (opgen_post),
+ * records in conv, in slot, that its kernel applies the other two (opgen_post),
  * when the kernels are opgen's and the ops and dtypes allow. */
-bool opgen_step_fuse(opgen_step *conv, opgen_step *bn, opgen_step *act, opgen_arena *a);
+bool opgen_step_fuse(opgen_step *conv, opgen_step *bn, opgen_step *act, opgen_fusion *slot);
 int32_t opgen_step_fused_run(opgen_step *s, opgen_arena *arena, opgen_error *err);
 static inline int32_t opgen_step_exec(opgen_step *s, const opgen_ivalue *values, opgen_arena *arena, opgen_error *err) {
     if (s->absorbed) return s->absorbed = false, OPGEN_OK;
