@@ -60,11 +60,12 @@ mkdir -p build-ci
 # (figures: meson test --benchmark)
 stage gcc
 suite gcc gcc ""
-if ninja -C build-ci/gcc tests/bench/bench_registry tests/bench/bench_registry_synthetic tests/bench/bench_backend tests/bench/bench_kernels >build-ci/bench.log 2>&1 &&
+if ninja -C build-ci/gcc tests/bench/bench_registry tests/bench/bench_registry_synthetic tests/bench/bench_backend tests/bench/bench_kernels tests/bench/bench_models >build-ci/bench.log 2>&1 &&
     build-ci/gcc/tests/bench/bench_registry 1 >>build-ci/bench.log 2>&1 &&
     build-ci/gcc/tests/bench/bench_registry_synthetic 1 >>build-ci/bench.log 2>&1 &&
     build-ci/gcc/tests/bench/bench_backend 1 >>build-ci/bench.log 2>&1 &&
-    build-ci/gcc/tests/bench/bench_kernels 1 --no-check >>build-ci/bench.log 2>&1; then
+    build-ci/gcc/tests/bench/bench_kernels 1 --no-check >>build-ci/bench.log 2>&1 &&
+    build-ci/gcc/tests/bench/bench_models 1 2 ../shared/corpus >>build-ci/bench.log 2>&1; then
     echo "benchmarks: built and run once"
     passed=$((passed + 1))
 else
