@@ -281,6 +281,14 @@ for d in FLOATS:
          fn=lambda x, w: A.convolution(x, w, None, [2, 1], [1, 0], [1, 2], False, [0, 0], 4), tol=t)
     case(f'conv_depthwise_multiplier_{d}', [('x', d, (1, 3, 6, 6), 'normal'), ('w', d, (6, 1, 3, 3), 'normal'), ('b', d, (6,), 'normal')],
          ['%r = aten::convolution(%x, %w, %b, [1, 1], [1, 1], [1, 1], False, [0, 0], 3)'], '%r', fn=lambda x, w, b: A.convolution(x, w, b, [1, 1], [1, 1], [1, 1], False, [0, 0], 3), tol=t)
+    # 3x3 of stride 1 over 20 channels into 24 at 18x17 (odd output sizes, padding 0, 1 and 2, a batch
+    # of 2): sums of 180 products, as a network's layers have (written with PyTorch 2.14.1:
+    # make_cases.py conv_wide)
+    case(f'conv_wide_{d}', [('x', d, (2, 20, 18, 17), 'normal'), ('w', d, (24, 20, 3, 3), 'normal'), ('b', d, (24,), 'normal')],
+         ['%r = aten::convolution(%x, %w, %b, [1, 1], [1, 1], [1, 1], False, [0, 0], 1)', '%s = aten::convolution(%x, %w, None, [1, 1], [0, 0], [1, 1], False, [0, 0], 1)',
+          '%q = aten::convolution(%x, %w, %b, [1, 1], [2, 2], [1, 1], False, [0, 0], 1)'], '(%r, %s, %q)',
+         fn=lambda x, w, b: [A.convolution(x, w, b, [1, 1], [1, 1], [1, 1], False, [0, 0], 1), A.convolution(x, w, None, [1, 1], [0, 0], [1, 1], False, [0, 0], 1),
+                             A.convolution(x, w, b, [1, 1], [2, 2], [1, 1], False, [0, 0], 1)], tol=t)
     # pooling an empty batch gives an empty result (written with PyTorch 2.14.1: make_cases.py pool_empty_)
     case(f'pool_empty_batch_{d}', [('x', d, (0, 2, 4, 4), 'normal')],
          ['%a = aten::avg_pool2d(%x, [2, 2])', '%m, %i = aten::max_pool2d_with_indices(%x, [2, 2])', '%d = aten::_adaptive_avg_pool2d(%x, [3, 3])'], '(%a, %m, %i, %d)',
