@@ -114,6 +114,64 @@ static void dw_columns(const conv_geom *g, int64_t kx, int64_t *lo, int64_t *hi)
     if (*hi > g->OW) *hi = g->OW;
 }
 
+/* One output row of a 3x3 depthwise convolution over contiguous input rows:
+ * where all three columns of every tap lie inside, each output is summed in
+ * registers (the bias, then the valid rows' taps in order: the order of the
+ * general loop, so the same bytes) and stored once; the border columns one by
+ * one, skipping taps outside. rows[k] (wk[k][3]) are the input rows inside, nr
+ * of them in ky order. */
+#define DW3_ROW(NAME, T)                                                                                                         \
+    static inline void NAME(T *restrict yr, int64_t OW, int64_t W, int64_t s, int64_t p, int nr, const T *const *rows, const T (*wk)[3], T b0) { \
+        int64_t lo = (p + s - 1) / s, hi = W - 3 + p < 0 ? 0 : (W - 3 + p) / s + 1;                                          \
+        if (hi > OW) hi = OW;                                                                                                    \
+        if (lo > hi) lo = hi;                                                                                                    \
+        for (int64_t ox = 0; ox < OW; ox++) {                                                                                    \
+            if (ox == lo) ox = hi; /* the interior below */                                                                      \
+            if (ox >= OW) break;                                                                                                 \
+            T acc = b0;                                                                                                          \
+            for (int k = 0; k < nr; k++)                                                                                         \
+                for (int kx = 0; kx < 3; kx++) {                                                                                 \
+                    int64_t ix = ox * s - p + kx;                                                                                \
+                    if (ix >= 0 && ix < W) acc += wk[k][kx] * rows[k][ix];                                                       \
+                }                                                                                                                \
+            yr[ox] = acc;                                                                                                        \
+        }                                                                                                                        \
+        const T *r0 = rows[0] - p, *r1 = nr > 1 ? rows[1] - p : r0, *r2 = nr > 2 ? rows[2] - p : r0;                            \
+        T a0 = wk[0][0], a1 = wk[0][1], a2 = wk[0][2], c0 = wk[nr > 1][0], c1 = wk[nr > 1][1], c2 = wk[nr > 1][2];              \
+        T e0 = wk[nr > 2 ? 2 : 0][0], e1 = wk[nr > 2 ? 2 : 0][1], e2 = wk[nr > 2 ? 2 : 0][2];                                  \
+        if (nr == 3 && s == 1)                                                                                                   \
+            for (int64_t ox = lo; ox < hi; ox++) {                                                                               \
+                T acc = b0;                                                                                                      \
+                acc += a0 * r0[ox], acc += a1 * r0[ox + 1], acc += a2 * r0[ox + 2];                                              \
+                acc += c0 * r1[ox], acc += c1 * r1[ox + 1], acc += c2 * r1[ox + 2];                                              \
+                acc += e0 * r2[ox], acc += e1 * r2[ox + 1], acc += e2 * r2[ox + 2];                                              \
+                yr[ox] = acc;                                                                                                    \
+            }                                                                                                                    \
+        else if (nr == 3)                                                                                                        \
+            for (int64_t ox = lo; ox < hi; ox++) {                                                                               \
+                T acc = b0;                                                                                                      \
+                acc += a0 * r0[ox * s], acc += a1 * r0[ox * s + 1], acc += a2 * r0[ox * s + 2];                                  \
+                acc += c0 * r1[ox * s], acc += c1 * r1[ox * s + 1], acc += c2 * r1[ox * s + 2];                                  \
+                acc += e0 * r2[ox * s], acc += e1 * r2[ox * s + 1], acc += e2 * r2[ox * s + 2];                                  \
+                yr[ox] = acc;                                                                                                    \
+            }                                                                                                                    \
+        else if (nr == 2)                                                                                                        \
+            for (int64_t ox = lo; ox < hi; ox++) {                                                                               \
+                T acc = b0;                                                                                                      \
+                acc += a0 * r0[ox * s], acc += a1 * r0[ox * s + 1], acc += a2 * r0[ox * s + 2];                                  \
+                acc += c0 * r1[ox * s], acc += c1 * r1[ox * s + 1], acc += c2 * r1[ox * s + 2];                                  \
+                yr[ox] = acc;                                                                                                    \
+            }                                                                                                                    \
+        else                                                                                                                     \
+            for (int64_t ox = lo; ox < hi; ox++) {                                                                               \
+                T acc = b0;                                                                                                      \
+                for (int k = 0; k < nr; k++) acc += wk[k][0] * rows[k][ox * s - p], acc += wk[k][1] * rows[k][ox * s - p + 1], acc += wk[k][2] * rows[k][ox * s - p + 2]; \
+                yr[ox] = acc;                                                                                                    \
+            }                                                                                                                    \
+    }
+DW3_ROW(dw3_row_f32, float)
+DW3_ROW(dw3_row_f64, double)
+
 #define DEPTHWISE_PART(NAME, T)                                                                                                  \
     OPGEN_DISPATCHED static void NAME(void *arg, int part) {                                                                                      \
         const dw_job *j = arg;                                                                                                   \
@@ -124,8 +182,29 @@ static void dw_columns(const conv_geom *g, int64_t kx, int64_t *lo, int64_t *hi)
             const T *x = (const T *)input->data + n * input->strides[0] + ic * input->strides[1];                                 \
             const T *w = (const T *)weight->data + oc * weight->strides[0];                                                      \
             T *y = (T *)j->out->data + pl * g.OH * g.OW, b0 = bias ? ((const T *)bias->data)[oc * bias->strides[0]] : (T)0;      \
+            bool fast3 = g.KH == 3 && g.KW == 3 && g.d[0] == 1 && g.d[1] == 1 && input->strides[3] == 1;                          \
+            T wk[3][3];                                                                                                          \
+            for (int ky = 0; fast3 && ky < 3; ky++)                                                                              \
+                for (int kx = 0; kx < 3; kx++) wk[ky][kx] = w[ky * weight->strides[2] + kx * weight->strides[3]];                \
             for (int64_t oy = 0; oy < g.OH; oy++) {                                                                              \
                 T *restrict yr = y + oy * g.OW;                                                                                  \
+                if (fast3) { /* the rows inside, and their taps */                                                               \
+                    const T *rows[3];                                                                                            \
+                    T wr[3][3];                                                                                                  \
+                    int nr = 0;                                                                                                  \
+                    for (int ky = 0; ky < 3; ky++) {                                                                             \
+                        int64_t iy = oy * g.s[0] - g.p[0] + ky;                                                                  \
+                        if (iy < 0 || iy >= g.H) continue;                                                                       \
+                        rows[nr] = x + iy * input->strides[2];                                                                   \
+                        memcpy(wr[nr++], wk[ky], sizeof wr[0]);                                                                  \
+                    }                                                                                                            \
+                    if (nr)                                                                                                      \
+                        ROW3(yr, g.OW, g.W, g.s[1], g.p[1], nr, rows, (const T(*)[3])wr, b0);                                    \
+                    else                                                                                                         \
+                        for (int64_t ox = 0; ox < g.OW; ox++) yr[ox] = b0;                                                       \
+                    if (j->post) POST((void *)j->post, yr, g.OW, oc, 0, 1, g.OW);                                                \
+                    continue;                                                                                                    \
+                }                                                                                                                \
                 for (int64_t ox = 0; ox < g.OW; ox++) yr[ox] = b0;                                                               \
                 for (int64_t ky = 0; ky < g.KH; ky++) {                                                                          \
                     int64_t iy = oy * g.s[0] - g.p[0] + ky * g.d[0];                                                             \
@@ -151,11 +230,15 @@ static void dw_columns(const conv_geom *g, int64_t kx, int64_t *lo, int64_t *hi)
         }                                                                                                                        \
     }
 #define POST post_f32
+#define ROW3 dw3_row_f32
 DEPTHWISE_PART(depthwise_f32, float)
 #undef POST
+#undef ROW3
 #define POST post_f64
+#define ROW3 dw3_row_f64
 DEPTHWISE_PART(depthwise_f64, double)
 #undef POST
+#undef ROW3
 
 static void depthwise(opgen_ctx *ctx, const conv_geom *g, const opgen_tensor *input, const opgen_tensor *weight, const opgen_tensor *bias, const post_job *post, opgen_tensor *out) {
     dw_job j = {g, input, weight, bias, out, g->N * g->O, {0}, {0}, 1, post};
