@@ -457,17 +457,18 @@ static void fuse(opgen_program *p, opgen_arena *a) {
                 if (x->items[i].kind == OPGEN_GA_VALUE) uses[x->items[i].i]++;
         }
     for (int i = 0; i < g->noutputs; i++) uses[g->outputs[i]] += 2; /* the caller reads it */
+    opgen_fusion *slot = NULL; /* taken from the arena when needed, kept until a fusion uses it */
     for (int n = 0; n + 1 < p->nsteps; n++) {
         gstep *c = &p->steps[n], *b = &p->steps[n + 1], *r = n + 2 < p->nsteps ? &p->steps[n + 2] : NULL;
         if (c->dynamic || b->dynamic || c->nresults != 1 || b->nresults != 3 || uses[c->results[0]] != 1 || uses[b->results[1]] || uses[b->results[2]]) continue;
         bool with_act = r && !r->dynamic && uses[b->results[0]] == 1;
-        opgen_fusion *slot = strcmp(opgen_ops[c->s.kernel_op].qualified, "aten::convolution.out") ? NULL : opgen_arena_zalloc(a, sizeof *slot);
-        if (!slot) continue;
+        if (strcmp(opgen_ops[c->s.kernel_op].qualified, "aten::convolution.out") || (!slot && !(slot = opgen_arena_zalloc(a, sizeof *slot)))) continue;
         if (with_act && opgen_step_fuse(&c->s, &b->s, &r->s, slot))
             c->fused = 2;
         else if (opgen_step_fuse(&c->s, &b->s, NULL, slot))
             c->fused = 1;
         if (c->s.scratch > p->scratch) p->scratch = c->s.scratch;
+        if (c->fused) slot = NULL;
         n += c->fused;
     }
 }

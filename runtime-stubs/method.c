@@ -910,8 +910,8 @@ static void fuse_convolutions(mloader *L) {
     opgen_method *m = L->m;
     for (int k = 0; k + 1 < m->ncode; k++) {
         instr *c = &m->code[k];
+        if (c->kind != OPGEN_INSTR_KERNEL || c->prim || !c->step || strcmp(opgen_ops[c->step->kernel_op].qualified, "aten::convolution.out")) continue; /* before any scan */
         if (!plain_kernel(m, k) || !plain_kernel(m, k + 1) || c->step->nres != 1 || m->code[k + 1].step->nres != 3) continue;
-        if (strcmp(opgen_ops[c->step->kernel_op].qualified, "aten::convolution.out")) continue; /* the common case, before any scan */
         opgen_step *b = m->code[k + 1].step, *r = k + 2 < m->ncode && plain_kernel(m, k + 2) ? m->code[k + 2].step : NULL;
         int y = value_index(m, c->step->res[0]), u = value_index(m, b->res[0]), s1 = value_index(m, b->res[1]), s2 = value_index(m, b->res[2]);
         if (y < 0 || u < 0 || s1 < 0 || s2 < 0 || value_reads(m, y) != 1 || value_reads(m, s1) || value_reads(m, s2)) continue;

@@ -188,39 +188,29 @@ static int check_results(const char *dir, const char *case_dir, const char *name
     return 0;
 }
 
-/* A convolution fused with its batch norm and activation (opgen_post) gives the
- * bytes the three kernels give: the case loaded unfused, run, compared. */
-static int same_unfused(const char *name, const opgen_graph *g, const opgen_ivalue *inputs, const opgen_ivalue *outputs, opgen_arena *a) {
-    opgen_load_options opt = {.unfused = true};
+/* The case loaded again with other options (threads, no fusion) gives the same
+ * bytes: run, compared with the first run's outputs. */
+static int same_bytes_with(const char *name, const opgen_graph *g, const opgen_ivalue *inputs, const opgen_ivalue *outputs, opgen_arena *a, const opgen_load_options *opt,
+                           const char *how) {
     opgen_program *p;
     opgen_ivalue got[64];
     opgen_error err = {0};
-    if (opgen_program_load_with(g, a, &opt, &p, &err) || opgen_program_run(p, inputs, a, got, &err)) return printf("FAIL %s (unfused): %s\n", name, err.msg), 1;
+    if (opgen_program_load_with(g, a, opt, &p, &err) || opgen_program_run(p, inputs, a, got, &err)) return printf("FAIL %s (%s): %s\n", name, how, err.msg), 1;
     for (int i = 0; i < g->noutputs; i++) {
         const opgen_ivalue *x = &outputs[i], *y = &got[i];
         bool same = x->kind == y->kind && (x->kind != OPGEN_GV_TENSOR || (opgen_nbytes(&x->t) == opgen_nbytes(&y->t) && !memcmp(x->t.data, y->t.data, opgen_nbytes(&x->t))));
-        if (!same) return printf("FAIL %s: output %d differs unfused\n", name, i), 1;
+        if (!same) return printf("FAIL %s: output %d differs %s\n", name, i, how), 1;
     }
     return 0;
 }
+
+/* A convolution fused with its batch norm and activation (opgen_post) gives the
+ * bytes the three kernels give. */
+static const opgen_load_options unfused = {.unfused = true};
 
 #if OPGEN_HAVE_POOL
 static opgen_pool *pool; /* two threads: every case's results must be the same bytes */
 static opgen_parallel split_all; /* the pool, splitting even the smallest product */
-
-static int same_with_threads(const char *name, const opgen_graph *g, const opgen_ivalue *inputs, const opgen_ivalue *outputs, opgen_arena *a) {
-    opgen_load_options opt = {.parallel = &split_all};
-    opgen_program *p;
-    opgen_ivalue got[64];
-    opgen_error err = {0};
-    if (opgen_program_load_with(g, a, &opt, &p, &err) || opgen_program_run(p, inputs, a, got, &err)) return printf("FAIL %s (2 threads): %s\n", name, err.msg), 1;
-    for (int i = 0; i < g->noutputs; i++) {
-        const opgen_ivalue *x = &outputs[i], *y = &got[i];
-        bool same = x->kind == y->kind && (x->kind != OPGEN_GV_TENSOR || (opgen_nbytes(&x->t) == opgen_nbytes(&y->t) && !memcmp(x->t.data, y->t.data, opgen_nbytes(&x->t))));
-        if (!same) return printf("FAIL %s: output %d differs on 2 threads\n", name, i), 1;
-    }
-    return 0;
-}
 #endif
 
 static int run_case(const char *dir, const char *case_dir, int layout) {
@@ -260,9 +250,9 @@ static int run_case(const char *dir, const char *case_dir, int layout) {
         printf("FAIL %s: %s\n", name, msg), failed = 1;
     } else {
         failed = check_results(dir, case_dir, name, &g, outputs, &a);
-        if (!failed && layout == 0 && strstr(case_dir, "model_")) failed = same_unfused(name, &g, inputs, outputs, &a);
+        if (!failed && layout == 0 && strstr(case_dir, "model_")) failed = same_bytes_with(name, &g, inputs, outputs, &a, &unfused, "unfused");
 #if OPGEN_HAVE_POOL
-        if (!failed && layout == 0 && !strstr(case_dir, "rand") && !strstr(case_dir, "dropout")) failed = same_with_threads(name, &g, inputs, outputs, &a);
+        if (!failed && layout == 0 && !strstr(case_dir, "rand") && !strstr(case_dir, "dropout")) failed = same_bytes_with(name, &g, inputs, outputs, &a, &(opgen_load_options){.parallel = &split_all}, "on 2 threads");
 #endif
     }
     opgen_arena_release(&a);

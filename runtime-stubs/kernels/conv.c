@@ -107,7 +107,7 @@ typedef struct dw_job {
 } dw_job;
 
 /* The output columns ox whose input column for tap kx lies inside: [lo, hi). */
-static void dw_columns(const conv_geom *g, int64_t kx, int64_t *lo, int64_t *hi) {
+static void tap_columns(const conv_geom *g, int64_t kx, int64_t *lo, int64_t *hi) {
     int64_t off = kx * g->d[1] - g->p[1];
     *lo = off < 0 ? (-off + g->s[1] - 1) / g->s[1] : 0;
     *hi = g->W - off <= 0 ? 0 : (g->W - off - 1) / g->s[1] + 1;
@@ -216,7 +216,7 @@ DW3_ROW(dw3_row_f64, double)
                         if (kx < 16)                                                                                             \
                             lo = j->lo[kx], hi = j->hi[kx];                                                                      \
                         else                                                                                                     \
-                            dw_columns(&g, kx, &lo, &hi);                                                                        \
+                            tap_columns(&g, kx, &lo, &hi);                                                                        \
                         if (g.s[1] == 1 && input->strides[3] == 1)                                                               \
                             for (int64_t ox = lo; ox < hi; ox++) yr[ox] += wv * row[ox + off];                                   \
                         else if (input->strides[3] == 1 && g.s[1] == 2)                                                          \
@@ -242,7 +242,7 @@ DEPTHWISE_PART(depthwise_f64, double)
 
 static void depthwise(opgen_ctx *ctx, const conv_geom *g, const opgen_tensor *input, const opgen_tensor *weight, const opgen_tensor *bias, const post_job *post, opgen_tensor *out) {
     dw_job j = {g, input, weight, bias, out, g->N * g->O, {0}, {0}, 1, post};
-    for (int64_t kx = 0; kx < g->KW && kx < 16; kx++) dw_columns(g, kx, &j.lo[kx], &j.hi[kx]);
+    for (int64_t kx = 0; kx < g->KW && kx < 16; kx++) tap_columns(g, kx, &j.lo[kx], &j.hi[kx]);
     /* threads past ~32K multiply-adds a part; each part a run of whole planes */
     j.parts = opgen_parallel_parts_for(ctx->par, (double)g->N * (double)g->O * (double)(g->OH * g->OW * g->KH * g->KW), 65536.0);
     if (j.parts > j.planes) j.parts = (int)j.planes;
@@ -269,9 +269,8 @@ typedef struct im2col_job {
             for (int64_t ky = 0; ky < g.KH; ky++)                                                                                \
                 for (int64_t kx = 0; kx < g.KW; kx++) {                                                                          \
                     T *dst = (T *)j->col + ((c * g.KH + ky) * g.KW + kx) * g.OH * g.OW;                                          \
-                    int64_t off = kx * g.d[1] - g.p[1], lo = off < 0 ? (-off + g.s[1] - 1) / g.s[1] : 0;                         \
-                    int64_t hi = g.W - off <= 0 ? 0 : (g.W - off - 1) / g.s[1] + 1, sw = input->strides[3];                      \
-                    if (hi > g.OW) hi = g.OW;                                                                                    \
+                    int64_t off = kx * g.d[1] - g.p[1], lo, hi, sw = input->strides[3];                                          \
+                    tap_columns(&g, kx, &lo, &hi);                                                                               \
                     if (lo > hi) lo = hi;                                                                                        \
                     for (int64_t oy = 0; oy < g.OH; oy++, dst += g.OW) {                                                         \
                         int64_t iy = oy * g.s[0] - g.p[0] + ky * g.d[0];                                                         \

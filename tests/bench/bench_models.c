@@ -19,13 +19,13 @@
 #ifdef OPGEN_HAVE_POOL
 #include "opgen/pool.h"
 #endif
+#include "../../runtime-stubs/cli/cli.h" /* opgen_rt_now_ms, opgen_rt_median: opgen-rt's clock and median */
 #include "openblas_core.h"
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #ifdef HAVE_OPENBLAS
 #include <cblas.h>
 void openblas_set_num_threads(int);
@@ -33,19 +33,6 @@ void openblas_set_num_threads(int);
 
 static int runs = 7;
 
-static double now_ms(void) {
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec * 1e3 + (double)t.tv_nsec * 1e-6;
-}
-static int cmp_double(const void *a, const void *b) {
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-static double median(double *t, int n) {
-    qsort(t, (size_t)n, sizeof *t, cmp_double);
-    return t[n / 2];
-}
 static int fail(const opgen_error *err) {
     char msg[1024];
     opgen_error_format(err, msg, sizeof msg);
@@ -241,24 +228,24 @@ static int graph_model(const char *name, char *(*make)(builder *), int threads, 
         for (int k = 0; k < npass; k++) {
             opgen_arena_mark m = opgen_arena_save(&work[k]);
             opgen_ivalue out;
-            double s = now_ms();
+            double s = opgen_rt_now_ms();
             if (opgen_program_run(p[k], in, &work[k], &out, &err)) return fail(&err);
-            if (r >= 0) t[k][r] = now_ms() - s;
+            if (r >= 0) t[k][r] = opgen_rt_now_ms() - s;
             size_t nb = opgen_nbytes(&out.t);
             if (!first) first = malloc(nb), memcpy(first, out.t.data, nb), out_bytes = nb;
             else if (nb != out_bytes || memcmp(first, out.t.data, nb)) status = 1;
             opgen_arena_restore(&work[k], m);
         }
     }
-    double ms = median(t[0], runs), gf = 2 * b.macs / 1e6 / ms;
+    double ms = opgen_rt_median(t[0], runs), gf = 2 * b.macs / 1e6 / ms;
     printf("| %s, 1x3x224x224 (%.2f GMAC) | %.1f ms | %.1f GFLOP/s |", name, b.macs / 1e9, ms, gf);
     if (with_sgemm && sg[0] > 0) {
-        double s = median(sg, runs);
+        double s = opgen_rt_median(sg, runs);
         printf(" %.0f%% of %.1f GFLOP/s (goal >= %.0f%%) |", 100 * gf / s, s, 100 * goal);
     } else
         printf(" |");
     if (npass > 1) {
-        double m2 = median(t[1], runs);
+        double m2 = opgen_rt_median(t[1], runs);
         printf(" %.1f ms on %d threads, %.2fx; %s |\n", m2, threads, m2 / ms, status ? "OUTPUTS DIFFER" : "same bytes");
     } else
         printf(" |\n");
@@ -314,12 +301,12 @@ static int small_cnn(const char *corpus) {
     double t[64];
     for (int r = -1; r < runs; r++) {
         opgen_arena_mark mk = opgen_arena_save(&pm.work);
-        double s = now_ms();
+        double s = opgen_rt_now_ms();
         if (opgen_method_run(pm.m, in, &pm.work, out, &err)) return fail(&err);
-        if (r >= 0) t[r] = now_ms() - s;
+        if (r >= 0) t[r] = opgen_rt_now_ms() - s;
         opgen_arena_restore(&pm.work, mk);
     }
-    printf("| small_cnn.pte (ExecuTorch export), one call | %.3f ms | | | |\n", median(t, runs));
+    printf("| small_cnn.pte (ExecuTorch export), one call | %.3f ms | | | |\n", opgen_rt_median(t, runs));
     pte_close(&pm);
     return 0;
 }
@@ -338,12 +325,12 @@ static int llama(const char *name, const char *path, double gbs) {
     for (int r = -2; r < steps; r++) {
         opgen_arena_mark mk = opgen_arena_save(&pm.work);
         pos = r + 2;
-        double s = now_ms();
+        double s = opgen_rt_now_ms();
         if (opgen_method_run(pm.m, in, &pm.work, out, &err)) return fail(&err);
-        if (r >= 0) t[r] = now_ms() - s;
+        if (r >= 0) t[r] = opgen_rt_now_ms() - s;
         opgen_arena_restore(&pm.work, mk);
     }
-    double ms = median(t, steps), stream = (double)pm.size / (gbs * 1e6);
+    double ms = opgen_rt_median(t, steps), stream = (double)pm.size / (gbs * 1e6);
     printf("| %s decode step (%.1f MB program) | %.3f ms | %.0f tokens/s | streaming its bytes once: %.3f ms; %.2fx of it (goal <= 1.5x) | |\n", name, (double)pm.size / 1e6, ms, 1e3 / ms, stream,
            ms / stream);
     pte_close(&pm);
@@ -360,15 +347,15 @@ static double bandwidth(void) {
     volatile float sink = 0;
     for (int r = -1; r < runs; r++) {
         float acc[16] = {0};
-        double s = now_ms();
+        double s = opgen_rt_now_ms();
         for (size_t i = 0; i < n; i += 16)
             for (int u = 0; u < 16; u++) acc[u] += buf[i + u];
-        if (r >= 0) t[r] = now_ms() - s;
+        if (r >= 0) t[r] = opgen_rt_now_ms() - s;
         for (int u = 0; u < 16; u++) sink += acc[u];
     }
     free(buf);
     (void)sink;
-    return (double)(n * sizeof(float)) / 1e6 / median(t, runs);
+    return (double)(n * sizeof(float)) / 1e6 / opgen_rt_median(t, runs);
 }
 
 /* OpenBLAS sgemm 256^3 on one thread: GFLOP/s of 8 calls (0 without OpenBLAS). */
@@ -380,9 +367,9 @@ static double sgemm_256_once(void) {
         a = malloc(sizeof(float) * 3 * N * N);
         for (int i = 0; i < 2 * N * N; i++) a[i] = (float)(i % 23 - 11) / 8.0f;
     }
-    double s = now_ms();
+    double s = opgen_rt_now_ms();
     for (int k = 0; k < 8; k++) cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, N, N, N, 1, a, N, a + N * N, N, 0, a + 2 * N * N, N);
-    return 8 * 2.0 * N * N * N / 1e6 / (now_ms() - s);
+    return 8 * 2.0 * N * N * N / 1e6 / (opgen_rt_now_ms() - s);
 #else
     return 0;
 #endif
