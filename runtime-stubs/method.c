@@ -129,7 +129,7 @@ size_t opgen_method_buffer_bytes(const opgen_pte *p, const opgen_pte_plan *pl, i
 static int32_t operator_name(const opgen_pte *p, const opgen_pte_plan *pl, const instr *at, int32_t opi, char *full, opgen_error *err) {
     const char *name, *overload;
     if (opi < 0 || opgen_pte_operator_at(p, pl, (uint32_t)opi, &name, &overload, err)) {
-        if (opi < 0) opgen_fail_at(err, OPGEN_E_FORMAT, p->file, 0, 0, "method '%s', instruction %d: op_index %d is out of range", pl->name, at->index, opi);
+        if (opi < 0) opgen_fail_at(err, OPGEN_E_FORMAT, p->file, 0, 0, "method '%s', instruction %d: op_index %d is out of range", pl->name, at->index, (int)opi);
         return OPGEN_E_FORMAT;
     }
     size_t n = strlen(name), o = strlen(overload);
@@ -303,10 +303,10 @@ static int32_t place_tensor(mloader *L, int i, const opgen_pte_tensor *pt, opgen
     const void *data = NULL;
     if (pt->planned) {
         if (pt->memory_id < 1 || pt->memory_id > (uint32_t)L->m->nbuffers) /* unsigned: ids past INT_MAX too */
-            return lfail(L, OPGEN_E_FORMAT, "value %d is planned in buffer %u, and the method has %d", i, pt->memory_id, L->m->nbuffers);
+            return lfail(L, OPGEN_E_FORMAT, "value %d is planned in buffer %u, and the method has %d", i, (unsigned)pt->memory_id, L->m->nbuffers);
         size_t size = opgen_method_buffer_bytes(L->p, L->pl, (int)pt->memory_id);
         if (pt->memory_offset > size || nbytes > size - pt->memory_offset)
-            return lfail(L, OPGEN_E_FORMAT, "value %d (%zu bytes at offset %llu) lies outside planned buffer %u (%zu bytes)", i, nbytes, (unsigned long long)pt->memory_offset, pt->memory_id, size);
+            return lfail(L, OPGEN_E_FORMAT, "value %d (%zu bytes at offset %llu) lies outside planned buffer %u (%zu bytes)", i, nbytes, (unsigned long long)pt->memory_offset, (unsigned)pt->memory_id, size);
         if (pt->memory_offset % (uint64_t)opgen_dtype_size(t->dtype))
             return lfail(L, OPGEN_E_FORMAT, "value %d is planned at offset %llu, not a multiple of its %d-byte elements", i, (unsigned long long)pt->memory_offset, opgen_dtype_size(t->dtype));
         t->data = L->m->buffers[pt->memory_id - 1] + pt->memory_offset;
@@ -334,9 +334,9 @@ static int32_t load_tensor(mloader *L, int i, const opgen_pte_tensor *pt, opgen_
     if (pt->external) return lfail(L, OPGEN_E_NOT_IMPLEMENTED, "value %d keeps its data outside the program (a .ptd file), which opgen does not load", i);
     if (pt->scalar_type < 0 || pt->scalar_type >= 32 || !opgen_dtype_size((opgen_dtype)pt->scalar_type))
         return lfail(L, OPGEN_E_DTYPE, "value %d has scalar type %d, which opgen does not know", i, pt->scalar_type);
-    if (pt->sizes.len > OPGEN_MAX_DIM) return lfail(L, OPGEN_E_SHAPE, "value %d has %u dimensions (at most %d)", i, pt->sizes.len, OPGEN_MAX_DIM);
+    if (pt->sizes.len > OPGEN_MAX_DIM) return lfail(L, OPGEN_E_SHAPE, "value %d has %u dimensions (at most %d)", i, (unsigned)pt->sizes.len, OPGEN_MAX_DIM);
     if (pt->dim_order.len && pt->dim_order.len != pt->sizes.len)
-        return lfail(L, OPGEN_E_FORMAT, "value %d has %u sizes and a dim order of %u", i, pt->sizes.len, pt->dim_order.len);
+        return lfail(L, OPGEN_E_FORMAT, "value %d has %u sizes and a dim order of %u", i, (unsigned)pt->sizes.len, (unsigned)pt->dim_order.len);
     int64_t sizes[OPGEN_MAX_DIM];
     uint8_t order[OPGEN_MAX_DIM];
     for (uint32_t d = 0; d < pt->sizes.len; d++) {
@@ -376,11 +376,11 @@ static int32_t load_io(mloader *L) {
         int *dst = k ? m->outputs : m->inputs;
         for (uint32_t j = 0; j < v.len; j++) {
             int32_t i = opgen_pte_i32(L->p, v, j);
-            if (i < 0 || i >= m->nvalues) return lfail(L, OPGEN_E_FORMAT, "%s %u is value %d, out of range (%d values)", k ? "output" : "input", j, i, m->nvalues);
+            if (i < 0 || i >= m->nvalues) return lfail(L, OPGEN_E_FORMAT, "%s %u is value %d, out of range (%d values)", k ? "output" : "input", (unsigned)j, (int)i, m->nvalues);
             int kind = m->values[i].kind;
             if (!k && m->evkind[i] == OPGEN_EV_NULL) m->flags[i] |= V_ANY_SCALAR;
             else if (!k && kind != OPGEN_GV_TENSOR && kind != OPGEN_GV_INT && kind != OPGEN_GV_FLOAT && kind != OPGEN_GV_BOOL)
-                return lfail(L, OPGEN_E_NOT_IMPLEMENTED, "input %u is a%s %s; opgen takes tensors and scalars", j, m->evkind[i] == OPGEN_EV_INT_LIST ? "n" : "", opgen_ev_kind_name(m->evkind[i]));
+                return lfail(L, OPGEN_E_NOT_IMPLEMENTED, "input %u is a%s %s; opgen takes tensors and scalars", (unsigned)j, m->evkind[i] == OPGEN_EV_INT_LIST ? "n" : "", opgen_ev_kind_name(m->evkind[i]));
             dst[j] = i;
             if (!k) m->flags[i] |= V_MUTABLE | V_INPUT, m->bounds[j] = m->values[i].t;
         }
@@ -412,7 +412,7 @@ static int32_t bind_int_list(mloader *L, opgen_step *s, int ai, int32_t vi, cons
     int64_t *items = take_list(L, 8 * (size_t)pv.items.len);
     for (uint32_t k = 0; k < pv.items.len; k++) {
         int64_t e = opgen_pte_i64(L->p, pv.items, k);
-        if (!int_element(L, e)) return lfail(L, OPGEN_E_FORMAT, "argument '%s': element %u of list value %d is value %lld, not an Int", ka->name, k, vi, (long long)e);
+        if (!int_element(L, e)) return lfail(L, OPGEN_E_FORMAT, "argument '%s': element %u of list value %d is value %lld, not an Int", ka->name, (unsigned)k, (int)vi, (long long)e);
         items[k] = L->m->values[e].kind == OPGEN_GV_INT ? L->m->values[e].i : 0;
         if (L->m->flags[e] & V_MUTABLE) s->patches[s->npatches++] = (opgen_patch){ai, (int)e, ka->abi, (int)k};
     }
@@ -429,7 +429,7 @@ static int32_t bind_tensor_list(mloader *L, opgen_step *s, int ai, int32_t vi, c
         ts[k] = NULL;
         if (e == -1 && pv.kind == OPGEN_EV_OPT_TENSOR_LIST) continue;
         if (e < 0 || e >= L->m->nvalues || L->m->evkind[e] != OPGEN_EV_TENSOR)
-            return lfail(L, OPGEN_E_FORMAT, "argument '%s': element %u of list value %d is value %d, not a Tensor", ka->name, k, vi, e);
+            return lfail(L, OPGEN_E_FORMAT, "argument '%s': element %u of list value %d is value %d, not a Tensor", ka->name, (unsigned)k, (int)vi, (int)e);
         ts[k] = &L->m->values[e].t;
     }
     s->args[ai].v.tl = (opgen_tensor_list){(const opgen_tensor *const *)ts, pv.items.len};
@@ -480,7 +480,7 @@ static int32_t bind_scalar(mloader *L, opgen_step *s, int ai, int32_t vi, const 
     case OPGEN_ABI_OPT_DTYPE:
         ok = ev == OPGEN_EV_INT && iv->i >= 0 && iv->i < 32 && opgen_dtype_size((opgen_dtype)iv->i);
         v->v.d = (opgen_dtype)iv->i;
-        return ok ? OPGEN_OK : lfail(L, OPGEN_E_INVALID, "argument '%s' (%s) is value %d, not a known ScalarType", ka->name, ka->type, vi);
+        return ok ? OPGEN_OK : lfail(L, OPGEN_E_INVALID, "argument '%s' (%s) is value %d, not a known ScalarType", ka->name, ka->type, (int)vi);
     case OPGEN_ABI_ENUM:
     case OPGEN_ABI_OPT_ENUM:
         ok = ev == OPGEN_EV_INT;
@@ -489,7 +489,7 @@ static int32_t bind_scalar(mloader *L, opgen_step *s, int ai, int32_t vi, const 
         break;
     default: ok = false; break;
     }
-    if (!ok) return lfail(L, OPGEN_E_INVALID, "argument '%s' (%s) is value %d, a%s %s", ka->name, ka->type, vi, ev == OPGEN_EV_INT ? "n" : "", opgen_ev_kind_name(ev));
+    if (!ok) return lfail(L, OPGEN_E_INVALID, "argument '%s' (%s) is value %d, a%s %s", ka->name, ka->type, (int)vi, ev == OPGEN_EV_INT ? "n" : "", opgen_ev_kind_name(ev));
     if (L->m->flags[vi] & V_MUTABLE && abi != OPGEN_ABI_DTYPE && abi != OPGEN_ABI_OPT_DTYPE && abi != OPGEN_ABI_ENUM && abi != OPGEN_ABI_OPT_ENUM)
         s->patches[s->npatches++] = (opgen_patch){ai, vi, abi, -1};
     return OPGEN_OK;
@@ -506,7 +506,7 @@ static int32_t bind_any_scalar(mloader *L, opgen_step *s, int ai, int32_t vi, co
     case OPGEN_ABI_INT: case OPGEN_ABI_OPT_INT: v->v.i = 0; *f |= V_USED_INT; break;
     case OPGEN_ABI_FLOAT: case OPGEN_ABI_OPT_FLOAT: v->v.f = 0; *f |= V_USED_INT | V_USED_FLOAT; break;
     case OPGEN_ABI_BOOL: case OPGEN_ABI_OPT_BOOL: v->v.b = false; *f |= V_USED_BOOL; break;
-    default: return lfail(L, OPGEN_E_NOT_IMPLEMENTED, "argument '%s' (%s) is value %d, a scalar input declared Null; opgen takes those as Scalar, int, float or bool arguments", ka->name, ka->type, vi);
+    default: return lfail(L, OPGEN_E_NOT_IMPLEMENTED, "argument '%s' (%s) is value %d, a scalar input declared Null; opgen takes those as Scalar, int, float or bool arguments", ka->name, ka->type, (int)vi);
     }
     s->patches[s->npatches++] = (opgen_patch){ai, vi, ka->abi, -1};
     return OPGEN_OK;
@@ -514,7 +514,7 @@ static int32_t bind_any_scalar(mloader *L, opgen_step *s, int ai, int32_t vi, co
 
 static int32_t bind_arg(mloader *L, opgen_step *s, int ai, int32_t vi) {
     const opgen_arg *ka = &opgen_args[opgen_ops[s->kernel_op].first_arg + (unsigned)ai];
-    if (vi < 0 || vi >= L->m->nvalues) return lfail(L, OPGEN_E_FORMAT, "argument '%s' is value %d, out of range (%d values)", ka->name, vi, L->m->nvalues);
+    if (vi < 0 || vi >= L->m->nvalues) return lfail(L, OPGEN_E_FORMAT, "argument '%s' is value %d, out of range (%d values)", ka->name, (int)vi, L->m->nvalues);
     int ev = L->m->evkind[vi], abi = ka->abi;
     opgen_value *v = &s->args[ai];
     if (L->m->flags[vi] & V_ANY_SCALAR) return bind_any_scalar(L, s, ai, vi, ka);
@@ -529,7 +529,7 @@ static int32_t bind_arg(mloader *L, opgen_step *s, int ai, int32_t vi) {
         if (ev != OPGEN_EV_TENSOR) break;
         v->v.t = &L->m->values[vi].t;
         return OPGEN_OK;
-    case OPGEN_ABI_TENSOR_LIST: return ev == OPGEN_EV_TENSOR_LIST || ev == OPGEN_EV_OPT_TENSOR_LIST ? bind_tensor_list(L, s, ai, vi, ka) : lfail(L, OPGEN_E_INVALID, "argument '%s' (%s) is value %d, a %s", ka->name, ka->type, vi, opgen_ev_kind_name(ev));
+    case OPGEN_ABI_TENSOR_LIST: return ev == OPGEN_EV_TENSOR_LIST || ev == OPGEN_EV_OPT_TENSOR_LIST ? bind_tensor_list(L, s, ai, vi, ka) : lfail(L, OPGEN_E_INVALID, "argument '%s' (%s) is value %d, a %s", ka->name, ka->type, (int)vi, opgen_ev_kind_name(ev));
     case OPGEN_ABI_INT_LIST:
     case OPGEN_ABI_OPT_INT_LIST:
         if (ev == OPGEN_EV_INT_LIST) return bind_int_list(L, s, ai, vi, ka);
@@ -553,7 +553,7 @@ static int32_t bind_arg(mloader *L, opgen_step *s, int ai, int32_t vi) {
     case OPGEN_ABI_OPAQUE: break;
     default: return bind_scalar(L, s, ai, vi, ka, ev);
     }
-    return lfail(L, OPGEN_E_INVALID, "argument '%s' (%s) is value %d, a%s %s", ka->name, ka->type, vi, ev == OPGEN_EV_INT || ev == OPGEN_EV_INT_LIST ? "n" : "", opgen_ev_kind_name(ev));
+    return lfail(L, OPGEN_E_INVALID, "argument '%s' (%s) is value %d, a%s %s", ka->name, ka->type, (int)vi, ev == OPGEN_EV_INT || ev == OPGEN_EV_INT_LIST ? "n" : "", opgen_ev_kind_name(ev));
 }
 
 /* Value a is value b, or a tensor of the same type over the same planned bytes, or
@@ -586,13 +586,13 @@ static int32_t check_returns(mloader *L, const opgen_pte_instr *in, const opgen_
     if (extra == (uint32_t)nouts) {
         for (uint32_t r = 0; r < extra; r++)
             if (!same_tensor(L, opgen_pte_i32(L->p, in->args, n + r), outs[r]))
-                return lfail(L, OPGEN_E_FORMAT, "returned value %u is value %d, not its out (value %d)", r, opgen_pte_i32(L->p, in->args, n + r), outs[r]);
+                return lfail(L, OPGEN_E_FORMAT, "returned value %u is value %d, not its out (value %d)", (unsigned)r, (int)(opgen_pte_i32(L->p, in->args, n + r)), outs[r]);
         return OPGEN_OK;
     }
     int32_t ri = opgen_pte_i32(L->p, in->args, n);
     opgen_pte_value pv;
     if (extra != 1 || ri < 0 || ri >= L->m->nvalues || opgen_pte_value_at(L->p, L->pl, (uint32_t)ri, &pv, L->err) || pv.kind != OPGEN_EV_TENSOR_LIST || pv.items.len != (uint32_t)nouts)
-        return L->err->code ? L->err->code : lfail(L, OPGEN_E_FORMAT, "%u arguments; %s takes %d and returns %d", in->args.len, kop->qualified, kop->nargs, nouts);
+        return L->err->code ? L->err->code : lfail(L, OPGEN_E_FORMAT, "%u arguments; %s takes %d and returns %d", (unsigned)in->args.len, kop->qualified, kop->nargs, nouts);
     for (int r = 0; r < nouts; r++)
         if (opgen_pte_i32(L->p, pv.items, (uint32_t)r) != outs[r]) return lfail(L, OPGEN_E_FORMAT, "the returned list's element %d is not its out (value %d)", r, outs[r]);
     return OPGEN_OK;
@@ -608,11 +608,11 @@ static int32_t has_memory(mloader *L, const opgen_step *s, int ai, int32_t vi) {
     const opgen_value *v = &s->args[ai];
     if (ka->flags & OPGEN_ARG_OUT || v->none) return OPGEN_OK;
     if ((ka->abi == OPGEN_ABI_TENSOR || ka->abi == OPGEN_ABI_OPT_TENSOR) && !v->v.t->data && !(L->m->flags[vi] & V_INPUT))
-        return lfail(L, OPGEN_E_FORMAT, "it reads value %d, which has no memory (neither a constant, nor planned, nor an input)", vi);
+        return lfail(L, OPGEN_E_FORMAT, "it reads value %d, which has no memory (neither a constant, nor planned, nor an input)", (int)vi);
     for (size_t k = 0; ka->abi == OPGEN_ABI_TENSOR_LIST && k < v->v.tl.len; k++) {
         const opgen_tensor *t = v->v.tl.data[k];
         if (t && !t->data && !(L->m->flags[value_of(L, t)] & V_INPUT))
-            return lfail(L, OPGEN_E_FORMAT, "its list argument '%s' holds value %d, which has no memory", ka->name, value_of(L, t));
+            return lfail(L, OPGEN_E_FORMAT, "its list argument '%s' holds value %d, which has no memory", ka->name, (int)(value_of(L, t)));
     }
     return OPGEN_OK;
 }
@@ -628,8 +628,8 @@ static int32_t bind_out(mloader *L, opgen_step *s, int ai, int32_t vi) {
         const opgen_tensor *t = list ? v->v.tl.data[k] : v->none ? NULL : v->v.t;
         int32_t ti = list && t ? value_of(L, t) : vi;
         if (!t || !t->data || L->m->flags[ti] & V_CONSTANT) {
-            if (list) return lfail(L, OPGEN_E_INVALID, "its out '%s' (value %d): its tensor %zu (value %d) has no planned memory to write", name, vi, k, ti);
-            return lfail(L, OPGEN_E_INVALID, "its out '%s' (value %d) has no planned memory to write", name, vi);
+            if (list) return lfail(L, OPGEN_E_INVALID, "its out '%s' (value %d): its tensor %zu (value %d) has no planned memory to write", name, (int)vi, k, (int)ti);
+            return lfail(L, OPGEN_E_INVALID, "its out '%s' (value %d) has no planned memory to write", name, (int)vi);
         }
         s->res[s->nres++] = (opgen_tensor *)(uintptr_t)t;
     }
@@ -647,7 +647,7 @@ static int32_t load_kernel_call(mloader *L, instr *ins, const opgen_pte_instr *i
     s->op = opgen_functional_of(kid);
     s->scalar = opgen_is_scalar_op(kid);
     if (s->scalar) return lfail(L, OPGEN_E_NOT_IMPLEMENTED, "scalar prims are not run from .pte programs yet");
-    if (in->args.len < kop->nargs) return lfail(L, OPGEN_E_FORMAT, "%u arguments; %s takes %d and returns %d", in->args.len, kop->qualified, kop->nargs, kop->nrets);
+    if (in->args.len < kop->nargs) return lfail(L, OPGEN_E_FORMAT, "%u arguments; %s takes %d and returns %d", (unsigned)in->args.len, kop->qualified, kop->nargs, kop->nrets);
     opgen_error kerr = {0};
     if (opgen_step_kernels(s, kid, L->opt->kernels, L->cands, &kerr)) return lfail(L, kerr.code, "%s", kerr.msg);
     L->cands += s->ncands;
@@ -660,7 +660,7 @@ static int32_t load_kernel_call(mloader *L, instr *ins, const opgen_pte_instr *i
         if (bind_arg(L, s, ai, vi) || has_memory(L, s, ai, vi)) return L->err->code;
         unsigned flags = opgen_args[kop->first_arg + (unsigned)ai].flags;
         if (flags & OPGEN_ARG_WRITE && !(flags & OPGEN_ARG_OUT) && !s->args[ai].none && L->m->flags[vi] & V_CONSTANT)
-            return lfail(L, OPGEN_E_INVALID, "it writes '%s' (value %d) in place, a constant", opgen_args[kop->first_arg + (unsigned)ai].name, vi);
+            return lfail(L, OPGEN_E_INVALID, "it writes '%s' (value %d) in place, a constant", opgen_args[kop->first_arg + (unsigned)ai].name, (int)vi);
         if (!(flags & OPGEN_ARG_OUT)) continue;
         if (bind_out(L, s, ai, vi)) return L->err->code;
     }
@@ -676,24 +676,24 @@ static int32_t load_control(mloader *L, instr *ins, const opgen_pte_instr *in, i
     int n = m->nvalues;
     switch (in->kind) {
     case OPGEN_INSTR_MOVE:
-        if (in->a < 0 || in->a >= n || in->b < 0 || in->b >= n) return lfail(L, OPGEN_E_FORMAT, "moves value %d to value %d (the method has %d)", in->a, in->b, n);
+        if (in->a < 0 || in->a >= n || in->b < 0 || in->b >= n) return lfail(L, OPGEN_E_FORMAT, "moves value %d to value %d (the method has %d)", (int)in->a, (int)in->b, n);
         if (m->evkind[in->a] != m->evkind[in->b])
             return lfail(L, OPGEN_E_FORMAT, "moves a%s %s into a%s %s", m->evkind[in->a] == OPGEN_EV_INT ? "n" : "", opgen_ev_kind_name(m->evkind[in->a]), m->evkind[in->b] == OPGEN_EV_INT ? "n" : "", opgen_ev_kind_name(m->evkind[in->b]));
-        if (m->flags[in->b] & V_CONSTANT) return lfail(L, OPGEN_E_FORMAT, "moves into constant value %d", in->b);
+        if (m->flags[in->b] & V_CONSTANT) return lfail(L, OPGEN_E_FORMAT, "moves into constant value %d", (int)in->b);
         if (m->evkind[in->a] == OPGEN_EV_TENSOR && !m->values[in->a].t.data && !(m->flags[in->a] & V_INPUT))
-            return lfail(L, OPGEN_E_FORMAT, "moves value %d, which has no memory (neither a constant, nor planned, nor an input)", in->a);
+            return lfail(L, OPGEN_E_FORMAT, "moves value %d, which has no memory (neither a constant, nor planned, nor an input)", (int)in->a);
         return OPGEN_OK;
     case OPGEN_INSTR_JUMP_FALSE:
         if (in->a < 0 || in->a >= n || (m->evkind[in->a] != OPGEN_EV_BOOL && !(m->evkind[in->a] == OPGEN_EV_TENSOR && m->values[in->a].t.dtype == OPGEN_DTYPE_Bool)))
-            return lfail(L, OPGEN_E_FORMAT, "its condition, value %d, is not a Bool or a Bool tensor", in->a);
-        if (in->b < 0 || in->b > chain_len) return lfail(L, OPGEN_E_FORMAT, "jumps to instruction %d, past the end of its chain (%d instructions)", in->b, chain_len);
+            return lfail(L, OPGEN_E_FORMAT, "its condition, value %d, is not a Bool or a Bool tensor", (int)in->a);
+        if (in->b < 0 || in->b > chain_len) return lfail(L, OPGEN_E_FORMAT, "jumps to instruction %d, past the end of its chain (%d instructions)", (int)in->b, chain_len);
         ins->b = base + in->b;
         return OPGEN_OK;
     case OPGEN_INSTR_FREE:
-        if (in->a < 0 || in->a >= n || m->evkind[in->a] != OPGEN_EV_TENSOR) return lfail(L, OPGEN_E_FORMAT, "frees value %d, which is not a tensor", in->a);
+        if (in->a < 0 || in->a >= n || m->evkind[in->a] != OPGEN_EV_TENSOR) return lfail(L, OPGEN_E_FORMAT, "frees value %d, which is not a tensor", (int)in->a);
         return OPGEN_OK;
     case OPGEN_INSTR_DELEGATE:
-        if (in->a < 0 || in->a >= m->ndelegates) return lfail(L, OPGEN_E_FORMAT, "delegate index %d out of range (the method has %d)", in->a, m->ndelegates);
+        if (in->a < 0 || in->a >= m->ndelegates) return lfail(L, OPGEN_E_FORMAT, "delegate index %d out of range (the method has %d)", (int)in->a, m->ndelegates);
         ins->dargs = (opgen_ivalue **)(uintptr_t)L->lists; /* placeholder, replaced below */
         return OPGEN_OK;
     default: return lfail(L, OPGEN_E_FORMAT, "an unknown instruction kind %d", in->kind);
@@ -721,10 +721,10 @@ static int32_t scan_moves(mloader *L) {
 static int32_t view_sizes(mloader *L, int32_t vi, opgen_ivalue ***dargs) {
     opgen_pte_value pv;
     if (opgen_pte_value_at(L->p, L->pl, (uint32_t)vi, &pv, L->err)) return L->err->code;
-    if (pv.kind != OPGEN_EV_INT_LIST) return lfail(L, OPGEN_E_INVALID, "its sizes are value %d, a %s, not an int list", vi, opgen_ev_kind_name(pv.kind));
+    if (pv.kind != OPGEN_EV_INT_LIST) return lfail(L, OPGEN_E_INVALID, "its sizes are value %d, a %s, not an int list", (int)vi, opgen_ev_kind_name(pv.kind));
     for (uint32_t k = 0; k < pv.items.len; k++) {
         int64_t e = opgen_pte_i64(L->p, pv.items, k);
-        if (!int_element(L, e)) return lfail(L, OPGEN_E_FORMAT, "size %u of the view is value %lld, not an Int", k, (long long)e);
+        if (!int_element(L, e)) return lfail(L, OPGEN_E_FORMAT, "size %u of the view is value %lld, not an Int", (unsigned)k, (long long)e);
         *(*dargs)++ = &L->m->values[e];
     }
     return OPGEN_OK;
@@ -737,13 +737,13 @@ static int32_t load_prim(mloader *L, instr *ins, const opgen_pte_instr *in, opge
     opgen_method *m = L->m;
     const opgen_prim_op *pr = ins->prim;
     ins->op = pr->name;
-    if ((int)in->args.len != pr->nargs) return lfail(L, OPGEN_E_FORMAT, "%u arguments; %s takes %d", in->args.len, pr->name, pr->nargs);
+    if ((int)in->args.len != pr->nargs) return lfail(L, OPGEN_E_FORMAT, "%u arguments; %s takes %d", (unsigned)in->args.len, pr->name, pr->nargs);
     ins->dargs = *dargs;
     for (uint32_t x = 0; x < in->args.len; x++) {
         int32_t vi = opgen_pte_i32(L->p, in->args, x);
-        if (vi < 0 || vi >= m->nvalues) return lfail(L, OPGEN_E_FORMAT, "argument %u is value %d, out of range (%d values)", x, vi, m->nvalues);
+        if (vi < 0 || vi >= m->nvalues) return lfail(L, OPGEN_E_FORMAT, "argument %u is value %d, out of range (%d values)", (unsigned)x, (int)vi, m->nvalues);
         bool tensor = (x == 0 && pr->flags & (OPGEN_PRIM_SIZE | OPGEN_PRIM_VIEW)) || (x == 2 && pr->flags & OPGEN_PRIM_VIEW);
-        if (tensor != (m->evkind[vi] == OPGEN_EV_TENSOR)) return lfail(L, OPGEN_E_INVALID, "argument %u is value %d, a%s %s", x, vi, tensor ? " non-tensor" : "", opgen_ev_kind_name(m->evkind[vi]));
+        if (tensor != (m->evkind[vi] == OPGEN_EV_TENSOR)) return lfail(L, OPGEN_E_INVALID, "argument %u is value %d, a%s %s", (unsigned)x, (int)vi, tensor ? " non-tensor" : "", opgen_ev_kind_name(m->evkind[vi]));
         if (x == 1 && pr->flags & OPGEN_PRIM_VIEW) continue; /* the sizes, after the result */
         *(*dargs)++ = &m->values[vi];
     }
@@ -789,7 +789,7 @@ static int32_t load_instructions(mloader *L, opgen_step *steps, opgen_ivalue **d
             ins->ndargs = (int)in.args.len;
             for (uint32_t x = 0; x < in.args.len; x++) {
                 int32_t vi = opgen_pte_i32(L->p, in.args, x);
-                if (vi < 0 || vi >= m->nvalues) return lfail(L, OPGEN_E_FORMAT, "argument %u is value %d, out of range (%d values)", x, vi, m->nvalues);
+                if (vi < 0 || vi >= m->nvalues) return lfail(L, OPGEN_E_FORMAT, "argument %u is value %d, out of range (%d values)", (unsigned)x, (int)vi, m->nvalues);
                 *dargs++ = &m->values[vi];
             }
         }

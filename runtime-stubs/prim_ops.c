@@ -31,7 +31,7 @@ static int32_t sym_size(const char *op, iv **a, int n, opgen_error *err) {
     (void)n;
     const opgen_tensor *t = &a[0]->t;
     int64_t d = a[1]->i;
-    if (d < -t->dim || d >= t->dim) return opgen_fail(err, OPGEN_E_INVALID, "%s: dimension %lld of a %d-d tensor", op, (long long)d, t->dim);
+    if (d < -t->dim || d >= t->dim) return opgen_fail(err, OPGEN_E_INVALID, "%s: dimension %lld of a %d-d tensor", op, (long long)d, (int)t->dim);
     set_int(a[2], t->sizes[d < 0 ? d + t->dim : d]);
     return OPGEN_OK;
 }
@@ -198,7 +198,7 @@ static int32_t trunc_(const char *op, iv **a, int n, opgen_error *err) { return 
 static int32_t et_view(const char *op, iv **a, int n, opgen_error *err) {
     const opgen_tensor *self = &a[0]->t;
     opgen_tensor *out = &a[1]->t;
-    if (n - 2 != out->dim) return opgen_fail(err, OPGEN_E_SHAPE, "%s: %d sizes for a %d-d view", op, n - 2, out->dim);
+    if (n - 2 != out->dim) return opgen_fail(err, OPGEN_E_SHAPE, "%s: %d sizes for a %d-d view", op, n - 2, (int)out->dim);
     if (out->dtype != self->dtype) return opgen_fail(err, OPGEN_E_DTYPE, "%s: a %s view of a %s tensor", op, opgen_dtype_name(out->dtype), opgen_dtype_name(self->dtype));
     if (!opgen_tensor_is_contiguous(self)) return opgen_fail(err, OPGEN_E_INVALID, "%s: views a tensor that is not contiguous in the default dim order", op);
     int64_t sizes[OPGEN_MAX_DIM], known = 1;

@@ -236,16 +236,16 @@ static void read_tensor(reader *r, const tview *t, opgen_pte_tensor *x) {
 int32_t opgen_pte_value_at(const opgen_pte *p, const opgen_pte_plan *pl, uint32_t i, opgen_pte_value *v, opgen_error *err) {
     reader r = reader_of(p, err);
     memset(v, 0, sizeof *v);
-    if (i >= pl->values.len) return opgen_fail_at(err, OPGEN_E_FORMAT, p->file, 0, 0, "value index %u out of range: method '%s' has %u values", i, pl->name, pl->values.len);
+    if (i >= pl->values.len) return opgen_fail_at(err, OPGEN_E_FORMAT, p->file, 0, 0, "value index %u out of range: method '%s' has %u values", (unsigned)i, pl->name, (unsigned)pl->values.len);
     tview ev, xv;
     if (!vec_table(&r, pl->values, i, &ev, "an EValue")) return OPGEN_E_FORMAT;
     v->kind = (int)scalar(&r, &ev, 0, 1, 0, "EValue.val_type");
     bool x = sub(&r, &ev, 1, &xv, "EValue.val");
     const tview *xp = &xv;
     if (r.failed) return OPGEN_E_FORMAT;
-    if (v->kind >= OPGEN_EV_KIND_COUNT) return opgen_fail_at(err, OPGEN_E_FORMAT, p->file, 0, 0, "value %u of method '%s' has an unknown kind (tag %d)", i, pl->name, v->kind);
+    if (v->kind >= OPGEN_EV_KIND_COUNT) return opgen_fail_at(err, OPGEN_E_FORMAT, p->file, 0, 0, "value %u of method '%s' has an unknown kind (tag %d)", (unsigned)i, pl->name, v->kind);
     if (v->kind != OPGEN_EV_NONE && v->kind != OPGEN_EV_NULL && !x)
-        return opgen_fail_at(err, OPGEN_E_FORMAT, p->file, 0, 0, "value %u of method '%s' is a%s %s without its table", i, pl->name, v->kind == OPGEN_EV_INT ? "n" : "", opgen_ev_kind_name(v->kind));
+        return opgen_fail_at(err, OPGEN_E_FORMAT, p->file, 0, 0, "value %u of method '%s' is a%s %s without its table", (unsigned)i, pl->name, v->kind == OPGEN_EV_INT ? "n" : "", opgen_ev_kind_name(v->kind));
     switch (v->kind) {
     case OPGEN_EV_INT: v->i = (int64_t)scalar(&r, xp, 0, 8, 0, "Int.int_val"); break;
     case OPGEN_EV_BOOL: v->b = scalar(&r, xp, 0, 1, 0, "Bool.bool_val") != 0; break;
@@ -285,7 +285,7 @@ int32_t opgen_pte_instr_at(const opgen_pte *p, const opgen_pte_vec *instrs, uint
     bool x = sub(&r, &t, 1, &xv, "Instruction.instr_args");
     if (r.failed) return OPGEN_E_FORMAT;
     if (out->kind <= OPGEN_INSTR_NONE || out->kind >= OPGEN_INSTR_KIND_COUNT || !x)
-        return opgen_fail_at(err, OPGEN_E_FORMAT, p->file, 0, 0, "instruction %u: %s", k, out->kind <= 0 || out->kind >= OPGEN_INSTR_KIND_COUNT ? "an unknown instruction kind" : "its arguments are missing");
+        return opgen_fail_at(err, OPGEN_E_FORMAT, p->file, 0, 0, "instruction %u: %s", (unsigned)k, out->kind <= 0 || out->kind >= OPGEN_INSTR_KIND_COUNT ? "an unknown instruction kind" : "its arguments are missing");
     out->a = (int32_t)scalar(&r, &xv, 0, 4, 0, "an instruction's first field");
     if (out->kind == OPGEN_INSTR_KERNEL || out->kind == OPGEN_INSTR_DELEGATE)
         out->args = vec(&r, &xv, 1, 4, "an instruction's args");
@@ -296,13 +296,13 @@ int32_t opgen_pte_instr_at(const opgen_pte *p, const opgen_pte_vec *instrs, uint
 
 int32_t opgen_pte_operator_at(const opgen_pte *p, const opgen_pte_plan *pl, uint32_t i, const char **name, const char **overload, opgen_error *err) {
     reader r = reader_of(p, err);
-    if (i >= pl->operators.len) return opgen_fail_at(err, OPGEN_E_FORMAT, p->file, 0, 0, "operator index %u out of range: method '%s' has %u operators", i, pl->name, pl->operators.len);
+    if (i >= pl->operators.len) return opgen_fail_at(err, OPGEN_E_FORMAT, p->file, 0, 0, "operator index %u out of range: method '%s' has %u operators", (unsigned)i, pl->name, (unsigned)pl->operators.len);
     tview t;
     bool ok = vec_table(&r, pl->operators, i, &t, "an Operator");
     *name = ok ? str(&r, &t, 0, NULL, "Operator.name") : NULL;
     *overload = ok ? str(&r, &t, 1, NULL, "Operator.overload") : NULL;
     if (r.failed) return OPGEN_E_FORMAT;
-    if (!*name || !**name) return opgen_fail_at(err, OPGEN_E_FORMAT, p->file, 0, 0, "operator %u of method '%s' has no name", i, pl->name);
+    if (!*name || !**name) return opgen_fail_at(err, OPGEN_E_FORMAT, p->file, 0, 0, "operator %u of method '%s' has no name", (unsigned)i, pl->name);
     if (!*overload) *overload = "";
     return OPGEN_OK;
 }
@@ -310,13 +310,13 @@ int32_t opgen_pte_operator_at(const opgen_pte *p, const opgen_pte_plan *pl, uint
 /* Segment i's bytes: [segment_base + offset, + size) of the file. */
 static int32_t segment(const opgen_pte *p, uint32_t i, const uint8_t **data, uint64_t *size, opgen_error *err) {
     reader r = reader_of(p, err);
-    if (!p->has_header) return opgen_fail_at(err, OPGEN_E_FORMAT, p->file, 0, 0, "the program refers to segment %u but has no extended header placing segments", i);
+    if (!p->has_header) return opgen_fail_at(err, OPGEN_E_FORMAT, p->file, 0, 0, "the program refers to segment %u but has no extended header placing segments", (unsigned)i);
     tview t;
     vec_table(&r, p->segments, i, &t, "a DataSegment");
     uint64_t off = scalar(&r, &t, 0, 8, 0, "DataSegment.offset"), n = scalar(&r, &t, 1, 8, 0, "DataSegment.size");
     if (r.failed) return OPGEN_E_FORMAT;
     if (off > p->size - p->segment_base || n > p->size - p->segment_base - off)
-        return opgen_fail_at(err, OPGEN_E_FORMAT, p->file, 0, 0, "segment %u (%llu bytes at %llu) lies outside the file (%zu bytes)", i, (unsigned long long)n, (unsigned long long)(p->segment_base + off), p->size);
+        return opgen_fail_at(err, OPGEN_E_FORMAT, p->file, 0, 0, "segment %u (%llu bytes at %llu) lies outside the file (%zu bytes)", (unsigned)i, (unsigned long long)n, (unsigned long long)(p->segment_base + off), p->size);
     *data = p->data + p->segment_base + off;
     *size = n;
     return OPGEN_OK;
@@ -330,12 +330,12 @@ static int32_t subsegment(const opgen_pte *p, size_t at, uint32_t idx, size_t nb
     uint32_t seg = (uint32_t)scalar(&r, &t, 0, 4, 0, "SubsegmentOffsets.segment_index");
     opgen_pte_vec offs = vec(&r, &t, 1, 8, "SubsegmentOffsets.offsets");
     if (r.failed) return OPGEN_E_FORMAT;
-    if (idx >= offs.len) return opgen_fail_at(err, OPGEN_E_FORMAT, p->file, 0, 0, "%s %u out of range: the program has %u", what, idx, offs.len);
+    if (idx >= offs.len) return opgen_fail_at(err, OPGEN_E_FORMAT, p->file, 0, 0, "%s %u out of range: the program has %u", what, (unsigned)idx, (unsigned)offs.len);
     const uint8_t *base;
     uint64_t size, off = (uint64_t)opgen_pte_i64(p, offs, idx);
     if (segment(p, seg, &base, &size, err)) return err->code;
     if (off > size || nbytes > size - off)
-        return opgen_fail_at(err, OPGEN_E_FORMAT, p->file, 0, 0, "%s %u: %zu bytes at offset %llu do not fit its segment (%llu bytes)", what, idx, nbytes, (unsigned long long)off, (unsigned long long)size);
+        return opgen_fail_at(err, OPGEN_E_FORMAT, p->file, 0, 0, "%s %u: %zu bytes at offset %llu do not fit its segment (%llu bytes)", what, (unsigned)idx, nbytes, (unsigned long long)off, (unsigned long long)size);
     *data = base + off;
     return OPGEN_OK;
 }
@@ -344,12 +344,12 @@ int32_t opgen_pte_constant(const opgen_pte *p, uint32_t idx, size_t nbytes, cons
     if (p->constant_segment) return subsegment(p, p->constant_segment, idx, nbytes, data, "constant buffer", err);
     reader r = reader_of(p, err);
     if (idx >= p->constant_buffer.len)
-        return opgen_fail_at(err, OPGEN_E_FORMAT, p->file, 0, 0, "constant buffer %u out of range: the program has %u", idx, p->constant_buffer.len);
+        return opgen_fail_at(err, OPGEN_E_FORMAT, p->file, 0, 0, "constant buffer %u out of range: the program has %u", (unsigned)idx, (unsigned)p->constant_buffer.len);
     tview t;
     vec_table(&r, p->constant_buffer, idx, &t, "a Buffer");
     opgen_pte_vec s = vec(&r, &t, 0, 1, "Buffer.storage");
     if (r.failed) return OPGEN_E_FORMAT;
-    if (s.len < nbytes) return opgen_fail_at(err, OPGEN_E_FORMAT, p->file, 0, 0, "constant buffer %u holds %u bytes, its tensor needs %zu", idx, s.len, nbytes);
+    if (s.len < nbytes) return opgen_fail_at(err, OPGEN_E_FORMAT, p->file, 0, 0, "constant buffer %u holds %u bytes, its tensor needs %zu", (unsigned)idx, (unsigned)s.len, nbytes);
     *data = p->data + s.at;
     return OPGEN_OK;
 }
@@ -359,14 +359,14 @@ int32_t opgen_pte_mutable_data(const opgen_pte *p, uint32_t idx, size_t nbytes, 
     tview t = {0};
     if (p->mutable_segments.len) vec_table(&r, p->mutable_segments, 0, &t, "a mutable data segment");
     if (r.failed) return OPGEN_E_FORMAT;
-    if (!t.t) return opgen_fail_at(err, OPGEN_E_FORMAT, p->file, 0, 0, "a planned tensor has initial data %u, but the program has no mutable data segment", idx);
+    if (!t.t) return opgen_fail_at(err, OPGEN_E_FORMAT, p->file, 0, 0, "a planned tensor has initial data %u, but the program has no mutable data segment", (unsigned)idx);
     return subsegment(p, t.t, idx, nbytes, data, "mutable data", err);
 }
 
 int32_t opgen_pte_delegate_at(const opgen_pte *p, const opgen_pte_plan *pl, uint32_t i, opgen_pte_delegate *out, opgen_error *err) {
     reader r = reader_of(p, err);
     memset(out, 0, sizeof *out);
-    if (i >= pl->delegates.len) return opgen_fail_at(err, OPGEN_E_FORMAT, p->file, 0, 0, "delegate index %u out of range: method '%s' has %u delegates", i, pl->name, pl->delegates.len);
+    if (i >= pl->delegates.len) return opgen_fail_at(err, OPGEN_E_FORMAT, p->file, 0, 0, "delegate index %u out of range: method '%s' has %u delegates", (unsigned)i, pl->name, (unsigned)pl->delegates.len);
     tview t, ref, inl;
     vec_table(&r, pl->delegates, i, &t, "a BackendDelegate");
     out->id = str(&r, &t, 0, NULL, "BackendDelegate.id");
@@ -387,7 +387,7 @@ int32_t opgen_pte_delegate_at(const opgen_pte *p, const opgen_pte_plan *pl, uint
     bool has_inl = index < p->delegate_data.len && vec_table(&r, p->delegate_data, index, &inl, "BackendDelegateInlineData");
     opgen_pte_vec d = has_inl ? vec(&r, &inl, 0, 1, "BackendDelegateInlineData.data") : (opgen_pte_vec){0, 0};
     if (r.failed) return OPGEN_E_FORMAT;
-    if (!has_inl) return opgen_fail_at(err, OPGEN_E_FORMAT, p->file, 0, 0, "delegate '%s': inline data %u out of range (the program has %u)", out->id, index, p->delegate_data.len);
+    if (!has_inl) return opgen_fail_at(err, OPGEN_E_FORMAT, p->file, 0, 0, "delegate '%s': inline data %u out of range (the program has %u)", out->id, (unsigned)index, (unsigned)p->delegate_data.len);
     out->data = p->data + d.at, out->size = d.len;
     return OPGEN_OK;
 }
@@ -401,7 +401,7 @@ static bool tensor_key(const opgen_pte *p, const opgen_pte_plan *pl, int64_t i, 
     if (v.kind != OPGEN_EV_TENSOR) return false;
     if (*n < cap) *n += (size_t)snprintf(key + *n, cap - *n, "%s%d;", *n > 3 ? "|" : "", v.t.scalar_type);
     uint32_t len = v.t.dim_order.len ? v.t.dim_order.len : v.t.sizes.len;
-    for (uint32_t k = 0; k < len && *n < cap; k++) *n += (size_t)snprintf(key + *n, cap - *n, "%s%u", k ? "," : "", v.t.dim_order.len ? opgen_pte_u8(p, v.t.dim_order, k) : k);
+    for (uint32_t k = 0; k < len && *n < cap; k++) *n += (size_t)snprintf(key + *n, cap - *n, "%s%u", k ? "," : "", (unsigned)(v.t.dim_order.len ? opgen_pte_u8(p, v.t.dim_order, k) : k));
     return true;
 }
 
@@ -412,7 +412,7 @@ int64_t opgen_pte_kernel_key(const opgen_pte *p, const opgen_pte_plan *pl, const
         int32_t i = opgen_pte_i32(p, in->args, x);
         opgen_pte_value v;
         if (i < 0 || (uint32_t)i >= pl->values.len)
-            return opgen_fail_at(err, OPGEN_E_FORMAT, p->file, 0, 0, "a KernelCall argument %d is out of range: method '%s' has %u values", i, pl->name, pl->values.len), -1;
+            return opgen_fail_at(err, OPGEN_E_FORMAT, p->file, 0, 0, "a KernelCall argument %d is out of range: method '%s' has %u values", (int)i, pl->name, (unsigned)pl->values.len), -1;
         if (opgen_pte_value_at(p, pl, (uint32_t)i, &v, err)) return -1;
         if (v.kind == OPGEN_EV_TENSOR) {
             tensor_key(p, pl, i, key, cap, &n, err, &failed);

@@ -43,7 +43,7 @@ static bool fail(gtext *t, int32_t code, const char *msg, int index) {
 }
 
 static bool value(gtext *t, uint32_t i, opgen_pte_value *v) {
-    if (i >= t->pl->values.len) return !(t->failed = true) || opgen_fail_at(t->err, OPGEN_E_FORMAT, t->p->file, 0, 0, "value %u out of range", i) == 0;
+    if (i >= t->pl->values.len) return !(t->failed = true) || opgen_fail_at(t->err, OPGEN_E_FORMAT, t->p->file, 0, 0, "value %u out of range", (unsigned)i) == 0;
     if (opgen_pte_value_at(t->p, t->pl, i, v, t->err)) return !(t->failed = true);
     return true;
 }
@@ -52,13 +52,13 @@ static bool value(gtext *t, uint32_t i, opgen_pte_value *v) {
 static void name(gtext *t, uint32_t i) {
     if (t->state[i] == 3)
         for (uint32_t k = 0; k < t->pl->inputs.len; k++)
-            if ((uint32_t)opgen_pte_i32(t->p, t->pl->inputs, k) == i) return put(t, "%%x%u", k);
-    put(t, t->state[i] == 2 ? "%%c%u" : t->state[i] == 4 ? "%%s%u" : "%%v%u", i);
+            if ((uint32_t)opgen_pte_i32(t->p, t->pl->inputs, k) == i) return put(t, "%%x%u", (unsigned)k);
+    put(t, t->state[i] == 2 ? "%%c%u" : t->state[i] == 4 ? "%%s%u" : "%%v%u", (unsigned)i);
 }
 
 static void type(gtext *t, const opgen_pte_value *v) {
     put(t, "%s[", opgen_dtype_abbrev((opgen_dtype)v->t.scalar_type));
-    for (uint32_t d = 0; d < v->t.sizes.len; d++) put(t, "%s%d", d ? ", " : "", opgen_pte_i32(t->p, v->t.sizes, d));
+    for (uint32_t d = 0; d < v->t.sizes.len; d++) put(t, "%s%d", d ? ", " : "", (int)(opgen_pte_i32(t->p, v->t.sizes, d)));
     put(t, "]");
 }
 
@@ -81,8 +81,8 @@ static bool define_view(gtext *t, uint32_t i, int index) {
     for (uint32_t j = 0; v.t.planned && j < t->pl->values.len; j++) {
         if (t->state[j] != 1 || !value(t, j, &w) || w.kind != OPGEN_EV_TENSOR || !w.t.planned) continue;
         if (w.t.memory_id != v.t.memory_id || w.t.memory_offset != v.t.memory_offset || numel(t, &w) < 0 || numel(t, &w) != numel(t, &v) || w.t.scalar_type != v.t.scalar_type) continue;
-        put(t, "  %%v%u = aten::view_copy(%%v%u, [", i, j);
-        for (uint32_t d = 0; d < v.t.sizes.len; d++) put(t, "%s%d", d ? ", " : "", opgen_pte_i32(t->p, v.t.sizes, d));
+        put(t, "  %%v%u = aten::view_copy(%%v%u, [", (unsigned)i, (unsigned)j);
+        for (uint32_t d = 0; d < v.t.sizes.len; d++) put(t, "%s%d", d ? ", " : "", (int)(opgen_pte_i32(t->p, v.t.sizes, d)));
         put(t, "])\n");
         t->state[i] = 1;
         return true;
@@ -93,7 +93,7 @@ static bool define_view(gtext *t, uint32_t i, int index) {
         return true;
     }
     char msg[128];
-    snprintf(msg, sizeof msg, "value %u is read before anything writes it", i);
+    snprintf(msg, sizeof msg, "value %u is read before anything writes it", (unsigned)i);
     return fail(t, OPGEN_E_INVALID, msg, index);
 }
 

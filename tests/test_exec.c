@@ -140,7 +140,7 @@ static void test_symint_replans(void) {
         opgen_error e = {0};
         int32_t st = opgen_program_run(p, in, &work, out, &e);
         if (12 % ns[r]) {
-            CHECK(st == OPGEN_E_SHAPE && e.line == 2 && e.col == 3, "n=%lld: expected a shape error at 2:3, got %d %u:%u %s", (long long)ns[r], st, e.line, e.col, e.msg);
+            CHECK(st == OPGEN_E_SHAPE && e.line == 2 && e.col == 3, "n=%lld: expected a shape error at 2:3, got %d %u:%u %s", (long long)ns[r], (int)st, e.line, e.col, e.msg);
         } else {
             CHECK(st == OPGEN_OK, "n=%lld: %s", (long long)ns[r], e.msg);
             CHECK(!st && out[0].t.dim == 1 && out[0].t.sizes[0] == ns[r] && out[1].kind == OPGEN_GV_INT && out[1].i == ns[r], "n=%lld: result shape", (long long)ns[r]);
@@ -208,7 +208,7 @@ static void test_dim_order_ops(void) {
     opgen_tensor_shape(&out, OPGEN_DTYPE_Int, 2, sz, &err);
     out.data = o, out.capacity = sizeof o;
     opgen_ctx ctx = {NULL, &err, "dim_order_ops::_to_dim_order_copy.out", false, 0, false, -1, NULL, NULL, NULL};
-    CHECK(!opgen_portable__to_dim_order_copy_out(&ctx, &in, false, NULL, &out) && o[0] == 1 && o[1] == -2 && o[5] == 6, "to_dim_order_copy into int32: %s (%d %d)", err.msg, o[0], o[1]);
+    CHECK(!opgen_portable__to_dim_order_copy_out(&ctx, &in, false, NULL, &out) && o[0] == 1 && o[1] == -2 && o[5] == 6, "to_dim_order_copy into int32: %s (%d %d)", err.msg, (int)o[0], (int)o[1]);
     int64_t bad_order[2] = {1, 1};
     opgen_int_list l = {bad_order, 2};
     memset(&err, 0, sizeof err);

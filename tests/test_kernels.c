@@ -13,7 +13,12 @@
 #if OPGEN_HAVE_POOL
 #include "opgen/pool.h"
 #endif
+#if defined(__unix__) || defined(__APPLE__)
+#define HAVE_DIRENT 1
 #include <dirent.h>
+#else
+#define HAVE_DIRENT 0
+#endif
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -261,16 +266,40 @@ static int run_case(const char *dir, const char *case_dir, int layout) {
 
 static int cmp_names(const void *x, const void *y) { return strcmp(*(char *const *)x, *(char *const *)y); }
 
-int main(int argc, char **argv) {
-    if (argc < 2) return 2;
-    DIR *d = opendir(argv[1]);
-    if (!d) return printf("cannot open %s\n", argv[1]), 1;
-    char *names[2048];
+/* The case folders: named one per line in a list file (a bare-metal build,
+ * whose files come through semihosting, has no folders to list), or listed. */
+static int case_names(const char *dir, const char *list, char **names, int max) {
     int n = 0;
+    if (list) {
+        FILE *f = fopen(list, "r");
+        if (!f) return printf("cannot open %s\n", list), -1;
+        char line[256];
+        while (n < max && fgets(line, sizeof line, f)) {
+            line[strcspn(line, "\r\n")] = 0;
+            if (line[0] && line[0] != '.' && !strchr(line, '.')) names[n++] = strdup(line);
+        }
+        fclose(f);
+        return n;
+    }
+#if HAVE_DIRENT
+    DIR *d = opendir(dir);
+    if (!d) return printf("cannot open %s\n", dir), -1;
     struct dirent *e;
-    while ((e = readdir(d)) && n < 2048)
+    while ((e = readdir(d)) && n < max)
         if (e->d_name[0] != '.' && !strchr(e->d_name, '.')) names[n++] = strdup(e->d_name);
     closedir(d);
+    return n;
+#else
+    return printf("%s: no folder listing here: name the cases in a list file\n", dir), -1;
+#endif
+}
+
+/* usage: test_kernels CASE_DIR [LIST_FILE] */
+int main(int argc, char **argv) {
+    if (argc < 2 || argc > 3) return 2;
+    char *names[2048];
+    int n = case_names(argv[1], argc > 2 ? argv[2] : NULL, names, 2048);
+    if (n < 0) return 1;
     qsort(names, (size_t)n, sizeof *names, cmp_names);
     int failed = 0, runs = 0;
 #if OPGEN_HAVE_POOL

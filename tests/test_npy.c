@@ -30,7 +30,7 @@ static void check_good(const char *name, opgen_dtype dtype, int dim, const int64
         printf("FAIL %s: %s\n", name, err.msg);
         failed++;
     } else if (t.dtype != dtype || t.dim != dim || memcmp(t.sizes, sizes, sizeof(int64_t) * (size_t)dim) || opgen_nbytes(&t) != nbytes || (nbytes && memcmp(t.data, values, nbytes))) {
-        printf("FAIL %s: decoded as %s with %d dims\n", name, opgen_dtype_name(t.dtype), t.dim);
+        printf("FAIL %s: decoded as %s with %d dims\n", name, opgen_dtype_name(t.dtype), (int)t.dim);
         failed++;
     } else {
         /* re-encoding gives NumPy's bytes */

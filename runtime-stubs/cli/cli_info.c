@@ -16,9 +16,9 @@ static void describe(const opgen_pte *p, const opgen_pte_plan *pl, opgen_pte_vec
         opgen_pte_value v;
         opgen_error err = {0};
         int32_t i = opgen_pte_i32(p, which, k);
-        printf("  %s %u: ", what, k);
+        printf("  %s %u: ", what, (unsigned)k);
         if (i < 0 || opgen_pte_value_at(p, pl, (uint32_t)i, &v, &err)) {
-            printf("(value %d: unreadable)\n", i);
+            printf("(value %d: unreadable)\n", (int)i);
             continue;
         }
         if (v.kind != OPGEN_EV_TENSOR) {
@@ -32,7 +32,7 @@ static void describe(const opgen_pte *p, const opgen_pte_plan *pl, opgen_pte_vec
             continue;
         }
         printf("%s[", opgen_dtype_abbrev((opgen_dtype)v.t.scalar_type));
-        for (uint32_t d = 0; d < v.t.sizes.len; d++) printf("%s%d", d ? ", " : "", opgen_pte_i32(p, v.t.sizes, d));
+        for (uint32_t d = 0; d < v.t.sizes.len; d++) printf("%s%d", d ? ", " : "", (int)(opgen_pte_i32(p, v.t.sizes, d)));
         printf("]");
         if (v.t.shape_dynamism == OPGEN_PTE_DYNAMIC_BOUND) printf(" (dynamic: these sizes are its bound)");
         bool plain = true;
@@ -126,8 +126,8 @@ static void state(const opgen_pte *p, const opgen_pte_plan *pl) {
             if (opgen_pte_operator_at(p, pl, (uint32_t)in.a, &name, &ov, &err) || strcmp(name, "aten::copy_")) continue;
             int32_t vi = opgen_pte_i32(p, in.args, 0);
             if (vi < 0 || opgen_pte_value_at(p, pl, (uint32_t)vi, &v, &err) || v.kind != OPGEN_EV_TENSOR) continue;
-            printf("%s value %d %s[", n++ ? "," : "  state kept between runs (mutable buffers):", vi, opgen_dtype_abbrev((opgen_dtype)v.t.scalar_type));
-            for (uint32_t d = 0; d < v.t.sizes.len; d++) printf("%s%d", d ? ", " : "", opgen_pte_i32(p, v.t.sizes, d));
+            printf("%s value %d %s[", n++ ? "," : "  state kept between runs (mutable buffers):", (int)vi, opgen_dtype_abbrev((opgen_dtype)v.t.scalar_type));
+            for (uint32_t d = 0; d < v.t.sizes.len; d++) printf("%s%d", d ? ", " : "", (int)(opgen_pte_i32(p, v.t.sizes, d)));
             printf("]%s", v.t.data_buffer_idx ? " (initial data in the program)" : "");
         }
     }
@@ -136,7 +136,7 @@ static void state(const opgen_pte *p, const opgen_pte_plan *pl) {
 
 static int method(const opgen_cli *a, const opgen_rt_ctx *ctx, const opgen_pte *p, const opgen_pte_plan *pl, opgen_arena *ar) {
     unsigned kinds[OPGEN_INSTR_KIND_COUNT] = {0};
-    printf("method '%s': %u values, %u chain%s\n", pl->name, pl->values.len, pl->chains.len, pl->chains.len == 1 ? "" : "s");
+    printf("method '%s': %u values, %u chain%s\n", pl->name, (unsigned)pl->values.len, (unsigned)pl->chains.len, pl->chains.len == 1 ? "" : "s");
     describe(p, pl, pl->inputs, "input");
     describe(p, pl, pl->outputs, "output");
     state(p, pl);
@@ -168,7 +168,7 @@ static int method(const opgen_cli *a, const opgen_rt_ctx *ctx, const opgen_pte *
 
 static int info(const opgen_cli *a, void *ctx, const opgen_pte *p, opgen_arena *ar) {
     const char *only = opgen_cli_get(a, "--method");
-    printf("program: %s: %zu bytes (flatbuffer %zu), %u method%s, version %u%s\n", p->file, p->size, p->fb_size, p->plans.len, p->plans.len == 1 ? "" : "s", p->version,
+    printf("program: %s: %zu bytes (flatbuffer %zu), %u method%s, version %u%s\n", p->file, p->size, p->fb_size, (unsigned)p->plans.len, p->plans.len == 1 ? "" : "s", (unsigned)p->version,
            p->has_header ? ", extended header" : "");
     opgen_pte_plan pl;
     opgen_error err = {0};

@@ -7,7 +7,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 const char *opgen_rt_method_name(const opgen_cli *a, const opgen_pte *p) {
     const char *m = opgen_cli_get(a, "--method");
@@ -80,7 +79,7 @@ static int scalar_text(const opgen_method *m, int i, const char *val, const char
 
 /* A scalar input from a 0-d .npy (the corpus's layout): the kind its dtype says. */
 static int scalar_npy(const opgen_tensor *t, int i, const char *file, const char *path, opgen_ivalue *v) {
-    if (t->dim != 0) return fprintf(stderr, "%s: error: input %d is a scalar, but %s holds a %d-d array\n", path, i, file, t->dim), OPGEN_EXIT_BAD_INPUT;
+    if (t->dim != 0) return fprintf(stderr, "%s: error: input %d is a scalar, but %s holds a %d-d array\n", path, i, file, (int)t->dim), OPGEN_EXIT_BAD_INPUT;
     if (t->dtype == OPGEN_DTYPE_Bool) v->kind = OPGEN_GV_BOOL, v->b = *(const bool *)t->data;
     else if (opgen_is_float(t->dtype)) v->kind = OPGEN_GV_FLOAT, v->f = opgen_load_f64(t, 0);
     else v->kind = OPGEN_GV_INT, v->i = opgen_load_i64(t, 0);
@@ -159,9 +158,8 @@ static int run_calls(const opgen_cli *a, opgen_method *m, const char *path, opge
     opgen_arena_mark mark = opgen_arena_save(ar);
     for (;; k++) {
         char file[4096], prefix[32];
-        struct stat st;
         snprintf(file, sizeof file, "%s/%d_0.npy", dir, k);
-        if (stat(file, &st) != 0) break;
+        if (!opgen_file_exists(file)) break;
         opgen_arena_restore(ar, mark); /* the previous call's inputs and outputs are written */
         for (int i = 0; i < ni; i++) {
             snprintf(file, sizeof file, "%s/%d_%d.npy", dir, k, i);

@@ -8,7 +8,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 static const opgen_opt opts[] = {
     {NULL, NULL, "PROGRAM", OPGEN_OPT_FILE, "program", OPGEN_OPT_REQUIRED, "program", "the program: graph text, or an ExecuTorch .pte"},
@@ -119,7 +118,7 @@ static void to_logical(opgen_ivalue *outputs, int n, opgen_arena *ar) {
 int opgen_rt_write_outputs(const char *dir, const char *prefix, opgen_ivalue *outputs, int n, opgen_arena *ar) {
     to_logical(outputs, n, ar);
     opgen_error err = {0};
-    if (mkdir(dir, 0777) != 0 && errno != EEXIST) return fprintf(stderr, "%s: error: cannot create: %s\n", dir, strerror(errno)), OPGEN_EXIT_BAD_INPUT;
+    if (opgen_file_make_dir(dir, &err)) return fprintf(stderr, "%s: error: %s\n", dir, err.msg), OPGEN_EXIT_BAD_INPUT;
     for (int i = 0; i < n; i++) {
         char file[4096];
         snprintf(file, sizeof file, "%s/%s%d.npy", dir, prefix, i);

@@ -7,7 +7,7 @@
 
 /* (N, C, H, W) or (C, H, W): the planes and their height and width */
 static int32_t planes_of(opgen_ctx *ctx, const opgen_tensor *t, int64_t *planes, int64_t *h, int64_t *w) {
-    if (t->dim != 3 && t->dim != 4) return OPGEN_FAIL(ctx, OPGEN_E_SHAPE, "%s: expected a 3-d or 4-d tensor, got %d-d", ctx->op, t->dim);
+    if (t->dim != 3 && t->dim != 4) return OPGEN_FAIL(ctx, OPGEN_E_SHAPE, "%s: expected a 3-d or 4-d tensor, got %d-d", ctx->op, (int)t->dim);
     *h = t->sizes[t->dim - 2], *w = t->sizes[t->dim - 1];
     *planes = t->sizes[t->dim - 3] * (t->dim == 4 ? t->sizes[0] : 1);
     return OPGEN_OK;
@@ -17,7 +17,7 @@ static int32_t planes_of(opgen_ctx *ctx, const opgen_tensor *t, int64_t *planes,
 static int32_t grad_setup(opgen_ctx *ctx, uint32_t mask, const opgen_tensor *grad_output, const opgen_tensor *self, opgen_tensor *g, opgen_tensor *out) {
     OPGEN_CHECK_DTYPE(ctx, mask, self->dtype, "the input");
     if (grad_output->dtype != self->dtype) return OPGEN_FAIL(ctx, OPGEN_E_DTYPE, "%s: grad_output has dtype %s, self %s", ctx->op, opgen_dtype_name(grad_output->dtype), opgen_dtype_name(self->dtype));
-    if (grad_output->dim != self->dim) return OPGEN_FAIL(ctx, OPGEN_E_SHAPE, "%s: grad_output has %d dims, self %d", ctx->op, grad_output->dim, self->dim);
+    if (grad_output->dim != self->dim) return OPGEN_FAIL(ctx, OPGEN_E_SHAPE, "%s: grad_output has %d dims, self %d", ctx->op, (int)grad_output->dim, (int)self->dim);
     int32_t st = opgen_out(ctx, out, self->dtype, self->dim, self->sizes);
     if (st || opgen_contiguous(ctx, grad_output, g) || ctx->meta) return st ? st : ctx->err->code;
     memset(out->data, 0, opgen_nbytes(out));
@@ -153,7 +153,7 @@ opgen_status opgen_portable_col2im_out(opgen_ctx *ctx, const opgen_tensor *self,
         return ctx->err->code;
     if (k[0] < 1 || k[1] < 1 || d[0] < 1 || d[1] < 1 || s[0] < 1 || s[1] < 1 || p[0] < 0 || p[1] < 0 || o[0] < 1 || o[1] < 1)
         return OPGEN_FAIL(ctx, OPGEN_E_INVALID, "%s: kernel size, dilation, stride and output size must be positive, padding not negative", ctx->op);
-    if (self->dim != 2 && self->dim != 3) return OPGEN_FAIL(ctx, OPGEN_E_SHAPE, "%s: expected a 2-d or 3-d input, got %d-d", ctx->op, self->dim);
+    if (self->dim != 2 && self->dim != 3) return OPGEN_FAIL(ctx, OPGEN_E_SHAPE, "%s: expected a 2-d or 3-d input, got %d-d", ctx->op, (int)self->dim);
     int64_t batch = self->dim == 3 ? self->sizes[0] : 1, rows = self->sizes[self->dim - 2], L = self->sizes[self->dim - 1];
     if (rows % (k[0] * k[1])) return OPGEN_FAIL(ctx, OPGEN_E_SHAPE, "%s: expected size of input's dimension 1 to be divisible by the product of kernel_size, but got input.size(1)=%lld and kernel_size=(%lld, %lld)", ctx->op, (long long)rows, (long long)k[0], (long long)k[1]);
     int64_t bh = (o[0] + 2 * p[0] - (d[0] * (k[0] - 1) + 1)) / s[0] + 1, bw = (o[1] + 2 * p[1] - (d[1] * (k[1] - 1) + 1)) / s[1] + 1;

@@ -19,7 +19,7 @@ typedef struct index_plan {
 
 static int32_t plan_index(opgen_ctx *ctx, const opgen_tensor *self, opgen_tensor_list indices, index_plan *p) {
     memset(p, 0, sizeof *p);
-    if ((int32_t)indices.len > self->dim) return OPGEN_FAIL(ctx, OPGEN_E_SHAPE, "%s: too many indices for a %d-d tensor (got %zu)", ctx->op, self->dim, indices.len);
+    if ((int32_t)indices.len > self->dim) return OPGEN_FAIL(ctx, OPGEN_E_SHAPE, "%s: too many indices for a %d-d tensor (got %zu)", ctx->op, (int)self->dim, indices.len);
     int32_t first = -1, last = -1, n = 0;
     for (int32_t d = 0; d < (int32_t)indices.len; d++) {
         const opgen_tensor *t = indices.data[d];
@@ -49,7 +49,7 @@ static int32_t plan_index(opgen_ctx *ctx, const opgen_tensor *self, opgen_tensor
     for (int32_t d = 0; d < self->dim; d++)
         if (!p->idx[d]) p->rest[k++] = d;
     p->dim = self->dim - n + p->nb;
-    if (p->dim > OPGEN_MAX_DIM) return OPGEN_FAIL(ctx, OPGEN_E_SHAPE, "%s: the result would have %d dims", ctx->op, p->dim);
+    if (p->dim > OPGEN_MAX_DIM) return OPGEN_FAIL(ctx, OPGEN_E_SHAPE, "%s: the result would have %d dims", ctx->op, (int)p->dim);
     /* the other dims in order around B */
     int64_t sizes[OPGEN_MAX_DIM];
     for (int32_t i = 0, j = 0; i < p->dim; i++)
@@ -72,7 +72,7 @@ static int32_t index_offset(opgen_ctx *ctx, const opgen_tensor *self, const inde
             if (t->sizes[i] != 1) to += r[p->bpos + p->nb - t->dim + i] * t->strides[i];
         int64_t v = t->dtype == OPGEN_DTYPE_Long ? ((const int64_t *)t->data)[to] : ((const int32_t *)t->data)[to];
         if (v < -self->sizes[d] || v >= self->sizes[d])
-            return OPGEN_FAIL(ctx, OPGEN_E_INVALID, "%s: index %lld is out of bounds for dimension %d with size %lld", ctx->op, (long long)v, d, (long long)self->sizes[d]);
+            return OPGEN_FAIL(ctx, OPGEN_E_INVALID, "%s: index %lld is out of bounds for dimension %d with size %lld", ctx->op, (long long)v, (int)d, (long long)self->sizes[d]);
         o += (v < 0 ? v + self->sizes[d] : v) * self->strides[d];
     }
     *off = o;
@@ -108,11 +108,11 @@ opgen_status opgen_portable_index_put_out(opgen_ctx *ctx, const opgen_tensor *se
     if (plan_index(ctx, self, indices, &p)) return ctx->err->code;
     OPGEN_CHECK_DTYPE(ctx, mask, self->dtype, "the input");
     if (values->dtype != self->dtype) return OPGEN_FAIL(ctx, OPGEN_E_DTYPE, "%s: values has dtype %s, self %s", ctx->op, opgen_dtype_name(values->dtype), opgen_dtype_name(self->dtype));
-    if (values->dim > p.dim) return OPGEN_FAIL(ctx, OPGEN_E_SHAPE, "%s: values of %d dims cannot be broadcast to the indexed shape of %d", ctx->op, values->dim, p.dim);
+    if (values->dim > p.dim) return OPGEN_FAIL(ctx, OPGEN_E_SHAPE, "%s: values of %d dims cannot be broadcast to the indexed shape of %d", ctx->op, (int)values->dim, (int)p.dim);
     for (int32_t i = 0; i < values->dim; i++) {
         int64_t want = p.sizes[p.dim - values->dim + i];
         if (values->sizes[i] != 1 && values->sizes[i] != want)
-            return OPGEN_FAIL(ctx, OPGEN_E_SHAPE, "%s: values of size %lld cannot be broadcast to %lld in dimension %d", ctx->op, (long long)values->sizes[i], (long long)want, p.dim - values->dim + i);
+            return OPGEN_FAIL(ctx, OPGEN_E_SHAPE, "%s: values of size %lld cannot be broadcast to %lld in dimension %d", ctx->op, (long long)values->sizes[i], (long long)want, (int)(p.dim - values->dim + i));
     }
     int32_t st = opgen_out(ctx, out, self->dtype, self->dim, self->sizes);
     if (st || ctx->meta) return st;

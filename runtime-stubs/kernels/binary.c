@@ -46,9 +46,9 @@ OPGEN_SPECIALIZED int32_t binary(opgen_ctx *ctx, uint32_t mask, binop op, const 
             if (op == OP_DIV) OPGEN_MAP1(&it, mask, T, T, x / v);
         } else {
             /* ATen fuses a + alpha * b for floats (one rounding): alpha 1 is a plain add */
-            if (op == OP_ADD && OPGEN_IS_FLOAT_T(T) && al != 1) OPGEN_MAP2(&it, mask, T, T, OPGEN_MATH(T, fma)(al, y, x));
+            if (op == OP_ADD && OPGEN_IS_FLOAT_T(T) && al != 1) OPGEN_MAP2(&it, mask, T, T, OPGEN_FMA(T)(al, y, x));
             else if (op == OP_ADD) OPGEN_MAP2(&it, mask, T, T, OPGEN_ADD(T, x, OPGEN_MUL(T, al, y)));
-            if (op == OP_SUB && OPGEN_IS_FLOAT_T(T) && al != 1) OPGEN_MAP2(&it, mask, T, T, OPGEN_MATH(T, fma)(-al, y, x));
+            if (op == OP_SUB && OPGEN_IS_FLOAT_T(T) && al != 1) OPGEN_MAP2(&it, mask, T, T, OPGEN_FMA(T)(-al, y, x));
             else if (op == OP_SUB) OPGEN_MAP2(&it, mask, T, T, OPGEN_SUB(T, x, OPGEN_MUL(T, al, y)));
             if (op == OP_MUL) OPGEN_MAP2(&it, mask, T, T, OPGEN_MUL(T, x, y));
             if (op == OP_DIV) OPGEN_MAP2(&it, mask, T, T, x / y);

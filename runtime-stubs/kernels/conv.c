@@ -479,7 +479,7 @@ static opgen_tensor height1(const opgen_tensor *t) {
 opgen_status opgen_portable_convolution_out(opgen_ctx *ctx, const opgen_tensor *input, const opgen_tensor *weight, const opgen_tensor *bias, opgen_int_list stride, opgen_int_list padding, opgen_int_list dilation, bool transposed, opgen_int_list output_padding, int64_t groups, opgen_tensor *out) {
     uint32_t mask = OPGEN_KERNEL_DTYPES_opgen_portable_convolution_out;
     if (input->dim < 3 || input->dim > 5 || weight->dim != input->dim)
-        return OPGEN_FAIL(ctx, OPGEN_E_SHAPE, "%s: takes a 3-d, 4-d or 5-d input (1-D, 2-D or 3-D, batched) and a weight of as many dimensions, got %d-d and %d-d", ctx->op, input->dim, weight->dim);
+        return OPGEN_FAIL(ctx, OPGEN_E_SHAPE, "%s: takes a 3-d, 4-d or 5-d input (1-D, 2-D or 3-D, batched) and a weight of as many dimensions, got %d-d and %d-d", ctx->op, (int)input->dim, (int)weight->dim);
     conv_nd g = {0};
     if (nd_geometry(ctx, input, weight, bias, stride, padding, dilation, transposed, output_padding, groups, &g)) return ctx->err->code;
     OPGEN_CHECK_DTYPE(ctx, mask, input->dtype, "the input");

@@ -25,7 +25,7 @@
 opgen_status opgen_portable__cdist_forward_out(opgen_ctx *ctx, const opgen_tensor *x1, const opgen_tensor *x2, double p, const int64_t *compute_mode, opgen_tensor *out) {
     (void)compute_mode;
     uint32_t mask = OPGEN_KERNEL_DTYPES_opgen_portable__cdist_forward_out;
-    if (x1->dim < 2 || x2->dim < 2) return OPGEN_FAIL(ctx, OPGEN_E_SHAPE, "%s: cdist only supports at least 2D tensors, X1 got: %dD", ctx->op, x1->dim < 2 ? x1->dim : x2->dim);
+    if (x1->dim < 2 || x2->dim < 2) return OPGEN_FAIL(ctx, OPGEN_E_SHAPE, "%s: cdist only supports at least 2D tensors, X1 got: %dD", ctx->op, (int)(x1->dim < 2 ? x1->dim : x2->dim));
     if (x1->dtype != x2->dtype) return OPGEN_FAIL(ctx, OPGEN_E_DTYPE, "%s: X1 and X2 must have the same dtype", ctx->op);
     if (!(p >= 0)) return OPGEN_FAIL(ctx, OPGEN_E_INVALID, "%s: cdist only supports non-negative p values", ctx->op);
     int64_t m = x1->sizes[x1->dim - 1];
@@ -53,7 +53,7 @@ opgen_status opgen_portable__cdist_forward_out(opgen_ctx *ctx, const opgen_tenso
 
 opgen_status opgen_portable__pdist_forward_out(opgen_ctx *ctx, const opgen_tensor *self, double p, opgen_tensor *out) {
     uint32_t mask = OPGEN_KERNEL_DTYPES_opgen_portable__pdist_forward_out;
-    if (self->dim != 2) return OPGEN_FAIL(ctx, OPGEN_E_SHAPE, "%s: pdist only supports 2D tensors, got: %dD", ctx->op, self->dim);
+    if (self->dim != 2) return OPGEN_FAIL(ctx, OPGEN_E_SHAPE, "%s: pdist only supports 2D tensors, got: %dD", ctx->op, (int)self->dim);
     if (!(p >= 0)) return OPGEN_FAIL(ctx, OPGEN_E_INVALID, "%s: pdist only supports non-negative p values", ctx->op);
     int64_t n = self->sizes[0], m = self->sizes[1], len = n > 1 ? n * (n - 1) / 2 : 0;
     OPGEN_CHECK_DTYPE(ctx, mask, self->dtype, "the input");

@@ -4,7 +4,7 @@
 
 opgen_status opgen_portable_embedding_out(opgen_ctx *ctx, const opgen_tensor *weight, const opgen_tensor *indices, int64_t padding_idx, bool scale_grad_by_freq, bool sparse, opgen_tensor *out) {
     (void)padding_idx, (void)scale_grad_by_freq, (void)sparse; /* these only change gradients */
-    if (weight->dim != 2) return OPGEN_FAIL(ctx, OPGEN_E_SHAPE, "%s: weight must be 2-d, got %d-d", ctx->op, weight->dim);
+    if (weight->dim != 2) return OPGEN_FAIL(ctx, OPGEN_E_SHAPE, "%s: weight must be 2-d, got %d-d", ctx->op, (int)weight->dim);
     if (indices->dtype != OPGEN_DTYPE_Long && indices->dtype != OPGEN_DTYPE_Int) return OPGEN_FAIL(ctx, OPGEN_E_DTYPE, "%s: indices must be Int or Long, not %s", ctx->op, opgen_dtype_name(indices->dtype));
     if (indices->dim + 1 > OPGEN_MAX_DIM) return OPGEN_FAIL(ctx, OPGEN_E_SHAPE, "%s: too many dimensions", ctx->op);
     int64_t sizes[OPGEN_MAX_DIM];
@@ -59,7 +59,7 @@ opgen_status opgen_portable_index_select_out(opgen_ctx *ctx, const opgen_tensor 
     int32_t d = 0;
     if (self->dim && opgen_wrap_dim(ctx, dim, self->dim, &d)) return ctx->err->code;
     if (!self->dim && dim != 0 && dim != -1) return OPGEN_FAIL(ctx, OPGEN_E_INVALID, "%s: dimension %lld is out of range for a 0-d tensor", ctx->op, (long long)dim);
-    if (index->dim > 1) return OPGEN_FAIL(ctx, OPGEN_E_SHAPE, "%s: index must be 0-d or 1-d, got %d-d", ctx->op, index->dim);
+    if (index->dim > 1) return OPGEN_FAIL(ctx, OPGEN_E_SHAPE, "%s: index must be 0-d or 1-d, got %d-d", ctx->op, (int)index->dim);
     if (index->dtype != OPGEN_DTYPE_Int && index->dtype != OPGEN_DTYPE_Long) return OPGEN_FAIL(ctx, OPGEN_E_DTYPE, "%s: index must be Int or Long, not %s", ctx->op, opgen_dtype_name(index->dtype));
     OPGEN_CHECK_DTYPE(ctx, OPGEN_KERNEL_DTYPES_opgen_portable_index_select_out, self->dtype, "the input");
     int64_t sizes[OPGEN_MAX_DIM], n = opgen_numel(index);
@@ -89,15 +89,15 @@ typedef enum { G_GATHER, G_SCATTER, G_SCATTER_VALUE, G_SCATTER_ADD } gatherop;
 static int32_t gather_check(opgen_ctx *ctx, const opgen_tensor *self, int64_t dim, const opgen_tensor *index, const opgen_tensor *src, int32_t *d) {
     if (index->dtype != OPGEN_DTYPE_Long) return OPGEN_FAIL(ctx, OPGEN_E_DTYPE, "%s: index must be Long, not %s", ctx->op, opgen_dtype_name(index->dtype));
     int32_t rank = self->dim ? self->dim : 1;
-    if ((index->dim ? index->dim : 1) != rank) return OPGEN_FAIL(ctx, OPGEN_E_SHAPE, "%s: index has %d dims, self %d", ctx->op, index->dim, self->dim);
+    if ((index->dim ? index->dim : 1) != rank) return OPGEN_FAIL(ctx, OPGEN_E_SHAPE, "%s: index has %d dims, self %d", ctx->op, (int)index->dim, (int)self->dim);
     if (opgen_wrap_dim(ctx, dim, self->dim, d)) return ctx->err->code;
     for (int32_t i = 0; i < index->dim; i++) {
         if (i != *d && self->dim && index->sizes[i] > self->sizes[i])
-            return OPGEN_FAIL(ctx, OPGEN_E_SHAPE, "%s: index has size %lld in dimension %d, self %lld", ctx->op, (long long)index->sizes[i], i, (long long)self->sizes[i]);
+            return OPGEN_FAIL(ctx, OPGEN_E_SHAPE, "%s: index has size %lld in dimension %d, self %lld", ctx->op, (long long)index->sizes[i], (int)i, (long long)self->sizes[i]);
         if (src && src->dim == index->dim && index->sizes[i] > src->sizes[i])
-            return OPGEN_FAIL(ctx, OPGEN_E_SHAPE, "%s: index has size %lld in dimension %d, src %lld", ctx->op, (long long)index->sizes[i], i, (long long)src->sizes[i]);
+            return OPGEN_FAIL(ctx, OPGEN_E_SHAPE, "%s: index has size %lld in dimension %d, src %lld", ctx->op, (long long)index->sizes[i], (int)i, (long long)src->sizes[i]);
     }
-    if (src && src->dim != index->dim && opgen_numel(index)) return OPGEN_FAIL(ctx, OPGEN_E_SHAPE, "%s: src has %d dims, index %d", ctx->op, src->dim, index->dim);
+    if (src && src->dim != index->dim && opgen_numel(index)) return OPGEN_FAIL(ctx, OPGEN_E_SHAPE, "%s: src has %d dims, index %d", ctx->op, (int)src->dim, (int)index->dim);
     if (src && src->dtype != self->dtype) return OPGEN_FAIL(ctx, OPGEN_E_DTYPE, "%s: src has dtype %s, self %s", ctx->op, opgen_dtype_name(src->dtype), opgen_dtype_name(self->dtype));
     return OPGEN_OK;
 }

@@ -47,13 +47,13 @@ static void order_and_merge(opgen_iter *it, const dimv *dims, int32_t n, int key
 /* Operand k's strides in bytes over out's `dim` dims (0 where it broadcasts). */
 static int32_t broadcast_strides(opgen_ctx *ctx, const opgen_tensor *t, const opgen_tensor *out, dimv *d, int k) {
     int32_t off = out->dim - t->dim;
-    if (off < 0) return OPGEN_FAIL(ctx, OPGEN_E_SHAPE, "%s: a %d-d input does not broadcast to a %d-d result", ctx->op, t->dim, out->dim);
+    if (off < 0) return OPGEN_FAIL(ctx, OPGEN_E_SHAPE, "%s: a %d-d input does not broadcast to a %d-d result", ctx->op, (int)t->dim, (int)out->dim);
     int64_t es = opgen_dtype_size(t->dtype);
     for (int32_t i = 0; i < out->dim; i++) {
         int32_t j = i - off;
         int64_t s = j >= 0 ? t->sizes[j] : 1;
         if (s != 1 && s != out->sizes[i])
-            return OPGEN_FAIL(ctx, OPGEN_E_SHAPE, "%s: shapes do not broadcast: size %lld against %lld in dimension %d", ctx->op, (long long)s, (long long)out->sizes[i], i);
+            return OPGEN_FAIL(ctx, OPGEN_E_SHAPE, "%s: shapes do not broadcast: size %lld against %lld in dimension %d", ctx->op, (long long)s, (long long)out->sizes[i], (int)i);
         d[i].stride[k] = s == 1 ? 0 : t->strides[j] * es;
     }
     return OPGEN_OK;

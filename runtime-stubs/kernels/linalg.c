@@ -8,7 +8,7 @@
 /* The shapes of a (batched) product and its checks: out[B, N, M] = a[B, N, K] @ m[B, K, M]. */
 static int32_t product_shape(opgen_ctx *ctx, const opgen_tensor *a, const opgen_tensor *m, const opgen_tensor *bias, bool batched, int64_t *bnkm) {
     int32_t want = batched ? 3 : 2;
-    if (a->dim != want || m->dim != want) return OPGEN_FAIL(ctx, OPGEN_E_SHAPE, "%s: expected %d-D tensors, got %d-D and %d-D", ctx->op, want, a->dim, m->dim);
+    if (a->dim != want || m->dim != want) return OPGEN_FAIL(ctx, OPGEN_E_SHAPE, "%s: expected %d-D tensors, got %d-D and %d-D", ctx->op, (int)want, (int)a->dim, (int)m->dim);
     if (a->dtype != m->dtype || (bias && bias->dtype != a->dtype))
         return OPGEN_FAIL(ctx, OPGEN_E_DTYPE, "%s: operands must have one dtype, got %s and %s", ctx->op, opgen_dtype_name(a->dtype), opgen_dtype_name(bias && bias->dtype != a->dtype ? bias->dtype : m->dtype));
     int64_t B = batched ? a->sizes[0] : 1, N = a->sizes[want - 2], K = a->sizes[want - 1], M = m->sizes[want - 1];

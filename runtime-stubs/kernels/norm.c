@@ -83,7 +83,7 @@ NORMALIZE(double)
 opgen_status opgen_portable_native_layer_norm_out(opgen_ctx *ctx, const opgen_tensor *input, opgen_int_list normalized_shape, const opgen_tensor *weight, const opgen_tensor *bias, double eps, opgen_tensor *out0, opgen_tensor *out1, opgen_tensor *out2) {
     uint32_t mask = OPGEN_KERNEL_DTYPES_opgen_portable_native_layer_norm_out;
     int32_t k = (int32_t)normalized_shape.len, lead = input->dim - k;
-    if (k < 1 || lead < 0) return OPGEN_FAIL(ctx, OPGEN_E_SHAPE, "%s: normalized_shape has %d dims, the input %d", ctx->op, k, input->dim);
+    if (k < 1 || lead < 0) return OPGEN_FAIL(ctx, OPGEN_E_SHAPE, "%s: normalized_shape has %d dims, the input %d", ctx->op, (int)k, (int)input->dim);
     int64_t n = 1, stat[OPGEN_MAX_DIM];
     for (int32_t i = 0; i < input->dim; i++) {
         if (i >= lead && input->sizes[i] != normalized_shape.data[i - lead])
@@ -197,7 +197,7 @@ opgen_status opgen_portable_native_layer_norm_backward_out(opgen_ctx *ctx, const
     (void)bias, (void)output_mask;
     uint32_t mask = OPGEN_KERNEL_DTYPES_opgen_portable_native_layer_norm_backward_out;
     int32_t k = (int32_t)normalized_shape.len;
-    if (k < 1 || k > input->dim) return OPGEN_FAIL(ctx, OPGEN_E_SHAPE, "%s: normalized_shape has %d dims, the input %d", ctx->op, k, input->dim);
+    if (k < 1 || k > input->dim) return OPGEN_FAIL(ctx, OPGEN_E_SHAPE, "%s: normalized_shape has %d dims, the input %d", ctx->op, (int)k, (int)input->dim);
     int64_t n = 1, rows = 1;
     for (int32_t i = 0; i < k; i++) {
         if (normalized_shape.data[i] != input->sizes[input->dim - k + i]) return OPGEN_FAIL(ctx, OPGEN_E_SHAPE, "%s: the input's trailing dimensions do not match normalized_shape", ctx->op);

@@ -26,13 +26,13 @@ typedef struct pool_geom {
 static int32_t pool_nonempty(opgen_ctx *ctx, const opgen_tensor *self, int32_t k) {
     for (int32_t i = self->dim == k + 2 ? 1 : 0; i < self->dim; i++)
         if (!self->sizes[i])
-            return OPGEN_FAIL(ctx, OPGEN_E_SHAPE, "%s: dimension %d of the input is empty; only a batch dimension may be (a %d-d or %d-d input)", ctx->op, i, k + 1, k + 2);
+            return OPGEN_FAIL(ctx, OPGEN_E_SHAPE, "%s: dimension %d of the input is empty; only a batch dimension may be (a %d-d or %d-d input)", ctx->op, (int)i, (int)(k + 1), (int)(k + 2));
     return OPGEN_OK;
 }
 
 /* 3-d (C, H, W) or 4-d (N, C, H, W): the planes and their size */
 static int32_t pool_shape(opgen_ctx *ctx, const opgen_tensor *self, opgen_int_list kernel_size, opgen_int_list stride, opgen_int_list padding, bool ceil_mode, pool_geom *g) {
-    if (self->dim != 3 && self->dim != 4) return OPGEN_FAIL(ctx, OPGEN_E_SHAPE, "%s: expected a 3-d or 4-d input, got %d-d", ctx->op, self->dim);
+    if (self->dim != 3 && self->dim != 4) return OPGEN_FAIL(ctx, OPGEN_E_SHAPE, "%s: expected a 3-d or 4-d input, got %d-d", ctx->op, (int)self->dim);
     if (pool_nonempty(ctx, self, 2)) return ctx->err->code;
     if (opgen_int_pair(ctx, kernel_size, "kernel_size", -1, g->k) || opgen_int_pair(ctx, padding, "padding", -1, g->p)) return ctx->err->code;
     if (!stride.len)
@@ -163,8 +163,8 @@ opgen_status opgen_portable_avg_pool2d_out(opgen_ctx *ctx, const opgen_tensor *s
  * m over n inputs averages [floor(o * n / m), ceil((o + 1) * n / m)), summed in
  * the input's type (ATen's order: depth, height, width). */
 OPGEN_SPECIALIZED int32_t adaptive_avg(opgen_ctx *ctx, uint32_t mask, int32_t k, const opgen_tensor *self, opgen_int_list output_size, opgen_tensor *out) {
-    if ((int32_t)output_size.len != k) return OPGEN_FAIL(ctx, OPGEN_E_SHAPE, "%s: output_size must have %d values", ctx->op, k);
-    if (self->dim != k + 1 && self->dim != k + 2) return OPGEN_FAIL(ctx, OPGEN_E_SHAPE, "%s: expected a %d-d or %d-d input, got %d-d", ctx->op, k + 1, k + 2, self->dim);
+    if ((int32_t)output_size.len != k) return OPGEN_FAIL(ctx, OPGEN_E_SHAPE, "%s: output_size must have %d values", ctx->op, (int)k);
+    if (self->dim != k + 1 && self->dim != k + 2) return OPGEN_FAIL(ctx, OPGEN_E_SHAPE, "%s: expected a %d-d or %d-d input, got %d-d", ctx->op, (int)(k + 1), (int)(k + 2), (int)self->dim);
     int32_t b = self->dim - k;
     int64_t sizes[OPGEN_MAX_DIM], n[3] = {1, 1, 1}, m[3] = {1, 1, 1}, nb = 1;
     memcpy(sizes, self->sizes, sizeof(int64_t) * (size_t)self->dim);
@@ -172,7 +172,7 @@ OPGEN_SPECIALIZED int32_t adaptive_avg(opgen_ctx *ctx, uint32_t mask, int32_t k,
     for (int32_t j = 0; j < k; j++) {
         int64_t o = output_size.data[j];
         if (o < 0 || o > ((int64_t)1 << 30)) return OPGEN_FAIL(ctx, OPGEN_E_INVALID, "%s: output size %lld is out of range", ctx->op, (long long)o);
-        if (self->sizes[b + j] == 0 && o) return OPGEN_FAIL(ctx, OPGEN_E_SHAPE, "%s: dimension %d of the input is empty", ctx->op, b + j);
+        if (self->sizes[b + j] == 0 && o) return OPGEN_FAIL(ctx, OPGEN_E_SHAPE, "%s: dimension %d of the input is empty", ctx->op, (int)(b + j));
         sizes[b + j] = o, n[3 - k + j] = self->sizes[b + j], m[3 - k + j] = o;
     }
     OPGEN_CHECK_DTYPE(ctx, mask, self->dtype, "the input");
@@ -218,7 +218,7 @@ typedef struct pool_nd {
 } pool_nd;
 
 static int32_t pool_nd_shape(opgen_ctx *ctx, const opgen_tensor *self, int32_t k, opgen_int_list kernel_size, opgen_int_list stride, opgen_int_list padding, const opgen_int_list *dilation, bool ceil_mode, pool_nd *g) {
-    if (self->dim != k + 1 && self->dim != k + 2) return OPGEN_FAIL(ctx, OPGEN_E_SHAPE, "%s: expected a %d-d or %d-d input, got %d-d", ctx->op, k + 1, k + 2, self->dim);
+    if (self->dim != k + 1 && self->dim != k + 2) return OPGEN_FAIL(ctx, OPGEN_E_SHAPE, "%s: expected a %d-d or %d-d input, got %d-d", ctx->op, (int)(k + 1), (int)(k + 2), (int)self->dim);
     if (pool_nonempty(ctx, self, k)) return ctx->err->code;
     const opgen_int_list *ls[4] = {&kernel_size, &stride, &padding, dilation};
     int64_t *vs[4] = {g->k, g->s, g->p, g->d};
@@ -227,7 +227,7 @@ static int32_t pool_nd_shape(opgen_ctx *ctx, const opgen_tensor *self, int32_t k
         const opgen_int_list *l = ls[a];
         for (int32_t j = 0; j < 3; j++) vs[a][j] = a == 2 ? 0 : 1;
         if (!l || (a == 1 && !l->len)) continue; /* stride defaults to the kernel size, below */
-        if (l->len != 1 && (int32_t)l->len != k) return OPGEN_FAIL(ctx, OPGEN_E_INVALID, "%s: %s must be one value or %d", ctx->op, what[a], k);
+        if (l->len != 1 && (int32_t)l->len != k) return OPGEN_FAIL(ctx, OPGEN_E_INVALID, "%s: %s must be one value or %d", ctx->op, what[a], (int)k);
         for (int32_t j = 0; j < k; j++) {
             int64_t v = l->data[l->len == 1 ? 0 : j];
             if (v < 0 || v > ((int64_t)1 << 30)) return OPGEN_FAIL(ctx, OPGEN_E_INVALID, "%s: %s %lld is out of range", ctx->op, what[a], (long long)v);

@@ -16,7 +16,7 @@ int32_t opgen_reduced_dims(opgen_ctx *ctx, const opgen_tensor *self, const opgen
     for (size_t i = 0; i < dims->len; i++) {
         int32_t d;
         if (opgen_wrap_dim(ctx, dims->data[i], self->dim, &d)) return ctx->err->code;
-        if (red[d] && self->dim) return OPGEN_FAIL(ctx, OPGEN_E_INVALID, "%s: dimension %d appears twice", ctx->op, d);
+        if (red[d] && self->dim) return OPGEN_FAIL(ctx, OPGEN_E_INVALID, "%s: dimension %d appears twice", ctx->op, (int)d);
         red[d] = true;
     }
     return OPGEN_OK;

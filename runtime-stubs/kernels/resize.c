@@ -14,7 +14,7 @@ typedef struct resize_geom {
 } resize_geom;
 
 static int32_t resize_shape(opgen_ctx *ctx, const opgen_tensor *input, const opgen_int_list *output_size, const opgen_float_list *scale_factors, resize_geom *g) {
-    if (input->dim != 4) return OPGEN_FAIL(ctx, OPGEN_E_SHAPE, "%s: expected a 4-d input, got %d-d", ctx->op, input->dim);
+    if (input->dim != 4) return OPGEN_FAIL(ctx, OPGEN_E_SHAPE, "%s: expected a 4-d input, got %d-d", ctx->op, (int)input->dim);
     if (!output_size == !scale_factors) return OPGEN_FAIL(ctx, OPGEN_E_INVALID, "%s: must specify exactly one of output_size and scale_factors", ctx->op);
     g->H = input->sizes[2], g->W = input->sizes[3];
     g->planes = input->sizes[0] * input->sizes[1];

@@ -5,13 +5,13 @@
 #include "opgen_registry.h"
 
 opgen_status opgen_portable_permute_copy_out(opgen_ctx *ctx, const opgen_tensor *self, opgen_int_list dims, opgen_tensor *out) {
-    if ((int64_t)dims.len != self->dim) return OPGEN_FAIL(ctx, OPGEN_E_SHAPE, "%s: %zu dims given for a %d-d tensor", ctx->op, dims.len, self->dim);
+    if ((int64_t)dims.len != self->dim) return OPGEN_FAIL(ctx, OPGEN_E_SHAPE, "%s: %zu dims given for a %d-d tensor", ctx->op, dims.len, (int)self->dim);
     int32_t perm[OPGEN_MAX_DIM];
     int64_t sizes[OPGEN_MAX_DIM];
     bool seen[OPGEN_MAX_DIM] = {0};
     for (int32_t i = 0; i < self->dim; i++) {
         if (opgen_wrap_dim(ctx, dims.data[i], self->dim, &perm[i])) return ctx->err->code;
-        if (seen[perm[i]]) return OPGEN_FAIL(ctx, OPGEN_E_INVALID, "%s: dimension %d appears twice in dims", ctx->op, perm[i]);
+        if (seen[perm[i]]) return OPGEN_FAIL(ctx, OPGEN_E_INVALID, "%s: dimension %d appears twice in dims", ctx->op, (int)perm[i]);
         seen[perm[i]] = true;
         sizes[i] = self->sizes[perm[i]];
     }
@@ -63,7 +63,7 @@ opgen_status opgen_portable_view_copy_out(opgen_ctx *ctx, const opgen_tensor *se
 opgen_status opgen_portable_expand_copy_out(opgen_ctx *ctx, const opgen_tensor *self, opgen_int_list size, bool implicit, opgen_tensor *out) {
     (void)implicit;
     int32_t dim = (int32_t)size.len;
-    if (dim < self->dim || dim > OPGEN_MAX_DIM) return OPGEN_FAIL(ctx, OPGEN_E_SHAPE, "%s: cannot expand a %d-d tensor to %d dims", ctx->op, self->dim, dim);
+    if (dim < self->dim || dim > OPGEN_MAX_DIM) return OPGEN_FAIL(ctx, OPGEN_E_SHAPE, "%s: cannot expand a %d-d tensor to %d dims", ctx->op, (int)self->dim, (int)dim);
     int64_t sizes[OPGEN_MAX_DIM], strides[OPGEN_MAX_DIM];
     for (int32_t i = 0; i < dim; i++) {
         int32_t j = i - (dim - self->dim);
@@ -72,7 +72,7 @@ opgen_status opgen_portable_expand_copy_out(opgen_ctx *ctx, const opgen_tensor *
             if (j < 0) return OPGEN_FAIL(ctx, OPGEN_E_SHAPE, "%s: -1 is not allowed for a new leading dimension", ctx->op);
             s = have;
         }
-        if (s < 0 || (have != 1 && have != s)) return OPGEN_FAIL(ctx, OPGEN_E_SHAPE, "%s: cannot expand size %lld to %lld in dimension %d", ctx->op, (long long)have, (long long)s, i);
+        if (s < 0 || (have != 1 && have != s)) return OPGEN_FAIL(ctx, OPGEN_E_SHAPE, "%s: cannot expand size %lld to %lld in dimension %d", ctx->op, (long long)have, (long long)s, (int)i);
         sizes[i] = s;
         strides[i] = j >= 0 && have != 1 ? self->strides[j] : 0;
     }
@@ -89,9 +89,9 @@ opgen_status opgen_portable_clone_out(opgen_ctx *ctx, const opgen_tensor *self, 
     /* outputs are contiguous (channels_last would only reorder memory), but ATen
      * refuses a channels-last format of another rank */
     if (memory_format && *memory_format == OPGEN_MEMFMT_CHANNELS_LAST && self->dim != 4)
-        return OPGEN_FAIL(ctx, OPGEN_E_INVALID, "%s: channels_last takes a 4-d tensor, not %d-d", ctx->op, self->dim);
+        return OPGEN_FAIL(ctx, OPGEN_E_INVALID, "%s: channels_last takes a 4-d tensor, not %d-d", ctx->op, (int)self->dim);
     if (memory_format && *memory_format == OPGEN_MEMFMT_CHANNELS_LAST_3D && self->dim != 5)
-        return OPGEN_FAIL(ctx, OPGEN_E_INVALID, "%s: channels_last_3d takes a 5-d tensor, not %d-d", ctx->op, self->dim);
+        return OPGEN_FAIL(ctx, OPGEN_E_INVALID, "%s: channels_last_3d takes a 5-d tensor, not %d-d", ctx->op, (int)self->dim);
     OPGEN_CHECK_DTYPE(ctx, OPGEN_KERNEL_DTYPES_opgen_portable_clone_out, self->dtype, "the input");
     int32_t st = opgen_out(ctx, out, self->dtype, self->dim, self->sizes);
     if (st || ctx->meta) return st;
@@ -109,10 +109,10 @@ opgen_status opgen_portable_copy_(opgen_ctx *ctx, opgen_tensor *self, const opge
     int64_t sizes[OPGEN_MAX_DIM];
     memcpy(sizes, self->sizes, sizeof(int64_t) * (size_t)dim);
     if (opgen_broadcast(ctx, self, src, &dim, sizes)) return ctx->err->code;
-    if (dim != self->dim) return OPGEN_FAIL(ctx, OPGEN_E_SHAPE, "%s: src has %d dimensions, more than self's %d", ctx->op, src->dim, self->dim);
+    if (dim != self->dim) return OPGEN_FAIL(ctx, OPGEN_E_SHAPE, "%s: src has %d dimensions, more than self's %d", ctx->op, (int)src->dim, (int)self->dim);
     for (int32_t i = 0; i < dim; i++)
         if (sizes[i] != self->sizes[i])
-            return OPGEN_FAIL(ctx, OPGEN_E_SHAPE, "%s: src does not broadcast to self: size %lld against self's %lld in dimension %d", ctx->op, (long long)sizes[i], (long long)self->sizes[i], i);
+            return OPGEN_FAIL(ctx, OPGEN_E_SHAPE, "%s: src does not broadcast to self: size %lld against self's %lld in dimension %d", ctx->op, (long long)sizes[i], (long long)self->sizes[i], (int)i);
     if (ctx->meta || !opgen_numel(self) || self->data == src->data) return OPGEN_OK;
     return opgen_copy(ctx, self, src);
 }
@@ -137,9 +137,9 @@ opgen_status opgen_portable_cat_out(opgen_ctx *ctx, opgen_tensor_list tensors, i
         const opgen_tensor *t = tensors.data[i];
         if (t->dim == 1 && t->sizes[0] == 0 && ref->dim != 1) continue;
         if (t->dtype != ref->dtype) return OPGEN_FAIL(ctx, OPGEN_E_DTYPE, "%s: tensor %zu has dtype %s, tensor 0 %s", ctx->op, i, opgen_dtype_name(t->dtype), opgen_dtype_name(ref->dtype));
-        if (t->dim != ref->dim) return OPGEN_FAIL(ctx, OPGEN_E_SHAPE, "%s: tensor %zu has %d dims, expected %d", ctx->op, i, t->dim, ref->dim);
+        if (t->dim != ref->dim) return OPGEN_FAIL(ctx, OPGEN_E_SHAPE, "%s: tensor %zu has %d dims, expected %d", ctx->op, i, (int)t->dim, (int)ref->dim);
         for (int32_t k = 0; k < t->dim; k++)
-            if (k != d && t->sizes[k] != ref->sizes[k]) return OPGEN_FAIL(ctx, OPGEN_E_SHAPE, "%s: tensor %zu has size %lld in dimension %d, expected %lld", ctx->op, i, (long long)t->sizes[k], k, (long long)ref->sizes[k]);
+            if (k != d && t->sizes[k] != ref->sizes[k]) return OPGEN_FAIL(ctx, OPGEN_E_SHAPE, "%s: tensor %zu has size %lld in dimension %d, expected %lld", ctx->op, i, (long long)t->sizes[k], (int)k, (long long)ref->sizes[k]);
         sizes[d] += t->sizes[d];
     }
     OPGEN_CHECK_DTYPE(ctx, OPGEN_KERNEL_DTYPES_opgen_portable_cat_out, ref->dtype, "the input");
@@ -166,10 +166,10 @@ opgen_status opgen_portable_cat_out(opgen_ctx *ctx, opgen_tensor_list tensors, i
 static int32_t dim_order_out(opgen_ctx *ctx, const opgen_tensor *self, bool non_blocking, const opgen_int_list *dim_order, opgen_dtype dtype, opgen_tensor *out) {
     if (non_blocking) return OPGEN_FAIL(ctx, OPGEN_E_INVALID, "%s: non_blocking=True is not supported", ctx->op);
     if (!dim_order) return opgen_out_any(ctx, out, dtype, self->dim, self->sizes);
-    if ((int64_t)dim_order->len != self->dim) return OPGEN_FAIL(ctx, OPGEN_E_SHAPE, "%s: dim_order has %zu entries for a %d-d tensor", ctx->op, dim_order->len, self->dim);
+    if ((int64_t)dim_order->len != self->dim) return OPGEN_FAIL(ctx, OPGEN_E_SHAPE, "%s: dim_order has %zu entries for a %d-d tensor", ctx->op, dim_order->len, (int)self->dim);
     uint8_t order[OPGEN_MAX_DIM];
     for (int32_t i = 0; i < self->dim; i++) {
-        if (dim_order->data[i] < 0 || dim_order->data[i] >= self->dim) return OPGEN_FAIL(ctx, OPGEN_E_INVALID, "%s: dim_order entry %lld is not a dimension of a %d-d tensor", ctx->op, (long long)dim_order->data[i], self->dim);
+        if (dim_order->data[i] < 0 || dim_order->data[i] >= self->dim) return OPGEN_FAIL(ctx, OPGEN_E_INVALID, "%s: dim_order entry %lld is not a dimension of a %d-d tensor", ctx->op, (long long)dim_order->data[i], (int)self->dim);
         order[i] = (uint8_t)dim_order->data[i];
     }
     return opgen_out_ordered(ctx, out, dtype, self->dim, self->sizes, order);

@@ -1,4 +1,6 @@
 #include "opgen/loops.h"
+#include <math.h>
+#include <string.h>
 
 static int32_t out_in(opgen_ctx *ctx, opgen_tensor *out, opgen_dtype dtype, int32_t dim, const int64_t *sizes, bool any_order, const uint8_t *order) {
     if (out->capacity == 0 && !out->data) {
@@ -126,7 +128,7 @@ int32_t opgen_broadcast(opgen_ctx *ctx, const opgen_tensor *a, const opgen_tenso
     for (int32_t i = 0; i < n; i++) {
         int32_t ia = i - (n - a->dim), ib = i - (n - b->dim);
         int64_t sa = ia >= 0 ? a->sizes[ia] : 1, sb = ib >= 0 ? b->sizes[ib] : 1;
-        if (sa != sb && sa != 1 && sb != 1) return OPGEN_FAIL(ctx, OPGEN_E_SHAPE, "%s: shapes do not broadcast: size %lld against %lld in dimension %d", ctx->op, (long long)sa, (long long)sb, i);
+        if (sa != sb && sa != 1 && sb != 1) return OPGEN_FAIL(ctx, OPGEN_E_SHAPE, "%s: shapes do not broadcast: size %lld against %lld in dimension %d", ctx->op, (long long)sa, (long long)sb, (int)i);
         sizes[i] = sa == 1 ? sb : sa;
     }
     *dim = n;
@@ -135,7 +137,7 @@ int32_t opgen_broadcast(opgen_ctx *ctx, const opgen_tensor *a, const opgen_tenso
 
 int32_t opgen_wrap_dim(opgen_ctx *ctx, int64_t d, int32_t dim, int32_t *out) {
     int32_t n = dim ? dim : 1;
-    if (d < -n || d >= n) return OPGEN_FAIL(ctx, OPGEN_E_INVALID, "%s: dimension %lld is out of range for a %d-d tensor", ctx->op, (long long)d, dim);
+    if (d < -n || d >= n) return OPGEN_FAIL(ctx, OPGEN_E_INVALID, "%s: dimension %lld is out of range for a %d-d tensor", ctx->op, (long long)d, (int)dim);
     *out = (int32_t)(d < 0 ? d + n : d);
     return OPGEN_OK;
 }
@@ -229,4 +231,47 @@ int32_t opgen_contiguous(opgen_ctx *ctx, const opgen_tensor *t, opgen_tensor *c)
     c->data = opgen_scratch(ctx, opgen_nbytes(c));
     if (!c->data) return OPGEN_FAIL(ctx, OPGEN_E_NO_MEMORY, "%s: out of scratch memory", ctx->op);
     return opgen_copy_same(ctx, c, t);
+}
+
+/* A fused multiply-add in software, correctly rounded (Boldo and Melquiond,
+ * "Emulation of FMA and correctly rounded sums: proved algorithms using
+ * rounding to odd", 2008): x * y exactly as a sum of two doubles (Dekker's
+ * product), z added exactly (Knuth's two-sum), the low parts summed rounding to
+ * odd, then one rounding to nearest. Exact while the product's low part is a
+ * normal number: outside products of 2^-960 to 2^1000 it rounds twice. Needs
+ * each operation rounded on its own: ISO C (-std=c11) contracts none. */
+static double split_hi(double v) {
+    double t = 134217729.0 * v; /* 2^27 + 1: Veltkamp's split into 26-bit halves */
+    return t - (t - v);
+}
+
+static double two_sum(double a, double b, double *err) {
+    double s = a + b, bb = s - a;
+    *err = (a - (s - bb)) + (b - bb);
+    return s;
+}
+
+static double add_round_odd(double a, double b) {
+    double err, s = two_sum(a, b, &err);
+    uint64_t u;
+    memcpy(&u, &s, sizeof u);
+    if (err != 0 && isfinite(s) && !(u & 1)) { /* inexact and even: step to the odd neighbour on err's side */
+        u += (err > 0) == (s > 0) ? 1 : (uint64_t)-1;
+        memcpy(&s, &u, sizeof s);
+    }
+    return s;
+}
+
+double opgen_fma_soft(double x, double y, double z) {
+    double p = x * y, ap = fabs(p);
+    if (!isfinite(x) || !isfinite(y) || !isfinite(z) || x == 0 || y == 0 || !(ap > 0x1p-960 && ap < 0x1p1000)) return p + z;
+    double xh = split_hi(x), xl = x - xh, yh = split_hi(y), yl = y - yh;
+    double pl = ((xh * yh - p) + xh * yl + xl * yh) + xl * yl; /* x * y == p + pl exactly */
+    double tl, th = two_sum(z, p, &tl);
+    return th + add_round_odd(tl, pl);
+}
+
+float opgen_fmaf_soft(float x, float y, float z) {
+    /* the product is exact in double; the sum rounded to odd there, then to float */
+    return (float)add_round_odd((double)x * (double)y, (double)z);
 }

@@ -66,7 +66,7 @@ static int32_t select_view(opgen_ctx *ctx, const opgen_tensor *self, int64_t dim
     if (self->dim == 0) return OPGEN_FAIL(ctx, OPGEN_E_SHAPE, "%s: select() cannot be applied to a 0-d tensor", ctx->op);
     if (opgen_wrap_dim(ctx, dim, self->dim, &d)) return ctx->err->code;
     int64_t n = self->sizes[d];
-    if (index < -n || index >= n) return OPGEN_FAIL(ctx, OPGEN_E_SHAPE, "%s: index %lld is out of bounds for dimension %d with size %lld", ctx->op, (long long)index, d, (long long)n);
+    if (index < -n || index >= n) return OPGEN_FAIL(ctx, OPGEN_E_SHAPE, "%s: index %lld is out of bounds for dimension %d with size %lld", ctx->op, (long long)index, (int)d, (long long)n);
     *v = view_of(self);
     v->off = (index < 0 ? index + n : index) * self->strides[d];
     drop_dim(v, d);
@@ -182,7 +182,7 @@ opgen_status opgen_portable_flip_out(opgen_ctx *ctx, const opgen_tensor *self, o
     for (size_t i = 0; i < dims.len; i++) {
         int32_t d;
         if (opgen_wrap_dim(ctx, dims.data[i], self->dim, &d)) return ctx->err->code;
-        if (flip[d]) return OPGEN_FAIL(ctx, OPGEN_E_INVALID, "%s: dim %d appears multiple times in the list of dims", ctx->op, d);
+        if (flip[d]) return OPGEN_FAIL(ctx, OPGEN_E_INVALID, "%s: dim %d appears multiple times in the list of dims", ctx->op, (int)d);
         flip[d] = true;
     }
     view v = view_of(self);
@@ -196,7 +196,7 @@ opgen_status opgen_portable_flip_out(opgen_ctx *ctx, const opgen_tensor *self, o
  * (stride 0) along each repeat */
 opgen_status opgen_portable_repeat_out(opgen_ctx *ctx, const opgen_tensor *self, opgen_int_list repeats, opgen_tensor *out) {
     int32_t n = (int32_t)repeats.len, off = n - self->dim;
-    if (off < 0) return OPGEN_FAIL(ctx, OPGEN_E_SHAPE, "%s: %d repeats for a %d-d tensor", ctx->op, n, self->dim);
+    if (off < 0) return OPGEN_FAIL(ctx, OPGEN_E_SHAPE, "%s: %d repeats for a %d-d tensor", ctx->op, (int)n, (int)self->dim);
     if (2 * n > OPGEN_MAX_DIM) return OPGEN_FAIL(ctx, OPGEN_E_SHAPE, "%s: more than %d repeated dimensions", ctx->op, OPGEN_MAX_DIM / 2);
     int64_t sizes[OPGEN_MAX_DIM];
     view pairs = {2 * n, {0}, {0}, 0};
@@ -218,10 +218,10 @@ opgen_status opgen_portable_repeat_out(opgen_ctx *ctx, const opgen_tensor *self,
 /* out = a copy of self with the view v of it replaced by src (src's shape must be v's) */
 static int32_t scatter_view(opgen_ctx *ctx, uint32_t mask, const opgen_tensor *self, const opgen_tensor *src, const view *v, opgen_tensor *out) {
     if (src->dtype != self->dtype) return OPGEN_FAIL(ctx, OPGEN_E_DTYPE, "%s: src has dtype %s, self %s", ctx->op, opgen_dtype_name(src->dtype), opgen_dtype_name(self->dtype));
-    if (src->dim != v->dim) return OPGEN_FAIL(ctx, OPGEN_E_SHAPE, "%s: src has %d dims, the slot %d", ctx->op, src->dim, v->dim);
+    if (src->dim != v->dim) return OPGEN_FAIL(ctx, OPGEN_E_SHAPE, "%s: src has %d dims, the slot %d", ctx->op, (int)src->dim, (int)v->dim);
     for (int32_t i = 0; i < v->dim; i++)
         if (src->sizes[i] != v->sizes[i])
-            return OPGEN_FAIL(ctx, OPGEN_E_SHAPE, "%s: src has size %lld in dimension %d, the slot %lld", ctx->op, (long long)src->sizes[i], i, (long long)v->sizes[i]);
+            return OPGEN_FAIL(ctx, OPGEN_E_SHAPE, "%s: src has size %lld in dimension %d, the slot %lld", ctx->op, (long long)src->sizes[i], (int)i, (long long)v->sizes[i]);
     OPGEN_CHECK_DTYPE(ctx, mask, self->dtype, "the input");
     int32_t st = opgen_out(ctx, out, self->dtype, self->dim, self->sizes);
     if (st || ctx->meta) return st;
@@ -257,7 +257,7 @@ opgen_status opgen_portable_fill_Scalar_out(opgen_ctx *ctx, const opgen_tensor *
 opgen_status opgen_portable_constant_pad_nd_out(opgen_ctx *ctx, const opgen_tensor *self, opgen_int_list pad, const opgen_scalar *value, opgen_tensor *out) {
     uint32_t mask = OPGEN_KERNEL_DTYPES_opgen_portable_constant_pad_nd_out;
     if (pad.len % 2 || (int64_t)pad.len > 2 * (int64_t)self->dim)
-        return OPGEN_FAIL(ctx, OPGEN_E_SHAPE, "%s: padding length must be even and at most twice the input's %d dims, got %zu", ctx->op, self->dim, pad.len);
+        return OPGEN_FAIL(ctx, OPGEN_E_SHAPE, "%s: padding length must be even and at most twice the input's %d dims, got %zu", ctx->op, (int)self->dim, pad.len);
     int64_t sizes[OPGEN_MAX_DIM];
     view in = view_of(self), dst = {self->dim, {0}, {0}, 0};
     int64_t lo[OPGEN_MAX_DIM] = {0}, hi[OPGEN_MAX_DIM] = {0};
@@ -269,7 +269,7 @@ opgen_status opgen_portable_constant_pad_nd_out(opgen_ctx *ctx, const opgen_tens
     }
     for (int32_t d = 0; d < self->dim; d++) {
         sizes[d] = self->sizes[d] + lo[d] + hi[d];
-        if (sizes[d] < 0) return OPGEN_FAIL(ctx, OPGEN_E_SHAPE, "%s: the padded size of dimension %d would be %lld", ctx->op, d, (long long)sizes[d]);
+        if (sizes[d] < 0) return OPGEN_FAIL(ctx, OPGEN_E_SHAPE, "%s: the padded size of dimension %d would be %lld", ctx->op, (int)d, (long long)sizes[d]);
     }
     OPGEN_CHECK_DTYPE(ctx, mask, self->dtype, "the input");
     int32_t st = opgen_out(ctx, out, self->dtype, self->dim, sizes);
@@ -295,8 +295,8 @@ opgen_status opgen_portable_constant_pad_nd_out(opgen_ctx *ctx, const opgen_tens
  * index of an output one: i = o - left, reflected about the edges (no edge
  * repeated) or clamped to them. */
 OPGEN_SPECIALIZED int32_t pad_mode(opgen_ctx *ctx, uint32_t mask, bool reflect, int32_t k, const opgen_tensor *self, opgen_int_list padding, opgen_tensor *out) {
-    if ((int32_t)padding.len != 2 * k) return OPGEN_FAIL(ctx, OPGEN_E_SHAPE, "%s: padding must have %d values, got %zu", ctx->op, 2 * k, padding.len);
-    if (self->dim != k + 1 && self->dim != k + 2) return OPGEN_FAIL(ctx, OPGEN_E_SHAPE, "%s: expected a %d-d or %d-d input, got %d-d", ctx->op, k + 1, k + 2, self->dim);
+    if ((int32_t)padding.len != 2 * k) return OPGEN_FAIL(ctx, OPGEN_E_SHAPE, "%s: padding must have %d values, got %zu", ctx->op, (int)(2 * k), padding.len);
+    if (self->dim != k + 1 && self->dim != k + 2) return OPGEN_FAIL(ctx, OPGEN_E_SHAPE, "%s: expected a %d-d or %d-d input, got %d-d", ctx->op, (int)(k + 1), (int)(k + 2), (int)self->dim);
     int64_t sizes[OPGEN_MAX_DIM], lo[3] = {0}, n[3] = {1, 1, 1}, m[3] = {1, 1, 1}, st[3] = {0};
     int32_t b = self->dim - k; /* batch dims */
     memcpy(sizes, self->sizes, sizeof(int64_t) * (size_t)self->dim);
@@ -305,10 +305,10 @@ OPGEN_SPECIALIZED int32_t pad_mode(opgen_ctx *ctx, uint32_t mask, bool reflect, 
         int64_t l = padding.data[pi], r = padding.data[pi + 1];
         if (l < -((int64_t)1 << 30) || l > ((int64_t)1 << 30) || r < -((int64_t)1 << 30) || r > ((int64_t)1 << 30)) return OPGEN_FAIL(ctx, OPGEN_E_INVALID, "%s: padding beyond 2^30", ctx->op);
         if (reflect && (l >= self->sizes[d] || r >= self->sizes[d]))
-            return OPGEN_FAIL(ctx, OPGEN_E_SHAPE, "%s: padding (%lld, %lld) must be less than the input's size %lld in dimension %d", ctx->op, (long long)l, (long long)r, (long long)self->sizes[d], d);
-        if (!self->sizes[d]) return OPGEN_FAIL(ctx, OPGEN_E_SHAPE, "%s: dimension %d of the input is empty", ctx->op, d);
+            return OPGEN_FAIL(ctx, OPGEN_E_SHAPE, "%s: padding (%lld, %lld) must be less than the input's size %lld in dimension %d", ctx->op, (long long)l, (long long)r, (long long)self->sizes[d], (int)d);
+        if (!self->sizes[d]) return OPGEN_FAIL(ctx, OPGEN_E_SHAPE, "%s: dimension %d of the input is empty", ctx->op, (int)d);
         sizes[d] = self->sizes[d] + l + r;
-        if (sizes[d] <= 0) return OPGEN_FAIL(ctx, OPGEN_E_SHAPE, "%s: the padded size of dimension %d would be %lld", ctx->op, d, (long long)sizes[d]);
+        if (sizes[d] <= 0) return OPGEN_FAIL(ctx, OPGEN_E_SHAPE, "%s: the padded size of dimension %d would be %lld", ctx->op, (int)d, (long long)sizes[d]);
         lo[3 - k + j] = l, n[3 - k + j] = self->sizes[d], m[3 - k + j] = sizes[d], st[3 - k + j] = self->strides[d];
     }
     OPGEN_CHECK_DTYPE(ctx, mask, self->dtype, "the input");
@@ -375,7 +375,7 @@ opgen_status opgen_portable_split_with_sizes_copy_out(opgen_ctx *ctx, const opge
         if (total > self->sizes[d]) break;
     }
     if (total != self->sizes[d])
-        return OPGEN_FAIL(ctx, OPGEN_E_SHAPE, "%s: split sizes must sum exactly to %lld (the size of dimension %d)", ctx->op, (long long)self->sizes[d], d);
+        return OPGEN_FAIL(ctx, OPGEN_E_SHAPE, "%s: split sizes must sum exactly to %lld (the size of dimension %d)", ctx->op, (long long)self->sizes[d], (int)d);
     int64_t at = 0;
     for (size_t i = 0; i < out.len; i++) {
         int64_t end = at + split_sizes.data[i];

@@ -24,6 +24,16 @@ int32_t opgen_file_write(const char *path, const void *data, size_t len, opgen_e
 int32_t opgen_file_temp_open(const char *path, int *fd, char **tmp, opgen_error *err);
 int32_t opgen_file_temp_put(int fd, const char *path, const void *data, size_t len, opgen_error *err);
 int32_t opgen_file_temp_close(int fd, const char *path, opgen_error *err);
+/* Whether path can be opened (a numbered series of input files ends where one is
+ * missing). */
+bool opgen_file_exists(const char *path);
+/* Creates the folder path unless it is there. */
+int32_t opgen_file_make_dir(const char *path, opgen_error *err);
+
+/* Without a POSIX file system (bare metal: the C library's files, semihosting's
+ * on a board or QEMU) reads and writes go through stdio, writes are not atomic,
+ * the temporary-file steps are absent and make_dir does nothing (the folder must
+ * exist on the host). */
 
 #ifdef __cplusplus
 }

@@ -108,6 +108,23 @@ uint16_t opgen_float_to_bf16(float f);
 
 /* The C library's function for T: OPGEN_MATH(T, exp)(x) is expf for float, exp else. */
 #define OPGEN_MATH(T, fn) _Generic((T)0, float: fn##f, default: fn)
+/* x * y + z rounded once, as ATen's fused a + alpha * b: the FPU's fused
+ * multiply-add where the compiler says it has one (__FP_FAST_FMA), glibc's
+ * (correctly rounded in software too), else opgen's own (some bare-metal C
+ * libraries' fma rounds twice: picolibc's on the Cortex-M4). */
+double opgen_fma_soft(double x, double y, double z);
+float opgen_fmaf_soft(float x, float y, float z);
+#if defined(__FP_FAST_FMA) || defined(__GLIBC__) || defined(__APPLE__)
+#define OPGEN_FMA_F64 fma
+#else
+#define OPGEN_FMA_F64 opgen_fma_soft
+#endif
+#if defined(__FP_FAST_FMAF) || defined(__GLIBC__) || defined(__APPLE__)
+#define OPGEN_FMA_F32 fmaf
+#else
+#define OPGEN_FMA_F32 opgen_fmaf_soft
+#endif
+#define OPGEN_FMA(T) _Generic((T)0, float: OPGEN_FMA_F32, default: OPGEN_FMA_F64)
 /* NaN in T, or 0 where T has none (integer kernels never reach it). */
 #define OPGEN_NAN(T) _Generic((T)0, float: (float)NAN, double: (double)NAN, default: 0)
 /* x is NaN, for any T (never for integers: no self-comparison warnings). */

@@ -9,13 +9,13 @@
 
 opgen_status cortex_m_transpose_out(opgen_ctx *ctx, const opgen_tensor *input, opgen_int_list perm, opgen_tensor *out) {
     if (!input || !out) return OPGEN_FAIL(ctx, OPGEN_E_INVALID, "%s: an argument is missing", ctx->op);
-    if ((int64_t)perm.len != input->dim) return OPGEN_FAIL(ctx, OPGEN_E_SHAPE, "%s: perm has %zu entries for a %d-d tensor", ctx->op, perm.len, input->dim);
+    if ((int64_t)perm.len != input->dim) return OPGEN_FAIL(ctx, OPGEN_E_SHAPE, "%s: perm has %zu entries for a %d-d tensor", ctx->op, perm.len, (int)input->dim);
     opgen_tensor view = *input; /* the permuted view the copy reads */
     bool seen[OPGEN_MAX_DIM] = {0};
     for (int32_t i = 0; i < input->dim; i++) {
         int32_t p;
         if (opgen_wrap_dim(ctx, perm.data[i], input->dim, &p)) return ctx->err->code;
-        if (seen[p]) return OPGEN_FAIL(ctx, OPGEN_E_INVALID, "%s: dimension %d appears twice in perm", ctx->op, p);
+        if (seen[p]) return OPGEN_FAIL(ctx, OPGEN_E_INVALID, "%s: dimension %d appears twice in perm", ctx->op, (int)p);
         seen[p] = true;
         view.sizes[i] = input->sizes[p], view.strides[i] = input->strides[p];
     }
