@@ -64,15 +64,20 @@ void opgen_arena_init(opgen_arena *a, void *buffer, size_t size) {
     a->size = a->capacity = size - (aligned - at);
 }
 
+static void release_block(void *p) { free(p); }
+static void *obtain_block(size_t n) { return malloc(n); }
+static const opgen_arena_heap system_heap = {obtain_block, release_block};
+
 void opgen_arena_init_growing(opgen_arena *a) {
     memset(a, 0, sizeof *a);
     a->grow = true;
+    a->heap = &system_heap;
 }
 
 /* A new block of at least n payload bytes, first in the list. */
 static uint8_t *grow_block(opgen_arena *a, size_t n, opgen_arena_block **out) {
     if (n > SIZE_MAX - sizeof(opgen_arena_block) - 16) return NULL;
-    opgen_arena_block *b = malloc(sizeof *b + n + 16);
+    opgen_arena_block *b = a->heap->alloc(sizeof *b + n + 16);
     if (!b) return NULL;
     b->next = a->blocks;
     b->size = n;
@@ -123,7 +128,7 @@ opgen_arena_mark opgen_arena_save(const opgen_arena *a) { return (opgen_arena_ma
 void opgen_arena_restore(opgen_arena *a, opgen_arena_mark m) {
     while (a->blocks && a->blocks != m.blocks) { /* blocks grown since the mark */
         opgen_arena_block *next = a->blocks->next;
-        free(a->blocks);
+        a->heap->release(a->blocks);
         a->blocks = next;
     }
     a->cur = m.cur;
@@ -141,7 +146,7 @@ void opgen_arena_reset(opgen_arena *a) {
     opgen_arena_block *keep = a->cur, *b = a->blocks;
     while (b) {
         opgen_arena_block *next = b->next;
-        if (b != keep) free(b);
+        if (b != keep) a->heap->release(b);
         b = next;
     }
     a->blocks = keep;
@@ -159,7 +164,7 @@ void opgen_arena_release(opgen_arena *a) {
     opgen_arena_block *b = a->blocks;
     while (b) {
         opgen_arena_block *n = b->next;
-        free(b);
+        a->heap->release(b);
         b = n;
     }
     a->blocks = a->cur = NULL;

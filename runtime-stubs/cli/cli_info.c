@@ -2,12 +2,23 @@
  * (methods, inputs and outputs, operators with their kernel keys, planned and
  * constant memory, delegates), and whether this build can load it. */
 #include "cli.h"
+#include "opgen/npy.h"
+#include <ctype.h>
+#include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static const opgen_opt opts[] = {
     {NULL, NULL, "MODEL.pte", OPGEN_OPT_FILE, "pte", OPGEN_OPT_REQUIRED, "program", "the ExecuTorch program"},
-    {"--method", NULL, "NAME", OPGEN_OPT_TEXT, NULL, 0, NULL, "only this method (default: every one)"},
+    {"--method", NULL, "NAME", OPGEN_OPT_TEXT, NULL, 0, NULL, "only this method (default: every one; c-header: 'forward')"},
+    {"--format", NULL, "FORMAT", OPGEN_OPT_TEXT, "text|c-header", 0, "format",
+     "text (default), or c-header: a C header for a bare-metal application, with the program's bytes to link into flash and the memory its load "
+     "and runs take in this build (NAME_LOAD_BYTES, NAME_WORK_BYTES, ...), for its static arrays"},
+    {"--name", NULL, "NAME", OPGEN_OPT_TEXT, NULL, 0, NULL, "c-header: the prefix of its names (default: the file's name, as a C identifier)"},
+    {"--input", "-i", "POSITION=FILE", OPGEN_OPT_INPUT, "npy", OPGEN_OPT_REPEAT, NULL, "c-header: an input's values as a const array (NAME_input0, ...)"},
+    {"--expect", NULL, "POSITION=FILE", OPGEN_OPT_INPUT, "npy", OPGEN_OPT_REPEAT, NULL, "c-header: an expected output's bytes (NAME_expected0, ...)"},
+    {"--output", "-o", "FILE", OPGEN_OPT_OUT, NULL, 0, NULL, "c-header: where it goes (default: standard output)"},
     {0},
 };
 
@@ -134,6 +145,14 @@ static void state(const opgen_pte *p, const opgen_pte_plan *pl) {
     if (n) printf("\n");
 }
 
+/* The memory a load takes with this runner's kernels (its vendors' too), as
+ * opgen_rt_load_method loads. */
+static int32_t memory_of(const opgen_pte *p, const char *name, const opgen_rt_ctx *ctx, opgen_method_memory *mem, opgen_error *err) {
+    opgen_load_options kopt = {.vendors = ctx ? ctx->vendors : NULL, .nvendors = ctx ? ctx->nvendors : 0};
+    opgen_method_options opt = {.kernels = &kopt};
+    return opgen_method_memory_of(p, name, &opt, mem, err);
+}
+
 static int method(const opgen_cli *a, const opgen_rt_ctx *ctx, const opgen_pte *p, const opgen_pte_plan *pl, opgen_arena *ar) {
     unsigned kinds[OPGEN_INSTR_KIND_COUNT] = {0};
     printf("method '%s': %u values, %u chain%s\n", pl->name, (unsigned)pl->values.len, (unsigned)pl->chains.len, pl->chains.len == 1 ? "" : "s");
@@ -155,7 +174,7 @@ static int method(const opgen_cli *a, const opgen_rt_ctx *ctx, const opgen_pte *
     opgen_method *m;
     opgen_error err = {0};
     opgen_method_memory mem = {0};
-    if (opgen_method_memory_of(p, pl->name, NULL, &mem, &err) || opgen_rt_load_method(p, pl->name, ctx, false, 0, NULL, ar, &m, &err)) {
+    if (memory_of(p, pl->name, ctx, &mem, &err) || opgen_rt_load_method(p, pl->name, ctx, false, 0, NULL, ar, &m, &err)) {
         char msg[1024];
         opgen_error_format(&err, msg, sizeof msg);
         printf("\n  loads: no: %s\n", msg);
@@ -180,10 +199,108 @@ static int info(const opgen_cli *a, void *ctx, const opgen_pte *p, opgen_arena *
     return OPGEN_EXIT_OK;
 }
 
-static int run(const opgen_cli *a, void *ctx) { return opgen_rt_on_program(a, opgen_cli_get(a, "MODEL.pte"), false, NULL, info, ctx); }
+/* --format c-header: text appended to a buffer sized up front (6 characters a byte). */
+typedef struct header {
+    char *buf;
+    size_t len, cap;
+} header;
+
+static void put(header *h, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void put(header *h, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(h->buf + h->len, h->cap - h->len, fmt, ap);
+    va_end(ap);
+    if (n > 0) h->len = h->len + (size_t)n < h->cap ? h->len + (size_t)n : h->cap - 1;
+}
+
+static void put_bytes(header *h, const char *name, const char *suffix, const void *data, size_t n, const char *what) {
+    const uint8_t *b = data;
+    put(h, "/* %s */\nstatic const _Alignas(16) unsigned char %s_%s[%zu] = {", what, name, suffix, n ? n : 1);
+    for (size_t i = 0; i < n; i++) put(h, "%s0x%02x,", i % 16 ? "" : "\n   ", b[i]);
+    put(h, "%s};\n", n ? "\n" : "0");
+}
+
+/* The tensor of --input/--expect POSITION=FILE k, read from its .npy. */
+static int tensor_arg(const opgen_cli *a, const char *opt, int k, int count, opgen_arena *ar, int *pos, opgen_tensor *t) {
+    const char *s = opgen_cli_nth(a, opt, k), *eq = strchr(s, '=');
+    char *end;
+    long v = strtol(s, &end, 10);
+    if (!eq || end != eq || end == s || v < 0 || v >= count)
+        return opgen_usage_error(a, "%s %s: expected POSITION=FILE, POSITION an index below %d", opt, s, count);
+    opgen_error err = {0};
+    if (opgen_npy_read(eq + 1, ar, t, &err)) return opgen_rt_report(&err);
+    *pos = (int)v;
+    return OPGEN_EXIT_OK;
+}
+
+static int c_header(const opgen_cli *a, const opgen_rt_ctx *ctx, const opgen_pte *p, opgen_arena *ar) {
+    const char *method_name = opgen_cli_get(a, "--method") ? opgen_cli_get(a, "--method") : "forward", *given = opgen_cli_get(a, "--name");
+    char name[64];
+    const char *base = strrchr(p->file, '/') ? strrchr(p->file, '/') + 1 : p->file;
+    size_t n = 0;
+    for (const char *c = given ? given : base; *c && *c != (given ? 0 : '.') && n + 1 < sizeof name; c++)
+        name[n++] = isalnum((unsigned char)*c) ? *c : '_';
+    name[n] = 0;
+    if (!n || isdigit((unsigned char)name[0]) || (given && strcmp(name, given))) return opgen_usage_error(a, "--name %s: not a C identifier", given ? given : base);
+    opgen_method *m;
+    opgen_error err = {0};
+    opgen_method_memory mem = {0};
+    if (memory_of(p, method_name, ctx, &mem, &err) || opgen_rt_load_method(p, method_name, ctx, false, 0, NULL, ar, &m, &err)) return opgen_rt_report(&err);
+    header h = {NULL, 0, p->size * 6 + 8192};
+    opgen_tensor ts[16];
+    int pos[16], nt = 0, nin = opgen_cli_count(a, "--input");
+    for (int k = 0; k < nin + opgen_cli_count(a, "--expect"); k++) {
+        if (nt == 16) return opgen_usage_error(a, "at most 16 --input and --expect values");
+        bool in = k < nin;
+        int rc = tensor_arg(a, in ? "--input" : "--expect", in ? k : k - nin, in ? opgen_method_ninputs(m) : opgen_method_noutputs(m), ar, &pos[nt], &ts[nt]);
+        if (rc) return rc;
+        h.cap += opgen_nbytes(&ts[nt++]) * 6 + 512;
+    }
+    if (!(h.buf = opgen_arena_alloc(ar, h.cap))) return fprintf(stderr, "%s: error: out of memory\n", p->file), OPGEN_EXIT_BAD_INPUT;
+    char upper[64];
+    for (size_t i = 0; i <= n; i++) upper[i] = (char)toupper((unsigned char)name[i]);
+    put(&h, "/* %s.h: written by `opgen-rt info %s --format c-header`: the program's bytes and the\n"
+            " * memory method '%s' takes in the runtime that wrote it (a 32-bit device's own\n"
+            " * runtime gives its exact figures; a 64-bit host's are larger). */\n",
+        name, base, method_name);
+    put(&h, "#ifndef %s_H\n#define %s_H\n\n", upper, upper);
+    put(&h, "#define %s_METHOD \"%s\"\n", upper, method_name);
+    put(&h, "#define %s_PROGRAM_BYTES %zu /* %s_program: the .pte, linked as const data */\n", upper, p->size, name);
+    put(&h, "#define %s_LOAD_BYTES %zu /* opgen_method_load's arena, planned memory included */\n", upper, mem.load_bytes);
+    put(&h, "#define %s_PLANNED_BYTES %zu\n", upper, mem.planned_bytes);
+    put(&h, "#define %s_WORK_BYTES %zu /* opgen_method_run's arena */\n", upper, opgen_method_work_bytes(m) ? opgen_method_work_bytes(m) : 1);
+    put(&h, "#define %s_INPUTS %d\n#define %s_OUTPUTS %d\n\n", upper, opgen_method_ninputs(m), upper, opgen_method_noutputs(m));
+    put_bytes(&h, name, "program", p->data, p->size, "the program");
+    for (int k = 0; k < nt; k++) {
+        bool in = k < nin;
+        char suffix[32], what[96];
+        snprintf(suffix, sizeof suffix, "%s%d", in ? "input" : "expected", pos[k]);
+        snprintf(what, sizeof what, "%s %d: %s, %d-d, contiguous", in ? "input" : "expected output", pos[k], opgen_dtype_name(ts[k].dtype), (int)ts[k].dim);
+        put(&h, "\n#define %s_%s%d_DIM %d\nstatic const int64_t %s_%s_sizes[%d] = {", upper, in ? "INPUT" : "EXPECTED", pos[k], (int)ts[k].dim, name, suffix, ts[k].dim ? (int)ts[k].dim : 1);
+        for (int d = 0; d < ts[k].dim; d++) put(&h, "%s%lld", d ? ", " : "", (long long)ts[k].sizes[d]);
+        put(&h, "%s};\n", ts[k].dim ? "" : "1");
+        put_bytes(&h, name, suffix, ts[k].data, opgen_nbytes(&ts[k]), what);
+    }
+    put(&h, "\n#endif\n");
+    const char *out = opgen_cli_get(a, "--output");
+    if (!out) return fwrite(h.buf, 1, h.len, stdout) == h.len ? OPGEN_EXIT_OK : OPGEN_EXIT_BAD_INPUT;
+    return opgen_file_write(out, h.buf, h.len, &err) ? opgen_rt_report(&err) : OPGEN_EXIT_OK;
+}
+
+static int info_or_header(const opgen_cli *a, void *ctx, const opgen_pte *p, opgen_arena *ar) {
+    const char *format = opgen_cli_get(a, "--format");
+    if (format && !strcmp(format, "c-header")) return c_header(a, ctx, p, ar);
+    if (opgen_cli_has(a, "--name") || opgen_cli_has(a, "--input") || opgen_cli_has(a, "--expect") || opgen_cli_has(a, "--output"))
+        return opgen_usage_error(a, "--name, --input, --expect and --output go with --format c-header");
+    return info(a, ctx, p, ar);
+}
+
+static int run(const opgen_cli *a, void *ctx) { return opgen_rt_on_program(a, opgen_cli_get(a, "MODEL.pte"), false, NULL, info_or_header, ctx); }
 
 const opgen_cmd opgen_rt_cmd_info = {"info", "describe an ExecuTorch program: methods, inputs, operators, memory, delegates",
                                      "Reads a .pte program and prints, per method: its inputs and outputs (dtype, shape, dim order), its planned memory per buffer and its "
                                      "constants, each operator with the kernel keys it is called with, its instructions by kind, its delegates, and whether this build "
-                                     "loads it (and the memory load and a run take) or why not.",
+                                     "loads it (and the memory load and a run take) or why not. --format c-header writes what a bare-metal application compiles in instead "
+                                     "(runtime-stubs/examples/bare_metal/).",
                                      opts, NULL, NULL, run};

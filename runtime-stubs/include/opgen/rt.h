@@ -62,6 +62,13 @@ void opgen_error_format(const opgen_error *err, char *buf, size_t cap);
  * system for more blocks instead of failing: a host convenience (the generator and
  * the command-line tools use it); embedded callers give a buffer and never grow. */
 typedef struct opgen_arena_block opgen_arena_block;
+/* Where a growing arena gets its blocks: the C library's malloc and free, reached
+ * only through this table, so a program that never grows an arena (a bare-metal
+ * one) links no heap. */
+typedef struct opgen_arena_heap {
+    void *(*alloc)(size_t n);
+    void (*release)(void *p);
+} opgen_arena_heap;
 typedef struct opgen_arena {
     uint8_t *base;
     size_t size, used, peak;
@@ -70,6 +77,7 @@ typedef struct opgen_arena {
     size_t capacity;           /* the caller's buffer: its usable bytes */
     size_t grown;              /* bytes asked of the system in all */
     bool grow;
+    const opgen_arena_heap *heap; /* a growing arena's */
 } opgen_arena;
 
 /* Bytes of a grown block (requests above a quarter of it get a block of their own,
