@@ -264,7 +264,7 @@ static int c_header(const opgen_cli *a, const opgen_rt_ctx *ctx, const opgen_pte
             " * memory method '%s' takes in the runtime that wrote it (a 32-bit device's own\n"
             " * runtime gives its exact figures; a 64-bit host's are larger). */\n",
         name, base, method_name);
-    put(&h, "#ifndef %s_H\n#define %s_H\n\n", upper, upper);
+    put(&h, "#ifndef %s_H\n#define %s_H\n#include <stdint.h>\n\n", upper, upper);
     put(&h, "#define %s_METHOD \"%s\"\n", upper, method_name);
     put(&h, "#define %s_PROGRAM_BYTES %zu /* %s_program: the .pte, linked as const data */\n", upper, p->size, name);
     put(&h, "#define %s_LOAD_BYTES %zu /* opgen_method_load's arena, planned memory included */\n", upper, mem.load_bytes);
