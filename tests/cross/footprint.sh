@@ -5,14 +5,23 @@
 # the rest of flash (the program's bytes among it); data+bss is RAM outside the
 # two arenas; the arenas are model.h's sizes: the planned memory (within the load
 # arena, which also holds the loaded method) and a run's work memory.
-#     usage: footprint.sh SIZE READELF NAME APP HEADER [NAME APP HEADER]...
-size=$1 readelf=$2
-shift 2
+#     usage: footprint.sh BUILD [NAME...]   (default: every bare_metal_NAME built)
+# BUILD is a Cortex-M cross build (tests/cross/cortex-*.txt) with -Dtests=true.
+build=$1
+[ -d "$build/tests/cross" ] || { echo "usage: footprint.sh BUILD [NAME...] (BUILD: a cross build with -Dtests=true)" >&2; exit 2; }
+shift
+if [ $# -eq 0 ]; then
+    for app in "$build"/tests/cross/bare_metal_*; do
+        case $app in *.map | *.p) continue ;; esac
+        [ -f "$app" ] && set -- "$@" "${app##*/bare_metal_}"
+    done
+fi
+[ $# -gt 0 ] || { echo "footprint.sh: no bare_metal_* program in $build/tests/cross (ninja -C $build tests/cross/bare_metal_kws ...)" >&2; exit 1; }
+size=${OPGEN_SIZE:-arm-none-eabi-size} readelf=${OPGEN_READELF:-arm-none-eabi-readelf}
 printf '| model | code | read-only data (model) | data+bss | load arena (planned) | work arena | flash | RAM |\n'
 printf '|---|---|---|---|---|---|---|---|\n'
-while [ $# -ge 3 ]; do
-    name=$1 app=$2 header=$3
-    shift 3
+for name in "$@"; do
+    app=$build/tests/cross/bare_metal_$name header=$build/tests/cross/$name.h
     get() { sed -n "s/^#define MODEL_$1 \\([0-9]*\\).*/\\1/p" "$header"; }
     load=$(get LOAD_BYTES) work=$(get WORK_BYTES) planned=$(get PLANNED_BYTES) program=$(get PROGRAM_BYTES)
     [ -n "$load" ] && [ -n "$work" ] || { echo "FAIL: $header gives no sizes"; exit 1; }
