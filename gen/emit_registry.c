@@ -3,6 +3,7 @@
 #include "abi.h"
 #include "emit.h"
 #include "tmpl.h"
+#include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -62,6 +63,80 @@ static og_yaml_kernel fallback_kernel(const og_model *m, const og_backend_op *op
     return k;
 }
 
+/* Whether a program's kernel key ("v1/7;0,1,2,3|...": dtype and dim order of each
+ * tensor argument, then of each returned tensor, in order) is one a keyed
+ * kernel's arg_meta covers. */
+static bool key_covers(const og_func *f, const og_kernel_key *k, const char *sel_key) {
+    enum { MAXT = 64 };
+    long dts[MAXT];
+    unsigned char orders[MAXT][OG_KEY_MAX_DIM];
+    unsigned nord[MAXT], ne = 0;
+    if (strncmp(sel_key, "v1/", 3)) return false;
+    for (const char *p = sel_key + 3; *p && ne < MAXT;) {
+        char *end;
+        dts[ne] = strtol(p, &end, 10);
+        if (end == p || *end != ';') return false;
+        nord[ne] = 0;
+        for (p = end + 1; isdigit((unsigned char)*p);) {
+            long d = strtol(p, &end, 10);
+            if (nord[ne] < OG_KEY_MAX_DIM) orders[ne][nord[ne]++] = (unsigned char)d;
+            p = *end == ',' ? end + 1 : end;
+        }
+        ne++;
+        if (*p == '|') p++;
+    }
+    for (unsigned i = 0; i < k->n; i++) {
+        const og_key_arg *ka = &k->args[i];
+        unsigned pos = 0; /* the argument's place among the tensors */
+        for (unsigned a = 0; a < ka->arg; a++) pos += og_type_is_tensor_like(f->schema->args[a].type);
+        if (pos >= ne || dts[pos] < 0 || dts[pos] >= 32 || !(ka->dtypes >> dts[pos] & 1u) || nord[pos] != ka->ndim || memcmp(orders[pos], ka->order, ka->ndim)) return false;
+        if (ka->same_as >= 0) {
+            unsigned other = 0;
+            for (unsigned a = 0; a < k->args[ka->same_as].arg; a++) other += og_type_is_tensor_like(f->schema->args[a].type);
+            if (other < ne && dts[other] != dts[pos]) return false;
+        }
+    }
+    return true;
+}
+
+/* Which keyed kernels a selection keeps, as ExecuTorch's selective build does:
+ * for each key a program calls the op with, the first keyed kernel covering it;
+ * the op's default kernel only if some key has none (or a key is "default").
+ * Returns whether the default stays. keyed[]: the op's keyed kernels. */
+static bool select_keyed(const og_selection *sel, const og_func *f, const og_yaml_kernel **keyed, unsigned nkeyed, bool *keep) {
+    const char *const *keys;
+    unsigned nkeys;
+    if (!sel) {
+        for (unsigned k = 0; k < nkeyed; k++) keep[k] = true;
+        return true;
+    }
+    if (!og_sel_keys(sel, f, &keys, &nkeys)) return false;
+    if (!nkeys) { /* every key */
+        for (unsigned k = 0; k < nkeyed; k++) keep[k] = true;
+        return true;
+    }
+    bool need_default = false;
+    for (unsigned j = 0; j < nkeys; j++) {
+        bool covered = false;
+        for (unsigned k = 0; k < nkeyed && !covered; k++)
+            if (strcmp(keys[j], "default") && key_covers(f, &keyed[k]->key, keys[j])) keep[k] = covered = true;
+        need_default |= !covered;
+    }
+    return need_default;
+}
+
+/* A key as text, for messages: "self Double 0,1,2,3; out Double 0,1,2,3". */
+static void key_text(strbuf *b, const og_func *f, const og_kernel_key *k) {
+    for (unsigned i = 0; i < k->n; i++) {
+        const og_key_arg *ka = &k->args[i];
+        sb_printf(b, "%s%s ", i ? "; " : "", f->schema->args[ka->arg].name);
+        for (int d = 0, first = 1; d < 32; d++)
+            if (ka->dtypes >> d & 1u) sb_printf(b, "%s%s", first ? "" : "|", og_dtype_name(d)), first = 0;
+        sb_putc(b, ' ');
+        for (unsigned j = 0; j < ka->ndim; j++) sb_printf(b, "%s%u", j ? "," : "", ka->order[j]);
+    }
+}
+
 bool og_emit_registry(og_outputs *outs, const char *outdir, const char *tdir, const og_model *m, const og_yaml_kernels *kernels, const og_backend *backend, const og_selection *sel,
                       const char *generated_by, diag *d) {
     unsigned n = m->nfuncs;
@@ -70,6 +145,17 @@ bool og_emit_registry(og_outputs *outs, const char *outdir, const char *tdir, co
     bool ok = by_op && fallbacks;
     for (unsigned k = 0; ok && k < kernels->n; k++) /* one default kernel per op: og_kernels_check */
         if (kernels->items[k].is_default) by_op[kernels->items[k].func->index] = &kernels->items[k];
+    /* keyed kernels (arg_meta), by op id: tried before the op's default kernel */
+    const og_yaml_kernel **keyed = og_xcalloc(kernels->n + 1, sizeof *keyed);
+    bool *keep_keyed = og_xcalloc(kernels->n + 1, sizeof *keep_keyed), *default_out = og_xcalloc(n + 1, sizeof *default_out);
+    unsigned nkeyed = 0;
+    ok = ok && keyed && keep_keyed && default_out;
+    for (unsigned id = 0; ok && id < n; id++) {
+        unsigned first = nkeyed;
+        for (unsigned k = 0; k < kernels->n; k++)
+            if (!kernels->items[k].is_default && kernels->items[k].func->index == id) keyed[nkeyed++] = &kernels->items[k];
+        if (nkeyed > first) default_out[id] = !select_keyed(sel, m->funcs[id], keyed + first, nkeyed - first, keep_keyed + first);
+    }
     /* a backend op without a native kernel is served by its fallback */
     for (unsigned b = 0; ok && backend && b < backend->n; b++) {
         fallbacks[b] = fallback_kernel(m, &backend->ops[b]);
@@ -83,7 +169,7 @@ bool og_emit_registry(og_outputs *outs, const char *outdir, const char *tdir, co
     ok = ok && opmask && forced;
     for (unsigned id = 0; ok && id < n; id++) {
         og_dtset dts = 0;
-        if (by_op[id]) opmask[id] = !sel ? 0xffffffffu : og_sel_selects(sel, m->funcs[id], &dts) ? dts : 0;
+        if (by_op[id]) opmask[id] = !sel ? 0xffffffffu : og_sel_selects(sel, m->funcs[id], &dts) && !default_out[id] ? dts : 0;
     }
     for (unsigned b = 0; ok && backend && b < backend->n; b++) {
         unsigned kid = fallbacks[b].func->index;
@@ -99,13 +185,13 @@ bool og_emit_registry(og_outputs *outs, const char *outdir, const char *tdir, co
         const og_yaml_kernel *first;
         uint32_t dtypes;
     } symbol_use;
-    symbol_use *uses = og_xcalloc(n + (backend ? backend->n : 0) + 1, sizeof *uses);
+    symbol_use *uses = og_xcalloc(n + (backend ? backend->n : 0) + nkeyed + 1, sizeof *uses);
     unsigned nuses = 0;
     strmap syms, sigs;
     strmap_init(&syms, 64);
     strmap_init(&sigs, 64);
     ok = ok && uses;
-    const og_yaml_kernel **declare = og_xcalloc(n + (backend ? backend->n : 0) + 1, sizeof *declare);
+    const og_yaml_kernel **declare = og_xcalloc(n + (backend ? backend->n : 0) + nkeyed + 1, sizeof *declare);
     unsigned ndeclare = 0;
     ok = ok && declare;
     for (unsigned id = 0; ok && id <= n; id++) {
@@ -114,6 +200,8 @@ bool og_emit_registry(og_outputs *outs, const char *outdir, const char *tdir, co
             if (by_op[fallbacks[b].func->index] != &fallbacks[b]) declare[ndeclare++] = &fallbacks[b];
         if (id < n && by_op[id]) declare[ndeclare++] = by_op[id];
     }
+    for (unsigned k = 0; ok && k < nkeyed; k++)
+        if (keep_keyed[k]) declare[ndeclare++] = keyed[k];
     for (unsigned i = 0; ok && i < ndeclare; i++) {
         const og_yaml_kernel *kk = declare[i];
         unsigned id = kk->func->index;
@@ -170,6 +258,28 @@ bool og_emit_registry(og_outputs *outs, const char *outdir, const char *tdir, co
         sb_printf(&table, "    {(void (*)(void))%s, opgen_call_%u, 0x%08xu, \"%s\"}, /* %u %s::%s */\n", kk->symbol, tramp_of[i], dts, kk->symbol, id, kk->func->ns, kk->func->name);
         tramp_used[tramp_of[i]] = true;
     }
+    /* the keyed kernels a build keeps, by op id, each with its key */
+    strbuf kdtable;
+    sb_init(&kdtable);
+    unsigned nkd = 0;
+    for (unsigned k = 0, i = 0; ok && k < nkeyed; k++) {
+        if (!keep_keyed[k]) continue;
+        const og_yaml_kernel *kk = keyed[k];
+        while (declare[i] != kk) i++;
+        sb_printf(&kdtable, "    {%u, {(void (*)(void))%s, opgen_call_%u, 0x%08xu, \"%s\"}, %u, (const opgen_key_arg[]){", kk->func->index, kk->symbol, tramp_of[i], kk->dtypes, kk->symbol, kk->key.n);
+        for (unsigned a = 0; a < kk->key.n; a++) {
+            const og_key_arg *ka = &kk->key.args[a];
+            sb_printf(&kdtable, "%s{%u, %d, 0x%08xu, %u, {", a ? ", " : "", ka->arg, ka->same_as, ka->dtypes, ka->ndim);
+            for (unsigned j = 0; j < ka->ndim; j++) sb_printf(&kdtable, "%s%u", j ? ", " : "", ka->order[j]);
+            sb_puts(&kdtable, "}}");
+        }
+        sb_puts(&kdtable, "}, \"");
+        key_text(&kdtable, kk->func, &kk->key);
+        sb_printf(&kdtable, "\"}, /* %s::%s */\n", kk->func->ns, kk->func->name);
+        tramp_used[tramp_of[i]] = true;
+        nkd++;
+    }
+    if (!nkd) sb_puts(&kdtable, "    {-1, {NULL, NULL, 0u, NULL}, 0, NULL, NULL},\n");
     /* every fallback, by op id (the backend file's order need not be id order) */
     unsigned nfb = 0;
     for (unsigned id = 0; ok && backend && id < n; id++)
@@ -197,9 +307,10 @@ bool og_emit_registry(og_outputs *outs, const char *outdir, const char *tdir, co
     }
     sb_putc(&selq, '"');
     const char *sel_text = sb_cstr(&selq);
-    char count[16], fbcount[16];
+    char count[16], fbcount[16], kdcount[16];
     snprintf(count, sizeof count, "%u", n);
     snprintf(fbcount, sizeof fbcount, "%u", nfb);
+    snprintf(kdcount, sizeof kdcount, "%u", nkd);
     og_tvar vars[] = {
         OG_TVAR("generated_by", generated_by),
         OG_TVAR("op_count", count),
@@ -211,6 +322,8 @@ bool og_emit_registry(og_outputs *outs, const char *outdir, const char *tdir, co
         OG_TVAR("fallback_count", fbcount),
         OG_TVAR("fallback_table", sb_cstr(&fbtable)),
         OG_TVAR("selection", sel_text),
+        OG_TVAR("keyed_count", kdcount),
+        OG_TVAR("keyed_table", sb_cstr(&kdtable)),
     };
     if (ok) ok = og_render(outs, outdir, tdir, "opgen_registry.h", vars, sizeof vars / sizeof *vars, d);
     strmap_free(&sigs);
@@ -227,6 +340,10 @@ bool og_emit_registry(og_outputs *outs, const char *outdir, const char *tdir, co
     sb_free(&table);
     sb_free(&key);
     sb_free(&fbtable);
+    sb_free(&kdtable);
+    free(keyed);
+    free(keep_keyed);
+    free(default_out);
     free(by_op);
     free(fallbacks);
     free(opmask);

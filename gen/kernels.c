@@ -93,8 +93,9 @@ void og_yaml_kernels_free(og_yaml_kernels *l) {
     memset(l, 0, sizeof *l);
 }
 
-/* arg_meta: {arg: [TypeAlias, DimOrderAlias]} -> the dtypes of the first out argument. */
-static bool kernel_dtypes(og_model *m, const og_func *f, const ynode *entry, const ynode *meta, og_dtset *out) {
+/* arg_meta: {arg: [TypeAlias, DimOrderAlias]} -> the key (each named argument's
+ * dtypes and dim order) and the dtypes of the first out argument. */
+static bool kernel_dtypes(og_model *m, const og_func *f, const ynode *entry, const ynode *meta, og_dtset *out, og_kernel_key *key) {
     const ynode *ta = ymap_get(entry, "type_alias"), *da = ymap_get(entry, "dim_order_alias");
     if (meta->kind != YNODE_MAP) {
         ERR_AT(m, meta, "arg_meta must be null or a mapping from argument to [TypeAlias, DimOrderAlias], found %s", ynode_describe(meta));
@@ -103,6 +104,8 @@ static bool kernel_dtypes(og_model *m, const og_func *f, const ynode *entry, con
     int o = dispatch_arg(f);
     bool ok = true;
     *out = 0;
+    key->n = 0;
+    key->args = arena_alloc(m->a, (meta->n ? meta->n : 1) * sizeof *key->args);
     for (size_t i = 0; i < meta->n; i++) {
         const ynode *k = meta->kids[2 * i], *v = meta->kids[2 * i + 1];
         int a = -1;
@@ -139,11 +142,27 @@ static bool kernel_dtypes(og_model *m, const og_func *f, const ynode *entry, con
                 set |= 1u << dt;
             }
         }
-        for (size_t j = 0; orders->kind == YNODE_SEQ && j < orders->n; j++)
-            if (orders->kids[j]->kind != YNODE_SCALAR || orders->kids[j]->type != YVAL_INT) {
-                ERR_AT(m, orders->kids[j], "a dim order lists dimension numbers");
+        og_key_arg *ka = &key->args[key->n];
+        memset(ka, 0, sizeof *ka);
+        ka->arg = (unsigned)a, ka->dtypes = set, ka->same_as = -1;
+        if (orders->kind != YNODE_SEQ || orders->n > OG_KEY_MAX_DIM) {
+            ERR_AT(m, orders, "a dim order is a list of at most %d dimension numbers", OG_KEY_MAX_DIM);
+            ok = false;
+        }
+        for (size_t j = 0; orders->kind == YNODE_SEQ && j < orders->n && j < OG_KEY_MAX_DIM; j++) {
+            const ynode *d = orders->kids[j];
+            long dim = d->kind == YNODE_SCALAR && d->type == YVAL_INT ? strtol(d->s, NULL, 10) : -1;
+            if (dim < 0 || dim >= (long)orders->n) {
+                ERR_AT(m, d, "a dim order lists dimension numbers, each below its length");
                 ok = false;
+                continue;
             }
+            ka->order[ka->ndim++] = (unsigned char)dim;
+        }
+        ka->alias = v->kids[0]->s;
+        for (unsigned j = 0; j < key->n && ka->same_as < 0; j++) /* one type alias: one dtype */
+            if (!strcmp(key->args[j].alias, ka->alias)) ka->same_as = (int)j;
+        key->n++;
         if (a == o) *out = set;
     }
     if (ok && o >= 0 && !*out) {
@@ -237,7 +256,7 @@ static bool load_kernels(og_model *m, const og_edge *edge, const ydoc *doc, og_y
             if (!meta || (meta->kind == YNODE_SCALAR && meta->type == YVAL_NULL)) {
                 kk.is_default = true;
                 kk.dtypes = og_out_dtypes(f, edge);
-            } else if (!kernel_dtypes(m, f, e, meta, &kk.dtypes)) {
+            } else if (!kernel_dtypes(m, f, e, meta, &kk.dtypes, &kk.key)) {
                 continue;
             }
             add(out, kk);

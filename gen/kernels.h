@@ -8,6 +8,23 @@
 #include "edge.h"
 #include "model.h"
 
+/* A keyed kernel's key (arg_meta): per named tensor argument, the dtypes its type
+ * alias allows (arguments sharing an alias must agree: same_as, the earlier one)
+ * and its dim order. */
+#define OG_KEY_MAX_DIM 16
+typedef struct og_key_arg {
+    unsigned arg;
+    const char *alias; /* its type alias */
+    int same_as;
+    og_dtset dtypes;
+    unsigned ndim;
+    unsigned char order[OG_KEY_MAX_DIM];
+} og_key_arg;
+typedef struct og_kernel_key {
+    unsigned n;
+    og_key_arg *args;
+} og_kernel_key;
+
 typedef struct og_yaml_kernel {
     const og_func *func;     /* the op it computes (an out= op for the runtime) */
     const char *kernel_name; /* as written: torch::executor::add_out */
@@ -16,6 +33,7 @@ typedef struct og_yaml_kernel {
     const char *overloads;   /* that case: the symbol of the first op's kernel, else NULL */
     og_dtset dtypes;         /* dtypes of the op's first out argument it handles */
     bool is_default;         /* arg_meta: null */
+    og_kernel_key key;       /* else: the arguments it is for */
     const ynode *node;       /* copy of the kernel_name scalar, for positions */
 } og_yaml_kernel;
 

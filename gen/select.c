@@ -430,3 +430,18 @@ bool og_sel_add_yaml_file(og_selection *s, const char *path) {
     ydoc doc;
     return og_yaml_load_file(s->a, s->d, path, &doc) && og_sel_load_yaml(s, &doc);
 }
+
+bool og_sel_keys(const og_selection *s, const og_func *f, const char *const **keys, unsigned *n) {
+    *keys = NULL, *n = 0;
+    og_dtset dts;
+    if (!og_sel_selects(s, f, &dts)) return false;
+    if (s->include_all_operators) return true;
+    char full[512];
+    snprintf(full, sizeof full, "%s::%s", f->ns, f->name);
+    uintptr_t i = (uintptr_t)strmap_get(&s->by_name, full);
+    if (!i) return true; /* selected by its base name: every overload, every key */
+    const og_sel_op *o = &s->ops[i - 1];
+    if (o->all_dtypes) return true;
+    *keys = o->keys, *n = o->nkeys;
+    return true;
+}

@@ -56,6 +56,10 @@ bool og_sel_add_graph_file(og_selection *s, const char *path);
 bool og_sel_add_key(og_selection *s, const char *op, const char *key, const char *source);
 /* Whether kernel op f is selected, and its dtypes (all when no keys say). */
 bool og_sel_selects(const og_selection *s, const og_func *f, og_dtset *dtypes);
+/* The kernel keys the selection gives op f (ExecuTorch's et_kernel_metadata, or a
+ * program's calls): false if f is not selected; *n 0 if it is selected for every
+ * key (include_all_operators, a name without keys). */
+bool og_sel_keys(const og_selection *s, const og_func *f, const char *const **keys, unsigned *n);
 /* selected_operators.yaml, keys sorted, deterministic. */
 void og_sel_write_yaml(const og_selection *s, strbuf *out);
 #endif

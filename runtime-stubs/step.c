@@ -35,6 +35,7 @@ int opgen_functional_of(int kid) {
 
 int opgen_step_ncandidates(int kid, const opgen_load_options *opt) {
     int nc = 1;
+    for (int k = 0; k < OPGEN_KEYED_COUNT; k++) nc += opgen_keyed_kernels[k].op == kid;
     for (int v = 0; opt && v < opt->nvendors; v++)
         for (int k = 0; k < opt->vendors[v]->nkernels; k++) nc += !strcmp(opt->vendors[v]->kernels[k].op, opgen_ops[kid].qualified);
     return nc;
@@ -51,8 +52,10 @@ int32_t opgen_step_kernels(opgen_step *s, int kid, const opgen_load_options *opt
     for (int v = 0; opt && v < opt->nvendors; v++)
         for (int k = 0; k < opt->vendors[v]->nkernels; k++)
             if (!strcmp(opt->vendors[v]->kernels[k].op, kop->qualified) && opt->vendors[v]->kernels[k].kernel.fn)
-                s->cands[s->ncands++] = (opgen_candidate){&opt->vendors[v]->kernels[k].kernel, opt->vendors[v]->name};
-    if (s->kernel->fn) s->cands[s->ncands++] = (opgen_candidate){s->kernel, "opgen"};
+                s->cands[s->ncands++] = (opgen_candidate){&opt->vendors[v]->kernels[k].kernel, opt->vendors[v]->name, NULL};
+    for (int k = 0; k < OPGEN_KEYED_COUNT; k++) /* the kernel yaml's keyed kernels, in its order */
+        if (opgen_keyed_kernels[k].op == kid) s->cands[s->ncands++] = (opgen_candidate){&opgen_keyed_kernels[k].kernel, "opgen", &opgen_keyed_kernels[k]};
+    if (s->kernel->fn) s->cands[s->ncands++] = (opgen_candidate){s->kernel, "opgen", NULL};
     if (s->ncands) s->kernel = s->cands[0].kernel, s->origin = s->cands[0].origin;
     if (s->kernel->fn) return OPGEN_OK;
     bool same = !strcmp(s->name, kop->qualified); /* a .pte calls the kernel's op itself */
@@ -215,6 +218,44 @@ static int32_t selection_fail(const opgen_step *s, const opgen_ivalue *values, o
     return opgen_fail(err, OPGEN_E_NOT_FOUND, "%s", msg);
 }
 
+/* Whether a call falls under a keyed kernel's key: each keyed argument a tensor
+ * of one of its dtypes (shared with the arguments of its type alias) in exactly
+ * its dim order. An out the program has not given yet (a graph program's, sized
+ * by the kernel) is not checked. */
+static bool key_matches(const opgen_step *s, const opgen_keyed_kernel *k) {
+    const opgen_op *kop = &opgen_ops[s->kernel_op];
+    for (int i = 0; i < k->nargs; i++) {
+        const opgen_key_arg *ka = &k->args[i];
+        const opgen_value *v = &s->args[ka->arg];
+        const opgen_tensor *t = v->none ? NULL : v->v.t;
+        bool out = opgen_args[kop->first_arg + (unsigned)ka->arg].flags & OPGEN_ARG_OUT;
+        if (!t) return false;
+        if (out && !t->data && !t->capacity && t->dim == 0) continue;
+        if (!(ka->dtypes >> t->dtype & 1u) || t->dim != ka->ndim || memcmp(t->dim_order, ka->dim_order, ka->ndim)) return false;
+        if (ka->same_as >= 0 && s->args[k->args[ka->same_as].arg].v.t && s->args[k->args[ka->same_as].arg].v.t->dtype != t->dtype) return false;
+    }
+    return true;
+}
+
+/* No candidate takes the call's key: the op, the call's tensors and the keys
+ * this build has. */
+static int32_t key_fail(const opgen_step *s, opgen_error *err) {
+    const opgen_op *kop = &opgen_ops[s->kernel_op];
+    char msg[512];
+    int n = snprintf(msg, sizeof msg, "%s: no kernel for this call's key (", s->name);
+    for (int ai = 0, first = 1; ai < kop->nargs && n > 0 && n < (int)sizeof msg; ai++) {
+        const opgen_value *v = &s->args[ai];
+        const opgen_arg *ka = &opgen_args[kop->first_arg + (unsigned)ai];
+        if (v->none || (ka->abi != OPGEN_ABI_TENSOR && ka->abi != OPGEN_ABI_OPT_TENSOR) || !v->v.t) continue;
+        n += snprintf(msg + n, sizeof msg - (size_t)n, "%s%s %s ", first ? "" : "; ", ka->name, opgen_dtype_name(v->v.t->dtype));
+        for (int d = 0; d < v->v.t->dim && n < (int)sizeof msg; d++) n += snprintf(msg + n, sizeof msg - (size_t)n, "%s%d", d ? "," : "", v->v.t->dim_order[d]);
+        first = 0;
+    }
+    for (int c = 0, first = 1; c < s->ncands && n > 0 && n < (int)sizeof msg; c++)
+        if (s->cands[c].keyed) n += snprintf(msg + n, sizeof msg - (size_t)n, "%s%s", first ? "); this build has it only for: " : " or ", s->cands[c].keyed->key), first = 0;
+    return opgen_fail(err, OPGEN_E_NOT_FOUND, "%s", msg);
+}
+
 int32_t opgen_step_prepare(opgen_step *s, const opgen_ivalue *values, opgen_arena *a, opgen_error *err) {
     if (s->scalar) return opgen_step_call(s, values, a, false, err); /* a prim computes its value, which later shapes may need */
     opgen_tensor initial[8]; /* each candidate starts from the results as given */
@@ -222,7 +263,10 @@ int32_t opgen_step_prepare(opgen_step *s, const opgen_ivalue *values, opgen_aren
     for (int r = 0; r < n; r++) initial[r] = *s->res[r];
     opgen_error merr = {0};
     int32_t st = OPGEN_E_NOT_IMPLEMENTED;
+    bool eligible = false;
     for (int c = 0; c < s->ncands; c++) { /* the first kernel that takes the call */
+        if (s->cands[c].keyed && !key_matches(s, s->cands[c].keyed)) continue;
+        eligible = true;
         s->kernel = s->cands[c].kernel;
         s->origin = s->cands[c].origin;
         for (int r = 0; r < n; r++) *s->res[r] = initial[r];
@@ -231,6 +275,7 @@ int32_t opgen_step_prepare(opgen_step *s, const opgen_ivalue *values, opgen_aren
         bool declined = st == OPGEN_E_NOT_IMPLEMENTED || (st == OPGEN_E_DTYPE && c + 1 < s->ncands);
         if (!declined) break;
     }
+    if (!eligible) return key_fail(s, err);
     if (st == OPGEN_E_DTYPE && opgen_selective()) return selection_fail(s, values, err);
     if (st) return opgen_fail(err, st, "%s", merr.msg);
     if ((st = check_rows(s, values, err))) return st;

@@ -16,7 +16,8 @@ typedef struct opgen_patch {
 /* A kernel that may serve a step, and where it comes from. */
 typedef struct opgen_candidate {
     const opgen_kernel_entry *kernel;
-    const char *origin; /* a backend's name, or "opgen" */
+    const char *origin;              /* a backend's name, or "opgen" */
+    const opgen_keyed_kernel *keyed; /* a keyed kernel: the calls it is for; else NULL */
 } opgen_candidate;
 
 typedef struct opgen_step {
@@ -25,7 +26,7 @@ typedef struct opgen_step {
     const char *name; /* what messages call it: "aten::add.Tensor" */
     const opgen_kernel_entry *kernel; /* the one chosen */
     const char *origin;
-    opgen_candidate *cands; /* backends' kernels first, then opgen's */
+    opgen_candidate *cands; /* backends' kernels first, then keyed ones, then the default */
     int ncands;
     opgen_value *args; /* the kernel's arguments, in its schema's order */
     int nargs;

@@ -146,5 +146,21 @@ $tmp/e10b.yaml:8:3: note: 'namespace' was first given here" ]; then ok; else bad
 e10 --edge "$tmp/no-such-edge.yaml" -o "$tmp/e10x" 2>"$tmp/err" && bad "a missing edge.yaml accepted"
 if [ "$(cat "$tmp/err")" = "$tmp/no-such-edge.yaml: error: cannot read: No such file or directory" ]; then ok; else bad "missing edge.yaml:"; cat "$tmp/err"; fi
 
+# keyed kernels (ExecuTorch's runtime test yaml: add.out for Double / 0,1,2,3
+# only): registered under their key, with no default kernel beside them
+kt=$corpus/executorch/kernel_test_functions.yaml
+if [ -f "$kt" ]; then
+    e10 --kernels "$kt" -o "$tmp/keyed" 2>"$tmp/err" || { bad "generate --kernels kernel_test_functions.yaml failed:"; cat "$tmp/err"; }
+    if grep -q '^#define OPGEN_KEYED_COUNT 1$' "$tmp/keyed/opgen_registry.h" &&
+        grep -qF '(void (*)(void))torch_executor_add_out, opgen_call_1, 0x00000080u, "torch_executor_add_out"}, 3, (const opgen_key_arg[]){{0, -1, 0x00000080u, 4, {0, 1, 2, 3}}, {1, 0, 0x00000080u, 4, {0, 1, 2, 3}}, {3, 0, 0x00000080u, 4, {0, 1, 2, 3}}}, "self Double 0,1,2,3; other Double 0,1,2,3; out Double 0,1,2,3"}, /* aten::add.out */' "$tmp/keyed/opgen_registry.h" &&
+        grep -q '{NULL, NULL, 0u, NULL}, /\* [0-9]* aten::add.out \*/' "$tmp/keyed/opgen_registry.h"; then
+        ok
+    else
+        bad "kernel_test_functions.yaml: add.out is not registered for its key alone:"; grep -n 'add_out\|KEYED' "$tmp/keyed/opgen_registry.h" | head
+    fi
+else
+    echo "SKIP: $kt is absent: no keyed-kernel check"
+fi
+
 echo "gen: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -291,8 +291,10 @@ static int c_header(const opgen_cli *a, const opgen_rt_ctx *ctx, const opgen_pte
 static int info_or_header(const opgen_cli *a, void *ctx, const opgen_pte *p, opgen_arena *ar) {
     const char *format = opgen_cli_get(a, "--format");
     if (format && !strcmp(format, "c-header")) return c_header(a, ctx, p, ar);
-    if (opgen_cli_has(a, "--name") || opgen_cli_has(a, "--input") || opgen_cli_has(a, "--expect") || opgen_cli_has(a, "--output"))
-        return opgen_usage_error(a, "--name, --input, --expect and --output go with --format c-header");
+    static const char *const header_only[] = {"--name", "--input", "--expect", "--output"};
+    for (int i = 0; i < 4; i++)
+        if (opgen_cli_has(a, header_only[i]))
+            return opgen_usage_error(a, "%s %s: --name, --input, --expect and --output go with --format c-header", header_only[i], opgen_cli_nth(a, header_only[i], 0));
     return info(a, ctx, p, ar);
 }
 

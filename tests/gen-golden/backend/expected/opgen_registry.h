@@ -68,6 +68,28 @@ static inline const opgen_kernel_entry *opgen_registry_find_fallback(int op, opg
     return e->dtypes >> dtype & 1u ? e : NULL;
 }
 
+/* Keyed kernels (a kernel yaml's arg_meta: ExecuTorch's kernel keys): each is
+ * for calls whose named tensor arguments have one of its dtypes (those sharing a
+ * type alias, the same one: same_as) and exactly its dim order, and is tried
+ * before the op's default kernel; an op may have no default, and then a call
+ * outside every key is refused at load. By op id. */
+typedef struct opgen_key_arg {
+    int16_t arg;          /* the argument's index in the op's schema */
+    int16_t same_as;      /* the key argument whose dtype it shares, or -1 */
+    uint32_t dtypes;      /* opgen_dtype_set */
+    uint8_t ndim;         /* its dim order: ndim entries */
+    uint8_t dim_order[16];
+} opgen_key_arg;
+typedef struct opgen_keyed_kernel {
+    int op;
+    opgen_kernel_entry kernel;
+    int nargs;
+    const opgen_key_arg *args;
+    const char *key; /* for messages: "self Double 0,1,2,3; ..." */
+} opgen_keyed_kernel;
+#define OPGEN_KEYED_COUNT 0
+extern const opgen_keyed_kernel opgen_keyed_kernels[];
+
 /* Each kernel's dtype set as a constant: a kernel's dtype switch tests it, so the
  * code for dtypes outside it is never compiled in. */
 #define OPGEN_KERNEL_DTYPES_k_add_out 0x08008effu
@@ -159,5 +181,9 @@ const opgen_fallback_entry opgen_fallbacks[] = {
     {15, {(void (*)(void))opgen_fallback_g_clamp_cat_out, opgen_call_8, 0x08008effu, "opgen_fallback_g_clamp_cat_out"}}, /* g::clamp_cat.out */
     {17, {(void (*)(void))opgen_fallback_g_relu_twice_out, opgen_call_2, 0x08008effu, "opgen_fallback_g_relu_twice_out"}}, /* g::relu_twice.out */
     {18, {(void (*)(void))opgen_fallback_g_neg_int, opgen_call_9, 0xffffffffu, "opgen_fallback_g_neg_int"}}, /* g::neg.int */
+};
+
+const opgen_keyed_kernel opgen_keyed_kernels[] = {
+    {-1, {NULL, NULL, 0u, NULL}, 0, NULL, NULL},
 };
 #endif /* OPGEN_IMPLEMENTATION */
