@@ -1,0 +1,17 @@
+#!/bin/sh
+# The size test's figures (meson test --benchmark): each program stripped, its
+# text, data and bss and the stripped file's bytes, beside ExecuTorch's size test
+# (test/size_test.cpp: load a program, run a method, no operators): its CI
+# baseline for arm-none-eabi is 115,868 bytes stripped (threshold 118,000), its
+# x86-64 Linux gcc threshold 52,168 bytes.
+#     usage: sizes.sh SIZE_TEST SIZE_TEST_ADD   (env OPGEN_STRIP, OPGEN_SIZE, OPGEN_TARGET)
+strip=${OPGEN_STRIP:-strip} size=${OPGEN_SIZE:-size} target=${OPGEN_TARGET:-x86-64}
+tmp=$(mktemp -d) || exit 2
+trap 'rm -rf "$tmp"' EXIT
+case $target in x86-64) et="ExecuTorch size_test, x86-64 gcc: threshold 52,168" ;; *) et="ExecuTorch size_test, arm-none-eabi: 115,868 (threshold 118,000)" ;; esac
+echo "size test ($target, -Os), bytes: program | text | data | bss | stripped file"
+for exe in "$@"; do
+    cp "$exe" "$tmp/s" && "$strip" "$tmp/s" || exit 1
+    "$size" -B "$tmp/s" | awk -v name="$(basename "$exe")" -v file="$(wc -c <"$tmp/s")" 'NR == 2 { printf "%s | %d | %d | %d | %d\n", name, $1, $2, $3, file }'
+done
+echo "$et"
