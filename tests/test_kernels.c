@@ -160,7 +160,7 @@ static int read_inputs(const char *dir, const char *case_dir, const opgen_graph 
     size_t n;
     snprintf(path, sizeof path, "%s/%s/inputs.npys", dir, case_dir);
     const char *blob = read_or_null(path, &n, a);
-    opgen_tensor ts[256];
+    static opgen_tensor ts[256]; /* static here and below: a device's stack is small */
     int k = blob ? decode_all(path, blob, n, a, ts, 256) : 0;
     if (k != g->ninputs) return -1;
     for (int i = 0; i < g->ninputs; i++) {
@@ -178,7 +178,7 @@ static int check_results(const char *dir, const char *case_dir, const char *name
     snprintf(path, sizeof path, "%s/%s/expected.npys", dir, case_dir);
     snprintf(rpath, sizeof rpath, "%s/%s/reference.npys", dir, case_dir);
     const char *blob = read_or_null(path, &n, a), *rblob = read_or_null(rpath, &rn, a);
-    opgen_tensor want[64], ref[64];
+    static opgen_tensor want[64], ref[64];
     int k = blob ? decode_all(path, blob, n, a, want, 64) : -1, nref = rblob ? decode_all(rpath, rblob, rn, a, ref, 64) : 0;
     if (k != g->noutputs) return printf("FAIL %s: expected.npys holds %d results, the program returns %d\n", name, k, g->noutputs), 1;
     tolerance tol = read_tolerance(dir, case_dir, a);
@@ -198,7 +198,7 @@ static int check_results(const char *dir, const char *case_dir, const char *name
 static int same_bytes_with(const char *name, const opgen_graph *g, const opgen_ivalue *inputs, const opgen_ivalue *outputs, opgen_arena *a, const opgen_load_options *opt,
                            const char *how) {
     opgen_program *p;
-    opgen_ivalue got[64];
+    static opgen_ivalue got[64];
     opgen_error err = {0};
     if (opgen_program_load_with(g, a, opt, &p, &err) || opgen_program_run(p, inputs, a, got, &err)) return printf("FAIL %s (%s): %s\n", name, how, err.msg), 1;
     for (int i = 0; i < g->noutputs; i++) {
@@ -235,7 +235,7 @@ static int run_case(const char *dir, const char *case_dir, int layout) {
     opgen_program *p = NULL;
     int32_t st = !text ? OPGEN_E_IO : opgen_graph_parse("program.graph", text, n, false, &a, &g, &err);
     if (!st) st = opgen_program_load(&g, &a, &p, &err);
-    opgen_ivalue inputs[256], outputs[64];
+    static opgen_ivalue inputs[256], outputs[64];
     if (!st && (g.ninputs > 256 || g.noutputs > 64)) {
         printf("FAIL %s: more than 256 inputs or 64 outputs\n", name);
         failed = 1;
@@ -297,7 +297,7 @@ static int case_names(const char *dir, const char *list, char **names, int max) 
 /* usage: test_kernels CASE_DIR [LIST_FILE] */
 int main(int argc, char **argv) {
     if (argc < 2 || argc > 3) return 2;
-    char *names[2048];
+    static char *names[2048];
     int n = case_names(argv[1], argc > 2 ? argv[2] : NULL, names, 2048);
     if (n < 0) return 1;
     qsort(names, (size_t)n, sizeof *names, cmp_names);
