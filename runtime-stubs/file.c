@@ -3,13 +3,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-/* A POSIX file system (folders, renames, modes), or a bare-metal C library's
- * files (semihosting's, on a board or QEMU): open, read, write, close only. */
-#if defined(__unix__) || defined(__APPLE__)
-#define POSIX_FS 1
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
+/* A POSIX file system (folders, renames, modes), or a bare-metal C library's
+ * files (picolibc's semihosting: open, fstat, read, close; no folders, renames
+ * or modes), where writes are plain stdio. */
+#if defined(__unix__) || defined(__APPLE__)
+#define POSIX_FS 1
 #else
 #define POSIX_FS 0
 #endif
@@ -18,7 +19,6 @@ static int32_t fail(opgen_error *err, const char *path, int32_t code, const char
 
 /* Reads what fd holds (a pipe or a device has no size: it is read until its end,
  * up to max bytes). */
-#if POSIX_FS
 static int32_t read_all(int fd, const char *path, size_t hint, size_t max, opgen_arena *a, char **data, size_t *len, opgen_error *err) {
     size_t cap = hint ? hint : 1 << 16, n = 0;
     char *buf = opgen_arena_alloc(a, cap + 1);
@@ -62,6 +62,7 @@ int32_t opgen_file_read(const char *path, size_t max, opgen_arena *a, char **dat
     return st_code;
 }
 
+#if POSIX_FS
 int32_t opgen_file_temp_open(const char *path, int *fd_out, char **tmp_out, opgen_error *err) {
     struct stat st; /* never replace a device or a pipe (a folder makes the rename fail) */
     if (stat(path, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode)) return opgen_fail_at(err, OPGEN_E_IO, path, 0, 0, "cannot write: not a regular file");
@@ -123,50 +124,7 @@ int32_t opgen_file_make_dir(const char *path, opgen_error *err) {
     return OPGEN_OK;
 }
 #else
-/* Whole reads and plain writes through stdio: no size to ask for, no rename. */
-int32_t opgen_file_read(const char *path, size_t max, opgen_arena *a, char **data, size_t *len, opgen_error *err) {
-    FILE *f = fopen(path, "rb");
-    if (!f) return fail(err, path, OPGEN_E_IO, strerror(errno));
-    long size = fseek(f, 0, SEEK_END) == 0 ? ftell(f) : -1; /* the size if it has one, then read to the end */
-    if (size > 0 && (unsigned long)size > max) {
-        fclose(f);
-        return fail(err, path, OPGEN_E_IO, "larger than this tool reads");
-    }
-    if (fseek(f, 0, SEEK_SET) != 0) size = -1;
-    size_t cap = size >= 0 ? (size_t)size + 1 : 1 << 12, n = 0; /* + 1: the end is seen without growing */
-    char *buf = opgen_arena_alloc(a, cap + 1);
-    int32_t rc = OPGEN_OK;
-    for (;;) {
-        if (!buf) {
-            rc = fail(err, path, OPGEN_E_NO_MEMORY, "out of memory");
-            break;
-        }
-        if (n == cap) { /* grow: the old copy stays in the arena */
-            if (cap >= max) {
-                rc = fail(err, path, OPGEN_E_IO, "larger than this tool reads");
-                break;
-            }
-            size_t nc = cap > max / 2 ? max : cap * 2;
-            char *nb = opgen_arena_alloc(a, nc + 1);
-            if (nb) memcpy(nb, buf, n);
-            buf = nb, cap = nc;
-            continue;
-        }
-        size_t r = fread(buf + n, 1, cap - n, f);
-        n += r;
-        if (r == 0) {
-            if (ferror(f)) rc = fail(err, path, OPGEN_E_IO, "read error");
-            break;
-        }
-    }
-    fclose(f);
-    if (rc) return rc;
-    buf[n] = 0;
-    *data = buf;
-    *len = n;
-    return OPGEN_OK;
-}
-
+/* Plain writes through stdio: no rename. */
 int32_t opgen_file_write(const char *path, const void *data, size_t len, opgen_error *err) {
     FILE *f = fopen(path, "wb");
     if (!f) return opgen_fail_at(err, OPGEN_E_IO, path, 0, 0, "cannot write: %s", strerror(errno));

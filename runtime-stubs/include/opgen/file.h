@@ -31,9 +31,9 @@ bool opgen_file_exists(const char *path);
 int32_t opgen_file_make_dir(const char *path, opgen_error *err);
 
 /* Without a POSIX file system (bare metal: the C library's files, semihosting's
- * on a board or QEMU) reads and writes go through stdio, writes are not atomic,
- * the temporary-file steps are absent and make_dir does nothing (the folder must
- * exist on the host). */
+ * on a board or QEMU) writes go through stdio and are not atomic, the
+ * temporary-file steps are absent and make_dir does nothing (the folder must
+ * exist on the host); reads are the same as everywhere. */
 
 #ifdef __cplusplus
 }
