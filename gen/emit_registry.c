@@ -3,7 +3,6 @@
 #include "abi.h"
 #include "emit.h"
 #include "tmpl.h"
-#include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -63,38 +62,26 @@ static og_yaml_kernel fallback_kernel(const og_model *m, const og_backend_op *op
     return k;
 }
 
+/* The place of schema argument a among the call's tensors (a kernel key's order). */
+static unsigned tensor_place(const og_func *f, unsigned a) {
+    unsigned pos = 0;
+    for (unsigned i = 0; i < a; i++) pos += og_type_is_tensor_like(f->schema->args[i].type);
+    return pos;
+}
+
 /* Whether a program's kernel key ("v1/7;0,1,2,3|...": dtype and dim order of each
  * tensor argument, then of each returned tensor, in order) is one a keyed
  * kernel's arg_meta covers. */
 static bool key_covers(const og_func *f, const og_kernel_key *k, const char *sel_key) {
-    enum { MAXT = 64 };
-    long dts[MAXT];
-    unsigned char orders[MAXT][OG_KEY_MAX_DIM];
-    unsigned nord[MAXT], ne = 0;
-    if (strncmp(sel_key, "v1/", 3)) return false;
-    for (const char *p = sel_key + 3; *p && ne < MAXT;) {
-        char *end;
-        dts[ne] = strtol(p, &end, 10);
-        if (end == p || *end != ';') return false;
-        nord[ne] = 0;
-        for (p = end + 1; isdigit((unsigned char)*p);) {
-            long d = strtol(p, &end, 10);
-            if (nord[ne] < OG_KEY_MAX_DIM) orders[ne][nord[ne]++] = (unsigned char)d;
-            p = *end == ',' ? end + 1 : end;
-        }
-        ne++;
-        if (*p == '|') p++;
-    }
+    og_key_tensor ts[64];
+    int n = og_key_parse(sel_key, ts, 64);
     for (unsigned i = 0; i < k->n; i++) {
         const og_key_arg *ka = &k->args[i];
-        unsigned pos = 0; /* the argument's place among the tensors */
-        for (unsigned a = 0; a < ka->arg; a++) pos += og_type_is_tensor_like(f->schema->args[a].type);
-        if (pos >= ne || dts[pos] < 0 || dts[pos] >= 32 || !(ka->dtypes >> dts[pos] & 1u) || nord[pos] != ka->ndim || memcmp(orders[pos], ka->order, ka->ndim)) return false;
-        if (ka->same_as >= 0) {
-            unsigned other = 0;
-            for (unsigned a = 0; a < k->args[ka->same_as].arg; a++) other += og_type_is_tensor_like(f->schema->args[a].type);
-            if (other < ne && dts[other] != dts[pos]) return false;
-        }
+        unsigned pos = tensor_place(f, ka->arg);
+        if ((int)pos >= n || ts[pos].dtype < 0 || ts[pos].dtype >= 32 || !(ka->dtypes >> ts[pos].dtype & 1u) || ts[pos].ndim != ka->ndim || memcmp(ts[pos].order, ka->order, ka->ndim))
+            return false;
+        unsigned other = ka->same_as >= 0 ? tensor_place(f, k->args[ka->same_as].arg) : pos;
+        if ((int)other < n && ts[other].dtype != ts[pos].dtype) return false;
     }
     return true;
 }
@@ -104,14 +91,10 @@ static bool key_covers(const og_func *f, const og_kernel_key *k, const char *sel
  * the op's default kernel only if some key has none (or a key is "default").
  * Returns whether the default stays. keyed[]: the op's keyed kernels. */
 static bool select_keyed(const og_selection *sel, const og_func *f, const og_yaml_kernel **keyed, unsigned nkeyed, bool *keep) {
-    const char *const *keys;
-    unsigned nkeys;
-    if (!sel) {
-        for (unsigned k = 0; k < nkeyed; k++) keep[k] = true;
-        return true;
-    }
-    if (!og_sel_keys(sel, f, &keys, &nkeys)) return false;
-    if (!nkeys) { /* every key */
+    const char *const *keys = NULL;
+    unsigned nkeys = 0;
+    if (sel && !og_sel_keys(sel, f, &keys, &nkeys)) return false;
+    if (!nkeys) { /* no selection, or every key */
         for (unsigned k = 0; k < nkeyed; k++) keep[k] = true;
         return true;
     }

@@ -333,18 +333,34 @@ bool og_sel_add_list(og_selection *s, const og_model *m, const char *text, const
 
 /* The dtype of the first out argument in a key, with nout out arguments (the key
  * ends with the outs, then the returned values); -1 for "default" or none. */
-static int key_out_dtype(const char *k, unsigned nout) {
-    if (strncmp(k, "v1/", 3)) return -1;
-    int dts[64], n = 0;
-    for (const char *p = k + 3; *p && n < 64;) {
-        dts[n++] = atoi(p);
+int og_key_parse(const char *key, og_key_tensor *out, int max) {
+    if (strncmp(key, "v1/", 3)) return -1;
+    int n = 0;
+    for (const char *p = key + 3; *p && n < max; n++) {
+        char *end;
+        out[n].dtype = (int)strtol(p, &end, 10);
+        out[n].ndim = 0;
+        for (p = *end == ';' ? end + 1 : end; isdigit((unsigned char)*p);) {
+            long d = strtol(p, &end, 10);
+            if (out[n].ndim < sizeof out[n].order) out[n].order[out[n].ndim++] = (unsigned char)d;
+            p = *end == ',' ? end + 1 : end;
+        }
         p = strchr(p, '|');
-        if (!p) break;
+        if (!p) {
+            n++;
+            break;
+        }
         p++;
     }
-    if (!n) return -1;
+    return n;
+}
+
+static int key_out_dtype(const char *k, unsigned nout) {
+    og_key_tensor ts[64];
+    int n = og_key_parse(k, ts, 64);
+    if (n <= 0) return -1;
     int at = n - 2 * (int)nout;
-    return at >= 0 && nout ? dts[at] : dts[0];
+    return at >= 0 && nout ? ts[at].dtype : ts[0].dtype;
 }
 
 bool og_sel_selects(const og_selection *s, const og_func *f, og_dtset *dtypes) {

@@ -60,6 +60,15 @@ bool og_sel_selects(const og_selection *s, const og_func *f, og_dtset *dtypes);
  * program's calls): false if f is not selected; *n 0 if it is selected for every
  * key (include_all_operators, a name without keys). */
 bool og_sel_keys(const og_selection *s, const og_func *f, const char *const **keys, unsigned *n);
+/* One tensor of a kernel key ("v1/6;0,1|..."): its dtype number and dim order. */
+typedef struct og_key_tensor {
+    int dtype;
+    unsigned ndim;
+    unsigned char order[16];
+} og_key_tensor;
+/* A kernel key's tensors, in order (at most max); -1 for "default" or a key that
+ * is not "v1/" entries. */
+int og_key_parse(const char *key, og_key_tensor *out, int max);
 /* selected_operators.yaml, keys sorted, deterministic. */
 void og_sel_write_yaml(const og_selection *s, strbuf *out);
 #endif

@@ -45,6 +45,12 @@ static int32_t read_all(int fd, const char *path, size_t hint, size_t max, opgen
     return OPGEN_OK;
 }
 
+bool opgen_file_exists(const char *path) {
+    int fd = open(path, O_RDONLY);
+    if (fd >= 0) close(fd);
+    return fd >= 0;
+}
+
 int32_t opgen_file_read(const char *path, size_t max, opgen_arena *a, char **data, size_t *len, opgen_error *err) {
     int fd = open(path, O_RDONLY);
     if (fd < 0) return fail(err, path, OPGEN_E_IO, strerror(errno));
@@ -114,11 +120,6 @@ int32_t opgen_file_write(const char *path, const void *data, size_t len, opgen_e
     return rc;
 }
 
-bool opgen_file_exists(const char *path) {
-    struct stat st;
-    return stat(path, &st) == 0;
-}
-
 int32_t opgen_file_make_dir(const char *path, opgen_error *err) {
     if (mkdir(path, 0777) != 0 && errno != EEXIST) return opgen_fail_at(err, OPGEN_E_IO, path, 0, 0, "cannot create: %s", strerror(errno));
     return OPGEN_OK;
@@ -131,12 +132,6 @@ int32_t opgen_file_write(const char *path, const void *data, size_t len, opgen_e
     bool ok = fwrite(data, 1, len, f) == len;
     if (fclose(f) != 0) ok = false;
     return ok ? OPGEN_OK : opgen_fail_at(err, OPGEN_E_IO, path, 0, 0, "cannot write: write error");
-}
-
-bool opgen_file_exists(const char *path) {
-    FILE *f = fopen(path, "rb");
-    if (f) fclose(f);
-    return f != NULL;
 }
 
 int32_t opgen_file_make_dir(const char *path, opgen_error *err) {
