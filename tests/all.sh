@@ -68,7 +68,7 @@ if ninja -C build-ci/gcc tests/bench/bench_registry tests/bench/bench_registry_s
     build-ci/gcc/tests/bench/bench_kernels 1 --no-check >>build-ci/bench.log 2>&1 &&
     build-ci/gcc/tests/bench/bench_models 1 2 ../shared/corpus >>build-ci/bench.log 2>&1; then
     echo "benchmarks: built and run once"
-    sh tests/size/sizes.sh build-ci/gcc/tests/size/empty/size_test build-ci/gcc/tests/size/add/size_test_add 2>&1 | sed 's/^/gcc: /'
+    sh tests/size/sizes.sh build-ci/gcc/tests/size/size_test build-ci/gcc/tests/size/size_test_add 2>&1 | sed 's/^/gcc: /'
     passed=$((passed + 1))
 else
     echo "benchmarks FAILED"
@@ -162,7 +162,7 @@ for core in m55 m4; do
         suite "cortex-$core" gcc "" --cross-file "tests/cross/cortex-$core.txt" --buildtype=minsize
         # the figures (README): flash and RAM per model, the size test beside ExecuTorch's
         sh tests/cross/footprint.sh "build-ci/cortex-$core" 2>&1 | sed "s/^/cortex-$core: /"
-        OPGEN_STRIP=arm-none-eabi-strip OPGEN_SIZE=arm-none-eabi-size OPGEN_TARGET=$core sh tests/size/sizes.sh "build-ci/cortex-$core/tests/size/empty/size_test" "build-ci/cortex-$core/tests/size/add/size_test_add" 2>&1 | sed "s/^/cortex-$core: /"
+        OPGEN_STRIP=arm-none-eabi-strip OPGEN_SIZE=arm-none-eabi-size OPGEN_TARGET=$core sh tests/size/sizes.sh "build-ci/cortex-$core/tests/size/size_test" "build-ci/cortex-$core/tests/size/size_test_add" 2>&1 | sed "s/^/cortex-$core: /"
     else
         echo "SKIP: cortex-$core: no arm-none-eabi-gcc or qemu-system-arm (Debian: gcc-arm-none-eabi picolibc-arm-none-eabi qemu-system-arm)"
         skipped=$((skipped + 1))
