@@ -306,9 +306,12 @@ bool og_emit_backend(og_outputs *outs, const char *outdir, const char *tdir, con
     f.d = d;
     f.ok = true;
     sb_init(&f.pre);
+    unsigned nkept = 0;
     for (unsigned i = 0; i < backend->n; i++) {
         const og_backend_op *op = &backend->ops[i];
         const og_func *kf = op->out ? op->out : op->func;
+        if (!og_func_kept(m, op->func)) continue; /* left out of a trimmed build */
+        nkept++;
         sb_printf(&table, "    {%u, %u, \"%s\", ", op->func->index, kf->index, op->backend);
         if (op->builtin) {
             sb_printf(&table, "\"%s\", NULL}, /* %s::%s */\n", og_builtin_name(op->builtin), op->func->ns, op->func->name);
@@ -321,9 +324,9 @@ bool og_emit_backend(og_outputs *outs, const char *outdir, const char *tdir, con
         f.nlocal = 0;
         emit_fallback(&f, &fallbacks);
     }
-    if (!backend->n) sb_puts(&table, "    {-1, -1, NULL, NULL, NULL},\n");
+    if (!nkept) sb_puts(&table, "    {-1, -1, NULL, NULL, NULL},\n");
     char count[16];
-    snprintf(count, sizeof count, "%u", backend->n);
+    snprintf(count, sizeof count, "%u", nkept);
     og_tvar vars[] = {
         OG_TVAR("generated_by", generated_by),
         OG_TVAR("backend_count", count),

@@ -127,7 +127,7 @@ bool og_emit_registry(og_outputs *outs, const char *outdir, const char *tdir, co
     og_yaml_kernel *fallbacks = og_xcalloc((backend ? backend->n : 0) + 1, sizeof *fallbacks);
     bool ok = by_op && fallbacks;
     for (unsigned k = 0; ok && k < kernels->n; k++) /* one default kernel per op: og_kernels_check */
-        if (kernels->items[k].is_default) by_op[kernels->items[k].func->index] = &kernels->items[k];
+        if (kernels->items[k].is_default && og_func_kept(m, kernels->items[k].func)) by_op[kernels->items[k].func->index] = &kernels->items[k];
     /* keyed kernels (arg_meta), by op id: tried before the op's default kernel */
     const og_yaml_kernel **keyed = og_xcalloc(kernels->n + 1, sizeof *keyed);
     bool *keep_keyed = og_xcalloc(kernels->n + 1, sizeof *keep_keyed), *default_out = og_xcalloc(n + 1, sizeof *default_out);
@@ -142,7 +142,7 @@ bool og_emit_registry(og_outputs *outs, const char *outdir, const char *tdir, co
     /* a backend op without a native kernel is served by its fallback */
     for (unsigned b = 0; ok && backend && b < backend->n; b++) {
         fallbacks[b] = fallback_kernel(m, &backend->ops[b]);
-        if (!by_op[fallbacks[b].func->index]) by_op[fallbacks[b].func->index] = &fallbacks[b];
+        if (og_func_kept(m, fallbacks[b].func) && !by_op[fallbacks[b].func->index]) by_op[fallbacks[b].func->index] = &fallbacks[b];
     }
     /* The selection: per op the dtypes kept (0: the op is left out). A fallback the
      * build keeps calls its pattern's kernels directly, for any dtype: their code
@@ -156,7 +156,7 @@ bool og_emit_registry(og_outputs *outs, const char *outdir, const char *tdir, co
     }
     for (unsigned b = 0; ok && backend && b < backend->n; b++) {
         unsigned kid = fallbacks[b].func->index;
-        if (by_op[kid] != &fallbacks[b] || !(opmask[kid] & fallbacks[b].dtypes)) continue;
+        if (!og_func_kept(m, fallbacks[b].func) || by_op[kid] != &fallbacks[b] || !(opmask[kid] & fallbacks[b].dtypes)) continue;
         for (int k = 0; k < backend->ops[b].graph.nnodes; k++) {
             const og_func *o = backend->ops[b].nodes[k].func ? og_func_out_variant(backend->ops[b].nodes[k].func) : NULL;
             if (o) forced[o->index] = true;
@@ -168,27 +168,31 @@ bool og_emit_registry(og_outputs *outs, const char *outdir, const char *tdir, co
         const og_yaml_kernel *first;
         uint32_t dtypes;
     } symbol_use;
-    symbol_use *uses = og_xcalloc(n + (backend ? backend->n : 0) + nkeyed + 1, sizeof *uses);
+    symbol_use *uses = og_xcalloc(n + kernels->n + (backend ? backend->n : 0) + 1, sizeof *uses);
     unsigned nuses = 0;
     strmap syms, sigs;
     strmap_init(&syms, 64);
     strmap_init(&sigs, 64);
     ok = ok && uses;
-    const og_yaml_kernel **declare = og_xcalloc(n + (backend ? backend->n : 0) + nkeyed + 1, sizeof *declare);
+    const og_yaml_kernel **declare = og_xcalloc(n + kernels->n + (backend ? backend->n : 0) + 1, sizeof *declare);
     unsigned ndeclare = 0;
     ok = ok && declare;
     for (unsigned id = 0; ok && id <= n; id++) {
         /* the registry's kernels, then fallbacks that a native kernel outranks */
         for (unsigned b = 0; id == n && backend && b < backend->n; b++)
-            if (by_op[fallbacks[b].func->index] != &fallbacks[b]) declare[ndeclare++] = &fallbacks[b];
+            if (og_func_kept(m, fallbacks[b].func) && by_op[fallbacks[b].func->index] != &fallbacks[b]) declare[ndeclare++] = &fallbacks[b];
         if (id < n && by_op[id]) declare[ndeclare++] = by_op[id];
     }
+    /* kernels of ops a trimmed build left out: declared with no dtype, so the
+     * kernel sources still compile (to nothing) */
+    for (unsigned k = 0; ok && k < kernels->n; k++)
+        if (!og_func_kept(m, kernels->items[k].func)) declare[ndeclare++] = &kernels->items[k];
     for (unsigned k = 0; ok && k < nkeyed; k++)
         if (keep_keyed[k]) declare[ndeclare++] = keyed[k];
     for (unsigned i = 0; ok && i < ndeclare; i++) {
         const og_yaml_kernel *kk = declare[i];
         unsigned id = kk->func->index;
-        uint32_t keep = by_op[id] == kk ? kk->dtypes & (forced[id] ? 0xffffffffu : opmask[id]) : kk->dtypes;
+        uint32_t keep = !og_func_kept(m, kk->func) ? 0 : by_op[id] == kk ? kk->dtypes & (forced[id] ? 0xffffffffu : opmask[id]) : kk->dtypes;
         uintptr_t u = (uintptr_t)strmap_get(&syms, kk->symbol);
         if (u)
             uses[u - 1].dtypes |= keep;

@@ -1292,3 +1292,21 @@ bool og_model_load_native(og_model *m, const ydoc *doc) {
 }
 
 const og_func *og_func_out_variant(const og_func *f) { return f->group ? f->group->out : NULL; }
+
+void og_model_keep(og_model *m, const bool *keep) {
+    unsigned n = 0, nyaml = 0;
+    for (unsigned i = 0; i < m->nfuncs; i++) {
+        og_func *f = m->funcs[i];
+        nyaml += i < m->nyaml && keep[i];
+        if (!keep[i]) {
+            f->index = OG_FUNC_DROPPED;
+            continue;
+        }
+        f->index = n;
+        m->funcs[n++] = f;
+    }
+    m->nfuncs = n;
+    m->nyaml = nyaml;
+}
+
+bool og_func_kept(const og_model *m, const og_func *f) { return f && f->index < m->nfuncs && m->funcs[f->index] == f; }

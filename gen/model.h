@@ -134,4 +134,11 @@ const og_func *og_model_find(const og_model *m, const char *ns, const char *name
 const char *og_dkey_name(og_dkey k);
 /* The out variant of a core op: its group's out function, or NULL. */
 const og_func *og_func_out_variant(const og_func *f);
+/* A trimmed build's op set: keeps the funcs with keep[index] set, renumbered in
+ * order (their op ids in the generated tables); the others stay in by_name with
+ * index OG_FUNC_DROPPED, so every emitter sees only the kept ops. */
+#define OG_FUNC_DROPPED 0xffffffffu
+void og_model_keep(og_model *m, const bool *keep);
+/* Whether f is among m's ops (not dropped by og_model_keep). */
+bool og_func_kept(const og_model *m, const og_func *f);
 #endif

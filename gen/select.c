@@ -390,6 +390,33 @@ bool og_sel_selects(const og_selection *s, const og_func *f, og_dtset *dtypes) {
     return hit;
 }
 
+static void keep_with_out(const og_func *f, bool *keep) {
+    const og_func *o = og_func_out_variant(f);
+    keep[f->index] = true;
+    if (o) keep[o->index] = true;
+}
+
+void og_sel_trim_model(const og_selection *s, og_model *m, const og_backend *b) {
+    if (s->include_all_operators) return;
+    bool *keep = og_xcalloc(m->nfuncs + 1, sizeof *keep);
+    if (!keep) return;
+    og_dtset dts;
+    for (unsigned i = 0; i < m->nfuncs; i++) keep[i] = og_sel_selects(s, m->funcs[i], &dts);
+    for (unsigned i = 0; i < m->nfuncs; i++) { /* functional and in-place forms of a kept out= op */
+        const og_func *o = og_func_out_variant(m->funcs[i]);
+        keep[i] |= o && keep[o->index];
+    }
+    for (unsigned k = 0; b && k < b->n; k++) {
+        const og_backend_op *op = &b->ops[k];
+        if (!keep[op->func->index] && !(op->out && keep[op->out->index])) continue;
+        keep_with_out(op->func, keep);
+        for (int j = 0; j < op->graph.nnodes; j++)
+            if (op->nodes[j].func) keep_with_out(op->nodes[j].func, keep);
+    }
+    og_model_keep(m, keep);
+    free(keep);
+}
+
 static int cmp_str(const void *a, const void *b) { return strcmp(*(const char *const *)a, *(const char *const *)b); }
 static int cmp_op(const void *a, const void *b) { return strcmp(((const og_sel_op *)a)->name, ((const og_sel_op *)b)->name); }
 

@@ -4,6 +4,7 @@
  * programs, combine by union, and are written back in ExecuTorch's format. */
 #ifndef OG_SELECT_H
 #define OG_SELECT_H
+#include "backend.h"
 #include "dtype.h"
 #include "model.h"
 #include "pte.h"
@@ -69,6 +70,12 @@ typedef struct og_key_tensor {
 /* A kernel key's tensors, in order (at most max); -1 for "default" or a key that
  * is not "v1/" entries. */
 int og_key_parse(const char *key, og_key_tensor *out, int max);
+/* Trims m to the ops a build of selection s needs (og_model_keep): the selected
+ * ones, the ops whose out= variant is selected (a graph program names add.Tensor
+ * for add.out's kernel), and for a kept backend op its out= variant and its
+ * pattern's ops with theirs (lowering and the fallback use them). Nothing when s
+ * includes every operator. */
+void og_sel_trim_model(const og_selection *s, og_model *m, const og_backend *b);
 /* selected_operators.yaml, keys sorted, deterministic. */
 void og_sel_write_yaml(const og_selection *s, strbuf *out);
 #endif

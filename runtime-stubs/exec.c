@@ -266,6 +266,7 @@ static int32_t load_node(loader *L, int n) {
     s->rng = &L->p->rng;
     s->par = L->opt ? L->opt->parallel : NULL;
     int id = opgen_node_op(nd->op);
+    if (id < 0 && opgen_selective()) return node_fail(L->err, g, nd->line, nd->col, OPGEN_E_NOT_FOUND, "%s is left out of this build's selection (%s)", nd->op, opgen_selection());
     if (id < 0) return node_fail(L->err, g, nd->line, nd->col, OPGEN_E_NOT_FOUND, "unknown operator %s", nd->op);
     const opgen_op *op = &opgen_ops[id];
     /* an out= op with no functional form (a vendor's custom op, declared only as

@@ -154,6 +154,9 @@ static int32_t kernel_op(const opgen_pte *p, const opgen_pte_plan *pl, const ins
     char full[256];
     if (operator_name(p, pl, at, opi, full, err)) return err->code;
     int id = opgen_node_op(full);
+    if (id < 0 && opgen_selective())
+        return opgen_fail_at(err, OPGEN_E_NOT_FOUND, p->file, 0, 0, "method '%s', instruction %d (%s): %s is left out of this build's selection (%s)", pl->name, at->index, full, full,
+                             opgen_selection());
     if (id < 0) return opgen_fail_at(err, OPGEN_E_NOT_FOUND, p->file, 0, 0, "method '%s', instruction %d: unknown operator %s", pl->name, at->index, full);
     bool inplace = opgen_ops[id].kind == OPGEN_KIND_INPLACE && opgen_registry[id].fn;
     if (opgen_ops[id].kind != OPGEN_KIND_OUT && !inplace && !opgen_is_scalar_op(id))

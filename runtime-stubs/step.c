@@ -4,10 +4,8 @@
 #include <stdio.h>
 #include <string.h>
 
-bool opgen_selective(void) {
-    static const char selection[] = OPGEN_SELECTION;
-    return selection[0] != 0;
-}
+const char *opgen_selection(void) { return OPGEN_SELECTION; }
+bool opgen_selective(void) { return OPGEN_SELECTION[0] != 0; }
 
 static void split_decide(opgen_step *s);
 

@@ -57,8 +57,10 @@ typedef struct opgen_fusion {
     int out_arg;       /* the convolution's out argument */
 } opgen_fusion;
 
-/* This build's registry was trimmed to a selection (OPGEN_SELECTION names it). */
+/* This build's tables were trimmed to a selection, and its names ("add.yaml,
+ * mobilenet.pte"): an op it left out is not even a name to such a build. */
 bool opgen_selective(void);
+const char *opgen_selection(void);
 /* An argument kind that may be None (Tensor?, int?, ..., and opaque ones). */
 bool opgen_abi_optional(int abi);
 /* An op whose kernel computes it directly and returns scalars (a scalar prim). */
