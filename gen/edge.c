@@ -277,6 +277,13 @@ bool og_edge_load(og_model *m, const ydoc *doc, og_edge *out) {
 
 void og_edge_free(og_edge *e) { free(e->loaded); /* the rest is the model's arena */ }
 
+void og_edge_reindex(og_edge *e, const og_model *m) {
+    memset(e->by_func, 0, sizeof *e->by_func * (e->nfuncs + 1));
+    e->nfuncs = m->nfuncs; /* never more than it was */
+    for (unsigned i = 0; i < e->nops; i++)
+        if (og_func_kept(m, e->ops[i].func)) e->by_func[e->ops[i].func->index] = &e->ops[i];
+}
+
 const og_edge_op *og_edge_find(const og_edge *e, const og_func *f) { return f->index < e->nfuncs ? e->by_func[f->index] : NULL; }
 
 /* The dtype an alias stands for in a row, given the call: the one most of its

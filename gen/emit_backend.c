@@ -294,6 +294,19 @@ static void emit_fallback(fb *f, strbuf *b) {
     sb_puts(b, "    ctx->scratch = og_ctx.scratch;\n    return OPGEN_OK;\n}\n\n");
 }
 
+/* {op id, kernel op id, backend, builtin, pattern}: the op's row of the table. */
+static void table_row(strbuf *table, const og_backend_op *op) {
+    const og_func *kf = op->out ? op->out : op->func;
+    sb_printf(table, "    {%u, %u, \"%s\", ", op->func->index, kf->index, op->backend);
+    if (op->builtin) {
+        sb_printf(table, "\"%s\", NULL}, /* %s::%s */\n", og_builtin_name(op->builtin), op->func->ns, op->func->name);
+    } else {
+        sb_puts(table, "NULL,\n     ");
+        c_string(table, op->pattern);
+        sb_printf(table, "}, /* %s::%s */\n", op->func->ns, op->func->name);
+    }
+}
+
 bool og_emit_backend(og_outputs *outs, const char *outdir, const char *tdir, const og_model *m, const og_yaml_kernels *kernels, const og_backend *backend, const char *generated_by,
                      diag *d) {
     strbuf table, fallbacks;
@@ -309,17 +322,11 @@ bool og_emit_backend(og_outputs *outs, const char *outdir, const char *tdir, con
     unsigned nkept = 0;
     for (unsigned i = 0; i < backend->n; i++) {
         const og_backend_op *op = &backend->ops[i];
-        const og_func *kf = op->out ? op->out : op->func;
-        if (!og_func_kept(m, op->func)) continue; /* left out of a trimmed build */
-        nkept++;
-        sb_printf(&table, "    {%u, %u, \"%s\", ", op->func->index, kf->index, op->backend);
-        if (op->builtin) {
-            sb_printf(&table, "\"%s\", NULL}, /* %s::%s */\n", og_builtin_name(op->builtin), op->func->ns, op->func->name);
-        } else {
-            sb_puts(&table, "NULL,\n     ");
-            c_string(&table, op->pattern);
-            sb_printf(&table, "}, /* %s::%s */\n", op->func->ns, op->func->name);
-        }
+        /* a trimmed build's table leaves the op out; its fallback stays, as native
+         * kernels call fallbacks directly (unused, the linker drops it) */
+        bool kept = og_func_kept(m, op->func);
+        nkept += kept;
+        if (kept) table_row(&table, op);
         f.op = op;
         f.nlocal = 0;
         emit_fallback(&f, &fallbacks);

@@ -235,7 +235,7 @@ static void put_op_table(strbuf *b, const void *ctx) {
         ncells += erows * ecols;
         naliases += e ? e->naliases : 0;
     }
-    if (!g->n) sb_puts(b, "    {\"\", \"\", \"\", \"\", \"\", 0, 0, 0, 0, 0, -1, 0, 0, 0, 0, OPGEN_KIND_FUNCTIONAL},\n"); /* C needs an element */
+    if (!g->n) sb_puts(b, "    {\"\", \"\", \"\", \"\", \"\", 0, 0, 0, 0, 0, -1, 0, 0, 0, 0, OPGEN_KIND_FUNCTIONAL, 0},\n"); /* C needs an element */
 }
 
 static void put_arg_rows(strbuf *b, const gen *g, bool rets) {

@@ -3,6 +3,7 @@
 #include "abi.h"
 #include "emit.h"
 #include "tmpl.h"
+#include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -180,7 +181,7 @@ bool og_emit_registry(og_outputs *outs, const char *outdir, const char *tdir, co
     for (unsigned id = 0; ok && id <= n; id++) {
         /* the registry's kernels, then fallbacks that a native kernel outranks */
         for (unsigned b = 0; id == n && backend && b < backend->n; b++)
-            if (og_func_kept(m, fallbacks[b].func) && by_op[fallbacks[b].func->index] != &fallbacks[b]) declare[ndeclare++] = &fallbacks[b];
+            if (!og_func_kept(m, fallbacks[b].func) || by_op[fallbacks[b].func->index] != &fallbacks[b]) declare[ndeclare++] = &fallbacks[b];
         if (id < n && by_op[id]) declare[ndeclare++] = by_op[id];
     }
     /* kernels of ops a trimmed build left out: declared with no dtype, so the
@@ -294,6 +295,15 @@ bool og_emit_registry(og_outputs *outs, const char *outdir, const char *tdir, co
     }
     sb_putc(&selq, '"');
     const char *sel_text = sb_cstr(&selq);
+    /* the selection's names, for the runtime's code (prim ops are no op of the model) */
+    strbuf names;
+    sb_init(&names);
+    for (unsigned i = 0; sel && !sel->include_all_operators && i < sel->n; i++) {
+        sb_puts(&names, "#define OPGEN_SELECTS_");
+        for (const char *c = sel->ops[i].name; *c; c++) /* "ns::op.overload": ns_op_overload */
+            if (c[0] != ':' || c[1] != ':') sb_putc(&names, isalnum((unsigned char)*c) ? *c : '_');
+        sb_puts(&names, " 1\n");
+    }
     char count[16], fbcount[16], kdcount[16];
     snprintf(count, sizeof count, "%u", n);
     snprintf(fbcount, sizeof fbcount, "%u", nfb);
@@ -311,6 +321,8 @@ bool og_emit_registry(og_outputs *outs, const char *outdir, const char *tdir, co
         OG_TVAR("selection", sel_text),
         OG_TVAR("keyed_count", kdcount),
         OG_TVAR("keyed_table", sb_cstr(&kdtable)),
+        OG_TVAR("selects_all", sel && !sel->include_all_operators ? "0" : "1"),
+        OG_TVAR("selects", sb_cstr(&names)),
     };
     if (ok) ok = og_render(outs, outdir, tdir, "opgen_registry.h", vars, sizeof vars / sizeof *vars, d);
     strmap_free(&sigs);
@@ -336,5 +348,6 @@ bool og_emit_registry(og_outputs *outs, const char *outdir, const char *tdir, co
     free(opmask);
     free(forced);
     sb_free(&selq);
+    sb_free(&names);
     return ok;
 }

@@ -33,7 +33,10 @@ bool og_generate(og_session *ss, og_outputs *outs, const og_generate_options *o)
     og_selection sel;
     og_sel_init(&sel, &ss->a, &ss->d);
     bool ok = load_selections(ss, outs, o->selects, o->nselects, &sel);
-    if (ok && o->nselects) og_sel_trim_model(&sel, &ss->m, ss->nbackend_docs ? &ss->backend : NULL); /* a trimmed build's tables hold only its ops */
+    if (ok && o->nselects) { /* a trimmed build's tables hold only its ops */
+        og_sel_trim_model(&sel, &ss->m, ss->nbackend_docs ? &ss->backend : NULL);
+        if (ss->has_edge) og_edge_reindex(&ss->edge, &ss->m);
+    }
     ok = ok && og_emit_c_headers(outs, o->outdir, tdir, &ss->m, ss->has_edge ? &ss->edge : NULL, by, &ss->d);
     if (ok && ss->nkernel_docs) ok = og_emit_registry(outs, o->outdir, tdir, &ss->m, &ss->kernels, &ss->backend, o->nselects ? &sel : NULL, by, &ss->d);
     og_sel_free(&sel);

@@ -229,6 +229,19 @@ typedef struct opgen_kernel_entry {
 /* The selection this registry was trimmed to (opgen generate --select), or "":
  * errors about a missing kernel name it. */
 #define OPGEN_SELECTION ""
+/* What the selection names, for the runtime's own code to compile out what a
+ * build never uses (ExecuTorch's prim ops, fusion): every op (OPGEN_SELECTS_ALL
+ * 1), or OPGEN_SELECTS_<name> 1 per name ("aten::sym_size.int":
+ * OPGEN_SELECTS_aten_sym_size_int). */
+#define OPGEN_SELECTS_ALL 1
+/* OPGEN_SELECTED(aten_sym_size_int): whether the build keeps that op, as a
+ * constant expression (Linux's IS_ENABLED trick: 1 when OPGEN_SELECTS_<id> is 1). */
+#define OPGEN_SELECTED(id) (OPGEN_SELECTS_ALL || OPGEN_SELECTED_1(OPGEN_SELECTS_##id))
+#define OPGEN_SELECTED_1(x) OPGEN_SELECTED_2(x)
+#define OPGEN_SELECTED_2(value) OPGEN_SELECTED_3(OPGEN_SELECTED_IF_##value)
+#define OPGEN_SELECTED_IF_1 0,
+#define OPGEN_SELECTED_3(arg_or_junk) OPGEN_SELECTED_4(arg_or_junk 1, 0, 0)
+#define OPGEN_SELECTED_4(ignored, value, ...) value
 extern const opgen_kernel_entry opgen_registry[];
 
 /* The kernel for (op, dtype of its first out argument), or NULL: O(1). */

@@ -212,7 +212,8 @@ int opgen_node_op(const char *name) {
     size_t len = strlen(name);
     if (id < 0 && len > 8 && !strcmp(name + len - 8, ".default")) { /* "aten::relu.default" names the default overload */
         char buf[256];
-        snprintf(buf, sizeof buf, "%.*s", (int)(len - 8), name);
+        size_t n = len - 8 < sizeof buf - 1 ? len - 8 : sizeof buf - 1;
+        memcpy(buf, name, n), buf[n] = 0;
         id = opgen_op_lookup(buf);
     }
     return id;
@@ -515,7 +516,7 @@ int32_t opgen_program_load_with(const opgen_graph *g, opgen_arena *a, const opge
             return st;
         }
     }
-    if (!(opt && opt->unfused)) fuse(p, a);
+    if (OPGEN_FUSES && !(opt && opt->unfused)) fuse(p, a);
     if (!p->dynamic) {
         int32_t st = plan(p, a, err);
         if (st) return st;

@@ -89,8 +89,15 @@ typedef struct mloader {
     const instr *at; /* the instruction being loaded, for messages */
 } mloader;
 
+/* A build trimmed to no op loads no KernelCall (each is refused by name): the
+ * code that binds and runs them compiles out. */
+#define HAS_OPS (OPGEN_OP_COUNT > 0)
+
 static const opgen_method_options no_options = {NULL, NULL, 0, NULL, 0, 0, NULL, NULL};
 
+#ifdef OPGEN_NO_ERRMSG
+#define lfail(L, code, ...) opgen_fail_quiet((L)->err, (code), __VA_ARGS__)
+#else
 static int32_t vfail(const opgen_pte *p, const opgen_pte_plan *pl, const instr *at, opgen_error *err, int32_t code, const char *fmt, va_list ap) {
     char msg[384], where[160];
     vsnprintf(msg, sizeof msg, fmt, ap);
@@ -115,6 +122,7 @@ static int32_t lfail(mloader *L, int32_t code, const char *fmt, ...) {
     va_end(ap);
     return code;
 }
+#endif
 
 size_t opgen_method_buffer_bytes(const opgen_pte *p, const opgen_pte_plan *pl, int id) {
     if (id < 1 || (uint32_t)id >= pl->buffer_sizes.len) return 0;
@@ -152,12 +160,16 @@ static const opgen_prim_op *call_prim(const opgen_pte *p, const opgen_pte_plan *
  * (aten::copy_, as the exporter writes mutated buffers back), or a scalar prim. */
 static int32_t kernel_op(const opgen_pte *p, const opgen_pte_plan *pl, const instr *at, int32_t opi, int *kid, const char **qualified, opgen_error *err) {
     char full[256];
-    if (operator_name(p, pl, at, opi, full, err)) return err->code;
-    int id = opgen_node_op(full);
-    if (id < 0 && opgen_selective())
-        return opgen_fail_at(err, OPGEN_E_NOT_FOUND, p->file, 0, 0, "method '%s', instruction %d (%s): %s is left out of this build's selection (%s)", pl->name, at->index, full, full,
-                             opgen_selection());
-    if (id < 0) return opgen_fail_at(err, OPGEN_E_NOT_FOUND, p->file, 0, 0, "method '%s', instruction %d: unknown operator %s", pl->name, at->index, full);
+    int32_t st = operator_name(p, pl, at, opi, full, err);
+    if (st) return st;
+    int id = HAS_OPS ? opgen_node_op(full) : -1;
+    if (id < 0) { /* the code returned as a constant: a build of no op sees every call fail here */
+        if (opgen_selective())
+            opgen_fail_at(err, OPGEN_E_NOT_FOUND, p->file, 0, 0, "method '%s', instruction %d (%s): %s is left out of this build's selection (%s)", pl->name, at->index, full, full, opgen_selection());
+        else
+            opgen_fail_at(err, OPGEN_E_NOT_FOUND, p->file, 0, 0, "method '%s', instruction %d: unknown operator %s", pl->name, at->index, full);
+        return OPGEN_E_NOT_FOUND;
+    }
     bool inplace = opgen_ops[id].kind == OPGEN_KIND_INPLACE && opgen_registry[id].fn;
     if (opgen_ops[id].kind != OPGEN_KIND_OUT && !inplace && !opgen_is_scalar_op(id))
         return opgen_fail_at(err, OPGEN_E_INVALID, p->file, 0, 0, "method '%s', instruction %d: %s is not an out= variant; ExecuTorch programs call those", pl->name, at->index, full);
@@ -170,8 +182,8 @@ static int32_t kernel_op(const opgen_pte *p, const opgen_pte_plan *pl, const ins
 static size_t list_piece(size_t n) { return (n + 7) & ~(size_t)7; }
 
 static int32_t count_kernel_call(const opgen_pte *p, const opgen_pte_plan *pl, const opgen_pte_instr *in, const instr *at, const opgen_method_options *opt, counts *c, opgen_error *err) {
-    int kid;
-    const char *q;
+    int kid = 0; /* set by kernel_op (a compiler may not see it never fails with 0) */
+    const char *q = "";
     if (kernel_op(p, pl, at, in->a, &kid, &q, err)) return err->code;
     const opgen_op *kop = &opgen_ops[kid];
     c->nkernels++;
@@ -640,7 +652,7 @@ static int32_t bind_out(mloader *L, opgen_step *s, int ai, int32_t vi) {
 }
 
 static int32_t load_kernel_call(mloader *L, instr *ins, const opgen_pte_instr *in) {
-    int kid;
+    int kid = 0;
     if (kernel_op(L->p, L->pl, ins, in->a, &kid, &ins->op, L->err)) return L->err->code;
     const opgen_op *kop = &opgen_ops[kid];
     opgen_step *s = ins->step;
@@ -936,13 +948,13 @@ static int32_t check_kernels(mloader *L, opgen_arena *a, bool fuse) {
     size_t most = 0;
     for (int k = 0; k < m->ncode; k++) {
         instr *ins = &m->code[k];
-        if (ins->kind != OPGEN_INSTR_KERNEL || ins->prim || ins->folded) continue;
+        if (!HAS_OPS || ins->kind != OPGEN_INSTR_KERNEL || ins->prim || ins->folded) continue;
         L->at = ins;
         opgen_error e = {0};
         if (opgen_step_prepare(ins->step, m->values, a, &e)) return lfail(L, e.code, "%s", e.msg);
     }
     L->at = NULL;
-    if (fuse) fuse_convolutions(L);
+    if (fuse && OPGEN_FUSES) fuse_convolutions(L);
     for (int k = 0; k < m->ncode; k++)
         if (m->code[k].step && m->code[k].step->scratch > most) most = m->code[k].step->scratch;
     m->work = opgen_arena_cost(most) + 64;
@@ -1052,6 +1064,9 @@ const opgen_ivalue *opgen_method_output(const opgen_method *m, int i) { return i
 
 /* ---- run ---- */
 
+#ifdef OPGEN_NO_ERRMSG
+#define rfail(m, at, err, code, ...) opgen_fail_quiet((err), (code), (m), (at), __VA_ARGS__)
+#else
 static int32_t rfail(const opgen_method *m, const instr *at, opgen_error *err, int32_t code, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 5, 6)))
@@ -1064,6 +1079,7 @@ static int32_t rfail(const opgen_method *m, const instr *at, opgen_error *err, i
     va_end(ap);
     return code;
 }
+#endif
 
 static const char *kind_text(int kind) {
     return kind == OPGEN_GV_TENSOR ? "a tensor" : kind == OPGEN_GV_INT ? "an int" : kind == OPGEN_GV_FLOAT ? "a float" : kind == OPGEN_GV_BOOL ? "a bool" : "another kind of value";
@@ -1077,6 +1093,9 @@ static int32_t shape_input(opgen_method *m, int i, const opgen_tensor *in, opgen
     bool dynamic = m->flags[m->inputs[i]] & V_DYNAMIC, ok = in->dtype == b->dtype && in->dim == b->dim;
     for (int32_t d = 0; ok && d < b->dim; d++) ok = dynamic ? in->sizes[d] >= 0 && in->sizes[d] <= b->sizes[d] : in->sizes[d] == b->sizes[d];
     if (!ok) {
+#ifdef OPGEN_NO_ERRMSG
+        return opgen_fail_code(err, OPGEN_E_SHAPE);
+#endif
         char want[160], got[160];
         opgen_type_format(want, sizeof want, b->dtype, b->dim, b->sizes);
         opgen_type_format(got, sizeof got, in->dtype, in->dim, in->sizes);
@@ -1112,6 +1131,10 @@ static int32_t set_any_scalar(opgen_method *m, int i, const opgen_ivalue *in, op
 static int32_t check_fixed_scalar(const opgen_method *m, int i, const opgen_ivalue *iv, const opgen_ivalue *in, opgen_error *err) {
     bool same = iv->kind == OPGEN_GV_INT ? in->i == iv->i : iv->kind == OPGEN_GV_BOOL ? in->b == iv->b : (in->f == iv->f || (isnan(in->f) && isnan(iv->f)));
     if (same) return OPGEN_OK;
+#ifdef OPGEN_NO_ERRMSG
+    (void)m, (void)i;
+    return opgen_fail_code(err, OPGEN_E_INVALID);
+#endif
     char want[48], got[48];
     if (iv->kind == OPGEN_GV_INT) snprintf(want, sizeof want, "%lld", (long long)iv->i), snprintf(got, sizeof got, "%lld", (long long)in->i);
     if (iv->kind == OPGEN_GV_BOOL) snprintf(want, sizeof want, "%s", iv->b ? "True" : "False"), snprintf(got, sizeof got, "%s", in->b ? "True" : "False");
@@ -1167,7 +1190,7 @@ static int32_t execute(opgen_method *m, opgen_arena *work, opgen_error *err) {
             if (m->probe) m->probe(m->probe_user, at, 0);
             if (ins->prim) {
                 if (ins->prim->fn(ins->op, ins->dargs, ins->ndargs, &kerr)) return rfail(m, ins, err, kerr.code, "%s", kerr.msg);
-            } else if (ins->kind == OPGEN_INSTR_KERNEL && !ins->folded) {
+            } else if (HAS_OPS && ins->kind == OPGEN_INSTR_KERNEL && !ins->folded) {
                 int32_t st = opgen_step_exec(ins->step, m->values, work, &kerr);
                 opgen_arena_restore(work, mark);
                 if (st) return rfail(m, ins, err, kerr.code ? kerr.code : st, "%s", kerr.msg);

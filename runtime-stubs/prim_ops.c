@@ -8,6 +8,7 @@
  * an int and a float give a float. */
 #include "prim_ops.h"
 #include "opgen/kernel.h"
+#include "opgen_registry.h"
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -224,38 +225,42 @@ static int32_t et_view(const char *op, iv **a, int n, opgen_error *err) {
     return OPGEN_OK;
 }
 
+/* A trimmed build keeps the prim ops its selection names (OPGEN_SELECTED); the
+ * others' rows are empty and their code is never referenced. */
+#define PRIM(id, name, nargs, flags, fn) {OPGEN_SELECTED(id) ? name : NULL, nargs, flags, OPGEN_SELECTED(id) ? fn : NULL}
+
 static const opgen_prim_op table[] = {
-    {"aten::sym_size.int", 3, OPGEN_PRIM_SIZE, sym_size},
-    {"aten::sym_numel", 2, OPGEN_PRIM_SIZE, sym_numel},
-    {"aten::_local_scalar_dense", 2, OPGEN_PRIM_SIZE, local_scalar_dense},
-    {"executorch_prim::add.Scalar", 3, 0, add},
-    {"executorch_prim::sub.Scalar", 3, 0, sub},
-    {"executorch_prim::mul.Scalar", 3, 0, mul},
-    {"executorch_prim::floordiv.Scalar", 3, 0, floordiv},
-    {"executorch_prim::truediv.Scalar", 3, 0, truediv},
-    {"executorch_prim::floordiv.int", 3, 0, floordiv_int},
-    {"executorch_prim::mod.int", 3, 0, mod},
-    {"executorch_prim::mod.Scalar", 3, 0, mod},
-    {"executorch_prim::eq.Scalar", 3, 0, eq},
-    {"executorch_prim::gt.Scalar", 3, 0, gt},
-    {"executorch_prim::lt.Scalar", 3, 0, lt},
-    {"executorch_prim::ge.Scalar", 3, 0, ge},
-    {"executorch_prim::le.Scalar", 3, 0, le},
-    {"executorch_prim::sym_max.Scalar", 3, 0, sym_max},
-    {"executorch_prim::sym_min.Scalar", 3, 0, sym_min},
-    {"executorch_prim::neg.Scalar", 2, 0, neg},
-    {"executorch_prim::sym_float.Scalar", 2, 0, sym_float},
-    {"executorch_prim::sym_int.Scalar", 2, 0, sym_int},
-    {"executorch_prim::sym_not.Scalar", 2, 0, sym_not},
-    {"executorch_prim::sym_ite.Scalar", 4, 0, sym_ite},
-    {"executorch_prim::ceil.Scalar", 2, 0, ceil_},
-    {"executorch_prim::round.Scalar", 2, 0, round_},
-    {"executorch_prim::trunc.Scalar", 2, 0, trunc_},
-    {"executorch_prim::et_view.default", 3, OPGEN_PRIM_VIEW, et_view},
+    PRIM(aten_sym_size_int, "aten::sym_size.int", 3, OPGEN_PRIM_SIZE, sym_size),
+    PRIM(aten_sym_numel, "aten::sym_numel", 2, OPGEN_PRIM_SIZE, sym_numel),
+    PRIM(aten__local_scalar_dense, "aten::_local_scalar_dense", 2, OPGEN_PRIM_SIZE, local_scalar_dense),
+    PRIM(executorch_prim_add_Scalar, "executorch_prim::add.Scalar", 3, 0, add),
+    PRIM(executorch_prim_sub_Scalar, "executorch_prim::sub.Scalar", 3, 0, sub),
+    PRIM(executorch_prim_mul_Scalar, "executorch_prim::mul.Scalar", 3, 0, mul),
+    PRIM(executorch_prim_floordiv_Scalar, "executorch_prim::floordiv.Scalar", 3, 0, floordiv),
+    PRIM(executorch_prim_truediv_Scalar, "executorch_prim::truediv.Scalar", 3, 0, truediv),
+    PRIM(executorch_prim_floordiv_int, "executorch_prim::floordiv.int", 3, 0, floordiv_int),
+    PRIM(executorch_prim_mod_int, "executorch_prim::mod.int", 3, 0, mod),
+    PRIM(executorch_prim_mod_Scalar, "executorch_prim::mod.Scalar", 3, 0, mod),
+    PRIM(executorch_prim_eq_Scalar, "executorch_prim::eq.Scalar", 3, 0, eq),
+    PRIM(executorch_prim_gt_Scalar, "executorch_prim::gt.Scalar", 3, 0, gt),
+    PRIM(executorch_prim_lt_Scalar, "executorch_prim::lt.Scalar", 3, 0, lt),
+    PRIM(executorch_prim_ge_Scalar, "executorch_prim::ge.Scalar", 3, 0, ge),
+    PRIM(executorch_prim_le_Scalar, "executorch_prim::le.Scalar", 3, 0, le),
+    PRIM(executorch_prim_sym_max_Scalar, "executorch_prim::sym_max.Scalar", 3, 0, sym_max),
+    PRIM(executorch_prim_sym_min_Scalar, "executorch_prim::sym_min.Scalar", 3, 0, sym_min),
+    PRIM(executorch_prim_neg_Scalar, "executorch_prim::neg.Scalar", 2, 0, neg),
+    PRIM(executorch_prim_sym_float_Scalar, "executorch_prim::sym_float.Scalar", 2, 0, sym_float),
+    PRIM(executorch_prim_sym_int_Scalar, "executorch_prim::sym_int.Scalar", 2, 0, sym_int),
+    PRIM(executorch_prim_sym_not_Scalar, "executorch_prim::sym_not.Scalar", 2, 0, sym_not),
+    PRIM(executorch_prim_sym_ite_Scalar, "executorch_prim::sym_ite.Scalar", 4, 0, sym_ite),
+    PRIM(executorch_prim_ceil_Scalar, "executorch_prim::ceil.Scalar", 2, 0, ceil_),
+    PRIM(executorch_prim_round_Scalar, "executorch_prim::round.Scalar", 2, 0, round_),
+    PRIM(executorch_prim_trunc_Scalar, "executorch_prim::trunc.Scalar", 2, 0, trunc_),
+    PRIM(executorch_prim_et_view_default, "executorch_prim::et_view.default", 3, OPGEN_PRIM_VIEW, et_view),
 };
 
 const opgen_prim_op *opgen_prim_find(const char *name) {
     for (size_t k = 0; k < sizeof table / sizeof *table; k++)
-        if (!strcmp(table[k].name, name)) return &table[k];
+        if (table[k].name && !strcmp(table[k].name, name)) return &table[k];
     return NULL;
 }

@@ -13,6 +13,16 @@ const char *opgen_status_text(int32_t status) {
     return status >= 0 && status < OPGEN_STATUS_COUNT ? text[status] : "unknown status";
 }
 
+int32_t opgen_fail_code(opgen_error *err, int32_t code) {
+    if (!err || err->code != OPGEN_OK) return code;
+    memset(err, 0, sizeof *err);
+    err->code = code;
+    const char *t = opgen_status_text(code);
+    memcpy(err->msg, t, strlen(t) + 1); /* status texts are short */
+    return code;
+}
+
+#ifndef OPGEN_NO_ERRMSG
 static int32_t vfail(opgen_error *err, int32_t code, const char *file, unsigned line, unsigned col, const char *fmt, va_list ap) {
     if (!err || err->code != OPGEN_OK) return code;
     err->code = code;
@@ -38,6 +48,8 @@ int32_t opgen_fail_at(opgen_error *err, int32_t code, const char *file, unsigned
     va_end(ap);
     return code;
 }
+
+#endif
 
 void opgen_error_format(const opgen_error *err, char *buf, size_t cap) {
     if (err->line)

@@ -171,7 +171,10 @@ static int32_t check_rows(const opgen_step *s, const opgen_ivalue *values, opgen
         } else {
             int r = -col - 1;
             const char *rn = opgen_rets[op->first_ret + (unsigned)r].name;
-            snprintf(retname[c], sizeof retname[c], "__ret_%d", r);
+            char *q = retname[c] + 6; /* "__ret_N" without printf: a build for size has none */
+            memcpy(retname[c], "__ret_", 6);
+            if (r >= 10) *q++ = (char)('0' + r / 10 % 10);
+            *q++ = (char)('0' + r % 10), *q = 0;
             names[c] = rn && *rn ? rn : retname[c]; /* Edge names unnamed returns __ret_N */
             if (r < s->nres) dt[c] = s->res[r]->dtype;
         }
@@ -187,6 +190,10 @@ static int32_t check_rows(const opgen_step *s, const opgen_ivalue *values, opgen
         }
         if (ok) return OPGEN_OK;
     }
+#ifdef OPGEN_NO_ERRMSG
+    (void)names;
+    return opgen_fail_code(err, OPGEN_E_DTYPE);
+#endif
     char msg[384];
     int n = snprintf(msg, sizeof msg, "%s: no Edge constraint row allows (", op->qualified);
     for (int c = 0, first = 1; c < nc && n < (int)sizeof msg; c++) {
@@ -201,6 +208,10 @@ static int32_t check_rows(const opgen_step *s, const opgen_ivalue *values, opgen
 /* A dtype the kernel exists for but this selective build left out: the op, the
  * dtypes of the call's tensors and the selection, in one message. */
 static int32_t selection_fail(const opgen_step *s, const opgen_ivalue *values, opgen_error *err) {
+#ifdef OPGEN_NO_ERRMSG
+    (void)s, (void)values;
+    return opgen_fail_code(err, OPGEN_E_NOT_FOUND);
+#endif
     const opgen_op *kop = &opgen_ops[s->kernel_op];
     char msg[384];
     int n = snprintf(msg, sizeof msg, "%s: this build's selection (%s) keeps no kernel for ", s->name, OPGEN_SELECTION);
@@ -238,6 +249,10 @@ static bool key_matches(const opgen_step *s, const opgen_keyed_kernel *k) {
 /* No candidate takes the call's key: the op, the call's tensors and the keys
  * this build has. */
 static int32_t key_fail(const opgen_step *s, opgen_error *err) {
+#ifdef OPGEN_NO_ERRMSG
+    (void)s;
+    return opgen_fail_code(err, OPGEN_E_NOT_FOUND);
+#endif
     const opgen_op *kop = &opgen_ops[s->kernel_op];
     char msg[512];
     int n = snprintf(msg, sizeof msg, "%s: no kernel for this call's key (", s->name);
@@ -306,7 +321,7 @@ enum { SPLIT_MIN_ELEMENTS = 32768, SPLIT_MAX_ARGS = 16 };
 
 static void split_decide(opgen_step *s) {
     s->split = 0;
-    if (opgen_parallel_parts(s->par) < 2 || s->scratch || s->npatches || s->relayout || s->scalar || s->nres < 1 || s->nargs > SPLIT_MAX_ARGS) return;
+    if (!OPGEN_SPLITS || opgen_parallel_parts(s->par) < 2 || s->scratch || s->npatches || s->relayout || s->scalar || s->nres < 1 || s->nargs > SPLIT_MAX_ARGS) return;
     for (size_t i = 0; i < sizeof splittable / sizeof *splittable; i++)
         if (!strcmp(opgen_ops[s->kernel_op].qualified, splittable[i].op) && !strcmp(s->origin, "opgen")) s->split = (uint8_t)splittable[i].how;
 }

@@ -94,11 +94,19 @@ int32_t opgen_step_split_run(opgen_step *s, opgen_arena *arena, opgen_error *err
  * when the kernels are opgen's and the ops and dtypes allow. */
 bool opgen_step_fuse(opgen_step *conv, opgen_step *bn, opgen_step *act, opgen_fusion *slot);
 int32_t opgen_step_fused_run(opgen_step *s, opgen_arena *arena, opgen_error *err);
+/* What a build compiles in: fusion where it keeps aten::convolution.out (whose
+ * kernel applies the chain), calls split across threads where it has a pool. */
+#define OPGEN_FUSES OPGEN_SELECTED(aten_convolution_out)
+#if OPGEN_HAVE_POOL
+#define OPGEN_SPLITS 1
+#else
+#define OPGEN_SPLITS 0
+#endif
 static inline int32_t opgen_step_exec(opgen_step *s, const opgen_ivalue *values, opgen_arena *arena, opgen_error *err) {
     if (s->absorbed) return s->absorbed = false, OPGEN_OK;
-    if (s->fusion) return opgen_step_fused_run(s, arena, err);
+    if (OPGEN_FUSES && s->fusion) return opgen_step_fused_run(s, arena, err);
     if (s->npatches || s->relayout) return opgen_step_run(s, values, arena, err);
-    if (s->split) return opgen_step_split_run(s, arena, err);
+    if (OPGEN_SPLITS && s->split) return opgen_step_split_run(s, arena, err);
     opgen_ctx ctx = {arena, err, s->name, false, 0, false, s->has_dtype ? (int32_t)s->dtype : -1, s->rng, s->par, NULL};
     int32_t st = s->kernel->call(&ctx, s->kernel->fn, s->args);
     return st && err->code == OPGEN_OK ? opgen_fail(err, st, "%s failed (%s)", s->name, opgen_status_text(st)) : st;

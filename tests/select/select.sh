@@ -63,6 +63,14 @@ grep -q 'X([0-9]*, opgen_portable_add_out, 0x000000dfu)' "$tmp/gen2/opgen_regist
 grep -q '#define OPGEN_KERNEL_DTYPES_opgen_portable_mm_out 0x00000000u' "$tmp/gen2/opgen_registry.h" && ok || bad "mm.out's code should compile to nothing"
 grep -q '#define OPGEN_SELECTION "union.yaml, overloads_all.yaml"' "$tmp/gen2/opgen_registry.h" && ok || bad "the registry should name its selections"
 
+# a trimmed build's tables: only the selection's ops (and their functional and
+# in-place forms), renumbered, each Edge row under one of them
+{ "$opgen" select --ops mobilenet.ops -o "$tmp/mobilenet.yaml" && "$opgen" generate --select "$tmp/mobilenet.yaml" -o "$tmp/gen3"; } 2>"$tmp/err" || { bad "generate for mobilenet.ops:"; cat "$tmp/err"; }
+sed -n 's/^    X([0-9]*, [a-zA-Z0-9_]*, "\(.*\)").*/\1/p' "$tmp/gen3/opgen_ops.h" | sort >"$tmp/ops"
+sed -n '/^const int16_t opgen_cols/,/^};/s|^    /\* \(.*\) \*/.*|\1|p' "$tmp/gen3/opgen_ops.h" | sort >"$tmp/edge_ops"
+grep -qx 'aten::convolution.out' "$tmp/ops" && grep -qx 'aten::convolution' "$tmp/ops" && ! grep -qx 'aten::mm.out' "$tmp/ops" && ok || bad "mobilenet.ops: the table should hold convolution and convolution.out, not mm.out"
+[ -s "$tmp/edge_ops" ] && [ -z "$(comm -23 "$tmp/edge_ops" "$tmp/ops")" ] && ok || bad "Edge rows of ops the trimmed table left out: $(comm -23 "$tmp/edge_ops" "$tmp/ops" | head -3)"
+
 # errors: exact text and status
 expect() { # STATUS 'TEXT' ARGS...
     want=$1 text=$2

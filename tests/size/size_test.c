@@ -8,10 +8,33 @@
 #include "opgen/method.h"
 #include <stdio.h>
 #include <string.h>
+#if defined(__arm__) && !defined(__linux__)
+/* A bare-metal build starts from picolibc's plain crt0 (its semihosting crt0
+ * links a fault reporter with printf) and reads its command line itself. */
+#include <semihost.h>
+static char cmdline[256];
+static int device_args(char **argv) {
+    if (sys_semihost_get_cmdline(cmdline, sizeof cmdline)) return 0;
+    int argc = 0;
+    argv[argc++] = "size_test";
+    for (char *c = cmdline; *c && argc < 2;) { /* the arguments (QEMU's arg=), split at spaces */
+        while (*c == ' ') c++;
+        if (!*c) break;
+        argv[argc++] = c;
+        while (*c && *c != ' ') c++;
+        if (*c) *c++ = 0;
+    }
+    return argc;
+}
+#endif
 
 static _Alignas(16) unsigned char program[1 << 16], load_memory[1 << 16], work_memory[1 << 14], input_memory[1 << 14];
 
 int main(int argc, char **argv) {
+#if defined(__arm__) && !defined(__linux__)
+    char *args[2];
+    argc = device_args(args), argv = args;
+#endif
     if (argc != 2) return 2;
     FILE *f = fopen(argv[1], "rb");
     if (!f) return 1;

@@ -55,6 +55,17 @@ int32_t opgen_fail_at(opgen_error *err, int32_t code, const char *file, unsigned
     __attribute__((format(printf, 6, 7)))
 #endif
     ;
+/* Records an error's code alone; its message is the code's text (opgen_status_text). */
+int32_t opgen_fail_code(opgen_error *err, int32_t code);
+/* A build for size may define OPGEN_NO_ERRMSG (as nanopb's PB_NO_ERRMSG): errors
+ * keep their codes, the message text and its formatting (printf) are compiled out. */
+#ifdef OPGEN_NO_ERRMSG
+/* takes the message's arguments and drops them: once inlined, neither the text
+ * nor its formatting is left */
+static inline int32_t opgen_fail_quiet(opgen_error *err, int32_t code, ...) { return opgen_fail_code(err, code), code; }
+#define opgen_fail(err, code, ...) opgen_fail_quiet((err), (code), __VA_ARGS__)
+#define opgen_fail_at(err, code, ...) opgen_fail_quiet((err), (code), __VA_ARGS__)
+#endif
 /* "file:line:col: error: message" (or "error: message"). */
 void opgen_error_format(const opgen_error *err, char *buf, size_t cap);
 
