@@ -117,7 +117,7 @@ selective() { # selective NAME SELECTION PROGRAM INPUTS EXPECTED OTHER OTHER-INP
 }
 graph_inputs() { for f in tests/examples/"$1"/inputs/*.npy; do printf -- '--input %s=%s ' "$(basename "$f" .npy)" "$f"; done; }
 selective mlp-graph tests/select/expected/mlp_graph.yaml tests/examples/mlp.graph "$(graph_inputs mlp)" tests/examples/mlp/expected/0.npy \
-    tests/examples/attention.graph "$(graph_inputs attention)" "which this build's selection (mlp_graph.yaml) leaves out"
+    tests/examples/attention.graph "$(graph_inputs attention)" "is left out of this build's selection (mlp_graph.yaml)"
 # from .pte programs (opgen select --pte): small_cnn (the README builds mlp's), and
 # the stateful and dynamic programs together: llama_decode (copy_ into its KV cache)
 # decodes its greedy tokens and seq_dynamic (prim ops, et_view) matches, in one build
