@@ -95,6 +95,26 @@ typedef struct opgen_arena {
  * and the current block keeps being bumped). */
 #define OPGEN_ARENA_BLOCK ((size_t)64 * 1024)
 
+/* The most dimensions a tensor may have: every value of a loaded program holds a
+ * tensor of this capacity. A device build may define a smaller one (for all of
+ * the runtime and what includes it): a program with a tensor of more dimensions
+ * is then refused at load. */
+#ifndef OPGEN_MAX_DIM
+#define OPGEN_MAX_DIM 16
+#endif
+#if OPGEN_MAX_DIM < 4 || OPGEN_MAX_DIM > 16
+#error "OPGEN_MAX_DIM: from 4 (an image batch) to 16 (the dim orders of kernel keys)"
+#endif
+/* Code built with another OPGEN_MAX_DIM than its runtime would misread every
+ * tensor: the arenas every user sets up carry it in their names, so such a
+ * program does not link (as _FILE_OFFSET_BITS renames glibc's calls). */
+#if OPGEN_MAX_DIM != 16
+#define OPGEN_DIM_NAME_(name, n) name##_max_dim_##n
+#define OPGEN_DIM_NAME(name, n) OPGEN_DIM_NAME_(name, n)
+#define opgen_arena_init OPGEN_DIM_NAME(opgen_arena_init, OPGEN_MAX_DIM)
+#define opgen_arena_init_growing OPGEN_DIM_NAME(opgen_arena_init_growing, OPGEN_MAX_DIM)
+#endif
+
 void opgen_arena_init(opgen_arena *a, void *buffer, size_t size);
 void opgen_arena_init_growing(opgen_arena *a);
 /* Aligned to 16 bytes; NULL when out of memory. */
@@ -116,8 +136,6 @@ typedef struct opgen_arena_mark {
 } opgen_arena_mark;
 opgen_arena_mark opgen_arena_save(const opgen_arena *a);
 void opgen_arena_restore(opgen_arena *a, opgen_arena_mark m);
-
-#define OPGEN_MAX_DIM 16
 
 /* A dense tensor. dim_order lists dimensions from outermost to innermost in
  * memory (0, 1, ..., n-1 for contiguous); strides are in elements. */
