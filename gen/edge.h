@@ -42,9 +42,9 @@ void og_edge_begin(og_model *m, og_edge *out);
 void og_edge_entry(void *edge, const ynode *entry);
 bool og_edge_finish(og_edge *out, const ydoc *doc);
 void og_edge_free(og_edge *e);
-/* The constraints of f, or NULL when edge.yaml does not name it. */
 /* After og_model_keep renumbered m's ops: og_edge_find by the new ids. */
 void og_edge_reindex(og_edge *e, const og_model *m);
+/* The constraints of f, or NULL when edge.yaml does not name it. */
 const og_edge_op *og_edge_find(const og_edge *e, const og_func *f);
 
 /* Call validation by ExecuTorch's rule: some single row accepts every given

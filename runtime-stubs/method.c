@@ -1093,9 +1093,7 @@ static int32_t shape_input(opgen_method *m, int i, const opgen_tensor *in, opgen
     bool dynamic = m->flags[m->inputs[i]] & V_DYNAMIC, ok = in->dtype == b->dtype && in->dim == b->dim;
     for (int32_t d = 0; ok && d < b->dim; d++) ok = dynamic ? in->sizes[d] >= 0 && in->sizes[d] <= b->sizes[d] : in->sizes[d] == b->sizes[d];
     if (!ok) {
-#ifdef OPGEN_NO_ERRMSG
-        return opgen_fail_code(err, OPGEN_E_SHAPE);
-#endif
+        if (!OPGEN_ERRMSG) return opgen_fail_code(err, OPGEN_E_SHAPE);
         char want[160], got[160];
         opgen_type_format(want, sizeof want, b->dtype, b->dim, b->sizes);
         opgen_type_format(got, sizeof got, in->dtype, in->dim, in->sizes);
@@ -1131,10 +1129,7 @@ static int32_t set_any_scalar(opgen_method *m, int i, const opgen_ivalue *in, op
 static int32_t check_fixed_scalar(const opgen_method *m, int i, const opgen_ivalue *iv, const opgen_ivalue *in, opgen_error *err) {
     bool same = iv->kind == OPGEN_GV_INT ? in->i == iv->i : iv->kind == OPGEN_GV_BOOL ? in->b == iv->b : (in->f == iv->f || (isnan(in->f) && isnan(iv->f)));
     if (same) return OPGEN_OK;
-#ifdef OPGEN_NO_ERRMSG
-    (void)m, (void)i;
-    return opgen_fail_code(err, OPGEN_E_INVALID);
-#endif
+    if (!OPGEN_ERRMSG) return opgen_fail_code(err, OPGEN_E_INVALID);
     char want[48], got[48];
     if (iv->kind == OPGEN_GV_INT) snprintf(want, sizeof want, "%lld", (long long)iv->i), snprintf(got, sizeof got, "%lld", (long long)in->i);
     if (iv->kind == OPGEN_GV_BOOL) snprintf(want, sizeof want, "%s", iv->b ? "True" : "False"), snprintf(got, sizeof got, "%s", in->b ? "True" : "False");

@@ -202,11 +202,8 @@ int32_t opgen_pte_plan_find(const opgen_pte *p, const char *name, opgen_pte_plan
     for (uint32_t i = 0; i < p->plans.len; i++) {
         if (opgen_pte_plan_at(p, i, out, err)) return err->code;
         if (!strcmp(out->name, name)) return OPGEN_OK;
-#ifndef OPGEN_NO_ERRMSG
-        if (n < sizeof names) n += (size_t)snprintf(names + n, sizeof names - n, "%s'%s'", i ? ", " : "", out->name);
-#endif
+        if (OPGEN_ERRMSG && n < sizeof names) n += (size_t)snprintf(names + n, sizeof names - n, "%s'%s'", i ? ", " : "", out->name);
     }
-    (void)n;
     return opgen_fail_at(err, OPGEN_E_NOT_FOUND, p->file, 0, 0, "no method '%s' (the program has %s)", name, p->plans.len ? names : "no methods");
 }
 

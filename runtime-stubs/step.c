@@ -190,10 +190,7 @@ static int32_t check_rows(const opgen_step *s, const opgen_ivalue *values, opgen
         }
         if (ok) return OPGEN_OK;
     }
-#ifdef OPGEN_NO_ERRMSG
-    (void)names;
-    return opgen_fail_code(err, OPGEN_E_DTYPE);
-#endif
+    if (!OPGEN_ERRMSG) return opgen_fail_code(err, OPGEN_E_DTYPE);
     char msg[384];
     int n = snprintf(msg, sizeof msg, "%s: no Edge constraint row allows (", op->qualified);
     for (int c = 0, first = 1; c < nc && n < (int)sizeof msg; c++) {
@@ -208,10 +205,7 @@ static int32_t check_rows(const opgen_step *s, const opgen_ivalue *values, opgen
 /* A dtype the kernel exists for but this selective build left out: the op, the
  * dtypes of the call's tensors and the selection, in one message. */
 static int32_t selection_fail(const opgen_step *s, const opgen_ivalue *values, opgen_error *err) {
-#ifdef OPGEN_NO_ERRMSG
-    (void)s, (void)values;
-    return opgen_fail_code(err, OPGEN_E_NOT_FOUND);
-#endif
+    if (!OPGEN_ERRMSG) return opgen_fail_code(err, OPGEN_E_NOT_FOUND);
     const opgen_op *kop = &opgen_ops[s->kernel_op];
     char msg[384];
     int n = snprintf(msg, sizeof msg, "%s: this build's selection (%s) keeps no kernel for ", s->name, OPGEN_SELECTION);
@@ -249,10 +243,7 @@ static bool key_matches(const opgen_step *s, const opgen_keyed_kernel *k) {
 /* No candidate takes the call's key: the op, the call's tensors and the keys
  * this build has. */
 static int32_t key_fail(const opgen_step *s, opgen_error *err) {
-#ifdef OPGEN_NO_ERRMSG
-    (void)s;
-    return opgen_fail_code(err, OPGEN_E_NOT_FOUND);
-#endif
+    if (!OPGEN_ERRMSG) return opgen_fail_code(err, OPGEN_E_NOT_FOUND);
     const opgen_op *kop = &opgen_ops[s->kernel_op];
     char msg[512];
     int n = snprintf(msg, sizeof msg, "%s: no kernel for this call's key (", s->name);

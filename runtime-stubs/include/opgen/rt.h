@@ -60,11 +60,14 @@ int32_t opgen_fail_code(opgen_error *err, int32_t code);
 /* A build for size may define OPGEN_NO_ERRMSG (as nanopb's PB_NO_ERRMSG): errors
  * keep their codes, the message text and its formatting (printf) are compiled out. */
 #ifdef OPGEN_NO_ERRMSG
+#define OPGEN_ERRMSG 0 /* code that formats a message first tests it */
 /* takes the message's arguments and drops them: once inlined, neither the text
  * nor its formatting is left */
 static inline int32_t opgen_fail_quiet(opgen_error *err, int32_t code, ...) { return opgen_fail_code(err, code), code; }
 #define opgen_fail(err, code, ...) opgen_fail_quiet((err), (code), __VA_ARGS__)
 #define opgen_fail_at(err, code, ...) opgen_fail_quiet((err), (code), __VA_ARGS__)
+#else
+#define OPGEN_ERRMSG 1
 #endif
 /* "file:line:col: error: message" (or "error: message"). */
 void opgen_error_format(const opgen_error *err, char *buf, size_t cap);
