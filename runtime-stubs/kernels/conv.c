@@ -3,7 +3,8 @@
  * 2-D (and 1-D, as 2-D of height 1) go three ways: a 1x1 convolution (stride 1,
  * no padding) is one GEMM per image and group, its input read in place; a
  * depthwise one (one input channel per group) is a direct loop per channel; any
- * other is im2col into scratch, then a GEMM. 3-D and transposed convolutions are
+ * other is a GEMM whose B, the im2col matrix, is packed from the input panel by
+ * panel (never written whole). 3-D and transposed convolutions are
  * direct loops over the output (or, transposed, scattered from the input). */
 #include "gemm.h"
 #include "opgen/loops.h"
@@ -44,7 +45,7 @@ static conv_path path_of(const conv_geom *g, const opgen_tensor *in) {
 /* A fused batch norm and activation (opgen_post) on a finished block of the
  * output, rows being output channels first + row..: the batch norm kernel's
  * alpha and beta, then relu's or hardtanh's kernel's expression, so the bytes are
- * theirs. Called by the GEMM on each tile it finishes, and per depthwise row. */
+ * theirs. Called by the GEMM on each tile it finishes, and per depthwise plane. */
 typedef struct post_job {
     const opgen_post *post;
     int64_t first;
@@ -121,7 +122,7 @@ static void tap_columns(const conv_geom *g, int64_t kx, int64_t *lo, int64_t *hi
  * one, skipping taps outside. rows[k] (wk[k][3]) are the input rows inside, nr
  * of them in ky order. */
 #define DW3_ROW(NAME, T)                                                                                                         \
-    static inline void NAME(T *restrict yr, int64_t OW, int64_t W, int64_t s, int64_t p, int nr, const T *const *rows, const T (*wk)[3], T b0) { \
+    OPGEN_SPECIALIZED void NAME(T *restrict yr, int64_t OW, int64_t W, int64_t s, int64_t p, int nr, const T *const *rows, const T (*wk)[3], T b0) { \
         int64_t lo = (p + s - 1) / s, hi = W - 3 + p < 0 ? 0 : (W - 3 + p) / s + 1;                                          \
         if (hi > OW) hi = OW;                                                                                                    \
         if (lo > hi) lo = hi;                                                                                                    \
@@ -202,7 +203,6 @@ DW3_ROW(dw3_row_f64, double)
                         ROW3(yr, g.OW, g.W, g.s[1], g.p[1], nr, rows, (const T(*)[3])wr, b0);                                    \
                     else                                                                                                         \
                         for (int64_t ox = 0; ox < g.OW; ox++) yr[ox] = b0;                                                       \
-                    if (j->post) POST((void *)j->post, yr, g.OW, oc, 0, 1, g.OW);                                                \
                     continue;                                                                                                    \
                 }                                                                                                                \
                 for (int64_t ox = 0; ox < g.OW; ox++) yr[ox] = b0;                                                               \
@@ -225,8 +225,9 @@ DW3_ROW(dw3_row_f64, double)
                             for (int64_t ox = lo; ox < hi; ox++) yr[ox] += wv * row[(ox * g.s[1] + off) * input->strides[3]];    \
                     }                                                                                                            \
                 }                                                                                                                \
-                if (j->post) POST((void *)j->post, yr, g.OW, oc, 0, 1, g.OW);                                                    \
             }                                                                                                                    \
+            /* the plane is in cache: the batch norm and activation over it in one long run */                                 \
+            if (j->post) POST((void *)j->post, y, g.OH * g.OW, oc, 0, 1, g.OH * g.OW);                                           \
         }                                                                                                                        \
     }
 #define POST post_f32
@@ -249,56 +250,58 @@ static void depthwise(opgen_ctx *ctx, const conv_geom *g, const opgen_tensor *in
     opgen_parallel_for(ctx->par, j.parts, input->dtype == OPGEN_DTYPE_Double ? depthwise_f64 : depthwise_f32, &j);
 }
 
-/* im2col of one image's group: col[(c, ky, kx), (oy, ox)], zero where padded. Per
- * output row, the columns whose input lies inside are one strided run (a copy
- * when the stride is 1), the rest zeros. Input channels split across threads. */
-typedef struct im2col_job {
+/* The im2col matrix of one image's group, [(c, ky, kx), (oy, ox)], zero where
+ * padded, is never written whole: the GEMM packs it block by block straight from
+ * the input (opgen_gemm_bsource), while the block is in cache. A block's row is
+ * built in a row buffer, where the columns of each output row whose input lies
+ * inside are one strided run of an input row (a copy when the stride is 1) and
+ * the rest zeros, then dealt into the panels. */
+typedef struct im2col_src {
     const conv_geom *g;
-    const opgen_tensor *input;
-    const void *x;
-    void *col;
-    int parts;
-} im2col_job;
-#define IM2COL_PART(NAME, T)                                                                                                     \
-    OPGEN_DISPATCHED static void NAME(void *arg, int part) {                                                                     \
-        const im2col_job *j = arg;                                                                                               \
-        const conv_geom g = *j->g;                                                                                               \
-        const opgen_tensor *input = j->input;                                                                                    \
-        const T *x = j->x;                                                                                                       \
-        for (int64_t c = g.Cg * part / j->parts; c < g.Cg * (part + 1) / j->parts; c++)                                         \
-            for (int64_t ky = 0; ky < g.KH; ky++)                                                                                \
-                for (int64_t kx = 0; kx < g.KW; kx++) {                                                                          \
-                    T *dst = (T *)j->col + ((c * g.KH + ky) * g.KW + kx) * g.OH * g.OW;                                          \
-                    int64_t off = kx * g.d[1] - g.p[1], lo, hi, sw = input->strides[3];                                          \
-                    tap_columns(&g, kx, &lo, &hi);                                                                               \
-                    if (lo > hi) lo = hi;                                                                                        \
-                    for (int64_t oy = 0; oy < g.OH; oy++, dst += g.OW) {                                                         \
-                        int64_t iy = oy * g.s[0] - g.p[0] + ky * g.d[0];                                                         \
-                        if (iy < 0 || iy >= g.H) {                                                                               \
-                            memset(dst, 0, sizeof(T) * (size_t)g.OW);                                                            \
-                            continue;                                                                                            \
-                        }                                                                                                        \
-                        const T *src = x + c * input->strides[1] + iy * input->strides[2] + off * sw;                            \
-                        for (int64_t ox = 0; ox < lo; ox++) dst[ox] = 0;                                                         \
-                        if (g.s[1] == 1 && sw == 1)                                                                              \
-                            memcpy(dst + lo, src + lo, sizeof(T) * (size_t)(hi - lo));                                           \
-                        else if (g.s[1] == 2 && sw == 1)                                                                         \
-                            for (int64_t ox = lo; ox < hi; ox++) dst[ox] = src[2 * ox];                                          \
-                        else                                                                                                     \
-                            for (int64_t ox = lo; ox < hi; ox++) dst[ox] = src[ox * g.s[1] * sw];                                \
-                        for (int64_t ox = hi; ox < g.OW; ox++) dst[ox] = 0;                                                      \
-                    }                                                                                                            \
+    const void *x;      /* the group's first input channel of the image */
+    int64_t cs, hs, ws; /* the input's channel, row and column strides */
+    int64_t lo[16], hi[16]; /* the first 16 taps' column ranges (tap_columns) */
+} im2col_src;
+#define IM2COL_PANEL(NAME, T)                                                                                                    \
+    OPGEN_DISPATCHED static void NAME(void *user, void *dstv, int64_t p0, int64_t kc, int64_t j0, int64_t n, int64_t width) {    \
+        enum { CHUNK = 256 };                                                                                                    \
+        const im2col_src *j = user;                                                                                              \
+        const conv_geom *g = j->g;                                                                                               \
+        int64_t khw = g->KH * g->KW, s1 = g->s[1], ws = j->ws;                                                                   \
+        T row[CHUNK + 64];                                                                                                       \
+        for (int64_t c0 = 0; c0 < n; c0 += CHUNK) { /* CHUNK columns (whole panels) at a time */                               \
+            int64_t cn = n - c0 < CHUNK ? n - c0 : CHUNK, jc = j0 + c0;                                                          \
+            for (int64_t p = 0; p < kc; p++) {                                                                                   \
+                int64_t pp = p0 + p, c = pp / khw, ky = pp % khw / g->KW, kx = pp % g->KW, lo, hi;                               \
+                if (kx < 16)                                                                                                     \
+                    lo = j->lo[kx], hi = j->hi[kx];                                                                              \
+                else                                                                                                             \
+                    tap_columns(g, kx, &lo, &hi);                                                                                \
+                const T *xc = (const T *)j->x + c * j->cs + (kx * g->d[1] - g->p[1]) * ws;                                       \
+                int64_t oy = jc / g->OW, ox = jc % g->OW;                                                                        \
+                for (int64_t q = 0; q < cn; ox = 0, oy++) { /* one output row's run: its columns ox .. b */                     \
+                    int64_t b = ox + (cn - q < g->OW - ox ? cn - q : g->OW - ox), iy = oy * g->s[0] - g->p[0] + ky * g->d[0];     \
+                    T *d = row + q - ox;                                                                                         \
+                    int64_t l = iy < 0 || iy >= g->H ? b : lo < ox ? ox : lo > b ? b : lo, h = hi > b ? b : hi < l ? l : hi;   \
+                    const T *src = xc + iy * j->hs;                                                                              \
+                    for (int64_t o = ox; o < l; o++) d[o] = 0;                                                                   \
+                    if (s1 == 1 && ws == 1)                                                                                      \
+                        memcpy(d + l, src + l, sizeof(T) * (size_t)(h - l));                                                     \
+                    else if (s1 == 2 && ws == 1)                                                                                 \
+                        for (int64_t o = l; o < h; o++) d[o] = src[2 * o];                                                       \
+                    else                                                                                                         \
+                        for (int64_t o = l; o < h; o++) d[o] = src[o * s1 * ws];                                                 \
+                    for (int64_t o = h; o < b; o++) d[o] = 0;                                                                    \
+                    q += b - ox;                                                                                                 \
                 }                                                                                                                \
+                for (int64_t q = cn; q < CHUNK + 64 && q % width; q++) row[q] = 0; /* the last panel's padding */               \
+                for (int64_t q = 0; q < cn; q += width) /* panel t's row p */                                                   \
+                    memcpy((T *)dstv + (c0 + q) * kc + p * width, row + q, sizeof(T) * (size_t)width);                           \
+            }                                                                                                                    \
+        }                                                                                                                        \
     }
-IM2COL_PART(im2col_f32, float)
-IM2COL_PART(im2col_f64, double)
-
-static void im2col(opgen_ctx *ctx, const conv_geom *g, const opgen_tensor *input, const void *x, void *col) {
-    im2col_job j = {g, input, x, col, 1};
-    j.parts = opgen_parallel_parts_for(ctx->par, (double)g->Cg * (double)(g->KH * g->KW * g->OH * g->OW), 65536.0);
-    if (j.parts > g->Cg) j.parts = (int)g->Cg;
-    opgen_parallel_for(ctx->par, j.parts, input->dtype == OPGEN_DTYPE_Double ? im2col_f64 : im2col_f32, &j);
-}
+IM2COL_PANEL(im2col_panel_f32, float)
+IM2COL_PANEL(im2col_panel_f64, double)
 
 /* 2-D (out already sized by the caller: [N, O, OH, OW], or a 1-D one's view). */
 static int32_t conv2d(opgen_ctx *ctx, uint32_t mask, const opgen_tensor *input, const opgen_tensor *weight, const opgen_tensor *bias, const conv_geom *gp, opgen_tensor *out) {
@@ -307,7 +310,6 @@ static int32_t conv2d(opgen_ctx *ctx, uint32_t mask, const opgen_tensor *input, 
     int64_t og = g.O / g.groups, ck = g.Cg * g.KH * g.KW, hw = g.OH * g.OW;
     size_t es = (size_t)opgen_dtype_size(input->dtype);
     void *gs = path == CONV_DEPTHWISE ? NULL : opgen_scratch(ctx, opgen_gemm_scratch(input->dtype, ctx->par, og, hw, ck));
-    void *col = path == CONV_IM2COL ? opgen_scratch(ctx, (size_t)(ck * hw) * es) : NULL;
     /* the GEMM reads each group's weight as a matrix [og, Cg*KH*KW]: a weight laid
      * out otherwise is copied so first */
     bool flat = weight->strides[3] == 1 && weight->strides[2] == g.KW && weight->strides[1] == g.KH * g.KW && weight->strides[0] == ck;
@@ -317,7 +319,7 @@ static int32_t conv2d(opgen_ctx *ctx, uint32_t mask, const opgen_tensor *input, 
         wc.data = opgen_scratch(ctx, opgen_nbytes(&wc));
     }
     if (ctx->meta) return OPGEN_OK;
-    if ((path != CONV_DEPTHWISE && !gs) || (path == CONV_IM2COL && !col) || !wc.data) return OPGEN_FAIL(ctx, OPGEN_E_NO_MEMORY, "%s: out of memory", ctx->op);
+    if ((path != CONV_DEPTHWISE && !gs) || !wc.data) return OPGEN_FAIL(ctx, OPGEN_E_NO_MEMORY, "%s: out of memory", ctx->op);
     if (!flat && opgen_copy(ctx, &wc, weight)) return ctx->err->code;
     weight = &wc;
     /* a fused batch norm and activation (opgen_post): its per-channel factors once */
@@ -341,19 +343,21 @@ static int32_t conv2d(opgen_ctx *ctx, uint32_t mask, const opgen_tensor *input, 
                         T *y = (T *)out->data + (n * g.O + gi * og) * hw;
                         for (int64_t o = 0; bias && o < og; o++) /* the bias first; the product adds to it */
                             for (int64_t i = 0; i < hw; i++) y[o * hw + i] = ((const T *)bias->data)[(gi * og + o) * bias->strides[0]];
-                        const T *b = x;
-                        int64_t rsb = input->strides[1], csb = input->strides[3];
-                        if (path == CONV_IM2COL) {
-                            im2col(ctx, &g, input, x, col);
-                            b = col, rsb = hw, csb = 1;
-                        }
+                        im2col_src src = {&g, x, input->strides[1], input->strides[2], input->strides[3], {0}, {0}};
+                        for (int64_t kx = 0; kx < g.KW && kx < 16; kx++) tap_columns(&g, kx, &src.lo[kx], &src.hi[kx]);
+                        opgen_gemm_bsource bs = {_Generic((T)0, float: im2col_panel_f32, default: im2col_panel_f64), &src};
                         /* the weight of the group as a matrix [og, Cg*KH*KW]: rows weight->strides[0] apart */
                         const T *w = (const T *)weight->data + gi * og * weight->strides[0];
                         post_job pj = pj0;
                         pj.first = gi * og;
                         opgen_gemm_epilogue epi = {_Generic((T)0, float: post_f32, default: post_f64), &pj};
-                        _Generic((T)0, float: opgen_gemm_f32, default: opgen_gemm_f64)(ctx->par, og, hw, ck, (T)1, (const void *)w, weight->strides[0], weight->strides[3], (const void *)b, rsb, csb,
-                                                                                      bias ? (T)1 : (T)0, (void *)y, hw, gs, ctx->post ? &epi : NULL);
+                        const opgen_gemm_epilogue *ep = ctx->post ? &epi : NULL;
+                        if (path == CONV_IM2COL)
+                            _Generic((T)0, float: opgen_gemm_f32_from, default: opgen_gemm_f64_from)(ctx->par, og, hw, ck, (T)1, (const void *)w, weight->strides[0], weight->strides[3], &bs,
+                                                                                                    bias ? (T)1 : (T)0, (void *)y, hw, gs, ep);
+                        else /* 1x1: the input is B, read in place */
+                            _Generic((T)0, float: opgen_gemm_f32, default: opgen_gemm_f64)(ctx->par, og, hw, ck, (T)1, (const void *)w, weight->strides[0], weight->strides[3], (const void *)x,
+                                                                                          input->strides[1], input->strides[3], bias ? (T)1 : (T)0, (void *)y, hw, gs, ep);
                     }
             }
         }

@@ -26,9 +26,24 @@ typedef struct opgen_gemm_epilogue {
     void *user;
 } opgen_gemm_epilogue;
 
+/* B as a function rather than a matrix (a convolution's im2col): the GEMM asks
+ * for it block by block as it packs, so it is never written whole. fn packs rows
+ * p0 .. p0+kc of B's columns j0 .. j0+n into dst as panels `width` columns wide
+ * (panel t at dst + t * width * kc, its row p width values at + p * width; the
+ * last panel's columns past n zero); it may be called from several threads at
+ * once. width divides 64. */
+typedef struct opgen_gemm_bsource {
+    void (*fn)(void *user, void *dst, int64_t p0, int64_t kc, int64_t j0, int64_t n, int64_t width);
+    void *user;
+} opgen_gemm_bsource;
+
 size_t opgen_gemm_scratch(opgen_dtype dtype, const opgen_parallel *par, int64_t m, int64_t n, int64_t k);
 void opgen_gemm_f32(const opgen_parallel *par, int64_t m, int64_t n, int64_t k, float alpha, const float *a, int64_t rsa, int64_t csa, const float *b, int64_t rsb, int64_t csb, float beta, float *c,
                     int64_t ldc, void *scratch, const opgen_gemm_epilogue *epi);
 void opgen_gemm_f64(const opgen_parallel *par, int64_t m, int64_t n, int64_t k, double alpha, const double *a, int64_t rsa, int64_t csa, const double *b, int64_t rsb, int64_t csb, double beta,
                     double *c, int64_t ldc, void *scratch, const opgen_gemm_epilogue *epi);
+void opgen_gemm_f32_from(const opgen_parallel *par, int64_t m, int64_t n, int64_t k, float alpha, const float *a, int64_t rsa, int64_t csa, const opgen_gemm_bsource *b, float beta, float *c,
+                         int64_t ldc, void *scratch, const opgen_gemm_epilogue *epi);
+void opgen_gemm_f64_from(const opgen_parallel *par, int64_t m, int64_t n, int64_t k, double alpha, const double *a, int64_t rsa, int64_t csa, const opgen_gemm_bsource *b, double beta, double *c,
+                         int64_t ldc, void *scratch, const opgen_gemm_epilogue *epi);
 #endif

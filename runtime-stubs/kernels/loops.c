@@ -180,12 +180,50 @@ static void copy_run(char *d, int64_t ds, const char *s, int64_t ss, int64_t n, 
 #undef COPY_AS
 }
 
+/* An n1 x n0 block whose source runs across the destination's rows (a matrix's
+ * permute_copy, a transpose for attention): in 32 x 32 tiles, so that each cache
+ * line read or written serves many elements, not one. */
+static void copy_tiled(char *d, int64_t d0, int64_t d1, const char *s, int64_t s0, int64_t s1, int64_t n0, int64_t n1, int64_t es) {
+    enum { TILE = 32 };
+    for (int64_t i0 = 0; i0 < n1; i0 += TILE)
+        for (int64_t j0 = 0; j0 < n0; j0 += TILE) {
+            int64_t ni = n1 - i0 < TILE ? n1 - i0 : TILE, nj = n0 - j0 < TILE ? n0 - j0 : TILE;
+            for (int64_t i = i0; i < i0 + ni; i++) copy_run(d + i * d1 + j0 * d0, d0, s + i * s1 + j0 * s0, s0, nj, es);
+        }
+}
+
+/* The iteration's two innermost dimensions as such a block: one side's runs
+ * contiguous, the other's contiguous across runs instead. Not in a build for size
+ * (-Os), which keeps the plain loop. */
+static bool transposing(const opgen_iter *it, int64_t es) {
+#ifdef __OPTIMIZE_SIZE__
+    (void)copy_tiled;
+    return (void)it, (void)es, false;
+#endif
+    if (it->ndim < 2 || it->size[0] < 8 || it->size[1] < 8) return false;
+    return (it->stride[0][0] == es && it->stride[1][1] == es && it->stride[1][0] != es) || (it->stride[1][0] == es && it->stride[0][1] == es && it->stride[0][0] != es);
+}
+
 int32_t opgen_copy_same(opgen_ctx *ctx, opgen_tensor *dst, const opgen_tensor *src) {
     if (dst->dtype != src->dtype) return OPGEN_FAIL(ctx, OPGEN_E_DTYPE, "%s: a copy from %s to %s needs a conversion", ctx->op, opgen_dtype_name(src->dtype), opgen_dtype_name(dst->dtype));
     opgen_iter it;
     const opgen_tensor *in[1] = {src};
     if (opgen_iter_init_strided(ctx, &it, dst, in, 1)) return ctx->err->code;
     int64_t es = opgen_dtype_size(dst->dtype);
+    if (transposing(&it, es)) { /* the outer dimensions one block at a time */
+        int64_t n0 = it.size[0], n1 = it.size[1], blocks = it.numel / (n0 * n1), idx[OPGEN_MAX_DIM] = {0};
+        char *d = it.data[0];
+        const char *sp = it.data[1];
+        for (int64_t b = 0; b < blocks; b++) {
+            copy_tiled(d, it.stride[0][0], it.stride[0][1], sp, it.stride[1][0], it.stride[1][1], n0, n1, es);
+            for (int32_t k = 2; k < it.ndim; k++) {
+                d += it.stride[0][k], sp += it.stride[1][k];
+                if (++idx[k] < it.size[k]) break;
+                d -= it.stride[0][k] * it.size[k], sp -= it.stride[1][k] * it.size[k], idx[k] = 0;
+            }
+        }
+        return OPGEN_OK;
+    }
     OPGEN_ITER_RUNS(&it, n, p, s, copy_run(p[0], s[0], p[1], s[1], n, es));
     return OPGEN_OK;
 }
