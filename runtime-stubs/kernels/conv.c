@@ -33,12 +33,22 @@ static int32_t conv_geometry(opgen_ctx *ctx, const opgen_tensor *input, const op
     return OPGEN_OK;
 }
 
-typedef enum { CONV_1X1, CONV_DEPTHWISE, CONV_IM2COL } conv_path;
+typedef enum { CONV_1X1, CONV_DEPTHWISE, CONV_SHIFTED, CONV_IM2COL } conv_path;
+
+/* A convolution's "wide" output (conv_shifted): rows Wq long, a phase plane's
+ * width (the padded input's width / the stride, rounded up), of which the first OW
+ * are the result; its length is wide_length. */
+static int64_t phase_height(const conv_geom *g) { return (g->H + 2 * g->p[0] + g->s[0] - 1) / g->s[0]; }
+static int64_t phase_width(const conv_geom *g) { return (g->W + 2 * g->p[1] + g->s[1] - 1) / g->s[1]; }
+static int64_t wide_length(const conv_geom *g) { return (g->OH - 1) * phase_width(g) + g->OW; }
 
 static conv_path path_of(const conv_geom *g, const opgen_tensor *in) {
     if (g->Cg == 1 && g->groups == g->C) return CONV_DEPTHWISE;
     bool flat = in->strides[2] == g->W * in->strides[3]; /* H and W one dimension */
     if (g->KH == 1 && g->KW == 1 && g->s[0] == 1 && g->s[1] == 1 && !g->p[0] && !g->p[1] && flat) return CONV_1X1;
+    /* im2col's rows are shifts of the padded input's phases, read in place, while
+     * the wide output's extra columns cost at most a quarter more panels */
+    if ((wide_length(g) + 31) / 32 * 4 <= (g->OH * g->OW + 31) / 32 * 5) return CONV_SHIFTED;
     return CONV_IM2COL;
 }
 
@@ -252,10 +262,10 @@ static void depthwise(opgen_ctx *ctx, const conv_geom *g, const opgen_tensor *in
 
 /* The im2col matrix of one image's group, [(c, ky, kx), (oy, ox)], zero where
  * padded, is never written whole: the GEMM packs it block by block straight from
- * the input (opgen_gemm_bsource), while the block is in cache. A block's row is
- * built in a row buffer, where the columns of each output row whose input lies
- * inside are one strided run of an input row (a copy when the stride is 1) and
- * the rest zeros, then dealt into the panels. */
+ * the input (opgen_gemm_bsource), while the block is in cache. Row by row of the
+ * block, panel by panel: a panel's row inside one input row is one strided read
+ * (a copy of `width` values at stride 1, the common case); one that crosses
+ * output rows or the padding goes run by run, the columns outside zeros. */
 typedef struct im2col_src {
     const conv_geom *g;
     const void *x;      /* the group's first input channel of the image */
@@ -264,44 +274,148 @@ typedef struct im2col_src {
 } im2col_src;
 #define IM2COL_PANEL(NAME, T)                                                                                                    \
     OPGEN_DISPATCHED static void NAME(void *user, void *dstv, int64_t p0, int64_t kc, int64_t j0, int64_t n, int64_t width) {    \
-        enum { CHUNK = 256 };                                                                                                    \
         const im2col_src *j = user;                                                                                              \
         const conv_geom *g = j->g;                                                                                               \
-        int64_t khw = g->KH * g->KW, s1 = g->s[1], ws = j->ws;                                                                   \
-        T row[CHUNK + 64];                                                                                                       \
-        for (int64_t c0 = 0; c0 < n; c0 += CHUNK) { /* CHUNK columns (whole panels) at a time */                               \
-            int64_t cn = n - c0 < CHUNK ? n - c0 : CHUNK, jc = j0 + c0;                                                          \
-            for (int64_t p = 0; p < kc; p++) {                                                                                   \
-                int64_t pp = p0 + p, c = pp / khw, ky = pp % khw / g->KW, kx = pp % g->KW, lo, hi;                               \
-                if (kx < 16)                                                                                                     \
-                    lo = j->lo[kx], hi = j->hi[kx];                                                                              \
-                else                                                                                                             \
-                    tap_columns(g, kx, &lo, &hi);                                                                                \
-                const T *xc = (const T *)j->x + c * j->cs + (kx * g->d[1] - g->p[1]) * ws;                                       \
-                int64_t oy = jc / g->OW, ox = jc % g->OW;                                                                        \
-                for (int64_t q = 0; q < cn; ox = 0, oy++) { /* one output row's run: its columns ox .. b */                     \
-                    int64_t b = ox + (cn - q < g->OW - ox ? cn - q : g->OW - ox), iy = oy * g->s[0] - g->p[0] + ky * g->d[0];     \
-                    T *d = row + q - ox;                                                                                         \
-                    int64_t l = iy < 0 || iy >= g->H ? b : lo < ox ? ox : lo > b ? b : lo, h = hi > b ? b : hi < l ? l : hi;   \
-                    const T *src = xc + iy * j->hs;                                                                              \
-                    for (int64_t o = ox; o < l; o++) d[o] = 0;                                                                   \
-                    if (s1 == 1 && ws == 1)                                                                                      \
-                        memcpy(d + l, src + l, sizeof(T) * (size_t)(h - l));                                                     \
-                    else if (s1 == 2 && ws == 1)                                                                                 \
-                        for (int64_t o = l; o < h; o++) d[o] = src[2 * o];                                                       \
+        int64_t khw = g->KH * g->KW, OW = g->OW, step = g->s[1] * j->ws;                                                         \
+        for (int64_t p = 0; p < kc; p++) {                                                                                       \
+            int64_t pp = p0 + p, c = pp / khw, ky = pp % khw / g->KW, kx = pp % g->KW, lo, hi;                                   \
+            if (kx < 16)                                                                                                         \
+                lo = j->lo[kx], hi = j->hi[kx];                                                                                  \
+            else                                                                                                                 \
+                tap_columns(g, kx, &lo, &hi);                                                                                    \
+            const T *xc = (const T *)j->x + c * j->cs + (kx * g->d[1] - g->p[1]) * j->ws;                                        \
+            int64_t kyoff = ky * g->d[0] - g->p[0], oy = j0 / OW, ox = j0 % OW;                                                  \
+            for (int64_t t = 0; t * width < n; t++) {                                                                            \
+                T *restrict d = (T *)dstv + t * width * kc + p * width;                                                          \
+                int64_t cn = n - t * width < width ? n - t * width : width, iy = oy * g->s[0] + kyoff;                           \
+                bool in_row = iy >= 0 && iy < g->H;                                                                              \
+                if (cn == width && in_row && ox >= lo && ox + width <= hi) { /* one read, all inside */                         \
+                    const T *restrict src = xc + iy * j->hs + ox * step;                                                         \
+                    if (step == 1)                                                                                               \
+                        for (int64_t q = 0; q < width; q++) d[q] = src[q];                                                       \
                     else                                                                                                         \
-                        for (int64_t o = l; o < h; o++) d[o] = src[o * s1 * ws];                                                 \
-                    for (int64_t o = h; o < b; o++) d[o] = 0;                                                                    \
-                    q += b - ox;                                                                                                 \
+                        for (int64_t q = 0; q < width; q++) d[q] = src[q * step];                                                \
+                    ox += width;                                                                                                 \
+                    if (ox == OW) ox = 0, oy++;                                                                                  \
+                    continue;                                                                                                    \
                 }                                                                                                                \
-                for (int64_t q = cn; q < CHUNK + 64 && q % width; q++) row[q] = 0; /* the last panel's padding */               \
-                for (int64_t q = 0; q < cn; q += width) /* panel t's row p */                                                   \
-                    memcpy((T *)dstv + (c0 + q) * kc + p * width, row + q, sizeof(T) * (size_t)width);                           \
+                for (int64_t q = 0; q < cn;) { /* one output row's run: its columns ox .. b */                                  \
+                    int64_t b = ox + (cn - q < OW - ox ? cn - q : OW - ox);                                                      \
+                    iy = oy * g->s[0] + kyoff, in_row = iy >= 0 && iy < g->H;                                                    \
+                    int64_t l = !in_row ? b : lo < ox ? ox : lo > b ? b : lo, h = hi > b ? b : hi < l ? l : hi;                \
+                    T *restrict dr = d + q - ox;                                                                                 \
+                    const T *src = xc + iy * j->hs;                                                                              \
+                    for (int64_t o = ox; o < l; o++) dr[o] = 0;                                                                  \
+                    if (step == 1)                                                                                               \
+                        for (int64_t o = l; o < h; o++) dr[o] = src[o];                                                          \
+                    else                                                                                                         \
+                        for (int64_t o = l; o < h; o++) dr[o] = src[o * step];                                                   \
+                    for (int64_t o = h; o < b; o++) dr[o] = 0;                                                                   \
+                    q += b - ox;                                                                                                 \
+                    if (b == OW)                                                                                                 \
+                        ox = 0, oy++;                                                                                            \
+                    else                                                                                                         \
+                        ox = b;                                                                                                  \
+                }                                                                                                                \
+                for (int64_t q = cn; q < width; q++) d[q] = 0; /* the last panel's padding */                                   \
             }                                                                                                                    \
         }                                                                                                                        \
     }
 IM2COL_PANEL(im2col_panel_f32, float)
 IM2COL_PANEL(im2col_panel_f64, double)
+
+/* A convolution of one image's group without im2col. Its input is copied once
+ * into zero-padded phase planes [Cg, s0, s1, Hq, Wq]: plane (c, py, px) holds the
+ * padded input's rows py, py + s0, ... and columns px, px + s1, ... (for stride 1,
+ * the padded input itself). im2col's row for (c, ky, kx) is then one plane from
+ * row ky*d0 / s0 and column kx*d1 / s1 on, read as one run, and the GEMM reads
+ * those rows in place (opgen_gemm_*_rows) into the wide output [og, wide], whose
+ * rows are Wq long. Their first OW columns, plus the bias, are the result; a fused
+ * batch norm and activation follow on each finished channel. Copying in and out
+ * is split across threads by channel, as the GEMM is by block. */
+typedef struct shifted_bufs {
+    void *xpad, *wide, *gemm;
+    int64_t *brow;
+} shifted_bufs;
+typedef struct shifted_job {
+    const conv_geom *g;
+    const opgen_tensor *input;
+    const void *x, *bias;
+    int64_t bstride;
+    const shifted_bufs *bf;
+    const post_job *pj;
+    void *y;
+    int parts;
+} shifted_job;
+#define SHIFTED_PARTS(FILL, COMPACT, POST, T)                                                                                   \
+    static void FILL(void *arg, int part) {                                                                                      \
+        const shifted_job *j = arg;                                                                                              \
+        const conv_geom *g = j->g;                                                                                               \
+        int64_t s0 = g->s[0], s1 = g->s[1], Hq = phase_height(g), Wq = phase_width(g), ws = j->input->strides[3];                \
+        for (int64_t c = g->Cg * part / j->parts; c < g->Cg * (part + 1) / j->parts; c++)                                        \
+            for (int64_t py = 0; py < s0; py++)                                                                                  \
+                for (int64_t px = 0; px < s1; px++) {                                                                            \
+                    T *plane = (T *)j->bf->xpad + ((c * s0 + py) * s1 + px) * Hq * Wq;                                           \
+                    int64_t lo = px >= g->p[1] ? 0 : (g->p[1] - px + s1 - 1) / s1, hi = g->W + g->p[1] - px <= 0 ? 0 : (g->W + g->p[1] - px + s1 - 1) / s1; \
+                    if (hi > Wq) hi = Wq;                                                                                        \
+                    if (lo > hi) lo = hi;                                                                                        \
+                    for (int64_t r = 0; r < Hq; r++) {                                                                           \
+                        T *d = plane + r * Wq;                                                                                   \
+                        int64_t iy = r * s0 + py - g->p[0];                                                                      \
+                        if (iy < 0 || iy >= g->H) {                                                                              \
+                            memset(d, 0, sizeof(T) * (size_t)Wq);                                                                \
+                            continue;                                                                                            \
+                        }                                                                                                        \
+                        const T *src = (const T *)j->x + c * j->input->strides[1] + iy * j->input->strides[2] + (px - g->p[1]) * ws; \
+                        for (int64_t q = 0; q < lo; q++) d[q] = 0;                                                               \
+                        if (s1 == 1 && ws == 1)                                                                                  \
+                            memcpy(d + lo, src + lo, sizeof(T) * (size_t)(hi - lo));                                             \
+                        else                                                                                                     \
+                            for (int64_t q = lo; q < hi; q++) d[q] = src[q * s1 * ws];                                           \
+                        for (int64_t q = hi; q < Wq; q++) d[q] = 0;                                                              \
+                    }                                                                                                            \
+                }                                                                                                                \
+    }                                                                                                                            \
+    static void COMPACT(void *arg, int part) {                                                                                   \
+        const shifted_job *j = arg;                                                                                              \
+        const conv_geom *g = j->g;                                                                                               \
+        int64_t og = g->O / g->groups, hw = g->OH * g->OW, Wq = phase_width(g), wide = wide_length(g);                           \
+        for (int64_t o = og * part / j->parts; o < og * (part + 1) / j->parts; o++) {                                            \
+            T b = j->bias ? ((const T *)j->bias)[o * j->bstride] : (T)0, *y = (T *)j->y + o * hw;                                \
+            for (int64_t oy = 0; oy < g->OH; oy++) {                                                                             \
+                const T *restrict src = (const T *)j->bf->wide + o * wide + oy * Wq;                                             \
+                T *restrict dst = y + oy * g->OW;                                                                                \
+                if (j->bias)                                                                                                     \
+                    for (int64_t ox = 0; ox < g->OW; ox++) dst[ox] = src[ox] + b;                                                \
+                else                                                                                                             \
+                    memcpy(dst, src, sizeof(T) * (size_t)g->OW);                                                                 \
+            }                                                                                                                    \
+            if (j->pj) POST((void *)j->pj, y, hw, o, 0, 1, hw);                                                                  \
+        }                                                                                                                        \
+    }
+SHIFTED_PARTS(shifted_fill_f32, shifted_compact_f32, post_f32, float)
+SHIFTED_PARTS(shifted_fill_f64, shifted_compact_f64, post_f64, double)
+
+static void conv_shifted(opgen_ctx *ctx, const conv_geom *g, const opgen_tensor *input, const void *x, const void *w, int64_t rsw, const void *bias, int64_t bstride,
+                         const shifted_bufs *bf, const post_job *pj, void *y) {
+    bool f64 = input->dtype == OPGEN_DTYPE_Double;
+    int64_t og = g->O / g->groups, Hq = phase_height(g), Wq = phase_width(g), ck = g->Cg * g->KH * g->KW;
+    shifted_job j = {g, input, x, bias, bstride, bf, pj, y, 1};
+    j.parts = opgen_parallel_parts_for(ctx->par, (double)(g->Cg * g->s[0] * g->s[1] * Hq * Wq), 65536.0);
+    opgen_parallel_for(ctx->par, j.parts, f64 ? shifted_fill_f64 : shifted_fill_f32, &j);
+    for (int64_t c = 0, q = 0; c < g->Cg; c++)
+        for (int64_t ky = 0; ky < g->KH; ky++)
+            for (int64_t kx = 0; kx < g->KW; kx++) {
+                int64_t dy = ky * g->d[0], dx = kx * g->d[1];
+                bf->brow[q++] = ((c * g->s[0] + dy % g->s[0]) * g->s[1] + dx % g->s[1]) * Hq * Wq + dy / g->s[0] * Wq + dx / g->s[1];
+            }
+    if (f64)
+        opgen_gemm_f64_rows(ctx->par, og, wide_length(g), ck, 1, w, rsw, 1, bf->xpad, bf->brow, 0, bf->wide, wide_length(g), bf->gemm, NULL);
+    else
+        opgen_gemm_f32_rows(ctx->par, og, wide_length(g), ck, 1, w, rsw, 1, bf->xpad, bf->brow, 0, bf->wide, wide_length(g), bf->gemm, NULL);
+    j.parts = opgen_parallel_parts_for(ctx->par, (double)(og * g->OH * g->OW), 65536.0);
+    opgen_parallel_for(ctx->par, j.parts, f64 ? shifted_compact_f64 : shifted_compact_f32, &j);
+}
 
 /* 2-D (out already sized by the caller: [N, O, OH, OW], or a 1-D one's view). */
 static int32_t conv2d(opgen_ctx *ctx, uint32_t mask, const opgen_tensor *input, const opgen_tensor *weight, const opgen_tensor *bias, const conv_geom *gp, opgen_tensor *out) {
@@ -309,7 +423,14 @@ static int32_t conv2d(opgen_ctx *ctx, uint32_t mask, const opgen_tensor *input, 
     conv_path path = path_of(&g, input);
     int64_t og = g.O / g.groups, ck = g.Cg * g.KH * g.KW, hw = g.OH * g.OW;
     size_t es = (size_t)opgen_dtype_size(input->dtype);
-    void *gs = path == CONV_DEPTHWISE ? NULL : opgen_scratch(ctx, opgen_gemm_scratch(input->dtype, ctx->par, og, hw, ck));
+    shifted_bufs sb = {NULL, NULL, NULL, NULL};
+    if (path == CONV_SHIFTED) {
+        sb.xpad = opgen_scratch(ctx, (size_t)(g.Cg * g.s[0] * g.s[1] * phase_height(&g) * phase_width(&g)) * es);
+        sb.wide = opgen_scratch(ctx, (size_t)(og * wide_length(&g)) * es);
+        sb.brow = opgen_scratch(ctx, sizeof(int64_t) * (size_t)ck);
+    }
+    void *gs = path == CONV_DEPTHWISE ? NULL : opgen_scratch(ctx, opgen_gemm_scratch(input->dtype, ctx->par, og, path == CONV_SHIFTED ? wide_length(&g) : hw, ck));
+    sb.gemm = gs;
     /* the GEMM reads each group's weight as a matrix [og, Cg*KH*KW]: a weight laid
      * out otherwise is copied so first */
     bool flat = weight->strides[3] == 1 && weight->strides[2] == g.KW && weight->strides[1] == g.KH * g.KW && weight->strides[0] == ck;
@@ -319,7 +440,7 @@ static int32_t conv2d(opgen_ctx *ctx, uint32_t mask, const opgen_tensor *input, 
         wc.data = opgen_scratch(ctx, opgen_nbytes(&wc));
     }
     if (ctx->meta) return OPGEN_OK;
-    if ((path != CONV_DEPTHWISE && !gs) || !wc.data) return OPGEN_FAIL(ctx, OPGEN_E_NO_MEMORY, "%s: out of memory", ctx->op);
+    if ((path != CONV_DEPTHWISE && !gs) || !wc.data || (path == CONV_SHIFTED && (!sb.xpad || !sb.wide || !sb.brow))) return OPGEN_FAIL(ctx, OPGEN_E_NO_MEMORY, "%s: out of memory", ctx->op);
     if (!flat && opgen_copy(ctx, &wc, weight)) return ctx->err->code;
     weight = &wc;
     /* a fused batch norm and activation (opgen_post): its per-channel factors once */
@@ -341,6 +462,13 @@ static int32_t conv2d(opgen_ctx *ctx, uint32_t mask, const opgen_tensor *input, 
                     for (int64_t gi = 0; gi < g.groups; gi++) {
                         const T *x = (const T *)input->data + n * input->strides[0] + gi * g.Cg * input->strides[1];
                         T *y = (T *)out->data + (n * g.O + gi * og) * hw;
+                        post_job pj = pj0;
+                        pj.first = gi * og;
+                        if (path == CONV_SHIFTED) {
+                            conv_shifted(ctx, &g, input, x, (const T *)weight->data + gi * og * weight->strides[0], weight->strides[0], bias ? (const T *)bias->data + gi * og * bias->strides[0] : NULL,
+                                         bias ? bias->strides[0] : 0, &sb, post ? &pj : NULL, y);
+                            continue;
+                        }
                         for (int64_t o = 0; bias && o < og; o++) /* the bias first; the product adds to it */
                             for (int64_t i = 0; i < hw; i++) y[o * hw + i] = ((const T *)bias->data)[(gi * og + o) * bias->strides[0]];
                         im2col_src src = {&g, x, input->strides[1], input->strides[2], input->strides[3], {0}, {0}};
@@ -348,8 +476,6 @@ static int32_t conv2d(opgen_ctx *ctx, uint32_t mask, const opgen_tensor *input, 
                         opgen_gemm_bsource bs = {_Generic((T)0, float: im2col_panel_f32, default: im2col_panel_f64), &src};
                         /* the weight of the group as a matrix [og, Cg*KH*KW]: rows weight->strides[0] apart */
                         const T *w = (const T *)weight->data + gi * og * weight->strides[0];
-                        post_job pj = pj0;
-                        pj.first = gi * og;
                         opgen_gemm_epilogue epi = {_Generic((T)0, float: post_f32, default: post_f64), &pj};
                         const opgen_gemm_epilogue *ep = ctx->post ? &epi : NULL;
                         if (path == CONV_IM2COL)

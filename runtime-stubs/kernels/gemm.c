@@ -27,29 +27,35 @@ typedef struct gemm_shape {
 #endif
 
 /* The micro-kernel: C[mr x nr] = alpha * (A panel @ B panel) + beta * C, the panels
- * kc long (B: NR values per k; A: MR values per k, packed, or with lda > 0 MR rows
- * of A read where they lie, lda apart). NV vectors of VB bytes make NR. */
+ * kc long (B: NR values per k, ldb apart, or with boff row p at B + boff[p]; A: MR
+ * values per k, packed, or with lda > 0 MR rows of A read where they lie, lda
+ * apart). NV vectors of VB bytes make NR. */
 #if HAVE_VECTORS
-#define MICRO_LOOP(AT, MR, NV, VB)                                                                                     \
+#define MICRO_LOOP(AT, BT, MR, NV, VB)                                                                       \
     for (int64_t p = 0; p < kc; p++) {                                                                       \
         vec b[NV];                                                                                           \
-        UNROLL for (int v = 0; v < NV; v++) memcpy(&b[v], B + p * ldb + v * VL, VB);                          \
+        const __typeof__(*B) *brow = B + (BT);                                                                         \
+        UNROLL for (int v = 0; v < NV; v++) memcpy(&b[v], brow + v * VL, VB);                                 \
         UNROLL for (int i = 0; i < MR; i++) {                                                                \
             vec a = (AT) - (vec){0}; /* a splat: x - 0 is x, so no add is left */                           \
             UNROLL for (int v = 0; v < NV; v++) acc[i][v] += a * b[v];                                       \
         }                                                                                                    \
     }
 #define MICRO(NAME, T, VB, MR, NV, ATTR)                                                                     \
-    ATTR static void NAME(int64_t kc, const T *restrict A, int64_t lda, const T *restrict B, int64_t ldb, T *restrict C, int64_t ldc, int64_t mr, \
-                          int64_t nr, T alpha, T beta) {                                                              \
+    ATTR static void NAME(int64_t kc, const T *restrict A, int64_t lda, const T *restrict B, int64_t ldb, const int64_t *restrict boff, T *restrict C, \
+                          int64_t ldc, int64_t mr, int64_t nr, T alpha, T beta) {                                     \
         typedef T vec __attribute__((vector_size(VB)));                                                      \
         enum { VL = VB / sizeof(T), NR = NV * VL };                                                          \
         vec acc[MR][NV];                                                                                     \
         UNROLL for (int i = 0; i < MR; i++) UNROLL for (int v = 0; v < NV; v++) acc[i][v] = (vec){0};        \
-        if (lda)                                                                                             \
-            MICRO_LOOP(A[i * lda + p], MR, NV, VB)                                                                 \
+        if (lda && boff)                                                                                     \
+            MICRO_LOOP(A[i * lda + p], boff[p], MR, NV, VB)                                                  \
+        else if (lda)                                                                                        \
+            MICRO_LOOP(A[i * lda + p], p * ldb, MR, NV, VB)                                                  \
+        else if (boff)                                                                                       \
+            MICRO_LOOP(A[p * MR + i], boff[p], MR, NV, VB)                                                   \
         else                                                                                                 \
-            MICRO_LOOP(A[p * MR + i], MR, NV, VB)                                                                 \
+            MICRO_LOOP(A[p * MR + i], p * ldb, MR, NV, VB)                                                   \
         if (mr == MR && nr == NR) { /* a whole tile: from the registers */                                  \
             UNROLL for (int i = 0; i < MR; i++) UNROLL for (int v = 0; v < NV; v++) {                        \
                 vec c = alpha * acc[i][v];                                                                   \
@@ -72,13 +78,13 @@ typedef struct gemm_shape {
     }
 #else
 #define MICRO(NAME, T, VB, MR, NV, ATTR)                                                                     \
-    static void NAME(int64_t kc, const T *restrict A, int64_t lda, const T *restrict B, int64_t ldb, T *restrict C, int64_t ldc, int64_t mr, \
-                     int64_t nr, T alpha, T beta) {                                                          \
+    static void NAME(int64_t kc, const T *restrict A, int64_t lda, const T *restrict B, int64_t ldb, const int64_t *restrict boff, T *restrict C, \
+                     int64_t ldc, int64_t mr, int64_t nr, T alpha, T beta) {                                 \
         enum { NR = NV * (VB / sizeof(T)) };                                                                 \
         T acc[MR][NR] = {{0}};                                                                               \
         for (int64_t p = 0; p < kc; p++)                                                                     \
             for (int i = 0; i < MR; i++)                                                                     \
-                for (int j = 0; j < NR; j++) acc[i][j] += (lda ? A[i * lda + p] : A[p * MR + i]) * B[p * ldb + j]; \
+                for (int j = 0; j < NR; j++) acc[i][j] += (lda ? A[i * lda + p] : A[p * MR + i]) * B[(boff ? boff[p] : p * ldb) + j]; \
         for (int64_t i = 0; i < mr; i++)                                                                     \
             for (int64_t j = 0; j < nr; j++) {                                                               \
                 T *c = C + i * ldc + j;                                                                      \
@@ -196,13 +202,14 @@ GEMV(gemv_f64_avx2, double, TARGET_AVX2)
         char *scratch;                                                                                                 \
         const opgen_gemm_epilogue *epi;                                                                                \
         const opgen_gemm_bsource *bsrc;                                                                                \
+        const int64_t *brow;                                                                                           \
         size_t per;                                                                                                    \
         bool by_rows, direct_b;                                                                                        \
     } NAME##_job;                                                                                                      \
     /* C[i0.., j0..] of size m x n: pack and call the micro-kernel over the tiles */                                  \
     static void NAME##_block(const NAME##_job *jb, int64_t i0m, int64_t m, int64_t j0n, int64_t n, void *scratch) {    \
         int v = best_variant();                                                                                        \
-        void (*micro)(int64_t, const T *restrict, int64_t, const T *restrict, int64_t, T *restrict, int64_t, int64_t, int64_t, T, T) = MICROS[v]; \
+        void (*micro)(int64_t, const T *restrict, int64_t, const T *restrict, int64_t, const int64_t *restrict, T *restrict, int64_t, int64_t, int64_t, T, T) = MICROS[v]; \
         int64_t k = jb->k, rsa = jb->rsa, csa = jb->csa, rsb = jb->rsb, csb = jb->csb, ldc = jb->ldc;                 \
         const T *a = jb->a + i0m * rsa, *b = jb->b + j0n * csb;                                                        \
         T *c = jb->c + i0m * ldc + j0n, alpha = jb->alpha, beta = jb->beta;                                            \
@@ -217,11 +224,17 @@ GEMV(gemv_f64_avx2, double, TARGET_AVX2)
                  * are read in place (kc rows ldb apart) and only a ragged last one is packed */                    \
                 bool direct = csb == 1 && jb->direct_b;                                                                \
                 const T *bp = b + p0 * rsb + j0;                                                                       \
+                const int64_t *boff = jb->brow ? jb->brow + p0 : NULL; /* rows anywhere: read in place */             \
                 if (jb->bsrc) /* B's function packs the block */                                                       \
                     jb->bsrc->fn(jb->bsrc->user, pb, p0, kc, j0n + j0, nc, s.nr);                                      \
                 for (int64_t jr = 0; !jb->bsrc && jr < nc; jr += s.nr) {                                               \
                     T *q = pb + jr * kc;                                                                               \
                     if (direct && jr + s.nr <= nc) continue;                                                           \
+                    if (boff) { /* a ragged last panel of rows anywhere */                                             \
+                        for (int64_t p = 0; p < kc; p++, q += s.nr)                                                    \
+                            for (int64_t j = 0; j < s.nr; j++) q[j] = jr + j < nc ? bp[boff[p] + jr + j] : (T)0;       \
+                        continue;                                                                                      \
+                    }                                                                                                  \
                     for (int64_t p = 0; p < kc; p++, q += s.nr)                                                        \
                         if (csb == 1 && jr + s.nr <= nc)                                                               \
                             memcpy(q, bp + p * rsb + jr, sizeof(T) * (size_t)s.nr);                                   \
@@ -248,8 +261,9 @@ GEMV(gemv_f64_avx2, double, TARGET_AVX2)
                         for (int64_t ir = 0; ir < mc; ir += s.mr) {                                                    \
                             T *ct = c + (i0 + ir) * ldc + j0 + jr;                                                     \
                             bool da = direct_a && ir + s.mr <= mc;                                                     \
-                            micro(kc, da ? a + (i0 + ir) * rsa + p0 : pa + ir * kc, da ? rsa : 0, direct && jr + s.nr <= nc ? bp + jr : pb + jr * kc, \
-                                  direct && jr + s.nr <= nc ? rsb : s.nr,                                              \
+                            bool db = direct && jr + s.nr <= nc;                                                       \
+                            micro(kc, da ? a + (i0 + ir) * rsa + p0 : pa + ir * kc, da ? rsa : 0, db ? bp + jr : pb + jr * kc, db ? rsb : s.nr, \
+                                  db ? boff : NULL,                                                                    \
                                   ct, ldc, min64(s.mr, mc - ir), min64(s.nr, nc - jr), alpha, be);                     \
                             if (jb->epi && p0 + kc == k) /* the tile is finished */                                   \
                                 jb->epi->fn(jb->epi->user, ct, ldc, i0m + i0 + ir, j0n + j0 + jr, min64(s.mr, mc - ir), min64(s.nr, nc - jr)); \
@@ -263,7 +277,7 @@ GEMV(gemv_f64_avx2, double, TARGET_AVX2)
         int64_t total = jb->by_rows ? jb->m : jb->n, lo = min64(total, part * jb->step), hi = min64(total, lo + jb->step); \
         if (lo >= hi) return;                                                                                          \
         void *scratch = jb->scratch + (size_t)part * jb->per;                                                          \
-        if (jb->m == 1 && !jb->bsrc) { /* one row: the columns' dot products or row sums, unpacked */                   \
+        if (jb->m == 1 && !jb->bsrc && !jb->brow) { /* one row: the columns' dot products or row sums, unpacked */                   \
             GEMV_OF(T, best_variant())(hi - lo, jb->k, jb->alpha, jb->a, jb->csa, jb->b + lo * jb->csb, jb->rsb, jb->csb, jb->beta, jb->c + lo); \
             if (jb->epi) jb->epi->fn(jb->epi->user, jb->c + lo, jb->ldc, 0, lo, 1, hi - lo);                          \
         } else if (jb->by_rows)                                                                                          \
@@ -272,8 +286,8 @@ GEMV(gemv_f64_avx2, double, TARGET_AVX2)
             NAME##_block(jb, 0, jb->m, lo, hi - lo, scratch);                                                          \
     }                                                                                                                  \
     static void NAME##_run(const opgen_parallel *par, int64_t m, int64_t n, int64_t k, T alpha, const T *a, int64_t rsa, int64_t csa, const T *b, \
-                           int64_t rsb, int64_t csb, const opgen_gemm_bsource *bsrc, T beta, T *c, int64_t ldc, void *scratch,     \
-                           const opgen_gemm_epilogue *epi) {                                                                     \
+                           int64_t rsb, int64_t csb, const int64_t *brow, const opgen_gemm_bsource *bsrc, T beta, T *c, int64_t ldc,  \
+                           void *scratch, const opgen_gemm_epilogue *epi) {                                                      \
         if (m <= 0 || n <= 0) return;                                                                                  \
         if (k <= 0) { /* no products: C = beta * C */                                                                  \
             for (int64_t i = 0; i < m; i++)                                                                            \
@@ -282,11 +296,11 @@ GEMV(gemv_f64_avx2, double, TARGET_AVX2)
             return;                                                                                                    \
         }                                                                                                              \
         int parts = worth_splitting(par, m, n, k) ? opgen_parallel_parts(par) : 1;                                     \
-        NAME##_job jb = {m, n, k, rsa, csa, rsb, csb, ldc, 0, alpha, beta, a, b, c, scratch, epi, bsrc, 0, false, false}; \
+        NAME##_job jb = {m, n, k, rsa, csa, rsb, csb, ldc, 0, alpha, beta, a, b, c, scratch, epi, bsrc, brow, 0, false, false}; \
         /* B read in place pays when a panel serves few rows of A (packing it would   \
          * cost as much as using it) and its rows are not a multiple of 4 KiB apart   \
          * (they would fall into the same cache sets) */                              \
-        jb.direct_b = !bsrc && m <= 64 && (rsb * (int64_t)sizeof(T)) % 4096 != 0;                                     \
+        jb.direct_b = brow || (!bsrc && m <= 64 && (rsb * (int64_t)sizeof(T)) % 4096 != 0);                          \
         jb.per = gemm_slice(sizeof(T) == 8 ? OPGEN_DTYPE_Double : OPGEN_DTYPE_Float, m, n, k);                      \
         jb.by_rows = m > 1 && m >= n; /* split the longer side of C, in whole tiles of 32 */                          \
         jb.step = round_up(((jb.by_rows ? m : n) + parts - 1) / parts, 32);                                            \
@@ -294,22 +308,26 @@ GEMV(gemv_f64_avx2, double, TARGET_AVX2)
     }                                                                                                                  \
     void NAME(const opgen_parallel *par, int64_t m, int64_t n, int64_t k, T alpha, const T *a, int64_t rsa, int64_t csa, const T *b, int64_t rsb, \
               int64_t csb, T beta, T *c, int64_t ldc, void *scratch, const opgen_gemm_epilogue *epi) {                 \
-        NAME##_run(par, m, n, k, alpha, a, rsa, csa, b, rsb, csb, NULL, beta, c, ldc, scratch, epi);                    \
+        NAME##_run(par, m, n, k, alpha, a, rsa, csa, b, rsb, csb, NULL, NULL, beta, c, ldc, scratch, epi);              \
     }                                                                                                                  \
     void NAME##_from(const opgen_parallel *par, int64_t m, int64_t n, int64_t k, T alpha, const T *a, int64_t rsa, int64_t csa,  \
                      const opgen_gemm_bsource *b, T beta, T *c, int64_t ldc, void *scratch, const opgen_gemm_epilogue *epi) {   \
-        NAME##_run(par, m, n, k, alpha, a, rsa, csa, NULL, 0, 0, b, beta, c, ldc, scratch, epi);                        \
+        NAME##_run(par, m, n, k, alpha, a, rsa, csa, NULL, 0, 0, NULL, b, beta, c, ldc, scratch, epi);                  \
+    }                                                                                                                  \
+    void NAME##_rows(const opgen_parallel *par, int64_t m, int64_t n, int64_t k, T alpha, const T *a, int64_t rsa, int64_t csa,  \
+                     const T *b, const int64_t *brow, T beta, T *c, int64_t ldc, void *scratch, const opgen_gemm_epilogue *epi) { \
+        NAME##_run(par, m, n, k, alpha, a, rsa, csa, b, 0, 1, brow, NULL, beta, c, ldc, scratch, epi);                  \
     }
 
 #if X86
-static void (*const micros_f32[3])(int64_t, const float *restrict, int64_t, const float *restrict, int64_t, float *restrict, int64_t, int64_t, int64_t, float, float) = {micro_f32_base, micro_f32_avx2,
+static void (*const micros_f32[3])(int64_t, const float *restrict, int64_t, const float *restrict, int64_t, const int64_t *restrict, float *restrict, int64_t, int64_t, int64_t, float, float) = {micro_f32_base, micro_f32_avx2,
                                                                                                                                               micro_f32_avx512};
-static void (*const micros_f64[3])(int64_t, const double *restrict, int64_t, const double *restrict, int64_t, double *restrict, int64_t, int64_t, int64_t, double, double) = {
+static void (*const micros_f64[3])(int64_t, const double *restrict, int64_t, const double *restrict, int64_t, const int64_t *restrict, double *restrict, int64_t, int64_t, int64_t, double, double) = {
     micro_f64_base, micro_f64_avx2, micro_f64_avx512};
 #else
-static void (*const micros_f32[3])(int64_t, const float *restrict, int64_t, const float *restrict, int64_t, float *restrict, int64_t, int64_t, int64_t, float, float) = {micro_f32_base, micro_f32_base,
+static void (*const micros_f32[3])(int64_t, const float *restrict, int64_t, const float *restrict, int64_t, const int64_t *restrict, float *restrict, int64_t, int64_t, int64_t, float, float) = {micro_f32_base, micro_f32_base,
                                                                                                                                               micro_f32_base};
-static void (*const micros_f64[3])(int64_t, const double *restrict, int64_t, const double *restrict, int64_t, double *restrict, int64_t, int64_t, int64_t, double, double) = {
+static void (*const micros_f64[3])(int64_t, const double *restrict, int64_t, const double *restrict, int64_t, const int64_t *restrict, double *restrict, int64_t, int64_t, int64_t, double, double) = {
     micro_f64_base, micro_f64_base, micro_f64_base};
 #endif
 
