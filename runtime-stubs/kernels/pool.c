@@ -64,36 +64,51 @@ typedef struct max_job {
     opgen_tensor *out, *indices;
     int parts;
 } max_job;
+/* One tap over a run of windows: the first largest value wins, a NaN at once
+ * (the last NaN, as ATen's loop). The index is kept as 32 bits while the run is
+ * worked (the loop then vectorizes at the values' width), 64 when stored. */
+#define MAX_TAPS(T, LO, HI, V, INDEX)                                                                            \
+    for (int64_t xo = LO; xo < HI; xo++) {                                                                       \
+        T v = V;                                                                                                 \
+        bool take = (idx[xo - x0] < 0) | (v > bst[xo - x0]) | (v != v);                                          \
+        bst[xo - x0] = take ? v : bst[xo - x0];                                                                  \
+        idx[xo - x0] = take ? (int32_t)(INDEX) : idx[xo - x0];                                                   \
+    }
 #define MAX_PART(NAME, T)                                                                                        \
     OPGEN_DISPATCHED static void NAME(void *arg, int part) {                                                     \
+        enum { RUN = 128 };                                                                                      \
         const max_job *j = arg;                                                                                  \
         const pool_geom g = *j->g;                                                                               \
         int64_t sh = j->self->strides[g.hd], sw = j->self->strides[g.hd + 1];                                    \
         for (int64_t pl = g.planes * part / j->parts; pl < g.planes * (part + 1) / j->parts; pl++) {            \
             const T *x = (const T *)j->self->data + plane_base(j->self, pl);                                     \
-            for (int64_t y = 0; y < g.OH; y++) {                                                                 \
-                /* a row of windows at once, tap by tap in the window's order */                                \
-                T *restrict best = (T *)j->out->data + (pl * g.OH + y) * g.OW;                                   \
-                int64_t *restrict at = (int64_t *)j->indices->data + (pl * g.OH + y) * g.OW;                     \
-                for (int64_t xo = 0; xo < g.OW; xo++) best[xo] = 0, at[xo] = -1;                                 \
-                for (int64_t ky = 0; ky < g.k[0]; ky++) {                                                        \
-                    int64_t iy = y * g.s[0] - g.p[0] + ky * g.d[0];                                              \
-                    if (iy < 0 || iy >= g.H) continue;                                                           \
-                    for (int64_t kx = 0; kx < g.k[1]; kx++) {                                                    \
-                        int64_t off = kx * g.d[1] - g.p[1], lo = off < 0 ? (-off + g.s[1] - 1) / g.s[1] : 0;     \
-                        int64_t hi = g.W - off <= 0 ? 0 : (g.W - off - 1) / g.s[1] + 1;                          \
-                        if (hi > g.OW) hi = g.OW;                                                                \
-                        const T *row = x + iy * sh;                                                              \
-                        for (int64_t xo = lo; xo < hi; xo++) {                                                   \
-                            int64_t ixx = xo * g.s[1] + off;                                                     \
-                            T v = row[ixx * sw];                                                                 \
-                            bool take = (at[xo] < 0) | (v > best[xo]) | (v != v);                                \
-                            best[xo] = take ? v : best[xo];                                                      \
-                            at[xo] = take ? iy * g.W + ixx : at[xo];                                             \
+            for (int64_t y = 0; y < g.OH; y++)                                                                   \
+                for (int64_t x0 = 0; x0 < g.OW; x0 += RUN) { /* a run of windows at once, tap by tap */         \
+                    int64_t x1 = g.OW - x0 < RUN ? g.OW : x0 + RUN;                                              \
+                    T bst[RUN];                                                                                  \
+                    int32_t idx[RUN];                                                                            \
+                    for (int64_t xo = 0; xo < x1 - x0; xo++) bst[xo] = 0, idx[xo] = -1;                          \
+                    for (int64_t ky = 0; ky < g.k[0]; ky++) {                                                    \
+                        int64_t iy = y * g.s[0] - g.p[0] + ky * g.d[0];                                          \
+                        if (iy < 0 || iy >= g.H) continue;                                                       \
+                        for (int64_t kx = 0; kx < g.k[1]; kx++) {                                                \
+                            int64_t off = kx * g.d[1] - g.p[1], lo = off < 0 ? (-off + g.s[1] - 1) / g.s[1] : 0; \
+                            int64_t hi = g.W - off <= 0 ? 0 : (g.W - off - 1) / g.s[1] + 1;                      \
+                            lo = lo < x0 ? x0 : lo, hi = hi > x1 ? x1 : hi;                                      \
+                            const T *row = x + iy * sh;                                                          \
+                            int32_t base = (int32_t)(iy * g.W + off);                                            \
+                            if (sw == 1 && g.s[1] == 2) /* constant strides: the loop vectorizes */              \
+                                MAX_TAPS(T, lo, hi, row[2 * xo + off], base + 2 * xo)                            \
+                            else if (sw == 1 && g.s[1] == 1)                                                     \
+                                MAX_TAPS(T, lo, hi, row[xo + off], base + xo)                                    \
+                            else                                                                                 \
+                                MAX_TAPS(T, lo, hi, row[(xo * g.s[1] + off) * sw], base + xo * g.s[1])           \
                         }                                                                                        \
                     }                                                                                            \
+                    T *restrict best = (T *)j->out->data + (pl * g.OH + y) * g.OW;                               \
+                    int64_t *restrict at = (int64_t *)j->indices->data + (pl * g.OH + y) * g.OW;                 \
+                    for (int64_t xo = x0; xo < x1; xo++) best[xo] = bst[xo - x0], at[xo] = idx[xo - x0];         \
                 }                                                                                                \
-            }                                                                                                    \
         }                                                                                                        \
     }
 MAX_PART(max_part_b8, bool)
@@ -116,6 +131,8 @@ opgen_status opgen_portable_max_pool2d_with_indices_out(opgen_ctx *ctx, const op
     if (g.d[0] < 1 || g.d[1] < 1) return OPGEN_FAIL(ctx, OPGEN_E_INVALID, "%s: dilation must be positive", ctx->op);
     if (pool_shape(ctx, self, kernel_size, stride, padding, ceil_mode, &g)) return ctx->err->code;
     OPGEN_CHECK_DTYPE(ctx, mask, self->dtype, "the input");
+    if (g.H * g.W > INT32_MAX) /* the loop keeps indices in 32 bits */
+        return OPGEN_FAIL(ctx, OPGEN_E_INVALID, "%s: planes of more than 2^31 - 1 elements (%lld x %lld) are not supported", ctx->op, (long long)g.H, (long long)g.W);
     int32_t st = opgen_out(ctx, out, self->dtype, self->dim, g.sizes);
     if (!st) st = opgen_out(ctx, indices, OPGEN_DTYPE_Long, self->dim, g.sizes);
     if (st || ctx->meta) return st;
