@@ -12,6 +12,7 @@ typedef struct gstep {
     int nresults;
     bool dynamic; /* reads a scalar input, or a value computed from one */
     int fused;    /* the steps after it its kernel computes too (opgen_step_fuse) */
+    int view_of;  /* a transposing permute_copy run as a view of this input value, or -1 */
 } gstep;
 
 struct opgen_program {
@@ -475,6 +476,46 @@ static void fuse(opgen_program *p, opgen_arena *a) {
     }
 }
 
+/* Whether step n's kernel is opgen's for op `qualified` ("aten::mm.out"). */
+static bool opgen_kernel_of(const gstep *s, const char *qualified) { return !strcmp(opgen_ops[s->s.kernel_op].qualified, qualified) && !strcmp(s->s.origin, "opgen"); }
+
+/* A matrix's permute_copy (dims [1, 0]) of a program input, read only by matrix
+ * products (mm, addmm: opgen's kernels, which take operands of any strides), is
+ * run as a view: its result points at the input, strides swapped, and is never
+ * written (the transposed weight of every linear layer, 5 MB for MobileNetV2's
+ * classifier). The input outlives the run, so nothing can overwrite it first. */
+static void transposed_views(opgen_program *p) {
+    const opgen_graph *g = p->g;
+    for (int n = 0; n < p->nsteps; n++) {
+        gstep *s = &p->steps[n];
+        const opgen_gnode *nd = s->node;
+        s->view_of = -1;
+        if (s->dynamic || s->nresults != 1 || !opgen_kernel_of(s, "aten::permute_copy.out") || nd->nargs < 2 || nd->args[0].kind != OPGEN_GA_VALUE) continue;
+        int in = (int)nd->args[0].i, r = s->results[0];
+        const opgen_tensor *x = &p->values[in].t;
+        opgen_int_list dims = s->s.args[1].v.il;
+        bool input = false, ok = p->values[in].kind == OPGEN_GV_TENSOR && x->dim == 2 && dims.len == 2 && (dims.data[0] == 1 || dims.data[0] == -1);
+        for (int i = 0; i < g->ninputs; i++) input |= g->inputs[i] == in;
+        for (int i = 0; i < g->noutputs; i++) ok &= g->outputs[i] != r;
+        for (int m = n + 1; ok && m < p->nsteps; m++) /* every reader a matrix product */
+            for (int k = 0; k < p->steps[m].node->nargs; k++) {
+                const opgen_garg *arg = &p->steps[m].node->args[k];
+                bool reads = arg->kind == OPGEN_GA_VALUE && arg->i == r;
+                for (int i = 0; arg->kind == OPGEN_GA_LIST && i < arg->nitems; i++) reads |= arg->items[i].kind == OPGEN_GA_VALUE && arg->items[i].i == r;
+                if (reads && !opgen_kernel_of(&p->steps[m], "aten::mm.out") && !opgen_kernel_of(&p->steps[m], "aten::addmm.out")) ok = false;
+            }
+        if (ok && input) s->view_of = in;
+    }
+}
+
+/* The view a transposing step stands for (transposed_views). */
+static void transposed_view(opgen_tensor *t, const opgen_tensor *x) {
+    *t = *x;
+    t->sizes[0] = x->sizes[1], t->sizes[1] = x->sizes[0];
+    t->strides[0] = x->strides[1], t->strides[1] = x->strides[0];
+    t->dim_order[0] = x->dim_order[1], t->dim_order[1] = x->dim_order[0];
+}
+
 int32_t opgen_program_load_with(const opgen_graph *g, opgen_arena *a, const opgen_load_options *opt, opgen_program **out, opgen_error *err) {
     opgen_program *p = opgen_arena_zalloc(a, sizeof *p);
     if (!p) return opgen_fail(err, OPGEN_E_NO_MEMORY, "out of memory");
@@ -517,6 +558,7 @@ int32_t opgen_program_load_with(const opgen_graph *g, opgen_arena *a, const opge
         }
     }
     if (OPGEN_FUSES && !(opt && opt->unfused)) fuse(p, a);
+    transposed_views(p);
     if (!p->dynamic) {
         int32_t st = plan(p, a, err);
         if (st) return st;
@@ -539,7 +581,8 @@ int32_t opgen_program_kernel_keys(const opgen_program *p, void (*fn)(void *ctx, 
 void opgen_program_kernels(const opgen_program *p, void (*fn)(void *ctx, const opgen_gnode *node, const char *kernel, const char *origin), void *ctx) {
     for (int n = 0; n < p->nsteps; n++) {
         const gstep *s = &p->steps[n];
-        fn(ctx, s->node, s->s.kernel && s->s.kernel->name ? s->s.kernel->name : "?", s->s.origin ? s->s.origin : "opgen");
+        const char *k = s->view_of >= 0 ? "none: a transposed view of its input" : s->s.kernel && s->s.kernel->name ? s->s.kernel->name : "?";
+        fn(ctx, s->node, k, s->s.origin ? s->s.origin : "opgen");
     }
 }
 
@@ -589,6 +632,10 @@ int32_t opgen_program_run(opgen_program *p, const opgen_ivalue *inputs, opgen_ar
                 t->data = block + p->offset[v];
                 t->capacity = p->size[v];
             }
+        if (s->view_of >= 0) {
+            transposed_view(&p->values[s->results[0]].t, &p->values[s->view_of].t);
+            continue;
+        }
         int32_t st = opgen_step_exec(&s->s, p->values, work, &kerr);
         opgen_arena_restore(work, mark);
         if (st) return node_fail(err, g, s->node->line, s->node->col, kerr.code, "%s", kerr.msg);

@@ -283,6 +283,51 @@ static void test_random_ops(void) {
     CHECK(is_perm, "randperm(1000) is not a permutation of 0..999");
 }
 
+static void note_kernel(void *ctx, const opgen_gnode *node, const char *kernel, const char *origin) {
+    (void)origin;
+    if (!strcmp(node->op, "aten::permute_copy")) strncat((char *)ctx, kernel, 127 - strlen((char *)ctx));
+}
+
+/* A matrix's permute_copy of an input read only by mm and addmm is a view (no
+ * copy), and the products read it in place: the same bytes as when its result is
+ * also returned, and so copied. */
+static void test_transposed_views(void) {
+    static const char *text[2] = {"graph(%x: f32[3, 40], %w: f32[24, 40], %b: f32[24]):\n  %t = aten::permute_copy(%w, [1, 0])\n  %y = aten::mm(%x, %t)\n  %z = aten::addmm(%b, %x, %t)\n  return (%y, %z)\n",
+                                  "graph(%x: f32[3, 40], %w: f32[24, 40], %b: f32[24]):\n  %t = aten::permute_copy(%w, [1, 0])\n  %y = aten::mm(%x, %t)\n  %z = aten::addmm(%b, %x, %t)\n  return (%y, %z, %t)\n"};
+    static float x[3 * 40], w[24 * 40], b[24];
+    for (int i = 0; i < 3 * 40; i++) x[i] = (float)(i % 13 - 6) / 7.0f;
+    for (int i = 0; i < 24 * 40; i++) w[i] = (float)(i % 11 - 5) / 9.0f;
+    for (int i = 0; i < 24; i++) b[i] = (float)i / 4.0f;
+    int64_t sx[2] = {3, 40}, sw[2] = {24, 40}, sb[1] = {24};
+    float got[2][2][3 * 24];
+    for (int v = 0; v < 2; v++) {
+        opgen_arena a, work;
+        opgen_arena_init_growing(&a);
+        opgen_arena_init_growing(&work);
+        opgen_graph g;
+        opgen_error err = {0};
+        opgen_program *p = load(text[v], &a, &g, &err);
+        CHECK(p, "load: %s", err.msg);
+        char kernel[128] = "";
+        if (p) opgen_program_kernels(p, note_kernel, kernel);
+        CHECK(!strcmp(kernel, v ? "opgen_portable_permute_copy_out" : "none: a transposed view of its input"), "program %d: permute_copy runs %s", v, kernel);
+        opgen_ivalue in[3] = {{.kind = OPGEN_GV_TENSOR, .t = f32(x, 2, sx)}, {.kind = OPGEN_GV_TENSOR, .t = f32(w, 2, sw)}, {.kind = OPGEN_GV_TENSOR, .t = f32(b, 1, sb)}}, out[3];
+        CHECK(p && !opgen_program_run(p, in, &work, out, &err), "program %d: %s", v, err.msg);
+        for (int o = 0; p && o < 2; o++) memcpy(got[v][o], out[o].t.data, sizeof got[v][o]);
+        opgen_arena_release(&work);
+        opgen_arena_release(&a);
+    }
+    CHECK(!memcmp(got[0], got[1], sizeof got[0]), "the view's products differ from the copy's");
+    double worst = 0;
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 24; j++) {
+            double dot = 0;
+            for (int k = 0; k < 40; k++) dot += (double)x[i * 40 + k] * w[j * 40 + k];
+            worst = fmax(worst, fmax(fabs(got[0][0][i * 24 + j] - dot), fabs(got[0][1][i * 24 + j] - (dot + b[j]))));
+        }
+    CHECK(worst < 1e-5, "products off by %g", worst);
+}
+
 int main(void) {
     test_static_runs_twice();
     test_work_bytes_suffice();
@@ -290,6 +335,7 @@ int main(void) {
     test_load_errors_do_not_leak_state();
     test_dim_order_ops();
     test_random_ops();
+    test_transposed_views();
     printf("test_exec: %d failed\n", failures);
     return failures != 0;
 }

@@ -55,7 +55,10 @@ typedef struct opgen_load_options {
     bool unfused;
 } opgen_load_options;
 /* For each step of a loaded program: its node and the kernel chosen for it (its
- * C name) with where it comes from (a backend's name, or "opgen"). */
+ * C name) with where it comes from (a backend's name, or "opgen"). A matrix's
+ * permute_copy of a program input read only by opgen's mm and addmm runs no
+ * kernel: its result is the input seen transposed ("none: a transposed view of
+ * its input"), which those kernels read in place. */
 void opgen_program_kernels(const opgen_program *p, void (*fn)(void *ctx, const opgen_gnode *node, const char *kernel, const char *origin), void *ctx);
 int32_t opgen_program_load_with(const opgen_graph *g, opgen_arena *a, const opgen_load_options *opt, opgen_program **out, opgen_error *err);
 /* Bytes of planned intermediate memory a run takes from its arena. */
