@@ -104,19 +104,6 @@ POST_PARAMS(post_params_f64, double)
 POST_APPLY(post_f32, float)
 POST_APPLY(post_f64, double)
 
-/* Depthwise: each output channel oc reads input channel oc / (O / C). A plane
- * (image n, channel oc) at a time, a row at a time: the row starts at the bias
- * and adds each tap's run of inputs (the columns whose input lies inside), so
- * the row stays in L1 while its taps stream past. Planes split across threads. */
-typedef struct dw_job {
-    const conv_geom *g;
-    const opgen_tensor *input, *weight, *bias;
-    opgen_tensor *out;
-    int64_t planes, lo[16], hi[16]; /* the first 16 taps' column ranges, found once */
-    int parts;
-    const post_job *post; /* applied to each row once its taps are in, or NULL */
-} dw_job;
-
 /* The output columns ox whose input column for tap kx lies inside: [lo, hi). */
 static void tap_columns(const conv_geom *g, int64_t kx, int64_t *lo, int64_t *hi) {
     int64_t off = kx * g->d[1] - g->p[1];
@@ -125,135 +112,123 @@ static void tap_columns(const conv_geom *g, int64_t kx, int64_t *lo, int64_t *hi
     if (*hi > g->OW) *hi = g->OW;
 }
 
-/* One output row of a 3x3 depthwise convolution over contiguous input rows:
- * where all three columns of every tap lie inside, each output is summed in
- * registers (the bias, then the valid rows' taps in order: the order of the
- * general loop, so the same bytes) and stored once; the border columns one by
- * one, skipping taps outside. rows[k] (wk[k][3]) are the input rows inside, nr
- * of them in ky order. */
-#define DW3_ROW(NAME, T)                                                                                                         \
-    OPGEN_SPECIALIZED void NAME(T *restrict yr, int64_t OW, int64_t W, int64_t s, int64_t p, int nr, const T *const *rows, const T (*wk)[3], T b0) { \
-        int64_t lo = (p + s - 1) / s, hi = W - 3 + p < 0 ? 0 : (W - 3 + p) / s + 1;                                          \
-        if (hi > OW) hi = OW;                                                                                                    \
-        if (lo > hi) lo = hi;                                                                                                    \
-        for (int64_t ox = 0; ox < OW; ox++) {                                                                                    \
-            if (ox == lo) ox = hi; /* the interior below */                                                                      \
-            if (ox >= OW) break;                                                                                                 \
-            T acc = b0;                                                                                                          \
-            for (int k = 0; k < nr; k++)                                                                                         \
-                for (int kx = 0; kx < 3; kx++) {                                                                                 \
-                    int64_t ix = ox * s - p + kx;                                                                                \
-                    if (ix >= 0 && ix < W) acc += wk[k][kx] * rows[k][ix];                                                       \
+/* One input channel x (rows hs, columns ws apart) as zero-padded phase planes
+ * [s0, s1, Hq, Wq] in dst: plane (py, px) holds the padded input's rows py, py +
+ * s0, ... and columns px, px + s1, ... (for stride 1, the padded input itself).
+ * A tap (ky, kx) of every output at once is then one plane read from row ky*d0/s0
+ * and column kx*d1/s1 on (tap_offset), in the "wide" layout: rows Wq long, the
+ * first OW of each the outputs'. */
+#define FILL_PHASES(NAME, T)                                                                                                     \
+    OPGEN_SPECIALIZED void NAME(const conv_geom *g, const T *x, int64_t hs, int64_t ws, T *dst) {                                        \
+        int64_t s0 = g->s[0], s1 = g->s[1], Hq = phase_height(g), Wq = phase_width(g);                                          \
+        for (int64_t py = 0; py < s0; py++)                                                                                      \
+            for (int64_t px = 0; px < s1; px++) {                                                                                \
+                T *plane = dst + (py * s1 + px) * Hq * Wq;                                                                       \
+                int64_t lo = px >= g->p[1] ? 0 : (g->p[1] - px + s1 - 1) / s1, hi = g->W + g->p[1] - px <= 0 ? 0 : (g->W + g->p[1] - px + s1 - 1) / s1; \
+                if (hi > Wq) hi = Wq;                                                                                            \
+                if (lo > hi) lo = hi;                                                                                            \
+                for (int64_t r = 0; r < Hq; r++) {                                                                               \
+                    T *restrict d = plane + r * Wq;                                                                              \
+                    int64_t iy = r * s0 + py - g->p[0];                                                                          \
+                    if (iy < 0 || iy >= g->H) {                                                                                  \
+                        memset(d, 0, sizeof(T) * (size_t)Wq);                                                                    \
+                        continue;                                                                                                \
+                    }                                                                                                            \
+                    const T *restrict src = x + iy * hs + (px - g->p[1]) * ws;                                                   \
+                    for (int64_t q = 0; q < lo; q++) d[q] = 0;                                                                   \
+                    if (s1 == 1 && ws == 1) /* constant strides: short rows are loops, not calls */                             \
+                        for (int64_t q = lo; q < hi; q++) d[q] = src[q];                                                         \
+                    else if (s1 == 2 && ws == 1)                                                                                 \
+                        for (int64_t q = lo; q < hi; q++) d[q] = src[2 * q];                                                     \
+                    else                                                                                                         \
+                        for (int64_t q = lo; q < hi; q++) d[q] = src[q * s1 * ws];                                               \
+                    for (int64_t q = hi; q < Wq; q++) d[q] = 0;                                                                  \
                 }                                                                                                                \
-            yr[ox] = acc;                                                                                                        \
-        }                                                                                                                        \
-        const T *r0 = rows[0] - p, *r1 = nr > 1 ? rows[1] - p : r0, *r2 = nr > 2 ? rows[2] - p : r0;                            \
-        T a0 = wk[0][0], a1 = wk[0][1], a2 = wk[0][2], c0 = wk[nr > 1][0], c1 = wk[nr > 1][1], c2 = wk[nr > 1][2];              \
-        T e0 = wk[nr > 2 ? 2 : 0][0], e1 = wk[nr > 2 ? 2 : 0][1], e2 = wk[nr > 2 ? 2 : 0][2];                                  \
-        if (nr == 3 && s == 1)                                                                                                   \
-            for (int64_t ox = lo; ox < hi; ox++) {                                                                               \
-                T acc = b0;                                                                                                      \
-                acc += a0 * r0[ox], acc += a1 * r0[ox + 1], acc += a2 * r0[ox + 2];                                              \
-                acc += c0 * r1[ox], acc += c1 * r1[ox + 1], acc += c2 * r1[ox + 2];                                              \
-                acc += e0 * r2[ox], acc += e1 * r2[ox + 1], acc += e2 * r2[ox + 2];                                              \
-                yr[ox] = acc;                                                                                                    \
-            }                                                                                                                    \
-        else if (nr == 3)                                                                                                        \
-            for (int64_t ox = lo; ox < hi; ox++) {                                                                               \
-                T acc = b0;                                                                                                      \
-                acc += a0 * r0[ox * s], acc += a1 * r0[ox * s + 1], acc += a2 * r0[ox * s + 2];                                  \
-                acc += c0 * r1[ox * s], acc += c1 * r1[ox * s + 1], acc += c2 * r1[ox * s + 2];                                  \
-                acc += e0 * r2[ox * s], acc += e1 * r2[ox * s + 1], acc += e2 * r2[ox * s + 2];                                  \
-                yr[ox] = acc;                                                                                                    \
-            }                                                                                                                    \
-        else if (nr == 2)                                                                                                        \
-            for (int64_t ox = lo; ox < hi; ox++) {                                                                               \
-                T acc = b0;                                                                                                      \
-                acc += a0 * r0[ox * s], acc += a1 * r0[ox * s + 1], acc += a2 * r0[ox * s + 2];                                  \
-                acc += c0 * r1[ox * s], acc += c1 * r1[ox * s + 1], acc += c2 * r1[ox * s + 2];                                  \
-                yr[ox] = acc;                                                                                                    \
-            }                                                                                                                    \
-        else                                                                                                                     \
-            for (int64_t ox = lo; ox < hi; ox++) {                                                                               \
-                T acc = b0;                                                                                                      \
-                for (int k = 0; k < nr; k++) acc += wk[k][0] * rows[k][ox * s - p], acc += wk[k][1] * rows[k][ox * s - p + 1], acc += wk[k][2] * rows[k][ox * s - p + 2]; \
-                yr[ox] = acc;                                                                                                    \
             }                                                                                                                    \
     }
-DW3_ROW(dw3_row_f32, float)
-DW3_ROW(dw3_row_f64, double)
+FILL_PHASES(fill_phases_f32, float)
+FILL_PHASES(fill_phases_f64, double)
 
-#define DEPTHWISE_PART(NAME, T)                                                                                                  \
-    OPGEN_DISPATCHED static void NAME(void *arg, int part) {                                                                                      \
+/* Where tap (ky, kx) starts in one channel's phase planes. */
+static int64_t tap_offset(const conv_geom *g, int64_t ky, int64_t kx) {
+    int64_t dy = ky * g->d[0], dx = kx * g->d[1];
+    return ((dy % g->s[0]) * g->s[1] + dx % g->s[1]) * phase_height(g) * phase_width(g) + dy / g->s[0] * phase_width(g) + dx / g->s[1];
+}
+
+/* Depthwise: output channel oc reads input channel oc / (O / C). A plane (image
+ * n, channel oc) at a time: the input channel as phase planes (FILL_PHASES, once
+ * for all the channels it feeds), then the wide output, a block at a time, starts
+ * at the bias and adds each tap's shifted run of the planes in the taps' order (a
+ * padded input's zeros added, as ATen's padded convolution adds them): one long
+ * vector loop per tap, no border cases. Its first OW columns of each row are the
+ * result, the fused batch norm and activation applied once the plane is done.
+ * Planes split across threads, each part with its own buffers. */
+typedef struct dw_job {
+    const conv_geom *g;
+    const opgen_tensor *input, *weight, *bias;
+    opgen_tensor *out;
+    int64_t planes;
+    int parts;
+    const post_job *post; /* applied to each plane once its taps are in, or NULL */
+    char *scratch;        /* per part: the phase planes, then the wide output */
+    size_t per;
+} dw_job;
+
+/* A part's buffers: the phase planes of one channel and its wide output. */
+static size_t dw_part_bytes(const conv_geom *g, size_t es) { return ((size_t)(g->s[0] * g->s[1] * phase_height(g) * phase_width(g) + wide_length(g)) * es + 63) & ~(size_t)63; }
+
+#define DEPTHWISE_PART(NAME, T, FILL, POST)                                                                                      \
+    OPGEN_DISPATCHED static void NAME(void *arg, int part) {                                                                     \
+        enum { BLOCK = 2048 };                                                                                                   \
         const dw_job *j = arg;                                                                                                   \
         const conv_geom g = *j->g;                                                                                               \
         const opgen_tensor *input = j->input, *weight = j->weight, *bias = j->bias;                                              \
+        int64_t Wq = phase_width(&g), wide = wide_length(&g), hw = g.OH * g.OW, filled = -1;                                     \
+        T *ph = (T *)(void *)(j->scratch + (size_t)part * j->per), *yw = ph + g.s[0] * g.s[1] * phase_height(&g) * Wq;           \
         for (int64_t pl = j->planes * part / j->parts; pl < j->planes * (part + 1) / j->parts; pl++) {                          \
             int64_t n = pl / g.O, oc = pl % g.O, ic = oc / (g.O / g.C);                                                          \
-            const T *x = (const T *)input->data + n * input->strides[0] + ic * input->strides[1];                                 \
+            if (n * g.C + ic != filled)                                                                                          \
+                FILL(&g, (const T *)input->data + n * input->strides[0] + ic * input->strides[1], input->strides[2], input->strides[3], ph), filled = n * g.C + ic; \
             const T *w = (const T *)weight->data + oc * weight->strides[0];                                                      \
-            T *y = (T *)j->out->data + pl * g.OH * g.OW, b0 = bias ? ((const T *)bias->data)[oc * bias->strides[0]] : (T)0;      \
-            bool fast3 = g.KH == 3 && g.KW == 3 && g.d[0] == 1 && g.d[1] == 1 && input->strides[3] == 1;                          \
-            T wk[3][3];                                                                                                          \
-            for (int ky = 0; fast3 && ky < 3; ky++)                                                                              \
-                for (int kx = 0; kx < 3; kx++) wk[ky][kx] = w[ky * weight->strides[2] + kx * weight->strides[3]];                \
-            for (int64_t oy = 0; oy < g.OH; oy++) {                                                                              \
-                T *restrict yr = y + oy * g.OW;                                                                                  \
-                if (fast3) { /* the rows inside, and their taps */                                                               \
-                    const T *rows[3];                                                                                            \
-                    T wr[3][3];                                                                                                  \
-                    int nr = 0;                                                                                                  \
-                    for (int ky = 0; ky < 3; ky++) {                                                                             \
-                        int64_t iy = oy * g.s[0] - g.p[0] + ky;                                                                  \
-                        if (iy < 0 || iy >= g.H) continue;                                                                       \
-                        rows[nr] = x + iy * input->strides[2];                                                                   \
-                        memcpy(wr[nr++], wk[ky], sizeof wr[0]);                                                                  \
+            T b0 = bias ? ((const T *)bias->data)[oc * bias->strides[0]] : (T)0, *y = (T *)j->out->data + pl * hw;              \
+            for (int64_t q0 = 0; q0 < wide; q0 += BLOCK) { /* a block of the wide output, in L1 while its taps pass */         \
+                int64_t nq = wide - q0 < BLOCK ? wide - q0 : BLOCK;                                                              \
+                T *restrict acc = yw + q0;                                                                                       \
+                if (g.KH == 3 && g.KW == 3) { /* the common case: the nine taps summed in registers, in the same order */        \
+                    const T *restrict t[9];                                                                                      \
+                    T wt[9];                                                                                                     \
+                    for (int k = 0; k < 9; k++)                                                                                  \
+                        t[k] = ph + tap_offset(&g, k / 3, k % 3) + q0, wt[k] = w[k / 3 * weight->strides[2] + k % 3 * weight->strides[3]]; \
+                    for (int64_t q = 0; q < nq; q++) {                                                                           \
+                        T a = b0;                                                                                                \
+                        a += wt[0] * t[0][q], a += wt[1] * t[1][q], a += wt[2] * t[2][q];                                        \
+                        a += wt[3] * t[3][q], a += wt[4] * t[4][q], a += wt[5] * t[5][q];                                        \
+                        a += wt[6] * t[6][q], a += wt[7] * t[7][q], a += wt[8] * t[8][q];                                        \
+                        acc[q] = a;                                                                                              \
                     }                                                                                                            \
-                    if (nr)                                                                                                      \
-                        ROW3(yr, g.OW, g.W, g.s[1], g.p[1], nr, rows, (const T(*)[3])wr, b0);                                    \
-                    else                                                                                                         \
-                        for (int64_t ox = 0; ox < g.OW; ox++) yr[ox] = b0;                                                       \
                     continue;                                                                                                    \
                 }                                                                                                                \
-                for (int64_t ox = 0; ox < g.OW; ox++) yr[ox] = b0;                                                               \
-                for (int64_t ky = 0; ky < g.KH; ky++) {                                                                          \
-                    int64_t iy = oy * g.s[0] - g.p[0] + ky * g.d[0];                                                             \
-                    if (iy < 0 || iy >= g.H) continue;                                                                           \
-                    const T *restrict row = x + iy * input->strides[2];                                                          \
+                for (int64_t q = 0; q < nq; q++) acc[q] = b0;                                                                    \
+                for (int64_t ky = 0; ky < g.KH; ky++)                                                                            \
                     for (int64_t kx = 0; kx < g.KW; kx++) {                                                                      \
                         T wv = w[ky * weight->strides[2] + kx * weight->strides[3]];                                             \
-                        int64_t off = kx * g.d[1] - g.p[1], lo, hi;                                                              \
-                        if (kx < 16)                                                                                             \
-                            lo = j->lo[kx], hi = j->hi[kx];                                                                      \
-                        else                                                                                                     \
-                            tap_columns(&g, kx, &lo, &hi);                                                                        \
-                        if (g.s[1] == 1 && input->strides[3] == 1)                                                               \
-                            for (int64_t ox = lo; ox < hi; ox++) yr[ox] += wv * row[ox + off];                                   \
-                        else if (input->strides[3] == 1 && g.s[1] == 2)                                                          \
-                            for (int64_t ox = lo; ox < hi; ox++) yr[ox] += wv * row[2 * ox + off];                               \
-                        else                                                                                                     \
-                            for (int64_t ox = lo; ox < hi; ox++) yr[ox] += wv * row[(ox * g.s[1] + off) * input->strides[3]];    \
+                        const T *restrict src = ph + tap_offset(&g, ky, kx) + q0;                                                \
+                        for (int64_t q = 0; q < nq; q++) acc[q] += wv * src[q];                                                  \
                     }                                                                                                            \
-                }                                                                                                                \
             }                                                                                                                    \
-            /* the plane is in cache: the batch norm and activation over it in one long run */                                 \
-            if (j->post) POST((void *)j->post, y, g.OH * g.OW, oc, 0, 1, g.OH * g.OW);                                           \
+            for (int64_t oy = 0; oy < g.OH; oy++) {                                                                              \
+                T *restrict yo = y + oy * g.OW;                                                                                  \
+                const T *restrict wo = yw + oy * Wq;                                                                             \
+                for (int64_t ox = 0; ox < g.OW; ox++) yo[ox] = wo[ox];                                                           \
+            }                                                                                                                    \
+            if (j->post) POST((void *)j->post, y, hw, oc, 0, 1, hw);                                                             \
         }                                                                                                                        \
     }
-#define POST post_f32
-#define ROW3 dw3_row_f32
-DEPTHWISE_PART(depthwise_f32, float)
-#undef POST
-#undef ROW3
-#define POST post_f64
-#define ROW3 dw3_row_f64
-DEPTHWISE_PART(depthwise_f64, double)
-#undef POST
-#undef ROW3
+DEPTHWISE_PART(depthwise_f32, float, fill_phases_f32, post_f32)
+DEPTHWISE_PART(depthwise_f64, double, fill_phases_f64, post_f64)
 
-static void depthwise(opgen_ctx *ctx, const conv_geom *g, const opgen_tensor *input, const opgen_tensor *weight, const opgen_tensor *bias, const post_job *post, opgen_tensor *out) {
-    dw_job j = {g, input, weight, bias, out, g->N * g->O, {0}, {0}, 1, post};
-    for (int64_t kx = 0; kx < g->KW && kx < 16; kx++) tap_columns(g, kx, &j.lo[kx], &j.hi[kx]);
+static void depthwise(opgen_ctx *ctx, const conv_geom *g, const opgen_tensor *input, const opgen_tensor *weight, const opgen_tensor *bias, const post_job *post, void *scratch, opgen_tensor *out) {
+    dw_job j = {g, input, weight, bias, out, g->N * g->O, 1, post, scratch, dw_part_bytes(g, (size_t)opgen_dtype_size(input->dtype))};
     /* threads past ~32K multiply-adds a part; each part a run of whole planes */
     j.parts = opgen_parallel_parts_for(ctx->par, (double)g->N * (double)g->O * (double)(g->OH * g->OW * g->KH * g->KW), 65536.0);
     if (j.parts > j.planes) j.parts = (int)j.planes;
@@ -347,34 +322,13 @@ typedef struct shifted_job {
     void *y;
     int parts;
 } shifted_job;
-#define SHIFTED_PARTS(FILL, COMPACT, POST, T)                                                                                   \
-    static void FILL(void *arg, int part) {                                                                                      \
+#define SHIFTED_PARTS(FILL, COMPACT, PHASES, POST, T)                                                                                   \
+    OPGEN_DISPATCHED static void FILL(void *arg, int part) {                                                                                    \
         const shifted_job *j = arg;                                                                                              \
         const conv_geom *g = j->g;                                                                                               \
-        int64_t s0 = g->s[0], s1 = g->s[1], Hq = phase_height(g), Wq = phase_width(g), ws = j->input->strides[3];                \
+        int64_t planes = g->s[0] * g->s[1] * phase_height(g) * phase_width(g);                                                   \
         for (int64_t c = g->Cg * part / j->parts; c < g->Cg * (part + 1) / j->parts; c++)                                        \
-            for (int64_t py = 0; py < s0; py++)                                                                                  \
-                for (int64_t px = 0; px < s1; px++) {                                                                            \
-                    T *plane = (T *)j->bf->xpad + ((c * s0 + py) * s1 + px) * Hq * Wq;                                           \
-                    int64_t lo = px >= g->p[1] ? 0 : (g->p[1] - px + s1 - 1) / s1, hi = g->W + g->p[1] - px <= 0 ? 0 : (g->W + g->p[1] - px + s1 - 1) / s1; \
-                    if (hi > Wq) hi = Wq;                                                                                        \
-                    if (lo > hi) lo = hi;                                                                                        \
-                    for (int64_t r = 0; r < Hq; r++) {                                                                           \
-                        T *d = plane + r * Wq;                                                                                   \
-                        int64_t iy = r * s0 + py - g->p[0];                                                                      \
-                        if (iy < 0 || iy >= g->H) {                                                                              \
-                            memset(d, 0, sizeof(T) * (size_t)Wq);                                                                \
-                            continue;                                                                                            \
-                        }                                                                                                        \
-                        const T *src = (const T *)j->x + c * j->input->strides[1] + iy * j->input->strides[2] + (px - g->p[1]) * ws; \
-                        for (int64_t q = 0; q < lo; q++) d[q] = 0;                                                               \
-                        if (s1 == 1 && ws == 1)                                                                                  \
-                            memcpy(d + lo, src + lo, sizeof(T) * (size_t)(hi - lo));                                             \
-                        else                                                                                                     \
-                            for (int64_t q = lo; q < hi; q++) d[q] = src[q * s1 * ws];                                           \
-                        for (int64_t q = hi; q < Wq; q++) d[q] = 0;                                                              \
-                    }                                                                                                            \
-                }                                                                                                                \
+            PHASES(g, (const T *)j->x + c * j->input->strides[1], j->input->strides[2], j->input->strides[3], (T *)j->bf->xpad + c * planes); \
     }                                                                                                                            \
     static void COMPACT(void *arg, int part) {                                                                                   \
         const shifted_job *j = arg;                                                                                              \
@@ -393,8 +347,8 @@ typedef struct shifted_job {
             if (j->pj) POST((void *)j->pj, y, hw, o, 0, 1, hw);                                                                  \
         }                                                                                                                        \
     }
-SHIFTED_PARTS(shifted_fill_f32, shifted_compact_f32, post_f32, float)
-SHIFTED_PARTS(shifted_fill_f64, shifted_compact_f64, post_f64, double)
+SHIFTED_PARTS(shifted_fill_f32, shifted_compact_f32, fill_phases_f32, post_f32, float)
+SHIFTED_PARTS(shifted_fill_f64, shifted_compact_f64, fill_phases_f64, post_f64, double)
 
 static void conv_shifted(opgen_ctx *ctx, const conv_geom *g, const opgen_tensor *input, const void *x, const void *w, int64_t rsw, const void *bias, int64_t bstride,
                          const shifted_bufs *bf, const post_job *pj, void *y) {
@@ -405,10 +359,7 @@ static void conv_shifted(opgen_ctx *ctx, const conv_geom *g, const opgen_tensor 
     opgen_parallel_for(ctx->par, j.parts, f64 ? shifted_fill_f64 : shifted_fill_f32, &j);
     for (int64_t c = 0, q = 0; c < g->Cg; c++)
         for (int64_t ky = 0; ky < g->KH; ky++)
-            for (int64_t kx = 0; kx < g->KW; kx++) {
-                int64_t dy = ky * g->d[0], dx = kx * g->d[1];
-                bf->brow[q++] = ((c * g->s[0] + dy % g->s[0]) * g->s[1] + dx % g->s[1]) * Hq * Wq + dy / g->s[0] * Wq + dx / g->s[1];
-            }
+            for (int64_t kx = 0; kx < g->KW; kx++) bf->brow[q++] = c * g->s[0] * g->s[1] * Hq * Wq + tap_offset(g, ky, kx);
     if (f64)
         opgen_gemm_f64_rows(ctx->par, og, wide_length(g), ck, 1, w, rsw, 1, bf->xpad, bf->brow, 0, bf->wide, wide_length(g), bf->gemm, NULL);
     else
@@ -429,6 +380,7 @@ static int32_t conv2d(opgen_ctx *ctx, uint32_t mask, const opgen_tensor *input, 
         sb.wide = opgen_scratch(ctx, (size_t)(og * wide_length(&g)) * es);
         sb.brow = opgen_scratch(ctx, sizeof(int64_t) * (size_t)ck);
     }
+    void *dws = path == CONV_DEPTHWISE ? opgen_scratch(ctx, dw_part_bytes(&g, es) * (size_t)opgen_parallel_parts(ctx->par) + 64) : NULL;
     void *gs = path == CONV_DEPTHWISE ? NULL : opgen_scratch(ctx, opgen_gemm_scratch(input->dtype, ctx->par, og, path == CONV_SHIFTED ? wide_length(&g) : hw, ck));
     sb.gemm = gs;
     /* the GEMM reads each group's weight as a matrix [og, Cg*KH*KW]: a weight laid
@@ -440,7 +392,7 @@ static int32_t conv2d(opgen_ctx *ctx, uint32_t mask, const opgen_tensor *input, 
         wc.data = opgen_scratch(ctx, opgen_nbytes(&wc));
     }
     if (ctx->meta) return OPGEN_OK;
-    if ((path != CONV_DEPTHWISE && !gs) || !wc.data || (path == CONV_SHIFTED && (!sb.xpad || !sb.wide || !sb.brow))) return OPGEN_FAIL(ctx, OPGEN_E_NO_MEMORY, "%s: out of memory", ctx->op);
+    if ((path != CONV_DEPTHWISE && !gs) || (path == CONV_DEPTHWISE && !dws) || !wc.data || (path == CONV_SHIFTED && (!sb.xpad || !sb.wide || !sb.brow))) return OPGEN_FAIL(ctx, OPGEN_E_NO_MEMORY, "%s: out of memory", ctx->op);
     if (!flat && opgen_copy(ctx, &wc, weight)) return ctx->err->code;
     weight = &wc;
     /* a fused batch norm and activation (opgen_post): its per-channel factors once */
@@ -456,7 +408,7 @@ static int32_t conv2d(opgen_ctx *ctx, uint32_t mask, const opgen_tensor *input, 
     OPGEN_FLOAT_SWITCH(mask, input->dtype, ctx, T, {
         {
             if (path == CONV_DEPTHWISE) {
-                depthwise(ctx, &g, input, weight, bias, post ? &pj0 : NULL, out);
+                depthwise(ctx, &g, input, weight, bias, post ? &pj0 : NULL, (void *)(((uintptr_t)dws + 63) & ~(uintptr_t)63), out);
             } else {
                 for (int64_t n = 0; n < g.N; n++)
                     for (int64_t gi = 0; gi < g.groups; gi++) {
