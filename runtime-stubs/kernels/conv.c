@@ -34,6 +34,11 @@ static int32_t conv_geometry(opgen_ctx *ctx, const opgen_tensor *input, const op
 }
 
 typedef enum { CONV_1X1, CONV_DEPTHWISE, CONV_SHIFTED, CONV_IM2COL } conv_path;
+#ifdef __OPTIMIZE_SIZE__
+#define IM2COL_PACKING 0
+#else
+#define IM2COL_PACKING 1
+#endif
 
 /* A convolution's "wide" output (conv_shifted): rows Wq long, a phase plane's
  * width (the padded input's width / the stride, rounded up), of which the first OW
@@ -47,9 +52,10 @@ static conv_path path_of(const conv_geom *g, const opgen_tensor *in) {
     bool flat = in->strides[2] == g->W * in->strides[3]; /* H and W one dimension */
     if (g->KH == 1 && g->KW == 1 && g->s[0] == 1 && g->s[1] == 1 && !g->p[0] && !g->p[1] && flat) return CONV_1X1;
     /* im2col's rows are shifts of the padded input's phases, read in place, while
-     * the wide output's extra columns cost at most a quarter more panels */
-    if ((wide_length(g) + 31) / 32 * 4 <= (g->OH * g->OW + 31) / 32 * 5) return CONV_SHIFTED;
-    return CONV_IM2COL;
+     * the wide output's extra columns cost at most a quarter more panels; a build
+     * for size (-Os) always reads them so, and has no im2col packing */
+    if (IM2COL_PACKING && (wide_length(g) + 31) / 32 * 4 > (g->OH * g->OW + 31) / 32 * 5) return CONV_IM2COL;
+    return CONV_SHIFTED;
 }
 
 /* A fused batch norm and activation (opgen_post) on a finished block of the
@@ -227,12 +233,15 @@ static size_t dw_part_bytes(const conv_geom *g, size_t es) { return ((size_t)(g-
 DEPTHWISE_PART(depthwise_f32, float, fill_phases_f32, post_f32)
 DEPTHWISE_PART(depthwise_f64, double, fill_phases_f64, post_f64)
 
-static void depthwise(opgen_ctx *ctx, const conv_geom *g, const opgen_tensor *input, const opgen_tensor *weight, const opgen_tensor *bias, const post_job *post, void *scratch, opgen_tensor *out) {
+/* f64: the caller's element type, a constant where it is inlined, so that a build
+ * whose kernel keeps Float only links no Double loops (and the same below). */
+OPGEN_SPECIALIZED void depthwise(opgen_ctx *ctx, bool f64, const conv_geom *g, const opgen_tensor *input, const opgen_tensor *weight, const opgen_tensor *bias, const post_job *post, void *scratch,
+                                 opgen_tensor *out) {
     dw_job j = {g, input, weight, bias, out, g->N * g->O, 1, post, scratch, dw_part_bytes(g, (size_t)opgen_dtype_size(input->dtype))};
     /* threads past ~32K multiply-adds a part; each part a run of whole planes */
     j.parts = opgen_parallel_parts_for(ctx->par, (double)g->N * (double)g->O * (double)(g->OH * g->OW * g->KH * g->KW), 65536.0);
     if (j.parts > j.planes) j.parts = (int)j.planes;
-    opgen_parallel_for(ctx->par, j.parts, input->dtype == OPGEN_DTYPE_Double ? depthwise_f64 : depthwise_f32, &j);
+    opgen_parallel_for(ctx->par, j.parts, f64 ? depthwise_f64 : depthwise_f32, &j);
 }
 
 /* The im2col matrix of one image's group, [(c, ky, kx), (oy, ox)], zero where
@@ -350,9 +359,8 @@ typedef struct shifted_job {
 SHIFTED_PARTS(shifted_fill_f32, shifted_compact_f32, fill_phases_f32, post_f32, float)
 SHIFTED_PARTS(shifted_fill_f64, shifted_compact_f64, fill_phases_f64, post_f64, double)
 
-static void conv_shifted(opgen_ctx *ctx, const conv_geom *g, const opgen_tensor *input, const void *x, const void *w, int64_t rsw, const void *bias, int64_t bstride,
+OPGEN_SPECIALIZED void conv_shifted(opgen_ctx *ctx, bool f64, const conv_geom *g, const opgen_tensor *input, const void *x, const void *w, int64_t rsw, const void *bias, int64_t bstride,
                          const shifted_bufs *bf, const post_job *pj, void *y) {
-    bool f64 = input->dtype == OPGEN_DTYPE_Double;
     int64_t og = g->O / g->groups, Hq = phase_height(g), Wq = phase_width(g), ck = g->Cg * g->KH * g->KW;
     shifted_job j = {g, input, x, bias, bstride, bf, pj, y, 1};
     j.parts = opgen_parallel_parts_for(ctx->par, (double)(g->Cg * g->s[0] * g->s[1] * Hq * Wq), 65536.0);
@@ -401,14 +409,14 @@ static int32_t conv2d(opgen_ctx *ctx, uint32_t mask, const opgen_tensor *input, 
     if (post) {
         void *ab = opgen_scratch(ctx, 2 * (size_t)g.O * es);
         if (!ab) return OPGEN_FAIL(ctx, OPGEN_E_NO_MEMORY, "%s: out of memory", ctx->op);
-        (es == 8 ? post_params_f64 : post_params_f32)(post, ab);
+        (OPGEN_HAS(mask, OPGEN_DTYPE_Double) && es == 8 ? post_params_f64 : post_params_f32)(post, ab);
         pj0.ab = ab;
         pj0.lo = post->lo ? opgen_scalar_f64(post->lo) : 0, pj0.hi = post->hi ? opgen_scalar_f64(post->hi) : 0;
     }
     OPGEN_FLOAT_SWITCH(mask, input->dtype, ctx, T, {
         {
             if (path == CONV_DEPTHWISE) {
-                depthwise(ctx, &g, input, weight, bias, post ? &pj0 : NULL, (void *)(((uintptr_t)dws + 63) & ~(uintptr_t)63), out);
+                depthwise(ctx, _Generic((T)0, double: true, default: false), &g, input, weight, bias, post ? &pj0 : NULL, (void *)(((uintptr_t)dws + 63) & ~(uintptr_t)63), out);
             } else {
                 for (int64_t n = 0; n < g.N; n++)
                     for (int64_t gi = 0; gi < g.groups; gi++) {
@@ -417,7 +425,7 @@ static int32_t conv2d(opgen_ctx *ctx, uint32_t mask, const opgen_tensor *input, 
                         post_job pj = pj0;
                         pj.first = gi * og;
                         if (path == CONV_SHIFTED) {
-                            conv_shifted(ctx, &g, input, x, (const T *)weight->data + gi * og * weight->strides[0], weight->strides[0], bias ? (const T *)bias->data + gi * og * bias->strides[0] : NULL,
+                            conv_shifted(ctx, _Generic((T)0, double: true, default: false), &g, input, x, (const T *)weight->data + gi * og * weight->strides[0], weight->strides[0], bias ? (const T *)bias->data + gi * og * bias->strides[0] : NULL,
                                          bias ? bias->strides[0] : 0, &sb, post ? &pj : NULL, y);
                             continue;
                         }
@@ -430,7 +438,7 @@ static int32_t conv2d(opgen_ctx *ctx, uint32_t mask, const opgen_tensor *input, 
                         const T *w = (const T *)weight->data + gi * og * weight->strides[0];
                         opgen_gemm_epilogue epi = {_Generic((T)0, float: post_f32, default: post_f64), &pj};
                         const opgen_gemm_epilogue *ep = ctx->post ? &epi : NULL;
-                        if (path == CONV_IM2COL)
+                        if (IM2COL_PACKING && path == CONV_IM2COL)
                             _Generic((T)0, float: opgen_gemm_f32_from, default: opgen_gemm_f64_from)(ctx->par, og, hw, ck, (T)1, (const void *)w, weight->strides[0], weight->strides[3], &bs,
                                                                                                     bias ? (T)1 : (T)0, (void *)y, hw, gs, ep);
                         else /* 1x1: the input is B, read in place */
