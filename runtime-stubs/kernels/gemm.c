@@ -31,9 +31,11 @@ typedef struct gemm_shape {
  * values per k, packed, or with lda > 0 MR rows of A read where they lie, lda
  * apart). NV vectors of VB bytes make NR. */
 #if HAVE_VECTORS
-#define MICRO_LOOP(AT, BT, MR, NV, VB)                                                                       \
+#define MICRO_LOOP(AT, BT, MR, NV, VB, PF)                                                                   \
     for (int64_t p = 0; p < kc; p++) {                                                                       \
         vec b[NV];                                                                                           \
+        if (PF && (p & 15) == 0) /* A's rows read in place stream from memory: ask ahead */                 \
+            UNROLL for (int i = 0; i < MR; i++) __builtin_prefetch(A + i * lda + p + 128);                   \
         const __typeof__(*B) *brow = B + (BT);                                                                         \
         UNROLL for (int v = 0; v < NV; v++) memcpy(&b[v], brow + v * VL, VB);                                 \
         UNROLL for (int i = 0; i < MR; i++) {                                                                \
@@ -49,13 +51,13 @@ typedef struct gemm_shape {
         vec acc[MR][NV];                                                                                     \
         UNROLL for (int i = 0; i < MR; i++) UNROLL for (int v = 0; v < NV; v++) acc[i][v] = (vec){0};        \
         if (lda && boff)                                                                                     \
-            MICRO_LOOP(A[i * lda + p], boff[p], MR, NV, VB)                                                  \
+            MICRO_LOOP(A[i * lda + p], boff[p], MR, NV, VB, 1)                                                  \
         else if (lda)                                                                                        \
-            MICRO_LOOP(A[i * lda + p], p * ldb, MR, NV, VB)                                                  \
+            MICRO_LOOP(A[i * lda + p], p * ldb, MR, NV, VB, 1)                                                  \
         else if (boff)                                                                                       \
-            MICRO_LOOP(A[p * MR + i], boff[p], MR, NV, VB)                                                   \
+            MICRO_LOOP(A[p * MR + i], boff[p], MR, NV, VB, 0)                                                   \
         else                                                                                                 \
-            MICRO_LOOP(A[p * MR + i], p * ldb, MR, NV, VB)                                                   \
+            MICRO_LOOP(A[p * MR + i], p * ldb, MR, NV, VB, 0)                                                   \
         if (mr == MR && nr == NR) { /* a whole tile: from the registers */                                  \
             UNROLL for (int i = 0; i < MR; i++) UNROLL for (int v = 0; v < NV; v++) {                        \
                 vec c = alpha * acc[i][v];                                                                   \
