@@ -46,6 +46,13 @@ typedef enum { CONV_1X1, CONV_DEPTHWISE, CONV_SHIFTED, CONV_IM2COL } conv_path;
 static int64_t phase_height(const conv_geom *g) { return (g->H + 2 * g->p[0] + g->s[0] - 1) / g->s[0]; }
 static int64_t phase_width(const conv_geom *g) { return (g->W + 2 * g->p[1] + g->s[1] - 1) / g->s[1]; }
 static int64_t wide_length(const conv_geom *g) { return (g->OH - 1) * phase_width(g) + g->OW; }
+/* How much of it is worked at a time: a quarter MiB of floats over the group's
+ * output channels (stays in L2 until compacted), at least a few panels. */
+static int64_t wide_chunk(const conv_geom *g) {
+    int64_t c = 65536 / (g->O / g->groups);
+    c = c < 256 ? 256 : c / 64 * 64;
+    return c < wide_length(g) ? c : wide_length(g);
+}
 
 static conv_path path_of(const conv_geom *g, const opgen_tensor *in) {
     if (g->Cg == 1 && g->groups == g->C) return CONV_DEPTHWISE;
@@ -330,8 +337,9 @@ typedef struct shifted_job {
     const post_job *pj;
     void *y;
     int parts;
+    int64_t j0, nc; /* the chunk of the wide output in the buffer */
 } shifted_job;
-#define SHIFTED_PARTS(FILL, COMPACT, PHASES, POST, T)                                                                                   \
+#define SHIFTED_PARTS(FILL, COMPACT, PHASES, T)                                                                                   \
     OPGEN_DISPATCHED static void FILL(void *arg, int part) {                                                                                    \
         const shifted_job *j = arg;                                                                                              \
         const conv_geom *g = j->g;                                                                                               \
@@ -339,41 +347,68 @@ typedef struct shifted_job {
         for (int64_t c = g->Cg * part / j->parts; c < g->Cg * (part + 1) / j->parts; c++)                                        \
             PHASES(g, (const T *)j->x + c * j->input->strides[1], j->input->strides[2], j->input->strides[3], (T *)j->bf->xpad + c * planes); \
     }                                                                                                                            \
+    /* Columns j0 .. j0+nc of the wide output (a chunk, rows nc long in the buffer)  \
+     * into the result, with the bias and the fused batch norm and activation (as    \
+     * opgen_post's kernels compute them: (c + bias) * alpha + beta, then the        \
+     * activation), channels split across threads */                                  \
     static void COMPACT(void *arg, int part) {                                                                                   \
         const shifted_job *j = arg;                                                                                              \
         const conv_geom *g = j->g;                                                                                               \
-        int64_t og = g->O / g->groups, hw = g->OH * g->OW, Wq = phase_width(g), wide = wide_length(g);                           \
+        int64_t og = g->O / g->groups, hw = g->OH * g->OW, Wq = phase_width(g), j0 = j->j0, nc = j->nc;                          \
+        const post_job *pj = j->pj;                                                                                              \
+        int64_t O = pj ? pj->post->var->sizes[0] : 0;                                                                            \
+        opgen_post_act act = pj ? pj->post->act : OPGEN_POST_NONE;                                                               \
+        T lo = pj ? (T)pj->lo : 0, hi = pj ? (T)pj->hi : 0;                                                                      \
         for (int64_t o = og * part / j->parts; o < og * (part + 1) / j->parts; o++) {                                            \
-            T b = j->bias ? ((const T *)j->bias)[o * j->bstride] : (T)0, *y = (T *)j->y + o * hw;                                \
-            for (int64_t oy = 0; oy < g->OH; oy++) {                                                                             \
-                const T *restrict src = (const T *)j->bf->wide + o * wide + oy * Wq;                                             \
-                T *restrict dst = y + oy * g->OW;                                                                                \
-                if (j->bias)                                                                                                     \
-                    for (int64_t ox = 0; ox < g->OW; ox++) dst[ox] = src[ox] + b;                                                \
+            T b = j->bias ? ((const T *)j->bias)[o * j->bstride] : (T)0;                                                         \
+            T al = pj ? ((const T *)pj->ab)[pj->first + o] : (T)1, be = pj ? ((const T *)pj->ab)[O + pj->first + o] : (T)0;       \
+            for (int64_t q = j0; q < j0 + nc;) { /* a wide row's part: columns ox .. ox + n */                                  \
+                int64_t oy = q / Wq, ox = q % Wq, n = Wq - ox < j0 + nc - q ? Wq - ox : j0 + nc - q;                              \
+                int64_t valid = ox >= g->OW ? 0 : g->OW - ox < n ? g->OW - ox : n;                                               \
+                const T *restrict src = (const T *)j->bf->wide + o * nc + (q - j0);                                              \
+                T *restrict dst = (T *)j->y + o * hw + oy * g->OW + ox;                                                          \
+                if (!pj)                                                                                                         \
+                    for (int64_t k = 0; k < valid; k++) dst[k] = src[k] + b;                                                     \
+                else if (act == OPGEN_POST_RELU)                                                                                 \
+                    for (int64_t k = 0; k < valid; k++) {                                                                        \
+                        T x = (T)(src[k] + b) * al + be;                                                                         \
+                        dst[k] = OPGEN_LT0(T, x) ? (T)0 : x;                                                                     \
+                    }                                                                                                            \
+                else if (act == OPGEN_POST_CLAMP)                                                                                \
+                    for (int64_t k = 0; k < valid; k++) {                                                                        \
+                        T x = (T)(src[k] + b) * al + be;                                                                         \
+                        dst[k] = x != x ? x : (x < lo ? lo : x) > hi ? hi : (x < lo ? lo : x);                                   \
+                    }                                                                                                            \
                 else                                                                                                             \
-                    memcpy(dst, src, sizeof(T) * (size_t)g->OW);                                                                 \
+                    for (int64_t k = 0; k < valid; k++) dst[k] = (T)(src[k] + b) * al + be;                                      \
+                q += n;                                                                                                          \
             }                                                                                                                    \
-            if (j->pj) POST((void *)j->pj, y, hw, o, 0, 1, hw);                                                                  \
         }                                                                                                                        \
     }
-SHIFTED_PARTS(shifted_fill_f32, shifted_compact_f32, fill_phases_f32, post_f32, float)
-SHIFTED_PARTS(shifted_fill_f64, shifted_compact_f64, fill_phases_f64, post_f64, double)
+SHIFTED_PARTS(shifted_fill_f32, shifted_compact_f32, fill_phases_f32, float)
+SHIFTED_PARTS(shifted_fill_f64, shifted_compact_f64, fill_phases_f64, double)
 
 OPGEN_SPECIALIZED void conv_shifted(opgen_ctx *ctx, bool f64, const conv_geom *g, const opgen_tensor *input, const void *x, const void *w, int64_t rsw, const void *bias, int64_t bstride,
                          const shifted_bufs *bf, const post_job *pj, void *y) {
     int64_t og = g->O / g->groups, Hq = phase_height(g), Wq = phase_width(g), ck = g->Cg * g->KH * g->KW;
-    shifted_job j = {g, input, x, bias, bstride, bf, pj, y, 1};
+    shifted_job j = {g, input, x, bias, bstride, bf, pj, y, 1, 0, 0};
     j.parts = opgen_parallel_parts_for(ctx->par, (double)(g->Cg * g->s[0] * g->s[1] * Hq * Wq), 65536.0);
     opgen_parallel_for(ctx->par, j.parts, f64 ? shifted_fill_f64 : shifted_fill_f32, &j);
+    memset((char *)bf->xpad + (size_t)(g->Cg * g->s[0] * g->s[1] * Hq * Wq) * (f64 ? 8 : 4), 0, OPGEN_GEMM_SLACK * (size_t)(f64 ? 8 : 4)); /* read, never used */
     for (int64_t c = 0, q = 0; c < g->Cg; c++)
         for (int64_t ky = 0; ky < g->KH; ky++)
             for (int64_t kx = 0; kx < g->KW; kx++) bf->brow[q++] = c * g->s[0] * g->s[1] * Hq * Wq + tap_offset(g, ky, kx);
-    if (f64)
-        opgen_gemm_f64_rows(ctx->par, og, wide_length(g), ck, 1, w, rsw, 1, bf->xpad, bf->brow, 0, bf->wide, wide_length(g), bf->gemm, NULL);
-    else
-        opgen_gemm_f32_rows(ctx->par, og, wide_length(g), ck, 1, w, rsw, 1, bf->xpad, bf->brow, 0, bf->wide, wide_length(g), bf->gemm, NULL);
-    j.parts = opgen_parallel_parts_for(ctx->par, (double)(og * g->OH * g->OW), 65536.0);
-    opgen_parallel_for(ctx->par, j.parts, f64 ? shifted_compact_f64 : shifted_compact_f32, &j);
+    /* chunk by chunk of the wide output, each compacted while it is in cache */
+    int64_t wide = wide_length(g), chunk = wide_chunk(g);
+    for (j.j0 = 0; j.j0 < wide; j.j0 += chunk) {
+        j.nc = wide - j.j0 < chunk ? wide - j.j0 : chunk;
+        if (f64)
+            opgen_gemm_f64_rows(ctx->par, og, j.nc, ck, 1, w, rsw, 1, (const double *)bf->xpad + j.j0, bf->brow, 0, bf->wide, j.nc, bf->gemm, NULL);
+        else
+            opgen_gemm_f32_rows(ctx->par, og, j.nc, ck, 1, w, rsw, 1, (const float *)bf->xpad + j.j0, bf->brow, 0, bf->wide, j.nc, bf->gemm, NULL);
+        j.parts = opgen_parallel_parts_for(ctx->par, (double)(og * j.nc), 65536.0);
+        opgen_parallel_for(ctx->par, j.parts, f64 ? shifted_compact_f64 : shifted_compact_f32, &j);
+    }
 }
 
 /* 2-D (out already sized by the caller: [N, O, OH, OW], or a 1-D one's view). */
@@ -384,12 +419,12 @@ static int32_t conv2d(opgen_ctx *ctx, uint32_t mask, const opgen_tensor *input, 
     size_t es = (size_t)opgen_dtype_size(input->dtype);
     shifted_bufs sb = {NULL, NULL, NULL, NULL};
     if (path == CONV_SHIFTED) {
-        sb.xpad = opgen_scratch(ctx, (size_t)(g.Cg * g.s[0] * g.s[1] * phase_height(&g) * phase_width(&g)) * es);
-        sb.wide = opgen_scratch(ctx, (size_t)(og * wide_length(&g)) * es);
+        sb.xpad = opgen_scratch(ctx, (size_t)(g.Cg * g.s[0] * g.s[1] * phase_height(&g) * phase_width(&g) + OPGEN_GEMM_SLACK) * es);
+        sb.wide = opgen_scratch(ctx, (size_t)(og * wide_chunk(&g)) * es);
         sb.brow = opgen_scratch(ctx, sizeof(int64_t) * (size_t)ck);
     }
     void *dws = path == CONV_DEPTHWISE ? opgen_scratch(ctx, dw_part_bytes(&g, es) * (size_t)opgen_parallel_parts(ctx->par) + 64) : NULL;
-    void *gs = path == CONV_DEPTHWISE ? NULL : opgen_scratch(ctx, opgen_gemm_scratch(input->dtype, ctx->par, og, path == CONV_SHIFTED ? wide_length(&g) : hw, ck));
+    void *gs = path == CONV_DEPTHWISE ? NULL : opgen_scratch(ctx, opgen_gemm_scratch(input->dtype, ctx->par, og, path == CONV_SHIFTED ? wide_chunk(&g) : hw, ck));
     sb.gemm = gs;
     /* the GEMM reads each group's weight as a matrix [og, Cg*KH*KW]: a weight laid
      * out otherwise is copied so first */

@@ -231,12 +231,7 @@ GEMV(gemv_f64_avx2, double, TARGET_AVX2)
                     jb->bsrc->fn(jb->bsrc->user, pb, p0, kc, j0n + j0, nc, s.nr);                                      \
                 for (int64_t jr = 0; !jb->bsrc && jr < nc; jr += s.nr) {                                               \
                     T *q = pb + jr * kc;                                                                               \
-                    if (direct && jr + s.nr <= nc) continue;                                                           \
-                    if (boff) { /* a ragged last panel of rows anywhere */                                             \
-                        for (int64_t p = 0; p < kc; p++, q += s.nr)                                                    \
-                            for (int64_t j = 0; j < s.nr; j++) q[j] = jr + j < nc ? bp[boff[p] + jr + j] : (T)0;       \
-                        continue;                                                                                      \
-                    }                                                                                                  \
+                    if (direct && (jr + s.nr <= nc || boff)) continue; /* rows anywhere: a ragged panel too */    \
                     for (int64_t p = 0; p < kc; p++, q += s.nr)                                                        \
                         if (csb == 1 && jr + s.nr <= nc)                                                               \
                             memcpy(q, bp + p * rsb + jr, sizeof(T) * (size_t)s.nr);                                   \
@@ -263,7 +258,7 @@ GEMV(gemv_f64_avx2, double, TARGET_AVX2)
                         for (int64_t ir = 0; ir < mc; ir += s.mr) {                                                    \
                             T *ct = c + (i0 + ir) * ldc + j0 + jr;                                                     \
                             bool da = direct_a && ir + s.mr <= mc;                                                     \
-                            bool db = direct && jr + s.nr <= nc;                                                       \
+                            bool db = direct && (jr + s.nr <= nc || boff);                                             \
                             micro(kc, da ? a + (i0 + ir) * rsa + p0 : pa + ir * kc, da ? rsa : 0, db ? bp + jr : pb + jr * kc, db ? rsb : s.nr, \
                                   db ? boff : NULL,                                                                    \
                                   ct, ldc, min64(s.mr, mc - ir), min64(s.nr, nc - jr), alpha, be);                     \

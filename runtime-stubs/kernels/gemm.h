@@ -43,9 +43,11 @@ void opgen_gemm_f32(const opgen_parallel *par, int64_t m, int64_t n, int64_t k, 
 void opgen_gemm_f64(const opgen_parallel *par, int64_t m, int64_t n, int64_t k, double alpha, const double *a, int64_t rsa, int64_t csa, const double *b, int64_t rsb, int64_t csb, double beta,
                     double *c, int64_t ldc, void *scratch, const opgen_gemm_epilogue *epi);
 /* B's rows anywhere: row p is brow[p] elements past b, its columns contiguous (a
- * stride-1 convolution's im2col read straight from its zero-padded input, the
- * taps' rows being shifted views of it). Read in place, never packed but for a
- * ragged last panel; every row must have n readable columns. */
+ * convolution's im2col read straight from its zero-padded input, the taps' rows
+ * being shifted views of it). Read in place, never packed, a ragged last panel
+ * too: every row must be readable for OPGEN_GEMM_SLACK elements past its n
+ * (values there are read but never used). */
+#define OPGEN_GEMM_SLACK 32
 void opgen_gemm_f32_rows(const opgen_parallel *par, int64_t m, int64_t n, int64_t k, float alpha, const float *a, int64_t rsa, int64_t csa, const float *b, const int64_t *brow, float beta,
                          float *c, int64_t ldc, void *scratch, const opgen_gemm_epilogue *epi);
 void opgen_gemm_f64_rows(const opgen_parallel *par, int64_t m, int64_t n, int64_t k, double alpha, const double *a, int64_t rsa, int64_t csa, const double *b, const int64_t *brow, double beta,
