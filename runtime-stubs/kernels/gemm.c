@@ -213,7 +213,7 @@ GEMV(gemv_f64_avx2, double, TARGET_AVX2)
         int v = best_variant();                                                                                        \
         void (*micro)(int64_t, const T *restrict, int64_t, const T *restrict, int64_t, const int64_t *restrict, T *restrict, int64_t, int64_t, int64_t, T, T) = MICROS[v]; \
         int64_t k = jb->k, rsa = jb->rsa, csa = jb->csa, rsb = jb->rsb, csb = jb->csb, ldc = jb->ldc;                 \
-        const T *a = jb->a + i0m * rsa, *b = jb->b + j0n * csb;                                                        \
+        const T *a = jb->a + i0m * rsa, *b = jb->b ? jb->b + j0n * csb : NULL; /* no B with a B function */           \
         T *c = jb->c + i0m * ldc + j0n, alpha = jb->alpha, beta = jb->beta;                                            \
         gemm_shape s = fit(SHAPES[v], m, n, k);                                                                        \
         T *pa = (T *)(((uintptr_t)scratch + 63) & ~(uintptr_t)63), *pb = pa + s.mc * s.kc;                             \
@@ -225,7 +225,7 @@ GEMV(gemv_f64_avx2, double, TARGET_AVX2)
                 /* B[p0.., j0..] into NR-column panels; with its rows contiguous, whole panels \
                  * are read in place (kc rows ldb apart) and only a ragged last one is packed */                    \
                 bool direct = csb == 1 && jb->direct_b;                                                                \
-                const T *bp = b + p0 * rsb + j0;                                                                       \
+                const T *bp = b ? b + p0 * rsb + j0 : NULL;                                                            \
                 const int64_t *boff = jb->brow ? jb->brow + p0 : NULL; /* rows anywhere: read in place */             \
                 if (jb->bsrc) /* B's function packs the block */                                                       \
                     jb->bsrc->fn(jb->bsrc->user, pb, p0, kc, j0n + j0, nc, s.nr);                                      \
