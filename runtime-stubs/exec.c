@@ -448,10 +448,10 @@ int32_t opgen_program_load(const opgen_graph *g, opgen_arena *a, opgen_program *
 
 /* Convolution -> batch norm (-> relu or hardtanh) chains whose intermediate
  * results nothing else reads: the convolution's kernel computes the chain. */
-static void fuse(opgen_program *p, opgen_arena *a) {
-    const opgen_graph *g = p->g;
+/* How many times each value is read: by nodes, and (twice) by the caller. */
+static int *count_uses(const opgen_graph *g, opgen_arena *a) {
     int *uses = opgen_arena_zalloc(a, sizeof(int) * (size_t)(g->nvalues ? g->nvalues : 1));
-    if (!uses) return;
+    if (!uses) return NULL;
     for (int n = 0; n < g->nnodes; n++)
         for (int k = 0; k < g->nodes[n].nargs; k++) {
             const opgen_garg *x = &g->nodes[n].args[k];
@@ -460,6 +460,19 @@ static void fuse(opgen_program *p, opgen_arena *a) {
                 if (x->items[i].kind == OPGEN_GA_VALUE) uses[x->items[i].i]++;
         }
     for (int i = 0; i < g->noutputs; i++) uses[g->outputs[i]] += 2; /* the caller reads it */
+    return uses;
+}
+
+/* Each step's results nothing reads (opgen_ctx.unread): its kernel may skip them. */
+static void mark_unread(opgen_program *p, const int *uses) {
+    for (int n = 0; n < p->nsteps; n++) {
+        gstep *s = &p->steps[n];
+        for (int r = 0; r < s->nresults && r < s->s.nres && r < 32; r++)
+            if (!uses[s->results[r]]) s->s.unread |= 1u << r;
+    }
+}
+
+static void fuse(opgen_program *p, const int *uses, opgen_arena *a) {
     opgen_fusion *slot = NULL; /* taken from the arena when needed, kept until a fusion uses it */
     for (int n = 0; n + 1 < p->nsteps; n++) {
         gstep *c = &p->steps[n], *b = &p->steps[n + 1], *r = n + 2 < p->nsteps ? &p->steps[n + 2] : NULL;
@@ -557,7 +570,9 @@ int32_t opgen_program_load_with(const opgen_graph *g, opgen_arena *a, const opge
             return st;
         }
     }
-    if (OPGEN_FUSES && !(opt && opt->unfused)) fuse(p, a);
+    int *uses = count_uses(g, a);
+    if (uses && OPGEN_FUSES && !(opt && opt->unfused)) fuse(p, uses, a);
+    if (uses) mark_unread(p, uses);
     transposed_views(p);
     if (!p->dynamic) {
         int32_t st = plan(p, a, err);

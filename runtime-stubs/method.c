@@ -941,6 +941,20 @@ static void fuse_convolutions(mloader *L) {
     }
 }
 
+/* Results nothing reads (opgen_ctx.unread), found for the kernels that use it
+ * (max_pool2d_with_indices' indices): a value the method neither receives, keeps
+ * between calls, returns nor reads again. */
+static void mark_unread(opgen_method *m) {
+    for (int k = 0; k < m->ncode; k++) {
+        opgen_step *s = m->code[k].step;
+        if (m->code[k].kind != OPGEN_INSTR_KERNEL || m->code[k].prim || !s || strcmp(opgen_ops[s->kernel_op].qualified, "aten::max_pool2d_with_indices.out")) continue;
+        for (int r = 0; r < s->nres && r < 32; r++) {
+            int v = value_index(m, s->res[r]);
+            if (v >= 0 && !(m->flags[v] & (V_MUTABLE | V_CONSTANT | V_INPUT)) && !value_reads(m, v)) s->unread |= 1u << r;
+        }
+    }
+}
+
 /* Each kernel's meta step, in order: dtypes, shapes against the planned outs,
  * Edge rows, the kernel for the dtype; the scratch a run needs. */
 static int32_t check_kernels(mloader *L, opgen_arena *a, bool fuse) {
@@ -955,6 +969,7 @@ static int32_t check_kernels(mloader *L, opgen_arena *a, bool fuse) {
     }
     L->at = NULL;
     if (fuse && OPGEN_FUSES) fuse_convolutions(L);
+    mark_unread(m);
     for (int k = 0; k < m->ncode; k++)
         if (m->code[k].step && m->code[k].step->scratch > most) most = m->code[k].step->scratch;
     m->work = opgen_arena_cost(most) + 64;
@@ -1159,7 +1174,7 @@ static int32_t set_input(opgen_method *m, int i, const opgen_ivalue *in, opgen_a
         t->data = opgen_arena_alloc(work, opgen_nbytes(t));
         if (!t->data) return rfail(m, NULL, err, OPGEN_E_NO_MEMORY, "out of memory for input %d (the run takes %zu bytes)", i, m->work);
     }
-    opgen_ctx ctx = {work, err, "input", false, 0, false, -1, NULL, NULL, NULL};
+    opgen_ctx ctx = {work, err, "input", false, 0, false, -1, NULL, NULL, NULL, 0};
     return opgen_copy_same(&ctx, t, &in->t);
 }
 

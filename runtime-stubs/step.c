@@ -90,7 +90,7 @@ static void apply_patches(opgen_step *s, const opgen_ivalue *values) {
 }
 
 int32_t opgen_step_call(opgen_step *s, const opgen_ivalue *values, opgen_arena *arena, bool meta, opgen_error *err) {
-    opgen_ctx ctx = {arena, err, s->name, meta, 0, false, s->has_dtype ? (int32_t)s->dtype : -1, s->rng, s->par, NULL};
+    opgen_ctx ctx = {arena, err, s->name, meta, 0, false, s->has_dtype ? (int32_t)s->dtype : -1, s->rng, s->par, NULL, s->unread};
     apply_patches(s, values);
     int32_t st = s->kernel->call(&ctx, s->kernel->fn, s->args);
     if (st && err->code == OPGEN_OK) opgen_fail(err, st, "%s failed (%s)", ctx.op, opgen_status_text(st));
@@ -120,7 +120,7 @@ int32_t opgen_step_run(opgen_step *s, const opgen_ivalue *values, opgen_arena *a
         if (!t->data) return opgen_fail(err, OPGEN_E_NO_MEMORY, "%s: out of memory for a contiguous stand-in of its result", s->name);
     }
     int32_t st = opgen_step_call(s, values, arena, false, err);
-    opgen_ctx ctx = {arena, err, s->name, false, 0, false, -1, NULL, NULL, NULL};
+    opgen_ctx ctx = {arena, err, s->name, false, 0, false, -1, NULL, NULL, NULL, 0};
     for (int r = 0; r < n; r++) {
         opgen_tensor standin = *s->res[r];
         *s->res[r] = saved[r];
@@ -353,7 +353,7 @@ static void split_part(void *arg, int part) {
     }
     opgen_arena none; /* split kernels take no arena memory: one that asked would fail, not share */
     opgen_arena_init(&none, NULL, 0);
-    opgen_ctx ctx = {&none, &j->errs[part], s->name, false, 0, false, s->has_dtype ? (int32_t)s->dtype : -1, s->rng, NULL, NULL};
+    opgen_ctx ctx = {&none, &j->errs[part], s->name, false, 0, false, s->has_dtype ? (int32_t)s->dtype : -1, s->rng, NULL, NULL, s->unread};
     j->status[part] = lo < hi ? s->kernel->call(&ctx, s->kernel->fn, args) : OPGEN_OK;
 }
 
@@ -465,7 +465,7 @@ int32_t opgen_step_fused_run(opgen_step *s, opgen_arena *arena, opgen_error *err
     if (!clash) {
         s->args[f->out_arg].v.t = f->out;
         f->post.applied = false;
-        opgen_ctx ctx = {arena, err, s->name, false, 0, false, s->has_dtype ? (int32_t)s->dtype : -1, s->rng, s->par, &f->post};
+        opgen_ctx ctx = {arena, err, s->name, false, 0, false, s->has_dtype ? (int32_t)s->dtype : -1, s->rng, s->par, &f->post, s->unread};
         int32_t st = s->kernel->call(&ctx, s->kernel->fn, s->args);
         s->args[f->out_arg] = saved;
         if (st) return err->code == OPGEN_OK ? opgen_fail(err, st, "%s failed (%s)", s->name, opgen_status_text(st)) : st;

@@ -45,6 +45,7 @@ typedef struct opgen_step {
     bool absorbed;  /* this run, a fused step before it computed its result: it is skipped once */
     opgen_dtype dtype;
     struct opgen_fusion *fusion; /* a convolution that also applies the next steps (step.c), or NULL */
+    uint32_t unread; /* results nothing reads (opgen_ctx.unread): bit i for res[i] */
 } opgen_step;
 
 /* A convolution step that stores its result through the batch norm (and the
@@ -107,7 +108,7 @@ static inline int32_t opgen_step_exec(opgen_step *s, const opgen_ivalue *values,
     if (OPGEN_FUSES && s->fusion) return opgen_step_fused_run(s, arena, err);
     if (s->npatches || s->relayout) return opgen_step_run(s, values, arena, err);
     if (OPGEN_SPLITS && s->split) return opgen_step_split_run(s, arena, err);
-    opgen_ctx ctx = {arena, err, s->name, false, 0, false, s->has_dtype ? (int32_t)s->dtype : -1, s->rng, s->par, NULL};
+    opgen_ctx ctx = {arena, err, s->name, false, 0, false, s->has_dtype ? (int32_t)s->dtype : -1, s->rng, s->par, NULL, s->unread};
     int32_t st = s->kernel->call(&ctx, s->kernel->fn, s->args);
     return st && err->code == OPGEN_OK ? opgen_fail(err, st, "%s failed (%s)", s->name, opgen_status_text(st)) : st;
 }

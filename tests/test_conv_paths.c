@@ -91,7 +91,7 @@ static int run(const geom *g, opgen_dtype dt, const opgen_parallel *par, opgen_t
     fill(&x, 1), fill(&w, 2), fill(&b, 3);
     int64_t st[2] = {g->s[0], g->s[1]}, pd[2] = {g->p[0], g->p[1]}, dl[2] = {g->d[0], g->d[1]}, zero[2] = {0, 0};
     int k = g->one_d ? 1 : 2, off = g->one_d ? 1 : 0;
-    opgen_ctx ctx = {a, err, "aten::convolution.out", false, 0, false, -1, NULL, par, NULL};
+    opgen_ctx ctx = {a, err, "aten::convolution.out", false, 0, false, -1, NULL, par, NULL, 0};
     if (opgen_portable_convolution_out(&ctx, &x, &w, g->bias ? &b : NULL, (opgen_int_list){st + off, k}, (opgen_int_list){pd + off, k}, (opgen_int_list){dl + off, k}, false,
                                        (opgen_int_list){zero, k}, g->groups, out))
         return 1;

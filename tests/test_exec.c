@@ -207,7 +207,7 @@ static void test_dim_order_ops(void) {
     opgen_error err = {0};
     opgen_tensor_shape(&out, OPGEN_DTYPE_Int, 2, sz, &err);
     out.data = o, out.capacity = sizeof o;
-    opgen_ctx ctx = {NULL, &err, "dim_order_ops::_to_dim_order_copy.out", false, 0, false, -1, NULL, NULL, NULL};
+    opgen_ctx ctx = {NULL, &err, "dim_order_ops::_to_dim_order_copy.out", false, 0, false, -1, NULL, NULL, NULL, 0};
     CHECK(!opgen_portable__to_dim_order_copy_out(&ctx, &in, false, NULL, &out) && o[0] == 1 && o[1] == -2 && o[5] == 6, "to_dim_order_copy into int32: %s (%d %d)", err.msg, (int)o[0], (int)o[1]);
     int64_t bad_order[2] = {1, 1};
     opgen_int_list l = {bad_order, 2};
@@ -328,6 +328,32 @@ static void test_transposed_views(void) {
     CHECK(worst < 1e-5, "products off by %g", worst);
 }
 
+/* max_pool2d_with_indices whose indices nothing reads computes the values alone
+ * (opgen_ctx.unread): the same bytes as when the indices are returned too, with
+ * NaN, -inf and ties in the windows, padded and strided. */
+static void test_unread_indices(void) {
+    static const char *text[2] = {"graph(%x: f32[2, 3, 13, 11]):\n  %v, %i = aten::max_pool2d_with_indices(%x, [3, 3], [2, 2], [1, 1])\n  return %v\n",
+                                  "graph(%x: f32[2, 3, 13, 11]):\n  %v, %i = aten::max_pool2d_with_indices(%x, [3, 3], [2, 2], [1, 1])\n  return (%v, %i)\n"};
+    static float x[2 * 3 * 13 * 11], got[2][2 * 3 * 7 * 6];
+    for (int i = 0; i < 2 * 3 * 13 * 11; i++) x[i] = i % 17 == 0 ? NAN : i % 13 == 0 ? -INFINITY : (float)(i % 7) / 2.0f;
+    int64_t sx[4] = {2, 3, 13, 11};
+    for (int v = 0; v < 2; v++) {
+        opgen_arena a, work;
+        opgen_arena_init_growing(&a);
+        opgen_arena_init_growing(&work);
+        opgen_graph g;
+        opgen_error err = {0};
+        opgen_program *p = load(text[v], &a, &g, &err);
+        CHECK(p, "load: %s", err.msg);
+        opgen_ivalue in = {.kind = OPGEN_GV_TENSOR, .t = f32(x, 4, sx)}, out[2];
+        CHECK(p && !opgen_program_run(p, &in, &work, out, &err), "program %d: %s", v, err.msg);
+        if (p) memcpy(got[v], out[0].t.data, sizeof got[v]);
+        opgen_arena_release(&work);
+        opgen_arena_release(&a);
+    }
+    CHECK(!memcmp(got[0], got[1], sizeof got[0]), "the values alone differ from the values beside their indices");
+}
+
 int main(void) {
     test_static_runs_twice();
     test_work_bytes_suffice();
@@ -336,6 +362,7 @@ int main(void) {
     test_dim_order_ops();
     test_random_ops();
     test_transposed_views();
+    test_unread_indices();
     printf("test_exec: %d failed\n", failures);
     return failures != 0;
 }

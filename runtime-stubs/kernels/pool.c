@@ -74,12 +74,20 @@ typedef struct max_job {
         bst[xo - x0] = take ? v : bst[xo - x0];                                                                  \
         idx[xo - x0] = take ? (int32_t)(INDEX) : idx[xo - x0];                                                   \
     }
+/* The same without the index, where nothing reads it (opgen_ctx.unread), for a
+ * floating type: every window starts at -infinity. */
+#define MAX_VALUES(T, LO, HI, V)                                                                                 \
+    for (int64_t xo = LO; xo < HI; xo++) {                                                                       \
+        T v = V;                                                                                                 \
+        bst[xo - x0] = (v > bst[xo - x0]) | (v != v) ? v : bst[xo - x0];                                         \
+    }
 #define MAX_PART(NAME, T)                                                                                        \
     OPGEN_DISPATCHED static void NAME(void *arg, int part) {                                                     \
         enum { RUN = 128 };                                                                                      \
         const max_job *j = arg;                                                                                  \
         const pool_geom g = *j->g;                                                                               \
         int64_t sh = j->self->strides[g.hd], sw = j->self->strides[g.hd + 1];                                    \
+        bool values_only = !j->indices && _Generic((T)0, float: 1, double: 1, default: 0); /* indices nothing reads */ \
         for (int64_t pl = g.planes * part / j->parts; pl < g.planes * (part + 1) / j->parts; pl++) {            \
             const T *x = (const T *)j->self->data + plane_base(j->self, pl);                                     \
             for (int64_t y = 0; y < g.OH; y++)                                                                   \
@@ -87,7 +95,7 @@ typedef struct max_job {
                     int64_t x1 = g.OW - x0 < RUN ? g.OW : x0 + RUN;                                              \
                     T bst[RUN];                                                                                  \
                     int32_t idx[RUN];                                                                            \
-                    for (int64_t xo = 0; xo < x1 - x0; xo++) bst[xo] = 0, idx[xo] = -1;                          \
+                    for (int64_t xo = 0; xo < x1 - x0; xo++) bst[xo] = values_only ? (T)-INFINITY : 0, idx[xo] = -1;  \
                     for (int64_t ky = 0; ky < g.k[0]; ky++) {                                                    \
                         int64_t iy = y * g.s[0] - g.p[0] + ky * g.d[0];                                          \
                         if (iy < 0 || iy >= g.H) continue;                                                       \
@@ -97,7 +105,11 @@ typedef struct max_job {
                             lo = lo < x0 ? x0 : lo, hi = hi > x1 ? x1 : hi;                                      \
                             const T *row = x + iy * sh;                                                          \
                             int32_t base = (int32_t)(iy * g.W + off);                                            \
-                            if (sw == 1 && g.s[1] == 2) /* constant strides: the loop vectorizes */              \
+                            if (values_only && sw == 1 && g.s[1] == 2)                                           \
+                                MAX_VALUES(T, lo, hi, row[2 * xo + off])                                         \
+                            else if (values_only)                                                                \
+                                MAX_VALUES(T, lo, hi, row[(xo * g.s[1] + off) * sw])                             \
+                            else if (sw == 1 && g.s[1] == 2) /* constant strides: the loop vectorizes */         \
                                 MAX_TAPS(T, lo, hi, row[2 * xo + off], base + 2 * xo)                            \
                             else if (sw == 1 && g.s[1] == 1)                                                     \
                                 MAX_TAPS(T, lo, hi, row[xo + off], base + xo)                                    \
@@ -106,8 +118,9 @@ typedef struct max_job {
                         }                                                                                        \
                     }                                                                                            \
                     T *restrict best = (T *)j->out->data + (pl * g.OH + y) * g.OW;                               \
-                    int64_t *restrict at = (int64_t *)j->indices->data + (pl * g.OH + y) * g.OW;                 \
-                    for (int64_t xo = x0; xo < x1; xo++) best[xo] = bst[xo - x0], at[xo] = idx[xo - x0];         \
+                    int64_t *restrict at = values_only ? NULL : (int64_t *)j->indices->data + (pl * g.OH + y) * g.OW; \
+                    for (int64_t xo = x0; xo < x1; xo++) best[xo] = bst[xo - x0];                                \
+                    for (int64_t xo = x0; !values_only && xo < x1; xo++) at[xo] = idx[xo - x0];                  \
                 }                                                                                                \
         }                                                                                                        \
     }
@@ -136,7 +149,10 @@ opgen_status opgen_portable_max_pool2d_with_indices_out(opgen_ctx *ctx, const op
     int32_t st = opgen_out(ctx, out, self->dtype, self->dim, g.sizes);
     if (!st) st = opgen_out(ctx, indices, OPGEN_DTYPE_Long, self->dim, g.sizes);
     if (st || ctx->meta) return st;
-    max_job j = {&g, self, out, indices, 1};
+    /* indices nothing reads (opgen_ctx.unread, bit 1) are left unwritten, for a
+     * floating type (max_part's values-only loop) */
+    bool skip = ctx->unread & 2u && (out->dtype == OPGEN_DTYPE_Float || out->dtype == OPGEN_DTYPE_Double);
+    max_job j = {&g, self, out, skip ? NULL : indices, 1};
     j.parts = opgen_parallel_parts_for(ctx->par, (double)opgen_numel(out) * (double)(g.k[0] * g.k[1]), 65536.0);
     if (j.parts > g.planes) j.parts = (int)g.planes;
     OPGEN_REAL_SWITCH(mask, out->dtype, ctx, T, {

@@ -57,6 +57,11 @@ struct opgen_ctx {
     const opgen_parallel *par;
     /* What to apply to the result as it is stored (see opgen_post), or NULL. */
     opgen_post *post;
+    /* Bit i set: nothing reads the kernel's i-th result (its i-th out argument) and
+     * the caller never receives it, so the kernel may leave it unwritten
+     * (max_pool2d_with_indices' indices, under a model that takes only the values).
+     * The executors set it; 0 means every result is read. */
+    uint32_t unread;
 };
 
 /* The next 64 random bits of the program's generator: SplitMix64 over a
