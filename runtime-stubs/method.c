@@ -969,7 +969,7 @@ static int32_t check_kernels(mloader *L, opgen_arena *a, bool fuse) {
     }
     L->at = NULL;
     if (fuse && OPGEN_FUSES) fuse_convolutions(L);
-    mark_unread(m);
+    if (OPGEN_SELECTED(aten_max_pool2d_with_indices_out)) mark_unread(m); /* its only reader */
     for (int k = 0; k < m->ncode; k++)
         if (m->code[k].step && m->code[k].step->scratch > most) most = m->code[k].step->scratch;
     m->work = opgen_arena_cost(most) + 64;
