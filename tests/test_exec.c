@@ -285,7 +285,25 @@ static void test_random_ops(void) {
 
 static void note_kernel(void *ctx, const opgen_gnode *node, const char *kernel, const char *origin) {
     (void)origin;
-    if (!strcmp(node->op, "aten::permute_copy")) strncat((char *)ctx, kernel, 127 - strlen((char *)ctx));
+    if (!strcmp(node->op, "aten::permute_copy") || !strcmp(node->op, "aten::max_pool2d_with_indices")) strncat((char *)ctx, kernel, 127 - strlen((char *)ctx));
+}
+
+/* Loads text, runs it once on in, and copies its first nout results (bytes[o]
+ * bytes each) into got[o]; kernel gets what the permute_copy or pool step runs. */
+static void run_copy(const char *text, const opgen_ivalue *in, int nout, void **got, const size_t *bytes, char *kernel) {
+    opgen_arena a, work;
+    opgen_arena_init_growing(&a);
+    opgen_arena_init_growing(&work);
+    opgen_graph g;
+    opgen_error err = {0};
+    opgen_program *p = load(text, &a, &g, &err);
+    CHECK(p, "load: %s", err.msg);
+    opgen_ivalue out[4];
+    if (p) opgen_program_kernels(p, note_kernel, kernel);
+    CHECK(p && !opgen_program_run(p, in, &work, out, &err), "run: %s", err.msg);
+    for (int o = 0; p && !err.code && o < nout; o++) memcpy(got[o], out[o].t.data, bytes[o]);
+    opgen_arena_release(&work);
+    opgen_arena_release(&a);
 }
 
 /* A matrix's permute_copy of an input read only by mm and addmm is a view (no
@@ -299,23 +317,13 @@ static void test_transposed_views(void) {
     for (int i = 0; i < 24 * 40; i++) w[i] = (float)(i % 11 - 5) / 9.0f;
     for (int i = 0; i < 24; i++) b[i] = (float)i / 4.0f;
     int64_t sx[2] = {3, 40}, sw[2] = {24, 40}, sb[1] = {24};
-    float got[2][2][3 * 24];
+    static float got[2][2][3 * 24];
+    const size_t bytes[2] = {sizeof got[0][0], sizeof got[0][1]};
+    const opgen_ivalue in[3] = {{.kind = OPGEN_GV_TENSOR, .t = f32(x, 2, sx)}, {.kind = OPGEN_GV_TENSOR, .t = f32(w, 2, sw)}, {.kind = OPGEN_GV_TENSOR, .t = f32(b, 1, sb)}};
     for (int v = 0; v < 2; v++) {
-        opgen_arena a, work;
-        opgen_arena_init_growing(&a);
-        opgen_arena_init_growing(&work);
-        opgen_graph g;
-        opgen_error err = {0};
-        opgen_program *p = load(text[v], &a, &g, &err);
-        CHECK(p, "load: %s", err.msg);
         char kernel[128] = "";
-        if (p) opgen_program_kernels(p, note_kernel, kernel);
+        run_copy(text[v], in, 2, (void *[]){got[v][0], got[v][1]}, bytes, kernel);
         CHECK(!strcmp(kernel, v ? "opgen_portable_permute_copy_out" : "none: a transposed view of its input"), "program %d: permute_copy runs %s", v, kernel);
-        opgen_ivalue in[3] = {{.kind = OPGEN_GV_TENSOR, .t = f32(x, 2, sx)}, {.kind = OPGEN_GV_TENSOR, .t = f32(w, 2, sw)}, {.kind = OPGEN_GV_TENSOR, .t = f32(b, 1, sb)}}, out[3];
-        CHECK(p && !opgen_program_run(p, in, &work, out, &err), "program %d: %s", v, err.msg);
-        for (int o = 0; p && o < 2; o++) memcpy(got[v][o], out[o].t.data, sizeof got[v][o]);
-        opgen_arena_release(&work);
-        opgen_arena_release(&a);
     }
     CHECK(!memcmp(got[0], got[1], sizeof got[0]), "the view's products differ from the copy's");
     double worst = 0;
@@ -337,20 +345,10 @@ static void test_unread_indices(void) {
     static float x[2 * 3 * 13 * 11], got[2][2 * 3 * 7 * 6];
     for (int i = 0; i < 2 * 3 * 13 * 11; i++) x[i] = i % 17 == 0 ? NAN : i % 13 == 0 ? -INFINITY : (float)(i % 7) / 2.0f;
     int64_t sx[4] = {2, 3, 13, 11};
-    for (int v = 0; v < 2; v++) {
-        opgen_arena a, work;
-        opgen_arena_init_growing(&a);
-        opgen_arena_init_growing(&work);
-        opgen_graph g;
-        opgen_error err = {0};
-        opgen_program *p = load(text[v], &a, &g, &err);
-        CHECK(p, "load: %s", err.msg);
-        opgen_ivalue in = {.kind = OPGEN_GV_TENSOR, .t = f32(x, 4, sx)}, out[2];
-        CHECK(p && !opgen_program_run(p, &in, &work, out, &err), "program %d: %s", v, err.msg);
-        if (p) memcpy(got[v], out[0].t.data, sizeof got[v]);
-        opgen_arena_release(&work);
-        opgen_arena_release(&a);
-    }
+    const size_t bytes[1] = {sizeof got[0]};
+    const opgen_ivalue in = {.kind = OPGEN_GV_TENSOR, .t = f32(x, 4, sx)};
+    char kernel[128] = "";
+    for (int v = 0; v < 2; v++) run_copy(text[v], &in, 1, (void *[]){got[v]}, bytes, kernel);
     CHECK(!memcmp(got[0], got[1], sizeof got[0]), "the values alone differ from the values beside their indices");
 }
 
