@@ -44,7 +44,13 @@ typedef enum { CONV_1X1, CONV_DEPTHWISE, CONV_SHIFTED, CONV_IM2COL } conv_path;
  * width (the padded input's width / the stride, rounded up), of which the first OW
  * are the result; its length is wide_length. */
 static int64_t phase_height(const conv_geom *g) { return (g->H + 2 * g->p[0] + g->s[0] - 1) / g->s[0]; }
-static int64_t phase_width(const conv_geom *g) { return (g->W + 2 * g->p[1] + g->s[1] - 1) / g->s[1]; }
+/* Stride 1 with padding no wider than the taps' span: a row's right padding is
+ * the next row's left (zeros either way), so rows are W + p long, not W + 2p,
+ * and the wide output carries fewer unused columns. */
+static bool shared_pad(const conv_geom *g) { return g->s[1] == 1 && g->p[1] <= g->d[1] * (g->KW - 1); }
+static int64_t phase_width(const conv_geom *g) { return shared_pad(g) ? g->W + g->p[1] : (g->W + 2 * g->p[1] + g->s[1] - 1) / g->s[1]; }
+/* One channel's phase planes, with the last row's right padding when shared. */
+static int64_t planes_size(const conv_geom *g) { return g->s[0] * g->s[1] * phase_height(g) * phase_width(g) + (shared_pad(g) ? g->p[1] : 0); }
 static int64_t wide_length(const conv_geom *g) { return (g->OH - 1) * phase_width(g) + g->OW; }
 /* How much of it is worked at a time: a quarter MiB of floats over the group's
  * output channels (stays in L2 until compacted), at least a few panels. */
@@ -158,6 +164,7 @@ static void tap_columns(const conv_geom *g, int64_t kx, int64_t *lo, int64_t *hi
                     for (int64_t q = hi; q < Wq; q++) d[q] = 0;                                                                  \
                 }                                                                                                                \
             }                                                                                                                    \
+        for (int64_t q = s0 * s1 * Hq * Wq; q < planes_size(g); q++) dst[q] = 0; /* the last row's shared padding */          \
     }
 FILL_PHASES(fill_phases_f32, float)
 FILL_PHASES(fill_phases_f64, double)
@@ -188,7 +195,7 @@ typedef struct dw_job {
 } dw_job;
 
 /* A part's buffers: the phase planes of one channel and its wide output. */
-static size_t dw_part_bytes(const conv_geom *g, size_t es) { return ((size_t)(g->s[0] * g->s[1] * phase_height(g) * phase_width(g) + wide_length(g)) * es + 63) & ~(size_t)63; }
+static size_t dw_part_bytes(const conv_geom *g, size_t es) { return ((size_t)(planes_size(g) + wide_length(g)) * es + 63) & ~(size_t)63; }
 
 #define DEPTHWISE_PART(NAME, T, FILL, POST)                                                                                      \
     OPGEN_DISPATCHED static void NAME(void *arg, int part) {                                                                     \
@@ -197,7 +204,7 @@ static size_t dw_part_bytes(const conv_geom *g, size_t es) { return ((size_t)(g-
         const conv_geom g = *j->g;                                                                                               \
         const opgen_tensor *input = j->input, *weight = j->weight, *bias = j->bias;                                              \
         int64_t Wq = phase_width(&g), wide = wide_length(&g), hw = g.OH * g.OW, filled = -1;                                     \
-        T *ph = (T *)(void *)(j->scratch + (size_t)part * j->per), *yw = ph + g.s[0] * g.s[1] * phase_height(&g) * Wq;           \
+        T *ph = (T *)(void *)(j->scratch + (size_t)part * j->per), *yw = ph + planes_size(&g);                                     \
         for (int64_t pl = j->planes * part / j->parts; pl < j->planes * (part + 1) / j->parts; pl++) {                          \
             int64_t n = pl / g.O, oc = pl % g.O, ic = oc / (g.O / g.C);                                                          \
             if (n * g.C + ic != filled)                                                                                          \
@@ -343,7 +350,7 @@ typedef struct shifted_job {
     OPGEN_DISPATCHED static void FILL(void *arg, int part) {                                                                                    \
         const shifted_job *j = arg;                                                                                              \
         const conv_geom *g = j->g;                                                                                               \
-        int64_t planes = g->s[0] * g->s[1] * phase_height(g) * phase_width(g);                                                   \
+        int64_t planes = planes_size(g);                                                                                         \
         for (int64_t c = g->Cg * part / j->parts; c < g->Cg * (part + 1) / j->parts; c++)                                        \
             PHASES(g, (const T *)j->x + c * j->input->strides[1], j->input->strides[2], j->input->strides[3], (T *)j->bf->xpad + c * planes); \
     }                                                                                                                            \
@@ -394,10 +401,10 @@ OPGEN_SPECIALIZED void conv_shifted(opgen_ctx *ctx, bool f64, const conv_geom *g
     shifted_job j = {g, input, x, bias, bstride, bf, pj, y, 1, 0, 0};
     j.parts = opgen_parallel_parts_for(ctx->par, (double)(g->Cg * g->s[0] * g->s[1] * Hq * Wq), 65536.0);
     opgen_parallel_for(ctx->par, j.parts, f64 ? shifted_fill_f64 : shifted_fill_f32, &j);
-    memset((char *)bf->xpad + (size_t)(g->Cg * g->s[0] * g->s[1] * Hq * Wq) * (f64 ? 8 : 4), 0, OPGEN_GEMM_SLACK * (size_t)(f64 ? 8 : 4)); /* read, never used */
+    memset((char *)bf->xpad + (size_t)(g->Cg * planes_size(g)) * (f64 ? 8 : 4), 0, OPGEN_GEMM_SLACK * (size_t)(f64 ? 8 : 4)); /* read, never used */
     for (int64_t c = 0, q = 0; c < g->Cg; c++)
         for (int64_t ky = 0; ky < g->KH; ky++)
-            for (int64_t kx = 0; kx < g->KW; kx++) bf->brow[q++] = c * g->s[0] * g->s[1] * Hq * Wq + tap_offset(g, ky, kx);
+            for (int64_t kx = 0; kx < g->KW; kx++) bf->brow[q++] = c * planes_size(g) + tap_offset(g, ky, kx);
     /* chunk by chunk of the wide output, each compacted while it is in cache */
     int64_t wide = wide_length(g), chunk = wide_chunk(g);
     for (j.j0 = 0; j.j0 < wide; j.j0 += chunk) {
@@ -419,7 +426,7 @@ static int32_t conv2d(opgen_ctx *ctx, uint32_t mask, const opgen_tensor *input, 
     size_t es = (size_t)opgen_dtype_size(input->dtype);
     shifted_bufs sb = {NULL, NULL, NULL, NULL};
     if (path == CONV_SHIFTED) {
-        sb.xpad = opgen_scratch(ctx, (size_t)(g.Cg * g.s[0] * g.s[1] * phase_height(&g) * phase_width(&g) + OPGEN_GEMM_SLACK) * es);
+        sb.xpad = opgen_scratch(ctx, (size_t)(g.Cg * planes_size(&g) + OPGEN_GEMM_SLACK) * es);
         sb.wide = opgen_scratch(ctx, (size_t)(og * wide_chunk(&g)) * es);
         sb.brow = opgen_scratch(ctx, sizeof(int64_t) * (size_t)ck);
     }
