@@ -79,7 +79,7 @@ typedef struct max_job {
 #define MAX_VALUES(T, LO, HI, V)                                                                                 \
     for (int64_t xo = LO; xo < HI; xo++) {                                                                       \
         T v = V;                                                                                                 \
-        bst[xo - x0] = (v > bst[xo - x0]) | (v != v) ? v : bst[xo - x0];                                         \
+        bst[xo - x0] = ((v > bst[xo - x0]) | (v != v)) ? v : bst[xo - x0];                                         \
     }
 #define MAX_PART(NAME, T)                                                                                        \
     OPGEN_DISPATCHED static void NAME(void *arg, int part) {                                                     \
