@@ -1,11 +1,13 @@
 /* aten::convolution in every form ATen's takes, Float and Double: 1-, 2- and
  * 3-D, transposed (with output_padding), grouped, dilated, strided and padded.
- * 2-D (and 1-D, as 2-D of height 1) go three ways: a 1x1 convolution (stride 1,
- * no padding) is one GEMM per image and group, its input read in place; a
- * depthwise one (one input channel per group) is a direct loop per channel; any
- * other is a GEMM whose B, the im2col matrix, is packed from the input panel by
- * panel (never written whole). 3-D and transposed convolutions are
- * direct loops over the output (or, transposed, scattered from the input). */
+ * 2-D (and 1-D, as 2-D of height 1) never write an im2col matrix: a 1x1
+ * convolution (stride 1, no padding) is one GEMM per image and group, its input
+ * read in place; any other reads im2col's rows in place as shifts of the input's
+ * zero-padded phase planes (conv_shifted), or, for very narrow inputs, has the
+ * GEMM pack them block by block from the input (im2col_panel); a depthwise one
+ * (one input channel per group) works each tap over the same planes. 3-D and
+ * transposed convolutions are direct loops over the output (or, transposed,
+ * scattered from the input). */
 #include "gemm.h"
 #include "opgen/loops.h"
 #include "opgen_registry.h"
@@ -81,6 +83,22 @@ typedef struct post_job {
     const void *ab; /* alpha[O] then beta[O], in the output's type */
     double lo, hi;
 } post_job;
+/* dst[k] = act(v * alpha + beta) for k < n, v being V (an expression of k): the
+ * batch norm kernel's expression, then relu's or hardtanh's (lo, hi), so the
+ * bytes are those kernels'. */
+#define POST_RUN(T, ACT, LO, HI, ALPHA, BETA, DST, N, V)                                                                         \
+    if ((ACT) == OPGEN_POST_RELU)                                                                                                \
+        for (int64_t k = 0; k < (N); k++) {                                                                                      \
+            T x = (T)(V) * (ALPHA) + (BETA);                                                                                     \
+            (DST)[k] = OPGEN_LT0(T, x) ? (T)0 : x;                                                                               \
+        }                                                                                                                        \
+    else if ((ACT) == OPGEN_POST_CLAMP)                                                                                          \
+        for (int64_t k = 0; k < (N); k++) {                                                                                      \
+            T x = (T)(V) * (ALPHA) + (BETA);                                                                                     \
+            (DST)[k] = x != x ? x : (x < (LO) ? (LO) : x) > (HI) ? (HI) : (x < (LO) ? (LO) : x);                                 \
+        }                                                                                                                        \
+    else                                                                                                                         \
+        for (int64_t k = 0; k < (N); k++) (DST)[k] = (T)(V) * (ALPHA) + (BETA);
 #define POST_APPLY(NAME, T)                                                                                                      \
     OPGEN_DISPATCHED static void NAME(void *user, void *cv, int64_t ldc, int64_t row, int64_t col, int64_t rows, int64_t cols) {  \
         const post_job *j = user;                                                                                                \
@@ -91,18 +109,7 @@ typedef struct post_job {
         (void)col;                                                                                                               \
         for (int64_t i = 0; i < rows; i++) {                                                                                     \
             T alpha = ab[j->first + row + i], beta = ab[O + j->first + row + i], *restrict r = c + i * ldc;                      \
-            if (act == OPGEN_POST_RELU)                                                                                          \
-                for (int64_t k = 0; k < cols; k++) {                                                                             \
-                    T x = r[k] * alpha + beta;                                                                                   \
-                    r[k] = OPGEN_LT0(T, x) ? (T)0 : x;                                                                           \
-                }                                                                                                                \
-            else if (act == OPGEN_POST_CLAMP)                                                                                    \
-                for (int64_t k = 0; k < cols; k++) {                                                                             \
-                    T x = r[k] * alpha + beta;                                                                                   \
-                    r[k] = x != x ? x : (x < l ? l : x) > h ? h : (x < l ? l : x);                                               \
-                }                                                                                                                \
-            else                                                                                                                 \
-                for (int64_t k = 0; k < cols; k++) r[k] = r[k] * alpha + beta;                                                   \
+            POST_RUN(T, act, l, h, alpha, beta, r, cols, r[k])                                                                   \
         }                                                                                                                        \
     }
 /* Per channel, as _native_batch_norm_legit_no_training's kernel: alpha =
@@ -376,18 +383,8 @@ typedef struct shifted_job {
                 T *restrict dst = (T *)j->y + o * hw + oy * g->OW + ox;                                                          \
                 if (!pj)                                                                                                         \
                     for (int64_t k = 0; k < valid; k++) dst[k] = src[k] + b;                                                     \
-                else if (act == OPGEN_POST_RELU)                                                                                 \
-                    for (int64_t k = 0; k < valid; k++) {                                                                        \
-                        T x = (T)(src[k] + b) * al + be;                                                                         \
-                        dst[k] = OPGEN_LT0(T, x) ? (T)0 : x;                                                                     \
-                    }                                                                                                            \
-                else if (act == OPGEN_POST_CLAMP)                                                                                \
-                    for (int64_t k = 0; k < valid; k++) {                                                                        \
-                        T x = (T)(src[k] + b) * al + be;                                                                         \
-                        dst[k] = x != x ? x : (x < lo ? lo : x) > hi ? hi : (x < lo ? lo : x);                                   \
-                    }                                                                                                            \
                 else                                                                                                             \
-                    for (int64_t k = 0; k < valid; k++) dst[k] = (T)(src[k] + b) * al + be;                                      \
+                    POST_RUN(T, act, lo, hi, al, be, dst, valid, src[k] + b)                                                     \
                 q += n;                                                                                                          \
             }                                                                                                                    \
         }                                                                                                                        \
@@ -397,9 +394,9 @@ SHIFTED_PARTS(shifted_fill_f64, shifted_compact_f64, fill_phases_f64, double)
 
 OPGEN_SPECIALIZED void conv_shifted(opgen_ctx *ctx, bool f64, const conv_geom *g, const opgen_tensor *input, const void *x, const void *w, int64_t rsw, const void *bias, int64_t bstride,
                          const shifted_bufs *bf, const post_job *pj, void *y) {
-    int64_t og = g->O / g->groups, Hq = phase_height(g), Wq = phase_width(g), ck = g->Cg * g->KH * g->KW;
+    int64_t og = g->O / g->groups, ck = g->Cg * g->KH * g->KW;
     shifted_job j = {g, input, x, bias, bstride, bf, pj, y, 1, 0, 0};
-    j.parts = opgen_parallel_parts_for(ctx->par, (double)(g->Cg * g->s[0] * g->s[1] * Hq * Wq), 65536.0);
+    j.parts = opgen_parallel_parts_for(ctx->par, (double)(g->Cg * planes_size(g)), 65536.0);
     opgen_parallel_for(ctx->par, j.parts, f64 ? shifted_fill_f64 : shifted_fill_f32, &j);
     memset((char *)bf->xpad + (size_t)(g->Cg * planes_size(g)) * (f64 ? 8 : 4), 0, OPGEN_GEMM_SLACK * (size_t)(f64 ? 8 : 4)); /* read, never used */
     for (int64_t c = 0, q = 0; c < g->Cg; c++)
@@ -473,17 +470,17 @@ static int32_t conv2d(opgen_ctx *ctx, uint32_t mask, const opgen_tensor *input, 
                         }
                         for (int64_t o = 0; bias && o < og; o++) /* the bias first; the product adds to it */
                             for (int64_t i = 0; i < hw; i++) y[o * hw + i] = ((const T *)bias->data)[(gi * og + o) * bias->strides[0]];
-                        im2col_src src = {&g, x, input->strides[1], input->strides[2], input->strides[3], {0}, {0}};
-                        for (int64_t kx = 0; kx < g.KW && kx < 16; kx++) tap_columns(&g, kx, &src.lo[kx], &src.hi[kx]);
-                        opgen_gemm_bsource bs = {_Generic((T)0, float: im2col_panel_f32, default: im2col_panel_f64), &src};
                         /* the weight of the group as a matrix [og, Cg*KH*KW]: rows weight->strides[0] apart */
                         const T *w = (const T *)weight->data + gi * og * weight->strides[0];
                         opgen_gemm_epilogue epi = {_Generic((T)0, float: post_f32, default: post_f64), &pj};
                         const opgen_gemm_epilogue *ep = ctx->post ? &epi : NULL;
-                        if (IM2COL_PACKING && path == CONV_IM2COL)
+                        if (IM2COL_PACKING && path == CONV_IM2COL) {
+                            im2col_src src = {&g, x, input->strides[1], input->strides[2], input->strides[3], {0}, {0}};
+                            for (int64_t kx = 0; kx < g.KW && kx < 16; kx++) tap_columns(&g, kx, &src.lo[kx], &src.hi[kx]);
+                            opgen_gemm_bsource bs = {_Generic((T)0, float: im2col_panel_f32, default: im2col_panel_f64), &src};
                             _Generic((T)0, float: opgen_gemm_f32_from, default: opgen_gemm_f64_from)(ctx->par, og, hw, ck, (T)1, (const void *)w, weight->strides[0], weight->strides[3], &bs,
                                                                                                     bias ? (T)1 : (T)0, (void *)y, hw, gs, ep);
-                        else /* 1x1: the input is B, read in place */
+                        } else /* 1x1: the input is B, read in place */
                             _Generic((T)0, float: opgen_gemm_f32, default: opgen_gemm_f64)(ctx->par, og, hw, ck, (T)1, (const void *)w, weight->strides[0], weight->strides[3], (const void *)x,
                                                                                           input->strides[1], input->strides[3], bias ? (T)1 : (T)0, (void *)y, hw, gs, ep);
                     }

@@ -95,6 +95,11 @@ typedef struct gemm_shape {
     }
 #endif
 
+/* A micro-kernel's type, per element type: micro_fn_float, micro_fn_double. */
+#define MICRO_FN(T) typedef void micro_fn_##T(int64_t, const T *restrict, int64_t, const T *restrict, int64_t, const int64_t *restrict, T *restrict, int64_t, int64_t, int64_t, T, T);
+MICRO_FN(float)
+MICRO_FN(double)
+
 MICRO(micro_f32_base, float, 16, 4, 2, )
 MICRO(micro_f64_base, double, 16, 4, 2, )
 #if X86
@@ -211,7 +216,7 @@ GEMV(gemv_f64_avx2, double, TARGET_AVX2)
     /* C[i0.., j0..] of size m x n: pack and call the micro-kernel over the tiles */                                  \
     static void NAME##_block(const NAME##_job *jb, int64_t i0m, int64_t m, int64_t j0n, int64_t n, void *scratch) {    \
         int v = best_variant();                                                                                        \
-        void (*micro)(int64_t, const T *restrict, int64_t, const T *restrict, int64_t, const int64_t *restrict, T *restrict, int64_t, int64_t, int64_t, T, T) = MICROS[v]; \
+        micro_fn_##T *micro = MICROS[v];                                                                               \
         int64_t k = jb->k, rsa = jb->rsa, csa = jb->csa, rsb = jb->rsb, csb = jb->csb, ldc = jb->ldc;                 \
         const T *a = jb->a + i0m * rsa, *b = jb->b ? jb->b + j0n * csb : NULL; /* no B with a B function */           \
         T *c = jb->c + i0m * ldc + j0n, alpha = jb->alpha, beta = jb->beta;                                            \
@@ -317,15 +322,11 @@ GEMV(gemv_f64_avx2, double, TARGET_AVX2)
     }
 
 #if X86
-static void (*const micros_f32[3])(int64_t, const float *restrict, int64_t, const float *restrict, int64_t, const int64_t *restrict, float *restrict, int64_t, int64_t, int64_t, float, float) = {micro_f32_base, micro_f32_avx2,
-                                                                                                                                              micro_f32_avx512};
-static void (*const micros_f64[3])(int64_t, const double *restrict, int64_t, const double *restrict, int64_t, const int64_t *restrict, double *restrict, int64_t, int64_t, int64_t, double, double) = {
-    micro_f64_base, micro_f64_avx2, micro_f64_avx512};
+static micro_fn_float *const micros_f32[3] = {micro_f32_base, micro_f32_avx2, micro_f32_avx512};
+static micro_fn_double *const micros_f64[3] = {micro_f64_base, micro_f64_avx2, micro_f64_avx512};
 #else
-static void (*const micros_f32[3])(int64_t, const float *restrict, int64_t, const float *restrict, int64_t, const int64_t *restrict, float *restrict, int64_t, int64_t, int64_t, float, float) = {micro_f32_base, micro_f32_base,
-                                                                                                                                              micro_f32_base};
-static void (*const micros_f64[3])(int64_t, const double *restrict, int64_t, const double *restrict, int64_t, const int64_t *restrict, double *restrict, int64_t, int64_t, int64_t, double, double) = {
-    micro_f64_base, micro_f64_base, micro_f64_base};
+static micro_fn_float *const micros_f32[3] = {micro_f32_base, micro_f32_base, micro_f32_base};
+static micro_fn_double *const micros_f64[3] = {micro_f64_base, micro_f64_base, micro_f64_base};
 #endif
 
 GEMM_DRIVER(opgen_gemm_f32, float, shapes_f32, micros_f32)

@@ -63,6 +63,7 @@ typedef struct max_job {
     const opgen_tensor *self;
     opgen_tensor *out, *indices;
     int parts;
+    bool values_only; /* nothing reads the indices (opgen_ctx.unread): a floating type's values alone */
 } max_job;
 /* One tap over a run of windows: the first largest value wins, a NaN at once
  * (the last NaN, as ATen's loop). The index is kept as 32 bits while the run is
@@ -87,7 +88,7 @@ typedef struct max_job {
         const max_job *j = arg;                                                                                  \
         const pool_geom g = *j->g;                                                                               \
         int64_t sh = j->self->strides[g.hd], sw = j->self->strides[g.hd + 1];                                    \
-        bool values_only = !j->indices && _Generic((T)0, float: 1, double: 1, default: 0); /* indices nothing reads */ \
+        bool values_only = j->values_only;                                                                       \
         for (int64_t pl = g.planes * part / j->parts; pl < g.planes * (part + 1) / j->parts; pl++) {            \
             const T *x = (const T *)j->self->data + plane_base(j->self, pl);                                     \
             for (int64_t y = 0; y < g.OH; y++)                                                                   \
@@ -150,9 +151,8 @@ opgen_status opgen_portable_max_pool2d_with_indices_out(opgen_ctx *ctx, const op
     if (!st) st = opgen_out(ctx, indices, OPGEN_DTYPE_Long, self->dim, g.sizes);
     if (st || ctx->meta) return st;
     /* indices nothing reads (opgen_ctx.unread, bit 1) are left unwritten, for a
-     * floating type (max_part's values-only loop) */
-    bool skip = ctx->unread & 2u && (out->dtype == OPGEN_DTYPE_Float || out->dtype == OPGEN_DTYPE_Double);
-    max_job j = {&g, self, out, skip ? NULL : indices, 1};
+     * floating type (its windows start at -infinity) */
+    max_job j = {&g, self, out, indices, 1, ctx->unread & 2u && (out->dtype == OPGEN_DTYPE_Float || out->dtype == OPGEN_DTYPE_Double)};
     j.parts = opgen_parallel_parts_for(ctx->par, (double)opgen_numel(out) * (double)(g.k[0] * g.k[1]), 65536.0);
     if (j.parts > g.planes) j.parts = (int)g.planes;
     OPGEN_REAL_SWITCH(mask, out->dtype, ctx, T, {
