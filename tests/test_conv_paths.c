@@ -32,6 +32,20 @@ static const geom fixed[] = {
     {1, 4, 256, 20, 20, 3, 3, {1, 1}, {1, 1}, {1, 1}, 1, 0, 0, false, true},
     {2, 6, 192, 23, 17, 3, 3, {2, 2}, {1, 1}, {1, 1}, 1, 0, 0, false, false},
     {1, 8, 128, 9, 130, 1, 5, {1, 1}, {0, 2}, {1, 2}, 2, 0, 0, false, true},
+    /* 1x1 (the input read in place) and im2col packed: whole GEMM tiles take a
+     * fused batch norm and activation in registers, ragged ones after */
+    {1, 16, 96, 12, 12, 1, 1, {1, 1}, {0, 0}, {1, 1}, 1, 0, 0, false, false},
+    {1, 16, 96, 12, 12, 1, 1, {1, 1}, {0, 0}, {1, 1}, 1, 0, 0, false, false},
+    {2, 24, 40, 9, 11, 1, 1, {1, 1}, {0, 0}, {1, 1}, 1, 0, 0, false, true},
+    {1, 8, 48, 10, 10, 1, 1, {1, 1}, {0, 0}, {1, 1}, 2, 0, 0, false, true},
+    {1, 8, 64, 40, 3, 3, 7, {1, 1}, {1, 3}, {1, 1}, 1, 0, 0, false, false},
+    {1, 8, 64, 40, 3, 3, 7, {1, 1}, {1, 3}, {1, 1}, 1, 0, 0, false, true},
+    /* depthwise: 3x3 (taps in registers) at strides 1 and 2, a multiplier, 5x5 */
+    {1, 24, 24, 14, 15, 3, 3, {1, 1}, {1, 1}, {1, 1}, 24, 0, 0, false, true},
+    {1, 24, 24, 14, 15, 3, 3, {1, 1}, {1, 1}, {1, 1}, 24, 0, 0, false, false},
+    {2, 16, 32, 13, 13, 3, 3, {2, 2}, {1, 1}, {1, 1}, 16, 0, 0, false, false},
+    {1, 8, 8, 11, 9, 5, 5, {1, 1}, {2, 2}, {1, 1}, 8, 0, 0, false, true},
+    {1, 8, 8, 11, 9, 5, 5, {1, 1}, {2, 2}, {1, 1}, 8, 0, 0, false, false},
 };
 
 static bool draw(geom *g) {
@@ -81,7 +95,22 @@ static double reference(const geom *g, const opgen_tensor *x, const opgen_tensor
     return acc;
 }
 
-static int run(const geom *g, opgen_dtype dt, const opgen_parallel *par, opgen_tensor *out, opgen_arena *a, opgen_error *err) {
+/* out of a plain convolution through the batch norm and activation kernels (act
+ * 0: none, 1 relu, 2 hardtanh(lo, hi)), as an unfused program runs them */
+static int unfused_post(opgen_tensor *out, const opgen_tensor *bn, int act, const opgen_scalar *lo, const opgen_scalar *hi, opgen_tensor *res, opgen_arena *a, opgen_error *err) {
+    opgen_ctx ctx = {a, err, "aten::_native_batch_norm_legit_no_training.out", false, 0, false, -1, NULL, NULL, NULL, 0};
+    opgen_tensor y, s1, s2;
+    int64_t zero = 0;
+    if (opgen_tensor_alloc(&y, out->dtype, out->dim, out->sizes, a, err) || opgen_tensor_alloc(&s1, out->dtype, 1, &zero, a, err) || opgen_tensor_alloc(&s2, out->dtype, 1, &zero, a, err) ||
+        opgen_tensor_alloc(res, out->dtype, out->dim, out->sizes, a, err))
+        return 1;
+    y.capacity = res->capacity = opgen_nbytes(out);
+    if (opgen_portable__native_batch_norm_legit_no_training_out(&ctx, out, &bn[0], &bn[1], &bn[2], &bn[3], 0.1, 1e-5, act ? &y : res, &s1, &s2)) return 1;
+    ctx.op = act == 1 ? "aten::relu.out" : "aten::hardtanh.out";
+    return act == 1 ? opgen_portable_relu_out(&ctx, &y, res) != 0 : act == 2 ? opgen_portable_hardtanh_out(&ctx, &y, lo, hi, res) != 0 : 0;
+}
+
+static int run(const geom *g, int seq, opgen_dtype dt, const opgen_parallel *par, opgen_tensor *out, opgen_arena *a, opgen_error *err) {
     int32_t nd = g->one_d ? 3 : 4;
     int64_t xs[4] = {g->N, g->C, g->H, g->W}, ws[4] = {g->O, g->C / g->groups, g->KH, g->KW}, bs[1] = {g->O}, os[4] = {g->N, g->O, g->OH, g->OW};
     if (g->one_d) xs[2] = g->W, ws[2] = g->KW, os[2] = g->OW;
@@ -95,6 +124,30 @@ static int run(const geom *g, opgen_dtype dt, const opgen_parallel *par, opgen_t
     if (opgen_portable_convolution_out(&ctx, &x, &w, g->bias ? &b : NULL, (opgen_int_list){st + off, k}, (opgen_int_list){pd + off, k}, (opgen_int_list){dl + off, k}, false,
                                        (opgen_int_list){zero, k}, g->groups, out))
         return 1;
+    /* again with a batch norm and activation fused (opgen_post), as a program whose
+     * convolution only a batch norm reads runs it: the unfused kernels' bytes, NaN
+     * (a NaN weight: one channel all NaN) through relu and clamp alike */
+    int act = (seq / 3 + seq) % 3; /* every activation with either dtype (seq % 3 picks that) */
+    opgen_tensor bn[4], fused, kernels;
+    for (int i = 0; i < 4; i++) {
+        if (opgen_tensor_alloc(&bn[i], dt, 1, bs, a, err)) return 1;
+        fill(&bn[i], 4 + i);
+    }
+    for (int64_t o = 0; o < g->O; o++) /* a variance of at least 0.1 */
+        dt == OPGEN_DTYPE_Double ? (((double *)bn[3].data)[o] = fabs(at(&bn[3], o)) + 0.1) : (((float *)bn[3].data)[o] = (float)(fabs(at(&bn[3], o)) + 0.1));
+    if (dt == OPGEN_DTYPE_Double) ((double *)bn[0].data)[g->O / 2] = NAN;
+    else ((float *)bn[0].data)[g->O / 2] = NAN;
+    opgen_scalar lo = {OPGEN_DTYPE_Double, {.f = -0.75}}, hi = {OPGEN_DTYPE_Double, {.f = 0.5}};
+    opgen_post post = {&bn[0], &bn[1], &bn[2], &bn[3], 1e-5, (opgen_post_act)act, act == 2 ? &lo : NULL, act == 2 ? &hi : NULL, false};
+    if (opgen_tensor_alloc(&fused, dt, nd, os, a, err)) return 1;
+    fused.capacity = opgen_nbytes(&fused);
+    ctx.post = &post;
+    if (opgen_portable_convolution_out(&ctx, &x, &w, g->bias ? &b : NULL, (opgen_int_list){st + off, k}, (opgen_int_list){pd + off, k}, (opgen_int_list){dl + off, k}, false,
+                                       (opgen_int_list){zero, k}, g->groups, &fused))
+        return 1;
+    if (!post.applied) return fputs("the convolution left its batch norm unapplied\n", stderr), 1;
+    if (unfused_post(out, bn, act, &lo, &hi, &kernels, a, err)) return 1;
+    if (memcmp(fused.data, kernels.data, opgen_nbytes(&kernels))) return fprintf(stderr, "fused with %s: other bytes than the kernels one by one\n", act == 0 ? "batch norm" : act == 1 ? "batch norm and relu" : "batch norm and hardtanh"), 1;
     double tol = dt == OPGEN_DTYPE_Double ? 1e-12 : 1e-5;
     for (int64_t n = 0; n < g->N; n++)
         for (int64_t o = 0; o < g->O; o++)
@@ -125,7 +178,7 @@ int main(void) {
         opgen_dtype dt = cases % 3 ? OPGEN_DTYPE_Float : OPGEN_DTYPE_Double;
         opgen_tensor one, two;
         opgen_arena_mark mark = opgen_arena_save(&a);
-        int bad = run(&g, dt, NULL, &one, &a, &err) || (par && run(&g, dt, par, &two, &a, &err));
+        int bad = run(&g, cases, dt, NULL, &one, &a, &err) || (par && run(&g, cases, dt, par, &two, &a, &err));
         if (!bad && par && memcmp(one.data, two.data, opgen_nbytes(&one))) fputs("2 threads wrote other bytes than 1\n", stderr), bad = 1;
         if (bad) {
             char msg[512];

@@ -472,7 +472,9 @@ static int32_t conv2d(opgen_ctx *ctx, uint32_t mask, const opgen_tensor *input, 
                             for (int64_t i = 0; i < hw; i++) y[o * hw + i] = ((const T *)bias->data)[(gi * og + o) * bias->strides[0]];
                         /* the weight of the group as a matrix [og, Cg*KH*KW]: rows weight->strides[0] apart */
                         const T *w = (const T *)weight->data + gi * og * weight->strides[0];
-                        opgen_gemm_epilogue epi = {_Generic((T)0, float: post_f32, default: post_f64), &pj};
+                        /* whole tiles take the batch norm and activation in registers, the rest post_f32 */
+                        opgen_gemm_epilogue epi = {_Generic((T)0, float: post_f32, default: post_f64), &pj, NULL, NULL, 0, pj.lo, pj.hi};
+                        if (post) epi.scale = (const T *)pj.ab + pj.first, epi.shift = (const T *)pj.ab + g.O + pj.first, epi.act = (int)post->act;
                         const opgen_gemm_epilogue *ep = ctx->post ? &epi : NULL;
                         if (IM2COL_PACKING && path == CONV_IM2COL) {
                             im2col_src src = {&g, x, input->strides[1], input->strides[2], input->strides[3], {0}, {0}};

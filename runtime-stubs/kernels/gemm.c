@@ -26,6 +26,21 @@ typedef struct gemm_shape {
 #define X86 0
 #endif
 
+/* An epilogue's per-row factors and activation in C's type (opgen_gemm_epilogue),
+ * which a vector micro-kernel applies to a whole tile as it stores it. */
+#define TILE_POST(T)                                                                                         \
+    typedef struct tile_post_##T {                                                                           \
+        const T *scale, *shift;                                                                              \
+        int act;                                                                                             \
+        T lo, hi;                                                                                            \
+    } tile_post_##T;
+TILE_POST(float)
+TILE_POST(double)
+/* A micro-kernel's type, per element type: micro_fn_float, micro_fn_double. */
+#define MICRO_FN(T) typedef void micro_fn_##T(int64_t, const T *restrict, int64_t, const T *restrict, int64_t, const int64_t *restrict, T *restrict, int64_t, int64_t, int64_t, T, T, const tile_post_##T *, int64_t);
+MICRO_FN(float)
+MICRO_FN(double)
+
 /* The micro-kernel: C[mr x nr] = alpha * (A panel @ B panel) + beta * C, the panels
  * kc long (B: NR values per k, ldb apart, or with boff row p at B + boff[p]; A: MR
  * values per k, packed, or with lda > 0 MR rows of A read where they lie, lda
@@ -43,10 +58,11 @@ typedef struct gemm_shape {
             UNROLL for (int v = 0; v < NV; v++) acc[i][v] += a * b[v];                                       \
         }                                                                                                    \
     }
-#define MICRO(NAME, T, VB, MR, NV, ATTR)                                                                     \
+#define MICRO(NAME, T, IT, VB, MR, NV, ATTR, POST)                                                           \
     ATTR static void NAME(int64_t kc, const T *restrict A, int64_t lda, const T *restrict B, int64_t ldb, const int64_t *restrict boff, T *restrict C, \
-                          int64_t ldc, int64_t mr, int64_t nr, T alpha, T beta) {                                     \
+                          int64_t ldc, int64_t mr, int64_t nr, T alpha, T beta, const tile_post_##T *post, int64_t prow) { \
         typedef T vec __attribute__((vector_size(VB)));                                                      \
+        typedef IT ivec __attribute__((vector_size(VB)));                                                    \
         enum { VL = VB / sizeof(T), NR = NV * VL };                                                          \
         vec acc[MR][NV];                                                                                     \
         UNROLL for (int i = 0; i < MR; i++) UNROLL for (int v = 0; v < NV; v++) acc[i][v] = (vec){0};        \
@@ -66,10 +82,12 @@ typedef struct gemm_shape {
                     memcpy(&old, C + i * ldc + v * VL, VB);                                                  \
                     c += beta * old;                                                                         \
                 }                                                                                            \
+                if (post) c = POST(vec, ivec, post, prow + i, c);                                    \
                 memcpy(C + i * ldc + v * VL, &c, VB);                                                        \
             }                                                                                                \
             return;                                                                                          \
         }                                                                                                    \
+        (void)post, (void)prow;                                                                              \
         T tile[MR][NR];                                                                                      \
         memcpy(tile, acc, sizeof tile);                                                                      \
         for (int64_t i = 0; i < mr; i++)                                                                     \
@@ -79,10 +97,11 @@ typedef struct gemm_shape {
             }                                                                                                \
     }
 #else
-#define MICRO(NAME, T, VB, MR, NV, ATTR)                                                                     \
+#define MICRO(NAME, T, IT, VB, MR, NV, ATTR, POST)                                                           \
     static void NAME(int64_t kc, const T *restrict A, int64_t lda, const T *restrict B, int64_t ldb, const int64_t *restrict boff, T *restrict C, \
-                     int64_t ldc, int64_t mr, int64_t nr, T alpha, T beta) {                                 \
+                     int64_t ldc, int64_t mr, int64_t nr, T alpha, T beta, const tile_post_##T *post, int64_t prow) { \
         enum { NR = NV * (VB / sizeof(T)) };                                                                 \
+        (void)post, (void)prow;                                                                              \
         T acc[MR][NR] = {{0}};                                                                               \
         for (int64_t p = 0; p < kc; p++)                                                                     \
             for (int i = 0; i < MR; i++)                                                                     \
@@ -95,18 +114,36 @@ typedef struct gemm_shape {
     }
 #endif
 
-/* A micro-kernel's type, per element type: micro_fn_float, micro_fn_double. */
-#define MICRO_FN(T) typedef void micro_fn_##T(int64_t, const T *restrict, int64_t, const T *restrict, int64_t, const int64_t *restrict, T *restrict, int64_t, int64_t, int64_t, T, T);
-MICRO_FN(float)
-MICRO_FN(double)
 
-MICRO(micro_f32_base, float, 16, 4, 2, )
-MICRO(micro_f64_base, double, 16, 4, 2, )
 #if X86
-MICRO(micro_f32_avx2, float, 32, 6, 2, TARGET_AVX2)
-MICRO(micro_f32_avx512, float, 64, 8, 2, TARGET_AVX512)
-MICRO(micro_f64_avx2, double, 32, 6, 2, TARGET_AVX2)
-MICRO(micro_f64_avx512, double, 64, 8, 2, TARGET_AVX512)
+/* A tile's epilogue on one vector c of row r (tile_post): c * scale + shift with
+ * the product kept apart from the sum (the empty asm: no FMA may join them, as
+ * none does where fn computes it), then relu or clamp by masks, a NaN kept. */
+#define SELECT(ivec, m, a, b) (((ivec)(a) & (m)) | ((ivec)(b) & ~(m)))
+#define VPOST(vec, ivec, p, r, c)                                                                            \
+    __extension__({                                                                                          \
+        vec x_ = (c) * ((p)->scale[r] - (vec){0});                                                           \
+        __asm__("" : "+v"(x_));                                                                              \
+        x_ += (p)->shift[r] - (vec){0};                                                                      \
+        if ((p)->act == 1)                                                                                   \
+            x_ = (vec)((ivec)x_ & ~(ivec)(x_ < (vec){0}));                                                   \
+        else if ((p)->act == 2) {                                                                            \
+            vec lo_ = (p)->lo - (vec){0}, hi_ = (p)->hi - (vec){0};                                          \
+            x_ = (vec)SELECT(ivec, (ivec)(x_ < lo_), lo_, x_);                                               \
+            x_ = (vec)SELECT(ivec, (ivec)(x_ > hi_), hi_, x_);                                               \
+        }                                                                                                    \
+        x_;                                                                                                  \
+    })
+#endif
+#define NO_VPOST(vec, ivec, p, r, c) ((void)sizeof(ivec), (c)) /* the baseline kernels leave the epilogue to fn */
+
+MICRO(micro_f32_base, float, int32_t, 16, 4, 2, , NO_VPOST)
+MICRO(micro_f64_base, double, int64_t, 16, 4, 2, , NO_VPOST)
+#if X86
+MICRO(micro_f32_avx2, float, int32_t, 32, 6, 2, TARGET_AVX2, VPOST)
+MICRO(micro_f32_avx512, float, int32_t, 64, 8, 2, TARGET_AVX512, VPOST)
+MICRO(micro_f64_avx2, double, int64_t, 32, 6, 2, TARGET_AVX2, VPOST)
+MICRO(micro_f64_avx512, double, int64_t, 64, 8, 2, TARGET_AVX512, VPOST)
 #endif
 
 /* The variants, best first: {shape, which CPU feature it needs}. */
@@ -210,6 +247,7 @@ GEMV(gemv_f64_avx2, double, TARGET_AVX2)
         const opgen_gemm_epilogue *epi;                                                                                \
         const opgen_gemm_bsource *bsrc;                                                                                \
         const int64_t *brow;                                                                                           \
+        tile_post_##T post; /* the epilogue's factors, for whole tiles (scale NULL: none) */                         \
         size_t per;                                                                                                    \
         bool by_rows, direct_b;                                                                                        \
     } NAME##_job;                                                                                                      \
@@ -264,11 +302,12 @@ GEMV(gemv_f64_avx2, double, TARGET_AVX2)
                             T *ct = c + (i0 + ir) * ldc + j0 + jr;                                                     \
                             bool da = direct_a && ir + s.mr <= mc;                                                     \
                             bool db = direct && (jr + s.nr <= nc || boff);                                             \
+                            int64_t mt = min64(s.mr, mc - ir), nt = min64(s.nr, nc - jr);                              \
+                            bool last = jb->epi && p0 + kc == k; /* the tile is finished */                             \
+                            const tile_post_##T *tp = last && jb->post.scale && v != BASE && mt == s.mr && nt == s.nr ? &jb->post : NULL; \
                             micro(kc, da ? a + (i0 + ir) * rsa + p0 : pa + ir * kc, da ? rsa : 0, db ? bp + jr : pb + jr * kc, db ? rsb : s.nr, \
-                                  db ? boff : NULL,                                                                    \
-                                  ct, ldc, min64(s.mr, mc - ir), min64(s.nr, nc - jr), alpha, be);                     \
-                            if (jb->epi && p0 + kc == k) /* the tile is finished */                                   \
-                                jb->epi->fn(jb->epi->user, ct, ldc, i0m + i0 + ir, j0n + j0 + jr, min64(s.mr, mc - ir), min64(s.nr, nc - jr)); \
+                                  db ? boff : NULL, ct, ldc, mt, nt, alpha, be, tp, i0m + i0 + ir);                   \
+                            if (last && !tp) jb->epi->fn(jb->epi->user, ct, ldc, i0m + i0 + ir, j0n + j0 + jr, mt, nt); \
                         }                                                                                              \
                 }                                                                                                      \
             }                                                                                                          \
@@ -298,7 +337,9 @@ GEMV(gemv_f64_avx2, double, TARGET_AVX2)
             return;                                                                                                    \
         }                                                                                                              \
         int parts = worth_splitting(par, m, n, k) ? opgen_parallel_parts(par) : 1;                                     \
-        NAME##_job jb = {m, n, k, rsa, csa, rsb, csb, ldc, 0, alpha, beta, a, b, c, scratch, epi, bsrc, brow, 0, false, false}; \
+        NAME##_job jb = {m, n, k, rsa, csa, rsb, csb, ldc, 0, alpha, beta, a, b, c, scratch, epi, bsrc, brow, {NULL, NULL, 0, 0, 0}, 0, false, false}; \
+        if (epi && epi->scale)                                                                                         \
+            jb.post = (tile_post_##T){epi->scale, epi->shift, epi->act, (T)epi->lo, (T)epi->hi};                      \
         /* B read in place pays when a panel serves few rows of A (packing it would   \
          * cost as much as using it) and its rows are not a multiple of 4 KiB apart   \
          * (they would fall into the same cache sets) */                              \

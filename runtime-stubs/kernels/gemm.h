@@ -20,10 +20,20 @@
 
 /* Work on finished blocks of C while they are in cache (a convolution's batch
  * norm and activation): fn(user, c, ldc, row, col, rows, cols) once for every
- * block of C, after its last product, c pointing at C[row][col]. */
+ * block of C, after its last product, c pointing at C[row][col].
+ * When that work is per-row factors and an activation, saying so as well (scale
+ * non-NULL) lets the vector micro-kernels apply it to whole tiles in registers as
+ * they store them, not reading C back: C = act(C * scale[row] + shift[row]), the
+ * product and the sum rounded apart (never one FMA), act 1 (relu: x < 0 to +0) or
+ * 2 (clamp to [lo, hi], NaN kept) as opgen_post_act numbers them, in C's type. fn must compute
+ * the same (it serves the other blocks), so the bytes do not depend on which
+ * tiles took which way. */
 typedef struct opgen_gemm_epilogue {
     void (*fn)(void *user, void *c, int64_t ldc, int64_t row, int64_t col, int64_t rows, int64_t cols);
     void *user;
+    const void *scale, *shift; /* [m] each, or NULL: fn does it all */
+    int act; /* 0 none */
+    double lo, hi;
 } opgen_gemm_epilogue;
 
 /* B as a function rather than a matrix (a convolution's im2col): the GEMM asks
