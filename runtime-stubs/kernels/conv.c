@@ -187,9 +187,10 @@ static int64_t tap_offset(const conv_geom *g, int64_t ky, int64_t kx) {
  * for all the channels it feeds), then the wide output, a block at a time, starts
  * at the bias and adds each tap's shifted run of the planes in the taps' order (a
  * padded input's zeros added, as ATen's padded convolution adds them): one long
- * vector loop per tap, no border cases. Its first OW columns of each row are the
- * result, the fused batch norm and activation applied once the plane is done.
- * Planes split across threads, each part with its own buffers. */
+ * vector loop per tap, no border cases (a 3x3's nine taps summed in registers),
+ * the fused batch norm and activation applied to the block while it is in L1. The
+ * first OW columns of each of its rows are the result. Planes split across
+ * threads, each part with its own buffers. */
 typedef struct dw_job {
     const conv_geom *g;
     const opgen_tensor *input, *weight, *bias;
@@ -204,7 +205,14 @@ typedef struct dw_job {
 /* A part's buffers: the phase planes of one channel and its wide output. */
 static size_t dw_part_bytes(const conv_geom *g, size_t es) { return ((size_t)(planes_size(g) + wide_length(g)) * es + 63) & ~(size_t)63; }
 
-#define DEPTHWISE_PART(NAME, T, FILL, POST)                                                                                      \
+/* N values of the wide output, V an expression of k, through the fused batch norm
+ * and activation when there is one (on the unused columns too: one vector loop). */
+#define DW_STORE(T, DST, N, V)                                                                                                   \
+    if (!j->post)                                                                                                                \
+        for (int64_t k = 0; k < (N); k++) (DST)[k] = (V);                                                                      \
+    else                                                                                                                         \
+        POST_RUN(T, act, lo, hi, al, be, DST, N, V)
+#define DEPTHWISE_PART(NAME, T, FILL)                                                                                            \
     OPGEN_DISPATCHED static void NAME(void *arg, int part) {                                                                     \
         enum { BLOCK = 2048 };                                                                                                   \
         const dw_job *j = arg;                                                                                                   \
@@ -212,27 +220,28 @@ static size_t dw_part_bytes(const conv_geom *g, size_t es) { return ((size_t)(pl
         const opgen_tensor *input = j->input, *weight = j->weight, *bias = j->bias;                                              \
         int64_t Wq = phase_width(&g), wide = wide_length(&g), hw = g.OH * g.OW, filled = -1;                                     \
         T *ph = (T *)(void *)(j->scratch + (size_t)part * j->per), *yw = ph + planes_size(&g);                                     \
+        const post_job *pj = j->post;                                                                                            \
+        opgen_post_act act = pj ? pj->post->act : OPGEN_POST_NONE;                                                               \
+        T lo = pj ? (T)pj->lo : 0, hi = pj ? (T)pj->hi : 0;                                                                      \
+        int64_t off[9] = {0}; /* a 3x3's taps in the planes */                                                                   \
+        for (int k = 0; k < 9 && g.KH == 3 && g.KW == 3; k++) off[k] = tap_offset(&g, k / 3, k % 3);                             \
         for (int64_t pl = j->planes * part / j->parts; pl < j->planes * (part + 1) / j->parts; pl++) {                          \
             int64_t n = pl / g.O, oc = pl % g.O, ic = oc / (g.O / g.C);                                                          \
             if (n * g.C + ic != filled)                                                                                          \
                 FILL(&g, (const T *)input->data + n * input->strides[0] + ic * input->strides[1], input->strides[2], input->strides[3], ph), filled = n * g.C + ic; \
             const T *w = (const T *)weight->data + oc * weight->strides[0];                                                      \
             T b0 = bias ? ((const T *)bias->data)[oc * bias->strides[0]] : (T)0, *y = (T *)j->out->data + pl * hw;              \
+            T al = pj ? ((const T *)pj->ab)[pj->first + oc] : (T)1, be = pj ? ((const T *)pj->ab)[pj->post->var->sizes[0] + pj->first + oc] : (T)0; \
+            T wt[9] = {0};                                                                                                       \
+            for (int k = 0; k < 9 && g.KH == 3 && g.KW == 3; k++) wt[k] = w[k / 3 * weight->strides[2] + k % 3 * weight->strides[3]]; \
             for (int64_t q0 = 0; q0 < wide; q0 += BLOCK) { /* a block of the wide output, in L1 while its taps pass */         \
                 int64_t nq = wide - q0 < BLOCK ? wide - q0 : BLOCK;                                                              \
                 T *restrict acc = yw + q0;                                                                                       \
                 if (g.KH == 3 && g.KW == 3) { /* the common case: the nine taps summed in registers, in the same order */        \
-                    const T *restrict t[9];                                                                                      \
-                    T wt[9];                                                                                                     \
-                    for (int k = 0; k < 9; k++)                                                                                  \
-                        t[k] = ph + tap_offset(&g, k / 3, k % 3) + q0, wt[k] = w[k / 3 * weight->strides[2] + k % 3 * weight->strides[3]]; \
-                    for (int64_t q = 0; q < nq; q++) {                                                                           \
-                        T a = b0;                                                                                                \
-                        a += wt[0] * t[0][q], a += wt[1] * t[1][q], a += wt[2] * t[2][q];                                        \
-                        a += wt[3] * t[3][q], a += wt[4] * t[4][q], a += wt[5] * t[5][q];                                        \
-                        a += wt[6] * t[6][q], a += wt[7] * t[7][q], a += wt[8] * t[8][q];                                        \
-                        acc[q] = a;                                                                                              \
-                    }                                                                                                            \
+                    const T *restrict t0 = ph + off[0] + q0, *restrict t1 = ph + off[1] + q0, *restrict t2 = ph + off[2] + q0;   \
+                    const T *restrict t3 = ph + off[3] + q0, *restrict t4 = ph + off[4] + q0, *restrict t5 = ph + off[5] + q0;   \
+                    const T *restrict t6 = ph + off[6] + q0, *restrict t7 = ph + off[7] + q0, *restrict t8 = ph + off[8] + q0;   \
+                    DW_STORE(T, acc, nq, b0 + wt[0] * t0[k] + wt[1] * t1[k] + wt[2] * t2[k] + wt[3] * t3[k] + wt[4] * t4[k] + wt[5] * t5[k] + wt[6] * t6[k] + wt[7] * t7[k] + wt[8] * t8[k]) \
                     continue;                                                                                                    \
                 }                                                                                                                \
                 for (int64_t q = 0; q < nq; q++) acc[q] = b0;                                                                    \
@@ -242,17 +251,17 @@ static size_t dw_part_bytes(const conv_geom *g, size_t es) { return ((size_t)(pl
                         const T *restrict src = ph + tap_offset(&g, ky, kx) + q0;                                                \
                         for (int64_t q = 0; q < nq; q++) acc[q] += wv * src[q];                                                  \
                     }                                                                                                            \
+                if (j->post) { POST_RUN(T, act, lo, hi, al, be, acc, nq, acc[k]) }                                                \
             }                                                                                                                    \
             for (int64_t oy = 0; oy < g.OH; oy++) {                                                                              \
                 T *restrict yo = y + oy * g.OW;                                                                                  \
                 const T *restrict wo = yw + oy * Wq;                                                                             \
                 for (int64_t ox = 0; ox < g.OW; ox++) yo[ox] = wo[ox];                                                           \
             }                                                                                                                    \
-            if (j->post) POST((void *)j->post, y, hw, oc, 0, 1, hw);                                                             \
         }                                                                                                                        \
     }
-DEPTHWISE_PART(depthwise_f32, float, fill_phases_f32, post_f32)
-DEPTHWISE_PART(depthwise_f64, double, fill_phases_f64, post_f64)
+DEPTHWISE_PART(depthwise_f32, float, fill_phases_f32)
+DEPTHWISE_PART(depthwise_f64, double, fill_phases_f64)
 
 /* f64: the caller's element type, a constant where it is inlined, so that a build
  * whose kernel keeps Float only links no Double loops (and the same below). */
