@@ -374,7 +374,7 @@ typedef struct shifted_job {
      * into the result, with the bias and the fused batch norm and activation (as    \
      * opgen_post's kernels compute them: (c + bias) * alpha + beta, then the        \
      * activation), channels split across threads */                                  \
-    static void COMPACT(void *arg, int part) {                                                                                   \
+    OPGEN_DISPATCHED static void COMPACT(void *arg, int part) {                                                                  \
         const shifted_job *j = arg;                                                                                              \
         const conv_geom *g = j->g;                                                                                               \
         int64_t og = g->O / g->groups, hw = g->OH * g->OW, Wq = phase_width(g), j0 = j->j0, nc = j->nc;                          \
