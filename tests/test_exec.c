@@ -338,18 +338,41 @@ static void test_transposed_views(void) {
 
 /* max_pool2d_with_indices whose indices nothing reads computes the values alone
  * (opgen_ctx.unread): the same bytes as when the indices are returned too, with
- * NaN, -inf and ties in the windows, padded and strided. */
+ * NaN, -inf and ties in the windows, over 60 geometries (kernel, stride, padding,
+ * dilation, ceil mode; Float and Double). */
+static int64_t pooled(int64_t in, int64_t k, int64_t s, int64_t p, int64_t d, bool ceil_mode) { /* ATen's output size */
+    int64_t num = in + 2 * p - d * (k - 1) - 1, o = (ceil_mode ? (num + s - 1) / s : num / s) + 1;
+    return ceil_mode && (o - 1) * s >= in + p ? o - 1 : o;
+}
 static void test_unread_indices(void) {
-    static const char *text[2] = {"graph(%x: f32[2, 3, 13, 11]):\n  %v, %i = aten::max_pool2d_with_indices(%x, [3, 3], [2, 2], [1, 1])\n  return %v\n",
-                                  "graph(%x: f32[2, 3, 13, 11]):\n  %v, %i = aten::max_pool2d_with_indices(%x, [3, 3], [2, 2], [1, 1])\n  return (%v, %i)\n"};
-    static float x[2 * 3 * 13 * 11], got[2][2 * 3 * 7 * 6];
-    for (int i = 0; i < 2 * 3 * 13 * 11; i++) x[i] = i % 17 == 0 ? NAN : i % 13 == 0 ? -INFINITY : (float)(i % 7) / 2.0f;
-    int64_t sx[4] = {2, 3, 13, 11};
-    const size_t bytes[1] = {sizeof got[0]};
-    const opgen_ivalue in = {.kind = OPGEN_GV_TENSOR, .t = f32(x, 4, sx)};
-    char kernel[128] = "";
-    for (int v = 0; v < 2; v++) run_copy(text[v], &in, 1, (void *[]){got[v]}, bytes, kernel);
-    CHECK(!memcmp(got[0], got[1], sizeof got[0]), "the values alone differ from the values beside their indices");
+    static float x[2 * 3 * 29 * 31], got[2][2 * 3 * 29 * 31];
+    static double xd[2 * 3 * 29 * 31], gotd[2][2 * 3 * 29 * 31];
+    uint32_t rng = 12345;
+    for (int c = 0; c < 60; c++) { /* the first case fixed, then seeded: kernel, stride, padding, dilation, ceil mode */
+        int64_t k[2] = {3, 3}, st[2] = {2, 2}, pd[2] = {1, 1}, dl[2] = {1, 1}, sx[4] = {2, 3, 13, 11};
+        bool ceil_mode = false, f64 = c % 4 == 3;
+        for (int i = 0; c && i < 2; i++) {
+            rng = rng * 1103515245u + 12345u, k[i] = 1 + (rng >> 16) % 4, st[i] = 1 + (rng >> 20) % 3, pd[i] = (rng >> 24) % (k[i] / 2 + 1), dl[i] = 1 + (rng >> 28) % 2;
+            sx[2 + i] = k[i] * dl[i] + (rng >> 8) % 23;
+        }
+        if (c) rng = rng * 1103515245u + 12345u, ceil_mode = rng >> 31, sx[0] = 1 + (rng >> 20) % 2;
+        int64_t oh = pooled(sx[2], k[0], st[0], pd[0], dl[0], ceil_mode), ow = pooled(sx[3], k[1], st[1], pd[1], dl[1], ceil_mode), n = sx[0] * sx[1] * sx[2] * sx[3];
+        for (int64_t i = 0; i < n; i++) { /* NaN, -inf and ties */
+            double v = i % 17 == 0 ? NAN : i % 13 == 0 ? -INFINITY : (double)((i * 7 + c) % 9) / 2.0;
+            x[i] = (float)v, xd[i] = v;
+        }
+        char text[2][512];
+        for (int v = 0; v < 2; v++)
+            snprintf(text[v], sizeof text[v], "graph(%%x: %s[%lld, 3, %lld, %lld]):\n  %%v, %%i = aten::max_pool2d_with_indices(%%x, [%lld, %lld], [%lld, %lld], [%lld, %lld], [%lld, %lld], %s)\n  return %s\n",
+                     f64 ? "f64" : "f32", (long long)sx[0], (long long)sx[2], (long long)sx[3], (long long)k[0], (long long)k[1], (long long)st[0], (long long)st[1], (long long)pd[0], (long long)pd[1],
+                     (long long)dl[0], (long long)dl[1], ceil_mode ? "True" : "False", v ? "(%v, %i)" : "%v");
+        const size_t bytes[1] = {(size_t)(sx[0] * 3 * oh * ow) * (f64 ? 8 : 4)};
+        opgen_ivalue in = {.kind = OPGEN_GV_TENSOR, .t = f32(x, 4, sx)};
+        if (f64) in.t.dtype = OPGEN_DTYPE_Double, in.t.data = xd, in.t.capacity = opgen_nbytes(&in.t);
+        char kernel[128] = "";
+        for (int v = 0; v < 2; v++) run_copy(text[v], &in, 1, (void *[]){f64 ? (void *)gotd[v] : (void *)got[v]}, bytes, kernel);
+        CHECK(!memcmp(f64 ? (void *)gotd[0] : (void *)got[0], f64 ? (void *)gotd[1] : (void *)got[1], bytes[0]), "case %d: the values alone differ from the values beside their indices", c);
+    }
 }
 
 int main(void) {

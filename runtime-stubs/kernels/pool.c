@@ -64,6 +64,8 @@ typedef struct max_job {
     opgen_tensor *out, *indices;
     int parts;
     bool values_only; /* nothing reads the indices (opgen_ctx.unread): a floating type's values alone */
+    char *scratch;    /* MAX_WIDE's buffers, per bytes a part */
+    size_t per;
 } max_job;
 /* One tap over a run of windows: the first largest value wins, a NaN at once
  * (the last NaN, as ATen's loop). The index is kept as 32 bits while the run is
@@ -138,6 +140,77 @@ MAX_PART(max_part_f64, double)
     _Generic((T)0, bool: max_part_b8, uint16_t: max_part_u16, uint8_t: max_part_u8, int8_t: max_part_i8, int16_t: max_part_i16, int32_t: max_part_i32, int64_t: max_part_i64, \
              float: max_part_f32, double: max_part_f64)
 
+/* Values alone (nothing reads the indices) of a floating type, where the build is
+ * for speed: a plane is copied once into phase planes padded with -infinity
+ * (plane (py, px) holds the padded input's rows py, py + s0, ... and columns px,
+ * px + s1, ..., as far as the windows reach), so that a tap (ky, kx) of every
+ * window at once is one plane read from row ky*d0 / s0 and column kx*d1 / s1 on:
+ * one long vector loop per tap over the "wide" output (rows Wq long, the first
+ * OW of each the windows'), no border cases, no gathers. The taps go in the
+ * windows' order, so the same value (the last NaN) wins. */
+#ifdef __OPTIMIZE_SIZE__
+#define MAX_PHASES 0
+#else
+#define MAX_PHASES 1
+#endif
+static void max_phase_dims(const pool_geom *g, int64_t *Hq, int64_t *Wq) {
+    int64_t hp = (g->OH - 1) * g->s[0] + (g->k[0] - 1) * g->d[0] + 1, wp = (g->OW - 1) * g->s[1] + (g->k[1] - 1) * g->d[1] + 1;
+    *Hq = (hp + g->s[0] - 1) / g->s[0], *Wq = (wp + g->s[1] - 1) / g->s[1];
+}
+/* A part's buffers: the phase planes and the wide output, 64-byte aligned. */
+static size_t max_phase_bytes(const pool_geom *g, size_t es) {
+    int64_t Hq, Wq;
+    max_phase_dims(g, &Hq, &Wq);
+    return ((size_t)(g->s[0] * g->s[1] * Hq * Wq + (g->OH - 1) * Wq + g->OW) * es + 63) & ~(size_t)63;
+}
+#define MAX_WIDE(NAME, T)                                                                                        \
+    OPGEN_DISPATCHED static void NAME(void *arg, int part) {                                                     \
+        const max_job *j = arg;                                                                                  \
+        const pool_geom g = *j->g;                                                                               \
+        int64_t sh = j->self->strides[g.hd], sw = j->self->strides[g.hd + 1], s0 = g.s[0], s1 = g.s[1], Hq, Wq;  \
+        max_phase_dims(&g, &Hq, &Wq);                                                                            \
+        int64_t wide = (g.OH - 1) * Wq + g.OW;                                                                   \
+        T *ph = (T *)(void *)(j->scratch + (size_t)part * j->per), *acc = ph + s0 * s1 * Hq * Wq;                 \
+        for (int64_t pl = g.planes * part / j->parts; pl < g.planes * (part + 1) / j->parts; pl++) {            \
+            const T *x = (const T *)j->self->data + plane_base(j->self, pl);                                     \
+            for (int64_t py = 0; py < s0; py++)                                                                  \
+                for (int64_t px = 0; px < s1; px++) {                                                            \
+                    T *plane = ph + (py * s1 + px) * Hq * Wq;                                                    \
+                    int64_t lo = px >= g.p[1] ? 0 : (g.p[1] - px + s1 - 1) / s1, hi = g.W + g.p[1] - px <= 0 ? 0 : (g.W + g.p[1] - px + s1 - 1) / s1; \
+                    hi = hi > Wq ? Wq : hi, lo = lo > hi ? hi : lo;                                              \
+                    for (int64_t r = 0; r < Hq; r++) {                                                           \
+                        T *restrict d = plane + r * Wq;                                                          \
+                        int64_t iy = r * s0 + py - g.p[0];                                                       \
+                        if (iy < 0 || iy >= g.H) {                                                               \
+                            for (int64_t c = 0; c < Wq; c++) d[c] = (T)-INFINITY;                                \
+                            continue;                                                                            \
+                        }                                                                                        \
+                        const T *restrict src = x + iy * sh + (px - g.p[1]) * sw;                                \
+                        for (int64_t c = 0; c < lo; c++) d[c] = (T)-INFINITY;                                    \
+                        if (s1 == 2 && sw == 1) /* constant strides: the loop vectorizes */                     \
+                            for (int64_t c = lo; c < hi; c++) d[c] = src[2 * c];                                 \
+                        else                                                                                     \
+                            for (int64_t c = lo; c < hi; c++) d[c] = src[c * s1 * sw];                           \
+                        for (int64_t c = hi; c < Wq; c++) d[c] = (T)-INFINITY;                                   \
+                    }                                                                                            \
+                }                                                                                                \
+            for (int64_t ky = 0; ky < g.k[0]; ky++)                                                              \
+                for (int64_t kx = 0; kx < g.k[1]; kx++) {                                                        \
+                    int64_t dy = ky * g.d[0], dx = kx * g.d[1];                                                  \
+                    const T *restrict t = ph + ((dy % s0) * s1 + dx % s1) * Hq * Wq + dy / s0 * Wq + dx / s1;    \
+                    if (!ky && !kx) /* the first tap: -infinity, then it (so itself) */                         \
+                        for (int64_t q = 0; q < wide; q++) acc[q] = t[q];                                        \
+                    else                                                                                         \
+                        for (int64_t q = 0; q < wide; q++) acc[q] = ((t[q] > acc[q]) | (t[q] != t[q])) ? t[q] : acc[q]; \
+                }                                                                                                \
+            T *restrict best = (T *)j->out->data + pl * g.OH * g.OW;                                             \
+            for (int64_t oy = 0; oy < g.OH; oy++)                                                                \
+                for (int64_t ox = 0; ox < g.OW; ox++) best[oy * g.OW + ox] = acc[oy * Wq + ox];                  \
+        }                                                                                                        \
+    }
+MAX_WIDE(max_wide_f32, float)
+MAX_WIDE(max_wide_f64, double)
+
 opgen_status opgen_portable_max_pool2d_with_indices_out(opgen_ctx *ctx, const opgen_tensor *self, opgen_int_list kernel_size, opgen_int_list stride, opgen_int_list padding, opgen_int_list dilation, bool ceil_mode, opgen_tensor *out, opgen_tensor *indices) {
     uint32_t mask = OPGEN_KERNEL_DTYPES_opgen_portable_max_pool2d_with_indices_out;
     pool_geom g = {0};
@@ -149,14 +222,26 @@ opgen_status opgen_portable_max_pool2d_with_indices_out(opgen_ctx *ctx, const op
         return OPGEN_FAIL(ctx, OPGEN_E_INVALID, "%s: planes of more than 2^31 - 1 elements (%lld x %lld) are not supported", ctx->op, (long long)g.H, (long long)g.W);
     int32_t st = opgen_out(ctx, out, self->dtype, self->dim, g.sizes);
     if (!st) st = opgen_out(ctx, indices, OPGEN_DTYPE_Long, self->dim, g.sizes);
-    if (st || ctx->meta) return st;
+    if (st) return st;
     /* indices nothing reads (opgen_ctx.unread, bit 1) are left unwritten, for a
      * floating type (its windows start at -infinity) */
-    max_job j = {&g, self, out, indices, 1, ctx->unread & 2u && (out->dtype == OPGEN_DTYPE_Float || out->dtype == OPGEN_DTYPE_Double)};
+    bool floating = self->dtype == OPGEN_DTYPE_Float || self->dtype == OPGEN_DTYPE_Double;
+    max_job j = {&g, self, out, indices, 1, ctx->unread & 2u && floating, NULL, 0};
     j.parts = opgen_parallel_parts_for(ctx->par, (double)opgen_numel(out) * (double)(g.k[0] * g.k[1]), 65536.0);
     if (j.parts > g.planes) j.parts = (int)g.planes;
+    /* MAX_WIDE's buffers, asked for alike at load (when what is read is not known yet) and at run */
+    if (MAX_PHASES && floating) {
+        j.per = max_phase_bytes(&g, (size_t)opgen_dtype_size(self->dtype));
+        j.scratch = opgen_scratch(ctx, j.per * (size_t)j.parts + 64);
+        if (!ctx->meta && !j.scratch) return OPGEN_FAIL(ctx, OPGEN_E_NO_MEMORY, "%s: out of memory", ctx->op);
+        j.scratch = (char *)(((uintptr_t)j.scratch + 63) & ~(uintptr_t)63);
+    }
+    if (ctx->meta) return OPGEN_OK;
     OPGEN_REAL_SWITCH(mask, out->dtype, ctx, T, {
-        opgen_parallel_for(ctx->par, j.parts, MAX_PART_OF(T), &j);
+        if (MAX_PHASES && j.values_only && OPGEN_IS_FLOAT_T(T))
+            opgen_parallel_for(ctx->par, j.parts, _Generic((T)0, double: max_wide_f64, default: max_wide_f32), &j);
+        else
+            opgen_parallel_for(ctx->par, j.parts, MAX_PART_OF(T), &j);
     })
     return OPGEN_OK;
 }
