@@ -85,17 +85,20 @@ typedef struct post_job {
 } post_job;
 /* dst[k] = act(v * alpha + beta) for k < n, v being V (an expression of k): the
  * batch norm kernel's expression, then relu's or hardtanh's (lo, hi), so the
- * bytes are those kernels'. */
+ * bytes are those kernels'. Each activation is written as "the bound if it is
+ * larger, else x" (0 > x, lo > x; hi < x): a NaN x stays, -0 stays -0, as in
+ * relu's x < 0 ? 0 : x and hardtanh's, and it is exactly one max (min)
+ * instruction per vector on x86. */
 #define POST_RUN(T, ACT, LO, HI, ALPHA, BETA, DST, N, V)                                                                         \
     if ((ACT) == OPGEN_POST_RELU)                                                                                                \
         for (int64_t k = 0; k < (N); k++) {                                                                                      \
             T x = (T)(V) * (ALPHA) + (BETA);                                                                                     \
-            (DST)[k] = OPGEN_LT0(T, x) ? (T)0 : x;                                                                               \
+            (DST)[k] = (T)0 > x ? (T)0 : x;                                                                                      \
         }                                                                                                                        \
     else if ((ACT) == OPGEN_POST_CLAMP)                                                                                          \
         for (int64_t k = 0; k < (N); k++) {                                                                                      \
-            T x = (T)(V) * (ALPHA) + (BETA);                                                                                     \
-            (DST)[k] = x != x ? x : (x < (LO) ? (LO) : x) > (HI) ? (HI) : (x < (LO) ? (LO) : x);                                 \
+            T x = (T)(V) * (ALPHA) + (BETA), t = (LO) > x ? (LO) : x;                                                            \
+            (DST)[k] = (HI) < t ? (HI) : t;                                                                                      \
         }                                                                                                                        \
     else                                                                                                                         \
         for (int64_t k = 0; k < (N); k++) (DST)[k] = (T)(V) * (ALPHA) + (BETA);
