@@ -32,6 +32,7 @@ static const geom fixed[] = {
     {1, 4, 256, 20, 20, 3, 3, {1, 1}, {1, 1}, {1, 1}, 1, 0, 0, false, true},
     {2, 6, 192, 23, 17, 3, 3, {2, 2}, {1, 1}, {1, 1}, 1, 0, 0, false, false},
     {1, 8, 128, 9, 130, 1, 5, {1, 1}, {0, 2}, {1, 2}, 2, 0, 0, false, true},
+    {1, 4, 256, 40, 40, 3, 3, {1, 1}, {1, 1}, {1, 1}, 1, 0, 0, false, true}, /* on 2 threads, a range of chunks each */
     /* 1x1 (the input read in place) and im2col packed: whole GEMM tiles take a
      * fused batch norm and activation in registers, ragged ones after */
     {1, 16, 96, 12, 12, 1, 1, {1, 1}, {0, 0}, {1, 1}, 1, 0, 0, false, false},

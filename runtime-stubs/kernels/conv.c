@@ -351,8 +351,9 @@ IM2COL_PANEL(im2col_panel_f64, double)
  * batch norm and activation follow on each finished channel. Copying in and out
  * is split across threads by channel, as the GEMM is by block. */
 typedef struct shifted_bufs {
-    void *xpad, *wide, *gemm;
+    void *xpad, *wide, *gemm; /* wide and gemm: a slice per part (wide_bytes, gemm_bytes apart) */
     int64_t *brow;
+    size_t wide_bytes, gemm_bytes;
 } shifted_bufs;
 typedef struct shifted_job {
     const conv_geom *g;
@@ -364,6 +365,9 @@ typedef struct shifted_job {
     void *y;
     int parts;
     int64_t j0, nc; /* the chunk of the wide output in the buffer */
+    void *wide;     /* that buffer */
+    const void *w;  /* the group's weight, rows rsw apart: for SHIFTED_RANGE */
+    int64_t rsw;
 } shifted_job;
 #define SHIFTED_PARTS(FILL, COMPACT, PHASES, T)                                                                                   \
     OPGEN_DISPATCHED static void FILL(void *arg, int part) {                                                                                    \
@@ -391,7 +395,7 @@ typedef struct shifted_job {
             for (int64_t q = j0; q < j0 + nc;) { /* a wide row's part: columns ox .. ox + n */                                  \
                 int64_t oy = q / Wq, ox = q % Wq, n = Wq - ox < j0 + nc - q ? Wq - ox : j0 + nc - q;                              \
                 int64_t valid = ox >= g->OW ? 0 : g->OW - ox < n ? g->OW - ox : n;                                               \
-                const T *restrict src = (const T *)j->bf->wide + o * nc + (q - j0);                                              \
+                const T *restrict src = (const T *)j->wide + o * nc + (q - j0);                                                  \
                 T *restrict dst = (T *)j->y + o * hw + oy * g->OW + ox;                                                          \
                 if (!pj)                                                                                                         \
                     for (int64_t k = 0; k < valid; k++) dst[k] = src[k] + b;                                                     \
@@ -403,11 +407,37 @@ typedef struct shifted_job {
     }
 SHIFTED_PARTS(shifted_fill_f32, shifted_compact_f32, fill_phases_f32, float)
 SHIFTED_PARTS(shifted_fill_f64, shifted_compact_f64, fill_phases_f64, double)
+/* With threads and a wide output of several chunks: each part takes a range of
+ * its columns, chunk by chunk, GEMM and compaction alike, in its own buffers, so
+ * a chunk is compacted by the core that computed it, while in its L2 (the same
+ * values: the GEMM's sums do not depend on the columns it is given). */
+#define SHIFTED_RANGE(NAME, T, GEMM, COMPACT)                                                                                    \
+    static void NAME(void *arg, int part) {                                                                                      \
+        shifted_job jj = *(const shifted_job *)arg;                                                                              \
+        const conv_geom *g = jj.g;                                                                                               \
+        int64_t og = g->O / g->groups, ck = g->Cg * g->KH * g->KW, wide = wide_length(g), chunk = wide_chunk(g);              \
+        int64_t lo = wide * part / jj.parts, hi = wide * (part + 1) / jj.parts;                                                  \
+        jj.wide = (char *)jj.bf->wide + (size_t)part * jj.bf->wide_bytes;                                                        \
+        void *gs = (char *)jj.bf->gemm + (size_t)part * jj.bf->gemm_bytes;                                                       \
+        for (jj.j0 = lo; jj.j0 < hi; jj.j0 += chunk) {                                                                           \
+            jj.nc = hi - jj.j0 < chunk ? hi - jj.j0 : chunk;                                                                     \
+            GEMM(NULL, og, jj.nc, ck, 1, jj.w, jj.rsw, 1, (const T *)jj.bf->xpad + jj.j0, jj.bf->brow, 0, jj.wide, jj.nc, gs, NULL); \
+            jj.parts = 1;                                                                                                        \
+            COMPACT(&jj, 0);                                                                                                     \
+            jj.parts = ((const shifted_job *)arg)->parts;                                                                        \
+        }                                                                                                                        \
+    }
+SHIFTED_RANGE(shifted_range_f32, float, opgen_gemm_f32_rows, shifted_compact_f32)
+SHIFTED_RANGE(shifted_range_f64, double, opgen_gemm_f64_rows, shifted_compact_f64)
+/* Whether the parts take ranges of the wide output (SHIFTED_RANGE): at least 256
+ * columns each (eight tiles), so the ranges' ragged ends cost little; else the
+ * GEMM splits each chunk and the compaction its channels. */
+static bool shifted_ranges(const conv_geom *g, int parts) { return parts > 1 && wide_length(g) >= 256 * (int64_t)parts; }
 
 OPGEN_SPECIALIZED void conv_shifted(opgen_ctx *ctx, bool f64, const conv_geom *g, const opgen_tensor *input, const void *x, const void *w, int64_t rsw, const void *bias, int64_t bstride,
                          const shifted_bufs *bf, const post_job *pj, void *y) {
     int64_t og = g->O / g->groups, ck = g->Cg * g->KH * g->KW;
-    shifted_job j = {g, input, x, bias, bstride, bf, pj, y, 1, 0, 0};
+    shifted_job j = {g, input, x, bias, bstride, bf, pj, y, 1, 0, 0, bf->wide, w, rsw};
     j.parts = opgen_parallel_parts_for(ctx->par, (double)(g->Cg * planes_size(g)), 65536.0);
     opgen_parallel_for(ctx->par, j.parts, f64 ? shifted_fill_f64 : shifted_fill_f32, &j);
     memset((char *)bf->xpad + (size_t)(g->Cg * planes_size(g)) * (f64 ? 8 : 4), 0, OPGEN_GEMM_SLACK * (size_t)(f64 ? 8 : 4)); /* read, never used */
@@ -416,6 +446,11 @@ OPGEN_SPECIALIZED void conv_shifted(opgen_ctx *ctx, bool f64, const conv_geom *g
             for (int64_t kx = 0; kx < g->KW; kx++) bf->brow[q++] = c * planes_size(g) + tap_offset(g, ky, kx);
     /* chunk by chunk of the wide output, each compacted while it is in cache */
     int64_t wide = wide_length(g), chunk = wide_chunk(g);
+    if (shifted_ranges(g, opgen_parallel_parts(ctx->par))) {
+        j.parts = opgen_parallel_parts(ctx->par);
+        opgen_parallel_for(ctx->par, j.parts, f64 ? shifted_range_f64 : shifted_range_f32, &j);
+        return;
+    }
     for (j.j0 = 0; j.j0 < wide; j.j0 += chunk) {
         j.nc = wide - j.j0 < chunk ? wide - j.j0 : chunk;
         if (f64)
@@ -433,15 +468,19 @@ static int32_t conv2d(opgen_ctx *ctx, uint32_t mask, const opgen_tensor *input, 
     conv_path path = path_of(&g, input);
     int64_t og = g.O / g.groups, ck = g.Cg * g.KH * g.KW, hw = g.OH * g.OW;
     size_t es = (size_t)opgen_dtype_size(input->dtype);
-    shifted_bufs sb = {NULL, NULL, NULL, NULL};
-    if (path == CONV_SHIFTED) {
+    shifted_bufs sb = {NULL, NULL, NULL, NULL, 0, 0};
+    if (path == CONV_SHIFTED) { /* with ranges (SHIFTED_RANGE), a wide buffer and GEMM scratch per part */
+        bool ranges = shifted_ranges(&g, opgen_parallel_parts(ctx->par));
+        size_t parts = ranges ? (size_t)opgen_parallel_parts(ctx->par) : 1;
         sb.xpad = opgen_scratch(ctx, (size_t)(g.Cg * planes_size(&g) + OPGEN_GEMM_SLACK) * es);
-        sb.wide = opgen_scratch(ctx, (size_t)(og * wide_chunk(&g)) * es);
+        sb.wide_bytes = ((size_t)(og * wide_chunk(&g)) * es + 63) & ~(size_t)63;
+        sb.gemm_bytes = opgen_gemm_scratch(input->dtype, NULL, og, wide_chunk(&g), ck);
+        sb.wide = opgen_scratch(ctx, sb.wide_bytes * parts);
+        sb.gemm = opgen_scratch(ctx, ranges ? sb.gemm_bytes * parts : opgen_gemm_scratch(input->dtype, ctx->par, og, wide_chunk(&g), ck));
         sb.brow = opgen_scratch(ctx, sizeof(int64_t) * (size_t)ck);
     }
     void *dws = path == CONV_DEPTHWISE ? opgen_scratch(ctx, dw_part_bytes(&g, es) * (size_t)opgen_parallel_parts(ctx->par) + 64) : NULL;
-    void *gs = path == CONV_DEPTHWISE ? NULL : opgen_scratch(ctx, opgen_gemm_scratch(input->dtype, ctx->par, og, path == CONV_SHIFTED ? wide_chunk(&g) : hw, ck));
-    sb.gemm = gs;
+    void *gs = path == CONV_DEPTHWISE ? NULL : path == CONV_SHIFTED ? sb.gemm : opgen_scratch(ctx, opgen_gemm_scratch(input->dtype, ctx->par, og, hw, ck));
     /* the GEMM reads each group's weight as a matrix [og, Cg*KH*KW]: a weight laid
      * out otherwise is copied so first */
     bool flat = weight->strides[3] == 1 && weight->strides[2] == g.KW && weight->strides[1] == g.KH * g.KW && weight->strides[0] == ck;
