@@ -348,8 +348,10 @@ IM2COL_PANEL(im2col_panel_f64, double)
  * row ky*d0 / s0 and column kx*d1 / s1 on, read as one run, and the GEMM reads
  * those rows in place (opgen_gemm_*_rows) into the wide output [og, wide], whose
  * rows are Wq long. Their first OW columns, plus the bias, are the result; a fused
- * batch norm and activation follow on each finished channel. Copying in and out
- * is split across threads by channel, as the GEMM is by block. */
+ * batch norm and activation follow on each finished channel. On threads the
+ * copy in is split by channel; each thread then takes a range of the wide
+ * output's columns (SHIFTED_RANGE), or, where it is narrow, the GEMM splits each
+ * chunk and the compaction its channels. */
 typedef struct shifted_bufs {
     void *xpad, *wide, *gemm; /* wide and gemm: a slice per part (wide_bytes, gemm_bytes apart) */
     int64_t *brow;
