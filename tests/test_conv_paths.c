@@ -4,9 +4,12 @@
  * and seeded random ones: strides 1-3,
  * padding, dilation, groups, 1-D and 2-D, batch, with and without bias, widths
  * from 1 to past a GEMM block. With a thread pool, every case again on 2 threads:
- * the same bytes. Float and Double. Exits 1 at the first mismatch, naming it. */
+ * the same bytes. Float and Double. Every case with each GEMM micro-kernel the
+ * CPU can run (opgen_gemm_use_variant: AVX-512's, AVX2's, the baseline's). Exits
+ * 1 at the first mismatch, naming it. */
 #include "opgen/kernel.h"
 #include "opgen_registry.h"
+#include "runtime-stubs/kernels/gemm.h" /* opgen_gemm_use_variant */
 #ifdef OPGEN_HAVE_POOL
 #include "opgen/pool.h"
 #endif
@@ -179,9 +182,15 @@ int main(void) {
         opgen_dtype dt = cases % 3 ? OPGEN_DTYPE_Float : OPGEN_DTYPE_Double;
         opgen_tensor one, two;
         opgen_arena_mark mark = opgen_arena_save(&a);
-        int bad = run(&g, cases, dt, NULL, &one, &a, &err) || (par && run(&g, cases, dt, par, &two, &a, &err));
-        if (!bad && par && memcmp(one.data, two.data, opgen_nbytes(&one))) fputs("2 threads wrote other bytes than 1\n", stderr), bad = 1;
+        int bad = 0, v = 0;
+        for (; !bad && v < 3; v++) { /* the best micro-kernels the CPU has, then AVX2's and the baseline's where it has more */
+            opgen_gemm_use_variant(v == 0 ? -1 : 2 - v);
+            bad = run(&g, cases, dt, NULL, &one, &a, &err) || (par && run(&g, cases, dt, par, &two, &a, &err));
+            if (!bad && par && memcmp(one.data, two.data, opgen_nbytes(&one))) fputs("2 threads wrote other bytes than 1\n", stderr), bad = 1;
+        }
+        opgen_gemm_use_variant(-1);
         if (bad) {
+            fprintf(stderr, "test_conv_paths: with the %s micro-kernels\n", v == 1 ? "best" : v == 2 ? "AVX2 (or lesser)" : "baseline");
             char msg[512];
             opgen_error_format(&err, msg, sizeof msg);
             fprintf(stderr, "test_conv_paths: case %d: %s N=%lld C=%lld O=%lld H=%lld W=%lld k=%lldx%lld stride=%lld,%lld pad=%lld,%lld dil=%lld,%lld groups=%lld bias=%d %s: %s\n", cases,
@@ -192,7 +201,7 @@ int main(void) {
         opgen_arena_restore(&a, mark);
         cases++;
     }
-    printf("test_conv_paths: %d convolutions match the reference%s\n", cases, par ? ", and on 2 threads the same bytes" : "");
+    printf("test_conv_paths: %d convolutions match the reference with each GEMM micro-kernel the CPU has (best, AVX2, baseline)%s\n", cases, par ? ", and on 2 threads the same bytes" : "");
 #ifdef OPGEN_HAVE_POOL
     opgen_pool_destroy(pool);
 #endif

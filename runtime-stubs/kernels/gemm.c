@@ -151,12 +151,18 @@ enum { BASE, AVX2, AVX512 };
 static const gemm_shape shapes_f32[3] = {{4, 8, 64, 256, 512}, {6, 16, 96, 384, 512}, {8, 32, 96, 384, 512}};
 static const gemm_shape shapes_f64[3] = {{4, 4, 64, 256, 256}, {6, 8, 96, 256, 256}, {8, 16, 96, 256, 256}};
 
+static int ceiling = AVX512; /* opgen_gemm_use_variant */
+void opgen_gemm_use_variant(int v) { ceiling = v < 0 ? AVX512 : v; }
+
 static int best_variant(void) {
+    int v = BASE;
 #if X86
-    if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("fma")) return AVX512;
-    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) return AVX2;
+    if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("fma"))
+        v = AVX512;
+    else if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))
+        v = AVX2;
 #endif
-    return BASE;
+    return v < ceiling ? v : ceiling;
 }
 
 static int64_t round_up(int64_t v, int64_t to) { return (v + to - 1) / to * to; }

@@ -48,6 +48,10 @@ typedef struct opgen_gemm_bsource {
 } opgen_gemm_bsource;
 
 size_t opgen_gemm_scratch(opgen_dtype dtype, const opgen_parallel *par, int64_t m, int64_t n, int64_t k);
+/* For tests: the micro-kernels used from now on are no better than v (0 the
+ * baseline's, 1 AVX2's, 2 AVX-512's; -1, the default: the best the CPU has), so
+ * a machine with AVX-512 checks the others too. Not for use while a GEMM runs. */
+void opgen_gemm_use_variant(int v);
 void opgen_gemm_f32(const opgen_parallel *par, int64_t m, int64_t n, int64_t k, float alpha, const float *a, int64_t rsa, int64_t csa, const float *b, int64_t rsb, int64_t csb, float beta, float *c,
                     int64_t ldc, void *scratch, const opgen_gemm_epilogue *epi);
 void opgen_gemm_f64(const opgen_parallel *par, int64_t m, int64_t n, int64_t k, double alpha, const double *a, int64_t rsa, int64_t csa, const double *b, int64_t rsb, int64_t csb, double beta,
