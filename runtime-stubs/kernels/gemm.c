@@ -144,6 +144,12 @@ MICRO(micro_f32_avx2, float, int32_t, 32, 6, 2, TARGET_AVX2, VPOST)
 MICRO(micro_f32_avx512, float, int32_t, 64, 8, 2, TARGET_AVX512, VPOST)
 MICRO(micro_f64_avx2, double, int64_t, 32, 6, 2, TARGET_AVX2, VPOST)
 MICRO(micro_f64_avx512, double, int64_t, 64, 8, 2, TARGET_AVX512, VPOST)
+/* Half as wide (one vector a row), for a row's last NR/2 columns or fewer: a
+ * 14x14 output's 196 columns take 6 x 32 + 16, not 7 x 32. */
+MICRO(micro_f32_avx2_h, float, int32_t, 32, 6, 1, TARGET_AVX2, VPOST)
+MICRO(micro_f32_avx512_h, float, int32_t, 64, 8, 1, TARGET_AVX512, VPOST)
+MICRO(micro_f64_avx2_h, double, int64_t, 32, 6, 1, TARGET_AVX2, VPOST)
+MICRO(micro_f64_avx512_h, double, int64_t, 64, 8, 1, TARGET_AVX512, VPOST)
 #endif
 
 /* The variants, best first: {shape, which CPU feature it needs}. */
@@ -260,7 +266,7 @@ GEMV(gemv_f64_avx2, double, TARGET_AVX2)
     /* C[i0.., j0..] of size m x n: pack and call the micro-kernel over the tiles */                                  \
     static void NAME##_block(const NAME##_job *jb, int64_t i0m, int64_t m, int64_t j0n, int64_t n, void *scratch) {    \
         int v = best_variant();                                                                                        \
-        micro_fn_##T *micro = MICROS[v];                                                                               \
+        micro_fn_##T *const *micros = MICROS[v];                                                                       \
         int64_t k = jb->k, rsa = jb->rsa, csa = jb->csa, rsb = jb->rsb, csb = jb->csb, ldc = jb->ldc;                 \
         const T *a = jb->a + i0m * rsa, *b = jb->b ? jb->b + j0n * csb : NULL; /* no B with a B function */           \
         T *c = jb->c + i0m * ldc + j0n, alpha = jb->alpha, beta = jb->beta;                                            \
@@ -303,18 +309,23 @@ GEMV(gemv_f64_avx2, double, TARGET_AVX2)
                             for (int64_t p = 0; p < kc; p++)                                                           \
                                 for (int64_t i = 0; i < s.mr; i++) *r++ = ir + i < mc ? ap[i * rsa + p * csa] : (T)0;  \
                     }                                                                                                  \
-                    for (int64_t jr = 0; jr < nc; jr += s.nr)                                                          \
+                    for (int64_t jr = 0; jr < nc; jr += s.nr) {                                                        \
+                        /* NR/2 columns or fewer left: the half-wide kernel, half the products */                      \
+                        bool half = micros[1] && nc - jr <= s.nr / 2;                                                  \
+                        micro_fn_##T *micro = micros[half];                                                            \
+                        int64_t tw = half ? s.nr / 2 : s.nr, nt = min64(tw, nc - jr);                                  \
+                        bool db = direct && (jr + s.nr <= nc || boff);                                                 \
                         for (int64_t ir = 0; ir < mc; ir += s.mr) {                                                    \
                             T *ct = c + (i0 + ir) * ldc + j0 + jr;                                                     \
                             bool da = direct_a && ir + s.mr <= mc;                                                     \
-                            bool db = direct && (jr + s.nr <= nc || boff);                                             \
-                            int64_t mt = min64(s.mr, mc - ir), nt = min64(s.nr, nc - jr);                              \
+                            int64_t mt = min64(s.mr, mc - ir);                                                         \
                             bool last = jb->epi && p0 + kc == k; /* the tile is finished */                             \
-                            const tile_post_##T *tp = last && jb->post.scale && v != BASE && mt == s.mr && nt == s.nr ? &jb->post : NULL; \
+                            const tile_post_##T *tp = last && jb->post.scale && v != BASE && mt == s.mr && nt == tw ? &jb->post : NULL; \
                             micro(kc, da ? a + (i0 + ir) * rsa + p0 : pa + ir * kc, da ? rsa : 0, db ? bp + jr : pb + jr * kc, db ? rsb : s.nr, \
                                   db ? boff : NULL, ct, ldc, mt, nt, alpha, be, tp, i0m + i0 + ir);                   \
                             if (last && !tp) jb->epi->fn(jb->epi->user, ct, ldc, i0m + i0 + ir, j0n + j0 + jr, mt, nt); \
                         }                                                                                              \
+                    }                                                                                                  \
                 }                                                                                                      \
             }                                                                                                          \
         }                                                                                                              \
@@ -368,12 +379,13 @@ GEMV(gemv_f64_avx2, double, TARGET_AVX2)
         NAME##_run(par, m, n, k, alpha, a, rsa, csa, b, 0, 1, brow, NULL, beta, c, ldc, scratch, epi);                  \
     }
 
+/* Per variant: the micro-kernel NR wide, and NR/2 wide (NULL: none). */
 #if X86
-static micro_fn_float *const micros_f32[3] = {micro_f32_base, micro_f32_avx2, micro_f32_avx512};
-static micro_fn_double *const micros_f64[3] = {micro_f64_base, micro_f64_avx2, micro_f64_avx512};
+static micro_fn_float *const micros_f32[3][2] = {{micro_f32_base, NULL}, {micro_f32_avx2, micro_f32_avx2_h}, {micro_f32_avx512, micro_f32_avx512_h}};
+static micro_fn_double *const micros_f64[3][2] = {{micro_f64_base, NULL}, {micro_f64_avx2, micro_f64_avx2_h}, {micro_f64_avx512, micro_f64_avx512_h}};
 #else
-static micro_fn_float *const micros_f32[3] = {micro_f32_base, micro_f32_base, micro_f32_base};
-static micro_fn_double *const micros_f64[3] = {micro_f64_base, micro_f64_base, micro_f64_base};
+static micro_fn_float *const micros_f32[3][2] = {{micro_f32_base, NULL}, {micro_f32_base, NULL}, {micro_f32_base, NULL}};
+static micro_fn_double *const micros_f64[3][2] = {{micro_f64_base, NULL}, {micro_f64_base, NULL}, {micro_f64_base, NULL}};
 #endif
 
 GEMM_DRIVER(opgen_gemm_f32, float, shapes_f32, micros_f32)
