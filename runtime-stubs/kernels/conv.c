@@ -9,6 +9,7 @@
  * transposed convolutions are direct loops over the output (or, transposed,
  * scattered from the input). */
 #include "gemm.h"
+#include "phases.h"
 #include "opgen/loops.h"
 #include "opgen_registry.h"
 
@@ -149,32 +150,9 @@ static void tap_columns(const conv_geom *g, int64_t kx, int64_t *lo, int64_t *hi
  * first OW of each the outputs'. */
 #define FILL_PHASES(NAME, T)                                                                                                     \
     OPGEN_SPECIALIZED void NAME(const conv_geom *g, const T *x, int64_t hs, int64_t ws, T *dst) {                                        \
-        int64_t s0 = g->s[0], s1 = g->s[1], Hq = phase_height(g), Wq = phase_width(g);                                          \
-        for (int64_t py = 0; py < s0; py++)                                                                                      \
-            for (int64_t px = 0; px < s1; px++) {                                                                                \
-                T *plane = dst + (py * s1 + px) * Hq * Wq;                                                                       \
-                int64_t lo = px >= g->p[1] ? 0 : (g->p[1] - px + s1 - 1) / s1, hi = g->W + g->p[1] - px <= 0 ? 0 : (g->W + g->p[1] - px + s1 - 1) / s1; \
-                if (hi > Wq) hi = Wq;                                                                                            \
-                if (lo > hi) lo = hi;                                                                                            \
-                for (int64_t r = 0; r < Hq; r++) {                                                                               \
-                    T *restrict d = plane + r * Wq;                                                                              \
-                    int64_t iy = r * s0 + py - g->p[0];                                                                          \
-                    if (iy < 0 || iy >= g->H) {                                                                                  \
-                        memset(d, 0, sizeof(T) * (size_t)Wq);                                                                    \
-                        continue;                                                                                                \
-                    }                                                                                                            \
-                    const T *restrict src = x + iy * hs + (px - g->p[1]) * ws;                                                   \
-                    for (int64_t q = 0; q < lo; q++) d[q] = 0;                                                                   \
-                    if (s1 == 1 && ws == 1) /* constant strides: short rows are loops, not calls */                             \
-                        for (int64_t q = lo; q < hi; q++) d[q] = src[q];                                                         \
-                    else if (s1 == 2 && ws == 1)                                                                                 \
-                        for (int64_t q = lo; q < hi; q++) d[q] = src[2 * q];                                                     \
-                    else                                                                                                         \
-                        for (int64_t q = lo; q < hi; q++) d[q] = src[q * s1 * ws];                                               \
-                    for (int64_t q = hi; q < Wq; q++) d[q] = 0;                                                                  \
-                }                                                                                                                \
-            }                                                                                                                    \
-        for (int64_t q = s0 * s1 * Hq * Wq; q < planes_size(g); q++) dst[q] = 0; /* the last row's shared padding */          \
+        int64_t Hq = phase_height(g), Wq = phase_width(g);                                                                      \
+        OPGEN_FILL_PHASES(T, x, hs, ws, g->H, g->W, g->s[0], g->s[1], g->p[0], g->p[1], Hq, Wq, (T)0, dst)                      \
+        for (int64_t q = g->s[0] * g->s[1] * Hq * Wq; q < planes_size(g); q++) dst[q] = 0; /* the last row's shared padding */ \
     }
 FILL_PHASES(fill_phases_f32, float)
 FILL_PHASES(fill_phases_f64, double)
@@ -368,7 +346,7 @@ typedef struct shifted_job {
     int parts;
     int64_t j0, nc; /* the chunk of the wide output in the buffer */
     void *wide;     /* that buffer */
-    const void *w;  /* the group's weight, rows rsw apart: for SHIFTED_RANGE */
+    const void *w;  /* the group's weight, rows rsw apart */
     int64_t rsw;
 } shifted_job;
 #define SHIFTED_PARTS(FILL, COMPACT, PHASES, T)                                                                                   \
@@ -409,28 +387,34 @@ typedef struct shifted_job {
     }
 SHIFTED_PARTS(shifted_fill_f32, shifted_compact_f32, fill_phases_f32, float)
 SHIFTED_PARTS(shifted_fill_f64, shifted_compact_f64, fill_phases_f64, double)
+/* Columns lo .. hi of the wide output, chunk by chunk: the GEMM into j->wide (gs
+ * its scratch), then the compaction, each split over par's threads (NULL: one). */
+OPGEN_SPECIALIZED void shifted_chunks(const opgen_parallel *par, bool f64, shifted_job *j, int64_t lo, int64_t hi, void *gs) {
+    const conv_geom *g = j->g;
+    int64_t og = g->O / g->groups, ck = g->Cg * g->KH * g->KW, chunk = wide_chunk(g);
+    for (j->j0 = lo; j->j0 < hi; j->j0 += chunk) {
+        j->nc = hi - j->j0 < chunk ? hi - j->j0 : chunk;
+        if (f64)
+            opgen_gemm_f64_rows(par, og, j->nc, ck, 1, j->w, j->rsw, 1, (const double *)j->bf->xpad + j->j0, j->bf->brow, 0, j->wide, j->nc, gs, NULL);
+        else
+            opgen_gemm_f32_rows(par, og, j->nc, ck, 1, j->w, j->rsw, 1, (const float *)j->bf->xpad + j->j0, j->bf->brow, 0, j->wide, j->nc, gs, NULL);
+        j->parts = opgen_parallel_parts_for(par, (double)(og * j->nc), 65536.0);
+        opgen_parallel_for(par, j->parts, f64 ? shifted_compact_f64 : shifted_compact_f32, j);
+    }
+}
 /* With threads and a wide output of several chunks: each part takes a range of
- * its columns, chunk by chunk, GEMM and compaction alike, in its own buffers, so
- * a chunk is compacted by the core that computed it, while in its L2 (the same
- * values: the GEMM's sums do not depend on the columns it is given). */
-#define SHIFTED_RANGE(NAME, T, GEMM, COMPACT)                                                                                    \
+ * its columns, GEMM and compaction alike, in its own buffers, so a chunk is
+ * compacted by the core that computed it, while in its L2 (the same values: the
+ * GEMM's sums do not depend on the columns it is given). */
+#define SHIFTED_RANGE(NAME, F64)                                                                                                 \
     static void NAME(void *arg, int part) {                                                                                      \
         shifted_job jj = *(const shifted_job *)arg;                                                                              \
-        const conv_geom *g = jj.g;                                                                                               \
-        int64_t og = g->O / g->groups, ck = g->Cg * g->KH * g->KW, wide = wide_length(g), chunk = wide_chunk(g);              \
-        int64_t lo = wide * part / jj.parts, hi = wide * (part + 1) / jj.parts;                                                  \
+        int64_t wide = wide_length(jj.g);                                                                                        \
         jj.wide = (char *)jj.bf->wide + (size_t)part * jj.bf->wide_bytes;                                                        \
-        void *gs = (char *)jj.bf->gemm + (size_t)part * jj.bf->gemm_bytes;                                                       \
-        for (jj.j0 = lo; jj.j0 < hi; jj.j0 += chunk) {                                                                           \
-            jj.nc = hi - jj.j0 < chunk ? hi - jj.j0 : chunk;                                                                     \
-            GEMM(NULL, og, jj.nc, ck, 1, jj.w, jj.rsw, 1, (const T *)jj.bf->xpad + jj.j0, jj.bf->brow, 0, jj.wide, jj.nc, gs, NULL); \
-            jj.parts = 1;                                                                                                        \
-            COMPACT(&jj, 0);                                                                                                     \
-            jj.parts = ((const shifted_job *)arg)->parts;                                                                        \
-        }                                                                                                                        \
+        shifted_chunks(NULL, F64, &jj, wide * part / jj.parts, wide * (part + 1) / jj.parts, (char *)jj.bf->gemm + (size_t)part * jj.bf->gemm_bytes); \
     }
-SHIFTED_RANGE(shifted_range_f32, float, opgen_gemm_f32_rows, shifted_compact_f32)
-SHIFTED_RANGE(shifted_range_f64, double, opgen_gemm_f64_rows, shifted_compact_f64)
+SHIFTED_RANGE(shifted_range_f32, false)
+SHIFTED_RANGE(shifted_range_f64, true)
 /* Whether the parts take ranges of the wide output (SHIFTED_RANGE): at least 256
  * columns each (eight tiles), so the ranges' ragged ends cost little; else the
  * GEMM splits each chunk and the compaction its channels. */
@@ -438,7 +422,6 @@ static bool shifted_ranges(const conv_geom *g, int parts) { return parts > 1 && 
 
 OPGEN_SPECIALIZED void conv_shifted(opgen_ctx *ctx, bool f64, const conv_geom *g, const opgen_tensor *input, const void *x, const void *w, int64_t rsw, const void *bias, int64_t bstride,
                          const shifted_bufs *bf, const post_job *pj, void *y) {
-    int64_t og = g->O / g->groups, ck = g->Cg * g->KH * g->KW;
     shifted_job j = {g, input, x, bias, bstride, bf, pj, y, 1, 0, 0, bf->wide, w, rsw};
     j.parts = opgen_parallel_parts_for(ctx->par, (double)(g->Cg * planes_size(g)), 65536.0);
     opgen_parallel_for(ctx->par, j.parts, f64 ? shifted_fill_f64 : shifted_fill_f32, &j);
@@ -447,21 +430,11 @@ OPGEN_SPECIALIZED void conv_shifted(opgen_ctx *ctx, bool f64, const conv_geom *g
         for (int64_t ky = 0; ky < g->KH; ky++)
             for (int64_t kx = 0; kx < g->KW; kx++) bf->brow[q++] = c * planes_size(g) + tap_offset(g, ky, kx);
     /* chunk by chunk of the wide output, each compacted while it is in cache */
-    int64_t wide = wide_length(g), chunk = wide_chunk(g);
     if (shifted_ranges(g, opgen_parallel_parts(ctx->par))) {
         j.parts = opgen_parallel_parts(ctx->par);
         opgen_parallel_for(ctx->par, j.parts, f64 ? shifted_range_f64 : shifted_range_f32, &j);
-        return;
-    }
-    for (j.j0 = 0; j.j0 < wide; j.j0 += chunk) {
-        j.nc = wide - j.j0 < chunk ? wide - j.j0 : chunk;
-        if (f64)
-            opgen_gemm_f64_rows(ctx->par, og, j.nc, ck, 1, w, rsw, 1, (const double *)bf->xpad + j.j0, bf->brow, 0, bf->wide, j.nc, bf->gemm, NULL);
-        else
-            opgen_gemm_f32_rows(ctx->par, og, j.nc, ck, 1, w, rsw, 1, (const float *)bf->xpad + j.j0, bf->brow, 0, bf->wide, j.nc, bf->gemm, NULL);
-        j.parts = opgen_parallel_parts_for(ctx->par, (double)(og * j.nc), 65536.0);
-        opgen_parallel_for(ctx->par, j.parts, f64 ? shifted_compact_f64 : shifted_compact_f32, &j);
-    }
+    } else
+        shifted_chunks(ctx->par, f64, &j, 0, wide_length(g), bf->gemm);
 }
 
 /* 2-D (out already sized by the caller: [N, O, OH, OW], or a 1-D one's view). */

@@ -114,7 +114,6 @@ MICRO_FN(double)
     }
 #endif
 
-
 #if X86
 /* A tile's epilogue on one vector c of row r (tile_post): c * scale + shift with
  * the product kept apart from the sum (the empty asm: no FMA may join them, as
@@ -315,11 +314,11 @@ GEMV(gemv_f64_avx2, double, TARGET_AVX2)
                         micro_fn_##T *micro = micros[half];                                                            \
                         int64_t tw = half ? s.nr / 2 : s.nr, nt = min64(tw, nc - jr);                                  \
                         bool db = direct && (jr + s.nr <= nc || boff);                                                 \
+                        bool last = jb->epi && p0 + kc == k; /* the tiles are finished */                              \
                         for (int64_t ir = 0; ir < mc; ir += s.mr) {                                                    \
                             T *ct = c + (i0 + ir) * ldc + j0 + jr;                                                     \
                             bool da = direct_a && ir + s.mr <= mc;                                                     \
                             int64_t mt = min64(s.mr, mc - ir);                                                         \
-                            bool last = jb->epi && p0 + kc == k; /* the tile is finished */                             \
                             const tile_post_##T *tp = last && jb->post.scale && v != BASE && mt == s.mr && nt == tw ? &jb->post : NULL; \
                             micro(kc, da ? a + (i0 + ir) * rsa + p0 : pa + ir * kc, da ? rsa : 0, db ? bp + jr : pb + jr * kc, db ? rsb : s.nr, \
                                   db ? boff : NULL, ct, ldc, mt, nt, alpha, be, tp, i0m + i0 + ir);                   \

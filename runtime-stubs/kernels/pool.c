@@ -4,6 +4,7 @@
  * clipped to the padded input, or to the input (count_include_pad=False), or by
  * divisor_override. */
 #include "opgen/loops.h"
+#include "phases.h"
 #include "opgen_registry.h"
 
 static int64_t pool_out(int64_t in, int64_t k, int64_t s, int64_t p, int64_t d, bool ceil_mode) {
@@ -173,27 +174,7 @@ static size_t max_phase_bytes(const pool_geom *g, size_t es) {
         T *ph = (T *)(void *)(j->scratch + (size_t)part * j->per), *acc = ph + s0 * s1 * Hq * Wq;                 \
         for (int64_t pl = g.planes * part / j->parts; pl < g.planes * (part + 1) / j->parts; pl++) {            \
             const T *x = (const T *)j->self->data + plane_base(j->self, pl);                                     \
-            for (int64_t py = 0; py < s0; py++)                                                                  \
-                for (int64_t px = 0; px < s1; px++) {                                                            \
-                    T *plane = ph + (py * s1 + px) * Hq * Wq;                                                    \
-                    int64_t lo = px >= g.p[1] ? 0 : (g.p[1] - px + s1 - 1) / s1, hi = g.W + g.p[1] - px <= 0 ? 0 : (g.W + g.p[1] - px + s1 - 1) / s1; \
-                    hi = hi > Wq ? Wq : hi, lo = lo > hi ? hi : lo;                                              \
-                    for (int64_t r = 0; r < Hq; r++) {                                                           \
-                        T *restrict d = plane + r * Wq;                                                          \
-                        int64_t iy = r * s0 + py - g.p[0];                                                       \
-                        if (iy < 0 || iy >= g.H) {                                                               \
-                            for (int64_t c = 0; c < Wq; c++) d[c] = (T)-INFINITY;                                \
-                            continue;                                                                            \
-                        }                                                                                        \
-                        const T *restrict src = x + iy * sh + (px - g.p[1]) * sw;                                \
-                        for (int64_t c = 0; c < lo; c++) d[c] = (T)-INFINITY;                                    \
-                        if (s1 == 2 && sw == 1) /* constant strides: the loop vectorizes */                     \
-                            for (int64_t c = lo; c < hi; c++) d[c] = src[2 * c];                                 \
-                        else                                                                                     \
-                            for (int64_t c = lo; c < hi; c++) d[c] = src[c * s1 * sw];                           \
-                        for (int64_t c = hi; c < Wq; c++) d[c] = (T)-INFINITY;                                   \
-                    }                                                                                            \
-                }                                                                                                \
+            OPGEN_FILL_PHASES(T, x, sh, sw, g.H, g.W, s0, s1, g.p[0], g.p[1], Hq, Wq, (T)-INFINITY, ph)                          \
             for (int64_t ky = 0; ky < g.k[0]; ky++)                                                              \
                 for (int64_t kx = 0; kx < g.k[1]; kx++) {                                                        \
                     int64_t dy = ky * g.d[0], dx = kx * g.d[1];                                                  \
