@@ -198,8 +198,26 @@ static size_t gemm_slice(opgen_dtype dtype, int64_t m, int64_t n, int64_t k) {
     return (most + 63) & ~(size_t)63;
 }
 
-size_t opgen_gemm_scratch(opgen_dtype dtype, const opgen_parallel *par, int64_t m, int64_t n, int64_t k) {
+/* A few rows of A against a B used transposed (its columns contiguous: an
+ * nn.Linear weight, or a prefill's): packing B would gather all of it on every
+ * call, more work than the products for these few rows. The GEMM computes
+ * C^T = B^T @ A^T instead, B^T read in place as the A side and A^T (small)
+ * packed; C^T goes to the scratch and is moved to C. Chosen by shape alone, so
+ * the threads never change which way an element is computed. */
+static bool swaps(int64_t m, int64_t n) { return m > 1 && m <= 64 && n > m; }
+
+static size_t parted_slices(opgen_dtype dtype, const opgen_parallel *par, int64_t m, int64_t n, int64_t k) {
     return gemm_slice(dtype, m, n, k) * (size_t)(worth_splitting(par, m, n, k) ? opgen_parallel_parts(par) : 1); /* a slice per part */
+}
+
+/* C^T's bytes in the scratch, 64-aligned, before the swapped problem's slices. */
+static size_t transposed_c(opgen_dtype dtype, int64_t m, int64_t n) { return ((size_t)(m * n) * (dtype == OPGEN_DTYPE_Double ? 8 : 4) + 63) & ~(size_t)63; }
+
+size_t opgen_gemm_scratch(opgen_dtype dtype, const opgen_parallel *par, int64_t m, int64_t n, int64_t k) {
+    size_t plain = parted_slices(dtype, par, m, n, k);
+    if (!swaps(m, n)) return plain;
+    size_t swapped = 64 + transposed_c(dtype, m, n) + parted_slices(dtype, par, n, m, k);
+    return swapped > plain ? swapped : plain;
 }
 
 /* The driver, per element type: pack and call the micro-kernel over the tiles. */
@@ -352,6 +370,17 @@ GEMV(gemv_f64_avx2, double, TARGET_AVX2)
             if (epi) epi->fn(epi->user, c, ldc, 0, 0, m, n);                                                           \
             return;                                                                                                    \
         }                                                                                                              \
+        if (!bsrc && !brow && !epi && rsb == 1 && csb > 1 && swaps(m, n)) { /* C^T = B^T @ A^T (swaps) */             \
+            T *ct = (T *)(((uintptr_t)scratch + 63) & ~(uintptr_t)63); /* n x m */                                    \
+            char *rest = (char *)ct + transposed_c(sizeof(T) == 8 ? OPGEN_DTYPE_Double : OPGEN_DTYPE_Float, m, n);     \
+            if (beta != 0)                                                                                             \
+                for (int64_t i = 0; i < m; i++)                                                                        \
+                    for (int64_t j = 0; j < n; j++) ct[j * m + i] = c[i * ldc + j];                                    \
+            NAME##_run(par, n, m, k, alpha, b, csb, rsb, a, csa, rsa, NULL, NULL, beta, ct, m, rest, NULL);             \
+            for (int64_t i = 0; i < m; i++)                                                                            \
+                for (int64_t j = 0; j < n; j++) c[i * ldc + j] = ct[j * m + i];                                        \
+            return;                                                                                                    \
+        }                                                                                                              \
         int parts = worth_splitting(par, m, n, k) ? opgen_parallel_parts(par) : 1;                                     \
         NAME##_job jb = {m, n, k, rsa, csa, rsb, csb, ldc, 0, alpha, beta, a, b, c, scratch, epi, bsrc, brow, {NULL, NULL, 0, 0, 0}, 0, false, false}; \
         if (epi && epi->scale)                                                                                         \
@@ -361,8 +390,12 @@ GEMV(gemv_f64_avx2, double, TARGET_AVX2)
          * (they would fall into the same cache sets) */                              \
         jb.direct_b = brow || (!bsrc && m <= 64 && (rsb * (int64_t)sizeof(T)) % 4096 != 0);                          \
         jb.per = gemm_slice(sizeof(T) == 8 ? OPGEN_DTYPE_Double : OPGEN_DTYPE_Float, m, n, k);                      \
-        jb.by_rows = m > 1 && m >= n; /* split the longer side of C, in whole tiles of 32 */                          \
-        jb.step = round_up(((jb.by_rows ? m : n) + parts - 1) / parts, 32);                                            \
+        /* split the longer side of C in multiples of 32 that are whole tiles (MR 6 rows: of 96), so each part's    \
+         * tiles are one thread's and no element moves to a ragged tile, which rounds alpha * acc + C once */        \
+        jb.by_rows = m > 1 && m >= n;                                                                                  \
+        int64_t unit = 32;                                                                                             \
+        while (jb.by_rows && unit % SHAPES[best_variant()].mr) unit += 32;                                             \
+        jb.step = round_up(((jb.by_rows ? m : n) + parts - 1) / parts, unit);                                          \
         opgen_parallel_for(par, parts, NAME##_part, &jb);                                                              \
     }                                                                                                                  \
     void NAME(const opgen_parallel *par, int64_t m, int64_t n, int64_t k, T alpha, const T *a, int64_t rsa, int64_t csa, const T *b, int64_t rsb, \

@@ -182,6 +182,30 @@ static void matmul(void) {
     }
 }
 
+/* nn.Linear on a few rows (a prefill's tokens, a batch): x [m, 512] @ W^T, the
+ * weight W [2048, 512] read through its transposed view, never copied. */
+static void linear(void) {
+    static const int64_t ms[] = {16, 64};
+    for (size_t mi = 0; mi < sizeof ms / sizeof *ms; mi++) {
+        int64_t m = ms[mi], K = 512, N = 2048, sx[2] = {m, K}, sw[2] = {N, K}, so[2] = {m, N};
+        opgen_tensor x = tensor(2, sx, 1), w = tensor(2, sw, 2), out = tensor(2, so, 3), wt = w;
+        wt.sizes[0] = K, wt.sizes[1] = N, wt.strides[0] = 1, wt.strides[1] = K;
+        double k, gf = 2.0 * (double)(m * N * K) / 1e6;
+        TIME(k, opgen_portable_mm_out(&ctx, &x, &wt, &out));
+        char what[96];
+        snprintf(what, sizeof what, "mm f32 %lldx512 @ W^T, W 2048x512 (%.1f GFLOP/s)", (long long)m, gf / k);
+#ifdef HAVE_OPENBLAS
+        double o;
+        TIME(o, cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)m, (int)N, (int)K, 1, x.data, (int)K, w.data, (int)K, 0, out.data, (int)N));
+        char peer[64];
+        snprintf(peer, sizeof peer, "OpenBLAS sgemm, B transposed (%.1f GFLOP/s)", gf / o);
+        row(what, k, o, peer, AT_LEAST_SHARE, 0.50);
+#else
+        printf("| %s | %.3f ms | | (no OpenBLAS in this build) | | | |\n", what, k);
+#endif
+    }
+}
+
 /* out = W [O, C*9] @ im2col(x) [C*9, 56*56], as a BLAS-backed framework does. */
 static void conv(void) {
     int64_t C = 32, H = 56, W = 56;
@@ -267,6 +291,7 @@ int main(int argc, char **argv) {
     elementwise();
     reductions();
     matmul();
+    linear();
     conv();
     opgen_arena_release(&arena);
     printf("\nbench_kernels: %d of %d goals met%s\n", goals - missed, goals, check ? "" : " (not checked: --no-check)");
