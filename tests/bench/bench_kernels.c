@@ -110,6 +110,16 @@ static void elementwise(void) {
     TIME(k, opgen_portable_relu_out(&ctx, &a, &o));
     TIME(f, for (int64_t i = 0; i < n; i++) po[i] = pa[i] < 0 ? 0 : pa[i]);
     row("relu.out f32 [4M] contiguous", k, f, "C loop o = max(a, 0)", AT_MOST_X, 1.3);
+    /* a residual block's add and relu at ResNet-18's first stage: 800 KB, in L2 */
+    int64_t r4[4] = {1, 64, 56, 56}, rn = 64 * 56 * 56;
+    opgen_tensor ra = tensor(4, r4, 1), rb = tensor(4, r4, 2), ro = tensor(4, r4, 3);
+    float *qa = ra.data, *qb = rb.data, *qo = ro.data;
+    TIME(k, opgen_portable_add_out(&ctx, &ra, &rb, &one, &ro));
+    TIME(f, for (int64_t i = 0; i < rn; i++) qo[i] = qa[i] + qb[i]);
+    row("add.out f32 [1,64,56,56] (in L2)", k, f, "C loop o = a + b", AT_MOST_X, 1.3);
+    TIME(k, opgen_portable_relu_out(&ctx, &ra, &ro));
+    TIME(f, for (int64_t i = 0; i < rn; i++) qo[i] = qa[i] < 0 ? 0 : qa[i]);
+    row("relu.out f32 [1,64,56,56] (in L2)", k, f, "C loop o = max(a, 0)", AT_MOST_X, 1.3);
     int64_t s2[2] = {4096, 1024}, s1[1] = {1024};
     opgen_tensor x = tensor(2, s2, 4), y = tensor(1, s1, 5), z = tensor(2, s2, 6);
     float *px = x.data, *py = y.data, *pz = z.data;
