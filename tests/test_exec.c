@@ -375,6 +375,61 @@ static void test_unread_indices(void) {
     }
 }
 
+/* Float softmax and log_softmax: rows along the last dimension (contiguous, each
+ * pass one vector loop) and the same values along the first (strided rows) give
+ * the same bytes; every value is within 3 ulp-scale of a float64 softmax (the
+ * exponential within 1 ulp, the sum and the scaling rounding once more each);
+ * a NaN in a row makes the row NaN, -inf gives 0 (log: -inf), a row whose every
+ * value is -inf is NaN (-inf - -inf), as in ATen; tiny results are subnormals,
+ * not zero. */
+static void test_softmax_rows(void) {
+    enum { R = 5, L = 1037 }; /* 64 vectors and a ragged 13 */
+    static float x[R * L], xt[L * R], y[R * L], yt[L * R];
+    uint64_t st = 7;
+    for (int r = 0; r < R; r++)
+        for (int k = 0; k < L; k++) {
+            st = st * 6364136223846793005u + 1442695040888963407u;
+            float v = (float)((double)(st >> 40) / 16777216.0 * 200 - 100); /* [-100, 100): exponents down to e^-200 */
+            x[r * L + k] = r == 1 && k == 600 ? NAN : r == 2 && k % 3 == 0 ? -INFINITY : r == 3 ? -INFINITY : v;
+        }
+    for (int r = 0; r < R; r++)
+        for (int k = 0; k < L; k++) xt[k * R + r] = x[r * L + k];
+    int64_t s_rows[2] = {R, L}, s_cols[2] = {L, R};
+    for (int take_log = 0; take_log < 2; take_log++) {
+        opgen_tensor in = f32(x, 2, s_rows), out = f32(y, 2, s_rows), int_ = f32(xt, 2, s_cols), outt = f32(yt, 2, s_cols);
+        opgen_error err = {0};
+        opgen_ctx ctx = {NULL, &err, "aten::_softmax.out", false, 0, false, -1, NULL, NULL, NULL, 0};
+        int32_t st1 = take_log ? opgen_portable__log_softmax_out(&ctx, &in, 1, false, &out) : opgen_portable__softmax_out(&ctx, &in, 1, false, &out);
+        int32_t st2 = take_log ? opgen_portable__log_softmax_out(&ctx, &int_, 0, false, &outt) : opgen_portable__softmax_out(&ctx, &int_, 0, false, &outt);
+        CHECK(!st1 && !st2, "softmax: %s", err.msg);
+        int differ = 0, far = 0, nans = 0, subnormal = 0;
+        for (int r = 0; r < R; r++) {
+            double mx = -INFINITY, sum = 0;
+            for (int k = 0; k < L; k++) mx = x[r * L + k] > mx ? x[r * L + k] : mx;
+            /* x - max rounds to float first, as in ATen: exp's argument is that */
+#define SHIFTED(k) ((double)(float)(x[r * L + (k)] - (float)mx))
+            for (int k = 0; k < L; k++) sum += exp(SHIFTED(k));
+            for (int k = 0; k < L; k++) {
+                float got = y[r * L + k];
+                differ += memcmp(&got, &yt[k * R + r], sizeof got) != 0;
+                if (r == 1 || r == 3) { /* a NaN, or -inf - -inf */
+                    nans += got == got;
+                    continue;
+                }
+                double want = take_log ? SHIFTED(k) - log(sum) : exp(SHIFTED(k)) / sum;
+                if (!take_log && got != 0 && fabsf(got) < 1.17549435e-38f) subnormal++;
+                if (isinf(want) ? got != want : fabs(got - want) > 3 * 1.1920929e-7 * fabs(want) + (take_log ? 1.1920929e-7 * fabs(mx) : 3e-45))
+                    far++;
+            }
+        }
+        CHECK(!differ, "softmax (log %d): %d values differ between contiguous and strided rows", take_log, differ);
+#undef SHIFTED
+        CHECK(!far, "softmax (log %d): %d values farther than 3 ulp from float64's", take_log, far);
+        CHECK(!nans, "softmax (log %d): %d values of NaN rows are not NaN", take_log, nans);
+        CHECK(take_log || subnormal > 0, "softmax: no subnormal results (flushed to zero?)");
+    }
+}
+
 int main(void) {
     test_static_runs_twice();
     test_work_bytes_suffice();
@@ -384,6 +439,7 @@ int main(void) {
     test_random_ops();
     test_transposed_views();
     test_unread_indices();
+    test_softmax_rows();
     printf("test_exec: %d failed\n", failures);
     return failures != 0;
 }
