@@ -203,8 +203,12 @@ static size_t gemm_slice(opgen_dtype dtype, int64_t m, int64_t n, int64_t k) {
  * call, more work than the products for these few rows. The GEMM computes
  * C^T = B^T @ A^T instead, B^T read in place as the A side and A^T (small)
  * packed; C^T goes to the scratch and is moved to C. Chosen by shape alone, so
- * the threads never change which way an element is computed. */
+ * the threads never change which way an element is computed; not in -Os builds. */
+#ifdef __OPTIMIZE_SIZE__ /* a build for size keeps its scratch (C^T) and code small */
+static bool swaps(int64_t m, int64_t n) { return (void)m, (void)n, false; }
+#else
 static bool swaps(int64_t m, int64_t n) { return m > 1 && m <= 64 && n > m; }
+#endif
 
 static size_t parted_slices(opgen_dtype dtype, const opgen_parallel *par, int64_t m, int64_t n, int64_t k) {
     return gemm_slice(dtype, m, n, k) * (size_t)(worth_splitting(par, m, n, k) ? opgen_parallel_parts(par) : 1); /* a slice per part */
