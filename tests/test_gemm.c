@@ -9,8 +9,9 @@
  * - every alpha/beta: within a float64 reference's rounding bound, C's rows ldc
  *   apart (ldc > n) left alone past n, beta 0 ignoring a NaN already in C;
  * - the same bytes split across 2 threads (every product split) as on one;
- * - the scratch opgen_gemm_scratch asks for is enough (ASan checks the bytes
- *   past it: each call gets exactly that much from malloc). */
+ * - the scratch opgen_gemm_scratch (opgen_gemm_scratch_b_rows with B's rows
+ *   contiguous) asks for is enough (ASan checks the bytes past it: each call
+ *   gets exactly that much from malloc). */
 #define _POSIX_C_SOURCE 200809L
 #include "../runtime-stubs/kernels/gemm.h"
 #include "opgen/pool.h"
@@ -45,7 +46,8 @@ static double uniform(void) { /* splitmix64 into [-1, 1) */
         for (int64_t i = 0; i < m * ldc; i++) c0[i] = beta == 0 && i % 7 == 0 ? (T)NAN : (T)uniform();               \
         for (int v = 0; v < 3; v++) { /* 0: B transposed; 1: B's rows contiguous; 2: B transposed on 2 threads */    \
             const opgen_parallel *par = v == 2 ? two : NULL;                                                         \
-            size_t bytes = opgen_gemm_scratch(sizeof(T) == 8 ? OPGEN_DTYPE_Double : OPGEN_DTYPE_Float, par, m, n, k); \
+            opgen_dtype dt = sizeof(T) == 8 ? OPGEN_DTYPE_Double : OPGEN_DTYPE_Float; /* B's rows: the smaller scratch */ \
+            size_t bytes = v == 1 ? opgen_gemm_scratch_b_rows(dt, par, m, n, k) : opgen_gemm_scratch(dt, par, m, n, k); \
             void *scratch = malloc(bytes ? bytes : 1);                                                                \
             c[v] = malloc(sizeof(T) * (size_t)(m * ldc));                                                             \
             memcpy(c[v], c0, sizeof(T) * (size_t)(m * ldc));                                                          \

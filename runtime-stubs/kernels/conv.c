@@ -449,13 +449,13 @@ static int32_t conv2d(opgen_ctx *ctx, uint32_t mask, const opgen_tensor *input, 
         size_t parts = ranges ? (size_t)opgen_parallel_parts(ctx->par) : 1;
         sb.xpad = opgen_scratch(ctx, (size_t)(g.Cg * planes_size(&g) + OPGEN_GEMM_SLACK) * es);
         sb.wide_bytes = ((size_t)(og * wide_chunk(&g)) * es + 63) & ~(size_t)63;
-        sb.gemm_bytes = opgen_gemm_scratch(input->dtype, NULL, og, wide_chunk(&g), ck);
+        sb.gemm_bytes = opgen_gemm_scratch_b_rows(input->dtype, NULL, og, wide_chunk(&g), ck);
         sb.wide = opgen_scratch(ctx, sb.wide_bytes * parts);
-        sb.gemm = opgen_scratch(ctx, ranges ? sb.gemm_bytes * parts : opgen_gemm_scratch(input->dtype, ctx->par, og, wide_chunk(&g), ck));
+        sb.gemm = opgen_scratch(ctx, ranges ? sb.gemm_bytes * parts : opgen_gemm_scratch_b_rows(input->dtype, ctx->par, og, wide_chunk(&g), ck));
         sb.brow = opgen_scratch(ctx, sizeof(int64_t) * (size_t)ck);
     }
     void *dws = path == CONV_DEPTHWISE ? opgen_scratch(ctx, dw_part_bytes(&g, es) * (size_t)opgen_parallel_parts(ctx->par) + 64) : NULL;
-    void *gs = path == CONV_DEPTHWISE ? NULL : path == CONV_SHIFTED ? sb.gemm : opgen_scratch(ctx, opgen_gemm_scratch(input->dtype, ctx->par, og, hw, ck));
+    void *gs = path == CONV_DEPTHWISE ? NULL : path == CONV_SHIFTED ? sb.gemm : opgen_scratch(ctx, opgen_gemm_scratch_b_rows(input->dtype, ctx->par, og, hw, ck));
     /* the GEMM reads each group's weight as a matrix [og, Cg*KH*KW]: a weight laid
      * out otherwise is copied so first */
     bool flat = weight->strides[3] == 1 && weight->strides[2] == g.KW && weight->strides[1] == g.KH * g.KW && weight->strides[0] == ck;

@@ -210,7 +210,7 @@ static bool swaps(int64_t m, int64_t n) { return (void)m, (void)n, false; }
 static bool swaps(int64_t m, int64_t n) { return m > 1 && m <= 64 && n > m; }
 #endif
 
-static size_t parted_slices(opgen_dtype dtype, const opgen_parallel *par, int64_t m, int64_t n, int64_t k) {
+size_t opgen_gemm_scratch_b_rows(opgen_dtype dtype, const opgen_parallel *par, int64_t m, int64_t n, int64_t k) {
     return gemm_slice(dtype, m, n, k) * (size_t)(worth_splitting(par, m, n, k) ? opgen_parallel_parts(par) : 1); /* a slice per part */
 }
 
@@ -218,9 +218,9 @@ static size_t parted_slices(opgen_dtype dtype, const opgen_parallel *par, int64_
 static size_t transposed_c(opgen_dtype dtype, int64_t m, int64_t n) { return ((size_t)(m * n) * (dtype == OPGEN_DTYPE_Double ? 8 : 4) + 63) & ~(size_t)63; }
 
 size_t opgen_gemm_scratch(opgen_dtype dtype, const opgen_parallel *par, int64_t m, int64_t n, int64_t k) {
-    size_t plain = parted_slices(dtype, par, m, n, k);
+    size_t plain = opgen_gemm_scratch_b_rows(dtype, par, m, n, k);
     if (!swaps(m, n)) return plain;
-    size_t swapped = 64 + transposed_c(dtype, m, n) + parted_slices(dtype, par, n, m, k);
+    size_t swapped = 64 + transposed_c(dtype, m, n) + opgen_gemm_scratch_b_rows(dtype, par, n, m, k);
     return swapped > plain ? swapped : plain;
 }
 

@@ -7,7 +7,9 @@
  *
  * A and B have any strides (in elements: row stride, column stride); C's rows are
  * ldc elements apart and its columns contiguous. beta 0 writes C without reading
- * it (NaN in C does not propagate, as in BLAS). scratch holds the packed panels:
+ * it (NaN in C does not propagate, as in BLAS). A B used transposed (csb > 1,
+ * rsb 1) against 2-64 rows of A is computed as C^T = B^T @ A^T, through C^T in the
+ * scratch (the weight read in place). scratch holds the packed panels:
  * opgen_gemm_scratch() bytes from the call's arena (opgen_scratch), so a run can
  * be planned in advance. With par (opgen/parallel.h), C's rows or columns are
  * split across its threads (each element computed as on one thread), and the
@@ -48,6 +50,9 @@ typedef struct opgen_gemm_bsource {
 } opgen_gemm_bsource;
 
 size_t opgen_gemm_scratch(opgen_dtype dtype, const opgen_parallel *par, int64_t m, int64_t n, int64_t k);
+/* Less, for a call whose B never needs the C^T room: its rows contiguous (csb 1),
+ * rows anywhere (_rows) or a B function (_from), as a convolution's products. */
+size_t opgen_gemm_scratch_b_rows(opgen_dtype dtype, const opgen_parallel *par, int64_t m, int64_t n, int64_t k);
 /* For tests: the micro-kernels used from now on are no better than v (0 the
  * baseline's, 1 AVX2's, 2 AVX-512's; -1, the default: the best the CPU has), so
  * a machine with AVX-512 checks the others too. Not for use while a GEMM runs. */
