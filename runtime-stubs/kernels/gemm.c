@@ -26,6 +26,15 @@ typedef struct gemm_shape {
 #define X86 0
 #endif
 
+/* A build for size (a microcontroller's) leaves out what only buys speed with
+ * code and scratch: C's last column alone as dot products (DOT_COLUMN) and
+ * C^T = B^T @ A^T for a transposed B (swaps). */
+#ifdef __OPTIMIZE_SIZE__
+#define SPEED_PATHS 0
+#else
+#define SPEED_PATHS 1
+#endif
+
 /* An epilogue's per-row factors and activation in C's type (opgen_gemm_epilogue),
  * which a vector micro-kernel applies to a whole tile as it stores it. */
 #define TILE_POST(T)                                                                                         \
@@ -151,6 +160,68 @@ MICRO(micro_f64_avx2_h, double, int64_t, 32, 6, 1, TARGET_AVX2, VPOST)
 MICRO(micro_f64_avx512_h, double, int64_t, 64, 8, 1, TARGET_AVX512, VPOST)
 #endif
 
+/* A tile one column wide (a row of C's last column, when n is one past a multiple
+ * of NR: a 7x7 output's 49 = 48 + 1): as an outer product it would cost a whole
+ * vector per row for one value; as MR dot products along k, A's rows read in
+ * place and the column gathered contiguous (col), it costs 1/VL of that. Each dot
+ * sums VL partial sums, then them as a tree (halves added), then the tail:
+ * C = alpha * dot + beta * C, as the ragged tiles' store. */
+#if HAVE_VECTORS
+#define DOT_COLUMN(NAME, T, VB, MR, ATTR)                                                                    \
+    ATTR static void NAME(int64_t kc, const T *restrict A, int64_t lda, const T *restrict col, T *restrict C, int64_t ldc, T alpha, T beta) { \
+        typedef T vec __attribute__((vector_size(VB)));                                                      \
+        enum { VL = VB / sizeof(T) };                                                                        \
+        vec acc[MR];                                                                                         \
+        UNROLL for (int i = 0; i < MR; i++) acc[i] = (vec){0};                                               \
+        int64_t p = 0;                                                                                       \
+        for (; p + VL <= kc; p += VL) {                                                                      \
+            vec c, a;                                                                                        \
+            memcpy(&c, col + p, VB);                                                                         \
+            UNROLL for (int i = 0; i < MR; i++) memcpy(&a, A + i * lda + p, VB), acc[i] += a * c;            \
+        }                                                                                                    \
+        T h[MR][VL]; /* the partial sums halved and added, all rows at once: a tree, not a chain */        \
+        memcpy(h, acc, sizeof h);                                                                            \
+        for (int w = VL / 2; w >= 1; w /= 2)                                                                 \
+            for (int i = 0; i < MR; i++)                                                                     \
+                for (int u = 0; u < w; u++) h[i][u] += h[i][u + w];                                          \
+        for (int i = 0; i < MR; i++) {                                                                       \
+            T sum = h[i][0];                                                                                 \
+            for (int64_t q = p; q < kc; q++) sum += A[i * lda + q] * col[q];                                 \
+            T *c = C + i * ldc;                                                                              \
+            *c = beta == 0 ? alpha * sum : alpha * sum + beta * *c;                                          \
+        }                                                                                                    \
+    }
+#else
+#define DOT_COLUMN(NAME, T, VB, MR, ATTR)                                                                    \
+    static void NAME(int64_t kc, const T *restrict A, int64_t lda, const T *restrict col, T *restrict C, int64_t ldc, T alpha, T beta) { \
+        for (int i = 0; i < MR; i++) {                                                                       \
+            T sum = 0;                                                                                       \
+            for (int64_t q = 0; q < kc; q++) sum += A[i * lda + q] * col[q];                                 \
+            C[i * ldc] = beta == 0 ? alpha * sum : alpha * sum + beta * C[i * ldc];                          \
+        }                                                                                                    \
+    }
+#endif
+typedef void dot_fn_float(int64_t, const float *restrict, int64_t, const float *restrict, float *restrict, int64_t, float, float);
+typedef void dot_fn_double(int64_t, const double *restrict, int64_t, const double *restrict, double *restrict, int64_t, double, double);
+#if !SPEED_PATHS
+static dot_fn_float *const dots_f32[3] = {NULL, NULL, NULL};
+static dot_fn_double *const dots_f64[3] = {NULL, NULL, NULL};
+#else
+DOT_COLUMN(dot_f32_base, float, 16, 4, )
+DOT_COLUMN(dot_f64_base, double, 16, 4, )
+#if X86
+DOT_COLUMN(dot_f32_avx2, float, 32, 6, TARGET_AVX2)
+DOT_COLUMN(dot_f32_avx512, float, 64, 8, TARGET_AVX512)
+DOT_COLUMN(dot_f64_avx2, double, 32, 6, TARGET_AVX2)
+DOT_COLUMN(dot_f64_avx512, double, 64, 8, TARGET_AVX512)
+static dot_fn_float *const dots_f32[3] = {dot_f32_base, dot_f32_avx2, dot_f32_avx512};
+static dot_fn_double *const dots_f64[3] = {dot_f64_base, dot_f64_avx2, dot_f64_avx512};
+#else
+static dot_fn_float *const dots_f32[3] = {dot_f32_base, dot_f32_base, dot_f32_base};
+static dot_fn_double *const dots_f64[3] = {dot_f64_base, dot_f64_base, dot_f64_base};
+#endif
+#endif
+
 /* The variants, best first: {shape, which CPU feature it needs}. */
 enum { BASE, AVX2, AVX512 };
 static const gemm_shape shapes_f32[3] = {{4, 8, 64, 256, 512}, {6, 16, 96, 384, 512}, {8, 32, 96, 384, 512}};
@@ -192,7 +263,7 @@ static size_t gemm_slice(opgen_dtype dtype, int64_t m, int64_t n, int64_t k) {
     size_t es = dtype == OPGEN_DTYPE_Double ? 8 : 4, most = 0;
     for (int v = 0; v < 3; v++) { /* whichever variant the CPU picks at run time fits */
         gemm_shape s = fit(shapes[v], m, n, k);
-        size_t bytes = (size_t)(s.mc * s.kc + s.kc * s.nc) * es + 128;
+        size_t bytes = (size_t)(s.mc * s.kc + s.kc * s.nc + SPEED_PATHS * s.kc) * es + 128; /* A's panels, B's, a column of B */
         if (bytes > most) most = bytes;
     }
     return (most + 63) & ~(size_t)63;
@@ -203,12 +274,8 @@ static size_t gemm_slice(opgen_dtype dtype, int64_t m, int64_t n, int64_t k) {
  * call, more work than the products for these few rows. The GEMM computes
  * C^T = B^T @ A^T instead, B^T read in place as the A side and A^T (small)
  * packed; C^T goes to the scratch and is moved to C. Chosen by shape alone, so
- * the threads never change which way an element is computed; not in -Os builds. */
-#ifdef __OPTIMIZE_SIZE__ /* a build for size keeps its scratch (C^T) and code small */
-static bool swaps(int64_t m, int64_t n) { return (void)m, (void)n, false; }
-#else
-static bool swaps(int64_t m, int64_t n) { return m > 1 && m <= 64 && n > m; }
-#endif
+ * the threads never change which way an element is computed. */
+static bool swaps(int64_t m, int64_t n) { return SPEED_PATHS && m > 1 && m <= 64 && n > m; }
 
 size_t opgen_gemm_scratch_b_rows(opgen_dtype dtype, const opgen_parallel *par, int64_t m, int64_t n, int64_t k) {
     return gemm_slice(dtype, m, n, k) * (size_t)(worth_splitting(par, m, n, k) ? opgen_parallel_parts(par) : 1); /* a slice per part */
@@ -270,7 +337,7 @@ GEMV(gemv_f64_avx2, double, TARGET_AVX2)
 
 /* A problem split into parts (rows or columns of C) for threads: each part packs
  * its own panels in its own slice of the scratch. */
-#define GEMM_DRIVER(NAME, T, SHAPES, MICROS)                                                                           \
+#define GEMM_DRIVER(NAME, T, SHAPES, MICROS, DOTS)                                                                     \
     typedef struct NAME##_job {                                                                                        \
         int64_t m, n, k, rsa, csa, rsb, csb, ldc, step;                                                                \
         T alpha, beta;                                                                                                 \
@@ -330,20 +397,37 @@ GEMV(gemv_f64_avx2, double, TARGET_AVX2)
                             for (int64_t p = 0; p < kc; p++)                                                           \
                                 for (int64_t i = 0; i < s.mr; i++) *r++ = ir + i < mc ? ap[i * rsa + p * csa] : (T)0;  \
                     }                                                                                                  \
-                    for (int64_t jr = 0; jr < nc; jr += s.nr) {                                                        \
-                        /* NR/2 columns or fewer left: the half-wide kernel, half the products */                      \
-                        bool half = micros[1] && nc - jr <= s.nr / 2;                                                  \
+                    /* C's last column alone goes to dot products (DOT_COLUMN), where A's rows are read in place;   \
+                     * not for B's rows anywhere, whose parts (a convolution's ranges) end anywhere */               \
+                    bool dots = SPEED_PATHS && direct_a && !jb->brow;                                                  \
+                    for (int64_t jr = 0, tw; jr < nc; jr += tw) {                                                      \
+                        /* NR/2 columns or fewer left, or NR/2 and the one for the dots: the half-wide kernel */      \
+                        int64_t left = nc - jr;                                                                        \
+                        bool half = micros[1] && (left <= s.nr / 2 || (dots && left == s.nr / 2 + 1));                 \
                         micro_fn_##T *micro = micros[half];                                                            \
-                        int64_t tw = half ? s.nr / 2 : s.nr, nt = min64(tw, nc - jr);                                  \
+                        tw = left == 1 && dots ? 1 : half ? s.nr / 2 : s.nr;                                           \
+                        int64_t nt = min64(tw, left);                                                                  \
                         bool db = direct && (jr + s.nr <= nc || boff);                                                 \
                         bool last = jb->epi && p0 + kc == k; /* the tiles are finished */                              \
+                        /* B's tile: in place, or in its packed panel, from column jr % NR on */                      \
+                        const T *bt = db ? bp + jr : pb + jr / s.nr * s.nr * kc + jr % s.nr, *bcol = NULL;             \
+                        int64_t ldb = db ? rsb : s.nr;                                                                 \
+                        const int64_t *bo = db ? boff : NULL;                                                          \
+                        if (tw == 1) { /* one column: its dot products, B's column gathered */                         \
+                            T *colv = pb + s.kc * s.nc;                                                                \
+                            for (int64_t p = 0; p < kc; p++) colv[p] = bt[bo ? bo[p] : p * ldb];                       \
+                            bcol = colv;                                                                               \
+                        }                                                                                              \
                         for (int64_t ir = 0; ir < mc; ir += s.mr) {                                                    \
                             T *ct = c + (i0 + ir) * ldc + j0 + jr;                                                     \
                             bool da = direct_a && ir + s.mr <= mc;                                                     \
                             int64_t mt = min64(s.mr, mc - ir);                                                         \
-                            const tile_post_##T *tp = last && jb->post.scale && v != BASE && mt == s.mr && nt == tw ? &jb->post : NULL; \
-                            micro(kc, da ? a + (i0 + ir) * rsa + p0 : pa + ir * kc, da ? rsa : 0, db ? bp + jr : pb + jr * kc, db ? rsb : s.nr, \
-                                  db ? boff : NULL, ct, ldc, mt, nt, alpha, be, tp, i0m + i0 + ir);                   \
+                            const tile_post_##T *tp = last && jb->post.scale && v != BASE && mt == s.mr && nt == tw && !bcol ? &jb->post : NULL; \
+                            if (bcol && da)                                                                            \
+                                DOTS[v](kc, a + (i0 + ir) * rsa + p0, rsa, bcol, ct, ldc, alpha, be);                  \
+                            else                                                                                       \
+                                micro(kc, da ? a + (i0 + ir) * rsa + p0 : pa + ir * kc, da ? rsa : 0, bt, ldb, bo, ct, ldc, mt, nt, alpha, be, tp, \
+                                      i0m + i0 + ir);                                                                  \
                             if (last && !tp) jb->epi->fn(jb->epi->user, ct, ldc, i0m + i0 + ir, j0n + j0 + jr, mt, nt); \
                         }                                                                                              \
                     }                                                                                                  \
@@ -424,5 +508,5 @@ static micro_fn_float *const micros_f32[3][2] = {{micro_f32_base, NULL}, {micro_
 static micro_fn_double *const micros_f64[3][2] = {{micro_f64_base, NULL}, {micro_f64_base, NULL}, {micro_f64_base, NULL}};
 #endif
 
-GEMM_DRIVER(opgen_gemm_f32, float, shapes_f32, micros_f32)
-GEMM_DRIVER(opgen_gemm_f64, double, shapes_f64, micros_f64)
+GEMM_DRIVER(opgen_gemm_f32, float, shapes_f32, micros_f32, dots_f32)
+GEMM_DRIVER(opgen_gemm_f64, double, shapes_f64, micros_f64, dots_f64)

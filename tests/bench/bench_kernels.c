@@ -218,17 +218,18 @@ static void linear(void) {
 
 /* out = W [O, C*9] @ im2col(x) [C*9, 56*56], as a BLAS-backed framework does. */
 static void conv(void) {
-    int64_t C = 32, H = 56, W = 56;
-    int64_t sx[4] = {1, C, H, W};
-    opgen_tensor x = tensor(4, sx, 1);
     int64_t one_l[2] = {1, 1}, zero_l[2] = {0, 0};
     opgen_int_list s1 = {one_l, 2}, p1 = {one_l, 2}, p0 = {zero_l, 2}, d1 = {one_l, 2};
     struct {
         const char *what;
-        int64_t O, k, groups;
-    } cases[] = {{"convolution 3x3 [1,32,56,56] -> 32", 32, 3, 1}, {"convolution 3x3 [1,32,56,56] -> 64", 64, 3, 1}, {"convolution 3x3 depthwise [1,32,56,56]", 32, 3, 32},
-                 {"convolution 1x1 [1,32,56,56] -> 64", 64, 1, 1}};
+        int64_t C, H, O, k, groups;
+    } cases[] = {{"convolution 3x3 [1,32,56,56] -> 32", 32, 56, 32, 3, 1}, {"convolution 3x3 [1,32,56,56] -> 64", 32, 56, 64, 3, 1},
+                 {"convolution 3x3 depthwise [1,32,56,56]", 32, 56, 32, 3, 32}, {"convolution 1x1 [1,32,56,56] -> 64", 32, 56, 64, 1, 1},
+                 /* the last stages' 7x7 outputs (49 columns: 48 and one) */
+                 {"convolution 3x3 [1,512,7,7] -> 512 (ResNet-18)", 512, 7, 512, 3, 1}, {"convolution 1x1 [1,320,7,7] -> 1280 (MobileNetV2)", 320, 7, 1280, 1, 1}};
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        int64_t C = cases[i].C, H = cases[i].H, W = H, sx[4] = {1, C, H, W};
+        opgen_tensor x = tensor(4, sx, 1);
         int64_t O = cases[i].O, K = cases[i].k, G = cases[i].groups, sw[4] = {O, C / G, K, K}, so[4] = {1, O, H, W};
         opgen_tensor w = tensor(4, sw, 2), out = tensor(4, so, 3);
         double k;
