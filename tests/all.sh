@@ -84,12 +84,14 @@ OPGEN_BACKEND_BUILDS=0 suite clang clang ""
 
 # ASan+UBSan: everything that parses or runs untrusted input (yaml, graph text,
 # .pte, .npy, command lines, the fault matrix) and every kernel case; at -O1 (the
-# kernels' -O3 takes minutes to build instrumented, and finds nothing more)
+# kernels' -O3 takes minutes to build instrumented, and finds nothing more); with
+# float-to-integer conversions out of range too (not in gcc's "undefined")
 stage asan-ubsan
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:strict_string_checks=1 \
 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
 OPGEN_BACKEND_BUILDS=0 \
-    suite asan-ubsan gcc "" -Db_sanitize=address,undefined -Db_lundef=false -Doptimization=1
+    suite asan-ubsan gcc "" -Db_sanitize=address,undefined -Db_lundef=false -Doptimization=1 \
+    -Dc_args=-fsanitize=float-cast-overflow -Dc_link_args=-fsanitize=float-cast-overflow
 
 # product builds trimmed to one model (-Dselect): the model runs and matches, and
 # the other program is refused at load, naming what the selection left out; from

@@ -24,7 +24,7 @@ static inline float exp_nonpositive(float x) {
     p = p * r + 1.6666665459e-1f;
     p = p * r + 5.0000001201e-1f;
     p = p * (r * r) + r + 1.0f;
-    int32_t k = (int32_t)n, k1 = k / 2, k2 = k - k1; /* each >= -75: a normal scale */
+    int32_t k = (int32_t)(n == n ? n : 0.0f), k1 = k / 2, k2 = k - k1; /* each >= -75: a normal scale; a NaN's p is NaN */
     uint32_t b1 = (uint32_t)(k1 + 127) << 23, b2 = (uint32_t)(k2 + 127) << 23;
     float s1, s2;
     memcpy(&s1, &b1, 4), memcpy(&s2, &b2, 4);
