@@ -160,8 +160,8 @@ MICRO(micro_f64_avx2_h, double, int64_t, 32, 6, 1, TARGET_AVX2, VPOST)
 MICRO(micro_f64_avx512_h, double, int64_t, 64, 8, 1, TARGET_AVX512, VPOST)
 #endif
 
-/* A tile one column wide (a row of C's last column, when n is one past a multiple
- * of NR: a 7x7 output's 49 = 48 + 1): as an outer product it would cost a whole
+/* A tile one column wide (a row of C's last column, when n is one past whole
+ * tiles: a 7x7 output's 49 = 32 + 16 + 1): as an outer product it would cost a whole
  * vector per row for one value; as MR dot products along k, A's rows read in
  * place and the column gathered contiguous (col), it costs 1/VL of that. Each dot
  * sums VL partial sums, then them as a tree (halves added), then the tail:
@@ -481,8 +481,8 @@ GEMV(gemv_f64_avx2, double, TARGET_AVX2)
         /* split the longer side of C in multiples of 32 that are whole tiles (MR 6 rows: of 96), so each part's    \
          * tiles are one thread's and no element moves to a ragged tile, which rounds alpha * acc + C once */        \
         jb.by_rows = m > 1 && m >= n;                                                                                  \
-        int64_t unit = 32;                                                                                             \
-        while (jb.by_rows && unit % SHAPES[best_variant()].mr) unit += 32;                                             \
+        int64_t unit = 32, mr = SHAPES[best_variant()].mr;                                                             \
+        while (jb.by_rows && unit % mr) unit += 32;                                                                    \
         jb.step = round_up(((jb.by_rows ? m : n) + parts - 1) / parts, unit);                                          \
         opgen_parallel_for(par, parts, NAME##_part, &jb);                                                              \
     }                                                                                                                  \
