@@ -1,4 +1,4 @@
-/* The convolution kernel's 2-D paths (1x1 in place, depthwise, the GEMM over the
+/* The convolution kernel's 2-D paths (1x1 in place or gathered, depthwise, the GEMM over the
  * input's shifted phase planes, chunk by chunk, im2col packed block by block)
  * against a plain reference loop summing in double, over a few fixed geometries
  * and seeded random ones: strides 1-3,
@@ -44,6 +44,10 @@ static const geom fixed[] = {
     {1, 8, 48, 10, 10, 1, 1, {1, 1}, {0, 0}, {1, 1}, 2, 0, 0, false, true},
     {1, 8, 64, 40, 3, 3, 7, {1, 1}, {1, 3}, {1, 1}, 1, 0, 0, false, false},
     {1, 8, 64, 40, 3, 3, 7, {1, 1}, {1, 3}, {1, 1}, 1, 0, 0, false, true},
+    /* strided 1x1 (its pixels gathered, then the 1x1's GEMM), as ResNet's shortcuts */
+    {1, 16, 40, 13, 12, 1, 1, {2, 2}, {0, 0}, {1, 1}, 1, 0, 0, false, true},
+    {2, 12, 36, 9, 10, 1, 1, {3, 1}, {0, 0}, {2, 1}, 2, 0, 0, false, false},
+    {1, 64, 72, 14, 14, 1, 1, {2, 2}, {0, 0}, {1, 1}, 1, 0, 0, false, false},
     /* depthwise: 3x3 (taps in registers) at strides 1 and 2, a multiplier, 5x5 */
     {1, 24, 24, 14, 15, 3, 3, {1, 1}, {1, 1}, {1, 1}, 24, 0, 0, false, true},
     {1, 24, 24, 14, 15, 3, 3, {1, 1}, {1, 1}, {1, 1}, 24, 0, 0, false, false},

@@ -2,7 +2,7 @@
  * 3-D, transposed (with output_padding), grouped, dilated, strided and padded.
  * 2-D (and 1-D, as 2-D of height 1) never write an im2col matrix: a 1x1
  * convolution (stride 1, no padding) is one GEMM per image and group, its input
- * read in place; any other reads im2col's rows in place as shifts of the input's
+ * read in place (strided, its pixels gathered first); any other reads im2col's rows in place as shifts of the input's
  * zero-padded phase planes (conv_shifted), or, for very narrow inputs, has the
  * GEMM pack them block by block from the input (im2col_panel); a depthwise one
  * (one input channel per group) works each tap over the same planes. 3-D and
@@ -36,7 +36,7 @@ static int32_t conv_geometry(opgen_ctx *ctx, const opgen_tensor *input, const op
     return OPGEN_OK;
 }
 
-typedef enum { CONV_1X1, CONV_DEPTHWISE, CONV_SHIFTED, CONV_IM2COL } conv_path;
+typedef enum { CONV_1X1, CONV_1X1_GATHERED, CONV_DEPTHWISE, CONV_SHIFTED, CONV_IM2COL } conv_path;
 #ifdef __OPTIMIZE_SIZE__
 #define IM2COL_PACKING 0
 #else
@@ -67,6 +67,11 @@ static conv_path path_of(const conv_geom *g, const opgen_tensor *in) {
     if (g->Cg == 1 && g->groups == g->C) return CONV_DEPTHWISE;
     bool flat = in->strides[2] == g->W * in->strides[3]; /* H and W one dimension */
     if (g->KH == 1 && g->KW == 1 && g->s[0] == 1 && g->s[1] == 1 && !g->p[0] && !g->p[1] && flat) return CONV_1X1;
+    /* a strided (or strided-in-memory) 1x1 without padding, as ResNet's downsampling
+     * shortcuts: the pixels it reads gathered into [Cg, OH*OW] (a quarter of a
+     * stride-2 input), then the 1x1's GEMM, which writes the result directly (phase
+     * planes would copy all four phases and compact a wide output); not in -Os */
+    if (IM2COL_PACKING && g->KH == 1 && g->KW == 1 && !g->p[0] && !g->p[1]) return CONV_1X1_GATHERED;
     /* im2col's rows are shifts of the padded input's phases, read in place, while
      * the wide output's extra columns cost at most a quarter more panels; a build
      * for size (-Os) always reads them so, and has no im2col packing */
@@ -456,6 +461,7 @@ static int32_t conv2d(opgen_ctx *ctx, uint32_t mask, const opgen_tensor *input, 
     }
     void *dws = path == CONV_DEPTHWISE ? opgen_scratch(ctx, dw_part_bytes(&g, es) * (size_t)opgen_parallel_parts(ctx->par) + 64) : NULL;
     void *gs = path == CONV_DEPTHWISE ? NULL : path == CONV_SHIFTED ? sb.gemm : opgen_scratch(ctx, opgen_gemm_scratch_b_rows(input->dtype, ctx->par, og, hw, ck));
+    void *gathered = path == CONV_1X1_GATHERED ? opgen_scratch(ctx, (size_t)(g.Cg * hw) * es) : NULL;
     /* the GEMM reads each group's weight as a matrix [og, Cg*KH*KW]: a weight laid
      * out otherwise is copied so first */
     bool flat = weight->strides[3] == 1 && weight->strides[2] == g.KW && weight->strides[1] == g.KH * g.KW && weight->strides[0] == ck;
@@ -465,7 +471,7 @@ static int32_t conv2d(opgen_ctx *ctx, uint32_t mask, const opgen_tensor *input, 
         wc.data = opgen_scratch(ctx, opgen_nbytes(&wc));
     }
     if (ctx->meta) return OPGEN_OK;
-    if ((path != CONV_DEPTHWISE && !gs) || (path == CONV_DEPTHWISE && !dws) || !wc.data || (path == CONV_SHIFTED && (!sb.xpad || !sb.wide || !sb.brow))) return OPGEN_FAIL(ctx, OPGEN_E_NO_MEMORY, "%s: out of memory", ctx->op);
+    if ((path != CONV_DEPTHWISE && !gs) || (path == CONV_DEPTHWISE && !dws) || (path == CONV_1X1_GATHERED && !gathered) || !wc.data || (path == CONV_SHIFTED && (!sb.xpad || !sb.wide || !sb.brow))) return OPGEN_FAIL(ctx, OPGEN_E_NO_MEMORY, "%s: out of memory", ctx->op);
     if (!flat && opgen_copy(ctx, &wc, weight)) return ctx->err->code;
     weight = &wc;
     /* a fused batch norm and activation (opgen_post): its per-channel factors once */
@@ -508,9 +514,21 @@ static int32_t conv2d(opgen_ctx *ctx, uint32_t mask, const opgen_tensor *input, 
                             opgen_gemm_bsource bs = {_Generic((T)0, float: im2col_panel_f32, default: im2col_panel_f64), &src};
                             _Generic((T)0, float: opgen_gemm_f32_from, default: opgen_gemm_f64_from)(ctx->par, og, hw, ck, (T)1, (const void *)w, weight->strides[0], weight->strides[3], &bs,
                                                                                                     bias ? (T)1 : (T)0, (void *)y, hw, gs, ep);
-                        } else /* 1x1: the input is B, read in place */
-                            _Generic((T)0, float: opgen_gemm_f32, default: opgen_gemm_f64)(ctx->par, og, hw, ck, (T)1, (const void *)w, weight->strides[0], weight->strides[3], (const void *)x,
-                                                                                          input->strides[1], input->strides[3], bias ? (T)1 : (T)0, (void *)y, hw, gs, ep);
+                        } else { /* 1x1: the input is B, read in place (or its pixels gathered first) */
+                            const T *xb = x;
+                            int64_t rsx = input->strides[1], csx = input->strides[3];
+                            if (path == CONV_1X1_GATHERED) {
+                                T *restrict d = gathered;
+                                for (int64_t c = 0; c < g.Cg; c++)
+                                    for (int64_t oy = 0; oy < g.OH; oy++) {
+                                        const T *restrict src = x + c * input->strides[1] + oy * g.s[0] * input->strides[2];
+                                        for (int64_t ox = 0; ox < g.OW; ox++) *d++ = src[ox * g.s[1] * input->strides[3]];
+                                    }
+                                xb = gathered, rsx = hw, csx = 1;
+                            }
+                            _Generic((T)0, float: opgen_gemm_f32, default: opgen_gemm_f64)(ctx->par, og, hw, ck, (T)1, (const void *)w, weight->strides[0], weight->strides[3], (const void *)xb,
+                                                                                          rsx, csx, bias ? (T)1 : (T)0, (void *)y, hw, gs, ep);
+                        }
                     }
             }
         }
