@@ -407,6 +407,10 @@ OPGEN_SPECIALIZED void shifted_chunks(const opgen_parallel *par, bool f64, shift
         opgen_parallel_for(par, j->parts, f64 ? shifted_compact_f64 : shifted_compact_f32, j);
     }
 }
+/* Where part `part` of `parts` ranges of the wide output starts: a multiple of 32
+ * columns (whole tiles), so the GEMM computes each column as it would on one
+ * thread (only the wide output's own last column may be one alone: a dot product). */
+static int64_t range_edge(int64_t wide, int part, int parts) { return part == parts ? wide : wide * part / parts / 32 * 32; }
 /* With threads and a wide output of several chunks: each part takes a range of
  * its columns, GEMM and compaction alike, in its own buffers, so a chunk is
  * compacted by the core that computed it, while in its L2 (the same values: the
@@ -416,7 +420,7 @@ OPGEN_SPECIALIZED void shifted_chunks(const opgen_parallel *par, bool f64, shift
         shifted_job jj = *(const shifted_job *)arg;                                                                              \
         int64_t wide = wide_length(jj.g);                                                                                        \
         jj.wide = (char *)jj.bf->wide + (size_t)part * jj.bf->wide_bytes;                                                        \
-        shifted_chunks(NULL, F64, &jj, wide * part / jj.parts, wide * (part + 1) / jj.parts, (char *)jj.bf->gemm + (size_t)part * jj.bf->gemm_bytes); \
+        shifted_chunks(NULL, F64, &jj, range_edge(wide, part, jj.parts), range_edge(wide, part + 1, jj.parts), (char *)jj.bf->gemm + (size_t)part * jj.bf->gemm_bytes); \
     }
 SHIFTED_RANGE(shifted_range_f32, false)
 SHIFTED_RANGE(shifted_range_f64, true)

@@ -398,8 +398,9 @@ GEMV(gemv_f64_avx2, double, TARGET_AVX2)
                                 for (int64_t i = 0; i < s.mr; i++) *r++ = ir + i < mc ? ap[i * rsa + p * csa] : (T)0;  \
                     }                                                                                                  \
                     /* C's last column alone goes to dot products (DOT_COLUMN), where A's rows are read in place;   \
-                     * not for B's rows anywhere, whose parts (a convolution's ranges) end anywhere */               \
-                    bool dots = SPEED_PATHS && direct_a && !jb->brow;                                                  \
+                     * a caller splitting C's columns itself (a convolution's ranges) splits them in multiples of 32, \
+                     * so that only the matrix's own last column can be one alone, on any number of threads */       \
+                    bool dots = SPEED_PATHS && direct_a;                                                               \
                     for (int64_t jr = 0, tw; jr < nc; jr += tw) {                                                      \
                         /* NR/2 columns or fewer left, or NR/2 and the one for the dots: the half-wide kernel */      \
                         int64_t left = nc - jr;                                                                        \
