@@ -1,9 +1,9 @@
 /* aten::convolution in every form ATen's takes, Float and Double: 1-, 2- and
  * 3-D, transposed (with output_padding), grouped, dilated, strided and padded.
  * 2-D (and 1-D, as 2-D of height 1) never write an im2col matrix: a 1x1
- * convolution (stride 1, no padding) is one GEMM per image and group, its input
- * read in place (strided, its pixels gathered first); any other reads im2col's rows in place as shifts of the input's
- * zero-padded phase planes (conv_shifted), or, for very narrow inputs, has the
+ * convolution (no padding) is one GEMM per image and group, its input read in
+ * place (strided, the pixels it reads gathered first); any other reads im2col's
+ * rows in place as shifts of the input's zero-padded phase planes (conv_shifted), or, for very narrow inputs, has the
  * GEMM pack them block by block from the input (im2col_panel); a depthwise one
  * (one input channel per group) works each tap over the same planes. 3-D and
  * transposed convolutions are direct loops over the output (or, transposed,
@@ -410,7 +410,7 @@ OPGEN_SPECIALIZED void shifted_chunks(const opgen_parallel *par, bool f64, shift
 /* Where part `part` of `parts` ranges of the wide output starts: a multiple of 32
  * columns (whole tiles), so the GEMM computes each column as it would on one
  * thread (only the wide output's own last column may be one alone: a dot product). */
-static int64_t range_edge(int64_t wide, int part, int parts) { return part == parts ? wide : wide * part / parts / 32 * 32; }
+static int64_t range_edge(int64_t wide, int part, int parts) { return part == parts ? wide : (wide * part / parts) & ~(int64_t)31; }
 /* With threads and a wide output of several chunks: each part takes a range of
  * its columns, GEMM and compaction alike, in its own buffers, so a chunk is
  * compacted by the core that computed it, while in its L2 (the same values: the
@@ -445,6 +445,20 @@ OPGEN_SPECIALIZED void conv_shifted(opgen_ctx *ctx, bool f64, const conv_geom *g
     } else
         shifted_chunks(ctx->par, f64, &j, 0, wide_length(g), bf->gemm);
 }
+
+/* A 1x1's pixels (CONV_1X1_GATHERED): the group's input x at the output's
+ * positions, as [Cg, OH*OW] in dst. */
+#define GATHER(NAME, T)                                                                                                          \
+    static void NAME(const conv_geom *g, const T *x, const opgen_tensor *in, void *dst) {                                        \
+        T *restrict d = dst;                                                                                                     \
+        for (int64_t c = 0; c < g->Cg; c++)                                                                                      \
+            for (int64_t oy = 0; oy < g->OH; oy++) {                                                                             \
+                const T *restrict src = x + c * in->strides[1] + oy * g->s[0] * in->strides[2];                                  \
+                for (int64_t ox = 0; ox < g->OW; ox++) *d++ = src[ox * g->s[1] * in->strides[3]];                                \
+            }                                                                                                                    \
+    }
+GATHER(gather_f32, float)
+GATHER(gather_f64, double)
 
 /* 2-D (out already sized by the caller: [N, O, OH, OW], or a 1-D one's view). */
 static int32_t conv2d(opgen_ctx *ctx, uint32_t mask, const opgen_tensor *input, const opgen_tensor *weight, const opgen_tensor *bias, const conv_geom *gp, opgen_tensor *out) {
@@ -521,15 +535,8 @@ static int32_t conv2d(opgen_ctx *ctx, uint32_t mask, const opgen_tensor *input, 
                         } else { /* 1x1: the input is B, read in place (or its pixels gathered first) */
                             const T *xb = x;
                             int64_t rsx = input->strides[1], csx = input->strides[3];
-                            if (path == CONV_1X1_GATHERED) {
-                                T *restrict d = gathered;
-                                for (int64_t c = 0; c < g.Cg; c++)
-                                    for (int64_t oy = 0; oy < g.OH; oy++) {
-                                        const T *restrict src = x + c * input->strides[1] + oy * g.s[0] * input->strides[2];
-                                        for (int64_t ox = 0; ox < g.OW; ox++) *d++ = src[ox * g.s[1] * input->strides[3]];
-                                    }
-                                xb = gathered, rsx = hw, csx = 1;
-                            }
+                            if (IM2COL_PACKING && path == CONV_1X1_GATHERED)
+                                _Generic((T)0, float: gather_f32, default: gather_f64)(&g, x, input, gathered), xb = gathered, rsx = hw, csx = 1;
                             _Generic((T)0, float: opgen_gemm_f32, default: opgen_gemm_f64)(ctx->par, og, hw, ck, (T)1, (const void *)w, weight->strides[0], weight->strides[3], (const void *)xb,
                                                                                           rsx, csx, bias ? (T)1 : (T)0, (void *)y, hw, gs, ep);
                         }
