@@ -3,8 +3,9 @@
  * 2-D (and 1-D, as 2-D of height 1) never write an im2col matrix: a 1x1
  * convolution (no padding) is one GEMM per image and group, its input read in
  * place (strided, the pixels it reads gathered first); any other reads im2col's
- * rows in place as shifts of the input's zero-padded phase planes (conv_shifted), or, for very narrow inputs, has the
- * GEMM pack them block by block from the input (im2col_panel); a depthwise one
+ * rows in place as shifts of the input's zero-padded phase planes
+ * (conv_shifted), or, for very narrow inputs, has the GEMM pack them block by
+ * block from the input (im2col_panel); a depthwise one
  * (one input channel per group) works each tap over the same planes. 3-D and
  * transposed convolutions are direct loops over the output (or, transposed,
  * scattered from the input). */
@@ -164,8 +165,7 @@ FILL_PHASES(fill_phases_f64, double)
 
 /* Where tap (ky, kx) starts in one channel's phase planes. */
 static int64_t tap_offset(const conv_geom *g, int64_t ky, int64_t kx) {
-    int64_t dy = ky * g->d[0], dx = kx * g->d[1];
-    return ((dy % g->s[0]) * g->s[1] + dx % g->s[1]) * phase_height(g) * phase_width(g) + dy / g->s[0] * phase_width(g) + dx / g->s[1];
+    return opgen_phase_offset(ky * g->d[0], kx * g->d[1], g->s[0], g->s[1], phase_height(g), phase_width(g));
 }
 
 /* Depthwise: output channel oc reads input channel oc / (O / C). A plane (image

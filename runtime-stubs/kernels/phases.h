@@ -35,4 +35,11 @@
                 for (int64_t q_ = hi_; q_ < (WQ); q_++) d_[q_] = (PAD);                                                          \
             }                                                                                                                    \
         }
+
+/* Where a tap displaced (dy, dx) from its window's corner starts in the phase
+ * planes of OPGEN_FILL_PHASES: its plane (dy % s0, dx % s1), from row dy / s0 and
+ * column dx / s1 on. */
+static inline int64_t opgen_phase_offset(int64_t dy, int64_t dx, int64_t s0, int64_t s1, int64_t hq, int64_t wq) {
+    return ((dy % s0) * s1 + dx % s1) * hq * wq + dy / s0 * wq + dx / s1;
+}
 #endif

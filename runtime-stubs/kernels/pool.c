@@ -164,11 +164,6 @@ static size_t max_phase_bytes(const pool_geom *g, size_t es) {
     max_phase_dims(g, &Hq, &Wq);
     return ((size_t)(g->s[0] * g->s[1] * Hq * Wq + (g->OH - 1) * Wq + g->OW) * es + 63) & ~(size_t)63;
 }
-/* Where tap (ky, kx) starts in a plane's phase planes (Hq x Wq each). */
-static int64_t tap_offset_of(const pool_geom *g, int64_t ky, int64_t kx, int64_t Hq, int64_t Wq) {
-    int64_t dy = ky * g->d[0], dx = kx * g->d[1];
-    return ((dy % g->s[0]) * g->s[1] + dx % g->s[1]) * Hq * Wq + dy / g->s[0] * Wq + dx / g->s[1];
-}
 /* The window's running maximum a taking tap t: t if larger or NaN (the first NaN wins). */
 #define MAX_OR_NAN(t, a) ((((t) > (a)) | ((t) != (t))) ? (t) : (a))
 #if defined(__GNUC__) || defined(__clang__)
@@ -187,18 +182,18 @@ static int64_t tap_offset_of(const pool_geom *g, int64_t ky, int64_t kx, int64_t
         for (int64_t pl = g.planes * part / j->parts; pl < g.planes * (part + 1) / j->parts; pl++) {            \
             const T *x = (const T *)j->self->data + plane_base(j->self, pl);                                     \
             OPGEN_FILL_PHASES(T, x, sh, sw, g.H, g.W, s0, s1, g.p[0], g.p[1], Hq, Wq, (T)-INFINITY, ph)                          \
-            if (g.k[0] == 3 && g.k[1] == 3) { /* ResNet's: the nine taps in registers, in the same order */   \
+            if (g.k[0] == 3 && g.k[1] == 3) { /* ResNet's: the nine taps in registers, in the same order */      \
                 const T *restrict t[9];                                                                          \
-                for (int k = 0; k < 9; k++) t[k] = ph + tap_offset_of(&g, k / 3, k % 3, Hq, Wq);                 \
+                for (int k = 0; k < 9; k++) t[k] = ph + opgen_phase_offset(k / 3 * g.d[0], k % 3 * g.d[1], s0, s1, Hq, Wq); \
                 for (int64_t q = 0; q < wide; q++) {                                                             \
                     T m = t[0][q];                                                                               \
-                    UNROLL_TAPS for (int k = 1; k < 9; k++) m = MAX_OR_NAN(t[k][q], m);                           \
+                    UNROLL_TAPS for (int k = 1; k < 9; k++) m = MAX_OR_NAN(t[k][q], m);                          \
                     acc[q] = m;                                                                                  \
                 }                                                                                                \
             } else                                                                                               \
                 for (int64_t ky = 0; ky < g.k[0]; ky++)                                                          \
                     for (int64_t kx = 0; kx < g.k[1]; kx++) {                                                    \
-                        const T *restrict t = ph + tap_offset_of(&g, ky, kx, Hq, Wq);                            \
+                        const T *restrict t = ph + opgen_phase_offset(ky * g.d[0], kx * g.d[1], s0, s1, Hq, Wq); \
                         if (!ky && !kx) /* the first tap: -infinity, then it (so itself) */                     \
                             for (int64_t q = 0; q < wide; q++) acc[q] = t[q];                                    \
                         else                                                                                     \
