@@ -69,6 +69,10 @@ static bool draw(geom *g) {
     g->N = pick(1, 2), g->C = g->groups * pick(1, 9), g->O = g->groups * pick(1, pick(0, 3) ? 12 : 40);
     g->H = g->one_d ? 1 : pick(1, 24), g->W = pick(1, pick(0, 2) ? 24 : 90);
     g->KH = g->one_d ? 1 : pick(1, 5), g->KW = pick(1, pick(0, 3) ? 3 : 7);
+    if (!pick(0, 3)) { /* depthwise (a channel multiplier at times), mostly 3x3: its rows in whole chunks */
+        g->groups = g->C = pick(1, 12), g->O = g->C * pick(1, 2);
+        if (pick(0, 2) && !g->one_d) g->KH = g->KW = 3;
+    }
     for (int i = 0; i < 2; i++) g->s[i] = pick(1, 3), g->p[i] = pick(0, 3), g->d[i] = pick(1, 3);
     if (g->one_d) g->s[0] = 1, g->p[0] = 0, g->d[0] = 1;
     int64_t nh = g->H + 2 * g->p[0] - g->d[0] * (g->KH - 1) - 1, nw = g->W + 2 * g->p[1] - g->d[1] * (g->KW - 1) - 1;

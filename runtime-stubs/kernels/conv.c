@@ -154,14 +154,78 @@ static void tap_columns(const conv_geom *g, int64_t kx, int64_t *lo, int64_t *hi
  * A tap (ky, kx) of every output at once is then one plane read from row ky*d0/s0
  * and column kx*d1/s1 on (tap_offset), in the "wide" layout: rows Wq long, the
  * first OW of each the outputs'. */
-#define FILL_PHASES(NAME, T)                                                                                                     \
-    OPGEN_SPECIALIZED void NAME(const conv_geom *g, const T *x, int64_t hs, int64_t ws, T *dst) {                                        \
-        int64_t Hq = phase_height(g), Wq = phase_width(g);                                                                      \
-        OPGEN_FILL_PHASES(T, x, hs, ws, g->H, g->W, g->s[0], g->s[1], g->p[0], g->p[1], Hq, Wq, (T)0, dst)                      \
-        for (int64_t q = g->s[0] * g->s[1] * Hq * Wq; q < planes_size(g); q++) dst[q] = 0; /* the last row's shared padding */ \
+/* Stride 1, unit column stride, with END (see OPGEN_FILL_PHASES): the padded
+ * plane in whole chunks of OPGEN_FILL_CHUNK values, each row's values, then
+ * zeros from its end over the right and the next row's left padding (pads of at
+ * most a chunk), each chunk's overrun overwritten by the next; no per-value
+ * loops, no calls, for a 7- or 14-wide plane as for a 112-wide one. */
+#define ZERO_CHUNKS(D, N)                                                                                                        \
+    for (int64_t q = 0; q < (N); q += OPGEN_FILL_CHUNK)                                                                          \
+        for (int k = 0; k < OPGEN_FILL_CHUNK; k++) (D)[q + k] = 0;
+#define FILL_STRIDE1(NAME, T)                                                                                                    \
+    OPGEN_DISPATCHED static void NAME(const conv_geom *g, const T *restrict x, int64_t hs, T *restrict dst) {                    \
+        int64_t W = g->W, Wq = phase_width(g), p1 = g->p[1], whole = (W + OPGEN_FILL_CHUNK - 1) / OPGEN_FILL_CHUNK * OPGEN_FILL_CHUNK; \
+        ZERO_CHUNKS(dst, g->p[0] * Wq + p1) /* the top rows and the first row's left */                                          \
+        for (int64_t iy = 0; iy < g->H; iy++) {                                                                                  \
+            T *restrict d = dst + (g->p[0] + iy) * Wq + p1;                                                                      \
+            const T *restrict s = x + iy * hs;                                                                                   \
+            for (int64_t q = 0; q < whole; q += OPGEN_FILL_CHUNK)                                                                \
+                for (int k = 0; k < OPGEN_FILL_CHUNK; k++) d[q + k] = s[q + k];                                                  \
+            ZERO_CHUNKS(d + W, Wq - W) /* the right and the next row's left */                                                   \
+        }                                                                                                                        \
+        int64_t done = (g->p[0] + g->H) * Wq + p1;                                                                               \
+        ZERO_CHUNKS(dst + done, planes_size(g) - done) /* the bottom rows */                                                     \
     }
-FILL_PHASES(fill_phases_f32, float)
-FILL_PHASES(fill_phases_f64, double)
+FILL_STRIDE1(fill_stride1_f32, float)
+FILL_STRIDE1(fill_stride1_f64, double)
+/* Stride 2 so: the four phase planes row by row, a row's values (every other
+ * input value from its phase on) in whole chunks, zeros in whole chunks around
+ * them, each chunk's overrun overwritten by what follows. */
+#define FILL_STRIDE2(NAME, T)                                                                                                    \
+    OPGEN_DISPATCHED static void NAME(const conv_geom *g, const T *restrict x, int64_t hs, T *restrict dst) {                    \
+        int64_t Hq = phase_height(g), Wq = phase_width(g), p0 = g->p[0], p1 = g->p[1];                                           \
+        for (int64_t py = 0; py < 2; py++)                                                                                       \
+            for (int64_t px = 0; px < 2; px++) {                                                                                 \
+                /* the plane's columns inside the input: [lo, hi) */                                                             \
+                int64_t lo = px >= p1 ? 0 : (p1 - px + 1) / 2, hi = g->W + p1 - px <= 0 ? 0 : (g->W + p1 - px + 1) / 2;          \
+                hi = hi > Wq ? Wq : hi, lo = lo > hi ? hi : lo;                                                                  \
+                for (int64_t r = 0; r < Hq; r++) {                                                                               \
+                    T *restrict d = dst + ((py * 2 + px) * Hq + r) * Wq;                                                         \
+                    int64_t iy = 2 * r + py - p0;                                                                                \
+                    if (iy < 0 || iy >= g->H) {                                                                                  \
+                        ZERO_CHUNKS(d, Wq)                                                                                       \
+                        continue;                                                                                                \
+                    }                                                                                                            \
+                    const T *restrict s = x + iy * hs + px - p1;                                                                 \
+                    ZERO_CHUNKS(d, lo)                                                                                           \
+                    for (int64_t q = lo; q < hi; q += OPGEN_FILL_CHUNK)                                                          \
+                        for (int k = 0; k < OPGEN_FILL_CHUNK; k++) d[q + k] = s[2 * (q + k)];                                    \
+                    ZERO_CHUNKS(d + hi, Wq - hi)                                                                                 \
+                }                                                                                                                \
+            }                                                                                                                    \
+    }
+FILL_STRIDE2(fill_stride2_f32, float)
+FILL_STRIDE2(fill_stride2_f64, double)
+/* END: where x's readable values end, for whole chunks (OPGEN_FILL_PHASES), or
+ * NULL; with it, dst has OPGEN_FILL_CHUNK values of slack past the planes. */
+#define FILL_PHASES(NAME, T, STRIDE1, STRIDE2)                                                                                   \
+    OPGEN_SPECIALIZED void NAME(const conv_geom *g, const T *x, int64_t hs, int64_t ws, T *dst, const T *end) {                  \
+        int64_t Hq = phase_height(g), Wq = phase_width(g);                                                                       \
+        if (end && g->s[0] == 1 && g->s[1] == 1 && ws == 1 && Wq - g->W <= OPGEN_FILL_CHUNK &&                                   \
+            x + (g->H - 1) * hs + (g->W + OPGEN_FILL_CHUNK - 1) / OPGEN_FILL_CHUNK * OPGEN_FILL_CHUNK <= end) {                  \
+            STRIDE1(g, x, hs, dst);                                                                                              \
+            return;                                                                                                              \
+        }                                                                                                                        \
+        /* a row's last chunk reads at most 2 * (Wq + OPGEN_FILL_CHUNK) values on from its start */                              \
+        if (end && g->s[0] == 2 && g->s[1] == 2 && ws == 1 && x + (g->H - 1) * hs + 2 * (Wq + OPGEN_FILL_CHUNK) <= end) {        \
+            STRIDE2(g, x, hs, dst);                                                                                              \
+            return;                                                                                                              \
+        }                                                                                                                        \
+        OPGEN_FILL_PHASES(T, x, hs, ws, g->H, g->W, g->s[0], g->s[1], g->p[0], g->p[1], Hq, Wq, (T)0, dst, end)                  \
+        for (int64_t q = g->s[0] * g->s[1] * Hq * Wq; q < planes_size(g); q++) dst[q] = 0; /* the last row's shared padding */   \
+    }
+FILL_PHASES(fill_phases_f32, float, fill_stride1_f32, fill_stride2_f32)
+FILL_PHASES(fill_phases_f64, double, fill_stride1_f64, fill_stride2_f64)
 
 /* Where tap (ky, kx) starts in one channel's phase planes. */
 static int64_t tap_offset(const conv_geom *g, int64_t ky, int64_t kx) {
@@ -170,66 +234,102 @@ static int64_t tap_offset(const conv_geom *g, int64_t ky, int64_t kx) {
 
 /* Depthwise: output channel oc reads input channel oc / (O / C). A plane (image
  * n, channel oc) at a time: the input channel as phase planes (FILL_PHASES, once
- * for all the channels it feeds), then the wide output, a block at a time, starts
- * at the bias and adds each tap's shifted run of the planes in the taps' order (a
- * padded input's zeros added, as ATen's padded convolution adds them): one long
- * vector loop per tap, no border cases (a 3x3's nine taps summed in registers),
- * the fused batch norm and activation applied to the block while it is in L1. The
- * first OW columns of each of its rows are the result. Planes split across
- * threads, each part with its own buffers. */
+ * for all the channels it feeds, rows copied in whole vectors), then each tap's
+ * shifted run of the planes summed in the taps' order from the bias (a padded
+ * input's zeros added, as ATen's padded convolution adds them), with no border
+ * cases. A 3x3 (MobileNet's) sums its nine taps in registers, output row by
+ * output row, 8 or 16 values at a time, and stores them straight into the result
+ * (a row's last chunk runs into the next row, which overwrites it); any other
+ * builds the wide output a block at a time, tap by tap, and copies each row's
+ * first OW columns out. The fused batch norm and activation are applied to the
+ * values before they are stored. Planes split across threads, each part with its
+ * own buffers. */
 typedef struct dw_job {
     const conv_geom *g;
     const opgen_tensor *input, *weight, *bias;
+    const void *end; /* where the input's values end (FILL_PHASES reads whole chunks before it) */
     opgen_tensor *out;
     int64_t planes;
     int parts;
     const post_job *post; /* applied to each plane once its taps are in, or NULL */
-    char *scratch;        /* per part: the phase planes, then the wide output */
+    char *scratch;        /* per part: the phase planes and their slack, then the wide output */
     size_t per;
 } dw_job;
 
-/* A part's buffers: the phase planes of one channel and its wide output. */
-static size_t dw_part_bytes(const conv_geom *g, size_t es) { return ((size_t)(planes_size(g) + wide_length(g)) * es + 63) & ~(size_t)63; }
+/* A part's buffers: the phase planes of one channel, OPGEN_FILL_CHUNK values of
+ * slack (the fill's last chunk, a 3x3 row's last reads), and its wide output. */
+static size_t dw_part_bytes(const conv_geom *g, size_t es) { return ((size_t)(planes_size(g) + OPGEN_FILL_CHUNK + wide_length(g)) * es + 63) & ~(size_t)63; }
 
-/* N values of the wide output, V an expression of k, through the fused batch norm
- * and activation when there is one (on the unused columns too: one vector loop). */
-#define DW_STORE(T, DST, N, V)                                                                                                   \
-    if (!j->post)                                                                                                                \
-        for (int64_t k = 0; k < (N); k++) (DST)[k] = (V);                                                                      \
+/* A 3x3 depthwise plane from its phase planes ph (tap k at ph + off[k], rows Wq
+ * apart): output row by output row, VL values at a time (a constant: whole
+ * vectors), each the nine taps summed in registers in the taps' order from the
+ * bias b0, then the fused batch norm and activation (pj, channel oc), stored
+ * straight into y. A row's last chunk runs on into the next row, which
+ * overwrites it; one that would pass the plane's end is stored in part. */
+#define DW3X3_SUM (b0 + w0 * p0[q + k] + w1 * p1[q + k] + w2 * p2[q + k] + w3 * p3[q + k] + w4 * p4[q + k] + w5 * p5[q + k] + w6 * p6[q + k] + w7 * p7[q + k] + w8 * p8[q + k])
+#define DW3X3_STORE(T, DST, VL)                                                                                                  \
+    if (!pj)                                                                                                                     \
+        for (int64_t k = 0; k < (VL); k++) (DST)[k] = DW3X3_SUM;                                                                 \
     else                                                                                                                         \
-        POST_RUN(T, act, lo, hi, al, be, DST, N, V)
-#define DEPTHWISE_PART(NAME, T, FILL)                                                                                            \
+        POST_RUN(T, act, lo, hi, al, be, DST, (VL), DW3X3_SUM)
+#define DW3X3_ROWS(T, VL)                                                                                                        \
+    for (int64_t oy = 0; oy < OH; oy++)                                                                                          \
+        for (int64_t ox = 0; ox < OW; ox += (VL)) {                                                                              \
+            int64_t q = oy * Wq + ox, left = hw - (oy * OW + ox);                                                                \
+            T *yo = y + oy * OW + ox, v[VL]; /* v: the compiler sees it alias none of the planes */                              \
+            DW3X3_STORE(T, v, VL)                                                                                                \
+            if (left >= (VL))                                                                                                    \
+                for (int k = 0; k < (VL); k++) yo[k] = v[k];                                                                     \
+            else                                                                                                                 \
+                for (int64_t k = 0; k < left; k++) yo[k] = v[k];                                                                 \
+        }
+#define DW3X3_PLANE(NAME, T)                                                                                                     \
+    OPGEN_DISPATCHED static void NAME(const T *ph, const int64_t *off, int64_t Wq, const T *wt, T b0, const post_job *pj, int64_t oc, T *y, int64_t OH, int64_t OW) { \
+        const T *restrict p0 = ph + off[0], *restrict p1 = ph + off[1], *restrict p2 = ph + off[2], *restrict p3 = ph + off[3];  \
+        const T *restrict p4 = ph + off[4], *restrict p5 = ph + off[5], *restrict p6 = ph + off[6], *restrict p7 = ph + off[7];  \
+        const T *restrict p8 = ph + off[8];                                                                                      \
+        T w0 = wt[0], w1 = wt[1], w2 = wt[2], w3 = wt[3], w4 = wt[4], w5 = wt[5], w6 = wt[6], w7 = wt[7], w8 = wt[8];            \
+        opgen_post_act act = pj ? pj->post->act : OPGEN_POST_NONE;                                                               \
+        T lo = pj ? (T)pj->lo : 0, hi = pj ? (T)pj->hi : 0;                                                                      \
+        T al = pj ? ((const T *)pj->ab)[pj->first + oc] : (T)1, be = pj ? ((const T *)pj->ab)[pj->post->var->sizes[0] + pj->first + oc] : (T)0; \
+        int64_t hw = OH * OW;                                                                                                    \
+        if (OW <= 8)                                                                                                             \
+            DW3X3_ROWS(T, 8)                                                                                                     \
+        else                                                                                                                     \
+            DW3X3_ROWS(T, 16)                                                                                                    \
+    }
+DW3X3_PLANE(dw3x3_plane_f32, float)
+DW3X3_PLANE(dw3x3_plane_f64, double)
+#define DEPTHWISE_PART(NAME, T, FILL, PLANE3)                                                                                    \
     OPGEN_DISPATCHED static void NAME(void *arg, int part) {                                                                     \
         enum { BLOCK = 2048 };                                                                                                   \
         const dw_job *j = arg;                                                                                                   \
         const conv_geom g = *j->g;                                                                                               \
         const opgen_tensor *input = j->input, *weight = j->weight, *bias = j->bias;                                              \
         int64_t Wq = phase_width(&g), wide = wide_length(&g), hw = g.OH * g.OW, filled = -1;                                     \
-        T *ph = (T *)(void *)(j->scratch + (size_t)part * j->per), *yw = ph + planes_size(&g);                                     \
+        T *ph = (T *)(void *)(j->scratch + (size_t)part * j->per), *yw = ph + planes_size(&g) + OPGEN_FILL_CHUNK;                \
         const post_job *pj = j->post;                                                                                            \
         opgen_post_act act = pj ? pj->post->act : OPGEN_POST_NONE;                                                               \
         T lo = pj ? (T)pj->lo : 0, hi = pj ? (T)pj->hi : 0;                                                                      \
         int64_t off[9] = {0}; /* a 3x3's taps in the planes */                                                                   \
         for (int k = 0; k < 9 && g.KH == 3 && g.KW == 3; k++) off[k] = tap_offset(&g, k / 3, k % 3);                             \
-        for (int64_t pl = j->planes * part / j->parts; pl < j->planes * (part + 1) / j->parts; pl++) {                          \
+        for (int k = 0; k < OPGEN_FILL_CHUNK; k++) ph[planes_size(&g) + k] = 0; /* read (unused) before a fill runs into it */   \
+        for (int64_t pl = j->planes * part / j->parts; pl < j->planes * (part + 1) / j->parts; pl++) {                           \
             int64_t n = pl / g.O, oc = pl % g.O, ic = oc / (g.O / g.C);                                                          \
             if (n * g.C + ic != filled)                                                                                          \
-                FILL(&g, (const T *)input->data + n * input->strides[0] + ic * input->strides[1], input->strides[2], input->strides[3], ph), filled = n * g.C + ic; \
+                FILL(&g, (const T *)input->data + n * input->strides[0] + ic * input->strides[1], input->strides[2], input->strides[3], ph, j->end), filled = n * g.C + ic; \
             const T *w = (const T *)weight->data + oc * weight->strides[0];                                                      \
-            T b0 = bias ? ((const T *)bias->data)[oc * bias->strides[0]] : (T)0, *y = (T *)j->out->data + pl * hw;              \
+            T b0 = bias ? ((const T *)bias->data)[oc * bias->strides[0]] : (T)0, *y = (T *)j->out->data + pl * hw;               \
             T al = pj ? ((const T *)pj->ab)[pj->first + oc] : (T)1, be = pj ? ((const T *)pj->ab)[pj->post->var->sizes[0] + pj->first + oc] : (T)0; \
-            T wt[9] = {0};                                                                                                       \
-            for (int k = 0; k < 9 && g.KH == 3 && g.KW == 3; k++) wt[k] = w[k / 3 * weight->strides[2] + k % 3 * weight->strides[3]]; \
-            for (int64_t q0 = 0; q0 < wide; q0 += BLOCK) { /* a block of the wide output, in L1 while its taps pass */         \
+            if (g.KH == 3 && g.KW == 3) { /* the common case */                                                                  \
+                T wt[9];                                                                                                         \
+                for (int k = 0; k < 9; k++) wt[k] = w[k / 3 * weight->strides[2] + k % 3 * weight->strides[3]];                  \
+                PLANE3(ph, off, Wq, wt, b0, pj, oc, y, g.OH, g.OW);                                                              \
+                continue;                                                                                                        \
+            }                                                                                                                    \
+            for (int64_t q0 = 0; q0 < wide; q0 += BLOCK) { /* a block of the wide output, in L1 while its taps pass */           \
                 int64_t nq = wide - q0 < BLOCK ? wide - q0 : BLOCK;                                                              \
                 T *restrict acc = yw + q0;                                                                                       \
-                if (g.KH == 3 && g.KW == 3) { /* the common case: the nine taps summed in registers, in the same order */        \
-                    const T *restrict t0 = ph + off[0] + q0, *restrict t1 = ph + off[1] + q0, *restrict t2 = ph + off[2] + q0;   \
-                    const T *restrict t3 = ph + off[3] + q0, *restrict t4 = ph + off[4] + q0, *restrict t5 = ph + off[5] + q0;   \
-                    const T *restrict t6 = ph + off[6] + q0, *restrict t7 = ph + off[7] + q0, *restrict t8 = ph + off[8] + q0;   \
-                    DW_STORE(T, acc, nq, b0 + wt[0] * t0[k] + wt[1] * t1[k] + wt[2] * t2[k] + wt[3] * t3[k] + wt[4] * t4[k] + wt[5] * t5[k] + wt[6] * t6[k] + wt[7] * t7[k] + wt[8] * t8[k]) \
-                    continue;                                                                                                    \
-                }                                                                                                                \
                 for (int64_t q = 0; q < nq; q++) acc[q] = b0;                                                                    \
                 for (int64_t ky = 0; ky < g.KH; ky++)                                                                            \
                     for (int64_t kx = 0; kx < g.KW; kx++) {                                                                      \
@@ -237,7 +337,7 @@ static size_t dw_part_bytes(const conv_geom *g, size_t es) { return ((size_t)(pl
                         const T *restrict src = ph + tap_offset(&g, ky, kx) + q0;                                                \
                         for (int64_t q = 0; q < nq; q++) acc[q] += wv * src[q];                                                  \
                     }                                                                                                            \
-                if (j->post) { POST_RUN(T, act, lo, hi, al, be, acc, nq, acc[k]) }                                                \
+                if (j->post) { POST_RUN(T, act, lo, hi, al, be, acc, nq, acc[k]) }                                               \
             }                                                                                                                    \
             for (int64_t oy = 0; oy < g.OH; oy++) {                                                                              \
                 T *restrict yo = y + oy * g.OW;                                                                                  \
@@ -246,14 +346,17 @@ static size_t dw_part_bytes(const conv_geom *g, size_t es) { return ((size_t)(pl
             }                                                                                                                    \
         }                                                                                                                        \
     }
-DEPTHWISE_PART(depthwise_f32, float, fill_phases_f32)
-DEPTHWISE_PART(depthwise_f64, double, fill_phases_f64)
+DEPTHWISE_PART(depthwise_f32, float, fill_phases_f32, dw3x3_plane_f32)
+DEPTHWISE_PART(depthwise_f64, double, fill_phases_f64, dw3x3_plane_f64)
 
 /* f64: the caller's element type, a constant where it is inlined, so that a build
  * whose kernel keeps Float only links no Double loops (and the same below). */
 OPGEN_SPECIALIZED void depthwise(opgen_ctx *ctx, bool f64, const conv_geom *g, const opgen_tensor *input, const opgen_tensor *weight, const opgen_tensor *bias, const post_job *post, void *scratch,
                                  opgen_tensor *out) {
-    dw_job j = {g, input, weight, bias, out, g->N * g->O, 1, post, scratch, dw_part_bytes(g, (size_t)opgen_dtype_size(input->dtype))};
+    size_t es = (size_t)opgen_dtype_size(input->dtype);
+    const char *end = (const char *)input->data + es; /* past the input's last value (strides are not negative) */
+    for (int d = 0; d < input->dim; d++) end += input->sizes[d] ? (size_t)((input->sizes[d] - 1) * input->strides[d]) * es : 0;
+    dw_job j = {g, input, weight, bias, end, out, g->N * g->O, 1, post, scratch, dw_part_bytes(g, es)};
     /* threads past ~32K multiply-adds a part; each part a run of whole planes */
     j.parts = opgen_parallel_parts_for(ctx->par, (double)g->N * (double)g->O * (double)(g->OH * g->OW * g->KH * g->KW), 65536.0);
     if (j.parts > j.planes) j.parts = (int)j.planes;
@@ -360,7 +463,7 @@ typedef struct shifted_job {
         const conv_geom *g = j->g;                                                                                               \
         int64_t planes = planes_size(g);                                                                                         \
         for (int64_t c = g->Cg * part / j->parts; c < g->Cg * (part + 1) / j->parts; c++)                                        \
-            PHASES(g, (const T *)j->x + c * j->input->strides[1], j->input->strides[2], j->input->strides[3], (T *)j->bf->xpad + c * planes); \
+            PHASES(g, (const T *)j->x + c * j->input->strides[1], j->input->strides[2], j->input->strides[3], (T *)j->bf->xpad + c * planes, NULL); \
     }                                                                                                                            \
     /* Columns j0 .. j0+nc of the wide output (a chunk, rows nc long in the buffer)  \
      * into the result, with the bias and the fused batch norm and activation (as    \
