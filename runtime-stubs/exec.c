@@ -382,6 +382,14 @@ typedef struct span {
     size_t off, size;
 } span;
 
+/* Whether value v is a result of fused step n's chain. */
+static bool chain_result(const opgen_program *p, int n, int v) {
+    for (int q = n; q <= n + p->steps[n].fused; q++)
+        for (int r = 0; r < p->steps[q].nresults; r++)
+            if (p->steps[q].results[r] == v) return true;
+    return false;
+}
+
 static int32_t plan(opgen_program *p, opgen_arena *a, opgen_error *err) {
     const opgen_graph *g = p->g;
     int *last = opgen_arena_zalloc(a, sizeof(int) * (size_t)g->nvalues);
@@ -399,11 +407,16 @@ static int32_t plan(opgen_program *p, opgen_arena *a, opgen_error *err) {
                 if (x->items[i].kind == OPGEN_GA_VALUE) last[x->items[i].i] = n;
         }
     for (int i = 0; i < g->noutputs; i++) last[g->outputs[i]] = p->nsteps;
-    for (int n = 0; n < p->nsteps; n++) /* a fused step's inputs live until its result is written */
-        for (int k = 0; p->steps[n].fused && k < g->nodes[n].nargs; k++) {
-            const opgen_garg *x = &g->nodes[n].args[k];
-            if (x->kind == OPGEN_GA_VALUE && last[x->i] < n + p->steps[n].fused && last[x->i] != p->nsteps) last[x->i] = n + p->steps[n].fused;
-        }
+    /* a fused step's inputs, and those its chain takes from before it (a
+     * residual), live until its result is written: the result never takes their
+     * memory (the chain's own intermediates keep their spans: placing the result
+     * past them would put it in memory no earlier step warmed) */
+    for (int n = 0; n < p->nsteps; n++)
+        for (int q = n; q <= n + p->steps[n].fused && p->steps[n].fused; q++)
+            for (int k = 0; k < g->nodes[q].nargs; k++) {
+                const opgen_garg *x = &g->nodes[q].args[k];
+                if (x->kind == OPGEN_GA_VALUE && !chain_result(p, n, x->i) && last[x->i] < n + p->steps[n].fused && last[x->i] != p->nsteps) last[x->i] = n + p->steps[n].fused;
+            }
     int nlive = 0;
     size_t top = 0;
     for (int n = 0; n < p->nsteps; n++) {
@@ -472,16 +485,29 @@ static void mark_unread(opgen_program *p, const int *uses) {
     }
 }
 
+/* Step n + i when it exists, is not dynamic and reads the one before it, whose
+ * first result nothing else reads. */
+static gstep *next_in_chain(opgen_program *p, const int *uses, int n, int i) {
+    gstep *s = n + i < p->nsteps ? &p->steps[n + i] : NULL;
+    return s && !s->dynamic && uses[p->steps[n + i - 1].results[0]] == 1 ? s : NULL;
+}
+
 static void fuse(opgen_program *p, const int *uses, opgen_arena *a) {
     opgen_fusion *slot = NULL; /* taken from the arena when needed, kept until a fusion uses it */
     for (int n = 0; n + 1 < p->nsteps; n++) {
-        gstep *c = &p->steps[n], *b = &p->steps[n + 1], *r = n + 2 < p->nsteps ? &p->steps[n + 2] : NULL;
+        gstep *c = &p->steps[n], *b = &p->steps[n + 1], *s2 = next_in_chain(p, uses, n, 2);
         if (c->dynamic || b->dynamic || c->nresults != 1 || b->nresults != 3 || uses[c->results[0]] != 1 || uses[b->results[1]] || uses[b->results[2]]) continue;
-        bool with_act = r && !r->dynamic && uses[b->results[0]] == 1;
         if (strcmp(opgen_ops[c->s.kernel_op].qualified, "aten::convolution.out") || (!slot && !(slot = opgen_arena_zalloc(a, sizeof *slot)))) continue;
-        if (with_act && opgen_step_fuse(&c->s, &b->s, &r->s, slot))
+        /* conv -> bn -> add (a residual: steps run in order, so its other operand
+         * is computed before the convolution) -> act, or without the add */
+        gstep *add = s2 && opgen_step_residual(&s2->s, b->s.res[0]) ? s2 : NULL, *s3 = add ? next_in_chain(p, uses, n, 3) : NULL;
+        if (add && s3 && opgen_step_fuse(&c->s, &b->s, &add->s, &s3->s, slot))
+            c->fused = 3;
+        else if (add && opgen_step_fuse(&c->s, &b->s, &add->s, NULL, slot))
             c->fused = 2;
-        else if (opgen_step_fuse(&c->s, &b->s, NULL, slot))
+        else if (s2 && opgen_step_fuse(&c->s, &b->s, NULL, &s2->s, slot))
+            c->fused = 2;
+        else if (opgen_step_fuse(&c->s, &b->s, NULL, NULL, slot))
             c->fused = 1;
         if (c->s.scratch > p->scratch) p->scratch = c->s.scratch;
         if (c->fused) slot = NULL;

@@ -932,9 +932,18 @@ static void fuse_convolutions(mloader *L) {
         if (y < 0 || u < 0 || s1 < 0 || s2 < 0 || value_reads(m, y) != 1 || value_reads(m, s1) || value_reads(m, s2)) continue;
         int n = 0;
         opgen_fusion *slot = &L->fusions[L->nfusions];
-        if (r && value_reads(m, u) == 1 && opgen_step_fuse(c->step, b, r, slot))
+        /* conv -> bn -> add (a residual, computed before: instructions run in
+         * order) -> act, or without the add */
+        opgen_step *add = r && value_reads(m, u) == 1 && opgen_step_residual(r, b->res[0]) ? r : NULL;
+        int a = add ? value_index(m, add->res[0]) : -1;
+        opgen_step *act = add && a >= 0 && value_reads(m, a) == 1 && k + 3 < m->ncode && plain_kernel(m, k + 3) ? m->code[k + 3].step : NULL;
+        if (add && act && opgen_step_fuse(c->step, b, add, act, slot))
+            n = 3;
+        else if (add && opgen_step_fuse(c->step, b, add, NULL, slot))
             n = 2;
-        else if (opgen_step_fuse(c->step, b, NULL, slot))
+        else if (r && value_reads(m, u) == 1 && opgen_step_fuse(c->step, b, NULL, r, slot))
+            n = 2;
+        else if (opgen_step_fuse(c->step, b, NULL, NULL, slot))
             n = 1;
         L->nfusions += n > 0;
         k += n;

@@ -415,34 +415,6 @@ static const opgen_tensor *tensor_arg(const opgen_step *s, const char *name) {
     return a < 0 || s->args[a].none ? NULL : s->args[a].v.t;
 }
 
-bool opgen_step_fuse(opgen_step *conv, opgen_step *bn, opgen_step *act, opgen_fusion *f) {
-    if (!is_opgen(conv, "aten::convolution.out") || !is_opgen(bn, "aten::_native_batch_norm_legit_no_training.out") || conv->fusion || conv->nres != 1 || bn->nres != 3) return false;
-    const opgen_tensor *x = tensor_arg(conv, "input"), *y = conv->res[0];
-    int tr = arg_named(conv, "transposed"), eps = arg_named(bn, "eps");
-    if (!x || (x->dim != 3 && x->dim != 4) || tr < 0 || conv->args[tr].v.b || eps < 0 || tensor_arg(bn, "input") != y) return false;
-    if ((y->dtype != OPGEN_DTYPE_Float && y->dtype != OPGEN_DTYPE_Double) || bn->res[0]->dtype != y->dtype || !tensor_arg(bn, "running_mean") || !tensor_arg(bn, "running_var")) return false;
-    opgen_post_act kind = OPGEN_POST_NONE;
-    if (act) {
-        if (act->nres != 1 || act->res[0]->dtype != y->dtype) return false;
-        if (is_opgen(act, "aten::relu.out") && tensor_arg(act, "self") == bn->res[0])
-            kind = OPGEN_POST_RELU;
-        else if (is_opgen(act, "aten::hardtanh.out") && tensor_arg(act, "self") == bn->res[0])
-            kind = OPGEN_POST_CLAMP;
-        else
-            return false;
-    }
-    memset(f, 0, sizeof *f);
-    f->post = (opgen_post){tensor_arg(bn, "weight"), tensor_arg(bn, "bias"), tensor_arg(bn, "running_mean"), tensor_arg(bn, "running_var"), bn->args[eps].v.f, kind, NULL, NULL, false};
-    if (kind == OPGEN_POST_CLAMP) f->post.lo = &act->args[arg_named(act, "min_val")].v.s, f->post.hi = &act->args[arg_named(act, "max_val")].v.s;
-    f->absorbed[0] = bn, f->absorbed[1] = act, f->nabsorbed = act ? 2 : 1;
-    f->out = act ? act->res[0] : bn->res[0];
-    f->out_arg = arg_named(conv, "out");
-    if (f->out_arg < 0) return false;
-    conv->fusion = f;
-    conv->scratch += 2 * (size_t)y->sizes[1] * (size_t)opgen_dtype_size(y->dtype) + 16; /* the batch norm's factors */
-    return true;
-}
-
 /* The bytes a tensor's elements span (its storage from data, strides >= 0). */
 static bool overlaps(const opgen_tensor *a, const opgen_tensor *b) {
     if (!a || !b || !a->data || !b->data) return false;
@@ -451,16 +423,81 @@ static bool overlaps(const opgen_tensor *a, const opgen_tensor *b) {
     return pa < pb + nb && pb < pa + na;
 }
 
+/* Whether out, written by conv's fused call, overlaps what it reads: its
+ * inputs or the batch norm's (a residual the kernel checks itself). */
+static bool fused_out_clashes(const opgen_step *conv, const opgen_post *post, const opgen_tensor *out) {
+    bool clash = overlaps(out, post->weight) || overlaps(out, post->bias) || overlaps(out, post->mean) || overlaps(out, post->var);
+    for (int a = 0; a < conv->nargs && !clash; a++) {
+        const opgen_arg *ka = &opgen_args[opgen_ops[conv->kernel_op].first_arg + (unsigned)a];
+        if ((ka->abi == OPGEN_ABI_TENSOR || ka->abi == OPGEN_ABI_OPT_TENSOR) && !(ka->flags & OPGEN_ARG_OUT) && !conv->args[a].none) clash = overlaps(out, conv->args[a].v.t);
+    }
+    return clash;
+}
+
+/* A Scalar of value 1 (add's alpha: the sum a plain a + b). */
+static bool scalar_one(const opgen_scalar *s) { return (s->dtype == OPGEN_DTYPE_Long && s->v.i == 1) || (s->dtype == OPGEN_DTYPE_Double && s->v.f == 1.0); }
+const opgen_tensor *opgen_step_residual(const opgen_step *add, const opgen_tensor *t) {
+    if (!add || !is_opgen(add, "aten::add.out") || add->nres != 1) return NULL;
+    const opgen_tensor *a = tensor_arg(add, "self"), *b = tensor_arg(add, "other");
+    int al = arg_named(add, "alpha");
+    if (al >= 0 && !add->args[al].none && !scalar_one(&add->args[al].v.s)) return NULL;
+    return a == t && b && b != t ? b : b == t && a && a != t ? a : NULL;
+}
+/* Whether r has y's shape, dtype and (contiguous) strides. */
+static bool residual_fits(const opgen_tensor *r, const opgen_tensor *y) {
+    if (r->dtype != y->dtype || r->dim != y->dim || r->dim != 4) return false;
+    int64_t st = 1;
+    for (int d = 3; d >= 0; st *= r->sizes[d], d--)
+        if (r->sizes[d] != y->sizes[d] || (r->sizes[d] > 1 && r->strides[d] != st)) return false;
+    return true;
+}
+
+bool opgen_step_fuse(opgen_step *conv, opgen_step *bn, opgen_step *add, opgen_step *act, opgen_fusion *f) {
+    if (!is_opgen(conv, "aten::convolution.out") || !is_opgen(bn, "aten::_native_batch_norm_legit_no_training.out") || conv->fusion || conv->nres != 1 || bn->nres != 3) return false;
+    const opgen_tensor *x = tensor_arg(conv, "input"), *y = conv->res[0];
+    int tr = arg_named(conv, "transposed"), eps = arg_named(bn, "eps");
+    if (!x || (x->dim != 3 && x->dim != 4) || tr < 0 || conv->args[tr].v.b || eps < 0 || tensor_arg(bn, "input") != y) return false;
+    if ((y->dtype != OPGEN_DTYPE_Float && y->dtype != OPGEN_DTYPE_Double) || bn->res[0]->dtype != y->dtype || !tensor_arg(bn, "running_mean") || !tensor_arg(bn, "running_var")) return false;
+    /* a residual added to the batch norm's result: of y's layout, so the kernel reads it where it writes */
+    const opgen_tensor *res = add ? opgen_step_residual(add, bn->res[0]) : NULL;
+    if (add && (!res || !residual_fits(res, y) || add->res[0]->dtype != y->dtype)) return false;
+    if (add && overlaps(res, act ? act->res[0] : add->res[0])) return false; /* planned memory (a .pte's) the result shares */
+    opgen_tensor *pre = add ? add->res[0] : bn->res[0]; /* what the activation reads */
+    opgen_post_act kind = OPGEN_POST_NONE;
+    if (act) {
+        if (act->nres != 1 || act->res[0]->dtype != y->dtype) return false;
+        if (is_opgen(act, "aten::relu.out") && tensor_arg(act, "self") == pre)
+            kind = OPGEN_POST_RELU;
+        else if (is_opgen(act, "aten::hardtanh.out") && tensor_arg(act, "self") == pre)
+            kind = OPGEN_POST_CLAMP;
+        else
+            return false;
+    }
+    memset(f, 0, sizeof *f);
+    f->post = (opgen_post){tensor_arg(bn, "weight"), tensor_arg(bn, "bias"), tensor_arg(bn, "running_mean"), tensor_arg(bn, "running_var"), bn->args[eps].v.f, kind, NULL, NULL, false, res,
+                           res && tensor_arg(add, "self") == res};
+    if (kind == OPGEN_POST_CLAMP) f->post.lo = &act->args[arg_named(act, "min_val")].v.s, f->post.hi = &act->args[arg_named(act, "max_val")].v.s;
+    f->nabsorbed = 0;
+    f->absorbed[f->nabsorbed++] = bn;
+    if (add) f->absorbed[f->nabsorbed++] = add;
+    if (act) f->absorbed[f->nabsorbed++] = act;
+    f->out = act ? act->res[0] : pre;
+    /* where memory is already placed (a .pte's plan) and the chain's result shares
+     * what the convolution reads, a shorter chain (the caller's next try) may not */
+    if ((add || act) && fused_out_clashes(conv, &f->post, f->out)) return false;
+    f->out_arg = arg_named(conv, "out");
+    if (f->out_arg < 0) return false;
+    conv->fusion = f;
+    conv->scratch += 2 * (size_t)y->sizes[1] * (size_t)opgen_dtype_size(y->dtype) + 16; /* the batch norm's factors */
+    return true;
+}
+
 /* The fused call writes the last absorbed step's result directly, unless its
  * memory overlaps what the convolution reads (a planner may reuse the input's
- * bytes for it): then the three steps run as written. */
+ * bytes for it), or the kernel does not apply it: then the steps run as written. */
 int32_t opgen_step_fused_run(opgen_step *s, opgen_arena *arena, opgen_error *err) {
     opgen_fusion *f = s->fusion;
-    bool clash = overlaps(f->out, f->post.weight) || overlaps(f->out, f->post.bias) || overlaps(f->out, f->post.mean) || overlaps(f->out, f->post.var);
-    for (int a = 0; a < s->nargs && !clash; a++) {
-        const opgen_arg *ka = &opgen_args[opgen_ops[s->kernel_op].first_arg + (unsigned)a];
-        if ((ka->abi == OPGEN_ABI_TENSOR || ka->abi == OPGEN_ABI_OPT_TENSOR) && !(ka->flags & OPGEN_ARG_OUT) && !s->args[a].none) clash = overlaps(f->out, s->args[a].v.t);
-    }
+    bool clash = fused_out_clashes(s, &f->post, f->out);
     opgen_value saved = s->args[f->out_arg];
     if (!clash) {
         s->args[f->out_arg].v.t = f->out;

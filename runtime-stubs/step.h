@@ -48,11 +48,12 @@ typedef struct opgen_step {
     uint32_t unread; /* results nothing reads (opgen_ctx.unread): bit i for res[i] */
 } opgen_step;
 
-/* A convolution step that stores its result through the batch norm (and the
- * activation) of the steps after it, which then do not run (opgen_step_fuse). */
+/* A convolution step that stores its result through the batch norm (the
+ * residual add, the activation) of the steps after it, which then do not run
+ * (opgen_step_fuse). */
 typedef struct opgen_fusion {
     opgen_post post;
-    opgen_step *absorbed[2];
+    opgen_step *absorbed[3];
     int nabsorbed;
     opgen_tensor *out; /* the last absorbed step's result, which the fused call writes */
     int out_arg;       /* the convolution's out argument */
@@ -88,12 +89,16 @@ int32_t opgen_step_run(opgen_step *s, const opgen_ivalue *values, opgen_arena *a
  * is patched or stood in for (most steps), else opgen_step_run. Inline: it is
  * most of what an executor adds to a kernel. */
 int32_t opgen_step_split_run(opgen_step *s, opgen_arena *arena, opgen_error *err);
-/* Consecutive steps conv -> bn (-> act, or NULL), where the convolution's result
- * is read only by the batch norm and the batch norm's results only by the
- * activation (the executor checks that, and that nothing jumps between them):
- * records in conv, in slot, that its kernel applies the other two (opgen_post),
- * when the kernels are opgen's and the ops and dtypes allow. */
-bool opgen_step_fuse(opgen_step *conv, opgen_step *bn, opgen_step *act, opgen_fusion *slot);
+/* Consecutive steps conv -> bn (-> add) (-> act), add and act NULL when absent,
+ * where the convolution's result is read only by the batch norm and each
+ * result after only by the next step (the executor checks that, that nothing
+ * jumps between them, and that the add's other operand, the residual, is
+ * computed before the convolution runs): records in conv, in slot, that its
+ * kernel applies the others (opgen_post), when the kernels are opgen's and the
+ * ops, dtypes and layouts allow. */
+bool opgen_step_fuse(opgen_step *conv, opgen_step *bn, opgen_step *add, opgen_step *act, opgen_fusion *slot);
+/* The operand of add.Tensor step add that is not t (its residual), or NULL. */
+const opgen_tensor *opgen_step_residual(const opgen_step *add, const opgen_tensor *t);
 int32_t opgen_step_fused_run(opgen_step *s, opgen_arena *arena, opgen_error *err);
 /* What a build compiles in: fusion where it keeps aten::convolution.out (whose
  * kernel applies the chain), calls split across threads where it has a pool. */

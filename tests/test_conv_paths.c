@@ -124,7 +124,20 @@ static int unfused_post(opgen_tensor *out, const opgen_tensor *bn, int act, cons
     return act == 1 ? opgen_portable_relu_out(&ctx, &y, res) != 0 : act == 2 ? opgen_portable_hardtanh_out(&ctx, &y, lo, hi, res) != 0 : 0;
 }
 
-static int run(const geom *g, int seq, opgen_dtype dt, const opgen_parallel *par, opgen_tensor *out, opgen_arena *a, opgen_error *err) {
+/* The same, then the residual added (add.Tensor, alpha 1, r its self when first)
+ * before the activation. */
+static int unfused_residual(opgen_tensor *out, const opgen_tensor *bn, int act, const opgen_scalar *lo, const opgen_scalar *hi, const opgen_tensor *r, bool first, opgen_tensor *res, opgen_arena *a,
+                            opgen_error *err) {
+    opgen_tensor y, sum;
+    if (unfused_post(out, bn, 0, lo, hi, &y, a, err) || opgen_tensor_alloc(&sum, out->dtype, out->dim, out->sizes, a, err) || opgen_tensor_alloc(res, out->dtype, out->dim, out->sizes, a, err)) return 1;
+    sum.capacity = res->capacity = opgen_nbytes(out);
+    opgen_ctx ctx = {a, err, "aten::add.out", false, 0, false, -1, NULL, NULL, NULL, 0};
+    if (opgen_portable_add_out(&ctx, first ? r : &y, first ? &y : r, NULL, act ? &sum : res)) return 1;
+    ctx.op = act == 1 ? "aten::relu.out" : "aten::hardtanh.out";
+    return act == 1 ? opgen_portable_relu_out(&ctx, &sum, res) != 0 : act == 2 ? opgen_portable_hardtanh_out(&ctx, &sum, lo, hi, res) != 0 : 0;
+}
+
+static int run(const geom *g, int seq, opgen_dtype dt, const opgen_parallel *par, opgen_tensor *out, int *residual_runs, opgen_arena *a, opgen_error *err) {
     int32_t nd = g->one_d ? 3 : 4;
     int64_t xs[4] = {g->N, g->C, g->H, g->W}, ws[4] = {g->O, g->C / g->groups, g->KH, g->KW}, bs[1] = {g->O}, os[4] = {g->N, g->O, g->OH, g->OW};
     if (g->one_d) xs[2] = g->W, ws[2] = g->KW, os[2] = g->OW;
@@ -152,7 +165,7 @@ static int run(const geom *g, int seq, opgen_dtype dt, const opgen_parallel *par
     if (dt == OPGEN_DTYPE_Double) ((double *)bn[0].data)[g->O / 2] = NAN;
     else ((float *)bn[0].data)[g->O / 2] = NAN;
     opgen_scalar lo = {OPGEN_DTYPE_Double, {.f = -0.75}}, hi = {OPGEN_DTYPE_Double, {.f = 0.5}};
-    opgen_post post = {&bn[0], &bn[1], &bn[2], &bn[3], 1e-5, (opgen_post_act)act, act == 2 ? &lo : NULL, act == 2 ? &hi : NULL, false};
+    opgen_post post = {&bn[0], &bn[1], &bn[2], &bn[3], 1e-5, (opgen_post_act)act, act == 2 ? &lo : NULL, act == 2 ? &hi : NULL, false, NULL, false};
     if (opgen_tensor_alloc(&fused, dt, nd, os, a, err)) return 1;
     fused.capacity = opgen_nbytes(&fused);
     ctx.post = &post;
@@ -162,6 +175,30 @@ static int run(const geom *g, int seq, opgen_dtype dt, const opgen_parallel *par
     if (!post.applied) return fputs("the convolution left its batch norm unapplied\n", stderr), 1;
     if (unfused_post(out, bn, act, &lo, &hi, &kernels, a, err)) return 1;
     if (memcmp(fused.data, kernels.data, opgen_nbytes(&kernels))) return fprintf(stderr, "fused with %s: other bytes than the kernels one by one\n", act == 0 ? "batch norm" : act == 1 ? "batch norm and relu" : "batch norm and hardtanh"), 1;
+    /* and with a residual added between the batch norm and the activation (a
+     * ResNet block's), as either operand of the add: the kernels' bytes, also
+     * where the result is the residual's own memory (applied there or not at all) */
+    if (!g->one_d) {
+        opgen_tensor res, want, self;
+        if (opgen_tensor_alloc(&res, dt, nd, os, a, err) || opgen_tensor_alloc(&self, dt, nd, os, a, err)) return 1;
+        res.capacity = self.capacity = opgen_nbytes(&res);
+        fill(&res, 9);
+        post.residual = &res, post.residual_first = seq % 2;
+        if (unfused_residual(out, bn, act, &lo, &hi, &res, post.residual_first, &want, a, err)) return 1;
+        if (opgen_portable_convolution_out(&ctx, &x, &w, g->bias ? &b : NULL, (opgen_int_list){st + off, k}, (opgen_int_list){pd + off, k}, (opgen_int_list){dl + off, k}, false,
+                                           (opgen_int_list){zero, k}, g->groups, &fused))
+            return 1;
+        if (!post.applied) return fputs("the convolution left its residual unapplied\n", stderr), 1;
+        if (memcmp(fused.data, want.data, opgen_nbytes(&want))) return fprintf(stderr, "fused with a residual (%s): other bytes than the kernels one by one\n", seq % 2 ? "the add's self" : "its other"), 1;
+        memcpy(self.data, res.data, opgen_nbytes(&res));
+        post.residual = &self, post.applied = false;
+        if (opgen_portable_convolution_out(&ctx, &x, &w, g->bias ? &b : NULL, (opgen_int_list){st + off, k}, (opgen_int_list){pd + off, k}, (opgen_int_list){dl + off, k}, false,
+                                           (opgen_int_list){zero, k}, g->groups, &self))
+            return 1;
+        if (memcmp(self.data, post.applied ? want.data : out->data, opgen_nbytes(&want)))
+            return fprintf(stderr, "fused with a residual in the result's own memory, %s: other bytes than %s\n", post.applied ? "applied" : "not applied", post.applied ? "the kernels'" : "the plain convolution's"), 1;
+        *residual_runs += post.applied;
+    }
     double tol = dt == OPGEN_DTYPE_Double ? 1e-12 : 1e-5;
     for (int64_t n = 0; n < g->N; n++)
         for (int64_t o = 0; o < g->O; o++)
@@ -185,7 +222,7 @@ int main(void) {
     opgen_pool *pool = opgen_pool_create(2);
     par = pool ? opgen_pool_parallel(pool) : NULL;
 #endif
-    int cases = 0;
+    int cases = 0, in_place = 0; /* residual fusions applied in the result's own memory */
     for (int i = 0; cases < 300 && i < 3000; i++) {
         geom g;
         if (!draw(&g)) continue;
@@ -195,7 +232,7 @@ int main(void) {
         int bad = 0, v = 0;
         for (; !bad && v < 3; v++) { /* the best micro-kernels the CPU has, then AVX2's and the baseline's where it has more */
             opgen_gemm_use_variant(v == 0 ? -1 : 2 - v);
-            bad = run(&g, cases, dt, NULL, &one, &a, &err) || (par && run(&g, cases, dt, par, &two, &a, &err));
+            bad = run(&g, cases, dt, NULL, &one, &in_place, &a, &err) || (par && run(&g, cases, dt, par, &two, &in_place, &a, &err));
             if (!bad && par && memcmp(one.data, two.data, opgen_nbytes(&one))) fputs("2 threads wrote other bytes than 1\n", stderr), bad = 1;
         }
         opgen_gemm_use_variant(-1);
@@ -211,7 +248,10 @@ int main(void) {
         opgen_arena_restore(&a, mark);
         cases++;
     }
-    printf("test_conv_paths: %d convolutions match the reference with each GEMM micro-kernel the CPU has (best, AVX2, baseline)%s\n", cases, par ? ", and on 2 threads the same bytes" : "");
+    printf("test_conv_paths: %d convolutions match the reference with each GEMM micro-kernel the CPU has (best, AVX2, baseline)%s; fused with a batch norm, a residual "
+           "and an activation, the kernels' bytes (%d times in the result's own memory)\n",
+           cases, par ? ", and on 2 threads the same bytes" : "", in_place);
+    if (!in_place) return fputs("test_conv_paths: no residual was fused in place\n", stderr), 1;
 #ifdef OPGEN_HAVE_POOL
     opgen_pool_destroy(pool);
 #endif

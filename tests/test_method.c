@@ -579,6 +579,7 @@ int main(int argc, char **argv) {
         exir_program(argv[2], "lists", 2, 1e-5, 1e-6);
         exir_program(argv[2], "lstm", 2, 1e-4, 1e-5);
         exir_program(argv[2], "transformer_block", 2, 1e-4, 1e-5);
+        exir_program(argv[2], "residual_blocks", 2, 1e-4, 1e-5); /* conv -> batch norm -> add (-> relu) fused */
     }
     printf("test_method: %d checks, %d failed\n", checks, failures);
     return failures ? 1 : 0;

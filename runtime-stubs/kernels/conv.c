@@ -89,6 +89,7 @@ typedef struct post_job {
     int64_t first;
     const void *ab; /* alpha[O] then beta[O], in the output's type */
     double lo, hi;
+    opgen_post_act act; /* post's, or none where the residual is added after (residual_pass) */
 } post_job;
 /* dst[k] = act(v * alpha + beta) for k < n, v being V (an expression of k): the
  * batch norm kernel's expression, then relu's or hardtanh's (lo, hi), so the
@@ -96,26 +97,33 @@ typedef struct post_job {
  * larger, else x" (0 > x, lo > x; hi < x): a NaN x stays, -0 stays -0, as in
  * relu's x < 0 ? 0 : x and hardtanh's, and it is exactly one max (min)
  * instruction per vector on x86. */
-#define POST_RUN(T, ACT, LO, HI, ALPHA, BETA, DST, N, V)                                                                         \
+#define POST_ACT(T, ACT, LO, HI, DST, N, X)                                                                                      \
     if ((ACT) == OPGEN_POST_RELU)                                                                                                \
         for (int64_t k = 0; k < (N); k++) {                                                                                      \
-            T x = (T)(V) * (ALPHA) + (BETA);                                                                                     \
+            T x = (X);                                                                                                           \
             (DST)[k] = (T)0 > x ? (T)0 : x;                                                                                      \
         }                                                                                                                        \
     else if ((ACT) == OPGEN_POST_CLAMP)                                                                                          \
         for (int64_t k = 0; k < (N); k++) {                                                                                      \
-            T x = (T)(V) * (ALPHA) + (BETA), t = (LO) > x ? (LO) : x;                                                            \
+            T x = (X), t = (LO) > x ? (LO) : x;                                                                                  \
             (DST)[k] = (HI) < t ? (HI) : t;                                                                                      \
         }                                                                                                                        \
     else                                                                                                                         \
-        for (int64_t k = 0; k < (N); k++) (DST)[k] = (T)(V) * (ALPHA) + (BETA);
+        for (int64_t k = 0; k < (N); k++) (DST)[k] = (X);
+#define POST_RUN(T, ACT, LO, HI, ALPHA, BETA, DST, N, V) POST_ACT(T, ACT, LO, HI, DST, N, (T)(V) * (ALPHA) + (BETA))
+/* The same with a residual R added after the batch norm, in the add's order. */
+#define POST_RUN_RESIDUAL(T, ACT, LO, HI, ALPHA, BETA, DST, N, V, R, FIRST)                                                      \
+    if (FIRST) {                                                                                                                 \
+        POST_ACT(T, ACT, LO, HI, DST, N, (R)[k] + (T)((T)(V) * (ALPHA) + (BETA)))                                                \
+    } else                                                                                                                       \
+        POST_ACT(T, ACT, LO, HI, DST, N, (T)((T)(V) * (ALPHA) + (BETA)) + (R)[k])
 #define POST_APPLY(NAME, T)                                                                                                      \
     OPGEN_DISPATCHED static void NAME(void *user, void *cv, int64_t ldc, int64_t row, int64_t col, int64_t rows, int64_t cols) {  \
         const post_job *j = user;                                                                                                \
         const T *ab = j->ab;                                                                                                     \
         T *c = cv, l = (T)j->lo, h = (T)j->hi;                                                                                   \
         int64_t O = j->post->var->sizes[0];                                                                                      \
-        opgen_post_act act = j->post->act;                                                                                       \
+        opgen_post_act act = j->act;                                                                                             \
         (void)col;                                                                                                               \
         for (int64_t i = 0; i < rows; i++) {                                                                                     \
             T alpha = ab[j->first + row + i], beta = ab[O + j->first + row + i], *restrict r = c + i * ldc;                      \
@@ -289,7 +297,7 @@ static size_t dw_part_bytes(const conv_geom *g, size_t es) { return ((size_t)(pl
         const T *restrict p4 = ph + off[4], *restrict p5 = ph + off[5], *restrict p6 = ph + off[6], *restrict p7 = ph + off[7];  \
         const T *restrict p8 = ph + off[8];                                                                                      \
         T w0 = wt[0], w1 = wt[1], w2 = wt[2], w3 = wt[3], w4 = wt[4], w5 = wt[5], w6 = wt[6], w7 = wt[7], w8 = wt[8];            \
-        opgen_post_act act = pj ? pj->post->act : OPGEN_POST_NONE;                                                               \
+        opgen_post_act act = pj ? pj->act : OPGEN_POST_NONE;                                                                     \
         T lo = pj ? (T)pj->lo : 0, hi = pj ? (T)pj->hi : 0;                                                                      \
         T al = pj ? ((const T *)pj->ab)[pj->first + oc] : (T)1, be = pj ? ((const T *)pj->ab)[pj->post->var->sizes[0] + pj->first + oc] : (T)0; \
         int64_t hw = OH * OW;                                                                                                    \
@@ -309,7 +317,7 @@ DW3X3_PLANE(dw3x3_plane_f64, double)
         int64_t Wq = phase_width(&g), wide = wide_length(&g), hw = g.OH * g.OW, filled = -1;                                     \
         T *ph = (T *)(void *)(j->scratch + (size_t)part * j->per), *yw = ph + planes_size(&g) + OPGEN_FILL_CHUNK;                \
         const post_job *pj = j->post;                                                                                            \
-        opgen_post_act act = pj ? pj->post->act : OPGEN_POST_NONE;                                                               \
+        opgen_post_act act = pj ? pj->act : OPGEN_POST_NONE;                                                                     \
         T lo = pj ? (T)pj->lo : 0, hi = pj ? (T)pj->hi : 0;                                                                      \
         int64_t off[9] = {0}; /* a 3x3's taps in the planes */                                                                   \
         for (int k = 0; k < 9 && g.KH == 3 && g.KW == 3; k++) off[k] = tap_offset(&g, k / 3, k % 3);                             \
@@ -451,6 +459,7 @@ typedef struct shifted_job {
     const shifted_bufs *bf;
     const post_job *pj;
     void *y;
+    const void *res; /* the fused residual at y's place (opgen_post.residual), or NULL */
     int parts;
     int64_t j0, nc; /* the chunk of the wide output in the buffer */
     void *wide;     /* that buffer */
@@ -475,7 +484,7 @@ typedef struct shifted_job {
         int64_t og = g->O / g->groups, hw = g->OH * g->OW, Wq = phase_width(g), j0 = j->j0, nc = j->nc;                          \
         const post_job *pj = j->pj;                                                                                              \
         int64_t O = pj ? pj->post->var->sizes[0] : 0;                                                                            \
-        opgen_post_act act = pj ? pj->post->act : OPGEN_POST_NONE;                                                               \
+        opgen_post_act act = pj ? pj->act : OPGEN_POST_NONE;                                                                     \
         T lo = pj ? (T)pj->lo : 0, hi = pj ? (T)pj->hi : 0;                                                                      \
         for (int64_t o = og * part / j->parts; o < og * (part + 1) / j->parts; o++) {                                            \
             T b = j->bias ? ((const T *)j->bias)[o * j->bstride] : (T)0;                                                         \
@@ -485,7 +494,11 @@ typedef struct shifted_job {
                 int64_t valid = ox >= g->OW ? 0 : g->OW - ox < n ? g->OW - ox : n;                                               \
                 const T *restrict src = (const T *)j->wide + o * nc + (q - j0);                                                  \
                 T *restrict dst = (T *)j->y + o * hw + oy * g->OW + ox;                                                          \
-                if (!pj)                                                                                                         \
+                if (j->res) { /* dst may be the residual itself: no restrict */                                                  \
+                    T *d = (T *)j->y + o * hw + oy * g->OW + ox;                                                                 \
+                    const T *r = (const T *)j->res + o * hw + oy * g->OW + ox;                                                   \
+                    POST_RUN_RESIDUAL(T, act, lo, hi, al, be, d, valid, src[k] + b, r, pj->post->residual_first)                 \
+                } else if (!pj)                                                                                                  \
                     for (int64_t k = 0; k < valid; k++) dst[k] = src[k] + b;                                                     \
                 else                                                                                                             \
                     POST_RUN(T, act, lo, hi, al, be, dst, valid, src[k] + b)                                                     \
@@ -533,8 +546,8 @@ SHIFTED_RANGE(shifted_range_f64, true)
 static bool shifted_ranges(const conv_geom *g, int parts) { return parts > 1 && wide_length(g) >= 256 * (int64_t)parts; }
 
 OPGEN_SPECIALIZED void conv_shifted(opgen_ctx *ctx, bool f64, const conv_geom *g, const opgen_tensor *input, const void *x, const void *w, int64_t rsw, const void *bias, int64_t bstride,
-                         const shifted_bufs *bf, const post_job *pj, void *y) {
-    shifted_job j = {g, input, x, bias, bstride, bf, pj, y, 1, 0, 0, bf->wide, w, rsw};
+                         const shifted_bufs *bf, const post_job *pj, void *y, const void *res) {
+    shifted_job j = {g, input, x, bias, bstride, bf, pj, y, res, 1, 0, 0, bf->wide, w, rsw};
     j.parts = opgen_parallel_parts_for(ctx->par, (double)(g->Cg * planes_size(g)), 65536.0);
     opgen_parallel_for(ctx->par, j.parts, f64 ? shifted_fill_f64 : shifted_fill_f32, &j);
     memset((char *)bf->xpad + (size_t)(g->Cg * planes_size(g)) * (f64 ? 8 : 4), 0, OPGEN_GEMM_SLACK * (size_t)(f64 ? 8 : 4)); /* read, never used */
@@ -562,6 +575,45 @@ OPGEN_SPECIALIZED void conv_shifted(opgen_ctx *ctx, bool f64, const conv_geom *g
     }
 GATHER(gather_f32, float)
 GATHER(gather_f64, double)
+
+/* A fused residual on paths whose GEMM (or depthwise loop) applied the batch norm
+ * alone: y = act(y + residual) in the add's order, y's planes split across
+ * threads; y may be the residual itself. */
+typedef struct residual_job {
+    const post_job *pj;
+    void *y;
+    const void *res;
+    int64_t planes, hw;
+    int parts;
+} residual_job;
+#define RESIDUAL_PASS(NAME, T)                                                                                                   \
+    OPGEN_DISPATCHED static void NAME(void *arg, int part) {                                                                     \
+        const residual_job *j = arg;                                                                                             \
+        const post_job *pj = j->pj;                                                                                              \
+        T lo = (T)pj->lo, hi = (T)pj->hi;                                                                                        \
+        int64_t p0 = j->planes * part / j->parts, p1 = j->planes * (part + 1) / j->parts;                                        \
+        T *y = (T *)j->y + p0 * j->hw;                                                                                           \
+        const T *r = (const T *)j->res + p0 * j->hw;                                                                             \
+        if (pj->post->residual_first) {                                                                                          \
+            POST_ACT(T, pj->post->act, lo, hi, y, (p1 - p0) * j->hw, r[k] + y[k])                                                \
+        } else                                                                                                                   \
+            POST_ACT(T, pj->post->act, lo, hi, y, (p1 - p0) * j->hw, y[k] + r[k])                                                \
+    }
+RESIDUAL_PASS(residual_pass_f32, float)
+RESIDUAL_PASS(residual_pass_f64, double)
+
+/* Whether a's and b's bytes overlap. */
+static bool shares_bytes(const opgen_tensor *a, const opgen_tensor *b) {
+    const char *pa = a->data, *pb = b->data;
+    return pa && pb && pa < pb + opgen_nbytes(b) && pb < pa + opgen_nbytes(a);
+}
+/* Whether t is laid out as the convolution's result out (contiguous, same shape). */
+static bool same_layout(const opgen_tensor *t, const opgen_tensor *out) {
+    if (t->dim != out->dim || t->dtype != out->dtype) return false;
+    for (int d = 0; d < t->dim; d++)
+        if (t->sizes[d] != out->sizes[d] || (t->sizes[d] > 1 && t->strides[d] != out->strides[d])) return false;
+    return true;
+}
 
 /* 2-D (out already sized by the caller: [N, O, OH, OW], or a 1-D one's view). */
 static int32_t conv2d(opgen_ctx *ctx, uint32_t mask, const opgen_tensor *input, const opgen_tensor *weight, const opgen_tensor *bias, const conv_geom *gp, opgen_tensor *out) {
@@ -597,7 +649,17 @@ static int32_t conv2d(opgen_ctx *ctx, uint32_t mask, const opgen_tensor *input, 
     weight = &wc;
     /* a fused batch norm and activation (opgen_post): its per-channel factors once */
     const opgen_post *post = ctx->post;
-    post_job pj0 = {post, 0, NULL, 0, 0};
+    /* a residual the kernel cannot read where it writes is not applied (the
+     * executor then runs the ops): another layout, or memory the result shares
+     * (but for being the result itself, on the path that reads each value just
+     * before it writes it) */
+    if (post && post->residual &&
+        (!same_layout(post->residual, out) || (shares_bytes(post->residual, out) && (path != CONV_SHIFTED || post->residual->data != out->data))))
+        post = NULL;
+    /* a residual is added in the shifted path's compaction, else after the path
+     * (which then applies the batch norm alone) */
+    const void *res = post && post->residual ? post->residual->data : NULL;
+    post_job pj0 = {post, 0, NULL, 0, 0, post && (!res || path == CONV_SHIFTED) ? post->act : OPGEN_POST_NONE};
     if (post) {
         void *ab = opgen_scratch(ctx, 2 * (size_t)g.O * es);
         if (!ab) return OPGEN_FAIL(ctx, OPGEN_E_NO_MEMORY, "%s: out of memory", ctx->op);
@@ -618,7 +680,7 @@ static int32_t conv2d(opgen_ctx *ctx, uint32_t mask, const opgen_tensor *input, 
                         pj.first = gi * og;
                         if (path == CONV_SHIFTED) {
                             conv_shifted(ctx, _Generic((T)0, double: true, default: false), &g, input, x, (const T *)weight->data + gi * og * weight->strides[0], weight->strides[0], bias ? (const T *)bias->data + gi * og * bias->strides[0] : NULL,
-                                         bias ? bias->strides[0] : 0, &sb, post ? &pj : NULL, y);
+                                         bias ? bias->strides[0] : 0, &sb, post ? &pj : NULL, y, res ? (const T *)res + (n * g.O + gi * og) * hw : NULL);
                             continue;
                         }
                         for (int64_t o = 0; bias && o < og; o++) /* the bias first; the product adds to it */
@@ -627,8 +689,8 @@ static int32_t conv2d(opgen_ctx *ctx, uint32_t mask, const opgen_tensor *input, 
                         const T *w = (const T *)weight->data + gi * og * weight->strides[0];
                         /* whole tiles take the batch norm and activation in registers, the rest post_f32 */
                         opgen_gemm_epilogue epi = {_Generic((T)0, float: post_f32, default: post_f64), &pj, NULL, NULL, 0, pj.lo, pj.hi};
-                        if (post) epi.scale = (const T *)pj.ab + pj.first, epi.shift = (const T *)pj.ab + g.O + pj.first, epi.act = (int)post->act;
-                        const opgen_gemm_epilogue *ep = ctx->post ? &epi : NULL;
+                        if (post) epi.scale = (const T *)pj.ab + pj.first, epi.shift = (const T *)pj.ab + g.O + pj.first, epi.act = (int)pj.act;
+                        const opgen_gemm_epilogue *ep = post ? &epi : NULL;
                         if (IM2COL_PACKING && path == CONV_IM2COL) {
                             im2col_src src = {&g, x, input->strides[1], input->strides[2], input->strides[3], {0}, {0}};
                             for (int64_t kx = 0; kx < g.KW && kx < 16; kx++) tap_columns(&g, kx, &src.lo[kx], &src.hi[kx]);
@@ -647,7 +709,13 @@ static int32_t conv2d(opgen_ctx *ctx, uint32_t mask, const opgen_tensor *input, 
             }
         }
     })
-    if (ctx->post) ctx->post->applied = true;
+    if (res && path != CONV_SHIFTED) {
+        residual_job rj = {&pj0, out->data, res, g.N * g.O, hw, 1};
+        rj.parts = opgen_parallel_parts_for(ctx->par, (double)(g.N * g.O * hw), 65536.0);
+        if (rj.parts > g.N * g.O) rj.parts = (int)(g.N * g.O);
+        opgen_parallel_for(ctx->par, rj.parts, OPGEN_HAS(mask, OPGEN_DTYPE_Double) && es == 8 ? residual_pass_f64 : residual_pass_f32, &rj);
+    }
+    if (post) ctx->post->applied = true;
     return OPGEN_OK;
 }
 

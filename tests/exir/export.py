@@ -3,7 +3,7 @@
 # expected/K_O.npy from eager PyTorch, info.json), with shapes and seeds of their
 # own. Run in the exporter root of ../shared/reference/exporting-programs.md
 # (Debian sid, python3-torch 2.14.1, ExecuTorch cff6f4dd under /et):
-#     python3 tests/exir/export.py
+#     python3 tests/exir/export.py [residual_blocks]   (all, or that one)
 import json, os, sys
 sys.path.insert(0, "/et/src")
 import numpy as np
@@ -83,7 +83,41 @@ class Block(torch.nn.Module):
         return self.layer(x)
 
 
-if __name__ == "__main__":
+class Residual(torch.nn.Module):
+    """ResNet's basic blocks (conv, batch norm, add, relu: the add's other operand
+    the block's input, or its self where a strided 1x1 shortcut comes after) and
+    MobileNetV2's inverted residual (conv, batch norm, add, no activation): the
+    chains opgen's kernel fuses into the convolution."""
+
+    def __init__(self):
+        super().__init__()
+        bn = lambda c: torch.nn.BatchNorm2d(c)
+        self.c1, self.b1, self.c2, self.b2 = torch.nn.Conv2d(8, 8, 3, padding=1, bias=False), bn(8), torch.nn.Conv2d(8, 8, 3, padding=1, bias=False), bn(8)
+        self.c3, self.b3, self.c4, self.b4 = torch.nn.Conv2d(8, 16, 3, 2, 1, bias=False), bn(16), torch.nn.Conv2d(16, 16, 3, padding=1, bias=False), bn(16)
+        self.ds, self.bds = torch.nn.Conv2d(8, 16, 1, 2, bias=False), bn(16)
+        self.e, self.be, self.dw, self.bdw = torch.nn.Conv2d(16, 48, 1, bias=False), bn(48), torch.nn.Conv2d(48, 48, 3, padding=1, groups=48, bias=False), bn(48)
+        self.p, self.bp = torch.nn.Conv2d(48, 16, 1, bias=False), bn(16)
+        for m in self.modules():  # batch norms that are not the identity
+            if isinstance(m, torch.nn.BatchNorm2d):
+                m.weight.data.uniform_(0.5, 1.5), m.bias.data.uniform_(-0.5, 0.5), m.running_mean.uniform_(-0.2, 0.2), m.running_var.uniform_(0.5, 2)
+
+    def forward(self, x):
+        r = torch.relu
+        x = r(self.b2(self.c2(r(self.b1(self.c1(x))))) + x)
+        y = self.b4(self.c4(r(self.b3(self.c3(x)))))
+        x = r(y + self.bds(self.ds(x)))
+        return x + self.bp(self.p(torch.nn.functional.relu6(self.bdw(self.dw(torch.nn.functional.relu6(self.be(self.e(x))))))))
+
+
+def export_residual():
+    torch.manual_seed(35)
+    g = torch.Generator().manual_seed(36)
+    export("residual_blocks", Residual(), (torch.randn(1, 8, 12, 11, generator=g),), None, [(torch.randn(1, 8, 12, 11, generator=g),) for _ in range(2)])
+
+
+if __name__ == "__main__" and sys.argv[1:] == ["residual_blocks"]:
+    export_residual()
+elif __name__ == "__main__":
     torch.manual_seed(31)
     g = torch.Generator().manual_seed(32)
     seq = Dim("seq", min=1, max=12)
@@ -94,3 +128,4 @@ if __name__ == "__main__":
     export("lstm", Recurrent(), (torch.randn(2, 4, 5, generator=g),), None, [(torch.randn(2, 4, 5, generator=g),) for _ in range(2)])
     torch.manual_seed(34)
     export("transformer_block", Block(), (torch.randn(2, 5, 12, generator=g),), None, [(torch.randn(2, 5, 12, generator=g),) for _ in range(2)])
+    export_residual()

@@ -20,8 +20,11 @@ extern "C" {
  * result only an activation reads: fused at load): per channel c,
  * out = act(out * alpha[c] + beta[c]), alpha and beta as the batch norm kernel
  * computes them, act as relu's or hardtanh's kernel does, so the result is the
- * same bytes as the three kernels'. A kernel that applies it sets applied; one
- * that cannot (or does not know it) leaves it, and the executor runs the ops. */
+ * same bytes as the three kernels'. With a residual (a ResNet block's add
+ * between the batch norm and the relu), out = act((out * alpha[c] + beta[c]) +
+ * residual), the add.Tensor kernel's sum (alpha 1) in its operands' order. A
+ * kernel that applies it sets applied; one that cannot (or does not know it)
+ * leaves it, and the executor runs the ops. */
 typedef enum { OPGEN_POST_NONE, OPGEN_POST_RELU, OPGEN_POST_CLAMP } opgen_post_act;
 typedef struct opgen_post {
     const opgen_tensor *weight, *bias, *mean, *var; /* the batch norm's (weight, bias may be NULL) */
@@ -29,6 +32,10 @@ typedef struct opgen_post {
     opgen_post_act act;
     const opgen_scalar *lo, *hi; /* OPGEN_POST_CLAMP's bounds */
     bool applied;
+    /* added after the batch norm, or NULL: the result's shape and strides; may be
+     * the result itself (each value read before it is written) */
+    const opgen_tensor *residual;
+    bool residual_first; /* the add's self, the batch norm's result its other */
 } opgen_post;
 
 /* The context of one kernel call. In meta mode (program load) a kernel checks its
