@@ -219,17 +219,17 @@ FILL_STRIDE2(fill_stride2_f64, double)
 #define FILL_PHASES(NAME, T, STRIDE1, STRIDE2)                                                                                   \
     OPGEN_SPECIALIZED void NAME(const conv_geom *g, const T *x, int64_t hs, int64_t ws, T *dst, const T *end) {                  \
         int64_t Hq = phase_height(g), Wq = phase_width(g);                                                                       \
-        if (end && g->s[0] == 1 && g->s[1] == 1 && ws == 1 && Wq - g->W <= OPGEN_FILL_CHUNK &&                                   \
+        if (IM2COL_PACKING && end && g->s[0] == 1 && g->s[1] == 1 && ws == 1 && Wq - g->W <= OPGEN_FILL_CHUNK &&                                   \
             x + (g->H - 1) * hs + (g->W + OPGEN_FILL_CHUNK - 1) / OPGEN_FILL_CHUNK * OPGEN_FILL_CHUNK <= end) {                  \
             STRIDE1(g, x, hs, dst);                                                                                              \
             return;                                                                                                              \
         }                                                                                                                        \
         /* a row's last chunk reads at most 2 * (Wq + OPGEN_FILL_CHUNK) values on from its start */                              \
-        if (end && g->s[0] == 2 && g->s[1] == 2 && ws == 1 && x + (g->H - 1) * hs + 2 * (Wq + OPGEN_FILL_CHUNK) <= end) {        \
+        if (IM2COL_PACKING && end && g->s[0] == 2 && g->s[1] == 2 && ws == 1 && x + (g->H - 1) * hs + 2 * (Wq + OPGEN_FILL_CHUNK) <= end) {        \
             STRIDE2(g, x, hs, dst);                                                                                              \
             return;                                                                                                              \
         }                                                                                                                        \
-        OPGEN_FILL_PHASES(T, x, hs, ws, g->H, g->W, g->s[0], g->s[1], g->p[0], g->p[1], Hq, Wq, (T)0, dst, end)                  \
+        OPGEN_FILL_PHASES(T, x, hs, ws, g->H, g->W, g->s[0], g->s[1], g->p[0], g->p[1], Hq, Wq, (T)0, dst, IM2COL_PACKING ? end : NULL) \
         for (int64_t q = g->s[0] * g->s[1] * Hq * Wq; q < planes_size(g); q++) dst[q] = 0; /* the last row's shared padding */   \
     }
 FILL_PHASES(fill_phases_f32, float, fill_stride1_f32, fill_stride2_f32)
@@ -301,7 +301,7 @@ static size_t dw_part_bytes(const conv_geom *g, size_t es) { return ((size_t)(pl
         T lo = pj ? (T)pj->lo : 0, hi = pj ? (T)pj->hi : 0;                                                                      \
         T al = pj ? ((const T *)pj->ab)[pj->first + oc] : (T)1, be = pj ? ((const T *)pj->ab)[pj->post->var->sizes[0] + pj->first + oc] : (T)0; \
         int64_t hw = OH * OW;                                                                                                    \
-        if (OW <= 8)                                                                                                             \
+        if (OW <= 8 || !IM2COL_PACKING) /* a build for size: one width */                                                       \
             DW3X3_ROWS(T, 8)                                                                                                     \
         else                                                                                                                     \
             DW3X3_ROWS(T, 16)                                                                                                    \
