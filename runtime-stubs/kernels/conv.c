@@ -162,23 +162,25 @@ static void tap_columns(const conv_geom *g, int64_t kx, int64_t *lo, int64_t *hi
  * A tap (ky, kx) of every output at once is then one plane read from row ky*d0/s0
  * and column kx*d1/s1 on (tap_offset), in the "wide" layout: rows Wq long, the
  * first OW of each the outputs'. */
-/* Stride 1, unit column stride, with END (see OPGEN_FILL_PHASES): the padded
- * plane in whole chunks of OPGEN_FILL_CHUNK values, each row's values, then
- * zeros from its end over the right and the next row's left padding (pads of at
- * most a chunk), each chunk's overrun overwritten by the next; no per-value
- * loops, no calls, for a 7- or 14-wide plane as for a 112-wide one. */
+/* Stride 1, unit column stride, where the input may be read whole chunks past a
+ * row (before its end: a depthwise's fill): the padded plane in whole chunks of
+ * FILL_CHUNK values, each row's values, then zeros from its end over the right
+ * and the next row's left padding (pads of at most a chunk), each chunk's
+ * overrun overwritten by the next; no per-value loops, no calls, for a 7- or
+ * 14-wide plane as for a 112-wide one. */
+#define FILL_CHUNK 16
 #define ZERO_CHUNKS(D, N)                                                                                                        \
-    for (int64_t q = 0; q < (N); q += OPGEN_FILL_CHUNK)                                                                          \
-        for (int k = 0; k < OPGEN_FILL_CHUNK; k++) (D)[q + k] = 0;
+    for (int64_t q = 0; q < (N); q += FILL_CHUNK)                                                                                \
+        for (int k = 0; k < FILL_CHUNK; k++) (D)[q + k] = 0;
 #define FILL_STRIDE1(NAME, T)                                                                                                    \
     OPGEN_DISPATCHED static void NAME(const conv_geom *g, const T *restrict x, int64_t hs, T *restrict dst) {                    \
-        int64_t W = g->W, Wq = phase_width(g), p1 = g->p[1], whole = (W + OPGEN_FILL_CHUNK - 1) / OPGEN_FILL_CHUNK * OPGEN_FILL_CHUNK; \
+        int64_t W = g->W, Wq = phase_width(g), p1 = g->p[1], whole = (W + FILL_CHUNK - 1) / FILL_CHUNK * FILL_CHUNK;             \
         ZERO_CHUNKS(dst, g->p[0] * Wq + p1) /* the top rows and the first row's left */                                          \
         for (int64_t iy = 0; iy < g->H; iy++) {                                                                                  \
             T *restrict d = dst + (g->p[0] + iy) * Wq + p1;                                                                      \
             const T *restrict s = x + iy * hs;                                                                                   \
-            for (int64_t q = 0; q < whole; q += OPGEN_FILL_CHUNK)                                                                \
-                for (int k = 0; k < OPGEN_FILL_CHUNK; k++) d[q + k] = s[q + k];                                                  \
+            for (int64_t q = 0; q < whole; q += FILL_CHUNK)                                                                      \
+                for (int k = 0; k < FILL_CHUNK; k++) d[q + k] = s[q + k];                                                        \
             ZERO_CHUNKS(d + W, Wq - W) /* the right and the next row's left */                                                   \
         }                                                                                                                        \
         int64_t done = (g->p[0] + g->H) * Wq + p1;                                                                               \
@@ -206,30 +208,31 @@ FILL_STRIDE1(fill_stride1_f64, double)
                     }                                                                                                            \
                     const T *restrict s = x + iy * hs + px - p1;                                                                 \
                     ZERO_CHUNKS(d, lo)                                                                                           \
-                    for (int64_t q = lo; q < hi; q += OPGEN_FILL_CHUNK)                                                          \
-                        for (int k = 0; k < OPGEN_FILL_CHUNK; k++) d[q + k] = s[2 * (q + k)];                                    \
+                    for (int64_t q = lo; q < hi; q += FILL_CHUNK)                                                                \
+                        for (int k = 0; k < FILL_CHUNK; k++) d[q + k] = s[2 * (q + k)];                                          \
                     ZERO_CHUNKS(d + hi, Wq - hi)                                                                                 \
                 }                                                                                                                \
             }                                                                                                                    \
     }
 FILL_STRIDE2(fill_stride2_f32, float)
 FILL_STRIDE2(fill_stride2_f64, double)
-/* END: where x's readable values end, for whole chunks (OPGEN_FILL_PHASES), or
- * NULL; with it, dst has OPGEN_FILL_CHUNK values of slack past the planes. */
+/* end: where x's readable values end, for the whole chunks of FILL_STRIDE1 and
+ * FILL_STRIDE2 (then dst has FILL_CHUNK values of slack past the planes), or
+ * NULL: value by value (OPGEN_FILL_PHASES). */
 #define FILL_PHASES(NAME, T, STRIDE1, STRIDE2)                                                                                   \
     OPGEN_SPECIALIZED void NAME(const conv_geom *g, const T *x, int64_t hs, int64_t ws, T *dst, const T *end) {                  \
         int64_t Hq = phase_height(g), Wq = phase_width(g);                                                                       \
-        if (IM2COL_PACKING && end && g->s[0] == 1 && g->s[1] == 1 && ws == 1 && Wq - g->W <= OPGEN_FILL_CHUNK &&                                   \
-            x + (g->H - 1) * hs + (g->W + OPGEN_FILL_CHUNK - 1) / OPGEN_FILL_CHUNK * OPGEN_FILL_CHUNK <= end) {                  \
+        if (IM2COL_PACKING && end && g->s[0] == 1 && g->s[1] == 1 && ws == 1 && Wq - g->W <= FILL_CHUNK &&                       \
+            x + (g->H - 1) * hs + (g->W + FILL_CHUNK - 1) / FILL_CHUNK * FILL_CHUNK <= end) {                                    \
             STRIDE1(g, x, hs, dst);                                                                                              \
             return;                                                                                                              \
         }                                                                                                                        \
-        /* a row's last chunk reads at most 2 * (Wq + OPGEN_FILL_CHUNK) values on from its start */                              \
-        if (IM2COL_PACKING && end && g->s[0] == 2 && g->s[1] == 2 && ws == 1 && x + (g->H - 1) * hs + 2 * (Wq + OPGEN_FILL_CHUNK) <= end) {        \
+        /* a row's last chunk reads at most 2 * (Wq + FILL_CHUNK) values on from its start */                                    \
+        if (IM2COL_PACKING && end && g->s[0] == 2 && g->s[1] == 2 && ws == 1 && x + (g->H - 1) * hs + 2 * (Wq + FILL_CHUNK) <= end) { \
             STRIDE2(g, x, hs, dst);                                                                                              \
             return;                                                                                                              \
         }                                                                                                                        \
-        OPGEN_FILL_PHASES(T, x, hs, ws, g->H, g->W, g->s[0], g->s[1], g->p[0], g->p[1], Hq, Wq, (T)0, dst, IM2COL_PACKING ? end : NULL) \
+        OPGEN_FILL_PHASES(T, x, hs, ws, g->H, g->W, g->s[0], g->s[1], g->p[0], g->p[1], Hq, Wq, (T)0, dst)                       \
         for (int64_t q = g->s[0] * g->s[1] * Hq * Wq; q < planes_size(g); q++) dst[q] = 0; /* the last row's shared padding */   \
     }
 FILL_PHASES(fill_phases_f32, float, fill_stride1_f32, fill_stride2_f32)
@@ -264,9 +267,9 @@ typedef struct dw_job {
     size_t per;
 } dw_job;
 
-/* A part's buffers: the phase planes of one channel, OPGEN_FILL_CHUNK values of
+/* A part's buffers: the phase planes of one channel, FILL_CHUNK values of
  * slack (the fill's last chunk, a 3x3 row's last reads), and its wide output. */
-static size_t dw_part_bytes(const conv_geom *g, size_t es) { return ((size_t)(planes_size(g) + OPGEN_FILL_CHUNK + wide_length(g)) * es + 63) & ~(size_t)63; }
+static size_t dw_part_bytes(const conv_geom *g, size_t es) { return ((size_t)(planes_size(g) + FILL_CHUNK + wide_length(g)) * es + 63) & ~(size_t)63; }
 
 /* A 3x3 depthwise plane from its phase planes ph (tap k at ph + off[k], rows Wq
  * apart): output row by output row, VL values at a time (a constant: whole
@@ -315,13 +318,13 @@ DW3X3_PLANE(dw3x3_plane_f64, double)
         const conv_geom g = *j->g;                                                                                               \
         const opgen_tensor *input = j->input, *weight = j->weight, *bias = j->bias;                                              \
         int64_t Wq = phase_width(&g), wide = wide_length(&g), hw = g.OH * g.OW, filled = -1;                                     \
-        T *ph = (T *)(void *)(j->scratch + (size_t)part * j->per), *yw = ph + planes_size(&g) + OPGEN_FILL_CHUNK;                \
+        T *ph = (T *)(void *)(j->scratch + (size_t)part * j->per), *yw = ph + planes_size(&g) + FILL_CHUNK;                \
         const post_job *pj = j->post;                                                                                            \
         opgen_post_act act = pj ? pj->act : OPGEN_POST_NONE;                                                                     \
         T lo = pj ? (T)pj->lo : 0, hi = pj ? (T)pj->hi : 0;                                                                      \
         int64_t off[9] = {0}; /* a 3x3's taps in the planes */                                                                   \
         for (int k = 0; k < 9 && g.KH == 3 && g.KW == 3; k++) off[k] = tap_offset(&g, k / 3, k % 3);                             \
-        for (int k = 0; k < OPGEN_FILL_CHUNK; k++) ph[planes_size(&g) + k] = 0; /* read (unused) before a fill runs into it */   \
+        for (int k = 0; k < FILL_CHUNK; k++) ph[planes_size(&g) + k] = 0; /* read (unused) before a fill runs into it */   \
         for (int64_t pl = j->planes * part / j->parts; pl < j->planes * (part + 1) / j->parts; pl++) {                           \
             int64_t n = pl / g.O, oc = pl % g.O, ic = oc / (g.O / g.C);                                                          \
             if (n * g.C + ic != filled)                                                                                          \

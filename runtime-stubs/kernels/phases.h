@@ -4,18 +4,12 @@
  * stride (s0, s1) into s0 * s1 planes of Hq x Wq at dst: plane (py, px) holds the
  * padded input's rows py, py + s0, ... and columns px, px + s1, ..., PAD past its
  * edges. A tap of a strided window over every output at once is then one plane
- * read from an offset: one long vector loop, no border cases, no gathers.
- * END, when not NULL, is where X's readable values end: a row then goes in whole
- * chunks of OPGEN_FILL_CHUNK values (vectors, not a scalar loop for a 7- or
- * 14-wide row), reading past the row while before END and writing up to
- * OPGEN_FILL_CHUNK - 1 values past it, which later rows overwrite and the last
- * one leaves in the caller's slack after the planes. */
+ * read from an offset: one long vector loop, no border cases, no gathers. */
 #ifndef OPGEN_KERNELS_PHASES_H
 #define OPGEN_KERNELS_PHASES_H
 #include <stdint.h>
 
-#define OPGEN_FILL_CHUNK 16
-#define OPGEN_FILL_PHASES(T, X, HS, WS, H, W, S0, S1, P0, P1, HQ, WQ, PAD, DST, END)                                             \
+#define OPGEN_FILL_PHASES(T, X, HS, WS, H, W, S0, S1, P0, P1, HQ, WQ, PAD, DST)                                                  \
     for (int64_t py_ = 0; py_ < (S0); py_++)                                                                                     \
         for (int64_t px_ = 0; px_ < (S1); px_++) {                                                                               \
             T *plane_ = (DST) + (py_ * (S1) + px_) * (HQ) * (WQ);                                                                \
@@ -31,15 +25,8 @@
                     continue;                                                                                                    \
                 }                                                                                                                \
                 const T *restrict src_ = (X) + iy_ * (HS) + (px_ - (P1)) * (WS);                                                 \
-                int64_t whole_ = lo_ + (hi_ - lo_ + OPGEN_FILL_CHUNK - 1) / OPGEN_FILL_CHUNK * OPGEN_FILL_CHUNK;                 \
                 for (int64_t q_ = 0; q_ < lo_; q_++) d_[q_] = (PAD);                                                             \
-                if ((S1) == 1 && (WS) == 1 && (END) && src_ + whole_ <= (END))                                                   \
-                    for (int64_t q_ = lo_; q_ < hi_; q_ += OPGEN_FILL_CHUNK)                                                     \
-                        for (int k_ = 0; k_ < OPGEN_FILL_CHUNK; k_++) d_[q_ + k_] = src_[q_ + k_];                               \
-                else if ((S1) == 2 && (WS) == 1 && (END) && src_ + 2 * whole_ - 1 <= (END))                                      \
-                    for (int64_t q_ = lo_; q_ < hi_; q_ += OPGEN_FILL_CHUNK)                                                     \
-                        for (int k_ = 0; k_ < OPGEN_FILL_CHUNK; k_++) d_[q_ + k_] = src_[2 * (q_ + k_)];                         \
-                else if ((S1) == 1 && (WS) == 1) /* constant strides: short rows are loops, not calls */                         \
+                if ((S1) == 1 && (WS) == 1) /* constant strides: short rows are loops, not calls */                             \
                     for (int64_t q_ = lo_; q_ < hi_; q_++) d_[q_] = src_[q_];                                                    \
                 else if ((S1) == 2 && (WS) == 1)                                                                                 \
                     for (int64_t q_ = lo_; q_ < hi_; q_++) d_[q_] = src_[2 * q_];                                                \

@@ -181,7 +181,7 @@ static size_t max_phase_bytes(const pool_geom *g, size_t es) {
         T *ph = (T *)(void *)(j->scratch + (size_t)part * j->per), *acc = ph + s0 * s1 * Hq * Wq;                 \
         for (int64_t pl = g.planes * part / j->parts; pl < g.planes * (part + 1) / j->parts; pl++) {            \
             const T *x = (const T *)j->self->data + plane_base(j->self, pl);                                     \
-            OPGEN_FILL_PHASES(T, x, sh, sw, g.H, g.W, s0, s1, g.p[0], g.p[1], Hq, Wq, (T)-INFINITY, ph, (const T *)NULL)         \
+            OPGEN_FILL_PHASES(T, x, sh, sw, g.H, g.W, s0, s1, g.p[0], g.p[1], Hq, Wq, (T)-INFINITY, ph)                          \
             if (g.k[0] == 3 && g.k[1] == 3) { /* ResNet's: the nine taps in registers, in the same order */      \
                 const T *restrict t[9];                                                                          \
                 for (int k = 0; k < 9; k++) t[k] = ph + opgen_phase_offset(k / 3 * g.d[0], k % 3 * g.d[1], s0, s1, Hq, Wq); \
