@@ -36,31 +36,58 @@ static int cmp_double(const void *a, const void *b) {
     double x = *(const double *)a, y = *(const double *)b;
     return x < y ? -1 : x > y;
 }
-/* The median time of the body over `runs` samples (after one warm-up); a sample
- * repeats the body until it has run for at least 2 ms, so microsecond calls are
- * not timed at the clock's granularity. */
+static double median(double *t) {
+    qsort(t, (size_t)runs, sizeof *t, cmp_double);
+    return t[runs / 2];
+}
+/* A body's time is sampled as repetitions of it that run for at least 2 ms
+ * together, so microsecond calls are not timed at the clock's granularity (the
+ * first such run, which counts them, is the warm-up). */
+#define RUN_ONCE_(...)                                                     \
+    do {                                                                   \
+        opgen_arena_mark m_ = opgen_arena_save(&arena);                    \
+        { __VA_ARGS__; }                                                   \
+        opgen_arena_restore(&arena, m_);                                   \
+    } while (0)
+#define CALIBRATE_(REPS, ...)                                              \
+    do {                                                                   \
+        double s0_ = now_ms();                                             \
+        REPS = 0;                                                          \
+        do {                                                               \
+            RUN_ONCE_(__VA_ARGS__);                                        \
+            REPS++;                                                        \
+        } while (now_ms() - s0_ < 2.0);                                    \
+    } while (0)
+#define SAMPLE_(T, REPS, ...)                                              \
+    do {                                                                   \
+        double s_ = now_ms();                                              \
+        for (int i_ = 0; i_ < (REPS); i_++) RUN_ONCE_(__VA_ARGS__);        \
+        T = (now_ms() - s_) / (REPS);                                      \
+    } while (0)
+/* The median time of the body over `runs` samples. */
 #define TIME(RESULT, ...)                                                  \
     do {                                                                   \
         double t_[64];                                                     \
-        int reps_ = 0;                                                     \
-        double s0_ = now_ms();                                             \
-        do {                                                               \
-            opgen_arena_mark m_ = opgen_arena_save(&arena);                \
-            { __VA_ARGS__; }                                               \
-            opgen_arena_restore(&arena, m_);                               \
-            reps_++;                                                       \
-        } while (now_ms() - s0_ < 2.0);                                    \
+        int reps_;                                                         \
+        CALIBRATE_(reps_, __VA_ARGS__);                                    \
+        for (int r_ = 0; r_ < runs; r_++) SAMPLE_(t_[r_], reps_, __VA_ARGS__); \
+        RESULT = median(t_);                                               \
+    } while (0)
+/* A kernel's median time and its floor's, their samples taken in turn (kernel,
+ * floor, kernel, ...): on a shared VM whose speed swings within seconds both
+ * then see the same spells, and their ratio is the kernel's, not the machine's. */
+#define TIME_SIDE_BY_SIDE(K, KERNEL, F, ...)                               \
+    do {                                                                   \
+        double tk_[64], tf_[64];                                           \
+        int rk_, rf_;                                                      \
+        CALIBRATE_(rk_, KERNEL);                                           \
+        CALIBRATE_(rf_, __VA_ARGS__);                                      \
         for (int r_ = 0; r_ < runs; r_++) {                                \
-            double s_ = now_ms();                                          \
-            for (int i_ = 0; i_ < reps_; i_++) {                           \
-                opgen_arena_mark m_ = opgen_arena_save(&arena);            \
-                { __VA_ARGS__; }                                           \
-                opgen_arena_restore(&arena, m_);                           \
-            }                                                              \
-            t_[r_] = (now_ms() - s_) / reps_;                              \
+            SAMPLE_(tk_[r_], rk_, KERNEL);                                 \
+            SAMPLE_(tf_[r_], rf_, __VA_ARGS__);                            \
         }                                                                  \
-        qsort(t_, (size_t)runs, sizeof *t_, cmp_double);                   \
-        RESULT = t_[runs / 2];                                             \
+        K = median(tk_);                                                   \
+        F = median(tf_);                                                   \
     } while (0)
 
 static opgen_tensor tensor(int32_t dim, const int64_t *sizes, float seed) {
@@ -101,30 +128,24 @@ static void elementwise(void) {
     opgen_scalar one = {OPGEN_DTYPE_Long, {.i = 1}};
     float *pa = a.data, *pb = b.data, *po = o.data;
     double k, f;
-    TIME(k, opgen_portable_add_out(&ctx, &a, &b, &one, &o));
-    TIME(f, for (int64_t i = 0; i < n; i++) po[i] = pa[i] + pb[i]);
+    TIME_SIDE_BY_SIDE(k, opgen_portable_add_out(&ctx, &a, &b, &one, &o), f, for (int64_t i = 0; i < n; i++) po[i] = pa[i] + pb[i]);
     row("add.out f32 [4M] contiguous", k, f, "C loop o = a + b", AT_MOST_X, 1.3);
-    TIME(k, opgen_portable_mul_out(&ctx, &a, &b, &o));
-    TIME(f, for (int64_t i = 0; i < n; i++) po[i] = pa[i] * pb[i]);
+    TIME_SIDE_BY_SIDE(k, opgen_portable_mul_out(&ctx, &a, &b, &o), f, for (int64_t i = 0; i < n; i++) po[i] = pa[i] * pb[i]);
     row("mul.out f32 [4M] contiguous", k, f, "C loop o = a * b", AT_MOST_X, 1.3);
-    TIME(k, opgen_portable_relu_out(&ctx, &a, &o));
-    TIME(f, for (int64_t i = 0; i < n; i++) po[i] = pa[i] < 0 ? 0 : pa[i]);
+    TIME_SIDE_BY_SIDE(k, opgen_portable_relu_out(&ctx, &a, &o), f, for (int64_t i = 0; i < n; i++) po[i] = pa[i] < 0 ? 0 : pa[i]);
     row("relu.out f32 [4M] contiguous", k, f, "C loop o = max(a, 0)", AT_MOST_X, 1.3);
     /* a residual block's add and relu at ResNet-18's first stage: 800 KB, in L2 */
     int64_t r4[4] = {1, 64, 56, 56}, rn = 64 * 56 * 56;
     opgen_tensor ra = tensor(4, r4, 1), rb = tensor(4, r4, 2), ro = tensor(4, r4, 3);
     float *qa = ra.data, *qb = rb.data, *qo = ro.data;
-    TIME(k, opgen_portable_add_out(&ctx, &ra, &rb, &one, &ro));
-    TIME(f, for (int64_t i = 0; i < rn; i++) qo[i] = qa[i] + qb[i]);
+    TIME_SIDE_BY_SIDE(k, opgen_portable_add_out(&ctx, &ra, &rb, &one, &ro), f, for (int64_t i = 0; i < rn; i++) qo[i] = qa[i] + qb[i]);
     row("add.out f32 [1,64,56,56] (in L2)", k, f, "C loop o = a + b", AT_MOST_X, 1.3);
-    TIME(k, opgen_portable_relu_out(&ctx, &ra, &ro));
-    TIME(f, for (int64_t i = 0; i < rn; i++) qo[i] = qa[i] < 0 ? 0 : qa[i]);
+    TIME_SIDE_BY_SIDE(k, opgen_portable_relu_out(&ctx, &ra, &ro), f, for (int64_t i = 0; i < rn; i++) qo[i] = qa[i] < 0 ? 0 : qa[i]);
     row("relu.out f32 [1,64,56,56] (in L2)", k, f, "C loop o = max(a, 0)", AT_MOST_X, 1.3);
     int64_t s2[2] = {4096, 1024}, s1[1] = {1024};
     opgen_tensor x = tensor(2, s2, 4), y = tensor(1, s1, 5), z = tensor(2, s2, 6);
     float *px = x.data, *py = y.data, *pz = z.data;
-    TIME(k, opgen_portable_add_out(&ctx, &x, &y, &one, &z));
-    TIME(f, for (int64_t r = 0; r < 4096; r++) for (int64_t c = 0; c < 1024; c++) pz[r * 1024 + c] = px[r * 1024 + c] + py[c]);
+    TIME_SIDE_BY_SIDE(k, opgen_portable_add_out(&ctx, &x, &y, &one, &z), f, for (int64_t r = 0; r < 4096; r++) for (int64_t c = 0; c < 1024; c++) pz[r * 1024 + c] = px[r * 1024 + c] + py[c]);
     row("add.out f32 [4096,1024] + [1024] broadcast", k, f, "C loop o = a + b[c]", AT_MOST_X, 2.0);
 }
 
@@ -135,15 +156,13 @@ static void reductions(void) {
     opgen_int_list dims = {&last, 1};
     float *px = x.data, *ps = s.data, *py = y.data;
     double k, f;
-    TIME(k, opgen_portable_sum_IntList_out(&ctx, &x, &dims, false, NULL, &s));
-    TIME(f, for (int64_t r = 0; r < 4096; r++) {
+    TIME_SIDE_BY_SIDE(k, opgen_portable_sum_IntList_out(&ctx, &x, &dims, false, NULL, &s), f, for (int64_t r = 0; r < 4096; r++) {
         float acc = 0;
         for (int64_t c = 0; c < 1024; c++) acc += px[r * 1024 + c];
         ps[r] = acc;
     });
     row("sum.dim_IntList f32 [4096,1024] over dim -1", k, f, "C loop acc += x", AT_MOST_X, 2.0);
-    TIME(k, opgen_portable__softmax_out(&ctx, &x, -1, false, &y));
-    TIME(f, for (int64_t r = 0; r < 4096; r++) {
+    TIME_SIDE_BY_SIDE(k, opgen_portable__softmax_out(&ctx, &x, -1, false, &y), f, for (int64_t r = 0; r < 4096; r++) {
         const float *xr = px + r * 1024;
         float *yr = py + r * 1024, mx = -INFINITY, sum = 0;
         for (int64_t c = 0; c < 1024; c++) mx = xr[c] > mx ? xr[c] : mx;
