@@ -430,6 +430,35 @@ static void test_softmax_rows(void) {
     }
 }
 
+/* relu on contiguous floats (the vectorized path, 16 at a time) against ATen's
+ * clamp_min rule, value by value: NaN and -0.0 stay, in place and apart, every
+ * length around the vector block and every start within one. */
+static void test_relu_contiguous(void) {
+    static float x[80], y[80], z[80];
+    const float special[6] = {NAN, -0.0f, -INFINITY, INFINITY, -1e-45f, 1e-45f};
+    int wrong = 0;
+    for (int k = 0; k < 80; k++) x[k] = k % 7 == 3 ? special[(k / 7) % 6] : (float)((k * 37) % 19 - 9) / 4.0f;
+    for (int start = 0; start < 16; start++)
+        for (int64_t n = 0; start + n <= 64; n += n < 40 ? 1 : 7)
+            for (int in_place = 0; in_place < 2; in_place++) {
+                memcpy(z, x, sizeof z);
+                memset(y, 0x55, sizeof y);
+                int64_t size[1] = {n};
+                opgen_tensor in = f32(z + start, 1, size), out = f32(in_place ? z + start : y + start, 1, size);
+                opgen_error err = {0};
+                opgen_ctx ctx = {NULL, &err, "aten::relu.out", false, 0, false, -1, NULL, NULL, NULL, 0};
+                CHECK(!opgen_portable_relu_out(&ctx, &in, &out), "relu: %s", err.msg);
+                const float *got = in_place ? z : y;
+                for (int k = 0; k < 80; k++) {
+                    float want = x[k] < 0 ? 0.0f : x[k];
+                    if (k < start || k >= start + n) /* untouched: the input, or the filler */
+                        memcpy(&want, in_place ? &x[k] : (const void *)"\x55\x55\x55\x55", sizeof want);
+                    wrong += memcmp(&got[k], &want, sizeof want) != 0;
+                }
+            }
+    CHECK(!wrong, "relu: %d values differ from x < 0 ? 0 : x (or were written outside the result)", wrong);
+}
+
 int main(void) {
     test_static_runs_twice();
     test_work_bytes_suffice();
@@ -440,6 +469,7 @@ int main(void) {
     test_transposed_views();
     test_unread_indices();
     test_softmax_rows();
+    test_relu_contiguous();
     printf("test_exec: %d failed\n", failures);
     return failures != 0;
 }

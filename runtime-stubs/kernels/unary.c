@@ -21,6 +21,27 @@ typedef enum { U_RELU, U_ABS, U_SIGMOID, U_TANH, U_EXP, U_GELU, U_GELU_TANH } un
      : op == U_GELU  ? (x) * (T)0.5 * ((T)1 + OPGEN_MATH(T, erf)((x) * (T)M_SQRT1_2))                                            \
                      : (T)0.5 * (x) * ((T)1 + OPGEN_MATH(T, tanh)((T)0.7978845608028654 * ((x) + (T)0.044715 * ((x) * (x) * (x))))))
 
+/* relu of contiguous floats, a model's activations: compiled for each vector width
+ * (OPGEN_DISPATCHED), 16 values at a time through a local block, so a result in
+ * place (y == x) vectorizes too; the generic loop's values (x < 0 ? 0 : x). */
+OPGEN_DISPATCHED static void relu_f32(const float *x, float *y, int64_t n) {
+    int64_t i = 0;
+    for (; i + 16 <= n; i += 16) {
+        float v[16];
+        for (int k = 0; k < 16; k++) v[k] = x[i + k] < 0.0f ? 0.0f : x[i + k];
+        for (int k = 0; k < 16; k++) y[i + k] = v[k];
+    }
+    for (; i < n; i++) y[i] = x[i] < 0.0f ? 0.0f : x[i];
+}
+
+/* The iteration is one contiguous run of floats, the result in place or apart. */
+static bool contiguous_f32(const opgen_iter *it) {
+    if (it->ndim != 1 || it->dtype[0] != OPGEN_DTYPE_Float || it->dtype[1] != OPGEN_DTYPE_Float) return false;
+    if (it->stride[0][0] != 4 || it->stride[1][0] != 4) return false;
+    const char *x = it->data[1], *y = it->data[0];
+    return x == y || x + 4 * it->numel <= y || y + 4 * it->numel <= x;
+}
+
 /* Float math on float tensors; integer input gives Float (ATen's float ops); relu
  * keeps the dtype (ATen's clamp_min: max(x, 0), so NaN and -0.0 stay), and so
  * does abs (the most negative integer stays itself, as in ATen). */
@@ -39,7 +60,9 @@ OPGEN_SPECIALIZED int32_t unary(opgen_ctx *ctx, uint32_t mask, unop op, const op
     const opgen_tensor *in[1] = {self};
     if (opgen_iter_init(ctx, &it, out, in, 1)) return ctx->err->code;
     OPGEN_REAL_SWITCH(mask, res, ctx, T, {
-        if (op == U_RELU)
+        if (op == U_RELU && OPGEN_HAS(mask, OPGEN_DTYPE_Float) && contiguous_f32(&it))
+            relu_f32((const float *)it.data[1], (float *)it.data[0], it.numel);
+        else if (op == U_RELU)
             OPGEN_MAP1(&it, mask, T, T, OPGEN_LT0(T, x) ? (T)0 : x);
         else if (op == U_ABS)
             OPGEN_MAP1(&it, mask, T, T, OPGEN_ABS(T, x));
