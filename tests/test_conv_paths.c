@@ -44,6 +44,11 @@ static const geom fixed[] = {
     {1, 8, 48, 10, 10, 1, 1, {1, 1}, {0, 0}, {1, 1}, 2, 0, 0, false, true},
     {1, 8, 64, 40, 3, 3, 7, {1, 1}, {1, 3}, {1, 1}, 1, 0, 0, false, false},
     {1, 8, 64, 40, 3, 3, 7, {1, 1}, {1, 3}, {1, 1}, 1, 0, 0, false, true},
+    /* im2col packed where it computes fewer columns than the wide output: a
+     * small output over many channels (49 columns: 32 + 16 and a dot product), a
+     * strided 3x3 as ResNet's */
+    {1, 12, 256, 7, 7, 3, 3, {1, 1}, {1, 1}, {1, 1}, 1, 0, 0, false, true},
+    {1, 6, 128, 28, 27, 3, 3, {2, 2}, {1, 1}, {1, 1}, 1, 0, 0, false, false},
     /* strided 1x1 (its pixels gathered, then the 1x1's GEMM), as ResNet's shortcuts */
     {1, 16, 40, 13, 12, 1, 1, {2, 2}, {0, 0}, {1, 1}, 1, 0, 0, false, true},
     {2, 12, 36, 9, 10, 1, 1, {3, 1}, {0, 0}, {2, 1}, 2, 0, 0, false, false},

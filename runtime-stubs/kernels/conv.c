@@ -64,6 +64,25 @@ static int64_t wide_chunk(const conv_geom *g) {
     return c < wide_length(g) ? c : wide_length(g);
 }
 
+/* What the GEMM computes for n columns, in columns of whole tiles (32 wide): a
+ * ragged end of 16 or fewer is a half tile, of 17 a half tile and one column of
+ * dot products, of one that column alone (about four tiled columns' time). */
+static int64_t gemm_columns(int64_t n) {
+    int64_t r = n % 32;
+    return n - r + (r == 0 ? 0 : r == 1 ? 4 : r <= 16 ? 16 : r == 17 ? 20 : 32);
+}
+/* Whether im2col packing beats the shifted planes: packing a column costs about
+ * what 32 output channels' products of it do (measured on an AMD EPYC VM, 2026-11-28:
+ * 3x3 convolutions from 4x4 to 56x56 outputs, 16 to 1024 channels), and a strided
+ * convolution's wide output a quarter more than its columns (its phase planes'
+ * fill and compaction). So 7x7 outputs and smaller over 256 channels or more,
+ * ResNet's strided 3x3s, and no small-channel layer. */
+static bool im2col_pays(const conv_geom *g) {
+    int64_t og = g->O / g->groups, shifted = gemm_columns(wide_length(g)) * og;
+    if (g->s[0] > 1 || g->s[1] > 1) shifted += shifted / 4;
+    return gemm_columns(g->OH * g->OW) * (og + 32) < shifted;
+}
+
 static conv_path path_of(const conv_geom *g, const opgen_tensor *in) {
     if (g->Cg == 1 && g->groups == g->C) return CONV_DEPTHWISE;
     bool flat = in->strides[2] == g->W * in->strides[3]; /* H and W one dimension */
@@ -73,10 +92,10 @@ static conv_path path_of(const conv_geom *g, const opgen_tensor *in) {
      * stride-2 input), then the 1x1's GEMM, which writes the result directly (phase
      * planes would copy all four phases and compact a wide output); not in -Os */
     if (IM2COL_PACKING && g->KH == 1 && g->KW == 1 && !g->p[0] && !g->p[1]) return CONV_1X1_GATHERED;
-    /* im2col's rows are shifts of the padded input's phases, read in place, while
-     * the wide output's extra columns cost at most a quarter more panels; a build
-     * for size (-Os) always reads them so, and has no im2col packing */
-    if (IM2COL_PACKING && (wide_length(g) + 31) / 32 * 4 > (g->OH * g->OW + 31) / 32 * 5) return CONV_IM2COL;
+    /* the shifted planes are read in place but the GEMM computes the wide output;
+     * im2col packing computes the result's columns alone but packs each of them
+     * (a build for size (-Os) has no im2col packing) */
+    if (IM2COL_PACKING && im2col_pays(g)) return CONV_IM2COL;
     return CONV_SHIFTED;
 }
 
