@@ -23,7 +23,13 @@ typedef enum { U_RELU, U_ABS, U_SIGMOID, U_TANH, U_EXP, U_GELU, U_GELU_TANH } un
 
 /* relu of contiguous floats, a model's activations: compiled for each vector width
  * (OPGEN_DISPATCHED), 16 values at a time through a local block, so a result in
- * place (y == x) vectorizes too; the generic loop's values (x < 0 ? 0 : x). */
+ * place (y == x) vectorizes too; the generic loop's values (x < 0 ? 0 : x). A
+ * build for size (-Os) leaves it out. */
+#ifdef __OPTIMIZE_SIZE__
+#define RELU_F32_PATH 0
+#else
+#define RELU_F32_PATH 1
+#endif
 OPGEN_DISPATCHED static void relu_f32(const float *x, float *y, int64_t n) {
     int64_t i = 0;
     for (; i + 16 <= n; i += 16) {
@@ -60,7 +66,7 @@ OPGEN_SPECIALIZED int32_t unary(opgen_ctx *ctx, uint32_t mask, unop op, const op
     const opgen_tensor *in[1] = {self};
     if (opgen_iter_init(ctx, &it, out, in, 1)) return ctx->err->code;
     OPGEN_REAL_SWITCH(mask, res, ctx, T, {
-        if (op == U_RELU && OPGEN_HAS(mask, OPGEN_DTYPE_Float) && contiguous_f32(&it))
+        if (RELU_F32_PATH && op == U_RELU && OPGEN_HAS(mask, OPGEN_DTYPE_Float) && contiguous_f32(&it))
             relu_f32((const float *)it.data[1], (float *)it.data[0], it.numel);
         else if (op == U_RELU)
             OPGEN_MAP1(&it, mask, T, T, OPGEN_LT0(T, x) ? (T)0 : x);
