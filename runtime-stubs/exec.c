@@ -25,12 +25,19 @@ struct opgen_program {
     size_t scratch; /* the most any step takes beyond the plan; given back after each step */
     bool dynamic; /* some step is: shapes are known only once inputs are */
     uint64_t rng; /* random ops' generator (opgen_load_options.seed) */
+    void (*probe)(void *user, int step, int phase); /* opgen_program_set_probe */
+    void *probe_user;
 };
 
 size_t opgen_program_plan_bytes(const opgen_program *p) { return p->plan_bytes; }
 size_t opgen_program_work_bytes(const opgen_program *p) { return opgen_arena_cost(p->plan_bytes) + p->scratch + 16; }
 int opgen_program_ninputs(const opgen_program *p) { return p->g->ninputs; }
 int opgen_program_noutputs(const opgen_program *p) { return p->g->noutputs; }
+int opgen_program_nsteps(const opgen_program *p) { return p->nsteps; }
+void opgen_program_set_probe(opgen_program *p, void (*probe)(void *user, int step, int phase), void *user) { p->probe = probe, p->probe_user = user; }
+double opgen_program_step_flops(const opgen_program *p, int step) {
+    return step < 0 || step >= p->nsteps || p->steps[step].view_of >= 0 ? 0 : opgen_step_flops(&p->steps[step].s);
+}
 
 static int32_t node_fail(opgen_error *err, const opgen_graph *g, unsigned line, unsigned col, int32_t code, const char *fmt, ...)
 #if defined(__GNUC__)
@@ -673,11 +680,13 @@ int32_t opgen_program_run(opgen_program *p, const opgen_ivalue *inputs, opgen_ar
                 t->data = block + p->offset[v];
                 t->capacity = p->size[v];
             }
-        if (s->view_of >= 0) {
+        if (p->probe) p->probe(p->probe_user, n, 0);
+        int32_t st = OPGEN_OK;
+        if (s->view_of >= 0)
             transposed_view(&p->values[s->results[0]].t, &p->values[s->view_of].t);
-            continue;
-        }
-        int32_t st = opgen_step_exec(&s->s, p->values, work, &kerr);
+        else
+            st = opgen_step_exec(&s->s, p->values, work, &kerr);
+        if (p->probe) p->probe(p->probe_user, n, 1);
         opgen_arena_restore(work, mark);
         if (st) return node_fail(err, g, s->node->line, s->node->col, kerr.code, "%s", kerr.msg);
     }

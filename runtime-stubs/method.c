@@ -1242,17 +1242,7 @@ int opgen_method_ninstructions(const opgen_method *m) { return m->ncode; }
 
 double opgen_method_instruction_flops(const opgen_method *m, int k) {
     if (k < 0 || k >= m->ncode || !m->code[k].step || m->code[k].folded) return 0;
-    const opgen_step *s = m->code[k].step;
-    const char *op = opgen_ops[s->kernel_op].qualified;
-    bool addmm = !strcmp(op, "aten::addmm.out"), mm = addmm || !strcmp(op, "aten::mm.out"), bmm = !strcmp(op, "aten::bmm.out");
-    if (mm || bmm) { /* [B,] N x K by K x M */
-        const opgen_tensor *a = s->args[addmm].v.t, *b = s->args[addmm + 1].v.t;
-        return 2.0 * (double)opgen_numel(a) * (double)b->sizes[b->dim - 1];
-    }
-    if (strcmp(op, "aten::convolution.out") || s->nres != 1) return 0;
-    const opgen_tensor *in = s->args[0].v.t, *w = s->args[1].v.t;
-    double taps = (double)opgen_numel(w) / (double)w->sizes[0]; /* per output (input, transposed) element: Cg (Og) x kernel */
-    return 2.0 * taps * (double)(s->args[6].v.b ? opgen_numel(in) : opgen_numel(s->res[0]));
+    return opgen_step_flops(m->code[k].step);
 }
 
 void opgen_method_instructions(const opgen_method *m, void (*fn)(void *ctx, const opgen_instr_info *info), void *ctx) {

@@ -538,3 +538,16 @@ size_t opgen_step_kernel_key(const opgen_step *s, char *key, size_t cap) {
     for (int r = 0; r < s->nres; r++) key_entry(key, cap, &len, s->res[r]); /* the returned values */
     return len;
 }
+
+double opgen_step_flops(const opgen_step *s) {
+    const char *op = opgen_ops[s->kernel_op].qualified;
+    bool addmm = !strcmp(op, "aten::addmm.out"), mm = addmm || !strcmp(op, "aten::mm.out"), bmm = !strcmp(op, "aten::bmm.out");
+    if (mm || bmm) { /* [B,] N x K by K x M */
+        const opgen_tensor *a = s->args[addmm].v.t, *b = s->args[addmm + 1].v.t;
+        return 2.0 * (double)opgen_numel(a) * (double)b->sizes[b->dim - 1];
+    }
+    if (strcmp(op, "aten::convolution.out") || s->nres != 1) return 0;
+    const opgen_tensor *in = s->args[0].v.t, *w = s->args[1].v.t;
+    double taps = (double)opgen_numel(w) / (double)w->sizes[0]; /* per output (input, transposed) element: Cg (Og) x kernel */
+    return 2.0 * taps * (double)(s->args[6].v.b ? opgen_numel(in) : opgen_numel(s->res[0]));
+}

@@ -117,6 +117,9 @@ static inline int32_t opgen_step_exec(opgen_step *s, const opgen_ivalue *values,
     int32_t st = s->kernel->call(&ctx, s->kernel->fn, s->args);
     return st && err->code == OPGEN_OK ? opgen_fail(err, st, "%s failed (%s)", s->name, opgen_status_text(st)) : st;
 }
+/* The floating-point operations of the call with its last shapes: 2 per
+ * multiply-add of a matrix product or convolution, 0 for other ops. */
+double opgen_step_flops(const opgen_step *s);
 /* "v1/6;0,1|6;0,1|..." of the call: ExecuTorch's kernel key (tensor arguments in
  * order, then the results). Returns its length (>= cap: too long). */
 size_t opgen_step_kernel_key(const opgen_step *s, char *key, size_t cap);

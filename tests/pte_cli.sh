@@ -67,7 +67,6 @@ same "$p/state.out2.npy" "$tmp/st2/2_0.npy" "state, call 2 written before the re
 if "$rt" run "$p/state.pte" --calls "$p/state_calls" --profile --repeat 3 -o "$tmp/st4" >"$tmp/prof" 2>"$tmp/err" &&
     grep -q '^profile: 3 runs, [0-9.]* ms a run; its instructions [0-9.]* ms ([0-9.]*% of the run)$' "$tmp/prof" &&
     grep -q '^ *1  aten::copy_  *[0-9.]* *[0-9.]*%' "$tmp/prof" && grep -q '^ *0  aten::add.out  *[0-9.]*' "$tmp/prof"; then ok; else bad "--profile: $(cat "$tmp/prof" "$tmp/err")"; fi
-expect 2 "--profile: " run "$(dirname "$0")/examples/mlp.graph" --profile -o "$tmp/x"
 # each run of its own loads afresh: the first call's result again
 runs "state, a fresh load" "$p/state.pte" --input 0="$p/state_calls/1_0.npy" -o "$tmp/st3"
 "$close" "$p/state.out1.npy" "$tmp/st3/0.npy" 0 0 >/dev/null && bad "a fresh load kept state" || ok

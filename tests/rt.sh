@@ -128,6 +128,27 @@ fi
 fails 2 "opgen-rt run: option --seed takes an integer, not 'x'
 Run 'opgen-rt run --help' for usage." run random.graph --seed x -o "$tmp/o"
 
+# --repeat and --profile on graph text: the run's outputs written, then N more
+# runs timed, each node's time (a fused convolution's chain in its own step, with
+# its FLOP rate; the numbers are the machine's); --calls is for .pte methods
+mb=../examples/mobilenet_block
+set -- run "$mb.graph" -o "$tmp/mb"
+for f in "$mb"/inputs/*.npy; do n=${f##*/} && set -- "$@" -i "${n%.npy}=$f"; done
+if "$rt" "$@" --repeat 3 --profile >"$tmp/prof" 2>"$tmp/err" && "$close" "$mb/expected/0.npy" "$tmp/mb/0.npy" 1e-5 1e-5 >/dev/null &&
+    grep -q '^timing: run 3 more times: median [0-9.]* ms, min [0-9.]* ms$' "$tmp/prof" &&
+    grep -q '^profile: 3 runs, [0-9.]* ms a run; its steps [0-9.]* ms ([0-9.]*% of the run)$' "$tmp/prof" &&
+    grep -q '^ *step  operator  *ms  *share  *GFLOP/s$' "$tmp/prof" &&
+    grep -q '^ *0  aten::convolution  *[0-9.]*  *[0-9.]*%  *[0-9.]*$' "$tmp/prof" && grep -q '^ *13  aten::max_pool2d_with_indices  *[0-9.]*  *[0-9.]*%$' "$tmp/prof"; then
+    pass=$((pass + 1))
+else
+    fail=$((fail + 1))
+    echo "FAIL: graph text --repeat --profile: $(cat "$tmp/prof" "$tmp/err")"
+fi
+fails 2 "opgen-rt run: --calls '$tmp': $mb.graph is graph text, which has no state between calls; --calls takes .pte programs
+Run 'opgen-rt run --help' for usage." "$@" --calls "$tmp"
+fails 2 "opgen-rt run: --repeat takes a count from 1 to 1000000, not '0'
+Run 'opgen-rt run --help' for usage." "$@" --repeat 0
+
 # compare: exit 0 and the largest difference; exit 1 at the first value out of
 # tolerance (here the last, its top byte changed) or a dtype/shape mismatch
 compares() { st=$1 text=$2 && shift 2 && says "$st" out "$text" compare "$@"; } # compares STATUS 'EXACT STDOUT' ARGS...

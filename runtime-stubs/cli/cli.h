@@ -35,16 +35,20 @@ bool opgen_rt_scalar_input(const opgen_gvalue *gv, const char *val, opgen_ivalue
  * dim order copied into logical order first, from ar). */
 int opgen_rt_write_outputs(const char *dir, const char *prefix, opgen_ivalue *outputs, int n, opgen_arena *ar);
 
-/* run --profile (cli_profile.c): per-instruction times through the method's probe. */
+/* run --profile (cli_profile.c): per-instruction (per-step) times through the
+ * method's (graph program's) probe. */
 typedef struct opgen_rt_profile {
-    const opgen_method *m;
+    const void *prog;                            /* the method or the graph program */
+    double (*flops_of)(const void *prog, int k); /* of the last run's shapes */
+    const char **names, *unit;                   /* each one's operator; "instructions" or "steps" */
     int n, runs;
     double t0, run_ms, *ms, *flops;
     int *order;
 } opgen_rt_profile;
-void opgen_rt_profile_probe(void *user, int instruction, int phase);
-int32_t opgen_rt_profile_begin(opgen_rt_profile *pr, opgen_method *m, opgen_arena *ar);
-void opgen_rt_profile_print(opgen_rt_profile *pr, opgen_arena *ar);
+void opgen_rt_profile_probe(void *user, int k, int phase);
+int32_t opgen_rt_profile_begin_method(opgen_rt_profile *pr, opgen_method *m, opgen_arena *ar);
+int32_t opgen_rt_profile_begin_program(opgen_rt_profile *pr, opgen_program *p, opgen_arena *ar);
+void opgen_rt_profile_print(opgen_rt_profile *pr);
 /* The monotonic clock in ms, and the median of n times (sorting them: v[0] is then the fastest). */
 double opgen_rt_now_ms(void);
 double opgen_rt_median(double *v, long n);
@@ -57,6 +61,8 @@ int32_t opgen_rt_load_method(const opgen_pte *p, const char *name, const opgen_r
                              opgen_error *err);
 /* run's --seed into *seed (0 when not given), or a usage error's exit status */
 int opgen_rt_seed(const opgen_cli *a, uint64_t *seed);
+/* run's --repeat: 0 when absent or a count from 1 to 1000000, else a usage error's exit status */
+int opgen_rt_repeat_count(const opgen_cli *a);
 int opgen_rt_run_pte(const opgen_cli *a, const opgen_rt_ctx *ctx, const opgen_pte *p, opgen_arena *ar);
 
 #endif

@@ -1,7 +1,7 @@
-/* opgen-rt run --profile: where a .pte method's time goes, per instruction, as
- * ExecuTorch's ETDump summary tells it: the method's probe hook timestamps each
- * instruction (the runtime reads no clock itself); after the timed runs, each
- * instruction's mean time, its share of the run, and for matrix products and
+/* opgen-rt run --profile: where a program's time goes, per .pte instruction or
+ * graph step, as ExecuTorch's ETDump summary tells it: the method's (program's)
+ * probe hook timestamps each (the runtime reads no clock itself); after the timed
+ * runs, each one's mean time, its share of the run, and for matrix products and
  * convolutions their FLOP rate. */
 #include "cli.h"
 #include <stdio.h>
@@ -28,24 +28,54 @@ double opgen_rt_median(double *v, long n) {
     return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
-void opgen_rt_profile_probe(void *user, int instruction, int phase) {
+void opgen_rt_profile_probe(void *user, int k, int phase) {
     opgen_rt_profile *pr = user;
-    if (!pr->ms || instruction < 0 || instruction >= pr->n) return;
+    if (!pr->ms || k < 0 || k >= pr->n) return;
     if (!phase) {
         pr->t0 = opgen_rt_now_ms();
         return;
     }
-    pr->ms[instruction] += opgen_rt_now_ms() - pr->t0;
-    if (pr->runs == 1) pr->flops[instruction] = opgen_method_instruction_flops(pr->m, instruction); /* shapes of a run */
+    pr->ms[k] += opgen_rt_now_ms() - pr->t0;
+    if (pr->runs == 1) pr->flops[k] = pr->flops_of(pr->prog, k); /* shapes of a run */
 }
 
-int32_t opgen_rt_profile_begin(opgen_rt_profile *pr, opgen_method *m, opgen_arena *ar) {
-    int n = opgen_method_ninstructions(m);
-    pr->m = m, pr->n = n, pr->runs = 0, pr->run_ms = 0;
+static int32_t begin(opgen_rt_profile *pr, int n, const char *unit, const void *prog, double (*flops_of)(const void *, int), opgen_arena *ar) {
+    pr->n = n, pr->unit = unit, pr->prog = prog, pr->flops_of = flops_of, pr->runs = 0, pr->run_ms = 0;
     pr->ms = opgen_arena_zalloc(ar, sizeof(double) * (size_t)(n + 1));
     pr->flops = opgen_arena_zalloc(ar, sizeof(double) * (size_t)(n + 1));
     pr->order = opgen_arena_zalloc(ar, sizeof(int) * (size_t)(n + 1));
-    return pr->ms && pr->flops && pr->order ? OPGEN_OK : OPGEN_E_NO_MEMORY;
+    pr->names = opgen_arena_zalloc(ar, sizeof(char *) * (size_t)(n + 1));
+    return pr->ms && pr->flops && pr->order && pr->names ? OPGEN_OK : OPGEN_E_NO_MEMORY;
+}
+
+/* A .pte method's instructions */
+static double method_flops(const void *m, int k) { return opgen_method_instruction_flops(m, k); }
+typedef struct naming { /* names in the order the probe numbers them */
+    opgen_rt_profile *pr;
+    int k;
+} naming;
+static void name(naming *nm, const char *op) {
+    if (nm->k < nm->pr->n) nm->pr->names[nm->k++] = op;
+}
+static void instruction_name(void *ctx, const opgen_instr_info *in) { name(ctx, in->op ? in->op : opgen_instr_kind_name(in->kind)); }
+int32_t opgen_rt_profile_begin_method(opgen_rt_profile *pr, opgen_method *m, opgen_arena *ar) {
+    int32_t st = begin(pr, opgen_method_ninstructions(m), "instructions", m, method_flops, ar);
+    naming nm = {pr, 0};
+    if (!st) opgen_method_instructions(m, instruction_name, &nm);
+    return st;
+}
+
+/* A graph program's steps (its nodes, in order) */
+static double step_flops(const void *p, int k) { return opgen_program_step_flops(p, k); }
+static void step_name(void *ctx, const opgen_gnode *node, const char *kernel, const char *origin) {
+    (void)kernel, (void)origin;
+    name(ctx, node->op);
+}
+int32_t opgen_rt_profile_begin_program(opgen_rt_profile *pr, opgen_program *p, opgen_arena *ar) {
+    int32_t st = begin(pr, opgen_program_nsteps(p), "steps", p, step_flops, ar);
+    naming nm = {pr, 0};
+    if (!st) opgen_program_kernels(p, step_name, &nm);
+    return st;
 }
 
 static const opgen_rt_profile *sorting;
@@ -54,27 +84,16 @@ static int by_time(const void *x, const void *y) {
     return (a < b) - (a > b);
 }
 
-typedef struct names {
-    const char **op;
-    int n;
-} names;
-static void name_of(void *ctx, const opgen_instr_info *in) {
-    names *nm = ctx;
-    if (nm->n >= 0) nm->op[nm->n++] = in->op ? in->op : opgen_instr_kind_name(in->kind);
-}
-
-/* The instructions by time, largest first (those under 0.1% of the run summed). */
-void opgen_rt_profile_print(opgen_rt_profile *pr, opgen_arena *ar) {
+/* The instructions (steps) by time, largest first (those under 0.1% of the run summed). */
+void opgen_rt_profile_print(opgen_rt_profile *pr) {
     double total = 0;
+    if (!pr->runs) return;
     for (int k = 0; k < pr->n; k++) total += pr->ms[k], pr->order[k] = k;
-    names nm = {opgen_arena_zalloc(ar, sizeof(char *) * (size_t)(pr->n + 1)), 0};
-    if (!nm.op || !pr->runs) return;
-    opgen_method_instructions(pr->m, name_of, &nm);
     sorting = pr;
     qsort(pr->order, (size_t)pr->n, sizeof(int), by_time);
     double runs = pr->runs, rest = 0;
-    printf("profile: %d runs, %.3f ms a run; its instructions %.3f ms (%.1f%% of the run)\n", pr->runs, pr->run_ms / runs, total / runs, pr->run_ms > 0 ? 100 * total / pr->run_ms : 0);
-    printf("  %5s  %-40s %10s %7s %9s\n", "instr", "operator", "ms", "share", "GFLOP/s");
+    printf("profile: %d runs, %.3f ms a run; its %s %.3f ms (%.1f%% of the run)\n", pr->runs, pr->run_ms / runs, pr->unit, total / runs, pr->run_ms > 0 ? 100 * total / pr->run_ms : 0);
+    printf("  %5s  %-40s %10s %7s %9s\n", pr->unit[0] == 'i' ? "instr" : "step", "operator", "ms", "share", "GFLOP/s");
     for (int i = 0; i < pr->n; i++) {
         int k = pr->order[i];
         double ms = pr->ms[k] / runs, share = total > 0 ? 100 * pr->ms[k] / total : 0;
@@ -82,7 +101,7 @@ void opgen_rt_profile_print(opgen_rt_profile *pr, opgen_arena *ar) {
             rest += ms;
             continue;
         }
-        printf("  %5d  %-40s %10.4f %6.1f%%", k, nm.op[k], ms, share);
+        printf("  %5d  %-40s %10.4f %6.1f%%", k, pr->names[k] ? pr->names[k] : "?", ms, share);
         if (pr->flops[k] > 0 && ms > 0) printf(" %9.2f", pr->flops[k] / (ms * 1e6));
         printf("\n");
     }

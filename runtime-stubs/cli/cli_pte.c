@@ -134,7 +134,7 @@ static int repeat(const opgen_cli *a, opgen_method *m, const opgen_ivalue *input
     if (!s && !prof) return OPGEN_EXIT_OK;
     long n = s ? atol(s) : 10;
     double *ms = opgen_arena_alloc(ar, sizeof(double) * (size_t)n);
-    if (!ms || (prof && opgen_rt_profile_begin(prof, m, ar))) return fputs("opgen-rt: out of memory\n", stderr), OPGEN_EXIT_BAD_INPUT;
+    if (!ms || (prof && opgen_rt_profile_begin_method(prof, m, ar))) return fputs("opgen-rt: out of memory\n", stderr), OPGEN_EXIT_BAD_INPUT;
     opgen_error err = {0};
     for (long r = 0; r < n; r++) {
         if (prof) prof->runs++;
@@ -145,7 +145,7 @@ static int repeat(const opgen_cli *a, opgen_method *m, const opgen_ivalue *input
     }
     double med = opgen_rt_median(ms, n);
     if (s) printf("timing: call %d run %ld more times: median %.3f ms, min %.3f ms\n", call, n, med, ms[0]);
-    if (prof) opgen_rt_profile_print(prof, ar);
+    if (prof) opgen_rt_profile_print(prof);
     return OPGEN_EXIT_OK;
 }
 
@@ -176,6 +176,12 @@ static int run_calls(const opgen_cli *a, opgen_method *m, const char *path, opge
     return repeat(a, m, inputs, outputs, work, ar, k - 1, prof);
 }
 
+int opgen_rt_repeat_count(const opgen_cli *a) {
+    const char *s = opgen_cli_get(a, "--repeat");
+    if (s && (atol(s) < 1 || atol(s) > 1000000)) return opgen_usage_error(a, "--repeat takes a count from 1 to 1000000, not '%s'", s);
+    return 0;
+}
+
 int opgen_rt_run_pte(const opgen_cli *a, const opgen_rt_ctx *ctx, const opgen_pte *p, opgen_arena *ar) {
     const char *path = p->file, *name = opgen_rt_method_name(a, p);
     opgen_method *m;
@@ -183,8 +189,7 @@ int opgen_rt_run_pte(const opgen_cli *a, const opgen_rt_ctx *ctx, const opgen_pt
     uint64_t seed;
     int bad = opgen_rt_seed(a, &seed);
     if (!bad && opgen_cli_has(a, "--calls") && opgen_cli_has(a, "--input")) bad = opgen_usage_error(a, "--calls DIR and --input both give inputs: give one of them");
-    if (!bad && opgen_cli_has(a, "--repeat") && (atol(opgen_cli_get(a, "--repeat")) < 1 || atol(opgen_cli_get(a, "--repeat")) > 1000000))
-        bad = opgen_usage_error(a, "--repeat takes a count from 1 to 1000000, not '%s'", opgen_cli_get(a, "--repeat"));
+    if (!bad) bad = opgen_rt_repeat_count(a);
     if (bad) return bad;
     opgen_rt_profile prof = {0};
     opgen_rt_profile *pr = opgen_cli_has(a, "--profile") ? &prof : NULL;

@@ -20,11 +20,11 @@ static const opgen_opt opts[] = {
     {"--seed", NULL, "N", OPGEN_OPT_NUMBER, NULL, 0, NULL, "where random ops' generator starts (rand, randn, randperm, native_dropout; default 0): a seed gives the same values every run"},
     {"--calls", NULL, "DIR", OPGEN_OPT_DIR, NULL, 0, NULL,
      "a .pte method called again and again, its state kept: call K reads input I from DIR/K_I.npy (a scalar as a 0-d array), K = 0, 1, ... while DIR/K_0.npy exists, and writes output O to OUT/K_O.npy"},
-    {"--repeat", NULL, "N", OPGEN_OPT_NUMBER, NULL, 0, NULL, "a .pte method: after the call (or the last of --calls), run it N more times on the same inputs and print the median and fastest time"},
+    {"--repeat", NULL, "N", OPGEN_OPT_NUMBER, NULL, 0, NULL, "after the run (a .pte method: its call, or the last of --calls), run it N more times on the same inputs and print the median and fastest time"},
     {"--threads", NULL, "N", OPGEN_OPT_NUMBER, NULL, 0, NULL,
      "split kernels' work (matrix products, convolutions) across N threads, the results the same as on one (default 1)"},
     {"--profile", NULL, NULL, OPGEN_OPT_FLAG, NULL, 0, NULL,
-     "a .pte method: after the call (or the last of --calls), run it --repeat N (default 10) more times and print each instruction's time, share and FLOP rate, largest first"},
+     "after the run (a .pte method: its call, or the last of --calls), run it --repeat N (default 10) more times and print each instruction's (graph text: node's) time, share and FLOP rate, largest first"},
     {0},
 };
 
@@ -152,28 +152,56 @@ int opgen_rt_seed(const opgen_cli *a, uint64_t *seed) {
     return 0;
 }
 
-/* Loads, binds the inputs, runs, writes. */
+/* --repeat N: the program runs N more times on the same inputs, timed in
+ * process; with --profile, per step too (10 runs unless --repeat says). */
+static int repeat_graph(const opgen_cli *a, opgen_program *p, const opgen_ivalue *inputs, opgen_ivalue *outputs, opgen_arena *ar, opgen_rt_profile *prof) {
+    const char *s = opgen_cli_get(a, "--repeat");
+    if (!s && !prof) return OPGEN_EXIT_OK;
+    long n = s ? atol(s) : 10;
+    double *ms = opgen_arena_alloc(ar, sizeof(double) * (size_t)n);
+    if (!ms || (prof && opgen_rt_profile_begin_program(prof, p, ar))) return fputs("opgen-rt: out of memory\n", stderr), OPGEN_EXIT_BAD_INPUT;
+    opgen_error err = {0};
+    for (long r = 0; r < n; r++) {
+        opgen_arena_mark mark = opgen_arena_save(ar); /* a run's planned memory, given back */
+        if (prof) prof->runs++;
+        double t0 = opgen_rt_now_ms();
+        int32_t st = opgen_program_run(p, inputs, ar, outputs, &err);
+        ms[r] = opgen_rt_now_ms() - t0;
+        opgen_arena_restore(ar, mark);
+        if (st) return opgen_rt_report(&err);
+        if (prof) prof->run_ms += ms[r];
+    }
+    double med = opgen_rt_median(ms, n);
+    if (s) printf("timing: run %ld more times: median %.3f ms, min %.3f ms\n", n, med, ms[0]);
+    if (prof) opgen_rt_profile_print(prof);
+    return OPGEN_EXIT_OK;
+}
+
+/* Loads, binds the inputs, runs, writes (then --repeat, --profile). */
 static int run_graph(const opgen_cli *a, void *vctx, const opgen_graph *g, opgen_arena *ar) {
     const opgen_rt_ctx *ctx = vctx;
     const char *path = opgen_cli_get(a, "PROGRAM");
     opgen_load_options opt = {.fallbacks = opgen_cli_has(a, "--fallbacks"), .vendors = ctx ? ctx->vendors : NULL, .nvendors = ctx ? ctx->nvendors : 0, .parallel = ctx ? ctx->parallel : NULL};
     int bad = opgen_rt_seed(a, &opt.seed);
-    const char *pte_only = opgen_cli_has(a, "--calls") ? "--calls" : opgen_cli_has(a, "--repeat") ? "--repeat" : opgen_cli_has(a, "--profile") ? "--profile" : NULL;
-    if (!bad && pte_only)
-        bad = opgen_usage_error(a, "%s%s%s%s: %s is graph text, which runs once a command; --calls, --repeat and --profile take .pte programs", pte_only, *opgen_cli_get(a, pte_only) ? " '" : "",
-                                opgen_cli_get(a, pte_only), *opgen_cli_get(a, pte_only) ? "'" : "", path);
+    if (!bad && opgen_cli_has(a, "--calls"))
+        bad = opgen_usage_error(a, "--calls '%s': %s is graph text, which has no state between calls; --calls takes .pte programs", opgen_cli_get(a, "--calls"), path);
+    if (!bad) bad = opgen_rt_repeat_count(a);
     if (bad) return bad;
     opgen_program *p;
     opgen_error err = {0};
     if (opgen_program_load_with(g, ar, &opt, &p, &err)) return opgen_rt_report(&err);
     if (opgen_cli_has(a, "--trace")) opgen_program_kernels(p, trace_step, (void *)path);
+    opgen_rt_profile prof = {0};
+    opgen_rt_profile *pr = opgen_cli_has(a, "--profile") ? &prof : NULL;
+    if (pr) opgen_program_set_probe(p, opgen_rt_profile_probe, pr);
     int rc = check_names(a, g, path);
     opgen_ivalue *inputs = opgen_arena_zalloc(ar, sizeof *inputs * (size_t)(g->ninputs + 1));
     opgen_ivalue *outputs = opgen_arena_zalloc(ar, sizeof *outputs * (size_t)(g->noutputs + 1));
     if (!inputs || !outputs) return fputs("opgen-rt: out of memory\n", stderr), OPGEN_EXIT_BAD_INPUT;
     for (int i = 0; i < g->ninputs && !rc; i++) rc = read_input(a, g, i, path, ar, &inputs[i]);
     if (!rc && opgen_program_run(p, inputs, ar, outputs, &err)) rc = opgen_rt_report(&err);
-    return rc ? rc : opgen_rt_write_outputs(opgen_cli_get(a, "--output"), "", outputs, g->noutputs, ar);
+    if (!rc) rc = opgen_rt_write_outputs(opgen_cli_get(a, "--output"), "", outputs, g->noutputs, ar);
+    return rc ? rc : repeat_graph(a, p, inputs, outputs, ar, pr);
 }
 
 static int run_pte(const opgen_cli *a, void *ctx, const opgen_pte *p, opgen_arena *ar) { return opgen_rt_run_pte(a, ctx, p, ar); }

@@ -61,6 +61,15 @@ typedef struct opgen_load_options {
  * its input"), which those kernels read in place. */
 void opgen_program_kernels(const opgen_program *p, void (*fn)(void *ctx, const opgen_gnode *node, const char *kernel, const char *origin), void *ctx);
 int32_t opgen_program_load_with(const opgen_graph *g, opgen_arena *a, const opgen_load_options *opt, opgen_program **out, opgen_error *err);
+/* A profiler's hook, as opgen_method_options.probe: called before (phase 0) and
+ * after (phase 1) each step a run executes, with its index in
+ * opgen_program_kernels' order (a step that a fused convolution before it
+ * computed takes no time; the runtime reads no clock). NULL: none. */
+void opgen_program_set_probe(opgen_program *p, void (*probe)(void *user, int step, int phase), void *user);
+int opgen_program_nsteps(const opgen_program *p);
+/* A step's floating-point operations in the last run: 2 per multiply-add of a
+ * matrix product or convolution, 0 for other ops. */
+double opgen_program_step_flops(const opgen_program *p, int step);
 /* Bytes of planned intermediate memory a run takes from its arena. */
 size_t opgen_program_plan_bytes(const opgen_program *p);
 /* Bytes a run takes from a fixed-buffer arena: the plan, plus the temporaries of
