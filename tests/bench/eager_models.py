@@ -4,7 +4,8 @@
 # out with torch.nn, eval mode, float32, a 1x3x224x224 input; the median of RUNS
 # calls on 1 and 2 threads (torch.set_num_threads), after 2 warm-up calls. Run it
 # in the same session as bench_models, for instance in the exporter root of
-# ../shared/reference/exporting-programs.md (Debian's python3-torch):
+# ../shared/reference/exporting-programs.md, or with Debian's python3-torch
+# (1.13.1 on Debian 12; /usr/bin/python3 where another python3 comes first):
 #     python3 tests/bench/eager_models.py [RUNS]
 import sys, time
 import torch
