@@ -49,6 +49,10 @@ void opgen_rt_profile_probe(void *user, int k, int phase);
 int32_t opgen_rt_profile_begin_method(opgen_rt_profile *pr, opgen_method *m, opgen_arena *ar);
 int32_t opgen_rt_profile_begin_program(opgen_rt_profile *pr, opgen_program *p, opgen_arena *ar);
 void opgen_rt_profile_print(opgen_rt_profile *pr);
+/* --repeat N (10 with --profile alone): run(ctx) N more times, timed in process;
+ * prints "timing: WHAT N more times: median, min" (with --repeat) and the profile
+ * (with --profile, begun by the caller). */
+int opgen_rt_repeat(const opgen_cli *a, const char *what, int32_t (*run)(void *ctx, opgen_error *err), void *ctx, opgen_rt_profile *prof, opgen_arena *ar);
 /* The monotonic clock in ms, and the median of n times (sorting them: v[0] is then the fastest). */
 double opgen_rt_now_ms(void);
 double opgen_rt_median(double *v, long n);

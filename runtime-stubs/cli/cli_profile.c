@@ -107,3 +107,24 @@ void opgen_rt_profile_print(opgen_rt_profile *pr) {
     }
     if (rest > 0) printf("  %5s  %-40s %10.4f\n", "", "(the others, each under 0.1%)", rest);
 }
+
+int opgen_rt_repeat(const opgen_cli *a, const char *what, int32_t (*run)(void *ctx, opgen_error *err), void *ctx, opgen_rt_profile *prof, opgen_arena *ar) {
+    const char *s = opgen_cli_get(a, "--repeat");
+    if (!s && !prof) return OPGEN_EXIT_OK;
+    long n = s ? atol(s) : 10;
+    double *ms = opgen_arena_alloc(ar, sizeof(double) * (size_t)n);
+    if (!ms) return fputs("opgen-rt: out of memory\n", stderr), OPGEN_EXIT_BAD_INPUT;
+    opgen_error err = {0};
+    for (long r = 0; r < n; r++) {
+        if (prof) prof->runs++;
+        double t0 = opgen_rt_now_ms();
+        int32_t st = run(ctx, &err);
+        ms[r] = opgen_rt_now_ms() - t0;
+        if (st) return opgen_rt_report(&err);
+        if (prof) prof->run_ms += ms[r];
+    }
+    double med = opgen_rt_median(ms, n);
+    if (s) printf("timing: %s %ld more times: median %.3f ms, min %.3f ms\n", what, n, med, ms[0]);
+    if (prof) opgen_rt_profile_print(prof);
+    return OPGEN_EXIT_OK;
+}

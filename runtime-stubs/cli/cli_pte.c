@@ -127,26 +127,23 @@ static void trace_instr(void *ctx, const opgen_instr_info *in) {
         fprintf(stderr, "trace: %s: instruction %d: %s\n", (const char *)ctx, in->index, opgen_instr_kind_name(in->kind));
 }
 
-/* --repeat N: the last call's inputs run N more times, timed in process; with
- * --profile, per instruction too (10 runs unless --repeat says). */
+/* --repeat N and --profile: the last call's inputs run again (opgen_rt_repeat). */
+typedef struct method_run {
+    opgen_method *m;
+    const opgen_ivalue *inputs;
+    opgen_ivalue *outputs;
+    opgen_arena *work;
+} method_run;
+static int32_t run_method_once(void *ctx, opgen_error *err) {
+    method_run *r = ctx;
+    return opgen_method_run(r->m, r->inputs, r->work, r->outputs, err);
+}
 static int repeat(const opgen_cli *a, opgen_method *m, const opgen_ivalue *inputs, opgen_ivalue *outputs, opgen_arena *work, opgen_arena *ar, int call, opgen_rt_profile *prof) {
-    const char *s = opgen_cli_get(a, "--repeat");
-    if (!s && !prof) return OPGEN_EXIT_OK;
-    long n = s ? atol(s) : 10;
-    double *ms = opgen_arena_alloc(ar, sizeof(double) * (size_t)n);
-    if (!ms || (prof && opgen_rt_profile_begin_method(prof, m, ar))) return fputs("opgen-rt: out of memory\n", stderr), OPGEN_EXIT_BAD_INPUT;
-    opgen_error err = {0};
-    for (long r = 0; r < n; r++) {
-        if (prof) prof->runs++;
-        double t0 = opgen_rt_now_ms();
-        if (opgen_method_run(m, inputs, work, outputs, &err)) return opgen_rt_report(&err);
-        ms[r] = opgen_rt_now_ms() - t0;
-        if (prof) prof->run_ms += ms[r];
-    }
-    double med = opgen_rt_median(ms, n);
-    if (s) printf("timing: call %d run %ld more times: median %.3f ms, min %.3f ms\n", call, n, med, ms[0]);
-    if (prof) opgen_rt_profile_print(prof);
-    return OPGEN_EXIT_OK;
+    if (prof && opgen_rt_profile_begin_method(prof, m, ar)) return fputs("opgen-rt: out of memory\n", stderr), OPGEN_EXIT_BAD_INPUT;
+    char what[48];
+    snprintf(what, sizeof what, "call %d run", call);
+    method_run once = {m, inputs, outputs, work};
+    return opgen_rt_repeat(a, what, run_method_once, &once, prof, ar);
 }
 
 /* --calls DIR: call k reads DIR/k_i.npy for each input i and writes OUT/k_o.npy,

@@ -152,29 +152,19 @@ int opgen_rt_seed(const opgen_cli *a, uint64_t *seed) {
     return 0;
 }
 
-/* --repeat N: the program runs N more times on the same inputs, timed in
- * process; with --profile, per step too (10 runs unless --repeat says). */
-static int repeat_graph(const opgen_cli *a, opgen_program *p, const opgen_ivalue *inputs, opgen_ivalue *outputs, opgen_arena *ar, opgen_rt_profile *prof) {
-    const char *s = opgen_cli_get(a, "--repeat");
-    if (!s && !prof) return OPGEN_EXIT_OK;
-    long n = s ? atol(s) : 10;
-    double *ms = opgen_arena_alloc(ar, sizeof(double) * (size_t)n);
-    if (!ms || (prof && opgen_rt_profile_begin_program(prof, p, ar))) return fputs("opgen-rt: out of memory\n", stderr), OPGEN_EXIT_BAD_INPUT;
-    opgen_error err = {0};
-    for (long r = 0; r < n; r++) {
-        opgen_arena_mark mark = opgen_arena_save(ar); /* a run's planned memory, given back */
-        if (prof) prof->runs++;
-        double t0 = opgen_rt_now_ms();
-        int32_t st = opgen_program_run(p, inputs, ar, outputs, &err);
-        ms[r] = opgen_rt_now_ms() - t0;
-        opgen_arena_restore(ar, mark);
-        if (st) return opgen_rt_report(&err);
-        if (prof) prof->run_ms += ms[r];
-    }
-    double med = opgen_rt_median(ms, n);
-    if (s) printf("timing: run %ld more times: median %.3f ms, min %.3f ms\n", n, med, ms[0]);
-    if (prof) opgen_rt_profile_print(prof);
-    return OPGEN_EXIT_OK;
+/* One more run of a graph program for --repeat, its planned memory given back. */
+typedef struct graph_run {
+    opgen_program *p;
+    const opgen_ivalue *inputs;
+    opgen_ivalue *outputs;
+    opgen_arena *ar;
+} graph_run;
+static int32_t run_graph_once(void *ctx, opgen_error *err) {
+    graph_run *r = ctx;
+    opgen_arena_mark mark = opgen_arena_save(r->ar);
+    int32_t st = opgen_program_run(r->p, r->inputs, r->ar, r->outputs, err);
+    opgen_arena_restore(r->ar, mark);
+    return st;
 }
 
 /* Loads, binds the inputs, runs, writes (then --repeat, --profile). */
@@ -201,7 +191,10 @@ static int run_graph(const opgen_cli *a, void *vctx, const opgen_graph *g, opgen
     for (int i = 0; i < g->ninputs && !rc; i++) rc = read_input(a, g, i, path, ar, &inputs[i]);
     if (!rc && opgen_program_run(p, inputs, ar, outputs, &err)) rc = opgen_rt_report(&err);
     if (!rc) rc = opgen_rt_write_outputs(opgen_cli_get(a, "--output"), "", outputs, g->noutputs, ar);
-    return rc ? rc : repeat_graph(a, p, inputs, outputs, ar, pr);
+    if (rc) return rc;
+    if (pr && opgen_rt_profile_begin_program(pr, p, ar)) return fputs("opgen-rt: out of memory\n", stderr), OPGEN_EXIT_BAD_INPUT;
+    graph_run once = {p, inputs, outputs, ar};
+    return opgen_rt_repeat(a, "run", run_graph_once, &once, pr, ar);
 }
 
 static int run_pte(const opgen_cli *a, void *ctx, const opgen_pte *p, opgen_arena *ar) { return opgen_rt_run_pte(a, ctx, p, ar); }
