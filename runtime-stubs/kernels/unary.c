@@ -65,10 +65,12 @@ OPGEN_SPECIALIZED int32_t unary(opgen_ctx *ctx, uint32_t mask, unop op, const op
     opgen_iter it;
     const opgen_tensor *in[1] = {self};
     if (opgen_iter_init(ctx, &it, out, in, 1)) return ctx->err->code;
+    if (RELU_F32_PATH && op == U_RELU && OPGEN_HAS(mask, OPGEN_DTYPE_Float) && contiguous_f32(&it)) {
+        relu_f32((const float *)it.data[1], (float *)it.data[0], it.numel);
+        return OPGEN_OK;
+    }
     OPGEN_REAL_SWITCH(mask, res, ctx, T, {
-        if (RELU_F32_PATH && op == U_RELU && OPGEN_HAS(mask, OPGEN_DTYPE_Float) && contiguous_f32(&it))
-            relu_f32((const float *)it.data[1], (float *)it.data[0], it.numel);
-        else if (op == U_RELU)
+        if (op == U_RELU)
             OPGEN_MAP1(&it, mask, T, T, OPGEN_LT0(T, x) ? (T)0 : x);
         else if (op == U_ABS)
             OPGEN_MAP1(&it, mask, T, T, OPGEN_ABS(T, x));
