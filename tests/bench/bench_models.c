@@ -11,7 +11,8 @@
  * threads and its outputs must be the same bytes, beside the machine's own limit
  * for threads (copies_ratio_once). Medians of RUNS.
  * OPGEN_BENCH_LLAMA=FILE.pte adds another llama export (one whose weights exceed
- * the caches). Exits 1 when outputs differ across thread counts.
+ * the caches); OPGEN_BENCH_PROFILE=1 prints each graph model's steps' times
+ * (print_steps). Exits 1 when outputs differ across thread counts.
  * usage: bench_models [RUNS [THREADS [CORPUS_DIR]]] */
 #define _POSIX_C_SOURCE 200809L
 #include "opgen/file.h"
@@ -219,6 +220,44 @@ static double copies_ratio_once(const opgen_parallel *par) {
 }
 #endif
 
+/* OPGEN_BENCH_PROFILE=1: each step's time over the runs, on one thread and on
+ * THREADS (the programs' probe hook), printed after the model's row for the steps
+ * over 1% of the run: where the time goes, and which steps the threads split
+ * well. */
+typedef struct step_clock {
+    double *ms, t0;
+    int n;
+    const char **op;
+} step_clock;
+static void step_probe(void *user, int step, int phase) {
+    step_clock *c = user;
+    if (step >= c->n) return;
+    if (!phase)
+        c->t0 = opgen_rt_now_ms();
+    else
+        c->ms[step] += opgen_rt_now_ms() - c->t0;
+}
+static void step_node(void *user, const opgen_gnode *node, const char *kernel, const char *origin) {
+    step_clock *c = user;
+    (void)kernel, (void)origin;
+    c->op[c->n++] = node->op;
+}
+static void print_steps(const char *name, const opgen_program *p, step_clock *c, int npass, int threads) {
+    double total = 0;
+    for (int k = 0; k < c[0].n; k++) total += c[0].ms[k];
+    printf("\n%s, each step over 1%% of the run (means of the runs, ms):\n\n| step | op | MFLOP | one thread | share | GFLOP/s |%s\n|---|---|---|---|---|---|%s\n", name,
+           npass > 1 ? " threads | ratio |" : "", npass > 1 ? "---|---|" : "");
+    for (int k = 0; k < c[0].n; k++) {
+        if (c[0].ms[k] < total / 100) continue;
+        double ms = c[0].ms[k] / (runs + 1), flops = opgen_program_step_flops(p, k);
+        printf("| %d | %s | %.0f | %.3f | %.1f%% |", k, c[0].op[k], flops / 1e6, ms, 100 * c[0].ms[k] / total);
+        printf(flops > 0 ? " %.1f |" : " |", flops / 1e6 / ms);
+        if (npass > 1) printf(" %.3f on %d | %.2fx |", c[1].ms[k] / (runs + 1), threads, c[1].ms[k] / c[0].ms[k]);
+        printf("\n");
+    }
+    printf("\n");
+}
+
 /* One graph model, loaded once on one thread and once on THREADS, run in
  * alternation with OpenBLAS sgemm 256^3 (round r: sgemm, one thread, threads), so
  * the machine's drift touches all three alike; medians, outputs compared. */
@@ -240,6 +279,9 @@ static int graph_model(const char *name, char *(*make)(builder *), int threads, 
         fill(&in[i].t, b.kinds[i]);
     }
     int npass = threads > 1 ? 2 : 1;
+    const char *prof_env = getenv("OPGEN_BENCH_PROFILE");
+    bool profile = prof_env && *prof_env && strcmp(prof_env, "0");
+    step_clock clocks[2] = {{0}, {0}};
     opgen_program *p[2];
     opgen_arena work[2];
     void *work_mem[2] = {NULL, NULL};
@@ -253,6 +295,13 @@ static int graph_model(const char *name, char *(*make)(builder *), int threads, 
         if (k) npass = 1;
 #endif
         if (opgen_program_load_with(&g, &a, &lo, &p[k], &err)) return fail(&err);
+        if (profile) {
+            int n = opgen_program_nsteps(p[k]);
+            clocks[k] = (step_clock){calloc((size_t)n, sizeof(double)), 0, 0, calloc((size_t)n, sizeof(char *))};
+            if (!clocks[k].ms || !clocks[k].op) return fputs("bench_models: out of memory\n", stderr), 1;
+            opgen_program_kernels(p[k], step_node, &clocks[k]);
+            opgen_program_set_probe(p[k], step_probe, &clocks[k]);
+        }
         /* the run's memory in one block of the size the program reports, as an
          * application gives it: no allocation (and no page faults) while it runs */
         size_t wb = opgen_program_work_bytes(p[k]);
@@ -298,6 +347,8 @@ static int graph_model(const char *name, char *(*make)(builder *), int threads, 
         printf(" |\n");
     } else
         printf(" |\n");
+    if (profile) print_steps(name, p[0], clocks, npass, threads);
+    for (int k = 0; k < 2; k++) free(clocks[k].ms), free(clocks[k].op);
     for (int k = 0; k < npass; k++) free(work_mem[k]);
 #ifdef OPGEN_HAVE_POOL
     for (int k = 0; k < 2; k++) opgen_pool_destroy(pool[k]);
