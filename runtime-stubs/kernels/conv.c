@@ -38,11 +38,6 @@ static int32_t conv_geometry(opgen_ctx *ctx, const opgen_tensor *input, const op
 }
 
 typedef enum { CONV_1X1, CONV_1X1_GATHERED, CONV_DEPTHWISE, CONV_SHIFTED, CONV_IM2COL } conv_path;
-#ifdef __OPTIMIZE_SIZE__
-#define IM2COL_PACKING 0
-#else
-#define IM2COL_PACKING 1
-#endif
 
 /* A convolution's "wide" output (conv_shifted): rows Wq long, a phase plane's
  * width (the padded input's width / the stride, rounded up), of which the first OW
@@ -91,11 +86,11 @@ static conv_path path_of(const conv_geom *g, const opgen_tensor *in) {
      * shortcuts: the pixels it reads gathered into [Cg, OH*OW] (a quarter of a
      * stride-2 input), then the 1x1's GEMM, which writes the result directly (phase
      * planes would copy all four phases and compact a wide output); not in -Os */
-    if (IM2COL_PACKING && g->KH == 1 && g->KW == 1 && !g->p[0] && !g->p[1]) return CONV_1X1_GATHERED;
+    if (OPGEN_SPEED_PATHS && g->KH == 1 && g->KW == 1 && !g->p[0] && !g->p[1]) return CONV_1X1_GATHERED;
     /* the shifted planes are read in place but the GEMM computes the wide output;
      * im2col packing computes the result's columns alone but packs each of them
      * (a build for size (-Os) has no im2col packing) */
-    if (IM2COL_PACKING && im2col_pays(g)) return CONV_IM2COL;
+    if (OPGEN_SPEED_PATHS && im2col_pays(g)) return CONV_IM2COL;
     return CONV_SHIFTED;
 }
 
@@ -241,13 +236,13 @@ FILL_STRIDE2(fill_stride2_f64, double)
 #define FILL_PHASES(NAME, T, STRIDE1, STRIDE2)                                                                                   \
     OPGEN_SPECIALIZED void NAME(const conv_geom *g, const T *x, int64_t hs, int64_t ws, T *dst, const T *end) {                  \
         int64_t Hq = phase_height(g), Wq = phase_width(g);                                                                       \
-        if (IM2COL_PACKING && end && g->s[0] == 1 && g->s[1] == 1 && ws == 1 && Wq - g->W <= FILL_CHUNK &&                       \
+        if (OPGEN_SPEED_PATHS && end && g->s[0] == 1 && g->s[1] == 1 && ws == 1 && Wq - g->W <= FILL_CHUNK &&                       \
             x + (g->H - 1) * hs + (g->W + FILL_CHUNK - 1) / FILL_CHUNK * FILL_CHUNK <= end) {                                    \
             STRIDE1(g, x, hs, dst);                                                                                              \
             return;                                                                                                              \
         }                                                                                                                        \
         /* a row's last chunk reads at most 2 * (Wq + FILL_CHUNK) values on from its start */                                    \
-        if (IM2COL_PACKING && end && g->s[0] == 2 && g->s[1] == 2 && ws == 1 && x + (g->H - 1) * hs + 2 * (Wq + FILL_CHUNK) <= end) { \
+        if (OPGEN_SPEED_PATHS && end && g->s[0] == 2 && g->s[1] == 2 && ws == 1 && x + (g->H - 1) * hs + 2 * (Wq + FILL_CHUNK) <= end) { \
             STRIDE2(g, x, hs, dst);                                                                                              \
             return;                                                                                                              \
         }                                                                                                                        \
@@ -323,7 +318,7 @@ static size_t dw_part_bytes(const conv_geom *g, size_t es) { return ((size_t)(pl
         T lo = pj ? (T)pj->lo : 0, hi = pj ? (T)pj->hi : 0;                                                                      \
         T al = pj ? ((const T *)pj->ab)[pj->first + oc] : (T)1, be = pj ? ((const T *)pj->ab)[pj->post->var->sizes[0] + pj->first + oc] : (T)0; \
         int64_t hw = OH * OW;                                                                                                    \
-        if (OW <= 8 || !IM2COL_PACKING) /* a build for size: one width */                                                       \
+        if (OW <= 8 || !OPGEN_SPEED_PATHS) /* a build for size: one width */                                                       \
             DW3X3_ROWS(T, 8)                                                                                                     \
         else                                                                                                                     \
             DW3X3_ROWS(T, 16)                                                                                                    \
@@ -713,7 +708,7 @@ static int32_t conv2d(opgen_ctx *ctx, uint32_t mask, const opgen_tensor *input, 
                         opgen_gemm_epilogue epi = {_Generic((T)0, float: post_f32, default: post_f64), &pj, NULL, NULL, 0, pj.lo, pj.hi};
                         if (post) epi.scale = (const T *)pj.ab + pj.first, epi.shift = (const T *)pj.ab + g.O + pj.first, epi.act = (int)pj.act;
                         const opgen_gemm_epilogue *ep = post ? &epi : NULL;
-                        if (IM2COL_PACKING && path == CONV_IM2COL) {
+                        if (OPGEN_SPEED_PATHS && path == CONV_IM2COL) {
                             im2col_src src = {&g, x, input->strides[1], input->strides[2], input->strides[3], {0}, {0}};
                             for (int64_t kx = 0; kx < g.KW && kx < 16; kx++) tap_columns(&g, kx, &src.lo[kx], &src.hi[kx]);
                             opgen_gemm_bsource bs = {_Generic((T)0, float: im2col_panel_f32, default: im2col_panel_f64), &src};
@@ -722,7 +717,7 @@ static int32_t conv2d(opgen_ctx *ctx, uint32_t mask, const opgen_tensor *input, 
                         } else { /* 1x1: the input is B, read in place (or its pixels gathered first) */
                             const T *xb = x;
                             int64_t rsx = input->strides[1], csx = input->strides[3];
-                            if (IM2COL_PACKING && path == CONV_1X1_GATHERED)
+                            if (OPGEN_SPEED_PATHS && path == CONV_1X1_GATHERED)
                                 _Generic((T)0, float: gather_f32, default: gather_f64)(&g, x, input, gathered), xb = gathered, rsx = hw, csx = 1;
                             _Generic((T)0, float: opgen_gemm_f32, default: opgen_gemm_f64)(ctx->par, og, hw, ck, (T)1, (const void *)w, weight->strides[0], weight->strides[3], (const void *)xb,
                                                                                           rsx, csx, bias ? (T)1 : (T)0, (void *)y, hw, gs, ep);

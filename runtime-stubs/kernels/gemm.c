@@ -26,14 +26,8 @@ typedef struct gemm_shape {
 #define X86 0
 #endif
 
-/* A build for size (a microcontroller's) leaves out what only buys speed with
- * code and scratch: C's last column alone as dot products (DOT_COLUMN) and
- * C^T = B^T @ A^T for a transposed B (swaps). */
-#ifdef __OPTIMIZE_SIZE__
-#define SPEED_PATHS 0
-#else
-#define SPEED_PATHS 1
-#endif
+/* A build for size (OPGEN_SPEED_PATHS 0) leaves out C's last column alone as dot
+ * products (DOT_COLUMN) and C^T = B^T @ A^T for a transposed B (swaps). */
 
 /* An epilogue's per-row factors and activation in C's type (opgen_gemm_epilogue),
  * which a vector micro-kernel applies to a whole tile as it stores it. */
@@ -203,7 +197,7 @@ MICRO(micro_f64_avx512_h, double, int64_t, 64, 8, 1, TARGET_AVX512, VPOST)
 #endif
 typedef void dot_fn_float(int64_t, const float *restrict, int64_t, const float *restrict, float *restrict, int64_t, float, float);
 typedef void dot_fn_double(int64_t, const double *restrict, int64_t, const double *restrict, double *restrict, int64_t, double, double);
-#if !SPEED_PATHS
+#if !OPGEN_SPEED_PATHS
 static dot_fn_float *const dots_f32[3] = {NULL, NULL, NULL};
 static dot_fn_double *const dots_f64[3] = {NULL, NULL, NULL};
 #else
@@ -263,7 +257,7 @@ static size_t gemm_slice(opgen_dtype dtype, int64_t m, int64_t n, int64_t k) {
     size_t es = dtype == OPGEN_DTYPE_Double ? 8 : 4, most = 0;
     for (int v = 0; v < 3; v++) { /* whichever variant the CPU picks at run time fits */
         gemm_shape s = fit(shapes[v], m, n, k);
-        size_t bytes = (size_t)(s.mc * s.kc + s.kc * s.nc + SPEED_PATHS * s.kc) * es + 128; /* A's panels, B's, a column of B */
+        size_t bytes = (size_t)(s.mc * s.kc + s.kc * s.nc + OPGEN_SPEED_PATHS * s.kc) * es + 128; /* A's panels, B's, a column of B */
         if (bytes > most) most = bytes;
     }
     return (most + 63) & ~(size_t)63;
@@ -275,7 +269,7 @@ static size_t gemm_slice(opgen_dtype dtype, int64_t m, int64_t n, int64_t k) {
  * C^T = B^T @ A^T instead, B^T read in place as the A side and A^T (small)
  * packed; C^T goes to the scratch and is moved to C. Chosen by shape alone, so
  * the threads never change which way an element is computed. */
-static bool swaps(int64_t m, int64_t n) { return SPEED_PATHS && m > 1 && m <= 64 && n > m; }
+static bool swaps(int64_t m, int64_t n) { return OPGEN_SPEED_PATHS && m > 1 && m <= 64 && n > m; }
 
 size_t opgen_gemm_scratch_b_rows(opgen_dtype dtype, const opgen_parallel *par, int64_t m, int64_t n, int64_t k) {
     return gemm_slice(dtype, m, n, k) * (size_t)(worth_splitting(par, m, n, k) ? opgen_parallel_parts(par) : 1); /* a slice per part */
@@ -400,7 +394,7 @@ GEMV(gemv_f64_avx2, double, TARGET_AVX2)
                     /* C's last column alone goes to dot products (DOT_COLUMN), where A's rows are read in place;   \
                      * a caller splitting C's columns itself (a convolution's ranges) splits them in multiples of 32, \
                      * so that only the matrix's own last column can be one alone, on any number of threads */       \
-                    bool dots = SPEED_PATHS && direct_a;                                                               \
+                    bool dots = OPGEN_SPEED_PATHS && direct_a;                                                               \
                     for (int64_t jr = 0, tw; jr < nc; jr += tw) {                                                      \
                         /* NR/2 columns or fewer left, or NR/2 and the one for the dots: the half-wide kernel */      \
                         int64_t left = nc - jr;                                                                        \

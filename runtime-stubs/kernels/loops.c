@@ -196,11 +196,7 @@ static void copy_tiled(char *d, int64_t d0, int64_t d1, const char *s, int64_t s
  * contiguous, the other's contiguous across runs instead. Not in a build for size
  * (-Os), which keeps the plain loop. */
 static bool transposing(const opgen_iter *it, int64_t es) {
-#ifdef __OPTIMIZE_SIZE__
-    (void)copy_tiled;
-    return (void)it, (void)es, false;
-#endif
-    if (it->ndim < 2 || it->size[0] < 8 || it->size[1] < 8) return false;
+    if (!OPGEN_SPEED_PATHS || it->ndim < 2 || it->size[0] < 8 || it->size[1] < 8) return false;
     return (it->stride[0][0] == es && it->stride[1][1] == es && it->stride[1][0] != es) || (it->stride[1][0] == es && it->stride[0][1] == es && it->stride[0][0] != es);
 }
 

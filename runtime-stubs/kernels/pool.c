@@ -149,11 +149,6 @@ MAX_PART(max_part_f64, double)
  * one long vector loop per tap over the "wide" output (rows Wq long, the first
  * OW of each the windows'), no border cases, no gathers. The taps go in the
  * windows' order, so the same value (the last NaN) wins. */
-#ifdef __OPTIMIZE_SIZE__
-#define MAX_PHASES 0
-#else
-#define MAX_PHASES 1
-#endif
 static void max_phase_dims(const pool_geom *g, int64_t *Hq, int64_t *Wq) {
     int64_t hp = (g->OH - 1) * g->s[0] + (g->k[0] - 1) * g->d[0] + 1, wp = (g->OW - 1) * g->s[1] + (g->k[1] - 1) * g->d[1] + 1;
     *Hq = (hp + g->s[0] - 1) / g->s[0], *Wq = (wp + g->s[1] - 1) / g->s[1];
@@ -226,7 +221,7 @@ opgen_status opgen_portable_max_pool2d_with_indices_out(opgen_ctx *ctx, const op
     j.parts = opgen_parallel_parts_for(ctx->par, (double)opgen_numel(out) * (double)(g.k[0] * g.k[1]), 65536.0);
     if (j.parts > g.planes) j.parts = (int)g.planes;
     /* MAX_WIDE's buffers, asked for alike at load (when what is read is not known yet) and at run */
-    if (MAX_PHASES && floating) {
+    if (OPGEN_SPEED_PATHS && floating) {
         j.per = max_phase_bytes(&g, (size_t)opgen_dtype_size(self->dtype));
         j.scratch = opgen_scratch(ctx, j.per * (size_t)j.parts + 64);
         if (!ctx->meta && !j.scratch) return OPGEN_FAIL(ctx, OPGEN_E_NO_MEMORY, "%s: out of memory", ctx->op);
@@ -234,7 +229,7 @@ opgen_status opgen_portable_max_pool2d_with_indices_out(opgen_ctx *ctx, const op
     }
     if (ctx->meta) return OPGEN_OK;
     OPGEN_REAL_SWITCH(mask, out->dtype, ctx, T, {
-        if (MAX_PHASES && j.values_only && OPGEN_IS_FLOAT_T(T))
+        if (OPGEN_SPEED_PATHS && j.values_only && OPGEN_IS_FLOAT_T(T))
             opgen_parallel_for(ctx->par, j.parts, _Generic((T)0, double: max_wide_f64, default: max_wide_f32), &j);
         else
             opgen_parallel_for(ctx->par, j.parts, MAX_PART_OF(T), &j);

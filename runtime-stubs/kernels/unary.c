@@ -24,12 +24,7 @@ typedef enum { U_RELU, U_ABS, U_SIGMOID, U_TANH, U_EXP, U_GELU, U_GELU_TANH } un
 /* relu of contiguous floats, a model's activations: compiled for each vector width
  * (OPGEN_DISPATCHED), 16 values at a time through a local block, so a result in
  * place (y == x) vectorizes too; the generic loop's values (x < 0 ? 0 : x). A
- * build for size (-Os) leaves it out. */
-#ifdef __OPTIMIZE_SIZE__
-#define RELU_F32_PATH 0
-#else
-#define RELU_F32_PATH 1
-#endif
+ * build for size (OPGEN_SPEED_PATHS 0) leaves it out. */
 OPGEN_DISPATCHED static void relu_f32(const float *x, float *y, int64_t n) {
     int64_t i = 0;
     for (; i + 16 <= n; i += 16) {
@@ -65,7 +60,7 @@ OPGEN_SPECIALIZED int32_t unary(opgen_ctx *ctx, uint32_t mask, unop op, const op
     opgen_iter it;
     const opgen_tensor *in[1] = {self};
     if (opgen_iter_init(ctx, &it, out, in, 1)) return ctx->err->code;
-    if (RELU_F32_PATH && op == U_RELU && OPGEN_HAS(mask, OPGEN_DTYPE_Float) && contiguous_f32(&it)) {
+    if (OPGEN_SPEED_PATHS && op == U_RELU && OPGEN_HAS(mask, OPGEN_DTYPE_Float) && contiguous_f32(&it)) {
         relu_f32((const float *)it.data[1], (float *)it.data[0], it.numel);
         return OPGEN_OK;
     }

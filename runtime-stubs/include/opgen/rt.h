@@ -69,6 +69,14 @@ static inline int32_t opgen_fail_quiet(opgen_error *err, int32_t code, ...) { re
 #else
 #define OPGEN_ERRMSG 1
 #endif
+/* Whether the kernels keep the paths that only buy speed with code and scratch
+ * (im2col packing, chunked fills, wide rows, dot-product columns, ...): not in a
+ * build for size (-Os, a microcontroller's), which keeps the plain loops. */
+#ifdef __OPTIMIZE_SIZE__
+#define OPGEN_SPEED_PATHS 0
+#else
+#define OPGEN_SPEED_PATHS 1
+#endif
 /* "file:line:col: error: message" (or "error: message"). */
 void opgen_error_format(const opgen_error *err, char *buf, size_t cap);
 
