@@ -3,7 +3,10 @@
  * norm as _native_batch_norm_legit_no_training, ReLU6 as hardtanh, the classifier
  * as permute_copy + addmm) with seeded weights (the time does not depend on their
  * values); the corpus's ExecuTorch exports small_cnn (one call) and llama_bench
- * (a decode step). Beside them, measured in the same run: OpenBLAS sgemm 256^3 on
+ * (a decode step), and a llama decode step at stories15M's shape (64.6 MB of
+ * weights and caches, past this machine's caches) as graph text (llama_step;
+ * OPGEN_BENCH_ONLY=stories110M or llama_bench-shape for two more shapes). Beside
+ * them, measured in the same run: OpenBLAS sgemm 256^3 on
  * one thread (the machine's GEMM limit; issue 27 asks ResNet-18 >= 85% of it and
  * MobileNetV2 >= 40%) and the memory bandwidth of one thread streaming a buffer
  * larger than the caches (a decode step reads every weight once; the goal is
@@ -35,6 +38,7 @@ void openblas_set_num_threads(int);
 #endif
 
 static int runs = 7;
+static double stream_gbs; /* the memory bandwidth, measured once */
 
 static int fail(const opgen_error *err) {
     char msg[1024];
@@ -44,13 +48,15 @@ static int fail(const opgen_error *err) {
 }
 
 /* ---- a graph program, written node by node ---- */
-typedef enum { X_INPUT, CONV_W, BN_W, BN_B, BN_MEAN, BN_VAR, FC_W, FC_B } init_kind;
+typedef enum { X_INPUT, CONV_W, BN_W, BN_B, BN_MEAN, BN_VAR, FC_W, FC_B, POS, MASK, CACHE, FREQS } init_kind;
 typedef struct builder {
     char *decl, *body;
     size_t ndecl, nbody, cap;
     int nvals, nparams;
     init_kind kinds[512];
     double macs;
+    const char *decode_of; /* a language model's decode step: its shape's name */
+    int64_t pos;           /* and the position it decodes */
 } builder;
 
 static void put(char **s, size_t *n, size_t cap, const char *fmt, ...) {
@@ -61,11 +67,15 @@ static void put(char **s, size_t *n, size_t cap, const char *fmt, ...) {
     if (k < 0 || (size_t)k >= cap - *n) fputs("bench_models: program text too long\n", stderr), exit(2);
     *n += (size_t)k;
 }
-static int param(builder *b, init_kind kind, const char *shape) {
+static int param_of(builder *b, init_kind kind, const char *dtype, const char *shape) {
     int id = b->nparams++;
+    if (id >= (int)(sizeof b->kinds / sizeof b->kinds[0])) fputs("bench_models: too many inputs\n", stderr), exit(2);
     b->kinds[id] = kind;
-    put(&b->decl, &b->ndecl, b->cap, "%s%%p%d: f32[%s]", id ? ", " : "", id, shape);
+    put(&b->decl, &b->ndecl, b->cap, "%s%%p%d: %s[%s]", id ? ", " : "", id, dtype, shape);
     return id;
+}
+static int param(builder *b, init_kind kind, const char *shape) {
+    return param_of(b, kind, "f32", shape);
 }
 /* %vN = text (the text's "%p" arguments formatted by the caller) */
 static int node(builder *b, const char *fmt, ...) {
@@ -162,6 +172,129 @@ static char *mobilenet_v2(builder *b) {
     return finish(b, classifier(b, y, 1280));
 }
 
+/* ---- a llama decode step, as graph text ----
+ * ExecuTorch's llama example (examples/models/llama: a KV cache, no custom ops)
+ * at one decode position, op by op as its export decomposes it: RMSNorm as
+ * mul/mean/add/rsqrt/mul, each linear as permute_copy of the weight + mm, RoPE on
+ * (real, imaginary) pairs, the caches updated by index_put, grouped heads
+ * repeated by unsqueeze/expand, attention as scaled q and k^T, bmm, the causal
+ * mask's row, softmax and bmm, SiLU as sigmoid + mul. The token's embedding row
+ * is an input (the lookup reads one row of the table) and so are the caches (the
+ * export's buffers). Left out: the export's guard against a fully masked row
+ * (eq, logical_not, any, where on [1, heads, 1, max_seq]). So a decode step at
+ * shapes whose weights exceed the caches needs no exporter. */
+typedef struct llama_shape {
+    const char *name;
+    int dim, layers, heads, kv_heads, vocab, hidden, max_seq;
+} llama_shape;
+/* llama2.c's TinyStories checkpoints with a 256-position cache (as
+ * tests/llama/export.py large exports them), and llama_bench's shape (the
+ * corpus's export: the graph beside it costs what the export costs) */
+static const llama_shape stories15m = {"stories15M", 288, 6, 6, 6, 32000, 768, 256}, stories110m = {"stories110M", 768, 12, 12, 12, 32000, 2048, 256},
+                         llama_bench_shape = {"llama_bench-shape", 128, 4, 8, 4, 4096, 384, 128};
+
+/* x [1, in] -> [1, out] */
+static int linear(builder *b, int x, int in, int out) {
+    char shape[64];
+    snprintf(shape, sizeof shape, "%d, %d", out, in);
+    int w = param(b, FC_W, shape);
+    b->macs += (double)in * out;
+    int wt = node(b, "aten::permute_copy(%%p%d, [1, 0])", w);
+    return node(b, "aten::mm(%%v%d, %%v%d)", x, wt);
+}
+static int rms_norm(builder *b, int x, int dim) {
+    char shape[16];
+    snprintf(shape, sizeof shape, "%d", dim);
+    int w = param(b, BN_W, shape);
+    int sq = node(b, "aten::mul.Tensor(%%v%d, %%v%d)", x, x);
+    int ms = node(b, "aten::mean.dim(%%v%d, [-1], True)", sq);
+    int r = node(b, "aten::rsqrt(%%v%d)", node(b, "aten::add.Scalar(%%v%d, 1e-05)", ms));
+    int n = node(b, "aten::mul.Tensor(%%v%d, %%v%d)", x, r);
+    return node(b, "aten::mul.Tensor(%%v%d, %%p%d)", n, w);
+}
+/* t [1, n * hd] -> [1, 1, n, hd] rotated; cos, sin [1, 1, 1, hd / 2] */
+static int rope(builder *b, int t, int n, int hd, int cos, int sin) {
+    int v = node(b, "aten::view_copy(%%v%d, [1, 1, %d, %d, 2])", t, n, hd / 2);
+    int re = node(b, "aten::squeeze_copy.dims(%%v%d, [-1])", node(b, "aten::slice_copy.Tensor(%%v%d, -1, 0, 1)", v));
+    int im = node(b, "aten::squeeze_copy.dims(%%v%d, [-1])", node(b, "aten::slice_copy.Tensor(%%v%d, -1, 1, 2)", v));
+    int rc = node(b, "aten::mul.Tensor(%%v%d, %%v%d)", re, cos), is = node(b, "aten::mul.Tensor(%%v%d, %%v%d)", im, sin);
+    int rs = node(b, "aten::mul.Tensor(%%v%d, %%v%d)", re, sin), ic = node(b, "aten::mul.Tensor(%%v%d, %%v%d)", im, cos);
+    int o_re = node(b, "aten::unsqueeze_copy(%%v%d, -1)", node(b, "aten::sub.Tensor(%%v%d, %%v%d)", rc, is));
+    int o_im = node(b, "aten::unsqueeze_copy(%%v%d, -1)", node(b, "aten::add.Tensor(%%v%d, %%v%d)", rs, ic));
+    int st = node(b, "aten::cat([%%v%d, %%v%d], -1)", o_re, o_im);
+    return node(b, "aten::view_copy(%%v%d, [1, 1, %d, %d])", st, n, hd);
+}
+/* a cache [1, kv_heads, S, hd] seen as [1, heads, S, hd] */
+static int repeat_kv(builder *b, int c, const llama_shape *s, int hd) {
+    int rep = s->heads / s->kv_heads;
+    if (rep == 1) return c;
+    int u = node(b, "aten::unsqueeze_copy(%%v%d, 2)", c);
+    int e = node(b, "aten::expand_copy(%%v%d, [1, %d, %d, %d, %d])", u, s->kv_heads, rep, s->max_seq, hd);
+    return node(b, "aten::view_copy(%%v%d, [1, %d, %d, %d])", e, s->heads, s->max_seq, hd);
+}
+typedef struct step_inputs {
+    int pos, mask, cos, sin;
+} step_inputs;
+/* x [1, dim] -> the attention's output [1, dim] */
+static int attention(builder *b, int x, const llama_shape *s, const step_inputs *in) {
+    int hd = s->dim / s->heads, kvd = s->kv_heads * hd, S = s->max_seq;
+    int q = linear(b, x, s->dim, s->dim), k = linear(b, x, s->dim, kvd), v = linear(b, x, s->dim, kvd);
+    q = node(b, "aten::permute_copy(%%v%d, [0, 2, 1, 3])", rope(b, q, s->heads, hd, in->cos, in->sin));
+    k = node(b, "aten::permute_copy(%%v%d, [0, 2, 1, 3])", rope(b, k, s->kv_heads, hd, in->cos, in->sin));
+    v = node(b, "aten::permute_copy(%%v%d, [0, 2, 1, 3])", node(b, "aten::view_copy(%%v%d, [1, 1, %d, %d])", v, s->kv_heads, hd));
+    char shape[64];
+    snprintf(shape, sizeof shape, "1, %d, %d, %d", s->kv_heads, S, hd);
+    int kc = param(b, CACHE, shape), vc = param(b, CACHE, shape);
+    k = repeat_kv(b, node(b, "aten::index_put(%%p%d, [None, None, %%p%d], %%v%d)", kc, in->pos, k), s, hd);
+    v = repeat_kv(b, node(b, "aten::index_put(%%p%d, [None, None, %%p%d], %%v%d)", vc, in->pos, v), s, hd);
+    double root = sqrt(1.0 / sqrt((double)hd)); /* q k^T / sqrt(hd), scaled on both sides as the export does */
+    int qs = node(b, "aten::view_copy(%%v%d, [%d, 1, %d])", node(b, "aten::mul.Scalar(%%v%d, %.9g)", q, root), s->heads, hd);
+    int kt = node(b, "aten::mul.Scalar(%%v%d, %.9g)", node(b, "aten::permute_copy(%%v%d, [0, 1, 3, 2])", k), root);
+    int sc = node(b, "aten::bmm(%%v%d, %%v%d)", qs, node(b, "aten::view_copy(%%v%d, [%d, %d, %d])", kt, s->heads, hd, S));
+    b->macs += 2.0 * s->heads * hd * S;
+    sc = node(b, "aten::add.Tensor(%%v%d, %%v%d)", node(b, "aten::view_copy(%%v%d, [1, %d, 1, %d])", sc, s->heads, S), in->mask);
+    int p = node(b, "aten::view_copy(%%v%d, [%d, 1, %d])", node(b, "aten::_softmax(%%v%d, -1, False)", sc), s->heads, S);
+    int o = node(b, "aten::bmm(%%v%d, %%v%d)", p, node(b, "aten::view_copy(%%v%d, [%d, %d, %d])", v, s->heads, S, hd));
+    o = node(b, "aten::permute_copy(%%v%d, [0, 2, 1, 3])", node(b, "aten::view_copy(%%v%d, [1, %d, 1, %d])", o, s->heads, hd));
+    return linear(b, node(b, "aten::view_copy(%%v%d, [1, %d])", o, s->dim), s->dim, s->dim);
+}
+static int feed_forward(builder *b, int x, const llama_shape *s) {
+    int a = linear(b, x, s->dim, s->hidden);
+    int silu = node(b, "aten::mul.Tensor(%%v%d, %%v%d)", a, node(b, "aten::sigmoid(%%v%d)", a));
+    int g = node(b, "aten::mul.Tensor(%%v%d, %%v%d)", silu, linear(b, x, s->dim, s->hidden));
+    return linear(b, g, s->hidden, s->dim);
+}
+static char *llama_step(builder *b, const llama_shape *s) {
+    builder_init(b);
+    char shape[64];
+    int hd = s->dim / s->heads;
+    snprintf(shape, sizeof shape, "1, %d", s->dim);
+    int x = node(b, "aten::clone(%%p%d)", param(b, X_INPUT, shape));
+    step_inputs in;
+    in.pos = param_of(b, POS, "i64", "1");
+    snprintf(shape, sizeof shape, "%d, %d", s->max_seq, s->max_seq);
+    in.mask = node(b, "aten::index.Tensor(%%p%d, [%%p%d])", param(b, MASK, shape), in.pos);
+    snprintf(shape, sizeof shape, "%d, %d", s->max_seq, hd / 2);
+    int fc = param(b, FREQS, shape), fs = param(b, FREQS, shape);
+    in.cos = node(b, "aten::view_copy(%%v%d, [1, 1, 1, %d])", node(b, "aten::index.Tensor(%%p%d, [%%p%d])", fc, in.pos), hd / 2);
+    in.sin = node(b, "aten::view_copy(%%v%d, [1, 1, 1, %d])", node(b, "aten::index.Tensor(%%p%d, [%%p%d])", fs, in.pos), hd / 2);
+    for (int l = 0; l < s->layers; l++) {
+        x = node(b, "aten::add.Tensor(%%v%d, %%v%d)", x, attention(b, rms_norm(b, x, s->dim), s, &in));
+        x = node(b, "aten::add.Tensor(%%v%d, %%v%d)", x, feed_forward(b, rms_norm(b, x, s->dim), s));
+    }
+    b->decode_of = s->name, b->pos = s->max_seq / 2;
+    return finish(b, linear(b, rms_norm(b, x, s->dim), s->dim, s->vocab));
+}
+static char *stories15m_step(builder *b) {
+    return llama_step(b, &stories15m);
+}
+static char *stories110m_step(builder *b) {
+    return llama_step(b, &stories110m);
+}
+static char *llama_bench_step(builder *b) {
+    return llama_step(b, &llama_bench_shape);
+}
+
 /* SplitMix64's uniform [lo, hi) */
 static uint64_t rng = 27;
 static float uniform(float lo, float hi) {
@@ -169,12 +302,21 @@ static float uniform(float lo, float hi) {
     z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull, z = (z ^ (z >> 27)) * 0x94D049BB133111EBull, z ^= z >> 31;
     return lo + (hi - lo) * (float)((double)(z >> 40) / (double)(1ull << 24));
 }
-static void fill(opgen_tensor *t, init_kind kind) {
+static void fill(opgen_tensor *t, init_kind kind, const builder *b) {
+    if (kind == POS) {
+        *(int64_t *)t->data = b->pos;
+        return;
+    }
     float *p = t->data;
+    if (kind == MASK) { /* causal: row i sees columns 0..i */
+        for (int64_t i = 0; i < t->sizes[0]; i++)
+            for (int64_t j = 0; j < t->sizes[1]; j++) p[i * t->sizes[1] + j] = j <= i ? 0.0f : -INFINITY;
+        return;
+    }
     int64_t n = opgen_numel(t), fan_in = n / (t->sizes[0] ? t->sizes[0] : 1);
     float he = sqrtf(6.0f / (float)(fan_in ? fan_in : 1));
     for (int64_t i = 0; i < n; i++)
-        p[i] = kind == CONV_W || kind == FC_W ? uniform(-he, he) : kind == BN_W || kind == BN_VAR ? uniform(0.5f, 1.5f) : kind == X_INPUT ? uniform(-1, 1) : uniform(-0.2f, 0.2f);
+        p[i] = kind == CONV_W || kind == FC_W ? uniform(-he, he) : kind == BN_W || kind == BN_VAR ? uniform(0.5f, 1.5f) : kind == X_INPUT || kind == CACHE || kind == FREQS ? uniform(-1, 1) : uniform(-0.2f, 0.2f);
 }
 
 static double sgemm_256_once(void);
@@ -258,6 +400,15 @@ static void print_steps(const char *name, const opgen_program *p, step_clock *c,
     printf("\n");
 }
 
+/* The scores or logits are finite numbers (a wrong graph, one that masks every
+ * position, say, gives NaN) */
+static bool finite(const void *data, size_t nb) {
+    const float *f = data;
+    for (size_t i = 0; i < nb / sizeof *f; i++)
+        if (!isfinite(f[i])) return false;
+    return true;
+}
+
 /* One graph model, loaded once on one thread and once on THREADS, run in
  * alternation with OpenBLAS sgemm 256^3 (round r: sgemm, one thread, threads), so
  * the machine's drift touches all three alike; medians, outputs compared. */
@@ -276,7 +427,7 @@ static int graph_model(const char *name, char *(*make)(builder *), int threads, 
         const opgen_gvalue *v = &g.values[g.inputs[i]];
         in[i].kind = OPGEN_GV_TENSOR;
         if (opgen_tensor_alloc(&in[i].t, v->dtype, v->dim, v->sizes, &a, &err)) return fail(&err);
-        fill(&in[i].t, b.kinds[i]);
+        fill(&in[i].t, b.kinds[i], &b);
     }
     int npass = threads > 1 ? 2 : 1;
     const char *prof_env = getenv("OPGEN_BENCH_PROFILE");
@@ -324,7 +475,10 @@ static int graph_model(const char *name, char *(*make)(builder *), int threads, 
             if (opgen_program_run(p[k], in, &work[k], &out, &err)) return fail(&err);
             if (r >= 0) t[k][r] = opgen_rt_now_ms() - s;
             size_t nb = opgen_nbytes(&out.t);
-            if (!first) first = malloc(nb), memcpy(first, out.t.data, nb), out_bytes = nb;
+            if (!first) {
+                first = malloc(nb), memcpy(first, out.t.data, nb), out_bytes = nb;
+                if (!finite(first, nb)) fprintf(stderr, "bench_models: %s: a result is not finite\n", name), status = 1;
+            }
             else if (nb != out_bytes || memcmp(first, out.t.data, nb)) status = 1;
             opgen_arena_restore(&work[k], m);
         }
@@ -333,8 +487,16 @@ static int graph_model(const char *name, char *(*make)(builder *), int threads, 
 #endif
     }
     double ms = opgen_rt_median(t[0], runs), gf = 2 * b.macs / 1e6 / ms;
-    printf("| %s, 1x3x224x224 (%.2f GMAC) | %.1f ms | %.1f GFLOP/s |", name, b.macs / 1e9, ms, gf);
-    if (with_sgemm && sg[0] > 0) {
+    if (b.decode_of) { /* its bytes: every weight and cache (of the mask and rotations tables a row) */
+        double bytes = 0, stream;
+        for (int i = 0; i < g.ninputs; i++) bytes += b.kinds[i] == FC_W || b.kinds[i] == BN_W || b.kinds[i] == CACHE ? (double)opgen_nbytes(&in[i].t) : 0;
+        stream = bytes / (stream_gbs * 1e6);
+        printf("| %s decode step (graph text, %.1f MB of weights and caches) | %.3f ms | %.0f tokens/s | streaming its bytes once: %.3f ms; %.2fx of it (goal <= 1.5x) |", name, bytes / 1e6, ms,
+               1e3 / ms, stream, ms / stream);
+    } else
+        printf("| %s, 1x3x224x224 (%.2f GMAC) | %.1f ms | %.1f GFLOP/s |", name, b.macs / 1e9, ms, gf);
+    if (b.decode_of) {
+    } else if (with_sgemm && sg[0] > 0) {
         double s = opgen_rt_median(sg, runs);
         printf(" %.0f%% of %.1f GFLOP/s (goal >= %.0f%%) |", 100 * gf / s, s, 100 * goal);
     } else
@@ -487,13 +649,15 @@ int main(int argc, char **argv) {
     bool all = !only || !*only;
     for (int w = 0; w < 3; w++) sgemm_256_once(); /* warm */
     const char *extra = getenv("OPGEN_BENCH_LLAMA");
-    double gbs = all || (extra && *extra) ? bandwidth() : 0;
+    double gbs = stream_gbs = all || (extra && *extra) || !strncmp(only, "stories", 7) || !strncmp(only, "llama", 5) ? bandwidth() : 0;
     bool sg = sgemm_256_once() > 0;
     printf("whole models, medians of %d runs (%s)\n\n", runs, __VERSION__);
     if (sg) printf("OpenBLAS (core %s) sgemm 256^3 on one thread runs before each model run; its median beside the model's\n", core);
     printf("memory bandwidth, one thread reading 512 MiB: %.1f GB/s\n\n", gbs);
     printf("| model | opgen, one thread | FLOP rate | of sgemm 256^3 | threads |\n|---|---|---|---|---|\n");
-    int status = graph_model("ResNet-18", resnet18, threads, sg, 0.85) | graph_model("MobileNetV2", mobilenet_v2, threads, sg, 0.40);
+    int status = graph_model("ResNet-18", resnet18, threads, sg, 0.85) | graph_model("MobileNetV2", mobilenet_v2, threads, sg, 0.40) | graph_model("stories15M", stories15m_step, threads, false, 0);
+    if (only && !strcmp(only, "stories110M")) status |= graph_model("stories110M", stories110m_step, threads, false, 0); /* 0.5 GB: only when named */
+    if (only && !strcmp(only, "llama_bench-shape")) status |= graph_model("llama_bench-shape", llama_bench_step, threads, false, 0);
     if (corpus && all) {
         char path[1024];
         snprintf(path, sizeof path, "%s/exir/llama_bench/model.pte", corpus);
