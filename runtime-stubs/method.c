@@ -12,6 +12,9 @@
 #include <stdio.h>
 #include <string.h>
 
+/* Why load leaves an instruction out of the run (opgen_method_instructions says). */
+enum { FOLDED_VIEW = 1, FOLDED_IN_PLACE };
+
 typedef struct instr {
     uint8_t kind;   /* enum opgen_instr_kind */
     int32_t a, b;   /* as opgen_pte_instr; a JumpFalseCall's b is absolute */
@@ -21,7 +24,7 @@ typedef struct instr {
     int ndargs;
     const char *op; /* KernelCall: "aten::add.out", for messages */
     int chain, index;
-    bool folded; /* a permute of a constant, made a view of it at load: not run */
+    uint8_t folded; /* not run: FOLDED_VIEW, FOLDED_IN_PLACE (or 0: run) */
 } instr;
 
 struct opgen_method {
@@ -857,7 +860,7 @@ static void fold_constant_views(mloader *L) {
         if (!ok) continue; /* the kernel reports a bad dims list at run */
         *out = v;
         m->flags[oi] |= V_CONSTANT;
-        ins->folded = true;
+        ins->folded = FOLDED_VIEW;
     }
 }
 
@@ -887,11 +890,11 @@ static int value_index(const opgen_method *m, const opgen_tensor *t) {
     return (int)((at - lo) / sizeof(opgen_ivalue));
 }
 
-/* How many times value v is read: by kernels (tensors and tensor lists), prim
- * ops and delegates, moves and jumps, and (twice) by the caller. */
-static int value_reads(const opgen_method *m, int v) {
+/* How many times instructions from..to-1 read value v: kernels (tensors and
+ * tensor lists), prim ops and delegates, moves and jumps. */
+static int reads_in(const opgen_method *m, int v, int from, int to) {
     int uses = 0;
-    for (int k = 0; k < m->ncode; k++) {
+    for (int k = from; k < to; k++) {
         const instr *ins = &m->code[k];
         for (int i = 0; i < ins->ndargs; i++) uses += ins->dargs[i] == &m->values[v];
         if (ins->kind == OPGEN_INSTR_MOVE || ins->kind == OPGEN_INSTR_JUMP_FALSE) uses += ins->a == v;
@@ -903,19 +906,106 @@ static int value_reads(const opgen_method *m, int v) {
             for (size_t e = 0; ka->abi == OPGEN_ABI_TENSOR_LIST && e < s->args[ai].v.tl.len; e++) uses += s->args[ai].v.tl.data[e] == &m->values[v].t;
         }
     }
+    return uses;
+}
+/* How many times value v is read: by the instructions, and (twice) by the caller. */
+static int value_reads(const opgen_method *m, int v) {
+    int uses = reads_in(m, v, 0, m->ncode);
     for (int i = 0; i < m->noutputs; i++) uses += 2 * (m->outputs[i] == v);
     return uses;
 }
 
+/* Whether the run may reach instruction k other than from the one before it. */
+static bool jump_target(const opgen_method *m, int k) {
+    for (int j = 0; j < m->ncode; j++)
+        if (m->code[j].kind == OPGEN_INSTR_JUMP_FALSE && m->code[j].b == k) return true;
+    for (int c = 0; c < m->nchains; c++)
+        if (m->chain_end[c] == k) return true; /* the first of a chain */
+    return false;
+}
 /* A kernel instruction the run reaches only from the one before it. */
 static bool plain_kernel(const opgen_method *m, int k) {
     const instr *ins = &m->code[k];
-    if (ins->kind != OPGEN_INSTR_KERNEL || ins->prim || ins->folded || !ins->step) return false;
-    for (int j = 0; j < m->ncode; j++)
-        if (m->code[j].kind == OPGEN_INSTR_JUMP_FALSE && m->code[j].b == k) return false;
-    for (int c = 0; c < m->nchains; c++)
-        if (m->chain_end[c] == k) return false; /* the first of a chain */
-    return true;
+    return ins->kind == OPGEN_INSTR_KERNEL && !ins->prim && !ins->folded && ins->step && !jump_target(m, k);
+}
+
+/* The bytes a tensor's elements span (0 for none). */
+static size_t extent(const opgen_tensor *t) {
+    int64_t last = 0;
+    for (int32_t d = 0; d < t->dim; d++) {
+        if (!t->sizes[d]) return 0;
+        last += (t->sizes[d] - 1) * t->strides[d];
+    }
+    return (size_t)(last + 1) * (size_t)opgen_dtype_size(t->dtype);
+}
+static bool bytes_overlap(const opgen_tensor *a, const opgen_tensor *b) {
+    uintptr_t a0 = (uintptr_t)a->data, b0 = (uintptr_t)b->data;
+    return a->data && b->data && a0 < b0 + extent(b) && b0 < a0 + extent(a);
+}
+/* Whether instruction k reads or writes any of t's bytes. */
+static bool touches(const opgen_method *m, int k, const opgen_tensor *t) {
+    const instr *ins = &m->code[k];
+    for (int i = 0; i < ins->ndargs; i++)
+        if (ins->dargs[i]->kind == OPGEN_GV_TENSOR && bytes_overlap(&ins->dargs[i]->t, t)) return true;
+    const opgen_step *s = ins->prim ? NULL : ins->step;
+    for (int ai = 0; s && ai < s->nargs; ai++) {
+        const opgen_arg *ka = &opgen_args[opgen_ops[s->kernel_op].first_arg + (unsigned)ai];
+        if (s->args[ai].none) continue;
+        if ((ka->abi == OPGEN_ABI_TENSOR || ka->abi == OPGEN_ABI_OPT_TENSOR) && bytes_overlap(s->args[ai].v.t, t)) return true;
+        for (size_t e = 0; ka->abi == OPGEN_ABI_TENSOR_LIST && e < s->args[ai].v.tl.len; e++)
+            if (s->args[ai].v.tl.data[e] && bytes_overlap(s->args[ai].v.tl.data[e], t)) return true;
+    }
+    for (int r = 0; s && r < s->nres; r++)
+        if (bytes_overlap(s->res[r], t)) return true;
+    return false;
+}
+static bool is_op(const instr *ins, const char *qualified) { return ins->kind == OPGEN_INSTR_KERNEL && !ins->prim && !ins->folded && ins->step && !ins->step->npatches && !strcmp(opgen_ops[ins->step->kernel_op].qualified, qualified); }
+
+/* Whether index_put at i -> temporary t, copy_(cache, t) at j can update the
+ * cache in place (reinplace_cache_updates). */
+static bool reinplaceable(const opgen_method *m, int i, int j, const opgen_tensor *cache, const opgen_tensor *t) {
+    const opgen_step *put = m->code[i].step;
+    int ti = value_index(m, t), ci = value_index(m, cache);
+    if (ti < 0 || ci < 0 || put->relayout || strcmp(put->origin, "opgen") || m->code[i].chain != m->code[j].chain) return false;
+    if ((m->flags[ti] | m->flags[ci]) & (V_MUTABLE | V_CONSTANT | V_INPUT | V_DYNAMIC) || !cache->data || !t->data) return false;
+    if (t->dtype != cache->dtype || t->dim != cache->dim || memcmp(t->sizes, cache->sizes, sizeof(int64_t) * (size_t)t->dim) || !opgen_tensor_is_contiguous(cache) || !opgen_tensor_is_contiguous(t))
+        return false;
+    for (int ai = 1; ai < put->nargs; ai++) { /* indices and values apart from the cache */
+        const opgen_arg *ka = &opgen_args[opgen_ops[put->kernel_op].first_arg + (unsigned)ai];
+        if (put->args[ai].none || ka->flags & OPGEN_ARG_OUT) continue;
+        if ((ka->abi == OPGEN_ABI_TENSOR || ka->abi == OPGEN_ABI_OPT_TENSOR) && bytes_overlap(put->args[ai].v.t, cache)) return false;
+        for (size_t e = 0; ka->abi == OPGEN_ABI_TENSOR_LIST && e < put->args[ai].v.tl.len; e++)
+            if (put->args[ai].v.tl.data[e] && bytes_overlap(put->args[ai].v.tl.data[e], cache)) return false;
+    }
+    for (int k = i + 1; k < j; k++) /* straight-line code that leaves the cache alone */
+        if (m->code[k].kind != OPGEN_INSTR_KERNEL || jump_target(m, k) || touches(m, k, cache)) return false;
+    if (jump_target(m, j) || written_elsewhere(m, &m->code[i], t)) return false;
+    for (int o = 0; o < m->noutputs; o++)
+        if (m->outputs[o] == ti) return false;
+    return reads_in(m, ti, i + 1, j + 1) == value_reads(m, ti); /* none after the copy back */
+}
+
+/* An exported KV cache's update runs in place. The exporter writes
+ * index_put.out(cache, [.., input_pos], k) to a temporary, which attention reads,
+ * and an aten::copy_ at the method's end writes it back to the cache: at every
+ * token, two copies of every layer's whole cache for one position's worth of
+ * new bytes. Where nothing in between reads or writes the cache, nothing else
+ * writes the temporary and nothing after the copy back reads it, the temporary
+ * becomes the cache itself (its readers read the cache, which holds the same
+ * values), index_put writes into it (checking every index first) and the copy
+ * back is not run. */
+static void reinplace_cache_updates(opgen_method *m) {
+    for (int j = 0; j < m->ncode; j++) {
+        if (!is_op(&m->code[j], "aten::copy_")) continue;
+        const opgen_step *cp = m->code[j].step;
+        opgen_tensor *cache = (opgen_tensor *)(uintptr_t)cp->args[0].v.t, *t = (opgen_tensor *)(uintptr_t)cp->args[1].v.t;
+        if (cp->args[0].none || cp->args[1].none) continue;
+        int i = j - 1;
+        while (i >= 0 && !(is_op(&m->code[i], "aten::index_put.out") && m->code[i].step->nres == 1 && m->code[i].step->res[0] == t && m->code[i].step->args[0].v.t == cache)) i--;
+        if (i < 0 || !reinplaceable(m, i, j, cache, t)) continue;
+        t->data = cache->data;
+        m->code[j].folded = FOLDED_IN_PLACE;
+    }
 }
 
 /* Convolution -> batch norm (-> relu or hardtanh) instructions whose
@@ -978,6 +1068,7 @@ static int32_t check_kernels(mloader *L, opgen_arena *a, bool fuse) {
     }
     L->at = NULL;
     if (fuse && OPGEN_FUSES) fuse_convolutions(L);
+    if (fuse && OPGEN_SELECTED(aten_index_put_out) && OPGEN_SELECTED(aten_copy_)) reinplace_cache_updates(m);
     if (OPGEN_SELECTED(aten_max_pool2d_with_indices_out)) mark_unread(m); /* its only reader */
     for (int k = 0; k < m->ncode; k++)
         if (m->code[k].step && m->code[k].step->scratch > most) most = m->code[k].step->scratch;
@@ -1251,7 +1342,8 @@ void opgen_method_instructions(const opgen_method *m, void (*fn)(void *ctx, cons
         char key[1024] = "";
         opgen_instr_info info = {ins->chain, ins->index, ins->kind, ins->op, NULL, NULL, key, ins->a, ins->b};
         if (ins->prim) info.kernel = "a prim op", info.origin = "opgen";
-        if (ins->step && ins->folded) info.kernel = "folded at load (a view of a constant)", info.origin = "opgen";
+        if (ins->step && ins->folded)
+            info.kernel = ins->folded == FOLDED_VIEW ? "folded at load (a view of a constant)" : "folded at load (its index_put wrote the cache in place)", info.origin = "opgen";
         else if (ins->step) {
             info.kernel = ins->step->kernel && ins->step->kernel->name ? ins->step->kernel->name : "?";
             info.origin = ins->step->origin ? ins->step->origin : "opgen";

@@ -108,6 +108,56 @@ static void test_add(bool legacy) {
     unload(&l);
 }
 
+/* How instruction `index` runs: its kernel, or why it is not run. */
+typedef struct kernel_at {
+    int index;
+    const char *kernel;
+} kernel_at;
+static void find_kernel(void *ctx, const opgen_instr_info *info) {
+    kernel_at *k = ctx;
+    if (info->index == k->index) k->kernel = info->kernel;
+}
+
+/* A KV cache's update, index_put to a temporary that copy_ writes back, runs
+ * in place where nothing between reads the cache and nothing after reads the
+ * temporary (the copy back is folded); the results and the state are the same
+ * either way, and a bad index leaves the cache whole. */
+static void test_cache_update(int variant) {
+    bool reads_cache = variant == CACHE_READ_BETWEEN;
+    pw_value v[10];
+    pw_plan pl;
+    pw_program prog = cache_program(v, &pl, variant);
+    loaded l;
+    CHECK(!load(&l, &prog, "forward", NULL), "cache program does not load: %s", l.msg);
+    if (!l.m) return unload(&l);
+    kernel_at copy = {variant == CACHE_READ_AFTER ? 1 : 2, NULL};
+    opgen_method_instructions(l.m, find_kernel, &copy);
+    bool folded = copy.kernel && strstr(copy.kernel, "in place");
+    CHECK(folded == (variant == CACHE_IN_PLACE), "variant %d: copy_ back to the cache: %s", variant, copy.kernel ? copy.kernel : "?");
+    float k[4], want[6], cache[6] = {0};
+    int64_t pos[2];
+    opgen_ivalue in[2] = {tensor_in(OPGEN_DTYPE_Float, 2, (int64_t[]){2, 2}, k), tensor_in(OPGEN_DTYPE_Long, 1, (int64_t[]){2}, pos)}, out;
+    static const int64_t rows[4][2] = {{0, 1}, {2, 0}, {1, 7}, {2, 2}}; /* 7: out of bounds, after a good row */
+    for (int c = 0; c < 4; c++) {
+        pos[0] = rows[c][0], pos[1] = rows[c][1];
+        for (int i = 0; i < 4; i++) k[i] = (float)((c + 1) * (i + 1) * 10 + i);
+        int32_t st = run(&l, in, &out);
+        if (pos[1] >= 3) {
+            CHECK(st && strstr(l.msg, "index 7 is out of bounds"), "call %d: a bad index gives: %s", c, st ? l.msg : "no error");
+            continue;
+        }
+        CHECK(!st, "call %d does not run: %s", c, l.msg);
+        if (st) break;
+        float t[6];
+        memcpy(t, cache, sizeof t);
+        for (int r = 0; r < 2; r++) t[2 * pos[r]] = k[2 * r], t[2 * pos[r] + 1] = k[2 * r + 1]; /* the last write wins */
+        for (int i = 0; i < 6; i++) want[i] = (reads_cache ? cache[i] : t[i]) + t[i];
+        memcpy(cache, t, sizeof t);
+        for (int i = 0; i < 6; i++) CHECK(((const float *)out.t.data)[i] == want[i], "call %d: element %d is %g, expected %g", c, i, ((const float *)out.t.data)[i], want[i]);
+    }
+    unload(&l);
+}
+
 /* Every EValue kind, each consumed by a kernel (DoubleList, BoolList and an
  * OptionalTensorList by a delegate's handler, as no kernel here takes them). */
 static int handled;
@@ -571,6 +621,9 @@ int main(int argc, char **argv) {
     test_dim_order();
     test_memory();
     test_errors();
+    test_cache_update(CACHE_IN_PLACE);
+    test_cache_update(CACHE_READ_BETWEEN);
+    test_cache_update(CACHE_READ_AFTER);
     test_cycles();
     test_corruptions();
     if (argc > 1) corpus(argv[1]);

@@ -116,9 +116,16 @@ opgen_status opgen_portable_index_put_out(opgen_ctx *ctx, const opgen_tensor *se
     }
     int32_t st = opgen_out(ctx, out, self->dtype, self->dim, self->sizes);
     if (st || ctx->meta) return st;
-    if ((st = opgen_copy_same(ctx, out, self))) return st;
     int64_t n = 1, r[OPGEN_MAX_DIM] = {0}, off;
     for (int32_t i = 0; i < p.dim; i++) n *= p.sizes[i];
+    if (out->data == self->data) { /* in place (a KV cache, opgen_method's reinplacing): */
+        if (memcmp(out->strides, self->strides, sizeof(int64_t) * (size_t)self->dim))
+            return OPGEN_FAIL(ctx, OPGEN_E_INVALID, "%s: out shares self's memory in another layout", ctx->op);
+        for (int64_t k = 0; k < n; k++, opgen_index_next(p.dim, p.sizes, r)) /* every index checked first: a bad one leaves self whole */
+            if (index_offset(ctx, out, &p, r, &off)) return ctx->err->code;
+        memset(r, 0, sizeof r);
+    } else if ((st = opgen_copy_same(ctx, out, self)))
+        return st;
     OPGEN_REAL_SWITCH(mask, self->dtype, ctx, T, {
         T *y = out->data;
         const T *v = values->data;

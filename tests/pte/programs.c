@@ -191,3 +191,28 @@ pw_program bad_bool_program(pw_value *v, pw_plan *pl) {
                     .ops = {{"aten::where", "self_out"}}, .nops = 1, .code = code, .ncode = 1, .buffers = {0, 32}, .nbuffers = 2};
     return (pw_program){.plans = pl, .nplans = 1, .constants = {bad_bools}, .constant_sizes = {sizeof bad_bools}, .nconstants = 1};
 }
+
+/* forward(k f32[2, 2], pos i64[2]) = add(t, t), where t = index_put(cache,
+ * [pos], k) and cache f32[3, 2] is a mutable buffer written back with copy_ (an
+ * exported KV cache's update); CACHE_READ_BETWEEN: add(cache, t) before the copy
+ * back; CACHE_READ_AFTER: add(t, t) after it. */
+pw_program cache_program(pw_value *v, pw_plan *pl, int variant) {
+    static const int32_t s22[] = {2, 2}, s2[] = {2}, s32[] = {3, 2};
+    v[0] = pw_tensor(F32, 2, s22, 1, 0, 0);  /* k */
+    v[1] = pw_tensor(I64, 1, s2, 1, 16, 0);  /* pos */
+    v[2] = pw_tensor(F32, 2, s32, 1, 32, 0); /* cache: a mutable buffer */
+    v[3] = pw_list(PW_OPT_TENSOR_LIST, 1, (int64_t[]){1});
+    v[4] = pw_bool(false);                   /* accumulate */
+    v[5] = pw_tensor(F32, 2, s32, 1, 64, 0); /* t */
+    v[6] = pw_int(1);                        /* alpha */
+    v[7] = pw_tensor(F32, 2, s32, 1, 96, 0); /* the result */
+    v[8] = pw_bool(false);                   /* non_blocking */
+    v[9] = pw_tensor(F32, 2, s32, 1, 32, 0); /* copy_'s result: the cache's bytes */
+    static pw_instr code[3];
+    pw_instr put = {PW_KERNEL, 0, 0, 6, {2, 3, 0, 4, 5, 5}}, add = {PW_KERNEL, 1, 0, 5, {5, 5, 6, 7, 7}}, back = {PW_KERNEL, 2, 0, 4, {2, 5, 8, 9}};
+    add.args[0] = variant == CACHE_READ_BETWEEN ? 2 : 5;
+    code[0] = put, code[1] = variant == CACHE_READ_AFTER ? back : add, code[2] = variant == CACHE_READ_AFTER ? add : back;
+    *pl = (pw_plan){.name = "forward", .values = v, .nvalues = 10, .inputs = {0, 1}, .ninputs = 2, .outputs = {7}, .noutputs = 1,
+                    .ops = {{"aten::index_put", "out"}, {"aten::add", "out"}, {"aten::copy_", ""}}, .nops = 3, .code = code, .ncode = 3, .buffers = {0, 128}, .nbuffers = 2};
+    return (pw_program){.plans = pl, .nplans = 1};
+}

@@ -22,6 +22,11 @@ extern const float channels_last_w[2]; /* its weights */
 pw_program channels_last_program(pw_value *v, pw_plan *pl); /* v: 14 */
 /* forward(x f32[3]) = acc + x, acc a mutable buffer written back with copy_. */
 pw_program state_program(pw_value *v, pw_plan *pl); /* v: 6 */
+/* forward(k f32[2,2], pos i64[2]) = t + t, where t = index_put(cache, [pos], k),
+ * cache f32[3,2] a mutable buffer written back with copy_ (an exported KV cache's
+ * update); or cache + t before the copy back, or t + t after it. */
+enum { CACHE_IN_PLACE, CACHE_READ_BETWEEN, CACHE_READ_AFTER };
+pw_program cache_program(pw_value *v, pw_plan *pl, int variant); /* v: 10 */
 /* forward(x f32[3], a = 1.5 fixed at export, n Null) = x * a + n. */
 pw_program scalars_program(pw_value *v, pw_plan *pl); /* v: 6 */
 /* forward(x f32[<=4] dynamic, n Null) = (relu(x), full([n], 1.5)). */
