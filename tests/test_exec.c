@@ -3,6 +3,7 @@
  * space; a fixed caller buffer that is too small is an error, not a crash. */
 #include "opgen/exec.h"
 #include "opgen/kernel.h"
+#include "opgen/loops.h"
 #include "opgen_registry.h"
 #include <math.h>
 #include <stdio.h>
@@ -459,6 +460,40 @@ static void test_relu_contiguous(void) {
     CHECK(!wrong, "relu: %d values differ from x < 0 ? 0 : x (or were written outside the result)", wrong);
 }
 
+/* A transposing copy (permute_copy of the last two dims, or a contiguous source
+ * into a transposed destination): every element where it belongs, nothing
+ * written outside the result, for 1-, 2-, 4- and 8-byte elements (4: in 8 x 8
+ * register blocks) and every size around the block's 8 on either side. */
+static void test_transposing_copies(void) {
+    static const int64_t dims[] = {1, 7, 8, 9, 15, 16, 17, 33};
+    static const opgen_dtype types[] = {OPGEN_DTYPE_Byte, OPGEN_DTYPE_Short, OPGEN_DTYPE_Float, OPGEN_DTYPE_Double};
+    static uint8_t src[3 * 33 * 33 * 8 + 8], dst[3 * 33 * 33 * 8 + 8];
+    int wrong = 0;
+    for (size_t k = 0; k < sizeof src; k++) src[k] = (uint8_t)(k * 131 + k / 251);
+    for (int ty = 0; ty < 4; ty++)
+        for (int a = 0; a < 8; a++)
+            for (int b = 0; b < 8; b++)
+                for (int into = 0; into < 2; into++) { /* 0: a permuted source; 1: a permuted destination */
+                    int64_t r = dims[a], c = dims[b], es = opgen_dtype_size(types[ty]), sizes[3] = {3, r, c}, tsizes[3] = {3, c, r};
+                    opgen_tensor x, y;
+                    opgen_error err = {0};
+                    opgen_tensor_shape(&x, types[ty], 3, sizes, &err), opgen_tensor_shape(&y, types[ty], 3, tsizes, &err);
+                    x.data = src, y.data = dst;
+                    opgen_tensor *view = into ? &y : &x; /* seen as the other's shape: its last two dims swapped */
+                    int64_t t = view->sizes[1];
+                    view->sizes[1] = view->sizes[2], view->sizes[2] = t, t = view->strides[1], view->strides[1] = view->strides[2], view->strides[2] = t;
+                    memset(dst, 0x5a, sizeof dst);
+                    opgen_ctx ctx = {NULL, &err, "copy", false, 0, false, -1, NULL, NULL, NULL, 0};
+                    CHECK(!opgen_copy_same(&ctx, &y, &x), "copy: %s", err.msg);
+                    for (int64_t n = 0; n < 3; n++) /* y[n][i][j] (as seen) = x[n][i][j] (as seen) */
+                        for (int64_t i = 0; i < y.sizes[1]; i++)
+                            for (int64_t j = 0; j < y.sizes[2]; j++)
+                                wrong += memcmp(dst + (n * y.strides[0] + i * y.strides[1] + j * y.strides[2]) * es, src + (n * x.strides[0] + i * x.strides[1] + j * x.strides[2]) * es, (size_t)es) != 0;
+                    for (size_t k = (size_t)(3 * r * c * es); k < sizeof dst; k++) wrong += dst[k] != 0x5a;
+                }
+    CHECK(!wrong, "transposing copies: %d elements misplaced or written outside the result", wrong);
+}
+
 int main(void) {
     test_static_runs_twice();
     test_work_bytes_suffice();
@@ -470,6 +505,7 @@ int main(void) {
     test_unread_indices();
     test_softmax_rows();
     test_relu_contiguous();
+    test_transposing_copies();
     printf("test_exec: %d failed\n", failures);
     return failures != 0;
 }
