@@ -246,9 +246,12 @@ static gemm_shape fit(gemm_shape s, int64_t m, int64_t n, int64_t k) {
     return s;
 }
 
-/* Threads pay off past about 64^3 multiply-adds (or what par says). */
+/* Threads pay off past about 64^3 multiply-adds (or what par says). One row (a
+ * decode step's product) reads 4 bytes of B per multiply-add, from memory: each
+ * costs about what 4 of a tiled product do (a build for size, whose runtimes
+ * have no pool, keeps one rule). */
 static bool worth_splitting(const opgen_parallel *par, int64_t m, int64_t n, int64_t k) {
-    return opgen_parallel_parts_for(par, (double)m * (double)n * (double)k, 262144.0) > 1;
+    return opgen_parallel_parts_for(par, (double)m * (double)n * (double)k * (OPGEN_SPEED_PATHS && m == 1 ? 4 : 1), 262144.0) > 1;
 }
 
 /* One part's packed panels, with room to align them to 64 bytes. */
