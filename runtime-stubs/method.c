@@ -998,12 +998,12 @@ static void reinplace_cache_updates(opgen_method *m) {
     for (int j = 0; j < m->ncode; j++) {
         if (!is_op(&m->code[j], "aten::copy_")) continue;
         const opgen_step *cp = m->code[j].step;
-        opgen_tensor *cache = (opgen_tensor *)(uintptr_t)cp->args[0].v.t, *t = (opgen_tensor *)(uintptr_t)cp->args[1].v.t;
         if (cp->args[0].none || cp->args[1].none) continue;
+        const opgen_tensor *cache = cp->args[0].v.t, *t = cp->args[1].v.t;
         int i = j - 1;
         while (i >= 0 && !(is_op(&m->code[i], "aten::index_put.out") && m->code[i].step->nres == 1 && m->code[i].step->res[0] == t && m->code[i].step->args[0].v.t == cache)) i--;
         if (i < 0 || !reinplaceable(m, i, j, cache, t)) continue;
-        t->data = cache->data;
+        m->values[value_index(m, t)].t.data = cache->data; /* a value's own tensor (reinplaceable found its index) */
         m->code[j].folded = FOLDED_IN_PLACE;
     }
 }

@@ -150,6 +150,11 @@ if [ -f "$corpus/exir/mlp/model.pte" ]; then
     # load, not a copy at every call; the results above are with it
     "$rt" run "$corpus/exir/mlp/model.pte" --input 0="$corpus/exir/mlp/inputs/0_0.npy" -o "$tmp/mlp-trace" --trace 2>"$tmp/trace" >/dev/null
     grep -qF "aten::permute_copy.out -> folded at load (a view of a constant) (opgen)" "$tmp/trace" && ok || bad "mlp: no permute of a weight folded at load: $(grep permute "$tmp/trace")"
+    # a llama's KV cache updated in place: each layer's copy_ back is not run (the
+    # greedy tokens below are with it)
+    "$rt" run "$corpus/exir/llama_decode/model.pte" --input 0="$corpus/exir/llama_decode/inputs/0_0.npy" --input 1="$corpus/exir/llama_decode/inputs/0_1.npy" -o "$tmp/llama-trace" --trace 2>"$tmp/trace" >/dev/null
+    n=$(grep -cF "aten::copy_ -> folded at load (its index_put wrote the cache in place) (opgen)" "$tmp/trace")
+    [ "$n" -gt 0 ] && [ "$n" = "$(grep -c "aten::copy_ " "$tmp/trace")" ] && ok || bad "llama_decode: $n of its cache updates in place: $(grep "copy_ " "$tmp/trace" | head -2)"
     # --threads 2: the same bytes as one thread (matrix products split by rows or columns)
     for m in small_cnn llama_decode; do
         "$rt" run "$corpus/exir/$m/model.pte" --calls "$corpus/exir/$m/inputs" -o "$tmp/t1-$m" --threads 1 2>/dev/null
