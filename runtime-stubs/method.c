@@ -13,7 +13,7 @@
 #include <string.h>
 
 /* Why load leaves an instruction out of the run (opgen_method_instructions says). */
-enum { FOLDED_VIEW = 1, FOLDED_IN_PLACE };
+enum { FOLDED_VIEW = 1, FOLDED_IN_PLACE, FOLDED_IDENTITY };
 
 typedef struct instr {
     uint8_t kind;   /* enum opgen_instr_kind */
@@ -1008,6 +1008,113 @@ static void reinplace_cache_updates(opgen_method *m) {
     }
 }
 
+/* Whether value a is an alias of tensor t: the same bytes, contiguous (a view
+ * ExecuTorch's memory plan made by placing a value at its source's offset). */
+static bool alias_of(const opgen_method *m, int a, const opgen_tensor *t) {
+    const opgen_tensor *x = &m->values[a].t;
+    return m->evkind[a] == OPGEN_EV_TENSOR && x->data == t->data && opgen_nbytes(x) == opgen_nbytes(t) && opgen_tensor_is_contiguous(x);
+}
+/* Whether nothing but instruction c writes value a. */
+static bool written_only_by(const opgen_method *m, int a, int c) {
+    for (int k = 0; k < m->ncode; k++)
+        for (int r = 0; k != c && m->code[k].step && r < m->code[k].step->nres; r++)
+            if (m->code[k].step->res[r] == &m->values[a].t) return false;
+    return true;
+}
+static bool returned(const opgen_method *m, int a) {
+    for (int o = 0; o < m->noutputs; o++)
+        if (m->outputs[o] == a) return true;
+    return false;
+}
+/* Whether value a is, from copy instruction c up to instruction w (which
+ * writes t's bytes again), a name for c's result t: an alias of t that nothing
+ * but c writes, read only between the two (a value placed in the same bytes for
+ * another lifetime is not). */
+static bool window_alias(const opgen_method *m, int a, int c, int w, const opgen_tensor *t) {
+    return alias_of(m, a, t) && !reads_in(m, a, 0, c + 1) && !reads_in(m, a, w, m->ncode) && !returned(m, a) && written_only_by(m, a, c);
+}
+/* Instruction k's reads of t's bytes (its tensor arguments that overlap them):
+ * false if one is not a window_alias of copy c's result t; *any if there is
+ * one. An instruction load folded reads nothing. */
+static bool reads_through_aliases(const opgen_method *m, int k, int c, int w, const opgen_tensor *t, bool *any) {
+    const opgen_step *s = m->code[k].step;
+    *any = false;
+    for (int ai = 0; !m->code[k].folded && ai < s->nargs; ai++) {
+        const opgen_arg *ka = &opgen_args[opgen_ops[s->kernel_op].first_arg + (unsigned)ai];
+        if (s->args[ai].none || ka->flags & OPGEN_ARG_OUT) continue;
+        size_t n = ka->abi == OPGEN_ABI_TENSOR_LIST ? s->args[ai].v.tl.len : ka->abi == OPGEN_ABI_TENSOR || ka->abi == OPGEN_ABI_OPT_TENSOR ? 1 : 0;
+        for (size_t e = 0; e < n; e++) {
+            const opgen_tensor *x = ka->abi == OPGEN_ABI_TENSOR_LIST ? s->args[ai].v.tl.data[e] : s->args[ai].v.t;
+            if (!x || !bytes_overlap(x, t)) continue;
+            int a = value_index(m, x);
+            if (a < 0 || !window_alias(m, a, c, w, t)) return false;
+            *any = true;
+        }
+    }
+    return true;
+}
+/* Whether instruction k writes any of t's bytes (a result; one load folded writes nothing). */
+static bool writes_bytes(const opgen_method *m, int k, const opgen_tensor *t) {
+    const opgen_step *s = m->code[k].step;
+    for (int r = 0; !m->code[k].folded && r < s->nres; r++)
+        if (bytes_overlap(s->res[r], t)) return true;
+    return false;
+}
+
+/* The instruction after copy c that next writes res's bytes (or the end). */
+static int next_write(const opgen_method *m, int c, const opgen_tensor *res) {
+    int w = c + 1;
+    while (w < m->ncode && !writes_bytes(m, w, res)) w++;
+    return w;
+}
+/* Whether copy instruction c (src -> res, the same sizes and strides) can be
+ * elided: every read of res's bytes until they are next written goes through a
+ * window_alias, and src's bytes stay as they are until the last of those reads. */
+static bool elidable(const opgen_method *m, int c, const opgen_tensor *src, const opgen_tensor *res) {
+    int w = next_write(m, c, res), last = c;
+    for (int k = c + 1; k <= w && k < m->ncode; k++) { /* w itself may read them before it writes */
+        bool any;
+        if (!reads_through_aliases(m, k, c, w + 1, res, &any)) return false;
+        if (any) last = k;
+    }
+    for (int k = c + 1; k <= last; k++)
+        if (writes_bytes(m, k, src)) return false;
+    for (int a = 0; a < m->nvalues; a++) /* the caller reads returned values after the run */
+        if (alias_of(m, a, res) && returned(m, a) && written_only_by(m, a, c)) return false;
+    return window_alias(m, value_index(m, res), c, w + 1, res); /* res itself among them */
+}
+
+/* A copy whose result is its source again (expand_copy to the same sizes,
+ * clone or _clone_dim_order to the same layout: ExecuTorch's attention makes
+ * two to four of a cache's size per layer and token) is not run where
+ * elidable says its readers can read the source: the result and its aliases
+ * become views of the source's bytes. Only in straight-line code of kernel
+ * calls with no fused chains, and with a source whose bytes are fixed at load. */
+static void elide_identity_copies(mloader *L) {
+    opgen_method *m = L->m;
+    if (L->nfusions || m->nchains != 1) return;
+    for (int k = 0; k < m->ncode; k++)
+        if (m->code[k].kind != OPGEN_INSTR_KERNEL || m->code[k].prim || !m->code[k].step) return;
+    for (int c = 0; c < m->ncode; c++) {
+        const instr *ins = &m->code[c];
+        if (!(is_op(ins, "aten::expand_copy.out") || is_op(ins, "aten::clone.out") || is_op(ins, "dim_order_ops::_clone_dim_order.out")) || ins->step->nres != 1 || ins->step->args[0].none) continue;
+        const opgen_tensor *src = ins->step->args[0].v.t, *res = ins->step->res[0];
+        int si = value_index(m, src), ri = value_index(m, res);
+        if (si < 0 || ri < 0 || !src->data || !res->data || (m->flags[si] | m->flags[ri]) & (V_MUTABLE | V_INPUT | V_DYNAMIC) || m->flags[ri] & V_CONSTANT) continue;
+        if (src->dtype != res->dtype || src->dim != res->dim || memcmp(src->sizes, res->sizes, sizeof(int64_t) * (size_t)src->dim) || memcmp(src->strides, res->strides, sizeof(int64_t) * (size_t)src->dim) ||
+            !opgen_tensor_is_contiguous(res) || bytes_overlap(src, res) || !elidable(m, c, src, res))
+            continue;
+        opgen_tensor region = *res; /* res is one of the aliases */
+        int w = next_write(m, c, res) + 1;
+        for (int a = 0; a < m->nvalues; a++)
+            if (window_alias(m, a, c, w, &region)) {
+                m->values[a].t.data = src->data;
+                m->flags[a] |= m->flags[si] & V_CONSTANT; /* a constant's bytes, never written */
+            }
+        m->code[c].folded = FOLDED_IDENTITY;
+    }
+}
+
 /* Convolution -> batch norm (-> relu or hardtanh) instructions whose
  * intermediate results nothing else reads: the convolution's kernel computes the
  * chain (opgen_step_fuse), the others are skipped while it does. */
@@ -1069,6 +1176,7 @@ static int32_t check_kernels(mloader *L, opgen_arena *a, bool fuse) {
     L->at = NULL;
     if (fuse && OPGEN_FUSES) fuse_convolutions(L);
     if (fuse && OPGEN_SELECTED(aten_index_put_out) && OPGEN_SELECTED(aten_copy_)) reinplace_cache_updates(m);
+    if (fuse && OPGEN_SPEED_PATHS) elide_identity_copies(L);
     if (OPGEN_SELECTED(aten_max_pool2d_with_indices_out)) mark_unread(m); /* its only reader */
     for (int k = 0; k < m->ncode; k++)
         if (m->code[k].step && m->code[k].step->scratch > most) most = m->code[k].step->scratch;
@@ -1343,7 +1451,10 @@ void opgen_method_instructions(const opgen_method *m, void (*fn)(void *ctx, cons
         opgen_instr_info info = {ins->chain, ins->index, ins->kind, ins->op, NULL, NULL, key, ins->a, ins->b};
         if (ins->prim) info.kernel = "a prim op", info.origin = "opgen";
         if (ins->step && ins->folded)
-            info.kernel = ins->folded == FOLDED_VIEW ? "folded at load (a view of a constant)" : "folded at load (its index_put wrote the cache in place)", info.origin = "opgen";
+            info.kernel = ins->folded == FOLDED_VIEW        ? "folded at load (a view of a constant)"
+                          : ins->folded == FOLDED_IN_PLACE ? "folded at load (its index_put wrote the cache in place)"
+                                                           : "folded at load (an identity copy: its readers read its source)",
+            info.origin = "opgen";
         else if (ins->step) {
             info.kernel = ins->step->kernel && ins->step->kernel->name ? ins->step->kernel->name : "?";
             info.origin = ins->step->origin ? ins->step->origin : "opgen";

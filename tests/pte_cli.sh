@@ -155,6 +155,8 @@ if [ -f "$corpus/exir/mlp/model.pte" ]; then
     "$rt" run "$corpus/exir/llama_decode/model.pte" --input 0="$corpus/exir/llama_decode/inputs/0_0.npy" --input 1="$corpus/exir/llama_decode/inputs/0_1.npy" -o "$tmp/llama-trace" --trace 2>"$tmp/trace" >/dev/null
     n=$(grep -cF "aten::copy_ -> folded at load (its index_put wrote the cache in place) (opgen)" "$tmp/trace")
     [ "$n" -gt 0 ] && [ "$n" = "$(grep -c "aten::copy_ " "$tmp/trace")" ] && ok || bad "llama_decode: $n of its cache updates in place: $(grep "copy_ " "$tmp/trace" | head -2)"
+    # and attention's copies of a cache to the same sizes are not run
+    grep -qF "aten::expand_copy.out -> folded at load (an identity copy: its readers read its source) (opgen)" "$tmp/trace" && ok || bad "llama_decode: no identity copy folded: $(grep expand_copy "$tmp/trace" | head -2)"
     # --threads 2: the same bytes as one thread (matrix products split by rows or columns)
     for m in small_cnn llama_decode; do
         "$rt" run "$corpus/exir/$m/model.pte" --calls "$corpus/exir/$m/inputs" -o "$tmp/t1-$m" --threads 1 2>/dev/null

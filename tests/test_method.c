@@ -158,6 +158,36 @@ static void test_cache_update(int variant) {
     unload(&l);
 }
 
+/* A copy to the same sizes and layout is not run where its readers can read
+ * its source instead (through the views the plan placed at its bytes too): not
+ * where the source's bytes are written before the last read, nor where the
+ * caller receives the copy. The results are the same either way. */
+static void test_identity_copy(int variant) {
+    pw_value v[18];
+    pw_plan pl;
+    pw_program prog = copy_program(v, &pl, variant);
+    loaded l;
+    CHECK(!load(&l, &prog, "forward", NULL), "copy program %d does not load: %s", variant, l.msg);
+    if (!l.m) return unload(&l);
+    kernel_at copy = {1, NULL};
+    opgen_method_instructions(l.m, find_kernel, &copy);
+    bool folded = copy.kernel && strstr(copy.kernel, "identity copy");
+    CHECK(folded == (variant == COPY_ELIDED || variant == COPY_BYTES_REUSED), "variant %d: the identity copy: %s", variant, copy.kernel ? copy.kernel : "?");
+    float x[6] = {1.5f, -2, 3.25f, 0.5f, -7, 11};
+    opgen_ivalue in = tensor_in(OPGEN_DTYPE_Float, 2, (int64_t[]){2, 3}, x), out[4];
+    for (int call = 0; call < 2; call++) {
+        CHECK(!run(&l, &in, out), "variant %d does not run: %s", variant, l.msg);
+        for (int i = 0; i < 6; i++) {
+            CHECK(((const float *)out[0].t.data)[i] == 3 * x[i], "variant %d: r + x [%d] is %g, expected %g", variant, i, ((const float *)out[0].t.data)[i], 3 * x[i]);
+            CHECK(((const float *)out[1].t.data)[i] == 4 * x[i], "variant %d: r6 + r6 [%d] is %g, expected %g", variant, i, ((const float *)out[1].t.data)[i], 4 * x[i]);
+            const float *third = out[2].t.data, want = variant == COPY_RETURNED ? 2 * x[i] : variant == COPY_PART_READ ? 4 * x[i] : 2 * x[i] * x[i];
+            if (variant >= COPY_RETURNED && (variant != COPY_PART_READ || i < 3)) CHECK(third[i] == want, "variant %d: its third result [%d] is %g, expected %g", variant, i, third[i], want);
+            if (variant == COPY_BYTES_REUSED) CHECK(((const float *)out[3].t.data)[i] == 3 * x[i], "variant %d: a + x [%d] is %g, expected %g", variant, i, ((const float *)out[3].t.data)[i], 3 * x[i]);
+        }
+    }
+    unload(&l);
+}
+
 /* Every EValue kind, each consumed by a kernel (DoubleList, BoolList and an
  * OptionalTensorList by a delegate's handler, as no kernel here takes them). */
 static int handled;
@@ -624,6 +654,11 @@ int main(int argc, char **argv) {
     test_cache_update(CACHE_IN_PLACE);
     test_cache_update(CACHE_READ_BETWEEN);
     test_cache_update(CACHE_READ_AFTER);
+    test_identity_copy(COPY_ELIDED);
+    test_identity_copy(COPY_SRC_OVERWRITTEN);
+    test_identity_copy(COPY_RETURNED);
+    test_identity_copy(COPY_PART_READ);
+    test_identity_copy(COPY_BYTES_REUSED);
     test_cycles();
     test_corruptions();
     if (argc > 1) corpus(argv[1]);

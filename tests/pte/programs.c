@@ -216,3 +216,46 @@ pw_program cache_program(pw_value *v, pw_plan *pl, int variant) {
                     .ops = {{"aten::index_put", "out"}, {"aten::add", "out"}, {"aten::copy_", ""}}, .nops = 3, .code = code, .ncode = 3, .buffers = {0, 128}, .nbuffers = 2};
     return (pw_program){.plans = pl, .nplans = 1};
 }
+
+/* forward(x f32[2, 3]) = (r + x, r6 + r6, ...): a = x + x, r = expand_copy(a,
+ * [2, 3]) (an identity copy), r6 f32[6] planned at r's bytes (a view, as
+ * ExecuTorch plans one). COPY_SRC_OVERWRITTEN: z = x * x is planned at a's
+ * bytes after the copy, before r is read; COPY_RETURNED: r is returned too;
+ * COPY_PART_READ: h f32[3], the first half of r's bytes, is read (h + h
+ * returned); COPY_BYTES_REUSED: after the reads, y = x * x is planned at r's
+ * bytes and read through its own view y6 (y6 + y6 returned), and then a is read
+ * again (a + x returned). */
+pw_program copy_program(pw_value *v, pw_plan *pl, int variant) {
+    static const int32_t s23[] = {2, 3}, s6[] = {6}, s3[] = {3};
+    v[0] = pw_tensor(F32, 2, s23, 1, 0, 0);   /* x */
+    v[1] = pw_int(1);                         /* alpha */
+    v[2] = pw_tensor(F32, 2, s23, 1, 32, 0);  /* a */
+    v[3] = pw_int(2), v[4] = pw_int(3);
+    v[5] = pw_list(PW_INT_LIST, 2, (int64_t[]){3, 4});
+    v[6] = pw_bool(false);                    /* implicit */
+    v[7] = pw_tensor(F32, 2, s23, 1, 64, 0);  /* r */
+    v[8] = pw_tensor(F32, 1, s6, 1, 64, 0);   /* r6: r's bytes */
+    v[9] = pw_tensor(F32, 2, s23, 1, 96, 0);  /* r + x */
+    v[10] = pw_tensor(F32, 1, s6, 1, 128, 0); /* r6 + r6 */
+    v[11] = pw_tensor(F32, 2, s23, 1, 32, 0); /* z: a's bytes */
+    v[12] = pw_tensor(F32, 1, s3, 1, 64, 0);  /* h: half of r's bytes */
+    v[13] = pw_tensor(F32, 1, s3, 1, 160, 0); /* h + h */
+    v[14] = pw_tensor(F32, 2, s23, 1, 64, 0); /* y: r's bytes again */
+    v[15] = pw_tensor(F32, 1, s6, 1, 64, 0);  /* y6: y's view */
+    v[16] = pw_tensor(F32, 1, s6, 1, 192, 0); /* y6 + y6 */
+    v[17] = pw_tensor(F32, 2, s23, 1, 224, 0); /* a + x */
+    static pw_instr code[7];
+    int n = 0;
+    code[n++] = (pw_instr){PW_KERNEL, 0, 0, 5, {0, 0, 1, 2, 2}};
+    code[n++] = (pw_instr){PW_KERNEL, 1, 0, 5, {2, 5, 6, 7, 7}};
+    if (variant == COPY_SRC_OVERWRITTEN) code[n++] = (pw_instr){PW_KERNEL, 2, 0, 4, {0, 0, 11, 11}};
+    code[n++] = (pw_instr){PW_KERNEL, 0, 0, 5, {7, 0, 1, 9, 9}};
+    code[n++] = (pw_instr){PW_KERNEL, 0, 0, 5, {8, 8, 1, 10, 10}};
+    if (variant == COPY_PART_READ) code[n++] = (pw_instr){PW_KERNEL, 0, 0, 5, {12, 12, 1, 13, 13}};
+    if (variant == COPY_BYTES_REUSED)
+        code[n++] = (pw_instr){PW_KERNEL, 2, 0, 4, {0, 0, 14, 14}}, code[n++] = (pw_instr){PW_KERNEL, 0, 0, 5, {15, 15, 1, 16, 16}}, code[n++] = (pw_instr){PW_KERNEL, 0, 0, 5, {2, 0, 1, 17, 17}};
+    int extra = variant == COPY_RETURNED ? 7 : variant == COPY_PART_READ ? 13 : variant == COPY_BYTES_REUSED ? 16 : -1;
+    *pl = (pw_plan){.name = "forward", .values = v, .nvalues = 18, .inputs = {0}, .ninputs = 1, .outputs = {9, 10, extra, 17}, .noutputs = extra < 0 ? 2 : variant == COPY_BYTES_REUSED ? 4 : 3,
+                    .ops = {{"aten::add", "out"}, {"aten::expand_copy", "out"}, {"aten::mul", "out"}}, .nops = 3, .code = code, .ncode = n, .buffers = {0, 256}, .nbuffers = 2};
+    return (pw_program){.plans = pl, .nplans = 1};
+}

@@ -27,6 +27,12 @@ pw_program state_program(pw_value *v, pw_plan *pl); /* v: 6 */
  * update); or cache + t before the copy back, or t + t after it. */
 enum { CACHE_IN_PLACE, CACHE_READ_BETWEEN, CACHE_READ_AFTER };
 pw_program cache_program(pw_value *v, pw_plan *pl, int variant); /* v: 10 */
+/* forward(x f32[2,3]) = (r + x, r6 + r6, ...), r = expand_copy(x + x) to the
+ * same sizes (an identity copy), r6 a view planned at r's bytes; with another
+ * value planned at the copy's source after it, r returned too, half of r's bytes
+ * read, or r's bytes reused after the reads (see programs.c). */
+enum { COPY_ELIDED, COPY_SRC_OVERWRITTEN, COPY_RETURNED, COPY_PART_READ, COPY_BYTES_REUSED };
+pw_program copy_program(pw_value *v, pw_plan *pl, int variant); /* v: 18 */
 /* forward(x f32[3], a = 1.5 fixed at export, n Null) = x * a + n. */
 pw_program scalars_program(pw_value *v, pw_plan *pl); /* v: 6 */
 /* forward(x f32[<=4] dynamic, n Null) = (relu(x), full([n], 1.5)). */
