@@ -774,6 +774,11 @@ static int32_t nd_geometry(opgen_ctx *ctx, const opgen_tensor *input, const opge
     }
     if (bias && (bias->dim != 1 || bias->sizes[0] != g->O)) return OPGEN_FAIL(ctx, OPGEN_E_SHAPE, "%s: bias must have %lld elements", ctx->op, (long long)g->O);
     if (input->dtype != weight->dtype || (bias && bias->dtype != input->dtype)) return OPGEN_FAIL(ctx, OPGEN_E_DTYPE, "%s: input, weight and bias must have one dtype", ctx->op);
+    for (int i = 0; i < g->nd; i++) { /* as ATen refuses them */
+        if (weight->sizes[2 + i] < 1) return OPGEN_FAIL(ctx, OPGEN_E_SHAPE, "%s: the kernel is empty in spatial dimension %d", ctx->op, i);
+        if (input->sizes[2 + i] < 1 && g->N > 0 && g->C > 0)
+            return OPGEN_FAIL(ctx, OPGEN_E_SHAPE, "%s: the input is empty in spatial dimension %d; only an empty batch or channel dimension is supported", ctx->op, i);
+    }
     for (int i = 0; i < 3; i++) {
         g->in[i] = i < g->nd ? input->sizes[2 + i] : 1, g->k[i] = i < g->nd ? weight->sizes[2 + i] : 1;
         int64_t span = g->d[i] * (g->k[i] - 1) + 1;

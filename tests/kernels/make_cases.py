@@ -633,6 +633,10 @@ err('bad_conv_groups', 'graph(%x: f32[1, 4, 5, 5], %w: f32[6, 2, 3, 3]):\n  %r =
     E + 'aten::convolution: 3 groups do not divide 4 input and 6 output channels')
 err('bad_conv_big_strided', 'graph(%x: f32[1, 1, 2, 2], %w: f32[1, 1, 3, 3]):\n  %r = aten::convolution(%x, %w, None, [2, 2], [0, 0], [1, 1], False, [0, 0], 1)\n  return %r\n',
     E + 'aten::convolution: the kernel is larger than the padded input')
+err('bad_conv_empty_kernel', 'graph(%x: f32[2, 8, 4, 3], %w: f32[6, 8, 1, 0]):\n  %r = aten::convolution(%x, %w, None, [4, 1], [0, 0], [1, 1], False, [0, 0], 1)\n  return %r\n',
+    E + 'aten::convolution: the kernel is empty in spatial dimension 1')
+err('bad_conv_empty_input', 'graph(%x: f32[2, 8, 4, 0], %w: f32[6, 8, 1, 1]):\n  %r = aten::convolution(%x, %w, None, [4, 1], [0, 0], [1, 1], False, [0, 0], 1)\n  return %r\n',
+    E + 'aten::convolution: the input is empty in spatial dimension 1; only an empty batch or channel dimension is supported')
 err('bad_conv_bias', 'graph(%x: f32[1, 1, 4, 4], %w: f32[2, 1, 3, 3], %b: f32[3]):\n  %r = aten::convolution(%x, %w, %b, [1, 1], [0, 0], [1, 1], False, [0, 0], 1)\n  return %r\n',
     E + 'aten::convolution: bias must have 2 elements')
 err('bad_conv_output_padding', 'graph(%x: f32[1, 1, 4, 4], %w: f32[1, 1, 3, 3]):\n  %r = aten::convolution(%x, %w, None, [2, 2], [0, 0], [1, 1], True, [2, 0], 1)\n  return %r\n',
