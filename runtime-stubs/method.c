@@ -942,24 +942,37 @@ static bool bytes_overlap(const opgen_tensor *a, const opgen_tensor *b) {
     uintptr_t a0 = (uintptr_t)a->data, b0 = (uintptr_t)b->data;
     return a->data && b->data && a0 < b0 + extent(b) && b0 < a0 + extent(a);
 }
+/* Whether fn(ctx, x) holds for a tensor x kernel step s reads: a tensor
+ * argument or a list's item (its outs are its results, s->res). */
+static bool any_read(const opgen_step *s, bool (*fn)(const void *ctx, const opgen_tensor *x), const void *ctx) {
+    for (int ai = 0; ai < s->nargs; ai++) {
+        const opgen_arg *ka = &opgen_args[opgen_ops[s->kernel_op].first_arg + (unsigned)ai];
+        if (s->args[ai].none || ka->flags & OPGEN_ARG_OUT) continue;
+        if ((ka->abi == OPGEN_ABI_TENSOR || ka->abi == OPGEN_ABI_OPT_TENSOR) && fn(ctx, s->args[ai].v.t)) return true;
+        for (size_t e = 0; ka->abi == OPGEN_ABI_TENSOR_LIST && e < s->args[ai].v.tl.len; e++)
+            if (s->args[ai].v.tl.data[e] && fn(ctx, s->args[ai].v.tl.data[e])) return true;
+    }
+    return false;
+}
+static bool overlaps(const void *t, const opgen_tensor *x) { return bytes_overlap(x, t); }
 /* Whether instruction k reads or writes any of t's bytes. */
 static bool touches(const opgen_method *m, int k, const opgen_tensor *t) {
     const instr *ins = &m->code[k];
     for (int i = 0; i < ins->ndargs; i++)
         if (ins->dargs[i]->kind == OPGEN_GV_TENSOR && bytes_overlap(&ins->dargs[i]->t, t)) return true;
     const opgen_step *s = ins->prim ? NULL : ins->step;
-    for (int ai = 0; s && ai < s->nargs; ai++) {
-        const opgen_arg *ka = &opgen_args[opgen_ops[s->kernel_op].first_arg + (unsigned)ai];
-        if (s->args[ai].none) continue;
-        if ((ka->abi == OPGEN_ABI_TENSOR || ka->abi == OPGEN_ABI_OPT_TENSOR) && bytes_overlap(s->args[ai].v.t, t)) return true;
-        for (size_t e = 0; ka->abi == OPGEN_ABI_TENSOR_LIST && e < s->args[ai].v.tl.len; e++)
-            if (s->args[ai].v.tl.data[e] && bytes_overlap(s->args[ai].v.tl.data[e], t)) return true;
-    }
     for (int r = 0; s && r < s->nres; r++)
         if (bytes_overlap(s->res[r], t)) return true;
-    return false;
+    return s && any_read(s, overlaps, t);
 }
 static bool is_op(const instr *ins, const char *qualified) { return ins->kind == OPGEN_INSTR_KERNEL && !ins->prim && !ins->folded && ins->step && !ins->step->npatches && !strcmp(opgen_ops[ins->step->kernel_op].qualified, qualified); }
+
+static bool other_overlap(const void *t, const opgen_tensor *x) { return x != t && bytes_overlap(x, t); }
+static bool returned(const opgen_method *m, int v) {
+    for (int o = 0; o < m->noutputs; o++)
+        if (m->outputs[o] == v) return true;
+    return false;
+}
 
 /* Whether index_put at i -> temporary t, copy_(cache, t) at j can update the
  * cache in place (reinplace_cache_updates). */
@@ -970,18 +983,10 @@ static bool reinplaceable(const opgen_method *m, int i, int j, const opgen_tenso
     if ((m->flags[ti] | m->flags[ci]) & (V_MUTABLE | V_CONSTANT | V_INPUT | V_DYNAMIC) || !cache->data || !t->data) return false;
     if (t->dtype != cache->dtype || t->dim != cache->dim || memcmp(t->sizes, cache->sizes, sizeof(int64_t) * (size_t)t->dim) || !opgen_tensor_is_contiguous(cache) || !opgen_tensor_is_contiguous(t))
         return false;
-    for (int ai = 1; ai < put->nargs; ai++) { /* indices and values apart from the cache */
-        const opgen_arg *ka = &opgen_args[opgen_ops[put->kernel_op].first_arg + (unsigned)ai];
-        if (put->args[ai].none || ka->flags & OPGEN_ARG_OUT) continue;
-        if ((ka->abi == OPGEN_ABI_TENSOR || ka->abi == OPGEN_ABI_OPT_TENSOR) && bytes_overlap(put->args[ai].v.t, cache)) return false;
-        for (size_t e = 0; ka->abi == OPGEN_ABI_TENSOR_LIST && e < put->args[ai].v.tl.len; e++)
-            if (put->args[ai].v.tl.data[e] && bytes_overlap(put->args[ai].v.tl.data[e], cache)) return false;
-    }
+    if (any_read(put, other_overlap, cache)) return false; /* indices and values apart from the cache */
     for (int k = i + 1; k < j; k++) /* straight-line code that leaves the cache alone */
         if (m->code[k].kind != OPGEN_INSTR_KERNEL || jump_target(m, k) || touches(m, k, cache)) return false;
-    if (jump_target(m, j) || written_elsewhere(m, &m->code[i], t)) return false;
-    for (int o = 0; o < m->noutputs; o++)
-        if (m->outputs[o] == ti) return false;
+    if (jump_target(m, j) || written_elsewhere(m, &m->code[i], t) || returned(m, ti)) return false;
     return reads_in(m, ti, i + 1, j + 1) == value_reads(m, ti); /* none after the copy back */
 }
 
@@ -1014,44 +1019,33 @@ static bool alias_of(const opgen_method *m, int a, const opgen_tensor *t) {
     const opgen_tensor *x = &m->values[a].t;
     return m->evkind[a] == OPGEN_EV_TENSOR && x->data == t->data && opgen_nbytes(x) == opgen_nbytes(t) && opgen_tensor_is_contiguous(x);
 }
-/* Whether nothing but instruction c writes value a. */
-static bool written_only_by(const opgen_method *m, int a, int c) {
-    for (int k = 0; k < m->ncode; k++)
-        for (int r = 0; k != c && m->code[k].step && r < m->code[k].step->nres; r++)
-            if (m->code[k].step->res[r] == &m->values[a].t) return false;
-    return true;
-}
-static bool returned(const opgen_method *m, int a) {
-    for (int o = 0; o < m->noutputs; o++)
-        if (m->outputs[o] == a) return true;
-    return false;
-}
 /* Whether value a is, from copy instruction c up to instruction w (which
  * writes t's bytes again), a name for c's result t: an alias of t that nothing
  * but c writes, read only between the two (a value placed in the same bytes for
  * another lifetime is not). */
 static bool window_alias(const opgen_method *m, int a, int c, int w, const opgen_tensor *t) {
-    return alias_of(m, a, t) && !reads_in(m, a, 0, c + 1) && !reads_in(m, a, w, m->ncode) && !returned(m, a) && written_only_by(m, a, c);
+    return alias_of(m, a, t) && !reads_in(m, a, 0, c + 1) && !reads_in(m, a, w, m->ncode) && !returned(m, a) && !written_elsewhere(m, &m->code[c], &m->values[a].t);
 }
 /* Instruction k's reads of t's bytes (its tensor arguments that overlap them):
  * false if one is not a window_alias of copy c's result t; *any if there is
  * one. An instruction load folded reads nothing. */
+typedef struct window {
+    const opgen_method *m;
+    int c, w;
+    const opgen_tensor *t;
+    bool *any;
+} window;
+static bool stray_read(const void *ctx, const opgen_tensor *x) {
+    const window *win = ctx;
+    if (!bytes_overlap(x, win->t)) return false;
+    int a = value_index(win->m, x);
+    *win->any = true;
+    return a < 0 || !window_alias(win->m, a, win->c, win->w, win->t);
+}
 static bool reads_through_aliases(const opgen_method *m, int k, int c, int w, const opgen_tensor *t, bool *any) {
-    const opgen_step *s = m->code[k].step;
+    window win = {m, c, w, t, any};
     *any = false;
-    for (int ai = 0; !m->code[k].folded && ai < s->nargs; ai++) {
-        const opgen_arg *ka = &opgen_args[opgen_ops[s->kernel_op].first_arg + (unsigned)ai];
-        if (s->args[ai].none || ka->flags & OPGEN_ARG_OUT) continue;
-        size_t n = ka->abi == OPGEN_ABI_TENSOR_LIST ? s->args[ai].v.tl.len : ka->abi == OPGEN_ABI_TENSOR || ka->abi == OPGEN_ABI_OPT_TENSOR ? 1 : 0;
-        for (size_t e = 0; e < n; e++) {
-            const opgen_tensor *x = ka->abi == OPGEN_ABI_TENSOR_LIST ? s->args[ai].v.tl.data[e] : s->args[ai].v.t;
-            if (!x || !bytes_overlap(x, t)) continue;
-            int a = value_index(m, x);
-            if (a < 0 || !window_alias(m, a, c, w, t)) return false;
-            *any = true;
-        }
-    }
-    return true;
+    return m->code[k].folded || !any_read(m->code[k].step, stray_read, &win);
 }
 /* Whether instruction k writes any of t's bytes (a result; one load folded writes nothing). */
 static bool writes_bytes(const opgen_method *m, int k, const opgen_tensor *t) {
@@ -1068,10 +1062,11 @@ static int next_write(const opgen_method *m, int c, const opgen_tensor *res) {
     return w;
 }
 /* Whether copy instruction c (src -> res, the same sizes and strides) can be
- * elided: every read of res's bytes until they are next written goes through a
- * window_alias, and src's bytes stay as they are until the last of those reads. */
-static bool elidable(const opgen_method *m, int c, const opgen_tensor *src, const opgen_tensor *res) {
-    int w = next_write(m, c, res), last = c;
+ * elided: every read of res's bytes until they are next written (at w) goes
+ * through a window_alias, and src's bytes stay as they are until the last of
+ * those reads. */
+static bool elidable(const opgen_method *m, int c, int w, const opgen_tensor *src, const opgen_tensor *res) {
+    int last = c;
     for (int k = c + 1; k <= w && k < m->ncode; k++) { /* w itself may read them before it writes */
         bool any;
         if (!reads_through_aliases(m, k, c, w + 1, res, &any)) return false;
@@ -1080,7 +1075,7 @@ static bool elidable(const opgen_method *m, int c, const opgen_tensor *src, cons
     for (int k = c + 1; k <= last; k++)
         if (writes_bytes(m, k, src)) return false;
     for (int a = 0; a < m->nvalues; a++) /* the caller reads returned values after the run */
-        if (alias_of(m, a, res) && returned(m, a) && written_only_by(m, a, c)) return false;
+        if (alias_of(m, a, res) && returned(m, a) && !written_elsewhere(m, &m->code[c], &m->values[a].t)) return false;
     return window_alias(m, value_index(m, res), c, w + 1, res); /* res itself among them */
 }
 
@@ -1102,12 +1097,13 @@ static void elide_identity_copies(mloader *L) {
         int si = value_index(m, src), ri = value_index(m, res);
         if (si < 0 || ri < 0 || !src->data || !res->data || (m->flags[si] | m->flags[ri]) & (V_MUTABLE | V_INPUT | V_DYNAMIC) || m->flags[ri] & V_CONSTANT) continue;
         if (src->dtype != res->dtype || src->dim != res->dim || memcmp(src->sizes, res->sizes, sizeof(int64_t) * (size_t)src->dim) || memcmp(src->strides, res->strides, sizeof(int64_t) * (size_t)src->dim) ||
-            !opgen_tensor_is_contiguous(res) || bytes_overlap(src, res) || !elidable(m, c, src, res))
+            !opgen_tensor_is_contiguous(res) || bytes_overlap(src, res))
             continue;
+        int w = next_write(m, c, res);
+        if (!elidable(m, c, w, src, res)) continue;
         opgen_tensor region = *res; /* res is one of the aliases */
-        int w = next_write(m, c, res) + 1;
         for (int a = 0; a < m->nvalues; a++)
-            if (window_alias(m, a, c, w, &region)) {
+            if (window_alias(m, a, c, w + 1, &region)) {
                 m->values[a].t.data = src->data;
                 m->flags[a] |= m->flags[si] & V_CONSTANT; /* a constant's bytes, never written */
             }

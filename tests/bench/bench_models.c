@@ -400,6 +400,13 @@ static void print_steps(const char *name, const opgen_program *p, step_clock *c,
     printf("\n");
 }
 
+/* A decode step's row up to its threads column: its time against streaming
+ * BYTES once from memory (stream_gbs), the goal within 1.5x. */
+static void decode_row(const char *name, const char *what, double bytes, double ms) {
+    double stream = bytes / (stream_gbs * 1e6);
+    printf("| %s decode step (%s) | %.3f ms | %.0f tokens/s | streaming its bytes once: %.3f ms; %.2fx of it (goal <= 1.5x) |", name, what, ms, 1e3 / ms, stream, ms / stream);
+}
+
 /* The scores or logits are finite numbers (a wrong graph, one that masks every
  * position, say, gives NaN) */
 static bool finite(const void *data, size_t nb) {
@@ -488,19 +495,16 @@ static int graph_model(const char *name, char *(*make)(builder *), int threads, 
     }
     double ms = opgen_rt_median(t[0], runs), gf = 2 * b.macs / 1e6 / ms;
     if (b.decode_of) { /* its bytes: every weight and cache (of the mask and rotations tables a row) */
-        double bytes = 0, stream;
+        double bytes = 0;
+        char what[64];
         for (int i = 0; i < g.ninputs; i++) bytes += b.kinds[i] == FC_W || b.kinds[i] == BN_W || b.kinds[i] == CACHE ? (double)opgen_nbytes(&in[i].t) : 0;
-        stream = bytes / (stream_gbs * 1e6);
-        printf("| %s decode step (graph text, %.1f MB of weights and caches) | %.3f ms | %.0f tokens/s | streaming its bytes once: %.3f ms; %.2fx of it (goal <= 1.5x) |", name, bytes / 1e6, ms,
-               1e3 / ms, stream, ms / stream);
-    } else
-        printf("| %s, 1x3x224x224 (%.2f GMAC) | %.1f ms | %.1f GFLOP/s |", name, b.macs / 1e9, ms, gf);
-    if (b.decode_of) {
+        snprintf(what, sizeof what, "graph text, %.1f MB of weights and caches", bytes / 1e6);
+        decode_row(name, what, bytes, ms);
     } else if (with_sgemm && sg[0] > 0) {
         double s = opgen_rt_median(sg, runs);
-        printf(" %.0f%% of %.1f GFLOP/s (goal >= %.0f%%) |", 100 * gf / s, s, 100 * goal);
+        printf("| %s, 1x3x224x224 (%.2f GMAC) | %.1f ms | %.1f GFLOP/s | %.0f%% of %.1f GFLOP/s (goal >= %.0f%%) |", name, b.macs / 1e9, ms, gf, 100 * gf / s, s, 100 * goal);
     } else
-        printf(" |");
+        printf("| %s, 1x3x224x224 (%.2f GMAC) | %.1f ms | %.1f GFLOP/s | |", name, b.macs / 1e9, ms, gf);
     if (npass > 1) {
         double m2 = opgen_rt_median(t[1], runs);
         double c = opgen_rt_median(copies, runs);
@@ -574,7 +578,7 @@ static int small_cnn(const char *corpus) {
 }
 
 /* A decode step: tokens i64[1, 1], input_pos i64[1]; the median over 32 positions. */
-static int llama(const char *name, const char *path, double gbs) {
+static int llama(const char *name, const char *path) {
     pte_model pm;
     opgen_error err = {0};
     if (pte_open(&pm, path, &err)) return fail(&err);
@@ -592,9 +596,10 @@ static int llama(const char *name, const char *path, double gbs) {
         if (r >= 0) t[r] = opgen_rt_now_ms() - s;
         opgen_arena_restore(&pm.work, mk);
     }
-    double ms = opgen_rt_median(t, steps), stream = (double)pm.size / (gbs * 1e6);
-    printf("| %s decode step (%.1f MB program) | %.3f ms | %.0f tokens/s | streaming its bytes once: %.3f ms; %.2fx of it (goal <= 1.5x) | |\n", name, (double)pm.size / 1e6, ms, 1e3 / ms, stream,
-           ms / stream);
+    char what[32];
+    snprintf(what, sizeof what, "%.1f MB program", (double)pm.size / 1e6);
+    decode_row(name, what, (double)pm.size, opgen_rt_median(t, steps));
+    printf(" |\n");
     pte_close(&pm);
     return 0;
 }
@@ -649,11 +654,11 @@ int main(int argc, char **argv) {
     bool all = !only || !*only;
     for (int w = 0; w < 3; w++) sgemm_256_once(); /* warm */
     const char *extra = getenv("OPGEN_BENCH_LLAMA");
-    double gbs = stream_gbs = all || (extra && *extra) || !strncmp(only, "stories", 7) || !strncmp(only, "llama", 5) ? bandwidth() : 0;
+    stream_gbs = all || (extra && *extra) || !strncmp(only, "stories", 7) || !strncmp(only, "llama", 5) ? bandwidth() : 0;
     bool sg = sgemm_256_once() > 0;
     printf("whole models, medians of %d runs (%s)\n\n", runs, __VERSION__);
     if (sg) printf("OpenBLAS (core %s) sgemm 256^3 on one thread runs before each model run; its median beside the model's\n", core);
-    printf("memory bandwidth, one thread reading 512 MiB: %.1f GB/s\n\n", gbs);
+    printf("memory bandwidth, one thread reading 512 MiB: %.1f GB/s\n\n", stream_gbs);
     printf("| model | opgen, one thread | FLOP rate | of sgemm 256^3 | threads |\n|---|---|---|---|---|\n");
     int status = graph_model("ResNet-18", resnet18, threads, sg, 0.85) | graph_model("MobileNetV2", mobilenet_v2, threads, sg, 0.40) | graph_model("stories15M", stories15m_step, threads, false, 0);
     if (only && !strcmp(only, "stories110M")) status |= graph_model("stories110M", stories110m_step, threads, false, 0); /* 0.5 GB: only when named */
@@ -664,10 +669,10 @@ int main(int argc, char **argv) {
         FILE *f = fopen(path, "rb");
         if (f) {
             fclose(f);
-            status |= small_cnn(corpus) | llama("llama_bench", path, gbs);
+            status |= small_cnn(corpus) | llama("llama_bench", path);
         } else
             printf("SKIP small_cnn and llama_bench: no corpus at %s\n", corpus);
     }
-    if (extra && *extra) status |= llama(extra, extra, gbs);
+    if (extra && *extra) status |= llama(extra, extra);
     return status;
 }
