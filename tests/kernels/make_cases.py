@@ -265,6 +265,9 @@ for d in FLOATS:
     case(f'mm_deep_{d}', [('a', d, (9, 700), 'normal'), ('b', d, (700, 35), 'normal')], ['%r = aten::mm(%a, %b)'], '%r', fn=lambda a, b: A.mm(a, b), tol=t)
     case(f'mm_k0_{d}', [('a', d, (3, 0), 'normal'), ('b', d, (0, 2), 'normal')], ['%r = aten::mm(%a, %b)'], '%r', fn=lambda a, b: A.mm(a, b))
     case(f'bmm_{d}', [('a', d, (3, 5, 4), 'normal'), ('b', d, (3, 4, 6), 'normal')], ['%r = aten::bmm(%a, %b)'], '%r', fn=lambda a, b: A.bmm(a, b), tol=t)
+    # batches the threads split by whole products (linalg.c batch_parts): a decode step's heads, one row each; and more batches than threads
+    case(f'bmm_heads_{d}', [('a', d, (6, 1, 16), 'normal'), ('b', d, (6, 16, 40), 'normal')], ['%r = aten::bmm(%a, %b)'], '%r', fn=lambda a, b: A.bmm(a, b), tol=t)
+    case(f'bmm_batches_{d}', [('a', d, (9, 7, 12), 'normal'), ('b', d, (9, 12, 35), 'normal')], ['%r = aten::bmm(%a, %b)'], '%r', fn=lambda a, b: A.bmm(a, b), tol=t)
     case(f'addmm_{d}', [('c', d, (2,), 'normal'), ('a', d, (3, 4), 'normal'), ('b', d, (4, 2), 'normal')], ['%r = aten::addmm(%c, %a, %b, beta=0.5, alpha=2)'], '%r',
          fn=lambda c, a, b: A.addmm(c, a, b, beta=0.5, alpha=2), tol=t)
     case(f'addmm_beta0_ignores_nan_{d}', [('c', d, (3, 2), 'special'), ('a', d, (3, 4), 'normal'), ('b', d, (4, 2), 'normal')], ['%r = aten::addmm(%c, %a, %b, beta=0)'], '%r',
