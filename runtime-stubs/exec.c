@@ -12,7 +12,9 @@ typedef struct gstep {
     int nresults;
     bool dynamic; /* reads a scalar input, or a value computed from one */
     int fused;    /* the steps after it its kernel computes too (opgen_step_fuse) */
-    int view_of;  /* a transposing permute_copy run as a view of this input value, or -1 */
+    int view_of;  /* a step run as a view of this value (transposed_views, same_bytes_views), or -1 */
+    bool reshaped; /* view_of: the same bytes in another shape, not a transposition */
+    bool own_bytes; /* reshaped, of a program input: planned memory too, for a strided input's copy */
 } gstep;
 
 struct opgen_program {
@@ -424,11 +426,22 @@ static int32_t plan(opgen_program *p, opgen_arena *a, opgen_error *err) {
                 const opgen_garg *x = &g->nodes[q].args[k];
                 if (x->kind == OPGEN_GA_VALUE && !chain_result(p, n, x->i) && last[x->i] < n + p->steps[n].fused && last[x->i] != p->nsteps) last[x->i] = n + p->steps[n].fused;
             }
+    /* a view's bytes are its root's (same_bytes_views): the root lives until the
+     * view's last reader, and the view takes no memory of its own */
+    int *root = opgen_arena_zalloc(a, sizeof(int) * (size_t)g->nvalues);
+    if (!root) return opgen_fail(err, OPGEN_E_NO_MEMORY, "out of memory planning memory");
+    for (int v = 0; v < g->nvalues; v++) root[v] = v;
+    for (int n = 0; n < p->nsteps; n++)
+        if (p->steps[n].reshaped && !p->steps[n].own_bytes) root[p->steps[n].results[0]] = root[p->steps[n].view_of];
+    for (int n = 0; n < p->nsteps; n++) {
+        int v = p->steps[n].reshaped && !p->steps[n].own_bytes ? p->steps[n].results[0] : -1;
+        if (v >= 0 && last[v] > last[root[v]]) last[root[v]] = last[v];
+    }
     int nlive = 0;
     size_t top = 0;
     for (int n = 0; n < p->nsteps; n++) {
         gstep *s = &p->steps[n];
-        for (int r = 0; r < s->nresults; r++) {
+        for (int r = 0; r < s->nresults && !(s->reshaped && !s->own_bytes); r++) {
             int v = s->results[r];
             if (p->values[v].kind != OPGEN_GV_TENSOR) continue; /* a prim's scalar */
             size_t need = (opgen_nbytes(&p->values[v].t) + 63) & ~(size_t)63;
@@ -554,6 +567,40 @@ static void transposed_views(opgen_program *p) {
     }
 }
 
+/* A copy whose result has its input's bytes (a contiguous input, the same dtype
+ * and element count, a contiguous result: view_copy, squeeze and unsqueeze, clone,
+ * alias_copy, expand_copy to the same sizes) is run as a view: its result points
+ * at the input's bytes. Programs are functional (no step writes a value another
+ * step made), so the bytes stay as they were until the last reader of the view,
+ * to which the plan keeps its root alive (plan). A view of a program input has
+ * memory planned too: the caller's tensor may be strided, and is then copied. Not for a returned result (the
+ * caller's outputs stay apart from each other and from its inputs) nor in a
+ * dynamic program (planned as it runs). MobileNetV2's and a llama decode step's
+ * reshapes, a step's cache views among them, cost a copy each otherwise. */
+static const char *const same_bytes_ops[] = {"aten::view_copy.out",        "aten::squeeze_copy.out",  "aten::squeeze_copy.dim_out", "aten::squeeze_copy.dims_out",
+                                             "aten::unsqueeze_copy.out",   "aten::alias_copy.out",    "aten::clone.out",            "aten::expand_copy.out",
+                                             "dim_order_ops::_clone_dim_order.out"};
+static void same_bytes_views(opgen_program *p) {
+    const opgen_graph *g = p->g;
+    for (int n = 0; n < p->nsteps && !p->dynamic; n++) {
+        gstep *s = &p->steps[n];
+        const opgen_gnode *nd = s->node;
+        if (s->view_of >= 0 || s->fused || s->nresults != 1 || nd->nargs < 1 || nd->args[0].kind != OPGEN_GA_VALUE) continue;
+        bool listed = false;
+        for (size_t i = 0; i < sizeof same_bytes_ops / sizeof *same_bytes_ops; i++) listed |= opgen_kernel_of(s, same_bytes_ops[i]);
+        int in = (int)nd->args[0].i, r = s->results[0];
+        const opgen_tensor *x = &p->values[in].t, *y = &p->values[r].t;
+        bool ok = listed && p->values[in].kind == OPGEN_GV_TENSOR && p->values[r].kind == OPGEN_GV_TENSOR && x->dtype == y->dtype && opgen_numel(x) == opgen_numel(y) &&
+                  opgen_tensor_is_contiguous(x) && opgen_tensor_is_contiguous(y);
+        for (int i = 0; ok && i < g->noutputs; i++) ok = g->outputs[i] != r;
+        for (int m = 0; ok && m < n; m++) /* not a transposed view's bytes (strided) */
+            ok = !(p->steps[m].view_of >= 0 && !p->steps[m].reshaped && p->steps[m].nresults == 1 && p->steps[m].results[0] == in);
+        bool input = false;
+        for (int i = 0; i < g->ninputs; i++) input |= g->inputs[i] == in;
+        if (ok) s->view_of = in, s->reshaped = true, s->own_bytes = input;
+    }
+}
+
 /* The view a transposing step stands for (transposed_views). */
 static void transposed_view(opgen_tensor *t, const opgen_tensor *x) {
     *t = *x;
@@ -607,6 +654,7 @@ int32_t opgen_program_load_with(const opgen_graph *g, opgen_arena *a, const opge
     if (uses && OPGEN_FUSES && !(opt && opt->unfused)) fuse(p, uses, a);
     if (uses) mark_unread(p, uses);
     transposed_views(p);
+    if (OPGEN_SPEED_PATHS) same_bytes_views(p);
     if (!p->dynamic) {
         int32_t st = plan(p, a, err);
         if (st) return st;
@@ -629,7 +677,7 @@ int32_t opgen_program_kernel_keys(const opgen_program *p, void (*fn)(void *ctx, 
 void opgen_program_kernels(const opgen_program *p, void (*fn)(void *ctx, const opgen_gnode *node, const char *kernel, const char *origin), void *ctx) {
     for (int n = 0; n < p->nsteps; n++) {
         const gstep *s = &p->steps[n];
-        const char *k = s->view_of >= 0 ? "none: a transposed view of its input" : s->s.kernel && s->s.kernel->name ? s->s.kernel->name : "?";
+        const char *k = s->view_of >= 0 ? (s->reshaped ? "none: a view of its input's bytes" : "none: a transposed view of its input") : s->s.kernel && s->s.kernel->name ? s->s.kernel->name : "?";
         fn(ctx, s->node, k, s->s.origin ? s->s.origin : "opgen");
     }
 }
@@ -682,7 +730,12 @@ int32_t opgen_program_run(opgen_program *p, const opgen_ivalue *inputs, opgen_ar
             }
         if (p->probe) p->probe(p->probe_user, n, 0);
         int32_t st = OPGEN_OK;
-        if (s->view_of >= 0)
+        if (s->reshaped && opgen_tensor_is_contiguous(&p->values[s->view_of].t)) {
+            opgen_tensor *t = &p->values[s->results[0]].t;
+            t->data = p->values[s->view_of].t.data, t->capacity = p->values[s->view_of].t.capacity;
+        } else if (s->reshaped && !s->own_bytes) /* a step's result strided: cannot be in a static plan */
+            st = opgen_fail(&kerr, OPGEN_E_INVALID, "%s: its input's bytes are strided, and it has no memory of its own", s->node->op);
+        else if (s->view_of >= 0 && !s->reshaped)
             transposed_view(&p->values[s->results[0]].t, &p->values[s->view_of].t);
         else
             st = opgen_step_exec(&s->s, p->values, work, &kerr);

@@ -337,6 +337,65 @@ static void test_transposed_views(void) {
     CHECK(worst < 1e-5, "products off by %g", worst);
 }
 
+/* A copy whose result has its input's bytes (view_copy, unsqueeze_copy) runs as
+ * a view, and the plan keeps the bytes alive until the view's last reader (here,
+ * through a chain of two views, past steps that would otherwise take that memory);
+ * a view of a program input given strided is copied instead. */
+static void note_views(void *ctx, const opgen_gnode *node, const char *kernel, const char *origin) {
+    (void)origin;
+    if (!strcmp(node->op, "aten::view_copy") || !strcmp(node->op, "aten::unsqueeze_copy")) strncat((char *)ctx, kernel[0] == 'n' ? "v" : "c", 63 - strlen((char *)ctx));
+}
+static void test_same_bytes_views(void) {
+    static const char *late = "graph(%x: f32[64, 64]):\n  %y = aten::relu(%x)\n  %v = aten::view_copy(%y, [4096])\n  %u = aten::unsqueeze_copy(%v, 0)\n"
+                              "  %a = aten::neg(%x)\n  %b = aten::abs(%a)\n  %c = aten::add.Tensor(%b, %a)\n  %w = aten::unsqueeze_copy(%c, 0)\n"
+                              "  %d = aten::view_copy(%w, [1, 4096])\n  %r = aten::add.Tensor(%u, %d)\n  return %r\n";
+    static float x[64 * 64];
+    for (int i = 0; i < 64 * 64; i++) x[i] = (float)(i % 17 - 8) / 3.0f;
+    int64_t sx[2] = {64, 64};
+    opgen_arena a, work;
+    opgen_arena_init_growing(&a);
+    opgen_arena_init_growing(&work);
+    opgen_graph g;
+    opgen_error err = {0};
+    opgen_program *p = load(late, &a, &g, &err);
+    CHECK(p, "load: %s", err.msg);
+    char kinds[64] = "";
+    if (p) opgen_program_kernels(p, note_views, kinds);
+    const char *expect = OPGEN_SPEED_PATHS ? "vvvv" : "cccc"; /* a build for size copies */
+    CHECK(!strcmp(kinds, expect), "views and copies: %s, expected %s", kinds, expect);
+    opgen_ivalue in = {.kind = OPGEN_GV_TENSOR, .t = f32(x, 2, sx)}, out;
+    CHECK(p && !opgen_program_run(p, &in, &work, &out, &err), "run: %s", err.msg);
+    int wrong = 0;
+    for (int i = 0; p && !err.code && i < 64 * 64; i++) {
+        float y = 0.0f > x[i] ? 0.0f : x[i], na = -x[i], want = y + (fabsf(na) + na);
+        wrong += memcmp(&want, (const float *)out.t.data + i, sizeof want) != 0;
+    }
+    CHECK(!wrong, "%d elements differ: a view's bytes were overwritten before its last reader", wrong);
+    opgen_arena_release(&work);
+    opgen_arena_release(&a);
+
+    /* a view of an input: the caller's tensor transposed in memory is copied */
+    static const char *of_input = "graph(%x: f32[8, 6]):\n  %v = aten::view_copy(%x, [48])\n  %r = aten::add.Tensor(%v, %v)\n  return %r\n";
+    static float t[6 * 8];
+    for (int i = 0; i < 48; i++) t[i] = (float)i;
+    int64_t s86[2] = {8, 6};
+    for (int strided = 0; strided < 2; strided++) {
+        opgen_arena_init_growing(&a);
+        opgen_arena_init_growing(&work);
+        p = load(of_input, &a, &g, &err);
+        CHECK(p, "load: %s", err.msg);
+        opgen_ivalue xi = {.kind = OPGEN_GV_TENSOR, .t = f32(t, 2, s86)};
+        if (strided) xi.t.strides[0] = 1, xi.t.strides[1] = 8; /* x[i][j] = t[j * 8 + i] */
+        CHECK(p && !opgen_program_run(p, &xi, &work, &out, &err), "run: %s", err.msg);
+        wrong = 0;
+        for (int i = 0; p && !err.code && i < 8; i++)
+            for (int j = 0; j < 6; j++) wrong += ((const float *)out.t.data)[i * 6 + j] != 2 * t[strided ? j * 8 + i : i * 6 + j];
+        CHECK(!wrong, "a view of a %s input: %d elements differ", strided ? "strided" : "contiguous", wrong);
+        opgen_arena_release(&work);
+        opgen_arena_release(&a);
+    }
+}
+
 /* max_pool2d_with_indices whose indices nothing reads computes the values alone
  * (opgen_ctx.unread): the same bytes as when the indices are returned too, with
  * NaN, -inf and ties in the windows, over 60 geometries (kernel, stride, padding,
@@ -502,6 +561,7 @@ int main(void) {
     test_dim_order_ops();
     test_random_ops();
     test_transposed_views();
+    test_same_bytes_views();
     test_unread_indices();
     test_softmax_rows();
     test_relu_contiguous();
