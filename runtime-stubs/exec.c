@@ -573,10 +573,10 @@ static void transposed_views(opgen_program *p) {
  * at the input's bytes. Programs are functional (no step writes a value another
  * step made), so the bytes stay as they were until the last reader of the view,
  * to which the plan keeps its root alive (plan). A view of a program input has
- * memory planned too: the caller's tensor may be strided, and is then copied. Not for a returned result (the
- * caller's outputs stay apart from each other and from its inputs) nor in a
- * dynamic program (planned as it runs). MobileNetV2's and a llama decode step's
- * reshapes, a step's cache views among them, cost a copy each otherwise. */
+ * memory planned too: the caller's tensor may be strided, and is then copied.
+ * Not for a returned result (the caller's outputs stay apart from each other and
+ * from its inputs) nor in a dynamic program (planned as it runs). A llama decode
+ * step's reshapes of its caches cost a copy each otherwise. */
 static const char *const same_bytes_ops[] = {"aten::view_copy.out",        "aten::squeeze_copy.out",  "aten::squeeze_copy.dim_out", "aten::squeeze_copy.dims_out",
                                              "aten::unsqueeze_copy.out",   "aten::alias_copy.out",    "aten::clone.out",            "aten::expand_copy.out",
                                              "dim_order_ops::_clone_dim_order.out"};
