@@ -290,8 +290,10 @@ static void note_kernel(void *ctx, const opgen_gnode *node, const char *kernel, 
 }
 
 /* Loads text, runs it once on in, and copies its first nout results (bytes[o]
- * bytes each) into got[o]; kernel gets what the permute_copy or pool step runs. */
-static void run_copy(const char *text, const opgen_ivalue *in, int nout, void **got, const size_t *bytes, char *kernel) {
+ * bytes each) into got[o]; note (note_kernel: what the permute_copy or pool
+ * step runs) writes into kernel what it sees of the steps' kernels. */
+typedef void note_fn(void *ctx, const opgen_gnode *node, const char *kernel, const char *origin);
+static void run_noted(const char *text, const opgen_ivalue *in, int nout, void **got, const size_t *bytes, note_fn *note, char *kernel) {
     opgen_arena a, work;
     opgen_arena_init_growing(&a);
     opgen_arena_init_growing(&work);
@@ -300,12 +302,13 @@ static void run_copy(const char *text, const opgen_ivalue *in, int nout, void **
     opgen_program *p = load(text, &a, &g, &err);
     CHECK(p, "load: %s", err.msg);
     opgen_ivalue out[4];
-    if (p) opgen_program_kernels(p, note_kernel, kernel);
+    if (p) opgen_program_kernels(p, note, kernel);
     CHECK(p && !opgen_program_run(p, in, &work, out, &err), "run: %s", err.msg);
     for (int o = 0; p && !err.code && o < nout; o++) memcpy(got[o], out[o].t.data, bytes[o]);
     opgen_arena_release(&work);
     opgen_arena_release(&a);
 }
+static void run_copy(const char *text, const opgen_ivalue *in, int nout, void **got, const size_t *bytes, char *kernel) { run_noted(text, in, nout, got, bytes, note_kernel, kernel); }
 
 /* A matrix's permute_copy of an input read only by mm and addmm is a view (no
  * copy), and the products read it in place: the same bytes as when its result is
@@ -349,50 +352,35 @@ static void test_same_bytes_views(void) {
     static const char *late = "graph(%x: f32[64, 64]):\n  %y = aten::relu(%x)\n  %v = aten::view_copy(%y, [4096])\n  %u = aten::unsqueeze_copy(%v, 0)\n"
                               "  %a = aten::neg(%x)\n  %b = aten::abs(%a)\n  %c = aten::add.Tensor(%b, %a)\n  %w = aten::unsqueeze_copy(%c, 0)\n"
                               "  %d = aten::view_copy(%w, [1, 4096])\n  %r = aten::add.Tensor(%u, %d)\n  return %r\n";
-    static float x[64 * 64];
-    for (int i = 0; i < 64 * 64; i++) x[i] = (float)(i % 17 - 8) / 3.0f;
+    static float x[64 * 64], got[64 * 64];
+    for (int i = 0; i < 64 * 64; i++) x[i] = (float)(i % 17 - 8) / 3.0f, got[i] = NAN;
     int64_t sx[2] = {64, 64};
-    opgen_arena a, work;
-    opgen_arena_init_growing(&a);
-    opgen_arena_init_growing(&work);
-    opgen_graph g;
-    opgen_error err = {0};
-    opgen_program *p = load(late, &a, &g, &err);
-    CHECK(p, "load: %s", err.msg);
     char kinds[64] = "";
-    if (p) opgen_program_kernels(p, note_views, kinds);
+    const opgen_ivalue in = {.kind = OPGEN_GV_TENSOR, .t = f32(x, 2, sx)};
+    run_noted(late, &in, 1, (void *[]){got}, (size_t[]){sizeof got}, note_views, kinds);
     const char *expect = OPGEN_SPEED_PATHS ? "vvvv" : "cccc"; /* a build for size copies */
     CHECK(!strcmp(kinds, expect), "views and copies: %s, expected %s", kinds, expect);
-    opgen_ivalue in = {.kind = OPGEN_GV_TENSOR, .t = f32(x, 2, sx)}, out;
-    CHECK(p && !opgen_program_run(p, &in, &work, &out, &err), "run: %s", err.msg);
     int wrong = 0;
-    for (int i = 0; p && !err.code && i < 64 * 64; i++) {
+    for (int i = 0; i < 64 * 64; i++) {
         float y = 0.0f > x[i] ? 0.0f : x[i], na = -x[i], want = y + (fabsf(na) + na);
-        wrong += memcmp(&want, (const float *)out.t.data + i, sizeof want) != 0;
+        wrong += memcmp(&want, &got[i], sizeof want) != 0;
     }
     CHECK(!wrong, "%d elements differ: a view's bytes were overwritten before its last reader", wrong);
-    opgen_arena_release(&work);
-    opgen_arena_release(&a);
 
     /* a view of an input: the caller's tensor transposed in memory is copied */
     static const char *of_input = "graph(%x: f32[8, 6]):\n  %v = aten::view_copy(%x, [48])\n  %r = aten::add.Tensor(%v, %v)\n  return %r\n";
-    static float t[6 * 8];
+    static float t[6 * 8], twice[48];
     for (int i = 0; i < 48; i++) t[i] = (float)i;
     int64_t s86[2] = {8, 6};
     for (int strided = 0; strided < 2; strided++) {
-        opgen_arena_init_growing(&a);
-        opgen_arena_init_growing(&work);
-        p = load(of_input, &a, &g, &err);
-        CHECK(p, "load: %s", err.msg);
         opgen_ivalue xi = {.kind = OPGEN_GV_TENSOR, .t = f32(t, 2, s86)};
         if (strided) xi.t.strides[0] = 1, xi.t.strides[1] = 8; /* x[i][j] = t[j * 8 + i] */
-        CHECK(p && !opgen_program_run(p, &xi, &work, &out, &err), "run: %s", err.msg);
+        kinds[0] = 0;
+        run_noted(of_input, &xi, 1, (void *[]){twice}, (size_t[]){sizeof twice}, note_views, kinds);
         wrong = 0;
-        for (int i = 0; p && !err.code && i < 8; i++)
-            for (int j = 0; j < 6; j++) wrong += ((const float *)out.t.data)[i * 6 + j] != 2 * t[strided ? j * 8 + i : i * 6 + j];
+        for (int i = 0; i < 8; i++)
+            for (int j = 0; j < 6; j++) wrong += twice[i * 6 + j] != 2 * t[strided ? j * 8 + i : i * 6 + j];
         CHECK(!wrong, "a view of a %s input: %d elements differ", strided ? "strided" : "contiguous", wrong);
-        opgen_arena_release(&work);
-        opgen_arena_release(&a);
     }
 }
 
