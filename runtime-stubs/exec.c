@@ -431,11 +431,11 @@ static int32_t plan(opgen_program *p, opgen_arena *a, opgen_error *err) {
     int *root = opgen_arena_zalloc(a, sizeof(int) * (size_t)g->nvalues);
     if (!root) return opgen_fail(err, OPGEN_E_NO_MEMORY, "out of memory planning memory");
     for (int v = 0; v < g->nvalues; v++) root[v] = v;
-    for (int n = 0; n < p->nsteps; n++)
-        if (p->steps[n].reshaped && !p->steps[n].own_bytes) root[p->steps[n].results[0]] = root[p->steps[n].view_of];
-    for (int n = 0; n < p->nsteps; n++) {
-        int v = p->steps[n].reshaped && !p->steps[n].own_bytes ? p->steps[n].results[0] : -1;
-        if (v >= 0 && last[v] > last[root[v]]) last[root[v]] = last[v];
+    for (int n = 0; n < p->nsteps; n++) { /* in step order: a view's source has its root already */
+        if (!p->steps[n].reshaped || p->steps[n].own_bytes) continue;
+        int v = p->steps[n].results[0];
+        root[v] = root[p->steps[n].view_of];
+        if (last[v] > last[root[v]]) last[root[v]] = last[v];
     }
     int nlive = 0;
     size_t top = 0;
@@ -535,6 +535,13 @@ static void fuse(opgen_program *p, const int *uses, opgen_arena *a) {
     }
 }
 
+/* Whether value v is among the n values at vs (a graph's inputs or outputs). */
+static bool among(const int *vs, int n, int v) {
+    for (int i = 0; i < n; i++)
+        if (vs[i] == v) return true;
+    return false;
+}
+
 /* Whether step n's kernel is opgen's for op `qualified` ("aten::mm.out"). */
 static bool opgen_kernel_of(const gstep *s, const char *qualified) { return !strcmp(opgen_ops[s->s.kernel_op].qualified, qualified) && !strcmp(s->s.origin, "opgen"); }
 
@@ -553,9 +560,7 @@ static void transposed_views(opgen_program *p) {
         int in = (int)nd->args[0].i, r = s->results[0];
         const opgen_tensor *x = &p->values[in].t;
         opgen_int_list dims = s->s.args[1].v.il;
-        bool input = false, ok = p->values[in].kind == OPGEN_GV_TENSOR && x->dim == 2 && dims.len == 2 && (dims.data[0] == 1 || dims.data[0] == -1);
-        for (int i = 0; i < g->ninputs; i++) input |= g->inputs[i] == in;
-        for (int i = 0; i < g->noutputs; i++) ok &= g->outputs[i] != r;
+        bool ok = p->values[in].kind == OPGEN_GV_TENSOR && x->dim == 2 && dims.len == 2 && (dims.data[0] == 1 || dims.data[0] == -1) && !among(g->outputs, g->noutputs, r);
         for (int m = n + 1; ok && m < p->nsteps; m++) /* every reader a matrix product */
             for (int k = 0; k < p->steps[m].node->nargs; k++) {
                 const opgen_garg *arg = &p->steps[m].node->args[k];
@@ -563,7 +568,7 @@ static void transposed_views(opgen_program *p) {
                 for (int i = 0; arg->kind == OPGEN_GA_LIST && i < arg->nitems; i++) reads |= arg->items[i].kind == OPGEN_GA_VALUE && arg->items[i].i == r;
                 if (reads && !opgen_kernel_of(&p->steps[m], "aten::mm.out") && !opgen_kernel_of(&p->steps[m], "aten::addmm.out")) ok = false;
             }
-        if (ok && input) s->view_of = in;
+        if (ok && among(g->inputs, g->ninputs, in)) s->view_of = in;
     }
 }
 
@@ -591,13 +596,10 @@ static void same_bytes_views(opgen_program *p) {
         int in = (int)nd->args[0].i, r = s->results[0];
         const opgen_tensor *x = &p->values[in].t, *y = &p->values[r].t;
         bool ok = listed && p->values[in].kind == OPGEN_GV_TENSOR && p->values[r].kind == OPGEN_GV_TENSOR && x->dtype == y->dtype && opgen_numel(x) == opgen_numel(y) &&
-                  opgen_tensor_is_contiguous(x) && opgen_tensor_is_contiguous(y);
-        for (int i = 0; ok && i < g->noutputs; i++) ok = g->outputs[i] != r;
+                  opgen_tensor_is_contiguous(x) && opgen_tensor_is_contiguous(y) && !among(g->outputs, g->noutputs, r);
         for (int m = 0; ok && m < n; m++) /* not a transposed view's bytes (strided) */
             ok = !(p->steps[m].view_of >= 0 && !p->steps[m].reshaped && p->steps[m].nresults == 1 && p->steps[m].results[0] == in);
-        bool input = false;
-        for (int i = 0; i < g->ninputs; i++) input |= g->inputs[i] == in;
-        if (ok) s->view_of = in, s->reshaped = true, s->own_bytes = input;
+        if (ok) s->view_of = in, s->reshaped = true, s->own_bytes = among(g->inputs, g->ninputs, in);
     }
 }
 

@@ -36,30 +36,33 @@ static int batch_parts(const opgen_parallel *par, int64_t B, int64_t N, int64_t 
     return opgen_parallel_parts_for(par, work, 262144.0) > 1 ? (parts < B ? parts : (int)B) : 1;
 }
 static size_t batch_slice(opgen_dtype dtype, int64_t N, int64_t M, int64_t K) { return (opgen_gemm_scratch(dtype, NULL, N, M, K) + 63) & ~(size_t)63; }
-typedef struct batch_job {
-    const opgen_tensor *a, *m;
-    void *out;
+
+/* A (batched) product's operands: the first matrices, their element strides
+ * (batch, 0 when there is one matrix; rows; columns), and, for a batch split,
+ * each part's scratch slice. */
+typedef struct products {
+    const char *a, *m;
+    char *out;
+    int64_t bsa, rsa, csa, bsm, rsm, csm, N, K, M, B;
+    double alpha, beta;
     char *scratch;
     size_t slice;
-    int64_t B, N, K, M;
-    double alpha, beta;
     int parts;
-    bool f64;
-} batch_job;
-static void batch_part(void *arg, int part) {
-    const batch_job *j = arg;
-    size_t es = j->f64 ? 8 : 4;
-    void *scratch = j->scratch + (size_t)part * j->slice;
-    for (int64_t b = j->B * part / j->parts; b < j->B * (part + 1) / j->parts; b++) {
-        const char *pa = (const char *)j->a->data + (size_t)(b * j->a->strides[0]) * es, *pm = (const char *)j->m->data + (size_t)(b * j->m->strides[0]) * es;
-        char *po = (char *)j->out + (size_t)(b * j->N * j->M) * es;
-        if (j->f64)
-            opgen_gemm_f64(NULL, j->N, j->M, j->K, j->alpha, (const double *)pa, j->a->strides[1], j->a->strides[2], (const double *)pm, j->m->strides[1], j->m->strides[2], j->beta, (double *)po, j->M, scratch, NULL);
-        else
-            opgen_gemm_f32(NULL, j->N, j->M, j->K, (float)j->alpha, (const float *)pa, j->a->strides[1], j->a->strides[2], (const float *)pm, j->m->strides[1], j->m->strides[2], (float)j->beta, (float *)po, j->M, scratch,
-                           NULL);
+} products;
+/* Per element type: products lo .. hi, each split over par's threads (NULL: on
+ * this one), and a batch split's part. */
+#define PRODUCTS(NAME, T, GEMM)                                                                                                  \
+    static void NAME##_run(const products *j, int64_t lo, int64_t hi, const opgen_parallel *par, void *scratch) {                \
+        for (int64_t b = lo; b < hi; b++)                                                                                        \
+            GEMM(par, j->N, j->M, j->K, (T)j->alpha, (const T *)j->a + b * j->bsa, j->rsa, j->csa, (const T *)j->m + b * j->bsm, j->rsm, j->csm, (T)j->beta, \
+                 (T *)j->out + b * j->N * j->M, j->M, scratch, NULL);                                                            \
+    }                                                                                                                            \
+    static void NAME##_part(void *arg, int part) {                                                                               \
+        const products *j = arg;                                                                                                 \
+        NAME##_run(j, j->B * part / j->parts, j->B * (part + 1) / j->parts, NULL, j->scratch + (size_t)part * j->slice);         \
     }
-}
+PRODUCTS(products_f32, float, opgen_gemm_f32)
+PRODUCTS(products_f64, double, opgen_gemm_f64)
 
 /* out[b] = beta * bias + alpha * a[b] @ m[b], for each of B matrices */
 OPGEN_SPECIALIZED int32_t matmul(opgen_ctx *ctx, uint32_t mask, const opgen_tensor *a, const opgen_tensor *m, const opgen_tensor *bias, const opgen_scalar *beta,
@@ -85,17 +88,12 @@ OPGEN_SPECIALIZED int32_t matmul(opgen_ctx *ctx, uint32_t mask, const opgen_tens
                 if (opgen_iter_init(ctx, &it, out, in, 1)) return ctx->err->code;
                 OPGEN_MAP1(&it, mask, T, T, x);
             }
-            if (bparts > 1) {
-                batch_job j = {a, m, out->data, (char *)(((uintptr_t)scratch + 63) & ~(uintptr_t)63), batch_slice(a->dtype, N, M, K), B, N, K, M, (double)al, (double)be, bparts, sizeof(T) == 8};
-                opgen_parallel_for(ctx->par, bparts, batch_part, &j);
-                return OPGEN_OK;
-            }
-            for (int64_t b = 0; b < B; b++) {
-                const T *pa = (const T *)a->data + (batched ? b * a->strides[0] : 0), *pm = (const T *)m->data + (batched ? b * m->strides[0] : 0);
-                T *po = (T *)out->data + b * N * M;
-                _Generic((T)0, float: opgen_gemm_f32, default: opgen_gemm_f64)(ctx->par, N, M, K, al, (const void *)pa, a->strides[d], a->strides[d + 1], (const void *)pm, m->strides[d],
-                                                                              m->strides[d + 1], be, (void *)po, M, scratch, NULL);
-            }
+            products j = {a->data, m->data, out->data, batched ? a->strides[0] : 0, a->strides[d], a->strides[d + 1], batched ? m->strides[0] : 0, m->strides[d], m->strides[d + 1],
+                          N, K, M, B, (double)al, (double)be, (char *)(((uintptr_t)scratch + 63) & ~(uintptr_t)63), bparts > 1 ? batch_slice(a->dtype, N, M, K) : 0, bparts};
+            if (bparts > 1)
+                opgen_parallel_for(ctx->par, bparts, _Generic((T)0, float: products_f32_part, default: products_f64_part), &j);
+            else
+                _Generic((T)0, float: products_f32_run, default: products_f64_run)(&j, 0, B, ctx->par, scratch);
         }
     })
     return OPGEN_OK;
