@@ -1,3 +1,5 @@
+/* The kernel ABI of schema types (abi.h): how each argument crosses into a C
+ * kernel, for prototypes, trampolines and the op tables alike. */
 #include "abi.h"
 #include <string.h>
 #include <stdlib.h>

@@ -1,3 +1,5 @@
+/* The generator's memory (arena.h): an arena over the runtime's growing
+ * opgen_arena, and the one out-of-memory path. */
 #define _DEFAULT_SOURCE /* MAP_ANONYMOUS, MAP_NORESERVE, madvise */
 #include "arena.h"
 #include "config.h"

@@ -1,3 +1,5 @@
+/* The Backend dialect (backend.h): backend-op yaml read and checked, each op a
+ * schema in its namespace with its pattern of core ops or a builtin kernel. */
 #include "backend.h"
 #include "strbuf.h"
 #include <stdlib.h>

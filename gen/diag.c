@@ -1,3 +1,4 @@
+/* Diagnostics (diag.h): "file:line:col: error: message", counted and capped. */
 #include "diag.h"
 #include "config.h"
 #include <stdarg.h>

@@ -1,3 +1,5 @@
+/* The dtypes as the generator sees them (dtype.h): opgen/dtype.h's table, with
+ * lookups by name. */
 #include "dtype.h"
 #include <string.h>
 

@@ -1,3 +1,5 @@
+/* Edge dialect dtype constraints (edge.h): ExecuTorch edge.yaml bound to the
+ * model's schemas, per op its constrained arguments, type aliases and rows. */
 #include "edge.h"
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,3 +1,4 @@
+/* `opgen dtypes` output: an op's Edge dtype rows as JSON lines, text or Markdown. */
 #include "emit.h"
 #include <stdlib.h>
 #include <string.h>

@@ -1,3 +1,4 @@
+/* `opgen list` output: each function of the model as JSON lines or text. */
 #include "emit.h"
 #include <string.h>
 

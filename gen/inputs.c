@@ -1,3 +1,5 @@
+/* The inputs a command names, or the embedded defaults, loaded into a model
+ * (inputs.h): the pipeline every subcommand starts with. */
 #include "inputs.h"
 #include "embedded.h"
 #include <stdio.h>

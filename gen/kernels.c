@@ -1,3 +1,5 @@
+/* Kernel lists in ExecuTorch's kernel yaml format (kernels.h): op entries
+ * naming model ops, func entries declaring custom ops, and their dtypes. */
 #include "kernels.h"
 #include "abi.h"
 #include "strbuf.h"

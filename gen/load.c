@@ -1,3 +1,5 @@
+/* The YAML layer (load.h): libyaml events into nodes that know file:line:col,
+ * scalars resolved as PyYAML's SafeLoader resolves them. */
 #include "load.h"
 #include "config.h"
 #include "strmap.h"

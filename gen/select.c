@@ -1,3 +1,5 @@
+/* Selective builds (select.h): which kernels and dtypes a build keeps, from
+ * selected_operators.yaml, op lists, .pte programs and graph text. */
 #include "select.h"
 #include "dtype.h"
 #include <ctype.h>

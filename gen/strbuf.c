@@ -1,3 +1,5 @@
+/* A growable byte buffer (strbuf.h), or in stream mode a fixed one flushed
+ * as it fills. */
 #include "strbuf.h"
 #include "arena.h"
 #include <stdarg.h>

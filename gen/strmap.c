@@ -1,3 +1,4 @@
+/* An open-addressing hash map from strings to pointers (strmap.h). */
 #include "strmap.h"
 #include "arena.h"
 #include <stdio.h>

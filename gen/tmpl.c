@@ -1,3 +1,5 @@
+/* The template expander (tmpl.h): {{name}} replaced by values, whole-line
+ * tags vanishing when empty. */
 #include "tmpl.h"
 #include <string.h>
 

@@ -1,3 +1,5 @@
+/* Output files (write.h): streamed, compared block by block with the file
+ * they replace, written atomically only where they differ, with a depfile. */
 #include "write.h"
 #include "arena.h"
 #include "opgen/file.h"
