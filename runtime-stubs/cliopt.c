@@ -1,3 +1,5 @@
+/* Command-line options for opgen and opgen-rt (opgen/cliopt.h): a table of
+ * options parsed, checked and printed as usage. */
 #include "opgen/cliopt.h"
 #include <stdarg.h>
 #include <stdlib.h>

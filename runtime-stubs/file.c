@@ -1,3 +1,5 @@
+/* Whole files read into memory and written atomically (opgen/file.h), with the
+ * file named in every error. */
 #include "opgen/file.h"
 #include <errno.h>
 #include <stdio.h>

@@ -1,3 +1,6 @@
+/* Graph text (opgen/graph.h, ../shared/reference/graph-ir.md): the lexer and
+ * parser into an opgen_graph, schema defaults, and argument binding by schema
+ * shared by the executor, lowering and the CLI. Printing: graph_print.c. */
 #include "opgen/graph.h"
 #include <errno.h>
 #include <math.h>
@@ -5,72 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* ---- dtype names ---- */
-
-static const struct {
-    const char *abbrev, *torch;
-    opgen_dtype dtype;
-} dtype_names[] = {
-    {"b8", "torch.bool", OPGEN_DTYPE_Bool},         {"u8", "torch.uint8", OPGEN_DTYPE_Byte},
-    {"i8", "torch.int8", OPGEN_DTYPE_Char},         {"i16", "torch.int16", OPGEN_DTYPE_Short},
-    {"i32", "torch.int32", OPGEN_DTYPE_Int},        {"i64", "torch.int64", OPGEN_DTYPE_Long},
-    {"f16", "torch.float16", OPGEN_DTYPE_Half},     {"bf16", "torch.bfloat16", OPGEN_DTYPE_BFloat16},
-    {"f32", "torch.float32", OPGEN_DTYPE_Float},    {"f64", "torch.float64", OPGEN_DTYPE_Double},
-    {"u16", "torch.uint16", OPGEN_DTYPE_UInt16},    {"c64", "torch.complex64", OPGEN_DTYPE_ComplexFloat},
-    {"c128", "torch.complex128", OPGEN_DTYPE_ComplexDouble},
-};
-/* PyTorch's other spellings of the same dtypes */
-static const struct {
-    const char *name;
-    opgen_dtype dtype;
-} torch_aliases[] = {
-    {"torch.float", OPGEN_DTYPE_Float}, {"torch.double", OPGEN_DTYPE_Double}, {"torch.half", OPGEN_DTYPE_Half},
-    {"torch.long", OPGEN_DTYPE_Long},   {"torch.int", OPGEN_DTYPE_Int},       {"torch.short", OPGEN_DTYPE_Short},
-    {"torch.cfloat", OPGEN_DTYPE_ComplexFloat}, {"torch.cdouble", OPGEN_DTYPE_ComplexDouble},
-    {"torch.uint32", OPGEN_DTYPE_UInt32}, {"torch.uint64", OPGEN_DTYPE_UInt64},
-};
-static const char *const memfmt_names[] = {"torch.contiguous_format", "torch.channels_last", "torch.channels_last_3d", "torch.preserve_format"};
-
-int opgen_dtype_from_abbrev(const char *s, size_t n) {
-    for (size_t i = 0; i < sizeof dtype_names / sizeof *dtype_names; i++)
-        if (strlen(dtype_names[i].abbrev) == n && !memcmp(dtype_names[i].abbrev, s, n)) return dtype_names[i].dtype;
-    return -1;
-}
-
-static int dtype_from_torch(const char *s, size_t n) {
-    for (size_t i = 0; i < sizeof dtype_names / sizeof *dtype_names; i++)
-        if (strlen(dtype_names[i].torch) == n && !memcmp(dtype_names[i].torch, s, n)) return dtype_names[i].dtype;
-    for (size_t i = 0; i < sizeof torch_aliases / sizeof *torch_aliases; i++)
-        if (strlen(torch_aliases[i].name) == n && !memcmp(torch_aliases[i].name, s, n)) return torch_aliases[i].dtype;
-    return -1;
-}
-
-const char *opgen_dtype_abbrev(opgen_dtype d) {
-    for (size_t i = 0; i < sizeof dtype_names / sizeof *dtype_names; i++)
-        if (dtype_names[i].dtype == d) return dtype_names[i].abbrev;
-    return NULL;
-}
-
-const char *opgen_type_format(char *buf, size_t cap, opgen_dtype d, int32_t dim, const int64_t *sizes) {
-    const char *ab = opgen_dtype_abbrev(d);
-    size_t n = 0;
-    if (!cap) return buf;
-    buf[0] = 0;
-#define PUT(...) (n < cap ? (void)(n += (size_t)snprintf(buf + n, cap - n, __VA_ARGS__)) : (void)0)
-    PUT("%s[", ab ? ab : opgen_dtype_name(d));
-    for (int32_t i = 0; i < dim; i++) PUT("%s%lld", i ? ", " : "", (long long)sizes[i]);
-    PUT("]");
-#undef PUT
-    return buf;
-}
-
-const char *opgen_dtype_torch_name(opgen_dtype d) {
-    for (size_t i = 0; i < sizeof dtype_names / sizeof *dtype_names; i++)
-        if (dtype_names[i].dtype == d) return dtype_names[i].torch;
-    for (size_t i = 0; i < sizeof torch_aliases / sizeof *torch_aliases; i++)
-        if (torch_aliases[i].dtype == d) return torch_aliases[i].name;
-    return NULL;
-}
 
 /* ---- lexer ---- */
 
@@ -414,9 +351,7 @@ static bool parse_value(parser *ps, builder *b, opgen_garg *x, int depth) {
         } else if (is_ident(ps, "None")) {
             x->kind = OPGEN_GA_NONE;
         } else {
-            int dt = dtype_from_torch(ps->t.s, ps->t.n), mf = -1;
-            for (int i = 0; i < 4; i++)
-                if (strlen(memfmt_names[i]) == ps->t.n && !memcmp(memfmt_names[i], ps->t.s, ps->t.n)) mf = i;
+            int dt = opgen_dtype_from_torch(ps->t.s, ps->t.n), mf = opgen_memfmt_from_torch(ps->t.s, ps->t.n);
             if (dt >= 0) {
                 x->kind = OPGEN_GA_DTYPE;
                 x->i = dt;
@@ -637,190 +572,6 @@ int32_t opgen_graph_parse(const char *file, const char *text, size_t len, bool p
         if (!parse_node(&ps, &b)) return OPGEN_E_PARSE;
     }
     return ps.failed ? OPGEN_E_PARSE : OPGEN_OK;
-}
-
-/* ---- printing ---- */
-
-typedef struct out {
-    char *buf;
-    size_t cap, n;
-} out;
-
-static void put(out *o, const char *s, size_t n) {
-    if (o->n < o->cap) memcpy(o->buf + o->n, s, o->n + n <= o->cap ? n : o->cap - o->n);
-    o->n += n;
-}
-static void puts_(out *o, const char *s) { put(o, s, strlen(s)); }
-/* numbers only: strings go through puts_, whatever their length */
-static void putf(out *o, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 2, 3)))
-#endif
-    ;
-static void putf(out *o, const char *fmt, ...) {
-    char tmp[128];
-    va_list ap;
-    va_start(ap, fmt);
-    int n = vsnprintf(tmp, sizeof tmp, fmt, ap);
-    va_end(ap);
-    if (n > 0) put(o, tmp, (size_t)n < sizeof tmp ? (size_t)n : sizeof tmp - 1);
-}
-
-static void print_float(out *o, double f) {
-    if (isnan(f)) {
-        puts_(o, "nan");
-        return;
-    }
-    if (isinf(f)) {
-        puts_(o, f < 0 ? "-inf" : "inf");
-        return;
-    }
-    char tmp[64];
-    snprintf(tmp, sizeof tmp, "%.17g", f);
-    /* shortest text that reads back as the same double */
-    for (int prec = 1; prec < 17; prec++) {
-        char t2[64];
-        snprintf(t2, sizeof t2, "%.*g", prec, f);
-        if (strtod(t2, NULL) == f) {
-            memcpy(tmp, t2, sizeof t2);
-            break;
-        }
-    }
-    puts_(o, tmp);
-    if (!strpbrk(tmp, ".e")) puts_(o, ".0"); /* stays a float when read back */
-}
-
-static void print_arg(out *o, const opgen_graph *g, const opgen_garg *x) {
-    if (x->kw) {
-        puts_(o, x->kw);
-        puts_(o, "=");
-    }
-    switch (x->kind) {
-    case OPGEN_GA_VALUE:
-        puts_(o, "%");
-        puts_(o, g->values[x->i].name);
-        break;
-    case OPGEN_GA_INT: putf(o, "%lld", (long long)x->i); break;
-    case OPGEN_GA_FLOAT: print_float(o, x->f); break;
-    case OPGEN_GA_BOOL: puts_(o, x->i ? "True" : "False"); break;
-    case OPGEN_GA_NONE: puts_(o, "None"); break;
-    case OPGEN_GA_STR:
-        puts_(o, "\"");
-        for (const char *s = x->s; *s; s++) {
-            if (*s == '"' || *s == '\\') put(o, "\\", 1);
-            if (*s == '\n')
-                puts_(o, "\\n");
-            else if (*s == '\t')
-                puts_(o, "\\t");
-            else
-                put(o, s, 1);
-        }
-        puts_(o, "\"");
-        break;
-    case OPGEN_GA_DTYPE: puts_(o, opgen_dtype_torch_name((opgen_dtype)x->i)); break;
-    case OPGEN_GA_MEMFMT: puts_(o, memfmt_names[x->i & 3]); break;
-    case OPGEN_GA_LIST:
-        puts_(o, "[");
-        for (int i = 0; i < x->nitems; i++) {
-            if (i) puts_(o, ", ");
-            opgen_garg item = x->items[i];
-            item.kw = NULL;
-            print_arg(o, g, &item);
-        }
-        puts_(o, "]");
-        break;
-    }
-}
-
-size_t opgen_graph_print(const opgen_graph *g, char *buf, size_t cap) {
-    out o = {buf, cap, 0};
-    const char *indent = "";
-    if (!g->pattern) {
-        puts_(&o, "graph(");
-        for (int i = 0; i < g->ninputs; i++) {
-            const opgen_gvalue *v = &g->values[g->inputs[i]];
-            if (i) puts_(&o, ", ");
-            puts_(&o, "%");
-            puts_(&o, v->name);
-            puts_(&o, ": ");
-            if (v->kind == OPGEN_GV_TENSOR) {
-                puts_(&o, opgen_dtype_abbrev(v->dtype));
-                puts_(&o, "[");
-                for (int k = 0; k < v->dim; k++) putf(&o, "%s%lld", k ? ", " : "", (long long)v->sizes[k]);
-                puts_(&o, "]");
-            } else {
-                puts_(&o, v->kind == OPGEN_GV_INT ? "int" : v->kind == OPGEN_GV_FLOAT ? "float" : "bool");
-            }
-        }
-        puts_(&o, "):\n");
-        indent = "  ";
-    }
-    for (int n = 0; n < g->nnodes; n++) {
-        const opgen_gnode *nd = &g->nodes[n];
-        puts_(&o, indent);
-        for (int r = 0; r < nd->nresults; r++) {
-            puts_(&o, r ? ", %" : "%");
-            puts_(&o, g->values[nd->results[r]].name);
-        }
-        puts_(&o, " = ");
-        puts_(&o, nd->op);
-        puts_(&o, "(");
-        for (int i = 0; i < nd->nargs; i++) {
-            if (i) puts_(&o, ", ");
-            print_arg(&o, g, &nd->args[i]);
-        }
-        puts_(&o, ")\n");
-    }
-    puts_(&o, indent);
-    puts_(&o, "return ");
-    bool paren = g->tuple_return || g->noutputs != 1;
-    if (paren) puts_(&o, "(");
-    for (int i = 0; i < g->noutputs; i++) {
-        puts_(&o, i ? ", %" : "%");
-        puts_(&o, g->values[g->outputs[i]].name);
-    }
-    if (paren) puts_(&o, ")");
-    puts_(&o, "\n");
-    if (o.n < cap) buf[o.n] = 0;
-    return o.n;
-}
-
-/* ---- equality ---- */
-
-static bool arg_equal(const opgen_graph *gx, const opgen_garg *x, const opgen_graph *gy, const opgen_garg *y) {
-    if (x->kind != y->kind || (!x->kw) != (!y->kw) || (x->kw && strcmp(x->kw, y->kw))) return false;
-    switch (x->kind) {
-    case OPGEN_GA_VALUE: return !strcmp(gx->values[x->i].name, gy->values[y->i].name);
-    case OPGEN_GA_FLOAT: return (isnan(x->f) && isnan(y->f)) || (x->f == y->f && signbit(x->f) == signbit(y->f));
-    case OPGEN_GA_STR: return !strcmp(x->s, y->s);
-    case OPGEN_GA_LIST:
-        if (x->nitems != y->nitems) return false;
-        for (int i = 0; i < x->nitems; i++)
-            if (!arg_equal(gx, &x->items[i], gy, &y->items[i])) return false;
-        return true;
-    case OPGEN_GA_NONE: return true;
-    default: return x->i == y->i;
-    }
-}
-
-bool opgen_graph_equal(const opgen_graph *x, const opgen_graph *y) {
-    if (x->pattern != y->pattern || x->ninputs != y->ninputs || x->nnodes != y->nnodes || x->noutputs != y->noutputs) return false;
-    for (int i = 0; i < x->ninputs; i++) {
-        const opgen_gvalue *a = &x->values[x->inputs[i]], *b = &y->values[y->inputs[i]];
-        if (strcmp(a->name, b->name) || a->kind != b->kind) return false;
-        if (a->kind == OPGEN_GV_TENSOR && (a->dtype != b->dtype || a->dim != b->dim || memcmp(a->sizes, b->sizes, sizeof(int64_t) * (size_t)a->dim))) return false;
-    }
-    for (int n = 0; n < x->nnodes; n++) {
-        const opgen_gnode *a = &x->nodes[n], *b = &y->nodes[n];
-        if (strcmp(a->op, b->op) || a->nresults != b->nresults || a->nargs != b->nargs) return false;
-        for (int r = 0; r < a->nresults; r++)
-            if (strcmp(x->values[a->results[r]].name, y->values[b->results[r]].name)) return false;
-        for (int i = 0; i < a->nargs; i++)
-            if (!arg_equal(x, &a->args[i], y, &b->args[i])) return false;
-    }
-    for (int i = 0; i < x->noutputs; i++)
-        if (strcmp(x->values[x->outputs[i]].name, y->values[y->outputs[i]].name)) return false;
-    return true;
 }
 
 /* ---- schema defaults and argument binding (shared by the executor, the lowering

@@ -1,3 +1,5 @@
+/* Lowering (opgen/lower.h): a graph program's core-op patterns rewritten into
+ * the Backend dialect's ops, as `opgen-rt lower` and load do. */
 #include "opgen/lower.h"
 #include "opgen_backend.h"
 #include "step.h"

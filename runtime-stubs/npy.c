@@ -1,3 +1,5 @@
+/* NumPy .npy files (opgen/npy.h): read into tensors and written from them,
+ * every malformed header refused with the file named. */
 #include "opgen/npy.h"
 #include "opgen/file.h"
 #include <errno.h>

@@ -1,3 +1,5 @@
+/* The runtime's core (opgen/rt.h): errors, the arena, dtype names and sizes,
+ * tensor shapes, strides and the one overlap rule. */
 #include "opgen/rt.h"
 #include <stdarg.h>
 #include <stdio.h>
@@ -219,6 +221,22 @@ int64_t opgen_numel(const opgen_tensor *t) {
 }
 
 size_t opgen_nbytes(const opgen_tensor *t) { return (size_t)opgen_numel(t) * (size_t)opgen_dtype_size(t->dtype); }
+
+size_t opgen_tensor_span(const opgen_tensor *t) {
+    int64_t last = 0;
+    for (int32_t d = 0; d < t->dim; d++) {
+        if (!t->sizes[d]) return t->capacity;
+        last += (t->sizes[d] - 1) * t->strides[d];
+    }
+    size_t reach = (size_t)(last + 1) * (size_t)opgen_dtype_size(t->dtype);
+    return reach > t->capacity ? reach : t->capacity;
+}
+
+bool opgen_tensors_overlap(const opgen_tensor *a, const opgen_tensor *b) {
+    if (!a || !b || !a->data || !b->data) return false;
+    uintptr_t a0 = (uintptr_t)a->data, b0 = (uintptr_t)b->data;
+    return a0 < b0 + opgen_tensor_span(b) && b0 < a0 + opgen_tensor_span(a);
+}
 
 int32_t opgen_tensor_shape_ordered(opgen_tensor *t, opgen_dtype dtype, int32_t dim, const int64_t *sizes, const uint8_t *dim_order, opgen_error *err) {
     if (dim < 0 || dim > OPGEN_MAX_DIM) return opgen_fail(err, OPGEN_E_SHAPE, "a tensor has 0 to %d dimensions, not %d", OPGEN_MAX_DIM, (int)dim);

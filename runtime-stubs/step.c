@@ -415,21 +415,13 @@ static const opgen_tensor *tensor_arg(const opgen_step *s, const char *name) {
     return a < 0 || s->args[a].none ? NULL : s->args[a].v.t;
 }
 
-/* The bytes a tensor's elements span (its storage from data, strides >= 0). */
-static bool overlaps(const opgen_tensor *a, const opgen_tensor *b) {
-    if (!a || !b || !a->data || !b->data) return false;
-    size_t na = opgen_nbytes(a) > a->capacity ? opgen_nbytes(a) : a->capacity, nb = opgen_nbytes(b) > b->capacity ? opgen_nbytes(b) : b->capacity;
-    const char *pa = a->data, *pb = b->data;
-    return pa < pb + nb && pb < pa + na;
-}
-
 /* Whether out, written by conv's fused call, overlaps what it reads: its
  * inputs or the batch norm's (a residual the kernel checks itself). */
 static bool fused_out_clashes(const opgen_step *conv, const opgen_post *post, const opgen_tensor *out) {
-    bool clash = overlaps(out, post->weight) || overlaps(out, post->bias) || overlaps(out, post->mean) || overlaps(out, post->var);
+    bool clash = opgen_tensors_overlap(out, post->weight) || opgen_tensors_overlap(out, post->bias) || opgen_tensors_overlap(out, post->mean) || opgen_tensors_overlap(out, post->var);
     for (int a = 0; a < conv->nargs && !clash; a++) {
         const opgen_arg *ka = &opgen_args[opgen_ops[conv->kernel_op].first_arg + (unsigned)a];
-        if ((ka->abi == OPGEN_ABI_TENSOR || ka->abi == OPGEN_ABI_OPT_TENSOR) && !(ka->flags & OPGEN_ARG_OUT) && !conv->args[a].none) clash = overlaps(out, conv->args[a].v.t);
+        if ((ka->abi == OPGEN_ABI_TENSOR || ka->abi == OPGEN_ABI_OPT_TENSOR) && !(ka->flags & OPGEN_ARG_OUT) && !conv->args[a].none) clash = opgen_tensors_overlap(out, conv->args[a].v.t);
     }
     return clash;
 }
@@ -461,7 +453,7 @@ bool opgen_step_fuse(opgen_step *conv, opgen_step *bn, opgen_step *add, opgen_st
     /* a residual added to the batch norm's result: of y's layout, so the kernel reads it where it writes */
     const opgen_tensor *res = add ? opgen_step_residual(add, bn->res[0]) : NULL;
     if (add && (!res || !residual_fits(res, y) || add->res[0]->dtype != y->dtype)) return false;
-    if (add && overlaps(res, act ? act->res[0] : add->res[0])) return false; /* planned memory (a .pte's) the result shares */
+    if (add && opgen_tensors_overlap(res, act ? act->res[0] : add->res[0])) return false; /* planned memory (a .pte's) the result shares */
     opgen_tensor *pre = add ? add->res[0] : bn->res[0]; /* what the activation reads */
     opgen_post_act kind = OPGEN_POST_NONE;
     if (act) {

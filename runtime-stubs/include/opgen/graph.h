@@ -103,6 +103,11 @@ int32_t opgen_bind_args(const opgen_graph *g, const opgen_gnode *nd, const char 
 int opgen_dtype_from_abbrev(const char *s, size_t n);
 const char *opgen_dtype_abbrev(opgen_dtype d);
 const char *opgen_dtype_torch_name(opgen_dtype d);
+/* "torch.float32" (or an alias, "torch.float") -> its dtype, or -1. */
+int opgen_dtype_from_torch(const char *s, size_t n);
+/* "torch.channels_last" -> 1 (at::MemoryFormat's number), or -1; and back. */
+int opgen_memfmt_from_torch(const char *s, size_t n);
+const char *opgen_memfmt_torch_name(int i);
 /* A tensor type as the format writes it ("f32[2, 3]") into buf; returns buf. */
 const char *opgen_type_format(char *buf, size_t cap, opgen_dtype d, int32_t dim, const int64_t *sizes);
 

@@ -72,6 +72,11 @@ static inline int32_t opgen_fail_quiet(opgen_error *err, int32_t code, ...) { re
 /* Whether the kernels keep the paths that only buy speed with code and scratch
  * (im2col packing, chunked fills, wide rows, dot-product columns, ...): not in a
  * build for size (-Os, a microcontroller's), which keeps the plain loops. */
+/* a##b after expanding a and b: names of the typed bodies in .inc files
+ * (OPGEN_PASTE(NAME, _job) is depthwise_f32_job under #define NAME depthwise_f32). */
+#define OPGEN_PASTE_(a, b) a##b
+#define OPGEN_PASTE(a, b) OPGEN_PASTE_(a, b)
+
 #ifdef __OPTIMIZE_SIZE__
 #define OPGEN_SPEED_PATHS 0
 #else
@@ -179,6 +184,12 @@ int32_t opgen_tensor_shape_ordered(opgen_tensor *t, opgen_dtype dtype, int32_t d
 /* Shape + zeroed data from the arena. */
 int32_t opgen_tensor_alloc(opgen_tensor *t, opgen_dtype dtype, int32_t dim, const int64_t *sizes, opgen_arena *a, opgen_error *err);
 bool opgen_tensor_is_contiguous(const opgen_tensor *t);
+/* The bytes t may occupy from its data: as far as its strides reach, or its
+ * capacity where larger (a kernel may resize it within that). */
+size_t opgen_tensor_span(const opgen_tensor *t);
+/* Whether a's and b's spans overlap (false where either has no data): the one
+ * overlap rule of the runtime, for kernels and load-time rewrites alike. */
+bool opgen_tensors_overlap(const opgen_tensor *a, const opgen_tensor *b);
 
 #ifdef __cplusplus
 }

@@ -1,4 +1,7 @@
-#include "step.h"
+/* The graph-text executor: loads a parsed graph program (opgen/graph.h) into
+ * steps bound to its values, plans their memory, rewrites (rewrite.c) and runs
+ * it (opgen/exec.h). The .pte executor is pte_exec_*.c. */
+#include "rewrite.h"
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -505,32 +508,42 @@ static void mark_unread(opgen_program *p, const int *uses) {
     }
 }
 
-/* Step n + i when it exists, is not dynamic and reads the one before it, whose
- * first result nothing else reads. */
-static gstep *next_in_chain(opgen_program *p, const int *uses, int n, int i) {
-    gstep *s = n + i < p->nsteps ? &p->steps[n + i] : NULL;
-    return s && !s->dynamic && uses[p->steps[n + i - 1].results[0]] == 1 ? s : NULL;
+/* The program as rewrite.c's rewrites see it: its steps, each plain unless
+ * dynamic; a tensor's reads are its value's uses (count_uses). */
+typedef struct fuse_ctx {
+    opgen_program *p;
+    const int *uses;
+    opgen_arena *a;
+    opgen_fusion *slot; /* taken from the arena when needed, kept until a fusion uses it */
+} fuse_ctx;
+static opgen_step *seq_plain(void *ctx, int k) {
+    gstep *s = &((fuse_ctx *)ctx)->p->steps[k];
+    return s->dynamic ? NULL : &s->s;
+}
+static int seq_reads(void *ctx, const opgen_tensor *t) {
+    const fuse_ctx *f = ctx;
+    const opgen_ivalue *v = f->p->values;
+    uintptr_t at = (uintptr_t)t, lo = (uintptr_t)&v[0].t;
+    size_t n = (size_t)f->p->g->nvalues;
+    if (!n || at < lo || (at - lo) % sizeof *v || (at - lo) / sizeof *v >= n) return -1;
+    return f->uses[(at - lo) / sizeof *v];
+}
+static opgen_fusion *seq_slot(void *ctx) {
+    fuse_ctx *f = ctx;
+    if (!f->slot) f->slot = opgen_arena_zalloc(f->a, sizeof *f->slot);
+    return f->slot;
 }
 
+/* Convolution chains computed by the convolution's kernel (rewrite.c). */
 static void fuse(opgen_program *p, const int *uses, opgen_arena *a) {
-    opgen_fusion *slot = NULL; /* taken from the arena when needed, kept until a fusion uses it */
+    fuse_ctx f = {p, uses, a, NULL};
+    opgen_step_seq q = {&f, p->nsteps, seq_plain, seq_reads, seq_slot};
     for (int n = 0; n + 1 < p->nsteps; n++) {
-        gstep *c = &p->steps[n], *b = &p->steps[n + 1], *s2 = next_in_chain(p, uses, n, 2);
-        if (c->dynamic || b->dynamic || c->nresults != 1 || b->nresults != 3 || uses[c->results[0]] != 1 || uses[b->results[1]] || uses[b->results[2]]) continue;
-        if (strcmp(opgen_ops[c->s.kernel_op].qualified, "aten::convolution.out") || (!slot && !(slot = opgen_arena_zalloc(a, sizeof *slot)))) continue;
-        /* conv -> bn -> add (a residual: steps run in order, so its other operand
-         * is computed before the convolution) -> act, or without the add */
-        gstep *add = s2 && opgen_step_residual(&s2->s, b->s.res[0]) ? s2 : NULL, *s3 = add ? next_in_chain(p, uses, n, 3) : NULL;
-        if (add && s3 && opgen_step_fuse(&c->s, &b->s, &add->s, &s3->s, slot))
-            c->fused = 3;
-        else if (add && opgen_step_fuse(&c->s, &b->s, &add->s, NULL, slot))
-            c->fused = 2;
-        else if (s2 && opgen_step_fuse(&c->s, &b->s, NULL, &s2->s, slot))
-            c->fused = 2;
-        else if (opgen_step_fuse(&c->s, &b->s, NULL, NULL, slot))
-            c->fused = 1;
+        gstep *c = &p->steps[n];
+        if (strcmp(opgen_ops[c->s.kernel_op].qualified, "aten::convolution.out")) continue;
+        c->fused = opgen_rewrite_fuse_chain(&q, n);
         if (c->s.scratch > p->scratch) p->scratch = c->s.scratch;
-        if (c->fused) slot = NULL;
+        if (c->fused) f.slot = NULL;
         n += c->fused;
     }
 }
