@@ -325,54 +325,16 @@ static size_t dw_part_bytes(const conv_geom *g, size_t es) { return ((size_t)(pl
     }
 DW3X3_PLANE(dw3x3_plane_f32, float)
 DW3X3_PLANE(dw3x3_plane_f64, double)
-#define DEPTHWISE_PART(NAME, T, FILL, PLANE3)                                                                                    \
-    OPGEN_DISPATCHED static void NAME(void *arg, int part) {                                                                     \
-        enum { BLOCK = 2048 };                                                                                                   \
-        const dw_job *j = arg;                                                                                                   \
-        const conv_geom g = *j->g;                                                                                               \
-        const opgen_tensor *input = j->input, *weight = j->weight, *bias = j->bias;                                              \
-        int64_t Wq = phase_width(&g), wide = wide_length(&g), hw = g.OH * g.OW, filled = -1;                                     \
-        T *ph = (T *)(void *)(j->scratch + (size_t)part * j->per), *yw = ph + planes_size(&g) + FILL_CHUNK;                \
-        const post_job *pj = j->post;                                                                                            \
-        opgen_post_act act = pj ? pj->act : OPGEN_POST_NONE;                                                                     \
-        T lo = pj ? (T)pj->lo : 0, hi = pj ? (T)pj->hi : 0;                                                                      \
-        int64_t off[9] = {0}; /* a 3x3's taps in the planes */                                                                   \
-        for (int k = 0; k < 9 && g.KH == 3 && g.KW == 3; k++) off[k] = tap_offset(&g, k / 3, k % 3);                             \
-        for (int k = 0; k < FILL_CHUNK; k++) ph[planes_size(&g) + k] = 0; /* read (unused) before a fill runs into it */   \
-        for (int64_t pl = j->planes * part / j->parts; pl < j->planes * (part + 1) / j->parts; pl++) {                           \
-            int64_t n = pl / g.O, oc = pl % g.O, ic = oc / (g.O / g.C);                                                          \
-            if (n * g.C + ic != filled)                                                                                          \
-                FILL(&g, (const T *)input->data + n * input->strides[0] + ic * input->strides[1], input->strides[2], input->strides[3], ph, j->end), filled = n * g.C + ic; \
-            const T *w = (const T *)weight->data + oc * weight->strides[0];                                                      \
-            T b0 = bias ? ((const T *)bias->data)[oc * bias->strides[0]] : (T)0, *y = (T *)j->out->data + pl * hw;               \
-            T al = pj ? ((const T *)pj->ab)[pj->first + oc] : (T)1, be = pj ? ((const T *)pj->ab)[pj->post->var->sizes[0] + pj->first + oc] : (T)0; \
-            if (g.KH == 3 && g.KW == 3) { /* the common case */                                                                  \
-                T wt[9];                                                                                                         \
-                for (int k = 0; k < 9; k++) wt[k] = w[k / 3 * weight->strides[2] + k % 3 * weight->strides[3]];                  \
-                PLANE3(ph, off, Wq, wt, b0, pj, oc, y, g.OH, g.OW);                                                              \
-                continue;                                                                                                        \
-            }                                                                                                                    \
-            for (int64_t q0 = 0; q0 < wide; q0 += BLOCK) { /* a block of the wide output, in L1 while its taps pass */           \
-                int64_t nq = wide - q0 < BLOCK ? wide - q0 : BLOCK;                                                              \
-                T *restrict acc = yw + q0;                                                                                       \
-                for (int64_t q = 0; q < nq; q++) acc[q] = b0;                                                                    \
-                for (int64_t ky = 0; ky < g.KH; ky++)                                                                            \
-                    for (int64_t kx = 0; kx < g.KW; kx++) {                                                                      \
-                        T wv = w[ky * weight->strides[2] + kx * weight->strides[3]];                                             \
-                        const T *restrict src = ph + tap_offset(&g, ky, kx) + q0;                                                \
-                        for (int64_t q = 0; q < nq; q++) acc[q] += wv * src[q];                                                  \
-                    }                                                                                                            \
-                if (j->post) { POST_RUN(T, act, lo, hi, al, be, acc, nq, acc[k]) }                                               \
-            }                                                                                                                    \
-            for (int64_t oy = 0; oy < g.OH; oy++) {                                                                              \
-                T *restrict yo = y + oy * g.OW;                                                                                  \
-                const T *restrict wo = yw + oy * Wq;                                                                             \
-                for (int64_t ox = 0; ox < g.OW; ox++) yo[ox] = wo[ox];                                                           \
-            }                                                                                                                    \
-        }                                                                                                                        \
-    }
-DEPTHWISE_PART(depthwise_f32, float, fill_phases_f32, dw3x3_plane_f32)
-DEPTHWISE_PART(depthwise_f64, double, fill_phases_f64, dw3x3_plane_f64)
+#define NAME depthwise_f32
+#define T float
+#define FILL fill_phases_f32
+#define PLANE3 dw3x3_plane_f32
+#include "conv_depthwise.inc"
+#define NAME depthwise_f64
+#define T double
+#define FILL fill_phases_f64
+#define PLANE3 dw3x3_plane_f64
+#include "conv_depthwise.inc"
 
 /* f64: the caller's element type, a constant where it is inlined, so that a build
  * whose kernel keeps Float only links no Double loops (and the same below). */
@@ -400,57 +362,12 @@ typedef struct im2col_src {
     int64_t cs, hs, ws; /* the input's channel, row and column strides */
     int64_t lo[16], hi[16]; /* the first 16 taps' column ranges (tap_columns) */
 } im2col_src;
-#define IM2COL_PANEL(NAME, T)                                                                                                    \
-    OPGEN_DISPATCHED static void NAME(void *user, void *dstv, int64_t p0, int64_t kc, int64_t j0, int64_t n, int64_t width) {    \
-        const im2col_src *j = user;                                                                                              \
-        const conv_geom *g = j->g;                                                                                               \
-        int64_t khw = g->KH * g->KW, OW = g->OW, step = g->s[1] * j->ws;                                                         \
-        for (int64_t p = 0; p < kc; p++) {                                                                                       \
-            int64_t pp = p0 + p, c = pp / khw, ky = pp % khw / g->KW, kx = pp % g->KW, lo, hi;                                   \
-            if (kx < 16)                                                                                                         \
-                lo = j->lo[kx], hi = j->hi[kx];                                                                                  \
-            else                                                                                                                 \
-                tap_columns(g, kx, &lo, &hi);                                                                                    \
-            const T *xc = (const T *)j->x + c * j->cs + (kx * g->d[1] - g->p[1]) * j->ws;                                        \
-            int64_t kyoff = ky * g->d[0] - g->p[0], oy = j0 / OW, ox = j0 % OW;                                                  \
-            for (int64_t t = 0; t * width < n; t++) {                                                                            \
-                T *restrict d = (T *)dstv + t * width * kc + p * width;                                                          \
-                int64_t cn = n - t * width < width ? n - t * width : width, iy = oy * g->s[0] + kyoff;                           \
-                bool in_row = iy >= 0 && iy < g->H;                                                                              \
-                if (cn == width && in_row && ox >= lo && ox + width <= hi) { /* one read, all inside */                         \
-                    const T *restrict src = xc + iy * j->hs + ox * step;                                                         \
-                    if (step == 1)                                                                                               \
-                        for (int64_t q = 0; q < width; q++) d[q] = src[q];                                                       \
-                    else                                                                                                         \
-                        for (int64_t q = 0; q < width; q++) d[q] = src[q * step];                                                \
-                    ox += width;                                                                                                 \
-                    if (ox == OW) ox = 0, oy++;                                                                                  \
-                    continue;                                                                                                    \
-                }                                                                                                                \
-                for (int64_t q = 0; q < cn;) { /* one output row's run: its columns ox .. b */                                  \
-                    int64_t b = ox + (cn - q < OW - ox ? cn - q : OW - ox);                                                      \
-                    iy = oy * g->s[0] + kyoff, in_row = iy >= 0 && iy < g->H;                                                    \
-                    int64_t l = !in_row ? b : lo < ox ? ox : lo > b ? b : lo, h = hi > b ? b : hi < l ? l : hi;                \
-                    T *restrict dr = d + q - ox;                                                                                 \
-                    const T *src = xc + iy * j->hs;                                                                              \
-                    for (int64_t o = ox; o < l; o++) dr[o] = 0;                                                                  \
-                    if (step == 1)                                                                                               \
-                        for (int64_t o = l; o < h; o++) dr[o] = src[o];                                                          \
-                    else                                                                                                         \
-                        for (int64_t o = l; o < h; o++) dr[o] = src[o * step];                                                   \
-                    for (int64_t o = h; o < b; o++) dr[o] = 0;                                                                   \
-                    q += b - ox;                                                                                                 \
-                    if (b == OW)                                                                                                 \
-                        ox = 0, oy++;                                                                                            \
-                    else                                                                                                         \
-                        ox = b;                                                                                                  \
-                }                                                                                                                \
-                for (int64_t q = cn; q < width; q++) d[q] = 0; /* the last panel's padding */                                   \
-            }                                                                                                                    \
-        }                                                                                                                        \
-    }
-IM2COL_PANEL(im2col_panel_f32, float)
-IM2COL_PANEL(im2col_panel_f64, double)
+#define NAME im2col_panel_f32
+#define T float
+#include "conv_im2col.inc"
+#define NAME im2col_panel_f64
+#define T double
+#include "conv_im2col.inc"
 
 /* A convolution of one image's group without im2col. Its input is copied once
  * into zero-padded phase planes [Cg, s0, s1, Hq, Wq]: plane (c, py, px) holds the
@@ -619,11 +536,6 @@ typedef struct residual_job {
 RESIDUAL_PASS(residual_pass_f32, float)
 RESIDUAL_PASS(residual_pass_f64, double)
 
-/* Whether a's and b's bytes overlap. */
-static bool shares_bytes(const opgen_tensor *a, const opgen_tensor *b) {
-    const char *pa = a->data, *pb = b->data;
-    return pa && pb && pa < pb + opgen_nbytes(b) && pb < pa + opgen_nbytes(a);
-}
 /* Whether t is laid out as the convolution's result out (contiguous, same shape). */
 static bool same_layout(const opgen_tensor *t, const opgen_tensor *out) {
     if (t->dim != out->dim || t->dtype != out->dtype) return false;
@@ -671,7 +583,7 @@ static int32_t conv2d(opgen_ctx *ctx, uint32_t mask, const opgen_tensor *input, 
      * (but for being the result itself, on the path that reads each value just
      * before it writes it) */
     if (post && post->residual &&
-        (!same_layout(post->residual, out) || (shares_bytes(post->residual, out) && (path != CONV_SHIFTED || post->residual->data != out->data))))
+        (!same_layout(post->residual, out) || (opgen_tensors_overlap(post->residual, out) && (path != CONV_SHIFTED || post->residual->data != out->data))))
         post = NULL;
     /* a residual is added in the shifted path's compaction, else after the path
      * (which then applies the batch norm alone) */

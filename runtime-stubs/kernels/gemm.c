@@ -334,168 +334,6 @@ GEMV(gemv_f64_avx2, double, TARGET_AVX2)
 
 /* A problem split into parts (rows or columns of C) for threads: each part packs
  * its own panels in its own slice of the scratch. */
-#define GEMM_DRIVER(NAME, T, SHAPES, MICROS, DOTS)                                                                     \
-    typedef struct NAME##_job {                                                                                        \
-        int64_t m, n, k, rsa, csa, rsb, csb, ldc, step;                                                                \
-        T alpha, beta;                                                                                                 \
-        const T *a, *b;                                                                                                \
-        T *c;                                                                                                          \
-        char *scratch;                                                                                                 \
-        const opgen_gemm_epilogue *epi;                                                                                \
-        const opgen_gemm_bsource *bsrc;                                                                                \
-        const int64_t *brow;                                                                                           \
-        tile_post_##T post; /* the epilogue's factors, for whole tiles (scale NULL: none) */                         \
-        size_t per;                                                                                                    \
-        bool by_rows, direct_b;                                                                                        \
-    } NAME##_job;                                                                                                      \
-    /* C[i0.., j0..] of size m x n: pack and call the micro-kernel over the tiles */                                  \
-    static void NAME##_block(const NAME##_job *jb, int64_t i0m, int64_t m, int64_t j0n, int64_t n, void *scratch) {    \
-        int v = best_variant();                                                                                        \
-        micro_fn_##T *const *micros = MICROS[v];                                                                       \
-        int64_t k = jb->k, rsa = jb->rsa, csa = jb->csa, rsb = jb->rsb, csb = jb->csb, ldc = jb->ldc;                 \
-        const T *a = jb->a + i0m * rsa, *b = jb->b ? jb->b + j0n * csb : NULL; /* no B with a B function */           \
-        T *c = jb->c + i0m * ldc + j0n, alpha = jb->alpha, beta = jb->beta;                                            \
-        gemm_shape s = fit(SHAPES[v], m, n, k);                                                                        \
-        T *pa = (T *)(((uintptr_t)scratch + 63) & ~(uintptr_t)63), *pb = pa + s.mc * s.kc;                             \
-        for (int64_t j0 = 0; j0 < n; j0 += s.nc) {                                                                     \
-            int64_t nc = min64(s.nc, n - j0);                                                                          \
-            for (int64_t p0 = 0; p0 < k; p0 += s.kc) {                                                                 \
-                int64_t kc = min64(s.kc, k - p0);                                                                      \
-                T be = p0 ? (T)1 : beta; /* later slices of k add to what the first wrote */                           \
-                /* B[p0.., j0..] into NR-column panels; with its rows contiguous, whole panels \
-                 * are read in place (kc rows ldb apart) and only a ragged last one is packed */                    \
-                bool direct = csb == 1 && jb->direct_b;                                                                \
-                const T *bp = b ? b + p0 * rsb + j0 : NULL;                                                            \
-                const int64_t *boff = jb->brow ? jb->brow + p0 : NULL; /* rows anywhere: read in place */             \
-                if (jb->bsrc) /* B's function packs the block */                                                       \
-                    jb->bsrc->fn(jb->bsrc->user, pb, p0, kc, j0n + j0, nc, s.nr);                                      \
-                for (int64_t jr = 0; !jb->bsrc && jr < nc; jr += s.nr) {                                               \
-                    T *q = pb + jr * kc;                                                                               \
-                    if (direct && (jr + s.nr <= nc || boff)) continue; /* rows anywhere: a ragged panel too */    \
-                    for (int64_t p = 0; p < kc; p++, q += s.nr)                                                        \
-                        if (csb == 1 && jr + s.nr <= nc)                                                               \
-                            memcpy(q, bp + p * rsb + jr, sizeof(T) * (size_t)s.nr);                                   \
-                        else                                                                                           \
-                            for (int64_t j = 0; j < s.nr; j++) q[j] = jr + j < nc ? b[(p0 + p) * rsb + (j0 + jr + j) * csb] : (T)0; \
-                }                                                                                                      \
-                for (int64_t i0 = 0; i0 < m; i0 += s.mc) {                                                             \
-                    int64_t mc = min64(s.mc, m - i0);                                                                  \
-                    T *r = pa; /* A[i0.., p0..] into MR-row panels, but for whole panels of contiguous rows: \
-                                * the micro-kernel reads those in place, MR streams of a row each */                 \
-                    bool direct_a = csa == 1 && rsa > 0;                                                               \
-                    for (int64_t ir = 0; ir < mc; ir += s.mr) {                                                        \
-                        const T *ap = a + (i0 + ir) * rsa + p0 * csa;                                                  \
-                        if (ir + s.mr <= mc && direct_a)                                                               \
-                            r += kc * s.mr;                                                                            \
-                        else if (ir + s.mr <= mc) /* a whole panel: no bounds to check */                              \
-                            for (int64_t p = 0; p < kc; p++)                                                           \
-                                for (int64_t i = 0; i < s.mr; i++) *r++ = ap[i * rsa + p * csa];                       \
-                        else                                                                                           \
-                            for (int64_t p = 0; p < kc; p++)                                                           \
-                                for (int64_t i = 0; i < s.mr; i++) *r++ = ir + i < mc ? ap[i * rsa + p * csa] : (T)0;  \
-                    }                                                                                                  \
-                    /* C's last column alone goes to dot products (DOT_COLUMN), where A's rows are read in place;   \
-                     * a caller splitting C's columns itself (a convolution's ranges) splits them in multiples of 32, \
-                     * so that only the matrix's own last column can be one alone, on any number of threads */       \
-                    bool dots = OPGEN_SPEED_PATHS && direct_a;                                                               \
-                    for (int64_t jr = 0, tw; jr < nc; jr += tw) {                                                      \
-                        /* NR/2 columns or fewer left, or NR/2 and the one for the dots: the half-wide kernel */      \
-                        int64_t left = nc - jr;                                                                        \
-                        bool half = micros[1] && (left <= s.nr / 2 || (dots && left == s.nr / 2 + 1));                 \
-                        micro_fn_##T *micro = micros[half];                                                            \
-                        tw = left == 1 && dots ? 1 : half ? s.nr / 2 : s.nr;                                           \
-                        int64_t nt = min64(tw, left);                                                                  \
-                        bool db = direct && (jr + s.nr <= nc || boff);                                                 \
-                        bool last = jb->epi && p0 + kc == k; /* the tiles are finished */                              \
-                        /* B's tile: in place, or in its packed panel, from column jr % NR on */                      \
-                        const T *bt = db ? bp + jr : pb + jr / s.nr * s.nr * kc + jr % s.nr, *bcol = NULL;             \
-                        int64_t ldb = db ? rsb : s.nr;                                                                 \
-                        const int64_t *bo = db ? boff : NULL;                                                          \
-                        if (tw == 1) { /* one column: its dot products, B's column gathered */                         \
-                            T *colv = pb + s.kc * s.nc;                                                                \
-                            for (int64_t p = 0; p < kc; p++) colv[p] = bt[bo ? bo[p] : p * ldb];                       \
-                            bcol = colv;                                                                               \
-                        }                                                                                              \
-                        for (int64_t ir = 0; ir < mc; ir += s.mr) {                                                    \
-                            T *ct = c + (i0 + ir) * ldc + j0 + jr;                                                     \
-                            bool da = direct_a && ir + s.mr <= mc;                                                     \
-                            int64_t mt = min64(s.mr, mc - ir);                                                         \
-                            const tile_post_##T *tp = last && jb->post.scale && v != BASE && mt == s.mr && nt == tw && !bcol ? &jb->post : NULL; \
-                            if (bcol && da)                                                                            \
-                                DOTS[v](kc, a + (i0 + ir) * rsa + p0, rsa, bcol, ct, ldc, alpha, be);                  \
-                            else                                                                                       \
-                                micro(kc, da ? a + (i0 + ir) * rsa + p0 : pa + ir * kc, da ? rsa : 0, bt, ldb, bo, ct, ldc, mt, nt, alpha, be, tp, \
-                                      i0m + i0 + ir);                                                                  \
-                            if (last && !tp) jb->epi->fn(jb->epi->user, ct, ldc, i0m + i0 + ir, j0n + j0 + jr, mt, nt); \
-                        }                                                                                              \
-                    }                                                                                                  \
-                }                                                                                                      \
-            }                                                                                                          \
-        }                                                                                                              \
-    }                                                                                                                  \
-    static void NAME##_part(void *arg, int part) {                                                                     \
-        const NAME##_job *jb = arg;                                                                                    \
-        int64_t total = jb->by_rows ? jb->m : jb->n, lo = min64(total, part * jb->step), hi = min64(total, lo + jb->step); \
-        if (lo >= hi) return;                                                                                          \
-        void *scratch = jb->scratch + (size_t)part * jb->per;                                                          \
-        if (jb->m == 1 && !jb->bsrc && !jb->brow) { /* one row: the columns' dot products or row sums, unpacked */                   \
-            GEMV_OF(T, best_variant())(hi - lo, jb->k, jb->alpha, jb->a, jb->csa, jb->b + lo * jb->csb, jb->rsb, jb->csb, jb->beta, jb->c + lo); \
-            if (jb->epi) jb->epi->fn(jb->epi->user, jb->c + lo, jb->ldc, 0, lo, 1, hi - lo);                          \
-        } else if (jb->by_rows)                                                                                          \
-            NAME##_block(jb, lo, hi - lo, 0, jb->n, scratch);                                                          \
-        else                                                                                                           \
-            NAME##_block(jb, 0, jb->m, lo, hi - lo, scratch);                                                          \
-    }                                                                                                                  \
-    static void NAME##_run(const opgen_parallel *par, int64_t m, int64_t n, int64_t k, T alpha, const T *a, int64_t rsa, int64_t csa, const T *b, \
-                           int64_t rsb, int64_t csb, const int64_t *brow, const opgen_gemm_bsource *bsrc, T beta, T *c, int64_t ldc,  \
-                           void *scratch, const opgen_gemm_epilogue *epi) {                                                      \
-        if (m <= 0 || n <= 0) return;                                                                                  \
-        if (k <= 0) { /* no products: C = beta * C */                                                                  \
-            for (int64_t i = 0; i < m; i++)                                                                            \
-                for (int64_t j = 0; j < n; j++) c[i * ldc + j] = beta == 0 ? (T)0 : beta * c[i * ldc + j];             \
-            if (epi) epi->fn(epi->user, c, ldc, 0, 0, m, n);                                                           \
-            return;                                                                                                    \
-        }                                                                                                              \
-        if (!bsrc && !brow && !epi && rsb == 1 && csb > 1 && swaps(m, n)) { /* C^T = B^T @ A^T (swaps) */             \
-            T *ct = (T *)(((uintptr_t)scratch + 63) & ~(uintptr_t)63); /* n x m */                                    \
-            char *rest = (char *)ct + transposed_c(sizeof(T) == 8 ? OPGEN_DTYPE_Double : OPGEN_DTYPE_Float, m, n);     \
-            if (beta != 0)                                                                                             \
-                for (int64_t i = 0; i < m; i++)                                                                        \
-                    for (int64_t j = 0; j < n; j++) ct[j * m + i] = c[i * ldc + j];                                    \
-            NAME##_run(par, n, m, k, alpha, b, csb, rsb, a, csa, rsa, NULL, NULL, beta, ct, m, rest, NULL);             \
-            for (int64_t i = 0; i < m; i++)                                                                            \
-                for (int64_t j = 0; j < n; j++) c[i * ldc + j] = ct[j * m + i];                                        \
-            return;                                                                                                    \
-        }                                                                                                              \
-        int parts = worth_splitting(par, m, n, k) ? opgen_parallel_parts(par) : 1;                                     \
-        NAME##_job jb = {m, n, k, rsa, csa, rsb, csb, ldc, 0, alpha, beta, a, b, c, scratch, epi, bsrc, brow, {NULL, NULL, 0, 0, 0}, 0, false, false}; \
-        if (epi && epi->scale)                                                                                         \
-            jb.post = (tile_post_##T){epi->scale, epi->shift, epi->act, (T)epi->lo, (T)epi->hi};                      \
-        /* B read in place pays when a panel serves few rows of A (packing it would   \
-         * cost as much as using it) and its rows are not a multiple of 4 KiB apart   \
-         * (they would fall into the same cache sets) */                              \
-        jb.direct_b = brow || (!bsrc && m <= 64 && (rsb * (int64_t)sizeof(T)) % 4096 != 0);                          \
-        jb.per = gemm_slice(sizeof(T) == 8 ? OPGEN_DTYPE_Double : OPGEN_DTYPE_Float, m, n, k);                      \
-        /* split the longer side of C in multiples of 32 that are whole tiles (MR 6 rows: of 96), so each part's    \
-         * tiles are one thread's and no element moves to a ragged tile, which rounds alpha * acc + C once */        \
-        jb.by_rows = m > 1 && m >= n;                                                                                  \
-        int64_t unit = 32, mr = SHAPES[best_variant()].mr;                                                             \
-        while (jb.by_rows && unit % mr) unit += 32;                                                                    \
-        jb.step = round_up(((jb.by_rows ? m : n) + parts - 1) / parts, unit);                                          \
-        opgen_parallel_for(par, parts, NAME##_part, &jb);                                                              \
-    }                                                                                                                  \
-    void NAME(const opgen_parallel *par, int64_t m, int64_t n, int64_t k, T alpha, const T *a, int64_t rsa, int64_t csa, const T *b, int64_t rsb, \
-              int64_t csb, T beta, T *c, int64_t ldc, void *scratch, const opgen_gemm_epilogue *epi) {                 \
-        NAME##_run(par, m, n, k, alpha, a, rsa, csa, b, rsb, csb, NULL, NULL, beta, c, ldc, scratch, epi);              \
-    }                                                                                                                  \
-    void NAME##_from(const opgen_parallel *par, int64_t m, int64_t n, int64_t k, T alpha, const T *a, int64_t rsa, int64_t csa,  \
-                     const opgen_gemm_bsource *b, T beta, T *c, int64_t ldc, void *scratch, const opgen_gemm_epilogue *epi) {   \
-        NAME##_run(par, m, n, k, alpha, a, rsa, csa, NULL, 0, 0, NULL, b, beta, c, ldc, scratch, epi);                  \
-    }                                                                                                                  \
-    void NAME##_rows(const opgen_parallel *par, int64_t m, int64_t n, int64_t k, T alpha, const T *a, int64_t rsa, int64_t csa,  \
-                     const T *b, const int64_t *brow, T beta, T *c, int64_t ldc, void *scratch, const opgen_gemm_epilogue *epi) { \
-        NAME##_run(par, m, n, k, alpha, a, rsa, csa, b, 0, 1, brow, NULL, beta, c, ldc, scratch, epi);                  \
-    }
 
 /* Per variant: the micro-kernel NR wide, and NR/2 wide (NULL: none). */
 #if X86
@@ -506,5 +344,15 @@ static micro_fn_float *const micros_f32[3][2] = {{micro_f32_base, NULL}, {micro_
 static micro_fn_double *const micros_f64[3][2] = {{micro_f64_base, NULL}, {micro_f64_base, NULL}, {micro_f64_base, NULL}};
 #endif
 
-GEMM_DRIVER(opgen_gemm_f32, float, shapes_f32, micros_f32, dots_f32)
-GEMM_DRIVER(opgen_gemm_f64, double, shapes_f64, micros_f64, dots_f64)
+#define NAME opgen_gemm_f32
+#define T float
+#define SHAPES shapes_f32
+#define MICROS micros_f32
+#define DOTS dots_f32
+#include "gemm_driver.inc"
+#define NAME opgen_gemm_f64
+#define T double
+#define SHAPES shapes_f64
+#define MICROS micros_f64
+#define DOTS dots_f64
+#include "gemm_driver.inc"

@@ -85,58 +85,33 @@ typedef struct max_job {
         T v = V;                                                                                                 \
         bst[xo - x0] = ((v > bst[xo - x0]) | (v != v)) ? v : bst[xo - x0];                                         \
     }
-#define MAX_PART(NAME, T)                                                                                        \
-    OPGEN_DISPATCHED static void NAME(void *arg, int part) {                                                     \
-        enum { RUN = 128 };                                                                                      \
-        const max_job *j = arg;                                                                                  \
-        const pool_geom g = *j->g;                                                                               \
-        int64_t sh = j->self->strides[g.hd], sw = j->self->strides[g.hd + 1];                                    \
-        bool values_only = j->values_only;                                                                       \
-        for (int64_t pl = g.planes * part / j->parts; pl < g.planes * (part + 1) / j->parts; pl++) {            \
-            const T *x = (const T *)j->self->data + plane_base(j->self, pl);                                     \
-            for (int64_t y = 0; y < g.OH; y++)                                                                   \
-                for (int64_t x0 = 0; x0 < g.OW; x0 += RUN) { /* a run of windows at once, tap by tap */         \
-                    int64_t x1 = g.OW - x0 < RUN ? g.OW : x0 + RUN;                                              \
-                    T bst[RUN];                                                                                  \
-                    int32_t idx[RUN];                                                                            \
-                    for (int64_t xo = 0; xo < x1 - x0; xo++) bst[xo] = values_only ? (T)-INFINITY : 0, idx[xo] = -1;  \
-                    for (int64_t ky = 0; ky < g.k[0]; ky++) {                                                    \
-                        int64_t iy = y * g.s[0] - g.p[0] + ky * g.d[0];                                          \
-                        if (iy < 0 || iy >= g.H) continue;                                                       \
-                        for (int64_t kx = 0; kx < g.k[1]; kx++) {                                                \
-                            int64_t off = kx * g.d[1] - g.p[1], lo = off < 0 ? (-off + g.s[1] - 1) / g.s[1] : 0; \
-                            int64_t hi = g.W - off <= 0 ? 0 : (g.W - off - 1) / g.s[1] + 1;                      \
-                            lo = lo < x0 ? x0 : lo, hi = hi > x1 ? x1 : hi;                                      \
-                            const T *row = x + iy * sh;                                                          \
-                            int32_t base = (int32_t)(iy * g.W + off);                                            \
-                            if (values_only && sw == 1 && g.s[1] == 2)                                           \
-                                MAX_VALUES(T, lo, hi, row[2 * xo + off])                                         \
-                            else if (values_only)                                                                \
-                                MAX_VALUES(T, lo, hi, row[(xo * g.s[1] + off) * sw])                             \
-                            else if (sw == 1 && g.s[1] == 2) /* constant strides: the loop vectorizes */         \
-                                MAX_TAPS(T, lo, hi, row[2 * xo + off], base + 2 * xo)                            \
-                            else if (sw == 1 && g.s[1] == 1)                                                     \
-                                MAX_TAPS(T, lo, hi, row[xo + off], base + xo)                                    \
-                            else                                                                                 \
-                                MAX_TAPS(T, lo, hi, row[(xo * g.s[1] + off) * sw], base + xo * g.s[1])           \
-                        }                                                                                        \
-                    }                                                                                            \
-                    T *restrict best = (T *)j->out->data + (pl * g.OH + y) * g.OW;                               \
-                    int64_t *restrict at = values_only ? NULL : (int64_t *)j->indices->data + (pl * g.OH + y) * g.OW; \
-                    for (int64_t xo = x0; xo < x1; xo++) best[xo] = bst[xo - x0];                                \
-                    for (int64_t xo = x0; !values_only && xo < x1; xo++) at[xo] = idx[xo - x0];                  \
-                }                                                                                                \
-        }                                                                                                        \
-    }
-MAX_PART(max_part_b8, bool)
-MAX_PART(max_part_u16, uint16_t)
-MAX_PART(max_part_u8, uint8_t)
-MAX_PART(max_part_i8, int8_t)
-MAX_PART(max_part_i16, int16_t)
-MAX_PART(max_part_i32, int32_t)
-MAX_PART(max_part_i64, int64_t)
-MAX_PART(max_part_f32, float)
-MAX_PART(max_part_f64, double)
+#define NAME max_part_b8
+#define T bool
+#include "pool_max.inc"
+#define NAME max_part_u16
+#define T uint16_t
+#include "pool_max.inc"
+#define NAME max_part_u8
+#define T uint8_t
+#include "pool_max.inc"
+#define NAME max_part_i8
+#define T int8_t
+#include "pool_max.inc"
+#define NAME max_part_i16
+#define T int16_t
+#include "pool_max.inc"
+#define NAME max_part_i32
+#define T int32_t
+#include "pool_max.inc"
+#define NAME max_part_i64
+#define T int64_t
+#include "pool_max.inc"
+#define NAME max_part_f32
+#define T float
+#include "pool_max.inc"
+#define NAME max_part_f64
+#define T double
+#include "pool_max.inc"
 #define MAX_PART_OF(T)                                                                                           \
     _Generic((T)0, bool: max_part_b8, uint16_t: max_part_u16, uint8_t: max_part_u8, int8_t: max_part_i8, int16_t: max_part_i16, int32_t: max_part_i32, int64_t: max_part_i64, \
              float: max_part_f32, double: max_part_f64)

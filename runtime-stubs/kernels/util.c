@@ -1,3 +1,6 @@
+/* What every kernel shares (opgen/kernel.h, opgen/loops.h): out tensors sized
+ * and checked, scratch, ATen's type promotion and broadcasting, dims wrapped,
+ * elements loaded and stored by dtype, a portable fused multiply-add. */
 #include "opgen/loops.h"
 #include <math.h>
 #include <string.h>
