@@ -1,10 +1,10 @@
-#define _DEFAULT_SOURCE /* popen, wait4 */
 /* Benchmark: parse + model native_functions.yaml beside a bare libyaml scan of
  * the same bytes; with EDGE, also a whole `opgen generate` (model, edge.yaml, the
  * three headers rendered in memory) beside a scan of both files. Prints medians,
  * peak memory (VmHWM of a fresh process doing one run) and the ratios; with OPGEN,
  * whole processes too: `opgen generate` writing its headers vs a process scanning.
  * usage: bench_model NATIVE_FUNCTIONS TAGS [RUNS [EDGE [OPGEN]]] */
+#define _DEFAULT_SOURCE /* popen, wait4 */
 #include "emit.h"
 #include "inputs.h"
 #include <stdint.h>
