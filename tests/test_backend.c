@@ -9,6 +9,7 @@
  *    (a // b, a % b, a / b, ...); results outside 64 bits and division by zero
  *    are errors, never a crash.
  * usage: test_backend */
+#include "check.h"
 #include "opgen/lower.h"
 #include "opgen_backend.h"
 #include <math.h>
@@ -16,16 +17,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int failures;
-#define CHECK(cond, ...)                           \
-    do {                                           \
-        if (!(cond)) {                             \
-            failures++;                            \
-            printf("FAIL %s:%d: ", __FILE__, __LINE__); \
-            printf(__VA_ARGS__);                   \
-            printf("\n");                          \
-        }                                          \
-    } while (0)
 
 /* Inputs of every dtype from a formula: small integers for quantized bytes,
  * indices in range for embeddings (Long), mixed-sign floats. */

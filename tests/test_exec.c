@@ -1,6 +1,7 @@
 /* The executor through its C API: a program loads once and runs many times; a
  * SymInt input re-plans shapes per run; the memory plan reuses dead values'
  * space; a fixed caller buffer that is too small is an error, not a crash. */
+#include "check.h"
 #include "opgen/exec.h"
 #include "opgen/kernel.h"
 #include "opgen/loops.h"
@@ -9,16 +10,6 @@
 #include <stdio.h>
 #include <string.h>
 
-static int failures;
-#define CHECK(cond, ...)                                                                                                                                                                               \
-    do {                                                                                                                                                                                               \
-        if (!(cond)) {                                                                                                                                                                                 \
-            failures++;                                                                                                                                                                                \
-            printf("FAIL %s:%d: ", __FILE__, __LINE__);                                                                                                                                                \
-            printf(__VA_ARGS__);                                                                                                                                                                       \
-            printf("\n");                                                                                                                                                                              \
-        }                                                                                                                                                                                              \
-    } while (0)
 
 static opgen_program *load(const char *text, opgen_arena *a, opgen_graph *g, opgen_error *err) {
     opgen_program *p = NULL;

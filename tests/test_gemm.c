@@ -16,6 +16,7 @@
  *   contiguous) asks for is enough (ASan checks the bytes past it: each call
  *   gets exactly that much from malloc). */
 #define _POSIX_C_SOURCE 200809L
+#include "check.h"
 #include "../runtime-stubs/kernels/gemm.h"
 #include "opgen/pool.h"
 #include <float.h>
@@ -24,7 +25,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int failures;
 static const opgen_parallel *two; /* 2 threads splitting every product, or NULL */
 
 static uint64_t rng = 0x9e3779b97f4a7c15u;
@@ -34,59 +34,19 @@ static double uniform(void) { /* splitmix64 into [-1, 1) */
     return (double)((z ^ (z >> 31)) >> 11) / 9007199254740992.0 * 2 - 1;
 }
 
-#define CHECK(cond, ...) ((cond) ? (void)0 : (void)(failures++, fprintf(stderr, "test_gemm: " __VA_ARGS__), fputc('\n', stderr)))
 
-/* One case in type T: C[m x n] (rows ldc apart) = alpha * A[m x k] @ W^T + beta * C, W [n x k]. */
-#define GEMM_CASE(NAME, T, GEMM, EPS)                                                                                 \
-    static void NAME(int64_t m, int64_t n, int64_t k, T alpha, T beta, const char *variant) {                        \
-        int64_t ldc = n + 3;                                                                                          \
-        T *a = malloc(sizeof(T) * (size_t)(m * k)), *w = malloc(sizeof(T) * (size_t)(n * k)), *bt = malloc(sizeof(T) * (size_t)(k * n)); \
-        T *c0 = malloc(sizeof(T) * (size_t)(m * ldc)), *c[3];                                                         \
-        for (int64_t i = 0; i < m * k; i++) a[i] = (T)uniform();                                                     \
-        for (int64_t i = 0; i < n * k; i++) w[i] = (T)uniform();                                                     \
-        for (int64_t p = 0; p < k; p++)                                                                               \
-            for (int64_t j = 0; j < n; j++) bt[p * n + j] = w[j * k + p];                                            \
-        for (int64_t i = 0; i < m * ldc; i++) c0[i] = beta == 0 && i % 7 == 0 ? (T)NAN : (T)uniform();               \
-        for (int v = 0; v < 3; v++) { /* 0: B transposed; 1: B's rows contiguous; 2: B transposed on 2 threads */    \
-            const opgen_parallel *par = v == 2 ? two : NULL;                                                         \
-            opgen_dtype dt = sizeof(T) == 8 ? OPGEN_DTYPE_Double : OPGEN_DTYPE_Float; /* B's rows: the smaller scratch */ \
-            size_t bytes = v == 1 ? opgen_gemm_scratch_b_rows(dt, par, m, n, k) : opgen_gemm_scratch(dt, par, m, n, k); \
-            void *scratch = malloc(bytes ? bytes : 1);                                                                \
-            c[v] = malloc(sizeof(T) * (size_t)(m * ldc));                                                             \
-            memcpy(c[v], c0, sizeof(T) * (size_t)(m * ldc));                                                          \
-            if (v == 1)                                                                                               \
-                GEMM(NULL, m, n, k, alpha, a, k, 1, bt, n, 1, beta, c[v], ldc, scratch, NULL);                        \
-            else                                                                                                      \
-                GEMM(par, m, n, k, alpha, a, k, 1, w, 1, k, beta, c[v], ldc, scratch, NULL);                          \
-            free(scratch);                                                                                            \
-        }                                                                                                             \
-        int bad = 0;                                                                                                  \
-        for (int64_t i = 0; i < m && bad < 3; i++)                                                                    \
-            for (int64_t j = 0; j < ldc && bad < 3; j++) {                                                            \
-                T got = c[0][i * ldc + j], old = c0[i * ldc + j];                                                     \
-                if (j >= n) { /* past the row: untouched */                                                          \
-                    if (memcmp(&got, &old, sizeof got)) bad++, CHECK(0, "%s %s: C[%lld][%lld] past n was written", #T, variant, (long long)i, (long long)j); \
-                    continue;                                                                                         \
-                }                                                                                                     \
-                double ref = 0, mag = 0;                                                                              \
-                for (int64_t p = 0; p < k; p++) ref += (double)a[i * k + p] * (double)w[j * k + p], mag += fabs((double)a[i * k + p] * (double)w[j * k + p]); \
-                ref = (double)alpha * ref + (beta == 0 ? 0 : (double)beta * (double)old);                            \
-                mag = fabs((double)alpha) * mag + (beta == 0 ? 0 : fabs((double)beta * (double)old));                \
-                if (!(fabs((double)got - ref) <= (double)(k + 4) * EPS * mag))                                        \
-                    bad++, CHECK(0, "%s %lldx%lldx%lld alpha %g beta %g %s: C[%lld][%lld] = %.9g, want %.9g", #T, (long long)m, (long long)n, (long long)k, (double)alpha, (double)beta, variant, (long long)i, (long long)j, (double)got, ref); \
-            }                                                                                                         \
-        size_t row = sizeof(T) * (size_t)n;                                                                           \
-        for (int64_t i = 0; i < m; i++) {                                                                             \
-            if (alpha == 1 && (beta == 0 || beta == 1) && m % 32 == 0 && n % 32 == 0 && memcmp(c[0] + i * ldc, c[1] + i * ldc, row)) \
-                CHECK(0, "%s %lldx%lldx%lld beta %g %s: row %lld differs from B's rows contiguous", #T, (long long)m, (long long)n, (long long)k, (double)beta, variant, (long long)i); \
-            if (memcmp(c[0] + i * ldc, c[2] + i * ldc, row))                                                         \
-                CHECK(0, "%s %lldx%lldx%lld alpha %g beta %g %s: row %lld differs on 2 threads", #T, (long long)m, (long long)n, (long long)k, (double)alpha, (double)beta, variant, (long long)i); \
-        }                                                                                                             \
-        for (int v = 0; v < 3; v++) free(c[v]);                                                                       \
-        free(a), free(w), free(bt), free(c0);                                                                         \
-    }
-GEMM_CASE(case_f32, float, opgen_gemm_f32, FLT_EPSILON)
-GEMM_CASE(case_f64, double, opgen_gemm_f64, DBL_EPSILON)
+#define NAME case_f32
+#define T float
+#define T_NAME "float"
+#define GEMM opgen_gemm_f32
+#define EPS FLT_EPSILON
+#include "gemm_case.inc"
+#define NAME case_f64
+#define T double
+#define T_NAME "double"
+#define GEMM opgen_gemm_f64
+#define EPS DBL_EPSILON
+#include "gemm_case.inc"
 
 int main(void) {
     opgen_pool *pool = opgen_pool_create(2);

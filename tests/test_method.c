@@ -9,6 +9,7 @@
  * With the corpus: every program ExecuTorch's exporter wrote (../shared/corpus/exir)
  * against eager PyTorch's outputs, and ExecuTorch's add_model and module_linear.
  * usage: test_method [CORPUS_DIR] */
+#include "check.h"
 #include "opgen/method.h"
 #include "opgen/npy.h"
 #include "pte/programs.h"
@@ -17,17 +18,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int failures, checks;
-#define CHECK(cond, ...)                                \
-    do {                                                \
-        checks++;                                       \
-        if (!(cond)) {                                  \
-            failures++;                                 \
-            printf("FAIL %s:%d: ", __FILE__, __LINE__); \
-            printf(__VA_ARGS__);                        \
-            printf("\n");                               \
-        }                                               \
-    } while (0)
 
 
 /* A loaded program: its bytes (16-aligned, as a device would map them), the

@@ -5,22 +5,13 @@
  * result, never a read out of bounds (the suite runs this under ASan too).
  * With a corpus folder, also ExecuTorch's own two programs.
  * usage: test_pte [CORPUS_DIR] */
+#include "check.h"
 #include "pte.h"
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-static int failures;
-#define CHECK(cond, ...)                                \
-    do {                                                \
-        if (!(cond)) {                                  \
-            failures++;                                 \
-            printf("FAIL %s:%d: ", __FILE__, __LINE__); \
-            printf(__VA_ARGS__);                        \
-            printf("\n");                               \
-        }                                               \
-    } while (0)
 
 /* ---- a front-to-back FlatBuffers writer: children after parents, so every
  * offset points forward as the format requires ---- */

@@ -7,12 +7,12 @@
  * keyed kernel; add_f32.pte (another dtype) and add_f64_cl.pte (another dim
  * order) are refused at load, naming the call's key and the one this build has.
  * usage: test_keyed PROGRAM_DIR */
+#include "../check.h"
 #include "opgen/method.h"
 #include <stdio.h>
 #include <string.h>
 
-static int failed, calls;
-#define CHECK(c, ...) ((c) ? (void)0 : (void)(failed++, printf("FAIL: "), printf(__VA_ARGS__), printf("\n")))
+static int calls;
 
 /* The keyed kernel the yaml names (its C name: '::' become '_'): contiguous
  * doubles, out = self + alpha * other. */
@@ -46,7 +46,7 @@ int main(int argc, char **argv) {
     opgen_method *m;
     opgen_error err = {0};
     CHECK(!load(argv[1], "add_f64.pte", &p, &m, &err), "add_f64.pte does not load: %s", err.msg);
-    if (!failed) {
+    if (!failures) {
         double x[12], y[12];
         for (int i = 0; i < 12; i++) x[i] = i * 0.5, y[i] = 100 - i;
         opgen_ivalue in[2] = {{.kind = OPGEN_GV_TENSOR}, {.kind = OPGEN_GV_TENSOR}}, out;
@@ -59,7 +59,7 @@ int main(int argc, char **argv) {
         CHECK(!opgen_method_run(m, in, &w, &out, &err), "add_f64.pte does not run: %s", err.msg);
         CHECK(calls == 1, "the keyed kernel ran %d times, expected once", calls);
         const double *r = out.t.data;
-        for (int i = 0; !failed && i < 12; i++) CHECK(r[i] == x[i] + y[i], "element %d is %g, expected %g", i, r[i], x[i] + y[i]);
+        for (int i = 0; !failures && i < 12; i++) CHECK(r[i] == x[i] + y[i], "element %d is %g, expected %g", i, r[i], x[i] + y[i]);
         printf("test_keyed: add_f64.pte (Double, 0,1,2,3) runs on torch_executor_add_out\n");
     }
     const char *outside[] = {"add_f32.pte", "add_f64_cl.pte"}, *want[] = {"self Float 0,1,2,3", "self Double 0,2,3,1"};
@@ -71,6 +71,6 @@ int main(int argc, char **argv) {
               "%s: expected a refusal naming its key, got %d: %s", outside[k], (int)st, err.msg);
         printf("test_keyed: %s is refused at load: %s\n", outside[k], err.msg);
     }
-    printf("test_keyed: %s\n", failed ? "FAILED" : "ok");
-    return failed ? 1 : 0;
+    printf("test_keyed: %s\n", failures ? "FAILED" : "ok");
+    return failures ? 1 : 0;
 }

@@ -3,22 +3,13 @@
  * on opgen's kernels alone. Which kernel ran is proven, not inferred: every entry
  * of the demo's table is called through a spy that logs (kernel, meta?) and then
  * forwards to the demo's own trampoline. */
+#include "../check.h"
 #include "demo_kernels.h"
 #include "opgen/exec.h"
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 
-static int failures;
-#define CHECK(cond, ...)                                                                                               \
-    do {                                                                                                               \
-        if (!(cond)) {                                                                                                 \
-            failures++;                                                                                                \
-            printf("FAIL %s:%d: ", __FILE__, __LINE__);                                                                \
-            printf(__VA_ARGS__);                                                                                       \
-            printf("\n");                                                                                              \
-        }                                                                                                              \
-    } while (0)
 
 /* ---- the spy: the demo's table with every call logged ---- */
 

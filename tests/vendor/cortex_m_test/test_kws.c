@@ -7,6 +7,7 @@
  * pinned in kws/expected*.npy exactly (OPGEN_UPDATE_GOLDEN=1 rewrites them),
  * and three different classes.
  * usage: test_kws CORPUS KWS_DIR */
+#include "../../check.h"
 #include "opgen/method.h"
 #include "opgen/npy.h"
 #include "cortex_m_kernels.h"
@@ -15,8 +16,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int failed;
-#define CHECK(c, ...) ((c) ? (void)0 : (void)(failed++, printf("FAIL: "), printf(__VA_ARGS__), printf("\n")))
 
 static _Alignas(16) unsigned char program[1 << 17];
 static _Alignas(16) unsigned char load_mem[1 << 18], work_mem[1 << 16], io_mem[1 << 16];
@@ -61,7 +60,7 @@ int main(int argc, char **argv) {
         snprintf(path, sizeof path, "%s/input%d.npy", argv[2], k);
         if (opgen_npy_read(path, &io, &in.t, &err) || opgen_method_run(m, &in, &wa, &out, &err)) {
             printf("FAIL: input %d: %s\n", k, err.msg);
-            failed++;
+            failures++;
             continue;
         }
         const float *y = out.t.data;
@@ -80,6 +79,6 @@ int main(int argc, char **argv) {
         printf("test_kws: input %d: class %d (logit %.4f), %lld logits as pinned\n", k, classes[k - 1], y[classes[k - 1]], (long long)len);
     }
     CHECK(classes[0] != classes[1] && classes[1] != classes[2] && classes[0] != classes[2], "the three inputs do not give three classes");
-    printf("test_kws: %s\n", failed ? "FAILED" : "ok");
-    return failed ? 1 : 0;
+    printf("test_kws: %s\n", failures ? "FAILED" : "ok");
+    return failures ? 1 : 0;
 }
