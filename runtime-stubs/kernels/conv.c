@@ -19,21 +19,32 @@ typedef struct conv_geom {
     int64_t N, C, H, W, O, Cg, KH, KW, OH, OW, groups, s[2], p[2], d[2];
 } conv_geom;
 
-static int32_t conv_geometry(opgen_ctx *ctx, const opgen_tensor *input, const opgen_tensor *weight, const opgen_tensor *bias, opgen_int_list stride, opgen_int_list padding,
+static int32_t conv_geometry(opgen_ctx *ctx, const opgen_tensor *input, const opgen_tensor *weight,
+                             const opgen_tensor *bias, opgen_int_list stride, opgen_int_list padding,
                              opgen_int_list dilation, int64_t groups, conv_geom *g) {
-    if (opgen_int_pair(ctx, stride, "stride", -1, g->s) || opgen_int_pair(ctx, padding, "padding", -1, g->p) || opgen_int_pair(ctx, dilation, "dilation", -1, g->d)) return ctx->err->code;
+    if (opgen_int_pair(ctx, stride, "stride", -1, g->s) || opgen_int_pair(ctx, padding, "padding", -1, g->p) ||
+        opgen_int_pair(ctx, dilation, "dilation", -1, g->d))
+        return ctx->err->code;
     g->N = input->sizes[0], g->C = input->sizes[1], g->H = input->sizes[2], g->W = input->sizes[3];
-    g->O = weight->sizes[0], g->Cg = weight->sizes[1], g->KH = weight->sizes[2], g->KW = weight->sizes[3], g->groups = groups;
+    g->O = weight->sizes[0], g->Cg = weight->sizes[1], g->KH = weight->sizes[2], g->KW = weight->sizes[3],
+    g->groups = groups;
     if (groups < 1 || g->C % groups || g->O % groups)
-        return OPGEN_FAIL(ctx, OPGEN_E_INVALID, "%s: %lld groups do not divide %lld input and %lld output channels", ctx->op, (long long)groups, (long long)g->C, (long long)g->O);
-    if (g->Cg != g->C / groups) return OPGEN_FAIL(ctx, OPGEN_E_SHAPE, "%s: weight has %lld input channels per group, the input %lld", ctx->op, (long long)g->Cg, (long long)(g->C / groups));
+        return OPGEN_FAIL(ctx, OPGEN_E_INVALID, "%s: %lld groups do not divide %lld input and %lld output channels",
+                          ctx->op, (long long)groups, (long long)g->C, (long long)g->O);
+    if (g->Cg != g->C / groups)
+        return OPGEN_FAIL(ctx, OPGEN_E_SHAPE, "%s: weight has %lld input channels per group, the input %lld", ctx->op,
+                          (long long)g->Cg, (long long)(g->C / groups));
     if (g->s[0] < 1 || g->s[1] < 1 || g->d[0] < 1 || g->d[1] < 1 || g->p[0] < 0 || g->p[1] < 0)
-        return OPGEN_FAIL(ctx, OPGEN_E_INVALID, "%s: stride and dilation must be positive, padding non-negative", ctx->op);
-    if (bias && (bias->dim != 1 || bias->sizes[0] != g->O)) return OPGEN_FAIL(ctx, OPGEN_E_SHAPE, "%s: bias must have %lld elements", ctx->op, (long long)g->O);
-    if (input->dtype != weight->dtype || (bias && bias->dtype != input->dtype)) return OPGEN_FAIL(ctx, OPGEN_E_DTYPE, "%s: input, weight and bias must have one dtype", ctx->op);
+        return OPGEN_FAIL(ctx, OPGEN_E_INVALID, "%s: stride and dilation must be positive, padding non-negative",
+                          ctx->op);
+    if (bias && (bias->dim != 1 || bias->sizes[0] != g->O))
+        return OPGEN_FAIL(ctx, OPGEN_E_SHAPE, "%s: bias must have %lld elements", ctx->op, (long long)g->O);
+    if (input->dtype != weight->dtype || (bias && bias->dtype != input->dtype))
+        return OPGEN_FAIL(ctx, OPGEN_E_DTYPE, "%s: input, weight and bias must have one dtype", ctx->op);
     int64_t nh = g->H + 2 * g->p[0] - g->d[0] * (g->KH - 1) - 1, nw = g->W + 2 * g->p[1] - g->d[1] * (g->KW - 1) - 1;
     g->OH = nh < 0 ? 0 : nh / g->s[0] + 1, g->OW = nw < 0 ? 0 : nw / g->s[1] + 1; /* C's / rounds -1/2 up to 0 */
-    if (g->OH < 1 || g->OW < 1) return OPGEN_FAIL(ctx, OPGEN_E_SHAPE, "%s: the kernel is larger than the padded input", ctx->op);
+    if (g->OH < 1 || g->OW < 1)
+        return OPGEN_FAIL(ctx, OPGEN_E_SHAPE, "%s: the kernel is larger than the padded input", ctx->op);
     return OPGEN_OK;
 }
 
@@ -47,9 +58,13 @@ static int64_t phase_height(const conv_geom *g) { return (g->H + 2 * g->p[0] + g
  * the next row's left (zeros either way), so rows are W + p long, not W + 2p,
  * and the wide output carries fewer unused columns. */
 static bool shared_pad(const conv_geom *g) { return g->s[1] == 1 && g->p[1] <= g->d[1] * (g->KW - 1); }
-static int64_t phase_width(const conv_geom *g) { return shared_pad(g) ? g->W + g->p[1] : (g->W + 2 * g->p[1] + g->s[1] - 1) / g->s[1]; }
+static int64_t phase_width(const conv_geom *g) {
+    return shared_pad(g) ? g->W + g->p[1] : (g->W + 2 * g->p[1] + g->s[1] - 1) / g->s[1];
+}
 /* One channel's phase planes, with the last row's right padding when shared. */
-static int64_t planes_size(const conv_geom *g) { return g->s[0] * g->s[1] * phase_height(g) * phase_width(g) + (shared_pad(g) ? g->p[1] : 0); }
+static int64_t planes_size(const conv_geom *g) {
+    return g->s[0] * g->s[1] * phase_height(g) * phase_width(g) + (shared_pad(g) ? g->p[1] : 0);
+}
 static int64_t wide_length(const conv_geom *g) { return (g->OH - 1) * phase_width(g) + g->OW; }
 /* How much of it is worked at a time: a quarter MiB of floats over the group's
  * output channels (stays in L2 until compacted), at least a few panels. */
@@ -111,51 +126,54 @@ typedef struct post_job {
  * larger, else x" (0 > x, lo > x; hi < x): a NaN x stays, -0 stays -0, as in
  * relu's x < 0 ? 0 : x and hardtanh's, and it is exactly one max (min)
  * instruction per vector on x86. */
-#define POST_ACT(T, ACT, LO, HI, DST, N, X)                                                                                      \
-    if ((ACT) == OPGEN_POST_RELU)                                                                                                \
-        for (int64_t k = 0; k < (N); k++) {                                                                                      \
-            T x = (X);                                                                                                           \
-            (DST)[k] = (T)0 > x ? (T)0 : x;                                                                                      \
-        }                                                                                                                        \
-    else if ((ACT) == OPGEN_POST_CLAMP)                                                                                          \
-        for (int64_t k = 0; k < (N); k++) {                                                                                      \
-            T x = (X), t = (LO) > x ? (LO) : x;                                                                                  \
-            (DST)[k] = (HI) < t ? (HI) : t;                                                                                      \
-        }                                                                                                                        \
-    else                                                                                                                         \
+#define POST_ACT(T, ACT, LO, HI, DST, N, X)     \
+    if ((ACT) == OPGEN_POST_RELU)               \
+        for (int64_t k = 0; k < (N); k++) {     \
+            T x = (X);                          \
+            (DST)[k] = (T)0 > x ? (T)0 : x;     \
+        }                                       \
+    else if ((ACT) == OPGEN_POST_CLAMP)         \
+        for (int64_t k = 0; k < (N); k++) {     \
+            T x = (X), t = (LO) > x ? (LO) : x; \
+            (DST)[k] = (HI) < t ? (HI) : t;     \
+        }                                       \
+    else                                        \
         for (int64_t k = 0; k < (N); k++) (DST)[k] = (X);
 #define POST_RUN(T, ACT, LO, HI, ALPHA, BETA, DST, N, V) POST_ACT(T, ACT, LO, HI, DST, N, (T)(V) * (ALPHA) + (BETA))
 /* The same with a residual R added after the batch norm, in the add's order. */
-#define POST_RUN_RESIDUAL(T, ACT, LO, HI, ALPHA, BETA, DST, N, V, R, FIRST)                                                      \
-    if (FIRST) {                                                                                                                 \
-        POST_ACT(T, ACT, LO, HI, DST, N, (R)[k] + (T)((T)(V) * (ALPHA) + (BETA)))                                                \
-    } else                                                                                                                       \
+#define POST_RUN_RESIDUAL(T, ACT, LO, HI, ALPHA, BETA, DST, N, V, R, FIRST)       \
+    if (FIRST) {                                                                  \
+        POST_ACT(T, ACT, LO, HI, DST, N, (R)[k] + (T)((T)(V) * (ALPHA) + (BETA))) \
+    } else                                                                        \
         POST_ACT(T, ACT, LO, HI, DST, N, (T)((T)(V) * (ALPHA) + (BETA)) + (R)[k])
-#define POST_APPLY(NAME, T)                                                                                                      \
-    OPGEN_DISPATCHED static void NAME(void *user, void *cv, int64_t ldc, int64_t row, int64_t col, int64_t rows, int64_t cols) {  \
-        const post_job *j = user;                                                                                                \
-        const T *ab = j->ab;                                                                                                     \
-        T *c = cv, l = (T)j->lo, h = (T)j->hi;                                                                                   \
-        int64_t O = j->post->var->sizes[0];                                                                                      \
-        opgen_post_act act = j->act;                                                                                             \
-        (void)col;                                                                                                               \
-        for (int64_t i = 0; i < rows; i++) {                                                                                     \
-            T alpha = ab[j->first + row + i], beta = ab[O + j->first + row + i], *restrict r = c + i * ldc;                      \
-            POST_RUN(T, act, l, h, alpha, beta, r, cols, r[k])                                                                   \
-        }                                                                                                                        \
+#define POST_APPLY(NAME, T)                                                                                      \
+    OPGEN_DISPATCHED static void NAME(void *user, void *cv, int64_t ldc, int64_t row, int64_t col, int64_t rows, \
+                                      int64_t cols) {                                                            \
+        const post_job *j = user;                                                                                \
+        const T *ab = j->ab;                                                                                     \
+        T *c = cv, l = (T)j->lo, h = (T)j->hi;                                                                   \
+        int64_t O = j->post->var->sizes[0];                                                                      \
+        opgen_post_act act = j->act;                                                                             \
+        (void)col;                                                                                               \
+        for (int64_t i = 0; i < rows; i++) {                                                                     \
+            T alpha = ab[j->first + row + i], beta = ab[O + j->first + row + i], *restrict r = c + i * ldc;      \
+            POST_RUN(T, act, l, h, alpha, beta, r, cols, r[k])                                                   \
+        }                                                                                                        \
     }
 /* Per channel, as _native_batch_norm_legit_no_training's kernel: alpha =
  * weight / sqrt(var + eps), beta = bias - mean * alpha, in T. */
-#define POST_PARAMS(NAME, T)                                                                                                     \
-    static void NAME(const opgen_post *p, void *abv) {                                                                           \
-        T *ab = abv;                                                                                                             \
-        int64_t O = p->var->sizes[0];                                                                                            \
-        for (int64_t ch = 0; ch < O; ch++) {                                                                                     \
-            T mean = ((const T *)p->mean->data)[ch * p->mean->strides[0]], var = ((const T *)p->var->data)[ch * p->var->strides[0]]; \
-            T invstd = (T)1 / OPGEN_MATH(T, sqrt)(var + (T)p->eps);                                                              \
-            T alpha = p->weight ? invstd * ((const T *)p->weight->data)[ch * p->weight->strides[0]] : invstd;                     \
-            ab[ch] = alpha, ab[O + ch] = (p->bias ? ((const T *)p->bias->data)[ch * p->bias->strides[0]] : (T)0) - mean * alpha;  \
-        }                                                                                                                        \
+#define POST_PARAMS(NAME, T)                                                                                     \
+    static void NAME(const opgen_post *p, void *abv) {                                                           \
+        T *ab = abv;                                                                                             \
+        int64_t O = p->var->sizes[0];                                                                            \
+        for (int64_t ch = 0; ch < O; ch++) {                                                                     \
+            T mean = ((const T *)p->mean->data)[ch * p->mean->strides[0]],                                       \
+              var = ((const T *)p->var->data)[ch * p->var->strides[0]];                                          \
+            T invstd = (T)1 / OPGEN_MATH(T, sqrt)(var + (T)p->eps);                                              \
+            T alpha = p->weight ? invstd * ((const T *)p->weight->data)[ch * p->weight->strides[0]] : invstd;    \
+            ab[ch] = alpha,                                                                                      \
+            ab[O + ch] = (p->bias ? ((const T *)p->bias->data)[ch * p->bias->strides[0]] : (T)0) - mean * alpha; \
+        }                                                                                                        \
     }
 POST_PARAMS(post_params_f32, float)
 POST_PARAMS(post_params_f64, double)
@@ -183,71 +201,74 @@ static void tap_columns(const conv_geom *g, int64_t kx, int64_t *lo, int64_t *hi
  * overrun overwritten by the next; no per-value loops, no calls, for a 7- or
  * 14-wide plane as for a 112-wide one. */
 #define FILL_CHUNK 16
-#define ZERO_CHUNKS(D, N)                                                                                                        \
-    for (int64_t q = 0; q < (N); q += FILL_CHUNK)                                                                                \
+#define ZERO_CHUNKS(D, N)                         \
+    for (int64_t q = 0; q < (N); q += FILL_CHUNK) \
         for (int k = 0; k < FILL_CHUNK; k++) (D)[q + k] = 0;
-#define FILL_STRIDE1(NAME, T)                                                                                                    \
-    OPGEN_DISPATCHED static void NAME(const conv_geom *g, const T *restrict x, int64_t hs, T *restrict dst) {                    \
-        int64_t W = g->W, Wq = phase_width(g), p1 = g->p[1], whole = (W + FILL_CHUNK - 1) / FILL_CHUNK * FILL_CHUNK;             \
-        ZERO_CHUNKS(dst, g->p[0] * Wq + p1) /* the top rows and the first row's left */                                          \
-        for (int64_t iy = 0; iy < g->H; iy++) {                                                                                  \
-            T *restrict d = dst + (g->p[0] + iy) * Wq + p1;                                                                      \
-            const T *restrict s = x + iy * hs;                                                                                   \
-            for (int64_t q = 0; q < whole; q += FILL_CHUNK)                                                                      \
-                for (int k = 0; k < FILL_CHUNK; k++) d[q + k] = s[q + k];                                                        \
-            ZERO_CHUNKS(d + W, Wq - W) /* the right and the next row's left */                                                   \
-        }                                                                                                                        \
-        int64_t done = (g->p[0] + g->H) * Wq + p1;                                                                               \
-        ZERO_CHUNKS(dst + done, planes_size(g) - done) /* the bottom rows */                                                     \
+#define FILL_STRIDE1(NAME, T)                                                                                        \
+    OPGEN_DISPATCHED static void NAME(const conv_geom *g, const T *restrict x, int64_t hs, T *restrict dst) {        \
+        int64_t W = g->W, Wq = phase_width(g), p1 = g->p[1], whole = (W + FILL_CHUNK - 1) / FILL_CHUNK * FILL_CHUNK; \
+        ZERO_CHUNKS(dst, g->p[0] * Wq + p1) /* the top rows and the first row's left */                              \
+        for (int64_t iy = 0; iy < g->H; iy++) {                                                                      \
+            T *restrict d = dst + (g->p[0] + iy) * Wq + p1;                                                          \
+            const T *restrict s = x + iy * hs;                                                                       \
+            for (int64_t q = 0; q < whole; q += FILL_CHUNK)                                                          \
+                for (int k = 0; k < FILL_CHUNK; k++) d[q + k] = s[q + k];                                            \
+            ZERO_CHUNKS(d + W, Wq - W) /* the right and the next row's left */                                       \
+        }                                                                                                            \
+        int64_t done = (g->p[0] + g->H) * Wq + p1;                                                                   \
+        ZERO_CHUNKS(dst + done, planes_size(g) - done) /* the bottom rows */                                         \
     }
 FILL_STRIDE1(fill_stride1_f32, float)
 FILL_STRIDE1(fill_stride1_f64, double)
 /* Stride 2 so: the four phase planes row by row, a row's values (every other
  * input value from its phase on) in whole chunks, zeros in whole chunks around
  * them, each chunk's overrun overwritten by what follows. */
-#define FILL_STRIDE2(NAME, T)                                                                                                    \
-    OPGEN_DISPATCHED static void NAME(const conv_geom *g, const T *restrict x, int64_t hs, T *restrict dst) {                    \
-        int64_t Hq = phase_height(g), Wq = phase_width(g), p0 = g->p[0], p1 = g->p[1];                                           \
-        for (int64_t py = 0; py < 2; py++)                                                                                       \
-            for (int64_t px = 0; px < 2; px++) {                                                                                 \
-                /* the plane's columns inside the input: [lo, hi) */                                                             \
-                int64_t lo = px >= p1 ? 0 : (p1 - px + 1) / 2, hi = g->W + p1 - px <= 0 ? 0 : (g->W + p1 - px + 1) / 2;          \
-                hi = hi > Wq ? Wq : hi, lo = lo > hi ? hi : lo;                                                                  \
-                for (int64_t r = 0; r < Hq; r++) {                                                                               \
-                    T *restrict d = dst + ((py * 2 + px) * Hq + r) * Wq;                                                         \
-                    int64_t iy = 2 * r + py - p0;                                                                                \
-                    if (iy < 0 || iy >= g->H) {                                                                                  \
-                        ZERO_CHUNKS(d, Wq)                                                                                       \
-                        continue;                                                                                                \
-                    }                                                                                                            \
-                    const T *restrict s = x + iy * hs + px - p1;                                                                 \
-                    ZERO_CHUNKS(d, lo)                                                                                           \
-                    for (int64_t q = lo; q < hi; q += FILL_CHUNK)                                                                \
-                        for (int k = 0; k < FILL_CHUNK; k++) d[q + k] = s[2 * (q + k)];                                          \
-                    ZERO_CHUNKS(d + hi, Wq - hi)                                                                                 \
-                }                                                                                                                \
-            }                                                                                                                    \
+#define FILL_STRIDE2(NAME, T)                                                                                 \
+    OPGEN_DISPATCHED static void NAME(const conv_geom *g, const T *restrict x, int64_t hs, T *restrict dst) { \
+        int64_t Hq = phase_height(g), Wq = phase_width(g), p0 = g->p[0], p1 = g->p[1];                        \
+        for (int64_t py = 0; py < 2; py++)                                                                    \
+            for (int64_t px = 0; px < 2; px++) {                                                              \
+                /* the plane's columns inside the input: [lo, hi) */                                          \
+                int64_t lo = px >= p1 ? 0 : (p1 - px + 1) / 2,                                                \
+                        hi = g->W + p1 - px <= 0 ? 0 : (g->W + p1 - px + 1) / 2;                              \
+                hi = hi > Wq ? Wq : hi, lo = lo > hi ? hi : lo;                                               \
+                for (int64_t r = 0; r < Hq; r++) {                                                            \
+                    T *restrict d = dst + ((py * 2 + px) * Hq + r) * Wq;                                      \
+                    int64_t iy = 2 * r + py - p0;                                                             \
+                    if (iy < 0 || iy >= g->H) {                                                               \
+                        ZERO_CHUNKS(d, Wq)                                                                    \
+                        continue;                                                                             \
+                    }                                                                                         \
+                    const T *restrict s = x + iy * hs + px - p1;                                              \
+                    ZERO_CHUNKS(d, lo)                                                                        \
+                    for (int64_t q = lo; q < hi; q += FILL_CHUNK)                                             \
+                        for (int k = 0; k < FILL_CHUNK; k++) d[q + k] = s[2 * (q + k)];                       \
+                    ZERO_CHUNKS(d + hi, Wq - hi)                                                              \
+                }                                                                                             \
+            }                                                                                                 \
     }
 FILL_STRIDE2(fill_stride2_f32, float)
 FILL_STRIDE2(fill_stride2_f64, double)
 /* end: where x's readable values end, for the whole chunks of FILL_STRIDE1 and
  * FILL_STRIDE2 (then dst has FILL_CHUNK values of slack past the planes), or
  * NULL: value by value (OPGEN_FILL_PHASES). */
-#define FILL_PHASES(NAME, T, STRIDE1, STRIDE2)                                                                                   \
-    OPGEN_SPECIALIZED void NAME(const conv_geom *g, const T *x, int64_t hs, int64_t ws, T *dst, const T *end) {                  \
-        int64_t Hq = phase_height(g), Wq = phase_width(g);                                                                       \
-        if (OPGEN_SPEED_PATHS && end && g->s[0] == 1 && g->s[1] == 1 && ws == 1 && Wq - g->W <= FILL_CHUNK &&                       \
-            x + (g->H - 1) * hs + (g->W + FILL_CHUNK - 1) / FILL_CHUNK * FILL_CHUNK <= end) {                                    \
-            STRIDE1(g, x, hs, dst);                                                                                              \
-            return;                                                                                                              \
-        }                                                                                                                        \
-        /* a row's last chunk reads at most 2 * (Wq + FILL_CHUNK) values on from its start */                                    \
-        if (OPGEN_SPEED_PATHS && end && g->s[0] == 2 && g->s[1] == 2 && ws == 1 && x + (g->H - 1) * hs + 2 * (Wq + FILL_CHUNK) <= end) { \
-            STRIDE2(g, x, hs, dst);                                                                                              \
-            return;                                                                                                              \
-        }                                                                                                                        \
-        OPGEN_FILL_PHASES(T, x, hs, ws, g->H, g->W, g->s[0], g->s[1], g->p[0], g->p[1], Hq, Wq, (T)0, dst)                       \
-        for (int64_t q = g->s[0] * g->s[1] * Hq * Wq; q < planes_size(g); q++) dst[q] = 0; /* the last row's shared padding */   \
+#define FILL_PHASES(NAME, T, STRIDE1, STRIDE2)                                                                  \
+    OPGEN_SPECIALIZED void NAME(const conv_geom *g, const T *x, int64_t hs, int64_t ws, T *dst, const T *end) { \
+        int64_t Hq = phase_height(g), Wq = phase_width(g);                                                      \
+        if (OPGEN_SPEED_PATHS && end && g->s[0] == 1 && g->s[1] == 1 && ws == 1 && Wq - g->W <= FILL_CHUNK &&   \
+            x + (g->H - 1) * hs + (g->W + FILL_CHUNK - 1) / FILL_CHUNK * FILL_CHUNK <= end) {                   \
+            STRIDE1(g, x, hs, dst);                                                                             \
+            return;                                                                                             \
+        }                                                                                                       \
+        /* a row's last chunk reads at most 2 * (Wq + FILL_CHUNK) values on from its start */                   \
+        if (OPGEN_SPEED_PATHS && end && g->s[0] == 2 && g->s[1] == 2 && ws == 1 &&                              \
+            x + (g->H - 1) * hs + 2 * (Wq + FILL_CHUNK) <= end) {                                               \
+            STRIDE2(g, x, hs, dst);                                                                             \
+            return;                                                                                             \
+        }                                                                                                       \
+        OPGEN_FILL_PHASES(T, x, hs, ws, g->H, g->W, g->s[0], g->s[1], g->p[0], g->p[1], Hq, Wq, (T)0, dst)      \
+        for (int64_t q = g->s[0] * g->s[1] * Hq * Wq; q < planes_size(g); q++)                                  \
+            dst[q] = 0; /* the last row's shared padding */                                                     \
     }
 FILL_PHASES(fill_phases_f32, float, fill_stride1_f32, fill_stride2_f32)
 FILL_PHASES(fill_phases_f64, double, fill_stride1_f64, fill_stride2_f64)
@@ -283,7 +304,9 @@ typedef struct dw_job {
 
 /* A part's buffers: the phase planes of one channel, FILL_CHUNK values of
  * slack (the fill's last chunk, a 3x3 row's last reads), and its wide output. */
-static size_t dw_part_bytes(const conv_geom *g, size_t es) { return ((size_t)(planes_size(g) + FILL_CHUNK + wide_length(g)) * es + 63) & ~(size_t)63; }
+static size_t dw_part_bytes(const conv_geom *g, size_t es) {
+    return ((size_t)(planes_size(g) + FILL_CHUNK + wide_length(g)) * es + 63) & ~(size_t)63;
+}
 
 /* A 3x3 depthwise plane from its phase planes ph (tap k at ph + off[k], rows Wq
  * apart): output row by output row, VL values at a time (a constant: whole
@@ -291,37 +314,43 @@ static size_t dw_part_bytes(const conv_geom *g, size_t es) { return ((size_t)(pl
  * bias b0, then the fused batch norm and activation (pj, channel oc), stored
  * straight into y. A row's last chunk runs on into the next row, which
  * overwrites it; one that would pass the plane's end is stored in part. */
-#define DW3X3_SUM (b0 + w0 * p0[q + k] + w1 * p1[q + k] + w2 * p2[q + k] + w3 * p3[q + k] + w4 * p4[q + k] + w5 * p5[q + k] + w6 * p6[q + k] + w7 * p7[q + k] + w8 * p8[q + k])
-#define DW3X3_STORE(T, DST, VL)                                                                                                  \
-    if (!pj)                                                                                                                     \
-        for (int64_t k = 0; k < (VL); k++) (DST)[k] = DW3X3_SUM;                                                                 \
-    else                                                                                                                         \
+#define DW3X3_SUM                                                                                               \
+    (b0 + w0 * p0[q + k] + w1 * p1[q + k] + w2 * p2[q + k] + w3 * p3[q + k] + w4 * p4[q + k] + w5 * p5[q + k] + \
+     w6 * p6[q + k] + w7 * p7[q + k] + w8 * p8[q + k])
+#define DW3X3_STORE(T, DST, VL)                                  \
+    if (!pj)                                                     \
+        for (int64_t k = 0; k < (VL); k++) (DST)[k] = DW3X3_SUM; \
+    else                                                         \
         POST_RUN(T, act, lo, hi, al, be, DST, (VL), DW3X3_SUM)
-#define DW3X3_ROWS(T, VL)                                                                                                        \
-    for (int64_t oy = 0; oy < OH; oy++)                                                                                          \
-        for (int64_t ox = 0; ox < OW; ox += (VL)) {                                                                              \
-            int64_t q = oy * Wq + ox, left = hw - (oy * OW + ox);                                                                \
-            T *yo = y + oy * OW + ox, v[VL]; /* v: the compiler sees it alias none of the planes */                              \
-            DW3X3_STORE(T, v, VL)                                                                                                \
-            if (left >= (VL))                                                                                                    \
-                for (int k = 0; k < (VL); k++) yo[k] = v[k];                                                                     \
-            else                                                                                                                 \
-                for (int64_t k = 0; k < left; k++) yo[k] = v[k];                                                                 \
+#define DW3X3_ROWS(T, VL)                                                                           \
+    for (int64_t oy = 0; oy < OH; oy++)                                                             \
+        for (int64_t ox = 0; ox < OW; ox += (VL)) {                                                 \
+            int64_t q = oy * Wq + ox, left = hw - (oy * OW + ox);                                   \
+            T *yo = y + oy * OW + ox, v[VL]; /* v: the compiler sees it alias none of the planes */ \
+            DW3X3_STORE(T, v, VL)                                                                   \
+            if (left >= (VL))                                                                       \
+                for (int k = 0; k < (VL); k++) yo[k] = v[k];                                        \
+            else                                                                                    \
+                for (int64_t k = 0; k < left; k++) yo[k] = v[k];                                    \
         }
-#define DW3X3_PLANE(NAME, T)                                                                                                     \
-    OPGEN_DISPATCHED static void NAME(const T *ph, const int64_t *off, int64_t Wq, const T *wt, T b0, const post_job *pj, int64_t oc, T *y, int64_t OH, int64_t OW) { \
-        const T *restrict p0 = ph + off[0], *restrict p1 = ph + off[1], *restrict p2 = ph + off[2], *restrict p3 = ph + off[3];  \
-        const T *restrict p4 = ph + off[4], *restrict p5 = ph + off[5], *restrict p6 = ph + off[6], *restrict p7 = ph + off[7];  \
-        const T *restrict p8 = ph + off[8];                                                                                      \
-        T w0 = wt[0], w1 = wt[1], w2 = wt[2], w3 = wt[3], w4 = wt[4], w5 = wt[5], w6 = wt[6], w7 = wt[7], w8 = wt[8];            \
-        opgen_post_act act = pj ? pj->act : OPGEN_POST_NONE;                                                                     \
-        T lo = pj ? (T)pj->lo : 0, hi = pj ? (T)pj->hi : 0;                                                                      \
-        T al = pj ? ((const T *)pj->ab)[pj->first + oc] : (T)1, be = pj ? ((const T *)pj->ab)[pj->post->var->sizes[0] + pj->first + oc] : (T)0; \
-        int64_t hw = OH * OW;                                                                                                    \
-        if (OW <= 8 || !OPGEN_SPEED_PATHS) /* a build for size: one width */                                                       \
-            DW3X3_ROWS(T, 8)                                                                                                     \
-        else                                                                                                                     \
-            DW3X3_ROWS(T, 16)                                                                                                    \
+#define DW3X3_PLANE(NAME, T)                                                                                          \
+    OPGEN_DISPATCHED static void NAME(const T *ph, const int64_t *off, int64_t Wq, const T *wt, T b0,                 \
+                                      const post_job *pj, int64_t oc, T *y, int64_t OH, int64_t OW) {                 \
+        const T *restrict p0 = ph + off[0], *restrict p1 = ph + off[1], *restrict p2 = ph + off[2],                   \
+                          *restrict p3 = ph + off[3];                                                                 \
+        const T *restrict p4 = ph + off[4], *restrict p5 = ph + off[5], *restrict p6 = ph + off[6],                   \
+                          *restrict p7 = ph + off[7];                                                                 \
+        const T *restrict p8 = ph + off[8];                                                                           \
+        T w0 = wt[0], w1 = wt[1], w2 = wt[2], w3 = wt[3], w4 = wt[4], w5 = wt[5], w6 = wt[6], w7 = wt[7], w8 = wt[8]; \
+        opgen_post_act act = pj ? pj->act : OPGEN_POST_NONE;                                                          \
+        T lo = pj ? (T)pj->lo : 0, hi = pj ? (T)pj->hi : 0;                                                           \
+        T al = pj ? ((const T *)pj->ab)[pj->first + oc] : (T)1,                                                       \
+          be = pj ? ((const T *)pj->ab)[pj->post->var->sizes[0] + pj->first + oc] : (T)0;                             \
+        int64_t hw = OH * OW;                                                                                         \
+        if (OW <= 8 || !OPGEN_SPEED_PATHS) /* a build for size: one width */                                          \
+            DW3X3_ROWS(T, 8)                                                                                          \
+        else                                                                                                          \
+            DW3X3_ROWS(T, 16)                                                                                         \
     }
 DW3X3_PLANE(dw3x3_plane_f32, float)
 DW3X3_PLANE(dw3x3_plane_f64, double)
@@ -338,14 +367,17 @@ DW3X3_PLANE(dw3x3_plane_f64, double)
 
 /* f64: the caller's element type, a constant where it is inlined, so that a build
  * whose kernel keeps Float only links no Double loops (and the same below). */
-OPGEN_SPECIALIZED void depthwise(opgen_ctx *ctx, bool f64, const conv_geom *g, const opgen_tensor *input, const opgen_tensor *weight, const opgen_tensor *bias, const post_job *post, void *scratch,
-                                 opgen_tensor *out) {
+OPGEN_SPECIALIZED void depthwise(opgen_ctx *ctx, bool f64, const conv_geom *g, const opgen_tensor *input,
+                                 const opgen_tensor *weight, const opgen_tensor *bias, const post_job *post,
+                                 void *scratch, opgen_tensor *out) {
     size_t es = (size_t)opgen_dtype_size(input->dtype);
     const char *end = (const char *)input->data + es; /* past the input's last value (strides are not negative) */
-    for (int d = 0; d < input->dim; d++) end += input->sizes[d] ? (size_t)((input->sizes[d] - 1) * input->strides[d]) * es : 0;
+    for (int d = 0; d < input->dim; d++)
+        end += input->sizes[d] ? (size_t)((input->sizes[d] - 1) * input->strides[d]) * es : 0;
     dw_job j = {g, input, weight, bias, end, out, g->N * g->O, 1, post, scratch, dw_part_bytes(g, es)};
     /* threads past ~32K multiply-adds a part; each part a run of whole planes */
-    j.parts = opgen_parallel_parts_for(ctx->par, (double)g->N * (double)g->O * (double)(g->OH * g->OW * g->KH * g->KW), 65536.0);
+    j.parts = opgen_parallel_parts_for(ctx->par, (double)g->N * (double)g->O * (double)(g->OH * g->OW * g->KH * g->KW),
+                                       65536.0);
     if (j.parts > j.planes) j.parts = (int)j.planes;
     opgen_parallel_for(ctx->par, j.parts, f64 ? depthwise_f64 : depthwise_f32, &j);
 }
@@ -358,8 +390,8 @@ OPGEN_SPECIALIZED void depthwise(opgen_ctx *ctx, bool f64, const conv_geom *g, c
  * output rows or the padding goes run by run, the columns outside zeros. */
 typedef struct im2col_src {
     const conv_geom *g;
-    const void *x;      /* the group's first input channel of the image */
-    int64_t cs, hs, ws; /* the input's channel, row and column strides */
+    const void *x;          /* the group's first input channel of the image */
+    int64_t cs, hs, ws;     /* the input's channel, row and column strides */
     int64_t lo[16], hi[16]; /* the first 16 taps' column ranges (tap_columns) */
 } im2col_src;
 #define NAME im2col_panel_f32
@@ -400,59 +432,30 @@ typedef struct shifted_job {
     const void *w;  /* the group's weight, rows rsw apart */
     int64_t rsw;
 } shifted_job;
-#define SHIFTED_PARTS(FILL, COMPACT, PHASES, T)                                                                                   \
-    OPGEN_DISPATCHED static void FILL(void *arg, int part) {                                                                                    \
-        const shifted_job *j = arg;                                                                                              \
-        const conv_geom *g = j->g;                                                                                               \
-        int64_t planes = planes_size(g);                                                                                         \
-        for (int64_t c = g->Cg * part / j->parts; c < g->Cg * (part + 1) / j->parts; c++)                                        \
-            PHASES(g, (const T *)j->x + c * j->input->strides[1], j->input->strides[2], j->input->strides[3], (T *)j->bf->xpad + c * planes, NULL); \
-    }                                                                                                                            \
-    /* Columns j0 .. j0+nc of the wide output (a chunk, rows nc long in the buffer)  \
-     * into the result, with the bias and the fused batch norm and activation (as    \
-     * opgen_post's kernels compute them: (c + bias) * alpha + beta, then the        \
-     * activation), channels split across threads */                                  \
-    OPGEN_DISPATCHED static void COMPACT(void *arg, int part) {                                                                  \
-        const shifted_job *j = arg;                                                                                              \
-        const conv_geom *g = j->g;                                                                                               \
-        int64_t og = g->O / g->groups, hw = g->OH * g->OW, Wq = phase_width(g), j0 = j->j0, nc = j->nc;                          \
-        const post_job *pj = j->pj;                                                                                              \
-        int64_t O = pj ? pj->post->var->sizes[0] : 0;                                                                            \
-        opgen_post_act act = pj ? pj->act : OPGEN_POST_NONE;                                                                     \
-        T lo = pj ? (T)pj->lo : 0, hi = pj ? (T)pj->hi : 0;                                                                      \
-        for (int64_t o = og * part / j->parts; o < og * (part + 1) / j->parts; o++) {                                            \
-            T b = j->bias ? ((const T *)j->bias)[o * j->bstride] : (T)0;                                                         \
-            T al = pj ? ((const T *)pj->ab)[pj->first + o] : (T)1, be = pj ? ((const T *)pj->ab)[O + pj->first + o] : (T)0;       \
-            for (int64_t q = j0; q < j0 + nc;) { /* a wide row's part: columns ox .. ox + n */                                  \
-                int64_t oy = q / Wq, ox = q % Wq, n = Wq - ox < j0 + nc - q ? Wq - ox : j0 + nc - q;                              \
-                int64_t valid = ox >= g->OW ? 0 : g->OW - ox < n ? g->OW - ox : n;                                               \
-                const T *restrict src = (const T *)j->wide + o * nc + (q - j0);                                                  \
-                T *restrict dst = (T *)j->y + o * hw + oy * g->OW + ox;                                                          \
-                if (j->res) { /* dst may be the residual itself: no restrict */                                                  \
-                    T *d = (T *)j->y + o * hw + oy * g->OW + ox;                                                                 \
-                    const T *r = (const T *)j->res + o * hw + oy * g->OW + ox;                                                   \
-                    POST_RUN_RESIDUAL(T, act, lo, hi, al, be, d, valid, src[k] + b, r, pj->post->residual_first)                 \
-                } else if (!pj)                                                                                                  \
-                    for (int64_t k = 0; k < valid; k++) dst[k] = src[k] + b;                                                     \
-                else                                                                                                             \
-                    POST_RUN(T, act, lo, hi, al, be, dst, valid, src[k] + b)                                                     \
-                q += n;                                                                                                          \
-            }                                                                                                                    \
-        }                                                                                                                        \
-    }
-SHIFTED_PARTS(shifted_fill_f32, shifted_compact_f32, fill_phases_f32, float)
-SHIFTED_PARTS(shifted_fill_f64, shifted_compact_f64, fill_phases_f64, double)
+#define FILL shifted_fill_f32
+#define COMPACT shifted_compact_f32
+#define PHASES fill_phases_f32
+#define T float
+#include "conv_shifted.inc"
+#define FILL shifted_fill_f64
+#define COMPACT shifted_compact_f64
+#define PHASES fill_phases_f64
+#define T double
+#include "conv_shifted.inc"
 /* Columns lo .. hi of the wide output, chunk by chunk: the GEMM into j->wide (gs
  * its scratch), then the compaction, each split over par's threads (NULL: one). */
-OPGEN_SPECIALIZED void shifted_chunks(const opgen_parallel *par, bool f64, shifted_job *j, int64_t lo, int64_t hi, void *gs) {
+OPGEN_SPECIALIZED void shifted_chunks(const opgen_parallel *par, bool f64, shifted_job *j, int64_t lo, int64_t hi,
+                                      void *gs) {
     const conv_geom *g = j->g;
     int64_t og = g->O / g->groups, ck = g->Cg * g->KH * g->KW, chunk = wide_chunk(g);
     for (j->j0 = lo; j->j0 < hi; j->j0 += chunk) {
         j->nc = hi - j->j0 < chunk ? hi - j->j0 : chunk;
         if (f64)
-            opgen_gemm_f64_rows(par, og, j->nc, ck, 1, j->w, j->rsw, 1, (const double *)j->bf->xpad + j->j0, j->bf->brow, 0, j->wide, j->nc, gs, NULL);
+            opgen_gemm_f64_rows(par, og, j->nc, ck, 1, j->w, j->rsw, 1, (const double *)j->bf->xpad + j->j0,
+                                j->bf->brow, 0, j->wide, j->nc, gs, NULL);
         else
-            opgen_gemm_f32_rows(par, og, j->nc, ck, 1, j->w, j->rsw, 1, (const float *)j->bf->xpad + j->j0, j->bf->brow, 0, j->wide, j->nc, gs, NULL);
+            opgen_gemm_f32_rows(par, og, j->nc, ck, 1, j->w, j->rsw, 1, (const float *)j->bf->xpad + j->j0, j->bf->brow,
+                                0, j->wide, j->nc, gs, NULL);
         j->parts = opgen_parallel_parts_for(par, (double)(og * j->nc), 65536.0);
         opgen_parallel_for(par, j->parts, f64 ? shifted_compact_f64 : shifted_compact_f32, j);
     }
@@ -460,31 +463,38 @@ OPGEN_SPECIALIZED void shifted_chunks(const opgen_parallel *par, bool f64, shift
 /* Where part `part` of `parts` ranges of the wide output starts: a multiple of 32
  * columns (whole tiles), so the GEMM computes each column as it would on one
  * thread (only the wide output's own last column may be one alone: a dot product). */
-static int64_t range_edge(int64_t wide, int part, int parts) { return part == parts ? wide : (wide * part / parts) & ~(int64_t)31; }
+static int64_t range_edge(int64_t wide, int part, int parts) {
+    return part == parts ? wide : (wide * part / parts) & ~(int64_t)31;
+}
 /* With threads and a wide output of several chunks: each part takes a range of
  * its columns, GEMM and compaction alike, in its own buffers, so a chunk is
  * compacted by the core that computed it, while in its L2 (the same values: the
  * GEMM's sums do not depend on the columns it is given). */
-#define SHIFTED_RANGE(NAME, F64)                                                                                                 \
-    static void NAME(void *arg, int part) {                                                                                      \
-        shifted_job jj = *(const shifted_job *)arg;                                                                              \
-        int64_t wide = wide_length(jj.g);                                                                                        \
-        jj.wide = (char *)jj.bf->wide + (size_t)part * jj.bf->wide_bytes;                                                        \
-        shifted_chunks(NULL, F64, &jj, range_edge(wide, part, jj.parts), range_edge(wide, part + 1, jj.parts), (char *)jj.bf->gemm + (size_t)part * jj.bf->gemm_bytes); \
+#define SHIFTED_RANGE(NAME, F64)                                                                               \
+    static void NAME(void *arg, int part) {                                                                    \
+        shifted_job jj = *(const shifted_job *)arg;                                                            \
+        int64_t wide = wide_length(jj.g);                                                                      \
+        jj.wide = (char *)jj.bf->wide + (size_t)part * jj.bf->wide_bytes;                                      \
+        shifted_chunks(NULL, F64, &jj, range_edge(wide, part, jj.parts), range_edge(wide, part + 1, jj.parts), \
+                       (char *)jj.bf->gemm + (size_t)part * jj.bf->gemm_bytes);                                \
     }
 SHIFTED_RANGE(shifted_range_f32, false)
 SHIFTED_RANGE(shifted_range_f64, true)
 /* Whether the parts take ranges of the wide output (SHIFTED_RANGE): at least 256
  * columns each (eight tiles), so the ranges' ragged ends cost little; else the
  * GEMM splits each chunk and the compaction its channels. */
-static bool shifted_ranges(const conv_geom *g, int parts) { return parts > 1 && wide_length(g) >= 256 * (int64_t)parts; }
+static bool shifted_ranges(const conv_geom *g, int parts) {
+    return parts > 1 && wide_length(g) >= 256 * (int64_t)parts;
+}
 
-OPGEN_SPECIALIZED void conv_shifted(opgen_ctx *ctx, bool f64, const conv_geom *g, const opgen_tensor *input, const void *x, const void *w, int64_t rsw, const void *bias, int64_t bstride,
-                         const shifted_bufs *bf, const post_job *pj, void *y, const void *res) {
+OPGEN_SPECIALIZED void conv_shifted(opgen_ctx *ctx, bool f64, const conv_geom *g, const opgen_tensor *input,
+                                    const void *x, const void *w, int64_t rsw, const void *bias, int64_t bstride,
+                                    const shifted_bufs *bf, const post_job *pj, void *y, const void *res) {
     shifted_job j = {g, input, x, bias, bstride, bf, pj, y, res, 1, 0, 0, bf->wide, w, rsw};
     j.parts = opgen_parallel_parts_for(ctx->par, (double)(g->Cg * planes_size(g)), 65536.0);
     opgen_parallel_for(ctx->par, j.parts, f64 ? shifted_fill_f64 : shifted_fill_f32, &j);
-    memset((char *)bf->xpad + (size_t)(g->Cg * planes_size(g)) * (f64 ? 8 : 4), 0, OPGEN_GEMM_SLACK * (size_t)(f64 ? 8 : 4)); /* read, never used */
+    memset((char *)bf->xpad + (size_t)(g->Cg * planes_size(g)) * (f64 ? 8 : 4), 0,
+           OPGEN_GEMM_SLACK * (size_t)(f64 ? 8 : 4)); /* read, never used */
     for (int64_t c = 0, q = 0; c < g->Cg; c++)
         for (int64_t ky = 0; ky < g->KH; ky++)
             for (int64_t kx = 0; kx < g->KW; kx++) bf->brow[q++] = c * planes_size(g) + tap_offset(g, ky, kx);
@@ -498,14 +508,14 @@ OPGEN_SPECIALIZED void conv_shifted(opgen_ctx *ctx, bool f64, const conv_geom *g
 
 /* A 1x1's pixels (CONV_1X1_GATHERED): the group's input x at the output's
  * positions, as [Cg, OH*OW] in dst. */
-#define GATHER(NAME, T)                                                                                                          \
-    static void NAME(const conv_geom *g, const T *x, const opgen_tensor *in, void *dst) {                                        \
-        T *restrict d = dst;                                                                                                     \
-        for (int64_t c = 0; c < g->Cg; c++)                                                                                      \
-            for (int64_t oy = 0; oy < g->OH; oy++) {                                                                             \
-                const T *restrict src = x + c * in->strides[1] + oy * g->s[0] * in->strides[2];                                  \
-                for (int64_t ox = 0; ox < g->OW; ox++) *d++ = src[ox * g->s[1] * in->strides[3]];                                \
-            }                                                                                                                    \
+#define GATHER(NAME, T)                                                                           \
+    static void NAME(const conv_geom *g, const T *x, const opgen_tensor *in, void *dst) {         \
+        T *restrict d = dst;                                                                      \
+        for (int64_t c = 0; c < g->Cg; c++)                                                       \
+            for (int64_t oy = 0; oy < g->OH; oy++) {                                              \
+                const T *restrict src = x + c * in->strides[1] + oy * g->s[0] * in->strides[2];   \
+                for (int64_t ox = 0; ox < g->OW; ox++) *d++ = src[ox * g->s[1] * in->strides[3]]; \
+            }                                                                                     \
     }
 GATHER(gather_f32, float)
 GATHER(gather_f64, double)
@@ -520,18 +530,18 @@ typedef struct residual_job {
     int64_t planes, hw;
     int parts;
 } residual_job;
-#define RESIDUAL_PASS(NAME, T)                                                                                                   \
-    OPGEN_DISPATCHED static void NAME(void *arg, int part) {                                                                     \
-        const residual_job *j = arg;                                                                                             \
-        const post_job *pj = j->pj;                                                                                              \
-        T lo = (T)pj->lo, hi = (T)pj->hi;                                                                                        \
-        int64_t p0 = j->planes * part / j->parts, p1 = j->planes * (part + 1) / j->parts;                                        \
-        T *y = (T *)j->y + p0 * j->hw;                                                                                           \
-        const T *r = (const T *)j->res + p0 * j->hw;                                                                             \
-        if (pj->post->residual_first) {                                                                                          \
-            POST_ACT(T, pj->post->act, lo, hi, y, (p1 - p0) * j->hw, r[k] + y[k])                                                \
-        } else                                                                                                                   \
-            POST_ACT(T, pj->post->act, lo, hi, y, (p1 - p0) * j->hw, y[k] + r[k])                                                \
+#define RESIDUAL_PASS(NAME, T)                                                            \
+    OPGEN_DISPATCHED static void NAME(void *arg, int part) {                              \
+        const residual_job *j = arg;                                                      \
+        const post_job *pj = j->pj;                                                       \
+        T lo = (T)pj->lo, hi = (T)pj->hi;                                                 \
+        int64_t p0 = j->planes * part / j->parts, p1 = j->planes * (part + 1) / j->parts; \
+        T *y = (T *)j->y + p0 * j->hw;                                                    \
+        const T *r = (const T *)j->res + p0 * j->hw;                                      \
+        if (pj->post->residual_first) {                                                   \
+            POST_ACT(T, pj->post->act, lo, hi, y, (p1 - p0) * j->hw, r[k] + y[k])         \
+        } else                                                                            \
+            POST_ACT(T, pj->post->act, lo, hi, y, (p1 - p0) * j->hw, y[k] + r[k])         \
     }
 RESIDUAL_PASS(residual_pass_f32, float)
 RESIDUAL_PASS(residual_pass_f64, double)
@@ -545,7 +555,8 @@ static bool same_layout(const opgen_tensor *t, const opgen_tensor *out) {
 }
 
 /* 2-D (out already sized by the caller: [N, O, OH, OW], or a 1-D one's view). */
-static int32_t conv2d(opgen_ctx *ctx, uint32_t mask, const opgen_tensor *input, const opgen_tensor *weight, const opgen_tensor *bias, const conv_geom *gp, opgen_tensor *out) {
+static int32_t conv2d(opgen_ctx *ctx, uint32_t mask, const opgen_tensor *input, const opgen_tensor *weight,
+                      const opgen_tensor *bias, const conv_geom *gp, opgen_tensor *out) {
     conv_geom g = *gp;
     conv_path path = path_of(&g, input);
     int64_t og = g.O / g.groups, ck = g.Cg * g.KH * g.KW, hw = g.OH * g.OW;
@@ -558,22 +569,33 @@ static int32_t conv2d(opgen_ctx *ctx, uint32_t mask, const opgen_tensor *input, 
         sb.wide_bytes = ((size_t)(og * wide_chunk(&g)) * es + 63) & ~(size_t)63;
         sb.gemm_bytes = opgen_gemm_scratch_b_rows(input->dtype, NULL, og, wide_chunk(&g), ck);
         sb.wide = opgen_scratch(ctx, sb.wide_bytes * parts);
-        sb.gemm = opgen_scratch(ctx, ranges ? sb.gemm_bytes * parts : opgen_gemm_scratch_b_rows(input->dtype, ctx->par, og, wide_chunk(&g), ck));
+        sb.gemm =
+            opgen_scratch(ctx, ranges ? sb.gemm_bytes * parts
+                                      : opgen_gemm_scratch_b_rows(input->dtype, ctx->par, og, wide_chunk(&g), ck));
         sb.brow = opgen_scratch(ctx, sizeof(int64_t) * (size_t)ck);
     }
-    void *dws = path == CONV_DEPTHWISE ? opgen_scratch(ctx, dw_part_bytes(&g, es) * (size_t)opgen_parallel_parts(ctx->par) + 64) : NULL;
-    void *gs = path == CONV_DEPTHWISE ? NULL : path == CONV_SHIFTED ? sb.gemm : opgen_scratch(ctx, opgen_gemm_scratch_b_rows(input->dtype, ctx->par, og, hw, ck));
+    void *dws = path == CONV_DEPTHWISE
+                    ? opgen_scratch(ctx, dw_part_bytes(&g, es) * (size_t)opgen_parallel_parts(ctx->par) + 64)
+                    : NULL;
+    void *gs = path == CONV_DEPTHWISE ? NULL
+               : path == CONV_SHIFTED
+                   ? sb.gemm
+                   : opgen_scratch(ctx, opgen_gemm_scratch_b_rows(input->dtype, ctx->par, og, hw, ck));
     void *gathered = path == CONV_1X1_GATHERED ? opgen_scratch(ctx, (size_t)(g.Cg * hw) * es) : NULL;
     /* the GEMM reads each group's weight as a matrix [og, Cg*KH*KW]: a weight laid
      * out otherwise is copied so first */
-    bool flat = weight->strides[3] == 1 && weight->strides[2] == g.KW && weight->strides[1] == g.KH * g.KW && weight->strides[0] == ck;
+    bool flat = weight->strides[3] == 1 && weight->strides[2] == g.KW && weight->strides[1] == g.KH * g.KW &&
+                weight->strides[0] == ck;
     opgen_tensor wc = *weight;
     if (!flat) {
         if (opgen_tensor_shape(&wc, weight->dtype, 4, weight->sizes, ctx->err)) return ctx->err->code;
         wc.data = opgen_scratch(ctx, opgen_nbytes(&wc));
     }
     if (ctx->meta) return OPGEN_OK;
-    if ((path != CONV_DEPTHWISE && !gs) || (path == CONV_DEPTHWISE && !dws) || (path == CONV_1X1_GATHERED && !gathered) || !wc.data || (path == CONV_SHIFTED && (!sb.xpad || !sb.wide || !sb.brow))) return OPGEN_FAIL(ctx, OPGEN_E_NO_MEMORY, "%s: out of memory", ctx->op);
+    if ((path != CONV_DEPTHWISE && !gs) || (path == CONV_DEPTHWISE && !dws) ||
+        (path == CONV_1X1_GATHERED && !gathered) || !wc.data ||
+        (path == CONV_SHIFTED && (!sb.xpad || !sb.wide || !sb.brow)))
+        return OPGEN_FAIL(ctx, OPGEN_E_NO_MEMORY, "%s: out of memory", ctx->op);
     if (!flat && opgen_copy(ctx, &wc, weight)) return ctx->err->code;
     weight = &wc;
     /* a fused batch norm and activation (opgen_post): its per-channel factors once */
@@ -583,7 +605,8 @@ static int32_t conv2d(opgen_ctx *ctx, uint32_t mask, const opgen_tensor *input, 
      * (but for being the result itself, on the path that reads each value just
      * before it writes it) */
     if (post && post->residual &&
-        (!same_layout(post->residual, out) || (opgen_tensors_overlap(post->residual, out) && (path != CONV_SHIFTED || post->residual->data != out->data))))
+        (!same_layout(post->residual, out) ||
+         (opgen_tensors_overlap(post->residual, out) && (path != CONV_SHIFTED || post->residual->data != out->data))))
         post = NULL;
     /* a residual is added in the shifted path's compaction, else after the path
      * (which then applies the batch norm alone) */
@@ -600,52 +623,72 @@ static int32_t conv2d(opgen_ctx *ctx, uint32_t mask, const opgen_tensor *input, 
         {
             if (path == CONV_DEPTHWISE) {
                 depthwise(ctx, _Generic((T)0, double: true, default: false), &g, input, weight, bias, post ? &pj0 : NULL, (void *)(((uintptr_t)dws + 63) & ~(uintptr_t)63), out);
-            } else {
-                for (int64_t n = 0; n < g.N; n++)
-                    for (int64_t gi = 0; gi < g.groups; gi++) {
-                        const T *x = (const T *)input->data + n * input->strides[0] + gi * g.Cg * input->strides[1];
-                        T *y = (T *)out->data + (n * g.O + gi * og) * hw;
-                        post_job pj = pj0;
-                        pj.first = gi * og;
-                        if (path == CONV_SHIFTED) {
-                            conv_shifted(ctx, _Generic((T)0, double: true, default: false), &g, input, x, (const T *)weight->data + gi * og * weight->strides[0], weight->strides[0], bias ? (const T *)bias->data + gi * og * bias->strides[0] : NULL,
-                                         bias ? bias->strides[0] : 0, &sb, post ? &pj : NULL, y, res ? (const T *)res + (n * g.O + gi * og) * hw : NULL);
-                            continue;
-                        }
-                        for (int64_t o = 0; bias && o < og; o++) /* the bias first; the product adds to it */
-                            for (int64_t i = 0; i < hw; i++) y[o * hw + i] = ((const T *)bias->data)[(gi * og + o) * bias->strides[0]];
-                        /* the weight of the group as a matrix [og, Cg*KH*KW]: rows weight->strides[0] apart */
-                        const T *w = (const T *)weight->data + gi * og * weight->strides[0];
-                        /* whole tiles take the batch norm and activation in registers, the rest post_f32 */
-                        opgen_gemm_epilogue epi = {_Generic((T)0, float: post_f32, default: post_f64), &pj, NULL, NULL, 0, pj.lo, pj.hi};
-                        if (post) epi.scale = (const T *)pj.ab + pj.first, epi.shift = (const T *)pj.ab + g.O + pj.first, epi.act = (int)pj.act;
-                        const opgen_gemm_epilogue *ep = post ? &epi : NULL;
-                        if (OPGEN_SPEED_PATHS && path == CONV_IM2COL) {
-                            im2col_src src = {&g, x, input->strides[1], input->strides[2], input->strides[3], {0}, {0}};
-                            for (int64_t kx = 0; kx < g.KW && kx < 16; kx++) tap_columns(&g, kx, &src.lo[kx], &src.hi[kx]);
-                            opgen_gemm_bsource bs = {_Generic((T)0, float: im2col_panel_f32, default: im2col_panel_f64), &src};
-                            _Generic((T)0, float: opgen_gemm_f32_from, default: opgen_gemm_f64_from)(ctx->par, og, hw, ck, (T)1, (const void *)w, weight->strides[0], weight->strides[3], &bs,
-                                                                                                    bias ? (T)1 : (T)0, (void *)y, hw, gs, ep);
-                        } else { /* 1x1: the input is B, read in place (or its pixels gathered first) */
-                            const T *xb = x;
-                            int64_t rsx = input->strides[1], csx = input->strides[3];
-                            if (OPGEN_SPEED_PATHS && path == CONV_1X1_GATHERED)
-                                _Generic((T)0, float: gather_f32, default: gather_f64)(&g, x, input, gathered), xb = gathered, rsx = hw, csx = 1;
-                            _Generic((T)0, float: opgen_gemm_f32, default: opgen_gemm_f64)(ctx->par, og, hw, ck, (T)1, (const void *)w, weight->strides[0], weight->strides[3], (const void *)xb,
-                                                                                          rsx, csx, bias ? (T)1 : (T)0, (void *)y, hw, gs, ep);
-                        }
-                    }
+}
+else {
+    for (int64_t n = 0; n < g.N; n++)
+        for (int64_t gi = 0; gi < g.groups; gi++) {
+            const T *x = (const T *)input->data + n * input->strides[0] + gi * g.Cg * input->strides[1];
+            T *y = (T *)out->data + (n * g.O + gi * og) * hw;
+            post_job pj = pj0;
+            pj.first = gi * og;
+            if (path == CONV_SHIFTED) {
+                conv_shifted(ctx,
+                             _Generic((T)0, double
+                                      : true, default
+                                      : false),
+                             &g, input, x, (const T *)weight->data + gi * og * weight->strides[0], weight->strides[0],
+                             bias ? (const T *)bias->data + gi * og * bias->strides[0] : NULL,
+                             bias ? bias->strides[0] : 0, &sb, post ? &pj : NULL, y,
+                             res ? (const T *)res + (n * g.O + gi * og) * hw : NULL);
+                continue;
+            }
+            for (int64_t o = 0; bias && o < og; o++) /* the bias first; the product adds to it */
+                for (int64_t i = 0; i < hw; i++)
+                    y[o * hw + i] = ((const T *)bias->data)[(gi * og + o) * bias->strides[0]];
+            /* the weight of the group as a matrix [og, Cg*KH*KW]: rows weight->strides[0] apart */
+            const T *w = (const T *)weight->data + gi * og * weight->strides[0];
+            /* whole tiles take the batch norm and activation in registers, the rest post_f32 */
+            opgen_gemm_epilogue epi = {
+                _Generic((T)0, float : post_f32, default : post_f64), &pj, NULL, NULL, 0, pj.lo, pj.hi};
+            if (post)
+                epi.scale = (const T *)pj.ab + pj.first, epi.shift = (const T *)pj.ab + g.O + pj.first,
+                epi.act = (int)pj.act;
+            const opgen_gemm_epilogue *ep = post ? &epi : NULL;
+            if (OPGEN_SPEED_PATHS && path == CONV_IM2COL) {
+                im2col_src src = {&g, x, input->strides[1], input->strides[2], input->strides[3], {0}, {0}};
+                for (int64_t kx = 0; kx < g.KW && kx < 16; kx++) tap_columns(&g, kx, &src.lo[kx], &src.hi[kx]);
+                opgen_gemm_bsource bs = {_Generic((T)0, float : im2col_panel_f32, default : im2col_panel_f64), &src};
+                _Generic((T)0, float
+                         : opgen_gemm_f32_from, default
+                         : opgen_gemm_f64_from)(ctx->par, og, hw, ck, (T)1, (const void *)w, weight->strides[0],
+                                                weight->strides[3], &bs, bias ? (T)1 : (T)0, (void *)y, hw, gs, ep);
+            } else { /* 1x1: the input is B, read in place (or its pixels gathered first) */
+                const T *xb = x;
+                int64_t rsx = input->strides[1], csx = input->strides[3];
+                if (OPGEN_SPEED_PATHS && path == CONV_1X1_GATHERED)
+                    _Generic((T)0, float
+                             : gather_f32, default
+                             : gather_f64)(&g, x, input, gathered),
+                        xb = gathered, rsx = hw, csx = 1;
+                _Generic((T)0, float
+                         : opgen_gemm_f32, default
+                         : opgen_gemm_f64)(ctx->par, og, hw, ck, (T)1, (const void *)w, weight->strides[0],
+                                           weight->strides[3], (const void *)xb, rsx, csx, bias ? (T)1 : (T)0,
+                                           (void *)y, hw, gs, ep);
             }
         }
-    })
+}
+}
+})
     if (res && path != CONV_SHIFTED) {
-        residual_job rj = {&pj0, out->data, res, g.N * g.O, hw, 1};
-        rj.parts = opgen_parallel_parts_for(ctx->par, (double)(g.N * g.O * hw), 65536.0);
-        if (rj.parts > g.N * g.O) rj.parts = (int)(g.N * g.O);
-        opgen_parallel_for(ctx->par, rj.parts, OPGEN_HAS(mask, OPGEN_DTYPE_Double) && es == 8 ? residual_pass_f64 : residual_pass_f32, &rj);
-    }
-    if (post) ctx->post->applied = true;
-    return OPGEN_OK;
+    residual_job rj = {&pj0, out->data, res, g.N * g.O, hw, 1};
+    rj.parts = opgen_parallel_parts_for(ctx->par, (double)(g.N * g.O * hw), 65536.0);
+    if (rj.parts > g.N * g.O) rj.parts = (int)(g.N * g.O);
+    opgen_parallel_for(ctx->par, rj.parts,
+                       OPGEN_HAS(mask, OPGEN_DTYPE_Double) && es == 8 ? residual_pass_f64 : residual_pass_f32, &rj);
+}
+if (post) ctx->post->applied = true;
+return OPGEN_OK;
 }
 
 /* ---- any rank, and transposed: direct loops ---- */
@@ -660,44 +703,68 @@ typedef struct conv_nd {
 /* A stride, padding, dilation or output_padding list: one value for every
  * dimension (ATen expands a single one), within range. */
 static int32_t conv_param(opgen_ctx *ctx, opgen_int_list l, const char *what, int nd, int64_t lo, int64_t *v) {
-    if (l.len != 1 && l.len != (size_t)nd) return OPGEN_FAIL(ctx, OPGEN_E_INVALID, "%s: %s must have 1 or %d values, not %zu", ctx->op, what, nd, l.len);
+    if (l.len != 1 && l.len != (size_t)nd)
+        return OPGEN_FAIL(ctx, OPGEN_E_INVALID, "%s: %s must have 1 or %d values, not %zu", ctx->op, what, nd, l.len);
     for (int i = 0; i < 3; i++) v[i] = i < nd ? l.data[l.len == 1 ? 0 : i] : (lo > 0 ? 1 : 0);
     for (int i = 0; i < nd; i++)
-        if (v[i] < lo || v[i] > (1 << 30)) return OPGEN_FAIL(ctx, OPGEN_E_INVALID, "%s: %s value %lld is out of range", ctx->op, what, (long long)v[i]);
+        if (v[i] < lo || v[i] > (1 << 30))
+            return OPGEN_FAIL(ctx, OPGEN_E_INVALID, "%s: %s value %lld is out of range", ctx->op, what,
+                              (long long)v[i]);
     return OPGEN_OK;
 }
 
-static int32_t nd_geometry(opgen_ctx *ctx, const opgen_tensor *input, const opgen_tensor *weight, const opgen_tensor *bias, opgen_int_list stride, opgen_int_list padding,
-                           opgen_int_list dilation, bool transposed, opgen_int_list output_padding, int64_t groups, conv_nd *g) {
+static int32_t nd_geometry(opgen_ctx *ctx, const opgen_tensor *input, const opgen_tensor *weight,
+                           const opgen_tensor *bias, opgen_int_list stride, opgen_int_list padding,
+                           opgen_int_list dilation, bool transposed, opgen_int_list output_padding, int64_t groups,
+                           conv_nd *g) {
     g->nd = input->dim - 2, g->transposed = transposed, g->groups = groups;
-    if (conv_param(ctx, stride, "stride", g->nd, 1, g->s) || conv_param(ctx, padding, "padding", g->nd, 0, g->p) || conv_param(ctx, dilation, "dilation", g->nd, 1, g->d) ||
+    if (conv_param(ctx, stride, "stride", g->nd, 1, g->s) || conv_param(ctx, padding, "padding", g->nd, 0, g->p) ||
+        conv_param(ctx, dilation, "dilation", g->nd, 1, g->d) ||
         conv_param(ctx, output_padding, "output_padding", g->nd, 0, g->op))
         return ctx->err->code;
     g->N = input->sizes[0], g->C = input->sizes[1];
     int64_t outs = transposed ? (groups > 0 ? weight->sizes[1] * groups : 0) : weight->sizes[0];
     if (groups < 1 || g->C % groups || outs % groups)
-        return OPGEN_FAIL(ctx, OPGEN_E_INVALID, "%s: %lld groups do not divide %lld input and %lld output channels", ctx->op, (long long)groups, (long long)g->C, (long long)outs);
+        return OPGEN_FAIL(ctx, OPGEN_E_INVALID, "%s: %lld groups do not divide %lld input and %lld output channels",
+                          ctx->op, (long long)groups, (long long)g->C, (long long)outs);
     if (transposed) { /* weight [C, O / groups, k...] */
-        if (weight->sizes[0] != g->C) return OPGEN_FAIL(ctx, OPGEN_E_SHAPE, "%s: a transposed convolution's weight has %lld input channels, the input %lld", ctx->op, (long long)weight->sizes[0], (long long)g->C);
+        if (weight->sizes[0] != g->C)
+            return OPGEN_FAIL(ctx, OPGEN_E_SHAPE,
+                              "%s: a transposed convolution's weight has %lld input channels, the input %lld", ctx->op,
+                              (long long)weight->sizes[0], (long long)g->C);
         g->Og = weight->sizes[1], g->O = g->Og * groups, g->Cg = g->C / groups;
     } else { /* weight [O, C / groups, k...] */
         g->O = weight->sizes[0], g->Cg = weight->sizes[1], g->Og = g->O / groups;
-        if (g->Cg != g->C / groups) return OPGEN_FAIL(ctx, OPGEN_E_SHAPE, "%s: weight has %lld input channels per group, the input %lld", ctx->op, (long long)g->Cg, (long long)(g->C / groups));
+        if (g->Cg != g->C / groups)
+            return OPGEN_FAIL(ctx, OPGEN_E_SHAPE, "%s: weight has %lld input channels per group, the input %lld",
+                              ctx->op, (long long)g->Cg, (long long)(g->C / groups));
     }
-    if (bias && (bias->dim != 1 || bias->sizes[0] != g->O)) return OPGEN_FAIL(ctx, OPGEN_E_SHAPE, "%s: bias must have %lld elements", ctx->op, (long long)g->O);
-    if (input->dtype != weight->dtype || (bias && bias->dtype != input->dtype)) return OPGEN_FAIL(ctx, OPGEN_E_DTYPE, "%s: input, weight and bias must have one dtype", ctx->op);
+    if (bias && (bias->dim != 1 || bias->sizes[0] != g->O))
+        return OPGEN_FAIL(ctx, OPGEN_E_SHAPE, "%s: bias must have %lld elements", ctx->op, (long long)g->O);
+    if (input->dtype != weight->dtype || (bias && bias->dtype != input->dtype))
+        return OPGEN_FAIL(ctx, OPGEN_E_DTYPE, "%s: input, weight and bias must have one dtype", ctx->op);
     for (int i = 0; i < g->nd; i++) { /* as ATen refuses them */
-        if (weight->sizes[2 + i] < 1) return OPGEN_FAIL(ctx, OPGEN_E_SHAPE, "%s: the kernel is empty in spatial dimension %d", ctx->op, i);
+        if (weight->sizes[2 + i] < 1)
+            return OPGEN_FAIL(ctx, OPGEN_E_SHAPE, "%s: the kernel is empty in spatial dimension %d", ctx->op, i);
         if (input->sizes[2 + i] < 1 && g->N > 0 && g->C > 0)
-            return OPGEN_FAIL(ctx, OPGEN_E_SHAPE, "%s: the input is empty in spatial dimension %d; only an empty batch or channel dimension is supported", ctx->op, i);
+            return OPGEN_FAIL(
+                ctx, OPGEN_E_SHAPE,
+                "%s: the input is empty in spatial dimension %d; only an empty batch or channel dimension is supported",
+                ctx->op, i);
     }
     for (int i = 0; i < 3; i++) {
         g->in[i] = i < g->nd ? input->sizes[2 + i] : 1, g->k[i] = i < g->nd ? weight->sizes[2 + i] : 1;
         int64_t span = g->d[i] * (g->k[i] - 1) + 1;
         if (transposed && g->op[i] >= g->s[i] && g->op[i] >= g->d[i])
-            return OPGEN_FAIL(ctx, OPGEN_E_INVALID, "%s: output_padding %lld must be smaller than either the stride %lld or the dilation %lld", ctx->op, (long long)g->op[i], (long long)g->s[i], (long long)g->d[i]);
-        g->out[i] = transposed ? (g->in[i] - 1) * g->s[i] - 2 * g->p[i] + span + g->op[i] : (g->in[i] + 2 * g->p[i] - span < 0 ? 0 : (g->in[i] + 2 * g->p[i] - span) / g->s[i] + 1);
-        if (g->out[i] < 1 && g->in[i] > 0) return OPGEN_FAIL(ctx, OPGEN_E_SHAPE, "%s: the kernel is larger than the padded input", ctx->op);
+            return OPGEN_FAIL(
+                ctx, OPGEN_E_INVALID,
+                "%s: output_padding %lld must be smaller than either the stride %lld or the dilation %lld", ctx->op,
+                (long long)g->op[i], (long long)g->s[i], (long long)g->d[i]);
+        g->out[i] = transposed
+                        ? (g->in[i] - 1) * g->s[i] - 2 * g->p[i] + span + g->op[i]
+                        : (g->in[i] + 2 * g->p[i] - span < 0 ? 0 : (g->in[i] + 2 * g->p[i] - span) / g->s[i] + 1);
+        if (g->out[i] < 1 && g->in[i] > 0)
+            return OPGEN_FAIL(ctx, OPGEN_E_SHAPE, "%s: the kernel is larger than the padded input", ctx->op);
     }
     return OPGEN_OK;
 }
@@ -712,48 +779,19 @@ static inline int64_t at(const opgen_tensor *t, int nd, int64_t n, int64_t c, co
 /* out[n, o, y] = bias[o] + sum over c of the group, kernel offsets k of
  * x[n, c, y * s - p + k * d] * w[o, c, k]; transposed, each x[n, c, i] adds
  * x * w[c, o, k] into out[n, o, i * s - p + k * d]. Out is contiguous. */
-#define CONV_DIRECT(T)                                                                                                           \
-    {                                                                                                                            \
-        const T *x = input->data, *w = weight->data, *b = bias ? bias->data : NULL;                                             \
-        T *y = out->data;                                                                                                        \
-        int64_t osz = g.out[0] * g.out[1] * g.out[2], isz = g.in[0] * g.in[1] * g.in[2], ksz = g.k[0] * g.k[1] * g.k[2];        \
-        for (int64_t n = 0; n < g.N; n++)                                                                                       \
-            for (int64_t o = 0; o < g.O; o++)                                                                                   \
-                for (int64_t i = 0; i < osz; i++) y[(n * g.O + o) * osz + i] = b ? b[o * bias->strides[0]] : (T)0;             \
-        for (int64_t n = 0; n < g.N; n++)                                                                                       \
-            for (int64_t gi = 0; gi < g.groups; gi++)                                                                           \
-                for (int64_t c = 0; c < g.Cg; c++)                                                                              \
-                    for (int64_t og = 0; og < g.Og; og++) {                                                                     \
-                        int64_t ic = gi * g.Cg + c, oc = gi * g.Og + og;                                                        \
-                        T *yo = y + (n * g.O + oc) * osz;                                                                       \
-                        for (int64_t kk = 0; kk < ksz; kk++) {                                                                  \
-                            int64_t kp[3] = {kk / (g.k[1] * g.k[2]), kk / g.k[2] % g.k[1], kk % g.k[2]};                        \
-                            T wv = g.transposed ? w[at(weight, g.nd, ic, og, kp)] : w[at(weight, g.nd, oc, c, kp)];             \
-                            int64_t outer = g.transposed ? isz : osz;                                                           \
-                            for (int64_t q = 0; q < outer; q++) {                                                               \
-                                int64_t qp[3] = {q / ((g.transposed ? g.in : g.out)[1] * (g.transposed ? g.in : g.out)[2]),     \
-                                                 q / (g.transposed ? g.in : g.out)[2] % (g.transposed ? g.in : g.out)[1],       \
-                                                 q % (g.transposed ? g.in : g.out)[2]},                                         \
-                                        r[3];                                                                                   \
-                                bool inside = true;                                                                             \
-                                for (int a = 0; a < 3 && inside; a++) {                                                         \
-                                    r[a] = g.transposed ? qp[a] * g.s[a] - g.p[a] + kp[a] * g.d[a] : qp[a] * g.s[a] - g.p[a] + kp[a] * g.d[a]; \
-                                    inside = r[a] >= 0 && r[a] < (g.transposed ? g.out : g.in)[a];                              \
-                                }                                                                                               \
-                                if (!inside) continue;                                                                          \
-                                if (g.transposed)                                                                               \
-                                    yo[(r[0] * g.out[1] + r[1]) * g.out[2] + r[2]] += x[at(input, g.nd, n, ic, qp)] * wv;       \
-                                else                                                                                            \
-                                    yo[q] += x[at(input, g.nd, n, ic, r)] * wv;                                                 \
-                            }                                                                                                   \
-                        }                                                                                                       \
-                    }                                                                                                           \
-    }
+#define NAME conv_direct_f32
+#define T float
+#include "conv_direct.inc"
+#define NAME conv_direct_f64
+#define T double
+#include "conv_direct.inc"
 
-static int32_t conv_direct(opgen_ctx *ctx, uint32_t mask, const opgen_tensor *input, const opgen_tensor *weight, const opgen_tensor *bias, const conv_nd *gp, opgen_tensor *out) {
+static int32_t conv_direct(opgen_ctx *ctx, uint32_t mask, const opgen_tensor *input, const opgen_tensor *weight,
+                           const opgen_tensor *bias, const conv_nd *gp, opgen_tensor *out) {
     conv_nd g = *gp;
     if (ctx->meta) return OPGEN_OK;
-    OPGEN_FLOAT_SWITCH(mask, input->dtype, ctx, T, CONV_DIRECT(T))
+    OPGEN_FLOAT_SWITCH(mask, input->dtype, ctx, T,
+                       (sizeof(T) == 8 ? conv_direct_f64 : conv_direct_f32)(&g, input, weight, bias, out);)
     return OPGEN_OK;
 }
 
@@ -767,12 +805,19 @@ static opgen_tensor height1(const opgen_tensor *t) {
     return v;
 }
 
-opgen_status opgen_portable_convolution_out(opgen_ctx *ctx, const opgen_tensor *input, const opgen_tensor *weight, const opgen_tensor *bias, opgen_int_list stride, opgen_int_list padding, opgen_int_list dilation, bool transposed, opgen_int_list output_padding, int64_t groups, opgen_tensor *out) {
+opgen_status opgen_portable_convolution_out(opgen_ctx *ctx, const opgen_tensor *input, const opgen_tensor *weight,
+                                            const opgen_tensor *bias, opgen_int_list stride, opgen_int_list padding,
+                                            opgen_int_list dilation, bool transposed, opgen_int_list output_padding,
+                                            int64_t groups, opgen_tensor *out) {
     uint32_t mask = OPGEN_KERNEL_DTYPES_opgen_portable_convolution_out;
     if (input->dim < 3 || input->dim > 5 || weight->dim != input->dim)
-        return OPGEN_FAIL(ctx, OPGEN_E_SHAPE, "%s: takes a 3-d, 4-d or 5-d input (1-D, 2-D or 3-D, batched) and a weight of as many dimensions, got %d-d and %d-d", ctx->op, (int)input->dim, (int)weight->dim);
+        return OPGEN_FAIL(
+            ctx, OPGEN_E_SHAPE,
+            "%s: takes a 3-d, 4-d or 5-d input (1-D, 2-D or 3-D, batched) and a weight of as many dimensions, got %d-d and %d-d",
+            ctx->op, (int)input->dim, (int)weight->dim);
     conv_nd g = {0};
-    if (nd_geometry(ctx, input, weight, bias, stride, padding, dilation, transposed, output_padding, groups, &g)) return ctx->err->code;
+    if (nd_geometry(ctx, input, weight, bias, stride, padding, dilation, transposed, output_padding, groups, &g))
+        return ctx->err->code;
     OPGEN_CHECK_DTYPE(ctx, mask, input->dtype, "the input");
     int64_t sizes[5] = {g.N, g.O, g.out[0], g.out[1], g.out[2]};
     int32_t st = opgen_out(ctx, out, input->dtype, input->dim, sizes);
@@ -785,6 +830,8 @@ opgen_status opgen_portable_convolution_out(opgen_ctx *ctx, const opgen_tensor *
     }
     int64_t s2[2] = {1, g.s[0]}, p2[2] = {0, g.p[0]}, d2[2] = {1, g.d[0]};
     opgen_tensor x = height1(input), w = height1(weight), o = height1(out);
-    if (conv_geometry(ctx, &x, &w, bias, (opgen_int_list){s2, 2}, (opgen_int_list){p2, 2}, (opgen_int_list){d2, 2}, groups, &g2)) return ctx->err->code;
+    if (conv_geometry(ctx, &x, &w, bias, (opgen_int_list){s2, 2}, (opgen_int_list){p2, 2}, (opgen_int_list){d2, 2},
+                      groups, &g2))
+        return ctx->err->code;
     return conv2d(ctx, mask, &x, &w, bias, &g2, &o);
 }

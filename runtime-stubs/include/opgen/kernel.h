@@ -101,7 +101,8 @@ int32_t opgen_out(opgen_ctx *ctx, opgen_tensor *out, opgen_dtype dtype, int32_t 
 int32_t opgen_out_any(opgen_ctx *ctx, opgen_tensor *out, opgen_dtype dtype, int32_t dim, const int64_t *sizes);
 /* opgen_out_any in a given dim order (NULL: the out's own, or contiguous): an
  * unallocated out takes it, a given one must have it. */
-int32_t opgen_out_ordered(opgen_ctx *ctx, opgen_tensor *out, opgen_dtype dtype, int32_t dim, const int64_t *sizes, const uint8_t *dim_order);
+int32_t opgen_out_ordered(opgen_ctx *ctx, opgen_tensor *out, opgen_dtype dtype, int32_t dim, const int64_t *sizes,
+                          const uint8_t *dim_order);
 /* The result of a factory (empty, full, rand, ...): the size list checked (the op
  * named), the dtype opgen_result_dtype gives (dflt: ATen's default) checked
  * against mask, out shaped as opgen_out_any does. */
@@ -117,7 +118,8 @@ int32_t opgen_contiguous(opgen_ctx *ctx, const opgen_tensor *t, opgen_tensor *c)
 #define OPGEN_FAIL(ctx, code, ...) opgen_fail((ctx)->err, (code), __VA_ARGS__)
 /* What a stub case of a skeleton kernel returns: the step then goes to the next
  * kernel that serves the op (opgen's own), or fails naming op and dtype. */
-#define opgen_not_implemented(ctx, dtype) OPGEN_FAIL(ctx, OPGEN_E_NOT_IMPLEMENTED, "%s: not implemented for %s (a stub)", (ctx)->op, opgen_dtype_name(dtype))
+#define opgen_not_implemented(ctx, dtype) \
+    OPGEN_FAIL(ctx, OPGEN_E_NOT_IMPLEMENTED, "%s: not implemented for %s (a stub)", (ctx)->op, opgen_dtype_name(dtype))
 
 /* ATen's type promotion of two tensors' dtypes, and of a tensor with a Scalar. */
 opgen_dtype opgen_promote(opgen_dtype a, opgen_dtype b);
@@ -215,56 +217,80 @@ int64_t opgen_scalar_i64(const opgen_scalar *s);
 /* The dtypes a kernel handles are a compile-time constant MASK; a dtype outside
  * it fails, and its branch is dead code the compiler removes. */
 #define OPGEN_HAS(MASK, D) ((((uint32_t)(MASK)) >> (D)) & 1u)
+/* One case of a dtype switch: BODY with T the dtype D's C type CT where MASK
+ * holds D, else the switch's failure. */
+#define OPGEN_DTYPE_CASE(MASK, D, CT, T, ...)   \
+    case OPGEN_DTYPE_##D:                       \
+        if (OPGEN_HAS(MASK, OPGEN_DTYPE_##D)) { \
+            typedef CT T;                       \
+            __VA_ARGS__                         \
+        } else                                  \
+            goto opgen_unsupported;             \
+        break;
 /* Every dtype OPGEN_REAL_SWITCH has a case for: for a kernel whose mask (its
  * result's dtypes) says nothing of the dtype it computes in (comparisons). */
-#define OPGEN_REAL_DTYPES                                                                                                        \
-    ((1u << OPGEN_DTYPE_Bool) | (1u << OPGEN_DTYPE_Byte) | (1u << OPGEN_DTYPE_Char) | (1u << OPGEN_DTYPE_Short) | (1u << OPGEN_DTYPE_Int) | \
-     (1u << OPGEN_DTYPE_Long) | (1u << OPGEN_DTYPE_Float) | (1u << OPGEN_DTYPE_Double) | (1u << OPGEN_DTYPE_UInt16))
-#define OPGEN_REAL_SWITCH(MASK, DTYPE, CTX, T, ...)                                                \
-    switch (DTYPE) {                                                                                \
-    case OPGEN_DTYPE_Bool: if (OPGEN_HAS(MASK, OPGEN_DTYPE_Bool)) { typedef bool T; __VA_ARGS__ } else goto opgen_unsupported; break;       \
-    case OPGEN_DTYPE_Byte: if (OPGEN_HAS(MASK, OPGEN_DTYPE_Byte)) { typedef uint8_t T; __VA_ARGS__ } else goto opgen_unsupported; break;    \
-    case OPGEN_DTYPE_Char: if (OPGEN_HAS(MASK, OPGEN_DTYPE_Char)) { typedef int8_t T; __VA_ARGS__ } else goto opgen_unsupported; break;     \
-    case OPGEN_DTYPE_Short: if (OPGEN_HAS(MASK, OPGEN_DTYPE_Short)) { typedef int16_t T; __VA_ARGS__ } else goto opgen_unsupported; break; \
-    case OPGEN_DTYPE_Int: if (OPGEN_HAS(MASK, OPGEN_DTYPE_Int)) { typedef int32_t T; __VA_ARGS__ } else goto opgen_unsupported; break;     \
-    case OPGEN_DTYPE_Long: if (OPGEN_HAS(MASK, OPGEN_DTYPE_Long)) { typedef int64_t T; __VA_ARGS__ } else goto opgen_unsupported; break;   \
-    case OPGEN_DTYPE_Float: if (OPGEN_HAS(MASK, OPGEN_DTYPE_Float)) { typedef float T; __VA_ARGS__ } else goto opgen_unsupported; break;   \
-    case OPGEN_DTYPE_Double: if (OPGEN_HAS(MASK, OPGEN_DTYPE_Double)) { typedef double T; __VA_ARGS__ } else goto opgen_unsupported; break; \
-    case OPGEN_DTYPE_UInt16: if (OPGEN_HAS(MASK, OPGEN_DTYPE_UInt16)) { typedef uint16_t T; __VA_ARGS__ } else goto opgen_unsupported; break; \
-    default:                                                                                         \
-    opgen_unsupported:                                                                               \
+#define OPGEN_REAL_DTYPES                                                                                          \
+    ((1u << OPGEN_DTYPE_Bool) | (1u << OPGEN_DTYPE_Byte) | (1u << OPGEN_DTYPE_Char) | (1u << OPGEN_DTYPE_Short) |  \
+     (1u << OPGEN_DTYPE_Int) | (1u << OPGEN_DTYPE_Long) | (1u << OPGEN_DTYPE_Float) | (1u << OPGEN_DTYPE_Double) | \
+     (1u << OPGEN_DTYPE_UInt16))
+#define OPGEN_REAL_SWITCH(MASK, DTYPE, CTX, T, ...)                                                              \
+    switch (DTYPE) {                                                                                             \
+        OPGEN_DTYPE_CASE(MASK, Bool, bool, T, __VA_ARGS__)                                                       \
+        OPGEN_DTYPE_CASE(MASK, Byte, uint8_t, T, __VA_ARGS__)                                                    \
+        OPGEN_DTYPE_CASE(MASK, Char, int8_t, T, __VA_ARGS__)                                                     \
+        OPGEN_DTYPE_CASE(MASK, Short, int16_t, T, __VA_ARGS__)                                                   \
+        OPGEN_DTYPE_CASE(MASK, Int, int32_t, T, __VA_ARGS__)                                                     \
+        OPGEN_DTYPE_CASE(MASK, Long, int64_t, T, __VA_ARGS__)                                                    \
+        OPGEN_DTYPE_CASE(MASK, Float, float, T, __VA_ARGS__)                                                     \
+        OPGEN_DTYPE_CASE(MASK, Double, double, T, __VA_ARGS__)                                                   \
+        OPGEN_DTYPE_CASE(MASK, UInt16, uint16_t, T, __VA_ARGS__)                                                 \
+    default:                                                                                                     \
+    opgen_unsupported:                                                                                           \
         return OPGEN_FAIL(CTX, OPGEN_E_DTYPE, "%s: no kernel for dtype %s", (CTX)->op, opgen_dtype_name(DTYPE)); \
     }
 
 /* The same over Bool and the integer dtypes only (bitwise ops). */
-#define OPGEN_INTEGRAL_SWITCH(MASK, DTYPE, CTX, T, ...)                                              \
-    switch (DTYPE) {                                                                                \
-    case OPGEN_DTYPE_Bool: if (OPGEN_HAS(MASK, OPGEN_DTYPE_Bool)) { typedef bool T; __VA_ARGS__ } else goto opgen_unsupported; break;       \
-    case OPGEN_DTYPE_Byte: if (OPGEN_HAS(MASK, OPGEN_DTYPE_Byte)) { typedef uint8_t T; __VA_ARGS__ } else goto opgen_unsupported; break;    \
-    case OPGEN_DTYPE_Char: if (OPGEN_HAS(MASK, OPGEN_DTYPE_Char)) { typedef int8_t T; __VA_ARGS__ } else goto opgen_unsupported; break;     \
-    case OPGEN_DTYPE_Short: if (OPGEN_HAS(MASK, OPGEN_DTYPE_Short)) { typedef int16_t T; __VA_ARGS__ } else goto opgen_unsupported; break; \
-    case OPGEN_DTYPE_Int: if (OPGEN_HAS(MASK, OPGEN_DTYPE_Int)) { typedef int32_t T; __VA_ARGS__ } else goto opgen_unsupported; break;     \
-    case OPGEN_DTYPE_Long: if (OPGEN_HAS(MASK, OPGEN_DTYPE_Long)) { typedef int64_t T; __VA_ARGS__ } else goto opgen_unsupported; break;   \
-    default:                                                                                         \
-    opgen_unsupported:                                                                               \
+#define OPGEN_INTEGRAL_SWITCH(MASK, DTYPE, CTX, T, ...)                                                          \
+    switch (DTYPE) {                                                                                             \
+        OPGEN_DTYPE_CASE(MASK, Bool, bool, T, __VA_ARGS__)                                                       \
+        OPGEN_DTYPE_CASE(MASK, Byte, uint8_t, T, __VA_ARGS__)                                                    \
+        OPGEN_DTYPE_CASE(MASK, Char, int8_t, T, __VA_ARGS__)                                                     \
+        OPGEN_DTYPE_CASE(MASK, Short, int16_t, T, __VA_ARGS__)                                                   \
+        OPGEN_DTYPE_CASE(MASK, Int, int32_t, T, __VA_ARGS__)                                                     \
+        OPGEN_DTYPE_CASE(MASK, Long, int64_t, T, __VA_ARGS__)                                                    \
+    default:                                                                                                     \
+    opgen_unsupported:                                                                                           \
         return OPGEN_FAIL(CTX, OPGEN_E_DTYPE, "%s: no kernel for dtype %s", (CTX)->op, opgen_dtype_name(DTYPE)); \
     }
 
 /* The same over the floating dtypes only, for ops defined on them alone. */
-#define OPGEN_FLOAT_SWITCH(MASK, DTYPE, CTX, T, ...)                                                \
-    switch (DTYPE) {                                                                                \
-    case OPGEN_DTYPE_Float: if (OPGEN_HAS(MASK, OPGEN_DTYPE_Float)) { typedef float T; __VA_ARGS__ } else goto opgen_unsupported; break;   \
-    case OPGEN_DTYPE_Double: if (OPGEN_HAS(MASK, OPGEN_DTYPE_Double)) { typedef double T; __VA_ARGS__ } else goto opgen_unsupported; break; \
-    default:                                                                                         \
-    opgen_unsupported:                                                                               \
+#define OPGEN_FLOAT_SWITCH(MASK, DTYPE, CTX, T, ...)                                                             \
+    switch (DTYPE) {                                                                                             \
+    case OPGEN_DTYPE_Float:                                                                                      \
+        if (OPGEN_HAS(MASK, OPGEN_DTYPE_Float)) {                                                                \
+            typedef float T;                                                                                     \
+            __VA_ARGS__                                                                                          \
+        } else                                                                                                   \
+            goto opgen_unsupported;                                                                              \
+        break;                                                                                                   \
+    case OPGEN_DTYPE_Double:                                                                                     \
+        if (OPGEN_HAS(MASK, OPGEN_DTYPE_Double)) {                                                               \
+            typedef double T;                                                                                    \
+            __VA_ARGS__                                                                                          \
+        } else                                                                                                   \
+            goto opgen_unsupported;                                                                              \
+        break;                                                                                                   \
+    default:                                                                                                     \
+    opgen_unsupported:                                                                                           \
         return OPGEN_FAIL(CTX, OPGEN_E_DTYPE, "%s: no kernel for dtype %s", (CTX)->op, opgen_dtype_name(DTYPE)); \
     }
 
 /* A dtype this kernel handles? (checked in meta mode, before anything runs) */
-#define OPGEN_CHECK_DTYPE(CTX, MASK, DTYPE, WHAT)                                                            \
-    do {                                                                                                  \
-        if (!OPGEN_HAS(MASK, DTYPE))                                                                       \
-            return OPGEN_FAIL(CTX, OPGEN_E_DTYPE, "%s: %s has dtype %s, which this kernel does not handle", (CTX)->op, WHAT, opgen_dtype_name(DTYPE)); \
+#define OPGEN_CHECK_DTYPE(CTX, MASK, DTYPE, WHAT)                                                                      \
+    do {                                                                                                               \
+        if (!OPGEN_HAS(MASK, DTYPE))                                                                                   \
+            return OPGEN_FAIL(CTX, OPGEN_E_DTYPE, "%s: %s has dtype %s, which this kernel does not handle", (CTX)->op, \
+                              WHAT, opgen_dtype_name(DTYPE));                                                          \
     } while (0)
 
 #ifdef __cplusplus
