@@ -1,55 +1,28 @@
 /* The graph-text executor: loads a parsed graph program (opgen/graph.h) into
- * steps bound to its values, plans their memory, rewrites (rewrite.c) and runs
- * it (opgen/exec.h). The .pte executor is pte_exec_*.c. */
-#include "rewrite.h"
-#include <stdarg.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-
-/* A step of a graph program: the kernel call, and the node it runs. */
-typedef struct gstep {
-    opgen_step s;
-    const opgen_gnode *node;
-    int *results; /* value indices: the out arguments, or a prim's scalars */
-    int nresults;
-    bool dynamic; /* reads a scalar input, or a value computed from one */
-    int fused;    /* the steps after it its kernel computes too (opgen_step_fuse) */
-    int view_of;  /* a step run as a view of this value (transposed_views, same_bytes_views), or -1 */
-    bool reshaped; /* view_of: the same bytes in another shape, not a transposition */
-    bool own_bytes; /* reshaped, of a program input: planned memory too, for a strided input's copy */
-} gstep;
-
-struct opgen_program {
-    const opgen_graph *g;
-    opgen_ivalue *values;
-    size_t *offset, *size; /* planned memory of each result value */
-    gstep *steps;
-    int nsteps;
-    size_t plan_bytes;
-    size_t scratch; /* the most any step takes beyond the plan; given back after each step */
-    bool dynamic; /* some step is: shapes are known only once inputs are */
-    uint64_t rng; /* random ops' generator (opgen_load_options.seed) */
-    void (*probe)(void *user, int step, int phase); /* opgen_program_set_probe */
-    void *probe_user;
-};
+ * steps bound to its values, plans their memory, rewrites (graph_exec_rewrite.c)
+ * and runs it (opgen/exec.h). The .pte executor is pte_exec_*.c. */
+#include "graph_exec.h"
 
 size_t opgen_program_plan_bytes(const opgen_program *p) { return p->plan_bytes; }
 size_t opgen_program_work_bytes(const opgen_program *p) { return opgen_arena_cost(p->plan_bytes) + p->scratch + 16; }
 int opgen_program_ninputs(const opgen_program *p) { return p->g->ninputs; }
 int opgen_program_noutputs(const opgen_program *p) { return p->g->noutputs; }
 int opgen_program_nsteps(const opgen_program *p) { return p->nsteps; }
-void opgen_program_set_probe(opgen_program *p, void (*probe)(void *user, int step, int phase), void *user) { p->probe = probe, p->probe_user = user; }
+void opgen_program_set_probe(opgen_program *p, void (*probe)(void *user, int step, int phase), void *user) {
+    p->probe = probe, p->probe_user = user;
+}
 double opgen_program_step_flops(const opgen_program *p, int step) {
     return step < 0 || step >= p->nsteps || p->steps[step].view_of >= 0 ? 0 : opgen_step_flops(&p->steps[step].s);
 }
 
-static int32_t node_fail(opgen_error *err, const opgen_graph *g, unsigned line, unsigned col, int32_t code, const char *fmt, ...)
+static int32_t node_fail(opgen_error *err, const opgen_graph *g, unsigned line, unsigned col, int32_t code,
+                         const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 6, 7)))
 #endif
     ;
-static int32_t node_fail(opgen_error *err, const opgen_graph *g, unsigned line, unsigned col, int32_t code, const char *fmt, ...) {
+static int32_t node_fail(opgen_error *err, const opgen_graph *g, unsigned line, unsigned col, int32_t code,
+                         const char *fmt, ...) {
     char msg[384];
     va_list ap;
     va_start(ap, fmt);
@@ -74,93 +47,24 @@ typedef struct loader {
 } loader;
 
 /* The value kind of a scalar result (abi of an op's return), or -1 if not a scalar. */
-static int scalar_kind(int abi) { return abi == OPGEN_ABI_INT ? OPGEN_GV_INT : abi == OPGEN_ABI_FLOAT ? OPGEN_GV_FLOAT : abi == OPGEN_ABI_BOOL ? OPGEN_GV_BOOL : -1; }
+static int scalar_kind(int abi) {
+    return abi == OPGEN_ABI_INT     ? OPGEN_GV_INT
+           : abi == OPGEN_ABI_FLOAT ? OPGEN_GV_FLOAT
+           : abi == OPGEN_ABI_BOOL  ? OPGEN_GV_BOOL
+                                    : -1;
+}
 
 static bool value_is(const loader *L, int v, int kind) { return L->p->values[v].kind == kind; }
 
-static int32_t bind(loader *L, gstep *gs, int ai, const opgen_arg *arg, const opgen_garg *x) {
+/* A list argument: ints (an int input among them patched in at run), numbers
+ * or booleans. */
+static int32_t bind_list(loader *L, gstep *gs, int ai, const opgen_arg *arg, const opgen_garg *x) {
     opgen_step *s = &gs->s;
     opgen_value *v = &s->args[ai];
     const opgen_graph *g = L->g;
     const opgen_gnode *node = gs->node;
     int abi = arg->abi;
-    bool opt = opgen_abi_optional(abi);
-    if (x->kind == OPGEN_GA_NONE) {
-        if (!opt) return node_fail(L->err, g, x->line, x->col, OPGEN_E_INVALID, "%s: argument '%s' (%s) cannot be None", node->op, arg->name, arg->type);
-        v->none = true;
-        return OPGEN_OK;
-    }
-    /* a scalar input of the graph: filled in at run time */
-    if (x->kind == OPGEN_GA_VALUE && !value_is(L, (int)x->i, OPGEN_GV_TENSOR)) {
-        int kind = L->p->values[x->i].kind;
-        bool ok = ((abi == OPGEN_ABI_INT || abi == OPGEN_ABI_OPT_INT) && kind == OPGEN_GV_INT) || ((abi == OPGEN_ABI_FLOAT || abi == OPGEN_ABI_OPT_FLOAT) && kind != OPGEN_GV_BOOL) ||
-                  ((abi == OPGEN_ABI_BOOL || abi == OPGEN_ABI_OPT_BOOL) && kind == OPGEN_GV_BOOL) || abi == OPGEN_ABI_SCALAR || abi == OPGEN_ABI_OPT_SCALAR;
-        if (!ok) return node_fail(L->err, g, x->line, x->col, OPGEN_E_INVALID, "%s: argument '%s' (%s) cannot take %%%s", node->op, arg->name, arg->type, g->values[x->i].name);
-        s->patches[s->npatches++] = (opgen_patch){ai, (int)x->i, abi, -1};
-        return OPGEN_OK;
-    }
     switch (abi) {
-    case OPGEN_ABI_TENSOR:
-    case OPGEN_ABI_OPT_TENSOR:
-        if (x->kind != OPGEN_GA_VALUE) return node_fail(L->err, g, x->line, x->col, OPGEN_E_INVALID, "%s: argument '%s' is a tensor: pass a %%value", node->op, arg->name);
-        v->v.t = &L->p->values[x->i].t;
-        return OPGEN_OK;
-    case OPGEN_ABI_TENSOR_LIST: {
-        if (x->kind != OPGEN_GA_LIST) return node_fail(L->err, g, x->line, x->col, OPGEN_E_INVALID, "%s: argument '%s' is a list of tensors: pass [%%a, %%b]", node->op, arg->name);
-        opgen_tensor **ts = opgen_arena_zalloc(L->a, sizeof *ts * (size_t)x->nitems);
-        if (!ts) return opgen_fail(L->err, OPGEN_E_NO_MEMORY, "out of memory");
-        for (int k = 0; k < x->nitems; k++) {
-            const opgen_garg *it = &x->items[k];
-            if (it->kind == OPGEN_GA_NONE && strchr(arg->type, '?')) continue; /* Tensor?[]: an element may be None */
-            if (it->kind != OPGEN_GA_VALUE || !value_is(L, (int)it->i, OPGEN_GV_TENSOR))
-                return node_fail(L->err, g, it->line, it->col, OPGEN_E_INVALID, "%s: argument '%s': every element must be a tensor %%value", node->op, arg->name);
-            ts[k] = &L->p->values[it->i].t;
-        }
-        v->v.tl.data = (const opgen_tensor *const *)ts;
-        v->v.tl.len = (size_t)x->nitems;
-        return OPGEN_OK;
-    }
-    case OPGEN_ABI_INT:
-    case OPGEN_ABI_OPT_INT:
-        if (x->kind != OPGEN_GA_INT) return node_fail(L->err, g, x->line, x->col, OPGEN_E_INVALID, "%s: argument '%s' (%s) takes an integer", node->op, arg->name, arg->type);
-        v->v.i = x->i;
-        return OPGEN_OK;
-    case OPGEN_ABI_FLOAT:
-    case OPGEN_ABI_OPT_FLOAT:
-        if (x->kind != OPGEN_GA_FLOAT && x->kind != OPGEN_GA_INT) return node_fail(L->err, g, x->line, x->col, OPGEN_E_INVALID, "%s: argument '%s' (%s) takes a number", node->op, arg->name, arg->type);
-        v->v.f = x->kind == OPGEN_GA_INT ? (double)x->i : x->f;
-        return OPGEN_OK;
-    case OPGEN_ABI_BOOL:
-    case OPGEN_ABI_OPT_BOOL:
-        if (x->kind != OPGEN_GA_BOOL) return node_fail(L->err, g, x->line, x->col, OPGEN_E_INVALID, "%s: argument '%s' (%s) takes True or False", node->op, arg->name, arg->type);
-        v->v.b = x->i != 0;
-        return OPGEN_OK;
-    case OPGEN_ABI_SCALAR:
-    case OPGEN_ABI_OPT_SCALAR:
-        if (x->kind == OPGEN_GA_INT)
-            v->v.s.dtype = OPGEN_DTYPE_Long, v->v.s.v.i = x->i;
-        else if (x->kind == OPGEN_GA_FLOAT)
-            v->v.s.dtype = OPGEN_DTYPE_Double, v->v.s.v.f = x->f;
-        else if (x->kind == OPGEN_GA_BOOL)
-            v->v.s.dtype = OPGEN_DTYPE_Bool, v->v.s.v.b = x->i != 0;
-        else
-            return node_fail(L->err, g, x->line, x->col, OPGEN_E_INVALID, "%s: argument '%s' (Scalar) takes a number or a boolean", node->op, arg->name);
-        return OPGEN_OK;
-    case OPGEN_ABI_DTYPE:
-    case OPGEN_ABI_OPT_DTYPE:
-        if (x->kind != OPGEN_GA_DTYPE) return node_fail(L->err, g, x->line, x->col, OPGEN_E_INVALID, "%s: argument '%s' takes a dtype such as torch.float32", node->op, arg->name);
-        v->v.d = (opgen_dtype)x->i;
-        return OPGEN_OK;
-    case OPGEN_ABI_STR:
-    case OPGEN_ABI_OPT_STR:
-        if (x->kind != OPGEN_GA_STR) return node_fail(L->err, g, x->line, x->col, OPGEN_E_INVALID, "%s: argument '%s' takes a string", node->op, arg->name);
-        v->v.str = x->s;
-        return OPGEN_OK;
-    case OPGEN_ABI_ENUM:
-    case OPGEN_ABI_OPT_ENUM:
-        if (x->kind != OPGEN_GA_MEMFMT) return node_fail(L->err, g, x->line, x->col, OPGEN_E_INVALID, "%s: argument '%s' (%s) takes a memory format such as torch.contiguous_format", node->op, arg->name, arg->type);
-        v->v.e = (int32_t)x->i;
-        return OPGEN_OK;
     case OPGEN_ABI_INT_LIST:
     case OPGEN_ABI_OPT_INT_LIST: {
         if (x->kind == OPGEN_GA_INT) { /* int[2] x=1 means [1, 1] */
@@ -172,7 +76,9 @@ static int32_t bind(loader *L, gstep *gs, int ai, const opgen_arg *arg, const op
             v->v.il.len = (size_t)(n < 1 ? 1 : n);
             return OPGEN_OK;
         }
-        if (x->kind != OPGEN_GA_LIST) return node_fail(L->err, g, x->line, x->col, OPGEN_E_INVALID, "%s: argument '%s' (%s) takes a list of integers", node->op, arg->name, arg->type);
+        if (x->kind != OPGEN_GA_LIST)
+            return node_fail(L->err, g, x->line, x->col, OPGEN_E_INVALID,
+                             "%s: argument '%s' (%s) takes a list of integers", node->op, arg->name, arg->type);
         int64_t *vals = opgen_arena_alloc(L->a, sizeof(int64_t) * (size_t)(x->nitems ? x->nitems : 1));
         if (!vals) return opgen_fail(L->err, OPGEN_E_NO_MEMORY, "out of memory");
         for (int k = 0; k < x->nitems; k++) {
@@ -181,7 +87,9 @@ static int32_t bind(loader *L, gstep *gs, int ai, const opgen_arg *arg, const op
                 s->patches[s->npatches++] = (opgen_patch){ai, (int)it->i, abi, k};
                 continue;
             }
-            if (it->kind != OPGEN_GA_INT) return node_fail(L->err, g, it->line, it->col, OPGEN_E_INVALID, "%s: argument '%s': expected an integer or an int input", node->op, arg->name);
+            if (it->kind != OPGEN_GA_INT)
+                return node_fail(L->err, g, it->line, it->col, OPGEN_E_INVALID,
+                                 "%s: argument '%s': expected an integer or an int input", node->op, arg->name);
             vals[k] = it->i;
         }
         v->v.il.data = vals;
@@ -190,12 +98,16 @@ static int32_t bind(loader *L, gstep *gs, int ai, const opgen_arg *arg, const op
     }
     case OPGEN_ABI_FLOAT_LIST:
     case OPGEN_ABI_OPT_FLOAT_LIST: {
-        if (x->kind != OPGEN_GA_LIST) return node_fail(L->err, g, x->line, x->col, OPGEN_E_INVALID, "%s: argument '%s' (%s) takes a list of numbers", node->op, arg->name, arg->type);
+        if (x->kind != OPGEN_GA_LIST)
+            return node_fail(L->err, g, x->line, x->col, OPGEN_E_INVALID,
+                             "%s: argument '%s' (%s) takes a list of numbers", node->op, arg->name, arg->type);
         double *vals = opgen_arena_zalloc(L->a, sizeof(double) * (size_t)(x->nitems ? x->nitems : 1));
         if (!vals) return opgen_fail(L->err, OPGEN_E_NO_MEMORY, "out of memory");
         for (int k = 0; k < x->nitems; k++) {
             const opgen_garg *it = &x->items[k];
-            if (it->kind != OPGEN_GA_FLOAT && it->kind != OPGEN_GA_INT) return node_fail(L->err, g, it->line, it->col, OPGEN_E_INVALID, "%s: argument '%s': expected a number", node->op, arg->name);
+            if (it->kind != OPGEN_GA_FLOAT && it->kind != OPGEN_GA_INT)
+                return node_fail(L->err, g, it->line, it->col, OPGEN_E_INVALID, "%s: argument '%s': expected a number",
+                                 node->op, arg->name);
             vals[k] = it->kind == OPGEN_GA_INT ? (double)it->i : it->f;
         }
         v->v.fl.data = vals;
@@ -203,18 +115,141 @@ static int32_t bind(loader *L, gstep *gs, int ai, const opgen_arg *arg, const op
         return OPGEN_OK;
     }
     case OPGEN_ABI_BOOL_LIST: {
-        if (x->kind != OPGEN_GA_LIST) return node_fail(L->err, g, x->line, x->col, OPGEN_E_INVALID, "%s: argument '%s' takes a list of booleans", node->op, arg->name);
+        if (x->kind != OPGEN_GA_LIST)
+            return node_fail(L->err, g, x->line, x->col, OPGEN_E_INVALID, "%s: argument '%s' takes a list of booleans",
+                             node->op, arg->name);
         bool *vals = opgen_arena_zalloc(L->a, sizeof(bool) * (size_t)x->nitems);
         if (!vals) return opgen_fail(L->err, OPGEN_E_NO_MEMORY, "out of memory");
         for (int k = 0; k < x->nitems; k++) {
-            if (x->items[k].kind != OPGEN_GA_BOOL) return node_fail(L->err, g, x->items[k].line, x->items[k].col, OPGEN_E_INVALID, "%s: argument '%s': expected True or False", node->op, arg->name);
+            if (x->items[k].kind != OPGEN_GA_BOOL)
+                return node_fail(L->err, g, x->items[k].line, x->items[k].col, OPGEN_E_INVALID,
+                                 "%s: argument '%s': expected True or False", node->op, arg->name);
             vals[k] = x->items[k].i != 0;
         }
         v->v.bl.data = vals;
         v->v.bl.len = (size_t)x->nitems;
         return OPGEN_OK;
     }
-    default: return node_fail(L->err, g, x->line, x->col, OPGEN_E_NOT_IMPLEMENTED, "%s: argument '%s' (%s) cannot be given in a program yet", node->op, arg->name, arg->type);
+    default: return OPGEN_E_INVALID;
+    }
+}
+
+static int32_t bind(loader *L, gstep *gs, int ai, const opgen_arg *arg, const opgen_garg *x) {
+    opgen_step *s = &gs->s;
+    opgen_value *v = &s->args[ai];
+    const opgen_graph *g = L->g;
+    const opgen_gnode *node = gs->node;
+    int abi = arg->abi;
+    bool opt = opgen_abi_optional(abi);
+    if (x->kind == OPGEN_GA_NONE) {
+        if (!opt)
+            return node_fail(L->err, g, x->line, x->col, OPGEN_E_INVALID, "%s: argument '%s' (%s) cannot be None",
+                             node->op, arg->name, arg->type);
+        v->none = true;
+        return OPGEN_OK;
+    }
+    /* a scalar input of the graph: filled in at run time */
+    if (x->kind == OPGEN_GA_VALUE && !value_is(L, (int)x->i, OPGEN_GV_TENSOR)) {
+        int kind = L->p->values[x->i].kind;
+        bool ok = ((abi == OPGEN_ABI_INT || abi == OPGEN_ABI_OPT_INT) && kind == OPGEN_GV_INT) ||
+                  ((abi == OPGEN_ABI_FLOAT || abi == OPGEN_ABI_OPT_FLOAT) && kind != OPGEN_GV_BOOL) ||
+                  ((abi == OPGEN_ABI_BOOL || abi == OPGEN_ABI_OPT_BOOL) && kind == OPGEN_GV_BOOL) ||
+                  abi == OPGEN_ABI_SCALAR || abi == OPGEN_ABI_OPT_SCALAR;
+        if (!ok)
+            return node_fail(L->err, g, x->line, x->col, OPGEN_E_INVALID, "%s: argument '%s' (%s) cannot take %%%s",
+                             node->op, arg->name, arg->type, g->values[x->i].name);
+        s->patches[s->npatches++] = (opgen_patch){ai, (int)x->i, abi, -1};
+        return OPGEN_OK;
+    }
+    switch (abi) {
+    case OPGEN_ABI_TENSOR:
+    case OPGEN_ABI_OPT_TENSOR:
+        if (x->kind != OPGEN_GA_VALUE)
+            return node_fail(L->err, g, x->line, x->col, OPGEN_E_INVALID,
+                             "%s: argument '%s' is a tensor: pass a %%value", node->op, arg->name);
+        v->v.t = &L->p->values[x->i].t;
+        return OPGEN_OK;
+    case OPGEN_ABI_TENSOR_LIST: {
+        if (x->kind != OPGEN_GA_LIST)
+            return node_fail(L->err, g, x->line, x->col, OPGEN_E_INVALID,
+                             "%s: argument '%s' is a list of tensors: pass [%%a, %%b]", node->op, arg->name);
+        opgen_tensor **ts = opgen_arena_zalloc(L->a, sizeof *ts * (size_t)x->nitems);
+        if (!ts) return opgen_fail(L->err, OPGEN_E_NO_MEMORY, "out of memory");
+        for (int k = 0; k < x->nitems; k++) {
+            const opgen_garg *it = &x->items[k];
+            if (it->kind == OPGEN_GA_NONE && strchr(arg->type, '?')) continue; /* Tensor?[]: an element may be None */
+            if (it->kind != OPGEN_GA_VALUE || !value_is(L, (int)it->i, OPGEN_GV_TENSOR))
+                return node_fail(L->err, g, it->line, it->col, OPGEN_E_INVALID,
+                                 "%s: argument '%s': every element must be a tensor %%value", node->op, arg->name);
+            ts[k] = &L->p->values[it->i].t;
+        }
+        v->v.tl.data = (const opgen_tensor *const *)ts;
+        v->v.tl.len = (size_t)x->nitems;
+        return OPGEN_OK;
+    }
+    case OPGEN_ABI_INT:
+    case OPGEN_ABI_OPT_INT:
+        if (x->kind != OPGEN_GA_INT)
+            return node_fail(L->err, g, x->line, x->col, OPGEN_E_INVALID, "%s: argument '%s' (%s) takes an integer",
+                             node->op, arg->name, arg->type);
+        v->v.i = x->i;
+        return OPGEN_OK;
+    case OPGEN_ABI_FLOAT:
+    case OPGEN_ABI_OPT_FLOAT:
+        if (x->kind != OPGEN_GA_FLOAT && x->kind != OPGEN_GA_INT)
+            return node_fail(L->err, g, x->line, x->col, OPGEN_E_INVALID, "%s: argument '%s' (%s) takes a number",
+                             node->op, arg->name, arg->type);
+        v->v.f = x->kind == OPGEN_GA_INT ? (double)x->i : x->f;
+        return OPGEN_OK;
+    case OPGEN_ABI_BOOL:
+    case OPGEN_ABI_OPT_BOOL:
+        if (x->kind != OPGEN_GA_BOOL)
+            return node_fail(L->err, g, x->line, x->col, OPGEN_E_INVALID, "%s: argument '%s' (%s) takes True or False",
+                             node->op, arg->name, arg->type);
+        v->v.b = x->i != 0;
+        return OPGEN_OK;
+    case OPGEN_ABI_SCALAR:
+    case OPGEN_ABI_OPT_SCALAR:
+        if (x->kind == OPGEN_GA_INT)
+            v->v.s.dtype = OPGEN_DTYPE_Long, v->v.s.v.i = x->i;
+        else if (x->kind == OPGEN_GA_FLOAT)
+            v->v.s.dtype = OPGEN_DTYPE_Double, v->v.s.v.f = x->f;
+        else if (x->kind == OPGEN_GA_BOOL)
+            v->v.s.dtype = OPGEN_DTYPE_Bool, v->v.s.v.b = x->i != 0;
+        else
+            return node_fail(L->err, g, x->line, x->col, OPGEN_E_INVALID,
+                             "%s: argument '%s' (Scalar) takes a number or a boolean", node->op, arg->name);
+        return OPGEN_OK;
+    case OPGEN_ABI_DTYPE:
+    case OPGEN_ABI_OPT_DTYPE:
+        if (x->kind != OPGEN_GA_DTYPE)
+            return node_fail(L->err, g, x->line, x->col, OPGEN_E_INVALID,
+                             "%s: argument '%s' takes a dtype such as torch.float32", node->op, arg->name);
+        v->v.d = (opgen_dtype)x->i;
+        return OPGEN_OK;
+    case OPGEN_ABI_STR:
+    case OPGEN_ABI_OPT_STR:
+        if (x->kind != OPGEN_GA_STR)
+            return node_fail(L->err, g, x->line, x->col, OPGEN_E_INVALID, "%s: argument '%s' takes a string", node->op,
+                             arg->name);
+        v->v.str = x->s;
+        return OPGEN_OK;
+    case OPGEN_ABI_ENUM:
+    case OPGEN_ABI_OPT_ENUM:
+        if (x->kind != OPGEN_GA_MEMFMT)
+            return node_fail(L->err, g, x->line, x->col, OPGEN_E_INVALID,
+                             "%s: argument '%s' (%s) takes a memory format such as torch.contiguous_format", node->op,
+                             arg->name, arg->type);
+        v->v.e = (int32_t)x->i;
+        return OPGEN_OK;
+    case OPGEN_ABI_INT_LIST:
+    case OPGEN_ABI_OPT_INT_LIST:
+    case OPGEN_ABI_FLOAT_LIST:
+    case OPGEN_ABI_OPT_FLOAT_LIST:
+    case OPGEN_ABI_BOOL_LIST: return bind_list(L, gs, ai, arg, x);
+    default:
+        return node_fail(L->err, g, x->line, x->col, OPGEN_E_NOT_IMPLEMENTED,
+                         "%s: argument '%s' (%s) cannot be given in a program yet", node->op, arg->name, arg->type);
     }
 }
 
@@ -223,7 +258,8 @@ static int32_t bind(loader *L, gstep *gs, int ai, const opgen_arg *arg, const op
 int opgen_node_op(const char *name) {
     int id = opgen_op_lookup(name);
     size_t len = strlen(name);
-    if (id < 0 && len > 8 && !strcmp(name + len - 8, ".default")) { /* "aten::relu.default" names the default overload */
+    if (id < 0 && len > 8 &&
+        !strcmp(name + len - 8, ".default")) { /* "aten::relu.default" names the default overload */
         char buf[256];
         size_t n = len - 8 < sizeof buf - 1 ? len - 8 : sizeof buf - 1;
         memcpy(buf, name, n), buf[n] = 0;
@@ -232,7 +268,8 @@ int opgen_node_op(const char *name) {
     return id;
 }
 
-int32_t opgen_bind_node(const opgen_graph *g, const opgen_gnode *nd, int id, const opgen_garg **given, opgen_error *err, opgen_arena *a) {
+int32_t opgen_bind_node(const opgen_graph *g, const opgen_gnode *nd, int id, const opgen_garg **given, opgen_error *err,
+                        opgen_arena *a) {
     const opgen_op *op = &opgen_ops[id];
     const char **names = opgen_arena_alloc(a, sizeof *names * (size_t)(op->nargs + 1));
     if (!names) return opgen_fail(err, OPGEN_E_NO_MEMORY, "out of memory");
@@ -280,7 +317,9 @@ static int32_t load_node(loader *L, int n) {
     s->rng = &L->p->rng;
     s->par = L->opt ? L->opt->parallel : NULL;
     int id = opgen_node_op(nd->op);
-    if (id < 0 && opgen_selective()) return node_fail(L->err, g, nd->line, nd->col, OPGEN_E_NOT_FOUND, "%s is left out of this build's selection (%s)", nd->op, opgen_selection());
+    if (id < 0 && opgen_selective())
+        return node_fail(L->err, g, nd->line, nd->col, OPGEN_E_NOT_FOUND,
+                         "%s is left out of this build's selection (%s)", nd->op, opgen_selection());
     if (id < 0) return node_fail(L->err, g, nd->line, nd->col, OPGEN_E_NOT_FOUND, "unknown operator %s", nd->op);
     const opgen_op *op = &opgen_ops[id];
     /* an out= op with no functional form (a vendor's custom op, declared only as
@@ -288,31 +327,41 @@ static int32_t load_node(loader *L, int n) {
      * arguments: they are its results */
     bool out_only = op->kind == OPGEN_KIND_OUT && opgen_functional_of(id) == id;
     if (op->kind == OPGEN_KIND_OUT && !out_only)
-        return node_fail(L->err, g, nd->line, nd->col, OPGEN_E_INVALID, "%s is an out= variant; call its functional form and let the runtime place results", nd->op);
-    if (op->kind == OPGEN_KIND_INPLACE || op->kind == OPGEN_KIND_MUTABLE) { /* results are fresh values: mutation would be lost */
+        return node_fail(L->err, g, nd->line, nd->col, OPGEN_E_INVALID,
+                         "%s is an out= variant; call its functional form and let the runtime place results", nd->op);
+    if (op->kind == OPGEN_KIND_INPLACE ||
+        op->kind == OPGEN_KIND_MUTABLE) { /* results are fresh values: mutation would be lost */
         const char *functional = NULL;
         for (int i = 0; i < OPGEN_OP_COUNT && op->out_variant >= 0; i++)
-            if (opgen_ops[i].kind == OPGEN_KIND_FUNCTIONAL && opgen_ops[i].out_variant == op->out_variant) functional = opgen_ops[i].qualified;
-        return node_fail(L->err, g, nd->line, nd->col, OPGEN_E_INVALID, "%s writes to its input; programs are functional%s%s", nd->op, functional ? ": call " : "", functional ? functional : "");
+            if (opgen_ops[i].kind == OPGEN_KIND_FUNCTIONAL && opgen_ops[i].out_variant == op->out_variant)
+                functional = opgen_ops[i].qualified;
+        return node_fail(L->err, g, nd->line, nd->col, OPGEN_E_INVALID,
+                         "%s writes to its input; programs are functional%s%s", nd->op, functional ? ": call " : "",
+                         functional ? functional : "");
     }
     s->scalar = opgen_is_scalar_op(id);
-    if (op->out_variant < 0 && !s->scalar && !out_only) return node_fail(L->err, g, nd->line, nd->col, OPGEN_E_NOT_FOUND, "%s has no out= variant, so no kernel can run it", nd->op);
+    if (op->out_variant < 0 && !s->scalar && !out_only)
+        return node_fail(L->err, g, nd->line, nd->col, OPGEN_E_NOT_FOUND,
+                         "%s has no out= variant, so no kernel can run it", nd->op);
     int kid = s->scalar || out_only ? id : op->out_variant;
     const opgen_op *kop = &opgen_ops[kid];
     opgen_error kerr = {0};
     opgen_candidate *cands = opgen_arena_zalloc(L->a, sizeof *cands * (size_t)opgen_step_ncandidates(kid, L->opt));
     if (!cands) return opgen_fail(L->err, OPGEN_E_NO_MEMORY, "out of memory");
-    if (opgen_step_kernels(s, kid, L->opt, cands, &kerr)) return node_fail(L->err, g, nd->line, nd->col, kerr.code, "%s", kerr.msg);
+    if (opgen_step_kernels(s, kid, L->opt, cands, &kerr))
+        return node_fail(L->err, g, nd->line, nd->col, kerr.code, "%s", kerr.msg);
     s->op = id;
     s->nargs = kop->nargs + (s->scalar ? kop->nrets : 0); /* a prim's results follow its arguments */
     s->args = opgen_arena_zalloc(L->a, sizeof *s->args * (size_t)(s->nargs ? s->nargs : 1));
     size_t npatch = kop->nargs; /* one per argument, plus one per list element */
     for (int k = 0; k < nd->nargs; k++) npatch += (size_t)(nd->args[k].kind == OPGEN_GA_LIST ? nd->args[k].nitems : 0);
     s->patches = opgen_arena_zalloc(L->a, sizeof *s->patches * npatch);
-    int nslots = (s->nargs > nd->nresults ? s->nargs : nd->nresults) + 1; /* a list out takes one slot per node result */
+    int nslots =
+        (s->nargs > nd->nresults ? s->nargs : nd->nresults) + 1; /* a list out takes one slot per node result */
     gs->results = opgen_arena_zalloc(L->a, sizeof(int) * (size_t)nslots);
     s->res = opgen_arena_zalloc(L->a, sizeof *s->res * (size_t)nslots);
-    if (!s->args || !s->patches || !gs->results || !s->res) return opgen_fail(L->err, OPGEN_E_NO_MEMORY, "out of memory");
+    if (!s->args || !s->patches || !gs->results || !s->res)
+        return opgen_fail(L->err, OPGEN_E_NO_MEMORY, "out of memory");
     /* which graph argument goes to which parameter of the functional schema */
     const opgen_arg *fargs = &opgen_args[op->first_arg];
     const opgen_garg **given = opgen_arena_zalloc(L->a, sizeof *given * (op->nargs + 1u));
@@ -320,19 +369,25 @@ static int32_t load_node(loader *L, int n) {
     int32_t bst = opgen_bind_node(g, nd, id, given, L->err, L->a);
     if (bst) return bst;
     for (int i = 0; out_only && i < op->nargs; i++)
-        if (given[i] && fargs[i].flags & OPGEN_ARG_OUT) return node_fail(L->err, g, nd->line, nd->col, OPGEN_E_INVALID, "%s: '%s' is a result, not an argument", nd->op, fargs[i].name);
+        if (given[i] && fargs[i].flags & OPGEN_ARG_OUT)
+            return node_fail(L->err, g, nd->line, nd->col, OPGEN_E_INVALID, "%s: '%s' is a result, not an argument",
+                             nd->op, fargs[i].name);
     /* the kernel's parameters: the functional's, by name, then the outs */
     const opgen_arg *kargs = &opgen_args[kop->first_arg];
     for (int ai = 0; ai < kop->nargs; ai++) {
         const opgen_arg *ka = &kargs[ai];
-        if (ka->flags & OPGEN_ARG_OUT && ka->abi == OPGEN_ABI_TENSOR_LIST) { /* Tensor(a!)[]: the node's remaining results */
+        if (ka->flags & OPGEN_ARG_OUT &&
+            ka->abi == OPGEN_ABI_TENSOR_LIST) { /* Tensor(a!)[]: the node's remaining results */
             int32_t st = bind_out_list(L, gs, nd, ai);
             if (st) return st;
             continue;
         }
         if (ka->flags & OPGEN_ARG_OUT) {
             int r = gs->nresults++;
-            if (r >= nd->nresults) return node_fail(L->err, g, nd->line, nd->col, OPGEN_E_INVALID, "%s returns %d value%s, the node names %d", nd->op, op->nrets, op->nrets == 1 ? "" : "s", nd->nresults);
+            if (r >= nd->nresults)
+                return node_fail(L->err, g, nd->line, nd->col, OPGEN_E_INVALID,
+                                 "%s returns %d value%s, the node names %d", nd->op, op->nrets,
+                                 op->nrets == 1 ? "" : "s", nd->nresults);
             int v = nd->results[r];
             gs->results[r] = v;
             L->p->values[v].kind = OPGEN_GV_TENSOR;
@@ -343,34 +398,45 @@ static int32_t load_node(loader *L, int n) {
         int fi = -1;
         for (int i = 0; i < op->nargs; i++)
             if (!strcmp(fargs[i].name, ka->name)) fi = i;
-        if (fi < 0) return node_fail(L->err, g, nd->line, nd->col, OPGEN_E_INVALID, "%s: the kernel's argument '%s' has no counterpart", nd->op, ka->name);
+        if (fi < 0)
+            return node_fail(L->err, g, nd->line, nd->col, OPGEN_E_INVALID,
+                             "%s: the kernel's argument '%s' has no counterpart", nd->op, ka->name);
         if (given[fi]) {
             int32_t st = bind(L, gs, ai, ka, given[fi]);
             if (st) return st;
         } else if (fargs[fi].dflt) { /* the default, as if written */
             opgen_garg x;
             if (!opgen_garg_parse_default(L->a, fargs[fi].dflt, &x) || bind(L, gs, ai, ka, &x))
-                return node_fail(L->err, g, nd->line, nd->col, OPGEN_E_NOT_IMPLEMENTED, "%s: cannot use the default '%s' of argument '%s'", nd->op, fargs[fi].dflt, ka->name);
+                return node_fail(L->err, g, nd->line, nd->col, OPGEN_E_NOT_IMPLEMENTED,
+                                 "%s: cannot use the default '%s' of argument '%s'", nd->op, fargs[fi].dflt, ka->name);
         } else {
-            return node_fail(L->err, g, nd->line, nd->col, OPGEN_E_INVALID, "%s: missing argument '%s' (%s)", nd->op, ka->name, ka->type);
+            return node_fail(L->err, g, nd->line, nd->col, OPGEN_E_INVALID, "%s: missing argument '%s' (%s)", nd->op,
+                             ka->name, ka->type);
         }
     }
     for (int i = 0; i < op->nargs; i++) /* a factory's dtype, which its out= schema leaves to the out */
-        if (given[i] && given[i]->kind == OPGEN_GA_DTYPE && !strcmp(fargs[i].name, "dtype") && !kernel_has_arg(kop, "dtype")) {
+        if (given[i] && given[i]->kind == OPGEN_GA_DTYPE && !strcmp(fargs[i].name, "dtype") &&
+            !kernel_has_arg(kop, "dtype")) {
             s->has_dtype = true;
             s->dtype = (opgen_dtype)given[i]->i;
         }
     if (s->scalar) { /* results are scalar values, written through pointers */
-        if (nd->nresults != op->nrets) return node_fail(L->err, g, nd->line, nd->col, OPGEN_E_INVALID, "%s returns %d value%s, the node names %d", nd->op, op->nrets, op->nrets == 1 ? "" : "s", nd->nresults);
+        if (nd->nresults != op->nrets)
+            return node_fail(L->err, g, nd->line, nd->col, OPGEN_E_INVALID, "%s returns %d value%s, the node names %d",
+                             nd->op, op->nrets, op->nrets == 1 ? "" : "s", nd->nresults);
         for (int r = 0; r < op->nrets; r++) {
             int v = nd->results[r], kind = scalar_kind(opgen_rets[op->first_ret + (unsigned)r].abi);
             opgen_ivalue *iv = &L->p->values[v];
             iv->kind = kind;
             gs->results[gs->nresults++] = v;
-            s->args[kop->nargs + r].v.ret = kind == OPGEN_GV_INT ? (void *)&iv->i : kind == OPGEN_GV_FLOAT ? (void *)&iv->f : (void *)&iv->b;
+            s->args[kop->nargs + r].v.ret = kind == OPGEN_GV_INT     ? (void *)&iv->i
+                                            : kind == OPGEN_GV_FLOAT ? (void *)&iv->f
+                                                                     : (void *)&iv->b;
         }
     }
-    if (gs->nresults != nd->nresults) return node_fail(L->err, g, nd->line, nd->col, OPGEN_E_INVALID, "%s returns %d value%s, the node names %d", nd->op, gs->nresults, gs->nresults == 1 ? "" : "s", nd->nresults);
+    if (gs->nresults != nd->nresults)
+        return node_fail(L->err, g, nd->line, nd->col, OPGEN_E_INVALID, "%s returns %d value%s, the node names %d",
+                         nd->op, gs->nresults, gs->nresults == 1 ? "" : "s", nd->nresults);
     return OPGEN_OK;
 }
 
@@ -409,7 +475,8 @@ static int32_t plan(opgen_program *p, opgen_arena *a, opgen_error *err) {
     int *live_v = opgen_arena_zalloc(a, sizeof(int) * (size_t)g->nvalues);
     p->offset = opgen_arena_zalloc(a, sizeof(size_t) * (size_t)g->nvalues);
     p->size = opgen_arena_zalloc(a, sizeof(size_t) * (size_t)g->nvalues);
-    if (!last || !live || !live_v || !p->offset || !p->size) return opgen_fail(err, OPGEN_E_NO_MEMORY, "out of memory planning memory");
+    if (!last || !live || !live_v || !p->offset || !p->size)
+        return opgen_fail(err, OPGEN_E_NO_MEMORY, "out of memory planning memory");
     for (int v = 0; v < g->nvalues; v++) last[v] = -1;
     for (int n = 0; n < p->nsteps; n++) /* the values each node reads, alone or in lists */
         for (int k = 0; k < g->nodes[n].nargs; k++) {
@@ -427,9 +494,11 @@ static int32_t plan(opgen_program *p, opgen_arena *a, opgen_error *err) {
         for (int q = n; q <= n + p->steps[n].fused && p->steps[n].fused; q++)
             for (int k = 0; k < g->nodes[q].nargs; k++) {
                 const opgen_garg *x = &g->nodes[q].args[k];
-                if (x->kind == OPGEN_GA_VALUE && !chain_result(p, n, x->i) && last[x->i] < n + p->steps[n].fused && last[x->i] != p->nsteps) last[x->i] = n + p->steps[n].fused;
+                if (x->kind == OPGEN_GA_VALUE && !chain_result(p, n, x->i) && last[x->i] < n + p->steps[n].fused &&
+                    last[x->i] != p->nsteps)
+                    last[x->i] = n + p->steps[n].fused;
             }
-    /* a view's bytes are its root's (same_bytes_views): the root lives until the
+    /* a view's bytes are its root's (gx_same_bytes_views): the root lives until the
      * view's last reader, and the view takes no memory of its own */
     int *root = opgen_arena_zalloc(a, sizeof(int) * (size_t)g->nvalues);
     if (!root) return opgen_fail(err, OPGEN_E_NO_MEMORY, "out of memory planning memory");
@@ -480,151 +549,12 @@ static int32_t plan(opgen_program *p, opgen_arena *a, opgen_error *err) {
     return OPGEN_OK;
 }
 
-int32_t opgen_program_load(const opgen_graph *g, opgen_arena *a, opgen_program **out, opgen_error *err) { return opgen_program_load_with(g, a, NULL, out, err); }
-
-/* Convolution -> batch norm (-> relu or hardtanh) chains whose intermediate
- * results nothing else reads: the convolution's kernel computes the chain. */
-/* How many times each value is read: by nodes, and (twice) by the caller. */
-static int *count_uses(const opgen_graph *g, opgen_arena *a) {
-    int *uses = opgen_arena_zalloc(a, sizeof(int) * (size_t)(g->nvalues ? g->nvalues : 1));
-    if (!uses) return NULL;
-    for (int n = 0; n < g->nnodes; n++)
-        for (int k = 0; k < g->nodes[n].nargs; k++) {
-            const opgen_garg *x = &g->nodes[n].args[k];
-            if (x->kind == OPGEN_GA_VALUE) uses[x->i]++;
-            for (int i = 0; x->kind == OPGEN_GA_LIST && i < x->nitems; i++)
-                if (x->items[i].kind == OPGEN_GA_VALUE) uses[x->items[i].i]++;
-        }
-    for (int i = 0; i < g->noutputs; i++) uses[g->outputs[i]] += 2; /* the caller reads it */
-    return uses;
+int32_t opgen_program_load(const opgen_graph *g, opgen_arena *a, opgen_program **out, opgen_error *err) {
+    return opgen_program_load_with(g, a, NULL, out, err);
 }
 
-/* Each step's results nothing reads (opgen_ctx.unread): its kernel may skip them. */
-static void mark_unread(opgen_program *p, const int *uses) {
-    for (int n = 0; n < p->nsteps; n++) {
-        gstep *s = &p->steps[n];
-        for (int r = 0; r < s->nresults && r < s->s.nres && r < 32; r++)
-            if (!uses[s->results[r]]) s->s.unread |= 1u << r;
-    }
-}
-
-/* The program as rewrite.c's rewrites see it: its steps, each plain unless
- * dynamic; a tensor's reads are its value's uses (count_uses). */
-typedef struct fuse_ctx {
-    opgen_program *p;
-    const int *uses;
-    opgen_arena *a;
-    opgen_fusion *slot; /* taken from the arena when needed, kept until a fusion uses it */
-} fuse_ctx;
-static opgen_step *seq_plain(void *ctx, int k) {
-    gstep *s = &((fuse_ctx *)ctx)->p->steps[k];
-    return s->dynamic ? NULL : &s->s;
-}
-static int seq_reads(void *ctx, const opgen_tensor *t) {
-    const fuse_ctx *f = ctx;
-    const opgen_ivalue *v = f->p->values;
-    uintptr_t at = (uintptr_t)t, lo = (uintptr_t)&v[0].t;
-    size_t n = (size_t)f->p->g->nvalues;
-    if (!n || at < lo || (at - lo) % sizeof *v || (at - lo) / sizeof *v >= n) return -1;
-    return f->uses[(at - lo) / sizeof *v];
-}
-static opgen_fusion *seq_slot(void *ctx) {
-    fuse_ctx *f = ctx;
-    if (!f->slot) f->slot = opgen_arena_zalloc(f->a, sizeof *f->slot);
-    return f->slot;
-}
-
-/* Convolution chains computed by the convolution's kernel (rewrite.c). */
-static void fuse(opgen_program *p, const int *uses, opgen_arena *a) {
-    fuse_ctx f = {p, uses, a, NULL};
-    opgen_step_seq q = {&f, p->nsteps, seq_plain, seq_reads, seq_slot};
-    for (int n = 0; n + 1 < p->nsteps; n++) {
-        gstep *c = &p->steps[n];
-        if (strcmp(opgen_ops[c->s.kernel_op].qualified, "aten::convolution.out")) continue;
-        c->fused = opgen_rewrite_fuse_chain(&q, n);
-        if (c->s.scratch > p->scratch) p->scratch = c->s.scratch;
-        if (c->fused) f.slot = NULL;
-        n += c->fused;
-    }
-}
-
-/* Whether value v is among the n values at vs (a graph's inputs or outputs). */
-static bool among(const int *vs, int n, int v) {
-    for (int i = 0; i < n; i++)
-        if (vs[i] == v) return true;
-    return false;
-}
-
-/* Whether step n's kernel is opgen's for op `qualified` ("aten::mm.out"). */
-static bool opgen_kernel_of(const gstep *s, const char *qualified) { return !strcmp(opgen_ops[s->s.kernel_op].qualified, qualified) && !strcmp(s->s.origin, "opgen"); }
-
-/* A matrix's permute_copy (dims [1, 0]) of a program input, read only by matrix
- * products (mm, addmm: opgen's kernels, which take operands of any strides), is
- * run as a view: its result points at the input, strides swapped, and is never
- * written (the transposed weight of every linear layer, 5 MB for MobileNetV2's
- * classifier). The input outlives the run, so nothing can overwrite it first. */
-static void transposed_views(opgen_program *p) {
-    const opgen_graph *g = p->g;
-    for (int n = 0; n < p->nsteps; n++) {
-        gstep *s = &p->steps[n];
-        const opgen_gnode *nd = s->node;
-        s->view_of = -1;
-        if (s->dynamic || s->nresults != 1 || !opgen_kernel_of(s, "aten::permute_copy.out") || nd->nargs < 2 || nd->args[0].kind != OPGEN_GA_VALUE) continue;
-        int in = (int)nd->args[0].i, r = s->results[0];
-        const opgen_tensor *x = &p->values[in].t;
-        opgen_int_list dims = s->s.args[1].v.il;
-        bool ok = p->values[in].kind == OPGEN_GV_TENSOR && x->dim == 2 && dims.len == 2 && (dims.data[0] == 1 || dims.data[0] == -1) && !among(g->outputs, g->noutputs, r);
-        for (int m = n + 1; ok && m < p->nsteps; m++) /* every reader a matrix product */
-            for (int k = 0; k < p->steps[m].node->nargs; k++) {
-                const opgen_garg *arg = &p->steps[m].node->args[k];
-                bool reads = arg->kind == OPGEN_GA_VALUE && arg->i == r;
-                for (int i = 0; arg->kind == OPGEN_GA_LIST && i < arg->nitems; i++) reads |= arg->items[i].kind == OPGEN_GA_VALUE && arg->items[i].i == r;
-                if (reads && !opgen_kernel_of(&p->steps[m], "aten::mm.out") && !opgen_kernel_of(&p->steps[m], "aten::addmm.out")) ok = false;
-            }
-        if (ok && among(g->inputs, g->ninputs, in)) s->view_of = in;
-    }
-}
-
-/* A copy whose result has its input's bytes (a contiguous input, the same dtype
- * and element count, a contiguous result: view_copy, squeeze and unsqueeze, clone,
- * alias_copy, expand_copy to the same sizes) is run as a view: its result points
- * at the input's bytes. Programs are functional (no step writes a value another
- * step made), so the bytes stay as they were until the last reader of the view,
- * to which the plan keeps its root alive (plan). A view of a program input has
- * memory planned too: the caller's tensor may be strided, and is then copied.
- * Not for a returned result (the caller's outputs stay apart from each other and
- * from its inputs) nor in a dynamic program (planned as it runs). A llama decode
- * step's reshapes of its caches cost a copy each otherwise. */
-static const char *const same_bytes_ops[] = {"aten::view_copy.out",        "aten::squeeze_copy.out",  "aten::squeeze_copy.dim_out", "aten::squeeze_copy.dims_out",
-                                             "aten::unsqueeze_copy.out",   "aten::alias_copy.out",    "aten::clone.out",            "aten::expand_copy.out",
-                                             "dim_order_ops::_clone_dim_order.out"};
-static void same_bytes_views(opgen_program *p) {
-    const opgen_graph *g = p->g;
-    for (int n = 0; n < p->nsteps && !p->dynamic; n++) {
-        gstep *s = &p->steps[n];
-        const opgen_gnode *nd = s->node;
-        if (s->view_of >= 0 || s->fused || s->nresults != 1 || nd->nargs < 1 || nd->args[0].kind != OPGEN_GA_VALUE) continue;
-        bool listed = false;
-        for (size_t i = 0; i < sizeof same_bytes_ops / sizeof *same_bytes_ops; i++) listed |= opgen_kernel_of(s, same_bytes_ops[i]);
-        int in = (int)nd->args[0].i, r = s->results[0];
-        const opgen_tensor *x = &p->values[in].t, *y = &p->values[r].t;
-        bool ok = listed && p->values[in].kind == OPGEN_GV_TENSOR && p->values[r].kind == OPGEN_GV_TENSOR && x->dtype == y->dtype && opgen_numel(x) == opgen_numel(y) &&
-                  opgen_tensor_is_contiguous(x) && opgen_tensor_is_contiguous(y) && !among(g->outputs, g->noutputs, r);
-        for (int m = 0; ok && m < n; m++) /* not a transposed view's bytes (strided) */
-            ok = !(p->steps[m].view_of >= 0 && !p->steps[m].reshaped && p->steps[m].nresults == 1 && p->steps[m].results[0] == in);
-        if (ok) s->view_of = in, s->reshaped = true, s->own_bytes = among(g->inputs, g->ninputs, in);
-    }
-}
-
-/* The view a transposing step stands for (transposed_views). */
-static void transposed_view(opgen_tensor *t, const opgen_tensor *x) {
-    *t = *x;
-    t->sizes[0] = x->sizes[1], t->sizes[1] = x->sizes[0];
-    t->strides[0] = x->strides[1], t->strides[1] = x->strides[0];
-    t->dim_order[0] = x->dim_order[1], t->dim_order[1] = x->dim_order[0];
-}
-
-int32_t opgen_program_load_with(const opgen_graph *g, opgen_arena *a, const opgen_load_options *opt, opgen_program **out, opgen_error *err) {
+int32_t opgen_program_load_with(const opgen_graph *g, opgen_arena *a, const opgen_load_options *opt,
+                                opgen_program **out, opgen_error *err) {
     opgen_program *p = opgen_arena_zalloc(a, sizeof *p);
     if (!p) return opgen_fail(err, OPGEN_E_NO_MEMORY, "out of memory");
     p->g = g;
@@ -636,12 +566,16 @@ int32_t opgen_program_load_with(const opgen_graph *g, opgen_arena *a, const opge
         const opgen_gvalue *gv = &g->values[g->inputs[i]];
         opgen_ivalue *v = &p->values[g->inputs[i]];
         v->kind = gv->kind;
-        if (gv->kind == OPGEN_GV_TENSOR && opgen_tensor_shape(&v->t, gv->dtype, gv->dim, gv->sizes, err)) return err->code;
-        if (gv->kind == OPGEN_GV_FREE) return node_fail(err, g, gv->line, gv->col, OPGEN_E_INVALID, "a pattern is not a program: %%%s is not defined", gv->name);
+        if (gv->kind == OPGEN_GV_TENSOR && opgen_tensor_shape(&v->t, gv->dtype, gv->dim, gv->sizes, err))
+            return err->code;
+        if (gv->kind == OPGEN_GV_FREE)
+            return node_fail(err, g, gv->line, gv->col, OPGEN_E_INVALID,
+                             "a pattern is not a program: %%%s is not defined", gv->name);
     }
     p->rng = opt ? opt->seed : 0;
     loader L = {p, g, a, err, opt};
-    bool *dyn = opgen_arena_zalloc(a, sizeof(bool) * (size_t)(g->nvalues ? g->nvalues : 1)); /* values that depend on a scalar input */
+    bool *dyn = opgen_arena_zalloc(
+        a, sizeof(bool) * (size_t)(g->nvalues ? g->nvalues : 1)); /* values that depend on a scalar input */
     if (!dyn) return opgen_fail(err, OPGEN_E_NO_MEMORY, "out of memory");
     for (int n = 0; n < g->nnodes; n++) {
         int32_t st = load_node(&L, n);
@@ -665,11 +599,11 @@ int32_t opgen_program_load_with(const opgen_graph *g, opgen_arena *a, const opge
             return st;
         }
     }
-    int *uses = count_uses(g, a);
-    if (uses && OPGEN_FUSES && !(opt && opt->unfused)) fuse(p, uses, a);
-    if (uses) mark_unread(p, uses);
-    transposed_views(p);
-    if (OPGEN_SPEED_PATHS) same_bytes_views(p);
+    int *uses = gx_count_uses(g, a);
+    if (uses && OPGEN_FUSES && !(opt && opt->unfused)) gx_fuse(p, uses, a);
+    if (uses) gx_mark_unread(p, uses);
+    gx_transposed_views(p);
+    if (OPGEN_SPEED_PATHS) gx_same_bytes_views(p);
     if (!p->dynamic) {
         int32_t st = plan(p, a, err);
         if (st) return st;
@@ -678,40 +612,56 @@ int32_t opgen_program_load_with(const opgen_graph *g, opgen_arena *a, const opge
     return OPGEN_OK;
 }
 
-int32_t opgen_program_kernel_keys(const opgen_program *p, void (*fn)(void *ctx, const char *op, const char *key), void *ctx, opgen_error *err) {
+int32_t opgen_program_kernel_keys(const opgen_program *p, void (*fn)(void *ctx, const char *op, const char *key),
+                                  void *ctx, opgen_error *err) {
     for (int n = 0; n < p->nsteps; n++) {
         const gstep *s = &p->steps[n];
         char key[1024];
         if (opgen_step_kernel_key(&s->s, key, sizeof key) >= sizeof key)
-            return opgen_fail_at(err, OPGEN_E_INVALID, p->g->file, s->node->line, s->node->col, "%s: its kernel key is too long", s->node->op);
+            return opgen_fail_at(err, OPGEN_E_INVALID, p->g->file, s->node->line, s->node->col,
+                                 "%s: its kernel key is too long", s->node->op);
         fn(ctx, opgen_ops[s->s.kernel_op].qualified, key);
     }
     return OPGEN_OK;
 }
 
-void opgen_program_kernels(const opgen_program *p, void (*fn)(void *ctx, const opgen_gnode *node, const char *kernel, const char *origin), void *ctx) {
+void opgen_program_kernels(const opgen_program *p,
+                           void (*fn)(void *ctx, const opgen_gnode *node, const char *kernel, const char *origin),
+                           void *ctx) {
     for (int n = 0; n < p->nsteps; n++) {
         const gstep *s = &p->steps[n];
-        const char *k = s->view_of >= 0 ? (s->reshaped ? "none: a view of its input's bytes" : "none: a transposed view of its input") : s->s.kernel && s->s.kernel->name ? s->s.kernel->name : "?";
+        const char *k = s->view_of >= 0                    ? (s->reshaped ? "none: a view of its input's bytes"
+                                                                          : "none: a transposed view of its input")
+                        : s->s.kernel && s->s.kernel->name ? s->s.kernel->name
+                                                           : "?";
         fn(ctx, s->node, k, s->s.origin ? s->s.origin : "opgen");
     }
 }
 
 static const char *input_kind(const opgen_gvalue *gv) {
-    return gv->kind == OPGEN_GV_TENSOR ? "a tensor" : gv->kind == OPGEN_GV_INT ? "an int" : gv->kind == OPGEN_GV_FLOAT ? "a float" : "a bool";
+    return gv->kind == OPGEN_GV_TENSOR  ? "a tensor"
+           : gv->kind == OPGEN_GV_INT   ? "an int"
+           : gv->kind == OPGEN_GV_FLOAT ? "a float"
+                                        : "a bool";
 }
 
-int32_t opgen_program_run(opgen_program *p, const opgen_ivalue *inputs, opgen_arena *work, opgen_ivalue *outputs, opgen_error *err) {
+int32_t opgen_program_run(opgen_program *p, const opgen_ivalue *inputs, opgen_arena *work, opgen_ivalue *outputs,
+                          opgen_error *err) {
     const opgen_graph *g = p->g;
     for (int i = 0; i < g->ninputs; i++) {
         const opgen_gvalue *gv = &g->values[g->inputs[i]];
         opgen_ivalue *v = &p->values[g->inputs[i]];
         const opgen_ivalue *in = &inputs[i];
-        if (in->kind != gv->kind) return opgen_fail_at(err, OPGEN_E_INVALID, g->file, gv->line, gv->col, "input %%%s: expected %s", gv->name, input_kind(gv));
+        if (in->kind != gv->kind)
+            return opgen_fail_at(err, OPGEN_E_INVALID, g->file, gv->line, gv->col, "input %%%s: expected %s", gv->name,
+                                 input_kind(gv));
         if (gv->kind == OPGEN_GV_TENSOR) {
-            if (in->t.dtype != gv->dtype || in->t.dim != gv->dim || memcmp(in->t.sizes, gv->sizes, sizeof(int64_t) * (size_t)gv->dim)) {
+            if (in->t.dtype != gv->dtype || in->t.dim != gv->dim ||
+                memcmp(in->t.sizes, gv->sizes, sizeof(int64_t) * (size_t)gv->dim)) {
                 char want[160], got[160];
-                return opgen_fail_at(err, OPGEN_E_SHAPE, g->file, gv->line, gv->col, "input %%%s is declared %s, got %s", gv->name, opgen_type_format(want, sizeof want, gv->dtype, gv->dim, gv->sizes),
+                return opgen_fail_at(err, OPGEN_E_SHAPE, g->file, gv->line, gv->col,
+                                     "input %%%s is declared %s, got %s", gv->name,
+                                     opgen_type_format(want, sizeof want, gv->dtype, gv->dim, gv->sizes),
                                      opgen_type_format(got, sizeof got, in->t.dtype, in->t.dim, in->t.sizes));
             }
             v->t = in->t;
@@ -730,12 +680,15 @@ int32_t opgen_program_run(opgen_program *p, const opgen_ivalue *inputs, opgen_ar
         if (st) return st;
     }
     uint8_t *block = p->plan_bytes ? opgen_arena_alloc(work, p->plan_bytes) : NULL;
-    if (p->plan_bytes && !block) return opgen_fail(err, OPGEN_E_NO_MEMORY, "out of memory: the program needs %zu bytes", opgen_program_work_bytes(p));
+    if (p->plan_bytes && !block)
+        return opgen_fail(err, OPGEN_E_NO_MEMORY, "out of memory: the program needs %zu bytes",
+                          opgen_program_work_bytes(p));
     opgen_arena_mark mark = opgen_arena_save(work); /* each step's temporaries are given back after it */
-    opgen_error kerr = {0}; /* zeroed once: a run stops at the first error */
+    opgen_error kerr = {0};                         /* zeroed once: a run stops at the first error */
     for (int n = 0; n < p->nsteps; n++) {
         gstep *s = &p->steps[n];
-        for (int q = n; q <= n + s->fused; q++) /* results live where the plan put them (a fused step writes its chain's) */
+        for (int q = n; q <= n + s->fused;
+             q++) /* results live where the plan put them (a fused step writes its chain's) */
             for (int r = 0; r < p->steps[q].nresults; r++) {
                 int v = p->steps[q].results[r];
                 if (p->values[v].kind != OPGEN_GV_TENSOR) continue;
@@ -749,9 +702,10 @@ int32_t opgen_program_run(opgen_program *p, const opgen_ivalue *inputs, opgen_ar
             opgen_tensor *t = &p->values[s->results[0]].t;
             t->data = p->values[s->view_of].t.data, t->capacity = p->values[s->view_of].t.capacity;
         } else if (s->reshaped && !s->own_bytes) /* a step's result strided: cannot be in a static plan */
-            st = opgen_fail(&kerr, OPGEN_E_INVALID, "%s: its input's bytes are strided, and it has no memory of its own", s->node->op);
+            st = opgen_fail(&kerr, OPGEN_E_INVALID,
+                            "%s: its input's bytes are strided, and it has no memory of its own", s->node->op);
         else if (s->view_of >= 0 && !s->reshaped)
-            transposed_view(&p->values[s->results[0]].t, &p->values[s->view_of].t);
+            gx_transposed_view(&p->values[s->results[0]].t, &p->values[s->view_of].t);
         else
             st = opgen_step_exec(&s->s, p->values, work, &kerr);
         if (p->probe) p->probe(p->probe_user, n, 1);
