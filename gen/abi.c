@@ -9,19 +9,35 @@ og_abi og_abi_of(const og_type *t, bool write) {
     const og_type *u = opt ? t->elem : t;
     if (u->kind == OG_TY_BASE) {
         switch (u->base) {
-        case OG_BT_Tensor: return (og_abi){opt ? "OPT_TENSOR" : "TENSOR", write ? "opgen_tensor *" : "const opgen_tensor *", "a[%u].v.t"};
+        case OG_BT_Tensor:
+            return (og_abi){opt ? "OPT_TENSOR" : "TENSOR", write ? "opgen_tensor *" : "const opgen_tensor *",
+                            "a[%u].v.t"};
         case OG_BT_int:
-        case OG_BT_SymInt: return opt ? (og_abi){"OPT_INT", "const int64_t *", "(a[%u].none ? NULL : &a[%u].v.i)"} : (og_abi){"INT", "int64_t", "a[%u].v.i"};
-        case OG_BT_float: return opt ? (og_abi){"OPT_FLOAT", "const double *", "(a[%u].none ? NULL : &a[%u].v.f)"} : (og_abi){"FLOAT", "double", "a[%u].v.f"};
+        case OG_BT_SymInt:
+            return opt ? (og_abi){"OPT_INT", "const int64_t *", "(a[%u].none ? NULL : &a[%u].v.i)"}
+                       : (og_abi){"INT", "int64_t", "a[%u].v.i"};
+        case OG_BT_float:
+            return opt ? (og_abi){"OPT_FLOAT", "const double *", "(a[%u].none ? NULL : &a[%u].v.f)"}
+                       : (og_abi){"FLOAT", "double", "a[%u].v.f"};
         case OG_BT_bool:
-        case OG_BT_SymBool: return opt ? (og_abi){"OPT_BOOL", "const bool *", "(a[%u].none ? NULL : &a[%u].v.b)"} : (og_abi){"BOOL", "bool", "a[%u].v.b"};
-        case OG_BT_Scalar: return opt ? (og_abi){"OPT_SCALAR", "const opgen_scalar *", "(a[%u].none ? NULL : &a[%u].v.s)"} : (og_abi){"SCALAR", "const opgen_scalar *", "&a[%u].v.s"};
-        case OG_BT_ScalarType: return opt ? (og_abi){"OPT_DTYPE", "const opgen_dtype *", "(a[%u].none ? NULL : &a[%u].v.d)"} : (og_abi){"DTYPE", "opgen_dtype", "a[%u].v.d"};
-        case OG_BT_str: return opt ? (og_abi){"OPT_STR", "const char *", "(a[%u].none ? NULL : a[%u].v.str)"} : (og_abi){"STR", "const char *", "a[%u].v.str"};
+        case OG_BT_SymBool:
+            return opt ? (og_abi){"OPT_BOOL", "const bool *", "(a[%u].none ? NULL : &a[%u].v.b)"}
+                       : (og_abi){"BOOL", "bool", "a[%u].v.b"};
+        case OG_BT_Scalar:
+            return opt ? (og_abi){"OPT_SCALAR", "const opgen_scalar *", "(a[%u].none ? NULL : &a[%u].v.s)"}
+                       : (og_abi){"SCALAR", "const opgen_scalar *", "&a[%u].v.s"};
+        case OG_BT_ScalarType:
+            return opt ? (og_abi){"OPT_DTYPE", "const opgen_dtype *", "(a[%u].none ? NULL : &a[%u].v.d)"}
+                       : (og_abi){"DTYPE", "opgen_dtype", "a[%u].v.d"};
+        case OG_BT_str:
+            return opt ? (og_abi){"OPT_STR", "const char *", "(a[%u].none ? NULL : a[%u].v.str)"}
+                       : (og_abi){"STR", "const char *", "a[%u].v.str"};
         case OG_BT_MemoryFormat:
         case OG_BT_Layout:
         case OG_BT_QScheme:
-        case OG_BT_DeviceIndex: return opt ? (og_abi){"OPT_ENUM", "const int32_t *", "(a[%u].none ? NULL : &a[%u].v.e)"} : (og_abi){"ENUM", "int32_t", "a[%u].v.e"};
+        case OG_BT_DeviceIndex:
+            return opt ? (og_abi){"OPT_ENUM", "const int32_t *", "(a[%u].none ? NULL : &a[%u].v.e)"}
+                       : (og_abi){"ENUM", "int32_t", "a[%u].v.e"};
         default: return (og_abi){"OPAQUE", "const void *", "a[%u].v.p"};
         }
     }
@@ -29,12 +45,17 @@ og_abi og_abi_of(const og_type *t, bool write) {
         const og_type *e = u->elem;
         bool eopt = e->kind == OG_TY_OPTIONAL;
         const og_type *eb = eopt ? e->elem : e;
-        if (eb->kind == OG_TY_BASE && eb->base == OG_BT_Tensor && !opt) return (og_abi){"TENSOR_LIST", "opgen_tensor_list", "a[%u].v.tl"};
+        if (eb->kind == OG_TY_BASE && eb->base == OG_BT_Tensor && !opt)
+            return (og_abi){"TENSOR_LIST", "opgen_tensor_list", "a[%u].v.tl"};
         if (eb->kind == OG_TY_BASE && !eopt) {
             switch (eb->base) {
             case OG_BT_int:
-            case OG_BT_SymInt: return opt ? (og_abi){"OPT_INT_LIST", "const opgen_int_list *", "(a[%u].none ? NULL : &a[%u].v.il)"} : (og_abi){"INT_LIST", "opgen_int_list", "a[%u].v.il"};
-            case OG_BT_float: return opt ? (og_abi){"OPT_FLOAT_LIST", "const opgen_float_list *", "(a[%u].none ? NULL : &a[%u].v.fl)"} : (og_abi){"FLOAT_LIST", "opgen_float_list", "a[%u].v.fl"};
+            case OG_BT_SymInt:
+                return opt ? (og_abi){"OPT_INT_LIST", "const opgen_int_list *", "(a[%u].none ? NULL : &a[%u].v.il)"}
+                           : (og_abi){"INT_LIST", "opgen_int_list", "a[%u].v.il"};
+            case OG_BT_float:
+                return opt ? (og_abi){"OPT_FLOAT_LIST", "const opgen_float_list *", "(a[%u].none ? NULL : &a[%u].v.fl)"}
+                           : (og_abi){"FLOAT_LIST", "opgen_float_list", "a[%u].v.fl"};
             case OG_BT_bool:
                 if (!opt) return (og_abi){"BOOL_LIST", "opgen_bool_list", "a[%u].v.bl"};
                 break;
@@ -73,7 +94,8 @@ bool og_schema_returns_scalars(const og_schema *s) {
 unsigned og_kernel_params(const og_schema *s, og_kparam *out, unsigned cap) {
     unsigned n = 0;
     for (unsigned i = 0; i < s->nargs; i++)
-        if (n < cap) out[n++] = (og_kparam){s->args[i].name, og_abi_of(s->args[i].type, og_annot_is_write(s->args[i].annot))};
+        if (n < cap)
+            out[n++] = (og_kparam){s->args[i].name, og_abi_of(s->args[i].type, og_annot_is_write(s->args[i].annot))};
     /* a functional op without out= arguments returns through pointers (scalar
      * prims; ops a kernel yaml gives a kernel though they have no out= form) */
     if (!s->nout && s->nrets && og_schema_kind(s) == OG_KIND_FUNCTIONAL) {
@@ -102,14 +124,32 @@ bool og_abi_reserved(const char *s) {
     if (!strncmp(s, "og_", 3)) return true; /* the prefix of generated code's own locals */
     /* C and C++ keywords and ctx, by first letter: "|word|" is looked for in its row */
     static const char *const kw[26] = {
-        "|alignas|alignof|and|and_eq|asm|auto|", "|bitand|bitor|bool|break|",
+        "|alignas|alignof|and|and_eq|asm|auto|",
+        "|bitand|bitor|bool|break|",
         "|case|catch|char|char16_t|char32_t|class|compl|const|const_cast|constexpr|continue|ctx|",
-        "|decltype|default|delete|do|double|dynamic_cast|", "|else|enum|explicit|export|extern|", "|false|float|for|friend|", "|goto|", "",
-        "|if|inline|int|", "", "", "|long|", "|mutable|", "|namespace|new|noexcept|not|not_eq|nullptr|", "|operator|or|or_eq|",
-        "|private|protected|public|", "", "|register|reinterpret_cast|restrict|return|",
+        "|decltype|default|delete|do|double|dynamic_cast|",
+        "|else|enum|explicit|export|extern|",
+        "|false|float|for|friend|",
+        "|goto|",
+        "",
+        "|if|inline|int|",
+        "",
+        "",
+        "|long|",
+        "|mutable|",
+        "|namespace|new|noexcept|not|not_eq|nullptr|",
+        "|operator|or|or_eq|",
+        "|private|protected|public|",
+        "",
+        "|register|reinterpret_cast|restrict|return|",
         "|short|signed|sizeof|static|static_assert|static_cast|struct|switch|",
-        "|template|this|thread_local|throw|true|try|typedef|typeid|typename|", "|union|unsigned|using|", "|virtual|void|volatile|",
-        "|wchar_t|while|", "|xor|xor_eq|", "", ""};
+        "|template|this|thread_local|throw|true|try|typedef|typeid|typename|",
+        "|union|unsigned|using|",
+        "|virtual|void|volatile|",
+        "|wchar_t|while|",
+        "|xor|xor_eq|",
+        "",
+        ""};
     size_t n = strlen(s);
     if (*s < 'a' || *s > 'z' || n > 16) return false;
     char key[20] = {'|'};
@@ -121,6 +161,7 @@ bool og_abi_reserved(const char *s) {
 bool og_is_c_ident(const char *s) {
     if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || *s == '_')) return false;
     for (; *s; s++)
-        if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || (*s >= '0' && *s <= '9') || *s == '_')) return false;
+        if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || (*s >= '0' && *s <= '9') || *s == '_'))
+            return false;
     return true;
 }

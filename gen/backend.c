@@ -46,8 +46,8 @@ typedef struct checker {
     const ydoc *doc;
     const ynode *text; /* the pattern scalar */
     og_backend_op *op;
-    unsigned indent;   /* a literal block's indentation */
-    opgen_arena *ga;   /* where parsed patterns live */
+    unsigned indent; /* a literal block's indentation */
+    opgen_arena *ga; /* where parsed patterns live */
 } checker;
 
 /* file:line:col of line:col inside the pattern text. A literal block maps line
@@ -128,7 +128,9 @@ static bool literal_fits(const og_type *p, const opgen_garg *x) {
     if (x->kind == OPGEN_GA_NONE) return p->kind == OG_TY_OPTIONAL;
     p = strip_opt(p);
     switch (x->kind) {
-    case OPGEN_GA_INT: return is_int(p) || is_base(p, OG_BT_float) || is_base(p, OG_BT_Scalar) || (p->kind == OG_TY_LIST && p->size && is_int(p->elem));
+    case OPGEN_GA_INT:
+        return is_int(p) || is_base(p, OG_BT_float) || is_base(p, OG_BT_Scalar) ||
+               (p->kind == OG_TY_LIST && p->size && is_int(p->elem));
     case OPGEN_GA_FLOAT: return is_base(p, OG_BT_float) || is_base(p, OG_BT_Scalar);
     case OPGEN_GA_BOOL: return is_bool(p) || is_base(p, OG_BT_Scalar);
     case OPGEN_GA_STR: return is_base(p, OG_BT_str);
@@ -144,7 +146,8 @@ const og_type *og_pattern_value_type(const og_backend_op *op, int v) {
     if (n < 0 || !op->nodes[n].func) return NULL;
     const opgen_gnode *nd = op->nodes[n].node;
     for (int r = 0; r < nd->nresults; r++)
-        if (nd->results[r] == v && (unsigned)r < op->nodes[n].func->schema->nrets) return op->nodes[n].func->schema->rets[r].type;
+        if (nd->results[r] == v && (unsigned)r < op->nodes[n].func->schema->nrets)
+            return op->nodes[n].func->schema->rets[r].type;
     return NULL;
 }
 
@@ -164,14 +167,15 @@ static bool check_arg(checker *c, const og_func *f, const og_arg *param, const o
         const og_type *vt = og_pattern_value_type(op, (int)x->i);
         if (!vt) return true; /* its producer failed: reported there */
         if (value_fits(param->type, vt)) return true;
-        perr(c, x->line, x->col, "argument '%s' of %s::%s is %s; %%%s is %s", param->name, f->ns, f->name, type_text(c->m->a, param->type), op->graph.values[x->i].name,
-             type_text(c->m->a, vt));
+        perr(c, x->line, x->col, "argument '%s' of %s::%s is %s; %%%s is %s", param->name, f->ns, f->name,
+             type_text(c->m->a, param->type), op->graph.values[x->i].name, type_text(c->m->a, vt));
         return false;
     }
     if (x->kind == OPGEN_GA_LIST) {
         const og_type *p = strip_opt(param->type);
         if (p->kind != OG_TY_LIST) {
-            perr(c, x->line, x->col, "argument '%s' of %s::%s is %s, not a list", param->name, f->ns, f->name, type_text(c->m->a, param->type));
+            perr(c, x->line, x->col, "argument '%s' of %s::%s is %s, not a list", param->name, f->ns, f->name,
+                 type_text(c->m->a, param->type));
             return false;
         }
         og_arg elem = *param;
@@ -181,8 +185,10 @@ static bool check_arg(checker *c, const og_func *f, const og_arg *param, const o
         return ok;
     }
     if (literal_fits(param->type, x)) return true;
-    static const char *const kinds[] = {"a value", "an integer", "a float", "a boolean", "None", "a string", "a dtype", "a memory format", "a list"};
-    perr(c, x->line, x->col, "argument '%s' of %s::%s is %s, not %s", param->name, f->ns, f->name, type_text(c->m->a, param->type), kinds[x->kind]);
+    static const char *const kinds[] = {"a value",  "an integer", "a float",         "a boolean", "None",
+                                        "a string", "a dtype",    "a memory format", "a list"};
+    perr(c, x->line, x->col, "argument '%s' of %s::%s is %s, not %s", param->name, f->ns, f->name,
+         type_text(c->m->a, param->type), kinds[x->kind]);
     return false;
 }
 
@@ -220,7 +226,8 @@ static bool check_node(checker *c, int n) {
     }
     const og_schema *s = f->schema;
     if ((unsigned)nd->nresults != s->nrets) {
-        perr(c, nd->line, nd->col, "%s returns %u value%s, the node names %d", nd->op, s->nrets, s->nrets == 1 ? "" : "s", nd->nresults);
+        perr(c, nd->line, nd->col, "%s returns %u value%s, the node names %d", nd->op, s->nrets,
+             s->nrets == 1 ? "" : "s", nd->nresults);
         return false;
     }
     pn->func = f;
@@ -237,7 +244,8 @@ static bool check_node(checker *c, int n) {
         if (pn->slots[i]) ok &= check_arg(c, f, &s->args[i], pn->slots[i]);
     for (unsigned i = 0; i < s->nargs; i++)
         if (!pn->slots[i] && !s->args[i].dflt) {
-            perr(c, nd->line, nd->col, "%s: missing argument '%s' (%s)", nd->op, s->args[i].name, type_text(c->m->a, s->args[i].type));
+            perr(c, nd->line, nd->col, "%s: missing argument '%s' (%s)", nd->op, s->args[i].name,
+                 type_text(c->m->a, s->args[i].type));
             ok = false;
         }
     return ok;
@@ -263,7 +271,8 @@ static bool check_builtin(checker *c, const ynode *b) {
     if (k == sizeof table / sizeof *table) {
         strbuf names;
         sb_init(&names);
-        for (unsigned i = 0; i < sizeof table / sizeof *table; i++) sb_printf(&names, "%s%s", i ? ", " : "", table[i].name);
+        for (unsigned i = 0; i < sizeof table / sizeof *table; i++)
+            sb_printf(&names, "%s%s", i ? ", " : "", table[i].name);
         ERR_AT(c->m, b, "unknown builtin '%s' (expected one of: %s)", b->s, sb_cstr(&names));
         sb_free(&names);
         return false;
@@ -273,10 +282,17 @@ static bool check_builtin(checker *c, const ynode *b) {
     bool ok = s->nargs == (unsigned)table[k].arity && s->nrets == 1;
     for (unsigned i = 0; ok && i < s->nargs; i++) ok = is_int(s->args[i].type);
     const og_type *r = ok ? s->rets[0].type : NULL;
-    if (ok) ok = table[k].ret == OG_BT_SymInt ? is_int(r) : table[k].ret == OG_BT_bool ? is_bool(r) : is_base(r, OG_BT_float);
+    if (ok)
+        ok = table[k].ret == OG_BT_SymInt ? is_int(r)
+             : table[k].ret == OG_BT_bool ? is_bool(r)
+                                          : is_base(r, OG_BT_float);
     if (!ok) {
-        ERR_AT(c->m, b, "builtin %s takes %s and returns %s; %s::%s does not match", b->s, table[k].arity == 1 ? "(SymInt a)" : "(SymInt a, SymInt b)",
-               table[k].ret == OG_BT_SymInt ? "SymInt" : table[k].ret == OG_BT_bool ? "bool" : "float", op->func->ns, op->func->name);
+        ERR_AT(c->m, b, "builtin %s takes %s and returns %s; %s::%s does not match", b->s,
+               table[k].arity == 1 ? "(SymInt a)" : "(SymInt a, SymInt b)",
+               table[k].ret == OG_BT_SymInt ? "SymInt"
+               : table[k].ret == OG_BT_bool ? "bool"
+                                            : "float",
+               op->func->ns, op->func->name);
         return false;
     }
     return true;
@@ -312,14 +328,16 @@ static bool check_pattern(checker *c, const ynode *ignore) {
             strbuf names;
             sb_init(&names);
             for (unsigned a = 0; a < s->nargs; a++) sb_printf(&names, "%s%s", a ? ", " : "", s->args[a].name);
-            perr(c, gv->line, gv->col, "%%%s is not an argument of %s::%s (its arguments: %s)", gv->name, op->func->ns, op->func->name, sb_cstr(&names));
+            perr(c, gv->line, gv->col, "%%%s is not an argument of %s::%s (its arguments: %s)", gv->name, op->func->ns,
+                 op->func->name, sb_cstr(&names));
             sb_free(&names);
             ok = false;
         }
     }
     if (ignore) {
         if (ignore->kind != YNODE_SEQ) {
-            ERR_AT(m, ignore, "'ignore' lists argument names the pattern does not use, found %s", ynode_describe(ignore));
+            ERR_AT(m, ignore, "'ignore' lists argument names the pattern does not use, found %s",
+                   ynode_describe(ignore));
             ok = false;
         }
         for (size_t k = 0; ignore->kind == YNODE_SEQ && k < ignore->n; k++) {
@@ -328,7 +346,8 @@ static bool check_pattern(checker *c, const ynode *ignore) {
             for (unsigned i = 0; ynode_is_str(x) && i < s->nargs; i++)
                 if (!strcmp(s->args[i].name, x->s)) a = (int)i;
             if (a < 0) {
-                ERR_AT(m, x, "'ignore' names %s, which is not an argument of %s::%s", ynode_is_str(x) ? x->s : ynode_describe(x), op->func->ns, op->func->name);
+                ERR_AT(m, x, "'ignore' names %s, which is not an argument of %s::%s",
+                       ynode_is_str(x) ? x->s : ynode_describe(x), op->func->ns, op->func->name);
                 ok = false;
             } else if (used[a]) {
                 ERR_AT(m, x, "'ignore' names %s, but the pattern uses it", x->s);
@@ -343,7 +362,8 @@ static bool check_pattern(checker *c, const ynode *ignore) {
     }
     for (unsigned a = 0; a < s->nargs; a++)
         if (!used[a] && !op->ignored[a]) {
-            perr(c, 1, 1, "argument '%s' of %s::%s is neither used by the pattern nor listed in 'ignore'", s->args[a].name, op->func->ns, op->func->name);
+            perr(c, 1, 1, "argument '%s' of %s::%s is neither used by the pattern nor listed in 'ignore'",
+                 s->args[a].name, op->func->ns, op->func->name);
             ok = false;
         }
     if (!ok) return false;
@@ -354,21 +374,26 @@ static bool check_pattern(checker *c, const ynode *ignore) {
      * results are a builtin's) */
     for (unsigned r = 0; r < s->nrets; r++)
         if (!og_type_is_plain_tensor(s->rets[r].type)) {
-            perr(c, 1, 1, "%s::%s returns %s; a pattern computes tensors (scalar prims are builtins)", op->func->ns, op->func->name, type_text(m->a, s->rets[r].type));
+            perr(c, 1, 1, "%s::%s returns %s; a pattern computes tensors (scalar prims are builtins)", op->func->ns,
+                 op->func->name, type_text(m->a, s->rets[r].type));
             return false;
         }
     if ((unsigned)g->noutputs != s->nrets) {
-        perr(c, 1, 1, "the pattern returns %d value%s; %s::%s returns %u", g->noutputs, g->noutputs == 1 ? "" : "s", op->func->ns, op->func->name, s->nrets);
+        perr(c, 1, 1, "the pattern returns %d value%s; %s::%s returns %u", g->noutputs, g->noutputs == 1 ? "" : "s",
+             op->func->ns, op->func->name, s->nrets);
         return false;
     }
     for (int i = 0; i < g->noutputs; i++) {
         const opgen_gvalue *gv = &g->values[g->outputs[i]];
         const og_type *vt = og_pattern_value_type(op, g->outputs[i]);
         if (op->value_arg[g->outputs[i]] >= 0) {
-            perr(c, gv->line, gv->col, "the pattern returns its argument %%%s unchanged; a backend op computes its results", gv->name);
+            perr(c, gv->line, gv->col,
+                 "the pattern returns its argument %%%s unchanged; a backend op computes its results", gv->name);
             ok = false;
-        } else if (vt && !og_type_equal(strip_opt(vt), strip_opt(s->rets[i].type)) && !value_fits(s->rets[i].type, vt)) {
-            perr(c, gv->line, gv->col, "result %d of %s::%s is %s; %%%s is %s", i, op->func->ns, op->func->name, type_text(m->a, s->rets[i].type), gv->name, type_text(m->a, vt));
+        } else if (vt && !og_type_equal(strip_opt(vt), strip_opt(s->rets[i].type)) &&
+                   !value_fits(s->rets[i].type, vt)) {
+            perr(c, gv->line, gv->col, "result %d of %s::%s is %s; %%%s is %s", i, op->func->ns, op->func->name,
+                 type_text(m->a, s->rets[i].type), gv->name, type_text(m->a, vt));
             ok = false;
         }
     }
@@ -389,7 +414,8 @@ static bool check_pattern(checker *c, const ynode *ignore) {
 static bool is_ident(const char *s) {
     if (!*s || !(*s == '_' || (*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z'))) return false;
     for (; *s; s++)
-        if (!(*s == '_' || (*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || (*s >= '0' && *s <= '9'))) return false;
+        if (!(*s == '_' || (*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || (*s >= '0' && *s <= '9')))
+            return false;
     return true;
 }
 
@@ -432,7 +458,8 @@ bool og_backend_load(og_model *m, const ydoc *doc, og_backend *out) {
         op->entry = e;
         const og_func *o = og_func_out_variant(f);
         op->out = o && o->backend ? o : NULL;
-        const ynode *be = ymap_get(e, "backend"), *pat = ymap_get(e, "pattern"), *bi = ymap_get(e, "builtin"), *ig = ymap_get(e, "ignore");
+        const ynode *be = ymap_get(e, "backend"), *pat = ymap_get(e, "pattern"), *bi = ymap_get(e, "builtin"),
+                    *ig = ymap_get(e, "ignore");
         if (!be || !ynode_is_str(be) || !is_ident(be->s)) {
             ERR_AT(m, be ? be : e, "a backend op names its backend (an identifier): 'backend: NAME'");
             continue;

@@ -10,9 +10,12 @@
 #include "opgen/graph.h"
 
 /* Scalar prims computed by the runtime with Python's semantics. X(name, arity, result) */
-#define OG_BUILTINS(X) \
-    X(add, 2, SymInt) X(sub, 2, SymInt) X(mul, 2, SymInt) X(floordiv, 2, SymInt) X(mod, 2, SymInt) X(neg, 1, SymInt) \
-    X(truediv, 2, float) X(eq, 2, bool) X(ne, 2, bool) X(lt, 2, bool) X(le, 2, bool) X(gt, 2, bool) X(ge, 2, bool)
+/* clang-format off */
+#define OG_BUILTINS(X)                                                                                 \
+    X(add, 2, SymInt) X(sub, 2, SymInt) X(mul, 2, SymInt) X(floordiv, 2, SymInt) X(mod, 2, SymInt)     \
+    X(neg, 1, SymInt) X(truediv, 2, float) X(eq, 2, bool) X(ne, 2, bool) X(lt, 2, bool) X(le, 2, bool) \
+    X(gt, 2, bool) X(ge, 2, bool)
+/* clang-format on */
 
 typedef enum {
     OG_BUILTIN_NONE,
@@ -26,29 +29,29 @@ const char *og_builtin_name(og_builtin b);
 /* One node of a pattern, bound to its operator's schema. */
 typedef struct og_pnode {
     const opgen_gnode *node;
-    const char *file;          /* where it is written (file:line:col in the yaml) */
+    const char *file; /* where it is written (file:line:col in the yaml) */
     unsigned line, col;
-    const og_func *func;       /* the core or custom op it calls */
-    const opgen_garg **slots;  /* per schema argument: the argument given, or NULL (its default) */
+    const og_func *func;      /* the core or custom op it calls */
+    const opgen_garg **slots; /* per schema argument: the argument given, or NULL (its default) */
 } og_pnode;
 
 typedef struct og_backend_op {
-    const og_func *func;     /* the backend op */
-    const og_func *out;      /* its out= variant; NULL for a scalar prim */
-    const char *backend;     /* "quantized", "executorch_prims", ... */
-    og_builtin builtin;      /* or OG_BUILTIN_NONE with a pattern */
+    const og_func *func; /* the backend op */
+    const og_func *out;  /* its out= variant; NULL for a scalar prim */
+    const char *backend; /* "quantized", "executorch_prims", ... */
+    og_builtin builtin;  /* or OG_BUILTIN_NONE with a pattern */
     const ynode *entry;
-    opgen_graph graph;       /* the pattern; its inputs are schema arguments */
-    const char *pattern;     /* the pattern in canonical text */
-    og_pnode *nodes;         /* graph.nnodes */
-    int *value_arg;          /* per graph value: the schema argument a free name stands for, or -1 */
-    bool *ignored;           /* per schema argument: listed in `ignore:` */
+    opgen_graph graph;   /* the pattern; its inputs are schema arguments */
+    const char *pattern; /* the pattern in canonical text */
+    og_pnode *nodes;     /* graph.nnodes */
+    int *value_arg;      /* per graph value: the schema argument a free name stands for, or -1 */
+    bool *ignored;       /* per schema argument: listed in `ignore:` */
 } og_backend_op;
 
 typedef struct og_backend {
     og_backend_op *ops; /* in file order (the order fusion tries them) */
     unsigned n, cap;
-    opgen_arena arena;  /* the parsed patterns */
+    opgen_arena arena; /* the parsed patterns */
 } og_backend;
 
 void og_backend_init(og_backend *b);

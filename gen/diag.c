@@ -10,7 +10,8 @@ void diag_init(diag *d, FILE *out) {
     d->muted = false;
 }
 
-static void report(diag *d, const char *file, unsigned line, unsigned col, const char *kind, const char *fmt, va_list ap) {
+static void report(diag *d, const char *file, unsigned line, unsigned col, const char *kind, const char *fmt,
+                   va_list ap) {
     if (!d->out) return;
     if (file && line)
         fprintf(d->out, "%s:%u:%u: %s: ", file, line, col ? col : 1, kind);

@@ -26,7 +26,8 @@ static bool resolve_arg(og_model *m, const og_func *f, const ynode *k, int *inde
         char *end;
         long r = strtol(k->s + 6, &end, 10);
         if (*end || end == k->s + 6 || r < 0 || (unsigned long)r >= s->nrets) {
-            ERR_AT(m, k, "%s has %u return%s; '%s' names none of them", f->name, s->nrets, s->nrets == 1 ? "" : "s", k->s);
+            ERR_AT(m, k, "%s has %u return%s; '%s' names none of them", f->name, s->nrets, s->nrets == 1 ? "" : "s",
+                   k->s);
             return false;
         }
         if (!dtype_bearing(s->rets[r].type)) {
@@ -39,7 +40,8 @@ static bool resolve_arg(og_model *m, const og_func *f, const ynode *k, int *inde
     for (unsigned i = 0; i < s->nargs; i++)
         if (!strcmp(s->args[i].name, k->s)) {
             if (!dtype_bearing(s->args[i].type)) {
-                ERR_AT(m, k, "argument '%s' of %s is not a tensor, Scalar or ScalarType and carries no dtype", k->s, f->name);
+                ERR_AT(m, k, "argument '%s' of %s is not a tensor, Scalar or ScalarType and carries no dtype", k->s,
+                       f->name);
                 return false;
             }
             *index = (int)i;
@@ -48,7 +50,8 @@ static bool resolve_arg(og_model *m, const og_func *f, const ynode *k, int *inde
     for (unsigned r = 0; r < s->nrets; r++) /* a named return, e.g. max.dim's values */
         if (s->rets[r].name && !strcmp(s->rets[r].name, k->s)) {
             if (!dtype_bearing(s->rets[r].type)) {
-                ERR_AT(m, k, "return '%s' of %s is not a tensor, Scalar or ScalarType and carries no dtype", k->s, f->name);
+                ERR_AT(m, k, "return '%s' of %s is not a tensor, Scalar or ScalarType and carries no dtype", k->s,
+                       f->name);
                 return false;
             }
             *index = -(int)r - 1;
@@ -112,16 +115,21 @@ static bool load_op(og_model *m, const ynode *e, og_edge_op *op) {
         else if (!strcmp(ks, "type_constraint"))
             tc = v;
         else
-            ERR_AT(m, k, "unknown key '%s' in an edge entry (expected func, namespace, inherits, type_alias, type_constraint)", k->kind == YNODE_SCALAR ? k->s : "?");
+            ERR_AT(
+                m, k,
+                "unknown key '%s' in an edge entry (expected func, namespace, inherits, type_alias, type_constraint)",
+                k->kind == YNODE_SCALAR ? k->s : "?");
     }
     if (!is_str(m, fn, "'func'")) return false;
     op->op = fn->s;
     op->func = resolve_op(m, fn);
     if (!op->func) return false;
-    if (ns && is_str(m, ns, "'namespace'") && strcmp(ns->s, "edge")) ERR_AT(m, ns, "namespace must be 'edge', found '%s'", ns->s);
+    if (ns && is_str(m, ns, "'namespace'") && strcmp(ns->s, "edge"))
+        ERR_AT(m, ns, "namespace must be 'edge', found '%s'", ns->s);
     if (inh && is_str(m, inh, "'inherits'")) {
         const og_func *g = resolve_op(m, inh);
-        if (g && g != op->func) ERR_AT(m, inh, "'inherits' names %s::%s, but func is %s::%s", g->ns, g->name, op->func->ns, op->func->name);
+        if (g && g != op->func)
+            ERR_AT(m, inh, "'inherits' names %s::%s, but func is %s::%s", g->ns, g->name, op->func->ns, op->func->name);
     }
     if (!ta || !tc) {
         ERR_AT(m, e, "edge entry for %s needs 'type_alias' and 'type_constraint'", fn->s);
@@ -151,7 +159,8 @@ static bool load_op(og_model *m, const ynode *e, og_edge_op *op) {
             const ynode *d = v->kids[j];
             int dt = ynode_is_str(d) ? og_dtype_parse(d->s, d->len) : -1;
             if (dt < 0)
-                ERR_AT(m, d, "unknown dtype '%s' in alias %s", d->kind == YNODE_SCALAR ? d->s : ynode_describe(d), k->s);
+                ERR_AT(m, d, "unknown dtype '%s' in alias %s", d->kind == YNODE_SCALAR ? d->s : ynode_describe(d),
+                       k->s);
             else if (op->aliases[i] & (1u << dt))
                 ERR_AT(m, d, "dtype %s is listed twice in alias %s", d->s, k->s);
             else
@@ -179,7 +188,8 @@ static bool load_op(og_model *m, const ynode *e, og_edge_op *op) {
     for (unsigned r = 0; r < op->nrows; r++) {
         const ynode *row = tc->kids[r];
         if (row->kind != YNODE_MAP) {
-            ERR_AT(m, row, "a type_constraint row must be a mapping from argument to alias, found %s", ynode_describe(row));
+            ERR_AT(m, row, "a type_constraint row must be a mapping from argument to alias, found %s",
+                   ynode_describe(row));
             continue;
         }
         bool few[64], *seen = op->nargs < 64 ? few : og_xmalloc(op->nargs + 1);
@@ -187,12 +197,14 @@ static bool load_op(og_model *m, const ynode *e, og_edge_op *op) {
         for (size_t i = 0; i < row->n; i++) {
             const ynode *k = row->kids[2 * i], *v = row->kids[2 * i + 1];
             int a = -1;
-            if (i < op->nargs && ynode_is_str(k) && !strcmp(op->args[i].name, k->s)) /* rows mostly follow the first row's order */
+            if (i < op->nargs && ynode_is_str(k) &&
+                !strcmp(op->args[i].name, k->s)) /* rows mostly follow the first row's order */
                 a = (int)i;
             for (unsigned x = 0; a < 0 && x < op->nargs && ynode_is_str(k); x++)
                 if (!strcmp(op->args[x].name, k->s)) a = (int)x;
             if (a < 0) {
-                ERR_AT(m, k, "argument '%s' is not in the first row of %s (every row names the same arguments)", k->kind == YNODE_SCALAR ? k->s : "?", fn->s);
+                ERR_AT(m, k, "argument '%s' is not in the first row of %s (every row names the same arguments)",
+                       k->kind == YNODE_SCALAR ? k->s : "?", fn->s);
                 continue;
             }
             seen[a] = true;
@@ -206,11 +218,14 @@ static bool load_op(og_model *m, const ynode *e, og_edge_op *op) {
             op->args[a].allowed |= op->aliases[al];
         }
         for (unsigned a = 0; a < op->nargs; a++)
-            if (!seen[a]) ERR_AT(m, row, "row %u of %s misses argument '%s' (named in the first row)", r + 1, fn->s, op->args[a].name);
+            if (!seen[a])
+                ERR_AT(m, row, "row %u of %s misses argument '%s' (named in the first row)", r + 1, fn->s,
+                       op->args[a].name);
         if (seen != few) free(seen);
     }
     for (unsigned i = 0; i < op->naliases; i++)
-        if (!used[i] && op->alias_names[i]) ERR_AT(m, ta->kids[2 * i], "type alias %s is defined but no row uses it", op->alias_names[i]);
+        if (!used[i] && op->alias_names[i])
+            ERR_AT(m, ta->kids[2 * i], "type alias %s is defined but no row uses it", op->alias_names[i]);
     free(used);
     return m->d->errors == before;
 }
@@ -273,7 +288,8 @@ bool og_edge_finish(og_edge *out, const ydoc *doc) {
 
 bool og_edge_load(og_model *m, const ydoc *doc, og_edge *out) {
     og_edge_begin(m, out);
-    for (size_t i = 0; doc->root && doc->root->kind == YNODE_SEQ && i < doc->root->n; i++) og_edge_entry(out, doc->root->kids[i]);
+    for (size_t i = 0; doc->root && doc->root->kind == YNODE_SEQ && i < doc->root->n; i++)
+        og_edge_entry(out, doc->root->kids[i]);
     return og_edge_finish(out, doc);
 }
 
@@ -286,7 +302,9 @@ void og_edge_reindex(og_edge *e, const og_model *m) {
         if (og_func_kept(m, e->ops[i].func)) e->by_func[e->ops[i].func->index] = &e->ops[i];
 }
 
-const og_edge_op *og_edge_find(const og_edge *e, const og_func *f) { return f->index < e->nfuncs ? e->by_func[f->index] : NULL; }
+const og_edge_op *og_edge_find(const og_edge *e, const og_func *f) {
+    return f->index < e->nfuncs ? e->by_func[f->index] : NULL;
+}
 
 /* The dtype an alias stands for in a row, given the call: the one most of its
  * arguments have (the earliest on a tie), so blame falls on the odd ones out. */
@@ -307,7 +325,8 @@ static uint64_t row_failures(const og_edge_op *op, unsigned r, const int *dtypes
     uint64_t fail = 0;
     for (unsigned a = 0; a < op->nargs && a < 64; a++) {
         if (dtypes[a] < 0) continue;
-        if (!(op->aliases[row[a]] & (1u << dtypes[a])) || alias_dtype(op, row, row[a], dtypes) != dtypes[a]) fail |= 1ull << a;
+        if (!(op->aliases[row[a]] & (1u << dtypes[a])) || alias_dtype(op, row, row[a], dtypes) != dtypes[a])
+            fail |= 1ull << a;
     }
     return fail;
 }
@@ -351,8 +370,10 @@ int og_edge_check_call(const og_edge_op *op, const int *dtypes, strbuf *why) {
     sb_printf(why, "%s: no constraint row accepts (", op->op);
     bool first = true;
     for (unsigned a = 0; a < op->nargs; a++)
-        if (dtypes[a] >= 0) sb_printf(why, "%s%s=%s", first ? "" : ", ", op->args[a].name, og_dtype_name(dtypes[a])), first = false;
-    sb_printf(why, "); %u row%s, the closest fail%s on %u argument%s:\n", op->nrows, op->nrows == 1 ? "" : "s", nbest == 1 ? "s" : "", best, best == 1 ? "" : "s");
+        if (dtypes[a] >= 0)
+            sb_printf(why, "%s%s=%s", first ? "" : ", ", op->args[a].name, og_dtype_name(dtypes[a])), first = false;
+    sb_printf(why, "); %u row%s, the closest fail%s on %u argument%s:\n", op->nrows, op->nrows == 1 ? "" : "s",
+              nbest == 1 ? "s" : "", best, best == 1 ? "" : "s");
     unsigned shown = 0;
     for (unsigned r = 0; r < op->nrows && shown < 5; r++) {
         uint64_t f = row_failures(op, r, dtypes);
@@ -378,13 +399,18 @@ static const og_func *find_op(const og_model *m, const char *opname) {
 /* An op edge.yaml does not constrain: any Edge dtype on its tensor arguments and returns. */
 static int check_unconstrained(const og_func *f, const char *arg, int dt, const char *dtname, strbuf *out) {
     bool known = !strncmp(arg, "__ret_", 6) && (unsigned)atoi(arg + 6) < f->schema->nrets;
-    for (unsigned i = 0; i < f->schema->nargs && !known; i++) known = !strcmp(f->schema->args[i].name, arg) && og_type_is_tensor_like(f->schema->args[i].type);
-    if (!known) return sb_printf(out, "%s::%s has no tensor argument or return '%s'", f->ns, f->name, arg), OG_CALL_USAGE;
-    if (!(OG_EDGE_DTYPES >> dt & 1)) return sb_printf(out, "%s::%s: %s=%s: %s is not an Edge dtype\n", f->ns, f->name, arg, dtname, dtname), OG_CALL_INVALID;
+    for (unsigned i = 0; i < f->schema->nargs && !known; i++)
+        known = !strcmp(f->schema->args[i].name, arg) && og_type_is_tensor_like(f->schema->args[i].type);
+    if (!known)
+        return sb_printf(out, "%s::%s has no tensor argument or return '%s'", f->ns, f->name, arg), OG_CALL_USAGE;
+    if (!(OG_EDGE_DTYPES >> dt & 1))
+        return sb_printf(out, "%s::%s: %s=%s: %s is not an Edge dtype\n", f->ns, f->name, arg, dtname, dtname),
+               OG_CALL_INVALID;
     return OG_CALL_VALID;
 }
 
-int og_edge_check_call_text(const og_model *m, const og_edge *e, const char *opname, const char *const *pairs, unsigned npairs, strbuf *out) {
+int og_edge_check_call_text(const og_model *m, const og_edge *e, const char *opname, const char *const *pairs,
+                            unsigned npairs, strbuf *out) {
     const og_func *f = find_op(m, opname);
     if (!f) return sb_printf(out, "unknown operator '%s'", opname), OG_CALL_USAGE;
     const og_edge_op *op = og_edge_find(e, f);
@@ -419,7 +445,9 @@ int og_edge_check_call_text(const og_model *m, const og_edge *e, const char *opn
             rc = OG_CALL_USAGE;
         }
     }
-    if (rc == OG_CALL_VALID && !op) sb_printf(out, "%s::%s: valid (not in edge.yaml: any Edge dtype, no cross-argument constraint)\n", f->ns, f->name);
+    if (rc == OG_CALL_VALID && !op)
+        sb_printf(out, "%s::%s: valid (not in edge.yaml: any Edge dtype, no cross-argument constraint)\n", f->ns,
+                  f->name);
     if (rc == OG_CALL_VALID && op) {
         int row = og_edge_check_call(op, dtypes, out);
         if (row >= 0) sb_printf(out, "%s: valid (row %d of %u)\n", op->op, row + 1, op->nrows);

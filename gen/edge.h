@@ -57,5 +57,6 @@ int og_edge_check_call(const og_edge_op *op, const int *dtypes, strbuf *why);
  * OG_CALL_INVALID with the reason, or OG_CALL_USAGE when the op, an argument or a
  * dtype is unknown (the message in out). */
 enum { OG_CALL_VALID, OG_CALL_INVALID, OG_CALL_USAGE };
-int og_edge_check_call_text(const og_model *m, const og_edge *e, const char *op, const char *const *pairs, unsigned npairs, strbuf *out);
+int og_edge_check_call_text(const og_model *m, const og_edge *e, const char *op, const char *const *pairs,
+                            unsigned npairs, strbuf *out);
 #endif

@@ -47,9 +47,9 @@ typedef struct fb {
     const og_backend_op *op;
     const og_yaml_kernels *kernels;
     diag *d;
-    strbuf *out;      /* the function being written */
-    strbuf pre;       /* declarations a call's arguments need */
-    unsigned nlocal;  /* numbering of those */
+    strbuf *out;            /* the function being written */
+    strbuf pre;             /* declarations a call's arguments need */
+    unsigned nlocal;        /* numbering of those */
     const char **out_param; /* per graph value: the out parameter it is written to, or NULL */
     bool ok;
 } fb;
@@ -60,7 +60,9 @@ static const char *param_name(const fb *f, int a) {
     return og_abi_reserved(n) ? arena_printf(f->m->a, "%s_", n) : n;
 }
 
-static const char *param_name_of(const fb *f, const char *n) { return og_abi_reserved(n) ? arena_printf(f->m->a, "%s_", n) : n; }
+static const char *param_name_of(const fb *f, const char *n) {
+    return og_abi_reserved(n) ? arena_printf(f->m->a, "%s_", n) : n;
+}
 
 /* A pattern value as a tensor pointer: an argument, an out parameter or a temporary. */
 static const char *tensor_expr(const fb *f, int v) {
@@ -101,7 +103,8 @@ static const char *arg_expr(fb *f, const og_pnode *pn, const og_arg *param, cons
     if (!strcmp(base, "TENSOR")) return tensor_expr(f, (int)x->i);
     if (!strcmp(k, "TENSOR_LIST")) {
         sb_printf(&f->pre, "        const opgen_tensor *og_l%u[] = {", l);
-        for (int i = 0; i < x->nitems; i++) sb_printf(&f->pre, "%s%s", i ? ", " : "", tensor_expr(f, (int)x->items[i].i));
+        for (int i = 0; i < x->nitems; i++)
+            sb_printf(&f->pre, "%s%s", i ? ", " : "", tensor_expr(f, (int)x->items[i].i));
         sb_puts(&f->pre, "};\n");
         return arena_printf(a, "(opgen_tensor_list){og_l%u, %d}", l, x->nitems);
     }
@@ -110,7 +113,8 @@ static const char *arg_expr(fb *f, const og_pnode *pn, const og_arg *param, cons
         if (x->kind == OPGEN_GA_INT) { /* int[N] x=1 is [1, ..., 1] */
             unsigned n = strip_size(param->type);
             sb_printf(&f->pre, "        int64_t og_l%u[%u] = {", l, n ? n : 1);
-            for (unsigned i = 0; i < (n ? n : 1); i++) sb_printf(&f->pre, "%sINT64_C(%lld)", i ? ", " : "", (long long)x->i);
+            for (unsigned i = 0; i < (n ? n : 1); i++)
+                sb_printf(&f->pre, "%sINT64_C(%lld)", i ? ", " : "", (long long)x->i);
             sb_puts(&f->pre, "};\n");
             sb_printf(&f->pre, "        opgen_int_list og_L%u = {og_l%u, %u};\n", l, l, n ? n : 1);
         } else {
@@ -125,7 +129,8 @@ static const char *arg_expr(fb *f, const og_pnode *pn, const og_arg *param, cons
                 }
                 sb_puts(&f->pre, "};\n");
             }
-            sb_printf(&f->pre, "        opgen_int_list og_L%u = {%s, %d};\n", l, x->nitems ? arena_printf(a, "og_l%u", l) : "NULL", x->nitems);
+            sb_printf(&f->pre, "        opgen_int_list og_L%u = {%s, %d};\n", l,
+                      x->nitems ? arena_printf(a, "og_l%u", l) : "NULL", x->nitems);
         }
         return arena_printf(a, opt ? "&og_L%u" : "og_L%u", l);
     }
@@ -163,14 +168,23 @@ static const char *arg_expr(fb *f, const og_pnode *pn, const og_arg *param, cons
         ctype = "int32_t";
         val = arg ? name : arena_printf(a, "%lld", (long long)x->i);
     } else if (!strcmp(base, "SCALAR")) {
-        if (arg && (!strcmp(vkind, "SCALAR") || !strcmp(vkind, "OPT_SCALAR"))) return name; /* already a const opgen_scalar * */
+        if (arg && (!strcmp(vkind, "SCALAR") || !strcmp(vkind, "OPT_SCALAR")))
+            return name; /* already a const opgen_scalar * */
         if (arg)
-            sb_printf(&f->pre, "        opgen_scalar og_s%u = {%s, {.%c = %s}};\n", l, is_int_abi(vkind) ? "OPGEN_DTYPE_Long" : !strcmp(vkind, "FLOAT") ? "OPGEN_DTYPE_Double" : "OPGEN_DTYPE_Bool",
-                      is_int_abi(vkind) ? 'i' : !strcmp(vkind, "FLOAT") ? 'f' : 'b', name);
+            sb_printf(&f->pre, "        opgen_scalar og_s%u = {%s, {.%c = %s}};\n", l,
+                      is_int_abi(vkind)         ? "OPGEN_DTYPE_Long"
+                      : !strcmp(vkind, "FLOAT") ? "OPGEN_DTYPE_Double"
+                                                : "OPGEN_DTYPE_Bool",
+                      is_int_abi(vkind)         ? 'i'
+                      : !strcmp(vkind, "FLOAT") ? 'f'
+                                                : 'b',
+                      name);
         else if (x->kind == OPGEN_GA_INT)
-            sb_printf(&f->pre, "        opgen_scalar og_s%u = {OPGEN_DTYPE_Long, {.i = INT64_C(%lld)}};\n", l, (long long)x->i);
+            sb_printf(&f->pre, "        opgen_scalar og_s%u = {OPGEN_DTYPE_Long, {.i = INT64_C(%lld)}};\n", l,
+                      (long long)x->i);
         else if (x->kind == OPGEN_GA_BOOL)
-            sb_printf(&f->pre, "        opgen_scalar og_s%u = {OPGEN_DTYPE_Bool, {.b = %s}};\n", l, x->i ? "true" : "false");
+            sb_printf(&f->pre, "        opgen_scalar og_s%u = {OPGEN_DTYPE_Bool, {.b = %s}};\n", l,
+                      x->i ? "true" : "false");
         else {
             strbuf t;
             sb_init(&t);
@@ -204,7 +218,8 @@ static void emit_node(fb *f, const og_pnode *pn) {
     char qual[300];
     snprintf(qual, sizeof qual, "%s::%s", fn->ns, fn->name);
     if (!k) {
-        fail_at(f, pn, "the fallback of %s calls %s, which has no out= kernel in the kernel files", arena_printf(f->m->a, "%s::%s", f->op->func->ns, f->op->func->name), qual);
+        fail_at(f, pn, "the fallback of %s calls %s, which has no out= kernel in the kernel files",
+                arena_printf(f->m->a, "%s::%s", f->op->func->ns, f->op->func->name), qual);
         return;
     }
     const og_schema *s = fn->schema, *os = fo->schema;
@@ -227,7 +242,8 @@ static void emit_node(fb *f, const og_pnode *pn) {
         opgen_garg dflt;
         if (!x) {
             if (!p->dflt || !opgen_garg_parse_default(f->m->a, p->dflt, &dflt)) {
-                fail_at(f, pn, "the fallback cannot write the default of argument '%s' (%s) in C", p->name, p->dflt ? p->dflt : "none");
+                fail_at(f, pn, "the fallback cannot write the default of argument '%s' (%s) in C", p->name,
+                        p->dflt ? p->dflt : "none");
                 break;
             }
             x = &dflt;
@@ -276,7 +292,8 @@ static void emit_fallback(fb *f, strbuf *b) {
     f->out_param = arena_zalloc(f->m->a, sizeof(char *) * ((size_t)g->nvalues + 1));
     unsigned k = 0;
     for (unsigned i = 0; i < kf->schema->nargs; i++)
-        if (kf->schema->args[i].cat == OG_ARG_OUT && k < (unsigned)g->noutputs) f->out_param[g->outputs[k++]] = param_name_of(f, kf->schema->args[i].name);
+        if (kf->schema->args[i].cat == OG_ARG_OUT && k < (unsigned)g->noutputs)
+            f->out_param[g->outputs[k++]] = param_name_of(f, kf->schema->args[i].name);
     bool temps = false;
     for (int n = 0; n < g->nnodes; n++)
         for (int r = 0; r < g->nodes[n].nresults; r++) {
@@ -288,7 +305,9 @@ static void emit_fallback(fb *f, strbuf *b) {
     if (temps) sb_puts(b, "; /* temporaries: sized by each kernel, memory from the arena */\n");
     for (unsigned a = 0; a < op->func->schema->nargs; a++)
         if (op->ignored[a]) sb_printf(b, "    (void)%s; /* ignored by the pattern */\n", param_name(f, (int)a));
-    sb_puts(b, "    opgen_ctx og_ctx = *ctx; /* the same call, named for the pattern's op in messages */\n    opgen_status og_st;\n");
+    sb_puts(
+        b,
+        "    opgen_ctx og_ctx = *ctx; /* the same call, named for the pattern's op in messages */\n    opgen_status og_st;\n");
     f->out = b;
     for (int n = 0; n < g->nnodes; n++) emit_node(f, &op->nodes[n]);
     sb_puts(b, "    ctx->scratch = og_ctx.scratch;\n    return OPGEN_OK;\n}\n\n");
@@ -307,8 +326,8 @@ static void table_row(strbuf *table, const og_backend_op *op) {
     }
 }
 
-bool og_emit_backend(og_outputs *outs, const char *outdir, const char *tdir, const og_model *m, const og_yaml_kernels *kernels, const og_backend *backend, const char *generated_by,
-                     diag *d) {
+bool og_emit_backend(og_outputs *outs, const char *outdir, const char *tdir, const og_model *m,
+                     const og_yaml_kernels *kernels, const og_backend *backend, const char *generated_by, diag *d) {
     strbuf table, fallbacks;
     sb_init(&table);
     sb_init(&fallbacks);

@@ -108,7 +108,8 @@ static bool perfect_hash(const char *const *keys, unsigned n, unsigned nb, uint3
         uint32_t seed;
         uint64_t h0 = hs[order[b->first]];
         for (seed = 1; seed < 1000000; seed++) {
-            if (used[mod(by_n, opgen_hash_mix(h0, seed))]) continue; /* most seeds fail here: the first key's slot is taken */
+            if (used[mod(by_n, opgen_hash_mix(h0, seed))])
+                continue; /* most seeds fail here: the first key's slot is taken */
             unsigned j;
             for (j = 0; j < b->n; j++) {
                 uint32_t s = mod(by_n, opgen_hash_mix(hs[order[b->first + j]], seed));
@@ -158,20 +159,26 @@ static void ident_of(strbuf *b, const og_func *f) {
 typedef struct gen {
     const og_model *m;
     const og_edge *edge;
-    unsigned n, nb;             /* ops, hash buckets */
+    unsigned n, nb;               /* ops, hash buckets */
     const char **idents, **names; /* per op: C identifier, "ns::name" */
-    uint32_t *seeds, *slots;    /* the perfect hash */
+    uint32_t *seeds, *slots;      /* the perfect hash */
 } gen;
 
-static const og_edge_op *edge_of(const gen *g, unsigned id) { return g->edge ? og_edge_find(g->edge, g->m->funcs[id]) : NULL; }
-static bool has_kernel(const og_func *f) { return f->kind == OG_KIND_OUT || (f->backend && og_schema_returns_scalars(f->schema)); } /* out= kernels, and scalar prims */
+static const og_edge_op *edge_of(const gen *g, unsigned id) {
+    return g->edge ? og_edge_find(g->edge, g->m->funcs[id]) : NULL;
+}
+static bool has_kernel(const og_func *f) {
+    return f->kind == OG_KIND_OUT || (f->backend && og_schema_returns_scalars(f->schema));
+} /* out= kernels, and scalar prims */
 
 /* {name, type, default, annotation, allowed dtypes, ABI, flags}: a hot row, written
  * directly ("0x%08xu, OPGEN_ABI_%s, %u},\n" without printf). */
 static void arg_row(strbuf *b, const og_arg *x, og_dtset allowed) {
     og_abi a = og_abi_of(x->type, og_annot_is_write(x->annot));
-    unsigned flags = (x->cat >= OG_ARG_KW_PRE ? 1u : 0u) | (x->cat == OG_ARG_OUT ? 2u : 0u) | (og_annot_is_write(x->annot) ? 4u : 0u);
-    char *p = sb_begin(b, 96 + c_str_max(x->name) + og_type_max_len(x->type) + c_str_max(x->dflt) + OG_ANNOT_MAX_LEN + strlen(a.kind));
+    unsigned flags = (x->cat >= OG_ARG_KW_PRE ? 1u : 0u) | (x->cat == OG_ARG_OUT ? 2u : 0u) |
+                     (og_annot_is_write(x->annot) ? 4u : 0u);
+    char *p = sb_begin(b, 96 + c_str_max(x->name) + og_type_max_len(x->type) + c_str_max(x->dflt) + OG_ANNOT_MAX_LEN +
+                              strlen(a.kind));
     p = put_c_plain(PUT_LIT(p, "    {"), x->name); /* NULL for an unnamed return */
     p = og_put_type(PUT_LIT(p, ", \""), x->type);
     p = put_c_str(PUT_LIT(p, "\", "), x->dflt);
@@ -212,10 +219,16 @@ static void put_op_table(strbuf *b, const void *ctx) {
         const og_schema *s = f->schema;
         const og_edge_op *e = edge_of(g, id);
         const og_func *out = og_func_out_variant(f);
-        const char *kind = f->kind == OG_KIND_FUNCTIONAL ? "FUNCTIONAL" : f->kind == OG_KIND_INPLACE ? "INPLACE" : f->kind == OG_KIND_OUT ? "OUT" : f->kind == OG_KIND_MUTABLE ? "MUTABLE" : "SCRATCH";
+        const char *kind = f->kind == OG_KIND_FUNCTIONAL ? "FUNCTIONAL"
+                           : f->kind == OG_KIND_INPLACE  ? "INPLACE"
+                           : f->kind == OG_KIND_OUT      ? "OUT"
+                           : f->kind == OG_KIND_MUTABLE  ? "MUTABLE"
+                                                         : "SCRATCH";
         unsigned ecols = e ? e->nargs : 0, erows = e ? e->nrows : 0;
-        unsigned flags = (og_func_has_tag(f, g->m->tag_core) ? 1u : 0u) | (f->custom && !f->backend ? 2u : 0u) | (f->backend ? 4u : 0u);
-        char *p = sb_begin(b, 320 + strlen(g->names[id]) + strlen(f->ns) + c_str_max(f->base_name) + c_str_max(s->name.overload) + c_str_max(f->schema_text));
+        unsigned flags = (og_func_has_tag(f, g->m->tag_core) ? 1u : 0u) | (f->custom && !f->backend ? 2u : 0u) |
+                         (f->backend ? 4u : 0u);
+        char *p = sb_begin(b, 320 + strlen(g->names[id]) + strlen(f->ns) + c_str_max(f->base_name) +
+                                  c_str_max(s->name.overload) + c_str_max(f->schema_text));
         p = put_str(PUT_LIT(p, "    {\""), g->names[id]);
         p = put_str(PUT_LIT(p, "\", \""), f->ns);
         p = put_c_plain(PUT_LIT(p, "\", "), f->base_name);
@@ -235,7 +248,14 @@ static void put_op_table(strbuf *b, const void *ctx) {
         ncells += erows * ecols;
         naliases += e ? e->naliases : 0;
     }
-    if (!g->n) sb_puts(b, "    {\"\", \"\", \"\", \"\", \"\", 0, 0, 0, 0, 0, -1, 0, 0, 0, 0, OPGEN_KIND_FUNCTIONAL, 0},\n"); /* C needs an element */
+    if (!g->n)
+        sb_puts(
+            b,
+            "    {\"\", \"\", \"\", \"\", \"\", 0, 0, 0, 0, 0, -1, 0, 0, 0, 0, OPGEN_KIND_FUNCTIONAL, 0},\n"); /* C
+                                                                                                                  needs
+                                                                                                                  an
+                                                                                                                  element
+                                                                                                                */
 }
 
 static void put_arg_rows(strbuf *b, const gen *g, bool rets) {
@@ -243,7 +263,8 @@ static void put_arg_rows(strbuf *b, const gen *g, bool rets) {
     for (unsigned id = 0; id < g->n; id++) {
         const og_schema *s = g->m->funcs[id]->schema;
         const og_edge_op *e = edge_of(g, id);
-        for (unsigned i = 0; !rets && i < s->nargs; i++, rows++) arg_row(b, &s->args[i], allowed_of(e, (int)i, s->args[i].type));
+        for (unsigned i = 0; !rets && i < s->nargs; i++, rows++)
+            arg_row(b, &s->args[i], allowed_of(e, (int)i, s->args[i].type));
         for (unsigned r = 0; rets && r < s->nrets; r++, rows++) {
             const og_ret *x = &s->rets[r];
             og_arg a = {.name = x->name, .type = x->type, .annot = x->annot, .cat = OG_ARG_POST_SELF};
@@ -271,7 +292,8 @@ static void put_edge_table(strbuf *b, const gen *g, int which) {
         } else if (which == EDGE_CELLS) {
             for (unsigned r = 0; r < e->nrows; r++) {
                 sb_puts(b, "   ");
-                for (unsigned c = 0; c < e->nargs; c++) sb_putc(b, ' '), sb_putu(b, e->rows[(size_t)r * e->nargs + c]), sb_putc(b, ',');
+                for (unsigned c = 0; c < e->nargs; c++)
+                    sb_putc(b, ' '), sb_putu(b, e->rows[(size_t)r * e->nargs + c]), sb_putc(b, ',');
                 sb_putc(b, '\n');
             }
             items += e->nrows * e->nargs;
@@ -336,7 +358,8 @@ static void put_prototypes(strbuf *b, const void *ctx) {
     }
 }
 
-bool og_render_to(strbuf *out, const char *tdir, const char *tname, const og_tvar *vars, unsigned nvars, og_outputs *reads, diag *d) {
+bool og_render_to(strbuf *out, const char *tdir, const char *tname, const og_tvar *vars, unsigned nvars,
+                  og_outputs *reads, diag *d) {
     if (!tdir) { /* the embedded copy */
         char full[256];
         snprintf(full, sizeof full, "templates/%s", tname);
@@ -355,13 +378,15 @@ bool og_render_to(strbuf *out, const char *tdir, const char *tname, const og_tva
     return ok;
 }
 
-bool og_render(og_outputs *outs, const char *outdir, const char *tdir, const char *name, const og_tvar *vars, unsigned nvars, diag *d) {
+bool og_render(og_outputs *outs, const char *outdir, const char *tdir, const char *name, const og_tvar *vars,
+               unsigned nvars, diag *d) {
     char tname[128];
     snprintf(tname, sizeof tname, "%s.in", name);
     return og_render_to(og_outputs_add(outs, outdir, name), tdir, tname, vars, nvars, outs, d);
 }
 
-bool og_emit_c_headers(og_outputs *outs, const char *outdir, const char *tdir, const og_model *m, const og_edge *edge, const char *generated_by, diag *d) {
+bool og_emit_c_headers(og_outputs *outs, const char *outdir, const char *tdir, const og_model *m, const og_edge *edge,
+                       const char *generated_by, diag *d) {
     unsigned n = m->nfuncs;
     gen g = {.m = m, .edge = edge, .n = n, .nb = n / 4 + 1};
     g.idents = og_xcalloc(n + 1, sizeof *g.idents);
@@ -419,7 +444,8 @@ bool og_emit_c_headers(og_outputs *outs, const char *outdir, const char *tdir, c
         OG_TVAR_FN("prototypes", put_prototypes, &g),
     };
     unsigned nv = sizeof vars / sizeof *vars;
-    ok = ok && og_render(outs, outdir, tdir, "opgen_dtypes.h", vars, nv, d) && og_render(outs, outdir, tdir, "opgen_ops.h", vars, nv, d) &&
+    ok = ok && og_render(outs, outdir, tdir, "opgen_dtypes.h", vars, nv, d) &&
+         og_render(outs, outdir, tdir, "opgen_ops.h", vars, nv, d) &&
          og_render(outs, outdir, tdir, "opgen_kernels.h", vars, nv, d);
     sb_free(&dx);
     free(g.seeds);

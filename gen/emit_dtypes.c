@@ -3,7 +3,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int cmp_args(const void *x, const void *y) { return strcmp((*(const og_edge_arg *const *)x)->name, (*(const og_edge_arg *const *)y)->name); }
+static int cmp_args(const void *x, const void *y) {
+    return strcmp((*(const og_edge_arg *const *)x)->name, (*(const og_edge_arg *const *)y)->name);
+}
 
 static int cmp_names(const void *x, const void *y) { return strcmp(*(const char *const *)x, *(const char *const *)y); }
 
@@ -52,7 +54,8 @@ void og_emit_dtypes_text(strbuf *b, const og_edge_op *op) {
 }
 
 /* The dtypes a table column stands for, in the table's order. */
-static const char *const table_dtypes[] = {"Bool", "Byte", "Char", "Short", "Int", "Long", "Half", "BFloat16", "Float", "Double", "UInt16"};
+static const char *const table_dtypes[] = {"Bool", "Byte",     "Char",  "Short",  "Int",   "Long",
+                                           "Half", "BFloat16", "Float", "Double", "UInt16"};
 #define NTABLE (sizeof table_dtypes / sizeof *table_dtypes)
 
 void og_emit_dtypes_markdown_head(strbuf *b) {

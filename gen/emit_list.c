@@ -49,7 +49,8 @@ void og_emit_list_jsonl(strbuf *b, const og_model *m, const og_func *f) {
         json_type(b, &tmp, x->type);
         sb_puts(b, ", \"default\": ");
         json_opt_str(b, x->dflt);
-        sb_printf(b, ", \"kwarg_only\": %s, \"out\": %s, \"alias\": ", tf(x->cat >= OG_ARG_KW_PRE), tf(x->cat == OG_ARG_OUT));
+        sb_printf(b, ", \"kwarg_only\": %s, \"out\": %s, \"alias\": ", tf(x->cat >= OG_ARG_KW_PRE),
+                  tf(x->cat == OG_ARG_OUT));
         json_annot(b, &tmp, x->annot);
         sb_putc(b, '}');
     }
@@ -83,7 +84,8 @@ void og_emit_list_jsonl(strbuf *b, const og_model *m, const og_func *f) {
         sb_json_str(b, og_dkey_name((og_dkey)k));
         first = false;
     }
-    sb_printf(b, "], \"composite_implicit\": %s, \"structured\": %s, \"structured_delegate\": ", tf(f->dispatch & (1ull << OG_DK_CompositeImplicitAutograd)), tf(f->structured));
+    sb_printf(b, "], \"composite_implicit\": %s, \"structured\": %s, \"structured_delegate\": ",
+              tf(f->dispatch & (1ull << OG_DK_CompositeImplicitAutograd)), tf(f->structured));
     if (f->has_delegate) {
         sb_reset(&tmp);
         og_print_opname(&tmp, &f->delegate);
@@ -91,7 +93,8 @@ void og_emit_list_jsonl(strbuf *b, const og_model *m, const og_func *f) {
     } else {
         sb_puts(b, "null");
     }
-    sb_printf(b, ", \"is_out_fn\": %s, \"inplace\": %s, \"functional_overload_for_out\": ", tf(s->nout > 0), tf(s->name.inplace));
+    sb_printf(b, ", \"is_out_fn\": %s, \"inplace\": %s, \"functional_overload_for_out\": ", tf(s->nout > 0),
+              tf(s->name.inplace));
     if (s->nout && f->group)
         sb_json_str(b, f->group->functional->name);
     else
@@ -113,7 +116,8 @@ void og_emit_list_text(strbuf *b, const og_model *m, const og_func *f) {
     sb_putc(b, '\n');
 }
 
-void og_emit_list(strbuf *b, const og_model *m, bool generated, const char *ns, const int *tags, unsigned ntags, og_list_format format) {
+void og_emit_list(strbuf *b, const og_model *m, bool generated, const char *ns, const int *tags, unsigned ntags,
+                  og_list_format format) {
     unsigned n = generated ? m->nfuncs : m->nyaml;
     for (unsigned i = 0; i < n; i++) {
         const og_func *f = m->funcs[i];

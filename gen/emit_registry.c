@@ -29,7 +29,10 @@ static void emit_expr(strbuf *b, const char *expr, unsigned i) {
 void og_emit_trampoline(strbuf *b, const char *prefix, unsigned t, const og_schema *s) {
     og_kparam ps[96];
     unsigned n = og_kernel_params(s, ps, 96);
-    sb_printf(b, "static opgen_status %s%u(opgen_ctx *ctx, void (*fn)(void), const opgen_value *a) {\n    return ((opgen_status(*)(opgen_ctx *", prefix, t);
+    sb_printf(
+        b,
+        "static opgen_status %s%u(opgen_ctx *ctx, void (*fn)(void), const opgen_value *a) {\n    return ((opgen_status(*)(opgen_ctx *",
+        prefix, t);
     for (unsigned i = 0; i < n; i++) sb_printf(b, ", %s", ps[i].abi.ctype);
     sb_puts(b, "))fn)(ctx");
     for (unsigned i = 0; i < n; i++) {
@@ -79,7 +82,8 @@ static bool key_covers(const og_func *f, const og_kernel_key *k, const char *sel
     for (unsigned i = 0; i < k->n; i++) {
         const og_key_arg *ka = &k->args[i];
         unsigned pos = tensor_place(f, ka->arg);
-        if ((int)pos >= n || ts[pos].dtype < 0 || ts[pos].dtype >= 32 || !(ka->dtypes >> ts[pos].dtype & 1u) || ts[pos].ndim != ka->ndim || memcmp(ts[pos].order, ka->order, ka->ndim))
+        if ((int)pos >= n || ts[pos].dtype < 0 || ts[pos].dtype >= 32 || !(ka->dtypes >> ts[pos].dtype & 1u) ||
+            ts[pos].ndim != ka->ndim || memcmp(ts[pos].order, ka->order, ka->ndim))
             return false;
         unsigned other = ka->same_as >= 0 ? tensor_place(f, k->args[ka->same_as].arg) : pos;
         if ((int)other < n && ts[other].dtype != ts[pos].dtype) return false;
@@ -91,7 +95,8 @@ static bool key_covers(const og_func *f, const og_kernel_key *k, const char *sel
  * for each key a program calls the op with, the first keyed kernel covering it;
  * the op's default kernel only if some key has none (or a key is "default").
  * Returns whether the default stays. keyed[]: the op's keyed kernels. */
-static bool select_keyed(const og_selection *sel, const og_func *f, const og_yaml_kernel **keyed, unsigned nkeyed, bool *keep) {
+static bool select_keyed(const og_selection *sel, const og_func *f, const og_yaml_kernel **keyed, unsigned nkeyed,
+                         bool *keep) {
     const char *const *keys = NULL;
     unsigned nkeys = 0;
     if (sel && !og_sel_keys(sel, f, &keys, &nkeys)) return false;
@@ -121,29 +126,35 @@ static void key_text(strbuf *b, const og_func *f, const og_kernel_key *k) {
     }
 }
 
-bool og_emit_registry(og_outputs *outs, const char *outdir, const char *tdir, const og_model *m, const og_yaml_kernels *kernels, const og_backend *backend, const og_selection *sel,
+bool og_emit_registry(og_outputs *outs, const char *outdir, const char *tdir, const og_model *m,
+                      const og_yaml_kernels *kernels, const og_backend *backend, const og_selection *sel,
                       const char *generated_by, diag *d) {
     unsigned n = m->nfuncs;
     const og_yaml_kernel **by_op = og_xcalloc(n + 1, sizeof *by_op);
     og_yaml_kernel *fallbacks = og_xcalloc((backend ? backend->n : 0) + 1, sizeof *fallbacks);
     bool ok = by_op && fallbacks;
     for (unsigned k = 0; ok && k < kernels->n; k++) /* one default kernel per op: og_kernels_check */
-        if (kernels->items[k].is_default && og_func_kept(m, kernels->items[k].func)) by_op[kernels->items[k].func->index] = &kernels->items[k];
+        if (kernels->items[k].is_default && og_func_kept(m, kernels->items[k].func))
+            by_op[kernels->items[k].func->index] = &kernels->items[k];
     /* keyed kernels (arg_meta), by op id: tried before the op's default kernel */
     const og_yaml_kernel **keyed = og_xcalloc(kernels->n + 1, sizeof *keyed);
-    bool *keep_keyed = og_xcalloc(kernels->n + 1, sizeof *keep_keyed), *default_out = og_xcalloc(n + 1, sizeof *default_out);
+    bool *keep_keyed = og_xcalloc(kernels->n + 1, sizeof *keep_keyed),
+         *default_out = og_xcalloc(n + 1, sizeof *default_out);
     unsigned nkeyed = 0;
     ok = ok && keyed && keep_keyed && default_out;
     for (unsigned id = 0; ok && id < n; id++) {
         unsigned first = nkeyed;
         for (unsigned k = 0; k < kernels->n; k++)
-            if (!kernels->items[k].is_default && kernels->items[k].func->index == id) keyed[nkeyed++] = &kernels->items[k];
-        if (nkeyed > first) default_out[id] = !select_keyed(sel, m->funcs[id], keyed + first, nkeyed - first, keep_keyed + first);
+            if (!kernels->items[k].is_default && kernels->items[k].func->index == id)
+                keyed[nkeyed++] = &kernels->items[k];
+        if (nkeyed > first)
+            default_out[id] = !select_keyed(sel, m->funcs[id], keyed + first, nkeyed - first, keep_keyed + first);
     }
     /* a backend op without a native kernel is served by its fallback */
     for (unsigned b = 0; ok && backend && b < backend->n; b++) {
         fallbacks[b] = fallback_kernel(m, &backend->ops[b]);
-        if (og_func_kept(m, fallbacks[b].func) && !by_op[fallbacks[b].func->index]) by_op[fallbacks[b].func->index] = &fallbacks[b];
+        if (og_func_kept(m, fallbacks[b].func) && !by_op[fallbacks[b].func->index])
+            by_op[fallbacks[b].func->index] = &fallbacks[b];
     }
     /* The selection: per op the dtypes kept (0: the op is left out). A fallback the
      * build keeps calls its pattern's kernels directly, for any dtype: their code
@@ -153,13 +164,16 @@ bool og_emit_registry(og_outputs *outs, const char *outdir, const char *tdir, co
     ok = ok && opmask && forced;
     for (unsigned id = 0; ok && id < n; id++) {
         og_dtset dts = 0;
-        if (by_op[id]) opmask[id] = !sel ? 0xffffffffu : og_sel_selects(sel, m->funcs[id], &dts) && !default_out[id] ? dts : 0;
+        if (by_op[id])
+            opmask[id] = !sel ? 0xffffffffu : og_sel_selects(sel, m->funcs[id], &dts) && !default_out[id] ? dts : 0;
     }
     for (unsigned b = 0; ok && backend && b < backend->n; b++) {
         unsigned kid = fallbacks[b].func->index;
-        if (!og_func_kept(m, fallbacks[b].func) || by_op[kid] != &fallbacks[b] || !(opmask[kid] & fallbacks[b].dtypes)) continue;
+        if (!og_func_kept(m, fallbacks[b].func) || by_op[kid] != &fallbacks[b] || !(opmask[kid] & fallbacks[b].dtypes))
+            continue;
         for (int k = 0; k < backend->ops[b].graph.nnodes; k++) {
-            const og_func *o = backend->ops[b].nodes[k].func ? og_func_out_variant(backend->ops[b].nodes[k].func) : NULL;
+            const og_func *o =
+                backend->ops[b].nodes[k].func ? og_func_out_variant(backend->ops[b].nodes[k].func) : NULL;
             if (o) forced[o->index] = true;
         }
     }
@@ -181,7 +195,8 @@ bool og_emit_registry(og_outputs *outs, const char *outdir, const char *tdir, co
     for (unsigned id = 0; ok && id <= n; id++) {
         /* the registry's kernels, then fallbacks that a native kernel outranks */
         for (unsigned b = 0; id == n && backend && b < backend->n; b++)
-            if (!og_func_kept(m, fallbacks[b].func) || by_op[fallbacks[b].func->index] != &fallbacks[b]) declare[ndeclare++] = &fallbacks[b];
+            if (!og_func_kept(m, fallbacks[b].func) || by_op[fallbacks[b].func->index] != &fallbacks[b])
+                declare[ndeclare++] = &fallbacks[b];
         if (id < n && by_op[id]) declare[ndeclare++] = by_op[id];
     }
     /* kernels of ops a trimmed build left out: declared with no dtype, so the
@@ -193,7 +208,9 @@ bool og_emit_registry(og_outputs *outs, const char *outdir, const char *tdir, co
     for (unsigned i = 0; ok && i < ndeclare; i++) {
         const og_yaml_kernel *kk = declare[i];
         unsigned id = kk->func->index;
-        uint32_t keep = !og_func_kept(m, kk->func) ? 0 : by_op[id] == kk ? kk->dtypes & (forced[id] ? 0xffffffffu : opmask[id]) : kk->dtypes;
+        uint32_t keep = !og_func_kept(m, kk->func) ? 0
+                        : by_op[id] == kk          ? kk->dtypes & (forced[id] ? 0xffffffffu : opmask[id])
+                                                   : kk->dtypes;
         uintptr_t u = (uintptr_t)strmap_get(&syms, kk->symbol);
         if (u)
             uses[u - 1].dtypes |= keep;
@@ -237,13 +254,15 @@ bool og_emit_registry(og_outputs *outs, const char *outdir, const char *tdir, co
     for (unsigned id = 0, i = 0; ok && id < n; id++) {
         const og_yaml_kernel *kk = by_op[id];
         if (!kk || !(kk->dtypes & opmask[id])) {
-            sb_printf(&table, "    {NULL, NULL, 0u, NULL}, /* %u %s::%s%s */\n", id, m->funcs[id]->ns, m->funcs[id]->name, kk ? " (not selected)" : "");
+            sb_printf(&table, "    {NULL, NULL, 0u, NULL}, /* %u %s::%s%s */\n", id, m->funcs[id]->ns,
+                      m->funcs[id]->name, kk ? " (not selected)" : "");
             continue;
         }
         while (declare[i] != kk) i++;
         uint32_t dts = kk->dtypes & opmask[id];
         sb_printf(&x, "    X(%u, %s, 0x%08xu) \\\n", id, kk->symbol, dts);
-        sb_printf(&table, "    {(void (*)(void))%s, opgen_call_%u, 0x%08xu, \"%s\"}, /* %u %s::%s */\n", kk->symbol, tramp_of[i], dts, kk->symbol, id, kk->func->ns, kk->func->name);
+        sb_printf(&table, "    {(void (*)(void))%s, opgen_call_%u, 0x%08xu, \"%s\"}, /* %u %s::%s */\n", kk->symbol,
+                  tramp_of[i], dts, kk->symbol, id, kk->func->ns, kk->func->name);
         tramp_used[tramp_of[i]] = true;
     }
     /* the keyed kernels a build keeps, by op id, each with its key */
@@ -254,7 +273,9 @@ bool og_emit_registry(og_outputs *outs, const char *outdir, const char *tdir, co
         if (!keep_keyed[k]) continue;
         const og_yaml_kernel *kk = keyed[k];
         while (declare[i] != kk) i++;
-        sb_printf(&kdtable, "    {%u, {(void (*)(void))%s, opgen_call_%u, 0x%08xu, \"%s\"}, %u, (const opgen_key_arg[]){", kk->func->index, kk->symbol, tramp_of[i], kk->dtypes, kk->symbol, kk->key.n);
+        sb_printf(&kdtable,
+                  "    {%u, {(void (*)(void))%s, opgen_call_%u, 0x%08xu, \"%s\"}, %u, (const opgen_key_arg[]){",
+                  kk->func->index, kk->symbol, tramp_of[i], kk->dtypes, kk->symbol, kk->key.n);
         for (unsigned a = 0; a < kk->key.n; a++) {
             const og_key_arg *ka = &kk->key.args[a];
             sb_printf(&kdtable, "%s{%u, %d, 0x%08xu, %u, {", a ? ", " : "", ka->arg, ka->same_as, ka->dtypes, ka->ndim);
@@ -273,11 +294,13 @@ bool og_emit_registry(og_outputs *outs, const char *outdir, const char *tdir, co
     for (unsigned id = 0; ok && backend && id < n; id++)
         for (unsigned b = 0; b < backend->n; b++) {
             if (fallbacks[b].func->index != id) continue;
-            if (sel && (by_op[id] != &fallbacks[b] || !(opmask[id] & fallbacks[b].dtypes))) continue; /* a selective build keeps the fallbacks it serves with */
+            if (sel && (by_op[id] != &fallbacks[b] || !(opmask[id] & fallbacks[b].dtypes)))
+                continue; /* a selective build keeps the fallbacks it serves with */
             unsigned i = 0;
             while (declare[i]->func != fallbacks[b].func || strcmp(declare[i]->symbol, fallbacks[b].symbol)) i++;
-            sb_printf(&fbtable, "    {%u, {(void (*)(void))%s, opgen_call_%u, 0x%08xu, \"%s\"}}, /* %s::%s */\n", id, fallbacks[b].symbol, tramp_of[i], fallbacks[b].dtypes, fallbacks[b].symbol,
-                      fallbacks[b].func->ns, fallbacks[b].func->name);
+            sb_printf(&fbtable, "    {%u, {(void (*)(void))%s, opgen_call_%u, 0x%08xu, \"%s\"}}, /* %s::%s */\n", id,
+                      fallbacks[b].symbol, tramp_of[i], fallbacks[b].dtypes, fallbacks[b].symbol, fallbacks[b].func->ns,
+                      fallbacks[b].func->name);
             tramp_used[tramp_of[i]] = true;
             nfb++;
         }

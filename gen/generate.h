@@ -5,8 +5,8 @@
 
 typedef struct og_generate_options {
     const char *outdir;
-    const char *templates; /* a folder of *.h.in, or NULL: the embedded ones */
-    const char *depfile;   /* or NULL */
+    const char *templates;      /* a folder of *.h.in, or NULL: the embedded ones */
+    const char *depfile;        /* or NULL */
     const char *const *selects; /* selected_operators.yaml files: the registry keeps their union */
     unsigned nselects;
 } og_generate_options;

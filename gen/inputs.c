@@ -30,7 +30,8 @@ const og_embedded_file *og_embedded_find(const char *name) {
 }
 
 /* A file given (path) or embedded, whole into doc, or with item set streamed to it. */
-static bool stream(og_session *s, const og_inputs *in, const char *path, const char *embedded, ydoc *doc, ynode_item_fn item, void *ctx) {
+static bool stream(og_session *s, const og_inputs *in, const char *path, const char *embedded, ydoc *doc,
+                   ynode_item_fn item, void *ctx) {
     if (path && in->reads) og_outputs_input(in->reads, path);
     if (path) return og_yaml_stream_file(&s->a, &s->d, path, doc, item, ctx);
     if (!embedded) return false;
@@ -40,7 +41,9 @@ static bool stream(og_session *s, const og_inputs *in, const char *path, const c
     return false;
 }
 
-static bool load(og_session *s, const og_inputs *in, const char *path, const char *embedded, ydoc *doc) { return stream(s, in, path, embedded, doc, NULL, NULL); }
+static bool load(og_session *s, const og_inputs *in, const char *path, const char *embedded, ydoc *doc) {
+    return stream(s, in, path, embedded, doc, NULL, NULL);
+}
 
 /* tags.yaml: given, or beside native_functions.yaml (as torchgen keeps it), or embedded. */
 static const char *tags_path(og_session *s, const og_inputs *in) {
@@ -69,7 +72,8 @@ static bool declare_kernels(og_session *s, const og_inputs *in) {
     unsigned nk = embedded ? 2 : in->nkernels;
     s->kernel_docs = ARENA_ARRAY(&s->a, ydoc, nk + 1);
     for (unsigned i = 0; i < nk; i++) {
-        if (!load(s, in, embedded ? NULL : in->kernels[i], embedded ? embedded_kernels[i] : NULL, &s->kernel_docs[i])) return false;
+        if (!load(s, in, embedded ? NULL : in->kernels[i], embedded ? embedded_kernels[i] : NULL, &s->kernel_docs[i]))
+            return false;
         s->nkernel_docs++;
         og_kernels_declare(&s->m, &s->kernel_docs[i]);
     }
@@ -81,10 +85,12 @@ static bool declare_kernels(og_session *s, const og_inputs *in) {
  * dim_order_ops'): in a vendor's build those stay opgen's. */
 static bool declared(const og_model *m, const ynode *entry) {
     const ynode *fn = entry->kind == YNODE_MAP ? ymap_get(entry, "func") : NULL;
-    const char *s = fn && ynode_is_str(fn) ? fn->s : NULL, *lp = s ? strchr(s, '(') : NULL, *sep = s ? strstr(s, "::") : NULL;
+    const char *s = fn && ynode_is_str(fn) ? fn->s : NULL, *lp = s ? strchr(s, '(') : NULL,
+               *sep = s ? strstr(s, "::") : NULL;
     if (!lp) return false;
     char ns[128] = "aten", name[256];
-    if (sep && sep < lp && (size_t)(sep - s) < sizeof ns) snprintf(ns, sizeof ns, "%.*s", (int)(sep - s), s), s = sep + 2;
+    if (sep && sep < lp && (size_t)(sep - s) < sizeof ns)
+        snprintf(ns, sizeof ns, "%.*s", (int)(sep - s), s), s = sep + 2;
     snprintf(name, sizeof name, "%.*s", (int)(lp - s), s);
     return og_model_find(m, ns, name) != NULL;
 }
@@ -112,7 +118,9 @@ static bool declare_backend_ops(og_session *s, const og_inputs *in) {
     s->backend_docs = ARENA_ARRAY(&s->a, ydoc, nb + 1);
     for (unsigned i = 0; i < nb; i++) {
         bool e = embedded && i == 0;
-        if (!load(s, in, e ? NULL : in->backend_ops[i - embedded], e ? "yaml/backend_ops.yaml" : NULL, &s->backend_docs[i])) return false;
+        if (!load(s, in, e ? NULL : in->backend_ops[i - embedded], e ? "yaml/backend_ops.yaml" : NULL,
+                  &s->backend_docs[i]))
+            return false;
         s->nbackend_docs++;
         og_backend_declare(&s->m, &s->backend_docs[i]);
     }
@@ -147,13 +155,16 @@ bool og_session_load(og_session *s, const og_inputs *in) {
     /* streamed: each entry is modeled as soon as it is read */
     og_model_begin_native(&s->m);
     const char *nf_name = in->native_functions ? in->native_functions : "yaml/native_functions.yaml";
-    if (!og_yaml_stream_buffer(&s->a, &s->d, nf_name, nf_text, nf_len, &s->nf, og_model_native_entry, &s->m)) return false;
+    if (!og_yaml_stream_buffer(&s->a, &s->d, nf_name, nf_text, nf_len, &s->nf, og_model_native_entry, &s->m))
+        return false;
     /* edge constraints: given, or embedded along with an embedded op set */
     bool want_edge = in->edge || (!in->native_functions && in->want_edge);
-    bool ok = declare_kernels(s, in) && declare_backend_ops(s, in) && declare_vendor_ops(s, in) && og_model_finish_native(&s->m, &s->nf);
+    bool ok = declare_kernels(s, in) && declare_backend_ops(s, in) && declare_vendor_ops(s, in) &&
+              og_model_finish_native(&s->m, &s->nf);
     if (ok && want_edge) ok = load_edge(s, in);
     if (!ok) return false;
-    for (unsigned i = 0; i < s->nkernel_docs; i++) ok &= og_kernels_load(&s->m, s->has_edge ? &s->edge : NULL, &s->kernel_docs[i], &s->kernels);
+    for (unsigned i = 0; i < s->nkernel_docs; i++)
+        ok &= og_kernels_load(&s->m, s->has_edge ? &s->edge : NULL, &s->kernel_docs[i], &s->kernels);
     for (unsigned i = 0; i < s->nbackend_docs; i++) ok &= og_backend_load(&s->m, &s->backend_docs[i], &s->backend);
     for (unsigned i = 0; i < s->nvendor_ops; i++) { /* checked as any kernel yaml; the kernels stay the vendor's */
         og_yaml_kernels vendor = {0};

@@ -97,10 +97,12 @@ void og_yaml_kernels_free(og_yaml_kernels *l) {
 
 /* arg_meta: {arg: [TypeAlias, DimOrderAlias]} -> the key (each named argument's
  * dtypes and dim order) and the dtypes of the first out argument. */
-static bool kernel_dtypes(og_model *m, const og_func *f, const ynode *entry, const ynode *meta, og_dtset *out, og_kernel_key *key) {
+static bool kernel_dtypes(og_model *m, const og_func *f, const ynode *entry, const ynode *meta, og_dtset *out,
+                          og_kernel_key *key) {
     const ynode *ta = ymap_get(entry, "type_alias"), *da = ymap_get(entry, "dim_order_alias");
     if (meta->kind != YNODE_MAP) {
-        ERR_AT(m, meta, "arg_meta must be null or a mapping from argument to [TypeAlias, DimOrderAlias], found %s", ynode_describe(meta));
+        ERR_AT(m, meta, "arg_meta must be null or a mapping from argument to [TypeAlias, DimOrderAlias], found %s",
+               ynode_describe(meta));
         return false;
     }
     int o = dispatch_arg(f);
@@ -176,8 +178,12 @@ static bool kernel_dtypes(og_model *m, const og_func *f, const ynode *entry, con
 
 static bool load_kernels(og_model *m, const og_edge *edge, const ydoc *doc, og_yaml_kernels *out, bool vendor);
 
-bool og_kernels_load(og_model *m, const og_edge *edge, const ydoc *doc, og_yaml_kernels *out) { return load_kernels(m, edge, doc, out, false); }
-bool og_kernels_load_vendor(og_model *m, const og_edge *edge, const ydoc *doc, og_yaml_kernels *out) { return load_kernels(m, edge, doc, out, true); }
+bool og_kernels_load(og_model *m, const og_edge *edge, const ydoc *doc, og_yaml_kernels *out) {
+    return load_kernels(m, edge, doc, out, false);
+}
+bool og_kernels_load_vendor(og_model *m, const og_edge *edge, const ydoc *doc, og_yaml_kernels *out) {
+    return load_kernels(m, edge, doc, out, true);
+}
 
 static bool load_kernels(og_model *m, const og_edge *edge, const ydoc *doc, og_yaml_kernels *out, bool vendor) {
     unsigned before = m->d->errors;
@@ -207,14 +213,19 @@ static bool load_kernels(og_model *m, const og_edge *edge, const ydoc *doc, og_y
                 const char *s = ynode_is_str(key) ? key->s : "";
                 /* ExecuTorch merges native_functions keys given here (tags, dispatch,
                  * cpp_no_default_args) into the op's entry; they change no kernel */
-                if (strcmp(s, "op") && strcmp(s, "kernels") && strcmp(s, "type_alias") && strcmp(s, "dim_order_alias") && !og_model_is_entry_key(s))
-                    ERR_AT(m, key, "unknown key '%s' in an 'op:' entry (expected op, kernels, type_alias, dim_order_alias, or a native_functions key)", s);
+                if (strcmp(s, "op") && strcmp(s, "kernels") && strcmp(s, "type_alias") &&
+                    strcmp(s, "dim_order_alias") && !og_model_is_entry_key(s))
+                    ERR_AT(
+                        m, key,
+                        "unknown key '%s' in an 'op:' entry (expected op, kernels, type_alias, dim_order_alias, or a native_functions key)",
+                        s);
             }
             if (!ynode_is_str(op)) {
                 ERR_AT(m, op, "'op' must be an operator name, found %s", ynode_describe(op));
                 continue;
             }
-            if (vendor && !find_named(m, op->s)) continue; /* the vendor's kernel for an op opgen lacks: its own business */
+            if (vendor && !find_named(m, op->s))
+                continue; /* the vendor's kernel for an op opgen lacks: its own business */
             f = resolve(m, op);
         } else if (fn) {
             if (!ynode_is_str(fn)) continue; /* reported when declared */
@@ -270,7 +281,8 @@ static bool load_kernels(og_model *m, const og_edge *edge, const ydoc *doc, og_y
 /* The C types of an op's arguments, as one string: its C signature. */
 static const char *c_signature(og_model *m, const og_func *f, strbuf *ct) {
     sb_reset(ct);
-    for (unsigned i = 0; i < f->schema->nargs; i++) sb_printf(ct, "%s, ", og_abi_of(f->schema->args[i].type, og_annot_is_write(f->schema->args[i].annot)).ctype);
+    for (unsigned i = 0; i < f->schema->nargs; i++)
+        sb_printf(ct, "%s, ", og_abi_of(f->schema->args[i].type, og_annot_is_write(f->schema->args[i].annot)).ctype);
     return arena_strndup(m->a, ct->p, ct->n);
 }
 
@@ -297,7 +309,9 @@ bool og_kernels_check(og_model *m, og_yaml_kernels *l, diag *d) {
             snprintf(key, sizeof key, "%u", kk->func->index);
             const og_yaml_kernel *prev = strmap_get(&ops, key);
             if (prev) {
-                diag_error(d, kk->node->file, kk->node->line, kk->node->col, "%s::%s has two default kernels (%s and %s)", kk->func->ns, kk->func->name, prev->kernel_name, kk->kernel_name);
+                diag_error(d, kk->node->file, kk->node->line, kk->node->col,
+                           "%s::%s has two default kernels (%s and %s)", kk->func->ns, kk->func->name,
+                           prev->kernel_name, kk->kernel_name);
                 ok = false;
                 continue;
             }
@@ -317,7 +331,8 @@ bool og_kernels_check(og_model *m, og_yaml_kernels *l, diag *d) {
         if (!first || !strcmp(sigs[first - l->items], sigs[k])) continue;
         const og_yaml_kernel *same = NULL; /* an op before it with this name and signature */
         for (unsigned j = 0; j < k && !same; j++)
-            if (l->items[j].overloads && !strcmp(l->items[j].overloads, first->symbol) && !strcmp(sigs[j], sigs[k])) same = &l->items[j];
+            if (l->items[j].overloads && !strcmp(l->items[j].overloads, first->symbol) && !strcmp(sigs[j], sigs[k]))
+                same = &l->items[j];
         if (same) {
             kk->overloads = same->overloads, kk->symbol = same->symbol;
             continue;
@@ -325,8 +340,10 @@ bool og_kernels_check(og_model *m, og_yaml_kernels *l, diag *d) {
         const char *derived = arena_printf(m->a, "%s__%s", kk->symbol, ident_of(m, kk->func));
         const og_yaml_kernel *taken = strmap_get(&syms, derived);
         if (taken && strcmp(sigs[taken - l->items], sigs[k])) {
-            diag_error(d, kk->node->file, kk->node->line, kk->node->col, "kernel %s serves %s::%s and %s::%s, whose C signatures differ, and %s, the name C would give the second, is another kernel's", kk->kernel_name, first->func->ns,
-                       first->func->name, kk->func->ns, kk->func->name, derived);
+            diag_error(
+                d, kk->node->file, kk->node->line, kk->node->col,
+                "kernel %s serves %s::%s and %s::%s, whose C signatures differ, and %s, the name C would give the second, is another kernel's",
+                kk->kernel_name, first->func->ns, first->func->name, kk->func->ns, kk->func->name, derived);
             ok = false;
             continue;
         }

@@ -23,16 +23,23 @@ static bool all_in(const char *s, const char *e, const char *set) {
 
 static bool match_bool(const char *s, size_t n, bool *v) {
     /* yes|Yes|YES|true|True|TRUE|on|On|ON and their negations, by length */
-    static const char *const words[6][6] = {
-        {0}, {0}, {"on", "On", "ON", "no", "No", "NO"}, {"yes", "Yes", "YES", "off", "Off", "OFF"}, {"true", "True", "TRUE"}, {"false", "False", "FALSE"}};
+    static const char *const words[6][6] = {{0},
+                                            {0},
+                                            {"on", "On", "ON", "no", "No", "NO"},
+                                            {"yes", "Yes", "YES", "off", "Off", "OFF"},
+                                            {"true", "True", "TRUE"},
+                                            {"false", "False", "FALSE"}};
     static const bool truth[6][6] = {{0}, {0}, {1, 1, 1, 0, 0, 0}, {1, 1, 1, 0, 0, 0}, {1, 1, 1}, {0, 0, 0}};
     if (n < 2 || n > 5) return false;
     for (int i = 0; i < 6 && words[n][i]; i++)
-        if (words[n][i][0] == s[0] && words[n][i][1] == s[1] && !memcmp(words[n][i], s, n)) return *v = truth[n][i], true;
+        if (words[n][i][0] == s[0] && words[n][i][1] == s[1] && !memcmp(words[n][i], s, n))
+            return *v = truth[n][i], true;
     return false;
 }
 
-static bool match_null(const char *s) { return !*s || !strcmp(s, "~") || !strcmp(s, "null") || !strcmp(s, "Null") || !strcmp(s, "NULL"); }
+static bool match_null(const char *s) {
+    return !*s || !strcmp(s, "~") || !strcmp(s, "null") || !strcmp(s, "Null") || !strcmp(s, "NULL");
+}
 
 /* (?::[0-5]?[0-9])+ */
 static bool sexagesimal_tail(const char **ps, const char *e) {
@@ -188,7 +195,8 @@ static void err_at(builder *b, const yaml_mark_t *m, const char *fmt, const char
 
 static ynode *new_node(builder *b, ynode_kind k, const yaml_mark_t *m) {
     ynode *n = arena_alloc(b->a, sizeof *n);
-    *n = (ynode){.kind = (unsigned char)k, .line = (unsigned)m->line + 1, .col = (unsigned)m->column + 1, .file = b->doc->file};
+    *n = (ynode){
+        .kind = (unsigned char)k, .line = (unsigned)m->line + 1, .col = (unsigned)m->column + 1, .file = b->doc->file};
     return n;
 }
 
@@ -241,7 +249,9 @@ static void check_map(builder *b, ynode *m) {
     for (size_t i = 0; i < m->n; i++) {
         const ynode *k = m->kids[2 * i];
         if (k->kind != YNODE_SCALAR) continue;
-        const char *key = k->type == YVAL_BOOL ? (k->boolean ? "\001true" : "\001false") : k->type == YVAL_NULL ? "\001null" : k->s;
+        const char *key = k->type == YVAL_BOOL   ? (k->boolean ? "\001true" : "\001false")
+                          : k->type == YVAL_NULL ? "\001null"
+                                                 : k->s;
         const ynode *p = strmap_put(&seen, key, (void *)k);
         if (p && scalar_keys_equal(k, p)) {
             diag_error(b->d, k->file, k->line, k->col, "duplicate key '%s' in this mapping", k->s);
@@ -319,7 +329,8 @@ static void on_scalar(builder *b, const yaml_event_t *ev) {
         size_t rl = ei - si;
         if (n->style == YSTYLE_PLAIN && rl == n->len && memcmp(raw, n->s, n->len) == 0)
             n->exact = true;
-        else if ((n->style == YSTYLE_SINGLE || n->style == YSTYLE_DOUBLE) && rl == n->len + 2 && memcmp(raw + 1, n->s, n->len) == 0)
+        else if ((n->style == YSTYLE_SINGLE || n->style == YSTYLE_DOUBLE) && rl == n->len + 2 &&
+                 memcmp(raw + 1, n->s, n->len) == 0)
             n->exact = true;
     }
     add_node(b, n, (const char *)ev->data.scalar.anchor);
@@ -370,12 +381,16 @@ static void parser_error(builder *b, yaml_parser_t *p, const char *buf, size_t l
     if (p->error == YAML_READER_ERROR) {
         unsigned line = 1, col = 1;
         for (size_t i = 0; i < p->problem_offset && i < len; i++) {
-            if (buf[i] == '\n') line++, col = 1;
-            else if (((unsigned char)buf[i] & 0xc0) != 0x80) col++;
+            if (buf[i] == '\n')
+                line++, col = 1;
+            else if (((unsigned char)buf[i] & 0xc0) != 0x80)
+                col++;
         }
         const char *what = p->problem ? p->problem : "unreadable text";
-        if (p->problem_value >= 0) snprintf(msg, sizeof msg, "invalid YAML: %s (byte 0x%02x)", what, (unsigned)p->problem_value & 0xffu);
-        else snprintf(msg, sizeof msg, "invalid YAML: %s", what);
+        if (p->problem_value >= 0)
+            snprintf(msg, sizeof msg, "invalid YAML: %s (byte 0x%02x)", what, (unsigned)p->problem_value & 0xffu);
+        else
+            snprintf(msg, sizeof msg, "invalid YAML: %s", what);
         diag_error(b->d, b->doc->file, line, col, "%s", msg);
         b->failed = true;
         return;
@@ -407,8 +422,12 @@ static void build(builder *b, yaml_parser_t *parser) {
             if (++docs > 1) err_at(b, &ev->start_mark, "expected a single YAML document, found %s", "another");
             break;
         case YAML_SCALAR_EVENT: on_scalar(b, ev); break;
-        case YAML_SEQUENCE_START_EVENT: open_collection(b, ev, YNODE_SEQ, (const char *)ev->data.sequence_start.anchor); break;
-        case YAML_MAPPING_START_EVENT: open_collection(b, ev, YNODE_MAP, (const char *)ev->data.mapping_start.anchor); break;
+        case YAML_SEQUENCE_START_EVENT:
+            open_collection(b, ev, YNODE_SEQ, (const char *)ev->data.sequence_start.anchor);
+            break;
+        case YAML_MAPPING_START_EVENT:
+            open_collection(b, ev, YNODE_MAP, (const char *)ev->data.mapping_start.anchor);
+            break;
         case YAML_SEQUENCE_END_EVENT:
         case YAML_MAPPING_END_EVENT: close_collection(b); break;
         case YAML_ALIAS_EVENT: {
@@ -425,7 +444,8 @@ static void build(builder *b, yaml_parser_t *parser) {
     }
 }
 
-bool og_yaml_stream_buffer(arena *keep, diag *d, const char *name, const char *buf, size_t len, ydoc *out, ynode_item_fn item, void *ctx) {
+bool og_yaml_stream_buffer(arena *keep, diag *d, const char *name, const char *buf, size_t len, ydoc *out,
+                           ynode_item_fn item, void *ctx) {
     memset(out, 0, sizeof *out);
     out->file = name;
     out->src = (char *)buf;
@@ -464,7 +484,9 @@ bool og_yaml_load_buffer(arena *a, diag *d, const char *name, const char *buf, s
     return og_yaml_stream_buffer(a, d, name, buf, len, out, NULL, NULL);
 }
 
-bool og_yaml_load_file(arena *a, diag *d, const char *path, ydoc *out) { return og_yaml_stream_file(a, d, path, out, NULL, NULL); }
+bool og_yaml_load_file(arena *a, diag *d, const char *path, ydoc *out) {
+    return og_yaml_stream_file(a, d, path, out, NULL, NULL);
+}
 
 bool og_yaml_stream_file(arena *a, diag *d, const char *path, ydoc *out, ynode_item_fn item, void *ctx) {
     memset(out, 0, sizeof *out);

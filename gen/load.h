@@ -28,8 +28,8 @@ struct ynode {
     uint32_t len;        /* scalar length */
     uint32_t n;          /* seq: items; map: key/value pairs */
     const char *file;
-    const char *s;       /* scalar text, NUL-terminated */
-    ynode **kids;        /* seq: n items; map: keys at 2i, values at 2i+1 */
+    const char *s; /* scalar text, NUL-terminated */
+    ynode **kids;  /* seq: n items; map: keys at 2i, values at 2i+1 */
 };
 
 typedef struct ydoc {
@@ -58,7 +58,8 @@ bool og_yaml_load_buffer(arena *a, diag *d, const char *name, const char *buf, s
  * memory and hot in cache this way. */
 typedef void (*ynode_item_fn)(void *ctx, const ynode *item);
 bool og_yaml_stream_file(arena *keep, diag *d, const char *path, ydoc *out, ynode_item_fn item, void *ctx);
-bool og_yaml_stream_buffer(arena *keep, diag *d, const char *name, const char *buf, size_t len, ydoc *out, ynode_item_fn item, void *ctx);
+bool og_yaml_stream_buffer(arena *keep, diag *d, const char *name, const char *buf, size_t len, ydoc *out,
+                           ynode_item_fn item, void *ctx);
 
 const ynode *ymap_get(const ynode *map, const char *key);
 const char *ynode_describe(const ynode *n); /* "a string", "a mapping", "the boolean True", ... */

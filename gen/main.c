@@ -3,7 +3,8 @@
 #include "cli/cmd.h"
 #include "config.h"
 
-static const opgen_cmd *const commands[] = {&og_cmd_check, &og_cmd_list, &og_cmd_dtypes, &og_cmd_generate, &og_cmd_select, &og_cmd_skeleton, &og_cmd_coverage};
+static const opgen_cmd *const commands[] = {&og_cmd_check,  &og_cmd_list,     &og_cmd_dtypes,  &og_cmd_generate,
+                                            &og_cmd_select, &og_cmd_skeleton, &og_cmd_coverage};
 
 static const opgen_prog opgen = {
     "opgen", OPGEN_VERSION_STRING,

@@ -25,16 +25,55 @@ int og_m_dkey_parse(const char *s, size_t n) {
 /* DispatchKey members torchgen knows but native_functions.yaml may not use:
  * "not a supported dispatch key" rather than "unknown dispatch key". */
 bool og_m_dkey_known(const char *s, size_t n) {
-    static const char *const functionality[] = {
-        "Undefined", "CatchAll", "Dense", "FPGA", "MAIA", "Vulkan", "Metal", "Quantized", "CustomRNGKeyId", "Sparse",
-        "SparseCsr", "NestedTensor", "BackendSelect", "Python", "Fake", "FuncTorchDynamicLayerBackMode", "Functionalize",
-        "Named", "Conjugate", "Negative", "ADInplaceOrView", "AutogradOther", "AutogradFunctionality",
-        "AutogradNestedTensor", "Tracer", "AutocastCPU", "AutocastCUDA", "AutocastXPU", "AutocastMPS", "FuncTorchBatched",
-        "BatchedNestedTensor", "FuncTorchVmapMode", "Batched", "VmapMode", "FuncTorchGradWrapper", "DeferredInit",
-        "PythonTLSSnapshot", "FuncTorchDynamicLayerFrontMode", "TESTING_ONLY_GenericWrapper", "TESTING_ONLY_GenericMode",
-        "PreDispatch", "PythonDispatcher", "Autograd", "FuncTorchBatchedDecomposition", "EndOfFunctionalityKeys"};
+    static const char *const functionality[] = {"Undefined",
+                                                "CatchAll",
+                                                "Dense",
+                                                "FPGA",
+                                                "MAIA",
+                                                "Vulkan",
+                                                "Metal",
+                                                "Quantized",
+                                                "CustomRNGKeyId",
+                                                "Sparse",
+                                                "SparseCsr",
+                                                "NestedTensor",
+                                                "BackendSelect",
+                                                "Python",
+                                                "Fake",
+                                                "FuncTorchDynamicLayerBackMode",
+                                                "Functionalize",
+                                                "Named",
+                                                "Conjugate",
+                                                "Negative",
+                                                "ADInplaceOrView",
+                                                "AutogradOther",
+                                                "AutogradFunctionality",
+                                                "AutogradNestedTensor",
+                                                "Tracer",
+                                                "AutocastCPU",
+                                                "AutocastCUDA",
+                                                "AutocastXPU",
+                                                "AutocastMPS",
+                                                "FuncTorchBatched",
+                                                "BatchedNestedTensor",
+                                                "FuncTorchVmapMode",
+                                                "Batched",
+                                                "VmapMode",
+                                                "FuncTorchGradWrapper",
+                                                "DeferredInit",
+                                                "PythonTLSSnapshot",
+                                                "FuncTorchDynamicLayerFrontMode",
+                                                "TESTING_ONLY_GenericWrapper",
+                                                "TESTING_ONLY_GenericMode",
+                                                "PreDispatch",
+                                                "PythonDispatcher",
+                                                "Autograd",
+                                                "FuncTorchBatchedDecomposition",
+                                                "EndOfFunctionalityKeys"};
     static const char *const prefixes[] = {"", "Quantized", "Sparse", "SparseCsr", "NestedTensor", "Autograd"};
-    static const char *const backends[] = {"CPU", "CUDA", "HIP", "XLA", "MTIA", "MPS", "IPU", "XPU", "HPU", "VE", "Lazy", "Meta", "PrivateUse1", "PrivateUse2", "PrivateUse3"};
+    static const char *const backends[] = {"CPU",  "CUDA", "HIP",         "XLA",         "MTIA",
+                                           "MPS",  "IPU",  "XPU",         "HPU",         "VE",
+                                           "Lazy", "Meta", "PrivateUse1", "PrivateUse2", "PrivateUse3"};
     for (size_t i = 0; i < sizeof functionality / sizeof *functionality; i++)
         if (strlen(functionality[i]) == n && !memcmp(functionality[i], s, n)) return true;
     for (size_t p = 0; p < sizeof prefixes / sizeof *prefixes; p++) {
@@ -46,22 +85,34 @@ bool og_m_dkey_known(const char *s, size_t n) {
     return false;
 }
 
-
-
 /* ---------------- torchgen releases ---------------- */
 
-#define BT_COMMON (BT(Generator) | BT(ScalarType) | BT(Tensor) | BT(int) | BT(Dimname) | BT(DimVector) | BT(float) | BT(str) | BT(bool) | \
-                   BT(Layout) | BT(Device) | BT(Scalar) | BT(MemoryFormat) | BT(QScheme) | BT(Storage) | BT(Stream) | BT(SymInt))
-#define DK_1_13 (DK(CPU) | DK(SparseCPU) | DK(SparseCsrCPU) | DK(MkldnnCPU) | DK(CUDA) | DK(MPS) | DK(SparseCUDA) | DK(SparseCsrCUDA) | \
-                 DK(QuantizedCPU) | DK(QuantizedCUDA) | DK(CompositeImplicitAutograd) | DK(CompositeImplicitAutogradNestedTensor) | \
-                 DK(CompositeExplicitAutograd) | DK(CompositeExplicitAutogradNonFunctional) | DK(NestedTensorCPU) | DK(NestedTensorCUDA) | \
-                 DK(Meta) | DK(SparseMeta) | DK(QuantizedMeta) | DK(NestedTensorMeta) | DK(ZeroTensor))
+#define BT_COMMON                                                                                                  \
+    (BT(Generator) | BT(ScalarType) | BT(Tensor) | BT(int) | BT(Dimname) | BT(DimVector) | BT(float) | BT(str) |   \
+     BT(bool) | BT(Layout) | BT(Device) | BT(Scalar) | BT(MemoryFormat) | BT(QScheme) | BT(Storage) | BT(Stream) | \
+     BT(SymInt))
+#define DK_1_13                                                                                           \
+    (DK(CPU) | DK(SparseCPU) | DK(SparseCsrCPU) | DK(MkldnnCPU) | DK(CUDA) | DK(MPS) | DK(SparseCUDA) |   \
+     DK(SparseCsrCUDA) | DK(QuantizedCPU) | DK(QuantizedCUDA) | DK(CompositeImplicitAutograd) |           \
+     DK(CompositeImplicitAutogradNestedTensor) | DK(CompositeExplicitAutograd) |                          \
+     DK(CompositeExplicitAutogradNonFunctional) | DK(NestedTensorCPU) | DK(NestedTensorCUDA) | DK(Meta) | \
+     DK(SparseMeta) | DK(QuantizedMeta) | DK(NestedTensorMeta) | DK(ZeroTensor))
 #define DK_2_6 (DK_1_13 | DK(XPU) | DK(SparseXPU) | DK(NestedTensorXPU) | DK(SparseCsrMeta))
 #define DK_2_14 (DK_2_6 | DK(MTIA) | DK(NestedTensorHPU) | DK(SparseMPS) | DK(SparseCsrMPS) | DK(SparseCsrXPU))
 
-const og_dialect og_dialect_1_13 = {"1.13", BT_COMMON | BT(ConstQuantizerPtr), DK_1_13, DK(CPU) | DK(CUDA) | DK(MPS), false, false, false, false, false};
-const og_dialect og_dialect_2_6 = {"2.6", BT_COMMON | BT(DeviceIndex) | BT(SymBool) | BT(GraphModule), DK_2_6, DK(CPU) | DK(CUDA) | DK(MPS) | DK(XPU), true, true, true, false, true};
-const og_dialect og_dialect_2_14 = {"2.14", BT_COMMON | BT(DeviceIndex) | BT(SymBool) | BT(GraphModule), DK_2_14, DK(CPU) | DK(CUDA) | DK(MPS) | DK(XPU), true, true, true, true, true};
+const og_dialect og_dialect_1_13 = {
+    "1.13", BT_COMMON | BT(ConstQuantizerPtr), DK_1_13, DK(CPU) | DK(CUDA) | DK(MPS), false, false, false, false,
+    false};
+const og_dialect og_dialect_2_6 = {"2.6",  BT_COMMON | BT(DeviceIndex) | BT(SymBool) | BT(GraphModule),
+                                   DK_2_6, DK(CPU) | DK(CUDA) | DK(MPS) | DK(XPU),
+                                   true,   true,
+                                   true,   false,
+                                   true};
+const og_dialect og_dialect_2_14 = {"2.14",  BT_COMMON | BT(DeviceIndex) | BT(SymBool) | BT(GraphModule),
+                                    DK_2_14, DK(CPU) | DK(CUDA) | DK(MPS) | DK(XPU),
+                                    true,    true,
+                                    true,    true,
+                                    true};
 
 const og_dialect *og_dialect_find(const char *name) {
     if (!strcmp(name, "1.13")) return &og_dialect_1_13;
@@ -74,7 +125,8 @@ void og_model_init(og_model *m, arena *a, diag *d) {
     memset(m, 0, sizeof *m);
     m->a = a;
     m->d = d;
-    m->tag_core = m->tag_generated = m->tag_pt2 = m->tag_inplace = m->tag_out = m->tag_nondet = m->tag_view_copy = m->tag_inplace_view = -1;
+    m->tag_core = m->tag_generated = m->tag_pt2 = m->tag_inplace = m->tag_out = m->tag_nondet = m->tag_view_copy =
+        m->tag_inplace_view = -1;
     strmap_init_in(&m->by_name, a, 4096);
     strmap_init_in(&m->sigs, a, 2048);
     strmap_init_in(&m->base_names, a, 2048);
@@ -97,8 +149,6 @@ void og_m_set_tag(og_func *f, int tag) {
 
 /* ---------------- error helpers ---------------- */
 
-
-
 void og_m_err_in_func(og_model *m, const og_func *f, size_t off, const char *msg) {
     unsigned line, col;
     ynode_pos(f->func_node, f->ns_prefix + off, &line, &col);
@@ -116,7 +166,9 @@ bool og_m_want_bool(og_model *m, const ynode *v, const char *key, bool *out) {
         *out = v->boolean;
         return true;
     }
-    ERR_AT(m, v, "'%s' must be a boolean (True or False), found %s%s%s%s", key, ynode_describe(v), v->kind == YNODE_SCALAR ? " '" : "", v->kind == YNODE_SCALAR ? v->s : "", v->kind == YNODE_SCALAR ? "'" : "");
+    ERR_AT(m, v, "'%s' must be a boolean (True or False), found %s%s%s%s", key, ynode_describe(v),
+           v->kind == YNODE_SCALAR ? " '" : "", v->kind == YNODE_SCALAR ? v->s : "",
+           v->kind == YNODE_SCALAR ? "'" : "");
     return false;
 }
 
@@ -128,7 +180,9 @@ int og_model_tag_find(const og_model *m, const char *s) {
     return -1;
 }
 
-static int tag_cmp(const void *x, const void *y) { return strcmp(((const og_tag *)x)->name, ((const og_tag *)y)->name); }
+static int tag_cmp(const void *x, const void *y) {
+    return strcmp(((const og_tag *)x)->name, ((const og_tag *)y)->name);
+}
 
 static bool tag_add(og_model *m, const char *name, bool declared, const ynode *at) {
     int t = og_model_tag_find(m, name);
@@ -183,7 +237,9 @@ bool og_model_load_tags(og_model *m, const ydoc *doc) {
     qsort(m->tags, m->ntags, sizeof *m->tags, tag_cmp);
     if (!m->dialect) {
         int t_out = og_model_tag_find(m, "out"), t_pt2 = og_model_tag_find(m, "pt2_compliant_tag");
-        m->dialect = t_out >= 0 && m->tags[t_out].declared ? &og_dialect_2_14 : t_pt2 >= 0 && m->tags[t_pt2].declared ? &og_dialect_2_6 : &og_dialect_1_13;
+        m->dialect = t_out >= 0 && m->tags[t_out].declared   ? &og_dialect_2_14
+                     : t_pt2 >= 0 && m->tags[t_pt2].declared ? &og_dialect_2_6
+                                                             : &og_dialect_1_13;
     }
     m->tag_core = og_model_tag_find(m, "core");
     m->tag_generated = og_model_tag_find(m, "generated");
@@ -211,7 +267,8 @@ void og_model_native_entry(void *model, const ynode *entry) {
 }
 
 void og_model_kernel_yaml_entry(og_model *m, const ynode *entry) {
-    if (entry->kind != YNODE_MAP || !ymap_get(entry, "func") || ymap_get(entry, "op")) return; /* op: entries and malformed ones: og_kernels_load */
+    if (entry->kind != YNODE_MAP || !ymap_get(entry, "func") || ymap_get(entry, "op"))
+        return; /* op: entries and malformed ones: og_kernels_load */
     og_func *f = og_m_load_entry(m, entry, ENTRY_KERNEL_YAML);
     if (!f) return;
     /* ExecuTorch's functions.yaml declares some ATen ops again with func: (for
@@ -219,8 +276,10 @@ void og_model_kernel_yaml_entry(og_model *m, const ynode *entry) {
     const og_func *prev = og_model_find(m, f->ns, f->name);
     if (prev && !strcmp(prev->schema_text, f->schema_text)) return;
     if (prev) {
-        og_m_err_in_func(m, f, 0, arena_printf(m->a, "%s::%s is declared with a schema other than its first one", f->ns, f->name));
-        diag_note(m->d, prev->func_node->file, prev->func_node->line, prev->func_node->col, "first declared here: %s", prev->schema_text);
+        og_m_err_in_func(
+            m, f, 0, arena_printf(m->a, "%s::%s is declared with a schema other than its first one", f->ns, f->name));
+        diag_note(m->d, prev->func_node->file, prev->func_node->line, prev->func_node->col, "first declared here: %s",
+                  prev->schema_text);
         return;
     }
     f->custom = true;
@@ -233,8 +292,13 @@ void og_model_backend_entry(og_model *m, const ynode *entry) {
     if (!f) return;
     f->custom = f->backend = true;
     if (f->kind != OG_KIND_FUNCTIONAL) {
-        const char *what = f->kind == OG_KIND_OUT ? "has out= arguments" : f->kind == OG_KIND_INPLACE ? "works in place" : "writes to an argument";
-        og_m_err_in_func(m, f, 0, arena_printf(m->a, "a backend op is functional (its kernel is made from its pattern); %s::%s %s", f->ns, f->name, what));
+        const char *what = f->kind == OG_KIND_OUT       ? "has out= arguments"
+                           : f->kind == OG_KIND_INPLACE ? "works in place"
+                                                        : "writes to an argument";
+        og_m_err_in_func(m, f, 0,
+                         arena_printf(m->a,
+                                      "a backend op is functional (its kernel is made from its pattern); %s::%s %s",
+                                      f->ns, f->name, what));
         return;
     }
     if (!og_m_register_name(m, f)) return;
@@ -258,7 +322,8 @@ bool og_model_finish_native(og_model *m, const ydoc *doc) {
         if (r)
             ERR_AT(m, r, "native functions file must be a list of '- func: ...' entries, found %s", ynode_describe(r));
         else
-            diag_error(m->d, doc->file, 1, 1, "native functions file is empty; expected a list of '- func: ...' entries");
+            diag_error(m->d, doc->file, 1, 1,
+                       "native functions file is empty; expected a list of '- func: ...' entries");
         return false;
     }
     m->nyaml = m->nfuncs;

@@ -13,19 +13,20 @@
 
 /* Dispatch keys native_functions.yaml may name, in alphabetical order so a
  * bitset iterates sorted. X(name) */
-#define OG_DISPATCH_KEYS(X) \
-    X(CPU) X(CUDA) X(CompositeExplicitAutograd) X(CompositeExplicitAutogradNonFunctional) \
-    X(CompositeImplicitAutograd) X(CompositeImplicitAutogradNestedTensor) X(MPS) X(MTIA) X(Meta) \
-    X(MkldnnCPU) X(NestedTensorCPU) X(NestedTensorCUDA) X(NestedTensorHPU) X(NestedTensorMeta) \
-    X(NestedTensorXPU) X(QuantizedCPU) X(QuantizedCUDA) X(QuantizedMeta) X(SparseCPU) X(SparseCUDA) \
-    X(SparseCsrCPU) X(SparseCsrCUDA) X(SparseCsrMPS) X(SparseCsrMeta) X(SparseCsrXPU) X(SparseMPS) \
-    X(SparseMeta) X(SparseXPU) X(XPU) X(ZeroTensor)
+/* clang-format off */
+#define OG_DISPATCH_KEYS(X)                                                                                       \
+    X(CPU) X(CUDA) X(CompositeExplicitAutograd) X(CompositeExplicitAutogradNonFunctional)                         \
+    X(CompositeImplicitAutograd) X(CompositeImplicitAutogradNestedTensor) X(MPS) X(MTIA) X(Meta) X(MkldnnCPU)     \
+    X(NestedTensorCPU) X(NestedTensorCUDA) X(NestedTensorHPU) X(NestedTensorMeta) X(NestedTensorXPU)              \
+    X(QuantizedCPU) X(QuantizedCUDA) X(QuantizedMeta) X(SparseCPU) X(SparseCUDA) X(SparseCsrCPU) X(SparseCsrCUDA) \
+    X(SparseCsrMPS) X(SparseCsrMeta) X(SparseCsrXPU) X(SparseMPS) X(SparseMeta) X(SparseXPU) X(XPU) X(ZeroTensor)
+/* clang-format on */
 
 typedef enum {
 #define OG_DK_ENUM(n) OG_DK_##n,
     OG_DISPATCH_KEYS(OG_DK_ENUM)
 #undef OG_DK_ENUM
-    OG_DK_COUNT
+        OG_DK_COUNT
 } og_dkey;
 
 enum { OG_VARIANT_FUNCTION = 1, OG_VARIANT_METHOD = 2 };
@@ -41,20 +42,20 @@ typedef struct og_kernel {
 typedef struct og_group og_group;
 
 typedef struct og_func {
-    const char *ns;          /* "aten" when the yaml names none */
-    const char *name;        /* "add.Tensor", "__iand__.Scalar", "relu_" */
-    const char *base_name;   /* the name as written, without overload: "add", "__iand__", "relu_" */
-    const char *full_name;   /* "ns::name", its key in og_model.by_name (NULL until registered) */
+    const char *ns;        /* "aten" when the yaml names none */
+    const char *name;      /* "add.Tensor", "__iand__.Scalar", "relu_" */
+    const char *base_name; /* the name as written, without overload: "add", "__iand__", "relu_" */
+    const char *full_name; /* "ns::name", its key in og_model.by_name (NULL until registered) */
     const og_schema *schema;
-    const char *schema_text; /* canonical text, no namespace */
-    const char *sigkey;      /* torchgen signature(), printed: the grouping key */
-    const ynode *func_node;  /* a copy of the func: scalar, for positions (generated: the source's) */
+    const char *schema_text;    /* canonical text, no namespace */
+    const char *sigkey;         /* torchgen signature(), printed: the grouping key */
+    const ynode *func_node;     /* a copy of the func: scalar, for positions (generated: the source's) */
     const ynode *delegate_node; /* a copy of the structured_delegate: scalar, or NULL */
-    size_t ns_prefix;        /* bytes of "ns::" before the schema inside func_node */
-    unsigned index;          /* position in og_model.funcs: the op id of generated tables */
-    unsigned pregroup;       /* 1-based index of its signature group, 0 until grouped */
+    size_t ns_prefix;           /* bytes of "ns::" before the schema inside func_node */
+    unsigned index;             /* position in og_model.funcs: the op id of generated tables */
+    unsigned pregroup;          /* 1-based index of its signature group, 0 until grouped */
     uint64_t tags[OG_TAG_WORDS];
-    uint64_t dispatch;       /* bit per og_dkey */
+    uint64_t dispatch; /* bit per og_dkey */
     og_kernel *kernels;
     unsigned nkernels;
     unsigned char variants;
@@ -62,10 +63,10 @@ typedef struct og_func {
     og_kind kind;
     bool structured, manual_kernel_registration, manual_cpp_binding, device_guard;
     bool use_const_ref_for_mutable_tensors, generated;
-    bool custom; /* declared with func: in a kernel yaml: no autogen, as ExecuTorch reads those */
+    bool custom;  /* declared with func: in a kernel yaml: no autogen, as ExecuTorch reads those */
     bool backend; /* a backend op (backend_ops.yaml) or its out= variant */
     bool has_delegate;
-    bool keyword_arg; /* an argument is named for a Python keyword (finish reports it) */
+    bool keyword_arg;   /* an argument is named for a Python keyword (finish reports it) */
     og_opname delegate; /* structured_delegate */
     const char *structured_inherits, *python_module, *category_override;
     og_opname *autogen;
@@ -96,14 +97,14 @@ typedef struct og_model {
     og_group **groups;
     unsigned ngroups;
     unsigned errors_before_native; /* diag count when the native entries began */
-    strmap by_name; /* "ns::name.overload" -> og_func */
+    strmap by_name;                /* "ns::name.overload" -> og_func */
     /* Kept as the functions before finish are added (while each one's schema is
      * in cache), for finish: */
     strmap sigs;       /* signature key -> 1-based signature group */
     strmap base_names; /* base name -> og_func (the inplace_view rule) */
     unsigned nsigs;
-    strbuf key;        /* scratch for the keys */
-    bool finishing;    /* finish began: functions added now are autogen's */
+    strbuf key;     /* scratch for the keys */
+    bool finishing; /* finish began: functions added now are autogen's */
 } og_model;
 
 void og_model_init(og_model *m, arena *a, diag *d);

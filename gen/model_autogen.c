@@ -7,7 +7,8 @@ static bool is_view_op(const og_model *m, const og_func *f) {
     const og_schema *s = f->schema;
     for (unsigned k = 0; k < s->nrets; k++)
         if (s->rets[k].annot && !s->rets[k].annot->write) return true;
-    if (og_func_has_tag(f, m->tag_inplace_view) && strcmp(f->name, "resize_") && strcmp(f->name, "resize_as_")) return true;
+    if (og_func_has_tag(f, m->tag_inplace_view) && strcmp(f->name, "resize_") && strcmp(f->name, "resize_as_"))
+        return true;
     for (unsigned i = 0; i < s->nargs; i++)
         if (s->args[i].annot && strchr(s->args[i].annot->after, '*')) return true;
     return false;
@@ -70,7 +71,10 @@ void og_m_autogenerate(og_model *m) {
         pregroup *d = &groups[f->pregroup - 1];
         if (d->by_kind[f->kind]) {
             const og_func *p = d->by_kind[f->kind];
-            og_m_err_in_func(m, f, 0, arena_printf(m->a, "%s has the same signature and kind (%s) as %s; torchgen cannot group them", f->name, og_kind_name(f->kind), p->name));
+            og_m_err_in_func(m, f, 0,
+                             arena_printf(m->a,
+                                          "%s has the same signature and kind (%s) as %s; torchgen cannot group them",
+                                          f->name, og_kind_name(f->kind), p->name));
             diag_note(m->d, p->func_node->file, p->func_node->line, p->func_node->col, "%s is defined here", p->name);
             continue;
         }
@@ -79,7 +83,8 @@ void og_m_autogenerate(og_model *m) {
     }
     for (unsigned gi = 0; gi < ng; gi++) {
         pregroup *d = &groups[gi];
-        og_func *functional = d->by_kind[OG_KIND_FUNCTIONAL], *inplace = d->by_kind[OG_KIND_INPLACE], *mut = d->by_kind[OG_KIND_MUTABLE], *out = d->by_kind[OG_KIND_OUT];
+        og_func *functional = d->by_kind[OG_KIND_FUNCTIONAL], *inplace = d->by_kind[OG_KIND_INPLACE],
+                *mut = d->by_kind[OG_KIND_MUTABLE], *out = d->by_kind[OG_KIND_OUT];
         if (!functional && !inplace && !mut && !out) continue;
         bool manual = true, view = false, cia = true, core = false, custom = false;
         for (int k = 0; k < OG_KIND_COUNT; k++) {
@@ -95,16 +100,33 @@ void og_m_autogenerate(og_model *m) {
         if (manual || view || (cia && !core) || custom) continue;
         if (out && d->n == 1) {
             if (!in_list(out_ops_not_grouped, out->name))
-                og_m_err_in_func(m, out, 0, arena_printf(m->a, "found an out= operator with no other variants: %s (add its functional variant)", out->name));
+                og_m_err_in_func(
+                    m, out, 0,
+                    arena_printf(m->a, "found an out= operator with no other variants: %s (add its functional variant)",
+                                 out->name));
             continue;
         }
         if (inplace && in_list(inplace_ops_not_grouped, inplace->name)) continue;
-        og_func *base = m->dialect->autogen_2x ? (mut ? mut : inplace ? inplace : out ? out : functional) : (inplace ? inplace : mut ? mut : out ? out : functional);
+        og_func *base = m->dialect->autogen_2x ? (mut       ? mut
+                                                  : inplace ? inplace
+                                                  : out     ? out
+                                                            : functional)
+                                               : (inplace ? inplace
+                                                  : mut   ? mut
+                                                  : out   ? out
+                                                          : functional);
         bool valid = base->kind == OG_KIND_INPLACE;
-        for (unsigned k = 0; k < base->schema->nrets && !valid; k++) valid = og_type_is_tensor_like(base->schema->rets[k].type);
+        for (unsigned k = 0; k < base->schema->nrets && !valid; k++)
+            valid = og_type_is_tensor_like(base->schema->rets[k].type);
         bool gets_out = !out && valid && autogen_mentions_out(base);
-        if (!out && !valid && !in_list(mutable_ops_without_out, base->name) && !in_list(functional_ops_without_out, base->name)) {
-            og_m_err_in_func(m, base, 0, arena_printf(m->a, "cannot derive an out= variant for %s: it returns no tensor (torchgen only allows this for its own list of ops)", base->name));
+        if (!out && !valid && !in_list(mutable_ops_without_out, base->name) &&
+            !in_list(functional_ops_without_out, base->name)) {
+            og_m_err_in_func(
+                m, base, 0,
+                arena_printf(
+                    m->a,
+                    "cannot derive an out= variant for %s: it returns no tensor (torchgen only allows this for its own list of ops)",
+                    base->name));
             continue;
         }
         if (gets_out) {

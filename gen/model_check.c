@@ -15,16 +15,25 @@ static bool is_keyword_arg(const og_model *m, const og_func *f, unsigned i) {
     /* first letters of keyword.kwlist: most names are out at once */
     static const char first[] = "FNTabcdefgilnoprtwy";
     /* keyword.kwlist, sorted for bsearch */
-    static const char *const kw[] = {"False", "None", "True", "and", "as", "assert", "async", "await", "break", "class", "continue", "def", "del", "elif", "else", "except",
-                                     "finally", "for", "from", "global", "if", "import", "in", "is", "lambda", "nonlocal", "not", "or", "pass", "raise", "return", "try", "while", "with", "yield"};
+    static const char *const kw[] = {"False",  "None",   "True",    "and",      "as",       "assert", "async",
+                                     "await",  "break",  "class",   "continue", "def",      "del",    "elif",
+                                     "else",   "except", "finally", "for",      "from",     "global", "if",
+                                     "import", "in",     "is",      "lambda",   "nonlocal", "not",    "or",
+                                     "pass",   "raise",  "return",  "try",      "while",    "with",   "yield"};
     const og_arg *x = &f->schema->args[i];
-    if (!strchr(first, x->name[0]) || strlen(x->name) > 8 || !bsearch(x->name, kw, sizeof kw / sizeof *kw, sizeof *kw, cmp_str)) return false;
-    return !(!strcmp(x->name, "from") && (!strcmp(f->name, "_has_compatible_shallow_copy_type") || !strcmp(f->name, "random_.from") || !strcmp(f->name, "uniform_")));
+    if (!strchr(first, x->name[0]) || strlen(x->name) > 8 ||
+        !bsearch(x->name, kw, sizeof kw / sizeof *kw, sizeof *kw, cmp_str))
+        return false;
+    return !(!strcmp(x->name, "from") && (!strcmp(f->name, "_has_compatible_shallow_copy_type") ||
+                                          !strcmp(f->name, "random_.from") || !strcmp(f->name, "uniform_")));
 }
 
 static void check_python_keywords(og_model *m, const og_func *f) {
     for (unsigned i = 0; i < f->schema->nargs; i++)
-        if (is_keyword_arg(m, f, i)) og_m_err_in_func(m, f, f->schema->args[i].name_off, arena_printf(m->a, "argument name '%s' is a reserved Python keyword", f->schema->args[i].name));
+        if (is_keyword_arg(m, f, i))
+            og_m_err_in_func(
+                m, f, f->schema->args[i].name_off,
+                arena_printf(m->a, "argument name '%s' is a reserved Python keyword", f->schema->args[i].name));
 }
 
 void og_m_cross_checks(og_model *m) {
@@ -37,14 +46,22 @@ void og_m_cross_checks(og_model *m) {
             const og_func *d = og_model_find(m, f->ns, dn);
             const ynode *at = f->delegate_node;
             if (!d)
-                ERR_AT(m, at, "%s is marked as a structured_delegate pointing to %s, but %s is missing", f->name, dn, dn);
+                ERR_AT(m, at, "%s is marked as a structured_delegate pointing to %s, but %s is missing", f->name, dn,
+                       dn);
             else if (!d->structured)
-                ERR_AT(m, at, "%s is marked as a structured_delegate pointing to %s, but %s is not marked as structured", f->name, dn, dn);
+                ERR_AT(m, at,
+                       "%s is marked as a structured_delegate pointing to %s, but %s is not marked as structured",
+                       f->name, dn, dn);
         }
         if (f->keyword_arg) check_python_keywords(m, f);
-        if (og_func_has_tag(f, m->tag_inplace_view) && strcmp(f->name, "resize_") && strcmp(f->name, "resize_as_") && strcmp(f->base_name, "set_")) {
+        if (og_func_has_tag(f, m->tag_inplace_view) && strcmp(f->name, "resize_") && strcmp(f->name, "resize_as_") &&
+            strcmp(f->base_name, "set_")) {
             if (!f->schema->name.inplace) {
-                og_m_err_in_func(m, f, 0, arena_printf(m->a, "%s is tagged inplace_view, but its name does not end in '_' as inplace ops must", f->name));
+                og_m_err_in_func(
+                    m, f, 0,
+                    arena_printf(m->a,
+                                 "%s is tagged inplace_view, but its name does not end in '_' as inplace ops must",
+                                 f->name));
                 continue;
             }
             og_opname oop = f->schema->name;
@@ -53,7 +70,10 @@ void og_m_cross_checks(og_model *m) {
             sb_reset(&b);
             og_print_base_name(&b, &oop);
             if (!strmap_get(&m->base_names, sb_cstr(&b)))
-                og_m_err_in_func(m, f, 0, arena_printf(m->a, "%s is tagged inplace_view, but there is no out-of-place view op named '%s'", f->name, sb_cstr(&b)));
+                og_m_err_in_func(
+                    m, f, 0,
+                    arena_printf(m->a, "%s is tagged inplace_view, but there is no out-of-place view op named '%s'",
+                                 f->name, sb_cstr(&b)));
         }
     }
     sb_free(&b);

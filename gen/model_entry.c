@@ -27,9 +27,7 @@ void og_m_add_func(og_model *m, og_func *f) {
 
 /* Kernel slots: at most one per dispatch key, so OG_DK_COUNT bounds them; the
  * array is sized once per function from what its entry can add. */
-void og_m_reserve_kernels(og_model *m, og_func *f, unsigned n) {
-    f->kernels = ARENA_ARRAY(m->a, og_kernel, n ? n : 1);
-}
+void og_m_reserve_kernels(og_model *m, og_func *f, unsigned n) { f->kernels = ARENA_ARRAY(m->a, og_kernel, n ? n : 1); }
 
 void og_m_add_kernel(og_model *m, og_func *f, og_dkey k, const char *name) {
     (void)m;
@@ -80,7 +78,10 @@ static void parse_ufunc(og_model *m, og_func *f, const ynode *kn, const char *ke
     for (int i = 0; i < UFUNC_COUNT; i++)
         if (!strcmp(ufunc_key_names[i], key)) k = i;
     if (k < 0) {
-        ERR_AT(m, kn, "unknown ufunc key '%s' (expected CUDAFunctor, CUDAFunctorOnOther, CUDAFunctorOnSelf, CPUScalar, CPUVector, ScalarOnly or Generic)", key);
+        ERR_AT(
+            m, kn,
+            "unknown ufunc key '%s' (expected CUDAFunctor, CUDAFunctorOnOther, CUDAFunctorOnSelf, CPUScalar, CPUVector, ScalarOnly or Generic)",
+            key);
         return;
     }
     if (!og_m_want_str(m, v, "ufunc_inner_loop")) return;
@@ -90,8 +91,26 @@ static void parse_ufunc(og_model *m, og_func *f, const ynode *kn, const char *ke
         ERR_AT(m, v, "ufunc inner loop must read 'NAME (DTYPES)', e.g. 'add (AllAndComplex, BFloat16, Half)'");
         return;
     }
-    static const char *const dtypes[] = {"Byte", "Char", "Short", "Int", "Long", "Half", "Float", "Double", "ComplexHalf", "ComplexFloat", "ComplexDouble", "Bool", "BFloat16",
-                                         "Integral", "Floating", "Complex", "All", "AllAndComplex", "FloatingAndComplex", NULL};
+    static const char *const dtypes[] = {"Byte",
+                                         "Char",
+                                         "Short",
+                                         "Int",
+                                         "Long",
+                                         "Half",
+                                         "Float",
+                                         "Double",
+                                         "ComplexHalf",
+                                         "ComplexFloat",
+                                         "ComplexDouble",
+                                         "Bool",
+                                         "BFloat16",
+                                         "Integral",
+                                         "Floating",
+                                         "Complex",
+                                         "All",
+                                         "AllAndComplex",
+                                         "FloatingAndComplex",
+                                         NULL};
     const char *p = sp + 2, *end = v->s + v->len - 1;
     while (p <= end) {
         const char *q = p;
@@ -147,7 +166,8 @@ static void check_precomputed(og_model *m, og_func *f, const ynode *v) {
             if (!og_schema_parse(m->a, text, m->dialect, &err)) {
                 unsigned line, col;
                 ynode_pos(l, (size_t)(p - l->s), &line, &col);
-                diag_error(m->d, l->file, line, col, "precomputed parameter '%s' is not 'TYPE name': %s", decl, err.msg);
+                diag_error(m->d, l->file, line, col, "precomputed parameter '%s' is not 'TYPE name': %s", decl,
+                           err.msg);
                 return;
             }
             if (!e) break;
@@ -176,22 +196,25 @@ static bool has_generator_arg(const og_schema *s) {
     return false;
 }
 
-#define OG_ENTRY_KEYS(X) \
-    X(func) X(variants) X(dispatch) X(tags) X(structured) X(structured_delegate) X(structured_inherits) X(precomputed) \
-    X(ufunc_inner_loop) X(autogen) X(device_guard) X(device_check) X(manual_kernel_registration) X(manual_cpp_binding) \
-    X(python_module) X(category_override) X(cpp_no_default_args) X(use_const_ref_for_mutable_tensors)
+/* clang-format off */
+#define OG_ENTRY_KEYS(X)                                                                                        \
+    X(func) X(variants) X(dispatch) X(tags) X(structured) X(structured_delegate) X(structured_inherits)         \
+    X(precomputed) X(ufunc_inner_loop) X(autogen) X(device_guard) X(device_check) X(manual_kernel_registration) \
+    X(manual_cpp_binding) X(python_module) X(category_override) X(cpp_no_default_args)                          \
+    X(use_const_ref_for_mutable_tensors)
+/* clang-format on */
 
 enum {
 #define OG_KEY_ENUM(n) KEY_##n,
     OG_ENTRY_KEYS(OG_KEY_ENUM)
 #undef OG_KEY_ENUM
-    KEY_UNKNOWN
+        KEY_UNKNOWN
 };
 static const char *const entry_keys[] = {
 #define OG_KEY_NAME(n) #n,
     OG_ENTRY_KEYS(OG_KEY_NAME)
 #undef OG_KEY_NAME
-    NULL};
+        NULL};
 static const unsigned char entry_key_lens[] = {
 #define OG_KEY_LEN(n) sizeof #n - 1,
     OG_ENTRY_KEYS(OG_KEY_LEN)
@@ -200,7 +223,8 @@ static const unsigned char entry_key_lens[] = {
 
 static int entry_key(const ynode *k) {
     for (int i = 0; i < KEY_UNKNOWN; i++)
-        if (entry_key_lens[i] == k->len && entry_keys[i][0] == k->s[0] && !memcmp(entry_keys[i], k->s, k->len)) return i;
+        if (entry_key_lens[i] == k->len && entry_keys[i][0] == k->s[0] && !memcmp(entry_keys[i], k->s, k->len))
+            return i;
     return KEY_UNKNOWN;
 }
 
@@ -237,12 +261,15 @@ static og_func *entry_func(og_model *m, const ynode *e) {
     if (first) {
         const char *second = strstr(first + 2, "::");
         if (second) {
-            og_m_err_in_func(m, f, (size_t)(second - s), "only one level of namespace is supported (ns::op); '::' may not appear elsewhere in a schema");
+            og_m_err_in_func(
+                m, f, (size_t)(second - s),
+                "only one level of namespace is supported (ns::op); '::' may not appear elsewhere in a schema");
             return NULL;
         }
         size_t nl = (size_t)(first - s);
         if (nl && !is_ident(s, nl)) {
-            og_m_err_in_func(m, f, 0, "the namespace before '::' must be an identifier; '::' may not appear elsewhere in a schema");
+            og_m_err_in_func(
+                m, f, 0, "the namespace before '::' must be an identifier; '::' may not appear elsewhere in a schema");
             return NULL;
         }
         f->ns = nl ? arena_strndup(m->a, s, nl) : "aten";
@@ -284,7 +311,8 @@ static void key_variants(og_model *m, og_func *f, const ynode *v) {
         else {
             unsigned line, col;
             ynode_pos(v, (size_t)(p - v->s), &line, &col);
-            diag_error(m->d, v->file, line, col, "illegal variant '%.*s' (expected 'function', 'method' or 'function, method')", (int)n, p);
+            diag_error(m->d, v->file, line, col,
+                       "illegal variant '%.*s' (expected 'function', 'method' or 'function, method')", (int)n, p);
             break;
         }
         if (!q) break;
@@ -334,7 +362,9 @@ static bool is_null(const ynode *v) { return v->kind == YNODE_SCALAR && v->type 
 /* The keys whose value is a name (or null): structured_delegate, structured_inherits,
  * device_check, python_module, category_override. True when key was one of them. */
 static bool key_name(og_model *m, og_func *f, int key, const ynode *v, entry_nodes *nd) {
-    if (key != KEY_structured_delegate && key != KEY_structured_inherits && key != KEY_device_check && key != KEY_python_module && key != KEY_category_override) return false;
+    if (key != KEY_structured_delegate && key != KEY_structured_inherits && key != KEY_device_check &&
+        key != KEY_python_module && key != KEY_category_override)
+        return false;
     if (is_null(v) || !og_m_want_str(m, v, entry_keys[key])) return true;
     if (key == KEY_structured_delegate) {
         nd->delegate = v;
@@ -367,8 +397,12 @@ static bool key_name(og_model *m, og_func *f, int key, const ynode *v, entry_nod
 /* A key this kind of file has that native_functions.yaml does not, or an error. */
 static void key_other(og_model *m, const ynode *kn, int from) {
     const char *k = kn->s;
-    if (from == ENTRY_KERNEL_YAML && (!strcmp(k, "kernels") || !strcmp(k, "type_alias") || !strcmp(k, "dim_order_alias"))) return; /* read by kernels.c */
-    if (from == ENTRY_BACKEND_YAML && (!strcmp(k, "backend") || !strcmp(k, "pattern") || !strcmp(k, "builtin") || !strcmp(k, "ignore") || !strcmp(k, "doc"))) return; /* backend.c */
+    if (from == ENTRY_KERNEL_YAML &&
+        (!strcmp(k, "kernels") || !strcmp(k, "type_alias") || !strcmp(k, "dim_order_alias")))
+        return; /* read by kernels.c */
+    if (from == ENTRY_BACKEND_YAML && (!strcmp(k, "backend") || !strcmp(k, "pattern") || !strcmp(k, "builtin") ||
+                                       !strcmp(k, "ignore") || !strcmp(k, "doc")))
+        return; /* backend.c */
     strbuf b;
     sb_init(&b);
     for (const char *const *p = entry_keys; *p; p++) {
@@ -429,7 +463,8 @@ static void entry_keys_read(og_model *m, og_func *f, const ynode *e, int from, e
 
 /* One dispatch entry "CPU, CUDA: kernel_name"; counts its keys in *nkeys and notes a
  * CompositeImplicitAutograd entry naming the default kernel. */
-static void dispatch_entry(og_model *m, og_func *f, const ynode *kn, const ynode *v, const char *expected, unsigned *nkeys, bool *redundant_cia) {
+static void dispatch_entry(og_model *m, og_func *f, const ynode *kn, const ynode *v, const char *expected,
+                           unsigned *nkeys, bool *redundant_cia) {
     if (!ynode_is_str(kn)) {
         ERR_AT(m, kn, "illegal dispatch key: %s", ynode_describe(kn));
         return;
@@ -463,13 +498,16 @@ static void dispatch_entry(og_model *m, og_func *f, const ynode *kn, const ynode
         (*nkeys)++;
         if (dk < 0) {
             if (og_m_dkey_parse(ks, n) >= 0 || og_m_dkey_known(ks, n))
-                diag_error(m->d, kn->file, line, col, "dispatch key '%.*s' of kernel %s is not a supported dispatch key in torchgen %s", (int)n, ks, v->s, m->dialect->name);
+                diag_error(m->d, kn->file, line, col,
+                           "dispatch key '%.*s' of kernel %s is not a supported dispatch key in torchgen %s", (int)n,
+                           ks, v->s, m->dialect->name);
             else
                 diag_error(m->d, kn->file, line, col, "unknown dispatch key '%.*s'", (int)n, ks);
         } else if (f->dispatch & BIT(dk)) {
             diag_error(m->d, kn->file, line, col, "dispatch key '%.*s' is given twice", (int)n, ks);
         } else {
-            if (kname >= v->s && kname < v->s + v->len) kname = arena_strndup(m->a, kname, v->len - (size_t)(kname - v->s));
+            if (kname >= v->s && kname < v->s + v->len)
+                kname = arena_strndup(m->a, kname, v->len - (size_t)(kname - v->s));
             og_m_add_kernel(m, f, (og_dkey)dk, kname);
             if (dk == OG_DK_CompositeImplicitAutograd && !strcmp(v->s, expected)) *redundant_cia = true;
         }
@@ -491,28 +529,42 @@ static bool entry_dispatch(og_model *m, og_func *f, const entry_nodes *nd, unsig
     const char *expected = og_m_cpp_name(m, f);
     if (dispatch && !is_null(dispatch)) {
         if (dispatch->kind != YNODE_MAP) {
-            ERR_AT(m, dispatch, "'dispatch' must be a mapping from dispatch keys to kernel names, found %s", ynode_describe(dispatch));
+            ERR_AT(m, dispatch, "'dispatch' must be a mapping from dispatch keys to kernel names, found %s",
+                   ynode_describe(dispatch));
             return false;
         }
-        if (f->manual_kernel_registration) ERR_AT(m, dispatch_key, "cannot specify both manual_kernel_registration and dispatch; with manual registration, dispatch has no effect");
-        for (size_t i = 0; i < dispatch->n; i++) dispatch_entry(m, f, dispatch->kids[2 * i], dispatch->kids[2 * i + 1], expected, &nkeys, &redundant_cia);
+        if (f->manual_kernel_registration)
+            ERR_AT(
+                m, dispatch_key,
+                "cannot specify both manual_kernel_registration and dispatch; with manual registration, dispatch has no effect");
+        for (size_t i = 0; i < dispatch->n; i++)
+            dispatch_entry(m, f, dispatch->kids[2 * i], dispatch->kids[2 * i + 1], expected, &nkeys, &redundant_cia);
         if (m->d->errors != before) return false;
-        if (nkeys == 1 && redundant_cia) ERR_AT(m, dispatch_key, "unnecessary dispatch table for this function; just delete the dispatch key entirely");
+        if (nkeys == 1 && redundant_cia)
+            ERR_AT(m, dispatch_key,
+                   "unnecessary dispatch table for this function; just delete the dispatch key entirely");
         if (!f->has_delegate && f->dispatch == BIT(OG_DK_CompositeImplicitAutograd) && nkeys == 1 && !redundant_cia &&
             !strstr(kernel_of(f, OG_DK_CompositeImplicitAutograd), "_symint"))
-            ERR_AT(m, dispatch_key, "unexpected name for a lone CompositeImplicitAutograd dispatch entry: expected %s but got %s; rename the implementation, then delete the dispatch table", expected,
-                   kernel_of(f, OG_DK_CompositeImplicitAutograd));
+            ERR_AT(
+                m, dispatch_key,
+                "unexpected name for a lone CompositeImplicitAutograd dispatch entry: expected %s but got %s; rename the implementation, then delete the dispatch table",
+                expected, kernel_of(f, OG_DK_CompositeImplicitAutograd));
     } else if (!f->structured && !f->has_delegate) {
         if (is_factory_like(f)) {
-            og_m_err_in_func(m, f, 0, "a factory function needs a CompositeExplicitAutograd dispatch entry, but there is no dispatch table (factory functions must not be implicitly decomposed)");
+            og_m_err_in_func(
+                m, f, 0,
+                "a factory function needs a CompositeExplicitAutograd dispatch entry, but there is no dispatch table (factory functions must not be implicitly decomposed)");
             return false;
         }
         og_m_add_kernel(m, f, OG_DK_CompositeImplicitAutograd, expected);
     }
     uint64_t comp = f->dispatch & COMPOSITE_KEYS;
     if (__builtin_popcountll(comp) > 1 &&
-        !(__builtin_popcountll(comp) == 2 && !(comp & BIT(OG_DK_CompositeExplicitAutogradNonFunctional)) && (comp & BIT(OG_DK_CompositeImplicitAutogradNestedTensor))))
-        ERR_AT(m, dispatch_key, "cannot specify more than one of CompositeExplicitAutograd, CompositeExplicitAutogradNonFunctional or CompositeImplicitAutograd on one kernel; each strictly subsumes the other");
+        !(__builtin_popcountll(comp) == 2 && !(comp & BIT(OG_DK_CompositeExplicitAutogradNonFunctional)) &&
+          (comp & BIT(OG_DK_CompositeImplicitAutogradNestedTensor))))
+        ERR_AT(
+            m, dispatch_key,
+            "cannot specify more than one of CompositeExplicitAutograd, CompositeExplicitAutogradNonFunctional or CompositeImplicitAutograd on one kernel; each strictly subsumes the other");
     return true;
 }
 
@@ -543,7 +595,8 @@ static void entry_ufunc(og_model *m, og_func *f, const ynode *ufunc) {
         else
             og_m_add_kernel(m, f, k, arena_printf(m->a, "ufunc_%s", f->name));
     }
-    if (names[UFUNC_ScalarOnly] && names[UFUNC_Generic] && strcmp(names[UFUNC_ScalarOnly], names[UFUNC_Generic])) ERR_AT(m, ufunc, "ScalarOnly and Generic must have the same ufunc name");
+    if (names[UFUNC_ScalarOnly] && names[UFUNC_Generic] && strcmp(names[UFUNC_ScalarOnly], names[UFUNC_Generic]))
+        ERR_AT(m, ufunc, "ScalarOnly and Generic must have the same ufunc name");
     if (f->ufunc_keys & ((1u << UFUNC_CUDAFunctorOnSelf) | (1u << UFUNC_CUDAFunctorOnOther))) {
         unsigned nt = 0;
         for (unsigned i = 0; i < sc->nargs; i++)
@@ -559,17 +612,24 @@ static void entry_post_init(og_model *m, og_func *f, const entry_nodes *nd) {
         for (og_dkey k = 0; k < OG_DK_COUNT; k++)
             if ((m->dialect->structured_keys & BIT(k)) && (f->dispatch & BIT(k))) {
                 /* ufunc_inner_loop fills CPU and CUDA without a dispatch: key */
-                ERR_AT(m, nd->dispatch_key ? nd->dispatch_key : nd->ufunc, "if structured_delegate, then must not have %s in the dispatch table (it is delegated!)", og_dkey_name(k));
+                ERR_AT(m, nd->dispatch_key ? nd->dispatch_key : nd->ufunc,
+                       "if structured_delegate, then must not have %s in the dispatch table (it is delegated!)",
+                       og_dkey_name(k));
                 break;
             }
     }
-    if (sc->nout && f->variants != OG_VARIANT_FUNCTION) og_m_err_in_func(m, f, 0, "functions with out arguments must have only the function variant ('variants: function')");
+    if (sc->nout && f->variants != OG_VARIANT_FUNCTION)
+        og_m_err_in_func(m, f, 0,
+                         "functions with out arguments must have only the function variant ('variants: function')");
     if (f->structured) {
-        if (f->kind != OG_KIND_OUT) ERR_AT(m, nd->structured, "put 'structured' on the out= variant of a function; did you mean structured_delegate?");
+        if (f->kind != OG_KIND_OUT)
+            ERR_AT(m, nd->structured,
+                   "put 'structured' on the out= variant of a function; did you mean structured_delegate?");
         if (!f->device_guard) ERR_AT(m, nd->structured, "device_guard: False is not respected by structured kernels");
     }
     if (f->has_delegate) {
-        if (f->kind == OG_KIND_OUT) ERR_AT(m, nd->delegate, "structured_delegate is not allowed on out= functions; did you mean structured?");
+        if (f->kind == OG_KIND_OUT)
+            ERR_AT(m, nd->delegate, "structured_delegate is not allowed on out= functions; did you mean structured?");
         if (!f->device_guard) ERR_AT(m, nd->delegate, "device_guard: False is not respected by structured kernels");
         if (f->structured) ERR_AT(m, nd->delegate, "cannot have both structured and structured_delegate on a function");
     }
@@ -579,10 +639,14 @@ static void entry_post_init(og_model *m, og_func *f, const entry_nodes *nd) {
         if (ynode_is_str(it))
             for (unsigned k = 0; k < sc->nargs; k++)
                 if (sc->args[k].dflt && !strcmp(sc->args[k].name, it->s)) ok = true;
-        if (!ok) ERR_AT(m, it, "invalid cpp_no_default_args entry '%s': not an argument with a default", it->kind == YNODE_SCALAR ? it->s : "?");
+        if (!ok)
+            ERR_AT(m, it, "invalid cpp_no_default_args entry '%s': not an argument with a default",
+                   it->kind == YNODE_SCALAR ? it->s : "?");
     }
-    if (f->structured_inherits && !f->structured) ERR_AT(m, nd->inherits, "structured_inherits requires structured: True");
-    if (!strncmp(f->name, "_foreach", 8) && f->device_check != OG_DEVICE_CHECK_NO_CHECK) og_m_err_in_func(m, f, 0, "_foreach kernels must use 'device_check: NoCheck'");
+    if (f->structured_inherits && !f->structured)
+        ERR_AT(m, nd->inherits, "structured_inherits requires structured: True");
+    if (!strncmp(f->name, "_foreach", 8) && f->device_check != OG_DEVICE_CHECK_NO_CHECK)
+        og_m_err_in_func(m, f, 0, "_foreach kernels must use 'device_check: NoCheck'");
 }
 
 /* torchgen: random ops must say so (name has rand/dropout, a dropout argument, a Generator). */
@@ -595,10 +659,13 @@ static void entry_random(og_model *m, og_func *f) {
         if (!exempt && strstr(f->name, "dropout")) why = "its name contains 'dropout'";
         if (!why && !exempt && m->dialect->dropout_arg_seeded && strstr(f->schema_text, "dropout"))
             for (unsigned i = 0; i < sc->nargs && !why; i++)
-                if (strstr(sc->args[i].name, "dropout")) why = arena_printf(m->a, "its argument '%s' is a dropout parameter", sc->args[i].name);
+                if (strstr(sc->args[i].name, "dropout"))
+                    why = arena_printf(m->a, "its argument '%s' is a dropout parameter", sc->args[i].name);
     }
     if (!why && has_generator_arg(sc)) why = "it takes a Generator";
-    if (why && !og_func_has_tag(f, m->tag_nondet)) og_m_err_in_func(m, f, 0, arena_printf(m->a, "this op is random (%s), so it must be tagged nondeterministic_seeded", why));
+    if (why && !og_func_has_tag(f, m->tag_nondet))
+        og_m_err_in_func(
+            m, f, 0, arena_printf(m->a, "this op is random (%s), so it must be tagged nondeterministic_seeded", why));
 }
 
 og_func *og_m_load_entry(og_model *m, const ynode *e, int from) {
@@ -614,7 +681,8 @@ og_func *og_m_load_entry(og_model *m, const ynode *e, int from) {
     if (f->kind == OG_KIND_OUT && og_m_tag_declared(m, m->tag_out)) og_m_set_tag(f, m->tag_out);
     if (m->dialect->const_ref_no_out && f->use_const_ref_for_mutable_tensors && f->schema->nout)
         og_m_err_in_func(m, f, 0, "use_const_ref_for_mutable_tensors cannot be used on an op with out arguments");
-    if (f->python_module && (f->variants & OG_VARIANT_METHOD)) ERR_AT(m, nd.pymod, "functions in a python_module cannot be methods");
+    if (f->python_module && (f->variants & OG_VARIANT_METHOD))
+        ERR_AT(m, nd.pymod, "functions in a python_module cannot be methods");
     if (nd.precomputed && !is_null(nd.precomputed)) {
         if (!f->structured)
             ERR_AT(m, nd.precomputed, "'precomputed' requires 'structured: True'");
@@ -644,10 +712,13 @@ bool og_m_register_name(og_model *m, og_func *f) {
     og_func *prev = strmap_put(&m->by_name, key, f);
     if (!prev) return f->full_name = key, true;
     if (f->generated) {
-        og_m_err_in_func(m, prev, 0, arena_printf(m->a, "operator %s would also be generated from %s (autogen); remove one of them", key, prev == f->source ? "itself" : f->source->name));
+        og_m_err_in_func(m, prev, 0,
+                         arena_printf(m->a, "operator %s would also be generated from %s (autogen); remove one of them",
+                                      key, prev == f->source ? "itself" : f->source->name));
     } else {
         og_m_err_in_func(m, f, 0, arena_printf(m->a, "duplicate operator %s", key));
-        diag_note(m->d, prev->func_node->file, prev->func_node->line, prev->func_node->col, "%s was first defined here", key);
+        diag_note(m->d, prev->func_node->file, prev->func_node->line, prev->func_node->col, "%s was first defined here",
+                  key);
     }
     return false;
 }
@@ -657,4 +728,3 @@ bool og_model_is_entry_key(const char *k) {
         if (!strcmp(*p, k)) return true;
     return false;
 }
-

@@ -29,23 +29,34 @@ void og_m_group_functions(og_model *m) {
     m->groups = og_xcalloc(ng + 1, sizeof *m->groups);
     for (unsigned gi = 0; gi < ng; gi++) {
         pregroup *d = &groups[gi];
-        og_func *fn = d->by_kind[OG_KIND_FUNCTIONAL], *in = d->by_kind[OG_KIND_INPLACE], *mu = d->by_kind[OG_KIND_MUTABLE], *out = d->by_kind[OG_KIND_OUT], *sc = d->by_kind[OG_KIND_SCRATCH];
+        og_func *fn = d->by_kind[OG_KIND_FUNCTIONAL], *in = d->by_kind[OG_KIND_INPLACE],
+                *mu = d->by_kind[OG_KIND_MUTABLE], *out = d->by_kind[OG_KIND_OUT], *sc = d->by_kind[OG_KIND_SCRATCH];
         og_func *any = fn ? fn : in ? in : mu ? mu : out ? out : sc;
         if (d->n == 1) {
-            if (any->generated) group_error(m, any, arena_printf(m->a, "generated function %s could not be grouped", any->name));
+            if (any->generated)
+                group_error(m, any, arena_printf(m->a, "generated function %s could not be grouped", any->name));
             continue;
         }
         if (sc) {
-            group_error(m, sc, arena_printf(m->a, "%s (a scratch op) shares its signature with other ops; torchgen cannot group it", sc->name));
+            group_error(m, sc,
+                        arena_printf(m->a,
+                                     "%s (a scratch op) shares its signature with other ops; torchgen cannot group it",
+                                     sc->name));
             continue;
         }
         if (!fn) {
-            group_error(m, any, arena_printf(m->a, "%s has inplace/mutable/out variants but no functional variant with the same signature", any->name));
+            group_error(
+                m, any,
+                arena_printf(m->a,
+                             "%s has inplace/mutable/out variants but no functional variant with the same signature",
+                             any->name));
             continue;
         }
         if (!out) {
             for (int k = 0; k < OG_KIND_COUNT; k++)
-                if (d->by_kind[k] && d->by_kind[k]->generated) group_error(m, d->by_kind[k], arena_printf(m->a, "generated function %s could not be grouped", d->by_kind[k]->name));
+                if (d->by_kind[k] && d->by_kind[k]->generated)
+                    group_error(m, d->by_kind[k],
+                                arena_printf(m->a, "generated function %s could not be grouped", d->by_kind[k]->name));
             continue;
         }
         og_group *g = ARENA_NEW(m->a, og_group);
@@ -60,20 +71,36 @@ void og_m_group_functions(og_model *m) {
             if (!f) continue;
             bool part = f->structured || f->has_delegate;
             if (part != out->structured)
-                group_error(m, f, arena_printf(m->a, "group of %s mixes structured and unstructured functions: %s is %sstructured", out->name, f->name, part ? "" : "not "));
-            if (strcmp(f->ns, out->ns)) group_error(m, f, arena_printf(m->a, "%s and %s are variants of one op but live in different namespaces", f->name, out->name));
+                group_error(m, f,
+                            arena_printf(m->a,
+                                         "group of %s mixes structured and unstructured functions: %s is %sstructured",
+                                         out->name, f->name, part ? "" : "not "));
+            if (strcmp(f->ns, out->ns))
+                group_error(m, f,
+                            arena_printf(m->a, "%s and %s are variants of one op but live in different namespaces",
+                                         f->name, out->name));
         }
         if (mu && !fn->schema->name.functional_overload)
-            group_error(m, fn, arena_printf(m->a, "%s has a mutable variant %s, so its functional variant must be named '%s_functional'", out->name, mu->name, fn->schema->name.base));
+            group_error(
+                m, fn,
+                arena_printf(m->a,
+                             "%s has a mutable variant %s, so its functional variant must be named '%s_functional'",
+                             out->name, mu->name, fn->schema->name.base));
         if (out->structured) {
-            if (out->dispatch & (BIT(OG_DK_CompositeImplicitAutograd) | BIT(OG_DK_CompositeImplicitAutogradNestedTensor)))
-                group_error(m, out, arena_printf(m->a, "structured %s must not have a CompositeImplicitAutograd kernel", out->name));
+            if (out->dispatch &
+                (BIT(OG_DK_CompositeImplicitAutograd) | BIT(OG_DK_CompositeImplicitAutogradNestedTensor)))
+                group_error(
+                    m, out,
+                    arena_printf(m->a, "structured %s must not have a CompositeImplicitAutograd kernel", out->name));
             og_func *dl[2] = {fn, in};
             for (int k = 0; k < 2; k++) {
                 og_func *f = dl[k];
                 if (!f) continue;
                 const char *dn = f->has_delegate ? og_opname_str(m->a, &f->delegate) : "nothing";
-                if (strcmp(dn, out->name)) group_error(m, f, arena_printf(m->a, "%s delegates to %s but its actual delegate is %s", f->name, dn, out->name));
+                if (strcmp(dn, out->name))
+                    group_error(
+                        m, f,
+                        arena_printf(m->a, "%s delegates to %s but its actual delegate is %s", f->name, dn, out->name));
             }
         }
         /* generated members must be exactly those named by autogen */
@@ -104,9 +131,16 @@ void og_m_group_functions(og_model *m) {
             sb_reset(&b);
             for (unsigned y = 0; y < nexp; y++) sb_printf(&b, "%s%s", y ? ", " : "", exp[y]);
             if (!ngen)
-                group_error(m, src, arena_printf(m->a, "autogen names '%s', but nothing is generated for this group", sb_cstr(&b)));
+                group_error(
+                    m, src,
+                    arena_printf(m->a, "autogen names '%s', but nothing is generated for this group", sb_cstr(&b)));
             else
-                group_error(m, src, arena_printf(m->a, "the codegen generates '%s' for this group; it expects the line 'autogen: %s', found 'autogen: %s'", want, want, sb_cstr(&b)));
+                group_error(
+                    m, src,
+                    arena_printf(
+                        m->a,
+                        "the codegen generates '%s' for this group; it expects the line 'autogen: %s', found 'autogen: %s'",
+                        want, want, sb_cstr(&b)));
         }
         if (m->d->errors != before) continue;
         for (int k = 0; k < 4; k++)

@@ -13,21 +13,55 @@
 #define BT(n) (1u << OG_BT_##n)
 #define DK(n) BIT(OG_DK_##n)
 
-#define COMPOSITE_KEYS (BIT(OG_DK_CompositeExplicitAutograd) | BIT(OG_DK_CompositeExplicitAutogradNonFunctional) | BIT(OG_DK_CompositeImplicitAutograd) | BIT(OG_DK_CompositeImplicitAutogradNestedTensor))
+#define COMPOSITE_KEYS                                                                          \
+    (BIT(OG_DK_CompositeExplicitAutograd) | BIT(OG_DK_CompositeExplicitAutogradNonFunctional) | \
+     BIT(OG_DK_CompositeImplicitAutograd) | BIT(OG_DK_CompositeImplicitAutogradNestedTensor))
 
 /* torchgen's own exception lists (native_function_generation.py), union over releases */
-static const char *const functional_ops_without_out[] = {
-    "_assert_async", "_assert_async.msg", "_assert_scalar", "_assert_tensor_metadata", "_cslt_sparse_mm_search",
-    "_dimI", "_dimV", "_has_same_storage_numel", "_linalg_check_errors", "_local_scalar_dense",
-    "_nested_tensor_from_mask_left_aligned", "_nnz", "_use_cudnn_ctc_loss", "_use_cudnn_ctc_loss.Tensor", "_use_miopen_ctc_loss", "_use_miopen_ctc_loss.Tensor",
-    "_validate_compressed_sparse_indices", "allclose", "dense_dim", "equal", "is_coalesced", "is_pinned", "is_same_size",
-    "is_set_to", "q_per_channel_axis", "q_scale", "q_zero_point", "qscheme", "record_stream", "sparse_dim",
-    "sym_constrain_range", "sym_constrain_range_for_size", "_nested_tensor_storage_offsets",
-    "_chunk_grad_outputs_efficient_attention", "_fused_sdp_choice", "_print", "_sink_tokens", "_nested_get_ragged_idx", "_nested_tensor_offsets",
-    NULL};
+static const char *const functional_ops_without_out[] = {"_assert_async",
+                                                         "_assert_async.msg",
+                                                         "_assert_scalar",
+                                                         "_assert_tensor_metadata",
+                                                         "_cslt_sparse_mm_search",
+                                                         "_dimI",
+                                                         "_dimV",
+                                                         "_has_same_storage_numel",
+                                                         "_linalg_check_errors",
+                                                         "_local_scalar_dense",
+                                                         "_nested_tensor_from_mask_left_aligned",
+                                                         "_nnz",
+                                                         "_use_cudnn_ctc_loss",
+                                                         "_use_cudnn_ctc_loss.Tensor",
+                                                         "_use_miopen_ctc_loss",
+                                                         "_use_miopen_ctc_loss.Tensor",
+                                                         "_validate_compressed_sparse_indices",
+                                                         "allclose",
+                                                         "dense_dim",
+                                                         "equal",
+                                                         "is_coalesced",
+                                                         "is_pinned",
+                                                         "is_same_size",
+                                                         "is_set_to",
+                                                         "q_per_channel_axis",
+                                                         "q_scale",
+                                                         "q_zero_point",
+                                                         "qscheme",
+                                                         "record_stream",
+                                                         "sparse_dim",
+                                                         "sym_constrain_range",
+                                                         "sym_constrain_range_for_size",
+                                                         "_nested_tensor_storage_offsets",
+                                                         "_chunk_grad_outputs_efficient_attention",
+                                                         "_fused_sdp_choice",
+                                                         "_print",
+                                                         "_sink_tokens",
+                                                         "_nested_get_ragged_idx",
+                                                         "_nested_tensor_offsets",
+                                                         NULL};
 static const char *const mutable_ops_without_out[] = {"_cummax_helper", "_cummin_helper", NULL};
 static const char *const inplace_ops_not_grouped[] = {"polygamma_", NULL};
-static const char *const out_ops_not_grouped[] = {"adaptive_avg_pool3d_backward.grad_input", "_slow_conv2d_backward.grad_input", NULL};
+static const char *const out_ops_not_grouped[] = {"adaptive_avg_pool3d_backward.grad_input",
+                                                  "_slow_conv2d_backward.grad_input", NULL};
 
 static inline bool in_list(const char *const *l, const char *s) {
     for (; *l; l++)
@@ -35,8 +69,18 @@ static inline bool in_list(const char *const *l, const char *s) {
     return false;
 }
 
-enum { UFUNC_CUDAFunctor, UFUNC_CUDAFunctorOnOther, UFUNC_CUDAFunctorOnSelf, UFUNC_CPUScalar, UFUNC_CPUVector, UFUNC_ScalarOnly, UFUNC_Generic, UFUNC_COUNT };
-static const char *const ufunc_key_names[] = {"CUDAFunctor", "CUDAFunctorOnOther", "CUDAFunctorOnSelf", "CPUScalar", "CPUVector", "ScalarOnly", "Generic"};
+enum {
+    UFUNC_CUDAFunctor,
+    UFUNC_CUDAFunctorOnOther,
+    UFUNC_CUDAFunctorOnSelf,
+    UFUNC_CPUScalar,
+    UFUNC_CPUVector,
+    UFUNC_ScalarOnly,
+    UFUNC_Generic,
+    UFUNC_COUNT
+};
+static const char *const ufunc_key_names[] = {
+    "CUDAFunctor", "CUDAFunctorOnOther", "CUDAFunctorOnSelf", "CPUScalar", "CPUVector", "ScalarOnly", "Generic"};
 
 #define ERR_AT(m, n, ...) diag_error((m)->d, (n)->file, (n)->line, (n)->col, __VA_ARGS__)
 

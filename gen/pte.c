@@ -8,22 +8,27 @@ enum { OG_PTE_KEY_MAX = 16384 }; /* 512 tensor arguments of rank 16 */
 #include <stdlib.h>
 #include <string.h>
 
-static bool read_call(arena *a, const opgen_pte *p, const opgen_pte_plan *pl, const opgen_pte_instr *in, og_pte_call *call, char *key, size_t cap, opgen_error *err) {
+static bool read_call(arena *a, const opgen_pte *p, const opgen_pte_plan *pl, const opgen_pte_instr *in,
+                      og_pte_call *call, char *key, size_t cap, opgen_error *err) {
     const char *name, *overload;
     if (in->a < 0 || opgen_pte_operator_at(p, pl, (uint32_t)in->a, &name, &overload, err)) {
-        if (in->a < 0) opgen_fail_at(err, OPGEN_E_FORMAT, p->file, 0, 0, "a KernelCall's op_index %d is out of range", in->a);
+        if (in->a < 0)
+            opgen_fail_at(err, OPGEN_E_FORMAT, p->file, 0, 0, "a KernelCall's op_index %d is out of range", in->a);
         return false;
     }
     int64_t n = opgen_pte_kernel_key(p, pl, in, key, cap, err);
     if (n < 0) return false;
-    if ((size_t)n >= cap) return opgen_fail_at(err, OPGEN_E_FORMAT, p->file, 0, 0, "%s: a kernel key longer than %zu bytes", name, cap), false;
+    if ((size_t)n >= cap)
+        return opgen_fail_at(err, OPGEN_E_FORMAT, p->file, 0, 0, "%s: a kernel key longer than %zu bytes", name, cap),
+               false;
     call->op = *overload ? arena_printf(a, "%s.%s", name, overload) : arena_strndup(a, name, strlen(name));
     call->key = arena_strndup(a, key, (size_t)n);
     call->method = arena_strndup(a, pl->name, strlen(pl->name));
     return true;
 }
 
-static bool read_plan(arena *a, const opgen_pte *p, uint32_t i, og_pte *out, unsigned *cap, char *key, size_t keycap, opgen_error *err) {
+static bool read_plan(arena *a, const opgen_pte *p, uint32_t i, og_pte *out, unsigned *cap, char *key, size_t keycap,
+                      opgen_error *err) {
     opgen_pte_plan pl;
     if (opgen_pte_plan_at(p, i, &pl, err)) return false;
     out->nmethods++;

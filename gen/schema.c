@@ -47,12 +47,13 @@ static bool is_ident(const char *s, size_t n) {
     return true;
 }
 
-
 /* ---------------- types and annotations ---------------- */
 
-static const og_type *parse_type(arena *a, const og_dialect *dl, const char *s, size_t n, size_t off, int depth, og_err *err) {
+static const og_type *parse_type(arena *a, const og_dialect *dl, const char *s, size_t n, size_t off, int depth,
+                                 og_err *err) {
     char qb[64];
-    if (depth > OPGEN_MAX_TYPE_DEPTH) return fail(err, off, "type nested more than %d levels deep", OPGEN_MAX_TYPE_DEPTH), NULL;
+    if (depth > OPGEN_MAX_TYPE_DEPTH)
+        return fail(err, off, "type nested more than %d levels deep", OPGEN_MAX_TYPE_DEPTH), NULL;
     if (n == 0) return fail(err, off, "expected a type"), NULL;
     if (s[n - 1] == '?' && n > 1) {
         const og_type *e = parse_type(a, dl, s, n - 1, off, depth + 1, err);
@@ -69,7 +70,10 @@ static const og_type *parse_type(arena *a, const og_dialect *dl, const char *s, 
             size_t lb = j - 1, nd = n - 1 - j;
             unsigned size = 0;
             if (nd) {
-                if (s[j] == '0') return fail(err, off + j, "list size must be a positive number without leading zeros, found '%s'", q(qb, s + j, nd)), NULL;
+                if (s[j] == '0')
+                    return fail(err, off + j, "list size must be a positive number without leading zeros, found '%s'",
+                                q(qb, s + j, nd)),
+                           NULL;
                 if (nd > 9) return fail(err, off + j, "list size '%s' is too large", q(qb, s + j, nd)), NULL;
                 for (size_t i = j; i < n - 1; i++) size = size * 10 + (unsigned)(s[i] - '0');
             }
@@ -86,7 +90,9 @@ static const og_type *parse_type(arena *a, const og_dialect *dl, const char *s, 
     if (n > sizeof cc - 1 && memcmp(s, cc, sizeof cc - 1) == 0) {
         for (size_t i = sizeof cc - 1; i < n; i++)
             if (!is_ident_char(s[i]) && s[i] != '.')
-                return fail(err, off + i, "custom class name '%s' may use only letters, digits, '_' and '.'", q(qb, s, n)), NULL;
+                return fail(err, off + i, "custom class name '%s' may use only letters, digits, '_' and '.'",
+                            q(qb, s, n)),
+                       NULL;
         og_type *t = ARENA_NEW(a, og_type);
         t->kind = OG_TY_CUSTOM;
         t->custom = arena_strndup(a, s + sizeof cc - 1, n - (sizeof cc - 1));
@@ -94,7 +100,8 @@ static const og_type *parse_type(arena *a, const og_dialect *dl, const char *s, 
     }
     for (int i = 0; i < OG_BT_COUNT; i++) {
         if (basety_lens[i] == n && basety_names[i][0] == s[0] && memcmp(basety_names[i], s, n) == 0) {
-            if (!(dl->base_types & (1u << i))) return fail(err, off, "type '%s' does not exist in torchgen %s", basety_names[i], dl->name), NULL;
+            if (!(dl->base_types & (1u << i)))
+                return fail(err, off, "type '%s' does not exist in torchgen %s", basety_names[i], dl->name), NULL;
             return &base_types[i];
         }
     }
@@ -136,15 +143,22 @@ static const og_annot *parse_annot(arena *a, const char *s, size_t n, size_t off
         }
         if (i != n || na == 0) return fail(err, off + i, bad, q(qb, s, n)), NULL;
     }
-    if (x->write && nb > 1) return fail(err, off, "alias set larger than 1 is not mutable, got '%s'", q(qb, s, n)), NULL;
-    if (nb > 1 && na > 1) return fail(err, off, "before alias set and after alias set cannot both be larger than 1, got '%s'", q(qb, s, n)), NULL;
+    if (x->write && nb > 1)
+        return fail(err, off, "alias set larger than 1 is not mutable, got '%s'", q(qb, s, n)), NULL;
+    if (nb > 1 && na > 1)
+        return fail(err, off, "before alias set and after alias set cannot both be larger than 1, got '%s'",
+                    q(qb, s, n)),
+               NULL;
     /* torchgen's regex keeps only the last repeated group, so a|b|c never round-trips */
-    if (nb > 2) return fail(err, off, "alias set '%s' has more than two members, which torchgen cannot represent", q(qb, s, n)), NULL;
+    if (nb > 2)
+        return fail(err, off, "alias set '%s' has more than two members, which torchgen cannot represent", q(qb, s, n)),
+               NULL;
     return x;
 }
 
 /* Splits "Tensor(ann)suffix" / plain types. */
-static bool parse_annotated_type(arena *a, const og_dialect *dl, const char *s, size_t n, size_t off, const og_type **ty, const og_annot **an, og_err *err) {
+static bool parse_annotated_type(arena *a, const og_dialect *dl, const char *s, size_t n, size_t off,
+                                 const og_type **ty, const og_annot **an, og_err *err) {
     char qb[64];
     *an = NULL;
     if (n > 7 && memcmp(s, "Tensor(", 7) == 0) {
@@ -155,7 +169,10 @@ static bool parse_annotated_type(arena *a, const og_dialect *dl, const char *s, 
             const char *suf = s + rp;
             size_t sn = n - rp;
             if (!(sn == 0 || (sn == 1 && suf[0] == '?') || (sn == 2 && suf[0] == '[' && suf[1] == ']')))
-                return fail(err, off + rp, "an alias annotation may only be followed by '?' or '[]' (Tensor(a), Tensor(a)?, Tensor(a)[]), found '%s'", q(qb, suf, sn));
+                return fail(
+                    err, off + rp,
+                    "an alias annotation may only be followed by '?' or '[]' (Tensor(a), Tensor(a)?, Tensor(a)[]), found '%s'",
+                    q(qb, suf, sn));
             *an = parse_annot(a, s + 7, close - 7, off + 7, err);
             if (!*an) return false;
             static const og_type tensor_opt = {OG_TY_OPTIONAL, OG_BT_Tensor, 0, &base_types[OG_BT_Tensor], NULL};
@@ -167,7 +184,10 @@ static bool parse_annotated_type(arena *a, const og_dialect *dl, const char *s, 
     if (n == 8 && !memcmp(s, "Tensor()", 8)) return fail(err, off + 7, "empty alias annotation in 'Tensor()'");
     for (size_t i = 1; i < n && is_ident_start(s[0]); i++) {
         if (s[i] == '(') {
-            return fail(err, off + i, "only Tensor may carry an alias annotation, written Tensor(a), Tensor(a)? or Tensor(a)[]; found '%s'", q(qb, s, n));
+            return fail(
+                err, off + i,
+                "only Tensor may carry an alias annotation, written Tensor(a), Tensor(a)? or Tensor(a)[]; found '%s'",
+                q(qb, s, n));
         }
     }
     *ty = parse_type(a, dl, s, n, off, 0, err);
@@ -189,7 +209,8 @@ bool og_opname_parse(arena *a, const char *s, size_t n, og_opname *out, og_err *
         if (on == 0) return fail(err, dot, "expected an overload name after '.'");
         for (size_t i = 0; i < on; i++)
             if (!is_ident_char(ov[i]))
-                return fail(err, dot + 1 + i, "overload name '%s' must consist of letters, digits and '_'", q(qb, ov, on));
+                return fail(err, dot + 1 + i, "overload name '%s' must consist of letters, digits and '_'",
+                            q(qb, ov, on));
         out->overload = arena_strndup(a, ov, on);
     } else {
         out->overload = "";
@@ -200,12 +221,16 @@ bool og_opname_parse(arena *a, const char *s, size_t n, og_opname *out, og_err *
         return fail(err, i, "operator name '%s' is not an identifier", q(qb, s, bn));
     }
     if (bn >= 4 && memcmp(s + bn - 4, "_out", 4) == 0)
-        return fail(err, bn - 4, "the '_out' suffix is reserved for operator names; did you mean an out overload such as '%s.out'?", q(qb, s, bn - 4));
+        return fail(err, bn - 4,
+                    "the '_out' suffix is reserved for operator names; did you mean an out overload such as '%s.out'?",
+                    q(qb, s, bn - 4));
     const char *base = s;
     size_t len = bn;
     /* ^__([^_]+)__$ */
-    if (bn > 4 && s[0] == '_' && s[1] == '_' && s[bn - 1] == '_' && s[bn - 2] == '_' && memchr(s + 2, '_', bn - 4) == NULL) {
-        static const char *const aug[] = {"add", "sub", "mul", "div", "mod", "pow", "lshift", "rshift", "and", "xor", "or"};
+    if (bn > 4 && s[0] == '_' && s[1] == '_' && s[bn - 1] == '_' && s[bn - 2] == '_' &&
+        memchr(s + 2, '_', bn - 4) == NULL) {
+        static const char *const aug[] = {"add",    "sub",    "mul", "div", "mod", "pow",
+                                          "lshift", "rshift", "and", "xor", "or"};
         out->dunder = true;
         base = s + 2;
         len = bn - 4;
@@ -213,7 +238,11 @@ bool og_opname_parse(arena *a, const char *s, size_t n, og_opname *out, og_err *
             bool ok = false;
             for (size_t i = 0; i < sizeof aug / sizeof *aug; i++)
                 if (strlen(aug[i]) == len - 1 && memcmp(aug[i], base + 1, len - 1) == 0) ok = true;
-            if (!ok) return fail(err, 2, "dunder operator '%s' starts with 'i' but names no augmented assignment (__iadd__, __iand__, ...)", q(qb, s, bn));
+            if (!ok)
+                return fail(
+                    err, 2,
+                    "dunder operator '%s' starts with 'i' but names no augmented assignment (__iadd__, __iand__, ...)",
+                    q(qb, s, bn));
             out->inplace = true;
             base++;
             len--;
@@ -226,7 +255,8 @@ bool og_opname_parse(arena *a, const char *s, size_t n, og_opname *out, og_err *
     static const char fsuf[] = "_functional";
     size_t fl = sizeof fsuf - 1;
     if (len >= fl && memcmp(base + len - fl, fsuf, fl) == 0) {
-        if (out->dunder || out->inplace) return fail(err, 0, "a '_functional' operator cannot be inplace or a dunder method: '%s'", q(qb, s, bn));
+        if (out->dunder || out->inplace)
+            return fail(err, 0, "a '_functional' operator cannot be inplace or a dunder method: '%s'", q(qb, s, bn));
         if (len == fl) return fail(err, 0, "operator name '%s' has no base before '_functional'", q(qb, s, bn));
         out->functional_overload = true;
         len -= fl;
@@ -237,7 +267,8 @@ bool og_opname_parse(arena *a, const char *s, size_t n, og_opname *out, og_err *
 
 /* ---------------- arguments and returns ---------------- */
 
-static bool parse_argument(arena *a, const og_dialect *dl, const char *text, size_t st, size_t en, og_arg *x, og_err *err) {
+static bool parse_argument(arena *a, const og_dialect *dl, const char *text, size_t st, size_t en, og_arg *x,
+                           og_err *err) {
     char qb[64];
     (void)qb;
     const char *s = text + st;
@@ -250,12 +281,15 @@ static bool parse_argument(arena *a, const og_dialect *dl, const char *text, siz
             if (!neq) eq = i;
             neq++;
         }
-    if (neq > 1) return fail(err, st + eq, "argument '%s' has more than one '='; a default value cannot contain '='", q(qb, s, n));
+    if (neq > 1)
+        return fail(err, st + eq, "argument '%s' has more than one '='; a default value cannot contain '='",
+                    q(qb, s, n));
     size_t left = eq;
     if (neq && !dl->split_default_first) {
         /* torchgen 1.x splits at the last space first: no spaces after the name */
         for (size_t i = eq; i < n; i++)
-            if (s[i] == ' ') return fail(err, st + i, "a default value cannot contain a space in torchgen %s", dl->name);
+            if (s[i] == ' ')
+                return fail(err, st + i, "a default value cannot contain a space in torchgen %s", dl->name);
     }
     if (neq) {
         x->dflt = arena_strndup(a, s + eq + 1, n - eq - 1);
@@ -277,7 +311,8 @@ static bool parse_argument(arena *a, const og_dialect *dl, const char *text, siz
     return true;
 }
 
-static bool parse_return(arena *a, const og_dialect *dl, const char *text, size_t st, size_t en, og_ret *r, og_err *err) {
+static bool parse_return(arena *a, const og_dialect *dl, const char *text, size_t st, size_t en, og_ret *r,
+                         og_err *err) {
     char qb[64];
     const char *s = text + st;
     size_t n = en - st;
@@ -314,7 +349,8 @@ static bool is_to_arg(const og_arg *x, const char *name, og_basety bt) {
     return t->kind == OG_TY_BASE && t->base == bt;
 }
 
-static bool parse_arguments(arena *a, const og_dialect *dl, og_schema *s, const char *text, size_t st, size_t en, og_err *err) {
+static bool parse_arguments(arena *a, const og_dialect *dl, og_schema *s, const char *text, size_t st, size_t en,
+                            og_err *err) {
     if (st == en) return true;
     unsigned cap = count_items(text, st, en);
     og_arg *args = ARENA_ARRAY(a, og_arg, cap);
@@ -337,7 +373,10 @@ static bool parse_arguments(arena *a, const og_dialect *dl, og_schema *s, const 
             if (og_annot_is_write(x->annot)) {
                 if (mode == KW) mode = OUT;
             } else if (mode == OUT) {
-                return fail(err, x->off, "argument '%s' follows the out argument '%s' but is not one; out arguments (write-annotated, after '*') must come last", x->name, first_out->name);
+                return fail(
+                    err, x->off,
+                    "argument '%s' follows the out argument '%s' but is not one; out arguments (write-annotated, after '*') must come last",
+                    x->name, first_out->name);
             }
             if (mode == POS) {
                 x->cat = OG_ARG_POST_SELF;
@@ -373,9 +412,12 @@ static bool parse_arguments(arena *a, const og_dialect *dl, og_schema *s, const 
     og_arg *kw = args + np;
     og_argcat cat = OG_ARG_KW_PRE;
     for (unsigned k = 0; k < nk;) {
-        if (k + 4 <= nk && is_to_arg(&kw[k], "dtype", OG_BT_ScalarType) && is_to_arg(&kw[k + 1], "layout", OG_BT_Layout) &&
-            is_to_arg(&kw[k + 2], "device", OG_BT_Device) && is_to_arg(&kw[k + 3], "pin_memory", OG_BT_bool)) {
-            if (s->to_ix >= 0) return fail(err, kw[k].off, "a second TensorOptions group (dtype, layout, device, pin_memory); only one is allowed");
+        if (k + 4 <= nk && is_to_arg(&kw[k], "dtype", OG_BT_ScalarType) &&
+            is_to_arg(&kw[k + 1], "layout", OG_BT_Layout) && is_to_arg(&kw[k + 2], "device", OG_BT_Device) &&
+            is_to_arg(&kw[k + 3], "pin_memory", OG_BT_bool)) {
+            if (s->to_ix >= 0)
+                return fail(err, kw[k].off,
+                            "a second TensorOptions group (dtype, layout, device, pin_memory); only one is allowed");
             s->to_ix = (int)(np + k);
             for (int t = 0; t < 4; t++) kw[k + (unsigned)t].cat = OG_ARG_TENSOR_OPTIONS;
             k += 4;
@@ -387,11 +429,14 @@ static bool parse_arguments(arena *a, const og_dialect *dl, og_schema *s, const 
     }
     for (unsigned k = 0; k < np; k++)
         if (args[k].cat == OG_ARG_PRE_SELF && og_annot_is_write(args[k].annot))
-            return fail(err, args[k].off, "argument '%s' before self is write-annotated; mutable arguments before self are not supported", args[k].name);
+            return fail(err, args[k].off,
+                        "argument '%s' before self is write-annotated; mutable arguments before self are not supported",
+                        args[k].name);
     return true;
 }
 
-static bool parse_returns(arena *a, const og_dialect *dl, og_schema *s, const char *text, size_t st, size_t en, og_err *err) {
+static bool parse_returns(arena *a, const og_dialect *dl, og_schema *s, const char *text, size_t st, size_t en,
+                          og_err *err) {
     if (st == en) return fail(err, st, "expected return types after '->'");
     if (en - st == 2 && text[st] == '(' && text[st + 1] == ')') return true;
     bool paren = text[st] == '(' && text[en - 1] == ')';
@@ -434,17 +479,20 @@ og_schema *og_schema_parse(arena *a, const char *text, const og_dialect *dl, og_
     char qb[64];
     size_t n = strlen(text);
     for (size_t i = first_control(text, n); i < n; i++)
-        if ((unsigned char)text[i] < 0x20 || text[i] == 0x7f) return fail(err, i, "control character (code %d) in a schema; a schema is one line of text", text[i]), NULL;
+        if ((unsigned char)text[i] < 0x20 || text[i] == 0x7f)
+            return fail(err, i, "control character (code %d) in a schema; a schema is one line of text", text[i]), NULL;
     const char *lp = strchr(text, '(');
     if (!lp) return fail(err, n, "expected '(' and arguments after the operator name"), NULL;
     size_t lpo = (size_t)(lp - text);
     /* torchgen splits at the LAST ") -> " (greedy regex) */
     size_t arrow = (size_t)-1;
     for (size_t i = lpo + 1; i + 5 <= n; i++)
-        if (text[i] == ')' && text[i + 1] == ' ' && text[i + 2] == '-' && text[i + 3] == '>' && text[i + 4] == ' ') arrow = i;
+        if (text[i] == ')' && text[i + 1] == ' ' && text[i + 2] == '-' && text[i + 3] == '>' && text[i + 4] == ' ')
+            arrow = i;
     if (arrow == (size_t)-1) {
         for (size_t i = lpo + 1; i + 1 < n; i++)
-            if (text[i] == '-' && text[i + 1] == '>') return fail(err, i, "expected ') -> ' with exactly one space on each side of the arrow"), NULL;
+            if (text[i] == '-' && text[i + 1] == '>')
+                return fail(err, i, "expected ') -> ' with exactly one space on each side of the arrow"), NULL;
         return fail(err, n, "expected ') -> ' and return types after the arguments"), NULL;
     }
     og_schema *s = ARENA_NEW(a, og_schema);
@@ -460,7 +508,8 @@ og_schema *og_schema_parse(arena *a, const char *text, const og_dialect *dl, og_
     if (pn != n || memcmp(printed, text, n) != 0) {
         size_t k = 0;
         while (k < n && k < pn && printed[k] == text[k]) k++;
-        fail(err, k, "schema is not in canonical form; it would re-print as '%s'", q(qb, printed + (k > 20 ? k - 20 : 0), pn - (k > 20 ? k - 20 : 0)));
+        fail(err, k, "schema is not in canonical form; it would re-print as '%s'",
+             q(qb, printed + (k > 20 ? k - 20 : 0), pn - (k > 20 ? k - 20 : 0)));
         if (printed != small) free(printed);
         return NULL;
     }
@@ -474,8 +523,8 @@ bool og_annot_is_write(const og_annot *x) { return x && x->write; }
 
 bool og_annot_equal(const og_annot *x, const og_annot *y) {
     if (!x || !y) return x == y;
-    return x->write == y->write && x->before[0] == y->before[0] && x->after[0] == y->after[0] && !strcmp(x->before, y->before) &&
-           !strcmp(x->after, y->after);
+    return x->write == y->write && x->before[0] == y->before[0] && x->after[0] == y->after[0] &&
+           !strcmp(x->before, y->before) && !strcmp(x->after, y->after);
 }
 
 bool og_type_equal(const og_type *x, const og_type *y) {
@@ -536,13 +585,16 @@ bool og_schema_check(const og_schema *s, og_err *err) {
     /* stricter than torchgen: argument names are unique */
     for (unsigned i = 1; i < s->nargs; i++)
         for (unsigned j = 0; j < i; j++)
-            if (s->args[i].name[0] == s->args[j].name[0] && !strcmp(s->args[i].name, s->args[j].name)) return fail(err, s->args[i].name_off, "duplicate argument name '%s'", s->args[i].name);
+            if (s->args[i].name[0] == s->args[j].name[0] && !strcmp(s->args[i].name, s->args[j].name))
+                return fail(err, s->args[i].name_off, "duplicate argument name '%s'", s->args[i].name);
     if (s->name.inplace && s->nout) return fail(err, 0, "an inplace operator (trailing '_') cannot have out arguments");
     /* 1. the i-th out argument is the i-th return */
     for (unsigned k = 0; k < s->nout && k < s->nrets; k++) {
         const og_arg *o = &s->args[s->npos + s->nkw + k];
         if (!og_annot_equal(o->annot, s->rets[k].annot))
-            return fail(err, s->rets[k].off, "return %u must alias out argument '%s' (the i-th return matches the i-th out argument)", k + 1, o->name);
+            return fail(err, s->rets[k].off,
+                        "return %u must alias out argument '%s' (the i-th return matches the i-th out argument)", k + 1,
+                        o->name);
     }
     /* 2. mutable positional arguments after self are not returned */
     for (unsigned i = 0; i < s->nargs; i++) {
@@ -557,7 +609,8 @@ bool og_schema_check(const og_schema *s, og_err *err) {
     for (unsigned k = 0; k < s->nrets; k++) nmut += og_annot_is_write(s->rets[k].annot);
     if (nmut && nmut != s->nrets) {
         for (unsigned k = 0; k < s->nrets; k++)
-            if (!og_annot_is_write(s->rets[k].annot)) return fail(err, s->rets[k].off, "returns must be either all mutable or all immutable");
+            if (!og_annot_is_write(s->rets[k].annot))
+                return fail(err, s->rets[k].off, "returns must be either all mutable or all immutable");
     }
     /* 4. a mutable return aliases an out argument or self */
     for (unsigned k = 0; k < s->nrets; k++) {
@@ -565,9 +618,14 @@ bool og_schema_check(const og_schema *s, og_err *err) {
         bool ok = false;
         for (unsigned i = 0; i < s->nargs && !ok; i++) {
             const og_arg *x = &s->args[i];
-            if ((x->cat == OG_ARG_OUT || (x->cat <= OG_ARG_POST_SELF && !strcmp(x->name, "self"))) && og_annot_equal(x->annot, s->rets[k].annot)) ok = true;
+            if ((x->cat == OG_ARG_OUT || (x->cat <= OG_ARG_POST_SELF && !strcmp(x->name, "self"))) &&
+                og_annot_equal(x->annot, s->rets[k].annot))
+                ok = true;
         }
-        if (!ok) return fail(err, s->rets[k].off, "a mutable return must alias an out argument or self; did you forget to mark an out argument keyword-only?");
+        if (!ok)
+            return fail(
+                err, s->rets[k].off,
+                "a mutable return must alias an out argument or self; did you forget to mark an out argument keyword-only?");
     }
     /* 5. out= ops return their out tensors, or nothing when an out is not a plain Tensor */
     if (s->nout) {
@@ -579,18 +637,23 @@ bool og_schema_check(const og_schema *s, og_err *err) {
             if (!og_type_is_plain_tensor(o->type)) all_plain = false;
             if (strncmp(o->name, "_scratch_", 9)) counted++;
         }
-        if (!all_plain && s->nrets) return fail(err, s->rets[0].off, "an out= op whose out arguments are not all plain Tensors must return ()");
+        if (!all_plain && s->nrets)
+            return fail(err, s->rets[0].off, "an out= op whose out arguments are not all plain Tensors must return ()");
         if (all_plain && counted != s->nrets)
-            return fail(err, s->nrets ? s->rets[0].off : s->args[first].off, "an out= op must return as many values as it has out arguments (%u), found %u", counted, s->nrets);
+            return fail(err, s->nrets ? s->rets[0].off : s->args[first].off,
+                        "an out= op must return as many values as it has out arguments (%u), found %u", counted,
+                        s->nrets);
     }
     /* 6. inplace ops mutate self and return it (or nothing for non-Tensor self) */
     if (s->name.inplace) {
         const og_arg *self = s->self_ix >= 0 ? &s->args[s->self_ix] : NULL;
         if (!self) return fail(err, 0, "an inplace operator (trailing '_') needs a positional 'self' argument");
-        if (!og_annot_is_write(self->annot)) return fail(err, self->off, "an inplace operator's self must be write-annotated, e.g. Tensor(a!) self");
+        if (!og_annot_is_write(self->annot))
+            return fail(err, self->off, "an inplace operator's self must be write-annotated, e.g. Tensor(a!) self");
         if (og_type_is_plain_tensor(self->type)) {
             if (s->nrets != 1 || !og_annot_equal(s->rets[0].annot, self->annot))
-                return fail(err, s->nrets ? s->rets[0].off : self->off, "an inplace operator must return self, with self's annotation");
+                return fail(err, s->nrets ? s->rets[0].off : self->off,
+                            "an inplace operator must return self, with self's annotation");
         } else if (s->nrets) {
             return fail(err, s->rets[0].off, "an inplace operator whose self is not a plain Tensor must return ()");
         }
@@ -598,10 +661,15 @@ bool og_schema_check(const og_schema *s, og_err *err) {
     og_kind k = og_schema_kind(s);
     /* 7. TensorOptions only on factory (functional) functions */
     if (s->to_ix >= 0 && k != OG_KIND_FUNCTIONAL)
-        return fail(err, s->args[s->to_ix].off, "TensorOptions arguments (dtype, layout, device, pin_memory) are only allowed on functional factory ops, not on a %s op", og_kind_name(k));
+        return fail(
+            err, s->args[s->to_ix].off,
+            "TensorOptions arguments (dtype, layout, device, pin_memory) are only allowed on functional factory ops, not on a %s op",
+            og_kind_name(k));
     /* 8. 'functional' in an overload name is reserved */
     if (strstr(s->name.overload, "functional") && k != OG_KIND_FUNCTIONAL)
-        return fail(err, 0, "overload name '%s' contains 'functional', which is reserved for functional ops; this op is %s", s->name.overload, og_kind_name(k));
+        return fail(err, 0,
+                    "overload name '%s' contains 'functional', which is reserved for functional ops; this op is %s",
+                    s->name.overload, og_kind_name(k));
     return true;
 }
 
@@ -666,9 +734,11 @@ og_schema *og_schema_signature(arena *a, const og_schema *s, bool keep_return_na
     r->name.functional_overload = false;
     r->name.overload = "";
     /* torchgen's special case: bernoulli.p's signature gets p=0.5 to pair with bernoulli_.float */
-    if (!s->name.dunder && !s->name.inplace && !s->name.functional_overload && !strcmp(s->name.base, "bernoulli") && !strcmp(s->name.overload, "p")) {
+    if (!s->name.dunder && !s->name.inplace && !s->name.functional_overload && !strcmp(s->name.base, "bernoulli") &&
+        !strcmp(s->name.overload, "p")) {
         for (unsigned i = 0; i < r->nargs; i++)
-            if (!strcmp(r->args[i].name, "p") && r->args[i].type->kind == OG_TY_BASE && r->args[i].type->base == OG_BT_float && !r->args[i].dflt)
+            if (!strcmp(r->args[i].name, "p") && r->args[i].type->kind == OG_TY_BASE &&
+                r->args[i].type->base == OG_BT_float && !r->args[i].dflt)
                 r->args[i].dflt = "0.5";
     }
     return r;
@@ -682,7 +752,8 @@ void og_print_signature(strbuf *b, const og_schema *s) {
         if (og_annot_is_write(s->args[i].annot)) max += og_type_max_len(s->args[i].type) + 2;
     char *p = PUT_LIT(og_s_put_base_name(sb_begin(b, max), &n), "(");
     bool first = true, star = false;
-    bool bernoulli_p = !s->name.dunder && !s->name.inplace && !s->name.functional_overload && !strcmp(s->name.base, "bernoulli") && !strcmp(s->name.overload, "p");
+    bool bernoulli_p = !s->name.dunder && !s->name.inplace && !s->name.functional_overload &&
+                       !strcmp(s->name.base, "bernoulli") && !strcmp(s->name.overload, "p");
     for (unsigned i = 0; i < s->nargs; i++) {
         og_arg x = s->args[i];
         if (x.cat == OG_ARG_TENSOR_OPTIONS || x.cat == OG_ARG_OUT) continue;
@@ -693,7 +764,8 @@ void og_print_signature(strbuf *b, const og_schema *s) {
             star = true;
         }
         x.annot = NULL;
-        if (bernoulli_p && !x.dflt && !strcmp(x.name, "p") && x.type->kind == OG_TY_BASE && x.type->base == OG_BT_float) x.dflt = "0.5";
+        if (bernoulli_p && !x.dflt && !strcmp(x.name, "p") && x.type->kind == OG_TY_BASE && x.type->base == OG_BT_float)
+            x.dflt = "0.5";
         p = og_s_put_arg(p, &x);
     }
     p = PUT_LIT(p, ") -> (");

@@ -9,16 +9,18 @@
 #include <stdint.h>
 
 /* Base types of every PyTorch release from 1.13 to 2.14 (X-macro: name). */
-#define OG_BASE_TYPES(X) \
-    X(Generator) X(ScalarType) X(Tensor) X(int) X(Dimname) X(DimVector) X(float) X(str) X(bool) \
-    X(Layout) X(Device) X(DeviceIndex) X(Scalar) X(MemoryFormat) X(QScheme) X(Storage) X(Stream) \
-    X(SymInt) X(SymBool) X(GraphModule) X(ConstQuantizerPtr)
+/* clang-format off */
+#define OG_BASE_TYPES(X)                                                                                    \
+    X(Generator) X(ScalarType) X(Tensor) X(int) X(Dimname) X(DimVector) X(float) X(str) X(bool) X(Layout)   \
+    X(Device) X(DeviceIndex) X(Scalar) X(MemoryFormat) X(QScheme) X(Storage) X(Stream) X(SymInt) X(SymBool) \
+    X(GraphModule) X(ConstQuantizerPtr)
+/* clang-format on */
 
 typedef enum {
 #define OG_BT_ENUM(n) OG_BT_##n,
     OG_BASE_TYPES(OG_BT_ENUM)
 #undef OG_BT_ENUM
-    OG_BT_COUNT
+        OG_BT_COUNT
 } og_basety;
 
 typedef enum { OG_TY_BASE, OG_TY_OPTIONAL, OG_TY_LIST, OG_TY_CUSTOM } og_tykind;
@@ -26,10 +28,10 @@ typedef enum { OG_TY_BASE, OG_TY_OPTIONAL, OG_TY_LIST, OG_TY_CUSTOM } og_tykind;
 typedef struct og_type og_type;
 struct og_type {
     og_tykind kind;
-    og_basety base;       /* OG_TY_BASE */
-    unsigned size;        /* OG_TY_LIST: fixed size, 0 if none */
-    const og_type *elem;  /* OPTIONAL, LIST */
-    const char *custom;   /* OG_TY_CUSTOM: class path after __torch__.torch.classes. */
+    og_basety base;      /* OG_TY_BASE */
+    unsigned size;       /* OG_TY_LIST: fixed size, 0 if none */
+    const og_type *elem; /* OPTIONAL, LIST */
+    const char *custom;  /* OG_TY_CUSTOM: class path after __torch__.torch.classes. */
 };
 
 /* Alias annotation: `a`, `a!`, `a|b`, `a -> *`, `a! -> a|b`. Sets are letters. */
@@ -67,12 +69,19 @@ typedef struct og_ret {
 } og_ret;
 
 typedef struct og_opname {
-    const char *base;  /* without the inplace `_`, dunder underscores or `_functional` */
+    const char *base;     /* without the inplace `_`, dunder underscores or `_functional` */
     const char *overload; /* "" if none */
     bool inplace, dunder, functional_overload;
 } og_opname;
 
-typedef enum { OG_KIND_FUNCTIONAL, OG_KIND_INPLACE, OG_KIND_OUT, OG_KIND_MUTABLE, OG_KIND_SCRATCH, OG_KIND_COUNT } og_kind;
+typedef enum {
+    OG_KIND_FUNCTIONAL,
+    OG_KIND_INPLACE,
+    OG_KIND_OUT,
+    OG_KIND_MUTABLE,
+    OG_KIND_SCRATCH,
+    OG_KIND_COUNT
+} og_kind;
 
 typedef struct og_schema {
     og_opname name;

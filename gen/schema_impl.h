@@ -22,7 +22,6 @@ static const unsigned char basety_lens[] = {
 #undef OG_BT_LEN
 };
 
-
 char *og_s_put_arg(char *p, const og_arg *x);
 char *og_s_put_base_name(char *p, const og_opname *n);
 char *og_s_put_schema(char *p, const og_schema *s);

@@ -48,12 +48,11 @@ char *og_put_annot(char *p, const og_annot *x) { /* sets of at most 26 letters: 
 
 void og_print_annot(strbuf *b, const og_annot *x) { sb_end(b, og_put_annot(sb_begin(b, OG_ANNOT_MAX_LEN), x)); }
 
-
-
-
 /* The printers write straight into memory sized by the *_max_len bounds: one
  * piece per schema, cheap to store or to compare with the text it came from. */
-static size_t annotated_type_max_len(const og_type *t, const og_annot *x) { return x ? 12 + OG_ANNOT_MAX_LEN : og_type_max_len(t); }
+static size_t annotated_type_max_len(const og_type *t, const og_annot *x) {
+    return x ? 12 + OG_ANNOT_MAX_LEN : og_type_max_len(t);
+}
 static char *put_annotated_type(char *p, const og_type *t, const og_annot *x) {
     if (!x) return og_put_type(p, t);
     /* only Tensor, Tensor? and Tensor[] carry annotations (the parser guarantees it) */
@@ -64,7 +63,9 @@ static char *put_annotated_type(char *p, const og_type *t, const og_annot *x) {
     return p;
 }
 
-static size_t opname_max_len(const og_opname *n) { return strlen(n->base) + (n->overload ? strlen(n->overload) : 0) + 16; }
+static size_t opname_max_len(const og_opname *n) {
+    return strlen(n->base) + (n->overload ? strlen(n->overload) : 0) + 16;
+}
 char *og_s_put_base_name(char *p, const og_opname *n) {
     if (n->dunder) {
         p = PUT_LIT(p, "__");
@@ -84,14 +85,18 @@ static char *put_opname(char *p, const og_opname *n) {
     return p;
 }
 
-static size_t arg_max_len(const og_arg *x) { return annotated_type_max_len(x->type, x->annot) + strlen(x->name) + (x->dflt ? strlen(x->dflt) : 0) + 2; }
+static size_t arg_max_len(const og_arg *x) {
+    return annotated_type_max_len(x->type, x->annot) + strlen(x->name) + (x->dflt ? strlen(x->dflt) : 0) + 2;
+}
 char *og_s_put_arg(char *p, const og_arg *x) {
     p = put_str(PUT_LIT(put_annotated_type(p, x->type, x->annot), " "), x->name);
     if (x->dflt && x->dflt[0]) p = put_str(PUT_LIT(p, "="), x->dflt);
     return p;
 }
 
-static size_t ret_max_len(const og_ret *r) { return annotated_type_max_len(r->type, r->annot) + (r->name ? strlen(r->name) + 1 : 0); }
+static size_t ret_max_len(const og_ret *r) {
+    return annotated_type_max_len(r->type, r->annot) + (r->name ? strlen(r->name) + 1 : 0);
+}
 static char *put_ret(char *p, const og_ret *r) {
     p = put_annotated_type(p, r->type, r->annot);
     if (r->name) p = put_str(PUT_LIT(p, " "), r->name);
@@ -126,11 +131,15 @@ char *og_s_put_schema(char *p, const og_schema *s) {
     return p;
 }
 
-void og_print_base_name(strbuf *b, const og_opname *n) { sb_end(b, og_s_put_base_name(sb_begin(b, opname_max_len(n)), n)); }
+void og_print_base_name(strbuf *b, const og_opname *n) {
+    sb_end(b, og_s_put_base_name(sb_begin(b, opname_max_len(n)), n));
+}
 void og_print_opname(strbuf *b, const og_opname *n) { sb_end(b, put_opname(sb_begin(b, opname_max_len(n)), n)); }
 void og_print_arg(strbuf *b, const og_arg *x) { sb_end(b, og_s_put_arg(sb_begin(b, arg_max_len(x)), x)); }
 void og_print_ret(strbuf *b, const og_ret *r) { sb_end(b, put_ret(sb_begin(b, ret_max_len(r)), r)); }
-void og_print_schema(strbuf *b, const og_schema *s) { sb_end(b, og_s_put_schema(sb_begin(b, og_s_schema_max_len(s)), s)); }
+void og_print_schema(strbuf *b, const og_schema *s) {
+    sb_end(b, og_s_put_schema(sb_begin(b, og_s_schema_max_len(s)), s));
+}
 
 const char *og_opname_str(arena *a, const og_opname *n) {
     strbuf b;

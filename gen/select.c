@@ -96,7 +96,8 @@ static const char *synth_key(arena *a, const og_func *f, int dt) {
     return k;
 }
 
-static bool add(og_selection *s, const char *name, bool all_overloads, const char *key, const og_dtset *dtypes, const char *source) {
+static bool add(og_selection *s, const char *name, bool all_overloads, const char *key, const og_dtset *dtypes,
+                const char *source) {
     og_sel_op *o = entry(s, name);
     o->include_all_overloads |= all_overloads;
     if (!key && !dtypes) o->all_dtypes = true;
@@ -133,7 +134,9 @@ bool og_sel_load_yaml(og_selection *s, const ydoc *doc) {
     unsigned before = s->d->errors;
     const ynode *r = doc->root;
     if (!r) {
-        diag_error(s->d, doc->file, 1, 1, "the selection is empty; expected selected_operators.yaml's keys (operators, et_kernel_metadata, ...)");
+        diag_error(
+            s->d, doc->file, 1, 1,
+            "the selection is empty; expected selected_operators.yaml's keys (operators, et_kernel_metadata, ...)");
         return false;
     }
     if (r->kind != YNODE_MAP) {
@@ -141,7 +144,15 @@ bool og_sel_load_yaml(og_selection *s, const ydoc *doc) {
         return false;
     }
     add_source(s, doc->file);
-    static const char *const known[] = {"include_all_operators", "include_all_non_op_selectives", "debug_info", "operators", "kernel_metadata", "et_kernel_metadata", "custom_classes", "build_features", NULL};
+    static const char *const known[] = {"include_all_operators",
+                                        "include_all_non_op_selectives",
+                                        "debug_info",
+                                        "operators",
+                                        "kernel_metadata",
+                                        "et_kernel_metadata",
+                                        "custom_classes",
+                                        "build_features",
+                                        NULL};
     const ynode *ops = NULL, *meta = NULL;
     for (size_t i = 0; i < r->n; i++) {
         const ynode *k = r->kids[2 * i], *v = r->kids[2 * i + 1];
@@ -149,9 +160,11 @@ bool og_sel_load_yaml(og_selection *s, const ydoc *doc) {
         unsigned j = 0;
         while (known[j] && strcmp(known[j], ks)) j++;
         if (!known[j]) {
-            ERR_AT(s, k, "unknown key '%s' in a selected_operators.yaml (expected one of: include_all_operators, include_all_non_op_selectives, debug_info, operators, kernel_metadata, "
-                         "et_kernel_metadata, custom_classes, build_features)",
-                   ks);
+            ERR_AT(
+                s, k,
+                "unknown key '%s' in a selected_operators.yaml (expected one of: include_all_operators, include_all_non_op_selectives, debug_info, operators, kernel_metadata, "
+                "et_kernel_metadata, custom_classes, build_features)",
+                ks);
             continue;
         }
         if (!strcmp(ks, "include_all_operators")) {
@@ -171,7 +184,8 @@ bool og_sel_load_yaml(og_selection *s, const ydoc *doc) {
     strmap_init(&keyed, 16);
     if (meta && !(meta->kind == YNODE_SCALAR && meta->type == YVAL_NULL)) {
         if (meta->kind != YNODE_MAP) {
-            ERR_AT(s, meta, "'et_kernel_metadata' maps operator names to lists of kernel keys, found %s", ynode_describe(meta));
+            ERR_AT(s, meta, "'et_kernel_metadata' maps operator names to lists of kernel keys, found %s",
+                   ynode_describe(meta));
         } else {
             for (size_t i = 0; i < meta->n; i++) {
                 const ynode *k = meta->kids[2 * i], *v = meta->kids[2 * i + 1];
@@ -217,7 +231,10 @@ bool og_sel_load_yaml(og_selection *s, const ydoc *doc) {
                         else if (!strcmp(fs, "debug_info"))
                             dbg = fv;
                         else
-                            ERR_AT(s, fk, "unknown key '%s' for an operator (expected is_root_operator, is_used_for_training, include_all_overloads, debug_info)", fs);
+                            ERR_AT(
+                                s, fk,
+                                "unknown key '%s' for an operator (expected is_root_operator, is_used_for_training, include_all_overloads, debug_info)",
+                                fs);
                     }
                 } else if (!(v->kind == YNODE_SCALAR && v->type == YVAL_NULL)) {
                     ERR_AT(s, v, "an operator's entry is a mapping of flags, found %s", ynode_describe(v));
@@ -229,10 +246,12 @@ bool og_sel_load_yaml(og_selection *s, const ydoc *doc) {
                 const char *from = doc->file;
                 for (size_t j = 0; dbg && dbg->kind == YNODE_SEQ && j < dbg->n; j++)
                     if (ynode_is_str(dbg->kids[j])) {
-                        if (!add(s, k->s, all, NULL, strmap_get(&keyed, k->s) ? &none : NULL, dbg->kids[j]->s)) return strmap_free(&keyed), false;
+                        if (!add(s, k->s, all, NULL, strmap_get(&keyed, k->s) ? &none : NULL, dbg->kids[j]->s))
+                            return strmap_free(&keyed), false;
                         from = NULL;
                     }
-                if (from && !add(s, k->s, all, NULL, strmap_get(&keyed, k->s) ? &none : NULL, from)) return strmap_free(&keyed), false;
+                if (from && !add(s, k->s, all, NULL, strmap_get(&keyed, k->s) ? &none : NULL, from))
+                    return strmap_free(&keyed), false;
             }
         }
     }
@@ -288,7 +307,8 @@ bool og_sel_add_list(og_selection *s, const og_model *m, const char *text, const
                 size_t dl = plus ? (size_t)(plus - d) : strlen(d);
                 int dt = og_dtype_parse(d, dl);
                 if (dt < 0) {
-                    diag_error(s->d, source, 0, 0, "unknown dtype '%.*s' for %s (expected names like Float, Long, Byte)", (int)dl, d, item);
+                    diag_error(s->d, source, 0, 0,
+                               "unknown dtype '%.*s' for %s (expected names like Float, Long, Byte)", (int)dl, d, item);
                     has_dt = false;
                     break;
                 }
@@ -326,10 +346,13 @@ bool og_sel_add_list(og_selection *s, const og_model *m, const char *text, const
             continue;
         }
         const og_func *k = kernel_func(f);
-        if (has_dt ? !add_dtypes(s, k, dts, source) : !add(s, arena_printf(s->a, "%s::%s", k->ns, k->name), false, NULL, NULL, source)) return false;
+        if (has_dt ? !add_dtypes(s, k, dts, source)
+                   : !add(s, arena_printf(s->a, "%s::%s", k->ns, k->name), false, NULL, NULL, source))
+            return false;
     }
     bool commented = strchr(text, '#') != NULL; /* "# nothing": an empty list on purpose */
-    if (!items && !commented) diag_error(s->d, source, 0, 0, "no operators in this list (a list of none says so in a # comment)");
+    if (!items && !commented)
+        diag_error(s->d, source, 0, 0, "no operators in this list (a list of none says so in a # comment)");
     return s->d->errors == before;
 }
 
@@ -420,7 +443,9 @@ void og_sel_trim_model(const og_selection *s, og_model *m, const og_backend *b) 
 }
 
 static int cmp_str(const void *a, const void *b) { return strcmp(*(const char *const *)a, *(const char *const *)b); }
-static int cmp_op(const void *a, const void *b) { return strcmp(((const og_sel_op *)a)->name, ((const og_sel_op *)b)->name); }
+static int cmp_op(const void *a, const void *b) {
+    return strcmp(((const og_sel_op *)a)->name, ((const og_sel_op *)b)->name);
+}
 
 void og_sel_write_yaml(const og_selection *s, strbuf *out) {
     og_sel_op *ops = og_xmalloc(sizeof *ops * (s->n + 1));
@@ -441,7 +466,8 @@ void og_sel_write_yaml(const og_selection *s, strbuf *out) {
         for (unsigned k = 0; k < ops[i].nkeys; k++) sb_printf(out, "  - %s\n", keys[k]);
         free(keys);
     }
-    sb_printf(out, "include_all_non_op_selectives: false\ninclude_all_operators: %s\nkernel_metadata: {}\n", s->include_all_operators ? "true" : "false");
+    sb_printf(out, "include_all_non_op_selectives: false\ninclude_all_operators: %s\nkernel_metadata: {}\n",
+              s->include_all_operators ? "true" : "false");
     sb_puts(out, s->n ? "operators:\n" : "operators: {}\n");
     for (unsigned i = 0; i < s->n; i++) {
         const char **dbg = og_xmalloc(sizeof *dbg * (ops[i].ndebug + 1));
@@ -450,7 +476,8 @@ void og_sel_write_yaml(const og_selection *s, strbuf *out) {
         qsort(dbg, ops[i].ndebug, sizeof *dbg, cmp_str);
         sb_printf(out, "  %s:\n    debug_info:\n", ops[i].name);
         for (unsigned k = 0; k < ops[i].ndebug; k++) sb_printf(out, "    - %s\n", dbg[k]);
-        sb_printf(out, "    include_all_overloads: %s\n    is_root_operator: true\n    is_used_for_training: true\n", ops[i].include_all_overloads ? "true" : "false");
+        sb_printf(out, "    include_all_overloads: %s\n    is_root_operator: true\n    is_used_for_training: true\n",
+                  ops[i].include_all_overloads ? "true" : "false");
         free(dbg);
     }
     free(ops);

@@ -18,7 +18,7 @@ typedef struct og_sel_op {
     og_dtset dtypes;            /* else: the first out argument's dtypes from the keys */
     const char **keys;          /* kernel keys, in the order first seen */
     unsigned nkeys, capkeys;
-    const char **debug;         /* where it was selected from */
+    const char **debug; /* where it was selected from */
     unsigned ndebug, capdebug;
 } og_sel_op;
 

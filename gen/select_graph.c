@@ -27,7 +27,8 @@ bool og_sel_add_graph_file(og_selection *s, const char *path) {
     opgen_program *p;
     opgen_error err = {0};
     key_sink sink = {s, path, true};
-    bool ok = !opgen_graph_parse(path, text, n, false, &a, &g, &err) && !opgen_program_load(&g, &a, &p, &err) && !opgen_program_kernel_keys(p, take_key, &sink, &err);
+    bool ok = !opgen_graph_parse(path, text, n, false, &a, &g, &err) && !opgen_program_load(&g, &a, &p, &err) &&
+              !opgen_program_kernel_keys(p, take_key, &sink, &err);
     if (!ok) diag_error(s->d, err.file[0] ? err.file : path, err.line, err.col, "%s", err.msg);
     opgen_arena_release(&a);
     return ok && sink.ok;

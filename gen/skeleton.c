@@ -30,7 +30,9 @@ static int switch_arg(const og_schema *s, bool *list) {
         if (s->args[i].cat == OG_ARG_OUT) continue;
         og_abi a = og_abi_of(s->args[i].type, og_annot_is_write(s->args[i].annot));
         if (!strcmp(a.kind, "TENSOR")) return (int)i;
-        if (!strcmp(a.kind, "TENSOR_LIST") && s->args[i].type->kind == OG_TY_LIST && s->args[i].type->elem->kind != OG_TY_OPTIONAL) return *list = true, (int)i;
+        if (!strcmp(a.kind, "TENSOR_LIST") && s->args[i].type->kind == OG_TY_LIST &&
+            s->args[i].type->elem->kind != OG_TY_OPTIONAL)
+            return *list = true, (int)i;
     }
     for (unsigned i = 0; i < s->nargs; i++)
         if (!strcmp(og_abi_of(s->args[i].type, false).kind, "DTYPE")) return (int)i;
@@ -46,12 +48,15 @@ static og_dtset switch_allowed(const og_model *m, const og_edge *edge, const og_
     for (int k = 0; k < 2; k++) {
         const og_edge_op *e = forms[k] ? og_edge_find(edge, forms[k]) : NULL;
         for (unsigned c = 0; e && c < e->nargs; c++)
-            if (e->args[c].index >= 0 && !strcmp(forms[k]->schema->args[e->args[c].index].name, f->schema->args[a].name)) return e->args[c].allowed;
+            if (e->args[c].index >= 0 &&
+                !strcmp(forms[k]->schema->args[e->args[c].index].name, f->schema->args[a].name))
+                return e->args[c].allowed;
     }
     return OG_EDGE_DTYPES;
 }
 
-bool og_skel_add(og_skel *k, const og_model *m, const og_edge *edge, const og_func *f, const char *symbol, og_dtset hint) {
+bool og_skel_add(og_skel *k, const og_model *m, const og_edge *edge, const og_func *f, const char *symbol,
+                 og_dtset hint) {
     bool list;
     og_dtset allowed = switch_allowed(m, edge, f, switch_arg(f->schema, &list));
     og_dtset d = hint & allowed;
@@ -165,11 +170,13 @@ static void put(writer *w, const char *name, const char *style, const strbuf *bo
     char head[160];
     unsigned long long h = fnv(body->p ? body->p : "", body->n);
     if (!strcmp(style, "c"))
-        snprintf(head, sizeof head, "/* opgen skeleton %s, checksum %016llx: yours once you change it */\n", w->version, h);
+        snprintf(head, sizeof head, "/* opgen skeleton %s, checksum %016llx: yours once you change it */\n", w->version,
+                 h);
     else if (!strcmp(style, "#"))
         snprintf(head, sizeof head, "# opgen skeleton %s, checksum %016llx: yours once you change it\n", w->version, h);
     else
-        snprintf(head, sizeof head, "<!-- opgen skeleton %s, checksum %016llx: yours once you change it -->\n", w->version, h);
+        snprintf(head, sizeof head, "<!-- opgen skeleton %s, checksum %016llx: yours once you change it -->\n",
+                 w->version, h);
     char path[4096];
     snprintf(path, sizeof path, "%s/%s", w->dir, name);
     struct stat st;
@@ -185,7 +192,8 @@ static void put(writer *w, const char *name, const char *style, const strbuf *bo
         size_t hl = strlen(head);
         if (!as_written(&old))
             what = NULL;
-        else if (old.n == hl + body->n && !memcmp(old.p, head, hl) && !memcmp(old.p + hl, body->p ? body->p : "", body->n))
+        else if (old.n == hl + body->n && !memcmp(old.p, head, hl) &&
+                 !memcmp(old.p + hl, body->p ? body->p : "", body->n))
             what = "unchanged";
         else
             what = "updated";
@@ -236,18 +244,26 @@ static void kernel_checks(const og_schema *s, int sw, strbuf *b) {
             used[p] = true;
         }
     }
-    if (req.n) sb_printf(b, "    if (%s) return OPGEN_FAIL(ctx, OPGEN_E_INVALID, \"%%s: an argument is missing\", ctx->op);\n", sb_cstr(&req));
+    if (req.n)
+        sb_printf(b, "    if (%s) return OPGEN_FAIL(ctx, OPGEN_E_INVALID, \"%%s: an argument is missing\", ctx->op);\n",
+                  sb_cstr(&req));
     sb_free(&req);
     for (unsigned p = 0; p < n && p < s->nargs; p++) {
         const og_type *t = s->args[p].type;
         const og_type *u = t->kind == OG_TY_OPTIONAL ? t->elem : t;
         if (!strcmp(ps[p].abi.kind, "TENSOR_LIST") && u->kind == OG_TY_LIST && u->elem->kind != OG_TY_OPTIONAL) {
             pname(&ps[p], nb, sizeof nb);
-            sb_printf(b, "    for (size_t i = 0; i < %s.len; i++)\n        if (!%s.data[i]) return OPGEN_FAIL(ctx, OPGEN_E_INVALID, \"%%s: %s[%%zu] is missing\", ctx->op, i);\n", nb, nb, s->args[p].name);
+            sb_printf(
+                b,
+                "    for (size_t i = 0; i < %s.len; i++)\n        if (!%s.data[i]) return OPGEN_FAIL(ctx, OPGEN_E_INVALID, \"%%s: %s[%%zu] is missing\", ctx->op, i);\n",
+                nb, nb, s->args[p].name);
             used[p] = true;
         } else if (!strcmp(ps[p].abi.kind, "INT_LIST") && u->kind == OG_TY_LIST && u->size) {
             pname(&ps[p], nb, sizeof nb);
-            sb_printf(b, "    if (%s.len > %u) return OPGEN_FAIL(ctx, OPGEN_E_INVALID, \"%%s: %s takes at most %u values, got %%zu\", ctx->op, %s.len);\n", nb, u->size, s->args[p].name, u->size, nb);
+            sb_printf(
+                b,
+                "    if (%s.len > %u) return OPGEN_FAIL(ctx, OPGEN_E_INVALID, \"%%s: %s takes at most %u values, got %%zu\", ctx->op, %s.len);\n",
+                nb, u->size, s->args[p].name, u->size, nb);
             used[p] = true;
         }
     }
@@ -263,7 +279,8 @@ static void kernel_switch(const og_skel *k, const og_schema *s, int sw, bool lis
     char nb[128], sv[160];
     pname(&ps[sw], nb, sizeof nb);
     if (list) {
-        sb_printf(b, "    if (!%s.len) return OPGEN_FAIL(ctx, OPGEN_E_INVALID, \"%%s: %s is empty\", ctx->op);\n", nb, s->args[sw].name);
+        sb_printf(b, "    if (!%s.len) return OPGEN_FAIL(ctx, OPGEN_E_INVALID, \"%%s: %s is empty\", ctx->op);\n", nb,
+                  s->args[sw].name);
         snprintf(sv, sizeof sv, "%s.data[0]->dtype", nb);
     } else if (!strcmp(ps[sw].abi.kind, "DTYPE")) {
         snprintf(sv, sizeof sv, "%s", nb);
@@ -273,9 +290,13 @@ static void kernel_switch(const og_skel *k, const og_schema *s, int sw, bool lis
     sb_printf(b, "    switch (%s) {\n", sv);
     for (int d = 0; d < 32; d++) {
         if (!(dts >> d & 1) || !og_dtype_name(d)) continue;
-        sb_printf(b, "    case OPGEN_DTYPE_%s:\n        return opgen_not_implemented(ctx, OPGEN_DTYPE_%s);\n", og_dtype_name(d), og_dtype_name(d));
+        sb_printf(b, "    case OPGEN_DTYPE_%s:\n        return opgen_not_implemented(ctx, OPGEN_DTYPE_%s);\n",
+                  og_dtype_name(d), og_dtype_name(d));
     }
-    sb_printf(b, "    default:\n        return OPGEN_FAIL(ctx, OPGEN_E_DTYPE, \"%%s: the %s backend has no case for %%s\", ctx->op, opgen_dtype_name(%s));\n    }\n", k->backend, sv);
+    sb_printf(
+        b,
+        "    default:\n        return OPGEN_FAIL(ctx, OPGEN_E_DTYPE, \"%%s: the %s backend has no case for %%s\", ctx->op, opgen_dtype_name(%s));\n    }\n",
+        k->backend, sv);
 }
 
 /* kernels/SYMBOL.c of kernel i (templates/skeleton/kernel.c.in). */
@@ -295,14 +316,21 @@ static bool kernel_source(const og_skel *k, unsigned i, strbuf *out, diag *d) {
     int sw = switch_arg(s, &list);
     kernel_checks(s, sw, &body);
     if (sw < 0) /* nothing to switch on: one stub for the whole kernel */
-        sb_puts(&body, "    return OPGEN_FAIL(ctx, OPGEN_E_NOT_IMPLEMENTED, \"%s: not implemented (a stub)\", ctx->op);\n");
+        sb_puts(&body,
+                "    return OPGEN_FAIL(ctx, OPGEN_E_NOT_IMPLEMENTED, \"%s: not implemented (a stub)\", ctx->op);\n");
     else
         kernel_switch(k, s, sw, list, dts, &body);
     strbuf note;
     sb_init(&note);
     if (kk->kernel_name) /* a C++ overload made a distinct C name (og_kernels_check) */
-        sb_printf(&note, " * The yaml's kernel_name %s also serves ops of another C signature: C++\n * overloads it, C cannot, so this signature's function is %s.\n", kk->kernel_name, kk->symbol);
-    og_tvar vars[] = {OG_TVAR("backend", k->backend), OG_TVAR("symbol", kk->symbol), OG_TVAR("ops", sb_cstr(&ops)), OG_TVAR("schema", kk->func->schema_text), OG_TVAR("note", sb_cstr(&note)), OG_TVAR("params", sb_cstr(&params)), OG_TVAR("body", sb_cstr(&body))};
+        sb_printf(
+            &note,
+            " * The yaml's kernel_name %s also serves ops of another C signature: C++\n * overloads it, C cannot, so this signature's function is %s.\n",
+            kk->kernel_name, kk->symbol);
+    og_tvar vars[] = {OG_TVAR("backend", k->backend),  OG_TVAR("symbol", kk->symbol),
+                      OG_TVAR("ops", sb_cstr(&ops)),   OG_TVAR("schema", kk->func->schema_text),
+                      OG_TVAR("note", sb_cstr(&note)), OG_TVAR("params", sb_cstr(&params)),
+                      OG_TVAR("body", sb_cstr(&body))};
     bool ok = og_render_to(out, NULL, "skeleton/kernel.c.in", vars, sizeof vars / sizeof *vars, NULL, d);
     sb_free(&ops);
     sb_free(&note);
@@ -328,7 +356,8 @@ static int cmp_entry(const void *a, const void *b) {
 }
 
 /* A file from a template, written or kept by put(). */
-static void put_template(writer *w, const char *name, const char *tname, const char *style, const og_tvar *vars, unsigned n, bool glue) {
+static void put_template(writer *w, const char *name, const char *tname, const char *style, const og_tvar *vars,
+                         unsigned n, bool glue) {
     strbuf b;
     sb_init(&b);
     if (og_render_to(&b, NULL, tname, vars, n, NULL, w->d))
@@ -362,8 +391,11 @@ static void report_unwanted(writer *w, const og_skel *k, const char *kdir) {
         const struct dirent *e = names[fi];
         size_t l = strlen(e->d_name);
         bool wanted = false;
-        for (unsigned i = 0; i < k->n && !wanted; i++) wanted = strlen(k->kernels[i].symbol) == l - 2 && !strncmp(k->kernels[i].symbol, e->d_name, l - 2);
-        if (!wanted) sb_printf(w->report, "unwanted  kernels/%s (no longer asked for: kept, not built, not registered)\n", e->d_name);
+        for (unsigned i = 0; i < k->n && !wanted; i++)
+            wanted = strlen(k->kernels[i].symbol) == l - 2 && !strncmp(k->kernels[i].symbol, e->d_name, l - 2);
+        if (!wanted)
+            sb_printf(w->report, "unwanted  kernels/%s (no longer asked for: kept, not built, not registered)\n",
+                      e->d_name);
     }
     if (nnames > 0) free_names(names, nnames);
 }
@@ -404,13 +436,15 @@ static void write_registry(writer *w, const og_skel *k, const og_skel_kernel *co
             strmap_put(&sigs, arena_strndup(a, key.p, key.n), (void *)t);
             og_emit_trampoline(&tramps, "call_", (unsigned)t, kk->func->schema);
         }
-        sb_printf(&reg, "    {\"%s::%s\", {(void (*)(void))%s, call_%u, 0x%08xu, \"%s\"}},\n", kk->func->ns, kk->func->name, kk->symbol, (unsigned)t, kk->dtypes, kk->symbol);
+        sb_printf(&reg, "    {\"%s::%s\", {(void (*)(void))%s, call_%u, 0x%08xu, \"%s\"}},\n", kk->func->ns,
+                  kk->func->name, kk->symbol, (unsigned)t, kk->dtypes, kk->symbol);
     }
     if (!k->n) sb_puts(&reg, "    {\"\", {NULL, NULL, 0u, NULL}},\n");
     char count[16], name[512];
     snprintf(count, sizeof count, "%u", k->n);
     snprintf(name, sizeof name, "%s_registry.c", k->backend);
-    og_tvar vars[] = {OG_TVAR("backend", k->backend), OG_TVAR("trampolines", sb_cstr(&tramps)), OG_TVAR("table", sb_cstr(&reg)), OG_TVAR("count", count)};
+    og_tvar vars[] = {OG_TVAR("backend", k->backend), OG_TVAR("trampolines", sb_cstr(&tramps)),
+                      OG_TVAR("table", sb_cstr(&reg)), OG_TVAR("count", count)};
     put_template(w, name, "skeleton/registry.c.in", "c", vars, 4, true);
     strmap_free(&sigs);
     sb_free(&key);
@@ -466,17 +500,24 @@ static void write_glue(writer *w, const og_skel *k, const strbuf *list, const ch
     sb_init(&runtime);
     vendor_ops_files(k, dir, &vendor);
     if (vendor.n) /* an installed opgen's tables lack the backend's own ops */
-        sb_printf(&runtime, "# The backend's own ops (func: entries of its kernel yaml) must be in the op tables its\n"
-                            "# runtime is built over: opgen as a subproject (subprojects/opgen) builds one so.\n"
-                            "opgen_runtime = subproject('opgen', default_options : ['vendor_ops=' + ','.join([%s])]).get_variable('opgen_runtime_dep')",
-                  sb_cstr(&vendor));
+        sb_printf(
+            &runtime,
+            "# The backend's own ops (func: entries of its kernel yaml) must be in the op tables its\n"
+            "# runtime is built over: opgen as a subproject (subprojects/opgen) builds one so.\n"
+            "opgen_runtime = subproject('opgen', default_options : ['vendor_ops=' + ','.join([%s])]).get_variable('opgen_runtime_dep')",
+            sb_cstr(&vendor));
     else
         sb_puts(&runtime, "opgen_runtime = dependency('opgen-runtime', fallback : ['opgen', 'opgen_runtime_dep'])");
-    const char *how = vendor.n ? "Builds opgen as a subproject (subprojects/opgen) over the\n# backend's own ops: an installed opgen's op tables lack them."
-                               : "Builds against an installed opgen (pkg-config: opgen-runtime) or,\n# without one, against opgen as a subproject (subprojects/opgen).";
-    const char *how_readme = vendor.n ? "The kernel yaml declares ops of the backend's own, which an installed opgen's op\ntables lack: the build takes opgen as a subproject in `subprojects/opgen` and\nbuilds its runtime over them (`-Dvendor_ops`)."
-                                      : "The build finds opgen through pkg-config (`opgen-runtime`, installed by opgen's\n`meson install`) or, without one, as a subproject in `subprojects/opgen`.";
-    og_tvar vars[] = {OG_TVAR("backend", k->backend), OG_TVAR("sources", list->p ? list->p : ""), OG_TVAR("runtime", sb_cstr(&runtime)), OG_TVAR("how", how), OG_TVAR("how_readme", how_readme)};
+    const char *how =
+        vendor.n
+            ? "Builds opgen as a subproject (subprojects/opgen) over the\n# backend's own ops: an installed opgen's op tables lack them."
+            : "Builds against an installed opgen (pkg-config: opgen-runtime) or,\n# without one, against opgen as a subproject (subprojects/opgen).";
+    const char *how_readme =
+        vendor.n
+            ? "The kernel yaml declares ops of the backend's own, which an installed opgen's op\ntables lack: the build takes opgen as a subproject in `subprojects/opgen` and\nbuilds its runtime over them (`-Dvendor_ops`)."
+            : "The build finds opgen through pkg-config (`opgen-runtime`, installed by opgen's\n`meson install`) or, without one, as a subproject in `subprojects/opgen`.";
+    og_tvar vars[] = {OG_TVAR("backend", k->backend), OG_TVAR("sources", list->p ? list->p : ""),
+                      OG_TVAR("runtime", sb_cstr(&runtime)), OG_TVAR("how", how), OG_TVAR("how_readme", how_readme)};
     char name[512];
     snprintf(name, sizeof name, "%s_main.c", k->backend);
     put_template(w, name, "skeleton/main.c.in", "c", vars, 2, true);
@@ -507,7 +548,8 @@ static og_skel_kernel *sorted_kernels(const og_skel *k, const og_skel_kernel ***
     return ks;
 }
 
-bool og_skel_write(const og_skel *k0, const og_model *m, const char *dir, const char *version, strbuf *report, diag *d) {
+bool og_skel_write(const og_skel *k0, const og_model *m, const char *dir, const char *version, strbuf *report,
+                   diag *d) {
     char kdir[4096];
     snprintf(kdir, sizeof kdir, "%s/kernels", dir);
     if ((mkdir(dir, 0777) != 0 && errno != EEXIST) || (mkdir(kdir, 0777) != 0 && errno != EEXIST)) {
@@ -652,7 +694,9 @@ bool og_coverage(const char *dir, const og_opgen_kernels *o, bool jsonl, strbuf 
             unsigned first = n;
             while ((p = strstr(p, "case OPGEN_DTYPE_"))) {
                 const char *nm = p + 17, *ne = nm;
-                while ((*ne >= 'A' && *ne <= 'Z') || (*ne >= 'a' && *ne <= 'z') || (*ne >= '0' && *ne <= '9') || *ne == '_') ne++;
+                while ((*ne >= 'A' && *ne <= 'Z') || (*ne >= 'a' && *ne <= 'z') || (*ne >= '0' && *ne <= '9') ||
+                       *ne == '_')
+                    ne++;
                 int dt = og_dtype_parse(nm, (size_t)(ne - nm));
                 const char *bs = ne + (*ne == ':');
                 const char *nx = strstr(bs, "case OPGEN_DTYPE_"), *df = strstr(bs, "default:");
@@ -670,7 +714,13 @@ bool og_coverage(const char *dir, const og_opgen_kernels *o, bool jsonl, strbuf 
             for (unsigned c = n; c-- > first;)
                 if (cells[c].state < 0) cells[c].state = c + 1 < n ? cells[c + 1].state : 0;
             if (!any_case) { /* a kernel without a switch: one stub, or your code */
-                int st = !strstr(src.p, "return OPGEN_FAIL(ctx, OPGEN_E_NOT_IMPLEMENTED, \"%s: not implemented (a stub)\", ctx->op);") ? 0 : opgen_serves(o, op, -1) ? 2 : 1;
+                int st =
+                    !strstr(
+                        src.p,
+                        "return OPGEN_FAIL(ctx, OPGEN_E_NOT_IMPLEMENTED, \"%s: not implemented (a stub)\", ctx->op);")
+                        ? 0
+                    : opgen_serves(o, op, -1) ? 2
+                                              : 1;
                 if (!push_cell(&cells, &n, &cap, (cell){op, kernel, -1, st})) break;
             }
         }
@@ -684,7 +734,8 @@ bool og_coverage(const char *dir, const og_opgen_kernels *o, bool jsonl, strbuf 
     for (unsigned i = 0; i < n; i++) count[cells[i].state]++;
     if (jsonl) {
         for (unsigned i = 0; i < n; i++)
-            sb_printf(out, "{\"op\": \"%s\", \"kernel\": \"%s\", \"dtype\": \"%s\", \"state\": \"%s\"}\n", cells[i].op, cells[i].kernel, cells[i].dtype < 0 ? "any" : og_dtype_name(cells[i].dtype),
+            sb_printf(out, "{\"op\": \"%s\", \"kernel\": \"%s\", \"dtype\": \"%s\", \"state\": \"%s\"}\n", cells[i].op,
+                      cells[i].kernel, cells[i].dtype < 0 ? "any" : og_dtype_name(cells[i].dtype),
                       states[cells[i].state]);
     } else {
         og_dtset cols = 0;
@@ -724,7 +775,8 @@ bool og_coverage(const char *dir, const og_opgen_kernels *o, bool jsonl, strbuf 
             sb_putc(out, '\n');
             i = j;
         }
-        sb_printf(out, "\n%u implemented, %u fallback (a stub opgen's own kernels cover), %u stub, of %u cases\n", count[0], count[2], count[1], n);
+        sb_printf(out, "\n%u implemented, %u fallback (a stub opgen's own kernels cover), %u stub, of %u cases\n",
+                  count[0], count[2], count[1], n);
     }
     free(cells);
     return d->errors == errors0; /* a file that is not a kernel: no table */

@@ -11,10 +11,10 @@
 #include "strbuf.h"
 
 typedef struct og_skel_kernel {
-    const og_func *func; /* the op the kernel computes (an out= variant, usually) */
-    const char *symbol;  /* its C name */
-    og_dtset dtypes;     /* the cases of its dtype switch */
-    bool is_default;     /* arg_meta: null -- serves what the op's other kernels do not */
+    const og_func *func;     /* the op the kernel computes (an out= variant, usually) */
+    const char *symbol;      /* its C name */
+    og_dtset dtypes;         /* the cases of its dtype switch */
+    bool is_default;         /* arg_meta: null -- serves what the op's other kernels do not */
     const char *kernel_name; /* the yaml's, when the symbol differs from it by more than '::' */
 } og_skel_kernel;
 
@@ -29,7 +29,8 @@ void og_skel_free(og_skel *k);
 /* One kernel; `hint` narrows its cases to dtypes the source named (0xffffffff: a
  * default kernel, every dtype its dispatch argument allows less those the op's
  * other kernels serve). Kernels of one symbol share one function. */
-bool og_skel_add(og_skel *k, const og_model *m, const og_edge *edge, const og_func *f, const char *symbol, og_dtset hint);
+bool og_skel_add(og_skel *k, const og_model *m, const og_edge *edge, const og_func *f, const char *symbol,
+                 og_dtset hint);
 /* Every kernel of a vendor's kernel yaml: its kernel names and arg_meta dtypes. */
 bool og_skel_add_yaml_kernels(og_skel *k, const og_model *m, const og_edge *edge, const og_yaml_kernels *kernels);
 /* A kernel per op: every core op (through its out= variant), or every kernel op
@@ -45,7 +46,7 @@ bool og_skel_write(const og_skel *k, const og_model *m, const char *dir, const c
  * whose op and dtype opgen's own kernels serve); markdown or jsonl. */
 typedef struct og_opgen_kernels {
     const og_model *m;
-    const og_yaml_kernels *kernels; /* opgen's kernel files */
+    const og_yaml_kernels *kernels;   /* opgen's kernel files */
     const struct og_backend *backend; /* backend ops' fallbacks, or NULL */
 } og_opgen_kernels;
 bool og_coverage(const char *dir, const og_opgen_kernels *opgen, bool jsonl, strbuf *out, diag *d);

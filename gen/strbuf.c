@@ -27,7 +27,6 @@ static void sb_grow(strbuf *b, size_t extra) {
     b->cap = cap;
 }
 
-
 char *sb_room_slow(strbuf *b, size_t n) {
     if (!b->flush) {
         sb_grow(b, n);
@@ -69,14 +68,14 @@ char *put_u(char *p, unsigned long long u) {
 
 char *put_hex32(char *p, uint32_t v) {
     static const char hex2[] = /* "00" .. "ff": two digits a byte */
-    "000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f"
-    "202122232425262728292a2b2c2d2e2f303132333435363738393a3b3c3d3e3f"
-    "404142434445464748494a4b4c4d4e4f505152535455565758595a5b5c5d5e5f"
-    "606162636465666768696a6b6c6d6e6f707172737475767778797a7b7c7d7e7f"
-    "808182838485868788898a8b8c8d8e8f909192939495969798999a9b9c9d9e9f"
-    "a0a1a2a3a4a5a6a7a8a9aaabacadaeafb0b1b2b3b4b5b6b7b8b9babbbcbdbebf"
-    "c0c1c2c3c4c5c6c7c8c9cacbcccdcecfd0d1d2d3d4d5d6d7d8d9dadbdcdddedf"
-    "e0e1e2e3e4e5e6e7e8e9eaebecedeeeff0f1f2f3f4f5f6f7f8f9fafbfcfdfeff";
+        "000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f"
+        "202122232425262728292a2b2c2d2e2f303132333435363738393a3b3c3d3e3f"
+        "404142434445464748494a4b4c4d4e4f505152535455565758595a5b5c5d5e5f"
+        "606162636465666768696a6b6c6d6e6f707172737475767778797a7b7c7d7e7f"
+        "808182838485868788898a8b8c8d8e8f909192939495969798999a9b9c9d9e9f"
+        "a0a1a2a3a4a5a6a7a8a9aaabacadaeafb0b1b2b3b4b5b6b7b8b9babbbcbdbebf"
+        "c0c1c2c3c4c5c6c7c8c9cacbcccdcecfd0d1d2d3d4d5d6d7d8d9dadbdcdddedf"
+        "e0e1e2e3e4e5e6e7e8e9eaebecedeeeff0f1f2f3f4f5f6f7f8f9fafbfcfdfeff";
     p[0] = '0', p[1] = 'x';
     memcpy(p + 2, hex2 + 2 * (v >> 24), 2);
     memcpy(p + 4, hex2 + 2 * ((v >> 16) & 255), 2);
@@ -133,8 +132,10 @@ static bool simple_format(const char *f) {
         if (*f == '%') continue;
         while (*f == '-' || *f == '0') f++;
         while (*f >= '0' && *f <= '9') f++;
-        if (*f == 'l') f += f[1] == 'l' ? 2 : 1;
-        else if (*f == 'z') f++;
+        if (*f == 'l')
+            f += f[1] == 'l' ? 2 : 1;
+        else if (*f == 'z')
+            f++;
         if (!*f || !strchr("sduxc", *f)) return false;
     }
     return true;
@@ -166,8 +167,10 @@ static void format(strbuf *b, const char *f, va_list ap) {
         unsigned width = 0;
         while (*f >= '0' && *f <= '9') width = width * 10 + (unsigned)(*f++ - '0');
         int len = 0; /* 0 int, 1 long, 2 long long, 3 size_t */
-        if (*f == 'l') len = f[1] == 'l' ? (f += 2, 2) : (f++, 1);
-        else if (*f == 'z') len = 3, f++;
+        if (*f == 'l')
+            len = f[1] == 'l' ? (f += 2, 2) : (f++, 1);
+        else if (*f == 'z')
+            len = 3, f++;
         char conv = *f++, num[24], *e = num + sizeof num, *p = e;
         if (conv == 's') {
             const char *s = va_arg(ap, const char *);
@@ -182,11 +185,17 @@ static void format(strbuf *b, const char *f, va_list ap) {
         unsigned long long u;
         bool neg = false;
         if (conv == 'd') {
-            long long v = len == 0 ? va_arg(ap, int) : len == 1 ? va_arg(ap, long) : len == 2 ? va_arg(ap, long long) : (long long)va_arg(ap, size_t);
+            long long v = len == 0   ? va_arg(ap, int)
+                          : len == 1 ? va_arg(ap, long)
+                          : len == 2 ? va_arg(ap, long long)
+                                     : (long long)va_arg(ap, size_t);
             neg = v < 0;
             u = neg ? 0ull - (unsigned long long)v : (unsigned long long)v;
         } else {
-            u = len == 0 ? va_arg(ap, unsigned) : len == 1 ? va_arg(ap, unsigned long) : len == 2 ? va_arg(ap, unsigned long long) : va_arg(ap, size_t);
+            u = len == 0   ? va_arg(ap, unsigned)
+                : len == 1 ? va_arg(ap, unsigned long)
+                : len == 2 ? va_arg(ap, unsigned long long)
+                           : va_arg(ap, size_t);
         }
         unsigned base = conv == 'x' ? 16 : 10;
         do *--p = "0123456789abcdef"[u % base];
@@ -270,7 +279,12 @@ void sb_json_str(strbuf *b, const char *str) {
             continue;
         }
         if (c < 0x80) {
-            const char *esc = c == '\n' ? "\\n" : c == '\r' ? "\\r" : c == '\t' ? "\\t" : c == '\b' ? "\\b" : c == '\f' ? "\\f" : NULL;
+            const char *esc = c == '\n'   ? "\\n"
+                              : c == '\r' ? "\\r"
+                              : c == '\t' ? "\\t"
+                              : c == '\b' ? "\\b"
+                              : c == '\f' ? "\\f"
+                                          : NULL;
             if (esc)
                 sb_puts(b, esc);
             else

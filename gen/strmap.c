@@ -24,7 +24,9 @@ uint32_t strmap_hash(const char *s, size_t n) {
     return (uint32_t)(h ^ (h >> 32));
 }
 
-static strmap_slot *new_slots(opgen_arena *a, size_t cap) { return a ? ARENA_ARRAY(a, strmap_slot, cap) : og_xcalloc(cap, sizeof(strmap_slot)); }
+static strmap_slot *new_slots(opgen_arena *a, size_t cap) {
+    return a ? ARENA_ARRAY(a, strmap_slot, cap) : og_xcalloc(cap, sizeof(strmap_slot));
+}
 
 void strmap_init_in(strmap *m, opgen_arena *a, size_t expected) {
     size_t cap = 16;

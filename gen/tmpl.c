@@ -16,7 +16,8 @@ static void put_value(strbuf *out, const og_tvar *v) {
         sb_puts(out, v->value);
 }
 
-bool og_tmpl_expand(strbuf *out, const char *file, const char *t, size_t len, const og_tvar *vars, unsigned nvars, diag *d) {
+bool og_tmpl_expand(strbuf *out, const char *file, const char *t, size_t len, const og_tvar *vars, unsigned nvars,
+                    diag *d) {
     unsigned before = d->errors, line = 1;
     size_t i = 0;
     while (i < len) {
@@ -26,7 +27,8 @@ bool og_tmpl_expand(strbuf *out, const char *file, const char *t, size_t len, co
         /* a tag alone on its line? */
         size_t k = i;
         while (k < eol && (t[k] == ' ' || t[k] == '\t')) k++;
-        if (eol - k >= 4 && t[k] == '{' && t[k + 1] == '{' && t[eol - 1] == '}' && t[eol - 2] == '}' && !memchr(t + k + 2, '{', eol - k - 4)) {
+        if (eol - k >= 4 && t[k] == '{' && t[k + 1] == '{' && t[eol - 1] == '}' && t[eol - 2] == '}' &&
+            !memchr(t + k + 2, '{', eol - k - 4)) {
             const char *name = t + k + 2;
             size_t nl = eol - k - 4;
             if (name[0] == '!') {
@@ -59,7 +61,8 @@ bool og_tmpl_expand(strbuf *out, const char *file, const char *t, size_t len, co
                 if (t[p + 2] != '!') {
                     const og_tvar *v = find(vars, nvars, t + p + 2, q - p - 2);
                     if (!v)
-                        diag_error(d, file, line, (unsigned)(p - i + 1), "unknown template variable '%.*s'", (int)(q - p - 2), t + p + 2);
+                        diag_error(d, file, line, (unsigned)(p - i + 1), "unknown template variable '%.*s'",
+                                   (int)(q - p - 2), t + p + 2);
                     else
                         put_value(out, v);
                 }

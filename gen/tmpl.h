@@ -17,10 +17,13 @@ typedef struct og_tvar {
 } og_tvar;
 
 /* A variable with a string value, and one printed by a function. */
-#define OG_TVAR(name, value) {(name), (value), NULL, NULL}
-#define OG_TVAR_FN(name, render, ctx) {(name), NULL, (render), (ctx)}
+#define OG_TVAR(name, value) \
+    { (name), (value), NULL, NULL }
+#define OG_TVAR_FN(name, render, ctx) \
+    { (name), NULL, (render), (ctx) }
 
 /* Expands tmpl (named `file` in messages) into out. Unknown names and unterminated
  * tags are errors at file:line:col. */
-bool og_tmpl_expand(strbuf *out, const char *file, const char *tmpl, size_t len, const og_tvar *vars, unsigned nvars, diag *d);
+bool og_tmpl_expand(strbuf *out, const char *file, const char *tmpl, size_t len, const og_tvar *vars, unsigned nvars,
+                    diag *d);
 #endif

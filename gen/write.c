@@ -61,7 +61,8 @@ static bool start_temp(og_output *f) {
         ssize_t r = pread(f->old_fd, f->set->cmp, want, (off_t)off);
         if (r < 0 && errno == EINTR) continue;
         if (r <= 0) { /* it changed under us: the run's view of it is gone */
-            opgen_fail_at(&err, OPGEN_E_IO, f->path, 0, 0, "cannot read it back: %s", r < 0 ? strerror(errno) : "it shrank");
+            opgen_fail_at(&err, OPGEN_E_IO, f->path, 0, 0, "cannot read it back: %s",
+                          r < 0 ? strerror(errno) : "it shrank");
             return fail(f, &err), false;
         }
         if (opgen_file_temp_put(f->tmp_fd, f->path, f->set->cmp, (size_t)r, &err)) return fail(f, &err), false;
@@ -228,10 +229,12 @@ bool og_outputs_commit(og_outputs *o, diag *d, unsigned *changed) {
     }
     for (unsigned i = 0; !ok && i < o->n; i++) { /* undo */
         if (state[i] == CREATED) unlink(o->files[i]->path);
-        if (state[i] == REPLACED_FOR_GOOD) diag_error(d, o->files[i]->path, 0, 0, "replaced, and cannot be put back (no hard links here)");
+        if (state[i] == REPLACED_FOR_GOOD)
+            diag_error(d, o->files[i]->path, 0, 0, "replaced, and cannot be put back (no hard links here)");
         if (state[i] == REPLACED) {
             if (rename(olds[i], o->files[i]->path) != 0) /* else its earlier content stays there, for the user */
-                diag_error(d, o->files[i]->path, 0, 0, "cannot put it back (its earlier content is in %s): %s", olds[i], strerror(errno));
+                diag_error(d, o->files[i]->path, 0, 0, "cannot put it back (its earlier content is in %s): %s", olds[i],
+                           strerror(errno));
             free(olds[i]);
             olds[i] = NULL;
         }

@@ -24,7 +24,7 @@ typedef struct og_output {
     char *tmp;       /* its name */
     size_t size;     /* bytes rendered */
     bool differs, done;
-    char *error;     /* the first failure, reported at the commit */
+    char *error; /* the first failure, reported at the commit */
 } og_output;
 
 struct og_outputs {

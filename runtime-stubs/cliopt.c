@@ -11,7 +11,9 @@ static const char *const kind_names[] = {"flag", "file", "dir", "out", "text", "
 
 /* ---- the parsed values ---- */
 
-static bool named(const opgen_opt *o, const char *name) { return o->name ? !strcmp(o->name, name) : !strcmp(o->metavar, name); }
+static bool named(const opgen_opt *o, const char *name) {
+    return o->name ? !strcmp(o->name, name) : !strcmp(o->metavar, name);
+}
 
 const char *opgen_cli_get(const opgen_cli *a, const char *name) {
     const char *v = NULL;
@@ -93,10 +95,13 @@ static void option_lines(FILE *out, const opgen_opt *opts) {
         else if (o->kind == OPGEN_OPT_FLAG)
             snprintf(left, sizeof left, "%s", o->name);
         else
-            snprintf(left, sizeof left, "%s%s%s %s", o->alias ? o->alias : "", o->alias ? ", " : "", o->name, o->metavar);
+            snprintf(left, sizeof left, "%s%s%s %s", o->alias ? o->alias : "", o->alias ? ", " : "", o->name,
+                     o->metavar);
         int col = fprintf(out, "  %s", left);
-        if (col < 26) col += fprintf(out, "%*s", 26 - col, "");
-        else col += fprintf(out, "  ");
+        if (col < 26)
+            col += fprintf(out, "%*s", 26 - col, "");
+        else
+            col += fprintf(out, "  ");
         wrap(out, o->help ? o->help : "", col, 26);
         fputc('\n', out);
     }
@@ -121,17 +126,18 @@ static void program_help(const opgen_prog *p, FILE *out) {
     wrap(out, p->about, 0, 0);
     fputs("\n\ncommands:\n", out);
     for (int i = 0; i < p->ncmds; i++) fprintf(out, "  %-10s %s\n", p->cmds[i]->name, p->cmds[i]->summary);
-    fprintf(out, "\nRun '%s COMMAND --help' for a command's options.%s\nExit status: 0 ok, 1 bad input, 2 bad usage.\n", p->name,
-            p->version ? " '--version' prints the version." : "");
+    fprintf(out, "\nRun '%s COMMAND --help' for a command's options.%s\nExit status: 0 ok, 1 bad input, 2 bad usage.\n",
+            p->name, p->version ? " '--version' prints the version." : "");
 }
 
 static void list_options(const opgen_prog *p) {
     for (int i = 0; i < p->ncmds; i++)
         for (int pass = 0; pass < 2; pass++)
             for (const opgen_opt *o = pass ? p->cmds[i]->common : p->cmds[i]->opts; o && !END_OF(o); o++)
-                printf("%s\t%s%s%s\t%s\t%s\t%s%s%s\n", p->cmds[i]->name, o->name ? "" : "<", o->name ? o->name : o->metavar, o->name ? "" : ">", kind_names[o->kind],
-                       o->format ? o->format : "-",
-                       o->flags & OPGEN_OPT_REQUIRED ? "required" : "optional", o->flags & OPGEN_OPT_REPEAT ? ",repeat" : "", o->name ? "" : ",positional");
+                printf("%s\t%s%s%s\t%s\t%s\t%s%s%s\n", p->cmds[i]->name, o->name ? "" : "<",
+                       o->name ? o->name : o->metavar, o->name ? "" : ">", kind_names[o->kind],
+                       o->format ? o->format : "-", o->flags & OPGEN_OPT_REQUIRED ? "required" : "optional",
+                       o->flags & OPGEN_OPT_REPEAT ? ",repeat" : "", o->name ? "" : ",positional");
 }
 
 /* ---- parsing ---- */
@@ -139,13 +145,16 @@ static void list_options(const opgen_prog *p) {
 static const opgen_opt *find_opt(const opgen_cmd *c, const char *arg, size_t n) {
     for (int pass = 0; pass < 2; pass++)
         for (const opgen_opt *o = pass ? c->common : c->opts; o && !END_OF(o); o++)
-            if ((o->name && strlen(o->name) == n && !strncmp(o->name, arg, n)) || (o->alias && strlen(o->alias) == n && !strncmp(o->alias, arg, n))) return o;
+            if ((o->name && strlen(o->name) == n && !strncmp(o->name, arg, n)) ||
+                (o->alias && strlen(o->alias) == n && !strncmp(o->alias, arg, n)))
+                return o;
     return NULL;
 }
 
 /* A value checked against the option's kind: choices, numbers, NAME=VALUE. */
 static int check_value(const opgen_cli *a, const opgen_opt *o, const char *v) {
-    if (!*v && o->kind != OPGEN_OPT_FLAG) return opgen_usage_error(a, "option %s needs a value, not an empty string", o->name ? o->name : o->metavar);
+    if (!*v && o->kind != OPGEN_OPT_FLAG)
+        return opgen_usage_error(a, "option %s needs a value, not an empty string", o->name ? o->name : o->metavar);
     if (o->kind == OPGEN_OPT_TEXT && o->format) {
         size_t n = strlen(v);
         for (const char *c = o->format; *c;) {
@@ -170,7 +179,8 @@ static int check_value(const opgen_cli *a, const opgen_opt *o, const char *v) {
         strtoll(v, &end, 10);
         if (end == v || *end) return opgen_usage_error(a, "option %s takes an integer, not '%s'", o->name, v);
     }
-    if (o->kind == OPGEN_OPT_INPUT && (!strchr(v, '=') || v[0] == '=')) return opgen_usage_error(a, "option %s takes NAME=VALUE, not '%s'", o->name, v);
+    if (o->kind == OPGEN_OPT_INPUT && (!strchr(v, '=') || v[0] == '='))
+        return opgen_usage_error(a, "option %s takes NAME=VALUE, not '%s'", o->name, v);
     return OPGEN_EXIT_OK;
 }
 
@@ -229,8 +239,9 @@ static int parse(opgen_cli *a, int argc, char **argv) {
     }
     for (const opgen_opt *o = c->opts; !END_OF(o); o++)
         if ((o->flags & OPGEN_OPT_REQUIRED) && !opgen_cli_has(a, o->name ? o->name : o->metavar))
-            return o->name ? opgen_usage_error(a, "missing %s %s", o->alias ? o->alias : o->name, o->metavar)
-                           : opgen_usage_error(a, "missing %s%s", o->what ? "the " : "", o->what ? o->what : o->metavar);
+            return o->name
+                       ? opgen_usage_error(a, "missing %s %s", o->alias ? o->alias : o->name, o->metavar)
+                       : opgen_usage_error(a, "missing %s%s", o->what ? "the " : "", o->what ? o->what : o->metavar);
     return -1;
 }
 

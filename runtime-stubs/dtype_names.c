@@ -12,12 +12,18 @@ static const struct {
     const char *abbrev, *torch;
     opgen_dtype dtype;
 } dtype_names[] = {
-    {"b8", "torch.bool", OPGEN_DTYPE_Bool},         {"u8", "torch.uint8", OPGEN_DTYPE_Byte},
-    {"i8", "torch.int8", OPGEN_DTYPE_Char},         {"i16", "torch.int16", OPGEN_DTYPE_Short},
-    {"i32", "torch.int32", OPGEN_DTYPE_Int},        {"i64", "torch.int64", OPGEN_DTYPE_Long},
-    {"f16", "torch.float16", OPGEN_DTYPE_Half},     {"bf16", "torch.bfloat16", OPGEN_DTYPE_BFloat16},
-    {"f32", "torch.float32", OPGEN_DTYPE_Float},    {"f64", "torch.float64", OPGEN_DTYPE_Double},
-    {"u16", "torch.uint16", OPGEN_DTYPE_UInt16},    {"c64", "torch.complex64", OPGEN_DTYPE_ComplexFloat},
+    {"b8", "torch.bool", OPGEN_DTYPE_Bool},
+    {"u8", "torch.uint8", OPGEN_DTYPE_Byte},
+    {"i8", "torch.int8", OPGEN_DTYPE_Char},
+    {"i16", "torch.int16", OPGEN_DTYPE_Short},
+    {"i32", "torch.int32", OPGEN_DTYPE_Int},
+    {"i64", "torch.int64", OPGEN_DTYPE_Long},
+    {"f16", "torch.float16", OPGEN_DTYPE_Half},
+    {"bf16", "torch.bfloat16", OPGEN_DTYPE_BFloat16},
+    {"f32", "torch.float32", OPGEN_DTYPE_Float},
+    {"f64", "torch.float64", OPGEN_DTYPE_Double},
+    {"u16", "torch.uint16", OPGEN_DTYPE_UInt16},
+    {"c64", "torch.complex64", OPGEN_DTYPE_ComplexFloat},
     {"c128", "torch.complex128", OPGEN_DTYPE_ComplexDouble},
 };
 /* PyTorch's other spellings of the same dtypes */
@@ -25,13 +31,19 @@ static const struct {
     const char *name;
     opgen_dtype dtype;
 } torch_aliases[] = {
-    {"torch.float", OPGEN_DTYPE_Float}, {"torch.double", OPGEN_DTYPE_Double}, {"torch.half", OPGEN_DTYPE_Half},
-    {"torch.long", OPGEN_DTYPE_Long},   {"torch.int", OPGEN_DTYPE_Int},       {"torch.short", OPGEN_DTYPE_Short},
-    {"torch.cfloat", OPGEN_DTYPE_ComplexFloat}, {"torch.cdouble", OPGEN_DTYPE_ComplexDouble},
-    {"torch.uint32", OPGEN_DTYPE_UInt32}, {"torch.uint64", OPGEN_DTYPE_UInt64},
+    {"torch.float", OPGEN_DTYPE_Float},
+    {"torch.double", OPGEN_DTYPE_Double},
+    {"torch.half", OPGEN_DTYPE_Half},
+    {"torch.long", OPGEN_DTYPE_Long},
+    {"torch.int", OPGEN_DTYPE_Int},
+    {"torch.short", OPGEN_DTYPE_Short},
+    {"torch.cfloat", OPGEN_DTYPE_ComplexFloat},
+    {"torch.cdouble", OPGEN_DTYPE_ComplexDouble},
+    {"torch.uint32", OPGEN_DTYPE_UInt32},
+    {"torch.uint64", OPGEN_DTYPE_UInt64},
 };
 static const char *const memfmt_names[] = {"torch.contiguous_format", "torch.channels_last", "torch.channels_last_3d",
-                                            "torch.preserve_format"};
+                                           "torch.preserve_format"};
 
 int opgen_dtype_from_abbrev(const char *s, size_t n) {
     for (size_t i = 0; i < sizeof dtype_names / sizeof *dtype_names; i++)

@@ -17,11 +17,14 @@
 #define POSIX_FS 0
 #endif
 
-static int32_t fail(opgen_error *err, const char *path, int32_t code, const char *why) { return opgen_fail_at(err, code, path, 0, 0, "cannot read: %s", why); }
+static int32_t fail(opgen_error *err, const char *path, int32_t code, const char *why) {
+    return opgen_fail_at(err, code, path, 0, 0, "cannot read: %s", why);
+}
 
 /* Reads what fd holds (a pipe or a device has no size: it is read until its end,
  * up to max bytes). */
-static int32_t read_all(int fd, const char *path, size_t hint, size_t max, opgen_arena *a, char **data, size_t *len, opgen_error *err) {
+static int32_t read_all(int fd, const char *path, size_t hint, size_t max, opgen_arena *a, char **data, size_t *len,
+                        opgen_error *err) {
     size_t cap = hint ? hint : 1 << 16, n = 0;
     char *buf = opgen_arena_alloc(a, cap + 1);
     for (;;) {
@@ -73,7 +76,8 @@ int32_t opgen_file_read(const char *path, size_t max, opgen_arena *a, char **dat
 #if POSIX_FS
 int32_t opgen_file_temp_open(const char *path, int *fd_out, char **tmp_out, opgen_error *err) {
     struct stat st; /* never replace a device or a pipe (a folder makes the rename fail) */
-    if (stat(path, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode)) return opgen_fail_at(err, OPGEN_E_IO, path, 0, 0, "cannot write: not a regular file");
+    if (stat(path, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode))
+        return opgen_fail_at(err, OPGEN_E_IO, path, 0, 0, "cannot write: not a regular file");
     size_t pl = strlen(path);
     char *tmp = malloc(pl + 12);
     if (!tmp) return opgen_fail_at(err, OPGEN_E_NO_MEMORY, path, 0, 0, "out of memory");
@@ -82,7 +86,8 @@ int32_t opgen_file_temp_open(const char *path, int *fd_out, char **tmp_out, opge
     int fd = mkstemp(tmp);
     if (fd < 0) {
         free(tmp);
-        return opgen_fail_at(err, OPGEN_E_IO, path, 0, 0, "cannot create a temporary file beside it: %s", strerror(errno));
+        return opgen_fail_at(err, OPGEN_E_IO, path, 0, 0, "cannot create a temporary file beside it: %s",
+                             strerror(errno));
     }
     *fd_out = fd;
     *tmp_out = tmp;
@@ -93,7 +98,9 @@ int32_t opgen_file_temp_put(int fd, const char *path, const void *data, size_t l
     for (size_t off = 0; off < len;) {
         ssize_t w = write(fd, (const char *)data + off, len - off);
         if (w < 0 && errno == EINTR) continue;
-        if (w <= 0) return opgen_fail_at(err, OPGEN_E_IO, path, 0, 0, "cannot write: %s", w < 0 ? strerror(errno) : "nothing written");
+        if (w <= 0)
+            return opgen_fail_at(err, OPGEN_E_IO, path, 0, 0, "cannot write: %s",
+                                 w < 0 ? strerror(errno) : "nothing written");
         off += (size_t)w;
     }
     return OPGEN_OK;
@@ -103,7 +110,8 @@ int32_t opgen_file_temp_close(int fd, const char *path, opgen_error *err) {
     mode_t um = umask(0); /* mkstemp makes it 0600: give it the mode a plain create would */
     umask(um);
     int32_t rc = OPGEN_OK;
-    if (fchmod(fd, 0666 & ~um) != 0) rc = opgen_fail_at(err, OPGEN_E_IO, path, 0, 0, "cannot write: %s", strerror(errno));
+    if (fchmod(fd, 0666 & ~um) != 0)
+        rc = opgen_fail_at(err, OPGEN_E_IO, path, 0, 0, "cannot write: %s", strerror(errno));
     if (close(fd) != 0 && !rc) rc = opgen_fail_at(err, OPGEN_E_IO, path, 0, 0, "cannot write: %s", strerror(errno));
     return rc;
 }
@@ -114,16 +122,20 @@ int32_t opgen_file_write(const char *path, const void *data, size_t len, opgen_e
     int32_t rc = opgen_file_temp_open(path, &fd, &tmp, err);
     if (rc) return rc;
     rc = opgen_file_temp_put(fd, path, data, len, err);
-    if (rc) close(fd);
-    else rc = opgen_file_temp_close(fd, path, err);
-    if (!rc && rename(tmp, path) != 0) rc = opgen_fail_at(err, OPGEN_E_IO, path, 0, 0, "cannot replace: %s", strerror(errno));
+    if (rc)
+        close(fd);
+    else
+        rc = opgen_file_temp_close(fd, path, err);
+    if (!rc && rename(tmp, path) != 0)
+        rc = opgen_fail_at(err, OPGEN_E_IO, path, 0, 0, "cannot replace: %s", strerror(errno));
     if (rc) unlink(tmp);
     free(tmp);
     return rc;
 }
 
 int32_t opgen_file_make_dir(const char *path, opgen_error *err) {
-    if (mkdir(path, 0777) != 0 && errno != EEXIST) return opgen_fail_at(err, OPGEN_E_IO, path, 0, 0, "cannot create: %s", strerror(errno));
+    if (mkdir(path, 0777) != 0 && errno != EEXIST)
+        return opgen_fail_at(err, OPGEN_E_IO, path, 0, 0, "cannot create: %s", strerror(errno));
     return OPGEN_OK;
 }
 #else

@@ -8,7 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-
 /* ---- lexer ---- */
 
 enum { T_END, T_NAME /* %x */, T_IDENT, T_INT, T_FLOAT, T_STR, T_PUNCT };
@@ -113,7 +112,8 @@ static void next(parser *ps) {
             t->kind = T_IDENT;
         }
         p = q;
-    } else if (is_digit(*p) || ((*p == '-' || *p == '+' || *p == '.') && p + 1 < e && (is_digit(p[1]) || p[1] == 'i' || p[1] == '.'))) {
+    } else if (is_digit(*p) ||
+               ((*p == '-' || *p == '+' || *p == '.') && p + 1 < e && (is_digit(p[1]) || p[1] == 'i' || p[1] == '.'))) {
         const char *q = p;
         if (*q == '-' || *q == '+') q++;
         if (e - q >= 3 && !memcmp(q, "inf", 3) && !(q + 3 < e && is_alpha(q[3]))) {
@@ -181,7 +181,9 @@ static void next(parser *ps) {
 }
 
 static bool is_punct(const parser *ps, char c) { return ps->t.kind == T_PUNCT && ps->t.s[0] == c; }
-static bool is_ident(const parser *ps, const char *w) { return ps->t.kind == T_IDENT && ps->t.n == strlen(w) && !memcmp(ps->t.s, w, ps->t.n); }
+static bool is_ident(const parser *ps, const char *w) {
+    return ps->t.kind == T_IDENT && ps->t.n == strlen(w) && !memcmp(ps->t.s, w, ps->t.n);
+}
 
 static bool expect(parser *ps, char c, const char *what) {
     if (is_punct(ps, c)) {
@@ -242,9 +244,7 @@ static int *slot_of(const builder *b, const char *s, size_t n) {
     }
 }
 
-static int find_value(const builder *b, const char *s, size_t n) {
-    return b->nslots ? *slot_of(b, s, n) - 1 : -1;
-}
+static int find_value(const builder *b, const char *s, size_t n) { return b->nslots ? *slot_of(b, s, n) - 1 : -1; }
 
 /* Keeps the table at most half full, so lookups stay O(1) on long programs. */
 static bool reserve_slot(parser *ps, builder *b) {
@@ -359,7 +359,11 @@ static bool parse_value(parser *ps, builder *b, opgen_garg *x, int depth) {
                 x->kind = OPGEN_GA_MEMFMT;
                 x->i = mf;
             } else {
-                return fail(ps, x->line, x->col, "expected a value (%%name, a number, True, False, None, a string, a list, torch.<dtype> or a memory format), found %s", describe(&ps->t, d, sizeof d)), false;
+                return fail(
+                           ps, x->line, x->col,
+                           "expected a value (%%name, a number, True, False, None, a string, a list, torch.<dtype> or a memory format), found %s",
+                           describe(&ps->t, d, sizeof d)),
+                       false;
             }
         }
         next(ps);
@@ -380,7 +384,10 @@ static bool parse_value(parser *ps, builder *b, opgen_garg *x, int depth) {
                     next(ps);
                     continue;
                 }
-                if (!is_punct(ps, ']')) return fail(ps, ps->t.line, ps->t.col, "expected ',' or ']' in a list, found %s", describe(&ps->t, d, sizeof d)), false;
+                if (!is_punct(ps, ']'))
+                    return fail(ps, ps->t.line, ps->t.col, "expected ',' or ']' in a list, found %s",
+                                describe(&ps->t, d, sizeof d)),
+                           false;
             }
             next(ps);
             return true;
@@ -396,7 +403,10 @@ static bool parse_node(parser *ps, builder *b) {
     tok results[16];
     int nres = 0;
     for (;;) {
-        if (ps->t.kind != T_NAME) return fail(ps, ps->t.line, ps->t.col, "expected a result name like %%y, found %s", describe(&ps->t, d, sizeof d)), false;
+        if (ps->t.kind != T_NAME)
+            return fail(ps, ps->t.line, ps->t.col, "expected a result name like %%y, found %s",
+                        describe(&ps->t, d, sizeof d)),
+                   false;
         if (nres == 16) return fail(ps, ps->t.line, ps->t.col, "more than 16 results"), false;
         results[nres++] = ps->t;
         next(ps);
@@ -405,7 +415,9 @@ static bool parse_node(parser *ps, builder *b) {
     }
     if (!expect(ps, '=', "'=' after the results")) return false;
     if (ps->t.kind != T_IDENT || !memchr(ps->t.s, ':', ps->t.n))
-        return fail(ps, ps->t.line, ps->t.col, "expected an operator name like aten::add.Tensor, found %s", describe(&ps->t, d, sizeof d)), false;
+        return fail(ps, ps->t.line, ps->t.col, "expected an operator name like aten::add.Tensor, found %s",
+                    describe(&ps->t, d, sizeof d)),
+               false;
     g->nodes = grow(ps, g->nodes, g->nnodes, &b->cap_nodes, sizeof *g->nodes);
     if (ps->failed) return false;
     opgen_gnode *n = &g->nodes[g->nnodes];
@@ -423,11 +435,13 @@ static bool parse_node(parser *ps, builder *b) {
         opgen_garg *x = &n->args[n->nargs];
         memset(x, 0, sizeof *x);
         /* keyword argument: name=value */
-        if (ps->t.kind == T_IDENT && ps->p < ps->e && *ps->p == '=' && !memchr(ps->t.s, ':', ps->t.n) && !memchr(ps->t.s, '.', ps->t.n)) {
+        if (ps->t.kind == T_IDENT && ps->p < ps->e && *ps->p == '=' && !memchr(ps->t.s, ':', ps->t.n) &&
+            !memchr(ps->t.s, '.', ps->t.n)) {
             tok k = ps->t;
             x->kw = dup(ps, k.s, k.n);
             for (int i = 0; i < n->nargs; i++)
-                if (n->args[i].kw && !strcmp(n->args[i].kw, x->kw)) return fail(ps, k.line, k.col, "keyword argument '%s' given twice", x->kw), false;
+                if (n->args[i].kw && !strcmp(n->args[i].kw, x->kw))
+                    return fail(ps, k.line, k.col, "keyword argument '%s' given twice", x->kw), false;
             next(ps);
             next(ps); /* '=' */
             kw_seen = true;
@@ -435,7 +449,8 @@ static bool parse_node(parser *ps, builder *b) {
             x->line = k.line;
             x->col = k.col;
         } else {
-            if (kw_seen) return fail(ps, ps->t.line, ps->t.col, "a positional argument follows a keyword argument"), false;
+            if (kw_seen)
+                return fail(ps, ps->t.line, ps->t.col, "a positional argument follows a keyword argument"), false;
             if (!parse_value(ps, b, x, 0)) return false;
         }
         n->nargs++;
@@ -443,7 +458,10 @@ static bool parse_node(parser *ps, builder *b) {
             next(ps);
             continue;
         }
-        if (!is_punct(ps, ')')) return fail(ps, ps->t.line, ps->t.col, "expected ',' or ')' after an argument, found %s", describe(&ps->t, d, sizeof d)), false;
+        if (!is_punct(ps, ')'))
+            return fail(ps, ps->t.line, ps->t.col, "expected ',' or ')' after an argument, found %s",
+                        describe(&ps->t, d, sizeof d)),
+                   false;
     }
     next(ps);
     int id = g->nnodes++;
@@ -460,16 +478,30 @@ static bool parse_node(parser *ps, builder *b) {
 
 static bool parse_input(parser *ps, builder *b) {
     char d[64];
-    if (ps->t.kind != T_NAME) return fail(ps, ps->t.line, ps->t.col, "expected an input like %%x: f32[2, 3], found %s", describe(&ps->t, d, sizeof d)), false;
+    if (ps->t.kind != T_NAME)
+        return fail(ps, ps->t.line, ps->t.col, "expected an input like %%x: f32[2, 3], found %s",
+                    describe(&ps->t, d, sizeof d)),
+               false;
     tok name = ps->t;
     next(ps);
     if (!expect(ps, ':', "':' and a type after the input name")) return false;
-    if (ps->t.kind != T_IDENT) return fail(ps, ps->t.line, ps->t.col, "expected a type (f32[...], int, float, bool), found %s", describe(&ps->t, d, sizeof d)), false;
-    int kind = is_ident(ps, "int") ? OPGEN_GV_INT : is_ident(ps, "float") ? OPGEN_GV_FLOAT : is_ident(ps, "bool") ? OPGEN_GV_BOOL : OPGEN_GV_TENSOR;
+    if (ps->t.kind != T_IDENT)
+        return fail(ps, ps->t.line, ps->t.col, "expected a type (f32[...], int, float, bool), found %s",
+                    describe(&ps->t, d, sizeof d)),
+               false;
+    int kind = is_ident(ps, "int")     ? OPGEN_GV_INT
+               : is_ident(ps, "float") ? OPGEN_GV_FLOAT
+               : is_ident(ps, "bool")  ? OPGEN_GV_BOOL
+                                       : OPGEN_GV_TENSOR;
     int dt = -1;
     if (kind == OPGEN_GV_TENSOR) {
         dt = opgen_dtype_from_abbrev(ps->t.s, ps->t.n);
-        if (dt < 0) return fail(ps, ps->t.line, ps->t.col, "unknown dtype '%.*s' (expected b8, u8, i8, i16, i32, i64, f16, bf16, f32, f64, u16, c64, c128)", (int)ps->t.n, ps->t.s), false;
+        if (dt < 0)
+            return fail(
+                       ps, ps->t.line, ps->t.col,
+                       "unknown dtype '%.*s' (expected b8, u8, i8, i16, i32, i64, f16, bf16, f32, f64, u16, c64, c128)",
+                       (int)ps->t.n, ps->t.s),
+                   false;
     }
     tok ty = ps->t;
     next(ps);
@@ -478,15 +510,22 @@ static bool parse_input(parser *ps, builder *b) {
     if (kind == OPGEN_GV_TENSOR) {
         if (!expect(ps, '[', "'[' and sizes after the dtype")) return false;
         while (!is_punct(ps, ']')) {
-            if (ps->t.kind != T_INT || ps->t.i < 0) return fail(ps, ps->t.line, ps->t.col, "expected a non-negative size, found %s", describe(&ps->t, d, sizeof d)), false;
-            if (dim == OPGEN_MAX_DIM) return fail(ps, ps->t.line, ps->t.col, "more than %d dimensions", OPGEN_MAX_DIM), false;
+            if (ps->t.kind != T_INT || ps->t.i < 0)
+                return fail(ps, ps->t.line, ps->t.col, "expected a non-negative size, found %s",
+                            describe(&ps->t, d, sizeof d)),
+                       false;
+            if (dim == OPGEN_MAX_DIM)
+                return fail(ps, ps->t.line, ps->t.col, "more than %d dimensions", OPGEN_MAX_DIM), false;
             sizes[dim++] = ps->t.i;
             next(ps);
             if (is_punct(ps, ',')) {
                 next(ps);
                 continue;
             }
-            if (!is_punct(ps, ']')) return fail(ps, ps->t.line, ps->t.col, "expected ',' or ']' in the sizes, found %s", describe(&ps->t, d, sizeof d)), false;
+            if (!is_punct(ps, ']'))
+                return fail(ps, ps->t.line, ps->t.col, "expected ',' or ']' in the sizes, found %s",
+                            describe(&ps->t, d, sizeof d)),
+                       false;
         }
         next(ps);
     }
@@ -515,7 +554,10 @@ static bool parse_return(parser *ps, builder *b) {
     int cap = 0;
     for (;;) {
         if (paren && is_punct(ps, ')') && g->noutputs == 0) break;
-        if (ps->t.kind != T_NAME) return fail(ps, ps->t.line, ps->t.col, "expected a value to return like %%y, found %s", describe(&ps->t, d, sizeof d)), false;
+        if (ps->t.kind != T_NAME)
+            return fail(ps, ps->t.line, ps->t.col, "expected a value to return like %%y, found %s",
+                        describe(&ps->t, d, sizeof d)),
+                   false;
         g->outputs = grow(ps, g->outputs, g->noutputs, &cap, sizeof *g->outputs);
         if (ps->failed) return false;
         int v = use(ps, b, &ps->t);
@@ -526,11 +568,15 @@ static bool parse_return(parser *ps, builder *b) {
         next(ps);
     }
     if (paren && !expect(ps, ')', "')' after the returned values")) return false;
-    if (ps->t.kind != T_END) return fail(ps, ps->t.line, ps->t.col, "expected the end of the graph after 'return', found %s", describe(&ps->t, d, sizeof d)), false;
+    if (ps->t.kind != T_END)
+        return fail(ps, ps->t.line, ps->t.col, "expected the end of the graph after 'return', found %s",
+                    describe(&ps->t, d, sizeof d)),
+               false;
     return true;
 }
 
-int32_t opgen_graph_parse(const char *file, const char *text, size_t len, bool pattern, opgen_arena *a, opgen_graph *g, opgen_error *err) {
+int32_t opgen_graph_parse(const char *file, const char *text, size_t len, bool pattern, opgen_arena *a, opgen_graph *g,
+                          opgen_error *err) {
     memset(g, 0, sizeof *g);
     g->file = file;
     g->pattern = pattern;
@@ -548,7 +594,9 @@ int32_t opgen_graph_parse(const char *file, const char *text, size_t len, bool p
     char d[64];
     next(&ps);
     if (!pattern) {
-        if (!is_ident(&ps, "graph")) return fail(&ps, ps.t.line, ps.t.col, "expected 'graph(' to start the program, found %s", describe(&ps.t, d, sizeof d));
+        if (!is_ident(&ps, "graph"))
+            return fail(&ps, ps.t.line, ps.t.col, "expected 'graph(' to start the program, found %s",
+                        describe(&ps.t, d, sizeof d));
         next(&ps);
         if (!expect(&ps, '(', "'(' after 'graph'")) return OPGEN_E_PARSE;
         while (!is_punct(&ps, ')')) {
@@ -557,7 +605,9 @@ int32_t opgen_graph_parse(const char *file, const char *text, size_t len, bool p
                 next(&ps);
                 continue;
             }
-            if (!is_punct(&ps, ')')) return fail(&ps, ps.t.line, ps.t.col, "expected ',' or ')' after an input, found %s", describe(&ps.t, d, sizeof d));
+            if (!is_punct(&ps, ')'))
+                return fail(&ps, ps.t.line, ps.t.col, "expected ',' or ')' after an input, found %s",
+                            describe(&ps.t, d, sizeof d));
         }
         next(&ps);
         if (!expect(&ps, ':', "':' after the inputs")) return OPGEN_E_PARSE;
@@ -603,7 +653,8 @@ static bool default_number(const char *d, const char **end, opgen_garg *x) {
     char *e;
     errno = 0;
     long long i = strtoll(d, &e, 10);
-    if (e != d && errno == 0 && *e != '.' && *e != 'e' && *e != 'E') return x->kind = OPGEN_GA_INT, x->i = i, *end = e, true;
+    if (e != d && errno == 0 && *e != '.' && *e != 'e' && *e != 'E')
+        return x->kind = OPGEN_GA_INT, x->i = i, *end = e, true;
     double f = strtod(d, &e);
     if (e == d) return false;
     return x->kind = OPGEN_GA_FLOAT, x->f = f, *end = e, true;
@@ -612,7 +663,8 @@ static bool default_number(const char *d, const char **end, opgen_garg *x) {
 bool opgen_garg_parse_default(opgen_arena *a, const char *d, opgen_garg *x) {
     memset(x, 0, sizeof *x);
     for (size_t k = 0; k < sizeof default_words / sizeof *default_words; k++)
-        if (!strcmp(d, default_words[k].name)) return x->kind = default_words[k].kind, x->i = default_words[k].value, true;
+        if (!strcmp(d, default_words[k].name))
+            return x->kind = default_words[k].kind, x->i = default_words[k].value, true;
     size_t n = strlen(d);
     if (n >= 2 && (d[0] == '\'' || d[0] == '"') && d[n - 1] == d[0]) {
         char *s = opgen_arena_alloc_bytes(a, n - 1);
@@ -639,7 +691,8 @@ bool opgen_garg_parse_default(opgen_arena *a, const char *d, opgen_garg *x) {
     return *p == ']' && !p[1];
 }
 
-int32_t opgen_bind_args(const opgen_graph *g, const opgen_gnode *nd, const char *const *names, int nargs, int npos, const opgen_garg **given, opgen_error *err) {
+int32_t opgen_bind_args(const opgen_graph *g, const opgen_gnode *nd, const char *const *names, int nargs, int npos,
+                        const opgen_garg **given, opgen_error *err) {
     for (int i = 0; i < nargs; i++) given[i] = NULL;
     int pos = 0;
     for (int k = 0; k < nd->nargs; k++) {
@@ -649,14 +702,20 @@ int32_t opgen_bind_args(const opgen_graph *g, const opgen_gnode *nd, const char 
             if (pos >= npos) {
                 int got = 0;
                 for (int j = 0; j < nd->nargs; j++) got += !nd->args[j].kw;
-                return opgen_fail_at(err, OPGEN_E_INVALID, g->file, x->line, x->col, "%s takes %d positional argument%s, got %d", nd->op, npos, npos == 1 ? "" : "s", got);
+                return opgen_fail_at(err, OPGEN_E_INVALID, g->file, x->line, x->col,
+                                     "%s takes %d positional argument%s, got %d", nd->op, npos, npos == 1 ? "" : "s",
+                                     got);
             }
             target = pos++;
         } else {
             for (int i = 0; i < nargs && target < 0; i++)
                 if (!strcmp(names[i], x->kw)) target = i;
-            if (target < 0) return opgen_fail_at(err, OPGEN_E_INVALID, g->file, x->line, x->col, "%s has no argument '%s'", nd->op, x->kw);
-            if (given[target]) return opgen_fail_at(err, OPGEN_E_INVALID, g->file, x->line, x->col, "argument '%s' of %s given twice", x->kw, nd->op);
+            if (target < 0)
+                return opgen_fail_at(err, OPGEN_E_INVALID, g->file, x->line, x->col, "%s has no argument '%s'", nd->op,
+                                     x->kw);
+            if (given[target])
+                return opgen_fail_at(err, OPGEN_E_INVALID, g->file, x->line, x->col, "argument '%s' of %s given twice",
+                                     x->kw, nd->op);
         }
         given[target] = x;
     }

@@ -172,11 +172,14 @@ static bool arg_equal(const opgen_graph *gx, const opgen_garg *x, const opgen_gr
 }
 
 bool opgen_graph_equal(const opgen_graph *x, const opgen_graph *y) {
-    if (x->pattern != y->pattern || x->ninputs != y->ninputs || x->nnodes != y->nnodes || x->noutputs != y->noutputs) return false;
+    if (x->pattern != y->pattern || x->ninputs != y->ninputs || x->nnodes != y->nnodes || x->noutputs != y->noutputs)
+        return false;
     for (int i = 0; i < x->ninputs; i++) {
         const opgen_gvalue *a = &x->values[x->inputs[i]], *b = &y->values[y->inputs[i]];
         if (strcmp(a->name, b->name) || a->kind != b->kind) return false;
-        if (a->kind == OPGEN_GV_TENSOR && (a->dtype != b->dtype || a->dim != b->dim || memcmp(a->sizes, b->sizes, sizeof(int64_t) * (size_t)a->dim))) return false;
+        if (a->kind == OPGEN_GV_TENSOR &&
+            (a->dtype != b->dtype || a->dim != b->dim || memcmp(a->sizes, b->sizes, sizeof(int64_t) * (size_t)a->dim)))
+            return false;
     }
     for (int n = 0; n < x->nnodes; n++) {
         const opgen_gnode *a = &x->nodes[n], *b = &y->nodes[n];
@@ -190,4 +193,3 @@ bool opgen_graph_equal(const opgen_graph *x, const opgen_graph *y) {
         if (strcmp(x->values[x->outputs[i]].name, y->values[y->outputs[i]].name)) return false;
     return true;
 }
-

@@ -21,7 +21,8 @@ int opgen_dialect_parse(const char *name) {
 
 /* The effective arguments of node nd (op id): given or default, per schema argument;
  * NULL where a default cannot be read (it then only equals another default). */
-static const opgen_garg **effective(opgen_arena *a, const opgen_graph *g, const opgen_gnode *nd, int id, opgen_error *err) {
+static const opgen_garg **effective(opgen_arena *a, const opgen_graph *g, const opgen_gnode *nd, int id,
+                                    opgen_error *err) {
     const opgen_op *op = &opgen_ops[id];
     const opgen_garg **given = opgen_arena_zalloc(a, sizeof *given * (op->nargs + 1u));
     if (!given) return oom(err), NULL;
@@ -38,7 +39,8 @@ static const opgen_garg **effective(opgen_arena *a, const opgen_graph *g, const 
 
 static bool garg_equal(const opgen_garg *x, const opgen_garg *y) {
     if (!x || !y) return x == y;
-    bool xn = x->kind == OPGEN_GA_INT || x->kind == OPGEN_GA_FLOAT, yn = y->kind == OPGEN_GA_INT || y->kind == OPGEN_GA_FLOAT;
+    bool xn = x->kind == OPGEN_GA_INT || x->kind == OPGEN_GA_FLOAT,
+         yn = y->kind == OPGEN_GA_INT || y->kind == OPGEN_GA_FLOAT;
     if (xn && yn) { /* 1 and 1.0 are one number */
         double a = x->kind == OPGEN_GA_INT ? (double)x->i : x->f, b = y->kind == OPGEN_GA_INT ? (double)y->i : y->f;
         if (x->kind == OPGEN_GA_INT && y->kind == OPGEN_GA_INT) return x->i == y->i;
@@ -153,9 +155,9 @@ static int32_t work_finish(work *w, opgen_graph *out) {
 typedef struct pattern {
     const opgen_backend_op *b;
     opgen_graph g;
-    int *ids;                   /* per pattern node: its op id */
-    const opgen_garg ***args;   /* per pattern node: effective arguments */
-    int root;                   /* the node that defines the first returned value */
+    int *ids;                 /* per pattern node: its op id */
+    const opgen_garg ***args; /* per pattern node: effective arguments */
+    int root;                 /* the node that defines the first returned value */
 } pattern;
 
 static int32_t pattern_load(const opgen_backend_op *b, opgen_arena *a, pattern *p, opgen_error *err) {
@@ -185,10 +187,10 @@ static int32_t pattern_load(const opgen_backend_op *b, opgen_arena *a, pattern *
 typedef struct match {
     const pattern *p;
     work *w;
-    int *node_of;          /* pattern node -> graph node, or -1 */
-    bool *taken;           /* graph node -> matched already */
+    int *node_of;             /* pattern node -> graph node, or -1 */
+    bool *taken;              /* graph node -> matched already */
     const opgen_garg **bound; /* pattern free value -> what it stands for */
-    int *val_of;           /* pattern value -> graph value (node results) */
+    int *val_of;              /* pattern value -> graph value (node results) */
 } match;
 
 static int result_index(const opgen_gnode *nd, int v) {
@@ -304,7 +306,8 @@ static bool try_fuse(work *w, const pattern *p, int gn, int32_t *st) {
             continue;
         }
         keyword |= (arg->flags & OPGEN_ARG_KWARG_ONLY) != 0;
-        if (!garg_copy(w->a, b, keyword ? arg->name : NULL, &call->args[call->nargs++])) return *st = oom(w->err), false;
+        if (!garg_copy(w->a, b, keyword ? arg->name : NULL, &call->args[call->nargs++]))
+            return *st = oom(w->err), false;
     }
     for (int o = 0; o < pg->noutputs; o++) call->results[call->nresults++] = m.val_of[pg->outputs[o]];
     for (int n = 0; n < pg->nnodes; n++) w->nodes[m.node_of[n]] = NULL;
@@ -312,10 +315,12 @@ static bool try_fuse(work *w, const pattern *p, int gn, int32_t *st) {
     return true;
 }
 
-int32_t opgen_fuse(const opgen_graph *in, const char *backend, opgen_arena *a, opgen_graph *out, int *nfused, opgen_error *err) {
+int32_t opgen_fuse(const opgen_graph *in, const char *backend, opgen_arena *a, opgen_graph *out, int *nfused,
+                   opgen_error *err) {
     if (in->pattern) return opgen_fail(err, OPGEN_E_INVALID, "%s: a pattern is not a program", in->file);
     bool known = !backend;
-    for (int b = 0; b < OPGEN_BACKEND_OP_COUNT && !known; b++) known = opgen_backend_ops[b].backend && !strcmp(opgen_backend_ops[b].backend, backend);
+    for (int b = 0; b < OPGEN_BACKEND_OP_COUNT && !known; b++)
+        known = opgen_backend_ops[b].backend && !strcmp(opgen_backend_ops[b].backend, backend);
     if (!known) {
         char names[256] = "";
         size_t n = 0;
@@ -323,7 +328,8 @@ int32_t opgen_fuse(const opgen_graph *in, const char *backend, opgen_arena *a, o
             const char *bn = opgen_backend_ops[b].backend;
             bool seen = false;
             for (int c = 0; c < b; c++) seen |= !strcmp(opgen_backend_ops[c].backend, bn);
-            if (!seen && n < sizeof names) n += (size_t)snprintf(names + n, sizeof names - n, "%s%s", n ? ", " : "", bn);
+            if (!seen && n < sizeof names)
+                n += (size_t)snprintf(names + n, sizeof names - n, "%s%s", n ? ", " : "", bn);
         }
         return opgen_fail(err, OPGEN_E_NOT_FOUND, "unknown backend '%s' (known: %s)", backend, names);
     }
@@ -340,7 +346,8 @@ int32_t opgen_fuse(const opgen_graph *in, const char *backend, opgen_arena *a, o
             again = false;
             if ((st = work_producers(&w))) break;
             for (int n = 0; n < w.nnodes && !again && !st; n++)
-                if (w.nodes[n] && opgen_node_op(w.nodes[n]->op) == root_id && try_fuse(&w, &p, n, &st)) again = true, count++;
+                if (w.nodes[n] && opgen_node_op(w.nodes[n]->op) == root_id && try_fuse(&w, &p, n, &st))
+                    again = true, count++;
         }
     }
     if (!st) st = work_finish(&w, out);
@@ -380,7 +387,8 @@ static int fresh_value(work *w, const char *base) {
 }
 
 /* A pattern argument with the call's arguments put in for the free names. */
-static bool substitute(work *w, const pattern *p, const opgen_garg *x, const opgen_garg **bind, const int *val_of, opgen_garg *out) {
+static bool substitute(work *w, const pattern *p, const opgen_garg *x, const opgen_garg **bind, const int *val_of,
+                       opgen_garg *out) {
     if (x->kind == OPGEN_GA_VALUE) {
         if (p->g.values[x->i].kind == OPGEN_GV_FREE) {
             if (!bind[x->i]) return false;
@@ -470,7 +478,8 @@ int32_t opgen_decompose(const opgen_graph *in, opgen_arena *a, opgen_graph *out,
             if (!x->args || !x->results) return oom(err);
             for (int i = 0; i < pn->nargs; i++)
                 if (!substitute(&w, p, &pn->args[i], bind, val_of, &x->args[i]))
-                    return opgen_fail_at(err, OPGEN_E_INVALID, in->file, nd->line, nd->col, "%s: cannot inline its pattern (an argument has no value)", nd->op);
+                    return opgen_fail_at(err, OPGEN_E_INVALID, in->file, nd->line, nd->col,
+                                         "%s: cannot inline its pattern (an argument has no value)", nd->op);
             for (int r = 0; r < pn->nresults; r++) x->results[r] = val_of[pn->results[r]];
             nodes[n_out++] = x;
         }
@@ -485,29 +494,41 @@ int32_t opgen_decompose(const opgen_graph *in, opgen_arena *a, opgen_graph *out,
 
 /* ---- verification ---- */
 
-int32_t opgen_verify(const opgen_graph *g, opgen_dialect d, opgen_arena *a, opgen_error *err) { return opgen_verify_with(g, d, NULL, a, err); }
+int32_t opgen_verify(const opgen_graph *g, opgen_dialect d, opgen_arena *a, opgen_error *err) {
+    return opgen_verify_with(g, d, NULL, a, err);
+}
 
-int32_t opgen_verify_with(const opgen_graph *g, opgen_dialect d, const opgen_load_options *opt, opgen_arena *a, opgen_error *err) {
+int32_t opgen_verify_with(const opgen_graph *g, opgen_dialect d, const opgen_load_options *opt, opgen_arena *a,
+                          opgen_error *err) {
     if (g->pattern) return opgen_fail(err, OPGEN_E_INVALID, "%s: a pattern is not a program", g->file);
     static const char *const names[] = {"aten", "edge", "backend"};
     for (int n = 0; n < g->nnodes; n++) {
         const opgen_gnode *nd = &g->nodes[n];
         int id = opgen_node_op(nd->op);
-        if (id < 0) return opgen_fail_at(err, OPGEN_E_NOT_FOUND, g->file, nd->line, nd->col, "unknown operator %s", nd->op);
+        if (id < 0)
+            return opgen_fail_at(err, OPGEN_E_NOT_FOUND, g->file, nd->line, nd->col, "unknown operator %s", nd->op);
         const opgen_op *op = &opgen_ops[id];
-        bool ok = (op->flags & (OPGEN_OP_CORE | OPGEN_OP_CUSTOM)) || (d == OPGEN_DIALECT_BACKEND && (op->flags & OPGEN_OP_BACKEND));
+        bool ok = (op->flags & (OPGEN_OP_CORE | OPGEN_OP_CUSTOM)) ||
+                  (d == OPGEN_DIALECT_BACKEND && (op->flags & OPGEN_OP_BACKEND));
         /* a vendor's custom op declared only as .out is what a backend program calls */
-        bool vendor = d == OPGEN_DIALECT_BACKEND && (op->flags & OPGEN_OP_CUSTOM) && op->kind == OPGEN_KIND_OUT && opgen_functional_of(id) == id;
+        bool vendor = d == OPGEN_DIALECT_BACKEND && (op->flags & OPGEN_OP_CUSTOM) && op->kind == OPGEN_KIND_OUT &&
+                      opgen_functional_of(id) == id;
         if (!vendor && (!ok || op->kind != OPGEN_KIND_FUNCTIONAL)) {
-            const char *why = op->flags & OPGEN_OP_BACKEND ? "a backend op" : op->kind == OPGEN_KIND_OUT ? "an out= variant" : op->kind != OPGEN_KIND_FUNCTIONAL ? "not functional" : "not a core op";
-            return opgen_fail_at(err, OPGEN_E_INVALID, g->file, nd->line, nd->col, "%s is %s: not in the %s dialect", nd->op, why, names[d]);
+            const char *why = op->flags & OPGEN_OP_BACKEND        ? "a backend op"
+                              : op->kind == OPGEN_KIND_OUT        ? "an out= variant"
+                              : op->kind != OPGEN_KIND_FUNCTIONAL ? "not functional"
+                                                                  : "not a core op";
+            return opgen_fail_at(err, OPGEN_E_INVALID, g->file, nd->line, nd->col, "%s is %s: not in the %s dialect",
+                                 nd->op, why, names[d]);
         }
         const opgen_garg **given = opgen_arena_zalloc(a, sizeof *given * (op->nargs + 1u));
         if (!given) return oom(err);
         if (opgen_bind_node(g, nd, id, given, err, a)) return err->code;
         for (int i = 0; i < op->nargs; i++)
-            if (!given[i] && !opgen_args[op->first_arg + (unsigned)i].dflt && !(opgen_args[op->first_arg + (unsigned)i].flags & OPGEN_ARG_OUT))
-                return opgen_fail_at(err, OPGEN_E_INVALID, g->file, nd->line, nd->col, "%s: missing argument '%s' (%s)", nd->op, opgen_args[op->first_arg + (unsigned)i].name,
+            if (!given[i] && !opgen_args[op->first_arg + (unsigned)i].dflt &&
+                !(opgen_args[op->first_arg + (unsigned)i].flags & OPGEN_ARG_OUT))
+                return opgen_fail_at(err, OPGEN_E_INVALID, g->file, nd->line, nd->col, "%s: missing argument '%s' (%s)",
+                                     nd->op, opgen_args[op->first_arg + (unsigned)i].name,
                                      opgen_args[op->first_arg + (unsigned)i].type);
     }
     if (d == OPGEN_DIALECT_ATEN) return OPGEN_OK;

@@ -57,7 +57,9 @@ static bool spin(opgen_pool *p, unsigned long x, bool (*done)(opgen_pool *, unsi
         }
     }
 }
-static bool new_job(opgen_pool *p, unsigned long seen) { return atomic_load(&p->stop) || atomic_load(&p->generation) != seen; }
+static bool new_job(opgen_pool *p, unsigned long seen) {
+    return atomic_load(&p->stop) || atomic_load(&p->generation) != seen;
+}
 static bool all_done(opgen_pool *p, unsigned long nparts) { return (unsigned long)atomic_load(&p->finished) == nparts; }
 
 /* Runs parts of the current job until none is left; the lock held on entry and
@@ -109,7 +111,8 @@ opgen_pool *opgen_pool_create(int nthreads) {
     opgen_pool *p = calloc(1, sizeof *p);
     if (!p) return NULL;
     p->threads = calloc((size_t)nthreads, sizeof *p->threads);
-    if (!p->threads || pthread_mutex_init(&p->lock, NULL) || pthread_cond_init(&p->work, NULL) || pthread_cond_init(&p->done, NULL)) {
+    if (!p->threads || pthread_mutex_init(&p->lock, NULL) || pthread_cond_init(&p->work, NULL) ||
+        pthread_cond_init(&p->done, NULL)) {
         free(p->threads);
         free(p);
         return NULL;

@@ -18,7 +18,8 @@ typedef opgen_ivalue iv;
 static int32_t kinds(const char *op, const iv *a, const iv *b, opgen_error *err) {
     const char *k[] = {"a tensor", "an int", "a float", "a bool"};
     int ka = a->kind >= 0 && a->kind <= 3 ? a->kind : 0, kb = b && b->kind >= 0 && b->kind <= 3 ? b->kind : 0;
-    return b ? opgen_fail(err, OPGEN_E_DTYPE, "%s: takes numbers, got %s and %s", op, k[ka], k[kb]) : opgen_fail(err, OPGEN_E_DTYPE, "%s: takes a number, got %s", op, k[ka]);
+    return b ? opgen_fail(err, OPGEN_E_DTYPE, "%s: takes numbers, got %s and %s", op, k[ka], k[kb])
+             : opgen_fail(err, OPGEN_E_DTYPE, "%s: takes a number, got %s", op, k[ka]);
 }
 static bool num(const iv *v) { return v->kind == OPGEN_GV_INT || v->kind == OPGEN_GV_FLOAT; }
 static double dbl(const iv *v) { return v->kind == OPGEN_GV_INT ? (double)v->i : v->f; }
@@ -32,7 +33,8 @@ static int32_t sym_size(const char *op, iv **a, int n, opgen_error *err) {
     (void)n;
     const opgen_tensor *t = &a[0]->t;
     int64_t d = a[1]->i;
-    if (d < -t->dim || d >= t->dim) return opgen_fail(err, OPGEN_E_INVALID, "%s: dimension %lld of a %d-d tensor", op, (long long)d, (int)t->dim);
+    if (d < -t->dim || d >= t->dim)
+        return opgen_fail(err, OPGEN_E_INVALID, "%s: dimension %lld of a %d-d tensor", op, (long long)d, (int)t->dim);
     set_int(a[2], t->sizes[d < 0 ? d + t->dim : d]);
     return OPGEN_OK;
 }
@@ -46,41 +48,44 @@ static int32_t local_scalar_dense(const char *op, iv **a, int n, opgen_error *er
     (void)n;
     const opgen_tensor *t = &a[0]->t;
     if (opgen_numel(t) < 1) return opgen_fail(err, OPGEN_E_INVALID, "%s: the tensor has no elements", op);
-    if (t->dtype == OPGEN_DTYPE_Bool) set_bool(a[1], opgen_load_f64(t, 0) != 0);
-    else if (opgen_is_float(t->dtype)) set_float(a[1], opgen_load_f64(t, 0));
-    else set_int(a[1], opgen_load_i64(t, 0));
+    if (t->dtype == OPGEN_DTYPE_Bool)
+        set_bool(a[1], opgen_load_f64(t, 0) != 0);
+    else if (opgen_is_float(t->dtype))
+        set_float(a[1], opgen_load_f64(t, 0));
+    else
+        set_int(a[1], opgen_load_i64(t, 0));
     return OPGEN_OK;
 }
 
 /* ---- arithmetic: int op int is an int, else a float ---- */
 
-#define ALGEBRA(NAME, OPR)                                                              \
-    static int32_t NAME(const char *op, iv **a, int n, opgen_error *err) {                     \
-        (void)n;                                                                        \
-        if (!num(a[0]) || !num(a[1])) return kinds(op, a[0], a[1], err);                \
-        if (a[0]->kind == OPGEN_GV_INT && a[1]->kind == OPGEN_GV_INT)                   \
-            set_int(a[2], (int64_t)((uint64_t)a[0]->i OPR (uint64_t)a[1]->i));          \
-        else                                                                            \
-            set_float(a[2], dbl(a[0]) OPR dbl(a[1]));                                   \
-        return OPGEN_OK;                                                                \
+#define ALGEBRA(NAME, OPR)                                                     \
+    static int32_t NAME(const char *op, iv **a, int n, opgen_error *err) {     \
+        (void)n;                                                               \
+        if (!num(a[0]) || !num(a[1])) return kinds(op, a[0], a[1], err);       \
+        if (a[0]->kind == OPGEN_GV_INT && a[1]->kind == OPGEN_GV_INT)          \
+            set_int(a[2], (int64_t)((uint64_t)a[0]->i OPR(uint64_t) a[1]->i)); \
+        else                                                                   \
+            set_float(a[2], dbl(a[0]) OPR dbl(a[1]));                          \
+        return OPGEN_OK;                                                       \
     }
 ALGEBRA(add, +)
 ALGEBRA(sub, -)
 ALGEBRA(mul, *)
 
-#define COMPARE(NAME, OPR)                                                              \
-    static int32_t NAME(const char *op, iv **a, int n, opgen_error *err) {                     \
-        (void)n;                                                                        \
-        if (a[0]->kind == OPGEN_GV_BOOL && a[1]->kind == OPGEN_GV_BOOL) {               \
-            set_bool(a[2], a[0]->b OPR a[1]->b);                                        \
-            return OPGEN_OK;                                                            \
-        }                                                                               \
-        if (!num(a[0]) || !num(a[1])) return kinds(op, a[0], a[1], err);                \
-        if (a[0]->kind == OPGEN_GV_INT && a[1]->kind == OPGEN_GV_INT)                   \
-            set_bool(a[2], a[0]->i OPR a[1]->i);                                        \
-        else                                                                            \
-            set_bool(a[2], dbl(a[0]) OPR dbl(a[1]));                                    \
-        return OPGEN_OK;                                                                \
+#define COMPARE(NAME, OPR)                                                 \
+    static int32_t NAME(const char *op, iv **a, int n, opgen_error *err) { \
+        (void)n;                                                           \
+        if (a[0]->kind == OPGEN_GV_BOOL && a[1]->kind == OPGEN_GV_BOOL) {  \
+            set_bool(a[2], a[0]->b OPR a[1]->b);                           \
+            return OPGEN_OK;                                               \
+        }                                                                  \
+        if (!num(a[0]) || !num(a[1])) return kinds(op, a[0], a[1], err);   \
+        if (a[0]->kind == OPGEN_GV_INT && a[1]->kind == OPGEN_GV_INT)      \
+            set_bool(a[2], a[0]->i OPR a[1]->i);                           \
+        else                                                               \
+            set_bool(a[2], dbl(a[0]) OPR dbl(a[1]));                       \
+        return OPGEN_OK;                                                   \
     }
 COMPARE(eq, ==)
 COMPARE(gt, >)
@@ -91,7 +96,8 @@ COMPARE(le, <=)
 static int32_t int_pair(const char *op, iv **a, opgen_error *err) {
     if (a[0]->kind != OPGEN_GV_INT || a[1]->kind != OPGEN_GV_INT) return kinds(op, a[0], a[1], err);
     if (!a[1]->i) return opgen_fail(err, OPGEN_E_INVALID, "%s: %lld divided by zero", op, (long long)a[0]->i);
-    if (a[0]->i == INT64_MIN && a[1]->i == -1) return opgen_fail(err, OPGEN_E_INVALID, "%s: %lld by -1 leaves 64 bits", op, (long long)a[0]->i);
+    if (a[0]->i == INT64_MIN && a[1]->i == -1)
+        return opgen_fail(err, OPGEN_E_INVALID, "%s: %lld by -1 leaves 64 bits", op, (long long)a[0]->i);
     return OPGEN_OK;
 }
 
@@ -133,15 +139,19 @@ static int32_t mod(const char *op, iv **a, int n, opgen_error *err) {
 static int32_t sym_max(const char *op, iv **a, int n, opgen_error *err) {
     (void)n;
     if (!num(a[0]) || !num(a[1])) return kinds(op, a[0], a[1], err);
-    if (a[0]->kind == OPGEN_GV_INT && a[1]->kind == OPGEN_GV_INT) set_int(a[2], a[0]->i > a[1]->i ? a[0]->i : a[1]->i);
-    else set_float(a[2], fmax(dbl(a[0]), dbl(a[1])));
+    if (a[0]->kind == OPGEN_GV_INT && a[1]->kind == OPGEN_GV_INT)
+        set_int(a[2], a[0]->i > a[1]->i ? a[0]->i : a[1]->i);
+    else
+        set_float(a[2], fmax(dbl(a[0]), dbl(a[1])));
     return OPGEN_OK;
 }
 static int32_t sym_min(const char *op, iv **a, int n, opgen_error *err) {
     (void)n;
     if (!num(a[0]) || !num(a[1])) return kinds(op, a[0], a[1], err);
-    if (a[0]->kind == OPGEN_GV_INT && a[1]->kind == OPGEN_GV_INT) set_int(a[2], a[0]->i < a[1]->i ? a[0]->i : a[1]->i);
-    else set_float(a[2], fmin(dbl(a[0]), dbl(a[1])));
+    if (a[0]->kind == OPGEN_GV_INT && a[1]->kind == OPGEN_GV_INT)
+        set_int(a[2], a[0]->i < a[1]->i ? a[0]->i : a[1]->i);
+    else
+        set_float(a[2], fmin(dbl(a[0]), dbl(a[1])));
     return OPGEN_OK;
 }
 
@@ -149,9 +159,12 @@ static int32_t sym_min(const char *op, iv **a, int n, opgen_error *err) {
 
 static int32_t neg(const char *op, iv **a, int n, opgen_error *err) {
     (void)n;
-    if (a[0]->kind == OPGEN_GV_INT) set_int(a[1], (int64_t)(0 - (uint64_t)a[0]->i));
-    else if (a[0]->kind == OPGEN_GV_FLOAT) set_float(a[1], -a[0]->f);
-    else return kinds(op, a[0], NULL, err);
+    if (a[0]->kind == OPGEN_GV_INT)
+        set_int(a[1], (int64_t)(0 - (uint64_t)a[0]->i));
+    else if (a[0]->kind == OPGEN_GV_FLOAT)
+        set_float(a[1], -a[0]->f);
+    else
+        return kinds(op, a[0], NULL, err);
     return OPGEN_OK;
 }
 static int32_t sym_float(const char *op, iv **a, int n, opgen_error *err) {
@@ -189,7 +202,9 @@ static double half_even(double v) {
     return fabs(d) != 0.5 || fmod(r, 2.0) == 0.0 ? r : v - d;
 }
 static int32_t ceil_(const char *op, iv **a, int n, opgen_error *err) { return (void)n, rounding(op, a, err, ceil); }
-static int32_t round_(const char *op, iv **a, int n, opgen_error *err) { return (void)n, rounding(op, a, err, half_even); }
+static int32_t round_(const char *op, iv **a, int n, opgen_error *err) {
+    return (void)n, rounding(op, a, err, half_even);
+}
 static int32_t trunc_(const char *op, iv **a, int n, opgen_error *err) { return (void)n, rounding(op, a, err, trunc); }
 
 /* ---- et_view: out shares self's bytes, with sizes computed now (one -1 inferred) ---- */
@@ -199,26 +214,36 @@ static int32_t trunc_(const char *op, iv **a, int n, opgen_error *err) { return 
 static int32_t et_view(const char *op, iv **a, int n, opgen_error *err) {
     const opgen_tensor *self = &a[0]->t;
     opgen_tensor *out = &a[1]->t;
-    if (n - 2 != out->dim) return opgen_fail(err, OPGEN_E_SHAPE, "%s: %d sizes for a %d-d view", op, n - 2, (int)out->dim);
-    if (out->dtype != self->dtype) return opgen_fail(err, OPGEN_E_DTYPE, "%s: a %s view of a %s tensor", op, opgen_dtype_name(out->dtype), opgen_dtype_name(self->dtype));
-    if (!opgen_tensor_is_contiguous(self)) return opgen_fail(err, OPGEN_E_INVALID, "%s: views a tensor that is not contiguous in the default dim order", op);
+    if (n - 2 != out->dim)
+        return opgen_fail(err, OPGEN_E_SHAPE, "%s: %d sizes for a %d-d view", op, n - 2, (int)out->dim);
+    if (out->dtype != self->dtype)
+        return opgen_fail(err, OPGEN_E_DTYPE, "%s: a %s view of a %s tensor", op, opgen_dtype_name(out->dtype),
+                          opgen_dtype_name(self->dtype));
+    if (!opgen_tensor_is_contiguous(self))
+        return opgen_fail(err, OPGEN_E_INVALID, "%s: views a tensor that is not contiguous in the default dim order",
+                          op);
     int64_t sizes[OPGEN_MAX_DIM], known = 1;
     int infer = -1;
     for (int d = 0; d < out->dim; d++) {
         if (a[2 + d]->kind != OPGEN_GV_INT) return opgen_fail(err, OPGEN_E_DTYPE, "%s: size %d is not an int", op, d);
         sizes[d] = a[2 + d]->i;
-        if (sizes[d] == -1 && infer < 0) infer = d;
-        else if (sizes[d] < 0) return opgen_fail(err, OPGEN_E_SHAPE, "%s: size %lld in dimension %d", op, (long long)sizes[d], d);
-        else known *= sizes[d];
+        if (sizes[d] == -1 && infer < 0)
+            infer = d;
+        else if (sizes[d] < 0)
+            return opgen_fail(err, OPGEN_E_SHAPE, "%s: size %lld in dimension %d", op, (long long)sizes[d], d);
+        else
+            known *= sizes[d];
     }
     if (infer >= 0) {
-        if (!known) return opgen_fail(err, OPGEN_E_SHAPE, "%s: cannot infer dimension %d beside a zero size", op, infer);
+        if (!known)
+            return opgen_fail(err, OPGEN_E_SHAPE, "%s: cannot infer dimension %d beside a zero size", op, infer);
         sizes[infer] = opgen_numel(self) / known;
     }
     opgen_tensor v;
     if (opgen_tensor_shape(&v, self->dtype, out->dim, sizes, err)) return err->code;
     if (opgen_numel(&v) != opgen_numel(self))
-        return opgen_fail(err, OPGEN_E_SHAPE, "%s: a view of %lld elements of a tensor of %lld", op, (long long)opgen_numel(&v), (long long)opgen_numel(self));
+        return opgen_fail(err, OPGEN_E_SHAPE, "%s: a view of %lld elements of a tensor of %lld", op,
+                          (long long)opgen_numel(&v), (long long)opgen_numel(self));
     v.data = self->data;
     v.capacity = self->capacity;
     *out = v;
@@ -227,7 +252,8 @@ static int32_t et_view(const char *op, iv **a, int n, opgen_error *err) {
 
 /* A trimmed build keeps the prim ops its selection names (OPGEN_SELECTED); the
  * others' rows are empty and their code is never referenced. */
-#define PRIM(id, name, nargs, flags, fn) {OPGEN_SELECTED(id) ? name : NULL, nargs, flags, OPGEN_SELECTED(id) ? fn : NULL}
+#define PRIM(id, name, nargs, flags, fn) \
+    { OPGEN_SELECTED(id) ? name : NULL, nargs, flags, OPGEN_SELECTED(id) ? fn : NULL }
 
 static const opgen_prim_op table[] = {
     PRIM(aten_sym_size_int, "aten::sym_size.int", 3, OPGEN_PRIM_SIZE, sym_size),

@@ -14,11 +14,11 @@
 enum { FOLDED_VIEW = 1, FOLDED_IN_PLACE, FOLDED_IDENTITY };
 
 typedef struct instr {
-    uint8_t kind;   /* enum opgen_instr_kind */
-    int32_t a, b;   /* as opgen_pte_instr; a JumpFalseCall's b is absolute */
-    opgen_step *step;      /* KernelCall */
+    uint8_t kind;              /* enum opgen_instr_kind */
+    int32_t a, b;              /* as opgen_pte_instr; a JumpFalseCall's b is absolute */
+    opgen_step *step;          /* KernelCall */
     const opgen_prim_op *prim; /* KernelCall of an ExecuTorch prim op (no step: on dargs) */
-    opgen_ivalue **dargs;  /* DelegateCall, prim op */
+    opgen_ivalue **dargs;      /* DelegateCall, prim op */
     int ndargs;
     const char *op; /* KernelCall: "aten::add.out", for messages */
     int chain, index;
@@ -31,11 +31,11 @@ struct opgen_method {
     opgen_pte_plan plan;
     int nvalues;
     opgen_ivalue *values;
-    uint8_t *evkind;   /* enum opgen_ev_kind per value */
-    uint8_t *flags;    /* per value: V_MUTABLE, V_CONSTANT */
-    instr *code;       /* every chain's instructions, one after another */
+    uint8_t *evkind; /* enum opgen_ev_kind per value */
+    uint8_t *flags;  /* per value: V_MUTABLE, V_CONSTANT */
+    instr *code;     /* every chain's instructions, one after another */
     int ncode;
-    int *chain_end;    /* per chain: the index after its last instruction */
+    int *chain_end; /* per chain: the index after its last instruction */
     int nchains;
     int *inputs, *outputs;
     int ninputs, noutputs;
@@ -113,28 +113,28 @@ int32_t pte_lfail(mloader *L, int32_t code, const char *fmt, ...)
 #endif
 
 /* The arrays load takes, in the order it takes them (each an arena allocation). */
-#define METHOD_ARRAYS(X, c)                                          \
-    X(sizeof(opgen_method))                                          \
-    X(sizeof(opgen_ivalue) * (c)->nvalues)                           \
-    X((size_t)(c)->nvalues)                                          \
-    X((size_t)(c)->nvalues)                                          \
-    X(sizeof(instr) * (c)->ninstr)                                   \
-    X(sizeof(int) * (c)->nchains)                                    \
-    X(sizeof(int) * (c)->ninputs)                                    \
-    X(sizeof(int) * (c)->noutputs)                                   \
-    X(sizeof(int) * (c)->nmoves)                                     \
-    X(sizeof(opgen_ivalue) * (c)->nmoves)                            \
-    X(sizeof(uint8_t *) * (size_t)(c)->nbuffers)                     \
-    X(sizeof(void *) * (c)->ndelegates)                              \
-    X(sizeof(void *) * (c)->ndelegates)                              \
-    X(sizeof(opgen_step) * (c)->nkernels)                            \
-    X(sizeof(opgen_value) * (c)->nargs)                              \
-    X(sizeof(opgen_patch) * (c)->npatches)                           \
-    X(sizeof(opgen_tensor *) * (c)->nres)                            \
-    X(sizeof(opgen_candidate) * (c)->ncands)                         \
-    X((c)->list_bytes)                                               \
-    X(sizeof(opgen_ivalue *) * (c)->ndargs)                          \
-    X(sizeof(opgen_tensor) * (c)->ninputs)                           \
+#define METHOD_ARRAYS(X, c)                      \
+    X(sizeof(opgen_method))                      \
+    X(sizeof(opgen_ivalue) * (c)->nvalues)       \
+    X((size_t)(c)->nvalues)                      \
+    X((size_t)(c)->nvalues)                      \
+    X(sizeof(instr) * (c)->ninstr)               \
+    X(sizeof(int) * (c)->nchains)                \
+    X(sizeof(int) * (c)->ninputs)                \
+    X(sizeof(int) * (c)->noutputs)               \
+    X(sizeof(int) * (c)->nmoves)                 \
+    X(sizeof(opgen_ivalue) * (c)->nmoves)        \
+    X(sizeof(uint8_t *) * (size_t)(c)->nbuffers) \
+    X(sizeof(void *) * (c)->ndelegates)          \
+    X(sizeof(void *) * (c)->ndelegates)          \
+    X(sizeof(opgen_step) * (c)->nkernels)        \
+    X(sizeof(opgen_value) * (c)->nargs)          \
+    X(sizeof(opgen_patch) * (c)->npatches)       \
+    X(sizeof(opgen_tensor *) * (c)->nres)        \
+    X(sizeof(opgen_candidate) * (c)->ncands)     \
+    X((c)->list_bytes)                           \
+    X(sizeof(opgen_ivalue *) * (c)->ndargs)      \
+    X(sizeof(opgen_tensor) * (c)->ninputs)       \
     X(sizeof(opgen_fusion) * (c)->nconvs)
 
 /* A list's bytes in the method's list pool: whole 8-byte pieces. */

@@ -4,7 +4,6 @@
 #include "pte_exec.h"
 #include <string.h>
 
-
 /* MoveCall destinations first: scalars among them are read at each call. */
 static int32_t scan_moves(mloader *L) {
     opgen_method *m = L->m;
@@ -26,10 +25,13 @@ static int32_t scan_moves(mloader *L) {
 static int32_t view_sizes(mloader *L, int32_t vi, opgen_ivalue ***dargs) {
     opgen_pte_value pv;
     if (opgen_pte_value_at(L->p, L->pl, (uint32_t)vi, &pv, L->err)) return L->err->code;
-    if (pv.kind != OPGEN_EV_INT_LIST) return lfail(L, OPGEN_E_INVALID, "its sizes are value %d, a %s, not an int list", (int)vi, opgen_ev_kind_name(pv.kind));
+    if (pv.kind != OPGEN_EV_INT_LIST)
+        return lfail(L, OPGEN_E_INVALID, "its sizes are value %d, a %s, not an int list", (int)vi,
+                     opgen_ev_kind_name(pv.kind));
     for (uint32_t k = 0; k < pv.items.len; k++) {
         int64_t e = opgen_pte_i64(L->p, pv.items, k);
-        if (!pte_int_element(L, e)) return lfail(L, OPGEN_E_FORMAT, "size %u of the view is value %lld, not an Int", (unsigned)k, (long long)e);
+        if (!pte_int_element(L, e))
+            return lfail(L, OPGEN_E_FORMAT, "size %u of the view is value %lld, not an Int", (unsigned)k, (long long)e);
         *(*dargs)++ = &L->m->values[e];
     }
     return OPGEN_OK;
@@ -42,13 +44,19 @@ static int32_t load_prim(mloader *L, instr *ins, const opgen_pte_instr *in, opge
     opgen_method *m = L->m;
     const opgen_prim_op *pr = ins->prim;
     ins->op = pr->name;
-    if ((int)in->args.len != pr->nargs) return lfail(L, OPGEN_E_FORMAT, "%u arguments; %s takes %d", (unsigned)in->args.len, pr->name, pr->nargs);
+    if ((int)in->args.len != pr->nargs)
+        return lfail(L, OPGEN_E_FORMAT, "%u arguments; %s takes %d", (unsigned)in->args.len, pr->name, pr->nargs);
     ins->dargs = *dargs;
     for (uint32_t x = 0; x < in->args.len; x++) {
         int32_t vi = opgen_pte_i32(L->p, in->args, x);
-        if (vi < 0 || vi >= m->nvalues) return lfail(L, OPGEN_E_FORMAT, "argument %u is value %d, out of range (%d values)", (unsigned)x, (int)vi, m->nvalues);
-        bool tensor = (x == 0 && pr->flags & (OPGEN_PRIM_SIZE | OPGEN_PRIM_VIEW)) || (x == 2 && pr->flags & OPGEN_PRIM_VIEW);
-        if (tensor != (m->evkind[vi] == OPGEN_EV_TENSOR)) return lfail(L, OPGEN_E_INVALID, "argument %u is value %d, a%s %s", (unsigned)x, (int)vi, tensor ? " non-tensor" : "", opgen_ev_kind_name(m->evkind[vi]));
+        if (vi < 0 || vi >= m->nvalues)
+            return lfail(L, OPGEN_E_FORMAT, "argument %u is value %d, out of range (%d values)", (unsigned)x, (int)vi,
+                         m->nvalues);
+        bool tensor =
+            (x == 0 && pr->flags & (OPGEN_PRIM_SIZE | OPGEN_PRIM_VIEW)) || (x == 2 && pr->flags & OPGEN_PRIM_VIEW);
+        if (tensor != (m->evkind[vi] == OPGEN_EV_TENSOR))
+            return lfail(L, OPGEN_E_INVALID, "argument %u is value %d, a%s %s", (unsigned)x, (int)vi,
+                         tensor ? " non-tensor" : "", opgen_ev_kind_name(m->evkind[vi]));
         if (x == 1 && pr->flags & OPGEN_PRIM_VIEW) continue; /* the sizes, after the result */
         *(*dargs)++ = &m->values[vi];
     }
@@ -96,7 +104,9 @@ static int32_t load_instructions(mloader *L, opgen_step *steps, opgen_ivalue **d
             ins->ndargs = (int)in.args.len;
             for (uint32_t x = 0; x < in.args.len; x++) {
                 int32_t vi = opgen_pte_i32(L->p, in.args, x);
-                if (vi < 0 || vi >= m->nvalues) return lfail(L, OPGEN_E_FORMAT, "argument %u is value %d, out of range (%d values)", (unsigned)x, (int)vi, m->nvalues);
+                if (vi < 0 || vi >= m->nvalues)
+                    return lfail(L, OPGEN_E_FORMAT, "argument %u is value %d, out of range (%d values)", (unsigned)x,
+                                 (int)vi, m->nvalues);
                 *dargs++ = &m->values[vi];
             }
         }
@@ -105,8 +115,6 @@ static int32_t load_instructions(mloader *L, opgen_step *steps, opgen_ivalue **d
     L->at = NULL;
     return OPGEN_OK;
 }
-
-
 
 /* Every delegate needs a handler registered for its backend id. */
 static int32_t load_delegates(mloader *L) {
@@ -117,11 +125,17 @@ static int32_t load_delegates(mloader *L) {
         const opgen_delegate_handler *h = NULL;
         for (int k = 0; k < L->opt->ndelegates && !h; k++)
             if (L->opt->delegates[k].id && !strcmp(L->opt->delegates[k].id, pd.id)) h = &L->opt->delegates[k];
-        if (!h) return lfail(L, OPGEN_E_NOT_IMPLEMENTED, "delegate %d runs on backend '%s', and no handler for it is registered (opgen_method_options.delegates)", d, pd.id);
+        if (!h)
+            return lfail(
+                L, OPGEN_E_NOT_IMPLEMENTED,
+                "delegate %d runs on backend '%s', and no handler for it is registered (opgen_method_options.delegates)",
+                d, pd.id);
         m->handlers[d] = h;
         m->handles[d] = NULL;
         opgen_error derr = {0};
-        if (h->init && h->init(h->user, L->p, &pd, &m->handles[d], &derr)) return lfail(L, derr.code ? derr.code : OPGEN_E_INVALID, "delegate %d (backend '%s'): %s", d, pd.id, derr.msg);
+        if (h->init && h->init(h->user, L->p, &pd, &m->handles[d], &derr))
+            return lfail(L, derr.code ? derr.code : OPGEN_E_INVALID, "delegate %d (backend '%s'): %s", d, pd.id,
+                         derr.msg);
     }
     return OPGEN_OK;
 }
@@ -153,19 +167,23 @@ static int32_t check_kernels(mloader *L, opgen_arena *a, bool fuse) {
 /* ---- load ---- */
 
 /* The method's arrays, from one sequence of arena allocations (METHOD_ARRAYS). */
-static int32_t take_arrays(opgen_method **out, const counts *c, opgen_arena *a, mloader *L, opgen_step **steps, opgen_ivalue ***dargs, opgen_error *err) {
+static int32_t take_arrays(opgen_method **out, const counts *c, opgen_arena *a, mloader *L, opgen_step **steps,
+                           opgen_ivalue ***dargs, opgen_error *err) {
     void *blk[26];
     int nb = 0;
     bool ok = true;
-#define TAKE(bytes)                                                     \
-    if (ok) {                                                           \
-        size_t n_ = (bytes);                                            \
-        blk[nb] = opgen_arena_zalloc(a, n_ ? n_ : 1);                   \
-        ok = blk[nb++] != NULL;                                         \
+#define TAKE(bytes)                                   \
+    if (ok) {                                         \
+        size_t n_ = (bytes);                          \
+        blk[nb] = opgen_arena_zalloc(a, n_ ? n_ : 1); \
+        ok = blk[nb++] != NULL;                       \
     }
     METHOD_ARRAYS(TAKE, c)
 #undef TAKE
-    if (!ok) return opgen_fail(err, OPGEN_E_NO_MEMORY, "out of memory loading the method: it takes %zu bytes (opgen_method_memory_of)", pte_load_bytes(c, L->p, L->pl, L->opt->buffers != NULL));
+    if (!ok)
+        return opgen_fail(err, OPGEN_E_NO_MEMORY,
+                          "out of memory loading the method: it takes %zu bytes (opgen_method_memory_of)",
+                          pte_load_bytes(c, L->p, L->pl, L->opt->buffers != NULL));
     opgen_method *m = blk[0];
     m->values = blk[1], m->evkind = blk[2], m->flags = blk[3], m->code = blk[4], m->chain_end = blk[5];
     m->inputs = blk[6], m->outputs = blk[7], m->moved = blk[8], m->moved_init = blk[9], m->buffers = blk[10];
@@ -186,18 +204,23 @@ static int32_t take_arrays(opgen_method **out, const counts *c, opgen_arena *a, 
 static int32_t take_buffers(mloader *L, opgen_arena *a) {
     opgen_method *m = L->m;
     if (L->opt->buffers && L->opt->nbuffers != m->nbuffers)
-        return lfail(L, OPGEN_E_INVALID, "%d planned buffers were given, the method plans %d", L->opt->nbuffers, m->nbuffers);
+        return lfail(L, OPGEN_E_INVALID, "%d planned buffers were given, the method plans %d", L->opt->nbuffers,
+                     m->nbuffers);
     for (int b = 0; b < m->nbuffers; b++) {
         size_t n = opgen_method_buffer_bytes(L->p, L->pl, b + 1);
         m->buffers[b] = L->opt->buffers ? L->opt->buffers[b] : opgen_arena_zalloc(a, n ? n : 1);
-        if (!m->buffers[b]) return lfail(L, L->opt->buffers ? OPGEN_E_INVALID : OPGEN_E_NO_MEMORY, "no memory for planned buffer %d (%zu bytes)", b + 1, n);
-        if ((uintptr_t)m->buffers[b] % 16) return lfail(L, OPGEN_E_INVALID, "planned buffer %d is not aligned to 16 bytes", b + 1);
+        if (!m->buffers[b])
+            return lfail(L, L->opt->buffers ? OPGEN_E_INVALID : OPGEN_E_NO_MEMORY,
+                         "no memory for planned buffer %d (%zu bytes)", b + 1, n);
+        if ((uintptr_t)m->buffers[b] % 16)
+            return lfail(L, OPGEN_E_INVALID, "planned buffer %d is not aligned to 16 bytes", b + 1);
         if (L->opt->buffers) memset(m->buffers[b], 0, n); /* state (mutable buffers) starts at zero, as in ExecuTorch */
     }
     return OPGEN_OK;
 }
 
-int32_t opgen_method_load(const opgen_pte *p, const char *method, const opgen_method_options *opt, opgen_arena *a, opgen_method **out, opgen_error *err) {
+int32_t opgen_method_load(const opgen_pte *p, const char *method, const opgen_method_options *opt, opgen_arena *a,
+                          opgen_method **out, opgen_error *err) {
     opgen_pte_plan pl;
     counts c;
     if (!opt) opt = &pte_no_options;
@@ -212,7 +235,9 @@ int32_t opgen_method_load(const opgen_pte *p, const char *method, const opgen_me
     m->plan = pl;
     m->plan.name = pl.name;
     L.pl = &m->plan;
-    if (pte_load_values(&L) || pte_load_io(&L) || scan_moves(&L) || load_delegates(&L) || load_instructions(&L, steps, dargs)) return err->code;
+    if (pte_load_values(&L) || pte_load_io(&L) || scan_moves(&L) || load_delegates(&L) ||
+        load_instructions(&L, steps, dargs))
+        return err->code;
     if (HAS_OPS) pte_fold_constant_views(&L);
     if (check_kernels(&L, a, !(opt && opt->kernels && opt->kernels->unfused))) return err->code;
     for (int i = 0; i < m->nmoved; i++) m->moved_init[i] = m->values[m->moved[i]];

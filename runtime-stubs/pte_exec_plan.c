@@ -5,7 +5,6 @@
 #include <stdio.h>
 #include <string.h>
 
-
 #ifndef OPGEN_NO_ERRMSG
 int32_t pte_vfail(const opgen_pte *p, const opgen_pte_plan *pl, const instr *at, opgen_error *err, int32_t code,
                   const char *fmt, va_list ap) {
@@ -40,16 +39,20 @@ size_t opgen_method_buffer_bytes(const opgen_pte *p, const opgen_pte_plan *pl, i
 
 /* ---- resolving an operator ---- */
 
-
 /* A KernelCall's operator as "ns::name.overload" (256 bytes at full). */
-static int32_t operator_name(const opgen_pte *p, const opgen_pte_plan *pl, const instr *at, int32_t opi, char *full, opgen_error *err) {
+static int32_t operator_name(const opgen_pte *p, const opgen_pte_plan *pl, const instr *at, int32_t opi, char *full,
+                             opgen_error *err) {
     const char *name, *overload;
     if (opi < 0 || opgen_pte_operator_at(p, pl, (uint32_t)opi, &name, &overload, err)) {
-        if (opi < 0) opgen_fail_at(err, OPGEN_E_FORMAT, p->file, 0, 0, "method '%s', instruction %d: op_index %d is out of range", pl->name, at->index, (int)opi);
+        if (opi < 0)
+            opgen_fail_at(err, OPGEN_E_FORMAT, p->file, 0, 0,
+                          "method '%s', instruction %d: op_index %d is out of range", pl->name, at->index, (int)opi);
         return OPGEN_E_FORMAT;
     }
     size_t n = strlen(name), o = strlen(overload);
-    if (n + o + 2 > 256) return opgen_fail_at(err, OPGEN_E_NOT_FOUND, p->file, 0, 0, "method '%s', instruction %d: an operator name of %zu bytes", pl->name, at->index, n + o);
+    if (n + o + 2 > 256)
+        return opgen_fail_at(err, OPGEN_E_NOT_FOUND, p->file, 0, 0,
+                             "method '%s', instruction %d: an operator name of %zu bytes", pl->name, at->index, n + o);
     memcpy(full, name, n);
     full[n] = '.';
     memcpy(full + n + (o ? 1 : 0), overload, o + 1);
@@ -66,28 +69,35 @@ const opgen_prim_op *pte_call_prim(const opgen_pte *p, const opgen_pte_plan *pl,
 
 /* The kernel op of a KernelCall: its out= variant, an in-place op with a kernel
  * (aten::copy_, as the exporter writes mutated buffers back), or a scalar prim. */
-int32_t pte_kernel_op(const opgen_pte *p, const opgen_pte_plan *pl, const instr *at, int32_t opi, int *kid, const char **qualified, opgen_error *err) {
+int32_t pte_kernel_op(const opgen_pte *p, const opgen_pte_plan *pl, const instr *at, int32_t opi, int *kid,
+                      const char **qualified, opgen_error *err) {
     char full[256];
     int32_t st = operator_name(p, pl, at, opi, full, err);
     if (st) return st;
     int id = HAS_OPS ? opgen_node_op(full) : -1;
     if (id < 0) { /* the code returned as a constant: a build of no op sees every call fail here */
         if (opgen_selective())
-            opgen_fail_at(err, OPGEN_E_NOT_FOUND, p->file, 0, 0, "method '%s', instruction %d (%s): %s is left out of this build's selection (%s)", pl->name, at->index, full, full, opgen_selection());
+            opgen_fail_at(err, OPGEN_E_NOT_FOUND, p->file, 0, 0,
+                          "method '%s', instruction %d (%s): %s is left out of this build's selection (%s)", pl->name,
+                          at->index, full, full, opgen_selection());
         else
-            opgen_fail_at(err, OPGEN_E_NOT_FOUND, p->file, 0, 0, "method '%s', instruction %d: unknown operator %s", pl->name, at->index, full);
+            opgen_fail_at(err, OPGEN_E_NOT_FOUND, p->file, 0, 0, "method '%s', instruction %d: unknown operator %s",
+                          pl->name, at->index, full);
         return OPGEN_E_NOT_FOUND;
     }
     bool inplace = opgen_ops[id].kind == OPGEN_KIND_INPLACE && opgen_registry[id].fn;
     if (opgen_ops[id].kind != OPGEN_KIND_OUT && !inplace && !opgen_is_scalar_op(id))
-        return opgen_fail_at(err, OPGEN_E_INVALID, p->file, 0, 0, "method '%s', instruction %d: %s is not an out= variant; ExecuTorch programs call those", pl->name, at->index, full);
+        return opgen_fail_at(err, OPGEN_E_INVALID, p->file, 0, 0,
+                             "method '%s', instruction %d: %s is not an out= variant; ExecuTorch programs call those",
+                             pl->name, at->index, full);
     *kid = id;
     *qualified = opgen_ops[id].qualified;
     return OPGEN_OK;
 }
 
 /* A kernel call's arguments, results and kernels, counted. */
-static int32_t count_kernel_call(const opgen_pte *p, const opgen_pte_plan *pl, const opgen_pte_instr *in, const instr *at, const opgen_method_options *opt, counts *c, opgen_error *err) {
+static int32_t count_kernel_call(const opgen_pte *p, const opgen_pte_plan *pl, const opgen_pte_instr *in,
+                                 const instr *at, const opgen_method_options *opt, counts *c, opgen_error *err) {
     int kid = 0; /* set by kernel_op (a compiler may not see it never fails with 0) */
     const char *q = "";
     if (pte_kernel_op(p, pl, at, in->a, &kid, &q, err)) return err->code;
@@ -101,17 +111,21 @@ static int32_t count_kernel_call(const opgen_pte *p, const opgen_pte_plan *pl, c
     for (int ai = 0; ai < kop->nargs && (uint32_t)ai < in->args.len; ai++) {
         const opgen_arg *ka = &opgen_args[kop->first_arg + (unsigned)ai];
         c->nres += (ka->flags & OPGEN_ARG_OUT) != 0; /* a list out: its items, below */
-        if (ka->abi != OPGEN_ABI_INT_LIST && ka->abi != OPGEN_ABI_OPT_INT_LIST && ka->abi != OPGEN_ABI_FLOAT_LIST && ka->abi != OPGEN_ABI_OPT_FLOAT_LIST &&
-            ka->abi != OPGEN_ABI_BOOL_LIST && ka->abi != OPGEN_ABI_TENSOR_LIST)
+        if (ka->abi != OPGEN_ABI_INT_LIST && ka->abi != OPGEN_ABI_OPT_INT_LIST && ka->abi != OPGEN_ABI_FLOAT_LIST &&
+            ka->abi != OPGEN_ABI_OPT_FLOAT_LIST && ka->abi != OPGEN_ABI_BOOL_LIST && ka->abi != OPGEN_ABI_TENSOR_LIST)
             continue; /* only lists take memory of their own */
         int32_t vi = opgen_pte_i32(p, in->args, (uint32_t)ai);
         opgen_pte_value v;
-        if (vi < 0 || (uint32_t)vi >= pl->values.len || opgen_pte_value_at(p, pl, (uint32_t)vi, &v, err)) continue; /* reported when bound */
-        if (v.kind == OPGEN_EV_INT_LIST) c->list_bytes += list_piece(8 * (size_t)v.items.len), c->npatches += v.items.len;
+        if (vi < 0 || (uint32_t)vi >= pl->values.len || opgen_pte_value_at(p, pl, (uint32_t)vi, &v, err))
+            continue; /* reported when bound */
+        if (v.kind == OPGEN_EV_INT_LIST)
+            c->list_bytes += list_piece(8 * (size_t)v.items.len), c->npatches += v.items.len;
         if (v.kind == OPGEN_EV_DOUBLE_LIST) c->list_bytes += list_piece(8 * (size_t)v.items.len);
         if (v.kind == OPGEN_EV_BOOL_LIST) c->list_bytes += list_piece(v.items.len);
-        if (v.kind == OPGEN_EV_TENSOR_LIST || v.kind == OPGEN_EV_OPT_TENSOR_LIST) c->list_bytes += list_piece(sizeof(void *) * (size_t)v.items.len);
-        if ((v.kind == OPGEN_EV_TENSOR_LIST || v.kind == OPGEN_EV_OPT_TENSOR_LIST) && ka->flags & OPGEN_ARG_OUT) c->nres += v.items.len;
+        if (v.kind == OPGEN_EV_TENSOR_LIST || v.kind == OPGEN_EV_OPT_TENSOR_LIST)
+            c->list_bytes += list_piece(sizeof(void *) * (size_t)v.items.len);
+        if ((v.kind == OPGEN_EV_TENSOR_LIST || v.kind == OPGEN_EV_OPT_TENSOR_LIST) && ka->flags & OPGEN_ARG_OUT)
+            c->nres += v.items.len;
     }
     return OPGEN_OK;
 }
@@ -123,12 +137,15 @@ static size_t count_list_items(const opgen_pte *p, const opgen_pte_plan *pl, con
         opgen_pte_value v;
         opgen_error e = {0};
         int32_t vi = opgen_pte_i32(p, in->args, k);
-        if (vi >= 0 && (uint32_t)vi < pl->values.len && !opgen_pte_value_at(p, pl, (uint32_t)vi, &v, &e) && v.kind == OPGEN_EV_INT_LIST) n += v.items.len;
+        if (vi >= 0 && (uint32_t)vi < pl->values.len && !opgen_pte_value_at(p, pl, (uint32_t)vi, &v, &e) &&
+            v.kind == OPGEN_EV_INT_LIST)
+            n += v.items.len;
     }
     return n;
 }
 
-int32_t pte_count_method(const opgen_pte *p, const opgen_pte_plan *pl, const opgen_method_options *opt, counts *c, opgen_error *err) {
+int32_t pte_count_method(const opgen_pte *p, const opgen_pte_plan *pl, const opgen_method_options *opt, counts *c,
+                         opgen_error *err) {
     memset(c, 0, sizeof *c);
     c->nvalues = pl->values.len;
     c->nchains = pl->chains.len;
@@ -138,7 +155,9 @@ int32_t pte_count_method(const opgen_pte *p, const opgen_pte_plan *pl, const opg
     c->nbuffers = pl->buffer_sizes.len > 1 ? (int)pl->buffer_sizes.len - 1 : 0; /* entry 0 is reserved */
     for (int b = 1; b <= c->nbuffers; b++) {
         int64_t n = opgen_pte_i64(p, pl->buffer_sizes, (uint32_t)b);
-        if (n < 0 || (uint64_t)n > SIZE_MAX / 4) return opgen_fail_at(err, OPGEN_E_FORMAT, p->file, 0, 0, "method '%s': planned buffer %d has size %lld", pl->name, b, (long long)n);
+        if (n < 0 || (uint64_t)n > SIZE_MAX / 4)
+            return opgen_fail_at(err, OPGEN_E_FORMAT, p->file, 0, 0, "method '%s': planned buffer %d has size %lld",
+                                 pl->name, b, (long long)n);
         c->planned += (size_t)n;
     }
     for (uint32_t ch = 0; ch < pl->chains.len; ch++) {
@@ -172,7 +191,8 @@ size_t pte_load_bytes(const counts *c, const opgen_pte *p, const opgen_pte_plan 
     return n;
 }
 
-int32_t opgen_method_memory_of(const opgen_pte *p, const char *method, const opgen_method_options *opt, opgen_method_memory *mem, opgen_error *err) {
+int32_t opgen_method_memory_of(const opgen_pte *p, const char *method, const opgen_method_options *opt,
+                               opgen_method_memory *mem, opgen_error *err) {
     opgen_pte_plan pl;
     counts c;
     if (!opt) opt = &pte_no_options;

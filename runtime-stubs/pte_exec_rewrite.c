@@ -25,14 +25,17 @@ void pte_fold_constant_views(mloader *L) {
     for (int k = 0; k < m->ncode; k++) {
         instr *ins = &m->code[k];
         opgen_step *s = ins->step;
-        if (!s || s->npatches || strcmp(opgen_ops[s->kernel_op].qualified, "aten::permute_copy.out") || s->nres != 1) continue;
+        if (!s || s->npatches || strcmp(opgen_ops[s->kernel_op].qualified, "aten::permute_copy.out") || s->nres != 1)
+            continue;
         const opgen_tensor *src = s->args[0].v.t;
         opgen_tensor *out = s->res[0];
         opgen_int_list dims = s->args[1].v.il;
         int32_t si = pte_value_of(L, src), oi = pte_value_of(L, out);
         bool output = false;
         for (int i = 0; i < m->noutputs; i++) output = output || m->outputs[i] == oi;
-        if (!(m->flags[si] & V_CONSTANT) || output || dims.len != (size_t)src->dim || out->dtype != src->dtype || written_elsewhere(m, ins, out)) continue;
+        if (!(m->flags[si] & V_CONSTANT) || output || dims.len != (size_t)src->dim || out->dtype != src->dtype ||
+            written_elsewhere(m, ins, out))
+            continue;
         opgen_tensor v = *src;
         bool ok = true, seen[OPGEN_MAX_DIM] = {0};
         for (int32_t d = 0; d < src->dim && ok; d++) {
@@ -56,7 +59,8 @@ void pte_fold_constant_views(mloader *L) {
 /* The value whose tensor t is, or -1 (a tensor of the load's own: a view, a
  * list's element copied elsewhere). */
 static int value_index(const opgen_method *m, const opgen_tensor *t) {
-    uintptr_t at = (uintptr_t)t, lo = (uintptr_t)&m->values[0].t, hi = (uintptr_t)&m->values[m->nvalues ? m->nvalues - 1 : 0].t;
+    uintptr_t at = (uintptr_t)t, lo = (uintptr_t)&m->values[0].t,
+              hi = (uintptr_t)&m->values[m->nvalues ? m->nvalues - 1 : 0].t;
     if (!m->nvalues || at < lo || at > hi || (at - lo) % sizeof(opgen_ivalue)) return -1;
     return (int)((at - lo) / sizeof(opgen_ivalue));
 }
@@ -73,8 +77,10 @@ static int reads_in(const opgen_method *m, int v, int from, int to) {
         for (int ai = 0; s && !ins->prim && ai < s->nargs; ai++) {
             const opgen_arg *ka = &opgen_args[opgen_ops[s->kernel_op].first_arg + (unsigned)ai];
             if (ka->flags & OPGEN_ARG_OUT || s->args[ai].none) continue;
-            if (ka->abi == OPGEN_ABI_TENSOR || ka->abi == OPGEN_ABI_OPT_TENSOR) uses += s->args[ai].v.t == &m->values[v].t;
-            for (size_t e = 0; ka->abi == OPGEN_ABI_TENSOR_LIST && e < s->args[ai].v.tl.len; e++) uses += s->args[ai].v.tl.data[e] == &m->values[v].t;
+            if (ka->abi == OPGEN_ABI_TENSOR || ka->abi == OPGEN_ABI_OPT_TENSOR)
+                uses += s->args[ai].v.t == &m->values[v].t;
+            for (size_t e = 0; ka->abi == OPGEN_ABI_TENSOR_LIST && e < s->args[ai].v.tl.len; e++)
+                uses += s->args[ai].v.tl.data[e] == &m->values[v].t;
         }
     }
     return uses;
@@ -123,7 +129,10 @@ static bool touches(const opgen_method *m, int k, const opgen_tensor *t) {
         if (opgen_tensors_overlap(s->res[r], t)) return true;
     return s && any_read(s, overlaps, t);
 }
-static bool is_op(const instr *ins, const char *qualified) { return ins->kind == OPGEN_INSTR_KERNEL && !ins->prim && !ins->folded && ins->step && !ins->step->npatches && !strcmp(opgen_ops[ins->step->kernel_op].qualified, qualified); }
+static bool is_op(const instr *ins, const char *qualified) {
+    return ins->kind == OPGEN_INSTR_KERNEL && !ins->prim && !ins->folded && ins->step && !ins->step->npatches &&
+           !strcmp(opgen_ops[ins->step->kernel_op].qualified, qualified);
+}
 
 static bool other_overlap(const void *t, const opgen_tensor *x) { return x != t && opgen_tensors_overlap(x, t); }
 static bool returned(const opgen_method *m, int v) {
@@ -137,12 +146,16 @@ static bool returned(const opgen_method *m, int v) {
 static bool reinplaceable(const opgen_method *m, int i, int j, const opgen_tensor *cache, const opgen_tensor *t) {
     const opgen_step *put = m->code[i].step;
     int ti = value_index(m, t), ci = value_index(m, cache);
-    if (ti < 0 || ci < 0 || put->relayout || strcmp(put->origin, "opgen") || m->code[i].chain != m->code[j].chain) return false;
-    if ((m->flags[ti] | m->flags[ci]) & (V_MUTABLE | V_CONSTANT | V_INPUT | V_DYNAMIC) || !cache->data || !t->data) return false;
-    if (t->dtype != cache->dtype || t->dim != cache->dim || memcmp(t->sizes, cache->sizes, sizeof(int64_t) * (size_t)t->dim) || !opgen_tensor_is_contiguous(cache) || !opgen_tensor_is_contiguous(t))
+    if (ti < 0 || ci < 0 || put->relayout || strcmp(put->origin, "opgen") || m->code[i].chain != m->code[j].chain)
+        return false;
+    if ((m->flags[ti] | m->flags[ci]) & (V_MUTABLE | V_CONSTANT | V_INPUT | V_DYNAMIC) || !cache->data || !t->data)
+        return false;
+    if (t->dtype != cache->dtype || t->dim != cache->dim ||
+        memcmp(t->sizes, cache->sizes, sizeof(int64_t) * (size_t)t->dim) || !opgen_tensor_is_contiguous(cache) ||
+        !opgen_tensor_is_contiguous(t))
         return false;
     if (any_read(put, other_overlap, cache)) return false; /* indices and values apart from the cache */
-    for (int k = i + 1; k < j; k++) /* straight-line code that leaves the cache alone */
+    for (int k = i + 1; k < j; k++)                        /* straight-line code that leaves the cache alone */
         if (m->code[k].kind != OPGEN_INSTR_KERNEL || jump_target(m, k) || touches(m, k, cache)) return false;
     if (jump_target(m, j) || written_elsewhere(m, &m->code[i], t) || returned(m, ti)) return false;
     return reads_in(m, ti, i + 1, j + 1) == value_reads(m, ti); /* none after the copy back */
@@ -164,7 +177,9 @@ static void reinplace_cache_updates(opgen_method *m) {
         if (cp->args[0].none || cp->args[1].none) continue;
         const opgen_tensor *cache = cp->args[0].v.t, *t = cp->args[1].v.t;
         int i = j - 1;
-        while (i >= 0 && !(is_op(&m->code[i], "aten::index_put.out") && m->code[i].step->nres == 1 && m->code[i].step->res[0] == t && m->code[i].step->args[0].v.t == cache)) i--;
+        while (i >= 0 && !(is_op(&m->code[i], "aten::index_put.out") && m->code[i].step->nres == 1 &&
+                           m->code[i].step->res[0] == t && m->code[i].step->args[0].v.t == cache))
+            i--;
         if (i < 0 || !reinplaceable(m, i, j, cache, t)) continue;
         m->values[value_index(m, t)].t.data = cache->data; /* a value's own tensor (reinplaceable found its index) */
         m->code[j].folded = FOLDED_IN_PLACE;
@@ -175,14 +190,16 @@ static void reinplace_cache_updates(opgen_method *m) {
  * ExecuTorch's memory plan made by placing a value at its source's offset). */
 static bool alias_of(const opgen_method *m, int a, const opgen_tensor *t) {
     const opgen_tensor *x = &m->values[a].t;
-    return m->evkind[a] == OPGEN_EV_TENSOR && x->data == t->data && opgen_nbytes(x) == opgen_nbytes(t) && opgen_tensor_is_contiguous(x);
+    return m->evkind[a] == OPGEN_EV_TENSOR && x->data == t->data && opgen_nbytes(x) == opgen_nbytes(t) &&
+           opgen_tensor_is_contiguous(x);
 }
 /* Whether value a is, from copy instruction c up to instruction w (which
  * writes t's bytes again), a name for c's result t: an alias of t that nothing
  * but c writes, read only between the two (a value placed in the same bytes for
  * another lifetime is not). */
 static bool window_alias(const opgen_method *m, int a, int c, int w, const opgen_tensor *t) {
-    return alias_of(m, a, t) && !reads_in(m, a, 0, c + 1) && !reads_in(m, a, w, m->ncode) && !returned(m, a) && !written_elsewhere(m, &m->code[c], &m->values[a].t);
+    return alias_of(m, a, t) && !reads_in(m, a, 0, c + 1) && !reads_in(m, a, w, m->ncode) && !returned(m, a) &&
+           !written_elsewhere(m, &m->code[c], &m->values[a].t);
 }
 /* Instruction k's reads of t's bytes (its tensor arguments that overlap them):
  * false if one is not a window_alias of copy c's result t; *any if there is
@@ -250,11 +267,18 @@ static void elide_identity_copies(mloader *L) {
         if (m->code[k].kind != OPGEN_INSTR_KERNEL || m->code[k].prim || !m->code[k].step) return;
     for (int c = 0; c < m->ncode; c++) {
         const instr *ins = &m->code[c];
-        if (!(is_op(ins, "aten::expand_copy.out") || is_op(ins, "aten::clone.out") || is_op(ins, "dim_order_ops::_clone_dim_order.out")) || ins->step->nres != 1 || ins->step->args[0].none) continue;
+        if (!(is_op(ins, "aten::expand_copy.out") || is_op(ins, "aten::clone.out") ||
+              is_op(ins, "dim_order_ops::_clone_dim_order.out")) ||
+            ins->step->nres != 1 || ins->step->args[0].none)
+            continue;
         const opgen_tensor *src = ins->step->args[0].v.t, *res = ins->step->res[0];
         int si = value_index(m, src), ri = value_index(m, res);
-        if (si < 0 || ri < 0 || !src->data || !res->data || (m->flags[si] | m->flags[ri]) & (V_MUTABLE | V_INPUT | V_DYNAMIC) || m->flags[ri] & V_CONSTANT) continue;
-        if (src->dtype != res->dtype || src->dim != res->dim || memcmp(src->sizes, res->sizes, sizeof(int64_t) * (size_t)src->dim) || memcmp(src->strides, res->strides, sizeof(int64_t) * (size_t)src->dim) ||
+        if (si < 0 || ri < 0 || !src->data || !res->data ||
+            (m->flags[si] | m->flags[ri]) & (V_MUTABLE | V_INPUT | V_DYNAMIC) || m->flags[ri] & V_CONSTANT)
+            continue;
+        if (src->dtype != res->dtype || src->dim != res->dim ||
+            memcmp(src->sizes, res->sizes, sizeof(int64_t) * (size_t)src->dim) ||
+            memcmp(src->strides, res->strides, sizeof(int64_t) * (size_t)src->dim) ||
             !opgen_tensor_is_contiguous(res) || opgen_tensors_overlap(src, res))
             continue;
         int w = next_write(m, c, res);
@@ -307,10 +331,13 @@ static void fuse_convolutions(mloader *L) {
 static void mark_unread(opgen_method *m) {
     for (int k = 0; k < m->ncode; k++) {
         opgen_step *s = m->code[k].step;
-        if (m->code[k].kind != OPGEN_INSTR_KERNEL || m->code[k].prim || !s || strcmp(opgen_ops[s->kernel_op].qualified, "aten::max_pool2d_with_indices.out")) continue;
+        if (m->code[k].kind != OPGEN_INSTR_KERNEL || m->code[k].prim || !s ||
+            strcmp(opgen_ops[s->kernel_op].qualified, "aten::max_pool2d_with_indices.out"))
+            continue;
         for (int r = 0; r < s->nres && r < 32; r++) {
             int v = value_index(m, s->res[r]);
-            if (v >= 0 && !(m->flags[v] & (V_MUTABLE | V_CONSTANT | V_INPUT)) && !value_reads(m, v)) s->unread |= 1u << r;
+            if (v >= 0 && !(m->flags[v] & (V_MUTABLE | V_CONSTANT | V_INPUT)) && !value_reads(m, v))
+                s->unread |= 1u << r;
         }
     }
 }

@@ -15,7 +15,7 @@ typedef struct gtext {
     const opgen_pte_plan *pl;
     char *buf;
     size_t cap, n;
-    uint8_t *state; /* per value: 0 unknown, 1 defined, 2 constant, 3 method input, 4 scratch */
+    uint8_t *state;         /* per value: 0 unknown, 1 defined, 2 constant, 3 method input, 4 scratch */
     const uint8_t *written; /* per value: some KernelCall writes it */
     uint8_t *scratch;       /* per value: read, never written, no view of anything (found in a first pass) */
     opgen_error *err;
@@ -37,13 +37,16 @@ static void put(gtext *t, const char *fmt, ...) {
 }
 
 static bool fail(gtext *t, int32_t code, const char *msg, int index) {
-    if (!t->failed) opgen_fail_at(t->err, code, t->p->file, 0, 0, "method '%s', instruction %d: %s", t->pl->name, index, msg);
+    if (!t->failed)
+        opgen_fail_at(t->err, code, t->p->file, 0, 0, "method '%s', instruction %d: %s", t->pl->name, index, msg);
     t->failed = true;
     return false;
 }
 
 static bool value(gtext *t, uint32_t i, opgen_pte_value *v) {
-    if (i >= t->pl->values.len) return !(t->failed = true) || opgen_fail_at(t->err, OPGEN_E_FORMAT, t->p->file, 0, 0, "value %u out of range", (unsigned)i) == 0;
+    if (i >= t->pl->values.len)
+        return !(t->failed = true) ||
+               opgen_fail_at(t->err, OPGEN_E_FORMAT, t->p->file, 0, 0, "value %u out of range", (unsigned)i) == 0;
     if (opgen_pte_value_at(t->p, t->pl, i, v, t->err)) return !(t->failed = true);
     return true;
 }
@@ -58,7 +61,8 @@ static void name(gtext *t, uint32_t i) {
 
 static void type(gtext *t, const opgen_pte_value *v) {
     put(t, "%s[", opgen_dtype_abbrev((opgen_dtype)v->t.scalar_type));
-    for (uint32_t d = 0; d < v->t.sizes.len; d++) put(t, "%s%d", d ? ", " : "", (int)(opgen_pte_i32(t->p, v->t.sizes, d)));
+    for (uint32_t d = 0; d < v->t.sizes.len; d++)
+        put(t, "%s%d", d ? ", " : "", (int)(opgen_pte_i32(t->p, v->t.sizes, d)));
     put(t, "]");
 }
 
@@ -80,9 +84,12 @@ static bool define_view(gtext *t, uint32_t i, int index) {
     if (!value(t, i, &v)) return false;
     for (uint32_t j = 0; v.t.planned && j < t->pl->values.len; j++) {
         if (t->state[j] != 1 || !value(t, j, &w) || w.kind != OPGEN_EV_TENSOR || !w.t.planned) continue;
-        if (w.t.memory_id != v.t.memory_id || w.t.memory_offset != v.t.memory_offset || numel(t, &w) < 0 || numel(t, &w) != numel(t, &v) || w.t.scalar_type != v.t.scalar_type) continue;
+        if (w.t.memory_id != v.t.memory_id || w.t.memory_offset != v.t.memory_offset || numel(t, &w) < 0 ||
+            numel(t, &w) != numel(t, &v) || w.t.scalar_type != v.t.scalar_type)
+            continue;
         put(t, "  %%v%u = aten::view_copy(%%v%u, [", (unsigned)i, (unsigned)j);
-        for (uint32_t d = 0; d < v.t.sizes.len; d++) put(t, "%s%d", d ? ", " : "", (int)(opgen_pte_i32(t->p, v.t.sizes, d)));
+        for (uint32_t d = 0; d < v.t.sizes.len; d++)
+            put(t, "%s%d", d ? ", " : "", (int)(opgen_pte_i32(t->p, v.t.sizes, d)));
         put(t, "])\n");
         t->state[i] = 1;
         return true;
@@ -114,14 +121,21 @@ static bool argument(gtext *t, const opgen_arg *ka, uint32_t i, int index) {
     opgen_pte_value v, e;
     if (!value(t, i, &v)) return false;
     switch (v.kind) {
-    case OPGEN_EV_NULL: case OPGEN_EV_NONE: put(t, "None"); return true;
+    case OPGEN_EV_NULL:
+    case OPGEN_EV_NONE: put(t, "None"); return true;
     case OPGEN_EV_BOOL: put(t, v.b ? "True" : "False"); return true;
     case OPGEN_EV_DOUBLE: literal_double(t, v.f); return true;
     case OPGEN_EV_STRING: put(t, "\"%s\"", v.str); return true;
     case OPGEN_EV_INT:
-        if (ka->abi == OPGEN_ABI_DTYPE || ka->abi == OPGEN_ABI_OPT_DTYPE) put(t, "%s", opgen_dtype_torch_name((opgen_dtype)v.i));
-        else if (strstr(ka->type, "MemoryFormat")) put(t, "%s", v.i == 2 ? "torch.channels_last" : v.i == 1 ? "torch.preserve_format" : "torch.contiguous_format");
-        else put(t, "%lld", (long long)v.i);
+        if (ka->abi == OPGEN_ABI_DTYPE || ka->abi == OPGEN_ABI_OPT_DTYPE)
+            put(t, "%s", opgen_dtype_torch_name((opgen_dtype)v.i));
+        else if (strstr(ka->type, "MemoryFormat"))
+            put(t, "%s",
+                v.i == 2   ? "torch.channels_last"
+                : v.i == 1 ? "torch.preserve_format"
+                           : "torch.contiguous_format");
+        else
+            put(t, "%lld", (long long)v.i);
         return true;
     case OPGEN_EV_TENSOR: name(t, i); return true;
     default: break;
@@ -131,7 +145,8 @@ static bool argument(gtext *t, const opgen_arg *ka, uint32_t i, int index) {
         put(t, "%s", k ? ", " : "");
         if (v.kind == OPGEN_EV_INT_LIST) {
             int64_t x = opgen_pte_i64(t->p, v.items, k);
-            if (x < 0 || !value(t, (uint32_t)x, &e) || e.kind != OPGEN_EV_INT) return fail(t, OPGEN_E_FORMAT, "an int list holds a value that is not an Int", index);
+            if (x < 0 || !value(t, (uint32_t)x, &e) || e.kind != OPGEN_EV_INT)
+                return fail(t, OPGEN_E_FORMAT, "an int list holds a value that is not an Int", index);
             put(t, "%lld", (long long)e.i);
         } else if (v.kind == OPGEN_EV_DOUBLE_LIST) {
             literal_double(t, opgen_pte_f64(t->p, v.items, k));
@@ -143,7 +158,8 @@ static bool argument(gtext *t, const opgen_arg *ka, uint32_t i, int index) {
                 put(t, "None");
                 continue;
             }
-            if (x < 0 || (uint32_t)x >= t->pl->values.len) return fail(t, OPGEN_E_FORMAT, "a tensor list holds a value out of range", index);
+            if (x < 0 || (uint32_t)x >= t->pl->values.len)
+                return fail(t, OPGEN_E_FORMAT, "a tensor list holds a value out of range", index);
             name(t, (uint32_t)x);
         }
     }
@@ -159,9 +175,11 @@ static bool define_reads(gtext *t, const opgen_pte_instr *in, const opgen_op *ko
         uint32_t i = (uint32_t)opgen_pte_i32(t->p, in->args, (uint32_t)ai);
         if (!value(t, i, &v)) return false;
         if (v.kind == OPGEN_EV_TENSOR && !t->state[i] && !define_view(t, i, index)) return false;
-        for (uint32_t k = 0; (v.kind == OPGEN_EV_TENSOR_LIST || v.kind == OPGEN_EV_OPT_TENSOR_LIST) && k < v.items.len; k++) {
+        for (uint32_t k = 0; (v.kind == OPGEN_EV_TENSOR_LIST || v.kind == OPGEN_EV_OPT_TENSOR_LIST) && k < v.items.len;
+             k++) {
             int32_t x = opgen_pte_i32(t->p, v.items, k);
-            if (x >= 0 && (uint32_t)x < t->pl->values.len && !t->state[x] && !define_view(t, (uint32_t)x, index)) return false;
+            if (x >= 0 && (uint32_t)x < t->pl->values.len && !t->state[x] && !define_view(t, (uint32_t)x, index))
+                return false;
         }
     }
     return true;
@@ -184,8 +202,10 @@ static bool kernel_call(gtext *t, const opgen_pte_instr *in, int index) {
     int kid = op_of(t, in, full, sizeof full);
     if (kid == -2) return fail(t, OPGEN_E_FORMAT, "a bad op_index", index);
     int fid = kid >= 0 ? opgen_functional_of(kid) : -1;
-    if (kid < 0 || (fid == kid && opgen_ops[kid].kind != OPGEN_KIND_OUT)) { /* an out= op with no functional form is called by its name */
-        snprintf(msg, sizeof msg, "%s %s", full, kid < 0 ? "is an unknown operator" : "has no functional form to print");
+    if (kid < 0 || (fid == kid && opgen_ops[kid].kind !=
+                                      OPGEN_KIND_OUT)) { /* an out= op with no functional form is called by its name */
+        snprintf(msg, sizeof msg, "%s %s", full,
+                 kid < 0 ? "is an unknown operator" : "has no functional form to print");
         return fail(t, OPGEN_E_NOT_FOUND, msg, index);
     }
     const opgen_op *kop = &opgen_ops[kid], *fop = &opgen_ops[fid];
@@ -237,7 +257,8 @@ static bool mark_written(gtext *t, uint8_t *written) {
             memset(t->err, 0, sizeof *t->err); /* a bad call is reported where it is printed */
             for (int ai = 0; op && ai < op->nargs; ai++) {
                 uint32_t x = (uint32_t)opgen_pte_i32(t->p, in.args, (uint32_t)ai);
-                if (opgen_args[op->first_arg + (unsigned)ai].flags & OPGEN_ARG_OUT && x < t->pl->values.len) written[x] = 1;
+                if (opgen_args[op->first_arg + (unsigned)ai].flags & OPGEN_ARG_OUT && x < t->pl->values.len)
+                    written[x] = 1;
             }
         }
     }
@@ -250,7 +271,8 @@ static bool header(gtext *t) {
     opgen_pte_value v;
     put(t, "# method '%s' of %s\n", t->pl->name, t->p->file);
     for (uint32_t i = 0, n = 0; i < t->pl->values.len; i++)
-        if (t->scratch[i] && !n++) put(t, "# %%s<value>: planned tensors no instruction writes (kernels' scratch buffers); any contents do\n");
+        if (t->scratch[i] && !n++)
+            put(t, "# %%s<value>: planned tensors no instruction writes (kernels' scratch buffers); any contents do\n");
     put(t, "graph(");
     int n = 0;
     for (uint32_t k = 0; k < t->pl->inputs.len; k++) {
@@ -259,8 +281,10 @@ static bool header(gtext *t) {
         t->state[i] = 3;
         put(t, "%s", n++ ? ", " : "");
         name(t, (uint32_t)i);
-        if (v.kind == OPGEN_EV_TENSOR) put(t, ": "), type(t, &v);
-        else put(t, ": %s", v.kind == OPGEN_EV_INT ? "int" : v.kind == OPGEN_EV_DOUBLE ? "float" : "bool");
+        if (v.kind == OPGEN_EV_TENSOR)
+            put(t, ": "), type(t, &v);
+        else
+            put(t, ": %s", v.kind == OPGEN_EV_INT ? "int" : v.kind == OPGEN_EV_DOUBLE ? "float" : "bool");
     }
     for (uint32_t i = 0; i < t->pl->values.len; i++) {
         if (!value(t, i, &v)) return false;
@@ -294,7 +318,8 @@ static bool body(gtext *t) {
             if (in.kind == OPGEN_INSTR_FREE) continue;
             if (in.kind != OPGEN_INSTR_KERNEL) {
                 char msg[160];
-                snprintf(msg, sizeof msg, "a %s, which graph text cannot express (%s)", opgen_instr_kind_name(in.kind), in.kind == OPGEN_INSTR_DELEGATE ? "a delegated part" : "control flow");
+                snprintf(msg, sizeof msg, "a %s, which graph text cannot express (%s)", opgen_instr_kind_name(in.kind),
+                         in.kind == OPGEN_INSTR_DELEGATE ? "a delegated part" : "control flow");
                 return fail(t, OPGEN_E_NOT_IMPLEMENTED, msg, index);
             }
             if (!kernel_call(t, &in, index)) return false;
@@ -313,10 +338,13 @@ static bool body(gtext *t) {
     return true;
 }
 
-int32_t opgen_pte_graph_text(const opgen_pte *p, const char *method, opgen_arena *a, char **text, size_t *len, opgen_error *err) {
+int32_t opgen_pte_graph_text(const opgen_pte *p, const char *method, opgen_arena *a, char **text, size_t *len,
+                             opgen_error *err) {
     opgen_pte_plan pl;
     if (opgen_pte_plan_find(p, method, &pl, err)) return err->code;
-    gtext t = {p, &pl, NULL, 0, 0, opgen_arena_zalloc(a, pl.values.len + 1), NULL, opgen_arena_zalloc(a, pl.values.len + 1), err, false};
+    gtext t = {
+        p,   &pl,  NULL, 0, 0, opgen_arena_zalloc(a, pl.values.len + 1), NULL, opgen_arena_zalloc(a, pl.values.len + 1),
+        err, false};
     uint8_t *written = opgen_arena_zalloc(a, pl.values.len + 1);
     if (!t.state || !t.scratch || !written) return opgen_fail(err, OPGEN_E_NO_MEMORY, "out of memory");
     t.written = written;

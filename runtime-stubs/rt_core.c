@@ -25,7 +25,8 @@ int32_t opgen_fail_code(opgen_error *err, int32_t code) {
 }
 
 #ifndef OPGEN_NO_ERRMSG
-static int32_t vfail(opgen_error *err, int32_t code, const char *file, unsigned line, unsigned col, const char *fmt, va_list ap) {
+static int32_t vfail(opgen_error *err, int32_t code, const char *file, unsigned line, unsigned col, const char *fmt,
+                     va_list ap) {
     if (!err || err->code != OPGEN_OK) return code;
     err->code = code;
     err->line = line;
@@ -43,7 +44,8 @@ int32_t opgen_fail(opgen_error *err, int32_t code, const char *fmt, ...) {
     return code;
 }
 
-int32_t opgen_fail_at(opgen_error *err, int32_t code, const char *file, unsigned line, unsigned col, const char *fmt, ...) {
+int32_t opgen_fail_at(opgen_error *err, int32_t code, const char *file, unsigned line, unsigned col, const char *fmt,
+                      ...) {
     va_list ap;
     va_start(ap, fmt);
     vfail(err, code, file, line, col, fmt, ap);
@@ -137,7 +139,9 @@ void *opgen_arena_alloc_bytes(opgen_arena *a, size_t n) {
     return opgen_arena_alloc(a, n);
 }
 
-opgen_arena_mark opgen_arena_save(const opgen_arena *a) { return (opgen_arena_mark){a->blocks, a->cur, a->base, a->size, a->used}; }
+opgen_arena_mark opgen_arena_save(const opgen_arena *a) {
+    return (opgen_arena_mark){a->blocks, a->cur, a->base, a->size, a->used};
+}
 
 void opgen_arena_restore(opgen_arena *a, opgen_arena_mark m) {
     while (a->blocks && a->blocks != m.blocks) { /* blocks grown since the mark */
@@ -238,12 +242,15 @@ bool opgen_tensors_overlap(const opgen_tensor *a, const opgen_tensor *b) {
     return a0 < b0 + opgen_tensor_span(b) && b0 < a0 + opgen_tensor_span(a);
 }
 
-int32_t opgen_tensor_shape_ordered(opgen_tensor *t, opgen_dtype dtype, int32_t dim, const int64_t *sizes, const uint8_t *dim_order, opgen_error *err) {
-    if (dim < 0 || dim > OPGEN_MAX_DIM) return opgen_fail(err, OPGEN_E_SHAPE, "a tensor has 0 to %d dimensions, not %d", OPGEN_MAX_DIM, (int)dim);
+int32_t opgen_tensor_shape_ordered(opgen_tensor *t, opgen_dtype dtype, int32_t dim, const int64_t *sizes,
+                                   const uint8_t *dim_order, opgen_error *err) {
+    if (dim < 0 || dim > OPGEN_MAX_DIM)
+        return opgen_fail(err, OPGEN_E_SHAPE, "a tensor has 0 to %d dimensions, not %d", OPGEN_MAX_DIM, (int)dim);
     if (opgen_dtype_size(dtype) == 0) return opgen_fail(err, OPGEN_E_DTYPE, "unknown dtype %d", (int)dtype);
     int64_t extent = 1; /* the product of the sizes with 0 read as 1: bounds numel and every stride */
     for (int i = 0; i < dim; i++) {
-        if (sizes[i] < 0) return opgen_fail(err, OPGEN_E_SHAPE, "negative size %lld in dimension %d", (long long)sizes[i], i);
+        if (sizes[i] < 0)
+            return opgen_fail(err, OPGEN_E_SHAPE, "negative size %lld in dimension %d", (long long)sizes[i], i);
         if (sizes[i] && extent > INT64_MAX / 64 / sizes[i]) return opgen_fail(err, OPGEN_E_SHAPE, "tensor too large");
         extent *= sizes[i] ? sizes[i] : 1;
     }
@@ -251,7 +258,8 @@ int32_t opgen_tensor_shape_ordered(opgen_tensor *t, opgen_dtype dtype, int32_t d
     unsigned seen = 0;
     for (int i = 0; i < dim; i++) {
         order[i] = dim_order ? dim_order[i] : (uint8_t)i;
-        if (order[i] >= dim || seen >> order[i] & 1u) return opgen_fail(err, OPGEN_E_SHAPE, "dim order is not a permutation of 0..%d", (int)dim - 1);
+        if (order[i] >= dim || seen >> order[i] & 1u)
+            return opgen_fail(err, OPGEN_E_SHAPE, "dim order is not a permutation of 0..%d", (int)dim - 1);
         seen |= 1u << order[i];
     }
     t->dtype = dtype;
@@ -266,9 +274,12 @@ int32_t opgen_tensor_shape_ordered(opgen_tensor *t, opgen_dtype dtype, int32_t d
     return OPGEN_OK;
 }
 
-int32_t opgen_tensor_shape(opgen_tensor *t, opgen_dtype dtype, int32_t dim, const int64_t *sizes, opgen_error *err) { return opgen_tensor_shape_ordered(t, dtype, dim, sizes, NULL, err); }
+int32_t opgen_tensor_shape(opgen_tensor *t, opgen_dtype dtype, int32_t dim, const int64_t *sizes, opgen_error *err) {
+    return opgen_tensor_shape_ordered(t, dtype, dim, sizes, NULL, err);
+}
 
-int32_t opgen_tensor_alloc(opgen_tensor *t, opgen_dtype dtype, int32_t dim, const int64_t *sizes, opgen_arena *a, opgen_error *err) {
+int32_t opgen_tensor_alloc(opgen_tensor *t, opgen_dtype dtype, int32_t dim, const int64_t *sizes, opgen_arena *a,
+                           opgen_error *err) {
     int32_t st = opgen_tensor_shape(t, dtype, dim, sizes, err);
     if (st) return st;
     size_t n = opgen_nbytes(t);

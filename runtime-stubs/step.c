@@ -10,11 +10,18 @@ bool opgen_selective(void) { return OPGEN_SELECTION[0] != 0; }
 static void split_decide(opgen_step *s);
 
 /* The value kind of a scalar result (abi of an op's return), or -1 if not a scalar. */
-static int scalar_kind(int abi) { return abi == OPGEN_ABI_INT ? OPGEN_GV_INT : abi == OPGEN_ABI_FLOAT ? OPGEN_GV_FLOAT : abi == OPGEN_ABI_BOOL ? OPGEN_GV_BOOL : -1; }
+static int scalar_kind(int abi) {
+    return abi == OPGEN_ABI_INT     ? OPGEN_GV_INT
+           : abi == OPGEN_ABI_FLOAT ? OPGEN_GV_FLOAT
+           : abi == OPGEN_ABI_BOOL  ? OPGEN_GV_BOOL
+                                    : -1;
+}
 
 bool opgen_abi_optional(int abi) {
-    return abi == OPGEN_ABI_OPT_TENSOR || abi == OPGEN_ABI_OPT_INT || abi == OPGEN_ABI_OPT_INT_LIST || abi == OPGEN_ABI_OPT_FLOAT || abi == OPGEN_ABI_OPT_FLOAT_LIST ||
-           abi == OPGEN_ABI_OPT_BOOL || abi == OPGEN_ABI_OPT_SCALAR || abi == OPGEN_ABI_OPT_DTYPE || abi == OPGEN_ABI_OPT_STR || abi == OPGEN_ABI_OPT_ENUM || abi == OPGEN_ABI_OPAQUE;
+    return abi == OPGEN_ABI_OPT_TENSOR || abi == OPGEN_ABI_OPT_INT || abi == OPGEN_ABI_OPT_INT_LIST ||
+           abi == OPGEN_ABI_OPT_FLOAT || abi == OPGEN_ABI_OPT_FLOAT_LIST || abi == OPGEN_ABI_OPT_BOOL ||
+           abi == OPGEN_ABI_OPT_SCALAR || abi == OPGEN_ABI_OPT_DTYPE || abi == OPGEN_ABI_OPT_STR ||
+           abi == OPGEN_ABI_OPT_ENUM || abi == OPGEN_ABI_OPAQUE;
 }
 
 bool opgen_is_scalar_op(int id) {
@@ -35,11 +42,13 @@ int opgen_step_ncandidates(int kid, const opgen_load_options *opt) {
     int nc = 1;
     for (int k = 0; k < OPGEN_KEYED_COUNT; k++) nc += opgen_keyed_kernels[k].op == kid;
     for (int v = 0; opt && v < opt->nvendors; v++)
-        for (int k = 0; k < opt->vendors[v]->nkernels; k++) nc += !strcmp(opt->vendors[v]->kernels[k].op, opgen_ops[kid].qualified);
+        for (int k = 0; k < opt->vendors[v]->nkernels; k++)
+            nc += !strcmp(opt->vendors[v]->kernels[k].op, opgen_ops[kid].qualified);
     return nc;
 }
 
-int32_t opgen_step_kernels(opgen_step *s, int kid, const opgen_load_options *opt, opgen_candidate *cands, opgen_error *err) {
+int32_t opgen_step_kernels(opgen_step *s, int kid, const opgen_load_options *opt, opgen_candidate *cands,
+                           opgen_error *err) {
     const opgen_op *kop = &opgen_ops[kid];
     s->kernel_op = kid;
     s->kernel = &opgen_registry[kid];
@@ -50,17 +59,22 @@ int32_t opgen_step_kernels(opgen_step *s, int kid, const opgen_load_options *opt
     for (int v = 0; opt && v < opt->nvendors; v++)
         for (int k = 0; k < opt->vendors[v]->nkernels; k++)
             if (!strcmp(opt->vendors[v]->kernels[k].op, kop->qualified) && opt->vendors[v]->kernels[k].kernel.fn)
-                s->cands[s->ncands++] = (opgen_candidate){&opt->vendors[v]->kernels[k].kernel, opt->vendors[v]->name, NULL};
+                s->cands[s->ncands++] =
+                    (opgen_candidate){&opt->vendors[v]->kernels[k].kernel, opt->vendors[v]->name, NULL};
     for (int k = 0; k < OPGEN_KEYED_COUNT; k++) /* the kernel yaml's keyed kernels, in its order */
-        if (opgen_keyed_kernels[k].op == kid) s->cands[s->ncands++] = (opgen_candidate){&opgen_keyed_kernels[k].kernel, "opgen", &opgen_keyed_kernels[k]};
+        if (opgen_keyed_kernels[k].op == kid)
+            s->cands[s->ncands++] = (opgen_candidate){&opgen_keyed_kernels[k].kernel, "opgen", &opgen_keyed_kernels[k]};
     if (s->kernel->fn) s->cands[s->ncands++] = (opgen_candidate){s->kernel, "opgen", NULL};
     if (s->ncands) s->kernel = s->cands[0].kernel, s->origin = s->cands[0].origin;
     if (s->kernel->fn) return OPGEN_OK;
     bool same = !strcmp(s->name, kop->qualified); /* a .pte calls the kernel's op itself */
-    if (opgen_selective()) /* a selective build: say which selection left it out */
-        return same ? opgen_fail(err, OPGEN_E_NOT_FOUND, "%s is left out of this build's selection (%s)", kop->qualified, OPGEN_SELECTION)
-                    : opgen_fail(err, OPGEN_E_NOT_FOUND, "%s needs %s, which this build's selection (%s) leaves out", s->name, kop->qualified, OPGEN_SELECTION);
-    return same ? opgen_fail(err, OPGEN_E_NOT_FOUND, "no kernel for %s", kop->qualified) : opgen_fail(err, OPGEN_E_NOT_FOUND, "no kernel for %s (needed by %s)", kop->qualified, s->name);
+    if (opgen_selective())                        /* a selective build: say which selection left it out */
+        return same ? opgen_fail(err, OPGEN_E_NOT_FOUND, "%s is left out of this build's selection (%s)",
+                                 kop->qualified, OPGEN_SELECTION)
+                    : opgen_fail(err, OPGEN_E_NOT_FOUND, "%s needs %s, which this build's selection (%s) leaves out",
+                                 s->name, kop->qualified, OPGEN_SELECTION);
+    return same ? opgen_fail(err, OPGEN_E_NOT_FOUND, "no kernel for %s", kop->qualified)
+                : opgen_fail(err, OPGEN_E_NOT_FOUND, "no kernel for %s (needed by %s)", kop->qualified, s->name);
 }
 
 static void apply_patches(opgen_step *s, const opgen_ivalue *values) {
@@ -90,7 +104,8 @@ static void apply_patches(opgen_step *s, const opgen_ivalue *values) {
 }
 
 int32_t opgen_step_call(opgen_step *s, const opgen_ivalue *values, opgen_arena *arena, bool meta, opgen_error *err) {
-    opgen_ctx ctx = {arena, err, s->name, meta, 0, false, s->has_dtype ? (int32_t)s->dtype : -1, s->rng, s->par, NULL, s->unread};
+    opgen_ctx ctx = {arena,  err,    s->name, meta,     0, false, s->has_dtype ? (int32_t)s->dtype : -1,
+                     s->rng, s->par, NULL,    s->unread};
     apply_patches(s, values);
     int32_t st = s->kernel->call(&ctx, s->kernel->fn, s->args);
     if (st && err->code == OPGEN_OK) opgen_fail(err, st, "%s failed (%s)", ctx.op, opgen_status_text(st));
@@ -117,7 +132,9 @@ int32_t opgen_step_run(opgen_step *s, const opgen_ivalue *values, opgen_arena *a
         if (opgen_tensor_shape(t, t->dtype, t->dim, t->sizes, err)) return err->code;
         t->capacity = opgen_nbytes(t);
         t->data = opgen_arena_alloc(arena, t->capacity);
-        if (!t->data) return opgen_fail(err, OPGEN_E_NO_MEMORY, "%s: out of memory for a contiguous stand-in of its result", s->name);
+        if (!t->data)
+            return opgen_fail(err, OPGEN_E_NO_MEMORY, "%s: out of memory for a contiguous stand-in of its result",
+                              s->name);
     }
     int32_t st = opgen_step_call(s, values, arena, false, err);
     opgen_ctx ctx = {arena, err, s->name, false, 0, false, -1, NULL, NULL, NULL, 0};
@@ -136,7 +153,10 @@ static int arg_dtype(const opgen_step *s, const opgen_ivalue *values, int ai) {
     for (int k = 0; k < s->npatches; k++) /* a scalar the program gives or computes */
         if (s->patches[k].arg == ai && s->patches[k].elem < 0) {
             int kind = values[s->patches[k].value].kind;
-            return kind == OPGEN_GV_INT ? OPGEN_DTYPE_Long : kind == OPGEN_GV_FLOAT ? OPGEN_DTYPE_Double : kind == OPGEN_GV_BOOL ? OPGEN_DTYPE_Bool : -1; /* -1: a Null input, given at run */
+            return kind == OPGEN_GV_INT     ? OPGEN_DTYPE_Long
+                   : kind == OPGEN_GV_FLOAT ? OPGEN_DTYPE_Double
+                   : kind == OPGEN_GV_BOOL  ? OPGEN_DTYPE_Bool
+                                            : -1; /* -1: a Null input, given at run */
         }
     if (v->none) return -1;
     switch (ka->abi) {
@@ -195,7 +215,8 @@ static int32_t check_rows(const opgen_step *s, const opgen_ivalue *values, opgen
     int n = snprintf(msg, sizeof msg, "%s: no Edge constraint row allows (", op->qualified);
     for (int c = 0, first = 1; c < nc && n < (int)sizeof msg; c++) {
         if (dt[c] < 0) continue;
-        n += snprintf(msg + n, sizeof msg - (size_t)n, "%s%s=%s", first ? "" : ", ", names[c], opgen_dtype_name((opgen_dtype)dt[c]));
+        n += snprintf(msg + n, sizeof msg - (size_t)n, "%s%s=%s", first ? "" : ", ", names[c],
+                      opgen_dtype_name((opgen_dtype)dt[c]));
         first = 0;
     }
     if (n < (int)sizeof msg) snprintf(msg + n, sizeof msg - (size_t)n, ")");
@@ -212,10 +233,13 @@ static int32_t selection_fail(const opgen_step *s, const opgen_ivalue *values, o
     bool first = true;
     for (int ai = 0; ai < kop->nargs && n < (int)sizeof msg; ai++) {
         const opgen_arg *ka = &opgen_args[kop->first_arg + (unsigned)ai];
-        if (ka->flags & OPGEN_ARG_OUT || (ka->abi != OPGEN_ABI_TENSOR && ka->abi != OPGEN_ABI_OPT_TENSOR && ka->abi != OPGEN_ABI_TENSOR_LIST)) continue;
+        if (ka->flags & OPGEN_ARG_OUT ||
+            (ka->abi != OPGEN_ABI_TENSOR && ka->abi != OPGEN_ABI_OPT_TENSOR && ka->abi != OPGEN_ABI_TENSOR_LIST))
+            continue;
         int dt = arg_dtype(s, values, ai);
         if (dt < 0) continue;
-        n += snprintf(msg + n, sizeof msg - (size_t)n, "%s%s=%s", first ? "" : ", ", ka->name, opgen_dtype_name((opgen_dtype)dt));
+        n += snprintf(msg + n, sizeof msg - (size_t)n, "%s%s=%s", first ? "" : ", ", ka->name,
+                      opgen_dtype_name((opgen_dtype)dt));
         first = false;
     }
     return opgen_fail(err, OPGEN_E_NOT_FOUND, "%s", msg);
@@ -234,8 +258,11 @@ static bool key_matches(const opgen_step *s, const opgen_keyed_kernel *k) {
         bool out = opgen_args[kop->first_arg + (unsigned)ka->arg].flags & OPGEN_ARG_OUT;
         if (!t) return false;
         if (out && !t->data && !t->capacity && t->dim == 0) continue;
-        if (!(ka->dtypes >> t->dtype & 1u) || t->dim != ka->ndim || memcmp(t->dim_order, ka->dim_order, ka->ndim)) return false;
-        if (ka->same_as >= 0 && s->args[k->args[ka->same_as].arg].v.t && s->args[k->args[ka->same_as].arg].v.t->dtype != t->dtype) return false;
+        if (!(ka->dtypes >> t->dtype & 1u) || t->dim != ka->ndim || memcmp(t->dim_order, ka->dim_order, ka->ndim))
+            return false;
+        if (ka->same_as >= 0 && s->args[k->args[ka->same_as].arg].v.t &&
+            s->args[k->args[ka->same_as].arg].v.t->dtype != t->dtype)
+            return false;
     }
     return true;
 }
@@ -251,18 +278,24 @@ static int32_t key_fail(const opgen_step *s, opgen_error *err) {
         const opgen_value *v = &s->args[ai];
         const opgen_arg *ka = &opgen_args[kop->first_arg + (unsigned)ai];
         if (v->none || (ka->abi != OPGEN_ABI_TENSOR && ka->abi != OPGEN_ABI_OPT_TENSOR) || !v->v.t) continue;
-        n += snprintf(msg + n, sizeof msg - (size_t)n, "%s%s %s ", first ? "" : "; ", ka->name, opgen_dtype_name(v->v.t->dtype));
-        for (int d = 0; d < v->v.t->dim && n < (int)sizeof msg; d++) n += snprintf(msg + n, sizeof msg - (size_t)n, "%s%d", d ? "," : "", v->v.t->dim_order[d]);
+        n += snprintf(msg + n, sizeof msg - (size_t)n, "%s%s %s ", first ? "" : "; ", ka->name,
+                      opgen_dtype_name(v->v.t->dtype));
+        for (int d = 0; d < v->v.t->dim && n < (int)sizeof msg; d++)
+            n += snprintf(msg + n, sizeof msg - (size_t)n, "%s%d", d ? "," : "", v->v.t->dim_order[d]);
         first = 0;
     }
     for (int c = 0, first = 1; c < s->ncands && n > 0 && n < (int)sizeof msg; c++)
-        if (s->cands[c].keyed) n += snprintf(msg + n, sizeof msg - (size_t)n, "%s%s", first ? "); this build has it only for: " : " or ", s->cands[c].keyed->key), first = 0;
+        if (s->cands[c].keyed)
+            n += snprintf(msg + n, sizeof msg - (size_t)n, "%s%s", first ? "); this build has it only for: " : " or ",
+                          s->cands[c].keyed->key),
+                first = 0;
     return opgen_fail(err, OPGEN_E_NOT_FOUND, "%s", msg);
 }
 
 int32_t opgen_step_prepare(opgen_step *s, const opgen_ivalue *values, opgen_arena *a, opgen_error *err) {
-    if (s->scalar) return opgen_step_call(s, values, a, false, err); /* a prim computes its value, which later shapes may need */
-    opgen_tensor initial[8]; /* each candidate starts from the results as given */
+    if (s->scalar)
+        return opgen_step_call(s, values, a, false, err); /* a prim computes its value, which later shapes may need */
+    opgen_tensor initial[8];                              /* each candidate starts from the results as given */
     int n = s->nres < 8 ? s->nres : 8;
     for (int r = 0; r < n; r++) initial[r] = *s->res[r];
     opgen_error merr = {0};
@@ -287,7 +320,8 @@ int32_t opgen_step_prepare(opgen_step *s, const opgen_ivalue *values, opgen_aren
     opgen_dtype d = s->res[0]->dtype;
     if (!(s->kernel->dtypes >> d & 1u) && opgen_selective()) return selection_fail(s, values, err);
     if (!(s->kernel->dtypes >> d & 1u))
-        return opgen_fail(err, OPGEN_E_NOT_FOUND, "no kernel for %s with dtype %s (needed by %s)", opgen_ops[s->kernel_op].qualified, opgen_dtype_name(d), s->name);
+        return opgen_fail(err, OPGEN_E_NOT_FOUND, "no kernel for %s with dtype %s (needed by %s)",
+                          opgen_ops[s->kernel_op].qualified, opgen_dtype_name(d), s->name);
     split_decide(s);
     return OPGEN_OK;
 }
@@ -303,18 +337,24 @@ enum { SPLIT_ELEMENTWISE = 1, SPLIT_CHANNELS = 2 };
 static const struct {
     const char *op;
     int how;
-} splittable[] = {{"aten::relu.out", SPLIT_ELEMENTWISE},      {"aten::hardtanh.out", SPLIT_ELEMENTWISE}, {"aten::clamp.out", SPLIT_ELEMENTWISE},
-                  {"aten::add.out", SPLIT_ELEMENTWISE},       {"aten::sub.out", SPLIT_ELEMENTWISE},      {"aten::mul.out", SPLIT_ELEMENTWISE},
-                  {"aten::div.out", SPLIT_ELEMENTWISE},       {"aten::sigmoid.out", SPLIT_ELEMENTWISE},  {"aten::tanh.out", SPLIT_ELEMENTWISE},
-                  {"aten::exp.out", SPLIT_ELEMENTWISE},       {"aten::gelu.out", SPLIT_ELEMENTWISE},     {"aten::hardswish.out", SPLIT_ELEMENTWISE},
-                  {"aten::hardsigmoid.out", SPLIT_ELEMENTWISE}, {"aten::_native_batch_norm_legit_no_training.out", SPLIT_CHANNELS}};
+} splittable[] = {
+    {"aten::relu.out", SPLIT_ELEMENTWISE},        {"aten::hardtanh.out", SPLIT_ELEMENTWISE},
+    {"aten::clamp.out", SPLIT_ELEMENTWISE},       {"aten::add.out", SPLIT_ELEMENTWISE},
+    {"aten::sub.out", SPLIT_ELEMENTWISE},         {"aten::mul.out", SPLIT_ELEMENTWISE},
+    {"aten::div.out", SPLIT_ELEMENTWISE},         {"aten::sigmoid.out", SPLIT_ELEMENTWISE},
+    {"aten::tanh.out", SPLIT_ELEMENTWISE},        {"aten::exp.out", SPLIT_ELEMENTWISE},
+    {"aten::gelu.out", SPLIT_ELEMENTWISE},        {"aten::hardswish.out", SPLIT_ELEMENTWISE},
+    {"aten::hardsigmoid.out", SPLIT_ELEMENTWISE}, {"aten::_native_batch_norm_legit_no_training.out", SPLIT_CHANNELS}};
 enum { SPLIT_MIN_ELEMENTS = 32768, SPLIT_MAX_ARGS = 16 };
 
 static void split_decide(opgen_step *s) {
     s->split = 0;
-    if (!OPGEN_SPLITS || opgen_parallel_parts(s->par) < 2 || s->scratch || s->npatches || s->relayout || s->scalar || s->nres < 1 || s->nargs > SPLIT_MAX_ARGS) return;
+    if (!OPGEN_SPLITS || opgen_parallel_parts(s->par) < 2 || s->scratch || s->npatches || s->relayout || s->scalar ||
+        s->nres < 1 || s->nargs > SPLIT_MAX_ARGS)
+        return;
     for (size_t i = 0; i < sizeof splittable / sizeof *splittable; i++)
-        if (!strcmp(opgen_ops[s->kernel_op].qualified, splittable[i].op) && !strcmp(s->origin, "opgen")) s->split = (uint8_t)splittable[i].how;
+        if (!strcmp(opgen_ops[s->kernel_op].qualified, splittable[i].op) && !strcmp(s->origin, "opgen"))
+            s->split = (uint8_t)splittable[i].how;
 }
 
 typedef struct split_job {
@@ -327,7 +367,8 @@ typedef struct split_job {
 /* The slice [lo, hi) along out's dimension d of a tensor argument: an operand as
  * big as out there is cut, one broadcast along it (size 1, or absent) is not; a
  * channel op's 1-d parameters are cut when d is the channel dimension. */
-static void slice_of(const opgen_tensor *t, const opgen_tensor *out, int d, int how, int64_t lo, int64_t hi, opgen_tensor *v) {
+static void slice_of(const opgen_tensor *t, const opgen_tensor *out, int d, int how, int64_t lo, int64_t hi,
+                     opgen_tensor *v) {
     *v = *t;
     int td = how == SPLIT_CHANNELS && t->dim == 1 && out->dim > 1 ? (d == 1 ? 0 : -1) : d - (out->dim - t->dim);
     if (td < 0 || t->sizes[td] != out->sizes[d]) return;
@@ -353,7 +394,8 @@ static void split_part(void *arg, int part) {
     }
     opgen_arena none; /* split kernels take no arena memory: one that asked would fail, not share */
     opgen_arena_init(&none, NULL, 0);
-    opgen_ctx ctx = {&none, &j->errs[part], s->name, false, 0, false, s->has_dtype ? (int32_t)s->dtype : -1, s->rng, NULL, NULL, s->unread};
+    opgen_ctx ctx = {&none,  &j->errs[part], s->name, false,    0, false, s->has_dtype ? (int32_t)s->dtype : -1,
+                     s->rng, NULL,           NULL,    s->unread};
     j->status[part] = lo < hi ? s->kernel->call(&ctx, s->kernel->fn, args) : OPGEN_OK;
 }
 
@@ -363,13 +405,16 @@ int32_t opgen_step_split_run(opgen_step *s, opgen_arena *arena, opgen_error *err
     const opgen_tensor *out = s->res[0];
     int d = 0;
     while (d < out->dim && out->sizes[d] == 1) d++;
-    bool ok = d < out->dim && opgen_parallel_parts_for(s->par, (double)opgen_numel(out), SPLIT_MIN_ELEMENTS) > 1 && (s->split == SPLIT_ELEMENTWISE || d <= 1);
+    bool ok = d < out->dim && opgen_parallel_parts_for(s->par, (double)opgen_numel(out), SPLIT_MIN_ELEMENTS) > 1 &&
+              (s->split == SPLIT_ELEMENTWISE || d <= 1);
     /* out already has the shape this call gives it (the inputs broadcast to it), as
      * it does unless a dynamic program's inputs changed size since the last run */
     bool covered[OPGEN_MAX_DIM] = {false};
     for (int a = 0; ok && a < s->nargs; a++) {
         const opgen_arg *ka = &opgen_args[opgen_ops[s->kernel_op].first_arg + (unsigned)a];
-        const opgen_tensor *t = (ka->abi == OPGEN_ABI_TENSOR || ka->abi == OPGEN_ABI_OPT_TENSOR) && !s->args[a].none ? s->args[a].v.t : NULL;
+        const opgen_tensor *t = (ka->abi == OPGEN_ABI_TENSOR || ka->abi == OPGEN_ABI_OPT_TENSOR) && !s->args[a].none
+                                    ? s->args[a].v.t
+                                    : NULL;
         if (!t || ka->flags & OPGEN_ARG_OUT || (s->split == SPLIT_CHANNELS && t->dim == 1 && out->dim > 1)) continue;
         if (t->dim > out->dim) ok = false;
         for (int i = 0; ok && i < t->dim; i++) {
@@ -395,7 +440,9 @@ int32_t opgen_step_split_run(opgen_step *s, opgen_arena *arena, opgen_error *err
     for (int p = 0; p < j.parts; p++)
         if (j.status[p]) {
             *err = j.errs[p];
-            return err->code == OPGEN_OK ? opgen_fail(err, j.status[p], "%s failed (%s)", s->name, opgen_status_text(j.status[p])) : j.status[p];
+            return err->code == OPGEN_OK
+                       ? opgen_fail(err, j.status[p], "%s failed (%s)", s->name, opgen_status_text(j.status[p]))
+                       : j.status[p];
         }
     return OPGEN_OK;
 }
@@ -409,7 +456,10 @@ static int arg_named(const opgen_step *s, const char *name) {
         if (!strcmp(opgen_args[kop->first_arg + (unsigned)a].name, name)) return a;
     return -1;
 }
-static bool is_opgen(const opgen_step *s, const char *op) { return !strcmp(opgen_ops[s->kernel_op].qualified, op) && !strcmp(s->origin, "opgen") && !s->npatches && !s->relayout; }
+static bool is_opgen(const opgen_step *s, const char *op) {
+    return !strcmp(opgen_ops[s->kernel_op].qualified, op) && !strcmp(s->origin, "opgen") && !s->npatches &&
+           !s->relayout;
+}
 static const opgen_tensor *tensor_arg(const opgen_step *s, const char *name) {
     int a = arg_named(s, name);
     return a < 0 || s->args[a].none ? NULL : s->args[a].v.t;
@@ -418,16 +468,21 @@ static const opgen_tensor *tensor_arg(const opgen_step *s, const char *name) {
 /* Whether out, written by conv's fused call, overlaps what it reads: its
  * inputs or the batch norm's (a residual the kernel checks itself). */
 static bool fused_out_clashes(const opgen_step *conv, const opgen_post *post, const opgen_tensor *out) {
-    bool clash = opgen_tensors_overlap(out, post->weight) || opgen_tensors_overlap(out, post->bias) || opgen_tensors_overlap(out, post->mean) || opgen_tensors_overlap(out, post->var);
+    bool clash = opgen_tensors_overlap(out, post->weight) || opgen_tensors_overlap(out, post->bias) ||
+                 opgen_tensors_overlap(out, post->mean) || opgen_tensors_overlap(out, post->var);
     for (int a = 0; a < conv->nargs && !clash; a++) {
         const opgen_arg *ka = &opgen_args[opgen_ops[conv->kernel_op].first_arg + (unsigned)a];
-        if ((ka->abi == OPGEN_ABI_TENSOR || ka->abi == OPGEN_ABI_OPT_TENSOR) && !(ka->flags & OPGEN_ARG_OUT) && !conv->args[a].none) clash = opgen_tensors_overlap(out, conv->args[a].v.t);
+        if ((ka->abi == OPGEN_ABI_TENSOR || ka->abi == OPGEN_ABI_OPT_TENSOR) && !(ka->flags & OPGEN_ARG_OUT) &&
+            !conv->args[a].none)
+            clash = opgen_tensors_overlap(out, conv->args[a].v.t);
     }
     return clash;
 }
 
 /* A Scalar of value 1 (add's alpha: the sum a plain a + b). */
-static bool scalar_one(const opgen_scalar *s) { return (s->dtype == OPGEN_DTYPE_Long && s->v.i == 1) || (s->dtype == OPGEN_DTYPE_Double && s->v.f == 1.0); }
+static bool scalar_one(const opgen_scalar *s) {
+    return (s->dtype == OPGEN_DTYPE_Long && s->v.i == 1) || (s->dtype == OPGEN_DTYPE_Double && s->v.f == 1.0);
+}
 const opgen_tensor *opgen_step_residual(const opgen_step *add, const opgen_tensor *t) {
     if (!add || !is_opgen(add, "aten::add.out") || add->nres != 1) return NULL;
     const opgen_tensor *a = tensor_arg(add, "self"), *b = tensor_arg(add, "other");
@@ -445,15 +500,21 @@ static bool residual_fits(const opgen_tensor *r, const opgen_tensor *y) {
 }
 
 bool opgen_step_fuse(opgen_step *conv, opgen_step *bn, opgen_step *add, opgen_step *act, opgen_fusion *f) {
-    if (!is_opgen(conv, "aten::convolution.out") || !is_opgen(bn, "aten::_native_batch_norm_legit_no_training.out") || conv->fusion || conv->nres != 1 || bn->nres != 3) return false;
+    if (!is_opgen(conv, "aten::convolution.out") || !is_opgen(bn, "aten::_native_batch_norm_legit_no_training.out") ||
+        conv->fusion || conv->nres != 1 || bn->nres != 3)
+        return false;
     const opgen_tensor *x = tensor_arg(conv, "input"), *y = conv->res[0];
     int tr = arg_named(conv, "transposed"), eps = arg_named(bn, "eps");
-    if (!x || (x->dim != 3 && x->dim != 4) || tr < 0 || conv->args[tr].v.b || eps < 0 || tensor_arg(bn, "input") != y) return false;
-    if ((y->dtype != OPGEN_DTYPE_Float && y->dtype != OPGEN_DTYPE_Double) || bn->res[0]->dtype != y->dtype || !tensor_arg(bn, "running_mean") || !tensor_arg(bn, "running_var")) return false;
+    if (!x || (x->dim != 3 && x->dim != 4) || tr < 0 || conv->args[tr].v.b || eps < 0 || tensor_arg(bn, "input") != y)
+        return false;
+    if ((y->dtype != OPGEN_DTYPE_Float && y->dtype != OPGEN_DTYPE_Double) || bn->res[0]->dtype != y->dtype ||
+        !tensor_arg(bn, "running_mean") || !tensor_arg(bn, "running_var"))
+        return false;
     /* a residual added to the batch norm's result: of y's layout, so the kernel reads it where it writes */
     const opgen_tensor *res = add ? opgen_step_residual(add, bn->res[0]) : NULL;
     if (add && (!res || !residual_fits(res, y) || add->res[0]->dtype != y->dtype)) return false;
-    if (add && opgen_tensors_overlap(res, act ? act->res[0] : add->res[0])) return false; /* planned memory (a .pte's) the result shares */
+    if (add && opgen_tensors_overlap(res, act ? act->res[0] : add->res[0]))
+        return false;                                   /* planned memory (a .pte's) the result shares */
     opgen_tensor *pre = add ? add->res[0] : bn->res[0]; /* what the activation reads */
     opgen_post_act kind = OPGEN_POST_NONE;
     if (act) {
@@ -466,9 +527,19 @@ bool opgen_step_fuse(opgen_step *conv, opgen_step *bn, opgen_step *add, opgen_st
             return false;
     }
     memset(f, 0, sizeof *f);
-    f->post = (opgen_post){tensor_arg(bn, "weight"), tensor_arg(bn, "bias"), tensor_arg(bn, "running_mean"), tensor_arg(bn, "running_var"), bn->args[eps].v.f, kind, NULL, NULL, false, res,
+    f->post = (opgen_post){tensor_arg(bn, "weight"),
+                           tensor_arg(bn, "bias"),
+                           tensor_arg(bn, "running_mean"),
+                           tensor_arg(bn, "running_var"),
+                           bn->args[eps].v.f,
+                           kind,
+                           NULL,
+                           NULL,
+                           false,
+                           res,
                            res && tensor_arg(add, "self") == res};
-    if (kind == OPGEN_POST_CLAMP) f->post.lo = &act->args[arg_named(act, "min_val")].v.s, f->post.hi = &act->args[arg_named(act, "max_val")].v.s;
+    if (kind == OPGEN_POST_CLAMP)
+        f->post.lo = &act->args[arg_named(act, "min_val")].v.s, f->post.hi = &act->args[arg_named(act, "max_val")].v.s;
     f->nabsorbed = 0;
     f->absorbed[f->nabsorbed++] = bn;
     if (add) f->absorbed[f->nabsorbed++] = add;
@@ -494,10 +565,12 @@ int32_t opgen_step_fused_run(opgen_step *s, opgen_arena *arena, opgen_error *err
     if (!clash) {
         s->args[f->out_arg].v.t = f->out;
         f->post.applied = false;
-        opgen_ctx ctx = {arena, err, s->name, false, 0, false, s->has_dtype ? (int32_t)s->dtype : -1, s->rng, s->par, &f->post, s->unread};
+        opgen_ctx ctx = {arena,  err,    s->name,  false,    0, false, s->has_dtype ? (int32_t)s->dtype : -1,
+                         s->rng, s->par, &f->post, s->unread};
         int32_t st = s->kernel->call(&ctx, s->kernel->fn, s->args);
         s->args[f->out_arg] = saved;
-        if (st) return err->code == OPGEN_OK ? opgen_fail(err, st, "%s failed (%s)", s->name, opgen_status_text(st)) : st;
+        if (st)
+            return err->code == OPGEN_OK ? opgen_fail(err, st, "%s failed (%s)", s->name, opgen_status_text(st)) : st;
         if (f->post.applied) {
             for (int k = 0; k < f->nabsorbed; k++) f->absorbed[k]->absorbed = true;
             return OPGEN_OK;
@@ -513,7 +586,8 @@ int32_t opgen_step_fused_run(opgen_step *s, opgen_arena *arena, opgen_error *err
 static void key_entry(char *key, size_t cap, size_t *n, const opgen_tensor *t) {
     if (*n >= cap) return;
     *n += (size_t)snprintf(key + *n, cap - *n, "%s%d;", key[*n - 1] == '/' ? "" : "|", (int)t->dtype);
-    for (int32_t d = 0; d < t->dim && *n < cap; d++) *n += (size_t)snprintf(key + *n, cap - *n, "%s%u", d ? "," : "", t->dim_order[d]);
+    for (int32_t d = 0; d < t->dim && *n < cap; d++)
+        *n += (size_t)snprintf(key + *n, cap - *n, "%s%u", d ? "," : "", t->dim_order[d]);
 }
 
 size_t opgen_step_kernel_key(const opgen_step *s, char *key, size_t cap) {
@@ -533,13 +607,15 @@ size_t opgen_step_kernel_key(const opgen_step *s, char *key, size_t cap) {
 
 double opgen_step_flops(const opgen_step *s) {
     const char *op = opgen_ops[s->kernel_op].qualified;
-    bool addmm = !strcmp(op, "aten::addmm.out"), mm = addmm || !strcmp(op, "aten::mm.out"), bmm = !strcmp(op, "aten::bmm.out");
+    bool addmm = !strcmp(op, "aten::addmm.out"), mm = addmm || !strcmp(op, "aten::mm.out"),
+         bmm = !strcmp(op, "aten::bmm.out");
     if (mm || bmm) { /* [B,] N x K by K x M */
         const opgen_tensor *a = s->args[addmm].v.t, *b = s->args[addmm + 1].v.t;
         return 2.0 * (double)opgen_numel(a) * (double)b->sizes[b->dim - 1];
     }
     if (strcmp(op, "aten::convolution.out") || s->nres != 1) return 0;
     const opgen_tensor *in = s->args[0].v.t, *w = s->args[1].v.t;
-    double taps = (double)opgen_numel(w) / (double)w->sizes[0]; /* per output (input, transposed) element: Cg (Og) x kernel */
+    double taps =
+        (double)opgen_numel(w) / (double)w->sizes[0]; /* per output (input, transposed) element: Cg (Og) x kernel */
     return 2.0 * taps * (double)(s->args[6].v.b ? opgen_numel(in) : opgen_numel(s->res[0]));
 }

@@ -21,9 +21,9 @@ typedef struct opgen_candidate {
 } opgen_candidate;
 
 typedef struct opgen_step {
-    int op;        /* the op the program names (a graph's functional op) */
-    int kernel_op; /* the op its kernel computes (the out= variant) */
-    const char *name; /* what messages call it: "aten::add.Tensor" */
+    int op;                           /* the op the program names (a graph's functional op) */
+    int kernel_op;                    /* the op its kernel computes (the out= variant) */
+    const char *name;                 /* what messages call it: "aten::add.Tensor" */
     const opgen_kernel_entry *kernel; /* the one chosen */
     const char *origin;
     opgen_candidate *cands; /* backends' kernels first, then keyed ones, then the default */
@@ -34,18 +34,18 @@ typedef struct opgen_step {
     int npatches;
     opgen_tensor **res; /* its tensor results (the out arguments), in order */
     int nres;
-    bool scalar;   /* a scalar prim: its kernel computes the op itself, writing scalar values */
-    bool relayout; /* its kernel writes contiguous results into outs of another dim order:
-                      it gets contiguous stand-ins, copied into the outs after it */
-    size_t scratch; /* arena bytes its kernel takes beyond its results */
-    uint64_t *rng; /* the program's random generator */
+    bool scalar;               /* a scalar prim: its kernel computes the op itself, writing scalar values */
+    bool relayout;             /* its kernel writes contiguous results into outs of another dim order:
+                                  it gets contiguous stand-ins, copied into the outs after it */
+    size_t scratch;            /* arena bytes its kernel takes beyond its results */
+    uint64_t *rng;             /* the program's random generator */
     const opgen_parallel *par; /* threads its kernel may use, or NULL */
-    bool has_dtype; /* a graph's functional gave a dtype its out= schema lacks */
-    uint8_t split;  /* with threads: how its kernel's call may be split into slices (step.c), or 0 */
-    bool absorbed;  /* this run, a fused step before it computed its result: it is skipped once */
+    bool has_dtype;            /* a graph's functional gave a dtype its out= schema lacks */
+    uint8_t split;             /* with threads: how its kernel's call may be split into slices (step.c), or 0 */
+    bool absorbed;             /* this run, a fused step before it computed its result: it is skipped once */
     opgen_dtype dtype;
     struct opgen_fusion *fusion; /* a convolution that also applies the next steps (step.c), or NULL */
-    uint32_t unread; /* results nothing reads (opgen_ctx.unread): bit i for res[i] */
+    uint32_t unread;             /* results nothing reads (opgen_ctx.unread): bit i for res[i] */
 } opgen_step;
 
 /* A convolution step that stores its result through the batch norm (the
@@ -72,7 +72,8 @@ bool opgen_is_scalar_op(int id);
  * backend op's fallback). Fails when there is none, naming the op and, in a
  * trimmed build, the selection. */
 int opgen_step_ncandidates(int kid, const opgen_load_options *opt);
-int32_t opgen_step_kernels(opgen_step *s, int kid, const opgen_load_options *opt, opgen_candidate *cands, opgen_error *err);
+int32_t opgen_step_kernels(opgen_step *s, int kid, const opgen_load_options *opt, opgen_candidate *cands,
+                           opgen_error *err);
 /* The functional op whose out= variant kid is (its Edge rows apply), or kid. */
 int opgen_functional_of(int kid);
 /* Runs the kernel: its meta step (meta) or the computation. values: the
@@ -113,7 +114,8 @@ static inline int32_t opgen_step_exec(opgen_step *s, const opgen_ivalue *values,
     if (OPGEN_FUSES && s->fusion) return opgen_step_fused_run(s, arena, err);
     if (s->npatches || s->relayout) return opgen_step_run(s, values, arena, err);
     if (OPGEN_SPLITS && s->split) return opgen_step_split_run(s, arena, err);
-    opgen_ctx ctx = {arena, err, s->name, false, 0, false, s->has_dtype ? (int32_t)s->dtype : -1, s->rng, s->par, NULL, s->unread};
+    opgen_ctx ctx = {arena,  err,    s->name, false,    0, false, s->has_dtype ? (int32_t)s->dtype : -1,
+                     s->rng, s->par, NULL,    s->unread};
     int32_t st = s->kernel->call(&ctx, s->kernel->fn, s->args);
     return st && err->code == OPGEN_OK ? opgen_fail(err, st, "%s failed (%s)", s->name, opgen_status_text(st)) : st;
 }

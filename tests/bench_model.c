@@ -80,7 +80,8 @@ NOINLINE size_t bench_model(const char *nf, size_t nn, const char *tags, size_t 
     og_session_init(&s, stderr);
     ydoc td, nd;
     bool ok = og_yaml_load_buffer(&s.a, &s.d, "tags.yaml", tags, tn, &td) && og_model_load_tags(&s.m, &td) &&
-              (og_model_begin_native(&s.m), og_yaml_stream_buffer(&s.a, &s.d, "native_functions.yaml", nf, nn, &nd, og_model_native_entry, &s.m)) &&
+              (og_model_begin_native(&s.m),
+               og_yaml_stream_buffer(&s.a, &s.d, "native_functions.yaml", nf, nn, &nd, og_model_native_entry, &s.m)) &&
               og_model_finish_native(&s.m, &nd);
     if (!ok) {
         fputs("bench_model: the input does not model cleanly\n", stderr);
@@ -93,8 +94,10 @@ NOINLINE size_t bench_model(const char *nf, size_t nn, const char *tags, size_t 
 }
 
 /* opgen generate, minus the disk: inputs from memory, outputs rendered, not written. */
-NOINLINE size_t bench_generate(const char *nf, size_t nn, const char *tags, size_t tn, const char *edge, size_t en, size_t *bytes);
-NOINLINE size_t bench_generate(const char *nf, size_t nn, const char *tags, size_t tn, const char *edge, size_t en, size_t *bytes) {
+NOINLINE size_t bench_generate(const char *nf, size_t nn, const char *tags, size_t tn, const char *edge, size_t en,
+                               size_t *bytes);
+NOINLINE size_t bench_generate(const char *nf, size_t nn, const char *tags, size_t tn, const char *edge, size_t en,
+                               size_t *bytes) {
     og_session s;
     og_session_init(&s, stderr);
     ydoc td, nd;
@@ -102,9 +105,13 @@ NOINLINE size_t bench_generate(const char *nf, size_t nn, const char *tags, size
     og_outputs_init(&outs);
     outs.dry = true; /* rendered, not written */
     bool ok = og_yaml_load_buffer(&s.a, &s.d, "tags.yaml", tags, tn, &td) && og_model_load_tags(&s.m, &td) &&
-              (og_model_begin_native(&s.m), og_yaml_stream_buffer(&s.a, &s.d, "native_functions.yaml", nf, nn, &nd, og_model_native_entry, &s.m)) &&
-              og_model_finish_native(&s.m, &nd) && (og_edge_begin(&s.m, &s.edge), og_yaml_stream_buffer(&s.a, &s.d, "edge.yaml", edge, en, &s.edge_doc, og_edge_entry, &s.edge)) &&
-              og_edge_finish(&s.edge, &s.edge_doc) && og_emit_c_headers(&outs, "/nonexistent", NULL, &s.m, &s.edge, "bench", &s.d);
+              (og_model_begin_native(&s.m),
+               og_yaml_stream_buffer(&s.a, &s.d, "native_functions.yaml", nf, nn, &nd, og_model_native_entry, &s.m)) &&
+              og_model_finish_native(&s.m, &nd) &&
+              (og_edge_begin(&s.m, &s.edge),
+               og_yaml_stream_buffer(&s.a, &s.d, "edge.yaml", edge, en, &s.edge_doc, og_edge_entry, &s.edge)) &&
+              og_edge_finish(&s.edge, &s.edge_doc) &&
+              og_emit_c_headers(&outs, "/nonexistent", NULL, &s.m, &s.edge, "bench", &s.d);
     if (!ok) {
         fputs("bench_model: generate failed\n", stderr);
         exit(1);
@@ -119,7 +126,9 @@ NOINLINE size_t bench_generate(const char *nf, size_t nn, const char *tags, size
 }
 
 NOINLINE long bench_scan_both(const char *nf, size_t nn, const char *edge, size_t en);
-NOINLINE long bench_scan_both(const char *nf, size_t nn, const char *edge, size_t en) { return bench_scan(nf, nn) + bench_scan(edge, en); }
+NOINLINE long bench_scan_both(const char *nf, size_t nn, const char *edge, size_t en) {
+    return bench_scan(nf, nn) + bench_scan(edge, en);
+}
 
 static int cmp_double(const void *a, const void *b) {
     double x = *(const double *)a, y = *(const double *)b;
@@ -243,10 +252,13 @@ int main(int argc, char **argv) {
     qsort(ts, (size_t)runs, sizeof *ts, cmp_double);
     qsort(tm, (size_t)runs, sizeof *tm, cmp_double);
     double ms = ts[runs / 2], mm = tm[runs / 2];
-    long rs = child_rss(argv[0], "scan", argv[1], argv[2], NULL), rm = child_rss(argv[0], "model", argv[1], argv[2], NULL), r0 = child_rss(argv[0], "none", argv[1], argv[2], NULL);
+    long rs = child_rss(argv[0], "scan", argv[1], argv[2], NULL),
+         rm = child_rss(argv[0], "model", argv[1], argv[2], NULL),
+         r0 = child_rss(argv[0], "none", argv[1], argv[2], NULL);
     printf("bench_model: %s, %zu bytes, %d runs each\n", argv[1], nn, runs);
     printf("  libyaml scan   median %7.2f ms   peak RSS %6.1f MiB   (%ld events)\n", ms, rs / 1024.0, events);
-    printf("  opgen model    median %7.2f ms   peak RSS %6.1f MiB   (%u functions, arena %.1f MiB)\n", mm, rm / 1024.0, funcs, arena_bytes / 1048576.0);
+    printf("  opgen model    median %7.2f ms   peak RSS %6.1f MiB   (%u functions, arena %.1f MiB)\n", mm, rm / 1024.0,
+           funcs, arena_bytes / 1048576.0);
     printf("  process baseline (file read only)  peak RSS %6.1f MiB\n", r0 / 1024.0);
     printf("  ratio model/scan: %.2f (target <= 2.00)\n", mm / ms);
     if (argc > 4) { /* the whole generate beside a scan of both inputs */
@@ -264,10 +276,12 @@ int main(int argc, char **argv) {
         }
         qsort(ts, (size_t)runs, sizeof *ts, cmp_double);
         qsort(tm, (size_t)runs, sizeof *tm, cmp_double);
-        long r2 = child_rss(argv[0], "scan2", argv[1], argv[2], argv[4]), rg = child_rss(argv[0], "generate", argv[1], argv[2], argv[4]);
+        long r2 = child_rss(argv[0], "scan2", argv[1], argv[2], argv[4]),
+             rg = child_rss(argv[0], "generate", argv[1], argv[2], argv[4]);
         printf("bench_generate: + %s, %zu bytes\n", argv[4], en);
         printf("  libyaml scan of both   median %7.2f ms   peak RSS %6.1f MiB\n", ts[runs / 2], r2 / 1024.0);
-        printf("  opgen generate         median %7.2f ms   peak RSS %6.1f MiB   (%zu header bytes, arena %.1f MiB)\n", tm[runs / 2], rg / 1024.0, bytes, arena_bytes / 1048576.0);
+        printf("  opgen generate         median %7.2f ms   peak RSS %6.1f MiB   (%zu header bytes, arena %.1f MiB)\n",
+               tm[runs / 2], rg / 1024.0, bytes, arena_bytes / 1048576.0);
         printf("  ratio generate/scan: %.2f\n", tm[runs / 2] / ts[runs / 2]);
         free(edge);
     }
@@ -277,7 +291,8 @@ int main(int argc, char **argv) {
         char out[sizeof dir + 8];
         snprintf(out, sizeof out, "%s/out", dir);
         char *scan[] = {argv[0], "--once", "scan2", argv[1], argv[2], argv[4], NULL};
-        char *gen[] = {argv[5], "generate", "--native-functions", argv[1], "--tags", argv[2], "--edge", argv[4], "-o", out, NULL};
+        char *gen[] = {argv[5], "generate", "--native-functions", argv[1], "--tags", argv[2], "--edge", argv[4], "-o",
+                       out,     NULL};
         remove_outputs(out);
         long rss_scan = process_rss(scan), rss_gen = process_rss(gen);
         for (int i = 0; i < runs; i++) {

@@ -9,9 +9,9 @@ static int checks;   /* CHECKs run */
 static int failures; /* CHECKs that failed */
 
 /* An expression: it serves as a statement and inside other macros' expressions. */
-#define CHECK(cond, ...)                                                                                               \
-    ((void)checks++, (cond) ? (void)0                                                                                  \
-                            : (void)(failures++, printf("FAIL %s:%d: ", __FILE__, __LINE__), printf(__VA_ARGS__),      \
-                                     printf("\n")))
+#define CHECK(cond, ...) \
+    ((void)checks++,     \
+     (cond) ? (void)0    \
+            : (void)(failures++, printf("FAIL %s:%d: ", __FILE__, __LINE__), printf(__VA_ARGS__), printf("\n")))
 
 #endif

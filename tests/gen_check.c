@@ -20,7 +20,8 @@ int main(void) {
     int bad = 0, n = 0;
     for (; listed[n].name; n++) {
         int id = listed[n].id;
-        if (opgen_op_lookup(listed[n].name) != id || listed[n].enum_id != id || strcmp(opgen_ops[id].qualified, listed[n].name) != 0) {
+        if (opgen_op_lookup(listed[n].name) != id || listed[n].enum_id != id ||
+            strcmp(opgen_ops[id].qualified, listed[n].name) != 0) {
             printf("FAIL: %s (id %d) looks up as %d\n", listed[n].name, id, opgen_op_lookup(listed[n].name));
             bad++;
         }

@@ -43,7 +43,8 @@ static void put_utf8(char **o, unsigned cp) {
     else if (cp < 0x10000)
         *q++ = (char)(0xe0 | (cp >> 12)), *q++ = (char)(0x80 | ((cp >> 6) & 0x3f)), *q++ = (char)(0x80 | (cp & 0x3f));
     else
-        *q++ = (char)(0xf0 | (cp >> 18)), *q++ = (char)(0x80 | ((cp >> 12) & 0x3f)), *q++ = (char)(0x80 | ((cp >> 6) & 0x3f)), *q++ = (char)(0x80 | (cp & 0x3f));
+        *q++ = (char)(0xf0 | (cp >> 18)), *q++ = (char)(0x80 | ((cp >> 12) & 0x3f)),
+        *q++ = (char)(0x80 | ((cp >> 6) & 0x3f)), *q++ = (char)(0x80 | (cp & 0x3f));
     *o = q;
 }
 
@@ -52,7 +53,10 @@ static unsigned hex4(parser *ps) {
     for (int i = 0; i < 4; i++) {
         if (ps->p >= ps->e) return ps->bad = true, 0;
         char c = *ps->p++;
-        v = v * 16 + (unsigned)(c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : c >= 'A' && c <= 'F' ? c - 'A' + 10 : (ps->bad = true, 0));
+        v = v * 16 + (unsigned)(c >= '0' && c <= '9'   ? c - '0'
+                                : c >= 'a' && c <= 'f' ? c - 'a' + 10
+                                : c >= 'A' && c <= 'F' ? c - 'A' + 10
+                                                       : (ps->bad = true, 0));
     }
     return v;
 }
@@ -329,7 +333,8 @@ int main(int argc, char **argv) {
             drop_tag(vy, ignore);
             const jval *nm = get(vx, "name"), *ov = get(vx, "overload");
             char where[300], path[512] = "";
-            snprintf(where, sizeof where, "entry %zu (%s%s%s):", entries, nm && nm->s ? nm->s : "?", ov && ov->s && ov->s[0] ? "." : "", ov && ov->s ? ov->s : "");
+            snprintf(where, sizeof where, "entry %zu (%s%s%s):", entries, nm && nm->s ? nm->s : "?",
+                     ov && ov->s && ov->s[0] ? "." : "", ov && ov->s ? ov->s : "");
             diffs += cmp(vx, vy, path, 0, where, max - diffs);
         }
         jfree(vx);

@@ -6,6 +6,10 @@
 
 int main(int argc, char **argv) {
     if (argc < 3 || argc > 5) return 2;
-    char *args[] = {"opgen-rt", "compare", argv[1], argv[2], "--rtol", argc > 3 ? argv[3] : "1e-5", "--atol", argc > 4 ? argv[4] : "1e-6", NULL};
+    char *args[] = {"opgen-rt", "compare",
+                    argv[1],    argv[2],
+                    "--rtol",   argc > 3 ? argv[3] : "1e-5",
+                    "--atol",   argc > 4 ? argv[4] : "1e-6",
+                    NULL};
     return opgen_rt_main(8, args, NULL, 0);
 }

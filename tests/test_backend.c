@@ -17,7 +17,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-
 /* Inputs of every dtype from a formula: small integers for quantized bytes,
  * indices in range for embeddings (Long), mixed-sign floats. */
 static void fill(opgen_tensor *t, int j) {
@@ -44,7 +43,8 @@ static int run(const char *text, bool fallbacks, bool decompose, opgen_arena *a,
     opgen_error err = {0};
     opgen_program *p;
     opgen_load_options opt = {.fallbacks = fallbacks};
-    if (opgen_graph_parse("t.graph", text, strlen(text), false, a, &g, &err)) return printf("  parse: %s\n", err.msg), 1;
+    if (opgen_graph_parse("t.graph", text, strlen(text), false, a, &g, &err))
+        return printf("  parse: %s\n", err.msg), 1;
     if (decompose) {
         int n = 0;
         if (opgen_decompose(&g, a, &d, &n, &err)) return printf("  decompose: %s\n", err.msg), 1;
@@ -69,7 +69,8 @@ static int run(const char *text, bool fallbacks, bool decompose, opgen_arena *a,
 static bool same_bytes(const opgen_ivalue *x, const opgen_ivalue *y) {
     if (x->kind != y->kind) return false;
     if (x->kind != OPGEN_GV_TENSOR) return x->i == y->i && x->b == y->b && !memcmp(&x->f, &y->f, sizeof x->f);
-    return x->t.dtype == y->t.dtype && x->t.dim == y->t.dim && !memcmp(x->t.sizes, y->t.sizes, sizeof(int64_t) * (size_t)x->t.dim) &&
+    return x->t.dtype == y->t.dtype && x->t.dim == y->t.dim &&
+           !memcmp(x->t.sizes, y->t.sizes, sizeof(int64_t) * (size_t)x->t.dim) &&
            !memcmp(x->t.data, y->t.data, opgen_nbytes(&x->t));
 }
 
@@ -77,16 +78,19 @@ static bool same_bytes(const opgen_ivalue *x, const opgen_ivalue *y) {
 static const struct {
     const char *op, *text;
 } programs[] = {
-    {"quantized_decomposed::add_relu", "graph(%a: u8[4, 16], %b: u8[4, 16]):\n"
-                                       "  %r = quantized_decomposed::add_relu(%a, 0.05, 128, 0, 255, %b, 0.03, 120, 0, 255, 0.07, 125, 0, 255)\n"
-                                       "  return %r\n"},
-    {"quantized_decomposed::add", "graph(%a: u8[4, 16], %b: u8[4, 16]):\n"
-                                  "  %r = quantized_decomposed::add(%a, 0.05, 128, 0, 255, %b, 0.03, 120, 0, 255, 0.07, 125, 0, 255)\n"
-                                  "  return %r\n"},
-    {"quantized_decomposed::add.scalar", "graph(%a: u8[4, 16]):\n"
-                                         "  %r = quantized_decomposed::add.scalar(%a, 0.05, 128, 0, 255, torch.uint8, 1.25, 0.06, 100, 0, 255, torch.uint8)\n"
-                                         "  %s = quantized_decomposed::add.scalar(%a, 0.05, 128, 0, 255, torch.uint8, -3, 0.06, 100, 0, 255, torch.uint8)\n"
-                                         "  return (%r, %s)\n"},
+    {"quantized_decomposed::add_relu",
+     "graph(%a: u8[4, 16], %b: u8[4, 16]):\n"
+     "  %r = quantized_decomposed::add_relu(%a, 0.05, 128, 0, 255, %b, 0.03, 120, 0, 255, 0.07, 125, 0, 255)\n"
+     "  return %r\n"},
+    {"quantized_decomposed::add",
+     "graph(%a: u8[4, 16], %b: u8[4, 16]):\n"
+     "  %r = quantized_decomposed::add(%a, 0.05, 128, 0, 255, %b, 0.03, 120, 0, 255, 0.07, 125, 0, 255)\n"
+     "  return %r\n"},
+    {"quantized_decomposed::add.scalar",
+     "graph(%a: u8[4, 16]):\n"
+     "  %r = quantized_decomposed::add.scalar(%a, 0.05, 128, 0, 255, torch.uint8, 1.25, 0.06, 100, 0, 255, torch.uint8)\n"
+     "  %s = quantized_decomposed::add.scalar(%a, 0.05, 128, 0, 255, torch.uint8, -3, 0.06, 100, 0, 255, torch.uint8)\n"
+     "  return (%r, %s)\n"},
     {"quantized_decomposed::embedding_byte", "graph(%w: u8[6, 8], %s: f32[6], %z: i64[6], %i: i64[3, 2]):\n"
                                              "  %r = quantized_decomposed::embedding_byte(%w, %s, %z, 0, 255, %i)\n"
                                              "  %n = quantized_decomposed::embedding_byte(%w, %s, None, 0, 255, %i)\n"
@@ -114,7 +118,9 @@ static void test_fallback_equals_inlined(void) {
         CHECK(!e1 && !e2, "%s: could not run", name);
         if (!e1 && !e2) {
             CHECK(fb.n == inl.n, "%s: %d results through the fallback, %d inlined", name, fb.n, inl.n);
-            for (int o = 0; o < fb.n && o < inl.n; o++) CHECK(same_bytes(&fb.out[o], &inl.out[o]), "%s: result %d differs between the fallback and the inlined pattern", name, o);
+            for (int o = 0; o < fb.n && o < inl.n; o++)
+                CHECK(same_bytes(&fb.out[o], &inl.out[o]),
+                      "%s: result %d differs between the fallback and the inlined pattern", name, o);
             covered++;
         }
         opgen_arena_release(&a);
@@ -128,8 +134,11 @@ static void test_native_quantized_add(void) {
         double as, bs, os;
         int azp, bzp, ozp, qmin, qmax;
     } params[] = {
-        {0.05, 0.05, 0.1, 128, 128, 128, 0, 255}, {0.02, 0.7, 0.33, 0, 255, 17, 0, 255}, {1.0, 1.0, 1.0, 0, 0, 0, 0, 255},
-        {0.1, 0.1, 0.05, 200, 10, 90, 10, 240}, {0.003, 0.009, 0.011, 128, 128, 128, 0, 255},
+        {0.05, 0.05, 0.1, 128, 128, 128, 0, 255},
+        {0.02, 0.7, 0.33, 0, 255, 17, 0, 255},
+        {1.0, 1.0, 1.0, 0, 0, 0, 0, 255},
+        {0.1, 0.1, 0.05, 200, 10, 90, 10, 240},
+        {0.003, 0.009, 0.011, 128, 128, 128, 0, 255},
     };
     uint8_t *a = malloc(65536), *b = malloc(65536), *o1 = malloc(65536), *o2 = malloc(65536);
     int64_t sizes[2] = {256, 256};
@@ -145,9 +154,12 @@ static void test_native_quantized_add(void) {
         opgen_arena ar;
         opgen_arena_init_growing(&ar);
         opgen_ctx ctx = {&ar, &err, "quantized_decomposed::add", false, 0, false, -1, NULL, NULL, NULL, 0};
-        int s1 = opgen_native_quantized_add_out(&ctx, &ta, params[k].as, params[k].azp, 0, 255, &tb, params[k].bs, params[k].bzp, 0, 255, params[k].os, params[k].ozp, params[k].qmin, params[k].qmax, &t1);
-        int s2 = opgen_fallback_quantized_decomposed_add_out(&ctx, &ta, params[k].as, params[k].azp, 0, 255, &tb, params[k].bs, params[k].bzp, 0, 255, params[k].os, params[k].ozp, params[k].qmin,
-                                                             params[k].qmax, &t2);
+        int s1 = opgen_native_quantized_add_out(&ctx, &ta, params[k].as, params[k].azp, 0, 255, &tb, params[k].bs,
+                                                params[k].bzp, 0, 255, params[k].os, params[k].ozp, params[k].qmin,
+                                                params[k].qmax, &t1);
+        int s2 = opgen_fallback_quantized_decomposed_add_out(&ctx, &ta, params[k].as, params[k].azp, 0, 255, &tb,
+                                                             params[k].bs, params[k].bzp, 0, 255, params[k].os,
+                                                             params[k].ozp, params[k].qmin, params[k].qmax, &t2);
         CHECK(!s1 && !s2, "params %zu: %s", k, err.msg);
         for (int i = 0; !s1 && !s2 && i < 65536; i++) {
             int d = abs((int)o1[i] - (int)o2[i]);
@@ -159,10 +171,15 @@ static void test_native_quantized_add(void) {
     CHECK(worst <= 1, "native and fallback quantized add differ by %d steps", worst);
     /* the registry serves the op with the native kernel, and keeps the fallback */
     int id = opgen_op_lookup("quantized_decomposed::add.out");
-    CHECK(id >= 0 && opgen_registry[id].fn == (void (*)(void))opgen_native_quantized_add_out, "the registry does not prefer the native kernel");
-    CHECK(id >= 0 && opgen_registry_find_fallback(id, OPGEN_DTYPE_Byte) && opgen_registry_find_fallback(id, OPGEN_DTYPE_Byte)->fn == (void (*)(void))opgen_fallback_quantized_decomposed_add_out,
+    CHECK(id >= 0 && opgen_registry[id].fn == (void (*)(void))opgen_native_quantized_add_out,
+          "the registry does not prefer the native kernel");
+    CHECK(id >= 0 && opgen_registry_find_fallback(id, OPGEN_DTYPE_Byte) &&
+              opgen_registry_find_fallback(id, OPGEN_DTYPE_Byte)->fn ==
+                  (void (*)(void))opgen_fallback_quantized_decomposed_add_out,
           "the fallback is not kept");
-    printf("test_backend: native vs fallback quantized add over %zu x 65536 input pairs: %d differ, at most %d step%s\n", sizeof params / sizeof *params, differ, worst, worst == 1 ? "" : "s");
+    printf(
+        "test_backend: native vs fallback quantized add over %zu x 65536 input pairs: %d differ, at most %d step%s\n",
+        sizeof params / sizeof *params, differ, worst, worst == 1 ? "" : "s");
     free(a), free(b), free(o1), free(o2);
 }
 
@@ -175,31 +192,158 @@ static const struct {
     int cmp[5];
     unsigned err;
 } prims[] = {
-    {INT64_C(7), INT64_C(2), {INT64_C(9), INT64_C(5), INT64_C(14), INT64_C(3), INT64_C(1), INT64_C(-7)}, 3.5, {1, 0, 1, 0, 0}, 0x00},
-    {INT64_C(-7), INT64_C(2), {INT64_C(-5), INT64_C(-9), INT64_C(-14), INT64_C(-4), INT64_C(1), INT64_C(7)}, -3.5, {0, 1, 0, 1, 0}, 0x00},
-    {INT64_C(7), INT64_C(-2), {INT64_C(5), INT64_C(9), INT64_C(-14), INT64_C(-4), INT64_C(-1), INT64_C(-7)}, -3.5, {1, 0, 1, 0, 0}, 0x00},
-    {INT64_C(-7), INT64_C(-2), {INT64_C(-9), INT64_C(-5), INT64_C(14), INT64_C(3), INT64_C(-1), INT64_C(7)}, 3.5, {0, 1, 0, 1, 0}, 0x00},
-    {INT64_C(0), INT64_C(3), {INT64_C(3), INT64_C(-3), INT64_C(0), INT64_C(0), INT64_C(0), INT64_C(0)}, 0.0, {0, 1, 0, 1, 0}, 0x00},
-    {INT64_C(0), INT64_C(-3), {INT64_C(-3), INT64_C(3), INT64_C(0), INT64_C(0), INT64_C(0), INT64_C(0)}, -0.0, {1, 0, 1, 0, 0}, 0x00},
-    {INT64_C(6), INT64_C(3), {INT64_C(9), INT64_C(3), INT64_C(18), INT64_C(2), INT64_C(0), INT64_C(-6)}, 2.0, {1, 0, 1, 0, 0}, 0x00},
-    {INT64_C(-6), INT64_C(3), {INT64_C(-3), INT64_C(-9), INT64_C(-18), INT64_C(-2), INT64_C(0), INT64_C(6)}, -2.0, {0, 1, 0, 1, 0}, 0x00},
-    {INT64_C(1), INT64_C(-1), {INT64_C(0), INT64_C(2), INT64_C(-1), INT64_C(-1), INT64_C(0), INT64_C(-1)}, -1.0, {1, 0, 1, 0, 0}, 0x00},
-    {INT64_C(-1), INT64_C(1), {INT64_C(0), INT64_C(-2), INT64_C(-1), INT64_C(-1), INT64_C(0), INT64_C(1)}, -1.0, {0, 1, 0, 1, 0}, 0x00},
-    {INT64_C(5), INT64_C(7), {INT64_C(12), INT64_C(-2), INT64_C(35), INT64_C(0), INT64_C(5), INT64_C(-5)}, 0.7142857142857143, {0, 1, 0, 1, 0}, 0x00},
-    {INT64_C(-5), INT64_C(7), {INT64_C(2), INT64_C(-12), INT64_C(-35), INT64_C(-1), INT64_C(2), INT64_C(5)}, -0.7142857142857143, {0, 1, 0, 1, 0}, 0x00},
-    {INT64_MAX, INT64_C(2), {INT64_C(0), INT64_C(9223372036854775805), INT64_C(0), INT64_C(4611686018427387903), INT64_C(1), INT64_C(-9223372036854775807)}, 4.611686018427388e+18, {1, 0, 1, 0, 0}, 0x05},
-    {INT64_MIN, INT64_C(2), {INT64_C(-9223372036854775806), INT64_C(0), INT64_C(0), INT64_C(-4611686018427387904), INT64_C(0), INT64_C(0)}, -4.611686018427388e+18, {0, 1, 0, 1, 0}, 0x26},
-    {INT64_MIN, INT64_C(3), {INT64_C(-9223372036854775805), INT64_C(0), INT64_C(0), INT64_C(-3074457345618258603), INT64_C(1), INT64_C(0)}, -3.0744573456182584e+18, {0, 1, 0, 1, 0}, 0x26},
-    {INT64_C(123456789), INT64_C(-1000), {INT64_C(123455789), INT64_C(123457789), INT64_C(-123456789000), INT64_C(-123457), INT64_C(-211), INT64_C(-123456789)}, -123456.789, {1, 0, 1, 0, 0}, 0x00},
-    {INT64_C(3), INT64_C(3), {INT64_C(6), INT64_C(0), INT64_C(9), INT64_C(1), INT64_C(0), INT64_C(-3)}, 1.0, {0, 0, 1, 1, 1}, 0x00},
-    {INT64_C(-3), INT64_C(-3), {INT64_C(-6), INT64_C(0), INT64_C(9), INT64_C(1), INT64_C(0), INT64_C(3)}, 1.0, {0, 0, 1, 1, 1}, 0x00},
-    {INT64_MAX, INT64_C(1), {INT64_C(0), INT64_C(9223372036854775806), INT64_MAX, INT64_MAX, INT64_C(0), INT64_C(-9223372036854775807)}, 9.223372036854776e+18, {1, 0, 1, 0, 0}, 0x01},
-    {INT64_MIN, INT64_C(-1), {INT64_C(0), INT64_C(-9223372036854775807), INT64_C(0), INT64_C(0), INT64_C(0), INT64_C(0)}, 9.223372036854776e+18, {0, 1, 0, 1, 0}, 0x2d},
-    {INT64_MIN, INT64_C(1), {INT64_C(-9223372036854775807), INT64_C(0), INT64_MIN, INT64_MIN, INT64_C(0), INT64_C(0)}, -9.223372036854776e+18, {0, 1, 0, 1, 0}, 0x22},
-    {INT64_C(4), INT64_C(0), {INT64_C(4), INT64_C(4), INT64_C(0), INT64_C(0), INT64_C(0), INT64_C(-4)}, 0.0, {1, 0, 1, 0, 0}, 0x58},
-    {INT64_C(-4), INT64_C(0), {INT64_C(-4), INT64_C(-4), INT64_C(0), INT64_C(0), INT64_C(0), INT64_C(4)}, 0.0, {0, 1, 0, 1, 0}, 0x58},
-    {INT64_C(3037000500), INT64_C(3037000500), {INT64_C(6074001000), INT64_C(0), INT64_C(0), INT64_C(1), INT64_C(0), INT64_C(-3037000500)}, 1.0, {0, 0, 1, 1, 1}, 0x04},
-    {INT64_C(-3037000499), INT64_C(3037000500), {INT64_C(1), INT64_C(-6074000999), INT64_C(-9223372033963249500), INT64_C(-1), INT64_C(1), INT64_C(3037000499)}, -0.9999999996707277, {0, 1, 0, 1, 0}, 0x00},
+    {INT64_C(7),
+     INT64_C(2),
+     {INT64_C(9), INT64_C(5), INT64_C(14), INT64_C(3), INT64_C(1), INT64_C(-7)},
+     3.5,
+     {1, 0, 1, 0, 0},
+     0x00},
+    {INT64_C(-7),
+     INT64_C(2),
+     {INT64_C(-5), INT64_C(-9), INT64_C(-14), INT64_C(-4), INT64_C(1), INT64_C(7)},
+     -3.5,
+     {0, 1, 0, 1, 0},
+     0x00},
+    {INT64_C(7),
+     INT64_C(-2),
+     {INT64_C(5), INT64_C(9), INT64_C(-14), INT64_C(-4), INT64_C(-1), INT64_C(-7)},
+     -3.5,
+     {1, 0, 1, 0, 0},
+     0x00},
+    {INT64_C(-7),
+     INT64_C(-2),
+     {INT64_C(-9), INT64_C(-5), INT64_C(14), INT64_C(3), INT64_C(-1), INT64_C(7)},
+     3.5,
+     {0, 1, 0, 1, 0},
+     0x00},
+    {INT64_C(0),
+     INT64_C(3),
+     {INT64_C(3), INT64_C(-3), INT64_C(0), INT64_C(0), INT64_C(0), INT64_C(0)},
+     0.0,
+     {0, 1, 0, 1, 0},
+     0x00},
+    {INT64_C(0),
+     INT64_C(-3),
+     {INT64_C(-3), INT64_C(3), INT64_C(0), INT64_C(0), INT64_C(0), INT64_C(0)},
+     -0.0,
+     {1, 0, 1, 0, 0},
+     0x00},
+    {INT64_C(6),
+     INT64_C(3),
+     {INT64_C(9), INT64_C(3), INT64_C(18), INT64_C(2), INT64_C(0), INT64_C(-6)},
+     2.0,
+     {1, 0, 1, 0, 0},
+     0x00},
+    {INT64_C(-6),
+     INT64_C(3),
+     {INT64_C(-3), INT64_C(-9), INT64_C(-18), INT64_C(-2), INT64_C(0), INT64_C(6)},
+     -2.0,
+     {0, 1, 0, 1, 0},
+     0x00},
+    {INT64_C(1),
+     INT64_C(-1),
+     {INT64_C(0), INT64_C(2), INT64_C(-1), INT64_C(-1), INT64_C(0), INT64_C(-1)},
+     -1.0,
+     {1, 0, 1, 0, 0},
+     0x00},
+    {INT64_C(-1),
+     INT64_C(1),
+     {INT64_C(0), INT64_C(-2), INT64_C(-1), INT64_C(-1), INT64_C(0), INT64_C(1)},
+     -1.0,
+     {0, 1, 0, 1, 0},
+     0x00},
+    {INT64_C(5),
+     INT64_C(7),
+     {INT64_C(12), INT64_C(-2), INT64_C(35), INT64_C(0), INT64_C(5), INT64_C(-5)},
+     0.7142857142857143,
+     {0, 1, 0, 1, 0},
+     0x00},
+    {INT64_C(-5),
+     INT64_C(7),
+     {INT64_C(2), INT64_C(-12), INT64_C(-35), INT64_C(-1), INT64_C(2), INT64_C(5)},
+     -0.7142857142857143,
+     {0, 1, 0, 1, 0},
+     0x00},
+    {INT64_MAX,
+     INT64_C(2),
+     {INT64_C(0), INT64_C(9223372036854775805), INT64_C(0), INT64_C(4611686018427387903), INT64_C(1),
+      INT64_C(-9223372036854775807)},
+     4.611686018427388e+18,
+     {1, 0, 1, 0, 0},
+     0x05},
+    {INT64_MIN,
+     INT64_C(2),
+     {INT64_C(-9223372036854775806), INT64_C(0), INT64_C(0), INT64_C(-4611686018427387904), INT64_C(0), INT64_C(0)},
+     -4.611686018427388e+18,
+     {0, 1, 0, 1, 0},
+     0x26},
+    {INT64_MIN,
+     INT64_C(3),
+     {INT64_C(-9223372036854775805), INT64_C(0), INT64_C(0), INT64_C(-3074457345618258603), INT64_C(1), INT64_C(0)},
+     -3.0744573456182584e+18,
+     {0, 1, 0, 1, 0},
+     0x26},
+    {INT64_C(123456789),
+     INT64_C(-1000),
+     {INT64_C(123455789), INT64_C(123457789), INT64_C(-123456789000), INT64_C(-123457), INT64_C(-211),
+      INT64_C(-123456789)},
+     -123456.789,
+     {1, 0, 1, 0, 0},
+     0x00},
+    {INT64_C(3),
+     INT64_C(3),
+     {INT64_C(6), INT64_C(0), INT64_C(9), INT64_C(1), INT64_C(0), INT64_C(-3)},
+     1.0,
+     {0, 0, 1, 1, 1},
+     0x00},
+    {INT64_C(-3),
+     INT64_C(-3),
+     {INT64_C(-6), INT64_C(0), INT64_C(9), INT64_C(1), INT64_C(0), INT64_C(3)},
+     1.0,
+     {0, 0, 1, 1, 1},
+     0x00},
+    {INT64_MAX,
+     INT64_C(1),
+     {INT64_C(0), INT64_C(9223372036854775806), INT64_MAX, INT64_MAX, INT64_C(0), INT64_C(-9223372036854775807)},
+     9.223372036854776e+18,
+     {1, 0, 1, 0, 0},
+     0x01},
+    {INT64_MIN,
+     INT64_C(-1),
+     {INT64_C(0), INT64_C(-9223372036854775807), INT64_C(0), INT64_C(0), INT64_C(0), INT64_C(0)},
+     9.223372036854776e+18,
+     {0, 1, 0, 1, 0},
+     0x2d},
+    {INT64_MIN,
+     INT64_C(1),
+     {INT64_C(-9223372036854775807), INT64_C(0), INT64_MIN, INT64_MIN, INT64_C(0), INT64_C(0)},
+     -9.223372036854776e+18,
+     {0, 1, 0, 1, 0},
+     0x22},
+    {INT64_C(4),
+     INT64_C(0),
+     {INT64_C(4), INT64_C(4), INT64_C(0), INT64_C(0), INT64_C(0), INT64_C(-4)},
+     0.0,
+     {1, 0, 1, 0, 0},
+     0x58},
+    {INT64_C(-4),
+     INT64_C(0),
+     {INT64_C(-4), INT64_C(-4), INT64_C(0), INT64_C(0), INT64_C(0), INT64_C(4)},
+     0.0,
+     {0, 1, 0, 1, 0},
+     0x58},
+    {INT64_C(3037000500),
+     INT64_C(3037000500),
+     {INT64_C(6074001000), INT64_C(0), INT64_C(0), INT64_C(1), INT64_C(0), INT64_C(-3037000500)},
+     1.0,
+     {0, 0, 1, 1, 1},
+     0x04},
+    {INT64_C(-3037000499),
+     INT64_C(3037000500),
+     {INT64_C(1), INT64_C(-6074000999), INT64_C(-9223372033963249500), INT64_C(-1), INT64_C(1), INT64_C(3037000499)},
+     -0.9999999996707277,
+     {0, 1, 0, 1, 0},
+     0x00},
 };
 
 static void test_prims(void) {
@@ -227,23 +371,32 @@ static void test_prims(void) {
             const char *p = text;
             for (int l = 1; l < line; l++) p = strchr(p, '\n') + 1;
             const char *e = strchr(p, '\n');
-            snprintf(one, sizeof one, "graph(%%a: int, %%b: int):\n%.*s\n  return %%%s\n", (int)(e - p), p, op == 3 ? "fd" : op == 6 ? "td" : names[op]);
+            snprintf(one, sizeof one, "graph(%%a: int, %%b: int):\n%.*s\n  return %%%s\n", (int)(e - p), p,
+                     op == 3   ? "fd"
+                     : op == 6 ? "td"
+                               : names[op]);
             opgen_arena a;
             opgen_arena_init_growing(&a);
             opgen_graph g;
             opgen_program *pr;
             opgen_error err = {0};
-            opgen_ivalue in[2] = {{.kind = OPGEN_GV_INT, .i = prims[k].a}, {.kind = OPGEN_GV_INT, .i = prims[k].b}}, out[1];
-            int st = opgen_graph_parse("p.graph", one, strlen(one), false, &a, &g, &err) || opgen_program_load(&g, &a, &pr, &err) || opgen_program_run(pr, in, &a, out, &err);
+            opgen_ivalue in[2] = {{.kind = OPGEN_GV_INT, .i = prims[k].a}, {.kind = OPGEN_GV_INT, .i = prims[k].b}},
+                         out[1];
+            int st = opgen_graph_parse("p.graph", one, strlen(one), false, &a, &g, &err) ||
+                     opgen_program_load(&g, &a, &pr, &err) || opgen_program_run(pr, in, &a, out, &err);
             bool want_err = prims[k].err >> op & 1;
             if (want_err)
-                CHECK(st && err.line == 2, "%lld %s %lld: expected an error at line 2, got %s", (long long)prims[k].a, names[op], (long long)prims[k].b, st ? err.msg : "a value");
+                CHECK(st && err.line == 2, "%lld %s %lld: expected an error at line 2, got %s", (long long)prims[k].a,
+                      names[op], (long long)prims[k].b, st ? err.msg : "a value");
             else if (op == 6)
-                CHECK(!st && out[0].kind == OPGEN_GV_FLOAT && out[0].f == prims[k].truediv && signbit(out[0].f) == signbit(prims[k].truediv), "%lld / %lld = %.17g, Python says %.17g (%s)",
-                      (long long)prims[k].a, (long long)prims[k].b, out[0].f, prims[k].truediv, err.msg);
+                CHECK(!st && out[0].kind == OPGEN_GV_FLOAT && out[0].f == prims[k].truediv &&
+                          signbit(out[0].f) == signbit(prims[k].truediv),
+                      "%lld / %lld = %.17g, Python says %.17g (%s)", (long long)prims[k].a, (long long)prims[k].b,
+                      out[0].f, prims[k].truediv, err.msg);
             else
-                CHECK(!st && out[0].kind == OPGEN_GV_INT && out[0].i == prims[k].i[op], "%s(%lld, %lld) = %lld, Python says %lld (%s)", names[op], (long long)prims[k].a, (long long)prims[k].b,
-                      (long long)out[0].i, (long long)prims[k].i[op], err.msg);
+                CHECK(!st && out[0].kind == OPGEN_GV_INT && out[0].i == prims[k].i[op],
+                      "%s(%lld, %lld) = %lld, Python says %lld (%s)", names[op], (long long)prims[k].a,
+                      (long long)prims[k].b, (long long)out[0].i, (long long)prims[k].i[op], err.msg);
             checked++;
             opgen_arena_release(&a);
         }
@@ -261,9 +414,12 @@ static void test_prims(void) {
                                   "  %eq = executorch_prims::eq.int(%a, %b)\n"
                                   "  return (%gt, %lt, %ge, %le, %eq)\n";
         opgen_ivalue in[2] = {{.kind = OPGEN_GV_INT, .i = prims[k].a}, {.kind = OPGEN_GV_INT, .i = prims[k].b}}, out[5];
-        int st = opgen_graph_parse("c.graph", cmp, strlen(cmp), false, &a, &g, &err) || opgen_program_load(&g, &a, &pr, &err) || opgen_program_run(pr, in, &a, out, &err);
+        int st = opgen_graph_parse("c.graph", cmp, strlen(cmp), false, &a, &g, &err) ||
+                 opgen_program_load(&g, &a, &pr, &err) || opgen_program_run(pr, in, &a, out, &err);
         CHECK(!st, "comparisons of %lld, %lld: %s", (long long)prims[k].a, (long long)prims[k].b, err.msg);
-        for (int c = 0; !st && c < 5; c++) CHECK(out[c].kind == OPGEN_GV_BOOL && out[c].b == prims[k].cmp[c], "comparison %d of %lld, %lld", c, (long long)prims[k].a, (long long)prims[k].b);
+        for (int c = 0; !st && c < 5; c++)
+            CHECK(out[c].kind == OPGEN_GV_BOOL && out[c].b == prims[k].cmp[c], "comparison %d of %lld, %lld", c,
+                  (long long)prims[k].a, (long long)prims[k].b);
         checked += 5;
         opgen_arena_release(&a);
     }

@@ -65,7 +65,8 @@ static bool draw(geom *g) {
     static size_t next;
     if (next < sizeof fixed / sizeof *fixed) {
         *g = fixed[next++];
-        int64_t nh = g->H + 2 * g->p[0] - g->d[0] * (g->KH - 1) - 1, nw = g->W + 2 * g->p[1] - g->d[1] * (g->KW - 1) - 1;
+        int64_t nh = g->H + 2 * g->p[0] - g->d[0] * (g->KH - 1) - 1,
+                nw = g->W + 2 * g->p[1] - g->d[1] * (g->KW - 1) - 1;
         g->OH = nh / g->s[0] + 1, g->OW = nw / g->s[1] + 1;
         return true;
     }
@@ -98,10 +99,13 @@ static void fill(opgen_tensor *t, int seed) {
             ((float *)t->data)[i] = (float)value(i, seed);
 }
 
-static double at(const opgen_tensor *t, int64_t i) { return t->dtype == OPGEN_DTYPE_Double ? ((const double *)t->data)[i] : ((const float *)t->data)[i]; }
+static double at(const opgen_tensor *t, int64_t i) {
+    return t->dtype == OPGEN_DTYPE_Double ? ((const double *)t->data)[i] : ((const float *)t->data)[i];
+}
 
 /* out[n, o, y, x] = bias[o] + sum over the group's c, ky, kx of in * w, in double */
-static double reference(const geom *g, const opgen_tensor *x, const opgen_tensor *w, const opgen_tensor *b, int64_t n, int64_t o, int64_t oy, int64_t ox) {
+static double reference(const geom *g, const opgen_tensor *x, const opgen_tensor *w, const opgen_tensor *b, int64_t n,
+                        int64_t o, int64_t oy, int64_t ox) {
     int64_t cg = g->C / g->groups, og = g->O / g->groups, grp = o / og;
     double acc = g->bias ? at(b, o) : 0;
     for (int64_t c = 0; c < cg; c++)
@@ -109,51 +113,72 @@ static double reference(const geom *g, const opgen_tensor *x, const opgen_tensor
             for (int64_t kx = 0; kx < g->KW; kx++) {
                 int64_t iy = oy * g->s[0] - g->p[0] + ky * g->d[0], ix = ox * g->s[1] - g->p[1] + kx * g->d[1];
                 if (iy < 0 || iy >= g->H || ix < 0 || ix >= g->W) continue;
-                acc += at(x, ((n * g->C + grp * cg + c) * g->H + iy) * g->W + ix) * at(w, ((o * cg + c) * g->KH + ky) * g->KW + kx);
+                acc += at(x, ((n * g->C + grp * cg + c) * g->H + iy) * g->W + ix) *
+                       at(w, ((o * cg + c) * g->KH + ky) * g->KW + kx);
             }
     return acc;
 }
 
 /* out of a plain convolution through the batch norm and activation kernels (act
  * 0: none, 1 relu, 2 hardtanh(lo, hi)), as an unfused program runs them */
-static int unfused_post(opgen_tensor *out, const opgen_tensor *bn, int act, const opgen_scalar *lo, const opgen_scalar *hi, opgen_tensor *res, opgen_arena *a, opgen_error *err) {
-    opgen_ctx ctx = {a, err, "aten::_native_batch_norm_legit_no_training.out", false, 0, false, -1, NULL, NULL, NULL, 0};
+static int unfused_post(opgen_tensor *out, const opgen_tensor *bn, int act, const opgen_scalar *lo,
+                        const opgen_scalar *hi, opgen_tensor *res, opgen_arena *a, opgen_error *err) {
+    opgen_ctx ctx = {a,    err, "aten::_native_batch_norm_legit_no_training.out", false, 0, false, -1, NULL, NULL,
+                     NULL, 0};
     opgen_tensor y, s1, s2;
     int64_t zero = 0;
-    if (opgen_tensor_alloc(&y, out->dtype, out->dim, out->sizes, a, err) || opgen_tensor_alloc(&s1, out->dtype, 1, &zero, a, err) || opgen_tensor_alloc(&s2, out->dtype, 1, &zero, a, err) ||
+    if (opgen_tensor_alloc(&y, out->dtype, out->dim, out->sizes, a, err) ||
+        opgen_tensor_alloc(&s1, out->dtype, 1, &zero, a, err) ||
+        opgen_tensor_alloc(&s2, out->dtype, 1, &zero, a, err) ||
         opgen_tensor_alloc(res, out->dtype, out->dim, out->sizes, a, err))
         return 1;
     y.capacity = res->capacity = opgen_nbytes(out);
-    if (opgen_portable__native_batch_norm_legit_no_training_out(&ctx, out, &bn[0], &bn[1], &bn[2], &bn[3], 0.1, 1e-5, act ? &y : res, &s1, &s2)) return 1;
+    if (opgen_portable__native_batch_norm_legit_no_training_out(&ctx, out, &bn[0], &bn[1], &bn[2], &bn[3], 0.1, 1e-5,
+                                                                act ? &y : res, &s1, &s2))
+        return 1;
     ctx.op = act == 1 ? "aten::relu.out" : "aten::hardtanh.out";
-    return act == 1 ? opgen_portable_relu_out(&ctx, &y, res) != 0 : act == 2 ? opgen_portable_hardtanh_out(&ctx, &y, lo, hi, res) != 0 : 0;
+    return act == 1   ? opgen_portable_relu_out(&ctx, &y, res) != 0
+           : act == 2 ? opgen_portable_hardtanh_out(&ctx, &y, lo, hi, res) != 0
+                      : 0;
 }
 
 /* The same, then the residual added (add.Tensor, alpha 1, r its self when first)
  * before the activation. */
-static int unfused_residual(opgen_tensor *out, const opgen_tensor *bn, int act, const opgen_scalar *lo, const opgen_scalar *hi, const opgen_tensor *r, bool first, opgen_tensor *res, opgen_arena *a,
-                            opgen_error *err) {
+static int unfused_residual(opgen_tensor *out, const opgen_tensor *bn, int act, const opgen_scalar *lo,
+                            const opgen_scalar *hi, const opgen_tensor *r, bool first, opgen_tensor *res,
+                            opgen_arena *a, opgen_error *err) {
     opgen_tensor y, sum;
-    if (unfused_post(out, bn, 0, lo, hi, &y, a, err) || opgen_tensor_alloc(&sum, out->dtype, out->dim, out->sizes, a, err) || opgen_tensor_alloc(res, out->dtype, out->dim, out->sizes, a, err)) return 1;
+    if (unfused_post(out, bn, 0, lo, hi, &y, a, err) ||
+        opgen_tensor_alloc(&sum, out->dtype, out->dim, out->sizes, a, err) ||
+        opgen_tensor_alloc(res, out->dtype, out->dim, out->sizes, a, err))
+        return 1;
     sum.capacity = res->capacity = opgen_nbytes(out);
     opgen_ctx ctx = {a, err, "aten::add.out", false, 0, false, -1, NULL, NULL, NULL, 0};
     if (opgen_portable_add_out(&ctx, first ? r : &y, first ? &y : r, NULL, act ? &sum : res)) return 1;
     ctx.op = act == 1 ? "aten::relu.out" : "aten::hardtanh.out";
-    return act == 1 ? opgen_portable_relu_out(&ctx, &sum, res) != 0 : act == 2 ? opgen_portable_hardtanh_out(&ctx, &sum, lo, hi, res) != 0 : 0;
+    return act == 1   ? opgen_portable_relu_out(&ctx, &sum, res) != 0
+           : act == 2 ? opgen_portable_hardtanh_out(&ctx, &sum, lo, hi, res) != 0
+                      : 0;
 }
 
-static int run(const geom *g, int seq, opgen_dtype dt, const opgen_parallel *par, opgen_tensor *out, int *residual_runs, opgen_arena *a, opgen_error *err) {
+static int run(const geom *g, int seq, opgen_dtype dt, const opgen_parallel *par, opgen_tensor *out, int *residual_runs,
+               opgen_arena *a, opgen_error *err) {
     int32_t nd = g->one_d ? 3 : 4;
-    int64_t xs[4] = {g->N, g->C, g->H, g->W}, ws[4] = {g->O, g->C / g->groups, g->KH, g->KW}, bs[1] = {g->O}, os[4] = {g->N, g->O, g->OH, g->OW};
+    int64_t xs[4] = {g->N, g->C, g->H, g->W}, ws[4] = {g->O, g->C / g->groups, g->KH, g->KW}, bs[1] = {g->O},
+            os[4] = {g->N, g->O, g->OH, g->OW};
     if (g->one_d) xs[2] = g->W, ws[2] = g->KW, os[2] = g->OW;
     opgen_tensor x, w, b;
-    if (opgen_tensor_alloc(&x, dt, nd, xs, a, err) || opgen_tensor_alloc(&w, dt, nd, ws, a, err) || opgen_tensor_alloc(&b, dt, 1, bs, a, err) || opgen_tensor_alloc(out, dt, nd, os, a, err)) return 1;
-    x.capacity = opgen_nbytes(&x), w.capacity = opgen_nbytes(&w), b.capacity = opgen_nbytes(&b), out->capacity = opgen_nbytes(out);
+    if (opgen_tensor_alloc(&x, dt, nd, xs, a, err) || opgen_tensor_alloc(&w, dt, nd, ws, a, err) ||
+        opgen_tensor_alloc(&b, dt, 1, bs, a, err) || opgen_tensor_alloc(out, dt, nd, os, a, err))
+        return 1;
+    x.capacity = opgen_nbytes(&x), w.capacity = opgen_nbytes(&w), b.capacity = opgen_nbytes(&b),
+    out->capacity = opgen_nbytes(out);
     fill(&x, 1), fill(&w, 2), fill(&b, 3);
     int64_t st[2] = {g->s[0], g->s[1]}, pd[2] = {g->p[0], g->p[1]}, dl[2] = {g->d[0], g->d[1]}, zero[2] = {0, 0};
     int k = g->one_d ? 1 : 2, off = g->one_d ? 1 : 0;
     opgen_ctx ctx = {a, err, "aten::convolution.out", false, 0, false, -1, NULL, par, NULL, 0};
-    if (opgen_portable_convolution_out(&ctx, &x, &w, g->bias ? &b : NULL, (opgen_int_list){st + off, k}, (opgen_int_list){pd + off, k}, (opgen_int_list){dl + off, k}, false,
+    if (opgen_portable_convolution_out(&ctx, &x, &w, g->bias ? &b : NULL, (opgen_int_list){st + off, k},
+                                       (opgen_int_list){pd + off, k}, (opgen_int_list){dl + off, k}, false,
                                        (opgen_int_list){zero, k}, g->groups, out))
         return 1;
     /* again with a batch norm and activation fused (opgen_post), as a program whose
@@ -166,20 +191,31 @@ static int run(const geom *g, int seq, opgen_dtype dt, const opgen_parallel *par
         fill(&bn[i], 4 + i);
     }
     for (int64_t o = 0; o < g->O; o++) /* a variance of at least 0.1 */
-        dt == OPGEN_DTYPE_Double ? (((double *)bn[3].data)[o] = fabs(at(&bn[3], o)) + 0.1) : (((float *)bn[3].data)[o] = (float)(fabs(at(&bn[3], o)) + 0.1));
-    if (dt == OPGEN_DTYPE_Double) ((double *)bn[0].data)[g->O / 2] = NAN;
-    else ((float *)bn[0].data)[g->O / 2] = NAN;
+        dt == OPGEN_DTYPE_Double ? (((double *)bn[3].data)[o] = fabs(at(&bn[3], o)) + 0.1)
+                                 : (((float *)bn[3].data)[o] = (float)(fabs(at(&bn[3], o)) + 0.1));
+    if (dt == OPGEN_DTYPE_Double)
+        ((double *)bn[0].data)[g->O / 2] = NAN;
+    else
+        ((float *)bn[0].data)[g->O / 2] = NAN;
     opgen_scalar lo = {OPGEN_DTYPE_Double, {.f = -0.75}}, hi = {OPGEN_DTYPE_Double, {.f = 0.5}};
-    opgen_post post = {&bn[0], &bn[1], &bn[2], &bn[3], 1e-5, (opgen_post_act)act, act == 2 ? &lo : NULL, act == 2 ? &hi : NULL, false, NULL, false};
+    opgen_post post = {
+        &bn[0], &bn[1], &bn[2], &bn[3], 1e-5, (opgen_post_act)act, act == 2 ? &lo : NULL, act == 2 ? &hi : NULL,
+        false,  NULL,   false};
     if (opgen_tensor_alloc(&fused, dt, nd, os, a, err)) return 1;
     fused.capacity = opgen_nbytes(&fused);
     ctx.post = &post;
-    if (opgen_portable_convolution_out(&ctx, &x, &w, g->bias ? &b : NULL, (opgen_int_list){st + off, k}, (opgen_int_list){pd + off, k}, (opgen_int_list){dl + off, k}, false,
+    if (opgen_portable_convolution_out(&ctx, &x, &w, g->bias ? &b : NULL, (opgen_int_list){st + off, k},
+                                       (opgen_int_list){pd + off, k}, (opgen_int_list){dl + off, k}, false,
                                        (opgen_int_list){zero, k}, g->groups, &fused))
         return 1;
     if (!post.applied) return fputs("the convolution left its batch norm unapplied\n", stderr), 1;
     if (unfused_post(out, bn, act, &lo, &hi, &kernels, a, err)) return 1;
-    if (memcmp(fused.data, kernels.data, opgen_nbytes(&kernels))) return fprintf(stderr, "fused with %s: other bytes than the kernels one by one\n", act == 0 ? "batch norm" : act == 1 ? "batch norm and relu" : "batch norm and hardtanh"), 1;
+    if (memcmp(fused.data, kernels.data, opgen_nbytes(&kernels)))
+        return fprintf(stderr, "fused with %s: other bytes than the kernels one by one\n",
+                       act == 0   ? "batch norm"
+                       : act == 1 ? "batch norm and relu"
+                                  : "batch norm and hardtanh"),
+               1;
     /* and with a residual added between the batch norm and the activation (a
      * ResNet block's), as either operand of the add: the kernels' bytes, also
      * where the result is the residual's own memory (applied there or not at all) */
@@ -190,18 +226,26 @@ static int run(const geom *g, int seq, opgen_dtype dt, const opgen_parallel *par
         fill(&res, 9);
         post.residual = &res, post.residual_first = seq % 2;
         if (unfused_residual(out, bn, act, &lo, &hi, &res, post.residual_first, &want, a, err)) return 1;
-        if (opgen_portable_convolution_out(&ctx, &x, &w, g->bias ? &b : NULL, (opgen_int_list){st + off, k}, (opgen_int_list){pd + off, k}, (opgen_int_list){dl + off, k}, false,
+        if (opgen_portable_convolution_out(&ctx, &x, &w, g->bias ? &b : NULL, (opgen_int_list){st + off, k},
+                                           (opgen_int_list){pd + off, k}, (opgen_int_list){dl + off, k}, false,
                                            (opgen_int_list){zero, k}, g->groups, &fused))
             return 1;
         if (!post.applied) return fputs("the convolution left its residual unapplied\n", stderr), 1;
-        if (memcmp(fused.data, want.data, opgen_nbytes(&want))) return fprintf(stderr, "fused with a residual (%s): other bytes than the kernels one by one\n", seq % 2 ? "the add's self" : "its other"), 1;
+        if (memcmp(fused.data, want.data, opgen_nbytes(&want)))
+            return fprintf(stderr, "fused with a residual (%s): other bytes than the kernels one by one\n",
+                           seq % 2 ? "the add's self" : "its other"),
+                   1;
         memcpy(self.data, res.data, opgen_nbytes(&res));
         post.residual = &self, post.applied = false;
-        if (opgen_portable_convolution_out(&ctx, &x, &w, g->bias ? &b : NULL, (opgen_int_list){st + off, k}, (opgen_int_list){pd + off, k}, (opgen_int_list){dl + off, k}, false,
+        if (opgen_portable_convolution_out(&ctx, &x, &w, g->bias ? &b : NULL, (opgen_int_list){st + off, k},
+                                           (opgen_int_list){pd + off, k}, (opgen_int_list){dl + off, k}, false,
                                            (opgen_int_list){zero, k}, g->groups, &self))
             return 1;
         if (memcmp(self.data, post.applied ? want.data : out->data, opgen_nbytes(&want)))
-            return fprintf(stderr, "fused with a residual in the result's own memory, %s: other bytes than %s\n", post.applied ? "applied" : "not applied", post.applied ? "the kernels'" : "the plain convolution's"), 1;
+            return fprintf(stderr, "fused with a residual in the result's own memory, %s: other bytes than %s\n",
+                           post.applied ? "applied" : "not applied",
+                           post.applied ? "the kernels'" : "the plain convolution's"),
+                   1;
         *residual_runs += post.applied;
     }
     double tol = dt == OPGEN_DTYPE_Double ? 1e-12 : 1e-5;
@@ -209,9 +253,11 @@ static int run(const geom *g, int seq, opgen_dtype dt, const opgen_parallel *par
         for (int64_t o = 0; o < g->O; o++)
             for (int64_t oy = 0; oy < g->OH; oy++)
                 for (int64_t ox = 0; ox < g->OW; ox++) {
-                    double want = reference(g, &x, &w, &b, n, o, oy, ox), got = at(out, ((n * g->O + o) * g->OH + oy) * g->OW + ox);
+                    double want = reference(g, &x, &w, &b, n, o, oy, ox),
+                           got = at(out, ((n * g->O + o) * g->OH + oy) * g->OW + ox);
                     if (!(fabs(got - want) <= tol * (1 + fabs(want)))) {
-                        fprintf(stderr, "out[%lld, %lld, %lld, %lld] is %.9g, the reference %.9g\n", (long long)n, (long long)o, (long long)oy, (long long)ox, got, want);
+                        fprintf(stderr, "out[%lld, %lld, %lld, %lld] is %.9g, the reference %.9g\n", (long long)n,
+                                (long long)o, (long long)oy, (long long)ox, got, want);
                         return 1;
                     }
                 }
@@ -235,27 +281,38 @@ int main(void) {
         opgen_tensor one, two;
         opgen_arena_mark mark = opgen_arena_save(&a);
         int bad = 0, v = 0;
-        for (; !bad && v < 3; v++) { /* the best micro-kernels the CPU has, then AVX2's and the baseline's where it has more */
+        for (; !bad && v < 3;
+             v++) { /* the best micro-kernels the CPU has, then AVX2's and the baseline's where it has more */
             opgen_gemm_use_variant(v == 0 ? -1 : 2 - v);
-            bad = run(&g, cases, dt, NULL, &one, &in_place, &a, &err) || (par && run(&g, cases, dt, par, &two, &in_place, &a, &err));
-            if (!bad && par && memcmp(one.data, two.data, opgen_nbytes(&one))) fputs("2 threads wrote other bytes than 1\n", stderr), bad = 1;
+            bad = run(&g, cases, dt, NULL, &one, &in_place, &a, &err) ||
+                  (par && run(&g, cases, dt, par, &two, &in_place, &a, &err));
+            if (!bad && par && memcmp(one.data, two.data, opgen_nbytes(&one)))
+                fputs("2 threads wrote other bytes than 1\n", stderr), bad = 1;
         }
         opgen_gemm_use_variant(-1);
         if (bad) {
-            fprintf(stderr, "test_conv_paths: with the %s micro-kernels\n", v == 1 ? "best" : v == 2 ? "AVX2 (or lesser)" : "baseline");
+            fprintf(stderr, "test_conv_paths: with the %s micro-kernels\n",
+                    v == 1   ? "best"
+                    : v == 2 ? "AVX2 (or lesser)"
+                             : "baseline");
             char msg[512];
             opgen_error_format(&err, msg, sizeof msg);
-            fprintf(stderr, "test_conv_paths: case %d: %s N=%lld C=%lld O=%lld H=%lld W=%lld k=%lldx%lld stride=%lld,%lld pad=%lld,%lld dil=%lld,%lld groups=%lld bias=%d %s: %s\n", cases,
-                    g.one_d ? "1-D" : "2-D", (long long)g.N, (long long)g.C, (long long)g.O, (long long)g.H, (long long)g.W, (long long)g.KH, (long long)g.KW, (long long)g.s[0], (long long)g.s[1],
-                    (long long)g.p[0], (long long)g.p[1], (long long)g.d[0], (long long)g.d[1], (long long)g.groups, g.bias, opgen_dtype_name(dt), err.code ? msg : "wrong value");
+            fprintf(
+                stderr,
+                "test_conv_paths: case %d: %s N=%lld C=%lld O=%lld H=%lld W=%lld k=%lldx%lld stride=%lld,%lld pad=%lld,%lld dil=%lld,%lld groups=%lld bias=%d %s: %s\n",
+                cases, g.one_d ? "1-D" : "2-D", (long long)g.N, (long long)g.C, (long long)g.O, (long long)g.H,
+                (long long)g.W, (long long)g.KH, (long long)g.KW, (long long)g.s[0], (long long)g.s[1],
+                (long long)g.p[0], (long long)g.p[1], (long long)g.d[0], (long long)g.d[1], (long long)g.groups, g.bias,
+                opgen_dtype_name(dt), err.code ? msg : "wrong value");
             return 1;
         }
         opgen_arena_restore(&a, mark);
         cases++;
     }
-    printf("test_conv_paths: %d convolutions match the reference with each GEMM micro-kernel the CPU has (best, AVX2, baseline)%s; fused with a batch norm, a residual "
-           "and an activation, the kernels' bytes (%d times in the result's own memory)\n",
-           cases, par ? ", and on 2 threads the same bytes" : "", in_place);
+    printf(
+        "test_conv_paths: %d convolutions match the reference with each GEMM micro-kernel the CPU has (best, AVX2, baseline)%s; fused with a batch norm, a residual "
+        "and an activation, the kernels' bytes (%d times in the result's own memory)\n",
+        cases, par ? ", and on 2 threads the same bytes" : "", in_place);
     if (!in_place) return fputs("test_conv_paths: no residual was fused in place\n", stderr), 1;
 #ifdef OPGEN_HAVE_POOL
     opgen_pool_destroy(pool);

@@ -34,7 +34,6 @@ static double uniform(void) { /* splitmix64 into [-1, 1) */
     return (double)((z ^ (z >> 31)) >> 11) / 9007199254740992.0 * 2 - 1;
 }
 
-
 #define NAME case_f32
 #define T float
 #define T_NAME "float"
@@ -54,8 +53,10 @@ int main(void) {
     if (pool) split_all = *opgen_pool_parallel(pool), split_all.min_work = 1, two = &split_all;
     /* m x n x k: one row short of a tile, ragged everywhere, k past one block of
      * k (384), m at the limit of the swap and past it, n just above m, wide n */
-    static const int64_t shapes[][3] = {{2, 3, 5}, {3, 9, 17}, {5, 6, 4}, {9, 35, 700}, {16, 300, 288}, {31, 200, 97}, {63, 64, 33}, {64, 130, 1000}, {65, 70, 40}, {7, 2048, 64}, {20, 20, 20},
-                                           {3, 1, 50}, {100, 49, 300}, {64, 33, 500}, {200, 17, 400}, {40, 49, 4608}, {32, 96, 100}, {70, 55, 700}};
+    static const int64_t shapes[][3] = {{2, 3, 5},      {3, 9, 17},    {5, 6, 4},       {9, 35, 700},  {16, 300, 288},
+                                        {31, 200, 97},  {63, 64, 33},  {64, 130, 1000}, {65, 70, 40},  {7, 2048, 64},
+                                        {20, 20, 20},   {3, 1, 50},    {100, 49, 300},  {64, 33, 500}, {200, 17, 400},
+                                        {40, 49, 4608}, {32, 96, 100}, {70, 55, 700}};
     static const double ab[][2] = {{1, 0}, {1, 1}, {2, 0.5}, {-0.75, 0}};
     static const char *const names[3] = {"baseline kernels", "AVX2 kernels", "AVX-512 kernels"};
     for (int variant = 2; variant >= 0; variant--) {
@@ -68,6 +69,7 @@ int main(void) {
     }
     opgen_gemm_use_variant(-1);
     opgen_pool_destroy(pool);
-    printf("test_gemm: %zu shapes x %zu alpha/beta x 2 dtypes x 3 kernel variants, B transposed, %d failed\n", sizeof shapes / sizeof *shapes, sizeof ab / sizeof *ab, failures);
+    printf("test_gemm: %zu shapes x %zu alpha/beta x 2 dtypes x 3 kernel variants, B transposed, %d failed\n",
+           sizeof shapes / sizeof *shapes, sizeof ab / sizeof *ab, failures);
     return failures != 0;
 }

@@ -101,7 +101,8 @@ typedef struct tolerance {
 static int64_t n_equal, n_within, n_nearer;
 
 /* Element k of result i against PyTorch's (and the float64 reference for ulp). */
-static bool close_enough(const tolerance *tol, opgen_dtype d, double got, double want, const opgen_tensor *ref, int64_t k, double maxabs) {
+static bool close_enough(const tolerance *tol, opgen_dtype d, double got, double want, const opgen_tensor *ref,
+                         int64_t k, double maxabs) {
     if (isnan(got) && isnan(want)) return true;
     if (tol->kind == T_EXACT_ZEROS) return got == want; /* -0.0 == 0.0 */
     if (tol->kind == T_EXACT || (d != OPGEN_DTYPE_Float && d != OPGEN_DTYPE_Double))
@@ -115,20 +116,27 @@ static bool close_enough(const tolerance *tol, opgen_dtype d, double got, double
     return fabs(got - want) <= tol->v * (fabs(want) + maxabs);
 }
 
-static int compare(const char *name, int i, const opgen_tensor *want, const opgen_ivalue *got, const tolerance *tol, const opgen_tensor *ref) {
+static int compare(const char *name, int i, const opgen_tensor *want, const opgen_ivalue *got, const tolerance *tol,
+                   const opgen_tensor *ref) {
     if (got->kind != OPGEN_GV_TENSOR) return printf("FAIL %s: result %d is not a tensor\n", name, i), 1;
     const opgen_tensor *g = &got->t;
-    if (g->dtype != want->dtype || g->dim != want->dim || memcmp(g->sizes, want->sizes, sizeof(int64_t) * (size_t)want->dim)) {
+    if (g->dtype != want->dtype || g->dim != want->dim ||
+        memcmp(g->sizes, want->sizes, sizeof(int64_t) * (size_t)want->dim)) {
         char a[160], b[160];
-        return printf("FAIL %s: result %d is %s, PyTorch's %s\n", name, i, opgen_type_format(a, sizeof a, g->dtype, g->dim, g->sizes), opgen_type_format(b, sizeof b, want->dtype, want->dim, want->sizes)), 1;
+        return printf("FAIL %s: result %d is %s, PyTorch's %s\n", name, i,
+                      opgen_type_format(a, sizeof a, g->dtype, g->dim, g->sizes),
+                      opgen_type_format(b, sizeof b, want->dtype, want->dim, want->sizes)),
+               1;
     }
     int64_t n = opgen_numel(want);
     size_t es = (size_t)opgen_dtype_size(want->dtype);
-    if (want->dtype == OPGEN_DTYPE_Half || want->dtype == OPGEN_DTYPE_BFloat16 || want->dtype == OPGEN_DTYPE_UInt16) /* moved, not computed: bytes */
+    if (want->dtype == OPGEN_DTYPE_Half || want->dtype == OPGEN_DTYPE_BFloat16 ||
+        want->dtype == OPGEN_DTYPE_UInt16) /* moved, not computed: bytes */
         return memcmp(g->data, want->data, (size_t)n * es) ? printf("FAIL %s: result %d differs\n", name, i), 1 : 0;
     double maxabs = 0;
     for (int64_t k = 0; k < n; k++)
-        if (isfinite(opgen_load_f64(want, k)) && fabs(opgen_load_f64(want, k)) > maxabs) maxabs = fabs(opgen_load_f64(want, k));
+        if (isfinite(opgen_load_f64(want, k)) && fabs(opgen_load_f64(want, k)) > maxabs)
+            maxabs = fabs(opgen_load_f64(want, k));
     for (int64_t k = 0; k < n; k++) {
         double a = opgen_load_f64(g, k), b = opgen_load_f64(want, k);
         if (want->dtype == OPGEN_DTYPE_Long) { /* all 64 bits */
@@ -155,7 +163,8 @@ static tolerance read_tolerance(const char *dir, const char *case_dir, opgen_are
 
 /* The program's inputs from inputs.npys (uint16 images relabelled BFloat16 where
  * the program declares it: NumPy has no bfloat16), in a layout. */
-static int read_inputs(const char *dir, const char *case_dir, const opgen_graph *g, int layout, opgen_arena *a, opgen_ivalue *inputs) {
+static int read_inputs(const char *dir, const char *case_dir, const opgen_graph *g, int layout, opgen_arena *a,
+                       opgen_ivalue *inputs) {
     char path[4096];
     size_t n;
     snprintf(path, sizeof path, "%s/%s/inputs.npys", dir, case_dir);
@@ -172,38 +181,47 @@ static int read_inputs(const char *dir, const char *case_dir, const opgen_graph 
     return 0;
 }
 
-static int check_results(const char *dir, const char *case_dir, const char *name, const opgen_graph *g, opgen_ivalue *outputs, opgen_arena *a) {
+static int check_results(const char *dir, const char *case_dir, const char *name, const opgen_graph *g,
+                         opgen_ivalue *outputs, opgen_arena *a) {
     char path[4096], rpath[4096];
     size_t n, rn = 0;
     snprintf(path, sizeof path, "%s/%s/expected.npys", dir, case_dir);
     snprintf(rpath, sizeof rpath, "%s/%s/reference.npys", dir, case_dir);
     const char *blob = read_or_null(path, &n, a), *rblob = read_or_null(rpath, &rn, a);
     static opgen_tensor want[64], ref[64];
-    int k = blob ? decode_all(path, blob, n, a, want, 64) : -1, nref = rblob ? decode_all(rpath, rblob, rn, a, ref, 64) : 0;
-    if (k != g->noutputs) return printf("FAIL %s: expected.npys holds %d results, the program returns %d\n", name, k, g->noutputs), 1;
+    int k = blob ? decode_all(path, blob, n, a, want, 64) : -1,
+        nref = rblob ? decode_all(rpath, rblob, rn, a, ref, 64) : 0;
+    if (k != g->noutputs)
+        return printf("FAIL %s: expected.npys holds %d results, the program returns %d\n", name, k, g->noutputs), 1;
     tolerance tol = read_tolerance(dir, case_dir, a);
     n_equal = n_within = n_nearer = 0;
     for (int i = 0; i < k; i++) {
-        if (want[i].dtype == OPGEN_DTYPE_UInt16 && outputs[i].t.dtype == OPGEN_DTYPE_BFloat16) want[i].dtype = OPGEN_DTYPE_BFloat16;
+        if (want[i].dtype == OPGEN_DTYPE_UInt16 && outputs[i].t.dtype == OPGEN_DTYPE_BFloat16)
+            want[i].dtype = OPGEN_DTYPE_BFloat16;
         if (compare(name, i, &want[i], &outputs[i], &tol, i < nref ? &ref[i] : NULL)) return 1;
     }
     if (tol.kind == T_ULP && !strcmp(name, case_dir))
-        printf("ulp %s: %lld values equal to PyTorch's, %lld within %g ulp of it, %lld farther but nearer the float64 value\n", name, (long long)n_equal,
-               (long long)n_within, tol.v, (long long)n_nearer);
+        printf(
+            "ulp %s: %lld values equal to PyTorch's, %lld within %g ulp of it, %lld farther but nearer the float64 value\n",
+            name, (long long)n_equal, (long long)n_within, tol.v, (long long)n_nearer);
     return 0;
 }
 
 /* The case loaded again with other options (threads, no fusion) gives the same
  * bytes: run, compared with the first run's outputs. */
-static int same_bytes_with(const char *name, const opgen_graph *g, const opgen_ivalue *inputs, const opgen_ivalue *outputs, opgen_arena *a, const opgen_load_options *opt,
+static int same_bytes_with(const char *name, const opgen_graph *g, const opgen_ivalue *inputs,
+                           const opgen_ivalue *outputs, opgen_arena *a, const opgen_load_options *opt,
                            const char *how) {
     opgen_program *p;
     static opgen_ivalue got[64];
     opgen_error err = {0};
-    if (opgen_program_load_with(g, a, opt, &p, &err) || opgen_program_run(p, inputs, a, got, &err)) return printf("FAIL %s (%s): %s\n", name, how, err.msg), 1;
+    if (opgen_program_load_with(g, a, opt, &p, &err) || opgen_program_run(p, inputs, a, got, &err))
+        return printf("FAIL %s (%s): %s\n", name, how, err.msg), 1;
     for (int i = 0; i < g->noutputs; i++) {
         const opgen_ivalue *x = &outputs[i], *y = &got[i];
-        bool same = x->kind == y->kind && (x->kind != OPGEN_GV_TENSOR || (opgen_nbytes(&x->t) == opgen_nbytes(&y->t) && !memcmp(x->t.data, y->t.data, opgen_nbytes(&x->t))));
+        bool same =
+            x->kind == y->kind && (x->kind != OPGEN_GV_TENSOR || (opgen_nbytes(&x->t) == opgen_nbytes(&y->t) &&
+                                                                  !memcmp(x->t.data, y->t.data, opgen_nbytes(&x->t))));
         if (!same) return printf("FAIL %s: output %d differs %s\n", name, i, how), 1;
     }
     return 0;
@@ -214,7 +232,7 @@ static int same_bytes_with(const char *name, const opgen_graph *g, const opgen_i
 static const opgen_load_options unfused = {.unfused = true};
 
 #if OPGEN_HAVE_POOL
-static opgen_pool *pool; /* two threads: every case's results must be the same bytes */
+static opgen_pool *pool;         /* two threads: every case's results must be the same bytes */
 static opgen_parallel split_all; /* the pool, splitting even the smallest product */
 #endif
 
@@ -249,15 +267,20 @@ static int run_case(const char *dir, const char *case_dir, int layout) {
     opgen_error_format(&err, msg, sizeof msg);
     if (failed) {
     } else if (expect_err) {
-        if (!st) printf("FAIL %s: ran, but expected the error: %s\n", name, expect_err), failed = 1;
-        else if (strcmp(msg, expect_err)) printf("FAIL %s:\n  expected %s\n  got      %s\n", name, expect_err, msg), failed = 1;
+        if (!st)
+            printf("FAIL %s: ran, but expected the error: %s\n", name, expect_err), failed = 1;
+        else if (strcmp(msg, expect_err))
+            printf("FAIL %s:\n  expected %s\n  got      %s\n", name, expect_err, msg), failed = 1;
     } else if (st) {
         printf("FAIL %s: %s\n", name, msg), failed = 1;
     } else {
         failed = check_results(dir, case_dir, name, &g, outputs, &a);
-        if (!failed && layout == 0 && strstr(case_dir, "model_")) failed = same_bytes_with(name, &g, inputs, outputs, &a, &unfused, "unfused");
+        if (!failed && layout == 0 && strstr(case_dir, "model_"))
+            failed = same_bytes_with(name, &g, inputs, outputs, &a, &unfused, "unfused");
 #if OPGEN_HAVE_POOL
-        if (!failed && layout == 0 && !strstr(case_dir, "rand") && !strstr(case_dir, "dropout")) failed = same_bytes_with(name, &g, inputs, outputs, &a, &(opgen_load_options){.parallel = &split_all}, "on 2 threads");
+        if (!failed && layout == 0 && !strstr(case_dir, "rand") && !strstr(case_dir, "dropout"))
+            failed = same_bytes_with(name, &g, inputs, outputs, &a, &(opgen_load_options){.parallel = &split_all},
+                                     "on 2 threads");
 #endif
     }
     opgen_arena_release(&a);
@@ -314,6 +337,7 @@ int main(int argc, char **argv) {
     opgen_pool_destroy(pool);
     printf("test_kernels: each case's results the same bytes on 2 threads as on 1\n");
 #endif
-    printf("test_kernels: %d cases, %d runs (contiguous, strided and reversed-order inputs), %d failed\n", n, runs, failed);
+    printf("test_kernels: %d cases, %d runs (contiguous, strided and reversed-order inputs), %d failed\n", n, runs,
+           failed);
     return failed ? 1 : 0;
 }

@@ -80,7 +80,8 @@ static size_t mutate(const char *src, size_t n, int k, unsigned i, char *out, ch
         size_t at = rnd((unsigned)n);
         memcpy(out, src, n);
         out[at] = i % 2 ? (char)(src[at] ^ (1 + rnd(255))) : special[rnd(sizeof special - 1)];
-        snprintf(what, wn, "byte %zu changed from 0x%02x to 0x%02x", at, (unsigned char)src[at], (unsigned char)out[at]);
+        snprintf(what, wn, "byte %zu changed from 0x%02x to 0x%02x", at, (unsigned char)src[at],
+                 (unsigned char)out[at]);
         return n;
     }
     case 2:
@@ -101,9 +102,12 @@ static size_t mutate(const char *src, size_t n, int k, unsigned i, char *out, ch
         size_t sp = s;
         while (sp < n && src[sp] == ' ') sp++;
         const char *how;
-        if (i % 3 == 0) out[m++] = ' ', how = "one more space";
-        else if (i % 3 == 1) s = sp - s >= 2 ? s + 2 : sp, how = "two spaces fewer";
-        else out[m++] = '\t', s = sp, how = "a tab for its indentation";
+        if (i % 3 == 0)
+            out[m++] = ' ', how = "one more space";
+        else if (i % 3 == 1)
+            s = sp - s >= 2 ? s + 2 : sp, how = "two spaces fewer";
+        else
+            out[m++] = '\t', s = sp, how = "a tab for its indentation";
         memcpy(out + m, src + s, n - s);
         snprintf(what, wn, "line %u: %s", l + 1, how);
         return m + n - s;
@@ -111,7 +115,10 @@ static size_t mutate(const char *src, size_t n, int k, unsigned i, char *out, ch
     }
 }
 
-typedef struct known { const char *path; unsigned lines; } known;
+typedef struct known {
+    const char *path;
+    unsigned lines;
+} known;
 
 /* Each line of the diagnostics names a known file and a line inside it. */
 static bool located(const char *errs, const known *files, unsigned nfiles, char *why, size_t wn) {
@@ -119,13 +126,17 @@ static bool located(const char *errs, const known *files, unsigned nfiles, char 
         const char *e = strchr(p, '\n');
         size_t len = e ? (size_t)(e - p) : strlen(p);
         bool good = false;
-        if (!strncmp(p, "opgen: ", 7) && strstr(p, " errors in all; only the first ") && strstr(p, " errors in all; only the first ") < p + len) good = true;
+        if (!strncmp(p, "opgen: ", 7) && strstr(p, " errors in all; only the first ") &&
+            strstr(p, " errors in all; only the first ") < p + len)
+            good = true;
         for (unsigned f = 0; f < nfiles && !good; f++) {
             size_t fl = strlen(files[f].path);
             unsigned line, col;
             char kind[16];
-            if (len > fl && !strncmp(p, files[f].path, fl) && p[fl] == ':' && sscanf(p + fl, ":%u:%u: %15[a-z]:", &line, &col, kind) == 3)
-                good = line >= 1 && line <= files[f].lines + 1 && col >= 1 && (!strcmp(kind, "error") || !strcmp(kind, "note") || !strcmp(kind, "warning"));
+            if (len > fl && !strncmp(p, files[f].path, fl) && p[fl] == ':' &&
+                sscanf(p + fl, ":%u:%u: %15[a-z]:", &line, &col, kind) == 3)
+                good = line >= 1 && line <= files[f].lines + 1 && col >= 1 &&
+                       (!strcmp(kind, "error") || !strcmp(kind, "note") || !strcmp(kind, "warning"));
         }
         if (!good) {
             snprintf(why, wn, "%.*s", (int)(len > 300 ? 300 : len), p);
@@ -165,8 +176,10 @@ static bool pipeline(const input_set *s, const char *tdir, FILE *errs) {
     og_outputs_init(&outs);
     bool ok = og_session_load(&ss, &in);
     if (ok) ok = og_emit_c_headers(&outs, "out", tdir, &ss.m, ss.has_edge ? &ss.edge : NULL, "malformed", &ss.d);
-    if (ok && ss.nkernel_docs) ok = og_emit_registry(&outs, "out", tdir, &ss.m, &ss.kernels, &ss.backend, NULL, "malformed", &ss.d);
-    if (ok && ss.nkernel_docs && ss.nbackend_docs) ok = og_emit_backend(&outs, "out", tdir, &ss.m, &ss.kernels, &ss.backend, "malformed", &ss.d);
+    if (ok && ss.nkernel_docs)
+        ok = og_emit_registry(&outs, "out", tdir, &ss.m, &ss.kernels, &ss.backend, NULL, "malformed", &ss.d);
+    if (ok && ss.nkernel_docs && ss.nbackend_docs)
+        ok = og_emit_backend(&outs, "out", tdir, &ss.m, &ss.kernels, &ss.backend, "malformed", &ss.d);
     diag_finish(&ss.d);
     og_outputs_free(&outs);
     og_session_free(&ss);
@@ -225,7 +238,8 @@ static bool torture(const input_set *base, int which, const char *tdir, const ch
             fclose(errs);
             known files[6] = {{path, count_lines(buf, m)}};
             unsigned nf = 1;
-            const char *others[] = {s.nf, s.tags, s.edge, s.kernels[0], s.nkernels > 1 ? s.kernels[1] : NULL, s.backend};
+            const char *others[] = {s.nf,     s.tags, s.edge, s.kernels[0], s.nkernels > 1 ? s.kernels[1] : NULL,
+                                    s.backend};
             for (unsigned o = 0; o < 6; o++)
                 if (others[o] && strcmp(others[o], path)) {
                     size_t on;
@@ -249,8 +263,8 @@ static bool torture(const input_set *base, int which, const char *tdir, const ch
             free(text);
         }
     accepted += nacc;
-    printf("%-60s %u damaged copies: %u accepted, %u refused with located errors%s\n", orig, 5 * per_kind, nacc, 5 * per_kind - nacc,
-           failures > before ? " (see FAIL above)" : "");
+    printf("%-60s %u damaged copies: %u accepted, %u refused with located errors%s\n", orig, 5 * per_kind, nacc,
+           5 * per_kind - nacc, failures > before ? " (see FAIL above)" : "");
     unlink(path);
     free(buf);
     free(src);
@@ -267,7 +281,8 @@ int main(int argc, char **argv) {
     if (!mkdtemp(tmpdir)) return 2;
     const char *src = argv[1];
     char p[8][1024], tdir[1024];
-    const char *names[] = {"native_functions.yaml", "tags.yaml", "edge.yaml", "kernels.yaml", "custom_ops.yaml", "backend_ops.yaml"};
+    const char *names[] = {"native_functions.yaml", "tags.yaml",       "edge.yaml",
+                           "kernels.yaml",          "custom_ops.yaml", "backend_ops.yaml"};
     for (int i = 0; i < 6; i++) snprintf(p[i], sizeof p[i], "%s/yaml/%s", src, names[i]);
     snprintf(tdir, sizeof tdir, "%s/templates", src);
     /* opgen's own yaml: the op set, tags, constraints, kernels, custom ops, backend ops */
@@ -283,7 +298,8 @@ int main(int argc, char **argv) {
         snprintf(c[2], sizeof c[2], "%s/executorch/edge.yaml", argv[2]);
         snprintf(c[3], sizeof c[3], "%s/executorch/functions.yaml", argv[2]);
         snprintf(c[4], sizeof c[4], "%s/executorch/quantized.yaml", argv[2]);
-        if (access(c[0], R_OK) || access(c[1], R_OK) || access(c[2], R_OK) || access(c[3], R_OK) || access(c[4], R_OK)) {
+        if (access(c[0], R_OK) || access(c[1], R_OK) || access(c[2], R_OK) || access(c[3], R_OK) ||
+            access(c[4], R_OK)) {
             printf("SKIP the upstream files: no corpus at %s\n", argv[2]);
         } else {
             input_set up = {c[0], c[1], c[2], {c[4], c[3]}, NULL, 2};

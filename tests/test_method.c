@@ -18,8 +18,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-
-
 /* A loaded program: its bytes (16-aligned, as a device would map them), the
  * reader over them, the method, and the arenas load and run take. */
 typedef struct loaded {
@@ -86,14 +84,17 @@ static void test_add(bool legacy) {
     pw_plan pl;
     pw_program prog = add_program(v, &pl, legacy);
     loaded l;
-    CHECK(!load(&l, &prog, "forward", NULL), "add (%s constants) does not load: %s", legacy ? "inline" : "segment", l.msg);
+    CHECK(!load(&l, &prog, "forward", NULL), "add (%s constants) does not load: %s", legacy ? "inline" : "segment",
+          l.msg);
     if (!l.m) return unload(&l);
-    CHECK(l.mem.planned_bytes == 64 && l.mem.nbuffers == 1, "planned %zu bytes in %d buffers, the program declares 64 in 1", l.mem.planned_bytes, l.mem.nbuffers);
+    CHECK(l.mem.planned_bytes == 64 && l.mem.nbuffers == 1,
+          "planned %zu bytes in %d buffers, the program declares 64 in 1", l.mem.planned_bytes, l.mem.nbuffers);
     float x[6] = {1, 2, 3, 4, 5, 6};
     opgen_ivalue in = tensor_in(OPGEN_DTYPE_Float, 2, (int64_t[]){2, 3}, x), out;
     CHECK(!run(&l, &in, &out), "add does not run: %s", l.msg);
     const float *y = out.t.data;
-    for (int i = 0; i < 6; i++) CHECK(y[i] == x[i] + 2 * c23[i], "add: element %d is %g, expected %g", i, y[i], x[i] + 2 * c23[i]);
+    for (int i = 0; i < 6; i++)
+        CHECK(y[i] == x[i] + 2 * c23[i], "add: element %d is %g, expected %g", i, y[i], x[i] + 2 * c23[i]);
     CHECK(!run(&l, &in, &out) && ((const float *)out.t.data)[5] == 126, "a second run differs: %s", l.msg);
     unload(&l);
 }
@@ -123,27 +124,34 @@ static void test_cache_update(int variant) {
     kernel_at copy = {variant == CACHE_READ_AFTER ? 1 : 2, NULL};
     opgen_method_instructions(l.m, find_kernel, &copy);
     bool folded = copy.kernel && strstr(copy.kernel, "in place");
-    CHECK(folded == (variant == CACHE_IN_PLACE), "variant %d: copy_ back to the cache: %s", variant, copy.kernel ? copy.kernel : "?");
+    CHECK(folded == (variant == CACHE_IN_PLACE), "variant %d: copy_ back to the cache: %s", variant,
+          copy.kernel ? copy.kernel : "?");
     float k[4], want[6], cache[6] = {0};
     int64_t pos[2];
-    opgen_ivalue in[2] = {tensor_in(OPGEN_DTYPE_Float, 2, (int64_t[]){2, 2}, k), tensor_in(OPGEN_DTYPE_Long, 1, (int64_t[]){2}, pos)}, out;
+    opgen_ivalue in[2] = {tensor_in(OPGEN_DTYPE_Float, 2, (int64_t[]){2, 2}, k),
+                          tensor_in(OPGEN_DTYPE_Long, 1, (int64_t[]){2}, pos)},
+                 out;
     static const int64_t rows[4][2] = {{0, 1}, {2, 0}, {1, 7}, {2, 2}}; /* 7: out of bounds, after a good row */
     for (int c = 0; c < 4; c++) {
         pos[0] = rows[c][0], pos[1] = rows[c][1];
         for (int i = 0; i < 4; i++) k[i] = (float)((c + 1) * (i + 1) * 10 + i);
         int32_t st = run(&l, in, &out);
         if (pos[1] >= 3) {
-            CHECK(st && strstr(l.msg, "index 7 is out of bounds"), "call %d: a bad index gives: %s", c, st ? l.msg : "no error");
+            CHECK(st && strstr(l.msg, "index 7 is out of bounds"), "call %d: a bad index gives: %s", c,
+                  st ? l.msg : "no error");
             continue;
         }
         CHECK(!st, "call %d does not run: %s", c, l.msg);
         if (st) break;
         float t[6];
         memcpy(t, cache, sizeof t);
-        for (int r = 0; r < 2; r++) t[2 * pos[r]] = k[2 * r], t[2 * pos[r] + 1] = k[2 * r + 1]; /* the last write wins */
+        for (int r = 0; r < 2; r++)
+            t[2 * pos[r]] = k[2 * r], t[2 * pos[r] + 1] = k[2 * r + 1]; /* the last write wins */
         for (int i = 0; i < 6; i++) want[i] = (reads_cache ? cache[i] : t[i]) + t[i];
         memcpy(cache, t, sizeof t);
-        for (int i = 0; i < 6; i++) CHECK(((const float *)out.t.data)[i] == want[i], "call %d: element %d is %g, expected %g", c, i, ((const float *)out.t.data)[i], want[i]);
+        for (int i = 0; i < 6; i++)
+            CHECK(((const float *)out.t.data)[i] == want[i], "call %d: element %d is %g, expected %g", c, i,
+                  ((const float *)out.t.data)[i], want[i]);
     }
     unload(&l);
 }
@@ -162,17 +170,26 @@ static void test_identity_copy(int variant) {
     kernel_at copy = {1, NULL};
     opgen_method_instructions(l.m, find_kernel, &copy);
     bool folded = copy.kernel && strstr(copy.kernel, "identity copy");
-    CHECK(folded == (variant == COPY_ELIDED || variant == COPY_BYTES_REUSED), "variant %d: the identity copy: %s", variant, copy.kernel ? copy.kernel : "?");
+    CHECK(folded == (variant == COPY_ELIDED || variant == COPY_BYTES_REUSED), "variant %d: the identity copy: %s",
+          variant, copy.kernel ? copy.kernel : "?");
     float x[6] = {1.5f, -2, 3.25f, 0.5f, -7, 11};
     opgen_ivalue in = tensor_in(OPGEN_DTYPE_Float, 2, (int64_t[]){2, 3}, x), out[4];
     for (int call = 0; call < 2; call++) {
         CHECK(!run(&l, &in, out), "variant %d does not run: %s", variant, l.msg);
         for (int i = 0; i < 6; i++) {
-            CHECK(((const float *)out[0].t.data)[i] == 3 * x[i], "variant %d: r + x [%d] is %g, expected %g", variant, i, ((const float *)out[0].t.data)[i], 3 * x[i]);
-            CHECK(((const float *)out[1].t.data)[i] == 4 * x[i], "variant %d: r6 + r6 [%d] is %g, expected %g", variant, i, ((const float *)out[1].t.data)[i], 4 * x[i]);
-            const float *third = out[2].t.data, want = variant == COPY_RETURNED ? 2 * x[i] : variant == COPY_PART_READ ? 4 * x[i] : 2 * x[i] * x[i];
-            if (variant >= COPY_RETURNED && (variant != COPY_PART_READ || i < 3)) CHECK(third[i] == want, "variant %d: its third result [%d] is %g, expected %g", variant, i, third[i], want);
-            if (variant == COPY_BYTES_REUSED) CHECK(((const float *)out[3].t.data)[i] == 3 * x[i], "variant %d: a + x [%d] is %g, expected %g", variant, i, ((const float *)out[3].t.data)[i], 3 * x[i]);
+            CHECK(((const float *)out[0].t.data)[i] == 3 * x[i], "variant %d: r + x [%d] is %g, expected %g", variant,
+                  i, ((const float *)out[0].t.data)[i], 3 * x[i]);
+            CHECK(((const float *)out[1].t.data)[i] == 4 * x[i], "variant %d: r6 + r6 [%d] is %g, expected %g", variant,
+                  i, ((const float *)out[1].t.data)[i], 4 * x[i]);
+            const float *third = out[2].t.data, want = variant == COPY_RETURNED    ? 2 * x[i]
+                                                       : variant == COPY_PART_READ ? 4 * x[i]
+                                                                                   : 2 * x[i] * x[i];
+            if (variant >= COPY_RETURNED && (variant != COPY_PART_READ || i < 3))
+                CHECK(third[i] == want, "variant %d: its third result [%d] is %g, expected %g", variant, i, third[i],
+                      want);
+            if (variant == COPY_BYTES_REUSED)
+                CHECK(((const float *)out[3].t.data)[i] == 3 * x[i], "variant %d: a + x [%d] is %g, expected %g",
+                      variant, i, ((const float *)out[3].t.data)[i], 3 * x[i]);
         }
     }
     unload(&l);
@@ -183,7 +200,8 @@ static void test_identity_copy(int variant) {
 static int handled;
 static int32_t check_args(void *user, void *handle, opgen_ivalue *const *args, int nargs, opgen_error *err) {
     (void)user;
-    if (nargs != 4 || strcmp(handle, "TestBackend") || args[0]->kind != OPGEN_GV_TENSOR || args[1]->kind != OPGEN_GV_OTHER || args[3]->kind != OPGEN_GV_TENSOR)
+    if (nargs != 4 || strcmp(handle, "TestBackend") || args[0]->kind != OPGEN_GV_TENSOR ||
+        args[1]->kind != OPGEN_GV_OTHER || args[3]->kind != OPGEN_GV_TENSOR)
         return opgen_fail(err, OPGEN_E_INVALID, "unexpected delegate arguments");
     const float *x = args[0]->t.data;
     float *o = args[3]->t.data;
@@ -191,10 +209,12 @@ static int32_t check_args(void *user, void *handle, opgen_ivalue *const *args, i
     handled++;
     return OPGEN_OK;
 }
-static int32_t init_backend(void *user, const opgen_pte *p, const opgen_pte_delegate *d, void **handle, opgen_error *err) {
+static int32_t init_backend(void *user, const opgen_pte *p, const opgen_pte_delegate *d, void **handle,
+                            opgen_error *err) {
     (void)user, (void)p;
-    if (d->size != 11 || memcmp(d->data, "TestBackend", 11)) return opgen_fail(err, OPGEN_E_INVALID, "the payload is not the program's");
-    *handle = (void *)(uintptr_t)"TestBackend";
+    if (d->size != 11 || memcmp(d->data, "TestBackend", 11))
+        return opgen_fail(err, OPGEN_E_INVALID, "the payload is not the program's");
+    *handle = (void *)(uintptr_t) "TestBackend";
     return OPGEN_OK;
 }
 
@@ -203,7 +223,8 @@ static void test_kinds(void) {
     pw_plan pl;
     pw_program prog = kinds_program(v, &pl);
     loaded l;
-    CHECK(load(&l, &prog, "forward", NULL) && strstr(l.msg, "delegate 0 runs on backend 'TestBackend', and no handler for it is registered"),
+    CHECK(load(&l, &prog, "forward", NULL) &&
+              strstr(l.msg, "delegate 0 runs on backend 'TestBackend', and no handler for it is registered"),
           "a delegate without a handler: %s", l.msg);
     unload(&l);
     opgen_delegate_handler h = {"TestBackend", NULL, init_backend, check_args};
@@ -237,20 +258,29 @@ static void test_control(void) {
     if (!l.m) return unload(&l);
     float x[3] = {1, 2, 3};
     bool yes[3] = {true, true, true}, no[3] = {true, false, true};
-    opgen_ivalue in[2] = {tensor_in(OPGEN_DTYPE_Float, 1, (int64_t[]){3}, x), tensor_in(OPGEN_DTYPE_Bool, 1, (int64_t[]){3}, yes)}, out;
+    opgen_ivalue in[2] = {tensor_in(OPGEN_DTYPE_Float, 1, (int64_t[]){3}, x),
+                          tensor_in(OPGEN_DTYPE_Bool, 1, (int64_t[]){3}, yes)},
+                 out;
     CHECK(!run(&l, in, &out) && ((float *)out.t.data)[2] == 6, "the true branch: %s", l.msg);
     in[1].t.data = no;
     CHECK(!run(&l, in, &out) && ((float *)out.t.data)[2] == 2, "the false branch: %s", l.msg);
     in[1].t.data = yes;
-    CHECK(!run(&l, in, &out) && ((float *)out.t.data)[0] == 2, "the true branch again (moves do not outlive a run): %s", l.msg);
+    CHECK(!run(&l, in, &out) && ((float *)out.t.data)[0] == 2, "the true branch again (moves do not outlive a run): %s",
+          l.msg);
     unload(&l);
     prog = control_program(v, &pl, code, 8);
-    CHECK(load(&l, &prog, "forward", NULL) && strstr(l.msg, "instruction 3 (JumpFalseCall): jumps to instruction 8, past the end of its chain (7 instructions)"), "a jump past the end: %s", l.msg);
+    CHECK(
+        load(&l, &prog, "forward", NULL) &&
+            strstr(l.msg,
+                   "instruction 3 (JumpFalseCall): jumps to instruction 8, past the end of its chain (7 instructions)"),
+        "a jump past the end: %s", l.msg);
     unload(&l);
     prog = control_program(v, &pl, code, 0); /* back to the start, for ever */
     opgen_method_options opt = {NULL, NULL, 0, NULL, 0, 1000, NULL, NULL};
     CHECK(!load(&l, &prog, "forward", &opt), "a loop does not load: %s", l.msg);
-    if (l.m) CHECK(run(&l, in, &out) && strstr(l.msg, "executed 1000 instructions without ending"), "a loop that never ends: %s", l.msg);
+    if (l.m)
+        CHECK(run(&l, in, &out) && strstr(l.msg, "executed 1000 instructions without ending"),
+              "a loop that never ends: %s", l.msg);
     unload(&l);
 }
 
@@ -261,13 +291,16 @@ static void test_methods_and_views(void) {
     pw_plan pls[2];
     pw_program prog = two_methods_program(fv, dv, pls);
     loaded l;
-    CHECK(load(&l, &prog, "missing", NULL) && strstr(l.msg, "no method 'missing' (the program has 'forward', 'twice_plus_one')"), "a missing method: %s", l.msg);
+    CHECK(load(&l, &prog, "missing", NULL) &&
+              strstr(l.msg, "no method 'missing' (the program has 'forward', 'twice_plus_one')"),
+          "a missing method: %s", l.msg);
     unload(&l);
     CHECK(!load(&l, &prog, "twice_plus_one", NULL), "the second method does not load: %s", l.msg);
     if (l.m) {
         float x[6] = {1, 2, 3, 4, 5, 6};
         opgen_ivalue in = tensor_in(OPGEN_DTYPE_Float, 2, (int64_t[]){2, 3}, x), out;
-        CHECK(!run(&l, &in, &out) && out.t.dim == 1 && ((float *)out.t.data)[5] == 13, "a view through shared planned bytes: %s", l.msg);
+        CHECK(!run(&l, &in, &out) && out.t.dim == 1 && ((float *)out.t.data)[5] == 13,
+              "a view through shared planned bytes: %s", l.msg);
     }
     unload(&l);
     CHECK(!load(&l, &prog, "forward", NULL), "the first method (inline constants) does not load: %s", l.msg);
@@ -291,7 +324,10 @@ static void test_dim_order(void) {
     /* groups=2: channel c is x[c] * w[c]; relu after */
     for (int c = 0; c < 2; c++)
         for (int i = 0; i < 6; i++) {
-            float want = x[c * 6 + i] * channels_last_w[c], got = ((float *)out.t.data)[(i / 3) * out.t.strides[2] + (i % 3) * out.t.strides[3] + c * out.t.strides[1]];
+            float want = x[c * 6 + i] * channels_last_w[c],
+                  got =
+                      ((float *)
+                           out.t.data)[(i / 3) * out.t.strides[2] + (i % 3) * out.t.strides[3] + c * out.t.strides[1]];
             if (want < 0) want = 0;
             CHECK(got == want, "channel %d element %d is %g, expected %g", c, i, got, want);
         }
@@ -315,21 +351,25 @@ static void test_memory(void) {
     opgen_arena_init(&small, mem, need - 16);
     opgen_method *m;
     opgen_error err = {0};
-    CHECK(opgen_method_load(&l.pte, "forward", &opt, &small, &m, &err) == OPGEN_E_NO_MEMORY && strstr(err.msg, "memory"), "16 bytes short: %s", err.msg);
+    CHECK(opgen_method_load(&l.pte, "forward", &opt, &small, &m, &err) == OPGEN_E_NO_MEMORY &&
+              strstr(err.msg, "memory"),
+          "16 bytes short: %s", err.msg);
     free(mem);
     /* the caller's planned buffer: outputs point into it */
     static _Alignas(16) uint8_t buffer[256];
     void *buffers[1] = {buffer};
     opgen_method_options given = {NULL, &h, 1, buffers, 1, 0, NULL, NULL};
     opgen_method_memory gm;
-    CHECK(!opgen_method_memory_of(&l.pte, "forward", &given, &gm, &err) && gm.load_bytes + 256 == need, "given buffers: load takes %zu, not %zu", gm.load_bytes, need - 256);
+    CHECK(!opgen_method_memory_of(&l.pte, "forward", &given, &gm, &err) && gm.load_bytes + 256 == need,
+          "given buffers: load takes %zu, not %zu", gm.load_bytes, need - 256);
     mem = malloc(gm.load_bytes);
     opgen_arena_init(&small, mem, gm.load_bytes);
     CHECK(!opgen_method_load(&l.pte, "forward", &given, &small, &m, &err), "given buffers: %s", err.msg);
     if (!err.code) {
         float x[6] = {1, 2, 3, 4, 5, 6};
         opgen_ivalue in = tensor_in(OPGEN_DTYPE_Float, 2, (int64_t[]){2, 3}, x), out[5];
-        CHECK(!opgen_method_run(m, &in, &l.work, out, &err) && (uint8_t *)out[3].t.data == buffer + 128, "outputs in the given buffer: %s", err.msg);
+        CHECK(!opgen_method_run(m, &in, &l.work, out, &err) && (uint8_t *)out[3].t.data == buffer + 128,
+              "outputs in the given buffer: %s", err.msg);
     }
     free(mem);
     unload(&l);
@@ -375,7 +415,9 @@ static void test_errors(void) {
     expect_error(&prog, "out has dtype Float, the result is Long");
     prog = add_program(v, &pl, false);
     v[1].data = 0; /* neither constant, nor planned, nor an input */
-    expect_error(&prog, "method 'forward', instruction 0 (aten::add.out): it reads value 1, which has no memory (neither a constant, nor planned, nor an input)");
+    expect_error(
+        &prog,
+        "method 'forward', instruction 0 (aten::add.out): it reads value 1, which has no memory (neither a constant, nor planned, nor an input)");
     prog = add_program(v, &pl, false);
     v[0].storage_offset = 3;
     expect_error(&prog, "value 0 has storage offset 3; only 0 is supported");
@@ -393,21 +435,37 @@ static void test_errors(void) {
     expect_error(&prog, "argument 'alpha' (Scalar) is value 2, a String");
     /* where.self_out with a Byte condition: the kernel takes it, no Edge row does */
     static const int32_t s3[] = {3};
-    pw_value w[4] = {pw_tensor(0, 1, s3, 1, 0, 0), pw_tensor(F32, 1, s3, 1, 16, 0), pw_tensor(F32, 1, s3, 1, 32, 0), pw_tensor(F32, 1, s3, 1, 48, 0)};
+    pw_value w[4] = {pw_tensor(0, 1, s3, 1, 0, 0), pw_tensor(F32, 1, s3, 1, 16, 0), pw_tensor(F32, 1, s3, 1, 32, 0),
+                     pw_tensor(F32, 1, s3, 1, 48, 0)};
     static pw_instr wc[] = {{PW_KERNEL, 0, 0, 5, {0, 1, 2, 3, 3}}};
-    pw_plan wpl = {.name = "forward", .values = w, .nvalues = 4, .inputs = {0, 1, 2}, .ninputs = 3, .outputs = {3}, .noutputs = 1, .ops = {{"aten::where", "self_out"}},
-                   .nops = 1, .code = wc, .ncode = 1, .buffers = {0, 64}, .nbuffers = 2};
+    pw_plan wpl = {.name = "forward",
+                   .values = w,
+                   .nvalues = 4,
+                   .inputs = {0, 1, 2},
+                   .ninputs = 3,
+                   .outputs = {3},
+                   .noutputs = 1,
+                   .ops = {{"aten::where", "self_out"}},
+                   .nops = 1,
+                   .code = wc,
+                   .ncode = 1,
+                   .buffers = {0, 64},
+                   .nbuffers = 2};
     pw_program wp = {.plans = &wpl, .nplans = 1};
-    expect_error(&wp, "aten::where.self: no Edge constraint row allows (condition=Byte, self=Float, other=Float, __ret_0=Float)");
+    expect_error(
+        &wp,
+        "aten::where.self: no Edge constraint row allows (condition=Byte, self=Float, other=Float, __ret_0=Float)");
     /* wrong inputs at run */
     prog = add_program(v, &pl, false);
     loaded l;
     if (!load(&l, &prog, "forward", NULL)) {
         double d[6] = {0};
         opgen_ivalue in = tensor_in(OPGEN_DTYPE_Double, 2, (int64_t[]){2, 3}, d), out;
-        CHECK(run(&l, &in, &out) && strstr(l.msg, "input 0 is declared f32[2, 3], got f64[2, 3]"), "a wrong input dtype: %s", l.msg);
+        CHECK(run(&l, &in, &out) && strstr(l.msg, "input 0 is declared f32[2, 3], got f64[2, 3]"),
+              "a wrong input dtype: %s", l.msg);
         in = tensor_in(OPGEN_DTYPE_Float, 1, (int64_t[]){6}, d);
-        CHECK(run(&l, &in, &out) && strstr(l.msg, "input 0 is declared f32[2, 3], got f32[6]"), "a wrong input shape: %s", l.msg);
+        CHECK(run(&l, &in, &out) && strstr(l.msg, "input 0 is declared f32[2, 3], got f32[6]"),
+              "a wrong input shape: %s", l.msg);
         in.kind = OPGEN_GV_INT;
         CHECK(run(&l, &in, &out) && strstr(l.msg, "input 0 is a tensor, got an int"), "a wrong input kind: %s", l.msg);
     }
@@ -425,17 +483,22 @@ static void test_cycles(void) {
     uint8_t *b = pw_build(&prog, &n);
     uint32_t root = (uint32_t)(b[0] | b[1] << 8 | b[2] << 16 | (uint32_t)b[3] << 24);
     int32_t so = (int32_t)(b[root] | b[root + 1] << 8 | b[root + 2] << 16 | (uint32_t)b[root + 3] << 24);
-    uint32_t vt = root - (uint32_t)so, plans = root + (uint32_t)(b[vt + 6] | b[vt + 7] << 8); /* Program.execution_plan */
+    uint32_t vt = root - (uint32_t)so,
+             plans = root + (uint32_t)(b[vt + 6] | b[vt + 7] << 8); /* Program.execution_plan */
     opgen_pte p;
     opgen_error err = {0};
     uint8_t saved[4];
     memcpy(saved, b + plans, 4);
     memcpy(b + plans, (uint8_t[]){0xfc, 0xff, 0xff, 0xff}, 4);
-    CHECK(opgen_pte_open(&p, b, n, "back.pte", &err) && strstr(err.msg, "corrupt or truncated program: Program.execution_plan at byte"), "an offset pointing back: %s", err.msg);
+    CHECK(opgen_pte_open(&p, b, n, "back.pte", &err) &&
+              strstr(err.msg, "corrupt or truncated program: Program.execution_plan at byte"),
+          "an offset pointing back: %s", err.msg);
     memcpy(b + plans, saved, 4);
     memset(&err, 0, sizeof err);
     memset(b + root, 0, 4); /* the root table's vtable is itself */
-    CHECK(opgen_pte_open(&p, b, n, "self.pte", &err) && strstr(err.msg, "corrupt or truncated program: the Program table at byte"), "a vtable at its own table: %s", err.msg);
+    CHECK(opgen_pte_open(&p, b, n, "self.pte", &err) &&
+              strstr(err.msg, "corrupt or truncated program: the Program table at byte"),
+          "a vtable at its own table: %s", err.msg);
     free(b);
 }
 
@@ -451,7 +514,9 @@ static void test_corruptions(void) {
     unsigned errors = 0, ran = 0;
     float x[3] = {1, 2, 3};
     bool yes[3] = {true, true, true};
-    opgen_ivalue in[2] = {tensor_in(OPGEN_DTYPE_Float, 1, (int64_t[]){3}, x), tensor_in(OPGEN_DTYPE_Bool, 1, (int64_t[]){3}, yes)}, out[4];
+    opgen_ivalue in[2] = {tensor_in(OPGEN_DTYPE_Float, 1, (int64_t[]){3}, x),
+                          tensor_in(OPGEN_DTYPE_Bool, 1, (int64_t[]){3}, yes)},
+                 out[4];
     static _Alignas(16) uint8_t arena_mem[1 << 16], work_mem[1 << 14];
     for (size_t k = 0; k < n * 3 + n; k++) {
         size_t len = n;
@@ -467,20 +532,23 @@ static void test_corruptions(void) {
         opgen_arena a, w;
         opgen_arena_init(&a, arena_mem, sizeof arena_mem);
         opgen_arena_init(&w, work_mem, sizeof work_mem);
-        if (opgen_pte_open(&p, b, len, "c.pte", &err) || opgen_method_memory_of(&p, "forward", NULL, &mem, &err) || mem.load_bytes > sizeof arena_mem ||
-            opgen_method_load(&p, "forward", NULL, &a, &m, &err) || opgen_method_work_bytes(m) > sizeof work_mem) {
+        if (opgen_pte_open(&p, b, len, "c.pte", &err) || opgen_method_memory_of(&p, "forward", NULL, &mem, &err) ||
+            mem.load_bytes > sizeof arena_mem || opgen_method_load(&p, "forward", NULL, &a, &m, &err) ||
+            opgen_method_work_bytes(m) > sizeof work_mem) {
             errors++;
             continue;
         }
         opgen_method_options opt = {NULL, NULL, 0, NULL, 0, 10000, NULL, NULL};
         (void)opt;
-        if (opgen_method_ninputs(m) == 2 && opgen_method_noutputs(m) <= 4 && opgen_method_input(m, 0)->kind == OPGEN_GV_TENSOR && opgen_method_input(m, 1)->kind == OPGEN_GV_TENSOR) {
+        if (opgen_method_ninputs(m) == 2 && opgen_method_noutputs(m) <= 4 &&
+            opgen_method_input(m, 0)->kind == OPGEN_GV_TENSOR && opgen_method_input(m, 1)->kind == OPGEN_GV_TENSOR) {
             opgen_method_run(m, in, &w, out, &err);
             ran++;
         }
     }
     CHECK(errors > n, "only %u of %zu corruptions were errors", errors, 4 * n);
-    printf("test_method: %zu truncations and %zu corruptions of a %zu-byte program: %u refused, %u loaded and ran\n", n, 3 * n, n, errors, ran);
+    printf("test_method: %zu truncations and %zu corruptions of a %zu-byte program: %u refused, %u loaded and ran\n", n,
+           3 * n, n, errors, ran);
     free(good);
     free(b);
 }
@@ -548,7 +616,8 @@ static void exir_program(const char *dir, const char *name, int ncalls, double r
             in[i].kind = OPGEN_GV_TENSOR;
             if (opgen_npy_read(path, &c.a, &in[i].t, &err)) break;
             if (opgen_method_input(c.m, i)->kind != OPGEN_GV_TENSOR) /* a scalar input */
-                in[i].kind = opgen_is_float(in[i].t.dtype) ? OPGEN_GV_FLOAT : OPGEN_GV_INT, in[i].f = opgen_load_f64(&in[i].t, 0), in[i].i = opgen_load_i64(&in[i].t, 0);
+                in[i].kind = opgen_is_float(in[i].t.dtype) ? OPGEN_GV_FLOAT : OPGEN_GV_INT,
+                in[i].f = opgen_load_f64(&in[i].t, 0), in[i].i = opgen_load_i64(&in[i].t, 0);
         }
         if (i < ni) break; /* no call k */
         calls++;
@@ -556,23 +625,29 @@ static void exir_program(const char *dir, const char *name, int ncalls, double r
         opgen_ivalue uout[8];
         CHECK(!u.m || !opgen_method_run(u.m, in, &u.a, uout, &err), "%s call %d unfused: %s", name, k, err.msg);
         for (int o = 0; u.m && o < no && !err.code; o++)
-            CHECK(out[o].kind != OPGEN_GV_TENSOR || (opgen_nbytes(&out[o].t) == opgen_nbytes(&uout[o].t) && !memcmp(out[o].t.data, uout[o].t.data, opgen_nbytes(&out[o].t))),
+            CHECK(out[o].kind != OPGEN_GV_TENSOR || (opgen_nbytes(&out[o].t) == opgen_nbytes(&uout[o].t) &&
+                                                     !memcmp(out[o].t.data, uout[o].t.data, opgen_nbytes(&out[o].t))),
                   "%s call %d output %d: not the bytes of the unfused run", name, k, o);
         for (int o = 0; o < no && !err.code; o++) {
             opgen_tensor want;
             snprintf(path, sizeof path, "%s/exir/%s/expected/%d_%d.npy", dir, name, k, o);
-            CHECK(!opgen_npy_read(path, &c.a, &want, &err) && want.dim == out[o].t.dim && opgen_numel(&want) == opgen_numel(&out[o].t), "%s call %d output %d: %s", name, k, o, err.msg);
+            CHECK(!opgen_npy_read(path, &c.a, &want, &err) && want.dim == out[o].t.dim &&
+                      opgen_numel(&want) == opgen_numel(&out[o].t),
+                  "%s call %d output %d: %s", name, k, o, err.msg);
             double rt = opgen_is_float(want.dtype) ? rtol : 0, at = opgen_is_float(want.dtype) ? atol : 0;
             for (int64_t e = 0; !err.code && e < opgen_numel(&want); e++) {
                 double w = opgen_load_f64(&want, e), g = opgen_load_f64(&out[o].t, e), d = fabs(w - g);
                 if (d > worst_abs) worst_abs = d;
                 if (d / (fabs(w) + 1e-30) > worst_rel && fabs(w) > 1e-6) worst_rel = d / fabs(w);
-                CHECK(d <= rt * fabs(w) + at, "%s call %d output %d element %lld: %.9g, PyTorch %.9g", name, k, o, (long long)e, g, w);
+                CHECK(d <= rt * fabs(w) + at, "%s call %d output %d element %lld: %.9g, PyTorch %.9g", name, k, o,
+                      (long long)e, g, w);
             }
         }
     }
-    if (c.m) printf("test_method: exir/%s: %d calls match eager PyTorch: max abs error %.3g, max rel error %.3g (tolerance %g relative + %g absolute)\n", name, calls,
-                    worst_abs, worst_rel, rtol, atol);
+    if (c.m)
+        printf(
+            "test_method: exir/%s: %d calls match eager PyTorch: max abs error %.3g, max rel error %.3g (tolerance %g relative + %g absolute)\n",
+            name, calls, worst_abs, worst_rel, rtol, atol);
     CHECK(!c.m || calls == ncalls, "%s: %d calls, not %d", name, calls, ncalls);
     corpus_free(&c);
     corpus_free(&u);
@@ -594,8 +669,8 @@ static void executorch_program(const char *dir, const char *name, bool linear) {
     for (uint32_t i = 0, nk = 0; i < pl.values.len && nk < 2; i++) { /* the constants, in value order */
         opgen_pte_value v;
         const void *d;
-        if (!opgen_pte_value_at(&c.pte, &pl, i, &v, &err) && v.kind == OPGEN_EV_TENSOR && v.t.data_buffer_idx && !v.t.planned &&
-            !opgen_pte_constant(&c.pte, v.t.data_buffer_idx, 4, &d, &err))
+        if (!opgen_pte_value_at(&c.pte, &pl, i, &v, &err) && v.kind == OPGEN_EV_TENSOR && v.t.data_buffer_idx &&
+            !v.t.planned && !opgen_pte_constant(&c.pte, v.t.data_buffer_idx, 4, &d, &err))
             k[nk++] = d;
     }
     float x[4] = {1.5f, -2, 0.25f, 8};
@@ -608,7 +683,9 @@ static void executorch_program(const char *dir, const char *name, bool linear) {
         float want = linear ? x[e] * k[0][e] + k[1][e] : x[e] + k[0][0], got = ((float *)out.t.data)[e];
         CHECK(got == want, "%s element %lld: %g, expected %g", name, (long long)e, got, want);
     }
-    if (!err.code) printf("test_method: executorch/pte/%s.pte runs: %s\n", name, linear ? "x * a + b with its constants" : "x + c with its constant");
+    if (!err.code)
+        printf("test_method: executorch/pte/%s.pte runs: %s\n", name,
+               linear ? "x * a + b with its constants" : "x + c with its constant");
     corpus_free(&c);
 }
 

@@ -42,7 +42,8 @@ static void check(const char *what, const uint8_t *data, size_t n, const opgen_i
     opgen_pte_plan_find(&pte, "forward", &pl, &err);
     size_t declared = 0;
     for (uint32_t b = 1; b < pl.buffer_sizes.len; b++) declared += (size_t)opgen_pte_i64(&pte, pl.buffer_sizes, b);
-    if (mem.planned_bytes != declared) printf("FAIL %s: planned %zu bytes, the program declares %zu\n", what, mem.planned_bytes, declared), failures++;
+    if (mem.planned_bytes != declared)
+        printf("FAIL %s: planned %zu bytes, the program declares %zu\n", what, mem.planned_bytes, declared), failures++;
     void *lm = aligned_alloc(16, (mem.load_bytes + 15) & ~(size_t)15), *wm = NULL;
     opgen_arena la, wa;
     opgen_arena_init(&la, lm, mem.load_bytes);
@@ -64,8 +65,10 @@ static void check(const char *what, const uint8_t *data, size_t n, const opgen_i
         counting = 0;
     }
     if (st) printf("FAIL %s: %s\n", what, err.msg), failures++;
-    if (load_calls || calls) printf("FAIL %s: %d allocations in load, %d in run\n", what, load_calls, calls), failures++;
-    if (la.used > mem.load_bytes) printf("FAIL %s: load took %zu bytes, it said %zu\n", what, la.used, mem.load_bytes), failures++;
+    if (load_calls || calls)
+        printf("FAIL %s: %d allocations in load, %d in run\n", what, load_calls, calls), failures++;
+    if (la.used > mem.load_bytes)
+        printf("FAIL %s: load took %zu bytes, it said %zu\n", what, la.used, mem.load_bytes), failures++;
     programs++;
     free(lm);
     free(wm);
@@ -109,7 +112,8 @@ static void exported(const char *dir, const char *const *names, size_t count) {
             snprintf(path, sizeof path, "%s/exir/%s/inputs/0_%d.npy", dir, names[k], i);
             in[i].kind = OPGEN_GV_TENSOR;
             if (opgen_npy_read(path, &a, &in[i].t, &err)) break;
-            if (in[i].t.dim == 0 && in[i].t.dtype == OPGEN_DTYPE_Long) in[i].kind = OPGEN_GV_INT, in[i].i = *(const int64_t *)in[i].t.data; /* a scalar input */
+            if (in[i].t.dim == 0 && in[i].t.dtype == OPGEN_DTYPE_Long)
+                in[i].kind = OPGEN_GV_INT, in[i].i = *(const int64_t *)in[i].t.data; /* a scalar input */
         }
         check(names[k], data, n, in);
         opgen_arena_release(&a);
@@ -122,7 +126,9 @@ int main(int argc, char **argv) {
     pw_instr code[7];
     float x[12] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12};
     bool yes[3] = {true, true, true};
-    opgen_ivalue in23 = tensor(OPGEN_DTYPE_Float, 2, (int64_t[]){2, 3}, x), inc[2] = {tensor(OPGEN_DTYPE_Float, 1, (int64_t[]){3}, x), tensor(OPGEN_DTYPE_Bool, 1, (int64_t[]){3}, yes)},
+    opgen_ivalue in23 = tensor(OPGEN_DTYPE_Float, 2, (int64_t[]){2, 3}, x),
+                 inc[2] = {tensor(OPGEN_DTYPE_Float, 1, (int64_t[]){3}, x),
+                           tensor(OPGEN_DTYPE_Bool, 1, (int64_t[]){3}, yes)},
                  incl = tensor(OPGEN_DTYPE_Float, 4, (int64_t[]){1, 2, 2, 3}, x);
     pw_program p = add_program(v, pl, false);
     built("add", &p, &in23);
@@ -142,10 +148,12 @@ int main(int argc, char **argv) {
     opgen_ivalue indy[2] = {tensor(OPGEN_DTYPE_Float, 1, (int64_t[]){2}, x), {.kind = OPGEN_GV_INT, .i = 3}};
     p = dynamic_program(v, pl);
     built("dynamic (an input within its bound)", &p, indy);
-    static const char *const corpus[] = {"mlp", "small_cnn", "two_outputs", "cond", "embed_mean", "running_stats", "scalar_inputs", "llama_decode", "dynamic_mlp"};
+    static const char *const corpus[] = {"mlp",           "small_cnn",     "two_outputs",  "cond",       "embed_mean",
+                                         "running_stats", "scalar_inputs", "llama_decode", "dynamic_mlp"};
     static const char *const own[] = {"seq_dynamic"}; /* tests/exir/: prim ops and views sized at run */
     if (argc > 1) exported(argv[1], corpus, sizeof corpus / sizeof *corpus);
     if (argc > 2) exported(argv[2], own, sizeof own / sizeof *own);
-    printf("test_no_malloc: %d programs loaded and run with no allocation of their own, %d failed\n", programs, failures);
+    printf("test_no_malloc: %d programs loaded and run with no allocation of their own, %d failed\n", programs,
+           failures);
     return failures ? 1 : 0;
 }

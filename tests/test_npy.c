@@ -19,7 +19,8 @@ static unsigned char *slurp(const char *name, size_t *n) {
     return b;
 }
 
-static void check_good(const char *name, opgen_dtype dtype, int dim, const int64_t *sizes, const void *values, size_t nbytes) {
+static void check_good(const char *name, opgen_dtype dtype, int dim, const int64_t *sizes, const void *values,
+                       size_t nbytes) {
     opgen_arena a;
     opgen_arena_init_growing(&a);
     opgen_error err = {0};
@@ -29,7 +30,8 @@ static void check_good(const char *name, opgen_dtype dtype, int dim, const int64
     if (opgen_npy_read(path, &a, &t, &err)) {
         printf("FAIL %s: %s\n", name, err.msg);
         failed++;
-    } else if (t.dtype != dtype || t.dim != dim || memcmp(t.sizes, sizes, sizeof(int64_t) * (size_t)dim) || opgen_nbytes(&t) != nbytes || (nbytes && memcmp(t.data, values, nbytes))) {
+    } else if (t.dtype != dtype || t.dim != dim || memcmp(t.sizes, sizes, sizeof(int64_t) * (size_t)dim) ||
+               opgen_nbytes(&t) != nbytes || (nbytes && memcmp(t.data, values, nbytes))) {
         printf("FAIL %s: decoded as %s with %d dims\n", name, opgen_dtype_name(t.dtype), (int)t.dim);
         failed++;
     } else {
@@ -85,7 +87,8 @@ static void check_roundtrip(opgen_dtype dt, int dim, const int64_t *sizes) {
         printf("FAIL header not 64-byte aligned\n");
         failed++;
     }
-    if (opgen_npy_decode(buf, size, "mem", &a, &u, &err) || u.dtype != dt || u.dim != dim || memcmp(u.data, t.data, opgen_nbytes(&t))) {
+    if (opgen_npy_decode(buf, size, "mem", &a, &u, &err) || u.dtype != dt || u.dim != dim ||
+        memcmp(u.data, t.data, opgen_nbytes(&t))) {
         printf("FAIL round trip of %s (%d dims): %s\n", opgen_dtype_name(dt), dim, err.msg);
         failed++;
     }
@@ -124,8 +127,9 @@ int main(int argc, char **argv) {
     check_bad("f32_header_truncated.npy", "truncated .npy header");
     check_bad("README.md", "not a .npy file");
     check_bad("no-such-file.npy", "cannot read: No such file");
-    opgen_dtype all[] = {OPGEN_DTYPE_Bool, OPGEN_DTYPE_Byte, OPGEN_DTYPE_Char, OPGEN_DTYPE_Short, OPGEN_DTYPE_Int, OPGEN_DTYPE_Long, OPGEN_DTYPE_Half,
-                         OPGEN_DTYPE_Float, OPGEN_DTYPE_Double, OPGEN_DTYPE_UInt16, OPGEN_DTYPE_ComplexFloat, OPGEN_DTYPE_ComplexDouble};
+    opgen_dtype all[] = {OPGEN_DTYPE_Bool,   OPGEN_DTYPE_Byte,   OPGEN_DTYPE_Char,         OPGEN_DTYPE_Short,
+                         OPGEN_DTYPE_Int,    OPGEN_DTYPE_Long,   OPGEN_DTYPE_Half,         OPGEN_DTYPE_Float,
+                         OPGEN_DTYPE_Double, OPGEN_DTYPE_UInt16, OPGEN_DTYPE_ComplexFloat, OPGEN_DTYPE_ComplexDouble};
     for (size_t i = 0; i < sizeof all / sizeof *all; i++) {
         check_roundtrip(all[i], 0, NULL);
         check_roundtrip(all[i], 1, (const int64_t[]){7});
@@ -135,7 +139,8 @@ int main(int argc, char **argv) {
     opgen_error err = {0};
     opgen_tensor bf;
     opgen_tensor_shape(&bf, OPGEN_DTYPE_BFloat16, 1, (const int64_t[]){2}, &err);
-    if (opgen_npy_encode(&bf, NULL, 0, &err) || !strstr(err.msg, "BFloat16 has no NumPy dtype")) printf("FAIL BFloat16 encoded\n"), failed++;
+    if (opgen_npy_encode(&bf, NULL, 0, &err) || !strstr(err.msg, "BFloat16 has no NumPy dtype"))
+        printf("FAIL BFloat16 encoded\n"), failed++;
     printf("test_npy: %d failed\n", failed);
     return failed ? 1 : 0;
 }

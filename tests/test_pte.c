@@ -12,7 +12,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-
 /* ---- a front-to-back FlatBuffers writer: children after parents, so every
  * offset points forward as the format requires ---- */
 typedef struct fbw {
@@ -117,7 +116,8 @@ typedef struct call {
     uint32_t nargs;
 } call;
 
-static size_t plan(fbw *w, const char *name, uint32_t nvalues, size_t (*values)(fbw *, size_t *), const char *const ops[][2], uint32_t nops, const call *calls, uint32_t ncalls) {
+static size_t plan(fbw *w, const char *name, uint32_t nvalues, size_t (*values)(fbw *, size_t *),
+                   const char *const ops[][2], uint32_t nops, const call *calls, uint32_t ncalls) {
     size_t p = table(w, 7, (int[]){1, 0, 1, 0, 0, 1, 1});
     link(w, slot(p, 0), string(w, name));
     size_t vv = vector32(w, nvalues), evs[16]; /* the vector first: offsets only point forward */
@@ -156,10 +156,10 @@ static const uint8_t order01[] = {0, 1}, order10[] = {1, 0};
 
 /* forward: values 0..4 */
 static size_t forward_values(fbw *w, size_t *ev) {
-    ev[0] = tensor_value(w, 6, 2, order01);  /* f32, dim order written */
-    ev[1] = tensor_value(w, 6, 2, NULL);     /* f32, no dim order: 0,1 */
-    ev[2] = tensor_value(w, 6, 2, order10);  /* f32, channels-last-like */
-    ev[3] = tensor_value(w, -1, 1, NULL);    /* no scalar_type: Byte */
+    ev[0] = tensor_value(w, 6, 2, order01); /* f32, dim order written */
+    ev[1] = tensor_value(w, 6, 2, NULL);    /* f32, no dim order: 0,1 */
+    ev[2] = tensor_value(w, 6, 2, order10); /* f32, channels-last-like */
+    ev[3] = tensor_value(w, -1, 1, NULL);   /* no scalar_type: Byte */
     ev[4] = int_value(w);
     return 5;
 }
@@ -216,10 +216,13 @@ int main(int argc, char **argv) {
     diag_init(&quiet, getenv("TEST_PTE_VERBOSE") ? stdout : NULL);
     og_pte p;
     CHECK(og_pte_read(&a, "built.pte", w.b, n, &p, &quiet), "the built program does not read");
-    CHECK(p.nmethods == 2 && p.ncalls == 4 && p.ndelegate_calls == 1, "%u methods, %u kernel calls, %u delegate calls", p.nmethods, p.ncalls, p.ndelegate_calls);
+    CHECK(p.nmethods == 2 && p.ncalls == 4 && p.ndelegate_calls == 1, "%u methods, %u kernel calls, %u delegate calls",
+          p.nmethods, p.ncalls, p.ndelegate_calls);
     for (unsigned i = 0; i < p.ncalls && i < 4; i++)
-        CHECK(!strcmp(p.calls[i].method, expected[i][0]) && !strcmp(p.calls[i].op, expected[i][1]) && !strcmp(p.calls[i].key, expected[i][2]), "call %u: %s %s %s, expected %s %s %s", i, p.calls[i].method,
-              p.calls[i].op, p.calls[i].key, expected[i][0], expected[i][1], expected[i][2]);
+        CHECK(!strcmp(p.calls[i].method, expected[i][0]) && !strcmp(p.calls[i].op, expected[i][1]) &&
+                  !strcmp(p.calls[i].key, expected[i][2]),
+              "call %u: %s %s %s, expected %s %s %s", i, p.calls[i].method, p.calls[i].op, p.calls[i].key,
+              expected[i][0], expected[i][1], expected[i][2]);
     /* every truncation: an error, or (cutting only trailing padding) the same result */
     unsigned errors = 0;
     for (size_t cut = 0; cut < n; cut++) {
@@ -249,13 +252,15 @@ int main(int argc, char **argv) {
     memcpy(c.b + 4, "TFL3", 4);
     CHECK(!og_pte_read(&a, "tflite.pte", c.b, n, &p, &quiet), "a wrong file identifier was accepted");
     free(p.calls);
-    printf("test_pte: built program (2 methods, %zu bytes) read; %zu truncations, %u corruptions survived\n", n, n, flips);
+    printf("test_pte: built program (2 methods, %zu bytes) read; %zu truncations, %u corruptions survived\n", n, n,
+           flips);
     /* ExecuTorch's own programs: exactly the independent reading */
     if (argc > 1) {
         char path[4096];
         static const char *const files[] = {"add_model.pte", "module_linear.pte"};
-        static const char *const want[][2][2] = {{{"aten::add.out", "v1/6;0|6;|6;0|6;0"}, {NULL, NULL}},
-                                                 {{"aten::mul.out", "v1/6;0,1|6;0,1|6;0,1|6;0,1"}, {"aten::add.out", "v1/6;0,1|6;0,1|6;0,1|6;0,1"}}};
+        static const char *const want[][2][2] = {
+            {{"aten::add.out", "v1/6;0|6;|6;0|6;0"}, {NULL, NULL}},
+            {{"aten::mul.out", "v1/6;0,1|6;0,1|6;0,1|6;0,1"}, {"aten::add.out", "v1/6;0,1|6;0,1|6;0,1|6;0,1"}}};
         for (int f = 0; f < 2; f++) {
             snprintf(path, sizeof path, "%s/executorch/pte/%s", argv[1], files[f]);
             FILE *fp = fopen(path, "rb");
@@ -270,7 +275,9 @@ int main(int argc, char **argv) {
             CHECK(og_pte_read_file(&a, path, &q, &loud), "%s does not read", path);
             unsigned nw = want[f][1][0] ? 2 : 1;
             CHECK(q.ncalls == nw, "%s: %u calls", files[f], q.ncalls);
-            for (unsigned i = 0; i < q.ncalls && i < nw; i++) CHECK(!strcmp(q.calls[i].op, want[f][i][0]) && !strcmp(q.calls[i].key, want[f][i][1]), "%s: %s %s", files[f], q.calls[i].op, q.calls[i].key);
+            for (unsigned i = 0; i < q.ncalls && i < nw; i++)
+                CHECK(!strcmp(q.calls[i].op, want[f][i][0]) && !strcmp(q.calls[i].key, want[f][i][1]), "%s: %s %s",
+                      files[f], q.calls[i].op, q.calls[i].key);
             printf("test_pte: %s: %u kernel calls as ExecuTorch lists them\n", files[f], q.ncalls);
             free(q.calls);
         }

@@ -3,7 +3,8 @@
 #include <stdlib.h>
 
 const opgen_opt og_input_opts[] = {
-    {"--native-functions", NULL, "F", OPGEN_OPT_FILE, "yaml", 0, NULL, "native_functions.yaml to read (default: embedded)"},
+    {"--native-functions", NULL, "F", OPGEN_OPT_FILE, "yaml", 0, NULL,
+     "native_functions.yaml to read (default: embedded)"},
     {"--tags", NULL, "T", OPGEN_OPT_FILE, "yaml", 0, NULL, "tags.yaml (default: tags.yaml beside F, else embedded)"},
     {"--kernels", NULL, "K", OPGEN_OPT_FILE, "yaml", OPGEN_OPT_REPEAT, NULL,
      "a kernel yaml in ExecuTorch's format (op:/func: entries with kernels:); func: entries declare custom ops (default: the embedded ones when the other inputs are embedded)"},
@@ -11,7 +12,8 @@ const opgen_opt og_input_opts[] = {
      "a backend-op yaml (schemas with their patterns or builtins); with the embedded op set, added to its backend ops"},
     {"--vendor-ops", NULL, "V", OPGEN_OPT_FILE, "yaml", OPGEN_OPT_REPEAT, NULL,
      "a vendor's kernel yaml (ExecuTorch's format) whose func: entries join the op set: their schemas and op ids reach the tables a vendor's runtime is built with, while their kernels stay in the vendor's own table (opgen skeleton's)"},
-    {"--edge", NULL, "E", OPGEN_OPT_FILE, "yaml", 0, NULL, "edge.yaml dtype constraints (default: the embedded one when the other inputs are embedded)"},
+    {"--edge", NULL, "E", OPGEN_OPT_FILE, "yaml", 0, NULL,
+     "edge.yaml dtype constraints (default: the embedded one when the other inputs are embedded)"},
     {"--torchgen", NULL, "V", OPGEN_OPT_TEXT, "1.13|2.6|2.14", 0, "torchgen release",
      "follow the rules of torchgen V: 1.13, 2.6 or 2.14 (default: from the tags the tags file declares: 'out' 2.14, 'pt2_compliant_tag' 2.6, else 1.13)"},
     {0},

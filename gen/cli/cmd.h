@@ -5,7 +5,8 @@
 #include "inputs.h"
 #include "opgen/cliopt.h"
 
-extern const opgen_cmd og_cmd_check, og_cmd_list, og_cmd_dtypes, og_cmd_generate, og_cmd_select, og_cmd_skeleton, og_cmd_coverage;
+extern const opgen_cmd og_cmd_check, og_cmd_list, og_cmd_dtypes, og_cmd_generate, og_cmd_select, og_cmd_skeleton,
+    og_cmd_coverage;
 
 /* The input options every command takes (--native-functions, --tags, --edge,
  * --kernels, --backend-ops, --torchgen). */

@@ -13,6 +13,10 @@ static int run(const opgen_cli *a, void *ctx) {
 }
 
 const opgen_cmd og_cmd_check = {
-    "check", "validate the inputs; silent on success",
+    "check",
+    "validate the inputs; silent on success",
     "Validates the inputs the way torchgen does, and stricter where torchgen is sloppy. Prints nothing on success; otherwise FILE:LINE:COL: error: MESSAGE, at most 20 errors.",
-    opts, og_input_opts, OG_INPUTS_TITLE, run};
+    opts,
+    og_input_opts,
+    OG_INPUTS_TITLE,
+    run};

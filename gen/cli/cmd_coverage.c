@@ -4,8 +4,10 @@
 #include <string.h>
 
 static const opgen_opt opts[] = {
-    {NULL, NULL, "DIR", OPGEN_OPT_DIR, NULL, OPGEN_OPT_REQUIRED, "backend folder", "a backend folder opgen skeleton wrote"},
-    {"--format", NULL, "F", OPGEN_OPT_TEXT, "markdown|jsonl", 0, "format", "markdown (default, with a summary) or jsonl"},
+    {NULL, NULL, "DIR", OPGEN_OPT_DIR, NULL, OPGEN_OPT_REQUIRED, "backend folder",
+     "a backend folder opgen skeleton wrote"},
+    {"--format", NULL, "F", OPGEN_OPT_TEXT, "markdown|jsonl", 0, "format",
+     "markdown (default, with a summary) or jsonl"},
     {0},
 };
 
@@ -26,8 +28,12 @@ static int run(const opgen_cli *a, void *ctx) {
 }
 
 const opgen_cmd og_cmd_coverage = {
-    "coverage", "which of a backend's kernel cases are implemented, stubs or covered",
+    "coverage",
+    "which of a backend's kernel cases are implemented, stubs or covered",
     "Reads the kernels of a backend folder opgen skeleton wrote (those kernels/meson.build lists) and prints, per op and dtype, whether the case is implemented (changed by "
     "you), a stub (as opgen wrote it), or a fallback: a stub whose op and dtype opgen's own kernels serve (the inputs' kernel files and backend ops; by default the embedded "
     "ones, which opgen's runtime is built from).",
-    opts, og_input_opts, OG_INPUTS_TITLE, run};
+    opts,
+    og_input_opts,
+    OG_INPUTS_TITLE,
+    run};

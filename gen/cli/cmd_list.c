@@ -6,7 +6,8 @@
 
 static const opgen_opt opts[] = {
     {"--core", NULL, NULL, OPGEN_OPT_FLAG, NULL, 0, NULL, "only entries tagged 'core'"},
-    {"--tag", NULL, "NAME", OPGEN_OPT_TEXT, NULL, OPGEN_OPT_REPEAT, NULL, "only entries with tag NAME (repeatable: all must match)"},
+    {"--tag", NULL, "NAME", OPGEN_OPT_TEXT, NULL, OPGEN_OPT_REPEAT, NULL,
+     "only entries with tag NAME (repeatable: all must match)"},
     {"--namespace", NULL, "NS", OPGEN_OPT_TEXT, NULL, 0, NULL, "only entries in namespace NS"},
     {"--generated", NULL, NULL, OPGEN_OPT_FLAG, NULL, 0, NULL, "also list the functions torchgen would autogenerate"},
     {"--format", NULL, "F", OPGEN_OPT_TEXT, "text|jsonl|out-variants", 0, "format",
@@ -30,14 +31,23 @@ static int run(const opgen_cli *a, void *ctx) {
         }
     }
     const char *f = opgen_cli_get(a, "--format");
-    og_list_format format = !f || !strcmp(f, "text") ? OG_LIST_TEXT : !strcmp(f, "jsonl") ? OG_LIST_JSONL : OG_LIST_OUT_VARIANTS;
+    og_list_format format = !f || !strcmp(f, "text") ? OG_LIST_TEXT
+                            : !strcmp(f, "jsonl")    ? OG_LIST_JSONL
+                                                     : OG_LIST_OUT_VARIANTS;
     strbuf b;
     sb_init(&b);
-    og_emit_list(&b, &ss.m, opgen_cli_has(a, "--generated"), opgen_cli_get(a, "--namespace"), tags, (unsigned)ntags, format);
+    og_emit_list(&b, &ss.m, opgen_cli_has(a, "--generated"), opgen_cli_get(a, "--namespace"), tags, (unsigned)ntags,
+                 format);
     fwrite(b.p ? b.p : "", 1, b.n, stdout);
     sb_free(&b);
     free(tags);
     return og_cmd_finish(&ss, &in, OPGEN_EXIT_OK);
 }
 
-const opgen_cmd og_cmd_list = {"list", "list operators as text or JSON lines", "Lists operator entries in file order.", opts, og_input_opts, OG_INPUTS_TITLE, run};
+const opgen_cmd og_cmd_list = {"list",
+                               "list operators as text or JSON lines",
+                               "Lists operator entries in file order.",
+                               opts,
+                               og_input_opts,
+                               OG_INPUTS_TITLE,
+                               run};

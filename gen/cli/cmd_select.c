@@ -6,10 +6,12 @@
 static const opgen_opt opts[] = {
     {"--pte", NULL, "F", OPGEN_OPT_FILE, "pte", OPGEN_OPT_REPEAT, NULL,
      "an ExecuTorch program: every method's KernelCalls, each with its operator and kernel key (dtype and dim order of each tensor argument); delegated calls need no kernels"},
-    {"--graph", NULL, "F", OPGEN_OPT_FILE, "graph", OPGEN_OPT_REPEAT, NULL, "a program in opgen's graph text format: its ops and the dtypes that flow through each call (inferred by opgen's runtime)"},
+    {"--graph", NULL, "F", OPGEN_OPT_FILE, "graph", OPGEN_OPT_REPEAT, NULL,
+     "a program in opgen's graph text format: its ops and the dtypes that flow through each call (inferred by opgen's runtime)"},
     {"--ops", NULL, "LIST", OPGEN_OPT_FILE, "ops", OPGEN_OPT_REPEAT, NULL,
      "op names separated by commas, spaces or new lines, each optionally with dtypes: aten::add.out:Float+Double; a name without overload selects every overload; a functional name its out= variant; LIST may be a file"},
-    {"--selected-operators", NULL, "F", OPGEN_OPT_FILE, "yaml", OPGEN_OPT_REPEAT, NULL, "an existing selected_operators.yaml"},
+    {"--selected-operators", NULL, "F", OPGEN_OPT_FILE, "yaml", OPGEN_OPT_REPEAT, NULL,
+     "an existing selected_operators.yaml"},
     {"--output", "-o", "OUT.yaml", OPGEN_OPT_OUT, NULL, OPGEN_OPT_REQUIRED, NULL, "the selection to write"},
     {0},
 };
@@ -35,8 +37,11 @@ static int run(const opgen_cli *a, void *ctx) {
     (void)ctx;
     og_inputs in = {0};
     og_inputs_from_args(a, &in);
-    if (!opgen_cli_has(a, "--pte") && !opgen_cli_has(a, "--graph") && !opgen_cli_has(a, "--ops") && !opgen_cli_has(a, "--selected-operators"))
-        return og_cmd_finish(NULL, &in, opgen_usage_error(a, "nothing to select from: give --pte, --graph, --ops or --selected-operators"));
+    if (!opgen_cli_has(a, "--pte") && !opgen_cli_has(a, "--graph") && !opgen_cli_has(a, "--ops") &&
+        !opgen_cli_has(a, "--selected-operators"))
+        return og_cmd_finish(
+            NULL, &in,
+            opgen_usage_error(a, "nothing to select from: give --pte, --graph, --ops or --selected-operators"));
     og_session ss;
     og_session_init(&ss, stderr);
     og_selection sel;
@@ -56,7 +61,11 @@ static int run(const opgen_cli *a, void *ctx) {
 }
 
 const opgen_cmd og_cmd_select = {
-    "select", "write a selected_operators.yaml from programs and op lists",
+    "select",
+    "write a selected_operators.yaml from programs and op lists",
     "Writes ExecuTorch's selected_operators.yaml for what the sources need, by union. Output is sorted and deterministic; opgen generate --select reads it, and so can "
     "ExecuTorch. Operator lists are checked against the inputs (default: embedded).",
-    opts, og_input_opts, OG_INPUTS_TITLE, run};
+    opts,
+    og_input_opts,
+    OG_INPUTS_TITLE,
+    run};

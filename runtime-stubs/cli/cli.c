@@ -10,7 +10,8 @@ int opgen_rt_report(const opgen_error *err) {
     return OPGEN_EXIT_BAD_INPUT;
 }
 
-int opgen_rt_on_program(const opgen_cli *a, const char *path, bool pattern, opgen_rt_graph_fn graph_fn, opgen_rt_pte_fn pte_fn, void *ctx) {
+int opgen_rt_on_program(const opgen_cli *a, const char *path, bool pattern, opgen_rt_graph_fn graph_fn,
+                        opgen_rt_pte_fn pte_fn, void *ctx) {
     opgen_arena ar;
     opgen_arena_init_growing(&ar);
     char *text;
@@ -28,7 +29,8 @@ int opgen_rt_on_program(const opgen_cli *a, const char *path, bool pattern, opge
             rc = opgen_rt_report(&err);
         else if (pte_fn)
             rc = pte_fn(a, ctx, &p, &ar);
-        else if (opgen_pte_graph_text(&p, opgen_rt_method_name(a, &p), &ar, &gt, &gn, &err) || opgen_graph_parse(path, gt, gn, false, &ar, &g, &err))
+        else if (opgen_pte_graph_text(&p, opgen_rt_method_name(a, &p), &ar, &gt, &gn, &err) ||
+                 opgen_graph_parse(path, gt, gn, false, &ar, &g, &err))
             rc = opgen_rt_report(&err);
         else
             rc = graph_fn(a, ctx, &g, &ar);
@@ -36,7 +38,8 @@ int opgen_rt_on_program(const opgen_cli *a, const char *path, bool pattern, opge
         fprintf(stderr, "%s: error: not an ExecuTorch program: the FlatBuffers identifier ET12 is missing\n", path);
         rc = OPGEN_EXIT_BAD_INPUT;
     } else if (opgen_cli_get(a, "--method")) {
-        rc = opgen_usage_error(a, "--method '%s': %s is graph text, which has no methods (they are .pte programs')", opgen_cli_get(a, "--method"), path);
+        rc = opgen_usage_error(a, "--method '%s': %s is graph text, which has no methods (they are .pte programs')",
+                               opgen_cli_get(a, "--method"), path);
     } else if (opgen_graph_parse(path, text, n, pattern, &ar, &g, &err)) {
         rc = opgen_rt_report(&err);
     } else {
@@ -46,13 +49,18 @@ int opgen_rt_on_program(const opgen_cli *a, const char *path, bool pattern, opge
     return rc;
 }
 
-int opgen_rt_on_graph(const opgen_cli *a, const char *path, bool pattern, opgen_rt_graph_fn fn, void *ctx) { return opgen_rt_on_program(a, path, pattern, fn, NULL, ctx); }
+int opgen_rt_on_graph(const opgen_cli *a, const char *path, bool pattern, opgen_rt_graph_fn fn, void *ctx) {
+    return opgen_rt_on_program(a, path, pattern, fn, NULL, ctx);
+}
 
-static const opgen_cmd *const commands[] = {&opgen_rt_cmd_run, &opgen_rt_cmd_info, &opgen_rt_cmd_print, &opgen_rt_cmd_lower, &opgen_rt_cmd_decompose, &opgen_rt_cmd_verify, &opgen_rt_cmd_compare, &opgen_rt_cmd_generate};
+static const opgen_cmd *const commands[] = {&opgen_rt_cmd_run,     &opgen_rt_cmd_info,      &opgen_rt_cmd_print,
+                                            &opgen_rt_cmd_lower,   &opgen_rt_cmd_decompose, &opgen_rt_cmd_verify,
+                                            &opgen_rt_cmd_compare, &opgen_rt_cmd_generate};
 
 static const opgen_prog opgen_rt = {
-    "opgen-rt", NULL, "Runs programs (graph text, ExecuTorch .pte) on opgen's runtime: the kernels of this build (and of the backends its runner names), over the generated op tables.", commands,
-    sizeof commands / sizeof *commands};
+    "opgen-rt", NULL,
+    "Runs programs (graph text, ExecuTorch .pte) on opgen's runtime: the kernels of this build (and of the backends its runner names), over the generated op tables.",
+    commands, sizeof commands / sizeof *commands};
 
 int opgen_rt_main(int argc, char **argv, const opgen_vendor *const *vendors, int nvendors) {
     opgen_rt_ctx ctx = {vendors, nvendors, NULL};

@@ -8,7 +8,8 @@
 #include "opgen/loops.h"
 #include "opgen/method.h"
 
-extern const opgen_cmd opgen_rt_cmd_run, opgen_rt_cmd_info, opgen_rt_cmd_print, opgen_rt_cmd_lower, opgen_rt_cmd_decompose, opgen_rt_cmd_verify, opgen_rt_cmd_compare, opgen_rt_cmd_generate;
+extern const opgen_cmd opgen_rt_cmd_run, opgen_rt_cmd_info, opgen_rt_cmd_print, opgen_rt_cmd_lower,
+    opgen_rt_cmd_decompose, opgen_rt_cmd_verify, opgen_rt_cmd_compare, opgen_rt_cmd_generate;
 
 /* The backends a runner passes (the ctx of every command's run). */
 typedef struct opgen_rt_ctx {
@@ -26,7 +27,8 @@ typedef int (*opgen_rt_pte_fn)(const opgen_cli *a, void *ctx, const opgen_pte *p
  * inputs) for graph_fn; graph text (with `pattern`, a backend-op pattern body) is
  * parsed for graph_fn. Returns what the function returns; 1 (reported) when the
  * program cannot be read. */
-int opgen_rt_on_program(const opgen_cli *a, const char *path, bool pattern, opgen_rt_graph_fn graph_fn, opgen_rt_pte_fn pte_fn, void *ctx);
+int opgen_rt_on_program(const opgen_cli *a, const char *path, bool pattern, opgen_rt_graph_fn graph_fn,
+                        opgen_rt_pte_fn pte_fn, void *ctx);
 int opgen_rt_on_graph(const opgen_cli *a, const char *path, bool pattern, opgen_rt_graph_fn fn, void *ctx);
 
 /* A scalar input from its text: an int, a float, or True/False (gv->kind says which). */
@@ -52,7 +54,8 @@ void opgen_rt_profile_print(opgen_rt_profile *pr);
 /* --repeat N (10 with --profile alone): run(ctx) N more times, timed in process;
  * prints "timing: WHAT N more times: median, min" (with --repeat) and the profile
  * (with --profile, begun by the caller). */
-int opgen_rt_repeat(const opgen_cli *a, const char *what, int32_t (*run)(void *ctx, opgen_error *err), void *ctx, opgen_rt_profile *prof, opgen_arena *ar);
+int opgen_rt_repeat(const opgen_cli *a, const char *what, int32_t (*run)(void *ctx, opgen_error *err), void *ctx,
+                    opgen_rt_profile *prof, opgen_arena *ar);
 /* The monotonic clock in ms, and the median of n times (sorting them: v[0] is then the fastest). */
 double opgen_rt_now_ms(void);
 double opgen_rt_median(double *v, long n);
@@ -61,7 +64,8 @@ double opgen_rt_median(double *v, long n);
  * forward); loading it into exactly the memory opgen_method_memory_of reports;
  * running it on --input POSITION=VALUE. */
 const char *opgen_rt_method_name(const opgen_cli *a, const opgen_pte *p);
-int32_t opgen_rt_load_method(const opgen_pte *p, const char *name, const opgen_rt_ctx *ctx, bool fallbacks, uint64_t seed, opgen_rt_profile *profile, opgen_arena *ar, opgen_method **m,
+int32_t opgen_rt_load_method(const opgen_pte *p, const char *name, const opgen_rt_ctx *ctx, bool fallbacks,
+                             uint64_t seed, opgen_rt_profile *profile, opgen_arena *ar, opgen_method **m,
                              opgen_error *err);
 /* run's --seed into *seed (0 when not given), or a usage error's exit status */
 int opgen_rt_seed(const opgen_cli *a, uint64_t *seed);

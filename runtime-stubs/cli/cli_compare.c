@@ -8,7 +8,8 @@
 #include <stdlib.h>
 
 static const opgen_opt opts[] = {
-    {NULL, NULL, "EXPECTED", OPGEN_OPT_FILE, "npy", OPGEN_OPT_REQUIRED, "expected file", "the values it should be (.npy)"},
+    {NULL, NULL, "EXPECTED", OPGEN_OPT_FILE, "npy", OPGEN_OPT_REQUIRED, "expected file",
+     "the values it should be (.npy)"},
     {NULL, NULL, "ACTUAL", OPGEN_OPT_FILE, "npy", OPGEN_OPT_REQUIRED, "actual file", "the values it is (.npy)"},
     {"--rtol", NULL, "R", OPGEN_OPT_TEXT, NULL, 0, NULL, "relative tolerance (default 1e-5)"},
     {"--atol", NULL, "A", OPGEN_OPT_TEXT, NULL, 0, NULL, "absolute tolerance (default 1e-6)"},
@@ -23,14 +24,16 @@ static int tolerance(const opgen_cli *a, const char *name, double dflt, double *
     if (!s) return OPGEN_EXIT_OK;
     errno = 0;
     *v = strtod(s, &end);
-    if (errno || end == s || *end || !(*v >= 0) || isinf(*v)) return opgen_usage_error(a, "%s must be a number >= 0, not '%s'", name, s);
+    if (errno || end == s || *end || !(*v >= 0) || isinf(*v))
+        return opgen_usage_error(a, "%s must be a number >= 0, not '%s'", name, s);
     return OPGEN_EXIT_OK;
 }
 
 /* Prints the first element out of tolerance, or the largest difference. */
 static int compare(const char *name, const opgen_tensor *x, const opgen_tensor *y, double rtol, double atol) {
     if (x->dtype != y->dtype || x->dim != y->dim || memcmp(x->sizes, y->sizes, sizeof(int64_t) * (size_t)x->dim)) {
-        printf("%s: dtype or shape differs (%s %d-d expected, %s %d-d)\n", name, opgen_dtype_name(x->dtype), (int)x->dim, opgen_dtype_name(y->dtype), (int)y->dim);
+        printf("%s: dtype or shape differs (%s %d-d expected, %s %d-d)\n", name, opgen_dtype_name(x->dtype),
+               (int)x->dim, opgen_dtype_name(y->dtype), (int)y->dim);
         return OPGEN_EXIT_BAD_INPUT;
     }
     double worst = 0;
@@ -58,7 +61,8 @@ static int run(const opgen_cli *a, void *ctx) {
     opgen_error err = {0};
     opgen_tensor x, y;
     int rc;
-    if (opgen_npy_read(opgen_cli_get(a, "EXPECTED"), &ar, &x, &err) || opgen_npy_read(opgen_cli_get(a, "ACTUAL"), &ar, &y, &err))
+    if (opgen_npy_read(opgen_cli_get(a, "EXPECTED"), &ar, &x, &err) ||
+        opgen_npy_read(opgen_cli_get(a, "ACTUAL"), &ar, &y, &err))
         rc = opgen_rt_report(&err);
     else
         rc = compare(opgen_cli_get(a, "ACTUAL"), &x, &y, rtol, atol);
@@ -66,7 +70,12 @@ static int run(const opgen_cli *a, void *ctx) {
     return rc;
 }
 
-const opgen_cmd opgen_rt_cmd_compare = {"compare", "check a result against the values it should have",
-                                        "Compares two .npy files: the same dtype and shape, and every value within |expected - actual| <= atol + rtol * |expected| "
-                                        "(NaN matches NaN). Prints the first value out of tolerance (exit 1) or the largest difference (exit 0).",
-                                        opts, NULL, NULL, run};
+const opgen_cmd opgen_rt_cmd_compare = {
+    "compare",
+    "check a result against the values it should have",
+    "Compares two .npy files: the same dtype and shape, and every value within |expected - actual| <= atol + rtol * |expected| "
+    "(NaN matches NaN). Prints the first value out of tolerance (exit 1) or the largest difference (exit 0).",
+    opts,
+    NULL,
+    NULL,
+    run};

@@ -11,13 +11,17 @@
 
 static const opgen_opt opts[] = {
     {NULL, NULL, "MODEL.pte", OPGEN_OPT_FILE, "pte", OPGEN_OPT_REQUIRED, "program", "the ExecuTorch program"},
-    {"--method", NULL, "NAME", OPGEN_OPT_TEXT, NULL, 0, NULL, "only this method (default: every one; c-header: 'forward')"},
+    {"--method", NULL, "NAME", OPGEN_OPT_TEXT, NULL, 0, NULL,
+     "only this method (default: every one; c-header: 'forward')"},
     {"--format", NULL, "FORMAT", OPGEN_OPT_TEXT, "text|c-header", 0, "format",
      "text (default), or c-header: a C header for a bare-metal application, with the program's bytes to link into flash and the memory its load "
      "and runs take in this build (NAME_LOAD_BYTES, NAME_WORK_BYTES, ...), for its static arrays"},
-    {"--name", NULL, "NAME", OPGEN_OPT_TEXT, NULL, 0, NULL, "c-header: the prefix of its names (default: the file's name, as a C identifier)"},
-    {"--input", "-i", "POSITION=FILE", OPGEN_OPT_INPUT, "npy", OPGEN_OPT_REPEAT, NULL, "c-header: an input's values as a const array (NAME_input0, ...)"},
-    {"--expect", NULL, "POSITION=FILE", OPGEN_OPT_INPUT, "npy", OPGEN_OPT_REPEAT, NULL, "c-header: an expected output's bytes (NAME_expected0, ...)"},
+    {"--name", NULL, "NAME", OPGEN_OPT_TEXT, NULL, 0, NULL,
+     "c-header: the prefix of its names (default: the file's name, as a C identifier)"},
+    {"--input", "-i", "POSITION=FILE", OPGEN_OPT_INPUT, "npy", OPGEN_OPT_REPEAT, NULL,
+     "c-header: an input's values as a const array (NAME_input0, ...)"},
+    {"--expect", NULL, "POSITION=FILE", OPGEN_OPT_INPUT, "npy", OPGEN_OPT_REPEAT, NULL,
+     "c-header: an expected output's bytes (NAME_expected0, ...)"},
     {"--output", "-o", "FILE", OPGEN_OPT_OUT, NULL, 0, NULL, "c-header: where it goes (default: standard output)"},
     {0},
 };
@@ -36,21 +40,25 @@ static void describe(const opgen_pte *p, const opgen_pte_plan *pl, opgen_pte_vec
             bool in = !strcmp(what, "input");
             printf("%s", opgen_ev_kind_name(v.kind));
             if (in && v.kind == OPGEN_EV_NULL) printf(" (a scalar given at run: an int, a float or a bool)");
-            if (in && v.kind == OPGEN_EV_INT) printf(" %lld (fixed at export: a run must give this value)", (long long)v.i);
+            if (in && v.kind == OPGEN_EV_INT)
+                printf(" %lld (fixed at export: a run must give this value)", (long long)v.i);
             if (in && v.kind == OPGEN_EV_DOUBLE) printf(" %.17g (fixed at export: a run must give this value)", v.f);
-            if (in && v.kind == OPGEN_EV_BOOL) printf(" %s (fixed at export: a run must give this value)", v.b ? "True" : "False");
+            if (in && v.kind == OPGEN_EV_BOOL)
+                printf(" %s (fixed at export: a run must give this value)", v.b ? "True" : "False");
             printf("\n");
             continue;
         }
         printf("%s[", opgen_dtype_abbrev((opgen_dtype)v.t.scalar_type));
-        for (uint32_t d = 0; d < v.t.sizes.len; d++) printf("%s%d", d ? ", " : "", (int)(opgen_pte_i32(p, v.t.sizes, d)));
+        for (uint32_t d = 0; d < v.t.sizes.len; d++)
+            printf("%s%d", d ? ", " : "", (int)(opgen_pte_i32(p, v.t.sizes, d)));
         printf("]");
         if (v.t.shape_dynamism == OPGEN_PTE_DYNAMIC_BOUND) printf(" (dynamic: these sizes are its bound)");
         bool plain = true;
         for (uint32_t d = 0; d < v.t.dim_order.len; d++) plain = plain && opgen_pte_u8(p, v.t.dim_order, d) == d;
         if (!plain) {
             printf(" (dim order ");
-            for (uint32_t d = 0; d < v.t.dim_order.len; d++) printf("%s%u", d ? "," : "", opgen_pte_u8(p, v.t.dim_order, d));
+            for (uint32_t d = 0; d < v.t.dim_order.len; d++)
+                printf("%s%u", d ? "," : "", opgen_pte_u8(p, v.t.dim_order, d));
             printf(")");
         }
         printf("\n");
@@ -76,7 +84,8 @@ static int operators(const opgen_pte *p, const opgen_pte_plan *pl, unsigned *kin
             if (in.kind != OPGEN_INSTR_KERNEL) continue;
             const char *name, *ov;
             char key[1024], full[256];
-            if (opgen_pte_operator_at(p, pl, (uint32_t)(in.a < 0 ? 0 : in.a), &name, &ov, &err) || in.a < 0 || opgen_pte_kernel_key(p, pl, &in, key, sizeof key, &err) < 0)
+            if (opgen_pte_operator_at(p, pl, (uint32_t)(in.a < 0 ? 0 : in.a), &name, &ov, &err) || in.a < 0 ||
+                opgen_pte_kernel_key(p, pl, &in, key, sizeof key, &err) < 0)
                 return err.code ? opgen_rt_report(&err) : OPGEN_EXIT_BAD_INPUT;
             snprintf(full, sizeof full, "%s%s%s", name, *ov ? "." : "", ov);
             unsigned j = 0;
@@ -97,7 +106,8 @@ static int operators(const opgen_pte *p, const opgen_pte_plan *pl, unsigned *kin
         }
     }
     printf("  operators:%s\n", n ? "" : " none");
-    for (unsigned j = 0; j < n; j++) printf("    %s %s%s%.0u\n", all[j].op, all[j].key, all[j].n > 1 ? " x" : "", all[j].n > 1 ? all[j].n : 0);
+    for (unsigned j = 0; j < n; j++)
+        printf("    %s %s%s%.0u\n", all[j].op, all[j].key, all[j].n > 1 ? " x" : "", all[j].n > 1 ? all[j].n : 0);
     return OPGEN_EXIT_OK;
 }
 
@@ -106,11 +116,14 @@ static void memory(const opgen_pte *p, const opgen_pte_plan *pl) {
     for (uint32_t i = 0; i < pl->values.len; i++) {
         opgen_pte_value v;
         opgen_error err = {0};
-        if (opgen_pte_value_at(p, pl, i, &v, &err) || v.kind != OPGEN_EV_TENSOR || v.t.planned || !v.t.data_buffer_idx) continue;
+        if (opgen_pte_value_at(p, pl, i, &v, &err) || v.kind != OPGEN_EV_TENSOR || v.t.planned || !v.t.data_buffer_idx)
+            continue;
         opgen_tensor t;
         int64_t sizes[OPGEN_MAX_DIM];
         for (uint32_t d = 0; d < v.t.sizes.len && d < OPGEN_MAX_DIM; d++) sizes[d] = opgen_pte_i32(p, v.t.sizes, d);
-        if (v.t.sizes.len > OPGEN_MAX_DIM || opgen_tensor_shape(&t, (opgen_dtype)v.t.scalar_type, (int32_t)v.t.sizes.len, sizes, &err)) continue;
+        if (v.t.sizes.len > OPGEN_MAX_DIM ||
+            opgen_tensor_shape(&t, (opgen_dtype)v.t.scalar_type, (int32_t)v.t.sizes.len, sizes, &err))
+            continue;
         constants += opgen_nbytes(&t), ntensors++;
     }
     size_t planned = 0;
@@ -118,7 +131,8 @@ static void memory(const opgen_pte *p, const opgen_pte_plan *pl) {
     for (int b = 1; b <= nb; b++) planned += opgen_method_buffer_bytes(p, pl, b);
     printf("  planned memory: %zu bytes in %d buffer%s", planned, nb, nb == 1 ? "" : "s");
     for (int b = 1; b <= nb; b++) printf("%s%d: %zu", b == 1 ? " (" : ", ", b, opgen_method_buffer_bytes(p, pl, b));
-    printf("%s\n  constants: %zu bytes in %zu tensors (%s)\n", nb ? ")" : "", constants, ntensors, p->constant_segment ? "a segment after the flatbuffer" : "inline");
+    printf("%s\n  constants: %zu bytes in %zu tensors (%s)\n", nb ? ")" : "", constants, ntensors,
+           p->constant_segment ? "a segment after the flatbuffer" : "inline");
 }
 
 /* The state a method keeps between runs: the tensors aten::copy_ writes back (the
@@ -133,12 +147,16 @@ static void state(const opgen_pte *p, const opgen_pte_plan *pl) {
             opgen_pte_instr in;
             const char *name, *ov;
             opgen_pte_value v;
-            if (opgen_pte_instr_at(p, &instrs, k, &in, &err) || in.kind != OPGEN_INSTR_KERNEL || in.a < 0 || !in.args.len) continue;
+            if (opgen_pte_instr_at(p, &instrs, k, &in, &err) || in.kind != OPGEN_INSTR_KERNEL || in.a < 0 ||
+                !in.args.len)
+                continue;
             if (opgen_pte_operator_at(p, pl, (uint32_t)in.a, &name, &ov, &err) || strcmp(name, "aten::copy_")) continue;
             int32_t vi = opgen_pte_i32(p, in.args, 0);
             if (vi < 0 || opgen_pte_value_at(p, pl, (uint32_t)vi, &v, &err) || v.kind != OPGEN_EV_TENSOR) continue;
-            printf("%s value %d %s[", n++ ? "," : "  state kept between runs (mutable buffers):", (int)vi, opgen_dtype_abbrev((opgen_dtype)v.t.scalar_type));
-            for (uint32_t d = 0; d < v.t.sizes.len; d++) printf("%s%d", d ? ", " : "", (int)(opgen_pte_i32(p, v.t.sizes, d)));
+            printf("%s value %d %s[", n++ ? "," : "  state kept between runs (mutable buffers):", (int)vi,
+                   opgen_dtype_abbrev((opgen_dtype)v.t.scalar_type));
+            for (uint32_t d = 0; d < v.t.sizes.len; d++)
+                printf("%s%d", d ? ", " : "", (int)(opgen_pte_i32(p, v.t.sizes, d)));
             printf("]%s", v.t.data_buffer_idx ? " (initial data in the program)" : "");
         }
     }
@@ -147,15 +165,18 @@ static void state(const opgen_pte *p, const opgen_pte_plan *pl) {
 
 /* The memory a load takes with this runner's kernels (its vendors' too), as
  * opgen_rt_load_method loads. */
-static int32_t memory_of(const opgen_pte *p, const char *name, const opgen_rt_ctx *ctx, opgen_method_memory *mem, opgen_error *err) {
+static int32_t memory_of(const opgen_pte *p, const char *name, const opgen_rt_ctx *ctx, opgen_method_memory *mem,
+                         opgen_error *err) {
     opgen_load_options kopt = {.vendors = ctx ? ctx->vendors : NULL, .nvendors = ctx ? ctx->nvendors : 0};
     opgen_method_options opt = {.kernels = &kopt};
     return opgen_method_memory_of(p, name, &opt, mem, err);
 }
 
-static int method(const opgen_cli *a, const opgen_rt_ctx *ctx, const opgen_pte *p, const opgen_pte_plan *pl, opgen_arena *ar) {
+static int method(const opgen_cli *a, const opgen_rt_ctx *ctx, const opgen_pte *p, const opgen_pte_plan *pl,
+                  opgen_arena *ar) {
     unsigned kinds[OPGEN_INSTR_KIND_COUNT] = {0};
-    printf("method '%s': %u values, %u chain%s\n", pl->name, (unsigned)pl->values.len, (unsigned)pl->chains.len, pl->chains.len == 1 ? "" : "s");
+    printf("method '%s': %u values, %u chain%s\n", pl->name, (unsigned)pl->values.len, (unsigned)pl->chains.len,
+           pl->chains.len == 1 ? "" : "s");
     describe(p, pl, pl->inputs, "input");
     describe(p, pl, pl->outputs, "output");
     state(p, pl);
@@ -174,20 +195,23 @@ static int method(const opgen_cli *a, const opgen_rt_ctx *ctx, const opgen_pte *
     opgen_method *m;
     opgen_error err = {0};
     opgen_method_memory mem = {0};
-    if (memory_of(p, pl->name, ctx, &mem, &err) || opgen_rt_load_method(p, pl->name, ctx, false, 0, NULL, ar, &m, &err)) {
+    if (memory_of(p, pl->name, ctx, &mem, &err) ||
+        opgen_rt_load_method(p, pl->name, ctx, false, 0, NULL, ar, &m, &err)) {
         char msg[1024];
         opgen_error_format(&err, msg, sizeof msg);
         printf("\n  loads: no: %s\n", msg);
         return OPGEN_EXIT_OK;
     }
-    printf("\n  loads: yes: load takes %zu bytes (%zu of them planned), a run %zu bytes of work\n", mem.load_bytes, mem.planned_bytes, opgen_method_work_bytes(m));
+    printf("\n  loads: yes: load takes %zu bytes (%zu of them planned), a run %zu bytes of work\n", mem.load_bytes,
+           mem.planned_bytes, opgen_method_work_bytes(m));
     (void)a;
     return OPGEN_EXIT_OK;
 }
 
 static int info(const opgen_cli *a, void *ctx, const opgen_pte *p, opgen_arena *ar) {
     const char *only = opgen_cli_get(a, "--method");
-    printf("program: %s: %zu bytes (flatbuffer %zu), %u method%s, version %u%s\n", p->file, p->size, p->fb_size, (unsigned)p->plans.len, p->plans.len == 1 ? "" : "s", (unsigned)p->version,
+    printf("program: %s: %zu bytes (flatbuffer %zu), %u method%s, version %u%s\n", p->file, p->size, p->fb_size,
+           (unsigned)p->plans.len, p->plans.len == 1 ? "" : "s", (unsigned)p->version,
            p->has_header ? ", extended header" : "");
     opgen_pte_plan pl;
     opgen_error err = {0};
@@ -222,7 +246,8 @@ static void put_bytes(header *h, const char *name, const char *suffix, const voi
 }
 
 /* The tensor of --input/--expect POSITION=FILE k, read from its .npy. */
-static int tensor_arg(const opgen_cli *a, const char *opt, int k, int count, opgen_arena *ar, int *pos, opgen_tensor *t) {
+static int tensor_arg(const opgen_cli *a, const char *opt, int k, int count, opgen_arena *ar, int *pos,
+                      opgen_tensor *t) {
     const char *s = opgen_cli_nth(a, opt, k), *eq = strchr(s, '=');
     char *end;
     long v = strtol(s, &end, 10);
@@ -235,49 +260,61 @@ static int tensor_arg(const opgen_cli *a, const char *opt, int k, int count, opg
 }
 
 static int c_header(const opgen_cli *a, const opgen_rt_ctx *ctx, const opgen_pte *p, opgen_arena *ar) {
-    const char *method_name = opgen_cli_get(a, "--method") ? opgen_cli_get(a, "--method") : "forward", *given = opgen_cli_get(a, "--name");
+    const char *method_name = opgen_cli_get(a, "--method") ? opgen_cli_get(a, "--method") : "forward",
+               *given = opgen_cli_get(a, "--name");
     char name[64];
     const char *base = strrchr(p->file, '/') ? strrchr(p->file, '/') + 1 : p->file;
     size_t n = 0;
     for (const char *c = given ? given : base; *c && *c != (given ? 0 : '.') && n + 1 < sizeof name; c++)
         name[n++] = isalnum((unsigned char)*c) ? *c : '_';
     name[n] = 0;
-    if (!n || isdigit((unsigned char)name[0]) || (given && strcmp(name, given))) return opgen_usage_error(a, "--name %s: not a C identifier", given ? given : base);
+    if (!n || isdigit((unsigned char)name[0]) || (given && strcmp(name, given)))
+        return opgen_usage_error(a, "--name %s: not a C identifier", given ? given : base);
     opgen_method *m;
     opgen_error err = {0};
     opgen_method_memory mem = {0};
-    if (memory_of(p, method_name, ctx, &mem, &err) || opgen_rt_load_method(p, method_name, ctx, false, 0, NULL, ar, &m, &err)) return opgen_rt_report(&err);
+    if (memory_of(p, method_name, ctx, &mem, &err) ||
+        opgen_rt_load_method(p, method_name, ctx, false, 0, NULL, ar, &m, &err))
+        return opgen_rt_report(&err);
     header h = {NULL, 0, p->size * 6 + 8192};
     opgen_tensor ts[16];
     int pos[16], nt = 0, nin = opgen_cli_count(a, "--input");
     for (int k = 0; k < nin + opgen_cli_count(a, "--expect"); k++) {
         if (nt == 16) return opgen_usage_error(a, "at most 16 --input and --expect values");
         bool in = k < nin;
-        int rc = tensor_arg(a, in ? "--input" : "--expect", in ? k : k - nin, in ? opgen_method_ninputs(m) : opgen_method_noutputs(m), ar, &pos[nt], &ts[nt]);
+        int rc = tensor_arg(a, in ? "--input" : "--expect", in ? k : k - nin,
+                            in ? opgen_method_ninputs(m) : opgen_method_noutputs(m), ar, &pos[nt], &ts[nt]);
         if (rc) return rc;
         h.cap += opgen_nbytes(&ts[nt++]) * 6 + 512;
     }
-    if (!(h.buf = opgen_arena_alloc(ar, h.cap))) return fprintf(stderr, "%s: error: out of memory\n", p->file), OPGEN_EXIT_BAD_INPUT;
+    if (!(h.buf = opgen_arena_alloc(ar, h.cap)))
+        return fprintf(stderr, "%s: error: out of memory\n", p->file), OPGEN_EXIT_BAD_INPUT;
     char upper[64];
     for (size_t i = 0; i <= n; i++) upper[i] = (char)toupper((unsigned char)name[i]);
-    put(&h, "/* %s.h: written by `opgen-rt info %s --format c-header`: the program's bytes and the\n"
-            " * memory method '%s' takes in the runtime that wrote it (a 32-bit device's own\n"
-            " * runtime gives its exact figures; a 64-bit host's are larger). */\n",
+    put(&h,
+        "/* %s.h: written by `opgen-rt info %s --format c-header`: the program's bytes and the\n"
+        " * memory method '%s' takes in the runtime that wrote it (a 32-bit device's own\n"
+        " * runtime gives its exact figures; a 64-bit host's are larger). */\n",
         name, base, method_name);
     put(&h, "#ifndef %s_H\n#define %s_H\n#include <stdint.h>\n\n", upper, upper);
     put(&h, "#define %s_METHOD \"%s\"\n", upper, method_name);
     put(&h, "#define %s_PROGRAM_BYTES %zu /* %s_program: the .pte, linked as const data */\n", upper, p->size, name);
-    put(&h, "#define %s_LOAD_BYTES %zu /* opgen_method_load's arena, planned memory included */\n", upper, mem.load_bytes);
+    put(&h, "#define %s_LOAD_BYTES %zu /* opgen_method_load's arena, planned memory included */\n", upper,
+        mem.load_bytes);
     put(&h, "#define %s_PLANNED_BYTES %zu\n", upper, mem.planned_bytes);
-    put(&h, "#define %s_WORK_BYTES %zu /* opgen_method_run's arena */\n", upper, opgen_method_work_bytes(m) ? opgen_method_work_bytes(m) : 1);
-    put(&h, "#define %s_INPUTS %d\n#define %s_OUTPUTS %d\n\n", upper, opgen_method_ninputs(m), upper, opgen_method_noutputs(m));
+    put(&h, "#define %s_WORK_BYTES %zu /* opgen_method_run's arena */\n", upper,
+        opgen_method_work_bytes(m) ? opgen_method_work_bytes(m) : 1);
+    put(&h, "#define %s_INPUTS %d\n#define %s_OUTPUTS %d\n\n", upper, opgen_method_ninputs(m), upper,
+        opgen_method_noutputs(m));
     put_bytes(&h, name, "program", p->data, p->size, "the program");
     for (int k = 0; k < nt; k++) {
         bool in = k < nin;
         char suffix[32], what[96];
         snprintf(suffix, sizeof suffix, "%s%d", in ? "input" : "expected", pos[k]);
-        snprintf(what, sizeof what, "%s %d: %s, %d-d, contiguous", in ? "input" : "expected output", pos[k], opgen_dtype_name(ts[k].dtype), (int)ts[k].dim);
-        put(&h, "\n#define %s_%s%d_DIM %d\nstatic const int64_t %s_%s_sizes[%d] = {", upper, in ? "INPUT" : "EXPECTED", pos[k], (int)ts[k].dim, name, suffix, ts[k].dim ? (int)ts[k].dim : 1);
+        snprintf(what, sizeof what, "%s %d: %s, %d-d, contiguous", in ? "input" : "expected output", pos[k],
+                 opgen_dtype_name(ts[k].dtype), (int)ts[k].dim);
+        put(&h, "\n#define %s_%s%d_DIM %d\nstatic const int64_t %s_%s_sizes[%d] = {", upper, in ? "INPUT" : "EXPECTED",
+            pos[k], (int)ts[k].dim, name, suffix, ts[k].dim ? (int)ts[k].dim : 1);
         for (int d = 0; d < ts[k].dim; d++) put(&h, "%s%lld", d ? ", " : "", (long long)ts[k].sizes[d]);
         put(&h, "%s};\n", ts[k].dim ? "" : "1");
         put_bytes(&h, name, suffix, ts[k].data, opgen_nbytes(&ts[k]), what);
@@ -294,15 +331,23 @@ static int info_or_header(const opgen_cli *a, void *ctx, const opgen_pte *p, opg
     static const char *const header_only[] = {"--name", "--input", "--expect", "--output"};
     for (int i = 0; i < 4; i++)
         if (opgen_cli_has(a, header_only[i]))
-            return opgen_usage_error(a, "%s %s: --name, --input, --expect and --output go with --format c-header", header_only[i], opgen_cli_nth(a, header_only[i], 0));
+            return opgen_usage_error(a, "%s %s: --name, --input, --expect and --output go with --format c-header",
+                                     header_only[i], opgen_cli_nth(a, header_only[i], 0));
     return info(a, ctx, p, ar);
 }
 
-static int run(const opgen_cli *a, void *ctx) { return opgen_rt_on_program(a, opgen_cli_get(a, "MODEL.pte"), false, NULL, info_or_header, ctx); }
+static int run(const opgen_cli *a, void *ctx) {
+    return opgen_rt_on_program(a, opgen_cli_get(a, "MODEL.pte"), false, NULL, info_or_header, ctx);
+}
 
-const opgen_cmd opgen_rt_cmd_info = {"info", "describe an ExecuTorch program: methods, inputs, operators, memory, delegates",
-                                     "Reads a .pte program and prints, per method: its inputs and outputs (dtype, shape, dim order), its planned memory per buffer and its "
-                                     "constants, each operator with the kernel keys it is called with, its instructions by kind, its delegates, and whether this build "
-                                     "loads it (and the memory load and a run take) or why not. --format c-header writes what a bare-metal application compiles in instead "
-                                     "(runtime-stubs/examples/bare_metal/).",
-                                     opts, NULL, NULL, run};
+const opgen_cmd opgen_rt_cmd_info = {
+    "info",
+    "describe an ExecuTorch program: methods, inputs, operators, memory, delegates",
+    "Reads a .pte program and prints, per method: its inputs and outputs (dtype, shape, dim order), its planned memory per buffer and its "
+    "constants, each operator with the kernel keys it is called with, its instructions by kind, its delegates, and whether this build "
+    "loads it (and the memory load and a run take) or why not. --format c-header writes what a bare-metal application compiles in instead "
+    "(runtime-stubs/examples/bare_metal/).",
+    opts,
+    NULL,
+    NULL,
+    run};

@@ -17,7 +17,8 @@ static const opgen_opt decompose_opts[] = {
 };
 static const opgen_opt verify_opts[] = {
     {NULL, NULL, "IN.graph", OPGEN_OPT_FILE, "graph", OPGEN_OPT_REQUIRED, "program", "the program"},
-    {"--dialect", NULL, "D", OPGEN_OPT_TEXT, "aten|edge|backend", OPGEN_OPT_REQUIRED, "dialect", "the dialect to check against"},
+    {"--dialect", NULL, "D", OPGEN_OPT_TEXT, "aten|edge|backend", OPGEN_OPT_REQUIRED, "dialect",
+     "the dialect to check against"},
     {0},
 };
 
@@ -28,9 +29,14 @@ static int transform(const opgen_cli *a, void *ctx, const opgen_graph *g, opgen_
     const char *cmd = a->cmd->name;
     opgen_graph out;
     opgen_error err = {0};
-    if (!strcmp(cmd, "verify")) return opgen_verify_with(g, (opgen_dialect)opgen_dialect_parse(opgen_cli_get(a, "--dialect")), &opt, ar, &err) ? opgen_rt_report(&err) : OPGEN_EXIT_OK;
-    int32_t st = !strcmp(cmd, "lower") ? opgen_fuse(g, opgen_cli_get(a, "--backend"), ar, &out, NULL, &err) : opgen_decompose(g, ar, &out, NULL, &err);
-    if (st) return err.file[0] ? opgen_rt_report(&err) : opgen_usage_error(a, "%s", err.msg); /* no file: about --backend */
+    if (!strcmp(cmd, "verify"))
+        return opgen_verify_with(g, (opgen_dialect)opgen_dialect_parse(opgen_cli_get(a, "--dialect")), &opt, ar, &err)
+                   ? opgen_rt_report(&err)
+                   : OPGEN_EXIT_OK;
+    int32_t st = !strcmp(cmd, "lower") ? opgen_fuse(g, opgen_cli_get(a, "--backend"), ar, &out, NULL, &err)
+                                       : opgen_decompose(g, ar, &out, NULL, &err);
+    if (st)
+        return err.file[0] ? opgen_rt_report(&err) : opgen_usage_error(a, "%s", err.msg); /* no file: about --backend */
     size_t len = opgen_graph_print(&out, NULL, 0);
     char *buf = opgen_arena_alloc(ar, len + 1);
     if (!buf) return fputs("opgen-rt: out of memory\n", stderr), OPGEN_EXIT_BAD_INPUT;
@@ -38,17 +44,32 @@ static int transform(const opgen_cli *a, void *ctx, const opgen_graph *g, opgen_
     return opgen_file_write(opgen_cli_get(a, "--output"), buf, len, &err) ? opgen_rt_report(&err) : OPGEN_EXIT_OK;
 }
 
-static int run(const opgen_cli *a, void *ctx) { return opgen_rt_on_graph(a, opgen_cli_get(a, "IN.graph"), false, transform, ctx); }
+static int run(const opgen_cli *a, void *ctx) {
+    return opgen_rt_on_graph(a, opgen_cli_get(a, "IN.graph"), false, transform, ctx);
+}
 
 const opgen_cmd opgen_rt_cmd_lower = {
-    "lower", "fuse backend-op patterns into backend-op calls",
+    "lower",
+    "fuse backend-op patterns into backend-op calls",
     "Finds each backend op's pattern in the program and replaces it by one call of the op (patterns tried in the order of the backend-op yaml; --backend fuses only that "
     "backend's ops).",
-    lower_opts, NULL, NULL, run};
-const opgen_cmd opgen_rt_cmd_decompose = {"decompose", "inline every backend op's pattern (the inverse of lower)",
-                                          "Inlines every backend op's pattern: a program in core and custom ops only.", decompose_opts, NULL, NULL, run};
+    lower_opts,
+    NULL,
+    NULL,
+    run};
+const opgen_cmd opgen_rt_cmd_decompose = {"decompose",
+                                          "inline every backend op's pattern (the inverse of lower)",
+                                          "Inlines every backend op's pattern: a program in core and custom ops only.",
+                                          decompose_opts,
+                                          NULL,
+                                          NULL,
+                                          run};
 const opgen_cmd opgen_rt_cmd_verify = {
-    "verify", "check a program against a dialect",
+    "verify",
+    "check a program against a dialect",
     "Checks the program against a dialect: aten (core and custom ops), edge (and every call's dtypes satisfy an Edge constraint row), backend (backend ops too); prints nothing "
     "and exits 0 when valid, 1 naming the node, line and reason when not.",
-    verify_opts, NULL, NULL, run};
+    verify_opts,
+    NULL,
+    NULL,
+    run};

@@ -39,7 +39,8 @@ void opgen_rt_profile_probe(void *user, int k, int phase) {
     if (pr->runs == 1) pr->flops[k] = pr->flops_of(pr->prog, k); /* shapes of a run */
 }
 
-static int32_t begin(opgen_rt_profile *pr, int n, const char *unit, const void *prog, double (*flops_of)(const void *, int), opgen_arena *ar) {
+static int32_t begin(opgen_rt_profile *pr, int n, const char *unit, const void *prog,
+                     double (*flops_of)(const void *, int), opgen_arena *ar) {
     pr->n = n, pr->unit = unit, pr->prog = prog, pr->flops_of = flops_of, pr->runs = 0, pr->run_ms = 0;
     pr->ms = opgen_arena_zalloc(ar, sizeof(double) * (size_t)(n + 1));
     pr->flops = opgen_arena_zalloc(ar, sizeof(double) * (size_t)(n + 1));
@@ -57,7 +58,9 @@ typedef struct naming { /* names in the order the probe numbers them */
 static void name(naming *nm, const char *op) {
     if (nm->k < nm->pr->n) nm->pr->names[nm->k++] = op;
 }
-static void instruction_name(void *ctx, const opgen_instr_info *in) { name(ctx, in->op ? in->op : opgen_instr_kind_name(in->kind)); }
+static void instruction_name(void *ctx, const opgen_instr_info *in) {
+    name(ctx, in->op ? in->op : opgen_instr_kind_name(in->kind));
+}
 int32_t opgen_rt_profile_begin_method(opgen_rt_profile *pr, opgen_method *m, opgen_arena *ar) {
     int32_t st = begin(pr, opgen_method_ninstructions(m), "instructions", m, method_flops, ar);
     naming nm = {pr, 0};
@@ -92,7 +95,8 @@ void opgen_rt_profile_print(opgen_rt_profile *pr) {
     sorting = pr;
     qsort(pr->order, (size_t)pr->n, sizeof(int), by_time);
     double runs = pr->runs, rest = 0;
-    printf("profile: %d runs, %.3f ms a run; its %s %.3f ms (%.1f%% of the run)\n", pr->runs, pr->run_ms / runs, pr->unit, total / runs, pr->run_ms > 0 ? 100 * total / pr->run_ms : 0);
+    printf("profile: %d runs, %.3f ms a run; its %s %.3f ms (%.1f%% of the run)\n", pr->runs, pr->run_ms / runs,
+           pr->unit, total / runs, pr->run_ms > 0 ? 100 * total / pr->run_ms : 0);
     printf("  %5s  %-40s %10s %7s %9s\n", pr->unit[0] == 'i' ? "instr" : "step", "operator", "ms", "share", "GFLOP/s");
     for (int i = 0; i < pr->n; i++) {
         int k = pr->order[i];
@@ -108,7 +112,8 @@ void opgen_rt_profile_print(opgen_rt_profile *pr) {
     if (rest > 0) printf("  %5s  %-40s %10.4f\n", "", "(the others, each under 0.1%)", rest);
 }
 
-int opgen_rt_repeat(const opgen_cli *a, const char *what, int32_t (*run)(void *ctx, opgen_error *err), void *ctx, opgen_rt_profile *prof, opgen_arena *ar) {
+int opgen_rt_repeat(const opgen_cli *a, const char *what, int32_t (*run)(void *ctx, opgen_error *err), void *ctx,
+                    opgen_rt_profile *prof, opgen_arena *ar) {
     const char *s = opgen_cli_get(a, "--repeat");
     if (!s && !prof) return OPGEN_EXIT_OK;
     long n = s ? atol(s) : 10;

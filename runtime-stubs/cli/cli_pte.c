@@ -17,9 +17,14 @@ const char *opgen_rt_method_name(const opgen_cli *a, const opgen_pte *p) {
     return "forward";
 }
 
-int32_t opgen_rt_load_method(const opgen_pte *p, const char *name, const opgen_rt_ctx *ctx, bool fallbacks, uint64_t seed, opgen_rt_profile *profile, opgen_arena *ar, opgen_method **m,
+int32_t opgen_rt_load_method(const opgen_pte *p, const char *name, const opgen_rt_ctx *ctx, bool fallbacks,
+                             uint64_t seed, opgen_rt_profile *profile, opgen_arena *ar, opgen_method **m,
                              opgen_error *err) {
-    opgen_load_options kopt = {.fallbacks = fallbacks, .vendors = ctx ? ctx->vendors : NULL, .nvendors = ctx ? ctx->nvendors : 0, .seed = seed, .parallel = ctx ? ctx->parallel : NULL};
+    opgen_load_options kopt = {.fallbacks = fallbacks,
+                               .vendors = ctx ? ctx->vendors : NULL,
+                               .nvendors = ctx ? ctx->nvendors : 0,
+                               .seed = seed,
+                               .parallel = ctx ? ctx->parallel : NULL};
     opgen_method_options opt = {&kopt, NULL, 0, NULL, 0, 0, profile ? opgen_rt_profile_probe : NULL, profile};
     opgen_method_memory mem;
     if (opgen_method_memory_of(p, name, &opt, &mem, err)) return err->code;
@@ -53,10 +58,13 @@ static int check_positions(const opgen_cli *a, int ninputs, const char *path, co
         errno = 0;
         long pos = strtol(s, &end, 10);
         if (end != eq || end == s || errno || pos < 0 || pos >= ninputs)
-            return fprintf(stderr, "%s: error: method '%s' has %d input%s (0..%d): no input '%.*s'\n", path, method, ninputs, ninputs == 1 ? "" : "s", ninputs - 1, (int)(eq - s), s), OPGEN_EXIT_USAGE;
+            return fprintf(stderr, "%s: error: method '%s' has %d input%s (0..%d): no input '%.*s'\n", path, method,
+                           ninputs, ninputs == 1 ? "" : "s", ninputs - 1, (int)(eq - s), s),
+                   OPGEN_EXIT_USAGE;
         for (int j = 0; j < k; j++) {
             const char *t = opgen_cli_nth(a, "--input", j);
-            if (strtol(t, NULL, 10) == pos && t[strspn(t, "0123456789")] == '=') return opgen_usage_error(a, "input %ld given twice", pos);
+            if (strtol(t, NULL, 10) == pos && t[strspn(t, "0123456789")] == '=')
+                return opgen_usage_error(a, "input %ld given twice", pos);
         }
     }
     return OPGEN_EXIT_OK;
@@ -73,21 +81,31 @@ static int scalar_text(const opgen_method *m, int i, const char *val, const char
         v->kind = gv.kind;
         if (opgen_rt_scalar_input(&gv, val, v)) return OPGEN_EXIT_OK;
     }
-    const char *what = null ? "a number or True/False" : want->kind == OPGEN_GV_INT ? "a 64-bit integer" : want->kind == OPGEN_GV_FLOAT ? "a number" : "True or False";
+    const char *what = null                           ? "a number or True/False"
+                       : want->kind == OPGEN_GV_INT   ? "a 64-bit integer"
+                       : want->kind == OPGEN_GV_FLOAT ? "a number"
+                                                      : "True or False";
     return fprintf(stderr, "%s: error: input %d is %s, not '%s'\n", path, i, what, val), OPGEN_EXIT_BAD_INPUT;
 }
 
 /* A scalar input from a 0-d .npy (the corpus's layout): the kind its dtype says. */
 static int scalar_npy(const opgen_tensor *t, int i, const char *file, const char *path, opgen_ivalue *v) {
-    if (t->dim != 0) return fprintf(stderr, "%s: error: input %d is a scalar, but %s holds a %d-d array\n", path, i, file, (int)t->dim), OPGEN_EXIT_BAD_INPUT;
-    if (t->dtype == OPGEN_DTYPE_Bool) v->kind = OPGEN_GV_BOOL, v->b = *(const bool *)t->data;
-    else if (opgen_is_float(t->dtype)) v->kind = OPGEN_GV_FLOAT, v->f = opgen_load_f64(t, 0);
-    else v->kind = OPGEN_GV_INT, v->i = opgen_load_i64(t, 0);
+    if (t->dim != 0)
+        return fprintf(stderr, "%s: error: input %d is a scalar, but %s holds a %d-d array\n", path, i, file,
+                       (int)t->dim),
+               OPGEN_EXIT_BAD_INPUT;
+    if (t->dtype == OPGEN_DTYPE_Bool)
+        v->kind = OPGEN_GV_BOOL, v->b = *(const bool *)t->data;
+    else if (opgen_is_float(t->dtype))
+        v->kind = OPGEN_GV_FLOAT, v->f = opgen_load_f64(t, 0);
+    else
+        v->kind = OPGEN_GV_INT, v->i = opgen_load_i64(t, 0);
     return OPGEN_EXIT_OK;
 }
 
 /* Input i from FILE.npy: a tensor of the declared dtype and sizes, or a scalar. */
-static int npy_input(const opgen_method *m, int i, const char *file, const char *path, opgen_arena *ar, opgen_ivalue *v) {
+static int npy_input(const opgen_method *m, int i, const char *file, const char *path, opgen_arena *ar,
+                     opgen_ivalue *v) {
     const opgen_ivalue *want = opgen_method_input(m, i);
     opgen_error err = {0};
     opgen_tensor t;
@@ -98,33 +116,42 @@ static int npy_input(const opgen_method *m, int i, const char *file, const char 
     }
     if (want->kind != OPGEN_GV_TENSOR) {
         int rc = scalar_npy(&t, i, file, path, v);
-        if (!rc && want->kind != OPGEN_GV_OTHER && v->kind != want->kind) /* the declared kind: an int given for a float is that float */
-            v->f = v->kind == OPGEN_GV_INT ? (double)v->i : v->f, v->i = v->kind == OPGEN_GV_FLOAT ? (int64_t)v->f : v->i, v->kind = want->kind;
+        if (!rc && want->kind != OPGEN_GV_OTHER &&
+            v->kind != want->kind) /* the declared kind: an int given for a float is that float */
+            v->f = v->kind == OPGEN_GV_INT ? (double)v->i : v->f,
+            v->i = v->kind == OPGEN_GV_FLOAT ? (int64_t)v->f : v->i, v->kind = want->kind;
         return rc;
     }
     v->kind = OPGEN_GV_TENSOR;
     v->t = t;
     const opgen_tensor *w = &want->t;
     if (opgen_method_input_bound(m, i)) return OPGEN_EXIT_OK; /* any sizes within its bound: the run checks */
-    if (t.dtype == w->dtype && t.dim == w->dim && !memcmp(t.sizes, w->sizes, sizeof(int64_t) * (size_t)w->dim)) return OPGEN_EXIT_OK;
+    if (t.dtype == w->dtype && t.dim == w->dim && !memcmp(t.sizes, w->sizes, sizeof(int64_t) * (size_t)w->dim))
+        return OPGEN_EXIT_OK;
     char ws[160], gs[160];
-    fprintf(stderr, "%s: error: input %d is %s, but %s holds %s\n", path, i, opgen_type_format(ws, sizeof ws, w->dtype, w->dim, w->sizes), file,
+    fprintf(stderr, "%s: error: input %d is %s, but %s holds %s\n", path, i,
+            opgen_type_format(ws, sizeof ws, w->dtype, w->dim, w->sizes), file,
             opgen_type_format(gs, sizeof gs, t.dtype, t.dim, t.sizes));
     return OPGEN_EXIT_BAD_INPUT;
 }
 
-static int read_input(const opgen_cli *a, const opgen_method *m, int i, const char *path, opgen_arena *ar, opgen_ivalue *v) {
+static int read_input(const opgen_cli *a, const opgen_method *m, int i, const char *path, opgen_arena *ar,
+                      opgen_ivalue *v) {
     const char *val = given(a, i);
-    if (!val) return fprintf(stderr, "%s: error: no value for input %d (give --input %d=...)\n", path, i, i), OPGEN_EXIT_USAGE;
+    if (!val)
+        return fprintf(stderr, "%s: error: no value for input %d (give --input %d=...)\n", path, i, i),
+               OPGEN_EXIT_USAGE;
     if (opgen_method_input(m, i)->kind != OPGEN_GV_TENSOR) return scalar_text(m, i, val, path, v);
     return npy_input(m, i, val, path, ar, v);
 }
 
 static void trace_instr(void *ctx, const opgen_instr_info *in) {
     if (in->kind == OPGEN_INSTR_KERNEL)
-        fprintf(stderr, "trace: %s: instruction %d: %s -> %s (%s)\n", (const char *)ctx, in->index, in->op, in->kernel, in->origin);
+        fprintf(stderr, "trace: %s: instruction %d: %s -> %s (%s)\n", (const char *)ctx, in->index, in->op, in->kernel,
+                in->origin);
     else
-        fprintf(stderr, "trace: %s: instruction %d: %s\n", (const char *)ctx, in->index, opgen_instr_kind_name(in->kind));
+        fprintf(stderr, "trace: %s: instruction %d: %s\n", (const char *)ctx, in->index,
+                opgen_instr_kind_name(in->kind));
 }
 
 /* --repeat N and --profile: the last call's inputs run again (opgen_rt_repeat). */
@@ -138,8 +165,10 @@ static int32_t run_method_once(void *ctx, opgen_error *err) {
     method_run *r = ctx;
     return opgen_method_run(r->m, r->inputs, r->work, r->outputs, err);
 }
-static int repeat(const opgen_cli *a, opgen_method *m, const opgen_ivalue *inputs, opgen_ivalue *outputs, opgen_arena *work, opgen_arena *ar, int call, opgen_rt_profile *prof) {
-    if (prof && opgen_rt_profile_begin_method(prof, m, ar)) return fputs("opgen-rt: out of memory\n", stderr), OPGEN_EXIT_BAD_INPUT;
+static int repeat(const opgen_cli *a, opgen_method *m, const opgen_ivalue *inputs, opgen_ivalue *outputs,
+                  opgen_arena *work, opgen_arena *ar, int call, opgen_rt_profile *prof) {
+    if (prof && opgen_rt_profile_begin_method(prof, m, ar))
+        return fputs("opgen-rt: out of memory\n", stderr), OPGEN_EXIT_BAD_INPUT;
     char what[48];
     snprintf(what, sizeof what, "call %d run", call);
     method_run once = {m, inputs, outputs, work};
@@ -148,7 +177,8 @@ static int repeat(const opgen_cli *a, opgen_method *m, const opgen_ivalue *input
 
 /* --calls DIR: call k reads DIR/k_i.npy for each input i and writes OUT/k_o.npy,
  * k = 0, 1, ... while DIR/k_0.npy exists; one loaded method, its state kept. */
-static int run_calls(const opgen_cli *a, opgen_method *m, const char *path, opgen_ivalue *inputs, opgen_ivalue *outputs, opgen_arena *work, opgen_arena *ar, opgen_rt_profile *prof) {
+static int run_calls(const opgen_cli *a, opgen_method *m, const char *path, opgen_ivalue *inputs, opgen_ivalue *outputs,
+                     opgen_arena *work, opgen_arena *ar, opgen_rt_profile *prof) {
     const char *dir = opgen_cli_get(a, "--calls"), *out = opgen_cli_get(a, "--output");
     int ni = opgen_method_ninputs(m), no = opgen_method_noutputs(m), k = 0;
     if (!ni) return opgen_usage_error(a, "--calls: the method takes no inputs; run it without --calls");
@@ -164,18 +194,23 @@ static int run_calls(const opgen_cli *a, opgen_method *m, const char *path, opge
             if (rc) return rc;
         }
         opgen_error err = {0};
-        if (opgen_method_run(m, inputs, work, outputs, &err)) return fprintf(stderr, "call %d: ", k), opgen_rt_report(&err);
+        if (opgen_method_run(m, inputs, work, outputs, &err))
+            return fprintf(stderr, "call %d: ", k), opgen_rt_report(&err);
         snprintf(prefix, sizeof prefix, "%d_", k);
         int rc = opgen_rt_write_outputs(out, prefix, outputs, no, ar);
         if (rc) return rc;
     }
-    if (!k) return fprintf(stderr, "%s/0_0.npy: error: no such file: --calls DIR holds call K's input I as DIR/K_I.npy\n", dir), OPGEN_EXIT_BAD_INPUT;
+    if (!k)
+        return fprintf(stderr, "%s/0_0.npy: error: no such file: --calls DIR holds call K's input I as DIR/K_I.npy\n",
+                       dir),
+               OPGEN_EXIT_BAD_INPUT;
     return repeat(a, m, inputs, outputs, work, ar, k - 1, prof);
 }
 
 int opgen_rt_repeat_count(const opgen_cli *a) {
     const char *s = opgen_cli_get(a, "--repeat");
-    if (s && (atol(s) < 1 || atol(s) > 1000000)) return opgen_usage_error(a, "--repeat takes a count from 1 to 1000000, not '%s'", s);
+    if (s && (atol(s) < 1 || atol(s) > 1000000))
+        return opgen_usage_error(a, "--repeat takes a count from 1 to 1000000, not '%s'", s);
     return 0;
 }
 
@@ -185,12 +220,14 @@ int opgen_rt_run_pte(const opgen_cli *a, const opgen_rt_ctx *ctx, const opgen_pt
     opgen_error err = {0};
     uint64_t seed;
     int bad = opgen_rt_seed(a, &seed);
-    if (!bad && opgen_cli_has(a, "--calls") && opgen_cli_has(a, "--input")) bad = opgen_usage_error(a, "--calls DIR and --input both give inputs: give one of them");
+    if (!bad && opgen_cli_has(a, "--calls") && opgen_cli_has(a, "--input"))
+        bad = opgen_usage_error(a, "--calls DIR and --input both give inputs: give one of them");
     if (!bad) bad = opgen_rt_repeat_count(a);
     if (bad) return bad;
     opgen_rt_profile prof = {0};
     opgen_rt_profile *pr = opgen_cli_has(a, "--profile") ? &prof : NULL;
-    if (opgen_rt_load_method(p, name, ctx, opgen_cli_has(a, "--fallbacks"), seed, pr, ar, &m, &err)) return opgen_rt_report(&err);
+    if (opgen_rt_load_method(p, name, ctx, opgen_cli_has(a, "--fallbacks"), seed, pr, ar, &m, &err))
+        return opgen_rt_report(&err);
     if (opgen_cli_has(a, "--trace")) opgen_method_instructions(m, trace_instr, (void *)path);
     int ni = opgen_method_ninputs(m), no = opgen_method_noutputs(m);
     opgen_ivalue *inputs = opgen_arena_zalloc(ar, sizeof *inputs * (size_t)(ni + 1));

@@ -41,7 +41,9 @@ int main(int argc, char **argv) {
     char *bytes;
     size_t size;
     opgen_pte pte;
-    if (opgen_file_read(argv[1], (size_t)1 << 30, &files, &bytes, &size, &err) || opgen_pte_open(&pte, bytes, size, argv[1], &err)) return fail(&err);
+    if (opgen_file_read(argv[1], (size_t)1 << 30, &files, &bytes, &size, &err) ||
+        opgen_pte_open(&pte, bytes, size, argv[1], &err))
+        return fail(&err);
 
     /* load: one block of exactly the size the method asks for */
     opgen_method_memory mem;
@@ -57,7 +59,8 @@ int main(int argc, char **argv) {
 
     /* decode: the inputs as the program declares them, over two int64s */
     int64_t token = prompt[0], pos;
-    if (opgen_method_ninputs(m) != 2 || opgen_method_noutputs(m) > 8) return fputs("greedy: not a llama export (tokens, input_pos -> logits)\n", stderr), 1;
+    if (opgen_method_ninputs(m) != 2 || opgen_method_noutputs(m) > 8)
+        return fputs("greedy: not a llama export (tokens, input_pos -> logits)\n", stderr), 1;
     opgen_ivalue inputs[2] = {*opgen_method_input(m, 0), *opgen_method_input(m, 1)}, outputs[8];
     inputs[0].t.data = &token;
     inputs[1].t.data = &pos;

@@ -9,31 +9,41 @@
 #include "opgen_registry.h"
 
 typedef struct index_plan {
-    int32_t dim;                    /* the result's dims */
-    int64_t sizes[OPGEN_MAX_DIM];   /* the result's shape */
-    int32_t nb, bpos;               /* B's dims, where B starts in the result */
-    int64_t bsizes[OPGEN_MAX_DIM];  /* B */
+    int32_t dim;                            /* the result's dims */
+    int64_t sizes[OPGEN_MAX_DIM];           /* the result's shape */
+    int32_t nb, bpos;                       /* B's dims, where B starts in the result */
+    int64_t bsizes[OPGEN_MAX_DIM];          /* B */
     const opgen_tensor *idx[OPGEN_MAX_DIM]; /* per dim of self: its index tensor or NULL */
-    int32_t rest[OPGEN_MAX_DIM];    /* for each result dim outside B: the self dim it walks */
+    int32_t rest[OPGEN_MAX_DIM];            /* for each result dim outside B: the self dim it walks */
 } index_plan;
 
 static int32_t plan_index(opgen_ctx *ctx, const opgen_tensor *self, opgen_tensor_list indices, index_plan *p) {
     memset(p, 0, sizeof *p);
-    if ((int32_t)indices.len > self->dim) return OPGEN_FAIL(ctx, OPGEN_E_SHAPE, "%s: too many indices for a %d-d tensor (got %zu)", ctx->op, (int)self->dim, indices.len);
+    if ((int32_t)indices.len > self->dim)
+        return OPGEN_FAIL(ctx, OPGEN_E_SHAPE, "%s: too many indices for a %d-d tensor (got %zu)", ctx->op,
+                          (int)self->dim, indices.len);
     int32_t first = -1, last = -1, n = 0;
     for (int32_t d = 0; d < (int32_t)indices.len; d++) {
         const opgen_tensor *t = indices.data[d];
         if (!t) continue;
         if (t->dtype == OPGEN_DTYPE_Bool || t->dtype == OPGEN_DTYPE_Byte)
-            return OPGEN_FAIL(ctx, OPGEN_E_NOT_IMPLEMENTED, "%s: a boolean mask index gives a result whose shape depends on the data, which a planned program cannot hold", ctx->op);
+            return OPGEN_FAIL(
+                ctx, OPGEN_E_NOT_IMPLEMENTED,
+                "%s: a boolean mask index gives a result whose shape depends on the data, which a planned program cannot hold",
+                ctx->op);
         if (t->dtype != OPGEN_DTYPE_Long && t->dtype != OPGEN_DTYPE_Int)
-            return OPGEN_FAIL(ctx, OPGEN_E_DTYPE, "%s: tensors used as indices must be long, int, byte or bool tensors, not %s", ctx->op, opgen_dtype_name(t->dtype));
+            return OPGEN_FAIL(ctx, OPGEN_E_DTYPE,
+                              "%s: tensors used as indices must be long, int, byte or bool tensors, not %s", ctx->op,
+                              opgen_dtype_name(t->dtype));
         /* broadcast into B (numpy rules, aligned at the right) */
         int32_t nd = t->dim > p->nb ? t->dim : p->nb;
         int64_t b[OPGEN_MAX_DIM];
         for (int32_t i = 0; i < nd; i++) {
-            int64_t x = i - (nd - p->nb) >= 0 ? p->bsizes[i - (nd - p->nb)] : 1, y = i - (nd - t->dim) >= 0 ? t->sizes[i - (nd - t->dim)] : 1;
-            if (x != y && x != 1 && y != 1) return OPGEN_FAIL(ctx, OPGEN_E_SHAPE, "%s: shape mismatch: indexing tensors could not be broadcast together", ctx->op);
+            int64_t x = i - (nd - p->nb) >= 0 ? p->bsizes[i - (nd - p->nb)] : 1,
+                    y = i - (nd - t->dim) >= 0 ? t->sizes[i - (nd - t->dim)] : 1;
+            if (x != y && x != 1 && y != 1)
+                return OPGEN_FAIL(ctx, OPGEN_E_SHAPE,
+                                  "%s: shape mismatch: indexing tensors could not be broadcast together", ctx->op);
             b[i] = x == 1 ? y : x;
         }
         memcpy(p->bsizes, b, sizeof(int64_t) * (size_t)nd);
@@ -49,7 +59,8 @@ static int32_t plan_index(opgen_ctx *ctx, const opgen_tensor *self, opgen_tensor
     for (int32_t d = 0; d < self->dim; d++)
         if (!p->idx[d]) p->rest[k++] = d;
     p->dim = self->dim - n + p->nb;
-    if (p->dim > OPGEN_MAX_DIM) return OPGEN_FAIL(ctx, OPGEN_E_SHAPE, "%s: the result would have %d dims", ctx->op, (int)p->dim);
+    if (p->dim > OPGEN_MAX_DIM)
+        return OPGEN_FAIL(ctx, OPGEN_E_SHAPE, "%s: the result would have %d dims", ctx->op, (int)p->dim);
     /* the other dims in order around B */
     int64_t sizes[OPGEN_MAX_DIM];
     for (int32_t i = 0, j = 0; i < p->dim; i++)
@@ -60,7 +71,8 @@ static int32_t plan_index(opgen_ctx *ctx, const opgen_tensor *self, opgen_tensor
 
 /* The element offset in self of the result's multi-index r; fails on an index
  * out of range. */
-static int32_t index_offset(opgen_ctx *ctx, const opgen_tensor *self, const index_plan *p, const int64_t *r, int64_t *off) {
+static int32_t index_offset(opgen_ctx *ctx, const opgen_tensor *self, const index_plan *p, const int64_t *r,
+                            int64_t *off) {
     int64_t o = 0;
     for (int32_t i = 0, j = 0; i < p->dim; i++)
         if (i < p->bpos || i >= p->bpos + p->nb) o += r[i] * self->strides[p->rest[j++]];
@@ -72,14 +84,16 @@ static int32_t index_offset(opgen_ctx *ctx, const opgen_tensor *self, const inde
             if (t->sizes[i] != 1) to += r[p->bpos + p->nb - t->dim + i] * t->strides[i];
         int64_t v = t->dtype == OPGEN_DTYPE_Long ? ((const int64_t *)t->data)[to] : ((const int32_t *)t->data)[to];
         if (v < -self->sizes[d] || v >= self->sizes[d])
-            return OPGEN_FAIL(ctx, OPGEN_E_INVALID, "%s: index %lld is out of bounds for dimension %d with size %lld", ctx->op, (long long)v, (int)d, (long long)self->sizes[d]);
+            return OPGEN_FAIL(ctx, OPGEN_E_INVALID, "%s: index %lld is out of bounds for dimension %d with size %lld",
+                              ctx->op, (long long)v, (int)d, (long long)self->sizes[d]);
         o += (v < 0 ? v + self->sizes[d] : v) * self->strides[d];
     }
     *off = o;
     return OPGEN_OK;
 }
 
-opgen_status opgen_portable_index_Tensor_out(opgen_ctx *ctx, const opgen_tensor *self, opgen_tensor_list indices, opgen_tensor *out) {
+opgen_status opgen_portable_index_Tensor_out(opgen_ctx *ctx, const opgen_tensor *self, opgen_tensor_list indices,
+                                             opgen_tensor *out) {
     uint32_t mask = OPGEN_KERNEL_DTYPES_opgen_portable_index_Tensor_out;
     index_plan p;
     if (plan_index(ctx, self, indices, &p)) return ctx->err->code;
@@ -87,7 +101,8 @@ opgen_status opgen_portable_index_Tensor_out(opgen_ctx *ctx, const opgen_tensor 
     int32_t st = opgen_out(ctx, out, self->dtype, p.dim, p.sizes);
     if (st || ctx->meta) return st;
     int64_t n = opgen_numel(out), r[OPGEN_MAX_DIM] = {0}, off;
-    if (n && !opgen_numel(self)) return OPGEN_FAIL(ctx, OPGEN_E_INVALID, "%s: index is out of bounds for an empty tensor", ctx->op);
+    if (n && !opgen_numel(self))
+        return OPGEN_FAIL(ctx, OPGEN_E_INVALID, "%s: index is out of bounds for an empty tensor", ctx->op);
     OPGEN_REAL_SWITCH(mask, self->dtype, ctx, T, {
         const T *x = self->data;
         T *y = out->data;
@@ -102,17 +117,23 @@ opgen_status opgen_portable_index_Tensor_out(opgen_ctx *ctx, const opgen_tensor 
 /* index_put: out = self, then out[indices] = values (broadcast to the indexed
  * shape), or += with accumulate. Repeated indices: the last write wins, as on
  * ATen's CPU (accumulate adds them all). */
-opgen_status opgen_portable_index_put_out(opgen_ctx *ctx, const opgen_tensor *self, opgen_tensor_list indices, const opgen_tensor *values, bool accumulate, opgen_tensor *out) {
+opgen_status opgen_portable_index_put_out(opgen_ctx *ctx, const opgen_tensor *self, opgen_tensor_list indices,
+                                          const opgen_tensor *values, bool accumulate, opgen_tensor *out) {
     uint32_t mask = OPGEN_KERNEL_DTYPES_opgen_portable_index_put_out;
     index_plan p;
     if (plan_index(ctx, self, indices, &p)) return ctx->err->code;
     OPGEN_CHECK_DTYPE(ctx, mask, self->dtype, "the input");
-    if (values->dtype != self->dtype) return OPGEN_FAIL(ctx, OPGEN_E_DTYPE, "%s: values has dtype %s, self %s", ctx->op, opgen_dtype_name(values->dtype), opgen_dtype_name(self->dtype));
-    if (values->dim > p.dim) return OPGEN_FAIL(ctx, OPGEN_E_SHAPE, "%s: values of %d dims cannot be broadcast to the indexed shape of %d", ctx->op, (int)values->dim, (int)p.dim);
+    if (values->dtype != self->dtype)
+        return OPGEN_FAIL(ctx, OPGEN_E_DTYPE, "%s: values has dtype %s, self %s", ctx->op,
+                          opgen_dtype_name(values->dtype), opgen_dtype_name(self->dtype));
+    if (values->dim > p.dim)
+        return OPGEN_FAIL(ctx, OPGEN_E_SHAPE, "%s: values of %d dims cannot be broadcast to the indexed shape of %d",
+                          ctx->op, (int)values->dim, (int)p.dim);
     for (int32_t i = 0; i < values->dim; i++) {
         int64_t want = p.sizes[p.dim - values->dim + i];
         if (values->sizes[i] != 1 && values->sizes[i] != want)
-            return OPGEN_FAIL(ctx, OPGEN_E_SHAPE, "%s: values of size %lld cannot be broadcast to %lld in dimension %d", ctx->op, (long long)values->sizes[i], (long long)want, (int)(p.dim - values->dim + i));
+            return OPGEN_FAIL(ctx, OPGEN_E_SHAPE, "%s: values of size %lld cannot be broadcast to %lld in dimension %d",
+                              ctx->op, (long long)values->sizes[i], (long long)want, (int)(p.dim - values->dim + i));
     }
     int32_t st = opgen_out(ctx, out, self->dtype, self->dim, self->sizes);
     if (st || ctx->meta) return st;
@@ -121,7 +142,8 @@ opgen_status opgen_portable_index_put_out(opgen_ctx *ctx, const opgen_tensor *se
     if (out->data == self->data) { /* in place (a KV cache, opgen_method's reinplacing): */
         if (memcmp(out->strides, self->strides, sizeof(int64_t) * (size_t)self->dim))
             return OPGEN_FAIL(ctx, OPGEN_E_INVALID, "%s: out shares self's memory in another layout", ctx->op);
-        for (int64_t k = 0; k < n; k++, opgen_index_next(p.dim, p.sizes, r)) /* every index checked first: a bad one leaves self whole */
+        for (int64_t k = 0; k < n;
+             k++, opgen_index_next(p.dim, p.sizes, r)) /* every index checked first: a bad one leaves self whole */
             if (index_offset(ctx, out, &p, r, &off)) return ctx->err->code;
         memset(r, 0, sizeof r);
     } else if ((st = opgen_copy_same(ctx, out, self)))
@@ -159,8 +181,10 @@ opgen_status opgen_portable_nonzero_out(opgen_ctx *ctx, const opgen_tensor *self
                 int64_t off = 0;
                 for (int32_t i = 0; i < self->dim; i++) off += idx[i] * self->strides[i];
                 if (x[off] == (T)0) continue;
-                if (!pass) count++;
-                else memcpy(y, idx, sizeof(int64_t) * (size_t)self->dim), y += self->dim;
+                if (!pass)
+                    count++;
+                else
+                    memcpy(y, idx, sizeof(int64_t) * (size_t)self->dim), y += self->dim;
             }
             int64_t sizes[2] = {count, self->dim};
             int32_t st = pass ? OPGEN_OK : opgen_out(ctx, out, OPGEN_DTYPE_Long, 2, sizes);

@@ -29,24 +29,24 @@ static inline int64_t ipow(int64_t a, int64_t b) {
         if (e & 1) r *= x;
     return (int64_t)r;
 }
-#define FLOAT_HELPERS(T, S)                                                                                   \
-    static inline T fmod_##S(T a, T b) { return OPGEN_MATH(T, fmod)(a, b); }                                  \
-    static inline T rem_##S(T a, T b) {                                                                       \
-        T m = OPGEN_MATH(T, fmod)(a, b);                                                                      \
-        return m != 0 && ((b < 0) != (m < 0)) ? m + b : m;                                                    \
-    }                                                                                                         \
-    static inline T trunc_div_##S(T a, T b) { return OPGEN_MATH(T, trunc)(a / b); }                           \
-    static inline T floor_div_##S(T a, T b) { /* ATen's div_floor_floating */                                 \
-        if (b == 0) return a / b;                                                                             \
-        T m = OPGEN_MATH(T, fmod)(a, b), d = (a - m) / b;                                                     \
-        if (m != 0 && ((b < 0) != (m < 0))) d -= (T)1;                                                        \
-        if (d == 0) return OPGEN_MATH(T, copysign)((T)0, a / b);                                              \
-        T f = OPGEN_MATH(T, floor)(d);                                                                        \
-        return d - f > (T)0.5 ? f + (T)1 : f;                                                                 \
+#define FLOAT_HELPERS(T, S)                                                         \
+    static inline T fmod_##S(T a, T b) { return OPGEN_MATH(T, fmod)(a, b); }        \
+    static inline T rem_##S(T a, T b) {                                             \
+        T m = OPGEN_MATH(T, fmod)(a, b);                                            \
+        return m != 0 && ((b < 0) != (m < 0)) ? m + b : m;                          \
+    }                                                                               \
+    static inline T trunc_div_##S(T a, T b) { return OPGEN_MATH(T, trunc)(a / b); } \
+    static inline T floor_div_##S(T a, T b) { /* ATen's div_floor_floating */       \
+        if (b == 0) return a / b;                                                   \
+        T m = OPGEN_MATH(T, fmod)(a, b), d = (a - m) / b;                           \
+        if (m != 0 && ((b < 0) != (m < 0))) d -= (T)1;                              \
+        if (d == 0) return OPGEN_MATH(T, copysign)((T)0, a / b);                    \
+        T f = OPGEN_MATH(T, floor)(d);                                              \
+        return d - f > (T)0.5 ? f + (T)1 : f;                                       \
     }
 FLOAT_HELPERS(float, f32)
 FLOAT_HELPERS(double, f64)
-#define BY_TYPE(T, fl, db, in) _Generic((T)0, float: fl##_f32, double: db##_f64, default: in)
+#define BY_TYPE(T, fl, db, in) _Generic((T)0, float : fl##_f32, double : db##_f64, default : in)
 #define TRUNC_DIV(T, a, b) ((T)BY_TYPE(T, trunc_div, trunc_div, idiv_trunc)(a, b))
 #define FLOOR_DIV(T, a, b) ((T)BY_TYPE(T, floor_div, floor_div, idiv_floor)(a, b))
 #define FMOD(T, a, b) ((T)BY_TYPE(T, fmod, fmod, imod_trunc)(a, b))
@@ -56,7 +56,8 @@ typedef enum { A_TRUEDIV, A_TRUNC, A_FLOOR, A_FMOD, A_REM, A_POW } arithop;
 
 /* ATen's result dtype: true division and pow of a float Scalar go to Float;
  * nothing here is defined on a Bool result. */
-static int32_t arith_dtype(opgen_ctx *ctx, arithop op, const opgen_tensor *a, const opgen_scalar *as, const opgen_tensor *b, const opgen_scalar *bs, opgen_dtype *res) {
+static int32_t arith_dtype(opgen_ctx *ctx, arithop op, const opgen_tensor *a, const opgen_scalar *as,
+                           const opgen_tensor *b, const opgen_scalar *bs, opgen_dtype *res) {
     const opgen_tensor *ts[2] = {as ? NULL : a, bs ? NULL : b};
     const opgen_scalar *ss[2] = {as, bs};
     *res = opgen_result_type(ts, 2, ss, 2);
@@ -68,7 +69,9 @@ static int32_t arith_dtype(opgen_ctx *ctx, arithop op, const opgen_tensor *a, co
 }
 
 /* out = a (op) b; a Scalar operand (as, bs) is a 0-d operand of its own dtype. */
-OPGEN_SPECIALIZED int32_t arith(opgen_ctx *ctx, uint32_t mask, arithop op, const opgen_tensor *a, const opgen_scalar *as, const opgen_tensor *b, const opgen_scalar *bs, opgen_tensor *out) {
+OPGEN_SPECIALIZED int32_t arith(opgen_ctx *ctx, uint32_t mask, arithop op, const opgen_tensor *a,
+                                const opgen_scalar *as, const opgen_tensor *b, const opgen_scalar *bs,
+                                opgen_tensor *out) {
     opgen_dtype res;
     if (arith_dtype(ctx, op, a, as, b, bs, &res)) return ctx->err->code;
     opgen_tensor sa, sb;
@@ -79,19 +82,30 @@ OPGEN_SPECIALIZED int32_t arith(opgen_ctx *ctx, uint32_t mask, arithop op, const
     if (st || ctx->meta) return st;
     bool zero = false; /* an integer division by zero */
     OPGEN_REAL_SWITCH(mask, res, ctx, T, {
-        if (op == A_TRUEDIV) OPGEN_MAP2(&it, mask, T, T, x / y);
-        else if (op == A_POW && OPGEN_IS_FLOAT_T(T)) OPGEN_MAP2(&it, mask, T, T, (T)pow((double)x, (double)y));
-        else if (op == A_POW) OPGEN_MAP2(&it, mask, T, T, (T)ipow((int64_t)x, (int64_t)y));
+        if (op == A_TRUEDIV)
+            OPGEN_MAP2(&it, mask, T, T, x / y);
+        else if (op == A_POW && OPGEN_IS_FLOAT_T(T))
+            OPGEN_MAP2(&it, mask, T, T, (T)pow((double)x, (double)y));
+        else if (op == A_POW)
+            OPGEN_MAP2(&it, mask, T, T, (T)ipow((int64_t)x, (int64_t)y));
         else if (OPGEN_IS_FLOAT_T(T)) {
-            if (op == A_TRUNC) OPGEN_MAP2(&it, mask, T, T, TRUNC_DIV(T, x, y));
-            else if (op == A_FLOOR) OPGEN_MAP2(&it, mask, T, T, FLOOR_DIV(T, x, y));
-            else if (op == A_FMOD) OPGEN_MAP2(&it, mask, T, T, FMOD(T, x, y));
-            else OPGEN_MAP2(&it, mask, T, T, REM(T, x, y));
+            if (op == A_TRUNC)
+                OPGEN_MAP2(&it, mask, T, T, TRUNC_DIV(T, x, y));
+            else if (op == A_FLOOR)
+                OPGEN_MAP2(&it, mask, T, T, FLOOR_DIV(T, x, y));
+            else if (op == A_FMOD)
+                OPGEN_MAP2(&it, mask, T, T, FMOD(T, x, y));
+            else
+                OPGEN_MAP2(&it, mask, T, T, REM(T, x, y));
         } else {
-            if (op == A_TRUNC) OPGEN_MAP2(&it, mask, T, T, y ? TRUNC_DIV(T, x, y) : (zero = true, (T)0));
-            else if (op == A_FLOOR) OPGEN_MAP2(&it, mask, T, T, y ? FLOOR_DIV(T, x, y) : (zero = true, (T)0));
-            else if (op == A_FMOD) OPGEN_MAP2(&it, mask, T, T, y ? FMOD(T, x, y) : (zero = true, (T)0));
-            else OPGEN_MAP2(&it, mask, T, T, y ? REM(T, x, y) : (zero = true, (T)0));
+            if (op == A_TRUNC)
+                OPGEN_MAP2(&it, mask, T, T, y ? TRUNC_DIV(T, x, y) : (zero = true, (T)0));
+            else if (op == A_FLOOR)
+                OPGEN_MAP2(&it, mask, T, T, y ? FLOOR_DIV(T, x, y) : (zero = true, (T)0));
+            else if (op == A_FMOD)
+                OPGEN_MAP2(&it, mask, T, T, y ? FMOD(T, x, y) : (zero = true, (T)0));
+            else
+                OPGEN_MAP2(&it, mask, T, T, y ? REM(T, x, y) : (zero = true, (T)0));
         }
     })
     if (zero) return OPGEN_FAIL(ctx, OPGEN_E_INVALID, "%s: ZeroDivisionError (integer division by zero)", ctx->op);
@@ -99,45 +113,58 @@ OPGEN_SPECIALIZED int32_t arith(opgen_ctx *ctx, uint32_t mask, arithop op, const
 }
 
 static int32_t rounding(opgen_ctx *ctx, const char *mode, arithop *op) {
-    if (!mode) *op = A_TRUEDIV;
-    else if (!strcmp(mode, "trunc")) *op = A_TRUNC;
-    else if (!strcmp(mode, "floor")) *op = A_FLOOR;
-    else return OPGEN_FAIL(ctx, OPGEN_E_INVALID, "%s: rounding_mode must be None, 'trunc' or 'floor', not '%s'", ctx->op, mode);
+    if (!mode)
+        *op = A_TRUEDIV;
+    else if (!strcmp(mode, "trunc"))
+        *op = A_TRUNC;
+    else if (!strcmp(mode, "floor"))
+        *op = A_FLOOR;
+    else
+        return OPGEN_FAIL(ctx, OPGEN_E_INVALID, "%s: rounding_mode must be None, 'trunc' or 'floor', not '%s'", ctx->op,
+                          mode);
     return OPGEN_OK;
 }
 
-opgen_status opgen_portable_div_out_mode(opgen_ctx *ctx, const opgen_tensor *self, const opgen_tensor *other, const char *rounding_mode, opgen_tensor *out) {
+opgen_status opgen_portable_div_out_mode(opgen_ctx *ctx, const opgen_tensor *self, const opgen_tensor *other,
+                                         const char *rounding_mode, opgen_tensor *out) {
     arithop op = A_TRUEDIV;
     if (rounding(ctx, rounding_mode, &op)) return ctx->err->code;
     return arith(ctx, OPGEN_KERNEL_DTYPES_opgen_portable_div_out_mode, op, self, NULL, other, NULL, out);
 }
-opgen_status opgen_portable_div_Scalar_mode_out(opgen_ctx *ctx, const opgen_tensor *self, const opgen_scalar *other, const char *rounding_mode, opgen_tensor *out) {
+opgen_status opgen_portable_div_Scalar_mode_out(opgen_ctx *ctx, const opgen_tensor *self, const opgen_scalar *other,
+                                                const char *rounding_mode, opgen_tensor *out) {
     arithop op = A_TRUEDIV;
     if (rounding(ctx, rounding_mode, &op)) return ctx->err->code;
     return arith(ctx, OPGEN_KERNEL_DTYPES_opgen_portable_div_Scalar_mode_out, op, self, NULL, NULL, other, out);
 }
-opgen_status opgen_portable_div_Scalar_out(opgen_ctx *ctx, const opgen_tensor *self, const opgen_scalar *other, opgen_tensor *out) {
+opgen_status opgen_portable_div_Scalar_out(opgen_ctx *ctx, const opgen_tensor *self, const opgen_scalar *other,
+                                           opgen_tensor *out) {
     return arith(ctx, OPGEN_KERNEL_DTYPES_opgen_portable_div_Scalar_out, A_TRUEDIV, self, NULL, NULL, other, out);
 }
 
 #define ARITH_KERNELS(X) X(fmod, A_FMOD) X(remainder, A_REM)
-#define ARITH_DEFINE(name, op)                                                                                                        \
-    opgen_status opgen_portable_##name##_Tensor_out(opgen_ctx *ctx, const opgen_tensor *self, const opgen_tensor *other, opgen_tensor *out) { \
-        return arith(ctx, OPGEN_KERNEL_DTYPES_opgen_portable_##name##_Tensor_out, op, self, NULL, other, NULL, out);                     \
-    }                                                                                                                                  \
-    opgen_status opgen_portable_##name##_Scalar_out(opgen_ctx *ctx, const opgen_tensor *self, const opgen_scalar *other, opgen_tensor *out) { \
-        return arith(ctx, OPGEN_KERNEL_DTYPES_opgen_portable_##name##_Scalar_out, op, self, NULL, NULL, other, out);                     \
+#define ARITH_DEFINE(name, op)                                                                                       \
+    opgen_status opgen_portable_##name##_Tensor_out(opgen_ctx *ctx, const opgen_tensor *self,                        \
+                                                    const opgen_tensor *other, opgen_tensor *out) {                  \
+        return arith(ctx, OPGEN_KERNEL_DTYPES_opgen_portable_##name##_Tensor_out, op, self, NULL, other, NULL, out); \
+    }                                                                                                                \
+    opgen_status opgen_portable_##name##_Scalar_out(opgen_ctx *ctx, const opgen_tensor *self,                        \
+                                                    const opgen_scalar *other, opgen_tensor *out) {                  \
+        return arith(ctx, OPGEN_KERNEL_DTYPES_opgen_portable_##name##_Scalar_out, op, self, NULL, NULL, other, out); \
     }
 ARITH_KERNELS(ARITH_DEFINE)
 
 /* pow: floats evaluated in double and rounded once (ATen's float pow is a 1-ulp
  * vector function); integers by squaring, wrapping. */
-opgen_status opgen_portable_pow_Tensor_Tensor_out(opgen_ctx *ctx, const opgen_tensor *self, const opgen_tensor *exponent, opgen_tensor *out) {
+opgen_status opgen_portable_pow_Tensor_Tensor_out(opgen_ctx *ctx, const opgen_tensor *self,
+                                                  const opgen_tensor *exponent, opgen_tensor *out) {
     return arith(ctx, OPGEN_KERNEL_DTYPES_opgen_portable_pow_Tensor_Tensor_out, A_POW, self, NULL, exponent, NULL, out);
 }
-opgen_status opgen_portable_pow_Tensor_Scalar_out(opgen_ctx *ctx, const opgen_tensor *self, const opgen_scalar *exponent, opgen_tensor *out) {
+opgen_status opgen_portable_pow_Tensor_Scalar_out(opgen_ctx *ctx, const opgen_tensor *self,
+                                                  const opgen_scalar *exponent, opgen_tensor *out) {
     return arith(ctx, OPGEN_KERNEL_DTYPES_opgen_portable_pow_Tensor_Scalar_out, A_POW, self, NULL, NULL, exponent, out);
 }
-opgen_status opgen_portable_pow_Scalar_out(opgen_ctx *ctx, const opgen_scalar *self, const opgen_tensor *exponent, opgen_tensor *out) {
+opgen_status opgen_portable_pow_Scalar_out(opgen_ctx *ctx, const opgen_scalar *self, const opgen_tensor *exponent,
+                                           opgen_tensor *out) {
     return arith(ctx, OPGEN_KERNEL_DTYPES_opgen_portable_pow_Scalar_out, A_POW, NULL, self, exponent, NULL, out);
 }

@@ -8,22 +8,26 @@
 typedef enum { OP_ADD, OP_SUB, OP_MUL, OP_DIV } binop;
 
 /* The result dtype and checks shared by the Tensor and Scalar forms. */
-static int32_t binary_dtype(opgen_ctx *ctx, binop op, const opgen_tensor *a, const opgen_tensor *b, const opgen_scalar *bs, const opgen_scalar *alpha, opgen_dtype *res) {
+static int32_t binary_dtype(opgen_ctx *ctx, binop op, const opgen_tensor *a, const opgen_tensor *b,
+                            const opgen_scalar *bs, const opgen_scalar *alpha, opgen_dtype *res) {
     const opgen_tensor *ts[2] = {a, b};
     const opgen_scalar *ss[1] = {bs};
     *res = opgen_result_type(ts, 2, ss, 1);
     if (op == OP_DIV && !opgen_is_float(*res)) *res = OPGEN_DTYPE_Float; /* true division */
     if (alpha && alpha->dtype == OPGEN_DTYPE_Double && !opgen_is_float(*res))
-        return OPGEN_FAIL(ctx, OPGEN_E_INVALID, "%s: for integral input tensors, alpha must not be a floating point number", ctx->op);
+        return OPGEN_FAIL(ctx, OPGEN_E_INVALID,
+                          "%s: for integral input tensors, alpha must not be a floating point number", ctx->op);
     if (alpha && alpha->dtype == OPGEN_DTYPE_Bool && *res != OPGEN_DTYPE_Bool)
         return OPGEN_FAIL(ctx, OPGEN_E_INVALID, "%s: a boolean alpha is only allowed for Bool tensors", ctx->op);
-    if (op == OP_SUB && (a->dtype == OPGEN_DTYPE_Bool || (b && b->dtype == OPGEN_DTYPE_Bool) || (bs && bs->dtype == OPGEN_DTYPE_Bool)))
+    if (op == OP_SUB &&
+        (a->dtype == OPGEN_DTYPE_Bool || (b && b->dtype == OPGEN_DTYPE_Bool) || (bs && bs->dtype == OPGEN_DTYPE_Bool)))
         return OPGEN_FAIL(ctx, OPGEN_E_DTYPE, "%s: subtraction of Bool tensors is not supported", ctx->op);
     return OPGEN_OK;
 }
 
 /* a (op) alpha * b, with b a tensor or (bs) a Scalar. */
-OPGEN_SPECIALIZED int32_t binary(opgen_ctx *ctx, uint32_t mask, binop op, const opgen_tensor *a, const opgen_tensor *b, const opgen_scalar *bs, const opgen_scalar *alpha, opgen_tensor *out) {
+OPGEN_SPECIALIZED int32_t binary(opgen_ctx *ctx, uint32_t mask, binop op, const opgen_tensor *a, const opgen_tensor *b,
+                                 const opgen_scalar *bs, const opgen_scalar *alpha, opgen_tensor *out) {
     opgen_dtype res;
     if (binary_dtype(ctx, op, a, b, bs, alpha, &res)) return ctx->err->code;
     int32_t dim = a->dim;
@@ -46,10 +50,14 @@ OPGEN_SPECIALIZED int32_t binary(opgen_ctx *ctx, uint32_t mask, binop op, const 
             if (op == OP_DIV) OPGEN_MAP1(&it, mask, T, T, x / v);
         } else {
             /* ATen fuses a + alpha * b for floats (one rounding): alpha 1 is a plain add */
-            if (op == OP_ADD && OPGEN_IS_FLOAT_T(T) && al != 1) OPGEN_MAP2(&it, mask, T, T, OPGEN_FMA(T)(al, y, x));
-            else if (op == OP_ADD) OPGEN_MAP2(&it, mask, T, T, OPGEN_ADD(T, x, OPGEN_MUL(T, al, y)));
-            if (op == OP_SUB && OPGEN_IS_FLOAT_T(T) && al != 1) OPGEN_MAP2(&it, mask, T, T, OPGEN_FMA(T)(-al, y, x));
-            else if (op == OP_SUB) OPGEN_MAP2(&it, mask, T, T, OPGEN_SUB(T, x, OPGEN_MUL(T, al, y)));
+            if (op == OP_ADD && OPGEN_IS_FLOAT_T(T) && al != 1)
+                OPGEN_MAP2(&it, mask, T, T, OPGEN_FMA(T)(al, y, x));
+            else if (op == OP_ADD)
+                OPGEN_MAP2(&it, mask, T, T, OPGEN_ADD(T, x, OPGEN_MUL(T, al, y)));
+            if (op == OP_SUB && OPGEN_IS_FLOAT_T(T) && al != 1)
+                OPGEN_MAP2(&it, mask, T, T, OPGEN_FMA(T)(-al, y, x));
+            else if (op == OP_SUB)
+                OPGEN_MAP2(&it, mask, T, T, OPGEN_SUB(T, x, OPGEN_MUL(T, al, y)));
             if (op == OP_MUL) OPGEN_MAP2(&it, mask, T, T, OPGEN_MUL(T, x, y));
             if (op == OP_DIV) OPGEN_MAP2(&it, mask, T, T, x / y);
         }
@@ -57,28 +65,35 @@ OPGEN_SPECIALIZED int32_t binary(opgen_ctx *ctx, uint32_t mask, binop op, const 
     return OPGEN_OK;
 }
 
-opgen_status opgen_portable_add_out(opgen_ctx *ctx, const opgen_tensor *self, const opgen_tensor *other, const opgen_scalar *alpha, opgen_tensor *out) {
+opgen_status opgen_portable_add_out(opgen_ctx *ctx, const opgen_tensor *self, const opgen_tensor *other,
+                                    const opgen_scalar *alpha, opgen_tensor *out) {
     return binary(ctx, OPGEN_KERNEL_DTYPES_opgen_portable_add_out, OP_ADD, self, other, NULL, alpha, out);
 }
-opgen_status opgen_portable_sub_out(opgen_ctx *ctx, const opgen_tensor *self, const opgen_tensor *other, const opgen_scalar *alpha, opgen_tensor *out) {
+opgen_status opgen_portable_sub_out(opgen_ctx *ctx, const opgen_tensor *self, const opgen_tensor *other,
+                                    const opgen_scalar *alpha, opgen_tensor *out) {
     return binary(ctx, OPGEN_KERNEL_DTYPES_opgen_portable_sub_out, OP_SUB, self, other, NULL, alpha, out);
 }
-opgen_status opgen_portable_mul_out(opgen_ctx *ctx, const opgen_tensor *self, const opgen_tensor *other, opgen_tensor *out) {
+opgen_status opgen_portable_mul_out(opgen_ctx *ctx, const opgen_tensor *self, const opgen_tensor *other,
+                                    opgen_tensor *out) {
     return binary(ctx, OPGEN_KERNEL_DTYPES_opgen_portable_mul_out, OP_MUL, self, other, NULL, NULL, out);
 }
-opgen_status opgen_portable_div_out(opgen_ctx *ctx, const opgen_tensor *self, const opgen_tensor *other, opgen_tensor *out) {
+opgen_status opgen_portable_div_out(opgen_ctx *ctx, const opgen_tensor *self, const opgen_tensor *other,
+                                    opgen_tensor *out) {
     return binary(ctx, OPGEN_KERNEL_DTYPES_opgen_portable_div_out, OP_DIV, self, other, NULL, NULL, out);
 }
-opgen_status opgen_portable_add_Scalar_out(opgen_ctx *ctx, const opgen_tensor *self, const opgen_scalar *other, const opgen_scalar *alpha, opgen_tensor *out) {
+opgen_status opgen_portable_add_Scalar_out(opgen_ctx *ctx, const opgen_tensor *self, const opgen_scalar *other,
+                                           const opgen_scalar *alpha, opgen_tensor *out) {
     return binary(ctx, OPGEN_KERNEL_DTYPES_opgen_portable_add_Scalar_out, OP_ADD, self, NULL, other, alpha, out);
 }
-opgen_status opgen_portable_mul_Scalar_out(opgen_ctx *ctx, const opgen_tensor *self, const opgen_scalar *other, opgen_tensor *out) {
+opgen_status opgen_portable_mul_Scalar_out(opgen_ctx *ctx, const opgen_tensor *self, const opgen_scalar *other,
+                                           opgen_tensor *out) {
     return binary(ctx, OPGEN_KERNEL_DTYPES_opgen_portable_mul_Scalar_out, OP_MUL, self, NULL, other, NULL, out);
 }
 
 /* maximum: the larger of x and y, NaN when either is (ATen's maximum; on Bool, or);
  * of 0.0 and -0.0 the second, as ATen's vectorised loop gives. */
-opgen_status opgen_portable_maximum_out(opgen_ctx *ctx, const opgen_tensor *self, const opgen_tensor *other, opgen_tensor *out) {
+opgen_status opgen_portable_maximum_out(opgen_ctx *ctx, const opgen_tensor *self, const opgen_tensor *other,
+                                        opgen_tensor *out) {
     uint32_t mask = OPGEN_KERNEL_DTYPES_opgen_portable_maximum_out;
     const opgen_tensor *ts[2] = {self, other};
     opgen_dtype res = opgen_result_type(ts, 2, NULL, 0);
@@ -91,14 +106,18 @@ opgen_status opgen_portable_maximum_out(opgen_ctx *ctx, const opgen_tensor *self
     opgen_iter it;
     const opgen_tensor *in[2] = {self, other};
     if (opgen_iter_init(ctx, &it, out, in, 2)) return ctx->err->code;
-    OPGEN_REAL_SWITCH(mask, res, ctx, T, { OPGEN_MAP2(&it, mask, T, T, OPGEN_ISNAN(T, x) ? x : OPGEN_ISNAN(T, y) ? y : x > y ? x : y); })
+    OPGEN_REAL_SWITCH(mask, res, ctx, T, {
+        OPGEN_MAP2(&it, mask, T, T, OPGEN_ISNAN(T, x) ? x : OPGEN_ISNAN(T, y) ? y : x > y ? x : y);
+    })
     return OPGEN_OK;
 }
 
-opgen_status opgen_portable_where_self_out(opgen_ctx *ctx, const opgen_tensor *condition, const opgen_tensor *self, const opgen_tensor *other, opgen_tensor *out) {
+opgen_status opgen_portable_where_self_out(opgen_ctx *ctx, const opgen_tensor *condition, const opgen_tensor *self,
+                                           const opgen_tensor *other, opgen_tensor *out) {
     uint32_t mask = OPGEN_KERNEL_DTYPES_opgen_portable_where_self_out;
     if (condition->dtype != OPGEN_DTYPE_Bool && condition->dtype != OPGEN_DTYPE_Byte)
-        return OPGEN_FAIL(ctx, OPGEN_E_DTYPE, "%s: condition must be Bool, not %s", ctx->op, opgen_dtype_name(condition->dtype));
+        return OPGEN_FAIL(ctx, OPGEN_E_DTYPE, "%s: condition must be Bool, not %s", ctx->op,
+                          opgen_dtype_name(condition->dtype));
     const opgen_tensor *ts[2] = {self, other};
     opgen_dtype res = opgen_result_type(ts, 2, NULL, 0);
     int32_t d1, dim;
@@ -120,19 +139,23 @@ opgen_status opgen_portable_where_self_out(opgen_ctx *ctx, const opgen_tensor *c
 }
 
 /* minimum: the smaller of x and y, NaN when either is (on Bool, and). */
-opgen_status opgen_portable_minimum_out(opgen_ctx *ctx, const opgen_tensor *self, const opgen_tensor *other, opgen_tensor *out) {
+opgen_status opgen_portable_minimum_out(opgen_ctx *ctx, const opgen_tensor *self, const opgen_tensor *other,
+                                        opgen_tensor *out) {
     uint32_t mask = OPGEN_KERNEL_DTYPES_opgen_portable_minimum_out;
     const opgen_tensor *ts[2] = {self, other};
     opgen_iter it;
     int32_t st = opgen_binary_prepare(ctx, mask, opgen_result_type(ts, 2, NULL, 0), self, other, out, &it);
     if (st || ctx->meta) return st;
-    OPGEN_REAL_SWITCH(mask, out->dtype, ctx, T, { OPGEN_MAP2(&it, mask, T, T, OPGEN_ISNAN(T, x) ? x : OPGEN_ISNAN(T, y) ? y : x < y ? x : y); })
+    OPGEN_REAL_SWITCH(mask, out->dtype, ctx, T, {
+        OPGEN_MAP2(&it, mask, T, T, OPGEN_ISNAN(T, x) ? x : OPGEN_ISNAN(T, y) ? y : x < y ? x : y);
+    })
     return OPGEN_OK;
 }
 
 /* atan2 in the operands' promoted float type (integers give Float), evaluated in
  * double and rounded once. */
-opgen_status opgen_portable_atan2_out(opgen_ctx *ctx, const opgen_tensor *self, const opgen_tensor *other, opgen_tensor *out) {
+opgen_status opgen_portable_atan2_out(opgen_ctx *ctx, const opgen_tensor *self, const opgen_tensor *other,
+                                      opgen_tensor *out) {
     uint32_t mask = OPGEN_KERNEL_DTYPES_opgen_portable_atan2_out;
     const opgen_tensor *ts[2] = {self, other};
     opgen_dtype res = opgen_result_type(ts, 2, NULL, 0);
@@ -144,6 +167,7 @@ opgen_status opgen_portable_atan2_out(opgen_ctx *ctx, const opgen_tensor *self, 
     return OPGEN_OK;
 }
 
-opgen_status opgen_portable_sub_Scalar_out(opgen_ctx *ctx, const opgen_tensor *self, const opgen_scalar *other, const opgen_scalar *alpha, opgen_tensor *out) {
+opgen_status opgen_portable_sub_Scalar_out(opgen_ctx *ctx, const opgen_tensor *self, const opgen_scalar *other,
+                                           const opgen_scalar *alpha, opgen_tensor *out) {
     return binary(ctx, OPGEN_KERNEL_DTYPES_opgen_portable_sub_Scalar_out, OP_SUB, self, NULL, other, alpha, out);
 }

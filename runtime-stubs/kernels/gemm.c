@@ -31,16 +31,19 @@ typedef struct gemm_shape {
 
 /* An epilogue's per-row factors and activation in C's type (opgen_gemm_epilogue),
  * which a vector micro-kernel applies to a whole tile as it stores it. */
-#define TILE_POST(T)                                                                                         \
-    typedef struct tile_post_##T {                                                                           \
-        const T *scale, *shift;                                                                              \
-        int act;                                                                                             \
-        T lo, hi;                                                                                            \
+#define TILE_POST(T)               \
+    typedef struct tile_post_##T { \
+        const T *scale, *shift;    \
+        int act;                   \
+        T lo, hi;                  \
     } tile_post_##T;
 TILE_POST(float)
 TILE_POST(double)
 /* A micro-kernel's type, per element type: micro_fn_float, micro_fn_double. */
-#define MICRO_FN(T) typedef void micro_fn_##T(int64_t, const T *restrict, int64_t, const T *restrict, int64_t, const int64_t *restrict, T *restrict, int64_t, int64_t, int64_t, T, T, const tile_post_##T *, int64_t);
+#define MICRO_FN(T)                                                                                  \
+    typedef void micro_fn_##T(int64_t, const T *restrict, int64_t, const T *restrict, int64_t,       \
+                              const int64_t *restrict, T *restrict, int64_t, int64_t, int64_t, T, T, \
+                              const tile_post_##T *, int64_t);
 MICRO_FN(float)
 MICRO_FN(double)
 
@@ -49,71 +52,74 @@ MICRO_FN(double)
  * values per k, packed, or with lda > 0 MR rows of A read where they lie, lda
  * apart). NV vectors of VB bytes make NR. */
 #if HAVE_VECTORS
-#define MICRO_LOOP(AT, BT, MR, NV, VB, PF)                                                                   \
-    for (int64_t p = 0; p < kc; p++) {                                                                       \
-        vec b[NV];                                                                                           \
-        if (PF && (p & 15) == 0) /* A's rows read in place stream from memory: ask ahead */                 \
-            UNROLL for (int i = 0; i < MR; i++) __builtin_prefetch(A + i * lda + p + 128);                   \
-        const __typeof__(*B) *brow = B + (BT);                                                                         \
-        UNROLL for (int v = 0; v < NV; v++) memcpy(&b[v], brow + v * VL, VB);                                 \
-        UNROLL for (int i = 0; i < MR; i++) {                                                                \
-            vec a = (AT) - (vec){0}; /* a splat: x - 0 is x, so no add is left */                           \
-            UNROLL for (int v = 0; v < NV; v++) acc[i][v] += a * b[v];                                       \
-        }                                                                                                    \
+#define MICRO_LOOP(AT, BT, MR, NV, VB, PF)                                                  \
+    for (int64_t p = 0; p < kc; p++) {                                                      \
+        vec b[NV];                                                                          \
+        if (PF && (p & 15) == 0) /* A's rows read in place stream from memory: ask ahead */ \
+            UNROLL for (int i = 0; i < MR; i++) __builtin_prefetch(A + i * lda + p + 128);  \
+        const __typeof__(*B) *brow = B + (BT);                                              \
+        UNROLL for (int v = 0; v < NV; v++) memcpy(&b[v], brow + v * VL, VB);               \
+        UNROLL for (int i = 0; i < MR; i++) {                                               \
+            vec a = (AT) - (vec){0}; /* a splat: x - 0 is x, so no add is left */           \
+            UNROLL for (int v = 0; v < NV; v++) acc[i][v] += a * b[v];                      \
+        }                                                                                   \
     }
-#define MICRO(NAME, T, IT, VB, MR, NV, ATTR, POST)                                                           \
-    ATTR static void NAME(int64_t kc, const T *restrict A, int64_t lda, const T *restrict B, int64_t ldb, const int64_t *restrict boff, T *restrict C, \
-                          int64_t ldc, int64_t mr, int64_t nr, T alpha, T beta, const tile_post_##T *post, int64_t prow) { \
-        typedef T vec __attribute__((vector_size(VB)));                                                      \
-        typedef IT ivec __attribute__((vector_size(VB)));                                                    \
-        enum { VL = VB / sizeof(T), NR = NV * VL };                                                          \
-        vec acc[MR][NV];                                                                                     \
-        UNROLL for (int i = 0; i < MR; i++) UNROLL for (int v = 0; v < NV; v++) acc[i][v] = (vec){0};        \
-        if (lda && boff)                                                                                     \
-            MICRO_LOOP(A[i * lda + p], boff[p], MR, NV, VB, 1)                                                  \
-        else if (lda)                                                                                        \
-            MICRO_LOOP(A[i * lda + p], p * ldb, MR, NV, VB, 1)                                                  \
-        else if (boff)                                                                                       \
-            MICRO_LOOP(A[p * MR + i], boff[p], MR, NV, VB, 0)                                                   \
-        else                                                                                                 \
-            MICRO_LOOP(A[p * MR + i], p * ldb, MR, NV, VB, 0)                                                   \
-        if (mr == MR && nr == NR) { /* a whole tile: from the registers */                                  \
-            UNROLL for (int i = 0; i < MR; i++) UNROLL for (int v = 0; v < NV; v++) {                        \
-                vec c = alpha * acc[i][v];                                                                   \
-                if (beta != 0) {                                                                             \
-                    vec old;                                                                                 \
-                    memcpy(&old, C + i * ldc + v * VL, VB);                                                  \
-                    c += beta * old;                                                                         \
-                }                                                                                            \
-                if (post) c = POST(vec, ivec, post, prow + i, c);                                    \
-                memcpy(C + i * ldc + v * VL, &c, VB);                                                        \
-            }                                                                                                \
-            return;                                                                                          \
-        }                                                                                                    \
-        (void)post, (void)prow;                                                                              \
-        T tile[MR][NR];                                                                                      \
-        memcpy(tile, acc, sizeof tile);                                                                      \
-        for (int64_t i = 0; i < mr; i++)                                                                     \
-            for (int64_t j = 0; j < nr; j++) {                                                               \
-                T *c = C + i * ldc + j;                                                                      \
-                *c = beta == 0 ? alpha * tile[i][j] : alpha * tile[i][j] + beta * *c;                        \
-            }                                                                                                \
+#define MICRO(NAME, T, IT, VB, MR, NV, ATTR, POST)                                                                   \
+    ATTR static void NAME(int64_t kc, const T *restrict A, int64_t lda, const T *restrict B, int64_t ldb,            \
+                          const int64_t *restrict boff, T *restrict C, int64_t ldc, int64_t mr, int64_t nr, T alpha, \
+                          T beta, const tile_post_##T *post, int64_t prow) {                                         \
+        typedef T vec __attribute__((vector_size(VB)));                                                              \
+        typedef IT ivec __attribute__((vector_size(VB)));                                                            \
+        enum { VL = VB / sizeof(T), NR = NV * VL };                                                                  \
+        vec acc[MR][NV];                                                                                             \
+        UNROLL for (int i = 0; i < MR; i++) UNROLL for (int v = 0; v < NV; v++) acc[i][v] = (vec){0};                \
+        if (lda && boff)                                                                                             \
+            MICRO_LOOP(A[i * lda + p], boff[p], MR, NV, VB, 1)                                                       \
+        else if (lda)                                                                                                \
+            MICRO_LOOP(A[i * lda + p], p *ldb, MR, NV, VB, 1)                                                        \
+        else if (boff)                                                                                               \
+            MICRO_LOOP(A[p * MR + i], boff[p], MR, NV, VB, 0)                                                        \
+        else                                                                                                         \
+            MICRO_LOOP(A[p * MR + i], p *ldb, MR, NV, VB, 0)                                                         \
+        if (mr == MR && nr == NR) { /* a whole tile: from the registers */                                           \
+            UNROLL for (int i = 0; i < MR; i++) UNROLL for (int v = 0; v < NV; v++) {                                \
+                vec c = alpha * acc[i][v];                                                                           \
+                if (beta != 0) {                                                                                     \
+                    vec old;                                                                                         \
+                    memcpy(&old, C + i * ldc + v * VL, VB);                                                          \
+                    c += beta * old;                                                                                 \
+                }                                                                                                    \
+                if (post) c = POST(vec, ivec, post, prow + i, c);                                                    \
+                memcpy(C + i * ldc + v * VL, &c, VB);                                                                \
+            }                                                                                                        \
+            return;                                                                                                  \
+        }                                                                                                            \
+        (void)post, (void)prow;                                                                                      \
+        T tile[MR][NR];                                                                                              \
+        memcpy(tile, acc, sizeof tile);                                                                              \
+        for (int64_t i = 0; i < mr; i++)                                                                             \
+            for (int64_t j = 0; j < nr; j++) {                                                                       \
+                T *c = C + i * ldc + j;                                                                              \
+                *c = beta == 0 ? alpha * tile[i][j] : alpha * tile[i][j] + beta * *c;                                \
+            }                                                                                                        \
     }
 #else
-#define MICRO(NAME, T, IT, VB, MR, NV, ATTR, POST)                                                           \
-    static void NAME(int64_t kc, const T *restrict A, int64_t lda, const T *restrict B, int64_t ldb, const int64_t *restrict boff, T *restrict C, \
-                     int64_t ldc, int64_t mr, int64_t nr, T alpha, T beta, const tile_post_##T *post, int64_t prow) { \
-        enum { NR = NV * (VB / sizeof(T)) };                                                                 \
-        (void)post, (void)prow;                                                                              \
-        T acc[MR][NR] = {{0}};                                                                               \
-        for (int64_t p = 0; p < kc; p++)                                                                     \
-            for (int i = 0; i < MR; i++)                                                                     \
-                for (int j = 0; j < NR; j++) acc[i][j] += (lda ? A[i * lda + p] : A[p * MR + i]) * B[(boff ? boff[p] : p * ldb) + j]; \
-        for (int64_t i = 0; i < mr; i++)                                                                     \
-            for (int64_t j = 0; j < nr; j++) {                                                               \
-                T *c = C + i * ldc + j;                                                                      \
-                *c = beta == 0 ? alpha * acc[i][j] : alpha * acc[i][j] + beta * *c;                          \
-            }                                                                                                \
+#define MICRO(NAME, T, IT, VB, MR, NV, ATTR, POST)                                                              \
+    static void NAME(int64_t kc, const T *restrict A, int64_t lda, const T *restrict B, int64_t ldb,            \
+                     const int64_t *restrict boff, T *restrict C, int64_t ldc, int64_t mr, int64_t nr, T alpha, \
+                     T beta, const tile_post_##T *post, int64_t prow) {                                         \
+        enum { NR = NV * (VB / sizeof(T)) };                                                                    \
+        (void)post, (void)prow;                                                                                 \
+        T acc[MR][NR] = {{0}};                                                                                  \
+        for (int64_t p = 0; p < kc; p++)                                                                        \
+            for (int i = 0; i < MR; i++)                                                                        \
+                for (int j = 0; j < NR; j++)                                                                    \
+                    acc[i][j] += (lda ? A[i * lda + p] : A[p * MR + i]) * B[(boff ? boff[p] : p * ldb) + j];    \
+        for (int64_t i = 0; i < mr; i++)                                                                        \
+            for (int64_t j = 0; j < nr; j++) {                                                                  \
+                T *c = C + i * ldc + j;                                                                         \
+                *c = beta == 0 ? alpha * acc[i][j] : alpha * acc[i][j] + beta * *c;                             \
+            }                                                                                                   \
     }
 #endif
 
@@ -122,19 +128,19 @@ MICRO_FN(double)
  * the product kept apart from the sum (the empty asm: no FMA may join them, as
  * none does where fn computes it), then relu or clamp by masks, a NaN kept. */
 #define SELECT(ivec, m, a, b) (((ivec)(a) & (m)) | ((ivec)(b) & ~(m)))
-#define VPOST(vec, ivec, p, r, c)                                                                            \
-    __extension__({                                                                                          \
-        vec x_ = (c) * ((p)->scale[r] - (vec){0});                                                           \
-        __asm__("" : "+v"(x_));                                                                              \
-        x_ += (p)->shift[r] - (vec){0};                                                                      \
-        if ((p)->act == 1)                                                                                   \
-            x_ = (vec)((ivec)x_ & ~(ivec)(x_ < (vec){0}));                                                   \
-        else if ((p)->act == 2) {                                                                            \
-            vec lo_ = (p)->lo - (vec){0}, hi_ = (p)->hi - (vec){0};                                          \
-            x_ = (vec)SELECT(ivec, (ivec)(x_ < lo_), lo_, x_);                                               \
-            x_ = (vec)SELECT(ivec, (ivec)(x_ > hi_), hi_, x_);                                               \
-        }                                                                                                    \
-        x_;                                                                                                  \
+#define VPOST(vec, ivec, p, r, c)                                   \
+    __extension__({                                                 \
+        vec x_ = (c) * ((p)->scale[r] - (vec){0});                  \
+        __asm__("" : "+v"(x_));                                     \
+        x_ += (p)->shift[r] - (vec){0};                             \
+        if ((p)->act == 1)                                          \
+            x_ = (vec)((ivec)x_ & ~(ivec)(x_ < (vec){0}));          \
+        else if ((p)->act == 2) {                                   \
+            vec lo_ = (p)->lo - (vec){0}, hi_ = (p)->hi - (vec){0}; \
+            x_ = (vec)SELECT(ivec, (ivec)(x_ < lo_), lo_, x_);      \
+            x_ = (vec)SELECT(ivec, (ivec)(x_ > hi_), hi_, x_);      \
+        }                                                           \
+        x_;                                                         \
     })
 #endif
 #define NO_VPOST(vec, ivec, p, r, c) ((void)sizeof(ivec), (c)) /* the baseline kernels leave the epilogue to fn */
@@ -161,42 +167,46 @@ MICRO(micro_f64_avx512_h, double, int64_t, 64, 8, 1, TARGET_AVX512, VPOST)
  * sums VL partial sums, then them as a tree (halves added), then the tail:
  * C = alpha * dot + beta * C, as the ragged tiles' store. */
 #if HAVE_VECTORS
-#define DOT_COLUMN(NAME, T, VB, MR, ATTR)                                                                    \
-    ATTR static void NAME(int64_t kc, const T *restrict A, int64_t lda, const T *restrict col, T *restrict C, int64_t ldc, T alpha, T beta) { \
-        typedef T vec __attribute__((vector_size(VB)));                                                      \
-        enum { VL = VB / sizeof(T) };                                                                        \
-        vec acc[MR];                                                                                         \
-        UNROLL for (int i = 0; i < MR; i++) acc[i] = (vec){0};                                               \
-        int64_t p = 0;                                                                                       \
-        for (; p + VL <= kc; p += VL) {                                                                      \
-            vec c, a;                                                                                        \
-            memcpy(&c, col + p, VB);                                                                         \
-            UNROLL for (int i = 0; i < MR; i++) memcpy(&a, A + i * lda + p, VB), acc[i] += a * c;            \
-        }                                                                                                    \
-        T h[MR][VL]; /* the partial sums halved and added, all rows at once: a tree, not a chain */        \
-        memcpy(h, acc, sizeof h);                                                                            \
-        for (int w = VL / 2; w >= 1; w /= 2)                                                                 \
-            for (int i = 0; i < MR; i++)                                                                     \
-                for (int u = 0; u < w; u++) h[i][u] += h[i][u + w];                                          \
-        for (int i = 0; i < MR; i++) {                                                                       \
-            T sum = h[i][0];                                                                                 \
-            for (int64_t q = p; q < kc; q++) sum += A[i * lda + q] * col[q];                                 \
-            T *c = C + i * ldc;                                                                              \
-            *c = beta == 0 ? alpha * sum : alpha * sum + beta * *c;                                          \
-        }                                                                                                    \
+#define DOT_COLUMN(NAME, T, VB, MR, ATTR)                                                                     \
+    ATTR static void NAME(int64_t kc, const T *restrict A, int64_t lda, const T *restrict col, T *restrict C, \
+                          int64_t ldc, T alpha, T beta) {                                                     \
+        typedef T vec __attribute__((vector_size(VB)));                                                       \
+        enum { VL = VB / sizeof(T) };                                                                         \
+        vec acc[MR];                                                                                          \
+        UNROLL for (int i = 0; i < MR; i++) acc[i] = (vec){0};                                                \
+        int64_t p = 0;                                                                                        \
+        for (; p + VL <= kc; p += VL) {                                                                       \
+            vec c, a;                                                                                         \
+            memcpy(&c, col + p, VB);                                                                          \
+            UNROLL for (int i = 0; i < MR; i++) memcpy(&a, A + i * lda + p, VB), acc[i] += a * c;             \
+        }                                                                                                     \
+        T h[MR][VL]; /* the partial sums halved and added, all rows at once: a tree, not a chain */           \
+        memcpy(h, acc, sizeof h);                                                                             \
+        for (int w = VL / 2; w >= 1; w /= 2)                                                                  \
+            for (int i = 0; i < MR; i++)                                                                      \
+                for (int u = 0; u < w; u++) h[i][u] += h[i][u + w];                                           \
+        for (int i = 0; i < MR; i++) {                                                                        \
+            T sum = h[i][0];                                                                                  \
+            for (int64_t q = p; q < kc; q++) sum += A[i * lda + q] * col[q];                                  \
+            T *c = C + i * ldc;                                                                               \
+            *c = beta == 0 ? alpha * sum : alpha * sum + beta * *c;                                           \
+        }                                                                                                     \
     }
 #else
-#define DOT_COLUMN(NAME, T, VB, MR, ATTR)                                                                    \
-    static void NAME(int64_t kc, const T *restrict A, int64_t lda, const T *restrict col, T *restrict C, int64_t ldc, T alpha, T beta) { \
-        for (int i = 0; i < MR; i++) {                                                                       \
-            T sum = 0;                                                                                       \
-            for (int64_t q = 0; q < kc; q++) sum += A[i * lda + q] * col[q];                                 \
-            C[i * ldc] = beta == 0 ? alpha * sum : alpha * sum + beta * C[i * ldc];                          \
-        }                                                                                                    \
+#define DOT_COLUMN(NAME, T, VB, MR, ATTR)                                                                             \
+    static void NAME(int64_t kc, const T *restrict A, int64_t lda, const T *restrict col, T *restrict C, int64_t ldc, \
+                     T alpha, T beta) {                                                                               \
+        for (int i = 0; i < MR; i++) {                                                                                \
+            T sum = 0;                                                                                                \
+            for (int64_t q = 0; q < kc; q++) sum += A[i * lda + q] * col[q];                                          \
+            C[i * ldc] = beta == 0 ? alpha * sum : alpha * sum + beta * C[i * ldc];                                   \
+        }                                                                                                             \
     }
 #endif
-typedef void dot_fn_float(int64_t, const float *restrict, int64_t, const float *restrict, float *restrict, int64_t, float, float);
-typedef void dot_fn_double(int64_t, const double *restrict, int64_t, const double *restrict, double *restrict, int64_t, double, double);
+typedef void dot_fn_float(int64_t, const float *restrict, int64_t, const float *restrict, float *restrict, int64_t,
+                          float, float);
+typedef void dot_fn_double(int64_t, const double *restrict, int64_t, const double *restrict, double *restrict, int64_t,
+                           double, double);
 #if !OPGEN_SPEED_PATHS
 static dot_fn_float *const dots_f32[3] = {NULL, NULL, NULL};
 static dot_fn_double *const dots_f64[3] = {NULL, NULL, NULL};
@@ -251,7 +261,8 @@ static gemm_shape fit(gemm_shape s, int64_t m, int64_t n, int64_t k) {
  * costs about what 4 of a tiled product do (a build for size, whose runtimes
  * have no pool, keeps one rule). */
 static bool worth_splitting(const opgen_parallel *par, int64_t m, int64_t n, int64_t k) {
-    return opgen_parallel_parts_for(par, (double)m * (double)n * (double)k * (OPGEN_SPEED_PATHS && m == 1 ? 4 : 1), 262144.0) > 1;
+    return opgen_parallel_parts_for(par, (double)m * (double)n * (double)k * (OPGEN_SPEED_PATHS && m == 1 ? 4 : 1),
+                                    262144.0) > 1;
 }
 
 /* One part's packed panels, with room to align them to 64 bytes. */
@@ -260,7 +271,8 @@ static size_t gemm_slice(opgen_dtype dtype, int64_t m, int64_t n, int64_t k) {
     size_t es = dtype == OPGEN_DTYPE_Double ? 8 : 4, most = 0;
     for (int v = 0; v < 3; v++) { /* whichever variant the CPU picks at run time fits */
         gemm_shape s = fit(shapes[v], m, n, k);
-        size_t bytes = (size_t)(s.mc * s.kc + s.kc * s.nc + OPGEN_SPEED_PATHS * s.kc) * es + 128; /* A's panels, B's, a column of B */
+        size_t bytes = (size_t)(s.mc * s.kc + s.kc * s.nc + OPGEN_SPEED_PATHS * s.kc) * es +
+                       128; /* A's panels, B's, a column of B */
         if (bytes > most) most = bytes;
     }
     return (most + 63) & ~(size_t)63;
@@ -275,11 +287,14 @@ static size_t gemm_slice(opgen_dtype dtype, int64_t m, int64_t n, int64_t k) {
 static bool swaps(int64_t m, int64_t n) { return OPGEN_SPEED_PATHS && m > 1 && m <= 64 && n > m; }
 
 size_t opgen_gemm_scratch_b_rows(opgen_dtype dtype, const opgen_parallel *par, int64_t m, int64_t n, int64_t k) {
-    return gemm_slice(dtype, m, n, k) * (size_t)(worth_splitting(par, m, n, k) ? opgen_parallel_parts(par) : 1); /* a slice per part */
+    return gemm_slice(dtype, m, n, k) *
+           (size_t)(worth_splitting(par, m, n, k) ? opgen_parallel_parts(par) : 1); /* a slice per part */
 }
 
 /* C^T's bytes in the scratch, 64-aligned, before the swapped problem's slices. */
-static size_t transposed_c(opgen_dtype dtype, int64_t m, int64_t n) { return ((size_t)(m * n) * (dtype == OPGEN_DTYPE_Double ? 8 : 4) + 63) & ~(size_t)63; }
+static size_t transposed_c(opgen_dtype dtype, int64_t m, int64_t n) {
+    return ((size_t)(m * n) * (dtype == OPGEN_DTYPE_Double ? 8 : 4) + 63) & ~(size_t)63;
+}
 
 size_t opgen_gemm_scratch(opgen_dtype dtype, const opgen_parallel *par, int64_t m, int64_t n, int64_t k) {
     size_t plain = opgen_gemm_scratch_b_rows(dtype, par, m, n, k);
@@ -294,42 +309,48 @@ size_t opgen_gemm_scratch(opgen_dtype dtype, const opgen_parallel *par, int64_t 
  * times each row of B, a block of columns at a time; columns of B contiguous (a
  * weight used transposed, as nn.Linear's): each C element is a dot product of a
  * with a column, in 16 interleaved partial sums. C = alpha * A @ B + beta * C. */
-#define GEMV(NAME, T, ATTR)                                                                                            \
-    ATTR static void NAME(int64_t n, int64_t k, T alpha, const T *restrict a, int64_t csa, const T *restrict b, int64_t rsb, \
-                          int64_t csb, T beta, T *restrict c) {                                                        \
-        if (csb == 1) {                                                                                                \
-            for (int64_t j0 = 0; j0 < n; j0 += 256) {                                                                  \
-                int64_t nb = min64(256, n - j0);                                                                       \
-                T acc[256] = {0};                                                                                      \
-                for (int64_t p = 0; p < k; p++) {                                                                      \
-                    T av = a[p * csa];                                                                                 \
-                    const T *restrict row = b + p * rsb + j0;                                                          \
-                    for (int64_t j = 0; j < nb; j++) acc[j] += av * row[j];                                            \
-                }                                                                                                      \
-                for (int64_t j = 0; j < nb; j++) c[j0 + j] = alpha * acc[j] + (beta == 0 ? (T)0 : beta * c[j0 + j]);  \
-            }                                                                                                          \
-            return;                                                                                                    \
-        }                                                                                                              \
-        for (int64_t j = 0; j < n; j++) {                                                                              \
-            const T *restrict col = b + j * csb;                                                                       \
-            T part[16] = {0}, sum = 0;                                                                                 \
-            int64_t p = 0;                                                                                             \
-            if (rsb == 1 && csa == 1)                                                                                  \
-                for (; p + 16 <= k; p += 16)                                                                           \
-                    for (int u = 0; u < 16; u++) part[u] += a[p + u] * col[p + u];                                     \
-            for (int u = 0; u < 16; u++) sum += part[u];                                                               \
-            for (; p < k; p++) sum += a[p * csa] * col[p * rsb];                                                       \
-            c[j] = alpha * sum + (beta == 0 ? (T)0 : beta * c[j]);                                                     \
-        }                                                                                                              \
+#define GEMV(NAME, T, ATTR)                                                                                          \
+    ATTR static void NAME(int64_t n, int64_t k, T alpha, const T *restrict a, int64_t csa, const T *restrict b,      \
+                          int64_t rsb, int64_t csb, T beta, T *restrict c) {                                         \
+        if (csb == 1) {                                                                                              \
+            for (int64_t j0 = 0; j0 < n; j0 += 256) {                                                                \
+                int64_t nb = min64(256, n - j0);                                                                     \
+                T acc[256] = {0};                                                                                    \
+                for (int64_t p = 0; p < k; p++) {                                                                    \
+                    T av = a[p * csa];                                                                               \
+                    const T *restrict row = b + p * rsb + j0;                                                        \
+                    for (int64_t j = 0; j < nb; j++) acc[j] += av * row[j];                                          \
+                }                                                                                                    \
+                for (int64_t j = 0; j < nb; j++) c[j0 + j] = alpha * acc[j] + (beta == 0 ? (T)0 : beta * c[j0 + j]); \
+            }                                                                                                        \
+            return;                                                                                                  \
+        }                                                                                                            \
+        for (int64_t j = 0; j < n; j++) {                                                                            \
+            const T *restrict col = b + j * csb;                                                                     \
+            T part[16] = {0}, sum = 0;                                                                               \
+            int64_t p = 0;                                                                                           \
+            if (rsb == 1 && csa == 1)                                                                                \
+                for (; p + 16 <= k; p += 16)                                                                         \
+                    for (int u = 0; u < 16; u++) part[u] += a[p + u] * col[p + u];                                   \
+            for (int u = 0; u < 16; u++) sum += part[u];                                                             \
+            for (; p < k; p++) sum += a[p * csa] * col[p * rsb];                                                     \
+            c[j] = alpha * sum + (beta == 0 ? (T)0 : beta * c[j]);                                                   \
+        }                                                                                                            \
     }
 GEMV(gemv_f32_base, float, )
 GEMV(gemv_f64_base, double, )
 #if X86
 GEMV(gemv_f32_avx2, float, TARGET_AVX2)
 GEMV(gemv_f64_avx2, double, TARGET_AVX2)
-#define GEMV_OF(T, v) ((v) ? _Generic((T)0, float: gemv_f32_avx2, default: gemv_f64_avx2) : _Generic((T)0, float: gemv_f32_base, default: gemv_f64_base))
+#define GEMV_OF(T, v)                        \
+    ((v) ? _Generic((T)0, float              \
+                    : gemv_f32_avx2, default \
+                    : gemv_f64_avx2)         \
+         : _Generic((T)0, float              \
+                    : gemv_f32_base, default \
+                    : gemv_f64_base))
 #else
-#define GEMV_OF(T, v) _Generic((T)0, float: gemv_f32_base, default: gemv_f64_base)
+#define GEMV_OF(T, v) _Generic((T)0, float : gemv_f32_base, default : gemv_f64_base)
 #endif
 
 /* A problem split into parts (rows or columns of C) for threads: each part packs
@@ -337,11 +358,15 @@ GEMV(gemv_f64_avx2, double, TARGET_AVX2)
 
 /* Per variant: the micro-kernel NR wide, and NR/2 wide (NULL: none). */
 #if X86
-static micro_fn_float *const micros_f32[3][2] = {{micro_f32_base, NULL}, {micro_f32_avx2, micro_f32_avx2_h}, {micro_f32_avx512, micro_f32_avx512_h}};
-static micro_fn_double *const micros_f64[3][2] = {{micro_f64_base, NULL}, {micro_f64_avx2, micro_f64_avx2_h}, {micro_f64_avx512, micro_f64_avx512_h}};
+static micro_fn_float *const micros_f32[3][2] = {
+    {micro_f32_base, NULL}, {micro_f32_avx2, micro_f32_avx2_h}, {micro_f32_avx512, micro_f32_avx512_h}};
+static micro_fn_double *const micros_f64[3][2] = {
+    {micro_f64_base, NULL}, {micro_f64_avx2, micro_f64_avx2_h}, {micro_f64_avx512, micro_f64_avx512_h}};
 #else
-static micro_fn_float *const micros_f32[3][2] = {{micro_f32_base, NULL}, {micro_f32_base, NULL}, {micro_f32_base, NULL}};
-static micro_fn_double *const micros_f64[3][2] = {{micro_f64_base, NULL}, {micro_f64_base, NULL}, {micro_f64_base, NULL}};
+static micro_fn_float *const micros_f32[3][2] = {
+    {micro_f32_base, NULL}, {micro_f32_base, NULL}, {micro_f32_base, NULL}};
+static micro_fn_double *const micros_f64[3][2] = {
+    {micro_f64_base, NULL}, {micro_f64_base, NULL}, {micro_f64_base, NULL}};
 #endif
 
 #define NAME opgen_gemm_f32

@@ -34,7 +34,7 @@ typedef struct opgen_gemm_epilogue {
     void (*fn)(void *user, void *c, int64_t ldc, int64_t row, int64_t col, int64_t rows, int64_t cols);
     void *user;
     const void *scale, *shift; /* [m] each, or NULL: fn does it all */
-    int act; /* 0 none */
+    int act;                   /* 0 none */
     double lo, hi;
 } opgen_gemm_epilogue;
 
@@ -57,22 +57,28 @@ size_t opgen_gemm_scratch_b_rows(opgen_dtype dtype, const opgen_parallel *par, i
  * baseline's, 1 AVX2's, 2 AVX-512's; -1, the default: the best the CPU has), so
  * a machine with AVX-512 checks the others too. Not for use while a GEMM runs. */
 void opgen_gemm_use_variant(int v);
-void opgen_gemm_f32(const opgen_parallel *par, int64_t m, int64_t n, int64_t k, float alpha, const float *a, int64_t rsa, int64_t csa, const float *b, int64_t rsb, int64_t csb, float beta, float *c,
+void opgen_gemm_f32(const opgen_parallel *par, int64_t m, int64_t n, int64_t k, float alpha, const float *a,
+                    int64_t rsa, int64_t csa, const float *b, int64_t rsb, int64_t csb, float beta, float *c,
                     int64_t ldc, void *scratch, const opgen_gemm_epilogue *epi);
-void opgen_gemm_f64(const opgen_parallel *par, int64_t m, int64_t n, int64_t k, double alpha, const double *a, int64_t rsa, int64_t csa, const double *b, int64_t rsb, int64_t csb, double beta,
-                    double *c, int64_t ldc, void *scratch, const opgen_gemm_epilogue *epi);
+void opgen_gemm_f64(const opgen_parallel *par, int64_t m, int64_t n, int64_t k, double alpha, const double *a,
+                    int64_t rsa, int64_t csa, const double *b, int64_t rsb, int64_t csb, double beta, double *c,
+                    int64_t ldc, void *scratch, const opgen_gemm_epilogue *epi);
 /* B's rows anywhere: row p is brow[p] elements past b, its columns contiguous (a
  * convolution's im2col read straight from its zero-padded input, the taps' rows
  * being shifted views of it). Read in place, never packed, a ragged last panel
  * too: every row must be readable for OPGEN_GEMM_SLACK elements past its n
  * (values there are read but never used). */
 #define OPGEN_GEMM_SLACK 32
-void opgen_gemm_f32_rows(const opgen_parallel *par, int64_t m, int64_t n, int64_t k, float alpha, const float *a, int64_t rsa, int64_t csa, const float *b, const int64_t *brow, float beta,
-                         float *c, int64_t ldc, void *scratch, const opgen_gemm_epilogue *epi);
-void opgen_gemm_f64_rows(const opgen_parallel *par, int64_t m, int64_t n, int64_t k, double alpha, const double *a, int64_t rsa, int64_t csa, const double *b, const int64_t *brow, double beta,
-                         double *c, int64_t ldc, void *scratch, const opgen_gemm_epilogue *epi);
-void opgen_gemm_f32_from(const opgen_parallel *par, int64_t m, int64_t n, int64_t k, float alpha, const float *a, int64_t rsa, int64_t csa, const opgen_gemm_bsource *b, float beta, float *c,
+void opgen_gemm_f32_rows(const opgen_parallel *par, int64_t m, int64_t n, int64_t k, float alpha, const float *a,
+                         int64_t rsa, int64_t csa, const float *b, const int64_t *brow, float beta, float *c,
                          int64_t ldc, void *scratch, const opgen_gemm_epilogue *epi);
-void opgen_gemm_f64_from(const opgen_parallel *par, int64_t m, int64_t n, int64_t k, double alpha, const double *a, int64_t rsa, int64_t csa, const opgen_gemm_bsource *b, double beta, double *c,
+void opgen_gemm_f64_rows(const opgen_parallel *par, int64_t m, int64_t n, int64_t k, double alpha, const double *a,
+                         int64_t rsa, int64_t csa, const double *b, const int64_t *brow, double beta, double *c,
                          int64_t ldc, void *scratch, const opgen_gemm_epilogue *epi);
+void opgen_gemm_f32_from(const opgen_parallel *par, int64_t m, int64_t n, int64_t k, float alpha, const float *a,
+                         int64_t rsa, int64_t csa, const opgen_gemm_bsource *b, float beta, float *c, int64_t ldc,
+                         void *scratch, const opgen_gemm_epilogue *epi);
+void opgen_gemm_f64_from(const opgen_parallel *par, int64_t m, int64_t n, int64_t k, double alpha, const double *a,
+                         int64_t rsa, int64_t csa, const opgen_gemm_bsource *b, double beta, double *c, int64_t ldc,
+                         void *scratch, const opgen_gemm_epilogue *epi);
 #endif

@@ -47,13 +47,16 @@ static void order_and_merge(opgen_iter *it, const dimv *dims, int32_t n, int key
 /* Operand k's strides in bytes over out's `dim` dims (0 where it broadcasts). */
 static int32_t broadcast_strides(opgen_ctx *ctx, const opgen_tensor *t, const opgen_tensor *out, dimv *d, int k) {
     int32_t off = out->dim - t->dim;
-    if (off < 0) return OPGEN_FAIL(ctx, OPGEN_E_SHAPE, "%s: a %d-d input does not broadcast to a %d-d result", ctx->op, (int)t->dim, (int)out->dim);
+    if (off < 0)
+        return OPGEN_FAIL(ctx, OPGEN_E_SHAPE, "%s: a %d-d input does not broadcast to a %d-d result", ctx->op,
+                          (int)t->dim, (int)out->dim);
     int64_t es = opgen_dtype_size(t->dtype);
     for (int32_t i = 0; i < out->dim; i++) {
         int32_t j = i - off;
         int64_t s = j >= 0 ? t->sizes[j] : 1;
         if (s != 1 && s != out->sizes[i])
-            return OPGEN_FAIL(ctx, OPGEN_E_SHAPE, "%s: shapes do not broadcast: size %lld against %lld in dimension %d", ctx->op, (long long)s, (long long)out->sizes[i], (int)i);
+            return OPGEN_FAIL(ctx, OPGEN_E_SHAPE, "%s: shapes do not broadcast: size %lld against %lld in dimension %d",
+                              ctx->op, (long long)s, (long long)out->sizes[i], (int)i);
         d[i].stride[k] = s == 1 ? 0 : t->strides[j] * es;
     }
     return OPGEN_OK;
@@ -67,7 +70,8 @@ static void start(opgen_iter *it, opgen_tensor *out, int nops) {
     it->dtype[0] = out->dtype;
 }
 
-static int32_t iter_init(opgen_ctx *ctx, opgen_iter *it, opgen_tensor *out, const opgen_tensor *const *in, int nin, bool dense) {
+static int32_t iter_init(opgen_ctx *ctx, opgen_iter *it, opgen_tensor *out, const opgen_tensor *const *in, int nin,
+                         bool dense) {
     if (nin + 1 > OPGEN_ITER_MAX) return OPGEN_FAIL(ctx, OPGEN_E_INVALID, "%s: too many operands", ctx->op);
     start(it, out, nin + 1);
     dimv d[OPGEN_MAX_DIM];
@@ -83,16 +87,24 @@ static int32_t iter_init(opgen_ctx *ctx, opgen_iter *it, opgen_tensor *out, cons
     }
     order_and_merge(it, d, out->dim, 0);
     /* the MAP bodies write the innermost run as a contiguous array */
-    if (dense && it->numel && it->ndim && it->stride[0][0] != es) return OPGEN_FAIL(ctx, OPGEN_E_INVALID, "%s: the result must be dense", ctx->op);
+    if (dense && it->numel && it->ndim && it->stride[0][0] != es)
+        return OPGEN_FAIL(ctx, OPGEN_E_INVALID, "%s: the result must be dense", ctx->op);
     return OPGEN_OK;
 }
 
-int32_t opgen_iter_init(opgen_ctx *ctx, opgen_iter *it, opgen_tensor *out, const opgen_tensor *const *in, int nin) { return iter_init(ctx, it, out, in, nin, true); }
+int32_t opgen_iter_init(opgen_ctx *ctx, opgen_iter *it, opgen_tensor *out, const opgen_tensor *const *in, int nin) {
+    return iter_init(ctx, it, out, in, nin, true);
+}
 
-int32_t opgen_iter_init_strided(opgen_ctx *ctx, opgen_iter *it, opgen_tensor *out, const opgen_tensor *const *in, int nin) { return iter_init(ctx, it, out, in, nin, false); }
+int32_t opgen_iter_init_strided(opgen_ctx *ctx, opgen_iter *it, opgen_tensor *out, const opgen_tensor *const *in,
+                                int nin) {
+    return iter_init(ctx, it, out, in, nin, false);
+}
 
-int32_t opgen_iter_init_reduce(opgen_ctx *ctx, opgen_iter *it, opgen_tensor *out, const opgen_tensor *in, const bool *reduced) {
-    if (out->dim != in->dim) return OPGEN_FAIL(ctx, OPGEN_E_INVALID, "%s: a reduction's result keeps every dimension", ctx->op);
+int32_t opgen_iter_init_reduce(opgen_ctx *ctx, opgen_iter *it, opgen_tensor *out, const opgen_tensor *in,
+                               const bool *reduced) {
+    if (out->dim != in->dim)
+        return OPGEN_FAIL(ctx, OPGEN_E_INVALID, "%s: a reduction's result keeps every dimension", ctx->op);
     start(it, out, 2);
     it->numel = opgen_numel(in);
     dimv d[OPGEN_MAX_DIM];
@@ -115,7 +127,8 @@ const opgen_tensor *opgen_scalar_operand(const opgen_scalar *s, opgen_tensor *t)
     return t;
 }
 
-int32_t opgen_binary_prepare(opgen_ctx *ctx, uint32_t mask, opgen_dtype res, const opgen_tensor *a, const opgen_tensor *b, opgen_tensor *out, opgen_iter *it) {
+int32_t opgen_binary_prepare(opgen_ctx *ctx, uint32_t mask, opgen_dtype res, const opgen_tensor *a,
+                             const opgen_tensor *b, opgen_tensor *out, opgen_iter *it) {
     int32_t dim;
     int64_t sizes[OPGEN_MAX_DIM];
     if (opgen_broadcast(ctx, a, b, &dim, sizes)) return ctx->err->code;

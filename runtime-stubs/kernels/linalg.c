@@ -6,17 +6,28 @@
 #include "opgen_registry.h"
 
 /* The shapes of a (batched) product and its checks: out[B, N, M] = a[B, N, K] @ m[B, K, M]. */
-static int32_t product_shape(opgen_ctx *ctx, const opgen_tensor *a, const opgen_tensor *m, const opgen_tensor *bias, bool batched, int64_t *bnkm) {
+static int32_t product_shape(opgen_ctx *ctx, const opgen_tensor *a, const opgen_tensor *m, const opgen_tensor *bias,
+                             bool batched, int64_t *bnkm) {
     int32_t want = batched ? 3 : 2;
-    if (a->dim != want || m->dim != want) return OPGEN_FAIL(ctx, OPGEN_E_SHAPE, "%s: expected %d-D tensors, got %d-D and %d-D", ctx->op, (int)want, (int)a->dim, (int)m->dim);
+    if (a->dim != want || m->dim != want)
+        return OPGEN_FAIL(ctx, OPGEN_E_SHAPE, "%s: expected %d-D tensors, got %d-D and %d-D", ctx->op, (int)want,
+                          (int)a->dim, (int)m->dim);
     if (a->dtype != m->dtype || (bias && bias->dtype != a->dtype))
-        return OPGEN_FAIL(ctx, OPGEN_E_DTYPE, "%s: operands must have one dtype, got %s and %s", ctx->op, opgen_dtype_name(a->dtype), opgen_dtype_name(bias && bias->dtype != a->dtype ? bias->dtype : m->dtype));
+        return OPGEN_FAIL(ctx, OPGEN_E_DTYPE, "%s: operands must have one dtype, got %s and %s", ctx->op,
+                          opgen_dtype_name(a->dtype),
+                          opgen_dtype_name(bias && bias->dtype != a->dtype ? bias->dtype : m->dtype));
     int64_t B = batched ? a->sizes[0] : 1, N = a->sizes[want - 2], K = a->sizes[want - 1], M = m->sizes[want - 1];
-    if (m->sizes[want - 2] != K) return OPGEN_FAIL(ctx, OPGEN_E_SHAPE, "%s: cannot multiply %lldx%lld by %lldx%lld", ctx->op, (long long)N, (long long)K, (long long)m->sizes[want - 2], (long long)M);
-    if (batched && m->sizes[0] != B) return OPGEN_FAIL(ctx, OPGEN_E_SHAPE, "%s: batch sizes differ: %lld and %lld", ctx->op, (long long)B, (long long)m->sizes[0]);
+    if (m->sizes[want - 2] != K)
+        return OPGEN_FAIL(ctx, OPGEN_E_SHAPE, "%s: cannot multiply %lldx%lld by %lldx%lld", ctx->op, (long long)N,
+                          (long long)K, (long long)m->sizes[want - 2], (long long)M);
+    if (batched && m->sizes[0] != B)
+        return OPGEN_FAIL(ctx, OPGEN_E_SHAPE, "%s: batch sizes differ: %lld and %lld", ctx->op, (long long)B,
+                          (long long)m->sizes[0]);
     if (bias) { /* addmm: self broadcasts to [N, M] */
-        if (bias->dim > 2 || (bias->dim == 2 && (bias->sizes[0] != 1 && bias->sizes[0] != N)) || (bias->dim >= 1 && bias->sizes[bias->dim - 1] != 1 && bias->sizes[bias->dim - 1] != M))
-            return OPGEN_FAIL(ctx, OPGEN_E_SHAPE, "%s: self does not broadcast to %lldx%lld", ctx->op, (long long)N, (long long)M);
+        if (bias->dim > 2 || (bias->dim == 2 && (bias->sizes[0] != 1 && bias->sizes[0] != N)) ||
+            (bias->dim >= 1 && bias->sizes[bias->dim - 1] != 1 && bias->sizes[bias->dim - 1] != M))
+            return OPGEN_FAIL(ctx, OPGEN_E_SHAPE, "%s: self does not broadcast to %lldx%lld", ctx->op, (long long)N,
+                              (long long)M);
     }
     bnkm[0] = B, bnkm[1] = N, bnkm[2] = K, bnkm[3] = M;
     return OPGEN_OK;
@@ -35,7 +46,9 @@ static int batch_parts(const opgen_parallel *par, int64_t B, int64_t N, int64_t 
     double work = (double)B * (double)N * (double)M * (double)K * (N == 1 ? 4 : 1); /* as the GEMM weighs one row */
     return opgen_parallel_parts_for(par, work, 262144.0) > 1 ? (parts < B ? parts : (int)B) : 1;
 }
-static size_t batch_slice(opgen_dtype dtype, int64_t N, int64_t M, int64_t K) { return (opgen_gemm_scratch(dtype, NULL, N, M, K) + 63) & ~(size_t)63; }
+static size_t batch_slice(opgen_dtype dtype, int64_t N, int64_t M, int64_t K) {
+    return (opgen_gemm_scratch(dtype, NULL, N, M, K) + 63) & ~(size_t)63;
+}
 
 /* A (batched) product's operands: the first matrices, their element strides
  * (batch, 0 when there is one matrix; rows; columns), and, for a batch split,
@@ -51,30 +64,35 @@ typedef struct products {
 } products;
 /* Per element type: products lo .. hi, each split over par's threads (NULL: on
  * this one), and a batch split's part. */
-#define PRODUCTS(NAME, T, GEMM)                                                                                                  \
-    static void NAME##_run(const products *j, int64_t lo, int64_t hi, const opgen_parallel *par, void *scratch) {                \
-        for (int64_t b = lo; b < hi; b++)                                                                                        \
-            GEMM(par, j->N, j->M, j->K, (T)j->alpha, (const T *)j->a + b * j->bsa, j->rsa, j->csa, (const T *)j->m + b * j->bsm, j->rsm, j->csm, (T)j->beta, \
-                 (T *)j->out + b * j->N * j->M, j->M, scratch, NULL);                                                            \
-    }                                                                                                                            \
-    static void NAME##_part(void *arg, int part) {                                                                               \
-        const products *j = arg;                                                                                                 \
-        NAME##_run(j, j->B * part / j->parts, j->B * (part + 1) / j->parts, NULL, j->scratch + (size_t)part * j->slice);         \
+#define PRODUCTS(NAME, T, GEMM)                                                                                   \
+    static void NAME##_run(const products *j, int64_t lo, int64_t hi, const opgen_parallel *par, void *scratch) { \
+        for (int64_t b = lo; b < hi; b++)                                                                         \
+            GEMM(par, j->N, j->M, j->K, (T)j->alpha, (const T *)j->a + b * j->bsa, j->rsa, j->csa,                \
+                 (const T *)j->m + b * j->bsm, j->rsm, j->csm, (T)j->beta, (T *)j->out + b * j->N * j->M, j->M,   \
+                 scratch, NULL);                                                                                  \
+    }                                                                                                             \
+    static void NAME##_part(void *arg, int part) {                                                                \
+        const products *j = arg;                                                                                  \
+        NAME##_run(j, j->B *part / j->parts, j->B * (part + 1) / j->parts, NULL,                                  \
+                   j->scratch + (size_t)part * j->slice);                                                         \
     }
 PRODUCTS(products_f32, float, opgen_gemm_f32)
 PRODUCTS(products_f64, double, opgen_gemm_f64)
 
 /* out[b] = beta * bias + alpha * a[b] @ m[b], for each of B matrices */
-OPGEN_SPECIALIZED int32_t matmul(opgen_ctx *ctx, uint32_t mask, const opgen_tensor *a, const opgen_tensor *m, const opgen_tensor *bias, const opgen_scalar *beta,
-                                 const opgen_scalar *alpha, bool batched, opgen_tensor *out) {
+OPGEN_SPECIALIZED int32_t matmul(opgen_ctx *ctx, uint32_t mask, const opgen_tensor *a, const opgen_tensor *m,
+                                 const opgen_tensor *bias, const opgen_scalar *beta, const opgen_scalar *alpha,
+                                 bool batched, opgen_tensor *out) {
     int64_t s[4] = {0};
     if (product_shape(ctx, a, m, bias, batched, s)) return ctx->err->code;
     int64_t B = s[0], N = s[1], K = s[2], M = s[3], sizes[3] = {B, N, M};
     OPGEN_CHECK_DTYPE(ctx, mask, a->dtype, "the input");
     int32_t st = opgen_out(ctx, out, a->dtype, batched ? 3 : 2, batched ? sizes : sizes + 1);
     if (st) return st;
-    int bparts = OPGEN_SPEED_PATHS && batched ? batch_parts(ctx->par, B, N, M, K) : 1; /* a build for size keeps one way */
-    size_t each = opgen_gemm_scratch(a->dtype, ctx->par, N, M, K), split = bparts > 1 ? 64 + (size_t)bparts * batch_slice(a->dtype, N, M, K) : 0;
+    int bparts =
+        OPGEN_SPEED_PATHS && batched ? batch_parts(ctx->par, B, N, M, K) : 1; /* a build for size keeps one way */
+    size_t each = opgen_gemm_scratch(a->dtype, ctx->par, N, M, K),
+           split = bparts > 1 ? 64 + (size_t)bparts * batch_slice(a->dtype, N, M, K) : 0;
     void *scratch = opgen_scratch(ctx, split > each ? split : each);
     if (ctx->meta) return OPGEN_OK;
     if (!scratch) return OPGEN_FAIL(ctx, OPGEN_E_NO_MEMORY, "%s: out of memory", ctx->op);
@@ -83,10 +101,10 @@ OPGEN_SPECIALIZED int32_t matmul(opgen_ctx *ctx, uint32_t mask, const opgen_tens
         {
             T al = alpha ? OPGEN_SCALAR_AS(T, alpha) : (T)1, be = 0;
             if (bias && (be = OPGEN_SCALAR_AS(T, beta)) != 0) { /* out = self, broadcast: then out = be * out + al * a @ m */
-                opgen_iter it;
-                const opgen_tensor *in[1] = {bias};
-                if (opgen_iter_init(ctx, &it, out, in, 1)) return ctx->err->code;
-                OPGEN_MAP1(&it, mask, T, T, x);
+        opgen_iter it;
+        const opgen_tensor *in[1] = {bias};
+        if (opgen_iter_init(ctx, &it, out, in, 1)) return ctx->err->code;
+        OPGEN_MAP1(&it, mask, T, T, x);
             }
             products j = {a->data, m->data, out->data, batched ? a->strides[0] : 0, a->strides[d], a->strides[d + 1], batched ? m->strides[0] : 0, m->strides[d], m->strides[d + 1],
                           N, K, M, B, (double)al, (double)be, (char *)(((uintptr_t)scratch + 63) & ~(uintptr_t)63), bparts > 1 ? batch_slice(a->dtype, N, M, K) : 0, bparts};
@@ -94,17 +112,21 @@ OPGEN_SPECIALIZED int32_t matmul(opgen_ctx *ctx, uint32_t mask, const opgen_tens
                 opgen_parallel_for(ctx->par, bparts, _Generic((T)0, float: products_f32_part, default: products_f64_part), &j);
             else
                 _Generic((T)0, float: products_f32_run, default: products_f64_run)(&j, 0, B, ctx->par, scratch);
-        }
-    })
+}
+})
     return OPGEN_OK;
 }
 
-opgen_status opgen_portable_mm_out(opgen_ctx *ctx, const opgen_tensor *self, const opgen_tensor *mat2, opgen_tensor *out) {
+opgen_status opgen_portable_mm_out(opgen_ctx *ctx, const opgen_tensor *self, const opgen_tensor *mat2,
+                                   opgen_tensor *out) {
     return matmul(ctx, OPGEN_KERNEL_DTYPES_opgen_portable_mm_out, self, mat2, NULL, NULL, NULL, false, out);
 }
-opgen_status opgen_portable_bmm_out(opgen_ctx *ctx, const opgen_tensor *self, const opgen_tensor *mat2, opgen_tensor *out) {
+opgen_status opgen_portable_bmm_out(opgen_ctx *ctx, const opgen_tensor *self, const opgen_tensor *mat2,
+                                    opgen_tensor *out) {
     return matmul(ctx, OPGEN_KERNEL_DTYPES_opgen_portable_bmm_out, self, mat2, NULL, NULL, NULL, true, out);
 }
-opgen_status opgen_portable_addmm_out(opgen_ctx *ctx, const opgen_tensor *self, const opgen_tensor *mat1, const opgen_tensor *mat2, const opgen_scalar *beta, const opgen_scalar *alpha, opgen_tensor *out) {
+opgen_status opgen_portable_addmm_out(opgen_ctx *ctx, const opgen_tensor *self, const opgen_tensor *mat1,
+                                      const opgen_tensor *mat2, const opgen_scalar *beta, const opgen_scalar *alpha,
+                                      opgen_tensor *out) {
     return matmul(ctx, OPGEN_KERNEL_DTYPES_opgen_portable_addmm_out, mat1, mat2, self, beta, alpha, false, out);
 }

@@ -9,16 +9,21 @@ typedef enum { P_NOT, P_ISNAN, P_ISINF } predop;
 static inline bool isinf_f64(double v) { return v == INFINITY || v == -INFINITY; }
 
 static int32_t predicate(opgen_ctx *ctx, bool kept, predop op, const opgen_tensor *self, opgen_tensor *out) {
-    if (!kept) return OPGEN_FAIL(ctx, OPGEN_E_DTYPE, "%s: the result has dtype Bool, which this kernel does not handle", ctx->op);
+    if (!kept)
+        return OPGEN_FAIL(ctx, OPGEN_E_DTYPE, "%s: the result has dtype Bool, which this kernel does not handle",
+                          ctx->op);
     int32_t st = opgen_out_any(ctx, out, OPGEN_DTYPE_Bool, self->dim, self->sizes);
     if (st || ctx->meta) return st;
     opgen_iter it;
     const opgen_tensor *in[1] = {self};
     if (opgen_iter_init(ctx, &it, out, in, 1)) return ctx->err->code;
     OPGEN_REAL_SWITCH(OPGEN_REAL_DTYPES, self->dtype, ctx, T, {
-        if (op == P_NOT) OPGEN_MAP1(&it, OPGEN_REAL_DTYPES, bool, T, x == (T)0);
-        else if (op == P_ISNAN) OPGEN_MAP1(&it, OPGEN_REAL_DTYPES, bool, T, OPGEN_ISNAN(T, x));
-        else OPGEN_MAP1(&it, OPGEN_REAL_DTYPES, bool, T, isinf_f64((double)x));
+        if (op == P_NOT)
+            OPGEN_MAP1(&it, OPGEN_REAL_DTYPES, bool, T, x == (T)0);
+        else if (op == P_ISNAN)
+            OPGEN_MAP1(&it, OPGEN_REAL_DTYPES, bool, T, OPGEN_ISNAN(T, x));
+        else
+            OPGEN_MAP1(&it, OPGEN_REAL_DTYPES, bool, T, isinf_f64((double)x));
     })
     return OPGEN_OK;
 }
@@ -26,7 +31,7 @@ static int32_t predicate(opgen_ctx *ctx, bool kept, predop op, const opgen_tenso
 #define PREDICATE_KERNELS(X) X(logical_not, P_NOT) X(isnan, P_ISNAN) X(isinf, P_ISINF)
 #define PREDICATE_DEFINE(name, op)                                                                          \
     opgen_status opgen_portable_##name##_out(opgen_ctx *ctx, const opgen_tensor *self, opgen_tensor *out) { \
-        bool kept = OPGEN_HAS(OPGEN_KERNEL_DTYPES_opgen_portable_##name##_out, OPGEN_DTYPE_Bool);          \
+        bool kept = OPGEN_HAS(OPGEN_KERNEL_DTYPES_opgen_portable_##name##_out, OPGEN_DTYPE_Bool);           \
         return predicate(ctx, kept, op, self, out);                                                         \
     }
 PREDICATE_KERNELS(PREDICATE_DEFINE)
@@ -35,54 +40,69 @@ PREDICATE_KERNELS(PREDICATE_DEFINE)
  * 0-d operand of its own dtype (Long or Bool). */
 typedef enum { B_AND, B_OR, B_XOR } bitop;
 
-OPGEN_SPECIALIZED int32_t bitwise(opgen_ctx *ctx, uint32_t mask, bitop op, const opgen_tensor *a, const opgen_tensor *b, const opgen_scalar *bs, opgen_tensor *out) {
+OPGEN_SPECIALIZED int32_t bitwise(opgen_ctx *ctx, uint32_t mask, bitop op, const opgen_tensor *a, const opgen_tensor *b,
+                                  const opgen_scalar *bs, opgen_tensor *out) {
     const opgen_tensor *ts[2] = {a, bs ? NULL : b};
     const opgen_scalar *ss[1] = {bs};
     opgen_dtype res = opgen_result_type(ts, 2, ss, 1);
-    if (opgen_is_float(res)) return OPGEN_FAIL(ctx, OPGEN_E_DTYPE, "%s: bitwise ops are not defined for %s", ctx->op, opgen_dtype_name(res));
+    if (opgen_is_float(res))
+        return OPGEN_FAIL(ctx, OPGEN_E_DTYPE, "%s: bitwise ops are not defined for %s", ctx->op, opgen_dtype_name(res));
     opgen_tensor sb;
     if (bs) b = opgen_scalar_operand(bs, &sb);
     opgen_iter it;
     int32_t st = opgen_binary_prepare(ctx, mask, res, a, b, out, &it);
     if (st || ctx->meta) return st;
     OPGEN_INTEGRAL_SWITCH(mask, res, ctx, T, {
-        if (op == B_AND) OPGEN_MAP2(&it, mask, T, T, x & y);
-        else if (op == B_OR) OPGEN_MAP2(&it, mask, T, T, x | y);
-        else OPGEN_MAP2(&it, mask, T, T, x ^ y);
+        if (op == B_AND)
+            OPGEN_MAP2(&it, mask, T, T, x & y);
+        else if (op == B_OR)
+            OPGEN_MAP2(&it, mask, T, T, x | y);
+        else
+            OPGEN_MAP2(&it, mask, T, T, x ^ y);
     })
     return OPGEN_OK;
 }
 
 #define BITWISE_KERNELS(X) X(bitwise_and, B_AND) X(bitwise_or, B_OR) X(bitwise_xor, B_XOR)
-#define BITWISE_DEFINE(name, op)                                                                                                      \
-    opgen_status opgen_portable_##name##_Tensor_out(opgen_ctx *ctx, const opgen_tensor *self, const opgen_tensor *other, opgen_tensor *out) { \
-        return bitwise(ctx, OPGEN_KERNEL_DTYPES_opgen_portable_##name##_Tensor_out, op, self, other, NULL, out);                         \
-    }                                                                                                                                  \
-    opgen_status opgen_portable_##name##_Scalar_out(opgen_ctx *ctx, const opgen_tensor *self, const opgen_scalar *other, opgen_tensor *out) { \
-        return bitwise(ctx, OPGEN_KERNEL_DTYPES_opgen_portable_##name##_Scalar_out, op, self, NULL, other, out);                         \
+#define BITWISE_DEFINE(name, op)                                                                                 \
+    opgen_status opgen_portable_##name##_Tensor_out(opgen_ctx *ctx, const opgen_tensor *self,                    \
+                                                    const opgen_tensor *other, opgen_tensor *out) {              \
+        return bitwise(ctx, OPGEN_KERNEL_DTYPES_opgen_portable_##name##_Tensor_out, op, self, other, NULL, out); \
+    }                                                                                                            \
+    opgen_status opgen_portable_##name##_Scalar_out(opgen_ctx *ctx, const opgen_tensor *self,                    \
+                                                    const opgen_scalar *other, opgen_tensor *out) {              \
+        return bitwise(ctx, OPGEN_KERNEL_DTYPES_opgen_portable_##name##_Scalar_out, op, self, NULL, other, out); \
     }
 BITWISE_KERNELS(BITWISE_DEFINE)
 
 /* logical and, or, xor: each operand nonzero or not (NaN is nonzero), compared
  * in the operands' promoted dtype; a Bool result. */
-static int32_t logical(opgen_ctx *ctx, bool kept, bitop op, const opgen_tensor *a, const opgen_tensor *b, opgen_tensor *out) {
-    if (!kept) return OPGEN_FAIL(ctx, OPGEN_E_DTYPE, "%s: the result has dtype Bool, which this kernel does not handle", ctx->op);
+static int32_t logical(opgen_ctx *ctx, bool kept, bitop op, const opgen_tensor *a, const opgen_tensor *b,
+                       opgen_tensor *out) {
+    if (!kept)
+        return OPGEN_FAIL(ctx, OPGEN_E_DTYPE, "%s: the result has dtype Bool, which this kernel does not handle",
+                          ctx->op);
     const opgen_tensor *ts[2] = {a, b};
     opgen_dtype ct = opgen_result_type(ts, 2, NULL, 0);
     opgen_iter it;
     int32_t st = opgen_binary_prepare(ctx, 1u << OPGEN_DTYPE_Bool, OPGEN_DTYPE_Bool, a, b, out, &it);
     if (st || ctx->meta) return st;
     OPGEN_REAL_SWITCH(OPGEN_REAL_DTYPES, ct, ctx, T, {
-        if (op == B_AND) OPGEN_MAP2(&it, OPGEN_REAL_DTYPES, bool, T, (x != (T)0) & (y != (T)0));
-        else if (op == B_OR) OPGEN_MAP2(&it, OPGEN_REAL_DTYPES, bool, T, (x != (T)0) | (y != (T)0));
-        else OPGEN_MAP2(&it, OPGEN_REAL_DTYPES, bool, T, (x != (T)0) ^ (y != (T)0));
+        if (op == B_AND)
+            OPGEN_MAP2(&it, OPGEN_REAL_DTYPES, bool, T, (x != (T)0) & (y != (T)0));
+        else if (op == B_OR)
+            OPGEN_MAP2(&it, OPGEN_REAL_DTYPES, bool, T, (x != (T)0) | (y != (T)0));
+        else
+            OPGEN_MAP2(&it, OPGEN_REAL_DTYPES, bool, T, (x != (T)0) ^ (y != (T)0));
     })
     return OPGEN_OK;
 }
 
 #define LOGICAL_KERNELS(X) X(logical_and, B_AND) X(logical_or, B_OR) X(logical_xor, B_XOR)
-#define LOGICAL_DEFINE(name, op)                                                                                                  \
-    opgen_status opgen_portable_##name##_out(opgen_ctx *ctx, const opgen_tensor *self, const opgen_tensor *other, opgen_tensor *out) { \
-        return logical(ctx, OPGEN_HAS(OPGEN_KERNEL_DTYPES_opgen_portable_##name##_out, OPGEN_DTYPE_Bool), op, self, other, out);     \
+#define LOGICAL_DEFINE(name, op)                                                                                    \
+    opgen_status opgen_portable_##name##_out(opgen_ctx *ctx, const opgen_tensor *self, const opgen_tensor *other,   \
+                                             opgen_tensor *out) {                                                   \
+        return logical(ctx, OPGEN_HAS(OPGEN_KERNEL_DTYPES_opgen_portable_##name##_out, OPGEN_DTYPE_Bool), op, self, \
+                       other, out);                                                                                 \
     }
 LOGICAL_KERNELS(LOGICAL_DEFINE)

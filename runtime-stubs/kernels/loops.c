@@ -63,37 +63,47 @@ uint16_t opgen_float_to_bf16(float f) {
  * being converted. */
 #define CVT_FLOAT_TO_INT(T, v) ((T)opgen_f64_to_i64(v)) /* NaN 0, saturated, then wrapped: defined for every value */
 
-#define CVT_LOOP(DT, EXPR_OF_S)                                                 \
-    do {                                                                       \
-        DT *d_ = dst;                                                          \
-        for (int64_t i = 0; i < n; i++, s_ += stride) d_[i] = (EXPR_OF_S);      \
+#define CVT_LOOP(DT, EXPR_OF_S)                                            \
+    do {                                                                   \
+        DT *d_ = dst;                                                      \
+        for (int64_t i = 0; i < n; i++, s_ += stride) d_[i] = (EXPR_OF_S); \
     } while (0)
 
 /* dst[i] = src element i (any stored dtype), converted to C type DT. */
-#define CVT_FROM(DT, IS_FLOAT)                                                                                              \
-    switch (sd) {                                                                                                           \
-    case OPGEN_DTYPE_Bool: CVT_LOOP(DT, (DT)(*(const bool *)s_)); break;                                                    \
-    case OPGEN_DTYPE_Byte: CVT_LOOP(DT, (DT)(*(const uint8_t *)s_)); break;                                                 \
-    case OPGEN_DTYPE_Char: CVT_LOOP(DT, (DT)(*(const int8_t *)s_)); break;                                                  \
-    case OPGEN_DTYPE_Short: CVT_LOOP(DT, (DT)(*(const int16_t *)s_)); break;                                                \
-    case OPGEN_DTYPE_Int: CVT_LOOP(DT, (DT)(*(const int32_t *)s_)); break;                                                  \
-    case OPGEN_DTYPE_Long: CVT_LOOP(DT, (DT)(*(const int64_t *)s_)); break;                                                 \
-    case OPGEN_DTYPE_UInt16: CVT_LOOP(DT, (DT)(*(const uint16_t *)s_)); break;                                              \
-    case OPGEN_DTYPE_UInt32: CVT_LOOP(DT, (DT)(*(const uint32_t *)s_)); break;                                              \
-    case OPGEN_DTYPE_UInt64: CVT_LOOP(DT, (DT)(*(const uint64_t *)s_)); break;                                              \
-    case OPGEN_DTYPE_Half: CVT_LOOP(DT, IS_FLOAT ? (DT)opgen_half_to_float(*(const uint16_t *)s_) : CVT_FLOAT_TO_INT(DT, opgen_half_to_float(*(const uint16_t *)s_))); break; \
-    case OPGEN_DTYPE_BFloat16: CVT_LOOP(DT, IS_FLOAT ? (DT)opgen_bf16_to_float(*(const uint16_t *)s_) : CVT_FLOAT_TO_INT(DT, opgen_bf16_to_float(*(const uint16_t *)s_))); break; \
-    case OPGEN_DTYPE_Float: CVT_LOOP(DT, IS_FLOAT ? (DT)(*(const float *)s_) : CVT_FLOAT_TO_INT(DT, *(const float *)s_)); break; \
-    case OPGEN_DTYPE_Double: CVT_LOOP(DT, IS_FLOAT ? (DT)(*(const double *)s_) : CVT_FLOAT_TO_INT(DT, *(const double *)s_)); break; \
-    default: memset(dst, 0, (size_t)n * sizeof(DT)); break;                                                                 \
+#define CVT_FROM(DT, IS_FLOAT)                                                                          \
+    switch (sd) {                                                                                       \
+    case OPGEN_DTYPE_Bool: CVT_LOOP(DT, (DT)(*(const bool *)s_)); break;                                \
+    case OPGEN_DTYPE_Byte: CVT_LOOP(DT, (DT)(*(const uint8_t *)s_)); break;                             \
+    case OPGEN_DTYPE_Char: CVT_LOOP(DT, (DT)(*(const int8_t *)s_)); break;                              \
+    case OPGEN_DTYPE_Short: CVT_LOOP(DT, (DT)(*(const int16_t *)s_)); break;                            \
+    case OPGEN_DTYPE_Int: CVT_LOOP(DT, (DT)(*(const int32_t *)s_)); break;                              \
+    case OPGEN_DTYPE_Long: CVT_LOOP(DT, (DT)(*(const int64_t *)s_)); break;                             \
+    case OPGEN_DTYPE_UInt16: CVT_LOOP(DT, (DT)(*(const uint16_t *)s_)); break;                          \
+    case OPGEN_DTYPE_UInt32: CVT_LOOP(DT, (DT)(*(const uint32_t *)s_)); break;                          \
+    case OPGEN_DTYPE_UInt64: CVT_LOOP(DT, (DT)(*(const uint64_t *)s_)); break;                          \
+    case OPGEN_DTYPE_Half:                                                                              \
+        CVT_LOOP(DT, IS_FLOAT ? (DT)opgen_half_to_float(*(const uint16_t *)s_)                          \
+                              : CVT_FLOAT_TO_INT(DT, opgen_half_to_float(*(const uint16_t *)s_)));      \
+        break;                                                                                          \
+    case OPGEN_DTYPE_BFloat16:                                                                          \
+        CVT_LOOP(DT, IS_FLOAT ? (DT)opgen_bf16_to_float(*(const uint16_t *)s_)                          \
+                              : CVT_FLOAT_TO_INT(DT, opgen_bf16_to_float(*(const uint16_t *)s_)));      \
+        break;                                                                                          \
+    case OPGEN_DTYPE_Float:                                                                             \
+        CVT_LOOP(DT, IS_FLOAT ? (DT)(*(const float *)s_) : CVT_FLOAT_TO_INT(DT, *(const float *)s_));   \
+        break;                                                                                          \
+    case OPGEN_DTYPE_Double:                                                                            \
+        CVT_LOOP(DT, IS_FLOAT ? (DT)(*(const double *)s_) : CVT_FLOAT_TO_INT(DT, *(const double *)s_)); \
+        break;                                                                                          \
+    default: memset(dst, 0, (size_t)n * sizeof(DT)); break;                                             \
     }
 
 /* One converter per destination type: a kernel links only those of its compute
  * types (a Float-only build carries one). */
-#define CVT_FN(NAME, DT, IS_FLOAT)                                                                  \
-    void NAME(void *dst, const void *src, int64_t stride, opgen_dtype sd, int64_t n) {            \
-        const char *s_ = src;                                                                       \
-        CVT_FROM(DT, IS_FLOAT)                                                                      \
+#define CVT_FN(NAME, DT, IS_FLOAT)                                                     \
+    void NAME(void *dst, const void *src, int64_t stride, opgen_dtype sd, int64_t n) { \
+        const char *s_ = src;                                                          \
+        CVT_FROM(DT, IS_FLOAT)                                                         \
     }
 CVT_FN(opgen_convert_u8, uint8_t, 0)
 CVT_FN(opgen_convert_i8, int8_t, 0)
@@ -106,7 +116,8 @@ CVT_FN(opgen_convert_u64, uint64_t, 0)
 CVT_FN(opgen_convert_f32, float, 1)
 CVT_FN(opgen_convert_f64, double, 1)
 
-void opgen_convert_bool(void *dst, const void *src, int64_t stride, opgen_dtype sd, int64_t n) { /* nonzero is true (NaN too) */
+void opgen_convert_bool(void *dst, const void *src, int64_t stride, opgen_dtype sd,
+                        int64_t n) { /* nonzero is true (NaN too) */
     bool *d = dst;
     double tmp[OPGEN_BLOCK];
     for (int64_t b = 0; b < n; b += OPGEN_BLOCK) {
@@ -139,8 +150,11 @@ void opgen_convert_out(void *dst, int64_t stride, opgen_dtype dd, const void *sr
         float tmp[OPGEN_BLOCK];
         for (int64_t b = 0; b < n; b += OPGEN_BLOCK) {
             int64_t m = n - b < OPGEN_BLOCK ? n - b : OPGEN_BLOCK;
-            opgen_convert(tmp, OPGEN_DTYPE_Float, (const char *)src + b * opgen_dtype_size(sd), opgen_dtype_size(sd), sd, m);
-            for (int64_t i = 0; i < m; i++) *(uint16_t *)(d + (b + i) * stride) = dd == OPGEN_DTYPE_Half ? opgen_float_to_half(tmp[i]) : opgen_float_to_bf16(tmp[i]);
+            opgen_convert(tmp, OPGEN_DTYPE_Float, (const char *)src + b * opgen_dtype_size(sd), opgen_dtype_size(sd),
+                          sd, m);
+            for (int64_t i = 0; i < m; i++)
+                *(uint16_t *)(d + (b + i) * stride) =
+                    dd == OPGEN_DTYPE_Half ? opgen_float_to_half(tmp[i]) : opgen_float_to_bf16(tmp[i]);
         }
         return;
     }
@@ -165,7 +179,7 @@ static void copy_run(char *d, int64_t ds, const char *s, int64_t ss, int64_t n, 
         memcpy(d, s, (size_t)(n * es));
         return;
     }
-#define COPY_AS(U)                                                                    \
+#define COPY_AS(U)                                                                 \
     for (int64_t i = 0; i < n; i++) *(U *)(d + i * ds) = *(const U *)(s + i * ss); \
     break;
     switch (es) {
@@ -207,9 +221,11 @@ static int64_t transpose4_blocks(char *d, int64_t d1, const char *s, int64_t s0,
  * permute_copy, a transpose for attention): 4-byte elements in 8 x 8 register
  * blocks, others in 32 x 32 tiles, so that each cache line read or written
  * serves many elements, not one. */
-static void copy_tiled(char *d, int64_t d0, int64_t d1, const char *s, int64_t s0, int64_t s1, int64_t n0, int64_t n1, int64_t es) {
+static void copy_tiled(char *d, int64_t d0, int64_t d1, const char *s, int64_t s0, int64_t s1, int64_t n0, int64_t n1,
+                       int64_t es) {
     enum { TILE = 32 };
-    if (OPGEN_SPEED_PATHS && es == 4 && d0 == 4 && s1 == 4) { /* the iteration runs in the destination's order: d0 is 4 */
+    if (OPGEN_SPEED_PATHS && es == 4 && d0 == 4 &&
+        s1 == 4) { /* the iteration runs in the destination's order: d0 is 4 */
         int64_t left = transpose4_blocks(d, d1, s, s0, n0, n1);
         d += (n1 - left) * d1, s += (n1 - left) * s1, n1 = left;
     }
@@ -225,11 +241,14 @@ static void copy_tiled(char *d, int64_t d0, int64_t d1, const char *s, int64_t s
  * (-Os), which keeps the plain loop. */
 static bool transposing(const opgen_iter *it, int64_t es) {
     if (!OPGEN_SPEED_PATHS || it->ndim < 2 || it->size[0] < 8 || it->size[1] < 8) return false;
-    return (it->stride[0][0] == es && it->stride[1][1] == es && it->stride[1][0] != es) || (it->stride[1][0] == es && it->stride[0][1] == es && it->stride[0][0] != es);
+    return (it->stride[0][0] == es && it->stride[1][1] == es && it->stride[1][0] != es) ||
+           (it->stride[1][0] == es && it->stride[0][1] == es && it->stride[0][0] != es);
 }
 
 int32_t opgen_copy_same(opgen_ctx *ctx, opgen_tensor *dst, const opgen_tensor *src) {
-    if (dst->dtype != src->dtype) return OPGEN_FAIL(ctx, OPGEN_E_DTYPE, "%s: a copy from %s to %s needs a conversion", ctx->op, opgen_dtype_name(src->dtype), opgen_dtype_name(dst->dtype));
+    if (dst->dtype != src->dtype)
+        return OPGEN_FAIL(ctx, OPGEN_E_DTYPE, "%s: a copy from %s to %s needs a conversion", ctx->op,
+                          opgen_dtype_name(src->dtype), opgen_dtype_name(dst->dtype));
     opgen_iter it;
     const opgen_tensor *in[1] = {src};
     if (opgen_iter_init_strided(ctx, &it, dst, in, 1)) return ctx->err->code;

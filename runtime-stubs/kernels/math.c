@@ -14,13 +14,16 @@ static inline double rsqrt_d(double v) { return 1.0 / sqrt(v); }
 static inline double reciprocal_d(double v) { return 1.0 / v; }
 
 /* X(op, f): f of double, evaluated in double and rounded once to the result type */
-#define FLOAT_FUNCS(X)                                                                                                      \
-    X(acos, acos) X(acosh, acosh) X(asin, asin) X(asinh, asinh) X(atan, atan) X(atanh, atanh) X(cos, cos) X(cosh, cosh)     \
-    X(sin, sin) X(sinh, sinh) X(tan, tan) X(erf, erf) X(expm1, expm1) X(log, log) X(log10, log10) X(log1p, log1p)           \
-    X(log2, log2) X(rsqrt, rsqrt_d) X(sqrt, sqrt) X(reciprocal, reciprocal_d)
+/* clang-format off */
+#define FLOAT_FUNCS(X)                                                                                          \
+    X(acos, acos) X(acosh, acosh) X(asin, asin) X(asinh, asinh) X(atan, atan) X(atanh, atanh) X(cos, cos)       \
+    X(cosh, cosh) X(sin, sin) X(sinh, sinh) X(tan, tan) X(erf, erf) X(expm1, expm1) X(log, log) X(log10, log10) \
+    X(log1p, log1p) X(log2, log2) X(rsqrt, rsqrt_d) X(sqrt, sqrt) X(reciprocal, reciprocal_d)
+/* clang-format on */
 
 /* The result dtype of a float op: the input's when floating, else Float. */
-static int32_t float_result(opgen_ctx *ctx, uint32_t mask, const opgen_tensor *self, opgen_tensor *out, opgen_iter *it) {
+static int32_t float_result(opgen_ctx *ctx, uint32_t mask, const opgen_tensor *self, opgen_tensor *out,
+                            opgen_iter *it) {
     opgen_dtype res = opgen_is_float(self->dtype) ? self->dtype : OPGEN_DTYPE_Float;
     OPGEN_CHECK_DTYPE(ctx, mask, res, "the result");
     int32_t st = opgen_out_any(ctx, out, res, self->dim, self->sizes);
@@ -29,16 +32,14 @@ static int32_t float_result(opgen_ctx *ctx, uint32_t mask, const opgen_tensor *s
     return opgen_iter_init(ctx, it, out, in, 1);
 }
 
-#define FLOAT_DEFINE(name, fn)                                                                          \
+#define FLOAT_DEFINE(name, fn)                                                                              \
     opgen_status opgen_portable_##name##_out(opgen_ctx *ctx, const opgen_tensor *self, opgen_tensor *out) { \
         uint32_t mask = OPGEN_KERNEL_DTYPES_opgen_portable_##name##_out;                                    \
-        opgen_iter it;                                                                                    \
-        int32_t st = float_result(ctx, mask, self, out, &it);                                             \
-        if (st || ctx->meta) return st;                                                                   \
-        OPGEN_FLOAT_SWITCH(mask, out->dtype, ctx, T, {                                                    \
-            OPGEN_MAP1(&it, mask, T, T, (T)fn((double)x));                                                         \
-        })                                                                                                \
-        return OPGEN_OK;                                                                                  \
+        opgen_iter it;                                                                                      \
+        int32_t st = float_result(ctx, mask, self, out, &it);                                               \
+        if (st || ctx->meta) return st;                                                                     \
+        OPGEN_FLOAT_SWITCH(mask, out->dtype, ctx, T, { OPGEN_MAP1(&it, mask, T, T, (T)fn((double)x)); })    \
+        return OPGEN_OK;                                                                                    \
     }
 FLOAT_FUNCS(FLOAT_DEFINE)
 
@@ -47,11 +48,14 @@ typedef enum { R_CEIL, R_FLOOR, R_ROUND, R_TRUNC, R_NEG, R_SIGN, R_NOT } keepop;
 /* Ops that keep the dtype. round is to nearest even (nearbyint, as ATen);
  * neg wraps on integers; sign of NaN is 0 (ATen's vector loop), of a Bool itself;
  * bitwise_not of a Bool is logical not. */
-OPGEN_SPECIALIZED int32_t keep_dtype(opgen_ctx *ctx, uint32_t mask, keepop op, const opgen_tensor *self, opgen_tensor *out) {
+OPGEN_SPECIALIZED int32_t keep_dtype(opgen_ctx *ctx, uint32_t mask, keepop op, const opgen_tensor *self,
+                                     opgen_tensor *out) {
     opgen_dtype res = self->dtype;
     if (op == R_NEG && res == OPGEN_DTYPE_Bool)
-        return OPGEN_FAIL(ctx, OPGEN_E_DTYPE, "%s: negation, the `-` operator, on a bool tensor is not supported", ctx->op);
-    if (op == R_NOT && opgen_is_float(res)) return OPGEN_FAIL(ctx, OPGEN_E_DTYPE, "%s: bitwise_not is not defined for %s", ctx->op, opgen_dtype_name(res));
+        return OPGEN_FAIL(ctx, OPGEN_E_DTYPE, "%s: negation, the `-` operator, on a bool tensor is not supported",
+                          ctx->op);
+    if (op == R_NOT && opgen_is_float(res))
+        return OPGEN_FAIL(ctx, OPGEN_E_DTYPE, "%s: bitwise_not is not defined for %s", ctx->op, opgen_dtype_name(res));
     OPGEN_CHECK_DTYPE(ctx, mask, res, "the result");
     int32_t st = opgen_out_any(ctx, out, res, self->dim, self->sizes);
     if (st || ctx->meta) return st;
@@ -59,21 +63,33 @@ OPGEN_SPECIALIZED int32_t keep_dtype(opgen_ctx *ctx, uint32_t mask, keepop op, c
     const opgen_tensor *in[1] = {self};
     if (opgen_iter_init(ctx, &it, out, in, 1)) return ctx->err->code;
     OPGEN_REAL_SWITCH(mask, res, ctx, T, {
-        if (op == R_NEG) OPGEN_MAP1(&it, mask, T, T, OPGEN_IS_FLOAT_T(T) ? (T)-x : OPGEN_SUB(T, 0, x));
-        else if (op == R_SIGN) OPGEN_MAP1(&it, mask, T, T, (T)(OPGEN_GT0(T, x) - OPGEN_LT0(T, x)));
-        else if (op == R_NOT) OPGEN_MAP1(&it, mask, T, T, OPGEN_BITNOT(T, x));
-        else if (!OPGEN_IS_FLOAT_T(T)) OPGEN_MAP1(&it, mask, T, T, x);
-        else if (op == R_CEIL) OPGEN_MAP1(&it, mask, T, T, OPGEN_MATH(T, ceil)(x));
-        else if (op == R_FLOOR) OPGEN_MAP1(&it, mask, T, T, OPGEN_MATH(T, floor)(x));
-        else if (op == R_ROUND) OPGEN_MAP1(&it, mask, T, T, OPGEN_MATH(T, nearbyint)(x));
-        else OPGEN_MAP1(&it, mask, T, T, OPGEN_MATH(T, trunc)(x));
+        if (op == R_NEG)
+            OPGEN_MAP1(&it, mask, T, T, OPGEN_IS_FLOAT_T(T) ? (T)-x : OPGEN_SUB(T, 0, x));
+        else if (op == R_SIGN)
+            OPGEN_MAP1(&it, mask, T, T, (T)(OPGEN_GT0(T, x) - OPGEN_LT0(T, x)));
+        else if (op == R_NOT)
+            OPGEN_MAP1(&it, mask, T, T, OPGEN_BITNOT(T, x));
+        else if (!OPGEN_IS_FLOAT_T(T))
+            OPGEN_MAP1(&it, mask, T, T, x);
+        else if (op == R_CEIL)
+            OPGEN_MAP1(&it, mask, T, T, OPGEN_MATH(T, ceil)(x));
+        else if (op == R_FLOOR)
+            OPGEN_MAP1(&it, mask, T, T, OPGEN_MATH(T, floor)(x));
+        else if (op == R_ROUND)
+            OPGEN_MAP1(&it, mask, T, T, OPGEN_MATH(T, nearbyint)(x));
+        else
+            OPGEN_MAP1(&it, mask, T, T, OPGEN_MATH(T, trunc)(x));
     })
     return OPGEN_OK;
 }
 
-#define KEEP_KERNELS(X) X(ceil, R_CEIL) X(floor, R_FLOOR) X(round, R_ROUND) X(trunc, R_TRUNC) X(neg, R_NEG) X(sign, R_SIGN) X(bitwise_not, R_NOT)
-#define KEEP_DEFINE(name, op)                                                                              \
+/* clang-format off */
+#define KEEP_KERNELS(X)                                                                                 \
+    X(ceil, R_CEIL) X(floor, R_FLOOR) X(round, R_ROUND) X(trunc, R_TRUNC) X(neg, R_NEG) X(sign, R_SIGN) \
+    X(bitwise_not, R_NOT)
+/* clang-format on */
+#define KEEP_DEFINE(name, op)                                                                               \
     opgen_status opgen_portable_##name##_out(opgen_ctx *ctx, const opgen_tensor *self, opgen_tensor *out) { \
-        return keep_dtype(ctx, OPGEN_KERNEL_DTYPES_opgen_portable_##name##_out, op, self, out);            \
+        return keep_dtype(ctx, OPGEN_KERNEL_DTYPES_opgen_portable_##name##_out, op, self, out);             \
     }
 KEEP_KERNELS(KEEP_DEFINE)

@@ -9,31 +9,32 @@
 #define OPGEN_KERNELS_PHASES_H
 #include <stdint.h>
 
-#define OPGEN_FILL_PHASES(T, X, HS, WS, H, W, S0, S1, P0, P1, HQ, WQ, PAD, DST)                                                  \
-    for (int64_t py_ = 0; py_ < (S0); py_++)                                                                                     \
-        for (int64_t px_ = 0; px_ < (S1); px_++) {                                                                               \
-            T *plane_ = (DST) + (py_ * (S1) + px_) * (HQ) * (WQ);                                                                \
-            /* the plane's columns inside the input: [lo_, hi_) */                                                               \
-            int64_t lo_ = px_ >= (P1) ? 0 : ((P1) - px_ + (S1) - 1) / (S1), hi_ = (W) + (P1) - px_ <= 0 ? 0 : ((W) + (P1) - px_ + (S1) - 1) / (S1); \
-            if (hi_ > (WQ)) hi_ = (WQ);                                                                                          \
-            if (lo_ > hi_) lo_ = hi_;                                                                                            \
-            for (int64_t r_ = 0; r_ < (HQ); r_++) {                                                                              \
-                T *restrict d_ = plane_ + r_ * (WQ);                                                                             \
-                int64_t iy_ = r_ * (S0) + py_ - (P0);                                                                            \
-                if (iy_ < 0 || iy_ >= (H)) {                                                                                     \
-                    for (int64_t q_ = 0; q_ < (WQ); q_++) d_[q_] = (PAD);                                                        \
-                    continue;                                                                                                    \
-                }                                                                                                                \
-                const T *restrict src_ = (X) + iy_ * (HS) + (px_ - (P1)) * (WS);                                                 \
-                for (int64_t q_ = 0; q_ < lo_; q_++) d_[q_] = (PAD);                                                             \
-                if ((S1) == 1 && (WS) == 1) /* constant strides: short rows are loops, not calls */                             \
-                    for (int64_t q_ = lo_; q_ < hi_; q_++) d_[q_] = src_[q_];                                                    \
-                else if ((S1) == 2 && (WS) == 1)                                                                                 \
-                    for (int64_t q_ = lo_; q_ < hi_; q_++) d_[q_] = src_[2 * q_];                                                \
-                else                                                                                                             \
-                    for (int64_t q_ = lo_; q_ < hi_; q_++) d_[q_] = src_[q_ * (S1) * (WS)];                                      \
-                for (int64_t q_ = hi_; q_ < (WQ); q_++) d_[q_] = (PAD);                                                          \
-            }                                                                                                                    \
+#define OPGEN_FILL_PHASES(T, X, HS, WS, H, W, S0, S1, P0, P1, HQ, WQ, PAD, DST)                     \
+    for (int64_t py_ = 0; py_ < (S0); py_++)                                                        \
+        for (int64_t px_ = 0; px_ < (S1); px_++) {                                                  \
+            T *plane_ = (DST) + (py_ * (S1) + px_) * (HQ) * (WQ);                                   \
+            /* the plane's columns inside the input: [lo_, hi_) */                                  \
+            int64_t lo_ = px_ >= (P1) ? 0 : ((P1)-px_ + (S1)-1) / (S1),                             \
+                    hi_ = (W) + (P1)-px_ <= 0 ? 0 : ((W) + (P1)-px_ + (S1)-1) / (S1);               \
+            if (hi_ > (WQ)) hi_ = (WQ);                                                             \
+            if (lo_ > hi_) lo_ = hi_;                                                               \
+            for (int64_t r_ = 0; r_ < (HQ); r_++) {                                                 \
+                T *restrict d_ = plane_ + r_ * (WQ);                                                \
+                int64_t iy_ = r_ * (S0) + py_ - (P0);                                               \
+                if (iy_ < 0 || iy_ >= (H)) {                                                        \
+                    for (int64_t q_ = 0; q_ < (WQ); q_++) d_[q_] = (PAD);                           \
+                    continue;                                                                       \
+                }                                                                                   \
+                const T *restrict src_ = (X) + iy_ * (HS) + (px_ - (P1)) * (WS);                    \
+                for (int64_t q_ = 0; q_ < lo_; q_++) d_[q_] = (PAD);                                \
+                if ((S1) == 1 && (WS) == 1) /* constant strides: short rows are loops, not calls */ \
+                    for (int64_t q_ = lo_; q_ < hi_; q_++) d_[q_] = src_[q_];                       \
+                else if ((S1) == 2 && (WS) == 1)                                                    \
+                    for (int64_t q_ = lo_; q_ < hi_; q_++) d_[q_] = src_[2 * q_];                   \
+                else                                                                                \
+                    for (int64_t q_ = lo_; q_ < hi_; q_++) d_[q_] = src_[q_ * (S1) * (WS)];         \
+                for (int64_t q_ = hi_; q_ < (WQ); q_++) d_[q_] = (PAD);                             \
+            }                                                                                       \
         }
 
 /* Where a tap displaced (dy, dx) from its window's corner starts in the phase

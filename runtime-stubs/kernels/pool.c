@@ -27,21 +27,29 @@ typedef struct pool_geom {
 static int32_t pool_nonempty(opgen_ctx *ctx, const opgen_tensor *self, int32_t k) {
     for (int32_t i = self->dim == k + 2 ? 1 : 0; i < self->dim; i++)
         if (!self->sizes[i])
-            return OPGEN_FAIL(ctx, OPGEN_E_SHAPE, "%s: dimension %d of the input is empty; only a batch dimension may be (a %d-d or %d-d input)", ctx->op, (int)i, (int)(k + 1), (int)(k + 2));
+            return OPGEN_FAIL(
+                ctx, OPGEN_E_SHAPE,
+                "%s: dimension %d of the input is empty; only a batch dimension may be (a %d-d or %d-d input)", ctx->op,
+                (int)i, (int)(k + 1), (int)(k + 2));
     return OPGEN_OK;
 }
 
 /* 3-d (C, H, W) or 4-d (N, C, H, W): the planes and their size */
-static int32_t pool_shape(opgen_ctx *ctx, const opgen_tensor *self, opgen_int_list kernel_size, opgen_int_list stride, opgen_int_list padding, bool ceil_mode, pool_geom *g) {
-    if (self->dim != 3 && self->dim != 4) return OPGEN_FAIL(ctx, OPGEN_E_SHAPE, "%s: expected a 3-d or 4-d input, got %d-d", ctx->op, (int)self->dim);
+static int32_t pool_shape(opgen_ctx *ctx, const opgen_tensor *self, opgen_int_list kernel_size, opgen_int_list stride,
+                          opgen_int_list padding, bool ceil_mode, pool_geom *g) {
+    if (self->dim != 3 && self->dim != 4)
+        return OPGEN_FAIL(ctx, OPGEN_E_SHAPE, "%s: expected a 3-d or 4-d input, got %d-d", ctx->op, (int)self->dim);
     if (pool_nonempty(ctx, self, 2)) return ctx->err->code;
-    if (opgen_int_pair(ctx, kernel_size, "kernel_size", -1, g->k) || opgen_int_pair(ctx, padding, "padding", -1, g->p)) return ctx->err->code;
+    if (opgen_int_pair(ctx, kernel_size, "kernel_size", -1, g->k) || opgen_int_pair(ctx, padding, "padding", -1, g->p))
+        return ctx->err->code;
     if (!stride.len)
         g->s[0] = g->k[0], g->s[1] = g->k[1]; /* stride defaults to the kernel size */
     else if (opgen_int_pair(ctx, stride, "stride", -1, g->s))
         return ctx->err->code;
-    if (g->k[0] < 1 || g->k[1] < 1 || g->s[0] < 1 || g->s[1] < 1) return OPGEN_FAIL(ctx, OPGEN_E_INVALID, "%s: kernel size and stride must be positive", ctx->op);
-    if (g->p[0] < 0 || g->p[1] < 0 || g->p[0] * 2 > g->k[0] || g->p[1] * 2 > g->k[1]) return OPGEN_FAIL(ctx, OPGEN_E_INVALID, "%s: padding must be at most half the kernel size", ctx->op);
+    if (g->k[0] < 1 || g->k[1] < 1 || g->s[0] < 1 || g->s[1] < 1)
+        return OPGEN_FAIL(ctx, OPGEN_E_INVALID, "%s: kernel size and stride must be positive", ctx->op);
+    if (g->p[0] < 0 || g->p[1] < 0 || g->p[0] * 2 > g->k[0] || g->p[1] * 2 > g->k[1])
+        return OPGEN_FAIL(ctx, OPGEN_E_INVALID, "%s: padding must be at most half the kernel size", ctx->op);
     g->hd = self->dim - 2;
     g->H = self->sizes[g->hd], g->W = self->sizes[g->hd + 1];
     memcpy(g->sizes, self->sizes, sizeof(int64_t) * (size_t)self->dim);
@@ -54,7 +62,9 @@ static int32_t pool_shape(opgen_ctx *ctx, const opgen_tensor *self, opgen_int_li
 }
 
 /* The first element of plane pl (planes run over N then C). */
-static int64_t plane_base(const opgen_tensor *t, int64_t pl) { return t->dim == 4 ? (pl / t->sizes[1]) * t->strides[0] + (pl % t->sizes[1]) * t->strides[1] : pl * t->strides[0]; }
+static int64_t plane_base(const opgen_tensor *t, int64_t pl) {
+    return t->dim == 4 ? (pl / t->sizes[1]) * t->strides[0] + (pl % t->sizes[1]) * t->strides[1] : pl * t->strides[0];
+}
 
 /* max pooling of planes [lo, hi) of part `part`: each window's first element,
  * then the later ones that are larger or NaN (the last NaN wins, as in ATen),
@@ -71,19 +81,19 @@ typedef struct max_job {
 /* One tap over a run of windows: the first largest value wins, a NaN at once
  * (the last NaN, as ATen's loop). The index is kept as 32 bits while the run is
  * worked (the loop then vectorizes at the values' width), 64 when stored. */
-#define MAX_TAPS(T, LO, HI, V, INDEX)                                                                            \
-    for (int64_t xo = LO; xo < HI; xo++) {                                                                       \
-        T v = V;                                                                                                 \
-        bool take = (idx[xo - x0] < 0) | (v > bst[xo - x0]) | (v != v);                                          \
-        bst[xo - x0] = take ? v : bst[xo - x0];                                                                  \
-        idx[xo - x0] = take ? (int32_t)(INDEX) : idx[xo - x0];                                                   \
+#define MAX_TAPS(T, LO, HI, V, INDEX)                                   \
+    for (int64_t xo = LO; xo < HI; xo++) {                              \
+        T v = V;                                                        \
+        bool take = (idx[xo - x0] < 0) | (v > bst[xo - x0]) | (v != v); \
+        bst[xo - x0] = take ? v : bst[xo - x0];                         \
+        idx[xo - x0] = take ? (int32_t)(INDEX) : idx[xo - x0];          \
     }
 /* The same without the index, where nothing reads it (opgen_ctx.unread), for a
  * floating type: every window starts at -infinity. */
-#define MAX_VALUES(T, LO, HI, V)                                                                                 \
-    for (int64_t xo = LO; xo < HI; xo++) {                                                                       \
-        T v = V;                                                                                                 \
-        bst[xo - x0] = ((v > bst[xo - x0]) | (v != v)) ? v : bst[xo - x0];                                         \
+#define MAX_VALUES(T, LO, HI, V)                                           \
+    for (int64_t xo = LO; xo < HI; xo++) {                                 \
+        T v = V;                                                           \
+        bst[xo - x0] = ((v > bst[xo - x0]) | (v != v)) ? v : bst[xo - x0]; \
     }
 #define NAME max_part_b8
 #define T bool
@@ -112,9 +122,17 @@ typedef struct max_job {
 #define NAME max_part_f64
 #define T double
 #include "pool_max.inc"
-#define MAX_PART_OF(T)                                                                                           \
-    _Generic((T)0, bool: max_part_b8, uint16_t: max_part_u16, uint8_t: max_part_u8, int8_t: max_part_i8, int16_t: max_part_i16, int32_t: max_part_i32, int64_t: max_part_i64, \
-             float: max_part_f32, double: max_part_f64)
+#define MAX_PART_OF(T)               \
+    _Generic((T)0, bool              \
+             : max_part_b8, uint16_t \
+             : max_part_u16, uint8_t \
+             : max_part_u8, int8_t   \
+             : max_part_i8, int16_t  \
+             : max_part_i16, int32_t \
+             : max_part_i32, int64_t \
+             : max_part_i64, float   \
+             : max_part_f32, double  \
+             : max_part_f64)
 
 /* Values alone (nothing reads the indices) of a floating type, where the build is
  * for speed: a plane is copied once into phase planes padded with -infinity
@@ -125,7 +143,8 @@ typedef struct max_job {
  * OW of each the windows'), no border cases, no gathers. The taps go in the
  * windows' order, so the same value (the last NaN) wins. */
 static void max_phase_dims(const pool_geom *g, int64_t *Hq, int64_t *Wq) {
-    int64_t hp = (g->OH - 1) * g->s[0] + (g->k[0] - 1) * g->d[0] + 1, wp = (g->OW - 1) * g->s[1] + (g->k[1] - 1) * g->d[1] + 1;
+    int64_t hp = (g->OH - 1) * g->s[0] + (g->k[0] - 1) * g->d[0] + 1,
+            wp = (g->OW - 1) * g->s[1] + (g->k[1] - 1) * g->d[1] + 1;
     *Hq = (hp + g->s[0] - 1) / g->s[0], *Wq = (wp + g->s[1] - 1) / g->s[1];
 }
 /* A part's buffers: the phase planes and the wide output, 64-byte aligned. */
@@ -148,13 +167,14 @@ static size_t max_phase_bytes(const pool_geom *g, size_t es) {
         int64_t sh = j->self->strides[g.hd], sw = j->self->strides[g.hd + 1], s0 = g.s[0], s1 = g.s[1], Hq, Wq;  \
         max_phase_dims(&g, &Hq, &Wq);                                                                            \
         int64_t wide = (g.OH - 1) * Wq + g.OW;                                                                   \
-        T *ph = (T *)(void *)(j->scratch + (size_t)part * j->per), *acc = ph + s0 * s1 * Hq * Wq;                 \
-        for (int64_t pl = g.planes * part / j->parts; pl < g.planes * (part + 1) / j->parts; pl++) {            \
+        T *ph = (T *)(void *)(j->scratch + (size_t)part * j->per), *acc = ph + s0 * s1 * Hq * Wq;                \
+        for (int64_t pl = g.planes * part / j->parts; pl < g.planes * (part + 1) / j->parts; pl++) {             \
             const T *x = (const T *)j->self->data + plane_base(j->self, pl);                                     \
-            OPGEN_FILL_PHASES(T, x, sh, sw, g.H, g.W, s0, s1, g.p[0], g.p[1], Hq, Wq, (T)-INFINITY, ph)                          \
+            OPGEN_FILL_PHASES(T, x, sh, sw, g.H, g.W, s0, s1, g.p[0], g.p[1], Hq, Wq, (T)-INFINITY, ph)          \
             if (g.k[0] == 3 && g.k[1] == 3) { /* ResNet's: the nine taps in registers, in the same order */      \
                 const T *restrict t[9];                                                                          \
-                for (int k = 0; k < 9; k++) t[k] = ph + opgen_phase_offset(k / 3 * g.d[0], k % 3 * g.d[1], s0, s1, Hq, Wq); \
+                for (int k = 0; k < 9; k++)                                                                      \
+                    t[k] = ph + opgen_phase_offset(k / 3 * g.d[0], k % 3 * g.d[1], s0, s1, Hq, Wq);              \
                 for (int64_t q = 0; q < wide; q++) {                                                             \
                     T m = t[0][q];                                                                               \
                     UNROLL_TAPS for (int k = 1; k < 9; k++) m = MAX_OR_NAN(t[k][q], m);                          \
@@ -164,7 +184,7 @@ static size_t max_phase_bytes(const pool_geom *g, size_t es) {
                 for (int64_t ky = 0; ky < g.k[0]; ky++)                                                          \
                     for (int64_t kx = 0; kx < g.k[1]; kx++) {                                                    \
                         const T *restrict t = ph + opgen_phase_offset(ky * g.d[0], kx * g.d[1], s0, s1, Hq, Wq); \
-                        if (!ky && !kx) /* the first tap: -infinity, then it (so itself) */                     \
+                        if (!ky && !kx) /* the first tap: -infinity, then it (so itself) */                      \
                             for (int64_t q = 0; q < wide; q++) acc[q] = t[q];                                    \
                         else                                                                                     \
                             for (int64_t q = 0; q < wide; q++) acc[q] = MAX_OR_NAN(t[q], acc[q]);                \
@@ -177,7 +197,10 @@ static size_t max_phase_bytes(const pool_geom *g, size_t es) {
 MAX_WIDE(max_wide_f32, float)
 MAX_WIDE(max_wide_f64, double)
 
-opgen_status opgen_portable_max_pool2d_with_indices_out(opgen_ctx *ctx, const opgen_tensor *self, opgen_int_list kernel_size, opgen_int_list stride, opgen_int_list padding, opgen_int_list dilation, bool ceil_mode, opgen_tensor *out, opgen_tensor *indices) {
+opgen_status opgen_portable_max_pool2d_with_indices_out(opgen_ctx *ctx, const opgen_tensor *self,
+                                                        opgen_int_list kernel_size, opgen_int_list stride,
+                                                        opgen_int_list padding, opgen_int_list dilation, bool ceil_mode,
+                                                        opgen_tensor *out, opgen_tensor *indices) {
     uint32_t mask = OPGEN_KERNEL_DTYPES_opgen_portable_max_pool2d_with_indices_out;
     pool_geom g = {0};
     if (opgen_int_pair(ctx, dilation, "dilation", 1, g.d)) return ctx->err->code;
@@ -185,7 +208,9 @@ opgen_status opgen_portable_max_pool2d_with_indices_out(opgen_ctx *ctx, const op
     if (pool_shape(ctx, self, kernel_size, stride, padding, ceil_mode, &g)) return ctx->err->code;
     OPGEN_CHECK_DTYPE(ctx, mask, self->dtype, "the input");
     if (g.H * g.W > INT32_MAX) /* the loop keeps indices in 32 bits */
-        return OPGEN_FAIL(ctx, OPGEN_E_INVALID, "%s: planes of more than 2^31 - 1 elements (%lld x %lld) are not supported", ctx->op, (long long)g.H, (long long)g.W);
+        return OPGEN_FAIL(ctx, OPGEN_E_INVALID,
+                          "%s: planes of more than 2^31 - 1 elements (%lld x %lld) are not supported", ctx->op,
+                          (long long)g.H, (long long)g.W);
     int32_t st = opgen_out(ctx, out, self->dtype, self->dim, g.sizes);
     if (!st) st = opgen_out(ctx, indices, OPGEN_DTYPE_Long, self->dim, g.sizes);
     if (st) return st;
@@ -205,18 +230,21 @@ opgen_status opgen_portable_max_pool2d_with_indices_out(opgen_ctx *ctx, const op
     if (ctx->meta) return OPGEN_OK;
     OPGEN_REAL_SWITCH(mask, out->dtype, ctx, T, {
         if (OPGEN_SPEED_PATHS && j.values_only && OPGEN_IS_FLOAT_T(T))
-            opgen_parallel_for(ctx->par, j.parts, _Generic((T)0, double: max_wide_f64, default: max_wide_f32), &j);
+            opgen_parallel_for(ctx->par, j.parts, _Generic((T)0, double : max_wide_f64, default : max_wide_f32), &j);
         else
             opgen_parallel_for(ctx->par, j.parts, MAX_PART_OF(T), &j);
     })
     return OPGEN_OK;
 }
 
-opgen_status opgen_portable_avg_pool2d_out(opgen_ctx *ctx, const opgen_tensor *self, opgen_int_list kernel_size, opgen_int_list stride, opgen_int_list padding, bool ceil_mode, bool count_include_pad, const int64_t *divisor_override, opgen_tensor *out) {
+opgen_status opgen_portable_avg_pool2d_out(opgen_ctx *ctx, const opgen_tensor *self, opgen_int_list kernel_size,
+                                           opgen_int_list stride, opgen_int_list padding, bool ceil_mode,
+                                           bool count_include_pad, const int64_t *divisor_override, opgen_tensor *out) {
     uint32_t mask = OPGEN_KERNEL_DTYPES_opgen_portable_avg_pool2d_out;
     pool_geom g = {.d = {1, 1}};
     if (pool_shape(ctx, self, kernel_size, stride, padding, ceil_mode, &g)) return ctx->err->code;
-    if (divisor_override && *divisor_override == 0) return OPGEN_FAIL(ctx, OPGEN_E_INVALID, "%s: divisor must not be zero", ctx->op);
+    if (divisor_override && *divisor_override == 0)
+        return OPGEN_FAIL(ctx, OPGEN_E_INVALID, "%s: divisor must not be zero", ctx->op);
     OPGEN_CHECK_DTYPE(ctx, mask, self->dtype, "the input");
     int32_t st = opgen_out(ctx, out, self->dtype, self->dim, g.sizes);
     if (st || ctx->meta) return st;
@@ -229,13 +257,16 @@ opgen_status opgen_portable_avg_pool2d_out(opgen_ctx *ctx, const opgen_tensor *s
                 for (int64_t xo = 0; xo < g.OW; xo++) {
                     /* ATen: the window clipped to the padded input, then to the input */
                     int64_t y0 = y * g.s[0] - g.p[0], x0 = xo * g.s[1] - g.p[1];
-                    int64_t y1 = y0 + g.k[0] < g.H + g.p[0] ? y0 + g.k[0] : g.H + g.p[0], x1 = x0 + g.k[1] < g.W + g.p[1] ? x0 + g.k[1] : g.W + g.p[1];
+                    int64_t y1 = y0 + g.k[0] < g.H + g.p[0] ? y0 + g.k[0] : g.H + g.p[0],
+                            x1 = x0 + g.k[1] < g.W + g.p[1] ? x0 + g.k[1] : g.W + g.p[1];
                     int64_t pool = (y1 - y0) * (x1 - x0);
                     y0 = y0 < 0 ? 0 : y0, x0 = x0 < 0 ? 0 : x0, y1 = y1 > g.H ? g.H : y1, x1 = x1 > g.W ? g.W : x1;
                     T sum = 0;
                     for (int64_t iy = y0; iy < y1; iy++)
                         for (int64_t ixx = x0; ixx < x1; ixx++) sum += x[iy * sh + ixx * sw];
-                    int64_t div = divisor_override ? *divisor_override : count_include_pad ? pool : (y1 - y0) * (x1 - x0);
+                    int64_t div = divisor_override    ? *divisor_override
+                                  : count_include_pad ? pool
+                                                      : (y1 - y0) * (x1 - x0);
                     o[(pl * g.OH + y) * g.OW + xo] = div ? sum / (T)div : OPGEN_NAN(T);
                 }
         }
@@ -246,17 +277,23 @@ opgen_status opgen_portable_avg_pool2d_out(opgen_ctx *ctx, const opgen_tensor *s
 /* Adaptive average pooling of the last k (1, 2 or 3) dimensions: output cell o of
  * m over n inputs averages [floor(o * n / m), ceil((o + 1) * n / m)), summed in
  * the input's type (ATen's order: depth, height, width). */
-OPGEN_SPECIALIZED int32_t adaptive_avg(opgen_ctx *ctx, uint32_t mask, int32_t k, const opgen_tensor *self, opgen_int_list output_size, opgen_tensor *out) {
-    if ((int32_t)output_size.len != k) return OPGEN_FAIL(ctx, OPGEN_E_SHAPE, "%s: output_size must have %d values", ctx->op, (int)k);
-    if (self->dim != k + 1 && self->dim != k + 2) return OPGEN_FAIL(ctx, OPGEN_E_SHAPE, "%s: expected a %d-d or %d-d input, got %d-d", ctx->op, (int)(k + 1), (int)(k + 2), (int)self->dim);
+OPGEN_SPECIALIZED int32_t adaptive_avg(opgen_ctx *ctx, uint32_t mask, int32_t k, const opgen_tensor *self,
+                                       opgen_int_list output_size, opgen_tensor *out) {
+    if ((int32_t)output_size.len != k)
+        return OPGEN_FAIL(ctx, OPGEN_E_SHAPE, "%s: output_size must have %d values", ctx->op, (int)k);
+    if (self->dim != k + 1 && self->dim != k + 2)
+        return OPGEN_FAIL(ctx, OPGEN_E_SHAPE, "%s: expected a %d-d or %d-d input, got %d-d", ctx->op, (int)(k + 1),
+                          (int)(k + 2), (int)self->dim);
     int32_t b = self->dim - k;
     int64_t sizes[OPGEN_MAX_DIM], n[3] = {1, 1, 1}, m[3] = {1, 1, 1}, nb = 1;
     memcpy(sizes, self->sizes, sizeof(int64_t) * (size_t)self->dim);
     for (int32_t d = 0; d < b; d++) nb *= self->sizes[d];
     for (int32_t j = 0; j < k; j++) {
         int64_t o = output_size.data[j];
-        if (o < 0 || o > ((int64_t)1 << 30)) return OPGEN_FAIL(ctx, OPGEN_E_INVALID, "%s: output size %lld is out of range", ctx->op, (long long)o);
-        if (self->sizes[b + j] == 0 && o) return OPGEN_FAIL(ctx, OPGEN_E_SHAPE, "%s: dimension %d of the input is empty", ctx->op, (int)(b + j));
+        if (o < 0 || o > ((int64_t)1 << 30))
+            return OPGEN_FAIL(ctx, OPGEN_E_INVALID, "%s: output size %lld is out of range", ctx->op, (long long)o);
+        if (self->sizes[b + j] == 0 && o)
+            return OPGEN_FAIL(ctx, OPGEN_E_SHAPE, "%s: dimension %d of the input is empty", ctx->op, (int)(b + j));
         sizes[b + j] = o, n[3 - k + j] = self->sizes[b + j], m[3 - k + j] = o;
     }
     OPGEN_CHECK_DTYPE(ctx, mask, self->dtype, "the input");
@@ -283,13 +320,16 @@ OPGEN_SPECIALIZED int32_t adaptive_avg(opgen_ctx *ctx, uint32_t mask, int32_t k,
     return OPGEN_OK;
 }
 
-opgen_status opgen_portable_adaptive_avg_pool1d_out(opgen_ctx *ctx, const opgen_tensor *self, opgen_int_list output_size, opgen_tensor *out) {
+opgen_status opgen_portable_adaptive_avg_pool1d_out(opgen_ctx *ctx, const opgen_tensor *self,
+                                                    opgen_int_list output_size, opgen_tensor *out) {
     return adaptive_avg(ctx, OPGEN_KERNEL_DTYPES_opgen_portable_adaptive_avg_pool1d_out, 1, self, output_size, out);
 }
-opgen_status opgen_portable__adaptive_avg_pool2d_out(opgen_ctx *ctx, const opgen_tensor *self, opgen_int_list output_size, opgen_tensor *out) {
+opgen_status opgen_portable__adaptive_avg_pool2d_out(opgen_ctx *ctx, const opgen_tensor *self,
+                                                     opgen_int_list output_size, opgen_tensor *out) {
     return adaptive_avg(ctx, OPGEN_KERNEL_DTYPES_opgen_portable__adaptive_avg_pool2d_out, 2, self, output_size, out);
 }
-opgen_status opgen_portable__adaptive_avg_pool3d_out(opgen_ctx *ctx, const opgen_tensor *self, opgen_int_list output_size, opgen_tensor *out) {
+opgen_status opgen_portable__adaptive_avg_pool3d_out(opgen_ctx *ctx, const opgen_tensor *self,
+                                                     opgen_int_list output_size, opgen_tensor *out) {
     return adaptive_avg(ctx, OPGEN_KERNEL_DTYPES_opgen_portable__adaptive_avg_pool3d_out, 3, self, output_size, out);
 }
 
@@ -301,8 +341,12 @@ typedef struct pool_nd {
     int64_t sizes[OPGEN_MAX_DIM];
 } pool_nd;
 
-static int32_t pool_nd_shape(opgen_ctx *ctx, const opgen_tensor *self, int32_t k, opgen_int_list kernel_size, opgen_int_list stride, opgen_int_list padding, const opgen_int_list *dilation, bool ceil_mode, pool_nd *g) {
-    if (self->dim != k + 1 && self->dim != k + 2) return OPGEN_FAIL(ctx, OPGEN_E_SHAPE, "%s: expected a %d-d or %d-d input, got %d-d", ctx->op, (int)(k + 1), (int)(k + 2), (int)self->dim);
+static int32_t pool_nd_shape(opgen_ctx *ctx, const opgen_tensor *self, int32_t k, opgen_int_list kernel_size,
+                             opgen_int_list stride, opgen_int_list padding, const opgen_int_list *dilation,
+                             bool ceil_mode, pool_nd *g) {
+    if (self->dim != k + 1 && self->dim != k + 2)
+        return OPGEN_FAIL(ctx, OPGEN_E_SHAPE, "%s: expected a %d-d or %d-d input, got %d-d", ctx->op, (int)(k + 1),
+                          (int)(k + 2), (int)self->dim);
     if (pool_nonempty(ctx, self, k)) return ctx->err->code;
     const opgen_int_list *ls[4] = {&kernel_size, &stride, &padding, dilation};
     int64_t *vs[4] = {g->k, g->s, g->p, g->d};
@@ -311,17 +355,21 @@ static int32_t pool_nd_shape(opgen_ctx *ctx, const opgen_tensor *self, int32_t k
         const opgen_int_list *l = ls[a];
         for (int32_t j = 0; j < 3; j++) vs[a][j] = a == 2 ? 0 : 1;
         if (!l || (a == 1 && !l->len)) continue; /* stride defaults to the kernel size, below */
-        if (l->len != 1 && (int32_t)l->len != k) return OPGEN_FAIL(ctx, OPGEN_E_INVALID, "%s: %s must be one value or %d", ctx->op, what[a], (int)k);
+        if (l->len != 1 && (int32_t)l->len != k)
+            return OPGEN_FAIL(ctx, OPGEN_E_INVALID, "%s: %s must be one value or %d", ctx->op, what[a], (int)k);
         for (int32_t j = 0; j < k; j++) {
             int64_t v = l->data[l->len == 1 ? 0 : j];
-            if (v < 0 || v > ((int64_t)1 << 30)) return OPGEN_FAIL(ctx, OPGEN_E_INVALID, "%s: %s %lld is out of range", ctx->op, what[a], (long long)v);
+            if (v < 0 || v > ((int64_t)1 << 30))
+                return OPGEN_FAIL(ctx, OPGEN_E_INVALID, "%s: %s %lld is out of range", ctx->op, what[a], (long long)v);
             vs[a][3 - k + j] = v;
         }
     }
     if (!stride.len) memcpy(g->s, g->k, sizeof g->s);
     for (int32_t j = 0; j < 3; j++) {
-        if (g->k[j] < 1 || g->s[j] < 1 || g->d[j] < 1) return OPGEN_FAIL(ctx, OPGEN_E_INVALID, "%s: kernel size, stride and dilation must be positive", ctx->op);
-        if (g->p[j] * 2 > g->k[j]) return OPGEN_FAIL(ctx, OPGEN_E_INVALID, "%s: padding must be at most half the kernel size", ctx->op);
+        if (g->k[j] < 1 || g->s[j] < 1 || g->d[j] < 1)
+            return OPGEN_FAIL(ctx, OPGEN_E_INVALID, "%s: kernel size, stride and dilation must be positive", ctx->op);
+        if (g->p[j] * 2 > g->k[j])
+            return OPGEN_FAIL(ctx, OPGEN_E_INVALID, "%s: padding must be at most half the kernel size", ctx->op);
     }
     int32_t b = self->dim - k;
     memcpy(g->sizes, self->sizes, sizeof(int64_t) * (size_t)self->dim);
@@ -336,10 +384,14 @@ static int32_t pool_nd_shape(opgen_ctx *ctx, const opgen_tensor *self, int32_t k
     return OPGEN_OK;
 }
 
-OPGEN_SPECIALIZED int32_t avg_pool_nd(opgen_ctx *ctx, uint32_t mask, int32_t k, const opgen_tensor *self, opgen_int_list kernel_size, opgen_int_list stride, opgen_int_list padding, bool ceil_mode, bool count_include_pad, const int64_t *divisor_override, opgen_tensor *out) {
+OPGEN_SPECIALIZED int32_t avg_pool_nd(opgen_ctx *ctx, uint32_t mask, int32_t k, const opgen_tensor *self,
+                                      opgen_int_list kernel_size, opgen_int_list stride, opgen_int_list padding,
+                                      bool ceil_mode, bool count_include_pad, const int64_t *divisor_override,
+                                      opgen_tensor *out) {
     pool_nd g;
     if (pool_nd_shape(ctx, self, k, kernel_size, stride, padding, NULL, ceil_mode, &g)) return ctx->err->code;
-    if (divisor_override && *divisor_override == 0) return OPGEN_FAIL(ctx, OPGEN_E_INVALID, "%s: divisor must not be zero", ctx->op);
+    if (divisor_override && *divisor_override == 0)
+        return OPGEN_FAIL(ctx, OPGEN_E_INVALID, "%s: divisor must not be zero", ctx->op);
     OPGEN_CHECK_DTYPE(ctx, mask, self->dtype, "the input");
     int32_t st = opgen_out(ctx, out, self->dtype, self->dim, g.sizes);
     opgen_tensor x;
@@ -370,15 +422,24 @@ OPGEN_SPECIALIZED int32_t avg_pool_nd(opgen_ctx *ctx, uint32_t mask, int32_t k, 
     return OPGEN_OK;
 }
 
-opgen_status opgen_portable_avg_pool1d_out(opgen_ctx *ctx, const opgen_tensor *self, opgen_int_list kernel_size, opgen_int_list stride, opgen_int_list padding, bool ceil_mode, bool count_include_pad, opgen_tensor *out) {
-    return avg_pool_nd(ctx, OPGEN_KERNEL_DTYPES_opgen_portable_avg_pool1d_out, 1, self, kernel_size, stride, padding, ceil_mode, count_include_pad, NULL, out);
+opgen_status opgen_portable_avg_pool1d_out(opgen_ctx *ctx, const opgen_tensor *self, opgen_int_list kernel_size,
+                                           opgen_int_list stride, opgen_int_list padding, bool ceil_mode,
+                                           bool count_include_pad, opgen_tensor *out) {
+    return avg_pool_nd(ctx, OPGEN_KERNEL_DTYPES_opgen_portable_avg_pool1d_out, 1, self, kernel_size, stride, padding,
+                       ceil_mode, count_include_pad, NULL, out);
 }
-opgen_status opgen_portable_avg_pool3d_out(opgen_ctx *ctx, const opgen_tensor *self, opgen_int_list kernel_size, opgen_int_list stride, opgen_int_list padding, bool ceil_mode, bool count_include_pad, const int64_t *divisor_override, opgen_tensor *out) {
-    return avg_pool_nd(ctx, OPGEN_KERNEL_DTYPES_opgen_portable_avg_pool3d_out, 3, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, out);
+opgen_status opgen_portable_avg_pool3d_out(opgen_ctx *ctx, const opgen_tensor *self, opgen_int_list kernel_size,
+                                           opgen_int_list stride, opgen_int_list padding, bool ceil_mode,
+                                           bool count_include_pad, const int64_t *divisor_override, opgen_tensor *out) {
+    return avg_pool_nd(ctx, OPGEN_KERNEL_DTYPES_opgen_portable_avg_pool3d_out, 3, self, kernel_size, stride, padding,
+                       ceil_mode, count_include_pad, divisor_override, out);
 }
 
 /* the max and its index in the flattened D*H*W input plane; NaN wins (the last) */
-opgen_status opgen_portable_max_pool3d_with_indices_out(opgen_ctx *ctx, const opgen_tensor *self, opgen_int_list kernel_size, opgen_int_list stride, opgen_int_list padding, opgen_int_list dilation, bool ceil_mode, opgen_tensor *out, opgen_tensor *indices) {
+opgen_status opgen_portable_max_pool3d_with_indices_out(opgen_ctx *ctx, const opgen_tensor *self,
+                                                        opgen_int_list kernel_size, opgen_int_list stride,
+                                                        opgen_int_list padding, opgen_int_list dilation, bool ceil_mode,
+                                                        opgen_tensor *out, opgen_tensor *indices) {
     uint32_t mask = OPGEN_KERNEL_DTYPES_opgen_portable_max_pool3d_with_indices_out;
     pool_nd g;
     if (pool_nd_shape(ctx, self, 3, kernel_size, stride, padding, &dilation, ceil_mode, &g)) return ctx->err->code;

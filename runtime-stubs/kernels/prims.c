@@ -3,7 +3,8 @@
 #include "opgen/kernel.h"
 
 static opgen_status overflow(opgen_ctx *ctx, const char *what, int64_t a, int64_t b) {
-    return OPGEN_FAIL(ctx, OPGEN_E_INVALID, "%s: %lld %s %lld leaves 64 bits", ctx->op, (long long)a, what, (long long)b);
+    return OPGEN_FAIL(ctx, OPGEN_E_INVALID, "%s: %lld %s %lld leaves 64 bits", ctx->op, (long long)a, what,
+                      (long long)b);
 }
 
 static opgen_status by_zero(opgen_ctx *ctx, int64_t a) {
@@ -45,7 +46,7 @@ opgen_status opgen_prim_floordiv(opgen_ctx *ctx, int64_t a, int64_t b, int64_t *
 opgen_status opgen_prim_mod(opgen_ctx *ctx, int64_t a, int64_t b, int64_t *out) {
     if (!b) return by_zero(ctx, a);
     if (b == -1) return *out = 0, OPGEN_OK; /* INT64_MIN % -1 is UB in C */
-    int64_t r = a % b; /* Python's result takes the divisor's sign */
+    int64_t r = a % b;                      /* Python's result takes the divisor's sign */
     if (r != 0 && ((r < 0) != (b < 0))) r += b;
     *out = r;
     return OPGEN_OK;
@@ -63,11 +64,11 @@ opgen_status opgen_prim_truediv(opgen_ctx *ctx, int64_t a, int64_t b, double *ou
     return OPGEN_OK;
 }
 
-#define COMPARE(name, op)                                                          \
+#define COMPARE(name, op)                                                             \
     opgen_status opgen_prim_##name(opgen_ctx *ctx, int64_t a, int64_t b, bool *out) { \
-        (void)ctx;                                                                 \
-        *out = a op b;                                                             \
-        return OPGEN_OK;                                                           \
+        (void)ctx;                                                                    \
+        *out = a op b;                                                                \
+        return OPGEN_OK;                                                              \
     }
 COMPARE(eq, ==)
 COMPARE(ne, !=)

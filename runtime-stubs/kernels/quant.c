@@ -5,7 +5,8 @@
 #include "opgen_registry.h"
 
 static bool quant_dtype(opgen_dtype d) {
-    return d == OPGEN_DTYPE_Byte || d == OPGEN_DTYPE_Char || d == OPGEN_DTYPE_Short || d == OPGEN_DTYPE_Int || d == OPGEN_DTYPE_UInt16;
+    return d == OPGEN_DTYPE_Byte || d == OPGEN_DTYPE_Char || d == OPGEN_DTYPE_Short || d == OPGEN_DTYPE_Int ||
+           d == OPGEN_DTYPE_UInt16;
 }
 
 /* ExecuTorch leaves NaN and infinities undefined: infinities saturate, and NaN
@@ -25,14 +26,20 @@ static int32_t check_range(opgen_ctx *ctx, opgen_dtype dtype, int64_t qmin, int6
     default: lo = INT32_MIN, hi = INT32_MAX; break;
     }
     if (qmin > qmax || qmin < lo || qmax > hi)
-        return OPGEN_FAIL(ctx, OPGEN_E_INVALID, "%s: [%lld, %lld] is not a valid range for %s", ctx->op, (long long)qmin, (long long)qmax, opgen_dtype_name(dtype));
+        return OPGEN_FAIL(ctx, OPGEN_E_INVALID, "%s: [%lld, %lld] is not a valid range for %s", ctx->op,
+                          (long long)qmin, (long long)qmax, opgen_dtype_name(dtype));
     return OPGEN_OK;
 }
 
-opgen_status opgen_portable_quantize_per_tensor_out(opgen_ctx *ctx, const opgen_tensor *input, double scale, int64_t zero_point, int64_t quant_min, int64_t quant_max, opgen_dtype dtype, opgen_tensor *out) {
+opgen_status opgen_portable_quantize_per_tensor_out(opgen_ctx *ctx, const opgen_tensor *input, double scale,
+                                                    int64_t zero_point, int64_t quant_min, int64_t quant_max,
+                                                    opgen_dtype dtype, opgen_tensor *out) {
     uint32_t mask = OPGEN_KERNEL_DTYPES_opgen_portable_quantize_per_tensor_out;
-    if (!opgen_is_float(input->dtype)) return OPGEN_FAIL(ctx, OPGEN_E_DTYPE, "%s: input must be floating point, not %s", ctx->op, opgen_dtype_name(input->dtype));
-    if (!quant_dtype(dtype)) return OPGEN_FAIL(ctx, OPGEN_E_DTYPE, "%s: cannot quantize to %s", ctx->op, opgen_dtype_name(dtype));
+    if (!opgen_is_float(input->dtype))
+        return OPGEN_FAIL(ctx, OPGEN_E_DTYPE, "%s: input must be floating point, not %s", ctx->op,
+                          opgen_dtype_name(input->dtype));
+    if (!quant_dtype(dtype))
+        return OPGEN_FAIL(ctx, OPGEN_E_DTYPE, "%s: cannot quantize to %s", ctx->op, opgen_dtype_name(dtype));
     if (!(scale > 0)) return OPGEN_FAIL(ctx, OPGEN_E_INVALID, "%s: scale must be positive", ctx->op);
     if (check_range(ctx, dtype, quant_min, quant_max)) return ctx->err->code;
     OPGEN_CHECK_DTYPE(ctx, mask, dtype, "the result");
@@ -55,19 +62,28 @@ opgen_status opgen_portable_quantize_per_tensor_out(opgen_ctx *ctx, const opgen_
 /* (q - zero_point) * scale in float, for one channel's (or the whole tensor's) elements */
 #define DEQUANT(IT, MASK, T, z, s) OPGEN_MAP1(IT, MASK, T, int64_t, (T)((float)((double)x - (double)(z)) * (s)))
 
-OPGEN_SPECIALIZED int32_t dequantize(opgen_ctx *ctx, uint32_t mask, const opgen_tensor *input, const opgen_tensor *scales, const opgen_tensor *zps, double scale, int64_t zp, int64_t axis, int64_t qmin, int64_t qmax, opgen_dtype dtype, const opgen_dtype *out_dtype, opgen_tensor *out) {
-    if (input->dtype != dtype) return OPGEN_FAIL(ctx, OPGEN_E_DTYPE, "%s: input has dtype %s, but dtype says %s", ctx->op, opgen_dtype_name(input->dtype), opgen_dtype_name(dtype));
+OPGEN_SPECIALIZED int32_t dequantize(opgen_ctx *ctx, uint32_t mask, const opgen_tensor *input,
+                                     const opgen_tensor *scales, const opgen_tensor *zps, double scale, int64_t zp,
+                                     int64_t axis, int64_t qmin, int64_t qmax, opgen_dtype dtype,
+                                     const opgen_dtype *out_dtype, opgen_tensor *out) {
+    if (input->dtype != dtype)
+        return OPGEN_FAIL(ctx, OPGEN_E_DTYPE, "%s: input has dtype %s, but dtype says %s", ctx->op,
+                          opgen_dtype_name(input->dtype), opgen_dtype_name(dtype));
     if (check_range(ctx, dtype, qmin, qmax)) return ctx->err->code;
     int32_t ax = 0;
     int64_t C = 1;
     if (scales) {
         if (opgen_wrap_dim(ctx, axis, input->dim, &ax)) return ctx->err->code;
         C = input->dim ? input->sizes[ax] : 1;
-        if (scales->dim != 1 || scales->sizes[0] != C) return OPGEN_FAIL(ctx, OPGEN_E_SHAPE, "%s: scales must have %lld elements", ctx->op, (long long)C);
-        if (zps && (zps->dim != 1 || zps->sizes[0] != C)) return OPGEN_FAIL(ctx, OPGEN_E_SHAPE, "%s: zero_points must have %lld elements", ctx->op, (long long)C);
+        if (scales->dim != 1 || scales->sizes[0] != C)
+            return OPGEN_FAIL(ctx, OPGEN_E_SHAPE, "%s: scales must have %lld elements", ctx->op, (long long)C);
+        if (zps && (zps->dim != 1 || zps->sizes[0] != C))
+            return OPGEN_FAIL(ctx, OPGEN_E_SHAPE, "%s: zero_points must have %lld elements", ctx->op, (long long)C);
     }
     opgen_dtype res = out_dtype ? *out_dtype : OPGEN_DTYPE_Float;
-    if (!opgen_is_float(res)) return OPGEN_FAIL(ctx, OPGEN_E_DTYPE, "%s: out_dtype must be floating point, not %s", ctx->op, opgen_dtype_name(res));
+    if (!opgen_is_float(res))
+        return OPGEN_FAIL(ctx, OPGEN_E_DTYPE, "%s: out_dtype must be floating point, not %s", ctx->op,
+                          opgen_dtype_name(res));
     OPGEN_CHECK_DTYPE(ctx, mask, res, "the result");
     int32_t st = opgen_out(ctx, out, res, input->dim, input->sizes);
     if (st || ctx->meta) return st;
@@ -80,10 +96,16 @@ OPGEN_SPECIALIZED int32_t dequantize(opgen_ctx *ctx, uint32_t mask, const opgen_
         int64_t z = zp;
         if (scales) { /* the channel's scale and zero point, converted once */
             double sd;
-            opgen_convert_f64(&sd, (const char *)scales->data + (size_t)(c * scales->strides[0]) * (size_t)opgen_dtype_size(scales->dtype), 0, scales->dtype, 1);
+            opgen_convert_f64(&sd,
+                              (const char *)scales->data +
+                                  (size_t)(c * scales->strides[0]) * (size_t)opgen_dtype_size(scales->dtype),
+                              0, scales->dtype, 1);
             s = (float)sd;
             z = 0;
-            if (zps) opgen_convert_i64(&z, (const char *)zps->data + (size_t)(c * zps->strides[0]) * (size_t)opgen_dtype_size(zps->dtype), 0, zps->dtype, 1);
+            if (zps)
+                opgen_convert_i64(
+                    &z, (const char *)zps->data + (size_t)(c * zps->strides[0]) * (size_t)opgen_dtype_size(zps->dtype),
+                    0, zps->dtype, 1);
             if (input->dim) {
                 iv.data = (char *)input->data + (size_t)(c * input->strides[ax]) * ies;
                 ov.data = (char *)out->data + (size_t)(c * out->strides[ax]) * oes;
@@ -97,12 +119,21 @@ OPGEN_SPECIALIZED int32_t dequantize(opgen_ctx *ctx, uint32_t mask, const opgen_
     return OPGEN_OK;
 }
 
-opgen_status opgen_portable_dequantize_per_tensor_out(opgen_ctx *ctx, const opgen_tensor *input, double scale, int64_t zero_point, int64_t quant_min, int64_t quant_max, opgen_dtype dtype, const opgen_dtype *out_dtype, opgen_tensor *out) {
-    return dequantize(ctx, OPGEN_KERNEL_DTYPES_opgen_portable_dequantize_per_tensor_out, input, NULL, NULL, scale, zero_point, 0, quant_min, quant_max, dtype, out_dtype, out);
+opgen_status opgen_portable_dequantize_per_tensor_out(opgen_ctx *ctx, const opgen_tensor *input, double scale,
+                                                      int64_t zero_point, int64_t quant_min, int64_t quant_max,
+                                                      opgen_dtype dtype, const opgen_dtype *out_dtype,
+                                                      opgen_tensor *out) {
+    return dequantize(ctx, OPGEN_KERNEL_DTYPES_opgen_portable_dequantize_per_tensor_out, input, NULL, NULL, scale,
+                      zero_point, 0, quant_min, quant_max, dtype, out_dtype, out);
 }
 
-opgen_status opgen_portable_dequantize_per_channel_out(opgen_ctx *ctx, const opgen_tensor *input, const opgen_tensor *scales, const opgen_tensor *zero_points, int64_t axis, int64_t quant_min, int64_t quant_max, opgen_dtype dtype, const opgen_dtype *out_dtype, opgen_tensor *out) {
-    return dequantize(ctx, OPGEN_KERNEL_DTYPES_opgen_portable_dequantize_per_channel_out, input, scales, zero_points, 0, 0, axis, quant_min, quant_max, dtype, out_dtype, out);
+opgen_status opgen_portable_dequantize_per_channel_out(opgen_ctx *ctx, const opgen_tensor *input,
+                                                       const opgen_tensor *scales, const opgen_tensor *zero_points,
+                                                       int64_t axis, int64_t quant_min, int64_t quant_max,
+                                                       opgen_dtype dtype, const opgen_dtype *out_dtype,
+                                                       opgen_tensor *out) {
+    return dequantize(ctx, OPGEN_KERNEL_DTYPES_opgen_portable_dequantize_per_channel_out, input, scales, zero_points, 0,
+                      0, axis, quant_min, quant_max, dtype, out_dtype, out);
 }
 
 /* quantized_decomposed::add, natively: dequantize both operands, add and requantize
@@ -110,15 +141,20 @@ opgen_status opgen_portable_dequantize_per_channel_out(opgen_ctx *ctx, const opg
  * arithmetic step for step (float dequantization, the sum rounded to float, round
  * half to even), so the two agree. Broadcasting and dtypes other than uint8 take the
  * fallback (the pattern on the core kernels). */
-opgen_status opgen_native_quantized_add_out(opgen_ctx *ctx, const opgen_tensor *a, double a_scale, int64_t a_zero_point, int64_t a_quant_min, int64_t a_quant_max, const opgen_tensor *b,
-                                            double b_scale, int64_t b_zero_point, int64_t b_quant_min, int64_t b_quant_max, double out_scale, int64_t out_zero_point, int64_t out_quant_min,
-                                            int64_t out_quant_max, opgen_tensor *out) {
-    bool simple = a->dtype == OPGEN_DTYPE_Byte && b->dtype == OPGEN_DTYPE_Byte && a->dim == b->dim && !memcmp(a->sizes, b->sizes, sizeof(int64_t) * (size_t)a->dim) &&
-                  opgen_tensor_is_contiguous(a) && opgen_tensor_is_contiguous(b);
+opgen_status opgen_native_quantized_add_out(opgen_ctx *ctx, const opgen_tensor *a, double a_scale, int64_t a_zero_point,
+                                            int64_t a_quant_min, int64_t a_quant_max, const opgen_tensor *b,
+                                            double b_scale, int64_t b_zero_point, int64_t b_quant_min,
+                                            int64_t b_quant_max, double out_scale, int64_t out_zero_point,
+                                            int64_t out_quant_min, int64_t out_quant_max, opgen_tensor *out) {
+    bool simple = a->dtype == OPGEN_DTYPE_Byte && b->dtype == OPGEN_DTYPE_Byte && a->dim == b->dim &&
+                  !memcmp(a->sizes, b->sizes, sizeof(int64_t) * (size_t)a->dim) && opgen_tensor_is_contiguous(a) &&
+                  opgen_tensor_is_contiguous(b);
     if (!simple)
-        return opgen_fallback_quantized_decomposed_add_out(ctx, a, a_scale, a_zero_point, a_quant_min, a_quant_max, b, b_scale, b_zero_point, b_quant_min, b_quant_max, out_scale, out_zero_point,
-                                                           out_quant_min, out_quant_max, out);
-    if (check_range(ctx, OPGEN_DTYPE_Byte, a_quant_min, a_quant_max) || check_range(ctx, OPGEN_DTYPE_Byte, b_quant_min, b_quant_max) ||
+        return opgen_fallback_quantized_decomposed_add_out(ctx, a, a_scale, a_zero_point, a_quant_min, a_quant_max, b,
+                                                           b_scale, b_zero_point, b_quant_min, b_quant_max, out_scale,
+                                                           out_zero_point, out_quant_min, out_quant_max, out);
+    if (check_range(ctx, OPGEN_DTYPE_Byte, a_quant_min, a_quant_max) ||
+        check_range(ctx, OPGEN_DTYPE_Byte, b_quant_min, b_quant_max) ||
         check_range(ctx, OPGEN_DTYPE_Byte, out_quant_min, out_quant_max))
         return ctx->err->code;
     if (!(out_scale > 0)) return OPGEN_FAIL(ctx, OPGEN_E_INVALID, "%s: scale must be positive", ctx->op);

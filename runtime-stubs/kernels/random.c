@@ -6,7 +6,8 @@
 #include "opgen_registry.h"
 
 static int32_t need_rng(opgen_ctx *ctx) {
-    return ctx->rng ? OPGEN_OK : OPGEN_FAIL(ctx, OPGEN_E_INVALID, "%s: a random op needs a program's generator", ctx->op);
+    return ctx->rng ? OPGEN_OK
+                    : OPGEN_FAIL(ctx, OPGEN_E_INVALID, "%s: a random op needs a program's generator", ctx->op);
 }
 
 /* uniform in [0, 1): 24 random bits for Float, 53 for Double */
@@ -63,15 +64,19 @@ opgen_status opgen_portable_randperm_out(opgen_ctx *ctx, int64_t n, opgen_tensor
 /* native_dropout: training (train None or True) keeps each element with
  * probability 1 - p, scaled by 1 / (1 - p), mask = kept; otherwise the input and
  * a mask of ones, as ATen. */
-opgen_status opgen_portable_native_dropout_out(opgen_ctx *ctx, const opgen_tensor *input, double p, const bool *train, opgen_tensor *out0, opgen_tensor *out1) {
+opgen_status opgen_portable_native_dropout_out(opgen_ctx *ctx, const opgen_tensor *input, double p, const bool *train,
+                                               opgen_tensor *out0, opgen_tensor *out1) {
     uint32_t mask = OPGEN_KERNEL_DTYPES_opgen_portable_native_dropout_out;
-    if (!(p >= 0 && p <= 1)) return OPGEN_FAIL(ctx, OPGEN_E_INVALID, "%s: dropout probability has to be between 0 and 1, but got %g", ctx->op, p);
+    if (!(p >= 0 && p <= 1))
+        return OPGEN_FAIL(ctx, OPGEN_E_INVALID, "%s: dropout probability has to be between 0 and 1, but got %g",
+                          ctx->op, p);
     OPGEN_CHECK_DTYPE(ctx, mask, input->dtype, "the input");
     int32_t st = opgen_out(ctx, out0, input->dtype, input->dim, input->sizes);
     if (!st) st = opgen_out(ctx, out1, OPGEN_DTYPE_Bool, input->dim, input->sizes);
     opgen_tensor x;
     bool training = !train || *train;
-    if (st || opgen_contiguous(ctx, input, &x) || ctx->meta || (training && need_rng(ctx))) return st ? st : ctx->err->code;
+    if (st || opgen_contiguous(ctx, input, &x) || ctx->meta || (training && need_rng(ctx)))
+        return st ? st : ctx->err->code;
     int64_t n = opgen_numel(out0);
     bool *m = out1->data;
     double keep = 1.0 - p, scale = keep == 0 ? 0 : 1.0 / keep;

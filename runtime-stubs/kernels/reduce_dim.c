@@ -25,7 +25,8 @@ static inline void walk_next(walker *w) {
 
 /* The walkers over t's kept (outer) and reduced (inner) dimensions, and the
  * result's shape (keepdim: reduced dimensions of size 1). */
-static void walkers(const opgen_tensor *t, const bool *red, bool keepdim, walker *outer, walker *inner, int32_t *dim, int64_t *sizes) {
+static void walkers(const opgen_tensor *t, const bool *red, bool keepdim, walker *outer, walker *inner, int32_t *dim,
+                    int64_t *sizes) {
     memset(outer, 0, sizeof *outer);
     memset(inner, 0, sizeof *inner);
     outer->count = inner->count = 1;
@@ -43,7 +44,8 @@ typedef enum { R_AMAX, R_AMIN, R_ANY, R_PROD } foldop;
 
 /* any and prod: the input read in its own dtype (any: Bool or Byte, 0 or 1;
  * prod: Long from integers, wrapping, or the float type itself). */
-static int32_t any_prod(opgen_ctx *ctx, foldop op, const opgen_tensor *self, opgen_dtype res, walker *o, walker *in, opgen_tensor *out) {
+static int32_t any_prod(opgen_ctx *ctx, foldop op, const opgen_tensor *self, opgen_dtype res, walker *o, walker *in,
+                        opgen_tensor *out) {
     OPGEN_REAL_SWITCH(OPGEN_REAL_DTYPES, self->dtype, ctx, T, {
         const T *x = self->data;
         for (int64_t k = 0; k < o->count; k++, walk_next(o)) {
@@ -68,7 +70,8 @@ static int32_t any_prod(opgen_ctx *ctx, foldop op, const opgen_tensor *self, opg
 }
 
 /* amax, amin, any and prod over the dimensions red marks. */
-OPGEN_SPECIALIZED int32_t fold(opgen_ctx *ctx, uint32_t mask, foldop op, const opgen_tensor *self, const bool *red, bool keepdim, opgen_dtype res, opgen_tensor *out) {
+OPGEN_SPECIALIZED int32_t fold(opgen_ctx *ctx, uint32_t mask, foldop op, const opgen_tensor *self, const bool *red,
+                               bool keepdim, opgen_dtype res, opgen_tensor *out) {
     walker o, in;
     int32_t dim;
     int64_t sizes[OPGEN_MAX_DIM];
@@ -76,7 +79,8 @@ OPGEN_SPECIALIZED int32_t fold(opgen_ctx *ctx, uint32_t mask, foldop op, const o
     if ((op == R_AMAX || op == R_AMIN) && in.count == 0 && o.count)
         return OPGEN_FAIL(ctx, OPGEN_E_SHAPE, "%s: cannot reduce over a dimension of size 0", ctx->op);
     if (op == R_PROD && res != OPGEN_DTYPE_Long && res != self->dtype)
-        return OPGEN_FAIL(ctx, OPGEN_E_DTYPE, "%s: a %s product of a %s tensor is not implemented", ctx->op, opgen_dtype_name(res), opgen_dtype_name(self->dtype));
+        return OPGEN_FAIL(ctx, OPGEN_E_DTYPE, "%s: a %s product of a %s tensor is not implemented", ctx->op,
+                          opgen_dtype_name(res), opgen_dtype_name(self->dtype));
     OPGEN_CHECK_DTYPE(ctx, mask, res, "the result");
     int32_t st = opgen_out(ctx, out, res, dim, sizes);
     if (st || ctx->meta) return st;
@@ -108,30 +112,36 @@ static int32_t one_dim(opgen_ctx *ctx, const opgen_tensor *self, int64_t d, bool
     return opgen_reduced_dims(ctx, self, &l, red);
 }
 
-opgen_status opgen_portable_amax_out(opgen_ctx *ctx, const opgen_tensor *self, opgen_int_list dim, bool keepdim, opgen_tensor *out) {
+opgen_status opgen_portable_amax_out(opgen_ctx *ctx, const opgen_tensor *self, opgen_int_list dim, bool keepdim,
+                                     opgen_tensor *out) {
     bool red[OPGEN_MAX_DIM];
     if (dims_of(ctx, self, &dim, red)) return ctx->err->code;
     return fold(ctx, OPGEN_KERNEL_DTYPES_opgen_portable_amax_out, R_AMAX, self, red, keepdim, self->dtype, out);
 }
-opgen_status opgen_portable_amin_out(opgen_ctx *ctx, const opgen_tensor *self, opgen_int_list dim, bool keepdim, opgen_tensor *out) {
+opgen_status opgen_portable_amin_out(opgen_ctx *ctx, const opgen_tensor *self, opgen_int_list dim, bool keepdim,
+                                     opgen_tensor *out) {
     bool red[OPGEN_MAX_DIM];
     if (dims_of(ctx, self, &dim, red)) return ctx->err->code;
     return fold(ctx, OPGEN_KERNEL_DTYPES_opgen_portable_amin_out, R_AMIN, self, red, keepdim, self->dtype, out);
 }
 
 /* any: Bool, or Byte for a Byte input (ATen keeps uint8) */
-static opgen_dtype any_dtype(const opgen_tensor *self) { return self->dtype == OPGEN_DTYPE_Byte ? OPGEN_DTYPE_Byte : OPGEN_DTYPE_Bool; }
+static opgen_dtype any_dtype(const opgen_tensor *self) {
+    return self->dtype == OPGEN_DTYPE_Byte ? OPGEN_DTYPE_Byte : OPGEN_DTYPE_Bool;
+}
 opgen_status opgen_portable_any_all_out(opgen_ctx *ctx, const opgen_tensor *self, opgen_tensor *out) {
     bool red[OPGEN_MAX_DIM];
     if (dims_of(ctx, self, NULL, red)) return ctx->err->code;
     return fold(ctx, OPGEN_KERNEL_DTYPES_opgen_portable_any_all_out, R_ANY, self, red, false, any_dtype(self), out);
 }
-opgen_status opgen_portable_any_out(opgen_ctx *ctx, const opgen_tensor *self, int64_t dim, bool keepdim, opgen_tensor *out) {
+opgen_status opgen_portable_any_out(opgen_ctx *ctx, const opgen_tensor *self, int64_t dim, bool keepdim,
+                                    opgen_tensor *out) {
     bool red[OPGEN_MAX_DIM];
     if (one_dim(ctx, self, dim, red)) return ctx->err->code;
     return fold(ctx, OPGEN_KERNEL_DTYPES_opgen_portable_any_out, R_ANY, self, red, keepdim, any_dtype(self), out);
 }
-opgen_status opgen_portable_any_dims_out(opgen_ctx *ctx, const opgen_tensor *self, const opgen_int_list *dim, bool keepdim, opgen_tensor *out) {
+opgen_status opgen_portable_any_dims_out(opgen_ctx *ctx, const opgen_tensor *self, const opgen_int_list *dim,
+                                         bool keepdim, opgen_tensor *out) {
     bool red[OPGEN_MAX_DIM];
     if (dims_of(ctx, self, dim, red)) return ctx->err->code;
     return fold(ctx, OPGEN_KERNEL_DTYPES_opgen_portable_any_dims_out, R_ANY, self, red, keepdim, any_dtype(self), out);
@@ -141,21 +151,26 @@ opgen_status opgen_portable_any_dims_out(opgen_ctx *ctx, const opgen_tensor *sel
 static opgen_dtype prod_dtype(const opgen_tensor *self, const opgen_dtype *dtype) {
     return dtype ? *dtype : opgen_is_integral(self->dtype, true) ? OPGEN_DTYPE_Long : self->dtype;
 }
-opgen_status opgen_portable_prod_out(opgen_ctx *ctx, const opgen_tensor *self, const opgen_dtype *dtype, opgen_tensor *out) {
+opgen_status opgen_portable_prod_out(opgen_ctx *ctx, const opgen_tensor *self, const opgen_dtype *dtype,
+                                     opgen_tensor *out) {
     bool red[OPGEN_MAX_DIM];
     if (dims_of(ctx, self, NULL, red)) return ctx->err->code;
-    return fold(ctx, OPGEN_KERNEL_DTYPES_opgen_portable_prod_out, R_PROD, self, red, false, prod_dtype(self, dtype), out);
+    return fold(ctx, OPGEN_KERNEL_DTYPES_opgen_portable_prod_out, R_PROD, self, red, false, prod_dtype(self, dtype),
+                out);
 }
-opgen_status opgen_portable_prod_int_out(opgen_ctx *ctx, const opgen_tensor *self, int64_t dim, bool keepdim, const opgen_dtype *dtype, opgen_tensor *out) {
+opgen_status opgen_portable_prod_int_out(opgen_ctx *ctx, const opgen_tensor *self, int64_t dim, bool keepdim,
+                                         const opgen_dtype *dtype, opgen_tensor *out) {
     bool red[OPGEN_MAX_DIM];
     if (one_dim(ctx, self, dim, red)) return ctx->err->code;
-    return fold(ctx, OPGEN_KERNEL_DTYPES_opgen_portable_prod_int_out, R_PROD, self, red, keepdim, prod_dtype(self, dtype), out);
+    return fold(ctx, OPGEN_KERNEL_DTYPES_opgen_portable_prod_int_out, R_PROD, self, red, keepdim,
+                prod_dtype(self, dtype), out);
 }
 
 /* The value (when values) and Long index (when indices) of the largest (max) or
  * smallest element along the reduced dimensions; dim None reduces all, indexing
  * the flattened input. */
-OPGEN_SPECIALIZED int32_t arg_reduce(opgen_ctx *ctx, uint32_t mask, bool max, const opgen_tensor *self, const bool *red, bool keepdim, opgen_tensor *values, opgen_tensor *indices) {
+OPGEN_SPECIALIZED int32_t arg_reduce(opgen_ctx *ctx, uint32_t mask, bool max, const opgen_tensor *self, const bool *red,
+                                     bool keepdim, opgen_tensor *values, opgen_tensor *indices) {
     walker o, in;
     int32_t dim;
     int64_t sizes[OPGEN_MAX_DIM];
@@ -185,24 +200,32 @@ OPGEN_SPECIALIZED int32_t arg_reduce(opgen_ctx *ctx, uint32_t mask, bool max, co
     return OPGEN_OK;
 }
 
-opgen_status opgen_portable_argmax_out(opgen_ctx *ctx, const opgen_tensor *self, const int64_t *dim, bool keepdim, opgen_tensor *out) {
+opgen_status opgen_portable_argmax_out(opgen_ctx *ctx, const opgen_tensor *self, const int64_t *dim, bool keepdim,
+                                       opgen_tensor *out) {
     bool red[OPGEN_MAX_DIM];
     if (dim ? one_dim(ctx, self, *dim, red) : dims_of(ctx, self, NULL, red)) return ctx->err->code;
-    if (!OPGEN_HAS(OPGEN_KERNEL_DTYPES_opgen_portable_argmax_out, OPGEN_DTYPE_Long)) return OPGEN_FAIL(ctx, OPGEN_E_DTYPE, "%s: the result has dtype Long, which this kernel does not handle", ctx->op);
+    if (!OPGEN_HAS(OPGEN_KERNEL_DTYPES_opgen_portable_argmax_out, OPGEN_DTYPE_Long))
+        return OPGEN_FAIL(ctx, OPGEN_E_DTYPE, "%s: the result has dtype Long, which this kernel does not handle",
+                          ctx->op);
     return arg_reduce(ctx, 0, true, self, red, keepdim && dim, NULL, out);
 }
-opgen_status opgen_portable_argmin_out(opgen_ctx *ctx, const opgen_tensor *self, const int64_t *dim, bool keepdim, opgen_tensor *out) {
+opgen_status opgen_portable_argmin_out(opgen_ctx *ctx, const opgen_tensor *self, const int64_t *dim, bool keepdim,
+                                       opgen_tensor *out) {
     bool red[OPGEN_MAX_DIM];
     if (dim ? one_dim(ctx, self, *dim, red) : dims_of(ctx, self, NULL, red)) return ctx->err->code;
-    if (!OPGEN_HAS(OPGEN_KERNEL_DTYPES_opgen_portable_argmin_out, OPGEN_DTYPE_Long)) return OPGEN_FAIL(ctx, OPGEN_E_DTYPE, "%s: the result has dtype Long, which this kernel does not handle", ctx->op);
+    if (!OPGEN_HAS(OPGEN_KERNEL_DTYPES_opgen_portable_argmin_out, OPGEN_DTYPE_Long))
+        return OPGEN_FAIL(ctx, OPGEN_E_DTYPE, "%s: the result has dtype Long, which this kernel does not handle",
+                          ctx->op);
     return arg_reduce(ctx, 0, false, self, red, keepdim && dim, NULL, out);
 }
-opgen_status opgen_portable_max_dim_max(opgen_ctx *ctx, const opgen_tensor *self, int64_t dim, bool keepdim, opgen_tensor *max, opgen_tensor *max_values) {
+opgen_status opgen_portable_max_dim_max(opgen_ctx *ctx, const opgen_tensor *self, int64_t dim, bool keepdim,
+                                        opgen_tensor *max, opgen_tensor *max_values) {
     bool red[OPGEN_MAX_DIM];
     if (one_dim(ctx, self, dim, red)) return ctx->err->code;
     return arg_reduce(ctx, OPGEN_KERNEL_DTYPES_opgen_portable_max_dim_max, true, self, red, keepdim, max, max_values);
 }
-opgen_status opgen_portable_min_dim_min(opgen_ctx *ctx, const opgen_tensor *self, int64_t dim, bool keepdim, opgen_tensor *min, opgen_tensor *min_indices) {
+opgen_status opgen_portable_min_dim_min(opgen_ctx *ctx, const opgen_tensor *self, int64_t dim, bool keepdim,
+                                        opgen_tensor *min, opgen_tensor *min_indices) {
     bool red[OPGEN_MAX_DIM];
     if (one_dim(ctx, self, dim, red)) return ctx->err->code;
     return arg_reduce(ctx, OPGEN_KERNEL_DTYPES_opgen_portable_min_dim_min, false, self, red, keepdim, min, min_indices);
@@ -210,7 +233,8 @@ opgen_status opgen_portable_min_dim_min(opgen_ctx *ctx, const opgen_tensor *self
 
 /* var: the squared deviations from the mean over n - correction (ATen: a divisor
  * below 0 counts as 0, giving inf or NaN). */
-OPGEN_SPECIALIZED int32_t variance(opgen_ctx *ctx, uint32_t mask, const opgen_tensor *self, const opgen_int_list *dims, double correction, bool keepdim, opgen_tensor *out) {
+OPGEN_SPECIALIZED int32_t variance(opgen_ctx *ctx, uint32_t mask, const opgen_tensor *self, const opgen_int_list *dims,
+                                   double correction, bool keepdim, opgen_tensor *out) {
     bool red[OPGEN_MAX_DIM];
     if (opgen_reduced_dims(ctx, self, dims, red)) return ctx->err->code;
     walker o, in;
@@ -230,28 +254,34 @@ OPGEN_SPECIALIZED int32_t variance(opgen_ctx *ctx, uint32_t mask, const opgen_te
             memset(in.idx, 0, sizeof in.idx);
             for (int64_t j = 0; j < in.count; j++, walk_next(&in)) sum += (double)x[o.off + in.off];
             double mean = sum / (double)in.count;
-            for (int64_t j = 0; j < in.count; j++, walk_next(&in)) m2 += ((double)x[o.off + in.off] - mean) * ((double)x[o.off + in.off] - mean);
+            for (int64_t j = 0; j < in.count; j++, walk_next(&in))
+                m2 += ((double)x[o.off + in.off] - mean) * ((double)x[o.off + in.off] - mean);
             y[k] = (T)(m2 / div);
         }
     })
     return OPGEN_OK;
 }
 
-opgen_status opgen_portable_var_out(opgen_ctx *ctx, const opgen_tensor *self, const opgen_int_list *dim, bool unbiased, bool keepdim, opgen_tensor *out) {
+opgen_status opgen_portable_var_out(opgen_ctx *ctx, const opgen_tensor *self, const opgen_int_list *dim, bool unbiased,
+                                    bool keepdim, opgen_tensor *out) {
     return variance(ctx, OPGEN_KERNEL_DTYPES_opgen_portable_var_out, self, dim, unbiased ? 1 : 0, keepdim, out);
 }
-opgen_status opgen_portable_var_correction_out(opgen_ctx *ctx, const opgen_tensor *self, const opgen_int_list *dim, const opgen_scalar *correction, bool keepdim, opgen_tensor *out) {
-    return variance(ctx, OPGEN_KERNEL_DTYPES_opgen_portable_var_correction_out, self, dim, correction ? opgen_scalar_f64(correction) : 1, keepdim, out);
+opgen_status opgen_portable_var_correction_out(opgen_ctx *ctx, const opgen_tensor *self, const opgen_int_list *dim,
+                                               const opgen_scalar *correction, bool keepdim, opgen_tensor *out) {
+    return variance(ctx, OPGEN_KERNEL_DTYPES_opgen_portable_var_correction_out, self, dim,
+                    correction ? opgen_scalar_f64(correction) : 1, keepdim, out);
 }
 
 /* cumsum: integers and Bool as Long (or the dtype given), a running sum along dim
  * in ATen's accumulate type (double for floats, 64 bits for integers), each
  * partial sum rounded to the result. */
-opgen_status opgen_portable_cumsum_out(opgen_ctx *ctx, const opgen_tensor *self, int64_t dim, const opgen_dtype *dtype, opgen_tensor *out) {
+opgen_status opgen_portable_cumsum_out(opgen_ctx *ctx, const opgen_tensor *self, int64_t dim, const opgen_dtype *dtype,
+                                       opgen_tensor *out) {
     uint32_t mask = OPGEN_KERNEL_DTYPES_opgen_portable_cumsum_out;
     opgen_dtype res = prod_dtype(self, dtype);
     if (res != OPGEN_DTYPE_Long && res != self->dtype)
-        return OPGEN_FAIL(ctx, OPGEN_E_DTYPE, "%s: a %s sum of a %s tensor is not implemented", ctx->op, opgen_dtype_name(res), opgen_dtype_name(self->dtype));
+        return OPGEN_FAIL(ctx, OPGEN_E_DTYPE, "%s: a %s sum of a %s tensor is not implemented", ctx->op,
+                          opgen_dtype_name(res), opgen_dtype_name(self->dtype));
     int32_t d;
     if (opgen_wrap_dim(ctx, dim, self->dim, &d)) return ctx->err->code;
     OPGEN_CHECK_DTYPE(ctx, mask, res, "the result");
@@ -274,11 +304,13 @@ opgen_status opgen_portable_cumsum_out(opgen_ctx *ctx, const opgen_tensor *self,
             if (OPGEN_IS_FLOAT_T(T)) {
                 double acc = 0;
                 T *y = (T *)out->data + base;
-                for (int64_t j = 0; j < in.count; j++, walk_next(&in)) y[j * inner] = (T)(acc += (double)x[o.off + in.off]);
+                for (int64_t j = 0; j < in.count; j++, walk_next(&in))
+                    y[j * inner] = (T)(acc += (double)x[o.off + in.off]);
             } else {
                 uint64_t acc = 0; /* Long, wrapping */
                 int64_t *y = (int64_t *)out->data + base;
-                for (int64_t j = 0; j < in.count; j++, walk_next(&in)) y[j * inner] = (int64_t)(acc += (uint64_t)(int64_t)x[o.off + in.off]);
+                for (int64_t j = 0; j < in.count; j++, walk_next(&in))
+                    y[j * inner] = (int64_t)(acc += (uint64_t)(int64_t)x[o.off + in.off]);
             }
         }
     })

@@ -24,7 +24,8 @@ static inline float exp_nonpositive(float x) {
     p = p * r + 1.6666665459e-1f;
     p = p * r + 5.0000001201e-1f;
     p = p * (r * r) + r + 1.0f;
-    int32_t k = (int32_t)(n == n ? n : 0.0f), k1 = k / 2, k2 = k - k1; /* each >= -75: a normal scale; a NaN's p is NaN */
+    int32_t k = (int32_t)(n == n ? n : 0.0f), k1 = k / 2,
+            k2 = k - k1; /* each >= -75: a normal scale; a NaN's p is NaN */
     uint32_t b1 = (uint32_t)(k1 + 127) << 23, b2 = (uint32_t)(k2 + 127) << 23;
     float s1, s2;
     memcpy(&s1, &b1, 4), memcpy(&s2, &b2, 4);
@@ -36,43 +37,45 @@ static inline float exp_nonpositive(float x) {
  * The body is compiled twice, for any strides and for contiguous rows, where each
  * pass is one vector loop (built for AVX2 and AVX-512 too): the same operations
  * in the same order, so a row's bytes do not depend on its layout. */
-#define SOFTMAX_F32_ROW(IS, OS)                                                                   \
-    float most[16], part[16] = {0}, mx = -INFINITY, sum = 0;                                     \
-    int nan = 0;                                                                                 \
-    int64_t k = 0;                                                                               \
-    for (int u = 0; u < 16; u++) most[u] = -INFINITY;                                            \
-    for (; k + 16 <= len; k += 16)                                                               \
-        for (int u = 0; u < 16; u++) {                                                           \
-            float v = x[(k + u) * (IS)];                                                         \
-            most[u] = v > most[u] ? v : most[u], nan |= v != v;                                  \
-        }                                                                                        \
-    for (int u = 0; u < 16; u++) mx = most[u] > mx ? most[u] : mx;                               \
+#define SOFTMAX_F32_ROW(IS, OS)                                                                       \
+    float most[16], part[16] = {0}, mx = -INFINITY, sum = 0;                                          \
+    int nan = 0;                                                                                      \
+    int64_t k = 0;                                                                                    \
+    for (int u = 0; u < 16; u++) most[u] = -INFINITY;                                                 \
+    for (; k + 16 <= len; k += 16)                                                                    \
+        for (int u = 0; u < 16; u++) {                                                                \
+            float v = x[(k + u) * (IS)];                                                              \
+            most[u] = v > most[u] ? v : most[u], nan |= v != v;                                       \
+        }                                                                                             \
+    for (int u = 0; u < 16; u++) mx = most[u] > mx ? most[u] : mx;                                    \
     for (; k < len; k++) mx = x[k * (IS)] > mx ? x[k * (IS)] : mx, nan |= x[k * (IS)] != x[k * (IS)]; \
-    for (k = 0; nan && k < len; k++)                                                             \
-        if (x[k * (IS)] != x[k * (IS)]) {                                                        \
-            mx = x[k * (IS)];                                                                    \
-            break;                                                                               \
-        }                                                                                        \
-    for (k = 0; k + 16 <= len; k += 16)                                                          \
-        for (int u = 0; u < 16; u++) {                                                           \
-            float e = exp_nonpositive(x[(k + u) * (IS)] - mx);                                   \
-            if (!take_log) y[(k + u) * (OS)] = e;                                                \
-            part[u] += e;                                                                        \
-        }                                                                                        \
-    for (int u = 0; u < 16; u++) sum += part[u];                                                 \
-    for (; k < len; k++) {                                                                       \
-        float e = exp_nonpositive(x[k * (IS)] - mx);                                             \
-        if (!take_log) y[k * (OS)] = e;                                                          \
-        sum += e;                                                                                \
-    }                                                                                            \
-    if (take_log) {                                                                              \
-        float shift = mx + logf(sum);                                                            \
-        for (k = 0; k < len; k++) y[k * (OS)] = x[k * (IS)] - shift;                             \
-    } else {                                                                                     \
-        float inv = 1.0f / sum;                                                                  \
-        for (k = 0; k < len; k++) y[k * (OS)] *= inv;                                            \
+    for (k = 0; nan && k < len; k++)                                                                  \
+        if (x[k * (IS)] != x[k * (IS)]) {                                                             \
+            mx = x[k * (IS)];                                                                         \
+            break;                                                                                    \
+        }                                                                                             \
+    for (k = 0; k + 16 <= len; k += 16)                                                               \
+        for (int u = 0; u < 16; u++) {                                                                \
+            float e = exp_nonpositive(x[(k + u) * (IS)] - mx);                                        \
+            if (!take_log) y[(k + u) * (OS)] = e;                                                     \
+            part[u] += e;                                                                             \
+        }                                                                                             \
+    for (int u = 0; u < 16; u++) sum += part[u];                                                      \
+    for (; k < len; k++) {                                                                            \
+        float e = exp_nonpositive(x[k * (IS)] - mx);                                                  \
+        if (!take_log) y[k * (OS)] = e;                                                               \
+        sum += e;                                                                                     \
+    }                                                                                                 \
+    if (take_log) {                                                                                   \
+        float shift = mx + logf(sum);                                                                 \
+        for (k = 0; k < len; k++) y[k * (OS)] = x[k * (IS)] - shift;                                  \
+    } else {                                                                                          \
+        float inv = 1.0f / sum;                                                                       \
+        for (k = 0; k < len; k++) y[k * (OS)] *= inv;                                                 \
     }
-OPGEN_DISPATCHED static void softmax_row_f32_unit(const float *x, float *y, int64_t len, bool take_log) { SOFTMAX_F32_ROW(1, 1) }
+OPGEN_DISPATCHED static void softmax_row_f32_unit(const float *x, float *y, int64_t len, bool take_log) {
+    SOFTMAX_F32_ROW(1, 1)
+}
 static void softmax_row_f32(const void *xv, int64_t is, void *yv, int64_t os, int64_t len, bool take_log) {
     if (is == 1 && os == 1) {
         softmax_row_f32_unit(xv, yv, len, take_log);
@@ -104,19 +107,25 @@ static void softmax_row_f64(const void *xv, int64_t is, void *yv, int64_t os, in
         for (int64_t k = 0; k < len; k++) y[k * os] *= inv;
     }
 }
-#define SOFTMAX_ROW_OF(T) _Generic((T)0, float: softmax_row_f32, default: softmax_row_f64)
+#define SOFTMAX_ROW_OF(T) _Generic((T)0, float : softmax_row_f32, default : softmax_row_f64)
 
-OPGEN_SPECIALIZED int32_t softmax(opgen_ctx *ctx, uint32_t mask, const opgen_tensor *self, int64_t dim, bool half_to_float, bool take_log, opgen_tensor *out) {
+OPGEN_SPECIALIZED int32_t softmax(opgen_ctx *ctx, uint32_t mask, const opgen_tensor *self, int64_t dim,
+                                  bool half_to_float, bool take_log, opgen_tensor *out) {
     int32_t d;
     if (opgen_wrap_dim(ctx, dim, self->dim, &d)) return ctx->err->code;
-    if (half_to_float) return OPGEN_FAIL(ctx, OPGEN_E_NOT_IMPLEMENTED, "%s: half_to_float applies to Half inputs, which this kernel does not take", ctx->op);
-    if (!opgen_is_float(self->dtype)) return OPGEN_FAIL(ctx, OPGEN_E_DTYPE, "%s: softmax needs a floating point tensor, not %s", ctx->op, opgen_dtype_name(self->dtype));
+    if (half_to_float)
+        return OPGEN_FAIL(ctx, OPGEN_E_NOT_IMPLEMENTED,
+                          "%s: half_to_float applies to Half inputs, which this kernel does not take", ctx->op);
+    if (!opgen_is_float(self->dtype))
+        return OPGEN_FAIL(ctx, OPGEN_E_DTYPE, "%s: softmax needs a floating point tensor, not %s", ctx->op,
+                          opgen_dtype_name(self->dtype));
     OPGEN_CHECK_DTYPE(ctx, mask, self->dtype, "the input");
     int32_t st = opgen_out(ctx, out, self->dtype, self->dim, self->sizes);
     if (st || ctx->meta || !opgen_numel(out)) return st;
     /* every row along d: the other dimensions walked by an iterator over a view
      * with d of size 1 */
-    int64_t len = self->dim ? self->sizes[d] : 1, is = self->dim ? self->strides[d] : 1, os = self->dim ? out->strides[d] : 1;
+    int64_t len = self->dim ? self->sizes[d] : 1, is = self->dim ? self->strides[d] : 1,
+            os = self->dim ? out->strides[d] : 1;
     opgen_tensor ov = *out, iv = *self;
     if (self->dim) ov.sizes[d] = iv.sizes[d] = 1;
     opgen_iter it;
@@ -125,16 +134,18 @@ OPGEN_SPECIALIZED int32_t softmax(opgen_ctx *ctx, uint32_t mask, const opgen_ten
     OPGEN_FLOAT_SWITCH(mask, self->dtype, ctx, T, {
         {
             OPGEN_ITER_RUNS(&it, n, p, s, {
-                for (int64_t r = 0; r < n; r++) SOFTMAX_ROW_OF(T)(p[1] + r * s[1], is, p[0] + r * s[0], os, len, take_log);
+        for (int64_t r = 0; r < n; r++) SOFTMAX_ROW_OF(T)(p[1] + r * s[1], is, p[0] + r * s[0], os, len, take_log);
             });
-        }
-    })
+}
+})
     return OPGEN_OK;
 }
 
-opgen_status opgen_portable__softmax_out(opgen_ctx *ctx, const opgen_tensor *self, int64_t dim, bool half_to_float, opgen_tensor *out) {
+opgen_status opgen_portable__softmax_out(opgen_ctx *ctx, const opgen_tensor *self, int64_t dim, bool half_to_float,
+                                         opgen_tensor *out) {
     return softmax(ctx, OPGEN_KERNEL_DTYPES_opgen_portable__softmax_out, self, dim, half_to_float, false, out);
 }
-opgen_status opgen_portable__log_softmax_out(opgen_ctx *ctx, const opgen_tensor *self, int64_t dim, bool half_to_float, opgen_tensor *out) {
+opgen_status opgen_portable__log_softmax_out(opgen_ctx *ctx, const opgen_tensor *self, int64_t dim, bool half_to_float,
+                                             opgen_tensor *out) {
     return softmax(ctx, OPGEN_KERNEL_DTYPES_opgen_portable__log_softmax_out, self, dim, half_to_float, true, out);
 }

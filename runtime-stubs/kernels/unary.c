@@ -14,12 +14,14 @@
 typedef enum { U_RELU, U_ABS, U_SIGMOID, U_TANH, U_EXP, U_GELU, U_GELU_TANH } unop;
 
 /* f(x) in T (float or double), ATen's formula and operation order. */
-#define UNARY_F(T, op, x)                                                                                                        \
-    (op == U_SIGMOID ? (T)1 / ((T)1 + OPGEN_MATH(T, exp)(-(x)))                                                                  \
-     : op == U_TANH  ? OPGEN_MATH(T, tanh)(x)                                                                                    \
-     : op == U_EXP   ? OPGEN_MATH(T, exp)(x)                                                                                     \
-     : op == U_GELU  ? (x) * (T)0.5 * ((T)1 + OPGEN_MATH(T, erf)((x) * (T)M_SQRT1_2))                                            \
-                     : (T)0.5 * (x) * ((T)1 + OPGEN_MATH(T, tanh)((T)0.7978845608028654 * ((x) + (T)0.044715 * ((x) * (x) * (x))))))
+#define UNARY_F(T, op, x)                                                 \
+    (op == U_SIGMOID ? (T)1 / ((T)1 + OPGEN_MATH(T, exp)(-(x)))           \
+     : op == U_TANH  ? OPGEN_MATH(T, tanh)(x)                             \
+     : op == U_EXP   ? OPGEN_MATH(T, exp)(x)                              \
+     : op == U_GELU                                                       \
+         ? (x) * (T)0.5 * ((T)1 + OPGEN_MATH(T, erf)((x) * (T)M_SQRT1_2)) \
+         : (T)0.5 * (x) *                                                 \
+               ((T)1 + OPGEN_MATH(T, tanh)((T)0.7978845608028654 * ((x) + (T)0.044715 * ((x) * (x) * (x))))))
 
 /* relu of contiguous floats, a model's activations: compiled for each vector width
  * (OPGEN_DISPATCHED), 16 values at a time through a local block, so a result in
@@ -49,9 +51,13 @@ static bool contiguous_f32(const opgen_iter *it) {
 OPGEN_SPECIALIZED int32_t unary(opgen_ctx *ctx, uint32_t mask, unop op, const opgen_tensor *self, opgen_tensor *out) {
     opgen_dtype res = self->dtype;
     if (op == U_RELU || op == U_ABS) {
-        if (self->dtype == OPGEN_DTYPE_Bool) return OPGEN_FAIL(ctx, OPGEN_E_DTYPE, "%s: %s is not defined for Bool", ctx->op, op == U_RELU ? "relu" : "abs");
+        if (self->dtype == OPGEN_DTYPE_Bool)
+            return OPGEN_FAIL(ctx, OPGEN_E_DTYPE, "%s: %s is not defined for Bool", ctx->op,
+                              op == U_RELU ? "relu" : "abs");
     } else if (!opgen_is_float(res)) {
-        if (op == U_GELU || op == U_GELU_TANH) return OPGEN_FAIL(ctx, OPGEN_E_DTYPE, "%s: gelu needs a floating point tensor, not %s", ctx->op, opgen_dtype_name(res));
+        if (op == U_GELU || op == U_GELU_TANH)
+            return OPGEN_FAIL(ctx, OPGEN_E_DTYPE, "%s: gelu needs a floating point tensor, not %s", ctx->op,
+                              opgen_dtype_name(res));
         res = OPGEN_DTYPE_Float;
     }
     OPGEN_CHECK_DTYPE(ctx, mask, res, "the result");
@@ -90,20 +96,23 @@ opgen_status opgen_portable_tanh_out(opgen_ctx *ctx, const opgen_tensor *self, o
 opgen_status opgen_portable_exp_out(opgen_ctx *ctx, const opgen_tensor *self, opgen_tensor *out) {
     return unary(ctx, OPGEN_KERNEL_DTYPES_opgen_portable_exp_out, U_EXP, self, out);
 }
-opgen_status opgen_portable_gelu_out(opgen_ctx *ctx, const opgen_tensor *self, const char *approximate, opgen_tensor *out) {
+opgen_status opgen_portable_gelu_out(opgen_ctx *ctx, const opgen_tensor *self, const char *approximate,
+                                     opgen_tensor *out) {
     unop op;
     if (!strcmp(approximate, "none"))
         op = U_GELU;
     else if (!strcmp(approximate, "tanh"))
         op = U_GELU_TANH;
     else
-        return OPGEN_FAIL(ctx, OPGEN_E_INVALID, "%s: approximate must be 'none' or 'tanh', not '%s'", ctx->op, approximate);
+        return OPGEN_FAIL(ctx, OPGEN_E_INVALID, "%s: approximate must be 'none' or 'tanh', not '%s'", ctx->op,
+                          approximate);
     return unary(ctx, OPGEN_KERNEL_DTYPES_opgen_portable_gelu_out, op, self, out);
 }
 
 /* clamp and hardtanh: ATen's min(max(x, lo), hi) (lo > hi gives hi), either bound
  * may be absent (clamp), NaN passes through. */
-OPGEN_SPECIALIZED int32_t clamp(opgen_ctx *ctx, uint32_t mask, const opgen_tensor *self, const opgen_scalar *lo, const opgen_scalar *hi, opgen_tensor *out) {
+OPGEN_SPECIALIZED int32_t clamp(opgen_ctx *ctx, uint32_t mask, const opgen_tensor *self, const opgen_scalar *lo,
+                                const opgen_scalar *hi, opgen_tensor *out) {
     const opgen_tensor *ts[1] = {self};
     const opgen_scalar *ss[2] = {lo, hi};
     opgen_dtype res = opgen_result_type(ts, 1, ss, 2);
@@ -127,16 +136,19 @@ OPGEN_SPECIALIZED int32_t clamp(opgen_ctx *ctx, uint32_t mask, const opgen_tenso
     return OPGEN_OK;
 }
 
-opgen_status opgen_portable_hardtanh_out(opgen_ctx *ctx, const opgen_tensor *self, const opgen_scalar *min_val, const opgen_scalar *max_val, opgen_tensor *out) {
+opgen_status opgen_portable_hardtanh_out(opgen_ctx *ctx, const opgen_tensor *self, const opgen_scalar *min_val,
+                                         const opgen_scalar *max_val, opgen_tensor *out) {
     return clamp(ctx, OPGEN_KERNEL_DTYPES_opgen_portable_hardtanh_out, self, min_val, max_val, out);
 }
-opgen_status opgen_portable_clamp_out(opgen_ctx *ctx, const opgen_tensor *self, const opgen_scalar *min, const opgen_scalar *max, opgen_tensor *out) {
+opgen_status opgen_portable_clamp_out(opgen_ctx *ctx, const opgen_tensor *self, const opgen_scalar *min,
+                                      const opgen_scalar *max, opgen_tensor *out) {
     return clamp(ctx, OPGEN_KERNEL_DTYPES_opgen_portable_clamp_out, self, min, max, out);
 }
 
 /* elu and leaky_relu in the tensor's float type, ATen's formulas and order:
  * elu x <= 0 ? (exp(x * input_scale) - 1) * (alpha * scale) : x * scale. */
-opgen_status opgen_portable_elu_out(opgen_ctx *ctx, const opgen_tensor *self, const opgen_scalar *alpha, const opgen_scalar *scale, const opgen_scalar *input_scale, opgen_tensor *out) {
+opgen_status opgen_portable_elu_out(opgen_ctx *ctx, const opgen_tensor *self, const opgen_scalar *alpha,
+                                    const opgen_scalar *scale, const opgen_scalar *input_scale, opgen_tensor *out) {
     uint32_t mask = OPGEN_KERNEL_DTYPES_opgen_portable_elu_out;
     OPGEN_CHECK_DTYPE(ctx, mask, self->dtype, "the input");
     int32_t st = opgen_out_any(ctx, out, self->dtype, self->dim, self->sizes);
@@ -145,13 +157,15 @@ opgen_status opgen_portable_elu_out(opgen_ctx *ctx, const opgen_tensor *self, co
     const opgen_tensor *in[1] = {self};
     if (opgen_iter_init(ctx, &it, out, in, 1)) return ctx->err->code;
     OPGEN_FLOAT_SWITCH(mask, self->dtype, ctx, T, {
-        T neg = OPGEN_SCALAR_AS(T, alpha) * OPGEN_SCALAR_AS(T, scale), pos = OPGEN_SCALAR_AS(T, scale), in_s = OPGEN_SCALAR_AS(T, input_scale);
+        T neg = OPGEN_SCALAR_AS(T, alpha) * OPGEN_SCALAR_AS(T, scale), pos = OPGEN_SCALAR_AS(T, scale),
+          in_s = OPGEN_SCALAR_AS(T, input_scale);
         OPGEN_MAP1(&it, mask, T, T, x <= (T)0 ? ((T)exp((double)(x * in_s)) - (T)1) * neg : x * pos);
     })
     return OPGEN_OK;
 }
 
-opgen_status opgen_portable_leaky_relu_out(opgen_ctx *ctx, const opgen_tensor *self, const opgen_scalar *negative_slope, opgen_tensor *out) {
+opgen_status opgen_portable_leaky_relu_out(opgen_ctx *ctx, const opgen_tensor *self, const opgen_scalar *negative_slope,
+                                           opgen_tensor *out) {
     uint32_t mask = OPGEN_KERNEL_DTYPES_opgen_portable_leaky_relu_out;
     OPGEN_CHECK_DTYPE(ctx, mask, self->dtype, "the input");
     int32_t st = opgen_out_any(ctx, out, self->dtype, self->dim, self->sizes);
@@ -169,7 +183,8 @@ opgen_status opgen_portable_leaky_relu_out(opgen_ctx *ctx, const opgen_tensor *s
 /* clamp with tensor bounds (either may be absent), ATen's: NaN in a bound gives
  * NaN, else std::min(std::max(x, lo), hi) (a NaN x stays); one bound alone is
  * maximum or minimum (NaN propagates). */
-opgen_status opgen_portable_clamp_Tensor_out(opgen_ctx *ctx, const opgen_tensor *self, const opgen_tensor *min, const opgen_tensor *max, opgen_tensor *out) {
+opgen_status opgen_portable_clamp_Tensor_out(opgen_ctx *ctx, const opgen_tensor *self, const opgen_tensor *min,
+                                             const opgen_tensor *max, opgen_tensor *out) {
     uint32_t mask = OPGEN_KERNEL_DTYPES_opgen_portable_clamp_Tensor_out;
     if (!min && !max) return OPGEN_FAIL(ctx, OPGEN_E_INVALID, "%s: at least one of min and max must be given", ctx->op);
     const opgen_tensor *ts[3] = {self, min, max};
@@ -193,7 +208,9 @@ opgen_status opgen_portable_clamp_Tensor_out(opgen_ctx *ctx, const opgen_tensor 
     bool has_lo = min, has_hi = max;
     OPGEN_REAL_SWITCH(mask, res, ctx, T, {
         if (has_lo && has_hi)
-            OPGEN_MAP3(&it, mask, T, T, OPGEN_ISNAN(T, y) || OPGEN_ISNAN(T, z) ? OPGEN_NAN(T) : (z < (x < y ? y : x) ? z : (x < y ? y : x)));
+            OPGEN_MAP3(&it, mask, T, T,
+                       OPGEN_ISNAN(T, y) || OPGEN_ISNAN(T, z) ? OPGEN_NAN(T)
+                                                              : (z < (x < y ? y : x) ? z : (x < y ? y : x)));
         else if (has_lo)
             OPGEN_MAP3(&it, mask, T, T, ((void)z, OPGEN_ISNAN(T, x) ? x : OPGEN_ISNAN(T, y) ? y : x < y ? y : x));
         else

@@ -5,7 +5,8 @@
 #include <math.h>
 #include <string.h>
 
-static int32_t out_in(opgen_ctx *ctx, opgen_tensor *out, opgen_dtype dtype, int32_t dim, const int64_t *sizes, bool any_order, const uint8_t *order) {
+static int32_t out_in(opgen_ctx *ctx, opgen_tensor *out, opgen_dtype dtype, int32_t dim, const int64_t *sizes,
+                      bool any_order, const uint8_t *order) {
     if (out->capacity == 0 && !out->data) {
         int32_t st = opgen_tensor_shape_ordered(out, dtype, dim, sizes, order, ctx->err);
         if (st) return st;
@@ -15,36 +16,52 @@ static int32_t out_in(opgen_ctx *ctx, opgen_tensor *out, opgen_dtype dtype, int3
         }
         size_t n = opgen_nbytes(out);
         out->data = opgen_arena_alloc(ctx->arena, n ? n : 1);
-        if (!out->data) return OPGEN_FAIL(ctx, OPGEN_E_NO_MEMORY, "%s: out of memory for a %zu-byte output", ctx->op, n);
+        if (!out->data)
+            return OPGEN_FAIL(ctx, OPGEN_E_NO_MEMORY, "%s: out of memory for a %zu-byte output", ctx->op, n);
         out->capacity = n ? n : 1;
         memset(out->data, 0, n);
         return OPGEN_OK;
     }
     /* a given out tensor: its dtype must match; its shape may change within capacity */
-    if (out->dtype != dtype) return OPGEN_FAIL(ctx, OPGEN_E_DTYPE, "%s: out has dtype %s, the result is %s", ctx->op, opgen_dtype_name(out->dtype), opgen_dtype_name(dtype));
+    if (out->dtype != dtype)
+        return OPGEN_FAIL(ctx, OPGEN_E_DTYPE, "%s: out has dtype %s, the result is %s", ctx->op,
+                          opgen_dtype_name(out->dtype), opgen_dtype_name(dtype));
     opgen_tensor t = *out;
     int32_t st = opgen_tensor_shape_ordered(&t, dtype, dim, sizes, dim == out->dim ? out->dim_order : NULL, ctx->err);
     if (st) return st;
-    if (order && memcmp(t.dim_order, order, (size_t)dim)) return OPGEN_FAIL(ctx, OPGEN_E_INVALID, "%s: out is laid out in another dim order than the one asked for", ctx->op);
-    if (opgen_nbytes(&t) > out->capacity) return OPGEN_FAIL(ctx, OPGEN_E_SHAPE, "%s: out holds %zu bytes, the result needs %zu", ctx->op, out->capacity, opgen_nbytes(&t));
+    if (order && memcmp(t.dim_order, order, (size_t)dim))
+        return OPGEN_FAIL(ctx, OPGEN_E_INVALID, "%s: out is laid out in another dim order than the one asked for",
+                          ctx->op);
+    if (opgen_nbytes(&t) > out->capacity)
+        return OPGEN_FAIL(ctx, OPGEN_E_SHAPE, "%s: out holds %zu bytes, the result needs %zu", ctx->op, out->capacity,
+                          opgen_nbytes(&t));
     if (!any_order && !opgen_tensor_is_contiguous(&t)) {
-        if (!ctx->meta) return OPGEN_FAIL(ctx, OPGEN_E_INVALID, "%s: writes contiguous results, and its out is in another dim order", ctx->op);
+        if (!ctx->meta)
+            return OPGEN_FAIL(ctx, OPGEN_E_INVALID,
+                              "%s: writes contiguous results, and its out is in another dim order", ctx->op);
         ctx->relayout = true;
     }
     *out = t;
     return OPGEN_OK;
 }
 
-int32_t opgen_out(opgen_ctx *ctx, opgen_tensor *out, opgen_dtype dtype, int32_t dim, const int64_t *sizes) { return out_in(ctx, out, dtype, dim, sizes, false, NULL); }
-int32_t opgen_out_any(opgen_ctx *ctx, opgen_tensor *out, opgen_dtype dtype, int32_t dim, const int64_t *sizes) { return out_in(ctx, out, dtype, dim, sizes, true, NULL); }
-int32_t opgen_out_ordered(opgen_ctx *ctx, opgen_tensor *out, opgen_dtype dtype, int32_t dim, const int64_t *sizes, const uint8_t *dim_order) {
+int32_t opgen_out(opgen_ctx *ctx, opgen_tensor *out, opgen_dtype dtype, int32_t dim, const int64_t *sizes) {
+    return out_in(ctx, out, dtype, dim, sizes, false, NULL);
+}
+int32_t opgen_out_any(opgen_ctx *ctx, opgen_tensor *out, opgen_dtype dtype, int32_t dim, const int64_t *sizes) {
+    return out_in(ctx, out, dtype, dim, sizes, true, NULL);
+}
+int32_t opgen_out_ordered(opgen_ctx *ctx, opgen_tensor *out, opgen_dtype dtype, int32_t dim, const int64_t *sizes,
+                          const uint8_t *dim_order) {
     return out_in(ctx, out, dtype, dim, sizes, true, dim_order);
 }
 
 int32_t opgen_factory_out(opgen_ctx *ctx, uint32_t mask, opgen_int_list size, opgen_dtype dflt, opgen_tensor *out) {
-    if (size.len > OPGEN_MAX_DIM) return OPGEN_FAIL(ctx, OPGEN_E_SHAPE, "%s: %zu dimensions, at most %d", ctx->op, size.len, OPGEN_MAX_DIM);
+    if (size.len > OPGEN_MAX_DIM)
+        return OPGEN_FAIL(ctx, OPGEN_E_SHAPE, "%s: %zu dimensions, at most %d", ctx->op, size.len, OPGEN_MAX_DIM);
     for (size_t i = 0; i < size.len; i++)
-        if (size.data[i] < 0) return OPGEN_FAIL(ctx, OPGEN_E_SHAPE, "%s: negative dimension %lld", ctx->op, (long long)size.data[i]);
+        if (size.data[i] < 0)
+            return OPGEN_FAIL(ctx, OPGEN_E_SHAPE, "%s: negative dimension %lld", ctx->op, (long long)size.data[i]);
     opgen_dtype dtype = opgen_result_dtype(ctx, out, dflt);
     OPGEN_CHECK_DTYPE(ctx, mask, dtype, "the result");
     return opgen_out_any(ctx, out, dtype, (int32_t)size.len, size.data);
@@ -58,7 +75,9 @@ void *opgen_scratch(opgen_ctx *ctx, size_t n) {
     return opgen_arena_alloc(ctx->arena, n ? n : 1);
 }
 
-bool opgen_is_float(opgen_dtype d) { return d == OPGEN_DTYPE_Float || d == OPGEN_DTYPE_Double || d == OPGEN_DTYPE_Half || d == OPGEN_DTYPE_BFloat16; }
+bool opgen_is_float(opgen_dtype d) {
+    return d == OPGEN_DTYPE_Float || d == OPGEN_DTYPE_Double || d == OPGEN_DTYPE_Half || d == OPGEN_DTYPE_BFloat16;
+}
 
 bool opgen_is_integral(opgen_dtype d, bool include_bool) {
     switch (d) {
@@ -76,18 +95,19 @@ bool opgen_is_integral(opgen_dtype d, bool include_bool) {
 opgen_dtype opgen_promote(opgen_dtype a, opgen_dtype b) {
     /* c10's promoteTypes over the dtypes kernels compute with, as a table (code
      * that every selective build keeps, so kept small) */
-    static const signed char at[32] = {0, 1, 2, 3, 4, 5, 6, 7, -1, -1, -1, 8, -1, -1, -1, 9, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1};
+    static const signed char at[32] = {0,  1,  2,  3,  4,  5,  6,  7,  -1, -1, -1, 8,  -1, -1, -1, 9,
+                                       -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1};
     static const unsigned char table[10][10] = {
-        {0, 2, 2, 3, 4, 5, 6, 7, 0, 15},        /* Byte */
-        {2, 1, 2, 3, 4, 5, 6, 7, 1, 15},        /* Char */
-        {2, 2, 2, 3, 4, 5, 6, 7, 2, 15},        /* Short */
-        {3, 3, 3, 3, 4, 5, 6, 7, 3, 15},        /* Int */
-        {4, 4, 4, 4, 4, 5, 6, 7, 4, 15},        /* Long */
-        {5, 5, 5, 5, 5, 5, 6, 7, 5, 6},         /* Half */
-        {6, 6, 6, 6, 6, 6, 6, 7, 6, 6},         /* Float */
-        {7, 7, 7, 7, 7, 7, 7, 7, 7, 7},         /* Double */
-        {0, 1, 2, 3, 4, 5, 6, 7, 11, 15},       /* Bool */
-        {15, 15, 15, 15, 15, 6, 6, 7, 15, 15},  /* BFloat16 */
+        {0, 2, 2, 3, 4, 5, 6, 7, 0, 15},       /* Byte */
+        {2, 1, 2, 3, 4, 5, 6, 7, 1, 15},       /* Char */
+        {2, 2, 2, 3, 4, 5, 6, 7, 2, 15},       /* Short */
+        {3, 3, 3, 3, 4, 5, 6, 7, 3, 15},       /* Int */
+        {4, 4, 4, 4, 4, 5, 6, 7, 4, 15},       /* Long */
+        {5, 5, 5, 5, 5, 5, 6, 7, 5, 6},        /* Half */
+        {6, 6, 6, 6, 6, 6, 6, 7, 6, 6},        /* Float */
+        {7, 7, 7, 7, 7, 7, 7, 7, 7, 7},        /* Double */
+        {0, 1, 2, 3, 4, 5, 6, 7, 11, 15},      /* Bool */
+        {15, 15, 15, 15, 15, 6, 6, 7, 15, 15}, /* BFloat16 */
     };
     int ia = (unsigned)a < 32 ? at[a] : -1, ib = (unsigned)b < 32 ? at[b] : -1;
     if (ia < 0 || ib < 0) return a; /* data-only dtypes: no promotion among them */
@@ -108,7 +128,8 @@ static opgen_dtype combine(int higher, int lower) {
     if (higher < 0) return (opgen_dtype)lower;
     if (lower < 0) return (opgen_dtype)higher;
     if (is_fp((opgen_dtype)higher)) return (opgen_dtype)higher;
-    if (higher == OPGEN_DTYPE_Bool || is_fp((opgen_dtype)lower)) return opgen_promote((opgen_dtype)higher, (opgen_dtype)lower);
+    if (higher == OPGEN_DTYPE_Bool || is_fp((opgen_dtype)lower))
+        return opgen_promote((opgen_dtype)higher, (opgen_dtype)lower);
     return (opgen_dtype)higher;
 }
 opgen_dtype opgen_result_type(const opgen_tensor *const *ts, int nt, const opgen_scalar *const *ss, int ns) {
@@ -131,7 +152,9 @@ int32_t opgen_broadcast(opgen_ctx *ctx, const opgen_tensor *a, const opgen_tenso
     for (int32_t i = 0; i < n; i++) {
         int32_t ia = i - (n - a->dim), ib = i - (n - b->dim);
         int64_t sa = ia >= 0 ? a->sizes[ia] : 1, sb = ib >= 0 ? b->sizes[ib] : 1;
-        if (sa != sb && sa != 1 && sb != 1) return OPGEN_FAIL(ctx, OPGEN_E_SHAPE, "%s: shapes do not broadcast: size %lld against %lld in dimension %d", ctx->op, (long long)sa, (long long)sb, (int)i);
+        if (sa != sb && sa != 1 && sb != 1)
+            return OPGEN_FAIL(ctx, OPGEN_E_SHAPE, "%s: shapes do not broadcast: size %lld against %lld in dimension %d",
+                              ctx->op, (long long)sa, (long long)sb, (int)i);
         sizes[i] = sa == 1 ? sb : sa;
     }
     *dim = n;
@@ -140,7 +163,9 @@ int32_t opgen_broadcast(opgen_ctx *ctx, const opgen_tensor *a, const opgen_tenso
 
 int32_t opgen_wrap_dim(opgen_ctx *ctx, int64_t d, int32_t dim, int32_t *out) {
     int32_t n = dim ? dim : 1;
-    if (d < -n || d >= n) return OPGEN_FAIL(ctx, OPGEN_E_INVALID, "%s: dimension %lld is out of range for a %d-d tensor", ctx->op, (long long)d, (int)dim);
+    if (d < -n || d >= n)
+        return OPGEN_FAIL(ctx, OPGEN_E_INVALID, "%s: dimension %lld is out of range for a %d-d tensor", ctx->op,
+                          (long long)d, (int)dim);
     *out = (int32_t)(d < 0 ? d + n : d);
     return OPGEN_OK;
 }
@@ -209,8 +234,14 @@ void opgen_store_i64(opgen_tensor *t, int64_t off, int64_t v) {
     }
 }
 
-double opgen_scalar_f64(const opgen_scalar *s) { return s->dtype == OPGEN_DTYPE_Double ? s->v.f : s->dtype == OPGEN_DTYPE_Bool ? (double)s->v.b : (double)s->v.i; }
-int64_t opgen_scalar_i64(const opgen_scalar *s) { return s->dtype == OPGEN_DTYPE_Double ? opgen_f64_to_i64(s->v.f) : s->dtype == OPGEN_DTYPE_Bool ? (int64_t)s->v.b : s->v.i; }
+double opgen_scalar_f64(const opgen_scalar *s) {
+    return s->dtype == OPGEN_DTYPE_Double ? s->v.f : s->dtype == OPGEN_DTYPE_Bool ? (double)s->v.b : (double)s->v.i;
+}
+int64_t opgen_scalar_i64(const opgen_scalar *s) {
+    return s->dtype == OPGEN_DTYPE_Double ? opgen_f64_to_i64(s->v.f)
+           : s->dtype == OPGEN_DTYPE_Bool ? (int64_t)s->v.b
+                                          : s->v.i;
+}
 
 int32_t opgen_int_pair(opgen_ctx *ctx, opgen_int_list l, const char *what, int64_t dflt, int64_t *v) {
     if (l.len == 0 && dflt >= 0) {
@@ -222,7 +253,9 @@ int32_t opgen_int_pair(opgen_ctx *ctx, opgen_int_list l, const char *what, int64
         return OPGEN_FAIL(ctx, OPGEN_E_INVALID, "%s: %s must have 1 or 2 values, not %zu", ctx->op, what, l.len);
     }
     for (int i = 0; i < 2; i++) /* geometry stays far from int64 overflow */
-        if (v[i] > (1 << 30) || v[i] < -(1 << 30)) return OPGEN_FAIL(ctx, OPGEN_E_INVALID, "%s: %s value %lld is out of range", ctx->op, what, (long long)v[i]);
+        if (v[i] > (1 << 30) || v[i] < -(1 << 30))
+            return OPGEN_FAIL(ctx, OPGEN_E_INVALID, "%s: %s value %lld is out of range", ctx->op, what,
+                              (long long)v[i]);
     return OPGEN_OK;
 }
 
@@ -267,7 +300,8 @@ static double add_round_odd(double a, double b) {
 
 double opgen_fma_soft(double x, double y, double z) {
     double p = x * y, ap = fabs(p);
-    if (!isfinite(x) || !isfinite(y) || !isfinite(z) || x == 0 || y == 0 || !(ap > 0x1p-960 && ap < 0x1p1000)) return p + z;
+    if (!isfinite(x) || !isfinite(y) || !isfinite(z) || x == 0 || y == 0 || !(ap > 0x1p-960 && ap < 0x1p1000))
+        return p + z;
     double xh = split_hi(x), xl = x - xh, yh = split_hi(y), yl = y - yh;
     double pl = ((xh * yh - p) + xh * yl + xl * yh) + xl * yl; /* x * y == p + pl exactly */
     double tl, th = two_sum(z, p, &tl);

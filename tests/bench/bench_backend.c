@@ -20,8 +20,9 @@ static int cmp_double(const void *a, const void *b) {
     return x < y ? -1 : x > y;
 }
 
-typedef opgen_status (*qadd_fn)(opgen_ctx *, const opgen_tensor *, double, int64_t, int64_t, int64_t, const opgen_tensor *, double, int64_t, int64_t, int64_t, double, int64_t, int64_t, int64_t,
-                                opgen_tensor *);
+typedef opgen_status (*qadd_fn)(opgen_ctx *, const opgen_tensor *, double, int64_t, int64_t, int64_t,
+                                const opgen_tensor *, double, int64_t, int64_t, int64_t, double, int64_t, int64_t,
+                                int64_t, opgen_tensor *);
 
 static double time_ns(qadd_fn fn, const opgen_tensor *a, const opgen_tensor *b, opgen_tensor *out, int reps, int runs) {
     double *t = malloc(sizeof(double) * (size_t)runs);
@@ -64,11 +65,12 @@ int main(int argc, char **argv) {
         a.capacity = b.capacity = o1.capacity = o2.capacity = (size_t)n;
         for (int64_t i = 0; i < n; i++) buf[i] = (uint8_t)(i * 37), buf[n + i] = (uint8_t)(i * 101 + 7);
         int reps = n >= (1 << 20) ? 4 : n >= 65536 ? 40 : 2000;
-        double nat = time_ns(opgen_native_quantized_add_out, &a, &b, &o1, reps, runs), fb = time_ns(opgen_fallback_quantized_decomposed_add_out, &a, &b, &o2, reps, runs);
+        double nat = time_ns(opgen_native_quantized_add_out, &a, &b, &o1, reps, runs),
+               fb = time_ns(opgen_fallback_quantized_decomposed_add_out, &a, &b, &o2, reps, runs);
         int same = 1;
         for (int64_t i = 0; i < n; i++) same &= buf[2 * n + i] == buf[3 * n + i];
-        printf("  %8lld elements: native %9.0f ns (%.2f ns/elem), fallback %10.0f ns (%.2f ns/elem): %.1fx%s\n", (long long)n, nat, nat / (double)n, fb, fb / (double)n, fb / nat,
-               same ? "" : "  (RESULTS DIFFER)");
+        printf("  %8lld elements: native %9.0f ns (%.2f ns/elem), fallback %10.0f ns (%.2f ns/elem): %.1fx%s\n",
+               (long long)n, nat, nat / (double)n, fb, fb / (double)n, fb / nat, same ? "" : "  (RESULTS DIFFER)");
         free(buf);
         if (!same) return 1;
     }

@@ -43,51 +43,51 @@ static double median(double *t) {
 /* A body's time is sampled as repetitions of it that run for at least 2 ms
  * together, so microsecond calls are not timed at the clock's granularity (the
  * first such run, which counts them, is the warm-up). */
-#define RUN_ONCE_(...)                                                     \
-    do {                                                                   \
-        opgen_arena_mark m_ = opgen_arena_save(&arena);                    \
-        { __VA_ARGS__; }                                                   \
-        opgen_arena_restore(&arena, m_);                                   \
+#define RUN_ONCE_(...)                                  \
+    do {                                                \
+        opgen_arena_mark m_ = opgen_arena_save(&arena); \
+        { __VA_ARGS__; }                                \
+        opgen_arena_restore(&arena, m_);                \
     } while (0)
-#define CALIBRATE_(REPS, ...)                                              \
-    do {                                                                   \
-        double s0_ = now_ms();                                             \
-        REPS = 0;                                                          \
-        do {                                                               \
-            RUN_ONCE_(__VA_ARGS__);                                        \
-            REPS++;                                                        \
-        } while (now_ms() - s0_ < 2.0);                                    \
+#define CALIBRATE_(REPS, ...)           \
+    do {                                \
+        double s0_ = now_ms();          \
+        REPS = 0;                       \
+        do {                            \
+            RUN_ONCE_(__VA_ARGS__);     \
+            REPS++;                     \
+        } while (now_ms() - s0_ < 2.0); \
     } while (0)
-#define SAMPLE_(T, REPS, ...)                                              \
-    do {                                                                   \
-        double s_ = now_ms();                                              \
-        for (int i_ = 0; i_ < (REPS); i_++) RUN_ONCE_(__VA_ARGS__);        \
-        T = (now_ms() - s_) / (REPS);                                      \
+#define SAMPLE_(T, REPS, ...)                                       \
+    do {                                                            \
+        double s_ = now_ms();                                       \
+        for (int i_ = 0; i_ < (REPS); i_++) RUN_ONCE_(__VA_ARGS__); \
+        T = (now_ms() - s_) / (REPS);                               \
     } while (0)
 /* The median time of the body over `runs` samples. */
-#define TIME(RESULT, ...)                                                  \
-    do {                                                                   \
-        double t_[64];                                                     \
-        int reps_;                                                         \
-        CALIBRATE_(reps_, __VA_ARGS__);                                    \
+#define TIME(RESULT, ...)                                                      \
+    do {                                                                       \
+        double t_[64];                                                         \
+        int reps_;                                                             \
+        CALIBRATE_(reps_, __VA_ARGS__);                                        \
         for (int r_ = 0; r_ < runs; r_++) SAMPLE_(t_[r_], reps_, __VA_ARGS__); \
-        RESULT = median(t_);                                               \
+        RESULT = median(t_);                                                   \
     } while (0)
 /* A kernel's median time and its floor's, their samples taken in turn (kernel,
  * floor, kernel, ...): on a shared VM whose speed swings within seconds both
  * then see the same spells, and their ratio is the kernel's, not the machine's. */
-#define TIME_SIDE_BY_SIDE(K, KERNEL, F, ...)                               \
-    do {                                                                   \
-        double tk_[64], tf_[64];                                           \
-        int rk_, rf_;                                                      \
-        CALIBRATE_(rk_, KERNEL);                                           \
-        CALIBRATE_(rf_, __VA_ARGS__);                                      \
-        for (int r_ = 0; r_ < runs; r_++) {                                \
-            SAMPLE_(tk_[r_], rk_, KERNEL);                                 \
-            SAMPLE_(tf_[r_], rf_, __VA_ARGS__);                            \
-        }                                                                  \
-        K = median(tk_);                                                   \
-        F = median(tf_);                                                   \
+#define TIME_SIDE_BY_SIDE(K, KERNEL, F, ...)    \
+    do {                                        \
+        double tk_[64], tf_[64];                \
+        int rk_, rf_;                           \
+        CALIBRATE_(rk_, KERNEL);                \
+        CALIBRATE_(rf_, __VA_ARGS__);           \
+        for (int r_ = 0; r_ < runs; r_++) {     \
+            SAMPLE_(tk_[r_], rk_, KERNEL);      \
+            SAMPLE_(tf_[r_], rf_, __VA_ARGS__); \
+        }                                       \
+        K = median(tk_);                        \
+        F = median(tf_);                        \
     } while (0)
 
 static opgen_tensor tensor(int32_t dim, const int64_t *sizes, float seed) {
@@ -128,24 +128,31 @@ static void elementwise(void) {
     opgen_scalar one = {OPGEN_DTYPE_Long, {.i = 1}};
     float *pa = a.data, *pb = b.data, *po = o.data;
     double k, f;
-    TIME_SIDE_BY_SIDE(k, opgen_portable_add_out(&ctx, &a, &b, &one, &o), f, for (int64_t i = 0; i < n; i++) po[i] = pa[i] + pb[i]);
+    TIME_SIDE_BY_SIDE(k, opgen_portable_add_out(&ctx, &a, &b, &one, &o), f,
+                      for (int64_t i = 0; i < n; i++) po[i] = pa[i] + pb[i]);
     row("add.out f32 [4M] contiguous", k, f, "C loop o = a + b", AT_MOST_X, 1.3);
-    TIME_SIDE_BY_SIDE(k, opgen_portable_mul_out(&ctx, &a, &b, &o), f, for (int64_t i = 0; i < n; i++) po[i] = pa[i] * pb[i]);
+    TIME_SIDE_BY_SIDE(k, opgen_portable_mul_out(&ctx, &a, &b, &o), f,
+                      for (int64_t i = 0; i < n; i++) po[i] = pa[i] * pb[i]);
     row("mul.out f32 [4M] contiguous", k, f, "C loop o = a * b", AT_MOST_X, 1.3);
-    TIME_SIDE_BY_SIDE(k, opgen_portable_relu_out(&ctx, &a, &o), f, for (int64_t i = 0; i < n; i++) po[i] = pa[i] < 0 ? 0 : pa[i]);
+    TIME_SIDE_BY_SIDE(k, opgen_portable_relu_out(&ctx, &a, &o), f,
+                      for (int64_t i = 0; i < n; i++) po[i] = pa[i] < 0 ? 0 : pa[i]);
     row("relu.out f32 [4M] contiguous", k, f, "C loop o = max(a, 0)", AT_MOST_X, 1.3);
     /* a residual block's add and relu at ResNet-18's first stage: 800 KB, in L2 */
     int64_t r4[4] = {1, 64, 56, 56}, rn = 64 * 56 * 56;
     opgen_tensor ra = tensor(4, r4, 1), rb = tensor(4, r4, 2), ro = tensor(4, r4, 3);
     float *qa = ra.data, *qb = rb.data, *qo = ro.data;
-    TIME_SIDE_BY_SIDE(k, opgen_portable_add_out(&ctx, &ra, &rb, &one, &ro), f, for (int64_t i = 0; i < rn; i++) qo[i] = qa[i] + qb[i]);
+    TIME_SIDE_BY_SIDE(k, opgen_portable_add_out(&ctx, &ra, &rb, &one, &ro), f,
+                      for (int64_t i = 0; i < rn; i++) qo[i] = qa[i] + qb[i]);
     row("add.out f32 [1,64,56,56] (in L2)", k, f, "C loop o = a + b", AT_MOST_X, 1.3);
-    TIME_SIDE_BY_SIDE(k, opgen_portable_relu_out(&ctx, &ra, &ro), f, for (int64_t i = 0; i < rn; i++) qo[i] = qa[i] < 0 ? 0 : qa[i]);
+    TIME_SIDE_BY_SIDE(k, opgen_portable_relu_out(&ctx, &ra, &ro), f,
+                      for (int64_t i = 0; i < rn; i++) qo[i] = qa[i] < 0 ? 0 : qa[i]);
     row("relu.out f32 [1,64,56,56] (in L2)", k, f, "C loop o = max(a, 0)", AT_MOST_X, 1.3);
     int64_t s2[2] = {4096, 1024}, s1[1] = {1024};
     opgen_tensor x = tensor(2, s2, 4), y = tensor(1, s1, 5), z = tensor(2, s2, 6);
     float *px = x.data, *py = y.data, *pz = z.data;
-    TIME_SIDE_BY_SIDE(k, opgen_portable_add_out(&ctx, &x, &y, &one, &z), f, for (int64_t r = 0; r < 4096; r++) for (int64_t c = 0; c < 1024; c++) pz[r * 1024 + c] = px[r * 1024 + c] + py[c]);
+    TIME_SIDE_BY_SIDE(k, opgen_portable_add_out(&ctx, &x, &y, &one, &z), f,
+                      for (int64_t r = 0; r < 4096; r++) for (int64_t c = 0; c < 1024; c++) pz[r * 1024 + c] =
+                          px[r * 1024 + c] + py[c]);
     row("add.out f32 [4096,1024] + [1024] broadcast", k, f, "C loop o = a + b[c]", AT_MOST_X, 2.0);
 }
 
@@ -156,26 +163,29 @@ static void reductions(void) {
     opgen_int_list dims = {&last, 1};
     float *px = x.data, *ps = s.data, *py = y.data;
     double k, f;
-    TIME_SIDE_BY_SIDE(k, opgen_portable_sum_IntList_out(&ctx, &x, &dims, false, NULL, &s), f, for (int64_t r = 0; r < 4096; r++) {
-        float acc = 0;
-        for (int64_t c = 0; c < 1024; c++) acc += px[r * 1024 + c];
-        ps[r] = acc;
-    });
+    TIME_SIDE_BY_SIDE(
+        k, opgen_portable_sum_IntList_out(&ctx, &x, &dims, false, NULL, &s), f, for (int64_t r = 0; r < 4096; r++) {
+            float acc = 0;
+            for (int64_t c = 0; c < 1024; c++) acc += px[r * 1024 + c];
+            ps[r] = acc;
+        });
     row("sum.dim_IntList f32 [4096,1024] over dim -1", k, f, "C loop acc += x", AT_MOST_X, 2.0);
-    TIME_SIDE_BY_SIDE(k, opgen_portable__softmax_out(&ctx, &x, -1, false, &y), f, for (int64_t r = 0; r < 4096; r++) {
-        const float *xr = px + r * 1024;
-        float *yr = py + r * 1024, mx = -INFINITY, sum = 0;
-        for (int64_t c = 0; c < 1024; c++) mx = xr[c] > mx ? xr[c] : mx;
-        for (int64_t c = 0; c < 1024; c++) sum += yr[c] = expf(xr[c] - mx);
-        for (int64_t c = 0; c < 1024; c++) yr[c] /= sum;
-    });
+    TIME_SIDE_BY_SIDE(
+        k, opgen_portable__softmax_out(&ctx, &x, -1, false, &y), f, for (int64_t r = 0; r < 4096; r++) {
+            const float *xr = px + r * 1024;
+            float *yr = py + r * 1024, mx = -INFINITY, sum = 0;
+            for (int64_t c = 0; c < 1024; c++) mx = xr[c] > mx ? xr[c] : mx;
+            for (int64_t c = 0; c < 1024; c++) sum += yr[c] = expf(xr[c] - mx);
+            for (int64_t c = 0; c < 1024; c++) yr[c] /= sum;
+        });
     row("_softmax f32 [4096,1024] over dim -1", k, f, "C loop max, exp, /sum", AT_MOST_X, 2.0);
 }
 
 #ifdef HAVE_OPENBLAS
 static double blas_mm(int64_t n, const float *a, const float *b, float *c) {
     double t;
-    TIME(t, cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)n, (int)n, (int)n, 1, a, (int)n, b, (int)n, 0, c, (int)n));
+    TIME(t, cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)n, (int)n, (int)n, 1, a, (int)n, b, (int)n, 0,
+                        c, (int)n));
     return t;
 }
 #endif
@@ -225,7 +235,8 @@ static void linear(void) {
         snprintf(what, sizeof what, "mm f32 %lldx512 @ W^T, W 2048x512 (%.1f GFLOP/s)", (long long)m, gf / k);
 #ifdef HAVE_OPENBLAS
         double o;
-        TIME(o, cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)m, (int)N, (int)K, 1, x.data, (int)K, w.data, (int)K, 0, out.data, (int)N));
+        TIME(o, cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)m, (int)N, (int)K, 1, x.data, (int)K, w.data,
+                            (int)K, 0, out.data, (int)N));
         char peer[64];
         snprintf(peer, sizeof peer, "OpenBLAS sgemm, B transposed (%.1f GFLOP/s)", gf / o);
         row(what, k, o, peer, AT_LEAST_SHARE, 0.50);
@@ -242,10 +253,13 @@ static void conv(void) {
     struct {
         const char *what;
         int64_t C, H, O, k, groups;
-    } cases[] = {{"convolution 3x3 [1,32,56,56] -> 32", 32, 56, 32, 3, 1}, {"convolution 3x3 [1,32,56,56] -> 64", 32, 56, 64, 3, 1},
-                 {"convolution 3x3 depthwise [1,32,56,56]", 32, 56, 32, 3, 32}, {"convolution 1x1 [1,32,56,56] -> 64", 32, 56, 64, 1, 1},
+    } cases[] = {{"convolution 3x3 [1,32,56,56] -> 32", 32, 56, 32, 3, 1},
+                 {"convolution 3x3 [1,32,56,56] -> 64", 32, 56, 64, 3, 1},
+                 {"convolution 3x3 depthwise [1,32,56,56]", 32, 56, 32, 3, 32},
+                 {"convolution 1x1 [1,32,56,56] -> 64", 32, 56, 64, 1, 1},
                  /* the last stages' 7x7 outputs (49 columns: 48 and one) */
-                 {"convolution 3x3 [1,512,7,7] -> 512 (ResNet-18)", 512, 7, 512, 3, 1}, {"convolution 1x1 [1,320,7,7] -> 1280 (MobileNetV2)", 320, 7, 1280, 1, 1}};
+                 {"convolution 3x3 [1,512,7,7] -> 512 (ResNet-18)", 512, 7, 512, 3, 1},
+                 {"convolution 1x1 [1,320,7,7] -> 1280 (MobileNetV2)", 320, 7, 1280, 1, 1}};
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         int64_t C = cases[i].C, H = cases[i].H, W = H, sx[4] = {1, C, H, W};
         opgen_tensor x = tensor(4, sx, 1);
@@ -269,9 +283,11 @@ static void conv(void) {
                             for (int64_t y = 0; y < H; y++)
                                 for (int64_t xx = 0; xx < W; xx++) {
                                     int64_t iy = y - K / 2 + ky, ix = xx - K / 2 + kx;
-                                    col[((c * K + ky) * K + kx) * hw + y * W + xx] = iy < 0 || iy >= H || ix < 0 || ix >= W ? 0 : px[(c * H + iy) * W + ix];
+                                    col[((c * K + ky) * K + kx) * hw + y * W + xx] =
+                                        iy < 0 || iy >= H || ix < 0 || ix >= W ? 0 : px[(c * H + iy) * W + ix];
                                 }
-                cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)O, (int)hw, (int)ck, 1, w.data, (int)ck, col, (int)hw, 0, out.data, (int)hw);
+                cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)O, (int)hw, (int)ck, 1, w.data, (int)ck,
+                            col, (int)hw, 0, out.data, (int)hw);
             });
             free(col);
             row(what, k, o, "im2col + OpenBLAS sgemm", AT_LEAST_SHARE, K == 3 ? 0.70 : 0);
@@ -282,15 +298,17 @@ static void conv(void) {
             const float *px = x.data, *pw = w.data;
             float *po = out.data;
             double f;
-            TIME(f, for (int64_t c = 0; c < C; c++) for (int64_t y = 0; y < H; y++) for (int64_t xx = 0; xx < W; xx++) {
-                float acc = 0;
-                for (int64_t ky = 0; ky < K; ky++)
-                    for (int64_t kx = 0; kx < K; kx++) {
-                        int64_t iy = y - 1 + ky, ix = xx - 1 + kx;
-                        if (iy >= 0 && iy < H && ix >= 0 && ix < W) acc += px[(c * H + iy) * W + ix] * pw[(c * K + ky) * K + kx];
-                    }
-                po[(c * H + y) * W + xx] = acc;
-            });
+            TIME(
+                f, for (int64_t c = 0; c < C; c++) for (int64_t y = 0; y < H; y++) for (int64_t xx = 0; xx < W; xx++) {
+                    float acc = 0;
+                    for (int64_t ky = 0; ky < K; ky++)
+                        for (int64_t kx = 0; kx < K; kx++) {
+                            int64_t iy = y - 1 + ky, ix = xx - 1 + kx;
+                            if (iy >= 0 && iy < H && ix >= 0 && ix < W)
+                                acc += px[(c * H + iy) * W + ix] * pw[(c * K + ky) * K + kx];
+                        }
+                    po[(c * H + y) * W + xx] = acc;
+                });
             row(what, k, f, "C loop, direct", NO_GOAL, 0);
             continue;
         }
@@ -316,7 +334,8 @@ int main(int argc, char **argv) {
             break;
         }
     if (ci) fclose(ci);
-    printf("machine: %s; compiler %s; OpenBLAS core %s; single thread; medians of %d runs\n\n", model, __VERSION__, core, runs);
+    printf("machine: %s; compiler %s; OpenBLAS core %s; single thread; medians of %d runs\n\n", model, __VERSION__,
+           core, runs);
     printf("| kernel | opgen | floor | floor is | opgen against it | goal | met |\n|---|---|---|---|---|---|---|\n");
     elementwise();
     reductions();

@@ -47,8 +47,19 @@ static uint8_t *chain_program(size_t *len) {
         code[i] = (pw_instr){PW_KERNEL, 0, 0, 5, {i ? 2 + i : 0, 1, 2, 3 + i, 3 + i}};
     }
     static pw_plan pl;
-    pl = (pw_plan){.name = "forward", .values = v, .nvalues = N + 3, .inputs = {0}, .ninputs = 1, .outputs = {N + 2}, .noutputs = 1, .ops = {{"aten::add", "out"}}, .nops = 1,
-                   .code = code, .ncode = N, .buffers = {0, 192}, .nbuffers = 2};
+    pl = (pw_plan){.name = "forward",
+                   .values = v,
+                   .nvalues = N + 3,
+                   .inputs = {0},
+                   .ninputs = 1,
+                   .outputs = {N + 2},
+                   .noutputs = 1,
+                   .ops = {{"aten::add", "out"}},
+                   .nops = 1,
+                   .code = code,
+                   .ncode = N,
+                   .buffers = {0, 192},
+                   .nbuffers = 2};
     pw_program prog = {.plans = &pl, .nplans = 1, .constants = {&one}, .constant_sizes = {sizeof one}, .nconstants = 1};
     size_t n;
     uint8_t *b = pw_build(&prog, &n), *a = aligned_alloc(16, (n + 15) & ~(size_t)15);
@@ -66,15 +77,19 @@ static void chain(int runs) {
     opgen_pte p;
     opgen_error err = {0};
     opgen_method_memory mem;
-    if (opgen_pte_open(&p, bytes, n, "chain.pte", &err) || opgen_method_memory_of(&p, "forward", NULL, &mem, &err)) printf("bench_method: %s\n", err.msg), exit(1);
+    if (opgen_pte_open(&p, bytes, n, "chain.pte", &err) || opgen_method_memory_of(&p, "forward", NULL, &mem, &err))
+        printf("bench_method: %s\n", err.msg), exit(1);
     void *lm = aligned_alloc(16, (mem.load_bytes + 15) & ~(size_t)15);
-    double *t_load = calloc((size_t)runs, sizeof(double)), *t_run = calloc((size_t)runs, sizeof(double)), *t_direct = calloc((size_t)runs, sizeof(double));
+    double *t_load = calloc((size_t)runs, sizeof(double)), *t_run = calloc((size_t)runs, sizeof(double)),
+           *t_direct = calloc((size_t)runs, sizeof(double));
     opgen_method *m = NULL;
     for (int r = 0; r < runs; r++) {
         opgen_arena a;
         opgen_arena_init(&a, lm, mem.load_bytes);
         double t0 = now_ns();
-        if (opgen_method_memory_of(&p, "forward", NULL, &mem, &err) || opgen_method_load(&p, "forward", NULL, &a, &m, &err)) printf("bench_method: %s\n", err.msg), exit(1);
+        if (opgen_method_memory_of(&p, "forward", NULL, &mem, &err) ||
+            opgen_method_load(&p, "forward", NULL, &a, &m, &err))
+            printf("bench_method: %s\n", err.msg), exit(1);
         t_load[r] = (now_ns() - t0) / N;
     }
     static _Alignas(16) uint8_t work_mem[4096];
@@ -107,7 +122,8 @@ static void chain(int runs) {
         t_direct[r] = (now_ns() - t0) / (20.0 * N);
         t_over[r] = t_run[r] - t_direct[r];
     }
-    if (*(float *)out.t.data != (float)(N + 1)) printf("bench_method: the chain computed %g, not %d\n", (double)*(float *)out.t.data, N + 1), exit(1);
+    if (*(float *)out.t.data != (float)(N + 1))
+        printf("bench_method: the chain computed %g, not %d\n", (double)*(float *)out.t.data, N + 1), exit(1);
     double run = median(t_run, runs), direct = median(t_direct, runs), over = median(t_over, runs);
     size_t declared = 0;
     opgen_pte_plan pl;
@@ -118,8 +134,10 @@ static void chain(int runs) {
     printf("| load memory, per instruction | %zu bytes |\n", mem.load_bytes / N);
     printf("| run, per instruction | %.1f ns |\n", run);
     printf("| the kernel called directly | %.1f ns |\n", direct);
-    printf("| executor overhead per instruction (goal <= 20 ns) | %.1f ns %s |\n", over, over <= 20 ? "(met)" : "(MISSED)");
-    printf("| planned memory / the program's non_const_buffer_sizes | %zu / %zu bytes |\n", mem.planned_bytes, declared);
+    printf("| executor overhead per instruction (goal <= 20 ns) | %.1f ns %s |\n", over,
+           over <= 20 ? "(met)" : "(MISSED)");
+    printf("| planned memory / the program's non_const_buffer_sizes | %zu / %zu bytes |\n", mem.planned_bytes,
+           declared);
     goals += 2;
     missed += over > 20;
     missed += mem.planned_bytes != declared;
@@ -142,7 +160,8 @@ static void corpus_program(const char *dir, const char *name, int runs) {
     opgen_ivalue in, out[4];
     snprintf(path, sizeof path, "%s/exir/%s/inputs/0_0.npy", dir, name);
     in.kind = OPGEN_GV_TENSOR;
-    if (opgen_pte_open(&p, data, n, name, &err) || opgen_method_memory_of(&p, "forward", NULL, &mem, &err) || opgen_npy_read(path, &a, &in.t, &err))
+    if (opgen_pte_open(&p, data, n, name, &err) || opgen_method_memory_of(&p, "forward", NULL, &mem, &err) ||
+        opgen_npy_read(path, &a, &in.t, &err))
         printf("bench_method: %s: %s\n", name, err.msg), exit(1);
     void *lm = aligned_alloc(16, (mem.load_bytes + 15) & ~(size_t)15), *wm = NULL;
     double *t_load = calloc((size_t)runs, sizeof(double)), *t_run = calloc((size_t)runs, sizeof(double));
@@ -151,7 +170,8 @@ static void corpus_program(const char *dir, const char *name, int runs) {
         opgen_arena la;
         opgen_arena_init(&la, lm, mem.load_bytes);
         double t0 = now_ns();
-        if (opgen_method_load(&p, "forward", NULL, &la, &m, &err)) printf("bench_method: %s: %s\n", name, err.msg), exit(1);
+        if (opgen_method_load(&p, "forward", NULL, &la, &m, &err))
+            printf("bench_method: %s: %s\n", name, err.msg), exit(1);
         t_load[r] = (now_ns() - t0) / 1e3;
     }
     wm = aligned_alloc(16, (opgen_method_work_bytes(m) + 15) & ~(size_t)15);
@@ -162,7 +182,8 @@ static void corpus_program(const char *dir, const char *name, int runs) {
         if (opgen_method_run(m, &in, &w, out, &err)) printf("bench_method: %s: %s\n", name, err.msg), exit(1);
         t_run[r] = (now_ns() - t0) / 1e3;
     }
-    printf("| exir/%s | load %.1f us (%zu bytes, %zu planned) | run %.1f us |\n", name, median(t_load, runs), mem.load_bytes, mem.planned_bytes, median(t_run, runs));
+    printf("| exir/%s | load %.1f us (%zu bytes, %zu planned) | run %.1f us |\n", name, median(t_load, runs),
+           mem.load_bytes, mem.planned_bytes, median(t_run, runs));
     free(t_load), free(t_run), free(lm), free(wm);
     opgen_arena_release(&a);
 }

@@ -74,9 +74,7 @@ static int param_of(builder *b, init_kind kind, const char *dtype, const char *s
     put(&b->decl, &b->ndecl, b->cap, "%s%%p%d: %s[%s]", id ? ", " : "", id, dtype, shape);
     return id;
 }
-static int param(builder *b, init_kind kind, const char *shape) {
-    return param_of(b, kind, "f32", shape);
-}
+static int param(builder *b, init_kind kind, const char *shape) { return param_of(b, kind, "f32", shape); }
 /* %vN = text (the text's "%p" arguments formatted by the caller) */
 static int node(builder *b, const char *fmt, ...) {
     char line[512];
@@ -89,18 +87,23 @@ static int node(builder *b, const char *fmt, ...) {
     return id;
 }
 /* conv (no bias) + batch norm [+ relu or relu6], in [c, h, w] -> out [o, h', w'] */
-static int conv_bn(builder *b, int x, bool x_is_param, int64_t c, int64_t *h, int64_t *w, int64_t o, int k, int s, int groups, int act) {
+static int conv_bn(builder *b, int x, bool x_is_param, int64_t c, int64_t *h, int64_t *w, int64_t o, int k, int s,
+                   int groups, int act) {
     char shape[64];
     snprintf(shape, sizeof shape, "%lld, %lld, %d, %d", (long long)o, (long long)(c / groups), k, k);
     int wt = param(b, CONV_W, shape);
     int64_t oh = (*h + 2 * (k / 2) - k) / s + 1, ow = (*w + 2 * (k / 2) - k) / s + 1;
     b->macs += (double)o * (double)(c / groups) * k * k * (double)(oh * ow);
     *h = oh, *w = ow;
-    int y = node(b, "aten::convolution(%%%s%d, %%p%d, None, [%d, %d], [%d, %d], [1, 1], False, [0, 0], %d)", x_is_param ? "p" : "v", x, wt, s, s, k / 2, k / 2, groups);
+    int y = node(b, "aten::convolution(%%%s%d, %%p%d, None, [%d, %d], [%d, %d], [1, 1], False, [0, 0], %d)",
+                 x_is_param ? "p" : "v", x, wt, s, s, k / 2, k / 2, groups);
     snprintf(shape, sizeof shape, "%lld", (long long)o);
-    int g = param(b, BN_W, shape), be = param(b, BN_B, shape), mu = param(b, BN_MEAN, shape), var = param(b, BN_VAR, shape);
+    int g = param(b, BN_W, shape), be = param(b, BN_B, shape), mu = param(b, BN_MEAN, shape),
+        var = param(b, BN_VAR, shape);
     b->nvals++;
-    put(&b->body, &b->nbody, b->cap, "  %%v%d, %%s%d, %%t%d = aten::_native_batch_norm_legit_no_training(%%v%d, %%p%d, %%p%d, %%p%d, %%p%d, 0.1, 1e-05)\n", b->nvals, b->nvals, b->nvals, y, g, be, mu, var);
+    put(&b->body, &b->nbody, b->cap,
+        "  %%v%d, %%s%d, %%t%d = aten::_native_batch_norm_legit_no_training(%%v%d, %%p%d, %%p%d, %%p%d, %%p%d, 0.1, 1e-05)\n",
+        b->nvals, b->nvals, b->nvals, y, g, be, mu, var);
     y = b->nvals;
     if (act == 1) y = node(b, "aten::relu(%%v%d)", y);
     if (act == 6) y = node(b, "aten::hardtanh(%%v%d, 0.0, 6.0)", y);
@@ -134,7 +137,8 @@ static char *resnet18(builder *b) {
     int64_t h = 224, w = 224, c = 64;
     int y = conv_bn(b, x, true, 3, &h, &w, 64, 7, 2, 1, 1);
     b->nvals++;
-    put(&b->body, &b->nbody, b->cap, "  %%v%d, %%i%d = aten::max_pool2d_with_indices(%%v%d, [3, 3], [2, 2], [1, 1])\n", b->nvals, b->nvals, y);
+    put(&b->body, &b->nbody, b->cap, "  %%v%d, %%i%d = aten::max_pool2d_with_indices(%%v%d, [3, 3], [2, 2], [1, 1])\n",
+        b->nvals, b->nvals, y);
     y = b->nvals, h = 56, w = 56;
     for (int stage = 0; stage < 4; stage++)
         for (int blk = 0; blk < 2; blk++) {
@@ -152,7 +156,8 @@ static char *resnet18(builder *b) {
 
 /* torchvision's mobilenet_v2: inverted residuals (t, c, n, s), ReLU6 */
 static char *mobilenet_v2(builder *b) {
-    static const int cfg[7][4] = {{1, 16, 1, 1}, {6, 24, 2, 2}, {6, 32, 3, 2}, {6, 64, 4, 2}, {6, 96, 3, 1}, {6, 160, 3, 2}, {6, 320, 1, 1}};
+    static const int cfg[7][4] = {{1, 16, 1, 1}, {6, 24, 2, 2},  {6, 32, 3, 2}, {6, 64, 4, 2},
+                                  {6, 96, 3, 1}, {6, 160, 3, 2}, {6, 320, 1, 1}};
     builder_init(b);
     int x = param(b, X_INPUT, "1, 3, 224, 224");
     int64_t h = 224, w = 224, c = 32;
@@ -190,7 +195,8 @@ typedef struct llama_shape {
 /* llama2.c's TinyStories checkpoints with a 256-position cache (as
  * tests/llama/export.py large exports them), and llama_bench's shape (the
  * corpus's export: the graph beside it costs what the export costs) */
-static const llama_shape stories15m = {"stories15M", 288, 6, 6, 6, 32000, 768, 256}, stories110m = {"stories110M", 768, 12, 12, 12, 32000, 2048, 256},
+static const llama_shape stories15m = {"stories15M", 288, 6, 6, 6, 32000, 768, 256},
+                         stories110m = {"stories110M", 768, 12, 12, 12, 32000, 2048, 256},
                          llama_bench_shape = {"llama_bench-shape", 128, 4, 8, 4, 4096, 384, 128};
 
 /* x [1, in] -> [1, out] */
@@ -217,8 +223,10 @@ static int rope(builder *b, int t, int n, int hd, int cos, int sin) {
     int v = node(b, "aten::view_copy(%%v%d, [1, 1, %d, %d, 2])", t, n, hd / 2);
     int re = node(b, "aten::squeeze_copy.dims(%%v%d, [-1])", node(b, "aten::slice_copy.Tensor(%%v%d, -1, 0, 1)", v));
     int im = node(b, "aten::squeeze_copy.dims(%%v%d, [-1])", node(b, "aten::slice_copy.Tensor(%%v%d, -1, 1, 2)", v));
-    int rc = node(b, "aten::mul.Tensor(%%v%d, %%v%d)", re, cos), is = node(b, "aten::mul.Tensor(%%v%d, %%v%d)", im, sin);
-    int rs = node(b, "aten::mul.Tensor(%%v%d, %%v%d)", re, sin), ic = node(b, "aten::mul.Tensor(%%v%d, %%v%d)", im, cos);
+    int rc = node(b, "aten::mul.Tensor(%%v%d, %%v%d)", re, cos),
+        is = node(b, "aten::mul.Tensor(%%v%d, %%v%d)", im, sin);
+    int rs = node(b, "aten::mul.Tensor(%%v%d, %%v%d)", re, sin),
+        ic = node(b, "aten::mul.Tensor(%%v%d, %%v%d)", im, cos);
     int o_re = node(b, "aten::unsqueeze_copy(%%v%d, -1)", node(b, "aten::sub.Tensor(%%v%d, %%v%d)", rc, is));
     int o_im = node(b, "aten::unsqueeze_copy(%%v%d, -1)", node(b, "aten::add.Tensor(%%v%d, %%v%d)", rs, ic));
     int st = node(b, "aten::cat([%%v%d, %%v%d], -1)", o_re, o_im);
@@ -241,21 +249,27 @@ static int attention(builder *b, int x, const llama_shape *s, const step_inputs 
     int q = linear(b, x, s->dim, s->dim), k = linear(b, x, s->dim, kvd), v = linear(b, x, s->dim, kvd);
     q = node(b, "aten::permute_copy(%%v%d, [0, 2, 1, 3])", rope(b, q, s->heads, hd, in->cos, in->sin));
     k = node(b, "aten::permute_copy(%%v%d, [0, 2, 1, 3])", rope(b, k, s->kv_heads, hd, in->cos, in->sin));
-    v = node(b, "aten::permute_copy(%%v%d, [0, 2, 1, 3])", node(b, "aten::view_copy(%%v%d, [1, 1, %d, %d])", v, s->kv_heads, hd));
+    v = node(b, "aten::permute_copy(%%v%d, [0, 2, 1, 3])",
+             node(b, "aten::view_copy(%%v%d, [1, 1, %d, %d])", v, s->kv_heads, hd));
     char shape[64];
     snprintf(shape, sizeof shape, "1, %d, %d, %d", s->kv_heads, S, hd);
     int kc = param(b, CACHE, shape), vc = param(b, CACHE, shape);
     k = repeat_kv(b, node(b, "aten::index_put(%%p%d, [None, None, %%p%d], %%v%d)", kc, in->pos, k), s, hd);
     v = repeat_kv(b, node(b, "aten::index_put(%%p%d, [None, None, %%p%d], %%v%d)", vc, in->pos, v), s, hd);
     double root = sqrt(1.0 / sqrt((double)hd)); /* q k^T / sqrt(hd), scaled on both sides as the export does */
-    int qs = node(b, "aten::view_copy(%%v%d, [%d, 1, %d])", node(b, "aten::mul.Scalar(%%v%d, %.9g)", q, root), s->heads, hd);
+    int qs =
+        node(b, "aten::view_copy(%%v%d, [%d, 1, %d])", node(b, "aten::mul.Scalar(%%v%d, %.9g)", q, root), s->heads, hd);
     int kt = node(b, "aten::mul.Scalar(%%v%d, %.9g)", node(b, "aten::permute_copy(%%v%d, [0, 1, 3, 2])", k), root);
-    int sc = node(b, "aten::bmm(%%v%d, %%v%d)", qs, node(b, "aten::view_copy(%%v%d, [%d, %d, %d])", kt, s->heads, hd, S));
+    int sc =
+        node(b, "aten::bmm(%%v%d, %%v%d)", qs, node(b, "aten::view_copy(%%v%d, [%d, %d, %d])", kt, s->heads, hd, S));
     b->macs += 2.0 * s->heads * hd * S;
-    sc = node(b, "aten::add.Tensor(%%v%d, %%v%d)", node(b, "aten::view_copy(%%v%d, [1, %d, 1, %d])", sc, s->heads, S), in->mask);
-    int p = node(b, "aten::view_copy(%%v%d, [%d, 1, %d])", node(b, "aten::_softmax(%%v%d, -1, False)", sc), s->heads, S);
+    sc = node(b, "aten::add.Tensor(%%v%d, %%v%d)", node(b, "aten::view_copy(%%v%d, [1, %d, 1, %d])", sc, s->heads, S),
+              in->mask);
+    int p =
+        node(b, "aten::view_copy(%%v%d, [%d, 1, %d])", node(b, "aten::_softmax(%%v%d, -1, False)", sc), s->heads, S);
     int o = node(b, "aten::bmm(%%v%d, %%v%d)", p, node(b, "aten::view_copy(%%v%d, [%d, %d, %d])", v, s->heads, S, hd));
-    o = node(b, "aten::permute_copy(%%v%d, [0, 2, 1, 3])", node(b, "aten::view_copy(%%v%d, [1, %d, 1, %d])", o, s->heads, hd));
+    o = node(b, "aten::permute_copy(%%v%d, [0, 2, 1, 3])",
+             node(b, "aten::view_copy(%%v%d, [1, %d, 1, %d])", o, s->heads, hd));
     return linear(b, node(b, "aten::view_copy(%%v%d, [1, %d])", o, s->dim), s->dim, s->dim);
 }
 static int feed_forward(builder *b, int x, const llama_shape *s) {
@@ -276,8 +290,10 @@ static char *llama_step(builder *b, const llama_shape *s) {
     in.mask = node(b, "aten::index.Tensor(%%p%d, [%%p%d])", param(b, MASK, shape), in.pos);
     snprintf(shape, sizeof shape, "%d, %d", s->max_seq, hd / 2);
     int fc = param(b, FREQS, shape), fs = param(b, FREQS, shape);
-    in.cos = node(b, "aten::view_copy(%%v%d, [1, 1, 1, %d])", node(b, "aten::index.Tensor(%%p%d, [%%p%d])", fc, in.pos), hd / 2);
-    in.sin = node(b, "aten::view_copy(%%v%d, [1, 1, 1, %d])", node(b, "aten::index.Tensor(%%p%d, [%%p%d])", fs, in.pos), hd / 2);
+    in.cos = node(b, "aten::view_copy(%%v%d, [1, 1, 1, %d])", node(b, "aten::index.Tensor(%%p%d, [%%p%d])", fc, in.pos),
+                  hd / 2);
+    in.sin = node(b, "aten::view_copy(%%v%d, [1, 1, 1, %d])", node(b, "aten::index.Tensor(%%p%d, [%%p%d])", fs, in.pos),
+                  hd / 2);
     for (int l = 0; l < s->layers; l++) {
         x = node(b, "aten::add.Tensor(%%v%d, %%v%d)", x, attention(b, rms_norm(b, x, s->dim), s, &in));
         x = node(b, "aten::add.Tensor(%%v%d, %%v%d)", x, feed_forward(b, rms_norm(b, x, s->dim), s));
@@ -285,15 +301,9 @@ static char *llama_step(builder *b, const llama_shape *s) {
     b->decode_of = s->name, b->pos = s->max_seq / 2;
     return finish(b, linear(b, rms_norm(b, x, s->dim), s->dim, s->vocab));
 }
-static char *stories15m_step(builder *b) {
-    return llama_step(b, &stories15m);
-}
-static char *stories110m_step(builder *b) {
-    return llama_step(b, &stories110m);
-}
-static char *llama_bench_step(builder *b) {
-    return llama_step(b, &llama_bench_shape);
-}
+static char *stories15m_step(builder *b) { return llama_step(b, &stories15m); }
+static char *stories110m_step(builder *b) { return llama_step(b, &stories110m); }
+static char *llama_bench_step(builder *b) { return llama_step(b, &llama_bench_shape); }
 
 /* SplitMix64's uniform [lo, hi) */
 static uint64_t rng = 27;
@@ -316,7 +326,10 @@ static void fill(opgen_tensor *t, init_kind kind, const builder *b) {
     int64_t n = opgen_numel(t), fan_in = n / (t->sizes[0] ? t->sizes[0] : 1);
     float he = sqrtf(6.0f / (float)(fan_in ? fan_in : 1));
     for (int64_t i = 0; i < n; i++)
-        p[i] = kind == CONV_W || kind == FC_W ? uniform(-he, he) : kind == BN_W || kind == BN_VAR ? uniform(0.5f, 1.5f) : kind == X_INPUT || kind == CACHE || kind == FREQS ? uniform(-1, 1) : uniform(-0.2f, 0.2f);
+        p[i] = kind == CONV_W || kind == FC_W                      ? uniform(-he, he)
+               : kind == BN_W || kind == BN_VAR                    ? uniform(0.5f, 1.5f)
+               : kind == X_INPUT || kind == CACHE || kind == FREQS ? uniform(-1, 1)
+                                                                   : uniform(-0.2f, 0.2f);
 }
 
 static double sgemm_256_once(void);
@@ -339,7 +352,8 @@ static void gemm_copy(void *arg, int part) {
     const gemm_copies *g = arg;
     float *m = g->mem + (size_t)part * 3 * COPY_N * COPY_N;
     for (int k = 0; k < 4; k++)
-        opgen_gemm_f32(NULL, COPY_N, COPY_N, COPY_N, 1, m, COPY_N, 1, m + COPY_N * COPY_N, COPY_N, 1, 0, m + 2 * COPY_N * COPY_N, COPY_N, g->scratch + (size_t)part * g->per, NULL);
+        opgen_gemm_f32(NULL, COPY_N, COPY_N, COPY_N, 1, m, COPY_N, 1, m + COPY_N * COPY_N, COPY_N, 1, 0,
+                       m + 2 * COPY_N * COPY_N, COPY_N, g->scratch + (size_t)part * g->per, NULL);
 }
 static double copies_ratio_once(const opgen_parallel *par) {
     static gemm_copies g;
@@ -387,8 +401,9 @@ static void step_node(void *user, const opgen_gnode *node, const char *kernel, c
 static void print_steps(const char *name, const opgen_program *p, step_clock *c, int npass, int threads) {
     double total = 0;
     for (int k = 0; k < c[0].n; k++) total += c[0].ms[k];
-    printf("\n%s, each step over 1%% of the run (means of the runs, ms):\n\n| step | op | MFLOP | one thread | share | GFLOP/s |%s\n|---|---|---|---|---|---|%s\n", name,
-           npass > 1 ? " threads | ratio |" : "", npass > 1 ? "---|---|" : "");
+    printf(
+        "\n%s, each step over 1%% of the run (means of the runs, ms):\n\n| step | op | MFLOP | one thread | share | GFLOP/s |%s\n|---|---|---|---|---|---|%s\n",
+        name, npass > 1 ? " threads | ratio |" : "", npass > 1 ? "---|---|" : "");
     for (int k = 0; k < c[0].n; k++) {
         if (c[0].ms[k] < total / 100) continue;
         double ms = c[0].ms[k] / (runs + 1), flops = opgen_program_step_flops(p, k);
@@ -404,7 +419,9 @@ static void print_steps(const char *name, const opgen_program *p, step_clock *c,
  * BYTES once from memory (stream_gbs), the goal within 1.5x. */
 static void decode_row(const char *name, const char *what, double bytes, double ms) {
     double stream = bytes / (stream_gbs * 1e6);
-    printf("| %s decode step (%s) | %.3f ms | %.0f tokens/s | streaming its bytes once: %.3f ms; %.2fx of it (goal <= 1.5x) |", name, what, ms, 1e3 / ms, stream, ms / stream);
+    printf(
+        "| %s decode step (%s) | %.3f ms | %.0f tokens/s | streaming its bytes once: %.3f ms; %.2fx of it (goal <= 1.5x) |",
+        name, what, ms, 1e3 / ms, stream, ms / stream);
 }
 
 /* The scores or logits are finite numbers (a wrong graph, one that masks every
@@ -485,8 +502,8 @@ static int graph_model(const char *name, char *(*make)(builder *), int threads, 
             if (!first) {
                 first = malloc(nb), memcpy(first, out.t.data, nb), out_bytes = nb;
                 if (!finite(first, nb)) fprintf(stderr, "bench_models: %s: a result is not finite\n", name), status = 1;
-            }
-            else if (nb != out_bytes || memcmp(first, out.t.data, nb)) status = 1;
+            } else if (nb != out_bytes || memcmp(first, out.t.data, nb))
+                status = 1;
             opgen_arena_restore(&work[k], m);
         }
 #ifdef OPGEN_HAVE_POOL
@@ -497,19 +514,23 @@ static int graph_model(const char *name, char *(*make)(builder *), int threads, 
     if (b.decode_of) { /* its bytes: every weight and cache (of the mask and rotations tables a row) */
         double bytes = 0;
         char what[64];
-        for (int i = 0; i < g.ninputs; i++) bytes += b.kinds[i] == FC_W || b.kinds[i] == BN_W || b.kinds[i] == CACHE ? (double)opgen_nbytes(&in[i].t) : 0;
+        for (int i = 0; i < g.ninputs; i++)
+            bytes +=
+                b.kinds[i] == FC_W || b.kinds[i] == BN_W || b.kinds[i] == CACHE ? (double)opgen_nbytes(&in[i].t) : 0;
         snprintf(what, sizeof what, "graph text, %.1f MB of weights and caches", bytes / 1e6);
         decode_row(name, what, bytes, ms);
     } else if (with_sgemm && sg[0] > 0) {
         double s = opgen_rt_median(sg, runs);
-        printf("| %s, 1x3x224x224 (%.2f GMAC) | %.1f ms | %.1f GFLOP/s | %.0f%% of %.1f GFLOP/s (goal >= %.0f%%) |", name, b.macs / 1e9, ms, gf, 100 * gf / s, s, 100 * goal);
+        printf("| %s, 1x3x224x224 (%.2f GMAC) | %.1f ms | %.1f GFLOP/s | %.0f%% of %.1f GFLOP/s (goal >= %.0f%%) |",
+               name, b.macs / 1e9, ms, gf, 100 * gf / s, s, 100 * goal);
     } else
         printf("| %s, 1x3x224x224 (%.2f GMAC) | %.1f ms | %.1f GFLOP/s | |", name, b.macs / 1e9, ms, gf);
     if (npass > 1) {
         double m2 = opgen_rt_median(t[1], runs);
         double c = opgen_rt_median(copies, runs);
         printf(" %.1f ms on %d threads, %.2fx; %s", m2, threads, m2 / ms, status ? "OUTPUTS DIFFER" : "same bytes");
-        if (c > 0) printf("; the machine: %d GEMMs at once take %.2fx of one, so %.2fx at best", threads, c, c / threads);
+        if (c > 0)
+            printf("; the machine: %d GEMMs at once take %.2fx of one, so %.2fx at best", threads, c, c / threads);
         printf(" |\n");
     } else
         printf(" |\n");
@@ -539,7 +560,9 @@ static int pte_open(pte_model *pm, const char *path, opgen_error *err) {
     char *bytes;
     opgen_arena_init_growing(&pm->files), opgen_arena_init_growing(&pm->load);
     pm->work_mem = NULL;
-    if (opgen_file_read(path, (size_t)1 << 31, &pm->files, &bytes, &pm->size, err) || opgen_pte_open(&pm->pte, bytes, pm->size, path, err)) return 1;
+    if (opgen_file_read(path, (size_t)1 << 31, &pm->files, &bytes, &pm->size, err) ||
+        opgen_pte_open(&pm->pte, bytes, pm->size, path, err))
+        return 1;
     if (opgen_method_load(&pm->pte, "forward", NULL, &pm->load, &pm->m, err)) return 1;
     size_t wb = opgen_method_work_bytes(pm->m);
     if (!(pm->work_mem = calloc(1, wb))) return opgen_fail(err, OPGEN_E_NO_MEMORY, "out of memory"), 1;
@@ -635,7 +658,8 @@ static double sgemm_256_once(void) {
         for (int i = 0; i < 2 * N * N; i++) a[i] = (float)(i % 23 - 11) / 8.0f;
     }
     double s = opgen_rt_now_ms();
-    for (int k = 0; k < 8; k++) cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, N, N, N, 1, a, N, a + N * N, N, 0, a + 2 * N * N, N);
+    for (int k = 0; k < 8; k++)
+        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, N, N, N, 1, a, N, a + N * N, N, 0, a + 2 * N * N, N);
     return 8 * 2.0 * N * N * N / 1e6 / (opgen_rt_now_ms() - s);
 #else
     return 0;
@@ -654,15 +678,23 @@ int main(int argc, char **argv) {
     bool all = !only || !*only;
     for (int w = 0; w < 3; w++) sgemm_256_once(); /* warm */
     const char *extra = getenv("OPGEN_BENCH_LLAMA");
-    stream_gbs = all || (extra && *extra) || !strncmp(only, "stories", 7) || !strncmp(only, "llama", 5) ? bandwidth() : 0;
+    stream_gbs =
+        all || (extra && *extra) || !strncmp(only, "stories", 7) || !strncmp(only, "llama", 5) ? bandwidth() : 0;
     bool sg = sgemm_256_once() > 0;
     printf("whole models, medians of %d runs (%s)\n\n", runs, __VERSION__);
-    if (sg) printf("OpenBLAS (core %s) sgemm 256^3 on one thread runs before each model run; its median beside the model's\n", core);
+    if (sg)
+        printf(
+            "OpenBLAS (core %s) sgemm 256^3 on one thread runs before each model run; its median beside the model's\n",
+            core);
     printf("memory bandwidth, one thread reading 512 MiB: %.1f GB/s\n\n", stream_gbs);
     printf("| model | opgen, one thread | FLOP rate | of sgemm 256^3 | threads |\n|---|---|---|---|---|\n");
-    int status = graph_model("ResNet-18", resnet18, threads, sg, 0.85) | graph_model("MobileNetV2", mobilenet_v2, threads, sg, 0.40) | graph_model("stories15M", stories15m_step, threads, false, 0);
-    if (only && !strcmp(only, "stories110M")) status |= graph_model("stories110M", stories110m_step, threads, false, 0); /* 0.5 GB: only when named */
-    if (only && !strcmp(only, "llama_bench-shape")) status |= graph_model("llama_bench-shape", llama_bench_step, threads, false, 0);
+    int status = graph_model("ResNet-18", resnet18, threads, sg, 0.85) |
+                 graph_model("MobileNetV2", mobilenet_v2, threads, sg, 0.40) |
+                 graph_model("stories15M", stories15m_step, threads, false, 0);
+    if (only && !strcmp(only, "stories110M"))
+        status |= graph_model("stories110M", stories110m_step, threads, false, 0); /* 0.5 GB: only when named */
+    if (only && !strcmp(only, "llama_bench-shape"))
+        status |= graph_model("llama_bench-shape", llama_bench_step, threads, false, 0);
     if (corpus && all) {
         char path[1024];
         snprintf(path, sizeof path, "%s/exir/llama_bench/model.pte", corpus);

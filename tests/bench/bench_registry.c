@@ -50,9 +50,13 @@ static volatile uintptr_t sink;
 
 /* The ops of opgen's example programs: resolved in both op sets (synth_ops.c
  * declares them first), so the two figures compare like with like. */
-static const char *const program_ops[] = {"aten::addmm", "aten::permute_copy", "aten::relu", "aten::_softmax", "aten::convolution",
-                                          "aten::_native_batch_norm_legit_no_training", "aten::hardtanh", "aten::add.Tensor", "aten::mean.dim",
-                                          "aten::bmm", "aten::mul.Scalar", "aten::view_copy", "aten::expand_copy", "aten::clone", "aten::mm", "aten::sigmoid"};
+static const char *const program_ops[] = {
+    "aten::addmm",       "aten::permute_copy", "aten::relu",
+    "aten::_softmax",    "aten::convolution",  "aten::_native_batch_norm_legit_no_training",
+    "aten::hardtanh",    "aten::add.Tensor",   "aten::mean.dim",
+    "aten::bmm",         "aten::mul.Scalar",   "aten::view_copy",
+    "aten::expand_copy", "aten::clone",        "aten::mm",
+    "aten::sigmoid"};
 enum { NPROGRAM = sizeof program_ops / sizeof *program_ops };
 
 /* One resolution as the loader does it: the node's name to an op id (perfect
@@ -117,7 +121,8 @@ static void bench_resolution(int runs) {
     int prog_ids[NPROGRAM];
     for (int i = 0; i < NPROGRAM; i++) {
         int id = opgen_op_lookup(program_ops[i]);
-        if (id < 0 || opgen_ops[id].out_variant < 0 || !opgen_registry_find(opgen_ops[id].out_variant, OPGEN_DTYPE_Float)) {
+        if (id < 0 || opgen_ops[id].out_variant < 0 ||
+            !opgen_registry_find(opgen_ops[id].out_variant, OPGEN_DTYPE_Float)) {
             printf("%s: no Float kernel in the %s op set\n", program_ops[i], SET_NAME);
             exit(1);
         }
@@ -125,11 +130,16 @@ static void bench_resolution(int runs) {
         prog_ids[i] = opgen_ops[id].out_variant;
     }
     long iters = 2000000;
-    printf("%s op set: %d op ids, %d kernels, registry %zu bytes (%zu per op id)\n", SET_NAME, OPGEN_OP_COUNT, nkernels, sizeof opgen_registry[0] * OPGEN_REGISTRY_SIZE, sizeof opgen_registry[0]);
-    printf("  resolve name -> op id -> kernel for Float, the %d ops of the example programs: %6.1f ns (median of %d)\n", NPROGRAM, resolve_ns(prog, NPROGRAM, iters, runs), runs);
-    printf("  registry find (op id, dtype) alone, the same %d ops:                            %6.1f ns\n", NPROGRAM, find_ns(prog_ids, prog, NPROGRAM, iters, runs));
-    printf("  resolve, all %5d ops with kernels in shuffled order (cache misses included):   %6.1f ns\n", n, resolve_ns(all, n, iters, runs));
-    printf("  registry find alone, all %5d ops shuffled:                                      %6.1f ns\n", n, find_ns(ids, all, n, iters, runs));
+    printf("%s op set: %d op ids, %d kernels, registry %zu bytes (%zu per op id)\n", SET_NAME, OPGEN_OP_COUNT, nkernels,
+           sizeof opgen_registry[0] * OPGEN_REGISTRY_SIZE, sizeof opgen_registry[0]);
+    printf("  resolve name -> op id -> kernel for Float, the %d ops of the example programs: %6.1f ns (median of %d)\n",
+           NPROGRAM, resolve_ns(prog, NPROGRAM, iters, runs), runs);
+    printf("  registry find (op id, dtype) alone, the same %d ops:                            %6.1f ns\n", NPROGRAM,
+           find_ns(prog_ids, prog, NPROGRAM, iters, runs));
+    printf("  resolve, all %5d ops with kernels in shuffled order (cache misses included):   %6.1f ns\n", n,
+           resolve_ns(all, n, iters, runs));
+    printf("  registry find alone, all %5d ops shuffled:                                      %6.1f ns\n", n,
+           find_ns(ids, all, n, iters, runs));
     free(all);
     free(ids);
 }
@@ -143,7 +153,8 @@ static void bench_executor(int runs) {
     size_t cap = 64 + (size_t)N * 48;
     char *text = malloc(cap);
     size_t len = (size_t)snprintf(text, cap, "graph(%%x0: f32[1]):\n");
-    for (int i = 1; i <= N; i++) len += (size_t)snprintf(text + len, cap - len, "  %%x%d = aten::add.Tensor(%%x%d, %%x0)\n", i, i - 1);
+    for (int i = 1; i <= N; i++)
+        len += (size_t)snprintf(text + len, cap - len, "  %%x%d = aten::add.Tensor(%%x%d, %%x0)\n", i, i - 1);
     len += (size_t)snprintf(text + len, cap - len, "  return %%x%d\n", N);
     opgen_arena a;
     opgen_arena_init_growing(&a);
@@ -203,8 +214,10 @@ static void bench_executor(int runs) {
     }
     double run = median(t_run, runs), direct = median(t_direct, runs);
     printf("executor, a chain of %d add.Tensor nodes on f32[1] (median of %d):\n", N, runs);
-    printf("  parse %.0f ns/node, load %.0f ns/node (bind, meta, Edge rows, kernel lookup, plan: %zu bytes)\n", median(t_parse, runs), median(t_load, runs), opgen_program_plan_bytes(p));
-    printf("  run %.1f ns/node; the kernel called directly %.1f ns; executor overhead %.1f ns/node\n", run, direct, run - direct);
+    printf("  parse %.0f ns/node, load %.0f ns/node (bind, meta, Edge rows, kernel lookup, plan: %zu bytes)\n",
+           median(t_parse, runs), median(t_load, runs), opgen_program_plan_bytes(p));
+    printf("  run %.1f ns/node; the kernel called directly %.1f ns; executor overhead %.1f ns/node\n", run, direct,
+           run - direct);
     if (*(float *)out.t.data != (float)(N + 1)) {
         printf("executor: the chain computed %g, not %d\n", (double)*(float *)out.t.data, N + 1);
         exit(1);

@@ -21,13 +21,16 @@
 static const char *bench_openblas_core(char **argv) {
 #if defined(HAVE_OPENBLAS) && defined(__x86_64__) && defined(__linux__)
     const char *set = getenv("OPENBLAS_CORETYPE"), *want = getenv("OPGEN_BENCH_OPENBLAS_CORE");
-    const char *core = want && *want ? want : __builtin_cpu_supports("avx512f") ? "SkylakeX" : __builtin_cpu_supports("avx2") ? "Haswell" : NULL;
+    const char *core = want && *want                       ? want
+                       : __builtin_cpu_supports("avx512f") ? "SkylakeX"
+                       : __builtin_cpu_supports("avx2")    ? "Haswell"
+                                                           : NULL;
     if (!core) return set && *set ? set : "(detected)";
     const char *threads = getenv("OPENBLAS_NUM_THREADS");
     if (set && !strcmp(set, core) && threads && !strcmp(threads, "1")) return set; /* this is the run with both */
     if (set && *set && strcmp(set, core))
-        fprintf(stderr, "bench: OPENBLAS_CORETYPE=%s replaced by %s, %s (OPGEN_BENCH_OPENBLAS_CORE=%s keeps it)\n", set, core,
-                want && *want ? "as OPGEN_BENCH_OPENBLAS_CORE says" : "the CPU's best", set);
+        fprintf(stderr, "bench: OPENBLAS_CORETYPE=%s replaced by %s, %s (OPGEN_BENCH_OPENBLAS_CORE=%s keeps it)\n", set,
+                core, want && *want ? "as OPGEN_BENCH_OPENBLAS_CORE says" : "the CPU's best", set);
     setenv("OPENBLAS_CORETYPE", core, 1);
     setenv("OPENBLAS_NUM_THREADS", "1", 1);
     execv("/proc/self/exe", argv); /* OpenBLAS read its environment when it was loaded */

@@ -8,17 +8,24 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const words[] = {"add", "conv", "batch", "norm", "quantized", "linear", "relu", "max", "pool", "upsample", "nearest", "bilinear",
-                                    "grid", "sampler", "cumsum", "index", "select", "scatter", "gather", "masked", "fill", "softmax", "log", "sigmoid",
-                                    "embedding", "bag", "lstm", "cell", "fused", "moving", "avg", "obs", "fake", "quant", "per", "channel", "tensor",
-                                    "affine", "group", "layer", "instance", "dense", "native", "mkldnn", "cudnn", "miopen", "sparse", "coo", "csr"};
+static const char *const words[] = {
+    "add",      "conv",     "batch",  "norm",    "quantized", "linear",  "relu",   "max",     "pool",   "upsample",
+    "nearest",  "bilinear", "grid",   "sampler", "cumsum",    "index",   "select", "scatter", "gather", "masked",
+    "fill",     "softmax",  "log",    "sigmoid", "embedding", "bag",     "lstm",   "cell",    "fused",  "moving",
+    "avg",      "obs",      "fake",   "quant",   "per",       "channel", "tensor", "affine",  "group",  "layer",
+    "instance", "dense",    "native", "mkldnn",  "cudnn",     "miopen",  "sparse", "coo",     "csr"};
 /* First, the ops of opgen's example programs (with a synthetic unary schema), so
  * that the benchmark resolves the same names in both op sets. Kept in step with
  * program_ops in bench_registry.c. */
-static const char *const program_ops[][2] = {{"addmm", ""}, {"permute_copy", ""}, {"relu", ""}, {"_softmax", ""}, {"convolution", ""},
-                                             {"_native_batch_norm_legit_no_training", ""}, {"hardtanh", ""}, {"add", "Tensor"}, {"mean", "dim"},
-                                             {"bmm", ""}, {"mul", "Scalar"}, {"view_copy", ""}, {"expand_copy", ""}, {"clone", ""}, {"mm", ""}, {"sigmoid", ""}};
-static const char *const overloads[] = {"", "Tensor", "Scalar", "dim", "int", "self", "other", "vec", "names", "dimname"};
+static const char *const program_ops[][2] = {
+    {"addmm", ""},       {"permute_copy", ""}, {"relu", ""},
+    {"_softmax", ""},    {"convolution", ""},  {"_native_batch_norm_legit_no_training", ""},
+    {"hardtanh", ""},    {"add", "Tensor"},    {"mean", "dim"},
+    {"bmm", ""},         {"mul", "Scalar"},    {"view_copy", ""},
+    {"expand_copy", ""}, {"clone", ""},        {"mm", ""},
+    {"sigmoid", ""}};
+static const char *const overloads[] = {"",     "Tensor", "Scalar", "dim",   "int",
+                                        "self", "other",  "vec",    "names", "dimname"};
 
 static unsigned long long state = 0x2545F4914F6CDD1DULL;
 static unsigned next(unsigned n) { /* xorshift: the same names on every machine */
@@ -40,7 +47,8 @@ int main(int argc, char **argv) {
     if (argc != 3) return fputs("usage: synth_ops N DIR\n", stderr), 2;
     long n = strtol(argv[1], NULL, 10);
     if (n < 1 || n > 1000000) return fputs("synth_ops: N must be 1..1000000\n", stderr), 2;
-    FILE *nf = open_in(argv[2], "native_functions.yaml"), *tags = open_in(argv[2], "tags.yaml"), *k = open_in(argv[2], "kernels.yaml");
+    FILE *nf = open_in(argv[2], "native_functions.yaml"), *tags = open_in(argv[2], "tags.yaml"),
+         *k = open_in(argv[2], "kernels.yaml");
     if (!nf || !tags || !k) return 1;
     fputs("- tag: core\n  desc: in the core set\n", tags);
     fprintf(nf, "# %ld synthetic ops (tests/bench/synth_ops.c)\n", n);
@@ -54,12 +62,16 @@ int main(int argc, char **argv) {
     for (long i = nprog; i < n; i++) {
         char base[128];
         int len = 0, nw = 1 + (int)next(3);
-        for (int w = 0; w < nw; w++) len += snprintf(base + len, sizeof base - (size_t)len, "%s%s", w ? "_" : "", words[next(sizeof words / sizeof *words)]);
+        for (int w = 0; w < nw; w++)
+            len += snprintf(base + len, sizeof base - (size_t)len, "%s%s", w ? "_" : "",
+                            words[next(sizeof words / sizeof *words)]);
         snprintf(base + len, sizeof base - (size_t)len, "_%ld", i); /* unique */
         const char *ov = overloads[next(sizeof overloads / sizeof *overloads)];
-        fprintf(nf, "- func: %s%s%s(Tensor self) -> Tensor\n%s", base, *ov ? "." : "", ov, i % 3 ? "" : "  tags: core\n");
+        fprintf(nf, "- func: %s%s%s(Tensor self) -> Tensor\n%s", base, *ov ? "." : "", ov,
+                i % 3 ? "" : "  tags: core\n");
         fprintf(nf, "- func: %s.%s%sout(Tensor self, *, Tensor(a!) out) -> Tensor(a!)\n", base, ov, *ov ? "_" : "");
-        fprintf(k, "- op: %s.%s%sout\n  kernels:\n    - arg_meta: null\n      kernel_name: bench::unary_out\n", base, ov, *ov ? "_" : "");
+        fprintf(k, "- op: %s.%s%sout\n  kernels:\n    - arg_meta: null\n      kernel_name: bench::unary_out\n", base,
+                ov, *ov ? "_" : "");
     }
     int bad = ferror(nf) | ferror(tags) | ferror(k);
     bad |= fclose(nf) | fclose(tags) | fclose(k);

@@ -5,6 +5,6 @@
 
 __attribute__((constructor)) static void opgen_strict_alignment(void) {
     volatile uint32_t *ccr = (volatile uint32_t *)0xE000ED14u; /* System Control Block: CCR */
-    *ccr |= 1u << 3;                                            /* UNALIGN_TRP */
+    *ccr |= 1u << 3;                                           /* UNALIGN_TRP */
     __asm__ volatile("dsb\n\tisb" ::: "memory");
 }

@@ -52,12 +52,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         in[i].b = i % 2;
         if (gv->kind != OPGEN_GV_TENSOR) continue;
         opgen_tensor t;
-        if (opgen_tensor_shape(&t, gv->dtype, gv->dim, gv->sizes, &err) || opgen_numel(&t) > 4096 || opgen_tensor_alloc(&in[i].t, gv->dtype, gv->dim, gv->sizes, &a, &err)) {
+        if (opgen_tensor_shape(&t, gv->dtype, gv->dim, gv->sizes, &err) || opgen_numel(&t) > 4096 ||
+            opgen_tensor_alloc(&in[i].t, gv->dtype, gv->dim, gv->sizes, &a, &err)) {
             ok = false;
             break;
         }
         uint8_t *bytes = in[i].t.data; /* small values in every byte: a valid bit pattern of every dtype */
-        for (size_t k = 0; k < opgen_nbytes(&in[i].t); k++) bytes[k] = (uint8_t)((k * 7 + (size_t)i) % (gv->dtype == OPGEN_DTYPE_Bool ? 2 : 5));
+        for (size_t k = 0; k < opgen_nbytes(&in[i].t); k++)
+            bytes[k] = (uint8_t)((k * 7 + (size_t)i) % (gv->dtype == OPGEN_DTYPE_Bool ? 2 : 5));
     }
     if (ok) {
         opgen_arena work;

@@ -10,15 +10,17 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-static const char tags[] = "- tag: core\n  desc: c\n- tag: pointwise\n  desc: p\n- tag: nondeterministic_seeded\n  desc: n\n"
-                           "- tag: inplace_view\n  desc: v\n- tag: view_copy\n  desc: v\n- tag: pt2_compliant_tag\n  desc: p\n"
-                           "- tag: inplace\n  desc: i\n- tag: out\n  desc: o\n";
-static const char native[] = "- func: add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor\n"
-                             "  structured_delegate: add.out\n  variants: function, method\n  tags: [core, pointwise]\n"
-                             "- func: add.out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)\n"
-                             "  structured: True\n  structured_inherits: TensorIteratorBase\n  dispatch:\n    CPU: add_out\n"
-                             "- func: relu(Tensor self) -> Tensor\n  variants: function, method\n  tags: [core, pointwise]\n"
-                             "  dispatch:\n    CPU: relu\n  autogen: relu.out\n";
+static const char tags[] =
+    "- tag: core\n  desc: c\n- tag: pointwise\n  desc: p\n- tag: nondeterministic_seeded\n  desc: n\n"
+    "- tag: inplace_view\n  desc: v\n- tag: view_copy\n  desc: v\n- tag: pt2_compliant_tag\n  desc: p\n"
+    "- tag: inplace\n  desc: i\n- tag: out\n  desc: o\n";
+static const char native[] =
+    "- func: add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor\n"
+    "  structured_delegate: add.out\n  variants: function, method\n  tags: [core, pointwise]\n"
+    "- func: add.out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)\n"
+    "  structured: True\n  structured_inherits: TensorIteratorBase\n  dispatch:\n    CPU: add_out\n"
+    "- func: relu(Tensor self) -> Tensor\n  variants: function, method\n  tags: [core, pointwise]\n"
+    "  dispatch:\n    CPU: relu\n  autogen: relu.out\n";
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     if (size < 1 || size > 1 << 16) return 0;

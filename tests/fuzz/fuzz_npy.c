@@ -20,7 +20,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         size_t n = opgen_npy_encode(&t, NULL, 0, &e2);
         if (n) {
             uint8_t *buf = malloc(n);
-            if (buf && opgen_npy_encode(&t, buf, n, &e2) == n && (opgen_npy_decode(buf, n, "g", &a, &u, &e2) || u.dtype != t.dtype || u.dim != t.dim || memcmp(u.data, t.data, opgen_nbytes(&t))))
+            if (buf && opgen_npy_encode(&t, buf, n, &e2) == n &&
+                (opgen_npy_decode(buf, n, "g", &a, &u, &e2) || u.dtype != t.dtype || u.dim != t.dim ||
+                 memcmp(u.data, t.data, opgen_nbytes(&t))))
                 abort();
             free(buf);
         }

@@ -37,7 +37,9 @@ static bool inputs(const opgen_method *m, opgen_arena *a, opgen_ivalue *in, int 
         in[i].kind = want->kind;
         if (want->kind != OPGEN_GV_TENSOR) continue;
         opgen_error err = {0};
-        if (opgen_nbytes(&want->t) > (1u << 16) || opgen_tensor_alloc(&in[i].t, want->t.dtype, want->t.dim, want->t.sizes, a, &err)) return false;
+        if (opgen_nbytes(&want->t) > (1u << 16) ||
+            opgen_tensor_alloc(&in[i].t, want->t.dtype, want->t.dim, want->t.sizes, a, &err))
+            return false;
     }
     return true;
 }

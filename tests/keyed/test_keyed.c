@@ -16,7 +16,8 @@ static int calls;
 
 /* The keyed kernel the yaml names (its C name: '::' become '_'): contiguous
  * doubles, out = self + alpha * other. */
-opgen_status torch_executor_add_out(opgen_ctx *ctx, const opgen_tensor *self, const opgen_tensor *other, const opgen_scalar *alpha, opgen_tensor *out) {
+opgen_status torch_executor_add_out(opgen_ctx *ctx, const opgen_tensor *self, const opgen_tensor *other,
+                                    const opgen_scalar *alpha, opgen_tensor *out) {
     if (ctx->meta) return OPGEN_OK; /* the planned out is already sized */
     const double *a = self->data, *b = other->data;
     double *y = out->data, al = alpha->dtype == OPGEN_DTYPE_Double ? alpha->v.f : (double)alpha->v.i;
@@ -59,7 +60,8 @@ int main(int argc, char **argv) {
         CHECK(!opgen_method_run(m, in, &w, &out, &err), "add_f64.pte does not run: %s", err.msg);
         CHECK(calls == 1, "the keyed kernel ran %d times, expected once", calls);
         const double *r = out.t.data;
-        for (int i = 0; !failures && i < 12; i++) CHECK(r[i] == x[i] + y[i], "element %d is %g, expected %g", i, r[i], x[i] + y[i]);
+        for (int i = 0; !failures && i < 12; i++)
+            CHECK(r[i] == x[i] + y[i], "element %d is %g, expected %g", i, r[i], x[i] + y[i]);
         printf("test_keyed: add_f64.pte (Double, 0,1,2,3) runs on torch_executor_add_out\n");
     }
     const char *outside[] = {"add_f32.pte", "add_f64_cl.pte"}, *want[] = {"self Float 0,1,2,3", "self Double 0,2,3,1"};

@@ -122,7 +122,8 @@ int main(int argc, char **argv) {
     write_npy("scalars.out0.npy", OPGEN_DTYPE_Float, 1, s3, y);
     /* what load rewrites (test_method runs them; here: seeds for fuzz-pte) */
     static const char *const caches[] = {"cache_in_place", "cache_read_between", "cache_read_after"};
-    static const char *const copies[] = {"copy_elided", "copy_src_overwritten", "copy_returned", "copy_part_read", "copy_bytes_reused"};
+    static const char *const copies[] = {"copy_elided", "copy_src_overwritten", "copy_returned", "copy_part_read",
+                                         "copy_bytes_reused"};
     for (int k = 0; k < 3; k++) p = cache_program(v, pl, k), program(caches[k], &p);
     for (int k = 0; k < 5; k++) p = copy_program(v, pl, k), program(copies[k], &p);
     return failed;

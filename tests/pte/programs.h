@@ -17,9 +17,9 @@ pw_program kinds_program(pw_value *v, pw_plan *pl); /* v: 20 */
 /* forward(x f32[3], cond b8[3]) = x * 2 if all of cond, else x - 1: JumpFalseCall,
  * MoveCall, FreeCall; instruction 3 jumps to jump_to (7: the end). */
 pw_program control_program(pw_value *v, pw_plan *pl, pw_instr *code, int32_t jump_to); /* v: 9, code: 7 */
-pw_program two_methods_program(pw_value *fv, pw_value *dv, pw_plan *pls); /* 4, 6, 2 */
-extern const float channels_last_w[2]; /* its weights */
-pw_program channels_last_program(pw_value *v, pw_plan *pl); /* v: 14 */
+pw_program two_methods_program(pw_value *fv, pw_value *dv, pw_plan *pls);              /* 4, 6, 2 */
+extern const float channels_last_w[2];                                                 /* its weights */
+pw_program channels_last_program(pw_value *v, pw_plan *pl);                            /* v: 14 */
 /* forward(x f32[3]) = acc + x, acc a mutable buffer written back with copy_. */
 pw_program state_program(pw_value *v, pw_plan *pl); /* v: 6 */
 /* forward(k f32[2,2], pos i64[2]) = t + t, where t = index_put(cache, [pos], k),

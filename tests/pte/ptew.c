@@ -87,7 +87,8 @@ static void tables(wbuf *w, size_t at, int n, size_t (*fn)(wbuf *, const void *,
 
 static size_t tensor(wbuf *w, const pw_value *v) {
     size_t f[9];
-    int width[9] = {v->dtype >= 0 ? 1 : 0, v->storage_offset ? 4 : 0, 4, v->no_order ? 0 : 4, 0, v->data ? 4 : 0, v->mem_id ? 4 : 0, 0, v->dynamism ? 1 : 0};
+    int width[9] = {v->dtype >= 0 ? 1 : 0, v->storage_offset ? 4 : 0, 4, v->no_order ? 0 : 4, 0,
+                    v->data ? 4 : 0,       v->mem_id ? 4 : 0,         0, v->dynamism ? 1 : 0};
     size_t t = table(w, 9, width, f);
     if (v->dtype >= 0) put(w, f[0], (uint8_t)v->dtype, 1);
     if (v->storage_offset) put(w, f[1], (uint32_t)v->storage_offset, 4);
@@ -117,7 +118,8 @@ static size_t evalue(wbuf *w, const void *ctx, int i) {
     put(w, f[0], (uint8_t)v->kind, 1);
     size_t x = 0;
     switch (v->kind) {
-    case PW_NULL: case PW_NONE: return ev;
+    case PW_NULL:
+    case PW_NONE: return ev;
     case PW_INT: x = table(w, 1, (int[]){8}, g), put(w, g[0], (uint64_t)v->i, 8); break;
     case PW_BOOL: x = table(w, 1, (int[]){1}, g), put(w, g[0], v->b, 1); break;
     case PW_DOUBLE: {
@@ -161,8 +163,10 @@ static size_t instruction(wbuf *w, const void *ctx, int i) {
     size_t x = table(w, in->kind == PW_FREE ? 1 : 2, (int[]){4, 4}, g);
     link(w, f[1], x);
     put(w, g[0], (uint32_t)in->a, 4);
-    if (lists) link(w, g[1], vec_i32(w, in->n, in->args));
-    else if (in->kind != PW_FREE) put(w, g[1], (uint32_t)in->b, 4);
+    if (lists)
+        link(w, g[1], vec_i32(w, in->n, in->args));
+    else if (in->kind != PW_FREE)
+        put(w, g[1], (uint32_t)in->b, 4);
     return t;
 }
 
@@ -243,7 +247,8 @@ uint8_t *pw_build(const pw_program *prog, size_t *len) {
     tables(&w, f[3], with_delegates ? with_delegates->ndelegates : 0, inline_data, with_delegates);
     int64_t offsets[17] = {0};
     size_t total = 0;
-    for (int i = 0; segment && i < prog->nconstants; i++) offsets[i + 1] = (int64_t)total, total += (prog->constant_sizes[i] + 15) & ~(size_t)15;
+    for (int i = 0; segment && i < prog->nconstants; i++)
+        offsets[i + 1] = (int64_t)total, total += (prog->constant_sizes[i] + 15) & ~(size_t)15;
     if (segment) {
         size_t g[2], sv = vector(&w, 1, 4, 4), s;
         link(&w, f[4], sv);

@@ -10,17 +10,30 @@
 #include <stddef.h>
 #include <stdint.h>
 
-enum { PW_NONE, PW_NULL, PW_INT, PW_BOOL, PW_DOUBLE, PW_TENSOR, PW_STRING, PW_INT_LIST, PW_DOUBLE_LIST, PW_BOOL_LIST, PW_TENSOR_LIST, PW_OPT_TENSOR_LIST };
+enum {
+    PW_NONE,
+    PW_NULL,
+    PW_INT,
+    PW_BOOL,
+    PW_DOUBLE,
+    PW_TENSOR,
+    PW_STRING,
+    PW_INT_LIST,
+    PW_DOUBLE_LIST,
+    PW_BOOL_LIST,
+    PW_TENSOR_LIST,
+    PW_OPT_TENSOR_LIST
+};
 enum { PW_KERNEL = 1, PW_DELEGATE, PW_MOVE, PW_JUMP_FALSE, PW_FREE };
 
 typedef struct pw_value {
     int kind;
-    int64_t i;    /* INT */
-    double f;     /* DOUBLE */
-    bool b;       /* BOOL */
+    int64_t i;     /* INT */
+    double f;      /* DOUBLE */
+    bool b;        /* BOOL */
     const char *s; /* STRING */
     /* TENSOR */
-    int dtype;          /* scalar_type; -1: not written (Byte) */
+    int dtype; /* scalar_type; -1: not written (Byte) */
     int dim;
     int32_t sizes[8];
     const uint8_t *order; /* dim_order; NULL: 0..dim-1 written; see no_order */

@@ -45,7 +45,8 @@ int main(int argc, char **argv) {
     opgen_method *m;
     opgen_arena load, work;
     opgen_arena_init(&load, load_memory, sizeof load_memory);
-    if (opgen_pte_open(&pte, program, n, "model", &err) || opgen_method_load(&pte, "forward", NULL, &load, &m, &err)) return 1;
+    if (opgen_pte_open(&pte, program, n, "model", &err) || opgen_method_load(&pte, "forward", NULL, &load, &m, &err))
+        return 1;
     opgen_ivalue in[8], out[8];
     int ni = opgen_method_ninputs(m);
     if (ni > 8 || opgen_method_noutputs(m) > 8) return 1;

@@ -10,7 +10,6 @@
 #include <stdio.h>
 #include <string.h>
 
-
 /* ---- the spy: the demo's table with every call logged ---- */
 
 #define MAX_LOG 64
@@ -39,7 +38,8 @@ static opgen_vendor spy_vendor;
 
 static int calls(const char *kernel, bool meta, opgen_status st) {
     int n = 0;
-    for (int i = 0; i < nlogged; i++) n += !strcmp(logged[i].kernel, kernel) && logged[i].meta == meta && logged[i].st == st;
+    for (int i = 0; i < nlogged; i++)
+        n += !strcmp(logged[i].kernel, kernel) && logged[i].meta == meta && logged[i].st == st;
     return n;
 }
 
@@ -89,7 +89,8 @@ static bool run(bool with_demo, ran *kernels, uint8_t out[4][64], size_t nbytes[
     opgen_load_options opt = {0};
     opt.vendors = vendors;
     opt.nvendors = with_demo ? 1 : 0;
-    bool ok = !opgen_graph_parse("vendor.graph", program, strlen(program), false, &a, &g, &err) && !opgen_program_load_with(&g, &a, &opt, &p, &err);
+    bool ok = !opgen_graph_parse("vendor.graph", program, strlen(program), false, &a, &g, &err) &&
+              !opgen_program_load_with(&g, &a, &opt, &p, &err);
     CHECK(ok, "load (%s): %s", with_demo ? "demo" : "opgen alone", err.msg);
     if (ok) {
         memset(kernels, 0, sizeof *kernels);
@@ -117,7 +118,8 @@ static bool run(bool with_demo, ran *kernels, uint8_t out[4][64], size_t nbytes[
 }
 
 int main(void) {
-    CHECK(opgen_vendor_demo.nkernels == 3 && opgen_vendor_demo.nkernels <= 16, "the demo table has %d kernels, expected 3", opgen_vendor_demo.nkernels);
+    CHECK(opgen_vendor_demo.nkernels == 3 && opgen_vendor_demo.nkernels <= 16,
+          "the demo table has %d kernels, expected 3", opgen_vendor_demo.nkernels);
     for (int k = 0; k < opgen_vendor_demo.nkernels && k < 16; k++) {
         spied[k] = opgen_vendor_demo.kernels[k];
         spied[k].kernel.call = spy;
@@ -137,17 +139,25 @@ int main(void) {
                                           {"aten::relu", "opgen_portable_relu_out"}};
     CHECK(with.n == 5, "%d nodes traced", with.n);
     for (int k = 0; k < 5 && k < with.n; k++)
-        CHECK(!strcmp(with.node_op[k], want[k][0]) && !strcmp(with.kernel[k], want[k][1]), "node %d: %s ran on %s, expected %s", k, with.node_op[k], with.kernel[k], want[k][1]);
-    for (int k = 0; k < without.n; k++) CHECK(!strncmp(without.kernel[k], "opgen_", 6), "without the demo, node %d ran on %s", k, without.kernel[k]);
+        CHECK(!strcmp(with.node_op[k], want[k][0]) && !strcmp(with.kernel[k], want[k][1]),
+              "node %d: %s ran on %s, expected %s", k, with.node_op[k], with.kernel[k], want[k][1]);
+    for (int k = 0; k < without.n; k++)
+        CHECK(!strncmp(without.kernel[k], "opgen_", 6), "without the demo, node %d ran on %s", k, without.kernel[k]);
 
     /* what actually ran: at load, each demo kernel is asked (meta); mul's stub
      * declines; at run, only the implemented cases compute */
-    CHECK(calls("demo_add_out", true, OPGEN_OK) == 1, "demo_add_out at load: %d", calls("demo_add_out", true, OPGEN_OK));
-    CHECK(calls("demo_relu_out", true, OPGEN_OK) == 2, "demo_relu_out at load: %d (Float and Double)", calls("demo_relu_out", true, OPGEN_OK));
-    CHECK(calls("demo_mul_out", true, OPGEN_E_NOT_IMPLEMENTED) == 1, "demo_mul_out's stub at load: %d", calls("demo_mul_out", true, OPGEN_E_NOT_IMPLEMENTED));
-    CHECK(calls("demo_relu_out", true, OPGEN_E_DTYPE) == 1, "demo_relu_out declining Int at load: %d", calls("demo_relu_out", true, OPGEN_E_DTYPE));
-    CHECK(calls("demo_add_out", false, OPGEN_OK) == 1, "demo_add_out ran %d times", calls("demo_add_out", false, OPGEN_OK));
-    CHECK(calls("demo_relu_out", false, OPGEN_OK) == 2, "demo_relu_out ran %d times", calls("demo_relu_out", false, OPGEN_OK));
+    CHECK(calls("demo_add_out", true, OPGEN_OK) == 1, "demo_add_out at load: %d",
+          calls("demo_add_out", true, OPGEN_OK));
+    CHECK(calls("demo_relu_out", true, OPGEN_OK) == 2, "demo_relu_out at load: %d (Float and Double)",
+          calls("demo_relu_out", true, OPGEN_OK));
+    CHECK(calls("demo_mul_out", true, OPGEN_E_NOT_IMPLEMENTED) == 1, "demo_mul_out's stub at load: %d",
+          calls("demo_mul_out", true, OPGEN_E_NOT_IMPLEMENTED));
+    CHECK(calls("demo_relu_out", true, OPGEN_E_DTYPE) == 1, "demo_relu_out declining Int at load: %d",
+          calls("demo_relu_out", true, OPGEN_E_DTYPE));
+    CHECK(calls("demo_add_out", false, OPGEN_OK) == 1, "demo_add_out ran %d times",
+          calls("demo_add_out", false, OPGEN_OK));
+    CHECK(calls("demo_relu_out", false, OPGEN_OK) == 2, "demo_relu_out ran %d times",
+          calls("demo_relu_out", false, OPGEN_OK));
     int mul_runs = 0;
     for (int i = 0; i < nlogged; i++) mul_runs += !strcmp(logged[i].kernel, "demo_mul_out") && !logged[i].meta;
     CHECK(mul_runs == 0, "demo_mul_out ran %d times; its stub should have handed mul on at load", mul_runs);
@@ -155,7 +165,8 @@ int main(void) {
 
     /* the same results as opgen's own kernels, bit for bit, and the right ones */
     for (int k = 0; k < 4; k++)
-        CHECK(n_with[k] == n_without[k] && !memcmp(out_with[k], out_without[k], n_with[k]), "output %d differs from opgen's kernels", k);
+        CHECK(n_with[k] == n_without[k] && !memcmp(out_with[k], out_without[k], n_with[k]),
+              "output %d differs from opgen's kernels", k);
     const float *s = (const float *)out_with[3], *m = (const float *)out_with[0];
     static const float xs[6] = {-1.5f, 0.25f, 3.0f, -0.0f, 1e30f, -7.0f}, ys[3] = {1.0f, -0.5f, NAN};
     for (int k = 0; k < 6; k++) {
@@ -164,7 +175,8 @@ int main(void) {
         CHECK(m[k] == em || (m[k] != m[k] && em != em), "mul[%d] = %g, expected %g", k, m[k], em);
     }
     const double *rd = (const double *)out_with[1];
-    CHECK(rd[0] == 0 && rd[1] == 0 && rd[2] == 2.5 && rd[3] != rd[3], "relu(Double) = %g %g %g %g", rd[0], rd[1], rd[2], rd[3]);
+    CHECK(rd[0] == 0 && rd[1] == 0 && rd[2] == 2.5 && rd[3] != rd[3], "relu(Double) = %g %g %g %g", rd[0], rd[1], rd[2],
+          rd[3]);
     const int32_t *ri = (const int32_t *)out_with[2];
     CHECK(ri[0] == 0 && ri[1] == 0 && ri[2] == 4, "relu(Int) = %d %d %d", ri[0], ri[1], ri[2]);
     printf("%s: %d calls into the demo backend, %d failures\n", failures ? "FAIL" : "ok", nlogged, failures);

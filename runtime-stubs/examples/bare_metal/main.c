@@ -76,25 +76,33 @@ int main(void) {
     opgen_error err = {0};
     opgen_pte program;
     opgen_method_memory need;
-    if (opgen_pte_open(&program, model_program, sizeof model_program, "model", &err) || opgen_method_memory_of(&program, MODEL_METHOD, &options, &need, &err))
+    if (opgen_pte_open(&program, model_program, sizeof model_program, "model", &err) ||
+        opgen_method_memory_of(&program, MODEL_METHOD, &options, &need, &err))
         return fail("cannot read the program: ", &err);
     if (need.load_bytes > sizeof load_memory) return fail("load_memory is smaller than the method needs", NULL);
 
     opgen_arena load_arena, work_arena;
     opgen_method *method;
     opgen_arena_init(&load_arena, load_memory, sizeof load_memory);
-    if (opgen_method_load(&program, MODEL_METHOD, &options, &load_arena, &method, &err)) return fail("cannot load: ", &err);
-    if (opgen_method_work_bytes(method) > sizeof work_memory) return fail("work_memory is smaller than a run needs", NULL);
+    if (opgen_method_load(&program, MODEL_METHOD, &options, &load_arena, &method, &err))
+        return fail("cannot load: ", &err);
+    if (opgen_method_work_bytes(method) > sizeof work_memory)
+        return fail("work_memory is smaller than a run needs", NULL);
 
     /* the input: the declared dtype, the array's sizes, its bytes in place */
     opgen_ivalue input = {.kind = OPGEN_GV_TENSOR}, output;
-    if (opgen_tensor_shape(&input.t, opgen_method_input(method, 0)->t.dtype, MODEL_INPUT0_DIM, model_input0_sizes, &err)) return fail("bad input: ", &err);
+    if (opgen_tensor_shape(&input.t, opgen_method_input(method, 0)->t.dtype, MODEL_INPUT0_DIM, model_input0_sizes,
+                           &err))
+        return fail("bad input: ", &err);
     input.t.data = (void *)model_input0; /* read only */
     input.t.capacity = sizeof model_input0;
 
     opgen_arena_init(&work_arena, work_memory, sizeof work_memory);
     if (opgen_method_run(method, &input, &work_arena, &output, &err)) return fail("the run failed: ", &err);
-    if (output.kind != OPGEN_GV_TENSOR || !same_output(&output.t, model_expected0, sizeof model_expected0)) return fail("the output differs from the expected one", NULL);
-    report(output.t.dtype == OPGEN_DTYPE_Float && MODEL_RTOL != 0 ? "bare_metal: the output is the expected one (within MODEL_RTOL)\n" : "bare_metal: the output is the expected one, bit for bit\n");
+    if (output.kind != OPGEN_GV_TENSOR || !same_output(&output.t, model_expected0, sizeof model_expected0))
+        return fail("the output differs from the expected one", NULL);
+    report(output.t.dtype == OPGEN_DTYPE_Float && MODEL_RTOL != 0
+               ? "bare_metal: the output is the expected one (within MODEL_RTOL)\n"
+               : "bare_metal: the output is the expected one, bit for bit\n");
     return 0;
 }

@@ -35,10 +35,10 @@ typedef struct opgen_opt {
     const char *alias;   /* "-o", or NULL */
     const char *metavar; /* "FILE" (a positional's name in messages: "the backend folder") */
     opgen_optkind kind;
-    const char *format;  /* files: what they hold; TEXT: "a|b|c" choices, or NULL */
+    const char *format; /* files: what they hold; TEXT: "a|b|c" choices, or NULL */
     unsigned flags;
-    const char *what;    /* in messages: "unknown <what> 'x'" for a bad choice, "missing the
-                            <what>" for a positional; NULL: the metavar */
+    const char *what; /* in messages: "unknown <what> 'x'" for a bad choice, "missing the
+                         <what>" for a positional; NULL: the metavar */
     const char *help;
 } opgen_opt;
 
@@ -46,11 +46,11 @@ typedef struct opgen_cli opgen_cli;
 
 typedef struct opgen_cmd {
     const char *name;
-    const char *summary;       /* one line, for the program's --help */
-    const char *about;         /* the paragraph of the command's --help */
-    const opgen_opt *opts;     /* terminated by an entry with neither name nor metavar */
-    const opgen_opt *common;   /* options several commands share (inputs), or NULL */
-    const char *common_title;  /* their heading in --help */
+    const char *summary;      /* one line, for the program's --help */
+    const char *about;        /* the paragraph of the command's --help */
+    const opgen_opt *opts;    /* terminated by an entry with neither name nor metavar */
+    const opgen_opt *common;  /* options several commands share (inputs), or NULL */
+    const char *common_title; /* their heading in --help */
     int (*run)(const opgen_cli *a, void *ctx);
 } opgen_cmd;
 
@@ -70,7 +70,7 @@ struct opgen_cli {
     struct opgen_cli_value {
         const opgen_opt *opt;
         const char *value; /* "" for a flag */
-    } *items;
+    } * items;
 };
 
 /* The last value given for an option (by its name, or a positional's metavar),

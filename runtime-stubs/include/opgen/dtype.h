@@ -8,43 +8,43 @@
 #include <stdint.h>
 
 /* X(name, number, element size in bytes) */
-#define OPGEN_DTYPES(X) \
-    X(Byte, 0, 1) \
-    X(Char, 1, 1) \
-    X(Short, 2, 2) \
-    X(Int, 3, 4) \
-    X(Long, 4, 8) \
-    X(Half, 5, 2) \
-    X(Float, 6, 4) \
-    X(Double, 7, 8) \
-    X(ComplexHalf, 8, 4) \
-    X(ComplexFloat, 9, 8) \
-    X(ComplexDouble, 10, 16) \
-    X(Bool, 11, 1) \
-    X(QInt8, 12, 1) \
-    X(QUInt8, 13, 1) \
-    X(QInt32, 14, 4) \
-    X(BFloat16, 15, 2) \
-    X(QUInt4x2, 16, 1) \
-    X(QUInt2x4, 17, 1) \
-    X(Bits1x8, 18, 1) \
-    X(Bits2x4, 19, 1) \
-    X(Bits4x2, 20, 1) \
-    X(Bits8, 21, 1) \
-    X(Bits16, 22, 2) \
-    X(Float8_e5m2, 23, 1) \
-    X(Float8_e4m3fn, 24, 1) \
+#define OPGEN_DTYPES(X)       \
+    X(Byte, 0, 1)             \
+    X(Char, 1, 1)             \
+    X(Short, 2, 2)            \
+    X(Int, 3, 4)              \
+    X(Long, 4, 8)             \
+    X(Half, 5, 2)             \
+    X(Float, 6, 4)            \
+    X(Double, 7, 8)           \
+    X(ComplexHalf, 8, 4)      \
+    X(ComplexFloat, 9, 8)     \
+    X(ComplexDouble, 10, 16)  \
+    X(Bool, 11, 1)            \
+    X(QInt8, 12, 1)           \
+    X(QUInt8, 13, 1)          \
+    X(QInt32, 14, 4)          \
+    X(BFloat16, 15, 2)        \
+    X(QUInt4x2, 16, 1)        \
+    X(QUInt2x4, 17, 1)        \
+    X(Bits1x8, 18, 1)         \
+    X(Bits2x4, 19, 1)         \
+    X(Bits4x2, 20, 1)         \
+    X(Bits8, 21, 1)           \
+    X(Bits16, 22, 2)          \
+    X(Float8_e5m2, 23, 1)     \
+    X(Float8_e4m3fn, 24, 1)   \
     X(Float8_e5m2fnuz, 25, 1) \
     X(Float8_e4m3fnuz, 26, 1) \
-    X(UInt16, 27, 2) \
-    X(UInt32, 28, 4) \
+    X(UInt16, 27, 2)          \
+    X(UInt32, 28, 4)          \
     X(UInt64, 29, 8)
 
 typedef enum opgen_dtype {
 #define OPGEN_DTYPE_ENUM(name, num, size) OPGEN_DTYPE_##name = num,
     OPGEN_DTYPES(OPGEN_DTYPE_ENUM)
 #undef OPGEN_DTYPE_ENUM
-    OPGEN_DTYPE_COUNT = 30
+        OPGEN_DTYPE_COUNT = 30
 } opgen_dtype;
 
 /* A set of dtypes: bit n stands for dtype n. */

@@ -50,11 +50,11 @@ enum opgen_garg_kind {
 
 typedef struct opgen_garg opgen_garg;
 struct opgen_garg {
-    int kind;         /* enum opgen_garg_kind */
-    const char *kw;   /* keyword name, or NULL for a positional argument */
-    int64_t i;        /* INT, DTYPE (the dtype number), MEMFMT, VALUE (value index), BOOL */
-    double f;         /* FLOAT */
-    const char *s;    /* STR */
+    int kind;          /* enum opgen_garg_kind */
+    const char *kw;    /* keyword name, or NULL for a positional argument */
+    int64_t i;         /* INT, DTYPE (the dtype number), MEMFMT, VALUE (value index), BOOL */
+    double f;          /* FLOAT */
+    const char *s;     /* STR */
     opgen_garg *items; /* LIST */
     int nitems;
     unsigned line, col;
@@ -71,20 +71,21 @@ typedef struct opgen_gnode {
 
 typedef struct opgen_graph {
     const char *file;
-    bool pattern;      /* a body without header: free names are the inputs */
+    bool pattern; /* a body without header: free names are the inputs */
     opgen_gvalue *values;
     int nvalues;
-    int *inputs;       /* value indices, in order (for a pattern: order of first use) */
+    int *inputs; /* value indices, in order (for a pattern: order of first use) */
     int ninputs;
     opgen_gnode *nodes;
     int nnodes;
-    int *outputs;      /* value indices */
+    int *outputs; /* value indices */
     int noutputs;
     bool tuple_return; /* written "return (%a)" */
 } opgen_graph;
 
 /* Parses text (`file` names it in errors); everything lives in the arena. */
-int32_t opgen_graph_parse(const char *file, const char *text, size_t len, bool pattern, opgen_arena *a, opgen_graph *g, opgen_error *err);
+int32_t opgen_graph_parse(const char *file, const char *text, size_t len, bool pattern, opgen_arena *a, opgen_graph *g,
+                          opgen_error *err);
 /* The canonical text into buf; returns its length (ask with cap 0). */
 size_t opgen_graph_print(const opgen_graph *g, char *buf, size_t cap);
 /* Structural equality (names, shapes, ops, arguments, results). */
@@ -97,7 +98,8 @@ bool opgen_garg_parse_default(opgen_arena *a, const char *text, opgen_garg *out)
  * npos may be given by position (all may be given by name): given[i] is the
  * argument written for parameter i, or NULL. Errors name the argument's
  * line:col in g. */
-int32_t opgen_bind_args(const opgen_graph *g, const opgen_gnode *nd, const char *const *names, int nargs, int npos, const opgen_garg **given, opgen_error *err);
+int32_t opgen_bind_args(const opgen_graph *g, const opgen_gnode *nd, const char *const *names, int nargs, int npos,
+                        const opgen_garg **given, opgen_error *err);
 
 /* Dtype names: "f32" <-> Float, "torch.float32" <-> Float. */
 int opgen_dtype_from_abbrev(const char *s, size_t n);

@@ -23,7 +23,9 @@ typedef struct opgen_parallel {
 } opgen_parallel;
 
 /* How many parts to split into: 1 without threads. */
-static inline int opgen_parallel_parts(const opgen_parallel *par) { return par && par->nthreads > 1 && par->run ? par->nthreads : 1; }
+static inline int opgen_parallel_parts(const opgen_parallel *par) {
+    return par && par->nthreads > 1 && par->run ? par->nthreads : 1;
+}
 
 /* How many parts work of this size is split into: 1 below par's min_work (when
  * set) or below the kernel's own threshold (when not). */
@@ -32,7 +34,8 @@ static inline int opgen_parallel_parts_for(const opgen_parallel *par, double wor
 }
 
 /* fn(arg, part) for part in [0, nparts): across par's threads, or inline. */
-static inline void opgen_parallel_for(const opgen_parallel *par, int nparts, void (*fn)(void *arg, int part), void *arg) {
+static inline void opgen_parallel_for(const opgen_parallel *par, int nparts, void (*fn)(void *arg, int part),
+                                      void *arg) {
     if (nparts > 1 && opgen_parallel_parts(par) > 1) {
         par->run(par->user, nparts, fn, arg);
         return;

@@ -62,10 +62,10 @@ enum opgen_ev_kind {
     OPGEN_EV_DOUBLE,
     OPGEN_EV_TENSOR,
     OPGEN_EV_STRING,
-    OPGEN_EV_INT_LIST,    /* items: i64 indices of Int values (boxed) */
-    OPGEN_EV_DOUBLE_LIST, /* items: f64 */
-    OPGEN_EV_BOOL_LIST,   /* items: u8 */
-    OPGEN_EV_TENSOR_LIST, /* items: i32 indices of Tensor values */
+    OPGEN_EV_INT_LIST,        /* items: i64 indices of Int values (boxed) */
+    OPGEN_EV_DOUBLE_LIST,     /* items: f64 */
+    OPGEN_EV_BOOL_LIST,       /* items: u8 */
+    OPGEN_EV_TENSOR_LIST,     /* items: i32 indices of Tensor values */
     OPGEN_EV_OPT_TENSOR_LIST, /* the same, -1 for None */
     OPGEN_EV_KIND_COUNT
 };
@@ -76,8 +76,8 @@ enum { OPGEN_PTE_STATIC, OPGEN_PTE_DYNAMIC_BOUND, OPGEN_PTE_DYNAMIC_UNBOUND };
 typedef struct opgen_pte_tensor {
     int scalar_type;
     int32_t storage_offset;
-    opgen_pte_vec sizes;     /* i32 */
-    opgen_pte_vec dim_order; /* u8; absent: the default order */
+    opgen_pte_vec sizes;      /* i32 */
+    opgen_pte_vec dim_order;  /* u8; absent: the default order */
     uint32_t data_buffer_idx; /* constant data (> 0), or initial data of a planned tensor */
     bool planned;             /* allocation_info present: */
     uint32_t memory_id;       /*   1-based buffer (non_const_buffer_sizes index) */
@@ -97,24 +97,36 @@ typedef struct opgen_pte_value {
     opgen_pte_tensor t;
 } opgen_pte_value;
 
-int32_t opgen_pte_value_at(const opgen_pte *p, const opgen_pte_plan *pl, uint32_t i, opgen_pte_value *v, opgen_error *err);
+int32_t opgen_pte_value_at(const opgen_pte *p, const opgen_pte_plan *pl, uint32_t i, opgen_pte_value *v,
+                           opgen_error *err);
 
 /* ---- instructions ---- */
-enum opgen_instr_kind { OPGEN_INSTR_NONE, OPGEN_INSTR_KERNEL, OPGEN_INSTR_DELEGATE, OPGEN_INSTR_MOVE, OPGEN_INSTR_JUMP_FALSE, OPGEN_INSTR_FREE, OPGEN_INSTR_KIND_COUNT };
+enum opgen_instr_kind {
+    OPGEN_INSTR_NONE,
+    OPGEN_INSTR_KERNEL,
+    OPGEN_INSTR_DELEGATE,
+    OPGEN_INSTR_MOVE,
+    OPGEN_INSTR_JUMP_FALSE,
+    OPGEN_INSTR_FREE,
+    OPGEN_INSTR_KIND_COUNT
+};
 const char *opgen_instr_kind_name(int kind);
 
 typedef struct opgen_pte_instr {
-    int kind; /* enum opgen_instr_kind */
+    int kind;  /* enum opgen_instr_kind */
     int32_t a; /* KERNEL: op_index; DELEGATE: delegate_index; MOVE: from; JUMP_FALSE: cond value; FREE: value */
     int32_t b; /* MOVE: to; JUMP_FALSE: destination instruction */
     opgen_pte_vec args; /* KERNEL, DELEGATE: i32 value indices */
 } opgen_pte_instr;
 
 /* Chain c's instructions (a vector of tables: read them with opgen_pte_instr_at). */
-int32_t opgen_pte_chain_at(const opgen_pte *p, const opgen_pte_plan *pl, uint32_t c, opgen_pte_vec *instrs, opgen_error *err);
-int32_t opgen_pte_instr_at(const opgen_pte *p, const opgen_pte_vec *instrs, uint32_t k, opgen_pte_instr *out, opgen_error *err);
+int32_t opgen_pte_chain_at(const opgen_pte *p, const opgen_pte_plan *pl, uint32_t c, opgen_pte_vec *instrs,
+                           opgen_error *err);
+int32_t opgen_pte_instr_at(const opgen_pte *p, const opgen_pte_vec *instrs, uint32_t k, opgen_pte_instr *out,
+                           opgen_error *err);
 /* Operator i: name ("aten::add") and overload ("out", "" when absent). */
-int32_t opgen_pte_operator_at(const opgen_pte *p, const opgen_pte_plan *pl, uint32_t i, const char **name, const char **overload, opgen_error *err);
+int32_t opgen_pte_operator_at(const opgen_pte *p, const opgen_pte_plan *pl, uint32_t i, const char **name,
+                              const char **overload, opgen_error *err);
 
 /* A backend delegate: its backend id, its processed blob, its compile specs. */
 typedef struct opgen_pte_delegate {
@@ -123,7 +135,8 @@ typedef struct opgen_pte_delegate {
     size_t size;
     opgen_pte_vec compile_specs; /* tables: key (string), value ([ubyte]) */
 } opgen_pte_delegate;
-int32_t opgen_pte_delegate_at(const opgen_pte *p, const opgen_pte_plan *pl, uint32_t i, opgen_pte_delegate *out, opgen_error *err);
+int32_t opgen_pte_delegate_at(const opgen_pte *p, const opgen_pte_plan *pl, uint32_t i, opgen_pte_delegate *out,
+                              opgen_error *err);
 
 /* The bytes of constant buffer idx (> 0): from the constant segment, or from the
  * legacy inline constant_buffer; at least nbytes of them. */
@@ -135,7 +148,8 @@ int32_t opgen_pte_mutable_data(const opgen_pte *p, uint32_t idx, size_t nbytes, 
  * argument in order (a TensorList's first element, an OptionalTensorList's first
  * present one), "dtype;dim,order" joined by "|" ("v1/6;0,1|6;0,1|6;0,1|6;0,1").
  * Returns its length (>= cap: cut short), or -1 on a corrupt program. */
-int64_t opgen_pte_kernel_key(const opgen_pte *p, const opgen_pte_plan *pl, const opgen_pte_instr *in, char *key, size_t cap, opgen_error *err);
+int64_t opgen_pte_kernel_key(const opgen_pte *p, const opgen_pte_plan *pl, const opgen_pte_instr *in, char *key,
+                             size_t cap, opgen_error *err);
 
 /* Elements of checked vectors (little-endian, any alignment). */
 int32_t opgen_pte_i32(const opgen_pte *p, opgen_pte_vec v, uint32_t i);

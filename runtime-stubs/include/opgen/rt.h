@@ -14,23 +14,23 @@ extern "C" {
 #endif
 
 /* Status codes (opgen_status is int32_t in the generated kernel ABI). */
-#define OPGEN_STATUSES(X)                                  \
-    X(OPGEN_OK, "ok")                                      \
-    X(OPGEN_E_INVALID, "invalid argument")                 \
-    X(OPGEN_E_SHAPE, "shape mismatch")                     \
-    X(OPGEN_E_DTYPE, "unsupported dtype")                  \
-    X(OPGEN_E_NO_MEMORY, "out of memory")                  \
-    X(OPGEN_E_NOT_FOUND, "not found")                      \
-    X(OPGEN_E_NOT_IMPLEMENTED, "not implemented")          \
-    X(OPGEN_E_PARSE, "syntax error")                       \
-    X(OPGEN_E_IO, "input/output error")                    \
+#define OPGEN_STATUSES(X)                         \
+    X(OPGEN_OK, "ok")                             \
+    X(OPGEN_E_INVALID, "invalid argument")        \
+    X(OPGEN_E_SHAPE, "shape mismatch")            \
+    X(OPGEN_E_DTYPE, "unsupported dtype")         \
+    X(OPGEN_E_NO_MEMORY, "out of memory")         \
+    X(OPGEN_E_NOT_FOUND, "not found")             \
+    X(OPGEN_E_NOT_IMPLEMENTED, "not implemented") \
+    X(OPGEN_E_PARSE, "syntax error")              \
+    X(OPGEN_E_IO, "input/output error")           \
     X(OPGEN_E_FORMAT, "unsupported file format")
 
 enum opgen_status_code {
 #define OPGEN_STATUS_ENUM(code, text) code,
     OPGEN_STATUSES(OPGEN_STATUS_ENUM)
 #undef OPGEN_STATUS_ENUM
-    OPGEN_STATUS_COUNT
+        OPGEN_STATUS_COUNT
 };
 
 const char *opgen_status_text(int32_t status);
@@ -50,7 +50,8 @@ int32_t opgen_fail(opgen_error *err, int32_t code, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)))
 #endif
     ;
-int32_t opgen_fail_at(opgen_error *err, int32_t code, const char *file, unsigned line, unsigned col, const char *fmt, ...)
+int32_t opgen_fail_at(opgen_error *err, int32_t code, const char *file, unsigned line, unsigned col, const char *fmt,
+                      ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 6, 7)))
 #endif
@@ -180,9 +181,11 @@ size_t opgen_nbytes(const opgen_tensor *t);
 int32_t opgen_tensor_shape(opgen_tensor *t, opgen_dtype dtype, int32_t dim, const int64_t *sizes, opgen_error *err);
 /* The same in a dim order (outermost dimension first; NULL: the default), which
  * must be a permutation of 0..dim-1: strides follow it (channels-last is 0,2,3,1). */
-int32_t opgen_tensor_shape_ordered(opgen_tensor *t, opgen_dtype dtype, int32_t dim, const int64_t *sizes, const uint8_t *dim_order, opgen_error *err);
+int32_t opgen_tensor_shape_ordered(opgen_tensor *t, opgen_dtype dtype, int32_t dim, const int64_t *sizes,
+                                   const uint8_t *dim_order, opgen_error *err);
 /* Shape + zeroed data from the arena. */
-int32_t opgen_tensor_alloc(opgen_tensor *t, opgen_dtype dtype, int32_t dim, const int64_t *sizes, opgen_arena *a, opgen_error *err);
+int32_t opgen_tensor_alloc(opgen_tensor *t, opgen_dtype dtype, int32_t dim, const int64_t *sizes, opgen_arena *a,
+                           opgen_error *err);
 bool opgen_tensor_is_contiguous(const opgen_tensor *t);
 /* The bytes t may occupy from its data: as far as its strides reach, or its
  * capacity where larger (a kernel may resize it within that). */

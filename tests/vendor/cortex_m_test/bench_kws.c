@@ -33,7 +33,8 @@ static int64_t numel(const opgen_pte *p, const opgen_pte_plan *pl, int32_t v, in
     if (v < 0 || opgen_pte_value_at(p, pl, (uint32_t)v, &x, &err) || x.kind != OPGEN_EV_TENSOR) return 0;
     int64_t n = 1;
     for (uint32_t d = 0; d < x.t.sizes.len; d++) n *= opgen_pte_i32(p, x.t.sizes, d);
-    if (size) *size = dim_of >= 0 && (uint32_t)dim_of < x.t.sizes.len ? opgen_pte_i32(p, x.t.sizes, (uint32_t)dim_of) : 1;
+    if (size)
+        *size = dim_of >= 0 && (uint32_t)dim_of < x.t.sizes.len ? opgen_pte_i32(p, x.t.sizes, (uint32_t)dim_of) : 1;
     return n;
 }
 
@@ -48,10 +49,14 @@ static int64_t macs(const opgen_pte *p, const opgen_pte_plan *pl) {
         for (uint32_t k = 0; k < code.len; k++) {
             opgen_pte_instr in;
             const char *name, *ov;
-            if (opgen_pte_instr_at(p, &code, k, &in, &err) || in.kind != OPGEN_INSTR_KERNEL || opgen_pte_operator_at(p, pl, (uint32_t)in.a, &name, &ov, &err)) continue;
-            bool dw = strstr(name, "depthwise_conv2d") != NULL, conv = strstr(name, "conv2d") != NULL, fc = strstr(name, "linear") != NULL;
+            if (opgen_pte_instr_at(p, &code, k, &in, &err) || in.kind != OPGEN_INSTR_KERNEL ||
+                opgen_pte_operator_at(p, pl, (uint32_t)in.a, &name, &ov, &err))
+                continue;
+            bool dw = strstr(name, "depthwise_conv2d") != NULL, conv = strstr(name, "conv2d") != NULL,
+                 fc = strstr(name, "linear") != NULL;
             if (!conv && !fc) continue;
-            int64_t cout = 1, w = numel(p, pl, opgen_pte_i32(p, in.args, 1), dw ? 3 : 0, &cout), o = numel(p, pl, opgen_pte_i32(p, in.args, in.args.len - 1), -1, NULL);
+            int64_t cout = 1, w = numel(p, pl, opgen_pte_i32(p, in.args, 1), dw ? 3 : 0, &cout),
+                    o = numel(p, pl, opgen_pte_i32(p, in.args, in.args.len - 1), -1, NULL);
             total += cout > 0 ? o * (w / cout) : 0;
         }
     }
@@ -78,11 +83,15 @@ int main(int argc, char **argv) {
     opgen_method *m = NULL;
     opgen_arena la, wa, io;
     double *t_run = calloc((size_t)runs, sizeof *t_run), *t_load = calloc((size_t)runs, sizeof *t_load);
-    if (!t_run || !t_load || opgen_pte_open(&pte, program, n, path, &err) || opgen_pte_plan_find(&pte, "forward", &pl, &err)) return printf("FAIL: %s\n", err.msg), 1;
+    if (!t_run || !t_load || opgen_pte_open(&pte, program, n, path, &err) ||
+        opgen_pte_plan_find(&pte, "forward", &pl, &err))
+        return printf("FAIL: %s\n", err.msg), 1;
     for (int r = 0; r < runs; r++) {
         double t0 = now_ns();
         opgen_arena_init(&la, load_mem, sizeof load_mem);
-        if (opgen_method_memory_of(&pte, "forward", &opt, &mem, &err) || opgen_method_load(&pte, "forward", &opt, &la, &m, &err)) return printf("FAIL: %s\n", err.msg), 1;
+        if (opgen_method_memory_of(&pte, "forward", &opt, &mem, &err) ||
+            opgen_method_load(&pte, "forward", &opt, &la, &m, &err))
+            return printf("FAIL: %s\n", err.msg), 1;
         t_load[r] = now_ns() - t0;
     }
     opgen_ivalue in = {.kind = OPGEN_GV_TENSOR}, out;
@@ -104,7 +113,9 @@ int main(int argc, char **argv) {
     printf("| one inference | %.3f ms |\n", run / 1e6);
     printf("| load (memory query + load) | %.1f us |\n", t_load[runs / 2] / 1e3);
     printf("| multiply-accumulates | %.2f M (%.0f M MAC/s) |\n", (double)mac / 1e6, (double)mac / run * 1e3);
-    printf("| planned memory | %zu bytes |\n| load memory (planned included) | %zu bytes |\n| work memory of a run | %zu bytes |\n", mem.planned_bytes, mem.load_bytes, opgen_method_work_bytes(m));
+    printf(
+        "| planned memory | %zu bytes |\n| load memory (planned included) | %zu bytes |\n| work memory of a run | %zu bytes |\n",
+        mem.planned_bytes, mem.load_bytes, opgen_method_work_bytes(m));
     free(t_run);
     free(t_load);
     return 0;

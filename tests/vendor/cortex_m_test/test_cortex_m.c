@@ -12,7 +12,8 @@ static opgen_arena arena;
 static opgen_error err;
 static int failed, passed;
 
-#define IL(...) ((opgen_int_list){(const int64_t[]){__VA_ARGS__}, sizeof((const int64_t[]){__VA_ARGS__}) / sizeof(int64_t)})
+#define IL(...) \
+    ((opgen_int_list){(const int64_t[]){__VA_ARGS__}, sizeof((const int64_t[]){__VA_ARGS__}) / sizeof(int64_t)})
 
 static opgen_ctx new_ctx(const char *op) {
     memset(&err, 0, sizeof err);
@@ -36,7 +37,8 @@ static opgen_tensor t_of(opgen_dtype dt, int dim, const int64_t *sizes, const vo
     return t;
 }
 
-static void check(int n, const char *op, const char *ref, opgen_status st, const opgen_tensor *out, opgen_dtype dt, int dim, const int64_t *sizes, const void *want) {
+static void check(int n, const char *op, const char *ref, opgen_status st, const opgen_tensor *out, opgen_dtype dt,
+                  int dim, const int64_t *sizes, const void *want) {
     bool ok = st == OPGEN_OK && out->dtype == dt && out->dim == dim;
     for (int d = 0; ok && d < dim; d++) ok = out->sizes[d] == sizes[d];
     int64_t idx[OPGEN_MAX_DIM] = {0}, count = ok ? opgen_numel(out) : 0, bad = 0;

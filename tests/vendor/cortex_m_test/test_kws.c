@@ -16,14 +16,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-
 static _Alignas(16) unsigned char program[1 << 17];
 static _Alignas(16) unsigned char load_mem[1 << 18], work_mem[1 << 16], io_mem[1 << 16];
 
 static void each_instruction(void *ctx, const opgen_instr_info *in) {
     ++*(int *)ctx;
-    CHECK(in->origin && (!strcmp(in->origin, "cortex_m") || !strcmp(in->kernel, "opgen_portable__clone_dim_order_out")), "instruction %d (%s) runs on %s (%s)", in->index, in->op,
-          in->kernel ? in->kernel : "nothing", in->origin ? in->origin : "-");
+    CHECK(in->origin && (!strcmp(in->origin, "cortex_m") || !strcmp(in->kernel, "opgen_portable__clone_dim_order_out")),
+          "instruction %d (%s) runs on %s (%s)", in->index, in->op, in->kernel ? in->kernel : "nothing",
+          in->origin ? in->origin : "-");
 }
 
 int main(int argc, char **argv) {
@@ -43,12 +43,15 @@ int main(int argc, char **argv) {
     opgen_method *m = NULL;
     opgen_arena la, wa, io;
     opgen_arena_init(&la, load_mem, sizeof load_mem);
-    if (opgen_pte_open(&pte, program, n, path, &err) || opgen_method_memory_of(&pte, "forward", &opt, &mem, &err) || opgen_method_load(&pte, "forward", &opt, &la, &m, &err)) {
+    if (opgen_pte_open(&pte, program, n, path, &err) || opgen_method_memory_of(&pte, "forward", &opt, &mem, &err) ||
+        opgen_method_load(&pte, "forward", &opt, &la, &m, &err)) {
         printf("FAIL: %s does not load: %s\n", path, err.msg);
         return 1;
     }
-    printf("test_kws: loaded: %zu bytes of load memory (%zu planned), %zu bytes of work memory\n", mem.load_bytes, mem.planned_bytes, opgen_method_work_bytes(m));
-    CHECK(mem.load_bytes <= sizeof load_mem && opgen_method_work_bytes(m) <= sizeof work_mem, "the arenas are too small");
+    printf("test_kws: loaded: %zu bytes of load memory (%zu planned), %zu bytes of work memory\n", mem.load_bytes,
+           mem.planned_bytes, opgen_method_work_bytes(m));
+    CHECK(mem.load_bytes <= sizeof load_mem && opgen_method_work_bytes(m) <= sizeof work_mem,
+          "the arenas are too small");
     int ni = 0;
     opgen_method_instructions(m, each_instruction, &ni);
     CHECK(ni == 16, "%d instructions, expected 16", ni);
@@ -72,13 +75,17 @@ int main(int argc, char **argv) {
         }
         snprintf(path, sizeof path, "%s/expected%d.npy", argv[2], k);
         const char *update = getenv("OPGEN_UPDATE_GOLDEN");
-        if (update && !strcmp(update, "1")) CHECK(!opgen_npy_write(path, &out.t, &err), "writing %s: %s", path, err.msg);
+        if (update && !strcmp(update, "1"))
+            CHECK(!opgen_npy_write(path, &out.t, &err), "writing %s: %s", path, err.msg);
         opgen_tensor want;
-        CHECK(!opgen_npy_read(path, &io, &want, &err) && want.dtype == OPGEN_DTYPE_Float && opgen_numel(&want) == len && !memcmp(want.data, y, sizeof(float) * (size_t)len),
+        CHECK(!opgen_npy_read(path, &io, &want, &err) && want.dtype == OPGEN_DTYPE_Float && opgen_numel(&want) == len &&
+                  !memcmp(want.data, y, sizeof(float) * (size_t)len),
               "input %d: the logits differ from %s", k, path);
-        printf("test_kws: input %d: class %d (logit %.4f), %lld logits as pinned\n", k, classes[k - 1], y[classes[k - 1]], (long long)len);
+        printf("test_kws: input %d: class %d (logit %.4f), %lld logits as pinned\n", k, classes[k - 1],
+               y[classes[k - 1]], (long long)len);
     }
-    CHECK(classes[0] != classes[1] && classes[1] != classes[2] && classes[0] != classes[2], "the three inputs do not give three classes");
+    CHECK(classes[0] != classes[1] && classes[1] != classes[2] && classes[0] != classes[2],
+          "the three inputs do not give three classes");
     printf("test_kws: %s\n", failures ? "FAILED" : "ok");
     return failures ? 1 : 0;
 }
