@@ -17,14 +17,14 @@
 #define POSIX_FS 0
 #endif
 
-static int32_t fail(opgen_error *err, const char *path, int32_t code, const char *why) {
+static opgen_status fail(opgen_error *err, const char *path, opgen_status code, const char *why) {
     return opgen_fail_at(err, code, path, 0, 0, "cannot read: %s", why);
 }
 
 /* Reads what fd holds (a pipe or a device has no size: it is read until its end,
  * up to max bytes). */
-static int32_t read_all(int fd, const char *path, size_t hint, size_t max, opgen_arena *a, char **data, size_t *len,
-                        opgen_error *err) {
+static opgen_status read_all(int fd, const char *path, size_t hint, size_t max, opgen_arena *a, char **data,
+                             size_t *len, opgen_error *err) {
     size_t cap = hint ? hint : 1 << 16, n = 0;
     char *buf = opgen_arena_alloc(a, cap + 1);
     for (;;) {
@@ -56,7 +56,7 @@ bool opgen_file_exists(const char *path) {
     return fd >= 0;
 }
 
-int32_t opgen_file_read(const char *path, size_t max, opgen_arena *a, char **data, size_t *len, opgen_error *err) {
+opgen_status opgen_file_read(const char *path, size_t max, opgen_arena *a, char **data, size_t *len, opgen_error *err) {
     int fd = open(path, O_RDONLY);
     if (fd < 0) return fail(err, path, OPGEN_E_IO, strerror(errno));
     struct stat st;
@@ -74,7 +74,7 @@ int32_t opgen_file_read(const char *path, size_t max, opgen_arena *a, char **dat
 }
 
 #if POSIX_FS
-int32_t opgen_file_temp_open(const char *path, int *fd_out, char **tmp_out, opgen_error *err) {
+opgen_status opgen_file_temp_open(const char *path, int *fd_out, char **tmp_out, opgen_error *err) {
     struct stat st; /* never replace a device or a pipe (a folder makes the rename fail) */
     if (stat(path, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode))
         return opgen_fail_at(err, OPGEN_E_IO, path, 0, 0, "cannot write: not a regular file");
@@ -94,7 +94,7 @@ int32_t opgen_file_temp_open(const char *path, int *fd_out, char **tmp_out, opge
     return OPGEN_OK;
 }
 
-int32_t opgen_file_temp_put(int fd, const char *path, const void *data, size_t len, opgen_error *err) {
+opgen_status opgen_file_temp_put(int fd, const char *path, const void *data, size_t len, opgen_error *err) {
     for (size_t off = 0; off < len;) {
         ssize_t w = write(fd, (const char *)data + off, len - off);
         if (w < 0 && errno == EINTR) continue;
@@ -106,20 +106,20 @@ int32_t opgen_file_temp_put(int fd, const char *path, const void *data, size_t l
     return OPGEN_OK;
 }
 
-int32_t opgen_file_temp_close(int fd, const char *path, opgen_error *err) {
+opgen_status opgen_file_temp_close(int fd, const char *path, opgen_error *err) {
     mode_t um = umask(0); /* mkstemp makes it 0600: give it the mode a plain create would */
     umask(um);
-    int32_t rc = OPGEN_OK;
+    opgen_status rc = OPGEN_OK;
     if (fchmod(fd, 0666 & ~um) != 0)
         rc = opgen_fail_at(err, OPGEN_E_IO, path, 0, 0, "cannot write: %s", strerror(errno));
     if (close(fd) != 0 && !rc) rc = opgen_fail_at(err, OPGEN_E_IO, path, 0, 0, "cannot write: %s", strerror(errno));
     return rc;
 }
 
-int32_t opgen_file_write(const char *path, const void *data, size_t len, opgen_error *err) {
+opgen_status opgen_file_write(const char *path, const void *data, size_t len, opgen_error *err) {
     char *tmp;
     int fd;
-    int32_t rc = opgen_file_temp_open(path, &fd, &tmp, err);
+    opgen_status rc = opgen_file_temp_open(path, &fd, &tmp, err);
     if (rc) return rc;
     rc = opgen_file_temp_put(fd, path, data, len, err);
     if (rc)
@@ -133,14 +133,14 @@ int32_t opgen_file_write(const char *path, const void *data, size_t len, opgen_e
     return rc;
 }
 
-int32_t opgen_file_make_dir(const char *path, opgen_error *err) {
+opgen_status opgen_file_make_dir(const char *path, opgen_error *err) {
     if (mkdir(path, 0777) != 0 && errno != EEXIST)
         return opgen_fail_at(err, OPGEN_E_IO, path, 0, 0, "cannot create: %s", strerror(errno));
     return OPGEN_OK;
 }
 #else
 /* Plain writes through stdio: no rename. */
-int32_t opgen_file_write(const char *path, const void *data, size_t len, opgen_error *err) {
+opgen_status opgen_file_write(const char *path, const void *data, size_t len, opgen_error *err) {
     FILE *f = fopen(path, "wb");
     if (!f) return opgen_fail_at(err, OPGEN_E_IO, path, 0, 0, "cannot write: %s", strerror(errno));
     bool ok = fwrite(data, 1, len, f) == len;
@@ -148,7 +148,7 @@ int32_t opgen_file_write(const char *path, const void *data, size_t len, opgen_e
     return ok ? OPGEN_OK : opgen_fail_at(err, OPGEN_E_IO, path, 0, 0, "cannot write: write error");
 }
 
-int32_t opgen_file_make_dir(const char *path, opgen_error *err) {
+opgen_status opgen_file_make_dir(const char *path, opgen_error *err) {
     (void)path, (void)err; /* no folders here: the host's must exist (a write into it says so) */
     return OPGEN_OK;
 }

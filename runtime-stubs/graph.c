@@ -575,8 +575,8 @@ static bool parse_return(parser *ps, builder *b) {
     return true;
 }
 
-int32_t opgen_graph_parse(const char *file, const char *text, size_t len, bool pattern, opgen_arena *a, opgen_graph *g,
-                          opgen_error *err) {
+opgen_status opgen_graph_parse(const char *file, const char *text, size_t len, bool pattern, opgen_arena *a,
+                               opgen_graph *g, opgen_error *err) {
     memset(g, 0, sizeof *g);
     g->file = file;
     g->pattern = pattern;
@@ -691,8 +691,8 @@ bool opgen_garg_parse_default(opgen_arena *a, const char *d, opgen_garg *x) {
     return *p == ']' && !p[1];
 }
 
-int32_t opgen_bind_args(const opgen_graph *g, const opgen_gnode *nd, const char *const *names, int nargs, int npos,
-                        const opgen_garg **given, opgen_error *err) {
+opgen_status opgen_bind_args(const opgen_graph *g, const opgen_gnode *nd, const char *const *names, int nargs, int npos,
+                             const opgen_garg **given, opgen_error *err) {
     for (int i = 0; i < nargs; i++) given[i] = NULL;
     int pos = 0;
     for (int k = 0; k < nd->nargs; k++) {

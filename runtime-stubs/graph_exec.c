@@ -15,14 +15,14 @@ double opgen_program_step_flops(const opgen_program *p, int step) {
     return step < 0 || step >= p->nsteps || p->steps[step].view_of >= 0 ? 0 : opgen_step_flops(&p->steps[step].s);
 }
 
-static int32_t node_fail(opgen_error *err, const opgen_graph *g, unsigned line, unsigned col, int32_t code,
-                         const char *fmt, ...)
+static opgen_status node_fail(opgen_error *err, const opgen_graph *g, unsigned line, unsigned col, opgen_status code,
+                              const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 6, 7)))
 #endif
     ;
-static int32_t node_fail(opgen_error *err, const opgen_graph *g, unsigned line, unsigned col, int32_t code,
-                         const char *fmt, ...) {
+static opgen_status node_fail(opgen_error *err, const opgen_graph *g, unsigned line, unsigned col, opgen_status code,
+                              const char *fmt, ...) {
     char msg[384];
     va_list ap;
     va_start(ap, fmt);
@@ -58,7 +58,7 @@ static bool value_is(const loader *L, int v, int kind) { return L->p->values[v].
 
 /* A list argument: ints (an int input among them patched in at run), numbers
  * or booleans. */
-static int32_t bind_list(loader *L, gstep *gs, int ai, const opgen_arg *arg, const opgen_garg *x) {
+static opgen_status bind_list(loader *L, gstep *gs, int ai, const opgen_arg *arg, const opgen_garg *x) {
     opgen_step *s = &gs->s;
     opgen_value *v = &s->args[ai];
     const opgen_graph *g = L->g;
@@ -134,7 +134,7 @@ static int32_t bind_list(loader *L, gstep *gs, int ai, const opgen_arg *arg, con
     }
 }
 
-static int32_t bind(loader *L, gstep *gs, int ai, const opgen_arg *arg, const opgen_garg *x) {
+static opgen_status bind(loader *L, gstep *gs, int ai, const opgen_arg *arg, const opgen_garg *x) {
     opgen_step *s = &gs->s;
     opgen_value *v = &s->args[ai];
     const opgen_graph *g = L->g;
@@ -268,8 +268,8 @@ int opgen_node_op(const char *name) {
     return id;
 }
 
-int32_t opgen_bind_node(const opgen_graph *g, const opgen_gnode *nd, int id, const opgen_garg **given, opgen_error *err,
-                        opgen_arena *a) {
+opgen_status opgen_bind_node(const opgen_graph *g, const opgen_gnode *nd, int id, const opgen_garg **given,
+                             opgen_error *err, opgen_arena *a) {
     const opgen_op *op = &opgen_ops[id];
     const char **names = opgen_arena_alloc(a, sizeof *names * (size_t)(op->nargs + 1));
     if (!names) return opgen_fail(err, OPGEN_E_NO_MEMORY, "out of memory");
@@ -284,7 +284,7 @@ int32_t opgen_bind_node(const opgen_graph *g, const opgen_gnode *nd, int id, con
 
 /* A Tensor(a!)[] out (split_with_sizes_copy): the node's results from here on,
  * each a result of the step (load_node sized the step's result slots for them). */
-static int32_t bind_out_list(loader *L, gstep *gs, const opgen_gnode *nd, int ai) {
+static opgen_status bind_out_list(loader *L, gstep *gs, const opgen_gnode *nd, int ai) {
     opgen_step *s = &gs->s;
     int nl = nd->nresults - gs->nresults;
     opgen_tensor **ts = opgen_arena_zalloc(L->a, sizeof *ts * (size_t)(nl > 0 ? nl : 1));
@@ -307,7 +307,7 @@ static bool kernel_has_arg(const opgen_op *kop, const char *name) {
     return false;
 }
 
-static int32_t load_node(loader *L, int n) {
+static opgen_status load_node(loader *L, int n) {
     const opgen_graph *g = L->g;
     const opgen_gnode *nd = &g->nodes[n];
     gstep *gs = &L->p->steps[n];
@@ -378,7 +378,7 @@ static int32_t load_node(loader *L, int n) {
         const opgen_arg *ka = &kargs[ai];
         if (ka->flags & OPGEN_ARG_OUT &&
             ka->abi == OPGEN_ABI_TENSOR_LIST) { /* Tensor(a!)[]: the node's remaining results */
-            int32_t st = bind_out_list(L, gs, nd, ai);
+            opgen_status st = bind_out_list(L, gs, nd, ai);
             if (st) return st;
             continue;
         }
@@ -402,7 +402,7 @@ static int32_t load_node(loader *L, int n) {
             return node_fail(L->err, g, nd->line, nd->col, OPGEN_E_INVALID,
                              "%s: the kernel's argument '%s' has no counterpart", nd->op, ka->name);
         if (given[fi]) {
-            int32_t st = bind(L, gs, ai, ka, given[fi]);
+            opgen_status st = bind(L, gs, ai, ka, given[fi]);
             if (st) return st;
         } else if (fargs[fi].dflt) { /* the default, as if written */
             opgen_garg x;
@@ -442,13 +442,13 @@ static int32_t load_node(loader *L, int n) {
 
 /* What load knows of a step once its inputs' dtypes and shapes are: results are
  * sized afresh by the meta step, the Edge rows checked, the kernel found. */
-static int32_t prepare(opgen_program *p, gstep *gs, opgen_arena *a, opgen_error *err) {
+static opgen_status prepare(opgen_program *p, gstep *gs, opgen_arena *a, opgen_error *err) {
     for (int r = 0; r < gs->s.nres; r++) {
         gs->s.res[r]->data = NULL;
         gs->s.res[r]->capacity = 0;
     }
     opgen_error serr = {0};
-    int32_t st = opgen_step_prepare(&gs->s, p->values, a, &serr);
+    opgen_status st = opgen_step_prepare(&gs->s, p->values, a, &serr);
     if (st) return node_fail(err, p->g, gs->node->line, gs->node->col, st, "%s", serr.msg);
     if (gs->s.scratch > p->scratch) p->scratch = gs->s.scratch;
     return OPGEN_OK;
@@ -468,7 +468,7 @@ static bool chain_result(const opgen_program *p, int n, int v) {
     return false;
 }
 
-static int32_t plan(opgen_program *p, opgen_arena *a, opgen_error *err) {
+static opgen_status plan(opgen_program *p, opgen_arena *a, opgen_error *err) {
     const opgen_graph *g = p->g;
     int *last = opgen_arena_zalloc(a, sizeof(int) * (size_t)g->nvalues);
     span *live = opgen_arena_zalloc(a, sizeof(span) * (size_t)g->nvalues);
@@ -549,12 +549,12 @@ static int32_t plan(opgen_program *p, opgen_arena *a, opgen_error *err) {
     return OPGEN_OK;
 }
 
-int32_t opgen_program_load(const opgen_graph *g, opgen_arena *a, opgen_program **out, opgen_error *err) {
+opgen_status opgen_program_load(const opgen_graph *g, opgen_arena *a, opgen_program **out, opgen_error *err) {
     return opgen_program_load_with(g, a, NULL, out, err);
 }
 
-int32_t opgen_program_load_with(const opgen_graph *g, opgen_arena *a, const opgen_load_options *opt,
-                                opgen_program **out, opgen_error *err) {
+opgen_status opgen_program_load_with(const opgen_graph *g, opgen_arena *a, const opgen_load_options *opt,
+                                     opgen_program **out, opgen_error *err) {
     opgen_program *p = opgen_arena_zalloc(a, sizeof *p);
     if (!p) return opgen_fail(err, OPGEN_E_NO_MEMORY, "out of memory");
     p->g = g;
@@ -578,7 +578,7 @@ int32_t opgen_program_load_with(const opgen_graph *g, opgen_arena *a, const opge
         a, sizeof(bool) * (size_t)(g->nvalues ? g->nvalues : 1)); /* values that depend on a scalar input */
     if (!dyn) return opgen_fail(err, OPGEN_E_NO_MEMORY, "out of memory");
     for (int n = 0; n < g->nnodes; n++) {
-        int32_t st = load_node(&L, n);
+        opgen_status st = load_node(&L, n);
         if (st) return st;
         gstep *s = &p->steps[n];
         s->dynamic = s->s.npatches > 0 || s->s.scalar; /* a prim's value is known only when it runs */
@@ -605,15 +605,15 @@ int32_t opgen_program_load_with(const opgen_graph *g, opgen_arena *a, const opge
     gx_transposed_views(p);
     if (OPGEN_SPEED_PATHS) gx_same_bytes_views(p);
     if (!p->dynamic) {
-        int32_t st = plan(p, a, err);
+        opgen_status st = plan(p, a, err);
         if (st) return st;
     }
     *out = p;
     return OPGEN_OK;
 }
 
-int32_t opgen_program_kernel_keys(const opgen_program *p, void (*fn)(void *ctx, const char *op, const char *key),
-                                  void *ctx, opgen_error *err) {
+opgen_status opgen_program_kernel_keys(const opgen_program *p, void (*fn)(void *ctx, const char *op, const char *key),
+                                       void *ctx, opgen_error *err) {
     for (int n = 0; n < p->nsteps; n++) {
         const gstep *s = &p->steps[n];
         char key[1024];
@@ -645,8 +645,8 @@ static const char *input_kind(const opgen_gvalue *gv) {
                                         : "a bool";
 }
 
-int32_t opgen_program_run(opgen_program *p, const opgen_ivalue *inputs, opgen_arena *work, opgen_ivalue *outputs,
-                          opgen_error *err) {
+opgen_status opgen_program_run(opgen_program *p, const opgen_ivalue *inputs, opgen_arena *work, opgen_ivalue *outputs,
+                               opgen_error *err) {
     const opgen_graph *g = p->g;
     for (int i = 0; i < g->ninputs; i++) {
         const opgen_gvalue *gv = &g->values[g->inputs[i]];
@@ -673,10 +673,10 @@ int32_t opgen_program_run(opgen_program *p, const opgen_ivalue *inputs, opgen_ar
         for (int n = 0; n < p->nsteps; n++) {
             gstep *s = &p->steps[n];
             if (!s->dynamic) continue;
-            int32_t st = prepare(p, s, work, err);
+            opgen_status st = prepare(p, s, work, err);
             if (st) return st;
         }
-        int32_t st = plan(p, work, err);
+        opgen_status st = plan(p, work, err);
         if (st) return st;
     }
     uint8_t *block = p->plan_bytes ? opgen_arena_alloc(work, p->plan_bytes) : NULL;
@@ -697,7 +697,7 @@ int32_t opgen_program_run(opgen_program *p, const opgen_ivalue *inputs, opgen_ar
                 t->capacity = p->size[v];
             }
         if (p->probe) p->probe(p->probe_user, n, 0);
-        int32_t st = OPGEN_OK;
+        opgen_status st = OPGEN_OK;
         if (s->reshaped && opgen_tensor_is_contiguous(&p->values[s->view_of].t)) {
             opgen_tensor *t = &p->values[s->results[0]].t;
             t->data = p->values[s->view_of].t.data, t->capacity = p->values[s->view_of].t.capacity;

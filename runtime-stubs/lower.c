@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int32_t oom(opgen_error *err) { return opgen_fail(err, OPGEN_E_NO_MEMORY, "out of memory"); }
+static opgen_status oom(opgen_error *err) { return opgen_fail(err, OPGEN_E_NO_MEMORY, "out of memory"); }
 
 int opgen_dialect_parse(const char *name) {
     if (!strcmp(name, "aten")) return OPGEN_DIALECT_ATEN;
@@ -84,7 +84,7 @@ typedef struct work {
     int *prod; /* per value: the node that defines it, or -1 */
 } work;
 
-static int32_t work_init(work *w, const opgen_graph *in, opgen_arena *a, opgen_error *err) {
+static opgen_status work_init(work *w, const opgen_graph *in, opgen_arena *a, opgen_error *err) {
     memset(w, 0, sizeof *w);
     w->a = a;
     w->err = err;
@@ -104,7 +104,7 @@ static int32_t work_init(work *w, const opgen_graph *in, opgen_arena *a, opgen_e
     return OPGEN_OK;
 }
 
-static int32_t work_producers(work *w) {
+static opgen_status work_producers(work *w) {
     w->prod = opgen_arena_zalloc(w->a, sizeof(int) * (size_t)(w->nvalues + 1));
     if (!w->prod) return oom(w->err);
     for (int v = 0; v < w->nvalues; v++) w->prod[v] = -1;
@@ -133,7 +133,7 @@ static bool is_output(const opgen_graph *g, int v) {
 }
 
 /* The edited graph as a graph: live nodes in order, producers set. */
-static int32_t work_finish(work *w, opgen_graph *out) {
+static opgen_status work_finish(work *w, opgen_graph *out) {
     *out = *w->in;
     out->values = w->values;
     out->nvalues = w->nvalues;
@@ -160,7 +160,7 @@ typedef struct pattern {
     int root;                 /* the node that defines the first returned value */
 } pattern;
 
-static int32_t pattern_load(const opgen_backend_op *b, opgen_arena *a, pattern *p, opgen_error *err) {
+static opgen_status pattern_load(const opgen_backend_op *b, opgen_arena *a, pattern *p, opgen_error *err) {
     memset(p, 0, sizeof *p);
     p->b = b;
     char file[128];
@@ -315,8 +315,8 @@ static bool try_fuse(work *w, const pattern *p, int gn, int32_t *st) {
     return true;
 }
 
-int32_t opgen_fuse(const opgen_graph *in, const char *backend, opgen_arena *a, opgen_graph *out, int *nfused,
-                   opgen_error *err) {
+opgen_status opgen_fuse(const opgen_graph *in, const char *backend, opgen_arena *a, opgen_graph *out, int *nfused,
+                        opgen_error *err) {
     if (in->pattern) return opgen_fail(err, OPGEN_E_INVALID, "%s: a pattern is not a program", in->file);
     bool known = !backend;
     for (int b = 0; b < OPGEN_BACKEND_OP_COUNT && !known; b++)
@@ -334,7 +334,7 @@ int32_t opgen_fuse(const opgen_graph *in, const char *backend, opgen_arena *a, o
         return opgen_fail(err, OPGEN_E_NOT_FOUND, "unknown backend '%s' (known: %s)", backend, names);
     }
     work w;
-    int32_t st = work_init(&w, in, a, err);
+    opgen_status st = work_init(&w, in, a, err);
     int count = 0;
     for (int b = 0; !st && b < OPGEN_BACKEND_OP_COUNT; b++) {
         const opgen_backend_op *bo = &opgen_backend_ops[b];
@@ -407,10 +407,10 @@ static bool substitute(work *w, const pattern *p, const opgen_garg *x, const opg
     return true;
 }
 
-int32_t opgen_decompose(const opgen_graph *in, opgen_arena *a, opgen_graph *out, int *ninlined, opgen_error *err) {
+opgen_status opgen_decompose(const opgen_graph *in, opgen_arena *a, opgen_graph *out, int *ninlined, opgen_error *err) {
     if (in->pattern) return opgen_fail(err, OPGEN_E_INVALID, "%s: a pattern is not a program", in->file);
     work w;
-    int32_t st = work_init(&w, in, a, err);
+    opgen_status st = work_init(&w, in, a, err);
     if (st) return st;
     pattern *pats = opgen_arena_zalloc(a, sizeof *pats * (size_t)(OPGEN_BACKEND_OP_COUNT + 1));
     bool *loaded = opgen_arena_zalloc(a, sizeof(bool) * (size_t)(OPGEN_BACKEND_OP_COUNT + 1));
@@ -494,12 +494,12 @@ int32_t opgen_decompose(const opgen_graph *in, opgen_arena *a, opgen_graph *out,
 
 /* ---- verification ---- */
 
-int32_t opgen_verify(const opgen_graph *g, opgen_dialect d, opgen_arena *a, opgen_error *err) {
+opgen_status opgen_verify(const opgen_graph *g, opgen_dialect d, opgen_arena *a, opgen_error *err) {
     return opgen_verify_with(g, d, NULL, a, err);
 }
 
-int32_t opgen_verify_with(const opgen_graph *g, opgen_dialect d, const opgen_load_options *opt, opgen_arena *a,
-                          opgen_error *err) {
+opgen_status opgen_verify_with(const opgen_graph *g, opgen_dialect d, const opgen_load_options *opt, opgen_arena *a,
+                               opgen_error *err) {
     if (g->pattern) return opgen_fail(err, OPGEN_E_INVALID, "%s: a pattern is not a program", g->file);
     static const char *const names[] = {"aten", "edge", "backend"};
     for (int n = 0; n < g->nnodes; n++) {

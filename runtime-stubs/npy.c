@@ -28,7 +28,7 @@ static const char *skip_ws(const char *p, const char *e) {
 }
 
 /* Parses the header dict: {'descr': '<f4', 'fortran_order': False, 'shape': (2, 3), } */
-static int32_t parse_header(const char *p, const char *e, const char *name, opgen_tensor *t, opgen_error *err) {
+static opgen_status parse_header(const char *p, const char *e, const char *name, opgen_tensor *t, opgen_error *err) {
     bool have_descr = false, have_order = false, have_shape = false;
     int64_t sizes[OPGEN_MAX_DIM];
     int dim = 0;
@@ -125,26 +125,26 @@ static int32_t parse_header(const char *p, const char *e, const char *name, opge
                              !have_descr   ? "descr"
                              : !have_order ? "fortran_order"
                                            : "shape");
-    int32_t st = opgen_tensor_shape(t, dtype, dim, sizes, err);
+    opgen_status st = opgen_tensor_shape(t, dtype, dim, sizes, err);
     if (st) return st;
     return OPGEN_OK;
 }
 
-static int32_t decode(const void *vbuf, size_t len, const char *name, opgen_arena *a, opgen_tensor *out, size_t *used,
-                      opgen_error *err);
+static opgen_status decode(const void *vbuf, size_t len, const char *name, opgen_arena *a, opgen_tensor *out,
+                           size_t *used, opgen_error *err);
 
-int32_t opgen_npy_decode(const void *vbuf, size_t len, const char *name, opgen_arena *a, opgen_tensor *out,
-                         opgen_error *err) {
+opgen_status opgen_npy_decode(const void *vbuf, size_t len, const char *name, opgen_arena *a, opgen_tensor *out,
+                              opgen_error *err) {
     return decode(vbuf, len, name, a, out, NULL, err);
 }
 
-int32_t opgen_npy_decode_prefix(const void *buf, size_t len, const char *name, opgen_arena *a, opgen_tensor *out,
-                                size_t *used, opgen_error *err) {
+opgen_status opgen_npy_decode_prefix(const void *buf, size_t len, const char *name, opgen_arena *a, opgen_tensor *out,
+                                     size_t *used, opgen_error *err) {
     return decode(buf, len, name, a, out, used, err);
 }
 
-static int32_t decode(const void *vbuf, size_t len, const char *name, opgen_arena *a, opgen_tensor *out, size_t *used,
-                      opgen_error *err) {
+static opgen_status decode(const void *vbuf, size_t len, const char *name, opgen_arena *a, opgen_tensor *out,
+                           size_t *used, opgen_error *err) {
     const unsigned char *buf = vbuf;
     if (len < 10 || memcmp(buf, "\x93NUMPY", 6) != 0)
         return opgen_fail_at(err, OPGEN_E_FORMAT, name, 0, 0, "not a .npy file (no \\x93NUMPY magic)");
@@ -167,7 +167,7 @@ static int32_t decode(const void *vbuf, size_t len, const char *name, opgen_aren
                              len - hstart);
     opgen_tensor t;
     memset(&t, 0, sizeof t);
-    int32_t st = parse_header((const char *)buf + hstart, (const char *)buf + hstart + hlen, name, &t, err);
+    opgen_status st = parse_header((const char *)buf + hstart, (const char *)buf + hstart + hlen, name, &t, err);
     if (st) return st;
     size_t need = opgen_nbytes(&t), have = len - hstart - hlen;
     if (have < need)
@@ -187,10 +187,10 @@ static int32_t decode(const void *vbuf, size_t len, const char *name, opgen_aren
     return OPGEN_OK;
 }
 
-int32_t opgen_npy_read(const char *path, opgen_arena *a, opgen_tensor *out, opgen_error *err) {
+opgen_status opgen_npy_read(const char *path, opgen_arena *a, opgen_tensor *out, opgen_error *err) {
     char *buf;
     size_t n;
-    int32_t st = opgen_file_read(path, SIZE_MAX / 2, a, &buf, &n, err);
+    opgen_status st = opgen_file_read(path, SIZE_MAX / 2, a, &buf, &n, err);
     return st ? st : opgen_npy_decode(buf, n, path, a, out, err);
 }
 
@@ -231,13 +231,13 @@ size_t opgen_npy_encode(const opgen_tensor *t, void *vbuf, size_t cap, opgen_err
     return size;
 }
 
-int32_t opgen_npy_write(const char *path, const opgen_tensor *t, opgen_error *err) {
+opgen_status opgen_npy_write(const char *path, const opgen_tensor *t, opgen_error *err) {
     size_t size = opgen_npy_encode(t, NULL, 0, err);
     if (!size) return err ? err->code : OPGEN_E_INVALID;
     unsigned char *buf = malloc(size);
     if (!buf) return opgen_fail_at(err, OPGEN_E_NO_MEMORY, path, 0, 0, "out of memory");
     opgen_npy_encode(t, buf, size, err);
-    int32_t st = opgen_file_write(path, buf, size, err);
+    opgen_status st = opgen_file_write(path, buf, size, err);
     free(buf);
     return st;
 }

@@ -15,7 +15,7 @@
 
 typedef opgen_ivalue iv;
 
-static int32_t kinds(const char *op, const iv *a, const iv *b, opgen_error *err) {
+static opgen_status kinds(const char *op, const iv *a, const iv *b, opgen_error *err) {
     const char *k[] = {"a tensor", "an int", "a float", "a bool"};
     int ka = a->kind >= 0 && a->kind <= 3 ? a->kind : 0, kb = b && b->kind >= 0 && b->kind <= 3 ? b->kind : 0;
     return b ? opgen_fail(err, OPGEN_E_DTYPE, "%s: takes numbers, got %s and %s", op, k[ka], k[kb])
@@ -29,7 +29,7 @@ static void set_bool(iv *o, bool x) { o->kind = OPGEN_GV_BOOL, o->b = x; }
 
 /* ---- sizes ---- */
 
-static int32_t sym_size(const char *op, iv **a, int n, opgen_error *err) {
+static opgen_status sym_size(const char *op, iv **a, int n, opgen_error *err) {
     (void)n;
     const opgen_tensor *t = &a[0]->t;
     int64_t d = a[1]->i;
@@ -38,13 +38,13 @@ static int32_t sym_size(const char *op, iv **a, int n, opgen_error *err) {
     set_int(a[2], t->sizes[d < 0 ? d + t->dim : d]);
     return OPGEN_OK;
 }
-static int32_t sym_numel(const char *op, iv **a, int n, opgen_error *err) {
+static opgen_status sym_numel(const char *op, iv **a, int n, opgen_error *err) {
     (void)n;
     (void)op, (void)err;
     set_int(a[1], opgen_numel(&a[0]->t));
     return OPGEN_OK;
 }
-static int32_t local_scalar_dense(const char *op, iv **a, int n, opgen_error *err) {
+static opgen_status local_scalar_dense(const char *op, iv **a, int n, opgen_error *err) {
     (void)n;
     const opgen_tensor *t = &a[0]->t;
     if (opgen_numel(t) < 1) return opgen_fail(err, OPGEN_E_INVALID, "%s: the tensor has no elements", op);
@@ -93,7 +93,7 @@ COMPARE(lt, <)
 COMPARE(ge, >=)
 COMPARE(le, <=)
 
-static int32_t int_pair(const char *op, iv **a, opgen_error *err) {
+static opgen_status int_pair(const char *op, iv **a, opgen_error *err) {
     if (a[0]->kind != OPGEN_GV_INT || a[1]->kind != OPGEN_GV_INT) return kinds(op, a[0], a[1], err);
     if (!a[1]->i) return opgen_fail(err, OPGEN_E_INVALID, "%s: %lld divided by zero", op, (long long)a[0]->i);
     if (a[0]->i == INT64_MIN && a[1]->i == -1)
@@ -102,7 +102,7 @@ static int32_t int_pair(const char *op, iv **a, opgen_error *err) {
 }
 
 /* Python's //: ints floor; floats from fmod, as ExecuTorch computes them */
-static int32_t floordiv(const char *op, iv **a, int n, opgen_error *err) {
+static opgen_status floordiv(const char *op, iv **a, int n, opgen_error *err) {
     (void)n;
     if (!num(a[0]) || !num(a[1])) return kinds(op, a[0], a[1], err);
     if (a[0]->kind == OPGEN_GV_INT && a[1]->kind == OPGEN_GV_INT) {
@@ -117,26 +117,26 @@ static int32_t floordiv(const char *op, iv **a, int n, opgen_error *err) {
     set_float(a[2], mod != 0 && signbit(y) != signbit(mod) ? div - 1 : div);
     return OPGEN_OK;
 }
-static int32_t truediv(const char *op, iv **a, int n, opgen_error *err) {
+static opgen_status truediv(const char *op, iv **a, int n, opgen_error *err) {
     (void)n;
     if (!num(a[0]) || !num(a[1])) return kinds(op, a[0], a[1], err);
     set_float(a[2], dbl(a[0]) / dbl(a[1]));
     return OPGEN_OK;
 }
 /* floordiv.int and mod.int/.Scalar: C's / and %, as ExecuTorch computes them */
-static int32_t floordiv_int(const char *op, iv **a, int n, opgen_error *err) {
+static opgen_status floordiv_int(const char *op, iv **a, int n, opgen_error *err) {
     (void)n;
     if (int_pair(op, a, err)) return err->code;
     set_int(a[2], a[0]->i / a[1]->i);
     return OPGEN_OK;
 }
-static int32_t mod(const char *op, iv **a, int n, opgen_error *err) {
+static opgen_status mod(const char *op, iv **a, int n, opgen_error *err) {
     (void)n;
     if (int_pair(op, a, err)) return err->code;
     set_int(a[2], a[0]->i % a[1]->i);
     return OPGEN_OK;
 }
-static int32_t sym_max(const char *op, iv **a, int n, opgen_error *err) {
+static opgen_status sym_max(const char *op, iv **a, int n, opgen_error *err) {
     (void)n;
     if (!num(a[0]) || !num(a[1])) return kinds(op, a[0], a[1], err);
     if (a[0]->kind == OPGEN_GV_INT && a[1]->kind == OPGEN_GV_INT)
@@ -145,7 +145,7 @@ static int32_t sym_max(const char *op, iv **a, int n, opgen_error *err) {
         set_float(a[2], fmax(dbl(a[0]), dbl(a[1])));
     return OPGEN_OK;
 }
-static int32_t sym_min(const char *op, iv **a, int n, opgen_error *err) {
+static opgen_status sym_min(const char *op, iv **a, int n, opgen_error *err) {
     (void)n;
     if (!num(a[0]) || !num(a[1])) return kinds(op, a[0], a[1], err);
     if (a[0]->kind == OPGEN_GV_INT && a[1]->kind == OPGEN_GV_INT)
@@ -157,7 +157,7 @@ static int32_t sym_min(const char *op, iv **a, int n, opgen_error *err) {
 
 /* ---- one operand ---- */
 
-static int32_t neg(const char *op, iv **a, int n, opgen_error *err) {
+static opgen_status neg(const char *op, iv **a, int n, opgen_error *err) {
     (void)n;
     if (a[0]->kind == OPGEN_GV_INT)
         set_int(a[1], (int64_t)(0 - (uint64_t)a[0]->i));
@@ -167,32 +167,32 @@ static int32_t neg(const char *op, iv **a, int n, opgen_error *err) {
         return kinds(op, a[0], NULL, err);
     return OPGEN_OK;
 }
-static int32_t sym_float(const char *op, iv **a, int n, opgen_error *err) {
+static opgen_status sym_float(const char *op, iv **a, int n, opgen_error *err) {
     (void)n;
     if (!num(a[0])) return kinds(op, a[0], NULL, err);
     set_float(a[1], dbl(a[0]));
     return OPGEN_OK;
 }
-static int32_t sym_int(const char *op, iv **a, int n, opgen_error *err) {
+static opgen_status sym_int(const char *op, iv **a, int n, opgen_error *err) {
     (void)n;
     if (!num(a[0])) return kinds(op, a[0], NULL, err);
     set_int(a[1], a[0]->kind == OPGEN_GV_INT ? a[0]->i : (int64_t)a[0]->f);
     return OPGEN_OK;
 }
-static int32_t sym_not(const char *op, iv **a, int n, opgen_error *err) {
+static opgen_status sym_not(const char *op, iv **a, int n, opgen_error *err) {
     (void)n;
     if (a[0]->kind != OPGEN_GV_BOOL) return opgen_fail(err, OPGEN_E_DTYPE, "%s: takes a bool", op);
     set_bool(a[1], !a[0]->b);
     return OPGEN_OK;
 }
-static int32_t sym_ite(const char *op, iv **a, int n, opgen_error *err) {
+static opgen_status sym_ite(const char *op, iv **a, int n, opgen_error *err) {
     (void)n;
     if (a[0]->kind != OPGEN_GV_BOOL) return opgen_fail(err, OPGEN_E_DTYPE, "%s: its condition is not a bool", op);
     *a[3] = a[0]->b ? *a[1] : *a[2];
     return OPGEN_OK;
 }
 /* ceil, round (half to even, as Python's), trunc: of a float, to an int */
-static int32_t rounding(const char *op, iv **a, opgen_error *err, double (*fn)(double)) {
+static opgen_status rounding(const char *op, iv **a, opgen_error *err, double (*fn)(double)) {
     if (a[0]->kind != OPGEN_GV_FLOAT) return opgen_fail(err, OPGEN_E_DTYPE, "%s: takes a float", op);
     set_int(a[1], (int64_t)fn(a[0]->f));
     return OPGEN_OK;
@@ -201,17 +201,21 @@ static double half_even(double v) {
     double r = round(v), d = r - v;
     return fabs(d) != 0.5 || fmod(r, 2.0) == 0.0 ? r : v - d;
 }
-static int32_t ceil_(const char *op, iv **a, int n, opgen_error *err) { return (void)n, rounding(op, a, err, ceil); }
-static int32_t round_(const char *op, iv **a, int n, opgen_error *err) {
+static opgen_status ceil_(const char *op, iv **a, int n, opgen_error *err) {
+    return (void)n, rounding(op, a, err, ceil);
+}
+static opgen_status round_(const char *op, iv **a, int n, opgen_error *err) {
     return (void)n, rounding(op, a, err, half_even);
 }
-static int32_t trunc_(const char *op, iv **a, int n, opgen_error *err) { return (void)n, rounding(op, a, err, trunc); }
+static opgen_status trunc_(const char *op, iv **a, int n, opgen_error *err) {
+    return (void)n, rounding(op, a, err, trunc);
+}
 
 /* ---- et_view: out shares self's bytes, with sizes computed now (one -1 inferred) ---- */
 
 /* args: self, out, then the values of the size list's elements (ints a prim may
  * have computed this run) */
-static int32_t et_view(const char *op, iv **a, int n, opgen_error *err) {
+static opgen_status et_view(const char *op, iv **a, int n, opgen_error *err) {
     const opgen_tensor *self = &a[0]->t;
     opgen_tensor *out = &a[1]->t;
     if (n - 2 != out->dim)

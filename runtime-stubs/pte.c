@@ -174,7 +174,7 @@ bool opgen_pte_is_program(const void *data, size_t size) {
 
 /* The extended header at byte 8: "eh00", u32 length, u64 program_size, u64
  * segment_base_offset (schema/extended_header.h). */
-static int32_t extended_header(opgen_pte *p, opgen_error *err) {
+static opgen_status extended_header(opgen_pte *p, opgen_error *err) {
     const uint8_t *h = p->data + 8;
     if (p->size < 32 || memcmp(h, "eh00", 4)) return OPGEN_OK;
     uint32_t hlen = le32(h + 4);
@@ -189,7 +189,7 @@ static int32_t extended_header(opgen_pte *p, opgen_error *err) {
     return OPGEN_OK;
 }
 
-int32_t opgen_pte_open(opgen_pte *p, const void *data, size_t size, const char *file, opgen_error *err) {
+opgen_status opgen_pte_open(opgen_pte *p, const void *data, size_t size, const char *file, opgen_error *err) {
     memset(p, 0, sizeof *p);
     p->data = data;
     p->size = p->fb_size = size;
@@ -226,7 +226,7 @@ int32_t opgen_pte_open(opgen_pte *p, const void *data, size_t size, const char *
     return r.failed ? OPGEN_E_FORMAT : OPGEN_OK;
 }
 
-int32_t opgen_pte_plan_at(const opgen_pte *p, uint32_t i, opgen_pte_plan *out, opgen_error *err) {
+opgen_status opgen_pte_plan_at(const opgen_pte *p, uint32_t i, opgen_pte_plan *out, opgen_error *err) {
     reader r = reader_of(p, err);
     memset(out, 0, sizeof *out);
     tview t;
@@ -244,7 +244,7 @@ int32_t opgen_pte_plan_at(const opgen_pte *p, uint32_t i, opgen_pte_plan *out, o
     return r.failed ? OPGEN_E_FORMAT : OPGEN_OK;
 }
 
-int32_t opgen_pte_plan_find(const opgen_pte *p, const char *name, opgen_pte_plan *out, opgen_error *err) {
+opgen_status opgen_pte_plan_find(const opgen_pte *p, const char *name, opgen_pte_plan *out, opgen_error *err) {
     char names[256] = "";
     size_t n = 0;
     for (uint32_t i = 0; i < p->plans.len; i++) {
@@ -287,8 +287,8 @@ static void read_tensor(reader *r, const tview *t, opgen_pte_tensor *x) {
         x->external = scalar(r, &extra, 2, 1, 0, "ExtraTensorInfo.location") == 1;
 }
 
-int32_t opgen_pte_value_at(const opgen_pte *p, const opgen_pte_plan *pl, uint32_t i, opgen_pte_value *v,
-                           opgen_error *err) {
+opgen_status opgen_pte_value_at(const opgen_pte *p, const opgen_pte_plan *pl, uint32_t i, opgen_pte_value *v,
+                                opgen_error *err) {
     reader r = reader_of(p, err);
     memset(v, 0, sizeof *v);
     if (i >= pl->values.len)
@@ -330,8 +330,8 @@ int32_t opgen_pte_value_at(const opgen_pte *p, const opgen_pte_plan *pl, uint32_
     return r.failed ? OPGEN_E_FORMAT : OPGEN_OK;
 }
 
-int32_t opgen_pte_chain_at(const opgen_pte *p, const opgen_pte_plan *pl, uint32_t c, opgen_pte_vec *instrs,
-                           opgen_error *err) {
+opgen_status opgen_pte_chain_at(const opgen_pte *p, const opgen_pte_plan *pl, uint32_t c, opgen_pte_vec *instrs,
+                                opgen_error *err) {
     reader r = reader_of(p, err);
     tview t;
     *instrs =
@@ -339,8 +339,8 @@ int32_t opgen_pte_chain_at(const opgen_pte *p, const opgen_pte_plan *pl, uint32_
     return r.failed ? OPGEN_E_FORMAT : OPGEN_OK;
 }
 
-int32_t opgen_pte_instr_at(const opgen_pte *p, const opgen_pte_vec *instrs, uint32_t k, opgen_pte_instr *out,
-                           opgen_error *err) {
+opgen_status opgen_pte_instr_at(const opgen_pte *p, const opgen_pte_vec *instrs, uint32_t k, opgen_pte_instr *out,
+                                opgen_error *err) {
     reader r = reader_of(p, err);
     memset(out, 0, sizeof *out);
     tview t, xv;
@@ -360,8 +360,8 @@ int32_t opgen_pte_instr_at(const opgen_pte *p, const opgen_pte_vec *instrs, uint
     return r.failed ? OPGEN_E_FORMAT : OPGEN_OK;
 }
 
-int32_t opgen_pte_operator_at(const opgen_pte *p, const opgen_pte_plan *pl, uint32_t i, const char **name,
-                              const char **overload, opgen_error *err) {
+opgen_status opgen_pte_operator_at(const opgen_pte *p, const opgen_pte_plan *pl, uint32_t i, const char **name,
+                                   const char **overload, opgen_error *err) {
     reader r = reader_of(p, err);
     if (i >= pl->operators.len)
         return opgen_fail_at(err, OPGEN_E_FORMAT, p->file, 0, 0,
@@ -380,7 +380,7 @@ int32_t opgen_pte_operator_at(const opgen_pte *p, const opgen_pte_plan *pl, uint
 }
 
 /* Segment i's bytes: [segment_base + offset, + size) of the file. */
-static int32_t segment(const opgen_pte *p, uint32_t i, const uint8_t **data, uint64_t *size, opgen_error *err) {
+static opgen_status segment(const opgen_pte *p, uint32_t i, const uint8_t **data, uint64_t *size, opgen_error *err) {
     reader r = reader_of(p, err);
     if (!p->has_header)
         return opgen_fail_at(err, OPGEN_E_FORMAT, p->file, 0, 0,
@@ -400,8 +400,8 @@ static int32_t segment(const opgen_pte *p, uint32_t i, const uint8_t **data, uin
 }
 
 /* Entry idx of a SubsegmentOffsets table (the constant segment, a mutable one). */
-static int32_t subsegment(const opgen_pte *p, size_t at, uint32_t idx, size_t nbytes, const void **data,
-                          const char *what, opgen_error *err) {
+static opgen_status subsegment(const opgen_pte *p, size_t at, uint32_t idx, size_t nbytes, const void **data,
+                               const char *what, opgen_error *err) {
     reader r = reader_of(p, err);
     tview t;
     view(&r, at, &t, "a SubsegmentOffsets");
@@ -422,7 +422,7 @@ static int32_t subsegment(const opgen_pte *p, size_t at, uint32_t idx, size_t nb
     return OPGEN_OK;
 }
 
-int32_t opgen_pte_constant(const opgen_pte *p, uint32_t idx, size_t nbytes, const void **data, opgen_error *err) {
+opgen_status opgen_pte_constant(const opgen_pte *p, uint32_t idx, size_t nbytes, const void **data, opgen_error *err) {
     if (p->constant_segment) return subsegment(p, p->constant_segment, idx, nbytes, data, "constant buffer", err);
     reader r = reader_of(p, err);
     if (idx >= p->constant_buffer.len)
@@ -440,7 +440,8 @@ int32_t opgen_pte_constant(const opgen_pte *p, uint32_t idx, size_t nbytes, cons
     return OPGEN_OK;
 }
 
-int32_t opgen_pte_mutable_data(const opgen_pte *p, uint32_t idx, size_t nbytes, const void **data, opgen_error *err) {
+opgen_status opgen_pte_mutable_data(const opgen_pte *p, uint32_t idx, size_t nbytes, const void **data,
+                                    opgen_error *err) {
     reader r = reader_of(p, err);
     tview t = {0};
     if (p->mutable_segments.len) vec_table(&r, p->mutable_segments, 0, &t, "a mutable data segment");
@@ -452,8 +453,8 @@ int32_t opgen_pte_mutable_data(const opgen_pte *p, uint32_t idx, size_t nbytes, 
     return subsegment(p, t.t, idx, nbytes, data, "mutable data", err);
 }
 
-int32_t opgen_pte_delegate_at(const opgen_pte *p, const opgen_pte_plan *pl, uint32_t i, opgen_pte_delegate *out,
-                              opgen_error *err) {
+opgen_status opgen_pte_delegate_at(const opgen_pte *p, const opgen_pte_plan *pl, uint32_t i, opgen_pte_delegate *out,
+                                   opgen_error *err) {
     reader r = reader_of(p, err);
     memset(out, 0, sizeof *out);
     if (i >= pl->delegates.len)

@@ -102,9 +102,9 @@ extern const opgen_method_options pte_no_options;
 #ifdef OPGEN_NO_ERRMSG
 #define lfail(L, code, ...) opgen_fail_quiet((L)->err, (code), __VA_ARGS__)
 #else
-int32_t pte_vfail(const opgen_pte *p, const opgen_pte_plan *pl, const instr *at, opgen_error *err, int32_t code,
-                  const char *fmt, va_list ap);
-int32_t pte_lfail(mloader *L, int32_t code, const char *fmt, ...)
+opgen_status pte_vfail(const opgen_pte *p, const opgen_pte_plan *pl, const instr *at, opgen_error *err,
+                       opgen_status code, const char *fmt, va_list ap);
+opgen_status pte_lfail(mloader *L, opgen_status code, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 3, 4)))
 #endif
@@ -141,18 +141,18 @@ int32_t pte_lfail(mloader *L, int32_t code, const char *fmt, ...)
 static inline size_t list_piece(size_t n) { return (n + 7) & ~(size_t)7; }
 
 /* plan */
-int32_t pte_count_method(const opgen_pte *p, const opgen_pte_plan *pl, const opgen_method_options *opt, counts *c,
-                         opgen_error *err);
+opgen_status pte_count_method(const opgen_pte *p, const opgen_pte_plan *pl, const opgen_method_options *opt, counts *c,
+                              opgen_error *err);
 size_t pte_load_bytes(const counts *c, const opgen_pte *p, const opgen_pte_plan *pl, bool buffers_given);
-int32_t pte_kernel_op(const opgen_pte *p, const opgen_pte_plan *pl, const instr *at, int32_t opi, int *kid,
-                      const char **qualified, opgen_error *err);
+opgen_status pte_kernel_op(const opgen_pte *p, const opgen_pte_plan *pl, const instr *at, int32_t opi, int *kid,
+                           const char **qualified, opgen_error *err);
 const opgen_prim_op *pte_call_prim(const opgen_pte *p, const opgen_pte_plan *pl, const opgen_pte_instr *in);
 /* bind */
-int32_t pte_load_values(mloader *L);
-int32_t pte_load_io(mloader *L);
-int32_t pte_load_kernel_call(mloader *L, instr *ins, const opgen_pte_instr *in);
-int32_t pte_load_control(mloader *L, instr *ins, const opgen_pte_instr *in, int chain_len, int base);
-int32_t pte_value_of(const mloader *L, const opgen_tensor *t);
+opgen_status pte_load_values(mloader *L);
+opgen_status pte_load_io(mloader *L);
+opgen_status pte_load_kernel_call(mloader *L, instr *ins, const opgen_pte_instr *in);
+opgen_status pte_load_control(mloader *L, instr *ins, const opgen_pte_instr *in, int chain_len, int base);
+opgen_status pte_value_of(const mloader *L, const opgen_tensor *t);
 bool pte_int_element(mloader *L, int64_t e);
 /* rewrite */
 void pte_fold_constant_views(mloader *L);

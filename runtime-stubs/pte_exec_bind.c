@@ -7,7 +7,7 @@
 /* ---- values ---- */
 
 /* A Bool tensor's bytes from the program hold 0 and 1 only (kernels read bool). */
-static int32_t check_bools(mloader *L, int i, const opgen_tensor *t, const void *data) {
+static opgen_status check_bools(mloader *L, int i, const opgen_tensor *t, const void *data) {
     int64_t bad = t->dtype == OPGEN_DTYPE_Bool ? opgen_bool_check(data, opgen_numel(t)) : -1;
     if (bad >= 0)
         return lfail(L, OPGEN_E_FORMAT, "value %d, a Bool tensor, holds %u at element %lld: not 0 or 1", i,
@@ -17,7 +17,7 @@ static int32_t check_bools(mloader *L, int i, const opgen_tensor *t, const void 
 
 /* Where a tensor's bytes are: a constant in the program, its planned buffer, or
  * nowhere yet (an input given at run). */
-static int32_t place_tensor(mloader *L, int i, const opgen_pte_tensor *pt, opgen_tensor *t) {
+static opgen_status place_tensor(mloader *L, int i, const opgen_pte_tensor *pt, opgen_tensor *t) {
     size_t nbytes = opgen_nbytes(t);
     const void *data = NULL;
     if (pt->planned) {
@@ -55,7 +55,7 @@ static int32_t place_tensor(mloader *L, int i, const opgen_pte_tensor *pt, opgen
     return OPGEN_OK;
 }
 
-static int32_t load_tensor(mloader *L, int i, const opgen_pte_tensor *pt, opgen_tensor *t) {
+static opgen_status load_tensor(mloader *L, int i, const opgen_pte_tensor *pt, opgen_tensor *t) {
     if (pt->storage_offset)
         return lfail(L, OPGEN_E_NOT_IMPLEMENTED,
                      "value %d has storage offset %d; only 0 is supported (as in ExecuTorch)", i,
@@ -86,7 +86,7 @@ static int32_t load_tensor(mloader *L, int i, const opgen_pte_tensor *pt, opgen_
     return place_tensor(L, i, pt, t);
 }
 
-int32_t pte_load_values(mloader *L) {
+opgen_status pte_load_values(mloader *L) {
     opgen_method *m = L->m;
     for (int i = 0; i < m->nvalues; i++) {
         opgen_pte_value v;
@@ -106,7 +106,7 @@ int32_t pte_load_values(mloader *L) {
 }
 
 /* Values the method is given or moves into: kernels read them at every call. */
-int32_t pte_load_io(mloader *L) {
+opgen_status pte_load_io(mloader *L) {
     opgen_method *m = L->m;
     for (int k = 0; k < 2; k++) {
         opgen_pte_vec v = k ? L->pl->outputs : L->pl->inputs;
@@ -149,7 +149,7 @@ bool pte_int_element(mloader *L, int64_t e) {
     return L->m->evkind[e] == OPGEN_EV_INT || L->m->flags[e] & V_ANY_SCALAR;
 }
 
-static int32_t bind_int_list(mloader *L, opgen_step *s, int ai, int32_t vi, const opgen_arg *ka) {
+static opgen_status bind_int_list(mloader *L, opgen_step *s, int ai, int32_t vi, const opgen_arg *ka) {
     opgen_pte_value pv;
     if (opgen_pte_value_at(L->p, L->pl, (uint32_t)vi, &pv, L->err)) return L->err->code;
     int64_t *items = take_list(L, 8 * (size_t)pv.items.len);
@@ -165,7 +165,7 @@ static int32_t bind_int_list(mloader *L, opgen_step *s, int ai, int32_t vi, cons
     return OPGEN_OK;
 }
 
-static int32_t bind_tensor_list(mloader *L, opgen_step *s, int ai, int32_t vi, const opgen_arg *ka) {
+static opgen_status bind_tensor_list(mloader *L, opgen_step *s, int ai, int32_t vi, const opgen_arg *ka) {
     opgen_pte_value pv;
     if (opgen_pte_value_at(L->p, L->pl, (uint32_t)vi, &pv, L->err)) return L->err->code;
     const opgen_tensor **ts = take_list(L, sizeof(void *) * (size_t)pv.items.len);
@@ -182,7 +182,7 @@ static int32_t bind_tensor_list(mloader *L, opgen_step *s, int ai, int32_t vi, c
     return OPGEN_OK;
 }
 
-static int32_t bind_scalar_list(mloader *L, opgen_step *s, int ai, int32_t vi, bool doubles) {
+static opgen_status bind_scalar_list(mloader *L, opgen_step *s, int ai, int32_t vi, bool doubles) {
     opgen_pte_value pv;
     if (opgen_pte_value_at(L->p, L->pl, (uint32_t)vi, &pv, L->err)) return L->err->code;
     if (doubles) {
@@ -207,7 +207,7 @@ static int32_t memory_format(int64_t v) {
 
 /* A scalar argument: its value now, refreshed at each call when the method
  * is given it or moves into it. */
-static int32_t bind_scalar(mloader *L, opgen_step *s, int ai, int32_t vi, const opgen_arg *ka, int ev) {
+static opgen_status bind_scalar(mloader *L, opgen_step *s, int ai, int32_t vi, const opgen_arg *ka, int ev) {
     opgen_value *v = &s->args[ai];
     const opgen_ivalue *iv = &L->m->values[vi];
     int abi = ka->abi;
@@ -262,7 +262,7 @@ static int32_t bind_scalar(mloader *L, opgen_step *s, int ai, int32_t vi, const 
 /* An argument from a Null-declared scalar input: patched from the value each run
  * gives (an Int 0 until then: what the meta step at load sees); the kinds its
  * uses accept are noted for the run to check. */
-static int32_t bind_any_scalar(mloader *L, opgen_step *s, int ai, int32_t vi, const opgen_arg *ka) {
+static opgen_status bind_any_scalar(mloader *L, opgen_step *s, int ai, int32_t vi, const opgen_arg *ka) {
     opgen_value *v = &s->args[ai];
     uint8_t *f = &L->m->flags[vi];
     switch (ka->abi) {
@@ -296,7 +296,7 @@ static int32_t bind_any_scalar(mloader *L, opgen_step *s, int ai, int32_t vi, co
     return OPGEN_OK;
 }
 
-static int32_t bind_arg(mloader *L, opgen_step *s, int ai, int32_t vi) {
+static opgen_status bind_arg(mloader *L, opgen_step *s, int ai, int32_t vi) {
     const opgen_arg *ka = &opgen_args[opgen_ops[s->kernel_op].first_arg + (unsigned)ai];
     if (vi < 0 || vi >= L->m->nvalues)
         return lfail(L, OPGEN_E_FORMAT, "argument '%s' is value %d, out of range (%d values)", ka->name, (int)vi,
@@ -373,7 +373,7 @@ static bool same_tensor(const mloader *L, int32_t a, int32_t b) {
 
 /* The returned values after the arguments: the outs again (an in-place op's:
  * what it writes), or (several results) one TensorList of them. */
-static int32_t check_returns(mloader *L, const opgen_pte_instr *in, const opgen_op *kop) {
+static opgen_status check_returns(mloader *L, const opgen_pte_instr *in, const opgen_op *kop) {
     uint32_t n = kop->nargs, extra = in->args.len - n;
     int nouts = 0, outs[16];
     unsigned writes =
@@ -402,13 +402,13 @@ static int32_t check_returns(mloader *L, const opgen_pte_instr *in, const opgen_
 }
 
 /* The index of the value holding tensor t (a list's element). */
-int32_t pte_value_of(const mloader *L, const opgen_tensor *t) {
+opgen_status pte_value_of(const mloader *L, const opgen_tensor *t) {
     return (int32_t)((const opgen_ivalue *)(const void *)((const char *)t - offsetof(opgen_ivalue, t)) - L->m->values);
 }
 
 /* A tensor a kernel reads has bytes: a constant's, planned ones, or (given at
  * run) an input's. */
-static int32_t has_memory(mloader *L, const opgen_step *s, int ai, int32_t vi) {
+static opgen_status has_memory(mloader *L, const opgen_step *s, int ai, int32_t vi) {
     const opgen_arg *ka = &opgen_args[opgen_ops[s->kernel_op].first_arg + (unsigned)ai];
     const opgen_value *v = &s->args[ai];
     if (ka->flags & OPGEN_ARG_OUT || v->none) return OPGEN_OK;
@@ -427,7 +427,7 @@ static int32_t has_memory(mloader *L, const opgen_step *s, int ai, int32_t vi) {
 
 /* An out: a planned tensor, or (Tensor(a!)[]) a list of them, each planned on its
  * own; each becomes a result the step writes. */
-static int32_t bind_out(mloader *L, opgen_step *s, int ai, int32_t vi) {
+static opgen_status bind_out(mloader *L, opgen_step *s, int ai, int32_t vi) {
     const char *name = opgen_args[opgen_ops[s->kernel_op].first_arg + (unsigned)ai].name;
     const opgen_value *v = &s->args[ai];
     bool list = opgen_args[opgen_ops[s->kernel_op].first_arg + (unsigned)ai].abi == OPGEN_ABI_TENSOR_LIST;
@@ -447,7 +447,7 @@ static int32_t bind_out(mloader *L, opgen_step *s, int ai, int32_t vi) {
     return OPGEN_OK;
 }
 
-int32_t pte_load_kernel_call(mloader *L, instr *ins, const opgen_pte_instr *in) {
+opgen_status pte_load_kernel_call(mloader *L, instr *ins, const opgen_pte_instr *in) {
     int kid = 0;
     if (pte_kernel_op(L->p, L->pl, ins, in->a, &kid, &ins->op, L->err)) return L->err->code;
     const opgen_op *kop = &opgen_ops[kid];
@@ -485,7 +485,7 @@ int32_t pte_load_kernel_call(mloader *L, instr *ins, const opgen_pte_instr *in) 
 
 /* ---- instructions ---- */
 
-int32_t pte_load_control(mloader *L, instr *ins, const opgen_pte_instr *in, int chain_len, int base) {
+opgen_status pte_load_control(mloader *L, instr *ins, const opgen_pte_instr *in, int chain_len, int base) {
     opgen_method *m = L->m;
     int n = m->nvalues;
     switch (in->kind) {

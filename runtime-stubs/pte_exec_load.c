@@ -5,7 +5,7 @@
 #include <string.h>
 
 /* MoveCall destinations first: scalars among them are read at each call. */
-static int32_t scan_moves(mloader *L) {
+static opgen_status scan_moves(mloader *L) {
     opgen_method *m = L->m;
     for (uint32_t ch = 0; ch < L->pl->chains.len; ch++) {
         opgen_pte_vec instrs;
@@ -22,7 +22,7 @@ static int32_t scan_moves(mloader *L) {
 }
 
 /* et_view's sizes: the Int values its list names (a prim may compute them at run). */
-static int32_t view_sizes(mloader *L, int32_t vi, opgen_ivalue ***dargs) {
+static opgen_status view_sizes(mloader *L, int32_t vi, opgen_ivalue ***dargs) {
     opgen_pte_value pv;
     if (opgen_pte_value_at(L->p, L->pl, (uint32_t)vi, &pv, L->err)) return L->err->code;
     if (pv.kind != OPGEN_EV_INT_LIST)
@@ -40,7 +40,7 @@ static int32_t view_sizes(mloader *L, int32_t vi, opgen_ivalue ***dargs) {
 /* A prim op's call: its values in order (et_view's size list as its elements),
  * checked for kind, its result marked as written at run; then run once, so the
  * kernels after it are bound and sized with the values it gives at the bound. */
-static int32_t load_prim(mloader *L, instr *ins, const opgen_pte_instr *in, opgen_ivalue ***dargs) {
+static opgen_status load_prim(mloader *L, instr *ins, const opgen_pte_instr *in, opgen_ivalue ***dargs) {
     opgen_method *m = L->m;
     const opgen_prim_op *pr = ins->prim;
     ins->op = pr->name;
@@ -72,7 +72,7 @@ static int32_t load_prim(mloader *L, instr *ins, const opgen_pte_instr *in, opge
     return OPGEN_OK;
 }
 
-static int32_t load_instructions(mloader *L, opgen_step *steps, opgen_ivalue **dargs) {
+static opgen_status load_instructions(mloader *L, opgen_step *steps, opgen_ivalue **dargs) {
     opgen_method *m = L->m;
     int nk = 0;
     for (uint32_t ch = 0; ch < L->pl->chains.len; ch++) {
@@ -117,7 +117,7 @@ static int32_t load_instructions(mloader *L, opgen_step *steps, opgen_ivalue **d
 }
 
 /* Every delegate needs a handler registered for its backend id. */
-static int32_t load_delegates(mloader *L) {
+static opgen_status load_delegates(mloader *L) {
     opgen_method *m = L->m;
     for (int d = 0; d < m->ndelegates; d++) {
         opgen_pte_delegate pd;
@@ -142,7 +142,7 @@ static int32_t load_delegates(mloader *L) {
 
 /* Each kernel's meta step, in order: dtypes, shapes against the planned outs,
  * Edge rows, the kernel for the dtype; the scratch a run needs. */
-static int32_t check_kernels(mloader *L, opgen_arena *a, bool fuse) {
+static opgen_status check_kernels(mloader *L, opgen_arena *a, bool fuse) {
     opgen_method *m = L->m;
     size_t most = 0;
     for (int k = 0; k < m->ncode; k++) {
@@ -167,8 +167,8 @@ static int32_t check_kernels(mloader *L, opgen_arena *a, bool fuse) {
 /* ---- load ---- */
 
 /* The method's arrays, from one sequence of arena allocations (METHOD_ARRAYS). */
-static int32_t take_arrays(opgen_method **out, const counts *c, opgen_arena *a, mloader *L, opgen_step **steps,
-                           opgen_ivalue ***dargs, opgen_error *err) {
+static opgen_status take_arrays(opgen_method **out, const counts *c, opgen_arena *a, mloader *L, opgen_step **steps,
+                                opgen_ivalue ***dargs, opgen_error *err) {
     void *blk[26];
     int nb = 0;
     bool ok = true;
@@ -201,7 +201,7 @@ static int32_t take_arrays(opgen_method **out, const counts *c, opgen_arena *a, 
     return OPGEN_OK;
 }
 
-static int32_t take_buffers(mloader *L, opgen_arena *a) {
+static opgen_status take_buffers(mloader *L, opgen_arena *a) {
     opgen_method *m = L->m;
     if (L->opt->buffers && L->opt->nbuffers != m->nbuffers)
         return lfail(L, OPGEN_E_INVALID, "%d planned buffers were given, the method plans %d", L->opt->nbuffers,
@@ -219,8 +219,8 @@ static int32_t take_buffers(mloader *L, opgen_arena *a) {
     return OPGEN_OK;
 }
 
-int32_t opgen_method_load(const opgen_pte *p, const char *method, const opgen_method_options *opt, opgen_arena *a,
-                          opgen_method **out, opgen_error *err) {
+opgen_status opgen_method_load(const opgen_pte *p, const char *method, const opgen_method_options *opt, opgen_arena *a,
+                               opgen_method **out, opgen_error *err) {
     opgen_pte_plan pl;
     counts c;
     if (!opt) opt = &pte_no_options;

@@ -6,8 +6,8 @@
 #include <string.h>
 
 #ifndef OPGEN_NO_ERRMSG
-int32_t pte_vfail(const opgen_pte *p, const opgen_pte_plan *pl, const instr *at, opgen_error *err, int32_t code,
-                  const char *fmt, va_list ap) {
+opgen_status pte_vfail(const opgen_pte *p, const opgen_pte_plan *pl, const instr *at, opgen_error *err,
+                       opgen_status code, const char *fmt, va_list ap) {
     char msg[384], where[160];
     vsnprintf(msg, sizeof msg, fmt, ap);
     if (at && at->op)
@@ -20,7 +20,7 @@ int32_t pte_vfail(const opgen_pte *p, const opgen_pte_plan *pl, const instr *at,
     return opgen_fail_at(err, code, p->file, 0, 0, "%s%s", where, msg);
 }
 
-int32_t pte_lfail(mloader *L, int32_t code, const char *fmt, ...) {
+opgen_status pte_lfail(mloader *L, opgen_status code, const char *fmt, ...) {
     va_list ap;
     va_start(ap, fmt);
     pte_vfail(L->p, L->pl, L->at, L->err, code, fmt, ap);
@@ -40,8 +40,8 @@ size_t opgen_method_buffer_bytes(const opgen_pte *p, const opgen_pte_plan *pl, i
 /* ---- resolving an operator ---- */
 
 /* A KernelCall's operator as "ns::name.overload" (256 bytes at full). */
-static int32_t operator_name(const opgen_pte *p, const opgen_pte_plan *pl, const instr *at, int32_t opi, char *full,
-                             opgen_error *err) {
+static opgen_status operator_name(const opgen_pte *p, const opgen_pte_plan *pl, const instr *at, int32_t opi,
+                                  char *full, opgen_error *err) {
     const char *name, *overload;
     if (opi < 0 || opgen_pte_operator_at(p, pl, (uint32_t)opi, &name, &overload, err)) {
         if (opi < 0)
@@ -69,10 +69,10 @@ const opgen_prim_op *pte_call_prim(const opgen_pte *p, const opgen_pte_plan *pl,
 
 /* The kernel op of a KernelCall: its out= variant, an in-place op with a kernel
  * (aten::copy_, as the exporter writes mutated buffers back), or a scalar prim. */
-int32_t pte_kernel_op(const opgen_pte *p, const opgen_pte_plan *pl, const instr *at, int32_t opi, int *kid,
-                      const char **qualified, opgen_error *err) {
+opgen_status pte_kernel_op(const opgen_pte *p, const opgen_pte_plan *pl, const instr *at, int32_t opi, int *kid,
+                           const char **qualified, opgen_error *err) {
     char full[256];
-    int32_t st = operator_name(p, pl, at, opi, full, err);
+    opgen_status st = operator_name(p, pl, at, opi, full, err);
     if (st) return st;
     int id = HAS_OPS ? opgen_node_op(full) : -1;
     if (id < 0) { /* the code returned as a constant: a build of no op sees every call fail here */
@@ -96,8 +96,8 @@ int32_t pte_kernel_op(const opgen_pte *p, const opgen_pte_plan *pl, const instr 
 }
 
 /* A kernel call's arguments, results and kernels, counted. */
-static int32_t count_kernel_call(const opgen_pte *p, const opgen_pte_plan *pl, const opgen_pte_instr *in,
-                                 const instr *at, const opgen_method_options *opt, counts *c, opgen_error *err) {
+static opgen_status count_kernel_call(const opgen_pte *p, const opgen_pte_plan *pl, const opgen_pte_instr *in,
+                                      const instr *at, const opgen_method_options *opt, counts *c, opgen_error *err) {
     int kid = 0; /* set by kernel_op (a compiler may not see it never fails with 0) */
     const char *q = "";
     if (pte_kernel_op(p, pl, at, in->a, &kid, &q, err)) return err->code;
@@ -144,8 +144,8 @@ static size_t count_list_items(const opgen_pte *p, const opgen_pte_plan *pl, con
     return n;
 }
 
-int32_t pte_count_method(const opgen_pte *p, const opgen_pte_plan *pl, const opgen_method_options *opt, counts *c,
-                         opgen_error *err) {
+opgen_status pte_count_method(const opgen_pte *p, const opgen_pte_plan *pl, const opgen_method_options *opt, counts *c,
+                              opgen_error *err) {
     memset(c, 0, sizeof *c);
     c->nvalues = pl->values.len;
     c->nchains = pl->chains.len;
@@ -191,8 +191,8 @@ size_t pte_load_bytes(const counts *c, const opgen_pte *p, const opgen_pte_plan 
     return n;
 }
 
-int32_t opgen_method_memory_of(const opgen_pte *p, const char *method, const opgen_method_options *opt,
-                               opgen_method_memory *mem, opgen_error *err) {
+opgen_status opgen_method_memory_of(const opgen_pte *p, const char *method, const opgen_method_options *opt,
+                                    opgen_method_memory *mem, opgen_error *err) {
     opgen_pte_plan pl;
     counts c;
     if (!opt) opt = &pte_no_options;

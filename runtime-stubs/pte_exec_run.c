@@ -6,7 +6,7 @@
 #include <string.h>
 
 size_t opgen_method_work_bytes(const opgen_method *m) { return m->work; }
-int32_t opgen_method_reset(opgen_method *m, opgen_error *err) {
+opgen_status opgen_method_reset(opgen_method *m, opgen_error *err) {
     for (int b = 0; b < m->nbuffers; b++) memset(m->buffers[b], 0, opgen_method_buffer_bytes(m->pte, &m->plan, b + 1));
     for (int i = 0; i < m->nvalues; i++) { /* a mutable buffer's initial data, as load placed it */
         opgen_pte_value v;
@@ -41,12 +41,14 @@ const opgen_ivalue *opgen_method_output(const opgen_method *m, int i) {
 #ifdef OPGEN_NO_ERRMSG
 #define rfail(m, at, err, code, ...) opgen_fail_quiet((err), (code), (m), (at), __VA_ARGS__)
 #else
-static int32_t rfail(const opgen_method *m, const instr *at, opgen_error *err, int32_t code, const char *fmt, ...)
+static opgen_status rfail(const opgen_method *m, const instr *at, opgen_error *err, opgen_status code, const char *fmt,
+                          ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 5, 6)))
 #endif
     ;
-static int32_t rfail(const opgen_method *m, const instr *at, opgen_error *err, int32_t code, const char *fmt, ...) {
+static opgen_status rfail(const opgen_method *m, const instr *at, opgen_error *err, opgen_status code, const char *fmt,
+                          ...) {
     va_list ap;
     va_start(ap, fmt);
     pte_vfail(m->pte, &m->plan, at, err, code, fmt, ap);
@@ -65,7 +67,7 @@ static const char *kind_text(int kind) {
 
 /* Input i's tensor takes the sizes given: the declared ones, or for a dynamic
  * input any within its bound (its planned bytes hold the bound). */
-static int32_t shape_input(opgen_method *m, int i, const opgen_tensor *in, opgen_error *err) {
+static opgen_status shape_input(opgen_method *m, int i, const opgen_tensor *in, opgen_error *err) {
     const opgen_tensor *b = &m->bounds[i];
     opgen_tensor *t = &m->values[m->inputs[i]].t;
     bool dynamic = m->flags[m->inputs[i]] & V_DYNAMIC, ok = in->dtype == b->dtype && in->dim == b->dim;
@@ -89,7 +91,7 @@ static int32_t shape_input(opgen_method *m, int i, const opgen_tensor *in, opgen
 }
 
 /* A Null-declared scalar input takes a value of a kind its uses accept. */
-static int32_t set_any_scalar(opgen_method *m, int i, const opgen_ivalue *in, opgen_error *err) {
+static opgen_status set_any_scalar(opgen_method *m, int i, const opgen_ivalue *in, opgen_error *err) {
     opgen_ivalue *iv = &m->values[m->inputs[i]];
     uint8_t f = m->flags[m->inputs[i]];
     bool ok = (in->kind == OPGEN_GV_INT && f & V_USED_INT) || (in->kind == OPGEN_GV_FLOAT && f & V_USED_FLOAT) ||
@@ -113,8 +115,8 @@ static int32_t set_any_scalar(opgen_method *m, int i, const opgen_ivalue *in, op
 /* A scalar input the program declares with a value was specialised at export:
  * ExecuTorch takes only that value, and so does opgen (any other would be
  * computed with the exported one). */
-static int32_t check_fixed_scalar(const opgen_method *m, int i, const opgen_ivalue *iv, const opgen_ivalue *in,
-                                  opgen_error *err) {
+static opgen_status check_fixed_scalar(const opgen_method *m, int i, const opgen_ivalue *iv, const opgen_ivalue *in,
+                                       opgen_error *err) {
     bool same = iv->kind == OPGEN_GV_INT    ? in->i == iv->i
                 : iv->kind == OPGEN_GV_BOOL ? in->b == iv->b
                                             : (in->f == iv->f || (isnan(in->f) && isnan(iv->f)));
@@ -134,7 +136,7 @@ static int32_t check_fixed_scalar(const opgen_method *m, int i, const opgen_ival
         i, want, got);
 }
 
-static int32_t set_input(opgen_method *m, int i, const opgen_ivalue *in, opgen_arena *work, opgen_error *err) {
+static opgen_status set_input(opgen_method *m, int i, const opgen_ivalue *in, opgen_arena *work, opgen_error *err) {
     opgen_ivalue *iv = &m->values[m->inputs[i]];
     if (m->flags[m->inputs[i]] & V_ANY_SCALAR) return set_any_scalar(m, i, in, err);
     if (in->kind != iv->kind)
@@ -174,7 +176,7 @@ static bool holds(const opgen_ivalue *v) {
     return true;
 }
 
-static int32_t execute(opgen_method *m, opgen_arena *work, opgen_error *err) {
+static opgen_status execute(opgen_method *m, opgen_arena *work, opgen_error *err) {
     uint64_t steps = 0;
     opgen_arena_mark mark = opgen_arena_save(work); /* each kernel's temporaries are given back after it */
     opgen_error kerr = {0}; /* zeroed once: a run stops at the first error (half a KB a step would cost) */
@@ -192,7 +194,7 @@ static int32_t execute(opgen_method *m, opgen_arena *work, opgen_error *err) {
                 if (ins->prim->fn(ins->op, ins->dargs, ins->ndargs, &kerr))
                     return rfail(m, ins, err, kerr.code, "%s", kerr.msg);
             } else if (HAS_OPS && ins->kind == OPGEN_INSTR_KERNEL && !ins->folded) {
-                int32_t st = opgen_step_exec(ins->step, m->values, work, &kerr);
+                opgen_status st = opgen_step_exec(ins->step, m->values, work, &kerr);
                 opgen_arena_restore(work, mark);
                 if (st) return rfail(m, ins, err, kerr.code ? kerr.code : st, "%s", kerr.msg);
             } else if (ins->kind == OPGEN_INSTR_MOVE) {
@@ -212,8 +214,8 @@ static int32_t execute(opgen_method *m, opgen_arena *work, opgen_error *err) {
     return OPGEN_OK;
 }
 
-int32_t opgen_method_run(opgen_method *m, const opgen_ivalue *inputs, opgen_arena *work, opgen_ivalue *outputs,
-                         opgen_error *err) {
+opgen_status opgen_method_run(opgen_method *m, const opgen_ivalue *inputs, opgen_arena *work, opgen_ivalue *outputs,
+                              opgen_error *err) {
     for (int i = 0; i < m->nmoved; i++)
         m->values[m->moved[i]] = m->moved_init[i]; /* as loaded: moves do not outlive a run */
     for (int i = 0; i < m->ninputs; i++)

@@ -36,7 +36,7 @@ static void put(gtext *t, const char *fmt, ...) {
     if (k > 0) t->n += (size_t)k;
 }
 
-static bool fail(gtext *t, int32_t code, const char *msg, int index) {
+static bool fail(gtext *t, opgen_status code, const char *msg, int index) {
     if (!t->failed)
         opgen_fail_at(t->err, code, t->p->file, 0, 0, "method '%s', instruction %d: %s", t->pl->name, index, msg);
     t->failed = true;
@@ -338,8 +338,8 @@ static bool body(gtext *t) {
     return true;
 }
 
-int32_t opgen_pte_graph_text(const opgen_pte *p, const char *method, opgen_arena *a, char **text, size_t *len,
-                             opgen_error *err) {
+opgen_status opgen_pte_graph_text(const opgen_pte *p, const char *method, opgen_arena *a, char **text, size_t *len,
+                                  opgen_error *err) {
     opgen_pte_plan pl;
     if (opgen_pte_plan_find(p, method, &pl, err)) return err->code;
     gtext t = {

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-const char *opgen_status_text(int32_t status) {
+const char *opgen_status_text(opgen_status status) {
     static const char *const text[] = {
 #define OPGEN_STATUS_TEXT(code, t) t,
         OPGEN_STATUSES(OPGEN_STATUS_TEXT)
@@ -15,7 +15,7 @@ const char *opgen_status_text(int32_t status) {
     return status >= 0 && status < OPGEN_STATUS_COUNT ? text[status] : "unknown status";
 }
 
-int32_t opgen_fail_code(opgen_error *err, int32_t code) {
+opgen_status opgen_fail_code(opgen_error *err, opgen_status code) {
     if (!err || err->code != OPGEN_OK) return code;
     memset(err, 0, sizeof *err);
     err->code = code;
@@ -25,8 +25,8 @@ int32_t opgen_fail_code(opgen_error *err, int32_t code) {
 }
 
 #ifndef OPGEN_NO_ERRMSG
-static int32_t vfail(opgen_error *err, int32_t code, const char *file, unsigned line, unsigned col, const char *fmt,
-                     va_list ap) {
+static opgen_status vfail(opgen_error *err, opgen_status code, const char *file, unsigned line, unsigned col,
+                          const char *fmt, va_list ap) {
     if (!err || err->code != OPGEN_OK) return code;
     err->code = code;
     err->line = line;
@@ -36,7 +36,7 @@ static int32_t vfail(opgen_error *err, int32_t code, const char *file, unsigned 
     return code;
 }
 
-int32_t opgen_fail(opgen_error *err, int32_t code, const char *fmt, ...) {
+opgen_status opgen_fail(opgen_error *err, opgen_status code, const char *fmt, ...) {
     va_list ap;
     va_start(ap, fmt);
     vfail(err, code, NULL, 0, 0, fmt, ap);
@@ -44,8 +44,8 @@ int32_t opgen_fail(opgen_error *err, int32_t code, const char *fmt, ...) {
     return code;
 }
 
-int32_t opgen_fail_at(opgen_error *err, int32_t code, const char *file, unsigned line, unsigned col, const char *fmt,
-                      ...) {
+opgen_status opgen_fail_at(opgen_error *err, opgen_status code, const char *file, unsigned line, unsigned col,
+                           const char *fmt, ...) {
     va_list ap;
     va_start(ap, fmt);
     vfail(err, code, file, line, col, fmt, ap);
@@ -242,8 +242,8 @@ bool opgen_tensors_overlap(const opgen_tensor *a, const opgen_tensor *b) {
     return a0 < b0 + opgen_tensor_span(b) && b0 < a0 + opgen_tensor_span(a);
 }
 
-int32_t opgen_tensor_shape_ordered(opgen_tensor *t, opgen_dtype dtype, int32_t dim, const int64_t *sizes,
-                                   const uint8_t *dim_order, opgen_error *err) {
+opgen_status opgen_tensor_shape_ordered(opgen_tensor *t, opgen_dtype dtype, int32_t dim, const int64_t *sizes,
+                                        const uint8_t *dim_order, opgen_error *err) {
     if (dim < 0 || dim > OPGEN_MAX_DIM)
         return opgen_fail(err, OPGEN_E_SHAPE, "a tensor has 0 to %d dimensions, not %d", OPGEN_MAX_DIM, (int)dim);
     if (opgen_dtype_size(dtype) == 0) return opgen_fail(err, OPGEN_E_DTYPE, "unknown dtype %d", (int)dtype);
@@ -274,13 +274,14 @@ int32_t opgen_tensor_shape_ordered(opgen_tensor *t, opgen_dtype dtype, int32_t d
     return OPGEN_OK;
 }
 
-int32_t opgen_tensor_shape(opgen_tensor *t, opgen_dtype dtype, int32_t dim, const int64_t *sizes, opgen_error *err) {
+opgen_status opgen_tensor_shape(opgen_tensor *t, opgen_dtype dtype, int32_t dim, const int64_t *sizes,
+                                opgen_error *err) {
     return opgen_tensor_shape_ordered(t, dtype, dim, sizes, NULL, err);
 }
 
-int32_t opgen_tensor_alloc(opgen_tensor *t, opgen_dtype dtype, int32_t dim, const int64_t *sizes, opgen_arena *a,
-                           opgen_error *err) {
-    int32_t st = opgen_tensor_shape(t, dtype, dim, sizes, err);
+opgen_status opgen_tensor_alloc(opgen_tensor *t, opgen_dtype dtype, int32_t dim, const int64_t *sizes, opgen_arena *a,
+                                opgen_error *err) {
+    opgen_status st = opgen_tensor_shape(t, dtype, dim, sizes, err);
     if (st) return st;
     size_t n = opgen_nbytes(t);
     t->data = opgen_arena_alloc(a, n ? n : 1);

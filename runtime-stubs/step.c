@@ -47,8 +47,8 @@ int opgen_step_ncandidates(int kid, const opgen_load_options *opt) {
     return nc;
 }
 
-int32_t opgen_step_kernels(opgen_step *s, int kid, const opgen_load_options *opt, opgen_candidate *cands,
-                           opgen_error *err) {
+opgen_status opgen_step_kernels(opgen_step *s, int kid, const opgen_load_options *opt, opgen_candidate *cands,
+                                opgen_error *err) {
     const opgen_op *kop = &opgen_ops[kid];
     s->kernel_op = kid;
     s->kernel = &opgen_registry[kid];
@@ -103,11 +103,12 @@ static void apply_patches(opgen_step *s, const opgen_ivalue *values) {
     }
 }
 
-int32_t opgen_step_call(opgen_step *s, const opgen_ivalue *values, opgen_arena *arena, bool meta, opgen_error *err) {
+opgen_status opgen_step_call(opgen_step *s, const opgen_ivalue *values, opgen_arena *arena, bool meta,
+                             opgen_error *err) {
     opgen_ctx ctx = {arena,  err,    s->name, meta,     0, false, s->has_dtype ? (int32_t)s->dtype : -1,
                      s->rng, s->par, NULL,    s->unread};
     apply_patches(s, values);
-    int32_t st = s->kernel->call(&ctx, s->kernel->fn, s->args);
+    opgen_status st = s->kernel->call(&ctx, s->kernel->fn, s->args);
     if (st && err->code == OPGEN_OK) opgen_fail(err, st, "%s failed (%s)", ctx.op, opgen_status_text(st));
     if (meta && !st) { /* results the meta step sized itself (the plan places them) are not scratch */
         size_t own = 0;
@@ -121,7 +122,7 @@ int32_t opgen_step_call(opgen_step *s, const opgen_ivalue *values, opgen_arena *
     return st;
 }
 
-int32_t opgen_step_run(opgen_step *s, const opgen_ivalue *values, opgen_arena *arena, opgen_error *err) {
+opgen_status opgen_step_run(opgen_step *s, const opgen_ivalue *values, opgen_arena *arena, opgen_error *err) {
     if (!s->relayout) return opgen_step_call(s, values, arena, false, err);
     opgen_tensor saved[8];
     int n = s->nres < 8 ? s->nres : 8;
@@ -136,7 +137,7 @@ int32_t opgen_step_run(opgen_step *s, const opgen_ivalue *values, opgen_arena *a
             return opgen_fail(err, OPGEN_E_NO_MEMORY, "%s: out of memory for a contiguous stand-in of its result",
                               s->name);
     }
-    int32_t st = opgen_step_call(s, values, arena, false, err);
+    opgen_status st = opgen_step_call(s, values, arena, false, err);
     opgen_ctx ctx = {arena, err, s->name, false, 0, false, -1, NULL, NULL, NULL, 0};
     for (int r = 0; r < n; r++) {
         opgen_tensor standin = *s->res[r];
@@ -173,7 +174,7 @@ static int arg_dtype(const opgen_step *s, const opgen_ivalue *values, int ai) {
 
 /* ExecuTorch's rule over the generated rows: some row accepts every dtype, and
  * columns sharing an alias in it carry one dtype. */
-static int32_t check_rows(const opgen_step *s, const opgen_ivalue *values, opgen_error *err) {
+static opgen_status check_rows(const opgen_step *s, const opgen_ivalue *values, opgen_error *err) {
     const opgen_op *op = &opgen_ops[s->op], *kop = &opgen_ops[s->kernel_op];
     if (!op->ncols) return OPGEN_OK;
     int nc = op->ncols < 64 ? op->ncols : 64; /* no Edge op comes near 64 columns */
@@ -225,7 +226,7 @@ static int32_t check_rows(const opgen_step *s, const opgen_ivalue *values, opgen
 
 /* A dtype the kernel exists for but this selective build left out: the op, the
  * dtypes of the call's tensors and the selection, in one message. */
-static int32_t selection_fail(const opgen_step *s, const opgen_ivalue *values, opgen_error *err) {
+static opgen_status selection_fail(const opgen_step *s, const opgen_ivalue *values, opgen_error *err) {
     if (!OPGEN_ERRMSG) return opgen_fail_code(err, OPGEN_E_NOT_FOUND);
     const opgen_op *kop = &opgen_ops[s->kernel_op];
     char msg[384];
@@ -269,7 +270,7 @@ static bool key_matches(const opgen_step *s, const opgen_keyed_kernel *k) {
 
 /* No candidate takes the call's key: the op, the call's tensors and the keys
  * this build has. */
-static int32_t key_fail(const opgen_step *s, opgen_error *err) {
+static opgen_status key_fail(const opgen_step *s, opgen_error *err) {
     if (!OPGEN_ERRMSG) return opgen_fail_code(err, OPGEN_E_NOT_FOUND);
     const opgen_op *kop = &opgen_ops[s->kernel_op];
     char msg[512];
@@ -292,14 +293,14 @@ static int32_t key_fail(const opgen_step *s, opgen_error *err) {
     return opgen_fail(err, OPGEN_E_NOT_FOUND, "%s", msg);
 }
 
-int32_t opgen_step_prepare(opgen_step *s, const opgen_ivalue *values, opgen_arena *a, opgen_error *err) {
+opgen_status opgen_step_prepare(opgen_step *s, const opgen_ivalue *values, opgen_arena *a, opgen_error *err) {
     if (s->scalar)
         return opgen_step_call(s, values, a, false, err); /* a prim computes its value, which later shapes may need */
     opgen_tensor initial[8];                              /* each candidate starts from the results as given */
     int n = s->nres < 8 ? s->nres : 8;
     for (int r = 0; r < n; r++) initial[r] = *s->res[r];
     opgen_error merr = {0};
-    int32_t st = OPGEN_E_NOT_IMPLEMENTED;
+    opgen_status st = OPGEN_E_NOT_IMPLEMENTED;
     bool eligible = false;
     for (int c = 0; c < s->ncands; c++) { /* the first kernel that takes the call */
         if (s->cands[c].keyed && !key_matches(s, s->cands[c].keyed)) continue;
@@ -401,7 +402,7 @@ static void split_part(void *arg, int part) {
 
 /* A run's call of a split step: slices across the threads when the tensors are
  * large and shaped as at load (a dynamic program's resized call runs whole). */
-int32_t opgen_step_split_run(opgen_step *s, opgen_arena *arena, opgen_error *err) {
+opgen_status opgen_step_split_run(opgen_step *s, opgen_arena *arena, opgen_error *err) {
     const opgen_tensor *out = s->res[0];
     int d = 0;
     while (d < out->dim && out->sizes[d] == 1) d++;
@@ -427,7 +428,7 @@ int32_t opgen_step_split_run(opgen_step *s, opgen_arena *arena, opgen_error *err
     if (!ok) {
         uint8_t split = s->split;
         s->split = 0; /* this call whole */
-        int32_t st = opgen_step_exec(s, NULL, arena, err);
+        opgen_status st = opgen_step_exec(s, NULL, arena, err);
         s->split = split;
         return st;
     }
@@ -558,7 +559,7 @@ bool opgen_step_fuse(opgen_step *conv, opgen_step *bn, opgen_step *add, opgen_st
 /* The fused call writes the last absorbed step's result directly, unless its
  * memory overlaps what the convolution reads (a planner may reuse the input's
  * bytes for it), or the kernel does not apply it: then the steps run as written. */
-int32_t opgen_step_fused_run(opgen_step *s, opgen_arena *arena, opgen_error *err) {
+opgen_status opgen_step_fused_run(opgen_step *s, opgen_arena *arena, opgen_error *err) {
     opgen_fusion *f = s->fusion;
     bool clash = fused_out_clashes(s, &f->post, f->out);
     opgen_value saved = s->args[f->out_arg];
@@ -567,7 +568,7 @@ int32_t opgen_step_fused_run(opgen_step *s, opgen_arena *arena, opgen_error *err
         f->post.applied = false;
         opgen_ctx ctx = {arena,  err,    s->name,  false,    0, false, s->has_dtype ? (int32_t)s->dtype : -1,
                          s->rng, s->par, &f->post, s->unread};
-        int32_t st = s->kernel->call(&ctx, s->kernel->fn, s->args);
+        opgen_status st = s->kernel->call(&ctx, s->kernel->fn, s->args);
         s->args[f->out_arg] = saved;
         if (st)
             return err->code == OPGEN_OK ? opgen_fail(err, st, "%s failed (%s)", s->name, opgen_status_text(st)) : st;
@@ -577,7 +578,7 @@ int32_t opgen_step_fused_run(opgen_step *s, opgen_arena *arena, opgen_error *err
         }
     }
     s->fusion = NULL; /* as written */
-    int32_t st = opgen_step_exec(s, NULL, arena, err);
+    opgen_status st = opgen_step_exec(s, NULL, arena, err);
     s->fusion = f;
     return st;
 }

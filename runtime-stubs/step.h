@@ -72,24 +72,25 @@ bool opgen_is_scalar_op(int id);
  * backend op's fallback). Fails when there is none, naming the op and, in a
  * trimmed build, the selection. */
 int opgen_step_ncandidates(int kid, const opgen_load_options *opt);
-int32_t opgen_step_kernels(opgen_step *s, int kid, const opgen_load_options *opt, opgen_candidate *cands,
-                           opgen_error *err);
+opgen_status opgen_step_kernels(opgen_step *s, int kid, const opgen_load_options *opt, opgen_candidate *cands,
+                                opgen_error *err);
 /* The functional op whose out= variant kid is (its Edge rows apply), or kid. */
 int opgen_functional_of(int kid);
 /* Runs the kernel: its meta step (meta) or the computation. values: the
  * program's values the patches read. */
-int32_t opgen_step_call(opgen_step *s, const opgen_ivalue *values, opgen_arena *arena, bool meta, opgen_error *err);
+opgen_status opgen_step_call(opgen_step *s, const opgen_ivalue *values, opgen_arena *arena, bool meta,
+                             opgen_error *err);
 /* Load's checks once the inputs' dtypes and shapes are known: the meta step of
  * the first kernel that takes the call (its results get dtypes and shapes), the
  * Edge rows, a kernel for the dtype. Messages name the step (s->name), not where
  * it is: the caller adds that. */
-int32_t opgen_step_prepare(opgen_step *s, const opgen_ivalue *values, opgen_arena *a, opgen_error *err);
+opgen_status opgen_step_prepare(opgen_step *s, const opgen_ivalue *values, opgen_arena *a, opgen_error *err);
 /* The call with contiguous stand-ins for outs in another dim order (s->relayout). */
-int32_t opgen_step_run(opgen_step *s, const opgen_ivalue *values, opgen_arena *arena, opgen_error *err);
+opgen_status opgen_step_run(opgen_step *s, const opgen_ivalue *values, opgen_arena *arena, opgen_error *err);
 /* A run's call of a step: straight through the kernel's trampoline when nothing
  * is patched or stood in for (most steps), else opgen_step_run. Inline: it is
  * most of what an executor adds to a kernel. */
-int32_t opgen_step_split_run(opgen_step *s, opgen_arena *arena, opgen_error *err);
+opgen_status opgen_step_split_run(opgen_step *s, opgen_arena *arena, opgen_error *err);
 /* Consecutive steps conv -> bn (-> add) (-> act), add and act NULL when absent,
  * where the convolution's result is read only by the batch norm and each
  * result after only by the next step (the executor checks that, that nothing
@@ -100,7 +101,7 @@ int32_t opgen_step_split_run(opgen_step *s, opgen_arena *arena, opgen_error *err
 bool opgen_step_fuse(opgen_step *conv, opgen_step *bn, opgen_step *add, opgen_step *act, opgen_fusion *slot);
 /* The operand of add.Tensor step add that is not t (its residual), or NULL. */
 const opgen_tensor *opgen_step_residual(const opgen_step *add, const opgen_tensor *t);
-int32_t opgen_step_fused_run(opgen_step *s, opgen_arena *arena, opgen_error *err);
+opgen_status opgen_step_fused_run(opgen_step *s, opgen_arena *arena, opgen_error *err);
 /* What a build compiles in: fusion where it keeps aten::convolution.out (whose
  * kernel applies the chain), calls split across threads where it has a pool. */
 #define OPGEN_FUSES OPGEN_SELECTED(aten_convolution_out)
@@ -109,14 +110,15 @@ int32_t opgen_step_fused_run(opgen_step *s, opgen_arena *arena, opgen_error *err
 #else
 #define OPGEN_SPLITS 0
 #endif
-static inline int32_t opgen_step_exec(opgen_step *s, const opgen_ivalue *values, opgen_arena *arena, opgen_error *err) {
+static inline opgen_status opgen_step_exec(opgen_step *s, const opgen_ivalue *values, opgen_arena *arena,
+                                           opgen_error *err) {
     if (s->absorbed) return s->absorbed = false, OPGEN_OK;
     if (OPGEN_FUSES && s->fusion) return opgen_step_fused_run(s, arena, err);
     if (s->npatches || s->relayout) return opgen_step_run(s, values, arena, err);
     if (OPGEN_SPLITS && s->split) return opgen_step_split_run(s, arena, err);
     opgen_ctx ctx = {arena,  err,    s->name, false,    0, false, s->has_dtype ? (int32_t)s->dtype : -1,
                      s->rng, s->par, NULL,    s->unread};
-    int32_t st = s->kernel->call(&ctx, s->kernel->fn, s->args);
+    opgen_status st = s->kernel->call(&ctx, s->kernel->fn, s->args);
     return st && err->code == OPGEN_OK ? opgen_fail(err, st, "%s failed (%s)", s->name, opgen_status_text(st)) : st;
 }
 /* The floating-point operations of the call with its last shapes: 2 per

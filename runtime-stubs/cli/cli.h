@@ -48,8 +48,8 @@ typedef struct opgen_rt_profile {
     int *order;
 } opgen_rt_profile;
 void opgen_rt_profile_probe(void *user, int k, int phase);
-int32_t opgen_rt_profile_begin_method(opgen_rt_profile *pr, opgen_method *m, opgen_arena *ar);
-int32_t opgen_rt_profile_begin_program(opgen_rt_profile *pr, opgen_program *p, opgen_arena *ar);
+opgen_status opgen_rt_profile_begin_method(opgen_rt_profile *pr, opgen_method *m, opgen_arena *ar);
+opgen_status opgen_rt_profile_begin_program(opgen_rt_profile *pr, opgen_program *p, opgen_arena *ar);
 void opgen_rt_profile_print(opgen_rt_profile *pr);
 /* --repeat N (10 with --profile alone): run(ctx) N more times, timed in process;
  * prints "timing: WHAT N more times: median, min" (with --repeat) and the profile
@@ -64,9 +64,9 @@ double opgen_rt_median(double *v, long n);
  * forward); loading it into exactly the memory opgen_method_memory_of reports;
  * running it on --input POSITION=VALUE. */
 const char *opgen_rt_method_name(const opgen_cli *a, const opgen_pte *p);
-int32_t opgen_rt_load_method(const opgen_pte *p, const char *name, const opgen_rt_ctx *ctx, bool fallbacks,
-                             uint64_t seed, opgen_rt_profile *profile, opgen_arena *ar, opgen_method **m,
-                             opgen_error *err);
+opgen_status opgen_rt_load_method(const opgen_pte *p, const char *name, const opgen_rt_ctx *ctx, bool fallbacks,
+                                  uint64_t seed, opgen_rt_profile *profile, opgen_arena *ar, opgen_method **m,
+                                  opgen_error *err);
 /* run's --seed into *seed (0 when not given), or a usage error's exit status */
 int opgen_rt_seed(const opgen_cli *a, uint64_t *seed);
 /* run's --repeat: 0 when absent or a count from 1 to 1000000, else a usage error's exit status */

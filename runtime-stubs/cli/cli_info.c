@@ -165,8 +165,8 @@ static void state(const opgen_pte *p, const opgen_pte_plan *pl) {
 
 /* The memory a load takes with this runner's kernels (its vendors' too), as
  * opgen_rt_load_method loads. */
-static int32_t memory_of(const opgen_pte *p, const char *name, const opgen_rt_ctx *ctx, opgen_method_memory *mem,
-                         opgen_error *err) {
+static opgen_status memory_of(const opgen_pte *p, const char *name, const opgen_rt_ctx *ctx, opgen_method_memory *mem,
+                              opgen_error *err) {
     opgen_load_options kopt = {.vendors = ctx ? ctx->vendors : NULL, .nvendors = ctx ? ctx->nvendors : 0};
     opgen_method_options opt = {.kernels = &kopt};
     return opgen_method_memory_of(p, name, &opt, mem, err);

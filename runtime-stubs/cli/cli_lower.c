@@ -33,8 +33,8 @@ static int transform(const opgen_cli *a, void *ctx, const opgen_graph *g, opgen_
         return opgen_verify_with(g, (opgen_dialect)opgen_dialect_parse(opgen_cli_get(a, "--dialect")), &opt, ar, &err)
                    ? opgen_rt_report(&err)
                    : OPGEN_EXIT_OK;
-    int32_t st = !strcmp(cmd, "lower") ? opgen_fuse(g, opgen_cli_get(a, "--backend"), ar, &out, NULL, &err)
-                                       : opgen_decompose(g, ar, &out, NULL, &err);
+    opgen_status st = !strcmp(cmd, "lower") ? opgen_fuse(g, opgen_cli_get(a, "--backend"), ar, &out, NULL, &err)
+                                            : opgen_decompose(g, ar, &out, NULL, &err);
     if (st)
         return err.file[0] ? opgen_rt_report(&err) : opgen_usage_error(a, "%s", err.msg); /* no file: about --backend */
     size_t len = opgen_graph_print(&out, NULL, 0);

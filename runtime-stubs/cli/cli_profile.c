@@ -39,8 +39,8 @@ void opgen_rt_profile_probe(void *user, int k, int phase) {
     if (pr->runs == 1) pr->flops[k] = pr->flops_of(pr->prog, k); /* shapes of a run */
 }
 
-static int32_t begin(opgen_rt_profile *pr, int n, const char *unit, const void *prog,
-                     double (*flops_of)(const void *, int), opgen_arena *ar) {
+static opgen_status begin(opgen_rt_profile *pr, int n, const char *unit, const void *prog,
+                          double (*flops_of)(const void *, int), opgen_arena *ar) {
     pr->n = n, pr->unit = unit, pr->prog = prog, pr->flops_of = flops_of, pr->runs = 0, pr->run_ms = 0;
     pr->ms = opgen_arena_zalloc(ar, sizeof(double) * (size_t)(n + 1));
     pr->flops = opgen_arena_zalloc(ar, sizeof(double) * (size_t)(n + 1));
@@ -61,8 +61,8 @@ static void name(naming *nm, const char *op) {
 static void instruction_name(void *ctx, const opgen_instr_info *in) {
     name(ctx, in->op ? in->op : opgen_instr_kind_name(in->kind));
 }
-int32_t opgen_rt_profile_begin_method(opgen_rt_profile *pr, opgen_method *m, opgen_arena *ar) {
-    int32_t st = begin(pr, opgen_method_ninstructions(m), "instructions", m, method_flops, ar);
+opgen_status opgen_rt_profile_begin_method(opgen_rt_profile *pr, opgen_method *m, opgen_arena *ar) {
+    opgen_status st = begin(pr, opgen_method_ninstructions(m), "instructions", m, method_flops, ar);
     naming nm = {pr, 0};
     if (!st) opgen_method_instructions(m, instruction_name, &nm);
     return st;
@@ -74,8 +74,8 @@ static void step_name(void *ctx, const opgen_gnode *node, const char *kernel, co
     (void)kernel, (void)origin;
     name(ctx, node->op);
 }
-int32_t opgen_rt_profile_begin_program(opgen_rt_profile *pr, opgen_program *p, opgen_arena *ar) {
-    int32_t st = begin(pr, opgen_program_nsteps(p), "steps", p, step_flops, ar);
+opgen_status opgen_rt_profile_begin_program(opgen_rt_profile *pr, opgen_program *p, opgen_arena *ar) {
+    opgen_status st = begin(pr, opgen_program_nsteps(p), "steps", p, step_flops, ar);
     naming nm = {pr, 0};
     if (!st) opgen_program_kernels(p, step_name, &nm);
     return st;
@@ -123,7 +123,7 @@ int opgen_rt_repeat(const opgen_cli *a, const char *what, int32_t (*run)(void *c
     for (long r = 0; r < n; r++) {
         if (prof) prof->runs++;
         double t0 = opgen_rt_now_ms();
-        int32_t st = run(ctx, &err);
+        opgen_status st = run(ctx, &err);
         ms[r] = opgen_rt_now_ms() - t0;
         if (st) return opgen_rt_report(&err);
         if (prof) prof->run_ms += ms[r];

@@ -17,9 +17,9 @@ const char *opgen_rt_method_name(const opgen_cli *a, const opgen_pte *p) {
     return "forward";
 }
 
-int32_t opgen_rt_load_method(const opgen_pte *p, const char *name, const opgen_rt_ctx *ctx, bool fallbacks,
-                             uint64_t seed, opgen_rt_profile *profile, opgen_arena *ar, opgen_method **m,
-                             opgen_error *err) {
+opgen_status opgen_rt_load_method(const opgen_pte *p, const char *name, const opgen_rt_ctx *ctx, bool fallbacks,
+                                  uint64_t seed, opgen_rt_profile *profile, opgen_arena *ar, opgen_method **m,
+                                  opgen_error *err) {
     opgen_load_options kopt = {.fallbacks = fallbacks,
                                .vendors = ctx ? ctx->vendors : NULL,
                                .nvendors = ctx ? ctx->nvendors : 0,
@@ -161,7 +161,7 @@ typedef struct method_run {
     opgen_ivalue *outputs;
     opgen_arena *work;
 } method_run;
-static int32_t run_method_once(void *ctx, opgen_error *err) {
+static opgen_status run_method_once(void *ctx, opgen_error *err) {
     method_run *r = ctx;
     return opgen_method_run(r->m, r->inputs, r->work, r->outputs, err);
 }

@@ -185,10 +185,10 @@ typedef struct graph_run {
     opgen_ivalue *outputs;
     opgen_arena *ar;
 } graph_run;
-static int32_t run_graph_once(void *ctx, opgen_error *err) {
+static opgen_status run_graph_once(void *ctx, opgen_error *err) {
     graph_run *r = ctx;
     opgen_arena_mark mark = opgen_arena_save(r->ar);
-    int32_t st = opgen_program_run(r->p, r->inputs, r->ar, r->outputs, err);
+    opgen_status st = opgen_program_run(r->p, r->inputs, r->ar, r->outputs, err);
     opgen_arena_restore(r->ar, mark);
     return st;
 }

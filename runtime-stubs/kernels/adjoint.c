@@ -6,7 +6,7 @@
 #include "opgen_registry.h"
 
 /* (N, C, H, W) or (C, H, W): the planes and their height and width */
-static int32_t planes_of(opgen_ctx *ctx, const opgen_tensor *t, int64_t *planes, int64_t *h, int64_t *w) {
+static opgen_status planes_of(opgen_ctx *ctx, const opgen_tensor *t, int64_t *planes, int64_t *h, int64_t *w) {
     if (t->dim != 3 && t->dim != 4)
         return OPGEN_FAIL(ctx, OPGEN_E_SHAPE, "%s: expected a 3-d or 4-d tensor, got %d-d", ctx->op, (int)t->dim);
     *h = t->sizes[t->dim - 2], *w = t->sizes[t->dim - 1];
@@ -15,8 +15,8 @@ static int32_t planes_of(opgen_ctx *ctx, const opgen_tensor *t, int64_t *planes,
 }
 
 /* grad_output and self contiguous copies, the result shaped as self (zeros) */
-static int32_t grad_setup(opgen_ctx *ctx, uint32_t mask, const opgen_tensor *grad_output, const opgen_tensor *self,
-                          opgen_tensor *g, opgen_tensor *out) {
+static opgen_status grad_setup(opgen_ctx *ctx, uint32_t mask, const opgen_tensor *grad_output, const opgen_tensor *self,
+                               opgen_tensor *g, opgen_tensor *out) {
     OPGEN_CHECK_DTYPE(ctx, mask, self->dtype, "the input");
     if (grad_output->dtype != self->dtype)
         return OPGEN_FAIL(ctx, OPGEN_E_DTYPE, "%s: grad_output has dtype %s, self %s", ctx->op,
@@ -24,7 +24,7 @@ static int32_t grad_setup(opgen_ctx *ctx, uint32_t mask, const opgen_tensor *gra
     if (grad_output->dim != self->dim)
         return OPGEN_FAIL(ctx, OPGEN_E_SHAPE, "%s: grad_output has %d dims, self %d", ctx->op, (int)grad_output->dim,
                           (int)self->dim);
-    int32_t st = opgen_out(ctx, out, self->dtype, self->dim, self->sizes);
+    opgen_status st = opgen_out(ctx, out, self->dtype, self->dim, self->sizes);
     if (st || opgen_contiguous(ctx, grad_output, g) || ctx->meta) return st ? st : ctx->err->code;
     memset(out->data, 0, opgen_nbytes(out));
     return OPGEN_OK;
@@ -39,7 +39,7 @@ opgen_status opgen_portable__adaptive_avg_pool2d_backward_out(opgen_ctx *ctx, co
     if (gp != planes)
         return OPGEN_FAIL(ctx, OPGEN_E_SHAPE, "%s: grad_output has %lld planes, self %lld", ctx->op, (long long)gp,
                           (long long)planes);
-    int32_t st = grad_setup(ctx, mask, grad_output, self, &g, out);
+    opgen_status st = grad_setup(ctx, mask, grad_output, self, &g, out);
     if (st || ctx->meta) return st;
     OPGEN_FLOAT_SWITCH(mask, self->dtype, ctx, T, {
         const T *gy = g.data;
@@ -82,7 +82,7 @@ opgen_status opgen_portable_avg_pool2d_backward_grad_input(opgen_ctx *ctx, const
         return OPGEN_FAIL(ctx, OPGEN_E_SHAPE, "%s: grad_output has %lld planes, self %lld", ctx->op, (long long)gp,
                           (long long)planes);
     opgen_tensor g;
-    int32_t st = grad_setup(ctx, mask, grad_output, self, &g, grad_input);
+    opgen_status st = grad_setup(ctx, mask, grad_output, self, &g, grad_input);
     if (st || ctx->meta) return st;
     OPGEN_FLOAT_SWITCH(mask, self->dtype, ctx, T, {
         const T *gy = g.data;
@@ -122,7 +122,7 @@ opgen_status opgen_portable_max_pool2d_with_indices_backward_grad_input(
     if (indices->dtype != OPGEN_DTYPE_Long || opgen_numel(indices) != opgen_numel(grad_output))
         return OPGEN_FAIL(ctx, OPGEN_E_SHAPE, "%s: indices must be Long and shaped as grad_output", ctx->op);
     opgen_tensor g, ix;
-    int32_t st = grad_setup(ctx, mask, grad_output, self, &g, grad_input);
+    opgen_status st = grad_setup(ctx, mask, grad_output, self, &g, grad_input);
     if (st || opgen_contiguous(ctx, indices, &ix) || ctx->meta) return st ? st : ctx->err->code;
     const int64_t *at = ix.data;
     OPGEN_FLOAT_SWITCH(mask, self->dtype, ctx, T, {
@@ -159,7 +159,7 @@ opgen_status opgen_portable_embedding_dense_backward_out(opgen_ctx *ctx, const o
                           ctx->op);
     OPGEN_CHECK_DTYPE(ctx, mask, grad_output->dtype, "grad_output");
     int64_t sizes[2] = {num_weights, dim};
-    int32_t st = opgen_out(ctx, out, grad_output->dtype, 2, sizes);
+    opgen_status st = opgen_out(ctx, out, grad_output->dtype, 2, sizes);
     opgen_tensor g, ix;
     int64_t *count = opgen_scratch(ctx, sizeof(int64_t) * (size_t)(num_weights + 1));
     if (st || opgen_contiguous(ctx, grad_output, &g) || opgen_contiguous(ctx, indices, &ix) || ctx->meta)

@@ -17,7 +17,7 @@ typedef struct index_plan {
     int32_t rest[OPGEN_MAX_DIM];            /* for each result dim outside B: the self dim it walks */
 } index_plan;
 
-static int32_t plan_index(opgen_ctx *ctx, const opgen_tensor *self, opgen_tensor_list indices, index_plan *p) {
+static opgen_status plan_index(opgen_ctx *ctx, const opgen_tensor *self, opgen_tensor_list indices, index_plan *p) {
     memset(p, 0, sizeof *p);
     if ((int32_t)indices.len > self->dim)
         return OPGEN_FAIL(ctx, OPGEN_E_SHAPE, "%s: too many indices for a %d-d tensor (got %zu)", ctx->op,
@@ -71,8 +71,8 @@ static int32_t plan_index(opgen_ctx *ctx, const opgen_tensor *self, opgen_tensor
 
 /* The element offset in self of the result's multi-index r; fails on an index
  * out of range. */
-static int32_t index_offset(opgen_ctx *ctx, const opgen_tensor *self, const index_plan *p, const int64_t *r,
-                            int64_t *off) {
+static opgen_status index_offset(opgen_ctx *ctx, const opgen_tensor *self, const index_plan *p, const int64_t *r,
+                                 int64_t *off) {
     int64_t o = 0;
     for (int32_t i = 0, j = 0; i < p->dim; i++)
         if (i < p->bpos || i >= p->bpos + p->nb) o += r[i] * self->strides[p->rest[j++]];
@@ -98,7 +98,7 @@ opgen_status opgen_portable_index_Tensor_out(opgen_ctx *ctx, const opgen_tensor 
     index_plan p;
     if (plan_index(ctx, self, indices, &p)) return ctx->err->code;
     OPGEN_CHECK_DTYPE(ctx, mask, self->dtype, "the input");
-    int32_t st = opgen_out(ctx, out, self->dtype, p.dim, p.sizes);
+    opgen_status st = opgen_out(ctx, out, self->dtype, p.dim, p.sizes);
     if (st || ctx->meta) return st;
     int64_t n = opgen_numel(out), r[OPGEN_MAX_DIM] = {0}, off;
     if (n && !opgen_numel(self))
@@ -135,7 +135,7 @@ opgen_status opgen_portable_index_put_out(opgen_ctx *ctx, const opgen_tensor *se
             return OPGEN_FAIL(ctx, OPGEN_E_SHAPE, "%s: values of size %lld cannot be broadcast to %lld in dimension %d",
                               ctx->op, (long long)values->sizes[i], (long long)want, (int)(p.dim - values->dim + i));
     }
-    int32_t st = opgen_out(ctx, out, self->dtype, self->dim, self->sizes);
+    opgen_status st = opgen_out(ctx, out, self->dtype, self->dim, self->sizes);
     if (st || ctx->meta) return st;
     int64_t n = 1, r[OPGEN_MAX_DIM] = {0}, off;
     for (int32_t i = 0; i < p.dim; i++) n *= p.sizes[i];
@@ -187,7 +187,7 @@ opgen_status opgen_portable_nonzero_out(opgen_ctx *ctx, const opgen_tensor *self
                     memcpy(y, idx, sizeof(int64_t) * (size_t)self->dim), y += self->dim;
             }
             int64_t sizes[2] = {count, self->dim};
-            int32_t st = pass ? OPGEN_OK : opgen_out(ctx, out, OPGEN_DTYPE_Long, 2, sizes);
+            opgen_status st = pass ? OPGEN_OK : opgen_out(ctx, out, OPGEN_DTYPE_Long, 2, sizes);
             if (st) return st;
         }
     })

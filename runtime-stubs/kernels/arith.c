@@ -56,8 +56,8 @@ typedef enum { A_TRUEDIV, A_TRUNC, A_FLOOR, A_FMOD, A_REM, A_POW } arithop;
 
 /* ATen's result dtype: true division and pow of a float Scalar go to Float;
  * nothing here is defined on a Bool result. */
-static int32_t arith_dtype(opgen_ctx *ctx, arithop op, const opgen_tensor *a, const opgen_scalar *as,
-                           const opgen_tensor *b, const opgen_scalar *bs, opgen_dtype *res) {
+static opgen_status arith_dtype(opgen_ctx *ctx, arithop op, const opgen_tensor *a, const opgen_scalar *as,
+                                const opgen_tensor *b, const opgen_scalar *bs, opgen_dtype *res) {
     const opgen_tensor *ts[2] = {as ? NULL : a, bs ? NULL : b};
     const opgen_scalar *ss[2] = {as, bs};
     *res = opgen_result_type(ts, 2, ss, 2);
@@ -69,16 +69,16 @@ static int32_t arith_dtype(opgen_ctx *ctx, arithop op, const opgen_tensor *a, co
 }
 
 /* out = a (op) b; a Scalar operand (as, bs) is a 0-d operand of its own dtype. */
-OPGEN_SPECIALIZED int32_t arith(opgen_ctx *ctx, uint32_t mask, arithop op, const opgen_tensor *a,
-                                const opgen_scalar *as, const opgen_tensor *b, const opgen_scalar *bs,
-                                opgen_tensor *out) {
+OPGEN_SPECIALIZED opgen_status arith(opgen_ctx *ctx, uint32_t mask, arithop op, const opgen_tensor *a,
+                                     const opgen_scalar *as, const opgen_tensor *b, const opgen_scalar *bs,
+                                     opgen_tensor *out) {
     opgen_dtype res;
     if (arith_dtype(ctx, op, a, as, b, bs, &res)) return ctx->err->code;
     opgen_tensor sa, sb;
     if (as) a = opgen_scalar_operand(as, &sa);
     if (bs) b = opgen_scalar_operand(bs, &sb);
     opgen_iter it;
-    int32_t st = opgen_binary_prepare(ctx, mask, res, a, b, out, &it);
+    opgen_status st = opgen_binary_prepare(ctx, mask, res, a, b, out, &it);
     if (st || ctx->meta) return st;
     bool zero = false; /* an integer division by zero */
     OPGEN_REAL_SWITCH(mask, res, ctx, T, {
@@ -112,7 +112,7 @@ OPGEN_SPECIALIZED int32_t arith(opgen_ctx *ctx, uint32_t mask, arithop op, const
     return OPGEN_OK;
 }
 
-static int32_t rounding(opgen_ctx *ctx, const char *mode, arithop *op) {
+static opgen_status rounding(opgen_ctx *ctx, const char *mode, arithop *op) {
     if (!mode)
         *op = A_TRUEDIV;
     else if (!strcmp(mode, "trunc"))

@@ -8,8 +8,8 @@
 typedef enum { OP_ADD, OP_SUB, OP_MUL, OP_DIV } binop;
 
 /* The result dtype and checks shared by the Tensor and Scalar forms. */
-static int32_t binary_dtype(opgen_ctx *ctx, binop op, const opgen_tensor *a, const opgen_tensor *b,
-                            const opgen_scalar *bs, const opgen_scalar *alpha, opgen_dtype *res) {
+static opgen_status binary_dtype(opgen_ctx *ctx, binop op, const opgen_tensor *a, const opgen_tensor *b,
+                                 const opgen_scalar *bs, const opgen_scalar *alpha, opgen_dtype *res) {
     const opgen_tensor *ts[2] = {a, b};
     const opgen_scalar *ss[1] = {bs};
     *res = opgen_result_type(ts, 2, ss, 1);
@@ -26,8 +26,9 @@ static int32_t binary_dtype(opgen_ctx *ctx, binop op, const opgen_tensor *a, con
 }
 
 /* a (op) alpha * b, with b a tensor or (bs) a Scalar. */
-OPGEN_SPECIALIZED int32_t binary(opgen_ctx *ctx, uint32_t mask, binop op, const opgen_tensor *a, const opgen_tensor *b,
-                                 const opgen_scalar *bs, const opgen_scalar *alpha, opgen_tensor *out) {
+OPGEN_SPECIALIZED opgen_status binary(opgen_ctx *ctx, uint32_t mask, binop op, const opgen_tensor *a,
+                                      const opgen_tensor *b, const opgen_scalar *bs, const opgen_scalar *alpha,
+                                      opgen_tensor *out) {
     opgen_dtype res;
     if (binary_dtype(ctx, op, a, b, bs, alpha, &res)) return ctx->err->code;
     int32_t dim = a->dim;
@@ -35,7 +36,7 @@ OPGEN_SPECIALIZED int32_t binary(opgen_ctx *ctx, uint32_t mask, binop op, const 
     memcpy(sizes, a->sizes, sizeof(int64_t) * (size_t)a->dim);
     if (b && opgen_broadcast(ctx, a, b, &dim, sizes)) return ctx->err->code;
     OPGEN_CHECK_DTYPE(ctx, mask, res, "the result");
-    int32_t st = opgen_out_any(ctx, out, res, dim, sizes);
+    opgen_status st = opgen_out_any(ctx, out, res, dim, sizes);
     if (st || ctx->meta) return st;
     opgen_iter it;
     const opgen_tensor *in[2] = {a, b};
@@ -101,7 +102,7 @@ opgen_status opgen_portable_maximum_out(opgen_ctx *ctx, const opgen_tensor *self
     int64_t sizes[OPGEN_MAX_DIM];
     if (opgen_broadcast(ctx, self, other, &dim, sizes)) return ctx->err->code;
     OPGEN_CHECK_DTYPE(ctx, mask, res, "the result");
-    int32_t st = opgen_out_any(ctx, out, res, dim, sizes);
+    opgen_status st = opgen_out_any(ctx, out, res, dim, sizes);
     if (st || ctx->meta) return st;
     opgen_iter it;
     const opgen_tensor *in[2] = {self, other};
@@ -129,7 +130,7 @@ opgen_status opgen_portable_where_self_out(opgen_ctx *ctx, const opgen_tensor *c
     memcpy(shape.sizes, s1, sizeof(int64_t) * (size_t)d1);
     if (opgen_broadcast(ctx, condition, &shape, &dim, sizes)) return ctx->err->code;
     OPGEN_CHECK_DTYPE(ctx, mask, res, "the result");
-    int32_t st = opgen_out_any(ctx, out, res, dim, sizes);
+    opgen_status st = opgen_out_any(ctx, out, res, dim, sizes);
     if (st || ctx->meta) return st;
     opgen_iter it;
     const opgen_tensor *in[3] = {self, other, condition};
@@ -144,7 +145,7 @@ opgen_status opgen_portable_minimum_out(opgen_ctx *ctx, const opgen_tensor *self
     uint32_t mask = OPGEN_KERNEL_DTYPES_opgen_portable_minimum_out;
     const opgen_tensor *ts[2] = {self, other};
     opgen_iter it;
-    int32_t st = opgen_binary_prepare(ctx, mask, opgen_result_type(ts, 2, NULL, 0), self, other, out, &it);
+    opgen_status st = opgen_binary_prepare(ctx, mask, opgen_result_type(ts, 2, NULL, 0), self, other, out, &it);
     if (st || ctx->meta) return st;
     OPGEN_REAL_SWITCH(mask, out->dtype, ctx, T, {
         OPGEN_MAP2(&it, mask, T, T, OPGEN_ISNAN(T, x) ? x : OPGEN_ISNAN(T, y) ? y : x < y ? x : y);
@@ -161,7 +162,7 @@ opgen_status opgen_portable_atan2_out(opgen_ctx *ctx, const opgen_tensor *self, 
     opgen_dtype res = opgen_result_type(ts, 2, NULL, 0);
     if (!opgen_is_float(res)) res = OPGEN_DTYPE_Float;
     opgen_iter it;
-    int32_t st = opgen_binary_prepare(ctx, mask, res, self, other, out, &it);
+    opgen_status st = opgen_binary_prepare(ctx, mask, res, self, other, out, &it);
     if (st || ctx->meta) return st;
     OPGEN_FLOAT_SWITCH(mask, res, ctx, T, { OPGEN_MAP2(&it, mask, T, T, (T)atan2((double)x, (double)y)); })
     return OPGEN_OK;

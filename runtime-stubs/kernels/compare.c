@@ -14,8 +14,8 @@ typedef struct cmpop {
     bool lt, gt, eq, negate;
 } cmpop;
 
-static int32_t compare(opgen_ctx *ctx, bool kept, cmpop op, const opgen_tensor *a, const opgen_tensor *b,
-                       const opgen_scalar *bs, opgen_tensor *out) {
+static opgen_status compare(opgen_ctx *ctx, bool kept, cmpop op, const opgen_tensor *a, const opgen_tensor *b,
+                            const opgen_scalar *bs, opgen_tensor *out) {
     opgen_tensor sv; /* a Scalar is a 0-d operand of its own dtype, converted as ATen wraps it */
     if (bs) {
         memset(&sv, 0, sizeof sv);
@@ -32,7 +32,7 @@ static int32_t compare(opgen_ctx *ctx, bool kept, cmpop op, const opgen_tensor *
     if (!kept)
         return OPGEN_FAIL(ctx, OPGEN_E_DTYPE, "%s: the result has dtype Bool, which this kernel does not handle",
                           ctx->op);
-    int32_t st = opgen_out_any(ctx, out, OPGEN_DTYPE_Bool, dim, sizes);
+    opgen_status st = opgen_out_any(ctx, out, OPGEN_DTYPE_Bool, dim, sizes);
     if (st || ctx->meta) return st;
     opgen_iter it;
     const opgen_tensor *in[2] = {a, b};

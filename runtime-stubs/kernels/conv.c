@@ -19,9 +19,9 @@ typedef struct conv_geom {
     int64_t N, C, H, W, O, Cg, KH, KW, OH, OW, groups, s[2], p[2], d[2];
 } conv_geom;
 
-static int32_t conv_geometry(opgen_ctx *ctx, const opgen_tensor *input, const opgen_tensor *weight,
-                             const opgen_tensor *bias, opgen_int_list stride, opgen_int_list padding,
-                             opgen_int_list dilation, int64_t groups, conv_geom *g) {
+static opgen_status conv_geometry(opgen_ctx *ctx, const opgen_tensor *input, const opgen_tensor *weight,
+                                  const opgen_tensor *bias, opgen_int_list stride, opgen_int_list padding,
+                                  opgen_int_list dilation, int64_t groups, conv_geom *g) {
     if (opgen_int_pair(ctx, stride, "stride", -1, g->s) || opgen_int_pair(ctx, padding, "padding", -1, g->p) ||
         opgen_int_pair(ctx, dilation, "dilation", -1, g->d))
         return ctx->err->code;
@@ -555,8 +555,8 @@ static bool same_layout(const opgen_tensor *t, const opgen_tensor *out) {
 }
 
 /* 2-D (out already sized by the caller: [N, O, OH, OW], or a 1-D one's view). */
-static int32_t conv2d(opgen_ctx *ctx, uint32_t mask, const opgen_tensor *input, const opgen_tensor *weight,
-                      const opgen_tensor *bias, const conv_geom *gp, opgen_tensor *out) {
+static opgen_status conv2d(opgen_ctx *ctx, uint32_t mask, const opgen_tensor *input, const opgen_tensor *weight,
+                           const opgen_tensor *bias, const conv_geom *gp, opgen_tensor *out) {
     conv_geom g = *gp;
     conv_path path = path_of(&g, input);
     int64_t og = g.O / g.groups, ck = g.Cg * g.KH * g.KW, hw = g.OH * g.OW;
@@ -702,7 +702,7 @@ typedef struct conv_nd {
 
 /* A stride, padding, dilation or output_padding list: one value for every
  * dimension (ATen expands a single one), within range. */
-static int32_t conv_param(opgen_ctx *ctx, opgen_int_list l, const char *what, int nd, int64_t lo, int64_t *v) {
+static opgen_status conv_param(opgen_ctx *ctx, opgen_int_list l, const char *what, int nd, int64_t lo, int64_t *v) {
     if (l.len != 1 && l.len != (size_t)nd)
         return OPGEN_FAIL(ctx, OPGEN_E_INVALID, "%s: %s must have 1 or %d values, not %zu", ctx->op, what, nd, l.len);
     for (int i = 0; i < 3; i++) v[i] = i < nd ? l.data[l.len == 1 ? 0 : i] : (lo > 0 ? 1 : 0);
@@ -713,10 +713,10 @@ static int32_t conv_param(opgen_ctx *ctx, opgen_int_list l, const char *what, in
     return OPGEN_OK;
 }
 
-static int32_t nd_geometry(opgen_ctx *ctx, const opgen_tensor *input, const opgen_tensor *weight,
-                           const opgen_tensor *bias, opgen_int_list stride, opgen_int_list padding,
-                           opgen_int_list dilation, bool transposed, opgen_int_list output_padding, int64_t groups,
-                           conv_nd *g) {
+static opgen_status nd_geometry(opgen_ctx *ctx, const opgen_tensor *input, const opgen_tensor *weight,
+                                const opgen_tensor *bias, opgen_int_list stride, opgen_int_list padding,
+                                opgen_int_list dilation, bool transposed, opgen_int_list output_padding, int64_t groups,
+                                conv_nd *g) {
     g->nd = input->dim - 2, g->transposed = transposed, g->groups = groups;
     if (conv_param(ctx, stride, "stride", g->nd, 1, g->s) || conv_param(ctx, padding, "padding", g->nd, 0, g->p) ||
         conv_param(ctx, dilation, "dilation", g->nd, 1, g->d) ||
@@ -786,8 +786,8 @@ static inline int64_t at(const opgen_tensor *t, int nd, int64_t n, int64_t c, co
 #define T double
 #include "conv_direct.inc"
 
-static int32_t conv_direct(opgen_ctx *ctx, uint32_t mask, const opgen_tensor *input, const opgen_tensor *weight,
-                           const opgen_tensor *bias, const conv_nd *gp, opgen_tensor *out) {
+static opgen_status conv_direct(opgen_ctx *ctx, uint32_t mask, const opgen_tensor *input, const opgen_tensor *weight,
+                                const opgen_tensor *bias, const conv_nd *gp, opgen_tensor *out) {
     conv_nd g = *gp;
     if (ctx->meta) return OPGEN_OK;
     OPGEN_FLOAT_SWITCH(mask, input->dtype, ctx, T,
@@ -820,7 +820,7 @@ opgen_status opgen_portable_convolution_out(opgen_ctx *ctx, const opgen_tensor *
         return ctx->err->code;
     OPGEN_CHECK_DTYPE(ctx, mask, input->dtype, "the input");
     int64_t sizes[5] = {g.N, g.O, g.out[0], g.out[1], g.out[2]};
-    int32_t st = opgen_out(ctx, out, input->dtype, input->dim, sizes);
+    opgen_status st = opgen_out(ctx, out, input->dtype, input->dim, sizes);
     if (st || !opgen_numel(out)) return st;
     if (transposed || input->dim == 5) return conv_direct(ctx, mask, input, weight, bias, &g, out);
     conv_geom g2 = {0};

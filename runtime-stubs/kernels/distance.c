@@ -51,7 +51,7 @@ opgen_status opgen_portable__cdist_forward_out(opgen_ctx *ctx, const opgen_tenso
     }
     sizes[x1->dim - 2] = P, sizes[x1->dim - 1] = R;
     OPGEN_CHECK_DTYPE(ctx, mask, x1->dtype, "the input");
-    int32_t st = opgen_out(ctx, out, x1->dtype, x1->dim, sizes);
+    opgen_status st = opgen_out(ctx, out, x1->dtype, x1->dim, sizes);
     opgen_tensor a, b;
     if (st || opgen_contiguous(ctx, x1, &a) || opgen_contiguous(ctx, x2, &b) || ctx->meta)
         return st ? st : ctx->err->code;
@@ -72,7 +72,7 @@ opgen_status opgen_portable__pdist_forward_out(opgen_ctx *ctx, const opgen_tenso
     if (!(p >= 0)) return OPGEN_FAIL(ctx, OPGEN_E_INVALID, "%s: pdist only supports non-negative p values", ctx->op);
     int64_t n = self->sizes[0], m = self->sizes[1], len = n > 1 ? n * (n - 1) / 2 : 0;
     OPGEN_CHECK_DTYPE(ctx, mask, self->dtype, "the input");
-    int32_t st = opgen_out(ctx, out, self->dtype, 1, &len);
+    opgen_status st = opgen_out(ctx, out, self->dtype, 1, &len);
     if (st || ctx->meta) return st;
     OPGEN_FLOAT_SWITCH(mask, self->dtype, ctx, T, {
         const T *x = self->data;

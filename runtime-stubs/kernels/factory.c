@@ -14,10 +14,10 @@ static opgen_dtype scalar_default(const opgen_scalar *s) {
                                           : OPGEN_DTYPE_Long;
 }
 
-static int32_t filled(opgen_ctx *ctx, uint32_t mask, opgen_dtype dtype, int32_t dim, const int64_t *sizes,
-                      const opgen_scalar *value, opgen_tensor *out) {
+static opgen_status filled(opgen_ctx *ctx, uint32_t mask, opgen_dtype dtype, int32_t dim, const int64_t *sizes,
+                           const opgen_scalar *value, opgen_tensor *out) {
     OPGEN_CHECK_DTYPE(ctx, mask, dtype, "the result");
-    int32_t st = opgen_out(ctx, out, dtype, dim, sizes);
+    opgen_status st = opgen_out(ctx, out, dtype, dim, sizes);
     if (st || ctx->meta) return st;
     return opgen_fill(ctx, mask, out, value);
 }
@@ -25,7 +25,7 @@ static int32_t filled(opgen_ctx *ctx, uint32_t mask, opgen_dtype dtype, int32_t 
 opgen_status opgen_portable_full_out(opgen_ctx *ctx, opgen_int_list size, const opgen_scalar *fill_value,
                                      opgen_tensor *out) {
     uint32_t mask = OPGEN_KERNEL_DTYPES_opgen_portable_full_out;
-    int32_t st = opgen_factory_out(ctx, mask, size, scalar_default(fill_value), out);
+    opgen_status st = opgen_factory_out(ctx, mask, size, scalar_default(fill_value), out);
     if (st || ctx->meta) return st;
     return opgen_fill(ctx, mask, out, fill_value);
 }
@@ -47,8 +47,8 @@ opgen_status opgen_portable_scalar_tensor_out(opgen_ctx *ctx, const opgen_scalar
 /* empty: the shape and dtype asked for; the values are unspecified in ATen,
  * zeros here (planned memory holds what an earlier value left: a run's
  * outputs are deterministic). */
-static int32_t empty(opgen_ctx *ctx, uint32_t mask, opgen_int_list size, opgen_tensor *out) {
-    int32_t st = opgen_factory_out(ctx, mask, size, OPGEN_DTYPE_Float, out);
+static opgen_status empty(opgen_ctx *ctx, uint32_t mask, opgen_int_list size, opgen_tensor *out) {
+    opgen_status st = opgen_factory_out(ctx, mask, size, OPGEN_DTYPE_Float, out);
     if (st || ctx->meta) return st;
     memset(out->data, 0, opgen_nbytes(out));
     return OPGEN_OK;
@@ -96,7 +96,7 @@ opgen_status opgen_portable_arange_start_out(opgen_ctx *ctx, const opgen_scalar 
     if (!(n >= 0 && n < 9.0e15))
         return OPGEN_FAIL(ctx, OPGEN_E_INVALID, "%s: invalid size, possible overflow", ctx->op);
     int64_t len = (int64_t)n;
-    int32_t st = opgen_out(ctx, out, dtype, 1, &len);
+    opgen_status st = opgen_out(ctx, out, dtype, 1, &len);
     if (st || ctx->meta) return st;
     OPGEN_REAL_SWITCH(mask, dtype, ctx, T, {
         T *p = out->data;
@@ -117,7 +117,7 @@ opgen_status opgen_portable__to_copy_out(opgen_ctx *ctx, const opgen_tensor *sel
     OPGEN_CHECK_DTYPE(ctx, OPGEN_KERNEL_DTYPES_opgen_portable__to_copy_out, dtype, "the result");
     OPGEN_CHECK_DTYPE(ctx, OPGEN_KERNEL_DTYPES_opgen_portable__to_copy_out, self->dtype, "the input");
     (void)memory_format; /* the out's order (a .pte's) or contiguous: the values are the same */
-    int32_t st = opgen_out_any(ctx, out, dtype, self->dim, self->sizes);
+    opgen_status st = opgen_out_any(ctx, out, dtype, self->dim, self->sizes);
     if (st || ctx->meta) return st;
     return opgen_copy(ctx, out, self);
 }

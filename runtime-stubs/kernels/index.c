@@ -16,7 +16,7 @@ opgen_status opgen_portable_embedding_out(opgen_ctx *ctx, const opgen_tensor *we
     memcpy(sizes, indices->sizes, sizeof(int64_t) * (size_t)indices->dim);
     sizes[indices->dim] = weight->sizes[1];
     OPGEN_CHECK_DTYPE(ctx, OPGEN_KERNEL_DTYPES_opgen_portable_embedding_out, weight->dtype, "weight");
-    int32_t st = opgen_out(ctx, out, weight->dtype, indices->dim + 1, sizes);
+    opgen_status st = opgen_out(ctx, out, weight->dtype, indices->dim + 1, sizes);
     if (st) return st;
     /* indices in logical order: in place when contiguous, else copied (scratch) */
     bool dense = opgen_tensor_is_contiguous(indices);
@@ -56,8 +56,8 @@ opgen_status opgen_portable_embedding_out(opgen_ctx *ctx, const opgen_tensor *we
 
 /* An index tensor's values as int64, each checked against n (negatives count
  * from the end, as in ATen's index_select; gather and scatter refuse them). */
-static int32_t index_at(opgen_ctx *ctx, const opgen_tensor *index, int64_t off, int64_t n, bool negative_ok,
-                        int64_t *v) {
+static opgen_status index_at(opgen_ctx *ctx, const opgen_tensor *index, int64_t off, int64_t n, bool negative_ok,
+                             int64_t *v) {
     int64_t i =
         index->dtype == OPGEN_DTYPE_Int ? ((const int32_t *)index->data)[off] : ((const int64_t *)index->data)[off];
     if (negative_ok && i < 0) i += n;
@@ -84,7 +84,7 @@ opgen_status opgen_portable_index_select_out(opgen_ctx *ctx, const opgen_tensor 
     int64_t sizes[OPGEN_MAX_DIM], n = opgen_numel(index);
     memcpy(sizes, self->sizes, sizeof(int64_t) * (size_t)self->dim);
     if (self->dim) sizes[d] = n;
-    int32_t st = opgen_out(ctx, out, self->dtype, self->dim, sizes);
+    opgen_status st = opgen_out(ctx, out, self->dtype, self->dim, sizes);
     if (st || ctx->meta) return st;
     int64_t istride = index->dim ? index->strides[0] : 0;
     for (int64_t k = 0; k < n; k++) { /* out's slice k along d = self's slice index[k] */
@@ -105,8 +105,8 @@ typedef enum { G_GATHER, G_SCATTER, G_SCATTER_VALUE, G_SCATTER_ADD } gatherop;
 
 /* Checks of gather and scatter: index (Long) has self's rank and, beside dim, no
  * larger sizes than self (gather) or src (scatter). */
-static int32_t gather_check(opgen_ctx *ctx, const opgen_tensor *self, int64_t dim, const opgen_tensor *index,
-                            const opgen_tensor *src, int32_t *d) {
+static opgen_status gather_check(opgen_ctx *ctx, const opgen_tensor *self, int64_t dim, const opgen_tensor *index,
+                                 const opgen_tensor *src, int32_t *d) {
     if (index->dtype != OPGEN_DTYPE_Long)
         return OPGEN_FAIL(ctx, OPGEN_E_DTYPE, "%s: index must be Long, not %s", ctx->op,
                           opgen_dtype_name(index->dtype));
@@ -133,9 +133,9 @@ static int32_t gather_check(opgen_ctx *ctx, const opgen_tensor *self, int64_t di
 
 /* For every element of index (in order): gather reads self at the index along d,
  * the scatters write out there (later elements win, as in ATen's CPU loop). */
-OPGEN_SPECIALIZED int32_t gather_scatter(opgen_ctx *ctx, uint32_t mask, gatherop op, const opgen_tensor *self,
-                                         int32_t d, const opgen_tensor *index, const opgen_tensor *src,
-                                         const opgen_scalar *value, opgen_tensor *out) {
+OPGEN_SPECIALIZED opgen_status gather_scatter(opgen_ctx *ctx, uint32_t mask, gatherop op, const opgen_tensor *self,
+                                              int32_t d, const opgen_tensor *index, const opgen_tensor *src,
+                                              const opgen_scalar *value, opgen_tensor *out) {
     int64_t idx[OPGEN_MAX_DIM] = {0}, n = opgen_numel(index), nd = self->dim ? self->sizes[d] : 1;
     opgen_dtype dt = self->dtype; /* Half and BFloat16 are only moved: as the 2-byte UInt16 */
     if (dt == OPGEN_DTYPE_Half || dt == OPGEN_DTYPE_BFloat16) {
@@ -177,19 +177,19 @@ opgen_status opgen_portable_gather_out(opgen_ctx *ctx, const opgen_tensor *self,
     int32_t d;
     if (gather_check(ctx, self, dim, index, NULL, &d)) return ctx->err->code;
     OPGEN_CHECK_DTYPE(ctx, mask, self->dtype, "the input");
-    int32_t st = opgen_out(ctx, out, self->dtype, index->dim, index->sizes);
+    opgen_status st = opgen_out(ctx, out, self->dtype, index->dim, index->sizes);
     if (st || ctx->meta) return st;
     return gather_scatter(ctx, mask, G_GATHER, self, d, index, NULL, NULL, out);
 }
 
 /* out = self, then the scatter into out */
-OPGEN_SPECIALIZED int32_t scatter(opgen_ctx *ctx, uint32_t mask, gatherop op, const opgen_tensor *self, int64_t dim,
-                                  const opgen_tensor *index, const opgen_tensor *src, const opgen_scalar *value,
-                                  opgen_tensor *out) {
+OPGEN_SPECIALIZED opgen_status scatter(opgen_ctx *ctx, uint32_t mask, gatherop op, const opgen_tensor *self,
+                                       int64_t dim, const opgen_tensor *index, const opgen_tensor *src,
+                                       const opgen_scalar *value, opgen_tensor *out) {
     int32_t d;
     if (gather_check(ctx, self, dim, index, src, &d)) return ctx->err->code;
     OPGEN_CHECK_DTYPE(ctx, mask, self->dtype, "the input");
-    int32_t st = opgen_out(ctx, out, self->dtype, self->dim, self->sizes);
+    opgen_status st = opgen_out(ctx, out, self->dtype, self->dim, self->sizes);
     if (st || ctx->meta) return st;
     if (opgen_copy_same(ctx, out, self)) return ctx->err->code;
     return gather_scatter(ctx, mask, op, self, d, index, src, value, out);
@@ -232,7 +232,7 @@ opgen_status opgen_portable_scatter_reduce_two_out(opgen_ctx *ctx, const opgen_t
     int32_t d;
     if (gather_check(ctx, self, dim, index, src, &d)) return ctx->err->code;
     OPGEN_CHECK_DTYPE(ctx, mask, self->dtype, "the input");
-    int32_t st = opgen_out(ctx, out, self->dtype, self->dim, self->sizes);
+    opgen_status st = opgen_out(ctx, out, self->dtype, self->dim, self->sizes);
     int64_t *count = opgen_scratch(ctx, sizeof(int64_t) * (size_t)(opgen_numel(self) + 1));
     if (st || ctx->meta) return st;
     if (!count) return OPGEN_FAIL(ctx, OPGEN_E_NO_MEMORY, "%s: out of memory", ctx->op);
@@ -293,7 +293,7 @@ opgen_status opgen_portable_masked_scatter_out(opgen_ctx *ctx, const opgen_tenso
     if (bd != self->dim || memcmp(bs, self->sizes, sizeof(int64_t) * (size_t)bd))
         return OPGEN_FAIL(ctx, OPGEN_E_SHAPE, "%s: the mask must broadcast to self's shape", ctx->op);
     OPGEN_CHECK_DTYPE(ctx, mask, self->dtype, "the input");
-    int32_t st = opgen_out(ctx, out, self->dtype, self->dim, self->sizes);
+    opgen_status st = opgen_out(ctx, out, self->dtype, self->dim, self->sizes);
     opgen_tensor src;
     if (st || opgen_contiguous(ctx, source, &src) || ctx->meta) return st ? st : ctx->err->code;
     if ((st = opgen_copy_same(ctx, out, self))) return st;
@@ -343,7 +343,7 @@ opgen_status opgen_portable__embedding_bag_out(opgen_ctx *ctx, const opgen_tenso
     if (nb < 0) nb = 0;
     OPGEN_CHECK_DTYPE(ctx, mask, weight->dtype, "weight");
     int64_t s0[2] = {nb, D}, s1 = n, s2 = nb, s3[2] = {nb, D};
-    int32_t st = opgen_out(ctx, out0, weight->dtype, 2, s0);
+    opgen_status st = opgen_out(ctx, out0, weight->dtype, 2, s0);
     if (!st) st = opgen_out(ctx, out1, OPGEN_DTYPE_Long, 1, &s1);
     if (!st) st = opgen_out(ctx, out2, OPGEN_DTYPE_Long, 1, &s2);
     if (!st)

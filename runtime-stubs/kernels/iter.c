@@ -45,7 +45,7 @@ static void order_and_merge(opgen_iter *it, const dimv *dims, int32_t n, int key
 }
 
 /* Operand k's strides in bytes over out's `dim` dims (0 where it broadcasts). */
-static int32_t broadcast_strides(opgen_ctx *ctx, const opgen_tensor *t, const opgen_tensor *out, dimv *d, int k) {
+static opgen_status broadcast_strides(opgen_ctx *ctx, const opgen_tensor *t, const opgen_tensor *out, dimv *d, int k) {
     int32_t off = out->dim - t->dim;
     if (off < 0)
         return OPGEN_FAIL(ctx, OPGEN_E_SHAPE, "%s: a %d-d input does not broadcast to a %d-d result", ctx->op,
@@ -70,8 +70,8 @@ static void start(opgen_iter *it, opgen_tensor *out, int nops) {
     it->dtype[0] = out->dtype;
 }
 
-static int32_t iter_init(opgen_ctx *ctx, opgen_iter *it, opgen_tensor *out, const opgen_tensor *const *in, int nin,
-                         bool dense) {
+static opgen_status iter_init(opgen_ctx *ctx, opgen_iter *it, opgen_tensor *out, const opgen_tensor *const *in, int nin,
+                              bool dense) {
     if (nin + 1 > OPGEN_ITER_MAX) return OPGEN_FAIL(ctx, OPGEN_E_INVALID, "%s: too many operands", ctx->op);
     start(it, out, nin + 1);
     dimv d[OPGEN_MAX_DIM];
@@ -92,17 +92,18 @@ static int32_t iter_init(opgen_ctx *ctx, opgen_iter *it, opgen_tensor *out, cons
     return OPGEN_OK;
 }
 
-int32_t opgen_iter_init(opgen_ctx *ctx, opgen_iter *it, opgen_tensor *out, const opgen_tensor *const *in, int nin) {
+opgen_status opgen_iter_init(opgen_ctx *ctx, opgen_iter *it, opgen_tensor *out, const opgen_tensor *const *in,
+                             int nin) {
     return iter_init(ctx, it, out, in, nin, true);
 }
 
-int32_t opgen_iter_init_strided(opgen_ctx *ctx, opgen_iter *it, opgen_tensor *out, const opgen_tensor *const *in,
-                                int nin) {
+opgen_status opgen_iter_init_strided(opgen_ctx *ctx, opgen_iter *it, opgen_tensor *out, const opgen_tensor *const *in,
+                                     int nin) {
     return iter_init(ctx, it, out, in, nin, false);
 }
 
-int32_t opgen_iter_init_reduce(opgen_ctx *ctx, opgen_iter *it, opgen_tensor *out, const opgen_tensor *in,
-                               const bool *reduced) {
+opgen_status opgen_iter_init_reduce(opgen_ctx *ctx, opgen_iter *it, opgen_tensor *out, const opgen_tensor *in,
+                                    const bool *reduced) {
     if (out->dim != in->dim)
         return OPGEN_FAIL(ctx, OPGEN_E_INVALID, "%s: a reduction's result keeps every dimension", ctx->op);
     start(it, out, 2);
@@ -127,13 +128,13 @@ const opgen_tensor *opgen_scalar_operand(const opgen_scalar *s, opgen_tensor *t)
     return t;
 }
 
-int32_t opgen_binary_prepare(opgen_ctx *ctx, uint32_t mask, opgen_dtype res, const opgen_tensor *a,
-                             const opgen_tensor *b, opgen_tensor *out, opgen_iter *it) {
+opgen_status opgen_binary_prepare(opgen_ctx *ctx, uint32_t mask, opgen_dtype res, const opgen_tensor *a,
+                                  const opgen_tensor *b, opgen_tensor *out, opgen_iter *it) {
     int32_t dim;
     int64_t sizes[OPGEN_MAX_DIM];
     if (opgen_broadcast(ctx, a, b, &dim, sizes)) return ctx->err->code;
     OPGEN_CHECK_DTYPE(ctx, mask, res, "the result");
-    int32_t st = opgen_out_any(ctx, out, res, dim, sizes);
+    opgen_status st = opgen_out_any(ctx, out, res, dim, sizes);
     if (st || ctx->meta) return st;
     const opgen_tensor *in[2] = {a, b};
     return opgen_iter_init(ctx, it, out, in, 2);

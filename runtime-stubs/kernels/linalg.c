@@ -6,8 +6,8 @@
 #include "opgen_registry.h"
 
 /* The shapes of a (batched) product and its checks: out[B, N, M] = a[B, N, K] @ m[B, K, M]. */
-static int32_t product_shape(opgen_ctx *ctx, const opgen_tensor *a, const opgen_tensor *m, const opgen_tensor *bias,
-                             bool batched, int64_t *bnkm) {
+static opgen_status product_shape(opgen_ctx *ctx, const opgen_tensor *a, const opgen_tensor *m,
+                                  const opgen_tensor *bias, bool batched, int64_t *bnkm) {
     int32_t want = batched ? 3 : 2;
     if (a->dim != want || m->dim != want)
         return OPGEN_FAIL(ctx, OPGEN_E_SHAPE, "%s: expected %d-D tensors, got %d-D and %d-D", ctx->op, (int)want,
@@ -80,14 +80,14 @@ PRODUCTS(products_f32, float, opgen_gemm_f32)
 PRODUCTS(products_f64, double, opgen_gemm_f64)
 
 /* out[b] = beta * bias + alpha * a[b] @ m[b], for each of B matrices */
-OPGEN_SPECIALIZED int32_t matmul(opgen_ctx *ctx, uint32_t mask, const opgen_tensor *a, const opgen_tensor *m,
-                                 const opgen_tensor *bias, const opgen_scalar *beta, const opgen_scalar *alpha,
-                                 bool batched, opgen_tensor *out) {
+OPGEN_SPECIALIZED opgen_status matmul(opgen_ctx *ctx, uint32_t mask, const opgen_tensor *a, const opgen_tensor *m,
+                                      const opgen_tensor *bias, const opgen_scalar *beta, const opgen_scalar *alpha,
+                                      bool batched, opgen_tensor *out) {
     int64_t s[4] = {0};
     if (product_shape(ctx, a, m, bias, batched, s)) return ctx->err->code;
     int64_t B = s[0], N = s[1], K = s[2], M = s[3], sizes[3] = {B, N, M};
     OPGEN_CHECK_DTYPE(ctx, mask, a->dtype, "the input");
-    int32_t st = opgen_out(ctx, out, a->dtype, batched ? 3 : 2, batched ? sizes : sizes + 1);
+    opgen_status st = opgen_out(ctx, out, a->dtype, batched ? 3 : 2, batched ? sizes : sizes + 1);
     if (st) return st;
     int bparts =
         OPGEN_SPEED_PATHS && batched ? batch_parts(ctx->par, B, N, M, K) : 1; /* a build for size keeps one way */

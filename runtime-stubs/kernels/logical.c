@@ -8,11 +8,11 @@ typedef enum { P_NOT, P_ISNAN, P_ISINF } predop;
 
 static inline bool isinf_f64(double v) { return v == INFINITY || v == -INFINITY; }
 
-static int32_t predicate(opgen_ctx *ctx, bool kept, predop op, const opgen_tensor *self, opgen_tensor *out) {
+static opgen_status predicate(opgen_ctx *ctx, bool kept, predop op, const opgen_tensor *self, opgen_tensor *out) {
     if (!kept)
         return OPGEN_FAIL(ctx, OPGEN_E_DTYPE, "%s: the result has dtype Bool, which this kernel does not handle",
                           ctx->op);
-    int32_t st = opgen_out_any(ctx, out, OPGEN_DTYPE_Bool, self->dim, self->sizes);
+    opgen_status st = opgen_out_any(ctx, out, OPGEN_DTYPE_Bool, self->dim, self->sizes);
     if (st || ctx->meta) return st;
     opgen_iter it;
     const opgen_tensor *in[1] = {self};
@@ -40,8 +40,8 @@ PREDICATE_KERNELS(PREDICATE_DEFINE)
  * 0-d operand of its own dtype (Long or Bool). */
 typedef enum { B_AND, B_OR, B_XOR } bitop;
 
-OPGEN_SPECIALIZED int32_t bitwise(opgen_ctx *ctx, uint32_t mask, bitop op, const opgen_tensor *a, const opgen_tensor *b,
-                                  const opgen_scalar *bs, opgen_tensor *out) {
+OPGEN_SPECIALIZED opgen_status bitwise(opgen_ctx *ctx, uint32_t mask, bitop op, const opgen_tensor *a,
+                                       const opgen_tensor *b, const opgen_scalar *bs, opgen_tensor *out) {
     const opgen_tensor *ts[2] = {a, bs ? NULL : b};
     const opgen_scalar *ss[1] = {bs};
     opgen_dtype res = opgen_result_type(ts, 2, ss, 1);
@@ -50,7 +50,7 @@ OPGEN_SPECIALIZED int32_t bitwise(opgen_ctx *ctx, uint32_t mask, bitop op, const
     opgen_tensor sb;
     if (bs) b = opgen_scalar_operand(bs, &sb);
     opgen_iter it;
-    int32_t st = opgen_binary_prepare(ctx, mask, res, a, b, out, &it);
+    opgen_status st = opgen_binary_prepare(ctx, mask, res, a, b, out, &it);
     if (st || ctx->meta) return st;
     OPGEN_INTEGRAL_SWITCH(mask, res, ctx, T, {
         if (op == B_AND)
@@ -77,15 +77,15 @@ BITWISE_KERNELS(BITWISE_DEFINE)
 
 /* logical and, or, xor: each operand nonzero or not (NaN is nonzero), compared
  * in the operands' promoted dtype; a Bool result. */
-static int32_t logical(opgen_ctx *ctx, bool kept, bitop op, const opgen_tensor *a, const opgen_tensor *b,
-                       opgen_tensor *out) {
+static opgen_status logical(opgen_ctx *ctx, bool kept, bitop op, const opgen_tensor *a, const opgen_tensor *b,
+                            opgen_tensor *out) {
     if (!kept)
         return OPGEN_FAIL(ctx, OPGEN_E_DTYPE, "%s: the result has dtype Bool, which this kernel does not handle",
                           ctx->op);
     const opgen_tensor *ts[2] = {a, b};
     opgen_dtype ct = opgen_result_type(ts, 2, NULL, 0);
     opgen_iter it;
-    int32_t st = opgen_binary_prepare(ctx, 1u << OPGEN_DTYPE_Bool, OPGEN_DTYPE_Bool, a, b, out, &it);
+    opgen_status st = opgen_binary_prepare(ctx, 1u << OPGEN_DTYPE_Bool, OPGEN_DTYPE_Bool, a, b, out, &it);
     if (st || ctx->meta) return st;
     OPGEN_REAL_SWITCH(OPGEN_REAL_DTYPES, ct, ctx, T, {
         if (op == B_AND)

@@ -245,7 +245,7 @@ static bool transposing(const opgen_iter *it, int64_t es) {
            (it->stride[1][0] == es && it->stride[0][1] == es && it->stride[0][0] != es);
 }
 
-int32_t opgen_copy_same(opgen_ctx *ctx, opgen_tensor *dst, const opgen_tensor *src) {
+opgen_status opgen_copy_same(opgen_ctx *ctx, opgen_tensor *dst, const opgen_tensor *src) {
     if (dst->dtype != src->dtype)
         return OPGEN_FAIL(ctx, OPGEN_E_DTYPE, "%s: a copy from %s to %s needs a conversion", ctx->op,
                           opgen_dtype_name(src->dtype), opgen_dtype_name(dst->dtype));
@@ -271,7 +271,7 @@ int32_t opgen_copy_same(opgen_ctx *ctx, opgen_tensor *dst, const opgen_tensor *s
     return OPGEN_OK;
 }
 
-int32_t opgen_copy(opgen_ctx *ctx, opgen_tensor *dst, const opgen_tensor *src) {
+opgen_status opgen_copy(opgen_ctx *ctx, opgen_tensor *dst, const opgen_tensor *src) {
     if (dst->dtype == src->dtype) return opgen_copy_same(ctx, dst, src);
     opgen_iter it;
     const opgen_tensor *in[1] = {src};

@@ -22,11 +22,11 @@ static inline double reciprocal_d(double v) { return 1.0 / v; }
 /* clang-format on */
 
 /* The result dtype of a float op: the input's when floating, else Float. */
-static int32_t float_result(opgen_ctx *ctx, uint32_t mask, const opgen_tensor *self, opgen_tensor *out,
-                            opgen_iter *it) {
+static opgen_status float_result(opgen_ctx *ctx, uint32_t mask, const opgen_tensor *self, opgen_tensor *out,
+                                 opgen_iter *it) {
     opgen_dtype res = opgen_is_float(self->dtype) ? self->dtype : OPGEN_DTYPE_Float;
     OPGEN_CHECK_DTYPE(ctx, mask, res, "the result");
-    int32_t st = opgen_out_any(ctx, out, res, self->dim, self->sizes);
+    opgen_status st = opgen_out_any(ctx, out, res, self->dim, self->sizes);
     if (st || ctx->meta) return st;
     const opgen_tensor *in[1] = {self};
     return opgen_iter_init(ctx, it, out, in, 1);
@@ -36,7 +36,7 @@ static int32_t float_result(opgen_ctx *ctx, uint32_t mask, const opgen_tensor *s
     opgen_status opgen_portable_##name##_out(opgen_ctx *ctx, const opgen_tensor *self, opgen_tensor *out) { \
         uint32_t mask = OPGEN_KERNEL_DTYPES_opgen_portable_##name##_out;                                    \
         opgen_iter it;                                                                                      \
-        int32_t st = float_result(ctx, mask, self, out, &it);                                               \
+        opgen_status st = float_result(ctx, mask, self, out, &it);                                          \
         if (st || ctx->meta) return st;                                                                     \
         OPGEN_FLOAT_SWITCH(mask, out->dtype, ctx, T, { OPGEN_MAP1(&it, mask, T, T, (T)fn((double)x)); })    \
         return OPGEN_OK;                                                                                    \
@@ -48,8 +48,8 @@ typedef enum { R_CEIL, R_FLOOR, R_ROUND, R_TRUNC, R_NEG, R_SIGN, R_NOT } keepop;
 /* Ops that keep the dtype. round is to nearest even (nearbyint, as ATen);
  * neg wraps on integers; sign of NaN is 0 (ATen's vector loop), of a Bool itself;
  * bitwise_not of a Bool is logical not. */
-OPGEN_SPECIALIZED int32_t keep_dtype(opgen_ctx *ctx, uint32_t mask, keepop op, const opgen_tensor *self,
-                                     opgen_tensor *out) {
+OPGEN_SPECIALIZED opgen_status keep_dtype(opgen_ctx *ctx, uint32_t mask, keepop op, const opgen_tensor *self,
+                                          opgen_tensor *out) {
     opgen_dtype res = self->dtype;
     if (op == R_NEG && res == OPGEN_DTYPE_Bool)
         return OPGEN_FAIL(ctx, OPGEN_E_DTYPE, "%s: negation, the `-` operator, on a bool tensor is not supported",
@@ -57,7 +57,7 @@ OPGEN_SPECIALIZED int32_t keep_dtype(opgen_ctx *ctx, uint32_t mask, keepop op, c
     if (op == R_NOT && opgen_is_float(res))
         return OPGEN_FAIL(ctx, OPGEN_E_DTYPE, "%s: bitwise_not is not defined for %s", ctx->op, opgen_dtype_name(res));
     OPGEN_CHECK_DTYPE(ctx, mask, res, "the result");
-    int32_t st = opgen_out_any(ctx, out, res, self->dim, self->sizes);
+    opgen_status st = opgen_out_any(ctx, out, res, self->dim, self->sizes);
     if (st || ctx->meta) return st;
     opgen_iter it;
     const opgen_tensor *in[1] = {self};

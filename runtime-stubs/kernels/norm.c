@@ -25,7 +25,7 @@ opgen_status opgen_portable__native_batch_norm_legit_no_training_out(
     }
     OPGEN_CHECK_DTYPE(ctx, mask, input->dtype, "the input");
     int64_t zero = 0;
-    int32_t st = opgen_out(ctx, out0, input->dtype, input->dim, input->sizes);
+    opgen_status st = opgen_out(ctx, out0, input->dtype, input->dim, input->sizes);
     if (!st) st = opgen_out(ctx, out1, input->dtype, 1, &zero); /* saved statistics: none in inference */
     if (!st) st = opgen_out(ctx, out2, input->dtype, 1, &zero);
     if (st || ctx->meta) return st;
@@ -54,7 +54,7 @@ opgen_status opgen_portable__native_batch_norm_legit_no_training_out(
 }
 
 /* Checks a per-channel (or per-feature) parameter: n elements of the input's dtype. */
-static int32_t param_ok(opgen_ctx *ctx, const opgen_tensor *p, const char *name, int64_t n, opgen_dtype dt) {
+static opgen_status param_ok(opgen_ctx *ctx, const opgen_tensor *p, const char *name, int64_t n, opgen_dtype dt) {
     if (!p) return OPGEN_OK;
     if (opgen_numel(p) != n)
         return OPGEN_FAIL(ctx, OPGEN_E_SHAPE, "%s: %s must have %lld elements", ctx->op, name, (long long)n);
@@ -110,7 +110,7 @@ opgen_status opgen_portable_native_layer_norm_out(opgen_ctx *ctx, const opgen_te
     if (param_ok(ctx, weight, "weight", n, input->dtype) || param_ok(ctx, bias, "bias", n, input->dtype))
         return ctx->err->code;
     OPGEN_CHECK_DTYPE(ctx, mask, input->dtype, "the input");
-    int32_t st = opgen_out(ctx, out0, input->dtype, input->dim, input->sizes);
+    opgen_status st = opgen_out(ctx, out0, input->dtype, input->dim, input->sizes);
     if (!st) st = opgen_out(ctx, out1, input->dtype, input->dim, stat);
     if (!st) st = opgen_out(ctx, out2, input->dtype, input->dim, stat);
     opgen_tensor x, w, b;
@@ -142,7 +142,7 @@ opgen_status opgen_portable_native_group_norm_out(opgen_ctx *ctx, const opgen_te
         return ctx->err->code;
     OPGEN_CHECK_DTYPE(ctx, mask, input->dtype, "the input");
     int64_t stat[2] = {N, group};
-    int32_t st = opgen_out(ctx, out0, input->dtype, input->dim, input->sizes);
+    opgen_status st = opgen_out(ctx, out0, input->dtype, input->dim, input->sizes);
     if (!st) st = opgen_out(ctx, out1, input->dtype, 2, stat);
     if (!st) st = opgen_out(ctx, out2, input->dtype, 2, stat);
     opgen_tensor x, w, b;
@@ -178,7 +178,7 @@ opgen_status opgen_portable__native_batch_norm_legit_no_stats_out(opgen_ctx *ctx
     if (param_ok(ctx, weight, "weight", C, input->dtype) || param_ok(ctx, bias, "bias", C, input->dtype))
         return ctx->err->code;
     OPGEN_CHECK_DTYPE(ctx, mask, input->dtype, "the input");
-    int32_t st = opgen_out(ctx, out, input->dtype, input->dim, input->sizes);
+    opgen_status st = opgen_out(ctx, out, input->dtype, input->dim, input->sizes);
     if (!st) st = opgen_out(ctx, save_mean, input->dtype, 1, &C);
     if (!st) st = opgen_out(ctx, save_invstd, input->dtype, 1, &C);
     opgen_tensor x, w, b;
@@ -225,14 +225,14 @@ opgen_status opgen_portable__native_batch_norm_legit_no_stats_out(opgen_ctx *ctx
         }                                                                               \
     } while (0)
 
-static int32_t norm_backward_outs(opgen_ctx *ctx, uint32_t mask, const opgen_tensor *grad_out,
-                                  const opgen_tensor *input, int32_t wdim, const int64_t *wsizes, opgen_tensor *out0,
-                                  opgen_tensor *out1, opgen_tensor *out2) {
+static opgen_status norm_backward_outs(opgen_ctx *ctx, uint32_t mask, const opgen_tensor *grad_out,
+                                       const opgen_tensor *input, int32_t wdim, const int64_t *wsizes,
+                                       opgen_tensor *out0, opgen_tensor *out1, opgen_tensor *out2) {
     OPGEN_CHECK_DTYPE(ctx, mask, input->dtype, "the input");
     if (grad_out->dtype != input->dtype || grad_out->dim != input->dim ||
         memcmp(grad_out->sizes, input->sizes, sizeof(int64_t) * (size_t)input->dim))
         return OPGEN_FAIL(ctx, OPGEN_E_SHAPE, "%s: grad_out must have the input's dtype and shape", ctx->op);
-    int32_t st = opgen_out(ctx, out0, input->dtype, input->dim, input->sizes);
+    opgen_status st = opgen_out(ctx, out0, input->dtype, input->dim, input->sizes);
     if (!st) st = opgen_out(ctx, out1, input->dtype, wdim, wsizes);
     if (!st) st = opgen_out(ctx, out2, input->dtype, wdim, wsizes);
     return st;
@@ -266,7 +266,7 @@ opgen_status opgen_portable_native_layer_norm_backward_out(opgen_ctx *ctx, const
                           ctx->op);
     if (weight && (opgen_numel(weight) != n || weight->dtype != input->dtype))
         return OPGEN_FAIL(ctx, OPGEN_E_SHAPE, "%s: weight must be shaped as normalized_shape", ctx->op);
-    int32_t st = norm_backward_outs(ctx, mask, grad_out, input, k, normalized_shape.data, out0, out1, out2);
+    opgen_status st = norm_backward_outs(ctx, mask, grad_out, input, k, normalized_shape.data, out0, out1, out2);
     opgen_tensor dy, x, mu, rs, w;
     if (st || opgen_contiguous(ctx, grad_out, &dy) || opgen_contiguous(ctx, input, &x) ||
         opgen_contiguous(ctx, mean, &mu) || opgen_contiguous(ctx, rstd, &rs) ||
@@ -307,7 +307,7 @@ opgen_status opgen_portable_native_group_norm_backward_out(opgen_ctx *ctx, const
                           ctx->op);
     if (weight && (opgen_numel(weight) != C || weight->dtype != input->dtype))
         return OPGEN_FAIL(ctx, OPGEN_E_SHAPE, "%s: weight must hold C values", ctx->op);
-    int32_t st = norm_backward_outs(ctx, mask, grad_out, input, 1, &C, out0, out1, out2);
+    opgen_status st = norm_backward_outs(ctx, mask, grad_out, input, 1, &C, out0, out1, out2);
     opgen_tensor dy, x, mu, rs, w;
     if (st || opgen_contiguous(ctx, grad_out, &dy) || opgen_contiguous(ctx, input, &x) ||
         opgen_contiguous(ctx, mean, &mu) || opgen_contiguous(ctx, rstd, &rs) ||

@@ -24,7 +24,7 @@ typedef struct pool_geom {
 
 /* ATen pools an empty batch (to an empty result) but refuses a planes' dimension
  * of size 0: every dimension but an optional batch one must be non-empty. */
-static int32_t pool_nonempty(opgen_ctx *ctx, const opgen_tensor *self, int32_t k) {
+static opgen_status pool_nonempty(opgen_ctx *ctx, const opgen_tensor *self, int32_t k) {
     for (int32_t i = self->dim == k + 2 ? 1 : 0; i < self->dim; i++)
         if (!self->sizes[i])
             return OPGEN_FAIL(
@@ -35,8 +35,8 @@ static int32_t pool_nonempty(opgen_ctx *ctx, const opgen_tensor *self, int32_t k
 }
 
 /* 3-d (C, H, W) or 4-d (N, C, H, W): the planes and their size */
-static int32_t pool_shape(opgen_ctx *ctx, const opgen_tensor *self, opgen_int_list kernel_size, opgen_int_list stride,
-                          opgen_int_list padding, bool ceil_mode, pool_geom *g) {
+static opgen_status pool_shape(opgen_ctx *ctx, const opgen_tensor *self, opgen_int_list kernel_size,
+                               opgen_int_list stride, opgen_int_list padding, bool ceil_mode, pool_geom *g) {
     if (self->dim != 3 && self->dim != 4)
         return OPGEN_FAIL(ctx, OPGEN_E_SHAPE, "%s: expected a 3-d or 4-d input, got %d-d", ctx->op, (int)self->dim);
     if (pool_nonempty(ctx, self, 2)) return ctx->err->code;
@@ -211,7 +211,7 @@ opgen_status opgen_portable_max_pool2d_with_indices_out(opgen_ctx *ctx, const op
         return OPGEN_FAIL(ctx, OPGEN_E_INVALID,
                           "%s: planes of more than 2^31 - 1 elements (%lld x %lld) are not supported", ctx->op,
                           (long long)g.H, (long long)g.W);
-    int32_t st = opgen_out(ctx, out, self->dtype, self->dim, g.sizes);
+    opgen_status st = opgen_out(ctx, out, self->dtype, self->dim, g.sizes);
     if (!st) st = opgen_out(ctx, indices, OPGEN_DTYPE_Long, self->dim, g.sizes);
     if (st) return st;
     /* indices nothing reads (opgen_ctx.unread, bit 1) are left unwritten, for a
@@ -246,7 +246,7 @@ opgen_status opgen_portable_avg_pool2d_out(opgen_ctx *ctx, const opgen_tensor *s
     if (divisor_override && *divisor_override == 0)
         return OPGEN_FAIL(ctx, OPGEN_E_INVALID, "%s: divisor must not be zero", ctx->op);
     OPGEN_CHECK_DTYPE(ctx, mask, self->dtype, "the input");
-    int32_t st = opgen_out(ctx, out, self->dtype, self->dim, g.sizes);
+    opgen_status st = opgen_out(ctx, out, self->dtype, self->dim, g.sizes);
     if (st || ctx->meta) return st;
     int64_t sh = self->strides[g.hd], sw = self->strides[g.hd + 1];
     OPGEN_REAL_SWITCH(mask, out->dtype, ctx, T, {
@@ -277,8 +277,8 @@ opgen_status opgen_portable_avg_pool2d_out(opgen_ctx *ctx, const opgen_tensor *s
 /* Adaptive average pooling of the last k (1, 2 or 3) dimensions: output cell o of
  * m over n inputs averages [floor(o * n / m), ceil((o + 1) * n / m)), summed in
  * the input's type (ATen's order: depth, height, width). */
-OPGEN_SPECIALIZED int32_t adaptive_avg(opgen_ctx *ctx, uint32_t mask, int32_t k, const opgen_tensor *self,
-                                       opgen_int_list output_size, opgen_tensor *out) {
+OPGEN_SPECIALIZED opgen_status adaptive_avg(opgen_ctx *ctx, uint32_t mask, int32_t k, const opgen_tensor *self,
+                                            opgen_int_list output_size, opgen_tensor *out) {
     if ((int32_t)output_size.len != k)
         return OPGEN_FAIL(ctx, OPGEN_E_SHAPE, "%s: output_size must have %d values", ctx->op, (int)k);
     if (self->dim != k + 1 && self->dim != k + 2)
@@ -297,7 +297,7 @@ OPGEN_SPECIALIZED int32_t adaptive_avg(opgen_ctx *ctx, uint32_t mask, int32_t k,
         sizes[b + j] = o, n[3 - k + j] = self->sizes[b + j], m[3 - k + j] = o;
     }
     OPGEN_CHECK_DTYPE(ctx, mask, self->dtype, "the input");
-    int32_t st = opgen_out(ctx, out, self->dtype, self->dim, sizes);
+    opgen_status st = opgen_out(ctx, out, self->dtype, self->dim, sizes);
     opgen_tensor x;
     if (st || opgen_contiguous(ctx, self, &x) || ctx->meta) return st ? st : ctx->err->code;
     OPGEN_FLOAT_SWITCH(mask, self->dtype, ctx, T, {
@@ -341,9 +341,9 @@ typedef struct pool_nd {
     int64_t sizes[OPGEN_MAX_DIM];
 } pool_nd;
 
-static int32_t pool_nd_shape(opgen_ctx *ctx, const opgen_tensor *self, int32_t k, opgen_int_list kernel_size,
-                             opgen_int_list stride, opgen_int_list padding, const opgen_int_list *dilation,
-                             bool ceil_mode, pool_nd *g) {
+static opgen_status pool_nd_shape(opgen_ctx *ctx, const opgen_tensor *self, int32_t k, opgen_int_list kernel_size,
+                                  opgen_int_list stride, opgen_int_list padding, const opgen_int_list *dilation,
+                                  bool ceil_mode, pool_nd *g) {
     if (self->dim != k + 1 && self->dim != k + 2)
         return OPGEN_FAIL(ctx, OPGEN_E_SHAPE, "%s: expected a %d-d or %d-d input, got %d-d", ctx->op, (int)(k + 1),
                           (int)(k + 2), (int)self->dim);
@@ -384,16 +384,16 @@ static int32_t pool_nd_shape(opgen_ctx *ctx, const opgen_tensor *self, int32_t k
     return OPGEN_OK;
 }
 
-OPGEN_SPECIALIZED int32_t avg_pool_nd(opgen_ctx *ctx, uint32_t mask, int32_t k, const opgen_tensor *self,
-                                      opgen_int_list kernel_size, opgen_int_list stride, opgen_int_list padding,
-                                      bool ceil_mode, bool count_include_pad, const int64_t *divisor_override,
-                                      opgen_tensor *out) {
+OPGEN_SPECIALIZED opgen_status avg_pool_nd(opgen_ctx *ctx, uint32_t mask, int32_t k, const opgen_tensor *self,
+                                           opgen_int_list kernel_size, opgen_int_list stride, opgen_int_list padding,
+                                           bool ceil_mode, bool count_include_pad, const int64_t *divisor_override,
+                                           opgen_tensor *out) {
     pool_nd g;
     if (pool_nd_shape(ctx, self, k, kernel_size, stride, padding, NULL, ceil_mode, &g)) return ctx->err->code;
     if (divisor_override && *divisor_override == 0)
         return OPGEN_FAIL(ctx, OPGEN_E_INVALID, "%s: divisor must not be zero", ctx->op);
     OPGEN_CHECK_DTYPE(ctx, mask, self->dtype, "the input");
-    int32_t st = opgen_out(ctx, out, self->dtype, self->dim, g.sizes);
+    opgen_status st = opgen_out(ctx, out, self->dtype, self->dim, g.sizes);
     opgen_tensor x;
     if (st || opgen_contiguous(ctx, self, &x) || ctx->meta) return st ? st : ctx->err->code;
     OPGEN_FLOAT_SWITCH(mask, self->dtype, ctx, T, {
@@ -444,7 +444,7 @@ opgen_status opgen_portable_max_pool3d_with_indices_out(opgen_ctx *ctx, const op
     pool_nd g;
     if (pool_nd_shape(ctx, self, 3, kernel_size, stride, padding, &dilation, ceil_mode, &g)) return ctx->err->code;
     OPGEN_CHECK_DTYPE(ctx, mask, self->dtype, "the input");
-    int32_t st = opgen_out(ctx, out, self->dtype, self->dim, g.sizes);
+    opgen_status st = opgen_out(ctx, out, self->dtype, self->dim, g.sizes);
     if (!st) st = opgen_out(ctx, indices, OPGEN_DTYPE_Long, self->dim, g.sizes);
     opgen_tensor x;
     if (st || opgen_contiguous(ctx, self, &x) || ctx->meta) return st ? st : ctx->err->code;

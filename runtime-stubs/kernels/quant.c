@@ -16,7 +16,7 @@ static double quant_clamp(double q, double zp, double lo, double hi) {
     return q < lo ? lo : q > hi ? hi : q;
 }
 
-static int32_t check_range(opgen_ctx *ctx, opgen_dtype dtype, int64_t qmin, int64_t qmax) {
+static opgen_status check_range(opgen_ctx *ctx, opgen_dtype dtype, int64_t qmin, int64_t qmax) {
     int64_t lo, hi;
     switch (dtype) {
     case OPGEN_DTYPE_Byte: lo = 0, hi = 255; break;
@@ -43,7 +43,7 @@ opgen_status opgen_portable_quantize_per_tensor_out(opgen_ctx *ctx, const opgen_
     if (!(scale > 0)) return OPGEN_FAIL(ctx, OPGEN_E_INVALID, "%s: scale must be positive", ctx->op);
     if (check_range(ctx, dtype, quant_min, quant_max)) return ctx->err->code;
     OPGEN_CHECK_DTYPE(ctx, mask, dtype, "the result");
-    int32_t st = opgen_out(ctx, out, dtype, input->dim, input->sizes);
+    opgen_status st = opgen_out(ctx, out, dtype, input->dim, input->sizes);
     if (st || ctx->meta) return st;
     float inv_scale = 1.0f / (float)scale;
     double zp = (double)zero_point, lo = (double)quant_min, hi = (double)quant_max;
@@ -62,10 +62,10 @@ opgen_status opgen_portable_quantize_per_tensor_out(opgen_ctx *ctx, const opgen_
 /* (q - zero_point) * scale in float, for one channel's (or the whole tensor's) elements */
 #define DEQUANT(IT, MASK, T, z, s) OPGEN_MAP1(IT, MASK, T, int64_t, (T)((float)((double)x - (double)(z)) * (s)))
 
-OPGEN_SPECIALIZED int32_t dequantize(opgen_ctx *ctx, uint32_t mask, const opgen_tensor *input,
-                                     const opgen_tensor *scales, const opgen_tensor *zps, double scale, int64_t zp,
-                                     int64_t axis, int64_t qmin, int64_t qmax, opgen_dtype dtype,
-                                     const opgen_dtype *out_dtype, opgen_tensor *out) {
+OPGEN_SPECIALIZED opgen_status dequantize(opgen_ctx *ctx, uint32_t mask, const opgen_tensor *input,
+                                          const opgen_tensor *scales, const opgen_tensor *zps, double scale, int64_t zp,
+                                          int64_t axis, int64_t qmin, int64_t qmax, opgen_dtype dtype,
+                                          const opgen_dtype *out_dtype, opgen_tensor *out) {
     if (input->dtype != dtype)
         return OPGEN_FAIL(ctx, OPGEN_E_DTYPE, "%s: input has dtype %s, but dtype says %s", ctx->op,
                           opgen_dtype_name(input->dtype), opgen_dtype_name(dtype));
@@ -85,7 +85,7 @@ OPGEN_SPECIALIZED int32_t dequantize(opgen_ctx *ctx, uint32_t mask, const opgen_
         return OPGEN_FAIL(ctx, OPGEN_E_DTYPE, "%s: out_dtype must be floating point, not %s", ctx->op,
                           opgen_dtype_name(res));
     OPGEN_CHECK_DTYPE(ctx, mask, res, "the result");
-    int32_t st = opgen_out(ctx, out, res, input->dim, input->sizes);
+    opgen_status st = opgen_out(ctx, out, res, input->dim, input->sizes);
     if (st || ctx->meta) return st;
     /* per channel: the input and output cut to it along the axis */
     opgen_tensor iv = *input, ov = *out;
@@ -158,7 +158,7 @@ opgen_status opgen_native_quantized_add_out(opgen_ctx *ctx, const opgen_tensor *
         check_range(ctx, OPGEN_DTYPE_Byte, out_quant_min, out_quant_max))
         return ctx->err->code;
     if (!(out_scale > 0)) return OPGEN_FAIL(ctx, OPGEN_E_INVALID, "%s: scale must be positive", ctx->op);
-    int32_t st = opgen_out(ctx, out, OPGEN_DTYPE_Byte, a->dim, a->sizes);
+    opgen_status st = opgen_out(ctx, out, OPGEN_DTYPE_Byte, a->dim, a->sizes);
     if (st || ctx->meta) return st;
     float fa[256], fb[256];
     for (int q = 0; q < 256; q++) {

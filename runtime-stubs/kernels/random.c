@@ -5,7 +5,7 @@
 #include "opgen/loops.h"
 #include "opgen_registry.h"
 
-static int32_t need_rng(opgen_ctx *ctx) {
+static opgen_status need_rng(opgen_ctx *ctx) {
     return ctx->rng ? OPGEN_OK
                     : OPGEN_FAIL(ctx, OPGEN_E_INVALID, "%s: a random op needs a program's generator", ctx->op);
 }
@@ -13,7 +13,7 @@ static int32_t need_rng(opgen_ctx *ctx) {
 /* uniform in [0, 1): 24 random bits for Float, 53 for Double */
 opgen_status opgen_portable_rand_out(opgen_ctx *ctx, opgen_int_list size, opgen_tensor *out) {
     uint32_t mask = OPGEN_KERNEL_DTYPES_opgen_portable_rand_out;
-    int32_t st = opgen_factory_out(ctx, mask, size, OPGEN_DTYPE_Float, out);
+    opgen_status st = opgen_factory_out(ctx, mask, size, OPGEN_DTYPE_Float, out);
     if (st || ctx->meta || need_rng(ctx)) return st ? st : ctx->err->code;
     int64_t n = opgen_numel(out);
     OPGEN_FLOAT_SWITCH(mask, out->dtype, ctx, T, {
@@ -27,7 +27,7 @@ opgen_status opgen_portable_rand_out(opgen_ctx *ctx, opgen_int_list size, opgen_
 /* standard normal: Box-Muller, both values of each pair used */
 opgen_status opgen_portable_randn_out(opgen_ctx *ctx, opgen_int_list size, opgen_tensor *out) {
     uint32_t mask = OPGEN_KERNEL_DTYPES_opgen_portable_randn_out;
-    int32_t st = opgen_factory_out(ctx, mask, size, OPGEN_DTYPE_Float, out);
+    opgen_status st = opgen_factory_out(ctx, mask, size, OPGEN_DTYPE_Float, out);
     if (st || ctx->meta || need_rng(ctx)) return st ? st : ctx->err->code;
     int64_t n = opgen_numel(out);
     OPGEN_FLOAT_SWITCH(mask, out->dtype, ctx, T, {
@@ -46,7 +46,7 @@ opgen_status opgen_portable_randperm_out(opgen_ctx *ctx, int64_t n, opgen_tensor
     uint32_t mask = OPGEN_KERNEL_DTYPES_opgen_portable_randperm_out;
     if (n < 0) return OPGEN_FAIL(ctx, OPGEN_E_INVALID, "%s: n must be non-negative, got %lld", ctx->op, (long long)n);
     int64_t *p = opgen_scratch(ctx, sizeof(int64_t) * (size_t)(n + 1));
-    int32_t st = opgen_factory_out(ctx, mask, (opgen_int_list){&n, 1}, OPGEN_DTYPE_Long, out);
+    opgen_status st = opgen_factory_out(ctx, mask, (opgen_int_list){&n, 1}, OPGEN_DTYPE_Long, out);
     if (st || ctx->meta || need_rng(ctx)) return st ? st : ctx->err->code;
     if (!p) return OPGEN_FAIL(ctx, OPGEN_E_NO_MEMORY, "%s: out of memory", ctx->op);
     for (int64_t i = 0; i < n; i++) p[i] = i;
@@ -71,7 +71,7 @@ opgen_status opgen_portable_native_dropout_out(opgen_ctx *ctx, const opgen_tenso
         return OPGEN_FAIL(ctx, OPGEN_E_INVALID, "%s: dropout probability has to be between 0 and 1, but got %g",
                           ctx->op, p);
     OPGEN_CHECK_DTYPE(ctx, mask, input->dtype, "the input");
-    int32_t st = opgen_out(ctx, out0, input->dtype, input->dim, input->sizes);
+    opgen_status st = opgen_out(ctx, out0, input->dtype, input->dim, input->sizes);
     if (!st) st = opgen_out(ctx, out1, OPGEN_DTYPE_Bool, input->dim, input->sizes);
     opgen_tensor x;
     bool training = !train || *train;

@@ -7,7 +7,7 @@
 #include "opgen_registry.h"
 
 /* Which dimensions a dim list reduces (None or [] reduces all). */
-int32_t opgen_reduced_dims(opgen_ctx *ctx, const opgen_tensor *self, const opgen_int_list *dims, bool *red) {
+opgen_status opgen_reduced_dims(opgen_ctx *ctx, const opgen_tensor *self, const opgen_int_list *dims, bool *red) {
     memset(red, 0, sizeof(bool) * OPGEN_MAX_DIM);
     if (!dims || !dims->len) {
         for (int32_t i = 0; i < self->dim; i++) red[i] = true;
@@ -93,8 +93,9 @@ SUM_RUN(double, sum_run_f64)
         }                                                                         \
     })
 
-OPGEN_SPECIALIZED int32_t reduce(opgen_ctx *ctx, uint32_t mask, const opgen_tensor *self, const opgen_int_list *dims,
-                                 bool keepdim, opgen_dtype res, bool mean, opgen_tensor *out) {
+OPGEN_SPECIALIZED opgen_status reduce(opgen_ctx *ctx, uint32_t mask, const opgen_tensor *self,
+                                      const opgen_int_list *dims, bool keepdim, opgen_dtype res, bool mean,
+                                      opgen_tensor *out) {
     bool red[OPGEN_MAX_DIM];
     if (opgen_reduced_dims(ctx, self, dims, red)) return ctx->err->code;
     int64_t sizes[OPGEN_MAX_DIM], kept[OPGEN_MAX_DIM], count = 1;
@@ -105,7 +106,7 @@ OPGEN_SPECIALIZED int32_t reduce(opgen_ctx *ctx, uint32_t mask, const opgen_tens
         if (!red[i] || keepdim) sizes[dim++] = kept[i];
     }
     OPGEN_CHECK_DTYPE(ctx, mask, res, "the result");
-    int32_t st = opgen_out(ctx, out, res, dim, sizes);
+    opgen_status st = opgen_out(ctx, out, res, dim, sizes);
     if (st || ctx->meta) return st;
     memset(out->data, 0, opgen_nbytes(out));
     opgen_tensor view = *out; /* out with the reduced dimensions kept, of size 1 */

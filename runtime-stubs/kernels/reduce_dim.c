@@ -44,8 +44,8 @@ typedef enum { R_AMAX, R_AMIN, R_ANY, R_PROD } foldop;
 
 /* any and prod: the input read in its own dtype (any: Bool or Byte, 0 or 1;
  * prod: Long from integers, wrapping, or the float type itself). */
-static int32_t any_prod(opgen_ctx *ctx, foldop op, const opgen_tensor *self, opgen_dtype res, walker *o, walker *in,
-                        opgen_tensor *out) {
+static opgen_status any_prod(opgen_ctx *ctx, foldop op, const opgen_tensor *self, opgen_dtype res, walker *o,
+                             walker *in, opgen_tensor *out) {
     OPGEN_REAL_SWITCH(OPGEN_REAL_DTYPES, self->dtype, ctx, T, {
         const T *x = self->data;
         for (int64_t k = 0; k < o->count; k++, walk_next(o)) {
@@ -70,8 +70,8 @@ static int32_t any_prod(opgen_ctx *ctx, foldop op, const opgen_tensor *self, opg
 }
 
 /* amax, amin, any and prod over the dimensions red marks. */
-OPGEN_SPECIALIZED int32_t fold(opgen_ctx *ctx, uint32_t mask, foldop op, const opgen_tensor *self, const bool *red,
-                               bool keepdim, opgen_dtype res, opgen_tensor *out) {
+OPGEN_SPECIALIZED opgen_status fold(opgen_ctx *ctx, uint32_t mask, foldop op, const opgen_tensor *self, const bool *red,
+                                    bool keepdim, opgen_dtype res, opgen_tensor *out) {
     walker o, in;
     int32_t dim;
     int64_t sizes[OPGEN_MAX_DIM];
@@ -82,7 +82,7 @@ OPGEN_SPECIALIZED int32_t fold(opgen_ctx *ctx, uint32_t mask, foldop op, const o
         return OPGEN_FAIL(ctx, OPGEN_E_DTYPE, "%s: a %s product of a %s tensor is not implemented", ctx->op,
                           opgen_dtype_name(res), opgen_dtype_name(self->dtype));
     OPGEN_CHECK_DTYPE(ctx, mask, res, "the result");
-    int32_t st = opgen_out(ctx, out, res, dim, sizes);
+    opgen_status st = opgen_out(ctx, out, res, dim, sizes);
     if (st || ctx->meta) return st;
     if (op == R_ANY || op == R_PROD) return any_prod(ctx, op, self, res, &o, &in, out);
     OPGEN_REAL_SWITCH(mask, res, ctx, T, {
@@ -103,10 +103,10 @@ OPGEN_SPECIALIZED int32_t fold(opgen_ctx *ctx, uint32_t mask, foldop op, const o
     return OPGEN_OK;
 }
 
-static int32_t dims_of(opgen_ctx *ctx, const opgen_tensor *self, const opgen_int_list *dims, bool *red) {
+static opgen_status dims_of(opgen_ctx *ctx, const opgen_tensor *self, const opgen_int_list *dims, bool *red) {
     return opgen_reduced_dims(ctx, self, dims, red);
 }
-static int32_t one_dim(opgen_ctx *ctx, const opgen_tensor *self, int64_t d, bool *red) {
+static opgen_status one_dim(opgen_ctx *ctx, const opgen_tensor *self, int64_t d, bool *red) {
     int64_t v[1] = {d};
     opgen_int_list l = {v, 1};
     return opgen_reduced_dims(ctx, self, &l, red);
@@ -169,15 +169,15 @@ opgen_status opgen_portable_prod_int_out(opgen_ctx *ctx, const opgen_tensor *sel
 /* The value (when values) and Long index (when indices) of the largest (max) or
  * smallest element along the reduced dimensions; dim None reduces all, indexing
  * the flattened input. */
-OPGEN_SPECIALIZED int32_t arg_reduce(opgen_ctx *ctx, uint32_t mask, bool max, const opgen_tensor *self, const bool *red,
-                                     bool keepdim, opgen_tensor *values, opgen_tensor *indices) {
+OPGEN_SPECIALIZED opgen_status arg_reduce(opgen_ctx *ctx, uint32_t mask, bool max, const opgen_tensor *self,
+                                          const bool *red, bool keepdim, opgen_tensor *values, opgen_tensor *indices) {
     walker o, in;
     int32_t dim;
     int64_t sizes[OPGEN_MAX_DIM];
     walkers(self, red, keepdim, &o, &in, &dim, sizes);
     if (in.count == 0) return OPGEN_FAIL(ctx, OPGEN_E_SHAPE, "%s: cannot reduce over a dimension of size 0", ctx->op);
     if (values) OPGEN_CHECK_DTYPE(ctx, mask, self->dtype, "the result");
-    int32_t st = values ? opgen_out(ctx, values, self->dtype, dim, sizes) : 0;
+    opgen_status st = values ? opgen_out(ctx, values, self->dtype, dim, sizes) : 0;
     if (!st) st = opgen_out(ctx, indices, OPGEN_DTYPE_Long, dim, sizes);
     if (st || ctx->meta) return st;
     OPGEN_REAL_SWITCH(values ? mask : OPGEN_REAL_DTYPES, self->dtype, ctx, T, {
@@ -233,8 +233,9 @@ opgen_status opgen_portable_min_dim_min(opgen_ctx *ctx, const opgen_tensor *self
 
 /* var: the squared deviations from the mean over n - correction (ATen: a divisor
  * below 0 counts as 0, giving inf or NaN). */
-OPGEN_SPECIALIZED int32_t variance(opgen_ctx *ctx, uint32_t mask, const opgen_tensor *self, const opgen_int_list *dims,
-                                   double correction, bool keepdim, opgen_tensor *out) {
+OPGEN_SPECIALIZED opgen_status variance(opgen_ctx *ctx, uint32_t mask, const opgen_tensor *self,
+                                        const opgen_int_list *dims, double correction, bool keepdim,
+                                        opgen_tensor *out) {
     bool red[OPGEN_MAX_DIM];
     if (opgen_reduced_dims(ctx, self, dims, red)) return ctx->err->code;
     walker o, in;
@@ -242,7 +243,7 @@ OPGEN_SPECIALIZED int32_t variance(opgen_ctx *ctx, uint32_t mask, const opgen_te
     int64_t sizes[OPGEN_MAX_DIM];
     walkers(self, red, keepdim, &o, &in, &dim, sizes);
     OPGEN_CHECK_DTYPE(ctx, mask, self->dtype, "the result");
-    int32_t st = opgen_out(ctx, out, self->dtype, dim, sizes);
+    opgen_status st = opgen_out(ctx, out, self->dtype, dim, sizes);
     if (st || ctx->meta) return st;
     double div = (double)in.count - correction > 0 ? (double)in.count - correction : 0;
     OPGEN_FLOAT_SWITCH(mask, self->dtype, ctx, T, {
@@ -285,7 +286,7 @@ opgen_status opgen_portable_cumsum_out(opgen_ctx *ctx, const opgen_tensor *self,
     int32_t d;
     if (opgen_wrap_dim(ctx, dim, self->dim, &d)) return ctx->err->code;
     OPGEN_CHECK_DTYPE(ctx, mask, res, "the result");
-    int32_t st = opgen_out(ctx, out, res, self->dim, self->sizes);
+    opgen_status st = opgen_out(ctx, out, res, self->dim, self->sizes);
     if (st || ctx->meta || !opgen_numel(self)) return st;
     bool red[OPGEN_MAX_DIM] = {false};
     if (self->dim) red[d] = true;

@@ -13,8 +13,8 @@ typedef struct resize_geom {
     int64_t sizes[4];
 } resize_geom;
 
-static int32_t resize_shape(opgen_ctx *ctx, const opgen_tensor *input, const opgen_int_list *output_size,
-                            const opgen_float_list *scale_factors, resize_geom *g) {
+static opgen_status resize_shape(opgen_ctx *ctx, const opgen_tensor *input, const opgen_int_list *output_size,
+                                 const opgen_float_list *scale_factors, resize_geom *g) {
     if (input->dim != 4)
         return OPGEN_FAIL(ctx, OPGEN_E_SHAPE, "%s: expected a 4-d input, got %d-d", ctx->op, (int)input->dim);
     if (!output_size == !scale_factors)
@@ -65,7 +65,7 @@ opgen_status opgen_portable_upsample_nearest2d_vec_out(opgen_ctx *ctx, const opg
     resize_geom g;
     if (resize_shape(ctx, input, output_size, scale_factors, &g)) return ctx->err->code;
     OPGEN_CHECK_DTYPE(ctx, mask, input->dtype, "the input");
-    int32_t st = opgen_out(ctx, out, input->dtype, 4, g.sizes);
+    opgen_status st = opgen_out(ctx, out, input->dtype, 4, g.sizes);
     int64_t *ix = opgen_scratch(ctx, sizeof(int64_t) * (size_t)g.OW);
     if (st || ctx->meta) return st;
     if (!ix) return OPGEN_FAIL(ctx, OPGEN_E_NO_MEMORY, "%s: out of memory", ctx->op);
@@ -117,7 +117,7 @@ opgen_status opgen_portable_upsample_bilinear2d_vec_out(opgen_ctx *ctx, const op
     resize_geom g;
     if (resize_shape(ctx, input, output_size, scale_factors, &g)) return ctx->err->code;
     OPGEN_CHECK_DTYPE(ctx, mask, input->dtype, "the input");
-    int32_t st = opgen_out(ctx, out, input->dtype, 4, g.sizes);
+    opgen_status st = opgen_out(ctx, out, input->dtype, 4, g.sizes);
     int64_t *xi = opgen_scratch(ctx, sizeof(int64_t) * 2 * (size_t)g.OW);
     double *xl = opgen_scratch(ctx, sizeof(double) * 2 * (size_t)g.OW);
     bool dbl = input->dtype == OPGEN_DTYPE_Double;
@@ -196,7 +196,7 @@ opgen_status opgen_portable_grid_sampler_2d_out(opgen_ctx *ctx, const opgen_tens
     int64_t N = input->sizes[0], C = input->sizes[1], H = input->sizes[2], W = input->sizes[3], OH = grid->sizes[1],
             OW = grid->sizes[2];
     int64_t sizes[4] = {N, C, OH, OW};
-    int32_t st = opgen_out(ctx, out, input->dtype, 4, sizes);
+    opgen_status st = opgen_out(ctx, out, input->dtype, 4, sizes);
     if (st || ctx->meta) return st;
     const int64_t *is = input->strides, *gs = grid->strides;
     OPGEN_FLOAT_SWITCH(mask, input->dtype, ctx, T, {

@@ -20,7 +20,7 @@ opgen_status opgen_portable_permute_copy_out(opgen_ctx *ctx, const opgen_tensor 
         sizes[i] = self->sizes[perm[i]];
     }
     OPGEN_CHECK_DTYPE(ctx, OPGEN_KERNEL_DTYPES_opgen_portable_permute_copy_out, self->dtype, "the input");
-    int32_t st = opgen_out(ctx, out, self->dtype, self->dim, sizes);
+    opgen_status st = opgen_out(ctx, out, self->dtype, self->dim, sizes);
     if (st || ctx->meta) return st;
     opgen_tensor view = *self; /* self seen in the permuted order */
     for (int32_t i = 0; i < self->dim; i++)
@@ -29,7 +29,7 @@ opgen_status opgen_portable_permute_copy_out(opgen_ctx *ctx, const opgen_tensor 
 }
 
 /* view sizes with one -1 inferred */
-static int32_t infer_view(opgen_ctx *ctx, int64_t numel, opgen_int_list size, int64_t *sizes) {
+static opgen_status infer_view(opgen_ctx *ctx, int64_t numel, opgen_int_list size, int64_t *sizes) {
     int infer = -1;
     int64_t known = 1;
     if (size.len > OPGEN_MAX_DIM)
@@ -63,7 +63,7 @@ opgen_status opgen_portable_view_copy_out(opgen_ctx *ctx, const opgen_tensor *se
     int64_t sizes[OPGEN_MAX_DIM];
     if (infer_view(ctx, opgen_numel(self), size, sizes)) return ctx->err->code;
     OPGEN_CHECK_DTYPE(ctx, OPGEN_KERNEL_DTYPES_opgen_portable_view_copy_out, self->dtype, "the input");
-    int32_t st = opgen_out(ctx, out, self->dtype, (int32_t)size.len, sizes);
+    opgen_status st = opgen_out(ctx, out, self->dtype, (int32_t)size.len, sizes);
     if (st || ctx->meta) return st;
     /* element order is the input's logical order: out seen with self's shape */
     opgen_tensor flat = *out;
@@ -94,7 +94,7 @@ opgen_status opgen_portable_expand_copy_out(opgen_ctx *ctx, const opgen_tensor *
         strides[i] = j >= 0 && have != 1 ? self->strides[j] : 0;
     }
     OPGEN_CHECK_DTYPE(ctx, OPGEN_KERNEL_DTYPES_opgen_portable_expand_copy_out, self->dtype, "the input");
-    int32_t st = opgen_out(ctx, out, self->dtype, dim, sizes);
+    opgen_status st = opgen_out(ctx, out, self->dtype, dim, sizes);
     if (st || ctx->meta) return st;
     opgen_tensor view = *self; /* self with the expanded dimensions' stride 0 */
     view.dim = dim;
@@ -113,7 +113,7 @@ opgen_status opgen_portable_clone_out(opgen_ctx *ctx, const opgen_tensor *self, 
         return OPGEN_FAIL(ctx, OPGEN_E_INVALID, "%s: channels_last_3d takes a 5-d tensor, not %d-d", ctx->op,
                           (int)self->dim);
     OPGEN_CHECK_DTYPE(ctx, OPGEN_KERNEL_DTYPES_opgen_portable_clone_out, self->dtype, "the input");
-    int32_t st = opgen_out(ctx, out, self->dtype, self->dim, self->sizes);
+    opgen_status st = opgen_out(ctx, out, self->dtype, self->dim, self->sizes);
     if (st || ctx->meta) return st;
     return opgen_copy(ctx, out, self);
 }
@@ -176,7 +176,7 @@ opgen_status opgen_portable_cat_out(opgen_ctx *ctx, opgen_tensor_list tensors, i
         sizes[d] += t->sizes[d];
     }
     OPGEN_CHECK_DTYPE(ctx, OPGEN_KERNEL_DTYPES_opgen_portable_cat_out, ref->dtype, "the input");
-    int32_t st = opgen_out(ctx, out, ref->dtype, ref->dim, sizes);
+    opgen_status st = opgen_out(ctx, out, ref->dtype, ref->dim, sizes);
     if (st || ctx->meta) return st;
     int64_t at = 0;
     for (size_t i = 0; i < tensors.len; i++) {
@@ -196,8 +196,8 @@ opgen_status opgen_portable_cat_out(opgen_ctx *ctx, opgen_tensor_list tensors, i
  * first), or in out's own order when none is given. As ExecuTorch's portable
  * kernels do, non_blocking must be false and dim_order must name every
  * dimension once. */
-static int32_t dim_order_out(opgen_ctx *ctx, const opgen_tensor *self, bool non_blocking,
-                             const opgen_int_list *dim_order, opgen_dtype dtype, opgen_tensor *out) {
+static opgen_status dim_order_out(opgen_ctx *ctx, const opgen_tensor *self, bool non_blocking,
+                                  const opgen_int_list *dim_order, opgen_dtype dtype, opgen_tensor *out) {
     if (non_blocking) return OPGEN_FAIL(ctx, OPGEN_E_INVALID, "%s: non_blocking=True is not supported", ctx->op);
     if (!dim_order) return opgen_out_any(ctx, out, dtype, self->dim, self->sizes);
     if ((int64_t)dim_order->len != self->dim)
@@ -216,7 +216,7 @@ static int32_t dim_order_out(opgen_ctx *ctx, const opgen_tensor *self, bool non_
 opgen_status opgen_portable__clone_dim_order_out(opgen_ctx *ctx, const opgen_tensor *self, bool non_blocking,
                                                  const opgen_int_list *dim_order, opgen_tensor *out) {
     OPGEN_CHECK_DTYPE(ctx, OPGEN_KERNEL_DTYPES_opgen_portable__clone_dim_order_out, self->dtype, "the input");
-    int32_t st = dim_order_out(ctx, self, non_blocking, dim_order, self->dtype, out);
+    opgen_status st = dim_order_out(ctx, self, non_blocking, dim_order, self->dtype, out);
     if (st || ctx->meta) return st;
     return opgen_copy_same(ctx, out, self);
 }
@@ -226,7 +226,7 @@ opgen_status opgen_portable__to_dim_order_copy_out(opgen_ctx *ctx, const opgen_t
                                                    const opgen_int_list *dim_order, opgen_tensor *out) {
     opgen_dtype dtype = opgen_result_dtype(ctx, out, self->dtype);
     OPGEN_CHECK_DTYPE(ctx, OPGEN_KERNEL_DTYPES_opgen_portable__to_dim_order_copy_out, dtype, "the result");
-    int32_t st = dim_order_out(ctx, self, non_blocking, dim_order, dtype, out);
+    opgen_status st = dim_order_out(ctx, self, non_blocking, dim_order, dtype, out);
     if (st || ctx->meta) return st;
     return opgen_copy(ctx, out, self);
 }

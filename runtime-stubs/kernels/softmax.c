@@ -109,8 +109,8 @@ static void softmax_row_f64(const void *xv, int64_t is, void *yv, int64_t os, in
 }
 #define SOFTMAX_ROW_OF(T) _Generic((T)0, float : softmax_row_f32, default : softmax_row_f64)
 
-OPGEN_SPECIALIZED int32_t softmax(opgen_ctx *ctx, uint32_t mask, const opgen_tensor *self, int64_t dim,
-                                  bool half_to_float, bool take_log, opgen_tensor *out) {
+OPGEN_SPECIALIZED opgen_status softmax(opgen_ctx *ctx, uint32_t mask, const opgen_tensor *self, int64_t dim,
+                                       bool half_to_float, bool take_log, opgen_tensor *out) {
     int32_t d;
     if (opgen_wrap_dim(ctx, dim, self->dim, &d)) return ctx->err->code;
     if (half_to_float)
@@ -120,7 +120,7 @@ OPGEN_SPECIALIZED int32_t softmax(opgen_ctx *ctx, uint32_t mask, const opgen_ten
         return OPGEN_FAIL(ctx, OPGEN_E_DTYPE, "%s: softmax needs a floating point tensor, not %s", ctx->op,
                           opgen_dtype_name(self->dtype));
     OPGEN_CHECK_DTYPE(ctx, mask, self->dtype, "the input");
-    int32_t st = opgen_out(ctx, out, self->dtype, self->dim, self->sizes);
+    opgen_status st = opgen_out(ctx, out, self->dtype, self->dim, self->sizes);
     if (st || ctx->meta || !opgen_numel(out)) return st;
     /* every row along d: the other dimensions walked by an iterator over a view
      * with d of size 1 */

@@ -32,8 +32,9 @@
 
 /* The first k of each sorted slice of self along dim into values and indices
  * (k = the slice's length: sort). */
-OPGEN_SPECIALIZED int32_t sort_slices(opgen_ctx *ctx, uint32_t mask, const opgen_tensor *self, int64_t dim, int64_t k,
-                                      bool desc, bool topk, opgen_tensor *values, opgen_tensor *indices) {
+OPGEN_SPECIALIZED opgen_status sort_slices(opgen_ctx *ctx, uint32_t mask, const opgen_tensor *self, int64_t dim,
+                                           int64_t k, bool desc, bool topk, opgen_tensor *values,
+                                           opgen_tensor *indices) {
     int32_t d;
     int32_t nd = self->dim ? self->dim : 1;
     if (opgen_wrap_dim(ctx, dim, nd, &d)) return ctx->err->code;
@@ -45,7 +46,7 @@ OPGEN_SPECIALIZED int32_t sort_slices(opgen_ctx *ctx, uint32_t mask, const opgen
     memcpy(sizes, self->sizes, sizeof(int64_t) * (size_t)self->dim);
     if (self->dim) sizes[d] = k;
     OPGEN_CHECK_DTYPE(ctx, mask, self->dtype, "the input");
-    int32_t st = opgen_out(ctx, values, self->dtype, self->dim, sizes);
+    opgen_status st = opgen_out(ctx, values, self->dtype, self->dim, sizes);
     if (!st) st = opgen_out(ctx, indices, OPGEN_DTYPE_Long, self->dim, sizes);
     if (st) return st;
     size_t es = (size_t)opgen_dtype_size(self->dtype);

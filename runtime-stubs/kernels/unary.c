@@ -48,7 +48,8 @@ static bool contiguous_f32(const opgen_iter *it) {
 /* Float math on float tensors; integer input gives Float (ATen's float ops); relu
  * keeps the dtype (ATen's clamp_min: max(x, 0), so NaN and -0.0 stay), and so
  * does abs (the most negative integer stays itself, as in ATen). */
-OPGEN_SPECIALIZED int32_t unary(opgen_ctx *ctx, uint32_t mask, unop op, const opgen_tensor *self, opgen_tensor *out) {
+OPGEN_SPECIALIZED opgen_status unary(opgen_ctx *ctx, uint32_t mask, unop op, const opgen_tensor *self,
+                                     opgen_tensor *out) {
     opgen_dtype res = self->dtype;
     if (op == U_RELU || op == U_ABS) {
         if (self->dtype == OPGEN_DTYPE_Bool)
@@ -61,7 +62,7 @@ OPGEN_SPECIALIZED int32_t unary(opgen_ctx *ctx, uint32_t mask, unop op, const op
         res = OPGEN_DTYPE_Float;
     }
     OPGEN_CHECK_DTYPE(ctx, mask, res, "the result");
-    int32_t st = opgen_out_any(ctx, out, res, self->dim, self->sizes);
+    opgen_status st = opgen_out_any(ctx, out, res, self->dim, self->sizes);
     if (st || ctx->meta) return st;
     opgen_iter it;
     const opgen_tensor *in[1] = {self};
@@ -111,15 +112,15 @@ opgen_status opgen_portable_gelu_out(opgen_ctx *ctx, const opgen_tensor *self, c
 
 /* clamp and hardtanh: ATen's min(max(x, lo), hi) (lo > hi gives hi), either bound
  * may be absent (clamp), NaN passes through. */
-OPGEN_SPECIALIZED int32_t clamp(opgen_ctx *ctx, uint32_t mask, const opgen_tensor *self, const opgen_scalar *lo,
-                                const opgen_scalar *hi, opgen_tensor *out) {
+OPGEN_SPECIALIZED opgen_status clamp(opgen_ctx *ctx, uint32_t mask, const opgen_tensor *self, const opgen_scalar *lo,
+                                     const opgen_scalar *hi, opgen_tensor *out) {
     const opgen_tensor *ts[1] = {self};
     const opgen_scalar *ss[2] = {lo, hi};
     opgen_dtype res = opgen_result_type(ts, 1, ss, 2);
     if (res == OPGEN_DTYPE_Bool) return OPGEN_FAIL(ctx, OPGEN_E_DTYPE, "%s: not defined for Bool", ctx->op);
     if (!lo && !hi) return OPGEN_FAIL(ctx, OPGEN_E_INVALID, "%s: at least one of min and max must be given", ctx->op);
     OPGEN_CHECK_DTYPE(ctx, mask, res, "the result");
-    int32_t st = opgen_out_any(ctx, out, res, self->dim, self->sizes);
+    opgen_status st = opgen_out_any(ctx, out, res, self->dim, self->sizes);
     if (st || ctx->meta) return st;
     opgen_iter it;
     const opgen_tensor *in[1] = {self};
@@ -151,7 +152,7 @@ opgen_status opgen_portable_elu_out(opgen_ctx *ctx, const opgen_tensor *self, co
                                     const opgen_scalar *scale, const opgen_scalar *input_scale, opgen_tensor *out) {
     uint32_t mask = OPGEN_KERNEL_DTYPES_opgen_portable_elu_out;
     OPGEN_CHECK_DTYPE(ctx, mask, self->dtype, "the input");
-    int32_t st = opgen_out_any(ctx, out, self->dtype, self->dim, self->sizes);
+    opgen_status st = opgen_out_any(ctx, out, self->dtype, self->dim, self->sizes);
     if (st || ctx->meta) return st;
     opgen_iter it;
     const opgen_tensor *in[1] = {self};
@@ -168,7 +169,7 @@ opgen_status opgen_portable_leaky_relu_out(opgen_ctx *ctx, const opgen_tensor *s
                                            opgen_tensor *out) {
     uint32_t mask = OPGEN_KERNEL_DTYPES_opgen_portable_leaky_relu_out;
     OPGEN_CHECK_DTYPE(ctx, mask, self->dtype, "the input");
-    int32_t st = opgen_out_any(ctx, out, self->dtype, self->dim, self->sizes);
+    opgen_status st = opgen_out_any(ctx, out, self->dtype, self->dim, self->sizes);
     if (st || ctx->meta) return st;
     opgen_iter it;
     const opgen_tensor *in[1] = {self};
@@ -200,7 +201,7 @@ opgen_status opgen_portable_clamp_Tensor_out(opgen_ctx *ctx, const opgen_tensor 
     memcpy(shape.sizes, s1, sizeof(int64_t) * (size_t)d1);
     if (opgen_broadcast(ctx, &shape, hi, &dim, sizes)) return ctx->err->code;
     OPGEN_CHECK_DTYPE(ctx, mask, res, "the result");
-    int32_t st = opgen_out_any(ctx, out, res, dim, sizes);
+    opgen_status st = opgen_out_any(ctx, out, res, dim, sizes);
     if (st || ctx->meta) return st;
     opgen_iter it;
     const opgen_tensor *in[3] = {self, lo, hi};

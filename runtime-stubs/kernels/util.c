@@ -5,10 +5,10 @@
 #include <math.h>
 #include <string.h>
 
-static int32_t out_in(opgen_ctx *ctx, opgen_tensor *out, opgen_dtype dtype, int32_t dim, const int64_t *sizes,
-                      bool any_order, const uint8_t *order) {
+static opgen_status out_in(opgen_ctx *ctx, opgen_tensor *out, opgen_dtype dtype, int32_t dim, const int64_t *sizes,
+                           bool any_order, const uint8_t *order) {
     if (out->capacity == 0 && !out->data) {
-        int32_t st = opgen_tensor_shape_ordered(out, dtype, dim, sizes, order, ctx->err);
+        opgen_status st = opgen_tensor_shape_ordered(out, dtype, dim, sizes, order, ctx->err);
         if (st) return st;
         if (ctx->meta) {
             ctx->scratch += opgen_arena_cost(opgen_nbytes(out));
@@ -27,7 +27,8 @@ static int32_t out_in(opgen_ctx *ctx, opgen_tensor *out, opgen_dtype dtype, int3
         return OPGEN_FAIL(ctx, OPGEN_E_DTYPE, "%s: out has dtype %s, the result is %s", ctx->op,
                           opgen_dtype_name(out->dtype), opgen_dtype_name(dtype));
     opgen_tensor t = *out;
-    int32_t st = opgen_tensor_shape_ordered(&t, dtype, dim, sizes, dim == out->dim ? out->dim_order : NULL, ctx->err);
+    opgen_status st =
+        opgen_tensor_shape_ordered(&t, dtype, dim, sizes, dim == out->dim ? out->dim_order : NULL, ctx->err);
     if (st) return st;
     if (order && memcmp(t.dim_order, order, (size_t)dim))
         return OPGEN_FAIL(ctx, OPGEN_E_INVALID, "%s: out is laid out in another dim order than the one asked for",
@@ -45,18 +46,19 @@ static int32_t out_in(opgen_ctx *ctx, opgen_tensor *out, opgen_dtype dtype, int3
     return OPGEN_OK;
 }
 
-int32_t opgen_out(opgen_ctx *ctx, opgen_tensor *out, opgen_dtype dtype, int32_t dim, const int64_t *sizes) {
+opgen_status opgen_out(opgen_ctx *ctx, opgen_tensor *out, opgen_dtype dtype, int32_t dim, const int64_t *sizes) {
     return out_in(ctx, out, dtype, dim, sizes, false, NULL);
 }
-int32_t opgen_out_any(opgen_ctx *ctx, opgen_tensor *out, opgen_dtype dtype, int32_t dim, const int64_t *sizes) {
+opgen_status opgen_out_any(opgen_ctx *ctx, opgen_tensor *out, opgen_dtype dtype, int32_t dim, const int64_t *sizes) {
     return out_in(ctx, out, dtype, dim, sizes, true, NULL);
 }
-int32_t opgen_out_ordered(opgen_ctx *ctx, opgen_tensor *out, opgen_dtype dtype, int32_t dim, const int64_t *sizes,
-                          const uint8_t *dim_order) {
+opgen_status opgen_out_ordered(opgen_ctx *ctx, opgen_tensor *out, opgen_dtype dtype, int32_t dim, const int64_t *sizes,
+                               const uint8_t *dim_order) {
     return out_in(ctx, out, dtype, dim, sizes, true, dim_order);
 }
 
-int32_t opgen_factory_out(opgen_ctx *ctx, uint32_t mask, opgen_int_list size, opgen_dtype dflt, opgen_tensor *out) {
+opgen_status opgen_factory_out(opgen_ctx *ctx, uint32_t mask, opgen_int_list size, opgen_dtype dflt,
+                               opgen_tensor *out) {
     if (size.len > OPGEN_MAX_DIM)
         return OPGEN_FAIL(ctx, OPGEN_E_SHAPE, "%s: %zu dimensions, at most %d", ctx->op, size.len, OPGEN_MAX_DIM);
     for (size_t i = 0; i < size.len; i++)
@@ -147,7 +149,8 @@ opgen_dtype opgen_result_type(const opgen_tensor *const *ts, int nt, const opgen
     return combine(dim, combine(zero, wrapped));
 }
 
-int32_t opgen_broadcast(opgen_ctx *ctx, const opgen_tensor *a, const opgen_tensor *b, int32_t *dim, int64_t *sizes) {
+opgen_status opgen_broadcast(opgen_ctx *ctx, const opgen_tensor *a, const opgen_tensor *b, int32_t *dim,
+                             int64_t *sizes) {
     int32_t n = a->dim > b->dim ? a->dim : b->dim;
     for (int32_t i = 0; i < n; i++) {
         int32_t ia = i - (n - a->dim), ib = i - (n - b->dim);
@@ -161,7 +164,7 @@ int32_t opgen_broadcast(opgen_ctx *ctx, const opgen_tensor *a, const opgen_tenso
     return OPGEN_OK;
 }
 
-int32_t opgen_wrap_dim(opgen_ctx *ctx, int64_t d, int32_t dim, int32_t *out) {
+opgen_status opgen_wrap_dim(opgen_ctx *ctx, int64_t d, int32_t dim, int32_t *out) {
     int32_t n = dim ? dim : 1;
     if (d < -n || d >= n)
         return OPGEN_FAIL(ctx, OPGEN_E_INVALID, "%s: dimension %lld is out of range for a %d-d tensor", ctx->op,
@@ -243,7 +246,7 @@ int64_t opgen_scalar_i64(const opgen_scalar *s) {
                                           : s->v.i;
 }
 
-int32_t opgen_int_pair(opgen_ctx *ctx, opgen_int_list l, const char *what, int64_t dflt, int64_t *v) {
+opgen_status opgen_int_pair(opgen_ctx *ctx, opgen_int_list l, const char *what, int64_t dflt, int64_t *v) {
     if (l.len == 0 && dflt >= 0) {
         v[0] = v[1] = dflt;
     } else if (l.len == 1 || l.len == 2) {
@@ -259,7 +262,7 @@ int32_t opgen_int_pair(opgen_ctx *ctx, opgen_int_list l, const char *what, int64
     return OPGEN_OK;
 }
 
-int32_t opgen_contiguous(opgen_ctx *ctx, const opgen_tensor *t, opgen_tensor *c) {
+opgen_status opgen_contiguous(opgen_ctx *ctx, const opgen_tensor *t, opgen_tensor *c) {
     *c = *t;
     if (opgen_tensor_shape(c, t->dtype, t->dim, t->sizes, ctx->err)) return ctx->err->code;
     if (ctx->meta) return (void)opgen_scratch(ctx, opgen_nbytes(c)), OPGEN_OK; /* room, whatever the run's layout */

@@ -30,9 +30,10 @@ static opgen_tensor as_tensor(const opgen_tensor *t, const view *v) {
 }
 
 /* out = the view v of self */
-static int32_t copy_view(opgen_ctx *ctx, uint32_t mask, const opgen_tensor *self, const view *v, opgen_tensor *out) {
+static opgen_status copy_view(opgen_ctx *ctx, uint32_t mask, const opgen_tensor *self, const view *v,
+                              opgen_tensor *out) {
     OPGEN_CHECK_DTYPE(ctx, mask, self->dtype, "the input");
-    int32_t st = opgen_out(ctx, out, self->dtype, v->dim, v->sizes);
+    opgen_status st = opgen_out(ctx, out, self->dtype, v->dim, v->sizes);
     if (st || ctx->meta) return st;
     opgen_tensor src = as_tensor(self, v);
     return opgen_copy_same(ctx, out, &src);
@@ -45,8 +46,8 @@ static void drop_dim(view *v, int32_t d) {
 
 /* ATen's slice bounds: None is the whole range, negatives count from the end,
  * then clamped; step must be positive. */
-static int32_t slice_view(opgen_ctx *ctx, const opgen_tensor *self, int64_t dim, const int64_t *start,
-                          const int64_t *end, int64_t step, view *v) {
+static opgen_status slice_view(opgen_ctx *ctx, const opgen_tensor *self, int64_t dim, const int64_t *start,
+                               const int64_t *end, int64_t step, view *v) {
     int32_t d;
     if (opgen_wrap_dim(ctx, dim, self->dim, &d)) return ctx->err->code;
     if (step <= 0) return OPGEN_FAIL(ctx, OPGEN_E_INVALID, "%s: slice step must be positive", ctx->op);
@@ -62,7 +63,7 @@ static int32_t slice_view(opgen_ctx *ctx, const opgen_tensor *self, int64_t dim,
     return OPGEN_OK;
 }
 
-static int32_t select_view(opgen_ctx *ctx, const opgen_tensor *self, int64_t dim, int64_t index, view *v) {
+static opgen_status select_view(opgen_ctx *ctx, const opgen_tensor *self, int64_t dim, int64_t index, view *v) {
     int32_t d;
     if (self->dim == 0)
         return OPGEN_FAIL(ctx, OPGEN_E_SHAPE, "%s: select() cannot be applied to a 0-d tensor", ctx->op);
@@ -96,8 +97,8 @@ opgen_status opgen_portable_alias_copy_out(opgen_ctx *ctx, const opgen_tensor *s
 }
 
 /* squeeze: the given dimensions that have size 1 go */
-static int32_t squeeze(opgen_ctx *ctx, uint32_t mask, const opgen_tensor *self, const int64_t *dims, size_t n,
-                       opgen_tensor *out) {
+static opgen_status squeeze(opgen_ctx *ctx, uint32_t mask, const opgen_tensor *self, const int64_t *dims, size_t n,
+                            opgen_tensor *out) {
     bool drop[OPGEN_MAX_DIM] = {false};
     for (size_t i = 0; i < n; i++) {
         int32_t d;
@@ -239,7 +240,7 @@ opgen_status opgen_portable_repeat_out(opgen_ctx *ctx, const opgen_tensor *self,
         pairs.strides[2 * i + 1] = i >= off ? self->strides[i - off] : 0;
     }
     OPGEN_CHECK_DTYPE(ctx, OPGEN_KERNEL_DTYPES_opgen_portable_repeat_out, self->dtype, "the input");
-    int32_t st = opgen_out(ctx, out, self->dtype, n, sizes);
+    opgen_status st = opgen_out(ctx, out, self->dtype, n, sizes);
     if (st || ctx->meta) return st;
     opgen_tensor dst = *out, src = as_tensor(self, &pairs);
     if (opgen_tensor_shape(&dst, out->dtype, 2 * n, pairs.sizes, ctx->err)) return ctx->err->code;
@@ -247,8 +248,8 @@ opgen_status opgen_portable_repeat_out(opgen_ctx *ctx, const opgen_tensor *self,
 }
 
 /* out = a copy of self with the view v of it replaced by src (src's shape must be v's) */
-static int32_t scatter_view(opgen_ctx *ctx, uint32_t mask, const opgen_tensor *self, const opgen_tensor *src,
-                            const view *v, opgen_tensor *out) {
+static opgen_status scatter_view(opgen_ctx *ctx, uint32_t mask, const opgen_tensor *self, const opgen_tensor *src,
+                                 const view *v, opgen_tensor *out) {
     if (src->dtype != self->dtype)
         return OPGEN_FAIL(ctx, OPGEN_E_DTYPE, "%s: src has dtype %s, self %s", ctx->op, opgen_dtype_name(src->dtype),
                           opgen_dtype_name(self->dtype));
@@ -259,7 +260,7 @@ static int32_t scatter_view(opgen_ctx *ctx, uint32_t mask, const opgen_tensor *s
             return OPGEN_FAIL(ctx, OPGEN_E_SHAPE, "%s: src has size %lld in dimension %d, the slot %lld", ctx->op,
                               (long long)src->sizes[i], (int)i, (long long)v->sizes[i]);
     OPGEN_CHECK_DTYPE(ctx, mask, self->dtype, "the input");
-    int32_t st = opgen_out(ctx, out, self->dtype, self->dim, self->sizes);
+    opgen_status st = opgen_out(ctx, out, self->dtype, self->dim, self->sizes);
     if (st || ctx->meta) return st;
     if (opgen_copy_same(ctx, out, self)) return ctx->err->code;
     opgen_tensor slot = as_tensor(out, v);
@@ -287,7 +288,7 @@ opgen_status opgen_portable_fill_Scalar_out(opgen_ctx *ctx, const opgen_tensor *
                                             opgen_tensor *out) {
     uint32_t mask = OPGEN_KERNEL_DTYPES_opgen_portable_fill_Scalar_out;
     OPGEN_CHECK_DTYPE(ctx, mask, self->dtype, "the input");
-    int32_t st = opgen_out(ctx, out, self->dtype, self->dim, self->sizes);
+    opgen_status st = opgen_out(ctx, out, self->dtype, self->dim, self->sizes);
     if (st || ctx->meta) return st;
     return opgen_fill(ctx, mask, out, value);
 }
@@ -320,7 +321,7 @@ opgen_status opgen_portable_constant_pad_nd_out(opgen_ctx *ctx, const opgen_tens
                               (long long)sizes[d]);
     }
     OPGEN_CHECK_DTYPE(ctx, mask, self->dtype, "the input");
-    int32_t st = opgen_out(ctx, out, self->dtype, self->dim, sizes);
+    opgen_status st = opgen_out(ctx, out, self->dtype, self->dim, sizes);
     if (st || ctx->meta) return st;
     if (opgen_fill(ctx, mask, out, value)) return ctx->err->code;
     int64_t stride = 1;
@@ -342,8 +343,8 @@ opgen_status opgen_portable_constant_pad_nd_out(opgen_ctx *ctx, const opgen_tens
  * the last dimension's first); dimensions before them are batch. The input
  * index of an output one: i = o - left, reflected about the edges (no edge
  * repeated) or clamped to them. */
-OPGEN_SPECIALIZED int32_t pad_mode(opgen_ctx *ctx, uint32_t mask, bool reflect, int32_t k, const opgen_tensor *self,
-                                   opgen_int_list padding, opgen_tensor *out) {
+OPGEN_SPECIALIZED opgen_status pad_mode(opgen_ctx *ctx, uint32_t mask, bool reflect, int32_t k,
+                                        const opgen_tensor *self, opgen_int_list padding, opgen_tensor *out) {
     if ((int32_t)padding.len != 2 * k)
         return OPGEN_FAIL(ctx, OPGEN_E_SHAPE, "%s: padding must have %d values, got %zu", ctx->op, (int)(2 * k),
                           padding.len);
@@ -422,7 +423,7 @@ opgen_status opgen_portable_copy_out(opgen_ctx *ctx, const opgen_tensor *self, c
     if (opgen_broadcast(ctx, self, src, &dim, sizes)) return ctx->err->code;
     if (dim != self->dim || memcmp(sizes, self->sizes, sizeof(int64_t) * (size_t)dim))
         return OPGEN_FAIL(ctx, OPGEN_E_SHAPE, "%s: src does not broadcast to self's shape", ctx->op);
-    int32_t st = opgen_out_any(ctx, out, self->dtype, self->dim, self->sizes);
+    opgen_status st = opgen_out_any(ctx, out, self->dtype, self->dim, self->sizes);
     if (st || ctx->meta) return st;
     return opgen_copy(ctx, out, src);
 }
@@ -452,8 +453,8 @@ opgen_status opgen_portable_split_with_sizes_copy_out(opgen_ctx *ctx, const opge
         int64_t end = at + split_sizes.data[i];
         view v;
         if (slice_view(ctx, self, d, &at, &end, 1, &v)) return ctx->err->code;
-        int32_t st = copy_view(ctx, OPGEN_KERNEL_DTYPES_opgen_portable_split_with_sizes_copy_out, self, &v,
-                               (opgen_tensor *)out.data[i]);
+        opgen_status st = copy_view(ctx, OPGEN_KERNEL_DTYPES_opgen_portable_split_with_sizes_copy_out, self, &v,
+                                    (opgen_tensor *)out.data[i]);
         if (st) return st;
         at = end;
     }

@@ -26,8 +26,8 @@ int opgen_node_op(const char *name);
  * argument names): given[i] is the argument written for schema argument i
  * (positionally or by keyword), or NULL when its default applies. Errors name the
  * argument's file:line:col. */
-int32_t opgen_bind_node(const opgen_graph *g, const opgen_gnode *nd, int id, const opgen_garg **given, opgen_error *err,
-                        opgen_arena *a);
+opgen_status opgen_bind_node(const opgen_graph *g, const opgen_gnode *nd, int id, const opgen_garg **given,
+                             opgen_error *err, opgen_arena *a);
 
 /* A program value: a tensor, or an int/float/bool scalar (a SymInt input). */
 typedef struct opgen_ivalue {
@@ -38,7 +38,7 @@ typedef struct opgen_ivalue {
     bool b;
 } opgen_ivalue;
 
-int32_t opgen_program_load(const opgen_graph *g, opgen_arena *a, opgen_program **out, opgen_error *err);
+opgen_status opgen_program_load(const opgen_graph *g, opgen_arena *a, opgen_program **out, opgen_error *err);
 typedef struct opgen_load_options {
     bool fallbacks;                     /* run backend ops through their fallbacks (patterns), even where a
                                            native kernel serves them */
@@ -63,8 +63,8 @@ typedef struct opgen_load_options {
 void opgen_program_kernels(const opgen_program *p,
                            void (*fn)(void *ctx, const opgen_gnode *node, const char *kernel, const char *origin),
                            void *ctx);
-int32_t opgen_program_load_with(const opgen_graph *g, opgen_arena *a, const opgen_load_options *opt,
-                                opgen_program **out, opgen_error *err);
+opgen_status opgen_program_load_with(const opgen_graph *g, opgen_arena *a, const opgen_load_options *opt,
+                                     opgen_program **out, opgen_error *err);
 /* A profiler's hook, as opgen_method_options.probe: called before (phase 0) and
  * after (phase 1) each step a run executes, with its index in
  * opgen_program_kernels' order (a step that a fused convolution before it
@@ -84,14 +84,14 @@ size_t opgen_program_work_bytes(const opgen_program *p);
  * ("aten::add.out") and ExecuTorch's kernel key for the call ("v1/6;0,1|...": the
  * dtype and dim order of each tensor argument in order, then of each returned
  * tensor), as a selective build records it. */
-int32_t opgen_program_kernel_keys(const opgen_program *p, void (*fn)(void *ctx, const char *op, const char *key),
-                                  void *ctx, opgen_error *err);
+opgen_status opgen_program_kernel_keys(const opgen_program *p, void (*fn)(void *ctx, const char *op, const char *key),
+                                       void *ctx, opgen_error *err);
 int opgen_program_ninputs(const opgen_program *p);
 int opgen_program_noutputs(const opgen_program *p);
 /* inputs[i] follow the graph's inputs (tensors must match the declared dtype and
  * sizes); outputs[i] receive the returned values, tensors pointing into `work`. */
-int32_t opgen_program_run(opgen_program *p, const opgen_ivalue *inputs, opgen_arena *work, opgen_ivalue *outputs,
-                          opgen_error *err);
+opgen_status opgen_program_run(opgen_program *p, const opgen_ivalue *inputs, opgen_arena *work, opgen_ivalue *outputs,
+                               opgen_error *err);
 
 #ifdef __cplusplus
 }

@@ -84,8 +84,8 @@ typedef struct opgen_graph {
 } opgen_graph;
 
 /* Parses text (`file` names it in errors); everything lives in the arena. */
-int32_t opgen_graph_parse(const char *file, const char *text, size_t len, bool pattern, opgen_arena *a, opgen_graph *g,
-                          opgen_error *err);
+opgen_status opgen_graph_parse(const char *file, const char *text, size_t len, bool pattern, opgen_arena *a,
+                               opgen_graph *g, opgen_error *err);
 /* The canonical text into buf; returns its length (ask with cap 0). */
 size_t opgen_graph_print(const opgen_graph *g, char *buf, size_t cap);
 /* Structural equality (names, shapes, ops, arguments, results). */
@@ -98,8 +98,8 @@ bool opgen_garg_parse_default(opgen_arena *a, const char *text, opgen_garg *out)
  * npos may be given by position (all may be given by name): given[i] is the
  * argument written for parameter i, or NULL. Errors name the argument's
  * line:col in g. */
-int32_t opgen_bind_args(const opgen_graph *g, const opgen_gnode *nd, const char *const *names, int nargs, int npos,
-                        const opgen_garg **given, opgen_error *err);
+opgen_status opgen_bind_args(const opgen_graph *g, const opgen_gnode *nd, const char *const *names, int nargs, int npos,
+                             const opgen_garg **given, opgen_error *err);
 
 /* Dtype names: "f32" <-> Float, "torch.float32" <-> Float. */
 int opgen_dtype_from_abbrev(const char *s, size_t n);

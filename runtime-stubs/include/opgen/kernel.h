@@ -97,16 +97,16 @@ static inline opgen_dtype opgen_result_dtype(const opgen_ctx *ctx, const opgen_t
  * another order gets a contiguous stand-in (ctx->relayout); opgen_out_any for
  * kernels that write through the iterator (opgen/loops.h) or opgen_copy, which
  * handle any dense order. */
-int32_t opgen_out(opgen_ctx *ctx, opgen_tensor *out, opgen_dtype dtype, int32_t dim, const int64_t *sizes);
-int32_t opgen_out_any(opgen_ctx *ctx, opgen_tensor *out, opgen_dtype dtype, int32_t dim, const int64_t *sizes);
+opgen_status opgen_out(opgen_ctx *ctx, opgen_tensor *out, opgen_dtype dtype, int32_t dim, const int64_t *sizes);
+opgen_status opgen_out_any(opgen_ctx *ctx, opgen_tensor *out, opgen_dtype dtype, int32_t dim, const int64_t *sizes);
 /* opgen_out_any in a given dim order (NULL: the out's own, or contiguous): an
  * unallocated out takes it, a given one must have it. */
-int32_t opgen_out_ordered(opgen_ctx *ctx, opgen_tensor *out, opgen_dtype dtype, int32_t dim, const int64_t *sizes,
-                          const uint8_t *dim_order);
+opgen_status opgen_out_ordered(opgen_ctx *ctx, opgen_tensor *out, opgen_dtype dtype, int32_t dim, const int64_t *sizes,
+                               const uint8_t *dim_order);
 /* The result of a factory (empty, full, rand, ...): the size list checked (the op
  * named), the dtype opgen_result_dtype gives (dflt: ATen's default) checked
  * against mask, out shaped as opgen_out_any does. */
-int32_t opgen_factory_out(opgen_ctx *ctx, uint32_t mask, opgen_int_list size, opgen_dtype dflt, opgen_tensor *out);
+opgen_status opgen_factory_out(opgen_ctx *ctx, uint32_t mask, opgen_int_list size, opgen_dtype dflt, opgen_tensor *out);
 /* Temporary memory from the call's arena; in meta mode it is only counted
  * (ctx->scratch) and NULL is returned. */
 void *opgen_scratch(opgen_ctx *ctx, size_t n);
@@ -114,7 +114,7 @@ void *opgen_scratch(opgen_ctx *ctx, size_t n);
 static inline size_t opgen_arena_cost(size_t n) { return ((n ? n : 1) + 15) & ~(size_t)15; }
 /* t's elements in logical (contiguous) order: t itself when it is contiguous,
  * else a copy in scratch memory (counted in meta mode whatever the layout). */
-int32_t opgen_contiguous(opgen_ctx *ctx, const opgen_tensor *t, opgen_tensor *c);
+opgen_status opgen_contiguous(opgen_ctx *ctx, const opgen_tensor *t, opgen_tensor *c);
 #define OPGEN_FAIL(ctx, code, ...) opgen_fail((ctx)->err, (code), __VA_ARGS__)
 /* What a stub case of a skeleton kernel returns: the step then goes to the next
  * kernel that serves the op (opgen's own), or fails naming op and dtype. */
@@ -131,7 +131,8 @@ bool opgen_is_float(opgen_dtype d);
 bool opgen_is_integral(opgen_dtype d, bool include_bool);
 
 /* Broadcast shape of a and b (numpy rules) into dim/sizes; error on mismatch. */
-int32_t opgen_broadcast(opgen_ctx *ctx, const opgen_tensor *a, const opgen_tensor *b, int32_t *dim, int64_t *sizes);
+opgen_status opgen_broadcast(opgen_ctx *ctx, const opgen_tensor *a, const opgen_tensor *b, int32_t *dim,
+                             int64_t *sizes);
 /* Element offset of t for the multi-index idx of a broadcast shape of `dim` dims. */
 static inline int64_t opgen_bcast_offset(const opgen_tensor *t, int32_t dim, const int64_t *idx) {
     int64_t off = 0;
@@ -150,9 +151,9 @@ static inline void opgen_index_next(int32_t dim, const int64_t *sizes, int64_t *
 /* A 2-value parameter (kernel size, stride, padding, dilation) from an int list:
  * one value stands for both, none takes dflt (when >= 0); values beyond 2^30
  * are refused. */
-int32_t opgen_int_pair(opgen_ctx *ctx, opgen_int_list l, const char *what, int64_t dflt, int64_t *v);
+opgen_status opgen_int_pair(opgen_ctx *ctx, opgen_int_list l, const char *what, int64_t dflt, int64_t *v);
 /* A dimension argument (negative counts from the end) checked against dim. */
-int32_t opgen_wrap_dim(opgen_ctx *ctx, int64_t d, int32_t dim, int32_t *out);
+opgen_status opgen_wrap_dim(opgen_ctx *ctx, int64_t d, int32_t dim, int32_t *out);
 
 /* A double as an int64_t the way a cast would give it, but defined for every
  * input: NaN is 0, out-of-range values saturate (a C cast would be UB). */

@@ -42,16 +42,16 @@ typedef struct opgen_iter {
 
 /* Sets up the loops of out = f(in[0..nin)): every input broadcasts to out's
  * shape (an error names the mismatch). out must have its shape (opgen_out). */
-int32_t opgen_iter_init(opgen_ctx *ctx, opgen_iter *it, opgen_tensor *out, const opgen_tensor *const *in, int nin);
+opgen_status opgen_iter_init(opgen_ctx *ctx, opgen_iter *it, opgen_tensor *out, const opgen_tensor *const *in, int nin);
 /* The same for an output the kernel addresses itself (a view of out, say one
  * element per row): no run needs to be contiguous in it (the MAP macros do). */
-int32_t opgen_iter_init_strided(opgen_ctx *ctx, opgen_iter *it, opgen_tensor *out, const opgen_tensor *const *in,
-                                int nin);
+opgen_status opgen_iter_init_strided(opgen_ctx *ctx, opgen_iter *it, opgen_tensor *out, const opgen_tensor *const *in,
+                                     int nin);
 /* The same for a reduction: out has in's shape with the reduced dimensions of size
  * 1 (keepdim), and gets stride 0 there; reduced[d] marks in's dimension d. The
  * merged dimensions keep reduced ones innermost when the input allows. */
-int32_t opgen_iter_init_reduce(opgen_ctx *ctx, opgen_iter *it, opgen_tensor *out, const opgen_tensor *in,
-                               const bool *reduced);
+opgen_status opgen_iter_init_reduce(opgen_ctx *ctx, opgen_iter *it, opgen_tensor *out, const opgen_tensor *in,
+                                    const bool *reduced);
 
 /* A Scalar as a 0-d operand of its own dtype (Long, Double or Bool) in t: the
  * loops then convert it to the compute type as ATen wraps a Scalar. */
@@ -59,12 +59,12 @@ const opgen_tensor *opgen_scalar_operand(const opgen_scalar *s, opgen_tensor *t)
 /* The setup of a binary elementwise kernel: a and b broadcast, the result dtype
  * checked against the kernel's mask, out prepared; in a run, the loops of out =
  * f(a, b). Returns nonzero on error; the caller returns after it in meta mode. */
-int32_t opgen_binary_prepare(opgen_ctx *ctx, uint32_t mask, opgen_dtype res, const opgen_tensor *a,
-                             const opgen_tensor *b, opgen_tensor *out, opgen_iter *it);
+opgen_status opgen_binary_prepare(opgen_ctx *ctx, uint32_t mask, opgen_dtype res, const opgen_tensor *a,
+                                  const opgen_tensor *b, opgen_tensor *out, opgen_iter *it);
 
 /* Which dimensions of self a dim list reduces (None or [] reduces all); a
  * dimension given twice is an error. */
-int32_t opgen_reduced_dims(opgen_ctx *ctx, const opgen_tensor *self, const opgen_int_list *dims, bool *reduced);
+opgen_status opgen_reduced_dims(opgen_ctx *ctx, const opgen_tensor *self, const opgen_int_list *dims, bool *reduced);
 
 /* Block conversions between dtypes (the one per-block dtype switch): n elements
  * of dtype sd at src, `stride` bytes apart, into dst (contiguous, dtype dd). */
@@ -98,9 +98,9 @@ void opgen_convert_out(void *dst, int64_t stride, opgen_dtype dd, const void *sr
 
 /* dst = src (same shape, src may broadcast; any strides; dtypes converted as ATen's
  * to() does): runs of contiguous elements are copied with memcpy. */
-int32_t opgen_copy(opgen_ctx *ctx, opgen_tensor *dst, const opgen_tensor *src);
+opgen_status opgen_copy(opgen_ctx *ctx, opgen_tensor *dst, const opgen_tensor *src);
 /* The same between tensors of one dtype (no conversion code linked in): layouts. */
-int32_t opgen_copy_same(opgen_ctx *ctx, opgen_tensor *dst, const opgen_tensor *src);
+opgen_status opgen_copy_same(opgen_ctx *ctx, opgen_tensor *dst, const opgen_tensor *src);
 
 /* Half and BFloat16 (stored as uint16_t) to and from float, rounding to nearest
  * even as c10 does. */
@@ -339,7 +339,7 @@ static inline int64_t opgen_bitnot_i64(int64_t v) { return ~v; }
 /* Every element of t = value, converted as ATen's fill does: a value the dtype
  * cannot hold (300 as uint8, 1e10 as int32, NaN as an integer) is refused with
  * ATen's message rather than wrapped. */
-OPGEN_SPECIALIZED int32_t opgen_fill(opgen_ctx *ctx, uint32_t mask, opgen_tensor *t, const opgen_scalar *value) {
+OPGEN_SPECIALIZED opgen_status opgen_fill(opgen_ctx *ctx, uint32_t mask, opgen_tensor *t, const opgen_scalar *value) {
     int64_t n = opgen_numel(t);
     bool is_f = value->dtype == OPGEN_DTYPE_Double;
     double f = is_f ? opgen_scalar_f64(value) : 0;

@@ -23,15 +23,15 @@ typedef enum opgen_dialect { OPGEN_DIALECT_ATEN, OPGEN_DIALECT_EDGE, OPGEN_DIALE
 
 /* backend: fuse only that backend's ops ("quantized"), or all when NULL. *nfused
  * (may be NULL) receives the number of replacements. */
-int32_t opgen_fuse(const opgen_graph *in, const char *backend, opgen_arena *a, opgen_graph *out, int *nfused,
-                   opgen_error *err);
-int32_t opgen_decompose(const opgen_graph *in, opgen_arena *a, opgen_graph *out, int *ninlined, opgen_error *err);
+opgen_status opgen_fuse(const opgen_graph *in, const char *backend, opgen_arena *a, opgen_graph *out, int *nfused,
+                        opgen_error *err);
+opgen_status opgen_decompose(const opgen_graph *in, opgen_arena *a, opgen_graph *out, int *ninlined, opgen_error *err);
 /* OPGEN_OK when valid; otherwise the error names the node, its line and the reason. */
-int32_t opgen_verify(const opgen_graph *g, opgen_dialect d, opgen_arena *a, opgen_error *err);
+opgen_status opgen_verify(const opgen_graph *g, opgen_dialect d, opgen_arena *a, opgen_error *err);
 /* The same with backends' kernels (a vendor runner's): a backend program may call
  * a vendor's ops, which only its kernels serve. */
-int32_t opgen_verify_with(const opgen_graph *g, opgen_dialect d, const opgen_load_options *opt, opgen_arena *a,
-                          opgen_error *err);
+opgen_status opgen_verify_with(const opgen_graph *g, opgen_dialect d, const opgen_load_options *opt, opgen_arena *a,
+                               opgen_error *err);
 /* "aten", "edge", "backend" -> the dialect, or -1. */
 int opgen_dialect_parse(const char *name);
 

@@ -72,10 +72,10 @@ typedef struct opgen_method_memory {
 
 /* Bytes of planned buffer id (1..nbuffers), or 0. */
 size_t opgen_method_buffer_bytes(const opgen_pte *p, const opgen_pte_plan *pl, int id);
-int32_t opgen_method_memory_of(const opgen_pte *p, const char *method, const opgen_method_options *opt,
-                               opgen_method_memory *mem, opgen_error *err);
-int32_t opgen_method_load(const opgen_pte *p, const char *method, const opgen_method_options *opt, opgen_arena *a,
-                          opgen_method **out, opgen_error *err);
+opgen_status opgen_method_memory_of(const opgen_pte *p, const char *method, const opgen_method_options *opt,
+                                    opgen_method_memory *mem, opgen_error *err);
+opgen_status opgen_method_load(const opgen_pte *p, const char *method, const opgen_method_options *opt, opgen_arena *a,
+                               opgen_method **out, opgen_error *err);
 /* Bytes a run takes from its work arena (kernels' scratch, stand-ins, inputs that
  * need a place), given back when it ends. */
 size_t opgen_method_work_bytes(const opgen_method *m);
@@ -85,7 +85,7 @@ size_t opgen_method_work_bytes(const opgen_method *m);
  * statistic: what the exporter writes back with aten::copy_) persist from one
  * run to the next, starting from the program's mutable data segment where it
  * has one, else zeros (as in ExecuTorch). Reset puts them back as loaded. */
-int32_t opgen_method_reset(opgen_method *m, opgen_error *err);
+opgen_status opgen_method_reset(opgen_method *m, opgen_error *err);
 
 int opgen_method_ninputs(const opgen_method *m);
 /* Whether input i is a scalar the program declares as Null (a SymInt the
@@ -108,8 +108,8 @@ const opgen_ivalue *opgen_method_output(const opgen_method *m, int i);
  * copied into the program's, and its planned place); scalars of the declared kind.
  * outputs[i] receive the results: tensors in the program's dim order, pointing
  * into planned memory (valid until the next run). */
-int32_t opgen_method_run(opgen_method *m, const opgen_ivalue *inputs, opgen_arena *work, opgen_ivalue *outputs,
-                         opgen_error *err);
+opgen_status opgen_method_run(opgen_method *m, const opgen_ivalue *inputs, opgen_arena *work, opgen_ivalue *outputs,
+                              opgen_error *err);
 
 /* Per instruction of a loaded method, in order: its kind, and for a KernelCall the
  * operator ("aten::add.out"), the kernel chosen and whose it is, and ExecuTorch's
@@ -131,8 +131,8 @@ int opgen_method_ninstructions(const opgen_method *m);
  * inputs as %x0, %x1, ..., its constants as further inputs %c<value>, views the
  * exporter removed (tensors sharing planned bytes) as view_copy. Control flow and
  * delegated parts have no graph text: an error names the instruction. */
-int32_t opgen_pte_graph_text(const opgen_pte *p, const char *method, opgen_arena *a, char **text, size_t *len,
-                             opgen_error *err);
+opgen_status opgen_pte_graph_text(const opgen_pte *p, const char *method, opgen_arena *a, char **text, size_t *len,
+                                  opgen_error *err);
 
 #ifdef __cplusplus
 }

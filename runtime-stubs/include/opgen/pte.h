@@ -38,7 +38,7 @@ typedef struct opgen_pte {
 
 /* Checks the FlatBuffers header, the file identifier (ET12) and the extended
  * header, and finds the root. `file` is kept (not copied) for messages. */
-int32_t opgen_pte_open(opgen_pte *p, const void *data, size_t size, const char *file, opgen_error *err);
+opgen_status opgen_pte_open(opgen_pte *p, const void *data, size_t size, const char *file, opgen_error *err);
 /* Whether data starts like a .pte program (the ET12 identifier at byte 4). */
 bool opgen_pte_is_program(const void *data, size_t size);
 
@@ -49,9 +49,9 @@ typedef struct opgen_pte_plan {
     opgen_pte_vec values, inputs, outputs, chains, operators, delegates, buffer_sizes;
 } opgen_pte_plan;
 
-int32_t opgen_pte_plan_at(const opgen_pte *p, uint32_t i, opgen_pte_plan *out, opgen_error *err);
+opgen_status opgen_pte_plan_at(const opgen_pte *p, uint32_t i, opgen_pte_plan *out, opgen_error *err);
 /* The method called name; OPGEN_E_NOT_FOUND (naming the methods there are) if none. */
-int32_t opgen_pte_plan_find(const opgen_pte *p, const char *name, opgen_pte_plan *out, opgen_error *err);
+opgen_status opgen_pte_plan_find(const opgen_pte *p, const char *name, opgen_pte_plan *out, opgen_error *err);
 
 /* ---- values (EValues) ---- */
 enum opgen_ev_kind {
@@ -97,8 +97,8 @@ typedef struct opgen_pte_value {
     opgen_pte_tensor t;
 } opgen_pte_value;
 
-int32_t opgen_pte_value_at(const opgen_pte *p, const opgen_pte_plan *pl, uint32_t i, opgen_pte_value *v,
-                           opgen_error *err);
+opgen_status opgen_pte_value_at(const opgen_pte *p, const opgen_pte_plan *pl, uint32_t i, opgen_pte_value *v,
+                                opgen_error *err);
 
 /* ---- instructions ---- */
 enum opgen_instr_kind {
@@ -120,13 +120,13 @@ typedef struct opgen_pte_instr {
 } opgen_pte_instr;
 
 /* Chain c's instructions (a vector of tables: read them with opgen_pte_instr_at). */
-int32_t opgen_pte_chain_at(const opgen_pte *p, const opgen_pte_plan *pl, uint32_t c, opgen_pte_vec *instrs,
-                           opgen_error *err);
-int32_t opgen_pte_instr_at(const opgen_pte *p, const opgen_pte_vec *instrs, uint32_t k, opgen_pte_instr *out,
-                           opgen_error *err);
+opgen_status opgen_pte_chain_at(const opgen_pte *p, const opgen_pte_plan *pl, uint32_t c, opgen_pte_vec *instrs,
+                                opgen_error *err);
+opgen_status opgen_pte_instr_at(const opgen_pte *p, const opgen_pte_vec *instrs, uint32_t k, opgen_pte_instr *out,
+                                opgen_error *err);
 /* Operator i: name ("aten::add") and overload ("out", "" when absent). */
-int32_t opgen_pte_operator_at(const opgen_pte *p, const opgen_pte_plan *pl, uint32_t i, const char **name,
-                              const char **overload, opgen_error *err);
+opgen_status opgen_pte_operator_at(const opgen_pte *p, const opgen_pte_plan *pl, uint32_t i, const char **name,
+                                   const char **overload, opgen_error *err);
 
 /* A backend delegate: its backend id, its processed blob, its compile specs. */
 typedef struct opgen_pte_delegate {
@@ -135,14 +135,15 @@ typedef struct opgen_pte_delegate {
     size_t size;
     opgen_pte_vec compile_specs; /* tables: key (string), value ([ubyte]) */
 } opgen_pte_delegate;
-int32_t opgen_pte_delegate_at(const opgen_pte *p, const opgen_pte_plan *pl, uint32_t i, opgen_pte_delegate *out,
-                              opgen_error *err);
+opgen_status opgen_pte_delegate_at(const opgen_pte *p, const opgen_pte_plan *pl, uint32_t i, opgen_pte_delegate *out,
+                                   opgen_error *err);
 
 /* The bytes of constant buffer idx (> 0): from the constant segment, or from the
  * legacy inline constant_buffer; at least nbytes of them. */
-int32_t opgen_pte_constant(const opgen_pte *p, uint32_t idx, size_t nbytes, const void **data, opgen_error *err);
+opgen_status opgen_pte_constant(const opgen_pte *p, uint32_t idx, size_t nbytes, const void **data, opgen_error *err);
 /* The initial bytes of a planned tensor (mutable_data_segments[0], entry idx). */
-int32_t opgen_pte_mutable_data(const opgen_pte *p, uint32_t idx, size_t nbytes, const void **data, opgen_error *err);
+opgen_status opgen_pte_mutable_data(const opgen_pte *p, uint32_t idx, size_t nbytes, const void **data,
+                                    opgen_error *err);
 
 /* ExecuTorch's kernel key of a KernelCall into key: "v1/" then, per tensor
  * argument in order (a TensorList's first element, an OptionalTensorList's first

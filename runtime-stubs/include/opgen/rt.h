@@ -8,63 +8,46 @@
 #include <stdint.h>
 
 #include "opgen/dtype.h"
+#include "opgen/status.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-/* Status codes (opgen_status is int32_t in the generated kernel ABI). */
-#define OPGEN_STATUSES(X)                         \
-    X(OPGEN_OK, "ok")                             \
-    X(OPGEN_E_INVALID, "invalid argument")        \
-    X(OPGEN_E_SHAPE, "shape mismatch")            \
-    X(OPGEN_E_DTYPE, "unsupported dtype")         \
-    X(OPGEN_E_NO_MEMORY, "out of memory")         \
-    X(OPGEN_E_NOT_FOUND, "not found")             \
-    X(OPGEN_E_NOT_IMPLEMENTED, "not implemented") \
-    X(OPGEN_E_PARSE, "syntax error")              \
-    X(OPGEN_E_IO, "input/output error")           \
-    X(OPGEN_E_FORMAT, "unsupported file format")
-
-enum opgen_status_code {
-#define OPGEN_STATUS_ENUM(code, text) code,
-    OPGEN_STATUSES(OPGEN_STATUS_ENUM)
-#undef OPGEN_STATUS_ENUM
-        OPGEN_STATUS_COUNT
-};
-
-const char *opgen_status_text(int32_t status);
+const char *opgen_status_text(opgen_status status);
 
 /* The first error of a call: a code, a message, and where it happened in the
  * program text when there is one (line 0: no position). */
 typedef struct opgen_error {
-    int32_t code;
+    opgen_status code;
     unsigned line, col;
     char file[128];
     char msg[384];
 } opgen_error;
 
 /* Records an error (only the first one sticks) and returns its code. err may be NULL. */
-int32_t opgen_fail(opgen_error *err, int32_t code, const char *fmt, ...)
+opgen_status opgen_fail(opgen_error *err, opgen_status code, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 3, 4)))
 #endif
     ;
-int32_t opgen_fail_at(opgen_error *err, int32_t code, const char *file, unsigned line, unsigned col, const char *fmt,
-                      ...)
+opgen_status opgen_fail_at(opgen_error *err, opgen_status code, const char *file, unsigned line, unsigned col,
+                           const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 6, 7)))
 #endif
     ;
 /* Records an error's code alone; its message is the code's text (opgen_status_text). */
-int32_t opgen_fail_code(opgen_error *err, int32_t code);
+opgen_status opgen_fail_code(opgen_error *err, opgen_status code);
 /* A build for size may define OPGEN_NO_ERRMSG (as nanopb's PB_NO_ERRMSG): errors
  * keep their codes, the message text and its formatting (printf) are compiled out. */
 #ifdef OPGEN_NO_ERRMSG
 #define OPGEN_ERRMSG 0 /* code that formats a message first tests it */
 /* takes the message's arguments and drops them: once inlined, neither the text
  * nor its formatting is left */
-static inline int32_t opgen_fail_quiet(opgen_error *err, int32_t code, ...) { return opgen_fail_code(err, code), code; }
+static inline opgen_status opgen_fail_quiet(opgen_error *err, opgen_status code, ...) {
+    return opgen_fail_code(err, code), code;
+}
 #define opgen_fail(err, code, ...) opgen_fail_quiet((err), (code), __VA_ARGS__)
 #define opgen_fail_at(err, code, ...) opgen_fail_quiet((err), (code), __VA_ARGS__)
 #else
@@ -178,14 +161,15 @@ int64_t opgen_numel(const opgen_tensor *t);
 int64_t opgen_bool_check(const void *data, int64_t n);
 size_t opgen_nbytes(const opgen_tensor *t);
 /* Sets sizes, contiguous strides and the default dim order; data is left alone. */
-int32_t opgen_tensor_shape(opgen_tensor *t, opgen_dtype dtype, int32_t dim, const int64_t *sizes, opgen_error *err);
+opgen_status opgen_tensor_shape(opgen_tensor *t, opgen_dtype dtype, int32_t dim, const int64_t *sizes,
+                                opgen_error *err);
 /* The same in a dim order (outermost dimension first; NULL: the default), which
  * must be a permutation of 0..dim-1: strides follow it (channels-last is 0,2,3,1). */
-int32_t opgen_tensor_shape_ordered(opgen_tensor *t, opgen_dtype dtype, int32_t dim, const int64_t *sizes,
-                                   const uint8_t *dim_order, opgen_error *err);
+opgen_status opgen_tensor_shape_ordered(opgen_tensor *t, opgen_dtype dtype, int32_t dim, const int64_t *sizes,
+                                        const uint8_t *dim_order, opgen_error *err);
 /* Shape + zeroed data from the arena. */
-int32_t opgen_tensor_alloc(opgen_tensor *t, opgen_dtype dtype, int32_t dim, const int64_t *sizes, opgen_arena *a,
-                           opgen_error *err);
+opgen_status opgen_tensor_alloc(opgen_tensor *t, opgen_dtype dtype, int32_t dim, const int64_t *sizes, opgen_arena *a,
+                                opgen_error *err);
 bool opgen_tensor_is_contiguous(const opgen_tensor *t);
 /* The bytes t may occupy from its data: as far as its strides reach, or its
  * capacity where larger (a kernel may resize it within that). */
