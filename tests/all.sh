@@ -60,27 +60,17 @@ mkdir -p build-ci
 # their subproject, and the benchmarks, built and run once so they cannot rot
 # (figures: meson test --benchmark)
 stage gcc
-suite gcc gcc ""
-if ninja -C build-ci/gcc tests/bench/bench_registry tests/bench/bench_registry_synthetic tests/bench/bench_backend tests/bench/bench_kernels tests/bench/bench_models >build-ci/bench.log 2>&1 &&
-    build-ci/gcc/tests/bench/bench_registry 1 >>build-ci/bench.log 2>&1 &&
-    build-ci/gcc/tests/bench/bench_registry_synthetic 1 >>build-ci/bench.log 2>&1 &&
-    build-ci/gcc/tests/bench/bench_backend 1 >>build-ci/bench.log 2>&1 &&
-    build-ci/gcc/tests/bench/bench_kernels 1 --no-check >>build-ci/bench.log 2>&1 &&
-    build-ci/gcc/tests/bench/bench_models 1 2 ../shared/corpus >>build-ci/bench.log 2>&1; then
-    echo "benchmarks: built and run once"
-    sh tests/size/sizes.sh build-ci/gcc/tests/size/size_test build-ci/gcc/tests/size/size_test_add 2>&1 | sed 's/^/gcc: /'
-    passed=$((passed + 1))
-else
-    echo "benchmarks FAILED"
-    tail -n 20 build-ci/bench.log
-    failed=$((failed + 1))
-fi
+suite gcc gcc "--no-suite selective-builds --no-suite bench-smoke"
+meson test -C build-ci/gcc --suite bench-smoke --print-errorlogs >build-ci/bench.log 2>&1
+grep -E '^ *[0-9]+/[0-9]+ |bench-smoke:|FAIL' build-ci/bench.log
+count build-ci/bench.log
+sh tests/size/sizes.sh build-ci/gcc/tests/size/size_test build-ci/gcc/tests/size/size_test_add 2>&1 | sed 's/^/gcc: /'
 
 # clang: every source compiled with -Werror, every test run; the backend projects
 # (opgen compiled again as a subproject, stubs compiled by gcc and clang) are the
 # gcc stage's: they build the same sources this stage compiled
 stage clang
-OPGEN_BACKEND_BUILDS=0 suite clang clang ""
+OPGEN_BACKEND_BUILDS=0 suite clang clang "--no-suite selective-builds --no-suite bench-smoke"
 
 # ASan+UBSan: everything that parses or runs untrusted input (yaml, graph text,
 # .pte, .npy, command lines, the fault matrix) and every kernel case; at -O1 (the
@@ -90,69 +80,16 @@ stage asan-ubsan
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:strict_string_checks=1 \
 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
 OPGEN_BACKEND_BUILDS=0 \
-    suite asan-ubsan gcc "" -Db_sanitize=address,undefined -Db_lundef=false -Doptimization=1 \
+    suite asan-ubsan gcc "--no-suite selective-builds --no-suite bench-smoke" -Db_sanitize=address,undefined -Db_lundef=false -Doptimization=1 \
     -Dc_args=-fsanitize=float-cast-overflow -Dc_link_args=-fsanitize=float-cast-overflow
 
 # product builds trimmed to one model (-Dselect): the model runs and matches, and
 # the other program is refused at load, naming what the selection left out; from
 # a graph program's selection and from .pte programs' (opgen select --pte)
 stage selective
-corpus=../shared/corpus
-selective() { # selective NAME SELECTION PROGRAM INPUTS EXPECTED OTHER OTHER-INPUTS REFUSAL
-    dir=build-ci/select-$1 log=build-ci/select-$1.log
-    rm -rf "$dir"
-    rt=$dir/runtime-stubs/selective/opgen-rt
-    if meson setup "$dir" -Dselect="$2" >"$log" 2>&1 && ninja -C "$dir" runtime-stubs/selective/opgen-rt >>"$log" 2>&1 &&
-        # shellcheck disable=SC2086
-        "$rt" run "$3" $4 -o "$dir/out" >>"$log" 2>&1 &&
-        "$rt" compare "$5" "$dir/out/0.npy" >>"$log" 2>&1 &&
-        # shellcheck disable=SC2086
-        ! "$rt" run "$6" $7 -o "$dir/out2" 2>"$dir.err" &&
-        grep -qF "$8" "$dir.err"; then
-        passed=$((passed + 1))
-        echo "$1: runs in its own selective build; $6 is refused: $(cat "$dir.err")"
-    else
-        echo "selective build $1 FAILED"
-        tail -n 20 "$log" "$dir.err" 2>/dev/null
-        failed=$((failed + 1))
-    fi
-}
-graph_inputs() { for f in tests/examples/"$1"/inputs/*.npy; do printf -- '--input %s=%s ' "$(basename "$f" .npy)" "$f"; done; }
-selective mlp-graph tests/select/expected/mlp_graph.yaml tests/examples/mlp.graph "$(graph_inputs mlp)" tests/examples/mlp/expected/0.npy \
-    tests/examples/attention.graph "$(graph_inputs attention)" "is left out of this build's selection (mlp_graph.yaml)"
-# from .pte programs (opgen select --pte): small_cnn (the README builds mlp's), and
-# the stateful and dynamic programs together: llama_decode (copy_ into its KV cache)
-# decodes its greedy tokens and seq_dynamic (prim ops, et_view) matches, in one build
-if [ -f "$corpus/exir/small_cnn/model.pte" ] && [ -f "$corpus/exir/llama_decode/model.pte" ]; then
-    if build-ci/gcc/opgen select --pte "$corpus/exir/small_cnn/model.pte" -o build-ci/select-small_cnn.yaml >build-ci/select-small_cnn.log 2>&1; then
-        selective small_cnn build-ci/select-small_cnn.yaml "$corpus/exir/small_cnn/model.pte" "--input 0=$corpus/exir/small_cnn/inputs/0_0.npy" "$corpus/exir/small_cnn/expected/0_0.npy" \
-            "$corpus/exir/mlp/model.pte" "--input 0=$corpus/exir/mlp/inputs/0_0.npy" \
-            "method 'forward', instruction 2 (aten::relu.out): aten::relu.out is left out of this build's selection (select-small_cnn.yaml)"
-    else
-        echo "opgen select --pte small_cnn.pte FAILED"
-        cat build-ci/select-small_cnn.log
-        failed=$((failed + 1))
-    fi
-    dir=build-ci/select-state log=build-ci/select-state.log rt=build-ci/select-state/runtime-stubs/selective/opgen-rt
-    rm -rf "$dir"
-    if build-ci/gcc/opgen select --pte "$corpus/exir/llama_decode/model.pte" --pte tests/exir/seq_dynamic/model.pte -o build-ci/select-state.yaml >"$log" 2>&1 &&
-        meson setup "$dir" -Dselect=build-ci/select-state.yaml >>"$log" 2>&1 && ninja -C "$dir" runtime-stubs/selective/opgen-rt >>"$log" 2>&1 &&
-        [ "$("$rt" generate "$corpus/exir/llama_decode/model.pte" --prompt 3,77 --steps 12 2>>"$log")" = "8 20 22 93 127 115 124 103 29 97 29 97" ] &&
-        "$rt" run tests/exir/seq_dynamic/model.pte --calls tests/exir/seq_dynamic/inputs -o "$dir/out" >>"$log" 2>&1 &&
-        "$rt" compare tests/exir/seq_dynamic/expected/2_0.npy "$dir/out/2_0.npy" >>"$log" 2>&1 &&
-        ! "$rt" run "$corpus/exir/mlp/model.pte" --input 0="$corpus/exir/mlp/inputs/0_0.npy" -o "$dir/out2" 2>"$dir.err" &&
-        grep -qF "aten::relu.out is left out of this build's selection (select-state.yaml)" "$dir.err"; then
-        passed=$((passed + 1))
-        echo "llama_decode + seq_dynamic: decode and match in their own selective build; mlp is refused: $(cat "$dir.err")"
-    else
-        echo "selective build of llama_decode + seq_dynamic FAILED"
-        tail -n 20 "$log" "$dir.err" 2>/dev/null
-        failed=$((failed + 1))
-    fi
-else
-    echo "SKIP: $corpus/exir is absent: no selective builds from .pte programs"
-    skipped=$((skipped + 1))
-fi
+meson test -C build-ci/gcc --suite selective-builds --print-errorlogs >build-ci/selective.test.log 2>&1
+grep -E '^ *[0-9]+/[0-9]+ |selective-builds:|runs in its own|decode and match|FAILED' build-ci/selective.test.log
+count build-ci/selective.test.log
 
 # bare metal: the runtime cross-built for Cortex-M (tests/cross/cortex-*.txt,
 # picolibc, -Os as a device build), its tests run on QEMU's boards: unit tests and
