@@ -41,12 +41,10 @@ static int fail(parser *ps, unsigned line, unsigned col, const char *fmt, ...)
 #include <stdarg.h>
 static int fail(parser *ps, unsigned line, unsigned col, const char *fmt, ...) {
     if (!ps->failed) {
-        char msg[384];
         va_list ap;
         va_start(ap, fmt);
-        vsnprintf(msg, sizeof msg, fmt, ap);
+        opgen_failv(ps->err, OPGEN_E_PARSE, ps->file, line, col, NULL, fmt, ap);
         va_end(ap);
-        opgen_fail_at(ps->err, OPGEN_E_PARSE, ps->file, line, col, "%s", msg);
         ps->failed = 1;
     }
     return OPGEN_E_PARSE;

@@ -23,12 +23,11 @@ static opgen_status node_fail(opgen_error *err, const opgen_graph *g, unsigned l
     ;
 static opgen_status node_fail(opgen_error *err, const opgen_graph *g, unsigned line, unsigned col, opgen_status code,
                               const char *fmt, ...) {
-    char msg[384];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
+    opgen_failv(err, code, g->file, line, col, NULL, fmt, ap);
     va_end(ap);
-    return opgen_fail_at(err, code, g->file, line, col, "%s", msg);
+    return code;
 }
 
 static int list_len_of_type(const char *type) { /* "int[2]" -> 2, "int[]" -> 0 */

@@ -8,8 +8,7 @@
 #ifndef OPGEN_NO_ERRMSG
 opgen_status pte_vfail(const opgen_pte *p, const opgen_pte_plan *pl, const instr *at, opgen_error *err,
                        opgen_status code, const char *fmt, va_list ap) {
-    char msg[384], where[160];
-    vsnprintf(msg, sizeof msg, fmt, ap);
+    char where[160];
     if (at && at->op)
         snprintf(where, sizeof where, "method '%s', instruction %d (%s): ", pl->name, at->index, at->op);
     else if (at)
@@ -17,7 +16,7 @@ opgen_status pte_vfail(const opgen_pte *p, const opgen_pte_plan *pl, const instr
                  opgen_instr_kind_name(at->kind));
     else
         snprintf(where, sizeof where, "method '%s': ", pl->name);
-    return opgen_fail_at(err, code, p->file, 0, 0, "%s%s", where, msg);
+    return opgen_failv(err, code, p->file, 0, 0, where, fmt, ap);
 }
 
 opgen_status pte_lfail(mloader *L, opgen_status code, const char *fmt, ...) {

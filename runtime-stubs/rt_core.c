@@ -25,21 +25,22 @@ opgen_status opgen_fail_code(opgen_error *err, opgen_status code) {
 }
 
 #ifndef OPGEN_NO_ERRMSG
-static opgen_status vfail(opgen_error *err, opgen_status code, const char *file, unsigned line, unsigned col,
-                          const char *fmt, va_list ap) {
+opgen_status opgen_failv(opgen_error *err, opgen_status code, const char *file, unsigned line, unsigned col,
+                         const char *prefix, const char *fmt, va_list ap) {
     if (!err || err->code != OPGEN_OK) return code;
     err->code = code;
     err->line = line;
     err->col = col;
     snprintf(err->file, sizeof err->file, "%s", file ? file : "");
-    vsnprintf(err->msg, sizeof err->msg, fmt, ap);
+    size_t n = (size_t)snprintf(err->msg, sizeof err->msg, "%s", prefix ? prefix : "");
+    if (n < sizeof err->msg) vsnprintf(err->msg + n, sizeof err->msg - n, fmt, ap);
     return code;
 }
 
 opgen_status opgen_fail(opgen_error *err, opgen_status code, const char *fmt, ...) {
     va_list ap;
     va_start(ap, fmt);
-    vfail(err, code, NULL, 0, 0, fmt, ap);
+    opgen_failv(err, code, NULL, 0, 0, NULL, fmt, ap);
     va_end(ap);
     return code;
 }
@@ -48,7 +49,7 @@ opgen_status opgen_fail_at(opgen_error *err, opgen_status code, const char *file
                            const char *fmt, ...) {
     va_list ap;
     va_start(ap, fmt);
-    vfail(err, code, file, line, col, fmt, ap);
+    opgen_failv(err, code, file, line, col, NULL, fmt, ap);
     va_end(ap);
     return code;
 }

@@ -3,6 +3,7 @@
  * passed in. The runtime never prints and never parses yaml. */
 #ifndef OPGEN_RT_H
 #define OPGEN_RT_H
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -37,6 +38,10 @@ opgen_status opgen_fail_at(opgen_error *err, opgen_status code, const char *file
     __attribute__((format(printf, 6, 7)))
 #endif
     ;
+/* The one formatter behind them all, for a module's own helper that adds context
+ * (a method and instruction, a graph node): prefix (or NULL) and then fmt. */
+opgen_status opgen_failv(opgen_error *err, opgen_status code, const char *file, unsigned line, unsigned col,
+                         const char *prefix, const char *fmt, va_list ap);
 /* Records an error's code alone; its message is the code's text (opgen_status_text). */
 opgen_status opgen_fail_code(opgen_error *err, opgen_status code);
 /* A build for size may define OPGEN_NO_ERRMSG (as nanopb's PB_NO_ERRMSG): errors
@@ -50,6 +55,12 @@ static inline opgen_status opgen_fail_quiet(opgen_error *err, opgen_status code,
 }
 #define opgen_fail(err, code, ...) opgen_fail_quiet((err), (code), __VA_ARGS__)
 #define opgen_fail_at(err, code, ...) opgen_fail_quiet((err), (code), __VA_ARGS__)
+static inline opgen_status opgen_failv_quiet(opgen_error *err, opgen_status code, const char *file, unsigned line,
+                                             unsigned col, const char *prefix, const char *fmt, va_list ap) {
+    (void)file, (void)line, (void)col, (void)prefix, (void)fmt, (void)ap;
+    return opgen_fail_code(err, code);
+}
+#define opgen_failv opgen_failv_quiet
 #else
 #define OPGEN_ERRMSG 1
 #endif
