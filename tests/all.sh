@@ -70,7 +70,7 @@ sh tests/size/sizes.sh build-ci/gcc/tests/size/size_test build-ci/gcc/tests/size
 # (opgen compiled again as a subproject, stubs compiled by gcc and clang) are the
 # gcc stage's: they build the same sources this stage compiled
 stage clang
-OPGEN_BACKEND_BUILDS=0 suite clang clang "--no-suite selective-builds --no-suite bench-smoke"
+OPGEN_BACKEND_BUILDS=0 suite clang clang "--no-suite selective-builds --no-suite bench-smoke --no-suite lint"
 
 # ASan+UBSan: everything that parses or runs untrusted input (yaml, graph text,
 # .pte, .npy, command lines, the fault matrix) and every kernel case; at -O1 (the
@@ -80,7 +80,7 @@ stage asan-ubsan
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:strict_string_checks=1 \
 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
 OPGEN_BACKEND_BUILDS=0 \
-    suite asan-ubsan gcc "--no-suite selective-builds --no-suite bench-smoke" -Db_sanitize=address,undefined -Db_lundef=false -Doptimization=1 \
+    suite asan-ubsan gcc "--no-suite selective-builds --no-suite bench-smoke --no-suite lint" -Db_sanitize=address,undefined -Db_lundef=false -Doptimization=1 \
     -Dc_args=-fsanitize=float-cast-overflow -Dc_link_args=-fsanitize=float-cast-overflow
 
 # product builds trimmed to one model (-Dselect): the model runs and matches, and
