@@ -7,7 +7,7 @@
 #   selective  product builds trimmed with -Dselect, from graph and .pte programs
 #   cortex-m   bare-metal cross builds for the Cortex-M55 and M4, tests on QEMU
 #   readme     README.md's command blocks, in order, in a fresh copy
-#   fuzz       every libFuzzer target for 15 s
+#   fuzz       every libFuzzer target for 15 s, two at a time
 # The last lines give each stage's wall time, then
 # "opgen: N passed, N failed, N skipped". Build folders: build-ci/*.
 set -u
