@@ -169,7 +169,7 @@ static opgen_status check_kernels(mloader *L, opgen_arena *a, bool fuse) {
 /* The method's arrays, from one sequence of arena allocations (METHOD_ARRAYS). */
 static opgen_status take_arrays(opgen_method **out, const counts *c, opgen_arena *a, mloader *L, opgen_step **steps,
                                 opgen_ivalue ***dargs, opgen_error *err) {
-    void *blk[26];
+    void *blk[28];
     int nb = 0;
     bool ok = true;
 #define TAKE(bytes)                                   \
@@ -193,6 +193,8 @@ static opgen_status take_arrays(opgen_method **out, const counts *c, opgen_arena
     *dargs = blk[19];
     m->bounds = blk[20];
     L->fusions = blk[21];
+    L->q8s = blk[22], L->nq8_max = c->quantizes ? c->nq8 : 0;
+    L->q8_mem = blk[23], L->q8_cap = c->quantizes ? c->q8_bytes : 0;
     m->nvalues = (int)c->nvalues;
     m->nchains = (int)c->nchains;
     m->nbuffers = c->nbuffers;
@@ -225,7 +227,7 @@ opgen_status opgen_method_load(const opgen_pte *p, const char *method, const opg
     counts c;
     if (!opt) opt = &pte_no_options;
     if (opgen_pte_plan_find(p, method, &pl, err) || pte_count_method(p, &pl, opt, &c, err)) return err->code;
-    mloader L = {p, &pl, opt, NULL, err, NULL, 0, NULL, NULL, NULL, NULL, NULL, 0, NULL};
+    mloader L = {.p = p, .pl = &pl, .opt = opt, .err = err};
     opgen_step *steps = NULL;
     opgen_ivalue **dargs = NULL;
     if (take_arrays(&L.m, &c, a, &L, &steps, &dargs, err) || take_buffers(&L, a)) return err->code;

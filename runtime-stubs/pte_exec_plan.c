@@ -94,6 +94,41 @@ opgen_status pte_kernel_op(const opgen_pte *p, const opgen_pte_plan *pl, const i
     return OPGEN_OK;
 }
 
+/* The sizes of tensor argument ai of a call, or false. */
+static bool arg_sizes(const opgen_pte *p, const opgen_pte_plan *pl, const opgen_pte_instr *in, uint32_t ai, int64_t *O,
+                      int64_t *K, bool transposed) {
+    opgen_pte_value v;
+    opgen_error e = {0};
+    int32_t vi = ai < in->args.len ? opgen_pte_i32(p, in->args, ai) : -1;
+    if (vi < 0 || (uint32_t)vi >= pl->values.len || opgen_pte_value_at(p, pl, (uint32_t)vi, &v, &e) ||
+        v.kind != OPGEN_EV_TENSOR || v.t.sizes.len < 2)
+        return false;
+    int64_t n = 1;
+    for (uint32_t d = 0; d < v.t.sizes.len; d++) {
+        int32_t s = opgen_pte_i32(p, v.t.sizes, d);
+        if (s < 0 || s > (1 << 24)) return false;
+        n *= s;
+    }
+    *O = opgen_pte_i32(p, v.t.sizes, transposed ? 1 : 0);
+    *K = *O ? n / *O : 0;
+    return n <= ((int64_t)1 << 32);
+}
+
+/* What rewrite_q8.c may take for a call: a record, and a convolution's or
+ * linear layer's packed filter (at most its weight's size, padded). */
+static void count_q8(const opgen_pte *p, const opgen_pte_plan *pl, const opgen_pte_instr *in, const char *q,
+                     counts *c) {
+    int64_t O, K;
+    c->quantizes |= !strcmp(q, "quantized_decomposed::quantize_per_tensor.out");
+    c->nq8 += !strcmp(q, "aten::convolution.out") || !strcmp(q, "aten::addmm.out") || !strcmp(q, "aten::add.out") ||
+              !strcmp(q, "aten::relu.out") || !strcmp(q, "aten::hardtanh.out") ||
+              !strcmp(q, "aten::max_pool2d_with_indices.out");
+    if (!strcmp(q, "aten::convolution.out") && arg_sizes(p, pl, in, 1, &O, &K, false))
+        c->q8_bytes += opgen_q8_filter_bytes(O, K, false);
+    if (!strcmp(q, "aten::addmm.out") && arg_sizes(p, pl, in, 2, &O, &K, true))
+        c->q8_bytes += opgen_q8_filter_bytes(O, K, false);
+}
+
 /* A kernel call's arguments, results and kernels, counted. */
 static opgen_status count_kernel_call(const opgen_pte *p, const opgen_pte_plan *pl, const opgen_pte_instr *in,
                                       const instr *at, const opgen_method_options *opt, counts *c, opgen_error *err) {
@@ -104,6 +139,7 @@ static opgen_status count_kernel_call(const opgen_pte *p, const opgen_pte_plan *
     const opgen_op *kop = &opgen_ops[kid];
     c->nkernels++;
     c->nconvs += !strcmp(q, "aten::convolution.out"); /* each may fuse what follows it (opgen_fusion) */
+    if (OPGEN_Q8) count_q8(p, pl, in, q, c);
     c->nargs += (size_t)kop->nargs + (opgen_is_scalar_op(kid) ? kop->nrets : 0) + 1;
     c->npatches += (size_t)kop->nargs + 1;
     c->ncands += (size_t)opgen_step_ncandidates(kid, opt->kernels);

@@ -309,11 +309,38 @@ static opgen_fusion *seq_slot(void *ctx) {
     return &L->fusions[L->nfusions];
 }
 
+static bool seq_constant(void *ctx, const opgen_tensor *t) {
+    const opgen_method *m = ((mloader *)ctx)->m;
+    int v = value_index(m, t);
+    return v >= 0 && (m->flags[v] & V_CONSTANT);
+}
+static void seq_drop(void *ctx, int k) { ((mloader *)ctx)->m->code[k].folded = FOLDED_Q8; }
+static opgen_q8_step *seq_q8(void *ctx) {
+    mloader *L = ctx;
+    return L->nq8 < L->nq8_max ? &L->q8s[L->nq8] : NULL;
+}
+static void *seq_mem(void *ctx, size_t n) {
+    mloader *L = ctx;
+    if (L->q8_cap - L->q8_used < n) return NULL;
+    return L->q8_used += n, L->q8_mem + L->q8_used - n;
+}
+
+/* Quantized chains computed on int8 by one step each (rewrite_q8.c). */
+static void fuse_quantized(mloader *L) {
+    opgen_method *m = L->m;
+    opgen_step_seq q = {L, m->ncode, seq_plain, seq_reads, seq_slot, seq_constant, seq_drop, seq_q8, seq_mem};
+    for (int k = 0; k < m->ncode; k++) {
+        int n = opgen_rewrite_q8(&q, k);
+        L->nq8 += n > 0;
+        k += n;
+    }
+}
+
 /* Convolution chains computed by the convolution's kernel (rewrite.c), the
  * other instructions skipped while it does. */
 static void fuse_convolutions(mloader *L) {
     opgen_method *m = L->m;
-    opgen_step_seq q = {L, m->ncode, seq_plain, seq_reads, seq_slot};
+    opgen_step_seq q = {L, m->ncode, seq_plain, seq_reads, seq_slot, NULL, NULL, NULL, NULL};
     for (int k = 0; k + 1 < m->ncode; k++) {
         const instr *c = &m->code[k];
         if (c->kind != OPGEN_INSTR_KERNEL || c->prim || !c->step ||
@@ -346,6 +373,7 @@ static void mark_unread(opgen_method *m) {
  * fusion first (elision skips a method with fused chains), the cache update
  * before the copies it makes identities of. */
 void pte_rewrite(mloader *L, bool fuse) {
+    if (fuse && OPGEN_Q8 && L->nq8_max) fuse_quantized(L);
     if (fuse && OPGEN_FUSES) fuse_convolutions(L);
     if (fuse && OPGEN_SELECTED(aten_index_put_out) && OPGEN_SELECTED(aten_copy_)) reinplace_cache_updates(L->m);
     if (fuse && OPGEN_SPEED_PATHS) elide_identity_copies(L);

@@ -239,11 +239,14 @@ void opgen_method_instructions(const opgen_method *m, void (*fn)(void *ctx, cons
         opgen_instr_info info = {ins->chain, ins->index, ins->kind, ins->op, NULL, NULL, key, ins->a, ins->b};
         if (ins->prim) info.kernel = "a prim op", info.origin = "opgen";
         if (ins->step && ins->folded)
-            info.kernel = ins->folded == FOLDED_VIEW ? "folded at load (a view of a constant)"
-                          : ins->folded == FOLDED_IN_PLACE
-                              ? "folded at load (its index_put wrote the cache in place)"
-                              : "folded at load (an identity copy: its readers read its source)",
+            info.kernel =
+                ins->folded == FOLDED_VIEW ? "folded at load (a view of a constant)"
+                : ins->folded == FOLDED_Q8 ? "folded at load (part of a quantized chain an integer kernel computes)"
+                : ins->folded == FOLDED_IN_PLACE ? "folded at load (its index_put wrote the cache in place)"
+                                                 : "folded at load (an identity copy: its readers read its source)",
             info.origin = "opgen";
+        else if (OPGEN_Q8 && ins->step && ins->step->q8)
+            info.kernel = opgen_q8_kernel_name(ins->step->q8), info.origin = "opgen";
         else if (ins->step) {
             info.kernel = ins->step->kernel && ins->step->kernel->name ? ins->step->kernel->name : "?";
             info.origin = ins->step->origin ? ins->step->origin : "opgen";

@@ -7,7 +7,8 @@ static opgen_step *plain(const opgen_step_seq *q, int k) { return k < q->n ? q->
 
 int opgen_rewrite_fuse_chain(const opgen_step_seq *q, int k) {
     opgen_step *c = plain(q, k), *b = plain(q, k + 1);
-    if (!c || !b || strcmp(opgen_ops[c->kernel_op].qualified, "aten::convolution.out") || c->nres != 1 || b->nres != 3)
+    if (!c || !b || c->q8 || strcmp(opgen_ops[c->kernel_op].qualified, "aten::convolution.out") || c->nres != 1 ||
+        b->nres != 3)
         return 0;
     if (reads(q, c->res[0]) != 1 || reads(q, b->res[0]) < 0 || reads(q, b->res[1]) || reads(q, b->res[2])) return 0;
     opgen_fusion *slot = q->slot(q->ctx);

@@ -18,6 +18,13 @@ typedef struct opgen_step_seq {
     int (*reads)(void *ctx, const opgen_tensor *t);
     /* The fusion record a fused chain takes (called once a chain is found). */
     opgen_fusion *(*slot)(void *ctx);
+    /* For rewrite_q8.c (NULL: no quantized rewrites): whether t is a constant
+     * (never written); that step k no longer runs; the next integer-step record
+     * (or NULL); n bytes of the memory planned for packed filters (or NULL). */
+    bool (*constant)(void *ctx, const opgen_tensor *t);
+    void (*drop)(void *ctx, int k);
+    opgen_q8_step *(*q8)(void *ctx);
+    void *(*mem)(void *ctx, size_t n);
 } opgen_step_seq;
 
 /* Convolution -> batch norm (-> add of a residual) (-> relu or hardtanh) from
@@ -25,5 +32,10 @@ typedef struct opgen_step_seq {
  * kernel computes the chain (opgen_step_fuse). Returns how many steps after k
  * it took (0: none, k not fused). */
 int opgen_rewrite_fuse_chain(const opgen_step_seq *q, int k);
+
+/* A quantized chain from step k (dequantize -> op -> quantize, rewrite_q8.c)
+ * computed by step k on int8 tensors: returns how many steps after k it took,
+ * its other steps dropped (q->drop); 0: none. */
+int opgen_rewrite_q8(const opgen_step_seq *q, int k);
 
 #endif

@@ -6,6 +6,13 @@
 #define OPGEN_STEP_H
 #include "opgen/exec.h"
 #include "opgen/kernel.h"
+#include "kernels/q8.h"
+
+/* What a build compiles in for quantized programs: the integer kernels where it
+ * keeps quantize_per_tensor and dequantize_per_tensor (rewrite_q8.c). */
+#define OPGEN_Q8                                                     \
+    (OPGEN_SELECTED(quantized_decomposed_quantize_per_tensor_out) && \
+     OPGEN_SELECTED(quantized_decomposed_dequantize_per_tensor_out))
 
 /* An argument (or, with elem >= 0, one element of an int list) refreshed from
  * values[value] before every call: a scalar the program computes or is given. */
@@ -46,7 +53,24 @@ typedef struct opgen_step {
     opgen_dtype dtype;
     struct opgen_fusion *fusion; /* a convolution that also applies the next steps (step.c), or NULL */
     uint32_t unread;             /* results nothing reads (opgen_ctx.unread): bit i for res[i] */
+    struct opgen_q8_step *q8;    /* a quantized chain it computes on int8 (rewrite_q8.c), or NULL */
 } opgen_step;
+
+/* A step that computes a quantized chain on int8 tensors (rewrite_q8.c): the
+ * chain's other steps do not run. */
+enum { OPGEN_Q8_CONV = 1, OPGEN_Q8_ADD, OPGEN_Q8_LOOKUP, OPGEN_Q8_MAX_POOL };
+typedef struct opgen_q8_step {
+    int kind;
+    const opgen_tensor *x, *x2; /* the int8 inputs (dequantize's inputs) */
+    opgen_tensor *y;            /* the int8 result (the quantize's out) */
+    opgen_q8_filter f;          /* CONV (a linear layer: 1x1 pixels) */
+    opgen_q8_conv_geom g;
+    opgen_q8_requant rq;
+    float sa, sb; /* ADD: the operands' scales and zero points */
+    int32_t za, zb;
+    int64_t pool[4][2]; /* MAX_POOL: kernel, stride, padding, dilation */
+    int8_t table[256];  /* LOOKUP */
+} opgen_q8_step;
 
 /* A convolution step that stores its result through the batch norm (the
  * residual add, the activation) of the steps after it, which then do not run
@@ -110,9 +134,13 @@ opgen_status opgen_step_fused_run(opgen_step *s, opgen_arena *arena, opgen_error
 #else
 #define OPGEN_SPLITS 0
 #endif
+opgen_status opgen_q8_step_run(opgen_step *s, opgen_arena *arena, opgen_error *err);
+/* What runs such a step, for traces and profiles: "opgen_q8_conv (int8, avx512-vnni)". */
+const char *opgen_q8_kernel_name(const struct opgen_q8_step *r);
 static inline opgen_status opgen_step_exec(opgen_step *s, const opgen_ivalue *values, opgen_arena *arena,
                                            opgen_error *err) {
     if (s->absorbed) return s->absorbed = false, OPGEN_OK;
+    if (OPGEN_Q8 && s->q8) return opgen_q8_step_run(s, arena, err);
     if (OPGEN_FUSES && s->fusion) return opgen_step_fused_run(s, arena, err);
     if (s->npatches || s->relayout) return opgen_step_run(s, values, arena, err);
     if (OPGEN_SPLITS && s->split) return opgen_step_split_run(s, arena, err);

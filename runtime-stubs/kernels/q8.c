@@ -1,0 +1,404 @@
+/* Integer kernels for quantized programs (q8.h). A dense convolution is a
+ * product of the packed filter (blocks of MR channels) and the input's im2col
+ * (blocks of NR pixels, packed four rows interleaved: the four bytes a vpdpbusd
+ * or sdot lane multiplies are one pixel's four taps), exact in int32, then
+ * requantized as each MR x NR tile finishes. Results do not depend on the
+ * variant or the thread count: the sums are exact and one function rounds. */
+#include "q8.h"
+#include <string.h>
+
+#if (defined(__GNUC__) || defined(__clang__)) && defined(__x86_64__)
+#define Q8_X86 1
+#include <immintrin.h>
+#else
+#define Q8_X86 0
+#endif
+#if defined(__aarch64__) && defined(__ARM_FEATURE_DOTPROD)
+#define Q8_SDOT 1
+#include <arm_neon.h>
+#else
+#define Q8_SDOT 0
+#endif
+
+enum { MR = OPGEN_Q8_MR, NR = OPGEN_Q8_NR };
+
+static size_t piece(size_t n) { return (n + 63) & ~(size_t)63; }
+static int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+/* ---- requantization: ExecuTorch's quantize_per_tensor, vectorisable ---- */
+
+/* zp + round-half-even(v * inv), clamped to [qmin, qmax]; NaN gives the zero
+ * point. Rounds by adding and subtracting 1.5 * 2^23 (exact below 2^22, which the
+ * clamp before keeps: anything past it saturates anyway). */
+static inline int32_t q8_quantize(float v, const opgen_q8_requant *rq) {
+    float t = v * rq->inv_scale;
+    t = t != t ? 0.0f : t;
+    t = t < -4194304.0f ? -4194304.0f : t > 4194304.0f ? 4194304.0f : t;
+    float r = (t + 12582912.0f) - 12582912.0f + (float)rq->zp;
+    r = r < (float)rq->qmin ? (float)rq->qmin : r > (float)rq->qmax ? (float)rq->qmax : r;
+    return (int32_t)r;
+}
+
+static inline float q8_act(float v, const opgen_q8_requant *rq) {
+    if (rq->act == 1) return v < 0.0f ? 0.0f : v;
+    if (rq->act == 2) return v < rq->lo ? rq->lo : v > rq->hi ? rq->hi : v;
+    return v;
+}
+
+int32_t opgen_q8_quantize(float v, const opgen_q8_requant *rq) { return q8_quantize(q8_act(v, rq), rq); }
+
+/* One output channel's row of n results: (acc - comp) * mul + bias, the
+ * activation, requantized. */
+static void store_row(const int32_t *restrict acc, int64_t n, int32_t comp, float mul, float bias,
+                      const opgen_q8_requant *rq, int8_t *restrict dst) {
+    for (int64_t j = 0; j < n; j++) {
+        float v = (float)(acc[j] - comp) * mul;
+        dst[j] = (int8_t)q8_quantize(q8_act(v + bias, rq), rq);
+    }
+}
+
+/* ---- filters ---- */
+
+size_t opgen_q8_filter_bytes(int64_t O, int64_t K, bool depthwise) {
+    int64_t Kp = ceil_div(K, 4) * 4;
+    size_t w = depthwise ? (size_t)(O * K) : (size_t)(ceil_div(O, MR) * MR * Kp);
+    return piece(w) + 3 * piece(sizeof(float) * (size_t)O) + 64;
+}
+
+void opgen_q8_filter_pack(opgen_q8_filter *f, void *mem, const int8_t *w, int64_t O, int64_t K, bool depthwise,
+                          const float *wscale, bool per_channel, float xscale, const float *bias) {
+    uint8_t *p = (uint8_t *)(((uintptr_t)mem + 63) & ~(uintptr_t)63);
+    int64_t Kp = ceil_div(K, 4) * 4, nob = ceil_div(O, MR);
+    size_t wbytes = depthwise ? (size_t)(O * K) : (size_t)(nob * MR * Kp);
+    *f = (opgen_q8_filter){O, K, Kp, depthwise, (int8_t *)p, NULL, NULL, NULL};
+    f->wsum = (int32_t *)(p += piece(wbytes));
+    f->mul = (float *)(p += piece(sizeof(float) * (size_t)O));
+    f->bias = (float *)(p + piece(sizeof(float) * (size_t)O));
+    if (depthwise)
+        memcpy(f->w, w, wbytes);
+    else
+        for (int64_t b = 0; b < nob; b++) /* [Kp/4][MR][4]: channel r's four taps k4*4 .. +3 */
+            for (int64_t k = 0; k < Kp; k++)
+                for (int64_t r = 0; r < MR; r++) {
+                    int64_t o = b * MR + r;
+                    f->w[((b * (Kp / 4) + k / 4) * MR + r) * 4 + k % 4] = o < O && k < K ? w[o * K + k] : 0;
+                }
+    for (int64_t o = 0; o < O; o++) {
+        int32_t s = 0;
+        for (int64_t k = 0; k < K; k++) s += w[o * K + k];
+        f->wsum[o] = s;
+        f->mul[o] = xscale * wscale[per_channel ? o : 0];
+        f->bias[o] = bias ? bias[o] : 0.0f;
+    }
+}
+
+/* ---- micro-kernels: acc[MR][NR] = W block (Kp/4 x MR x 4) . B block (Kp/4 x NR x 4) ---- */
+
+typedef void q8_micro(const uint8_t *restrict B, const int8_t *restrict W, int64_t k4n, int32_t *restrict acc);
+
+/* Portable C, B holding int8 values (the input as it is). */
+static void micro_c(const uint8_t *restrict B, const int8_t *restrict W, int64_t k4n, int32_t *restrict acc) {
+    memset(acc, 0, sizeof(int32_t) * MR * NR);
+    const int8_t *b8 = (const int8_t *)B;
+    for (int64_t k = 0; k < k4n; k++, b8 += 4 * NR, W += 4 * MR)
+        for (int r = 0; r < MR; r++) {
+            int32_t w0 = W[4 * r], w1 = W[4 * r + 1], w2 = W[4 * r + 2], w3 = W[4 * r + 3];
+            int32_t *a = acc + r * NR;
+            for (int j = 0; j < NR; j++)
+                a[j] += b8[4 * j] * w0 + b8[4 * j + 1] * w1 + b8[4 * j + 2] * w2 + b8[4 * j + 3] * w3;
+        }
+}
+
+#if Q8_X86
+/* AVX-512 VNNI: B as uint8 (x + 128); a lane is a pixel, 4 x 16 of them, one
+ * vpdpbusd per channel and vector with the channel's four weights broadcast. */
+__attribute__((target("avx512f,avx512bw,avx512vnni"))) static void
+micro_vnni512(const uint8_t *restrict B, const int8_t *restrict W, int64_t k4n, int32_t *restrict acc) {
+    __m512i c[MR][4];
+    for (int r = 0; r < MR; r++)
+        for (int i = 0; i < 4; i++) c[r][i] = _mm512_setzero_si512();
+    for (int64_t k = 0; k < k4n; k++, B += 4 * NR, W += 4 * MR) {
+        __m512i b0 = _mm512_loadu_si512(B), b1 = _mm512_loadu_si512(B + 64);
+        __m512i b2 = _mm512_loadu_si512(B + 128), b3 = _mm512_loadu_si512(B + 192);
+        for (int r = 0; r < MR; r++) {
+            int32_t wv;
+            memcpy(&wv, W + 4 * r, 4);
+            __m512i w = _mm512_set1_epi32(wv);
+            c[r][0] = _mm512_dpbusd_epi32(c[r][0], b0, w);
+            c[r][1] = _mm512_dpbusd_epi32(c[r][1], b1, w);
+            c[r][2] = _mm512_dpbusd_epi32(c[r][2], b2, w);
+            c[r][3] = _mm512_dpbusd_epi32(c[r][3], b3, w);
+        }
+    }
+    for (int r = 0; r < MR; r++)
+        for (int i = 0; i < 4; i++) _mm512_storeu_si512(acc + r * NR + 16 * i, c[r][i]);
+}
+
+/* AVX-VNNI (256-bit vpdpbusd, 16 vector registers): three channels by 32 pixels
+ * at a time, four passes over the block. */
+__attribute__((target("avx2,avxvnni"))) static void micro_avxvnni(const uint8_t *restrict B, const int8_t *restrict W,
+                                                                  int64_t k4n, int32_t *restrict acc) {
+    for (int r0 = 0; r0 < MR; r0 += 3)
+        for (int h = 0; h < 2; h++) {
+            __m256i c[3][4];
+            for (int r = 0; r < 3; r++)
+                for (int i = 0; i < 4; i++) c[r][i] = _mm256_setzero_si256();
+            const uint8_t *b = B + 128 * h;
+            const int8_t *w8 = W + 4 * r0;
+            for (int64_t k = 0; k < k4n; k++, b += 4 * NR, w8 += 4 * MR) {
+                __m256i b0 = _mm256_loadu_si256((const __m256i *)b), b1 = _mm256_loadu_si256((const __m256i *)(b + 32));
+                __m256i b2 = _mm256_loadu_si256((const __m256i *)(b + 64));
+                __m256i b3 = _mm256_loadu_si256((const __m256i *)(b + 96));
+                for (int r = 0; r < 3; r++) {
+                    int32_t wv;
+                    memcpy(&wv, w8 + 4 * r, 4);
+                    __m256i w = _mm256_set1_epi32(wv);
+                    c[r][0] = _mm256_dpbusd_avx_epi32(c[r][0], b0, w);
+                    c[r][1] = _mm256_dpbusd_avx_epi32(c[r][1], b1, w);
+                    c[r][2] = _mm256_dpbusd_avx_epi32(c[r][2], b2, w);
+                    c[r][3] = _mm256_dpbusd_avx_epi32(c[r][3], b3, w);
+                }
+            }
+            for (int r = 0; r < 3; r++)
+                for (int i = 0; i < 4; i++)
+                    _mm256_storeu_si256((__m256i *)(acc + (r0 + r) * NR + 32 * h + 8 * i), c[r][i]);
+        }
+}
+#endif
+
+#if Q8_SDOT
+/* Arm's sdot (int8 x int8 in fours): B as int8, 16 vectors of 4 pixels. */
+static void micro_sdot(const uint8_t *restrict B, const int8_t *restrict W, int64_t k4n, int32_t *restrict acc) {
+    for (int r = 0; r < MR; r++) {
+        int32x4_t c[NR / 4];
+        for (int i = 0; i < NR / 4; i++) c[i] = vdupq_n_s32(0);
+        const int8_t *b = (const int8_t *)B, *w = W + 4 * r;
+        for (int64_t k = 0; k < k4n; k++, b += 4 * NR, w += 4 * MR) {
+            int32_t wv;
+            memcpy(&wv, w, 4);
+            int8x16_t wq = vreinterpretq_s8_s32(vdupq_n_s32(wv));
+            for (int i = 0; i < NR / 4; i++) c[i] = vdotq_s32(c[i], vld1q_s8(b + 16 * i), wq);
+        }
+        for (int i = 0; i < NR / 4; i++) vst1q_s32(acc + r * NR + 4 * i, c[i]);
+    }
+}
+#endif
+
+/* The variant: its micro-kernel and the offset its B holds the input at. */
+typedef struct q8_variant {
+    q8_micro *fn;
+    int32_t offset; /* 128: uint8 (x + 128); 0: int8 as is */
+    const char *name;
+} q8_variant;
+
+static int q8_cap = -1;
+void opgen_q8_use_variant(int v) { q8_cap = v; }
+
+static q8_variant q8_pick(void) {
+#if Q8_X86
+    if (q8_cap != 0 && q8_cap != 1 && __builtin_cpu_supports("avx512vnni") && __builtin_cpu_supports("avx512bw"))
+        return (q8_variant){micro_vnni512, 128, "avx512-vnni"};
+#if defined(__clang__) || __GNUC__ >= 11
+    if (q8_cap != 0 && __builtin_cpu_supports("avxvnni")) return (q8_variant){micro_avxvnni, 128, "avx-vnni"};
+#endif
+#endif
+#if Q8_SDOT
+    if (q8_cap != 0) return (q8_variant){micro_sdot, 0, "neon-sdot"};
+#endif
+    return (q8_variant){micro_c, 0, "portable"};
+}
+const char *opgen_q8_variant(void) { return q8_pick().name; }
+
+/* ---- dense convolution ---- */
+
+typedef struct q8_conv_job {
+    const opgen_q8_conv_geom *g;
+    const opgen_q8_filter *f;
+    const opgen_q8_requant *rq;
+    q8_variant v;
+    const int8_t *x; /* this image */
+    int8_t *y;
+    uint8_t *B;    /* the packed im2col, nblk blocks of Kp * NR bytes */
+    uint8_t *work; /* per part: a tile of int32 sums and four rows */
+    size_t work_bytes;
+    int64_t P, nblk, nob, osplit, ntasks;
+    int nparts;
+} q8_conv_job;
+
+/* Row k of the im2col over pixels j0 .. j0+n, as bytes (x + offset), padding
+ * the zero point's byte; NR - n zeros after. */
+static void im2col_row(const q8_conv_job *J, int64_t k, int64_t j0, int64_t n, uint8_t *dst) {
+    const opgen_q8_conv_geom *g = J->g;
+    uint8_t off = (uint8_t)J->v.offset, pad = (uint8_t)(g->zx + J->v.offset);
+    memset(dst + n, 0, (size_t)(NR - n));
+    if (k >= J->f->K) return memset(dst, 0, (size_t)n), (void)0;
+    int64_t c = k / (g->KH * g->KW), kh = k / g->KW % g->KH, kw = k % g->KW;
+    const uint8_t *plane = (const uint8_t *)J->x + c * g->H * g->W;
+    for (int64_t j = j0; j < j0 + n;) {
+        int64_t oh = j / g->OW, ow = j % g->OW, seg = g->OW - ow < j0 + n - j ? g->OW - ow : j0 + n - j;
+        int64_t ih = oh * g->s[0] - g->p[0] + kh * g->d[0];
+        uint8_t *d = dst + (j - j0);
+        if (ih < 0 || ih >= g->H)
+            memset(d, pad, (size_t)seg);
+        else {
+            const uint8_t *row = plane + ih * g->W;
+            int64_t iw0 = ow * g->s[1] - g->p[1] + kw * g->d[1];
+            for (int64_t t = 0; t < seg; t++) {
+                int64_t iw = iw0 + t * g->s[1];
+                d[t] = iw >= 0 && iw < g->W ? (uint8_t)(row[iw] + off) : pad;
+            }
+        }
+        j += seg;
+    }
+}
+
+/* Block b of the packed im2col: four rows at a time, interleaved. */
+static void pack_block(const q8_conv_job *J, int64_t b, uint8_t *rows) {
+    int64_t j0 = b * NR, n = J->P - j0 < NR ? J->P - j0 : NR;
+    uint32_t *dst = (uint32_t *)(J->B + (size_t)(b * J->f->Kp * NR));
+    for (int64_t k = 0; k < J->f->Kp; k += 4, dst += NR) {
+        for (int i = 0; i < 4; i++) im2col_row(J, k + i, j0, n, rows + i * NR);
+        for (int j = 0; j < NR; j++)
+            dst[j] = (uint32_t)rows[j] | (uint32_t)rows[NR + j] << 8 | (uint32_t)rows[2 * NR + j] << 16 |
+                     (uint32_t)rows[3 * NR + j] << 24;
+    }
+}
+
+static void pack_part(void *arg, int part) {
+    const q8_conv_job *J = arg;
+    uint8_t *rows = J->work + (size_t)part * J->work_bytes + sizeof(int32_t) * MR * NR;
+    for (int64_t b = J->nblk * part / J->nparts; b < J->nblk * (part + 1) / J->nparts; b++) pack_block(J, b, rows);
+}
+
+/* Task t: pixel block t / osplit, channel blocks of its share t % osplit. */
+static void conv_task(const q8_conv_job *J, int64_t t, int32_t *acc) {
+    const opgen_q8_filter *f = J->f;
+    int64_t b = t / J->osplit, os = t % J->osplit, j0 = b * NR, n = J->P - j0 < NR ? J->P - j0 : NR;
+    const uint8_t *B = J->B + (size_t)(b * f->Kp * NR);
+    for (int64_t ob = J->nob * os / J->osplit; ob < J->nob * (os + 1) / J->osplit; ob++) {
+        J->v.fn(B, f->w + ob * MR * f->Kp, f->Kp / 4, acc);
+        for (int r = 0; r < MR && ob * MR + r < f->O; r++) {
+            int64_t o = ob * MR + r;
+            store_row(acc + r * NR, n, f->wsum[o] * (J->g->zx + J->v.offset), f->mul[o], f->bias[o], J->rq,
+                      J->y + o * J->P + j0);
+        }
+    }
+}
+
+static void conv_part(void *arg, int part) {
+    const q8_conv_job *J = arg;
+    int32_t *acc = (int32_t *)(J->work + (size_t)part * J->work_bytes);
+    for (int64_t t = J->ntasks * part / J->nparts; t < J->ntasks * (part + 1) / J->nparts; t++) conv_task(J, t, acc);
+}
+
+/* ---- depthwise convolution: each channel its own plane, taps as shifted rows ---- */
+
+static void depthwise_channel(const q8_conv_job *J, int64_t c, int16_t *plane, int32_t *acc) {
+    const opgen_q8_conv_geom *g = J->g;
+    const opgen_q8_filter *f = J->f;
+    int64_t Hp = g->H + 2 * g->p[0], Wp = g->W + 2 * g->p[1];
+    const int8_t *x = J->x + c * g->H * g->W;
+    memset(plane, 0, sizeof(int16_t) * (size_t)(Hp * Wp));
+    for (int64_t h = 0; h < g->H; h++)
+        for (int64_t w = 0; w < g->W; w++) plane[(h + g->p[0]) * Wp + w + g->p[1]] = (int16_t)(x[h * g->W + w] - g->zx);
+    const int8_t *wt = f->w + c * f->K;
+    for (int64_t oh = 0; oh < g->OH; oh++) {
+        memset(acc, 0, sizeof(int32_t) * (size_t)g->OW);
+        for (int64_t kh = 0; kh < g->KH; kh++)
+            for (int64_t kw = 0; kw < g->KW; kw++) {
+                int32_t w = wt[kh * g->KW + kw];
+                const int16_t *row = plane + (oh * g->s[0] + kh * g->d[0]) * Wp + kw * g->d[1];
+                if (g->s[1] == 1)
+                    for (int64_t ow = 0; ow < g->OW; ow++) acc[ow] += w * row[ow];
+                else
+                    for (int64_t ow = 0; ow < g->OW; ow++) acc[ow] += w * row[ow * g->s[1]];
+            }
+        store_row(acc, g->OW, 0, f->mul[c], f->bias[c], J->rq, J->y + (c * g->OH + oh) * g->OW);
+    }
+}
+
+static size_t depthwise_part_bytes(const opgen_q8_conv_geom *g) {
+    return piece(sizeof(int16_t) * (size_t)((g->H + 2 * g->p[0]) * (g->W + 2 * g->p[1]))) +
+           piece(sizeof(int32_t) * (size_t)g->OW);
+}
+
+static void depthwise_part(void *arg, int part) {
+    const q8_conv_job *J = arg;
+    uint8_t *w = J->work + (size_t)part * J->work_bytes;
+    int16_t *plane = (int16_t *)w;
+    int32_t *acc = (int32_t *)(w + depthwise_part_bytes(J->g) - piece(sizeof(int32_t) * (size_t)J->g->OW));
+    for (int64_t c = J->f->O * part / J->nparts; c < J->f->O * (part + 1) / J->nparts; c++)
+        depthwise_channel(J, c, plane, acc);
+}
+
+/* ---- the convolution ---- */
+
+static int conv_parts(const opgen_q8_conv_geom *g, const opgen_q8_filter *f, const opgen_parallel *par) {
+    double work = (double)f->O * (double)f->K * (double)(g->OH * g->OW);
+    return opgen_parallel_parts_for(par, work, f->depthwise ? 65536.0 : 262144.0);
+}
+
+static size_t part_bytes(const opgen_q8_conv_geom *g, const opgen_q8_filter *f) {
+    return f->depthwise ? depthwise_part_bytes(g) : piece(sizeof(int32_t) * MR * NR + 4 * NR);
+}
+
+size_t opgen_q8_conv_scratch(const opgen_q8_conv_geom *g, const opgen_q8_filter *f, const opgen_parallel *par) {
+    size_t B = f->depthwise ? 0 : piece((size_t)(ceil_div(g->OH * g->OW, NR) * f->Kp * NR));
+    return B + (size_t)conv_parts(g, f, par) * part_bytes(g, f) + 64;
+}
+
+void opgen_q8_conv(const opgen_parallel *par, const opgen_q8_conv_geom *g, const opgen_q8_filter *f,
+                   const opgen_q8_requant *rq, const int8_t *x, int8_t *y, void *scratch) {
+    q8_conv_job J = {g, f, rq, q8_pick(), NULL, NULL, NULL, NULL, part_bytes(g, f), 0, 0, 0, 1, 0, 1};
+    J.nparts = conv_parts(g, f, par);
+    J.P = g->OH * g->OW;
+    J.nblk = ceil_div(J.P, NR);
+    J.nob = ceil_div(f->O, MR);
+    J.osplit = J.nblk >= J.nparts ? 1 : J.nparts;
+    J.ntasks = J.nblk * J.osplit;
+    uint8_t *s = (uint8_t *)(((uintptr_t)scratch + 63) & ~(uintptr_t)63);
+    J.B = s;
+    J.work = f->depthwise ? s : s + piece((size_t)(J.nblk * f->Kp * NR));
+    for (int64_t n = 0; n < g->N; n++) {
+        J.x = x + n * g->C * g->H * g->W;
+        J.y = y + n * f->O * J.P;
+        if (f->depthwise) {
+            opgen_parallel_for(par, J.nparts, depthwise_part, &J);
+            continue;
+        }
+        opgen_parallel_for(par, J.nparts, pack_part, &J);
+        opgen_parallel_for(par, J.nparts, conv_part, &J);
+    }
+}
+
+/* ---- elementwise and pooling ---- */
+
+void opgen_q8_add(int64_t n, const int8_t *a, float sa, int32_t za, const int8_t *b, float sb, int32_t zb,
+                  const opgen_q8_requant *rq, int8_t *out) {
+    for (int64_t i = 0; i < n; i++) {
+        float fa = (float)(a[i] - za) * sa, fb = (float)(b[i] - zb) * sb;
+        out[i] = (int8_t)q8_quantize(q8_act(fa + fb, rq), rq);
+    }
+}
+
+void opgen_q8_lookup(int64_t n, const int8_t *x, const int8_t table[256], int8_t *out) {
+    for (int64_t i = 0; i < n; i++) out[i] = table[(uint8_t)x[i]];
+}
+
+void opgen_q8_max_pool(int64_t planes, int64_t H, int64_t W, const int8_t *x, int64_t OH, int64_t OW,
+                       const int64_t k[2], const int64_t s[2], const int64_t p[2], const int64_t d[2], int8_t *y) {
+    for (int64_t c = 0; c < planes; c++, x += H * W)
+        for (int64_t oh = 0; oh < OH; oh++)
+            for (int64_t ow = 0; ow < OW; ow++) {
+                int m = -129;
+                for (int64_t i = 0; i < k[0]; i++) {
+                    int64_t ih = oh * s[0] - p[0] + i * d[0];
+                    if (ih < 0 || ih >= H) continue;
+                    for (int64_t j = 0; j < k[1]; j++) {
+                        int64_t iw = ow * s[1] - p[1] + j * d[1];
+                        if (iw >= 0 && iw < W && x[ih * W + iw] > m) m = x[ih * W + iw];
+                    }
+                }
+                *y++ = (int8_t)m;
+            }
+}

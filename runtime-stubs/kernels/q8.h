@@ -1,0 +1,85 @@
+/* Integer (int8) kernels for quantized programs: convolution and linear layers
+ * as int8 x int8 -> int32 products, depthwise convolution, and the elementwise
+ * and pooling steps between quantize/dequantize pairs. Activations are int8 with
+ * a per-tensor scale and zero point, weights int8 symmetric (zero point 0) with
+ * per-channel (or one) scales, as PT2E's XNNPACKQuantizer makes them.
+ *
+ * Every result is requantized in float as ExecuTorch's quantize_per_tensor
+ * does: q = zero_point + nearbyint(y * (1 / scale)) (round half to even),
+ * clamped to [quant_min, quant_max]; y is the exact int32 sum times the
+ * combined scale, plus the bias, after the activation. The dequantized
+ * pattern's float sum rounds in another order, so a value at a rounding edge
+ * may land one step off; nothing else differs.
+ *
+ * The products run on AVX-512 VNNI or AVX-VNNI (vpdpbusd: uint8 x int8 in
+ * fours) where the CPU has them, else on portable C; activations enter the
+ * products as uint8 (x + 128), the weights' sums correcting for the offset and
+ * the zero point. Filters are packed once, at load, into memory the method
+ * plans (opgen_q8_filter_bytes). Needs no generated header: built once. */
+#ifndef OPGEN_Q8_H
+#define OPGEN_Q8_H
+#include "opgen/parallel.h"
+#include "opgen/rt.h"
+#include <stdbool.h>
+
+/* A packed filter: O output channels of K = Cg*KH*KW weights each. */
+typedef struct opgen_q8_filter {
+    int64_t O, K, Kp; /* Kp: K rounded up to 4 */
+    bool depthwise;   /* one input channel per output channel: w is [O][K] */
+    int8_t *w;        /* dense: blocks of OPGEN_Q8_MR channels, [Kp/4][MR][4] each */
+    int32_t *wsum;    /* [O]: the sum of each channel's weights (dense) */
+    float *mul;       /* [O]: the input's scale times the channel's weight scale */
+    float *bias;      /* [O]: the bias, or zeros */
+} opgen_q8_filter;
+
+/* Requantization of a result, with its activation (0 none, 1 relu, 2 clamp to
+ * [lo, hi]) applied before, as the float pattern applies it. */
+typedef struct opgen_q8_requant {
+    float inv_scale; /* 1 / scale, rounded to float as ExecuTorch does */
+    int32_t zp, qmin, qmax;
+    int act;
+    float lo, hi;
+} opgen_q8_requant;
+
+/* One value requantized (the activation applied): what every kernel here stores. */
+int32_t opgen_q8_quantize(float v, const opgen_q8_requant *rq);
+
+/* A convolution's geometry (2-D, NCHW; a linear layer is one of 1x1 pixels). */
+typedef struct opgen_q8_conv_geom {
+    int64_t N, C, H, W, KH, KW, OH, OW, s[2], p[2], d[2];
+    int32_t zx; /* the input's zero point */
+} opgen_q8_conv_geom;
+
+enum { OPGEN_Q8_MR = 6, OPGEN_Q8_NR = 64 };
+
+/* Bytes (64-aligned pieces) a packed filter takes. */
+size_t opgen_q8_filter_bytes(int64_t O, int64_t K, bool depthwise);
+/* Packs int8 weights w ([O][K]) into mem: scales per channel (wscale[O]) or one
+ * (wscale[0], per_channel false), the input's scale xscale, bias[O] or NULL. */
+void opgen_q8_filter_pack(opgen_q8_filter *f, void *mem, const int8_t *w, int64_t O, int64_t K, bool depthwise,
+                          const float *wscale, bool per_channel, float xscale, const float *bias);
+/* Scratch bytes a convolution takes (opgen_scratch from the call's arena). */
+size_t opgen_q8_conv_scratch(const opgen_q8_conv_geom *g, const opgen_q8_filter *f, const opgen_parallel *par);
+/* y[N][O][OH][OW] (int8) = requant(conv(x[N][C][H][W] (int8), f)). */
+void opgen_q8_conv(const opgen_parallel *par, const opgen_q8_conv_geom *g, const opgen_q8_filter *f,
+                   const opgen_q8_requant *rq, const int8_t *x, int8_t *y, void *scratch);
+
+/* out = requant(sa * (a - za) + sb * (b - zb)), n elements, each operand's
+ * dequantization in float as dequantize_per_tensor computes it. */
+void opgen_q8_add(int64_t n, const int8_t *a, float sa, int32_t za, const int8_t *b, float sb, int32_t zb,
+                  const opgen_q8_requant *rq, int8_t *out);
+/* out[i] = table[(uint8_t)x[i]]: any function of one int8 value (a
+ * dequantize -> elementwise op -> quantize chain), precomputed. */
+void opgen_q8_lookup(int64_t n, const int8_t *x, const int8_t table[256], int8_t *out);
+/* Max pooling on int8 values where the input and output share scale and zero
+ * point (max commutes with the monotone dequantization): x [N*C][H][W]. */
+void opgen_q8_max_pool(int64_t planes, int64_t H, int64_t W, const int8_t *x, int64_t OH, int64_t OW,
+                       const int64_t k[2], const int64_t s[2], const int64_t p[2], const int64_t d[2], int8_t *y);
+
+/* For tests: the product kernels used from now on are no better than v (0
+ * portable C, 1 AVX-VNNI, 2 AVX-512 VNNI; -1, the default: the best the CPU has). */
+void opgen_q8_use_variant(int v);
+/* The variant in use: "avx512-vnni", "avx-vnni" or "portable". */
+const char *opgen_q8_variant(void);
+
+#endif

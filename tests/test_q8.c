@@ -1,0 +1,137 @@
+/* The integer kernels (runtime-stubs/kernels/q8.h) against a direct reference:
+ * convolutions of many geometries (dense and depthwise, strides, padding,
+ * dilation, channel counts around the micro-kernel's blocks, a linear layer as
+ * 1x1 pixels) must give the same bytes as int64 sums requantized by
+ * opgen_q8_quantize, on every product variant this CPU has (AVX-512 VNNI,
+ * AVX-VNNI, portable C) and with 1 or 3 threads; add, table lookup and max
+ * pooling likewise. */
+#include "check.h"
+#include "../runtime-stubs/kernels/q8.h"
+#include "opgen/pool.h"
+#include <stdlib.h>
+#include <string.h>
+
+static uint64_t rng = 0x9E3779B97F4A7C15u;
+static int rnd(int lo, int hi) {
+    rng ^= rng << 13, rng ^= rng >> 7, rng ^= rng << 17;
+    return lo + (int)(rng % (uint64_t)(hi - lo + 1));
+}
+
+typedef struct ccase {
+    int64_t N, C, H, W, O, KH, KW, s, p, d;
+    bool dw;
+    int act;
+} ccase;
+
+static void reference(const ccase *c, const opgen_q8_conv_geom *g, const int8_t *x, const int8_t *w,
+                      const opgen_q8_filter *f, const opgen_q8_requant *rq, int8_t *y) {
+    int64_t Cg = c->dw ? 1 : c->C;
+    for (int64_t n = 0; n < c->N; n++)
+        for (int64_t o = 0; o < c->O; o++)
+            for (int64_t oh = 0; oh < g->OH; oh++)
+                for (int64_t ow = 0; ow < g->OW; ow++) {
+                    int64_t acc = 0;
+                    for (int64_t ci = 0; ci < Cg; ci++)
+                        for (int64_t kh = 0; kh < c->KH; kh++)
+                            for (int64_t kw = 0; kw < c->KW; kw++) {
+                                int64_t ih = oh * c->s - c->p + kh * c->d, iw = ow * c->s - c->p + kw * c->d;
+                                int64_t cin = c->dw ? o : ci;
+                                int32_t xv = ih < 0 || ih >= c->H || iw < 0 || iw >= c->W
+                                                 ? g->zx
+                                                 : x[((n * c->C + cin) * c->H + ih) * c->W + iw];
+                                acc += (int64_t)(xv - g->zx) * w[((o * Cg + ci) * c->KH + kh) * c->KW + kw];
+                            }
+                    float v = (float)(int32_t)acc * f->mul[o];
+                    y[((n * c->O + o) * g->OH + oh) * g->OW + ow] = (int8_t)opgen_q8_quantize(v + f->bias[o], rq);
+                }
+}
+
+static void conv_case(const ccase *c, const opgen_parallel *par, int variant) {
+    int64_t Cg = c->dw ? 1 : c->C, K = Cg * c->KH * c->KW;
+    opgen_q8_conv_geom g = {c->N, c->C, c->H,         c->W,         c->KH,        c->KW,
+                            0,    0,    {c->s, c->s}, {c->p, c->p}, {c->d, c->d}, rnd(-128, 127)};
+    g.OH = (c->H + 2 * c->p - c->d * (c->KH - 1) - 1) / c->s + 1;
+    g.OW = (c->W + 2 * c->p - c->d * (c->KW - 1) - 1) / c->s + 1;
+    size_t nx = (size_t)(c->N * c->C * c->H * c->W), nw = (size_t)(c->O * K), ny = (size_t)(c->N * c->O * g.OH * g.OW);
+    int8_t *x = malloc(nx), *w = malloc(nw), *y = malloc(ny), *want = malloc(ny);
+    float *ws = malloc(sizeof(float) * (size_t)c->O), *bias = malloc(sizeof(float) * (size_t)c->O);
+    for (size_t i = 0; i < nx; i++) x[i] = (int8_t)rnd(-128, 127);
+    for (size_t i = 0; i < nw; i++) w[i] = (int8_t)rnd(-127, 127);
+    for (int64_t o = 0; o < c->O; o++) ws[o] = (float)rnd(1, 1000) * 1e-5f, bias[o] = (float)rnd(-500, 500) * 1e-3f;
+    void *mem = malloc(opgen_q8_filter_bytes(c->O, K, c->dw));
+    opgen_q8_filter f;
+    opgen_q8_filter_pack(&f, mem, w, c->O, K, c->dw, ws, true, 0.02f, bias);
+    opgen_q8_requant rq = {1.0f / 0.05f, rnd(-20, 20), -128, 127, c->act, 0.0f, 6.0f};
+    reference(c, &g, x, w, &f, &rq, want);
+    opgen_q8_use_variant(variant);
+    void *scratch = malloc(opgen_q8_conv_scratch(&g, &f, par));
+    opgen_q8_conv(par, &g, &f, &rq, x, y, scratch);
+    size_t bad = 0;
+    for (size_t i = 0; i < ny; i++) bad += y[i] != want[i];
+    CHECK(!bad, "%s conv N%lld C%lld %lldx%lld -> O%lld k%lldx%lld s%lld p%lld d%lld%s threads %d: %zu of %zu differ",
+          opgen_q8_variant(), (long long)c->N, (long long)c->C, (long long)c->H, (long long)c->W, (long long)c->O,
+          (long long)c->KH, (long long)c->KW, (long long)c->s, (long long)c->p, (long long)c->d,
+          c->dw ? " depthwise" : "", par ? par->nthreads : 1, bad, ny);
+    free(x), free(w), free(y), free(want), free(ws), free(bias), free(mem), free(scratch);
+}
+
+static void elementwise(void) {
+    enum { n = 1000 };
+    int8_t a[n], b[n], y[n], t[256];
+    for (int i = 0; i < n; i++) a[i] = (int8_t)rnd(-128, 127), b[i] = (int8_t)rnd(-128, 127);
+    opgen_q8_requant rq = {1.0f / 0.07f, 3, -128, 127, 1, 0, 0};
+    opgen_q8_add(n, a, 0.05f, -4, b, 0.03f, 9, &rq, y);
+    int bad = 0;
+    for (int i = 0; i < n; i++) {
+        float fa = (float)(a[i] + 4) * 0.05f, fb = (float)(b[i] - 9) * 0.03f;
+        bad += y[i] != (int8_t)opgen_q8_quantize(fa + fb, &rq);
+    }
+    CHECK(!bad, "add: %d of %d differ", bad, n);
+    for (int v = 0; v < 256; v++) t[v] = (int8_t)(255 - v);
+    opgen_q8_lookup(n, a, t, y);
+    bad = 0;
+    for (int i = 0; i < n; i++) bad += y[i] != (int8_t)(255 - (uint8_t)a[i]);
+    CHECK(!bad, "lookup: %d of %d differ", bad, n);
+    /* 3x3 stride 2 padding 1 over a 7x9 plane: each window's largest value */
+    int64_t k[2] = {3, 3}, s[2] = {2, 2}, p[2] = {1, 1}, d[2] = {1, 1};
+    opgen_q8_max_pool(2, 7, 9, a, 4, 5, k, s, p, d, y);
+    bad = 0;
+    for (int c = 0; c < 2; c++)
+        for (int oh = 0; oh < 4; oh++)
+            for (int ow = 0; ow < 5; ow++) {
+                int m = -200;
+                for (int i = 0; i < 3; i++)
+                    for (int j = 0; j < 3; j++) {
+                        int ih = oh * 2 - 1 + i, iw = ow * 2 - 1 + j;
+                        if (ih >= 0 && ih < 7 && iw >= 0 && iw < 9 && a[c * 63 + ih * 9 + iw] > m)
+                            m = a[c * 63 + ih * 9 + iw];
+                    }
+                bad += y[(c * 4 + oh) * 5 + ow] != m;
+            }
+    CHECK(!bad, "max_pool: %d of 40 differ", bad);
+}
+
+int main(void) {
+    const ccase cases[] = {
+        {1, 3, 9, 11, 8, 3, 3, 1, 1, 1, false, 1},    {2, 5, 8, 8, 13, 3, 3, 2, 1, 1, false, 0},
+        {1, 16, 7, 7, 6, 1, 1, 1, 0, 1, false, 2},    {1, 7, 12, 10, 7, 3, 3, 1, 2, 2, false, 0},
+        {1, 64, 14, 14, 70, 3, 3, 1, 1, 1, false, 1}, {3, 33, 1, 1, 10, 1, 1, 1, 0, 1, false, 0},
+        {1, 3, 23, 19, 16, 7, 7, 2, 3, 1, false, 1},  {1, 12, 9, 9, 12, 3, 3, 1, 1, 1, true, 2},
+        {2, 10, 11, 8, 10, 3, 3, 2, 1, 1, true, 0},   {1, 5, 10, 10, 5, 5, 5, 1, 2, 1, true, 1},
+        {1, 9, 40, 40, 20, 1, 1, 1, 0, 1, false, 0},  {1, 4, 8, 8, 4, 3, 3, 1, 2, 2, true, 0},
+    };
+    opgen_pool *pool = opgen_pool_create(3);
+    opgen_parallel split = {0}; /* every call split, however small */
+    if (pool) split = *opgen_pool_parallel(pool), split.min_work = 1;
+    const opgen_parallel *pars[] = {NULL, pool ? &split : NULL};
+    for (int v = 2; v >= 0; v--)
+        for (size_t i = 0; i < sizeof cases / sizeof *cases; i++)
+            for (int t = 0; t < 2; t++)
+                if (t == 0 || pars[t]) conv_case(&cases[i], pars[t], v);
+    opgen_q8_use_variant(-1);
+    elementwise();
+    if (pool) opgen_pool_destroy(pool);
+    printf("q8: %d passed, %d failed (product variants down from %s)\n", checks - failures, failures,
+           opgen_q8_variant());
+    return failures != 0;
+}
