@@ -57,7 +57,7 @@ static opgen_fusion *seq_slot(void *ctx) {
 /* Convolution chains computed by the convolution's kernel (rewrite.c). */
 void gx_fuse(opgen_program *p, const int *uses, opgen_arena *a) {
     fuse_ctx f = {p, uses, a, NULL};
-    opgen_step_seq q = {&f, p->nsteps, seq_plain, seq_reads, seq_slot, NULL, NULL, NULL, NULL};
+    opgen_step_seq q = {&f, p->nsteps, seq_plain, seq_reads, seq_slot, NULL, NULL, NULL, NULL, NULL};
     for (int n = 0; n + 1 < p->nsteps; n++) {
         gstep *c = &p->steps[n];
         if (strcmp(opgen_ops[c->s.kernel_op].qualified, "aten::convolution.out")) continue;

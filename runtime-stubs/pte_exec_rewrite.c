@@ -325,10 +325,20 @@ static void *seq_mem(void *ctx, size_t n) {
     return L->q8_used += n, L->q8_mem + L->q8_used - n;
 }
 
+static bool seq_clobbers(void *ctx, int k, const opgen_tensor *t) {
+    const opgen_method *m = ((mloader *)ctx)->m;
+    const instr *ins = &m->code[k];
+    if (ins->folded) return false;
+    if (ins->kind != OPGEN_INSTR_KERNEL || ins->prim || !ins->step) return true;
+    /* a quantized chain's step writes the chain's result, not its own */
+    return ins->step->q8 ? opgen_tensors_overlap(ins->step->q8->y, t) : writes_bytes(m, k, t);
+}
+
 /* Quantized chains computed on int8 by one step each (rewrite_q8.c). */
 static void fuse_quantized(mloader *L) {
     opgen_method *m = L->m;
-    opgen_step_seq q = {L, m->ncode, seq_plain, seq_reads, seq_slot, seq_constant, seq_drop, seq_q8, seq_mem};
+    opgen_step_seq q = {L,        m->ncode, seq_plain, seq_reads,   seq_slot, seq_constant,
+                        seq_drop, seq_q8,   seq_mem,   seq_clobbers};
     for (int k = 0; k < m->ncode; k++) {
         int n = opgen_rewrite_q8(&q, k);
         L->nq8 += n > 0;
@@ -340,7 +350,7 @@ static void fuse_quantized(mloader *L) {
  * other instructions skipped while it does. */
 static void fuse_convolutions(mloader *L) {
     opgen_method *m = L->m;
-    opgen_step_seq q = {L, m->ncode, seq_plain, seq_reads, seq_slot, NULL, NULL, NULL, NULL};
+    opgen_step_seq q = {L, m->ncode, seq_plain, seq_reads, seq_slot, NULL, NULL, NULL, NULL, NULL};
     for (int k = 0; k + 1 < m->ncode; k++) {
         const instr *c = &m->code[k];
         if (c->kind != OPGEN_INSTR_KERNEL || c->prim || !c->step ||
@@ -373,7 +383,8 @@ static void mark_unread(opgen_method *m) {
  * fusion first (elision skips a method with fused chains), the cache update
  * before the copies it makes identities of. */
 void pte_rewrite(mloader *L, bool fuse) {
-    if (fuse && OPGEN_Q8 && L->nq8_max) fuse_quantized(L);
+    /* quantized chains are backend ops: --fallbacks runs their patterns */
+    if (fuse && OPGEN_Q8 && L->nq8_max && !(L->opt->kernels && L->opt->kernels->fallbacks)) fuse_quantized(L);
     if (fuse && OPGEN_FUSES) fuse_convolutions(L);
     if (fuse && OPGEN_SELECTED(aten_index_put_out) && OPGEN_SELECTED(aten_copy_)) reinplace_cache_updates(L->m);
     if (fuse && OPGEN_SPEED_PATHS) elide_identity_copies(L);

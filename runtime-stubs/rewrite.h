@@ -25,6 +25,9 @@ typedef struct opgen_step_seq {
     void (*drop)(void *ctx, int k);
     opgen_q8_step *(*q8)(void *ctx);
     void *(*mem)(void *ctx, size_t n);
+    /* Whether step k, as the run reaches it, may write any of t's bytes (any
+     * step that is not a kernel's, conservatively). */
+    bool (*clobbers)(void *ctx, int k, const opgen_tensor *t);
 } opgen_step_seq;
 
 /* Convolution -> batch norm (-> add of a residual) (-> relu or hardtanh) from

@@ -124,6 +124,22 @@ static bool pack(const opgen_step_seq *q, opgen_q8_step *r, const opgen_tensor *
     return true;
 }
 
+/* Whether the chain may run as one step at k: its int8 input x, last read by
+ * the dequantize at `from` in the program as written, keeps its bytes until k
+ * (the memory plan may give them to a tensor written in between; the chain's own
+ * steps, gone, write nothing). 0: it does not; 1: it does; 2: it does, but the
+ * result y is planned over it (the step then reads a copy, unless it reads all of
+ * x before it writes y, or works exactly in place). */
+static int input_kept(const opgen_step_seq *q, const opgen_tensor *x, int from, int k, const int *gone, int ngone,
+                      const opgen_tensor *y) {
+    for (int j = from + 1; j < k; j++) {
+        bool own = false;
+        for (int i = 0; i < ngone; i++) own |= gone[i] == j;
+        if (!own && q->clobbers(q->ctx, j, x)) return 0;
+    }
+    return opgen_tensors_overlap(x, y) ? 2 : 1;
+}
+
 static void drop_all(const opgen_step_seq *q, const int *steps, int n) {
     for (int i = 0; i < n; i++) q->drop(q->ctx, steps[i]);
 }
@@ -151,9 +167,12 @@ static int fuse_conv(const opgen_step_seq *q, int k, opgen_step *c, opgen_q8_ste
         r->g.s[i] = st.len == 1 ? st.data[0] : st.data[i], r->g.p[i] = pd.len == 1 ? pd.data[0] : pd.data[i];
         r->g.d[i] = dl.len == 1 ? dl.data[0] : dl.data[i];
     }
+    int gone[] = {in.step, kw, k + 1, k + 2};
+    int kept = input_kept(q, x, in.step, k, gone, 2, r->y);
+    if (!kept) return 0; /* a dense convolution of one image packs all of x before it writes */
+    r->copy_x = kept == 2 && (depthwise || r->g.N > 1);
     if (!pack(q, r, w, scales, ws, in.scale, &c->args[2], depthwise)) return 0;
     r->kind = OPGEN_Q8_CONV, r->x = x;
-    int gone[] = {in.step, kw, k + 1, k + 2};
     drop_all(q, gone, 2 + (ka - k));
     return ka - k;
 }
@@ -172,9 +191,12 @@ static int fuse_linear(const opgen_step_seq *q, int k, opgen_step *c, opgen_q8_s
     int64_t O = w->sizes[0];
     if (c->args[0].none || !const_bias(q, &c->args[0], O) || !quantized(q, k + 1, c->res[0], &r->rq, &r->y)) return 0;
     r->g = (opgen_q8_conv_geom){in.x->sizes[0], in.x->sizes[1], 1, 1, 1, 1, 1, 1, {1, 1}, {0, 0}, {1, 1}, in.zp};
+    int gone[] = {in.step, kp, kw, k + 1};
+    int kept = input_kept(q, in.x, in.step, k, gone, 3, r->y);
+    if (!kept) return 0;
+    r->copy_x = kept == 2 && r->g.N > 1;
     if (!pack(q, r, w, scales, ws, in.scale, &c->args[0], false)) return 0;
     r->kind = OPGEN_Q8_CONV, r->x = in.x;
-    int gone[] = {in.step, kp, kw, k + 1};
     drop_all(q, gone, 4);
     return 1;
 }
@@ -194,9 +216,24 @@ static int fuse_add(const opgen_step_seq *q, int k, opgen_step *s, opgen_q8_step
         y = plain(q, ka++)->res[0];
     }
     if (!quantized(q, ka, y, &r->rq, &r->y)) return 0;
+    /* an operand whose int8 bytes the plan reuses before the add (a residual,
+     * across the block's convolutions) is read as its dequantize wrote it:
+     * that dequantize keeps running */
+    int kept_a = input_kept(q, a.x, a.step, k, &b.step, 1, r->y),
+        kept_b = input_kept(q, b.x, b.step, k, &a.step, 1, r->y);
+    if (!kept_a && kept_b) kept_b = input_kept(q, b.x, b.step, k, NULL, 0, r->y);
+    if (!kept_b && kept_a) kept_a = input_kept(q, a.x, a.step, k, NULL, 0, r->y);
+    if ((!kept_a && !kept_b) || (kept_a == 2 && a.x->data != r->y->data) || (kept_b == 2 && b.x->data != r->y->data))
+        return 0;
+    r->fa = kept_a ? NULL : s->args[0].v.t, r->fb = kept_b ? NULL : s->args[1].v.t;
+    const opgen_tensor *f = r->fa ? r->fa : r->fb;
+    if (f && opgen_tensors_overlap(f, r->y) && (char *)r->y->data > (char *)f->data) return 0;
     r->kind = OPGEN_Q8_ADD, r->x = a.x, r->x2 = b.x, r->sa = a.scale, r->sb = b.scale, r->za = a.zp, r->zb = b.zp;
-    int gone[] = {a.step, b.step, k + 1, k + 2};
-    drop_all(q, gone, 2 + (ka - k));
+    int gone[4], n = 0;
+    if (kept_a) gone[n++] = a.step;
+    if (kept_b) gone[n++] = b.step;
+    for (int j = k + 1; j <= ka; j++) gone[n++] = j;
+    drop_all(q, gone, n);
     return ka - k;
 }
 
@@ -212,8 +249,10 @@ static int fuse_lookup(const opgen_step_seq *q, int k, opgen_step *s, opgen_q8_s
         float f = (float)((double)v - (double)in.zp) * in.scale;
         r->table[(uint8_t)v] = (int8_t)opgen_q8_quantize(f, &rq);
     }
-    r->kind = OPGEN_Q8_LOOKUP, r->x = in.x;
     int gone[] = {in.step, k + 1};
+    int kept = input_kept(q, in.x, in.step, k, gone, 1, r->y);
+    if (!kept || (kept == 2 && in.x->data != r->y->data)) return 0;
+    r->kind = OPGEN_Q8_LOOKUP, r->x = in.x;
     drop_all(q, gone, 2);
     return 1;
 }
@@ -231,15 +270,18 @@ static int fuse_max_pool(const opgen_step_seq *q, int k, opgen_step *s, opgen_q8
         r->pool[1][i] = l[1].len ? l[1].data[l[1].len == 1 ? 0 : i] : r->pool[0][i];
         r->pool[2][i] = l[2].data[l[2].len == 1 ? 0 : i], r->pool[3][i] = l[3].data[l[3].len == 1 ? 0 : i];
     }
-    r->kind = OPGEN_Q8_MAX_POOL, r->x = in.x;
     int gone[] = {in.step, k + 1};
+    int kept = input_kept(q, in.x, in.step, k, gone, 1, r->y);
+    if (!kept) return 0;
+    r->copy_x = kept == 2;
+    r->kind = OPGEN_Q8_MAX_POOL, r->x = in.x;
     drop_all(q, gone, 2);
     return 1;
 }
 
 int opgen_rewrite_q8(const opgen_step_seq *q, int k) {
     opgen_step *s = plain(q, k);
-    if (!s || !q->q8 || !q->constant || !q->drop || !q->mem) return 0;
+    if (!s || !q->q8 || !q->constant || !q->drop || !q->mem || !q->clobbers) return 0;
     int (*fuse)(const opgen_step_seq *, int, opgen_step *, opgen_q8_step *) =
         is(s, "aten::convolution.out")                           ? fuse_conv
         : is(s, "aten::addmm.out")                               ? fuse_linear
@@ -253,7 +295,8 @@ int opgen_rewrite_q8(const opgen_step_seq *q, int k) {
     int n = fuse(q, k, s, r);
     if (n <= 0) return 0;
     s->q8 = r;
-    if (r->kind == OPGEN_Q8_CONV) s->scratch = opgen_q8_conv_scratch(&r->g, &r->f, s->par);
+    s->scratch = r->kind == OPGEN_Q8_CONV ? opgen_q8_conv_scratch(&r->g, &r->f, s->par) : 0;
+    if (r->copy_x) s->scratch += (opgen_nbytes(r->x) + 63) & ~(size_t)63;
     return n;
 }
 
@@ -274,15 +317,20 @@ opgen_status opgen_q8_step_run(opgen_step *s, opgen_arena *arena, opgen_error *e
     opgen_q8_step *r = s->q8;
     int8_t *y = r->y->data;
     const int8_t *x = r->x->data;
-    switch (r->kind) {
-    case OPGEN_Q8_CONV: {
-        opgen_ctx ctx = {arena, err, s->name, false, 0, false, -1, NULL, s->par, NULL, 0};
-        void *scratch = opgen_scratch(&ctx, s->scratch);
-        if (!scratch) return err->code ? err->code : opgen_fail(err, OPGEN_E_NO_MEMORY, "%s: out of memory", s->name);
-        opgen_q8_conv(s->par, &r->g, &r->f, &r->rq, x, y, scratch);
-        break;
+    opgen_ctx ctx = {arena, err, s->name, false, 0, false, -1, NULL, s->par, NULL, 0};
+    void *scratch = s->scratch ? opgen_scratch(&ctx, s->scratch) : NULL;
+    if (s->scratch && !scratch)
+        return err->code ? err->code : opgen_fail(err, OPGEN_E_NO_MEMORY, "%s: out of memory", s->name);
+    if (r->copy_x) { /* the result is planned over the input: read a copy */
+        memcpy(scratch, x, opgen_nbytes(r->x));
+        x = scratch, scratch = (char *)scratch + ((opgen_nbytes(r->x) + 63) & ~(size_t)63);
     }
-    case OPGEN_Q8_ADD: opgen_q8_add(opgen_numel(r->y), x, r->sa, r->za, r->x2->data, r->sb, r->zb, &r->rq, y); break;
+    switch (r->kind) {
+    case OPGEN_Q8_CONV: opgen_q8_conv(s->par, &r->g, &r->f, &r->rq, x, y, scratch); break;
+    case OPGEN_Q8_ADD:
+        opgen_q8_add(opgen_numel(r->y), x, r->fa ? r->fa->data : NULL, r->sa, r->za, r->x2->data,
+                     r->fb ? r->fb->data : NULL, r->sb, r->zb, &r->rq, y);
+        break;
     case OPGEN_Q8_LOOKUP: opgen_q8_lookup(opgen_numel(r->y), x, r->table, y); break;
     default:
         opgen_q8_max_pool(r->x->sizes[0] * r->x->sizes[1], r->x->sizes[2], r->x->sizes[3], x, r->y->sizes[2],

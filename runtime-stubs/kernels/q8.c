@@ -9,6 +9,7 @@
 
 #if (defined(__GNUC__) || defined(__clang__)) && defined(__x86_64__)
 #define Q8_X86 1
+#include <cpuid.h>
 #include <immintrin.h>
 #else
 #define Q8_X86 0
@@ -30,32 +31,69 @@ static int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 /* zp + round-half-even(v * inv), clamped to [qmin, qmax]; NaN gives the zero
  * point. Rounds by adding and subtracting 1.5 * 2^23 (exact below 2^22, which the
  * clamp before keeps: anything past it saturates anyway). */
-static inline int32_t q8_quantize(float v, const opgen_q8_requant *rq) {
-    float t = v * rq->inv_scale;
+/* The parameters are taken by value: the int8 stores of a loop could alias a
+ * struct read through a pointer (char types alias anything), which keeps the
+ * loops from vectorising. */
+static inline int32_t q8_quantize(float v, opgen_q8_requant rq) {
+    float t = v * rq.inv_scale;
     t = t != t ? 0.0f : t;
     t = t < -4194304.0f ? -4194304.0f : t > 4194304.0f ? 4194304.0f : t;
-    float r = (t + 12582912.0f) - 12582912.0f + (float)rq->zp;
-    r = r < (float)rq->qmin ? (float)rq->qmin : r > (float)rq->qmax ? (float)rq->qmax : r;
+    float r = (t + 12582912.0f) - 12582912.0f + (float)rq.zp;
+    r = r < (float)rq.qmin ? (float)rq.qmin : r > (float)rq.qmax ? (float)rq.qmax : r;
     return (int32_t)r;
 }
 
-static inline float q8_act(float v, const opgen_q8_requant *rq) {
-    if (rq->act == 1) return v < 0.0f ? 0.0f : v;
-    if (rq->act == 2) return v < rq->lo ? rq->lo : v > rq->hi ? rq->hi : v;
+static inline float q8_act(float v, opgen_q8_requant rq) {
+    if (rq.act == 1) return v < 0.0f ? 0.0f : v;
+    if (rq.act == 2) return v < rq.lo ? rq.lo : v > rq.hi ? rq.hi : v;
     return v;
 }
 
-int32_t opgen_q8_quantize(float v, const opgen_q8_requant *rq) { return q8_quantize(q8_act(v, rq), rq); }
+int32_t opgen_q8_quantize(float v, const opgen_q8_requant *rq) { return q8_quantize(q8_act(v, *rq), *rq); }
 
 /* One output channel's row of n results: (acc - comp) * mul + bias, the
  * activation, requantized. */
 static void store_row(const int32_t *restrict acc, int64_t n, int32_t comp, float mul, float bias,
-                      const opgen_q8_requant *rq, int8_t *restrict dst) {
+                      const opgen_q8_requant *rqp, int8_t *restrict dst) {
+    const opgen_q8_requant rq = *rqp;
     for (int64_t j = 0; j < n; j++) {
         float v = (float)(acc[j] - comp) * mul;
         dst[j] = (int8_t)q8_quantize(q8_act(v + bias, rq), rq);
     }
 }
+
+#if Q8_X86
+/* store_row on AVX-512, value for value the same: the product and the sum
+ * rounded apart, the activation and NaN as the C comparisons take them, the
+ * rounding to nearest even (vcvtps2dq in the default mode, as exact as the
+ * 1.5 * 2^23 trick), the clamps. */
+__attribute__((target("avx512f,avx512bw,avx512vl"))) static void
+store_row_avx512(const int32_t *restrict acc, int64_t n, int32_t comp, float mul, float bias,
+                 const opgen_q8_requant *rqp, int8_t *restrict dst) {
+    const opgen_q8_requant rq = *rqp;
+    const __m512 vm = _mm512_set1_ps(mul), vb = _mm512_set1_ps(bias), vi = _mm512_set1_ps(rq.inv_scale);
+    const __m512 lo = _mm512_set1_ps(rq.act == 1 ? 0.0f : rq.lo), hi = _mm512_set1_ps(rq.hi),
+                 zero = _mm512_setzero_ps();
+    const __m512 big = _mm512_set1_ps(4194304.0f), nbig = _mm512_set1_ps(-4194304.0f);
+    const __m512i vc = _mm512_set1_epi32(comp), zp = _mm512_set1_epi32(rq.zp);
+    const __m512i qmin = _mm512_set1_epi32(rq.qmin), qmax = _mm512_set1_epi32(rq.qmax);
+    for (int64_t j = 0; j < n; j += 16) {
+        __mmask16 m = n - j >= 16 ? (__mmask16)0xFFFF : (__mmask16)((1u << (n - j)) - 1);
+        __m512i a = _mm512_maskz_loadu_epi32(m, acc + j);
+        __m512 v = _mm512_add_ps(_mm512_mul_ps(_mm512_cvtepi32_ps(_mm512_sub_epi32(a, vc)), vm), vb);
+        if (rq.act) /* v < lo ? lo : v (NaN stays) */
+            v = _mm512_mask_blend_ps(_mm512_cmp_ps_mask(v, lo, _CMP_LT_OQ), v, lo);
+        if (rq.act == 2) v = _mm512_mask_blend_ps(_mm512_cmp_ps_mask(v, hi, _CMP_GT_OQ), v, hi);
+        __m512 t = _mm512_mul_ps(v, vi);
+        t = _mm512_mask_blend_ps(_mm512_cmp_ps_mask(t, t, _CMP_UNORD_Q), t, zero);
+        t = _mm512_mask_blend_ps(_mm512_cmp_ps_mask(t, nbig, _CMP_LT_OQ), t, nbig);
+        t = _mm512_mask_blend_ps(_mm512_cmp_ps_mask(t, big, _CMP_GT_OQ), t, big);
+        __m512i q = _mm512_add_epi32(_mm512_cvtps_epi32(t), zp);
+        q = _mm512_min_epi32(_mm512_max_epi32(q, qmin), qmax);
+        _mm_mask_storeu_epi8(dst + j, m, _mm512_cvtepi32_epi8(q));
+    }
+}
+#endif
 
 /* ---- filters ---- */
 
@@ -185,8 +223,11 @@ static void micro_sdot(const uint8_t *restrict B, const int8_t *restrict W, int6
 #endif
 
 /* The variant: its micro-kernel and the offset its B holds the input at. */
+typedef void q8_store(const int32_t *restrict, int64_t, int32_t, float, float, const opgen_q8_requant *,
+                      int8_t *restrict);
 typedef struct q8_variant {
     q8_micro *fn;
+    q8_store *store;
     int32_t offset; /* 128: uint8 (x + 128); 0: int8 as is */
     const char *name;
 } q8_variant;
@@ -194,18 +235,30 @@ typedef struct q8_variant {
 static int q8_cap = -1;
 void opgen_q8_use_variant(int v) { q8_cap = v; }
 
+#if Q8_X86
+/* AVX-VNNI: CPUID leaf 7, subleaf 1, EAX bit 4 (clang 14's
+ * __builtin_cpu_supports does not know it), with the OS saving ymm (AVX2). */
+static bool has_avxvnni(void) {
+    unsigned a = 0, b = 0, c = 0, d = 0;
+    if (!__builtin_cpu_supports("avx2") || __get_cpuid_max(0, NULL) < 7) return false;
+    __cpuid_count(7, 1, a, b, c, d);
+    return (a >> 4) & 1u;
+}
+#endif
+
 static q8_variant q8_pick(void) {
 #if Q8_X86
-    if (q8_cap != 0 && q8_cap != 1 && __builtin_cpu_supports("avx512vnni") && __builtin_cpu_supports("avx512bw"))
-        return (q8_variant){micro_vnni512, 128, "avx512-vnni"};
+    if (q8_cap != 0 && q8_cap != 1 && __builtin_cpu_supports("avx512vnni") && __builtin_cpu_supports("avx512bw") &&
+        __builtin_cpu_supports("avx512vl"))
+        return (q8_variant){micro_vnni512, store_row_avx512, 128, "avx512-vnni"};
 #if defined(__clang__) || __GNUC__ >= 11
-    if (q8_cap != 0 && __builtin_cpu_supports("avxvnni")) return (q8_variant){micro_avxvnni, 128, "avx-vnni"};
+    if (q8_cap != 0 && has_avxvnni()) return (q8_variant){micro_avxvnni, store_row, 128, "avx-vnni"};
 #endif
 #endif
 #if Q8_SDOT
-    if (q8_cap != 0) return (q8_variant){micro_sdot, 0, "neon-sdot"};
+    if (q8_cap != 0) return (q8_variant){micro_sdot, store_row, 0, "neon-sdot"};
 #endif
-    return (q8_variant){micro_c, 0, "portable"};
+    return (q8_variant){micro_c, store_row, 0, "portable"};
 }
 const char *opgen_q8_variant(void) { return q8_pick().name; }
 
@@ -242,11 +295,16 @@ static void im2col_row(const q8_conv_job *J, int64_t k, int64_t j0, int64_t n, u
             memset(d, pad, (size_t)seg);
         else {
             const uint8_t *row = plane + ih * g->W;
-            int64_t iw0 = ow * g->s[1] - g->p[1] + kw * g->d[1];
-            for (int64_t t = 0; t < seg; t++) {
-                int64_t iw = iw0 + t * g->s[1];
-                d[t] = iw >= 0 && iw < g->W ? (uint8_t)(row[iw] + off) : pad;
-            }
+            int64_t iw0 = ow * g->s[1] - g->p[1] + kw * g->d[1], s1 = g->s[1];
+            /* t0 .. t1: the taps inside the row; padding either side */
+            int64_t t0 = iw0 >= 0 ? 0 : (-iw0 + s1 - 1) / s1, t1 = iw0 >= g->W ? 0 : (g->W - iw0 + s1 - 1) / s1;
+            t0 = t0 > seg ? seg : t0, t1 = t1 > seg ? seg : t1 < t0 ? t0 : t1;
+            memset(d, pad, (size_t)t0);
+            if (s1 == 1)
+                for (int64_t t = t0; t < t1; t++) d[t] = (uint8_t)(row[iw0 + t] + off);
+            else
+                for (int64_t t = t0; t < t1; t++) d[t] = (uint8_t)(row[iw0 + t * s1] + off);
+            memset(d + t1, pad, (size_t)(seg - t1));
         }
         j += seg;
     }
@@ -279,8 +337,8 @@ static void conv_task(const q8_conv_job *J, int64_t t, int32_t *acc) {
         J->v.fn(B, f->w + ob * MR * f->Kp, f->Kp / 4, acc);
         for (int r = 0; r < MR && ob * MR + r < f->O; r++) {
             int64_t o = ob * MR + r;
-            store_row(acc + r * NR, n, f->wsum[o] * (J->g->zx + J->v.offset), f->mul[o], f->bias[o], J->rq,
-                      J->y + o * J->P + j0);
+            J->v.store(acc + r * NR, n, f->wsum[o] * (J->g->zx + J->v.offset), f->mul[o], f->bias[o], J->rq,
+                       J->y + o * J->P + j0);
         }
     }
 }
@@ -313,7 +371,7 @@ static void depthwise_channel(const q8_conv_job *J, int64_t c, int16_t *plane, i
                 else
                     for (int64_t ow = 0; ow < g->OW; ow++) acc[ow] += w * row[ow * g->s[1]];
             }
-        store_row(acc, g->OW, 0, f->mul[c], f->bias[c], J->rq, J->y + (c * g->OH + oh) * g->OW);
+        J->v.store(acc, g->OW, 0, f->mul[c], f->bias[c], J->rq, J->y + (c * g->OH + oh) * g->OW);
     }
 }
 
@@ -373,12 +431,16 @@ void opgen_q8_conv(const opgen_parallel *par, const opgen_q8_conv_geom *g, const
 
 /* ---- elementwise and pooling ---- */
 
-void opgen_q8_add(int64_t n, const int8_t *a, float sa, int32_t za, const int8_t *b, float sb, int32_t zb,
-                  const opgen_q8_requant *rq, int8_t *out) {
-    for (int64_t i = 0; i < n; i++) {
-        float fa = (float)(a[i] - za) * sa, fb = (float)(b[i] - zb) * sb;
-        out[i] = (int8_t)q8_quantize(q8_act(fa + fb, rq), rq);
-    }
+void opgen_q8_add(int64_t n, const int8_t *a, const float *fa, float sa, int32_t za, const int8_t *b, const float *fb,
+                  float sb, int32_t zb, const opgen_q8_requant *rqp, int8_t *out) {
+    const opgen_q8_requant rq = *rqp;
+    if (fa)
+        for (int64_t i = 0; i < n; i++) out[i] = (int8_t)q8_quantize(q8_act(fa[i] + (float)(b[i] - zb) * sb, rq), rq);
+    else if (fb)
+        for (int64_t i = 0; i < n; i++) out[i] = (int8_t)q8_quantize(q8_act((float)(a[i] - za) * sa + fb[i], rq), rq);
+    else
+        for (int64_t i = 0; i < n; i++)
+            out[i] = (int8_t)q8_quantize(q8_act((float)(a[i] - za) * sa + (float)(b[i] - zb) * sb, rq), rq);
 }
 
 void opgen_q8_lookup(int64_t n, const int8_t *x, const int8_t table[256], int8_t *out) {

@@ -144,6 +144,7 @@ def export_test(name, model, shape, seed, ncalls=3):
 
 def export_bench(d):
     import torchvision
+    import onnx  # noqa: F401  (before onnxruntime: the other order crashes in shape inference)
     from onnxruntime.quantization import quantize_static, QuantFormat, QuantType, CalibrationDataReader
     from onnxruntime.quantization.shape_inference import quant_pre_process
     os.makedirs(d, exist_ok=True)

@@ -1,0 +1,50 @@
+# Hand-run (tests/bench/int8_peer.sh runs it in the exporter root): ONNX
+# Runtime's int8 QDQ model of NAME.onnx (per-channel int8 weights, uint8
+# activations, calibrated on 8 seeded inputs), then ORT's median times of NAME
+# and NAME_int8 at 1 and 2 threads.
+#   python3 ort_int8.py quantize DIR NAME      writes DIR/NAME_int8.onnx
+#   python3 ort_int8.py time DIR NAME THREADS REPEAT   prints "NAME threads T: median MS"
+import sys, time
+import onnx  # noqa: F401  (before onnxruntime: the other order crashes in shape inference)
+import numpy as np
+import onnxruntime as ort
+
+
+def quantize(d, name):
+    from onnxruntime.quantization import quantize_static, QuantFormat, QuantType, CalibrationDataReader
+    rng = np.random.default_rng(2027)
+    calib = [{"x": rng.standard_normal((1, 3, 224, 224)).astype(np.float32)} for _ in range(8)]
+
+    class Reader(CalibrationDataReader):
+        def __init__(self):
+            self.it = iter(calib)
+
+        def get_next(self):
+            return next(self.it, None)
+
+    quantize_static("%s/%s.onnx" % (d, name), "%s/%s_int8.onnx" % (d, name), Reader(), quant_format=QuantFormat.QDQ,
+                    per_channel=True, activation_type=QuantType.QUInt8, weight_type=QuantType.QInt8)
+
+
+def timeit(d, name, threads, repeat):
+    so = ort.SessionOptions()
+    so.intra_op_num_threads = threads
+    so.inter_op_num_threads = 1
+    so.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+    s = ort.InferenceSession("%s/%s.onnx" % (d, name), so, providers=["CPUExecutionProvider"])
+    x = np.load("%s/input.npy" % d)
+    s.run(None, {"x": x})
+    ts = []
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        y = s.run(None, {"x": x})[0]
+        ts.append((time.perf_counter() - t0) * 1e3)
+    np.save("%s/%s_ort.npy" % (d, name), y)
+    print("%s threads %d: median %.3f ms" % (name, threads, sorted(ts)[len(ts) // 2]))
+
+
+if __name__ == "__main__":
+    if sys.argv[1] == "quantize":
+        quantize(sys.argv[2], sys.argv[3])
+    else:
+        timeit(sys.argv[2], sys.argv[3], int(sys.argv[4]), int(sys.argv[5]))
