@@ -95,8 +95,8 @@ opgen_status pte_kernel_op(const opgen_pte *p, const opgen_pte_plan *pl, const i
 }
 
 /* The sizes of tensor argument ai of a call, or false. */
-static bool arg_sizes(const opgen_pte *p, const opgen_pte_plan *pl, const opgen_pte_instr *in, uint32_t ai, int64_t *O,
-                      int64_t *K, bool transposed) {
+static bool arg_sizes(const opgen_pte *p, const opgen_pte_plan *pl, const opgen_pte_instr *in, uint32_t ai,
+                      int64_t sz[4], bool transposed) {
     opgen_pte_value v;
     opgen_error e = {0};
     int32_t vi = ai < in->args.len ? opgen_pte_i32(p, in->args, ai) : -1;
@@ -109,24 +109,26 @@ static bool arg_sizes(const opgen_pte *p, const opgen_pte_plan *pl, const opgen_
         if (s < 0 || s > (1 << 24)) return false;
         n *= s;
     }
-    *O = opgen_pte_i32(p, v.t.sizes, transposed ? 1 : 0);
-    *K = *O ? n / *O : 0;
-    return n <= ((int64_t)1 << 32);
+    /* O, C, KH, KW (a linear layer's [K, O]: O, K, 1, 1) */
+    sz[0] = opgen_pte_i32(p, v.t.sizes, transposed ? 1 : 0), sz[1] = opgen_pte_i32(p, v.t.sizes, transposed ? 0 : 1);
+    sz[2] = v.t.sizes.len == 4 ? opgen_pte_i32(p, v.t.sizes, 2) : 1;
+    sz[3] = v.t.sizes.len == 4 ? opgen_pte_i32(p, v.t.sizes, 3) : 1;
+    return n <= ((int64_t)1 << 32) && (v.t.sizes.len == 4 || v.t.sizes.len == 2);
 }
 
 /* What rewrite_q8.c may take for a call: a record, and a convolution's or
  * linear layer's packed filter (at most its weight's size, padded). */
 static void count_q8(const opgen_pte *p, const opgen_pte_plan *pl, const opgen_pte_instr *in, const char *q,
                      counts *c) {
-    int64_t O, K;
+    int64_t sz[4];
     c->quantizes |= !strcmp(q, "quantized_decomposed::quantize_per_tensor.out");
     c->nq8 += !strcmp(q, "aten::convolution.out") || !strcmp(q, "aten::addmm.out") || !strcmp(q, "aten::add.out") ||
               !strcmp(q, "aten::relu.out") || !strcmp(q, "aten::hardtanh.out") ||
               !strcmp(q, "aten::max_pool2d_with_indices.out");
-    if (!strcmp(q, "aten::convolution.out") && arg_sizes(p, pl, in, 1, &O, &K, false))
-        c->q8_bytes += opgen_q8_filter_bytes(O, K, false);
-    if (!strcmp(q, "aten::addmm.out") && arg_sizes(p, pl, in, 2, &O, &K, true))
-        c->q8_bytes += opgen_q8_filter_bytes(O, K, false);
+    if (!strcmp(q, "aten::convolution.out") && arg_sizes(p, pl, in, 1, sz, false))
+        c->q8_bytes += opgen_q8_filter_bytes(sz[0], sz[1], sz[2], sz[3], false);
+    if (!strcmp(q, "aten::addmm.out") && arg_sizes(p, pl, in, 2, sz, true))
+        c->q8_bytes += opgen_q8_filter_bytes(sz[0], sz[1], 1, 1, false);
 }
 
 /* A kernel call's arguments, results and kernels, counted. */

@@ -115,12 +115,12 @@ static bool const_bias(const opgen_step_seq *q, const opgen_value *b, int64_t O)
 /* The filter of weight w (O rows of K), packed into planned memory. */
 static bool pack(const opgen_step_seq *q, opgen_q8_step *r, const opgen_tensor *w, const opgen_tensor *scales,
                  float scale, float xscale, const opgen_value *bias, bool depthwise) {
-    int64_t O = w->sizes[0], K = opgen_numel(w) / (O ? O : 1);
+    int64_t O = w->sizes[0], C = w->sizes[1], KH = w->dim == 4 ? w->sizes[2] : 1, KW = w->dim == 4 ? w->sizes[3] : 1;
     if (scales && opgen_numel(scales) != O) return false;
-    void *mem = q->mem(q->ctx, opgen_q8_filter_bytes(O, K, depthwise));
+    void *mem = q->mem(q->ctx, opgen_q8_filter_bytes(O, C, KH, KW, depthwise));
     if (!mem) return false;
-    opgen_q8_filter_pack(&r->f, mem, w->data, O, K, depthwise, scales ? scales->data : &scale, scales != NULL, xscale,
-                         bias->none ? NULL : bias->v.t->data);
+    opgen_q8_filter_pack(&r->f, mem, w->data, O, C, KH, KW, depthwise, scales ? scales->data : &scale, scales != NULL,
+                         xscale, bias->none ? NULL : bias->v.t->data);
     return true;
 }
 

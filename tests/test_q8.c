@@ -58,9 +58,9 @@ static void conv_case(const ccase *c, const opgen_parallel *par, int variant) {
     for (size_t i = 0; i < nx; i++) x[i] = (int8_t)rnd(-128, 127);
     for (size_t i = 0; i < nw; i++) w[i] = (int8_t)rnd(-127, 127);
     for (int64_t o = 0; o < c->O; o++) ws[o] = (float)rnd(1, 1000) * 1e-5f, bias[o] = (float)rnd(-500, 500) * 1e-3f;
-    void *mem = malloc(opgen_q8_filter_bytes(c->O, K, c->dw));
+    void *mem = malloc(opgen_q8_filter_bytes(c->O, Cg, c->KH, c->KW, c->dw));
     opgen_q8_filter f;
-    opgen_q8_filter_pack(&f, mem, w, c->O, K, c->dw, ws, true, 0.02f, bias);
+    opgen_q8_filter_pack(&f, mem, w, c->O, Cg, c->KH, c->KW, c->dw, ws, true, 0.02f, bias);
     opgen_q8_requant rq = {1.0f / 0.05f, rnd(-20, 20), -128, 127, c->act, 0.0f, 6.0f};
     reference(c, &g, x, w, &f, &rq, want);
     opgen_q8_use_variant(variant);

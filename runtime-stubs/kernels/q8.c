@@ -23,6 +23,9 @@
 
 enum { MR = OPGEN_Q8_MR, NR = OPGEN_Q8_NR };
 
+/* The best product variant tests allow (opgen_q8_use_variant); -1: any. */
+static int q8_cap = -1;
+
 static size_t piece(size_t n) { return (n + 63) & ~(size_t)63; }
 static int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
@@ -63,63 +66,108 @@ static void store_row(const int32_t *restrict acc, int64_t n, int32_t comp, floa
 }
 
 #if Q8_X86
-/* store_row on AVX-512, value for value the same: the product and the sum
- * rounded apart, the activation and NaN as the C comparisons take them, the
- * rounding to nearest even (vcvtps2dq in the default mode, as exact as the
- * 1.5 * 2^23 trick), the clamps. */
-__attribute__((target("avx512f,avx512bw,avx512vl"))) static void
-store_row_avx512(const int32_t *restrict acc, int64_t n, int32_t comp, float mul, float bias,
-                 const opgen_q8_requant *rqp, int8_t *restrict dst) {
-    const opgen_q8_requant rq = *rqp;
-    const __m512 vm = _mm512_set1_ps(mul), vb = _mm512_set1_ps(bias), vi = _mm512_set1_ps(rq.inv_scale);
-    const __m512 lo = _mm512_set1_ps(rq.act == 1 ? 0.0f : rq.lo), hi = _mm512_set1_ps(rq.hi),
-                 zero = _mm512_setzero_ps();
-    const __m512 big = _mm512_set1_ps(4194304.0f), nbig = _mm512_set1_ps(-4194304.0f);
-    const __m512i vc = _mm512_set1_epi32(comp), zp = _mm512_set1_epi32(rq.zp);
-    const __m512i qmin = _mm512_set1_epi32(rq.qmin), qmax = _mm512_set1_epi32(rq.qmax);
+#define Q8_AVX512 __attribute__((target("avx512f,avx512bw,avx512vl")))
+/* The requantization on AVX-512, value for value the same as the C above: the
+ * activation and NaN as the C comparisons take them, the rounding to nearest
+ * even (vcvtps2dq in the default mode, as exact as the 1.5 * 2^23 trick), the
+ * clamps. */
+typedef struct q8v {
+    __m512 lo, hi, inv, zero, big, nbig;
+    __m512i zp, qmin, qmax;
+    int act;
+} q8v;
+
+Q8_AVX512 static inline q8v q8v_of(const opgen_q8_requant *rq) {
+    return (q8v){_mm512_set1_ps(rq->act == 1 ? 0.0f : rq->lo),
+                 _mm512_set1_ps(rq->hi),
+                 _mm512_set1_ps(rq->inv_scale),
+                 _mm512_setzero_ps(),
+                 _mm512_set1_ps(4194304.0f),
+                 _mm512_set1_ps(-4194304.0f),
+                 _mm512_set1_epi32(rq->zp),
+                 _mm512_set1_epi32(rq->qmin),
+                 _mm512_set1_epi32(rq->qmax),
+                 rq->act};
+}
+
+Q8_AVX512 static inline __m128i q8v_quantize(__m512 v, const q8v *k) {
+    if (k->act) /* v < lo ? lo : v (NaN stays) */
+        v = _mm512_mask_blend_ps(_mm512_cmp_ps_mask(v, k->lo, _CMP_LT_OQ), v, k->lo);
+    if (k->act == 2) v = _mm512_mask_blend_ps(_mm512_cmp_ps_mask(v, k->hi, _CMP_GT_OQ), v, k->hi);
+    __m512 t = _mm512_mul_ps(v, k->inv);
+    t = _mm512_mask_blend_ps(_mm512_cmp_ps_mask(t, t, _CMP_UNORD_Q), t, k->zero);
+    t = _mm512_mask_blend_ps(_mm512_cmp_ps_mask(t, k->nbig, _CMP_LT_OQ), t, k->nbig);
+    t = _mm512_mask_blend_ps(_mm512_cmp_ps_mask(t, k->big, _CMP_GT_OQ), t, k->big);
+    __m512i q = _mm512_add_epi32(_mm512_cvtps_epi32(t), k->zp);
+    return _mm512_cvtepi32_epi8(_mm512_min_epi32(_mm512_max_epi32(q, k->qmin), k->qmax));
+}
+
+static inline __mmask16 q8v_mask(int64_t left) {
+    return left >= 16 ? (__mmask16)0xFFFF : (__mmask16)((1u << left) - 1);
+}
+
+/* store_row on AVX-512: the product and the sum rounded apart. */
+Q8_AVX512 static void store_row_avx512(const int32_t *restrict acc, int64_t n, int32_t comp, float mul, float bias,
+                                       const opgen_q8_requant *rq, int8_t *restrict dst) {
+    const q8v k = q8v_of(rq);
+    const __m512 vm = _mm512_set1_ps(mul), vb = _mm512_set1_ps(bias);
+    const __m512i vc = _mm512_set1_epi32(comp);
     for (int64_t j = 0; j < n; j += 16) {
-        __mmask16 m = n - j >= 16 ? (__mmask16)0xFFFF : (__mmask16)((1u << (n - j)) - 1);
+        __mmask16 m = q8v_mask(n - j);
         __m512i a = _mm512_maskz_loadu_epi32(m, acc + j);
         __m512 v = _mm512_add_ps(_mm512_mul_ps(_mm512_cvtepi32_ps(_mm512_sub_epi32(a, vc)), vm), vb);
-        if (rq.act) /* v < lo ? lo : v (NaN stays) */
-            v = _mm512_mask_blend_ps(_mm512_cmp_ps_mask(v, lo, _CMP_LT_OQ), v, lo);
-        if (rq.act == 2) v = _mm512_mask_blend_ps(_mm512_cmp_ps_mask(v, hi, _CMP_GT_OQ), v, hi);
-        __m512 t = _mm512_mul_ps(v, vi);
-        t = _mm512_mask_blend_ps(_mm512_cmp_ps_mask(t, t, _CMP_UNORD_Q), t, zero);
-        t = _mm512_mask_blend_ps(_mm512_cmp_ps_mask(t, nbig, _CMP_LT_OQ), t, nbig);
-        t = _mm512_mask_blend_ps(_mm512_cmp_ps_mask(t, big, _CMP_GT_OQ), t, big);
-        __m512i q = _mm512_add_epi32(_mm512_cvtps_epi32(t), zp);
-        q = _mm512_min_epi32(_mm512_max_epi32(q, qmin), qmax);
-        _mm_mask_storeu_epi8(dst + j, m, _mm512_cvtepi32_epi8(q));
+        _mm_mask_storeu_epi8(dst + j, m, q8v_quantize(v, &k));
+    }
+}
+
+/* An operand of an add, 16 values: dequantized from int8, or read as floats. */
+Q8_AVX512 static inline __m512 q8v_operand(const int8_t *a, const float *fa, __m512i z, __m512 s, __mmask16 m) {
+    if (fa) return _mm512_maskz_loadu_ps(m, fa);
+    __m512i x = _mm512_cvtepi8_epi32(_mm_maskz_loadu_epi8(m, a));
+    return _mm512_mul_ps(_mm512_cvtepi32_ps(_mm512_sub_epi32(x, z)), s);
+}
+
+Q8_AVX512 static void add_avx512(int64_t n, const int8_t *a, const float *fa, float sa, int32_t za, const int8_t *b,
+                                 const float *fb, float sb, int32_t zb, const opgen_q8_requant *rq, int8_t *out) {
+    const q8v k = q8v_of(rq);
+    const __m512i vza = _mm512_set1_epi32(za), vzb = _mm512_set1_epi32(zb);
+    const __m512 vsa = _mm512_set1_ps(sa), vsb = _mm512_set1_ps(sb);
+    for (int64_t i = 0; i < n; i += 16) {
+        __mmask16 m = q8v_mask(n - i);
+        __m512 va = q8v_operand(a + i, fa ? fa + i : NULL, vza, vsa, m);
+        __m512 vb = q8v_operand(b + i, fb ? fb + i : NULL, vzb, vsb, m);
+        _mm_mask_storeu_epi8(out + i, m, q8v_quantize(_mm512_add_ps(va, vb), &k));
     }
 }
 #endif
 
 /* ---- filters ---- */
 
-size_t opgen_q8_filter_bytes(int64_t O, int64_t K, bool depthwise) {
-    int64_t Kp = ceil_div(K, 4) * 4;
-    size_t w = depthwise ? (size_t)(O * K) : (size_t)(ceil_div(O, MR) * MR * Kp);
+size_t opgen_q8_filter_bytes(int64_t O, int64_t C, int64_t KH, int64_t KW, bool depthwise) {
+    int64_t Kp = ceil_div(C, 4) * 4 * KH * KW;
+    size_t w = depthwise ? (size_t)(O * C * KH * KW) : (size_t)(ceil_div(O, MR) * MR * Kp);
     return piece(w) + 3 * piece(sizeof(float) * (size_t)O) + 64;
 }
 
-void opgen_q8_filter_pack(opgen_q8_filter *f, void *mem, const int8_t *w, int64_t O, int64_t K, bool depthwise,
-                          const float *wscale, bool per_channel, float xscale, const float *bias) {
+void opgen_q8_filter_pack(opgen_q8_filter *f, void *mem, const int8_t *w, int64_t O, int64_t C, int64_t KH, int64_t KW,
+                          bool depthwise, const float *wscale, bool per_channel, float xscale, const float *bias) {
     uint8_t *p = (uint8_t *)(((uintptr_t)mem + 63) & ~(uintptr_t)63);
-    int64_t Kp = ceil_div(K, 4) * 4, nob = ceil_div(O, MR);
+    int64_t K = C * KH * KW, C4 = ceil_div(C, 4), Kp = C4 * 4 * KH * KW, nob = ceil_div(O, MR);
     size_t wbytes = depthwise ? (size_t)(O * K) : (size_t)(nob * MR * Kp);
     *f = (opgen_q8_filter){O, K, Kp, depthwise, (int8_t *)p, NULL, NULL, NULL};
     f->wsum = (int32_t *)(p += piece(wbytes));
     f->mul = (float *)(p += piece(sizeof(float) * (size_t)O));
     f->bias = (float *)(p + piece(sizeof(float) * (size_t)O));
-    if (depthwise)
-        memcpy(f->w, w, wbytes);
-    else
-        for (int64_t b = 0; b < nob; b++) /* [Kp/4][MR][4]: channel r's four taps k4*4 .. +3 */
-            for (int64_t k = 0; k < Kp; k++)
-                for (int64_t r = 0; r < MR; r++) {
-                    int64_t o = b * MR + r;
-                    f->w[((b * (Kp / 4) + k / 4) * MR + r) * 4 + k % 4] = o < O && k < K ? w[o * K + k] : 0;
+    if (depthwise) memcpy(f->w, w, wbytes);
+    /* dense: per block of MR channels, the k4 groups in the order (c4, kh, kw),
+     * each [MR][4]: channel r's weights of input channels c4*4 .. +3 at that tap */
+    for (int64_t b = 0; !depthwise && b < nob; b++)
+        for (int64_t g = 0; g < Kp / 4; g++)
+            for (int64_t r = 0; r < MR; r++)
+                for (int64_t t = 0; t < 4; t++) {
+                    int64_t o = b * MR + r, c = g / (KH * KW) * 4 + t, kh = g / KW % KH, kw = g % KW;
+                    f->w[((b * (Kp / 4) + g) * MR + r) * 4 + t] =
+                        o < O && c < C ? w[((o * C + c) * KH + kh) * KW + kw] : 0;
                 }
     for (int64_t o = 0; o < O; o++) {
         int32_t s = 0;
@@ -130,16 +178,20 @@ void opgen_q8_filter_pack(opgen_q8_filter *f, void *mem, const int8_t *w, int64_
     }
 }
 
-/* ---- micro-kernels: acc[MR][NR] = W block (Kp/4 x MR x 4) . B block (Kp/4 x NR x 4) ---- */
+/* ---- micro-kernels: acc[MR][NR] = W block (Kp/4 x MR x 4) . B (Kp/4 x NR x 4) ----
+ * B's k4 group k is NR pixels of four bytes at B + off[k]: one tap of four
+ * input channels, read where the transformed input holds it (no im2col). */
 
-typedef void q8_micro(const uint8_t *restrict B, const int8_t *restrict W, int64_t k4n, int32_t *restrict acc);
+typedef void q8_micro(const uint8_t *restrict B, const int64_t *restrict off, const int8_t *restrict W, int64_t k4n,
+                      int32_t *restrict acc);
 
 /* Portable C, B holding int8 values (the input as it is). */
-static void micro_c(const uint8_t *restrict B, const int8_t *restrict W, int64_t k4n, int32_t *restrict acc) {
+static void micro_c(const uint8_t *restrict B, const int64_t *restrict off, const int8_t *restrict W, int64_t k4n,
+                    int32_t *restrict acc) {
     memset(acc, 0, sizeof(int32_t) * MR * NR);
-    const int8_t *b8 = (const int8_t *)B;
-    for (int64_t k = 0; k < k4n; k++, b8 += 4 * NR, W += 4 * MR)
+    for (int64_t k = 0; k < k4n; k++, W += 4 * MR)
         for (int r = 0; r < MR; r++) {
+            const int8_t *b8 = (const int8_t *)B + off[k];
             int32_t w0 = W[4 * r], w1 = W[4 * r + 1], w2 = W[4 * r + 2], w3 = W[4 * r + 3];
             int32_t *a = acc + r * NR;
             for (int j = 0; j < NR; j++)
@@ -150,40 +202,56 @@ static void micro_c(const uint8_t *restrict B, const int8_t *restrict W, int64_t
 #if Q8_X86
 /* AVX-512 VNNI: B as uint8 (x + 128); a lane is a pixel, 4 x 16 of them, one
  * vpdpbusd per channel and vector with the channel's four weights broadcast. */
-__attribute__((target("avx512f,avx512bw,avx512vnni"))) static void
-micro_vnni512(const uint8_t *restrict B, const int8_t *restrict W, int64_t k4n, int32_t *restrict acc) {
-    __m512i c[MR][4];
-    for (int r = 0; r < MR; r++)
-        for (int i = 0; i < 4; i++) c[r][i] = _mm512_setzero_si512();
-    for (int64_t k = 0; k < k4n; k++, B += 4 * NR, W += 4 * MR) {
-        __m512i b0 = _mm512_loadu_si512(B), b1 = _mm512_loadu_si512(B + 64);
-        __m512i b2 = _mm512_loadu_si512(B + 128), b3 = _mm512_loadu_si512(B + 192);
-        for (int r = 0; r < MR; r++) {
-            int32_t wv;
-            memcpy(&wv, W + 4 * r, 4);
-            __m512i w = _mm512_set1_epi32(wv);
-            c[r][0] = _mm512_dpbusd_epi32(c[r][0], b0, w);
-            c[r][1] = _mm512_dpbusd_epi32(c[r][1], b1, w);
-            c[r][2] = _mm512_dpbusd_epi32(c[r][2], b2, w);
-            c[r][3] = _mm512_dpbusd_epi32(c[r][3], b3, w);
-        }
+/* Named accumulators, not an array: GCC 12 keeps an array of vectors on the
+ * stack, copying it every step. */
+#define Q8_ROW_DECL(r) __m512i c##r##0 = z, c##r##1 = z, c##r##2 = z, c##r##3 = z;
+#define Q8_ROW_STEP(r)                                 \
+    {                                                  \
+        int32_t wv;                                    \
+        memcpy(&wv, W + 4 * (r), 4);                   \
+        __m512i w = _mm512_set1_epi32(wv);             \
+        c##r##0 = _mm512_dpbusd_epi32(c##r##0, b0, w); \
+        c##r##1 = _mm512_dpbusd_epi32(c##r##1, b1, w); \
+        c##r##2 = _mm512_dpbusd_epi32(c##r##2, b2, w); \
+        c##r##3 = _mm512_dpbusd_epi32(c##r##3, b3, w); \
     }
-    for (int r = 0; r < MR; r++)
-        for (int i = 0; i < 4; i++) _mm512_storeu_si512(acc + r * NR + 16 * i, c[r][i]);
+#define Q8_ROW_STORE(r)                              \
+    _mm512_storeu_si512(acc + (r)*NR, c##r##0);      \
+    _mm512_storeu_si512(acc + (r)*NR + 16, c##r##1); \
+    _mm512_storeu_si512(acc + (r)*NR + 32, c##r##2); \
+    _mm512_storeu_si512(acc + (r)*NR + 48, c##r##3);
+__attribute__((target("avx512f,avx512bw,avx512vnni"))) static void micro_vnni512(const uint8_t *restrict B,
+                                                                                 const int64_t *restrict off,
+                                                                                 const int8_t *restrict W, int64_t k4n,
+                                                                                 int32_t *restrict acc) {
+    const __m512i z = _mm512_setzero_si512();
+    Q8_ROW_DECL(0)
+    Q8_ROW_DECL(1)
+    Q8_ROW_DECL(2) Q8_ROW_DECL(3) Q8_ROW_DECL(4) Q8_ROW_DECL(5) for (int64_t k = 0; k < k4n; k++, W += 4 * MR) {
+        const uint8_t *b = B + off[k];
+        __m512i b0 = _mm512_loadu_si512(b), b1 = _mm512_loadu_si512(b + 64);
+        __m512i b2 = _mm512_loadu_si512(b + 128), b3 = _mm512_loadu_si512(b + 192);
+        Q8_ROW_STEP(0) Q8_ROW_STEP(1) Q8_ROW_STEP(2) Q8_ROW_STEP(3) Q8_ROW_STEP(4) Q8_ROW_STEP(5)
+    }
+    Q8_ROW_STORE(0) Q8_ROW_STORE(1) Q8_ROW_STORE(2) Q8_ROW_STORE(3) Q8_ROW_STORE(4) Q8_ROW_STORE(5)
 }
+#undef Q8_ROW_DECL
+#undef Q8_ROW_STEP
+#undef Q8_ROW_STORE
 
 /* AVX-VNNI (256-bit vpdpbusd, 16 vector registers): three channels by 32 pixels
  * at a time, four passes over the block. */
-__attribute__((target("avx2,avxvnni"))) static void micro_avxvnni(const uint8_t *restrict B, const int8_t *restrict W,
+__attribute__((target("avx2,avxvnni"))) static void micro_avxvnni(const uint8_t *restrict B,
+                                                                  const int64_t *restrict off, const int8_t *restrict W,
                                                                   int64_t k4n, int32_t *restrict acc) {
     for (int r0 = 0; r0 < MR; r0 += 3)
         for (int h = 0; h < 2; h++) {
             __m256i c[3][4];
             for (int r = 0; r < 3; r++)
                 for (int i = 0; i < 4; i++) c[r][i] = _mm256_setzero_si256();
-            const uint8_t *b = B + 128 * h;
             const int8_t *w8 = W + 4 * r0;
-            for (int64_t k = 0; k < k4n; k++, b += 4 * NR, w8 += 4 * MR) {
+            for (int64_t k = 0; k < k4n; k++, w8 += 4 * MR) {
+                const uint8_t *b = B + off[k] + 128 * h;
                 __m256i b0 = _mm256_loadu_si256((const __m256i *)b), b1 = _mm256_loadu_si256((const __m256i *)(b + 32));
                 __m256i b2 = _mm256_loadu_si256((const __m256i *)(b + 64));
                 __m256i b3 = _mm256_loadu_si256((const __m256i *)(b + 96));
@@ -206,12 +274,14 @@ __attribute__((target("avx2,avxvnni"))) static void micro_avxvnni(const uint8_t 
 
 #if Q8_SDOT
 /* Arm's sdot (int8 x int8 in fours): B as int8, 16 vectors of 4 pixels. */
-static void micro_sdot(const uint8_t *restrict B, const int8_t *restrict W, int64_t k4n, int32_t *restrict acc) {
+static void micro_sdot(const uint8_t *restrict B, const int64_t *restrict off, const int8_t *restrict W, int64_t k4n,
+                       int32_t *restrict acc) {
     for (int r = 0; r < MR; r++) {
         int32x4_t c[NR / 4];
         for (int i = 0; i < NR / 4; i++) c[i] = vdupq_n_s32(0);
-        const int8_t *b = (const int8_t *)B, *w = W + 4 * r;
-        for (int64_t k = 0; k < k4n; k++, b += 4 * NR, w += 4 * MR) {
+        const int8_t *w = W + 4 * r;
+        for (int64_t k = 0; k < k4n; k++, w += 4 * MR) {
+            const int8_t *b = (const int8_t *)B + off[k];
             int32_t wv;
             memcpy(&wv, w, 4);
             int8x16_t wq = vreinterpretq_s8_s32(vdupq_n_s32(wv));
@@ -232,7 +302,6 @@ typedef struct q8_variant {
     const char *name;
 } q8_variant;
 
-static int q8_cap = -1;
 void opgen_q8_use_variant(int v) { q8_cap = v; }
 
 #if Q8_X86
@@ -262,7 +331,13 @@ static q8_variant q8_pick(void) {
 }
 const char *opgen_q8_variant(void) { return q8_pick().name; }
 
-/* ---- dense convolution ---- */
+/* ---- dense convolution ----
+ * The input is transformed once per image into its zero-point-padded phase
+ * planes (stride s: s0 x s1 planes, the pixels of one row and column phase),
+ * four channels interleaved: X[phase][c4][Hq][Wq][4] bytes. A tap (kh, kw) of
+ * channels c4*4 .. +3 is then one plane shifted: over the "wide" output (OH rows
+ * of Wq pixels, of which the first OW are the result) its bytes for wide pixel p
+ * lie at X + off + 4p. The columns past OW are computed and not stored. */
 
 typedef struct q8_conv_job {
     const opgen_q8_conv_geom *g;
@@ -271,75 +346,94 @@ typedef struct q8_conv_job {
     q8_variant v;
     const int8_t *x; /* this image */
     int8_t *y;
-    uint8_t *B;    /* the packed im2col, nblk blocks of Kp * NR bytes */
-    uint8_t *work; /* per part: a tile of int32 sums and four rows */
+    uint8_t *X;    /* the transformed input, with NR pixels of slack */
+    int64_t *off;  /* [Kp/4]: each k4 group's byte offset in X */
+    uint8_t *work; /* per part: a tile of int32 sums */
     size_t work_bytes;
-    int64_t P, nblk, nob, osplit, ntasks;
+    int64_t Hq, Wq, C4, plane, P, nblk, nob, osplit, ntasks;
     int nparts;
 } q8_conv_job;
 
-/* Row k of the im2col over pixels j0 .. j0+n, as bytes (x + offset), padding
- * the zero point's byte; NR - n zeros after. */
-static void im2col_row(const q8_conv_job *J, int64_t k, int64_t j0, int64_t n, uint8_t *dst) {
+static void q8_shape(q8_conv_job *J) {
+    const opgen_q8_conv_geom *g = J->g;
+    J->Hq = ceil_div(g->H + 2 * g->p[0], g->s[0]), J->Wq = ceil_div(g->W + 2 * g->p[1], g->s[1]);
+    J->C4 = ceil_div(g->C, 4);
+    /* rows past Hq: a wide pixel's taps reach up to (KH-1)*d/s rows down, plus the last block's slack */
+    J->plane = 4 * (J->Hq * J->Wq + (g->KH * g->d[0] / g->s[0] + 1) * J->Wq + NR + g->KW * g->d[1]);
+    J->P = g->OH * J->Wq;
+    J->nblk = ceil_div(J->P, NR);
+}
+
+static size_t transformed_bytes(const q8_conv_job *J) {
+    return piece((size_t)(J->g->s[0] * J->g->s[1] * J->C4 * J->plane));
+}
+
+/* Phase plane (ph, pw) of channels c4*4 .. +3. */
+static void transform_plane(const q8_conv_job *J, int64_t ph, int64_t pw, int64_t c4) {
     const opgen_q8_conv_geom *g = J->g;
     uint8_t off = (uint8_t)J->v.offset, pad = (uint8_t)(g->zx + J->v.offset);
-    memset(dst + n, 0, (size_t)(NR - n));
-    if (k >= J->f->K) return memset(dst, 0, (size_t)n), (void)0;
-    int64_t c = k / (g->KH * g->KW), kh = k / g->KW % g->KH, kw = k % g->KW;
-    const uint8_t *plane = (const uint8_t *)J->x + c * g->H * g->W;
-    for (int64_t j = j0; j < j0 + n;) {
-        int64_t oh = j / g->OW, ow = j % g->OW, seg = g->OW - ow < j0 + n - j ? g->OW - ow : j0 + n - j;
-        int64_t ih = oh * g->s[0] - g->p[0] + kh * g->d[0];
-        uint8_t *d = dst + (j - j0);
-        if (ih < 0 || ih >= g->H)
-            memset(d, pad, (size_t)seg);
-        else {
-            const uint8_t *row = plane + ih * g->W;
-            int64_t iw0 = ow * g->s[1] - g->p[1] + kw * g->d[1], s1 = g->s[1];
-            /* t0 .. t1: the taps inside the row; padding either side */
-            int64_t t0 = iw0 >= 0 ? 0 : (-iw0 + s1 - 1) / s1, t1 = iw0 >= g->W ? 0 : (g->W - iw0 + s1 - 1) / s1;
-            t0 = t0 > seg ? seg : t0, t1 = t1 > seg ? seg : t1 < t0 ? t0 : t1;
-            memset(d, pad, (size_t)t0);
-            if (s1 == 1)
-                for (int64_t t = t0; t < t1; t++) d[t] = (uint8_t)(row[iw0 + t] + off);
-            else
-                for (int64_t t = t0; t < t1; t++) d[t] = (uint8_t)(row[iw0 + t * s1] + off);
-            memset(d + t1, pad, (size_t)(seg - t1));
+    uint8_t *dst = J->X + ((ph * g->s[1] + pw) * J->C4 + c4) * J->plane;
+    memset(dst, pad, (size_t)J->plane);
+    const uint8_t *src[4];
+    int nc = 0;
+    for (int t = 0; t < 4 && c4 * 4 + t < g->C; t++, nc++) src[t] = (const uint8_t *)J->x + (c4 * 4 + t) * g->H * g->W;
+    for (int64_t i = 0; i < J->Hq; i++) {
+        int64_t ih = i * g->s[0] + ph - g->p[0];
+        if (ih < 0 || ih >= g->H) continue;
+        /* columns j whose input column iw = j * s1 + pw - p1 is inside the row */
+        int64_t j0 = pw >= g->p[1] ? 0 : ceil_div(g->p[1] - pw, g->s[1]);
+        int64_t j1 = ceil_div(g->W + g->p[1] - pw, g->s[1]);
+        j1 = j1 > J->Wq ? J->Wq : j1;
+        uint8_t *d = dst + 4 * i * J->Wq;
+        for (int t = 0; t < nc; t++) {
+            const uint8_t *r = src[t] + ih * g->W - g->p[1] + pw;
+            for (int64_t j = j0; j < j1; j++) d[4 * j + t] = (uint8_t)(r[j * g->s[1]] + off);
         }
-        j += seg;
     }
 }
 
-/* Block b of the packed im2col: four rows at a time, interleaved. */
-static void pack_block(const q8_conv_job *J, int64_t b, uint8_t *rows) {
-    int64_t j0 = b * NR, n = J->P - j0 < NR ? J->P - j0 : NR;
-    uint32_t *dst = (uint32_t *)(J->B + (size_t)(b * J->f->Kp * NR));
-    for (int64_t k = 0; k < J->f->Kp; k += 4, dst += NR) {
-        for (int i = 0; i < 4; i++) im2col_row(J, k + i, j0, n, rows + i * NR);
-        for (int j = 0; j < NR; j++)
-            dst[j] = (uint32_t)rows[j] | (uint32_t)rows[NR + j] << 8 | (uint32_t)rows[2 * NR + j] << 16 |
-                     (uint32_t)rows[3 * NR + j] << 24;
-    }
-}
-
-static void pack_part(void *arg, int part) {
+static void transform_part(void *arg, int part) {
     const q8_conv_job *J = arg;
-    uint8_t *rows = J->work + (size_t)part * J->work_bytes + sizeof(int32_t) * MR * NR;
-    for (int64_t b = J->nblk * part / J->nparts; b < J->nblk * (part + 1) / J->nparts; b++) pack_block(J, b, rows);
+    int64_t n = J->g->s[0] * J->g->s[1] * J->C4;
+    for (int64_t i = n * part / J->nparts; i < n * (part + 1) / J->nparts; i++)
+        transform_plane(J, i / J->C4 / J->g->s[1], i / J->C4 % J->g->s[1], i % J->C4);
+}
+
+/* The k4 groups' offsets, in the filter's order (c4, kh, kw). */
+static void tap_offsets(const q8_conv_job *J) {
+    const opgen_q8_conv_geom *g = J->g;
+    int64_t k = 0;
+    for (int64_t c4 = 0; c4 < J->C4; c4++)
+        for (int64_t kh = 0; kh < g->KH; kh++)
+            for (int64_t kw = 0; kw < g->KW; kw++) {
+                int64_t rh = kh * g->d[0], rw = kw * g->d[1];
+                int64_t phase = (rh % g->s[0]) * g->s[1] + rw % g->s[1];
+                J->off[k++] = (phase * J->C4 + c4) * J->plane + 4 * ((rh / g->s[0]) * J->Wq + rw / g->s[1]);
+            }
+}
+
+/* The stored part of a tile's row: wide pixels p0 .. p0+n of channel o. */
+static void store_wide(const q8_conv_job *J, const int32_t *acc, int64_t p0, int64_t n, int64_t o) {
+    const opgen_q8_filter *f = J->f;
+    int32_t comp = f->wsum[o] * (J->g->zx + J->v.offset);
+    int8_t *y = J->y + o * J->g->OH * J->g->OW;
+    for (int64_t p = p0; p < p0 + n;) {
+        int64_t oh = p / J->Wq, ow = p % J->Wq, run = J->Wq - ow < p0 + n - p ? J->Wq - ow : p0 + n - p;
+        if (ow < J->g->OW && oh < J->g->OH) {
+            int64_t m = J->g->OW - ow < run ? J->g->OW - ow : run;
+            J->v.store(acc + (p - p0), m, comp, f->mul[o], f->bias[o], J->rq, y + oh * J->g->OW + ow);
+        }
+        p += run;
+    }
 }
 
 /* Task t: pixel block t / osplit, channel blocks of its share t % osplit. */
 static void conv_task(const q8_conv_job *J, int64_t t, int32_t *acc) {
     const opgen_q8_filter *f = J->f;
-    int64_t b = t / J->osplit, os = t % J->osplit, j0 = b * NR, n = J->P - j0 < NR ? J->P - j0 : NR;
-    const uint8_t *B = J->B + (size_t)(b * f->Kp * NR);
+    int64_t b = t / J->osplit, os = t % J->osplit, p0 = b * NR, n = J->P - p0 < NR ? J->P - p0 : NR;
     for (int64_t ob = J->nob * os / J->osplit; ob < J->nob * (os + 1) / J->osplit; ob++) {
-        J->v.fn(B, f->w + ob * MR * f->Kp, f->Kp / 4, acc);
-        for (int r = 0; r < MR && ob * MR + r < f->O; r++) {
-            int64_t o = ob * MR + r;
-            J->v.store(acc + r * NR, n, f->wsum[o] * (J->g->zx + J->v.offset), f->mul[o], f->bias[o], J->rq,
-                       J->y + o * J->P + j0);
-        }
+        J->v.fn(J->X + 4 * p0, J->off, f->w + ob * MR * f->Kp, f->Kp / 4, acc);
+        for (int r = 0; r < MR && ob * MR + r < f->O; r++) store_wide(J, acc + r * NR, p0, n, ob * MR + r);
     }
 }
 
@@ -397,34 +491,39 @@ static int conv_parts(const opgen_q8_conv_geom *g, const opgen_q8_filter *f, con
 }
 
 static size_t part_bytes(const opgen_q8_conv_geom *g, const opgen_q8_filter *f) {
-    return f->depthwise ? depthwise_part_bytes(g) : piece(sizeof(int32_t) * MR * NR + 4 * NR);
+    return f->depthwise ? depthwise_part_bytes(g) : piece(sizeof(int32_t) * MR * NR);
 }
 
 size_t opgen_q8_conv_scratch(const opgen_q8_conv_geom *g, const opgen_q8_filter *f, const opgen_parallel *par) {
-    size_t B = f->depthwise ? 0 : piece((size_t)(ceil_div(g->OH * g->OW, NR) * f->Kp * NR));
-    return B + (size_t)conv_parts(g, f, par) * part_bytes(g, f) + 64;
+    q8_conv_job J = {.g = g};
+    q8_shape(&J);
+    size_t X = f->depthwise ? 0 : transformed_bytes(&J) + piece(sizeof(int64_t) * (size_t)(f->Kp / 4));
+    return X + (size_t)conv_parts(g, f, par) * part_bytes(g, f) + 64;
 }
 
 void opgen_q8_conv(const opgen_parallel *par, const opgen_q8_conv_geom *g, const opgen_q8_filter *f,
                    const opgen_q8_requant *rq, const int8_t *x, int8_t *y, void *scratch) {
-    q8_conv_job J = {g, f, rq, q8_pick(), NULL, NULL, NULL, NULL, part_bytes(g, f), 0, 0, 0, 1, 0, 1};
+    q8_conv_job J = {.g = g, .f = f, .rq = rq, .v = q8_pick(), .work_bytes = part_bytes(g, f)};
+    q8_shape(&J);
     J.nparts = conv_parts(g, f, par);
-    J.P = g->OH * g->OW;
-    J.nblk = ceil_div(J.P, NR);
     J.nob = ceil_div(f->O, MR);
     J.osplit = J.nblk >= J.nparts ? 1 : J.nparts;
     J.ntasks = J.nblk * J.osplit;
     uint8_t *s = (uint8_t *)(((uintptr_t)scratch + 63) & ~(uintptr_t)63);
-    J.B = s;
-    J.work = f->depthwise ? s : s + piece((size_t)(J.nblk * f->Kp * NR));
+    if (!f->depthwise) {
+        J.X = s, s += transformed_bytes(&J);
+        J.off = (int64_t *)s, s += piece(sizeof(int64_t) * (size_t)(f->Kp / 4));
+        tap_offsets(&J);
+    }
+    J.work = s;
     for (int64_t n = 0; n < g->N; n++) {
         J.x = x + n * g->C * g->H * g->W;
-        J.y = y + n * f->O * J.P;
+        J.y = y + n * f->O * g->OH * g->OW;
         if (f->depthwise) {
             opgen_parallel_for(par, J.nparts, depthwise_part, &J);
             continue;
         }
-        opgen_parallel_for(par, J.nparts, pack_part, &J);
+        opgen_parallel_for(par, J.nparts, transform_part, &J);
         opgen_parallel_for(par, J.nparts, conv_part, &J);
     }
 }
@@ -433,6 +532,10 @@ void opgen_q8_conv(const opgen_parallel *par, const opgen_q8_conv_geom *g, const
 
 void opgen_q8_add(int64_t n, const int8_t *a, const float *fa, float sa, int32_t za, const int8_t *b, const float *fb,
                   float sb, int32_t zb, const opgen_q8_requant *rqp, int8_t *out) {
+#if Q8_X86
+    if (__builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl") && q8_cap != 0)
+        return add_avx512(n, a, fa, sa, za, b, fb, sb, zb, rqp, out);
+#endif
     const opgen_q8_requant rq = *rqp;
     if (fa)
         for (int64_t i = 0; i < n; i++) out[i] = (int8_t)q8_quantize(q8_act(fa[i] + (float)(b[i] - zb) * sb, rq), rq);
@@ -450,17 +553,22 @@ void opgen_q8_lookup(int64_t n, const int8_t *x, const int8_t table[256], int8_t
 void opgen_q8_max_pool(int64_t planes, int64_t H, int64_t W, const int8_t *x, int64_t OH, int64_t OW,
                        const int64_t k[2], const int64_t s[2], const int64_t p[2], const int64_t d[2], int8_t *y) {
     for (int64_t c = 0; c < planes; c++, x += H * W)
-        for (int64_t oh = 0; oh < OH; oh++)
-            for (int64_t ow = 0; ow < OW; ow++) {
-                int m = -129;
-                for (int64_t i = 0; i < k[0]; i++) {
-                    int64_t ih = oh * s[0] - p[0] + i * d[0];
-                    if (ih < 0 || ih >= H) continue;
-                    for (int64_t j = 0; j < k[1]; j++) {
-                        int64_t iw = ow * s[1] - p[1] + j * d[1];
-                        if (iw >= 0 && iw < W && x[ih * W + iw] > m) m = x[ih * W + iw];
+        for (int64_t oh = 0; oh < OH; oh++, y += OW) {
+            memset(y, -128, (size_t)OW);
+            for (int64_t i = 0; i < k[0]; i++) {
+                int64_t ih = oh * s[0] - p[0] + i * d[0];
+                if (ih < 0 || ih >= H) continue;
+                for (int64_t j = 0; j < k[1]; j++) {
+                    /* the outputs whose tap j falls inside the row: iw = ow * s1 - p1 + j * d1 */
+                    int64_t o = j * d[1] - p[1], lo = o >= 0 ? 0 : ceil_div(-o, s[1]);
+                    int64_t hi = W - o <= 0 ? 0 : ceil_div(W - o, s[1]);
+                    hi = hi > OW ? OW : hi;
+                    const int8_t *r = x + ih * W;
+                    for (int64_t ow = lo; ow < hi; ow++) {
+                        int8_t v = r[o + ow * s[1]];
+                        y[ow] = v > y[ow] ? v : y[ow];
                     }
                 }
-                *y++ = (int8_t)m;
             }
+        }
 }

@@ -7,8 +7,8 @@
 #                                                (tests/exir/NAME/, committed)
 #   python3 tests/exir/export_int8.py bench DIR  ResNet-18 and MobileNetV2 at
 #       1x3x224x224 for tests/bench/int8_peer.sh: NAME.pte (float), NAME_int8.pte,
-#       NAME.onnx, NAME_int8.onnx (ONNX Runtime's per-channel QDQ, uint8
-#       activations: its faster type), input.npy, and each one's output on it
+#       NAME.onnx, input.npy, and eager's outputs on it (tests/bench/ort_int8.py
+#       makes ONNX Runtime's int8 model from NAME.onnx)
 #
 # Quantization is the standard recipe: prepare_pt2e / 8 calibration calls /
 # convert_pt2e with XNNPACKQuantizer(get_symmetric_quantization_config(
@@ -144,15 +144,15 @@ def export_test(name, model, shape, seed, ncalls=3):
 
 def export_bench(d):
     import torchvision
-    import onnx  # noqa: F401  (before onnxruntime: the other order crashes in shape inference)
-    from onnxruntime.quantization import quantize_static, QuantFormat, QuantType, CalibrationDataReader
-    from onnxruntime.quantization.shape_inference import quant_pre_process
     os.makedirs(d, exist_ok=True)
     shape = (1, 3, 224, 224)
     g = torch.Generator().manual_seed(2027)
     x = torch.randn(*shape, generator=g)
     np.save(os.path.join(d, "input.npy"), x.numpy())
+    which = sys.argv[3:] or ["resnet18", "mobilenet_v2"]
     for name, ctor in (("resnet18", torchvision.models.resnet18), ("mobilenet_v2", torchvision.models.mobilenet_v2)):
+        if name not in which:
+            continue
         torch.manual_seed(11)
         model = settle_batch_norms(ctor(), 12, (4,) + shape[1:])
         calib = [torch.randn(*shape, generator=g) for _ in range(8)]
@@ -166,18 +166,6 @@ def export_bench(d):
         with torch.no_grad():
             np.save(os.path.join(d, name + "_int8_eager.npy"), cm(x).numpy())
 
-        class Reader(CalibrationDataReader):
-            def __init__(self):
-                self.it = iter([{"x": c.numpy()} for c in calib])
-
-            def get_next(self):
-                return next(self.it, None)
-
-        pre = os.path.join(d, name + "_pre.onnx")
-        quant_pre_process(os.path.join(d, name + ".onnx"), pre)
-        quantize_static(pre, os.path.join(d, name + "_int8.onnx"), Reader(), quant_format=QuantFormat.QDQ,
-                        per_channel=True, activation_type=QuantType.QUInt8, weight_type=QuantType.QInt8)
-        os.remove(pre)
         print(name, "done")
 
 
