@@ -155,7 +155,7 @@ static int fuse_conv(const opgen_step_seq *q, int k, opgen_step *c, opgen_q8_ste
     const opgen_tensor *y = c->res[0];
     if (x->dim != 4 || w->dim != 4 || c->args[6].v.b || y->dim != 4) return 0;
     int64_t groups = c->args[8].v.i, C = x->sizes[1], O = w->sizes[0];
-    bool depthwise = groups > 1 && groups == C && O == C && w->sizes[1] == 1;
+    bool depthwise = groups > 1 && groups == C && O == C && w->sizes[1] == 1 && w->sizes[2] * w->sizes[3] <= 64;
     if (groups != 1 && !depthwise) return 0;
     if (!const_bias(q, &c->args[2], O)) return 0;
     if (activation(q, ka, y, &r->rq)) y = plain(q, ka++)->res[0];

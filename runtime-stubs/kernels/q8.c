@@ -443,44 +443,94 @@ static void conv_part(void *arg, int part) {
     for (int64_t t = J->ntasks * part / J->nparts; t < J->ntasks * (part + 1) / J->nparts; t++) conv_task(J, t, acc);
 }
 
-/* ---- depthwise convolution: each channel its own plane, taps as shifted rows ---- */
+/* ---- depthwise convolution: each channel its own phase planes, taps as shifted rows ----
+ * In float: the products (|x - zx| <= 255, |w| <= 127) and their sums stay
+ * integers below 2^24, so every step is exact and the sum is the int32 one. */
 
-static void depthwise_channel(const q8_conv_job *J, int64_t c, int16_t *plane, int32_t *acc) {
+/* acc[i] = sum over taps t of w[t] * rows[t][i], as int32 (exact in float). */
+static void dw_taps_c(int32_t *restrict acc, int64_t n, const float *const *rows, const float *w, int64_t taps) {
+    for (int64_t i = 0; i < n; i++) {
+        float a = 0.0f;
+        for (int64_t t = 0; t < taps; t++) a = a + w[t] * rows[t][i];
+        acc[i] = (int32_t)a;
+    }
+}
+#if Q8_X86
+Q8_AVX512 static void dw_taps_avx512(int32_t *restrict acc, int64_t n, const float *const *rows, const float *w,
+                                     int64_t taps) {
+    for (int64_t i = 0; i < n; i += 16) {
+        __mmask16 m = q8v_mask(n - i);
+        __m512 a = _mm512_setzero_ps();
+        for (int64_t t = 0; t < taps; t++)
+            a = _mm512_add_ps(a, _mm512_mul_ps(_mm512_set1_ps(w[t]), _mm512_maskz_loadu_ps(m, rows[t] + i)));
+        _mm512_mask_storeu_epi32(acc + i, m, _mm512_cvttps_epi32(a));
+    }
+}
+#endif
+
+typedef struct dw_shape {
+    int64_t Hq, Wq, planes; /* phase planes of Hq x Wq floats, s0 * s1 of them */
+} dw_shape;
+
+static dw_shape dw_shape_of(const opgen_q8_conv_geom *g) {
+    dw_shape d = {ceil_div(g->H + 2 * g->p[0], g->s[0]), ceil_div(g->W + 2 * g->p[1], g->s[1]), g->s[0] * g->s[1]};
+    return d;
+}
+
+static void depthwise_channel(const q8_conv_job *J, int64_t c, float *plane, int32_t *acci) {
     const opgen_q8_conv_geom *g = J->g;
     const opgen_q8_filter *f = J->f;
-    int64_t Hp = g->H + 2 * g->p[0], Wp = g->W + 2 * g->p[1];
+    dw_shape d = dw_shape_of(g);
     const int8_t *x = J->x + c * g->H * g->W;
-    memset(plane, 0, sizeof(int16_t) * (size_t)(Hp * Wp));
-    for (int64_t h = 0; h < g->H; h++)
-        for (int64_t w = 0; w < g->W; w++) plane[(h + g->p[0]) * Wp + w + g->p[1]] = (int16_t)(x[h * g->W + w] - g->zx);
-    const int8_t *wt = f->w + c * f->K;
+    memset(plane, 0, sizeof(float) * (size_t)(d.planes * d.Hq * d.Wq));
+    const float zx = (float)g->zx;
+    for (int64_t ph = 0; ph < g->s[0]; ph++) /* phase plane (ph, pw): padded rows i*s0+ph, columns j*s1+pw */
+        for (int64_t pw = 0; pw < g->s[1]; pw++) {
+            float *pl = plane + (ph * g->s[1] + pw) * d.Hq * d.Wq;
+            int64_t j0 = pw >= g->p[1] ? 0 : ceil_div(g->p[1] - pw, g->s[1]);
+            int64_t j1 = ceil_div(g->W + g->p[1] - pw, g->s[1]);
+            j1 = j1 > d.Wq ? d.Wq : j1;
+            for (int64_t i = 0; i < d.Hq; i++) {
+                int64_t h = i * g->s[0] + ph - g->p[0];
+                if (h < 0 || h >= g->H) continue;
+                const int8_t *r = x + h * g->W + pw - g->p[1];
+                for (int64_t j = j0; j < j1; j++) pl[i * d.Wq + j] = (float)r[j * g->s[1]] - zx;
+            }
+        }
+    float wt[64];
+    const float *rows[64];
+    int64_t taps = g->KH * g->KW;
+    for (int64_t t = 0; t < taps; t++) wt[t] = (float)f->w[c * f->K + t];
     for (int64_t oh = 0; oh < g->OH; oh++) {
-        memset(acc, 0, sizeof(int32_t) * (size_t)g->OW);
         for (int64_t kh = 0; kh < g->KH; kh++)
             for (int64_t kw = 0; kw < g->KW; kw++) {
-                int32_t w = wt[kh * g->KW + kw];
-                const int16_t *row = plane + (oh * g->s[0] + kh * g->d[0]) * Wp + kw * g->d[1];
-                if (g->s[1] == 1)
-                    for (int64_t ow = 0; ow < g->OW; ow++) acc[ow] += w * row[ow];
-                else
-                    for (int64_t ow = 0; ow < g->OW; ow++) acc[ow] += w * row[ow * g->s[1]];
+                int64_t rh = kh * g->d[0], rw = kw * g->d[1];
+                rows[kh * g->KW + kw] = plane +
+                                        (((rh % g->s[0]) * g->s[1] + rw % g->s[1]) * d.Hq + oh + rh / g->s[0]) * d.Wq +
+                                        rw / g->s[1];
             }
-        J->v.store(acc, g->OW, 0, f->mul[c], f->bias[c], J->rq, J->y + (c * g->OH + oh) * g->OW);
+#if Q8_X86
+        if (J->v.store == store_row_avx512) /* the AVX-512 variant */
+            dw_taps_avx512(acci, g->OW, rows, wt, taps);
+        else
+#endif
+            dw_taps_c(acci, g->OW, rows, wt, taps);
+        J->v.store(acci, g->OW, 0, f->mul[c], f->bias[c], J->rq, J->y + (c * g->OH + oh) * g->OW);
     }
 }
 
 static size_t depthwise_part_bytes(const opgen_q8_conv_geom *g) {
-    return piece(sizeof(int16_t) * (size_t)((g->H + 2 * g->p[0]) * (g->W + 2 * g->p[1]))) +
-           piece(sizeof(int32_t) * (size_t)g->OW);
+    dw_shape d = dw_shape_of(g);
+    return piece(sizeof(float) * (size_t)(d.planes * d.Hq * d.Wq)) + piece(sizeof(int32_t) * (size_t)g->OW);
 }
 
 static void depthwise_part(void *arg, int part) {
     const q8_conv_job *J = arg;
     uint8_t *w = J->work + (size_t)part * J->work_bytes;
-    int16_t *plane = (int16_t *)w;
-    int32_t *acc = (int32_t *)(w + depthwise_part_bytes(J->g) - piece(sizeof(int32_t) * (size_t)J->g->OW));
+    float *plane = (float *)w;
+    int32_t *acci = (int32_t *)(w + depthwise_part_bytes(J->g) - piece(sizeof(int32_t) * (size_t)J->g->OW));
     for (int64_t c = J->f->O * part / J->nparts; c < J->f->O * (part + 1) / J->nparts; c++)
-        depthwise_channel(J, c, plane, acc);
+        depthwise_channel(J, c, plane, acci);
 }
 
 /* ---- the convolution ---- */
@@ -546,7 +596,28 @@ void opgen_q8_add(int64_t n, const int8_t *a, const float *fa, float sa, int32_t
             out[i] = (int8_t)q8_quantize(q8_act((float)(a[i] - za) * sa + (float)(b[i] - zb) * sb, rq), rq);
 }
 
+#if Q8_X86
+/* 64 lookups at a time: vpermi2b picks from 128 entries by the index's low 7
+ * bits, twice, and the top bit chooses. */
+__attribute__((target("avx512f,avx512bw,avx512vbmi"))) static void lookup_vbmi(int64_t n, const int8_t *x,
+                                                                               const int8_t table[256], int8_t *out) {
+    const __m512i t0 = _mm512_loadu_si512(table), t1 = _mm512_loadu_si512(table + 64);
+    const __m512i t2 = _mm512_loadu_si512(table + 128), t3 = _mm512_loadu_si512(table + 192);
+    for (int64_t i = 0; i < n; i += 64) {
+        __mmask64 m = n - i >= 64 ? ~(__mmask64)0 : (((__mmask64)1 << (n - i)) - 1);
+        __m512i v = _mm512_maskz_loadu_epi8(m, x + i);
+        __m512i lo = _mm512_permutex2var_epi8(t0, v, t1), hi = _mm512_permutex2var_epi8(t2, v, t3);
+        __mmask64 top = _mm512_movepi8_mask(v);
+        _mm512_mask_storeu_epi8(out + i, m, _mm512_mask_blend_epi8(top, lo, hi));
+    }
+}
+#endif
+
 void opgen_q8_lookup(int64_t n, const int8_t *x, const int8_t table[256], int8_t *out) {
+#if Q8_X86
+    if (q8_cap != 0 && __builtin_cpu_supports("avx512vbmi") && __builtin_cpu_supports("avx512bw"))
+        return lookup_vbmi(n, x, table, out);
+#endif
     for (int64_t i = 0; i < n; i++) out[i] = table[(uint8_t)x[i]];
 }
 
