@@ -68,10 +68,10 @@ enum { V_DYNAMIC = 128 };
 typedef struct counts {
     uint32_t nvalues, ninstr, nchains, nkernels, ndelegates, ninputs, noutputs, nmoves, nconvs;
     size_t nargs, npatches, nres, ncands, list_bytes, ndargs;
-    /* a program that quantizes (quantize_per_tensor): a record per step that may
-     * compute a quantized chain, and room for the filters they pack (rewrite_q8.c) */
+    /* a program that quantizes (quantize_per_tensor): a record per instruction
+     * (the step that computes a quantized chain, or copies its input), and room
+     * for the filters and copies (rewrite_q8.c) */
     bool quantizes;
-    uint32_t nq8;
     size_t q8_bytes;
     int nbuffers;
     size_t planned;
@@ -93,8 +93,8 @@ typedef struct mloader {
     uint8_t *lists;
     size_t list_used;
     const instr *at;    /* the instruction being loaded, for messages */
-    opgen_q8_step *q8s; /* counts.nq8 of them, and the packed filters' memory */
-    uint32_t nq8, nq8_max;
+    opgen_q8_step *q8s; /* one per instruction, and the packed filters' memory */
+    bool quantizes;
     uint8_t *q8_mem;
     size_t q8_used, q8_cap;
 } mloader;
@@ -122,30 +122,30 @@ opgen_status pte_lfail(mloader *L, opgen_status code, const char *fmt, ...)
 #endif
 
 /* The arrays load takes, in the order it takes them (each an arena allocation). */
-#define METHOD_ARRAYS(X, c)                                  \
-    X(sizeof(opgen_method))                                  \
-    X(sizeof(opgen_ivalue) * (c)->nvalues)                   \
-    X((size_t)(c)->nvalues)                                  \
-    X((size_t)(c)->nvalues)                                  \
-    X(sizeof(instr) * (c)->ninstr)                           \
-    X(sizeof(int) * (c)->nchains)                            \
-    X(sizeof(int) * (c)->ninputs)                            \
-    X(sizeof(int) * (c)->noutputs)                           \
-    X(sizeof(int) * (c)->nmoves)                             \
-    X(sizeof(opgen_ivalue) * (c)->nmoves)                    \
-    X(sizeof(uint8_t *) * (size_t)(c)->nbuffers)             \
-    X(sizeof(void *) * (c)->ndelegates)                      \
-    X(sizeof(void *) * (c)->ndelegates)                      \
-    X(sizeof(opgen_step) * (c)->nkernels)                    \
-    X(sizeof(opgen_value) * (c)->nargs)                      \
-    X(sizeof(opgen_patch) * (c)->npatches)                   \
-    X(sizeof(opgen_tensor *) * (c)->nres)                    \
-    X(sizeof(opgen_candidate) * (c)->ncands)                 \
-    X((c)->list_bytes)                                       \
-    X(sizeof(opgen_ivalue *) * (c)->ndargs)                  \
-    X(sizeof(opgen_tensor) * (c)->ninputs)                   \
-    X(sizeof(opgen_fusion) * (c)->nconvs)                    \
-    X((c)->quantizes ? sizeof(opgen_q8_step) * (c)->nq8 : 0) \
+#define METHOD_ARRAYS(X, c)                                     \
+    X(sizeof(opgen_method))                                     \
+    X(sizeof(opgen_ivalue) * (c)->nvalues)                      \
+    X((size_t)(c)->nvalues)                                     \
+    X((size_t)(c)->nvalues)                                     \
+    X(sizeof(instr) * (c)->ninstr)                              \
+    X(sizeof(int) * (c)->nchains)                               \
+    X(sizeof(int) * (c)->ninputs)                               \
+    X(sizeof(int) * (c)->noutputs)                              \
+    X(sizeof(int) * (c)->nmoves)                                \
+    X(sizeof(opgen_ivalue) * (c)->nmoves)                       \
+    X(sizeof(uint8_t *) * (size_t)(c)->nbuffers)                \
+    X(sizeof(void *) * (c)->ndelegates)                         \
+    X(sizeof(void *) * (c)->ndelegates)                         \
+    X(sizeof(opgen_step) * (c)->nkernels)                       \
+    X(sizeof(opgen_value) * (c)->nargs)                         \
+    X(sizeof(opgen_patch) * (c)->npatches)                      \
+    X(sizeof(opgen_tensor *) * (c)->nres)                       \
+    X(sizeof(opgen_candidate) * (c)->ncands)                    \
+    X((c)->list_bytes)                                          \
+    X(sizeof(opgen_ivalue *) * (c)->ndargs)                     \
+    X(sizeof(opgen_tensor) * (c)->ninputs)                      \
+    X(sizeof(opgen_fusion) * (c)->nconvs)                       \
+    X((c)->quantizes ? sizeof(opgen_q8_step) * (c)->ninstr : 0) \
     X((c)->quantizes ? (c)->q8_bytes : 0)
 
 /* A list's bytes in the method's list pool: whole 8-byte pieces. */

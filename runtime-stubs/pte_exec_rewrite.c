@@ -315,9 +315,9 @@ static bool seq_constant(void *ctx, const opgen_tensor *t) {
     return v >= 0 && (m->flags[v] & V_CONSTANT);
 }
 static void seq_drop(void *ctx, int k) { ((mloader *)ctx)->m->code[k].folded = FOLDED_Q8; }
-static opgen_q8_step *seq_q8(void *ctx) {
+static opgen_q8_step *seq_q8(void *ctx, int k) {
     mloader *L = ctx;
-    return L->nq8 < L->nq8_max ? &L->q8s[L->nq8] : NULL;
+    return L->quantizes ? &L->q8s[k] : NULL;
 }
 static void *seq_mem(void *ctx, size_t n) {
     mloader *L = ctx;
@@ -341,7 +341,6 @@ static void fuse_quantized(mloader *L) {
                         seq_drop, seq_q8,   seq_mem,   seq_clobbers};
     for (int k = 0; k < m->ncode; k++) {
         int n = opgen_rewrite_q8(&q, k);
-        L->nq8 += n > 0;
         k += n;
     }
 }
@@ -384,7 +383,7 @@ static void mark_unread(opgen_method *m) {
  * before the copies it makes identities of. */
 void pte_rewrite(mloader *L, bool fuse) {
     /* quantized chains are backend ops: --fallbacks runs their patterns */
-    if (fuse && OPGEN_Q8 && L->nq8_max && !(L->opt->kernels && L->opt->kernels->fallbacks)) fuse_quantized(L);
+    if (fuse && OPGEN_Q8 && L->quantizes && !(L->opt->kernels && L->opt->kernels->fallbacks)) fuse_quantized(L);
     if (fuse && OPGEN_FUSES) fuse_convolutions(L);
     if (fuse && OPGEN_SELECTED(aten_index_put_out) && OPGEN_SELECTED(aten_copy_)) reinplace_cache_updates(L->m);
     if (fuse && OPGEN_SPEED_PATHS) elide_identity_copies(L);

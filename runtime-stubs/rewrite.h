@@ -20,10 +20,10 @@ typedef struct opgen_step_seq {
     opgen_fusion *(*slot)(void *ctx);
     /* For rewrite_q8.c (NULL: no quantized rewrites): whether t is a constant
      * (never written); that step k no longer runs; the next integer-step record
-     * (or NULL); n bytes of the memory planned for packed filters (or NULL). */
+     * of step k (or NULL); n bytes of the memory planned for packed filters (or NULL). */
     bool (*constant)(void *ctx, const opgen_tensor *t);
     void (*drop)(void *ctx, int k);
-    opgen_q8_step *(*q8)(void *ctx);
+    opgen_q8_step *(*q8)(void *ctx, int k);
     void *(*mem)(void *ctx, size_t n);
     /* Whether step k, as the run reaches it, may write any of t's bytes (any
      * step that is not a kernel's, conservatively). */

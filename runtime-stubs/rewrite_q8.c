@@ -48,6 +48,7 @@ typedef struct q8_in {
     const opgen_tensor *x;
     float scale;
     int32_t zp;
+    opgen_q8_step *copy; /* the dequantize copies x privately instead (chain_input), or NULL */
 } q8_in;
 
 static bool dequantized(const opgen_step_seq *q, const opgen_tensor *t, int k, q8_in *in) {
@@ -124,35 +125,55 @@ static bool pack(const opgen_step_seq *q, opgen_q8_step *r, const opgen_tensor *
     return true;
 }
 
-/* Whether the chain may run as one step at k: its int8 input x, last read by
- * the dequantize at `from` in the program as written, keeps its bytes until k
- * (the memory plan may give them to a tensor written in between; the chain's own
- * steps, gone, write nothing). 0: it does not; 1: it does; 2: it does, but the
- * result y is planned over it (the step then reads a copy, unless it reads all of
- * x before it writes y, or works exactly in place). */
-static int input_kept(const opgen_step_seq *q, const opgen_tensor *x, int from, int k, const int *gone, int ngone,
-                      const opgen_tensor *y) {
+/* Whether x, last read by the dequantize at `from` in the program as written,
+ * keeps its bytes until step k (the memory plan may give them to a tensor
+ * written in between; the chain's own steps, gone, write nothing). */
+static bool input_kept(const opgen_step_seq *q, const opgen_tensor *x, int from, int k, const int *gone, int ngone) {
     for (int j = from + 1; j < k; j++) {
         bool own = false;
         for (int i = 0; i < ngone; i++) own |= gone[i] == j;
-        if (!own && q->clobbers(q->ctx, j, x)) return 0;
+        if (!own && q->clobbers(q->ctx, j, x)) return false;
     }
-    return opgen_tensors_overlap(x, y) ? 2 : 1;
+    return true;
 }
 
-static void drop_all(const opgen_step_seq *q, const int *steps, int n) {
-    for (int i = 0; i < n; i++) q->drop(q->ctx, steps[i]);
+/* Where the chain at k reads its input in: in place when x keeps its bytes
+ * until k and the result y is not planned over them (or may be: inplace_ok),
+ * else in a private copy (in planned memory, in r's `copy`) that the
+ * dequantize at in->step makes instead of dequantizing: in->copy is set. */
+static bool chain_input(const opgen_step_seq *q, q8_in *in, int k, const int *gone, int ngone, opgen_q8_step *r,
+                        opgen_tensor *copy, bool inplace_ok) {
+    in->copy = NULL;
+    if (input_kept(q, in->x, in->step, k, gone, ngone) && (inplace_ok || !opgen_tensors_overlap(in->x, r->y)))
+        return true;
+    opgen_q8_step *c = q->q8(q->ctx, in->step);
+    void *mem = c ? q->mem(q->ctx, opgen_nbytes(in->x)) : NULL;
+    if (!mem) return false;
+    *copy = *in->x, copy->data = mem, copy->capacity = opgen_nbytes(in->x);
+    *c = (opgen_q8_step){.kind = OPGEN_Q8_COPY, .x = in->x, .y = copy};
+    in->copy = c, in->x = copy;
+    return true;
+}
+
+/* The chain at k is taken: its dequantizes that copy run the copy, its other
+ * steps (gone) no longer run. */
+static int commit(const opgen_step_seq *q, const q8_in *ins, int nins, const int *gone, int ngone, int taken) {
+    for (int i = 0; i < nins; i++)
+        if (ins[i].copy) plain(q, ins[i].step)->q8 = ins[i].copy;
+    for (int i = 0; i < ngone; i++)
+        if (!(gone[i] == ins[0].step && ins[0].copy) && !(nins > 1 && gone[i] == ins[1].step && ins[1].copy))
+            q->drop(q->ctx, gone[i]);
+    return taken;
 }
 
 /* convolution at k: 2-D, not transposed, dense or depthwise (one channel a group). */
 static int fuse_conv(const opgen_step_seq *q, int k, opgen_step *c, opgen_q8_step *r) {
     q8_in in;
-    const opgen_tensor *x, *w, *scales;
+    const opgen_tensor *w, *scales;
     float ws;
     int kw = producer(q, c->args[1].v.t, k), ka = k + 1;
     if (!dequantized(q, c->args[0].v.t, k, &in) || kw < 0 || !weight(q, plain(q, kw), &w, &scales, &ws)) return 0;
-    x = in.x;
-    const opgen_tensor *y = c->res[0];
+    const opgen_tensor *x = in.x, *y = c->res[0];
     if (x->dim != 4 || w->dim != 4 || c->args[6].v.b || y->dim != 4) return 0;
     int64_t groups = c->args[8].v.i, C = x->sizes[1], O = w->sizes[0];
     bool depthwise = groups > 1 && groups == C && O == C && w->sizes[1] == 1 && w->sizes[2] * w->sizes[3] <= 64;
@@ -168,13 +189,11 @@ static int fuse_conv(const opgen_step_seq *q, int k, opgen_step *c, opgen_q8_ste
         r->g.d[i] = dl.len == 1 ? dl.data[0] : dl.data[i];
     }
     int gone[] = {in.step, kw, k + 1, k + 2};
-    int kept = input_kept(q, x, in.step, k, gone, 2, r->y);
-    if (!kept) return 0; /* a dense convolution of one image packs all of x before it writes */
-    r->copy_x = kept == 2 && (depthwise || r->g.N > 1);
+    /* a dense convolution of one image transforms all of x before it writes y */
+    if (!chain_input(q, &in, k, gone, 2, r, &r->xcopy, !depthwise && r->g.N == 1)) return 0;
     if (!pack(q, r, w, scales, ws, in.scale, &c->args[2], depthwise)) return 0;
-    r->kind = OPGEN_Q8_CONV, r->x = x;
-    drop_all(q, gone, 2 + (ka - k));
-    return ka - k;
+    r->kind = OPGEN_Q8_CONV, r->x = in.x;
+    return commit(q, &in, 1, gone, 2 + (ka - k), ka - k);
 }
 
 /* addmm(bias, dq(x), permute_copy(dq(w), [1, 0])) at k: a linear layer. */
@@ -192,23 +211,26 @@ static int fuse_linear(const opgen_step_seq *q, int k, opgen_step *c, opgen_q8_s
     if (c->args[0].none || !const_bias(q, &c->args[0], O) || !quantized(q, k + 1, c->res[0], &r->rq, &r->y)) return 0;
     r->g = (opgen_q8_conv_geom){in.x->sizes[0], in.x->sizes[1], 1, 1, 1, 1, 1, 1, {1, 1}, {0, 0}, {1, 1}, in.zp};
     int gone[] = {in.step, kp, kw, k + 1};
-    int kept = input_kept(q, in.x, in.step, k, gone, 3, r->y);
-    if (!kept) return 0;
-    r->copy_x = kept == 2 && r->g.N > 1;
+    if (!chain_input(q, &in, k, gone, 3, r, &r->xcopy, r->g.N == 1)) return 0;
     if (!pack(q, r, w, scales, ws, in.scale, &c->args[0], false)) return 0;
     r->kind = OPGEN_Q8_CONV, r->x = in.x;
-    drop_all(q, gone, 4);
-    return 1;
+    return commit(q, &in, 1, gone, 4, 1);
+}
+
+/* Exactly in place: an elementwise step reads each value before it writes it. */
+static bool same_bytes(const opgen_tensor *x, const opgen_tensor *y) {
+    return x->data == y->data && opgen_nbytes(x) == opgen_nbytes(y);
 }
 
 /* add(dq(a), dq(b), alpha 1) [-> relu] -> q at k, same shapes. */
 static int fuse_add(const opgen_step_seq *q, int k, opgen_step *s, opgen_q8_step *r) {
-    q8_in a, b;
+    q8_in in[2];
     const opgen_tensor *y = s->res[0];
     int ka = k + 1;
-    if (s->args[0].v.t == s->args[1].v.t || !dequantized(q, s->args[0].v.t, k, &a) ||
-        !dequantized(q, s->args[1].v.t, k, &b) || scalar(&s->args[2].v.s) != 1 || a.x->dim != b.x->dim ||
-        memcmp(a.x->sizes, b.x->sizes, sizeof(int64_t) * (size_t)a.x->dim) || opgen_numel(a.x) != opgen_numel(y))
+    if (s->args[0].v.t == s->args[1].v.t || !dequantized(q, s->args[0].v.t, k, &in[0]) ||
+        !dequantized(q, s->args[1].v.t, k, &in[1]) || scalar(&s->args[2].v.s) != 1 || in[0].x->dim != in[1].x->dim ||
+        memcmp(in[0].x->sizes, in[1].x->sizes, sizeof(int64_t) * (size_t)in[0].x->dim) ||
+        opgen_numel(in[0].x) != opgen_numel(y))
         return 0;
     r->rq.act = 0;
     if (activation(q, ka, y, &r->rq)) {
@@ -216,25 +238,14 @@ static int fuse_add(const opgen_step_seq *q, int k, opgen_step *s, opgen_q8_step
         y = plain(q, ka++)->res[0];
     }
     if (!quantized(q, ka, y, &r->rq, &r->y)) return 0;
-    /* an operand whose int8 bytes the plan reuses before the add (a residual,
-     * across the block's convolutions) is read as its dequantize wrote it:
-     * that dequantize keeps running */
-    int kept_a = input_kept(q, a.x, a.step, k, &b.step, 1, r->y),
-        kept_b = input_kept(q, b.x, b.step, k, &a.step, 1, r->y);
-    if (!kept_a && kept_b) kept_b = input_kept(q, b.x, b.step, k, NULL, 0, r->y);
-    if (!kept_b && kept_a) kept_a = input_kept(q, a.x, a.step, k, NULL, 0, r->y);
-    if ((!kept_a && !kept_b) || (kept_a == 2 && a.x->data != r->y->data) || (kept_b == 2 && b.x->data != r->y->data))
+    /* a residual's int8 bytes are often reused across the block's convolutions */
+    int gone[] = {in[0].step, in[1].step, k + 1, k + 2};
+    if (!chain_input(q, &in[0], k, gone, 2, r, &r->xcopy, same_bytes(in[0].x, r->y)) ||
+        !chain_input(q, &in[1], k, gone, 2, r, &r->x2copy, same_bytes(in[1].x, r->y)))
         return 0;
-    r->fa = kept_a ? NULL : s->args[0].v.t, r->fb = kept_b ? NULL : s->args[1].v.t;
-    const opgen_tensor *f = r->fa ? r->fa : r->fb;
-    if (f && opgen_tensors_overlap(f, r->y) && (char *)r->y->data > (char *)f->data) return 0;
-    r->kind = OPGEN_Q8_ADD, r->x = a.x, r->x2 = b.x, r->sa = a.scale, r->sb = b.scale, r->za = a.zp, r->zb = b.zp;
-    int gone[4], n = 0;
-    if (kept_a) gone[n++] = a.step;
-    if (kept_b) gone[n++] = b.step;
-    for (int j = k + 1; j <= ka; j++) gone[n++] = j;
-    drop_all(q, gone, n);
-    return ka - k;
+    r->kind = OPGEN_Q8_ADD, r->x = in[0].x, r->x2 = in[1].x;
+    r->sa = in[0].scale, r->sb = in[1].scale, r->za = in[0].zp, r->zb = in[1].zp;
+    return commit(q, in, 2, gone, 2 + (ka - k), ka - k);
 }
 
 /* dq -> relu | hardtanh -> q at k: every int8 value's image, tabulated the way
@@ -250,11 +261,9 @@ static int fuse_lookup(const opgen_step_seq *q, int k, opgen_step *s, opgen_q8_s
         r->table[(uint8_t)v] = (int8_t)opgen_q8_quantize(f, &rq);
     }
     int gone[] = {in.step, k + 1};
-    int kept = input_kept(q, in.x, in.step, k, gone, 1, r->y);
-    if (!kept || (kept == 2 && in.x->data != r->y->data)) return 0;
+    if (!chain_input(q, &in, k, gone, 1, r, &r->xcopy, same_bytes(in.x, r->y))) return 0;
     r->kind = OPGEN_Q8_LOOKUP, r->x = in.x;
-    drop_all(q, gone, 2);
-    return 1;
+    return commit(q, &in, 1, gone, 2, 1);
 }
 
 /* dq -> max_pool2d_with_indices -> q, the indices unread, one scale and zero point. */
@@ -271,12 +280,9 @@ static int fuse_max_pool(const opgen_step_seq *q, int k, opgen_step *s, opgen_q8
         r->pool[2][i] = l[2].data[l[2].len == 1 ? 0 : i], r->pool[3][i] = l[3].data[l[3].len == 1 ? 0 : i];
     }
     int gone[] = {in.step, k + 1};
-    int kept = input_kept(q, in.x, in.step, k, gone, 1, r->y);
-    if (!kept) return 0;
-    r->copy_x = kept == 2;
+    if (!chain_input(q, &in, k, gone, 1, r, &r->xcopy, false)) return 0;
     r->kind = OPGEN_Q8_MAX_POOL, r->x = in.x;
-    drop_all(q, gone, 2);
-    return 1;
+    return commit(q, &in, 1, gone, 2, 1);
 }
 
 int opgen_rewrite_q8(const opgen_step_seq *q, int k) {
@@ -289,14 +295,13 @@ int opgen_rewrite_q8(const opgen_step_seq *q, int k) {
         : is(s, "aten::relu.out") || is(s, "aten::hardtanh.out") ? fuse_lookup
         : is(s, "aten::max_pool2d_with_indices.out")             ? fuse_max_pool
                                                                  : NULL;
-    opgen_q8_step *r = fuse ? q->q8(q->ctx) : NULL;
+    opgen_q8_step *r = fuse ? q->q8(q->ctx, k) : NULL;
     if (!r) return 0;
     memset(r, 0, sizeof *r);
     int n = fuse(q, k, s, r);
     if (n <= 0) return 0;
     s->q8 = r;
     s->scratch = r->kind == OPGEN_Q8_CONV ? opgen_q8_conv_scratch(&r->g, &r->f, s->par) : 0;
-    if (r->copy_x) s->scratch += (opgen_nbytes(r->x) + 63) & ~(size_t)63;
     return n;
 }
 
@@ -304,7 +309,8 @@ const char *opgen_q8_kernel_name(const opgen_q8_step *r) {
     static const char *names[][2] = {{"opgen_q8_conv (int8, %s)", "opgen_q8_depthwise (int8)"},
                                      {"opgen_q8_add (int8)", ""},
                                      {"opgen_q8_lookup (int8, a table)", ""},
-                                     {"opgen_q8_max_pool (int8)", ""}};
+                                     {"opgen_q8_max_pool (int8)", ""},
+                                     {"opgen_q8_copy (its int8 input, for a chain after)", ""}};
     if (r->kind == OPGEN_Q8_CONV && !r->f.depthwise) { /* the product kernels' variant, once */
         static char conv[64];
         if (!conv[0]) snprintf(conv, sizeof conv, names[0][0], opgen_q8_variant());
@@ -321,17 +327,11 @@ opgen_status opgen_q8_step_run(opgen_step *s, opgen_arena *arena, opgen_error *e
     void *scratch = s->scratch ? opgen_scratch(&ctx, s->scratch) : NULL;
     if (s->scratch && !scratch)
         return err->code ? err->code : opgen_fail(err, OPGEN_E_NO_MEMORY, "%s: out of memory", s->name);
-    if (r->copy_x) { /* the result is planned over the input: read a copy */
-        memcpy(scratch, x, opgen_nbytes(r->x));
-        x = scratch, scratch = (char *)scratch + ((opgen_nbytes(r->x) + 63) & ~(size_t)63);
-    }
     switch (r->kind) {
     case OPGEN_Q8_CONV: opgen_q8_conv(s->par, &r->g, &r->f, &r->rq, x, y, scratch); break;
-    case OPGEN_Q8_ADD:
-        opgen_q8_add(opgen_numel(r->y), x, r->fa ? r->fa->data : NULL, r->sa, r->za, r->x2->data,
-                     r->fb ? r->fb->data : NULL, r->sb, r->zb, &r->rq, y);
-        break;
+    case OPGEN_Q8_ADD: opgen_q8_add(opgen_numel(r->y), x, r->sa, r->za, r->x2->data, r->sb, r->zb, &r->rq, y); break;
     case OPGEN_Q8_LOOKUP: opgen_q8_lookup(opgen_numel(r->y), x, r->table, y); break;
+    case OPGEN_Q8_COPY: memcpy(y, x, opgen_nbytes(r->x)); break;
     default:
         opgen_q8_max_pool(r->x->sizes[0] * r->x->sizes[1], r->x->sizes[2], r->x->sizes[3], x, r->y->sizes[2],
                           r->y->sizes[3], r->pool[0], r->pool[1], r->pool[2], r->pool[3], y);

@@ -58,14 +58,13 @@ typedef struct opgen_step {
 
 /* A step that computes a quantized chain on int8 tensors (rewrite_q8.c): the
  * chain's other steps do not run. */
-enum { OPGEN_Q8_CONV = 1, OPGEN_Q8_ADD, OPGEN_Q8_LOOKUP, OPGEN_Q8_MAX_POOL };
+enum { OPGEN_Q8_CONV = 1, OPGEN_Q8_ADD, OPGEN_Q8_LOOKUP, OPGEN_Q8_MAX_POOL, OPGEN_Q8_COPY };
 typedef struct opgen_q8_step {
     int kind;
-    const opgen_tensor *x, *x2;  /* the int8 inputs (dequantize's inputs) */
-    const opgen_tensor *fa, *fb; /* ADD: an operand read as its dequantize wrote it (float), or NULL */
-    bool copy_x;                 /* the result is planned over x: the step reads a copy in its scratch */
-    opgen_tensor *y;             /* the int8 result (the quantize's out) */
-    opgen_q8_filter f;           /* CONV (a linear layer: 1x1 pixels) */
+    const opgen_tensor *x, *x2; /* the int8 inputs (dequantize's inputs) */
+    opgen_tensor xcopy, x2copy; /* private copies of x, x2 where the plan reuses their bytes (COPY steps make them) */
+    opgen_tensor *y;            /* the int8 result (the quantize's out) */
+    opgen_q8_filter f;          /* CONV (a linear layer: 1x1 pixels) */
     opgen_q8_conv_geom g;
     opgen_q8_requant rq;
     float sa, sb; /* ADD: the operands' scales and zero points */

@@ -80,7 +80,7 @@ static void elementwise(void) {
     int8_t a[n], b[n], y[n], t[256];
     for (int i = 0; i < n; i++) a[i] = (int8_t)rnd(-128, 127), b[i] = (int8_t)rnd(-128, 127);
     opgen_q8_requant rq = {1.0f / 0.07f, 3, -128, 127, 1, 0, 0};
-    opgen_q8_add(n, a, NULL, 0.05f, -4, b, NULL, 0.03f, 9, &rq, y);
+    opgen_q8_add(n, a, 0.05f, -4, b, 0.03f, 9, &rq, y);
     int bad = 0;
     for (int i = 0; i < n; i++) {
         float fa = (float)(a[i] + 4) * 0.05f, fb = (float)(b[i] - 9) * 0.03f;

@@ -120,22 +120,20 @@ Q8_AVX512 static void store_row_avx512(const int32_t *restrict acc, int64_t n, i
     }
 }
 
-/* An operand of an add, 16 values: dequantized from int8, or read as floats. */
-Q8_AVX512 static inline __m512 q8v_operand(const int8_t *a, const float *fa, __m512i z, __m512 s, __mmask16 m) {
-    if (fa) return _mm512_maskz_loadu_ps(m, fa);
+/* An operand of an add, 16 values dequantized from int8. */
+Q8_AVX512 static inline __m512 q8v_operand(const int8_t *a, __m512i z, __m512 s, __mmask16 m) {
     __m512i x = _mm512_cvtepi8_epi32(_mm_maskz_loadu_epi8(m, a));
     return _mm512_mul_ps(_mm512_cvtepi32_ps(_mm512_sub_epi32(x, z)), s);
 }
 
-Q8_AVX512 static void add_avx512(int64_t n, const int8_t *a, const float *fa, float sa, int32_t za, const int8_t *b,
-                                 const float *fb, float sb, int32_t zb, const opgen_q8_requant *rq, int8_t *out) {
+Q8_AVX512 static void add_avx512(int64_t n, const int8_t *a, float sa, int32_t za, const int8_t *b, float sb,
+                                 int32_t zb, const opgen_q8_requant *rq, int8_t *out) {
     const q8v k = q8v_of(rq);
     const __m512i vza = _mm512_set1_epi32(za), vzb = _mm512_set1_epi32(zb);
     const __m512 vsa = _mm512_set1_ps(sa), vsb = _mm512_set1_ps(sb);
     for (int64_t i = 0; i < n; i += 16) {
         __mmask16 m = q8v_mask(n - i);
-        __m512 va = q8v_operand(a + i, fa ? fa + i : NULL, vza, vsa, m);
-        __m512 vb = q8v_operand(b + i, fb ? fb + i : NULL, vzb, vsb, m);
+        __m512 va = q8v_operand(a + i, vza, vsa, m), vb = q8v_operand(b + i, vzb, vsb, m);
         _mm_mask_storeu_epi8(out + i, m, q8v_quantize(_mm512_add_ps(va, vb), &k));
     }
 }
@@ -580,20 +578,15 @@ void opgen_q8_conv(const opgen_parallel *par, const opgen_q8_conv_geom *g, const
 
 /* ---- elementwise and pooling ---- */
 
-void opgen_q8_add(int64_t n, const int8_t *a, const float *fa, float sa, int32_t za, const int8_t *b, const float *fb,
-                  float sb, int32_t zb, const opgen_q8_requant *rqp, int8_t *out) {
+void opgen_q8_add(int64_t n, const int8_t *a, float sa, int32_t za, const int8_t *b, float sb, int32_t zb,
+                  const opgen_q8_requant *rqp, int8_t *out) {
 #if Q8_X86
     if (__builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl") && q8_cap != 0)
-        return add_avx512(n, a, fa, sa, za, b, fb, sb, zb, rqp, out);
+        return add_avx512(n, a, sa, za, b, sb, zb, rqp, out);
 #endif
     const opgen_q8_requant rq = *rqp;
-    if (fa)
-        for (int64_t i = 0; i < n; i++) out[i] = (int8_t)q8_quantize(q8_act(fa[i] + (float)(b[i] - zb) * sb, rq), rq);
-    else if (fb)
-        for (int64_t i = 0; i < n; i++) out[i] = (int8_t)q8_quantize(q8_act((float)(a[i] - za) * sa + fb[i], rq), rq);
-    else
-        for (int64_t i = 0; i < n; i++)
-            out[i] = (int8_t)q8_quantize(q8_act((float)(a[i] - za) * sa + (float)(b[i] - zb) * sb, rq), rq);
+    for (int64_t i = 0; i < n; i++)
+        out[i] = (int8_t)q8_quantize(q8_act((float)(a[i] - za) * sa + (float)(b[i] - zb) * sb, rq), rq);
 }
 
 #if Q8_X86

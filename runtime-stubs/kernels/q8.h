@@ -67,11 +67,10 @@ void opgen_q8_conv(const opgen_parallel *par, const opgen_q8_conv_geom *g, const
                    const opgen_q8_requant *rq, const int8_t *x, int8_t *y, void *scratch);
 
 /* out = requant(sa * (a - za) + sb * (b - zb)), n elements, each operand's
- * dequantization in float as dequantize_per_tensor computes it; an operand
- * given as floats (fa, fb non-NULL) is read from there instead. out may be a
- * or b exactly, or start at or before fa / fb. */
-void opgen_q8_add(int64_t n, const int8_t *a, const float *fa, float sa, int32_t za, const int8_t *b, const float *fb,
-                  float sb, int32_t zb, const opgen_q8_requant *rq, int8_t *out);
+ * dequantization in float as dequantize_per_tensor computes it. out may be a
+ * or b exactly. */
+void opgen_q8_add(int64_t n, const int8_t *a, float sa, int32_t za, const int8_t *b, float sb, int32_t zb,
+                  const opgen_q8_requant *rq, int8_t *out);
 /* out[i] = table[(uint8_t)x[i]]: any function of one int8 value (a
  * dequantize -> elementwise op -> quantize chain), precomputed. */
 void opgen_q8_lookup(int64_t n, const int8_t *x, const int8_t table[256], int8_t *out);
