@@ -319,6 +319,35 @@ const char *opgen_q8_kernel_name(const opgen_q8_step *r) {
     return names[r->kind - 1][r->f.depthwise];
 }
 
+/* An elementwise or pooling step split across threads: part p takes a range
+ * of elements (64-byte aligned) or of planes; each value is computed as on one. */
+typedef struct q8_split {
+    const opgen_q8_step *r;
+    const int8_t *x;
+    int8_t *y;
+    int64_t n;
+    int parts;
+} q8_split;
+
+static void split_part(void *arg, int part) {
+    const q8_split *S = arg;
+    const opgen_q8_step *r = S->r;
+    int64_t a = S->n * part / S->parts, b = S->n * (part + 1) / S->parts;
+    if (r->kind == OPGEN_Q8_MAX_POOL) {
+        int64_t in = r->x->sizes[2] * r->x->sizes[3], out = r->y->sizes[2] * r->y->sizes[3];
+        opgen_q8_max_pool(b - a, r->x->sizes[2], r->x->sizes[3], S->x + a * in, r->y->sizes[2], r->y->sizes[3],
+                          r->pool[0], r->pool[1], r->pool[2], r->pool[3], S->y + a * out);
+        return;
+    }
+    a = part ? a & ~(int64_t)63 : 0, b = part == S->parts - 1 ? S->n : b & ~(int64_t)63;
+    if (r->kind == OPGEN_Q8_ADD)
+        opgen_q8_add(b - a, S->x + a, r->sa, r->za, (const int8_t *)r->x2->data + a, r->sb, r->zb, &r->rq, S->y + a);
+    else if (r->kind == OPGEN_Q8_LOOKUP)
+        opgen_q8_lookup(b - a, S->x + a, r->table, S->y + a);
+    else
+        memcpy(S->y + a, S->x + a, (size_t)(b - a));
+}
+
 opgen_status opgen_q8_step_run(opgen_step *s, opgen_arena *arena, opgen_error *err) {
     opgen_q8_step *r = s->q8;
     int8_t *y = r->y->data;
@@ -327,15 +356,13 @@ opgen_status opgen_q8_step_run(opgen_step *s, opgen_arena *arena, opgen_error *e
     void *scratch = s->scratch ? opgen_scratch(&ctx, s->scratch) : NULL;
     if (s->scratch && !scratch)
         return err->code ? err->code : opgen_fail(err, OPGEN_E_NO_MEMORY, "%s: out of memory", s->name);
-    switch (r->kind) {
-    case OPGEN_Q8_CONV: opgen_q8_conv(s->par, &r->g, &r->f, &r->rq, x, y, scratch); break;
-    case OPGEN_Q8_ADD: opgen_q8_add(opgen_numel(r->y), x, r->sa, r->za, r->x2->data, r->sb, r->zb, &r->rq, y); break;
-    case OPGEN_Q8_LOOKUP: opgen_q8_lookup(opgen_numel(r->y), x, r->table, y); break;
-    case OPGEN_Q8_COPY: memcpy(y, x, opgen_nbytes(r->x)); break;
-    default:
-        opgen_q8_max_pool(r->x->sizes[0] * r->x->sizes[1], r->x->sizes[2], r->x->sizes[3], x, r->y->sizes[2],
-                          r->y->sizes[3], r->pool[0], r->pool[1], r->pool[2], r->pool[3], y);
+    if (r->kind == OPGEN_Q8_CONV) {
+        opgen_q8_conv(s->par, &r->g, &r->f, &r->rq, x, y, scratch);
+        return OPGEN_OK;
     }
+    q8_split S = {r, x, y, r->kind == OPGEN_Q8_MAX_POOL ? r->x->sizes[0] * r->x->sizes[1] : opgen_numel(r->x), 1};
+    S.parts = opgen_parallel_parts_for(s->par, (double)opgen_numel(r->y), 65536.0);
+    opgen_parallel_for(s->par, S.parts, split_part, &S);
     return OPGEN_OK;
 }
 #else

@@ -349,6 +349,7 @@ typedef struct q8_conv_job {
     uint8_t *work; /* per part: a tile of int32 sums */
     size_t work_bytes;
     int64_t Hq, Wq, C4, plane, P, nblk, nob, osplit, ntasks;
+    uint64_t phases; /* bit ph * s1 + pw: a tap reads that phase plane (a 1x1 stride-2 filter reads one) */
     int nparts;
 } q8_conv_job;
 
@@ -360,6 +361,12 @@ static void q8_shape(q8_conv_job *J) {
     J->plane = 4 * (J->Hq * J->Wq + (g->KH * g->d[0] / g->s[0] + 1) * J->Wq + NR + g->KW * g->d[1]);
     J->P = g->OH * J->Wq;
     J->nblk = ceil_div(J->P, NR);
+    J->phases = 0;
+    for (int64_t kh = 0; kh < g->KH; kh++)
+        for (int64_t kw = 0; kw < g->KW; kw++) {
+            int64_t ph = kh * g->d[0] % g->s[0] * g->s[1] + kw * g->d[1] % g->s[1];
+            J->phases |= ph < 64 ? (uint64_t)1 << ph : ~(uint64_t)0;
+        }
 }
 
 static size_t transformed_bytes(const q8_conv_job *J) {
@@ -393,8 +400,11 @@ static void transform_plane(const q8_conv_job *J, int64_t ph, int64_t pw, int64_
 static void transform_part(void *arg, int part) {
     const q8_conv_job *J = arg;
     int64_t n = J->g->s[0] * J->g->s[1] * J->C4;
-    for (int64_t i = n * part / J->nparts; i < n * (part + 1) / J->nparts; i++)
-        transform_plane(J, i / J->C4 / J->g->s[1], i / J->C4 % J->g->s[1], i % J->C4);
+    for (int64_t i = n * part / J->nparts; i < n * (part + 1) / J->nparts; i++) {
+        int64_t phase = i / J->C4;
+        if (phase >= 64 || J->phases >> phase & 1)
+            transform_plane(J, phase / J->g->s[1], phase % J->g->s[1], i % J->C4);
+    }
 }
 
 /* The k4 groups' offsets, in the filter's order (c4, kh, kw). */
@@ -606,6 +616,25 @@ __attribute__((target("avx512f,avx512bw,avx512vbmi"))) static void lookup_vbmi(i
 }
 #endif
 
+#if Q8_X86
+Q8_AVX512 static void quantize_avx512(int64_t n, const float *x, const opgen_q8_requant *rq, int8_t *out) {
+    const q8v k = q8v_of(rq);
+    for (int64_t i = 0; i < n; i += 16) {
+        __mmask16 m = q8v_mask(n - i);
+        _mm_mask_storeu_epi8(out + i, m, q8v_quantize(_mm512_maskz_loadu_ps(m, x + i), &k));
+    }
+}
+#endif
+
+void opgen_q8_quantize_f32(int64_t n, const float *x, const opgen_q8_requant *rqp, int8_t *out) {
+#if Q8_X86
+    if (q8_cap != 0 && __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl"))
+        return quantize_avx512(n, x, rqp, out);
+#endif
+    const opgen_q8_requant rq = *rqp;
+    for (int64_t i = 0; i < n; i++) out[i] = (int8_t)q8_quantize(q8_act(x[i], rq), rq);
+}
+
 void opgen_q8_lookup(int64_t n, const int8_t *x, const int8_t table[256], int8_t *out) {
 #if Q8_X86
     if (q8_cap != 0 && __builtin_cpu_supports("avx512vbmi") && __builtin_cpu_supports("avx512bw"))
@@ -614,25 +643,65 @@ void opgen_q8_lookup(int64_t n, const int8_t *x, const int8_t table[256], int8_t
     for (int64_t i = 0; i < n; i++) out[i] = table[(uint8_t)x[i]];
 }
 
-void opgen_q8_max_pool(int64_t planes, int64_t H, int64_t W, const int8_t *x, int64_t OH, int64_t OW,
-                       const int64_t k[2], const int64_t s[2], const int64_t p[2], const int64_t d[2], int8_t *y) {
+/* y[ow] = max(y[ow], r[ow]) for ow in [lo, hi): compiled again for AVX-512. */
+#define Q8_MAX_ROW(NAME, ATTR)                                                                    \
+    ATTR static void NAME(int8_t *restrict y, const int8_t *restrict r, int64_t lo, int64_t hi) { \
+        for (int64_t ow = lo; ow < hi; ow++) y[ow] = r[ow] > y[ow] ? r[ow] : y[ow];               \
+    }
+Q8_MAX_ROW(max_row_c, )
+#if Q8_X86
+Q8_MAX_ROW(max_row_avx512, __attribute__((target("avx512f,avx512bw,avx512vl"))))
+#endif
+
+/* Rows too wide for opgen_q8_max_pool's buffers: every tap strided. */
+static void max_pool_strided(int64_t planes, int64_t H, int64_t W, const int8_t *x, int64_t OH, int64_t OW,
+                             const int64_t k[2], const int64_t s[2], const int64_t p[2], const int64_t d[2],
+                             int8_t *y) {
     for (int64_t c = 0; c < planes; c++, x += H * W)
         for (int64_t oh = 0; oh < OH; oh++, y += OW) {
             memset(y, -128, (size_t)OW);
             for (int64_t i = 0; i < k[0]; i++) {
                 int64_t ih = oh * s[0] - p[0] + i * d[0];
-                if (ih < 0 || ih >= H) continue;
-                for (int64_t j = 0; j < k[1]; j++) {
-                    /* the outputs whose tap j falls inside the row: iw = ow * s1 - p1 + j * d1 */
-                    int64_t o = j * d[1] - p[1], lo = o >= 0 ? 0 : ceil_div(-o, s[1]);
-                    int64_t hi = W - o <= 0 ? 0 : ceil_div(W - o, s[1]);
-                    hi = hi > OW ? OW : hi;
-                    const int8_t *r = x + ih * W;
-                    for (int64_t ow = lo; ow < hi; ow++) {
-                        int8_t v = r[o + ow * s[1]];
-                        y[ow] = v > y[ow] ? v : y[ow];
+                for (int64_t j = 0; j < k[1] && ih >= 0 && ih < H; j++)
+                    for (int64_t ow = 0; ow < OW; ow++) {
+                        int64_t iw = ow * s[1] - p[1] + j * d[1];
+                        if (iw >= 0 && iw < W && x[ih * W + iw] > y[ow]) y[ow] = x[ih * W + iw];
                     }
-                }
+            }
+        }
+}
+
+/* Separably: the window's rows first (a column's largest, over the whole row,
+ * contiguous), then its columns, the row split into its s1 column phases so
+ * each tap reads a run. Max is exact in any order. */
+void opgen_q8_max_pool(int64_t planes, int64_t H, int64_t W, const int8_t *x, int64_t OH, int64_t OW,
+                       const int64_t k[2], const int64_t s[2], const int64_t p[2], const int64_t d[2], int8_t *y) {
+    enum { ROW = 4096 };
+    int8_t col[ROW], ph[ROW];
+    void (*max_row)(int8_t *restrict, const int8_t *restrict, int64_t, int64_t) = max_row_c;
+#if Q8_X86
+    if (q8_cap != 0 && __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl"))
+        max_row = max_row_avx512;
+#endif
+    int64_t Wq = ceil_div(W, s[1]);
+    if (W + s[1] > ROW) return max_pool_strided(planes, H, W, x, OH, OW, k, s, p, d, y);
+    for (int64_t c = 0; c < planes; c++, x += H * W)
+        for (int64_t oh = 0; oh < OH; oh++, y += OW) {
+            memset(col, -128, (size_t)W);
+            for (int64_t i = 0; i < k[0]; i++) {
+                int64_t ih = oh * s[0] - p[0] + i * d[0];
+                if (ih >= 0 && ih < H) max_row(col, x + ih * W, 0, W);
+            }
+            for (int64_t q = 0; q < s[1]; q++)
+                for (int64_t m = 0; m * s[1] + q < W; m++) ph[q * Wq + m] = col[m * s[1] + q];
+            memset(y, -128, (size_t)OW);
+            for (int64_t j = 0; j < k[1]; j++) {
+                /* the outputs whose tap j falls inside the row: iw = ow * s1 + o */
+                int64_t o = j * d[1] - p[1], lo = o >= 0 ? 0 : ceil_div(-o, s[1]);
+                int64_t hi = W - o <= 0 ? 0 : ceil_div(W - o, s[1]);
+                hi = hi > OW ? OW : hi;
+                int64_t q = ((o % s[1]) + s[1]) % s[1], m0 = (o - q) / s[1]; /* iw = (ow + m0) * s1 + q */
+                if (lo < hi) max_row(y, ph + q * Wq + m0, lo, hi);
             }
         }
 }

@@ -71,6 +71,8 @@ void opgen_q8_conv(const opgen_parallel *par, const opgen_q8_conv_geom *g, const
  * or b exactly. */
 void opgen_q8_add(int64_t n, const int8_t *a, float sa, int32_t za, const int8_t *b, float sb, int32_t zb,
                   const opgen_q8_requant *rq, int8_t *out);
+/* out = requant(x), n floats (quantize_per_tensor to int8, exactly). */
+void opgen_q8_quantize_f32(int64_t n, const float *x, const opgen_q8_requant *rq, int8_t *out);
 /* out[i] = table[(uint8_t)x[i]]: any function of one int8 value (a
  * dequantize -> elementwise op -> quantize chain), precomputed. */
 void opgen_q8_lookup(int64_t n, const int8_t *x, const int8_t table[256], int8_t *out);

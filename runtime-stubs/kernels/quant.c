@@ -3,6 +3,7 @@
  * to even, clamp to [quant_min, quant_max]). */
 #include "opgen/loops.h"
 #include "opgen_registry.h"
+#include "q8.h"
 
 static bool quant_dtype(opgen_dtype d) {
     return d == OPGEN_DTYPE_Byte || d == OPGEN_DTYPE_Char || d == OPGEN_DTYPE_Short || d == OPGEN_DTYPE_Int ||
@@ -46,6 +47,12 @@ opgen_status opgen_portable_quantize_per_tensor_out(opgen_ctx *ctx, const opgen_
     opgen_status st = opgen_out(ctx, out, dtype, input->dim, input->sizes);
     if (st || ctx->meta) return st;
     float inv_scale = 1.0f / (float)scale;
+    if (input->dtype == OPGEN_DTYPE_Float && dtype == OPGEN_DTYPE_Char && opgen_tensor_is_contiguous(input) &&
+        opgen_tensor_is_contiguous(out)) { /* the same arithmetic, vectorised (q8.h) */
+        opgen_q8_requant rq = {inv_scale, (int32_t)zero_point, (int32_t)quant_min, (int32_t)quant_max, 0, 0, 0};
+        opgen_q8_quantize_f32(opgen_numel(input), input->data, &rq, out->data);
+        return OPGEN_OK;
+    }
     double zp = (double)zero_point, lo = (double)quant_min, hi = (double)quant_max;
     float zpf = (float)(int32_t)zero_point;
     opgen_iter it;
