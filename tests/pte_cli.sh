@@ -119,6 +119,22 @@ done
 "$rt" run "$(dirname "$0")/exir/seq_dynamic/model.pte" --calls "$(dirname "$0")/exir/seq_dynamic/inputs" -o "$tmp/tr" --trace 2>"$tmp/trace" >/dev/null
 grep -qF "instruction 1: executorch_prim::et_view.default -> a prim op (opgen)" "$tmp/trace" && ok || bad "the trace does not show et_view as a prim op"
 
+# PT2E int8 programs (tests/exir/export_int8.py): the quantized chains run on the
+# integer kernels (the trace names each), the same bytes on 1 and 2 threads;
+# --fallbacks runs them as written (float patterns) and matches too
+q8=$(dirname "$0")/exir/int8_mix
+"$rt" run "$q8/model.pte" --input 0="$q8/inputs/1_0.npy" -o "$tmp/q8-1" --trace 2>"$tmp/q8trace" >/dev/null
+for k in "aten::convolution.out -> opgen_q8_conv (int8, " "aten::convolution.out -> opgen_q8_depthwise (int8)" \
+    "aten::add.out -> opgen_q8_add (int8)" "aten::hardtanh.out -> opgen_q8_lookup (int8, a table)" \
+    "aten::max_pool2d_with_indices.out -> opgen_q8_max_pool (int8)" "aten::addmm.out -> opgen_q8_conv (int8, "; do
+    grep -qF -e "$k" "$tmp/q8trace" && ok || bad "int8_mix: the trace lacks '$k'"
+done
+"$rt" run "$q8/model.pte" --input 0="$q8/inputs/1_0.npy" -o "$tmp/q8-2" --threads 2 >/dev/null 2>&1
+cmp -s "$tmp/q8-1/0.npy" "$tmp/q8-2/0.npy" && ok || bad "int8_mix: 2 threads give other bytes than 1"
+"$rt" run "$q8/model.pte" --input 0="$q8/inputs/1_0.npy" -o "$tmp/q8-f" --fallbacks --trace 2>"$tmp/q8ftrace" >/dev/null
+grep -qF "opgen_q8" "$tmp/q8ftrace" && bad "int8_mix --fallbacks: an integer kernel ran" || ok
+"$rt" compare "$q8/expected/1_0.npy" "$tmp/q8-f/0.npy" --rtol 1e-4 --atol 1e-5 >/dev/null && ok || bad "int8_mix --fallbacks does not match"
+
 # info and print
 if "$rt" info "$p/two_methods.pte" >"$tmp/info" 2>&1; then ok; else bad "info: $(head -3 "$tmp/info")"; fi
 for line in "method 'forward': 4 values, 1 chain" "method 'twice_plus_one': 6 values, 1 chain" "  input 0: f32[2, 3]" "  output 0: f32[6]" \

@@ -70,6 +70,10 @@ fails 1 'shape_mismatch.graph:4:3: error: aten::add.Tensor: shapes do not broadc
 fails 1 'no_edge_row.graph:2:3: error: aten::where.self: no Edge constraint row allows (condition=Bool, self=Float, other=Double, __ret_0=Double)' run no_edge_row.graph -o "$tmp/o"
 fails 1 'no_kernel_dtype.graph:2:3: error: aten::mm: the input has dtype Int, which this kernel does not handle' run no_kernel_dtype.graph -o "$tmp/o"
 fails 1 'inplace.graph:2:3: error: aten::relu_ writes to its input; programs are functional: call aten::relu' run inplace.graph -o "$tmp/o"
+# malformed quantization parameters: refused at load, the value named
+fails 1 'bad_scale.graph:3:3: error: quantized_decomposed::quantize_per_tensor: scale must be positive and finite, not 0' run bad_scale.graph --input x=$x -o "$tmp/o"
+fails 1 'nan_scale.graph:3:3: error: quantized_decomposed::quantize_per_tensor: scale must be positive and finite, not nan' run nan_scale.graph -o "$tmp/o"
+fails 1 "bad_zero_point.graph:3:3: error: quantized_decomposed::dequantize_per_tensor: zero_point 300 is outside Char's range [-128, 127]" run bad_zero_point.graph -o "$tmp/o"
 fails 1 'out_variant.graph:2:3: error: aten::relu.out is an out= variant; call its functional form and let the runtime place results' run out_variant.graph -o "$tmp/o"
 fails 1 "syntax.graph:3:3: error: expected ',' or ')' after an argument, found 'return'" run syntax.graph -o "$tmp/o"
 fails 1 'undefined_value.graph:2:19: error: %y is used before it is defined' run undefined_value.graph -o "$tmp/o"

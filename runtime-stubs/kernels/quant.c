@@ -17,15 +17,34 @@ static double quant_clamp(double q, double zp, double lo, double hi) {
     return q < lo ? lo : q > hi ? hi : q;
 }
 
+/* A dtype's whole range of values. */
+static void dtype_range(opgen_dtype dtype, int64_t *lo, int64_t *hi) {
+    switch (dtype) {
+    case OPGEN_DTYPE_Byte: *lo = 0, *hi = 255; break;
+    case OPGEN_DTYPE_Char: *lo = -128, *hi = 127; break;
+    case OPGEN_DTYPE_Short: *lo = -32768, *hi = 32767; break;
+    case OPGEN_DTYPE_UInt16: *lo = 0, *hi = 65535; break;
+    default: *lo = INT32_MIN, *hi = INT32_MAX; break;
+    }
+}
+
+/* A scale and zero point PyTorch would refuse or that compute nothing: a scale
+ * that is not positive and finite, a zero point outside the dtype. Checked in
+ * the meta step, so a program is refused at load, the value named. */
+static opgen_status check_params(opgen_ctx *ctx, opgen_dtype dtype, double scale, int64_t zero_point) {
+    int64_t lo, hi;
+    dtype_range(dtype, &lo, &hi);
+    if (!(scale > 0) || scale > 3.4e38)
+        return OPGEN_FAIL(ctx, OPGEN_E_INVALID, "%s: scale must be positive and finite, not %g", ctx->op, scale);
+    if (zero_point < lo || zero_point > hi)
+        return OPGEN_FAIL(ctx, OPGEN_E_INVALID, "%s: zero_point %lld is outside %s's range [%lld, %lld]", ctx->op,
+                          (long long)zero_point, opgen_dtype_name(dtype), (long long)lo, (long long)hi);
+    return OPGEN_OK;
+}
+
 static opgen_status check_range(opgen_ctx *ctx, opgen_dtype dtype, int64_t qmin, int64_t qmax) {
     int64_t lo, hi;
-    switch (dtype) {
-    case OPGEN_DTYPE_Byte: lo = 0, hi = 255; break;
-    case OPGEN_DTYPE_Char: lo = -128, hi = 127; break;
-    case OPGEN_DTYPE_Short: lo = -32768, hi = 32767; break;
-    case OPGEN_DTYPE_UInt16: lo = 0, hi = 65535; break;
-    default: lo = INT32_MIN, hi = INT32_MAX; break;
-    }
+    dtype_range(dtype, &lo, &hi);
     if (qmin > qmax || qmin < lo || qmax > hi)
         return OPGEN_FAIL(ctx, OPGEN_E_INVALID, "%s: [%lld, %lld] is not a valid range for %s", ctx->op,
                           (long long)qmin, (long long)qmax, opgen_dtype_name(dtype));
@@ -41,8 +60,8 @@ opgen_status opgen_portable_quantize_per_tensor_out(opgen_ctx *ctx, const opgen_
                           opgen_dtype_name(input->dtype));
     if (!quant_dtype(dtype))
         return OPGEN_FAIL(ctx, OPGEN_E_DTYPE, "%s: cannot quantize to %s", ctx->op, opgen_dtype_name(dtype));
-    if (!(scale > 0)) return OPGEN_FAIL(ctx, OPGEN_E_INVALID, "%s: scale must be positive", ctx->op);
-    if (check_range(ctx, dtype, quant_min, quant_max)) return ctx->err->code;
+    if (check_params(ctx, dtype, scale, zero_point) || check_range(ctx, dtype, quant_min, quant_max))
+        return ctx->err->code;
     OPGEN_CHECK_DTYPE(ctx, mask, dtype, "the result");
     opgen_status st = opgen_out(ctx, out, dtype, input->dim, input->sizes);
     if (st || ctx->meta) return st;
@@ -76,7 +95,7 @@ OPGEN_SPECIALIZED opgen_status dequantize(opgen_ctx *ctx, uint32_t mask, const o
     if (input->dtype != dtype)
         return OPGEN_FAIL(ctx, OPGEN_E_DTYPE, "%s: input has dtype %s, but dtype says %s", ctx->op,
                           opgen_dtype_name(input->dtype), opgen_dtype_name(dtype));
-    if (check_range(ctx, dtype, qmin, qmax)) return ctx->err->code;
+    if (check_range(ctx, dtype, qmin, qmax) || (!scales && check_params(ctx, dtype, scale, zp))) return ctx->err->code;
     int32_t ax = 0;
     int64_t C = 1;
     if (scales) {
@@ -86,6 +105,18 @@ OPGEN_SPECIALIZED opgen_status dequantize(opgen_ctx *ctx, uint32_t mask, const o
             return OPGEN_FAIL(ctx, OPGEN_E_SHAPE, "%s: scales must have %lld elements", ctx->op, (long long)C);
         if (zps && (zps->dim != 1 || zps->sizes[0] != C))
             return OPGEN_FAIL(ctx, OPGEN_E_SHAPE, "%s: zero_points must have %lld elements", ctx->op, (long long)C);
+    }
+    for (int64_t c = 0; scales && scales->data && c < C; c++) { /* constants: their values are known at load */
+        double sd;
+        int64_t z = 0;
+        opgen_convert_f64(
+            &sd, (const char *)scales->data + (size_t)(c * scales->strides[0]) * opgen_dtype_size(scales->dtype), 0,
+            scales->dtype, 1);
+        if (zps && zps->data)
+            opgen_convert_i64(&z,
+                              (const char *)zps->data + (size_t)(c * zps->strides[0]) * opgen_dtype_size(zps->dtype), 0,
+                              zps->dtype, 1);
+        if (check_params(ctx, dtype, sd, z)) return ctx->err->code;
     }
     opgen_dtype res = out_dtype ? *out_dtype : OPGEN_DTYPE_Float;
     if (!opgen_is_float(res))

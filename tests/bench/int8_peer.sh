@@ -1,0 +1,62 @@
+#!/bin/sh
+# Quantized models beside the peer, in one run of alternating rounds (hand-run;
+# never in the suite): opgen int8 and float (.pte, opgen-rt --repeat) against
+# ONNX Runtime int8 (per-channel QDQ, uint8 activations) and float, at 1 and 2
+# threads, medians; then each int8 output's largest error against eager
+# PyTorch running the converted Q/DQ module, and whether the argmax agrees.
+#   usage: int8_peer.sh OPGEN_RT MODELS_DIR [ROUNDS] [ROOT]
+# MODELS_DIR: made by tests/exir/export_int8.py bench DIR (NAME.pte,
+# NAME_int8.pte, NAME.onnx, NAME_*eager.npy, input.npy) and
+# tests/bench/ort_int8.py quantize DIR NAME (NAME_int8.onnx); ROOT: the exporter
+# root with python3-onnxruntime (../shared/reference/exporting-programs.md),
+# MODELS_DIR bind-mounted there at /models. Without it, ORT's columns are "-".
+rt=$1 dir=$2 rounds=${3:-3} root=${4:-/srv/sid}
+here=$(cd "$(dirname "$0")" && pwd)
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+ort=0
+if [ -x "$root/usr/bin/python3" ] && chroot "$root" python3 -c "import onnxruntime" 2>/dev/null && [ -f "$root/models/input.npy" ]; then
+    ort=1
+    cp "$here/ort_int8.py" "$root/tmp/ort_int8.py"
+else
+    echo "int8_peer: no exporter root with onnxruntime at $root (or no /models there): opgen only" >&2
+fi
+opgen_ms() { # model threads -> median ms
+    "$rt" run "$dir/$1.pte" -i 0="$dir/input.npy" -o "$tmp/out-$1-$2" --repeat 20 --threads "$2" 2>&1 |
+        sed -n 's/.*median \([0-9.]*\) ms.*/\1/p'
+}
+ort_ms() {
+    [ $ort = 1 ] || { echo -; return; }
+    chroot "$root" python3 /tmp/ort_int8.py time /models "$1" "$2" 20 2>/dev/null | sed -n 's/.*median \([0-9.]*\) ms.*/\1/p'
+}
+for r in $(seq "$rounds"); do
+    for m in resnet18 mobilenet_v2; do
+        for t in 1 2; do
+            echo "$m $t $(opgen_ms "${m}_int8" $t) $(opgen_ms "$m" $t) $(ort_ms "${m}_int8" $t) $(ort_ms "$m" $t)" >>"$tmp/rounds"
+        done
+    done
+done
+median() { sort -n | awk '{ v[NR] = $1 } END { print (NR ? v[int((NR + 1) / 2)] : "-") }'; }
+echo "| model | threads | opgen int8 | opgen float | ORT int8 (QDQ, u8) | ORT float | opgen int8 vs float | vs ORT int8 |"
+echo "|---|---|---|---|---|---|---|---|"
+for m in resnet18 mobilenet_v2; do
+    for t in 1 2; do
+        set -- $(for c in 3 4 5 6; do awk -v m=$m -v t=$t -v c=$c '$1 == m && $2 == t { print $c }' "$tmp/rounds" | median; done)
+        echo "| $m | $t | $1 | $2 | $3 | $4 | $(awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2fx faster", b / a }') | $(awk -v a="$1" -v b="$3" 'BEGIN { if (b == "-") print "-"; else printf "%.2fx", b / a }') |"
+    done
+done
+echo "(medians of $rounds alternating rounds, each the median of 20 calls; $(grep -m1 'model name' /proc/cpuinfo | sed 's/.*: //'), $(nproc) CPUs)"
+for m in resnet18 mobilenet_v2; do
+    "$rt" compare "$dir/${m}_int8_eager.npy" "$tmp/out-${m}_int8-1/0.npy" --rtol 0 --atol 1e9 | sed "s|^[^:]*:|$m opgen int8 against eager Q/DQ:|"
+    if [ $ort = 1 ]; then
+        cp "$tmp/out-${m}_int8-1/0.npy" "$root/models/${m}_int8_opgen.npy"
+        chroot "$root" python3 -c "
+import numpy as np
+e = np.load('/models/${m}_int8_eager.npy'); rng = float(e.max() - e.min())
+for who in ('opgen', 'ort'):
+    y = np.load('/models/${m}_int8_%s.npy' % who).reshape(e.shape)
+    d = float(abs(y - e).max())
+    print('$m %s int8: max abs error %.4f (%.2f%% of the output range %.3f), argmax %s' % (who, d, 100 * d / rng, rng, 'equal' if y.argmax() == e.argmax() else 'DIFFERS'))
+"
+    fi
+done
