@@ -57,7 +57,8 @@ int32_t opgen_q8_quantize(float v, const opgen_q8_requant *rq) { return q8_quant
 /* One output channel's row of n results: (acc - comp) * mul + bias, the
  * activation, requantized. */
 static void store_row(const int32_t *restrict acc, int64_t n, int32_t comp, float mul, float bias,
-                      const opgen_q8_requant *rqp, int8_t *restrict dst) {
+                      const opgen_q8_requant *rqp, const void *pre, int8_t *restrict dst) {
+    (void)pre;
     const opgen_q8_requant rq = *rqp;
     for (int64_t j = 0; j < n; j++) {
         float v = (float)(acc[j] - comp) * mul;
@@ -108,8 +109,9 @@ static inline __mmask16 q8v_mask(int64_t left) {
 
 /* store_row on AVX-512: the product and the sum rounded apart. */
 Q8_AVX512 static void store_row_avx512(const int32_t *restrict acc, int64_t n, int32_t comp, float mul, float bias,
-                                       const opgen_q8_requant *rq, int8_t *restrict dst) {
-    const q8v k = q8v_of(rq);
+                                       const opgen_q8_requant *rq, const void *pre, int8_t *restrict dst) {
+    (void)rq;
+    const q8v k = *(const q8v *)pre;
     const __m512 vm = _mm512_set1_ps(mul), vb = _mm512_set1_ps(bias);
     const __m512i vc = _mm512_set1_epi32(comp);
     for (int64_t j = 0; j < n; j += 16) {
@@ -291,8 +293,9 @@ static void micro_sdot(const uint8_t *restrict B, const int64_t *restrict off, c
 #endif
 
 /* The variant: its micro-kernel and the offset its B holds the input at. */
+/* pre: the variant's requantization constants, prepared once a call (q8_conv_job.pre). */
 typedef void q8_store(const int32_t *restrict, int64_t, int32_t, float, float, const opgen_q8_requant *,
-                      int8_t *restrict);
+                      const void *pre, int8_t *restrict);
 typedef struct q8_variant {
     q8_micro *fn;
     q8_store *store;
@@ -351,6 +354,7 @@ typedef struct q8_conv_job {
     int64_t Hq, Wq, C4, plane, P, nblk, nob, osplit, ntasks;
     uint64_t phases; /* bit ph * s1 + pw: a tap reads that phase plane (a 1x1 stride-2 filter reads one) */
     int nparts;
+    const void *pre; /* the store's prepared constants */
 } q8_conv_job;
 
 static void q8_shape(q8_conv_job *J) {
@@ -373,6 +377,21 @@ static size_t transformed_bytes(const q8_conv_job *J) {
     return piece((size_t)(J->g->s[0] * J->g->s[1] * J->C4 * J->plane));
 }
 
+#if Q8_X86
+/* d[4j + t] = r[t][j] + off for j in [j0, j1): 16 pixels of four channels at a time. */
+Q8_AVX512 static void interleave4_avx512(uint8_t *d, const uint8_t *const r[4], int64_t j0, int64_t j1, uint8_t off) {
+    const __m512i o = _mm512_set1_epi8((char)off);
+    for (int64_t j = j0; j < j1; j += 16) {
+        __mmask16 m = q8v_mask(j1 - j);
+        __m512i v = _mm512_cvtepu8_epi32(_mm_maskz_loadu_epi8(m, r[0] + j));
+        v = _mm512_or_si512(v, _mm512_slli_epi32(_mm512_cvtepu8_epi32(_mm_maskz_loadu_epi8(m, r[1] + j)), 8));
+        v = _mm512_or_si512(v, _mm512_slli_epi32(_mm512_cvtepu8_epi32(_mm_maskz_loadu_epi8(m, r[2] + j)), 16));
+        v = _mm512_or_si512(v, _mm512_slli_epi32(_mm512_cvtepu8_epi32(_mm_maskz_loadu_epi8(m, r[3] + j)), 24));
+        _mm512_mask_storeu_epi32(d + 4 * j, m, _mm512_add_epi8(v, o));
+    }
+}
+#endif
+
 /* Phase plane (ph, pw) of channels c4*4 .. +3. */
 static void transform_plane(const q8_conv_job *J, int64_t ph, int64_t pw, int64_t c4) {
     const opgen_q8_conv_geom *g = J->g;
@@ -390,6 +409,14 @@ static void transform_plane(const q8_conv_job *J, int64_t ph, int64_t pw, int64_
         int64_t j1 = ceil_div(g->W + g->p[1] - pw, g->s[1]);
         j1 = j1 > J->Wq ? J->Wq : j1;
         uint8_t *d = dst + 4 * i * J->Wq;
+#if Q8_X86
+        if (nc == 4 && g->s[1] == 1 && J->v.store == store_row_avx512) {
+            const uint8_t *r[4];
+            for (int t = 0; t < 4; t++) r[t] = src[t] + ih * g->W - g->p[1] + pw;
+            interleave4_avx512(d, r, j0, j1, off);
+            continue;
+        }
+#endif
         for (int t = 0; t < nc; t++) {
             const uint8_t *r = src[t] + ih * g->W - g->p[1] + pw;
             for (int64_t j = j0; j < j1; j++) d[4 * j + t] = (uint8_t)(r[j * g->s[1]] + off);
@@ -429,7 +456,7 @@ static void store_wide(const q8_conv_job *J, const int32_t *acc, int64_t p0, int
         int64_t oh = p / J->Wq, ow = p % J->Wq, run = J->Wq - ow < p0 + n - p ? J->Wq - ow : p0 + n - p;
         if (ow < J->g->OW && oh < J->g->OH) {
             int64_t m = J->g->OW - ow < run ? J->g->OW - ow : run;
-            J->v.store(acc + (p - p0), m, comp, f->mul[o], f->bias[o], J->rq, y + oh * J->g->OW + ow);
+            J->v.store(acc + (p - p0), m, comp, f->mul[o], f->bias[o], J->rq, J->pre, y + oh * J->g->OW + ow);
         }
         p += run;
     }
@@ -476,6 +503,30 @@ Q8_AVX512 static void dw_taps_avx512(int32_t *restrict acc, int64_t n, const flo
 }
 #endif
 
+#if Q8_X86
+/* row[j] = r[j] - zx for j in [j0, j1), 16 at a time. */
+Q8_AVX512 static void dw_row_avx512(float *row, const int8_t *r, int64_t j0, int64_t j1, float zx) {
+    const __m512 z = _mm512_set1_ps(zx);
+    for (int64_t j = j0; j < j1; j += 16) {
+        __mmask16 m = q8v_mask(j1 - j);
+        __m512 v = _mm512_cvtepi32_ps(_mm512_cvtepi8_epi32(_mm_maskz_loadu_epi8(m, r + j)));
+        _mm512_mask_storeu_ps(row + j, m, _mm512_sub_ps(v, z));
+    }
+}
+
+/* row[j] = r[2j] - zx: the even bytes of 32, sign-extended from the low half of each 16-bit word. */
+Q8_AVX512 static void dw_row2_avx512(float *row, const int8_t *r, int64_t j0, int64_t j1, float zx) {
+    const __m512 z = _mm512_set1_ps(zx);
+    for (int64_t j = j0; j < j1; j += 16) {
+        int64_t n = 2 * (j1 - j) - 1; /* bytes up to r[2 (j1 - 1)] */
+        __mmask32 lm = n >= 32 ? ~(__mmask32)0 : (((__mmask32)1 << n) - 1);
+        __m512i w = _mm512_cvtepi16_epi32(_mm256_maskz_loadu_epi8(lm, r + 2 * j));
+        __m512 v = _mm512_cvtepi32_ps(_mm512_srai_epi32(_mm512_slli_epi32(w, 24), 24));
+        _mm512_mask_storeu_ps(row + j, q8v_mask(j1 - j), _mm512_sub_ps(v, z));
+    }
+}
+#endif
+
 typedef struct dw_shape {
     int64_t Hq, Wq, planes; /* phase planes of Hq x Wq floats, s0 * s1 of them */
 } dw_shape;
@@ -490,7 +541,6 @@ static void depthwise_channel(const q8_conv_job *J, int64_t c, float *plane, int
     const opgen_q8_filter *f = J->f;
     dw_shape d = dw_shape_of(g);
     const int8_t *x = J->x + c * g->H * g->W;
-    memset(plane, 0, sizeof(float) * (size_t)(d.planes * d.Hq * d.Wq));
     const float zx = (float)g->zx;
     for (int64_t ph = 0; ph < g->s[0]; ph++) /* phase plane (ph, pw): padded rows i*s0+ph, columns j*s1+pw */
         for (int64_t pw = 0; pw < g->s[1]; pw++) {
@@ -500,9 +550,21 @@ static void depthwise_channel(const q8_conv_job *J, int64_t c, float *plane, int
             j1 = j1 > d.Wq ? d.Wq : j1;
             for (int64_t i = 0; i < d.Hq; i++) {
                 int64_t h = i * g->s[0] + ph - g->p[0];
-                if (h < 0 || h >= g->H) continue;
+                float *row = pl + i * d.Wq;
+                if (h < 0 || h >= g->H) {
+                    memset(row, 0, sizeof(float) * (size_t)d.Wq);
+                    continue;
+                }
+                memset(row, 0, sizeof(float) * (size_t)j0);
+                memset(row + j1, 0, sizeof(float) * (size_t)(d.Wq - j1));
                 const int8_t *r = x + h * g->W + pw - g->p[1];
-                for (int64_t j = j0; j < j1; j++) pl[i * d.Wq + j] = (float)r[j * g->s[1]] - zx;
+#if Q8_X86
+                if (g->s[1] <= 2 && J->v.store == store_row_avx512) {
+                    (g->s[1] == 1 ? dw_row_avx512 : dw_row2_avx512)(row, r, j0, j1, zx);
+                    continue;
+                }
+#endif
+                for (int64_t j = j0; j < j1; j++) row[j] = (float)r[j * g->s[1]] - zx;
             }
         }
     float wt[64];
@@ -523,7 +585,7 @@ static void depthwise_channel(const q8_conv_job *J, int64_t c, float *plane, int
         else
 #endif
             dw_taps_c(acci, g->OW, rows, wt, taps);
-        J->v.store(acci, g->OW, 0, f->mul[c], f->bias[c], J->rq, J->y + (c * g->OH + oh) * g->OW);
+        J->v.store(acci, g->OW, 0, f->mul[c], f->bias[c], J->rq, J->pre, J->y + (c * g->OH + oh) * g->OW);
     }
 }
 
@@ -563,6 +625,10 @@ void opgen_q8_conv(const opgen_parallel *par, const opgen_q8_conv_geom *g, const
                    const opgen_q8_requant *rq, const int8_t *x, int8_t *y, void *scratch) {
     q8_conv_job J = {.g = g, .f = f, .rq = rq, .v = q8_pick(), .work_bytes = part_bytes(g, f)};
     q8_shape(&J);
+#if Q8_X86
+    q8v kv;
+    if (J.v.store == store_row_avx512) kv = q8v_of(rq), J.pre = &kv;
+#endif
     J.nparts = conv_parts(g, f, par);
     J.nob = ceil_div(f->O, MR);
     J.osplit = J.nblk >= J.nparts ? 1 : J.nparts;
