@@ -154,7 +154,7 @@ void opgen_q8_filter_pack(opgen_q8_filter *f, void *mem, const int8_t *w, int64_
     uint8_t *p = (uint8_t *)(((uintptr_t)mem + 63) & ~(uintptr_t)63);
     int64_t K = C * KH * KW, C4 = ceil_div(C, 4), Kp = C4 * 4 * KH * KW, nob = ceil_div(O, MR);
     size_t wbytes = depthwise ? (size_t)(O * K) : (size_t)(nob * MR * Kp);
-    *f = (opgen_q8_filter){O, K, Kp, depthwise, (int8_t *)p, NULL, NULL, NULL};
+    *f = (opgen_q8_filter){O, K, Kp, depthwise, (int8_t *)p, w, NULL, NULL, NULL};
     f->wsum = (int32_t *)(p += piece(wbytes));
     f->mul = (float *)(p += piece(sizeof(float) * (size_t)O));
     f->bias = (float *)(p + piece(sizeof(float) * (size_t)O));
@@ -567,43 +567,107 @@ static void depthwise_channel(const q8_conv_job *J, int64_t c, float *plane, int
                 for (int64_t j = j0; j < j1; j++) row[j] = (float)r[j * g->s[1]] - zx;
             }
         }
+    /* the "wide" output: OH rows of Wq, a tap's reads one run from its phase plane
+     * (its last columns, never stored, read into the next plane or the slack) */
+    memset(plane + d.planes * d.Hq * d.Wq, 0, sizeof(float) * (size_t)(d.Wq + g->KW * g->d[1]));
     float wt[64];
     const float *rows[64];
-    int64_t taps = g->KH * g->KW;
-    for (int64_t t = 0; t < taps; t++) wt[t] = (float)f->w[c * f->K + t];
-    for (int64_t oh = 0; oh < g->OH; oh++) {
-        for (int64_t kh = 0; kh < g->KH; kh++)
-            for (int64_t kw = 0; kw < g->KW; kw++) {
-                int64_t rh = kh * g->d[0], rw = kw * g->d[1];
-                rows[kh * g->KW + kw] = plane +
-                                        (((rh % g->s[0]) * g->s[1] + rw % g->s[1]) * d.Hq + oh + rh / g->s[0]) * d.Wq +
-                                        rw / g->s[1];
-            }
+    int64_t taps = g->KH * g->KW, n = g->OH * d.Wq;
+    for (int64_t kh = 0; kh < g->KH; kh++)
+        for (int64_t kw = 0; kw < g->KW; kw++) {
+            int64_t rh = kh * g->d[0], rw = kw * g->d[1], t = kh * g->KW + kw;
+            wt[t] = (float)f->w[c * f->K + t];
+            rows[t] = plane + (((rh % g->s[0]) * g->s[1] + rw % g->s[1]) * d.Hq + rh / g->s[0]) * d.Wq + rw / g->s[1];
+        }
 #if Q8_X86
-        if (J->v.store == store_row_avx512) /* the AVX-512 variant */
-            dw_taps_avx512(acci, g->OW, rows, wt, taps);
-        else
+    if (J->v.store == store_row_avx512) /* the AVX-512 variant */
+        dw_taps_avx512(acci, n, rows, wt, taps);
+    else
 #endif
-            dw_taps_c(acci, g->OW, rows, wt, taps);
-        J->v.store(acci, g->OW, 0, f->mul[c], f->bias[c], J->rq, J->pre, J->y + (c * g->OH + oh) * g->OW);
-    }
+        dw_taps_c(acci, n, rows, wt, taps);
+    for (int64_t oh = 1; oh < g->OH; oh++) /* the results, packed: each row's first OW */
+        memmove(acci + oh * g->OW, acci + oh * d.Wq, sizeof(int32_t) * (size_t)g->OW);
+    J->v.store(acci, g->OH * g->OW, 0, f->mul[c], f->bias[c], J->rq, J->pre, J->y + c * g->OH * g->OW);
 }
 
+/* The planes (and a row of slack: the wide output's last columns read past
+ * the last plane), then the wide sums. */
 static size_t depthwise_part_bytes(const opgen_q8_conv_geom *g) {
     dw_shape d = dw_shape_of(g);
-    return piece(sizeof(float) * (size_t)(d.planes * d.Hq * d.Wq)) + piece(sizeof(int32_t) * (size_t)g->OW);
+    return piece(sizeof(float) * (size_t)(d.planes * d.Hq * d.Wq + d.Wq + g->KW * g->d[1])) +
+           piece(sizeof(int32_t) * (size_t)(g->OH * d.Wq));
 }
 
 static void depthwise_part(void *arg, int part) {
     const q8_conv_job *J = arg;
     uint8_t *w = J->work + (size_t)part * J->work_bytes;
     float *plane = (float *)w;
-    int32_t *acci = (int32_t *)(w + depthwise_part_bytes(J->g) - piece(sizeof(int32_t) * (size_t)J->g->OW));
+    int32_t *acci = (int32_t *)(w + depthwise_part_bytes(J->g) -
+                                piece(sizeof(int32_t) * (size_t)(J->g->OH * dw_shape_of(J->g).Wq)));
     for (int64_t c = J->f->O * part / J->nparts; c < J->f->O * (part + 1) / J->nparts; c++)
         depthwise_channel(J, c, plane, acci);
 }
 
+/* ---- one pixel (a linear layer of one row): a product of the weights' rows
+ * and the input, each output channel's sum over K at a time ---- */
+
+static void dot_rows_c(const q8_conv_job *J, int64_t o0, int64_t o1, int32_t *acc) {
+    const int8_t *x = J->x;
+    for (int64_t o = o0; o < o1; o++) {
+        const int8_t *w = J->f->raw + o * J->f->K;
+        int32_t a = 0;
+        for (int64_t k = 0; k < J->f->K; k++) a += w[k] * x[k];
+        acc[o - o0] = a;
+    }
+}
+
+#if Q8_X86
+/* vpdpbusd of (x + 128) and a row, 64 at a time, summed across the lanes. */
+__attribute__((target("avx512f,avx512bw,avx512vnni"))) static void dot_rows_vnni(const q8_conv_job *J, int64_t o0,
+                                                                                 int64_t o1, int32_t *acc) {
+    int64_t K = J->f->K;
+    const __m512i flip = _mm512_set1_epi8((char)0x80);
+    for (int64_t o = o0; o < o1; o++) {
+        const int8_t *w = J->f->raw + o * K;
+        __m512i a = _mm512_setzero_si512();
+        for (int64_t k = 0; k < K; k += 64) {
+            __mmask64 m = K - k >= 64 ? ~(__mmask64)0 : (((__mmask64)1 << (K - k)) - 1);
+            __m512i xv = _mm512_xor_si512(_mm512_maskz_loadu_epi8(m, J->x + k), flip);
+            a = _mm512_dpbusd_epi32(a, xv, _mm512_maskz_loadu_epi8(m, w + k));
+        }
+        acc[o - o0] = _mm512_reduce_add_epi32(a);
+    }
+}
+#endif
+
+static void pixel_part(void *arg, int part) {
+    const q8_conv_job *J = arg;
+    const opgen_q8_filter *f = J->f;
+    int32_t *acc = (int32_t *)(J->work + (size_t)part * J->work_bytes);
+    for (int64_t o0 = f->O * part / J->nparts; o0 < f->O * (part + 1) / J->nparts; o0 += MR * NR) {
+        int64_t o1 = f->O * (part + 1) / J->nparts, n = o1 - o0 < MR * NR ? o1 - o0 : MR * NR;
+#if Q8_X86
+        if (J->v.offset == 128 && J->v.store == store_row_avx512)
+            dot_rows_vnni(J, o0, o0 + n, acc);
+        else
+#endif
+            for (int64_t i = 0; i < n; i++) dot_rows_c(J, o0 + i, o0 + i + 1, acc + i);
+        int32_t off = J->v.offset == 128 && J->v.store == store_row_avx512 ? 128 : 0;
+        for (int64_t i = 0; i < n; i++) { /* each channel its own factors: the scalar requantization */
+            int64_t o = o0 + i;
+            float v = (float)(acc[i] - f->wsum[o] * (J->g->zx + off)) * f->mul[o];
+            J->y[o] = (int8_t)opgen_q8_quantize(v + f->bias[o], J->rq);
+        }
+    }
+}
+
 /* ---- the convolution ---- */
+
+/* A 1x1 filter over one pixel (a linear layer's row): no transform, no tile. */
+static bool one_pixel(const opgen_q8_conv_geom *g) {
+    return g->H == 1 && g->W == 1 && g->KH == 1 && g->KW == 1 && g->OH == 1 && g->OW == 1 && g->p[0] == 0 &&
+           g->p[1] == 0;
+}
 
 static int conv_parts(const opgen_q8_conv_geom *g, const opgen_q8_filter *f, const opgen_parallel *par) {
     double work = (double)f->O * (double)f->K * (double)(g->OH * g->OW);
@@ -645,6 +709,10 @@ void opgen_q8_conv(const opgen_parallel *par, const opgen_q8_conv_geom *g, const
         J.y = y + n * f->O * g->OH * g->OW;
         if (f->depthwise) {
             opgen_parallel_for(par, J.nparts, depthwise_part, &J);
+            continue;
+        }
+        if (one_pixel(g)) {
+            opgen_parallel_for(par, J.nparts, pixel_part, &J);
             continue;
         }
         opgen_parallel_for(par, J.nparts, transform_part, &J);

@@ -24,13 +24,14 @@
 
 /* A packed filter: O output channels of K = Cg*KH*KW weights each. */
 typedef struct opgen_q8_filter {
-    int64_t O, K, Kp; /* Kp: Cg rounded up to 4, times KH*KW */
-    bool depthwise;   /* one input channel per output channel: w is [O][K] */
-    int8_t *w;        /* dense: blocks of OPGEN_Q8_MR channels, [Kp/4][MR][4] each, the
-                         k4 groups in the order (input channels / 4, kh, kw) */
-    int32_t *wsum;    /* [O]: the sum of each channel's weights (dense) */
-    float *mul;       /* [O]: the input's scale times the channel's weight scale */
-    float *bias;      /* [O]: the bias, or zeros */
+    int64_t O, K, Kp;  /* Kp: Cg rounded up to 4, times KH*KW */
+    bool depthwise;    /* one input channel per output channel: w is [O][K] */
+    int8_t *w;         /* dense: blocks of OPGEN_Q8_MR channels, [Kp/4][MR][4] each, the
+                          k4 groups in the order (input channels / 4, kh, kw) */
+    const int8_t *raw; /* dense: the weights as given ([O][K], kept by the caller), for one-pixel products */
+    int32_t *wsum;     /* [O]: the sum of each channel's weights (dense) */
+    float *mul;        /* [O]: the input's scale times the channel's weight scale */
+    float *bias;       /* [O]: the bias, or zeros */
 } opgen_q8_filter;
 
 /* Requantization of a result, with its activation (0 none, 1 relu, 2 clamp to
@@ -56,8 +57,8 @@ enum { OPGEN_Q8_MR = 6, OPGEN_Q8_NR = 64 };
 /* Bytes (64-aligned pieces) a packed filter of O x C x KH x KW takes. */
 size_t opgen_q8_filter_bytes(int64_t O, int64_t C, int64_t KH, int64_t KW, bool depthwise);
 /* Packs int8 weights w ([O][C][KH][KW]; a linear layer's [O][K] is K x 1 x 1)
- * into mem: scales per channel (wscale[O]) or one (wscale[0], per_channel
- * false), the input's scale xscale, bias[O] or NULL. */
+ * into mem (w must outlive the filter: a one-pixel product reads it as is): scales per channel (wscale[O]) or one
+ * (wscale[0], per_channel false), the input's scale xscale, bias[O] or NULL. */
 void opgen_q8_filter_pack(opgen_q8_filter *f, void *mem, const int8_t *w, int64_t O, int64_t C, int64_t KH, int64_t KW,
                           bool depthwise, const float *wscale, bool per_channel, float xscale, const float *bias);
 /* Scratch bytes a convolution takes (opgen_scratch from the call's arena). */
