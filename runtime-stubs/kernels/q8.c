@@ -397,18 +397,22 @@ static void transform_plane(const q8_conv_job *J, int64_t ph, int64_t pw, int64_
     const opgen_q8_conv_geom *g = J->g;
     uint8_t off = (uint8_t)J->v.offset, pad = (uint8_t)(g->zx + J->v.offset);
     uint8_t *dst = J->X + ((ph * g->s[1] + pw) * J->C4 + c4) * J->plane;
-    memset(dst, pad, (size_t)J->plane);
+    /* the padding's bytes: rows outside, columns either side, the slack after */
+    memset(dst + 4 * J->Hq * J->Wq, pad, (size_t)(J->plane - 4 * J->Hq * J->Wq));
     const uint8_t *src[4];
     int nc = 0;
     for (int t = 0; t < 4 && c4 * 4 + t < g->C; t++, nc++) src[t] = (const uint8_t *)J->x + (c4 * 4 + t) * g->H * g->W;
+    /* columns j whose input column iw = j * s1 + pw - p1 is inside the row */
+    int64_t j0 = pw >= g->p[1] ? 0 : ceil_div(g->p[1] - pw, g->s[1]);
+    int64_t j1 = ceil_div(g->W + g->p[1] - pw, g->s[1]);
+    j1 = j1 > J->Wq ? J->Wq : j1;
     for (int64_t i = 0; i < J->Hq; i++) {
         int64_t ih = i * g->s[0] + ph - g->p[0];
-        if (ih < 0 || ih >= g->H) continue;
-        /* columns j whose input column iw = j * s1 + pw - p1 is inside the row */
-        int64_t j0 = pw >= g->p[1] ? 0 : ceil_div(g->p[1] - pw, g->s[1]);
-        int64_t j1 = ceil_div(g->W + g->p[1] - pw, g->s[1]);
-        j1 = j1 > J->Wq ? J->Wq : j1;
         uint8_t *d = dst + 4 * i * J->Wq;
+        if (ih < 0 || ih >= g->H || nc < 4) memset(d, pad, (size_t)(4 * J->Wq));
+        if (ih < 0 || ih >= g->H) continue;
+        memset(d, pad, (size_t)(4 * j0));
+        memset(d + 4 * j1, pad, (size_t)(4 * (J->Wq - j1)));
 #if Q8_X86
         if (nc == 4 && g->s[1] == 1 && J->v.store == store_row_avx512) {
             const uint8_t *r[4];
@@ -452,6 +456,10 @@ static void store_wide(const q8_conv_job *J, const int32_t *acc, int64_t p0, int
     const opgen_q8_filter *f = J->f;
     int32_t comp = f->wsum[o] * (J->g->zx + J->v.offset);
     int8_t *y = J->y + o * J->g->OH * J->g->OW;
+    if (J->Wq == J->g->OW) { /* no padding columns (a 1x1 filter, stride 1): the wide output is the result */
+        J->v.store(acc, n, comp, f->mul[o], f->bias[o], J->rq, J->pre, y + p0);
+        return;
+    }
     for (int64_t p = p0; p < p0 + n;) {
         int64_t oh = p / J->Wq, ow = p % J->Wq, run = J->Wq - ow < p0 + n - p ? J->Wq - ow : p0 + n - p;
         if (ow < J->g->OW && oh < J->g->OH) {
