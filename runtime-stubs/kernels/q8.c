@@ -654,13 +654,13 @@ static void pixel_part(void *arg, int part) {
     int32_t *acc = (int32_t *)(J->work + (size_t)part * J->work_bytes);
     for (int64_t o0 = f->O * part / J->nparts; o0 < f->O * (part + 1) / J->nparts; o0 += MR * NR) {
         int64_t o1 = f->O * (part + 1) / J->nparts, n = o1 - o0 < MR * NR ? o1 - o0 : MR * NR;
+        bool vnni = false; /* the sums of (x + 128): the AVX-512 VNNI variant */
 #if Q8_X86
-        if (J->v.offset == 128 && J->v.store == store_row_avx512)
-            dot_rows_vnni(J, o0, o0 + n, acc);
-        else
+        vnni = J->v.offset == 128 && J->v.store == store_row_avx512;
+        if (vnni) dot_rows_vnni(J, o0, o0 + n, acc);
 #endif
-            for (int64_t i = 0; i < n; i++) dot_rows_c(J, o0 + i, o0 + i + 1, acc + i);
-        int32_t off = J->v.offset == 128 && J->v.store == store_row_avx512 ? 128 : 0;
+        for (int64_t i = 0; !vnni && i < n; i++) dot_rows_c(J, o0 + i, o0 + i + 1, acc + i);
+        int32_t off = vnni ? 128 : 0;
         for (int64_t i = 0; i < n; i++) { /* each channel its own factors: the scalar requantization */
             int64_t o = o0 + i;
             float v = (float)(acc[i] - f->wsum[o] * (J->g->zx + off)) * f->mul[o];

@@ -35,4 +35,12 @@ fmla=$(aarch64-linux-gnu-objdump -d "$out/gemm.o" | grep -c 'fmla[[:space:]]*v[0
 fadd=$(aarch64-linux-gnu-objdump -d "$out/binary.o" | grep -c 'fadd[[:space:]]*v[0-9]*\.4s')
 echo "aarch64: $n sources compile with -Werror; gemm.o has $fmla NEON fmla (4 floats), binary.o $fadd NEON fadd"
 [ "$fmla" -gt 0 ] && [ "$fadd" -gt 0 ] || { echo "FAIL: the hot loops are not NEON"; exit 1; }
+# the int8 kernels built for a core with the dot-product extension (Armv8.2-A
+# and later: Cortex-A55/A76 on): their micro-kernel is sdot (four int8 pairs a lane)
+if ! $cc $flags -O3 -ffp-contract=off -march=armv8.2-a+dotprod -c "$src/runtime-stubs/kernels/q8.c" -o "$out/q8dot.o" 2>"$out/q8log"; then
+    cat "$out/q8log"; echo "FAIL: kernels/q8.c does not compile for armv8.2-a+dotprod"; exit 1
+fi
+sdot=$(aarch64-linux-gnu-objdump -d "$out/q8dot.o" | grep -c 'sdot[[:space:]]')
+echo "aarch64: q8.o (armv8.2-a+dotprod) has $sdot sdot"
+[ "$sdot" -gt 0 ] || { echo "FAIL: the int8 micro-kernel is not sdot"; exit 1; }
 echo "aarch64: PASS"
