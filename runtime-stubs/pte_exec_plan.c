@@ -129,7 +129,8 @@ static void count_q8(const opgen_pte *p, const opgen_pte_plan *pl, const opgen_p
     /* a private copy of a dequantized int8 input whose planned bytes are reused
      * before the chain that reads it runs */
     if (!strcmp(q, "quantized_decomposed::dequantize_per_tensor.out") && arg_sizes(p, pl, in, 0, sz, false))
-        c->q8_bytes += (size_t)(sz[0] * sz[1] * sz[2] * sz[3]) + 64;
+        c->q8_bytes += (size_t)(sz[0] * sz[1] * sz[2] * sz[3]) + sizeof(opgen_tensor) + 128;
+    if (!strcmp(q, "aten::relu.out") || !strcmp(q, "aten::hardtanh.out")) c->q8_bytes += 256 + 64; /* a table */
 }
 
 /* A kernel call's arguments, results and kernels, counted. */

@@ -321,6 +321,7 @@ static opgen_q8_step *seq_q8(void *ctx, int k) {
 }
 static void *seq_mem(void *ctx, size_t n) {
     mloader *L = ctx;
+    n = (n + 63) & ~(size_t)63; /* every piece 64-byte aligned (the plan counts the rounding) */
     if (L->q8_cap - L->q8_used < n) return NULL;
     return L->q8_used += n, L->q8_mem + L->q8_used - n;
 }

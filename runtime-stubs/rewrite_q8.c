@@ -142,12 +142,13 @@ static bool input_kept(const opgen_step_seq *q, const opgen_tensor *x, int from,
  * else in a private copy (in planned memory, in r's `copy`) that the
  * dequantize at in->step makes instead of dequantizing: in->copy is set. */
 static bool chain_input(const opgen_step_seq *q, q8_in *in, int k, const int *gone, int ngone, opgen_q8_step *r,
-                        opgen_tensor *copy, bool inplace_ok) {
+                        bool inplace_ok) {
     in->copy = NULL;
     if (input_kept(q, in->x, in->step, k, gone, ngone) && (inplace_ok || !opgen_tensors_overlap(in->x, r->y)))
         return true;
     opgen_q8_step *c = q->q8(q->ctx, in->step);
-    void *mem = c ? q->mem(q->ctx, opgen_nbytes(in->x)) : NULL;
+    opgen_tensor *copy = c ? q->mem(q->ctx, sizeof *copy) : NULL;
+    void *mem = copy ? q->mem(q->ctx, opgen_nbytes(in->x)) : NULL;
     if (!mem) return false;
     *copy = *in->x, copy->data = mem, copy->capacity = opgen_nbytes(in->x);
     *c = (opgen_q8_step){.kind = OPGEN_Q8_COPY, .x = in->x, .y = copy};
@@ -190,7 +191,7 @@ static int fuse_conv(const opgen_step_seq *q, int k, opgen_step *c, opgen_q8_ste
     }
     int gone[] = {in.step, kw, k + 1, k + 2};
     /* a dense convolution of one image transforms all of x before it writes y */
-    if (!chain_input(q, &in, k, gone, 2, r, &r->xcopy, !depthwise && r->g.N == 1)) return 0;
+    if (!chain_input(q, &in, k, gone, 2, r, !depthwise && r->g.N == 1)) return 0;
     if (!pack(q, r, w, scales, ws, in.scale, &c->args[2], depthwise)) return 0;
     r->kind = OPGEN_Q8_CONV, r->x = in.x;
     return commit(q, &in, 1, gone, 2 + (ka - k), ka - k);
@@ -211,7 +212,7 @@ static int fuse_linear(const opgen_step_seq *q, int k, opgen_step *c, opgen_q8_s
     if (c->args[0].none || !const_bias(q, &c->args[0], O) || !quantized(q, k + 1, c->res[0], &r->rq, &r->y)) return 0;
     r->g = (opgen_q8_conv_geom){in.x->sizes[0], in.x->sizes[1], 1, 1, 1, 1, 1, 1, {1, 1}, {0, 0}, {1, 1}, in.zp};
     int gone[] = {in.step, kp, kw, k + 1};
-    if (!chain_input(q, &in, k, gone, 3, r, &r->xcopy, r->g.N == 1)) return 0;
+    if (!chain_input(q, &in, k, gone, 3, r, r->g.N == 1)) return 0;
     if (!pack(q, r, w, scales, ws, in.scale, &c->args[0], false)) return 0;
     r->kind = OPGEN_Q8_CONV, r->x = in.x;
     return commit(q, &in, 1, gone, 4, 1);
@@ -240,8 +241,8 @@ static int fuse_add(const opgen_step_seq *q, int k, opgen_step *s, opgen_q8_step
     if (!quantized(q, ka, y, &r->rq, &r->y)) return 0;
     /* a residual's int8 bytes are often reused across the block's convolutions */
     int gone[] = {in[0].step, in[1].step, k + 1, k + 2};
-    if (!chain_input(q, &in[0], k, gone, 2, r, &r->xcopy, same_bytes(in[0].x, r->y)) ||
-        !chain_input(q, &in[1], k, gone, 2, r, &r->x2copy, same_bytes(in[1].x, r->y)))
+    if (!chain_input(q, &in[0], k, gone, 2, r, same_bytes(in[0].x, r->y)) ||
+        !chain_input(q, &in[1], k, gone, 2, r, same_bytes(in[1].x, r->y)))
         return 0;
     r->kind = OPGEN_Q8_ADD, r->x = in[0].x, r->x2 = in[1].x;
     r->sa = in[0].scale, r->sb = in[1].scale, r->za = in[0].zp, r->zb = in[1].zp;
@@ -256,12 +257,13 @@ static int fuse_lookup(const opgen_step_seq *q, int k, opgen_step *s, opgen_q8_s
     if (!dequantized(q, s->args[0].v.t, k, &in) || !activation(q, k, s->args[0].v.t, &rq) ||
         !quantized(q, k + 1, s->res[0], &rq, &r->y) || opgen_numel(in.x) != opgen_numel(r->y))
         return 0;
+    if (!(r->table = q->mem(q->ctx, 256))) return 0;
     for (int v = -128; v < 128; v++) {
         float f = (float)((double)v - (double)in.zp) * in.scale;
         r->table[(uint8_t)v] = (int8_t)opgen_q8_quantize(f, &rq);
     }
     int gone[] = {in.step, k + 1};
-    if (!chain_input(q, &in, k, gone, 1, r, &r->xcopy, same_bytes(in.x, r->y))) return 0;
+    if (!chain_input(q, &in, k, gone, 1, r, same_bytes(in.x, r->y))) return 0;
     r->kind = OPGEN_Q8_LOOKUP, r->x = in.x;
     return commit(q, &in, 1, gone, 2, 1);
 }
@@ -280,7 +282,7 @@ static int fuse_max_pool(const opgen_step_seq *q, int k, opgen_step *s, opgen_q8
         r->pool[2][i] = l[2].data[l[2].len == 1 ? 0 : i], r->pool[3][i] = l[3].data[l[3].len == 1 ? 0 : i];
     }
     int gone[] = {in.step, k + 1};
-    if (!chain_input(q, &in, k, gone, 1, r, &r->xcopy, false)) return 0;
+    if (!chain_input(q, &in, k, gone, 1, r, false)) return 0;
     r->kind = OPGEN_Q8_MAX_POOL, r->x = in.x;
     return commit(q, &in, 1, gone, 2, 1);
 }

@@ -62,7 +62,6 @@ enum { OPGEN_Q8_CONV = 1, OPGEN_Q8_ADD, OPGEN_Q8_LOOKUP, OPGEN_Q8_MAX_POOL, OPGE
 typedef struct opgen_q8_step {
     int kind;
     const opgen_tensor *x, *x2; /* the int8 inputs (dequantize's inputs) */
-    opgen_tensor xcopy, x2copy; /* private copies of x, x2 where the plan reuses their bytes (COPY steps make them) */
     opgen_tensor *y;            /* the int8 result (the quantize's out) */
     opgen_q8_filter f;          /* CONV (a linear layer: 1x1 pixels) */
     opgen_q8_conv_geom g;
@@ -70,7 +69,7 @@ typedef struct opgen_q8_step {
     float sa, sb; /* ADD: the operands' scales and zero points */
     int32_t za, zb;
     int64_t pool[4][2]; /* MAX_POOL: kernel, stride, padding, dilation */
-    int8_t table[256];  /* LOOKUP */
+    int8_t *table;      /* LOOKUP: 256 bytes of the planned memory */
 } opgen_q8_step;
 
 /* A convolution step that stores its result through the batch norm (the
