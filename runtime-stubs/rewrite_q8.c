@@ -20,6 +20,13 @@
 #include <string.h>
 
 #if OPGEN_Q8
+/* Which integer kernels this build keeps: those of the ops its selection keeps
+ * (a trimmed build links only the ones its program uses). */
+#define Q8_CONV (OPGEN_SELECTED(aten_convolution_out) || OPGEN_SELECTED(aten_addmm_out))
+#define Q8_ADD OPGEN_SELECTED(aten_add_out)
+#define Q8_LOOKUP (OPGEN_SELECTED(aten_relu_out) || OPGEN_SELECTED(aten_hardtanh_out))
+#define Q8_MAX_POOL OPGEN_SELECTED(aten_max_pool2d_with_indices_out)
+
 static bool is(const opgen_step *s, const char *qualified) {
     return s && !strcmp(opgen_ops[s->kernel_op].qualified, qualified);
 }
@@ -291,19 +298,19 @@ int opgen_rewrite_q8(const opgen_step_seq *q, int k) {
     opgen_step *s = plain(q, k);
     if (!s || !q->q8 || !q->constant || !q->drop || !q->mem || !q->clobbers) return 0;
     int (*fuse)(const opgen_step_seq *, int, opgen_step *, opgen_q8_step *) =
-        is(s, "aten::convolution.out")                           ? fuse_conv
-        : is(s, "aten::addmm.out")                               ? fuse_linear
-        : is(s, "aten::add.out")                                 ? fuse_add
-        : is(s, "aten::relu.out") || is(s, "aten::hardtanh.out") ? fuse_lookup
-        : is(s, "aten::max_pool2d_with_indices.out")             ? fuse_max_pool
-                                                                 : NULL;
+        Q8_CONV && is(s, "aten::convolution.out")                               ? fuse_conv
+        : Q8_CONV && is(s, "aten::addmm.out")                                   ? fuse_linear
+        : Q8_ADD && is(s, "aten::add.out")                                      ? fuse_add
+        : Q8_LOOKUP && (is(s, "aten::relu.out") || is(s, "aten::hardtanh.out")) ? fuse_lookup
+        : Q8_MAX_POOL && is(s, "aten::max_pool2d_with_indices.out")             ? fuse_max_pool
+                                                                                : NULL;
     opgen_q8_step *r = fuse ? q->q8(q->ctx, k) : NULL;
     if (!r) return 0;
     memset(r, 0, sizeof *r);
     int n = fuse(q, k, s, r);
     if (n <= 0) return 0;
     s->q8 = r;
-    s->scratch = r->kind == OPGEN_Q8_CONV ? opgen_q8_conv_scratch(&r->g, &r->f, s->par) : 0;
+    s->scratch = Q8_CONV && r->kind == OPGEN_Q8_CONV ? opgen_q8_conv_scratch(&r->g, &r->f, s->par) : 0;
     return n;
 }
 
@@ -335,16 +342,16 @@ static void split_part(void *arg, int part) {
     const q8_split *S = arg;
     const opgen_q8_step *r = S->r;
     int64_t a = S->n * part / S->parts, b = S->n * (part + 1) / S->parts;
-    if (r->kind == OPGEN_Q8_MAX_POOL) {
+    if (Q8_MAX_POOL && r->kind == OPGEN_Q8_MAX_POOL) {
         int64_t in = r->x->sizes[2] * r->x->sizes[3], out = r->y->sizes[2] * r->y->sizes[3];
         opgen_q8_max_pool(b - a, r->x->sizes[2], r->x->sizes[3], S->x + a * in, r->y->sizes[2], r->y->sizes[3],
                           r->pool[0], r->pool[1], r->pool[2], r->pool[3], S->y + a * out);
         return;
     }
     a = part ? a & ~(int64_t)63 : 0, b = part == S->parts - 1 ? S->n : b & ~(int64_t)63;
-    if (r->kind == OPGEN_Q8_ADD)
+    if (Q8_ADD && r->kind == OPGEN_Q8_ADD)
         opgen_q8_add(b - a, S->x + a, r->sa, r->za, (const int8_t *)r->x2->data + a, r->sb, r->zb, &r->rq, S->y + a);
-    else if (r->kind == OPGEN_Q8_LOOKUP)
+    else if (Q8_LOOKUP && r->kind == OPGEN_Q8_LOOKUP)
         opgen_q8_lookup(b - a, S->x + a, r->table, S->y + a);
     else
         memcpy(S->y + a, S->x + a, (size_t)(b - a));
@@ -358,7 +365,7 @@ opgen_status opgen_q8_step_run(opgen_step *s, opgen_arena *arena, opgen_error *e
     void *scratch = s->scratch ? opgen_scratch(&ctx, s->scratch) : NULL;
     if (s->scratch && !scratch)
         return err->code ? err->code : opgen_fail(err, OPGEN_E_NO_MEMORY, "%s: out of memory", s->name);
-    if (r->kind == OPGEN_Q8_CONV) {
+    if (Q8_CONV && r->kind == OPGEN_Q8_CONV) {
         opgen_q8_conv(s->par, &r->g, &r->f, &r->rq, x, y, scratch);
         return OPGEN_OK;
     }

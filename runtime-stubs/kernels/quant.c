@@ -106,7 +106,7 @@ OPGEN_SPECIALIZED opgen_status dequantize(opgen_ctx *ctx, uint32_t mask, const o
         if (zps && (zps->dim != 1 || zps->sizes[0] != C))
             return OPGEN_FAIL(ctx, OPGEN_E_SHAPE, "%s: zero_points must have %lld elements", ctx->op, (long long)C);
     }
-    for (int64_t c = 0; scales && scales->data && c < C; c++) { /* constants: their values are known at load */
+    for (int64_t c = 0; ctx->meta && scales && scales->data && c < C; c++) { /* constants, at load */
         double sd;
         int64_t z = 0;
         opgen_convert_f64(

@@ -685,7 +685,7 @@ err('bad_deq_dtype_mismatch', 'graph(%q: u8[2, 3]):\n  %r = quantized_decomposed
     E + 'quantized_decomposed::dequantize_per_tensor: input has dtype Byte, but dtype says Char')
 err('bad_q_range', 'graph(%x: f32[3]):\n  %r = quantized_decomposed::quantize_per_tensor(%x, 0.1, 0, 0, 300, torch.uint8)\n  return %r\n',
     E + 'quantized_decomposed::quantize_per_tensor: [0, 300] is not a valid range for Byte')
-err('bad_q_scale', 'graph(%x: f32[3]):\n  %r = quantized_decomposed::quantize_per_tensor(%x, 0.0, 0, 0, 255, torch.uint8)\n  return %r\n', E + 'quantized_decomposed::quantize_per_tensor: scale must be positive')
+err('bad_q_scale', 'graph(%x: f32[3]):\n  %r = quantized_decomposed::quantize_per_tensor(%x, 0.0, 0, 0, 255, torch.uint8)\n  return %r\n', E + 'quantized_decomposed::quantize_per_tensor: scale must be positive and finite, not 0')
 err('bad_softmax_int', 'graph(%x: i32[3]):\n  %r = aten::_softmax(%x, 0, False)\n  return %r\n', E + 'aten::_softmax: softmax needs a floating point tensor, not Int')
 err('bad_logsoftmax_dim', 'graph(%x: f32[3]):\n  %r = aten::_log_softmax(%x, -2, False)\n  return %r\n', E + 'aten::_log_softmax: dimension -2 is out of range for a 1-d tensor')
 err('bad_clamp_none', 'graph(%x: f32[3]):\n  %r = aten::clamp(%x)\n  return %r\n', E + 'aten::clamp: at least one of min and max must be given')
