@@ -38,6 +38,7 @@ done
 for f in "$build"/tests/pte/*.pte; do [ -f "$f" ] && cp "$f" "$out/pte/"; done
 for f in "$src"/../shared/corpus/executorch/pte/*.pte; do [ -f "$f" ] && cp "$f" "$out/pte/"; done
 for f in "$src"/../shared/corpus/exir/*/model.pte; do [ -f "$f" ] && cp "$f" "$out/pte/exir-$(basename "$(dirname "$f")").pte"; done
+for f in "$src"/tests/exir/*/model.pte; do [ -f "$f" ] && cp "$f" "$out/pte/suite-$(basename "$(dirname "$f")").pte"; done
 [ -n "$(ls "$out/pte")" ] || printf '\014\000\000\000ET12\000\000\000\000' >"$out/pte/seed0"
 # two targets at a time (the CI machine has two cores; each target is one
 # process): the same seconds of fuzzing per target in half the wall time
