@@ -125,10 +125,11 @@ static bool pack(const opgen_step_seq *q, opgen_q8_step *r, const opgen_tensor *
                  float scale, float xscale, const opgen_value *bias, bool depthwise) {
     int64_t O = w->sizes[0], C = w->sizes[1], KH = w->dim == 4 ? w->sizes[2] : 1, KW = w->dim == 4 ? w->sizes[3] : 1;
     if (scales && opgen_numel(scales) != O) return false;
+    opgen_q8_requant_range(&r->rq);
     void *mem = q->mem(q->ctx, opgen_q8_filter_bytes(O, C, KH, KW, depthwise));
     if (!mem) return false;
     opgen_q8_filter_pack(&r->f, mem, w->data, O, C, KH, KW, depthwise, scales ? scales->data : &scale, scales != NULL,
-                         xscale, bias->none ? NULL : bias->v.t->data);
+                         xscale, bias->none ? NULL : bias->v.t->data, &r->rq);
     return true;
 }
 
@@ -174,6 +175,32 @@ static int commit(const opgen_step_seq *q, const q8_in *ins, int nins, const int
     return taken;
 }
 
+/* dq -> relu | hardtanh -> q after step k (writing the int8 tensor t), where that table is
+ * the identity clamped to [*lo, *hi] (the same scale and zero point on both
+ * sides, as XNNPACKQuantizer writes a standalone activation): a chain ending
+ * in t can take it as a narrower range. Its quantize's result goes to *out. */
+static bool clamp_after(const opgen_step_seq *q, int k, const opgen_tensor *t, float *lo, float *hi,
+                        opgen_tensor **out) {
+    q8_in in;
+    opgen_q8_requant rq = {0};
+    opgen_tensor *o;
+    const opgen_step *s = plain(q, k + 2);
+    if (!s || reads(q, t) != 1 || !dequantized(q, s->args[0].v.t, k + 2, &in) || in.step != k + 1 || in.x != t ||
+        !activation(q, k + 2, s->args[0].v.t, &rq) || !quantized(q, k + 3, s->res[0], &rq, &o) ||
+        opgen_numel(t) != opgen_numel(o))
+        return false;
+    int a = 127, b = -128; /* the values the table keeps: [a, b], all others clamped to a or b */
+    for (int v = -128; v < 128; v++) {
+        int32_t r = opgen_q8_quantize((float)((double)v - (double)in.zp) * in.scale, &rq);
+        if (r == v) a = v < a ? v : a, b = v > b ? v : b;
+    }
+    for (int v = -128; v < 128 && a <= b; v++)
+        if (opgen_q8_quantize((float)((double)v - (double)in.zp) * in.scale, &rq) != (v < a ? a : v > b ? b : v))
+            return false;
+    *lo = (float)a, *hi = (float)b, *out = o;
+    return a <= b;
+}
+
 /* convolution at k: 2-D, not transposed, dense or depthwise (one channel a group). */
 static int fuse_conv(const opgen_step_seq *q, int k, opgen_step *c, opgen_q8_step *r) {
     q8_in in;
@@ -196,10 +223,13 @@ static int fuse_conv(const opgen_step_seq *q, int k, opgen_step *c, opgen_q8_ste
         r->g.s[i] = st.len == 1 ? st.data[0] : st.data[i], r->g.p[i] = pd.len == 1 ? pd.data[0] : pd.data[i];
         r->g.d[i] = dl.len == 1 ? dl.data[0] : dl.data[i];
     }
-    int gone[] = {in.step, kw, k + 1, k + 2};
+    float lo = -128.0f, hi = 127.0f; /* a standalone activation after, taken as a range */
+    if (clamp_after(q, ka, r->y, &lo, &hi, &r->y)) ka += 3;
+    int gone[] = {in.step, kw, k + 1, k + 2, k + 3, k + 4, k + 5};
     /* a dense convolution of one image transforms all of x before it writes y */
     if (!chain_input(q, &in, k, gone, 2, r, !depthwise && r->g.N == 1)) return 0;
     if (!pack(q, r, w, scales, ws, in.scale, &c->args[2], depthwise)) return 0;
+    r->rq.qlo = r->rq.qlo > lo ? r->rq.qlo : lo, r->rq.qhi = r->rq.qhi < hi ? r->rq.qhi : hi;
     r->kind = OPGEN_Q8_CONV, r->x = in.x;
     return commit(q, &in, 1, gone, 2 + (ka - k), ka - k);
 }

@@ -1,13 +1,14 @@
 /* The integer kernels (runtime-stubs/kernels/q8.h) against a direct reference:
  * convolutions of many geometries (dense and depthwise, strides, padding,
  * dilation, channel counts around the micro-kernel's blocks, a linear layer as
- * 1x1 pixels) must give the same bytes as int64 sums requantized by
- * opgen_q8_quantize, on every product variant this CPU has (AVX-512 VNNI,
+ * 1x1 pixels) must give the same bytes as int64 sums requantized as q8.h
+ * says (nearbyintf of sum * m + b, clamped), on every product variant this CPU has (AVX-512 VNNI,
  * AVX-VNNI, portable C) and with 1 or 3 threads; add, table lookup and max
  * pooling likewise. */
 #include "check.h"
 #include "../runtime-stubs/kernels/q8.h"
 #include "opgen/pool.h"
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -41,8 +42,10 @@ static void reference(const ccase *c, const opgen_q8_conv_geom *g, const int8_t 
                                                  : x[((n * c->C + cin) * c->H + ih) * c->W + iw];
                                 acc += (int64_t)(xv - g->zx) * w[((o * Cg + ci) * c->KH + kh) * c->KW + kw];
                             }
-                    float v = (float)(int32_t)acc * f->mul[o];
-                    y[((n * c->O + o) * g->OH + oh) * g->OW + ow] = (int8_t)opgen_q8_quantize(v + f->bias[o], rq);
+                    float t = (float)(int32_t)acc * f->mul[o];
+                    t = t + f->bias[o];
+                    t = t < rq->qlo ? rq->qlo : t > rq->qhi ? rq->qhi : t;
+                    y[((n * c->O + o) * g->OH + oh) * g->OW + ow] = (int8_t)nearbyintf(t);
                 }
 }
 
@@ -59,9 +62,12 @@ static void conv_case(const ccase *c, const opgen_parallel *par, int variant) {
     for (size_t i = 0; i < nw; i++) w[i] = (int8_t)rnd(-127, 127);
     for (int64_t o = 0; o < c->O; o++) ws[o] = (float)rnd(1, 1000) * 1e-5f, bias[o] = (float)rnd(-500, 500) * 1e-3f;
     void *mem = malloc(opgen_q8_filter_bytes(c->O, Cg, c->KH, c->KW, c->dw));
+    opgen_q8_requant rq = {1.0f / 0.05f, rnd(-20, 20), -128, 127, c->act, 0.0f, 6.0f, 0, 0};
+    opgen_q8_requant_range(&rq); /* 0 and 6 are exact steps: 0 and 120 past the zero point */
+    float lo = c->act ? (float)rq.zp : -128.0f, hi = c->act == 2 && rq.zp < 7 ? (float)rq.zp + 120.0f : 127.0f;
+    CHECK(rq.qlo == lo && rq.qhi == hi, "act %d: range [%g, %g], want [%g, %g]", c->act, rq.qlo, rq.qhi, lo, hi);
     opgen_q8_filter f;
-    opgen_q8_filter_pack(&f, mem, w, c->O, Cg, c->KH, c->KW, c->dw, ws, true, 0.02f, bias);
-    opgen_q8_requant rq = {1.0f / 0.05f, rnd(-20, 20), -128, 127, c->act, 0.0f, 6.0f};
+    opgen_q8_filter_pack(&f, mem, w, c->O, Cg, c->KH, c->KW, c->dw, ws, true, 0.02f, bias, &rq);
     reference(c, &g, x, w, &f, &rq, want);
     opgen_q8_use_variant(variant);
     void *scratch = malloc(opgen_q8_conv_scratch(&g, &f, par));
@@ -79,7 +85,7 @@ static void elementwise(void) {
     enum { n = 1000 };
     int8_t a[n], b[n], y[n], t[256];
     for (int i = 0; i < n; i++) a[i] = (int8_t)rnd(-128, 127), b[i] = (int8_t)rnd(-128, 127);
-    opgen_q8_requant rq = {1.0f / 0.07f, 3, -128, 127, 1, 0, 0};
+    opgen_q8_requant rq = {1.0f / 0.07f, 3, -128, 127, 1, 0, 0, 0, 0};
     opgen_q8_add(n, a, 0.05f, -4, b, 0.03f, 9, &rq, y);
     int bad = 0;
     for (int i = 0; i < n; i++) {

@@ -1,142 +1,48 @@
-/* Integer kernels for quantized programs (q8.h). A dense convolution is a
- * product of the packed filter (blocks of MR channels) and the input's im2col
- * (blocks of NR pixels, packed four rows interleaved: the four bytes a vpdpbusd
- * or sdot lane multiplies are one pixel's four taps), exact in int32, then
- * requantized as each MR x NR tile finishes. Results do not depend on the
- * variant or the thread count: the sums are exact and one function rounds. */
-#include "q8.h"
-#include <string.h>
-
-#if (defined(__GNUC__) || defined(__clang__)) && defined(__x86_64__)
-#define Q8_X86 1
-#include <cpuid.h>
-#include <immintrin.h>
-#else
-#define Q8_X86 0
-#endif
-#if defined(__aarch64__) && defined(__ARM_FEATURE_DOTPROD)
-#define Q8_SDOT 1
-#include <arm_neon.h>
-#else
-#define Q8_SDOT 0
-#endif
+/* Integer kernels for quantized programs (q8.h): convolutions and linear
+ * layers. A dense convolution is a product of the packed filter (blocks of MR
+ * channels) and the input's zero-point-padded phase planes (blocks of NR
+ * pixels, four channels interleaved: the four bytes a vpdpbusd or sdot lane
+ * multiplies), exact in int32, then requantized as each MR x NR tile finishes.
+ * Results do not depend on the variant or the thread count: the sums are exact
+ * and one function rounds. Elementwise and pooling: q8_elementwise.c. */
+#include "q8_arith.h"
 
 enum { MR = OPGEN_Q8_MR, NR = OPGEN_Q8_NR };
 
-/* The best product variant tests allow (opgen_q8_use_variant); -1: any. */
-static int q8_cap = -1;
-
-static size_t piece(size_t n) { return (n + 63) & ~(size_t)63; }
-static int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
-
-/* ---- requantization: ExecuTorch's quantize_per_tensor, vectorisable ---- */
-
-/* zp + round-half-even(v * inv), clamped to [qmin, qmax]; NaN gives the zero
- * point. Rounds by adding and subtracting 1.5 * 2^23 (exact below 2^22, which the
- * clamp before keeps: anything past it saturates anyway). */
-/* The parameters are taken by value: the int8 stores of a loop could alias a
- * struct read through a pointer (char types alias anything), which keeps the
- * loops from vectorising. */
-static inline int32_t q8_quantize(float v, opgen_q8_requant rq) {
-    float t = v * rq.inv_scale;
-    t = t != t ? 0.0f : t;
-    t = t < -4194304.0f ? -4194304.0f : t > 4194304.0f ? 4194304.0f : t;
-    float r = (t + 12582912.0f) - 12582912.0f + (float)rq.zp;
-    r = r < (float)rq.qmin ? (float)rq.qmin : r > (float)rq.qmax ? (float)rq.qmax : r;
-    return (int32_t)r;
-}
-
-static inline float q8_act(float v, opgen_q8_requant rq) {
-    if (rq.act == 1) return v < 0.0f ? 0.0f : v;
-    if (rq.act == 2) return v < rq.lo ? rq.lo : v > rq.hi ? rq.hi : v;
-    return v;
-}
+int opgen_q8_cap = -1;
 
 int32_t opgen_q8_quantize(float v, const opgen_q8_requant *rq) { return q8_quantize(q8_act(v, *rq), *rq); }
 
-/* One output channel's row of n results: (acc - comp) * mul + bias, the
- * activation, requantized. */
-static void store_row(const int32_t *restrict acc, int64_t n, int32_t comp, float mul, float bias,
-                      const opgen_q8_requant *rqp, const void *pre, int8_t *restrict dst) {
-    (void)pre;
-    const opgen_q8_requant rq = *rqp;
-    for (int64_t j = 0; j < n; j++) {
-        float v = (float)(acc[j] - comp) * mul;
-        dst[j] = (int8_t)q8_quantize(q8_act(v + bias, rq), rq);
+void opgen_q8_requant_range(opgen_q8_requant *rq) {
+    opgen_q8_requant plain = *rq;
+    plain.act = 0;
+    float lo = (float)rq->qmin, hi = (float)rq->qmax;
+    if (rq->act) { /* the activation's bounds, quantized: at least lo, at most hi */
+        float a = (float)q8_quantize(rq->act == 1 ? 0.0f : rq->lo, plain);
+        lo = a > lo ? a : lo;
     }
+    if (rq->act == 2) {
+        float b = (float)q8_quantize(rq->hi, plain);
+        hi = b < hi ? b : hi;
+    }
+    rq->qlo = lo, rq->qhi = hi;
+}
+
+/* One output channel's row of n results: (acc - comp) requantized. */
+static void store_row(const int32_t *restrict acc, int64_t n, int32_t comp, float m, float b, float lo, float hi,
+                      int8_t *restrict dst) {
+    for (int64_t j = 0; j < n; j++) dst[j] = q8_requant(acc[j] - comp, m, b, lo, hi);
 }
 
 #if Q8_X86
-#define Q8_AVX512 __attribute__((target("avx512f,avx512bw,avx512vl")))
-/* The requantization on AVX-512, value for value the same as the C above: the
- * activation and NaN as the C comparisons take them, the rounding to nearest
- * even (vcvtps2dq in the default mode, as exact as the 1.5 * 2^23 trick), the
- * clamps. */
-typedef struct q8v {
-    __m512 lo, hi, inv, zero, big, nbig;
-    __m512i zp, qmin, qmax;
-    int act;
-} q8v;
-
-Q8_AVX512 static inline q8v q8v_of(const opgen_q8_requant *rq) {
-    return (q8v){_mm512_set1_ps(rq->act == 1 ? 0.0f : rq->lo),
-                 _mm512_set1_ps(rq->hi),
-                 _mm512_set1_ps(rq->inv_scale),
-                 _mm512_setzero_ps(),
-                 _mm512_set1_ps(4194304.0f),
-                 _mm512_set1_ps(-4194304.0f),
-                 _mm512_set1_epi32(rq->zp),
-                 _mm512_set1_epi32(rq->qmin),
-                 _mm512_set1_epi32(rq->qmax),
-                 rq->act};
-}
-
-Q8_AVX512 static inline __m128i q8v_quantize(__m512 v, const q8v *k) {
-    if (k->act) /* v < lo ? lo : v (NaN stays) */
-        v = _mm512_mask_blend_ps(_mm512_cmp_ps_mask(v, k->lo, _CMP_LT_OQ), v, k->lo);
-    if (k->act == 2) v = _mm512_mask_blend_ps(_mm512_cmp_ps_mask(v, k->hi, _CMP_GT_OQ), v, k->hi);
-    __m512 t = _mm512_mul_ps(v, k->inv);
-    t = _mm512_mask_blend_ps(_mm512_cmp_ps_mask(t, t, _CMP_UNORD_Q), t, k->zero);
-    t = _mm512_mask_blend_ps(_mm512_cmp_ps_mask(t, k->nbig, _CMP_LT_OQ), t, k->nbig);
-    t = _mm512_mask_blend_ps(_mm512_cmp_ps_mask(t, k->big, _CMP_GT_OQ), t, k->big);
-    __m512i q = _mm512_add_epi32(_mm512_cvtps_epi32(t), k->zp);
-    return _mm512_cvtepi32_epi8(_mm512_min_epi32(_mm512_max_epi32(q, k->qmin), k->qmax));
-}
-
-static inline __mmask16 q8v_mask(int64_t left) {
-    return left >= 16 ? (__mmask16)0xFFFF : (__mmask16)((1u << left) - 1);
-}
-
-/* store_row on AVX-512: the product and the sum rounded apart. */
-Q8_AVX512 static void store_row_avx512(const int32_t *restrict acc, int64_t n, int32_t comp, float mul, float bias,
-                                       const opgen_q8_requant *rq, const void *pre, int8_t *restrict dst) {
-    (void)rq;
-    const q8v k = *(const q8v *)pre;
-    const __m512 vm = _mm512_set1_ps(mul), vb = _mm512_set1_ps(bias);
+Q8_AVX512 static void store_row_avx512(const int32_t *restrict acc, int64_t n, int32_t comp, float m, float b, float lo,
+                                       float hi, int8_t *restrict dst) {
+    const __m512 vm = _mm512_set1_ps(m), vb = _mm512_set1_ps(b), vlo = _mm512_set1_ps(lo), vhi = _mm512_set1_ps(hi);
     const __m512i vc = _mm512_set1_epi32(comp);
     for (int64_t j = 0; j < n; j += 16) {
-        __mmask16 m = q8v_mask(n - j);
-        __m512i a = _mm512_maskz_loadu_epi32(m, acc + j);
-        __m512 v = _mm512_add_ps(_mm512_mul_ps(_mm512_cvtepi32_ps(_mm512_sub_epi32(a, vc)), vm), vb);
-        _mm_mask_storeu_epi8(dst + j, m, q8v_quantize(v, &k));
-    }
-}
-
-/* An operand of an add, 16 values dequantized from int8. */
-Q8_AVX512 static inline __m512 q8v_operand(const int8_t *a, __m512i z, __m512 s, __mmask16 m) {
-    __m512i x = _mm512_cvtepi8_epi32(_mm_maskz_loadu_epi8(m, a));
-    return _mm512_mul_ps(_mm512_cvtepi32_ps(_mm512_sub_epi32(x, z)), s);
-}
-
-Q8_AVX512 static void add_avx512(int64_t n, const int8_t *a, float sa, int32_t za, const int8_t *b, float sb,
-                                 int32_t zb, const opgen_q8_requant *rq, int8_t *out) {
-    const q8v k = q8v_of(rq);
-    const __m512i vza = _mm512_set1_epi32(za), vzb = _mm512_set1_epi32(zb);
-    const __m512 vsa = _mm512_set1_ps(sa), vsb = _mm512_set1_ps(sb);
-    for (int64_t i = 0; i < n; i += 16) {
-        __mmask16 m = q8v_mask(n - i);
-        __m512 va = q8v_operand(a + i, vza, vsa, m), vb = q8v_operand(b + i, vzb, vsb, m);
-        _mm_mask_storeu_epi8(out + i, m, q8v_quantize(_mm512_add_ps(va, vb), &k));
+        __mmask16 k = q8v_mask(n - j);
+        __m512 a = _mm512_cvtepi32_ps(_mm512_sub_epi32(_mm512_maskz_loadu_epi32(k, acc + j), vc));
+        q8v_store16(dst + j, k, q8v_requant(a, vm, vb, vlo, vhi));
     }
 }
 #endif
@@ -150,7 +56,8 @@ size_t opgen_q8_filter_bytes(int64_t O, int64_t C, int64_t KH, int64_t KW, bool 
 }
 
 void opgen_q8_filter_pack(opgen_q8_filter *f, void *mem, const int8_t *w, int64_t O, int64_t C, int64_t KH, int64_t KW,
-                          bool depthwise, const float *wscale, bool per_channel, float xscale, const float *bias) {
+                          bool depthwise, const float *wscale, bool per_channel, float xscale, const float *bias,
+                          const opgen_q8_requant *rq) {
     uint8_t *p = (uint8_t *)(((uintptr_t)mem + 63) & ~(uintptr_t)63);
     int64_t K = C * KH * KW, C4 = ceil_div(C, 4), Kp = C4 * 4 * KH * KW, nob = ceil_div(O, MR);
     size_t wbytes = depthwise ? (size_t)(O * K) : (size_t)(nob * MR * Kp);
@@ -173,8 +80,8 @@ void opgen_q8_filter_pack(opgen_q8_filter *f, void *mem, const int8_t *w, int64_
         int32_t s = 0;
         for (int64_t k = 0; k < K; k++) s += w[o * K + k];
         f->wsum[o] = s;
-        f->mul[o] = xscale * wscale[per_channel ? o : 0];
-        f->bias[o] = bias ? bias[o] : 0.0f;
+        f->mul[o] = xscale * wscale[per_channel ? o : 0] * rq->inv_scale;
+        f->bias[o] = (bias ? bias[o] : 0.0f) * rq->inv_scale + (float)rq->zp;
     }
 }
 
@@ -293,9 +200,7 @@ static void micro_sdot(const uint8_t *restrict B, const int64_t *restrict off, c
 #endif
 
 /* The variant: its micro-kernel and the offset its B holds the input at. */
-/* pre: the variant's requantization constants, prepared once a call (q8_conv_job.pre). */
-typedef void q8_store(const int32_t *restrict, int64_t, int32_t, float, float, const opgen_q8_requant *,
-                      const void *pre, int8_t *restrict);
+typedef void q8_store(const int32_t *restrict, int64_t, int32_t, float, float, float, float, int8_t *restrict);
 typedef struct q8_variant {
     q8_micro *fn;
     q8_store *store;
@@ -303,7 +208,7 @@ typedef struct q8_variant {
     const char *name;
 } q8_variant;
 
-void opgen_q8_use_variant(int v) { q8_cap = v; }
+void opgen_q8_use_variant(int v) { opgen_q8_cap = v; }
 
 #if Q8_X86
 /* AVX-VNNI: CPUID leaf 7, subleaf 1, EAX bit 4 (clang 14's
@@ -318,15 +223,15 @@ static bool has_avxvnni(void) {
 
 static q8_variant q8_pick(void) {
 #if Q8_X86
-    if (q8_cap != 0 && q8_cap != 1 && __builtin_cpu_supports("avx512vnni") && __builtin_cpu_supports("avx512bw") &&
-        __builtin_cpu_supports("avx512vl"))
+    if (opgen_q8_cap != 0 && opgen_q8_cap != 1 && __builtin_cpu_supports("avx512vnni") &&
+        __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl"))
         return (q8_variant){micro_vnni512, store_row_avx512, 128, "avx512-vnni"};
 #if defined(__clang__) || __GNUC__ >= 11
-    if (q8_cap != 0 && has_avxvnni()) return (q8_variant){micro_avxvnni, store_row, 128, "avx-vnni"};
+    if (opgen_q8_cap != 0 && has_avxvnni()) return (q8_variant){micro_avxvnni, store_row, 128, "avx-vnni"};
 #endif
 #endif
 #if Q8_SDOT
-    if (q8_cap != 0) return (q8_variant){micro_sdot, store_row, 0, "neon-sdot"};
+    if (opgen_q8_cap != 0) return (q8_variant){micro_sdot, store_row, 0, "neon-sdot"};
 #endif
     return (q8_variant){micro_c, store_row, 0, "portable"};
 }
@@ -354,7 +259,6 @@ typedef struct q8_conv_job {
     int64_t Hq, Wq, C4, plane, P, nblk, nob, osplit, ntasks;
     uint64_t phases; /* bit ph * s1 + pw: a tap reads that phase plane (a 1x1 stride-2 filter reads one) */
     int nparts;
-    const void *pre; /* the store's prepared constants */
 } q8_conv_job;
 
 static void q8_shape(q8_conv_job *J) {
@@ -457,14 +361,14 @@ static void store_wide(const q8_conv_job *J, const int32_t *acc, int64_t p0, int
     int32_t comp = f->wsum[o] * (J->g->zx + J->v.offset);
     int8_t *y = J->y + o * J->g->OH * J->g->OW;
     if (J->Wq == J->g->OW) { /* no padding columns (a 1x1 filter, stride 1): the wide output is the result */
-        J->v.store(acc, n, comp, f->mul[o], f->bias[o], J->rq, J->pre, y + p0);
+        J->v.store(acc, n, comp, f->mul[o], f->bias[o], J->rq->qlo, J->rq->qhi, y + p0);
         return;
     }
     for (int64_t p = p0; p < p0 + n;) {
         int64_t oh = p / J->Wq, ow = p % J->Wq, run = J->Wq - ow < p0 + n - p ? J->Wq - ow : p0 + n - p;
         if (ow < J->g->OW && oh < J->g->OH) {
             int64_t m = J->g->OW - ow < run ? J->g->OW - ow : run;
-            J->v.store(acc + (p - p0), m, comp, f->mul[o], f->bias[o], J->rq, J->pre, y + oh * J->g->OW + ow);
+            J->v.store(acc + (p - p0), m, comp, f->mul[o], f->bias[o], J->rq->qlo, J->rq->qhi, y + oh * J->g->OW + ow);
         }
         p += run;
     }
@@ -488,30 +392,65 @@ static void conv_part(void *arg, int part) {
 
 /* ---- depthwise convolution: each channel its own phase planes, taps as shifted rows ----
  * In float: the products (|x - zx| <= 255, |w| <= 127) and their sums stay
- * integers below 2^24, so every step is exact and the sum is the int32 one. */
+ * integers below 2^24, so every step is exact (a fused multiply-add too) and
+ * the sum is the int32 one. Each output row is summed and requantized in
+ * registers. */
 
-/* acc[i] = sum over taps t of w[t] * rows[t][i], as int32 (exact in float). */
-static void dw_taps_c(int32_t *restrict acc, int64_t n, const float *const *rows, const float *w, int64_t taps) {
-    for (int64_t i = 0; i < n; i++) {
-        float a = 0.0f;
-        for (int64_t t = 0; t < taps; t++) a = a + w[t] * rows[t][i];
-        acc[i] = (int32_t)a;
-    }
+/* A channel's output: y[oh][ow] = requant(sum over t of w[t] * rows[t][oh * Wq + ow]). */
+typedef struct dw_row_job {
+    const float *const *rows;
+    const float *w;
+    int64_t taps;
+    float m, b, lo, hi;
+} dw_row_job;
+
+static void dw_out_c(const dw_row_job *R, int64_t oh0, int64_t oh1, int64_t OW, int64_t Wq, int8_t *restrict y) {
+    for (int64_t oh = oh0; oh < oh1; oh++)
+        for (int64_t i = 0; i < OW; i++) {
+            float a = 0.0f;
+            for (int64_t t = 0; t < R->taps; t++) a = a + R->w[t] * R->rows[t][oh * Wq + i];
+            y[oh * OW + i] = q8_requant_f(a, R->m, R->b, R->lo, R->hi);
+        }
 }
-#if Q8_X86
-Q8_AVX512 static void dw_taps_avx512(int32_t *restrict acc, int64_t n, const float *const *rows, const float *w,
-                                     int64_t taps) {
-    for (int64_t i = 0; i < n; i += 16) {
-        __mmask16 m = q8v_mask(n - i);
-        __m512 a = _mm512_setzero_ps();
-        for (int64_t t = 0; t < taps; t++)
-            a = _mm512_add_ps(a, _mm512_mul_ps(_mm512_set1_ps(w[t]), _mm512_maskz_loadu_ps(m, rows[t] + i)));
-        _mm512_mask_storeu_epi32(acc + i, m, _mm512_cvttps_epi32(a));
-    }
-}
-#endif
 
 #if Q8_X86
+Q8_AVX512 static void dw_out_avx512(const dw_row_job *R, int64_t oh0, int64_t oh1, int64_t OW, int64_t Wq,
+                                    int8_t *restrict y) {
+    const __m512 m = _mm512_set1_ps(R->m), b = _mm512_set1_ps(R->b), lo = _mm512_set1_ps(R->lo),
+                 hi = _mm512_set1_ps(R->hi);
+    if (R->taps == 9) { /* 3x3: the weights stay in registers */
+        __m512 w[9];
+        for (int t = 0; t < 9; t++) w[t] = _mm512_set1_ps(R->w[t]);
+        for (int64_t oh = oh0; oh < oh1; oh++) {
+            const float *r[9];
+            for (int t = 0; t < 9; t++) r[t] = R->rows[t] + oh * Wq;
+            for (int64_t i = 0; i < OW; i += 16) {
+                __mmask16 k = q8v_mask(OW - i);
+                /* three chains of three: the sums are exact in any order */
+                __m512 a0 = _mm512_mul_ps(w[0], _mm512_maskz_loadu_ps(k, r[0] + i));
+                __m512 a1 = _mm512_mul_ps(w[3], _mm512_maskz_loadu_ps(k, r[3] + i));
+                __m512 a2 = _mm512_mul_ps(w[6], _mm512_maskz_loadu_ps(k, r[6] + i));
+                for (int t = 1; t < 3; t++) {
+                    a0 = _mm512_fmadd_ps(w[t], _mm512_maskz_loadu_ps(k, r[t] + i), a0);
+                    a1 = _mm512_fmadd_ps(w[t + 3], _mm512_maskz_loadu_ps(k, r[t + 3] + i), a1);
+                    a2 = _mm512_fmadd_ps(w[t + 6], _mm512_maskz_loadu_ps(k, r[t + 6] + i), a2);
+                }
+                __m512 a = _mm512_add_ps(_mm512_add_ps(a0, a1), a2);
+                q8v_store16(y + oh * OW + i, k, q8v_requant(a, m, b, lo, hi));
+            }
+        }
+        return;
+    }
+    for (int64_t oh = oh0; oh < oh1; oh++)
+        for (int64_t i = 0; i < OW; i += 16) {
+            __mmask16 k = q8v_mask(OW - i);
+            __m512 a = _mm512_setzero_ps();
+            for (int64_t t = 0; t < R->taps; t++)
+                a = _mm512_fmadd_ps(_mm512_set1_ps(R->w[t]), _mm512_maskz_loadu_ps(k, R->rows[t] + oh * Wq + i), a);
+            q8v_store16(y + oh * OW + i, k, q8v_requant(a, m, b, lo, hi));
+        }
+}
+
 /* row[j] = r[j] - zx for j in [j0, j1), 16 at a time. */
 Q8_AVX512 static void dw_row_avx512(float *row, const int8_t *r, int64_t j0, int64_t j1, float zx) {
     const __m512 z = _mm512_set1_ps(zx);
@@ -544,76 +483,81 @@ static dw_shape dw_shape_of(const opgen_q8_conv_geom *g) {
     return d;
 }
 
-static void depthwise_channel(const q8_conv_job *J, int64_t c, float *plane, int32_t *acci) {
+/* Channel x's phase plane (ph, pw): padded rows i*s0+ph, columns j*s1+pw, as
+ * x - zx. Only the inside is written: the padding's zeros stay from the
+ * part's first channel (depthwise_part). Rows [from, to) of it. */
+static void dw_plane(const q8_conv_job *J, const int8_t *x, int64_t ph, int64_t pw, float *pl, int64_t from,
+                     int64_t to) {
+    const opgen_q8_conv_geom *g = J->g;
+    dw_shape d = dw_shape_of(g);
+    const float zx = (float)g->zx;
+    int64_t j0 = pw >= g->p[1] ? 0 : ceil_div(g->p[1] - pw, g->s[1]);
+    int64_t j1 = ceil_div(g->W + g->p[1] - pw, g->s[1]);
+    j1 = j1 > d.Wq ? d.Wq : j1;
+    int64_t i0 = ph >= g->p[0] ? 0 : ceil_div(g->p[0] - ph, g->s[0]), i1 = ceil_div(g->H + g->p[0] - ph, g->s[0]);
+    i0 = i0 > from ? i0 : from, i1 = i1 < to ? i1 : to;
+    for (int64_t i = i0; i < i1; i++) {
+        float *row = pl + i * d.Wq;
+        const int8_t *r = x + (i * g->s[0] + ph - g->p[0]) * g->W + pw - g->p[1];
+#if Q8_X86
+        if (g->s[1] <= 2 && J->v.store == store_row_avx512) {
+            (g->s[1] == 1 ? dw_row_avx512 : dw_row2_avx512)(row, r, j0, j1, zx);
+            continue;
+        }
+#endif
+        for (int64_t j = j0; j < j1; j++) row[j] = (float)r[j * g->s[1]] - zx;
+    }
+}
+
+/* Bands of output rows, each after the plane rows it reads: the rows are
+ * written just before they are read, in L1 (a 112 x 112 channel's planes are
+ * 52 KB). */
+static void depthwise_channel(const q8_conv_job *J, int64_t c, float *plane, const int64_t *tap) {
     const opgen_q8_conv_geom *g = J->g;
     const opgen_q8_filter *f = J->f;
     dw_shape d = dw_shape_of(g);
-    const int8_t *x = J->x + c * g->H * g->W;
-    const float zx = (float)g->zx;
-    for (int64_t ph = 0; ph < g->s[0]; ph++) /* phase plane (ph, pw): padded rows i*s0+ph, columns j*s1+pw */
-        for (int64_t pw = 0; pw < g->s[1]; pw++) {
-            float *pl = plane + (ph * g->s[1] + pw) * d.Hq * d.Wq;
-            int64_t j0 = pw >= g->p[1] ? 0 : ceil_div(g->p[1] - pw, g->s[1]);
-            int64_t j1 = ceil_div(g->W + g->p[1] - pw, g->s[1]);
-            j1 = j1 > d.Wq ? d.Wq : j1;
-            for (int64_t i = 0; i < d.Hq; i++) {
-                int64_t h = i * g->s[0] + ph - g->p[0];
-                float *row = pl + i * d.Wq;
-                if (h < 0 || h >= g->H) {
-                    memset(row, 0, sizeof(float) * (size_t)d.Wq);
-                    continue;
-                }
-                memset(row, 0, sizeof(float) * (size_t)j0);
-                memset(row + j1, 0, sizeof(float) * (size_t)(d.Wq - j1));
-                const int8_t *r = x + h * g->W + pw - g->p[1];
-#if Q8_X86
-                if (g->s[1] <= 2 && J->v.store == store_row_avx512) {
-                    (g->s[1] == 1 ? dw_row_avx512 : dw_row2_avx512)(row, r, j0, j1, zx);
-                    continue;
-                }
-#endif
-                for (int64_t j = j0; j < j1; j++) row[j] = (float)r[j * g->s[1]] - zx;
-            }
-        }
-    /* the "wide" output: OH rows of Wq, a tap's reads one run from its phase plane
-     * (its last columns, never stored, read into the next plane or the slack) */
-    memset(plane + d.planes * d.Hq * d.Wq, 0, sizeof(float) * (size_t)(d.Wq + g->KW * g->d[1]));
     float wt[64];
     const float *rows[64];
-    int64_t taps = g->KH * g->KW, n = g->OH * d.Wq;
-    for (int64_t kh = 0; kh < g->KH; kh++)
-        for (int64_t kw = 0; kw < g->KW; kw++) {
-            int64_t rh = kh * g->d[0], rw = kw * g->d[1], t = kh * g->KW + kw;
-            wt[t] = (float)f->w[c * f->K + t];
-            rows[t] = plane + (((rh % g->s[0]) * g->s[1] + rw % g->s[1]) * d.Hq + rh / g->s[0]) * d.Wq + rw / g->s[1];
-        }
+    int64_t taps = g->KH * g->KW, reach = (g->KH - 1) * g->d[0] / g->s[0] + 1, done = 0;
+    for (int64_t t = 0; t < taps; t++) wt[t] = (float)f->w[c * f->K + t], rows[t] = plane + tap[t];
+    dw_row_job R = {rows, wt, taps, f->mul[c], f->bias[c], J->rq->qlo, J->rq->qhi};
+    int8_t *y = J->y + c * g->OH * g->OW;
+    for (int64_t oh = 0; oh < g->OH; oh += 4) {
+        int64_t oe = oh + 4 < g->OH ? oh + 4 : g->OH, need = oe - 1 + reach < d.Hq ? oe - 1 + reach : d.Hq;
+        for (int64_t ph = 0; ph < g->s[0]; ph++)
+            for (int64_t pw = 0; pw < g->s[1]; pw++)
+                dw_plane(J, J->x + c * g->H * g->W, ph, pw, plane + (ph * g->s[1] + pw) * d.Hq * d.Wq, done, need);
+        done = need;
 #if Q8_X86
-    if (J->v.store == store_row_avx512) /* the AVX-512 variant */
-        dw_taps_avx512(acci, n, rows, wt, taps);
-    else
+        if (J->v.store == store_row_avx512) { /* the AVX-512 variant */
+            dw_out_avx512(&R, oh, oe, g->OW, d.Wq, y);
+            continue;
+        }
 #endif
-        dw_taps_c(acci, n, rows, wt, taps);
-    for (int64_t oh = 1; oh < g->OH; oh++) /* the results, packed: each row's first OW */
-        memmove(acci + oh * g->OW, acci + oh * d.Wq, sizeof(int32_t) * (size_t)g->OW);
-    J->v.store(acci, g->OH * g->OW, 0, f->mul[c], f->bias[c], J->rq, J->pre, J->y + c * g->OH * g->OW);
+        dw_out_c(&R, oh, oe, g->OW, d.Wq, y);
+    }
 }
 
-/* The planes (and a row of slack: the wide output's last columns read past
- * the last plane), then the wide sums. */
 static size_t depthwise_part_bytes(const opgen_q8_conv_geom *g) {
     dw_shape d = dw_shape_of(g);
-    return piece(sizeof(float) * (size_t)(d.planes * d.Hq * d.Wq + d.Wq + g->KW * g->d[1])) +
-           piece(sizeof(int32_t) * (size_t)(g->OH * d.Wq));
+    return piece(sizeof(float) * (size_t)(d.planes * d.Hq * d.Wq));
 }
 
 static void depthwise_part(void *arg, int part) {
     const q8_conv_job *J = arg;
-    uint8_t *w = J->work + (size_t)part * J->work_bytes;
-    float *plane = (float *)w;
-    int32_t *acci = (int32_t *)(w + depthwise_part_bytes(J->g) -
-                                piece(sizeof(int32_t) * (size_t)(J->g->OH * dw_shape_of(J->g).Wq)));
+    const opgen_q8_conv_geom *g = J->g;
+    dw_shape d = dw_shape_of(g);
+    float *plane = (float *)(J->work + (size_t)part * J->work_bytes);
+    memset(plane, 0, sizeof(float) * (size_t)(d.planes * d.Hq * d.Wq));
+    int64_t tap[64]; /* tap (kh, kw): where output row 0 reads it, in its phase plane */
+    for (int64_t kh = 0; kh < g->KH; kh++)
+        for (int64_t kw = 0; kw < g->KW; kw++) {
+            int64_t rh = kh * g->d[0], rw = kw * g->d[1];
+            tap[kh * g->KW + kw] =
+                (((rh % g->s[0]) * g->s[1] + rw % g->s[1]) * d.Hq + rh / g->s[0]) * d.Wq + rw / g->s[1];
+        }
     for (int64_t c = J->f->O * part / J->nparts; c < J->f->O * (part + 1) / J->nparts; c++)
-        depthwise_channel(J, c, plane, acci);
+        depthwise_channel(J, c, plane, tap);
 }
 
 /* ---- one pixel (a linear layer of one row): a product of the weights' rows
@@ -661,10 +605,9 @@ static void pixel_part(void *arg, int part) {
 #endif
         for (int64_t i = 0; !vnni && i < n; i++) dot_rows_c(J, o0 + i, o0 + i + 1, acc + i);
         int32_t off = vnni ? 128 : 0;
-        for (int64_t i = 0; i < n; i++) { /* each channel its own factors: the scalar requantization */
+        for (int64_t i = 0; i < n; i++) { /* each channel its own factors */
             int64_t o = o0 + i;
-            float v = (float)(acc[i] - f->wsum[o] * (J->g->zx + off)) * f->mul[o];
-            J->y[o] = (int8_t)opgen_q8_quantize(v + f->bias[o], J->rq);
+            J->y[o] = q8_requant(acc[i] - f->wsum[o] * (J->g->zx + off), f->mul[o], f->bias[o], J->rq->qlo, J->rq->qhi);
         }
     }
 }
@@ -697,10 +640,6 @@ void opgen_q8_conv(const opgen_parallel *par, const opgen_q8_conv_geom *g, const
                    const opgen_q8_requant *rq, const int8_t *x, int8_t *y, void *scratch) {
     q8_conv_job J = {.g = g, .f = f, .rq = rq, .v = q8_pick(), .work_bytes = part_bytes(g, f)};
     q8_shape(&J);
-#if Q8_X86
-    q8v kv;
-    if (J.v.store == store_row_avx512) kv = q8v_of(rq), J.pre = &kv;
-#endif
     J.nparts = conv_parts(g, f, par);
     J.nob = ceil_div(f->O, MR);
     J.osplit = J.nblk >= J.nparts ? 1 : J.nparts;
@@ -726,124 +665,4 @@ void opgen_q8_conv(const opgen_parallel *par, const opgen_q8_conv_geom *g, const
         opgen_parallel_for(par, J.nparts, transform_part, &J);
         opgen_parallel_for(par, J.nparts, conv_part, &J);
     }
-}
-
-/* ---- elementwise and pooling ---- */
-
-void opgen_q8_add(int64_t n, const int8_t *a, float sa, int32_t za, const int8_t *b, float sb, int32_t zb,
-                  const opgen_q8_requant *rqp, int8_t *out) {
-#if Q8_X86
-    if (__builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl") && q8_cap != 0)
-        return add_avx512(n, a, sa, za, b, sb, zb, rqp, out);
-#endif
-    const opgen_q8_requant rq = *rqp;
-    for (int64_t i = 0; i < n; i++)
-        out[i] = (int8_t)q8_quantize(q8_act((float)(a[i] - za) * sa + (float)(b[i] - zb) * sb, rq), rq);
-}
-
-#if Q8_X86
-/* 64 lookups at a time: vpermi2b picks from 128 entries by the index's low 7
- * bits, twice, and the top bit chooses. */
-__attribute__((target("avx512f,avx512bw,avx512vbmi"))) static void lookup_vbmi(int64_t n, const int8_t *x,
-                                                                               const int8_t table[256], int8_t *out) {
-    const __m512i t0 = _mm512_loadu_si512(table), t1 = _mm512_loadu_si512(table + 64);
-    const __m512i t2 = _mm512_loadu_si512(table + 128), t3 = _mm512_loadu_si512(table + 192);
-    for (int64_t i = 0; i < n; i += 64) {
-        __mmask64 m = n - i >= 64 ? ~(__mmask64)0 : (((__mmask64)1 << (n - i)) - 1);
-        __m512i v = _mm512_maskz_loadu_epi8(m, x + i);
-        __m512i lo = _mm512_permutex2var_epi8(t0, v, t1), hi = _mm512_permutex2var_epi8(t2, v, t3);
-        __mmask64 top = _mm512_movepi8_mask(v);
-        _mm512_mask_storeu_epi8(out + i, m, _mm512_mask_blend_epi8(top, lo, hi));
-    }
-}
-#endif
-
-#if Q8_X86
-Q8_AVX512 static void quantize_avx512(int64_t n, const float *x, const opgen_q8_requant *rq, int8_t *out) {
-    const q8v k = q8v_of(rq);
-    for (int64_t i = 0; i < n; i += 16) {
-        __mmask16 m = q8v_mask(n - i);
-        _mm_mask_storeu_epi8(out + i, m, q8v_quantize(_mm512_maskz_loadu_ps(m, x + i), &k));
-    }
-}
-#endif
-
-void opgen_q8_quantize_f32(int64_t n, const float *x, const opgen_q8_requant *rqp, int8_t *out) {
-#if Q8_X86
-    if (q8_cap != 0 && __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl"))
-        return quantize_avx512(n, x, rqp, out);
-#endif
-    const opgen_q8_requant rq = *rqp;
-    for (int64_t i = 0; i < n; i++) out[i] = (int8_t)q8_quantize(q8_act(x[i], rq), rq);
-}
-
-void opgen_q8_lookup(int64_t n, const int8_t *x, const int8_t table[256], int8_t *out) {
-#if Q8_X86
-    if (q8_cap != 0 && __builtin_cpu_supports("avx512vbmi") && __builtin_cpu_supports("avx512bw"))
-        return lookup_vbmi(n, x, table, out);
-#endif
-    for (int64_t i = 0; i < n; i++) out[i] = table[(uint8_t)x[i]];
-}
-
-/* y[ow] = max(y[ow], r[ow]) for ow in [lo, hi): compiled again for AVX-512. */
-#define Q8_MAX_ROW(NAME, ATTR)                                                                    \
-    ATTR static void NAME(int8_t *restrict y, const int8_t *restrict r, int64_t lo, int64_t hi) { \
-        for (int64_t ow = lo; ow < hi; ow++) y[ow] = r[ow] > y[ow] ? r[ow] : y[ow];               \
-    }
-Q8_MAX_ROW(max_row_c, )
-#if Q8_X86
-Q8_MAX_ROW(max_row_avx512, __attribute__((target("avx512f,avx512bw,avx512vl"))))
-#endif
-
-/* Rows too wide for opgen_q8_max_pool's buffers: every tap strided. */
-static void max_pool_strided(int64_t planes, int64_t H, int64_t W, const int8_t *x, int64_t OH, int64_t OW,
-                             const int64_t k[2], const int64_t s[2], const int64_t p[2], const int64_t d[2],
-                             int8_t *y) {
-    for (int64_t c = 0; c < planes; c++, x += H * W)
-        for (int64_t oh = 0; oh < OH; oh++, y += OW) {
-            memset(y, -128, (size_t)OW);
-            for (int64_t i = 0; i < k[0]; i++) {
-                int64_t ih = oh * s[0] - p[0] + i * d[0];
-                for (int64_t j = 0; j < k[1] && ih >= 0 && ih < H; j++)
-                    for (int64_t ow = 0; ow < OW; ow++) {
-                        int64_t iw = ow * s[1] - p[1] + j * d[1];
-                        if (iw >= 0 && iw < W && x[ih * W + iw] > y[ow]) y[ow] = x[ih * W + iw];
-                    }
-            }
-        }
-}
-
-/* Separably: the window's rows first (a column's largest, over the whole row,
- * contiguous), then its columns, the row split into its s1 column phases so
- * each tap reads a run. Max is exact in any order. */
-void opgen_q8_max_pool(int64_t planes, int64_t H, int64_t W, const int8_t *x, int64_t OH, int64_t OW,
-                       const int64_t k[2], const int64_t s[2], const int64_t p[2], const int64_t d[2], int8_t *y) {
-    enum { ROW = 4096 };
-    int8_t col[ROW], ph[ROW];
-    void (*max_row)(int8_t *restrict, const int8_t *restrict, int64_t, int64_t) = max_row_c;
-#if Q8_X86
-    if (q8_cap != 0 && __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl"))
-        max_row = max_row_avx512;
-#endif
-    int64_t Wq = ceil_div(W, s[1]);
-    if (W + s[1] > ROW) return max_pool_strided(planes, H, W, x, OH, OW, k, s, p, d, y);
-    for (int64_t c = 0; c < planes; c++, x += H * W)
-        for (int64_t oh = 0; oh < OH; oh++, y += OW) {
-            memset(col, -128, (size_t)W);
-            for (int64_t i = 0; i < k[0]; i++) {
-                int64_t ih = oh * s[0] - p[0] + i * d[0];
-                if (ih >= 0 && ih < H) max_row(col, x + ih * W, 0, W);
-            }
-            for (int64_t q = 0; q < s[1]; q++)
-                for (int64_t m = 0; m * s[1] + q < W; m++) ph[q * Wq + m] = col[m * s[1] + q];
-            memset(y, -128, (size_t)OW);
-            for (int64_t j = 0; j < k[1]; j++) {
-                /* the outputs whose tap j falls inside the row: iw = ow * s1 + o */
-                int64_t o = j * d[1] - p[1], lo = o >= 0 ? 0 : ceil_div(-o, s[1]);
-                int64_t hi = W - o <= 0 ? 0 : ceil_div(W - o, s[1]);
-                hi = hi > OW ? OW : hi;
-                int64_t q = ((o % s[1]) + s[1]) % s[1], m0 = (o - q) / s[1]; /* iw = (ow + m0) * s1 + q */
-                if (lo < hi) max_row(y, ph + q * Wq + m0, lo, hi);
-            }
-        }
 }

@@ -4,12 +4,16 @@
  * a per-tensor scale and zero point, weights int8 symmetric (zero point 0) with
  * per-channel (or one) scales, as PT2E's XNNPACKQuantizer makes them.
  *
- * Every result is requantized in float as ExecuTorch's quantize_per_tensor
- * does: q = zero_point + nearbyint(y * (1 / scale)) (round half to even),
- * clamped to [quant_min, quant_max]; y is the exact int32 sum times the
- * combined scale, plus the bias, after the activation. The dequantized
- * pattern's float sum rounds in another order, so a value at a rounding edge
- * may land one step off; nothing else differs.
+ * A product's result is requantized in float, the way XNNPACK's "fp32"
+ * requantization does: q = nearbyint(acc * m + b) (round half to even),
+ * clamped to the output's range, where acc is the exact int32 sum, m the
+ * input's scale times the channel's weight scale over the output's scale and b
+ * the bias over the output's scale plus its zero point (one multiply and one
+ * add: float, rounded apart, on every variant). The activation is a clamp of
+ * that range (quantize is monotone: clamping before it is clamping after).
+ * The dequantized pattern's float sum rounds in another order, so a value at a
+ * rounding edge may land one step off; nothing else differs. Elementwise
+ * results are requantized as quantize_per_tensor does.
  *
  * The products run on AVX-512 VNNI or AVX-VNNI (vpdpbusd: uint8 x int8 in
  * fours) where the CPU has them, else on portable C; activations enter the
@@ -30,8 +34,8 @@ typedef struct opgen_q8_filter {
                           k4 groups in the order (input channels / 4, kh, kw) */
     const int8_t *raw; /* dense: the weights as given ([O][K], kept by the caller), for one-pixel products */
     int32_t *wsum;     /* [O]: the sum of each channel's weights (dense) */
-    float *mul;        /* [O]: the input's scale times the channel's weight scale */
-    float *bias;       /* [O]: the bias, or zeros */
+    float *mul;        /* [O]: the input's scale times the channel's weight scale, over the output's */
+    float *bias;       /* [O]: the bias (or 0) over the output's scale, plus its zero point */
 } opgen_q8_filter;
 
 /* Requantization of a result, with its activation (0 none, 1 relu, 2 clamp to
@@ -41,10 +45,13 @@ typedef struct opgen_q8_requant {
     int32_t zp, qmin, qmax;
     int act;
     float lo, hi;
+    float qlo, qhi; /* a product's stored range: [qmin, qmax] within the activation's (opgen_q8_requant_range) */
 } opgen_q8_requant;
 
 /* One value requantized (the activation applied): what every kernel here stores. */
 int32_t opgen_q8_quantize(float v, const opgen_q8_requant *rq);
+/* Sets rq->qlo and rq->qhi from the rest. */
+void opgen_q8_requant_range(opgen_q8_requant *rq);
 
 /* A convolution's geometry (2-D, NCHW; a linear layer is one of 1x1 pixels). */
 typedef struct opgen_q8_conv_geom {
@@ -58,9 +65,10 @@ enum { OPGEN_Q8_MR = 6, OPGEN_Q8_NR = 64 };
 size_t opgen_q8_filter_bytes(int64_t O, int64_t C, int64_t KH, int64_t KW, bool depthwise);
 /* Packs int8 weights w ([O][C][KH][KW]; a linear layer's [O][K] is K x 1 x 1)
  * into mem (w must outlive the filter: a one-pixel product reads it as is): scales per channel (wscale[O]) or one
- * (wscale[0], per_channel false), the input's scale xscale, bias[O] or NULL. */
+ * (wscale[0], per_channel false), the input's scale xscale, bias[O] or NULL, for results requantized by rq. */
 void opgen_q8_filter_pack(opgen_q8_filter *f, void *mem, const int8_t *w, int64_t O, int64_t C, int64_t KH, int64_t KW,
-                          bool depthwise, const float *wscale, bool per_channel, float xscale, const float *bias);
+                          bool depthwise, const float *wscale, bool per_channel, float xscale, const float *bias,
+                          const opgen_q8_requant *rq);
 /* Scratch bytes a convolution takes (opgen_scratch from the call's arena). */
 size_t opgen_q8_conv_scratch(const opgen_q8_conv_geom *g, const opgen_q8_filter *f, const opgen_parallel *par);
 /* y[N][O][OH][OW] (int8) = requant(conv(x[N][C][H][W] (int8), f)). */

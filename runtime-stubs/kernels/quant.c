@@ -68,7 +68,7 @@ opgen_status opgen_portable_quantize_per_tensor_out(opgen_ctx *ctx, const opgen_
     float inv_scale = 1.0f / (float)scale;
     if (input->dtype == OPGEN_DTYPE_Float && dtype == OPGEN_DTYPE_Char && opgen_tensor_is_contiguous(input) &&
         opgen_tensor_is_contiguous(out)) { /* the same arithmetic, vectorised (q8.h) */
-        opgen_q8_requant rq = {inv_scale, (int32_t)zero_point, (int32_t)quant_min, (int32_t)quant_max, 0, 0, 0};
+        opgen_q8_requant rq = {inv_scale, (int32_t)zero_point, (int32_t)quant_min, (int32_t)quant_max, 0, 0, 0, 0, 0};
         opgen_q8_quantize_f32(opgen_numel(input), input->data, &rq, out->data);
         return OPGEN_OK;
     }
