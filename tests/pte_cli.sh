@@ -79,6 +79,10 @@ expect 2 "--calls '$p/state_calls': " run "$(dirname "$0")/examples/mlp.graph" -
 mkdir -p "$tmp/badcalls" && cp "$p/state_calls/0_0.npy" "$tmp/badcalls/0_0.npy" && cp "$p/add.in0.npy" "$tmp/badcalls/1_0.npy"
 expect 1 "state.pte: error: input 0 is f32[3], but $tmp/badcalls/1_0.npy holds f32[2, 3]" run "$p/state.pte" --calls "$tmp/badcalls" -o "$tmp/bc"
 [ -f "$tmp/bc/0_0.npy" ] && [ ! -e "$tmp/bc/1_0.npy" ] && ok || bad "--calls: the calls before a bad one are not written, or the bad one is"
+# a call missing between others is an error naming it, before any call runs
+mkdir -p "$tmp/gapcalls" && cp "$p/state_calls/0_0.npy" "$p/state_calls/1_0.npy" "$tmp/gapcalls/" && cp "$p/state_calls/1_0.npy" "$tmp/gapcalls/3_0.npy"
+expect 1 "$tmp/gapcalls/2_0.npy: error: no such file: call 2 is missing (the folder holds calls up to 3)" run "$p/state.pte" --calls "$tmp/gapcalls" -o "$tmp/gc"
+[ ! -e "$tmp/gc/0_0.npy" ] && ok || bad "--calls with a gap: a call ran"
 
 # scalar inputs: a Null-declared one takes the value given; one fixed at export
 # takes only that value (ExecuTorch refuses the call too: never a silently wrong result)

@@ -7,6 +7,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#if defined(__unix__) || defined(__APPLE__)
+#include <dirent.h>
+#endif
 
 const char *opgen_rt_method_name(const opgen_cli *a, const opgen_pte *p) {
     const char *m = opgen_cli_get(a, "--method");
@@ -175,13 +178,42 @@ static int repeat(const opgen_cli *a, opgen_method *m, const opgen_ivalue *input
     return opgen_rt_repeat(a, what, run_method_once, &once, prof, ar);
 }
 
+/* The highest call K that DIR holds a K_I.npy for, or -1 (none, or no way to
+ * list a folder here): a call missing below it is an error, not the end. */
+static long last_call(const char *dir) {
+    long last = -1;
+#if defined(__unix__) || defined(__APPLE__)
+    DIR *d = opendir(dir);
+    for (struct dirent *e; d && (e = readdir(d));) {
+        long k, i;
+        int n = 0;
+        if (sscanf(e->d_name, "%ld_%ld.npy%n", &k, &i, &n) == 2 && n && !e->d_name[n] && k >= 0 && i >= 0 &&
+            k < 1000000000L)
+            last = k > last ? k : last;
+    }
+    if (d) closedir(d);
+#else
+    (void)dir;
+#endif
+    return last;
+}
+
 /* --calls DIR: call k reads DIR/k_i.npy for each input i and writes OUT/k_o.npy,
- * k = 0, 1, ... while DIR/k_0.npy exists; one loaded method, its state kept. */
+ * k = 0, 1, ... up to the last the folder holds (a call missing is an error);
+ * one loaded method, its state kept. */
 static int run_calls(const opgen_cli *a, opgen_method *m, const char *path, opgen_ivalue *inputs, opgen_ivalue *outputs,
                      opgen_arena *work, opgen_arena *ar, opgen_rt_profile *prof) {
     const char *dir = opgen_cli_get(a, "--calls"), *out = opgen_cli_get(a, "--output");
     int ni = opgen_method_ninputs(m), no = opgen_method_noutputs(m), k = 0;
     if (!ni) return opgen_usage_error(a, "--calls: the method takes no inputs; run it without --calls");
+    for (long c = 0, last = last_call(dir); c <= last; c++) { /* no call missing up to the last */
+        char file[4096];
+        snprintf(file, sizeof file, "%s/%ld_0.npy", dir, c);
+        if (!opgen_file_exists(file))
+            return fprintf(stderr, "%s: error: no such file: call %ld is missing (the folder holds calls up to %ld)\n",
+                           file, c, last),
+                   OPGEN_EXIT_BAD_INPUT;
+    }
     opgen_arena_mark mark = opgen_arena_save(ar);
     for (;; k++) {
         char file[4096], prefix[32];
