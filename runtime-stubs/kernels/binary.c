@@ -7,6 +7,17 @@
 
 typedef enum { OP_ADD, OP_SUB, OP_MUL, OP_DIV } binop;
 
+/* ATen converts an integer alpha (negated for sub) to a narrow result type
+ * with c10's checked_convert: past the type's range (an unsigned type also
+ * takes -max .. -1) is an error. Int and Long results wrap, as ATen's do. */
+static bool alpha_overflows(opgen_dtype res, bool negate, int64_t alpha) {
+    if (res != OPGEN_DTYPE_Byte && res != OPGEN_DTYPE_Char && res != OPGEN_DTYPE_Short) return false;
+    if (alpha == INT64_MIN) return true;
+    int64_t v = negate ? -alpha : alpha;
+    int64_t max = res == OPGEN_DTYPE_Byte ? 255 : res == OPGEN_DTYPE_Char ? 127 : 32767;
+    return res == OPGEN_DTYPE_Byte ? v > max || -v > max : v > max || v < -max - 1;
+}
+
 /* The result dtype and checks shared by the Tensor and Scalar forms. */
 static opgen_status binary_dtype(opgen_ctx *ctx, binop op, const opgen_tensor *a, const opgen_tensor *b,
                                  const opgen_scalar *bs, const opgen_scalar *alpha, opgen_dtype *res) {
@@ -19,6 +30,11 @@ static opgen_status binary_dtype(opgen_ctx *ctx, binop op, const opgen_tensor *a
                           "%s: for integral input tensors, alpha must not be a floating point number", ctx->op);
     if (alpha && alpha->dtype == OPGEN_DTYPE_Bool && *res != OPGEN_DTYPE_Bool)
         return OPGEN_FAIL(ctx, OPGEN_E_INVALID, "%s: a boolean alpha is only allowed for Bool tensors", ctx->op);
+    if (alpha && alpha->dtype == OPGEN_DTYPE_Long && alpha_overflows(*res, op == OP_SUB, alpha->v.i))
+        return OPGEN_FAIL(ctx, OPGEN_E_INVALID, "%s: value cannot be converted to type %s without overflow", ctx->op,
+                          *res == OPGEN_DTYPE_Byte   ? "uint8_t"
+                          : *res == OPGEN_DTYPE_Char ? "int8_t"
+                                                     : "int16_t");
     if (op == OP_SUB &&
         (a->dtype == OPGEN_DTYPE_Bool || (b && b->dtype == OPGEN_DTYPE_Bool) || (bs && bs->dtype == OPGEN_DTYPE_Bool)))
         return OPGEN_FAIL(ctx, OPGEN_E_DTYPE, "%s: subtraction of Bool tensors is not supported", ctx->op);

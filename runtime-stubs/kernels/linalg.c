@@ -4,6 +4,7 @@
 #include "gemm.h"
 #include "opgen/loops.h"
 #include "opgen_registry.h"
+#include <string.h>
 
 /* The shapes of a (batched) product and its checks: out[B, N, M] = a[B, N, K] @ m[B, K, M]. */
 static opgen_status product_shape(opgen_ctx *ctx, const opgen_tensor *a, const opgen_tensor *m,
@@ -100,6 +101,17 @@ OPGEN_SPECIALIZED opgen_status matmul(opgen_ctx *ctx, uint32_t mask, const opgen
     OPGEN_FLOAT_SWITCH(mask, a->dtype, ctx, T, {
         {
             T al = alpha ? OPGEN_SCALAR_AS(T, alpha) : (T)1, be = 0;
+            if (al == 0) { /* BLAS's and ATen's alpha 0: the product is not computed (its inf or NaN never show) */
+        if (!bias || (be = OPGEN_SCALAR_AS(T, beta)) == 0) {
+            memset(out->data, 0, opgen_nbytes(out));
+            return OPGEN_OK;
+        }
+        opgen_iter it;
+        const opgen_tensor *in[1] = {bias};
+        if (opgen_iter_init(ctx, &it, out, in, 1)) return ctx->err->code;
+        OPGEN_MAP1(&it, mask, T, T, be * x);
+        return OPGEN_OK;
+            }
             if (bias && (be = OPGEN_SCALAR_AS(T, beta)) != 0) { /* out = self, broadcast: then out = be * out + al * a @ m */
         opgen_iter it;
         const opgen_tensor *in[1] = {bias};

@@ -10,6 +10,9 @@ NOT used by the build or the tests, which only read what it wrote:
     cd tests/kernels && /usr/bin/python3 make_cases.py
 The quantize/dequantize ops are not in PyTorch 1.13: those expected values are
 ExecuTorch's arithmetic written in NumPy below.
+Cases added since (their comments say so) were written with PyTorch 2.14.1 in
+the exporter root of ../shared/reference/exporting-programs.md, by name:
+    chroot ROOT sh -c 'cd /work/main/tests/kernels && python3 make_cases.py NAME_PREFIX...'
 
 Tolerances (tests/test_kernels.c applies them):
   exact   integer, Bool and copied values bit for bit; float add, sub, mul, div,
@@ -273,6 +276,11 @@ for d in FLOATS:
     case(f'addmm_beta0_ignores_nan_{d}', [('c', d, (3, 2), 'special'), ('a', d, (3, 4), 'normal'), ('b', d, (4, 2), 'normal')], ['%r = aten::addmm(%c, %a, %b, beta=0)'], '%r',
          fn=lambda c, a, b: A.addmm(c, a, b, beta=0), tol=t)
     case(f'addmm_bias_2d_{d}', [('c', d, (3, 1), 'normal'), ('a', d, (3, 17), 'normal'), ('b', d, (17, 9), 'normal')], ['%r = aten::addmm(%c, %a, %b)'], '%r', fn=lambda c, a, b: A.addmm(c, a, b), tol=t)
+    # alpha 0: the product is not computed, as BLAS does (PyTorch 2.14.1): its inf and NaN never show
+    case(f'addmm_alpha0_{d}', [('c', d, (3, 2), 'normal'), ('a', d, (3, 4), 'special'), ('b', d, (4, 2), 'special')], ['%r = aten::addmm(%c, %a, %b, beta=0.5, alpha=0)'], '%r',
+         fn=lambda c, a, b: A.addmm(c, a, b, beta=0.5, alpha=0))
+    case(f'addmm_alpha0_beta0_{d}', [('c', d, (3, 2), 'special'), ('a', d, (3, 4), 'special'), ('b', d, (4, 2), 'normal')], ['%r = aten::addmm(%c, %a, %b, beta=0, alpha=0)'], '%r',
+         fn=lambda c, a, b: A.addmm(c, a, b, beta=0, alpha=0))
     conv = lambda *a: A.convolution(*a)
     case(f'conv_{d}', [('x', d, (1, 2, 5, 5), 'normal'), ('w', d, (3, 2, 3, 3), 'normal'), ('b', d, (3,), 'normal')],
          ['%r = aten::convolution(%x, %w, %b, [1, 1], [1, 1], [1, 1], False, [0, 0], 1)'], '%r', fn=lambda x, w, b: A.convolution(x, w, b, [1, 1], [1, 1], [1, 1], False, [0, 0], 1), tol=t)
@@ -625,6 +633,13 @@ def err(name, prog, msg):
 E = 'program.graph:2:3: error: '
 err('add_bad_shape', 'graph(%x: f32[2, 3], %y: f32[4]):\n  %r = aten::add.Tensor(%x, %y)\n  return %r\n', E + 'aten::add.Tensor: shapes do not broadcast: size 3 against 4 in dimension 1')
 err('add_int_float_alpha', 'graph(%x: i32[2], %y: i32[2]):\n  %r = aten::add.Tensor(%x, %y, alpha=1.5)\n  return %r\n', E + 'aten::add.Tensor: for integral input tensors, alpha must not be a floating point number')
+# an integer alpha past a narrow result type (negated for sub), as c10's checked_convert refuses it
+# (PyTorch 2.14.1; Int and Long results wrap there)
+err('sub_u8_alpha_overflow', 'graph(%x: u8[3], %y: u8[3]):\n  %r = aten::sub.Tensor(%x, %y, alpha=300)\n  return %r\n', E + 'aten::sub.Tensor: value cannot be converted to type uint8_t without overflow')
+err('sub_i8_alpha_min', 'graph(%x: i8[3], %y: i8[3]):\n  %r = aten::sub.Tensor(%x, %y, alpha=-128)\n  return %r\n', E + 'aten::sub.Tensor: value cannot be converted to type int8_t without overflow')
+err('add_i16_alpha_overflow', 'graph(%x: i16[3], %y: i16[3]):\n  %r = aten::add.Tensor(%x, %y, alpha=40000)\n  return %r\n', E + 'aten::add.Tensor: value cannot be converted to type int16_t without overflow')
+case('sub_u8_alpha_neg', [('x', 'u8', (7,), 'normal'), ('y', 'u8', (7,), 'normal')], ['%r = aten::sub.Tensor(%x, %y, alpha=-255)'], '%r',
+     fn=lambda x, y: A.sub.Tensor(x, y, alpha=-255))
 err('cat_bad_shape', 'graph(%x: f32[2, 3], %y: f32[3, 1]):\n  %r = aten::cat([%x, %y], 1)\n  return %r\n', E + 'aten::cat: tensor 1 has size 3 in dimension 0, expected 2')
 err('view_bad_numel', 'graph(%x: f32[2, 3]):\n  %r = aten::view_copy(%x, [4, 2])\n  return %r\n', E + 'aten::view_copy: shape has 8 elements, the input 6')
 err('mm_bad_inner', 'graph(%a: f32[2, 3], %b: f32[2, 3]):\n  %r = aten::mm(%a, %b)\n  return %r\n', E + 'aten::mm: cannot multiply 2x3 by 2x3')
