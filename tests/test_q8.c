@@ -2,9 +2,10 @@
  * convolutions of many geometries (dense and depthwise, strides, padding,
  * dilation, channel counts around the micro-kernel's blocks, a linear layer as
  * 1x1 pixels) must give the same bytes as int64 sums requantized as q8.h
- * says (nearbyintf of sum * m + b, clamped), on every product variant this CPU has (AVX-512 VNNI,
- * AVX-VNNI, portable C) and with 1 or 3 threads; add, table lookup and max
- * pooling likewise. */
+ * says (nearbyintf of sum * m + b, clamped), on every product variant this
+ * CPU has (AVX-512 VNNI with VBMI's integer depthwise, AVX-512 VNNI, AVX-VNNI,
+ * portable C) and with 1 or 3 threads; add, table lookup and max pooling
+ * likewise. */
 #include "check.h"
 #include "../runtime-stubs/kernels/q8.h"
 #include "opgen/pool.h"
@@ -98,23 +99,28 @@ static void elementwise(void) {
     bad = 0;
     for (int i = 0; i < n; i++) bad += y[i] != (int8_t)(255 - (uint8_t)a[i]);
     CHECK(!bad, "lookup: %d of %d differ", bad, n);
-    /* 3x3 stride 2 padding 1 over a 7x9 plane: each window's largest value */
+    /* 3x3 stride 2 padding 1 over 7x9 and 8x10 planes (and a row of 70: two
+     * vectors): each window's largest value */
     int64_t k[2] = {3, 3}, s[2] = {2, 2}, p[2] = {1, 1}, d[2] = {1, 1};
-    opgen_q8_max_pool(2, 7, 9, a, 4, 5, k, s, p, d, y);
-    bad = 0;
-    for (int c = 0; c < 2; c++)
-        for (int oh = 0; oh < 4; oh++)
-            for (int ow = 0; ow < 5; ow++) {
-                int m = -200;
-                for (int i = 0; i < 3; i++)
-                    for (int j = 0; j < 3; j++) {
-                        int ih = oh * 2 - 1 + i, iw = ow * 2 - 1 + j;
-                        if (ih >= 0 && ih < 7 && iw >= 0 && iw < 9 && a[c * 63 + ih * 9 + iw] > m)
-                            m = a[c * 63 + ih * 9 + iw];
-                    }
-                bad += y[(c * 4 + oh) * 5 + ow] != m;
-            }
-    CHECK(!bad, "max_pool: %d of 40 differ", bad);
+    const int shapes[][2] = {{7, 9}, {8, 10}, {3, 70}};
+    for (int sh = 0; sh < 3; sh++) {
+        int H = shapes[sh][0], W = shapes[sh][1], OH = (H + 1) / 2, OW = (W + 1) / 2;
+        opgen_q8_max_pool(2, H, W, a, OH, OW, k, s, p, d, y);
+        bad = 0;
+        for (int c = 0; c < 2; c++)
+            for (int oh = 0; oh < OH; oh++)
+                for (int ow = 0; ow < OW; ow++) {
+                    int m = -200;
+                    for (int i = 0; i < 3; i++)
+                        for (int j = 0; j < 3; j++) {
+                            int ih = oh * 2 - 1 + i, iw = ow * 2 - 1 + j;
+                            if (ih >= 0 && ih < H && iw >= 0 && iw < W && a[(c * H + ih) * W + iw] > m)
+                                m = a[(c * H + ih) * W + iw];
+                        }
+                    bad += y[(c * OH + oh) * OW + ow] != m;
+                }
+        CHECK(!bad, "max_pool %dx%d: %d of %d differ", H, W, bad, 2 * OH * OW);
+    }
     /* a row wider than the separable pass's buffers: every tap strided */
     enum { WW = 5000 };
     static int8_t wide[2 * WW], wy[WW];
@@ -136,21 +142,35 @@ static void elementwise(void) {
 
 int main(void) {
     const ccase cases[] = {
-        {1, 3, 9, 11, 8, 3, 3, 1, 1, 1, false, 1},    {2, 5, 8, 8, 13, 3, 3, 2, 1, 1, false, 0},
-        {1, 16, 7, 7, 6, 1, 1, 1, 0, 1, false, 2},    {1, 7, 12, 10, 7, 3, 3, 1, 2, 2, false, 0},
-        {1, 64, 14, 14, 70, 3, 3, 1, 1, 1, false, 1}, {3, 33, 1, 1, 10, 1, 1, 1, 0, 1, false, 0},
-        {1, 3, 23, 19, 16, 7, 7, 2, 3, 1, false, 1},  {1, 12, 9, 9, 12, 3, 3, 1, 1, 1, true, 2},
-        {2, 10, 11, 8, 10, 3, 3, 2, 1, 1, true, 0},   {1, 5, 10, 10, 5, 5, 5, 1, 2, 1, true, 1},
-        {1, 9, 40, 40, 20, 1, 1, 1, 0, 1, false, 0},  {1, 4, 8, 8, 4, 3, 3, 1, 2, 2, true, 0},
+        {1, 3, 9, 11, 8, 3, 3, 1, 1, 1, false, 1},
+        {2, 5, 8, 8, 13, 3, 3, 2, 1, 1, false, 0},
+        {1, 16, 7, 7, 6, 1, 1, 1, 0, 1, false, 2},
+        {1, 7, 12, 10, 7, 3, 3, 1, 2, 2, false, 0},
+        {1, 64, 14, 14, 70, 3, 3, 1, 1, 1, false, 1},
+        {3, 33, 1, 1, 10, 1, 1, 1, 0, 1, false, 0},
+        {1, 3, 23, 19, 16, 7, 7, 2, 3, 1, false, 1},
+        {1, 12, 9, 9, 12, 3, 3, 1, 1, 1, true, 2},
+        {2, 10, 11, 8, 10, 3, 3, 2, 1, 1, true, 0},
+        {1, 5, 10, 10, 5, 5, 5, 1, 2, 1, true, 1},
+        {1, 9, 40, 40, 20, 1, 1, 1, 0, 1, false, 0},
+        {1, 4, 8, 8, 4, 3, 3, 1, 2, 2, true, 0},
+        /* depthwise: stride 2 dilation 2, rows past 64 bytes, 7 taps a row (two groups of four),
+           stride 5 (past one vpermb: the float planes) */
+        {1, 6, 13, 11, 6, 3, 3, 2, 1, 2, true, 1},
+        {1, 3, 9, 70, 3, 3, 3, 1, 1, 1, true, 2},
+        {1, 4, 15, 17, 4, 7, 7, 2, 3, 1, true, 0},
+        {1, 2, 20, 20, 2, 3, 3, 5, 1, 1, true, 0},
     };
     opgen_pool *pool = opgen_pool_create(3);
     opgen_parallel split = {0}; /* every call split, however small */
     if (pool) split = *opgen_pool_parallel(pool), split.min_work = 1;
     const opgen_parallel *pars[] = {NULL, pool ? &split : NULL};
-    for (int v = 2; v >= 0; v--)
+    for (int v = 3; v >= 0; v--)
         for (size_t i = 0; i < sizeof cases / sizeof *cases; i++)
             for (int t = 0; t < 2; t++)
                 if (t == 0 || pars[t]) conv_case(&cases[i], pars[t], v);
+    opgen_q8_use_variant(0); /* portable C, then the best this CPU has */
+    elementwise();
     opgen_q8_use_variant(-1);
     elementwise();
     if (pool) opgen_pool_destroy(pool);

@@ -122,29 +122,57 @@ static void micro_c(const uint8_t *restrict B, const int64_t *restrict off, cons
         c##r##2 = _mm512_dpbusd_epi32(c##r##2, b2, w); \
         c##r##3 = _mm512_dpbusd_epi32(c##r##3, b3, w); \
     }
+#define Q8_VNNI_TILE                                                                                             \
+    const __m512i z = _mm512_setzero_si512();                                                                    \
+    Q8_ROW_DECL(0)                                                                                               \
+    Q8_ROW_DECL(1)                                                                                               \
+    Q8_ROW_DECL(2) Q8_ROW_DECL(3) Q8_ROW_DECL(4) Q8_ROW_DECL(5) for (int64_t k = 0; k < k4n; k++, W += 4 * MR) { \
+        const uint8_t *b = B + off[k];                                                                           \
+        __m512i b0 = _mm512_loadu_si512(b), b1 = _mm512_loadu_si512(b + 64);                                     \
+        __m512i b2 = _mm512_loadu_si512(b + 128), b3 = _mm512_loadu_si512(b + 192);                              \
+        Q8_ROW_STEP(0) Q8_ROW_STEP(1) Q8_ROW_STEP(2) Q8_ROW_STEP(3) Q8_ROW_STEP(4) Q8_ROW_STEP(5)                \
+    }
 #define Q8_ROW_STORE(r)                              \
     _mm512_storeu_si512(acc + (r)*NR, c##r##0);      \
     _mm512_storeu_si512(acc + (r)*NR + 16, c##r##1); \
     _mm512_storeu_si512(acc + (r)*NR + 32, c##r##2); \
     _mm512_storeu_si512(acc + (r)*NR + 48, c##r##3);
-__attribute__((target("avx512f,avx512bw,avx512vnni"))) static void micro_vnni512(const uint8_t *restrict B,
-                                                                                 const int64_t *restrict off,
-                                                                                 const int8_t *restrict W, int64_t k4n,
-                                                                                 int32_t *restrict acc) {
-    const __m512i z = _mm512_setzero_si512();
-    Q8_ROW_DECL(0)
-    Q8_ROW_DECL(1)
-    Q8_ROW_DECL(2) Q8_ROW_DECL(3) Q8_ROW_DECL(4) Q8_ROW_DECL(5) for (int64_t k = 0; k < k4n; k++, W += 4 * MR) {
-        const uint8_t *b = B + off[k];
-        __m512i b0 = _mm512_loadu_si512(b), b1 = _mm512_loadu_si512(b + 64);
-        __m512i b2 = _mm512_loadu_si512(b + 128), b3 = _mm512_loadu_si512(b + 192);
-        Q8_ROW_STEP(0) Q8_ROW_STEP(1) Q8_ROW_STEP(2) Q8_ROW_STEP(3) Q8_ROW_STEP(4) Q8_ROW_STEP(5)
-    }
+#define Q8_VNNI512 __attribute__((target("avx512f,avx512bw,avx512vl,avx512vnni")))
+Q8_VNNI512 static void micro_vnni512(const uint8_t *restrict B, const int64_t *restrict off, const int8_t *restrict W,
+                                     int64_t k4n, int32_t *restrict acc) {
+    Q8_VNNI_TILE
     Q8_ROW_STORE(0) Q8_ROW_STORE(1) Q8_ROW_STORE(2) Q8_ROW_STORE(3) Q8_ROW_STORE(4) Q8_ROW_STORE(5)
+}
+
+/* Where a tile's pixels are the output's own (no padding columns), its sums are
+ * requantized in registers and stored: row r (channel o0 + r) of n pixels at y[r]. */
+typedef struct q8_tile {
+    int8_t *y[MR];
+    __m512i comp[MR];
+    __m512 m[MR], b[MR], lo, hi;
+    __mmask16 k[4]; /* the stored lanes of each vector */
+    int rows;
+} q8_tile;
+
+Q8_AVX512 static inline void q8v_store4(const q8_tile *t, int r, __m512i a0, __m512i a1, __m512i a2, __m512i a3) {
+    const __m512i v[4] = {a0, a1, a2, a3};
+    for (int i = 0; i < 4; i++) {
+        __m512 f = _mm512_cvtepi32_ps(_mm512_sub_epi32(v[i], t->comp[r]));
+        q8v_store16(t->y[r] + 16 * i, t->k[i], q8v_requant(f, t->m[r], t->b[r], t->lo, t->hi));
+    }
+}
+#define Q8_ROW_REQUANT(r) \
+    if ((r) < t->rows) q8v_store4(t, r, c##r##0, c##r##1, c##r##2, c##r##3);
+Q8_VNNI512 static void micro_vnni512_q(const uint8_t *restrict B, const int64_t *restrict off, const int8_t *restrict W,
+                                       int64_t k4n, const q8_tile *t) {
+    Q8_VNNI_TILE
+    Q8_ROW_REQUANT(0) Q8_ROW_REQUANT(1) Q8_ROW_REQUANT(2) Q8_ROW_REQUANT(3) Q8_ROW_REQUANT(4) Q8_ROW_REQUANT(5)
 }
 #undef Q8_ROW_DECL
 #undef Q8_ROW_STEP
 #undef Q8_ROW_STORE
+#undef Q8_ROW_REQUANT
+#undef Q8_VNNI_TILE
 
 /* AVX-VNNI (256-bit vpdpbusd, 16 vector registers): three channels by 32 pixels
  * at a time, four passes over the block. */
@@ -206,6 +234,7 @@ typedef struct q8_variant {
     q8_store *store;
     int32_t offset; /* 128: uint8 (x + 128); 0: int8 as is */
     const char *name;
+    bool vbmi; /* depthwise in integers (vpermb) */
 } q8_variant;
 
 void opgen_q8_use_variant(int v) { opgen_q8_cap = v; }
@@ -224,16 +253,19 @@ static bool has_avxvnni(void) {
 static q8_variant q8_pick(void) {
 #if Q8_X86
     if (opgen_q8_cap != 0 && opgen_q8_cap != 1 && __builtin_cpu_supports("avx512vnni") &&
-        __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl"))
-        return (q8_variant){micro_vnni512, store_row_avx512, 128, "avx512-vnni"};
+        __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl")) {
+        if (opgen_q8_cap != 2 && __builtin_cpu_supports("avx512vbmi"))
+            return (q8_variant){micro_vnni512, store_row_avx512, 128, "avx512-vnni, vbmi", true};
+        return (q8_variant){micro_vnni512, store_row_avx512, 128, "avx512-vnni", false};
+    }
 #if defined(__clang__) || __GNUC__ >= 11
-    if (opgen_q8_cap != 0 && has_avxvnni()) return (q8_variant){micro_avxvnni, store_row, 128, "avx-vnni"};
+    if (opgen_q8_cap != 0 && has_avxvnni()) return (q8_variant){micro_avxvnni, store_row, 128, "avx-vnni", false};
 #endif
 #endif
 #if Q8_SDOT
-    if (opgen_q8_cap != 0) return (q8_variant){micro_sdot, store_row, 0, "neon-sdot"};
+    if (opgen_q8_cap != 0) return (q8_variant){micro_sdot, store_row, 0, "neon-sdot", false};
 #endif
-    return (q8_variant){micro_c, store_row, 0, "portable"};
+    return (q8_variant){micro_c, store_row, 0, "portable", false};
 }
 const char *opgen_q8_variant(void) { return q8_pick().name; }
 
@@ -259,6 +291,7 @@ typedef struct q8_conv_job {
     int64_t Hq, Wq, C4, plane, P, nblk, nob, osplit, ntasks;
     uint64_t phases; /* bit ph * s1 + pw: a tap reads that phase plane (a 1x1 stride-2 filter reads one) */
     int nparts;
+    bool fused; /* tiles requantized in registers (micro_vnni512_q): the wide output is the output */
 } q8_conv_job;
 
 static void q8_shape(q8_conv_job *J) {
@@ -374,11 +407,35 @@ static void store_wide(const q8_conv_job *J, const int32_t *acc, int64_t p0, int
     }
 }
 
+#if Q8_X86
+/* A tile through micro_vnni512_q: channels ob * MR .., pixels p0 .. p0 + n. */
+Q8_AVX512 static void conv_tile_fused(const q8_conv_job *J, int64_t ob, int64_t p0, int64_t n) {
+    const opgen_q8_filter *f = J->f;
+    q8_tile t;
+    t.rows = (int)(f->O - ob * MR < MR ? f->O - ob * MR : MR);
+    for (int r = 0; r < t.rows; r++) {
+        int64_t o = ob * MR + r;
+        t.y[r] = J->y + o * J->g->OH * J->g->OW + p0;
+        t.comp[r] = _mm512_set1_epi32(f->wsum[o] * (J->g->zx + 128));
+        t.m[r] = _mm512_set1_ps(f->mul[o]), t.b[r] = _mm512_set1_ps(f->bias[o]);
+    }
+    t.lo = _mm512_set1_ps(J->rq->qlo), t.hi = _mm512_set1_ps(J->rq->qhi);
+    for (int i = 0; i < 4; i++) t.k[i] = n > 16 * i ? q8v_mask(n - 16 * i) : 0;
+    micro_vnni512_q(J->X + 4 * p0, J->off, f->w + ob * MR * f->Kp, f->Kp / 4, &t);
+}
+#endif
+
 /* Task t: pixel block t / osplit, channel blocks of its share t % osplit. */
 static void conv_task(const q8_conv_job *J, int64_t t, int32_t *acc) {
     const opgen_q8_filter *f = J->f;
     int64_t b = t / J->osplit, os = t % J->osplit, p0 = b * NR, n = J->P - p0 < NR ? J->P - p0 : NR;
     for (int64_t ob = J->nob * os / J->osplit; ob < J->nob * (os + 1) / J->osplit; ob++) {
+#if Q8_X86
+        if (J->fused) {
+            conv_tile_fused(J, ob, p0, n);
+            continue;
+        }
+#endif
         J->v.fn(J->X + 4 * p0, J->off, f->w + ob * MR * f->Kp, f->Kp / 4, acc);
         for (int r = 0; r < MR && ob * MR + r < f->O; r++) store_wide(J, acc + r * NR, p0, n, ob * MR + r);
     }
@@ -509,38 +566,159 @@ static void dw_plane(const q8_conv_job *J, const int8_t *x, int64_t ph, int64_t 
     }
 }
 
-/* Bands of output rows, each after the plane rows it reads: the rows are
- * written just before they are read, in L1 (a 112 x 112 channel's planes are
- * 52 KB). */
 static void depthwise_channel(const q8_conv_job *J, int64_t c, float *plane, const int64_t *tap) {
     const opgen_q8_conv_geom *g = J->g;
     const opgen_q8_filter *f = J->f;
     dw_shape d = dw_shape_of(g);
+    for (int64_t ph = 0; ph < g->s[0]; ph++)
+        for (int64_t pw = 0; pw < g->s[1]; pw++)
+            dw_plane(J, J->x + c * g->H * g->W, ph, pw, plane + (ph * g->s[1] + pw) * d.Hq * d.Wq, 0, d.Hq);
     float wt[64];
     const float *rows[64];
-    int64_t taps = g->KH * g->KW, reach = (g->KH - 1) * g->d[0] / g->s[0] + 1, done = 0;
+    int64_t taps = g->KH * g->KW;
     for (int64_t t = 0; t < taps; t++) wt[t] = (float)f->w[c * f->K + t], rows[t] = plane + tap[t];
     dw_row_job R = {rows, wt, taps, f->mul[c], f->bias[c], J->rq->qlo, J->rq->qhi};
     int8_t *y = J->y + c * g->OH * g->OW;
-    for (int64_t oh = 0; oh < g->OH; oh += 4) {
-        int64_t oe = oh + 4 < g->OH ? oh + 4 : g->OH, need = oe - 1 + reach < d.Hq ? oe - 1 + reach : d.Hq;
-        for (int64_t ph = 0; ph < g->s[0]; ph++)
-            for (int64_t pw = 0; pw < g->s[1]; pw++)
-                dw_plane(J, J->x + c * g->H * g->W, ph, pw, plane + (ph * g->s[1] + pw) * d.Hq * d.Wq, done, need);
-        done = need;
 #if Q8_X86
-        if (J->v.store == store_row_avx512) { /* the AVX-512 variant */
-            dw_out_avx512(&R, oh, oe, g->OW, d.Wq, y);
-            continue;
-        }
+    if (J->v.store == store_row_avx512) { /* the AVX-512 variant */
+        dw_out_avx512(&R, 0, g->OH, g->OW, d.Wq, y);
+        return;
+    }
 #endif
-        dw_out_c(&R, oh, oe, g->OW, d.Wq, y);
+    dw_out_c(&R, 0, g->OH, g->OW, d.Wq, y);
+}
+
+#if Q8_X86
+/* ---- depthwise on AVX-512 VBMI and VNNI: no float planes ----
+ * A channel is copied once into a plane of uint8 (x + 128) padded with the
+ * zero point (+ 128). For 16 outputs of a row, a filter row's taps are read
+ * four at a time: vpermb gathers each output's four input bytes (stride s,
+ * dilation d apart) from one 64-byte load into its 32-bit lane, vpdpbusd sums
+ * their products with the four weights. The sums of (x + 128) * w, less
+ * (zx + 128) times the weights' sum, are the int32 sums, exact. */
+
+typedef struct dw8_shape {
+    int64_t Hp, Wp, groups; /* plane rows and row length (padded); tap groups of four per filter row */
+} dw8_shape;
+
+static dw8_shape dw8_shape_of(const opgen_q8_conv_geom *g) {
+    int64_t groups = ceil_div(g->KW, 4);
+    dw8_shape d = {g->H + 2 * g->p[0], g->W + 2 * g->p[1], groups};
+    return d;
+}
+
+/* Whether a row's 16 outputs' taps of a group lie within one 64-byte load. */
+static bool dw8_fits(const opgen_q8_conv_geom *g) {
+    return g->KW <= 16 && g->s[1] * 15 + g->d[1] * 3 < 64 && g->KH <= 16;
+}
+
+static size_t dw8_part_bytes(const opgen_q8_conv_geom *g) {
+    dw8_shape d = dw8_shape_of(g);
+    return piece((size_t)(d.Hp * d.Wp + 64 * g->s[1] + 4 * d.groups * g->d[1] + 128)); /* and the last loads' slack */
+}
+
+__attribute__((target("avx512f,avx512bw,avx512vl,avx512vbmi,avx512vnni"))) static void
+dw8_channel(const q8_conv_job *J, int64_t c, uint8_t *plane, __m512i idx) {
+    const opgen_q8_conv_geom *g = J->g;
+    const opgen_q8_filter *f = J->f;
+    dw8_shape d = dw8_shape_of(g);
+    const int8_t *x = J->x + c * g->H * g->W, *w = f->w + c * f->K;
+    const __m512i flip = _mm512_set1_epi8((char)0x80);
+    for (int64_t ih = 0; ih < g->H; ih++) /* the inside; the padding stays from depthwise8_part */
+        for (int64_t iw = 0; iw < g->W; iw += 64) {
+            __mmask64 m = g->W - iw >= 64 ? ~(__mmask64)0 : (((__mmask64)1 << (g->W - iw)) - 1);
+            __m512i v = _mm512_xor_si512(_mm512_maskz_loadu_epi8(m, x + ih * g->W + iw), flip);
+            _mm512_mask_storeu_epi8(plane + (ih + g->p[0]) * d.Wp + g->p[1] + iw, m, v);
+        }
+    __m512i wv[16][4]; /* filter row kh, taps 4 * group .. + 3 (zeros past KW) */
+    int32_t sum = 0;
+    for (int64_t kh = 0; kh < g->KH; kh++)
+        for (int64_t q = 0; q < d.groups; q++) {
+            int8_t four[4] = {0, 0, 0, 0};
+            for (int t = 0; t < 4 && 4 * q + t < g->KW; t++) four[t] = w[kh * g->KW + 4 * q + t], sum += four[t];
+            int32_t packed;
+            memcpy(&packed, four, 4);
+            wv[kh][q] = _mm512_set1_epi32(packed);
+        }
+    const __m512i comp = _mm512_set1_epi32((g->zx + 128) * sum);
+    const __m512 m = _mm512_set1_ps(f->mul[c]), b = _mm512_set1_ps(f->bias[c]), lo = _mm512_set1_ps(J->rq->qlo),
+                 hi = _mm512_set1_ps(J->rq->qhi);
+    int8_t *y = J->y + c * g->OH * g->OW;
+    /* four runs of 16 outputs at a time (independent sums); the lanes past a row
+     * read the next row's bytes or the slack, and are not stored */
+    const int64_t KH = g->KH, G = d.groups, rd = g->d[0] * d.Wp, gd = 4 * g->d[1];
+    if (g->OW >= 48) { /* rows of 64 outputs: four runs of 16, their loads 16 s apart */
+        const int64_t cs = g->s[1];
+        for (int64_t oh = 0; oh < g->OH; oh++)
+            for (int64_t ow = 0; ow < g->OW; ow += 64) {
+                __m512i a[4] = {_mm512_setzero_si512(), _mm512_setzero_si512(), _mm512_setzero_si512(),
+                                _mm512_setzero_si512()};
+                const uint8_t *r = plane + oh * g->s[0] * d.Wp + ow * cs;
+                for (int64_t kh = 0; kh < KH; kh++, r += rd)
+                    for (int64_t q = 0; q < G; q++) {
+                        const uint8_t *p = r + q * gd;
+                        const __m512i wq = wv[kh][q];
+                        for (int i = 0; i < 4; i++)
+                            a[i] = _mm512_dpbusd_epi32(
+                                a[i], _mm512_permutexvar_epi8(idx, _mm512_loadu_si512(p + 16 * i * cs)), wq);
+                    }
+                for (int i = 0; i < 4 && ow + 16 * i < g->OW; i++) {
+                    __m512 v = _mm512_cvtepi32_ps(_mm512_sub_epi32(a[i], comp));
+                    q8v_store16(y + oh * g->OW + ow + 16 * i, q8v_mask(g->OW - ow - 16 * i),
+                                q8v_requant(v, m, b, lo, hi));
+                }
+            }
+        return;
+    }
+    /* narrow rows: the runs (oh, 16 j), j < ceil(OW / 16), taken in order across rows */
+    const int64_t nr = ceil_div(g->OW, 16), n = g->OH * nr;
+    for (int64_t i0 = 0; i0 < n; i0 += 4) {
+        __m512i a[4];
+        const uint8_t *r[4];
+        for (int i = 0; i < 4; i++) {
+            int64_t at = i0 + i < n ? i0 + i : n - 1, oh = at / nr, ow = at % nr * 16;
+            a[i] = _mm512_setzero_si512(), r[i] = plane + oh * g->s[0] * d.Wp + ow * g->s[1];
+        }
+        for (int64_t kh = 0; kh < KH; kh++)
+            for (int64_t q = 0; q < G; q++) {
+                const __m512i wq = wv[kh][q];
+                const int64_t o = kh * rd + q * gd;
+                for (int i = 0; i < 4; i++)
+                    a[i] = _mm512_dpbusd_epi32(a[i], _mm512_permutexvar_epi8(idx, _mm512_loadu_si512(r[i] + o)), wq);
+            }
+        for (int i = 0; i < 4 && i0 + i < n; i++) {
+            int64_t oh = (i0 + i) / nr, ow = (i0 + i) % nr * 16;
+            __m512 v = _mm512_cvtepi32_ps(_mm512_sub_epi32(a[i], comp));
+            q8v_store16(y + oh * g->OW + ow, q8v_mask(g->OW - ow), q8v_requant(v, m, b, lo, hi));
+        }
     }
 }
 
+__attribute__((target("avx512f,avx512bw,avx512vl,avx512vbmi,avx512vnni"))) static void depthwise8_part(void *arg,
+                                                                                                       int part) {
+    const q8_conv_job *J = arg;
+    const opgen_q8_conv_geom *g = J->g;
+    uint8_t *plane = J->work + (size_t)part * J->work_bytes;
+    memset(plane, (uint8_t)(g->zx + 128), dw8_part_bytes(g));
+    uint8_t index[64]; /* lane j, byte t: output j's tap t, s and d apart */
+    for (int j = 0; j < 16; j++)
+        for (int t = 0; t < 4; t++) index[4 * j + t] = (uint8_t)(g->s[1] * j + g->d[1] * t);
+    __m512i idx = _mm512_loadu_si512(index);
+    for (int64_t c = J->f->O * part / J->nparts; c < J->f->O * (part + 1) / J->nparts; c++)
+        dw8_channel(J, c, plane, idx);
+}
+
+/* The integer depthwise where the CPU has it and the filter fits. */
+static bool dw8_use(const q8_conv_job *J) { return J->v.vbmi && dw8_fits(J->g); }
+#endif
+
 static size_t depthwise_part_bytes(const opgen_q8_conv_geom *g) {
     dw_shape d = dw_shape_of(g);
-    return piece(sizeof(float) * (size_t)(d.planes * d.Hq * d.Wq));
+    size_t fp = piece(sizeof(float) * (size_t)(d.planes * d.Hq * d.Wq));
+#if Q8_X86
+    if (dw8_fits(g) && dw8_part_bytes(g) > fp) return dw8_part_bytes(g);
+#endif
+    return fp;
 }
 
 static void depthwise_part(void *arg, int part) {
@@ -641,6 +819,9 @@ void opgen_q8_conv(const opgen_parallel *par, const opgen_q8_conv_geom *g, const
     q8_conv_job J = {.g = g, .f = f, .rq = rq, .v = q8_pick(), .work_bytes = part_bytes(g, f)};
     q8_shape(&J);
     J.nparts = conv_parts(g, f, par);
+#if Q8_X86
+    J.fused = J.v.fn == micro_vnni512 && J.Wq == g->OW;
+#endif
     J.nob = ceil_div(f->O, MR);
     J.osplit = J.nblk >= J.nparts ? 1 : J.nparts;
     J.ntasks = J.nblk * J.osplit;
@@ -655,6 +836,12 @@ void opgen_q8_conv(const opgen_parallel *par, const opgen_q8_conv_geom *g, const
         J.x = x + n * g->C * g->H * g->W;
         J.y = y + n * f->O * g->OH * g->OW;
         if (f->depthwise) {
+#if Q8_X86
+            if (dw8_use(&J)) {
+                opgen_parallel_for(par, J.nparts, depthwise8_part, &J);
+                continue;
+            }
+#endif
             opgen_parallel_for(par, J.nparts, depthwise_part, &J);
             continue;
         }

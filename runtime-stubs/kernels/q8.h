@@ -91,9 +91,10 @@ void opgen_q8_max_pool(int64_t planes, int64_t H, int64_t W, const int8_t *x, in
                        const int64_t k[2], const int64_t s[2], const int64_t p[2], const int64_t d[2], int8_t *y);
 
 /* For tests: the product kernels used from now on are no better than v (0
- * portable C, 1 AVX-VNNI, 2 AVX-512 VNNI; -1, the default: the best the CPU has). */
+ * portable C, 1 AVX-VNNI, 2 AVX-512 VNNI, 3 that and VBMI's depthwise; -1, the default: the best
+ * the CPU has). */
 void opgen_q8_use_variant(int v);
-/* The variant in use: "avx512-vnni", "avx-vnni" or "portable". */
+/* The variant in use: "avx512-vnni, vbmi", "avx512-vnni", "avx-vnni", "neon-sdot" or "portable". */
 const char *opgen_q8_variant(void);
 
 #endif

@@ -106,6 +106,38 @@ static void max_pool_strided(int64_t planes, int64_t H, int64_t W, const int8_t 
         }
 }
 
+#if Q8_X86
+/* 3x3, stride 2, padding 1 (ResNet's stem): each output row the largest of its
+ * three input rows (c, with -128 either side: the padding loses every max),
+ * then of three columns: 32 outputs from 64 + 64 bytes, the even bytes
+ * (vpmovwb), the odd ones and the odd ones before. */
+Q8_AVX512 static void max_pool_3x3s2(int64_t planes, int64_t H, int64_t W, const int8_t *x, int64_t OH, int64_t OW,
+                                     int8_t *y) {
+    enum { ROW = 4096 };
+    int8_t buf[ROW + 128];
+    int8_t *c = buf + 1;
+    memset(buf, -128, sizeof buf);
+    for (int64_t pl = 0; pl < planes; pl++, x += H * W)
+        for (int64_t oh = 0; oh < OH; oh++, y += OW) {
+            int64_t i0 = 2 * oh - 1 < 0 ? 0 : 2 * oh - 1, i1 = 2 * oh + 2 < H ? 2 * oh + 2 : H;
+            for (int64_t iw = 0; iw < W; iw += 64) {
+                __mmask64 m = W - iw >= 64 ? ~(__mmask64)0 : (((__mmask64)1 << (W - iw)) - 1);
+                __m512i v = _mm512_maskz_loadu_epi8(m, x + i0 * W + iw);
+                for (int64_t ih = i0 + 1; ih < i1; ih++)
+                    v = _mm512_max_epi8(v, _mm512_maskz_loadu_epi8(m, x + ih * W + iw));
+                _mm512_mask_storeu_epi8(c + iw, m, v);
+            }
+            for (int64_t ow = 0; ow < OW; ow += 32) {
+                __m512i a = _mm512_loadu_si512(c + 2 * ow), b = _mm512_loadu_si512(c + 2 * ow - 1);
+                __m256i e = _mm512_cvtepi16_epi8(a), o = _mm512_cvtepi16_epi8(_mm512_srli_epi16(a, 8));
+                __m256i r = _mm256_max_epi8(_mm256_max_epi8(e, o), _mm512_cvtepi16_epi8(b));
+                __mmask32 k = OW - ow >= 32 ? ~(__mmask32)0 : (((__mmask32)1 << (OW - ow)) - 1);
+                _mm256_mask_storeu_epi8(y + ow, k, r);
+            }
+        }
+}
+#endif
+
 /* Separably: the window's rows first (a column's largest, over the whole row,
  * contiguous), then its columns, the row split into its s1 column phases so
  * each tap reads a run. Max is exact in any order. */
@@ -117,6 +149,9 @@ void opgen_q8_max_pool(int64_t planes, int64_t H, int64_t W, const int8_t *x, in
 #if Q8_X86
     if (opgen_q8_cap != 0 && __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl"))
         max_row = max_row_avx512;
+    if (max_row == max_row_avx512 && k[0] == 3 && k[1] == 3 && s[0] == 2 && s[1] == 2 && p[0] == 1 && p[1] == 1 &&
+        d[0] == 1 && d[1] == 1 && W + 64 <= 4096 && OW == W / 2 + (W & 1) && OH == H / 2 + (H & 1))
+        return max_pool_3x3s2(planes, H, W, x, OH, OW, y);
 #endif
     int64_t Wq = ceil_div(W, s[1]);
     if (W + s[1] > ROW) return max_pool_strided(planes, H, W, x, OH, OW, k, s, p, d, y);
