@@ -19,7 +19,7 @@ typedef struct opgen_backend_op {
     const char *pattern; /* the pattern, or NULL */
 } opgen_backend_op;
 
-#define OPGEN_BACKEND_OP_COUNT 17
+#define OPGEN_BACKEND_OP_COUNT 18
 extern const opgen_backend_op opgen_backend_ops[];
 
 #ifdef __cplusplus
@@ -30,27 +30,29 @@ extern const opgen_backend_op opgen_backend_ops[];
 #if defined(OPGEN_IMPLEMENTATION) && !defined(OPGEN_BACKEND_IMPLEMENTED)
 #define OPGEN_BACKEND_IMPLEMENTED
 const opgen_backend_op opgen_backend_ops[] = {
-    {322, 322, "executorch_prims", "add", NULL}, /* executorch_prims::add.int */
-    {323, 323, "executorch_prims", "mul", NULL}, /* executorch_prims::mul.int */
-    {324, 324, "executorch_prims", "sub", NULL}, /* executorch_prims::sub.int */
-    {325, 325, "executorch_prims", "floordiv", NULL}, /* executorch_prims::floordiv.int */
-    {326, 326, "executorch_prims", "mod", NULL}, /* executorch_prims::mod.int */
-    {327, 327, "executorch_prims", "truediv", NULL}, /* executorch_prims::truediv.int */
-    {328, 328, "executorch_prims", "neg", NULL}, /* executorch_prims::neg.int */
-    {329, 329, "executorch_prims", "gt", NULL}, /* executorch_prims::gt.int */
-    {330, 330, "executorch_prims", "lt", NULL}, /* executorch_prims::lt.int */
-    {331, 331, "executorch_prims", "ge", NULL}, /* executorch_prims::ge.int */
-    {332, 332, "executorch_prims", "le", NULL}, /* executorch_prims::le.int */
-    {333, 333, "executorch_prims", "eq", NULL}, /* executorch_prims::eq.int */
-    {334, 335, "quantized", NULL,
-     "%a_f = quantized_decomposed::dequantize_per_tensor(%a, %a_scale, %a_zero_point, %a_quant_min, %a_quant_max, torch.uint8)\n%b_f = quantized_decomposed::dequantize_per_tensor(%b, %b_scale, %b_zero_point, %b_quant_min, %b_quant_max, torch.uint8)\n%sum = aten::add.Tensor(%a_f, %b_f)\n%act = aten::relu(%sum)\n%qc = quantized_decomposed::quantize_per_tensor(%act, %out_scale, %out_zero_point, %out_quant_min, %out_quant_max, torch.uint8)\nreturn %qc\n"}, /* quantized_decomposed::add_relu */
+    {324, 324, "executorch_prims", "add", NULL}, /* executorch_prims::add.int */
+    {325, 325, "executorch_prims", "mul", NULL}, /* executorch_prims::mul.int */
+    {326, 326, "executorch_prims", "sub", NULL}, /* executorch_prims::sub.int */
+    {327, 327, "executorch_prims", "floordiv", NULL}, /* executorch_prims::floordiv.int */
+    {328, 328, "executorch_prims", "mod", NULL}, /* executorch_prims::mod.int */
+    {329, 329, "executorch_prims", "truediv", NULL}, /* executorch_prims::truediv.int */
+    {330, 330, "executorch_prims", "neg", NULL}, /* executorch_prims::neg.int */
+    {331, 331, "executorch_prims", "gt", NULL}, /* executorch_prims::gt.int */
+    {332, 332, "executorch_prims", "lt", NULL}, /* executorch_prims::lt.int */
+    {333, 333, "executorch_prims", "ge", NULL}, /* executorch_prims::ge.int */
+    {334, 334, "executorch_prims", "le", NULL}, /* executorch_prims::le.int */
+    {335, 335, "executorch_prims", "eq", NULL}, /* executorch_prims::eq.int */
     {336, 337, "quantized", NULL,
-     "%a_f = quantized_decomposed::dequantize_per_tensor(%a, %a_scale, %a_zero_point, %a_quant_min, %a_quant_max, torch.uint8)\n%b_f = quantized_decomposed::dequantize_per_tensor(%b, %b_scale, %b_zero_point, %b_quant_min, %b_quant_max, torch.uint8)\n%sum = aten::add.Tensor(%a_f, %b_f)\n%qc = quantized_decomposed::quantize_per_tensor(%sum, %out_scale, %out_zero_point, %out_quant_min, %out_quant_max, torch.uint8)\nreturn %qc\n"}, /* quantized_decomposed::add */
+     "%a_f = quantized_decomposed::dequantize_per_tensor(%a, %a_scale, %a_zero_point, %a_quant_min, %a_quant_max, torch.uint8)\n%b_f = quantized_decomposed::dequantize_per_tensor(%b, %b_scale, %b_zero_point, %b_quant_min, %b_quant_max, torch.uint8)\n%sum = aten::add.Tensor(%a_f, %b_f)\n%act = aten::relu(%sum)\n%qc = quantized_decomposed::quantize_per_tensor(%act, %out_scale, %out_zero_point, %out_quant_min, %out_quant_max, torch.uint8)\nreturn %qc\n"}, /* quantized_decomposed::add_relu */
     {338, 339, "quantized", NULL,
-     "%a_f = quantized_decomposed::dequantize_per_tensor(%qa, %a_scale, %a_zero_point, %a_quant_min, %a_quant_max, %a_dtype)\n%sum = aten::add.Scalar(%a_f, %b)\n%q = quantized_decomposed::quantize_per_tensor(%sum, %out_scale, %out_zero_point, %out_quant_min, %out_quant_max, %out_dtype)\nreturn %q\n"}, /* quantized_decomposed::add.scalar */
+     "%a_f = quantized_decomposed::dequantize_per_tensor(%a, %a_scale, %a_zero_point, %a_quant_min, %a_quant_max, torch.uint8)\n%b_f = quantized_decomposed::dequantize_per_tensor(%b, %b_scale, %b_zero_point, %b_quant_min, %b_quant_max, torch.uint8)\n%sum = aten::add.Tensor(%a_f, %b_f)\n%qc = quantized_decomposed::quantize_per_tensor(%sum, %out_scale, %out_zero_point, %out_quant_min, %out_quant_max, torch.uint8)\nreturn %qc\n"}, /* quantized_decomposed::add */
     {340, 341, "quantized", NULL,
+     "%a_f = quantized_decomposed::dequantize_per_tensor(%qa, %a_scale, %a_zero_point, %a_quant_min, %a_quant_max, %a_dtype)\n%sum = aten::add.Scalar(%a_f, %b)\n%q = quantized_decomposed::quantize_per_tensor(%sum, %out_scale, %out_zero_point, %out_quant_min, %out_quant_max, %out_dtype)\nreturn %q\n"}, /* quantized_decomposed::add.scalar */
+    {342, 343, "quantized", NULL,
      "%w = quantized_decomposed::dequantize_per_channel(%weight, %weight_scales, %weight_zero_points, 0, %weight_quant_min, %weight_quant_max, torch.uint8)\n%e = aten::embedding(%w, %indices)\nreturn %e\n"}, /* quantized_decomposed::embedding_byte */
-    {342, 343, "demo", NULL,
+    {344, 345, "quantized", NULL,
+     "%w = quantized_decomposed::dequantize_per_channel(%weight, %weight_scales, %weight_zero_points, 0, %weight_quant_min, %weight_quant_max, torch.int8, out_dtype=%dtype)\n%e = aten::embedding(%w, %indices)\nreturn %e\n"}, /* quantized_decomposed::embedding_byte.dtype */
+    {346, 347, "demo", NULL,
      "%wt = aten::permute_copy(%weight, [1, 0])\n%y = aten::addmm(%bias, %input, %wt)\n%r = aten::relu(%y)\nreturn %r\n"}, /* demo::linear_relu */
 };
 #endif /* OPGEN_IMPLEMENTATION */
@@ -235,6 +237,27 @@ opgen_status opgen_fallback_quantized_decomposed_embedding_byte_out(opgen_ctx *c
     }
     { /* aten::embedding */
         og_ctx.op = "quantized_decomposed::embedding_byte (pattern: aten::embedding)";
+        if ((og_st = opgen_portable_embedding_out(&og_ctx, &og_t_w, indices, INT64_C(-1), false, false, out))) return og_st;
+    }
+    ctx->scratch = og_ctx.scratch;
+    return OPGEN_OK;
+}
+
+/* quantized_decomposed::embedding_byte.dtype(Tensor weight, Tensor weight_scales, Tensor? weight_zero_points, int weight_quant_min, int weight_quant_max, Tensor indices, *, ScalarType? dtype=None) -> Tensor, as its pattern:
+ *   %w = quantized_decomposed::dequantize_per_channel(%weight, %weight_scales, %weight_zero_points, 0, %weight_quant_min, %weight_quant_max, torch.int8, out_dtype=%dtype)
+ *   %e = aten::embedding(%w, %indices)
+ *   return %e
+ */
+opgen_status opgen_fallback_quantized_decomposed_embedding_byte_dtype_out(opgen_ctx *ctx, const opgen_tensor *weight, const opgen_tensor *weight_scales, const opgen_tensor *weight_zero_points, int64_t weight_quant_min, int64_t weight_quant_max, const opgen_tensor *indices, const opgen_dtype *dtype, opgen_tensor *out) {
+    opgen_tensor og_t_w = {0}; /* temporaries: sized by each kernel, memory from the arena */
+    opgen_ctx og_ctx = *ctx; /* the same call, named for the pattern's op in messages */
+    opgen_status og_st;
+    { /* quantized_decomposed::dequantize_per_channel */
+        og_ctx.op = "quantized_decomposed::embedding_byte.dtype (pattern: quantized_decomposed::dequantize_per_channel)";
+        if ((og_st = opgen_portable_dequantize_per_channel_out(&og_ctx, weight, weight_scales, weight_zero_points, INT64_C(0), weight_quant_min, weight_quant_max, OPGEN_DTYPE_Char, dtype, &og_t_w))) return og_st;
+    }
+    { /* aten::embedding */
+        og_ctx.op = "quantized_decomposed::embedding_byte.dtype (pattern: aten::embedding)";
         if ((og_st = opgen_portable_embedding_out(&og_ctx, &og_t_w, indices, INT64_C(-1), false, false, out))) return og_st;
     }
     ctx->scratch = og_ctx.scratch;

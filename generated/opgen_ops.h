@@ -19,7 +19,7 @@
 extern "C" {
 #endif
 
-#define OPGEN_OP_COUNT 398
+#define OPGEN_OP_COUNT 402
 
 /* Every operator: X(id, identifier, qualified name). */
 #define OPGEN_OPS(X) \
@@ -88,339 +88,343 @@ extern "C" {
     X(62, aten_bmm_out, "aten::bmm.out") \
     X(63, aten_addmm, "aten::addmm") \
     X(64, aten_addmm_out, "aten::addmm.out") \
-    X(65, aten_permute_copy, "aten::permute_copy") \
-    X(66, aten_view_copy, "aten::view_copy") \
-    X(67, aten_expand_copy, "aten::expand_copy") \
-    X(68, aten_cat, "aten::cat") \
-    X(69, aten_cat_out, "aten::cat.out") \
-    X(70, aten_clone, "aten::clone") \
-    X(71, aten_mean_dim, "aten::mean.dim") \
-    X(72, aten_mean_out, "aten::mean.out") \
-    X(73, aten_sum_dim_IntList, "aten::sum.dim_IntList") \
-    X(74, aten_sum_IntList_out, "aten::sum.IntList_out") \
-    X(75, aten_convolution, "aten::convolution") \
-    X(76, aten__native_batch_norm_legit_no_training, "aten::_native_batch_norm_legit_no_training") \
-    X(77, aten_max_pool2d_with_indices, "aten::max_pool2d_with_indices") \
-    X(78, aten_max_pool2d_with_indices_out, "aten::max_pool2d_with_indices.out") \
-    X(79, aten_avg_pool2d, "aten::avg_pool2d") \
-    X(80, aten_avg_pool2d_out, "aten::avg_pool2d.out") \
-    X(81, aten_embedding, "aten::embedding") \
-    X(82, aten_acos, "aten::acos") \
-    X(83, aten_acos_out, "aten::acos.out") \
-    X(84, aten_acosh, "aten::acosh") \
-    X(85, aten_acosh_out, "aten::acosh.out") \
-    X(86, aten_asin, "aten::asin") \
-    X(87, aten_asin_out, "aten::asin.out") \
-    X(88, aten_asinh, "aten::asinh") \
-    X(89, aten_asinh_out, "aten::asinh.out") \
-    X(90, aten_atan, "aten::atan") \
-    X(91, aten_atan_out, "aten::atan.out") \
-    X(92, aten_atanh, "aten::atanh") \
-    X(93, aten_atanh_out, "aten::atanh.out") \
-    X(94, aten_cos, "aten::cos") \
-    X(95, aten_cos_out, "aten::cos.out") \
-    X(96, aten_cosh, "aten::cosh") \
-    X(97, aten_cosh_out, "aten::cosh.out") \
-    X(98, aten_sin, "aten::sin") \
-    X(99, aten_sin_out, "aten::sin.out") \
-    X(100, aten_sinh, "aten::sinh") \
-    X(101, aten_sinh_out, "aten::sinh.out") \
-    X(102, aten_tan, "aten::tan") \
-    X(103, aten_tan_out, "aten::tan.out") \
-    X(104, aten_erf, "aten::erf") \
-    X(105, aten_erf_out, "aten::erf.out") \
-    X(106, aten_expm1, "aten::expm1") \
-    X(107, aten_expm1_out, "aten::expm1.out") \
-    X(108, aten_log, "aten::log") \
-    X(109, aten_log_out, "aten::log.out") \
-    X(110, aten_log10, "aten::log10") \
-    X(111, aten_log10_out, "aten::log10.out") \
-    X(112, aten_log1p, "aten::log1p") \
-    X(113, aten_log1p_out, "aten::log1p.out") \
-    X(114, aten_log2, "aten::log2") \
-    X(115, aten_log2_out, "aten::log2.out") \
-    X(116, aten_rsqrt, "aten::rsqrt") \
-    X(117, aten_rsqrt_out, "aten::rsqrt.out") \
-    X(118, aten_sqrt, "aten::sqrt") \
-    X(119, aten_sqrt_out, "aten::sqrt.out") \
-    X(120, aten_reciprocal, "aten::reciprocal") \
-    X(121, aten_reciprocal_out, "aten::reciprocal.out") \
-    X(122, aten_neg, "aten::neg") \
-    X(123, aten_neg_out, "aten::neg.out") \
-    X(124, aten_ceil, "aten::ceil") \
-    X(125, aten_ceil_out, "aten::ceil.out") \
-    X(126, aten_floor, "aten::floor") \
-    X(127, aten_floor_out, "aten::floor.out") \
-    X(128, aten_round, "aten::round") \
-    X(129, aten_round_out, "aten::round.out") \
-    X(130, aten_trunc, "aten::trunc") \
-    X(131, aten_trunc_out, "aten::trunc.out") \
-    X(132, aten_sign, "aten::sign") \
-    X(133, aten_sign_out, "aten::sign.out") \
-    X(134, aten_bitwise_not, "aten::bitwise_not") \
-    X(135, aten_bitwise_not_out, "aten::bitwise_not.out") \
-    X(136, aten_logical_not, "aten::logical_not") \
-    X(137, aten_logical_not_out, "aten::logical_not.out") \
-    X(138, aten_isnan, "aten::isnan") \
-    X(139, aten_isinf, "aten::isinf") \
-    X(140, aten_elu, "aten::elu") \
-    X(141, aten_elu_out, "aten::elu.out") \
-    X(142, aten_leaky_relu, "aten::leaky_relu") \
-    X(143, aten_leaky_relu_out, "aten::leaky_relu.out") \
-    X(144, aten_minimum, "aten::minimum") \
-    X(145, aten_minimum_out, "aten::minimum.out") \
-    X(146, aten_atan2, "aten::atan2") \
-    X(147, aten_atan2_out, "aten::atan2.out") \
-    X(148, aten_fmod_Tensor, "aten::fmod.Tensor") \
-    X(149, aten_fmod_Tensor_out, "aten::fmod.Tensor_out") \
-    X(150, aten_fmod_Scalar, "aten::fmod.Scalar") \
-    X(151, aten_fmod_Scalar_out, "aten::fmod.Scalar_out") \
-    X(152, aten_remainder_Tensor, "aten::remainder.Tensor") \
-    X(153, aten_remainder_Tensor_out, "aten::remainder.Tensor_out") \
-    X(154, aten_remainder_Scalar, "aten::remainder.Scalar") \
-    X(155, aten_remainder_Scalar_out, "aten::remainder.Scalar_out") \
-    X(156, aten_pow_Tensor_Tensor, "aten::pow.Tensor_Tensor") \
-    X(157, aten_pow_Tensor_Tensor_out, "aten::pow.Tensor_Tensor_out") \
-    X(158, aten_pow_Tensor_Scalar, "aten::pow.Tensor_Scalar") \
-    X(159, aten_pow_Tensor_Scalar_out, "aten::pow.Tensor_Scalar_out") \
-    X(160, aten_pow_Scalar, "aten::pow.Scalar") \
-    X(161, aten_pow_Scalar_out, "aten::pow.Scalar_out") \
-    X(162, aten_bitwise_and_Tensor, "aten::bitwise_and.Tensor") \
-    X(163, aten_bitwise_and_Tensor_out, "aten::bitwise_and.Tensor_out") \
-    X(164, aten_bitwise_and_Scalar, "aten::bitwise_and.Scalar") \
-    X(165, aten_bitwise_and_Scalar_out, "aten::bitwise_and.Scalar_out") \
-    X(166, aten_bitwise_or_Tensor, "aten::bitwise_or.Tensor") \
-    X(167, aten_bitwise_or_Tensor_out, "aten::bitwise_or.Tensor_out") \
-    X(168, aten_bitwise_or_Scalar, "aten::bitwise_or.Scalar") \
-    X(169, aten_bitwise_or_Scalar_out, "aten::bitwise_or.Scalar_out") \
-    X(170, aten_bitwise_xor_Tensor, "aten::bitwise_xor.Tensor") \
-    X(171, aten_bitwise_xor_Tensor_out, "aten::bitwise_xor.Tensor_out") \
-    X(172, aten_bitwise_xor_Scalar, "aten::bitwise_xor.Scalar") \
-    X(173, aten_bitwise_xor_Scalar_out, "aten::bitwise_xor.Scalar_out") \
-    X(174, aten_logical_and, "aten::logical_and") \
-    X(175, aten_logical_and_out, "aten::logical_and.out") \
-    X(176, aten_logical_or, "aten::logical_or") \
-    X(177, aten_logical_or_out, "aten::logical_or.out") \
-    X(178, aten_logical_xor, "aten::logical_xor") \
-    X(179, aten_logical_xor_out, "aten::logical_xor.out") \
-    X(180, aten_div_Tensor_mode, "aten::div.Tensor_mode") \
-    X(181, aten_div_out_mode, "aten::div.out_mode") \
-    X(182, aten_div_Scalar, "aten::div.Scalar") \
-    X(183, aten_div_Scalar_mode, "aten::div.Scalar_mode") \
-    X(184, aten_sub_Scalar, "aten::sub.Scalar") \
-    X(185, aten_amax, "aten::amax") \
-    X(186, aten_amax_out, "aten::amax.out") \
-    X(187, aten_amin, "aten::amin") \
-    X(188, aten_amin_out, "aten::amin.out") \
-    X(189, aten_any, "aten::any") \
-    X(190, aten_any_all_out, "aten::any.all_out") \
-    X(191, aten_any_dim, "aten::any.dim") \
-    X(192, aten_any_out, "aten::any.out") \
-    X(193, aten_any_dims, "aten::any.dims") \
-    X(194, aten_any_dims_out, "aten::any.dims_out") \
-    X(195, aten_argmax, "aten::argmax") \
-    X(196, aten_argmax_out, "aten::argmax.out") \
-    X(197, aten_argmin, "aten::argmin") \
-    X(198, aten_argmin_out, "aten::argmin.out") \
-    X(199, aten_max_dim, "aten::max.dim") \
-    X(200, aten_max_dim_max, "aten::max.dim_max") \
-    X(201, aten_min_dim, "aten::min.dim") \
-    X(202, aten_min_dim_min, "aten::min.dim_min") \
-    X(203, aten_prod, "aten::prod") \
-    X(204, aten_prod_dim_int, "aten::prod.dim_int") \
-    X(205, aten_prod_int_out, "aten::prod.int_out") \
-    X(206, aten_var_dim, "aten::var.dim") \
-    X(207, aten_var_out, "aten::var.out") \
-    X(208, aten_var_correction, "aten::var.correction") \
-    X(209, aten_var_correction_out, "aten::var.correction_out") \
-    X(210, aten_mean, "aten::mean") \
-    X(211, aten_mean_dtype_out, "aten::mean.dtype_out") \
-    X(212, aten_cumsum, "aten::cumsum") \
-    X(213, aten_cumsum_out, "aten::cumsum.out") \
-    X(214, aten_squeeze_copy_dim, "aten::squeeze_copy.dim") \
-    X(215, aten_squeeze_copy_dims, "aten::squeeze_copy.dims") \
-    X(216, aten_unsqueeze_copy, "aten::unsqueeze_copy") \
-    X(217, aten_select_copy_int, "aten::select_copy.int") \
-    X(218, aten_slice_copy_Tensor, "aten::slice_copy.Tensor") \
-    X(219, aten_diagonal_copy, "aten::diagonal_copy") \
-    X(220, aten_alias_copy, "aten::alias_copy") \
-    X(221, aten_as_strided_copy, "aten::as_strided_copy") \
-    X(222, aten_flip, "aten::flip") \
-    X(223, aten_repeat, "aten::repeat") \
-    X(224, aten_constant_pad_nd, "aten::constant_pad_nd") \
-    X(225, aten_slice_scatter, "aten::slice_scatter") \
-    X(226, aten_select_scatter, "aten::select_scatter") \
-    X(227, aten_index_select, "aten::index_select") \
-    X(228, aten_index_select_out, "aten::index_select.out") \
-    X(229, aten_gather, "aten::gather") \
-    X(230, aten_gather_out, "aten::gather.out") \
-    X(231, aten_scatter_src, "aten::scatter.src") \
-    X(232, aten_scatter_src_out, "aten::scatter.src_out") \
-    X(233, aten_scatter_value, "aten::scatter.value") \
-    X(234, aten_scatter_value_out, "aten::scatter.value_out") \
-    X(235, aten_scatter_add, "aten::scatter_add") \
-    X(236, aten_scatter_add_out, "aten::scatter_add.out") \
-    X(237, aten_fill_Scalar, "aten::fill.Scalar") \
-    X(238, aten_reflection_pad1d, "aten::reflection_pad1d") \
-    X(239, aten_reflection_pad1d_out, "aten::reflection_pad1d.out") \
-    X(240, aten_reflection_pad2d, "aten::reflection_pad2d") \
-    X(241, aten_reflection_pad2d_out, "aten::reflection_pad2d.out") \
-    X(242, aten_reflection_pad3d, "aten::reflection_pad3d") \
-    X(243, aten_reflection_pad3d_out, "aten::reflection_pad3d.out") \
-    X(244, aten_replication_pad2d, "aten::replication_pad2d") \
-    X(245, aten_replication_pad2d_out, "aten::replication_pad2d.out") \
-    X(246, aten_replication_pad3d, "aten::replication_pad3d") \
-    X(247, aten_replication_pad3d_out, "aten::replication_pad3d.out") \
-    X(248, aten_clamp_Tensor, "aten::clamp.Tensor") \
-    X(249, aten_clamp_Tensor_out, "aten::clamp.Tensor_out") \
-    X(250, aten_copy, "aten::copy") \
-    X(251, aten_copy_, "aten::copy_") \
-    X(252, aten_native_layer_norm, "aten::native_layer_norm") \
-    X(253, aten_native_group_norm, "aten::native_group_norm") \
-    X(254, aten__native_batch_norm_legit_no_stats, "aten::_native_batch_norm_legit.no_stats") \
-    X(255, aten__native_batch_norm_legit_no_stats_out, "aten::_native_batch_norm_legit.no_stats_out") \
-    X(256, aten_adaptive_avg_pool1d, "aten::adaptive_avg_pool1d") \
-    X(257, aten__adaptive_avg_pool2d, "aten::_adaptive_avg_pool2d") \
-    X(258, aten__adaptive_avg_pool3d, "aten::_adaptive_avg_pool3d") \
-    X(259, aten_full, "aten::full") \
-    X(260, aten_full_out, "aten::full.out") \
-    X(261, aten_full_like, "aten::full_like") \
-    X(262, aten_scalar_tensor, "aten::scalar_tensor") \
-    X(263, aten_empty_memory_format, "aten::empty.memory_format") \
-    X(264, aten_empty_out, "aten::empty.out") \
-    X(265, aten_empty_strided, "aten::empty_strided") \
-    X(266, aten_arange_start_step, "aten::arange.start_step") \
-    X(267, aten_arange_start_out, "aten::arange.start_out") \
-    X(268, aten__to_copy, "aten::_to_copy") \
-    X(269, aten_sort_values, "aten::sort.values") \
-    X(270, aten_sort, "aten::sort") \
-    X(271, aten_topk_values, "aten::topk.values") \
-    X(272, aten_topk, "aten::topk") \
-    X(273, aten_avg_pool1d, "aten::avg_pool1d") \
-    X(274, aten_avg_pool3d_out, "aten::avg_pool3d.out") \
-    X(275, aten_avg_pool3d, "aten::avg_pool3d") \
-    X(276, aten_max_pool3d_with_indices_out, "aten::max_pool3d_with_indices.out") \
-    X(277, aten_max_pool3d_with_indices, "aten::max_pool3d_with_indices") \
-    X(278, aten_upsample_nearest2d_vec, "aten::upsample_nearest2d.vec") \
-    X(279, aten_upsample_bilinear2d_vec, "aten::upsample_bilinear2d.vec") \
-    X(280, aten_index_Tensor_out, "aten::index.Tensor_out") \
-    X(281, aten_index_Tensor, "aten::index.Tensor") \
-    X(282, aten_index_put, "aten::index_put") \
-    X(283, aten_split_with_sizes_copy, "aten::split_with_sizes_copy") \
-    X(284, aten_split_with_sizes_copy_out, "aten::split_with_sizes_copy.out") \
-    X(285, aten_scatter_reduce_two, "aten::scatter_reduce.two") \
-    X(286, aten_scatter_reduce_two_out, "aten::scatter_reduce.two_out") \
-    X(287, aten_masked_scatter_, "aten::masked_scatter_") \
-    X(288, aten_masked_scatter, "aten::masked_scatter") \
-    X(289, aten__cdist_forward, "aten::_cdist_forward") \
-    X(290, aten__pdist_forward, "aten::_pdist_forward") \
-    X(291, aten__adaptive_avg_pool2d_backward, "aten::_adaptive_avg_pool2d_backward") \
-    X(292, aten_avg_pool2d_backward_grad_input, "aten::avg_pool2d_backward.grad_input") \
-    X(293, aten_avg_pool2d_backward, "aten::avg_pool2d_backward") \
-    X(294, aten_max_pool2d_with_indices_backward_grad_input, "aten::max_pool2d_with_indices_backward.grad_input") \
-    X(295, aten_max_pool2d_with_indices_backward, "aten::max_pool2d_with_indices_backward") \
-    X(296, aten_embedding_dense_backward, "aten::embedding_dense_backward") \
-    X(297, aten_col2im_out, "aten::col2im.out") \
-    X(298, aten_col2im, "aten::col2im") \
-    X(299, aten_rand, "aten::rand") \
-    X(300, aten_rand_out, "aten::rand.out") \
-    X(301, aten_randn, "aten::randn") \
-    X(302, aten_randn_out, "aten::randn.out") \
-    X(303, aten_randperm, "aten::randperm") \
-    X(304, aten_randperm_out, "aten::randperm.out") \
-    X(305, aten_native_dropout, "aten::native_dropout") \
-    X(306, aten_native_layer_norm_backward, "aten::native_layer_norm_backward") \
-    X(307, aten_native_group_norm_backward, "aten::native_group_norm_backward") \
-    X(308, aten_nonzero_out, "aten::nonzero.out") \
-    X(309, aten_nonzero, "aten::nonzero") \
-    X(310, aten_grid_sampler_2d, "aten::grid_sampler_2d") \
-    X(311, aten__embedding_bag, "aten::_embedding_bag") \
-    X(312, quantized_decomposed_quantize_per_tensor, "quantized_decomposed::quantize_per_tensor") \
-    X(313, quantized_decomposed_quantize_per_tensor_out, "quantized_decomposed::quantize_per_tensor.out") \
-    X(314, quantized_decomposed_dequantize_per_tensor, "quantized_decomposed::dequantize_per_tensor") \
-    X(315, quantized_decomposed_dequantize_per_tensor_out, "quantized_decomposed::dequantize_per_tensor.out") \
-    X(316, quantized_decomposed_dequantize_per_channel, "quantized_decomposed::dequantize_per_channel") \
-    X(317, quantized_decomposed_dequantize_per_channel_out, "quantized_decomposed::dequantize_per_channel.out") \
-    X(318, dim_order_ops__to_dim_order_copy, "dim_order_ops::_to_dim_order_copy") \
-    X(319, dim_order_ops__to_dim_order_copy_out, "dim_order_ops::_to_dim_order_copy.out") \
-    X(320, dim_order_ops__clone_dim_order, "dim_order_ops::_clone_dim_order") \
-    X(321, dim_order_ops__clone_dim_order_out, "dim_order_ops::_clone_dim_order.out") \
-    X(322, executorch_prims_add_int, "executorch_prims::add.int") \
-    X(323, executorch_prims_mul_int, "executorch_prims::mul.int") \
-    X(324, executorch_prims_sub_int, "executorch_prims::sub.int") \
-    X(325, executorch_prims_floordiv_int, "executorch_prims::floordiv.int") \
-    X(326, executorch_prims_mod_int, "executorch_prims::mod.int") \
-    X(327, executorch_prims_truediv_int, "executorch_prims::truediv.int") \
-    X(328, executorch_prims_neg_int, "executorch_prims::neg.int") \
-    X(329, executorch_prims_gt_int, "executorch_prims::gt.int") \
-    X(330, executorch_prims_lt_int, "executorch_prims::lt.int") \
-    X(331, executorch_prims_ge_int, "executorch_prims::ge.int") \
-    X(332, executorch_prims_le_int, "executorch_prims::le.int") \
-    X(333, executorch_prims_eq_int, "executorch_prims::eq.int") \
-    X(334, quantized_decomposed_add_relu, "quantized_decomposed::add_relu") \
-    X(335, quantized_decomposed_add_relu_out, "quantized_decomposed::add_relu.out") \
-    X(336, quantized_decomposed_add, "quantized_decomposed::add") \
-    X(337, quantized_decomposed_add_out, "quantized_decomposed::add.out") \
-    X(338, quantized_decomposed_add_scalar, "quantized_decomposed::add.scalar") \
-    X(339, quantized_decomposed_add_scalar_out, "quantized_decomposed::add.scalar_out") \
-    X(340, quantized_decomposed_embedding_byte, "quantized_decomposed::embedding_byte") \
-    X(341, quantized_decomposed_embedding_byte_out, "quantized_decomposed::embedding_byte.out") \
-    X(342, demo_linear_relu, "demo::linear_relu") \
-    X(343, demo_linear_relu_out, "demo::linear_relu.out") \
-    X(344, aten_add_Scalar_out, "aten::add.Scalar_out") \
-    X(345, aten_mul_Scalar_out, "aten::mul.Scalar_out") \
-    X(346, aten_relu_out, "aten::relu.out") \
-    X(347, aten_permute_copy_out, "aten::permute_copy.out") \
-    X(348, aten_view_copy_out, "aten::view_copy.out") \
-    X(349, aten_expand_copy_out, "aten::expand_copy.out") \
-    X(350, aten_clone_out, "aten::clone.out") \
-    X(351, aten_convolution_out, "aten::convolution.out") \
-    X(352, aten__native_batch_norm_legit_no_training_out, "aten::_native_batch_norm_legit_no_training.out") \
-    X(353, aten_embedding_out, "aten::embedding.out") \
-    X(354, aten_isnan_out, "aten::isnan.out") \
-    X(355, aten_isinf_out, "aten::isinf.out") \
-    X(356, aten_div_Scalar_out, "aten::div.Scalar_out") \
-    X(357, aten_div_Scalar_mode_out, "aten::div.Scalar_mode_out") \
-    X(358, aten_sub_Scalar_out, "aten::sub.Scalar_out") \
-    X(359, aten_prod_out, "aten::prod.out") \
-    X(360, aten_squeeze_copy_dim_out, "aten::squeeze_copy.dim_out") \
-    X(361, aten_squeeze_copy_dims_out, "aten::squeeze_copy.dims_out") \
-    X(362, aten_unsqueeze_copy_out, "aten::unsqueeze_copy.out") \
-    X(363, aten_select_copy_int_out, "aten::select_copy.int_out") \
-    X(364, aten_slice_copy_Tensor_out, "aten::slice_copy.Tensor_out") \
-    X(365, aten_diagonal_copy_out, "aten::diagonal_copy.out") \
-    X(366, aten_alias_copy_out, "aten::alias_copy.out") \
-    X(367, aten_as_strided_copy_out, "aten::as_strided_copy.out") \
-    X(368, aten_flip_out, "aten::flip.out") \
-    X(369, aten_repeat_out, "aten::repeat.out") \
-    X(370, aten_constant_pad_nd_out, "aten::constant_pad_nd.out") \
-    X(371, aten_slice_scatter_out, "aten::slice_scatter.out") \
-    X(372, aten_select_scatter_out, "aten::select_scatter.out") \
-    X(373, aten_fill_Scalar_out, "aten::fill.Scalar_out") \
-    X(374, aten_copy_out, "aten::copy.out") \
-    X(375, aten_native_layer_norm_out, "aten::native_layer_norm.out") \
-    X(376, aten_native_group_norm_out, "aten::native_group_norm.out") \
-    X(377, aten_adaptive_avg_pool1d_out, "aten::adaptive_avg_pool1d.out") \
-    X(378, aten__adaptive_avg_pool2d_out, "aten::_adaptive_avg_pool2d.out") \
-    X(379, aten__adaptive_avg_pool3d_out, "aten::_adaptive_avg_pool3d.out") \
-    X(380, aten_full_like_out, "aten::full_like.out") \
-    X(381, aten_scalar_tensor_out, "aten::scalar_tensor.out") \
-    X(382, aten_empty_strided_out, "aten::empty_strided.out") \
-    X(383, aten__to_copy_out, "aten::_to_copy.out") \
-    X(384, aten_avg_pool1d_out, "aten::avg_pool1d.out") \
-    X(385, aten_upsample_nearest2d_vec_out, "aten::upsample_nearest2d.vec_out") \
-    X(386, aten_upsample_bilinear2d_vec_out, "aten::upsample_bilinear2d.vec_out") \
-    X(387, aten_index_put_out, "aten::index_put.out") \
-    X(388, aten_masked_scatter_out, "aten::masked_scatter.out") \
-    X(389, aten__cdist_forward_out, "aten::_cdist_forward.out") \
-    X(390, aten__pdist_forward_out, "aten::_pdist_forward.out") \
-    X(391, aten__adaptive_avg_pool2d_backward_out, "aten::_adaptive_avg_pool2d_backward.out") \
-    X(392, aten_embedding_dense_backward_out, "aten::embedding_dense_backward.out") \
-    X(393, aten_native_dropout_out, "aten::native_dropout.out") \
-    X(394, aten_native_layer_norm_backward_out, "aten::native_layer_norm_backward.out") \
-    X(395, aten_native_group_norm_backward_out, "aten::native_group_norm_backward.out") \
-    X(396, aten_grid_sampler_2d_out, "aten::grid_sampler_2d.out") \
-    X(397, aten__embedding_bag_out, "aten::_embedding_bag.out")
+    X(65, aten_linear, "aten::linear") \
+    X(66, aten_linear_out, "aten::linear.out") \
+    X(67, aten_permute_copy, "aten::permute_copy") \
+    X(68, aten_view_copy, "aten::view_copy") \
+    X(69, aten_expand_copy, "aten::expand_copy") \
+    X(70, aten_cat, "aten::cat") \
+    X(71, aten_cat_out, "aten::cat.out") \
+    X(72, aten_clone, "aten::clone") \
+    X(73, aten_mean_dim, "aten::mean.dim") \
+    X(74, aten_mean_out, "aten::mean.out") \
+    X(75, aten_sum_dim_IntList, "aten::sum.dim_IntList") \
+    X(76, aten_sum_IntList_out, "aten::sum.IntList_out") \
+    X(77, aten_convolution, "aten::convolution") \
+    X(78, aten__native_batch_norm_legit_no_training, "aten::_native_batch_norm_legit_no_training") \
+    X(79, aten_max_pool2d_with_indices, "aten::max_pool2d_with_indices") \
+    X(80, aten_max_pool2d_with_indices_out, "aten::max_pool2d_with_indices.out") \
+    X(81, aten_avg_pool2d, "aten::avg_pool2d") \
+    X(82, aten_avg_pool2d_out, "aten::avg_pool2d.out") \
+    X(83, aten_embedding, "aten::embedding") \
+    X(84, aten_acos, "aten::acos") \
+    X(85, aten_acos_out, "aten::acos.out") \
+    X(86, aten_acosh, "aten::acosh") \
+    X(87, aten_acosh_out, "aten::acosh.out") \
+    X(88, aten_asin, "aten::asin") \
+    X(89, aten_asin_out, "aten::asin.out") \
+    X(90, aten_asinh, "aten::asinh") \
+    X(91, aten_asinh_out, "aten::asinh.out") \
+    X(92, aten_atan, "aten::atan") \
+    X(93, aten_atan_out, "aten::atan.out") \
+    X(94, aten_atanh, "aten::atanh") \
+    X(95, aten_atanh_out, "aten::atanh.out") \
+    X(96, aten_cos, "aten::cos") \
+    X(97, aten_cos_out, "aten::cos.out") \
+    X(98, aten_cosh, "aten::cosh") \
+    X(99, aten_cosh_out, "aten::cosh.out") \
+    X(100, aten_sin, "aten::sin") \
+    X(101, aten_sin_out, "aten::sin.out") \
+    X(102, aten_sinh, "aten::sinh") \
+    X(103, aten_sinh_out, "aten::sinh.out") \
+    X(104, aten_tan, "aten::tan") \
+    X(105, aten_tan_out, "aten::tan.out") \
+    X(106, aten_erf, "aten::erf") \
+    X(107, aten_erf_out, "aten::erf.out") \
+    X(108, aten_expm1, "aten::expm1") \
+    X(109, aten_expm1_out, "aten::expm1.out") \
+    X(110, aten_log, "aten::log") \
+    X(111, aten_log_out, "aten::log.out") \
+    X(112, aten_log10, "aten::log10") \
+    X(113, aten_log10_out, "aten::log10.out") \
+    X(114, aten_log1p, "aten::log1p") \
+    X(115, aten_log1p_out, "aten::log1p.out") \
+    X(116, aten_log2, "aten::log2") \
+    X(117, aten_log2_out, "aten::log2.out") \
+    X(118, aten_rsqrt, "aten::rsqrt") \
+    X(119, aten_rsqrt_out, "aten::rsqrt.out") \
+    X(120, aten_sqrt, "aten::sqrt") \
+    X(121, aten_sqrt_out, "aten::sqrt.out") \
+    X(122, aten_reciprocal, "aten::reciprocal") \
+    X(123, aten_reciprocal_out, "aten::reciprocal.out") \
+    X(124, aten_neg, "aten::neg") \
+    X(125, aten_neg_out, "aten::neg.out") \
+    X(126, aten_ceil, "aten::ceil") \
+    X(127, aten_ceil_out, "aten::ceil.out") \
+    X(128, aten_floor, "aten::floor") \
+    X(129, aten_floor_out, "aten::floor.out") \
+    X(130, aten_round, "aten::round") \
+    X(131, aten_round_out, "aten::round.out") \
+    X(132, aten_trunc, "aten::trunc") \
+    X(133, aten_trunc_out, "aten::trunc.out") \
+    X(134, aten_sign, "aten::sign") \
+    X(135, aten_sign_out, "aten::sign.out") \
+    X(136, aten_bitwise_not, "aten::bitwise_not") \
+    X(137, aten_bitwise_not_out, "aten::bitwise_not.out") \
+    X(138, aten_logical_not, "aten::logical_not") \
+    X(139, aten_logical_not_out, "aten::logical_not.out") \
+    X(140, aten_isnan, "aten::isnan") \
+    X(141, aten_isinf, "aten::isinf") \
+    X(142, aten_elu, "aten::elu") \
+    X(143, aten_elu_out, "aten::elu.out") \
+    X(144, aten_leaky_relu, "aten::leaky_relu") \
+    X(145, aten_leaky_relu_out, "aten::leaky_relu.out") \
+    X(146, aten_minimum, "aten::minimum") \
+    X(147, aten_minimum_out, "aten::minimum.out") \
+    X(148, aten_atan2, "aten::atan2") \
+    X(149, aten_atan2_out, "aten::atan2.out") \
+    X(150, aten_fmod_Tensor, "aten::fmod.Tensor") \
+    X(151, aten_fmod_Tensor_out, "aten::fmod.Tensor_out") \
+    X(152, aten_fmod_Scalar, "aten::fmod.Scalar") \
+    X(153, aten_fmod_Scalar_out, "aten::fmod.Scalar_out") \
+    X(154, aten_remainder_Tensor, "aten::remainder.Tensor") \
+    X(155, aten_remainder_Tensor_out, "aten::remainder.Tensor_out") \
+    X(156, aten_remainder_Scalar, "aten::remainder.Scalar") \
+    X(157, aten_remainder_Scalar_out, "aten::remainder.Scalar_out") \
+    X(158, aten_pow_Tensor_Tensor, "aten::pow.Tensor_Tensor") \
+    X(159, aten_pow_Tensor_Tensor_out, "aten::pow.Tensor_Tensor_out") \
+    X(160, aten_pow_Tensor_Scalar, "aten::pow.Tensor_Scalar") \
+    X(161, aten_pow_Tensor_Scalar_out, "aten::pow.Tensor_Scalar_out") \
+    X(162, aten_pow_Scalar, "aten::pow.Scalar") \
+    X(163, aten_pow_Scalar_out, "aten::pow.Scalar_out") \
+    X(164, aten_bitwise_and_Tensor, "aten::bitwise_and.Tensor") \
+    X(165, aten_bitwise_and_Tensor_out, "aten::bitwise_and.Tensor_out") \
+    X(166, aten_bitwise_and_Scalar, "aten::bitwise_and.Scalar") \
+    X(167, aten_bitwise_and_Scalar_out, "aten::bitwise_and.Scalar_out") \
+    X(168, aten_bitwise_or_Tensor, "aten::bitwise_or.Tensor") \
+    X(169, aten_bitwise_or_Tensor_out, "aten::bitwise_or.Tensor_out") \
+    X(170, aten_bitwise_or_Scalar, "aten::bitwise_or.Scalar") \
+    X(171, aten_bitwise_or_Scalar_out, "aten::bitwise_or.Scalar_out") \
+    X(172, aten_bitwise_xor_Tensor, "aten::bitwise_xor.Tensor") \
+    X(173, aten_bitwise_xor_Tensor_out, "aten::bitwise_xor.Tensor_out") \
+    X(174, aten_bitwise_xor_Scalar, "aten::bitwise_xor.Scalar") \
+    X(175, aten_bitwise_xor_Scalar_out, "aten::bitwise_xor.Scalar_out") \
+    X(176, aten_logical_and, "aten::logical_and") \
+    X(177, aten_logical_and_out, "aten::logical_and.out") \
+    X(178, aten_logical_or, "aten::logical_or") \
+    X(179, aten_logical_or_out, "aten::logical_or.out") \
+    X(180, aten_logical_xor, "aten::logical_xor") \
+    X(181, aten_logical_xor_out, "aten::logical_xor.out") \
+    X(182, aten_div_Tensor_mode, "aten::div.Tensor_mode") \
+    X(183, aten_div_out_mode, "aten::div.out_mode") \
+    X(184, aten_div_Scalar, "aten::div.Scalar") \
+    X(185, aten_div_Scalar_mode, "aten::div.Scalar_mode") \
+    X(186, aten_sub_Scalar, "aten::sub.Scalar") \
+    X(187, aten_amax, "aten::amax") \
+    X(188, aten_amax_out, "aten::amax.out") \
+    X(189, aten_amin, "aten::amin") \
+    X(190, aten_amin_out, "aten::amin.out") \
+    X(191, aten_any, "aten::any") \
+    X(192, aten_any_all_out, "aten::any.all_out") \
+    X(193, aten_any_dim, "aten::any.dim") \
+    X(194, aten_any_out, "aten::any.out") \
+    X(195, aten_any_dims, "aten::any.dims") \
+    X(196, aten_any_dims_out, "aten::any.dims_out") \
+    X(197, aten_argmax, "aten::argmax") \
+    X(198, aten_argmax_out, "aten::argmax.out") \
+    X(199, aten_argmin, "aten::argmin") \
+    X(200, aten_argmin_out, "aten::argmin.out") \
+    X(201, aten_max_dim, "aten::max.dim") \
+    X(202, aten_max_dim_max, "aten::max.dim_max") \
+    X(203, aten_min_dim, "aten::min.dim") \
+    X(204, aten_min_dim_min, "aten::min.dim_min") \
+    X(205, aten_prod, "aten::prod") \
+    X(206, aten_prod_dim_int, "aten::prod.dim_int") \
+    X(207, aten_prod_int_out, "aten::prod.int_out") \
+    X(208, aten_var_dim, "aten::var.dim") \
+    X(209, aten_var_out, "aten::var.out") \
+    X(210, aten_var_correction, "aten::var.correction") \
+    X(211, aten_var_correction_out, "aten::var.correction_out") \
+    X(212, aten_mean, "aten::mean") \
+    X(213, aten_mean_dtype_out, "aten::mean.dtype_out") \
+    X(214, aten_cumsum, "aten::cumsum") \
+    X(215, aten_cumsum_out, "aten::cumsum.out") \
+    X(216, aten_squeeze_copy_dim, "aten::squeeze_copy.dim") \
+    X(217, aten_squeeze_copy_dims, "aten::squeeze_copy.dims") \
+    X(218, aten_unsqueeze_copy, "aten::unsqueeze_copy") \
+    X(219, aten_select_copy_int, "aten::select_copy.int") \
+    X(220, aten_slice_copy_Tensor, "aten::slice_copy.Tensor") \
+    X(221, aten_diagonal_copy, "aten::diagonal_copy") \
+    X(222, aten_alias_copy, "aten::alias_copy") \
+    X(223, aten_as_strided_copy, "aten::as_strided_copy") \
+    X(224, aten_flip, "aten::flip") \
+    X(225, aten_repeat, "aten::repeat") \
+    X(226, aten_constant_pad_nd, "aten::constant_pad_nd") \
+    X(227, aten_slice_scatter, "aten::slice_scatter") \
+    X(228, aten_select_scatter, "aten::select_scatter") \
+    X(229, aten_index_select, "aten::index_select") \
+    X(230, aten_index_select_out, "aten::index_select.out") \
+    X(231, aten_gather, "aten::gather") \
+    X(232, aten_gather_out, "aten::gather.out") \
+    X(233, aten_scatter_src, "aten::scatter.src") \
+    X(234, aten_scatter_src_out, "aten::scatter.src_out") \
+    X(235, aten_scatter_value, "aten::scatter.value") \
+    X(236, aten_scatter_value_out, "aten::scatter.value_out") \
+    X(237, aten_scatter_add, "aten::scatter_add") \
+    X(238, aten_scatter_add_out, "aten::scatter_add.out") \
+    X(239, aten_fill_Scalar, "aten::fill.Scalar") \
+    X(240, aten_reflection_pad1d, "aten::reflection_pad1d") \
+    X(241, aten_reflection_pad1d_out, "aten::reflection_pad1d.out") \
+    X(242, aten_reflection_pad2d, "aten::reflection_pad2d") \
+    X(243, aten_reflection_pad2d_out, "aten::reflection_pad2d.out") \
+    X(244, aten_reflection_pad3d, "aten::reflection_pad3d") \
+    X(245, aten_reflection_pad3d_out, "aten::reflection_pad3d.out") \
+    X(246, aten_replication_pad2d, "aten::replication_pad2d") \
+    X(247, aten_replication_pad2d_out, "aten::replication_pad2d.out") \
+    X(248, aten_replication_pad3d, "aten::replication_pad3d") \
+    X(249, aten_replication_pad3d_out, "aten::replication_pad3d.out") \
+    X(250, aten_clamp_Tensor, "aten::clamp.Tensor") \
+    X(251, aten_clamp_Tensor_out, "aten::clamp.Tensor_out") \
+    X(252, aten_copy, "aten::copy") \
+    X(253, aten_copy_, "aten::copy_") \
+    X(254, aten_native_layer_norm, "aten::native_layer_norm") \
+    X(255, aten_native_group_norm, "aten::native_group_norm") \
+    X(256, aten__native_batch_norm_legit_no_stats, "aten::_native_batch_norm_legit.no_stats") \
+    X(257, aten__native_batch_norm_legit_no_stats_out, "aten::_native_batch_norm_legit.no_stats_out") \
+    X(258, aten_adaptive_avg_pool1d, "aten::adaptive_avg_pool1d") \
+    X(259, aten__adaptive_avg_pool2d, "aten::_adaptive_avg_pool2d") \
+    X(260, aten__adaptive_avg_pool3d, "aten::_adaptive_avg_pool3d") \
+    X(261, aten_full, "aten::full") \
+    X(262, aten_full_out, "aten::full.out") \
+    X(263, aten_full_like, "aten::full_like") \
+    X(264, aten_scalar_tensor, "aten::scalar_tensor") \
+    X(265, aten_empty_memory_format, "aten::empty.memory_format") \
+    X(266, aten_empty_out, "aten::empty.out") \
+    X(267, aten_empty_strided, "aten::empty_strided") \
+    X(268, aten_arange_start_step, "aten::arange.start_step") \
+    X(269, aten_arange_start_out, "aten::arange.start_out") \
+    X(270, aten__to_copy, "aten::_to_copy") \
+    X(271, aten_sort_values, "aten::sort.values") \
+    X(272, aten_sort, "aten::sort") \
+    X(273, aten_topk_values, "aten::topk.values") \
+    X(274, aten_topk, "aten::topk") \
+    X(275, aten_avg_pool1d, "aten::avg_pool1d") \
+    X(276, aten_avg_pool3d_out, "aten::avg_pool3d.out") \
+    X(277, aten_avg_pool3d, "aten::avg_pool3d") \
+    X(278, aten_max_pool3d_with_indices_out, "aten::max_pool3d_with_indices.out") \
+    X(279, aten_max_pool3d_with_indices, "aten::max_pool3d_with_indices") \
+    X(280, aten_upsample_nearest2d_vec, "aten::upsample_nearest2d.vec") \
+    X(281, aten_upsample_bilinear2d_vec, "aten::upsample_bilinear2d.vec") \
+    X(282, aten_index_Tensor_out, "aten::index.Tensor_out") \
+    X(283, aten_index_Tensor, "aten::index.Tensor") \
+    X(284, aten_index_put, "aten::index_put") \
+    X(285, aten_split_with_sizes_copy, "aten::split_with_sizes_copy") \
+    X(286, aten_split_with_sizes_copy_out, "aten::split_with_sizes_copy.out") \
+    X(287, aten_scatter_reduce_two, "aten::scatter_reduce.two") \
+    X(288, aten_scatter_reduce_two_out, "aten::scatter_reduce.two_out") \
+    X(289, aten_masked_scatter_, "aten::masked_scatter_") \
+    X(290, aten_masked_scatter, "aten::masked_scatter") \
+    X(291, aten__cdist_forward, "aten::_cdist_forward") \
+    X(292, aten__pdist_forward, "aten::_pdist_forward") \
+    X(293, aten__adaptive_avg_pool2d_backward, "aten::_adaptive_avg_pool2d_backward") \
+    X(294, aten_avg_pool2d_backward_grad_input, "aten::avg_pool2d_backward.grad_input") \
+    X(295, aten_avg_pool2d_backward, "aten::avg_pool2d_backward") \
+    X(296, aten_max_pool2d_with_indices_backward_grad_input, "aten::max_pool2d_with_indices_backward.grad_input") \
+    X(297, aten_max_pool2d_with_indices_backward, "aten::max_pool2d_with_indices_backward") \
+    X(298, aten_embedding_dense_backward, "aten::embedding_dense_backward") \
+    X(299, aten_col2im_out, "aten::col2im.out") \
+    X(300, aten_col2im, "aten::col2im") \
+    X(301, aten_rand, "aten::rand") \
+    X(302, aten_rand_out, "aten::rand.out") \
+    X(303, aten_randn, "aten::randn") \
+    X(304, aten_randn_out, "aten::randn.out") \
+    X(305, aten_randperm, "aten::randperm") \
+    X(306, aten_randperm_out, "aten::randperm.out") \
+    X(307, aten_native_dropout, "aten::native_dropout") \
+    X(308, aten_native_layer_norm_backward, "aten::native_layer_norm_backward") \
+    X(309, aten_native_group_norm_backward, "aten::native_group_norm_backward") \
+    X(310, aten_nonzero_out, "aten::nonzero.out") \
+    X(311, aten_nonzero, "aten::nonzero") \
+    X(312, aten_grid_sampler_2d, "aten::grid_sampler_2d") \
+    X(313, aten__embedding_bag, "aten::_embedding_bag") \
+    X(314, quantized_decomposed_quantize_per_tensor, "quantized_decomposed::quantize_per_tensor") \
+    X(315, quantized_decomposed_quantize_per_tensor_out, "quantized_decomposed::quantize_per_tensor.out") \
+    X(316, quantized_decomposed_dequantize_per_tensor, "quantized_decomposed::dequantize_per_tensor") \
+    X(317, quantized_decomposed_dequantize_per_tensor_out, "quantized_decomposed::dequantize_per_tensor.out") \
+    X(318, quantized_decomposed_dequantize_per_channel, "quantized_decomposed::dequantize_per_channel") \
+    X(319, quantized_decomposed_dequantize_per_channel_out, "quantized_decomposed::dequantize_per_channel.out") \
+    X(320, dim_order_ops__to_dim_order_copy, "dim_order_ops::_to_dim_order_copy") \
+    X(321, dim_order_ops__to_dim_order_copy_out, "dim_order_ops::_to_dim_order_copy.out") \
+    X(322, dim_order_ops__clone_dim_order, "dim_order_ops::_clone_dim_order") \
+    X(323, dim_order_ops__clone_dim_order_out, "dim_order_ops::_clone_dim_order.out") \
+    X(324, executorch_prims_add_int, "executorch_prims::add.int") \
+    X(325, executorch_prims_mul_int, "executorch_prims::mul.int") \
+    X(326, executorch_prims_sub_int, "executorch_prims::sub.int") \
+    X(327, executorch_prims_floordiv_int, "executorch_prims::floordiv.int") \
+    X(328, executorch_prims_mod_int, "executorch_prims::mod.int") \
+    X(329, executorch_prims_truediv_int, "executorch_prims::truediv.int") \
+    X(330, executorch_prims_neg_int, "executorch_prims::neg.int") \
+    X(331, executorch_prims_gt_int, "executorch_prims::gt.int") \
+    X(332, executorch_prims_lt_int, "executorch_prims::lt.int") \
+    X(333, executorch_prims_ge_int, "executorch_prims::ge.int") \
+    X(334, executorch_prims_le_int, "executorch_prims::le.int") \
+    X(335, executorch_prims_eq_int, "executorch_prims::eq.int") \
+    X(336, quantized_decomposed_add_relu, "quantized_decomposed::add_relu") \
+    X(337, quantized_decomposed_add_relu_out, "quantized_decomposed::add_relu.out") \
+    X(338, quantized_decomposed_add, "quantized_decomposed::add") \
+    X(339, quantized_decomposed_add_out, "quantized_decomposed::add.out") \
+    X(340, quantized_decomposed_add_scalar, "quantized_decomposed::add.scalar") \
+    X(341, quantized_decomposed_add_scalar_out, "quantized_decomposed::add.scalar_out") \
+    X(342, quantized_decomposed_embedding_byte, "quantized_decomposed::embedding_byte") \
+    X(343, quantized_decomposed_embedding_byte_out, "quantized_decomposed::embedding_byte.out") \
+    X(344, quantized_decomposed_embedding_byte_dtype, "quantized_decomposed::embedding_byte.dtype") \
+    X(345, quantized_decomposed_embedding_byte_dtype_out, "quantized_decomposed::embedding_byte.dtype_out") \
+    X(346, demo_linear_relu, "demo::linear_relu") \
+    X(347, demo_linear_relu_out, "demo::linear_relu.out") \
+    X(348, aten_add_Scalar_out, "aten::add.Scalar_out") \
+    X(349, aten_mul_Scalar_out, "aten::mul.Scalar_out") \
+    X(350, aten_relu_out, "aten::relu.out") \
+    X(351, aten_permute_copy_out, "aten::permute_copy.out") \
+    X(352, aten_view_copy_out, "aten::view_copy.out") \
+    X(353, aten_expand_copy_out, "aten::expand_copy.out") \
+    X(354, aten_clone_out, "aten::clone.out") \
+    X(355, aten_convolution_out, "aten::convolution.out") \
+    X(356, aten__native_batch_norm_legit_no_training_out, "aten::_native_batch_norm_legit_no_training.out") \
+    X(357, aten_embedding_out, "aten::embedding.out") \
+    X(358, aten_isnan_out, "aten::isnan.out") \
+    X(359, aten_isinf_out, "aten::isinf.out") \
+    X(360, aten_div_Scalar_out, "aten::div.Scalar_out") \
+    X(361, aten_div_Scalar_mode_out, "aten::div.Scalar_mode_out") \
+    X(362, aten_sub_Scalar_out, "aten::sub.Scalar_out") \
+    X(363, aten_prod_out, "aten::prod.out") \
+    X(364, aten_squeeze_copy_dim_out, "aten::squeeze_copy.dim_out") \
+    X(365, aten_squeeze_copy_dims_out, "aten::squeeze_copy.dims_out") \
+    X(366, aten_unsqueeze_copy_out, "aten::unsqueeze_copy.out") \
+    X(367, aten_select_copy_int_out, "aten::select_copy.int_out") \
+    X(368, aten_slice_copy_Tensor_out, "aten::slice_copy.Tensor_out") \
+    X(369, aten_diagonal_copy_out, "aten::diagonal_copy.out") \
+    X(370, aten_alias_copy_out, "aten::alias_copy.out") \
+    X(371, aten_as_strided_copy_out, "aten::as_strided_copy.out") \
+    X(372, aten_flip_out, "aten::flip.out") \
+    X(373, aten_repeat_out, "aten::repeat.out") \
+    X(374, aten_constant_pad_nd_out, "aten::constant_pad_nd.out") \
+    X(375, aten_slice_scatter_out, "aten::slice_scatter.out") \
+    X(376, aten_select_scatter_out, "aten::select_scatter.out") \
+    X(377, aten_fill_Scalar_out, "aten::fill.Scalar_out") \
+    X(378, aten_copy_out, "aten::copy.out") \
+    X(379, aten_native_layer_norm_out, "aten::native_layer_norm.out") \
+    X(380, aten_native_group_norm_out, "aten::native_group_norm.out") \
+    X(381, aten_adaptive_avg_pool1d_out, "aten::adaptive_avg_pool1d.out") \
+    X(382, aten__adaptive_avg_pool2d_out, "aten::_adaptive_avg_pool2d.out") \
+    X(383, aten__adaptive_avg_pool3d_out, "aten::_adaptive_avg_pool3d.out") \
+    X(384, aten_full_like_out, "aten::full_like.out") \
+    X(385, aten_scalar_tensor_out, "aten::scalar_tensor.out") \
+    X(386, aten_empty_strided_out, "aten::empty_strided.out") \
+    X(387, aten__to_copy_out, "aten::_to_copy.out") \
+    X(388, aten_avg_pool1d_out, "aten::avg_pool1d.out") \
+    X(389, aten_upsample_nearest2d_vec_out, "aten::upsample_nearest2d.vec_out") \
+    X(390, aten_upsample_bilinear2d_vec_out, "aten::upsample_bilinear2d.vec_out") \
+    X(391, aten_index_put_out, "aten::index_put.out") \
+    X(392, aten_masked_scatter_out, "aten::masked_scatter.out") \
+    X(393, aten__cdist_forward_out, "aten::_cdist_forward.out") \
+    X(394, aten__pdist_forward_out, "aten::_pdist_forward.out") \
+    X(395, aten__adaptive_avg_pool2d_backward_out, "aten::_adaptive_avg_pool2d_backward.out") \
+    X(396, aten_embedding_dense_backward_out, "aten::embedding_dense_backward.out") \
+    X(397, aten_native_dropout_out, "aten::native_dropout.out") \
+    X(398, aten_native_layer_norm_backward_out, "aten::native_layer_norm_backward.out") \
+    X(399, aten_native_group_norm_backward_out, "aten::native_group_norm_backward.out") \
+    X(400, aten_grid_sampler_2d_out, "aten::grid_sampler_2d.out") \
+    X(401, aten__embedding_bag_out, "aten::_embedding_bag.out")
 
 enum opgen_op_id {
 #define OPGEN_OP_ENUM(id, ident, name) OPGEN_OP_##ident = id,
@@ -507,7 +511,7 @@ extern const uint32_t opgen_alias_sets[];
 extern const uint32_t opgen_hash_seeds[];
 extern const uint16_t opgen_hash_slots[];
 
-#define OPGEN_HASH_BUCKETS 100
+#define OPGEN_HASH_BUCKETS 101
 
 /* The generated perfect hash: a name is hashed once (64-bit FNV-1a); the bucket
  * (seed 0) and the slot (its bucket's seed) each remix that with murmur3's
@@ -558,12 +562,12 @@ const opgen_op opgen_ops[] = {
     {"aten::add.Tensor", "aten", "add", "Tensor", "add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor", 0, 0, 0, 0, 0, 2, 3, 1, 14, 4, OPGEN_KIND_FUNCTIONAL, 1},
     {"aten::add_.Tensor", "aten", "add_", "Tensor", "add_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)", 3, 1, 4, 56, 13, 2, 3, 1, 0, 0, OPGEN_KIND_INPLACE, 0},
     {"aten::add.out", "aten", "add", "out", "add.out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)", 6, 2, 4, 56, 13, 2, 4, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::add.Scalar", "aten", "add", "Scalar", "add.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor", 10, 3, 4, 56, 13, 344, 3, 1, 3, 4, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::add.Scalar", "aten", "add", "Scalar", "add.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor", 10, 3, 4, 56, 13, 348, 3, 1, 3, 4, OPGEN_KIND_FUNCTIONAL, 1},
     {"aten::sub.Tensor", "aten", "sub", "Tensor", "sub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor", 13, 4, 8, 68, 20, 5, 3, 1, 14, 4, OPGEN_KIND_FUNCTIONAL, 1},
     {"aten::sub.out", "aten", "sub", "out", "sub.out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)", 16, 5, 12, 124, 33, 5, 4, 1, 0, 0, OPGEN_KIND_OUT, 0},
     {"aten::mul.Tensor", "aten", "mul", "Tensor", "mul.Tensor(Tensor self, Tensor other) -> Tensor", 20, 6, 12, 124, 33, 7, 2, 1, 16, 3, OPGEN_KIND_FUNCTIONAL, 1},
     {"aten::mul.out", "aten", "mul", "out", "mul.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)", 22, 7, 15, 172, 47, 7, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::mul.Scalar", "aten", "mul", "Scalar", "mul.Scalar(Tensor self, Scalar other) -> Tensor", 25, 8, 15, 172, 47, 345, 2, 1, 3, 3, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::mul.Scalar", "aten", "mul", "Scalar", "mul.Scalar(Tensor self, Scalar other) -> Tensor", 25, 8, 15, 172, 47, 349, 2, 1, 3, 3, OPGEN_KIND_FUNCTIONAL, 1},
     {"aten::maximum", "aten", "maximum", "", "maximum(Tensor self, Tensor other) -> Tensor", 27, 9, 18, 181, 53, 10, 2, 1, 16, 3, OPGEN_KIND_FUNCTIONAL, 1},
     {"aten::maximum.out", "aten", "maximum", "out", "maximum.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)", 29, 10, 21, 229, 67, 10, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
     {"aten::div.Tensor", "aten", "div", "Tensor", "div.Tensor(Tensor self, Tensor other) -> Tensor", 32, 11, 21, 229, 67, 12, 2, 1, 6, 3, OPGEN_KIND_FUNCTIONAL, 1},
@@ -594,8 +598,8 @@ const opgen_op opgen_ops[] = {
     {"aten::ge.Scalar", "aten", "ge", "Scalar", "ge.Scalar(Tensor self, Scalar other) -> Tensor", 97, 36, 58, 281, 104, 35, 2, 1, 1, 3, OPGEN_KIND_FUNCTIONAL, 1},
     {"aten::ge.Tensor_out", "aten", "ge", "Tensor_out", "ge.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)", 99, 37, 61, 284, 107, 37, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
     {"aten::ge.Tensor", "aten", "ge", "Tensor", "ge.Tensor(Tensor self, Tensor other) -> Tensor", 102, 38, 61, 284, 107, 37, 2, 1, 1, 3, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::relu", "aten", "relu", "", "relu(Tensor self) -> Tensor", 104, 39, 64, 287, 110, 346, 1, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::relu_", "aten", "relu_", "", "relu_(Tensor(a!) self) -> Tensor(a!)", 105, 40, 66, 289, 111, 346, 1, 1, 0, 0, OPGEN_KIND_INPLACE, 0},
+    {"aten::relu", "aten", "relu", "", "relu(Tensor self) -> Tensor", 104, 39, 64, 287, 110, 350, 1, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::relu_", "aten", "relu_", "", "relu_(Tensor(a!) self) -> Tensor(a!)", 105, 40, 66, 289, 111, 350, 1, 1, 0, 0, OPGEN_KIND_INPLACE, 0},
     {"aten::abs", "aten", "abs", "", "abs(Tensor self) -> Tensor", 106, 41, 66, 289, 111, 42, 1, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
     {"aten::abs.out", "aten", "abs", "out", "abs.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", 107, 42, 68, 291, 112, 42, 2, 1, 0, 0, OPGEN_KIND_OUT, 0},
     {"aten::sigmoid", "aten", "sigmoid", "", "sigmoid(Tensor self) -> Tensor", 109, 43, 68, 291, 112, 44, 1, 1, 2, 2, OPGEN_KIND_FUNCTIONAL, 1},
@@ -620,339 +624,343 @@ const opgen_op opgen_ops[] = {
     {"aten::bmm.out", "aten", "bmm", "out", "bmm.out(Tensor self, Tensor mat2, *, Tensor(a!) out) -> Tensor(a!)", 158, 62, 94, 327, 135, 62, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
     {"aten::addmm", "aten", "addmm", "", "addmm(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor", 161, 63, 94, 327, 135, 64, 5, 1, 1, 6, OPGEN_KIND_FUNCTIONAL, 1},
     {"aten::addmm.out", "aten", "addmm", "out", "addmm.out(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)", 166, 64, 100, 333, 138, 64, 6, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::permute_copy", "aten", "permute_copy", "", "permute_copy(Tensor self, int[] dims) -> Tensor", 172, 65, 100, 333, 138, 347, 2, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::view_copy", "aten", "view_copy", "", "view_copy(Tensor self, SymInt[] size) -> Tensor", 174, 66, 102, 335, 139, 348, 2, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::expand_copy", "aten", "expand_copy", "", "expand_copy(Tensor self, SymInt[] size, *, bool implicit=False) -> Tensor", 176, 67, 104, 337, 140, 349, 3, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::cat", "aten", "cat", "", "cat(Tensor[] tensors, int dim=0) -> Tensor", 179, 68, 106, 339, 141, 69, 2, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::cat.out", "aten", "cat", "out", "cat.out(Tensor[] tensors, int dim=0, *, Tensor(a!) out) -> Tensor(a!)", 181, 69, 108, 341, 142, 69, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::clone", "aten", "clone", "", "clone(Tensor self, *, MemoryFormat? memory_format=None) -> Tensor", 184, 70, 108, 341, 142, 350, 2, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::mean.dim", "aten", "mean", "dim", "mean.dim(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor", 186, 71, 110, 343, 143, 72, 4, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::mean.out", "aten", "mean", "out", "mean.out(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)", 190, 72, 112, 345, 144, 72, 5, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::sum.dim_IntList", "aten", "sum", "dim_IntList", "sum.dim_IntList(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor", 195, 73, 112, 345, 144, 74, 4, 1, 2, 2, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::sum.IntList_out", "aten", "sum", "IntList_out", "sum.IntList_out(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)", 199, 74, 114, 349, 147, 74, 5, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::convolution", "aten", "convolution", "", "convolution(Tensor input, Tensor weight, Tensor? bias, SymInt[] stride, SymInt[] padding, SymInt[] dilation, bool transposed, SymInt[] output_padding, SymInt groups) -> Tensor", 204, 75, 114, 349, 147, 351, 9, 1, 1, 4, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::_native_batch_norm_legit_no_training", "aten", "_native_batch_norm_legit_no_training", "", "_native_batch_norm_legit_no_training(Tensor input, Tensor? weight, Tensor? bias, Tensor running_mean, Tensor running_var, float momentum, float eps) -> (Tensor, Tensor, Tensor)", 213, 76, 118, 353, 148, 352, 7, 3, 1, 8, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::max_pool2d_with_indices", "aten", "max_pool2d_with_indices", "", "max_pool2d_with_indices(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, int[2] dilation=1, bool ceil_mode=False) -> (Tensor, Tensor)", 220, 79, 126, 361, 149, 78, 6, 2, 1, 3, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::max_pool2d_with_indices.out", "aten", "max_pool2d_with_indices", "out", "max_pool2d_with_indices.out(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, int[2] dilation=1, bool ceil_mode=False, *, Tensor(a!) out, Tensor(b!) indices) -> (Tensor(a!), Tensor(b!))", 226, 81, 129, 364, 151, 78, 8, 2, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::avg_pool2d", "aten", "avg_pool2d", "", "avg_pool2d(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor", 234, 83, 129, 364, 151, 80, 7, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::avg_pool2d.out", "aten", "avg_pool2d", "out", "avg_pool2d.out(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None, *, Tensor(a!) out) -> Tensor(a!)", 241, 84, 131, 366, 152, 80, 8, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::embedding", "aten", "embedding", "", "embedding(Tensor weight, Tensor indices, SymInt padding_idx=-1, bool scale_grad_by_freq=False, bool sparse=False) -> Tensor", 249, 85, 131, 366, 152, 353, 5, 1, 1, 3, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::acos", "aten", "acos", "", "acos(Tensor self) -> Tensor", 254, 86, 134, 369, 154, 83, 1, 1, 2, 2, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::acos.out", "aten", "acos", "out", "acos.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", 255, 87, 136, 373, 157, 83, 2, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::acosh", "aten", "acosh", "", "acosh(Tensor self) -> Tensor", 257, 88, 136, 373, 157, 85, 1, 1, 2, 2, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::acosh.out", "aten", "acosh", "out", "acosh.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", 258, 89, 138, 377, 160, 85, 2, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::asin", "aten", "asin", "", "asin(Tensor self) -> Tensor", 260, 90, 138, 377, 160, 87, 1, 1, 2, 2, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::asin.out", "aten", "asin", "out", "asin.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", 261, 91, 140, 381, 163, 87, 2, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::asinh", "aten", "asinh", "", "asinh(Tensor self) -> Tensor", 263, 92, 140, 381, 163, 89, 1, 1, 2, 2, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::asinh.out", "aten", "asinh", "out", "asinh.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", 264, 93, 142, 385, 166, 89, 2, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::atan", "aten", "atan", "", "atan(Tensor self) -> Tensor", 266, 94, 142, 385, 166, 91, 1, 1, 2, 2, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::atan.out", "aten", "atan", "out", "atan.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", 267, 95, 144, 389, 169, 91, 2, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::atanh", "aten", "atanh", "", "atanh(Tensor self) -> Tensor", 269, 96, 144, 389, 169, 93, 1, 1, 2, 2, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::atanh.out", "aten", "atanh", "out", "atanh.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", 270, 97, 146, 393, 172, 93, 2, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::cos", "aten", "cos", "", "cos(Tensor self) -> Tensor", 272, 98, 146, 393, 172, 95, 1, 1, 2, 2, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::cos.out", "aten", "cos", "out", "cos.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", 273, 99, 148, 397, 175, 95, 2, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::cosh", "aten", "cosh", "", "cosh(Tensor self) -> Tensor", 275, 100, 148, 397, 175, 97, 1, 1, 2, 2, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::cosh.out", "aten", "cosh", "out", "cosh.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", 276, 101, 150, 401, 178, 97, 2, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::sin", "aten", "sin", "", "sin(Tensor self) -> Tensor", 278, 102, 150, 401, 178, 99, 1, 1, 2, 2, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::sin.out", "aten", "sin", "out", "sin.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", 279, 103, 152, 405, 181, 99, 2, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::sinh", "aten", "sinh", "", "sinh(Tensor self) -> Tensor", 281, 104, 152, 405, 181, 101, 1, 1, 2, 2, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::sinh.out", "aten", "sinh", "out", "sinh.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", 282, 105, 154, 409, 184, 101, 2, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::tan", "aten", "tan", "", "tan(Tensor self) -> Tensor", 284, 106, 154, 409, 184, 103, 1, 1, 2, 2, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::tan.out", "aten", "tan", "out", "tan.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", 285, 107, 156, 413, 187, 103, 2, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::erf", "aten", "erf", "", "erf(Tensor self) -> Tensor", 287, 108, 156, 413, 187, 105, 1, 1, 2, 2, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::erf.out", "aten", "erf", "out", "erf.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", 288, 109, 158, 417, 190, 105, 2, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::expm1", "aten", "expm1", "", "expm1(Tensor self) -> Tensor", 290, 110, 158, 417, 190, 107, 1, 1, 2, 2, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::expm1.out", "aten", "expm1", "out", "expm1.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", 291, 111, 160, 421, 193, 107, 2, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::log", "aten", "log", "", "log(Tensor self) -> Tensor", 293, 112, 160, 421, 193, 109, 1, 1, 2, 2, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::log.out", "aten", "log", "out", "log.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", 294, 113, 162, 425, 196, 109, 2, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::log10", "aten", "log10", "", "log10(Tensor self) -> Tensor", 296, 114, 162, 425, 196, 111, 1, 1, 2, 2, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::log10.out", "aten", "log10", "out", "log10.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", 297, 115, 164, 429, 199, 111, 2, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::log1p", "aten", "log1p", "", "log1p(Tensor self) -> Tensor", 299, 116, 164, 429, 199, 113, 1, 1, 2, 2, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::log1p.out", "aten", "log1p", "out", "log1p.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", 300, 117, 166, 433, 202, 113, 2, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::log2", "aten", "log2", "", "log2(Tensor self) -> Tensor", 302, 118, 166, 433, 202, 115, 1, 1, 2, 2, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::log2.out", "aten", "log2", "out", "log2.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", 303, 119, 168, 437, 205, 115, 2, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::rsqrt", "aten", "rsqrt", "", "rsqrt(Tensor self) -> Tensor", 305, 120, 168, 437, 205, 117, 1, 1, 2, 2, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::rsqrt.out", "aten", "rsqrt", "out", "rsqrt.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", 306, 121, 170, 441, 208, 117, 2, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::sqrt", "aten", "sqrt", "", "sqrt(Tensor self) -> Tensor", 308, 122, 170, 441, 208, 119, 1, 1, 2, 2, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::sqrt.out", "aten", "sqrt", "out", "sqrt.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", 309, 123, 172, 445, 211, 119, 2, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::reciprocal", "aten", "reciprocal", "", "reciprocal(Tensor self) -> Tensor", 311, 124, 172, 445, 211, 121, 1, 1, 2, 2, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::reciprocal.out", "aten", "reciprocal", "out", "reciprocal.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", 312, 125, 174, 449, 214, 121, 2, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::neg", "aten", "neg", "", "neg(Tensor self) -> Tensor", 314, 126, 174, 449, 214, 123, 1, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::neg.out", "aten", "neg", "out", "neg.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", 315, 127, 176, 451, 215, 123, 2, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::ceil", "aten", "ceil", "", "ceil(Tensor self) -> Tensor", 317, 128, 176, 451, 215, 125, 1, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::ceil.out", "aten", "ceil", "out", "ceil.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", 318, 129, 178, 453, 216, 125, 2, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::floor", "aten", "floor", "", "floor(Tensor self) -> Tensor", 320, 130, 178, 453, 216, 127, 1, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::floor.out", "aten", "floor", "out", "floor.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", 321, 131, 180, 455, 217, 127, 2, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::round", "aten", "round", "", "round(Tensor self) -> Tensor", 323, 132, 180, 455, 217, 129, 1, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::round.out", "aten", "round", "out", "round.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", 324, 133, 182, 457, 218, 129, 2, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::trunc", "aten", "trunc", "", "trunc(Tensor self) -> Tensor", 326, 134, 182, 457, 218, 131, 1, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::trunc.out", "aten", "trunc", "out", "trunc.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", 327, 135, 184, 459, 219, 131, 2, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::sign", "aten", "sign", "", "sign(Tensor self) -> Tensor", 329, 136, 184, 459, 219, 133, 1, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::sign.out", "aten", "sign", "out", "sign.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", 330, 137, 186, 461, 220, 133, 2, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::bitwise_not", "aten", "bitwise_not", "", "bitwise_not(Tensor self) -> Tensor", 332, 138, 186, 461, 220, 135, 1, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::bitwise_not.out", "aten", "bitwise_not", "out", "bitwise_not.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", 333, 139, 188, 463, 221, 135, 2, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::logical_not", "aten", "logical_not", "", "logical_not(Tensor self) -> Tensor", 335, 140, 188, 463, 221, 137, 1, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::logical_not.out", "aten", "logical_not", "out", "logical_not.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", 336, 141, 190, 465, 223, 137, 2, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::isnan", "aten", "isnan", "", "isnan(Tensor self) -> Tensor", 338, 142, 190, 465, 223, 354, 1, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::isinf", "aten", "isinf", "", "isinf(Tensor self) -> Tensor", 339, 143, 192, 467, 225, 355, 1, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::elu", "aten", "elu", "", "elu(Tensor self, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1) -> Tensor", 340, 144, 194, 469, 227, 141, 4, 1, 1, 5, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::elu.out", "aten", "elu", "out", "elu.out(Tensor self, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1, *, Tensor(a!) out) -> Tensor(a!)", 344, 145, 199, 474, 231, 141, 5, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::leaky_relu", "aten", "leaky_relu", "", "leaky_relu(Tensor self, Scalar negative_slope=0.01) -> Tensor", 349, 146, 199, 474, 231, 143, 2, 1, 1, 3, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::leaky_relu.out", "aten", "leaky_relu", "out", "leaky_relu.out(Tensor self, Scalar negative_slope=0.01, *, Tensor(a!) out) -> Tensor(a!)", 351, 147, 202, 477, 233, 143, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::minimum", "aten", "minimum", "", "minimum(Tensor self, Tensor other) -> Tensor", 354, 148, 202, 477, 233, 145, 2, 1, 35, 3, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::minimum.out", "aten", "minimum", "out", "minimum.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)", 356, 149, 205, 582, 249, 145, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::atan2", "aten", "atan2", "", "atan2(Tensor self, Tensor other) -> Tensor", 359, 150, 205, 582, 249, 147, 2, 1, 16, 3, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::atan2.out", "aten", "atan2", "out", "atan2.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)", 361, 151, 208, 630, 260, 147, 3, 1, 0, 0, OPGEN_KIND_OUT, 1},
-    {"aten::fmod.Tensor", "aten", "fmod", "Tensor", "fmod.Tensor(Tensor self, Tensor other) -> Tensor", 364, 152, 208, 630, 260, 149, 2, 1, 35, 3, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::fmod.Tensor_out", "aten", "fmod", "Tensor_out", "fmod.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)", 366, 153, 211, 735, 276, 149, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::fmod.Scalar", "aten", "fmod", "Scalar", "fmod.Scalar(Tensor self, Scalar other) -> Tensor", 369, 154, 211, 735, 276, 151, 2, 1, 14, 3, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::fmod.Scalar_out", "aten", "fmod", "Scalar_out", "fmod.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)", 371, 155, 214, 777, 285, 151, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::remainder.Tensor", "aten", "remainder", "Tensor", "remainder.Tensor(Tensor self, Tensor other) -> Tensor", 374, 156, 214, 777, 285, 153, 2, 1, 35, 3, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::remainder.Tensor_out", "aten", "remainder", "Tensor_out", "remainder.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)", 376, 157, 217, 882, 301, 153, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::remainder.Scalar", "aten", "remainder", "Scalar", "remainder.Scalar(Tensor self, Scalar other) -> Tensor", 379, 158, 217, 882, 301, 155, 2, 1, 14, 3, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::remainder.Scalar_out", "aten", "remainder", "Scalar_out", "remainder.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)", 381, 159, 220, 924, 310, 155, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::pow.Tensor_Tensor", "aten", "pow", "Tensor_Tensor", "pow.Tensor_Tensor(Tensor self, Tensor exponent) -> Tensor", 384, 160, 220, 924, 310, 157, 2, 1, 35, 3, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::pow.Tensor_Tensor_out", "aten", "pow", "Tensor_Tensor_out", "pow.Tensor_Tensor_out(Tensor self, Tensor exponent, *, Tensor(a!) out) -> Tensor(a!)", 386, 161, 223, 1029, 326, 157, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::pow.Tensor_Scalar", "aten", "pow", "Tensor_Scalar", "pow.Tensor_Scalar(Tensor self, Scalar exponent) -> Tensor", 389, 162, 223, 1029, 326, 159, 2, 1, 14, 3, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::pow.Tensor_Scalar_out", "aten", "pow", "Tensor_Scalar_out", "pow.Tensor_Scalar_out(Tensor self, Scalar exponent, *, Tensor(a!) out) -> Tensor(a!)", 391, 163, 226, 1071, 335, 159, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::pow.Scalar", "aten", "pow", "Scalar", "pow.Scalar(Scalar self, Tensor exponent) -> Tensor", 394, 164, 226, 1071, 335, 161, 2, 1, 9, 3, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::pow.Scalar_out", "aten", "pow", "Scalar_out", "pow.Scalar_out(Scalar self, Tensor exponent, *, Tensor(a!) out) -> Tensor(a!)", 396, 165, 229, 1098, 345, 161, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::bitwise_and.Tensor", "aten", "bitwise_and", "Tensor", "bitwise_and.Tensor(Tensor self, Tensor other) -> Tensor", 399, 166, 229, 1098, 345, 163, 2, 1, 20, 3, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::bitwise_and.Tensor_out", "aten", "bitwise_and", "Tensor_out", "bitwise_and.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)", 401, 167, 232, 1158, 357, 163, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::bitwise_and.Scalar", "aten", "bitwise_and", "Scalar", "bitwise_and.Scalar(Tensor self, Scalar other) -> Tensor", 404, 168, 232, 1158, 357, 165, 2, 1, 7, 3, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::bitwise_and.Scalar_out", "aten", "bitwise_and", "Scalar_out", "bitwise_and.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)", 406, 169, 235, 1179, 364, 165, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::bitwise_or.Tensor", "aten", "bitwise_or", "Tensor", "bitwise_or.Tensor(Tensor self, Tensor other) -> Tensor", 409, 170, 235, 1179, 364, 167, 2, 1, 20, 3, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::bitwise_or.Tensor_out", "aten", "bitwise_or", "Tensor_out", "bitwise_or.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)", 411, 171, 238, 1239, 376, 167, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::bitwise_or.Scalar", "aten", "bitwise_or", "Scalar", "bitwise_or.Scalar(Tensor self, Scalar other) -> Tensor", 414, 172, 238, 1239, 376, 169, 2, 1, 7, 3, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::bitwise_or.Scalar_out", "aten", "bitwise_or", "Scalar_out", "bitwise_or.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)", 416, 173, 241, 1260, 383, 169, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::bitwise_xor.Tensor", "aten", "bitwise_xor", "Tensor", "bitwise_xor.Tensor(Tensor self, Tensor other) -> Tensor", 419, 174, 241, 1260, 383, 171, 2, 1, 20, 3, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::bitwise_xor.Tensor_out", "aten", "bitwise_xor", "Tensor_out", "bitwise_xor.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)", 421, 175, 244, 1320, 395, 171, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::bitwise_xor.Scalar", "aten", "bitwise_xor", "Scalar", "bitwise_xor.Scalar(Tensor self, Scalar other) -> Tensor", 424, 176, 244, 1320, 395, 173, 2, 1, 7, 3, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::bitwise_xor.Scalar_out", "aten", "bitwise_xor", "Scalar_out", "bitwise_xor.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)", 426, 177, 247, 1341, 402, 173, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::logical_and", "aten", "logical_and", "", "logical_and(Tensor self, Tensor other) -> Tensor", 429, 178, 247, 1341, 402, 175, 2, 1, 1, 3, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::logical_and.out", "aten", "logical_and", "out", "logical_and.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)", 431, 179, 250, 1344, 405, 175, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::logical_or", "aten", "logical_or", "", "logical_or(Tensor self, Tensor other) -> Tensor", 434, 180, 250, 1344, 405, 177, 2, 1, 1, 3, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::logical_or.out", "aten", "logical_or", "out", "logical_or.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)", 436, 181, 253, 1347, 408, 177, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::logical_xor", "aten", "logical_xor", "", "logical_xor(Tensor self, Tensor other) -> Tensor", 439, 182, 253, 1347, 408, 179, 2, 1, 1, 3, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::logical_xor.out", "aten", "logical_xor", "out", "logical_xor.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)", 441, 183, 256, 1350, 411, 179, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::div.Tensor_mode", "aten", "div", "Tensor_mode", "div.Tensor_mode(Tensor self, Tensor other, *, str? rounding_mode) -> Tensor", 444, 184, 256, 1350, 411, 181, 3, 1, 35, 3, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::div.out_mode", "aten", "div", "out_mode", "div.out_mode(Tensor self, Tensor other, *, str? rounding_mode, Tensor(a!) out) -> Tensor(a!)", 447, 185, 259, 1455, 427, 181, 4, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::div.Scalar", "aten", "div", "Scalar", "div.Scalar(Tensor self, Scalar other) -> Tensor", 451, 186, 259, 1455, 427, 356, 2, 1, 9, 3, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::div.Scalar_mode", "aten", "div", "Scalar_mode", "div.Scalar_mode(Tensor self, Scalar other, *, str? rounding_mode) -> Tensor", 453, 187, 262, 1482, 436, 357, 3, 1, 14, 3, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::sub.Scalar", "aten", "sub", "Scalar", "sub.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor", 456, 188, 265, 1524, 445, 358, 3, 1, 3, 4, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::amax", "aten", "amax", "", "amax(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor", 459, 189, 269, 1536, 452, 186, 3, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::amax.out", "aten", "amax", "out", "amax.out(Tensor self, int[1] dim=[], bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)", 462, 190, 271, 1538, 453, 186, 4, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::amin", "aten", "amin", "", "amin(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor", 466, 191, 271, 1538, 453, 188, 3, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::amin.out", "aten", "amin", "out", "amin.out(Tensor self, int[1] dim=[], bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)", 469, 192, 273, 1540, 454, 188, 4, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::any", "aten", "any", "", "any(Tensor self) -> Tensor", 473, 193, 273, 1540, 454, 190, 1, 1, 2, 2, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::any.all_out", "aten", "any", "all_out", "any.all_out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", 474, 194, 275, 1544, 457, 190, 2, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::any.dim", "aten", "any", "dim", "any.dim(Tensor self, int dim, bool keepdim=False) -> Tensor", 476, 195, 275, 1544, 457, 192, 3, 1, 2, 2, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::any.out", "aten", "any", "out", "any.out(Tensor self, int dim, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)", 479, 196, 277, 1548, 460, 192, 4, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::any.dims", "aten", "any", "dims", "any.dims(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor", 483, 197, 277, 1548, 460, 194, 3, 1, 2, 2, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::any.dims_out", "aten", "any", "dims_out", "any.dims_out(Tensor self, int[]? dim=None, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)", 486, 198, 279, 1552, 463, 194, 4, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::argmax", "aten", "argmax", "", "argmax(Tensor self, int? dim=None, bool keepdim=False) -> Tensor", 490, 199, 279, 1552, 463, 196, 3, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::argmax.out", "aten", "argmax", "out", "argmax.out(Tensor self, int? dim=None, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)", 493, 200, 281, 1554, 465, 196, 4, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::argmin", "aten", "argmin", "", "argmin(Tensor self, int? dim=None, bool keepdim=False) -> Tensor", 497, 201, 281, 1554, 465, 198, 3, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::argmin.out", "aten", "argmin", "out", "argmin.out(Tensor self, int? dim=None, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)", 500, 202, 283, 1556, 467, 198, 4, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::max.dim", "aten", "max", "dim", "max.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)", 504, 203, 283, 1556, 467, 200, 3, 2, 8, 3, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::max.dim_max", "aten", "max", "dim_max", "max.dim_max(Tensor self, int dim, bool keepdim=False, *, Tensor(a!) max, Tensor(b!) max_values) -> (Tensor(a!) values, Tensor(b!) indices)", 507, 205, 286, 1580, 475, 200, 5, 2, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::min.dim", "aten", "min", "dim", "min.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)", 512, 207, 286, 1580, 475, 202, 3, 2, 8, 3, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::min.dim_min", "aten", "min", "dim_min", "min.dim_min(Tensor self, int dim, bool keepdim=False, *, Tensor(a!) min, Tensor(b!) min_indices) -> (Tensor(a!) values, Tensor(b!) indices)", 515, 209, 289, 1604, 483, 202, 5, 2, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::prod", "aten", "prod", "", "prod(Tensor self, *, ScalarType? dtype=None) -> Tensor", 520, 211, 289, 1604, 483, 359, 2, 1, 2, 2, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::prod.dim_int", "aten", "prod", "dim_int", "prod.dim_int(Tensor self, int dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor", 522, 212, 291, 1608, 486, 205, 4, 1, 2, 2, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::prod.int_out", "aten", "prod", "int_out", "prod.int_out(Tensor self, int dim, bool keepdim=False, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)", 526, 213, 293, 1612, 489, 205, 5, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::var.dim", "aten", "var", "dim", "var.dim(Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False) -> Tensor", 531, 214, 293, 1612, 489, 207, 4, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::var.out", "aten", "var", "out", "var.out(Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)", 535, 215, 295, 1614, 490, 207, 5, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::var.correction", "aten", "var", "correction", "var.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor", 540, 216, 295, 1614, 490, 209, 4, 1, 1, 3, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::var.correction_out", "aten", "var", "correction_out", "var.correction_out(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False, Tensor(a!) out) -> Tensor(a!)", 544, 217, 298, 1617, 492, 209, 5, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::mean", "aten", "mean", "", "mean(Tensor self, *, ScalarType? dtype=None) -> Tensor", 549, 218, 298, 1617, 492, 211, 2, 1, 2, 2, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::mean.dtype_out", "aten", "mean", "dtype_out", "mean.dtype_out(Tensor self, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)", 551, 219, 300, 1621, 495, 211, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::cumsum", "aten", "cumsum", "", "cumsum(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor", 554, 220, 300, 1621, 495, 213, 3, 1, 2, 2, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::cumsum.out", "aten", "cumsum", "out", "cumsum.out(Tensor self, int dim, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)", 557, 221, 302, 1625, 498, 213, 4, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::squeeze_copy.dim", "aten", "squeeze_copy", "dim", "squeeze_copy.dim(Tensor self, int dim) -> Tensor", 561, 222, 302, 1625, 498, 360, 2, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::squeeze_copy.dims", "aten", "squeeze_copy", "dims", "squeeze_copy.dims(Tensor self, int[] dim) -> Tensor", 563, 223, 304, 1627, 499, 361, 2, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::unsqueeze_copy", "aten", "unsqueeze_copy", "", "unsqueeze_copy(Tensor self, int dim) -> Tensor", 565, 224, 306, 1629, 500, 362, 2, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::select_copy.int", "aten", "select_copy", "int", "select_copy.int(Tensor self, int dim, SymInt index) -> Tensor", 567, 225, 308, 1631, 501, 363, 3, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::slice_copy.Tensor", "aten", "slice_copy", "Tensor", "slice_copy.Tensor(Tensor self, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1) -> Tensor", 570, 226, 310, 1633, 502, 364, 5, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::diagonal_copy", "aten", "diagonal_copy", "", "diagonal_copy(Tensor self, int offset=0, int dim1=0, int dim2=1) -> Tensor", 575, 227, 312, 1635, 503, 365, 4, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::alias_copy", "aten", "alias_copy", "", "alias_copy(Tensor self) -> Tensor", 579, 228, 314, 1637, 504, 366, 1, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::as_strided_copy", "aten", "as_strided_copy", "", "as_strided_copy(Tensor self, SymInt[] size, SymInt[] stride, SymInt? storage_offset=None) -> Tensor", 580, 229, 316, 1639, 505, 367, 4, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::flip", "aten", "flip", "", "flip(Tensor self, int[] dims) -> Tensor", 584, 230, 318, 1641, 506, 368, 2, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::repeat", "aten", "repeat", "", "repeat(Tensor self, SymInt[] repeats) -> Tensor", 586, 231, 320, 1643, 507, 369, 2, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::constant_pad_nd", "aten", "constant_pad_nd", "", "constant_pad_nd(Tensor self, SymInt[] pad, Scalar value=0) -> Tensor", 588, 232, 322, 1645, 508, 370, 3, 1, 1, 3, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::slice_scatter", "aten", "slice_scatter", "", "slice_scatter(Tensor self, Tensor src, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1) -> Tensor", 591, 233, 325, 1648, 510, 371, 6, 1, 1, 3, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::select_scatter", "aten", "select_scatter", "", "select_scatter(Tensor self, Tensor src, int dim, SymInt index) -> Tensor", 597, 234, 328, 1651, 511, 372, 4, 1, 1, 3, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::index_select", "aten", "index_select", "", "index_select(Tensor self, int dim, Tensor index) -> Tensor", 601, 235, 331, 1654, 512, 228, 3, 1, 1, 3, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::index_select.out", "aten", "index_select", "out", "index_select.out(Tensor self, int dim, Tensor index, *, Tensor(a!) out) -> Tensor(a!)", 604, 236, 334, 1657, 514, 228, 4, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::gather", "aten", "gather", "", "gather(Tensor self, int dim, Tensor index, *, bool sparse_grad=False) -> Tensor", 608, 237, 334, 1657, 514, 230, 4, 1, 1, 3, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::gather.out", "aten", "gather", "out", "gather.out(Tensor self, int dim, Tensor index, *, bool sparse_grad=False, Tensor(a!) out) -> Tensor(a!)", 612, 238, 337, 1660, 516, 230, 5, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::scatter.src", "aten", "scatter", "src", "scatter.src(Tensor self, int dim, Tensor index, Tensor src) -> Tensor", 617, 239, 337, 1660, 516, 232, 4, 1, 1, 4, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::scatter.src_out", "aten", "scatter", "src_out", "scatter.src_out(Tensor self, int dim, Tensor index, Tensor src, *, Tensor(a!) out) -> Tensor(a!)", 621, 240, 341, 1664, 518, 232, 5, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::scatter.value", "aten", "scatter", "value", "scatter.value(Tensor self, int dim, Tensor index, Scalar value) -> Tensor", 626, 241, 341, 1664, 518, 234, 4, 1, 1, 4, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::scatter.value_out", "aten", "scatter", "value_out", "scatter.value_out(Tensor self, int dim, Tensor index, Scalar value, *, Tensor(a!) out) -> Tensor(a!)", 630, 242, 345, 1668, 521, 234, 5, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::scatter_add", "aten", "scatter_add", "", "scatter_add(Tensor self, int dim, Tensor index, Tensor src) -> Tensor", 635, 243, 345, 1668, 521, 236, 4, 1, 1, 4, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::scatter_add.out", "aten", "scatter_add", "out", "scatter_add.out(Tensor self, int dim, Tensor index, Tensor src, *, Tensor(a!) out) -> Tensor(a!)", 639, 244, 349, 1672, 523, 236, 5, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::fill.Scalar", "aten", "fill", "Scalar", "fill.Scalar(Tensor self, Scalar value) -> Tensor", 644, 245, 349, 1672, 523, 373, 2, 1, 1, 3, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::reflection_pad1d", "aten", "reflection_pad1d", "", "reflection_pad1d(Tensor self, SymInt[2] padding) -> Tensor", 646, 246, 352, 1675, 525, 239, 2, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::reflection_pad1d.out", "aten", "reflection_pad1d", "out", "reflection_pad1d.out(Tensor self, SymInt[2] padding, *, Tensor(a!) out) -> Tensor(a!)", 648, 247, 354, 1677, 526, 239, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::reflection_pad2d", "aten", "reflection_pad2d", "", "reflection_pad2d(Tensor self, SymInt[4] padding) -> Tensor", 651, 248, 354, 1677, 526, 241, 2, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::reflection_pad2d.out", "aten", "reflection_pad2d", "out", "reflection_pad2d.out(Tensor self, SymInt[4] padding, *, Tensor(a!) out) -> Tensor(a!)", 653, 249, 356, 1679, 527, 241, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::reflection_pad3d", "aten", "reflection_pad3d", "", "reflection_pad3d(Tensor self, SymInt[6] padding) -> Tensor", 656, 250, 356, 1679, 527, 243, 2, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::reflection_pad3d.out", "aten", "reflection_pad3d", "out", "reflection_pad3d.out(Tensor self, SymInt[6] padding, *, Tensor(a!) out) -> Tensor(a!)", 658, 251, 358, 1681, 528, 243, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::replication_pad2d", "aten", "replication_pad2d", "", "replication_pad2d(Tensor self, SymInt[4] padding) -> Tensor", 661, 252, 358, 1681, 528, 245, 2, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::replication_pad2d.out", "aten", "replication_pad2d", "out", "replication_pad2d.out(Tensor self, SymInt[4] padding, *, Tensor(a!) out) -> Tensor(a!)", 663, 253, 360, 1683, 529, 245, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::replication_pad3d", "aten", "replication_pad3d", "", "replication_pad3d(Tensor self, SymInt[6] padding) -> Tensor", 666, 254, 360, 1683, 529, 247, 2, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::replication_pad3d.out", "aten", "replication_pad3d", "out", "replication_pad3d.out(Tensor self, SymInt[6] padding, *, Tensor(a!) out) -> Tensor(a!)", 668, 255, 362, 1685, 530, 247, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::clamp.Tensor", "aten", "clamp", "Tensor", "clamp.Tensor(Tensor self, Tensor? min=None, Tensor? max=None) -> Tensor", 671, 256, 362, 1685, 530, 249, 3, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::clamp.Tensor_out", "aten", "clamp", "Tensor_out", "clamp.Tensor_out(Tensor self, Tensor? min=None, Tensor? max=None, *, Tensor(a!) out) -> Tensor(a!)", 674, 257, 364, 1687, 531, 249, 4, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::copy", "aten", "copy", "", "copy(Tensor self, Tensor src, bool non_blocking=False) -> Tensor", 678, 258, 364, 1687, 531, 374, 3, 1, 1, 3, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::copy_", "aten", "copy_", "", "copy_(Tensor(a!) self, Tensor src, bool non_blocking=False) -> Tensor(a!)", 681, 259, 367, 1690, 533, 374, 3, 1, 0, 0, OPGEN_KIND_INPLACE, 0},
-    {"aten::native_layer_norm", "aten", "native_layer_norm", "", "native_layer_norm(Tensor input, SymInt[] normalized_shape, Tensor? weight, Tensor? bias, float eps) -> (Tensor, Tensor, Tensor)", 684, 260, 367, 1690, 533, 375, 5, 3, 1, 6, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::native_group_norm", "aten", "native_group_norm", "", "native_group_norm(Tensor input, Tensor? weight, Tensor? bias, SymInt N, SymInt C, SymInt HxW, int group, float eps) -> (Tensor, Tensor, Tensor)", 689, 263, 373, 1696, 534, 376, 8, 3, 1, 6, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::_native_batch_norm_legit.no_stats", "aten", "_native_batch_norm_legit", "no_stats", "_native_batch_norm_legit.no_stats(Tensor input, Tensor? weight, Tensor? bias, bool training, float momentum, float eps) -> (Tensor, Tensor, Tensor)", 697, 266, 379, 1702, 535, 255, 6, 3, 1, 6, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::_native_batch_norm_legit.no_stats_out", "aten", "_native_batch_norm_legit", "no_stats_out", "_native_batch_norm_legit.no_stats_out(Tensor input, Tensor? weight, Tensor? bias, bool training, float momentum, float eps, *, Tensor(a!) out, Tensor(b!) save_mean, Tensor(c!) save_invstd) -> (Tensor(a!), Tensor(b!), Tensor(c!))", 703, 269, 385, 1708, 536, 255, 9, 3, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::adaptive_avg_pool1d", "aten", "adaptive_avg_pool1d", "", "adaptive_avg_pool1d(Tensor self, int[1] output_size) -> Tensor", 712, 272, 385, 1708, 536, 377, 2, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::_adaptive_avg_pool2d", "aten", "_adaptive_avg_pool2d", "", "_adaptive_avg_pool2d(Tensor self, SymInt[2] output_size) -> Tensor", 714, 273, 387, 1710, 537, 378, 2, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::_adaptive_avg_pool3d", "aten", "_adaptive_avg_pool3d", "", "_adaptive_avg_pool3d(Tensor self, SymInt[3] output_size) -> Tensor", 716, 274, 389, 1712, 538, 379, 2, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::full", "aten", "full", "", "full(SymInt[] size, Scalar fill_value, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor", 718, 275, 391, 1714, 539, 260, 6, 1, 1, 3, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::full.out", "aten", "full", "out", "full.out(SymInt[] size, Scalar fill_value, *, Tensor(a!) out) -> Tensor(a!)", 724, 276, 394, 1717, 541, 260, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::full_like", "aten", "full_like", "", "full_like(Tensor self, Scalar fill_value, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor", 727, 277, 394, 1717, 541, 380, 7, 1, 1, 4, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::scalar_tensor", "aten", "scalar_tensor", "", "scalar_tensor(Scalar s, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor", 734, 278, 398, 1721, 544, 381, 5, 1, 1, 3, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::empty.memory_format", "aten", "empty", "memory_format", "empty.memory_format(SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor", 739, 279, 401, 1724, 546, 264, 6, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::empty.out", "aten", "empty", "out", "empty.out(SymInt[] size, *, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)", 745, 280, 403, 1726, 547, 264, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::empty_strided", "aten", "empty_strided", "", "empty_strided(SymInt[] size, SymInt[] stride, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor", 748, 281, 403, 1726, 547, 382, 6, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::arange.start_step", "aten", "arange", "start_step", "arange.start_step(Scalar start, Scalar end, Scalar step=1, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor", 754, 282, 405, 1728, 548, 267, 7, 1, 1, 5, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::arange.start_out", "aten", "arange", "start_out", "arange.start_out(Scalar start, Scalar end, Scalar step=1, *, Tensor(a!) out) -> Tensor(a!)", 761, 283, 410, 1733, 552, 267, 4, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::_to_copy", "aten", "_to_copy", "", "_to_copy(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, bool non_blocking=False, MemoryFormat? memory_format=None) -> Tensor", 765, 284, 410, 1733, 552, 383, 7, 1, 1, 3, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::sort.values", "aten", "sort", "values", "sort.values(Tensor self, int dim=-1, bool descending=False, *, Tensor(a!) values, Tensor(b!) indices) -> (Tensor(a!) values, Tensor(b!) indices)", 772, 285, 413, 1736, 554, 269, 5, 2, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::sort", "aten", "sort", "", "sort(Tensor self, int dim=-1, bool descending=False) -> (Tensor values, Tensor indices)", 777, 287, 413, 1736, 554, 269, 3, 2, 1, 3, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::topk.values", "aten", "topk", "values", "topk.values(Tensor self, SymInt k, int dim=-1, bool largest=True, bool sorted=True, *, Tensor(a!) values, Tensor(b!) indices) -> (Tensor(a!) values, Tensor(b!) indices)", 780, 289, 416, 1739, 556, 271, 7, 2, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::topk", "aten", "topk", "", "topk(Tensor self, SymInt k, int dim=-1, bool largest=True, bool sorted=True) -> (Tensor values, Tensor indices)", 787, 291, 416, 1739, 556, 271, 5, 2, 1, 3, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::avg_pool1d", "aten", "avg_pool1d", "", "avg_pool1d(Tensor self, int[1] kernel_size, int[1] stride=[], int[1] padding=0, bool ceil_mode=False, bool count_include_pad=True) -> Tensor", 792, 293, 419, 1742, 558, 384, 6, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::avg_pool3d.out", "aten", "avg_pool3d", "out", "avg_pool3d.out(Tensor self, int[3] kernel_size, int[3] stride=[], int[3] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None, *, Tensor(a!) out) -> Tensor(a!)", 798, 294, 421, 1744, 559, 274, 8, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::avg_pool3d", "aten", "avg_pool3d", "", "avg_pool3d(Tensor self, int[3] kernel_size, int[3] stride=[], int[3] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor", 806, 295, 421, 1744, 559, 274, 7, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::max_pool3d_with_indices.out", "aten", "max_pool3d_with_indices", "out", "max_pool3d_with_indices.out(Tensor self, int[3] kernel_size, int[3] stride=[], int[3] padding=0, int[3] dilation=1, bool ceil_mode=False, *, Tensor(a!) out, Tensor(b!) indices) -> (Tensor(a!), Tensor(b!))", 813, 296, 423, 1746, 560, 276, 8, 2, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::max_pool3d_with_indices", "aten", "max_pool3d_with_indices", "", "max_pool3d_with_indices(Tensor self, int[3] kernel_size, int[3] stride=[], int[3] padding=0, int[3] dilation=1, bool ceil_mode=False) -> (Tensor, Tensor)", 821, 298, 423, 1746, 560, 276, 6, 2, 1, 3, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::upsample_nearest2d.vec", "aten", "upsample_nearest2d", "vec", "upsample_nearest2d.vec(Tensor input, SymInt[]? output_size, float[]? scale_factors) -> Tensor", 827, 300, 426, 1749, 562, 385, 3, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::upsample_bilinear2d.vec", "aten", "upsample_bilinear2d", "vec", "upsample_bilinear2d.vec(Tensor input, SymInt[]? output_size, bool align_corners, float[]? scale_factors) -> Tensor", 830, 301, 428, 1751, 563, 386, 4, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::index.Tensor_out", "aten", "index", "Tensor_out", "index.Tensor_out(Tensor self, Tensor?[] indices, *, Tensor(a!) out) -> Tensor(a!)", 834, 302, 430, 1753, 564, 280, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::index.Tensor", "aten", "index", "Tensor", "index.Tensor(Tensor self, Tensor?[] indices) -> Tensor", 837, 303, 430, 1753, 564, 280, 2, 1, 1, 3, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::index_put", "aten", "index_put", "", "index_put(Tensor self, Tensor?[] indices, Tensor values, bool accumulate=False) -> Tensor", 839, 304, 433, 1756, 566, 387, 4, 1, 1, 4, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::split_with_sizes_copy", "aten", "split_with_sizes_copy", "", "split_with_sizes_copy(Tensor self, SymInt[] split_sizes, int dim=0) -> Tensor[]", 843, 305, 437, 1760, 568, 284, 3, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 0},
-    {"aten::split_with_sizes_copy.out", "aten", "split_with_sizes_copy", "out", "split_with_sizes_copy.out(Tensor self, SymInt[] split_sizes, int dim=0, *, Tensor(a!)[] out) -> ()", 846, 306, 439, 1762, 569, 284, 4, 0, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::scatter_reduce.two", "aten", "scatter_reduce", "two", "scatter_reduce.two(Tensor self, int dim, Tensor index, Tensor src, str reduce, *, bool include_self=True) -> Tensor", 850, 306, 439, 1762, 569, 286, 6, 1, 1, 4, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::scatter_reduce.two_out", "aten", "scatter_reduce", "two_out", "scatter_reduce.two_out(Tensor self, int dim, Tensor index, Tensor src, str reduce, *, bool include_self=True, Tensor(a!) out) -> Tensor(a!)", 856, 307, 443, 1766, 571, 286, 7, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::masked_scatter_", "aten", "masked_scatter_", "", "masked_scatter_(Tensor(a!) self, Tensor mask, Tensor source) -> Tensor(a!)", 863, 308, 443, 1766, 571, 388, 3, 1, 0, 0, OPGEN_KIND_INPLACE, 0},
-    {"aten::masked_scatter", "aten", "masked_scatter", "", "masked_scatter(Tensor self, Tensor mask, Tensor source) -> Tensor", 866, 309, 443, 1766, 571, 388, 3, 1, 1, 4, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::_cdist_forward", "aten", "_cdist_forward", "", "_cdist_forward(Tensor x1, Tensor x2, float p, int? compute_mode) -> Tensor", 869, 310, 447, 1770, 573, 389, 4, 1, 1, 3, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::_pdist_forward", "aten", "_pdist_forward", "", "_pdist_forward(Tensor self, float p=2) -> Tensor", 873, 311, 450, 1773, 574, 390, 2, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::_adaptive_avg_pool2d_backward", "aten", "_adaptive_avg_pool2d_backward", "", "_adaptive_avg_pool2d_backward(Tensor grad_output, Tensor self) -> Tensor", 875, 312, 452, 1775, 575, 391, 2, 1, 1, 3, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::avg_pool2d_backward.grad_input", "aten", "avg_pool2d_backward", "grad_input", "avg_pool2d_backward.grad_input(Tensor grad_output, Tensor self, int[2] kernel_size, int[2] stride, int[2] padding, bool ceil_mode, bool count_include_pad, int? divisor_override, *, Tensor(a!) grad_input) -> Tensor(a!)", 877, 313, 455, 1778, 576, 292, 9, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::avg_pool2d_backward", "aten", "avg_pool2d_backward", "", "avg_pool2d_backward(Tensor grad_output, Tensor self, int[2] kernel_size, int[2] stride, int[2] padding, bool ceil_mode, bool count_include_pad, int? divisor_override) -> Tensor", 886, 314, 455, 1778, 576, 292, 8, 1, 1, 3, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::max_pool2d_with_indices_backward.grad_input", "aten", "max_pool2d_with_indices_backward", "grad_input", "max_pool2d_with_indices_backward.grad_input(Tensor grad_output, Tensor self, int[2] kernel_size, int[2] stride, int[2] padding, int[2] dilation, bool ceil_mode, Tensor indices, *, Tensor(a!) grad_input) -> Tensor(a!)", 894, 315, 458, 1781, 577, 294, 9, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::max_pool2d_with_indices_backward", "aten", "max_pool2d_with_indices_backward", "", "max_pool2d_with_indices_backward(Tensor grad_output, Tensor self, int[2] kernel_size, int[2] stride, int[2] padding, int[2] dilation, bool ceil_mode, Tensor indices) -> Tensor", 903, 316, 458, 1781, 577, 294, 8, 1, 1, 4, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::embedding_dense_backward", "aten", "embedding_dense_backward", "", "embedding_dense_backward(Tensor grad_output, Tensor indices, SymInt num_weights, SymInt padding_idx, bool scale_grad_by_freq) -> Tensor", 911, 317, 462, 1785, 579, 392, 5, 1, 1, 3, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::col2im.out", "aten", "col2im", "out", "col2im.out(Tensor self, SymInt[2] output_size, int[2] kernel_size, int[2] dilation, int[2] padding, int[2] stride, *, Tensor(a!) out) -> Tensor(a!)", 916, 318, 465, 1788, 581, 297, 7, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::col2im", "aten", "col2im", "", "col2im(Tensor self, SymInt[2] output_size, int[2] kernel_size, int[2] dilation, int[2] padding, int[2] stride) -> Tensor", 923, 319, 465, 1788, 581, 297, 6, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::rand", "aten", "rand", "", "rand(SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor", 929, 320, 467, 1790, 582, 300, 5, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::rand.out", "aten", "rand", "out", "rand.out(SymInt[] size, *, Tensor(a!) out) -> Tensor(a!)", 934, 321, 469, 1792, 583, 300, 2, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::randn", "aten", "randn", "", "randn(SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor", 936, 322, 469, 1792, 583, 302, 5, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::randn.out", "aten", "randn", "out", "randn.out(SymInt[] size, *, Tensor(a!) out) -> Tensor(a!)", 941, 323, 471, 1794, 584, 302, 2, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::randperm", "aten", "randperm", "", "randperm(SymInt n, *, ScalarType? dtype=long, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor", 943, 324, 471, 1794, 584, 304, 5, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::randperm.out", "aten", "randperm", "out", "randperm.out(SymInt n, *, Tensor(a!) out) -> Tensor(a!)", 948, 325, 473, 1796, 585, 304, 2, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::native_dropout", "aten", "native_dropout", "", "native_dropout(Tensor input, float p, bool? train) -> (Tensor, Tensor)", 950, 326, 473, 1796, 585, 393, 3, 2, 1, 3, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::native_layer_norm_backward", "aten", "native_layer_norm_backward", "", "native_layer_norm_backward(Tensor grad_out, Tensor input, SymInt[] normalized_shape, Tensor mean, Tensor rstd, Tensor? weight, Tensor? bias, bool[3] output_mask) -> (Tensor, Tensor, Tensor)", 953, 328, 476, 1799, 587, 394, 8, 3, 1, 9, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::native_group_norm_backward", "aten", "native_group_norm_backward", "", "native_group_norm_backward(Tensor grad_out, Tensor input, Tensor mean, Tensor rstd, Tensor? weight, SymInt N, SymInt C, SymInt HxW, int group, bool[3] output_mask) -> (Tensor, Tensor, Tensor)", 961, 331, 485, 1808, 588, 395, 10, 3, 1, 8, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::nonzero.out", "aten", "nonzero", "out", "nonzero.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", 971, 334, 493, 1816, 589, 308, 2, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::nonzero", "aten", "nonzero", "", "nonzero(Tensor self) -> Tensor", 973, 335, 493, 1816, 589, 308, 1, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::grid_sampler_2d", "aten", "grid_sampler_2d", "", "grid_sampler_2d(Tensor input, Tensor grid, int interpolation_mode, int padding_mode, bool align_corners) -> Tensor", 974, 336, 495, 1818, 591, 396, 5, 1, 1, 3, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::_embedding_bag", "aten", "_embedding_bag", "", "_embedding_bag(Tensor weight, Tensor indices, Tensor offsets, bool scale_grad_by_freq=False, int mode=0, bool sparse=False, Tensor? per_sample_weights=None, bool include_last_offset=False, int padding_idx=-1) -> (Tensor, Tensor, Tensor, Tensor)", 979, 337, 498, 1821, 592, 397, 9, 4, 1, 8, OPGEN_KIND_FUNCTIONAL, 1},
-    {"quantized_decomposed::quantize_per_tensor", "quantized_decomposed", "quantize_per_tensor", "", "quantize_per_tensor(Tensor input, float scale, int zero_point, int quant_min, int quant_max, ScalarType dtype) -> Tensor", 988, 341, 506, 1829, 594, 313, 6, 1, 1, 3, OPGEN_KIND_FUNCTIONAL, 2},
-    {"quantized_decomposed::quantize_per_tensor.out", "quantized_decomposed", "quantize_per_tensor", "out", "quantize_per_tensor.out(Tensor input, float scale, int zero_point, int quant_min, int quant_max, ScalarType dtype, *, Tensor(a!) out) -> Tensor(a!)", 994, 342, 509, 1832, 596, 313, 7, 1, 0, 0, OPGEN_KIND_OUT, 2},
-    {"quantized_decomposed::dequantize_per_tensor", "quantized_decomposed", "dequantize_per_tensor", "", "dequantize_per_tensor(Tensor input, float scale, int zero_point, int quant_min, int quant_max, ScalarType dtype, *, ScalarType? out_dtype=None) -> Tensor", 1001, 343, 509, 1832, 596, 315, 7, 1, 1, 4, OPGEN_KIND_FUNCTIONAL, 2},
-    {"quantized_decomposed::dequantize_per_tensor.out", "quantized_decomposed", "dequantize_per_tensor", "out", "dequantize_per_tensor.out(Tensor input, float scale, int zero_point, int quant_min, int quant_max, ScalarType dtype, *, ScalarType? out_dtype=None, Tensor(a!) out) -> Tensor(a!)", 1008, 344, 513, 1836, 598, 315, 8, 1, 0, 0, OPGEN_KIND_OUT, 2},
-    {"quantized_decomposed::dequantize_per_channel", "quantized_decomposed", "dequantize_per_channel", "", "dequantize_per_channel(Tensor input, Tensor scales, Tensor? zero_points, int axis, int quant_min, int quant_max, ScalarType dtype, *, ScalarType? out_dtype=None) -> Tensor", 1016, 345, 513, 1836, 598, 317, 8, 1, 1, 6, OPGEN_KIND_FUNCTIONAL, 2},
-    {"quantized_decomposed::dequantize_per_channel.out", "quantized_decomposed", "dequantize_per_channel", "out", "dequantize_per_channel.out(Tensor input, Tensor scales, Tensor? zero_points, int axis, int quant_min, int quant_max, ScalarType dtype, *, ScalarType? out_dtype=None, Tensor(a!) out) -> Tensor(a!)", 1024, 346, 519, 1842, 602, 317, 9, 1, 0, 0, OPGEN_KIND_OUT, 2},
-    {"dim_order_ops::_to_dim_order_copy", "dim_order_ops", "_to_dim_order_copy", "", "_to_dim_order_copy(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, bool non_blocking=False, int[]? dim_order=None) -> Tensor", 1033, 347, 519, 1842, 602, 319, 7, 1, 0, 0, OPGEN_KIND_FUNCTIONAL, 2},
-    {"dim_order_ops::_to_dim_order_copy.out", "dim_order_ops", "_to_dim_order_copy", "out", "_to_dim_order_copy.out(Tensor self, *, bool non_blocking=False, int[]? dim_order=None, Tensor(a!) out) -> Tensor(a!)", 1040, 348, 519, 1842, 602, 319, 4, 1, 0, 0, OPGEN_KIND_OUT, 2},
-    {"dim_order_ops::_clone_dim_order", "dim_order_ops", "_clone_dim_order", "", "_clone_dim_order(Tensor self, *, bool non_blocking=False, int[]? dim_order=None) -> Tensor", 1044, 349, 519, 1842, 602, 321, 3, 1, 0, 0, OPGEN_KIND_FUNCTIONAL, 2},
-    {"dim_order_ops::_clone_dim_order.out", "dim_order_ops", "_clone_dim_order", "out", "_clone_dim_order.out(Tensor self, *, bool non_blocking=False, int[]? dim_order=None, Tensor(a!) out) -> Tensor(a!)", 1047, 350, 519, 1842, 602, 321, 4, 1, 0, 0, OPGEN_KIND_OUT, 2},
-    {"executorch_prims::add.int", "executorch_prims", "add", "int", "add.int(SymInt a, SymInt b) -> SymInt", 1051, 351, 519, 1842, 602, -1, 2, 1, 0, 0, OPGEN_KIND_FUNCTIONAL, 4},
-    {"executorch_prims::mul.int", "executorch_prims", "mul", "int", "mul.int(SymInt a, SymInt b) -> SymInt", 1053, 352, 519, 1842, 602, -1, 2, 1, 0, 0, OPGEN_KIND_FUNCTIONAL, 4},
-    {"executorch_prims::sub.int", "executorch_prims", "sub", "int", "sub.int(SymInt a, SymInt b) -> SymInt", 1055, 353, 519, 1842, 602, -1, 2, 1, 0, 0, OPGEN_KIND_FUNCTIONAL, 4},
-    {"executorch_prims::floordiv.int", "executorch_prims", "floordiv", "int", "floordiv.int(SymInt a, SymInt b) -> SymInt", 1057, 354, 519, 1842, 602, -1, 2, 1, 0, 0, OPGEN_KIND_FUNCTIONAL, 4},
-    {"executorch_prims::mod.int", "executorch_prims", "mod", "int", "mod.int(SymInt a, SymInt b) -> SymInt", 1059, 355, 519, 1842, 602, -1, 2, 1, 0, 0, OPGEN_KIND_FUNCTIONAL, 4},
-    {"executorch_prims::truediv.int", "executorch_prims", "truediv", "int", "truediv.int(SymInt a, SymInt b) -> float", 1061, 356, 519, 1842, 602, -1, 2, 1, 0, 0, OPGEN_KIND_FUNCTIONAL, 4},
-    {"executorch_prims::neg.int", "executorch_prims", "neg", "int", "neg.int(SymInt a) -> SymInt", 1063, 357, 519, 1842, 602, -1, 1, 1, 0, 0, OPGEN_KIND_FUNCTIONAL, 4},
-    {"executorch_prims::gt.int", "executorch_prims", "gt", "int", "gt.int(SymInt a, SymInt b) -> bool", 1064, 358, 519, 1842, 602, -1, 2, 1, 0, 0, OPGEN_KIND_FUNCTIONAL, 4},
-    {"executorch_prims::lt.int", "executorch_prims", "lt", "int", "lt.int(SymInt a, SymInt b) -> bool", 1066, 359, 519, 1842, 602, -1, 2, 1, 0, 0, OPGEN_KIND_FUNCTIONAL, 4},
-    {"executorch_prims::ge.int", "executorch_prims", "ge", "int", "ge.int(SymInt a, SymInt b) -> bool", 1068, 360, 519, 1842, 602, -1, 2, 1, 0, 0, OPGEN_KIND_FUNCTIONAL, 4},
-    {"executorch_prims::le.int", "executorch_prims", "le", "int", "le.int(SymInt a, SymInt b) -> bool", 1070, 361, 519, 1842, 602, -1, 2, 1, 0, 0, OPGEN_KIND_FUNCTIONAL, 4},
-    {"executorch_prims::eq.int", "executorch_prims", "eq", "int", "eq.int(SymInt a, SymInt b) -> bool", 1072, 362, 519, 1842, 602, -1, 2, 1, 0, 0, OPGEN_KIND_FUNCTIONAL, 4},
-    {"quantized_decomposed::add_relu", "quantized_decomposed", "add_relu", "", "add_relu(Tensor a, float a_scale, int a_zero_point, int a_quant_min, int a_quant_max, Tensor b, float b_scale, int b_zero_point, int b_quant_min, int b_quant_max, float out_scale, int out_zero_point, int out_quant_min, int out_quant_max) -> Tensor qc", 1074, 363, 519, 1842, 602, 335, 14, 1, 0, 0, OPGEN_KIND_FUNCTIONAL, 4},
-    {"quantized_decomposed::add_relu.out", "quantized_decomposed", "add_relu", "out", "add_relu.out(Tensor a, float a_scale, int a_zero_point, int a_quant_min, int a_quant_max, Tensor b, float b_scale, int b_zero_point, int b_quant_min, int b_quant_max, float out_scale, int out_zero_point, int out_quant_min, int out_quant_max, *, Tensor(a!) out) -> Tensor(a!)", 1088, 364, 519, 1842, 602, 335, 15, 1, 0, 0, OPGEN_KIND_OUT, 4},
-    {"quantized_decomposed::add", "quantized_decomposed", "add", "", "add(Tensor a, float a_scale, int a_zero_point, int a_quant_min, int a_quant_max, Tensor b, float b_scale, int b_zero_point, int b_quant_min, int b_quant_max, float out_scale, int out_zero_point, int out_quant_min, int out_quant_max) -> Tensor qc", 1103, 365, 519, 1842, 602, 337, 14, 1, 0, 0, OPGEN_KIND_FUNCTIONAL, 4},
-    {"quantized_decomposed::add.out", "quantized_decomposed", "add", "out", "add.out(Tensor a, float a_scale, int a_zero_point, int a_quant_min, int a_quant_max, Tensor b, float b_scale, int b_zero_point, int b_quant_min, int b_quant_max, float out_scale, int out_zero_point, int out_quant_min, int out_quant_max, *, Tensor(a!) out) -> Tensor(a!)", 1117, 366, 519, 1842, 602, 337, 15, 1, 0, 0, OPGEN_KIND_OUT, 4},
-    {"quantized_decomposed::add.scalar", "quantized_decomposed", "add", "scalar", "add.scalar(Tensor qa, float a_scale, int a_zero_point, int a_quant_min, int a_quant_max, ScalarType a_dtype, Scalar b, float out_scale, int out_zero_point, int out_quant_min, int out_quant_max, ScalarType out_dtype) -> Tensor", 1132, 367, 519, 1842, 602, 339, 12, 1, 0, 0, OPGEN_KIND_FUNCTIONAL, 4},
-    {"quantized_decomposed::add.scalar_out", "quantized_decomposed", "add", "scalar_out", "add.scalar_out(Tensor qa, float a_scale, int a_zero_point, int a_quant_min, int a_quant_max, ScalarType a_dtype, Scalar b, float out_scale, int out_zero_point, int out_quant_min, int out_quant_max, ScalarType out_dtype, *, Tensor(a!) out) -> Tensor(a!)", 1144, 368, 519, 1842, 602, 339, 13, 1, 0, 0, OPGEN_KIND_OUT, 4},
-    {"quantized_decomposed::embedding_byte", "quantized_decomposed", "embedding_byte", "", "embedding_byte(Tensor weight, Tensor weight_scales, Tensor? weight_zero_points, int weight_quant_min, int weight_quant_max, Tensor indices) -> Tensor", 1157, 369, 519, 1842, 602, 341, 6, 1, 0, 0, OPGEN_KIND_FUNCTIONAL, 4},
-    {"quantized_decomposed::embedding_byte.out", "quantized_decomposed", "embedding_byte", "out", "embedding_byte.out(Tensor weight, Tensor weight_scales, Tensor? weight_zero_points, int weight_quant_min, int weight_quant_max, Tensor indices, *, Tensor(a!) out) -> Tensor(a!)", 1163, 370, 519, 1842, 602, 341, 7, 1, 0, 0, OPGEN_KIND_OUT, 4},
-    {"demo::linear_relu", "demo", "linear_relu", "", "linear_relu(Tensor input, Tensor weight, Tensor bias) -> Tensor", 1170, 371, 519, 1842, 602, 343, 3, 1, 0, 0, OPGEN_KIND_FUNCTIONAL, 4},
-    {"demo::linear_relu.out", "demo", "linear_relu", "out", "linear_relu.out(Tensor input, Tensor weight, Tensor bias, *, Tensor(a!) out) -> Tensor(a!)", 1173, 372, 519, 1842, 602, 343, 4, 1, 0, 0, OPGEN_KIND_OUT, 4},
-    {"aten::add.Scalar_out", "aten", "add", "Scalar_out", "add.Scalar_out(Tensor self, Scalar other, Scalar alpha=1, *, Tensor(a!) out) -> Tensor(a!)", 1177, 373, 519, 1842, 602, 344, 4, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::mul.Scalar_out", "aten", "mul", "Scalar_out", "mul.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)", 1181, 374, 519, 1842, 602, 345, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::relu.out", "aten", "relu", "out", "relu.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", 1184, 375, 519, 1842, 602, 346, 2, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::permute_copy.out", "aten", "permute_copy", "out", "permute_copy.out(Tensor self, int[] dims, *, Tensor(a!) out) -> Tensor(a!)", 1186, 376, 519, 1842, 602, 347, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::view_copy.out", "aten", "view_copy", "out", "view_copy.out(Tensor self, SymInt[] size, *, Tensor(a!) out) -> Tensor(a!)", 1189, 377, 519, 1842, 602, 348, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::expand_copy.out", "aten", "expand_copy", "out", "expand_copy.out(Tensor self, SymInt[] size, *, bool implicit=False, Tensor(a!) out) -> Tensor(a!)", 1192, 378, 519, 1842, 602, 349, 4, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::clone.out", "aten", "clone", "out", "clone.out(Tensor self, *, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)", 1196, 379, 519, 1842, 602, 350, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::convolution.out", "aten", "convolution", "out", "convolution.out(Tensor input, Tensor weight, Tensor? bias, SymInt[] stride, SymInt[] padding, SymInt[] dilation, bool transposed, SymInt[] output_padding, SymInt groups, *, Tensor(a!) out) -> Tensor(a!)", 1199, 380, 519, 1842, 602, 351, 10, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::_native_batch_norm_legit_no_training.out", "aten", "_native_batch_norm_legit_no_training", "out", "_native_batch_norm_legit_no_training.out(Tensor input, Tensor? weight, Tensor? bias, Tensor running_mean, Tensor running_var, float momentum, float eps, *, Tensor(a!) out0, Tensor(b!) out1, Tensor(c!) out2) -> (Tensor(a!), Tensor(b!), Tensor(c!))", 1209, 381, 519, 1842, 602, 352, 10, 3, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::embedding.out", "aten", "embedding", "out", "embedding.out(Tensor weight, Tensor indices, SymInt padding_idx=-1, bool scale_grad_by_freq=False, bool sparse=False, *, Tensor(a!) out) -> Tensor(a!)", 1219, 384, 519, 1842, 602, 353, 6, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::isnan.out", "aten", "isnan", "out", "isnan.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", 1225, 385, 519, 1842, 602, 354, 2, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::isinf.out", "aten", "isinf", "out", "isinf.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", 1227, 386, 519, 1842, 602, 355, 2, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::div.Scalar_out", "aten", "div", "Scalar_out", "div.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)", 1229, 387, 519, 1842, 602, 356, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::div.Scalar_mode_out", "aten", "div", "Scalar_mode_out", "div.Scalar_mode_out(Tensor self, Scalar other, *, str? rounding_mode, Tensor(a!) out) -> Tensor(a!)", 1232, 388, 519, 1842, 602, 357, 4, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::sub.Scalar_out", "aten", "sub", "Scalar_out", "sub.Scalar_out(Tensor self, Scalar other, Scalar alpha=1, *, Tensor(a!) out) -> Tensor(a!)", 1236, 389, 519, 1842, 602, 358, 4, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::prod.out", "aten", "prod", "out", "prod.out(Tensor self, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)", 1240, 390, 519, 1842, 602, 359, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::squeeze_copy.dim_out", "aten", "squeeze_copy", "dim_out", "squeeze_copy.dim_out(Tensor self, int dim, *, Tensor(a!) out) -> Tensor(a!)", 1243, 391, 519, 1842, 602, 360, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::squeeze_copy.dims_out", "aten", "squeeze_copy", "dims_out", "squeeze_copy.dims_out(Tensor self, int[] dim, *, Tensor(a!) out) -> Tensor(a!)", 1246, 392, 519, 1842, 602, 361, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::unsqueeze_copy.out", "aten", "unsqueeze_copy", "out", "unsqueeze_copy.out(Tensor self, int dim, *, Tensor(a!) out) -> Tensor(a!)", 1249, 393, 519, 1842, 602, 362, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::select_copy.int_out", "aten", "select_copy", "int_out", "select_copy.int_out(Tensor self, int dim, SymInt index, *, Tensor(a!) out) -> Tensor(a!)", 1252, 394, 519, 1842, 602, 363, 4, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::slice_copy.Tensor_out", "aten", "slice_copy", "Tensor_out", "slice_copy.Tensor_out(Tensor self, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1, *, Tensor(a!) out) -> Tensor(a!)", 1256, 395, 519, 1842, 602, 364, 6, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::diagonal_copy.out", "aten", "diagonal_copy", "out", "diagonal_copy.out(Tensor self, int offset=0, int dim1=0, int dim2=1, *, Tensor(a!) out) -> Tensor(a!)", 1262, 396, 519, 1842, 602, 365, 5, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::alias_copy.out", "aten", "alias_copy", "out", "alias_copy.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", 1267, 397, 519, 1842, 602, 366, 2, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::as_strided_copy.out", "aten", "as_strided_copy", "out", "as_strided_copy.out(Tensor self, SymInt[] size, SymInt[] stride, SymInt? storage_offset=None, *, Tensor(a!) out) -> Tensor(a!)", 1269, 398, 519, 1842, 602, 367, 5, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::flip.out", "aten", "flip", "out", "flip.out(Tensor self, int[] dims, *, Tensor(a!) out) -> Tensor(a!)", 1274, 399, 519, 1842, 602, 368, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::repeat.out", "aten", "repeat", "out", "repeat.out(Tensor self, SymInt[] repeats, *, Tensor(a!) out) -> Tensor(a!)", 1277, 400, 519, 1842, 602, 369, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::constant_pad_nd.out", "aten", "constant_pad_nd", "out", "constant_pad_nd.out(Tensor self, SymInt[] pad, Scalar value=0, *, Tensor(a!) out) -> Tensor(a!)", 1280, 401, 519, 1842, 602, 370, 4, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::slice_scatter.out", "aten", "slice_scatter", "out", "slice_scatter.out(Tensor self, Tensor src, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1, *, Tensor(a!) out) -> Tensor(a!)", 1284, 402, 519, 1842, 602, 371, 7, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::select_scatter.out", "aten", "select_scatter", "out", "select_scatter.out(Tensor self, Tensor src, int dim, SymInt index, *, Tensor(a!) out) -> Tensor(a!)", 1291, 403, 519, 1842, 602, 372, 5, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::fill.Scalar_out", "aten", "fill", "Scalar_out", "fill.Scalar_out(Tensor self, Scalar value, *, Tensor(a!) out) -> Tensor(a!)", 1296, 404, 519, 1842, 602, 373, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::copy.out", "aten", "copy", "out", "copy.out(Tensor self, Tensor src, bool non_blocking=False, *, Tensor(a!) out) -> Tensor(a!)", 1299, 405, 519, 1842, 602, 374, 4, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::native_layer_norm.out", "aten", "native_layer_norm", "out", "native_layer_norm.out(Tensor input, SymInt[] normalized_shape, Tensor? weight, Tensor? bias, float eps, *, Tensor(a!) out0, Tensor(b!) out1, Tensor(c!) out2) -> (Tensor(a!), Tensor(b!), Tensor(c!))", 1303, 406, 519, 1842, 602, 375, 8, 3, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::native_group_norm.out", "aten", "native_group_norm", "out", "native_group_norm.out(Tensor input, Tensor? weight, Tensor? bias, SymInt N, SymInt C, SymInt HxW, int group, float eps, *, Tensor(a!) out0, Tensor(b!) out1, Tensor(c!) out2) -> (Tensor(a!), Tensor(b!), Tensor(c!))", 1311, 409, 519, 1842, 602, 376, 11, 3, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::adaptive_avg_pool1d.out", "aten", "adaptive_avg_pool1d", "out", "adaptive_avg_pool1d.out(Tensor self, int[1] output_size, *, Tensor(a!) out) -> Tensor(a!)", 1322, 412, 519, 1842, 602, 377, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::_adaptive_avg_pool2d.out", "aten", "_adaptive_avg_pool2d", "out", "_adaptive_avg_pool2d.out(Tensor self, SymInt[2] output_size, *, Tensor(a!) out) -> Tensor(a!)", 1325, 413, 519, 1842, 602, 378, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::_adaptive_avg_pool3d.out", "aten", "_adaptive_avg_pool3d", "out", "_adaptive_avg_pool3d.out(Tensor self, SymInt[3] output_size, *, Tensor(a!) out) -> Tensor(a!)", 1328, 414, 519, 1842, 602, 379, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::full_like.out", "aten", "full_like", "out", "full_like.out(Tensor self, Scalar fill_value, *, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)", 1331, 415, 519, 1842, 602, 380, 4, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::scalar_tensor.out", "aten", "scalar_tensor", "out", "scalar_tensor.out(Scalar s, *, Tensor(a!) out) -> Tensor(a!)", 1335, 416, 519, 1842, 602, 381, 2, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::empty_strided.out", "aten", "empty_strided", "out", "empty_strided.out(SymInt[] size, SymInt[] stride, *, Tensor(a!) out) -> Tensor(a!)", 1337, 417, 519, 1842, 602, 382, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::_to_copy.out", "aten", "_to_copy", "out", "_to_copy.out(Tensor self, *, bool non_blocking=False, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)", 1340, 418, 519, 1842, 602, 383, 4, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::avg_pool1d.out", "aten", "avg_pool1d", "out", "avg_pool1d.out(Tensor self, int[1] kernel_size, int[1] stride=[], int[1] padding=0, bool ceil_mode=False, bool count_include_pad=True, *, Tensor(a!) out) -> Tensor(a!)", 1344, 419, 519, 1842, 602, 384, 7, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::upsample_nearest2d.vec_out", "aten", "upsample_nearest2d", "vec_out", "upsample_nearest2d.vec_out(Tensor input, SymInt[]? output_size, float[]? scale_factors, *, Tensor(a!) out) -> Tensor(a!)", 1351, 420, 519, 1842, 602, 385, 4, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::upsample_bilinear2d.vec_out", "aten", "upsample_bilinear2d", "vec_out", "upsample_bilinear2d.vec_out(Tensor input, SymInt[]? output_size, bool align_corners, float[]? scale_factors, *, Tensor(a!) out) -> Tensor(a!)", 1355, 421, 519, 1842, 602, 386, 5, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::index_put.out", "aten", "index_put", "out", "index_put.out(Tensor self, Tensor?[] indices, Tensor values, bool accumulate=False, *, Tensor(a!) out) -> Tensor(a!)", 1360, 422, 519, 1842, 602, 387, 5, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::masked_scatter.out", "aten", "masked_scatter", "out", "masked_scatter.out(Tensor self, Tensor mask, Tensor source, *, Tensor(a!) out) -> Tensor(a!)", 1365, 423, 519, 1842, 602, 388, 4, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::_cdist_forward.out", "aten", "_cdist_forward", "out", "_cdist_forward.out(Tensor x1, Tensor x2, float p, int? compute_mode, *, Tensor(a!) out) -> Tensor(a!)", 1369, 424, 519, 1842, 602, 389, 5, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::_pdist_forward.out", "aten", "_pdist_forward", "out", "_pdist_forward.out(Tensor self, float p=2, *, Tensor(a!) out) -> Tensor(a!)", 1374, 425, 519, 1842, 602, 390, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::_adaptive_avg_pool2d_backward.out", "aten", "_adaptive_avg_pool2d_backward", "out", "_adaptive_avg_pool2d_backward.out(Tensor grad_output, Tensor self, *, Tensor(a!) out) -> Tensor(a!)", 1377, 426, 519, 1842, 602, 391, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::embedding_dense_backward.out", "aten", "embedding_dense_backward", "out", "embedding_dense_backward.out(Tensor grad_output, Tensor indices, SymInt num_weights, SymInt padding_idx, bool scale_grad_by_freq, *, Tensor(a!) out) -> Tensor(a!)", 1380, 427, 519, 1842, 602, 392, 6, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::native_dropout.out", "aten", "native_dropout", "out", "native_dropout.out(Tensor input, float p, bool? train, *, Tensor(a!) out0, Tensor(b!) out1) -> (Tensor(a!), Tensor(b!))", 1386, 428, 519, 1842, 602, 393, 5, 2, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::native_layer_norm_backward.out", "aten", "native_layer_norm_backward", "out", "native_layer_norm_backward.out(Tensor grad_out, Tensor input, SymInt[] normalized_shape, Tensor mean, Tensor rstd, Tensor? weight, Tensor? bias, bool[3] output_mask, *, Tensor(a!) out0, Tensor(b!) out1, Tensor(c!) out2) -> (Tensor(a!), Tensor(b!), Tensor(c!))", 1391, 430, 519, 1842, 602, 394, 11, 3, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::native_group_norm_backward.out", "aten", "native_group_norm_backward", "out", "native_group_norm_backward.out(Tensor grad_out, Tensor input, Tensor mean, Tensor rstd, Tensor? weight, SymInt N, SymInt C, SymInt HxW, int group, bool[3] output_mask, *, Tensor(a!) out0, Tensor(b!) out1, Tensor(c!) out2) -> (Tensor(a!), Tensor(b!), Tensor(c!))", 1402, 433, 519, 1842, 602, 395, 13, 3, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::grid_sampler_2d.out", "aten", "grid_sampler_2d", "out", "grid_sampler_2d.out(Tensor input, Tensor grid, int interpolation_mode, int padding_mode, bool align_corners, *, Tensor(a!) out) -> Tensor(a!)", 1415, 436, 519, 1842, 602, 396, 6, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::_embedding_bag.out", "aten", "_embedding_bag", "out", "_embedding_bag.out(Tensor weight, Tensor indices, Tensor offsets, bool scale_grad_by_freq=False, int mode=0, bool sparse=False, Tensor? per_sample_weights=None, bool include_last_offset=False, int padding_idx=-1, *, Tensor(a!) out0, Tensor(b!) out1, Tensor(c!) out2, Tensor(d!) out3) -> (Tensor(a!), Tensor(b!), Tensor(c!), Tensor(d!))", 1421, 437, 519, 1842, 602, 397, 13, 4, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::linear", "aten", "linear", "", "linear(Tensor input, Tensor weight, Tensor? bias=None) -> Tensor", 172, 65, 100, 333, 138, 66, 3, 1, 1, 4, OPGEN_KIND_FUNCTIONAL, 0},
+    {"aten::linear.out", "aten", "linear", "out", "linear.out(Tensor input, Tensor weight, Tensor? bias=None, *, Tensor(a!) out) -> Tensor(a!)", 175, 66, 104, 337, 139, 66, 4, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::permute_copy", "aten", "permute_copy", "", "permute_copy(Tensor self, int[] dims) -> Tensor", 179, 67, 104, 337, 139, 351, 2, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::view_copy", "aten", "view_copy", "", "view_copy(Tensor self, SymInt[] size) -> Tensor", 181, 68, 106, 339, 140, 352, 2, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::expand_copy", "aten", "expand_copy", "", "expand_copy(Tensor self, SymInt[] size, *, bool implicit=False) -> Tensor", 183, 69, 108, 341, 141, 353, 3, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::cat", "aten", "cat", "", "cat(Tensor[] tensors, int dim=0) -> Tensor", 186, 70, 110, 343, 142, 71, 2, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::cat.out", "aten", "cat", "out", "cat.out(Tensor[] tensors, int dim=0, *, Tensor(a!) out) -> Tensor(a!)", 188, 71, 112, 345, 143, 71, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::clone", "aten", "clone", "", "clone(Tensor self, *, MemoryFormat? memory_format=None) -> Tensor", 191, 72, 112, 345, 143, 354, 2, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::mean.dim", "aten", "mean", "dim", "mean.dim(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor", 193, 73, 114, 347, 144, 74, 4, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::mean.out", "aten", "mean", "out", "mean.out(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)", 197, 74, 116, 349, 145, 74, 5, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::sum.dim_IntList", "aten", "sum", "dim_IntList", "sum.dim_IntList(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor", 202, 75, 116, 349, 145, 76, 4, 1, 2, 2, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::sum.IntList_out", "aten", "sum", "IntList_out", "sum.IntList_out(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)", 206, 76, 118, 353, 148, 76, 5, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::convolution", "aten", "convolution", "", "convolution(Tensor input, Tensor weight, Tensor? bias, SymInt[] stride, SymInt[] padding, SymInt[] dilation, bool transposed, SymInt[] output_padding, SymInt groups) -> Tensor", 211, 77, 118, 353, 148, 355, 9, 1, 1, 4, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::_native_batch_norm_legit_no_training", "aten", "_native_batch_norm_legit_no_training", "", "_native_batch_norm_legit_no_training(Tensor input, Tensor? weight, Tensor? bias, Tensor running_mean, Tensor running_var, float momentum, float eps) -> (Tensor, Tensor, Tensor)", 220, 78, 122, 357, 149, 356, 7, 3, 1, 8, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::max_pool2d_with_indices", "aten", "max_pool2d_with_indices", "", "max_pool2d_with_indices(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, int[2] dilation=1, bool ceil_mode=False) -> (Tensor, Tensor)", 227, 81, 130, 365, 150, 80, 6, 2, 1, 3, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::max_pool2d_with_indices.out", "aten", "max_pool2d_with_indices", "out", "max_pool2d_with_indices.out(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, int[2] dilation=1, bool ceil_mode=False, *, Tensor(a!) out, Tensor(b!) indices) -> (Tensor(a!), Tensor(b!))", 233, 83, 133, 368, 152, 80, 8, 2, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::avg_pool2d", "aten", "avg_pool2d", "", "avg_pool2d(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor", 241, 85, 133, 368, 152, 82, 7, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::avg_pool2d.out", "aten", "avg_pool2d", "out", "avg_pool2d.out(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None, *, Tensor(a!) out) -> Tensor(a!)", 248, 86, 135, 370, 153, 82, 8, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::embedding", "aten", "embedding", "", "embedding(Tensor weight, Tensor indices, SymInt padding_idx=-1, bool scale_grad_by_freq=False, bool sparse=False) -> Tensor", 256, 87, 135, 370, 153, 357, 5, 1, 1, 3, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::acos", "aten", "acos", "", "acos(Tensor self) -> Tensor", 261, 88, 138, 373, 155, 85, 1, 1, 2, 2, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::acos.out", "aten", "acos", "out", "acos.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", 262, 89, 140, 377, 158, 85, 2, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::acosh", "aten", "acosh", "", "acosh(Tensor self) -> Tensor", 264, 90, 140, 377, 158, 87, 1, 1, 2, 2, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::acosh.out", "aten", "acosh", "out", "acosh.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", 265, 91, 142, 381, 161, 87, 2, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::asin", "aten", "asin", "", "asin(Tensor self) -> Tensor", 267, 92, 142, 381, 161, 89, 1, 1, 2, 2, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::asin.out", "aten", "asin", "out", "asin.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", 268, 93, 144, 385, 164, 89, 2, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::asinh", "aten", "asinh", "", "asinh(Tensor self) -> Tensor", 270, 94, 144, 385, 164, 91, 1, 1, 2, 2, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::asinh.out", "aten", "asinh", "out", "asinh.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", 271, 95, 146, 389, 167, 91, 2, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::atan", "aten", "atan", "", "atan(Tensor self) -> Tensor", 273, 96, 146, 389, 167, 93, 1, 1, 2, 2, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::atan.out", "aten", "atan", "out", "atan.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", 274, 97, 148, 393, 170, 93, 2, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::atanh", "aten", "atanh", "", "atanh(Tensor self) -> Tensor", 276, 98, 148, 393, 170, 95, 1, 1, 2, 2, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::atanh.out", "aten", "atanh", "out", "atanh.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", 277, 99, 150, 397, 173, 95, 2, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::cos", "aten", "cos", "", "cos(Tensor self) -> Tensor", 279, 100, 150, 397, 173, 97, 1, 1, 2, 2, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::cos.out", "aten", "cos", "out", "cos.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", 280, 101, 152, 401, 176, 97, 2, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::cosh", "aten", "cosh", "", "cosh(Tensor self) -> Tensor", 282, 102, 152, 401, 176, 99, 1, 1, 2, 2, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::cosh.out", "aten", "cosh", "out", "cosh.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", 283, 103, 154, 405, 179, 99, 2, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::sin", "aten", "sin", "", "sin(Tensor self) -> Tensor", 285, 104, 154, 405, 179, 101, 1, 1, 2, 2, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::sin.out", "aten", "sin", "out", "sin.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", 286, 105, 156, 409, 182, 101, 2, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::sinh", "aten", "sinh", "", "sinh(Tensor self) -> Tensor", 288, 106, 156, 409, 182, 103, 1, 1, 2, 2, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::sinh.out", "aten", "sinh", "out", "sinh.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", 289, 107, 158, 413, 185, 103, 2, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::tan", "aten", "tan", "", "tan(Tensor self) -> Tensor", 291, 108, 158, 413, 185, 105, 1, 1, 2, 2, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::tan.out", "aten", "tan", "out", "tan.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", 292, 109, 160, 417, 188, 105, 2, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::erf", "aten", "erf", "", "erf(Tensor self) -> Tensor", 294, 110, 160, 417, 188, 107, 1, 1, 2, 2, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::erf.out", "aten", "erf", "out", "erf.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", 295, 111, 162, 421, 191, 107, 2, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::expm1", "aten", "expm1", "", "expm1(Tensor self) -> Tensor", 297, 112, 162, 421, 191, 109, 1, 1, 2, 2, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::expm1.out", "aten", "expm1", "out", "expm1.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", 298, 113, 164, 425, 194, 109, 2, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::log", "aten", "log", "", "log(Tensor self) -> Tensor", 300, 114, 164, 425, 194, 111, 1, 1, 2, 2, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::log.out", "aten", "log", "out", "log.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", 301, 115, 166, 429, 197, 111, 2, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::log10", "aten", "log10", "", "log10(Tensor self) -> Tensor", 303, 116, 166, 429, 197, 113, 1, 1, 2, 2, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::log10.out", "aten", "log10", "out", "log10.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", 304, 117, 168, 433, 200, 113, 2, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::log1p", "aten", "log1p", "", "log1p(Tensor self) -> Tensor", 306, 118, 168, 433, 200, 115, 1, 1, 2, 2, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::log1p.out", "aten", "log1p", "out", "log1p.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", 307, 119, 170, 437, 203, 115, 2, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::log2", "aten", "log2", "", "log2(Tensor self) -> Tensor", 309, 120, 170, 437, 203, 117, 1, 1, 2, 2, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::log2.out", "aten", "log2", "out", "log2.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", 310, 121, 172, 441, 206, 117, 2, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::rsqrt", "aten", "rsqrt", "", "rsqrt(Tensor self) -> Tensor", 312, 122, 172, 441, 206, 119, 1, 1, 2, 2, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::rsqrt.out", "aten", "rsqrt", "out", "rsqrt.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", 313, 123, 174, 445, 209, 119, 2, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::sqrt", "aten", "sqrt", "", "sqrt(Tensor self) -> Tensor", 315, 124, 174, 445, 209, 121, 1, 1, 2, 2, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::sqrt.out", "aten", "sqrt", "out", "sqrt.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", 316, 125, 176, 449, 212, 121, 2, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::reciprocal", "aten", "reciprocal", "", "reciprocal(Tensor self) -> Tensor", 318, 126, 176, 449, 212, 123, 1, 1, 2, 2, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::reciprocal.out", "aten", "reciprocal", "out", "reciprocal.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", 319, 127, 178, 453, 215, 123, 2, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::neg", "aten", "neg", "", "neg(Tensor self) -> Tensor", 321, 128, 178, 453, 215, 125, 1, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::neg.out", "aten", "neg", "out", "neg.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", 322, 129, 180, 455, 216, 125, 2, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::ceil", "aten", "ceil", "", "ceil(Tensor self) -> Tensor", 324, 130, 180, 455, 216, 127, 1, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::ceil.out", "aten", "ceil", "out", "ceil.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", 325, 131, 182, 457, 217, 127, 2, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::floor", "aten", "floor", "", "floor(Tensor self) -> Tensor", 327, 132, 182, 457, 217, 129, 1, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::floor.out", "aten", "floor", "out", "floor.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", 328, 133, 184, 459, 218, 129, 2, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::round", "aten", "round", "", "round(Tensor self) -> Tensor", 330, 134, 184, 459, 218, 131, 1, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::round.out", "aten", "round", "out", "round.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", 331, 135, 186, 461, 219, 131, 2, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::trunc", "aten", "trunc", "", "trunc(Tensor self) -> Tensor", 333, 136, 186, 461, 219, 133, 1, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::trunc.out", "aten", "trunc", "out", "trunc.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", 334, 137, 188, 463, 220, 133, 2, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::sign", "aten", "sign", "", "sign(Tensor self) -> Tensor", 336, 138, 188, 463, 220, 135, 1, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::sign.out", "aten", "sign", "out", "sign.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", 337, 139, 190, 465, 221, 135, 2, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::bitwise_not", "aten", "bitwise_not", "", "bitwise_not(Tensor self) -> Tensor", 339, 140, 190, 465, 221, 137, 1, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::bitwise_not.out", "aten", "bitwise_not", "out", "bitwise_not.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", 340, 141, 192, 467, 222, 137, 2, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::logical_not", "aten", "logical_not", "", "logical_not(Tensor self) -> Tensor", 342, 142, 192, 467, 222, 139, 1, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::logical_not.out", "aten", "logical_not", "out", "logical_not.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", 343, 143, 194, 469, 224, 139, 2, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::isnan", "aten", "isnan", "", "isnan(Tensor self) -> Tensor", 345, 144, 194, 469, 224, 358, 1, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::isinf", "aten", "isinf", "", "isinf(Tensor self) -> Tensor", 346, 145, 196, 471, 226, 359, 1, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::elu", "aten", "elu", "", "elu(Tensor self, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1) -> Tensor", 347, 146, 198, 473, 228, 143, 4, 1, 1, 5, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::elu.out", "aten", "elu", "out", "elu.out(Tensor self, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1, *, Tensor(a!) out) -> Tensor(a!)", 351, 147, 203, 478, 232, 143, 5, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::leaky_relu", "aten", "leaky_relu", "", "leaky_relu(Tensor self, Scalar negative_slope=0.01) -> Tensor", 356, 148, 203, 478, 232, 145, 2, 1, 1, 3, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::leaky_relu.out", "aten", "leaky_relu", "out", "leaky_relu.out(Tensor self, Scalar negative_slope=0.01, *, Tensor(a!) out) -> Tensor(a!)", 358, 149, 206, 481, 234, 145, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::minimum", "aten", "minimum", "", "minimum(Tensor self, Tensor other) -> Tensor", 361, 150, 206, 481, 234, 147, 2, 1, 35, 3, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::minimum.out", "aten", "minimum", "out", "minimum.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)", 363, 151, 209, 586, 250, 147, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::atan2", "aten", "atan2", "", "atan2(Tensor self, Tensor other) -> Tensor", 366, 152, 209, 586, 250, 149, 2, 1, 16, 3, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::atan2.out", "aten", "atan2", "out", "atan2.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)", 368, 153, 212, 634, 261, 149, 3, 1, 0, 0, OPGEN_KIND_OUT, 1},
+    {"aten::fmod.Tensor", "aten", "fmod", "Tensor", "fmod.Tensor(Tensor self, Tensor other) -> Tensor", 371, 154, 212, 634, 261, 151, 2, 1, 35, 3, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::fmod.Tensor_out", "aten", "fmod", "Tensor_out", "fmod.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)", 373, 155, 215, 739, 277, 151, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::fmod.Scalar", "aten", "fmod", "Scalar", "fmod.Scalar(Tensor self, Scalar other) -> Tensor", 376, 156, 215, 739, 277, 153, 2, 1, 14, 3, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::fmod.Scalar_out", "aten", "fmod", "Scalar_out", "fmod.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)", 378, 157, 218, 781, 286, 153, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::remainder.Tensor", "aten", "remainder", "Tensor", "remainder.Tensor(Tensor self, Tensor other) -> Tensor", 381, 158, 218, 781, 286, 155, 2, 1, 35, 3, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::remainder.Tensor_out", "aten", "remainder", "Tensor_out", "remainder.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)", 383, 159, 221, 886, 302, 155, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::remainder.Scalar", "aten", "remainder", "Scalar", "remainder.Scalar(Tensor self, Scalar other) -> Tensor", 386, 160, 221, 886, 302, 157, 2, 1, 14, 3, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::remainder.Scalar_out", "aten", "remainder", "Scalar_out", "remainder.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)", 388, 161, 224, 928, 311, 157, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::pow.Tensor_Tensor", "aten", "pow", "Tensor_Tensor", "pow.Tensor_Tensor(Tensor self, Tensor exponent) -> Tensor", 391, 162, 224, 928, 311, 159, 2, 1, 35, 3, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::pow.Tensor_Tensor_out", "aten", "pow", "Tensor_Tensor_out", "pow.Tensor_Tensor_out(Tensor self, Tensor exponent, *, Tensor(a!) out) -> Tensor(a!)", 393, 163, 227, 1033, 327, 159, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::pow.Tensor_Scalar", "aten", "pow", "Tensor_Scalar", "pow.Tensor_Scalar(Tensor self, Scalar exponent) -> Tensor", 396, 164, 227, 1033, 327, 161, 2, 1, 14, 3, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::pow.Tensor_Scalar_out", "aten", "pow", "Tensor_Scalar_out", "pow.Tensor_Scalar_out(Tensor self, Scalar exponent, *, Tensor(a!) out) -> Tensor(a!)", 398, 165, 230, 1075, 336, 161, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::pow.Scalar", "aten", "pow", "Scalar", "pow.Scalar(Scalar self, Tensor exponent) -> Tensor", 401, 166, 230, 1075, 336, 163, 2, 1, 9, 3, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::pow.Scalar_out", "aten", "pow", "Scalar_out", "pow.Scalar_out(Scalar self, Tensor exponent, *, Tensor(a!) out) -> Tensor(a!)", 403, 167, 233, 1102, 346, 163, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::bitwise_and.Tensor", "aten", "bitwise_and", "Tensor", "bitwise_and.Tensor(Tensor self, Tensor other) -> Tensor", 406, 168, 233, 1102, 346, 165, 2, 1, 20, 3, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::bitwise_and.Tensor_out", "aten", "bitwise_and", "Tensor_out", "bitwise_and.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)", 408, 169, 236, 1162, 358, 165, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::bitwise_and.Scalar", "aten", "bitwise_and", "Scalar", "bitwise_and.Scalar(Tensor self, Scalar other) -> Tensor", 411, 170, 236, 1162, 358, 167, 2, 1, 7, 3, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::bitwise_and.Scalar_out", "aten", "bitwise_and", "Scalar_out", "bitwise_and.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)", 413, 171, 239, 1183, 365, 167, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::bitwise_or.Tensor", "aten", "bitwise_or", "Tensor", "bitwise_or.Tensor(Tensor self, Tensor other) -> Tensor", 416, 172, 239, 1183, 365, 169, 2, 1, 20, 3, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::bitwise_or.Tensor_out", "aten", "bitwise_or", "Tensor_out", "bitwise_or.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)", 418, 173, 242, 1243, 377, 169, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::bitwise_or.Scalar", "aten", "bitwise_or", "Scalar", "bitwise_or.Scalar(Tensor self, Scalar other) -> Tensor", 421, 174, 242, 1243, 377, 171, 2, 1, 7, 3, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::bitwise_or.Scalar_out", "aten", "bitwise_or", "Scalar_out", "bitwise_or.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)", 423, 175, 245, 1264, 384, 171, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::bitwise_xor.Tensor", "aten", "bitwise_xor", "Tensor", "bitwise_xor.Tensor(Tensor self, Tensor other) -> Tensor", 426, 176, 245, 1264, 384, 173, 2, 1, 20, 3, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::bitwise_xor.Tensor_out", "aten", "bitwise_xor", "Tensor_out", "bitwise_xor.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)", 428, 177, 248, 1324, 396, 173, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::bitwise_xor.Scalar", "aten", "bitwise_xor", "Scalar", "bitwise_xor.Scalar(Tensor self, Scalar other) -> Tensor", 431, 178, 248, 1324, 396, 175, 2, 1, 7, 3, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::bitwise_xor.Scalar_out", "aten", "bitwise_xor", "Scalar_out", "bitwise_xor.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)", 433, 179, 251, 1345, 403, 175, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::logical_and", "aten", "logical_and", "", "logical_and(Tensor self, Tensor other) -> Tensor", 436, 180, 251, 1345, 403, 177, 2, 1, 1, 3, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::logical_and.out", "aten", "logical_and", "out", "logical_and.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)", 438, 181, 254, 1348, 406, 177, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::logical_or", "aten", "logical_or", "", "logical_or(Tensor self, Tensor other) -> Tensor", 441, 182, 254, 1348, 406, 179, 2, 1, 1, 3, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::logical_or.out", "aten", "logical_or", "out", "logical_or.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)", 443, 183, 257, 1351, 409, 179, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::logical_xor", "aten", "logical_xor", "", "logical_xor(Tensor self, Tensor other) -> Tensor", 446, 184, 257, 1351, 409, 181, 2, 1, 1, 3, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::logical_xor.out", "aten", "logical_xor", "out", "logical_xor.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)", 448, 185, 260, 1354, 412, 181, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::div.Tensor_mode", "aten", "div", "Tensor_mode", "div.Tensor_mode(Tensor self, Tensor other, *, str? rounding_mode) -> Tensor", 451, 186, 260, 1354, 412, 183, 3, 1, 35, 3, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::div.out_mode", "aten", "div", "out_mode", "div.out_mode(Tensor self, Tensor other, *, str? rounding_mode, Tensor(a!) out) -> Tensor(a!)", 454, 187, 263, 1459, 428, 183, 4, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::div.Scalar", "aten", "div", "Scalar", "div.Scalar(Tensor self, Scalar other) -> Tensor", 458, 188, 263, 1459, 428, 360, 2, 1, 9, 3, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::div.Scalar_mode", "aten", "div", "Scalar_mode", "div.Scalar_mode(Tensor self, Scalar other, *, str? rounding_mode) -> Tensor", 460, 189, 266, 1486, 437, 361, 3, 1, 14, 3, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::sub.Scalar", "aten", "sub", "Scalar", "sub.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor", 463, 190, 269, 1528, 446, 362, 3, 1, 3, 4, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::amax", "aten", "amax", "", "amax(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor", 466, 191, 273, 1540, 453, 188, 3, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::amax.out", "aten", "amax", "out", "amax.out(Tensor self, int[1] dim=[], bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)", 469, 192, 275, 1542, 454, 188, 4, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::amin", "aten", "amin", "", "amin(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor", 473, 193, 275, 1542, 454, 190, 3, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::amin.out", "aten", "amin", "out", "amin.out(Tensor self, int[1] dim=[], bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)", 476, 194, 277, 1544, 455, 190, 4, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::any", "aten", "any", "", "any(Tensor self) -> Tensor", 480, 195, 277, 1544, 455, 192, 1, 1, 2, 2, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::any.all_out", "aten", "any", "all_out", "any.all_out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", 481, 196, 279, 1548, 458, 192, 2, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::any.dim", "aten", "any", "dim", "any.dim(Tensor self, int dim, bool keepdim=False) -> Tensor", 483, 197, 279, 1548, 458, 194, 3, 1, 2, 2, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::any.out", "aten", "any", "out", "any.out(Tensor self, int dim, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)", 486, 198, 281, 1552, 461, 194, 4, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::any.dims", "aten", "any", "dims", "any.dims(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor", 490, 199, 281, 1552, 461, 196, 3, 1, 2, 2, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::any.dims_out", "aten", "any", "dims_out", "any.dims_out(Tensor self, int[]? dim=None, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)", 493, 200, 283, 1556, 464, 196, 4, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::argmax", "aten", "argmax", "", "argmax(Tensor self, int? dim=None, bool keepdim=False) -> Tensor", 497, 201, 283, 1556, 464, 198, 3, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::argmax.out", "aten", "argmax", "out", "argmax.out(Tensor self, int? dim=None, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)", 500, 202, 285, 1558, 466, 198, 4, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::argmin", "aten", "argmin", "", "argmin(Tensor self, int? dim=None, bool keepdim=False) -> Tensor", 504, 203, 285, 1558, 466, 200, 3, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::argmin.out", "aten", "argmin", "out", "argmin.out(Tensor self, int? dim=None, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)", 507, 204, 287, 1560, 468, 200, 4, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::max.dim", "aten", "max", "dim", "max.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)", 511, 205, 287, 1560, 468, 202, 3, 2, 8, 3, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::max.dim_max", "aten", "max", "dim_max", "max.dim_max(Tensor self, int dim, bool keepdim=False, *, Tensor(a!) max, Tensor(b!) max_values) -> (Tensor(a!) values, Tensor(b!) indices)", 514, 207, 290, 1584, 476, 202, 5, 2, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::min.dim", "aten", "min", "dim", "min.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)", 519, 209, 290, 1584, 476, 204, 3, 2, 8, 3, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::min.dim_min", "aten", "min", "dim_min", "min.dim_min(Tensor self, int dim, bool keepdim=False, *, Tensor(a!) min, Tensor(b!) min_indices) -> (Tensor(a!) values, Tensor(b!) indices)", 522, 211, 293, 1608, 484, 204, 5, 2, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::prod", "aten", "prod", "", "prod(Tensor self, *, ScalarType? dtype=None) -> Tensor", 527, 213, 293, 1608, 484, 363, 2, 1, 2, 2, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::prod.dim_int", "aten", "prod", "dim_int", "prod.dim_int(Tensor self, int dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor", 529, 214, 295, 1612, 487, 207, 4, 1, 2, 2, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::prod.int_out", "aten", "prod", "int_out", "prod.int_out(Tensor self, int dim, bool keepdim=False, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)", 533, 215, 297, 1616, 490, 207, 5, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::var.dim", "aten", "var", "dim", "var.dim(Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False) -> Tensor", 538, 216, 297, 1616, 490, 209, 4, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::var.out", "aten", "var", "out", "var.out(Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)", 542, 217, 299, 1618, 491, 209, 5, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::var.correction", "aten", "var", "correction", "var.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor", 547, 218, 299, 1618, 491, 211, 4, 1, 1, 3, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::var.correction_out", "aten", "var", "correction_out", "var.correction_out(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False, Tensor(a!) out) -> Tensor(a!)", 551, 219, 302, 1621, 493, 211, 5, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::mean", "aten", "mean", "", "mean(Tensor self, *, ScalarType? dtype=None) -> Tensor", 556, 220, 302, 1621, 493, 213, 2, 1, 2, 2, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::mean.dtype_out", "aten", "mean", "dtype_out", "mean.dtype_out(Tensor self, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)", 558, 221, 304, 1625, 496, 213, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::cumsum", "aten", "cumsum", "", "cumsum(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor", 561, 222, 304, 1625, 496, 215, 3, 1, 2, 2, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::cumsum.out", "aten", "cumsum", "out", "cumsum.out(Tensor self, int dim, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)", 564, 223, 306, 1629, 499, 215, 4, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::squeeze_copy.dim", "aten", "squeeze_copy", "dim", "squeeze_copy.dim(Tensor self, int dim) -> Tensor", 568, 224, 306, 1629, 499, 364, 2, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::squeeze_copy.dims", "aten", "squeeze_copy", "dims", "squeeze_copy.dims(Tensor self, int[] dim) -> Tensor", 570, 225, 308, 1631, 500, 365, 2, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::unsqueeze_copy", "aten", "unsqueeze_copy", "", "unsqueeze_copy(Tensor self, int dim) -> Tensor", 572, 226, 310, 1633, 501, 366, 2, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::select_copy.int", "aten", "select_copy", "int", "select_copy.int(Tensor self, int dim, SymInt index) -> Tensor", 574, 227, 312, 1635, 502, 367, 3, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::slice_copy.Tensor", "aten", "slice_copy", "Tensor", "slice_copy.Tensor(Tensor self, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1) -> Tensor", 577, 228, 314, 1637, 503, 368, 5, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::diagonal_copy", "aten", "diagonal_copy", "", "diagonal_copy(Tensor self, int offset=0, int dim1=0, int dim2=1) -> Tensor", 582, 229, 316, 1639, 504, 369, 4, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::alias_copy", "aten", "alias_copy", "", "alias_copy(Tensor self) -> Tensor", 586, 230, 318, 1641, 505, 370, 1, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::as_strided_copy", "aten", "as_strided_copy", "", "as_strided_copy(Tensor self, SymInt[] size, SymInt[] stride, SymInt? storage_offset=None) -> Tensor", 587, 231, 320, 1643, 506, 371, 4, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::flip", "aten", "flip", "", "flip(Tensor self, int[] dims) -> Tensor", 591, 232, 322, 1645, 507, 372, 2, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::repeat", "aten", "repeat", "", "repeat(Tensor self, SymInt[] repeats) -> Tensor", 593, 233, 324, 1647, 508, 373, 2, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::constant_pad_nd", "aten", "constant_pad_nd", "", "constant_pad_nd(Tensor self, SymInt[] pad, Scalar value=0) -> Tensor", 595, 234, 326, 1649, 509, 374, 3, 1, 1, 3, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::slice_scatter", "aten", "slice_scatter", "", "slice_scatter(Tensor self, Tensor src, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1) -> Tensor", 598, 235, 329, 1652, 511, 375, 6, 1, 1, 3, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::select_scatter", "aten", "select_scatter", "", "select_scatter(Tensor self, Tensor src, int dim, SymInt index) -> Tensor", 604, 236, 332, 1655, 512, 376, 4, 1, 1, 3, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::index_select", "aten", "index_select", "", "index_select(Tensor self, int dim, Tensor index) -> Tensor", 608, 237, 335, 1658, 513, 230, 3, 1, 1, 3, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::index_select.out", "aten", "index_select", "out", "index_select.out(Tensor self, int dim, Tensor index, *, Tensor(a!) out) -> Tensor(a!)", 611, 238, 338, 1661, 515, 230, 4, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::gather", "aten", "gather", "", "gather(Tensor self, int dim, Tensor index, *, bool sparse_grad=False) -> Tensor", 615, 239, 338, 1661, 515, 232, 4, 1, 1, 3, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::gather.out", "aten", "gather", "out", "gather.out(Tensor self, int dim, Tensor index, *, bool sparse_grad=False, Tensor(a!) out) -> Tensor(a!)", 619, 240, 341, 1664, 517, 232, 5, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::scatter.src", "aten", "scatter", "src", "scatter.src(Tensor self, int dim, Tensor index, Tensor src) -> Tensor", 624, 241, 341, 1664, 517, 234, 4, 1, 1, 4, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::scatter.src_out", "aten", "scatter", "src_out", "scatter.src_out(Tensor self, int dim, Tensor index, Tensor src, *, Tensor(a!) out) -> Tensor(a!)", 628, 242, 345, 1668, 519, 234, 5, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::scatter.value", "aten", "scatter", "value", "scatter.value(Tensor self, int dim, Tensor index, Scalar value) -> Tensor", 633, 243, 345, 1668, 519, 236, 4, 1, 1, 4, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::scatter.value_out", "aten", "scatter", "value_out", "scatter.value_out(Tensor self, int dim, Tensor index, Scalar value, *, Tensor(a!) out) -> Tensor(a!)", 637, 244, 349, 1672, 522, 236, 5, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::scatter_add", "aten", "scatter_add", "", "scatter_add(Tensor self, int dim, Tensor index, Tensor src) -> Tensor", 642, 245, 349, 1672, 522, 238, 4, 1, 1, 4, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::scatter_add.out", "aten", "scatter_add", "out", "scatter_add.out(Tensor self, int dim, Tensor index, Tensor src, *, Tensor(a!) out) -> Tensor(a!)", 646, 246, 353, 1676, 524, 238, 5, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::fill.Scalar", "aten", "fill", "Scalar", "fill.Scalar(Tensor self, Scalar value) -> Tensor", 651, 247, 353, 1676, 524, 377, 2, 1, 1, 3, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::reflection_pad1d", "aten", "reflection_pad1d", "", "reflection_pad1d(Tensor self, SymInt[2] padding) -> Tensor", 653, 248, 356, 1679, 526, 241, 2, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::reflection_pad1d.out", "aten", "reflection_pad1d", "out", "reflection_pad1d.out(Tensor self, SymInt[2] padding, *, Tensor(a!) out) -> Tensor(a!)", 655, 249, 358, 1681, 527, 241, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::reflection_pad2d", "aten", "reflection_pad2d", "", "reflection_pad2d(Tensor self, SymInt[4] padding) -> Tensor", 658, 250, 358, 1681, 527, 243, 2, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::reflection_pad2d.out", "aten", "reflection_pad2d", "out", "reflection_pad2d.out(Tensor self, SymInt[4] padding, *, Tensor(a!) out) -> Tensor(a!)", 660, 251, 360, 1683, 528, 243, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::reflection_pad3d", "aten", "reflection_pad3d", "", "reflection_pad3d(Tensor self, SymInt[6] padding) -> Tensor", 663, 252, 360, 1683, 528, 245, 2, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::reflection_pad3d.out", "aten", "reflection_pad3d", "out", "reflection_pad3d.out(Tensor self, SymInt[6] padding, *, Tensor(a!) out) -> Tensor(a!)", 665, 253, 362, 1685, 529, 245, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::replication_pad2d", "aten", "replication_pad2d", "", "replication_pad2d(Tensor self, SymInt[4] padding) -> Tensor", 668, 254, 362, 1685, 529, 247, 2, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::replication_pad2d.out", "aten", "replication_pad2d", "out", "replication_pad2d.out(Tensor self, SymInt[4] padding, *, Tensor(a!) out) -> Tensor(a!)", 670, 255, 364, 1687, 530, 247, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::replication_pad3d", "aten", "replication_pad3d", "", "replication_pad3d(Tensor self, SymInt[6] padding) -> Tensor", 673, 256, 364, 1687, 530, 249, 2, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::replication_pad3d.out", "aten", "replication_pad3d", "out", "replication_pad3d.out(Tensor self, SymInt[6] padding, *, Tensor(a!) out) -> Tensor(a!)", 675, 257, 366, 1689, 531, 249, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::clamp.Tensor", "aten", "clamp", "Tensor", "clamp.Tensor(Tensor self, Tensor? min=None, Tensor? max=None) -> Tensor", 678, 258, 366, 1689, 531, 251, 3, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::clamp.Tensor_out", "aten", "clamp", "Tensor_out", "clamp.Tensor_out(Tensor self, Tensor? min=None, Tensor? max=None, *, Tensor(a!) out) -> Tensor(a!)", 681, 259, 368, 1691, 532, 251, 4, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::copy", "aten", "copy", "", "copy(Tensor self, Tensor src, bool non_blocking=False) -> Tensor", 685, 260, 368, 1691, 532, 378, 3, 1, 1, 3, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::copy_", "aten", "copy_", "", "copy_(Tensor(a!) self, Tensor src, bool non_blocking=False) -> Tensor(a!)", 688, 261, 371, 1694, 534, 378, 3, 1, 0, 0, OPGEN_KIND_INPLACE, 0},
+    {"aten::native_layer_norm", "aten", "native_layer_norm", "", "native_layer_norm(Tensor input, SymInt[] normalized_shape, Tensor? weight, Tensor? bias, float eps) -> (Tensor, Tensor, Tensor)", 691, 262, 371, 1694, 534, 379, 5, 3, 1, 6, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::native_group_norm", "aten", "native_group_norm", "", "native_group_norm(Tensor input, Tensor? weight, Tensor? bias, SymInt N, SymInt C, SymInt HxW, int group, float eps) -> (Tensor, Tensor, Tensor)", 696, 265, 377, 1700, 535, 380, 8, 3, 1, 6, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::_native_batch_norm_legit.no_stats", "aten", "_native_batch_norm_legit", "no_stats", "_native_batch_norm_legit.no_stats(Tensor input, Tensor? weight, Tensor? bias, bool training, float momentum, float eps) -> (Tensor, Tensor, Tensor)", 704, 268, 383, 1706, 536, 257, 6, 3, 1, 6, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::_native_batch_norm_legit.no_stats_out", "aten", "_native_batch_norm_legit", "no_stats_out", "_native_batch_norm_legit.no_stats_out(Tensor input, Tensor? weight, Tensor? bias, bool training, float momentum, float eps, *, Tensor(a!) out, Tensor(b!) save_mean, Tensor(c!) save_invstd) -> (Tensor(a!), Tensor(b!), Tensor(c!))", 710, 271, 389, 1712, 537, 257, 9, 3, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::adaptive_avg_pool1d", "aten", "adaptive_avg_pool1d", "", "adaptive_avg_pool1d(Tensor self, int[1] output_size) -> Tensor", 719, 274, 389, 1712, 537, 381, 2, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::_adaptive_avg_pool2d", "aten", "_adaptive_avg_pool2d", "", "_adaptive_avg_pool2d(Tensor self, SymInt[2] output_size) -> Tensor", 721, 275, 391, 1714, 538, 382, 2, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::_adaptive_avg_pool3d", "aten", "_adaptive_avg_pool3d", "", "_adaptive_avg_pool3d(Tensor self, SymInt[3] output_size) -> Tensor", 723, 276, 393, 1716, 539, 383, 2, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::full", "aten", "full", "", "full(SymInt[] size, Scalar fill_value, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor", 725, 277, 395, 1718, 540, 262, 6, 1, 1, 3, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::full.out", "aten", "full", "out", "full.out(SymInt[] size, Scalar fill_value, *, Tensor(a!) out) -> Tensor(a!)", 731, 278, 398, 1721, 542, 262, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::full_like", "aten", "full_like", "", "full_like(Tensor self, Scalar fill_value, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor", 734, 279, 398, 1721, 542, 384, 7, 1, 1, 4, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::scalar_tensor", "aten", "scalar_tensor", "", "scalar_tensor(Scalar s, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor", 741, 280, 402, 1725, 545, 385, 5, 1, 1, 3, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::empty.memory_format", "aten", "empty", "memory_format", "empty.memory_format(SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor", 746, 281, 405, 1728, 547, 266, 6, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::empty.out", "aten", "empty", "out", "empty.out(SymInt[] size, *, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)", 752, 282, 407, 1730, 548, 266, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::empty_strided", "aten", "empty_strided", "", "empty_strided(SymInt[] size, SymInt[] stride, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor", 755, 283, 407, 1730, 548, 386, 6, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::arange.start_step", "aten", "arange", "start_step", "arange.start_step(Scalar start, Scalar end, Scalar step=1, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor", 761, 284, 409, 1732, 549, 269, 7, 1, 1, 5, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::arange.start_out", "aten", "arange", "start_out", "arange.start_out(Scalar start, Scalar end, Scalar step=1, *, Tensor(a!) out) -> Tensor(a!)", 768, 285, 414, 1737, 553, 269, 4, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::_to_copy", "aten", "_to_copy", "", "_to_copy(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, bool non_blocking=False, MemoryFormat? memory_format=None) -> Tensor", 772, 286, 414, 1737, 553, 387, 7, 1, 1, 3, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::sort.values", "aten", "sort", "values", "sort.values(Tensor self, int dim=-1, bool descending=False, *, Tensor(a!) values, Tensor(b!) indices) -> (Tensor(a!) values, Tensor(b!) indices)", 779, 287, 417, 1740, 555, 271, 5, 2, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::sort", "aten", "sort", "", "sort(Tensor self, int dim=-1, bool descending=False) -> (Tensor values, Tensor indices)", 784, 289, 417, 1740, 555, 271, 3, 2, 1, 3, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::topk.values", "aten", "topk", "values", "topk.values(Tensor self, SymInt k, int dim=-1, bool largest=True, bool sorted=True, *, Tensor(a!) values, Tensor(b!) indices) -> (Tensor(a!) values, Tensor(b!) indices)", 787, 291, 420, 1743, 557, 273, 7, 2, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::topk", "aten", "topk", "", "topk(Tensor self, SymInt k, int dim=-1, bool largest=True, bool sorted=True) -> (Tensor values, Tensor indices)", 794, 293, 420, 1743, 557, 273, 5, 2, 1, 3, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::avg_pool1d", "aten", "avg_pool1d", "", "avg_pool1d(Tensor self, int[1] kernel_size, int[1] stride=[], int[1] padding=0, bool ceil_mode=False, bool count_include_pad=True) -> Tensor", 799, 295, 423, 1746, 559, 388, 6, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::avg_pool3d.out", "aten", "avg_pool3d", "out", "avg_pool3d.out(Tensor self, int[3] kernel_size, int[3] stride=[], int[3] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None, *, Tensor(a!) out) -> Tensor(a!)", 805, 296, 425, 1748, 560, 276, 8, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::avg_pool3d", "aten", "avg_pool3d", "", "avg_pool3d(Tensor self, int[3] kernel_size, int[3] stride=[], int[3] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor", 813, 297, 425, 1748, 560, 276, 7, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::max_pool3d_with_indices.out", "aten", "max_pool3d_with_indices", "out", "max_pool3d_with_indices.out(Tensor self, int[3] kernel_size, int[3] stride=[], int[3] padding=0, int[3] dilation=1, bool ceil_mode=False, *, Tensor(a!) out, Tensor(b!) indices) -> (Tensor(a!), Tensor(b!))", 820, 298, 427, 1750, 561, 278, 8, 2, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::max_pool3d_with_indices", "aten", "max_pool3d_with_indices", "", "max_pool3d_with_indices(Tensor self, int[3] kernel_size, int[3] stride=[], int[3] padding=0, int[3] dilation=1, bool ceil_mode=False) -> (Tensor, Tensor)", 828, 300, 427, 1750, 561, 278, 6, 2, 1, 3, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::upsample_nearest2d.vec", "aten", "upsample_nearest2d", "vec", "upsample_nearest2d.vec(Tensor input, SymInt[]? output_size, float[]? scale_factors) -> Tensor", 834, 302, 430, 1753, 563, 389, 3, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::upsample_bilinear2d.vec", "aten", "upsample_bilinear2d", "vec", "upsample_bilinear2d.vec(Tensor input, SymInt[]? output_size, bool align_corners, float[]? scale_factors) -> Tensor", 837, 303, 432, 1755, 564, 390, 4, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::index.Tensor_out", "aten", "index", "Tensor_out", "index.Tensor_out(Tensor self, Tensor?[] indices, *, Tensor(a!) out) -> Tensor(a!)", 841, 304, 434, 1757, 565, 282, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::index.Tensor", "aten", "index", "Tensor", "index.Tensor(Tensor self, Tensor?[] indices) -> Tensor", 844, 305, 434, 1757, 565, 282, 2, 1, 1, 3, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::index_put", "aten", "index_put", "", "index_put(Tensor self, Tensor?[] indices, Tensor values, bool accumulate=False) -> Tensor", 846, 306, 437, 1760, 567, 391, 4, 1, 1, 4, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::split_with_sizes_copy", "aten", "split_with_sizes_copy", "", "split_with_sizes_copy(Tensor self, SymInt[] split_sizes, int dim=0) -> Tensor[]", 850, 307, 441, 1764, 569, 286, 3, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 0},
+    {"aten::split_with_sizes_copy.out", "aten", "split_with_sizes_copy", "out", "split_with_sizes_copy.out(Tensor self, SymInt[] split_sizes, int dim=0, *, Tensor(a!)[] out) -> ()", 853, 308, 443, 1766, 570, 286, 4, 0, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::scatter_reduce.two", "aten", "scatter_reduce", "two", "scatter_reduce.two(Tensor self, int dim, Tensor index, Tensor src, str reduce, *, bool include_self=True) -> Tensor", 857, 308, 443, 1766, 570, 288, 6, 1, 1, 4, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::scatter_reduce.two_out", "aten", "scatter_reduce", "two_out", "scatter_reduce.two_out(Tensor self, int dim, Tensor index, Tensor src, str reduce, *, bool include_self=True, Tensor(a!) out) -> Tensor(a!)", 863, 309, 447, 1770, 572, 288, 7, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::masked_scatter_", "aten", "masked_scatter_", "", "masked_scatter_(Tensor(a!) self, Tensor mask, Tensor source) -> Tensor(a!)", 870, 310, 447, 1770, 572, 392, 3, 1, 0, 0, OPGEN_KIND_INPLACE, 0},
+    {"aten::masked_scatter", "aten", "masked_scatter", "", "masked_scatter(Tensor self, Tensor mask, Tensor source) -> Tensor", 873, 311, 447, 1770, 572, 392, 3, 1, 1, 4, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::_cdist_forward", "aten", "_cdist_forward", "", "_cdist_forward(Tensor x1, Tensor x2, float p, int? compute_mode) -> Tensor", 876, 312, 451, 1774, 574, 393, 4, 1, 1, 3, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::_pdist_forward", "aten", "_pdist_forward", "", "_pdist_forward(Tensor self, float p=2) -> Tensor", 880, 313, 454, 1777, 575, 394, 2, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::_adaptive_avg_pool2d_backward", "aten", "_adaptive_avg_pool2d_backward", "", "_adaptive_avg_pool2d_backward(Tensor grad_output, Tensor self) -> Tensor", 882, 314, 456, 1779, 576, 395, 2, 1, 1, 3, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::avg_pool2d_backward.grad_input", "aten", "avg_pool2d_backward", "grad_input", "avg_pool2d_backward.grad_input(Tensor grad_output, Tensor self, int[2] kernel_size, int[2] stride, int[2] padding, bool ceil_mode, bool count_include_pad, int? divisor_override, *, Tensor(a!) grad_input) -> Tensor(a!)", 884, 315, 459, 1782, 577, 294, 9, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::avg_pool2d_backward", "aten", "avg_pool2d_backward", "", "avg_pool2d_backward(Tensor grad_output, Tensor self, int[2] kernel_size, int[2] stride, int[2] padding, bool ceil_mode, bool count_include_pad, int? divisor_override) -> Tensor", 893, 316, 459, 1782, 577, 294, 8, 1, 1, 3, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::max_pool2d_with_indices_backward.grad_input", "aten", "max_pool2d_with_indices_backward", "grad_input", "max_pool2d_with_indices_backward.grad_input(Tensor grad_output, Tensor self, int[2] kernel_size, int[2] stride, int[2] padding, int[2] dilation, bool ceil_mode, Tensor indices, *, Tensor(a!) grad_input) -> Tensor(a!)", 901, 317, 462, 1785, 578, 296, 9, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::max_pool2d_with_indices_backward", "aten", "max_pool2d_with_indices_backward", "", "max_pool2d_with_indices_backward(Tensor grad_output, Tensor self, int[2] kernel_size, int[2] stride, int[2] padding, int[2] dilation, bool ceil_mode, Tensor indices) -> Tensor", 910, 318, 462, 1785, 578, 296, 8, 1, 1, 4, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::embedding_dense_backward", "aten", "embedding_dense_backward", "", "embedding_dense_backward(Tensor grad_output, Tensor indices, SymInt num_weights, SymInt padding_idx, bool scale_grad_by_freq) -> Tensor", 918, 319, 466, 1789, 580, 396, 5, 1, 1, 3, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::col2im.out", "aten", "col2im", "out", "col2im.out(Tensor self, SymInt[2] output_size, int[2] kernel_size, int[2] dilation, int[2] padding, int[2] stride, *, Tensor(a!) out) -> Tensor(a!)", 923, 320, 469, 1792, 582, 299, 7, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::col2im", "aten", "col2im", "", "col2im(Tensor self, SymInt[2] output_size, int[2] kernel_size, int[2] dilation, int[2] padding, int[2] stride) -> Tensor", 930, 321, 469, 1792, 582, 299, 6, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::rand", "aten", "rand", "", "rand(SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor", 936, 322, 471, 1794, 583, 302, 5, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::rand.out", "aten", "rand", "out", "rand.out(SymInt[] size, *, Tensor(a!) out) -> Tensor(a!)", 941, 323, 473, 1796, 584, 302, 2, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::randn", "aten", "randn", "", "randn(SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor", 943, 324, 473, 1796, 584, 304, 5, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::randn.out", "aten", "randn", "out", "randn.out(SymInt[] size, *, Tensor(a!) out) -> Tensor(a!)", 948, 325, 475, 1798, 585, 304, 2, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::randperm", "aten", "randperm", "", "randperm(SymInt n, *, ScalarType? dtype=long, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor", 950, 326, 475, 1798, 585, 306, 5, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::randperm.out", "aten", "randperm", "out", "randperm.out(SymInt n, *, Tensor(a!) out) -> Tensor(a!)", 955, 327, 477, 1800, 586, 306, 2, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::native_dropout", "aten", "native_dropout", "", "native_dropout(Tensor input, float p, bool? train) -> (Tensor, Tensor)", 957, 328, 477, 1800, 586, 397, 3, 2, 1, 3, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::native_layer_norm_backward", "aten", "native_layer_norm_backward", "", "native_layer_norm_backward(Tensor grad_out, Tensor input, SymInt[] normalized_shape, Tensor mean, Tensor rstd, Tensor? weight, Tensor? bias, bool[3] output_mask) -> (Tensor, Tensor, Tensor)", 960, 330, 480, 1803, 588, 398, 8, 3, 1, 9, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::native_group_norm_backward", "aten", "native_group_norm_backward", "", "native_group_norm_backward(Tensor grad_out, Tensor input, Tensor mean, Tensor rstd, Tensor? weight, SymInt N, SymInt C, SymInt HxW, int group, bool[3] output_mask) -> (Tensor, Tensor, Tensor)", 968, 333, 489, 1812, 589, 399, 10, 3, 1, 8, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::nonzero.out", "aten", "nonzero", "out", "nonzero.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", 978, 336, 497, 1820, 590, 310, 2, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::nonzero", "aten", "nonzero", "", "nonzero(Tensor self) -> Tensor", 980, 337, 497, 1820, 590, 310, 1, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::grid_sampler_2d", "aten", "grid_sampler_2d", "", "grid_sampler_2d(Tensor input, Tensor grid, int interpolation_mode, int padding_mode, bool align_corners) -> Tensor", 981, 338, 499, 1822, 592, 400, 5, 1, 1, 3, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::_embedding_bag", "aten", "_embedding_bag", "", "_embedding_bag(Tensor weight, Tensor indices, Tensor offsets, bool scale_grad_by_freq=False, int mode=0, bool sparse=False, Tensor? per_sample_weights=None, bool include_last_offset=False, int padding_idx=-1) -> (Tensor, Tensor, Tensor, Tensor)", 986, 339, 502, 1825, 593, 401, 9, 4, 1, 8, OPGEN_KIND_FUNCTIONAL, 1},
+    {"quantized_decomposed::quantize_per_tensor", "quantized_decomposed", "quantize_per_tensor", "", "quantize_per_tensor(Tensor input, float scale, int zero_point, int quant_min, int quant_max, ScalarType dtype) -> Tensor", 995, 343, 510, 1833, 595, 315, 6, 1, 1, 3, OPGEN_KIND_FUNCTIONAL, 2},
+    {"quantized_decomposed::quantize_per_tensor.out", "quantized_decomposed", "quantize_per_tensor", "out", "quantize_per_tensor.out(Tensor input, float scale, int zero_point, int quant_min, int quant_max, ScalarType dtype, *, Tensor(a!) out) -> Tensor(a!)", 1001, 344, 513, 1836, 597, 315, 7, 1, 0, 0, OPGEN_KIND_OUT, 2},
+    {"quantized_decomposed::dequantize_per_tensor", "quantized_decomposed", "dequantize_per_tensor", "", "dequantize_per_tensor(Tensor input, float scale, int zero_point, int quant_min, int quant_max, ScalarType dtype, *, ScalarType? out_dtype=None) -> Tensor", 1008, 345, 513, 1836, 597, 317, 7, 1, 1, 4, OPGEN_KIND_FUNCTIONAL, 2},
+    {"quantized_decomposed::dequantize_per_tensor.out", "quantized_decomposed", "dequantize_per_tensor", "out", "dequantize_per_tensor.out(Tensor input, float scale, int zero_point, int quant_min, int quant_max, ScalarType dtype, *, ScalarType? out_dtype=None, Tensor(a!) out) -> Tensor(a!)", 1015, 346, 517, 1840, 599, 317, 8, 1, 0, 0, OPGEN_KIND_OUT, 2},
+    {"quantized_decomposed::dequantize_per_channel", "quantized_decomposed", "dequantize_per_channel", "", "dequantize_per_channel(Tensor input, Tensor scales, Tensor? zero_points, int axis, int quant_min, int quant_max, ScalarType dtype, *, ScalarType? out_dtype=None) -> Tensor", 1023, 347, 517, 1840, 599, 319, 8, 1, 1, 6, OPGEN_KIND_FUNCTIONAL, 2},
+    {"quantized_decomposed::dequantize_per_channel.out", "quantized_decomposed", "dequantize_per_channel", "out", "dequantize_per_channel.out(Tensor input, Tensor scales, Tensor? zero_points, int axis, int quant_min, int quant_max, ScalarType dtype, *, ScalarType? out_dtype=None, Tensor(a!) out) -> Tensor(a!)", 1031, 348, 523, 1846, 603, 319, 9, 1, 0, 0, OPGEN_KIND_OUT, 2},
+    {"dim_order_ops::_to_dim_order_copy", "dim_order_ops", "_to_dim_order_copy", "", "_to_dim_order_copy(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, bool non_blocking=False, int[]? dim_order=None) -> Tensor", 1040, 349, 523, 1846, 603, 321, 7, 1, 0, 0, OPGEN_KIND_FUNCTIONAL, 2},
+    {"dim_order_ops::_to_dim_order_copy.out", "dim_order_ops", "_to_dim_order_copy", "out", "_to_dim_order_copy.out(Tensor self, *, bool non_blocking=False, int[]? dim_order=None, Tensor(a!) out) -> Tensor(a!)", 1047, 350, 523, 1846, 603, 321, 4, 1, 0, 0, OPGEN_KIND_OUT, 2},
+    {"dim_order_ops::_clone_dim_order", "dim_order_ops", "_clone_dim_order", "", "_clone_dim_order(Tensor self, *, bool non_blocking=False, int[]? dim_order=None) -> Tensor", 1051, 351, 523, 1846, 603, 323, 3, 1, 0, 0, OPGEN_KIND_FUNCTIONAL, 2},
+    {"dim_order_ops::_clone_dim_order.out", "dim_order_ops", "_clone_dim_order", "out", "_clone_dim_order.out(Tensor self, *, bool non_blocking=False, int[]? dim_order=None, Tensor(a!) out) -> Tensor(a!)", 1054, 352, 523, 1846, 603, 323, 4, 1, 0, 0, OPGEN_KIND_OUT, 2},
+    {"executorch_prims::add.int", "executorch_prims", "add", "int", "add.int(SymInt a, SymInt b) -> SymInt", 1058, 353, 523, 1846, 603, -1, 2, 1, 0, 0, OPGEN_KIND_FUNCTIONAL, 4},
+    {"executorch_prims::mul.int", "executorch_prims", "mul", "int", "mul.int(SymInt a, SymInt b) -> SymInt", 1060, 354, 523, 1846, 603, -1, 2, 1, 0, 0, OPGEN_KIND_FUNCTIONAL, 4},
+    {"executorch_prims::sub.int", "executorch_prims", "sub", "int", "sub.int(SymInt a, SymInt b) -> SymInt", 1062, 355, 523, 1846, 603, -1, 2, 1, 0, 0, OPGEN_KIND_FUNCTIONAL, 4},
+    {"executorch_prims::floordiv.int", "executorch_prims", "floordiv", "int", "floordiv.int(SymInt a, SymInt b) -> SymInt", 1064, 356, 523, 1846, 603, -1, 2, 1, 0, 0, OPGEN_KIND_FUNCTIONAL, 4},
+    {"executorch_prims::mod.int", "executorch_prims", "mod", "int", "mod.int(SymInt a, SymInt b) -> SymInt", 1066, 357, 523, 1846, 603, -1, 2, 1, 0, 0, OPGEN_KIND_FUNCTIONAL, 4},
+    {"executorch_prims::truediv.int", "executorch_prims", "truediv", "int", "truediv.int(SymInt a, SymInt b) -> float", 1068, 358, 523, 1846, 603, -1, 2, 1, 0, 0, OPGEN_KIND_FUNCTIONAL, 4},
+    {"executorch_prims::neg.int", "executorch_prims", "neg", "int", "neg.int(SymInt a) -> SymInt", 1070, 359, 523, 1846, 603, -1, 1, 1, 0, 0, OPGEN_KIND_FUNCTIONAL, 4},
+    {"executorch_prims::gt.int", "executorch_prims", "gt", "int", "gt.int(SymInt a, SymInt b) -> bool", 1071, 360, 523, 1846, 603, -1, 2, 1, 0, 0, OPGEN_KIND_FUNCTIONAL, 4},
+    {"executorch_prims::lt.int", "executorch_prims", "lt", "int", "lt.int(SymInt a, SymInt b) -> bool", 1073, 361, 523, 1846, 603, -1, 2, 1, 0, 0, OPGEN_KIND_FUNCTIONAL, 4},
+    {"executorch_prims::ge.int", "executorch_prims", "ge", "int", "ge.int(SymInt a, SymInt b) -> bool", 1075, 362, 523, 1846, 603, -1, 2, 1, 0, 0, OPGEN_KIND_FUNCTIONAL, 4},
+    {"executorch_prims::le.int", "executorch_prims", "le", "int", "le.int(SymInt a, SymInt b) -> bool", 1077, 363, 523, 1846, 603, -1, 2, 1, 0, 0, OPGEN_KIND_FUNCTIONAL, 4},
+    {"executorch_prims::eq.int", "executorch_prims", "eq", "int", "eq.int(SymInt a, SymInt b) -> bool", 1079, 364, 523, 1846, 603, -1, 2, 1, 0, 0, OPGEN_KIND_FUNCTIONAL, 4},
+    {"quantized_decomposed::add_relu", "quantized_decomposed", "add_relu", "", "add_relu(Tensor a, float a_scale, int a_zero_point, int a_quant_min, int a_quant_max, Tensor b, float b_scale, int b_zero_point, int b_quant_min, int b_quant_max, float out_scale, int out_zero_point, int out_quant_min, int out_quant_max) -> Tensor qc", 1081, 365, 523, 1846, 603, 337, 14, 1, 0, 0, OPGEN_KIND_FUNCTIONAL, 4},
+    {"quantized_decomposed::add_relu.out", "quantized_decomposed", "add_relu", "out", "add_relu.out(Tensor a, float a_scale, int a_zero_point, int a_quant_min, int a_quant_max, Tensor b, float b_scale, int b_zero_point, int b_quant_min, int b_quant_max, float out_scale, int out_zero_point, int out_quant_min, int out_quant_max, *, Tensor(a!) out) -> Tensor(a!)", 1095, 366, 523, 1846, 603, 337, 15, 1, 0, 0, OPGEN_KIND_OUT, 4},
+    {"quantized_decomposed::add", "quantized_decomposed", "add", "", "add(Tensor a, float a_scale, int a_zero_point, int a_quant_min, int a_quant_max, Tensor b, float b_scale, int b_zero_point, int b_quant_min, int b_quant_max, float out_scale, int out_zero_point, int out_quant_min, int out_quant_max) -> Tensor qc", 1110, 367, 523, 1846, 603, 339, 14, 1, 0, 0, OPGEN_KIND_FUNCTIONAL, 4},
+    {"quantized_decomposed::add.out", "quantized_decomposed", "add", "out", "add.out(Tensor a, float a_scale, int a_zero_point, int a_quant_min, int a_quant_max, Tensor b, float b_scale, int b_zero_point, int b_quant_min, int b_quant_max, float out_scale, int out_zero_point, int out_quant_min, int out_quant_max, *, Tensor(a!) out) -> Tensor(a!)", 1124, 368, 523, 1846, 603, 339, 15, 1, 0, 0, OPGEN_KIND_OUT, 4},
+    {"quantized_decomposed::add.scalar", "quantized_decomposed", "add", "scalar", "add.scalar(Tensor qa, float a_scale, int a_zero_point, int a_quant_min, int a_quant_max, ScalarType a_dtype, Scalar b, float out_scale, int out_zero_point, int out_quant_min, int out_quant_max, ScalarType out_dtype) -> Tensor", 1139, 369, 523, 1846, 603, 341, 12, 1, 0, 0, OPGEN_KIND_FUNCTIONAL, 4},
+    {"quantized_decomposed::add.scalar_out", "quantized_decomposed", "add", "scalar_out", "add.scalar_out(Tensor qa, float a_scale, int a_zero_point, int a_quant_min, int a_quant_max, ScalarType a_dtype, Scalar b, float out_scale, int out_zero_point, int out_quant_min, int out_quant_max, ScalarType out_dtype, *, Tensor(a!) out) -> Tensor(a!)", 1151, 370, 523, 1846, 603, 341, 13, 1, 0, 0, OPGEN_KIND_OUT, 4},
+    {"quantized_decomposed::embedding_byte", "quantized_decomposed", "embedding_byte", "", "embedding_byte(Tensor weight, Tensor weight_scales, Tensor? weight_zero_points, int weight_quant_min, int weight_quant_max, Tensor indices) -> Tensor", 1164, 371, 523, 1846, 603, 343, 6, 1, 0, 0, OPGEN_KIND_FUNCTIONAL, 4},
+    {"quantized_decomposed::embedding_byte.out", "quantized_decomposed", "embedding_byte", "out", "embedding_byte.out(Tensor weight, Tensor weight_scales, Tensor? weight_zero_points, int weight_quant_min, int weight_quant_max, Tensor indices, *, Tensor(a!) out) -> Tensor(a!)", 1170, 372, 523, 1846, 603, 343, 7, 1, 0, 0, OPGEN_KIND_OUT, 4},
+    {"quantized_decomposed::embedding_byte.dtype", "quantized_decomposed", "embedding_byte", "dtype", "embedding_byte.dtype(Tensor weight, Tensor weight_scales, Tensor? weight_zero_points, int weight_quant_min, int weight_quant_max, Tensor indices, *, ScalarType? dtype=None) -> Tensor", 1177, 373, 523, 1846, 603, 345, 7, 1, 0, 0, OPGEN_KIND_FUNCTIONAL, 4},
+    {"quantized_decomposed::embedding_byte.dtype_out", "quantized_decomposed", "embedding_byte", "dtype_out", "embedding_byte.dtype_out(Tensor weight, Tensor weight_scales, Tensor? weight_zero_points, int weight_quant_min, int weight_quant_max, Tensor indices, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)", 1184, 374, 523, 1846, 603, 345, 8, 1, 0, 0, OPGEN_KIND_OUT, 4},
+    {"demo::linear_relu", "demo", "linear_relu", "", "linear_relu(Tensor input, Tensor weight, Tensor bias) -> Tensor", 1192, 375, 523, 1846, 603, 347, 3, 1, 0, 0, OPGEN_KIND_FUNCTIONAL, 4},
+    {"demo::linear_relu.out", "demo", "linear_relu", "out", "linear_relu.out(Tensor input, Tensor weight, Tensor bias, *, Tensor(a!) out) -> Tensor(a!)", 1195, 376, 523, 1846, 603, 347, 4, 1, 0, 0, OPGEN_KIND_OUT, 4},
+    {"aten::add.Scalar_out", "aten", "add", "Scalar_out", "add.Scalar_out(Tensor self, Scalar other, Scalar alpha=1, *, Tensor(a!) out) -> Tensor(a!)", 1199, 377, 523, 1846, 603, 348, 4, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::mul.Scalar_out", "aten", "mul", "Scalar_out", "mul.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)", 1203, 378, 523, 1846, 603, 349, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::relu.out", "aten", "relu", "out", "relu.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", 1206, 379, 523, 1846, 603, 350, 2, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::permute_copy.out", "aten", "permute_copy", "out", "permute_copy.out(Tensor self, int[] dims, *, Tensor(a!) out) -> Tensor(a!)", 1208, 380, 523, 1846, 603, 351, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::view_copy.out", "aten", "view_copy", "out", "view_copy.out(Tensor self, SymInt[] size, *, Tensor(a!) out) -> Tensor(a!)", 1211, 381, 523, 1846, 603, 352, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::expand_copy.out", "aten", "expand_copy", "out", "expand_copy.out(Tensor self, SymInt[] size, *, bool implicit=False, Tensor(a!) out) -> Tensor(a!)", 1214, 382, 523, 1846, 603, 353, 4, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::clone.out", "aten", "clone", "out", "clone.out(Tensor self, *, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)", 1218, 383, 523, 1846, 603, 354, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::convolution.out", "aten", "convolution", "out", "convolution.out(Tensor input, Tensor weight, Tensor? bias, SymInt[] stride, SymInt[] padding, SymInt[] dilation, bool transposed, SymInt[] output_padding, SymInt groups, *, Tensor(a!) out) -> Tensor(a!)", 1221, 384, 523, 1846, 603, 355, 10, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::_native_batch_norm_legit_no_training.out", "aten", "_native_batch_norm_legit_no_training", "out", "_native_batch_norm_legit_no_training.out(Tensor input, Tensor? weight, Tensor? bias, Tensor running_mean, Tensor running_var, float momentum, float eps, *, Tensor(a!) out0, Tensor(b!) out1, Tensor(c!) out2) -> (Tensor(a!), Tensor(b!), Tensor(c!))", 1231, 385, 523, 1846, 603, 356, 10, 3, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::embedding.out", "aten", "embedding", "out", "embedding.out(Tensor weight, Tensor indices, SymInt padding_idx=-1, bool scale_grad_by_freq=False, bool sparse=False, *, Tensor(a!) out) -> Tensor(a!)", 1241, 388, 523, 1846, 603, 357, 6, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::isnan.out", "aten", "isnan", "out", "isnan.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", 1247, 389, 523, 1846, 603, 358, 2, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::isinf.out", "aten", "isinf", "out", "isinf.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", 1249, 390, 523, 1846, 603, 359, 2, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::div.Scalar_out", "aten", "div", "Scalar_out", "div.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)", 1251, 391, 523, 1846, 603, 360, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::div.Scalar_mode_out", "aten", "div", "Scalar_mode_out", "div.Scalar_mode_out(Tensor self, Scalar other, *, str? rounding_mode, Tensor(a!) out) -> Tensor(a!)", 1254, 392, 523, 1846, 603, 361, 4, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::sub.Scalar_out", "aten", "sub", "Scalar_out", "sub.Scalar_out(Tensor self, Scalar other, Scalar alpha=1, *, Tensor(a!) out) -> Tensor(a!)", 1258, 393, 523, 1846, 603, 362, 4, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::prod.out", "aten", "prod", "out", "prod.out(Tensor self, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)", 1262, 394, 523, 1846, 603, 363, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::squeeze_copy.dim_out", "aten", "squeeze_copy", "dim_out", "squeeze_copy.dim_out(Tensor self, int dim, *, Tensor(a!) out) -> Tensor(a!)", 1265, 395, 523, 1846, 603, 364, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::squeeze_copy.dims_out", "aten", "squeeze_copy", "dims_out", "squeeze_copy.dims_out(Tensor self, int[] dim, *, Tensor(a!) out) -> Tensor(a!)", 1268, 396, 523, 1846, 603, 365, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::unsqueeze_copy.out", "aten", "unsqueeze_copy", "out", "unsqueeze_copy.out(Tensor self, int dim, *, Tensor(a!) out) -> Tensor(a!)", 1271, 397, 523, 1846, 603, 366, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::select_copy.int_out", "aten", "select_copy", "int_out", "select_copy.int_out(Tensor self, int dim, SymInt index, *, Tensor(a!) out) -> Tensor(a!)", 1274, 398, 523, 1846, 603, 367, 4, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::slice_copy.Tensor_out", "aten", "slice_copy", "Tensor_out", "slice_copy.Tensor_out(Tensor self, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1, *, Tensor(a!) out) -> Tensor(a!)", 1278, 399, 523, 1846, 603, 368, 6, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::diagonal_copy.out", "aten", "diagonal_copy", "out", "diagonal_copy.out(Tensor self, int offset=0, int dim1=0, int dim2=1, *, Tensor(a!) out) -> Tensor(a!)", 1284, 400, 523, 1846, 603, 369, 5, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::alias_copy.out", "aten", "alias_copy", "out", "alias_copy.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", 1289, 401, 523, 1846, 603, 370, 2, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::as_strided_copy.out", "aten", "as_strided_copy", "out", "as_strided_copy.out(Tensor self, SymInt[] size, SymInt[] stride, SymInt? storage_offset=None, *, Tensor(a!) out) -> Tensor(a!)", 1291, 402, 523, 1846, 603, 371, 5, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::flip.out", "aten", "flip", "out", "flip.out(Tensor self, int[] dims, *, Tensor(a!) out) -> Tensor(a!)", 1296, 403, 523, 1846, 603, 372, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::repeat.out", "aten", "repeat", "out", "repeat.out(Tensor self, SymInt[] repeats, *, Tensor(a!) out) -> Tensor(a!)", 1299, 404, 523, 1846, 603, 373, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::constant_pad_nd.out", "aten", "constant_pad_nd", "out", "constant_pad_nd.out(Tensor self, SymInt[] pad, Scalar value=0, *, Tensor(a!) out) -> Tensor(a!)", 1302, 405, 523, 1846, 603, 374, 4, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::slice_scatter.out", "aten", "slice_scatter", "out", "slice_scatter.out(Tensor self, Tensor src, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1, *, Tensor(a!) out) -> Tensor(a!)", 1306, 406, 523, 1846, 603, 375, 7, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::select_scatter.out", "aten", "select_scatter", "out", "select_scatter.out(Tensor self, Tensor src, int dim, SymInt index, *, Tensor(a!) out) -> Tensor(a!)", 1313, 407, 523, 1846, 603, 376, 5, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::fill.Scalar_out", "aten", "fill", "Scalar_out", "fill.Scalar_out(Tensor self, Scalar value, *, Tensor(a!) out) -> Tensor(a!)", 1318, 408, 523, 1846, 603, 377, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::copy.out", "aten", "copy", "out", "copy.out(Tensor self, Tensor src, bool non_blocking=False, *, Tensor(a!) out) -> Tensor(a!)", 1321, 409, 523, 1846, 603, 378, 4, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::native_layer_norm.out", "aten", "native_layer_norm", "out", "native_layer_norm.out(Tensor input, SymInt[] normalized_shape, Tensor? weight, Tensor? bias, float eps, *, Tensor(a!) out0, Tensor(b!) out1, Tensor(c!) out2) -> (Tensor(a!), Tensor(b!), Tensor(c!))", 1325, 410, 523, 1846, 603, 379, 8, 3, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::native_group_norm.out", "aten", "native_group_norm", "out", "native_group_norm.out(Tensor input, Tensor? weight, Tensor? bias, SymInt N, SymInt C, SymInt HxW, int group, float eps, *, Tensor(a!) out0, Tensor(b!) out1, Tensor(c!) out2) -> (Tensor(a!), Tensor(b!), Tensor(c!))", 1333, 413, 523, 1846, 603, 380, 11, 3, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::adaptive_avg_pool1d.out", "aten", "adaptive_avg_pool1d", "out", "adaptive_avg_pool1d.out(Tensor self, int[1] output_size, *, Tensor(a!) out) -> Tensor(a!)", 1344, 416, 523, 1846, 603, 381, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::_adaptive_avg_pool2d.out", "aten", "_adaptive_avg_pool2d", "out", "_adaptive_avg_pool2d.out(Tensor self, SymInt[2] output_size, *, Tensor(a!) out) -> Tensor(a!)", 1347, 417, 523, 1846, 603, 382, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::_adaptive_avg_pool3d.out", "aten", "_adaptive_avg_pool3d", "out", "_adaptive_avg_pool3d.out(Tensor self, SymInt[3] output_size, *, Tensor(a!) out) -> Tensor(a!)", 1350, 418, 523, 1846, 603, 383, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::full_like.out", "aten", "full_like", "out", "full_like.out(Tensor self, Scalar fill_value, *, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)", 1353, 419, 523, 1846, 603, 384, 4, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::scalar_tensor.out", "aten", "scalar_tensor", "out", "scalar_tensor.out(Scalar s, *, Tensor(a!) out) -> Tensor(a!)", 1357, 420, 523, 1846, 603, 385, 2, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::empty_strided.out", "aten", "empty_strided", "out", "empty_strided.out(SymInt[] size, SymInt[] stride, *, Tensor(a!) out) -> Tensor(a!)", 1359, 421, 523, 1846, 603, 386, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::_to_copy.out", "aten", "_to_copy", "out", "_to_copy.out(Tensor self, *, bool non_blocking=False, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)", 1362, 422, 523, 1846, 603, 387, 4, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::avg_pool1d.out", "aten", "avg_pool1d", "out", "avg_pool1d.out(Tensor self, int[1] kernel_size, int[1] stride=[], int[1] padding=0, bool ceil_mode=False, bool count_include_pad=True, *, Tensor(a!) out) -> Tensor(a!)", 1366, 423, 523, 1846, 603, 388, 7, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::upsample_nearest2d.vec_out", "aten", "upsample_nearest2d", "vec_out", "upsample_nearest2d.vec_out(Tensor input, SymInt[]? output_size, float[]? scale_factors, *, Tensor(a!) out) -> Tensor(a!)", 1373, 424, 523, 1846, 603, 389, 4, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::upsample_bilinear2d.vec_out", "aten", "upsample_bilinear2d", "vec_out", "upsample_bilinear2d.vec_out(Tensor input, SymInt[]? output_size, bool align_corners, float[]? scale_factors, *, Tensor(a!) out) -> Tensor(a!)", 1377, 425, 523, 1846, 603, 390, 5, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::index_put.out", "aten", "index_put", "out", "index_put.out(Tensor self, Tensor?[] indices, Tensor values, bool accumulate=False, *, Tensor(a!) out) -> Tensor(a!)", 1382, 426, 523, 1846, 603, 391, 5, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::masked_scatter.out", "aten", "masked_scatter", "out", "masked_scatter.out(Tensor self, Tensor mask, Tensor source, *, Tensor(a!) out) -> Tensor(a!)", 1387, 427, 523, 1846, 603, 392, 4, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::_cdist_forward.out", "aten", "_cdist_forward", "out", "_cdist_forward.out(Tensor x1, Tensor x2, float p, int? compute_mode, *, Tensor(a!) out) -> Tensor(a!)", 1391, 428, 523, 1846, 603, 393, 5, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::_pdist_forward.out", "aten", "_pdist_forward", "out", "_pdist_forward.out(Tensor self, float p=2, *, Tensor(a!) out) -> Tensor(a!)", 1396, 429, 523, 1846, 603, 394, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::_adaptive_avg_pool2d_backward.out", "aten", "_adaptive_avg_pool2d_backward", "out", "_adaptive_avg_pool2d_backward.out(Tensor grad_output, Tensor self, *, Tensor(a!) out) -> Tensor(a!)", 1399, 430, 523, 1846, 603, 395, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::embedding_dense_backward.out", "aten", "embedding_dense_backward", "out", "embedding_dense_backward.out(Tensor grad_output, Tensor indices, SymInt num_weights, SymInt padding_idx, bool scale_grad_by_freq, *, Tensor(a!) out) -> Tensor(a!)", 1402, 431, 523, 1846, 603, 396, 6, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::native_dropout.out", "aten", "native_dropout", "out", "native_dropout.out(Tensor input, float p, bool? train, *, Tensor(a!) out0, Tensor(b!) out1) -> (Tensor(a!), Tensor(b!))", 1408, 432, 523, 1846, 603, 397, 5, 2, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::native_layer_norm_backward.out", "aten", "native_layer_norm_backward", "out", "native_layer_norm_backward.out(Tensor grad_out, Tensor input, SymInt[] normalized_shape, Tensor mean, Tensor rstd, Tensor? weight, Tensor? bias, bool[3] output_mask, *, Tensor(a!) out0, Tensor(b!) out1, Tensor(c!) out2) -> (Tensor(a!), Tensor(b!), Tensor(c!))", 1413, 434, 523, 1846, 603, 398, 11, 3, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::native_group_norm_backward.out", "aten", "native_group_norm_backward", "out", "native_group_norm_backward.out(Tensor grad_out, Tensor input, Tensor mean, Tensor rstd, Tensor? weight, SymInt N, SymInt C, SymInt HxW, int group, bool[3] output_mask, *, Tensor(a!) out0, Tensor(b!) out1, Tensor(c!) out2) -> (Tensor(a!), Tensor(b!), Tensor(c!))", 1424, 437, 523, 1846, 603, 399, 13, 3, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::grid_sampler_2d.out", "aten", "grid_sampler_2d", "out", "grid_sampler_2d.out(Tensor input, Tensor grid, int interpolation_mode, int padding_mode, bool align_corners, *, Tensor(a!) out) -> Tensor(a!)", 1437, 440, 523, 1846, 603, 400, 6, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::_embedding_bag.out", "aten", "_embedding_bag", "out", "_embedding_bag.out(Tensor weight, Tensor indices, Tensor offsets, bool scale_grad_by_freq=False, int mode=0, bool sparse=False, Tensor? per_sample_weights=None, bool include_last_offset=False, int padding_idx=-1, *, Tensor(a!) out0, Tensor(b!) out1, Tensor(c!) out2, Tensor(d!) out3) -> (Tensor(a!), Tensor(b!), Tensor(c!), Tensor(d!))", 1443, 441, 523, 1846, 603, 401, 13, 4, 0, 0, OPGEN_KIND_OUT, 0},
 };
 
 const opgen_arg opgen_args[] = {
@@ -1128,6 +1136,13 @@ const opgen_arg opgen_args[] = {
     {"mat2", "Tensor", NULL, NULL, 0x08008effu, OPGEN_ABI_TENSOR, 0},
     {"beta", "Scalar", "1", NULL, 0x00000890u, OPGEN_ABI_SCALAR, 1},
     {"alpha", "Scalar", "1", NULL, 0x00000890u, OPGEN_ABI_SCALAR, 1},
+    {"out", "Tensor", NULL, "a!", 0x08008effu, OPGEN_ABI_TENSOR, 7},
+    {"input", "Tensor", NULL, NULL, 0x000000c0u, OPGEN_ABI_TENSOR, 0},
+    {"weight", "Tensor", NULL, NULL, 0x000000c0u, OPGEN_ABI_TENSOR, 0},
+    {"bias", "Tensor?", "None", NULL, 0x000000c0u, OPGEN_ABI_OPT_TENSOR, 0},
+    {"input", "Tensor", NULL, NULL, 0x08008effu, OPGEN_ABI_TENSOR, 0},
+    {"weight", "Tensor", NULL, NULL, 0x08008effu, OPGEN_ABI_TENSOR, 0},
+    {"bias", "Tensor?", "None", NULL, 0x08008effu, OPGEN_ABI_OPT_TENSOR, 0},
     {"out", "Tensor", NULL, "a!", 0x08008effu, OPGEN_ABI_TENSOR, 7},
     {"self", "Tensor", NULL, NULL, 0x080088ffu, OPGEN_ABI_TENSOR, 0},
     {"dims", "int[]", NULL, NULL, 0x00000000u, OPGEN_ABI_INT_LIST, 0},
@@ -1795,9 +1810,9 @@ const opgen_arg opgen_args[] = {
     {"indices", "Tensor?[]", NULL, NULL, 0x08008effu, OPGEN_ABI_TENSOR_LIST, 0},
     {"out", "Tensor", NULL, "a!", 0x08008effu, OPGEN_ABI_TENSOR, 7},
     {"self", "Tensor", NULL, NULL, 0x000008dfu, OPGEN_ABI_TENSOR, 0},
-    {"indices", "Tensor?[]", NULL, NULL, 0x00000018u, OPGEN_ABI_TENSOR_LIST, 0},
+    {"indices", "Tensor?[]", NULL, NULL, 0x00000819u, OPGEN_ABI_TENSOR_LIST, 0},
     {"self", "Tensor", NULL, NULL, 0x000008dfu, OPGEN_ABI_TENSOR, 0},
-    {"indices", "Tensor?[]", NULL, NULL, 0x00000018u, OPGEN_ABI_TENSOR_LIST, 0},
+    {"indices", "Tensor?[]", NULL, NULL, 0x00000819u, OPGEN_ABI_TENSOR_LIST, 0},
     {"values", "Tensor", NULL, NULL, 0x000008dfu, OPGEN_ABI_TENSOR, 0},
     {"accumulate", "bool", "False", NULL, 0x00000000u, OPGEN_ABI_BOOL, 0},
     {"self", "Tensor", NULL, NULL, 0x080088ffu, OPGEN_ABI_TENSOR, 0},
@@ -2126,6 +2141,21 @@ const opgen_arg opgen_args[] = {
     {"weight_quant_min", "int", NULL, NULL, 0x00000000u, OPGEN_ABI_INT, 0},
     {"weight_quant_max", "int", NULL, NULL, 0x00000000u, OPGEN_ABI_INT, 0},
     {"indices", "Tensor", NULL, NULL, 0x08008effu, OPGEN_ABI_TENSOR, 0},
+    {"out", "Tensor", NULL, "a!", 0x08008effu, OPGEN_ABI_TENSOR, 7},
+    {"weight", "Tensor", NULL, NULL, 0x08008effu, OPGEN_ABI_TENSOR, 0},
+    {"weight_scales", "Tensor", NULL, NULL, 0x08008effu, OPGEN_ABI_TENSOR, 0},
+    {"weight_zero_points", "Tensor?", NULL, NULL, 0x08008effu, OPGEN_ABI_OPT_TENSOR, 0},
+    {"weight_quant_min", "int", NULL, NULL, 0x00000000u, OPGEN_ABI_INT, 0},
+    {"weight_quant_max", "int", NULL, NULL, 0x00000000u, OPGEN_ABI_INT, 0},
+    {"indices", "Tensor", NULL, NULL, 0x08008effu, OPGEN_ABI_TENSOR, 0},
+    {"dtype", "ScalarType?", "None", NULL, 0x08008effu, OPGEN_ABI_OPT_DTYPE, 1},
+    {"weight", "Tensor", NULL, NULL, 0x08008effu, OPGEN_ABI_TENSOR, 0},
+    {"weight_scales", "Tensor", NULL, NULL, 0x08008effu, OPGEN_ABI_TENSOR, 0},
+    {"weight_zero_points", "Tensor?", NULL, NULL, 0x08008effu, OPGEN_ABI_OPT_TENSOR, 0},
+    {"weight_quant_min", "int", NULL, NULL, 0x00000000u, OPGEN_ABI_INT, 0},
+    {"weight_quant_max", "int", NULL, NULL, 0x00000000u, OPGEN_ABI_INT, 0},
+    {"indices", "Tensor", NULL, NULL, 0x08008effu, OPGEN_ABI_TENSOR, 0},
+    {"dtype", "ScalarType?", "None", NULL, 0x08008effu, OPGEN_ABI_OPT_DTYPE, 1},
     {"out", "Tensor", NULL, "a!", 0x08008effu, OPGEN_ABI_TENSOR, 7},
     {"input", "Tensor", NULL, NULL, 0x08008effu, OPGEN_ABI_TENSOR, 0},
     {"weight", "Tensor", NULL, NULL, 0x08008effu, OPGEN_ABI_TENSOR, 0},
@@ -2459,6 +2489,8 @@ const opgen_arg opgen_rets[] = {
     {NULL, "Tensor", NULL, "a!", 0x08008effu, OPGEN_ABI_TENSOR, 4},
     {NULL, "Tensor", NULL, NULL, 0x000000c0u, OPGEN_ABI_TENSOR, 0},
     {NULL, "Tensor", NULL, "a!", 0x08008effu, OPGEN_ABI_TENSOR, 4},
+    {NULL, "Tensor", NULL, NULL, 0x000000c0u, OPGEN_ABI_TENSOR, 0},
+    {NULL, "Tensor", NULL, "a!", 0x08008effu, OPGEN_ABI_TENSOR, 4},
     {NULL, "Tensor", NULL, NULL, 0x080088ffu, OPGEN_ABI_TENSOR, 0},
     {NULL, "Tensor", NULL, NULL, 0x080088ffu, OPGEN_ABI_TENSOR, 0},
     {NULL, "Tensor", NULL, NULL, 0x080088ffu, OPGEN_ABI_TENSOR, 0},
@@ -2767,6 +2799,8 @@ const opgen_arg opgen_rets[] = {
     {NULL, "Tensor", NULL, "a!", 0x08008effu, OPGEN_ABI_TENSOR, 4},
     {NULL, "Tensor", NULL, NULL, 0x08008effu, OPGEN_ABI_TENSOR, 0},
     {NULL, "Tensor", NULL, "a!", 0x08008effu, OPGEN_ABI_TENSOR, 4},
+    {NULL, "Tensor", NULL, NULL, 0x08008effu, OPGEN_ABI_TENSOR, 0},
+    {NULL, "Tensor", NULL, "a!", 0x08008effu, OPGEN_ABI_TENSOR, 4},
     {NULL, "Tensor", NULL, "a!", 0x08008effu, OPGEN_ABI_TENSOR, 4},
     {NULL, "Tensor", NULL, "a!", 0x08008effu, OPGEN_ABI_TENSOR, 4},
     {NULL, "Tensor", NULL, "a!", 0x08008effu, OPGEN_ABI_TENSOR, 4},
@@ -2871,6 +2905,7 @@ const int16_t opgen_cols[] = {
     /* aten::mm */ 0, 1, -1,
     /* aten::bmm */ 0, 1, -1,
     /* aten::addmm */ 0, 1, 2, 3, 4, -1,
+    /* aten::linear */ 0, 1, 2, -1,
     /* aten::permute_copy */ 0, -1,
     /* aten::view_copy */ 0, -1,
     /* aten::expand_copy */ 0, -1,
@@ -3127,6 +3162,7 @@ const uint8_t opgen_cells[] = {
     0, 0, 0,
     0, 0, 0,
     0, 0, 0, 1, 2, 0,
+    0, 0, 0, 0,
     0, 0,
     0, 0,
     0, 0,
@@ -3686,6 +3722,7 @@ const uint32_t opgen_alias_sets[] = {
     /* aten::mm */ 0x000000c0u,
     /* aten::bmm */ 0x000000c0u,
     /* aten::addmm */ 0x000000c0u, 0x00000090u, 0x00000090u,
+    /* aten::linear */ 0x000000c0u,
     /* aten::permute_copy */ 0x080088ffu,
     /* aten::view_copy */ 0x080088ffu,
     /* aten::expand_copy */ 0x080088ffu,
@@ -3813,8 +3850,8 @@ const uint32_t opgen_alias_sets[] = {
     /* aten::max_pool3d_with_indices */ 0x000000c0u, 0x00000010u,
     /* aten::upsample_nearest2d.vec */ 0x000000c1u,
     /* aten::upsample_bilinear2d.vec */ 0x000000c0u,
-    /* aten::index.Tensor */ 0x000008dfu, 0x00000018u,
-    /* aten::index_put */ 0x000008dfu, 0x00000018u,
+    /* aten::index.Tensor */ 0x000008dfu, 0x00000819u,
+    /* aten::index_put */ 0x000008dfu, 0x00000819u,
     /* aten::split_with_sizes_copy */ 0x080088ffu,
     /* aten::scatter_reduce.two */ 0x000000dfu, 0x00000010u,
     /* aten::masked_scatter */ 0x000008dfu, 0x00000800u,
@@ -3840,43 +3877,44 @@ const uint32_t opgen_alias_sets[] = {
 };
 
 const uint32_t opgen_hash_seeds[] = {
-    5u, 50u, 21u, 221u, 16u, 371u, 38u, 350u, 50u, 3u, 33u, 36u,
-    1u, 13u, 15u, 3u, 8u, 34u, 19u, 11u, 1u, 1u, 4u, 551u,
-    85u, 286u, 1u, 3u, 2u, 42u, 13u, 355u, 46u, 11u, 16u, 142u,
-    3u, 132u, 875u, 4u, 1u, 211u, 101u, 194u, 121u, 4u, 298u, 25u,
-    16u, 12u, 86u, 275u, 33u, 35u, 65u, 44u, 106u, 396u, 10u, 2u,
-    394u, 155u, 271u, 219u, 1u, 70u, 546u, 134u, 196u, 253u, 23u, 39u,
-    76u, 27u, 0u, 89u, 35u, 215u, 304u, 212u, 438u, 250u, 2182u, 1u,
-    181u, 476u, 5u, 85u, 8u, 1u, 176u, 719u, 1082u, 188u, 0u, 748u,
-    29u, 514u, 13u, 234u,
+    10u, 1u, 1u, 2u, 22u, 67u, 2u, 31u, 2u, 4u, 9u, 61u,
+    6u, 132u, 2u, 88u, 1u, 6u, 189u, 102u, 95u, 10u, 21u, 32u,
+    2u, 17u, 66u, 28u, 2u, 125u, 12u, 41u, 385u, 6u, 136u, 21u,
+    148u, 98u, 9u, 47u, 40u, 64u, 34u, 1u, 47u, 313u, 141u, 4u,
+    194u, 1u, 1u, 2u, 9u, 556u, 0u, 136u, 122u, 100u, 2u, 316u,
+    69u, 23u, 221u, 2u, 248u, 44u, 4u, 566u, 9u, 58u, 289u, 592u,
+    41u, 37u, 675u, 7u, 4u, 31u, 264u, 1u, 69u, 1459u, 218u, 88u,
+    2u, 31u, 80u, 31u, 109u, 3u, 111u, 91u, 255u, 145u, 118u, 678u,
+    21u, 237u, 1u, 1362u, 1505u,
 };
 
 const uint16_t opgen_hash_slots[] = {
-    65, 57, 0, 103, 316, 273, 42, 390, 243, 140, 395, 3, 94, 253, 358, 80,
-    27, 318, 332, 323, 32, 16, 148, 19, 314, 306, 342, 397, 62, 282, 101, 64,
-    324, 187, 45, 310, 142, 131, 95, 382, 283, 90, 167, 304, 389, 202, 17, 203,
-    259, 347, 252, 278, 39, 68, 127, 376, 360, 102, 242, 154, 88, 147, 269, 21,
-    327, 254, 55, 289, 343, 337, 5, 89, 174, 212, 28, 106, 76, 228, 354, 66,
-    130, 300, 351, 134, 227, 271, 96, 83, 233, 122, 205, 61, 215, 394, 294, 172,
-    81, 213, 231, 303, 280, 34, 59, 334, 378, 198, 13, 218, 377, 138, 264, 261,
-    367, 368, 117, 111, 235, 266, 114, 185, 319, 151, 54, 222, 153, 305, 330, 210,
-    74, 70, 393, 51, 183, 100, 10, 25, 299, 121, 73, 123, 180, 247, 265, 359,
-    383, 1, 287, 348, 353, 53, 190, 320, 63, 108, 375, 357, 341, 211, 386, 40,
-    186, 84, 220, 135, 292, 309, 79, 364, 267, 350, 93, 37, 251, 9, 257, 159,
-    182, 249, 141, 206, 170, 163, 157, 199, 346, 71, 2, 369, 166, 129, 139, 164,
-    204, 85, 87, 209, 171, 149, 112, 47, 262, 144, 178, 200, 146, 173, 379, 331,
-    177, 392, 214, 155, 98, 239, 339, 229, 248, 36, 272, 226, 325, 158, 363, 179,
-    244, 20, 133, 361, 372, 288, 69, 75, 145, 380, 176, 48, 86, 335, 221, 188,
-    162, 92, 119, 152, 30, 281, 311, 4, 230, 116, 58, 329, 290, 313, 169, 160,
-    207, 258, 255, 6, 195, 11, 113, 197, 374, 56, 240, 297, 216, 302, 143, 223,
-    338, 293, 356, 72, 345, 365, 385, 77, 43, 192, 315, 236, 217, 260, 326, 181,
-    373, 219, 165, 125, 50, 46, 279, 352, 298, 128, 312, 31, 175, 381, 238, 15,
-    366, 97, 168, 105, 118, 193, 132, 277, 26, 256, 12, 370, 110, 91, 224, 137,
-    225, 208, 7, 322, 150, 156, 232, 67, 33, 270, 263, 234, 29, 44, 109, 52,
-    241, 308, 284, 388, 362, 189, 22, 307, 245, 191, 355, 250, 38, 275, 301, 60,
-    35, 194, 387, 340, 115, 344, 24, 23, 161, 396, 14, 285, 41, 126, 104, 286,
-    237, 268, 124, 107, 184, 296, 391, 49, 328, 333, 18, 120, 196, 336, 274, 82,
-    99, 136, 371, 246, 78, 321, 201, 291, 276, 317, 8, 349, 384, 295,
+    52, 352, 203, 60, 21, 397, 106, 278, 258, 192, 224, 185, 256, 333, 292, 48,
+    152, 232, 259, 315, 136, 182, 164, 63, 373, 275, 377, 210, 147, 59, 155, 133,
+    89, 1, 193, 220, 393, 142, 261, 7, 56, 30, 276, 97, 319, 183, 81, 343,
+    307, 146, 391, 376, 382, 118, 80, 55, 82, 87, 291, 187, 117, 166, 62, 0,
+    149, 253, 356, 230, 346, 255, 50, 175, 208, 139, 335, 116, 64, 14, 145, 370,
+    357, 205, 265, 273, 4, 360, 325, 301, 92, 349, 331, 317, 211, 96, 85, 31,
+    339, 49, 34, 40, 77, 16, 298, 284, 285, 125, 368, 186, 189, 174, 217, 38,
+    374, 308, 240, 132, 123, 102, 226, 297, 280, 248, 245, 336, 181, 250, 171, 109,
+    238, 72, 113, 318, 2, 263, 111, 91, 282, 86, 144, 390, 353, 384, 380, 99,
+    153, 75, 218, 32, 68, 355, 342, 327, 221, 28, 378, 283, 168, 194, 305, 161,
+    41, 228, 124, 140, 345, 367, 216, 289, 215, 160, 134, 105, 6, 42, 270, 262,
+    197, 338, 129, 190, 394, 5, 36, 267, 266, 286, 244, 110, 204, 45, 112, 188,
+    371, 252, 94, 316, 350, 165, 69, 392, 271, 381, 84, 130, 257, 235, 46, 379,
+    173, 23, 229, 93, 295, 341, 337, 170, 254, 71, 135, 184, 54, 365, 126, 83,
+    137, 73, 242, 119, 209, 269, 128, 47, 388, 44, 200, 213, 236, 268, 385, 329,
+    300, 340, 67, 287, 324, 196, 359, 214, 114, 279, 310, 35, 199, 70, 33, 25,
+    10, 222, 334, 375, 249, 27, 156, 306, 8, 162, 13, 223, 311, 398, 290, 108,
+    22, 61, 157, 396, 309, 18, 326, 332, 121, 127, 347, 330, 191, 154, 177, 57,
+    372, 288, 180, 26, 115, 17, 51, 272, 169, 19, 148, 303, 43, 107, 29, 219,
+    172, 24, 74, 302, 225, 3, 239, 401, 260, 120, 351, 151, 163, 320, 227, 323,
+    264, 399, 274, 231, 143, 65, 313, 201, 314, 11, 383, 364, 103, 179, 104, 39,
+    354, 150, 178, 90, 234, 207, 159, 53, 98, 95, 296, 328, 304, 386, 361, 251,
+    138, 369, 101, 158, 122, 322, 389, 363, 281, 293, 387, 195, 79, 131, 247, 243,
+    294, 76, 9, 366, 237, 241, 141, 312, 37, 78, 198, 233, 212, 400, 202, 66,
+    167, 20, 176, 344, 88, 246, 362, 321, 58, 358, 15, 348, 206, 12, 277, 100,
+    299, 395,
 };
 
 #ifdef __cplusplus

@@ -42,180 +42,182 @@ extern "C" {
     X(60, opgen_portable_mm_out, 0x000000c0u) \
     X(62, opgen_portable_bmm_out, 0x000000c0u) \
     X(64, opgen_portable_addmm_out, 0x000000c0u) \
-    X(69, opgen_portable_cat_out, 0x080088ffu) \
-    X(72, opgen_portable_mean_out, 0x000000c0u) \
-    X(74, opgen_portable_sum_IntList_out, 0x000000d0u) \
-    X(78, opgen_portable_max_pool2d_with_indices_out, 0x000000c0u) \
-    X(80, opgen_portable_avg_pool2d_out, 0x000000c0u) \
-    X(83, opgen_portable_acos_out, 0x000000c0u) \
-    X(85, opgen_portable_acosh_out, 0x000000c0u) \
-    X(87, opgen_portable_asin_out, 0x000000c0u) \
-    X(89, opgen_portable_asinh_out, 0x000000c0u) \
-    X(91, opgen_portable_atan_out, 0x000000c0u) \
-    X(93, opgen_portable_atanh_out, 0x000000c0u) \
-    X(95, opgen_portable_cos_out, 0x000000c0u) \
-    X(97, opgen_portable_cosh_out, 0x000000c0u) \
-    X(99, opgen_portable_sin_out, 0x000000c0u) \
-    X(101, opgen_portable_sinh_out, 0x000000c0u) \
-    X(103, opgen_portable_tan_out, 0x000000c0u) \
-    X(105, opgen_portable_erf_out, 0x000000c0u) \
-    X(107, opgen_portable_expm1_out, 0x000000c0u) \
-    X(109, opgen_portable_log_out, 0x000000c0u) \
-    X(111, opgen_portable_log10_out, 0x000000c0u) \
-    X(113, opgen_portable_log1p_out, 0x000000c0u) \
-    X(115, opgen_portable_log2_out, 0x000000c0u) \
-    X(117, opgen_portable_rsqrt_out, 0x000000c0u) \
-    X(119, opgen_portable_sqrt_out, 0x000000c0u) \
-    X(121, opgen_portable_reciprocal_out, 0x000000c0u) \
-    X(123, opgen_portable_neg_out, 0x000000dfu) \
-    X(125, opgen_portable_ceil_out, 0x000000dfu) \
-    X(127, opgen_portable_floor_out, 0x000000dfu) \
-    X(129, opgen_portable_round_out, 0x000000dfu) \
-    X(131, opgen_portable_trunc_out, 0x000000dfu) \
-    X(133, opgen_portable_sign_out, 0x000008dfu) \
-    X(135, opgen_portable_bitwise_not_out, 0x0000081fu) \
-    X(137, opgen_portable_logical_not_out, 0x00000800u) \
-    X(141, opgen_portable_elu_out, 0x000000c0u) \
-    X(143, opgen_portable_leaky_relu_out, 0x000000c0u) \
-    X(145, opgen_portable_minimum_out, 0x000008dfu) \
-    X(147, opgen_portable_atan2_out, 0x000000c0u) \
-    X(149, opgen_portable_fmod_Tensor_out, 0x000000dfu) \
-    X(151, opgen_portable_fmod_Scalar_out, 0x000000dfu) \
-    X(153, opgen_portable_remainder_Tensor_out, 0x000000dfu) \
-    X(155, opgen_portable_remainder_Scalar_out, 0x000000dfu) \
-    X(157, opgen_portable_pow_Tensor_Tensor_out, 0x000000dfu) \
-    X(159, opgen_portable_pow_Tensor_Scalar_out, 0x000000dfu) \
-    X(161, opgen_portable_pow_Scalar_out, 0x000000dfu) \
-    X(163, opgen_portable_bitwise_and_Tensor_out, 0x0000081fu) \
-    X(165, opgen_portable_bitwise_and_Scalar_out, 0x0000081fu) \
-    X(167, opgen_portable_bitwise_or_Tensor_out, 0x0000081fu) \
-    X(169, opgen_portable_bitwise_or_Scalar_out, 0x0000081fu) \
-    X(171, opgen_portable_bitwise_xor_Tensor_out, 0x0000081fu) \
-    X(173, opgen_portable_bitwise_xor_Scalar_out, 0x0000081fu) \
-    X(175, opgen_portable_logical_and_out, 0x00000800u) \
-    X(177, opgen_portable_logical_or_out, 0x00000800u) \
-    X(179, opgen_portable_logical_xor_out, 0x00000800u) \
-    X(181, opgen_portable_div_out_mode, 0x000000dfu) \
-    X(186, opgen_portable_amax_out, 0x000008dfu) \
-    X(188, opgen_portable_amin_out, 0x000008dfu) \
-    X(190, opgen_portable_any_all_out, 0x00000801u) \
-    X(192, opgen_portable_any_out, 0x00000801u) \
-    X(194, opgen_portable_any_dims_out, 0x00000801u) \
-    X(196, opgen_portable_argmax_out, 0x00000010u) \
-    X(198, opgen_portable_argmin_out, 0x00000010u) \
-    X(200, opgen_portable_max_dim_max, 0x000008dfu) \
-    X(202, opgen_portable_min_dim_min, 0x000008dfu) \
-    X(205, opgen_portable_prod_int_out, 0x000000d0u) \
-    X(207, opgen_portable_var_out, 0x000000c0u) \
-    X(209, opgen_portable_var_correction_out, 0x000000c0u) \
-    X(211, opgen_portable_mean_dtype_out, 0x000000c0u) \
-    X(213, opgen_portable_cumsum_out, 0x000000d0u) \
-    X(228, opgen_portable_index_select_out, 0x080088ffu) \
-    X(230, opgen_portable_gather_out, 0x080088ffu) \
-    X(232, opgen_portable_scatter_src_out, 0x080088ffu) \
-    X(234, opgen_portable_scatter_value_out, 0x000008dfu) \
-    X(236, opgen_portable_scatter_add_out, 0x000008dfu) \
-    X(239, opgen_portable_reflection_pad1d_out, 0x000000c0u) \
-    X(241, opgen_portable_reflection_pad2d_out, 0x000000c0u) \
-    X(243, opgen_portable_reflection_pad3d_out, 0x000000c0u) \
-    X(245, opgen_portable_replication_pad2d_out, 0x000000c0u) \
-    X(247, opgen_portable_replication_pad3d_out, 0x000000c0u) \
-    X(249, opgen_portable_clamp_Tensor_out, 0x000000dfu) \
-    X(251, opgen_portable_copy_, 0x08008effu) \
-    X(255, opgen_portable__native_batch_norm_legit_no_stats_out, 0x000000c0u) \
-    X(260, opgen_portable_full_out, 0x000008dfu) \
-    X(264, opgen_portable_empty_out, 0x000008dfu) \
-    X(267, opgen_portable_arange_start_out, 0x000000dfu) \
-    X(269, opgen_portable_sort_values, 0x000008dfu) \
-    X(271, opgen_portable_topk_values, 0x000000dfu) \
-    X(274, opgen_portable_avg_pool3d_out, 0x000000c0u) \
-    X(276, opgen_portable_max_pool3d_with_indices_out, 0x000000c0u) \
-    X(280, opgen_portable_index_Tensor_out, 0x000008dfu) \
-    X(284, opgen_portable_split_with_sizes_copy_out, 0x080088ffu) \
-    X(286, opgen_portable_scatter_reduce_two_out, 0x000000dfu) \
-    X(292, opgen_portable_avg_pool2d_backward_grad_input, 0x000000c0u) \
-    X(294, opgen_portable_max_pool2d_with_indices_backward_grad_input, 0x000000c0u) \
-    X(297, opgen_portable_col2im_out, 0x000000c0u) \
-    X(300, opgen_portable_rand_out, 0x000000c0u) \
-    X(302, opgen_portable_randn_out, 0x000000c0u) \
-    X(304, opgen_portable_randperm_out, 0x000000dfu) \
-    X(308, opgen_portable_nonzero_out, 0x00000010u) \
-    X(313, opgen_portable_quantize_per_tensor_out, 0x0800000fu) \
-    X(315, opgen_portable_dequantize_per_tensor_out, 0x000000c0u) \
-    X(317, opgen_portable_dequantize_per_channel_out, 0x000000c0u) \
-    X(319, opgen_portable__to_dim_order_copy_out, 0x08008effu) \
-    X(321, opgen_portable__clone_dim_order_out, 0x08008effu) \
-    X(322, opgen_fallback_executorch_prims_add_int, 0xffffffffu) \
-    X(323, opgen_fallback_executorch_prims_mul_int, 0xffffffffu) \
-    X(324, opgen_fallback_executorch_prims_sub_int, 0xffffffffu) \
-    X(325, opgen_fallback_executorch_prims_floordiv_int, 0xffffffffu) \
-    X(326, opgen_fallback_executorch_prims_mod_int, 0xffffffffu) \
-    X(327, opgen_fallback_executorch_prims_truediv_int, 0xffffffffu) \
-    X(328, opgen_fallback_executorch_prims_neg_int, 0xffffffffu) \
-    X(329, opgen_fallback_executorch_prims_gt_int, 0xffffffffu) \
-    X(330, opgen_fallback_executorch_prims_lt_int, 0xffffffffu) \
-    X(331, opgen_fallback_executorch_prims_ge_int, 0xffffffffu) \
-    X(332, opgen_fallback_executorch_prims_le_int, 0xffffffffu) \
-    X(333, opgen_fallback_executorch_prims_eq_int, 0xffffffffu) \
-    X(335, opgen_fallback_quantized_decomposed_add_relu_out, 0x08008effu) \
-    X(337, opgen_native_quantized_add_out, 0x08008effu) \
-    X(339, opgen_fallback_quantized_decomposed_add_scalar_out, 0x08008effu) \
-    X(341, opgen_fallback_quantized_decomposed_embedding_byte_out, 0x08008effu) \
-    X(343, opgen_fallback_demo_linear_relu_out, 0x08008effu) \
-    X(344, opgen_portable_add_Scalar_out, 0x000000dfu) \
-    X(345, opgen_portable_mul_Scalar_out, 0x000000dfu) \
-    X(346, opgen_portable_relu_out, 0x000000dfu) \
-    X(347, opgen_portable_permute_copy_out, 0x080088ffu) \
-    X(348, opgen_portable_view_copy_out, 0x080088ffu) \
-    X(349, opgen_portable_expand_copy_out, 0x080088ffu) \
-    X(350, opgen_portable_clone_out, 0x080088ffu) \
-    X(351, opgen_portable_convolution_out, 0x000000c0u) \
-    X(352, opgen_portable__native_batch_norm_legit_no_training_out, 0x000000c0u) \
-    X(353, opgen_portable_embedding_out, 0x000000c0u) \
-    X(354, opgen_portable_isnan_out, 0x00000800u) \
-    X(355, opgen_portable_isinf_out, 0x00000800u) \
-    X(356, opgen_portable_div_Scalar_out, 0x000000c0u) \
-    X(357, opgen_portable_div_Scalar_mode_out, 0x000000dfu) \
-    X(358, opgen_portable_sub_Scalar_out, 0x000000dfu) \
-    X(359, opgen_portable_prod_out, 0x000000d0u) \
-    X(360, opgen_portable_squeeze_copy_dim_out, 0x080088ffu) \
-    X(361, opgen_portable_squeeze_copy_dims_out, 0x080088ffu) \
-    X(362, opgen_portable_unsqueeze_copy_out, 0x080088ffu) \
-    X(363, opgen_portable_select_copy_int_out, 0x080088ffu) \
-    X(364, opgen_portable_slice_copy_Tensor_out, 0x080088ffu) \
-    X(365, opgen_portable_diagonal_copy_out, 0x080088ffu) \
-    X(366, opgen_portable_alias_copy_out, 0x080088ffu) \
-    X(367, opgen_portable_as_strided_copy_out, 0x080088ffu) \
-    X(368, opgen_portable_flip_out, 0x080088ffu) \
-    X(369, opgen_portable_repeat_out, 0x080088ffu) \
-    X(370, opgen_portable_constant_pad_nd_out, 0x000008dfu) \
-    X(371, opgen_portable_slice_scatter_out, 0x080088ffu) \
-    X(372, opgen_portable_select_scatter_out, 0x080088ffu) \
-    X(373, opgen_portable_fill_Scalar_out, 0x000008dfu) \
-    X(374, opgen_portable_copy_out, 0x000008dfu) \
-    X(375, opgen_portable_native_layer_norm_out, 0x000000c0u) \
-    X(376, opgen_portable_native_group_norm_out, 0x000000c0u) \
-    X(377, opgen_portable_adaptive_avg_pool1d_out, 0x000000c0u) \
-    X(378, opgen_portable__adaptive_avg_pool2d_out, 0x000000c0u) \
-    X(379, opgen_portable__adaptive_avg_pool3d_out, 0x000000c0u) \
-    X(380, opgen_portable_full_like_out, 0x000008dfu) \
-    X(381, opgen_portable_scalar_tensor_out, 0x000008dfu) \
-    X(382, opgen_portable_empty_strided_out, 0x000008dfu) \
-    X(383, opgen_portable__to_copy_out, 0x000008dfu) \
-    X(384, opgen_portable_avg_pool1d_out, 0x000000c0u) \
-    X(385, opgen_portable_upsample_nearest2d_vec_out, 0x000000c1u) \
-    X(386, opgen_portable_upsample_bilinear2d_vec_out, 0x000000c0u) \
-    X(387, opgen_portable_index_put_out, 0x000008dfu) \
-    X(388, opgen_portable_masked_scatter_out, 0x000008dfu) \
-    X(389, opgen_portable__cdist_forward_out, 0x000000c0u) \
-    X(390, opgen_portable__pdist_forward_out, 0x000000c0u) \
-    X(391, opgen_portable__adaptive_avg_pool2d_backward_out, 0x000000c0u) \
-    X(392, opgen_portable_embedding_dense_backward_out, 0x000000c0u) \
-    X(393, opgen_portable_native_dropout_out, 0x000000c0u) \
-    X(394, opgen_portable_native_layer_norm_backward_out, 0x000000c0u) \
-    X(395, opgen_portable_native_group_norm_backward_out, 0x000000c0u) \
-    X(396, opgen_portable_grid_sampler_2d_out, 0x000000c0u) \
-    X(397, opgen_portable__embedding_bag_out, 0x000000c0u)
+    X(66, opgen_portable_linear_out, 0x000000c0u) \
+    X(71, opgen_portable_cat_out, 0x080088ffu) \
+    X(74, opgen_portable_mean_out, 0x000000c0u) \
+    X(76, opgen_portable_sum_IntList_out, 0x000000d0u) \
+    X(80, opgen_portable_max_pool2d_with_indices_out, 0x000000c0u) \
+    X(82, opgen_portable_avg_pool2d_out, 0x000000c0u) \
+    X(85, opgen_portable_acos_out, 0x000000c0u) \
+    X(87, opgen_portable_acosh_out, 0x000000c0u) \
+    X(89, opgen_portable_asin_out, 0x000000c0u) \
+    X(91, opgen_portable_asinh_out, 0x000000c0u) \
+    X(93, opgen_portable_atan_out, 0x000000c0u) \
+    X(95, opgen_portable_atanh_out, 0x000000c0u) \
+    X(97, opgen_portable_cos_out, 0x000000c0u) \
+    X(99, opgen_portable_cosh_out, 0x000000c0u) \
+    X(101, opgen_portable_sin_out, 0x000000c0u) \
+    X(103, opgen_portable_sinh_out, 0x000000c0u) \
+    X(105, opgen_portable_tan_out, 0x000000c0u) \
+    X(107, opgen_portable_erf_out, 0x000000c0u) \
+    X(109, opgen_portable_expm1_out, 0x000000c0u) \
+    X(111, opgen_portable_log_out, 0x000000c0u) \
+    X(113, opgen_portable_log10_out, 0x000000c0u) \
+    X(115, opgen_portable_log1p_out, 0x000000c0u) \
+    X(117, opgen_portable_log2_out, 0x000000c0u) \
+    X(119, opgen_portable_rsqrt_out, 0x000000c0u) \
+    X(121, opgen_portable_sqrt_out, 0x000000c0u) \
+    X(123, opgen_portable_reciprocal_out, 0x000000c0u) \
+    X(125, opgen_portable_neg_out, 0x000000dfu) \
+    X(127, opgen_portable_ceil_out, 0x000000dfu) \
+    X(129, opgen_portable_floor_out, 0x000000dfu) \
+    X(131, opgen_portable_round_out, 0x000000dfu) \
+    X(133, opgen_portable_trunc_out, 0x000000dfu) \
+    X(135, opgen_portable_sign_out, 0x000008dfu) \
+    X(137, opgen_portable_bitwise_not_out, 0x0000081fu) \
+    X(139, opgen_portable_logical_not_out, 0x00000800u) \
+    X(143, opgen_portable_elu_out, 0x000000c0u) \
+    X(145, opgen_portable_leaky_relu_out, 0x000000c0u) \
+    X(147, opgen_portable_minimum_out, 0x000008dfu) \
+    X(149, opgen_portable_atan2_out, 0x000000c0u) \
+    X(151, opgen_portable_fmod_Tensor_out, 0x000000dfu) \
+    X(153, opgen_portable_fmod_Scalar_out, 0x000000dfu) \
+    X(155, opgen_portable_remainder_Tensor_out, 0x000000dfu) \
+    X(157, opgen_portable_remainder_Scalar_out, 0x000000dfu) \
+    X(159, opgen_portable_pow_Tensor_Tensor_out, 0x000000dfu) \
+    X(161, opgen_portable_pow_Tensor_Scalar_out, 0x000000dfu) \
+    X(163, opgen_portable_pow_Scalar_out, 0x000000dfu) \
+    X(165, opgen_portable_bitwise_and_Tensor_out, 0x0000081fu) \
+    X(167, opgen_portable_bitwise_and_Scalar_out, 0x0000081fu) \
+    X(169, opgen_portable_bitwise_or_Tensor_out, 0x0000081fu) \
+    X(171, opgen_portable_bitwise_or_Scalar_out, 0x0000081fu) \
+    X(173, opgen_portable_bitwise_xor_Tensor_out, 0x0000081fu) \
+    X(175, opgen_portable_bitwise_xor_Scalar_out, 0x0000081fu) \
+    X(177, opgen_portable_logical_and_out, 0x00000800u) \
+    X(179, opgen_portable_logical_or_out, 0x00000800u) \
+    X(181, opgen_portable_logical_xor_out, 0x00000800u) \
+    X(183, opgen_portable_div_out_mode, 0x000000dfu) \
+    X(188, opgen_portable_amax_out, 0x000008dfu) \
+    X(190, opgen_portable_amin_out, 0x000008dfu) \
+    X(192, opgen_portable_any_all_out, 0x00000801u) \
+    X(194, opgen_portable_any_out, 0x00000801u) \
+    X(196, opgen_portable_any_dims_out, 0x00000801u) \
+    X(198, opgen_portable_argmax_out, 0x00000010u) \
+    X(200, opgen_portable_argmin_out, 0x00000010u) \
+    X(202, opgen_portable_max_dim_max, 0x000008dfu) \
+    X(204, opgen_portable_min_dim_min, 0x000008dfu) \
+    X(207, opgen_portable_prod_int_out, 0x000000d0u) \
+    X(209, opgen_portable_var_out, 0x000000c0u) \
+    X(211, opgen_portable_var_correction_out, 0x000000c0u) \
+    X(213, opgen_portable_mean_dtype_out, 0x000000c0u) \
+    X(215, opgen_portable_cumsum_out, 0x000000d0u) \
+    X(230, opgen_portable_index_select_out, 0x080088ffu) \
+    X(232, opgen_portable_gather_out, 0x080088ffu) \
+    X(234, opgen_portable_scatter_src_out, 0x080088ffu) \
+    X(236, opgen_portable_scatter_value_out, 0x000008dfu) \
+    X(238, opgen_portable_scatter_add_out, 0x000008dfu) \
+    X(241, opgen_portable_reflection_pad1d_out, 0x000000c0u) \
+    X(243, opgen_portable_reflection_pad2d_out, 0x000000c0u) \
+    X(245, opgen_portable_reflection_pad3d_out, 0x000000c0u) \
+    X(247, opgen_portable_replication_pad2d_out, 0x000000c0u) \
+    X(249, opgen_portable_replication_pad3d_out, 0x000000c0u) \
+    X(251, opgen_portable_clamp_Tensor_out, 0x000000dfu) \
+    X(253, opgen_portable_copy_, 0x08008effu) \
+    X(257, opgen_portable__native_batch_norm_legit_no_stats_out, 0x000000c0u) \
+    X(262, opgen_portable_full_out, 0x000008dfu) \
+    X(266, opgen_portable_empty_out, 0x000008dfu) \
+    X(269, opgen_portable_arange_start_out, 0x000000dfu) \
+    X(271, opgen_portable_sort_values, 0x000008dfu) \
+    X(273, opgen_portable_topk_values, 0x000000dfu) \
+    X(276, opgen_portable_avg_pool3d_out, 0x000000c0u) \
+    X(278, opgen_portable_max_pool3d_with_indices_out, 0x000000c0u) \
+    X(282, opgen_portable_index_Tensor_out, 0x000008dfu) \
+    X(286, opgen_portable_split_with_sizes_copy_out, 0x080088ffu) \
+    X(288, opgen_portable_scatter_reduce_two_out, 0x000000dfu) \
+    X(294, opgen_portable_avg_pool2d_backward_grad_input, 0x000000c0u) \
+    X(296, opgen_portable_max_pool2d_with_indices_backward_grad_input, 0x000000c0u) \
+    X(299, opgen_portable_col2im_out, 0x000000c0u) \
+    X(302, opgen_portable_rand_out, 0x000000c0u) \
+    X(304, opgen_portable_randn_out, 0x000000c0u) \
+    X(306, opgen_portable_randperm_out, 0x000000dfu) \
+    X(310, opgen_portable_nonzero_out, 0x00000010u) \
+    X(315, opgen_portable_quantize_per_tensor_out, 0x0800000fu) \
+    X(317, opgen_portable_dequantize_per_tensor_out, 0x000000c0u) \
+    X(319, opgen_portable_dequantize_per_channel_out, 0x000000c0u) \
+    X(321, opgen_portable__to_dim_order_copy_out, 0x08008effu) \
+    X(323, opgen_portable__clone_dim_order_out, 0x08008effu) \
+    X(324, opgen_fallback_executorch_prims_add_int, 0xffffffffu) \
+    X(325, opgen_fallback_executorch_prims_mul_int, 0xffffffffu) \
+    X(326, opgen_fallback_executorch_prims_sub_int, 0xffffffffu) \
+    X(327, opgen_fallback_executorch_prims_floordiv_int, 0xffffffffu) \
+    X(328, opgen_fallback_executorch_prims_mod_int, 0xffffffffu) \
+    X(329, opgen_fallback_executorch_prims_truediv_int, 0xffffffffu) \
+    X(330, opgen_fallback_executorch_prims_neg_int, 0xffffffffu) \
+    X(331, opgen_fallback_executorch_prims_gt_int, 0xffffffffu) \
+    X(332, opgen_fallback_executorch_prims_lt_int, 0xffffffffu) \
+    X(333, opgen_fallback_executorch_prims_ge_int, 0xffffffffu) \
+    X(334, opgen_fallback_executorch_prims_le_int, 0xffffffffu) \
+    X(335, opgen_fallback_executorch_prims_eq_int, 0xffffffffu) \
+    X(337, opgen_fallback_quantized_decomposed_add_relu_out, 0x08008effu) \
+    X(339, opgen_native_quantized_add_out, 0x08008effu) \
+    X(341, opgen_fallback_quantized_decomposed_add_scalar_out, 0x08008effu) \
+    X(343, opgen_native_embedding_byte_out, 0x08008effu) \
+    X(345, opgen_native_embedding_byte_dtype_out, 0x08008effu) \
+    X(347, opgen_fallback_demo_linear_relu_out, 0x08008effu) \
+    X(348, opgen_portable_add_Scalar_out, 0x000000dfu) \
+    X(349, opgen_portable_mul_Scalar_out, 0x000000dfu) \
+    X(350, opgen_portable_relu_out, 0x000000dfu) \
+    X(351, opgen_portable_permute_copy_out, 0x080088ffu) \
+    X(352, opgen_portable_view_copy_out, 0x080088ffu) \
+    X(353, opgen_portable_expand_copy_out, 0x080088ffu) \
+    X(354, opgen_portable_clone_out, 0x080088ffu) \
+    X(355, opgen_portable_convolution_out, 0x000000c0u) \
+    X(356, opgen_portable__native_batch_norm_legit_no_training_out, 0x000000c0u) \
+    X(357, opgen_portable_embedding_out, 0x000000c0u) \
+    X(358, opgen_portable_isnan_out, 0x00000800u) \
+    X(359, opgen_portable_isinf_out, 0x00000800u) \
+    X(360, opgen_portable_div_Scalar_out, 0x000000c0u) \
+    X(361, opgen_portable_div_Scalar_mode_out, 0x000000dfu) \
+    X(362, opgen_portable_sub_Scalar_out, 0x000000dfu) \
+    X(363, opgen_portable_prod_out, 0x000000d0u) \
+    X(364, opgen_portable_squeeze_copy_dim_out, 0x080088ffu) \
+    X(365, opgen_portable_squeeze_copy_dims_out, 0x080088ffu) \
+    X(366, opgen_portable_unsqueeze_copy_out, 0x080088ffu) \
+    X(367, opgen_portable_select_copy_int_out, 0x080088ffu) \
+    X(368, opgen_portable_slice_copy_Tensor_out, 0x080088ffu) \
+    X(369, opgen_portable_diagonal_copy_out, 0x080088ffu) \
+    X(370, opgen_portable_alias_copy_out, 0x080088ffu) \
+    X(371, opgen_portable_as_strided_copy_out, 0x080088ffu) \
+    X(372, opgen_portable_flip_out, 0x080088ffu) \
+    X(373, opgen_portable_repeat_out, 0x080088ffu) \
+    X(374, opgen_portable_constant_pad_nd_out, 0x000008dfu) \
+    X(375, opgen_portable_slice_scatter_out, 0x080088ffu) \
+    X(376, opgen_portable_select_scatter_out, 0x080088ffu) \
+    X(377, opgen_portable_fill_Scalar_out, 0x000008dfu) \
+    X(378, opgen_portable_copy_out, 0x000008dfu) \
+    X(379, opgen_portable_native_layer_norm_out, 0x000000c0u) \
+    X(380, opgen_portable_native_group_norm_out, 0x000000c0u) \
+    X(381, opgen_portable_adaptive_avg_pool1d_out, 0x000000c0u) \
+    X(382, opgen_portable__adaptive_avg_pool2d_out, 0x000000c0u) \
+    X(383, opgen_portable__adaptive_avg_pool3d_out, 0x000000c0u) \
+    X(384, opgen_portable_full_like_out, 0x000008dfu) \
+    X(385, opgen_portable_scalar_tensor_out, 0x000008dfu) \
+    X(386, opgen_portable_empty_strided_out, 0x000008dfu) \
+    X(387, opgen_portable__to_copy_out, 0x000008dfu) \
+    X(388, opgen_portable_avg_pool1d_out, 0x000000c0u) \
+    X(389, opgen_portable_upsample_nearest2d_vec_out, 0x000000c1u) \
+    X(390, opgen_portable_upsample_bilinear2d_vec_out, 0x000000c0u) \
+    X(391, opgen_portable_index_put_out, 0x000008dfu) \
+    X(392, opgen_portable_masked_scatter_out, 0x000008dfu) \
+    X(393, opgen_portable__cdist_forward_out, 0x000000c0u) \
+    X(394, opgen_portable__pdist_forward_out, 0x000000c0u) \
+    X(395, opgen_portable__adaptive_avg_pool2d_backward_out, 0x000000c0u) \
+    X(396, opgen_portable_embedding_dense_backward_out, 0x000000c0u) \
+    X(397, opgen_portable_native_dropout_out, 0x000000c0u) \
+    X(398, opgen_portable_native_layer_norm_backward_out, 0x000000c0u) \
+    X(399, opgen_portable_native_group_norm_backward_out, 0x000000c0u) \
+    X(400, opgen_portable_grid_sampler_2d_out, 0x000000c0u) \
+    X(401, opgen_portable__embedding_bag_out, 0x000000c0u)
 
 typedef opgen_status (*opgen_boxed_call)(opgen_ctx *ctx, void (*fn)(void), const opgen_value *args);
 typedef struct opgen_kernel_entry {
@@ -225,7 +227,7 @@ typedef struct opgen_kernel_entry {
     const char *name;      /* the kernel's C name, for messages and traces */
 } opgen_kernel_entry;
 
-#define OPGEN_REGISTRY_SIZE 398
+#define OPGEN_REGISTRY_SIZE 402
 /* The selection this registry was trimmed to (opgen generate --select), or "":
  * errors about a missing kernel name it. */
 #define OPGEN_SELECTION ""
@@ -257,7 +259,7 @@ typedef struct opgen_fallback_entry {
     int op;
     opgen_kernel_entry kernel;
 } opgen_fallback_entry;
-#define OPGEN_FALLBACK_COUNT 17
+#define OPGEN_FALLBACK_COUNT 18
 extern const opgen_fallback_entry opgen_fallbacks[];
 
 /* The fallback for (op, dtype), or NULL: a binary search over a few entries. */
@@ -329,6 +331,7 @@ extern const opgen_keyed_kernel opgen_keyed_kernels[];
 #define OPGEN_KERNEL_DTYPES_opgen_portable_mm_out 0x000000c0u
 #define OPGEN_KERNEL_DTYPES_opgen_portable_bmm_out 0x000000c0u
 #define OPGEN_KERNEL_DTYPES_opgen_portable_addmm_out 0x000000c0u
+#define OPGEN_KERNEL_DTYPES_opgen_portable_linear_out 0x000000c0u
 #define OPGEN_KERNEL_DTYPES_opgen_portable_cat_out 0x080088ffu
 #define OPGEN_KERNEL_DTYPES_opgen_portable_mean_out 0x000000c0u
 #define OPGEN_KERNEL_DTYPES_opgen_portable_sum_IntList_out 0x000000d0u
@@ -447,7 +450,8 @@ extern const opgen_keyed_kernel opgen_keyed_kernels[];
 #define OPGEN_KERNEL_DTYPES_opgen_fallback_quantized_decomposed_add_relu_out 0x08008effu
 #define OPGEN_KERNEL_DTYPES_opgen_native_quantized_add_out 0x08008effu
 #define OPGEN_KERNEL_DTYPES_opgen_fallback_quantized_decomposed_add_scalar_out 0x08008effu
-#define OPGEN_KERNEL_DTYPES_opgen_fallback_quantized_decomposed_embedding_byte_out 0x08008effu
+#define OPGEN_KERNEL_DTYPES_opgen_native_embedding_byte_out 0x08008effu
+#define OPGEN_KERNEL_DTYPES_opgen_native_embedding_byte_dtype_out 0x08008effu
 #define OPGEN_KERNEL_DTYPES_opgen_fallback_demo_linear_relu_out 0x08008effu
 #define OPGEN_KERNEL_DTYPES_opgen_portable_add_Scalar_out 0x000000dfu
 #define OPGEN_KERNEL_DTYPES_opgen_portable_mul_Scalar_out 0x000000dfu
@@ -504,6 +508,8 @@ extern const opgen_keyed_kernel opgen_keyed_kernels[];
 #define OPGEN_KERNEL_DTYPES_opgen_portable_grid_sampler_2d_out 0x000000c0u
 #define OPGEN_KERNEL_DTYPES_opgen_portable__embedding_bag_out 0x000000c0u
 #define OPGEN_KERNEL_DTYPES_opgen_fallback_quantized_decomposed_add_out 0x08008effu
+#define OPGEN_KERNEL_DTYPES_opgen_fallback_quantized_decomposed_embedding_byte_out 0x08008effu
+#define OPGEN_KERNEL_DTYPES_opgen_fallback_quantized_decomposed_embedding_byte_dtype_out 0x08008effu
 
 /* The kernels, under the names the kernel yaml gives them. */
 opgen_status opgen_portable_add_out(opgen_ctx *ctx, const opgen_tensor *self, const opgen_tensor *other, const opgen_scalar *alpha, opgen_tensor *out);
@@ -536,6 +542,7 @@ opgen_status opgen_portable__log_softmax_out(opgen_ctx *ctx, const opgen_tensor 
 opgen_status opgen_portable_mm_out(opgen_ctx *ctx, const opgen_tensor *self, const opgen_tensor *mat2, opgen_tensor *out);
 opgen_status opgen_portable_bmm_out(opgen_ctx *ctx, const opgen_tensor *self, const opgen_tensor *mat2, opgen_tensor *out);
 opgen_status opgen_portable_addmm_out(opgen_ctx *ctx, const opgen_tensor *self, const opgen_tensor *mat1, const opgen_tensor *mat2, const opgen_scalar *beta, const opgen_scalar *alpha, opgen_tensor *out);
+opgen_status opgen_portable_linear_out(opgen_ctx *ctx, const opgen_tensor *input, const opgen_tensor *weight, const opgen_tensor *bias, opgen_tensor *out);
 opgen_status opgen_portable_cat_out(opgen_ctx *ctx, opgen_tensor_list tensors, int64_t dim, opgen_tensor *out);
 opgen_status opgen_portable_mean_out(opgen_ctx *ctx, const opgen_tensor *self, const opgen_int_list *dim, bool keepdim, const opgen_dtype *dtype, opgen_tensor *out);
 opgen_status opgen_portable_sum_IntList_out(opgen_ctx *ctx, const opgen_tensor *self, const opgen_int_list *dim, bool keepdim, const opgen_dtype *dtype, opgen_tensor *out);
@@ -654,7 +661,8 @@ opgen_status opgen_fallback_executorch_prims_eq_int(opgen_ctx *ctx, int64_t a, i
 opgen_status opgen_fallback_quantized_decomposed_add_relu_out(opgen_ctx *ctx, const opgen_tensor *a, double a_scale, int64_t a_zero_point, int64_t a_quant_min, int64_t a_quant_max, const opgen_tensor *b, double b_scale, int64_t b_zero_point, int64_t b_quant_min, int64_t b_quant_max, double out_scale, int64_t out_zero_point, int64_t out_quant_min, int64_t out_quant_max, opgen_tensor *out);
 opgen_status opgen_native_quantized_add_out(opgen_ctx *ctx, const opgen_tensor *a, double a_scale, int64_t a_zero_point, int64_t a_quant_min, int64_t a_quant_max, const opgen_tensor *b, double b_scale, int64_t b_zero_point, int64_t b_quant_min, int64_t b_quant_max, double out_scale, int64_t out_zero_point, int64_t out_quant_min, int64_t out_quant_max, opgen_tensor *out);
 opgen_status opgen_fallback_quantized_decomposed_add_scalar_out(opgen_ctx *ctx, const opgen_tensor *qa, double a_scale, int64_t a_zero_point, int64_t a_quant_min, int64_t a_quant_max, opgen_dtype a_dtype, const opgen_scalar *b, double out_scale, int64_t out_zero_point, int64_t out_quant_min, int64_t out_quant_max, opgen_dtype out_dtype, opgen_tensor *out);
-opgen_status opgen_fallback_quantized_decomposed_embedding_byte_out(opgen_ctx *ctx, const opgen_tensor *weight, const opgen_tensor *weight_scales, const opgen_tensor *weight_zero_points, int64_t weight_quant_min, int64_t weight_quant_max, const opgen_tensor *indices, opgen_tensor *out);
+opgen_status opgen_native_embedding_byte_out(opgen_ctx *ctx, const opgen_tensor *weight, const opgen_tensor *weight_scales, const opgen_tensor *weight_zero_points, int64_t weight_quant_min, int64_t weight_quant_max, const opgen_tensor *indices, opgen_tensor *out);
+opgen_status opgen_native_embedding_byte_dtype_out(opgen_ctx *ctx, const opgen_tensor *weight, const opgen_tensor *weight_scales, const opgen_tensor *weight_zero_points, int64_t weight_quant_min, int64_t weight_quant_max, const opgen_tensor *indices, const opgen_dtype *dtype, opgen_tensor *out);
 opgen_status opgen_fallback_demo_linear_relu_out(opgen_ctx *ctx, const opgen_tensor *input, const opgen_tensor *weight, const opgen_tensor *bias, opgen_tensor *out);
 opgen_status opgen_portable_add_Scalar_out(opgen_ctx *ctx, const opgen_tensor *self, const opgen_scalar *other, const opgen_scalar *alpha, opgen_tensor *out);
 opgen_status opgen_portable_mul_Scalar_out(opgen_ctx *ctx, const opgen_tensor *self, const opgen_scalar *other, opgen_tensor *out);
@@ -711,6 +719,8 @@ opgen_status opgen_portable_native_group_norm_backward_out(opgen_ctx *ctx, const
 opgen_status opgen_portable_grid_sampler_2d_out(opgen_ctx *ctx, const opgen_tensor *input, const opgen_tensor *grid, int64_t interpolation_mode, int64_t padding_mode, bool align_corners, opgen_tensor *out);
 opgen_status opgen_portable__embedding_bag_out(opgen_ctx *ctx, const opgen_tensor *weight, const opgen_tensor *indices, const opgen_tensor *offsets, bool scale_grad_by_freq, int64_t mode, bool sparse, const opgen_tensor *per_sample_weights, bool include_last_offset, int64_t padding_idx, opgen_tensor *out0, opgen_tensor *out1, opgen_tensor *out2, opgen_tensor *out3);
 opgen_status opgen_fallback_quantized_decomposed_add_out(opgen_ctx *ctx, const opgen_tensor *a, double a_scale, int64_t a_zero_point, int64_t a_quant_min, int64_t a_quant_max, const opgen_tensor *b, double b_scale, int64_t b_zero_point, int64_t b_quant_min, int64_t b_quant_max, double out_scale, int64_t out_zero_point, int64_t out_quant_min, int64_t out_quant_max, opgen_tensor *out);
+opgen_status opgen_fallback_quantized_decomposed_embedding_byte_out(opgen_ctx *ctx, const opgen_tensor *weight, const opgen_tensor *weight_scales, const opgen_tensor *weight_zero_points, int64_t weight_quant_min, int64_t weight_quant_max, const opgen_tensor *indices, opgen_tensor *out);
+opgen_status opgen_fallback_quantized_decomposed_embedding_byte_dtype_out(opgen_ctx *ctx, const opgen_tensor *weight, const opgen_tensor *weight_scales, const opgen_tensor *weight_zero_points, int64_t weight_quant_min, int64_t weight_quant_max, const opgen_tensor *indices, const opgen_dtype *dtype, opgen_tensor *out);
 
 #ifdef __cplusplus
 }
@@ -890,96 +900,99 @@ static opgen_status opgen_call_56(opgen_ctx *ctx, void (*fn)(void), const opgen_
     return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, const opgen_tensor *, const opgen_tensor *, int64_t, int64_t, const opgen_tensor *, opgen_tensor *))fn)(ctx, a[0].v.t, a[1].v.t, a[2].v.t, a[3].v.i, a[4].v.i, a[5].v.t, a[6].v.t);
 }
 static opgen_status opgen_call_57(opgen_ctx *ctx, void (*fn)(void), const opgen_value *a) {
-    return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, const int32_t *, opgen_tensor *))fn)(ctx, a[0].v.t, (a[1].none ? NULL : &a[1].v.e), a[2].v.t);
+    return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, const opgen_tensor *, const opgen_tensor *, int64_t, int64_t, const opgen_tensor *, const opgen_dtype *, opgen_tensor *))fn)(ctx, a[0].v.t, a[1].v.t, a[2].v.t, a[3].v.i, a[4].v.i, a[5].v.t, (a[6].none ? NULL : &a[6].v.d), a[7].v.t);
 }
 static opgen_status opgen_call_58(opgen_ctx *ctx, void (*fn)(void), const opgen_value *a) {
-    return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, const opgen_tensor *, const opgen_tensor *, opgen_int_list, opgen_int_list, opgen_int_list, bool, opgen_int_list, int64_t, opgen_tensor *))fn)(ctx, a[0].v.t, a[1].v.t, a[2].v.t, a[3].v.il, a[4].v.il, a[5].v.il, a[6].v.b, a[7].v.il, a[8].v.i, a[9].v.t);
+    return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, const int32_t *, opgen_tensor *))fn)(ctx, a[0].v.t, (a[1].none ? NULL : &a[1].v.e), a[2].v.t);
 }
 static opgen_status opgen_call_59(opgen_ctx *ctx, void (*fn)(void), const opgen_value *a) {
-    return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, const opgen_tensor *, const opgen_tensor *, const opgen_tensor *, const opgen_tensor *, double, double, opgen_tensor *, opgen_tensor *, opgen_tensor *))fn)(ctx, a[0].v.t, a[1].v.t, a[2].v.t, a[3].v.t, a[4].v.t, a[5].v.f, a[6].v.f, a[7].v.t, a[8].v.t, a[9].v.t);
+    return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, const opgen_tensor *, const opgen_tensor *, opgen_int_list, opgen_int_list, opgen_int_list, bool, opgen_int_list, int64_t, opgen_tensor *))fn)(ctx, a[0].v.t, a[1].v.t, a[2].v.t, a[3].v.il, a[4].v.il, a[5].v.il, a[6].v.b, a[7].v.il, a[8].v.i, a[9].v.t);
 }
 static opgen_status opgen_call_60(opgen_ctx *ctx, void (*fn)(void), const opgen_value *a) {
-    return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, const opgen_tensor *, int64_t, bool, bool, opgen_tensor *))fn)(ctx, a[0].v.t, a[1].v.t, a[2].v.i, a[3].v.b, a[4].v.b, a[5].v.t);
+    return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, const opgen_tensor *, const opgen_tensor *, const opgen_tensor *, const opgen_tensor *, double, double, opgen_tensor *, opgen_tensor *, opgen_tensor *))fn)(ctx, a[0].v.t, a[1].v.t, a[2].v.t, a[3].v.t, a[4].v.t, a[5].v.f, a[6].v.f, a[7].v.t, a[8].v.t, a[9].v.t);
 }
 static opgen_status opgen_call_61(opgen_ctx *ctx, void (*fn)(void), const opgen_value *a) {
-    return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, const opgen_scalar *, const char *, opgen_tensor *))fn)(ctx, a[0].v.t, &a[1].v.s, (a[2].none ? NULL : a[2].v.str), a[3].v.t);
+    return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, const opgen_tensor *, int64_t, bool, bool, opgen_tensor *))fn)(ctx, a[0].v.t, a[1].v.t, a[2].v.i, a[3].v.b, a[4].v.b, a[5].v.t);
 }
 static opgen_status opgen_call_62(opgen_ctx *ctx, void (*fn)(void), const opgen_value *a) {
-    return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, int64_t, opgen_tensor *))fn)(ctx, a[0].v.t, a[1].v.i, a[2].v.t);
+    return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, const opgen_scalar *, const char *, opgen_tensor *))fn)(ctx, a[0].v.t, &a[1].v.s, (a[2].none ? NULL : a[2].v.str), a[3].v.t);
 }
 static opgen_status opgen_call_63(opgen_ctx *ctx, void (*fn)(void), const opgen_value *a) {
-    return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, int64_t, int64_t, opgen_tensor *))fn)(ctx, a[0].v.t, a[1].v.i, a[2].v.i, a[3].v.t);
+    return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, int64_t, opgen_tensor *))fn)(ctx, a[0].v.t, a[1].v.i, a[2].v.t);
 }
 static opgen_status opgen_call_64(opgen_ctx *ctx, void (*fn)(void), const opgen_value *a) {
-    return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, int64_t, const int64_t *, const int64_t *, int64_t, opgen_tensor *))fn)(ctx, a[0].v.t, a[1].v.i, (a[2].none ? NULL : &a[2].v.i), (a[3].none ? NULL : &a[3].v.i), a[4].v.i, a[5].v.t);
+    return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, int64_t, int64_t, opgen_tensor *))fn)(ctx, a[0].v.t, a[1].v.i, a[2].v.i, a[3].v.t);
 }
 static opgen_status opgen_call_65(opgen_ctx *ctx, void (*fn)(void), const opgen_value *a) {
-    return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, int64_t, int64_t, int64_t, opgen_tensor *))fn)(ctx, a[0].v.t, a[1].v.i, a[2].v.i, a[3].v.i, a[4].v.t);
+    return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, int64_t, const int64_t *, const int64_t *, int64_t, opgen_tensor *))fn)(ctx, a[0].v.t, a[1].v.i, (a[2].none ? NULL : &a[2].v.i), (a[3].none ? NULL : &a[3].v.i), a[4].v.i, a[5].v.t);
 }
 static opgen_status opgen_call_66(opgen_ctx *ctx, void (*fn)(void), const opgen_value *a) {
-    return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, opgen_int_list, opgen_int_list, const int64_t *, opgen_tensor *))fn)(ctx, a[0].v.t, a[1].v.il, a[2].v.il, (a[3].none ? NULL : &a[3].v.i), a[4].v.t);
+    return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, int64_t, int64_t, int64_t, opgen_tensor *))fn)(ctx, a[0].v.t, a[1].v.i, a[2].v.i, a[3].v.i, a[4].v.t);
 }
 static opgen_status opgen_call_67(opgen_ctx *ctx, void (*fn)(void), const opgen_value *a) {
-    return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, opgen_int_list, const opgen_scalar *, opgen_tensor *))fn)(ctx, a[0].v.t, a[1].v.il, &a[2].v.s, a[3].v.t);
+    return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, opgen_int_list, opgen_int_list, const int64_t *, opgen_tensor *))fn)(ctx, a[0].v.t, a[1].v.il, a[2].v.il, (a[3].none ? NULL : &a[3].v.i), a[4].v.t);
 }
 static opgen_status opgen_call_68(opgen_ctx *ctx, void (*fn)(void), const opgen_value *a) {
-    return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, const opgen_tensor *, int64_t, const int64_t *, const int64_t *, int64_t, opgen_tensor *))fn)(ctx, a[0].v.t, a[1].v.t, a[2].v.i, (a[3].none ? NULL : &a[3].v.i), (a[4].none ? NULL : &a[4].v.i), a[5].v.i, a[6].v.t);
+    return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, opgen_int_list, const opgen_scalar *, opgen_tensor *))fn)(ctx, a[0].v.t, a[1].v.il, &a[2].v.s, a[3].v.t);
 }
 static opgen_status opgen_call_69(opgen_ctx *ctx, void (*fn)(void), const opgen_value *a) {
-    return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, const opgen_tensor *, int64_t, int64_t, opgen_tensor *))fn)(ctx, a[0].v.t, a[1].v.t, a[2].v.i, a[3].v.i, a[4].v.t);
+    return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, const opgen_tensor *, int64_t, const int64_t *, const int64_t *, int64_t, opgen_tensor *))fn)(ctx, a[0].v.t, a[1].v.t, a[2].v.i, (a[3].none ? NULL : &a[3].v.i), (a[4].none ? NULL : &a[4].v.i), a[5].v.i, a[6].v.t);
 }
 static opgen_status opgen_call_70(opgen_ctx *ctx, void (*fn)(void), const opgen_value *a) {
-    return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, const opgen_tensor *, bool, opgen_tensor *))fn)(ctx, a[0].v.t, a[1].v.t, a[2].v.b, a[3].v.t);
+    return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, const opgen_tensor *, int64_t, int64_t, opgen_tensor *))fn)(ctx, a[0].v.t, a[1].v.t, a[2].v.i, a[3].v.i, a[4].v.t);
 }
 static opgen_status opgen_call_71(opgen_ctx *ctx, void (*fn)(void), const opgen_value *a) {
-    return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, opgen_int_list, const opgen_tensor *, const opgen_tensor *, double, opgen_tensor *, opgen_tensor *, opgen_tensor *))fn)(ctx, a[0].v.t, a[1].v.il, a[2].v.t, a[3].v.t, a[4].v.f, a[5].v.t, a[6].v.t, a[7].v.t);
+    return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, const opgen_tensor *, bool, opgen_tensor *))fn)(ctx, a[0].v.t, a[1].v.t, a[2].v.b, a[3].v.t);
 }
 static opgen_status opgen_call_72(opgen_ctx *ctx, void (*fn)(void), const opgen_value *a) {
-    return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, const opgen_tensor *, const opgen_tensor *, int64_t, int64_t, int64_t, int64_t, double, opgen_tensor *, opgen_tensor *, opgen_tensor *))fn)(ctx, a[0].v.t, a[1].v.t, a[2].v.t, a[3].v.i, a[4].v.i, a[5].v.i, a[6].v.i, a[7].v.f, a[8].v.t, a[9].v.t, a[10].v.t);
+    return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, opgen_int_list, const opgen_tensor *, const opgen_tensor *, double, opgen_tensor *, opgen_tensor *, opgen_tensor *))fn)(ctx, a[0].v.t, a[1].v.il, a[2].v.t, a[3].v.t, a[4].v.f, a[5].v.t, a[6].v.t, a[7].v.t);
 }
 static opgen_status opgen_call_73(opgen_ctx *ctx, void (*fn)(void), const opgen_value *a) {
-    return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, const opgen_scalar *, const int32_t *, opgen_tensor *))fn)(ctx, a[0].v.t, &a[1].v.s, (a[2].none ? NULL : &a[2].v.e), a[3].v.t);
+    return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, const opgen_tensor *, const opgen_tensor *, int64_t, int64_t, int64_t, int64_t, double, opgen_tensor *, opgen_tensor *, opgen_tensor *))fn)(ctx, a[0].v.t, a[1].v.t, a[2].v.t, a[3].v.i, a[4].v.i, a[5].v.i, a[6].v.i, a[7].v.f, a[8].v.t, a[9].v.t, a[10].v.t);
 }
 static opgen_status opgen_call_74(opgen_ctx *ctx, void (*fn)(void), const opgen_value *a) {
-    return ((opgen_status(*)(opgen_ctx *, const opgen_scalar *, opgen_tensor *))fn)(ctx, &a[0].v.s, a[1].v.t);
+    return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, const opgen_scalar *, const int32_t *, opgen_tensor *))fn)(ctx, a[0].v.t, &a[1].v.s, (a[2].none ? NULL : &a[2].v.e), a[3].v.t);
 }
 static opgen_status opgen_call_75(opgen_ctx *ctx, void (*fn)(void), const opgen_value *a) {
-    return ((opgen_status(*)(opgen_ctx *, opgen_int_list, opgen_int_list, opgen_tensor *))fn)(ctx, a[0].v.il, a[1].v.il, a[2].v.t);
+    return ((opgen_status(*)(opgen_ctx *, const opgen_scalar *, opgen_tensor *))fn)(ctx, &a[0].v.s, a[1].v.t);
 }
 static opgen_status opgen_call_76(opgen_ctx *ctx, void (*fn)(void), const opgen_value *a) {
-    return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, bool, const int32_t *, opgen_tensor *))fn)(ctx, a[0].v.t, a[1].v.b, (a[2].none ? NULL : &a[2].v.e), a[3].v.t);
+    return ((opgen_status(*)(opgen_ctx *, opgen_int_list, opgen_int_list, opgen_tensor *))fn)(ctx, a[0].v.il, a[1].v.il, a[2].v.t);
 }
 static opgen_status opgen_call_77(opgen_ctx *ctx, void (*fn)(void), const opgen_value *a) {
-    return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, opgen_int_list, opgen_int_list, opgen_int_list, bool, bool, opgen_tensor *))fn)(ctx, a[0].v.t, a[1].v.il, a[2].v.il, a[3].v.il, a[4].v.b, a[5].v.b, a[6].v.t);
+    return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, bool, const int32_t *, opgen_tensor *))fn)(ctx, a[0].v.t, a[1].v.b, (a[2].none ? NULL : &a[2].v.e), a[3].v.t);
 }
 static opgen_status opgen_call_78(opgen_ctx *ctx, void (*fn)(void), const opgen_value *a) {
-    return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, const opgen_int_list *, const opgen_float_list *, opgen_tensor *))fn)(ctx, a[0].v.t, (a[1].none ? NULL : &a[1].v.il), (a[2].none ? NULL : &a[2].v.fl), a[3].v.t);
+    return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, opgen_int_list, opgen_int_list, opgen_int_list, bool, bool, opgen_tensor *))fn)(ctx, a[0].v.t, a[1].v.il, a[2].v.il, a[3].v.il, a[4].v.b, a[5].v.b, a[6].v.t);
 }
 static opgen_status opgen_call_79(opgen_ctx *ctx, void (*fn)(void), const opgen_value *a) {
-    return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, const opgen_int_list *, bool, const opgen_float_list *, opgen_tensor *))fn)(ctx, a[0].v.t, (a[1].none ? NULL : &a[1].v.il), a[2].v.b, (a[3].none ? NULL : &a[3].v.fl), a[4].v.t);
+    return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, const opgen_int_list *, const opgen_float_list *, opgen_tensor *))fn)(ctx, a[0].v.t, (a[1].none ? NULL : &a[1].v.il), (a[2].none ? NULL : &a[2].v.fl), a[3].v.t);
 }
 static opgen_status opgen_call_80(opgen_ctx *ctx, void (*fn)(void), const opgen_value *a) {
-    return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, opgen_tensor_list, const opgen_tensor *, bool, opgen_tensor *))fn)(ctx, a[0].v.t, a[1].v.tl, a[2].v.t, a[3].v.b, a[4].v.t);
+    return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, const opgen_int_list *, bool, const opgen_float_list *, opgen_tensor *))fn)(ctx, a[0].v.t, (a[1].none ? NULL : &a[1].v.il), a[2].v.b, (a[3].none ? NULL : &a[3].v.fl), a[4].v.t);
 }
 static opgen_status opgen_call_81(opgen_ctx *ctx, void (*fn)(void), const opgen_value *a) {
-    return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, const opgen_tensor *, double, const int64_t *, opgen_tensor *))fn)(ctx, a[0].v.t, a[1].v.t, a[2].v.f, (a[3].none ? NULL : &a[3].v.i), a[4].v.t);
+    return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, opgen_tensor_list, const opgen_tensor *, bool, opgen_tensor *))fn)(ctx, a[0].v.t, a[1].v.tl, a[2].v.t, a[3].v.b, a[4].v.t);
 }
 static opgen_status opgen_call_82(opgen_ctx *ctx, void (*fn)(void), const opgen_value *a) {
-    return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, double, opgen_tensor *))fn)(ctx, a[0].v.t, a[1].v.f, a[2].v.t);
+    return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, const opgen_tensor *, double, const int64_t *, opgen_tensor *))fn)(ctx, a[0].v.t, a[1].v.t, a[2].v.f, (a[3].none ? NULL : &a[3].v.i), a[4].v.t);
 }
 static opgen_status opgen_call_83(opgen_ctx *ctx, void (*fn)(void), const opgen_value *a) {
-    return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, const opgen_tensor *, int64_t, int64_t, bool, opgen_tensor *))fn)(ctx, a[0].v.t, a[1].v.t, a[2].v.i, a[3].v.i, a[4].v.b, a[5].v.t);
+    return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, double, opgen_tensor *))fn)(ctx, a[0].v.t, a[1].v.f, a[2].v.t);
 }
 static opgen_status opgen_call_84(opgen_ctx *ctx, void (*fn)(void), const opgen_value *a) {
-    return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, double, const bool *, opgen_tensor *, opgen_tensor *))fn)(ctx, a[0].v.t, a[1].v.f, (a[2].none ? NULL : &a[2].v.b), a[3].v.t, a[4].v.t);
+    return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, const opgen_tensor *, int64_t, int64_t, bool, opgen_tensor *))fn)(ctx, a[0].v.t, a[1].v.t, a[2].v.i, a[3].v.i, a[4].v.b, a[5].v.t);
 }
 static opgen_status opgen_call_85(opgen_ctx *ctx, void (*fn)(void), const opgen_value *a) {
-    return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, const opgen_tensor *, opgen_int_list, const opgen_tensor *, const opgen_tensor *, const opgen_tensor *, const opgen_tensor *, opgen_bool_list, opgen_tensor *, opgen_tensor *, opgen_tensor *))fn)(ctx, a[0].v.t, a[1].v.t, a[2].v.il, a[3].v.t, a[4].v.t, a[5].v.t, a[6].v.t, a[7].v.bl, a[8].v.t, a[9].v.t, a[10].v.t);
+    return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, double, const bool *, opgen_tensor *, opgen_tensor *))fn)(ctx, a[0].v.t, a[1].v.f, (a[2].none ? NULL : &a[2].v.b), a[3].v.t, a[4].v.t);
 }
 static opgen_status opgen_call_86(opgen_ctx *ctx, void (*fn)(void), const opgen_value *a) {
-    return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, const opgen_tensor *, const opgen_tensor *, const opgen_tensor *, const opgen_tensor *, int64_t, int64_t, int64_t, int64_t, opgen_bool_list, opgen_tensor *, opgen_tensor *, opgen_tensor *))fn)(ctx, a[0].v.t, a[1].v.t, a[2].v.t, a[3].v.t, a[4].v.t, a[5].v.i, a[6].v.i, a[7].v.i, a[8].v.i, a[9].v.bl, a[10].v.t, a[11].v.t, a[12].v.t);
+    return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, const opgen_tensor *, opgen_int_list, const opgen_tensor *, const opgen_tensor *, const opgen_tensor *, const opgen_tensor *, opgen_bool_list, opgen_tensor *, opgen_tensor *, opgen_tensor *))fn)(ctx, a[0].v.t, a[1].v.t, a[2].v.il, a[3].v.t, a[4].v.t, a[5].v.t, a[6].v.t, a[7].v.bl, a[8].v.t, a[9].v.t, a[10].v.t);
 }
 static opgen_status opgen_call_87(opgen_ctx *ctx, void (*fn)(void), const opgen_value *a) {
+    return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, const opgen_tensor *, const opgen_tensor *, const opgen_tensor *, const opgen_tensor *, int64_t, int64_t, int64_t, int64_t, opgen_bool_list, opgen_tensor *, opgen_tensor *, opgen_tensor *))fn)(ctx, a[0].v.t, a[1].v.t, a[2].v.t, a[3].v.t, a[4].v.t, a[5].v.i, a[6].v.i, a[7].v.i, a[8].v.i, a[9].v.bl, a[10].v.t, a[11].v.t, a[12].v.t);
+}
+static opgen_status opgen_call_88(opgen_ctx *ctx, void (*fn)(void), const opgen_value *a) {
     return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, const opgen_tensor *, const opgen_tensor *, bool, int64_t, bool, const opgen_tensor *, bool, int64_t, opgen_tensor *, opgen_tensor *, opgen_tensor *, opgen_tensor *))fn)(ctx, a[0].v.t, a[1].v.t, a[2].v.t, a[3].v.b, a[4].v.i, a[5].v.b, a[6].v.t, a[7].v.b, a[8].v.i, a[9].v.t, a[10].v.t, a[11].v.t, a[12].v.t);
 }
 
@@ -1049,359 +1062,364 @@ const opgen_kernel_entry opgen_registry[] = {
     {(void (*)(void))opgen_portable_bmm_out, opgen_call_2, 0x000000c0u, "opgen_portable_bmm_out"}, /* 62 aten::bmm.out */
     {NULL, NULL, 0u, NULL}, /* 63 aten::addmm */
     {(void (*)(void))opgen_portable_addmm_out, opgen_call_10, 0x000000c0u, "opgen_portable_addmm_out"}, /* 64 aten::addmm.out */
-    {NULL, NULL, 0u, NULL}, /* 65 aten::permute_copy */
-    {NULL, NULL, 0u, NULL}, /* 66 aten::view_copy */
-    {NULL, NULL, 0u, NULL}, /* 67 aten::expand_copy */
-    {NULL, NULL, 0u, NULL}, /* 68 aten::cat */
-    {(void (*)(void))opgen_portable_cat_out, opgen_call_11, 0x080088ffu, "opgen_portable_cat_out"}, /* 69 aten::cat.out */
-    {NULL, NULL, 0u, NULL}, /* 70 aten::clone */
-    {NULL, NULL, 0u, NULL}, /* 71 aten::mean.dim */
-    {(void (*)(void))opgen_portable_mean_out, opgen_call_12, 0x000000c0u, "opgen_portable_mean_out"}, /* 72 aten::mean.out */
-    {NULL, NULL, 0u, NULL}, /* 73 aten::sum.dim_IntList */
-    {(void (*)(void))opgen_portable_sum_IntList_out, opgen_call_12, 0x000000d0u, "opgen_portable_sum_IntList_out"}, /* 74 aten::sum.IntList_out */
-    {NULL, NULL, 0u, NULL}, /* 75 aten::convolution */
-    {NULL, NULL, 0u, NULL}, /* 76 aten::_native_batch_norm_legit_no_training */
-    {NULL, NULL, 0u, NULL}, /* 77 aten::max_pool2d_with_indices */
-    {(void (*)(void))opgen_portable_max_pool2d_with_indices_out, opgen_call_13, 0x000000c0u, "opgen_portable_max_pool2d_with_indices_out"}, /* 78 aten::max_pool2d_with_indices.out */
-    {NULL, NULL, 0u, NULL}, /* 79 aten::avg_pool2d */
-    {(void (*)(void))opgen_portable_avg_pool2d_out, opgen_call_14, 0x000000c0u, "opgen_portable_avg_pool2d_out"}, /* 80 aten::avg_pool2d.out */
-    {NULL, NULL, 0u, NULL}, /* 81 aten::embedding */
-    {NULL, NULL, 0u, NULL}, /* 82 aten::acos */
-    {(void (*)(void))opgen_portable_acos_out, opgen_call_5, 0x000000c0u, "opgen_portable_acos_out"}, /* 83 aten::acos.out */
-    {NULL, NULL, 0u, NULL}, /* 84 aten::acosh */
-    {(void (*)(void))opgen_portable_acosh_out, opgen_call_5, 0x000000c0u, "opgen_portable_acosh_out"}, /* 85 aten::acosh.out */
-    {NULL, NULL, 0u, NULL}, /* 86 aten::asin */
-    {(void (*)(void))opgen_portable_asin_out, opgen_call_5, 0x000000c0u, "opgen_portable_asin_out"}, /* 87 aten::asin.out */
-    {NULL, NULL, 0u, NULL}, /* 88 aten::asinh */
-    {(void (*)(void))opgen_portable_asinh_out, opgen_call_5, 0x000000c0u, "opgen_portable_asinh_out"}, /* 89 aten::asinh.out */
-    {NULL, NULL, 0u, NULL}, /* 90 aten::atan */
-    {(void (*)(void))opgen_portable_atan_out, opgen_call_5, 0x000000c0u, "opgen_portable_atan_out"}, /* 91 aten::atan.out */
-    {NULL, NULL, 0u, NULL}, /* 92 aten::atanh */
-    {(void (*)(void))opgen_portable_atanh_out, opgen_call_5, 0x000000c0u, "opgen_portable_atanh_out"}, /* 93 aten::atanh.out */
-    {NULL, NULL, 0u, NULL}, /* 94 aten::cos */
-    {(void (*)(void))opgen_portable_cos_out, opgen_call_5, 0x000000c0u, "opgen_portable_cos_out"}, /* 95 aten::cos.out */
-    {NULL, NULL, 0u, NULL}, /* 96 aten::cosh */
-    {(void (*)(void))opgen_portable_cosh_out, opgen_call_5, 0x000000c0u, "opgen_portable_cosh_out"}, /* 97 aten::cosh.out */
-    {NULL, NULL, 0u, NULL}, /* 98 aten::sin */
-    {(void (*)(void))opgen_portable_sin_out, opgen_call_5, 0x000000c0u, "opgen_portable_sin_out"}, /* 99 aten::sin.out */
-    {NULL, NULL, 0u, NULL}, /* 100 aten::sinh */
-    {(void (*)(void))opgen_portable_sinh_out, opgen_call_5, 0x000000c0u, "opgen_portable_sinh_out"}, /* 101 aten::sinh.out */
-    {NULL, NULL, 0u, NULL}, /* 102 aten::tan */
-    {(void (*)(void))opgen_portable_tan_out, opgen_call_5, 0x000000c0u, "opgen_portable_tan_out"}, /* 103 aten::tan.out */
-    {NULL, NULL, 0u, NULL}, /* 104 aten::erf */
-    {(void (*)(void))opgen_portable_erf_out, opgen_call_5, 0x000000c0u, "opgen_portable_erf_out"}, /* 105 aten::erf.out */
-    {NULL, NULL, 0u, NULL}, /* 106 aten::expm1 */
-    {(void (*)(void))opgen_portable_expm1_out, opgen_call_5, 0x000000c0u, "opgen_portable_expm1_out"}, /* 107 aten::expm1.out */
-    {NULL, NULL, 0u, NULL}, /* 108 aten::log */
-    {(void (*)(void))opgen_portable_log_out, opgen_call_5, 0x000000c0u, "opgen_portable_log_out"}, /* 109 aten::log.out */
-    {NULL, NULL, 0u, NULL}, /* 110 aten::log10 */
-    {(void (*)(void))opgen_portable_log10_out, opgen_call_5, 0x000000c0u, "opgen_portable_log10_out"}, /* 111 aten::log10.out */
-    {NULL, NULL, 0u, NULL}, /* 112 aten::log1p */
-    {(void (*)(void))opgen_portable_log1p_out, opgen_call_5, 0x000000c0u, "opgen_portable_log1p_out"}, /* 113 aten::log1p.out */
-    {NULL, NULL, 0u, NULL}, /* 114 aten::log2 */
-    {(void (*)(void))opgen_portable_log2_out, opgen_call_5, 0x000000c0u, "opgen_portable_log2_out"}, /* 115 aten::log2.out */
-    {NULL, NULL, 0u, NULL}, /* 116 aten::rsqrt */
-    {(void (*)(void))opgen_portable_rsqrt_out, opgen_call_5, 0x000000c0u, "opgen_portable_rsqrt_out"}, /* 117 aten::rsqrt.out */
-    {NULL, NULL, 0u, NULL}, /* 118 aten::sqrt */
-    {(void (*)(void))opgen_portable_sqrt_out, opgen_call_5, 0x000000c0u, "opgen_portable_sqrt_out"}, /* 119 aten::sqrt.out */
-    {NULL, NULL, 0u, NULL}, /* 120 aten::reciprocal */
-    {(void (*)(void))opgen_portable_reciprocal_out, opgen_call_5, 0x000000c0u, "opgen_portable_reciprocal_out"}, /* 121 aten::reciprocal.out */
-    {NULL, NULL, 0u, NULL}, /* 122 aten::neg */
-    {(void (*)(void))opgen_portable_neg_out, opgen_call_5, 0x000000dfu, "opgen_portable_neg_out"}, /* 123 aten::neg.out */
-    {NULL, NULL, 0u, NULL}, /* 124 aten::ceil */
-    {(void (*)(void))opgen_portable_ceil_out, opgen_call_5, 0x000000dfu, "opgen_portable_ceil_out"}, /* 125 aten::ceil.out */
-    {NULL, NULL, 0u, NULL}, /* 126 aten::floor */
-    {(void (*)(void))opgen_portable_floor_out, opgen_call_5, 0x000000dfu, "opgen_portable_floor_out"}, /* 127 aten::floor.out */
-    {NULL, NULL, 0u, NULL}, /* 128 aten::round */
-    {(void (*)(void))opgen_portable_round_out, opgen_call_5, 0x000000dfu, "opgen_portable_round_out"}, /* 129 aten::round.out */
-    {NULL, NULL, 0u, NULL}, /* 130 aten::trunc */
-    {(void (*)(void))opgen_portable_trunc_out, opgen_call_5, 0x000000dfu, "opgen_portable_trunc_out"}, /* 131 aten::trunc.out */
-    {NULL, NULL, 0u, NULL}, /* 132 aten::sign */
-    {(void (*)(void))opgen_portable_sign_out, opgen_call_5, 0x000008dfu, "opgen_portable_sign_out"}, /* 133 aten::sign.out */
-    {NULL, NULL, 0u, NULL}, /* 134 aten::bitwise_not */
-    {(void (*)(void))opgen_portable_bitwise_not_out, opgen_call_5, 0x0000081fu, "opgen_portable_bitwise_not_out"}, /* 135 aten::bitwise_not.out */
-    {NULL, NULL, 0u, NULL}, /* 136 aten::logical_not */
-    {(void (*)(void))opgen_portable_logical_not_out, opgen_call_5, 0x00000800u, "opgen_portable_logical_not_out"}, /* 137 aten::logical_not.out */
-    {NULL, NULL, 0u, NULL}, /* 138 aten::isnan */
-    {NULL, NULL, 0u, NULL}, /* 139 aten::isinf */
-    {NULL, NULL, 0u, NULL}, /* 140 aten::elu */
-    {(void (*)(void))opgen_portable_elu_out, opgen_call_15, 0x000000c0u, "opgen_portable_elu_out"}, /* 141 aten::elu.out */
-    {NULL, NULL, 0u, NULL}, /* 142 aten::leaky_relu */
-    {(void (*)(void))opgen_portable_leaky_relu_out, opgen_call_4, 0x000000c0u, "opgen_portable_leaky_relu_out"}, /* 143 aten::leaky_relu.out */
-    {NULL, NULL, 0u, NULL}, /* 144 aten::minimum */
-    {(void (*)(void))opgen_portable_minimum_out, opgen_call_2, 0x000008dfu, "opgen_portable_minimum_out"}, /* 145 aten::minimum.out */
-    {NULL, NULL, 0u, NULL}, /* 146 aten::atan2 */
-    {(void (*)(void))opgen_portable_atan2_out, opgen_call_2, 0x000000c0u, "opgen_portable_atan2_out"}, /* 147 aten::atan2.out */
-    {NULL, NULL, 0u, NULL}, /* 148 aten::fmod.Tensor */
-    {(void (*)(void))opgen_portable_fmod_Tensor_out, opgen_call_2, 0x000000dfu, "opgen_portable_fmod_Tensor_out"}, /* 149 aten::fmod.Tensor_out */
-    {NULL, NULL, 0u, NULL}, /* 150 aten::fmod.Scalar */
-    {(void (*)(void))opgen_portable_fmod_Scalar_out, opgen_call_4, 0x000000dfu, "opgen_portable_fmod_Scalar_out"}, /* 151 aten::fmod.Scalar_out */
-    {NULL, NULL, 0u, NULL}, /* 152 aten::remainder.Tensor */
-    {(void (*)(void))opgen_portable_remainder_Tensor_out, opgen_call_2, 0x000000dfu, "opgen_portable_remainder_Tensor_out"}, /* 153 aten::remainder.Tensor_out */
-    {NULL, NULL, 0u, NULL}, /* 154 aten::remainder.Scalar */
-    {(void (*)(void))opgen_portable_remainder_Scalar_out, opgen_call_4, 0x000000dfu, "opgen_portable_remainder_Scalar_out"}, /* 155 aten::remainder.Scalar_out */
-    {NULL, NULL, 0u, NULL}, /* 156 aten::pow.Tensor_Tensor */
-    {(void (*)(void))opgen_portable_pow_Tensor_Tensor_out, opgen_call_2, 0x000000dfu, "opgen_portable_pow_Tensor_Tensor_out"}, /* 157 aten::pow.Tensor_Tensor_out */
-    {NULL, NULL, 0u, NULL}, /* 158 aten::pow.Tensor_Scalar */
-    {(void (*)(void))opgen_portable_pow_Tensor_Scalar_out, opgen_call_4, 0x000000dfu, "opgen_portable_pow_Tensor_Scalar_out"}, /* 159 aten::pow.Tensor_Scalar_out */
-    {NULL, NULL, 0u, NULL}, /* 160 aten::pow.Scalar */
-    {(void (*)(void))opgen_portable_pow_Scalar_out, opgen_call_16, 0x000000dfu, "opgen_portable_pow_Scalar_out"}, /* 161 aten::pow.Scalar_out */
-    {NULL, NULL, 0u, NULL}, /* 162 aten::bitwise_and.Tensor */
-    {(void (*)(void))opgen_portable_bitwise_and_Tensor_out, opgen_call_2, 0x0000081fu, "opgen_portable_bitwise_and_Tensor_out"}, /* 163 aten::bitwise_and.Tensor_out */
-    {NULL, NULL, 0u, NULL}, /* 164 aten::bitwise_and.Scalar */
-    {(void (*)(void))opgen_portable_bitwise_and_Scalar_out, opgen_call_4, 0x0000081fu, "opgen_portable_bitwise_and_Scalar_out"}, /* 165 aten::bitwise_and.Scalar_out */
-    {NULL, NULL, 0u, NULL}, /* 166 aten::bitwise_or.Tensor */
-    {(void (*)(void))opgen_portable_bitwise_or_Tensor_out, opgen_call_2, 0x0000081fu, "opgen_portable_bitwise_or_Tensor_out"}, /* 167 aten::bitwise_or.Tensor_out */
-    {NULL, NULL, 0u, NULL}, /* 168 aten::bitwise_or.Scalar */
-    {(void (*)(void))opgen_portable_bitwise_or_Scalar_out, opgen_call_4, 0x0000081fu, "opgen_portable_bitwise_or_Scalar_out"}, /* 169 aten::bitwise_or.Scalar_out */
-    {NULL, NULL, 0u, NULL}, /* 170 aten::bitwise_xor.Tensor */
-    {(void (*)(void))opgen_portable_bitwise_xor_Tensor_out, opgen_call_2, 0x0000081fu, "opgen_portable_bitwise_xor_Tensor_out"}, /* 171 aten::bitwise_xor.Tensor_out */
-    {NULL, NULL, 0u, NULL}, /* 172 aten::bitwise_xor.Scalar */
-    {(void (*)(void))opgen_portable_bitwise_xor_Scalar_out, opgen_call_4, 0x0000081fu, "opgen_portable_bitwise_xor_Scalar_out"}, /* 173 aten::bitwise_xor.Scalar_out */
-    {NULL, NULL, 0u, NULL}, /* 174 aten::logical_and */
-    {(void (*)(void))opgen_portable_logical_and_out, opgen_call_2, 0x00000800u, "opgen_portable_logical_and_out"}, /* 175 aten::logical_and.out */
-    {NULL, NULL, 0u, NULL}, /* 176 aten::logical_or */
-    {(void (*)(void))opgen_portable_logical_or_out, opgen_call_2, 0x00000800u, "opgen_portable_logical_or_out"}, /* 177 aten::logical_or.out */
-    {NULL, NULL, 0u, NULL}, /* 178 aten::logical_xor */
-    {(void (*)(void))opgen_portable_logical_xor_out, opgen_call_2, 0x00000800u, "opgen_portable_logical_xor_out"}, /* 179 aten::logical_xor.out */
-    {NULL, NULL, 0u, NULL}, /* 180 aten::div.Tensor_mode */
-    {(void (*)(void))opgen_portable_div_out_mode, opgen_call_17, 0x000000dfu, "opgen_portable_div_out_mode"}, /* 181 aten::div.out_mode */
-    {NULL, NULL, 0u, NULL}, /* 182 aten::div.Scalar */
-    {NULL, NULL, 0u, NULL}, /* 183 aten::div.Scalar_mode */
-    {NULL, NULL, 0u, NULL}, /* 184 aten::sub.Scalar */
-    {NULL, NULL, 0u, NULL}, /* 185 aten::amax */
-    {(void (*)(void))opgen_portable_amax_out, opgen_call_18, 0x000008dfu, "opgen_portable_amax_out"}, /* 186 aten::amax.out */
-    {NULL, NULL, 0u, NULL}, /* 187 aten::amin */
-    {(void (*)(void))opgen_portable_amin_out, opgen_call_18, 0x000008dfu, "opgen_portable_amin_out"}, /* 188 aten::amin.out */
-    {NULL, NULL, 0u, NULL}, /* 189 aten::any */
-    {(void (*)(void))opgen_portable_any_all_out, opgen_call_5, 0x00000801u, "opgen_portable_any_all_out"}, /* 190 aten::any.all_out */
-    {NULL, NULL, 0u, NULL}, /* 191 aten::any.dim */
-    {(void (*)(void))opgen_portable_any_out, opgen_call_9, 0x00000801u, "opgen_portable_any_out"}, /* 192 aten::any.out */
-    {NULL, NULL, 0u, NULL}, /* 193 aten::any.dims */
-    {(void (*)(void))opgen_portable_any_dims_out, opgen_call_19, 0x00000801u, "opgen_portable_any_dims_out"}, /* 194 aten::any.dims_out */
-    {NULL, NULL, 0u, NULL}, /* 195 aten::argmax */
-    {(void (*)(void))opgen_portable_argmax_out, opgen_call_20, 0x00000010u, "opgen_portable_argmax_out"}, /* 196 aten::argmax.out */
-    {NULL, NULL, 0u, NULL}, /* 197 aten::argmin */
-    {(void (*)(void))opgen_portable_argmin_out, opgen_call_20, 0x00000010u, "opgen_portable_argmin_out"}, /* 198 aten::argmin.out */
-    {NULL, NULL, 0u, NULL}, /* 199 aten::max.dim */
-    {(void (*)(void))opgen_portable_max_dim_max, opgen_call_21, 0x000008dfu, "opgen_portable_max_dim_max"}, /* 200 aten::max.dim_max */
-    {NULL, NULL, 0u, NULL}, /* 201 aten::min.dim */
-    {(void (*)(void))opgen_portable_min_dim_min, opgen_call_21, 0x000008dfu, "opgen_portable_min_dim_min"}, /* 202 aten::min.dim_min */
-    {NULL, NULL, 0u, NULL}, /* 203 aten::prod */
-    {NULL, NULL, 0u, NULL}, /* 204 aten::prod.dim_int */
-    {(void (*)(void))opgen_portable_prod_int_out, opgen_call_22, 0x000000d0u, "opgen_portable_prod_int_out"}, /* 205 aten::prod.int_out */
-    {NULL, NULL, 0u, NULL}, /* 206 aten::var.dim */
-    {(void (*)(void))opgen_portable_var_out, opgen_call_23, 0x000000c0u, "opgen_portable_var_out"}, /* 207 aten::var.out */
-    {NULL, NULL, 0u, NULL}, /* 208 aten::var.correction */
-    {(void (*)(void))opgen_portable_var_correction_out, opgen_call_24, 0x000000c0u, "opgen_portable_var_correction_out"}, /* 209 aten::var.correction_out */
-    {NULL, NULL, 0u, NULL}, /* 210 aten::mean */
-    {(void (*)(void))opgen_portable_mean_dtype_out, opgen_call_25, 0x000000c0u, "opgen_portable_mean_dtype_out"}, /* 211 aten::mean.dtype_out */
-    {NULL, NULL, 0u, NULL}, /* 212 aten::cumsum */
-    {(void (*)(void))opgen_portable_cumsum_out, opgen_call_26, 0x000000d0u, "opgen_portable_cumsum_out"}, /* 213 aten::cumsum.out */
-    {NULL, NULL, 0u, NULL}, /* 214 aten::squeeze_copy.dim */
-    {NULL, NULL, 0u, NULL}, /* 215 aten::squeeze_copy.dims */
-    {NULL, NULL, 0u, NULL}, /* 216 aten::unsqueeze_copy */
-    {NULL, NULL, 0u, NULL}, /* 217 aten::select_copy.int */
-    {NULL, NULL, 0u, NULL}, /* 218 aten::slice_copy.Tensor */
-    {NULL, NULL, 0u, NULL}, /* 219 aten::diagonal_copy */
-    {NULL, NULL, 0u, NULL}, /* 220 aten::alias_copy */
-    {NULL, NULL, 0u, NULL}, /* 221 aten::as_strided_copy */
-    {NULL, NULL, 0u, NULL}, /* 222 aten::flip */
-    {NULL, NULL, 0u, NULL}, /* 223 aten::repeat */
-    {NULL, NULL, 0u, NULL}, /* 224 aten::constant_pad_nd */
-    {NULL, NULL, 0u, NULL}, /* 225 aten::slice_scatter */
-    {NULL, NULL, 0u, NULL}, /* 226 aten::select_scatter */
-    {NULL, NULL, 0u, NULL}, /* 227 aten::index_select */
-    {(void (*)(void))opgen_portable_index_select_out, opgen_call_27, 0x080088ffu, "opgen_portable_index_select_out"}, /* 228 aten::index_select.out */
-    {NULL, NULL, 0u, NULL}, /* 229 aten::gather */
-    {(void (*)(void))opgen_portable_gather_out, opgen_call_28, 0x080088ffu, "opgen_portable_gather_out"}, /* 230 aten::gather.out */
-    {NULL, NULL, 0u, NULL}, /* 231 aten::scatter.src */
-    {(void (*)(void))opgen_portable_scatter_src_out, opgen_call_29, 0x080088ffu, "opgen_portable_scatter_src_out"}, /* 232 aten::scatter.src_out */
-    {NULL, NULL, 0u, NULL}, /* 233 aten::scatter.value */
-    {(void (*)(void))opgen_portable_scatter_value_out, opgen_call_30, 0x000008dfu, "opgen_portable_scatter_value_out"}, /* 234 aten::scatter.value_out */
-    {NULL, NULL, 0u, NULL}, /* 235 aten::scatter_add */
-    {(void (*)(void))opgen_portable_scatter_add_out, opgen_call_29, 0x000008dfu, "opgen_portable_scatter_add_out"}, /* 236 aten::scatter_add.out */
-    {NULL, NULL, 0u, NULL}, /* 237 aten::fill.Scalar */
-    {NULL, NULL, 0u, NULL}, /* 238 aten::reflection_pad1d */
-    {(void (*)(void))opgen_portable_reflection_pad1d_out, opgen_call_31, 0x000000c0u, "opgen_portable_reflection_pad1d_out"}, /* 239 aten::reflection_pad1d.out */
-    {NULL, NULL, 0u, NULL}, /* 240 aten::reflection_pad2d */
-    {(void (*)(void))opgen_portable_reflection_pad2d_out, opgen_call_31, 0x000000c0u, "opgen_portable_reflection_pad2d_out"}, /* 241 aten::reflection_pad2d.out */
-    {NULL, NULL, 0u, NULL}, /* 242 aten::reflection_pad3d */
-    {(void (*)(void))opgen_portable_reflection_pad3d_out, opgen_call_31, 0x000000c0u, "opgen_portable_reflection_pad3d_out"}, /* 243 aten::reflection_pad3d.out */
-    {NULL, NULL, 0u, NULL}, /* 244 aten::replication_pad2d */
-    {(void (*)(void))opgen_portable_replication_pad2d_out, opgen_call_31, 0x000000c0u, "opgen_portable_replication_pad2d_out"}, /* 245 aten::replication_pad2d.out */
-    {NULL, NULL, 0u, NULL}, /* 246 aten::replication_pad3d */
-    {(void (*)(void))opgen_portable_replication_pad3d_out, opgen_call_31, 0x000000c0u, "opgen_portable_replication_pad3d_out"}, /* 247 aten::replication_pad3d.out */
-    {NULL, NULL, 0u, NULL}, /* 248 aten::clamp.Tensor */
-    {(void (*)(void))opgen_portable_clamp_Tensor_out, opgen_call_3, 0x000000dfu, "opgen_portable_clamp_Tensor_out"}, /* 249 aten::clamp.Tensor_out */
-    {NULL, NULL, 0u, NULL}, /* 250 aten::copy */
-    {(void (*)(void))opgen_portable_copy_, opgen_call_32, 0x08008effu, "opgen_portable_copy_"}, /* 251 aten::copy_ */
-    {NULL, NULL, 0u, NULL}, /* 252 aten::native_layer_norm */
-    {NULL, NULL, 0u, NULL}, /* 253 aten::native_group_norm */
-    {NULL, NULL, 0u, NULL}, /* 254 aten::_native_batch_norm_legit.no_stats */
-    {(void (*)(void))opgen_portable__native_batch_norm_legit_no_stats_out, opgen_call_33, 0x000000c0u, "opgen_portable__native_batch_norm_legit_no_stats_out"}, /* 255 aten::_native_batch_norm_legit.no_stats_out */
-    {NULL, NULL, 0u, NULL}, /* 256 aten::adaptive_avg_pool1d */
-    {NULL, NULL, 0u, NULL}, /* 257 aten::_adaptive_avg_pool2d */
-    {NULL, NULL, 0u, NULL}, /* 258 aten::_adaptive_avg_pool3d */
-    {NULL, NULL, 0u, NULL}, /* 259 aten::full */
-    {(void (*)(void))opgen_portable_full_out, opgen_call_34, 0x000008dfu, "opgen_portable_full_out"}, /* 260 aten::full.out */
-    {NULL, NULL, 0u, NULL}, /* 261 aten::full_like */
-    {NULL, NULL, 0u, NULL}, /* 262 aten::scalar_tensor */
-    {NULL, NULL, 0u, NULL}, /* 263 aten::empty.memory_format */
-    {(void (*)(void))opgen_portable_empty_out, opgen_call_35, 0x000008dfu, "opgen_portable_empty_out"}, /* 264 aten::empty.out */
-    {NULL, NULL, 0u, NULL}, /* 265 aten::empty_strided */
-    {NULL, NULL, 0u, NULL}, /* 266 aten::arange.start_step */
-    {(void (*)(void))opgen_portable_arange_start_out, opgen_call_36, 0x000000dfu, "opgen_portable_arange_start_out"}, /* 267 aten::arange.start_out */
-    {NULL, NULL, 0u, NULL}, /* 268 aten::_to_copy */
-    {(void (*)(void))opgen_portable_sort_values, opgen_call_21, 0x000008dfu, "opgen_portable_sort_values"}, /* 269 aten::sort.values */
-    {NULL, NULL, 0u, NULL}, /* 270 aten::sort */
-    {(void (*)(void))opgen_portable_topk_values, opgen_call_37, 0x000000dfu, "opgen_portable_topk_values"}, /* 271 aten::topk.values */
-    {NULL, NULL, 0u, NULL}, /* 272 aten::topk */
-    {NULL, NULL, 0u, NULL}, /* 273 aten::avg_pool1d */
-    {(void (*)(void))opgen_portable_avg_pool3d_out, opgen_call_14, 0x000000c0u, "opgen_portable_avg_pool3d_out"}, /* 274 aten::avg_pool3d.out */
-    {NULL, NULL, 0u, NULL}, /* 275 aten::avg_pool3d */
-    {(void (*)(void))opgen_portable_max_pool3d_with_indices_out, opgen_call_13, 0x000000c0u, "opgen_portable_max_pool3d_with_indices_out"}, /* 276 aten::max_pool3d_with_indices.out */
-    {NULL, NULL, 0u, NULL}, /* 277 aten::max_pool3d_with_indices */
-    {NULL, NULL, 0u, NULL}, /* 278 aten::upsample_nearest2d.vec */
-    {NULL, NULL, 0u, NULL}, /* 279 aten::upsample_bilinear2d.vec */
-    {(void (*)(void))opgen_portable_index_Tensor_out, opgen_call_38, 0x000008dfu, "opgen_portable_index_Tensor_out"}, /* 280 aten::index.Tensor_out */
-    {NULL, NULL, 0u, NULL}, /* 281 aten::index.Tensor */
-    {NULL, NULL, 0u, NULL}, /* 282 aten::index_put */
-    {NULL, NULL, 0u, NULL}, /* 283 aten::split_with_sizes_copy */
-    {(void (*)(void))opgen_portable_split_with_sizes_copy_out, opgen_call_39, 0x080088ffu, "opgen_portable_split_with_sizes_copy_out"}, /* 284 aten::split_with_sizes_copy.out */
-    {NULL, NULL, 0u, NULL}, /* 285 aten::scatter_reduce.two */
-    {(void (*)(void))opgen_portable_scatter_reduce_two_out, opgen_call_40, 0x000000dfu, "opgen_portable_scatter_reduce_two_out"}, /* 286 aten::scatter_reduce.two_out */
-    {NULL, NULL, 0u, NULL}, /* 287 aten::masked_scatter_ */
-    {NULL, NULL, 0u, NULL}, /* 288 aten::masked_scatter */
-    {NULL, NULL, 0u, NULL}, /* 289 aten::_cdist_forward */
-    {NULL, NULL, 0u, NULL}, /* 290 aten::_pdist_forward */
-    {NULL, NULL, 0u, NULL}, /* 291 aten::_adaptive_avg_pool2d_backward */
-    {(void (*)(void))opgen_portable_avg_pool2d_backward_grad_input, opgen_call_41, 0x000000c0u, "opgen_portable_avg_pool2d_backward_grad_input"}, /* 292 aten::avg_pool2d_backward.grad_input */
-    {NULL, NULL, 0u, NULL}, /* 293 aten::avg_pool2d_backward */
-    {(void (*)(void))opgen_portable_max_pool2d_with_indices_backward_grad_input, opgen_call_42, 0x000000c0u, "opgen_portable_max_pool2d_with_indices_backward_grad_input"}, /* 294 aten::max_pool2d_with_indices_backward.grad_input */
-    {NULL, NULL, 0u, NULL}, /* 295 aten::max_pool2d_with_indices_backward */
-    {NULL, NULL, 0u, NULL}, /* 296 aten::embedding_dense_backward */
-    {(void (*)(void))opgen_portable_col2im_out, opgen_call_43, 0x000000c0u, "opgen_portable_col2im_out"}, /* 297 aten::col2im.out */
-    {NULL, NULL, 0u, NULL}, /* 298 aten::col2im */
-    {NULL, NULL, 0u, NULL}, /* 299 aten::rand */
-    {(void (*)(void))opgen_portable_rand_out, opgen_call_44, 0x000000c0u, "opgen_portable_rand_out"}, /* 300 aten::rand.out */
-    {NULL, NULL, 0u, NULL}, /* 301 aten::randn */
-    {(void (*)(void))opgen_portable_randn_out, opgen_call_44, 0x000000c0u, "opgen_portable_randn_out"}, /* 302 aten::randn.out */
-    {NULL, NULL, 0u, NULL}, /* 303 aten::randperm */
-    {(void (*)(void))opgen_portable_randperm_out, opgen_call_45, 0x000000dfu, "opgen_portable_randperm_out"}, /* 304 aten::randperm.out */
-    {NULL, NULL, 0u, NULL}, /* 305 aten::native_dropout */
-    {NULL, NULL, 0u, NULL}, /* 306 aten::native_layer_norm_backward */
-    {NULL, NULL, 0u, NULL}, /* 307 aten::native_group_norm_backward */
-    {(void (*)(void))opgen_portable_nonzero_out, opgen_call_5, 0x00000010u, "opgen_portable_nonzero_out"}, /* 308 aten::nonzero.out */
-    {NULL, NULL, 0u, NULL}, /* 309 aten::nonzero */
-    {NULL, NULL, 0u, NULL}, /* 310 aten::grid_sampler_2d */
-    {NULL, NULL, 0u, NULL}, /* 311 aten::_embedding_bag */
-    {NULL, NULL, 0u, NULL}, /* 312 quantized_decomposed::quantize_per_tensor */
-    {(void (*)(void))opgen_portable_quantize_per_tensor_out, opgen_call_46, 0x0800000fu, "opgen_portable_quantize_per_tensor_out"}, /* 313 quantized_decomposed::quantize_per_tensor.out */
-    {NULL, NULL, 0u, NULL}, /* 314 quantized_decomposed::dequantize_per_tensor */
-    {(void (*)(void))opgen_portable_dequantize_per_tensor_out, opgen_call_47, 0x000000c0u, "opgen_portable_dequantize_per_tensor_out"}, /* 315 quantized_decomposed::dequantize_per_tensor.out */
-    {NULL, NULL, 0u, NULL}, /* 316 quantized_decomposed::dequantize_per_channel */
-    {(void (*)(void))opgen_portable_dequantize_per_channel_out, opgen_call_48, 0x000000c0u, "opgen_portable_dequantize_per_channel_out"}, /* 317 quantized_decomposed::dequantize_per_channel.out */
-    {NULL, NULL, 0u, NULL}, /* 318 dim_order_ops::_to_dim_order_copy */
-    {(void (*)(void))opgen_portable__to_dim_order_copy_out, opgen_call_49, 0x08008effu, "opgen_portable__to_dim_order_copy_out"}, /* 319 dim_order_ops::_to_dim_order_copy.out */
-    {NULL, NULL, 0u, NULL}, /* 320 dim_order_ops::_clone_dim_order */
-    {(void (*)(void))opgen_portable__clone_dim_order_out, opgen_call_49, 0x08008effu, "opgen_portable__clone_dim_order_out"}, /* 321 dim_order_ops::_clone_dim_order.out */
-    {(void (*)(void))opgen_fallback_executorch_prims_add_int, opgen_call_50, 0xffffffffu, "opgen_fallback_executorch_prims_add_int"}, /* 322 executorch_prims::add.int */
-    {(void (*)(void))opgen_fallback_executorch_prims_mul_int, opgen_call_50, 0xffffffffu, "opgen_fallback_executorch_prims_mul_int"}, /* 323 executorch_prims::mul.int */
-    {(void (*)(void))opgen_fallback_executorch_prims_sub_int, opgen_call_50, 0xffffffffu, "opgen_fallback_executorch_prims_sub_int"}, /* 324 executorch_prims::sub.int */
-    {(void (*)(void))opgen_fallback_executorch_prims_floordiv_int, opgen_call_50, 0xffffffffu, "opgen_fallback_executorch_prims_floordiv_int"}, /* 325 executorch_prims::floordiv.int */
-    {(void (*)(void))opgen_fallback_executorch_prims_mod_int, opgen_call_50, 0xffffffffu, "opgen_fallback_executorch_prims_mod_int"}, /* 326 executorch_prims::mod.int */
-    {(void (*)(void))opgen_fallback_executorch_prims_truediv_int, opgen_call_51, 0xffffffffu, "opgen_fallback_executorch_prims_truediv_int"}, /* 327 executorch_prims::truediv.int */
-    {(void (*)(void))opgen_fallback_executorch_prims_neg_int, opgen_call_52, 0xffffffffu, "opgen_fallback_executorch_prims_neg_int"}, /* 328 executorch_prims::neg.int */
-    {(void (*)(void))opgen_fallback_executorch_prims_gt_int, opgen_call_53, 0xffffffffu, "opgen_fallback_executorch_prims_gt_int"}, /* 329 executorch_prims::gt.int */
-    {(void (*)(void))opgen_fallback_executorch_prims_lt_int, opgen_call_53, 0xffffffffu, "opgen_fallback_executorch_prims_lt_int"}, /* 330 executorch_prims::lt.int */
-    {(void (*)(void))opgen_fallback_executorch_prims_ge_int, opgen_call_53, 0xffffffffu, "opgen_fallback_executorch_prims_ge_int"}, /* 331 executorch_prims::ge.int */
-    {(void (*)(void))opgen_fallback_executorch_prims_le_int, opgen_call_53, 0xffffffffu, "opgen_fallback_executorch_prims_le_int"}, /* 332 executorch_prims::le.int */
-    {(void (*)(void))opgen_fallback_executorch_prims_eq_int, opgen_call_53, 0xffffffffu, "opgen_fallback_executorch_prims_eq_int"}, /* 333 executorch_prims::eq.int */
-    {NULL, NULL, 0u, NULL}, /* 334 quantized_decomposed::add_relu */
-    {(void (*)(void))opgen_fallback_quantized_decomposed_add_relu_out, opgen_call_54, 0x08008effu, "opgen_fallback_quantized_decomposed_add_relu_out"}, /* 335 quantized_decomposed::add_relu.out */
-    {NULL, NULL, 0u, NULL}, /* 336 quantized_decomposed::add */
-    {(void (*)(void))opgen_native_quantized_add_out, opgen_call_54, 0x08008effu, "opgen_native_quantized_add_out"}, /* 337 quantized_decomposed::add.out */
-    {NULL, NULL, 0u, NULL}, /* 338 quantized_decomposed::add.scalar */
-    {(void (*)(void))opgen_fallback_quantized_decomposed_add_scalar_out, opgen_call_55, 0x08008effu, "opgen_fallback_quantized_decomposed_add_scalar_out"}, /* 339 quantized_decomposed::add.scalar_out */
-    {NULL, NULL, 0u, NULL}, /* 340 quantized_decomposed::embedding_byte */
-    {(void (*)(void))opgen_fallback_quantized_decomposed_embedding_byte_out, opgen_call_56, 0x08008effu, "opgen_fallback_quantized_decomposed_embedding_byte_out"}, /* 341 quantized_decomposed::embedding_byte.out */
-    {NULL, NULL, 0u, NULL}, /* 342 demo::linear_relu */
-    {(void (*)(void))opgen_fallback_demo_linear_relu_out, opgen_call_3, 0x08008effu, "opgen_fallback_demo_linear_relu_out"}, /* 343 demo::linear_relu.out */
-    {(void (*)(void))opgen_portable_add_Scalar_out, opgen_call_7, 0x000000dfu, "opgen_portable_add_Scalar_out"}, /* 344 aten::add.Scalar_out */
-    {(void (*)(void))opgen_portable_mul_Scalar_out, opgen_call_4, 0x000000dfu, "opgen_portable_mul_Scalar_out"}, /* 345 aten::mul.Scalar_out */
-    {(void (*)(void))opgen_portable_relu_out, opgen_call_5, 0x000000dfu, "opgen_portable_relu_out"}, /* 346 aten::relu.out */
-    {(void (*)(void))opgen_portable_permute_copy_out, opgen_call_31, 0x080088ffu, "opgen_portable_permute_copy_out"}, /* 347 aten::permute_copy.out */
-    {(void (*)(void))opgen_portable_view_copy_out, opgen_call_31, 0x080088ffu, "opgen_portable_view_copy_out"}, /* 348 aten::view_copy.out */
-    {(void (*)(void))opgen_portable_expand_copy_out, opgen_call_18, 0x080088ffu, "opgen_portable_expand_copy_out"}, /* 349 aten::expand_copy.out */
-    {(void (*)(void))opgen_portable_clone_out, opgen_call_57, 0x080088ffu, "opgen_portable_clone_out"}, /* 350 aten::clone.out */
-    {(void (*)(void))opgen_portable_convolution_out, opgen_call_58, 0x000000c0u, "opgen_portable_convolution_out"}, /* 351 aten::convolution.out */
-    {(void (*)(void))opgen_portable__native_batch_norm_legit_no_training_out, opgen_call_59, 0x000000c0u, "opgen_portable__native_batch_norm_legit_no_training_out"}, /* 352 aten::_native_batch_norm_legit_no_training.out */
-    {(void (*)(void))opgen_portable_embedding_out, opgen_call_60, 0x000000c0u, "opgen_portable_embedding_out"}, /* 353 aten::embedding.out */
-    {(void (*)(void))opgen_portable_isnan_out, opgen_call_5, 0x00000800u, "opgen_portable_isnan_out"}, /* 354 aten::isnan.out */
-    {(void (*)(void))opgen_portable_isinf_out, opgen_call_5, 0x00000800u, "opgen_portable_isinf_out"}, /* 355 aten::isinf.out */
-    {(void (*)(void))opgen_portable_div_Scalar_out, opgen_call_4, 0x000000c0u, "opgen_portable_div_Scalar_out"}, /* 356 aten::div.Scalar_out */
-    {(void (*)(void))opgen_portable_div_Scalar_mode_out, opgen_call_61, 0x000000dfu, "opgen_portable_div_Scalar_mode_out"}, /* 357 aten::div.Scalar_mode_out */
-    {(void (*)(void))opgen_portable_sub_Scalar_out, opgen_call_7, 0x000000dfu, "opgen_portable_sub_Scalar_out"}, /* 358 aten::sub.Scalar_out */
-    {(void (*)(void))opgen_portable_prod_out, opgen_call_25, 0x000000d0u, "opgen_portable_prod_out"}, /* 359 aten::prod.out */
-    {(void (*)(void))opgen_portable_squeeze_copy_dim_out, opgen_call_62, 0x080088ffu, "opgen_portable_squeeze_copy_dim_out"}, /* 360 aten::squeeze_copy.dim_out */
-    {(void (*)(void))opgen_portable_squeeze_copy_dims_out, opgen_call_31, 0x080088ffu, "opgen_portable_squeeze_copy_dims_out"}, /* 361 aten::squeeze_copy.dims_out */
-    {(void (*)(void))opgen_portable_unsqueeze_copy_out, opgen_call_62, 0x080088ffu, "opgen_portable_unsqueeze_copy_out"}, /* 362 aten::unsqueeze_copy.out */
-    {(void (*)(void))opgen_portable_select_copy_int_out, opgen_call_63, 0x080088ffu, "opgen_portable_select_copy_int_out"}, /* 363 aten::select_copy.int_out */
-    {(void (*)(void))opgen_portable_slice_copy_Tensor_out, opgen_call_64, 0x080088ffu, "opgen_portable_slice_copy_Tensor_out"}, /* 364 aten::slice_copy.Tensor_out */
-    {(void (*)(void))opgen_portable_diagonal_copy_out, opgen_call_65, 0x080088ffu, "opgen_portable_diagonal_copy_out"}, /* 365 aten::diagonal_copy.out */
-    {(void (*)(void))opgen_portable_alias_copy_out, opgen_call_5, 0x080088ffu, "opgen_portable_alias_copy_out"}, /* 366 aten::alias_copy.out */
-    {(void (*)(void))opgen_portable_as_strided_copy_out, opgen_call_66, 0x080088ffu, "opgen_portable_as_strided_copy_out"}, /* 367 aten::as_strided_copy.out */
-    {(void (*)(void))opgen_portable_flip_out, opgen_call_31, 0x080088ffu, "opgen_portable_flip_out"}, /* 368 aten::flip.out */
-    {(void (*)(void))opgen_portable_repeat_out, opgen_call_31, 0x080088ffu, "opgen_portable_repeat_out"}, /* 369 aten::repeat.out */
-    {(void (*)(void))opgen_portable_constant_pad_nd_out, opgen_call_67, 0x000008dfu, "opgen_portable_constant_pad_nd_out"}, /* 370 aten::constant_pad_nd.out */
-    {(void (*)(void))opgen_portable_slice_scatter_out, opgen_call_68, 0x080088ffu, "opgen_portable_slice_scatter_out"}, /* 371 aten::slice_scatter.out */
-    {(void (*)(void))opgen_portable_select_scatter_out, opgen_call_69, 0x080088ffu, "opgen_portable_select_scatter_out"}, /* 372 aten::select_scatter.out */
-    {(void (*)(void))opgen_portable_fill_Scalar_out, opgen_call_4, 0x000008dfu, "opgen_portable_fill_Scalar_out"}, /* 373 aten::fill.Scalar_out */
-    {(void (*)(void))opgen_portable_copy_out, opgen_call_70, 0x000008dfu, "opgen_portable_copy_out"}, /* 374 aten::copy.out */
-    {(void (*)(void))opgen_portable_native_layer_norm_out, opgen_call_71, 0x000000c0u, "opgen_portable_native_layer_norm_out"}, /* 375 aten::native_layer_norm.out */
-    {(void (*)(void))opgen_portable_native_group_norm_out, opgen_call_72, 0x000000c0u, "opgen_portable_native_group_norm_out"}, /* 376 aten::native_group_norm.out */
-    {(void (*)(void))opgen_portable_adaptive_avg_pool1d_out, opgen_call_31, 0x000000c0u, "opgen_portable_adaptive_avg_pool1d_out"}, /* 377 aten::adaptive_avg_pool1d.out */
-    {(void (*)(void))opgen_portable__adaptive_avg_pool2d_out, opgen_call_31, 0x000000c0u, "opgen_portable__adaptive_avg_pool2d_out"}, /* 378 aten::_adaptive_avg_pool2d.out */
-    {(void (*)(void))opgen_portable__adaptive_avg_pool3d_out, opgen_call_31, 0x000000c0u, "opgen_portable__adaptive_avg_pool3d_out"}, /* 379 aten::_adaptive_avg_pool3d.out */
-    {(void (*)(void))opgen_portable_full_like_out, opgen_call_73, 0x000008dfu, "opgen_portable_full_like_out"}, /* 380 aten::full_like.out */
-    {(void (*)(void))opgen_portable_scalar_tensor_out, opgen_call_74, 0x000008dfu, "opgen_portable_scalar_tensor_out"}, /* 381 aten::scalar_tensor.out */
-    {(void (*)(void))opgen_portable_empty_strided_out, opgen_call_75, 0x000008dfu, "opgen_portable_empty_strided_out"}, /* 382 aten::empty_strided.out */
-    {(void (*)(void))opgen_portable__to_copy_out, opgen_call_76, 0x000008dfu, "opgen_portable__to_copy_out"}, /* 383 aten::_to_copy.out */
-    {(void (*)(void))opgen_portable_avg_pool1d_out, opgen_call_77, 0x000000c0u, "opgen_portable_avg_pool1d_out"}, /* 384 aten::avg_pool1d.out */
-    {(void (*)(void))opgen_portable_upsample_nearest2d_vec_out, opgen_call_78, 0x000000c1u, "opgen_portable_upsample_nearest2d_vec_out"}, /* 385 aten::upsample_nearest2d.vec_out */
-    {(void (*)(void))opgen_portable_upsample_bilinear2d_vec_out, opgen_call_79, 0x000000c0u, "opgen_portable_upsample_bilinear2d_vec_out"}, /* 386 aten::upsample_bilinear2d.vec_out */
-    {(void (*)(void))opgen_portable_index_put_out, opgen_call_80, 0x000008dfu, "opgen_portable_index_put_out"}, /* 387 aten::index_put.out */
-    {(void (*)(void))opgen_portable_masked_scatter_out, opgen_call_3, 0x000008dfu, "opgen_portable_masked_scatter_out"}, /* 388 aten::masked_scatter.out */
-    {(void (*)(void))opgen_portable__cdist_forward_out, opgen_call_81, 0x000000c0u, "opgen_portable__cdist_forward_out"}, /* 389 aten::_cdist_forward.out */
-    {(void (*)(void))opgen_portable__pdist_forward_out, opgen_call_82, 0x000000c0u, "opgen_portable__pdist_forward_out"}, /* 390 aten::_pdist_forward.out */
-    {(void (*)(void))opgen_portable__adaptive_avg_pool2d_backward_out, opgen_call_2, 0x000000c0u, "opgen_portable__adaptive_avg_pool2d_backward_out"}, /* 391 aten::_adaptive_avg_pool2d_backward.out */
-    {(void (*)(void))opgen_portable_embedding_dense_backward_out, opgen_call_83, 0x000000c0u, "opgen_portable_embedding_dense_backward_out"}, /* 392 aten::embedding_dense_backward.out */
-    {(void (*)(void))opgen_portable_native_dropout_out, opgen_call_84, 0x000000c0u, "opgen_portable_native_dropout_out"}, /* 393 aten::native_dropout.out */
-    {(void (*)(void))opgen_portable_native_layer_norm_backward_out, opgen_call_85, 0x000000c0u, "opgen_portable_native_layer_norm_backward_out"}, /* 394 aten::native_layer_norm_backward.out */
-    {(void (*)(void))opgen_portable_native_group_norm_backward_out, opgen_call_86, 0x000000c0u, "opgen_portable_native_group_norm_backward_out"}, /* 395 aten::native_group_norm_backward.out */
-    {(void (*)(void))opgen_portable_grid_sampler_2d_out, opgen_call_83, 0x000000c0u, "opgen_portable_grid_sampler_2d_out"}, /* 396 aten::grid_sampler_2d.out */
-    {(void (*)(void))opgen_portable__embedding_bag_out, opgen_call_87, 0x000000c0u, "opgen_portable__embedding_bag_out"}, /* 397 aten::_embedding_bag.out */
+    {NULL, NULL, 0u, NULL}, /* 65 aten::linear */
+    {(void (*)(void))opgen_portable_linear_out, opgen_call_3, 0x000000c0u, "opgen_portable_linear_out"}, /* 66 aten::linear.out */
+    {NULL, NULL, 0u, NULL}, /* 67 aten::permute_copy */
+    {NULL, NULL, 0u, NULL}, /* 68 aten::view_copy */
+    {NULL, NULL, 0u, NULL}, /* 69 aten::expand_copy */
+    {NULL, NULL, 0u, NULL}, /* 70 aten::cat */
+    {(void (*)(void))opgen_portable_cat_out, opgen_call_11, 0x080088ffu, "opgen_portable_cat_out"}, /* 71 aten::cat.out */
+    {NULL, NULL, 0u, NULL}, /* 72 aten::clone */
+    {NULL, NULL, 0u, NULL}, /* 73 aten::mean.dim */
+    {(void (*)(void))opgen_portable_mean_out, opgen_call_12, 0x000000c0u, "opgen_portable_mean_out"}, /* 74 aten::mean.out */
+    {NULL, NULL, 0u, NULL}, /* 75 aten::sum.dim_IntList */
+    {(void (*)(void))opgen_portable_sum_IntList_out, opgen_call_12, 0x000000d0u, "opgen_portable_sum_IntList_out"}, /* 76 aten::sum.IntList_out */
+    {NULL, NULL, 0u, NULL}, /* 77 aten::convolution */
+    {NULL, NULL, 0u, NULL}, /* 78 aten::_native_batch_norm_legit_no_training */
+    {NULL, NULL, 0u, NULL}, /* 79 aten::max_pool2d_with_indices */
+    {(void (*)(void))opgen_portable_max_pool2d_with_indices_out, opgen_call_13, 0x000000c0u, "opgen_portable_max_pool2d_with_indices_out"}, /* 80 aten::max_pool2d_with_indices.out */
+    {NULL, NULL, 0u, NULL}, /* 81 aten::avg_pool2d */
+    {(void (*)(void))opgen_portable_avg_pool2d_out, opgen_call_14, 0x000000c0u, "opgen_portable_avg_pool2d_out"}, /* 82 aten::avg_pool2d.out */
+    {NULL, NULL, 0u, NULL}, /* 83 aten::embedding */
+    {NULL, NULL, 0u, NULL}, /* 84 aten::acos */
+    {(void (*)(void))opgen_portable_acos_out, opgen_call_5, 0x000000c0u, "opgen_portable_acos_out"}, /* 85 aten::acos.out */
+    {NULL, NULL, 0u, NULL}, /* 86 aten::acosh */
+    {(void (*)(void))opgen_portable_acosh_out, opgen_call_5, 0x000000c0u, "opgen_portable_acosh_out"}, /* 87 aten::acosh.out */
+    {NULL, NULL, 0u, NULL}, /* 88 aten::asin */
+    {(void (*)(void))opgen_portable_asin_out, opgen_call_5, 0x000000c0u, "opgen_portable_asin_out"}, /* 89 aten::asin.out */
+    {NULL, NULL, 0u, NULL}, /* 90 aten::asinh */
+    {(void (*)(void))opgen_portable_asinh_out, opgen_call_5, 0x000000c0u, "opgen_portable_asinh_out"}, /* 91 aten::asinh.out */
+    {NULL, NULL, 0u, NULL}, /* 92 aten::atan */
+    {(void (*)(void))opgen_portable_atan_out, opgen_call_5, 0x000000c0u, "opgen_portable_atan_out"}, /* 93 aten::atan.out */
+    {NULL, NULL, 0u, NULL}, /* 94 aten::atanh */
+    {(void (*)(void))opgen_portable_atanh_out, opgen_call_5, 0x000000c0u, "opgen_portable_atanh_out"}, /* 95 aten::atanh.out */
+    {NULL, NULL, 0u, NULL}, /* 96 aten::cos */
+    {(void (*)(void))opgen_portable_cos_out, opgen_call_5, 0x000000c0u, "opgen_portable_cos_out"}, /* 97 aten::cos.out */
+    {NULL, NULL, 0u, NULL}, /* 98 aten::cosh */
+    {(void (*)(void))opgen_portable_cosh_out, opgen_call_5, 0x000000c0u, "opgen_portable_cosh_out"}, /* 99 aten::cosh.out */
+    {NULL, NULL, 0u, NULL}, /* 100 aten::sin */
+    {(void (*)(void))opgen_portable_sin_out, opgen_call_5, 0x000000c0u, "opgen_portable_sin_out"}, /* 101 aten::sin.out */
+    {NULL, NULL, 0u, NULL}, /* 102 aten::sinh */
+    {(void (*)(void))opgen_portable_sinh_out, opgen_call_5, 0x000000c0u, "opgen_portable_sinh_out"}, /* 103 aten::sinh.out */
+    {NULL, NULL, 0u, NULL}, /* 104 aten::tan */
+    {(void (*)(void))opgen_portable_tan_out, opgen_call_5, 0x000000c0u, "opgen_portable_tan_out"}, /* 105 aten::tan.out */
+    {NULL, NULL, 0u, NULL}, /* 106 aten::erf */
+    {(void (*)(void))opgen_portable_erf_out, opgen_call_5, 0x000000c0u, "opgen_portable_erf_out"}, /* 107 aten::erf.out */
+    {NULL, NULL, 0u, NULL}, /* 108 aten::expm1 */
+    {(void (*)(void))opgen_portable_expm1_out, opgen_call_5, 0x000000c0u, "opgen_portable_expm1_out"}, /* 109 aten::expm1.out */
+    {NULL, NULL, 0u, NULL}, /* 110 aten::log */
+    {(void (*)(void))opgen_portable_log_out, opgen_call_5, 0x000000c0u, "opgen_portable_log_out"}, /* 111 aten::log.out */
+    {NULL, NULL, 0u, NULL}, /* 112 aten::log10 */
+    {(void (*)(void))opgen_portable_log10_out, opgen_call_5, 0x000000c0u, "opgen_portable_log10_out"}, /* 113 aten::log10.out */
+    {NULL, NULL, 0u, NULL}, /* 114 aten::log1p */
+    {(void (*)(void))opgen_portable_log1p_out, opgen_call_5, 0x000000c0u, "opgen_portable_log1p_out"}, /* 115 aten::log1p.out */
+    {NULL, NULL, 0u, NULL}, /* 116 aten::log2 */
+    {(void (*)(void))opgen_portable_log2_out, opgen_call_5, 0x000000c0u, "opgen_portable_log2_out"}, /* 117 aten::log2.out */
+    {NULL, NULL, 0u, NULL}, /* 118 aten::rsqrt */
+    {(void (*)(void))opgen_portable_rsqrt_out, opgen_call_5, 0x000000c0u, "opgen_portable_rsqrt_out"}, /* 119 aten::rsqrt.out */
+    {NULL, NULL, 0u, NULL}, /* 120 aten::sqrt */
+    {(void (*)(void))opgen_portable_sqrt_out, opgen_call_5, 0x000000c0u, "opgen_portable_sqrt_out"}, /* 121 aten::sqrt.out */
+    {NULL, NULL, 0u, NULL}, /* 122 aten::reciprocal */
+    {(void (*)(void))opgen_portable_reciprocal_out, opgen_call_5, 0x000000c0u, "opgen_portable_reciprocal_out"}, /* 123 aten::reciprocal.out */
+    {NULL, NULL, 0u, NULL}, /* 124 aten::neg */
+    {(void (*)(void))opgen_portable_neg_out, opgen_call_5, 0x000000dfu, "opgen_portable_neg_out"}, /* 125 aten::neg.out */
+    {NULL, NULL, 0u, NULL}, /* 126 aten::ceil */
+    {(void (*)(void))opgen_portable_ceil_out, opgen_call_5, 0x000000dfu, "opgen_portable_ceil_out"}, /* 127 aten::ceil.out */
+    {NULL, NULL, 0u, NULL}, /* 128 aten::floor */
+    {(void (*)(void))opgen_portable_floor_out, opgen_call_5, 0x000000dfu, "opgen_portable_floor_out"}, /* 129 aten::floor.out */
+    {NULL, NULL, 0u, NULL}, /* 130 aten::round */
+    {(void (*)(void))opgen_portable_round_out, opgen_call_5, 0x000000dfu, "opgen_portable_round_out"}, /* 131 aten::round.out */
+    {NULL, NULL, 0u, NULL}, /* 132 aten::trunc */
+    {(void (*)(void))opgen_portable_trunc_out, opgen_call_5, 0x000000dfu, "opgen_portable_trunc_out"}, /* 133 aten::trunc.out */
+    {NULL, NULL, 0u, NULL}, /* 134 aten::sign */
+    {(void (*)(void))opgen_portable_sign_out, opgen_call_5, 0x000008dfu, "opgen_portable_sign_out"}, /* 135 aten::sign.out */
+    {NULL, NULL, 0u, NULL}, /* 136 aten::bitwise_not */
+    {(void (*)(void))opgen_portable_bitwise_not_out, opgen_call_5, 0x0000081fu, "opgen_portable_bitwise_not_out"}, /* 137 aten::bitwise_not.out */
+    {NULL, NULL, 0u, NULL}, /* 138 aten::logical_not */
+    {(void (*)(void))opgen_portable_logical_not_out, opgen_call_5, 0x00000800u, "opgen_portable_logical_not_out"}, /* 139 aten::logical_not.out */
+    {NULL, NULL, 0u, NULL}, /* 140 aten::isnan */
+    {NULL, NULL, 0u, NULL}, /* 141 aten::isinf */
+    {NULL, NULL, 0u, NULL}, /* 142 aten::elu */
+    {(void (*)(void))opgen_portable_elu_out, opgen_call_15, 0x000000c0u, "opgen_portable_elu_out"}, /* 143 aten::elu.out */
+    {NULL, NULL, 0u, NULL}, /* 144 aten::leaky_relu */
+    {(void (*)(void))opgen_portable_leaky_relu_out, opgen_call_4, 0x000000c0u, "opgen_portable_leaky_relu_out"}, /* 145 aten::leaky_relu.out */
+    {NULL, NULL, 0u, NULL}, /* 146 aten::minimum */
+    {(void (*)(void))opgen_portable_minimum_out, opgen_call_2, 0x000008dfu, "opgen_portable_minimum_out"}, /* 147 aten::minimum.out */
+    {NULL, NULL, 0u, NULL}, /* 148 aten::atan2 */
+    {(void (*)(void))opgen_portable_atan2_out, opgen_call_2, 0x000000c0u, "opgen_portable_atan2_out"}, /* 149 aten::atan2.out */
+    {NULL, NULL, 0u, NULL}, /* 150 aten::fmod.Tensor */
+    {(void (*)(void))opgen_portable_fmod_Tensor_out, opgen_call_2, 0x000000dfu, "opgen_portable_fmod_Tensor_out"}, /* 151 aten::fmod.Tensor_out */
+    {NULL, NULL, 0u, NULL}, /* 152 aten::fmod.Scalar */
+    {(void (*)(void))opgen_portable_fmod_Scalar_out, opgen_call_4, 0x000000dfu, "opgen_portable_fmod_Scalar_out"}, /* 153 aten::fmod.Scalar_out */
+    {NULL, NULL, 0u, NULL}, /* 154 aten::remainder.Tensor */
+    {(void (*)(void))opgen_portable_remainder_Tensor_out, opgen_call_2, 0x000000dfu, "opgen_portable_remainder_Tensor_out"}, /* 155 aten::remainder.Tensor_out */
+    {NULL, NULL, 0u, NULL}, /* 156 aten::remainder.Scalar */
+    {(void (*)(void))opgen_portable_remainder_Scalar_out, opgen_call_4, 0x000000dfu, "opgen_portable_remainder_Scalar_out"}, /* 157 aten::remainder.Scalar_out */
+    {NULL, NULL, 0u, NULL}, /* 158 aten::pow.Tensor_Tensor */
+    {(void (*)(void))opgen_portable_pow_Tensor_Tensor_out, opgen_call_2, 0x000000dfu, "opgen_portable_pow_Tensor_Tensor_out"}, /* 159 aten::pow.Tensor_Tensor_out */
+    {NULL, NULL, 0u, NULL}, /* 160 aten::pow.Tensor_Scalar */
+    {(void (*)(void))opgen_portable_pow_Tensor_Scalar_out, opgen_call_4, 0x000000dfu, "opgen_portable_pow_Tensor_Scalar_out"}, /* 161 aten::pow.Tensor_Scalar_out */
+    {NULL, NULL, 0u, NULL}, /* 162 aten::pow.Scalar */
+    {(void (*)(void))opgen_portable_pow_Scalar_out, opgen_call_16, 0x000000dfu, "opgen_portable_pow_Scalar_out"}, /* 163 aten::pow.Scalar_out */
+    {NULL, NULL, 0u, NULL}, /* 164 aten::bitwise_and.Tensor */
+    {(void (*)(void))opgen_portable_bitwise_and_Tensor_out, opgen_call_2, 0x0000081fu, "opgen_portable_bitwise_and_Tensor_out"}, /* 165 aten::bitwise_and.Tensor_out */
+    {NULL, NULL, 0u, NULL}, /* 166 aten::bitwise_and.Scalar */
+    {(void (*)(void))opgen_portable_bitwise_and_Scalar_out, opgen_call_4, 0x0000081fu, "opgen_portable_bitwise_and_Scalar_out"}, /* 167 aten::bitwise_and.Scalar_out */
+    {NULL, NULL, 0u, NULL}, /* 168 aten::bitwise_or.Tensor */
+    {(void (*)(void))opgen_portable_bitwise_or_Tensor_out, opgen_call_2, 0x0000081fu, "opgen_portable_bitwise_or_Tensor_out"}, /* 169 aten::bitwise_or.Tensor_out */
+    {NULL, NULL, 0u, NULL}, /* 170 aten::bitwise_or.Scalar */
+    {(void (*)(void))opgen_portable_bitwise_or_Scalar_out, opgen_call_4, 0x0000081fu, "opgen_portable_bitwise_or_Scalar_out"}, /* 171 aten::bitwise_or.Scalar_out */
+    {NULL, NULL, 0u, NULL}, /* 172 aten::bitwise_xor.Tensor */
+    {(void (*)(void))opgen_portable_bitwise_xor_Tensor_out, opgen_call_2, 0x0000081fu, "opgen_portable_bitwise_xor_Tensor_out"}, /* 173 aten::bitwise_xor.Tensor_out */
+    {NULL, NULL, 0u, NULL}, /* 174 aten::bitwise_xor.Scalar */
+    {(void (*)(void))opgen_portable_bitwise_xor_Scalar_out, opgen_call_4, 0x0000081fu, "opgen_portable_bitwise_xor_Scalar_out"}, /* 175 aten::bitwise_xor.Scalar_out */
+    {NULL, NULL, 0u, NULL}, /* 176 aten::logical_and */
+    {(void (*)(void))opgen_portable_logical_and_out, opgen_call_2, 0x00000800u, "opgen_portable_logical_and_out"}, /* 177 aten::logical_and.out */
+    {NULL, NULL, 0u, NULL}, /* 178 aten::logical_or */
+    {(void (*)(void))opgen_portable_logical_or_out, opgen_call_2, 0x00000800u, "opgen_portable_logical_or_out"}, /* 179 aten::logical_or.out */
+    {NULL, NULL, 0u, NULL}, /* 180 aten::logical_xor */
+    {(void (*)(void))opgen_portable_logical_xor_out, opgen_call_2, 0x00000800u, "opgen_portable_logical_xor_out"}, /* 181 aten::logical_xor.out */
+    {NULL, NULL, 0u, NULL}, /* 182 aten::div.Tensor_mode */
+    {(void (*)(void))opgen_portable_div_out_mode, opgen_call_17, 0x000000dfu, "opgen_portable_div_out_mode"}, /* 183 aten::div.out_mode */
+    {NULL, NULL, 0u, NULL}, /* 184 aten::div.Scalar */
+    {NULL, NULL, 0u, NULL}, /* 185 aten::div.Scalar_mode */
+    {NULL, NULL, 0u, NULL}, /* 186 aten::sub.Scalar */
+    {NULL, NULL, 0u, NULL}, /* 187 aten::amax */
+    {(void (*)(void))opgen_portable_amax_out, opgen_call_18, 0x000008dfu, "opgen_portable_amax_out"}, /* 188 aten::amax.out */
+    {NULL, NULL, 0u, NULL}, /* 189 aten::amin */
+    {(void (*)(void))opgen_portable_amin_out, opgen_call_18, 0x000008dfu, "opgen_portable_amin_out"}, /* 190 aten::amin.out */
+    {NULL, NULL, 0u, NULL}, /* 191 aten::any */
+    {(void (*)(void))opgen_portable_any_all_out, opgen_call_5, 0x00000801u, "opgen_portable_any_all_out"}, /* 192 aten::any.all_out */
+    {NULL, NULL, 0u, NULL}, /* 193 aten::any.dim */
+    {(void (*)(void))opgen_portable_any_out, opgen_call_9, 0x00000801u, "opgen_portable_any_out"}, /* 194 aten::any.out */
+    {NULL, NULL, 0u, NULL}, /* 195 aten::any.dims */
+    {(void (*)(void))opgen_portable_any_dims_out, opgen_call_19, 0x00000801u, "opgen_portable_any_dims_out"}, /* 196 aten::any.dims_out */
+    {NULL, NULL, 0u, NULL}, /* 197 aten::argmax */
+    {(void (*)(void))opgen_portable_argmax_out, opgen_call_20, 0x00000010u, "opgen_portable_argmax_out"}, /* 198 aten::argmax.out */
+    {NULL, NULL, 0u, NULL}, /* 199 aten::argmin */
+    {(void (*)(void))opgen_portable_argmin_out, opgen_call_20, 0x00000010u, "opgen_portable_argmin_out"}, /* 200 aten::argmin.out */
+    {NULL, NULL, 0u, NULL}, /* 201 aten::max.dim */
+    {(void (*)(void))opgen_portable_max_dim_max, opgen_call_21, 0x000008dfu, "opgen_portable_max_dim_max"}, /* 202 aten::max.dim_max */
+    {NULL, NULL, 0u, NULL}, /* 203 aten::min.dim */
+    {(void (*)(void))opgen_portable_min_dim_min, opgen_call_21, 0x000008dfu, "opgen_portable_min_dim_min"}, /* 204 aten::min.dim_min */
+    {NULL, NULL, 0u, NULL}, /* 205 aten::prod */
+    {NULL, NULL, 0u, NULL}, /* 206 aten::prod.dim_int */
+    {(void (*)(void))opgen_portable_prod_int_out, opgen_call_22, 0x000000d0u, "opgen_portable_prod_int_out"}, /* 207 aten::prod.int_out */
+    {NULL, NULL, 0u, NULL}, /* 208 aten::var.dim */
+    {(void (*)(void))opgen_portable_var_out, opgen_call_23, 0x000000c0u, "opgen_portable_var_out"}, /* 209 aten::var.out */
+    {NULL, NULL, 0u, NULL}, /* 210 aten::var.correction */
+    {(void (*)(void))opgen_portable_var_correction_out, opgen_call_24, 0x000000c0u, "opgen_portable_var_correction_out"}, /* 211 aten::var.correction_out */
+    {NULL, NULL, 0u, NULL}, /* 212 aten::mean */
+    {(void (*)(void))opgen_portable_mean_dtype_out, opgen_call_25, 0x000000c0u, "opgen_portable_mean_dtype_out"}, /* 213 aten::mean.dtype_out */
+    {NULL, NULL, 0u, NULL}, /* 214 aten::cumsum */
+    {(void (*)(void))opgen_portable_cumsum_out, opgen_call_26, 0x000000d0u, "opgen_portable_cumsum_out"}, /* 215 aten::cumsum.out */
+    {NULL, NULL, 0u, NULL}, /* 216 aten::squeeze_copy.dim */
+    {NULL, NULL, 0u, NULL}, /* 217 aten::squeeze_copy.dims */
+    {NULL, NULL, 0u, NULL}, /* 218 aten::unsqueeze_copy */
+    {NULL, NULL, 0u, NULL}, /* 219 aten::select_copy.int */
+    {NULL, NULL, 0u, NULL}, /* 220 aten::slice_copy.Tensor */
+    {NULL, NULL, 0u, NULL}, /* 221 aten::diagonal_copy */
+    {NULL, NULL, 0u, NULL}, /* 222 aten::alias_copy */
+    {NULL, NULL, 0u, NULL}, /* 223 aten::as_strided_copy */
+    {NULL, NULL, 0u, NULL}, /* 224 aten::flip */
+    {NULL, NULL, 0u, NULL}, /* 225 aten::repeat */
+    {NULL, NULL, 0u, NULL}, /* 226 aten::constant_pad_nd */
+    {NULL, NULL, 0u, NULL}, /* 227 aten::slice_scatter */
+    {NULL, NULL, 0u, NULL}, /* 228 aten::select_scatter */
+    {NULL, NULL, 0u, NULL}, /* 229 aten::index_select */
+    {(void (*)(void))opgen_portable_index_select_out, opgen_call_27, 0x080088ffu, "opgen_portable_index_select_out"}, /* 230 aten::index_select.out */
+    {NULL, NULL, 0u, NULL}, /* 231 aten::gather */
+    {(void (*)(void))opgen_portable_gather_out, opgen_call_28, 0x080088ffu, "opgen_portable_gather_out"}, /* 232 aten::gather.out */
+    {NULL, NULL, 0u, NULL}, /* 233 aten::scatter.src */
+    {(void (*)(void))opgen_portable_scatter_src_out, opgen_call_29, 0x080088ffu, "opgen_portable_scatter_src_out"}, /* 234 aten::scatter.src_out */
+    {NULL, NULL, 0u, NULL}, /* 235 aten::scatter.value */
+    {(void (*)(void))opgen_portable_scatter_value_out, opgen_call_30, 0x000008dfu, "opgen_portable_scatter_value_out"}, /* 236 aten::scatter.value_out */
+    {NULL, NULL, 0u, NULL}, /* 237 aten::scatter_add */
+    {(void (*)(void))opgen_portable_scatter_add_out, opgen_call_29, 0x000008dfu, "opgen_portable_scatter_add_out"}, /* 238 aten::scatter_add.out */
+    {NULL, NULL, 0u, NULL}, /* 239 aten::fill.Scalar */
+    {NULL, NULL, 0u, NULL}, /* 240 aten::reflection_pad1d */
+    {(void (*)(void))opgen_portable_reflection_pad1d_out, opgen_call_31, 0x000000c0u, "opgen_portable_reflection_pad1d_out"}, /* 241 aten::reflection_pad1d.out */
+    {NULL, NULL, 0u, NULL}, /* 242 aten::reflection_pad2d */
+    {(void (*)(void))opgen_portable_reflection_pad2d_out, opgen_call_31, 0x000000c0u, "opgen_portable_reflection_pad2d_out"}, /* 243 aten::reflection_pad2d.out */
+    {NULL, NULL, 0u, NULL}, /* 244 aten::reflection_pad3d */
+    {(void (*)(void))opgen_portable_reflection_pad3d_out, opgen_call_31, 0x000000c0u, "opgen_portable_reflection_pad3d_out"}, /* 245 aten::reflection_pad3d.out */
+    {NULL, NULL, 0u, NULL}, /* 246 aten::replication_pad2d */
+    {(void (*)(void))opgen_portable_replication_pad2d_out, opgen_call_31, 0x000000c0u, "opgen_portable_replication_pad2d_out"}, /* 247 aten::replication_pad2d.out */
+    {NULL, NULL, 0u, NULL}, /* 248 aten::replication_pad3d */
+    {(void (*)(void))opgen_portable_replication_pad3d_out, opgen_call_31, 0x000000c0u, "opgen_portable_replication_pad3d_out"}, /* 249 aten::replication_pad3d.out */
+    {NULL, NULL, 0u, NULL}, /* 250 aten::clamp.Tensor */
+    {(void (*)(void))opgen_portable_clamp_Tensor_out, opgen_call_3, 0x000000dfu, "opgen_portable_clamp_Tensor_out"}, /* 251 aten::clamp.Tensor_out */
+    {NULL, NULL, 0u, NULL}, /* 252 aten::copy */
+    {(void (*)(void))opgen_portable_copy_, opgen_call_32, 0x08008effu, "opgen_portable_copy_"}, /* 253 aten::copy_ */
+    {NULL, NULL, 0u, NULL}, /* 254 aten::native_layer_norm */
+    {NULL, NULL, 0u, NULL}, /* 255 aten::native_group_norm */
+    {NULL, NULL, 0u, NULL}, /* 256 aten::_native_batch_norm_legit.no_stats */
+    {(void (*)(void))opgen_portable__native_batch_norm_legit_no_stats_out, opgen_call_33, 0x000000c0u, "opgen_portable__native_batch_norm_legit_no_stats_out"}, /* 257 aten::_native_batch_norm_legit.no_stats_out */
+    {NULL, NULL, 0u, NULL}, /* 258 aten::adaptive_avg_pool1d */
+    {NULL, NULL, 0u, NULL}, /* 259 aten::_adaptive_avg_pool2d */
+    {NULL, NULL, 0u, NULL}, /* 260 aten::_adaptive_avg_pool3d */
+    {NULL, NULL, 0u, NULL}, /* 261 aten::full */
+    {(void (*)(void))opgen_portable_full_out, opgen_call_34, 0x000008dfu, "opgen_portable_full_out"}, /* 262 aten::full.out */
+    {NULL, NULL, 0u, NULL}, /* 263 aten::full_like */
+    {NULL, NULL, 0u, NULL}, /* 264 aten::scalar_tensor */
+    {NULL, NULL, 0u, NULL}, /* 265 aten::empty.memory_format */
+    {(void (*)(void))opgen_portable_empty_out, opgen_call_35, 0x000008dfu, "opgen_portable_empty_out"}, /* 266 aten::empty.out */
+    {NULL, NULL, 0u, NULL}, /* 267 aten::empty_strided */
+    {NULL, NULL, 0u, NULL}, /* 268 aten::arange.start_step */
+    {(void (*)(void))opgen_portable_arange_start_out, opgen_call_36, 0x000000dfu, "opgen_portable_arange_start_out"}, /* 269 aten::arange.start_out */
+    {NULL, NULL, 0u, NULL}, /* 270 aten::_to_copy */
+    {(void (*)(void))opgen_portable_sort_values, opgen_call_21, 0x000008dfu, "opgen_portable_sort_values"}, /* 271 aten::sort.values */
+    {NULL, NULL, 0u, NULL}, /* 272 aten::sort */
+    {(void (*)(void))opgen_portable_topk_values, opgen_call_37, 0x000000dfu, "opgen_portable_topk_values"}, /* 273 aten::topk.values */
+    {NULL, NULL, 0u, NULL}, /* 274 aten::topk */
+    {NULL, NULL, 0u, NULL}, /* 275 aten::avg_pool1d */
+    {(void (*)(void))opgen_portable_avg_pool3d_out, opgen_call_14, 0x000000c0u, "opgen_portable_avg_pool3d_out"}, /* 276 aten::avg_pool3d.out */
+    {NULL, NULL, 0u, NULL}, /* 277 aten::avg_pool3d */
+    {(void (*)(void))opgen_portable_max_pool3d_with_indices_out, opgen_call_13, 0x000000c0u, "opgen_portable_max_pool3d_with_indices_out"}, /* 278 aten::max_pool3d_with_indices.out */
+    {NULL, NULL, 0u, NULL}, /* 279 aten::max_pool3d_with_indices */
+    {NULL, NULL, 0u, NULL}, /* 280 aten::upsample_nearest2d.vec */
+    {NULL, NULL, 0u, NULL}, /* 281 aten::upsample_bilinear2d.vec */
+    {(void (*)(void))opgen_portable_index_Tensor_out, opgen_call_38, 0x000008dfu, "opgen_portable_index_Tensor_out"}, /* 282 aten::index.Tensor_out */
+    {NULL, NULL, 0u, NULL}, /* 283 aten::index.Tensor */
+    {NULL, NULL, 0u, NULL}, /* 284 aten::index_put */
+    {NULL, NULL, 0u, NULL}, /* 285 aten::split_with_sizes_copy */
+    {(void (*)(void))opgen_portable_split_with_sizes_copy_out, opgen_call_39, 0x080088ffu, "opgen_portable_split_with_sizes_copy_out"}, /* 286 aten::split_with_sizes_copy.out */
+    {NULL, NULL, 0u, NULL}, /* 287 aten::scatter_reduce.two */
+    {(void (*)(void))opgen_portable_scatter_reduce_two_out, opgen_call_40, 0x000000dfu, "opgen_portable_scatter_reduce_two_out"}, /* 288 aten::scatter_reduce.two_out */
+    {NULL, NULL, 0u, NULL}, /* 289 aten::masked_scatter_ */
+    {NULL, NULL, 0u, NULL}, /* 290 aten::masked_scatter */
+    {NULL, NULL, 0u, NULL}, /* 291 aten::_cdist_forward */
+    {NULL, NULL, 0u, NULL}, /* 292 aten::_pdist_forward */
+    {NULL, NULL, 0u, NULL}, /* 293 aten::_adaptive_avg_pool2d_backward */
+    {(void (*)(void))opgen_portable_avg_pool2d_backward_grad_input, opgen_call_41, 0x000000c0u, "opgen_portable_avg_pool2d_backward_grad_input"}, /* 294 aten::avg_pool2d_backward.grad_input */
+    {NULL, NULL, 0u, NULL}, /* 295 aten::avg_pool2d_backward */
+    {(void (*)(void))opgen_portable_max_pool2d_with_indices_backward_grad_input, opgen_call_42, 0x000000c0u, "opgen_portable_max_pool2d_with_indices_backward_grad_input"}, /* 296 aten::max_pool2d_with_indices_backward.grad_input */
+    {NULL, NULL, 0u, NULL}, /* 297 aten::max_pool2d_with_indices_backward */
+    {NULL, NULL, 0u, NULL}, /* 298 aten::embedding_dense_backward */
+    {(void (*)(void))opgen_portable_col2im_out, opgen_call_43, 0x000000c0u, "opgen_portable_col2im_out"}, /* 299 aten::col2im.out */
+    {NULL, NULL, 0u, NULL}, /* 300 aten::col2im */
+    {NULL, NULL, 0u, NULL}, /* 301 aten::rand */
+    {(void (*)(void))opgen_portable_rand_out, opgen_call_44, 0x000000c0u, "opgen_portable_rand_out"}, /* 302 aten::rand.out */
+    {NULL, NULL, 0u, NULL}, /* 303 aten::randn */
+    {(void (*)(void))opgen_portable_randn_out, opgen_call_44, 0x000000c0u, "opgen_portable_randn_out"}, /* 304 aten::randn.out */
+    {NULL, NULL, 0u, NULL}, /* 305 aten::randperm */
+    {(void (*)(void))opgen_portable_randperm_out, opgen_call_45, 0x000000dfu, "opgen_portable_randperm_out"}, /* 306 aten::randperm.out */
+    {NULL, NULL, 0u, NULL}, /* 307 aten::native_dropout */
+    {NULL, NULL, 0u, NULL}, /* 308 aten::native_layer_norm_backward */
+    {NULL, NULL, 0u, NULL}, /* 309 aten::native_group_norm_backward */
+    {(void (*)(void))opgen_portable_nonzero_out, opgen_call_5, 0x00000010u, "opgen_portable_nonzero_out"}, /* 310 aten::nonzero.out */
+    {NULL, NULL, 0u, NULL}, /* 311 aten::nonzero */
+    {NULL, NULL, 0u, NULL}, /* 312 aten::grid_sampler_2d */
+    {NULL, NULL, 0u, NULL}, /* 313 aten::_embedding_bag */
+    {NULL, NULL, 0u, NULL}, /* 314 quantized_decomposed::quantize_per_tensor */
+    {(void (*)(void))opgen_portable_quantize_per_tensor_out, opgen_call_46, 0x0800000fu, "opgen_portable_quantize_per_tensor_out"}, /* 315 quantized_decomposed::quantize_per_tensor.out */
+    {NULL, NULL, 0u, NULL}, /* 316 quantized_decomposed::dequantize_per_tensor */
+    {(void (*)(void))opgen_portable_dequantize_per_tensor_out, opgen_call_47, 0x000000c0u, "opgen_portable_dequantize_per_tensor_out"}, /* 317 quantized_decomposed::dequantize_per_tensor.out */
+    {NULL, NULL, 0u, NULL}, /* 318 quantized_decomposed::dequantize_per_channel */
+    {(void (*)(void))opgen_portable_dequantize_per_channel_out, opgen_call_48, 0x000000c0u, "opgen_portable_dequantize_per_channel_out"}, /* 319 quantized_decomposed::dequantize_per_channel.out */
+    {NULL, NULL, 0u, NULL}, /* 320 dim_order_ops::_to_dim_order_copy */
+    {(void (*)(void))opgen_portable__to_dim_order_copy_out, opgen_call_49, 0x08008effu, "opgen_portable__to_dim_order_copy_out"}, /* 321 dim_order_ops::_to_dim_order_copy.out */
+    {NULL, NULL, 0u, NULL}, /* 322 dim_order_ops::_clone_dim_order */
+    {(void (*)(void))opgen_portable__clone_dim_order_out, opgen_call_49, 0x08008effu, "opgen_portable__clone_dim_order_out"}, /* 323 dim_order_ops::_clone_dim_order.out */
+    {(void (*)(void))opgen_fallback_executorch_prims_add_int, opgen_call_50, 0xffffffffu, "opgen_fallback_executorch_prims_add_int"}, /* 324 executorch_prims::add.int */
+    {(void (*)(void))opgen_fallback_executorch_prims_mul_int, opgen_call_50, 0xffffffffu, "opgen_fallback_executorch_prims_mul_int"}, /* 325 executorch_prims::mul.int */
+    {(void (*)(void))opgen_fallback_executorch_prims_sub_int, opgen_call_50, 0xffffffffu, "opgen_fallback_executorch_prims_sub_int"}, /* 326 executorch_prims::sub.int */
+    {(void (*)(void))opgen_fallback_executorch_prims_floordiv_int, opgen_call_50, 0xffffffffu, "opgen_fallback_executorch_prims_floordiv_int"}, /* 327 executorch_prims::floordiv.int */
+    {(void (*)(void))opgen_fallback_executorch_prims_mod_int, opgen_call_50, 0xffffffffu, "opgen_fallback_executorch_prims_mod_int"}, /* 328 executorch_prims::mod.int */
+    {(void (*)(void))opgen_fallback_executorch_prims_truediv_int, opgen_call_51, 0xffffffffu, "opgen_fallback_executorch_prims_truediv_int"}, /* 329 executorch_prims::truediv.int */
+    {(void (*)(void))opgen_fallback_executorch_prims_neg_int, opgen_call_52, 0xffffffffu, "opgen_fallback_executorch_prims_neg_int"}, /* 330 executorch_prims::neg.int */
+    {(void (*)(void))opgen_fallback_executorch_prims_gt_int, opgen_call_53, 0xffffffffu, "opgen_fallback_executorch_prims_gt_int"}, /* 331 executorch_prims::gt.int */
+    {(void (*)(void))opgen_fallback_executorch_prims_lt_int, opgen_call_53, 0xffffffffu, "opgen_fallback_executorch_prims_lt_int"}, /* 332 executorch_prims::lt.int */
+    {(void (*)(void))opgen_fallback_executorch_prims_ge_int, opgen_call_53, 0xffffffffu, "opgen_fallback_executorch_prims_ge_int"}, /* 333 executorch_prims::ge.int */
+    {(void (*)(void))opgen_fallback_executorch_prims_le_int, opgen_call_53, 0xffffffffu, "opgen_fallback_executorch_prims_le_int"}, /* 334 executorch_prims::le.int */
+    {(void (*)(void))opgen_fallback_executorch_prims_eq_int, opgen_call_53, 0xffffffffu, "opgen_fallback_executorch_prims_eq_int"}, /* 335 executorch_prims::eq.int */
+    {NULL, NULL, 0u, NULL}, /* 336 quantized_decomposed::add_relu */
+    {(void (*)(void))opgen_fallback_quantized_decomposed_add_relu_out, opgen_call_54, 0x08008effu, "opgen_fallback_quantized_decomposed_add_relu_out"}, /* 337 quantized_decomposed::add_relu.out */
+    {NULL, NULL, 0u, NULL}, /* 338 quantized_decomposed::add */
+    {(void (*)(void))opgen_native_quantized_add_out, opgen_call_54, 0x08008effu, "opgen_native_quantized_add_out"}, /* 339 quantized_decomposed::add.out */
+    {NULL, NULL, 0u, NULL}, /* 340 quantized_decomposed::add.scalar */
+    {(void (*)(void))opgen_fallback_quantized_decomposed_add_scalar_out, opgen_call_55, 0x08008effu, "opgen_fallback_quantized_decomposed_add_scalar_out"}, /* 341 quantized_decomposed::add.scalar_out */
+    {NULL, NULL, 0u, NULL}, /* 342 quantized_decomposed::embedding_byte */
+    {(void (*)(void))opgen_native_embedding_byte_out, opgen_call_56, 0x08008effu, "opgen_native_embedding_byte_out"}, /* 343 quantized_decomposed::embedding_byte.out */
+    {NULL, NULL, 0u, NULL}, /* 344 quantized_decomposed::embedding_byte.dtype */
+    {(void (*)(void))opgen_native_embedding_byte_dtype_out, opgen_call_57, 0x08008effu, "opgen_native_embedding_byte_dtype_out"}, /* 345 quantized_decomposed::embedding_byte.dtype_out */
+    {NULL, NULL, 0u, NULL}, /* 346 demo::linear_relu */
+    {(void (*)(void))opgen_fallback_demo_linear_relu_out, opgen_call_3, 0x08008effu, "opgen_fallback_demo_linear_relu_out"}, /* 347 demo::linear_relu.out */
+    {(void (*)(void))opgen_portable_add_Scalar_out, opgen_call_7, 0x000000dfu, "opgen_portable_add_Scalar_out"}, /* 348 aten::add.Scalar_out */
+    {(void (*)(void))opgen_portable_mul_Scalar_out, opgen_call_4, 0x000000dfu, "opgen_portable_mul_Scalar_out"}, /* 349 aten::mul.Scalar_out */
+    {(void (*)(void))opgen_portable_relu_out, opgen_call_5, 0x000000dfu, "opgen_portable_relu_out"}, /* 350 aten::relu.out */
+    {(void (*)(void))opgen_portable_permute_copy_out, opgen_call_31, 0x080088ffu, "opgen_portable_permute_copy_out"}, /* 351 aten::permute_copy.out */
+    {(void (*)(void))opgen_portable_view_copy_out, opgen_call_31, 0x080088ffu, "opgen_portable_view_copy_out"}, /* 352 aten::view_copy.out */
+    {(void (*)(void))opgen_portable_expand_copy_out, opgen_call_18, 0x080088ffu, "opgen_portable_expand_copy_out"}, /* 353 aten::expand_copy.out */
+    {(void (*)(void))opgen_portable_clone_out, opgen_call_58, 0x080088ffu, "opgen_portable_clone_out"}, /* 354 aten::clone.out */
+    {(void (*)(void))opgen_portable_convolution_out, opgen_call_59, 0x000000c0u, "opgen_portable_convolution_out"}, /* 355 aten::convolution.out */
+    {(void (*)(void))opgen_portable__native_batch_norm_legit_no_training_out, opgen_call_60, 0x000000c0u, "opgen_portable__native_batch_norm_legit_no_training_out"}, /* 356 aten::_native_batch_norm_legit_no_training.out */
+    {(void (*)(void))opgen_portable_embedding_out, opgen_call_61, 0x000000c0u, "opgen_portable_embedding_out"}, /* 357 aten::embedding.out */
+    {(void (*)(void))opgen_portable_isnan_out, opgen_call_5, 0x00000800u, "opgen_portable_isnan_out"}, /* 358 aten::isnan.out */
+    {(void (*)(void))opgen_portable_isinf_out, opgen_call_5, 0x00000800u, "opgen_portable_isinf_out"}, /* 359 aten::isinf.out */
+    {(void (*)(void))opgen_portable_div_Scalar_out, opgen_call_4, 0x000000c0u, "opgen_portable_div_Scalar_out"}, /* 360 aten::div.Scalar_out */
+    {(void (*)(void))opgen_portable_div_Scalar_mode_out, opgen_call_62, 0x000000dfu, "opgen_portable_div_Scalar_mode_out"}, /* 361 aten::div.Scalar_mode_out */
+    {(void (*)(void))opgen_portable_sub_Scalar_out, opgen_call_7, 0x000000dfu, "opgen_portable_sub_Scalar_out"}, /* 362 aten::sub.Scalar_out */
+    {(void (*)(void))opgen_portable_prod_out, opgen_call_25, 0x000000d0u, "opgen_portable_prod_out"}, /* 363 aten::prod.out */
+    {(void (*)(void))opgen_portable_squeeze_copy_dim_out, opgen_call_63, 0x080088ffu, "opgen_portable_squeeze_copy_dim_out"}, /* 364 aten::squeeze_copy.dim_out */
+    {(void (*)(void))opgen_portable_squeeze_copy_dims_out, opgen_call_31, 0x080088ffu, "opgen_portable_squeeze_copy_dims_out"}, /* 365 aten::squeeze_copy.dims_out */
+    {(void (*)(void))opgen_portable_unsqueeze_copy_out, opgen_call_63, 0x080088ffu, "opgen_portable_unsqueeze_copy_out"}, /* 366 aten::unsqueeze_copy.out */
+    {(void (*)(void))opgen_portable_select_copy_int_out, opgen_call_64, 0x080088ffu, "opgen_portable_select_copy_int_out"}, /* 367 aten::select_copy.int_out */
+    {(void (*)(void))opgen_portable_slice_copy_Tensor_out, opgen_call_65, 0x080088ffu, "opgen_portable_slice_copy_Tensor_out"}, /* 368 aten::slice_copy.Tensor_out */
+    {(void (*)(void))opgen_portable_diagonal_copy_out, opgen_call_66, 0x080088ffu, "opgen_portable_diagonal_copy_out"}, /* 369 aten::diagonal_copy.out */
+    {(void (*)(void))opgen_portable_alias_copy_out, opgen_call_5, 0x080088ffu, "opgen_portable_alias_copy_out"}, /* 370 aten::alias_copy.out */
+    {(void (*)(void))opgen_portable_as_strided_copy_out, opgen_call_67, 0x080088ffu, "opgen_portable_as_strided_copy_out"}, /* 371 aten::as_strided_copy.out */
+    {(void (*)(void))opgen_portable_flip_out, opgen_call_31, 0x080088ffu, "opgen_portable_flip_out"}, /* 372 aten::flip.out */
+    {(void (*)(void))opgen_portable_repeat_out, opgen_call_31, 0x080088ffu, "opgen_portable_repeat_out"}, /* 373 aten::repeat.out */
+    {(void (*)(void))opgen_portable_constant_pad_nd_out, opgen_call_68, 0x000008dfu, "opgen_portable_constant_pad_nd_out"}, /* 374 aten::constant_pad_nd.out */
+    {(void (*)(void))opgen_portable_slice_scatter_out, opgen_call_69, 0x080088ffu, "opgen_portable_slice_scatter_out"}, /* 375 aten::slice_scatter.out */
+    {(void (*)(void))opgen_portable_select_scatter_out, opgen_call_70, 0x080088ffu, "opgen_portable_select_scatter_out"}, /* 376 aten::select_scatter.out */
+    {(void (*)(void))opgen_portable_fill_Scalar_out, opgen_call_4, 0x000008dfu, "opgen_portable_fill_Scalar_out"}, /* 377 aten::fill.Scalar_out */
+    {(void (*)(void))opgen_portable_copy_out, opgen_call_71, 0x000008dfu, "opgen_portable_copy_out"}, /* 378 aten::copy.out */
+    {(void (*)(void))opgen_portable_native_layer_norm_out, opgen_call_72, 0x000000c0u, "opgen_portable_native_layer_norm_out"}, /* 379 aten::native_layer_norm.out */
+    {(void (*)(void))opgen_portable_native_group_norm_out, opgen_call_73, 0x000000c0u, "opgen_portable_native_group_norm_out"}, /* 380 aten::native_group_norm.out */
+    {(void (*)(void))opgen_portable_adaptive_avg_pool1d_out, opgen_call_31, 0x000000c0u, "opgen_portable_adaptive_avg_pool1d_out"}, /* 381 aten::adaptive_avg_pool1d.out */
+    {(void (*)(void))opgen_portable__adaptive_avg_pool2d_out, opgen_call_31, 0x000000c0u, "opgen_portable__adaptive_avg_pool2d_out"}, /* 382 aten::_adaptive_avg_pool2d.out */
+    {(void (*)(void))opgen_portable__adaptive_avg_pool3d_out, opgen_call_31, 0x000000c0u, "opgen_portable__adaptive_avg_pool3d_out"}, /* 383 aten::_adaptive_avg_pool3d.out */
+    {(void (*)(void))opgen_portable_full_like_out, opgen_call_74, 0x000008dfu, "opgen_portable_full_like_out"}, /* 384 aten::full_like.out */
+    {(void (*)(void))opgen_portable_scalar_tensor_out, opgen_call_75, 0x000008dfu, "opgen_portable_scalar_tensor_out"}, /* 385 aten::scalar_tensor.out */
+    {(void (*)(void))opgen_portable_empty_strided_out, opgen_call_76, 0x000008dfu, "opgen_portable_empty_strided_out"}, /* 386 aten::empty_strided.out */
+    {(void (*)(void))opgen_portable__to_copy_out, opgen_call_77, 0x000008dfu, "opgen_portable__to_copy_out"}, /* 387 aten::_to_copy.out */
+    {(void (*)(void))opgen_portable_avg_pool1d_out, opgen_call_78, 0x000000c0u, "opgen_portable_avg_pool1d_out"}, /* 388 aten::avg_pool1d.out */
+    {(void (*)(void))opgen_portable_upsample_nearest2d_vec_out, opgen_call_79, 0x000000c1u, "opgen_portable_upsample_nearest2d_vec_out"}, /* 389 aten::upsample_nearest2d.vec_out */
+    {(void (*)(void))opgen_portable_upsample_bilinear2d_vec_out, opgen_call_80, 0x000000c0u, "opgen_portable_upsample_bilinear2d_vec_out"}, /* 390 aten::upsample_bilinear2d.vec_out */
+    {(void (*)(void))opgen_portable_index_put_out, opgen_call_81, 0x000008dfu, "opgen_portable_index_put_out"}, /* 391 aten::index_put.out */
+    {(void (*)(void))opgen_portable_masked_scatter_out, opgen_call_3, 0x000008dfu, "opgen_portable_masked_scatter_out"}, /* 392 aten::masked_scatter.out */
+    {(void (*)(void))opgen_portable__cdist_forward_out, opgen_call_82, 0x000000c0u, "opgen_portable__cdist_forward_out"}, /* 393 aten::_cdist_forward.out */
+    {(void (*)(void))opgen_portable__pdist_forward_out, opgen_call_83, 0x000000c0u, "opgen_portable__pdist_forward_out"}, /* 394 aten::_pdist_forward.out */
+    {(void (*)(void))opgen_portable__adaptive_avg_pool2d_backward_out, opgen_call_2, 0x000000c0u, "opgen_portable__adaptive_avg_pool2d_backward_out"}, /* 395 aten::_adaptive_avg_pool2d_backward.out */
+    {(void (*)(void))opgen_portable_embedding_dense_backward_out, opgen_call_84, 0x000000c0u, "opgen_portable_embedding_dense_backward_out"}, /* 396 aten::embedding_dense_backward.out */
+    {(void (*)(void))opgen_portable_native_dropout_out, opgen_call_85, 0x000000c0u, "opgen_portable_native_dropout_out"}, /* 397 aten::native_dropout.out */
+    {(void (*)(void))opgen_portable_native_layer_norm_backward_out, opgen_call_86, 0x000000c0u, "opgen_portable_native_layer_norm_backward_out"}, /* 398 aten::native_layer_norm_backward.out */
+    {(void (*)(void))opgen_portable_native_group_norm_backward_out, opgen_call_87, 0x000000c0u, "opgen_portable_native_group_norm_backward_out"}, /* 399 aten::native_group_norm_backward.out */
+    {(void (*)(void))opgen_portable_grid_sampler_2d_out, opgen_call_84, 0x000000c0u, "opgen_portable_grid_sampler_2d_out"}, /* 400 aten::grid_sampler_2d.out */
+    {(void (*)(void))opgen_portable__embedding_bag_out, opgen_call_88, 0x000000c0u, "opgen_portable__embedding_bag_out"}, /* 401 aten::_embedding_bag.out */
 };
 
 const opgen_fallback_entry opgen_fallbacks[] = {
-    {322, {(void (*)(void))opgen_fallback_executorch_prims_add_int, opgen_call_50, 0xffffffffu, "opgen_fallback_executorch_prims_add_int"}}, /* executorch_prims::add.int */
-    {323, {(void (*)(void))opgen_fallback_executorch_prims_mul_int, opgen_call_50, 0xffffffffu, "opgen_fallback_executorch_prims_mul_int"}}, /* executorch_prims::mul.int */
-    {324, {(void (*)(void))opgen_fallback_executorch_prims_sub_int, opgen_call_50, 0xffffffffu, "opgen_fallback_executorch_prims_sub_int"}}, /* executorch_prims::sub.int */
-    {325, {(void (*)(void))opgen_fallback_executorch_prims_floordiv_int, opgen_call_50, 0xffffffffu, "opgen_fallback_executorch_prims_floordiv_int"}}, /* executorch_prims::floordiv.int */
-    {326, {(void (*)(void))opgen_fallback_executorch_prims_mod_int, opgen_call_50, 0xffffffffu, "opgen_fallback_executorch_prims_mod_int"}}, /* executorch_prims::mod.int */
-    {327, {(void (*)(void))opgen_fallback_executorch_prims_truediv_int, opgen_call_51, 0xffffffffu, "opgen_fallback_executorch_prims_truediv_int"}}, /* executorch_prims::truediv.int */
-    {328, {(void (*)(void))opgen_fallback_executorch_prims_neg_int, opgen_call_52, 0xffffffffu, "opgen_fallback_executorch_prims_neg_int"}}, /* executorch_prims::neg.int */
-    {329, {(void (*)(void))opgen_fallback_executorch_prims_gt_int, opgen_call_53, 0xffffffffu, "opgen_fallback_executorch_prims_gt_int"}}, /* executorch_prims::gt.int */
-    {330, {(void (*)(void))opgen_fallback_executorch_prims_lt_int, opgen_call_53, 0xffffffffu, "opgen_fallback_executorch_prims_lt_int"}}, /* executorch_prims::lt.int */
-    {331, {(void (*)(void))opgen_fallback_executorch_prims_ge_int, opgen_call_53, 0xffffffffu, "opgen_fallback_executorch_prims_ge_int"}}, /* executorch_prims::ge.int */
-    {332, {(void (*)(void))opgen_fallback_executorch_prims_le_int, opgen_call_53, 0xffffffffu, "opgen_fallback_executorch_prims_le_int"}}, /* executorch_prims::le.int */
-    {333, {(void (*)(void))opgen_fallback_executorch_prims_eq_int, opgen_call_53, 0xffffffffu, "opgen_fallback_executorch_prims_eq_int"}}, /* executorch_prims::eq.int */
-    {335, {(void (*)(void))opgen_fallback_quantized_decomposed_add_relu_out, opgen_call_54, 0x08008effu, "opgen_fallback_quantized_decomposed_add_relu_out"}}, /* quantized_decomposed::add_relu.out */
-    {337, {(void (*)(void))opgen_fallback_quantized_decomposed_add_out, opgen_call_54, 0x08008effu, "opgen_fallback_quantized_decomposed_add_out"}}, /* quantized_decomposed::add.out */
-    {339, {(void (*)(void))opgen_fallback_quantized_decomposed_add_scalar_out, opgen_call_55, 0x08008effu, "opgen_fallback_quantized_decomposed_add_scalar_out"}}, /* quantized_decomposed::add.scalar_out */
-    {341, {(void (*)(void))opgen_fallback_quantized_decomposed_embedding_byte_out, opgen_call_56, 0x08008effu, "opgen_fallback_quantized_decomposed_embedding_byte_out"}}, /* quantized_decomposed::embedding_byte.out */
-    {343, {(void (*)(void))opgen_fallback_demo_linear_relu_out, opgen_call_3, 0x08008effu, "opgen_fallback_demo_linear_relu_out"}}, /* demo::linear_relu.out */
+    {324, {(void (*)(void))opgen_fallback_executorch_prims_add_int, opgen_call_50, 0xffffffffu, "opgen_fallback_executorch_prims_add_int"}}, /* executorch_prims::add.int */
+    {325, {(void (*)(void))opgen_fallback_executorch_prims_mul_int, opgen_call_50, 0xffffffffu, "opgen_fallback_executorch_prims_mul_int"}}, /* executorch_prims::mul.int */
+    {326, {(void (*)(void))opgen_fallback_executorch_prims_sub_int, opgen_call_50, 0xffffffffu, "opgen_fallback_executorch_prims_sub_int"}}, /* executorch_prims::sub.int */
+    {327, {(void (*)(void))opgen_fallback_executorch_prims_floordiv_int, opgen_call_50, 0xffffffffu, "opgen_fallback_executorch_prims_floordiv_int"}}, /* executorch_prims::floordiv.int */
+    {328, {(void (*)(void))opgen_fallback_executorch_prims_mod_int, opgen_call_50, 0xffffffffu, "opgen_fallback_executorch_prims_mod_int"}}, /* executorch_prims::mod.int */
+    {329, {(void (*)(void))opgen_fallback_executorch_prims_truediv_int, opgen_call_51, 0xffffffffu, "opgen_fallback_executorch_prims_truediv_int"}}, /* executorch_prims::truediv.int */
+    {330, {(void (*)(void))opgen_fallback_executorch_prims_neg_int, opgen_call_52, 0xffffffffu, "opgen_fallback_executorch_prims_neg_int"}}, /* executorch_prims::neg.int */
+    {331, {(void (*)(void))opgen_fallback_executorch_prims_gt_int, opgen_call_53, 0xffffffffu, "opgen_fallback_executorch_prims_gt_int"}}, /* executorch_prims::gt.int */
+    {332, {(void (*)(void))opgen_fallback_executorch_prims_lt_int, opgen_call_53, 0xffffffffu, "opgen_fallback_executorch_prims_lt_int"}}, /* executorch_prims::lt.int */
+    {333, {(void (*)(void))opgen_fallback_executorch_prims_ge_int, opgen_call_53, 0xffffffffu, "opgen_fallback_executorch_prims_ge_int"}}, /* executorch_prims::ge.int */
+    {334, {(void (*)(void))opgen_fallback_executorch_prims_le_int, opgen_call_53, 0xffffffffu, "opgen_fallback_executorch_prims_le_int"}}, /* executorch_prims::le.int */
+    {335, {(void (*)(void))opgen_fallback_executorch_prims_eq_int, opgen_call_53, 0xffffffffu, "opgen_fallback_executorch_prims_eq_int"}}, /* executorch_prims::eq.int */
+    {337, {(void (*)(void))opgen_fallback_quantized_decomposed_add_relu_out, opgen_call_54, 0x08008effu, "opgen_fallback_quantized_decomposed_add_relu_out"}}, /* quantized_decomposed::add_relu.out */
+    {339, {(void (*)(void))opgen_fallback_quantized_decomposed_add_out, opgen_call_54, 0x08008effu, "opgen_fallback_quantized_decomposed_add_out"}}, /* quantized_decomposed::add.out */
+    {341, {(void (*)(void))opgen_fallback_quantized_decomposed_add_scalar_out, opgen_call_55, 0x08008effu, "opgen_fallback_quantized_decomposed_add_scalar_out"}}, /* quantized_decomposed::add.scalar_out */
+    {343, {(void (*)(void))opgen_fallback_quantized_decomposed_embedding_byte_out, opgen_call_56, 0x08008effu, "opgen_fallback_quantized_decomposed_embedding_byte_out"}}, /* quantized_decomposed::embedding_byte.out */
+    {345, {(void (*)(void))opgen_fallback_quantized_decomposed_embedding_byte_dtype_out, opgen_call_57, 0x08008effu, "opgen_fallback_quantized_decomposed_embedding_byte_dtype_out"}}, /* quantized_decomposed::embedding_byte.dtype_out */
+    {347, {(void (*)(void))opgen_fallback_demo_linear_relu_out, opgen_call_3, 0x08008effu, "opgen_fallback_demo_linear_relu_out"}}, /* demo::linear_relu.out */
 };
 
 const opgen_keyed_kernel opgen_keyed_kernels[] = {

@@ -95,6 +95,11 @@ static const struct {
                                              "  %r = quantized_decomposed::embedding_byte(%w, %s, %z, 0, 255, %i)\n"
                                              "  %n = quantized_decomposed::embedding_byte(%w, %s, None, 0, 255, %i)\n"
                                              "  return (%r, %n)\n"},
+    {"quantized_decomposed::embedding_byte.dtype",
+     "graph(%w: i8[6, 8], %s: f32[6], %i: i64[3, 2]):\n"
+     "  %r = quantized_decomposed::embedding_byte.dtype(%w, %s, None, -128, 127, %i, dtype=torch.float32)\n"
+     "  %n = quantized_decomposed::embedding_byte.dtype(%w, %s, None, -128, 127, %i)\n"
+     "  return (%r, %n)\n"},
     {"demo::linear_relu", "graph(%x: f32[5, 4], %w: f32[3, 4], %b: f32[3]):\n"
                           "  %r = demo::linear_relu(%x, %w, %b)\n"
                           "  return %r\n"},
@@ -426,9 +431,36 @@ static void test_prims(void) {
     printf("test_backend: %d prim results against Python (%zu operand pairs)\n", checked, sizeof prims / sizeof *prims);
 }
 
+/* The native embedding_byte kernels (only the named rows, kernels/embedding_q.c)
+ * against their patterns (the whole table dequantized), byte for byte: uint8
+ * and int8 weights, with and without zero points. */
+static void test_native_embedding_byte(void) {
+    static const char *const texts[] = {
+        "graph(%w: u8[6, 8], %s: f32[6], %z: i64[6], %i: i64[3, 2]):\n"
+        "  %r = quantized_decomposed::embedding_byte(%w, %s, %z, 0, 255, %i)\n"
+        "  %n = quantized_decomposed::embedding_byte(%w, %s, None, 0, 255, %i)\n"
+        "  return (%r, %n)\n",
+        "graph(%w: i8[7, 12], %s: f32[7], %i: i64[5]):\n"
+        "  %r = quantized_decomposed::embedding_byte.dtype(%w, %s, None, -128, 127, %i, dtype=torch.float32)\n"
+        "  return %r\n",
+    };
+    for (size_t k = 0; k < sizeof texts / sizeof *texts; k++) {
+        opgen_arena a;
+        opgen_arena_init_growing(&a);
+        run_result nat, fb;
+        int e1 = run(texts[k], false, false, &a, &nat), e2 = run(texts[k], true, false, &a, &fb);
+        CHECK(!e1 && !e2, "embedding_byte program %zu: could not run", k);
+        for (int o = 0; !e1 && !e2 && o < nat.n; o++)
+            CHECK(same_bytes(&nat.out[o], &fb.out[o]), "embedding_byte program %zu: result %d: native != fallback", k,
+                  o);
+        opgen_arena_release(&a);
+    }
+}
+
 int main(void) {
     test_fallback_equals_inlined();
     test_native_quantized_add();
+    test_native_embedding_byte();
     test_prims();
     printf("test_backend: %d failed\n", failures);
     return failures != 0;

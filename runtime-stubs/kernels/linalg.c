@@ -142,3 +142,56 @@ opgen_status opgen_portable_addmm_out(opgen_ctx *ctx, const opgen_tensor *self, 
                                       opgen_tensor *out) {
     return matmul(ctx, OPGEN_KERNEL_DTYPES_opgen_portable_addmm_out, mat1, mat2, self, beta, alpha, false, out);
 }
+
+/* Whether x's leading dimensions (all but the last) are one run of rows: then
+ * the rows are [numel / K, K] at strides (its second-to-last stride, its last). */
+static bool rows_of(const opgen_tensor *x, int64_t *rs, int64_t *cs) {
+    *cs = x->strides[x->dim - 1];
+    *rs = x->dim >= 2 ? x->strides[x->dim - 2] : 0;
+    for (int32_t i = 0; i + 2 < x->dim; i++)
+        if (x->sizes[i] > 1 && x->strides[i] != x->strides[i + 1] * x->sizes[i + 1]) return false;
+    return true;
+}
+
+static void as_matrix(opgen_tensor *t, int64_t r, int64_t c, int64_t rs, int64_t cs) {
+    t->dim = 2, t->sizes[0] = r, t->sizes[1] = c, t->strides[0] = rs, t->strides[1] = cs;
+    t->dim_order[0] = 0, t->dim_order[1] = 1;
+}
+
+/* linear: input[..., K] @ weight[N, K]^T (+ bias[N]), as ATen's addmm of the
+ * rows: the input's leading dimensions flattened (copied contiguous where they
+ * are not one run), the weight read transposed in place (its strides swapped). */
+opgen_status opgen_portable_linear_out(opgen_ctx *ctx, const opgen_tensor *input, const opgen_tensor *weight,
+                                       const opgen_tensor *bias, opgen_tensor *out) {
+    if (input->dim < 1 || weight->dim != 2)
+        return OPGEN_FAIL(ctx, OPGEN_E_SHAPE,
+                          "%s: expected an input of 1 or more dimensions and a 2-D weight, got %d-D and %d-D", ctx->op,
+                          (int)input->dim, (int)weight->dim);
+    int64_t K = input->sizes[input->dim - 1], N = weight->sizes[0], sizes[OPGEN_MAX_DIM], rs, cs;
+    if (weight->sizes[1] != K)
+        return OPGEN_FAIL(ctx, OPGEN_E_SHAPE, "%s: the input's last dimension is %lld, the weight's %lld", ctx->op,
+                          (long long)K, (long long)weight->sizes[1]);
+    if (bias && (bias->dim != 1 || bias->sizes[0] != N))
+        return OPGEN_FAIL(ctx, OPGEN_E_SHAPE, "%s: bias must have shape [%lld]", ctx->op, (long long)N);
+    memcpy(sizes, input->sizes, sizeof(int64_t) * (size_t)input->dim);
+    sizes[input->dim - 1] = N;
+    opgen_status st = opgen_out(ctx, out, input->dtype, input->dim, sizes);
+    if (st) return st;
+    int64_t rows = 1;
+    for (int32_t i = 0; i + 1 < input->dim; i++) rows *= input->sizes[i];
+    opgen_tensor a = *input, w = *weight, o = *out; /* [rows, K] @ [K, N] -> [rows, N] */
+    if (!rows_of(input, &rs, &cs)) {                /* a contiguous copy */
+        size_t bytes = (size_t)opgen_numel(input) * (size_t)opgen_dtype_size(input->dtype);
+        a.data = opgen_scratch(ctx, bytes), a.capacity = bytes;
+        for (int32_t i = input->dim - 1, s = 1; i >= 0; s *= (int32_t)input->sizes[i], i--) a.strides[i] = s;
+        for (int32_t i = 0; i < input->dim; i++) a.dim_order[i] = (uint8_t)i;
+        if (!ctx->meta && (!a.data || opgen_copy(ctx, &a, input)))
+            return ctx->err->code ? ctx->err->code : OPGEN_FAIL(ctx, OPGEN_E_NO_MEMORY, "%s: out of memory", ctx->op);
+        rs = K, cs = 1;
+    }
+    as_matrix(&a, rows, K, rs, cs);
+    as_matrix(&w, K, N, weight->strides[1], weight->strides[0]);
+    as_matrix(&o, rows, N, N, 1);
+    opgen_scalar one = {OPGEN_DTYPE_Long, {.i = 1}};
+    return matmul(ctx, OPGEN_KERNEL_DTYPES_opgen_portable_linear_out, &a, &w, bias, &one, &one, false, &o);
+}

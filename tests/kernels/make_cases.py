@@ -276,6 +276,11 @@ for d in FLOATS:
     case(f'addmm_beta0_ignores_nan_{d}', [('c', d, (3, 2), 'special'), ('a', d, (3, 4), 'normal'), ('b', d, (4, 2), 'normal')], ['%r = aten::addmm(%c, %a, %b, beta=0)'], '%r',
          fn=lambda c, a, b: A.addmm(c, a, b, beta=0), tol=t)
     case(f'addmm_bias_2d_{d}', [('c', d, (3, 1), 'normal'), ('a', d, (3, 17), 'normal'), ('b', d, (17, 9), 'normal')], ['%r = aten::addmm(%c, %a, %b)'], '%r', fn=lambda c, a, b: A.addmm(c, a, b), tol=t)
+    # linear (not core: ExecuTorch's LLM export writes it; PyTorch 2.14.1): 3-D, 1-D and bias-less
+    case(f'linear_{d}', [('x', d, (2, 3, 5), 'normal'), ('w', d, (4, 5), 'normal'), ('b', d, (4,), 'normal')], ['%r = aten::linear(%x, %w, %b)'], '%r',
+         fn=lambda x, w, b: A.linear(x, w, b), tol=t)
+    case(f'linear_1d_nobias_{d}', [('x', d, (37,), 'normal'), ('w', d, (9, 37), 'normal')], ['%r = aten::linear(%x, %w)'], '%r',
+         fn=lambda x, w: A.linear(x, w), tol=t)
     # alpha 0: the product is not computed, as BLAS does (PyTorch 2.14.1): its inf and NaN never show
     case(f'addmm_alpha0_{d}', [('c', d, (3, 2), 'normal'), ('a', d, (3, 4), 'special'), ('b', d, (4, 2), 'special')], ['%r = aten::addmm(%c, %a, %b, beta=0.5, alpha=0)'], '%r',
          fn=lambda c, a, b: A.addmm(c, a, b, beta=0.5, alpha=0))
