@@ -103,6 +103,16 @@ static void apply_patches(opgen_step *s, const opgen_ivalue *values) {
     }
 }
 
+/* Whether t is laid out in its dimensions' order (a contiguous stand-in is not needed). */
+static bool in_order(const opgen_tensor *t) {
+    for (int32_t i = 0; i < t->dim; i++)
+        if (t->dim_order[i] != i) return false;
+    return true;
+}
+static size_t standin_bytes(const opgen_tensor *t) {
+    return t->capacity > opgen_nbytes(t) ? t->capacity : opgen_nbytes(t);
+}
+
 opgen_status opgen_step_call(opgen_step *s, const opgen_ivalue *values, opgen_arena *arena, bool meta,
                              opgen_error *err) {
     opgen_ctx ctx = {arena,  err,    s->name, meta,     0, false, s->has_dtype ? (int32_t)s->dtype : -1,
@@ -117,7 +127,7 @@ opgen_status opgen_step_call(opgen_step *s, const opgen_ivalue *values, opgen_ar
         s->scratch = ctx.scratch > own ? ctx.scratch - own : 0;
         s->relayout = ctx.relayout;
         for (int r = 0; s->relayout && r < s->nres; r++) /* the contiguous stand-ins */
-            if (!opgen_tensor_is_contiguous(s->res[r])) s->scratch += opgen_arena_cost(opgen_nbytes(s->res[r]));
+            if (!in_order(s->res[r])) s->scratch += opgen_arena_cost(standin_bytes(s->res[r]));
     }
     return st;
 }
@@ -128,10 +138,10 @@ opgen_status opgen_step_run(opgen_step *s, const opgen_ivalue *values, opgen_are
     int n = s->nres < 8 ? s->nres : 8;
     for (int r = 0; r < n; r++) { /* a contiguous stand-in for each out in another order */
         saved[r] = *s->res[r];
-        if (opgen_tensor_is_contiguous(s->res[r])) continue;
-        opgen_tensor *t = s->res[r];
+        if (in_order(s->res[r])) continue;
+        opgen_tensor *t = s->res[r]; /* as large as the out: a result may grow to its bound */
         if (opgen_tensor_shape(t, t->dtype, t->dim, t->sizes, err)) return err->code;
-        t->capacity = opgen_nbytes(t);
+        t->capacity = standin_bytes(&saved[r]);
         t->data = opgen_arena_alloc(arena, t->capacity);
         if (!t->data)
             return opgen_fail(err, OPGEN_E_NO_MEMORY, "%s: out of memory for a contiguous stand-in of its result",
@@ -142,7 +152,12 @@ opgen_status opgen_step_run(opgen_step *s, const opgen_ivalue *values, opgen_are
     for (int r = 0; r < n; r++) {
         opgen_tensor standin = *s->res[r];
         *s->res[r] = saved[r];
-        if (!st && standin.data != saved[r].data) st = opgen_copy_same(&ctx, s->res[r], &standin);
+        if (st || standin.data == saved[r].data) continue;
+        /* the kernel may have resized its result (a data-dependent size, within the bound) */
+        if (standin.dim != saved[r].dim || memcmp(standin.sizes, saved[r].sizes, sizeof(int64_t) * (size_t)standin.dim))
+            st = opgen_tensor_shape_ordered(s->res[r], standin.dtype, standin.dim, standin.sizes,
+                                            standin.dim == saved[r].dim ? saved[r].dim_order : NULL, err);
+        if (!st) st = opgen_copy_same(&ctx, s->res[r], &standin);
     }
     return st;
 }

@@ -141,6 +141,10 @@ cmp -s "$tmp/q8-1/0.npy" "$tmp/q8-2/0.npy" && ok || bad "int8_mix: 2 threads giv
 grep -qF "opgen_q8" "$tmp/q8ftrace" && bad "int8_mix --fallbacks: an integer kernel ran" || ok
 "$rt" compare "$q8/expected/1_0.npy" "$tmp/q8-f/0.npy" --rtol 1e-4 --atol 1e-5 >/dev/null && ok || bad "int8_mix --fallbacks does not match"
 
+# a data-dependent size past its exported bound (nonzero of 48 ones, bound 30) is an error naming the bound
+nz=$(dirname "$0")/exir/nonzero
+expect 1 "aten::nonzero.out: the result has 48 in dimension 0, past the bound of 30 its program was exported with" run "$nz/model.pte" --input 0="$nz/over_bound.npy" -o "$tmp/nz"
+
 # info and print
 if "$rt" info "$p/two_methods.pte" >"$tmp/info" 2>&1; then ok; else bad "info: $(head -3 "$tmp/info")"; fi
 for line in "method 'forward': 4 values, 1 chain" "method 'twice_plus_one': 6 values, 1 chain" "  input 0: f32[2, 3]" "  output 0: f32[6]" \

@@ -2,9 +2,9 @@
  * names a Long (or Int) tensor or None per leading dimension; the index tensors
  * broadcast together to shape B. When the indexed dimensions are adjacent, B
  * takes their place in the result; when None separates them, B comes first and
- * the other dimensions follow in order. Bool masks would make the result's shape
- * depend on the data, which a statically planned program cannot hold: they are
- * refused at load. */
+ * the other dimensions follow in order. A bool (or uint8) mask stands for the
+ * coordinates of its true elements (expand_masks): the result's size depends on
+ * the data, planned at its bound and resized by each run. */
 #include "opgen/loops.h"
 #include "opgen_registry.h"
 
@@ -26,11 +26,6 @@ static opgen_status plan_index(opgen_ctx *ctx, const opgen_tensor *self, opgen_t
     for (int32_t d = 0; d < (int32_t)indices.len; d++) {
         const opgen_tensor *t = indices.data[d];
         if (!t) continue;
-        if (t->dtype == OPGEN_DTYPE_Bool || t->dtype == OPGEN_DTYPE_Byte)
-            return OPGEN_FAIL(
-                ctx, OPGEN_E_NOT_IMPLEMENTED,
-                "%s: a boolean mask index gives a result whose shape depends on the data, which a planned program cannot hold",
-                ctx->op);
         if (t->dtype != OPGEN_DTYPE_Long && t->dtype != OPGEN_DTYPE_Int)
             return OPGEN_FAIL(ctx, OPGEN_E_DTYPE,
                               "%s: tensors used as indices must be long, int, byte or bool tensors, not %s", ctx->op,
@@ -92,12 +87,104 @@ static opgen_status index_offset(opgen_ctx *ctx, const opgen_tensor *self, const
     return OPGEN_OK;
 }
 
+/* A data-dependent size (dimension d of the result) past what the program
+ * planned for it: an error naming the bound it was exported with. */
+static opgen_status bound_check(opgen_ctx *ctx, const opgen_tensor *out, opgen_dtype dtype, int32_t dim,
+                                const int64_t *sizes, int32_t d) {
+    int64_t other = opgen_dtype_size(dtype), n;
+    for (int32_t i = 0; i < dim; i++)
+        if (i != d) other *= sizes[i];
+    n = other * sizes[d];
+    if (ctx->meta || !out->capacity || n <= (int64_t)out->capacity || !other) return OPGEN_OK;
+    return OPGEN_FAIL(ctx, OPGEN_E_SHAPE,
+                      "%s: the result has %lld in dimension %d, past the bound of %lld its program was exported with",
+                      ctx->op, (long long)sizes[d], (int)d, (long long)((int64_t)out->capacity / other));
+}
+
+/* At load, a data-dependent dimension d sized for every element (sizes) is
+ * clamped to what the planned out holds: the bound the program was exported
+ * with (torch._check), which may be smaller. */
+static void planned_bound(const opgen_ctx *ctx, const opgen_tensor *out, opgen_dtype dtype, int32_t dim, int64_t *sizes,
+                          int32_t d) {
+    if (!ctx->meta || !out->capacity) return;
+    int64_t other = opgen_dtype_size(dtype);
+    for (int32_t i = 0; i < dim; i++)
+        if (i != d) other *= sizes[i];
+    int64_t room = other ? (int64_t)out->capacity / other : sizes[d];
+    if (room < sizes[d]) sizes[d] = room;
+}
+
+static bool has_mask(opgen_tensor_list l) {
+    for (size_t e = 0; e < l.len; e++)
+        if (l.data[e] && (l.data[e]->dtype == OPGEN_DTYPE_Bool || l.data[e]->dtype == OPGEN_DTYPE_Byte)) return true;
+    return false;
+}
+
+/* Bool (or uint8) masks among the indices, as ATen takes them: a k-dim mask over
+ * self's dims d .. d+k-1 stands for the k Long index tensors of its true
+ * elements' coordinates (nonzero), so the result's shape depends on the data.
+ * The coordinates go to scratch (k x the mask's elements, its bound); load
+ * plans the result as if every element were true, a run resizes it within
+ * that. The expanded list is written to list[] (tensors in store[]). */
+static opgen_status expand_masks(opgen_ctx *ctx, const opgen_tensor *self, opgen_tensor_list in,
+                                 opgen_tensor store[OPGEN_MAX_DIM], const opgen_tensor *list[OPGEN_MAX_DIM],
+                                 opgen_tensor_list *out) {
+    size_t n = 0;
+    for (size_t e = 0, pos = 0; e < in.len; e++) {
+        const opgen_tensor *t = in.data[e];
+        bool mask = t && (t->dtype == OPGEN_DTYPE_Bool || t->dtype == OPGEN_DTYPE_Byte);
+        int32_t k = mask ? t->dim : 1;
+        if (mask && k == 0)
+            return OPGEN_FAIL(ctx, OPGEN_E_NOT_IMPLEMENTED, "%s: a 0-d boolean index is not supported", ctx->op);
+        if (pos + (size_t)k > (size_t)self->dim)
+            return OPGEN_FAIL(ctx, OPGEN_E_SHAPE, "%s: too many indices for a %d-d tensor", ctx->op, (int)self->dim);
+        if (!mask) {
+            list[n++] = t, pos++;
+            continue;
+        }
+        for (int32_t i = 0; i < k; i++)
+            if (t->sizes[i] != self->sizes[pos + (size_t)i])
+                return OPGEN_FAIL(ctx, OPGEN_E_SHAPE,
+                                  "%s: the shape of the mask %lld at index %d does not match the shape of the indexed "
+                                  "tensor %lld at index %d",
+                                  ctx->op, (long long)t->sizes[i], (int)i, (long long)self->sizes[pos + (size_t)i],
+                                  (int)(pos + (size_t)i));
+        int64_t m = opgen_numel(t), count = 0, idx[OPGEN_MAX_DIM] = {0};
+        int64_t *coords = opgen_scratch(ctx, sizeof(int64_t) * (size_t)(m * k));
+        if (!ctx->meta && !coords) return OPGEN_FAIL(ctx, OPGEN_E_NO_MEMORY, "%s: out of memory", ctx->op);
+        for (int64_t j = 0; !ctx->meta && j < m; j++, opgen_index_next(t->dim, t->sizes, idx)) {
+            int64_t off = 0;
+            for (int32_t i = 0; i < k; i++) off += idx[i] * t->strides[i];
+            if (!((const uint8_t *)t->data)[off]) continue;
+            for (int32_t i = 0; i < k; i++) coords[i * m + count] = idx[i];
+            count++;
+        }
+        for (int32_t i = 0; i < k; i++) { /* coordinate i of the true elements: [count] (the bound, at load) */
+            opgen_tensor *c = &store[n];
+            memset(c, 0, sizeof *c);
+            int64_t len = ctx->meta ? m : count;
+            if (opgen_tensor_shape(c, OPGEN_DTYPE_Long, 1, &len, ctx->err)) return ctx->err->code;
+            c->data = coords ? coords + i * m : NULL, c->capacity = sizeof(int64_t) * (size_t)m;
+            list[n++] = c;
+        }
+        pos += (size_t)k;
+    }
+    out->data = list, out->len = n;
+    return OPGEN_OK;
+}
+
 opgen_status opgen_portable_index_Tensor_out(opgen_ctx *ctx, const opgen_tensor *self, opgen_tensor_list indices,
                                              opgen_tensor *out) {
     uint32_t mask = OPGEN_KERNEL_DTYPES_opgen_portable_index_Tensor_out;
     index_plan p;
-    if (plan_index(ctx, self, indices, &p)) return ctx->err->code;
+    opgen_tensor store[OPGEN_MAX_DIM];
+    const opgen_tensor *list[OPGEN_MAX_DIM];
+    bool masked = has_mask(indices);
+    if (expand_masks(ctx, self, indices, store, list, &indices) || plan_index(ctx, self, indices, &p))
+        return ctx->err->code;
     OPGEN_CHECK_DTYPE(ctx, mask, self->dtype, "the input");
+    if (masked && p.nb == 1) planned_bound(ctx, out, self->dtype, p.dim, p.sizes, p.bpos);
+    if (masked && p.nb == 1 && bound_check(ctx, out, self->dtype, p.dim, p.sizes, p.bpos)) return ctx->err->code;
     opgen_status st = opgen_out(ctx, out, self->dtype, p.dim, p.sizes);
     if (st || ctx->meta) return st;
     int64_t n = opgen_numel(out), r[OPGEN_MAX_DIM] = {0}, off;
@@ -121,7 +208,10 @@ opgen_status opgen_portable_index_put_out(opgen_ctx *ctx, const opgen_tensor *se
                                           const opgen_tensor *values, bool accumulate, opgen_tensor *out) {
     uint32_t mask = OPGEN_KERNEL_DTYPES_opgen_portable_index_put_out;
     index_plan p;
-    if (plan_index(ctx, self, indices, &p)) return ctx->err->code;
+    opgen_tensor store[OPGEN_MAX_DIM];
+    const opgen_tensor *list[OPGEN_MAX_DIM];
+    if (expand_masks(ctx, self, indices, store, list, &indices) || plan_index(ctx, self, indices, &p))
+        return ctx->err->code;
     OPGEN_CHECK_DTYPE(ctx, mask, self->dtype, "the input");
     if (values->dtype != self->dtype)
         return OPGEN_FAIL(ctx, OPGEN_E_DTYPE, "%s: values has dtype %s, self %s", ctx->op,
@@ -170,6 +260,7 @@ opgen_status opgen_portable_nonzero_out(opgen_ctx *ctx, const opgen_tensor *self
     int64_t n = opgen_numel(self), count = 0, idx[OPGEN_MAX_DIM] = {0};
     if (ctx->meta) {
         int64_t bound[2] = {n, self->dim};
+        planned_bound(ctx, out, OPGEN_DTYPE_Long, 2, bound, 0);
         return opgen_out(ctx, out, OPGEN_DTYPE_Long, 2, bound);
     }
     OPGEN_REAL_SWITCH(OPGEN_REAL_DTYPES, self->dtype, ctx, T, {
@@ -187,6 +278,7 @@ opgen_status opgen_portable_nonzero_out(opgen_ctx *ctx, const opgen_tensor *self
                     memcpy(y, idx, sizeof(int64_t) * (size_t)self->dim), y += self->dim;
             }
             int64_t sizes[2] = {count, self->dim};
+            if (!pass && bound_check(ctx, out, OPGEN_DTYPE_Long, 2, sizes, 0)) return ctx->err->code;
             opgen_status st = pass ? OPGEN_OK : opgen_out(ctx, out, OPGEN_DTYPE_Long, 2, sizes);
             if (st) return st;
         }

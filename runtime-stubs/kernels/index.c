@@ -313,12 +313,21 @@ opgen_status opgen_portable_masked_scatter_out(opgen_ctx *ctx, const opgen_tenso
     return OPGEN_OK;
 }
 
+/* An auxiliary result of _embedding_bag (offset2bag, bag_size, max_indices):
+ * a program that planned it empty (ExecuTorch does where PyTorch leaves it
+ * empty without gradients) keeps it empty (*keep false); else it is sized. */
+static opgen_status aux_out(opgen_ctx *ctx, opgen_tensor *t, int32_t dim, const int64_t *sizes, bool *keep) {
+    *keep = !((t->capacity || t->data) && opgen_numel(t) == 0);
+    return *keep ? opgen_out(ctx, t, OPGEN_DTYPE_Long, dim, sizes) : OPGEN_OK;
+}
+
 /* _embedding_bag: bag b reduces the weight rows of indices[offsets[b] ..
  * offsets[b + 1]) (the last bag to the end, unless include_last_offset), skipping
  * padding_idx: mode 0 sums (times per_sample_weights when given), 1 averages, 2
  * takes the elementwise max (its row index in max_indices); an empty bag is
- * zeros. offset2bag is each index's bag, bag_size each bag's count. (ATen's own
- * auxiliary results vary with its code path and serve its backward.) */
+ * zeros. offset2bag is each index's bag, bag_size each bag's count, unless the
+ * program planned them empty. (ATen's own auxiliary results vary with its code
+ * path and serve its backward.) */
 opgen_status opgen_portable__embedding_bag_out(opgen_ctx *ctx, const opgen_tensor *weight, const opgen_tensor *indices,
                                                const opgen_tensor *offsets, bool scale_grad_by_freq, int64_t mode,
                                                bool sparse, const opgen_tensor *per_sample_weights,
@@ -344,18 +353,18 @@ opgen_status opgen_portable__embedding_bag_out(opgen_ctx *ctx, const opgen_tenso
     OPGEN_CHECK_DTYPE(ctx, mask, weight->dtype, "weight");
     int64_t s0[2] = {nb, D}, s1 = n, s2 = nb, s3[2] = {nb, D};
     opgen_status st = opgen_out(ctx, out0, weight->dtype, 2, s0);
-    if (!st) st = opgen_out(ctx, out1, OPGEN_DTYPE_Long, 1, &s1);
-    if (!st) st = opgen_out(ctx, out2, OPGEN_DTYPE_Long, 1, &s2);
-    if (!st)
-        st = mode == 2 ? opgen_out(ctx, out3, OPGEN_DTYPE_Long, 2, s3) : opgen_out(ctx, out3, OPGEN_DTYPE_Long, 1, &s2);
+    bool k1 = true, k2 = true, k3 = true; /* the auxiliary results kept (not planned empty) */
+    if (!st) st = aux_out(ctx, out1, 1, &s1, &k1);
+    if (!st) st = aux_out(ctx, out2, 1, &s2, &k2);
+    if (!st) st = mode == 2 ? aux_out(ctx, out3, 2, s3, &k3) : aux_out(ctx, out3, 1, &s2, &k3);
     opgen_tensor ix, of, w, pw;
     if (st || opgen_contiguous(ctx, indices, &ix) || opgen_contiguous(ctx, offsets, &of) ||
         opgen_contiguous(ctx, weight, &w) || (per_sample_weights && opgen_contiguous(ctx, per_sample_weights, &pw)) ||
         ctx->meta)
         return st ? st : ctx->err->code;
     const int64_t *I = ix.data, *O = of.data;
-    int64_t *bag_of = out1->data, *size = out2->data, *maxi = out3->data;
-    memset(maxi, 0, opgen_nbytes(out3));
+    int64_t *bag_of = k1 ? out1->data : NULL, *size = k2 ? out2->data : NULL, *maxi = k3 ? out3->data : NULL;
+    if (maxi) memset(maxi, 0, opgen_nbytes(out3));
     OPGEN_FLOAT_SWITCH(mask, weight->dtype, ctx, T, {
         const T *W = w.data, *P = per_sample_weights ? (const T *)pw.data : NULL;
         T *y = out0->data;
@@ -367,7 +376,7 @@ opgen_status opgen_portable__embedding_bag_out(opgen_ctx *ctx, const opgen_tenso
             T *row = y + b * D;
             for (int64_t j = 0; j < D; j++) row[j] = 0;
             for (int64_t i = lo; i < hi; i++) {
-                bag_of[i] = b;
+                if (bag_of) bag_of[i] = b;
                 if (I[i] < 0 || I[i] >= rows)
                     return OPGEN_FAIL(ctx, OPGEN_E_INVALID, "%s: index %lld is out of range for %lld embeddings",
                                       ctx->op, (long long)I[i], (long long)rows);
@@ -375,7 +384,10 @@ opgen_status opgen_portable__embedding_bag_out(opgen_ctx *ctx, const opgen_tenso
                 const T *src = W + I[i] * D;
                 for (int64_t j = 0; j < D; j++) {
                     if (mode == 2) {
-                        if (count == 0 || src[j] > row[j]) row[j] = src[j], maxi[b * D + j] = I[i];
+                        if (count == 0 || src[j] > row[j]) {
+                            row[j] = src[j];
+                            if (maxi) maxi[b * D + j] = I[i];
+                        }
                     } else {
                         row[j] += P ? src[j] * P[i] : src[j];
                     }
@@ -384,7 +396,7 @@ opgen_status opgen_portable__embedding_bag_out(opgen_ctx *ctx, const opgen_tenso
             }
             if (mode == 1 && count)
                 for (int64_t j = 0; j < D; j++) row[j] /= (T)count;
-            size[b] = count;
+            if (size) size[b] = count;
         }
     })
     return OPGEN_OK;

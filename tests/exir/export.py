@@ -44,7 +44,7 @@ def export(name, model, example, dynamic_shapes, calls):
                 np.save(os.path.join(out, "inputs", "%d_%d.npy" % (k, i)), a.numpy())
             res = model(*args)
             for o, r in enumerate(res if isinstance(res, tuple) else (res,)):
-                np.save(os.path.join(out, "expected", "%d_%d.npy" % (k, o)), r.numpy())
+                np.save(os.path.join(out, "expected", "%d_%d.npy" % (k, o)), np.ascontiguousarray(r.numpy()))
     ops = sorted({str(n.target) for n in prog.exported_program().graph.nodes if n.op == "call_function"})
     info = {"exporter": "tests/exir/export.py (%s)" % name, "versions": {"torch": torch.__version__, "executorch": "cff6f4dd"},
             "calls": len(calls), "call_shapes": [[list(a.shape) for a in args] for args in calls], "operators": ops}
@@ -115,7 +115,56 @@ def export_residual():
     export("residual_blocks", Residual(), (torch.randn(1, 8, 12, 11, generator=g),), None, [(torch.randn(1, 8, 12, 11, generator=g),) for _ in range(2)])
 
 
-if __name__ == "__main__" and sys.argv[1:] == ["residual_blocks"]:
+class NonZero(torch.nn.Module):
+    """Data-dependent sizes: nonzero.out, its count bounded by torch._check."""
+
+    def forward(self, x):
+        idx = torch.nonzero(x > 0.25)
+        torch._check(idx.shape[0] <= 30)
+        return idx, (idx.sum(dim=1) * 2).to(torch.float32)
+
+
+class MaskIndex(torch.nn.Module):
+    """x[mask]: index.Tensor with a bool index, its count bounded."""
+
+    def forward(self, x, y):
+        v = x[x > y]
+        torch._check(v.shape[0] <= 40)
+        return v * 3 + 1
+
+
+class Bags(torch.nn.Module):
+    """nn.EmbeddingBag in the three modes the exporter emits (_embedding_bag.out,
+    its auxiliary results planned empty), sum with per-sample weights."""
+
+    def __init__(self):
+        super().__init__()
+        self.s = torch.nn.EmbeddingBag(11, 5, mode="sum")
+        self.m = torch.nn.EmbeddingBag(11, 5, mode="mean", padding_idx=3)
+        self.x = torch.nn.EmbeddingBag(11, 5, mode="max")
+
+    def forward(self, idx, off, w):
+        return self.s(idx, off, per_sample_weights=w), self.m(idx, off), self.x(idx, off)
+
+
+def export_data_dependent():
+    g = torch.Generator().manual_seed(37)
+    # counts 0, 30 (the bound), and some between
+    calls = [(torch.randn(6, 8, generator=g) - 0.6,) for _ in range(2)]
+    calls += [(torch.full((6, 8), -1.0),), (torch.where(torch.arange(48.0).reshape(6, 8) < 30, 1.0, -1.0),)]
+    export("nonzero", NonZero(), calls[0], None, calls)
+    calls = [(torch.randn(5, 8, generator=g), torch.randn(5, 8, generator=g) + 0.4) for _ in range(2)]
+    calls += [(torch.zeros(5, 8), torch.ones(5, 8)), (torch.ones(5, 8), torch.where(torch.arange(40.0).reshape(5, 8) < 39, 0.0, 2.0))]
+    export("mask_index", MaskIndex(), calls[0], None, calls)
+    torch.manual_seed(38)
+    off = torch.tensor([0, 2, 2, 5])  # an empty bag among them
+    calls = [(torch.randint(0, 11, (7,), generator=g), off, torch.rand(7, generator=g)) for _ in range(2)]
+    export("embedding_bag", Bags(), calls[0], None, calls)
+
+
+if __name__ == "__main__" and sys.argv[1:] == ["data_dependent"]:
+    export_data_dependent()
+elif __name__ == "__main__" and sys.argv[1:] == ["residual_blocks"]:
     export_residual()
 elif __name__ == "__main__":
     torch.manual_seed(31)

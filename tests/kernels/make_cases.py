@@ -889,8 +889,15 @@ case('index_put_accumulate_repeats', [('x', 'f32', (5,), 'normal'), ('i', 'i64',
      ['%a = aten::index_put(%x, [%i], %v, True)'], '%a', fn=lambda x, i, v: A.index_put(x, [i], v, True), tol=REL['f32'])
 CASES.append(('index_out_of_range', 'graph(%x: f32[3, 4], %i: i64[2]):\n  %r = aten::index.Tensor(%x, [None, %i])\n  return %r\n', [('x', 'f32', (3, 4), 'normal'), ('i', 'i64', (2,), 'list 1,4')],
               None, None, None, None, 'program.graph:2:3: error: aten::index.Tensor: index 4 is out of bounds for dimension 1 with size 4'))
-err('index_bool_mask', 'graph(%x: f32[3, 4], %m: b8[3]):\n  %r = aten::index.Tensor(%x, [%m])\n  return %r\n',
-    E + 'aten::index.Tensor: a boolean mask index gives a result whose shape depends on the data, which a planned program cannot hold')
+# bool and uint8 masks (PyTorch 2.14.1): the result's size is the mask's count (data-dependent)
+case('index_bool_mask', [('x', 'f32', (3, 4), 'normal'), ('m', 'b8', (3,), 'normal'), ('n', 'b8', (3, 4), 'normal'), ('k', 'b8', (4,), 'normal')],
+     ['%a = aten::index.Tensor(%x, [%m])', '%b = aten::index.Tensor(%x, [%n])', '%c = aten::index.Tensor(%x, [None, %k])'], '(%a, %b, %c)',
+     fn=lambda x, m, n, k: [A.index.Tensor(x, [m]), A.index.Tensor(x, [n]), A.index.Tensor(x, [None, k])])
+case('index_put_bool_mask', [('x', 'f32', (4, 3), 'normal'), ('m', 'b8', (4, 3), 'normal'), ('v', 'f32', (1,), 'normal')],
+     ['%a = aten::index_put(%x, [%m], %v)', '%b = aten::index_put(%x, [%m], %v, True)'], '(%a, %b)',
+     fn=lambda x, m, v: [A.index_put(x, [m], v), A.index_put(x, [m], v, True)])
+err('index_bool_mask_shape', 'graph(%x: f32[3, 4], %m: b8[4]):\n  %r = aten::index.Tensor(%x, [%m])\n  return %r\n',
+    E + 'aten::index.Tensor: the shape of the mask 4 at index 0 does not match the shape of the indexed tensor 3 at index 0')
 err('index_broadcast', 'graph(%x: f32[3, 4], %i: i64[2], %j: i64[3]):\n  %r = aten::index.Tensor(%x, [%i, %j])\n  return %r\n',
     E + 'aten::index.Tensor: shape mismatch: indexing tensors could not be broadcast together')
 
