@@ -30,29 +30,29 @@ extern const opgen_backend_op opgen_backend_ops[];
 #if defined(OPGEN_IMPLEMENTATION) && !defined(OPGEN_BACKEND_IMPLEMENTED)
 #define OPGEN_BACKEND_IMPLEMENTED
 const opgen_backend_op opgen_backend_ops[] = {
-    {324, 324, "executorch_prims", "add", NULL}, /* executorch_prims::add.int */
-    {325, 325, "executorch_prims", "mul", NULL}, /* executorch_prims::mul.int */
-    {326, 326, "executorch_prims", "sub", NULL}, /* executorch_prims::sub.int */
-    {327, 327, "executorch_prims", "floordiv", NULL}, /* executorch_prims::floordiv.int */
-    {328, 328, "executorch_prims", "mod", NULL}, /* executorch_prims::mod.int */
-    {329, 329, "executorch_prims", "truediv", NULL}, /* executorch_prims::truediv.int */
-    {330, 330, "executorch_prims", "neg", NULL}, /* executorch_prims::neg.int */
-    {331, 331, "executorch_prims", "gt", NULL}, /* executorch_prims::gt.int */
-    {332, 332, "executorch_prims", "lt", NULL}, /* executorch_prims::lt.int */
-    {333, 333, "executorch_prims", "ge", NULL}, /* executorch_prims::ge.int */
-    {334, 334, "executorch_prims", "le", NULL}, /* executorch_prims::le.int */
-    {335, 335, "executorch_prims", "eq", NULL}, /* executorch_prims::eq.int */
-    {336, 337, "quantized", NULL,
-     "%a_f = quantized_decomposed::dequantize_per_tensor(%a, %a_scale, %a_zero_point, %a_quant_min, %a_quant_max, torch.uint8)\n%b_f = quantized_decomposed::dequantize_per_tensor(%b, %b_scale, %b_zero_point, %b_quant_min, %b_quant_max, torch.uint8)\n%sum = aten::add.Tensor(%a_f, %b_f)\n%act = aten::relu(%sum)\n%qc = quantized_decomposed::quantize_per_tensor(%act, %out_scale, %out_zero_point, %out_quant_min, %out_quant_max, torch.uint8)\nreturn %qc\n"}, /* quantized_decomposed::add_relu */
-    {338, 339, "quantized", NULL,
-     "%a_f = quantized_decomposed::dequantize_per_tensor(%a, %a_scale, %a_zero_point, %a_quant_min, %a_quant_max, torch.uint8)\n%b_f = quantized_decomposed::dequantize_per_tensor(%b, %b_scale, %b_zero_point, %b_quant_min, %b_quant_max, torch.uint8)\n%sum = aten::add.Tensor(%a_f, %b_f)\n%qc = quantized_decomposed::quantize_per_tensor(%sum, %out_scale, %out_zero_point, %out_quant_min, %out_quant_max, torch.uint8)\nreturn %qc\n"}, /* quantized_decomposed::add */
+    {328, 328, "executorch_prims", "add", NULL}, /* executorch_prims::add.int */
+    {329, 329, "executorch_prims", "mul", NULL}, /* executorch_prims::mul.int */
+    {330, 330, "executorch_prims", "sub", NULL}, /* executorch_prims::sub.int */
+    {331, 331, "executorch_prims", "floordiv", NULL}, /* executorch_prims::floordiv.int */
+    {332, 332, "executorch_prims", "mod", NULL}, /* executorch_prims::mod.int */
+    {333, 333, "executorch_prims", "truediv", NULL}, /* executorch_prims::truediv.int */
+    {334, 334, "executorch_prims", "neg", NULL}, /* executorch_prims::neg.int */
+    {335, 335, "executorch_prims", "gt", NULL}, /* executorch_prims::gt.int */
+    {336, 336, "executorch_prims", "lt", NULL}, /* executorch_prims::lt.int */
+    {337, 337, "executorch_prims", "ge", NULL}, /* executorch_prims::ge.int */
+    {338, 338, "executorch_prims", "le", NULL}, /* executorch_prims::le.int */
+    {339, 339, "executorch_prims", "eq", NULL}, /* executorch_prims::eq.int */
     {340, 341, "quantized", NULL,
-     "%a_f = quantized_decomposed::dequantize_per_tensor(%qa, %a_scale, %a_zero_point, %a_quant_min, %a_quant_max, %a_dtype)\n%sum = aten::add.Scalar(%a_f, %b)\n%q = quantized_decomposed::quantize_per_tensor(%sum, %out_scale, %out_zero_point, %out_quant_min, %out_quant_max, %out_dtype)\nreturn %q\n"}, /* quantized_decomposed::add.scalar */
+     "%a_f = quantized_decomposed::dequantize_per_tensor(%a, %a_scale, %a_zero_point, %a_quant_min, %a_quant_max, torch.uint8)\n%b_f = quantized_decomposed::dequantize_per_tensor(%b, %b_scale, %b_zero_point, %b_quant_min, %b_quant_max, torch.uint8)\n%sum = aten::add.Tensor(%a_f, %b_f)\n%act = aten::relu(%sum)\n%qc = quantized_decomposed::quantize_per_tensor(%act, %out_scale, %out_zero_point, %out_quant_min, %out_quant_max, torch.uint8)\nreturn %qc\n"}, /* quantized_decomposed::add_relu */
     {342, 343, "quantized", NULL,
-     "%w = quantized_decomposed::dequantize_per_channel(%weight, %weight_scales, %weight_zero_points, 0, %weight_quant_min, %weight_quant_max, torch.uint8)\n%e = aten::embedding(%w, %indices)\nreturn %e\n"}, /* quantized_decomposed::embedding_byte */
+     "%a_f = quantized_decomposed::dequantize_per_tensor(%a, %a_scale, %a_zero_point, %a_quant_min, %a_quant_max, torch.uint8)\n%b_f = quantized_decomposed::dequantize_per_tensor(%b, %b_scale, %b_zero_point, %b_quant_min, %b_quant_max, torch.uint8)\n%sum = aten::add.Tensor(%a_f, %b_f)\n%qc = quantized_decomposed::quantize_per_tensor(%sum, %out_scale, %out_zero_point, %out_quant_min, %out_quant_max, torch.uint8)\nreturn %qc\n"}, /* quantized_decomposed::add */
     {344, 345, "quantized", NULL,
+     "%a_f = quantized_decomposed::dequantize_per_tensor(%qa, %a_scale, %a_zero_point, %a_quant_min, %a_quant_max, %a_dtype)\n%sum = aten::add.Scalar(%a_f, %b)\n%q = quantized_decomposed::quantize_per_tensor(%sum, %out_scale, %out_zero_point, %out_quant_min, %out_quant_max, %out_dtype)\nreturn %q\n"}, /* quantized_decomposed::add.scalar */
+    {346, 347, "quantized", NULL,
+     "%w = quantized_decomposed::dequantize_per_channel(%weight, %weight_scales, %weight_zero_points, 0, %weight_quant_min, %weight_quant_max, torch.uint8)\n%e = aten::embedding(%w, %indices)\nreturn %e\n"}, /* quantized_decomposed::embedding_byte */
+    {348, 349, "quantized", NULL,
      "%w = quantized_decomposed::dequantize_per_channel(%weight, %weight_scales, %weight_zero_points, 0, %weight_quant_min, %weight_quant_max, torch.int8, out_dtype=%dtype)\n%e = aten::embedding(%w, %indices)\nreturn %e\n"}, /* quantized_decomposed::embedding_byte.dtype */
-    {346, 347, "demo", NULL,
+    {350, 351, "demo", NULL,
      "%wt = aten::permute_copy(%weight, [1, 0])\n%y = aten::addmm(%bias, %input, %wt)\n%r = aten::relu(%y)\nreturn %r\n"}, /* demo::linear_relu */
 };
 #endif /* OPGEN_IMPLEMENTATION */

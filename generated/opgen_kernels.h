@@ -207,78 +207,80 @@ typedef struct opgen_value {
     X(319, opgen_kernel_quantized_decomposed_dequantize_per_channel_out) \
     X(321, opgen_kernel_dim_order_ops__to_dim_order_copy_out) \
     X(323, opgen_kernel_dim_order_ops__clone_dim_order_out) \
-    X(324, opgen_kernel_executorch_prims_add_int) \
-    X(325, opgen_kernel_executorch_prims_mul_int) \
-    X(326, opgen_kernel_executorch_prims_sub_int) \
-    X(327, opgen_kernel_executorch_prims_floordiv_int) \
-    X(328, opgen_kernel_executorch_prims_mod_int) \
-    X(329, opgen_kernel_executorch_prims_truediv_int) \
-    X(330, opgen_kernel_executorch_prims_neg_int) \
-    X(331, opgen_kernel_executorch_prims_gt_int) \
-    X(332, opgen_kernel_executorch_prims_lt_int) \
-    X(333, opgen_kernel_executorch_prims_ge_int) \
-    X(334, opgen_kernel_executorch_prims_le_int) \
-    X(335, opgen_kernel_executorch_prims_eq_int) \
-    X(337, opgen_kernel_quantized_decomposed_add_relu_out) \
-    X(339, opgen_kernel_quantized_decomposed_add_out) \
-    X(341, opgen_kernel_quantized_decomposed_add_scalar_out) \
-    X(343, opgen_kernel_quantized_decomposed_embedding_byte_out) \
-    X(345, opgen_kernel_quantized_decomposed_embedding_byte_dtype_out) \
-    X(347, opgen_kernel_demo_linear_relu_out) \
-    X(348, opgen_kernel_aten_add_Scalar_out) \
-    X(349, opgen_kernel_aten_mul_Scalar_out) \
-    X(350, opgen_kernel_aten_relu_out) \
-    X(351, opgen_kernel_aten_permute_copy_out) \
-    X(352, opgen_kernel_aten_view_copy_out) \
-    X(353, opgen_kernel_aten_expand_copy_out) \
-    X(354, opgen_kernel_aten_clone_out) \
-    X(355, opgen_kernel_aten_convolution_out) \
-    X(356, opgen_kernel_aten__native_batch_norm_legit_no_training_out) \
-    X(357, opgen_kernel_aten_embedding_out) \
-    X(358, opgen_kernel_aten_isnan_out) \
-    X(359, opgen_kernel_aten_isinf_out) \
-    X(360, opgen_kernel_aten_div_Scalar_out) \
-    X(361, opgen_kernel_aten_div_Scalar_mode_out) \
-    X(362, opgen_kernel_aten_sub_Scalar_out) \
-    X(363, opgen_kernel_aten_prod_out) \
-    X(364, opgen_kernel_aten_squeeze_copy_dim_out) \
-    X(365, opgen_kernel_aten_squeeze_copy_dims_out) \
-    X(366, opgen_kernel_aten_unsqueeze_copy_out) \
-    X(367, opgen_kernel_aten_select_copy_int_out) \
-    X(368, opgen_kernel_aten_slice_copy_Tensor_out) \
-    X(369, opgen_kernel_aten_diagonal_copy_out) \
-    X(370, opgen_kernel_aten_alias_copy_out) \
-    X(371, opgen_kernel_aten_as_strided_copy_out) \
-    X(372, opgen_kernel_aten_flip_out) \
-    X(373, opgen_kernel_aten_repeat_out) \
-    X(374, opgen_kernel_aten_constant_pad_nd_out) \
-    X(375, opgen_kernel_aten_slice_scatter_out) \
-    X(376, opgen_kernel_aten_select_scatter_out) \
-    X(377, opgen_kernel_aten_fill_Scalar_out) \
-    X(378, opgen_kernel_aten_copy_out) \
-    X(379, opgen_kernel_aten_native_layer_norm_out) \
-    X(380, opgen_kernel_aten_native_group_norm_out) \
-    X(381, opgen_kernel_aten_adaptive_avg_pool1d_out) \
-    X(382, opgen_kernel_aten__adaptive_avg_pool2d_out) \
-    X(383, opgen_kernel_aten__adaptive_avg_pool3d_out) \
-    X(384, opgen_kernel_aten_full_like_out) \
-    X(385, opgen_kernel_aten_scalar_tensor_out) \
-    X(386, opgen_kernel_aten_empty_strided_out) \
-    X(387, opgen_kernel_aten__to_copy_out) \
-    X(388, opgen_kernel_aten_avg_pool1d_out) \
-    X(389, opgen_kernel_aten_upsample_nearest2d_vec_out) \
-    X(390, opgen_kernel_aten_upsample_bilinear2d_vec_out) \
-    X(391, opgen_kernel_aten_index_put_out) \
-    X(392, opgen_kernel_aten_masked_scatter_out) \
-    X(393, opgen_kernel_aten__cdist_forward_out) \
-    X(394, opgen_kernel_aten__pdist_forward_out) \
-    X(395, opgen_kernel_aten__adaptive_avg_pool2d_backward_out) \
-    X(396, opgen_kernel_aten_embedding_dense_backward_out) \
-    X(397, opgen_kernel_aten_native_dropout_out) \
-    X(398, opgen_kernel_aten_native_layer_norm_backward_out) \
-    X(399, opgen_kernel_aten_native_group_norm_backward_out) \
-    X(400, opgen_kernel_aten_grid_sampler_2d_out) \
-    X(401, opgen_kernel_aten__embedding_bag_out)
+    X(325, opgen_kernel_quantized_decomposed_embedding_4bit_out) \
+    X(327, opgen_kernel_quantized_decomposed_embedding_4bit_dtype_out) \
+    X(328, opgen_kernel_executorch_prims_add_int) \
+    X(329, opgen_kernel_executorch_prims_mul_int) \
+    X(330, opgen_kernel_executorch_prims_sub_int) \
+    X(331, opgen_kernel_executorch_prims_floordiv_int) \
+    X(332, opgen_kernel_executorch_prims_mod_int) \
+    X(333, opgen_kernel_executorch_prims_truediv_int) \
+    X(334, opgen_kernel_executorch_prims_neg_int) \
+    X(335, opgen_kernel_executorch_prims_gt_int) \
+    X(336, opgen_kernel_executorch_prims_lt_int) \
+    X(337, opgen_kernel_executorch_prims_ge_int) \
+    X(338, opgen_kernel_executorch_prims_le_int) \
+    X(339, opgen_kernel_executorch_prims_eq_int) \
+    X(341, opgen_kernel_quantized_decomposed_add_relu_out) \
+    X(343, opgen_kernel_quantized_decomposed_add_out) \
+    X(345, opgen_kernel_quantized_decomposed_add_scalar_out) \
+    X(347, opgen_kernel_quantized_decomposed_embedding_byte_out) \
+    X(349, opgen_kernel_quantized_decomposed_embedding_byte_dtype_out) \
+    X(351, opgen_kernel_demo_linear_relu_out) \
+    X(352, opgen_kernel_aten_add_Scalar_out) \
+    X(353, opgen_kernel_aten_mul_Scalar_out) \
+    X(354, opgen_kernel_aten_relu_out) \
+    X(355, opgen_kernel_aten_permute_copy_out) \
+    X(356, opgen_kernel_aten_view_copy_out) \
+    X(357, opgen_kernel_aten_expand_copy_out) \
+    X(358, opgen_kernel_aten_clone_out) \
+    X(359, opgen_kernel_aten_convolution_out) \
+    X(360, opgen_kernel_aten__native_batch_norm_legit_no_training_out) \
+    X(361, opgen_kernel_aten_embedding_out) \
+    X(362, opgen_kernel_aten_isnan_out) \
+    X(363, opgen_kernel_aten_isinf_out) \
+    X(364, opgen_kernel_aten_div_Scalar_out) \
+    X(365, opgen_kernel_aten_div_Scalar_mode_out) \
+    X(366, opgen_kernel_aten_sub_Scalar_out) \
+    X(367, opgen_kernel_aten_prod_out) \
+    X(368, opgen_kernel_aten_squeeze_copy_dim_out) \
+    X(369, opgen_kernel_aten_squeeze_copy_dims_out) \
+    X(370, opgen_kernel_aten_unsqueeze_copy_out) \
+    X(371, opgen_kernel_aten_select_copy_int_out) \
+    X(372, opgen_kernel_aten_slice_copy_Tensor_out) \
+    X(373, opgen_kernel_aten_diagonal_copy_out) \
+    X(374, opgen_kernel_aten_alias_copy_out) \
+    X(375, opgen_kernel_aten_as_strided_copy_out) \
+    X(376, opgen_kernel_aten_flip_out) \
+    X(377, opgen_kernel_aten_repeat_out) \
+    X(378, opgen_kernel_aten_constant_pad_nd_out) \
+    X(379, opgen_kernel_aten_slice_scatter_out) \
+    X(380, opgen_kernel_aten_select_scatter_out) \
+    X(381, opgen_kernel_aten_fill_Scalar_out) \
+    X(382, opgen_kernel_aten_copy_out) \
+    X(383, opgen_kernel_aten_native_layer_norm_out) \
+    X(384, opgen_kernel_aten_native_group_norm_out) \
+    X(385, opgen_kernel_aten_adaptive_avg_pool1d_out) \
+    X(386, opgen_kernel_aten__adaptive_avg_pool2d_out) \
+    X(387, opgen_kernel_aten__adaptive_avg_pool3d_out) \
+    X(388, opgen_kernel_aten_full_like_out) \
+    X(389, opgen_kernel_aten_scalar_tensor_out) \
+    X(390, opgen_kernel_aten_empty_strided_out) \
+    X(391, opgen_kernel_aten__to_copy_out) \
+    X(392, opgen_kernel_aten_avg_pool1d_out) \
+    X(393, opgen_kernel_aten_upsample_nearest2d_vec_out) \
+    X(394, opgen_kernel_aten_upsample_bilinear2d_vec_out) \
+    X(395, opgen_kernel_aten_index_put_out) \
+    X(396, opgen_kernel_aten_masked_scatter_out) \
+    X(397, opgen_kernel_aten__cdist_forward_out) \
+    X(398, opgen_kernel_aten__pdist_forward_out) \
+    X(399, opgen_kernel_aten__adaptive_avg_pool2d_backward_out) \
+    X(400, opgen_kernel_aten_embedding_dense_backward_out) \
+    X(401, opgen_kernel_aten_native_dropout_out) \
+    X(402, opgen_kernel_aten_native_layer_norm_backward_out) \
+    X(403, opgen_kernel_aten_native_group_norm_backward_out) \
+    X(404, opgen_kernel_aten_grid_sampler_2d_out) \
+    X(405, opgen_kernel_aten__embedding_bag_out)
 
 /* aten::add.out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!) */
 opgen_status opgen_kernel_aten_add_out(opgen_ctx *ctx, const opgen_tensor *self, const opgen_tensor *other, const opgen_scalar *alpha, opgen_tensor *out);
@@ -546,6 +548,10 @@ opgen_status opgen_kernel_quantized_decomposed_dequantize_per_channel_out(opgen_
 opgen_status opgen_kernel_dim_order_ops__to_dim_order_copy_out(opgen_ctx *ctx, const opgen_tensor *self, bool non_blocking, const opgen_int_list *dim_order, opgen_tensor *out);
 /* dim_order_ops::_clone_dim_order.out(Tensor self, *, bool non_blocking=False, int[]? dim_order=None, Tensor(a!) out) -> Tensor(a!) */
 opgen_status opgen_kernel_dim_order_ops__clone_dim_order_out(opgen_ctx *ctx, const opgen_tensor *self, bool non_blocking, const opgen_int_list *dim_order, opgen_tensor *out);
+/* quantized_decomposed::embedding_4bit.out(Tensor weight, Tensor weight_scales, Tensor? weight_zero_points, int weight_quant_min, int weight_quant_max, Tensor indices, *, Tensor(a!) out) -> Tensor(a!) */
+opgen_status opgen_kernel_quantized_decomposed_embedding_4bit_out(opgen_ctx *ctx, const opgen_tensor *weight, const opgen_tensor *weight_scales, const opgen_tensor *weight_zero_points, int64_t weight_quant_min, int64_t weight_quant_max, const opgen_tensor *indices, opgen_tensor *out);
+/* quantized_decomposed::embedding_4bit.dtype_out(Tensor weight, Tensor weight_scales, Tensor? weight_zero_points, int weight_quant_min, int weight_quant_max, Tensor indices, ScalarType? dtype=None, *, Tensor(a!) out) -> Tensor(a!) */
+opgen_status opgen_kernel_quantized_decomposed_embedding_4bit_dtype_out(opgen_ctx *ctx, const opgen_tensor *weight, const opgen_tensor *weight_scales, const opgen_tensor *weight_zero_points, int64_t weight_quant_min, int64_t weight_quant_max, const opgen_tensor *indices, const opgen_dtype *dtype, opgen_tensor *out);
 /* executorch_prims::add.int(SymInt a, SymInt b) -> SymInt */
 opgen_status opgen_kernel_executorch_prims_add_int(opgen_ctx *ctx, int64_t a, int64_t b, int64_t *ret0);
 /* executorch_prims::mul.int(SymInt a, SymInt b) -> SymInt */

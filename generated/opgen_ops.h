@@ -19,7 +19,7 @@
 extern "C" {
 #endif
 
-#define OPGEN_OP_COUNT 402
+#define OPGEN_OP_COUNT 406
 
 /* Every operator: X(id, identifier, qualified name). */
 #define OPGEN_OPS(X) \
@@ -347,84 +347,88 @@ extern "C" {
     X(321, dim_order_ops__to_dim_order_copy_out, "dim_order_ops::_to_dim_order_copy.out") \
     X(322, dim_order_ops__clone_dim_order, "dim_order_ops::_clone_dim_order") \
     X(323, dim_order_ops__clone_dim_order_out, "dim_order_ops::_clone_dim_order.out") \
-    X(324, executorch_prims_add_int, "executorch_prims::add.int") \
-    X(325, executorch_prims_mul_int, "executorch_prims::mul.int") \
-    X(326, executorch_prims_sub_int, "executorch_prims::sub.int") \
-    X(327, executorch_prims_floordiv_int, "executorch_prims::floordiv.int") \
-    X(328, executorch_prims_mod_int, "executorch_prims::mod.int") \
-    X(329, executorch_prims_truediv_int, "executorch_prims::truediv.int") \
-    X(330, executorch_prims_neg_int, "executorch_prims::neg.int") \
-    X(331, executorch_prims_gt_int, "executorch_prims::gt.int") \
-    X(332, executorch_prims_lt_int, "executorch_prims::lt.int") \
-    X(333, executorch_prims_ge_int, "executorch_prims::ge.int") \
-    X(334, executorch_prims_le_int, "executorch_prims::le.int") \
-    X(335, executorch_prims_eq_int, "executorch_prims::eq.int") \
-    X(336, quantized_decomposed_add_relu, "quantized_decomposed::add_relu") \
-    X(337, quantized_decomposed_add_relu_out, "quantized_decomposed::add_relu.out") \
-    X(338, quantized_decomposed_add, "quantized_decomposed::add") \
-    X(339, quantized_decomposed_add_out, "quantized_decomposed::add.out") \
-    X(340, quantized_decomposed_add_scalar, "quantized_decomposed::add.scalar") \
-    X(341, quantized_decomposed_add_scalar_out, "quantized_decomposed::add.scalar_out") \
-    X(342, quantized_decomposed_embedding_byte, "quantized_decomposed::embedding_byte") \
-    X(343, quantized_decomposed_embedding_byte_out, "quantized_decomposed::embedding_byte.out") \
-    X(344, quantized_decomposed_embedding_byte_dtype, "quantized_decomposed::embedding_byte.dtype") \
-    X(345, quantized_decomposed_embedding_byte_dtype_out, "quantized_decomposed::embedding_byte.dtype_out") \
-    X(346, demo_linear_relu, "demo::linear_relu") \
-    X(347, demo_linear_relu_out, "demo::linear_relu.out") \
-    X(348, aten_add_Scalar_out, "aten::add.Scalar_out") \
-    X(349, aten_mul_Scalar_out, "aten::mul.Scalar_out") \
-    X(350, aten_relu_out, "aten::relu.out") \
-    X(351, aten_permute_copy_out, "aten::permute_copy.out") \
-    X(352, aten_view_copy_out, "aten::view_copy.out") \
-    X(353, aten_expand_copy_out, "aten::expand_copy.out") \
-    X(354, aten_clone_out, "aten::clone.out") \
-    X(355, aten_convolution_out, "aten::convolution.out") \
-    X(356, aten__native_batch_norm_legit_no_training_out, "aten::_native_batch_norm_legit_no_training.out") \
-    X(357, aten_embedding_out, "aten::embedding.out") \
-    X(358, aten_isnan_out, "aten::isnan.out") \
-    X(359, aten_isinf_out, "aten::isinf.out") \
-    X(360, aten_div_Scalar_out, "aten::div.Scalar_out") \
-    X(361, aten_div_Scalar_mode_out, "aten::div.Scalar_mode_out") \
-    X(362, aten_sub_Scalar_out, "aten::sub.Scalar_out") \
-    X(363, aten_prod_out, "aten::prod.out") \
-    X(364, aten_squeeze_copy_dim_out, "aten::squeeze_copy.dim_out") \
-    X(365, aten_squeeze_copy_dims_out, "aten::squeeze_copy.dims_out") \
-    X(366, aten_unsqueeze_copy_out, "aten::unsqueeze_copy.out") \
-    X(367, aten_select_copy_int_out, "aten::select_copy.int_out") \
-    X(368, aten_slice_copy_Tensor_out, "aten::slice_copy.Tensor_out") \
-    X(369, aten_diagonal_copy_out, "aten::diagonal_copy.out") \
-    X(370, aten_alias_copy_out, "aten::alias_copy.out") \
-    X(371, aten_as_strided_copy_out, "aten::as_strided_copy.out") \
-    X(372, aten_flip_out, "aten::flip.out") \
-    X(373, aten_repeat_out, "aten::repeat.out") \
-    X(374, aten_constant_pad_nd_out, "aten::constant_pad_nd.out") \
-    X(375, aten_slice_scatter_out, "aten::slice_scatter.out") \
-    X(376, aten_select_scatter_out, "aten::select_scatter.out") \
-    X(377, aten_fill_Scalar_out, "aten::fill.Scalar_out") \
-    X(378, aten_copy_out, "aten::copy.out") \
-    X(379, aten_native_layer_norm_out, "aten::native_layer_norm.out") \
-    X(380, aten_native_group_norm_out, "aten::native_group_norm.out") \
-    X(381, aten_adaptive_avg_pool1d_out, "aten::adaptive_avg_pool1d.out") \
-    X(382, aten__adaptive_avg_pool2d_out, "aten::_adaptive_avg_pool2d.out") \
-    X(383, aten__adaptive_avg_pool3d_out, "aten::_adaptive_avg_pool3d.out") \
-    X(384, aten_full_like_out, "aten::full_like.out") \
-    X(385, aten_scalar_tensor_out, "aten::scalar_tensor.out") \
-    X(386, aten_empty_strided_out, "aten::empty_strided.out") \
-    X(387, aten__to_copy_out, "aten::_to_copy.out") \
-    X(388, aten_avg_pool1d_out, "aten::avg_pool1d.out") \
-    X(389, aten_upsample_nearest2d_vec_out, "aten::upsample_nearest2d.vec_out") \
-    X(390, aten_upsample_bilinear2d_vec_out, "aten::upsample_bilinear2d.vec_out") \
-    X(391, aten_index_put_out, "aten::index_put.out") \
-    X(392, aten_masked_scatter_out, "aten::masked_scatter.out") \
-    X(393, aten__cdist_forward_out, "aten::_cdist_forward.out") \
-    X(394, aten__pdist_forward_out, "aten::_pdist_forward.out") \
-    X(395, aten__adaptive_avg_pool2d_backward_out, "aten::_adaptive_avg_pool2d_backward.out") \
-    X(396, aten_embedding_dense_backward_out, "aten::embedding_dense_backward.out") \
-    X(397, aten_native_dropout_out, "aten::native_dropout.out") \
-    X(398, aten_native_layer_norm_backward_out, "aten::native_layer_norm_backward.out") \
-    X(399, aten_native_group_norm_backward_out, "aten::native_group_norm_backward.out") \
-    X(400, aten_grid_sampler_2d_out, "aten::grid_sampler_2d.out") \
-    X(401, aten__embedding_bag_out, "aten::_embedding_bag.out")
+    X(324, quantized_decomposed_embedding_4bit, "quantized_decomposed::embedding_4bit") \
+    X(325, quantized_decomposed_embedding_4bit_out, "quantized_decomposed::embedding_4bit.out") \
+    X(326, quantized_decomposed_embedding_4bit_dtype, "quantized_decomposed::embedding_4bit.dtype") \
+    X(327, quantized_decomposed_embedding_4bit_dtype_out, "quantized_decomposed::embedding_4bit.dtype_out") \
+    X(328, executorch_prims_add_int, "executorch_prims::add.int") \
+    X(329, executorch_prims_mul_int, "executorch_prims::mul.int") \
+    X(330, executorch_prims_sub_int, "executorch_prims::sub.int") \
+    X(331, executorch_prims_floordiv_int, "executorch_prims::floordiv.int") \
+    X(332, executorch_prims_mod_int, "executorch_prims::mod.int") \
+    X(333, executorch_prims_truediv_int, "executorch_prims::truediv.int") \
+    X(334, executorch_prims_neg_int, "executorch_prims::neg.int") \
+    X(335, executorch_prims_gt_int, "executorch_prims::gt.int") \
+    X(336, executorch_prims_lt_int, "executorch_prims::lt.int") \
+    X(337, executorch_prims_ge_int, "executorch_prims::ge.int") \
+    X(338, executorch_prims_le_int, "executorch_prims::le.int") \
+    X(339, executorch_prims_eq_int, "executorch_prims::eq.int") \
+    X(340, quantized_decomposed_add_relu, "quantized_decomposed::add_relu") \
+    X(341, quantized_decomposed_add_relu_out, "quantized_decomposed::add_relu.out") \
+    X(342, quantized_decomposed_add, "quantized_decomposed::add") \
+    X(343, quantized_decomposed_add_out, "quantized_decomposed::add.out") \
+    X(344, quantized_decomposed_add_scalar, "quantized_decomposed::add.scalar") \
+    X(345, quantized_decomposed_add_scalar_out, "quantized_decomposed::add.scalar_out") \
+    X(346, quantized_decomposed_embedding_byte, "quantized_decomposed::embedding_byte") \
+    X(347, quantized_decomposed_embedding_byte_out, "quantized_decomposed::embedding_byte.out") \
+    X(348, quantized_decomposed_embedding_byte_dtype, "quantized_decomposed::embedding_byte.dtype") \
+    X(349, quantized_decomposed_embedding_byte_dtype_out, "quantized_decomposed::embedding_byte.dtype_out") \
+    X(350, demo_linear_relu, "demo::linear_relu") \
+    X(351, demo_linear_relu_out, "demo::linear_relu.out") \
+    X(352, aten_add_Scalar_out, "aten::add.Scalar_out") \
+    X(353, aten_mul_Scalar_out, "aten::mul.Scalar_out") \
+    X(354, aten_relu_out, "aten::relu.out") \
+    X(355, aten_permute_copy_out, "aten::permute_copy.out") \
+    X(356, aten_view_copy_out, "aten::view_copy.out") \
+    X(357, aten_expand_copy_out, "aten::expand_copy.out") \
+    X(358, aten_clone_out, "aten::clone.out") \
+    X(359, aten_convolution_out, "aten::convolution.out") \
+    X(360, aten__native_batch_norm_legit_no_training_out, "aten::_native_batch_norm_legit_no_training.out") \
+    X(361, aten_embedding_out, "aten::embedding.out") \
+    X(362, aten_isnan_out, "aten::isnan.out") \
+    X(363, aten_isinf_out, "aten::isinf.out") \
+    X(364, aten_div_Scalar_out, "aten::div.Scalar_out") \
+    X(365, aten_div_Scalar_mode_out, "aten::div.Scalar_mode_out") \
+    X(366, aten_sub_Scalar_out, "aten::sub.Scalar_out") \
+    X(367, aten_prod_out, "aten::prod.out") \
+    X(368, aten_squeeze_copy_dim_out, "aten::squeeze_copy.dim_out") \
+    X(369, aten_squeeze_copy_dims_out, "aten::squeeze_copy.dims_out") \
+    X(370, aten_unsqueeze_copy_out, "aten::unsqueeze_copy.out") \
+    X(371, aten_select_copy_int_out, "aten::select_copy.int_out") \
+    X(372, aten_slice_copy_Tensor_out, "aten::slice_copy.Tensor_out") \
+    X(373, aten_diagonal_copy_out, "aten::diagonal_copy.out") \
+    X(374, aten_alias_copy_out, "aten::alias_copy.out") \
+    X(375, aten_as_strided_copy_out, "aten::as_strided_copy.out") \
+    X(376, aten_flip_out, "aten::flip.out") \
+    X(377, aten_repeat_out, "aten::repeat.out") \
+    X(378, aten_constant_pad_nd_out, "aten::constant_pad_nd.out") \
+    X(379, aten_slice_scatter_out, "aten::slice_scatter.out") \
+    X(380, aten_select_scatter_out, "aten::select_scatter.out") \
+    X(381, aten_fill_Scalar_out, "aten::fill.Scalar_out") \
+    X(382, aten_copy_out, "aten::copy.out") \
+    X(383, aten_native_layer_norm_out, "aten::native_layer_norm.out") \
+    X(384, aten_native_group_norm_out, "aten::native_group_norm.out") \
+    X(385, aten_adaptive_avg_pool1d_out, "aten::adaptive_avg_pool1d.out") \
+    X(386, aten__adaptive_avg_pool2d_out, "aten::_adaptive_avg_pool2d.out") \
+    X(387, aten__adaptive_avg_pool3d_out, "aten::_adaptive_avg_pool3d.out") \
+    X(388, aten_full_like_out, "aten::full_like.out") \
+    X(389, aten_scalar_tensor_out, "aten::scalar_tensor.out") \
+    X(390, aten_empty_strided_out, "aten::empty_strided.out") \
+    X(391, aten__to_copy_out, "aten::_to_copy.out") \
+    X(392, aten_avg_pool1d_out, "aten::avg_pool1d.out") \
+    X(393, aten_upsample_nearest2d_vec_out, "aten::upsample_nearest2d.vec_out") \
+    X(394, aten_upsample_bilinear2d_vec_out, "aten::upsample_bilinear2d.vec_out") \
+    X(395, aten_index_put_out, "aten::index_put.out") \
+    X(396, aten_masked_scatter_out, "aten::masked_scatter.out") \
+    X(397, aten__cdist_forward_out, "aten::_cdist_forward.out") \
+    X(398, aten__pdist_forward_out, "aten::_pdist_forward.out") \
+    X(399, aten__adaptive_avg_pool2d_backward_out, "aten::_adaptive_avg_pool2d_backward.out") \
+    X(400, aten_embedding_dense_backward_out, "aten::embedding_dense_backward.out") \
+    X(401, aten_native_dropout_out, "aten::native_dropout.out") \
+    X(402, aten_native_layer_norm_backward_out, "aten::native_layer_norm_backward.out") \
+    X(403, aten_native_group_norm_backward_out, "aten::native_group_norm_backward.out") \
+    X(404, aten_grid_sampler_2d_out, "aten::grid_sampler_2d.out") \
+    X(405, aten__embedding_bag_out, "aten::_embedding_bag.out")
 
 enum opgen_op_id {
 #define OPGEN_OP_ENUM(id, ident, name) OPGEN_OP_##ident = id,
@@ -511,7 +515,7 @@ extern const uint32_t opgen_alias_sets[];
 extern const uint32_t opgen_hash_seeds[];
 extern const uint16_t opgen_hash_slots[];
 
-#define OPGEN_HASH_BUCKETS 101
+#define OPGEN_HASH_BUCKETS 102
 
 /* The generated perfect hash: a name is hashed once (64-bit FNV-1a); the bucket
  * (seed 0) and the slot (its bucket's seed) each remix that with murmur3's
@@ -562,12 +566,12 @@ const opgen_op opgen_ops[] = {
     {"aten::add.Tensor", "aten", "add", "Tensor", "add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor", 0, 0, 0, 0, 0, 2, 3, 1, 14, 4, OPGEN_KIND_FUNCTIONAL, 1},
     {"aten::add_.Tensor", "aten", "add_", "Tensor", "add_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)", 3, 1, 4, 56, 13, 2, 3, 1, 0, 0, OPGEN_KIND_INPLACE, 0},
     {"aten::add.out", "aten", "add", "out", "add.out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)", 6, 2, 4, 56, 13, 2, 4, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::add.Scalar", "aten", "add", "Scalar", "add.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor", 10, 3, 4, 56, 13, 348, 3, 1, 3, 4, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::add.Scalar", "aten", "add", "Scalar", "add.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor", 10, 3, 4, 56, 13, 352, 3, 1, 3, 4, OPGEN_KIND_FUNCTIONAL, 1},
     {"aten::sub.Tensor", "aten", "sub", "Tensor", "sub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor", 13, 4, 8, 68, 20, 5, 3, 1, 14, 4, OPGEN_KIND_FUNCTIONAL, 1},
     {"aten::sub.out", "aten", "sub", "out", "sub.out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)", 16, 5, 12, 124, 33, 5, 4, 1, 0, 0, OPGEN_KIND_OUT, 0},
     {"aten::mul.Tensor", "aten", "mul", "Tensor", "mul.Tensor(Tensor self, Tensor other) -> Tensor", 20, 6, 12, 124, 33, 7, 2, 1, 16, 3, OPGEN_KIND_FUNCTIONAL, 1},
     {"aten::mul.out", "aten", "mul", "out", "mul.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)", 22, 7, 15, 172, 47, 7, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::mul.Scalar", "aten", "mul", "Scalar", "mul.Scalar(Tensor self, Scalar other) -> Tensor", 25, 8, 15, 172, 47, 349, 2, 1, 3, 3, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::mul.Scalar", "aten", "mul", "Scalar", "mul.Scalar(Tensor self, Scalar other) -> Tensor", 25, 8, 15, 172, 47, 353, 2, 1, 3, 3, OPGEN_KIND_FUNCTIONAL, 1},
     {"aten::maximum", "aten", "maximum", "", "maximum(Tensor self, Tensor other) -> Tensor", 27, 9, 18, 181, 53, 10, 2, 1, 16, 3, OPGEN_KIND_FUNCTIONAL, 1},
     {"aten::maximum.out", "aten", "maximum", "out", "maximum.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)", 29, 10, 21, 229, 67, 10, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
     {"aten::div.Tensor", "aten", "div", "Tensor", "div.Tensor(Tensor self, Tensor other) -> Tensor", 32, 11, 21, 229, 67, 12, 2, 1, 6, 3, OPGEN_KIND_FUNCTIONAL, 1},
@@ -598,8 +602,8 @@ const opgen_op opgen_ops[] = {
     {"aten::ge.Scalar", "aten", "ge", "Scalar", "ge.Scalar(Tensor self, Scalar other) -> Tensor", 97, 36, 58, 281, 104, 35, 2, 1, 1, 3, OPGEN_KIND_FUNCTIONAL, 1},
     {"aten::ge.Tensor_out", "aten", "ge", "Tensor_out", "ge.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)", 99, 37, 61, 284, 107, 37, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
     {"aten::ge.Tensor", "aten", "ge", "Tensor", "ge.Tensor(Tensor self, Tensor other) -> Tensor", 102, 38, 61, 284, 107, 37, 2, 1, 1, 3, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::relu", "aten", "relu", "", "relu(Tensor self) -> Tensor", 104, 39, 64, 287, 110, 350, 1, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::relu_", "aten", "relu_", "", "relu_(Tensor(a!) self) -> Tensor(a!)", 105, 40, 66, 289, 111, 350, 1, 1, 0, 0, OPGEN_KIND_INPLACE, 0},
+    {"aten::relu", "aten", "relu", "", "relu(Tensor self) -> Tensor", 104, 39, 64, 287, 110, 354, 1, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::relu_", "aten", "relu_", "", "relu_(Tensor(a!) self) -> Tensor(a!)", 105, 40, 66, 289, 111, 354, 1, 1, 0, 0, OPGEN_KIND_INPLACE, 0},
     {"aten::abs", "aten", "abs", "", "abs(Tensor self) -> Tensor", 106, 41, 66, 289, 111, 42, 1, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
     {"aten::abs.out", "aten", "abs", "out", "abs.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", 107, 42, 68, 291, 112, 42, 2, 1, 0, 0, OPGEN_KIND_OUT, 0},
     {"aten::sigmoid", "aten", "sigmoid", "", "sigmoid(Tensor self) -> Tensor", 109, 43, 68, 291, 112, 44, 1, 1, 2, 2, OPGEN_KIND_FUNCTIONAL, 1},
@@ -626,23 +630,23 @@ const opgen_op opgen_ops[] = {
     {"aten::addmm.out", "aten", "addmm", "out", "addmm.out(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)", 166, 64, 100, 333, 138, 64, 6, 1, 0, 0, OPGEN_KIND_OUT, 0},
     {"aten::linear", "aten", "linear", "", "linear(Tensor input, Tensor weight, Tensor? bias=None) -> Tensor", 172, 65, 100, 333, 138, 66, 3, 1, 1, 4, OPGEN_KIND_FUNCTIONAL, 0},
     {"aten::linear.out", "aten", "linear", "out", "linear.out(Tensor input, Tensor weight, Tensor? bias=None, *, Tensor(a!) out) -> Tensor(a!)", 175, 66, 104, 337, 139, 66, 4, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::permute_copy", "aten", "permute_copy", "", "permute_copy(Tensor self, int[] dims) -> Tensor", 179, 67, 104, 337, 139, 351, 2, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::view_copy", "aten", "view_copy", "", "view_copy(Tensor self, SymInt[] size) -> Tensor", 181, 68, 106, 339, 140, 352, 2, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::expand_copy", "aten", "expand_copy", "", "expand_copy(Tensor self, SymInt[] size, *, bool implicit=False) -> Tensor", 183, 69, 108, 341, 141, 353, 3, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::permute_copy", "aten", "permute_copy", "", "permute_copy(Tensor self, int[] dims) -> Tensor", 179, 67, 104, 337, 139, 355, 2, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::view_copy", "aten", "view_copy", "", "view_copy(Tensor self, SymInt[] size) -> Tensor", 181, 68, 106, 339, 140, 356, 2, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::expand_copy", "aten", "expand_copy", "", "expand_copy(Tensor self, SymInt[] size, *, bool implicit=False) -> Tensor", 183, 69, 108, 341, 141, 357, 3, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
     {"aten::cat", "aten", "cat", "", "cat(Tensor[] tensors, int dim=0) -> Tensor", 186, 70, 110, 343, 142, 71, 2, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
     {"aten::cat.out", "aten", "cat", "out", "cat.out(Tensor[] tensors, int dim=0, *, Tensor(a!) out) -> Tensor(a!)", 188, 71, 112, 345, 143, 71, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::clone", "aten", "clone", "", "clone(Tensor self, *, MemoryFormat? memory_format=None) -> Tensor", 191, 72, 112, 345, 143, 354, 2, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::clone", "aten", "clone", "", "clone(Tensor self, *, MemoryFormat? memory_format=None) -> Tensor", 191, 72, 112, 345, 143, 358, 2, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
     {"aten::mean.dim", "aten", "mean", "dim", "mean.dim(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor", 193, 73, 114, 347, 144, 74, 4, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
     {"aten::mean.out", "aten", "mean", "out", "mean.out(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)", 197, 74, 116, 349, 145, 74, 5, 1, 0, 0, OPGEN_KIND_OUT, 0},
     {"aten::sum.dim_IntList", "aten", "sum", "dim_IntList", "sum.dim_IntList(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor", 202, 75, 116, 349, 145, 76, 4, 1, 2, 2, OPGEN_KIND_FUNCTIONAL, 1},
     {"aten::sum.IntList_out", "aten", "sum", "IntList_out", "sum.IntList_out(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)", 206, 76, 118, 353, 148, 76, 5, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::convolution", "aten", "convolution", "", "convolution(Tensor input, Tensor weight, Tensor? bias, SymInt[] stride, SymInt[] padding, SymInt[] dilation, bool transposed, SymInt[] output_padding, SymInt groups) -> Tensor", 211, 77, 118, 353, 148, 355, 9, 1, 1, 4, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::_native_batch_norm_legit_no_training", "aten", "_native_batch_norm_legit_no_training", "", "_native_batch_norm_legit_no_training(Tensor input, Tensor? weight, Tensor? bias, Tensor running_mean, Tensor running_var, float momentum, float eps) -> (Tensor, Tensor, Tensor)", 220, 78, 122, 357, 149, 356, 7, 3, 1, 8, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::convolution", "aten", "convolution", "", "convolution(Tensor input, Tensor weight, Tensor? bias, SymInt[] stride, SymInt[] padding, SymInt[] dilation, bool transposed, SymInt[] output_padding, SymInt groups) -> Tensor", 211, 77, 118, 353, 148, 359, 9, 1, 1, 4, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::_native_batch_norm_legit_no_training", "aten", "_native_batch_norm_legit_no_training", "", "_native_batch_norm_legit_no_training(Tensor input, Tensor? weight, Tensor? bias, Tensor running_mean, Tensor running_var, float momentum, float eps) -> (Tensor, Tensor, Tensor)", 220, 78, 122, 357, 149, 360, 7, 3, 1, 8, OPGEN_KIND_FUNCTIONAL, 1},
     {"aten::max_pool2d_with_indices", "aten", "max_pool2d_with_indices", "", "max_pool2d_with_indices(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, int[2] dilation=1, bool ceil_mode=False) -> (Tensor, Tensor)", 227, 81, 130, 365, 150, 80, 6, 2, 1, 3, OPGEN_KIND_FUNCTIONAL, 1},
     {"aten::max_pool2d_with_indices.out", "aten", "max_pool2d_with_indices", "out", "max_pool2d_with_indices.out(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, int[2] dilation=1, bool ceil_mode=False, *, Tensor(a!) out, Tensor(b!) indices) -> (Tensor(a!), Tensor(b!))", 233, 83, 133, 368, 152, 80, 8, 2, 0, 0, OPGEN_KIND_OUT, 0},
     {"aten::avg_pool2d", "aten", "avg_pool2d", "", "avg_pool2d(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor", 241, 85, 133, 368, 152, 82, 7, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
     {"aten::avg_pool2d.out", "aten", "avg_pool2d", "out", "avg_pool2d.out(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None, *, Tensor(a!) out) -> Tensor(a!)", 248, 86, 135, 370, 153, 82, 8, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::embedding", "aten", "embedding", "", "embedding(Tensor weight, Tensor indices, SymInt padding_idx=-1, bool scale_grad_by_freq=False, bool sparse=False) -> Tensor", 256, 87, 135, 370, 153, 357, 5, 1, 1, 3, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::embedding", "aten", "embedding", "", "embedding(Tensor weight, Tensor indices, SymInt padding_idx=-1, bool scale_grad_by_freq=False, bool sparse=False) -> Tensor", 256, 87, 135, 370, 153, 361, 5, 1, 1, 3, OPGEN_KIND_FUNCTIONAL, 1},
     {"aten::acos", "aten", "acos", "", "acos(Tensor self) -> Tensor", 261, 88, 138, 373, 155, 85, 1, 1, 2, 2, OPGEN_KIND_FUNCTIONAL, 1},
     {"aten::acos.out", "aten", "acos", "out", "acos.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", 262, 89, 140, 377, 158, 85, 2, 1, 0, 0, OPGEN_KIND_OUT, 0},
     {"aten::acosh", "aten", "acosh", "", "acosh(Tensor self) -> Tensor", 264, 90, 140, 377, 158, 87, 1, 1, 2, 2, OPGEN_KIND_FUNCTIONAL, 1},
@@ -699,8 +703,8 @@ const opgen_op opgen_ops[] = {
     {"aten::bitwise_not.out", "aten", "bitwise_not", "out", "bitwise_not.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", 340, 141, 192, 467, 222, 137, 2, 1, 0, 0, OPGEN_KIND_OUT, 0},
     {"aten::logical_not", "aten", "logical_not", "", "logical_not(Tensor self) -> Tensor", 342, 142, 192, 467, 222, 139, 1, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
     {"aten::logical_not.out", "aten", "logical_not", "out", "logical_not.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", 343, 143, 194, 469, 224, 139, 2, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::isnan", "aten", "isnan", "", "isnan(Tensor self) -> Tensor", 345, 144, 194, 469, 224, 358, 1, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::isinf", "aten", "isinf", "", "isinf(Tensor self) -> Tensor", 346, 145, 196, 471, 226, 359, 1, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::isnan", "aten", "isnan", "", "isnan(Tensor self) -> Tensor", 345, 144, 194, 469, 224, 362, 1, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::isinf", "aten", "isinf", "", "isinf(Tensor self) -> Tensor", 346, 145, 196, 471, 226, 363, 1, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
     {"aten::elu", "aten", "elu", "", "elu(Tensor self, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1) -> Tensor", 347, 146, 198, 473, 228, 143, 4, 1, 1, 5, OPGEN_KIND_FUNCTIONAL, 1},
     {"aten::elu.out", "aten", "elu", "out", "elu.out(Tensor self, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1, *, Tensor(a!) out) -> Tensor(a!)", 351, 147, 203, 478, 232, 143, 5, 1, 0, 0, OPGEN_KIND_OUT, 0},
     {"aten::leaky_relu", "aten", "leaky_relu", "", "leaky_relu(Tensor self, Scalar negative_slope=0.01) -> Tensor", 356, 148, 203, 478, 232, 145, 2, 1, 1, 3, OPGEN_KIND_FUNCTIONAL, 1},
@@ -743,9 +747,9 @@ const opgen_op opgen_ops[] = {
     {"aten::logical_xor.out", "aten", "logical_xor", "out", "logical_xor.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)", 448, 185, 260, 1354, 412, 181, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
     {"aten::div.Tensor_mode", "aten", "div", "Tensor_mode", "div.Tensor_mode(Tensor self, Tensor other, *, str? rounding_mode) -> Tensor", 451, 186, 260, 1354, 412, 183, 3, 1, 35, 3, OPGEN_KIND_FUNCTIONAL, 1},
     {"aten::div.out_mode", "aten", "div", "out_mode", "div.out_mode(Tensor self, Tensor other, *, str? rounding_mode, Tensor(a!) out) -> Tensor(a!)", 454, 187, 263, 1459, 428, 183, 4, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::div.Scalar", "aten", "div", "Scalar", "div.Scalar(Tensor self, Scalar other) -> Tensor", 458, 188, 263, 1459, 428, 360, 2, 1, 9, 3, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::div.Scalar_mode", "aten", "div", "Scalar_mode", "div.Scalar_mode(Tensor self, Scalar other, *, str? rounding_mode) -> Tensor", 460, 189, 266, 1486, 437, 361, 3, 1, 14, 3, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::sub.Scalar", "aten", "sub", "Scalar", "sub.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor", 463, 190, 269, 1528, 446, 362, 3, 1, 3, 4, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::div.Scalar", "aten", "div", "Scalar", "div.Scalar(Tensor self, Scalar other) -> Tensor", 458, 188, 263, 1459, 428, 364, 2, 1, 9, 3, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::div.Scalar_mode", "aten", "div", "Scalar_mode", "div.Scalar_mode(Tensor self, Scalar other, *, str? rounding_mode) -> Tensor", 460, 189, 266, 1486, 437, 365, 3, 1, 14, 3, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::sub.Scalar", "aten", "sub", "Scalar", "sub.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor", 463, 190, 269, 1528, 446, 366, 3, 1, 3, 4, OPGEN_KIND_FUNCTIONAL, 1},
     {"aten::amax", "aten", "amax", "", "amax(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor", 466, 191, 273, 1540, 453, 188, 3, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
     {"aten::amax.out", "aten", "amax", "out", "amax.out(Tensor self, int[1] dim=[], bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)", 469, 192, 275, 1542, 454, 188, 4, 1, 0, 0, OPGEN_KIND_OUT, 0},
     {"aten::amin", "aten", "amin", "", "amin(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor", 473, 193, 275, 1542, 454, 190, 3, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
@@ -764,7 +768,7 @@ const opgen_op opgen_ops[] = {
     {"aten::max.dim_max", "aten", "max", "dim_max", "max.dim_max(Tensor self, int dim, bool keepdim=False, *, Tensor(a!) max, Tensor(b!) max_values) -> (Tensor(a!) values, Tensor(b!) indices)", 514, 207, 290, 1584, 476, 202, 5, 2, 0, 0, OPGEN_KIND_OUT, 0},
     {"aten::min.dim", "aten", "min", "dim", "min.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)", 519, 209, 290, 1584, 476, 204, 3, 2, 8, 3, OPGEN_KIND_FUNCTIONAL, 1},
     {"aten::min.dim_min", "aten", "min", "dim_min", "min.dim_min(Tensor self, int dim, bool keepdim=False, *, Tensor(a!) min, Tensor(b!) min_indices) -> (Tensor(a!) values, Tensor(b!) indices)", 522, 211, 293, 1608, 484, 204, 5, 2, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::prod", "aten", "prod", "", "prod(Tensor self, *, ScalarType? dtype=None) -> Tensor", 527, 213, 293, 1608, 484, 363, 2, 1, 2, 2, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::prod", "aten", "prod", "", "prod(Tensor self, *, ScalarType? dtype=None) -> Tensor", 527, 213, 293, 1608, 484, 367, 2, 1, 2, 2, OPGEN_KIND_FUNCTIONAL, 1},
     {"aten::prod.dim_int", "aten", "prod", "dim_int", "prod.dim_int(Tensor self, int dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor", 529, 214, 295, 1612, 487, 207, 4, 1, 2, 2, OPGEN_KIND_FUNCTIONAL, 1},
     {"aten::prod.int_out", "aten", "prod", "int_out", "prod.int_out(Tensor self, int dim, bool keepdim=False, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)", 533, 215, 297, 1616, 490, 207, 5, 1, 0, 0, OPGEN_KIND_OUT, 0},
     {"aten::var.dim", "aten", "var", "dim", "var.dim(Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False) -> Tensor", 538, 216, 297, 1616, 490, 209, 4, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
@@ -775,19 +779,19 @@ const opgen_op opgen_ops[] = {
     {"aten::mean.dtype_out", "aten", "mean", "dtype_out", "mean.dtype_out(Tensor self, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)", 558, 221, 304, 1625, 496, 213, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
     {"aten::cumsum", "aten", "cumsum", "", "cumsum(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor", 561, 222, 304, 1625, 496, 215, 3, 1, 2, 2, OPGEN_KIND_FUNCTIONAL, 1},
     {"aten::cumsum.out", "aten", "cumsum", "out", "cumsum.out(Tensor self, int dim, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)", 564, 223, 306, 1629, 499, 215, 4, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::squeeze_copy.dim", "aten", "squeeze_copy", "dim", "squeeze_copy.dim(Tensor self, int dim) -> Tensor", 568, 224, 306, 1629, 499, 364, 2, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::squeeze_copy.dims", "aten", "squeeze_copy", "dims", "squeeze_copy.dims(Tensor self, int[] dim) -> Tensor", 570, 225, 308, 1631, 500, 365, 2, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::unsqueeze_copy", "aten", "unsqueeze_copy", "", "unsqueeze_copy(Tensor self, int dim) -> Tensor", 572, 226, 310, 1633, 501, 366, 2, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::select_copy.int", "aten", "select_copy", "int", "select_copy.int(Tensor self, int dim, SymInt index) -> Tensor", 574, 227, 312, 1635, 502, 367, 3, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::slice_copy.Tensor", "aten", "slice_copy", "Tensor", "slice_copy.Tensor(Tensor self, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1) -> Tensor", 577, 228, 314, 1637, 503, 368, 5, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::diagonal_copy", "aten", "diagonal_copy", "", "diagonal_copy(Tensor self, int offset=0, int dim1=0, int dim2=1) -> Tensor", 582, 229, 316, 1639, 504, 369, 4, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::alias_copy", "aten", "alias_copy", "", "alias_copy(Tensor self) -> Tensor", 586, 230, 318, 1641, 505, 370, 1, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::as_strided_copy", "aten", "as_strided_copy", "", "as_strided_copy(Tensor self, SymInt[] size, SymInt[] stride, SymInt? storage_offset=None) -> Tensor", 587, 231, 320, 1643, 506, 371, 4, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::flip", "aten", "flip", "", "flip(Tensor self, int[] dims) -> Tensor", 591, 232, 322, 1645, 507, 372, 2, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::repeat", "aten", "repeat", "", "repeat(Tensor self, SymInt[] repeats) -> Tensor", 593, 233, 324, 1647, 508, 373, 2, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::constant_pad_nd", "aten", "constant_pad_nd", "", "constant_pad_nd(Tensor self, SymInt[] pad, Scalar value=0) -> Tensor", 595, 234, 326, 1649, 509, 374, 3, 1, 1, 3, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::slice_scatter", "aten", "slice_scatter", "", "slice_scatter(Tensor self, Tensor src, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1) -> Tensor", 598, 235, 329, 1652, 511, 375, 6, 1, 1, 3, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::select_scatter", "aten", "select_scatter", "", "select_scatter(Tensor self, Tensor src, int dim, SymInt index) -> Tensor", 604, 236, 332, 1655, 512, 376, 4, 1, 1, 3, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::squeeze_copy.dim", "aten", "squeeze_copy", "dim", "squeeze_copy.dim(Tensor self, int dim) -> Tensor", 568, 224, 306, 1629, 499, 368, 2, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::squeeze_copy.dims", "aten", "squeeze_copy", "dims", "squeeze_copy.dims(Tensor self, int[] dim) -> Tensor", 570, 225, 308, 1631, 500, 369, 2, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::unsqueeze_copy", "aten", "unsqueeze_copy", "", "unsqueeze_copy(Tensor self, int dim) -> Tensor", 572, 226, 310, 1633, 501, 370, 2, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::select_copy.int", "aten", "select_copy", "int", "select_copy.int(Tensor self, int dim, SymInt index) -> Tensor", 574, 227, 312, 1635, 502, 371, 3, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::slice_copy.Tensor", "aten", "slice_copy", "Tensor", "slice_copy.Tensor(Tensor self, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1) -> Tensor", 577, 228, 314, 1637, 503, 372, 5, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::diagonal_copy", "aten", "diagonal_copy", "", "diagonal_copy(Tensor self, int offset=0, int dim1=0, int dim2=1) -> Tensor", 582, 229, 316, 1639, 504, 373, 4, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::alias_copy", "aten", "alias_copy", "", "alias_copy(Tensor self) -> Tensor", 586, 230, 318, 1641, 505, 374, 1, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::as_strided_copy", "aten", "as_strided_copy", "", "as_strided_copy(Tensor self, SymInt[] size, SymInt[] stride, SymInt? storage_offset=None) -> Tensor", 587, 231, 320, 1643, 506, 375, 4, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::flip", "aten", "flip", "", "flip(Tensor self, int[] dims) -> Tensor", 591, 232, 322, 1645, 507, 376, 2, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::repeat", "aten", "repeat", "", "repeat(Tensor self, SymInt[] repeats) -> Tensor", 593, 233, 324, 1647, 508, 377, 2, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::constant_pad_nd", "aten", "constant_pad_nd", "", "constant_pad_nd(Tensor self, SymInt[] pad, Scalar value=0) -> Tensor", 595, 234, 326, 1649, 509, 378, 3, 1, 1, 3, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::slice_scatter", "aten", "slice_scatter", "", "slice_scatter(Tensor self, Tensor src, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1) -> Tensor", 598, 235, 329, 1652, 511, 379, 6, 1, 1, 3, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::select_scatter", "aten", "select_scatter", "", "select_scatter(Tensor self, Tensor src, int dim, SymInt index) -> Tensor", 604, 236, 332, 1655, 512, 380, 4, 1, 1, 3, OPGEN_KIND_FUNCTIONAL, 1},
     {"aten::index_select", "aten", "index_select", "", "index_select(Tensor self, int dim, Tensor index) -> Tensor", 608, 237, 335, 1658, 513, 230, 3, 1, 1, 3, OPGEN_KIND_FUNCTIONAL, 1},
     {"aten::index_select.out", "aten", "index_select", "out", "index_select.out(Tensor self, int dim, Tensor index, *, Tensor(a!) out) -> Tensor(a!)", 611, 238, 338, 1661, 515, 230, 4, 1, 0, 0, OPGEN_KIND_OUT, 0},
     {"aten::gather", "aten", "gather", "", "gather(Tensor self, int dim, Tensor index, *, bool sparse_grad=False) -> Tensor", 615, 239, 338, 1661, 515, 232, 4, 1, 1, 3, OPGEN_KIND_FUNCTIONAL, 1},
@@ -798,7 +802,7 @@ const opgen_op opgen_ops[] = {
     {"aten::scatter.value_out", "aten", "scatter", "value_out", "scatter.value_out(Tensor self, int dim, Tensor index, Scalar value, *, Tensor(a!) out) -> Tensor(a!)", 637, 244, 349, 1672, 522, 236, 5, 1, 0, 0, OPGEN_KIND_OUT, 0},
     {"aten::scatter_add", "aten", "scatter_add", "", "scatter_add(Tensor self, int dim, Tensor index, Tensor src) -> Tensor", 642, 245, 349, 1672, 522, 238, 4, 1, 1, 4, OPGEN_KIND_FUNCTIONAL, 1},
     {"aten::scatter_add.out", "aten", "scatter_add", "out", "scatter_add.out(Tensor self, int dim, Tensor index, Tensor src, *, Tensor(a!) out) -> Tensor(a!)", 646, 246, 353, 1676, 524, 238, 5, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::fill.Scalar", "aten", "fill", "Scalar", "fill.Scalar(Tensor self, Scalar value) -> Tensor", 651, 247, 353, 1676, 524, 377, 2, 1, 1, 3, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::fill.Scalar", "aten", "fill", "Scalar", "fill.Scalar(Tensor self, Scalar value) -> Tensor", 651, 247, 353, 1676, 524, 381, 2, 1, 1, 3, OPGEN_KIND_FUNCTIONAL, 1},
     {"aten::reflection_pad1d", "aten", "reflection_pad1d", "", "reflection_pad1d(Tensor self, SymInt[2] padding) -> Tensor", 653, 248, 356, 1679, 526, 241, 2, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
     {"aten::reflection_pad1d.out", "aten", "reflection_pad1d", "out", "reflection_pad1d.out(Tensor self, SymInt[2] padding, *, Tensor(a!) out) -> Tensor(a!)", 655, 249, 358, 1681, 527, 241, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
     {"aten::reflection_pad2d", "aten", "reflection_pad2d", "", "reflection_pad2d(Tensor self, SymInt[4] padding) -> Tensor", 658, 250, 358, 1681, 527, 243, 2, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
@@ -811,53 +815,53 @@ const opgen_op opgen_ops[] = {
     {"aten::replication_pad3d.out", "aten", "replication_pad3d", "out", "replication_pad3d.out(Tensor self, SymInt[6] padding, *, Tensor(a!) out) -> Tensor(a!)", 675, 257, 366, 1689, 531, 249, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
     {"aten::clamp.Tensor", "aten", "clamp", "Tensor", "clamp.Tensor(Tensor self, Tensor? min=None, Tensor? max=None) -> Tensor", 678, 258, 366, 1689, 531, 251, 3, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
     {"aten::clamp.Tensor_out", "aten", "clamp", "Tensor_out", "clamp.Tensor_out(Tensor self, Tensor? min=None, Tensor? max=None, *, Tensor(a!) out) -> Tensor(a!)", 681, 259, 368, 1691, 532, 251, 4, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::copy", "aten", "copy", "", "copy(Tensor self, Tensor src, bool non_blocking=False) -> Tensor", 685, 260, 368, 1691, 532, 378, 3, 1, 1, 3, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::copy_", "aten", "copy_", "", "copy_(Tensor(a!) self, Tensor src, bool non_blocking=False) -> Tensor(a!)", 688, 261, 371, 1694, 534, 378, 3, 1, 0, 0, OPGEN_KIND_INPLACE, 0},
-    {"aten::native_layer_norm", "aten", "native_layer_norm", "", "native_layer_norm(Tensor input, SymInt[] normalized_shape, Tensor? weight, Tensor? bias, float eps) -> (Tensor, Tensor, Tensor)", 691, 262, 371, 1694, 534, 379, 5, 3, 1, 6, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::native_group_norm", "aten", "native_group_norm", "", "native_group_norm(Tensor input, Tensor? weight, Tensor? bias, SymInt N, SymInt C, SymInt HxW, int group, float eps) -> (Tensor, Tensor, Tensor)", 696, 265, 377, 1700, 535, 380, 8, 3, 1, 6, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::copy", "aten", "copy", "", "copy(Tensor self, Tensor src, bool non_blocking=False) -> Tensor", 685, 260, 368, 1691, 532, 382, 3, 1, 1, 3, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::copy_", "aten", "copy_", "", "copy_(Tensor(a!) self, Tensor src, bool non_blocking=False) -> Tensor(a!)", 688, 261, 371, 1694, 534, 382, 3, 1, 0, 0, OPGEN_KIND_INPLACE, 0},
+    {"aten::native_layer_norm", "aten", "native_layer_norm", "", "native_layer_norm(Tensor input, SymInt[] normalized_shape, Tensor? weight, Tensor? bias, float eps) -> (Tensor, Tensor, Tensor)", 691, 262, 371, 1694, 534, 383, 5, 3, 1, 6, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::native_group_norm", "aten", "native_group_norm", "", "native_group_norm(Tensor input, Tensor? weight, Tensor? bias, SymInt N, SymInt C, SymInt HxW, int group, float eps) -> (Tensor, Tensor, Tensor)", 696, 265, 377, 1700, 535, 384, 8, 3, 1, 6, OPGEN_KIND_FUNCTIONAL, 1},
     {"aten::_native_batch_norm_legit.no_stats", "aten", "_native_batch_norm_legit", "no_stats", "_native_batch_norm_legit.no_stats(Tensor input, Tensor? weight, Tensor? bias, bool training, float momentum, float eps) -> (Tensor, Tensor, Tensor)", 704, 268, 383, 1706, 536, 257, 6, 3, 1, 6, OPGEN_KIND_FUNCTIONAL, 1},
     {"aten::_native_batch_norm_legit.no_stats_out", "aten", "_native_batch_norm_legit", "no_stats_out", "_native_batch_norm_legit.no_stats_out(Tensor input, Tensor? weight, Tensor? bias, bool training, float momentum, float eps, *, Tensor(a!) out, Tensor(b!) save_mean, Tensor(c!) save_invstd) -> (Tensor(a!), Tensor(b!), Tensor(c!))", 710, 271, 389, 1712, 537, 257, 9, 3, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::adaptive_avg_pool1d", "aten", "adaptive_avg_pool1d", "", "adaptive_avg_pool1d(Tensor self, int[1] output_size) -> Tensor", 719, 274, 389, 1712, 537, 381, 2, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::_adaptive_avg_pool2d", "aten", "_adaptive_avg_pool2d", "", "_adaptive_avg_pool2d(Tensor self, SymInt[2] output_size) -> Tensor", 721, 275, 391, 1714, 538, 382, 2, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::_adaptive_avg_pool3d", "aten", "_adaptive_avg_pool3d", "", "_adaptive_avg_pool3d(Tensor self, SymInt[3] output_size) -> Tensor", 723, 276, 393, 1716, 539, 383, 2, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::adaptive_avg_pool1d", "aten", "adaptive_avg_pool1d", "", "adaptive_avg_pool1d(Tensor self, int[1] output_size) -> Tensor", 719, 274, 389, 1712, 537, 385, 2, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::_adaptive_avg_pool2d", "aten", "_adaptive_avg_pool2d", "", "_adaptive_avg_pool2d(Tensor self, SymInt[2] output_size) -> Tensor", 721, 275, 391, 1714, 538, 386, 2, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::_adaptive_avg_pool3d", "aten", "_adaptive_avg_pool3d", "", "_adaptive_avg_pool3d(Tensor self, SymInt[3] output_size) -> Tensor", 723, 276, 393, 1716, 539, 387, 2, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
     {"aten::full", "aten", "full", "", "full(SymInt[] size, Scalar fill_value, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor", 725, 277, 395, 1718, 540, 262, 6, 1, 1, 3, OPGEN_KIND_FUNCTIONAL, 1},
     {"aten::full.out", "aten", "full", "out", "full.out(SymInt[] size, Scalar fill_value, *, Tensor(a!) out) -> Tensor(a!)", 731, 278, 398, 1721, 542, 262, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::full_like", "aten", "full_like", "", "full_like(Tensor self, Scalar fill_value, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor", 734, 279, 398, 1721, 542, 384, 7, 1, 1, 4, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::scalar_tensor", "aten", "scalar_tensor", "", "scalar_tensor(Scalar s, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor", 741, 280, 402, 1725, 545, 385, 5, 1, 1, 3, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::full_like", "aten", "full_like", "", "full_like(Tensor self, Scalar fill_value, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor", 734, 279, 398, 1721, 542, 388, 7, 1, 1, 4, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::scalar_tensor", "aten", "scalar_tensor", "", "scalar_tensor(Scalar s, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor", 741, 280, 402, 1725, 545, 389, 5, 1, 1, 3, OPGEN_KIND_FUNCTIONAL, 1},
     {"aten::empty.memory_format", "aten", "empty", "memory_format", "empty.memory_format(SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor", 746, 281, 405, 1728, 547, 266, 6, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
     {"aten::empty.out", "aten", "empty", "out", "empty.out(SymInt[] size, *, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)", 752, 282, 407, 1730, 548, 266, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::empty_strided", "aten", "empty_strided", "", "empty_strided(SymInt[] size, SymInt[] stride, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor", 755, 283, 407, 1730, 548, 386, 6, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::empty_strided", "aten", "empty_strided", "", "empty_strided(SymInt[] size, SymInt[] stride, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor", 755, 283, 407, 1730, 548, 390, 6, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
     {"aten::arange.start_step", "aten", "arange", "start_step", "arange.start_step(Scalar start, Scalar end, Scalar step=1, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor", 761, 284, 409, 1732, 549, 269, 7, 1, 1, 5, OPGEN_KIND_FUNCTIONAL, 1},
     {"aten::arange.start_out", "aten", "arange", "start_out", "arange.start_out(Scalar start, Scalar end, Scalar step=1, *, Tensor(a!) out) -> Tensor(a!)", 768, 285, 414, 1737, 553, 269, 4, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::_to_copy", "aten", "_to_copy", "", "_to_copy(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, bool non_blocking=False, MemoryFormat? memory_format=None) -> Tensor", 772, 286, 414, 1737, 553, 387, 7, 1, 1, 3, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::_to_copy", "aten", "_to_copy", "", "_to_copy(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, bool non_blocking=False, MemoryFormat? memory_format=None) -> Tensor", 772, 286, 414, 1737, 553, 391, 7, 1, 1, 3, OPGEN_KIND_FUNCTIONAL, 1},
     {"aten::sort.values", "aten", "sort", "values", "sort.values(Tensor self, int dim=-1, bool descending=False, *, Tensor(a!) values, Tensor(b!) indices) -> (Tensor(a!) values, Tensor(b!) indices)", 779, 287, 417, 1740, 555, 271, 5, 2, 0, 0, OPGEN_KIND_OUT, 0},
     {"aten::sort", "aten", "sort", "", "sort(Tensor self, int dim=-1, bool descending=False) -> (Tensor values, Tensor indices)", 784, 289, 417, 1740, 555, 271, 3, 2, 1, 3, OPGEN_KIND_FUNCTIONAL, 1},
     {"aten::topk.values", "aten", "topk", "values", "topk.values(Tensor self, SymInt k, int dim=-1, bool largest=True, bool sorted=True, *, Tensor(a!) values, Tensor(b!) indices) -> (Tensor(a!) values, Tensor(b!) indices)", 787, 291, 420, 1743, 557, 273, 7, 2, 0, 0, OPGEN_KIND_OUT, 0},
     {"aten::topk", "aten", "topk", "", "topk(Tensor self, SymInt k, int dim=-1, bool largest=True, bool sorted=True) -> (Tensor values, Tensor indices)", 794, 293, 420, 1743, 557, 273, 5, 2, 1, 3, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::avg_pool1d", "aten", "avg_pool1d", "", "avg_pool1d(Tensor self, int[1] kernel_size, int[1] stride=[], int[1] padding=0, bool ceil_mode=False, bool count_include_pad=True) -> Tensor", 799, 295, 423, 1746, 559, 388, 6, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::avg_pool1d", "aten", "avg_pool1d", "", "avg_pool1d(Tensor self, int[1] kernel_size, int[1] stride=[], int[1] padding=0, bool ceil_mode=False, bool count_include_pad=True) -> Tensor", 799, 295, 423, 1746, 559, 392, 6, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
     {"aten::avg_pool3d.out", "aten", "avg_pool3d", "out", "avg_pool3d.out(Tensor self, int[3] kernel_size, int[3] stride=[], int[3] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None, *, Tensor(a!) out) -> Tensor(a!)", 805, 296, 425, 1748, 560, 276, 8, 1, 0, 0, OPGEN_KIND_OUT, 0},
     {"aten::avg_pool3d", "aten", "avg_pool3d", "", "avg_pool3d(Tensor self, int[3] kernel_size, int[3] stride=[], int[3] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor", 813, 297, 425, 1748, 560, 276, 7, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
     {"aten::max_pool3d_with_indices.out", "aten", "max_pool3d_with_indices", "out", "max_pool3d_with_indices.out(Tensor self, int[3] kernel_size, int[3] stride=[], int[3] padding=0, int[3] dilation=1, bool ceil_mode=False, *, Tensor(a!) out, Tensor(b!) indices) -> (Tensor(a!), Tensor(b!))", 820, 298, 427, 1750, 561, 278, 8, 2, 0, 0, OPGEN_KIND_OUT, 0},
     {"aten::max_pool3d_with_indices", "aten", "max_pool3d_with_indices", "", "max_pool3d_with_indices(Tensor self, int[3] kernel_size, int[3] stride=[], int[3] padding=0, int[3] dilation=1, bool ceil_mode=False) -> (Tensor, Tensor)", 828, 300, 427, 1750, 561, 278, 6, 2, 1, 3, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::upsample_nearest2d.vec", "aten", "upsample_nearest2d", "vec", "upsample_nearest2d.vec(Tensor input, SymInt[]? output_size, float[]? scale_factors) -> Tensor", 834, 302, 430, 1753, 563, 389, 3, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::upsample_bilinear2d.vec", "aten", "upsample_bilinear2d", "vec", "upsample_bilinear2d.vec(Tensor input, SymInt[]? output_size, bool align_corners, float[]? scale_factors) -> Tensor", 837, 303, 432, 1755, 564, 390, 4, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::upsample_nearest2d.vec", "aten", "upsample_nearest2d", "vec", "upsample_nearest2d.vec(Tensor input, SymInt[]? output_size, float[]? scale_factors) -> Tensor", 834, 302, 430, 1753, 563, 393, 3, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::upsample_bilinear2d.vec", "aten", "upsample_bilinear2d", "vec", "upsample_bilinear2d.vec(Tensor input, SymInt[]? output_size, bool align_corners, float[]? scale_factors) -> Tensor", 837, 303, 432, 1755, 564, 394, 4, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
     {"aten::index.Tensor_out", "aten", "index", "Tensor_out", "index.Tensor_out(Tensor self, Tensor?[] indices, *, Tensor(a!) out) -> Tensor(a!)", 841, 304, 434, 1757, 565, 282, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
     {"aten::index.Tensor", "aten", "index", "Tensor", "index.Tensor(Tensor self, Tensor?[] indices) -> Tensor", 844, 305, 434, 1757, 565, 282, 2, 1, 1, 3, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::index_put", "aten", "index_put", "", "index_put(Tensor self, Tensor?[] indices, Tensor values, bool accumulate=False) -> Tensor", 846, 306, 437, 1760, 567, 391, 4, 1, 1, 4, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::index_put", "aten", "index_put", "", "index_put(Tensor self, Tensor?[] indices, Tensor values, bool accumulate=False) -> Tensor", 846, 306, 437, 1760, 567, 395, 4, 1, 1, 4, OPGEN_KIND_FUNCTIONAL, 1},
     {"aten::split_with_sizes_copy", "aten", "split_with_sizes_copy", "", "split_with_sizes_copy(Tensor self, SymInt[] split_sizes, int dim=0) -> Tensor[]", 850, 307, 441, 1764, 569, 286, 3, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 0},
     {"aten::split_with_sizes_copy.out", "aten", "split_with_sizes_copy", "out", "split_with_sizes_copy.out(Tensor self, SymInt[] split_sizes, int dim=0, *, Tensor(a!)[] out) -> ()", 853, 308, 443, 1766, 570, 286, 4, 0, 0, 0, OPGEN_KIND_OUT, 0},
     {"aten::scatter_reduce.two", "aten", "scatter_reduce", "two", "scatter_reduce.two(Tensor self, int dim, Tensor index, Tensor src, str reduce, *, bool include_self=True) -> Tensor", 857, 308, 443, 1766, 570, 288, 6, 1, 1, 4, OPGEN_KIND_FUNCTIONAL, 1},
     {"aten::scatter_reduce.two_out", "aten", "scatter_reduce", "two_out", "scatter_reduce.two_out(Tensor self, int dim, Tensor index, Tensor src, str reduce, *, bool include_self=True, Tensor(a!) out) -> Tensor(a!)", 863, 309, 447, 1770, 572, 288, 7, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::masked_scatter_", "aten", "masked_scatter_", "", "masked_scatter_(Tensor(a!) self, Tensor mask, Tensor source) -> Tensor(a!)", 870, 310, 447, 1770, 572, 392, 3, 1, 0, 0, OPGEN_KIND_INPLACE, 0},
-    {"aten::masked_scatter", "aten", "masked_scatter", "", "masked_scatter(Tensor self, Tensor mask, Tensor source) -> Tensor", 873, 311, 447, 1770, 572, 392, 3, 1, 1, 4, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::_cdist_forward", "aten", "_cdist_forward", "", "_cdist_forward(Tensor x1, Tensor x2, float p, int? compute_mode) -> Tensor", 876, 312, 451, 1774, 574, 393, 4, 1, 1, 3, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::_pdist_forward", "aten", "_pdist_forward", "", "_pdist_forward(Tensor self, float p=2) -> Tensor", 880, 313, 454, 1777, 575, 394, 2, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::_adaptive_avg_pool2d_backward", "aten", "_adaptive_avg_pool2d_backward", "", "_adaptive_avg_pool2d_backward(Tensor grad_output, Tensor self) -> Tensor", 882, 314, 456, 1779, 576, 395, 2, 1, 1, 3, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::masked_scatter_", "aten", "masked_scatter_", "", "masked_scatter_(Tensor(a!) self, Tensor mask, Tensor source) -> Tensor(a!)", 870, 310, 447, 1770, 572, 396, 3, 1, 0, 0, OPGEN_KIND_INPLACE, 0},
+    {"aten::masked_scatter", "aten", "masked_scatter", "", "masked_scatter(Tensor self, Tensor mask, Tensor source) -> Tensor", 873, 311, 447, 1770, 572, 396, 3, 1, 1, 4, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::_cdist_forward", "aten", "_cdist_forward", "", "_cdist_forward(Tensor x1, Tensor x2, float p, int? compute_mode) -> Tensor", 876, 312, 451, 1774, 574, 397, 4, 1, 1, 3, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::_pdist_forward", "aten", "_pdist_forward", "", "_pdist_forward(Tensor self, float p=2) -> Tensor", 880, 313, 454, 1777, 575, 398, 2, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::_adaptive_avg_pool2d_backward", "aten", "_adaptive_avg_pool2d_backward", "", "_adaptive_avg_pool2d_backward(Tensor grad_output, Tensor self) -> Tensor", 882, 314, 456, 1779, 576, 399, 2, 1, 1, 3, OPGEN_KIND_FUNCTIONAL, 1},
     {"aten::avg_pool2d_backward.grad_input", "aten", "avg_pool2d_backward", "grad_input", "avg_pool2d_backward.grad_input(Tensor grad_output, Tensor self, int[2] kernel_size, int[2] stride, int[2] padding, bool ceil_mode, bool count_include_pad, int? divisor_override, *, Tensor(a!) grad_input) -> Tensor(a!)", 884, 315, 459, 1782, 577, 294, 9, 1, 0, 0, OPGEN_KIND_OUT, 0},
     {"aten::avg_pool2d_backward", "aten", "avg_pool2d_backward", "", "avg_pool2d_backward(Tensor grad_output, Tensor self, int[2] kernel_size, int[2] stride, int[2] padding, bool ceil_mode, bool count_include_pad, int? divisor_override) -> Tensor", 893, 316, 459, 1782, 577, 294, 8, 1, 1, 3, OPGEN_KIND_FUNCTIONAL, 1},
     {"aten::max_pool2d_with_indices_backward.grad_input", "aten", "max_pool2d_with_indices_backward", "grad_input", "max_pool2d_with_indices_backward.grad_input(Tensor grad_output, Tensor self, int[2] kernel_size, int[2] stride, int[2] padding, int[2] dilation, bool ceil_mode, Tensor indices, *, Tensor(a!) grad_input) -> Tensor(a!)", 901, 317, 462, 1785, 578, 296, 9, 1, 0, 0, OPGEN_KIND_OUT, 0},
     {"aten::max_pool2d_with_indices_backward", "aten", "max_pool2d_with_indices_backward", "", "max_pool2d_with_indices_backward(Tensor grad_output, Tensor self, int[2] kernel_size, int[2] stride, int[2] padding, int[2] dilation, bool ceil_mode, Tensor indices) -> Tensor", 910, 318, 462, 1785, 578, 296, 8, 1, 1, 4, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::embedding_dense_backward", "aten", "embedding_dense_backward", "", "embedding_dense_backward(Tensor grad_output, Tensor indices, SymInt num_weights, SymInt padding_idx, bool scale_grad_by_freq) -> Tensor", 918, 319, 466, 1789, 580, 396, 5, 1, 1, 3, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::embedding_dense_backward", "aten", "embedding_dense_backward", "", "embedding_dense_backward(Tensor grad_output, Tensor indices, SymInt num_weights, SymInt padding_idx, bool scale_grad_by_freq) -> Tensor", 918, 319, 466, 1789, 580, 400, 5, 1, 1, 3, OPGEN_KIND_FUNCTIONAL, 1},
     {"aten::col2im.out", "aten", "col2im", "out", "col2im.out(Tensor self, SymInt[2] output_size, int[2] kernel_size, int[2] dilation, int[2] padding, int[2] stride, *, Tensor(a!) out) -> Tensor(a!)", 923, 320, 469, 1792, 582, 299, 7, 1, 0, 0, OPGEN_KIND_OUT, 0},
     {"aten::col2im", "aten", "col2im", "", "col2im(Tensor self, SymInt[2] output_size, int[2] kernel_size, int[2] dilation, int[2] padding, int[2] stride) -> Tensor", 930, 321, 469, 1792, 582, 299, 6, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
     {"aten::rand", "aten", "rand", "", "rand(SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor", 936, 322, 471, 1794, 583, 302, 5, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
@@ -866,13 +870,13 @@ const opgen_op opgen_ops[] = {
     {"aten::randn.out", "aten", "randn", "out", "randn.out(SymInt[] size, *, Tensor(a!) out) -> Tensor(a!)", 948, 325, 475, 1798, 585, 304, 2, 1, 0, 0, OPGEN_KIND_OUT, 0},
     {"aten::randperm", "aten", "randperm", "", "randperm(SymInt n, *, ScalarType? dtype=long, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor", 950, 326, 475, 1798, 585, 306, 5, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
     {"aten::randperm.out", "aten", "randperm", "out", "randperm.out(SymInt n, *, Tensor(a!) out) -> Tensor(a!)", 955, 327, 477, 1800, 586, 306, 2, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::native_dropout", "aten", "native_dropout", "", "native_dropout(Tensor input, float p, bool? train) -> (Tensor, Tensor)", 957, 328, 477, 1800, 586, 397, 3, 2, 1, 3, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::native_layer_norm_backward", "aten", "native_layer_norm_backward", "", "native_layer_norm_backward(Tensor grad_out, Tensor input, SymInt[] normalized_shape, Tensor mean, Tensor rstd, Tensor? weight, Tensor? bias, bool[3] output_mask) -> (Tensor, Tensor, Tensor)", 960, 330, 480, 1803, 588, 398, 8, 3, 1, 9, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::native_group_norm_backward", "aten", "native_group_norm_backward", "", "native_group_norm_backward(Tensor grad_out, Tensor input, Tensor mean, Tensor rstd, Tensor? weight, SymInt N, SymInt C, SymInt HxW, int group, bool[3] output_mask) -> (Tensor, Tensor, Tensor)", 968, 333, 489, 1812, 589, 399, 10, 3, 1, 8, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::native_dropout", "aten", "native_dropout", "", "native_dropout(Tensor input, float p, bool? train) -> (Tensor, Tensor)", 957, 328, 477, 1800, 586, 401, 3, 2, 1, 3, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::native_layer_norm_backward", "aten", "native_layer_norm_backward", "", "native_layer_norm_backward(Tensor grad_out, Tensor input, SymInt[] normalized_shape, Tensor mean, Tensor rstd, Tensor? weight, Tensor? bias, bool[3] output_mask) -> (Tensor, Tensor, Tensor)", 960, 330, 480, 1803, 588, 402, 8, 3, 1, 9, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::native_group_norm_backward", "aten", "native_group_norm_backward", "", "native_group_norm_backward(Tensor grad_out, Tensor input, Tensor mean, Tensor rstd, Tensor? weight, SymInt N, SymInt C, SymInt HxW, int group, bool[3] output_mask) -> (Tensor, Tensor, Tensor)", 968, 333, 489, 1812, 589, 403, 10, 3, 1, 8, OPGEN_KIND_FUNCTIONAL, 1},
     {"aten::nonzero.out", "aten", "nonzero", "out", "nonzero.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", 978, 336, 497, 1820, 590, 310, 2, 1, 0, 0, OPGEN_KIND_OUT, 0},
     {"aten::nonzero", "aten", "nonzero", "", "nonzero(Tensor self) -> Tensor", 980, 337, 497, 1820, 590, 310, 1, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::grid_sampler_2d", "aten", "grid_sampler_2d", "", "grid_sampler_2d(Tensor input, Tensor grid, int interpolation_mode, int padding_mode, bool align_corners) -> Tensor", 981, 338, 499, 1822, 592, 400, 5, 1, 1, 3, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::_embedding_bag", "aten", "_embedding_bag", "", "_embedding_bag(Tensor weight, Tensor indices, Tensor offsets, bool scale_grad_by_freq=False, int mode=0, bool sparse=False, Tensor? per_sample_weights=None, bool include_last_offset=False, int padding_idx=-1) -> (Tensor, Tensor, Tensor, Tensor)", 986, 339, 502, 1825, 593, 401, 9, 4, 1, 8, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::grid_sampler_2d", "aten", "grid_sampler_2d", "", "grid_sampler_2d(Tensor input, Tensor grid, int interpolation_mode, int padding_mode, bool align_corners) -> Tensor", 981, 338, 499, 1822, 592, 404, 5, 1, 1, 3, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::_embedding_bag", "aten", "_embedding_bag", "", "_embedding_bag(Tensor weight, Tensor indices, Tensor offsets, bool scale_grad_by_freq=False, int mode=0, bool sparse=False, Tensor? per_sample_weights=None, bool include_last_offset=False, int padding_idx=-1) -> (Tensor, Tensor, Tensor, Tensor)", 986, 339, 502, 1825, 593, 405, 9, 4, 1, 8, OPGEN_KIND_FUNCTIONAL, 1},
     {"quantized_decomposed::quantize_per_tensor", "quantized_decomposed", "quantize_per_tensor", "", "quantize_per_tensor(Tensor input, float scale, int zero_point, int quant_min, int quant_max, ScalarType dtype) -> Tensor", 995, 343, 510, 1833, 595, 315, 6, 1, 1, 3, OPGEN_KIND_FUNCTIONAL, 2},
     {"quantized_decomposed::quantize_per_tensor.out", "quantized_decomposed", "quantize_per_tensor", "out", "quantize_per_tensor.out(Tensor input, float scale, int zero_point, int quant_min, int quant_max, ScalarType dtype, *, Tensor(a!) out) -> Tensor(a!)", 1001, 344, 513, 1836, 597, 315, 7, 1, 0, 0, OPGEN_KIND_OUT, 2},
     {"quantized_decomposed::dequantize_per_tensor", "quantized_decomposed", "dequantize_per_tensor", "", "dequantize_per_tensor(Tensor input, float scale, int zero_point, int quant_min, int quant_max, ScalarType dtype, *, ScalarType? out_dtype=None) -> Tensor", 1008, 345, 513, 1836, 597, 317, 7, 1, 1, 4, OPGEN_KIND_FUNCTIONAL, 2},
@@ -883,84 +887,88 @@ const opgen_op opgen_ops[] = {
     {"dim_order_ops::_to_dim_order_copy.out", "dim_order_ops", "_to_dim_order_copy", "out", "_to_dim_order_copy.out(Tensor self, *, bool non_blocking=False, int[]? dim_order=None, Tensor(a!) out) -> Tensor(a!)", 1047, 350, 523, 1846, 603, 321, 4, 1, 0, 0, OPGEN_KIND_OUT, 2},
     {"dim_order_ops::_clone_dim_order", "dim_order_ops", "_clone_dim_order", "", "_clone_dim_order(Tensor self, *, bool non_blocking=False, int[]? dim_order=None) -> Tensor", 1051, 351, 523, 1846, 603, 323, 3, 1, 0, 0, OPGEN_KIND_FUNCTIONAL, 2},
     {"dim_order_ops::_clone_dim_order.out", "dim_order_ops", "_clone_dim_order", "out", "_clone_dim_order.out(Tensor self, *, bool non_blocking=False, int[]? dim_order=None, Tensor(a!) out) -> Tensor(a!)", 1054, 352, 523, 1846, 603, 323, 4, 1, 0, 0, OPGEN_KIND_OUT, 2},
-    {"executorch_prims::add.int", "executorch_prims", "add", "int", "add.int(SymInt a, SymInt b) -> SymInt", 1058, 353, 523, 1846, 603, -1, 2, 1, 0, 0, OPGEN_KIND_FUNCTIONAL, 4},
-    {"executorch_prims::mul.int", "executorch_prims", "mul", "int", "mul.int(SymInt a, SymInt b) -> SymInt", 1060, 354, 523, 1846, 603, -1, 2, 1, 0, 0, OPGEN_KIND_FUNCTIONAL, 4},
-    {"executorch_prims::sub.int", "executorch_prims", "sub", "int", "sub.int(SymInt a, SymInt b) -> SymInt", 1062, 355, 523, 1846, 603, -1, 2, 1, 0, 0, OPGEN_KIND_FUNCTIONAL, 4},
-    {"executorch_prims::floordiv.int", "executorch_prims", "floordiv", "int", "floordiv.int(SymInt a, SymInt b) -> SymInt", 1064, 356, 523, 1846, 603, -1, 2, 1, 0, 0, OPGEN_KIND_FUNCTIONAL, 4},
-    {"executorch_prims::mod.int", "executorch_prims", "mod", "int", "mod.int(SymInt a, SymInt b) -> SymInt", 1066, 357, 523, 1846, 603, -1, 2, 1, 0, 0, OPGEN_KIND_FUNCTIONAL, 4},
-    {"executorch_prims::truediv.int", "executorch_prims", "truediv", "int", "truediv.int(SymInt a, SymInt b) -> float", 1068, 358, 523, 1846, 603, -1, 2, 1, 0, 0, OPGEN_KIND_FUNCTIONAL, 4},
-    {"executorch_prims::neg.int", "executorch_prims", "neg", "int", "neg.int(SymInt a) -> SymInt", 1070, 359, 523, 1846, 603, -1, 1, 1, 0, 0, OPGEN_KIND_FUNCTIONAL, 4},
-    {"executorch_prims::gt.int", "executorch_prims", "gt", "int", "gt.int(SymInt a, SymInt b) -> bool", 1071, 360, 523, 1846, 603, -1, 2, 1, 0, 0, OPGEN_KIND_FUNCTIONAL, 4},
-    {"executorch_prims::lt.int", "executorch_prims", "lt", "int", "lt.int(SymInt a, SymInt b) -> bool", 1073, 361, 523, 1846, 603, -1, 2, 1, 0, 0, OPGEN_KIND_FUNCTIONAL, 4},
-    {"executorch_prims::ge.int", "executorch_prims", "ge", "int", "ge.int(SymInt a, SymInt b) -> bool", 1075, 362, 523, 1846, 603, -1, 2, 1, 0, 0, OPGEN_KIND_FUNCTIONAL, 4},
-    {"executorch_prims::le.int", "executorch_prims", "le", "int", "le.int(SymInt a, SymInt b) -> bool", 1077, 363, 523, 1846, 603, -1, 2, 1, 0, 0, OPGEN_KIND_FUNCTIONAL, 4},
-    {"executorch_prims::eq.int", "executorch_prims", "eq", "int", "eq.int(SymInt a, SymInt b) -> bool", 1079, 364, 523, 1846, 603, -1, 2, 1, 0, 0, OPGEN_KIND_FUNCTIONAL, 4},
-    {"quantized_decomposed::add_relu", "quantized_decomposed", "add_relu", "", "add_relu(Tensor a, float a_scale, int a_zero_point, int a_quant_min, int a_quant_max, Tensor b, float b_scale, int b_zero_point, int b_quant_min, int b_quant_max, float out_scale, int out_zero_point, int out_quant_min, int out_quant_max) -> Tensor qc", 1081, 365, 523, 1846, 603, 337, 14, 1, 0, 0, OPGEN_KIND_FUNCTIONAL, 4},
-    {"quantized_decomposed::add_relu.out", "quantized_decomposed", "add_relu", "out", "add_relu.out(Tensor a, float a_scale, int a_zero_point, int a_quant_min, int a_quant_max, Tensor b, float b_scale, int b_zero_point, int b_quant_min, int b_quant_max, float out_scale, int out_zero_point, int out_quant_min, int out_quant_max, *, Tensor(a!) out) -> Tensor(a!)", 1095, 366, 523, 1846, 603, 337, 15, 1, 0, 0, OPGEN_KIND_OUT, 4},
-    {"quantized_decomposed::add", "quantized_decomposed", "add", "", "add(Tensor a, float a_scale, int a_zero_point, int a_quant_min, int a_quant_max, Tensor b, float b_scale, int b_zero_point, int b_quant_min, int b_quant_max, float out_scale, int out_zero_point, int out_quant_min, int out_quant_max) -> Tensor qc", 1110, 367, 523, 1846, 603, 339, 14, 1, 0, 0, OPGEN_KIND_FUNCTIONAL, 4},
-    {"quantized_decomposed::add.out", "quantized_decomposed", "add", "out", "add.out(Tensor a, float a_scale, int a_zero_point, int a_quant_min, int a_quant_max, Tensor b, float b_scale, int b_zero_point, int b_quant_min, int b_quant_max, float out_scale, int out_zero_point, int out_quant_min, int out_quant_max, *, Tensor(a!) out) -> Tensor(a!)", 1124, 368, 523, 1846, 603, 339, 15, 1, 0, 0, OPGEN_KIND_OUT, 4},
-    {"quantized_decomposed::add.scalar", "quantized_decomposed", "add", "scalar", "add.scalar(Tensor qa, float a_scale, int a_zero_point, int a_quant_min, int a_quant_max, ScalarType a_dtype, Scalar b, float out_scale, int out_zero_point, int out_quant_min, int out_quant_max, ScalarType out_dtype) -> Tensor", 1139, 369, 523, 1846, 603, 341, 12, 1, 0, 0, OPGEN_KIND_FUNCTIONAL, 4},
-    {"quantized_decomposed::add.scalar_out", "quantized_decomposed", "add", "scalar_out", "add.scalar_out(Tensor qa, float a_scale, int a_zero_point, int a_quant_min, int a_quant_max, ScalarType a_dtype, Scalar b, float out_scale, int out_zero_point, int out_quant_min, int out_quant_max, ScalarType out_dtype, *, Tensor(a!) out) -> Tensor(a!)", 1151, 370, 523, 1846, 603, 341, 13, 1, 0, 0, OPGEN_KIND_OUT, 4},
-    {"quantized_decomposed::embedding_byte", "quantized_decomposed", "embedding_byte", "", "embedding_byte(Tensor weight, Tensor weight_scales, Tensor? weight_zero_points, int weight_quant_min, int weight_quant_max, Tensor indices) -> Tensor", 1164, 371, 523, 1846, 603, 343, 6, 1, 0, 0, OPGEN_KIND_FUNCTIONAL, 4},
-    {"quantized_decomposed::embedding_byte.out", "quantized_decomposed", "embedding_byte", "out", "embedding_byte.out(Tensor weight, Tensor weight_scales, Tensor? weight_zero_points, int weight_quant_min, int weight_quant_max, Tensor indices, *, Tensor(a!) out) -> Tensor(a!)", 1170, 372, 523, 1846, 603, 343, 7, 1, 0, 0, OPGEN_KIND_OUT, 4},
-    {"quantized_decomposed::embedding_byte.dtype", "quantized_decomposed", "embedding_byte", "dtype", "embedding_byte.dtype(Tensor weight, Tensor weight_scales, Tensor? weight_zero_points, int weight_quant_min, int weight_quant_max, Tensor indices, *, ScalarType? dtype=None) -> Tensor", 1177, 373, 523, 1846, 603, 345, 7, 1, 0, 0, OPGEN_KIND_FUNCTIONAL, 4},
-    {"quantized_decomposed::embedding_byte.dtype_out", "quantized_decomposed", "embedding_byte", "dtype_out", "embedding_byte.dtype_out(Tensor weight, Tensor weight_scales, Tensor? weight_zero_points, int weight_quant_min, int weight_quant_max, Tensor indices, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)", 1184, 374, 523, 1846, 603, 345, 8, 1, 0, 0, OPGEN_KIND_OUT, 4},
-    {"demo::linear_relu", "demo", "linear_relu", "", "linear_relu(Tensor input, Tensor weight, Tensor bias) -> Tensor", 1192, 375, 523, 1846, 603, 347, 3, 1, 0, 0, OPGEN_KIND_FUNCTIONAL, 4},
-    {"demo::linear_relu.out", "demo", "linear_relu", "out", "linear_relu.out(Tensor input, Tensor weight, Tensor bias, *, Tensor(a!) out) -> Tensor(a!)", 1195, 376, 523, 1846, 603, 347, 4, 1, 0, 0, OPGEN_KIND_OUT, 4},
-    {"aten::add.Scalar_out", "aten", "add", "Scalar_out", "add.Scalar_out(Tensor self, Scalar other, Scalar alpha=1, *, Tensor(a!) out) -> Tensor(a!)", 1199, 377, 523, 1846, 603, 348, 4, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::mul.Scalar_out", "aten", "mul", "Scalar_out", "mul.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)", 1203, 378, 523, 1846, 603, 349, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::relu.out", "aten", "relu", "out", "relu.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", 1206, 379, 523, 1846, 603, 350, 2, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::permute_copy.out", "aten", "permute_copy", "out", "permute_copy.out(Tensor self, int[] dims, *, Tensor(a!) out) -> Tensor(a!)", 1208, 380, 523, 1846, 603, 351, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::view_copy.out", "aten", "view_copy", "out", "view_copy.out(Tensor self, SymInt[] size, *, Tensor(a!) out) -> Tensor(a!)", 1211, 381, 523, 1846, 603, 352, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::expand_copy.out", "aten", "expand_copy", "out", "expand_copy.out(Tensor self, SymInt[] size, *, bool implicit=False, Tensor(a!) out) -> Tensor(a!)", 1214, 382, 523, 1846, 603, 353, 4, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::clone.out", "aten", "clone", "out", "clone.out(Tensor self, *, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)", 1218, 383, 523, 1846, 603, 354, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::convolution.out", "aten", "convolution", "out", "convolution.out(Tensor input, Tensor weight, Tensor? bias, SymInt[] stride, SymInt[] padding, SymInt[] dilation, bool transposed, SymInt[] output_padding, SymInt groups, *, Tensor(a!) out) -> Tensor(a!)", 1221, 384, 523, 1846, 603, 355, 10, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::_native_batch_norm_legit_no_training.out", "aten", "_native_batch_norm_legit_no_training", "out", "_native_batch_norm_legit_no_training.out(Tensor input, Tensor? weight, Tensor? bias, Tensor running_mean, Tensor running_var, float momentum, float eps, *, Tensor(a!) out0, Tensor(b!) out1, Tensor(c!) out2) -> (Tensor(a!), Tensor(b!), Tensor(c!))", 1231, 385, 523, 1846, 603, 356, 10, 3, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::embedding.out", "aten", "embedding", "out", "embedding.out(Tensor weight, Tensor indices, SymInt padding_idx=-1, bool scale_grad_by_freq=False, bool sparse=False, *, Tensor(a!) out) -> Tensor(a!)", 1241, 388, 523, 1846, 603, 357, 6, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::isnan.out", "aten", "isnan", "out", "isnan.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", 1247, 389, 523, 1846, 603, 358, 2, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::isinf.out", "aten", "isinf", "out", "isinf.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", 1249, 390, 523, 1846, 603, 359, 2, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::div.Scalar_out", "aten", "div", "Scalar_out", "div.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)", 1251, 391, 523, 1846, 603, 360, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::div.Scalar_mode_out", "aten", "div", "Scalar_mode_out", "div.Scalar_mode_out(Tensor self, Scalar other, *, str? rounding_mode, Tensor(a!) out) -> Tensor(a!)", 1254, 392, 523, 1846, 603, 361, 4, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::sub.Scalar_out", "aten", "sub", "Scalar_out", "sub.Scalar_out(Tensor self, Scalar other, Scalar alpha=1, *, Tensor(a!) out) -> Tensor(a!)", 1258, 393, 523, 1846, 603, 362, 4, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::prod.out", "aten", "prod", "out", "prod.out(Tensor self, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)", 1262, 394, 523, 1846, 603, 363, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::squeeze_copy.dim_out", "aten", "squeeze_copy", "dim_out", "squeeze_copy.dim_out(Tensor self, int dim, *, Tensor(a!) out) -> Tensor(a!)", 1265, 395, 523, 1846, 603, 364, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::squeeze_copy.dims_out", "aten", "squeeze_copy", "dims_out", "squeeze_copy.dims_out(Tensor self, int[] dim, *, Tensor(a!) out) -> Tensor(a!)", 1268, 396, 523, 1846, 603, 365, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::unsqueeze_copy.out", "aten", "unsqueeze_copy", "out", "unsqueeze_copy.out(Tensor self, int dim, *, Tensor(a!) out) -> Tensor(a!)", 1271, 397, 523, 1846, 603, 366, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::select_copy.int_out", "aten", "select_copy", "int_out", "select_copy.int_out(Tensor self, int dim, SymInt index, *, Tensor(a!) out) -> Tensor(a!)", 1274, 398, 523, 1846, 603, 367, 4, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::slice_copy.Tensor_out", "aten", "slice_copy", "Tensor_out", "slice_copy.Tensor_out(Tensor self, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1, *, Tensor(a!) out) -> Tensor(a!)", 1278, 399, 523, 1846, 603, 368, 6, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::diagonal_copy.out", "aten", "diagonal_copy", "out", "diagonal_copy.out(Tensor self, int offset=0, int dim1=0, int dim2=1, *, Tensor(a!) out) -> Tensor(a!)", 1284, 400, 523, 1846, 603, 369, 5, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::alias_copy.out", "aten", "alias_copy", "out", "alias_copy.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", 1289, 401, 523, 1846, 603, 370, 2, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::as_strided_copy.out", "aten", "as_strided_copy", "out", "as_strided_copy.out(Tensor self, SymInt[] size, SymInt[] stride, SymInt? storage_offset=None, *, Tensor(a!) out) -> Tensor(a!)", 1291, 402, 523, 1846, 603, 371, 5, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::flip.out", "aten", "flip", "out", "flip.out(Tensor self, int[] dims, *, Tensor(a!) out) -> Tensor(a!)", 1296, 403, 523, 1846, 603, 372, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::repeat.out", "aten", "repeat", "out", "repeat.out(Tensor self, SymInt[] repeats, *, Tensor(a!) out) -> Tensor(a!)", 1299, 404, 523, 1846, 603, 373, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::constant_pad_nd.out", "aten", "constant_pad_nd", "out", "constant_pad_nd.out(Tensor self, SymInt[] pad, Scalar value=0, *, Tensor(a!) out) -> Tensor(a!)", 1302, 405, 523, 1846, 603, 374, 4, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::slice_scatter.out", "aten", "slice_scatter", "out", "slice_scatter.out(Tensor self, Tensor src, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1, *, Tensor(a!) out) -> Tensor(a!)", 1306, 406, 523, 1846, 603, 375, 7, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::select_scatter.out", "aten", "select_scatter", "out", "select_scatter.out(Tensor self, Tensor src, int dim, SymInt index, *, Tensor(a!) out) -> Tensor(a!)", 1313, 407, 523, 1846, 603, 376, 5, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::fill.Scalar_out", "aten", "fill", "Scalar_out", "fill.Scalar_out(Tensor self, Scalar value, *, Tensor(a!) out) -> Tensor(a!)", 1318, 408, 523, 1846, 603, 377, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::copy.out", "aten", "copy", "out", "copy.out(Tensor self, Tensor src, bool non_blocking=False, *, Tensor(a!) out) -> Tensor(a!)", 1321, 409, 523, 1846, 603, 378, 4, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::native_layer_norm.out", "aten", "native_layer_norm", "out", "native_layer_norm.out(Tensor input, SymInt[] normalized_shape, Tensor? weight, Tensor? bias, float eps, *, Tensor(a!) out0, Tensor(b!) out1, Tensor(c!) out2) -> (Tensor(a!), Tensor(b!), Tensor(c!))", 1325, 410, 523, 1846, 603, 379, 8, 3, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::native_group_norm.out", "aten", "native_group_norm", "out", "native_group_norm.out(Tensor input, Tensor? weight, Tensor? bias, SymInt N, SymInt C, SymInt HxW, int group, float eps, *, Tensor(a!) out0, Tensor(b!) out1, Tensor(c!) out2) -> (Tensor(a!), Tensor(b!), Tensor(c!))", 1333, 413, 523, 1846, 603, 380, 11, 3, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::adaptive_avg_pool1d.out", "aten", "adaptive_avg_pool1d", "out", "adaptive_avg_pool1d.out(Tensor self, int[1] output_size, *, Tensor(a!) out) -> Tensor(a!)", 1344, 416, 523, 1846, 603, 381, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::_adaptive_avg_pool2d.out", "aten", "_adaptive_avg_pool2d", "out", "_adaptive_avg_pool2d.out(Tensor self, SymInt[2] output_size, *, Tensor(a!) out) -> Tensor(a!)", 1347, 417, 523, 1846, 603, 382, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::_adaptive_avg_pool3d.out", "aten", "_adaptive_avg_pool3d", "out", "_adaptive_avg_pool3d.out(Tensor self, SymInt[3] output_size, *, Tensor(a!) out) -> Tensor(a!)", 1350, 418, 523, 1846, 603, 383, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::full_like.out", "aten", "full_like", "out", "full_like.out(Tensor self, Scalar fill_value, *, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)", 1353, 419, 523, 1846, 603, 384, 4, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::scalar_tensor.out", "aten", "scalar_tensor", "out", "scalar_tensor.out(Scalar s, *, Tensor(a!) out) -> Tensor(a!)", 1357, 420, 523, 1846, 603, 385, 2, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::empty_strided.out", "aten", "empty_strided", "out", "empty_strided.out(SymInt[] size, SymInt[] stride, *, Tensor(a!) out) -> Tensor(a!)", 1359, 421, 523, 1846, 603, 386, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::_to_copy.out", "aten", "_to_copy", "out", "_to_copy.out(Tensor self, *, bool non_blocking=False, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)", 1362, 422, 523, 1846, 603, 387, 4, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::avg_pool1d.out", "aten", "avg_pool1d", "out", "avg_pool1d.out(Tensor self, int[1] kernel_size, int[1] stride=[], int[1] padding=0, bool ceil_mode=False, bool count_include_pad=True, *, Tensor(a!) out) -> Tensor(a!)", 1366, 423, 523, 1846, 603, 388, 7, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::upsample_nearest2d.vec_out", "aten", "upsample_nearest2d", "vec_out", "upsample_nearest2d.vec_out(Tensor input, SymInt[]? output_size, float[]? scale_factors, *, Tensor(a!) out) -> Tensor(a!)", 1373, 424, 523, 1846, 603, 389, 4, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::upsample_bilinear2d.vec_out", "aten", "upsample_bilinear2d", "vec_out", "upsample_bilinear2d.vec_out(Tensor input, SymInt[]? output_size, bool align_corners, float[]? scale_factors, *, Tensor(a!) out) -> Tensor(a!)", 1377, 425, 523, 1846, 603, 390, 5, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::index_put.out", "aten", "index_put", "out", "index_put.out(Tensor self, Tensor?[] indices, Tensor values, bool accumulate=False, *, Tensor(a!) out) -> Tensor(a!)", 1382, 426, 523, 1846, 603, 391, 5, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::masked_scatter.out", "aten", "masked_scatter", "out", "masked_scatter.out(Tensor self, Tensor mask, Tensor source, *, Tensor(a!) out) -> Tensor(a!)", 1387, 427, 523, 1846, 603, 392, 4, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::_cdist_forward.out", "aten", "_cdist_forward", "out", "_cdist_forward.out(Tensor x1, Tensor x2, float p, int? compute_mode, *, Tensor(a!) out) -> Tensor(a!)", 1391, 428, 523, 1846, 603, 393, 5, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::_pdist_forward.out", "aten", "_pdist_forward", "out", "_pdist_forward.out(Tensor self, float p=2, *, Tensor(a!) out) -> Tensor(a!)", 1396, 429, 523, 1846, 603, 394, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::_adaptive_avg_pool2d_backward.out", "aten", "_adaptive_avg_pool2d_backward", "out", "_adaptive_avg_pool2d_backward.out(Tensor grad_output, Tensor self, *, Tensor(a!) out) -> Tensor(a!)", 1399, 430, 523, 1846, 603, 395, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::embedding_dense_backward.out", "aten", "embedding_dense_backward", "out", "embedding_dense_backward.out(Tensor grad_output, Tensor indices, SymInt num_weights, SymInt padding_idx, bool scale_grad_by_freq, *, Tensor(a!) out) -> Tensor(a!)", 1402, 431, 523, 1846, 603, 396, 6, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::native_dropout.out", "aten", "native_dropout", "out", "native_dropout.out(Tensor input, float p, bool? train, *, Tensor(a!) out0, Tensor(b!) out1) -> (Tensor(a!), Tensor(b!))", 1408, 432, 523, 1846, 603, 397, 5, 2, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::native_layer_norm_backward.out", "aten", "native_layer_norm_backward", "out", "native_layer_norm_backward.out(Tensor grad_out, Tensor input, SymInt[] normalized_shape, Tensor mean, Tensor rstd, Tensor? weight, Tensor? bias, bool[3] output_mask, *, Tensor(a!) out0, Tensor(b!) out1, Tensor(c!) out2) -> (Tensor(a!), Tensor(b!), Tensor(c!))", 1413, 434, 523, 1846, 603, 398, 11, 3, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::native_group_norm_backward.out", "aten", "native_group_norm_backward", "out", "native_group_norm_backward.out(Tensor grad_out, Tensor input, Tensor mean, Tensor rstd, Tensor? weight, SymInt N, SymInt C, SymInt HxW, int group, bool[3] output_mask, *, Tensor(a!) out0, Tensor(b!) out1, Tensor(c!) out2) -> (Tensor(a!), Tensor(b!), Tensor(c!))", 1424, 437, 523, 1846, 603, 399, 13, 3, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::grid_sampler_2d.out", "aten", "grid_sampler_2d", "out", "grid_sampler_2d.out(Tensor input, Tensor grid, int interpolation_mode, int padding_mode, bool align_corners, *, Tensor(a!) out) -> Tensor(a!)", 1437, 440, 523, 1846, 603, 400, 6, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::_embedding_bag.out", "aten", "_embedding_bag", "out", "_embedding_bag.out(Tensor weight, Tensor indices, Tensor offsets, bool scale_grad_by_freq=False, int mode=0, bool sparse=False, Tensor? per_sample_weights=None, bool include_last_offset=False, int padding_idx=-1, *, Tensor(a!) out0, Tensor(b!) out1, Tensor(c!) out2, Tensor(d!) out3) -> (Tensor(a!), Tensor(b!), Tensor(c!), Tensor(d!))", 1443, 441, 523, 1846, 603, 401, 13, 4, 0, 0, OPGEN_KIND_OUT, 0},
+    {"quantized_decomposed::embedding_4bit", "quantized_decomposed", "embedding_4bit", "", "embedding_4bit(Tensor weight, Tensor weight_scales, Tensor? weight_zero_points, int weight_quant_min, int weight_quant_max, Tensor indices) -> Tensor", 1058, 353, 523, 1846, 603, 325, 6, 1, 0, 0, OPGEN_KIND_FUNCTIONAL, 2},
+    {"quantized_decomposed::embedding_4bit.out", "quantized_decomposed", "embedding_4bit", "out", "embedding_4bit.out(Tensor weight, Tensor weight_scales, Tensor? weight_zero_points, int weight_quant_min, int weight_quant_max, Tensor indices, *, Tensor(a!) out) -> Tensor(a!)", 1064, 354, 523, 1846, 603, 325, 7, 1, 0, 0, OPGEN_KIND_OUT, 2},
+    {"quantized_decomposed::embedding_4bit.dtype", "quantized_decomposed", "embedding_4bit", "dtype", "embedding_4bit.dtype(Tensor weight, Tensor weight_scales, Tensor? weight_zero_points, int weight_quant_min, int weight_quant_max, Tensor indices, ScalarType? dtype=None) -> Tensor", 1071, 355, 523, 1846, 603, 327, 7, 1, 0, 0, OPGEN_KIND_FUNCTIONAL, 2},
+    {"quantized_decomposed::embedding_4bit.dtype_out", "quantized_decomposed", "embedding_4bit", "dtype_out", "embedding_4bit.dtype_out(Tensor weight, Tensor weight_scales, Tensor? weight_zero_points, int weight_quant_min, int weight_quant_max, Tensor indices, ScalarType? dtype=None, *, Tensor(a!) out) -> Tensor(a!)", 1078, 356, 523, 1846, 603, 327, 8, 1, 0, 0, OPGEN_KIND_OUT, 2},
+    {"executorch_prims::add.int", "executorch_prims", "add", "int", "add.int(SymInt a, SymInt b) -> SymInt", 1086, 357, 523, 1846, 603, -1, 2, 1, 0, 0, OPGEN_KIND_FUNCTIONAL, 4},
+    {"executorch_prims::mul.int", "executorch_prims", "mul", "int", "mul.int(SymInt a, SymInt b) -> SymInt", 1088, 358, 523, 1846, 603, -1, 2, 1, 0, 0, OPGEN_KIND_FUNCTIONAL, 4},
+    {"executorch_prims::sub.int", "executorch_prims", "sub", "int", "sub.int(SymInt a, SymInt b) -> SymInt", 1090, 359, 523, 1846, 603, -1, 2, 1, 0, 0, OPGEN_KIND_FUNCTIONAL, 4},
+    {"executorch_prims::floordiv.int", "executorch_prims", "floordiv", "int", "floordiv.int(SymInt a, SymInt b) -> SymInt", 1092, 360, 523, 1846, 603, -1, 2, 1, 0, 0, OPGEN_KIND_FUNCTIONAL, 4},
+    {"executorch_prims::mod.int", "executorch_prims", "mod", "int", "mod.int(SymInt a, SymInt b) -> SymInt", 1094, 361, 523, 1846, 603, -1, 2, 1, 0, 0, OPGEN_KIND_FUNCTIONAL, 4},
+    {"executorch_prims::truediv.int", "executorch_prims", "truediv", "int", "truediv.int(SymInt a, SymInt b) -> float", 1096, 362, 523, 1846, 603, -1, 2, 1, 0, 0, OPGEN_KIND_FUNCTIONAL, 4},
+    {"executorch_prims::neg.int", "executorch_prims", "neg", "int", "neg.int(SymInt a) -> SymInt", 1098, 363, 523, 1846, 603, -1, 1, 1, 0, 0, OPGEN_KIND_FUNCTIONAL, 4},
+    {"executorch_prims::gt.int", "executorch_prims", "gt", "int", "gt.int(SymInt a, SymInt b) -> bool", 1099, 364, 523, 1846, 603, -1, 2, 1, 0, 0, OPGEN_KIND_FUNCTIONAL, 4},
+    {"executorch_prims::lt.int", "executorch_prims", "lt", "int", "lt.int(SymInt a, SymInt b) -> bool", 1101, 365, 523, 1846, 603, -1, 2, 1, 0, 0, OPGEN_KIND_FUNCTIONAL, 4},
+    {"executorch_prims::ge.int", "executorch_prims", "ge", "int", "ge.int(SymInt a, SymInt b) -> bool", 1103, 366, 523, 1846, 603, -1, 2, 1, 0, 0, OPGEN_KIND_FUNCTIONAL, 4},
+    {"executorch_prims::le.int", "executorch_prims", "le", "int", "le.int(SymInt a, SymInt b) -> bool", 1105, 367, 523, 1846, 603, -1, 2, 1, 0, 0, OPGEN_KIND_FUNCTIONAL, 4},
+    {"executorch_prims::eq.int", "executorch_prims", "eq", "int", "eq.int(SymInt a, SymInt b) -> bool", 1107, 368, 523, 1846, 603, -1, 2, 1, 0, 0, OPGEN_KIND_FUNCTIONAL, 4},
+    {"quantized_decomposed::add_relu", "quantized_decomposed", "add_relu", "", "add_relu(Tensor a, float a_scale, int a_zero_point, int a_quant_min, int a_quant_max, Tensor b, float b_scale, int b_zero_point, int b_quant_min, int b_quant_max, float out_scale, int out_zero_point, int out_quant_min, int out_quant_max) -> Tensor qc", 1109, 369, 523, 1846, 603, 341, 14, 1, 0, 0, OPGEN_KIND_FUNCTIONAL, 4},
+    {"quantized_decomposed::add_relu.out", "quantized_decomposed", "add_relu", "out", "add_relu.out(Tensor a, float a_scale, int a_zero_point, int a_quant_min, int a_quant_max, Tensor b, float b_scale, int b_zero_point, int b_quant_min, int b_quant_max, float out_scale, int out_zero_point, int out_quant_min, int out_quant_max, *, Tensor(a!) out) -> Tensor(a!)", 1123, 370, 523, 1846, 603, 341, 15, 1, 0, 0, OPGEN_KIND_OUT, 4},
+    {"quantized_decomposed::add", "quantized_decomposed", "add", "", "add(Tensor a, float a_scale, int a_zero_point, int a_quant_min, int a_quant_max, Tensor b, float b_scale, int b_zero_point, int b_quant_min, int b_quant_max, float out_scale, int out_zero_point, int out_quant_min, int out_quant_max) -> Tensor qc", 1138, 371, 523, 1846, 603, 343, 14, 1, 0, 0, OPGEN_KIND_FUNCTIONAL, 4},
+    {"quantized_decomposed::add.out", "quantized_decomposed", "add", "out", "add.out(Tensor a, float a_scale, int a_zero_point, int a_quant_min, int a_quant_max, Tensor b, float b_scale, int b_zero_point, int b_quant_min, int b_quant_max, float out_scale, int out_zero_point, int out_quant_min, int out_quant_max, *, Tensor(a!) out) -> Tensor(a!)", 1152, 372, 523, 1846, 603, 343, 15, 1, 0, 0, OPGEN_KIND_OUT, 4},
+    {"quantized_decomposed::add.scalar", "quantized_decomposed", "add", "scalar", "add.scalar(Tensor qa, float a_scale, int a_zero_point, int a_quant_min, int a_quant_max, ScalarType a_dtype, Scalar b, float out_scale, int out_zero_point, int out_quant_min, int out_quant_max, ScalarType out_dtype) -> Tensor", 1167, 373, 523, 1846, 603, 345, 12, 1, 0, 0, OPGEN_KIND_FUNCTIONAL, 4},
+    {"quantized_decomposed::add.scalar_out", "quantized_decomposed", "add", "scalar_out", "add.scalar_out(Tensor qa, float a_scale, int a_zero_point, int a_quant_min, int a_quant_max, ScalarType a_dtype, Scalar b, float out_scale, int out_zero_point, int out_quant_min, int out_quant_max, ScalarType out_dtype, *, Tensor(a!) out) -> Tensor(a!)", 1179, 374, 523, 1846, 603, 345, 13, 1, 0, 0, OPGEN_KIND_OUT, 4},
+    {"quantized_decomposed::embedding_byte", "quantized_decomposed", "embedding_byte", "", "embedding_byte(Tensor weight, Tensor weight_scales, Tensor? weight_zero_points, int weight_quant_min, int weight_quant_max, Tensor indices) -> Tensor", 1192, 375, 523, 1846, 603, 347, 6, 1, 0, 0, OPGEN_KIND_FUNCTIONAL, 4},
+    {"quantized_decomposed::embedding_byte.out", "quantized_decomposed", "embedding_byte", "out", "embedding_byte.out(Tensor weight, Tensor weight_scales, Tensor? weight_zero_points, int weight_quant_min, int weight_quant_max, Tensor indices, *, Tensor(a!) out) -> Tensor(a!)", 1198, 376, 523, 1846, 603, 347, 7, 1, 0, 0, OPGEN_KIND_OUT, 4},
+    {"quantized_decomposed::embedding_byte.dtype", "quantized_decomposed", "embedding_byte", "dtype", "embedding_byte.dtype(Tensor weight, Tensor weight_scales, Tensor? weight_zero_points, int weight_quant_min, int weight_quant_max, Tensor indices, *, ScalarType? dtype=None) -> Tensor", 1205, 377, 523, 1846, 603, 349, 7, 1, 0, 0, OPGEN_KIND_FUNCTIONAL, 4},
+    {"quantized_decomposed::embedding_byte.dtype_out", "quantized_decomposed", "embedding_byte", "dtype_out", "embedding_byte.dtype_out(Tensor weight, Tensor weight_scales, Tensor? weight_zero_points, int weight_quant_min, int weight_quant_max, Tensor indices, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)", 1212, 378, 523, 1846, 603, 349, 8, 1, 0, 0, OPGEN_KIND_OUT, 4},
+    {"demo::linear_relu", "demo", "linear_relu", "", "linear_relu(Tensor input, Tensor weight, Tensor bias) -> Tensor", 1220, 379, 523, 1846, 603, 351, 3, 1, 0, 0, OPGEN_KIND_FUNCTIONAL, 4},
+    {"demo::linear_relu.out", "demo", "linear_relu", "out", "linear_relu.out(Tensor input, Tensor weight, Tensor bias, *, Tensor(a!) out) -> Tensor(a!)", 1223, 380, 523, 1846, 603, 351, 4, 1, 0, 0, OPGEN_KIND_OUT, 4},
+    {"aten::add.Scalar_out", "aten", "add", "Scalar_out", "add.Scalar_out(Tensor self, Scalar other, Scalar alpha=1, *, Tensor(a!) out) -> Tensor(a!)", 1227, 381, 523, 1846, 603, 352, 4, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::mul.Scalar_out", "aten", "mul", "Scalar_out", "mul.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)", 1231, 382, 523, 1846, 603, 353, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::relu.out", "aten", "relu", "out", "relu.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", 1234, 383, 523, 1846, 603, 354, 2, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::permute_copy.out", "aten", "permute_copy", "out", "permute_copy.out(Tensor self, int[] dims, *, Tensor(a!) out) -> Tensor(a!)", 1236, 384, 523, 1846, 603, 355, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::view_copy.out", "aten", "view_copy", "out", "view_copy.out(Tensor self, SymInt[] size, *, Tensor(a!) out) -> Tensor(a!)", 1239, 385, 523, 1846, 603, 356, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::expand_copy.out", "aten", "expand_copy", "out", "expand_copy.out(Tensor self, SymInt[] size, *, bool implicit=False, Tensor(a!) out) -> Tensor(a!)", 1242, 386, 523, 1846, 603, 357, 4, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::clone.out", "aten", "clone", "out", "clone.out(Tensor self, *, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)", 1246, 387, 523, 1846, 603, 358, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::convolution.out", "aten", "convolution", "out", "convolution.out(Tensor input, Tensor weight, Tensor? bias, SymInt[] stride, SymInt[] padding, SymInt[] dilation, bool transposed, SymInt[] output_padding, SymInt groups, *, Tensor(a!) out) -> Tensor(a!)", 1249, 388, 523, 1846, 603, 359, 10, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::_native_batch_norm_legit_no_training.out", "aten", "_native_batch_norm_legit_no_training", "out", "_native_batch_norm_legit_no_training.out(Tensor input, Tensor? weight, Tensor? bias, Tensor running_mean, Tensor running_var, float momentum, float eps, *, Tensor(a!) out0, Tensor(b!) out1, Tensor(c!) out2) -> (Tensor(a!), Tensor(b!), Tensor(c!))", 1259, 389, 523, 1846, 603, 360, 10, 3, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::embedding.out", "aten", "embedding", "out", "embedding.out(Tensor weight, Tensor indices, SymInt padding_idx=-1, bool scale_grad_by_freq=False, bool sparse=False, *, Tensor(a!) out) -> Tensor(a!)", 1269, 392, 523, 1846, 603, 361, 6, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::isnan.out", "aten", "isnan", "out", "isnan.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", 1275, 393, 523, 1846, 603, 362, 2, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::isinf.out", "aten", "isinf", "out", "isinf.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", 1277, 394, 523, 1846, 603, 363, 2, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::div.Scalar_out", "aten", "div", "Scalar_out", "div.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)", 1279, 395, 523, 1846, 603, 364, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::div.Scalar_mode_out", "aten", "div", "Scalar_mode_out", "div.Scalar_mode_out(Tensor self, Scalar other, *, str? rounding_mode, Tensor(a!) out) -> Tensor(a!)", 1282, 396, 523, 1846, 603, 365, 4, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::sub.Scalar_out", "aten", "sub", "Scalar_out", "sub.Scalar_out(Tensor self, Scalar other, Scalar alpha=1, *, Tensor(a!) out) -> Tensor(a!)", 1286, 397, 523, 1846, 603, 366, 4, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::prod.out", "aten", "prod", "out", "prod.out(Tensor self, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)", 1290, 398, 523, 1846, 603, 367, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::squeeze_copy.dim_out", "aten", "squeeze_copy", "dim_out", "squeeze_copy.dim_out(Tensor self, int dim, *, Tensor(a!) out) -> Tensor(a!)", 1293, 399, 523, 1846, 603, 368, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::squeeze_copy.dims_out", "aten", "squeeze_copy", "dims_out", "squeeze_copy.dims_out(Tensor self, int[] dim, *, Tensor(a!) out) -> Tensor(a!)", 1296, 400, 523, 1846, 603, 369, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::unsqueeze_copy.out", "aten", "unsqueeze_copy", "out", "unsqueeze_copy.out(Tensor self, int dim, *, Tensor(a!) out) -> Tensor(a!)", 1299, 401, 523, 1846, 603, 370, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::select_copy.int_out", "aten", "select_copy", "int_out", "select_copy.int_out(Tensor self, int dim, SymInt index, *, Tensor(a!) out) -> Tensor(a!)", 1302, 402, 523, 1846, 603, 371, 4, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::slice_copy.Tensor_out", "aten", "slice_copy", "Tensor_out", "slice_copy.Tensor_out(Tensor self, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1, *, Tensor(a!) out) -> Tensor(a!)", 1306, 403, 523, 1846, 603, 372, 6, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::diagonal_copy.out", "aten", "diagonal_copy", "out", "diagonal_copy.out(Tensor self, int offset=0, int dim1=0, int dim2=1, *, Tensor(a!) out) -> Tensor(a!)", 1312, 404, 523, 1846, 603, 373, 5, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::alias_copy.out", "aten", "alias_copy", "out", "alias_copy.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", 1317, 405, 523, 1846, 603, 374, 2, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::as_strided_copy.out", "aten", "as_strided_copy", "out", "as_strided_copy.out(Tensor self, SymInt[] size, SymInt[] stride, SymInt? storage_offset=None, *, Tensor(a!) out) -> Tensor(a!)", 1319, 406, 523, 1846, 603, 375, 5, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::flip.out", "aten", "flip", "out", "flip.out(Tensor self, int[] dims, *, Tensor(a!) out) -> Tensor(a!)", 1324, 407, 523, 1846, 603, 376, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::repeat.out", "aten", "repeat", "out", "repeat.out(Tensor self, SymInt[] repeats, *, Tensor(a!) out) -> Tensor(a!)", 1327, 408, 523, 1846, 603, 377, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::constant_pad_nd.out", "aten", "constant_pad_nd", "out", "constant_pad_nd.out(Tensor self, SymInt[] pad, Scalar value=0, *, Tensor(a!) out) -> Tensor(a!)", 1330, 409, 523, 1846, 603, 378, 4, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::slice_scatter.out", "aten", "slice_scatter", "out", "slice_scatter.out(Tensor self, Tensor src, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1, *, Tensor(a!) out) -> Tensor(a!)", 1334, 410, 523, 1846, 603, 379, 7, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::select_scatter.out", "aten", "select_scatter", "out", "select_scatter.out(Tensor self, Tensor src, int dim, SymInt index, *, Tensor(a!) out) -> Tensor(a!)", 1341, 411, 523, 1846, 603, 380, 5, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::fill.Scalar_out", "aten", "fill", "Scalar_out", "fill.Scalar_out(Tensor self, Scalar value, *, Tensor(a!) out) -> Tensor(a!)", 1346, 412, 523, 1846, 603, 381, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::copy.out", "aten", "copy", "out", "copy.out(Tensor self, Tensor src, bool non_blocking=False, *, Tensor(a!) out) -> Tensor(a!)", 1349, 413, 523, 1846, 603, 382, 4, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::native_layer_norm.out", "aten", "native_layer_norm", "out", "native_layer_norm.out(Tensor input, SymInt[] normalized_shape, Tensor? weight, Tensor? bias, float eps, *, Tensor(a!) out0, Tensor(b!) out1, Tensor(c!) out2) -> (Tensor(a!), Tensor(b!), Tensor(c!))", 1353, 414, 523, 1846, 603, 383, 8, 3, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::native_group_norm.out", "aten", "native_group_norm", "out", "native_group_norm.out(Tensor input, Tensor? weight, Tensor? bias, SymInt N, SymInt C, SymInt HxW, int group, float eps, *, Tensor(a!) out0, Tensor(b!) out1, Tensor(c!) out2) -> (Tensor(a!), Tensor(b!), Tensor(c!))", 1361, 417, 523, 1846, 603, 384, 11, 3, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::adaptive_avg_pool1d.out", "aten", "adaptive_avg_pool1d", "out", "adaptive_avg_pool1d.out(Tensor self, int[1] output_size, *, Tensor(a!) out) -> Tensor(a!)", 1372, 420, 523, 1846, 603, 385, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::_adaptive_avg_pool2d.out", "aten", "_adaptive_avg_pool2d", "out", "_adaptive_avg_pool2d.out(Tensor self, SymInt[2] output_size, *, Tensor(a!) out) -> Tensor(a!)", 1375, 421, 523, 1846, 603, 386, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::_adaptive_avg_pool3d.out", "aten", "_adaptive_avg_pool3d", "out", "_adaptive_avg_pool3d.out(Tensor self, SymInt[3] output_size, *, Tensor(a!) out) -> Tensor(a!)", 1378, 422, 523, 1846, 603, 387, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::full_like.out", "aten", "full_like", "out", "full_like.out(Tensor self, Scalar fill_value, *, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)", 1381, 423, 523, 1846, 603, 388, 4, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::scalar_tensor.out", "aten", "scalar_tensor", "out", "scalar_tensor.out(Scalar s, *, Tensor(a!) out) -> Tensor(a!)", 1385, 424, 523, 1846, 603, 389, 2, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::empty_strided.out", "aten", "empty_strided", "out", "empty_strided.out(SymInt[] size, SymInt[] stride, *, Tensor(a!) out) -> Tensor(a!)", 1387, 425, 523, 1846, 603, 390, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::_to_copy.out", "aten", "_to_copy", "out", "_to_copy.out(Tensor self, *, bool non_blocking=False, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)", 1390, 426, 523, 1846, 603, 391, 4, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::avg_pool1d.out", "aten", "avg_pool1d", "out", "avg_pool1d.out(Tensor self, int[1] kernel_size, int[1] stride=[], int[1] padding=0, bool ceil_mode=False, bool count_include_pad=True, *, Tensor(a!) out) -> Tensor(a!)", 1394, 427, 523, 1846, 603, 392, 7, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::upsample_nearest2d.vec_out", "aten", "upsample_nearest2d", "vec_out", "upsample_nearest2d.vec_out(Tensor input, SymInt[]? output_size, float[]? scale_factors, *, Tensor(a!) out) -> Tensor(a!)", 1401, 428, 523, 1846, 603, 393, 4, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::upsample_bilinear2d.vec_out", "aten", "upsample_bilinear2d", "vec_out", "upsample_bilinear2d.vec_out(Tensor input, SymInt[]? output_size, bool align_corners, float[]? scale_factors, *, Tensor(a!) out) -> Tensor(a!)", 1405, 429, 523, 1846, 603, 394, 5, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::index_put.out", "aten", "index_put", "out", "index_put.out(Tensor self, Tensor?[] indices, Tensor values, bool accumulate=False, *, Tensor(a!) out) -> Tensor(a!)", 1410, 430, 523, 1846, 603, 395, 5, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::masked_scatter.out", "aten", "masked_scatter", "out", "masked_scatter.out(Tensor self, Tensor mask, Tensor source, *, Tensor(a!) out) -> Tensor(a!)", 1415, 431, 523, 1846, 603, 396, 4, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::_cdist_forward.out", "aten", "_cdist_forward", "out", "_cdist_forward.out(Tensor x1, Tensor x2, float p, int? compute_mode, *, Tensor(a!) out) -> Tensor(a!)", 1419, 432, 523, 1846, 603, 397, 5, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::_pdist_forward.out", "aten", "_pdist_forward", "out", "_pdist_forward.out(Tensor self, float p=2, *, Tensor(a!) out) -> Tensor(a!)", 1424, 433, 523, 1846, 603, 398, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::_adaptive_avg_pool2d_backward.out", "aten", "_adaptive_avg_pool2d_backward", "out", "_adaptive_avg_pool2d_backward.out(Tensor grad_output, Tensor self, *, Tensor(a!) out) -> Tensor(a!)", 1427, 434, 523, 1846, 603, 399, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::embedding_dense_backward.out", "aten", "embedding_dense_backward", "out", "embedding_dense_backward.out(Tensor grad_output, Tensor indices, SymInt num_weights, SymInt padding_idx, bool scale_grad_by_freq, *, Tensor(a!) out) -> Tensor(a!)", 1430, 435, 523, 1846, 603, 400, 6, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::native_dropout.out", "aten", "native_dropout", "out", "native_dropout.out(Tensor input, float p, bool? train, *, Tensor(a!) out0, Tensor(b!) out1) -> (Tensor(a!), Tensor(b!))", 1436, 436, 523, 1846, 603, 401, 5, 2, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::native_layer_norm_backward.out", "aten", "native_layer_norm_backward", "out", "native_layer_norm_backward.out(Tensor grad_out, Tensor input, SymInt[] normalized_shape, Tensor mean, Tensor rstd, Tensor? weight, Tensor? bias, bool[3] output_mask, *, Tensor(a!) out0, Tensor(b!) out1, Tensor(c!) out2) -> (Tensor(a!), Tensor(b!), Tensor(c!))", 1441, 438, 523, 1846, 603, 402, 11, 3, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::native_group_norm_backward.out", "aten", "native_group_norm_backward", "out", "native_group_norm_backward.out(Tensor grad_out, Tensor input, Tensor mean, Tensor rstd, Tensor? weight, SymInt N, SymInt C, SymInt HxW, int group, bool[3] output_mask, *, Tensor(a!) out0, Tensor(b!) out1, Tensor(c!) out2) -> (Tensor(a!), Tensor(b!), Tensor(c!))", 1452, 441, 523, 1846, 603, 403, 13, 3, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::grid_sampler_2d.out", "aten", "grid_sampler_2d", "out", "grid_sampler_2d.out(Tensor input, Tensor grid, int interpolation_mode, int padding_mode, bool align_corners, *, Tensor(a!) out) -> Tensor(a!)", 1465, 444, 523, 1846, 603, 404, 6, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::_embedding_bag.out", "aten", "_embedding_bag", "out", "_embedding_bag.out(Tensor weight, Tensor indices, Tensor offsets, bool scale_grad_by_freq=False, int mode=0, bool sparse=False, Tensor? per_sample_weights=None, bool include_last_offset=False, int padding_idx=-1, *, Tensor(a!) out0, Tensor(b!) out1, Tensor(c!) out2, Tensor(d!) out3) -> (Tensor(a!), Tensor(b!), Tensor(c!), Tensor(d!))", 1471, 445, 523, 1846, 603, 405, 13, 4, 0, 0, OPGEN_KIND_OUT, 0},
 };
 
 const opgen_arg opgen_args[] = {
@@ -2023,6 +2031,34 @@ const opgen_arg opgen_args[] = {
     {"non_blocking", "bool", "False", NULL, 0x00000000u, OPGEN_ABI_BOOL, 1},
     {"dim_order", "int[]?", "None", NULL, 0x00000000u, OPGEN_ABI_OPT_INT_LIST, 1},
     {"out", "Tensor", NULL, "a!", 0x08008effu, OPGEN_ABI_TENSOR, 7},
+    {"weight", "Tensor", NULL, NULL, 0x08008effu, OPGEN_ABI_TENSOR, 0},
+    {"weight_scales", "Tensor", NULL, NULL, 0x08008effu, OPGEN_ABI_TENSOR, 0},
+    {"weight_zero_points", "Tensor?", NULL, NULL, 0x08008effu, OPGEN_ABI_OPT_TENSOR, 0},
+    {"weight_quant_min", "int", NULL, NULL, 0x00000000u, OPGEN_ABI_INT, 0},
+    {"weight_quant_max", "int", NULL, NULL, 0x00000000u, OPGEN_ABI_INT, 0},
+    {"indices", "Tensor", NULL, NULL, 0x08008effu, OPGEN_ABI_TENSOR, 0},
+    {"weight", "Tensor", NULL, NULL, 0x08008effu, OPGEN_ABI_TENSOR, 0},
+    {"weight_scales", "Tensor", NULL, NULL, 0x08008effu, OPGEN_ABI_TENSOR, 0},
+    {"weight_zero_points", "Tensor?", NULL, NULL, 0x08008effu, OPGEN_ABI_OPT_TENSOR, 0},
+    {"weight_quant_min", "int", NULL, NULL, 0x00000000u, OPGEN_ABI_INT, 0},
+    {"weight_quant_max", "int", NULL, NULL, 0x00000000u, OPGEN_ABI_INT, 0},
+    {"indices", "Tensor", NULL, NULL, 0x08008effu, OPGEN_ABI_TENSOR, 0},
+    {"out", "Tensor", NULL, "a!", 0x08008effu, OPGEN_ABI_TENSOR, 7},
+    {"weight", "Tensor", NULL, NULL, 0x08008effu, OPGEN_ABI_TENSOR, 0},
+    {"weight_scales", "Tensor", NULL, NULL, 0x08008effu, OPGEN_ABI_TENSOR, 0},
+    {"weight_zero_points", "Tensor?", NULL, NULL, 0x08008effu, OPGEN_ABI_OPT_TENSOR, 0},
+    {"weight_quant_min", "int", NULL, NULL, 0x00000000u, OPGEN_ABI_INT, 0},
+    {"weight_quant_max", "int", NULL, NULL, 0x00000000u, OPGEN_ABI_INT, 0},
+    {"indices", "Tensor", NULL, NULL, 0x08008effu, OPGEN_ABI_TENSOR, 0},
+    {"dtype", "ScalarType?", "None", NULL, 0x08008effu, OPGEN_ABI_OPT_DTYPE, 0},
+    {"weight", "Tensor", NULL, NULL, 0x08008effu, OPGEN_ABI_TENSOR, 0},
+    {"weight_scales", "Tensor", NULL, NULL, 0x08008effu, OPGEN_ABI_TENSOR, 0},
+    {"weight_zero_points", "Tensor?", NULL, NULL, 0x08008effu, OPGEN_ABI_OPT_TENSOR, 0},
+    {"weight_quant_min", "int", NULL, NULL, 0x00000000u, OPGEN_ABI_INT, 0},
+    {"weight_quant_max", "int", NULL, NULL, 0x00000000u, OPGEN_ABI_INT, 0},
+    {"indices", "Tensor", NULL, NULL, 0x08008effu, OPGEN_ABI_TENSOR, 0},
+    {"dtype", "ScalarType?", "None", NULL, 0x08008effu, OPGEN_ABI_OPT_DTYPE, 0},
+    {"out", "Tensor", NULL, "a!", 0x08008effu, OPGEN_ABI_TENSOR, 7},
     {"a", "SymInt", NULL, NULL, 0x00000000u, OPGEN_ABI_INT, 0},
     {"b", "SymInt", NULL, NULL, 0x00000000u, OPGEN_ABI_INT, 0},
     {"a", "SymInt", NULL, NULL, 0x00000000u, OPGEN_ABI_INT, 0},
@@ -2772,6 +2808,10 @@ const opgen_arg opgen_rets[] = {
     {NULL, "Tensor", NULL, NULL, 0x000000c0u, OPGEN_ABI_TENSOR, 0},
     {NULL, "Tensor", NULL, "a!", 0x08008effu, OPGEN_ABI_TENSOR, 4},
     {NULL, "Tensor", NULL, NULL, 0x000000c0u, OPGEN_ABI_TENSOR, 0},
+    {NULL, "Tensor", NULL, "a!", 0x08008effu, OPGEN_ABI_TENSOR, 4},
+    {NULL, "Tensor", NULL, NULL, 0x08008effu, OPGEN_ABI_TENSOR, 0},
+    {NULL, "Tensor", NULL, "a!", 0x08008effu, OPGEN_ABI_TENSOR, 4},
+    {NULL, "Tensor", NULL, NULL, 0x08008effu, OPGEN_ABI_TENSOR, 0},
     {NULL, "Tensor", NULL, "a!", 0x08008effu, OPGEN_ABI_TENSOR, 4},
     {NULL, "Tensor", NULL, NULL, 0x08008effu, OPGEN_ABI_TENSOR, 0},
     {NULL, "Tensor", NULL, "a!", 0x08008effu, OPGEN_ABI_TENSOR, 4},
@@ -3877,44 +3917,44 @@ const uint32_t opgen_alias_sets[] = {
 };
 
 const uint32_t opgen_hash_seeds[] = {
-    10u, 1u, 1u, 2u, 22u, 67u, 2u, 31u, 2u, 4u, 9u, 61u,
-    6u, 132u, 2u, 88u, 1u, 6u, 189u, 102u, 95u, 10u, 21u, 32u,
-    2u, 17u, 66u, 28u, 2u, 125u, 12u, 41u, 385u, 6u, 136u, 21u,
-    148u, 98u, 9u, 47u, 40u, 64u, 34u, 1u, 47u, 313u, 141u, 4u,
-    194u, 1u, 1u, 2u, 9u, 556u, 0u, 136u, 122u, 100u, 2u, 316u,
-    69u, 23u, 221u, 2u, 248u, 44u, 4u, 566u, 9u, 58u, 289u, 592u,
-    41u, 37u, 675u, 7u, 4u, 31u, 264u, 1u, 69u, 1459u, 218u, 88u,
-    2u, 31u, 80u, 31u, 109u, 3u, 111u, 91u, 255u, 145u, 118u, 678u,
-    21u, 237u, 1u, 1362u, 1505u,
+    3u, 77u, 5u, 35u, 2u, 575u, 10u, 1u, 10u, 1u, 4u, 24u,
+    1u, 53u, 4u, 60u, 75u, 5u, 2u, 64u, 186u, 13u, 85u, 4u,
+    239u, 23u, 11u, 1u, 3u, 302u, 3u, 163u, 2u, 67u, 20u, 51u,
+    3u, 2u, 2u, 2u, 6u, 7u, 5u, 98u, 504u, 29u, 128u, 19u,
+    2u, 15u, 24u, 2u, 117u, 1u, 368u, 125u, 62u, 3u, 31u, 134u,
+    76u, 347u, 6u, 157u, 48u, 44u, 79u, 2u, 63u, 32u, 4u, 41u,
+    140u, 1825u, 131u, 339u, 102u, 1u, 30u, 5u, 39u, 67u, 888u, 1642u,
+    2u, 2u, 11u, 43u, 171u, 31u, 471u, 25u, 349u, 304u, 1408u, 4484u,
+    43u, 1642u, 360u, 33u, 6575u, 18u,
 };
 
 const uint16_t opgen_hash_slots[] = {
-    52, 352, 203, 60, 21, 397, 106, 278, 258, 192, 224, 185, 256, 333, 292, 48,
-    152, 232, 259, 315, 136, 182, 164, 63, 373, 275, 377, 210, 147, 59, 155, 133,
-    89, 1, 193, 220, 393, 142, 261, 7, 56, 30, 276, 97, 319, 183, 81, 343,
-    307, 146, 391, 376, 382, 118, 80, 55, 82, 87, 291, 187, 117, 166, 62, 0,
-    149, 253, 356, 230, 346, 255, 50, 175, 208, 139, 335, 116, 64, 14, 145, 370,
-    357, 205, 265, 273, 4, 360, 325, 301, 92, 349, 331, 317, 211, 96, 85, 31,
-    339, 49, 34, 40, 77, 16, 298, 284, 285, 125, 368, 186, 189, 174, 217, 38,
-    374, 308, 240, 132, 123, 102, 226, 297, 280, 248, 245, 336, 181, 250, 171, 109,
-    238, 72, 113, 318, 2, 263, 111, 91, 282, 86, 144, 390, 353, 384, 380, 99,
-    153, 75, 218, 32, 68, 355, 342, 327, 221, 28, 378, 283, 168, 194, 305, 161,
-    41, 228, 124, 140, 345, 367, 216, 289, 215, 160, 134, 105, 6, 42, 270, 262,
-    197, 338, 129, 190, 394, 5, 36, 267, 266, 286, 244, 110, 204, 45, 112, 188,
-    371, 252, 94, 316, 350, 165, 69, 392, 271, 381, 84, 130, 257, 235, 46, 379,
-    173, 23, 229, 93, 295, 341, 337, 170, 254, 71, 135, 184, 54, 365, 126, 83,
-    137, 73, 242, 119, 209, 269, 128, 47, 388, 44, 200, 213, 236, 268, 385, 329,
-    300, 340, 67, 287, 324, 196, 359, 214, 114, 279, 310, 35, 199, 70, 33, 25,
-    10, 222, 334, 375, 249, 27, 156, 306, 8, 162, 13, 223, 311, 398, 290, 108,
-    22, 61, 157, 396, 309, 18, 326, 332, 121, 127, 347, 330, 191, 154, 177, 57,
-    372, 288, 180, 26, 115, 17, 51, 272, 169, 19, 148, 303, 43, 107, 29, 219,
-    172, 24, 74, 302, 225, 3, 239, 401, 260, 120, 351, 151, 163, 320, 227, 323,
-    264, 399, 274, 231, 143, 65, 313, 201, 314, 11, 383, 364, 103, 179, 104, 39,
-    354, 150, 178, 90, 234, 207, 159, 53, 98, 95, 296, 328, 304, 386, 361, 251,
-    138, 369, 101, 158, 122, 322, 389, 363, 281, 293, 387, 195, 79, 131, 247, 243,
-    294, 76, 9, 366, 237, 241, 141, 312, 37, 78, 198, 233, 212, 400, 202, 66,
-    167, 20, 176, 344, 88, 246, 362, 321, 58, 358, 15, 348, 206, 12, 277, 100,
-    299, 395,
+    31, 79, 113, 108, 392, 200, 40, 207, 341, 120, 316, 378, 24, 34, 36, 212,
+    278, 163, 346, 314, 209, 165, 231, 3, 385, 337, 367, 64, 153, 195, 245, 204,
+    155, 304, 30, 317, 375, 351, 94, 19, 310, 354, 273, 27, 105, 350, 280, 348,
+    261, 302, 168, 10, 323, 294, 220, 15, 287, 78, 292, 356, 380, 249, 63, 281,
+    313, 90, 77, 229, 222, 394, 145, 305, 75, 205, 137, 22, 130, 166, 58, 182,
+    299, 35, 399, 279, 404, 134, 395, 203, 104, 237, 172, 69, 164, 125, 234, 28,
+    224, 160, 238, 114, 66, 256, 151, 242, 252, 175, 321, 379, 46, 288, 266, 236,
+    12, 138, 199, 400, 147, 295, 110, 383, 371, 312, 396, 191, 167, 56, 184, 179,
+    369, 370, 169, 239, 70, 158, 152, 363, 112, 97, 93, 32, 117, 391, 293, 355,
+    39, 342, 390, 173, 23, 226, 398, 206, 347, 335, 251, 178, 377, 29, 81, 1,
+    386, 82, 349, 190, 128, 384, 135, 154, 197, 372, 318, 8, 183, 319, 17, 360,
+    51, 43, 4, 177, 263, 107, 290, 121, 210, 73, 52, 123, 257, 340, 2, 393,
+    0, 276, 16, 325, 215, 88, 327, 161, 59, 267, 255, 119, 162, 301, 373, 308,
+    303, 57, 333, 44, 148, 282, 42, 111, 65, 359, 233, 143, 244, 53, 20, 338,
+    84, 216, 219, 86, 358, 89, 250, 258, 140, 269, 133, 374, 306, 298, 235, 33,
+    247, 170, 109, 336, 126, 92, 48, 194, 67, 72, 201, 176, 213, 322, 291, 9,
+    146, 188, 106, 80, 85, 405, 96, 353, 47, 186, 343, 368, 309, 223, 196, 376,
+    103, 253, 115, 62, 365, 230, 330, 156, 401, 50, 18, 217, 54, 49, 102, 180,
+    68, 71, 211, 297, 232, 264, 265, 270, 174, 332, 254, 397, 259, 320, 157, 228,
+    402, 7, 389, 362, 289, 286, 139, 38, 141, 260, 334, 136, 91, 221, 6, 208,
+    118, 345, 262, 296, 214, 116, 60, 14, 83, 189, 277, 127, 357, 181, 144, 129,
+    25, 366, 361, 11, 192, 99, 149, 187, 76, 284, 381, 41, 387, 326, 388, 268,
+    98, 274, 13, 352, 74, 122, 324, 5, 331, 227, 272, 131, 364, 382, 271, 124,
+    307, 37, 202, 45, 283, 225, 26, 246, 311, 300, 95, 159, 61, 171, 185, 100,
+    339, 132, 403, 142, 275, 218, 329, 241, 315, 328, 285, 87, 193, 198, 240, 21,
+    248, 243, 150, 344, 101, 55,
 };
 
 #ifdef __cplusplus

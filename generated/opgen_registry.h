@@ -146,78 +146,80 @@ extern "C" {
     X(319, opgen_portable_dequantize_per_channel_out, 0x000000c0u) \
     X(321, opgen_portable__to_dim_order_copy_out, 0x08008effu) \
     X(323, opgen_portable__clone_dim_order_out, 0x08008effu) \
-    X(324, opgen_fallback_executorch_prims_add_int, 0xffffffffu) \
-    X(325, opgen_fallback_executorch_prims_mul_int, 0xffffffffu) \
-    X(326, opgen_fallback_executorch_prims_sub_int, 0xffffffffu) \
-    X(327, opgen_fallback_executorch_prims_floordiv_int, 0xffffffffu) \
-    X(328, opgen_fallback_executorch_prims_mod_int, 0xffffffffu) \
-    X(329, opgen_fallback_executorch_prims_truediv_int, 0xffffffffu) \
-    X(330, opgen_fallback_executorch_prims_neg_int, 0xffffffffu) \
-    X(331, opgen_fallback_executorch_prims_gt_int, 0xffffffffu) \
-    X(332, opgen_fallback_executorch_prims_lt_int, 0xffffffffu) \
-    X(333, opgen_fallback_executorch_prims_ge_int, 0xffffffffu) \
-    X(334, opgen_fallback_executorch_prims_le_int, 0xffffffffu) \
-    X(335, opgen_fallback_executorch_prims_eq_int, 0xffffffffu) \
-    X(337, opgen_fallback_quantized_decomposed_add_relu_out, 0x08008effu) \
-    X(339, opgen_native_quantized_add_out, 0x08008effu) \
-    X(341, opgen_fallback_quantized_decomposed_add_scalar_out, 0x08008effu) \
-    X(343, opgen_native_embedding_byte_out, 0x08008effu) \
-    X(345, opgen_native_embedding_byte_dtype_out, 0x08008effu) \
-    X(347, opgen_fallback_demo_linear_relu_out, 0x08008effu) \
-    X(348, opgen_portable_add_Scalar_out, 0x000000dfu) \
-    X(349, opgen_portable_mul_Scalar_out, 0x000000dfu) \
-    X(350, opgen_portable_relu_out, 0x000000dfu) \
-    X(351, opgen_portable_permute_copy_out, 0x080088ffu) \
-    X(352, opgen_portable_view_copy_out, 0x080088ffu) \
-    X(353, opgen_portable_expand_copy_out, 0x080088ffu) \
-    X(354, opgen_portable_clone_out, 0x080088ffu) \
-    X(355, opgen_portable_convolution_out, 0x000000c0u) \
-    X(356, opgen_portable__native_batch_norm_legit_no_training_out, 0x000000c0u) \
-    X(357, opgen_portable_embedding_out, 0x000000c0u) \
-    X(358, opgen_portable_isnan_out, 0x00000800u) \
-    X(359, opgen_portable_isinf_out, 0x00000800u) \
-    X(360, opgen_portable_div_Scalar_out, 0x000000c0u) \
-    X(361, opgen_portable_div_Scalar_mode_out, 0x000000dfu) \
-    X(362, opgen_portable_sub_Scalar_out, 0x000000dfu) \
-    X(363, opgen_portable_prod_out, 0x000000d0u) \
-    X(364, opgen_portable_squeeze_copy_dim_out, 0x080088ffu) \
-    X(365, opgen_portable_squeeze_copy_dims_out, 0x080088ffu) \
-    X(366, opgen_portable_unsqueeze_copy_out, 0x080088ffu) \
-    X(367, opgen_portable_select_copy_int_out, 0x080088ffu) \
-    X(368, opgen_portable_slice_copy_Tensor_out, 0x080088ffu) \
-    X(369, opgen_portable_diagonal_copy_out, 0x080088ffu) \
-    X(370, opgen_portable_alias_copy_out, 0x080088ffu) \
-    X(371, opgen_portable_as_strided_copy_out, 0x080088ffu) \
-    X(372, opgen_portable_flip_out, 0x080088ffu) \
-    X(373, opgen_portable_repeat_out, 0x080088ffu) \
-    X(374, opgen_portable_constant_pad_nd_out, 0x000008dfu) \
-    X(375, opgen_portable_slice_scatter_out, 0x080088ffu) \
-    X(376, opgen_portable_select_scatter_out, 0x080088ffu) \
-    X(377, opgen_portable_fill_Scalar_out, 0x000008dfu) \
-    X(378, opgen_portable_copy_out, 0x000008dfu) \
-    X(379, opgen_portable_native_layer_norm_out, 0x000000c0u) \
-    X(380, opgen_portable_native_group_norm_out, 0x000000c0u) \
-    X(381, opgen_portable_adaptive_avg_pool1d_out, 0x000000c0u) \
-    X(382, opgen_portable__adaptive_avg_pool2d_out, 0x000000c0u) \
-    X(383, opgen_portable__adaptive_avg_pool3d_out, 0x000000c0u) \
-    X(384, opgen_portable_full_like_out, 0x000008dfu) \
-    X(385, opgen_portable_scalar_tensor_out, 0x000008dfu) \
-    X(386, opgen_portable_empty_strided_out, 0x000008dfu) \
-    X(387, opgen_portable__to_copy_out, 0x000008dfu) \
-    X(388, opgen_portable_avg_pool1d_out, 0x000000c0u) \
-    X(389, opgen_portable_upsample_nearest2d_vec_out, 0x000000c1u) \
-    X(390, opgen_portable_upsample_bilinear2d_vec_out, 0x000000c0u) \
-    X(391, opgen_portable_index_put_out, 0x000008dfu) \
-    X(392, opgen_portable_masked_scatter_out, 0x000008dfu) \
-    X(393, opgen_portable__cdist_forward_out, 0x000000c0u) \
-    X(394, opgen_portable__pdist_forward_out, 0x000000c0u) \
-    X(395, opgen_portable__adaptive_avg_pool2d_backward_out, 0x000000c0u) \
-    X(396, opgen_portable_embedding_dense_backward_out, 0x000000c0u) \
-    X(397, opgen_portable_native_dropout_out, 0x000000c0u) \
-    X(398, opgen_portable_native_layer_norm_backward_out, 0x000000c0u) \
-    X(399, opgen_portable_native_group_norm_backward_out, 0x000000c0u) \
-    X(400, opgen_portable_grid_sampler_2d_out, 0x000000c0u) \
-    X(401, opgen_portable__embedding_bag_out, 0x000000c0u)
+    X(325, opgen_portable_embedding_4bit_out, 0x08008effu) \
+    X(327, opgen_portable_embedding_4bit_dtype_out, 0x08008effu) \
+    X(328, opgen_fallback_executorch_prims_add_int, 0xffffffffu) \
+    X(329, opgen_fallback_executorch_prims_mul_int, 0xffffffffu) \
+    X(330, opgen_fallback_executorch_prims_sub_int, 0xffffffffu) \
+    X(331, opgen_fallback_executorch_prims_floordiv_int, 0xffffffffu) \
+    X(332, opgen_fallback_executorch_prims_mod_int, 0xffffffffu) \
+    X(333, opgen_fallback_executorch_prims_truediv_int, 0xffffffffu) \
+    X(334, opgen_fallback_executorch_prims_neg_int, 0xffffffffu) \
+    X(335, opgen_fallback_executorch_prims_gt_int, 0xffffffffu) \
+    X(336, opgen_fallback_executorch_prims_lt_int, 0xffffffffu) \
+    X(337, opgen_fallback_executorch_prims_ge_int, 0xffffffffu) \
+    X(338, opgen_fallback_executorch_prims_le_int, 0xffffffffu) \
+    X(339, opgen_fallback_executorch_prims_eq_int, 0xffffffffu) \
+    X(341, opgen_fallback_quantized_decomposed_add_relu_out, 0x08008effu) \
+    X(343, opgen_native_quantized_add_out, 0x08008effu) \
+    X(345, opgen_fallback_quantized_decomposed_add_scalar_out, 0x08008effu) \
+    X(347, opgen_native_embedding_byte_out, 0x08008effu) \
+    X(349, opgen_native_embedding_byte_dtype_out, 0x08008effu) \
+    X(351, opgen_fallback_demo_linear_relu_out, 0x08008effu) \
+    X(352, opgen_portable_add_Scalar_out, 0x000000dfu) \
+    X(353, opgen_portable_mul_Scalar_out, 0x000000dfu) \
+    X(354, opgen_portable_relu_out, 0x000000dfu) \
+    X(355, opgen_portable_permute_copy_out, 0x080088ffu) \
+    X(356, opgen_portable_view_copy_out, 0x080088ffu) \
+    X(357, opgen_portable_expand_copy_out, 0x080088ffu) \
+    X(358, opgen_portable_clone_out, 0x080088ffu) \
+    X(359, opgen_portable_convolution_out, 0x000000c0u) \
+    X(360, opgen_portable__native_batch_norm_legit_no_training_out, 0x000000c0u) \
+    X(361, opgen_portable_embedding_out, 0x000000c0u) \
+    X(362, opgen_portable_isnan_out, 0x00000800u) \
+    X(363, opgen_portable_isinf_out, 0x00000800u) \
+    X(364, opgen_portable_div_Scalar_out, 0x000000c0u) \
+    X(365, opgen_portable_div_Scalar_mode_out, 0x000000dfu) \
+    X(366, opgen_portable_sub_Scalar_out, 0x000000dfu) \
+    X(367, opgen_portable_prod_out, 0x000000d0u) \
+    X(368, opgen_portable_squeeze_copy_dim_out, 0x080088ffu) \
+    X(369, opgen_portable_squeeze_copy_dims_out, 0x080088ffu) \
+    X(370, opgen_portable_unsqueeze_copy_out, 0x080088ffu) \
+    X(371, opgen_portable_select_copy_int_out, 0x080088ffu) \
+    X(372, opgen_portable_slice_copy_Tensor_out, 0x080088ffu) \
+    X(373, opgen_portable_diagonal_copy_out, 0x080088ffu) \
+    X(374, opgen_portable_alias_copy_out, 0x080088ffu) \
+    X(375, opgen_portable_as_strided_copy_out, 0x080088ffu) \
+    X(376, opgen_portable_flip_out, 0x080088ffu) \
+    X(377, opgen_portable_repeat_out, 0x080088ffu) \
+    X(378, opgen_portable_constant_pad_nd_out, 0x000008dfu) \
+    X(379, opgen_portable_slice_scatter_out, 0x080088ffu) \
+    X(380, opgen_portable_select_scatter_out, 0x080088ffu) \
+    X(381, opgen_portable_fill_Scalar_out, 0x000008dfu) \
+    X(382, opgen_portable_copy_out, 0x000008dfu) \
+    X(383, opgen_portable_native_layer_norm_out, 0x000000c0u) \
+    X(384, opgen_portable_native_group_norm_out, 0x000000c0u) \
+    X(385, opgen_portable_adaptive_avg_pool1d_out, 0x000000c0u) \
+    X(386, opgen_portable__adaptive_avg_pool2d_out, 0x000000c0u) \
+    X(387, opgen_portable__adaptive_avg_pool3d_out, 0x000000c0u) \
+    X(388, opgen_portable_full_like_out, 0x000008dfu) \
+    X(389, opgen_portable_scalar_tensor_out, 0x000008dfu) \
+    X(390, opgen_portable_empty_strided_out, 0x000008dfu) \
+    X(391, opgen_portable__to_copy_out, 0x000008dfu) \
+    X(392, opgen_portable_avg_pool1d_out, 0x000000c0u) \
+    X(393, opgen_portable_upsample_nearest2d_vec_out, 0x000000c1u) \
+    X(394, opgen_portable_upsample_bilinear2d_vec_out, 0x000000c0u) \
+    X(395, opgen_portable_index_put_out, 0x000008dfu) \
+    X(396, opgen_portable_masked_scatter_out, 0x000008dfu) \
+    X(397, opgen_portable__cdist_forward_out, 0x000000c0u) \
+    X(398, opgen_portable__pdist_forward_out, 0x000000c0u) \
+    X(399, opgen_portable__adaptive_avg_pool2d_backward_out, 0x000000c0u) \
+    X(400, opgen_portable_embedding_dense_backward_out, 0x000000c0u) \
+    X(401, opgen_portable_native_dropout_out, 0x000000c0u) \
+    X(402, opgen_portable_native_layer_norm_backward_out, 0x000000c0u) \
+    X(403, opgen_portable_native_group_norm_backward_out, 0x000000c0u) \
+    X(404, opgen_portable_grid_sampler_2d_out, 0x000000c0u) \
+    X(405, opgen_portable__embedding_bag_out, 0x000000c0u)
 
 typedef opgen_status (*opgen_boxed_call)(opgen_ctx *ctx, void (*fn)(void), const opgen_value *args);
 typedef struct opgen_kernel_entry {
@@ -227,7 +229,7 @@ typedef struct opgen_kernel_entry {
     const char *name;      /* the kernel's C name, for messages and traces */
 } opgen_kernel_entry;
 
-#define OPGEN_REGISTRY_SIZE 402
+#define OPGEN_REGISTRY_SIZE 406
 /* The selection this registry was trimmed to (opgen generate --select), or "":
  * errors about a missing kernel name it. */
 #define OPGEN_SELECTION ""
@@ -435,6 +437,8 @@ extern const opgen_keyed_kernel opgen_keyed_kernels[];
 #define OPGEN_KERNEL_DTYPES_opgen_portable_dequantize_per_channel_out 0x000000c0u
 #define OPGEN_KERNEL_DTYPES_opgen_portable__to_dim_order_copy_out 0x08008effu
 #define OPGEN_KERNEL_DTYPES_opgen_portable__clone_dim_order_out 0x08008effu
+#define OPGEN_KERNEL_DTYPES_opgen_portable_embedding_4bit_out 0x08008effu
+#define OPGEN_KERNEL_DTYPES_opgen_portable_embedding_4bit_dtype_out 0x08008effu
 #define OPGEN_KERNEL_DTYPES_opgen_fallback_executorch_prims_add_int 0xffffffffu
 #define OPGEN_KERNEL_DTYPES_opgen_fallback_executorch_prims_mul_int 0xffffffffu
 #define OPGEN_KERNEL_DTYPES_opgen_fallback_executorch_prims_sub_int 0xffffffffu
@@ -646,6 +650,8 @@ opgen_status opgen_portable_dequantize_per_tensor_out(opgen_ctx *ctx, const opge
 opgen_status opgen_portable_dequantize_per_channel_out(opgen_ctx *ctx, const opgen_tensor *input, const opgen_tensor *scales, const opgen_tensor *zero_points, int64_t axis, int64_t quant_min, int64_t quant_max, opgen_dtype dtype, const opgen_dtype *out_dtype, opgen_tensor *out);
 opgen_status opgen_portable__to_dim_order_copy_out(opgen_ctx *ctx, const opgen_tensor *self, bool non_blocking, const opgen_int_list *dim_order, opgen_tensor *out);
 opgen_status opgen_portable__clone_dim_order_out(opgen_ctx *ctx, const opgen_tensor *self, bool non_blocking, const opgen_int_list *dim_order, opgen_tensor *out);
+opgen_status opgen_portable_embedding_4bit_out(opgen_ctx *ctx, const opgen_tensor *weight, const opgen_tensor *weight_scales, const opgen_tensor *weight_zero_points, int64_t weight_quant_min, int64_t weight_quant_max, const opgen_tensor *indices, opgen_tensor *out);
+opgen_status opgen_portable_embedding_4bit_dtype_out(opgen_ctx *ctx, const opgen_tensor *weight, const opgen_tensor *weight_scales, const opgen_tensor *weight_zero_points, int64_t weight_quant_min, int64_t weight_quant_max, const opgen_tensor *indices, const opgen_dtype *dtype, opgen_tensor *out);
 opgen_status opgen_fallback_executorch_prims_add_int(opgen_ctx *ctx, int64_t a, int64_t b, int64_t *ret0);
 opgen_status opgen_fallback_executorch_prims_mul_int(opgen_ctx *ctx, int64_t a, int64_t b, int64_t *ret0);
 opgen_status opgen_fallback_executorch_prims_sub_int(opgen_ctx *ctx, int64_t a, int64_t b, int64_t *ret0);
@@ -879,28 +885,28 @@ static opgen_status opgen_call_49(opgen_ctx *ctx, void (*fn)(void), const opgen_
     return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, bool, const opgen_int_list *, opgen_tensor *))fn)(ctx, a[0].v.t, a[1].v.b, (a[2].none ? NULL : &a[2].v.il), a[3].v.t);
 }
 static opgen_status opgen_call_50(opgen_ctx *ctx, void (*fn)(void), const opgen_value *a) {
-    return ((opgen_status(*)(opgen_ctx *, int64_t, int64_t, int64_t *))fn)(ctx, a[0].v.i, a[1].v.i, (int64_t *)a[2].v.ret);
-}
-static opgen_status opgen_call_51(opgen_ctx *ctx, void (*fn)(void), const opgen_value *a) {
-    return ((opgen_status(*)(opgen_ctx *, int64_t, int64_t, double *))fn)(ctx, a[0].v.i, a[1].v.i, (double *)a[2].v.ret);
-}
-static opgen_status opgen_call_52(opgen_ctx *ctx, void (*fn)(void), const opgen_value *a) {
-    return ((opgen_status(*)(opgen_ctx *, int64_t, int64_t *))fn)(ctx, a[0].v.i, (int64_t *)a[1].v.ret);
-}
-static opgen_status opgen_call_53(opgen_ctx *ctx, void (*fn)(void), const opgen_value *a) {
-    return ((opgen_status(*)(opgen_ctx *, int64_t, int64_t, bool *))fn)(ctx, a[0].v.i, a[1].v.i, (bool *)a[2].v.ret);
-}
-static opgen_status opgen_call_54(opgen_ctx *ctx, void (*fn)(void), const opgen_value *a) {
-    return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, double, int64_t, int64_t, int64_t, const opgen_tensor *, double, int64_t, int64_t, int64_t, double, int64_t, int64_t, int64_t, opgen_tensor *))fn)(ctx, a[0].v.t, a[1].v.f, a[2].v.i, a[3].v.i, a[4].v.i, a[5].v.t, a[6].v.f, a[7].v.i, a[8].v.i, a[9].v.i, a[10].v.f, a[11].v.i, a[12].v.i, a[13].v.i, a[14].v.t);
-}
-static opgen_status opgen_call_55(opgen_ctx *ctx, void (*fn)(void), const opgen_value *a) {
-    return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, double, int64_t, int64_t, int64_t, opgen_dtype, const opgen_scalar *, double, int64_t, int64_t, int64_t, opgen_dtype, opgen_tensor *))fn)(ctx, a[0].v.t, a[1].v.f, a[2].v.i, a[3].v.i, a[4].v.i, a[5].v.d, &a[6].v.s, a[7].v.f, a[8].v.i, a[9].v.i, a[10].v.i, a[11].v.d, a[12].v.t);
-}
-static opgen_status opgen_call_56(opgen_ctx *ctx, void (*fn)(void), const opgen_value *a) {
     return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, const opgen_tensor *, const opgen_tensor *, int64_t, int64_t, const opgen_tensor *, opgen_tensor *))fn)(ctx, a[0].v.t, a[1].v.t, a[2].v.t, a[3].v.i, a[4].v.i, a[5].v.t, a[6].v.t);
 }
-static opgen_status opgen_call_57(opgen_ctx *ctx, void (*fn)(void), const opgen_value *a) {
+static opgen_status opgen_call_51(opgen_ctx *ctx, void (*fn)(void), const opgen_value *a) {
     return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, const opgen_tensor *, const opgen_tensor *, int64_t, int64_t, const opgen_tensor *, const opgen_dtype *, opgen_tensor *))fn)(ctx, a[0].v.t, a[1].v.t, a[2].v.t, a[3].v.i, a[4].v.i, a[5].v.t, (a[6].none ? NULL : &a[6].v.d), a[7].v.t);
+}
+static opgen_status opgen_call_52(opgen_ctx *ctx, void (*fn)(void), const opgen_value *a) {
+    return ((opgen_status(*)(opgen_ctx *, int64_t, int64_t, int64_t *))fn)(ctx, a[0].v.i, a[1].v.i, (int64_t *)a[2].v.ret);
+}
+static opgen_status opgen_call_53(opgen_ctx *ctx, void (*fn)(void), const opgen_value *a) {
+    return ((opgen_status(*)(opgen_ctx *, int64_t, int64_t, double *))fn)(ctx, a[0].v.i, a[1].v.i, (double *)a[2].v.ret);
+}
+static opgen_status opgen_call_54(opgen_ctx *ctx, void (*fn)(void), const opgen_value *a) {
+    return ((opgen_status(*)(opgen_ctx *, int64_t, int64_t *))fn)(ctx, a[0].v.i, (int64_t *)a[1].v.ret);
+}
+static opgen_status opgen_call_55(opgen_ctx *ctx, void (*fn)(void), const opgen_value *a) {
+    return ((opgen_status(*)(opgen_ctx *, int64_t, int64_t, bool *))fn)(ctx, a[0].v.i, a[1].v.i, (bool *)a[2].v.ret);
+}
+static opgen_status opgen_call_56(opgen_ctx *ctx, void (*fn)(void), const opgen_value *a) {
+    return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, double, int64_t, int64_t, int64_t, const opgen_tensor *, double, int64_t, int64_t, int64_t, double, int64_t, int64_t, int64_t, opgen_tensor *))fn)(ctx, a[0].v.t, a[1].v.f, a[2].v.i, a[3].v.i, a[4].v.i, a[5].v.t, a[6].v.f, a[7].v.i, a[8].v.i, a[9].v.i, a[10].v.f, a[11].v.i, a[12].v.i, a[13].v.i, a[14].v.t);
+}
+static opgen_status opgen_call_57(opgen_ctx *ctx, void (*fn)(void), const opgen_value *a) {
+    return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, double, int64_t, int64_t, int64_t, opgen_dtype, const opgen_scalar *, double, int64_t, int64_t, int64_t, opgen_dtype, opgen_tensor *))fn)(ctx, a[0].v.t, a[1].v.f, a[2].v.i, a[3].v.i, a[4].v.i, a[5].v.d, &a[6].v.s, a[7].v.f, a[8].v.i, a[9].v.i, a[10].v.i, a[11].v.d, a[12].v.t);
 }
 static opgen_status opgen_call_58(opgen_ctx *ctx, void (*fn)(void), const opgen_value *a) {
     return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, const int32_t *, opgen_tensor *))fn)(ctx, a[0].v.t, (a[1].none ? NULL : &a[1].v.e), a[2].v.t);
@@ -1321,105 +1327,109 @@ const opgen_kernel_entry opgen_registry[] = {
     {(void (*)(void))opgen_portable__to_dim_order_copy_out, opgen_call_49, 0x08008effu, "opgen_portable__to_dim_order_copy_out"}, /* 321 dim_order_ops::_to_dim_order_copy.out */
     {NULL, NULL, 0u, NULL}, /* 322 dim_order_ops::_clone_dim_order */
     {(void (*)(void))opgen_portable__clone_dim_order_out, opgen_call_49, 0x08008effu, "opgen_portable__clone_dim_order_out"}, /* 323 dim_order_ops::_clone_dim_order.out */
-    {(void (*)(void))opgen_fallback_executorch_prims_add_int, opgen_call_50, 0xffffffffu, "opgen_fallback_executorch_prims_add_int"}, /* 324 executorch_prims::add.int */
-    {(void (*)(void))opgen_fallback_executorch_prims_mul_int, opgen_call_50, 0xffffffffu, "opgen_fallback_executorch_prims_mul_int"}, /* 325 executorch_prims::mul.int */
-    {(void (*)(void))opgen_fallback_executorch_prims_sub_int, opgen_call_50, 0xffffffffu, "opgen_fallback_executorch_prims_sub_int"}, /* 326 executorch_prims::sub.int */
-    {(void (*)(void))opgen_fallback_executorch_prims_floordiv_int, opgen_call_50, 0xffffffffu, "opgen_fallback_executorch_prims_floordiv_int"}, /* 327 executorch_prims::floordiv.int */
-    {(void (*)(void))opgen_fallback_executorch_prims_mod_int, opgen_call_50, 0xffffffffu, "opgen_fallback_executorch_prims_mod_int"}, /* 328 executorch_prims::mod.int */
-    {(void (*)(void))opgen_fallback_executorch_prims_truediv_int, opgen_call_51, 0xffffffffu, "opgen_fallback_executorch_prims_truediv_int"}, /* 329 executorch_prims::truediv.int */
-    {(void (*)(void))opgen_fallback_executorch_prims_neg_int, opgen_call_52, 0xffffffffu, "opgen_fallback_executorch_prims_neg_int"}, /* 330 executorch_prims::neg.int */
-    {(void (*)(void))opgen_fallback_executorch_prims_gt_int, opgen_call_53, 0xffffffffu, "opgen_fallback_executorch_prims_gt_int"}, /* 331 executorch_prims::gt.int */
-    {(void (*)(void))opgen_fallback_executorch_prims_lt_int, opgen_call_53, 0xffffffffu, "opgen_fallback_executorch_prims_lt_int"}, /* 332 executorch_prims::lt.int */
-    {(void (*)(void))opgen_fallback_executorch_prims_ge_int, opgen_call_53, 0xffffffffu, "opgen_fallback_executorch_prims_ge_int"}, /* 333 executorch_prims::ge.int */
-    {(void (*)(void))opgen_fallback_executorch_prims_le_int, opgen_call_53, 0xffffffffu, "opgen_fallback_executorch_prims_le_int"}, /* 334 executorch_prims::le.int */
-    {(void (*)(void))opgen_fallback_executorch_prims_eq_int, opgen_call_53, 0xffffffffu, "opgen_fallback_executorch_prims_eq_int"}, /* 335 executorch_prims::eq.int */
-    {NULL, NULL, 0u, NULL}, /* 336 quantized_decomposed::add_relu */
-    {(void (*)(void))opgen_fallback_quantized_decomposed_add_relu_out, opgen_call_54, 0x08008effu, "opgen_fallback_quantized_decomposed_add_relu_out"}, /* 337 quantized_decomposed::add_relu.out */
-    {NULL, NULL, 0u, NULL}, /* 338 quantized_decomposed::add */
-    {(void (*)(void))opgen_native_quantized_add_out, opgen_call_54, 0x08008effu, "opgen_native_quantized_add_out"}, /* 339 quantized_decomposed::add.out */
-    {NULL, NULL, 0u, NULL}, /* 340 quantized_decomposed::add.scalar */
-    {(void (*)(void))opgen_fallback_quantized_decomposed_add_scalar_out, opgen_call_55, 0x08008effu, "opgen_fallback_quantized_decomposed_add_scalar_out"}, /* 341 quantized_decomposed::add.scalar_out */
-    {NULL, NULL, 0u, NULL}, /* 342 quantized_decomposed::embedding_byte */
-    {(void (*)(void))opgen_native_embedding_byte_out, opgen_call_56, 0x08008effu, "opgen_native_embedding_byte_out"}, /* 343 quantized_decomposed::embedding_byte.out */
-    {NULL, NULL, 0u, NULL}, /* 344 quantized_decomposed::embedding_byte.dtype */
-    {(void (*)(void))opgen_native_embedding_byte_dtype_out, opgen_call_57, 0x08008effu, "opgen_native_embedding_byte_dtype_out"}, /* 345 quantized_decomposed::embedding_byte.dtype_out */
-    {NULL, NULL, 0u, NULL}, /* 346 demo::linear_relu */
-    {(void (*)(void))opgen_fallback_demo_linear_relu_out, opgen_call_3, 0x08008effu, "opgen_fallback_demo_linear_relu_out"}, /* 347 demo::linear_relu.out */
-    {(void (*)(void))opgen_portable_add_Scalar_out, opgen_call_7, 0x000000dfu, "opgen_portable_add_Scalar_out"}, /* 348 aten::add.Scalar_out */
-    {(void (*)(void))opgen_portable_mul_Scalar_out, opgen_call_4, 0x000000dfu, "opgen_portable_mul_Scalar_out"}, /* 349 aten::mul.Scalar_out */
-    {(void (*)(void))opgen_portable_relu_out, opgen_call_5, 0x000000dfu, "opgen_portable_relu_out"}, /* 350 aten::relu.out */
-    {(void (*)(void))opgen_portable_permute_copy_out, opgen_call_31, 0x080088ffu, "opgen_portable_permute_copy_out"}, /* 351 aten::permute_copy.out */
-    {(void (*)(void))opgen_portable_view_copy_out, opgen_call_31, 0x080088ffu, "opgen_portable_view_copy_out"}, /* 352 aten::view_copy.out */
-    {(void (*)(void))opgen_portable_expand_copy_out, opgen_call_18, 0x080088ffu, "opgen_portable_expand_copy_out"}, /* 353 aten::expand_copy.out */
-    {(void (*)(void))opgen_portable_clone_out, opgen_call_58, 0x080088ffu, "opgen_portable_clone_out"}, /* 354 aten::clone.out */
-    {(void (*)(void))opgen_portable_convolution_out, opgen_call_59, 0x000000c0u, "opgen_portable_convolution_out"}, /* 355 aten::convolution.out */
-    {(void (*)(void))opgen_portable__native_batch_norm_legit_no_training_out, opgen_call_60, 0x000000c0u, "opgen_portable__native_batch_norm_legit_no_training_out"}, /* 356 aten::_native_batch_norm_legit_no_training.out */
-    {(void (*)(void))opgen_portable_embedding_out, opgen_call_61, 0x000000c0u, "opgen_portable_embedding_out"}, /* 357 aten::embedding.out */
-    {(void (*)(void))opgen_portable_isnan_out, opgen_call_5, 0x00000800u, "opgen_portable_isnan_out"}, /* 358 aten::isnan.out */
-    {(void (*)(void))opgen_portable_isinf_out, opgen_call_5, 0x00000800u, "opgen_portable_isinf_out"}, /* 359 aten::isinf.out */
-    {(void (*)(void))opgen_portable_div_Scalar_out, opgen_call_4, 0x000000c0u, "opgen_portable_div_Scalar_out"}, /* 360 aten::div.Scalar_out */
-    {(void (*)(void))opgen_portable_div_Scalar_mode_out, opgen_call_62, 0x000000dfu, "opgen_portable_div_Scalar_mode_out"}, /* 361 aten::div.Scalar_mode_out */
-    {(void (*)(void))opgen_portable_sub_Scalar_out, opgen_call_7, 0x000000dfu, "opgen_portable_sub_Scalar_out"}, /* 362 aten::sub.Scalar_out */
-    {(void (*)(void))opgen_portable_prod_out, opgen_call_25, 0x000000d0u, "opgen_portable_prod_out"}, /* 363 aten::prod.out */
-    {(void (*)(void))opgen_portable_squeeze_copy_dim_out, opgen_call_63, 0x080088ffu, "opgen_portable_squeeze_copy_dim_out"}, /* 364 aten::squeeze_copy.dim_out */
-    {(void (*)(void))opgen_portable_squeeze_copy_dims_out, opgen_call_31, 0x080088ffu, "opgen_portable_squeeze_copy_dims_out"}, /* 365 aten::squeeze_copy.dims_out */
-    {(void (*)(void))opgen_portable_unsqueeze_copy_out, opgen_call_63, 0x080088ffu, "opgen_portable_unsqueeze_copy_out"}, /* 366 aten::unsqueeze_copy.out */
-    {(void (*)(void))opgen_portable_select_copy_int_out, opgen_call_64, 0x080088ffu, "opgen_portable_select_copy_int_out"}, /* 367 aten::select_copy.int_out */
-    {(void (*)(void))opgen_portable_slice_copy_Tensor_out, opgen_call_65, 0x080088ffu, "opgen_portable_slice_copy_Tensor_out"}, /* 368 aten::slice_copy.Tensor_out */
-    {(void (*)(void))opgen_portable_diagonal_copy_out, opgen_call_66, 0x080088ffu, "opgen_portable_diagonal_copy_out"}, /* 369 aten::diagonal_copy.out */
-    {(void (*)(void))opgen_portable_alias_copy_out, opgen_call_5, 0x080088ffu, "opgen_portable_alias_copy_out"}, /* 370 aten::alias_copy.out */
-    {(void (*)(void))opgen_portable_as_strided_copy_out, opgen_call_67, 0x080088ffu, "opgen_portable_as_strided_copy_out"}, /* 371 aten::as_strided_copy.out */
-    {(void (*)(void))opgen_portable_flip_out, opgen_call_31, 0x080088ffu, "opgen_portable_flip_out"}, /* 372 aten::flip.out */
-    {(void (*)(void))opgen_portable_repeat_out, opgen_call_31, 0x080088ffu, "opgen_portable_repeat_out"}, /* 373 aten::repeat.out */
-    {(void (*)(void))opgen_portable_constant_pad_nd_out, opgen_call_68, 0x000008dfu, "opgen_portable_constant_pad_nd_out"}, /* 374 aten::constant_pad_nd.out */
-    {(void (*)(void))opgen_portable_slice_scatter_out, opgen_call_69, 0x080088ffu, "opgen_portable_slice_scatter_out"}, /* 375 aten::slice_scatter.out */
-    {(void (*)(void))opgen_portable_select_scatter_out, opgen_call_70, 0x080088ffu, "opgen_portable_select_scatter_out"}, /* 376 aten::select_scatter.out */
-    {(void (*)(void))opgen_portable_fill_Scalar_out, opgen_call_4, 0x000008dfu, "opgen_portable_fill_Scalar_out"}, /* 377 aten::fill.Scalar_out */
-    {(void (*)(void))opgen_portable_copy_out, opgen_call_71, 0x000008dfu, "opgen_portable_copy_out"}, /* 378 aten::copy.out */
-    {(void (*)(void))opgen_portable_native_layer_norm_out, opgen_call_72, 0x000000c0u, "opgen_portable_native_layer_norm_out"}, /* 379 aten::native_layer_norm.out */
-    {(void (*)(void))opgen_portable_native_group_norm_out, opgen_call_73, 0x000000c0u, "opgen_portable_native_group_norm_out"}, /* 380 aten::native_group_norm.out */
-    {(void (*)(void))opgen_portable_adaptive_avg_pool1d_out, opgen_call_31, 0x000000c0u, "opgen_portable_adaptive_avg_pool1d_out"}, /* 381 aten::adaptive_avg_pool1d.out */
-    {(void (*)(void))opgen_portable__adaptive_avg_pool2d_out, opgen_call_31, 0x000000c0u, "opgen_portable__adaptive_avg_pool2d_out"}, /* 382 aten::_adaptive_avg_pool2d.out */
-    {(void (*)(void))opgen_portable__adaptive_avg_pool3d_out, opgen_call_31, 0x000000c0u, "opgen_portable__adaptive_avg_pool3d_out"}, /* 383 aten::_adaptive_avg_pool3d.out */
-    {(void (*)(void))opgen_portable_full_like_out, opgen_call_74, 0x000008dfu, "opgen_portable_full_like_out"}, /* 384 aten::full_like.out */
-    {(void (*)(void))opgen_portable_scalar_tensor_out, opgen_call_75, 0x000008dfu, "opgen_portable_scalar_tensor_out"}, /* 385 aten::scalar_tensor.out */
-    {(void (*)(void))opgen_portable_empty_strided_out, opgen_call_76, 0x000008dfu, "opgen_portable_empty_strided_out"}, /* 386 aten::empty_strided.out */
-    {(void (*)(void))opgen_portable__to_copy_out, opgen_call_77, 0x000008dfu, "opgen_portable__to_copy_out"}, /* 387 aten::_to_copy.out */
-    {(void (*)(void))opgen_portable_avg_pool1d_out, opgen_call_78, 0x000000c0u, "opgen_portable_avg_pool1d_out"}, /* 388 aten::avg_pool1d.out */
-    {(void (*)(void))opgen_portable_upsample_nearest2d_vec_out, opgen_call_79, 0x000000c1u, "opgen_portable_upsample_nearest2d_vec_out"}, /* 389 aten::upsample_nearest2d.vec_out */
-    {(void (*)(void))opgen_portable_upsample_bilinear2d_vec_out, opgen_call_80, 0x000000c0u, "opgen_portable_upsample_bilinear2d_vec_out"}, /* 390 aten::upsample_bilinear2d.vec_out */
-    {(void (*)(void))opgen_portable_index_put_out, opgen_call_81, 0x000008dfu, "opgen_portable_index_put_out"}, /* 391 aten::index_put.out */
-    {(void (*)(void))opgen_portable_masked_scatter_out, opgen_call_3, 0x000008dfu, "opgen_portable_masked_scatter_out"}, /* 392 aten::masked_scatter.out */
-    {(void (*)(void))opgen_portable__cdist_forward_out, opgen_call_82, 0x000000c0u, "opgen_portable__cdist_forward_out"}, /* 393 aten::_cdist_forward.out */
-    {(void (*)(void))opgen_portable__pdist_forward_out, opgen_call_83, 0x000000c0u, "opgen_portable__pdist_forward_out"}, /* 394 aten::_pdist_forward.out */
-    {(void (*)(void))opgen_portable__adaptive_avg_pool2d_backward_out, opgen_call_2, 0x000000c0u, "opgen_portable__adaptive_avg_pool2d_backward_out"}, /* 395 aten::_adaptive_avg_pool2d_backward.out */
-    {(void (*)(void))opgen_portable_embedding_dense_backward_out, opgen_call_84, 0x000000c0u, "opgen_portable_embedding_dense_backward_out"}, /* 396 aten::embedding_dense_backward.out */
-    {(void (*)(void))opgen_portable_native_dropout_out, opgen_call_85, 0x000000c0u, "opgen_portable_native_dropout_out"}, /* 397 aten::native_dropout.out */
-    {(void (*)(void))opgen_portable_native_layer_norm_backward_out, opgen_call_86, 0x000000c0u, "opgen_portable_native_layer_norm_backward_out"}, /* 398 aten::native_layer_norm_backward.out */
-    {(void (*)(void))opgen_portable_native_group_norm_backward_out, opgen_call_87, 0x000000c0u, "opgen_portable_native_group_norm_backward_out"}, /* 399 aten::native_group_norm_backward.out */
-    {(void (*)(void))opgen_portable_grid_sampler_2d_out, opgen_call_84, 0x000000c0u, "opgen_portable_grid_sampler_2d_out"}, /* 400 aten::grid_sampler_2d.out */
-    {(void (*)(void))opgen_portable__embedding_bag_out, opgen_call_88, 0x000000c0u, "opgen_portable__embedding_bag_out"}, /* 401 aten::_embedding_bag.out */
+    {NULL, NULL, 0u, NULL}, /* 324 quantized_decomposed::embedding_4bit */
+    {(void (*)(void))opgen_portable_embedding_4bit_out, opgen_call_50, 0x08008effu, "opgen_portable_embedding_4bit_out"}, /* 325 quantized_decomposed::embedding_4bit.out */
+    {NULL, NULL, 0u, NULL}, /* 326 quantized_decomposed::embedding_4bit.dtype */
+    {(void (*)(void))opgen_portable_embedding_4bit_dtype_out, opgen_call_51, 0x08008effu, "opgen_portable_embedding_4bit_dtype_out"}, /* 327 quantized_decomposed::embedding_4bit.dtype_out */
+    {(void (*)(void))opgen_fallback_executorch_prims_add_int, opgen_call_52, 0xffffffffu, "opgen_fallback_executorch_prims_add_int"}, /* 328 executorch_prims::add.int */
+    {(void (*)(void))opgen_fallback_executorch_prims_mul_int, opgen_call_52, 0xffffffffu, "opgen_fallback_executorch_prims_mul_int"}, /* 329 executorch_prims::mul.int */
+    {(void (*)(void))opgen_fallback_executorch_prims_sub_int, opgen_call_52, 0xffffffffu, "opgen_fallback_executorch_prims_sub_int"}, /* 330 executorch_prims::sub.int */
+    {(void (*)(void))opgen_fallback_executorch_prims_floordiv_int, opgen_call_52, 0xffffffffu, "opgen_fallback_executorch_prims_floordiv_int"}, /* 331 executorch_prims::floordiv.int */
+    {(void (*)(void))opgen_fallback_executorch_prims_mod_int, opgen_call_52, 0xffffffffu, "opgen_fallback_executorch_prims_mod_int"}, /* 332 executorch_prims::mod.int */
+    {(void (*)(void))opgen_fallback_executorch_prims_truediv_int, opgen_call_53, 0xffffffffu, "opgen_fallback_executorch_prims_truediv_int"}, /* 333 executorch_prims::truediv.int */
+    {(void (*)(void))opgen_fallback_executorch_prims_neg_int, opgen_call_54, 0xffffffffu, "opgen_fallback_executorch_prims_neg_int"}, /* 334 executorch_prims::neg.int */
+    {(void (*)(void))opgen_fallback_executorch_prims_gt_int, opgen_call_55, 0xffffffffu, "opgen_fallback_executorch_prims_gt_int"}, /* 335 executorch_prims::gt.int */
+    {(void (*)(void))opgen_fallback_executorch_prims_lt_int, opgen_call_55, 0xffffffffu, "opgen_fallback_executorch_prims_lt_int"}, /* 336 executorch_prims::lt.int */
+    {(void (*)(void))opgen_fallback_executorch_prims_ge_int, opgen_call_55, 0xffffffffu, "opgen_fallback_executorch_prims_ge_int"}, /* 337 executorch_prims::ge.int */
+    {(void (*)(void))opgen_fallback_executorch_prims_le_int, opgen_call_55, 0xffffffffu, "opgen_fallback_executorch_prims_le_int"}, /* 338 executorch_prims::le.int */
+    {(void (*)(void))opgen_fallback_executorch_prims_eq_int, opgen_call_55, 0xffffffffu, "opgen_fallback_executorch_prims_eq_int"}, /* 339 executorch_prims::eq.int */
+    {NULL, NULL, 0u, NULL}, /* 340 quantized_decomposed::add_relu */
+    {(void (*)(void))opgen_fallback_quantized_decomposed_add_relu_out, opgen_call_56, 0x08008effu, "opgen_fallback_quantized_decomposed_add_relu_out"}, /* 341 quantized_decomposed::add_relu.out */
+    {NULL, NULL, 0u, NULL}, /* 342 quantized_decomposed::add */
+    {(void (*)(void))opgen_native_quantized_add_out, opgen_call_56, 0x08008effu, "opgen_native_quantized_add_out"}, /* 343 quantized_decomposed::add.out */
+    {NULL, NULL, 0u, NULL}, /* 344 quantized_decomposed::add.scalar */
+    {(void (*)(void))opgen_fallback_quantized_decomposed_add_scalar_out, opgen_call_57, 0x08008effu, "opgen_fallback_quantized_decomposed_add_scalar_out"}, /* 345 quantized_decomposed::add.scalar_out */
+    {NULL, NULL, 0u, NULL}, /* 346 quantized_decomposed::embedding_byte */
+    {(void (*)(void))opgen_native_embedding_byte_out, opgen_call_50, 0x08008effu, "opgen_native_embedding_byte_out"}, /* 347 quantized_decomposed::embedding_byte.out */
+    {NULL, NULL, 0u, NULL}, /* 348 quantized_decomposed::embedding_byte.dtype */
+    {(void (*)(void))opgen_native_embedding_byte_dtype_out, opgen_call_51, 0x08008effu, "opgen_native_embedding_byte_dtype_out"}, /* 349 quantized_decomposed::embedding_byte.dtype_out */
+    {NULL, NULL, 0u, NULL}, /* 350 demo::linear_relu */
+    {(void (*)(void))opgen_fallback_demo_linear_relu_out, opgen_call_3, 0x08008effu, "opgen_fallback_demo_linear_relu_out"}, /* 351 demo::linear_relu.out */
+    {(void (*)(void))opgen_portable_add_Scalar_out, opgen_call_7, 0x000000dfu, "opgen_portable_add_Scalar_out"}, /* 352 aten::add.Scalar_out */
+    {(void (*)(void))opgen_portable_mul_Scalar_out, opgen_call_4, 0x000000dfu, "opgen_portable_mul_Scalar_out"}, /* 353 aten::mul.Scalar_out */
+    {(void (*)(void))opgen_portable_relu_out, opgen_call_5, 0x000000dfu, "opgen_portable_relu_out"}, /* 354 aten::relu.out */
+    {(void (*)(void))opgen_portable_permute_copy_out, opgen_call_31, 0x080088ffu, "opgen_portable_permute_copy_out"}, /* 355 aten::permute_copy.out */
+    {(void (*)(void))opgen_portable_view_copy_out, opgen_call_31, 0x080088ffu, "opgen_portable_view_copy_out"}, /* 356 aten::view_copy.out */
+    {(void (*)(void))opgen_portable_expand_copy_out, opgen_call_18, 0x080088ffu, "opgen_portable_expand_copy_out"}, /* 357 aten::expand_copy.out */
+    {(void (*)(void))opgen_portable_clone_out, opgen_call_58, 0x080088ffu, "opgen_portable_clone_out"}, /* 358 aten::clone.out */
+    {(void (*)(void))opgen_portable_convolution_out, opgen_call_59, 0x000000c0u, "opgen_portable_convolution_out"}, /* 359 aten::convolution.out */
+    {(void (*)(void))opgen_portable__native_batch_norm_legit_no_training_out, opgen_call_60, 0x000000c0u, "opgen_portable__native_batch_norm_legit_no_training_out"}, /* 360 aten::_native_batch_norm_legit_no_training.out */
+    {(void (*)(void))opgen_portable_embedding_out, opgen_call_61, 0x000000c0u, "opgen_portable_embedding_out"}, /* 361 aten::embedding.out */
+    {(void (*)(void))opgen_portable_isnan_out, opgen_call_5, 0x00000800u, "opgen_portable_isnan_out"}, /* 362 aten::isnan.out */
+    {(void (*)(void))opgen_portable_isinf_out, opgen_call_5, 0x00000800u, "opgen_portable_isinf_out"}, /* 363 aten::isinf.out */
+    {(void (*)(void))opgen_portable_div_Scalar_out, opgen_call_4, 0x000000c0u, "opgen_portable_div_Scalar_out"}, /* 364 aten::div.Scalar_out */
+    {(void (*)(void))opgen_portable_div_Scalar_mode_out, opgen_call_62, 0x000000dfu, "opgen_portable_div_Scalar_mode_out"}, /* 365 aten::div.Scalar_mode_out */
+    {(void (*)(void))opgen_portable_sub_Scalar_out, opgen_call_7, 0x000000dfu, "opgen_portable_sub_Scalar_out"}, /* 366 aten::sub.Scalar_out */
+    {(void (*)(void))opgen_portable_prod_out, opgen_call_25, 0x000000d0u, "opgen_portable_prod_out"}, /* 367 aten::prod.out */
+    {(void (*)(void))opgen_portable_squeeze_copy_dim_out, opgen_call_63, 0x080088ffu, "opgen_portable_squeeze_copy_dim_out"}, /* 368 aten::squeeze_copy.dim_out */
+    {(void (*)(void))opgen_portable_squeeze_copy_dims_out, opgen_call_31, 0x080088ffu, "opgen_portable_squeeze_copy_dims_out"}, /* 369 aten::squeeze_copy.dims_out */
+    {(void (*)(void))opgen_portable_unsqueeze_copy_out, opgen_call_63, 0x080088ffu, "opgen_portable_unsqueeze_copy_out"}, /* 370 aten::unsqueeze_copy.out */
+    {(void (*)(void))opgen_portable_select_copy_int_out, opgen_call_64, 0x080088ffu, "opgen_portable_select_copy_int_out"}, /* 371 aten::select_copy.int_out */
+    {(void (*)(void))opgen_portable_slice_copy_Tensor_out, opgen_call_65, 0x080088ffu, "opgen_portable_slice_copy_Tensor_out"}, /* 372 aten::slice_copy.Tensor_out */
+    {(void (*)(void))opgen_portable_diagonal_copy_out, opgen_call_66, 0x080088ffu, "opgen_portable_diagonal_copy_out"}, /* 373 aten::diagonal_copy.out */
+    {(void (*)(void))opgen_portable_alias_copy_out, opgen_call_5, 0x080088ffu, "opgen_portable_alias_copy_out"}, /* 374 aten::alias_copy.out */
+    {(void (*)(void))opgen_portable_as_strided_copy_out, opgen_call_67, 0x080088ffu, "opgen_portable_as_strided_copy_out"}, /* 375 aten::as_strided_copy.out */
+    {(void (*)(void))opgen_portable_flip_out, opgen_call_31, 0x080088ffu, "opgen_portable_flip_out"}, /* 376 aten::flip.out */
+    {(void (*)(void))opgen_portable_repeat_out, opgen_call_31, 0x080088ffu, "opgen_portable_repeat_out"}, /* 377 aten::repeat.out */
+    {(void (*)(void))opgen_portable_constant_pad_nd_out, opgen_call_68, 0x000008dfu, "opgen_portable_constant_pad_nd_out"}, /* 378 aten::constant_pad_nd.out */
+    {(void (*)(void))opgen_portable_slice_scatter_out, opgen_call_69, 0x080088ffu, "opgen_portable_slice_scatter_out"}, /* 379 aten::slice_scatter.out */
+    {(void (*)(void))opgen_portable_select_scatter_out, opgen_call_70, 0x080088ffu, "opgen_portable_select_scatter_out"}, /* 380 aten::select_scatter.out */
+    {(void (*)(void))opgen_portable_fill_Scalar_out, opgen_call_4, 0x000008dfu, "opgen_portable_fill_Scalar_out"}, /* 381 aten::fill.Scalar_out */
+    {(void (*)(void))opgen_portable_copy_out, opgen_call_71, 0x000008dfu, "opgen_portable_copy_out"}, /* 382 aten::copy.out */
+    {(void (*)(void))opgen_portable_native_layer_norm_out, opgen_call_72, 0x000000c0u, "opgen_portable_native_layer_norm_out"}, /* 383 aten::native_layer_norm.out */
+    {(void (*)(void))opgen_portable_native_group_norm_out, opgen_call_73, 0x000000c0u, "opgen_portable_native_group_norm_out"}, /* 384 aten::native_group_norm.out */
+    {(void (*)(void))opgen_portable_adaptive_avg_pool1d_out, opgen_call_31, 0x000000c0u, "opgen_portable_adaptive_avg_pool1d_out"}, /* 385 aten::adaptive_avg_pool1d.out */
+    {(void (*)(void))opgen_portable__adaptive_avg_pool2d_out, opgen_call_31, 0x000000c0u, "opgen_portable__adaptive_avg_pool2d_out"}, /* 386 aten::_adaptive_avg_pool2d.out */
+    {(void (*)(void))opgen_portable__adaptive_avg_pool3d_out, opgen_call_31, 0x000000c0u, "opgen_portable__adaptive_avg_pool3d_out"}, /* 387 aten::_adaptive_avg_pool3d.out */
+    {(void (*)(void))opgen_portable_full_like_out, opgen_call_74, 0x000008dfu, "opgen_portable_full_like_out"}, /* 388 aten::full_like.out */
+    {(void (*)(void))opgen_portable_scalar_tensor_out, opgen_call_75, 0x000008dfu, "opgen_portable_scalar_tensor_out"}, /* 389 aten::scalar_tensor.out */
+    {(void (*)(void))opgen_portable_empty_strided_out, opgen_call_76, 0x000008dfu, "opgen_portable_empty_strided_out"}, /* 390 aten::empty_strided.out */
+    {(void (*)(void))opgen_portable__to_copy_out, opgen_call_77, 0x000008dfu, "opgen_portable__to_copy_out"}, /* 391 aten::_to_copy.out */
+    {(void (*)(void))opgen_portable_avg_pool1d_out, opgen_call_78, 0x000000c0u, "opgen_portable_avg_pool1d_out"}, /* 392 aten::avg_pool1d.out */
+    {(void (*)(void))opgen_portable_upsample_nearest2d_vec_out, opgen_call_79, 0x000000c1u, "opgen_portable_upsample_nearest2d_vec_out"}, /* 393 aten::upsample_nearest2d.vec_out */
+    {(void (*)(void))opgen_portable_upsample_bilinear2d_vec_out, opgen_call_80, 0x000000c0u, "opgen_portable_upsample_bilinear2d_vec_out"}, /* 394 aten::upsample_bilinear2d.vec_out */
+    {(void (*)(void))opgen_portable_index_put_out, opgen_call_81, 0x000008dfu, "opgen_portable_index_put_out"}, /* 395 aten::index_put.out */
+    {(void (*)(void))opgen_portable_masked_scatter_out, opgen_call_3, 0x000008dfu, "opgen_portable_masked_scatter_out"}, /* 396 aten::masked_scatter.out */
+    {(void (*)(void))opgen_portable__cdist_forward_out, opgen_call_82, 0x000000c0u, "opgen_portable__cdist_forward_out"}, /* 397 aten::_cdist_forward.out */
+    {(void (*)(void))opgen_portable__pdist_forward_out, opgen_call_83, 0x000000c0u, "opgen_portable__pdist_forward_out"}, /* 398 aten::_pdist_forward.out */
+    {(void (*)(void))opgen_portable__adaptive_avg_pool2d_backward_out, opgen_call_2, 0x000000c0u, "opgen_portable__adaptive_avg_pool2d_backward_out"}, /* 399 aten::_adaptive_avg_pool2d_backward.out */
+    {(void (*)(void))opgen_portable_embedding_dense_backward_out, opgen_call_84, 0x000000c0u, "opgen_portable_embedding_dense_backward_out"}, /* 400 aten::embedding_dense_backward.out */
+    {(void (*)(void))opgen_portable_native_dropout_out, opgen_call_85, 0x000000c0u, "opgen_portable_native_dropout_out"}, /* 401 aten::native_dropout.out */
+    {(void (*)(void))opgen_portable_native_layer_norm_backward_out, opgen_call_86, 0x000000c0u, "opgen_portable_native_layer_norm_backward_out"}, /* 402 aten::native_layer_norm_backward.out */
+    {(void (*)(void))opgen_portable_native_group_norm_backward_out, opgen_call_87, 0x000000c0u, "opgen_portable_native_group_norm_backward_out"}, /* 403 aten::native_group_norm_backward.out */
+    {(void (*)(void))opgen_portable_grid_sampler_2d_out, opgen_call_84, 0x000000c0u, "opgen_portable_grid_sampler_2d_out"}, /* 404 aten::grid_sampler_2d.out */
+    {(void (*)(void))opgen_portable__embedding_bag_out, opgen_call_88, 0x000000c0u, "opgen_portable__embedding_bag_out"}, /* 405 aten::_embedding_bag.out */
 };
 
 const opgen_fallback_entry opgen_fallbacks[] = {
-    {324, {(void (*)(void))opgen_fallback_executorch_prims_add_int, opgen_call_50, 0xffffffffu, "opgen_fallback_executorch_prims_add_int"}}, /* executorch_prims::add.int */
-    {325, {(void (*)(void))opgen_fallback_executorch_prims_mul_int, opgen_call_50, 0xffffffffu, "opgen_fallback_executorch_prims_mul_int"}}, /* executorch_prims::mul.int */
-    {326, {(void (*)(void))opgen_fallback_executorch_prims_sub_int, opgen_call_50, 0xffffffffu, "opgen_fallback_executorch_prims_sub_int"}}, /* executorch_prims::sub.int */
-    {327, {(void (*)(void))opgen_fallback_executorch_prims_floordiv_int, opgen_call_50, 0xffffffffu, "opgen_fallback_executorch_prims_floordiv_int"}}, /* executorch_prims::floordiv.int */
-    {328, {(void (*)(void))opgen_fallback_executorch_prims_mod_int, opgen_call_50, 0xffffffffu, "opgen_fallback_executorch_prims_mod_int"}}, /* executorch_prims::mod.int */
-    {329, {(void (*)(void))opgen_fallback_executorch_prims_truediv_int, opgen_call_51, 0xffffffffu, "opgen_fallback_executorch_prims_truediv_int"}}, /* executorch_prims::truediv.int */
-    {330, {(void (*)(void))opgen_fallback_executorch_prims_neg_int, opgen_call_52, 0xffffffffu, "opgen_fallback_executorch_prims_neg_int"}}, /* executorch_prims::neg.int */
-    {331, {(void (*)(void))opgen_fallback_executorch_prims_gt_int, opgen_call_53, 0xffffffffu, "opgen_fallback_executorch_prims_gt_int"}}, /* executorch_prims::gt.int */
-    {332, {(void (*)(void))opgen_fallback_executorch_prims_lt_int, opgen_call_53, 0xffffffffu, "opgen_fallback_executorch_prims_lt_int"}}, /* executorch_prims::lt.int */
-    {333, {(void (*)(void))opgen_fallback_executorch_prims_ge_int, opgen_call_53, 0xffffffffu, "opgen_fallback_executorch_prims_ge_int"}}, /* executorch_prims::ge.int */
-    {334, {(void (*)(void))opgen_fallback_executorch_prims_le_int, opgen_call_53, 0xffffffffu, "opgen_fallback_executorch_prims_le_int"}}, /* executorch_prims::le.int */
-    {335, {(void (*)(void))opgen_fallback_executorch_prims_eq_int, opgen_call_53, 0xffffffffu, "opgen_fallback_executorch_prims_eq_int"}}, /* executorch_prims::eq.int */
-    {337, {(void (*)(void))opgen_fallback_quantized_decomposed_add_relu_out, opgen_call_54, 0x08008effu, "opgen_fallback_quantized_decomposed_add_relu_out"}}, /* quantized_decomposed::add_relu.out */
-    {339, {(void (*)(void))opgen_fallback_quantized_decomposed_add_out, opgen_call_54, 0x08008effu, "opgen_fallback_quantized_decomposed_add_out"}}, /* quantized_decomposed::add.out */
-    {341, {(void (*)(void))opgen_fallback_quantized_decomposed_add_scalar_out, opgen_call_55, 0x08008effu, "opgen_fallback_quantized_decomposed_add_scalar_out"}}, /* quantized_decomposed::add.scalar_out */
-    {343, {(void (*)(void))opgen_fallback_quantized_decomposed_embedding_byte_out, opgen_call_56, 0x08008effu, "opgen_fallback_quantized_decomposed_embedding_byte_out"}}, /* quantized_decomposed::embedding_byte.out */
-    {345, {(void (*)(void))opgen_fallback_quantized_decomposed_embedding_byte_dtype_out, opgen_call_57, 0x08008effu, "opgen_fallback_quantized_decomposed_embedding_byte_dtype_out"}}, /* quantized_decomposed::embedding_byte.dtype_out */
-    {347, {(void (*)(void))opgen_fallback_demo_linear_relu_out, opgen_call_3, 0x08008effu, "opgen_fallback_demo_linear_relu_out"}}, /* demo::linear_relu.out */
+    {328, {(void (*)(void))opgen_fallback_executorch_prims_add_int, opgen_call_52, 0xffffffffu, "opgen_fallback_executorch_prims_add_int"}}, /* executorch_prims::add.int */
+    {329, {(void (*)(void))opgen_fallback_executorch_prims_mul_int, opgen_call_52, 0xffffffffu, "opgen_fallback_executorch_prims_mul_int"}}, /* executorch_prims::mul.int */
+    {330, {(void (*)(void))opgen_fallback_executorch_prims_sub_int, opgen_call_52, 0xffffffffu, "opgen_fallback_executorch_prims_sub_int"}}, /* executorch_prims::sub.int */
+    {331, {(void (*)(void))opgen_fallback_executorch_prims_floordiv_int, opgen_call_52, 0xffffffffu, "opgen_fallback_executorch_prims_floordiv_int"}}, /* executorch_prims::floordiv.int */
+    {332, {(void (*)(void))opgen_fallback_executorch_prims_mod_int, opgen_call_52, 0xffffffffu, "opgen_fallback_executorch_prims_mod_int"}}, /* executorch_prims::mod.int */
+    {333, {(void (*)(void))opgen_fallback_executorch_prims_truediv_int, opgen_call_53, 0xffffffffu, "opgen_fallback_executorch_prims_truediv_int"}}, /* executorch_prims::truediv.int */
+    {334, {(void (*)(void))opgen_fallback_executorch_prims_neg_int, opgen_call_54, 0xffffffffu, "opgen_fallback_executorch_prims_neg_int"}}, /* executorch_prims::neg.int */
+    {335, {(void (*)(void))opgen_fallback_executorch_prims_gt_int, opgen_call_55, 0xffffffffu, "opgen_fallback_executorch_prims_gt_int"}}, /* executorch_prims::gt.int */
+    {336, {(void (*)(void))opgen_fallback_executorch_prims_lt_int, opgen_call_55, 0xffffffffu, "opgen_fallback_executorch_prims_lt_int"}}, /* executorch_prims::lt.int */
+    {337, {(void (*)(void))opgen_fallback_executorch_prims_ge_int, opgen_call_55, 0xffffffffu, "opgen_fallback_executorch_prims_ge_int"}}, /* executorch_prims::ge.int */
+    {338, {(void (*)(void))opgen_fallback_executorch_prims_le_int, opgen_call_55, 0xffffffffu, "opgen_fallback_executorch_prims_le_int"}}, /* executorch_prims::le.int */
+    {339, {(void (*)(void))opgen_fallback_executorch_prims_eq_int, opgen_call_55, 0xffffffffu, "opgen_fallback_executorch_prims_eq_int"}}, /* executorch_prims::eq.int */
+    {341, {(void (*)(void))opgen_fallback_quantized_decomposed_add_relu_out, opgen_call_56, 0x08008effu, "opgen_fallback_quantized_decomposed_add_relu_out"}}, /* quantized_decomposed::add_relu.out */
+    {343, {(void (*)(void))opgen_fallback_quantized_decomposed_add_out, opgen_call_56, 0x08008effu, "opgen_fallback_quantized_decomposed_add_out"}}, /* quantized_decomposed::add.out */
+    {345, {(void (*)(void))opgen_fallback_quantized_decomposed_add_scalar_out, opgen_call_57, 0x08008effu, "opgen_fallback_quantized_decomposed_add_scalar_out"}}, /* quantized_decomposed::add.scalar_out */
+    {347, {(void (*)(void))opgen_fallback_quantized_decomposed_embedding_byte_out, opgen_call_50, 0x08008effu, "opgen_fallback_quantized_decomposed_embedding_byte_out"}}, /* quantized_decomposed::embedding_byte.out */
+    {349, {(void (*)(void))opgen_fallback_quantized_decomposed_embedding_byte_dtype_out, opgen_call_51, 0x08008effu, "opgen_fallback_quantized_decomposed_embedding_byte_dtype_out"}}, /* quantized_decomposed::embedding_byte.dtype_out */
+    {351, {(void (*)(void))opgen_fallback_demo_linear_relu_out, opgen_call_3, 0x08008effu, "opgen_fallback_demo_linear_relu_out"}}, /* demo::linear_relu.out */
 };
 
 const opgen_keyed_kernel opgen_keyed_kernels[] = {

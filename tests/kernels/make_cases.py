@@ -595,6 +595,29 @@ for d in FLOATS:
     case(f'adaptive_avg_pool3d_{d}', [('x', d, (2, 4, 5, 3), 'normal')], ['%r = aten::_adaptive_avg_pool3d(%x, [3, 2, 2])'], '%r', fn=lambda x: A._adaptive_avg_pool3d(x, [3, 2, 2]), tol=t)
 
 
+# ---- embedding_4bit: ExecuTorch's Python reference (exir/passes/_quant_patterns_and_replacements.py,
+# cff6f4dd) transcribed, run on PyTorch 2.14.1: two 4-bit values a byte (high nibble first), less 8,
+# dequantized per row or per group ----
+def embedding_4bit(w, s, z, idx, dtype=None):
+    gs = (2 * w.size(1)) // (s.size(1) if s.dim() == 2 else 1)
+    wu = torch.stack((w.div(16, rounding_mode='trunc'), w.remainder(16)), dim=-1).view(w.shape[0], -1)
+    wu = wu.view(torch.int8).add(-8)
+    zp = z.reshape(-1, 1) if z is not None else torch.zeros([], dtype=torch.int32)
+    dq = wu.reshape(-1, gs).sub(zp).mul(s.reshape(-1, 1)).reshape_as(wu).to(dtype or s.dtype)
+    return A.embedding(dq, idx)
+
+
+case('embedding_4bit', [('w', 'u8', (5, 4), 'normal'), ('s', 'f32', (5,), 'positive'), ('i', 'i64', (3,), 'list 4,0,2')],
+     ['%r = quantized_decomposed::embedding_4bit(%w, %s, None, -8, 7, %i)'], '%r', fn=lambda w, s, i: embedding_4bit(w, s, None, i))
+case('embedding_4bit_groups', [('w', 'u8', (3, 8), 'normal'), ('s', 'f32', (3, 4), 'positive'), ('z', 'f32', (3, 4), 'normal'),
+                               ('i', 'i64', (2, 2), 'list 2,1,0,2')],
+     ['%r = quantized_decomposed::embedding_4bit.dtype(%w, %s, %z, -8, 7, %i, torch.float64)'], '%r',
+     fn=lambda w, s, z, i: embedding_4bit(w, s, z, i, torch.float64))
+CASES.append(('embedding_4bit_range', 'graph(%w: u8[2, 2], %s: f32[2], %i: i64[1]):\n  %r = quantized_decomposed::embedding_4bit(%w, %s, None, 0, 15, %i)\n  return %r\n',
+              [], [], None, None, None,
+              'program.graph:2:3: error: quantized_decomposed::embedding_4bit: expects weight_quant_min -8 and weight_quant_max 7, got 0 and 15'))
+
+
 # ---- quantized_decomposed (ExecuTorch's arithmetic, in NumPy: not in PyTorch 1.13) ----
 def quantize(x, scale, zp, lo, hi, dt):
     """zero_point + nearbyint(inv_scale * x) in float, clamped; opgen defines what
