@@ -20,6 +20,8 @@ static const struct {
     {"f8", OPGEN_DTYPE_Double},       {"u2", OPGEN_DTYPE_UInt16},
     {"u4", OPGEN_DTYPE_UInt32},       {"u8", OPGEN_DTYPE_UInt64},
     {"c8", OPGEN_DTYPE_ComplexFloat}, {"c16", OPGEN_DTYPE_ComplexDouble},
+    {"V2", OPGEN_DTYPE_BFloat16}, /* numpy has no bfloat16: raw bits, written as NumPy writes a V2 array ('|V2';
+                                     ml_dtypes saves '<V2') */
 };
 
 static const char *skip_ws(const char *p, const char *e) {
@@ -75,7 +77,8 @@ static opgen_status parse_header(const char *p, const char *e, const char *name,
             if (!found)
                 return opgen_fail_at(
                     err, OPGEN_E_FORMAT, name, 0, 0,
-                    "unsupported dtype '%.*s' (supported: bool, int8-64, uint8-64, float16/32/64, complex64/128)",
+                    "unsupported dtype '%.*s' (supported: bool, int8-64, uint8-64, float16/32/64, bfloat16 as 'V2', "
+                    "complex64/128)",
                     (int)dl, d);
             have_descr = true;
         } else if (kl == 13 && !memcmp(k, "fortran_order", 13)) {
@@ -207,8 +210,10 @@ size_t opgen_npy_encode(const opgen_tensor *t, void *vbuf, size_t cap, opgen_err
         return 0;
     }
     char header[1024];
-    int n = snprintf(header, sizeof header, "{'descr': '%c%s', 'fortran_order': False, 'shape': (",
-                     t->dtype == OPGEN_DTYPE_Bool || opgen_dtype_size(t->dtype) == 1 ? '|' : '<', code);
+    int n = snprintf(
+        header, sizeof header, "{'descr': '%c%s', 'fortran_order': False, 'shape': (",
+        t->dtype == OPGEN_DTYPE_Bool || t->dtype == OPGEN_DTYPE_BFloat16 || opgen_dtype_size(t->dtype) == 1 ? '|' : '<',
+        code);
     for (int i = 0; i < t->dim; i++)
         n += snprintf(header + n, sizeof header - (size_t)n, "%lld%s", (long long)t->sizes[i],
                       t->dim == 1      ? ","

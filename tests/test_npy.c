@@ -111,7 +111,7 @@ int main(int argc, char **argv) {
     static const double f64 = 2.5;
     static const int64_t i64[] = {-3, -1, 0, 7, 9};
     static const unsigned char b1[] = {1, 0, 0, 1};
-    static const uint16_t f16[] = {0x3c00, 0xc000, 0x3800};
+    static const uint16_t f16[] = {0x3c00, 0xc000, 0x3800}, bf16[] = {0x3fc0, 0xc010, 0x7f62, 0x7fc0, 0x3dcd};
     static const float c64[] = {1, 2, 3, -4};
     check_good("f32_2x3.npy", OPGEN_DTYPE_Float, 2, (const int64_t[]){2, 3}, f32, sizeof f32);
     check_good("f64_scalar.npy", OPGEN_DTYPE_Double, 0, (const int64_t[]){0}, &f64, sizeof f64);
@@ -120,6 +120,7 @@ int main(int argc, char **argv) {
     check_good("u8_empty.npy", OPGEN_DTYPE_Byte, 2, (const int64_t[]){0, 4}, NULL, 0);
     check_good("f16_3.npy", OPGEN_DTYPE_Half, 1, (const int64_t[]){3}, f16, sizeof f16);
     check_good("c64_2.npy", OPGEN_DTYPE_ComplexFloat, 1, (const int64_t[]){2}, c64, sizeof c64);
+    check_good("bf16_5.npy", OPGEN_DTYPE_BFloat16, 1, (const int64_t[]){5}, bf16, sizeof bf16);
     check_bad("i32_bigendian.npy", "big-endian");
     check_bad("f32_fortran.npy", "Fortran-ordered");
     check_bad("object.npy", "unsupported dtype '|O'");
@@ -127,20 +128,16 @@ int main(int argc, char **argv) {
     check_bad("f32_header_truncated.npy", "truncated .npy header");
     check_bad("README.md", "not a .npy file");
     check_bad("no-such-file.npy", "cannot read: No such file");
-    opgen_dtype all[] = {OPGEN_DTYPE_Bool,   OPGEN_DTYPE_Byte,   OPGEN_DTYPE_Char,         OPGEN_DTYPE_Short,
-                         OPGEN_DTYPE_Int,    OPGEN_DTYPE_Long,   OPGEN_DTYPE_Half,         OPGEN_DTYPE_Float,
-                         OPGEN_DTYPE_Double, OPGEN_DTYPE_UInt16, OPGEN_DTYPE_ComplexFloat, OPGEN_DTYPE_ComplexDouble};
+    opgen_dtype all[] = {OPGEN_DTYPE_Bool,    OPGEN_DTYPE_Byte,   OPGEN_DTYPE_Char,         OPGEN_DTYPE_Short,
+                         OPGEN_DTYPE_Int,     OPGEN_DTYPE_Long,   OPGEN_DTYPE_Half,         OPGEN_DTYPE_Float,
+                         OPGEN_DTYPE_Double,  OPGEN_DTYPE_UInt16, OPGEN_DTYPE_ComplexFloat, OPGEN_DTYPE_ComplexDouble,
+                         OPGEN_DTYPE_BFloat16};
     for (size_t i = 0; i < sizeof all / sizeof *all; i++) {
         check_roundtrip(all[i], 0, NULL);
         check_roundtrip(all[i], 1, (const int64_t[]){7});
         check_roundtrip(all[i], 3, (const int64_t[]){2, 0, 3});
         check_roundtrip(all[i], 4, (const int64_t[]){2, 3, 1, 5});
     }
-    opgen_error err = {0};
-    opgen_tensor bf;
-    opgen_tensor_shape(&bf, OPGEN_DTYPE_BFloat16, 1, (const int64_t[]){2}, &err);
-    if (opgen_npy_encode(&bf, NULL, 0, &err) || !strstr(err.msg, "BFloat16 has no NumPy dtype"))
-        printf("FAIL BFloat16 encoded\n"), failed++;
     printf("test_npy: %d failed\n", failed);
     return failed ? 1 : 0;
 }

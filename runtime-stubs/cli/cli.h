@@ -33,6 +33,9 @@ int opgen_rt_on_graph(const opgen_cli *a, const char *path, bool pattern, opgen_
 
 /* A scalar input from its text: an int, a float, or True/False (gv->kind says which). */
 bool opgen_rt_scalar_input(const opgen_gvalue *gv, const char *val, opgen_ivalue *v);
+/* A float32 .npy given for a BFloat16 or Half input (numpy has no bfloat16):
+ * t converted in a copy, rounded to nearest even; false when out of memory. */
+bool opgen_rt_narrow_input(opgen_tensor *t, opgen_dtype want, opgen_arena *ar);
 /* DIR/PREFIX0.npy, DIR/PREFIX1.npy, ...: values (a scalar as a 0-d array; a tensor in another
  * dim order copied into logical order first, from ar). */
 int opgen_rt_write_outputs(const char *dir, const char *prefix, opgen_ivalue *outputs, int n, opgen_arena *ar);

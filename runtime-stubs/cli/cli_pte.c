@@ -128,6 +128,9 @@ static int npy_input(const opgen_method *m, int i, const char *file, const char 
     v->kind = OPGEN_GV_TENSOR;
     v->t = t;
     const opgen_tensor *w = &want->t;
+    if (!opgen_rt_narrow_input(&v->t, w->dtype, ar))
+        return fprintf(stderr, "%s: error: out of memory\n", file), OPGEN_EXIT_BAD_INPUT;
+    t = v->t;
     if (opgen_method_input_bound(m, i)) return OPGEN_EXIT_OK; /* any sizes within its bound: the run checks */
     if (t.dtype == w->dtype && t.dim == w->dim && !memcmp(t.sizes, w->sizes, sizeof(int64_t) * (size_t)w->dim))
         return OPGEN_EXIT_OK;

@@ -1,5 +1,6 @@
 /* opgen-rt run: a program (graph text, or a .pte: cli_pte.c) on its inputs, its results as .npy files. */
 #include "cli.h"
+#include "opgen/loops.h"
 #include "opgen/npy.h"
 #if OPGEN_HAVE_POOL
 #include "opgen/pool.h"
@@ -74,6 +75,16 @@ static int check_names(const opgen_cli *a, const opgen_graph *g, const char *pat
     return OPGEN_EXIT_OK;
 }
 
+bool opgen_rt_narrow_input(opgen_tensor *t, opgen_dtype want, opgen_arena *ar) {
+    if (t->dtype != OPGEN_DTYPE_Float || (want != OPGEN_DTYPE_BFloat16 && want != OPGEN_DTYPE_Half)) return true;
+    opgen_tensor n;
+    opgen_error err = {0};
+    if (opgen_tensor_alloc(&n, want, t->dim, t->sizes, ar, &err)) return false;
+    opgen_convert_out(n.data, opgen_dtype_size(want), want, t->data, t->dtype, opgen_numel(t));
+    *t = n;
+    return true;
+}
+
 bool opgen_rt_scalar_input(const opgen_gvalue *gv, const char *val, opgen_ivalue *v) {
     char *end = NULL;
     if (gv->kind == OPGEN_GV_INT) {
@@ -115,6 +126,8 @@ static int read_input(const opgen_cli *a, const opgen_graph *g, int i, const cha
         opgen_error_format(&err, msg, sizeof msg);
         return fprintf(stderr, "%s (input %%%s)\n", msg, gv->name), OPGEN_EXIT_BAD_INPUT;
     }
+    if (!opgen_rt_narrow_input(&v->t, gv->dtype, ar))
+        return fprintf(stderr, "%s: error: out of memory\n", val), OPGEN_EXIT_BAD_INPUT;
     if (v->t.dtype == gv->dtype && v->t.dim == gv->dim &&
         !memcmp(v->t.sizes, gv->sizes, sizeof(int64_t) * (size_t)gv->dim))
         return OPGEN_EXIT_OK;

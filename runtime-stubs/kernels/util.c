@@ -185,6 +185,8 @@ double opgen_load_f64(const opgen_tensor *t, int64_t off) {
     case OPGEN_DTYPE_UInt16: return ((const uint16_t *)p)[off];
     case OPGEN_DTYPE_Float: return ((const float *)p)[off];
     case OPGEN_DTYPE_Double: return ((const double *)p)[off];
+    case OPGEN_DTYPE_Half: return opgen_half_to_float(((const uint16_t *)p)[off]);
+    case OPGEN_DTYPE_BFloat16: return opgen_bf16_to_float(((const uint16_t *)p)[off]);
     default: return 0;
     }
 }
