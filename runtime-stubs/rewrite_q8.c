@@ -21,11 +21,13 @@
 
 #if OPGEN_Q8
 /* Which integer kernels this build keeps: those of the ops its selection keeps
- * (a trimmed build links only the ones its program uses). */
-#define Q8_CONV (OPGEN_SELECTED(aten_convolution_out) || OPGEN_SELECTED(aten_addmm_out))
-#define Q8_ADD OPGEN_SELECTED(aten_add_out)
-#define Q8_LOOKUP (OPGEN_SELECTED(aten_relu_out) || OPGEN_SELECTED(aten_hardtanh_out))
-#define Q8_MAX_POOL OPGEN_SELECTED(aten_max_pool2d_with_indices_out)
+ * (a trimmed build links only the ones its program uses), and none where it
+ * dequantizes nothing (a float program's build is no larger for them). */
+#define Q8_ANY OPGEN_SELECTED(quantized_decomposed_dequantize_per_tensor_out)
+#define Q8_CONV (Q8_ANY && (OPGEN_SELECTED(aten_convolution_out) || OPGEN_SELECTED(aten_addmm_out)))
+#define Q8_ADD (Q8_ANY && OPGEN_SELECTED(aten_add_out))
+#define Q8_LOOKUP (Q8_ANY && (OPGEN_SELECTED(aten_relu_out) || OPGEN_SELECTED(aten_hardtanh_out)))
+#define Q8_MAX_POOL (Q8_ANY && OPGEN_SELECTED(aten_max_pool2d_with_indices_out))
 
 static bool is(const opgen_step *s, const char *qualified) {
     return s && !strcmp(opgen_ops[s->kernel_op].qualified, qualified);

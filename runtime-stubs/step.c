@@ -103,14 +103,22 @@ static void apply_patches(opgen_step *s, const opgen_ivalue *values) {
     }
 }
 
-/* Whether t is laid out in its dimensions' order (a contiguous stand-in is not needed). */
+/* Kernels whose results take a size the data gives (within a planned bound):
+ * a build without them keeps the plain stand-ins (and is no larger for these). */
+#define DATA_SIZED \
+    (OPGEN_SELECTED(aten_nonzero_out) || OPGEN_SELECTED(aten_index_Tensor_out) || OPGEN_SELECTED(aten_index_put_out))
+
+/* Whether t needs no contiguous stand-in: laid out in its dimensions' order
+ * (a data-sized result shrunk to one element may look contiguous in another). */
 static bool in_order(const opgen_tensor *t) {
+    if (!DATA_SIZED) return opgen_tensor_is_contiguous(t);
     for (int32_t i = 0; i < t->dim; i++)
         if (t->dim_order[i] != i) return false;
     return true;
 }
+/* A stand-in as large as its out: a data-sized result may grow to its bound. */
 static size_t standin_bytes(const opgen_tensor *t) {
-    return t->capacity > opgen_nbytes(t) ? t->capacity : opgen_nbytes(t);
+    return DATA_SIZED && t->capacity > opgen_nbytes(t) ? t->capacity : opgen_nbytes(t);
 }
 
 opgen_status opgen_step_call(opgen_step *s, const opgen_ivalue *values, opgen_arena *arena, bool meta,
@@ -139,7 +147,7 @@ opgen_status opgen_step_run(opgen_step *s, const opgen_ivalue *values, opgen_are
     for (int r = 0; r < n; r++) { /* a contiguous stand-in for each out in another order */
         saved[r] = *s->res[r];
         if (in_order(s->res[r])) continue;
-        opgen_tensor *t = s->res[r]; /* as large as the out: a result may grow to its bound */
+        opgen_tensor *t = s->res[r];
         if (opgen_tensor_shape(t, t->dtype, t->dim, t->sizes, err)) return err->code;
         t->capacity = standin_bytes(&saved[r]);
         t->data = opgen_arena_alloc(arena, t->capacity);
@@ -154,7 +162,8 @@ opgen_status opgen_step_run(opgen_step *s, const opgen_ivalue *values, opgen_are
         *s->res[r] = saved[r];
         if (st || standin.data == saved[r].data) continue;
         /* the kernel may have resized its result (a data-dependent size, within the bound) */
-        if (standin.dim != saved[r].dim || memcmp(standin.sizes, saved[r].sizes, sizeof(int64_t) * (size_t)standin.dim))
+        if (DATA_SIZED && (standin.dim != saved[r].dim ||
+                           memcmp(standin.sizes, saved[r].sizes, sizeof(int64_t) * (size_t)standin.dim)))
             st = opgen_tensor_shape_ordered(s->res[r], standin.dtype, standin.dim, standin.sizes,
                                             standin.dim == saved[r].dim ? saved[r].dim_order : NULL, err);
         if (!st) st = opgen_copy_same(&ctx, s->res[r], &standin);

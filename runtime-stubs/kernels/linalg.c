@@ -101,22 +101,17 @@ OPGEN_SPECIALIZED opgen_status matmul(opgen_ctx *ctx, uint32_t mask, const opgen
     OPGEN_FLOAT_SWITCH(mask, a->dtype, ctx, T, {
         {
             T al = alpha ? OPGEN_SCALAR_AS(T, alpha) : (T)1, be = 0;
-            if (al == 0) { /* BLAS's and ATen's alpha 0: the product is not computed (its inf or NaN never show) */
-        if (!bias || (be = OPGEN_SCALAR_AS(T, beta)) == 0) {
-            memset(out->data, 0, opgen_nbytes(out));
-            return OPGEN_OK;
-        }
-        opgen_iter it;
-        const opgen_tensor *in[1] = {bias};
-        if (opgen_iter_init(ctx, &it, out, in, 1)) return ctx->err->code;
-        OPGEN_MAP1(&it, mask, T, T, be * x);
-        return OPGEN_OK;
-            }
             if (bias && (be = OPGEN_SCALAR_AS(T, beta)) != 0) { /* out = self, broadcast: then out = be * out + al * a @ m */
         opgen_iter it;
         const opgen_tensor *in[1] = {bias};
         if (opgen_iter_init(ctx, &it, out, in, 1)) return ctx->err->code;
         OPGEN_MAP1(&it, mask, T, T, x);
+            }
+            if (al == 0) { /* BLAS's and ATen's alpha 0: the product is not computed (its inf or NaN never show) */
+        T *o = out->data;
+        if (!be) memset(o, 0, opgen_nbytes(out));
+        for (int64_t i = 0; be && i < opgen_numel(out); i++) o[i] = be * o[i];
+        return OPGEN_OK;
             }
             products j = {a->data, m->data, out->data, batched ? a->strides[0] : 0, a->strides[d], a->strides[d + 1], batched ? m->strides[0] : 0, m->strides[d], m->strides[d + 1],
                           N, K, M, B, (double)al, (double)be, (char *)(((uintptr_t)scratch + 63) & ~(uintptr_t)63), bparts > 1 ? batch_slice(a->dtype, N, M, K) : 0, bparts};
