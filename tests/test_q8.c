@@ -4,7 +4,7 @@
  * 1x1 pixels) must give the same bytes as int64 sums requantized as q8.h
  * says (nearbyintf of sum * m + b, clamped), on every product variant this
  * CPU has (AVX-512 VNNI with VBMI's integer depthwise, AVX-512 VNNI, AVX-VNNI,
- * portable C) and with 1 or 3 threads; add, table lookup and max pooling
+ * AVX2, portable C) and with 1 or 3 threads; add, table lookup and max pooling
  * likewise. */
 #include "check.h"
 #include "../runtime-stubs/kernels/q8.h"
@@ -165,7 +165,7 @@ int main(void) {
     opgen_parallel split = {0}; /* every call split, however small */
     if (pool) split = *opgen_pool_parallel(pool), split.min_work = 1;
     const opgen_parallel *pars[] = {NULL, pool ? &split : NULL};
-    for (int v = 3; v >= 0; v--)
+    for (int v = 4; v >= 0; v--)
         for (size_t i = 0; i < sizeof cases / sizeof *cases; i++)
             for (int t = 0; t < 2; t++)
                 if (t == 0 || pars[t]) conv_case(&cases[i], pars[t], v);

@@ -207,6 +207,41 @@ __attribute__((target("avx2,avxvnni"))) static void micro_avxvnni(const uint8_t 
 }
 #endif
 
+#if Q8_X86
+/* AVX2 without VNNI: exact 16-bit products (vpmaddwd; vpmaddubsw's 16-bit
+ * sums would saturate). A pixel's four bytes widened to int16, times its
+ * channel's four weights, leave two int32 partial sums per pixel, added at
+ * the end (vphaddd, then vpermq back into pixel order). Three channels by 16
+ * pixels at a time, eight passes over the block. */
+__attribute__((target("avx2"))) static void micro_avx2(const uint8_t *restrict B, const int64_t *restrict off,
+                                                       const int8_t *restrict W, int64_t k4n, int32_t *restrict acc) {
+    for (int r0 = 0; r0 < MR; r0 += 3)
+        for (int q = 0; q < NR / 16; q++) {
+            __m256i c[3][4];
+            for (int r = 0; r < 3; r++)
+                for (int i = 0; i < 4; i++) c[r][i] = _mm256_setzero_si256();
+            const int8_t *w8 = W + 4 * r0;
+            for (int64_t k = 0; k < k4n; k++, w8 += 4 * MR) {
+                const uint8_t *b = B + off[k] + 64 * q;
+                __m256i x[4];
+                for (int i = 0; i < 4; i++) x[i] = _mm256_cvtepu8_epi16(_mm_loadu_si128((const __m128i *)(b + 16 * i)));
+                for (int r = 0; r < 3; r++) {
+                    const int8_t *w = w8 + 4 * r; /* per pixel (w0, w1, w2, w3) as int16 */
+                    __m256i wp =
+                        _mm256_set1_epi64x((int64_t)((uint64_t)(uint16_t)w[0] | (uint64_t)(uint16_t)w[1] << 16 |
+                                                     (uint64_t)(uint16_t)w[2] << 32 | (uint64_t)(uint16_t)w[3] << 48));
+                    for (int i = 0; i < 4; i++) c[r][i] = _mm256_add_epi32(c[r][i], _mm256_madd_epi16(x[i], wp));
+                }
+            }
+            for (int r = 0; r < 3; r++)
+                for (int i = 0; i < 4; i += 2) { /* pixels 4i .. 4i + 7 */
+                    __m256i h = _mm256_permute4x64_epi64(_mm256_hadd_epi32(c[r][i], c[r][i + 1]), 0xD8);
+                    _mm256_storeu_si256((__m256i *)(acc + (r0 + r) * NR + 16 * q + 4 * i), h);
+                }
+        }
+}
+#endif
+
 #if Q8_SDOT
 /* Arm's sdot (int8 x int8 in fours): B as int8, 16 vectors of 4 pixels. */
 static void micro_sdot(const uint8_t *restrict B, const int64_t *restrict off, const int8_t *restrict W, int64_t k4n,
@@ -251,19 +286,21 @@ static bool has_avxvnni(void) {
 #endif
 
 static q8_variant q8_pick(void) {
+    int cap = opgen_q8_cap < 0 ? 4 : opgen_q8_cap;
 #if Q8_X86
-    if (opgen_q8_cap != 0 && opgen_q8_cap != 1 && __builtin_cpu_supports("avx512vnni") &&
-        __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl")) {
-        if (opgen_q8_cap != 2 && __builtin_cpu_supports("avx512vbmi"))
+    if (cap >= 3 && __builtin_cpu_supports("avx512vnni") && __builtin_cpu_supports("avx512bw") &&
+        __builtin_cpu_supports("avx512vl")) {
+        if (cap >= 4 && __builtin_cpu_supports("avx512vbmi"))
             return (q8_variant){micro_vnni512, store_row_avx512, 128, "avx512-vnni, vbmi", true};
         return (q8_variant){micro_vnni512, store_row_avx512, 128, "avx512-vnni", false};
     }
 #if defined(__clang__) || __GNUC__ >= 11
-    if (opgen_q8_cap != 0 && has_avxvnni()) return (q8_variant){micro_avxvnni, store_row, 128, "avx-vnni", false};
+    if (cap >= 2 && has_avxvnni()) return (q8_variant){micro_avxvnni, store_row, 128, "avx-vnni", false};
 #endif
+    if (cap >= 1 && __builtin_cpu_supports("avx2")) return (q8_variant){micro_avx2, store_row, 128, "avx2", false};
 #endif
 #if Q8_SDOT
-    if (opgen_q8_cap != 0) return (q8_variant){micro_sdot, store_row, 0, "neon-sdot", false};
+    if (cap >= 1) return (q8_variant){micro_sdot, store_row, 0, "neon-sdot", false};
 #endif
     return (q8_variant){micro_c, store_row, 0, "portable", false};
 }

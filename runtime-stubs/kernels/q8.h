@@ -16,7 +16,8 @@
  * results are requantized as quantize_per_tensor does.
  *
  * The products run on AVX-512 VNNI or AVX-VNNI (vpdpbusd: uint8 x int8 in
- * fours) where the CPU has them, else on portable C; activations enter the
+ * fours) where the CPU has them, else on AVX2 (exact 16-bit products,
+ * vpmaddwd), NEON sdot or portable C; activations enter the
  * products as uint8 (x + 128), the weights' sums correcting for the offset and
  * the zero point. Filters are packed once, at load, into memory the method
  * plans (opgen_q8_filter_bytes). Needs no generated header: built once. */
@@ -91,10 +92,10 @@ void opgen_q8_max_pool(int64_t planes, int64_t H, int64_t W, const int8_t *x, in
                        const int64_t k[2], const int64_t s[2], const int64_t p[2], const int64_t d[2], int8_t *y);
 
 /* For tests: the product kernels used from now on are no better than v (0
- * portable C, 1 AVX-VNNI, 2 AVX-512 VNNI, 3 that and VBMI's depthwise; -1, the default: the best
- * the CPU has). */
+ * portable C, 1 AVX2 or NEON sdot, 2 AVX-VNNI, 3 AVX-512 VNNI, 4 that and VBMI's
+ * depthwise; -1, the default: the best the CPU has). */
 void opgen_q8_use_variant(int v);
-/* The variant in use: "avx512-vnni, vbmi", "avx512-vnni", "avx-vnni", "neon-sdot" or "portable". */
+/* The variant in use: "avx512-vnni, vbmi", "avx512-vnni", "avx-vnni", "avx2", "neon-sdot" or "portable". */
 const char *opgen_q8_variant(void);
 
 #endif
