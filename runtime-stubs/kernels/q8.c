@@ -302,6 +302,7 @@ static q8_variant q8_pick(void) {
 #if Q8_SDOT
     if (cap >= 1) return (q8_variant){micro_sdot, store_row, 0, "neon-sdot", false};
 #endif
+    (void)cap; /* a target with no vector variant */
     return (q8_variant){micro_c, store_row, 0, "portable", false};
 }
 const char *opgen_q8_variant(void) { return q8_pick().name; }

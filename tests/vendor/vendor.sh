@@ -53,7 +53,9 @@ rt_inc="-I$src/runtime-stubs/include -I$build"
 # OPGEN_BACKEND_BUILDS=0 (tests/all.sh's clang and ASan stages) skips what does not
 # depend on this build's compiler or sanitizer: compiling the stubs with gcc and
 # clang, and the backend projects that build opgen again as their subproject.
-# The gcc stage and the README's walkthroughs do both.
+# The gcc stage and the README's walkthroughs do both; tests/all.sh's gcc stage
+# leaves the subproject build (OPGEN_SUBPROJECT_BUILDS=0) to the README's, whose
+# acme and cortex_m backends build opgen as their subproject the same way.
 builds=${OPGEN_BACKEND_BUILDS:-1}
 compile_all() { # compile_all DIR LABEL: every C file, gcc and clang, -Werror
     [ "$builds" = 0 ] && return
@@ -98,8 +100,8 @@ grep -q 'aten::relu -> demo_relu_out (demo)' "$tmp/trace-mlp.txt" && grep -q 'at
 #    take minutes to compile; the main build's are optimised)
 cp -R "$vendor/demo" "$tmp/demo-sub"
 mkdir "$tmp/demo-sub/subprojects" && ln -s "$src" "$tmp/demo-sub/subprojects/opgen"
-if [ "$builds" = 0 ]; then
-    echo "SKIP the demo with opgen as a subproject (OPGEN_BACKEND_BUILDS=0)"
+if [ "$builds" = 0 ] || [ "${OPGEN_SUBPROJECT_BUILDS:-1}" = 0 ]; then
+    echo "SKIP the demo with opgen as a subproject (OPGEN_BACKEND_BUILDS=0 or OPGEN_SUBPROJECT_BUILDS=0)"
 elif (cd "$tmp/demo-sub" && CC=$cc meson setup --werror --buildtype=debug -Db_sanitize="$san" -Db_lundef=false b >"$tmp/sub.log" 2>&1 && ninja -C b >>"$tmp/sub.log" 2>&1); then
     ok
     run_traced "$tmp/demo-sub/b/opgen-rt-demo" mlp "$tmp/out-sub" >"$tmp/trace-sub.txt" || bad "the subproject build's opgen-rt-demo failed"
