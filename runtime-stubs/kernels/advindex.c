@@ -87,31 +87,32 @@ static opgen_status index_offset(opgen_ctx *ctx, const opgen_tensor *self, const
     return OPGEN_OK;
 }
 
-/* A data-dependent size (dimension d of the result) past what the program
- * planned for it: an error naming the bound it was exported with. */
-static opgen_status bound_check(opgen_ctx *ctx, const opgen_tensor *out, opgen_dtype dtype, int32_t dim,
-                                const int64_t *sizes, int32_t d) {
-    int64_t other = opgen_dtype_size(dtype), n;
-    for (int32_t i = 0; i < dim; i++)
-        if (i != d) other *= sizes[i];
-    n = other * sizes[d];
-    if (ctx->meta || !out->capacity || n <= (int64_t)out->capacity || !other) return OPGEN_OK;
-    return OPGEN_FAIL(ctx, OPGEN_E_SHAPE,
-                      "%s: the result has %lld in dimension %d, past the bound of %lld its program was exported with",
-                      ctx->op, (long long)sizes[d], (int)d, (long long)((int64_t)out->capacity / other));
-}
-
-/* At load, a data-dependent dimension d sized for every element (sizes) is
- * clamped to what the planned out holds: the bound the program was exported
- * with (torch._check), which may be smaller. */
-static void planned_bound(const opgen_ctx *ctx, const opgen_tensor *out, opgen_dtype dtype, int32_t dim, int64_t *sizes,
-                          int32_t d) {
-    if (!ctx->meta || !out->capacity) return;
+/* What a planned out holds of a data-dependent dimension d (the other
+ * dimensions as sizes gives them): the bound its program was exported with;
+ * INT64_MAX for an out the kernel sizes itself. */
+static int64_t planned_rows(const opgen_tensor *out, opgen_dtype dtype, int32_t dim, const int64_t *sizes, int32_t d) {
     int64_t other = opgen_dtype_size(dtype);
     for (int32_t i = 0; i < dim; i++)
         if (i != d) other *= sizes[i];
-    int64_t room = other ? (int64_t)out->capacity / other : sizes[d];
-    if (room < sizes[d]) sizes[d] = room;
+    return out->capacity && other ? (int64_t)out->capacity / other : INT64_MAX;
+}
+
+/* A run's size past the bound: an error naming it. */
+static opgen_status bound_check(opgen_ctx *ctx, const opgen_tensor *out, opgen_dtype dtype, int32_t dim,
+                                const int64_t *sizes, int32_t d) {
+    int64_t rows = planned_rows(out, dtype, dim, sizes, d);
+    if (ctx->meta || sizes[d] <= rows) return OPGEN_OK;
+    return OPGEN_FAIL(ctx, OPGEN_E_SHAPE,
+                      "%s: the result has %lld in dimension %d, past the bound of %lld its program was exported with",
+                      ctx->op, (long long)sizes[d], (int)d, (long long)rows);
+}
+
+/* At load, a data-dependent dimension d sized for every element is clamped to
+ * the bound (torch._check's, which may be smaller). */
+static void planned_bound(const opgen_ctx *ctx, const opgen_tensor *out, opgen_dtype dtype, int32_t dim, int64_t *sizes,
+                          int32_t d) {
+    int64_t rows = planned_rows(out, dtype, dim, sizes, d);
+    if (ctx->meta && rows < sizes[d]) sizes[d] = rows;
 }
 
 static bool has_mask(opgen_tensor_list l) {

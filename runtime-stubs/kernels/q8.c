@@ -499,8 +499,8 @@ typedef struct dw_row_job {
     float m, b, lo, hi;
 } dw_row_job;
 
-static void dw_out_c(const dw_row_job *R, int64_t oh0, int64_t oh1, int64_t OW, int64_t Wq, int8_t *restrict y) {
-    for (int64_t oh = oh0; oh < oh1; oh++)
+static void dw_out_c(const dw_row_job *R, int64_t OH, int64_t OW, int64_t Wq, int8_t *restrict y) {
+    for (int64_t oh = 0; oh < OH; oh++)
         for (int64_t i = 0; i < OW; i++) {
             float a = 0.0f;
             for (int64_t t = 0; t < R->taps; t++) a = a + R->w[t] * R->rows[t][oh * Wq + i];
@@ -509,14 +509,13 @@ static void dw_out_c(const dw_row_job *R, int64_t oh0, int64_t oh1, int64_t OW, 
 }
 
 #if Q8_X86
-Q8_AVX512 static void dw_out_avx512(const dw_row_job *R, int64_t oh0, int64_t oh1, int64_t OW, int64_t Wq,
-                                    int8_t *restrict y) {
+Q8_AVX512 static void dw_out_avx512(const dw_row_job *R, int64_t OH, int64_t OW, int64_t Wq, int8_t *restrict y) {
     const __m512 m = _mm512_set1_ps(R->m), b = _mm512_set1_ps(R->b), lo = _mm512_set1_ps(R->lo),
                  hi = _mm512_set1_ps(R->hi);
     if (R->taps == 9) { /* 3x3: the weights stay in registers */
         __m512 w[9];
         for (int t = 0; t < 9; t++) w[t] = _mm512_set1_ps(R->w[t]);
-        for (int64_t oh = oh0; oh < oh1; oh++) {
+        for (int64_t oh = 0; oh < OH; oh++) {
             const float *r[9];
             for (int t = 0; t < 9; t++) r[t] = R->rows[t] + oh * Wq;
             for (int64_t i = 0; i < OW; i += 16) {
@@ -536,7 +535,7 @@ Q8_AVX512 static void dw_out_avx512(const dw_row_job *R, int64_t oh0, int64_t oh
         }
         return;
     }
-    for (int64_t oh = oh0; oh < oh1; oh++)
+    for (int64_t oh = 0; oh < OH; oh++)
         for (int64_t i = 0; i < OW; i += 16) {
             __mmask16 k = q8v_mask(OW - i);
             __m512 a = _mm512_setzero_ps();
@@ -580,9 +579,8 @@ static dw_shape dw_shape_of(const opgen_q8_conv_geom *g) {
 
 /* Channel x's phase plane (ph, pw): padded rows i*s0+ph, columns j*s1+pw, as
  * x - zx. Only the inside is written: the padding's zeros stay from the
- * part's first channel (depthwise_part). Rows [from, to) of it. */
-static void dw_plane(const q8_conv_job *J, const int8_t *x, int64_t ph, int64_t pw, float *pl, int64_t from,
-                     int64_t to) {
+ * part's first channel (depthwise_part). */
+static void dw_plane(const q8_conv_job *J, const int8_t *x, int64_t ph, int64_t pw, float *pl) {
     const opgen_q8_conv_geom *g = J->g;
     dw_shape d = dw_shape_of(g);
     const float zx = (float)g->zx;
@@ -590,7 +588,7 @@ static void dw_plane(const q8_conv_job *J, const int8_t *x, int64_t ph, int64_t 
     int64_t j1 = ceil_div(g->W + g->p[1] - pw, g->s[1]);
     j1 = j1 > d.Wq ? d.Wq : j1;
     int64_t i0 = ph >= g->p[0] ? 0 : ceil_div(g->p[0] - ph, g->s[0]), i1 = ceil_div(g->H + g->p[0] - ph, g->s[0]);
-    i0 = i0 > from ? i0 : from, i1 = i1 < to ? i1 : to;
+    i1 = i1 > d.Hq ? d.Hq : i1;
     for (int64_t i = i0; i < i1; i++) {
         float *row = pl + i * d.Wq;
         const int8_t *r = x + (i * g->s[0] + ph - g->p[0]) * g->W + pw - g->p[1];
@@ -610,7 +608,7 @@ static void depthwise_channel(const q8_conv_job *J, int64_t c, float *plane, con
     dw_shape d = dw_shape_of(g);
     for (int64_t ph = 0; ph < g->s[0]; ph++)
         for (int64_t pw = 0; pw < g->s[1]; pw++)
-            dw_plane(J, J->x + c * g->H * g->W, ph, pw, plane + (ph * g->s[1] + pw) * d.Hq * d.Wq, 0, d.Hq);
+            dw_plane(J, J->x + c * g->H * g->W, ph, pw, plane + (ph * g->s[1] + pw) * d.Hq * d.Wq);
     float wt[64];
     const float *rows[64];
     int64_t taps = g->KH * g->KW;
@@ -619,11 +617,11 @@ static void depthwise_channel(const q8_conv_job *J, int64_t c, float *plane, con
     int8_t *y = J->y + c * g->OH * g->OW;
 #if Q8_X86
     if (J->v.store == store_row_avx512) { /* the AVX-512 variant */
-        dw_out_avx512(&R, 0, g->OH, g->OW, d.Wq, y);
+        dw_out_avx512(&R, g->OH, g->OW, d.Wq, y);
         return;
     }
 #endif
-    dw_out_c(&R, 0, g->OH, g->OW, d.Wq, y);
+    dw_out_c(&R, g->OH, g->OW, d.Wq, y);
 }
 
 #if Q8_X86
