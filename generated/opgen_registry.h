@@ -12,12 +12,12 @@ extern "C" {
  * handles. A static const table, indexed by op id: no registration at start-up,
  * no whole-archive linking, O(1) lookup. X(op id, kernel, dtype set) */
 #define OPGEN_REGISTRY_KERNELS(X) \
-    X(2, opgen_portable_add_out, 0x000000dfu) \
-    X(5, opgen_portable_sub_out, 0x000000dfu) \
-    X(7, opgen_portable_mul_out, 0x000008dfu) \
-    X(10, opgen_portable_maximum_out, 0x000008dfu) \
-    X(12, opgen_portable_div_out, 0x000000c0u) \
-    X(14, opgen_portable_where_self_out, 0x000008dfu) \
+    X(2, opgen_portable_add_out, 0x000080ffu) \
+    X(5, opgen_portable_sub_out, 0x000080ffu) \
+    X(7, opgen_portable_mul_out, 0x000088ffu) \
+    X(10, opgen_portable_maximum_out, 0x000088ffu) \
+    X(12, opgen_portable_div_out, 0x000080e0u) \
+    X(14, opgen_portable_where_self_out, 0x000088ffu) \
     X(15, opgen_portable_eq_Scalar_out, 0x00000800u) \
     X(17, opgen_portable_eq_Tensor_out, 0x00000800u) \
     X(19, opgen_portable_ne_Scalar_out, 0x00000800u) \
@@ -30,62 +30,62 @@ extern "C" {
     X(33, opgen_portable_gt_Tensor_out, 0x00000800u) \
     X(35, opgen_portable_ge_Scalar_out, 0x00000800u) \
     X(37, opgen_portable_ge_Tensor_out, 0x00000800u) \
-    X(42, opgen_portable_abs_out, 0x000000dfu) \
-    X(44, opgen_portable_sigmoid_out, 0x000000c0u) \
-    X(46, opgen_portable_tanh_out, 0x000000c0u) \
-    X(48, opgen_portable_exp_out, 0x000000c0u) \
-    X(50, opgen_portable_gelu_out, 0x000000c0u) \
-    X(52, opgen_portable_hardtanh_out, 0x000000c0u) \
-    X(54, opgen_portable_clamp_out, 0x000000dfu) \
-    X(56, opgen_portable__softmax_out, 0x000000c0u) \
-    X(58, opgen_portable__log_softmax_out, 0x000000c0u) \
-    X(60, opgen_portable_mm_out, 0x000000c0u) \
-    X(62, opgen_portable_bmm_out, 0x000000c0u) \
-    X(64, opgen_portable_addmm_out, 0x000000c0u) \
-    X(66, opgen_portable_linear_out, 0x000000c0u) \
+    X(42, opgen_portable_abs_out, 0x000080ffu) \
+    X(44, opgen_portable_sigmoid_out, 0x000080e0u) \
+    X(46, opgen_portable_tanh_out, 0x000080e0u) \
+    X(48, opgen_portable_exp_out, 0x000080e0u) \
+    X(50, opgen_portable_gelu_out, 0x000080e0u) \
+    X(52, opgen_portable_hardtanh_out, 0x000080e0u) \
+    X(54, opgen_portable_clamp_out, 0x000080ffu) \
+    X(56, opgen_portable__softmax_out, 0x000080e0u) \
+    X(58, opgen_portable__log_softmax_out, 0x000080e0u) \
+    X(60, opgen_portable_mm_out, 0x000080e0u) \
+    X(62, opgen_portable_bmm_out, 0x000080e0u) \
+    X(64, opgen_portable_addmm_out, 0x000080e0u) \
+    X(66, opgen_portable_linear_out, 0x000080e0u) \
     X(71, opgen_portable_cat_out, 0x080088ffu) \
-    X(74, opgen_portable_mean_out, 0x000000c0u) \
-    X(76, opgen_portable_sum_IntList_out, 0x000000d0u) \
-    X(80, opgen_portable_max_pool2d_with_indices_out, 0x000000c0u) \
-    X(82, opgen_portable_avg_pool2d_out, 0x000000c0u) \
-    X(85, opgen_portable_acos_out, 0x000000c0u) \
-    X(87, opgen_portable_acosh_out, 0x000000c0u) \
-    X(89, opgen_portable_asin_out, 0x000000c0u) \
-    X(91, opgen_portable_asinh_out, 0x000000c0u) \
-    X(93, opgen_portable_atan_out, 0x000000c0u) \
-    X(95, opgen_portable_atanh_out, 0x000000c0u) \
-    X(97, opgen_portable_cos_out, 0x000000c0u) \
-    X(99, opgen_portable_cosh_out, 0x000000c0u) \
-    X(101, opgen_portable_sin_out, 0x000000c0u) \
-    X(103, opgen_portable_sinh_out, 0x000000c0u) \
-    X(105, opgen_portable_tan_out, 0x000000c0u) \
-    X(107, opgen_portable_erf_out, 0x000000c0u) \
-    X(109, opgen_portable_expm1_out, 0x000000c0u) \
-    X(111, opgen_portable_log_out, 0x000000c0u) \
-    X(113, opgen_portable_log10_out, 0x000000c0u) \
-    X(115, opgen_portable_log1p_out, 0x000000c0u) \
-    X(117, opgen_portable_log2_out, 0x000000c0u) \
-    X(119, opgen_portable_rsqrt_out, 0x000000c0u) \
-    X(121, opgen_portable_sqrt_out, 0x000000c0u) \
-    X(123, opgen_portable_reciprocal_out, 0x000000c0u) \
-    X(125, opgen_portable_neg_out, 0x000000dfu) \
-    X(127, opgen_portable_ceil_out, 0x000000dfu) \
-    X(129, opgen_portable_floor_out, 0x000000dfu) \
-    X(131, opgen_portable_round_out, 0x000000dfu) \
-    X(133, opgen_portable_trunc_out, 0x000000dfu) \
-    X(135, opgen_portable_sign_out, 0x000008dfu) \
+    X(74, opgen_portable_mean_out, 0x000080e0u) \
+    X(76, opgen_portable_sum_IntList_out, 0x000080f0u) \
+    X(80, opgen_portable_max_pool2d_with_indices_out, 0x000080e0u) \
+    X(82, opgen_portable_avg_pool2d_out, 0x000080e0u) \
+    X(85, opgen_portable_acos_out, 0x000080e0u) \
+    X(87, opgen_portable_acosh_out, 0x000080e0u) \
+    X(89, opgen_portable_asin_out, 0x000080e0u) \
+    X(91, opgen_portable_asinh_out, 0x000080e0u) \
+    X(93, opgen_portable_atan_out, 0x000080e0u) \
+    X(95, opgen_portable_atanh_out, 0x000080e0u) \
+    X(97, opgen_portable_cos_out, 0x000080e0u) \
+    X(99, opgen_portable_cosh_out, 0x000080e0u) \
+    X(101, opgen_portable_sin_out, 0x000080e0u) \
+    X(103, opgen_portable_sinh_out, 0x000080e0u) \
+    X(105, opgen_portable_tan_out, 0x000080e0u) \
+    X(107, opgen_portable_erf_out, 0x000080e0u) \
+    X(109, opgen_portable_expm1_out, 0x000080e0u) \
+    X(111, opgen_portable_log_out, 0x000080e0u) \
+    X(113, opgen_portable_log10_out, 0x000080e0u) \
+    X(115, opgen_portable_log1p_out, 0x000080e0u) \
+    X(117, opgen_portable_log2_out, 0x000080e0u) \
+    X(119, opgen_portable_rsqrt_out, 0x000080e0u) \
+    X(121, opgen_portable_sqrt_out, 0x000080e0u) \
+    X(123, opgen_portable_reciprocal_out, 0x000080e0u) \
+    X(125, opgen_portable_neg_out, 0x000080ffu) \
+    X(127, opgen_portable_ceil_out, 0x000080ffu) \
+    X(129, opgen_portable_floor_out, 0x000080ffu) \
+    X(131, opgen_portable_round_out, 0x000080ffu) \
+    X(133, opgen_portable_trunc_out, 0x000080ffu) \
+    X(135, opgen_portable_sign_out, 0x000088ffu) \
     X(137, opgen_portable_bitwise_not_out, 0x0000081fu) \
     X(139, opgen_portable_logical_not_out, 0x00000800u) \
-    X(143, opgen_portable_elu_out, 0x000000c0u) \
-    X(145, opgen_portable_leaky_relu_out, 0x000000c0u) \
-    X(147, opgen_portable_minimum_out, 0x000008dfu) \
+    X(143, opgen_portable_elu_out, 0x000080e0u) \
+    X(145, opgen_portable_leaky_relu_out, 0x000080e0u) \
+    X(147, opgen_portable_minimum_out, 0x000088ffu) \
     X(149, opgen_portable_atan2_out, 0x000000c0u) \
     X(151, opgen_portable_fmod_Tensor_out, 0x000000dfu) \
     X(153, opgen_portable_fmod_Scalar_out, 0x000000dfu) \
     X(155, opgen_portable_remainder_Tensor_out, 0x000000dfu) \
     X(157, opgen_portable_remainder_Scalar_out, 0x000000dfu) \
-    X(159, opgen_portable_pow_Tensor_Tensor_out, 0x000000dfu) \
-    X(161, opgen_portable_pow_Tensor_Scalar_out, 0x000000dfu) \
+    X(159, opgen_portable_pow_Tensor_Tensor_out, 0x000080ffu) \
+    X(161, opgen_portable_pow_Tensor_Scalar_out, 0x000080ffu) \
     X(163, opgen_portable_pow_Scalar_out, 0x000000dfu) \
     X(165, opgen_portable_bitwise_and_Tensor_out, 0x0000081fu) \
     X(167, opgen_portable_bitwise_and_Scalar_out, 0x0000081fu) \
@@ -96,7 +96,7 @@ extern "C" {
     X(177, opgen_portable_logical_and_out, 0x00000800u) \
     X(179, opgen_portable_logical_or_out, 0x00000800u) \
     X(181, opgen_portable_logical_xor_out, 0x00000800u) \
-    X(183, opgen_portable_div_out_mode, 0x000000dfu) \
+    X(183, opgen_portable_div_out_mode, 0x000080ffu) \
     X(188, opgen_portable_amax_out, 0x000008dfu) \
     X(190, opgen_portable_amin_out, 0x000008dfu) \
     X(192, opgen_portable_any_all_out, 0x00000801u) \
@@ -109,7 +109,7 @@ extern "C" {
     X(207, opgen_portable_prod_int_out, 0x000000d0u) \
     X(209, opgen_portable_var_out, 0x000000c0u) \
     X(211, opgen_portable_var_correction_out, 0x000000c0u) \
-    X(213, opgen_portable_mean_dtype_out, 0x000000c0u) \
+    X(213, opgen_portable_mean_dtype_out, 0x000080e0u) \
     X(215, opgen_portable_cumsum_out, 0x000000d0u) \
     X(230, opgen_portable_index_select_out, 0x080088ffu) \
     X(232, opgen_portable_gather_out, 0x080088ffu) \
@@ -121,17 +121,17 @@ extern "C" {
     X(245, opgen_portable_reflection_pad3d_out, 0x000000c0u) \
     X(247, opgen_portable_replication_pad2d_out, 0x000000c0u) \
     X(249, opgen_portable_replication_pad3d_out, 0x000000c0u) \
-    X(251, opgen_portable_clamp_Tensor_out, 0x000000dfu) \
+    X(251, opgen_portable_clamp_Tensor_out, 0x000080ffu) \
     X(253, opgen_portable_copy_, 0x08008effu) \
     X(257, opgen_portable__native_batch_norm_legit_no_stats_out, 0x000000c0u) \
-    X(262, opgen_portable_full_out, 0x000008dfu) \
+    X(262, opgen_portable_full_out, 0x000088ffu) \
     X(266, opgen_portable_empty_out, 0x000008dfu) \
     X(269, opgen_portable_arange_start_out, 0x000000dfu) \
     X(271, opgen_portable_sort_values, 0x000008dfu) \
     X(273, opgen_portable_topk_values, 0x000000dfu) \
     X(276, opgen_portable_avg_pool3d_out, 0x000000c0u) \
     X(278, opgen_portable_max_pool3d_with_indices_out, 0x000000c0u) \
-    X(282, opgen_portable_index_Tensor_out, 0x000008dfu) \
+    X(282, opgen_portable_index_Tensor_out, 0x000088ffu) \
     X(286, opgen_portable_split_with_sizes_copy_out, 0x080088ffu) \
     X(288, opgen_portable_scatter_reduce_two_out, 0x000000dfu) \
     X(294, opgen_portable_avg_pool2d_backward_grad_input, 0x000000c0u) \
@@ -166,21 +166,21 @@ extern "C" {
     X(347, opgen_native_embedding_byte_out, 0x08008effu) \
     X(349, opgen_native_embedding_byte_dtype_out, 0x08008effu) \
     X(351, opgen_fallback_demo_linear_relu_out, 0x08008effu) \
-    X(352, opgen_portable_add_Scalar_out, 0x000000dfu) \
-    X(353, opgen_portable_mul_Scalar_out, 0x000000dfu) \
-    X(354, opgen_portable_relu_out, 0x000000dfu) \
+    X(352, opgen_portable_add_Scalar_out, 0x000080ffu) \
+    X(353, opgen_portable_mul_Scalar_out, 0x000080ffu) \
+    X(354, opgen_portable_relu_out, 0x000080ffu) \
     X(355, opgen_portable_permute_copy_out, 0x080088ffu) \
     X(356, opgen_portable_view_copy_out, 0x080088ffu) \
     X(357, opgen_portable_expand_copy_out, 0x080088ffu) \
     X(358, opgen_portable_clone_out, 0x080088ffu) \
-    X(359, opgen_portable_convolution_out, 0x000000c0u) \
-    X(360, opgen_portable__native_batch_norm_legit_no_training_out, 0x000000c0u) \
-    X(361, opgen_portable_embedding_out, 0x000000c0u) \
+    X(359, opgen_portable_convolution_out, 0x000080e0u) \
+    X(360, opgen_portable__native_batch_norm_legit_no_training_out, 0x000080e0u) \
+    X(361, opgen_portable_embedding_out, 0x000080e0u) \
     X(362, opgen_portable_isnan_out, 0x00000800u) \
     X(363, opgen_portable_isinf_out, 0x00000800u) \
     X(364, opgen_portable_div_Scalar_out, 0x000000c0u) \
     X(365, opgen_portable_div_Scalar_mode_out, 0x000000dfu) \
-    X(366, opgen_portable_sub_Scalar_out, 0x000000dfu) \
+    X(366, opgen_portable_sub_Scalar_out, 0x000080ffu) \
     X(367, opgen_portable_prod_out, 0x000000d0u) \
     X(368, opgen_portable_squeeze_copy_dim_out, 0x080088ffu) \
     X(369, opgen_portable_squeeze_copy_dims_out, 0x080088ffu) \
@@ -195,21 +195,21 @@ extern "C" {
     X(378, opgen_portable_constant_pad_nd_out, 0x000008dfu) \
     X(379, opgen_portable_slice_scatter_out, 0x080088ffu) \
     X(380, opgen_portable_select_scatter_out, 0x080088ffu) \
-    X(381, opgen_portable_fill_Scalar_out, 0x000008dfu) \
-    X(382, opgen_portable_copy_out, 0x000008dfu) \
-    X(383, opgen_portable_native_layer_norm_out, 0x000000c0u) \
-    X(384, opgen_portable_native_group_norm_out, 0x000000c0u) \
+    X(381, opgen_portable_fill_Scalar_out, 0x000088ffu) \
+    X(382, opgen_portable_copy_out, 0x000088ffu) \
+    X(383, opgen_portable_native_layer_norm_out, 0x000080e0u) \
+    X(384, opgen_portable_native_group_norm_out, 0x000080e0u) \
     X(385, opgen_portable_adaptive_avg_pool1d_out, 0x000000c0u) \
-    X(386, opgen_portable__adaptive_avg_pool2d_out, 0x000000c0u) \
+    X(386, opgen_portable__adaptive_avg_pool2d_out, 0x000080e0u) \
     X(387, opgen_portable__adaptive_avg_pool3d_out, 0x000000c0u) \
-    X(388, opgen_portable_full_like_out, 0x000008dfu) \
-    X(389, opgen_portable_scalar_tensor_out, 0x000008dfu) \
+    X(388, opgen_portable_full_like_out, 0x000088ffu) \
+    X(389, opgen_portable_scalar_tensor_out, 0x000088ffu) \
     X(390, opgen_portable_empty_strided_out, 0x000008dfu) \
-    X(391, opgen_portable__to_copy_out, 0x000008dfu) \
+    X(391, opgen_portable__to_copy_out, 0x000088ffu) \
     X(392, opgen_portable_avg_pool1d_out, 0x000000c0u) \
     X(393, opgen_portable_upsample_nearest2d_vec_out, 0x000000c1u) \
     X(394, opgen_portable_upsample_bilinear2d_vec_out, 0x000000c0u) \
-    X(395, opgen_portable_index_put_out, 0x000008dfu) \
+    X(395, opgen_portable_index_put_out, 0x000088ffu) \
     X(396, opgen_portable_masked_scatter_out, 0x000008dfu) \
     X(397, opgen_portable__cdist_forward_out, 0x000000c0u) \
     X(398, opgen_portable__pdist_forward_out, 0x000000c0u) \
@@ -303,12 +303,12 @@ extern const opgen_keyed_kernel opgen_keyed_kernels[];
 
 /* Each kernel's dtype set as a constant: a kernel's dtype switch tests it, so the
  * code for dtypes outside it is never compiled in. */
-#define OPGEN_KERNEL_DTYPES_opgen_portable_add_out 0x000000dfu
-#define OPGEN_KERNEL_DTYPES_opgen_portable_sub_out 0x000000dfu
-#define OPGEN_KERNEL_DTYPES_opgen_portable_mul_out 0x000008dfu
-#define OPGEN_KERNEL_DTYPES_opgen_portable_maximum_out 0x000008dfu
-#define OPGEN_KERNEL_DTYPES_opgen_portable_div_out 0x000000c0u
-#define OPGEN_KERNEL_DTYPES_opgen_portable_where_self_out 0x000008dfu
+#define OPGEN_KERNEL_DTYPES_opgen_portable_add_out 0x000080ffu
+#define OPGEN_KERNEL_DTYPES_opgen_portable_sub_out 0x000080ffu
+#define OPGEN_KERNEL_DTYPES_opgen_portable_mul_out 0x000088ffu
+#define OPGEN_KERNEL_DTYPES_opgen_portable_maximum_out 0x000088ffu
+#define OPGEN_KERNEL_DTYPES_opgen_portable_div_out 0x000080e0u
+#define OPGEN_KERNEL_DTYPES_opgen_portable_where_self_out 0x000088ffu
 #define OPGEN_KERNEL_DTYPES_opgen_portable_eq_Scalar_out 0x00000800u
 #define OPGEN_KERNEL_DTYPES_opgen_portable_eq_Tensor_out 0x00000800u
 #define OPGEN_KERNEL_DTYPES_opgen_portable_ne_Scalar_out 0x00000800u
@@ -321,62 +321,62 @@ extern const opgen_keyed_kernel opgen_keyed_kernels[];
 #define OPGEN_KERNEL_DTYPES_opgen_portable_gt_Tensor_out 0x00000800u
 #define OPGEN_KERNEL_DTYPES_opgen_portable_ge_Scalar_out 0x00000800u
 #define OPGEN_KERNEL_DTYPES_opgen_portable_ge_Tensor_out 0x00000800u
-#define OPGEN_KERNEL_DTYPES_opgen_portable_abs_out 0x000000dfu
-#define OPGEN_KERNEL_DTYPES_opgen_portable_sigmoid_out 0x000000c0u
-#define OPGEN_KERNEL_DTYPES_opgen_portable_tanh_out 0x000000c0u
-#define OPGEN_KERNEL_DTYPES_opgen_portable_exp_out 0x000000c0u
-#define OPGEN_KERNEL_DTYPES_opgen_portable_gelu_out 0x000000c0u
-#define OPGEN_KERNEL_DTYPES_opgen_portable_hardtanh_out 0x000000c0u
-#define OPGEN_KERNEL_DTYPES_opgen_portable_clamp_out 0x000000dfu
-#define OPGEN_KERNEL_DTYPES_opgen_portable__softmax_out 0x000000c0u
-#define OPGEN_KERNEL_DTYPES_opgen_portable__log_softmax_out 0x000000c0u
-#define OPGEN_KERNEL_DTYPES_opgen_portable_mm_out 0x000000c0u
-#define OPGEN_KERNEL_DTYPES_opgen_portable_bmm_out 0x000000c0u
-#define OPGEN_KERNEL_DTYPES_opgen_portable_addmm_out 0x000000c0u
-#define OPGEN_KERNEL_DTYPES_opgen_portable_linear_out 0x000000c0u
+#define OPGEN_KERNEL_DTYPES_opgen_portable_abs_out 0x000080ffu
+#define OPGEN_KERNEL_DTYPES_opgen_portable_sigmoid_out 0x000080e0u
+#define OPGEN_KERNEL_DTYPES_opgen_portable_tanh_out 0x000080e0u
+#define OPGEN_KERNEL_DTYPES_opgen_portable_exp_out 0x000080e0u
+#define OPGEN_KERNEL_DTYPES_opgen_portable_gelu_out 0x000080e0u
+#define OPGEN_KERNEL_DTYPES_opgen_portable_hardtanh_out 0x000080e0u
+#define OPGEN_KERNEL_DTYPES_opgen_portable_clamp_out 0x000080ffu
+#define OPGEN_KERNEL_DTYPES_opgen_portable__softmax_out 0x000080e0u
+#define OPGEN_KERNEL_DTYPES_opgen_portable__log_softmax_out 0x000080e0u
+#define OPGEN_KERNEL_DTYPES_opgen_portable_mm_out 0x000080e0u
+#define OPGEN_KERNEL_DTYPES_opgen_portable_bmm_out 0x000080e0u
+#define OPGEN_KERNEL_DTYPES_opgen_portable_addmm_out 0x000080e0u
+#define OPGEN_KERNEL_DTYPES_opgen_portable_linear_out 0x000080e0u
 #define OPGEN_KERNEL_DTYPES_opgen_portable_cat_out 0x080088ffu
-#define OPGEN_KERNEL_DTYPES_opgen_portable_mean_out 0x000000c0u
-#define OPGEN_KERNEL_DTYPES_opgen_portable_sum_IntList_out 0x000000d0u
-#define OPGEN_KERNEL_DTYPES_opgen_portable_max_pool2d_with_indices_out 0x000000c0u
-#define OPGEN_KERNEL_DTYPES_opgen_portable_avg_pool2d_out 0x000000c0u
-#define OPGEN_KERNEL_DTYPES_opgen_portable_acos_out 0x000000c0u
-#define OPGEN_KERNEL_DTYPES_opgen_portable_acosh_out 0x000000c0u
-#define OPGEN_KERNEL_DTYPES_opgen_portable_asin_out 0x000000c0u
-#define OPGEN_KERNEL_DTYPES_opgen_portable_asinh_out 0x000000c0u
-#define OPGEN_KERNEL_DTYPES_opgen_portable_atan_out 0x000000c0u
-#define OPGEN_KERNEL_DTYPES_opgen_portable_atanh_out 0x000000c0u
-#define OPGEN_KERNEL_DTYPES_opgen_portable_cos_out 0x000000c0u
-#define OPGEN_KERNEL_DTYPES_opgen_portable_cosh_out 0x000000c0u
-#define OPGEN_KERNEL_DTYPES_opgen_portable_sin_out 0x000000c0u
-#define OPGEN_KERNEL_DTYPES_opgen_portable_sinh_out 0x000000c0u
-#define OPGEN_KERNEL_DTYPES_opgen_portable_tan_out 0x000000c0u
-#define OPGEN_KERNEL_DTYPES_opgen_portable_erf_out 0x000000c0u
-#define OPGEN_KERNEL_DTYPES_opgen_portable_expm1_out 0x000000c0u
-#define OPGEN_KERNEL_DTYPES_opgen_portable_log_out 0x000000c0u
-#define OPGEN_KERNEL_DTYPES_opgen_portable_log10_out 0x000000c0u
-#define OPGEN_KERNEL_DTYPES_opgen_portable_log1p_out 0x000000c0u
-#define OPGEN_KERNEL_DTYPES_opgen_portable_log2_out 0x000000c0u
-#define OPGEN_KERNEL_DTYPES_opgen_portable_rsqrt_out 0x000000c0u
-#define OPGEN_KERNEL_DTYPES_opgen_portable_sqrt_out 0x000000c0u
-#define OPGEN_KERNEL_DTYPES_opgen_portable_reciprocal_out 0x000000c0u
-#define OPGEN_KERNEL_DTYPES_opgen_portable_neg_out 0x000000dfu
-#define OPGEN_KERNEL_DTYPES_opgen_portable_ceil_out 0x000000dfu
-#define OPGEN_KERNEL_DTYPES_opgen_portable_floor_out 0x000000dfu
-#define OPGEN_KERNEL_DTYPES_opgen_portable_round_out 0x000000dfu
-#define OPGEN_KERNEL_DTYPES_opgen_portable_trunc_out 0x000000dfu
-#define OPGEN_KERNEL_DTYPES_opgen_portable_sign_out 0x000008dfu
+#define OPGEN_KERNEL_DTYPES_opgen_portable_mean_out 0x000080e0u
+#define OPGEN_KERNEL_DTYPES_opgen_portable_sum_IntList_out 0x000080f0u
+#define OPGEN_KERNEL_DTYPES_opgen_portable_max_pool2d_with_indices_out 0x000080e0u
+#define OPGEN_KERNEL_DTYPES_opgen_portable_avg_pool2d_out 0x000080e0u
+#define OPGEN_KERNEL_DTYPES_opgen_portable_acos_out 0x000080e0u
+#define OPGEN_KERNEL_DTYPES_opgen_portable_acosh_out 0x000080e0u
+#define OPGEN_KERNEL_DTYPES_opgen_portable_asin_out 0x000080e0u
+#define OPGEN_KERNEL_DTYPES_opgen_portable_asinh_out 0x000080e0u
+#define OPGEN_KERNEL_DTYPES_opgen_portable_atan_out 0x000080e0u
+#define OPGEN_KERNEL_DTYPES_opgen_portable_atanh_out 0x000080e0u
+#define OPGEN_KERNEL_DTYPES_opgen_portable_cos_out 0x000080e0u
+#define OPGEN_KERNEL_DTYPES_opgen_portable_cosh_out 0x000080e0u
+#define OPGEN_KERNEL_DTYPES_opgen_portable_sin_out 0x000080e0u
+#define OPGEN_KERNEL_DTYPES_opgen_portable_sinh_out 0x000080e0u
+#define OPGEN_KERNEL_DTYPES_opgen_portable_tan_out 0x000080e0u
+#define OPGEN_KERNEL_DTYPES_opgen_portable_erf_out 0x000080e0u
+#define OPGEN_KERNEL_DTYPES_opgen_portable_expm1_out 0x000080e0u
+#define OPGEN_KERNEL_DTYPES_opgen_portable_log_out 0x000080e0u
+#define OPGEN_KERNEL_DTYPES_opgen_portable_log10_out 0x000080e0u
+#define OPGEN_KERNEL_DTYPES_opgen_portable_log1p_out 0x000080e0u
+#define OPGEN_KERNEL_DTYPES_opgen_portable_log2_out 0x000080e0u
+#define OPGEN_KERNEL_DTYPES_opgen_portable_rsqrt_out 0x000080e0u
+#define OPGEN_KERNEL_DTYPES_opgen_portable_sqrt_out 0x000080e0u
+#define OPGEN_KERNEL_DTYPES_opgen_portable_reciprocal_out 0x000080e0u
+#define OPGEN_KERNEL_DTYPES_opgen_portable_neg_out 0x000080ffu
+#define OPGEN_KERNEL_DTYPES_opgen_portable_ceil_out 0x000080ffu
+#define OPGEN_KERNEL_DTYPES_opgen_portable_floor_out 0x000080ffu
+#define OPGEN_KERNEL_DTYPES_opgen_portable_round_out 0x000080ffu
+#define OPGEN_KERNEL_DTYPES_opgen_portable_trunc_out 0x000080ffu
+#define OPGEN_KERNEL_DTYPES_opgen_portable_sign_out 0x000088ffu
 #define OPGEN_KERNEL_DTYPES_opgen_portable_bitwise_not_out 0x0000081fu
 #define OPGEN_KERNEL_DTYPES_opgen_portable_logical_not_out 0x00000800u
-#define OPGEN_KERNEL_DTYPES_opgen_portable_elu_out 0x000000c0u
-#define OPGEN_KERNEL_DTYPES_opgen_portable_leaky_relu_out 0x000000c0u
-#define OPGEN_KERNEL_DTYPES_opgen_portable_minimum_out 0x000008dfu
+#define OPGEN_KERNEL_DTYPES_opgen_portable_elu_out 0x000080e0u
+#define OPGEN_KERNEL_DTYPES_opgen_portable_leaky_relu_out 0x000080e0u
+#define OPGEN_KERNEL_DTYPES_opgen_portable_minimum_out 0x000088ffu
 #define OPGEN_KERNEL_DTYPES_opgen_portable_atan2_out 0x000000c0u
 #define OPGEN_KERNEL_DTYPES_opgen_portable_fmod_Tensor_out 0x000000dfu
 #define OPGEN_KERNEL_DTYPES_opgen_portable_fmod_Scalar_out 0x000000dfu
 #define OPGEN_KERNEL_DTYPES_opgen_portable_remainder_Tensor_out 0x000000dfu
 #define OPGEN_KERNEL_DTYPES_opgen_portable_remainder_Scalar_out 0x000000dfu
-#define OPGEN_KERNEL_DTYPES_opgen_portable_pow_Tensor_Tensor_out 0x000000dfu
-#define OPGEN_KERNEL_DTYPES_opgen_portable_pow_Tensor_Scalar_out 0x000000dfu
+#define OPGEN_KERNEL_DTYPES_opgen_portable_pow_Tensor_Tensor_out 0x000080ffu
+#define OPGEN_KERNEL_DTYPES_opgen_portable_pow_Tensor_Scalar_out 0x000080ffu
 #define OPGEN_KERNEL_DTYPES_opgen_portable_pow_Scalar_out 0x000000dfu
 #define OPGEN_KERNEL_DTYPES_opgen_portable_bitwise_and_Tensor_out 0x0000081fu
 #define OPGEN_KERNEL_DTYPES_opgen_portable_bitwise_and_Scalar_out 0x0000081fu
@@ -387,7 +387,7 @@ extern const opgen_keyed_kernel opgen_keyed_kernels[];
 #define OPGEN_KERNEL_DTYPES_opgen_portable_logical_and_out 0x00000800u
 #define OPGEN_KERNEL_DTYPES_opgen_portable_logical_or_out 0x00000800u
 #define OPGEN_KERNEL_DTYPES_opgen_portable_logical_xor_out 0x00000800u
-#define OPGEN_KERNEL_DTYPES_opgen_portable_div_out_mode 0x000000dfu
+#define OPGEN_KERNEL_DTYPES_opgen_portable_div_out_mode 0x000080ffu
 #define OPGEN_KERNEL_DTYPES_opgen_portable_amax_out 0x000008dfu
 #define OPGEN_KERNEL_DTYPES_opgen_portable_amin_out 0x000008dfu
 #define OPGEN_KERNEL_DTYPES_opgen_portable_any_all_out 0x00000801u
@@ -400,7 +400,7 @@ extern const opgen_keyed_kernel opgen_keyed_kernels[];
 #define OPGEN_KERNEL_DTYPES_opgen_portable_prod_int_out 0x000000d0u
 #define OPGEN_KERNEL_DTYPES_opgen_portable_var_out 0x000000c0u
 #define OPGEN_KERNEL_DTYPES_opgen_portable_var_correction_out 0x000000c0u
-#define OPGEN_KERNEL_DTYPES_opgen_portable_mean_dtype_out 0x000000c0u
+#define OPGEN_KERNEL_DTYPES_opgen_portable_mean_dtype_out 0x000080e0u
 #define OPGEN_KERNEL_DTYPES_opgen_portable_cumsum_out 0x000000d0u
 #define OPGEN_KERNEL_DTYPES_opgen_portable_index_select_out 0x080088ffu
 #define OPGEN_KERNEL_DTYPES_opgen_portable_gather_out 0x080088ffu
@@ -412,17 +412,17 @@ extern const opgen_keyed_kernel opgen_keyed_kernels[];
 #define OPGEN_KERNEL_DTYPES_opgen_portable_reflection_pad3d_out 0x000000c0u
 #define OPGEN_KERNEL_DTYPES_opgen_portable_replication_pad2d_out 0x000000c0u
 #define OPGEN_KERNEL_DTYPES_opgen_portable_replication_pad3d_out 0x000000c0u
-#define OPGEN_KERNEL_DTYPES_opgen_portable_clamp_Tensor_out 0x000000dfu
+#define OPGEN_KERNEL_DTYPES_opgen_portable_clamp_Tensor_out 0x000080ffu
 #define OPGEN_KERNEL_DTYPES_opgen_portable_copy_ 0x08008effu
 #define OPGEN_KERNEL_DTYPES_opgen_portable__native_batch_norm_legit_no_stats_out 0x000000c0u
-#define OPGEN_KERNEL_DTYPES_opgen_portable_full_out 0x000008dfu
+#define OPGEN_KERNEL_DTYPES_opgen_portable_full_out 0x000088ffu
 #define OPGEN_KERNEL_DTYPES_opgen_portable_empty_out 0x000008dfu
 #define OPGEN_KERNEL_DTYPES_opgen_portable_arange_start_out 0x000000dfu
 #define OPGEN_KERNEL_DTYPES_opgen_portable_sort_values 0x000008dfu
 #define OPGEN_KERNEL_DTYPES_opgen_portable_topk_values 0x000000dfu
 #define OPGEN_KERNEL_DTYPES_opgen_portable_avg_pool3d_out 0x000000c0u
 #define OPGEN_KERNEL_DTYPES_opgen_portable_max_pool3d_with_indices_out 0x000000c0u
-#define OPGEN_KERNEL_DTYPES_opgen_portable_index_Tensor_out 0x000008dfu
+#define OPGEN_KERNEL_DTYPES_opgen_portable_index_Tensor_out 0x000088ffu
 #define OPGEN_KERNEL_DTYPES_opgen_portable_split_with_sizes_copy_out 0x080088ffu
 #define OPGEN_KERNEL_DTYPES_opgen_portable_scatter_reduce_two_out 0x000000dfu
 #define OPGEN_KERNEL_DTYPES_opgen_portable_avg_pool2d_backward_grad_input 0x000000c0u
@@ -457,21 +457,21 @@ extern const opgen_keyed_kernel opgen_keyed_kernels[];
 #define OPGEN_KERNEL_DTYPES_opgen_native_embedding_byte_out 0x08008effu
 #define OPGEN_KERNEL_DTYPES_opgen_native_embedding_byte_dtype_out 0x08008effu
 #define OPGEN_KERNEL_DTYPES_opgen_fallback_demo_linear_relu_out 0x08008effu
-#define OPGEN_KERNEL_DTYPES_opgen_portable_add_Scalar_out 0x000000dfu
-#define OPGEN_KERNEL_DTYPES_opgen_portable_mul_Scalar_out 0x000000dfu
-#define OPGEN_KERNEL_DTYPES_opgen_portable_relu_out 0x000000dfu
+#define OPGEN_KERNEL_DTYPES_opgen_portable_add_Scalar_out 0x000080ffu
+#define OPGEN_KERNEL_DTYPES_opgen_portable_mul_Scalar_out 0x000080ffu
+#define OPGEN_KERNEL_DTYPES_opgen_portable_relu_out 0x000080ffu
 #define OPGEN_KERNEL_DTYPES_opgen_portable_permute_copy_out 0x080088ffu
 #define OPGEN_KERNEL_DTYPES_opgen_portable_view_copy_out 0x080088ffu
 #define OPGEN_KERNEL_DTYPES_opgen_portable_expand_copy_out 0x080088ffu
 #define OPGEN_KERNEL_DTYPES_opgen_portable_clone_out 0x080088ffu
-#define OPGEN_KERNEL_DTYPES_opgen_portable_convolution_out 0x000000c0u
-#define OPGEN_KERNEL_DTYPES_opgen_portable__native_batch_norm_legit_no_training_out 0x000000c0u
-#define OPGEN_KERNEL_DTYPES_opgen_portable_embedding_out 0x000000c0u
+#define OPGEN_KERNEL_DTYPES_opgen_portable_convolution_out 0x000080e0u
+#define OPGEN_KERNEL_DTYPES_opgen_portable__native_batch_norm_legit_no_training_out 0x000080e0u
+#define OPGEN_KERNEL_DTYPES_opgen_portable_embedding_out 0x000080e0u
 #define OPGEN_KERNEL_DTYPES_opgen_portable_isnan_out 0x00000800u
 #define OPGEN_KERNEL_DTYPES_opgen_portable_isinf_out 0x00000800u
 #define OPGEN_KERNEL_DTYPES_opgen_portable_div_Scalar_out 0x000000c0u
 #define OPGEN_KERNEL_DTYPES_opgen_portable_div_Scalar_mode_out 0x000000dfu
-#define OPGEN_KERNEL_DTYPES_opgen_portable_sub_Scalar_out 0x000000dfu
+#define OPGEN_KERNEL_DTYPES_opgen_portable_sub_Scalar_out 0x000080ffu
 #define OPGEN_KERNEL_DTYPES_opgen_portable_prod_out 0x000000d0u
 #define OPGEN_KERNEL_DTYPES_opgen_portable_squeeze_copy_dim_out 0x080088ffu
 #define OPGEN_KERNEL_DTYPES_opgen_portable_squeeze_copy_dims_out 0x080088ffu
@@ -486,21 +486,21 @@ extern const opgen_keyed_kernel opgen_keyed_kernels[];
 #define OPGEN_KERNEL_DTYPES_opgen_portable_constant_pad_nd_out 0x000008dfu
 #define OPGEN_KERNEL_DTYPES_opgen_portable_slice_scatter_out 0x080088ffu
 #define OPGEN_KERNEL_DTYPES_opgen_portable_select_scatter_out 0x080088ffu
-#define OPGEN_KERNEL_DTYPES_opgen_portable_fill_Scalar_out 0x000008dfu
-#define OPGEN_KERNEL_DTYPES_opgen_portable_copy_out 0x000008dfu
-#define OPGEN_KERNEL_DTYPES_opgen_portable_native_layer_norm_out 0x000000c0u
-#define OPGEN_KERNEL_DTYPES_opgen_portable_native_group_norm_out 0x000000c0u
+#define OPGEN_KERNEL_DTYPES_opgen_portable_fill_Scalar_out 0x000088ffu
+#define OPGEN_KERNEL_DTYPES_opgen_portable_copy_out 0x000088ffu
+#define OPGEN_KERNEL_DTYPES_opgen_portable_native_layer_norm_out 0x000080e0u
+#define OPGEN_KERNEL_DTYPES_opgen_portable_native_group_norm_out 0x000080e0u
 #define OPGEN_KERNEL_DTYPES_opgen_portable_adaptive_avg_pool1d_out 0x000000c0u
-#define OPGEN_KERNEL_DTYPES_opgen_portable__adaptive_avg_pool2d_out 0x000000c0u
+#define OPGEN_KERNEL_DTYPES_opgen_portable__adaptive_avg_pool2d_out 0x000080e0u
 #define OPGEN_KERNEL_DTYPES_opgen_portable__adaptive_avg_pool3d_out 0x000000c0u
-#define OPGEN_KERNEL_DTYPES_opgen_portable_full_like_out 0x000008dfu
-#define OPGEN_KERNEL_DTYPES_opgen_portable_scalar_tensor_out 0x000008dfu
+#define OPGEN_KERNEL_DTYPES_opgen_portable_full_like_out 0x000088ffu
+#define OPGEN_KERNEL_DTYPES_opgen_portable_scalar_tensor_out 0x000088ffu
 #define OPGEN_KERNEL_DTYPES_opgen_portable_empty_strided_out 0x000008dfu
-#define OPGEN_KERNEL_DTYPES_opgen_portable__to_copy_out 0x000008dfu
+#define OPGEN_KERNEL_DTYPES_opgen_portable__to_copy_out 0x000088ffu
 #define OPGEN_KERNEL_DTYPES_opgen_portable_avg_pool1d_out 0x000000c0u
 #define OPGEN_KERNEL_DTYPES_opgen_portable_upsample_nearest2d_vec_out 0x000000c1u
 #define OPGEN_KERNEL_DTYPES_opgen_portable_upsample_bilinear2d_vec_out 0x000000c0u
-#define OPGEN_KERNEL_DTYPES_opgen_portable_index_put_out 0x000008dfu
+#define OPGEN_KERNEL_DTYPES_opgen_portable_index_put_out 0x000088ffu
 #define OPGEN_KERNEL_DTYPES_opgen_portable_masked_scatter_out 0x000008dfu
 #define OPGEN_KERNEL_DTYPES_opgen_portable__cdist_forward_out 0x000000c0u
 #define OPGEN_KERNEL_DTYPES_opgen_portable__pdist_forward_out 0x000000c0u
@@ -1005,19 +1005,19 @@ static opgen_status opgen_call_88(opgen_ctx *ctx, void (*fn)(void), const opgen_
 const opgen_kernel_entry opgen_registry[] = {
     {NULL, NULL, 0u, NULL}, /* 0 aten::add.Tensor */
     {NULL, NULL, 0u, NULL}, /* 1 aten::add_.Tensor */
-    {(void (*)(void))opgen_portable_add_out, opgen_call_1, 0x000000dfu, "opgen_portable_add_out"}, /* 2 aten::add.out */
+    {(void (*)(void))opgen_portable_add_out, opgen_call_1, 0x000080ffu, "opgen_portable_add_out"}, /* 2 aten::add.out */
     {NULL, NULL, 0u, NULL}, /* 3 aten::add.Scalar */
     {NULL, NULL, 0u, NULL}, /* 4 aten::sub.Tensor */
-    {(void (*)(void))opgen_portable_sub_out, opgen_call_1, 0x000000dfu, "opgen_portable_sub_out"}, /* 5 aten::sub.out */
+    {(void (*)(void))opgen_portable_sub_out, opgen_call_1, 0x000080ffu, "opgen_portable_sub_out"}, /* 5 aten::sub.out */
     {NULL, NULL, 0u, NULL}, /* 6 aten::mul.Tensor */
-    {(void (*)(void))opgen_portable_mul_out, opgen_call_2, 0x000008dfu, "opgen_portable_mul_out"}, /* 7 aten::mul.out */
+    {(void (*)(void))opgen_portable_mul_out, opgen_call_2, 0x000088ffu, "opgen_portable_mul_out"}, /* 7 aten::mul.out */
     {NULL, NULL, 0u, NULL}, /* 8 aten::mul.Scalar */
     {NULL, NULL, 0u, NULL}, /* 9 aten::maximum */
-    {(void (*)(void))opgen_portable_maximum_out, opgen_call_2, 0x000008dfu, "opgen_portable_maximum_out"}, /* 10 aten::maximum.out */
+    {(void (*)(void))opgen_portable_maximum_out, opgen_call_2, 0x000088ffu, "opgen_portable_maximum_out"}, /* 10 aten::maximum.out */
     {NULL, NULL, 0u, NULL}, /* 11 aten::div.Tensor */
-    {(void (*)(void))opgen_portable_div_out, opgen_call_2, 0x000000c0u, "opgen_portable_div_out"}, /* 12 aten::div.out */
+    {(void (*)(void))opgen_portable_div_out, opgen_call_2, 0x000080e0u, "opgen_portable_div_out"}, /* 12 aten::div.out */
     {NULL, NULL, 0u, NULL}, /* 13 aten::where.self */
-    {(void (*)(void))opgen_portable_where_self_out, opgen_call_3, 0x000008dfu, "opgen_portable_where_self_out"}, /* 14 aten::where.self_out */
+    {(void (*)(void))opgen_portable_where_self_out, opgen_call_3, 0x000088ffu, "opgen_portable_where_self_out"}, /* 14 aten::where.self_out */
     {(void (*)(void))opgen_portable_eq_Scalar_out, opgen_call_4, 0x00000800u, "opgen_portable_eq_Scalar_out"}, /* 15 aten::eq.Scalar_out */
     {NULL, NULL, 0u, NULL}, /* 16 aten::eq.Scalar */
     {(void (*)(void))opgen_portable_eq_Tensor_out, opgen_call_2, 0x00000800u, "opgen_portable_eq_Tensor_out"}, /* 17 aten::eq.Tensor_out */
@@ -1045,31 +1045,31 @@ const opgen_kernel_entry opgen_registry[] = {
     {NULL, NULL, 0u, NULL}, /* 39 aten::relu */
     {NULL, NULL, 0u, NULL}, /* 40 aten::relu_ */
     {NULL, NULL, 0u, NULL}, /* 41 aten::abs */
-    {(void (*)(void))opgen_portable_abs_out, opgen_call_5, 0x000000dfu, "opgen_portable_abs_out"}, /* 42 aten::abs.out */
+    {(void (*)(void))opgen_portable_abs_out, opgen_call_5, 0x000080ffu, "opgen_portable_abs_out"}, /* 42 aten::abs.out */
     {NULL, NULL, 0u, NULL}, /* 43 aten::sigmoid */
-    {(void (*)(void))opgen_portable_sigmoid_out, opgen_call_5, 0x000000c0u, "opgen_portable_sigmoid_out"}, /* 44 aten::sigmoid.out */
+    {(void (*)(void))opgen_portable_sigmoid_out, opgen_call_5, 0x000080e0u, "opgen_portable_sigmoid_out"}, /* 44 aten::sigmoid.out */
     {NULL, NULL, 0u, NULL}, /* 45 aten::tanh */
-    {(void (*)(void))opgen_portable_tanh_out, opgen_call_5, 0x000000c0u, "opgen_portable_tanh_out"}, /* 46 aten::tanh.out */
+    {(void (*)(void))opgen_portable_tanh_out, opgen_call_5, 0x000080e0u, "opgen_portable_tanh_out"}, /* 46 aten::tanh.out */
     {NULL, NULL, 0u, NULL}, /* 47 aten::exp */
-    {(void (*)(void))opgen_portable_exp_out, opgen_call_5, 0x000000c0u, "opgen_portable_exp_out"}, /* 48 aten::exp.out */
+    {(void (*)(void))opgen_portable_exp_out, opgen_call_5, 0x000080e0u, "opgen_portable_exp_out"}, /* 48 aten::exp.out */
     {NULL, NULL, 0u, NULL}, /* 49 aten::gelu */
-    {(void (*)(void))opgen_portable_gelu_out, opgen_call_6, 0x000000c0u, "opgen_portable_gelu_out"}, /* 50 aten::gelu.out */
+    {(void (*)(void))opgen_portable_gelu_out, opgen_call_6, 0x000080e0u, "opgen_portable_gelu_out"}, /* 50 aten::gelu.out */
     {NULL, NULL, 0u, NULL}, /* 51 aten::hardtanh */
-    {(void (*)(void))opgen_portable_hardtanh_out, opgen_call_7, 0x000000c0u, "opgen_portable_hardtanh_out"}, /* 52 aten::hardtanh.out */
+    {(void (*)(void))opgen_portable_hardtanh_out, opgen_call_7, 0x000080e0u, "opgen_portable_hardtanh_out"}, /* 52 aten::hardtanh.out */
     {NULL, NULL, 0u, NULL}, /* 53 aten::clamp */
-    {(void (*)(void))opgen_portable_clamp_out, opgen_call_8, 0x000000dfu, "opgen_portable_clamp_out"}, /* 54 aten::clamp.out */
+    {(void (*)(void))opgen_portable_clamp_out, opgen_call_8, 0x000080ffu, "opgen_portable_clamp_out"}, /* 54 aten::clamp.out */
     {NULL, NULL, 0u, NULL}, /* 55 aten::_softmax */
-    {(void (*)(void))opgen_portable__softmax_out, opgen_call_9, 0x000000c0u, "opgen_portable__softmax_out"}, /* 56 aten::_softmax.out */
+    {(void (*)(void))opgen_portable__softmax_out, opgen_call_9, 0x000080e0u, "opgen_portable__softmax_out"}, /* 56 aten::_softmax.out */
     {NULL, NULL, 0u, NULL}, /* 57 aten::_log_softmax */
-    {(void (*)(void))opgen_portable__log_softmax_out, opgen_call_9, 0x000000c0u, "opgen_portable__log_softmax_out"}, /* 58 aten::_log_softmax.out */
+    {(void (*)(void))opgen_portable__log_softmax_out, opgen_call_9, 0x000080e0u, "opgen_portable__log_softmax_out"}, /* 58 aten::_log_softmax.out */
     {NULL, NULL, 0u, NULL}, /* 59 aten::mm */
-    {(void (*)(void))opgen_portable_mm_out, opgen_call_2, 0x000000c0u, "opgen_portable_mm_out"}, /* 60 aten::mm.out */
+    {(void (*)(void))opgen_portable_mm_out, opgen_call_2, 0x000080e0u, "opgen_portable_mm_out"}, /* 60 aten::mm.out */
     {NULL, NULL, 0u, NULL}, /* 61 aten::bmm */
-    {(void (*)(void))opgen_portable_bmm_out, opgen_call_2, 0x000000c0u, "opgen_portable_bmm_out"}, /* 62 aten::bmm.out */
+    {(void (*)(void))opgen_portable_bmm_out, opgen_call_2, 0x000080e0u, "opgen_portable_bmm_out"}, /* 62 aten::bmm.out */
     {NULL, NULL, 0u, NULL}, /* 63 aten::addmm */
-    {(void (*)(void))opgen_portable_addmm_out, opgen_call_10, 0x000000c0u, "opgen_portable_addmm_out"}, /* 64 aten::addmm.out */
+    {(void (*)(void))opgen_portable_addmm_out, opgen_call_10, 0x000080e0u, "opgen_portable_addmm_out"}, /* 64 aten::addmm.out */
     {NULL, NULL, 0u, NULL}, /* 65 aten::linear */
-    {(void (*)(void))opgen_portable_linear_out, opgen_call_3, 0x000000c0u, "opgen_portable_linear_out"}, /* 66 aten::linear.out */
+    {(void (*)(void))opgen_portable_linear_out, opgen_call_3, 0x000080e0u, "opgen_portable_linear_out"}, /* 66 aten::linear.out */
     {NULL, NULL, 0u, NULL}, /* 67 aten::permute_copy */
     {NULL, NULL, 0u, NULL}, /* 68 aten::view_copy */
     {NULL, NULL, 0u, NULL}, /* 69 aten::expand_copy */
@@ -1077,68 +1077,68 @@ const opgen_kernel_entry opgen_registry[] = {
     {(void (*)(void))opgen_portable_cat_out, opgen_call_11, 0x080088ffu, "opgen_portable_cat_out"}, /* 71 aten::cat.out */
     {NULL, NULL, 0u, NULL}, /* 72 aten::clone */
     {NULL, NULL, 0u, NULL}, /* 73 aten::mean.dim */
-    {(void (*)(void))opgen_portable_mean_out, opgen_call_12, 0x000000c0u, "opgen_portable_mean_out"}, /* 74 aten::mean.out */
+    {(void (*)(void))opgen_portable_mean_out, opgen_call_12, 0x000080e0u, "opgen_portable_mean_out"}, /* 74 aten::mean.out */
     {NULL, NULL, 0u, NULL}, /* 75 aten::sum.dim_IntList */
-    {(void (*)(void))opgen_portable_sum_IntList_out, opgen_call_12, 0x000000d0u, "opgen_portable_sum_IntList_out"}, /* 76 aten::sum.IntList_out */
+    {(void (*)(void))opgen_portable_sum_IntList_out, opgen_call_12, 0x000080f0u, "opgen_portable_sum_IntList_out"}, /* 76 aten::sum.IntList_out */
     {NULL, NULL, 0u, NULL}, /* 77 aten::convolution */
     {NULL, NULL, 0u, NULL}, /* 78 aten::_native_batch_norm_legit_no_training */
     {NULL, NULL, 0u, NULL}, /* 79 aten::max_pool2d_with_indices */
-    {(void (*)(void))opgen_portable_max_pool2d_with_indices_out, opgen_call_13, 0x000000c0u, "opgen_portable_max_pool2d_with_indices_out"}, /* 80 aten::max_pool2d_with_indices.out */
+    {(void (*)(void))opgen_portable_max_pool2d_with_indices_out, opgen_call_13, 0x000080e0u, "opgen_portable_max_pool2d_with_indices_out"}, /* 80 aten::max_pool2d_with_indices.out */
     {NULL, NULL, 0u, NULL}, /* 81 aten::avg_pool2d */
-    {(void (*)(void))opgen_portable_avg_pool2d_out, opgen_call_14, 0x000000c0u, "opgen_portable_avg_pool2d_out"}, /* 82 aten::avg_pool2d.out */
+    {(void (*)(void))opgen_portable_avg_pool2d_out, opgen_call_14, 0x000080e0u, "opgen_portable_avg_pool2d_out"}, /* 82 aten::avg_pool2d.out */
     {NULL, NULL, 0u, NULL}, /* 83 aten::embedding */
     {NULL, NULL, 0u, NULL}, /* 84 aten::acos */
-    {(void (*)(void))opgen_portable_acos_out, opgen_call_5, 0x000000c0u, "opgen_portable_acos_out"}, /* 85 aten::acos.out */
+    {(void (*)(void))opgen_portable_acos_out, opgen_call_5, 0x000080e0u, "opgen_portable_acos_out"}, /* 85 aten::acos.out */
     {NULL, NULL, 0u, NULL}, /* 86 aten::acosh */
-    {(void (*)(void))opgen_portable_acosh_out, opgen_call_5, 0x000000c0u, "opgen_portable_acosh_out"}, /* 87 aten::acosh.out */
+    {(void (*)(void))opgen_portable_acosh_out, opgen_call_5, 0x000080e0u, "opgen_portable_acosh_out"}, /* 87 aten::acosh.out */
     {NULL, NULL, 0u, NULL}, /* 88 aten::asin */
-    {(void (*)(void))opgen_portable_asin_out, opgen_call_5, 0x000000c0u, "opgen_portable_asin_out"}, /* 89 aten::asin.out */
+    {(void (*)(void))opgen_portable_asin_out, opgen_call_5, 0x000080e0u, "opgen_portable_asin_out"}, /* 89 aten::asin.out */
     {NULL, NULL, 0u, NULL}, /* 90 aten::asinh */
-    {(void (*)(void))opgen_portable_asinh_out, opgen_call_5, 0x000000c0u, "opgen_portable_asinh_out"}, /* 91 aten::asinh.out */
+    {(void (*)(void))opgen_portable_asinh_out, opgen_call_5, 0x000080e0u, "opgen_portable_asinh_out"}, /* 91 aten::asinh.out */
     {NULL, NULL, 0u, NULL}, /* 92 aten::atan */
-    {(void (*)(void))opgen_portable_atan_out, opgen_call_5, 0x000000c0u, "opgen_portable_atan_out"}, /* 93 aten::atan.out */
+    {(void (*)(void))opgen_portable_atan_out, opgen_call_5, 0x000080e0u, "opgen_portable_atan_out"}, /* 93 aten::atan.out */
     {NULL, NULL, 0u, NULL}, /* 94 aten::atanh */
-    {(void (*)(void))opgen_portable_atanh_out, opgen_call_5, 0x000000c0u, "opgen_portable_atanh_out"}, /* 95 aten::atanh.out */
+    {(void (*)(void))opgen_portable_atanh_out, opgen_call_5, 0x000080e0u, "opgen_portable_atanh_out"}, /* 95 aten::atanh.out */
     {NULL, NULL, 0u, NULL}, /* 96 aten::cos */
-    {(void (*)(void))opgen_portable_cos_out, opgen_call_5, 0x000000c0u, "opgen_portable_cos_out"}, /* 97 aten::cos.out */
+    {(void (*)(void))opgen_portable_cos_out, opgen_call_5, 0x000080e0u, "opgen_portable_cos_out"}, /* 97 aten::cos.out */
     {NULL, NULL, 0u, NULL}, /* 98 aten::cosh */
-    {(void (*)(void))opgen_portable_cosh_out, opgen_call_5, 0x000000c0u, "opgen_portable_cosh_out"}, /* 99 aten::cosh.out */
+    {(void (*)(void))opgen_portable_cosh_out, opgen_call_5, 0x000080e0u, "opgen_portable_cosh_out"}, /* 99 aten::cosh.out */
     {NULL, NULL, 0u, NULL}, /* 100 aten::sin */
-    {(void (*)(void))opgen_portable_sin_out, opgen_call_5, 0x000000c0u, "opgen_portable_sin_out"}, /* 101 aten::sin.out */
+    {(void (*)(void))opgen_portable_sin_out, opgen_call_5, 0x000080e0u, "opgen_portable_sin_out"}, /* 101 aten::sin.out */
     {NULL, NULL, 0u, NULL}, /* 102 aten::sinh */
-    {(void (*)(void))opgen_portable_sinh_out, opgen_call_5, 0x000000c0u, "opgen_portable_sinh_out"}, /* 103 aten::sinh.out */
+    {(void (*)(void))opgen_portable_sinh_out, opgen_call_5, 0x000080e0u, "opgen_portable_sinh_out"}, /* 103 aten::sinh.out */
     {NULL, NULL, 0u, NULL}, /* 104 aten::tan */
-    {(void (*)(void))opgen_portable_tan_out, opgen_call_5, 0x000000c0u, "opgen_portable_tan_out"}, /* 105 aten::tan.out */
+    {(void (*)(void))opgen_portable_tan_out, opgen_call_5, 0x000080e0u, "opgen_portable_tan_out"}, /* 105 aten::tan.out */
     {NULL, NULL, 0u, NULL}, /* 106 aten::erf */
-    {(void (*)(void))opgen_portable_erf_out, opgen_call_5, 0x000000c0u, "opgen_portable_erf_out"}, /* 107 aten::erf.out */
+    {(void (*)(void))opgen_portable_erf_out, opgen_call_5, 0x000080e0u, "opgen_portable_erf_out"}, /* 107 aten::erf.out */
     {NULL, NULL, 0u, NULL}, /* 108 aten::expm1 */
-    {(void (*)(void))opgen_portable_expm1_out, opgen_call_5, 0x000000c0u, "opgen_portable_expm1_out"}, /* 109 aten::expm1.out */
+    {(void (*)(void))opgen_portable_expm1_out, opgen_call_5, 0x000080e0u, "opgen_portable_expm1_out"}, /* 109 aten::expm1.out */
     {NULL, NULL, 0u, NULL}, /* 110 aten::log */
-    {(void (*)(void))opgen_portable_log_out, opgen_call_5, 0x000000c0u, "opgen_portable_log_out"}, /* 111 aten::log.out */
+    {(void (*)(void))opgen_portable_log_out, opgen_call_5, 0x000080e0u, "opgen_portable_log_out"}, /* 111 aten::log.out */
     {NULL, NULL, 0u, NULL}, /* 112 aten::log10 */
-    {(void (*)(void))opgen_portable_log10_out, opgen_call_5, 0x000000c0u, "opgen_portable_log10_out"}, /* 113 aten::log10.out */
+    {(void (*)(void))opgen_portable_log10_out, opgen_call_5, 0x000080e0u, "opgen_portable_log10_out"}, /* 113 aten::log10.out */
     {NULL, NULL, 0u, NULL}, /* 114 aten::log1p */
-    {(void (*)(void))opgen_portable_log1p_out, opgen_call_5, 0x000000c0u, "opgen_portable_log1p_out"}, /* 115 aten::log1p.out */
+    {(void (*)(void))opgen_portable_log1p_out, opgen_call_5, 0x000080e0u, "opgen_portable_log1p_out"}, /* 115 aten::log1p.out */
     {NULL, NULL, 0u, NULL}, /* 116 aten::log2 */
-    {(void (*)(void))opgen_portable_log2_out, opgen_call_5, 0x000000c0u, "opgen_portable_log2_out"}, /* 117 aten::log2.out */
+    {(void (*)(void))opgen_portable_log2_out, opgen_call_5, 0x000080e0u, "opgen_portable_log2_out"}, /* 117 aten::log2.out */
     {NULL, NULL, 0u, NULL}, /* 118 aten::rsqrt */
-    {(void (*)(void))opgen_portable_rsqrt_out, opgen_call_5, 0x000000c0u, "opgen_portable_rsqrt_out"}, /* 119 aten::rsqrt.out */
+    {(void (*)(void))opgen_portable_rsqrt_out, opgen_call_5, 0x000080e0u, "opgen_portable_rsqrt_out"}, /* 119 aten::rsqrt.out */
     {NULL, NULL, 0u, NULL}, /* 120 aten::sqrt */
-    {(void (*)(void))opgen_portable_sqrt_out, opgen_call_5, 0x000000c0u, "opgen_portable_sqrt_out"}, /* 121 aten::sqrt.out */
+    {(void (*)(void))opgen_portable_sqrt_out, opgen_call_5, 0x000080e0u, "opgen_portable_sqrt_out"}, /* 121 aten::sqrt.out */
     {NULL, NULL, 0u, NULL}, /* 122 aten::reciprocal */
-    {(void (*)(void))opgen_portable_reciprocal_out, opgen_call_5, 0x000000c0u, "opgen_portable_reciprocal_out"}, /* 123 aten::reciprocal.out */
+    {(void (*)(void))opgen_portable_reciprocal_out, opgen_call_5, 0x000080e0u, "opgen_portable_reciprocal_out"}, /* 123 aten::reciprocal.out */
     {NULL, NULL, 0u, NULL}, /* 124 aten::neg */
-    {(void (*)(void))opgen_portable_neg_out, opgen_call_5, 0x000000dfu, "opgen_portable_neg_out"}, /* 125 aten::neg.out */
+    {(void (*)(void))opgen_portable_neg_out, opgen_call_5, 0x000080ffu, "opgen_portable_neg_out"}, /* 125 aten::neg.out */
     {NULL, NULL, 0u, NULL}, /* 126 aten::ceil */
-    {(void (*)(void))opgen_portable_ceil_out, opgen_call_5, 0x000000dfu, "opgen_portable_ceil_out"}, /* 127 aten::ceil.out */
+    {(void (*)(void))opgen_portable_ceil_out, opgen_call_5, 0x000080ffu, "opgen_portable_ceil_out"}, /* 127 aten::ceil.out */
     {NULL, NULL, 0u, NULL}, /* 128 aten::floor */
-    {(void (*)(void))opgen_portable_floor_out, opgen_call_5, 0x000000dfu, "opgen_portable_floor_out"}, /* 129 aten::floor.out */
+    {(void (*)(void))opgen_portable_floor_out, opgen_call_5, 0x000080ffu, "opgen_portable_floor_out"}, /* 129 aten::floor.out */
     {NULL, NULL, 0u, NULL}, /* 130 aten::round */
-    {(void (*)(void))opgen_portable_round_out, opgen_call_5, 0x000000dfu, "opgen_portable_round_out"}, /* 131 aten::round.out */
+    {(void (*)(void))opgen_portable_round_out, opgen_call_5, 0x000080ffu, "opgen_portable_round_out"}, /* 131 aten::round.out */
     {NULL, NULL, 0u, NULL}, /* 132 aten::trunc */
-    {(void (*)(void))opgen_portable_trunc_out, opgen_call_5, 0x000000dfu, "opgen_portable_trunc_out"}, /* 133 aten::trunc.out */
+    {(void (*)(void))opgen_portable_trunc_out, opgen_call_5, 0x000080ffu, "opgen_portable_trunc_out"}, /* 133 aten::trunc.out */
     {NULL, NULL, 0u, NULL}, /* 134 aten::sign */
-    {(void (*)(void))opgen_portable_sign_out, opgen_call_5, 0x000008dfu, "opgen_portable_sign_out"}, /* 135 aten::sign.out */
+    {(void (*)(void))opgen_portable_sign_out, opgen_call_5, 0x000088ffu, "opgen_portable_sign_out"}, /* 135 aten::sign.out */
     {NULL, NULL, 0u, NULL}, /* 136 aten::bitwise_not */
     {(void (*)(void))opgen_portable_bitwise_not_out, opgen_call_5, 0x0000081fu, "opgen_portable_bitwise_not_out"}, /* 137 aten::bitwise_not.out */
     {NULL, NULL, 0u, NULL}, /* 138 aten::logical_not */
@@ -1146,11 +1146,11 @@ const opgen_kernel_entry opgen_registry[] = {
     {NULL, NULL, 0u, NULL}, /* 140 aten::isnan */
     {NULL, NULL, 0u, NULL}, /* 141 aten::isinf */
     {NULL, NULL, 0u, NULL}, /* 142 aten::elu */
-    {(void (*)(void))opgen_portable_elu_out, opgen_call_15, 0x000000c0u, "opgen_portable_elu_out"}, /* 143 aten::elu.out */
+    {(void (*)(void))opgen_portable_elu_out, opgen_call_15, 0x000080e0u, "opgen_portable_elu_out"}, /* 143 aten::elu.out */
     {NULL, NULL, 0u, NULL}, /* 144 aten::leaky_relu */
-    {(void (*)(void))opgen_portable_leaky_relu_out, opgen_call_4, 0x000000c0u, "opgen_portable_leaky_relu_out"}, /* 145 aten::leaky_relu.out */
+    {(void (*)(void))opgen_portable_leaky_relu_out, opgen_call_4, 0x000080e0u, "opgen_portable_leaky_relu_out"}, /* 145 aten::leaky_relu.out */
     {NULL, NULL, 0u, NULL}, /* 146 aten::minimum */
-    {(void (*)(void))opgen_portable_minimum_out, opgen_call_2, 0x000008dfu, "opgen_portable_minimum_out"}, /* 147 aten::minimum.out */
+    {(void (*)(void))opgen_portable_minimum_out, opgen_call_2, 0x000088ffu, "opgen_portable_minimum_out"}, /* 147 aten::minimum.out */
     {NULL, NULL, 0u, NULL}, /* 148 aten::atan2 */
     {(void (*)(void))opgen_portable_atan2_out, opgen_call_2, 0x000000c0u, "opgen_portable_atan2_out"}, /* 149 aten::atan2.out */
     {NULL, NULL, 0u, NULL}, /* 150 aten::fmod.Tensor */
@@ -1162,9 +1162,9 @@ const opgen_kernel_entry opgen_registry[] = {
     {NULL, NULL, 0u, NULL}, /* 156 aten::remainder.Scalar */
     {(void (*)(void))opgen_portable_remainder_Scalar_out, opgen_call_4, 0x000000dfu, "opgen_portable_remainder_Scalar_out"}, /* 157 aten::remainder.Scalar_out */
     {NULL, NULL, 0u, NULL}, /* 158 aten::pow.Tensor_Tensor */
-    {(void (*)(void))opgen_portable_pow_Tensor_Tensor_out, opgen_call_2, 0x000000dfu, "opgen_portable_pow_Tensor_Tensor_out"}, /* 159 aten::pow.Tensor_Tensor_out */
+    {(void (*)(void))opgen_portable_pow_Tensor_Tensor_out, opgen_call_2, 0x000080ffu, "opgen_portable_pow_Tensor_Tensor_out"}, /* 159 aten::pow.Tensor_Tensor_out */
     {NULL, NULL, 0u, NULL}, /* 160 aten::pow.Tensor_Scalar */
-    {(void (*)(void))opgen_portable_pow_Tensor_Scalar_out, opgen_call_4, 0x000000dfu, "opgen_portable_pow_Tensor_Scalar_out"}, /* 161 aten::pow.Tensor_Scalar_out */
+    {(void (*)(void))opgen_portable_pow_Tensor_Scalar_out, opgen_call_4, 0x000080ffu, "opgen_portable_pow_Tensor_Scalar_out"}, /* 161 aten::pow.Tensor_Scalar_out */
     {NULL, NULL, 0u, NULL}, /* 162 aten::pow.Scalar */
     {(void (*)(void))opgen_portable_pow_Scalar_out, opgen_call_16, 0x000000dfu, "opgen_portable_pow_Scalar_out"}, /* 163 aten::pow.Scalar_out */
     {NULL, NULL, 0u, NULL}, /* 164 aten::bitwise_and.Tensor */
@@ -1186,7 +1186,7 @@ const opgen_kernel_entry opgen_registry[] = {
     {NULL, NULL, 0u, NULL}, /* 180 aten::logical_xor */
     {(void (*)(void))opgen_portable_logical_xor_out, opgen_call_2, 0x00000800u, "opgen_portable_logical_xor_out"}, /* 181 aten::logical_xor.out */
     {NULL, NULL, 0u, NULL}, /* 182 aten::div.Tensor_mode */
-    {(void (*)(void))opgen_portable_div_out_mode, opgen_call_17, 0x000000dfu, "opgen_portable_div_out_mode"}, /* 183 aten::div.out_mode */
+    {(void (*)(void))opgen_portable_div_out_mode, opgen_call_17, 0x000080ffu, "opgen_portable_div_out_mode"}, /* 183 aten::div.out_mode */
     {NULL, NULL, 0u, NULL}, /* 184 aten::div.Scalar */
     {NULL, NULL, 0u, NULL}, /* 185 aten::div.Scalar_mode */
     {NULL, NULL, 0u, NULL}, /* 186 aten::sub.Scalar */
@@ -1216,7 +1216,7 @@ const opgen_kernel_entry opgen_registry[] = {
     {NULL, NULL, 0u, NULL}, /* 210 aten::var.correction */
     {(void (*)(void))opgen_portable_var_correction_out, opgen_call_24, 0x000000c0u, "opgen_portable_var_correction_out"}, /* 211 aten::var.correction_out */
     {NULL, NULL, 0u, NULL}, /* 212 aten::mean */
-    {(void (*)(void))opgen_portable_mean_dtype_out, opgen_call_25, 0x000000c0u, "opgen_portable_mean_dtype_out"}, /* 213 aten::mean.dtype_out */
+    {(void (*)(void))opgen_portable_mean_dtype_out, opgen_call_25, 0x000080e0u, "opgen_portable_mean_dtype_out"}, /* 213 aten::mean.dtype_out */
     {NULL, NULL, 0u, NULL}, /* 214 aten::cumsum */
     {(void (*)(void))opgen_portable_cumsum_out, opgen_call_26, 0x000000d0u, "opgen_portable_cumsum_out"}, /* 215 aten::cumsum.out */
     {NULL, NULL, 0u, NULL}, /* 216 aten::squeeze_copy.dim */
@@ -1254,7 +1254,7 @@ const opgen_kernel_entry opgen_registry[] = {
     {NULL, NULL, 0u, NULL}, /* 248 aten::replication_pad3d */
     {(void (*)(void))opgen_portable_replication_pad3d_out, opgen_call_31, 0x000000c0u, "opgen_portable_replication_pad3d_out"}, /* 249 aten::replication_pad3d.out */
     {NULL, NULL, 0u, NULL}, /* 250 aten::clamp.Tensor */
-    {(void (*)(void))opgen_portable_clamp_Tensor_out, opgen_call_3, 0x000000dfu, "opgen_portable_clamp_Tensor_out"}, /* 251 aten::clamp.Tensor_out */
+    {(void (*)(void))opgen_portable_clamp_Tensor_out, opgen_call_3, 0x000080ffu, "opgen_portable_clamp_Tensor_out"}, /* 251 aten::clamp.Tensor_out */
     {NULL, NULL, 0u, NULL}, /* 252 aten::copy */
     {(void (*)(void))opgen_portable_copy_, opgen_call_32, 0x08008effu, "opgen_portable_copy_"}, /* 253 aten::copy_ */
     {NULL, NULL, 0u, NULL}, /* 254 aten::native_layer_norm */
@@ -1265,7 +1265,7 @@ const opgen_kernel_entry opgen_registry[] = {
     {NULL, NULL, 0u, NULL}, /* 259 aten::_adaptive_avg_pool2d */
     {NULL, NULL, 0u, NULL}, /* 260 aten::_adaptive_avg_pool3d */
     {NULL, NULL, 0u, NULL}, /* 261 aten::full */
-    {(void (*)(void))opgen_portable_full_out, opgen_call_34, 0x000008dfu, "opgen_portable_full_out"}, /* 262 aten::full.out */
+    {(void (*)(void))opgen_portable_full_out, opgen_call_34, 0x000088ffu, "opgen_portable_full_out"}, /* 262 aten::full.out */
     {NULL, NULL, 0u, NULL}, /* 263 aten::full_like */
     {NULL, NULL, 0u, NULL}, /* 264 aten::scalar_tensor */
     {NULL, NULL, 0u, NULL}, /* 265 aten::empty.memory_format */
@@ -1285,7 +1285,7 @@ const opgen_kernel_entry opgen_registry[] = {
     {NULL, NULL, 0u, NULL}, /* 279 aten::max_pool3d_with_indices */
     {NULL, NULL, 0u, NULL}, /* 280 aten::upsample_nearest2d.vec */
     {NULL, NULL, 0u, NULL}, /* 281 aten::upsample_bilinear2d.vec */
-    {(void (*)(void))opgen_portable_index_Tensor_out, opgen_call_38, 0x000008dfu, "opgen_portable_index_Tensor_out"}, /* 282 aten::index.Tensor_out */
+    {(void (*)(void))opgen_portable_index_Tensor_out, opgen_call_38, 0x000088ffu, "opgen_portable_index_Tensor_out"}, /* 282 aten::index.Tensor_out */
     {NULL, NULL, 0u, NULL}, /* 283 aten::index.Tensor */
     {NULL, NULL, 0u, NULL}, /* 284 aten::index_put */
     {NULL, NULL, 0u, NULL}, /* 285 aten::split_with_sizes_copy */
@@ -1355,21 +1355,21 @@ const opgen_kernel_entry opgen_registry[] = {
     {(void (*)(void))opgen_native_embedding_byte_dtype_out, opgen_call_51, 0x08008effu, "opgen_native_embedding_byte_dtype_out"}, /* 349 quantized_decomposed::embedding_byte.dtype_out */
     {NULL, NULL, 0u, NULL}, /* 350 demo::linear_relu */
     {(void (*)(void))opgen_fallback_demo_linear_relu_out, opgen_call_3, 0x08008effu, "opgen_fallback_demo_linear_relu_out"}, /* 351 demo::linear_relu.out */
-    {(void (*)(void))opgen_portable_add_Scalar_out, opgen_call_7, 0x000000dfu, "opgen_portable_add_Scalar_out"}, /* 352 aten::add.Scalar_out */
-    {(void (*)(void))opgen_portable_mul_Scalar_out, opgen_call_4, 0x000000dfu, "opgen_portable_mul_Scalar_out"}, /* 353 aten::mul.Scalar_out */
-    {(void (*)(void))opgen_portable_relu_out, opgen_call_5, 0x000000dfu, "opgen_portable_relu_out"}, /* 354 aten::relu.out */
+    {(void (*)(void))opgen_portable_add_Scalar_out, opgen_call_7, 0x000080ffu, "opgen_portable_add_Scalar_out"}, /* 352 aten::add.Scalar_out */
+    {(void (*)(void))opgen_portable_mul_Scalar_out, opgen_call_4, 0x000080ffu, "opgen_portable_mul_Scalar_out"}, /* 353 aten::mul.Scalar_out */
+    {(void (*)(void))opgen_portable_relu_out, opgen_call_5, 0x000080ffu, "opgen_portable_relu_out"}, /* 354 aten::relu.out */
     {(void (*)(void))opgen_portable_permute_copy_out, opgen_call_31, 0x080088ffu, "opgen_portable_permute_copy_out"}, /* 355 aten::permute_copy.out */
     {(void (*)(void))opgen_portable_view_copy_out, opgen_call_31, 0x080088ffu, "opgen_portable_view_copy_out"}, /* 356 aten::view_copy.out */
     {(void (*)(void))opgen_portable_expand_copy_out, opgen_call_18, 0x080088ffu, "opgen_portable_expand_copy_out"}, /* 357 aten::expand_copy.out */
     {(void (*)(void))opgen_portable_clone_out, opgen_call_58, 0x080088ffu, "opgen_portable_clone_out"}, /* 358 aten::clone.out */
-    {(void (*)(void))opgen_portable_convolution_out, opgen_call_59, 0x000000c0u, "opgen_portable_convolution_out"}, /* 359 aten::convolution.out */
-    {(void (*)(void))opgen_portable__native_batch_norm_legit_no_training_out, opgen_call_60, 0x000000c0u, "opgen_portable__native_batch_norm_legit_no_training_out"}, /* 360 aten::_native_batch_norm_legit_no_training.out */
-    {(void (*)(void))opgen_portable_embedding_out, opgen_call_61, 0x000000c0u, "opgen_portable_embedding_out"}, /* 361 aten::embedding.out */
+    {(void (*)(void))opgen_portable_convolution_out, opgen_call_59, 0x000080e0u, "opgen_portable_convolution_out"}, /* 359 aten::convolution.out */
+    {(void (*)(void))opgen_portable__native_batch_norm_legit_no_training_out, opgen_call_60, 0x000080e0u, "opgen_portable__native_batch_norm_legit_no_training_out"}, /* 360 aten::_native_batch_norm_legit_no_training.out */
+    {(void (*)(void))opgen_portable_embedding_out, opgen_call_61, 0x000080e0u, "opgen_portable_embedding_out"}, /* 361 aten::embedding.out */
     {(void (*)(void))opgen_portable_isnan_out, opgen_call_5, 0x00000800u, "opgen_portable_isnan_out"}, /* 362 aten::isnan.out */
     {(void (*)(void))opgen_portable_isinf_out, opgen_call_5, 0x00000800u, "opgen_portable_isinf_out"}, /* 363 aten::isinf.out */
     {(void (*)(void))opgen_portable_div_Scalar_out, opgen_call_4, 0x000000c0u, "opgen_portable_div_Scalar_out"}, /* 364 aten::div.Scalar_out */
     {(void (*)(void))opgen_portable_div_Scalar_mode_out, opgen_call_62, 0x000000dfu, "opgen_portable_div_Scalar_mode_out"}, /* 365 aten::div.Scalar_mode_out */
-    {(void (*)(void))opgen_portable_sub_Scalar_out, opgen_call_7, 0x000000dfu, "opgen_portable_sub_Scalar_out"}, /* 366 aten::sub.Scalar_out */
+    {(void (*)(void))opgen_portable_sub_Scalar_out, opgen_call_7, 0x000080ffu, "opgen_portable_sub_Scalar_out"}, /* 366 aten::sub.Scalar_out */
     {(void (*)(void))opgen_portable_prod_out, opgen_call_25, 0x000000d0u, "opgen_portable_prod_out"}, /* 367 aten::prod.out */
     {(void (*)(void))opgen_portable_squeeze_copy_dim_out, opgen_call_63, 0x080088ffu, "opgen_portable_squeeze_copy_dim_out"}, /* 368 aten::squeeze_copy.dim_out */
     {(void (*)(void))opgen_portable_squeeze_copy_dims_out, opgen_call_31, 0x080088ffu, "opgen_portable_squeeze_copy_dims_out"}, /* 369 aten::squeeze_copy.dims_out */
@@ -1384,21 +1384,21 @@ const opgen_kernel_entry opgen_registry[] = {
     {(void (*)(void))opgen_portable_constant_pad_nd_out, opgen_call_68, 0x000008dfu, "opgen_portable_constant_pad_nd_out"}, /* 378 aten::constant_pad_nd.out */
     {(void (*)(void))opgen_portable_slice_scatter_out, opgen_call_69, 0x080088ffu, "opgen_portable_slice_scatter_out"}, /* 379 aten::slice_scatter.out */
     {(void (*)(void))opgen_portable_select_scatter_out, opgen_call_70, 0x080088ffu, "opgen_portable_select_scatter_out"}, /* 380 aten::select_scatter.out */
-    {(void (*)(void))opgen_portable_fill_Scalar_out, opgen_call_4, 0x000008dfu, "opgen_portable_fill_Scalar_out"}, /* 381 aten::fill.Scalar_out */
-    {(void (*)(void))opgen_portable_copy_out, opgen_call_71, 0x000008dfu, "opgen_portable_copy_out"}, /* 382 aten::copy.out */
-    {(void (*)(void))opgen_portable_native_layer_norm_out, opgen_call_72, 0x000000c0u, "opgen_portable_native_layer_norm_out"}, /* 383 aten::native_layer_norm.out */
-    {(void (*)(void))opgen_portable_native_group_norm_out, opgen_call_73, 0x000000c0u, "opgen_portable_native_group_norm_out"}, /* 384 aten::native_group_norm.out */
+    {(void (*)(void))opgen_portable_fill_Scalar_out, opgen_call_4, 0x000088ffu, "opgen_portable_fill_Scalar_out"}, /* 381 aten::fill.Scalar_out */
+    {(void (*)(void))opgen_portable_copy_out, opgen_call_71, 0x000088ffu, "opgen_portable_copy_out"}, /* 382 aten::copy.out */
+    {(void (*)(void))opgen_portable_native_layer_norm_out, opgen_call_72, 0x000080e0u, "opgen_portable_native_layer_norm_out"}, /* 383 aten::native_layer_norm.out */
+    {(void (*)(void))opgen_portable_native_group_norm_out, opgen_call_73, 0x000080e0u, "opgen_portable_native_group_norm_out"}, /* 384 aten::native_group_norm.out */
     {(void (*)(void))opgen_portable_adaptive_avg_pool1d_out, opgen_call_31, 0x000000c0u, "opgen_portable_adaptive_avg_pool1d_out"}, /* 385 aten::adaptive_avg_pool1d.out */
-    {(void (*)(void))opgen_portable__adaptive_avg_pool2d_out, opgen_call_31, 0x000000c0u, "opgen_portable__adaptive_avg_pool2d_out"}, /* 386 aten::_adaptive_avg_pool2d.out */
+    {(void (*)(void))opgen_portable__adaptive_avg_pool2d_out, opgen_call_31, 0x000080e0u, "opgen_portable__adaptive_avg_pool2d_out"}, /* 386 aten::_adaptive_avg_pool2d.out */
     {(void (*)(void))opgen_portable__adaptive_avg_pool3d_out, opgen_call_31, 0x000000c0u, "opgen_portable__adaptive_avg_pool3d_out"}, /* 387 aten::_adaptive_avg_pool3d.out */
-    {(void (*)(void))opgen_portable_full_like_out, opgen_call_74, 0x000008dfu, "opgen_portable_full_like_out"}, /* 388 aten::full_like.out */
-    {(void (*)(void))opgen_portable_scalar_tensor_out, opgen_call_75, 0x000008dfu, "opgen_portable_scalar_tensor_out"}, /* 389 aten::scalar_tensor.out */
+    {(void (*)(void))opgen_portable_full_like_out, opgen_call_74, 0x000088ffu, "opgen_portable_full_like_out"}, /* 388 aten::full_like.out */
+    {(void (*)(void))opgen_portable_scalar_tensor_out, opgen_call_75, 0x000088ffu, "opgen_portable_scalar_tensor_out"}, /* 389 aten::scalar_tensor.out */
     {(void (*)(void))opgen_portable_empty_strided_out, opgen_call_76, 0x000008dfu, "opgen_portable_empty_strided_out"}, /* 390 aten::empty_strided.out */
-    {(void (*)(void))opgen_portable__to_copy_out, opgen_call_77, 0x000008dfu, "opgen_portable__to_copy_out"}, /* 391 aten::_to_copy.out */
+    {(void (*)(void))opgen_portable__to_copy_out, opgen_call_77, 0x000088ffu, "opgen_portable__to_copy_out"}, /* 391 aten::_to_copy.out */
     {(void (*)(void))opgen_portable_avg_pool1d_out, opgen_call_78, 0x000000c0u, "opgen_portable_avg_pool1d_out"}, /* 392 aten::avg_pool1d.out */
     {(void (*)(void))opgen_portable_upsample_nearest2d_vec_out, opgen_call_79, 0x000000c1u, "opgen_portable_upsample_nearest2d_vec_out"}, /* 393 aten::upsample_nearest2d.vec_out */
     {(void (*)(void))opgen_portable_upsample_bilinear2d_vec_out, opgen_call_80, 0x000000c0u, "opgen_portable_upsample_bilinear2d_vec_out"}, /* 394 aten::upsample_bilinear2d.vec_out */
-    {(void (*)(void))opgen_portable_index_put_out, opgen_call_81, 0x000008dfu, "opgen_portable_index_put_out"}, /* 395 aten::index_put.out */
+    {(void (*)(void))opgen_portable_index_put_out, opgen_call_81, 0x000088ffu, "opgen_portable_index_put_out"}, /* 395 aten::index_put.out */
     {(void (*)(void))opgen_portable_masked_scatter_out, opgen_call_3, 0x000008dfu, "opgen_portable_masked_scatter_out"}, /* 396 aten::masked_scatter.out */
     {(void (*)(void))opgen_portable__cdist_forward_out, opgen_call_82, 0x000000c0u, "opgen_portable__cdist_forward_out"}, /* 397 aten::_cdist_forward.out */
     {(void (*)(void))opgen_portable__pdist_forward_out, opgen_call_83, 0x000000c0u, "opgen_portable__pdist_forward_out"}, /* 398 aten::_pdist_forward.out */

@@ -174,6 +174,17 @@ static opgen_status expand_masks(opgen_ctx *ctx, const opgen_tensor *self, opgen
     return OPGEN_OK;
 }
 
+/* Half and BFloat16 are moved as the 2-byte UInt16 (mask widened to take it). */
+static opgen_dtype moved_dtype(uint32_t *mask, opgen_dtype dt) {
+    if (dt != OPGEN_DTYPE_Half && dt != OPGEN_DTYPE_BFloat16) return dt;
+    if (OPGEN_HAS(*mask, dt)) *mask |= 1u << OPGEN_DTYPE_UInt16;
+    return OPGEN_DTYPE_UInt16;
+}
+static uint16_t add_reduced(uint16_t a, uint16_t b, opgen_dtype dt) {
+    if (dt == OPGEN_DTYPE_Half) return opgen_float_to_half(opgen_half_to_float(a) + opgen_half_to_float(b));
+    return opgen_float_to_bf16(opgen_bf16_to_float(a) + opgen_bf16_to_float(b));
+}
+
 opgen_status opgen_portable_index_Tensor_out(opgen_ctx *ctx, const opgen_tensor *self, opgen_tensor_list indices,
                                              opgen_tensor *out) {
     uint32_t mask = OPGEN_KERNEL_DTYPES_opgen_portable_index_Tensor_out;
@@ -191,7 +202,8 @@ opgen_status opgen_portable_index_Tensor_out(opgen_ctx *ctx, const opgen_tensor 
     int64_t n = opgen_numel(out), r[OPGEN_MAX_DIM] = {0}, off;
     if (n && !opgen_numel(self))
         return OPGEN_FAIL(ctx, OPGEN_E_INVALID, "%s: index is out of bounds for an empty tensor", ctx->op);
-    OPGEN_REAL_SWITCH(mask, self->dtype, ctx, T, {
+    opgen_dtype dt = moved_dtype(&mask, self->dtype);
+    OPGEN_REAL_SWITCH(mask, dt, ctx, T, {
         const T *x = self->data;
         T *y = out->data;
         for (int64_t k = 0; k < n; k++, opgen_index_next(p.dim, p.sizes, r)) {
@@ -239,13 +251,18 @@ opgen_status opgen_portable_index_put_out(opgen_ctx *ctx, const opgen_tensor *se
         memset(r, 0, sizeof r);
     } else if ((st = opgen_copy_same(ctx, out, self)))
         return st;
-    OPGEN_REAL_SWITCH(mask, self->dtype, ctx, T, {
+    opgen_dtype dt = moved_dtype(&mask, self->dtype);
+    bool sum_reduced = accumulate && dt != self->dtype; /* Half, BFloat16: added in float, rounded once */
+    OPGEN_REAL_SWITCH(mask, dt, ctx, T, {
         T *y = out->data;
         const T *v = values->data;
         for (int64_t k = 0; k < n; k++, opgen_index_next(p.dim, p.sizes, r)) {
             if (index_offset(ctx, out, &p, r, &off)) return ctx->err->code;
             T x = v[opgen_bcast_offset(values, p.dim, r)];
-            y[off] = accumulate ? (T)(y[off] + x) : x;
+            if (sum_reduced)
+                y[off] = (T)add_reduced((uint16_t)y[off], (uint16_t)x, self->dtype);
+            else
+                y[off] = accumulate ? (T)(y[off] + x) : x;
         }
     })
     return OPGEN_OK;

@@ -25,7 +25,7 @@ static opgen_status compare(opgen_ctx *ctx, bool kept, cmpop op, const opgen_ten
     }
     const opgen_tensor *ts[2] = {a, bs ? NULL : b};
     const opgen_scalar *ss[1] = {bs};
-    opgen_dtype ct = opgen_result_type(ts, 2, ss, 1);
+    opgen_dtype ct = opgen_compute_dtype(opgen_result_type(ts, 2, ss, 1));
     int32_t dim;
     int64_t sizes[OPGEN_MAX_DIM];
     if (opgen_broadcast(ctx, a, b, &dim, sizes)) return ctx->err->code;

@@ -1,7 +1,9 @@
-/* Matrix products on the GEMM (gemm.h): mm, bmm and addmm, Float and Double.
+/* Matrix products on the GEMM (gemm.h): mm, bmm, addmm and linear, Float and
+ * Double; Half and BFloat16 by matmul_any.
  * addmm is ATen's beta * self + alpha * (mat1 @ mat2), self broadcast; beta 0
  * ignores self (its NaN included). */
 #include "gemm.h"
+#include "matvec_reduced.h"
 #include "opgen/loops.h"
 #include "opgen_registry.h"
 #include <string.h>
@@ -124,18 +126,40 @@ OPGEN_SPECIALIZED opgen_status matmul(opgen_ctx *ctx, uint32_t mask, const opgen
     return OPGEN_OK;
 }
 
+static bool is_one(const opgen_scalar *s) { return !s || opgen_scalar_f64(s) == 1.0; }
+
+/* Half and BFloat16: a few rows against a matrix read in place (a decode step),
+ * else the float GEMM on widened copies; in float, rounded once (ATen's CPU). */
+OPGEN_SPECIALIZED opgen_status matmul_any(opgen_ctx *ctx, uint32_t mask, const opgen_tensor *a, const opgen_tensor *m,
+                                          const opgen_tensor *bias, const opgen_scalar *beta, const opgen_scalar *alpha,
+                                          bool batched, opgen_tensor *out) {
+    if (!OPGEN_REDUCED(mask, a->dtype)) return matmul(ctx, mask, a, m, bias, beta, alpha, batched, out);
+    int64_t s[4] = {0};
+    if (product_shape(ctx, a, m, bias, batched, s)) return ctx->err->code;
+    if (OPGEN_SPEED_PATHS && !batched && is_one(alpha) &&
+        (!bias || (is_one(beta) && bias->dim == 1 && bias->sizes[0] == s[3])) && opgen_matvec_reduced_fits(a, m, s[1]))
+        return opgen_matvec_reduced(ctx, a, m, bias, out);
+    opgen_tensor x, w, b, y;
+    opgen_standin(&y);
+    opgen_status st = opgen_widen(ctx, a, &x);
+    if (!st) st = opgen_widen(ctx, m, &w);
+    if (!st) st = opgen_widen(ctx, bias, &b);
+    if (!st) st = matmul(ctx, OPGEN_AS_FLOAT(mask), &x, &w, bias ? &b : NULL, beta, alpha, batched, &y);
+    return st ? st : opgen_narrow(ctx, out, a->dtype, &y);
+}
+
 opgen_status opgen_portable_mm_out(opgen_ctx *ctx, const opgen_tensor *self, const opgen_tensor *mat2,
                                    opgen_tensor *out) {
-    return matmul(ctx, OPGEN_KERNEL_DTYPES_opgen_portable_mm_out, self, mat2, NULL, NULL, NULL, false, out);
+    return matmul_any(ctx, OPGEN_KERNEL_DTYPES_opgen_portable_mm_out, self, mat2, NULL, NULL, NULL, false, out);
 }
 opgen_status opgen_portable_bmm_out(opgen_ctx *ctx, const opgen_tensor *self, const opgen_tensor *mat2,
                                     opgen_tensor *out) {
-    return matmul(ctx, OPGEN_KERNEL_DTYPES_opgen_portable_bmm_out, self, mat2, NULL, NULL, NULL, true, out);
+    return matmul_any(ctx, OPGEN_KERNEL_DTYPES_opgen_portable_bmm_out, self, mat2, NULL, NULL, NULL, true, out);
 }
 opgen_status opgen_portable_addmm_out(opgen_ctx *ctx, const opgen_tensor *self, const opgen_tensor *mat1,
                                       const opgen_tensor *mat2, const opgen_scalar *beta, const opgen_scalar *alpha,
                                       opgen_tensor *out) {
-    return matmul(ctx, OPGEN_KERNEL_DTYPES_opgen_portable_addmm_out, mat1, mat2, self, beta, alpha, false, out);
+    return matmul_any(ctx, OPGEN_KERNEL_DTYPES_opgen_portable_addmm_out, mat1, mat2, self, beta, alpha, false, out);
 }
 
 /* Whether x's leading dimensions (all but the last) are one run of rows: then
@@ -188,5 +212,5 @@ opgen_status opgen_portable_linear_out(opgen_ctx *ctx, const opgen_tensor *input
     as_matrix(&w, K, N, weight->strides[1], weight->strides[0]);
     as_matrix(&o, rows, N, N, 1);
     opgen_scalar one = {OPGEN_DTYPE_Long, {.i = 1}};
-    return matmul(ctx, OPGEN_KERNEL_DTYPES_opgen_portable_linear_out, &a, &w, bias, &one, &one, false, &o);
+    return matmul_any(ctx, OPGEN_KERNEL_DTYPES_opgen_portable_linear_out, &a, &w, bias, &one, &one, false, &o);
 }

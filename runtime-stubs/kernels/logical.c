@@ -17,7 +17,7 @@ static opgen_status predicate(opgen_ctx *ctx, bool kept, predop op, const opgen_
     opgen_iter it;
     const opgen_tensor *in[1] = {self};
     if (opgen_iter_init(ctx, &it, out, in, 1)) return ctx->err->code;
-    OPGEN_REAL_SWITCH(OPGEN_REAL_DTYPES, self->dtype, ctx, T, {
+    OPGEN_REAL_SWITCH(OPGEN_REAL_DTYPES, opgen_compute_dtype(self->dtype), ctx, T, {
         if (op == P_NOT)
             OPGEN_MAP1(&it, OPGEN_REAL_DTYPES, bool, T, x == (T)0);
         else if (op == P_ISNAN)
@@ -83,7 +83,7 @@ static opgen_status logical(opgen_ctx *ctx, bool kept, bitop op, const opgen_ten
         return OPGEN_FAIL(ctx, OPGEN_E_DTYPE, "%s: the result has dtype Bool, which this kernel does not handle",
                           ctx->op);
     const opgen_tensor *ts[2] = {a, b};
-    opgen_dtype ct = opgen_result_type(ts, 2, NULL, 0);
+    opgen_dtype ct = opgen_compute_dtype(opgen_result_type(ts, 2, NULL, 0));
     opgen_iter it;
     opgen_status st = opgen_binary_prepare(ctx, 1u << OPGEN_DTYPE_Bool, OPGEN_DTYPE_Bool, a, b, out, &it);
     if (st || ctx->meta) return st;

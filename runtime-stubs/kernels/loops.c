@@ -42,21 +42,6 @@ uint16_t opgen_float_to_half(float f) { /* round to nearest even, as c10::Half d
     return (uint16_t)(sign | (ax >> 13));
 }
 
-float opgen_bf16_to_float(uint16_t h) {
-    uint32_t bits = (uint32_t)h << 16;
-    float f;
-    memcpy(&f, &bits, 4);
-    return f;
-}
-
-uint16_t opgen_float_to_bf16(float f) {
-    uint32_t x;
-    memcpy(&x, &f, 4);
-    if ((x & 0x7fffffffu) > 0x7f800000u) return 0x7fc0; /* NaN, as c10::BFloat16 writes it */
-    x += 0x7fffu + ((x >> 16) & 1);
-    return (uint16_t)(x >> 16);
-}
-
 /* ---- block conversions ---- */
 
 /* A value of any dtype as double or int64: used only here, per element of a block
@@ -86,6 +71,12 @@ uint16_t opgen_float_to_bf16(float f) {
                               : CVT_FLOAT_TO_INT(DT, opgen_half_to_float(*(const uint16_t *)s_)));      \
         break;                                                                                          \
     case OPGEN_DTYPE_BFloat16:                                                                          \
+        if (IS_FLOAT && stride == 2) { /* contiguous: a loop that vectorises */                         \
+            DT *d_ = dst;                                                                               \
+            const uint16_t *h_ = src;                                                                   \
+            for (int64_t i = 0; i < n; i++) d_[i] = (DT)opgen_bf16_to_float(h_[i]);                     \
+            break;                                                                                      \
+        }                                                                                               \
         CVT_LOOP(DT, IS_FLOAT ? (DT)opgen_bf16_to_float(*(const uint16_t *)s_)                          \
                               : CVT_FLOAT_TO_INT(DT, opgen_bf16_to_float(*(const uint16_t *)s_)));      \
         break;                                                                                          \
@@ -152,6 +143,11 @@ void opgen_convert_out(void *dst, int64_t stride, opgen_dtype dd, const void *sr
             int64_t m = n - b < OPGEN_BLOCK ? n - b : OPGEN_BLOCK;
             opgen_convert(tmp, OPGEN_DTYPE_Float, (const char *)src + b * opgen_dtype_size(sd), opgen_dtype_size(sd),
                           sd, m);
+            if (dd == OPGEN_DTYPE_BFloat16 && stride == 2) { /* a plain loop: vectorised */
+                uint16_t *o = (uint16_t *)(d + b * 2);
+                for (int64_t i = 0; i < m; i++) o[i] = opgen_float_to_bf16(tmp[i]);
+                continue;
+            }
             for (int64_t i = 0; i < m; i++)
                 *(uint16_t *)(d + (b + i) * stride) =
                     dd == OPGEN_DTYPE_Half ? opgen_float_to_half(tmp[i]) : opgen_float_to_bf16(tmp[i]);

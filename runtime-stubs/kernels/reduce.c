@@ -125,19 +125,31 @@ OPGEN_SPECIALIZED opgen_status reduce(opgen_ctx *ctx, uint32_t mask, const opgen
     return OPGEN_OK;
 }
 
+/* A Half or BFloat16 result: summed in float, rounded once (ATen's opmath) */
+OPGEN_SPECIALIZED opgen_status reduce_any(opgen_ctx *ctx, uint32_t mask, const opgen_tensor *self,
+                                          const opgen_int_list *dims, bool keepdim, opgen_dtype res, bool mean,
+                                          opgen_tensor *out) {
+    if (!OPGEN_REDUCED(mask, res)) return reduce(ctx, mask, self, dims, keepdim, res, mean, out);
+    opgen_tensor x, y;
+    opgen_standin(&y);
+    opgen_status st = opgen_widen(ctx, self, &x);
+    if (!st) st = reduce(ctx, OPGEN_AS_FLOAT(mask), &x, dims, keepdim, OPGEN_DTYPE_Float, mean, &y);
+    return st ? st : opgen_narrow(ctx, out, res, &y);
+}
+
 opgen_status opgen_portable_mean_out(opgen_ctx *ctx, const opgen_tensor *self, const opgen_int_list *dim, bool keepdim,
                                      const opgen_dtype *dtype, opgen_tensor *out) {
     opgen_dtype res = dtype ? *dtype : self->dtype;
     if (!opgen_is_float(res))
         return OPGEN_FAIL(ctx, OPGEN_E_DTYPE, "%s: mean needs a floating point result, not %s", ctx->op,
                           opgen_dtype_name(res));
-    return reduce(ctx, OPGEN_KERNEL_DTYPES_opgen_portable_mean_out, self, dim, keepdim, res, true, out);
+    return reduce_any(ctx, OPGEN_KERNEL_DTYPES_opgen_portable_mean_out, self, dim, keepdim, res, true, out);
 }
 
 opgen_status opgen_portable_sum_IntList_out(opgen_ctx *ctx, const opgen_tensor *self, const opgen_int_list *dim,
                                             bool keepdim, const opgen_dtype *dtype, opgen_tensor *out) {
     opgen_dtype res = dtype ? *dtype : opgen_is_integral(self->dtype, true) ? OPGEN_DTYPE_Long : self->dtype;
-    return reduce(ctx, OPGEN_KERNEL_DTYPES_opgen_portable_sum_IntList_out, self, dim, keepdim, res, false, out);
+    return reduce_any(ctx, OPGEN_KERNEL_DTYPES_opgen_portable_sum_IntList_out, self, dim, keepdim, res, false, out);
 }
 
 opgen_status opgen_portable_mean_dtype_out(opgen_ctx *ctx, const opgen_tensor *self, const opgen_dtype *dtype,
@@ -146,5 +158,5 @@ opgen_status opgen_portable_mean_dtype_out(opgen_ctx *ctx, const opgen_tensor *s
     if (!opgen_is_float(res))
         return OPGEN_FAIL(ctx, OPGEN_E_DTYPE, "%s: mean needs a floating point result, not %s", ctx->op,
                           opgen_dtype_name(res));
-    return reduce(ctx, OPGEN_KERNEL_DTYPES_opgen_portable_mean_dtype_out, self, NULL, false, res, true, out);
+    return reduce_any(ctx, OPGEN_KERNEL_DTYPES_opgen_portable_mean_dtype_out, self, NULL, false, res, true, out);
 }

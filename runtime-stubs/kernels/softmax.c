@@ -114,8 +114,9 @@ OPGEN_SPECIALIZED opgen_status softmax(opgen_ctx *ctx, uint32_t mask, const opge
     int32_t d;
     if (opgen_wrap_dim(ctx, dim, self->dim, &d)) return ctx->err->code;
     if (half_to_float)
-        return OPGEN_FAIL(ctx, OPGEN_E_NOT_IMPLEMENTED,
-                          "%s: half_to_float applies to Half inputs, which this kernel does not take", ctx->op);
+        return OPGEN_FAIL(ctx, OPGEN_E_INVALID,
+                          "%s: conversion from %s to Float is not supported (half_to_float takes Half and BFloat16)",
+                          ctx->op, opgen_dtype_name(self->dtype));
     if (!opgen_is_float(self->dtype))
         return OPGEN_FAIL(ctx, OPGEN_E_DTYPE, "%s: softmax needs a floating point tensor, not %s", ctx->op,
                           opgen_dtype_name(self->dtype));
@@ -141,11 +142,23 @@ OPGEN_SPECIALIZED opgen_status softmax(opgen_ctx *ctx, uint32_t mask, const opge
     return OPGEN_OK;
 }
 
+/* Half and BFloat16 in float, rounded once (ATen's opmath); half_to_float keeps
+ * the float result. */
+OPGEN_SPECIALIZED opgen_status softmax_any(opgen_ctx *ctx, uint32_t mask, const opgen_tensor *self, int64_t dim,
+                                           bool half_to_float, bool take_log, opgen_tensor *out) {
+    if (!OPGEN_REDUCED(mask, self->dtype)) return softmax(ctx, mask, self, dim, half_to_float, take_log, out);
+    opgen_tensor x, y;
+    opgen_standin(&y);
+    opgen_status st = opgen_widen(ctx, self, &x);
+    if (!st) st = softmax(ctx, OPGEN_AS_FLOAT(mask), &x, dim, false, take_log, half_to_float ? out : &y);
+    return st || half_to_float ? st : opgen_narrow(ctx, out, self->dtype, &y);
+}
+
 opgen_status opgen_portable__softmax_out(opgen_ctx *ctx, const opgen_tensor *self, int64_t dim, bool half_to_float,
                                          opgen_tensor *out) {
-    return softmax(ctx, OPGEN_KERNEL_DTYPES_opgen_portable__softmax_out, self, dim, half_to_float, false, out);
+    return softmax_any(ctx, OPGEN_KERNEL_DTYPES_opgen_portable__softmax_out, self, dim, half_to_float, false, out);
 }
 opgen_status opgen_portable__log_softmax_out(opgen_ctx *ctx, const opgen_tensor *self, int64_t dim, bool half_to_float,
                                              opgen_tensor *out) {
-    return softmax(ctx, OPGEN_KERNEL_DTYPES_opgen_portable__log_softmax_out, self, dim, half_to_float, true, out);
+    return softmax_any(ctx, OPGEN_KERNEL_DTYPES_opgen_portable__log_softmax_out, self, dim, half_to_float, true, out);
 }

@@ -274,6 +274,24 @@ opgen_status opgen_contiguous(opgen_ctx *ctx, const opgen_tensor *t, opgen_tenso
     return opgen_copy_same(ctx, c, t);
 }
 
+opgen_status opgen_widen(opgen_ctx *ctx, const opgen_tensor *t, opgen_tensor *f) {
+    if (!t) return OPGEN_OK;
+    *f = *t;
+    if (t->dtype != OPGEN_DTYPE_Half && t->dtype != OPGEN_DTYPE_BFloat16) return OPGEN_OK;
+    if (opgen_tensor_shape(f, OPGEN_DTYPE_Float, t->dim, t->sizes, ctx->err)) return ctx->err->code;
+    f->data = opgen_scratch(ctx, opgen_nbytes(f));
+    if (ctx->meta) return OPGEN_OK;
+    if (!f->data) return OPGEN_FAIL(ctx, OPGEN_E_NO_MEMORY, "%s: out of scratch memory", ctx->op);
+    f->capacity = opgen_nbytes(f);
+    return opgen_copy(ctx, f, t);
+}
+
+opgen_status opgen_narrow(opgen_ctx *ctx, opgen_tensor *out, opgen_dtype dtype, const opgen_tensor *f) {
+    opgen_status st = opgen_out_any(ctx, out, dtype, f->dim, f->sizes);
+    if (st || ctx->meta) return st;
+    return opgen_copy(ctx, out, f);
+}
+
 /* A fused multiply-add in software, correctly rounded (Boldo and Melquiond,
  * "Emulation of FMA and correctly rounded sums: proved algorithms using
  * rounding to odd", 2008): x * y exactly as a sum of two doubles (Dekker's

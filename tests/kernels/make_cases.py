@@ -346,6 +346,48 @@ for d in FLOATS:
     for idt in ['i64', 'i32']:
         case(f'embedding_{d}_{idt}', [('w', d, (5, 3), 'normal'), ('i', idt, (2, 4), 'index 5')], ['%r = aten::embedding(%w, %i)'], '%r', fn=lambda w, i: A.embedding(w, i))
 
+# ---- Half and BFloat16: computed in float, each result rounded once (ATen's CPU
+# opmath). Within 1 unit of the dtype's last place of PyTorch's: a float sum in
+# another order may round the other way. ----
+for d in ['f16', 'bf16']:
+    T = 'ulp 1'
+    x24, y24 = ('x', d, (2, 4), 'normal'), ('y', d, (4,), 'normal')
+    case(f'reduced_binary_{d}', [x24, y24], ['%a = aten::add.Tensor(%x, %y, alpha=2)', '%b = aten::sub.Tensor(%x, %y)', '%c = aten::mul.Tensor(%x, %y)',
+         '%e = aten::div.Tensor(%x, %y)', '%f = aten::mul.Scalar(%x, 0.3)', '%k = aten::gt.Tensor(%x, %y)', '%g = aten::where.self(%k, %x, %y)',
+         '%h = aten::maximum(%x, %y)'], '(%a, %b, %c, %e, %f, %g, %k, %h)',
+         fn=lambda x, y: [A.add.Tensor(x, y, alpha=2), x - y, x * y, x / y, x * 0.3, torch.where(x > y, x, y), x > y, torch.maximum(x, y)], tol=T)
+    case(f'reduced_unary_{d}', [('x', d, (3, 20), 'normal')], ['%a = aten::relu(%x)', '%b = aten::sigmoid(%x)', '%c = aten::tanh(%x)', '%e = aten::gelu(%x, approximate="tanh")',
+         '%f = aten::exp(%x)', '%g = aten::pow.Tensor_Scalar(%x, 2)', '%h = aten::clamp(%x, -1.5, 2)', '%i = aten::neg(%x)', '%j = aten::abs(%x)'],
+         '(%a, %b, %c, %e, %f, %g, %h, %i, %j)', fn=lambda x: [torch.relu(x), torch.sigmoid(x), torch.tanh(x), A.gelu(x, approximate='tanh'), torch.exp(x), x.pow(2),
+         torch.clamp(x, -1.5, 2), -x, x.abs()], tol=T)
+    case(f'reduced_roots_{d}', [('x', d, (2, 20), 'positive')], ['%a = aten::rsqrt(%x)', '%b = aten::sqrt(%x)', '%c = aten::log(%x)', '%e = aten::reciprocal(%x)'],
+         '(%a, %b, %c, %e)', fn=lambda x: [torch.rsqrt(x), torch.sqrt(x), torch.log(x), torch.reciprocal(x)], tol=T)
+    case(f'reduced_reduce_{d}', [('x', d, (3, 4, 37), 'normal')], ['%a = aten::mean.dim(%x, [-1], True)', '%b = aten::sum.dim_IntList(%x, [0, 2])',
+         '%c = aten::_softmax(%x, -1, False)', '%e = aten::_log_softmax(%x, 1, False)'], '(%a, %b, %c, %e)',
+         fn=lambda x: [x.mean(-1, True), x.sum([0, 2]), A._softmax(x, -1, False), A._log_softmax(x, 1, False)], tol=T)
+    case(f'reduced_layer_norm_{d}', [('x', d, (2, 3, 24), 'normal'), ('w', d, (24,), 'normal'), ('b', d, (24,), 'normal')],
+         ['%o, %m, %r = aten::native_layer_norm(%x, [24], %w, %b, 1e-5)'], '(%o, %m, %r)', fn=lambda x, w, b: list(A.native_layer_norm(x, [24], w, b, 1e-5)), tol=T)
+    case(f'reduced_matmul_{d}', [('a', d, (5, 40), 'normal'), ('b', d, (40, 7), 'normal'), ('c', d, (7,), 'normal'), ('v', d, (1, 40), 'normal'), ('w', d, (9, 40), 'normal')],
+         ['%m = aten::mm(%a, %b)', '%ad = aten::addmm(%c, %a, %b)', '%wt = aten::permute_copy(%w, [1, 0])', '%g = aten::mm(%v, %wt)',
+          '%l = aten::linear(%v, %w)', '%l2 = aten::linear(%a, %w)', '%r = aten::mm(%v, %b)'], '(%m, %ad, %g, %l, %l2, %r)',
+         fn=lambda a, b, c, v, w: [a @ b, A.addmm(c, a, b), v @ w.t(), A.linear(v, w), A.linear(a, w), v @ b], tol=T)
+    case(f'reduced_bmm_{d}', [('a', d, (3, 2, 17), 'normal'), ('b', d, (3, 17, 5), 'normal')], ['%r = aten::bmm(%a, %b)'], '%r', fn=lambda a, b: A.bmm(a, b), tol=T)
+    case(f'reduced_conv_{d}', [('x', d, (1, 3, 9, 8), 'normal'), ('w', d, (4, 3, 3, 3), 'normal'), ('b', d, (4,), 'normal'), ('dw', d, (4, 1, 3, 3), 'normal')],
+         ['%c = aten::convolution(%x, %w, %b, [2, 1], [1, 1], [1, 1], False, [0, 0], 1)', '%d = aten::convolution(%c, %dw, None, [1, 1], [1, 1], [1, 1], False, [0, 0], 4)',
+          '%p, %i = aten::max_pool2d_with_indices(%d, [2, 2], [2, 2])', '%q = aten::avg_pool2d(%d, [2, 2], [2, 2])', '%g = aten::_adaptive_avg_pool2d(%d, [1, 1])'],
+         '(%c, %d, %p, %i, %q, %g)', fn=lambda x, w, b, dw: (lambda c: (lambda dd: [c, dd, *A.max_pool2d_with_indices(dd, [2, 2], [2, 2]), A.avg_pool2d(dd, [2, 2], [2, 2]),
+         A._adaptive_avg_pool2d(dd, [1, 1])])(A.convolution(c, dw, None, [1, 1], [1, 1], [1, 1], False, [0, 0], 4)))(A.convolution(x, w, b, [2, 1], [1, 1], [1, 1], False, [0, 0], 1)), tol=T)
+    case(f'reduced_batch_norm_{d}', [('x', d, (2, 3, 4, 5), 'normal'), ('w', d, (3,), 'positive'), ('b', d, (3,), 'normal'), ('m', d, (3,), 'normal'), ('v', d, (3,), 'positive')],
+         ['%o, %s, %t = aten::_native_batch_norm_legit_no_training(%x, %w, %b, %m, %v, 0.1, 1e-5)'], '%o',
+         fn=lambda x, w, b, m, v: A._native_batch_norm_legit_no_training(x, w, b, m, v, 0.1, 1e-5)[0], tol=T)
+    case(f'reduced_index_{d}', [('x', d, (4, 6), 'normal'), ('i', 'i64', (3,), 'index 4'), ('v', d, (3, 6), 'normal'), ('e', 'i64', (2, 3), 'index 4')],
+         ['%a = aten::index.Tensor(%x, [%i])', '%b = aten::index_put(%x, [%i], %v)', '%c = aten::index_put(%x, [%i], %v, True)', '%g = aten::embedding(%x, %e)',
+          '%f = aten::full_like(%x, 0.1)', '%s = aten::scalar_tensor(2.5, dtype=%dt)'.replace('%dt', 'torch.float16' if d == 'f16' else 'torch.bfloat16')],
+         '(%a, %b, %c, %g, %f, %s)', fn=lambda x, i, v, e: [x[i], A.index_put(x, [i], v), A.index_put(x, [i], v, True), A.embedding(x, e), torch.full_like(x, 0.1),
+         torch.scalar_tensor(2.5, dtype=x.dtype)], tol=T)
+    case(f'reduced_convert_{d}', [('x', d, (2, 5), 'normal'), ('f', 'f32', (2, 5), 'normal')], ['%a = aten::_to_copy(%x, dtype=torch.float32)', '%b = aten::_to_copy(%f, dtype=%dt)'.replace('%dt', 'torch.float16' if d == 'f16' else 'torch.bfloat16'),
+         '%c = aten::add.Tensor(%x, %f)'], '(%a, %b, %c)', fn=lambda x, f: [x.float(), f.to(x.dtype), x + f], tol=T)
+
 # ---- data movement: every dtype ----
 for d in ['b8'] + REAL + ['f16', 'bf16']:
     case(f'permute_{d}', [('x', d, (2, 3, 4), 'normal')], ['%r = aten::permute_copy(%x, [2, 0, -2])'], '%r', fn=lambda x: x.permute(2, 0, 1).contiguous())
@@ -739,7 +781,7 @@ err('bad_div_bcast', 'graph(%a: f32[3], %b: f32[2]):\n  %r = aten::div.Tensor(%a
 err('bad_sub_bool', 'graph(%a: b8[3], %b: b8[3]):\n  %r = aten::sub.Tensor(%a, %b)\n  return %r\n', E + 'aten::sub.Tensor: subtraction of Bool tensors is not supported')
 err('bad_view_two_infer', 'graph(%x: f32[2, 3]):\n  %r = aten::view_copy(%x, [-1, -1])\n  return %r\n', E + 'aten::view_copy: only one dimension can be -1')
 err('bad_relu_bool', 'graph(%x: b8[3]):\n  %r = aten::relu(%x)\n  return %r\n', E + 'aten::relu: relu is not defined for Bool')
-err('bad_tanh_f16', 'graph(%x: f16[3]):\n  %r = aten::tanh(%x)\n  return %r\n', E + 'aten::tanh: the result has dtype Half, which this kernel does not handle')
+err('bad_cumsum_f16', 'graph(%x: f16[3]):\n  %r = aten::cumsum(%x, 0)\n  return %r\n', E + 'aten::cumsum: the result has dtype Half, which this kernel does not handle')
 err('bad_hardtanh_int', 'graph(%x: i32[3]):\n  %r = aten::hardtanh(%x)\n  return %r\n', E + 'aten::hardtanh: the result has dtype Int, which this kernel does not handle')
 err('bad_exp_c64', 'graph(%x: c64[3]):\n  %r = aten::exp(%x)\n  return %r\n', E + 'aten::exp: no Edge constraint row allows (self=ComplexFloat, __ret_0=Float)')
 err('bad_mul_scalar_bool', 'graph(%x: b8[3]):\n  %r = aten::mul.Scalar(%x, 2)\n  return %r\n', E + 'aten::mul.Scalar: no Edge constraint row allows (self=Bool, other=Long, __ret_0=Long)')

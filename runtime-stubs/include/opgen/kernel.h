@@ -115,6 +115,20 @@ static inline size_t opgen_arena_cost(size_t n) { return ((n ? n : 1) + 15) & ~(
 /* t's elements in logical (contiguous) order: t itself when it is contiguous,
  * else a copy in scratch memory (counted in meta mode whatever the layout). */
 opgen_status opgen_contiguous(opgen_ctx *ctx, const opgen_tensor *t, opgen_tensor *c);
+/* Half and BFloat16 through a kernel's float body, as ATen's CPU kernels compute
+ * them (in float, each result rounded once): opgen_widen gives t itself unless it
+ * is Half or BFloat16 (or NULL), else a contiguous float copy in scratch (counted
+ * in meta mode); opgen_narrow shapes out (dtype: the op's reduced dtype) as the
+ * float result f and, in a run, rounds f into it. An unshaped f (zeroed, dtype
+ * Float) is the float body's out: it takes its memory from scratch. */
+opgen_status opgen_widen(opgen_ctx *ctx, const opgen_tensor *t, opgen_tensor *f);
+opgen_status opgen_narrow(opgen_ctx *ctx, opgen_tensor *out, opgen_dtype dtype, const opgen_tensor *f);
+static inline void opgen_standin(opgen_tensor *f) {
+    memset(f, 0, sizeof *f);
+    f->dtype = OPGEN_DTYPE_Float;
+}
+/* The mask a float body of a reduced-precision call runs with. */
+#define OPGEN_AS_FLOAT(MASK) (((MASK) & ~OPGEN_REDUCED_DTYPES) | (1u << OPGEN_DTYPE_Float))
 #define OPGEN_FAIL(ctx, code, ...) opgen_fail((ctx)->err, (code), __VA_ARGS__)
 /* What a stub case of a skeleton kernel returns: the step then goes to the next
  * kernel that serves the op (opgen's own), or fails naming op and dtype. */
@@ -228,6 +242,20 @@ int64_t opgen_scalar_i64(const opgen_scalar *s);
         } else                                  \
             goto opgen_unsupported;             \
         break;
+/* Half and BFloat16 compute in float, as ATen's CPU kernels do (their opmath
+ * type): a switch's body sees T = float and must reach the tensors only through
+ * the MAP loops of opgen/loops.h, which widen inputs and round results a block
+ * at a time. A kernel that reads its tensors itself keeps these dtypes out of its
+ * mask (yaml/edge.yaml) or runs its float body on widened copies (opgen_widen). */
+#define OPGEN_REDUCED(MASK, D)                                         \
+    (((D) == OPGEN_DTYPE_Half && OPGEN_HAS(MASK, OPGEN_DTYPE_Half)) || \
+     ((D) == OPGEN_DTYPE_BFloat16 && OPGEN_HAS(MASK, OPGEN_DTYPE_BFloat16)))
+#define OPGEN_REDUCED_DTYPES ((1u << OPGEN_DTYPE_Half) | (1u << OPGEN_DTYPE_BFloat16))
+/* The dtype a kernel with a Bool result compares or tests in: Half and BFloat16
+ * as float (exact: the MAP loops widen them). */
+static inline opgen_dtype opgen_compute_dtype(opgen_dtype d) {
+    return d == OPGEN_DTYPE_Half || d == OPGEN_DTYPE_BFloat16 ? OPGEN_DTYPE_Float : d;
+}
 /* Every dtype OPGEN_REAL_SWITCH has a case for: for a kernel whose mask (its
  * result's dtypes) says nothing of the dtype it computes in (comparisons). */
 #define OPGEN_REAL_DTYPES                                                                                          \
@@ -245,6 +273,8 @@ int64_t opgen_scalar_i64(const opgen_scalar *s);
         OPGEN_DTYPE_CASE(MASK, Float, float, T, __VA_ARGS__)                                                     \
         OPGEN_DTYPE_CASE(MASK, Double, double, T, __VA_ARGS__)                                                   \
         OPGEN_DTYPE_CASE(MASK, UInt16, uint16_t, T, __VA_ARGS__)                                                 \
+        OPGEN_DTYPE_CASE(MASK, Half, float, T, __VA_ARGS__)                                                      \
+        OPGEN_DTYPE_CASE(MASK, BFloat16, float, T, __VA_ARGS__)                                                  \
     default:                                                                                                     \
     opgen_unsupported:                                                                                           \
         return OPGEN_FAIL(CTX, OPGEN_E_DTYPE, "%s: no kernel for dtype %s", (CTX)->op, opgen_dtype_name(DTYPE)); \
@@ -281,6 +311,8 @@ int64_t opgen_scalar_i64(const opgen_scalar *s);
         } else                                                                                                   \
             goto opgen_unsupported;                                                                              \
         break;                                                                                                   \
+        OPGEN_DTYPE_CASE(MASK, Half, float, T, __VA_ARGS__)                                                      \
+        OPGEN_DTYPE_CASE(MASK, BFloat16, float, T, __VA_ARGS__)                                                  \
     default:                                                                                                     \
     opgen_unsupported:                                                                                           \
         return OPGEN_FAIL(CTX, OPGEN_E_DTYPE, "%s: no kernel for dtype %s", (CTX)->op, opgen_dtype_name(DTYPE)); \

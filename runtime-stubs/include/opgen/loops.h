@@ -106,8 +106,20 @@ opgen_status opgen_copy_same(opgen_ctx *ctx, opgen_tensor *dst, const opgen_tens
  * even as c10 does. */
 float opgen_half_to_float(uint16_t h);
 uint16_t opgen_float_to_half(float f);
-float opgen_bf16_to_float(uint16_t h);
-uint16_t opgen_float_to_bf16(float f);
+/* BFloat16 is a float's high half: inline, so block loops vectorise */
+static inline float opgen_bf16_to_float(uint16_t h) {
+    uint32_t bits = (uint32_t)h << 16;
+    float f;
+    memcpy(&f, &bits, 4);
+    return f;
+}
+static inline uint16_t opgen_float_to_bf16(float f) {
+    uint32_t x;
+    memcpy(&x, &f, 4);
+    if ((x & 0x7fffffffu) > 0x7f800000u) return 0x7fc0; /* NaN, as c10::BFloat16 writes it */
+    x += 0x7fffu + ((x >> 16) & 1);
+    return (uint16_t)(x >> 16);
+}
 
 /* The dtype of a C type (the compute and result types of the MAP bodies). */
 #define OPGEN_DTYPE_OF(T)                   \
@@ -349,8 +361,15 @@ OPGEN_SPECIALIZED opgen_status opgen_fill(opgen_ctx *ctx, uint32_t mask, opgen_t
             return OPGEN_FAIL(ctx, OPGEN_E_INVALID, "%s: value cannot be converted to type %s without overflow",
                               ctx->op, opgen_dtype_name(t->dtype));
         T v = is_f ? (T)f : (T)i;
-        T *p = t->data;
-        for (int64_t k = 0; k < n; k++) p[k] = v;
+        if (OPGEN_REDUCED(mask, t->dtype)) { /* rounded once, stored as its 2-byte pattern */
+            float fv = (float)v;
+            uint16_t h = t->dtype == OPGEN_DTYPE_Half ? opgen_float_to_half(fv) : opgen_float_to_bf16(fv);
+            uint16_t *p = t->data;
+            for (int64_t k = 0; k < n; k++) p[k] = h;
+        } else {
+            T *p = t->data;
+            for (int64_t k = 0; k < n; k++) p[k] = v;
+        }
     })
     return OPGEN_OK;
 }
