@@ -664,6 +664,68 @@ static void exir_program(const char *dir, const char *name, int ncalls, double r
     corpus_free(&u);
 }
 
+/* Row r's argmax of t viewed as [rows, last dim] (greedy decoding's choice). */
+static int64_t argmax_row(const opgen_tensor *t, int64_t r) {
+    int64_t n = t->dim ? t->sizes[t->dim - 1] : 1, best = 0;
+    for (int64_t e = 1; e < n; e++)
+        if (logical_f64(t, r * n + e) > logical_f64(t, r * n + best)) best = e;
+    return best;
+}
+
+/* exir/NAME in bfloat16 or float16 (tests/exir/export_reduced.py): every call's
+ * outputs no further from eager float32 (f32/K_O.npy) than twice eager's own in
+ * that dtype (expected/K_O.npy) is, as max abs error; with `greedy`, each row's
+ * argmax eager's (the greedy tokens). */
+static void reduced_program(const char *dir, const char *name, int ncalls, bool greedy) {
+    char path[4096];
+    snprintf(path, sizeof path, "%s/exir/%s/model.pte", dir, name);
+    corpus_run c;
+    CHECK(!corpus_load(&c, path), "%s does not load: %s", name, c.msg);
+    double worst = 0; /* opgen's error over eager's */
+    int calls = 0;
+    for (int k = 0; c.m; k++) {
+        opgen_ivalue in[8], out[8];
+        int ni = opgen_method_ninputs(c.m), no = opgen_method_noutputs(c.m), i;
+        opgen_error err = {0};
+        for (i = 0; i < ni; i++) {
+            snprintf(path, sizeof path, "%s/exir/%s/inputs/%d_%d.npy", dir, name, k, i);
+            in[i].kind = OPGEN_GV_TENSOR;
+            if (opgen_npy_read(path, &c.a, &in[i].t, &err)) break;
+        }
+        if (i < ni) break;
+        calls++;
+        CHECK(!opgen_method_run(c.m, in, &c.a, out, &err), "%s call %d: %s", name, k, err.msg);
+        for (int o = 0; o < no && !err.code; o++) {
+            opgen_tensor low, f32;
+            snprintf(path, sizeof path, "%s/exir/%s/expected/%d_%d.npy", dir, name, k, o);
+            bool ok = !opgen_npy_read(path, &c.a, &low, &err);
+            snprintf(path, sizeof path, "%s/exir/%s/f32/%d_%d.npy", dir, name, k, o);
+            ok = ok && !opgen_npy_read(path, &c.a, &f32, &err);
+            CHECK(ok && out[o].t.dtype == low.dtype && opgen_numel(&low) == opgen_numel(&out[o].t) &&
+                      opgen_numel(&f32) == opgen_numel(&low),
+                  "%s call %d output %d: %s", name, k, o, err.code ? err.msg : "not eager's dtype or size");
+            double e_eager = 0, e_opgen = 0;
+            for (int64_t e = 0; !err.code && e < opgen_numel(&low); e++) {
+                double r = opgen_load_f64(&f32, e);
+                e_eager = fmax(e_eager, fabs(opgen_load_f64(&low, e) - r));
+                e_opgen = fmax(e_opgen, fabs(logical_f64(&out[o].t, e) - r));
+            }
+            CHECK(e_opgen <= 2 * e_eager, "%s call %d output %d: %.4g from eager float32, eager %s %.4g", name, k, o,
+                  e_opgen, opgen_dtype_name(low.dtype), e_eager);
+            if (e_eager > 0 && e_opgen / e_eager > worst) worst = e_opgen / e_eager;
+            int64_t rows = low.dim ? opgen_numel(&low) / low.sizes[low.dim - 1] : 1;
+            for (int64_t r = 0; greedy && r < rows; r++)
+                CHECK(argmax_row(&out[o].t, r) == argmax_row(&low, r), "%s call %d: greedy token %lld, eager's %lld",
+                      name, k, (long long)argmax_row(&out[o].t, r), (long long)argmax_row(&low, r));
+        }
+    }
+    if (c.m)
+        printf("test_method: exir/%s: %d calls, at most %.2fx eager's own distance from eager float32%s\n", name, calls,
+               worst, greedy ? "; greedy tokens eager's" : "");
+    CHECK(!c.m || calls == ncalls, "%s: %d calls, not %d", name, calls, ncalls);
+    corpus_free(&c);
+}
+
 /* add_model (x + c, c a 0-d constant) and module_linear (x * a + b): the
  * expected values computed from the constants the programs hold. */
 static void executorch_program(const char *dir, const char *name, bool linear) {
@@ -754,6 +816,10 @@ int main(int argc, char **argv) {
         exir_program(argv[2], "nonzero", 4, 0, 0);
         exir_program(argv[2], "mask_index", 4, 0, 0);
         exir_program(argv[2], "embedding_bag", 2, 1e-5, 1e-6); /* sum (weighted), mean, max; aux results empty */
+        /* bfloat16 and float16: a transformer block, a CNN, ExecuTorch's llama (KV cache in bf16, 10 greedy calls) */
+        reduced_program(argv[2], "bf16_block", 2, false);
+        reduced_program(argv[2], "fp16_cnn", 2, false);
+        reduced_program(argv[2], "llm_bf16", 10, true);
     }
     printf("test_method: %d checks, %d failed\n", checks, failures);
     return failures ? 1 : 0;
