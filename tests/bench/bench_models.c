@@ -57,6 +57,7 @@ typedef struct builder {
     double macs;
     const char *decode_of; /* a language model's decode step: its shape's name */
     int64_t pos;           /* and the position it decodes */
+    const char *fdt;       /* the float tensors' dtype (graph text's name; NULL: f32) */
 } builder;
 
 static void put(char **s, size_t *n, size_t cap, const char *fmt, ...) {
@@ -74,7 +75,9 @@ static int param_of(builder *b, init_kind kind, const char *dtype, const char *s
     put(&b->decl, &b->ndecl, b->cap, "%s%%p%d: %s[%s]", id ? ", " : "", id, dtype, shape);
     return id;
 }
-static int param(builder *b, init_kind kind, const char *shape) { return param_of(b, kind, "f32", shape); }
+static int param(builder *b, init_kind kind, const char *shape) {
+    return param_of(b, kind, b->fdt ? b->fdt : "f32", shape);
+}
 /* %vN = text (the text's "%p" arguments formatted by the caller) */
 static int node(builder *b, const char *fmt, ...) {
     char line[512];
@@ -191,13 +194,15 @@ static char *mobilenet_v2(builder *b) {
 typedef struct llama_shape {
     const char *name;
     int dim, layers, heads, kv_heads, vocab, hidden, max_seq;
+    bool bf16; /* weights, caches and activations in bfloat16 */
 } llama_shape;
 /* llama2.c's TinyStories checkpoints with a 256-position cache (as
  * tests/llama/export.py large exports them), and llama_bench's shape (the
  * corpus's export: the graph beside it costs what the export costs) */
-static const llama_shape stories15m = {"stories15M", 288, 6, 6, 6, 32000, 768, 256},
-                         stories110m = {"stories110M", 768, 12, 12, 12, 32000, 2048, 256},
-                         llama_bench_shape = {"llama_bench-shape", 128, 4, 8, 4, 4096, 384, 128};
+static const llama_shape stories15m = {"stories15M", 288, 6, 6, 6, 32000, 768, 256, false},
+                         stories15m_bf16 = {"stories15M-bf16", 288, 6, 6, 6, 32000, 768, 256, true},
+                         stories110m = {"stories110M", 768, 12, 12, 12, 32000, 2048, 256, false},
+                         llama_bench_shape = {"llama_bench-shape", 128, 4, 8, 4, 4096, 384, 128, false};
 
 /* x [1, in] -> [1, out] */
 static int linear(builder *b, int x, int in, int out) {
@@ -280,6 +285,7 @@ static int feed_forward(builder *b, int x, const llama_shape *s) {
 }
 static char *llama_step(builder *b, const llama_shape *s) {
     builder_init(b);
+    b->fdt = s->bf16 ? "bf16" : NULL;
     char shape[64];
     int hd = s->dim / s->heads;
     snprintf(shape, sizeof shape, "1, %d", s->dim);
@@ -302,6 +308,7 @@ static char *llama_step(builder *b, const llama_shape *s) {
     return finish(b, linear(b, rms_norm(b, x, s->dim), s->dim, s->vocab));
 }
 static char *stories15m_step(builder *b) { return llama_step(b, &stories15m); }
+static char *stories15m_bf16_step(builder *b) { return llama_step(b, &stories15m_bf16); }
 static char *stories110m_step(builder *b) { return llama_step(b, &stories110m); }
 static char *llama_bench_step(builder *b) { return llama_step(b, &llama_bench_shape); }
 
@@ -313,6 +320,16 @@ static float uniform(float lo, float hi) {
     return lo + (hi - lo) * (float)((double)(z >> 40) / (double)(1ull << 24));
 }
 static void fill(opgen_tensor *t, init_kind kind, const builder *b) {
+    if (t->dtype == OPGEN_DTYPE_BFloat16) { /* the float values, rounded */
+        opgen_tensor f = *t;
+        int64_t n = opgen_numel(t);
+        f.dtype = OPGEN_DTYPE_Float, f.data = malloc(sizeof(float) * (size_t)(n ? n : 1));
+        if (!f.data) fputs("bench_models: out of memory\n", stderr), exit(1);
+        fill(&f, kind, b);
+        for (int64_t i = 0; i < n; i++) ((uint16_t *)t->data)[i] = opgen_float_to_bf16(((float *)f.data)[i]);
+        free(f.data);
+        return;
+    }
     if (kind == POS) {
         *(int64_t *)t->data = b->pos;
         return;
@@ -426,10 +443,9 @@ static void decode_row(const char *name, const char *what, double bytes, double 
 
 /* The scores or logits are finite numbers (a wrong graph, one that masks every
  * position, say, gives NaN) */
-static bool finite(const void *data, size_t nb) {
-    const float *f = data;
-    for (size_t i = 0; i < nb / sizeof *f; i++)
-        if (!isfinite(f[i])) return false;
+static bool finite(const opgen_tensor *t) {
+    for (int64_t i = 0; i < opgen_numel(t); i++)
+        if (!isfinite(opgen_load_f64(t, i))) return false;
     return true;
 }
 
@@ -501,7 +517,7 @@ static int graph_model(const char *name, char *(*make)(builder *), int threads, 
             size_t nb = opgen_nbytes(&out.t);
             if (!first) {
                 first = malloc(nb), memcpy(first, out.t.data, nb), out_bytes = nb;
-                if (!finite(first, nb)) fprintf(stderr, "bench_models: %s: a result is not finite\n", name), status = 1;
+                if (!finite(&out.t)) fprintf(stderr, "bench_models: %s: a result is not finite\n", name), status = 1;
             } else if (nb != out_bytes || memcmp(first, out.t.data, nb))
                 status = 1;
             opgen_arena_restore(&work[k], m);
@@ -690,7 +706,8 @@ int main(int argc, char **argv) {
     printf("| model | opgen, one thread | FLOP rate | of sgemm 256^3 | threads |\n|---|---|---|---|---|\n");
     int status = graph_model("ResNet-18", resnet18, threads, sg, 0.85) |
                  graph_model("MobileNetV2", mobilenet_v2, threads, sg, 0.40) |
-                 graph_model("stories15M", stories15m_step, threads, false, 0);
+                 graph_model("stories15M", stories15m_step, threads, false, 0) |
+                 graph_model("stories15M-bf16", stories15m_bf16_step, threads, false, 0);
     if (only && !strcmp(only, "stories110M"))
         status |= graph_model("stories110M", stories110m_step, threads, false, 0); /* 0.5 GB: only when named */
     if (only && !strcmp(only, "llama_bench-shape"))
