@@ -136,8 +136,8 @@ OPGEN_SPECIALIZED opgen_status matmul_any(opgen_ctx *ctx, uint32_t mask, const o
     if (!OPGEN_REDUCED(mask, a->dtype)) return matmul(ctx, mask, a, m, bias, beta, alpha, batched, out);
     int64_t s[4] = {0};
     if (product_shape(ctx, a, m, bias, batched, s)) return ctx->err->code;
-    if (OPGEN_SPEED_PATHS && !batched && is_one(alpha) &&
-        (!bias || (is_one(beta) && bias->dim == 1 && bias->sizes[0] == s[3])) && opgen_matvec_reduced_fits(a, m, s[1]))
+    if (OPGEN_SPEED_PATHS && is_one(alpha) && (!bias || (is_one(beta) && bias->dim == 1 && bias->sizes[0] == s[3])) &&
+        opgen_matvec_reduced_fits(a, m, s[1]))
         return opgen_matvec_reduced(ctx, a, m, bias, out);
     opgen_tensor x, w, b, y;
     opgen_standin(&y);

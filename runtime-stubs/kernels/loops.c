@@ -44,6 +44,15 @@ uint16_t opgen_float_to_half(float f) { /* round to nearest even, as c10::Half d
 
 /* ---- block conversions ---- */
 
+/* Contiguous BFloat16 to float and back (rounded to nearest even), compiled for
+ * each vector width (OPGEN_DISPATCHED): the blocks of every bf16 kernel. */
+OPGEN_DISPATCHED static void bf16_widen_run(float *d, const uint16_t *s, int64_t n) {
+    for (int64_t i = 0; i < n; i++) d[i] = opgen_bf16_to_float(s[i]);
+}
+OPGEN_DISPATCHED static void bf16_round_run(uint16_t *d, const float *s, int64_t n) {
+    for (int64_t i = 0; i < n; i++) d[i] = opgen_float_to_bf16(s[i]);
+}
+
 /* A value of any dtype as double or int64: used only here, per element of a block
  * being converted. */
 #define CVT_FLOAT_TO_INT(T, v) ((T)opgen_f64_to_i64(v)) /* NaN 0, saturated, then wrapped: defined for every value */
@@ -55,38 +64,36 @@ uint16_t opgen_float_to_half(float f) { /* round to nearest even, as c10::Half d
     } while (0)
 
 /* dst[i] = src element i (any stored dtype), converted to C type DT. */
-#define CVT_FROM(DT, IS_FLOAT)                                                                          \
-    switch (sd) {                                                                                       \
-    case OPGEN_DTYPE_Bool: CVT_LOOP(DT, (DT)(*(const bool *)s_)); break;                                \
-    case OPGEN_DTYPE_Byte: CVT_LOOP(DT, (DT)(*(const uint8_t *)s_)); break;                             \
-    case OPGEN_DTYPE_Char: CVT_LOOP(DT, (DT)(*(const int8_t *)s_)); break;                              \
-    case OPGEN_DTYPE_Short: CVT_LOOP(DT, (DT)(*(const int16_t *)s_)); break;                            \
-    case OPGEN_DTYPE_Int: CVT_LOOP(DT, (DT)(*(const int32_t *)s_)); break;                              \
-    case OPGEN_DTYPE_Long: CVT_LOOP(DT, (DT)(*(const int64_t *)s_)); break;                             \
-    case OPGEN_DTYPE_UInt16: CVT_LOOP(DT, (DT)(*(const uint16_t *)s_)); break;                          \
-    case OPGEN_DTYPE_UInt32: CVT_LOOP(DT, (DT)(*(const uint32_t *)s_)); break;                          \
-    case OPGEN_DTYPE_UInt64: CVT_LOOP(DT, (DT)(*(const uint64_t *)s_)); break;                          \
-    case OPGEN_DTYPE_Half:                                                                              \
-        CVT_LOOP(DT, IS_FLOAT ? (DT)opgen_half_to_float(*(const uint16_t *)s_)                          \
-                              : CVT_FLOAT_TO_INT(DT, opgen_half_to_float(*(const uint16_t *)s_)));      \
-        break;                                                                                          \
-    case OPGEN_DTYPE_BFloat16:                                                                          \
-        if (IS_FLOAT && stride == 2) { /* contiguous: a loop that vectorises */                         \
-            DT *d_ = dst;                                                                               \
-            const uint16_t *h_ = src;                                                                   \
-            for (int64_t i = 0; i < n; i++) d_[i] = (DT)opgen_bf16_to_float(h_[i]);                     \
-            break;                                                                                      \
-        }                                                                                               \
-        CVT_LOOP(DT, IS_FLOAT ? (DT)opgen_bf16_to_float(*(const uint16_t *)s_)                          \
-                              : CVT_FLOAT_TO_INT(DT, opgen_bf16_to_float(*(const uint16_t *)s_)));      \
-        break;                                                                                          \
-    case OPGEN_DTYPE_Float:                                                                             \
-        CVT_LOOP(DT, IS_FLOAT ? (DT)(*(const float *)s_) : CVT_FLOAT_TO_INT(DT, *(const float *)s_));   \
-        break;                                                                                          \
-    case OPGEN_DTYPE_Double:                                                                            \
-        CVT_LOOP(DT, IS_FLOAT ? (DT)(*(const double *)s_) : CVT_FLOAT_TO_INT(DT, *(const double *)s_)); \
-        break;                                                                                          \
-    default: memset(dst, 0, (size_t)n * sizeof(DT)); break;                                             \
+#define CVT_FROM(DT, IS_FLOAT)                                                                            \
+    switch (sd) {                                                                                         \
+    case OPGEN_DTYPE_Bool: CVT_LOOP(DT, (DT)(*(const bool *)s_)); break;                                  \
+    case OPGEN_DTYPE_Byte: CVT_LOOP(DT, (DT)(*(const uint8_t *)s_)); break;                               \
+    case OPGEN_DTYPE_Char: CVT_LOOP(DT, (DT)(*(const int8_t *)s_)); break;                                \
+    case OPGEN_DTYPE_Short: CVT_LOOP(DT, (DT)(*(const int16_t *)s_)); break;                              \
+    case OPGEN_DTYPE_Int: CVT_LOOP(DT, (DT)(*(const int32_t *)s_)); break;                                \
+    case OPGEN_DTYPE_Long: CVT_LOOP(DT, (DT)(*(const int64_t *)s_)); break;                               \
+    case OPGEN_DTYPE_UInt16: CVT_LOOP(DT, (DT)(*(const uint16_t *)s_)); break;                            \
+    case OPGEN_DTYPE_UInt32: CVT_LOOP(DT, (DT)(*(const uint32_t *)s_)); break;                            \
+    case OPGEN_DTYPE_UInt64: CVT_LOOP(DT, (DT)(*(const uint64_t *)s_)); break;                            \
+    case OPGEN_DTYPE_Half:                                                                                \
+        CVT_LOOP(DT, IS_FLOAT ? (DT)opgen_half_to_float(*(const uint16_t *)s_)                            \
+                              : CVT_FLOAT_TO_INT(DT, opgen_half_to_float(*(const uint16_t *)s_)));        \
+        break;                                                                                            \
+    case OPGEN_DTYPE_BFloat16:                                                                            \
+        if (IS_FLOAT && stride == 2 && sizeof(DT) == 4) { /* contiguous, to float: at each CPU's width */ \
+            bf16_widen_run((float *)dst, src, n);                                                         \
+            break;                                                                                        \
+        }                                                                                                 \
+        CVT_LOOP(DT, IS_FLOAT ? (DT)opgen_bf16_to_float(*(const uint16_t *)s_)                            \
+                              : CVT_FLOAT_TO_INT(DT, opgen_bf16_to_float(*(const uint16_t *)s_)));        \
+        break;                                                                                            \
+    case OPGEN_DTYPE_Float:                                                                               \
+        CVT_LOOP(DT, IS_FLOAT ? (DT)(*(const float *)s_) : CVT_FLOAT_TO_INT(DT, *(const float *)s_));     \
+        break;                                                                                            \
+    case OPGEN_DTYPE_Double:                                                                              \
+        CVT_LOOP(DT, IS_FLOAT ? (DT)(*(const double *)s_) : CVT_FLOAT_TO_INT(DT, *(const double *)s_));   \
+        break;                                                                                            \
+    default: memset(dst, 0, (size_t)n * sizeof(DT)); break;                                               \
     }
 
 /* One converter per destination type: a kernel links only those of its compute
@@ -138,14 +145,17 @@ void opgen_convert(void *dst, opgen_dtype dd, const void *src, int64_t stride, o
 void opgen_convert_out(void *dst, int64_t stride, opgen_dtype dd, const void *src, opgen_dtype sd, int64_t n) {
     char *d = dst;
     if (dd == OPGEN_DTYPE_Half || dd == OPGEN_DTYPE_BFloat16) { /* from float (their compute type) */
-        float tmp[OPGEN_BLOCK];
+        float buf[OPGEN_BLOCK];
         for (int64_t b = 0; b < n; b += OPGEN_BLOCK) {
             int64_t m = n - b < OPGEN_BLOCK ? n - b : OPGEN_BLOCK;
-            opgen_convert(tmp, OPGEN_DTYPE_Float, (const char *)src + b * opgen_dtype_size(sd), opgen_dtype_size(sd),
-                          sd, m);
+            const float *tmp = (const float *)src + b; /* float already (the MAP loops' results): read in place */
+            if (sd != OPGEN_DTYPE_Float) {
+                opgen_convert(buf, OPGEN_DTYPE_Float, (const char *)src + b * opgen_dtype_size(sd),
+                              opgen_dtype_size(sd), sd, m);
+                tmp = buf;
+            }
             if (dd == OPGEN_DTYPE_BFloat16 && stride == 2) { /* a plain loop: vectorised */
-                uint16_t *o = (uint16_t *)(d + b * 2);
-                for (int64_t i = 0; i < m; i++) o[i] = opgen_float_to_bf16(tmp[i]);
+                bf16_round_run((uint16_t *)(d + b * 2), tmp, m);
                 continue;
             }
             for (int64_t i = 0; i < m; i++)

@@ -7,8 +7,9 @@
  * streamed once per row; more take the float GEMM on widened copies. */
 #define OPGEN_MATVEC_ROWS 4
 
-/* Whether out[rows, N] = a[rows, K] @ m[K, N] (+ bias[N]) can run here: m's rows
- * or columns contiguous, one dtype. */
+/* Whether out[rows, N] = a[rows, K] @ m[K, N] (+ bias[N]), or a batch of them
+ * (bmm: a[B, rows, K] @ m[B, K, N]), can run here: m's rows or columns
+ * contiguous, one dtype. */
 bool opgen_matvec_reduced_fits(const opgen_tensor *a, const opgen_tensor *m, int64_t rows);
 opgen_status opgen_matvec_reduced(opgen_ctx *ctx, const opgen_tensor *a, const opgen_tensor *m,
                                   const opgen_tensor *bias, opgen_tensor *out);
