@@ -133,6 +133,14 @@ class MaskIndex(torch.nn.Module):
         return v * 3 + 1
 
 
+class MaskedScatter(torch.nn.Module):
+    """masked_scatter: as many source values consumed as the mask has true
+    elements (0 to all), in row-major order."""
+
+    def forward(self, x, y, src):
+        return x.masked_scatter(x > y, src) * 2
+
+
 class Bags(torch.nn.Module):
     """nn.EmbeddingBag in the three modes the exporter emits (_embedding_bag.out,
     its auxiliary results planned empty), sum with per-sample weights."""
@@ -156,6 +164,9 @@ def export_data_dependent():
     calls = [(torch.randn(5, 8, generator=g), torch.randn(5, 8, generator=g) + 0.4) for _ in range(2)]
     calls += [(torch.zeros(5, 8), torch.ones(5, 8)), (torch.ones(5, 8), torch.where(torch.arange(40.0).reshape(5, 8) < 39, 0.0, 2.0))]
     export("mask_index", MaskIndex(), calls[0], None, calls)
+    calls = [(torch.randn(4, 7, generator=g), torch.randn(4, 7, generator=g), torch.randn(30, generator=g)) for _ in range(2)]
+    calls += [(torch.zeros(4, 7), torch.ones(4, 7), torch.randn(30, generator=g)), (torch.ones(4, 7), torch.zeros(4, 7), torch.randn(30, generator=g))]
+    export("masked_scatter", MaskedScatter(), calls[0], None, calls)
     torch.manual_seed(38)
     off = torch.tensor([0, 2, 2, 5])  # an empty bag among them
     calls = [(torch.randint(0, 11, (7,), generator=g), off, torch.rand(7, generator=g)) for _ in range(2)]
