@@ -815,7 +815,7 @@ int main(int argc, char **argv) {
         /* data-dependent sizes within their exported bounds: counts 12, 10, 0 and the bound 30; 16, 18, 0, 39 */
         exir_program(argv[2], "nonzero", 4, 0, 0);
         exir_program(argv[2], "mask_index", 4, 0, 0);
-        exir_program(argv[2], "masked_scatter", 4, 0, 0); /* 0 to all 28 source values consumed */
+        exir_program(argv[2], "masked_scatter", 4, 0, 0);      /* 0 to all 28 source values consumed */
         exir_program(argv[2], "embedding_bag", 2, 1e-5, 1e-6); /* sum (weighted), mean, max; aux results empty */
         /* bfloat16 and float16: a transformer block, a CNN, ExecuTorch's llama (KV cache in bf16, 10 greedy calls) */
         reduced_program(argv[2], "bf16_block", 2, false);

@@ -45,11 +45,18 @@ uint16_t opgen_float_to_half(float f) { /* round to nearest even, as c10::Half d
 /* ---- block conversions ---- */
 
 /* Contiguous BFloat16 to float and back (rounded to nearest even), compiled for
- * each vector width (OPGEN_DISPATCHED): the blocks of every bf16 kernel. */
-OPGEN_DISPATCHED static void bf16_widen_run(float *d, const uint16_t *s, int64_t n) {
+ * each vector width (OPGEN_DISPATCHED): the blocks of every bf16 kernel. Not in
+ * a build for size: every program links this file, and the clones' resolvers
+ * bring the C library's CPU probe (4.5 KB). */
+#if OPGEN_SPEED_PATHS
+#define BF16_RUN OPGEN_DISPATCHED static
+#else
+#define BF16_RUN static
+#endif
+BF16_RUN void bf16_widen_run(float *d, const uint16_t *s, int64_t n) {
     for (int64_t i = 0; i < n; i++) d[i] = opgen_bf16_to_float(s[i]);
 }
-OPGEN_DISPATCHED static void bf16_round_run(uint16_t *d, const float *s, int64_t n) {
+BF16_RUN void bf16_round_run(uint16_t *d, const float *s, int64_t n) {
     for (int64_t i = 0; i < n; i++) d[i] = opgen_float_to_bf16(s[i]);
 }
 
@@ -64,36 +71,36 @@ OPGEN_DISPATCHED static void bf16_round_run(uint16_t *d, const float *s, int64_t
     } while (0)
 
 /* dst[i] = src element i (any stored dtype), converted to C type DT. */
-#define CVT_FROM(DT, IS_FLOAT)                                                                            \
-    switch (sd) {                                                                                         \
-    case OPGEN_DTYPE_Bool: CVT_LOOP(DT, (DT)(*(const bool *)s_)); break;                                  \
-    case OPGEN_DTYPE_Byte: CVT_LOOP(DT, (DT)(*(const uint8_t *)s_)); break;                               \
-    case OPGEN_DTYPE_Char: CVT_LOOP(DT, (DT)(*(const int8_t *)s_)); break;                                \
-    case OPGEN_DTYPE_Short: CVT_LOOP(DT, (DT)(*(const int16_t *)s_)); break;                              \
-    case OPGEN_DTYPE_Int: CVT_LOOP(DT, (DT)(*(const int32_t *)s_)); break;                                \
-    case OPGEN_DTYPE_Long: CVT_LOOP(DT, (DT)(*(const int64_t *)s_)); break;                               \
-    case OPGEN_DTYPE_UInt16: CVT_LOOP(DT, (DT)(*(const uint16_t *)s_)); break;                            \
-    case OPGEN_DTYPE_UInt32: CVT_LOOP(DT, (DT)(*(const uint32_t *)s_)); break;                            \
-    case OPGEN_DTYPE_UInt64: CVT_LOOP(DT, (DT)(*(const uint64_t *)s_)); break;                            \
-    case OPGEN_DTYPE_Half:                                                                                \
-        CVT_LOOP(DT, IS_FLOAT ? (DT)opgen_half_to_float(*(const uint16_t *)s_)                            \
-                              : CVT_FLOAT_TO_INT(DT, opgen_half_to_float(*(const uint16_t *)s_)));        \
-        break;                                                                                            \
-    case OPGEN_DTYPE_BFloat16:                                                                            \
-        if (IS_FLOAT && stride == 2 && sizeof(DT) == 4) { /* contiguous, to float: at each CPU's width */ \
-            bf16_widen_run((float *)dst, src, n);                                                         \
-            break;                                                                                        \
-        }                                                                                                 \
-        CVT_LOOP(DT, IS_FLOAT ? (DT)opgen_bf16_to_float(*(const uint16_t *)s_)                            \
-                              : CVT_FLOAT_TO_INT(DT, opgen_bf16_to_float(*(const uint16_t *)s_)));        \
-        break;                                                                                            \
-    case OPGEN_DTYPE_Float:                                                                               \
-        CVT_LOOP(DT, IS_FLOAT ? (DT)(*(const float *)s_) : CVT_FLOAT_TO_INT(DT, *(const float *)s_));     \
-        break;                                                                                            \
-    case OPGEN_DTYPE_Double:                                                                              \
-        CVT_LOOP(DT, IS_FLOAT ? (DT)(*(const double *)s_) : CVT_FLOAT_TO_INT(DT, *(const double *)s_));   \
-        break;                                                                                            \
-    default: memset(dst, 0, (size_t)n * sizeof(DT)); break;                                               \
+#define CVT_FROM(DT, IS_FLOAT)                                                                                    \
+    switch (sd) {                                                                                                 \
+    case OPGEN_DTYPE_Bool: CVT_LOOP(DT, (DT)(*(const bool *)s_)); break;                                          \
+    case OPGEN_DTYPE_Byte: CVT_LOOP(DT, (DT)(*(const uint8_t *)s_)); break;                                       \
+    case OPGEN_DTYPE_Char: CVT_LOOP(DT, (DT)(*(const int8_t *)s_)); break;                                        \
+    case OPGEN_DTYPE_Short: CVT_LOOP(DT, (DT)(*(const int16_t *)s_)); break;                                      \
+    case OPGEN_DTYPE_Int: CVT_LOOP(DT, (DT)(*(const int32_t *)s_)); break;                                        \
+    case OPGEN_DTYPE_Long: CVT_LOOP(DT, (DT)(*(const int64_t *)s_)); break;                                       \
+    case OPGEN_DTYPE_UInt16: CVT_LOOP(DT, (DT)(*(const uint16_t *)s_)); break;                                    \
+    case OPGEN_DTYPE_UInt32: CVT_LOOP(DT, (DT)(*(const uint32_t *)s_)); break;                                    \
+    case OPGEN_DTYPE_UInt64: CVT_LOOP(DT, (DT)(*(const uint64_t *)s_)); break;                                    \
+    case OPGEN_DTYPE_Half:                                                                                        \
+        CVT_LOOP(DT, IS_FLOAT ? (DT)opgen_half_to_float(*(const uint16_t *)s_)                                    \
+                              : CVT_FLOAT_TO_INT(DT, opgen_half_to_float(*(const uint16_t *)s_)));                \
+        break;                                                                                                    \
+    case OPGEN_DTYPE_BFloat16:                                                                                    \
+        if (OPGEN_SPEED_PATHS && IS_FLOAT && stride == 2 && sizeof(DT) == 4) { /* contiguous: each CPU's width */ \
+            bf16_widen_run((float *)dst, src, n);                                                                 \
+            break;                                                                                                \
+        }                                                                                                         \
+        CVT_LOOP(DT, IS_FLOAT ? (DT)opgen_bf16_to_float(*(const uint16_t *)s_)                                    \
+                              : CVT_FLOAT_TO_INT(DT, opgen_bf16_to_float(*(const uint16_t *)s_)));                \
+        break;                                                                                                    \
+    case OPGEN_DTYPE_Float:                                                                                       \
+        CVT_LOOP(DT, IS_FLOAT ? (DT)(*(const float *)s_) : CVT_FLOAT_TO_INT(DT, *(const float *)s_));             \
+        break;                                                                                                    \
+    case OPGEN_DTYPE_Double:                                                                                      \
+        CVT_LOOP(DT, IS_FLOAT ? (DT)(*(const double *)s_) : CVT_FLOAT_TO_INT(DT, *(const double *)s_));           \
+        break;                                                                                                    \
+    default: memset(dst, 0, (size_t)n * sizeof(DT)); break;                                                       \
     }
 
 /* One converter per destination type: a kernel links only those of its compute

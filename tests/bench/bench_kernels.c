@@ -10,6 +10,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "../../runtime-stubs/kernels/gemm.h"
 #include "opgen/exec.h"
+#include "opgen/loops.h"
 #include "openblas_core.h"
 #include <math.h>
 #include <stdbool.h>
@@ -246,6 +247,54 @@ static void linear(void) {
     }
 }
 
+/* A decode step's logits product from memory: x [1, 288] @ W^T, W [32000, 288]
+ * (stories15M's) in bf16 and in f32, each call on the next of copies spanning
+ * 256 MB (so none is in cache), against one pass reading the same bytes. */
+static double sum_bytes(const uint64_t *p, size_t n) {
+    uint64_t s = 0;
+    for (size_t i = 0; i < n; i++) s += p[i];
+    return (double)s;
+}
+static void decode_products(void) {
+    enum { K = 288, N = 32000 };
+    double sink = 0;
+    for (int bf = 1; bf >= 0; bf--) {
+        size_t es = bf ? 2 : 4, bytes = (size_t)N * K * es;
+        int copies = (int)((256u << 20) / bytes) + 1;
+        char *mem = malloc(bytes * (size_t)copies);
+        if (!mem) return;
+        for (size_t i = 0; i < bytes * (size_t)copies / 2; i++) ((uint16_t *)mem)[i] = (uint16_t)(0x3f00 + i % 97);
+        int64_t sx[2] = {1, K}, so[2] = {1, N};
+        opgen_tensor x = tensor(2, sx, 1), out = tensor(2, so, 3), wt;
+        opgen_dtype dt = bf ? OPGEN_DTYPE_BFloat16 : OPGEN_DTYPE_Float;
+        if (bf) {
+            opgen_tensor xb;
+            opgen_tensor_alloc(&xb, dt, 2, sx, &arena, &err);
+            for (int k = 0; k < K; k++) ((uint16_t *)xb.data)[k] = opgen_float_to_bf16(((float *)x.data)[k]);
+            x = xb, out.dtype = dt;
+        }
+        int64_t sw[2] = {K, N};
+        opgen_tensor_shape(&wt, dt, 2, sw, &err);
+        wt.strides[0] = 1, wt.strides[1] = K, wt.capacity = bytes;
+        double tk[64], tf[64];
+        for (int r = 0; r < runs; r++) {
+            wt.data = mem + bytes * (size_t)((2 * r) % copies);
+            double t0 = now_ms();
+            opgen_portable_mm_out(&ctx, &x, &wt, &out);
+            tk[r] = now_ms() - t0;
+            t0 = now_ms();
+            sink += sum_bytes((const uint64_t *)(mem + bytes * (size_t)((2 * r + 1) % copies)), bytes / 8);
+            tf[r] = now_ms() - t0;
+        }
+        char what[96];
+        double k = median(tk), f = median(tf);
+        snprintf(what, sizeof what, "mm %s 1x288 @ W^T, W 32000x288 from memory (%.1f GB/s)", bf ? "bf16" : "f32",
+                 (double)bytes / k / 1e6);
+        row(what, k, f, sink != 0 ? "one pass summing its bytes" : "one pass summing its bytes (0)", AT_MOST_X, 1.5);
+        free(mem);
+    }
+}
+
 /* out = W [O, C*9] @ im2col(x) [C*9, 56*56], as a BLAS-backed framework does. */
 static void conv(void) {
     int64_t one_l[2] = {1, 1}, zero_l[2] = {0, 0};
@@ -341,6 +390,7 @@ int main(int argc, char **argv) {
     reductions();
     matmul();
     linear();
+    decode_products();
     conv();
     opgen_arena_release(&arena);
     printf("\nbench_kernels: %d of %d goals met%s\n", goals - missed, goals, check ? "" : " (not checked: --no-check)");
