@@ -805,11 +805,31 @@ static opgen_tensor height1(const opgen_tensor *t) {
     return v;
 }
 
-OPGEN_SPECIALIZED opgen_status convolution_f(opgen_ctx *ctx, uint32_t mask, const opgen_tensor *input,
-                                             const opgen_tensor *weight, const opgen_tensor *bias,
-                                             opgen_int_list stride, opgen_int_list padding, opgen_int_list dilation,
-                                             bool transposed, opgen_int_list output_padding, int64_t groups,
-                                             opgen_tensor *out) {
+/* Half or BFloat16: this kernel on float copies, rounded once. */
+static opgen_status convolution_reduced(opgen_ctx *ctx, const opgen_tensor *input, const opgen_tensor *weight,
+                                        const opgen_tensor *bias, opgen_int_list stride, opgen_int_list padding,
+                                        opgen_int_list dilation, bool transposed, opgen_int_list output_padding,
+                                        int64_t groups, opgen_tensor *out) {
+    opgen_tensor w_input, w_weight, w_bias, y_out;
+    opgen_standin(&y_out);
+    opgen_status st = opgen_widen(ctx, input, &w_input);
+    if (!st) st = opgen_widen(ctx, weight, &w_weight);
+    if (!st) st = opgen_widen(ctx, bias, &w_bias);
+    if (!st)
+        st = opgen_portable_convolution_out(ctx, &w_input, weight ? &w_weight : NULL, bias ? &w_bias : NULL, stride,
+                                            padding, dilation, transposed, output_padding, groups, &y_out);
+    if (!st) st = opgen_narrow(ctx, out, input->dtype, &y_out);
+    return st;
+}
+
+opgen_status opgen_portable_convolution_out(opgen_ctx *ctx, const opgen_tensor *input, const opgen_tensor *weight,
+                                            const opgen_tensor *bias, opgen_int_list stride, opgen_int_list padding,
+                                            opgen_int_list dilation, bool transposed, opgen_int_list output_padding,
+                                            int64_t groups, opgen_tensor *out) {
+    uint32_t mask = OPGEN_WITH_FLOAT(OPGEN_KERNEL_DTYPES_opgen_portable_convolution_out);
+    if (OPGEN_REDUCED(mask, input->dtype))
+        return convolution_reduced(ctx, input, weight, bias, stride, padding, dilation, transposed, output_padding,
+                                   groups, out);
     if (input->dim < 3 || input->dim > 5 || weight->dim != input->dim)
         return OPGEN_FAIL(
             ctx, OPGEN_E_SHAPE,
@@ -834,24 +854,4 @@ OPGEN_SPECIALIZED opgen_status convolution_f(opgen_ctx *ctx, uint32_t mask, cons
                       groups, &g2))
         return ctx->err->code;
     return conv2d(ctx, mask, &x, &w, bias, &g2, &o);
-}
-
-opgen_status opgen_portable_convolution_out(opgen_ctx *ctx, const opgen_tensor *input, const opgen_tensor *weight,
-                                            const opgen_tensor *bias, opgen_int_list stride, opgen_int_list padding,
-                                            opgen_int_list dilation, bool transposed, opgen_int_list output_padding,
-                                            int64_t groups, opgen_tensor *out) {
-    uint32_t mask = OPGEN_KERNEL_DTYPES_opgen_portable_convolution_out;
-    if (!OPGEN_REDUCED(mask, input->dtype))
-        return convolution_f(ctx, mask, input, weight, bias, stride, padding, dilation, transposed, output_padding,
-                             groups, out);
-    opgen_tensor w_input, w_weight, w_bias, y_out;
-    opgen_standin(&y_out);
-    opgen_status st = opgen_widen(ctx, input, &w_input);
-    if (!st) st = opgen_widen(ctx, weight, &w_weight);
-    if (!st) st = opgen_widen(ctx, bias, &w_bias);
-    if (!st)
-        st = convolution_f(ctx, OPGEN_AS_FLOAT(mask), &w_input, weight ? &w_weight : NULL, bias ? &w_bias : NULL,
-                           stride, padding, dilation, transposed, output_padding, groups, &y_out);
-    if (!st) st = opgen_narrow(ctx, out, input->dtype, &y_out);
-    return st;
 }

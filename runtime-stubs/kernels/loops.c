@@ -155,13 +155,14 @@ void opgen_convert_out(void *dst, int64_t stride, opgen_dtype dd, const void *sr
         float buf[OPGEN_BLOCK];
         for (int64_t b = 0; b < n; b += OPGEN_BLOCK) {
             int64_t m = n - b < OPGEN_BLOCK ? n - b : OPGEN_BLOCK;
-            const float *tmp = (const float *)src + b; /* float already (the MAP loops' results): read in place */
-            if (sd != OPGEN_DTYPE_Float) {
+            /* float already (the MAP loops' results): read in place (not in a build for size) */
+            const float *tmp = (const float *)src + b;
+            if (!OPGEN_SPEED_PATHS || sd != OPGEN_DTYPE_Float) {
                 opgen_convert(buf, OPGEN_DTYPE_Float, (const char *)src + b * opgen_dtype_size(sd),
                               opgen_dtype_size(sd), sd, m);
                 tmp = buf;
             }
-            if (dd == OPGEN_DTYPE_BFloat16 && stride == 2) { /* a plain loop: vectorised */
+            if (OPGEN_SPEED_PATHS && dd == OPGEN_DTYPE_BFloat16 && stride == 2) { /* a plain loop: vectorised */
                 bf16_round_run((uint16_t *)(d + b * 2), tmp, m);
                 continue;
             }

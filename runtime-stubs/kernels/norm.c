@@ -4,10 +4,35 @@
 #include "opgen/loops.h"
 #include "opgen_registry.h"
 
-OPGEN_SPECIALIZED opgen_status batch_norm(opgen_ctx *ctx, uint32_t mask, const opgen_tensor *input,
-                                          const opgen_tensor *weight, const opgen_tensor *bias,
-                                          const opgen_tensor *running_mean, const opgen_tensor *running_var, double eps,
-                                          opgen_tensor *out0, opgen_tensor *out1, opgen_tensor *out2) {
+/* Half and BFloat16 (here and below): the kernel on widened copies, each result
+ * rounded once, as ATen's CPU kernels compute them. */
+static opgen_status batch_norm_reduced(opgen_ctx *ctx, const opgen_tensor *input, const opgen_tensor *weight,
+                                       const opgen_tensor *bias, const opgen_tensor *running_mean,
+                                       const opgen_tensor *running_var, double momentum, double eps, opgen_tensor *out0,
+                                       opgen_tensor *out1, opgen_tensor *out2) {
+    opgen_tensor x, w, b, m, v, y[3];
+    for (int i = 0; i < 3; i++) opgen_standin(&y[i]);
+    opgen_status st = opgen_widen(ctx, input, &x);
+    if (!st) st = opgen_widen(ctx, weight, &w);
+    if (!st) st = opgen_widen(ctx, bias, &b);
+    if (!st) st = opgen_widen(ctx, running_mean, &m);
+    if (!st) st = opgen_widen(ctx, running_var, &v);
+    if (!st)
+        st = opgen_portable__native_batch_norm_legit_no_training_out(ctx, &x, weight ? &w : NULL, bias ? &b : NULL, &m,
+                                                                     &v, momentum, eps, &y[0], &y[1], &y[2]);
+    opgen_tensor *outs[3] = {out0, out1, out2};
+    for (int i = 0; !st && i < 3; i++) st = opgen_narrow(ctx, outs[i], input->dtype, &y[i]);
+    return st;
+}
+
+opgen_status opgen_portable__native_batch_norm_legit_no_training_out(
+    opgen_ctx *ctx, const opgen_tensor *input, const opgen_tensor *weight, const opgen_tensor *bias,
+    const opgen_tensor *running_mean, const opgen_tensor *running_var, double momentum, double eps, opgen_tensor *out0,
+    opgen_tensor *out1, opgen_tensor *out2) {
+    uint32_t mask = OPGEN_WITH_FLOAT(OPGEN_KERNEL_DTYPES_opgen_portable__native_batch_norm_legit_no_training_out);
+    if (OPGEN_REDUCED(mask, input->dtype))
+        return batch_norm_reduced(ctx, input, weight, bias, running_mean, running_var, momentum, eps, out0, out1, out2);
+    (void)momentum;
     if (input->dim < 2)
         return OPGEN_FAIL(ctx, OPGEN_E_SHAPE, "%s: input needs a channel dimension (at least 2-d)", ctx->op);
     int64_t C = input->sizes[1];
@@ -51,31 +76,6 @@ OPGEN_SPECIALIZED opgen_status batch_norm(opgen_ctx *ctx, uint32_t mask, const o
     return OPGEN_OK;
 }
 
-/* Half and BFloat16 (here and below): the float body on widened copies, each
- * result rounded once, as ATen's CPU kernels compute them. */
-opgen_status opgen_portable__native_batch_norm_legit_no_training_out(
-    opgen_ctx *ctx, const opgen_tensor *input, const opgen_tensor *weight, const opgen_tensor *bias,
-    const opgen_tensor *running_mean, const opgen_tensor *running_var, double momentum, double eps, opgen_tensor *out0,
-    opgen_tensor *out1, opgen_tensor *out2) {
-    uint32_t mask = OPGEN_KERNEL_DTYPES_opgen_portable__native_batch_norm_legit_no_training_out;
-    (void)momentum;
-    if (!OPGEN_REDUCED(mask, input->dtype))
-        return batch_norm(ctx, mask, input, weight, bias, running_mean, running_var, eps, out0, out1, out2);
-    opgen_tensor x, w, b, m, v, y[3];
-    for (int i = 0; i < 3; i++) opgen_standin(&y[i]);
-    opgen_status st = opgen_widen(ctx, input, &x);
-    if (!st) st = opgen_widen(ctx, weight, &w);
-    if (!st) st = opgen_widen(ctx, bias, &b);
-    if (!st) st = opgen_widen(ctx, running_mean, &m);
-    if (!st) st = opgen_widen(ctx, running_var, &v);
-    if (!st)
-        st = batch_norm(ctx, OPGEN_AS_FLOAT(mask), &x, weight ? &w : NULL, bias ? &b : NULL, &m, &v, eps, &y[0], &y[1],
-                        &y[2]);
-    opgen_tensor *outs[3] = {out0, out1, out2};
-    for (int i = 0; !st && i < 3; i++) st = opgen_narrow(ctx, outs[i], input->dtype, &y[i]);
-    return st;
-}
-
 /* Checks a per-channel (or per-feature) parameter: n elements of the input's dtype. */
 static opgen_status param_ok(opgen_ctx *ctx, const opgen_tensor *p, const char *name, int64_t n, opgen_dtype dt) {
     if (!p) return OPGEN_OK;
@@ -113,10 +113,36 @@ NORMALIZE(float)
 NORMALIZE(double)
 #define NORMALIZE_OF(T) _Generic((T)0, float : normalize_float, default : normalize_double)
 
-OPGEN_SPECIALIZED opgen_status layer_norm(opgen_ctx *ctx, uint32_t mask, const opgen_tensor *input,
-                                          opgen_int_list normalized_shape, const opgen_tensor *weight,
-                                          const opgen_tensor *bias, double eps, opgen_tensor *out0, opgen_tensor *out1,
-                                          opgen_tensor *out2) {
+/* The three results of a norm's float body rounded into the outs. */
+static opgen_status narrow3(opgen_ctx *ctx, opgen_dtype dt, opgen_tensor *y, opgen_tensor *out0, opgen_tensor *out1,
+                            opgen_tensor *out2) {
+    opgen_status st = opgen_narrow(ctx, out0, dt, &y[0]);
+    if (!st) st = opgen_narrow(ctx, out1, dt, &y[1]);
+    return st ? st : opgen_narrow(ctx, out2, dt, &y[2]);
+}
+
+/* Half or BFloat16: this kernel on float copies, rounded once. */
+static opgen_status layer_norm_reduced(opgen_ctx *ctx, const opgen_tensor *input, opgen_int_list normalized_shape,
+                                       const opgen_tensor *weight, const opgen_tensor *bias, double eps,
+                                       opgen_tensor *out0, opgen_tensor *out1, opgen_tensor *out2) {
+    opgen_tensor x, w, b, y[3];
+    for (int i = 0; i < 3; i++) opgen_standin(&y[i]);
+    opgen_status st = opgen_widen(ctx, input, &x);
+    if (!st) st = opgen_widen(ctx, weight, &w);
+    if (!st) st = opgen_widen(ctx, bias, &b);
+    if (!st)
+        st = opgen_portable_native_layer_norm_out(ctx, &x, normalized_shape, weight ? &w : NULL, bias ? &b : NULL, eps,
+                                                  &y[0], &y[1], &y[2]);
+    return st ? st : narrow3(ctx, input->dtype, y, out0, out1, out2);
+}
+
+opgen_status opgen_portable_native_layer_norm_out(opgen_ctx *ctx, const opgen_tensor *input,
+                                                  opgen_int_list normalized_shape, const opgen_tensor *weight,
+                                                  const opgen_tensor *bias, double eps, opgen_tensor *out0,
+                                                  opgen_tensor *out1, opgen_tensor *out2) {
+    uint32_t mask = OPGEN_WITH_FLOAT(OPGEN_KERNEL_DTYPES_opgen_portable_native_layer_norm_out);
+    if (OPGEN_REDUCED(mask, input->dtype))
+        return layer_norm_reduced(ctx, input, normalized_shape, weight, bias, eps, out0, out1, out2);
     int32_t k = (int32_t)normalized_shape.len, lead = input->dim - k;
     if (k < 1 || lead < 0)
         return OPGEN_FAIL(ctx, OPGEN_E_SHAPE, "%s: normalized_shape has %d dims, the input %d", ctx->op, (int)k,
@@ -148,36 +174,28 @@ OPGEN_SPECIALIZED opgen_status layer_norm(opgen_ctx *ctx, uint32_t mask, const o
     return OPGEN_OK;
 }
 
-/* The three results of a norm's float body rounded into the outs. */
-static opgen_status narrow3(opgen_ctx *ctx, opgen_dtype dt, opgen_tensor *y, opgen_tensor *out0, opgen_tensor *out1,
-                            opgen_tensor *out2) {
-    opgen_status st = opgen_narrow(ctx, out0, dt, &y[0]);
-    if (!st) st = opgen_narrow(ctx, out1, dt, &y[1]);
-    return st ? st : opgen_narrow(ctx, out2, dt, &y[2]);
-}
-
-opgen_status opgen_portable_native_layer_norm_out(opgen_ctx *ctx, const opgen_tensor *input,
-                                                  opgen_int_list normalized_shape, const opgen_tensor *weight,
-                                                  const opgen_tensor *bias, double eps, opgen_tensor *out0,
-                                                  opgen_tensor *out1, opgen_tensor *out2) {
-    uint32_t mask = OPGEN_KERNEL_DTYPES_opgen_portable_native_layer_norm_out;
-    if (!OPGEN_REDUCED(mask, input->dtype))
-        return layer_norm(ctx, mask, input, normalized_shape, weight, bias, eps, out0, out1, out2);
+/* Half or BFloat16: this kernel on float copies, rounded once. */
+static opgen_status group_norm_reduced(opgen_ctx *ctx, const opgen_tensor *input, const opgen_tensor *weight,
+                                       const opgen_tensor *bias, int64_t N, int64_t C, int64_t HxW, int64_t group,
+                                       double eps, opgen_tensor *out0, opgen_tensor *out1, opgen_tensor *out2) {
     opgen_tensor x, w, b, y[3];
     for (int i = 0; i < 3; i++) opgen_standin(&y[i]);
     opgen_status st = opgen_widen(ctx, input, &x);
     if (!st) st = opgen_widen(ctx, weight, &w);
     if (!st) st = opgen_widen(ctx, bias, &b);
     if (!st)
-        st = layer_norm(ctx, OPGEN_AS_FLOAT(mask), &x, normalized_shape, weight ? &w : NULL, bias ? &b : NULL, eps,
-                        &y[0], &y[1], &y[2]);
+        st = opgen_portable_native_group_norm_out(ctx, &x, weight ? &w : NULL, bias ? &b : NULL, N, C, HxW, group, eps,
+                                                  &y[0], &y[1], &y[2]);
     return st ? st : narrow3(ctx, input->dtype, y, out0, out1, out2);
 }
 
-OPGEN_SPECIALIZED opgen_status group_norm(opgen_ctx *ctx, uint32_t mask, const opgen_tensor *input,
-                                          const opgen_tensor *weight, const opgen_tensor *bias, int64_t N, int64_t C,
-                                          int64_t HxW, int64_t group, double eps, opgen_tensor *out0,
-                                          opgen_tensor *out1, opgen_tensor *out2) {
+opgen_status opgen_portable_native_group_norm_out(opgen_ctx *ctx, const opgen_tensor *input, const opgen_tensor *weight,
+                                                  const opgen_tensor *bias, int64_t N, int64_t C, int64_t HxW,
+                                                  int64_t group, double eps, opgen_tensor *out0, opgen_tensor *out1,
+                                                  opgen_tensor *out2) {
+    uint32_t mask = OPGEN_WITH_FLOAT(OPGEN_KERNEL_DTYPES_opgen_portable_native_group_norm_out);
+    if (OPGEN_REDUCED(mask, input->dtype))
+        return group_norm_reduced(ctx, input, weight, bias, N, C, HxW, group, eps, out0, out1, out2);
     if (input->dim < 2 || input->sizes[0] != N || input->sizes[1] != C || N < 0 || C <= 0 || HxW < 0 ||
         (N && C && HxW && opgen_numel(input) != N * C * HxW))
         return OPGEN_FAIL(ctx, OPGEN_E_SHAPE, "%s: the input is not N x C x HxW = %lld x %lld x %lld", ctx->op,
@@ -203,24 +221,6 @@ OPGEN_SPECIALIZED opgen_status group_norm(opgen_ctx *ctx, uint32_t mask, const o
          bias ? b.data : NULL, eps, out1->data, out2->data);
     })
     return OPGEN_OK;
-}
-
-opgen_status opgen_portable_native_group_norm_out(opgen_ctx *ctx, const opgen_tensor *input, const opgen_tensor *weight,
-                                                  const opgen_tensor *bias, int64_t N, int64_t C, int64_t HxW,
-                                                  int64_t group, double eps, opgen_tensor *out0, opgen_tensor *out1,
-                                                  opgen_tensor *out2) {
-    uint32_t mask = OPGEN_KERNEL_DTYPES_opgen_portable_native_group_norm_out;
-    if (!OPGEN_REDUCED(mask, input->dtype))
-        return group_norm(ctx, mask, input, weight, bias, N, C, HxW, group, eps, out0, out1, out2);
-    opgen_tensor x, w, b, y[3];
-    for (int i = 0; i < 3; i++) opgen_standin(&y[i]);
-    opgen_status st = opgen_widen(ctx, input, &x);
-    if (!st) st = opgen_widen(ctx, weight, &w);
-    if (!st) st = opgen_widen(ctx, bias, &b);
-    if (!st)
-        st = group_norm(ctx, OPGEN_AS_FLOAT(mask), &x, weight ? &w : NULL, bias ? &b : NULL, N, C, HxW, group, eps,
-                        &y[0], &y[1], &y[2]);
-    return st ? st : narrow3(ctx, input->dtype, y, out0, out1, out2);
 }
 
 /* Batch norm in training without running statistics: per channel, the mean and

@@ -197,10 +197,27 @@ static size_t max_phase_bytes(const pool_geom *g, size_t es) {
 MAX_WIDE(max_wide_f32, float)
 MAX_WIDE(max_wide_f64, double)
 
-OPGEN_SPECIALIZED opgen_status max_pool2d_f(opgen_ctx *ctx, uint32_t mask, const opgen_tensor *self,
-                                            opgen_int_list kernel_size, opgen_int_list stride, opgen_int_list padding,
-                                            opgen_int_list dilation, bool ceil_mode, opgen_tensor *out,
-                                            opgen_tensor *indices) {
+/* Half or BFloat16: this kernel on float copies, rounded once. */
+static opgen_status max_pool2d_reduced(opgen_ctx *ctx, const opgen_tensor *self, opgen_int_list kernel_size,
+                                       opgen_int_list stride, opgen_int_list padding, opgen_int_list dilation,
+                                       bool ceil_mode, opgen_tensor *out, opgen_tensor *indices) {
+    opgen_tensor w_self, y_out;
+    opgen_standin(&y_out);
+    opgen_status st = opgen_widen(ctx, self, &w_self);
+    if (!st)
+        st = opgen_portable_max_pool2d_with_indices_out(ctx, &w_self, kernel_size, stride, padding, dilation, ceil_mode,
+                                                        &y_out, indices);
+    if (!st) st = opgen_narrow(ctx, out, self->dtype, &y_out);
+    return st;
+}
+
+opgen_status opgen_portable_max_pool2d_with_indices_out(opgen_ctx *ctx, const opgen_tensor *self,
+                                                        opgen_int_list kernel_size, opgen_int_list stride,
+                                                        opgen_int_list padding, opgen_int_list dilation, bool ceil_mode,
+                                                        opgen_tensor *out, opgen_tensor *indices) {
+    uint32_t mask = OPGEN_WITH_FLOAT(OPGEN_KERNEL_DTYPES_opgen_portable_max_pool2d_with_indices_out);
+    if (OPGEN_REDUCED(mask, self->dtype))
+        return max_pool2d_reduced(ctx, self, kernel_size, stride, padding, dilation, ceil_mode, out, indices);
     pool_geom g = {0};
     if (opgen_int_pair(ctx, dilation, "dilation", 1, g.d)) return ctx->err->code;
     if (g.d[0] < 1 || g.d[1] < 1) return OPGEN_FAIL(ctx, OPGEN_E_INVALID, "%s: dilation must be positive", ctx->op);
@@ -236,27 +253,27 @@ OPGEN_SPECIALIZED opgen_status max_pool2d_f(opgen_ctx *ctx, uint32_t mask, const
     return OPGEN_OK;
 }
 
-opgen_status opgen_portable_max_pool2d_with_indices_out(opgen_ctx *ctx, const opgen_tensor *self,
-                                                        opgen_int_list kernel_size, opgen_int_list stride,
-                                                        opgen_int_list padding, opgen_int_list dilation, bool ceil_mode,
-                                                        opgen_tensor *out, opgen_tensor *indices) {
-    uint32_t mask = OPGEN_KERNEL_DTYPES_opgen_portable_max_pool2d_with_indices_out;
-    if (!OPGEN_REDUCED(mask, self->dtype))
-        return max_pool2d_f(ctx, mask, self, kernel_size, stride, padding, dilation, ceil_mode, out, indices);
+/* Half or BFloat16: this kernel on float copies, rounded once. */
+static opgen_status avg_pool2d_reduced(opgen_ctx *ctx, const opgen_tensor *self, opgen_int_list kernel_size,
+                                       opgen_int_list stride, opgen_int_list padding, bool ceil_mode,
+                                       bool count_include_pad, const int64_t *divisor_override, opgen_tensor *out) {
     opgen_tensor w_self, y_out;
     opgen_standin(&y_out);
     opgen_status st = opgen_widen(ctx, self, &w_self);
     if (!st)
-        st = max_pool2d_f(ctx, OPGEN_AS_FLOAT(mask), &w_self, kernel_size, stride, padding, dilation, ceil_mode, &y_out,
-                          indices);
+        st = opgen_portable_avg_pool2d_out(ctx, &w_self, kernel_size, stride, padding, ceil_mode, count_include_pad,
+                                           divisor_override, &y_out);
     if (!st) st = opgen_narrow(ctx, out, self->dtype, &y_out);
     return st;
 }
 
-OPGEN_SPECIALIZED opgen_status avg_pool2d_f(opgen_ctx *ctx, uint32_t mask, const opgen_tensor *self,
-                                            opgen_int_list kernel_size, opgen_int_list stride, opgen_int_list padding,
-                                            bool ceil_mode, bool count_include_pad, const int64_t *divisor_override,
-                                            opgen_tensor *out) {
+opgen_status opgen_portable_avg_pool2d_out(opgen_ctx *ctx, const opgen_tensor *self, opgen_int_list kernel_size,
+                                           opgen_int_list stride, opgen_int_list padding, bool ceil_mode,
+                                           bool count_include_pad, const int64_t *divisor_override, opgen_tensor *out) {
+    uint32_t mask = OPGEN_WITH_FLOAT(OPGEN_KERNEL_DTYPES_opgen_portable_avg_pool2d_out);
+    if (OPGEN_REDUCED(mask, self->dtype))
+        return avg_pool2d_reduced(ctx, self, kernel_size, stride, padding, ceil_mode, count_include_pad,
+                                  divisor_override, out);
     pool_geom g = {.d = {1, 1}};
     if (pool_shape(ctx, self, kernel_size, stride, padding, ceil_mode, &g)) return ctx->err->code;
     if (divisor_override && *divisor_override == 0)
@@ -288,23 +305,6 @@ OPGEN_SPECIALIZED opgen_status avg_pool2d_f(opgen_ctx *ctx, uint32_t mask, const
         }
     })
     return OPGEN_OK;
-}
-
-opgen_status opgen_portable_avg_pool2d_out(opgen_ctx *ctx, const opgen_tensor *self, opgen_int_list kernel_size,
-                                           opgen_int_list stride, opgen_int_list padding, bool ceil_mode,
-                                           bool count_include_pad, const int64_t *divisor_override, opgen_tensor *out) {
-    uint32_t mask = OPGEN_KERNEL_DTYPES_opgen_portable_avg_pool2d_out;
-    if (!OPGEN_REDUCED(mask, self->dtype))
-        return avg_pool2d_f(ctx, mask, self, kernel_size, stride, padding, ceil_mode, count_include_pad,
-                            divisor_override, out);
-    opgen_tensor w_self, y_out;
-    opgen_standin(&y_out);
-    opgen_status st = opgen_widen(ctx, self, &w_self);
-    if (!st)
-        st = avg_pool2d_f(ctx, OPGEN_AS_FLOAT(mask), &w_self, kernel_size, stride, padding, ceil_mode,
-                          count_include_pad, divisor_override, &y_out);
-    if (!st) st = opgen_narrow(ctx, out, self->dtype, &y_out);
-    return st;
 }
 
 /* Adaptive average pooling of the last k (1, 2 or 3) dimensions: output cell o of

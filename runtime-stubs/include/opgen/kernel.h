@@ -127,6 +127,9 @@ static inline void opgen_standin(opgen_tensor *f) {
     memset(f, 0, sizeof *f);
     f->dtype = OPGEN_DTYPE_Float;
 }
+/* A kernel's mask with Float where it holds Half or BFloat16 (its float body
+ * then serves their widened copies); a float-only build's mask as it was. */
+#define OPGEN_WITH_FLOAT(MASK) ((MASK) | (((MASK)&OPGEN_REDUCED_DTYPES) ? (1u << OPGEN_DTYPE_Float) : 0u))
 /* The mask a float body of a reduced-precision call runs with. */
 #define OPGEN_AS_FLOAT(MASK) (((MASK) & ~OPGEN_REDUCED_DTYPES) | (1u << OPGEN_DTYPE_Float))
 #define OPGEN_FAIL(ctx, code, ...) opgen_fail((ctx)->err, (code), __VA_ARGS__)
@@ -251,6 +254,13 @@ int64_t opgen_scalar_i64(const opgen_scalar *s);
     (((D) == OPGEN_DTYPE_Half && OPGEN_HAS(MASK, OPGEN_DTYPE_Half)) || \
      ((D) == OPGEN_DTYPE_BFloat16 && OPGEN_HAS(MASK, OPGEN_DTYPE_BFloat16)))
 #define OPGEN_REDUCED_DTYPES ((1u << OPGEN_DTYPE_Half) | (1u << OPGEN_DTYPE_BFloat16))
+/* A switch's Half and BFloat16 case, ahead of it: an if the compiler drops where
+ * MASK holds neither (case labels would grow every float build's jump tables). */
+#define OPGEN_REDUCED_CASE(MASK, DTYPE, T, ...) \
+    if (OPGEN_REDUCED(MASK, DTYPE)) {           \
+        typedef float T;                        \
+        __VA_ARGS__                             \
+    } else
 /* The dtype a kernel with a Bool result compares or tests in: Half and BFloat16
  * as float (exact: the MAP loops widen them). */
 static inline opgen_dtype opgen_compute_dtype(opgen_dtype d) {
@@ -263,6 +273,7 @@ static inline opgen_dtype opgen_compute_dtype(opgen_dtype d) {
      (1u << OPGEN_DTYPE_Int) | (1u << OPGEN_DTYPE_Long) | (1u << OPGEN_DTYPE_Float) | (1u << OPGEN_DTYPE_Double) | \
      (1u << OPGEN_DTYPE_UInt16))
 #define OPGEN_REAL_SWITCH(MASK, DTYPE, CTX, T, ...)                                                              \
+    OPGEN_REDUCED_CASE(MASK, DTYPE, T, __VA_ARGS__)                                                              \
     switch (DTYPE) {                                                                                             \
         OPGEN_DTYPE_CASE(MASK, Bool, bool, T, __VA_ARGS__)                                                       \
         OPGEN_DTYPE_CASE(MASK, Byte, uint8_t, T, __VA_ARGS__)                                                    \
@@ -273,8 +284,6 @@ static inline opgen_dtype opgen_compute_dtype(opgen_dtype d) {
         OPGEN_DTYPE_CASE(MASK, Float, float, T, __VA_ARGS__)                                                     \
         OPGEN_DTYPE_CASE(MASK, Double, double, T, __VA_ARGS__)                                                   \
         OPGEN_DTYPE_CASE(MASK, UInt16, uint16_t, T, __VA_ARGS__)                                                 \
-        OPGEN_DTYPE_CASE(MASK, Half, float, T, __VA_ARGS__)                                                      \
-        OPGEN_DTYPE_CASE(MASK, BFloat16, float, T, __VA_ARGS__)                                                  \
     default:                                                                                                     \
     opgen_unsupported:                                                                                           \
         return OPGEN_FAIL(CTX, OPGEN_E_DTYPE, "%s: no kernel for dtype %s", (CTX)->op, opgen_dtype_name(DTYPE)); \
@@ -296,6 +305,7 @@ static inline opgen_dtype opgen_compute_dtype(opgen_dtype d) {
 
 /* The same over the floating dtypes only, for ops defined on them alone. */
 #define OPGEN_FLOAT_SWITCH(MASK, DTYPE, CTX, T, ...)                                                             \
+    OPGEN_REDUCED_CASE(MASK, DTYPE, T, __VA_ARGS__)                                                              \
     switch (DTYPE) {                                                                                             \
     case OPGEN_DTYPE_Float:                                                                                      \
         if (OPGEN_HAS(MASK, OPGEN_DTYPE_Float)) {                                                                \
@@ -311,8 +321,6 @@ static inline opgen_dtype opgen_compute_dtype(opgen_dtype d) {
         } else                                                                                                   \
             goto opgen_unsupported;                                                                              \
         break;                                                                                                   \
-        OPGEN_DTYPE_CASE(MASK, Half, float, T, __VA_ARGS__)                                                      \
-        OPGEN_DTYPE_CASE(MASK, BFloat16, float, T, __VA_ARGS__)                                                  \
     default:                                                                                                     \
     opgen_unsupported:                                                                                           \
         return OPGEN_FAIL(CTX, OPGEN_E_DTYPE, "%s: no kernel for dtype %s", (CTX)->op, opgen_dtype_name(DTYPE)); \
