@@ -605,6 +605,21 @@ static double logical_f64(const opgen_tensor *t, int64_t e) {
     return opgen_load_f64(t, off);
 }
 
+/* Call k's inputs of exir/NAME (inputs/K_I.npy; a 0-d array for a scalar
+ * input): false when there is no call k. */
+static bool call_inputs(const char *dir, const char *name, int k, corpus_run *c, opgen_ivalue *in, opgen_error *err) {
+    char path[4096];
+    for (int i = 0; i < opgen_method_ninputs(c->m); i++) {
+        snprintf(path, sizeof path, "%s/exir/%s/inputs/%d_%d.npy", dir, name, k, i);
+        in[i].kind = OPGEN_GV_TENSOR;
+        if (opgen_npy_read(path, &c->a, &in[i].t, err)) return false;
+        if (opgen_method_input(c->m, i)->kind != OPGEN_GV_TENSOR) /* a scalar input */
+            in[i].kind = opgen_is_float(in[i].t.dtype) ? OPGEN_GV_FLOAT : OPGEN_GV_INT,
+            in[i].f = opgen_load_f64(&in[i].t, 0), in[i].i = opgen_load_i64(&in[i].t, 0);
+    }
+    return true;
+}
+
 /* exir/NAME: every call K's inputs K_I.npy (a 0-d array for a scalar input)
  * against the eager outputs K_O.npy, one loaded method (its state kept), `ncalls`
  * of them, floats within rtol relative + atol absolute, ints exact. */
@@ -620,17 +635,9 @@ static void exir_program(const char *dir, const char *name, int ncalls, double r
     int calls = 0;
     for (int k = 0; c.m; k++) {
         opgen_ivalue in[8], out[8];
-        int ni = opgen_method_ninputs(c.m), no = opgen_method_noutputs(c.m), i;
+        int no = opgen_method_noutputs(c.m);
         opgen_error err = {0};
-        for (i = 0; i < ni; i++) {
-            snprintf(path, sizeof path, "%s/exir/%s/inputs/%d_%d.npy", dir, name, k, i);
-            in[i].kind = OPGEN_GV_TENSOR;
-            if (opgen_npy_read(path, &c.a, &in[i].t, &err)) break;
-            if (opgen_method_input(c.m, i)->kind != OPGEN_GV_TENSOR) /* a scalar input */
-                in[i].kind = opgen_is_float(in[i].t.dtype) ? OPGEN_GV_FLOAT : OPGEN_GV_INT,
-                in[i].f = opgen_load_f64(&in[i].t, 0), in[i].i = opgen_load_i64(&in[i].t, 0);
-        }
-        if (i < ni) break; /* no call k */
+        if (!call_inputs(dir, name, k, &c, in, &err)) break; /* no call k */
         calls++;
         CHECK(!opgen_method_run(c.m, in, &c.a, out, &err), "%s call %d: %s", name, k, err.msg);
         opgen_ivalue uout[8];
@@ -685,14 +692,9 @@ static void reduced_program(const char *dir, const char *name, int ncalls, bool 
     int calls = 0;
     for (int k = 0; c.m; k++) {
         opgen_ivalue in[8], out[8];
-        int ni = opgen_method_ninputs(c.m), no = opgen_method_noutputs(c.m), i;
+        int no = opgen_method_noutputs(c.m);
         opgen_error err = {0};
-        for (i = 0; i < ni; i++) {
-            snprintf(path, sizeof path, "%s/exir/%s/inputs/%d_%d.npy", dir, name, k, i);
-            in[i].kind = OPGEN_GV_TENSOR;
-            if (opgen_npy_read(path, &c.a, &in[i].t, &err)) break;
-        }
-        if (i < ni) break;
+        if (!call_inputs(dir, name, k, &c, in, &err)) break; /* no call k */
         calls++;
         CHECK(!opgen_method_run(c.m, in, &c.a, out, &err), "%s call %d: %s", name, k, err.msg);
         for (int o = 0; o < no && !err.code; o++) {

@@ -4,6 +4,25 @@
 #include "opgen/loops.h"
 #include "opgen_registry.h"
 
+/* The three results of a norm's float body rounded into the outs. */
+static opgen_status narrow3(opgen_ctx *ctx, opgen_dtype dt, opgen_tensor *y, opgen_tensor *out0, opgen_tensor *out1,
+                            opgen_tensor *out2) {
+    opgen_status st = opgen_narrow(ctx, out0, dt, &y[0]);
+    if (!st) st = opgen_narrow(ctx, out1, dt, &y[1]);
+    return st ? st : opgen_narrow(ctx, out2, dt, &y[2]);
+}
+
+/* A norm's input, weight and bias widened (the last two may be absent) and its
+ * three float stand-in results. */
+static opgen_status widen_affine(opgen_ctx *ctx, const opgen_tensor *input, const opgen_tensor *weight,
+                                 const opgen_tensor *bias, opgen_tensor *x, opgen_tensor *w, opgen_tensor *b,
+                                 opgen_tensor *y) {
+    for (int i = 0; i < 3; i++) opgen_standin(&y[i]);
+    opgen_status st = opgen_widen(ctx, input, x);
+    if (!st) st = opgen_widen(ctx, weight, w);
+    return st ? st : opgen_widen(ctx, bias, b);
+}
+
 /* Half and BFloat16 (here and below): the kernel on widened copies, each result
  * rounded once, as ATen's CPU kernels compute them. */
 static opgen_status batch_norm_reduced(opgen_ctx *ctx, const opgen_tensor *input, const opgen_tensor *weight,
@@ -11,18 +30,13 @@ static opgen_status batch_norm_reduced(opgen_ctx *ctx, const opgen_tensor *input
                                        const opgen_tensor *running_var, double momentum, double eps, opgen_tensor *out0,
                                        opgen_tensor *out1, opgen_tensor *out2) {
     opgen_tensor x, w, b, m, v, y[3];
-    for (int i = 0; i < 3; i++) opgen_standin(&y[i]);
-    opgen_status st = opgen_widen(ctx, input, &x);
-    if (!st) st = opgen_widen(ctx, weight, &w);
-    if (!st) st = opgen_widen(ctx, bias, &b);
+    opgen_status st = widen_affine(ctx, input, weight, bias, &x, &w, &b, y);
     if (!st) st = opgen_widen(ctx, running_mean, &m);
     if (!st) st = opgen_widen(ctx, running_var, &v);
     if (!st)
         st = opgen_portable__native_batch_norm_legit_no_training_out(ctx, &x, weight ? &w : NULL, bias ? &b : NULL, &m,
                                                                      &v, momentum, eps, &y[0], &y[1], &y[2]);
-    opgen_tensor *outs[3] = {out0, out1, out2};
-    for (int i = 0; !st && i < 3; i++) st = opgen_narrow(ctx, outs[i], input->dtype, &y[i]);
-    return st;
+    return st ? st : narrow3(ctx, input->dtype, y, out0, out1, out2);
 }
 
 opgen_status opgen_portable__native_batch_norm_legit_no_training_out(
@@ -113,23 +127,12 @@ NORMALIZE(float)
 NORMALIZE(double)
 #define NORMALIZE_OF(T) _Generic((T)0, float : normalize_float, default : normalize_double)
 
-/* The three results of a norm's float body rounded into the outs. */
-static opgen_status narrow3(opgen_ctx *ctx, opgen_dtype dt, opgen_tensor *y, opgen_tensor *out0, opgen_tensor *out1,
-                            opgen_tensor *out2) {
-    opgen_status st = opgen_narrow(ctx, out0, dt, &y[0]);
-    if (!st) st = opgen_narrow(ctx, out1, dt, &y[1]);
-    return st ? st : opgen_narrow(ctx, out2, dt, &y[2]);
-}
-
 /* Half or BFloat16: this kernel on float copies, rounded once. */
 static opgen_status layer_norm_reduced(opgen_ctx *ctx, const opgen_tensor *input, opgen_int_list normalized_shape,
                                        const opgen_tensor *weight, const opgen_tensor *bias, double eps,
                                        opgen_tensor *out0, opgen_tensor *out1, opgen_tensor *out2) {
     opgen_tensor x, w, b, y[3];
-    for (int i = 0; i < 3; i++) opgen_standin(&y[i]);
-    opgen_status st = opgen_widen(ctx, input, &x);
-    if (!st) st = opgen_widen(ctx, weight, &w);
-    if (!st) st = opgen_widen(ctx, bias, &b);
+    opgen_status st = widen_affine(ctx, input, weight, bias, &x, &w, &b, y);
     if (!st)
         st = opgen_portable_native_layer_norm_out(ctx, &x, normalized_shape, weight ? &w : NULL, bias ? &b : NULL, eps,
                                                   &y[0], &y[1], &y[2]);
@@ -179,10 +182,7 @@ static opgen_status group_norm_reduced(opgen_ctx *ctx, const opgen_tensor *input
                                        const opgen_tensor *bias, int64_t N, int64_t C, int64_t HxW, int64_t group,
                                        double eps, opgen_tensor *out0, opgen_tensor *out1, opgen_tensor *out2) {
     opgen_tensor x, w, b, y[3];
-    for (int i = 0; i < 3; i++) opgen_standin(&y[i]);
-    opgen_status st = opgen_widen(ctx, input, &x);
-    if (!st) st = opgen_widen(ctx, weight, &w);
-    if (!st) st = opgen_widen(ctx, bias, &b);
+    opgen_status st = widen_affine(ctx, input, weight, bias, &x, &w, &b, y);
     if (!st)
         st = opgen_portable_native_group_norm_out(ctx, &x, weight ? &w : NULL, bias ? &b : NULL, N, C, HxW, group, eps,
                                                   &y[0], &y[1], &y[2]);
