@@ -9,14 +9,6 @@
 
 enum { LANES = 16, COLS = 4, PREFETCH_GROUPS = 8 };
 
-/* bf16 bits -> float: the high half of a float */
-static inline float bf16f(uint16_t h) {
-    uint32_t u = (uint32_t)h << 16;
-    float f;
-    memcpy(&f, &u, sizeof f);
-    return f;
-}
-
 /* The sum of 16 lanes as a vector folds them: halves added, then halves of
  * those (a chain of 4 additions, not 15; a short row's time went to it). */
 static inline float fold16(const float *a) {
@@ -35,10 +27,10 @@ OPGEN_DISPATCHED static void dot4_bf16(const float *x, const uint16_t *w, int64_
     int64_t k = 0;
     for (; k + LANES <= K; k += LANES)
         for (int c = 0; c < COLS; c++)
-            for (int l = 0; l < LANES; l++) acc[c][l] += x[k + l] * bf16f(w[c * ws + k + l]);
+            for (int l = 0; l < LANES; l++) acc[c][l] += x[k + l] * opgen_bf16_to_float(w[c * ws + k + l]);
     for (int c = 0; c < COLS; c++) {
         float s = fold16(acc[c]);
-        for (int64_t t = k; t < K; t++) s += x[t] * bf16f(w[c * ws + t]);
+        for (int64_t t = k; t < K; t++) s += x[t] * opgen_bf16_to_float(w[c * ws + t]);
         y[c] = s;
     }
 }
@@ -67,7 +59,7 @@ __attribute__((target("avx512f"))) static void dot4_bf16_avx512(const float *x, 
         __m128 h4 = _mm_add_ps(_mm256_castps256_ps128(h8), _mm256_extractf128_ps(h8, 1));
         __m128 h2 = _mm_add_ps(h4, _mm_movehl_ps(h4, h4));
         float s = _mm_cvtss_f32(_mm_add_ss(h2, _mm_shuffle_ps(h2, h2, 1)));
-        for (int64_t t = k; t < K; t++) s += x[t] * bf16f(wc[t]);
+        for (int64_t t = k; t < K; t++) s += x[t] * opgen_bf16_to_float(wc[t]);
         y[c] = s;
     }
 }
@@ -82,14 +74,14 @@ static void dot4(const float *x, const uint16_t *w, int64_t ws, int64_t K, float
 
 /* y[0..n) += a * w[0..n): one row of a row-major matrix (each y in k order) */
 OPGEN_DISPATCHED static void axpy_bf16(float a, const uint16_t *w, int64_t n, float *y) {
-    for (int64_t i = 0; i < n; i++) y[i] += a * bf16f(w[i]);
+    for (int64_t i = 0; i < n; i++) y[i] += a * opgen_bf16_to_float(w[i]);
 }
 
 static void widen(const uint16_t *w, int64_t n, bool half, float *f) {
     if (half)
         for (int64_t i = 0; i < n; i++) f[i] = opgen_half_to_float(w[i]);
     else
-        for (int64_t i = 0; i < n; i++) f[i] = bf16f(w[i]);
+        for (int64_t i = 0; i < n; i++) f[i] = opgen_bf16_to_float(w[i]);
 }
 
 typedef struct job {
@@ -105,7 +97,7 @@ typedef struct job {
 
 static inline uint16_t round_to(float v, bool half) { return half ? opgen_float_to_half(v) : opgen_float_to_bf16(v); }
 static inline float bias_at(const job *j, int64_t n) {
-    return j->b ? (j->half ? opgen_half_to_float(j->b[n]) : bf16f(j->b[n])) : 0.0f;
+    return j->b ? (j->half ? opgen_half_to_float(j->b[n]) : opgen_bf16_to_float(j->b[n])) : 0.0f;
 }
 
 /* Columns n0 .. n1 when a column is contiguous (rs 1): dot products. */
