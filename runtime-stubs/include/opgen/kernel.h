@@ -254,13 +254,19 @@ int64_t opgen_scalar_i64(const opgen_scalar *s);
     (((D) == OPGEN_DTYPE_Half && OPGEN_HAS(MASK, OPGEN_DTYPE_Half)) || \
      ((D) == OPGEN_DTYPE_BFloat16 && OPGEN_HAS(MASK, OPGEN_DTYPE_BFloat16)))
 #define OPGEN_REDUCED_DTYPES ((1u << OPGEN_DTYPE_Half) | (1u << OPGEN_DTYPE_BFloat16))
-/* A switch's Half and BFloat16 case, ahead of it: an if the compiler drops where
- * MASK holds neither (case labels would grow every float build's jump tables). */
-#define OPGEN_REDUCED_CASE(MASK, DTYPE, T, ...) \
-    if (OPGEN_REDUCED(MASK, DTYPE)) {           \
-        typedef float T;                        \
-        __VA_ARGS__                             \
-    } else
+/* A switch runs Half and BFloat16 through its Float case (one body compiled, not
+ * two; no case labels that would grow every float build's jump tables): where
+ * MASK holds neither, the compiler folds this to DTYPE. */
+#define OPGEN_SWITCH_DTYPE(MASK, DTYPE) (OPGEN_REDUCED(MASK, DTYPE) ? OPGEN_DTYPE_Float : (DTYPE))
+#define OPGEN_FLOAT_CASE_RUNS(MASK, DTYPE) (OPGEN_HAS(MASK, OPGEN_DTYPE_Float) || OPGEN_REDUCED(MASK, DTYPE))
+#define OPGEN_FLOAT_CASE(MASK, DTYPE, T, ...)     \
+    case OPGEN_DTYPE_Float:                       \
+        if (OPGEN_FLOAT_CASE_RUNS(MASK, DTYPE)) { \
+            typedef float T;                      \
+            __VA_ARGS__                           \
+        } else                                    \
+            goto opgen_unsupported;               \
+        break;
 /* The dtype a kernel with a Bool result compares or tests in: Half and BFloat16
  * as float (exact: the MAP loops widen them). */
 static inline opgen_dtype opgen_compute_dtype(opgen_dtype d) {
@@ -273,15 +279,14 @@ static inline opgen_dtype opgen_compute_dtype(opgen_dtype d) {
      (1u << OPGEN_DTYPE_Int) | (1u << OPGEN_DTYPE_Long) | (1u << OPGEN_DTYPE_Float) | (1u << OPGEN_DTYPE_Double) | \
      (1u << OPGEN_DTYPE_UInt16))
 #define OPGEN_REAL_SWITCH(MASK, DTYPE, CTX, T, ...)                                                              \
-    OPGEN_REDUCED_CASE(MASK, DTYPE, T, __VA_ARGS__)                                                              \
-    switch (DTYPE) {                                                                                             \
+    switch (OPGEN_SWITCH_DTYPE(MASK, DTYPE)) {                                                                   \
         OPGEN_DTYPE_CASE(MASK, Bool, bool, T, __VA_ARGS__)                                                       \
         OPGEN_DTYPE_CASE(MASK, Byte, uint8_t, T, __VA_ARGS__)                                                    \
         OPGEN_DTYPE_CASE(MASK, Char, int8_t, T, __VA_ARGS__)                                                     \
         OPGEN_DTYPE_CASE(MASK, Short, int16_t, T, __VA_ARGS__)                                                   \
         OPGEN_DTYPE_CASE(MASK, Int, int32_t, T, __VA_ARGS__)                                                     \
         OPGEN_DTYPE_CASE(MASK, Long, int64_t, T, __VA_ARGS__)                                                    \
-        OPGEN_DTYPE_CASE(MASK, Float, float, T, __VA_ARGS__)                                                     \
+        OPGEN_FLOAT_CASE(MASK, DTYPE, T, __VA_ARGS__)                                                            \
         OPGEN_DTYPE_CASE(MASK, Double, double, T, __VA_ARGS__)                                                   \
         OPGEN_DTYPE_CASE(MASK, UInt16, uint16_t, T, __VA_ARGS__)                                                 \
     default:                                                                                                     \
@@ -305,15 +310,8 @@ static inline opgen_dtype opgen_compute_dtype(opgen_dtype d) {
 
 /* The same over the floating dtypes only, for ops defined on them alone. */
 #define OPGEN_FLOAT_SWITCH(MASK, DTYPE, CTX, T, ...)                                                             \
-    OPGEN_REDUCED_CASE(MASK, DTYPE, T, __VA_ARGS__)                                                              \
-    switch (DTYPE) {                                                                                             \
-    case OPGEN_DTYPE_Float:                                                                                      \
-        if (OPGEN_HAS(MASK, OPGEN_DTYPE_Float)) {                                                                \
-            typedef float T;                                                                                     \
-            __VA_ARGS__                                                                                          \
-        } else                                                                                                   \
-            goto opgen_unsupported;                                                                              \
-        break;                                                                                                   \
+    switch (OPGEN_SWITCH_DTYPE(MASK, DTYPE)) {                                                                   \
+        OPGEN_FLOAT_CASE(MASK, DTYPE, T, __VA_ARGS__)                                                            \
     case OPGEN_DTYPE_Double:                                                                                     \
         if (OPGEN_HAS(MASK, OPGEN_DTYPE_Double)) {                                                               \
             typedef double T;                                                                                    \
