@@ -1,30 +1,45 @@
 /* Predicates and logic with Bool results, on the kernel idiom: logical_not, isnan,
- * isinf; the operand is read in its own dtype (every real dtype: the generated mask
- * is the result's, Bool, and says nothing of the input's). */
+ * isinf, logical and/or/xor; the operands are read in their own dtypes (every real
+ * dtype: the generated mask is the result's, Bool, and says nothing of the
+ * inputs'). Whether a value is nonzero does not change when ATen promotes it (no
+ * nonzero value converts to zero), so the logical ops test each operand in its own
+ * dtype, through one Bool loop, not one loop per dtype. */
 #include "opgen/loops.h"
 #include "opgen_registry.h"
+
+enum { BOOL_MASK = 1u << OPGEN_DTYPE_Bool };
+
+static opgen_status bool_result(opgen_ctx *ctx, bool kept, opgen_dtype computed) {
+    if (!kept)
+        return OPGEN_FAIL(ctx, OPGEN_E_DTYPE, "%s: the result has dtype Bool, which this kernel does not handle",
+                          ctx->op);
+    if (!OPGEN_HAS(OPGEN_REAL_DTYPES, opgen_compute_dtype(computed)))
+        return OPGEN_FAIL(ctx, OPGEN_E_DTYPE, "%s: no kernel for dtype %s", ctx->op, opgen_dtype_name(computed));
+    return OPGEN_OK;
+}
 
 typedef enum { P_NOT, P_ISNAN, P_ISINF } predop;
 
 static inline bool isinf_f64(double v) { return v == INFINITY || v == -INFINITY; }
 
 static opgen_status predicate(opgen_ctx *ctx, bool kept, predop op, const opgen_tensor *self, opgen_tensor *out) {
-    if (!kept)
-        return OPGEN_FAIL(ctx, OPGEN_E_DTYPE, "%s: the result has dtype Bool, which this kernel does not handle",
-                          ctx->op);
-    opgen_status st = opgen_out_any(ctx, out, OPGEN_DTYPE_Bool, self->dim, self->sizes);
-    if (st || ctx->meta) return st;
+    opgen_status st = bool_result(ctx, kept, self->dtype);
+    if (st || (st = opgen_out_any(ctx, out, OPGEN_DTYPE_Bool, self->dim, self->sizes)) || ctx->meta) return st;
     opgen_iter it;
     const opgen_tensor *in[1] = {self};
     if (opgen_iter_init(ctx, &it, out, in, 1)) return ctx->err->code;
-    OPGEN_REAL_SWITCH(OPGEN_REAL_DTYPES, opgen_compute_dtype(self->dtype), ctx, T, {
-        if (op == P_NOT)
-            OPGEN_MAP1(&it, OPGEN_REAL_DTYPES, bool, T, x == (T)0);
-        else if (op == P_ISNAN)
-            OPGEN_MAP1(&it, OPGEN_REAL_DTYPES, bool, T, OPGEN_ISNAN(T, x));
-        else
-            OPGEN_MAP1(&it, OPGEN_REAL_DTYPES, bool, T, isinf_f64((double)x));
-    })
+    opgen_dtype ct = opgen_compute_dtype(self->dtype);
+    if (op == P_NOT)
+        OPGEN_MAP1(&it, BOOL_MASK, bool, bool, !x);
+    else if (!opgen_is_float(ct)) /* an integer is never NaN nor infinite */
+        OPGEN_MAP1(&it, BOOL_MASK, bool, bool, x && false);
+    else
+        OPGEN_FLOAT_SWITCH(OPGEN_REAL_DTYPES, ct, ctx, T, {
+            if (op == P_ISNAN)
+                OPGEN_MAP1(&it, BOOL_MASK, bool, T, OPGEN_ISNAN(T, x));
+            else
+                OPGEN_MAP1(&it, BOOL_MASK, bool, T, isinf_f64((double)x));
+        })
     return OPGEN_OK;
 }
 
@@ -35,7 +50,6 @@ static opgen_status predicate(opgen_ctx *ctx, bool kept, predop op, const opgen_
         return predicate(ctx, kept, op, self, out);                                                         \
     }
 PREDICATE_KERNELS(PREDICATE_DEFINE)
-
 /* bitwise and, or, xor on integers and Bool, in the promoted dtype; a Scalar is a
  * 0-d operand of its own dtype (Long or Bool). */
 typedef enum { B_AND, B_OR, B_XOR } bitop;
@@ -75,29 +89,22 @@ OPGEN_SPECIALIZED opgen_status bitwise(opgen_ctx *ctx, uint32_t mask, bitop op, 
     }
 BITWISE_KERNELS(BITWISE_DEFINE)
 
-/* logical and, or, xor: each operand nonzero or not (NaN is nonzero), compared
- * in the operands' promoted dtype; a Bool result. */
+/* logical and, or, xor: each operand nonzero or not (NaN is nonzero); a Bool
+ * result. */
 static opgen_status logical(opgen_ctx *ctx, bool kept, bitop op, const opgen_tensor *a, const opgen_tensor *b,
                             opgen_tensor *out) {
-    if (!kept)
-        return OPGEN_FAIL(ctx, OPGEN_E_DTYPE, "%s: the result has dtype Bool, which this kernel does not handle",
-                          ctx->op);
     const opgen_tensor *ts[2] = {a, b};
-    opgen_dtype ct = opgen_compute_dtype(opgen_result_type(ts, 2, NULL, 0));
+    opgen_status st = bool_result(ctx, kept, opgen_result_type(ts, 2, NULL, 0));
     opgen_iter it;
-    opgen_status st = opgen_binary_prepare(ctx, 1u << OPGEN_DTYPE_Bool, OPGEN_DTYPE_Bool, a, b, out, &it);
-    if (st || ctx->meta) return st;
-    OPGEN_REAL_SWITCH(OPGEN_REAL_DTYPES, ct, ctx, T, {
-        if (op == B_AND)
-            OPGEN_MAP2(&it, OPGEN_REAL_DTYPES, bool, T, (x != (T)0) & (y != (T)0));
-        else if (op == B_OR)
-            OPGEN_MAP2(&it, OPGEN_REAL_DTYPES, bool, T, (x != (T)0) | (y != (T)0));
-        else
-            OPGEN_MAP2(&it, OPGEN_REAL_DTYPES, bool, T, (x != (T)0) ^ (y != (T)0));
-    })
+    if (st || (st = opgen_binary_prepare(ctx, BOOL_MASK, OPGEN_DTYPE_Bool, a, b, out, &it)) || ctx->meta) return st;
+    if (op == B_AND)
+        OPGEN_MAP2(&it, BOOL_MASK, bool, bool, x &y);
+    else if (op == B_OR)
+        OPGEN_MAP2(&it, BOOL_MASK, bool, bool, x | y);
+    else
+        OPGEN_MAP2(&it, BOOL_MASK, bool, bool, x ^ y);
     return OPGEN_OK;
 }
-
 #define LOGICAL_KERNELS(X) X(logical_and, B_AND) X(logical_or, B_OR) X(logical_xor, B_XOR)
 #define LOGICAL_DEFINE(name, op)                                                                                    \
     opgen_status opgen_portable_##name##_out(opgen_ctx *ctx, const opgen_tensor *self, const opgen_tensor *other,   \
