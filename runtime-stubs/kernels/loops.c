@@ -208,39 +208,44 @@ static void copy_run(char *d, int64_t ds, const char *s, int64_t ss, int64_t n, 
 #undef COPY_AS
 }
 
-/* d[i * d1 + j * d0] = s[i * s1 + j * s0] for 4-byte elements, d0 and s1 4
- * (each side contiguous along its own axis), in 8 x 8 blocks held in registers:
- * eight contiguous reads of 8, eight contiguous writes of 8, where the element
- * loop reads or writes 64 lines for them. Returns the rows (i) it did not do. */
-static int64_t transpose4_blocks(char *d, int64_t d1, const char *s, int64_t s0, int64_t n0, int64_t n1) {
-    int64_t i0 = 0;
-    for (; i0 + 8 <= n1; i0 += 8) {
-        int64_t j0 = 0;
-        for (; j0 + 8 <= n0; j0 += 8) {
-            uint32_t t[8][8];
-            for (int a = 0; a < 8; a++) memcpy(t[a], s + (j0 + a) * s0 + i0 * 4, 32); /* t[j][i] */
-            for (int b = 0; b < 8; b++) {
-                uint32_t row[8];
-                for (int a = 0; a < 8; a++) row[a] = t[a][b];
-                memcpy(d + (i0 + b) * d1 + j0 * 4, row, 32);
-            }
-        }
-        for (int64_t i = i0; i < i0 + 8; i++) /* the ragged j end */
-            for (int64_t j = j0; j < n0; j++) memcpy(d + i * d1 + j * 4, s + i * 4 + j * s0, 4);
+/* d[i * d1 + j * d0] = s[i * s1 + j * s0] for elements of type U, d0 and s1 its
+ * size (each side contiguous along its own axis), in 8 x 8 blocks held in
+ * registers: eight contiguous reads of 8, eight contiguous writes of 8, where the
+ * element loop reads or writes 64 lines for them. Returns the rows (i) it did not
+ * do. 4-byte elements (float) and 2-byte ones (bf16, Half: a KV cache's
+ * transpose in a decode step). */
+#define TRANSPOSE_BLOCKS(NAME, U)                                                                              \
+    static int64_t NAME(char *d, int64_t d1, const char *s, int64_t s0, int64_t n0, int64_t n1) {              \
+        const int64_t es = (int64_t)sizeof(U);                                                                 \
+        int64_t i0 = 0;                                                                                        \
+        for (; i0 + 8 <= n1; i0 += 8) {                                                                        \
+            int64_t j0 = 0;                                                                                    \
+            for (; j0 + 8 <= n0; j0 += 8) {                                                                    \
+                U t[8][8]; /* t[j][i] */                                                                       \
+                for (int a = 0; a < 8; a++) memcpy(t[a], s + (j0 + a) * s0 + i0 * es, sizeof t[a]);            \
+                for (int b = 0; b < 8; b++) {                                                                  \
+                    U row[8];                                                                                  \
+                    for (int a = 0; a < 8; a++) row[a] = t[a][b];                                              \
+                    memcpy(d + (i0 + b) * d1 + j0 * es, row, sizeof row);                                      \
+                }                                                                                              \
+            }                                                                                                  \
+            for (int64_t i = i0; i < i0 + 8; i++) /* the ragged j end */                                       \
+                for (int64_t j = j0; j < n0; j++) memcpy(d + i * d1 + j * es, s + i * es + j * s0, sizeof(U)); \
+        }                                                                                                      \
+        return n1 - i0;                                                                                        \
     }
-    return n1 - i0;
-}
+TRANSPOSE_BLOCKS(transpose4_blocks, uint32_t)
+TRANSPOSE_BLOCKS(transpose2_blocks, uint16_t)
 
 /* An n1 x n0 block whose source runs across the destination's rows (a matrix's
- * permute_copy, a transpose for attention): 4-byte elements in 8 x 8 register
+ * permute_copy, a transpose for attention): 4- and 2-byte elements in 8 x 8 register
  * blocks, others in 32 x 32 tiles, so that each cache line read or written
  * serves many elements, not one. */
 static void copy_tiled(char *d, int64_t d0, int64_t d1, const char *s, int64_t s0, int64_t s1, int64_t n0, int64_t n1,
                        int64_t es) {
     enum { TILE = 32 };
-    if (OPGEN_SPEED_PATHS && es == 4 && d0 == 4 &&
-        s1 == 4) { /* the iteration runs in the destination's order: d0 is 4 */
-        int64_t left = transpose4_blocks(d, d1, s, s0, n0, n1);
+    if (OPGEN_SPEED_PATHS && (es == 4 || es == 2) && d0 == es && s1 == es) { /* destination order: d0 is es */
+        int64_t left = es == 4 ? transpose4_blocks(d, d1, s, s0, n0, n1) : transpose2_blocks(d, d1, s, s0, n0, n1);
         d += (n1 - left) * d1, s += (n1 - left) * s1, n1 = left;
     }
     for (int64_t i0 = 0; i0 < n1; i0 += TILE)

@@ -396,6 +396,10 @@ for d in ['b8'] + REAL + ['f16', 'bf16']:
     case(f'clone_{d}', [('x', d, (2, 3), 'normal')], ['%p = aten::permute_copy(%x, [1, 0])', '%r = aten::clone(%p)'], '%r', fn=lambda x: x.t().contiguous())
     case(f'cat_{d}', [('x', d, (2, 3), 'normal'), ('y', d, (2, 1), 'normal')], ['%r = aten::cat([%x, %y, %x], -1)', '%s = aten::cat([%x, %x])'], '(%r, %s)',
          fn=lambda x, y: [A.cat([x, y, x], -1), A.cat([x, x])])
+# a transpose large enough for the 8 x 8 register blocks, ragged on both sides
+for d in ['i16', 'f16', 'bf16', 'i32', 'f32']:
+    case(f'transpose_blocks_{d}', [('x', d, (2, 19, 13), 'normal')], ['%r = aten::permute_copy(%x, [0, 2, 1])', '%s = aten::permute_copy(%x, [2, 1, 0])'], '(%r, %s)',
+         fn=lambda x: [x.permute(0, 2, 1).contiguous(), x.permute(2, 1, 0).contiguous()])
 # uint16 (no such tensor in PyTorch 1.13): the same moves by NumPy
 case('permute_u16', [('x', 'u16', (2, 3, 4), 'normal')], ['%r = aten::permute_copy(%x, [2, 0, -2])'], '%r', fn=lambda x: np.ascontiguousarray(x.transpose(2, 0, 1)))
 case('view_u16', [('x', 'u16', (2, 3, 4), 'normal')], ['%r = aten::view_copy(%x, [4, -1])'], '%r', fn=lambda x: x.reshape(4, 6))
