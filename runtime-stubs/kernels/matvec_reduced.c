@@ -7,7 +7,7 @@
 #include "matvec_reduced.h"
 #include <string.h>
 
-enum { LANES = 16, COLS = 4, PREFETCH_GROUPS = 8 };
+enum { LANES = 16, COLS = 4, PREFETCH_GROUPS = 4 };
 
 /* The sum of 16 lanes as a vector folds them: halves added, then halves of
  * those (a chain of 4 additions, not 15; a short row's time went to it). */
@@ -36,30 +36,41 @@ OPGEN_DISPATCHED static void dot4_bf16(const float *x, const uint16_t *w, int64_
 }
 
 /* The same in AVX-512 registers (one vector a column, products then sums as
- * above: the same bits); compilers left to themselves split the loop in halves. */
+ * above: the same bits); compilers left to themselves split the loop in halves.
+ * The four columns' sums are four independent chains, so one column's additions
+ * wait on their latency while the others issue. */
 #if defined(__x86_64__) && defined(__linux__) && defined(__GLIBC__) && !defined(OPGEN_NO_DISPATCH) && \
     (defined(__GNUC__) || defined(__clang__))
 #include <immintrin.h>
 #define DOT4_AVX512 1
+__attribute__((target("avx512f"))) static inline __m512 widen16(const uint16_t *w) {
+    __m512i h = _mm512_cvtepu16_epi32(_mm256_loadu_si256((const __m256i *)w));
+    return _mm512_castsi512_ps(_mm512_slli_epi32(h, 16));
+}
+/* fold16 in registers: the same additions */
+__attribute__((target("avx512f"))) static inline float fold16_avx512(__m512 acc) {
+    __m512d a = _mm512_castps_pd(acc);
+    __m256 h8 =
+        _mm256_add_ps(_mm256_castpd_ps(_mm512_castpd512_pd256(a)), _mm256_castpd_ps(_mm512_extractf64x4_pd(a, 1)));
+    __m128 h4 = _mm_add_ps(_mm256_castps256_ps128(h8), _mm256_extractf128_ps(h8, 1));
+    __m128 h2 = _mm_add_ps(h4, _mm_movehl_ps(h4, h4));
+    return _mm_cvtss_f32(_mm_add_ss(h2, _mm_shuffle_ps(h2, h2, 1)));
+}
 __attribute__((target("avx512f"))) static void dot4_bf16_avx512(const float *x, const uint16_t *w, int64_t ws,
                                                                 int64_t K, float *y) {
-    for (int c = 0; c < COLS; c++) { /* a column at a time: one sequential stream through memory */
-        const uint16_t *wc = w + c * ws;
-        __m512 acc = _mm512_setzero_ps();
-        int64_t k = 0;
-        for (; k + LANES <= K; k += LANES) {
-            __m512i h = _mm512_cvtepu16_epi32(_mm256_loadu_si256((const __m256i *)(wc + k)));
-            acc = _mm512_add_ps(acc,
-                                _mm512_mul_ps(_mm512_loadu_ps(x + k), _mm512_castsi512_ps(_mm512_slli_epi32(h, 16))));
-        }
-        /* fold16 in registers: the same additions */
-        __m512d a = _mm512_castps_pd(acc);
-        __m256 h8 =
-            _mm256_add_ps(_mm256_castpd_ps(_mm512_castpd512_pd256(a)), _mm256_castpd_ps(_mm512_extractf64x4_pd(a, 1)));
-        __m128 h4 = _mm_add_ps(_mm256_castps256_ps128(h8), _mm256_extractf128_ps(h8, 1));
-        __m128 h2 = _mm_add_ps(h4, _mm_movehl_ps(h4, h4));
-        float s = _mm_cvtss_f32(_mm_add_ss(h2, _mm_shuffle_ps(h2, h2, 1)));
-        for (int64_t t = k; t < K; t++) s += x[t] * opgen_bf16_to_float(wc[t]);
+    __m512 a0 = _mm512_setzero_ps(), a1 = a0, a2 = a0, a3 = a0;
+    int64_t k = 0;
+    for (; k + LANES <= K; k += LANES) {
+        __m512 xv = _mm512_loadu_ps(x + k);
+        a0 = _mm512_add_ps(a0, _mm512_mul_ps(xv, widen16(w + k)));
+        a1 = _mm512_add_ps(a1, _mm512_mul_ps(xv, widen16(w + ws + k)));
+        a2 = _mm512_add_ps(a2, _mm512_mul_ps(xv, widen16(w + 2 * ws + k)));
+        a3 = _mm512_add_ps(a3, _mm512_mul_ps(xv, widen16(w + 3 * ws + k)));
+    }
+    __m512 acc[COLS] = {a0, a1, a2, a3};
+    for (int c = 0; c < COLS; c++) {
+        float s = fold16_avx512(acc[c]);
+        for (int64_t t = k; t < K; t++) s += x[t] * opgen_bf16_to_float(w[c * ws + t]);
         y[c] = s;
     }
 }
