@@ -422,11 +422,11 @@ static void print_steps(const char *name, const opgen_program *p, step_clock *c,
         "\n%s, each step over 1%% of the run (means of the runs, ms):\n\n| step | op | MFLOP | one thread | share | GFLOP/s |%s\n|---|---|---|---|---|---|%s\n",
         name, npass > 1 ? " threads | ratio |" : "", npass > 1 ? "---|---|" : "");
     for (int k = 0; k < c[0].n; k++) {
-        if (c[0].ms[k] < total / 100) continue;
-        double ms = c[0].ms[k] / (runs + 1), flops = opgen_program_step_flops(p, k);
+        if (c[0].ms[k] < total / 100000) continue;
+        double ms = c[0].ms[k] / runs, flops = opgen_program_step_flops(p, k);
         printf("| %d | %s | %.0f | %.3f | %.1f%% |", k, c[0].op[k], flops / 1e6, ms, 100 * c[0].ms[k] / total);
         printf(flops > 0 ? " %.1f |" : " |", flops / 1e6 / ms);
-        if (npass > 1) printf(" %.3f on %d | %.2fx |", c[1].ms[k] / (runs + 1), threads, c[1].ms[k] / c[0].ms[k]);
+        if (npass > 1) printf(" %.3f on %d | %.2fx |", c[1].ms[k] / runs, threads, c[1].ms[k] / c[0].ms[k]);
         printf("\n");
     }
     printf("\n");
@@ -521,6 +521,8 @@ static int graph_model(const char *name, char *(*make)(builder *), int threads, 
             } else if (nb != out_bytes || memcmp(first, out.t.data, nb))
                 status = 1;
             opgen_arena_restore(&work[k], m);
+            if (r < 0 && profile) /* the warm-up run (first touches, cold caches) is not one of the runs */
+                memset(clocks[k].ms, 0, sizeof(double) * (size_t)clocks[k].n);
         }
 #ifdef OPGEN_HAVE_POOL
         if (r >= 0 && npass > 1) copies[r] = copies_ratio_once(opgen_pool_parallel(pool[1]));
