@@ -422,7 +422,7 @@ static void print_steps(const char *name, const opgen_program *p, step_clock *c,
         "\n%s, each step over 1%% of the run (means of the runs, ms):\n\n| step | op | MFLOP | one thread | share | GFLOP/s |%s\n|---|---|---|---|---|---|%s\n",
         name, npass > 1 ? " threads | ratio |" : "", npass > 1 ? "---|---|" : "");
     for (int k = 0; k < c[0].n; k++) {
-        if (c[0].ms[k] < total / 100000) continue;
+        if (c[0].ms[k] < total / 100) continue;
         double ms = c[0].ms[k] / runs, flops = opgen_program_step_flops(p, k);
         printf("| %d | %s | %.0f | %.3f | %.1f%% |", k, c[0].op[k], flops / 1e6, ms, 100 * c[0].ms[k] / total);
         printf(flops > 0 ? " %.1f |" : " |", flops / 1e6 / ms);
