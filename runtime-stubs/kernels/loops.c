@@ -208,34 +208,59 @@ static void copy_run(char *d, int64_t ds, const char *s, int64_t ss, int64_t n, 
 #undef COPY_AS
 }
 
+/* One 8 x 8 block: d[b * d1 + a] = s[a * s0 + b], in registers (eight
+ * contiguous reads of 8, eight contiguous writes of 8, where the element loop
+ * reads or writes 64 lines for them). */
+#define BLOCK8(NAME, U)                                                       \
+    static inline void NAME(char *d, int64_t d1, const char *s, int64_t s0) { \
+        U t[8][8]; /* t[a][b] */                                              \
+        for (int a = 0; a < 8; a++) memcpy(t[a], s + a * s0, sizeof t[a]);    \
+        for (int b = 0; b < 8; b++) {                                         \
+            U row[8];                                                         \
+            for (int a = 0; a < 8; a++) row[a] = t[a][b];                     \
+            memcpy(d + b * d1, row, sizeof row);                              \
+        }                                                                     \
+    }
+BLOCK8(block8_u32, uint32_t)
+#if defined(__SSE2__)
+#include <emmintrin.h>
+/* 2-byte elements by SSE2's unpacks (x86-64's baseline): compilers leave the
+ * element loop above scalar for them. */
+static inline void block8_u16(char *d, int64_t d1, const char *s, int64_t s0) {
+    __m128i r[8], t[8], u[8];
+    for (int a = 0; a < 8; a++) r[a] = _mm_loadu_si128((const __m128i *)(s + a * s0));
+    for (int a = 0; a < 8; a += 2) /* pairs of rows: a0 b0 a1 b1 .. */
+        t[a] = _mm_unpacklo_epi16(r[a], r[a + 1]), t[a + 1] = _mm_unpackhi_epi16(r[a], r[a + 1]);
+    for (int a = 0; a < 8; a += 4) /* fours: a0 b0 c0 d0 a1 b1 c1 d1 .. */
+        u[a] = _mm_unpacklo_epi32(t[a], t[a + 2]), u[a + 1] = _mm_unpackhi_epi32(t[a], t[a + 2]),
+        u[a + 2] = _mm_unpacklo_epi32(t[a + 1], t[a + 3]), u[a + 3] = _mm_unpackhi_epi32(t[a + 1], t[a + 3]);
+    for (int b = 0; b < 4; b++) { /* eights: column 2b, then 2b + 1 */
+        _mm_storeu_si128((__m128i *)(d + 2 * b * d1), _mm_unpacklo_epi64(u[b], u[b + 4]));
+        _mm_storeu_si128((__m128i *)(d + (2 * b + 1) * d1), _mm_unpackhi_epi64(u[b], u[b + 4]));
+    }
+}
+#else
+BLOCK8(block8_u16, uint16_t)
+#endif
+
 /* d[i * d1 + j * d0] = s[i * s1 + j * s0] for elements of type U, d0 and s1 its
- * size (each side contiguous along its own axis), in 8 x 8 blocks held in
- * registers: eight contiguous reads of 8, eight contiguous writes of 8, where the
- * element loop reads or writes 64 lines for them. Returns the rows (i) it did not
- * do. 4-byte elements (float) and 2-byte ones (bf16, Half: a KV cache's
- * transpose in a decode step). */
-#define TRANSPOSE_BLOCKS(NAME, U)                                                                              \
+ * size (each side contiguous along its own axis), in 8 x 8 blocks. Returns the
+ * rows (i) it did not do. 4-byte elements (float) and 2-byte ones (bf16, Half: a
+ * KV cache's transpose in a decode step). */
+#define TRANSPOSE_BLOCKS(NAME, U, BLOCK)                                                                       \
     static int64_t NAME(char *d, int64_t d1, const char *s, int64_t s0, int64_t n0, int64_t n1) {              \
         const int64_t es = (int64_t)sizeof(U);                                                                 \
         int64_t i0 = 0;                                                                                        \
         for (; i0 + 8 <= n1; i0 += 8) {                                                                        \
             int64_t j0 = 0;                                                                                    \
-            for (; j0 + 8 <= n0; j0 += 8) {                                                                    \
-                U t[8][8]; /* t[j][i] */                                                                       \
-                for (int a = 0; a < 8; a++) memcpy(t[a], s + (j0 + a) * s0 + i0 * es, sizeof t[a]);            \
-                for (int b = 0; b < 8; b++) {                                                                  \
-                    U row[8];                                                                                  \
-                    for (int a = 0; a < 8; a++) row[a] = t[a][b];                                              \
-                    memcpy(d + (i0 + b) * d1 + j0 * es, row, sizeof row);                                      \
-                }                                                                                              \
-            }                                                                                                  \
+            for (; j0 + 8 <= n0; j0 += 8) BLOCK(d + i0 * d1 + j0 * es, d1, s + j0 * s0 + i0 * es, s0);         \
             for (int64_t i = i0; i < i0 + 8; i++) /* the ragged j end */                                       \
                 for (int64_t j = j0; j < n0; j++) memcpy(d + i * d1 + j * es, s + i * es + j * s0, sizeof(U)); \
         }                                                                                                      \
         return n1 - i0;                                                                                        \
     }
-TRANSPOSE_BLOCKS(transpose4_blocks, uint32_t)
-TRANSPOSE_BLOCKS(transpose2_blocks, uint16_t)
+TRANSPOSE_BLOCKS(transpose4_blocks, uint32_t, block8_u32)
+TRANSPOSE_BLOCKS(transpose2_blocks, uint16_t, block8_u16)
 
 /* An n1 x n0 block whose source runs across the destination's rows (a matrix's
  * permute_copy, a transpose for attention): 4- and 2-byte elements in 8 x 8 register
