@@ -235,16 +235,17 @@ int64_t opgen_scalar_i64(const opgen_scalar *s);
 /* The dtypes a kernel handles are a compile-time constant MASK; a dtype outside
  * it fails, and its branch is dead code the compiler removes. */
 #define OPGEN_HAS(MASK, D) ((((uint32_t)(MASK)) >> (D)) & 1u)
-/* One case of a dtype switch: BODY with T the dtype D's C type CT where MASK
- * holds D, else the switch's failure. */
-#define OPGEN_DTYPE_CASE(MASK, D, CT, T, ...)   \
-    case OPGEN_DTYPE_##D:                       \
-        if (OPGEN_HAS(MASK, OPGEN_DTYPE_##D)) { \
-            typedef CT T;                       \
-            __VA_ARGS__                         \
-        } else                                  \
-            goto opgen_unsupported;             \
+/* One case of a dtype switch: BODY with T the dtype D's C type CT where COND
+ * holds (OPGEN_DTYPE_CASE: where MASK holds D), else the switch's failure. */
+#define OPGEN_CASE_IF(D, COND, CT, T, ...) \
+    case OPGEN_DTYPE_##D:                  \
+        if (COND) {                        \
+            typedef CT T;                  \
+            __VA_ARGS__                    \
+        } else                             \
+            goto opgen_unsupported;        \
         break;
+#define OPGEN_DTYPE_CASE(MASK, D, CT, T, ...) OPGEN_CASE_IF(D, OPGEN_HAS(MASK, OPGEN_DTYPE_##D), CT, T, __VA_ARGS__)
 /* Half and BFloat16 compute in float, as ATen's CPU kernels do (their opmath
  * type): a switch's body sees T = float and must reach the tensors only through
  * the MAP loops of opgen/loops.h, which widen inputs and round results a block
@@ -259,14 +260,8 @@ int64_t opgen_scalar_i64(const opgen_scalar *s);
  * MASK holds neither, the compiler folds this to DTYPE. */
 #define OPGEN_SWITCH_DTYPE(MASK, DTYPE) (OPGEN_REDUCED(MASK, DTYPE) ? OPGEN_DTYPE_Float : (DTYPE))
 #define OPGEN_FLOAT_CASE_RUNS(MASK, DTYPE) (OPGEN_HAS(MASK, OPGEN_DTYPE_Float) || OPGEN_REDUCED(MASK, DTYPE))
-#define OPGEN_FLOAT_CASE(MASK, DTYPE, T, ...)     \
-    case OPGEN_DTYPE_Float:                       \
-        if (OPGEN_FLOAT_CASE_RUNS(MASK, DTYPE)) { \
-            typedef float T;                      \
-            __VA_ARGS__                           \
-        } else                                    \
-            goto opgen_unsupported;               \
-        break;
+#define OPGEN_FLOAT_CASE(MASK, DTYPE, T, ...) \
+    OPGEN_CASE_IF(Float, OPGEN_FLOAT_CASE_RUNS(MASK, DTYPE), float, T, __VA_ARGS__)
 /* The dtype a kernel with a Bool result compares or tests in: Half and BFloat16
  * as float (exact: the MAP loops widen them). */
 static inline opgen_dtype opgen_compute_dtype(opgen_dtype d) {
@@ -312,13 +307,7 @@ static inline opgen_dtype opgen_compute_dtype(opgen_dtype d) {
 #define OPGEN_FLOAT_SWITCH(MASK, DTYPE, CTX, T, ...)                                                             \
     switch (OPGEN_SWITCH_DTYPE(MASK, DTYPE)) {                                                                   \
         OPGEN_FLOAT_CASE(MASK, DTYPE, T, __VA_ARGS__)                                                            \
-    case OPGEN_DTYPE_Double:                                                                                     \
-        if (OPGEN_HAS(MASK, OPGEN_DTYPE_Double)) {                                                               \
-            typedef double T;                                                                                    \
-            __VA_ARGS__                                                                                          \
-        } else                                                                                                   \
-            goto opgen_unsupported;                                                                              \
-        break;                                                                                                   \
+        OPGEN_DTYPE_CASE(MASK, Double, double, T, __VA_ARGS__)                                                   \
     default:                                                                                                     \
     opgen_unsupported:                                                                                           \
         return OPGEN_FAIL(CTX, OPGEN_E_DTYPE, "%s: no kernel for dtype %s", (CTX)->op, opgen_dtype_name(DTYPE)); \
