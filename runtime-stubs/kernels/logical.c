@@ -53,6 +53,17 @@ PREDICATE_KERNELS(PREDICATE_DEFINE)
 /* bitwise and, or, xor on integers and Bool, in the promoted dtype; a Scalar is a
  * 0-d operand of its own dtype (Long or Bool). */
 typedef enum { B_AND, B_OR, B_XOR } bitop;
+/* out = x OP y over IT, operands and result of type T (bitwise: the integer
+ * dtypes; logical: Bool, each operand tested for nonzero) */
+#define BITOP_MAP(IT, MASK, T, OP)               \
+    do {                                         \
+        if ((OP) == B_AND)                       \
+            OPGEN_MAP2(IT, MASK, T, T, (x & y)); \
+        else if ((OP) == B_OR)                   \
+            OPGEN_MAP2(IT, MASK, T, T, (x | y)); \
+        else                                     \
+            OPGEN_MAP2(IT, MASK, T, T, (x ^ y)); \
+    } while (0)
 
 OPGEN_SPECIALIZED opgen_status bitwise(opgen_ctx *ctx, uint32_t mask, bitop op, const opgen_tensor *a,
                                        const opgen_tensor *b, const opgen_scalar *bs, opgen_tensor *out) {
@@ -66,14 +77,7 @@ OPGEN_SPECIALIZED opgen_status bitwise(opgen_ctx *ctx, uint32_t mask, bitop op, 
     opgen_iter it;
     opgen_status st = opgen_binary_prepare(ctx, mask, res, a, b, out, &it);
     if (st || ctx->meta) return st;
-    OPGEN_INTEGRAL_SWITCH(mask, res, ctx, T, {
-        if (op == B_AND)
-            OPGEN_MAP2(&it, mask, T, T, x & y);
-        else if (op == B_OR)
-            OPGEN_MAP2(&it, mask, T, T, x | y);
-        else
-            OPGEN_MAP2(&it, mask, T, T, x ^ y);
-    })
+    OPGEN_INTEGRAL_SWITCH(mask, res, ctx, T, { BITOP_MAP(&it, mask, T, op); })
     return OPGEN_OK;
 }
 
@@ -97,12 +101,7 @@ static opgen_status logical(opgen_ctx *ctx, bool kept, bitop op, const opgen_ten
     opgen_status st = bool_result(ctx, kept, opgen_result_type(ts, 2, NULL, 0));
     opgen_iter it;
     if (st || (st = opgen_binary_prepare(ctx, BOOL_MASK, OPGEN_DTYPE_Bool, a, b, out, &it)) || ctx->meta) return st;
-    if (op == B_AND)
-        OPGEN_MAP2(&it, BOOL_MASK, bool, bool, x &y);
-    else if (op == B_OR)
-        OPGEN_MAP2(&it, BOOL_MASK, bool, bool, x | y);
-    else
-        OPGEN_MAP2(&it, BOOL_MASK, bool, bool, x ^ y);
+    BITOP_MAP(&it, BOOL_MASK, bool, op);
     return OPGEN_OK;
 }
 #define LOGICAL_KERNELS(X) X(logical_and, B_AND) X(logical_or, B_OR) X(logical_xor, B_XOR)
