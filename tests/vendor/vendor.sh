@@ -55,7 +55,7 @@ rt_inc="-I$src/runtime-stubs/include -I$build"
 # clang, and the backend projects that build opgen again as their subproject.
 # The gcc stage and the README's walkthroughs do both; tests/all.sh's gcc stage
 # leaves the subproject build (OPGEN_SUBPROJECT_BUILDS=0) to the README's, whose
-# acme and cortex_m backends build opgen as their subproject the same way.
+# cortex_m backend builds opgen as its subproject the same way.
 builds=${OPGEN_BACKEND_BUILDS:-1}
 compile_all() { # compile_all DIR LABEL: every C file, gcc and clang, -Werror
     [ "$builds" = 0 ] && return
@@ -162,7 +162,8 @@ cmp -s "$tmp/before" "$tmp/after" && ! grep -qv '^unchanged\|^kept\|^unwanted' "
 # 5. a vendor kernel yaml: per-dtype kernels (arg_meta) before a default, a kernel shared
 #    by two ops, a custom op; the table in ExecuTorch's order; the Float kernel runs
 y=$tmp/yk
-"$opgen" skeleton --backend acme --kernels "$vendor/acme_kernels.yaml" -o "$y" >"$tmp/yaml-1.txt" || bad "skeleton of acme_kernels.yaml"
+"$opgen" skeleton --backend acme --kernels "$vendor/acme_kernels.yaml" --kernels "$vendor/acme_custom_op.yaml" -o "$y" >"$tmp/yaml-1.txt" || bad "skeleton of acme_kernels.yaml + acme_custom_op.yaml"
+grep -q "vendor_ops=.*acme_custom_op.yaml" "$y/meson.build" && ok || bad "the custom op's backend does not build opgen over its yaml"
 { cat "$tmp/yaml-1.txt"; echo; sed -n '/^static const opgen_vendor_kernel/,$p' "$y/acme_registry.c"
   for f in "$y"/kernels/*.c; do echo; echo "$(basename "$f"):"; grep 'case OPGEN\|^opgen_status' "$f"; done; } >"$tmp/yaml-table.txt"
 golden yaml-table.txt "$tmp/yaml-table.txt"
