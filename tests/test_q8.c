@@ -153,6 +153,7 @@ int main(void) {
         {2, 10, 11, 8, 10, 3, 3, 2, 1, 1, true, 0},
         {1, 5, 10, 10, 5, 5, 5, 1, 2, 1, true, 1},
         {1, 9, 40, 40, 20, 1, 1, 1, 0, 1, false, 0},
+        {1, 8, 2, 70, 9, 1, 1, 1, 0, 1, false, 0}, /* a tile's 64 pixels in one output row */
         {1, 4, 8, 8, 4, 3, 3, 1, 2, 2, true, 0},
         /* depthwise: stride 2 dilation 2, rows past 64 bytes, 7 taps a row (two groups of four),
            stride 5 (past one vpermb: the float planes) */
@@ -160,6 +161,10 @@ int main(void) {
         {1, 3, 9, 70, 3, 3, 3, 1, 1, 1, true, 2},
         {1, 4, 15, 17, 4, 7, 7, 2, 3, 1, true, 0},
         {1, 2, 20, 20, 2, 3, 3, 5, 1, 1, true, 0},
+        /* depthwise, narrow rows: three runs of 16 a row (the last ragged), 39 runs in
+           all (the last group of four short); rows of exactly 16 */
+        {1, 5, 13, 37, 5, 3, 3, 1, 1, 1, true, 1},
+        {1, 3, 6, 16, 3, 3, 3, 1, 1, 1, true, 0},
     };
     opgen_pool *pool = opgen_pool_create(3);
     opgen_parallel split = {0}; /* every call split, however small */

@@ -144,22 +144,34 @@ Q8_VNNI512 static void micro_vnni512(const uint8_t *restrict B, const int64_t *r
     Q8_ROW_STORE(0) Q8_ROW_STORE(1) Q8_ROW_STORE(2) Q8_ROW_STORE(3) Q8_ROW_STORE(4) Q8_ROW_STORE(5)
 }
 
-/* Where a tile's pixels are the output's own (no padding columns), its sums are
- * requantized in registers and stored: row r (channel o0 + r) of n pixels at y[r]. */
+/* A tile's sums requantized in registers and stored: row r (channel o0 + r) in
+ * y[r], its 64 wide pixels' bytes in segments, each a run of lanes that is one
+ * output row's (the columns past OW, which the wide output computes, are not
+ * stored); a segment's lanes a .. a + len go to y[r] + o .. (a masked store
+ * from y[r] + o - a: the bytes outside the mask are neither read nor written). */
+enum { Q8_SEGS = 10 }; /* 64 wide pixels in rows of Wq >= 8: at most 64 / 8 + 2 runs */
 typedef struct q8_tile {
     int8_t *y[MR];
     __m512i comp[MR];
     __m512 m[MR], b[MR], lo, hi;
-    __mmask16 k[4]; /* the stored lanes of each vector */
-    int rows;
+    int64_t o[Q8_SEGS], a[Q8_SEGS];
+    __mmask64 k[Q8_SEGS];
+    int rows, segs;
 } q8_tile;
 
+/* 16 sums of row r requantized, narrowed in a register (vpmovdb to memory is
+ * microcoded on Zen 4 and 5). */
+Q8_AVX512 static inline __m128i q8v_row16(const q8_tile *t, int r, __m512i a) {
+    __m128i b = q8v_requant(_mm512_cvtepi32_ps(_mm512_sub_epi32(a, t->comp[r])), t->m[r], t->b[r], t->lo, t->hi);
+    __asm__("" : "+v"(b));
+    return b;
+}
 Q8_AVX512 static inline void q8v_store4(const q8_tile *t, int r, __m512i a0, __m512i a1, __m512i a2, __m512i a3) {
-    const __m512i v[4] = {a0, a1, a2, a3};
-    for (int i = 0; i < 4; i++) {
-        __m512 f = _mm512_cvtepi32_ps(_mm512_sub_epi32(v[i], t->comp[r]));
-        q8v_store16(t->y[r] + 16 * i, t->k[i], q8v_requant(f, t->m[r], t->b[r], t->lo, t->hi));
-    }
+    __m512i q = _mm512_castsi128_si512(q8v_row16(t, r, a0));
+    q = _mm512_inserti32x4(q, q8v_row16(t, r, a1), 1);
+    q = _mm512_inserti32x4(q, q8v_row16(t, r, a2), 2);
+    q = _mm512_inserti32x4(q, q8v_row16(t, r, a3), 3);
+    for (int s = 0; s < t->segs; s++) _mm512_mask_storeu_epi8(t->y[r] + t->o[s] - t->a[s], t->k[s], q);
 }
 #define Q8_ROW_REQUANT(r) \
     if ((r) < t->rows) q8v_store4(t, r, c##r##0, c##r##1, c##r##2, c##r##3);
@@ -329,7 +341,7 @@ typedef struct q8_conv_job {
     int64_t Hq, Wq, C4, plane, P, nblk, nob, osplit, ntasks;
     uint64_t phases; /* bit ph * s1 + pw: a tap reads that phase plane (a 1x1 stride-2 filter reads one) */
     int nparts;
-    bool fused; /* tiles requantized in registers (micro_vnni512_q): the wide output is the output */
+    bool fused; /* tiles requantized in registers and stored by segments (micro_vnni512_q) */
 } q8_conv_job;
 
 static void q8_shape(q8_conv_job *J) {
@@ -353,16 +365,26 @@ static size_t transformed_bytes(const q8_conv_job *J) {
 }
 
 #if Q8_X86
-/* d[4j + t] = r[t][j] + off for j in [j0, j1): 16 pixels of four channels at a time. */
-Q8_AVX512 static void interleave4_avx512(uint8_t *d, const uint8_t *const r[4], int64_t j0, int64_t j1, uint8_t off) {
+/* The bytes r[s * j], j < n <= 16 (s 1 or 2), widened to 32 bits: a stride-2
+ * row's every other byte is the low byte of its 16-bit words, read up to its
+ * last byte only. */
+Q8_AVX512 static inline __m512i strided16(const uint8_t *r, int64_t s, int64_t n) {
+    if (s == 1) return _mm512_cvtepu8_epi32(_mm_maskz_loadu_epi8(q8v_mask(n), r));
+    __mmask32 m = (__mmask32)((1u << (2 * n - 1)) - 1);
+    return _mm512_cvtepu8_epi32(_mm256_cvtepi16_epi8(_mm256_maskz_loadu_epi8(m, r)));
+}
+
+/* d[4j + t] = r[t][s j] + off for j in [j0, j1): 16 pixels of four channels at a time. */
+Q8_AVX512 static void interleave4_avx512(uint8_t *d, const uint8_t *const r[4], int64_t s, int64_t j0, int64_t j1,
+                                         uint8_t off) {
     const __m512i o = _mm512_set1_epi8((char)off);
     for (int64_t j = j0; j < j1; j += 16) {
-        __mmask16 m = q8v_mask(j1 - j);
-        __m512i v = _mm512_cvtepu8_epi32(_mm_maskz_loadu_epi8(m, r[0] + j));
-        v = _mm512_or_si512(v, _mm512_slli_epi32(_mm512_cvtepu8_epi32(_mm_maskz_loadu_epi8(m, r[1] + j)), 8));
-        v = _mm512_or_si512(v, _mm512_slli_epi32(_mm512_cvtepu8_epi32(_mm_maskz_loadu_epi8(m, r[2] + j)), 16));
-        v = _mm512_or_si512(v, _mm512_slli_epi32(_mm512_cvtepu8_epi32(_mm_maskz_loadu_epi8(m, r[3] + j)), 24));
-        _mm512_mask_storeu_epi32(d + 4 * j, m, _mm512_add_epi8(v, o));
+        int64_t n = j1 - j < 16 ? j1 - j : 16;
+        __m512i v = strided16(r[0] + s * j, s, n);
+        v = _mm512_or_si512(v, _mm512_slli_epi32(strided16(r[1] + s * j, s, n), 8));
+        v = _mm512_or_si512(v, _mm512_slli_epi32(strided16(r[2] + s * j, s, n), 16));
+        v = _mm512_or_si512(v, _mm512_slli_epi32(strided16(r[3] + s * j, s, n), 24));
+        _mm512_mask_storeu_epi32(d + 4 * j, q8v_mask(n), _mm512_add_epi8(v, o));
     }
 }
 #endif
@@ -381,18 +403,24 @@ static void transform_plane(const q8_conv_job *J, int64_t ph, int64_t pw, int64_
     int64_t j0 = pw >= g->p[1] ? 0 : ceil_div(g->p[1] - pw, g->s[1]);
     int64_t j1 = ceil_div(g->W + g->p[1] - pw, g->s[1]);
     j1 = j1 > J->Wq ? J->Wq : j1;
+#if Q8_X86
+    bool vec = g->s[1] <= 2 && J->v.store == store_row_avx512; /* interleave4_avx512 */
+#else
+    bool vec = false;
+#endif
     for (int64_t i = 0; i < J->Hq; i++) {
         int64_t ih = i * g->s[0] + ph - g->p[0];
         uint8_t *d = dst + 4 * i * J->Wq;
-        if (ih < 0 || ih >= g->H || nc < 4) memset(d, pad, (size_t)(4 * J->Wq));
+        if (ih < 0 || ih >= g->H || (nc < 4 && !vec)) memset(d, pad, (size_t)(4 * J->Wq));
         if (ih < 0 || ih >= g->H) continue;
         memset(d, pad, (size_t)(4 * j0));
         memset(d + 4 * j1, pad, (size_t)(4 * (J->Wq - j1)));
 #if Q8_X86
-        if (nc == 4 && g->s[1] == 1 && J->v.store == store_row_avx512) {
+        if (vec) {
+            /* a channel past C reads channel c4 * 4's bytes: its weights are zeros */
             const uint8_t *r[4];
-            for (int t = 0; t < 4; t++) r[t] = src[t] + ih * g->W - g->p[1] + pw;
-            interleave4_avx512(d, r, j0, j1, off);
+            for (int t = 0; t < 4; t++) r[t] = src[t < nc ? t : 0] + ih * g->W - g->p[1] + pw;
+            interleave4_avx512(d, r, g->s[1], j0, j1, off);
             continue;
         }
 #endif
@@ -446,19 +474,35 @@ static void store_wide(const q8_conv_job *J, const int32_t *acc, int64_t p0, int
 }
 
 #if Q8_X86
-/* A tile through micro_vnni512_q: channels ob * MR .., pixels p0 .. p0 + n. */
+/* The segments of wide pixels p0 .. p0 + n (store_wide's runs). */
+static void tile_segments(const q8_conv_job *J, int64_t p0, int64_t n, q8_tile *t) {
+    const opgen_q8_conv_geom *g = J->g;
+    t->segs = 0;
+    int64_t oh = p0 / J->Wq, ow = p0 % J->Wq;
+    for (int64_t p = p0; p < p0 + n && oh < g->OH; oh++, ow = 0) {
+        int64_t run = J->Wq - ow < p0 + n - p ? J->Wq - ow : p0 + n - p;
+        if (ow < g->OW) {
+            int64_t len = g->OW - ow < run ? g->OW - ow : run;
+            t->a[t->segs] = p - p0, t->o[t->segs] = oh * g->OW + ow;
+            t->k[t->segs++] = (len == 64 ? ~(__mmask64)0 : ((__mmask64)1 << len) - 1) << (p - p0);
+        }
+        p += run;
+    }
+}
+
+/* A tile through micro_vnni512_q: channels ob * MR .., wide pixels p0 .. p0 + n. */
 Q8_AVX512 static void conv_tile_fused(const q8_conv_job *J, int64_t ob, int64_t p0, int64_t n) {
     const opgen_q8_filter *f = J->f;
     q8_tile t;
     t.rows = (int)(f->O - ob * MR < MR ? f->O - ob * MR : MR);
     for (int r = 0; r < t.rows; r++) {
         int64_t o = ob * MR + r;
-        t.y[r] = J->y + o * J->g->OH * J->g->OW + p0;
+        t.y[r] = J->y + o * J->g->OH * J->g->OW;
         t.comp[r] = _mm512_set1_epi32(f->wsum[o] * (J->g->zx + 128));
         t.m[r] = _mm512_set1_ps(f->mul[o]), t.b[r] = _mm512_set1_ps(f->bias[o]);
     }
     t.lo = _mm512_set1_ps(J->rq->qlo), t.hi = _mm512_set1_ps(J->rq->qhi);
-    for (int i = 0; i < 4; i++) t.k[i] = n > 16 * i ? q8v_mask(n - 16 * i) : 0;
+    tile_segments(J, p0, n, &t);
     micro_vnni512_q(J->X + 4 * p0, J->off, f->w + ob * MR * f->Kp, f->Kp / 4, &t);
 }
 #endif
@@ -485,294 +529,7 @@ static void conv_part(void *arg, int part) {
     for (int64_t t = J->ntasks * part / J->nparts; t < J->ntasks * (part + 1) / J->nparts; t++) conv_task(J, t, acc);
 }
 
-/* ---- depthwise convolution: each channel its own phase planes, taps as shifted rows ----
- * In float: the products (|x - zx| <= 255, |w| <= 127) and their sums stay
- * integers below 2^24, so every step is exact (a fused multiply-add too) and
- * the sum is the int32 one. Each output row is summed and requantized in
- * registers. */
-
-/* A channel's output: y[oh][ow] = requant(sum over t of w[t] * rows[t][oh * Wq + ow]). */
-typedef struct dw_row_job {
-    const float *const *rows;
-    const float *w;
-    int64_t taps;
-    float m, b, lo, hi;
-} dw_row_job;
-
-static void dw_out_c(const dw_row_job *R, int64_t OH, int64_t OW, int64_t Wq, int8_t *restrict y) {
-    for (int64_t oh = 0; oh < OH; oh++)
-        for (int64_t i = 0; i < OW; i++) {
-            float a = 0.0f;
-            for (int64_t t = 0; t < R->taps; t++) a = a + R->w[t] * R->rows[t][oh * Wq + i];
-            y[oh * OW + i] = q8_requant_f(a, R->m, R->b, R->lo, R->hi);
-        }
-}
-
-#if Q8_X86
-Q8_AVX512 static void dw_out_avx512(const dw_row_job *R, int64_t OH, int64_t OW, int64_t Wq, int8_t *restrict y) {
-    const __m512 m = _mm512_set1_ps(R->m), b = _mm512_set1_ps(R->b), lo = _mm512_set1_ps(R->lo),
-                 hi = _mm512_set1_ps(R->hi);
-    if (R->taps == 9) { /* 3x3: the weights stay in registers */
-        __m512 w[9];
-        for (int t = 0; t < 9; t++) w[t] = _mm512_set1_ps(R->w[t]);
-        for (int64_t oh = 0; oh < OH; oh++) {
-            const float *r[9];
-            for (int t = 0; t < 9; t++) r[t] = R->rows[t] + oh * Wq;
-            for (int64_t i = 0; i < OW; i += 16) {
-                __mmask16 k = q8v_mask(OW - i);
-                /* three chains of three: the sums are exact in any order */
-                __m512 a0 = _mm512_mul_ps(w[0], _mm512_maskz_loadu_ps(k, r[0] + i));
-                __m512 a1 = _mm512_mul_ps(w[3], _mm512_maskz_loadu_ps(k, r[3] + i));
-                __m512 a2 = _mm512_mul_ps(w[6], _mm512_maskz_loadu_ps(k, r[6] + i));
-                for (int t = 1; t < 3; t++) {
-                    a0 = _mm512_fmadd_ps(w[t], _mm512_maskz_loadu_ps(k, r[t] + i), a0);
-                    a1 = _mm512_fmadd_ps(w[t + 3], _mm512_maskz_loadu_ps(k, r[t + 3] + i), a1);
-                    a2 = _mm512_fmadd_ps(w[t + 6], _mm512_maskz_loadu_ps(k, r[t + 6] + i), a2);
-                }
-                __m512 a = _mm512_add_ps(_mm512_add_ps(a0, a1), a2);
-                q8v_store16(y + oh * OW + i, k, q8v_requant(a, m, b, lo, hi));
-            }
-        }
-        return;
-    }
-    for (int64_t oh = 0; oh < OH; oh++)
-        for (int64_t i = 0; i < OW; i += 16) {
-            __mmask16 k = q8v_mask(OW - i);
-            __m512 a = _mm512_setzero_ps();
-            for (int64_t t = 0; t < R->taps; t++)
-                a = _mm512_fmadd_ps(_mm512_set1_ps(R->w[t]), _mm512_maskz_loadu_ps(k, R->rows[t] + oh * Wq + i), a);
-            q8v_store16(y + oh * OW + i, k, q8v_requant(a, m, b, lo, hi));
-        }
-}
-
-/* row[j] = r[j] - zx for j in [j0, j1), 16 at a time. */
-Q8_AVX512 static void dw_row_avx512(float *row, const int8_t *r, int64_t j0, int64_t j1, float zx) {
-    const __m512 z = _mm512_set1_ps(zx);
-    for (int64_t j = j0; j < j1; j += 16) {
-        __mmask16 m = q8v_mask(j1 - j);
-        __m512 v = _mm512_cvtepi32_ps(_mm512_cvtepi8_epi32(_mm_maskz_loadu_epi8(m, r + j)));
-        _mm512_mask_storeu_ps(row + j, m, _mm512_sub_ps(v, z));
-    }
-}
-
-/* row[j] = r[2j] - zx: the even bytes of 32, sign-extended from the low half of each 16-bit word. */
-Q8_AVX512 static void dw_row2_avx512(float *row, const int8_t *r, int64_t j0, int64_t j1, float zx) {
-    const __m512 z = _mm512_set1_ps(zx);
-    for (int64_t j = j0; j < j1; j += 16) {
-        int64_t n = 2 * (j1 - j) - 1; /* bytes up to r[2 (j1 - 1)] */
-        __mmask32 lm = n >= 32 ? ~(__mmask32)0 : (((__mmask32)1 << n) - 1);
-        __m512i w = _mm512_cvtepi16_epi32(_mm256_maskz_loadu_epi8(lm, r + 2 * j));
-        __m512 v = _mm512_cvtepi32_ps(_mm512_srai_epi32(_mm512_slli_epi32(w, 24), 24));
-        _mm512_mask_storeu_ps(row + j, q8v_mask(j1 - j), _mm512_sub_ps(v, z));
-    }
-}
-#endif
-
-typedef struct dw_shape {
-    int64_t Hq, Wq, planes; /* phase planes of Hq x Wq floats, s0 * s1 of them */
-} dw_shape;
-
-static dw_shape dw_shape_of(const opgen_q8_conv_geom *g) {
-    dw_shape d = {ceil_div(g->H + 2 * g->p[0], g->s[0]), ceil_div(g->W + 2 * g->p[1], g->s[1]), g->s[0] * g->s[1]};
-    return d;
-}
-
-/* Channel x's phase plane (ph, pw): padded rows i*s0+ph, columns j*s1+pw, as
- * x - zx. Only the inside is written: the padding's zeros stay from the
- * part's first channel (depthwise_part). */
-static void dw_plane(const q8_conv_job *J, const int8_t *x, int64_t ph, int64_t pw, float *pl) {
-    const opgen_q8_conv_geom *g = J->g;
-    dw_shape d = dw_shape_of(g);
-    const float zx = (float)g->zx;
-    int64_t j0 = pw >= g->p[1] ? 0 : ceil_div(g->p[1] - pw, g->s[1]);
-    int64_t j1 = ceil_div(g->W + g->p[1] - pw, g->s[1]);
-    j1 = j1 > d.Wq ? d.Wq : j1;
-    int64_t i0 = ph >= g->p[0] ? 0 : ceil_div(g->p[0] - ph, g->s[0]), i1 = ceil_div(g->H + g->p[0] - ph, g->s[0]);
-    i1 = i1 > d.Hq ? d.Hq : i1;
-    for (int64_t i = i0; i < i1; i++) {
-        float *row = pl + i * d.Wq;
-        const int8_t *r = x + (i * g->s[0] + ph - g->p[0]) * g->W + pw - g->p[1];
-#if Q8_X86
-        if (g->s[1] <= 2 && J->v.store == store_row_avx512) {
-            (g->s[1] == 1 ? dw_row_avx512 : dw_row2_avx512)(row, r, j0, j1, zx);
-            continue;
-        }
-#endif
-        for (int64_t j = j0; j < j1; j++) row[j] = (float)r[j * g->s[1]] - zx;
-    }
-}
-
-static void depthwise_channel(const q8_conv_job *J, int64_t c, float *plane, const int64_t *tap) {
-    const opgen_q8_conv_geom *g = J->g;
-    const opgen_q8_filter *f = J->f;
-    dw_shape d = dw_shape_of(g);
-    for (int64_t ph = 0; ph < g->s[0]; ph++)
-        for (int64_t pw = 0; pw < g->s[1]; pw++)
-            dw_plane(J, J->x + c * g->H * g->W, ph, pw, plane + (ph * g->s[1] + pw) * d.Hq * d.Wq);
-    float wt[64];
-    const float *rows[64];
-    int64_t taps = g->KH * g->KW;
-    for (int64_t t = 0; t < taps; t++) wt[t] = (float)f->w[c * f->K + t], rows[t] = plane + tap[t];
-    dw_row_job R = {rows, wt, taps, f->mul[c], f->bias[c], J->rq->qlo, J->rq->qhi};
-    int8_t *y = J->y + c * g->OH * g->OW;
-#if Q8_X86
-    if (J->v.store == store_row_avx512) { /* the AVX-512 variant */
-        dw_out_avx512(&R, g->OH, g->OW, d.Wq, y);
-        return;
-    }
-#endif
-    dw_out_c(&R, g->OH, g->OW, d.Wq, y);
-}
-
-#if Q8_X86
-/* ---- depthwise on AVX-512 VBMI and VNNI: no float planes ----
- * A channel is copied once into a plane of uint8 (x + 128) padded with the
- * zero point (+ 128). For 16 outputs of a row, a filter row's taps are read
- * four at a time: vpermb gathers each output's four input bytes (stride s,
- * dilation d apart) from one 64-byte load into its 32-bit lane, vpdpbusd sums
- * their products with the four weights. The sums of (x + 128) * w, less
- * (zx + 128) times the weights' sum, are the int32 sums, exact. */
-
-typedef struct dw8_shape {
-    int64_t Hp, Wp, groups; /* plane rows and row length (padded); tap groups of four per filter row */
-} dw8_shape;
-
-static dw8_shape dw8_shape_of(const opgen_q8_conv_geom *g) {
-    int64_t groups = ceil_div(g->KW, 4);
-    dw8_shape d = {g->H + 2 * g->p[0], g->W + 2 * g->p[1], groups};
-    return d;
-}
-
-/* Whether a row's 16 outputs' taps of a group lie within one 64-byte load. */
-static bool dw8_fits(const opgen_q8_conv_geom *g) {
-    return g->KW <= 16 && g->s[1] * 15 + g->d[1] * 3 < 64 && g->KH <= 16;
-}
-
-static size_t dw8_part_bytes(const opgen_q8_conv_geom *g) {
-    dw8_shape d = dw8_shape_of(g);
-    return piece((size_t)(d.Hp * d.Wp + 64 * g->s[1] + 4 * d.groups * g->d[1] + 128)); /* and the last loads' slack */
-}
-
-__attribute__((target("avx512f,avx512bw,avx512vl,avx512vbmi,avx512vnni"))) static void
-dw8_channel(const q8_conv_job *J, int64_t c, uint8_t *plane, __m512i idx) {
-    const opgen_q8_conv_geom *g = J->g;
-    const opgen_q8_filter *f = J->f;
-    dw8_shape d = dw8_shape_of(g);
-    const int8_t *x = J->x + c * g->H * g->W, *w = f->w + c * f->K;
-    const __m512i flip = _mm512_set1_epi8((char)0x80);
-    for (int64_t ih = 0; ih < g->H; ih++) /* the inside; the padding stays from depthwise8_part */
-        for (int64_t iw = 0; iw < g->W; iw += 64) {
-            __mmask64 m = g->W - iw >= 64 ? ~(__mmask64)0 : (((__mmask64)1 << (g->W - iw)) - 1);
-            __m512i v = _mm512_xor_si512(_mm512_maskz_loadu_epi8(m, x + ih * g->W + iw), flip);
-            _mm512_mask_storeu_epi8(plane + (ih + g->p[0]) * d.Wp + g->p[1] + iw, m, v);
-        }
-    __m512i wv[16][4]; /* filter row kh, taps 4 * group .. + 3 (zeros past KW) */
-    int32_t sum = 0;
-    for (int64_t kh = 0; kh < g->KH; kh++)
-        for (int64_t q = 0; q < d.groups; q++) {
-            int8_t four[4] = {0, 0, 0, 0};
-            for (int t = 0; t < 4 && 4 * q + t < g->KW; t++) four[t] = w[kh * g->KW + 4 * q + t], sum += four[t];
-            int32_t packed;
-            memcpy(&packed, four, 4);
-            wv[kh][q] = _mm512_set1_epi32(packed);
-        }
-    const __m512i comp = _mm512_set1_epi32((g->zx + 128) * sum);
-    const __m512 m = _mm512_set1_ps(f->mul[c]), b = _mm512_set1_ps(f->bias[c]), lo = _mm512_set1_ps(J->rq->qlo),
-                 hi = _mm512_set1_ps(J->rq->qhi);
-    int8_t *y = J->y + c * g->OH * g->OW;
-    /* four runs of 16 outputs at a time (independent sums); the lanes past a row
-     * read the next row's bytes or the slack, and are not stored */
-    const int64_t KH = g->KH, G = d.groups, rd = g->d[0] * d.Wp, gd = 4 * g->d[1];
-    if (g->OW >= 48) { /* rows of 64 outputs: four runs of 16, their loads 16 s apart */
-        const int64_t cs = g->s[1];
-        for (int64_t oh = 0; oh < g->OH; oh++)
-            for (int64_t ow = 0; ow < g->OW; ow += 64) {
-                __m512i a[4] = {_mm512_setzero_si512(), _mm512_setzero_si512(), _mm512_setzero_si512(),
-                                _mm512_setzero_si512()};
-                const uint8_t *r = plane + oh * g->s[0] * d.Wp + ow * cs;
-                for (int64_t kh = 0; kh < KH; kh++, r += rd)
-                    for (int64_t q = 0; q < G; q++) {
-                        const uint8_t *p = r + q * gd;
-                        const __m512i wq = wv[kh][q];
-                        for (int i = 0; i < 4; i++)
-                            a[i] = _mm512_dpbusd_epi32(
-                                a[i], _mm512_permutexvar_epi8(idx, _mm512_loadu_si512(p + 16 * i * cs)), wq);
-                    }
-                for (int i = 0; i < 4 && ow + 16 * i < g->OW; i++) {
-                    __m512 v = _mm512_cvtepi32_ps(_mm512_sub_epi32(a[i], comp));
-                    q8v_store16(y + oh * g->OW + ow + 16 * i, q8v_mask(g->OW - ow - 16 * i),
-                                q8v_requant(v, m, b, lo, hi));
-                }
-            }
-        return;
-    }
-    /* narrow rows: the runs (oh, 16 j), j < ceil(OW / 16), taken in order across rows */
-    const int64_t nr = ceil_div(g->OW, 16), n = g->OH * nr;
-    for (int64_t i0 = 0; i0 < n; i0 += 4) {
-        __m512i a[4];
-        const uint8_t *r[4];
-        for (int i = 0; i < 4; i++) {
-            int64_t at = i0 + i < n ? i0 + i : n - 1, oh = at / nr, ow = at % nr * 16;
-            a[i] = _mm512_setzero_si512(), r[i] = plane + oh * g->s[0] * d.Wp + ow * g->s[1];
-        }
-        for (int64_t kh = 0; kh < KH; kh++)
-            for (int64_t q = 0; q < G; q++) {
-                const __m512i wq = wv[kh][q];
-                const int64_t o = kh * rd + q * gd;
-                for (int i = 0; i < 4; i++)
-                    a[i] = _mm512_dpbusd_epi32(a[i], _mm512_permutexvar_epi8(idx, _mm512_loadu_si512(r[i] + o)), wq);
-            }
-        for (int i = 0; i < 4 && i0 + i < n; i++) {
-            int64_t oh = (i0 + i) / nr, ow = (i0 + i) % nr * 16;
-            __m512 v = _mm512_cvtepi32_ps(_mm512_sub_epi32(a[i], comp));
-            q8v_store16(y + oh * g->OW + ow, q8v_mask(g->OW - ow), q8v_requant(v, m, b, lo, hi));
-        }
-    }
-}
-
-__attribute__((target("avx512f,avx512bw,avx512vl,avx512vbmi,avx512vnni"))) static void depthwise8_part(void *arg,
-                                                                                                       int part) {
-    const q8_conv_job *J = arg;
-    const opgen_q8_conv_geom *g = J->g;
-    uint8_t *plane = J->work + (size_t)part * J->work_bytes;
-    memset(plane, (uint8_t)(g->zx + 128), dw8_part_bytes(g));
-    uint8_t index[64]; /* lane j, byte t: output j's tap t, s and d apart */
-    for (int j = 0; j < 16; j++)
-        for (int t = 0; t < 4; t++) index[4 * j + t] = (uint8_t)(g->s[1] * j + g->d[1] * t);
-    __m512i idx = _mm512_loadu_si512(index);
-    for (int64_t c = J->f->O * part / J->nparts; c < J->f->O * (part + 1) / J->nparts; c++)
-        dw8_channel(J, c, plane, idx);
-}
-
-/* The integer depthwise where the CPU has it and the filter fits. */
-static bool dw8_use(const q8_conv_job *J) { return J->v.vbmi && dw8_fits(J->g); }
-#endif
-
-static size_t depthwise_part_bytes(const opgen_q8_conv_geom *g) {
-    dw_shape d = dw_shape_of(g);
-    size_t fp = piece(sizeof(float) * (size_t)(d.planes * d.Hq * d.Wq));
-#if Q8_X86
-    if (dw8_fits(g) && dw8_part_bytes(g) > fp) return dw8_part_bytes(g);
-#endif
-    return fp;
-}
-
-static void depthwise_part(void *arg, int part) {
-    const q8_conv_job *J = arg;
-    const opgen_q8_conv_geom *g = J->g;
-    dw_shape d = dw_shape_of(g);
-    float *plane = (float *)(J->work + (size_t)part * J->work_bytes);
-    memset(plane, 0, sizeof(float) * (size_t)(d.planes * d.Hq * d.Wq));
-    int64_t tap[64]; /* tap (kh, kw): where output row 0 reads it, in its phase plane */
-    for (int64_t kh = 0; kh < g->KH; kh++)
-        for (int64_t kw = 0; kw < g->KW; kw++) {
-            int64_t rh = kh * g->d[0], rw = kw * g->d[1];
-            tap[kh * g->KW + kw] =
-                (((rh % g->s[0]) * g->s[1] + rw % g->s[1]) * d.Hq + rh / g->s[0]) * d.Wq + rw / g->s[1];
-        }
-    for (int64_t c = J->f->O * part / J->nparts; c < J->f->O * (part + 1) / J->nparts; c++)
-        depthwise_channel(J, c, plane, tap);
-}
+#include "q8_depthwise.inc"
 
 /* ---- one pixel (a linear layer of one row): a product of the weights' rows
  * and the input, each output channel's sum over K at a time ---- */
@@ -856,7 +613,7 @@ void opgen_q8_conv(const opgen_parallel *par, const opgen_q8_conv_geom *g, const
     q8_shape(&J);
     J.nparts = conv_parts(g, f, par);
 #if Q8_X86
-    J.fused = J.v.fn == micro_vnni512 && J.Wq == g->OW;
+    J.fused = J.v.fn == micro_vnni512 && J.Wq >= 8; /* rows of 8 or more: at most Q8_SEGS segments a tile */
 #endif
     J.nob = ceil_div(f->O, MR);
     J.osplit = J.nblk >= J.nparts ? 1 : J.nparts;
