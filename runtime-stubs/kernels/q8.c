@@ -431,14 +431,18 @@ static void transform_plane(const q8_conv_job *J, int64_t ph, int64_t pw, int64_
     }
 }
 
+static bool phase_read(const q8_conv_job *J, int64_t phase) { return phase >= 64 || J->phases >> phase & 1; }
+
+/* Part of the planes the taps read, split evenly (a 1x1 stride-2 filter reads
+ * one phase of four: split over all four, one part took all of them). */
 static void transform_part(void *arg, int part) {
     const q8_conv_job *J = arg;
-    int64_t n = J->g->s[0] * J->g->s[1] * J->C4;
-    for (int64_t i = n * part / J->nparts; i < n * (part + 1) / J->nparts; i++) {
-        int64_t phase = i / J->C4;
-        if (phase >= 64 || J->phases >> phase & 1)
-            transform_plane(J, phase / J->g->s[1], phase % J->g->s[1], i % J->C4);
-    }
+    int64_t phases = J->g->s[0] * J->g->s[1], read = 0;
+    for (int64_t ph = 0; ph < phases; ph++) read += phase_read(J, ph);
+    int64_t n = read * J->C4, i0 = n * part / J->nparts, i1 = n * (part + 1) / J->nparts, i = 0;
+    for (int64_t ph = 0; ph < phases && i < i1; ph++)
+        for (int64_t c4 = 0; phase_read(J, ph) && c4 < J->C4; c4++, i++)
+            if (i >= i0 && i < i1) transform_plane(J, ph / J->g->s[1], ph % J->g->s[1], c4);
 }
 
 /* The k4 groups' offsets, in the filter's order (c4, kh, kw). */
@@ -490,20 +494,23 @@ static void tile_segments(const q8_conv_job *J, int64_t p0, int64_t n, q8_tile *
     }
 }
 
-/* A tile through micro_vnni512_q: channels ob * MR .., wide pixels p0 .. p0 + n. */
-Q8_AVX512 static void conv_tile_fused(const q8_conv_job *J, int64_t ob, int64_t p0, int64_t n) {
+/* The tiles of wide pixels p0 .. p0 + n through micro_vnni512_q, channel
+ * blocks ob0 .. ob1 (the segments found once for them). */
+Q8_AVX512 static void conv_tiles_fused(const q8_conv_job *J, int64_t ob0, int64_t ob1, int64_t p0, int64_t n) {
     const opgen_q8_filter *f = J->f;
     q8_tile t;
-    t.rows = (int)(f->O - ob * MR < MR ? f->O - ob * MR : MR);
-    for (int r = 0; r < t.rows; r++) {
-        int64_t o = ob * MR + r;
-        t.y[r] = J->y + o * J->g->OH * J->g->OW;
-        t.comp[r] = _mm512_set1_epi32(f->wsum[o] * (J->g->zx + 128));
-        t.m[r] = _mm512_set1_ps(f->mul[o]), t.b[r] = _mm512_set1_ps(f->bias[o]);
-    }
     t.lo = _mm512_set1_ps(J->rq->qlo), t.hi = _mm512_set1_ps(J->rq->qhi);
     tile_segments(J, p0, n, &t);
-    micro_vnni512_q(J->X + 4 * p0, J->off, f->w + ob * MR * f->Kp, f->Kp / 4, &t);
+    for (int64_t ob = ob0; ob < ob1; ob++) {
+        t.rows = (int)(f->O - ob * MR < MR ? f->O - ob * MR : MR);
+        for (int r = 0; r < t.rows; r++) {
+            int64_t o = ob * MR + r;
+            t.y[r] = J->y + o * J->g->OH * J->g->OW;
+            t.comp[r] = _mm512_set1_epi32(f->wsum[o] * (J->g->zx + 128));
+            t.m[r] = _mm512_set1_ps(f->mul[o]), t.b[r] = _mm512_set1_ps(f->bias[o]);
+        }
+        micro_vnni512_q(J->X + 4 * p0, J->off, f->w + ob * MR * f->Kp, f->Kp / 4, &t);
+    }
 }
 #endif
 
@@ -511,13 +518,14 @@ Q8_AVX512 static void conv_tile_fused(const q8_conv_job *J, int64_t ob, int64_t 
 static void conv_task(const q8_conv_job *J, int64_t t, int32_t *acc) {
     const opgen_q8_filter *f = J->f;
     int64_t b = t / J->osplit, os = t % J->osplit, p0 = b * NR, n = J->P - p0 < NR ? J->P - p0 : NR;
-    for (int64_t ob = J->nob * os / J->osplit; ob < J->nob * (os + 1) / J->osplit; ob++) {
+    int64_t ob0 = J->nob * os / J->osplit, ob1 = J->nob * (os + 1) / J->osplit;
 #if Q8_X86
-        if (J->fused) {
-            conv_tile_fused(J, ob, p0, n);
-            continue;
-        }
+    if (J->fused) {
+        conv_tiles_fused(J, ob0, ob1, p0, n);
+        return;
+    }
 #endif
+    for (int64_t ob = ob0; ob < ob1; ob++) {
         J->v.fn(J->X + 4 * p0, J->off, f->w + ob * MR * f->Kp, f->Kp / 4, acc);
         for (int r = 0; r < MR && ob * MR + r < f->O; r++) store_wide(J, acc + r * NR, p0, n, ob * MR + r);
     }
@@ -545,20 +553,28 @@ static void dot_rows_c(const q8_conv_job *J, int64_t o0, int64_t o1, int32_t *ac
 }
 
 #if Q8_X86
-/* vpdpbusd of (x + 128) and a row, 64 at a time, summed across the lanes. */
+/* vpdpbusd of (x + 128) and a row, 64 at a time, summed across the lanes; four
+ * rows at a time (four independent sums, x read once for them: one row's chain
+ * of products waited on each step's latency). */
 __attribute__((target("avx512f,avx512bw,avx512vnni"))) static void dot_rows_vnni(const q8_conv_job *J, int64_t o0,
                                                                                  int64_t o1, int32_t *acc) {
     int64_t K = J->f->K;
     const __m512i flip = _mm512_set1_epi8((char)0x80);
-    for (int64_t o = o0; o < o1; o++) {
-        const int8_t *w = J->f->raw + o * K;
-        __m512i a = _mm512_setzero_si512();
+    for (int64_t o = o0; o < o1; o += 4) {
+        const int8_t *w[4];
+        for (int i = 0; i < 4; i++) w[i] = J->f->raw + (o + i < o1 ? o + i : o1 - 1) * K;
+        __m512i a0 = _mm512_setzero_si512(), a1 = a0, a2 = a0, a3 = a0;
         for (int64_t k = 0; k < K; k += 64) {
             __mmask64 m = K - k >= 64 ? ~(__mmask64)0 : (((__mmask64)1 << (K - k)) - 1);
             __m512i xv = _mm512_xor_si512(_mm512_maskz_loadu_epi8(m, J->x + k), flip);
-            a = _mm512_dpbusd_epi32(a, xv, _mm512_maskz_loadu_epi8(m, w + k));
+            a0 = _mm512_dpbusd_epi32(a0, xv, _mm512_maskz_loadu_epi8(m, w[0] + k));
+            a1 = _mm512_dpbusd_epi32(a1, xv, _mm512_maskz_loadu_epi8(m, w[1] + k));
+            a2 = _mm512_dpbusd_epi32(a2, xv, _mm512_maskz_loadu_epi8(m, w[2] + k));
+            a3 = _mm512_dpbusd_epi32(a3, xv, _mm512_maskz_loadu_epi8(m, w[3] + k));
         }
-        acc[o - o0] = _mm512_reduce_add_epi32(a);
+        const int32_t s[4] = {_mm512_reduce_add_epi32(a0), _mm512_reduce_add_epi32(a1), _mm512_reduce_add_epi32(a2),
+                              _mm512_reduce_add_epi32(a3)};
+        for (int i = 0; i < 4 && o + i < o1; i++) acc[o - o0 + i] = s[i];
     }
 }
 #endif
