@@ -389,13 +389,15 @@ Q8_AVX512 static void interleave4_avx512(uint8_t *d, const uint8_t *const r[4], 
 }
 #endif
 
-/* Phase plane (ph, pw) of channels c4*4 .. +3. */
-static void transform_plane(const q8_conv_job *J, int64_t ph, int64_t pw, int64_t c4) {
+/* Rows i0 .. i1 of phase plane (ph, pw) of channels c4*4 .. +3, and (tail) the
+ * slack after its last row. */
+static void transform_plane(const q8_conv_job *J, int64_t ph, int64_t pw, int64_t c4, int64_t i0, int64_t i1,
+                            bool tail) {
     const opgen_q8_conv_geom *g = J->g;
     uint8_t off = (uint8_t)J->v.offset, pad = (uint8_t)(g->zx + J->v.offset);
     uint8_t *dst = J->X + ((ph * g->s[1] + pw) * J->C4 + c4) * J->plane;
     /* the padding's bytes: rows outside, columns either side, the slack after */
-    memset(dst + 4 * J->Hq * J->Wq, pad, (size_t)(J->plane - 4 * J->Hq * J->Wq));
+    if (tail) memset(dst + 4 * J->Hq * J->Wq, pad, (size_t)(J->plane - 4 * J->Hq * J->Wq));
     const uint8_t *src[4];
     int nc = 0;
     for (int t = 0; t < 4 && c4 * 4 + t < g->C; t++, nc++) src[t] = (const uint8_t *)J->x + (c4 * 4 + t) * g->H * g->W;
@@ -408,7 +410,7 @@ static void transform_plane(const q8_conv_job *J, int64_t ph, int64_t pw, int64_
 #else
     bool vec = false;
 #endif
-    for (int64_t i = 0; i < J->Hq; i++) {
+    for (int64_t i = i0; i < i1; i++) {
         int64_t ih = i * g->s[0] + ph - g->p[0];
         uint8_t *d = dst + 4 * i * J->Wq;
         if (ih < 0 || ih >= g->H || (nc < 4 && !vec)) memset(d, pad, (size_t)(4 * J->Wq));
@@ -433,16 +435,25 @@ static void transform_plane(const q8_conv_job *J, int64_t ph, int64_t pw, int64_
 
 static bool phase_read(const q8_conv_job *J, int64_t phase) { return phase >= 64 || J->phases >> phase & 1; }
 
-/* Part of the planes the taps read, split evenly (a 1x1 stride-2 filter reads
- * one phase of four: split over all four, one part took all of them). */
+/* The first plane row part transforms: the rows its tiles read (conv_part's
+ * pixel blocks; a neighbour's rows only where a tap reaches past its own), so a
+ * thread reads what it wrote, in its own cache; evenly where the tiles split
+ * channels instead (fewer pixel blocks than parts). */
+static int64_t part_row(const q8_conv_job *J, int part) {
+    if (part >= J->nparts) return J->Hq;
+    int64_t r = J->osplit > 1 ? J->Hq * part / J->nparts : J->nblk * part / J->nparts * NR / J->Wq;
+    return r < J->Hq ? r : J->Hq;
+}
+
+/* Rows part_row(part) .. of every plane a tap reads (a 1x1 stride-2 filter
+ * reads one phase of four); the last part also the slack after them. */
 static void transform_part(void *arg, int part) {
     const q8_conv_job *J = arg;
-    int64_t phases = J->g->s[0] * J->g->s[1], read = 0;
-    for (int64_t ph = 0; ph < phases; ph++) read += phase_read(J, ph);
-    int64_t n = read * J->C4, i0 = n * part / J->nparts, i1 = n * (part + 1) / J->nparts, i = 0;
-    for (int64_t ph = 0; ph < phases && i < i1; ph++)
-        for (int64_t c4 = 0; phase_read(J, ph) && c4 < J->C4; c4++, i++)
-            if (i >= i0 && i < i1) transform_plane(J, ph / J->g->s[1], ph % J->g->s[1], c4);
+    int64_t i0 = part_row(J, part), i1 = part_row(J, part + 1);
+    bool tail = part == J->nparts - 1;
+    for (int64_t ph = 0; ph < J->g->s[0] * J->g->s[1]; ph++)
+        for (int64_t c4 = 0; phase_read(J, ph) && c4 < J->C4 && (i0 < i1 || tail); c4++)
+            transform_plane(J, ph / J->g->s[1], ph % J->g->s[1], c4, i0, i1, tail);
 }
 
 /* The k4 groups' offsets, in the filter's order (c4, kh, kw). */
@@ -482,6 +493,11 @@ static void store_wide(const q8_conv_job *J, const int32_t *acc, int64_t p0, int
 static void tile_segments(const q8_conv_job *J, int64_t p0, int64_t n, q8_tile *t) {
     const opgen_q8_conv_geom *g = J->g;
     t->segs = 0;
+    if (J->Wq == g->OW) { /* no padding columns: the wide pixels are the output's, one run */
+        t->a[0] = 0, t->o[0] = p0, t->segs = 1;
+        t->k[0] = n == 64 ? ~(__mmask64)0 : ((__mmask64)1 << n) - 1;
+        return;
+    }
     int64_t oh = p0 / J->Wq, ow = p0 % J->Wq;
     for (int64_t p = p0; p < p0 + n && oh < g->OH; oh++, ow = 0) {
         int64_t run = J->Wq - ow < p0 + n - p ? J->Wq - ow : p0 + n - p;
@@ -629,7 +645,7 @@ void opgen_q8_conv(const opgen_parallel *par, const opgen_q8_conv_geom *g, const
     q8_shape(&J);
     J.nparts = conv_parts(g, f, par);
 #if Q8_X86
-    J.fused = J.v.fn == micro_vnni512 && J.Wq >= 8; /* rows of 8 or more: at most Q8_SEGS segments a tile */
+    J.fused = J.v.fn == micro_vnni512 && (J.Wq == g->OW || J.Wq >= 8); /* at most Q8_SEGS segments a tile */
 #endif
     J.nob = ceil_div(f->O, MR);
     J.osplit = J.nblk >= J.nparts ? 1 : J.nparts;
