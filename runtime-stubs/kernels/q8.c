@@ -378,6 +378,21 @@ Q8_AVX512 static inline __m512i strided16(const uint8_t *r, int64_t s, int64_t n
 Q8_AVX512 static void interleave4_avx512(uint8_t *d, const uint8_t *const r[4], int64_t s, int64_t j0, int64_t j1,
                                          uint8_t off) {
     const __m512i o = _mm512_set1_epi8((char)off);
+    for (; s == 1 && j1 - j0 >= 64; j0 += 64) { /* 64 pixels: a 4 x 64 byte transpose */
+        __m512i a = _mm512_loadu_si512(r[0] + j0), b = _mm512_loadu_si512(r[1] + j0);
+        __m512i c = _mm512_loadu_si512(r[2] + j0), e = _mm512_loadu_si512(r[3] + j0);
+        __m512i ab0 = _mm512_unpacklo_epi8(a, b), ab1 = _mm512_unpackhi_epi8(a, b);
+        __m512i ce0 = _mm512_unpacklo_epi8(c, e), ce1 = _mm512_unpackhi_epi8(c, e);
+        /* q_i's 128-bit lane L: pixels 16 L + 4 i .. + 3, four bytes each */
+        __m512i q0 = _mm512_unpacklo_epi16(ab0, ce0), q1 = _mm512_unpackhi_epi16(ab0, ce0);
+        __m512i q2 = _mm512_unpacklo_epi16(ab1, ce1), q3 = _mm512_unpackhi_epi16(ab1, ce1);
+        __m512i t0 = _mm512_shuffle_i64x2(q0, q1, 0x44), t1 = _mm512_shuffle_i64x2(q0, q1, 0xEE);
+        __m512i t2 = _mm512_shuffle_i64x2(q2, q3, 0x44), t3 = _mm512_shuffle_i64x2(q2, q3, 0xEE);
+        _mm512_storeu_si512(d + 4 * j0, _mm512_add_epi8(_mm512_shuffle_i64x2(t0, t2, 0x88), o));
+        _mm512_storeu_si512(d + 4 * j0 + 64, _mm512_add_epi8(_mm512_shuffle_i64x2(t0, t2, 0xDD), o));
+        _mm512_storeu_si512(d + 4 * j0 + 128, _mm512_add_epi8(_mm512_shuffle_i64x2(t1, t3, 0x88), o));
+        _mm512_storeu_si512(d + 4 * j0 + 192, _mm512_add_epi8(_mm512_shuffle_i64x2(t1, t3, 0xDD), o));
+    }
     for (int64_t j = j0; j < j1; j += 16) {
         int64_t n = j1 - j < 16 ? j1 - j : 16;
         __m512i v = strided16(r[0] + s * j, s, n);
