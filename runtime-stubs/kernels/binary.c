@@ -63,7 +63,13 @@ OPGEN_SPECIALIZED opgen_status binary(opgen_ctx *ctx, uint32_t mask, binop op, c
             T v = OPGEN_SCALAR_AS(T, bs);
             if (op == OP_ADD) OPGEN_MAP1(&it, mask, T, T, OPGEN_ADD(T, x, OPGEN_MUL(T, al, v)));
             if (op == OP_SUB) OPGEN_MAP1(&it, mask, T, T, OPGEN_SUB(T, x, OPGEN_MUL(T, al, v)));
-            if (op == OP_MUL) OPGEN_MAP1(&it, mask, T, T, OPGEN_MUL(T, x, v));
+            /* a bf16 tensor times a Scalar in one pass, not block by block through float */
+            bool bf16 = OPGEN_SPEED_PATHS && OPGEN_HAS(mask, OPGEN_DTYPE_BFloat16) && sizeof(T) == 4 &&
+                        OPGEN_IS_FLOAT_T(T) && opgen_iter_bf16_dense(&it);
+            if (op == OP_MUL && bf16)
+                opgen_bf16_scale((uint16_t *)it.data[0], (const uint16_t *)it.data[1], (float)v, it.numel);
+            else if (op == OP_MUL)
+                OPGEN_MAP1(&it, mask, T, T, OPGEN_MUL(T, x, v));
             if (op == OP_DIV) OPGEN_MAP1(&it, mask, T, T, x / v);
         } else {
             /* ATen fuses a + alpha * b for floats (one rounding): alpha 1 is a plain add */

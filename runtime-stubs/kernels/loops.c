@@ -59,6 +59,10 @@ BF16_RUN void bf16_widen_run(float *d, const uint16_t *s, int64_t n) {
 BF16_RUN void bf16_round_run(uint16_t *d, const float *s, int64_t n) {
     for (int64_t i = 0; i < n; i++) d[i] = opgen_float_to_bf16(s[i]);
 }
+BF16_RUN void bf16_scale_run(uint16_t *d, const uint16_t *s, float v, int64_t n) {
+    for (int64_t i = 0; i < n; i++) d[i] = opgen_float_to_bf16(opgen_bf16_to_float(s[i]) * v);
+}
+void opgen_bf16_scale(uint16_t *d, const uint16_t *s, float v, int64_t n) { bf16_scale_run(d, s, v, n); }
 
 /* A value of any dtype as double or int64: used only here, per element of a block
  * being converted. */

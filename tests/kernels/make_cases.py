@@ -356,6 +356,10 @@ for d in ['f16', 'bf16']:
          '%e = aten::div.Tensor(%x, %y)', '%f = aten::mul.Scalar(%x, 0.3)', '%k = aten::gt.Tensor(%x, %y)', '%g = aten::where.self(%k, %x, %y)',
          '%h = aten::maximum(%x, %y)'], '(%a, %b, %c, %e, %f, %g, %k, %h)',
          fn=lambda x, y: [A.add.Tensor(x, y, alpha=2), x - y, x * y, x / y, x * 0.3, torch.where(x > y, x, y), x > y, torch.maximum(x, y)], tol=T)
+    if d == 'bf16':  # a tensor times a Scalar in one pass (kernels/binary.c): the vector body, specials, exact
+        case('mul_scalar_bf16', [('x', d, (7, 70), 'normal'), ('y', d, (12,), 'special')],
+             ['%r = aten::mul.Scalar(%x, 0.3)', '%s = aten::mul.Scalar(%y, -3.5)', '%t = aten::mul.Scalar(%x, 1e-38)'], '(%r, %s, %t)',
+             fn=lambda x, y: [x * 0.3, y * -3.5, x * 1e-38])
     case(f'reduced_unary_{d}', [('x', d, (3, 20), 'normal')], ['%a = aten::relu(%x)', '%b = aten::sigmoid(%x)', '%c = aten::tanh(%x)', '%e = aten::gelu(%x, approximate="tanh")',
          '%f = aten::exp(%x)', '%g = aten::pow.Tensor_Scalar(%x, 2)', '%h = aten::clamp(%x, -1.5, 2)', '%i = aten::neg(%x)', '%j = aten::abs(%x)'],
          '(%a, %b, %c, %e, %f, %g, %h, %i, %j)', fn=lambda x: [torch.relu(x), torch.sigmoid(x), torch.tanh(x), A.gelu(x, approximate='tanh'), torch.exp(x), x.pow(2),

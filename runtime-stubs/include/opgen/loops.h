@@ -95,6 +95,14 @@ void opgen_convert_f64(void *dst, const void *src, int64_t stride, opgen_dtype s
              : opgen_convert_f64)
 /* n contiguous elements of dtype sd into dst, `stride` bytes apart, as dtype dd. */
 void opgen_convert_out(void *dst, int64_t stride, opgen_dtype dd, const void *src, opgen_dtype sd, int64_t n);
+/* d[i] = s[i] * v for n contiguous BFloat16 values, in float, rounded once (a
+ * MAP loop's result in one pass: an attention's keys scaled every decode step). */
+void opgen_bf16_scale(uint16_t *d, const uint16_t *s, float v, int64_t n);
+/* Whether IT's two operands are contiguous BFloat16. */
+static inline bool opgen_iter_bf16_dense(const opgen_iter *it) {
+    return it->dtype[0] == OPGEN_DTYPE_BFloat16 && it->dtype[1] == OPGEN_DTYPE_BFloat16 &&
+           (it->ndim == 0 || (it->ndim == 1 && it->stride[0][0] == 2 && it->stride[1][0] == 2));
+}
 
 /* dst = src (same shape, src may broadcast; any strides; dtypes converted as ATen's
  * to() does): runs of contiguous elements are copied with memcpy. */
