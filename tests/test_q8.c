@@ -167,6 +167,8 @@ int main(void) {
            all (the last group of four short); rows of exactly 16 */
         {1, 5, 13, 37, 5, 3, 3, 1, 1, 1, true, 1},
         {1, 3, 6, 16, 3, 3, 3, 1, 1, 1, true, 0},
+        /* rows spread to the plane several a load: four rows of 16 fill it */
+        {1, 3, 9, 16, 3, 3, 3, 1, 0, 1, true, 2},
     };
     opgen_pool *pool = opgen_pool_create(3);
     opgen_parallel split = {0}; /* every call split, however small */
