@@ -149,7 +149,7 @@ Q8_VNNI512 static void micro_vnni512(const uint8_t *restrict B, const int64_t *r
  * output row's (the columns past OW, which the wide output computes, are not
  * stored); a segment's lanes a .. a + len go to y[r] + o .. (a masked store
  * from y[r] + o - a: the bytes outside the mask are neither read nor written). */
-enum { Q8_SEGS = 10 }; /* 64 wide pixels in rows of Wq >= 8: at most 64 / 8 + 2 runs */
+enum { Q8_SEGS = 10 }; /* 64 wide pixels in rows of Wq >= 8 make at most 64 / 8 + 2 runs */
 typedef struct q8_tile {
     int8_t *y[MR];
     __m512i comp[MR];
@@ -484,54 +484,62 @@ static void tap_offsets(const q8_conv_job *J) {
             }
 }
 
-/* The stored part of a tile's row: wide pixels p0 .. p0+n of channel o. */
+/* The stored runs of wide pixels p0 .. p0 + n, one at a time (the walk from
+ * q8_run_start): a tile's lanes a .. a + len are output pixels o .. o + len
+ * (the columns past OW are computed, not stored). Runs contiguous in both
+ * merge: without padding columns a tile is one run. */
+typedef struct q8_run {
+    int64_t p, end, oh, ow; /* the walk */
+    int64_t a, o, len;      /* the run found */
+} q8_run;
+
+static q8_run q8_run_start(const q8_conv_job *J, int64_t p0, int64_t n) {
+    q8_run r = {p0, p0 + n, p0 / J->Wq, p0 % J->Wq, 0, 0, 0};
+    return r;
+}
+
+static bool q8_next_run(const q8_conv_job *J, int64_t p0, q8_run *r) {
+    const opgen_q8_conv_geom *g = J->g;
+    bool found = false;
+    for (; r->p < r->end && r->oh < g->OH; r->oh++, r->ow = 0) {
+        int64_t run = J->Wq - r->ow < r->end - r->p ? J->Wq - r->ow : r->end - r->p;
+        if (r->ow < g->OW) {
+            int64_t a = r->p - p0, o = r->oh * g->OW + r->ow, len = g->OW - r->ow < run ? g->OW - r->ow : run;
+            if (!found)
+                r->a = a, r->o = o, r->len = len, found = true;
+            else if (r->a + r->len == a && r->o + r->len == o)
+                r->len += len;
+            else
+                return true; /* the next run starts here */
+        }
+        r->p += run;
+    }
+    return found;
+}
+
+/* A tile's row of sums (channel o) requantized and stored by runs. */
 static void store_wide(const q8_conv_job *J, const int32_t *acc, int64_t p0, int64_t n, int64_t o) {
     const opgen_q8_filter *f = J->f;
     int32_t comp = f->wsum[o] * (J->g->zx + J->v.offset);
     int8_t *y = J->y + o * J->g->OH * J->g->OW;
-    if (J->Wq == J->g->OW) { /* no padding columns (a 1x1 filter, stride 1): the wide output is the result */
-        J->v.store(acc, n, comp, f->mul[o], f->bias[o], J->rq->qlo, J->rq->qhi, y + p0);
-        return;
-    }
-    for (int64_t p = p0; p < p0 + n;) {
-        int64_t oh = p / J->Wq, ow = p % J->Wq, run = J->Wq - ow < p0 + n - p ? J->Wq - ow : p0 + n - p;
-        if (ow < J->g->OW && oh < J->g->OH) {
-            int64_t m = J->g->OW - ow < run ? J->g->OW - ow : run;
-            J->v.store(acc + (p - p0), m, comp, f->mul[o], f->bias[o], J->rq->qlo, J->rq->qhi, y + oh * J->g->OW + ow);
-        }
-        p += run;
-    }
+    for (q8_run r = q8_run_start(J, p0, n); q8_next_run(J, p0, &r);)
+        J->v.store(acc + r.a, r.len, comp, f->mul[o], f->bias[o], J->rq->qlo, J->rq->qhi, y + r.o);
 }
 
 #if Q8_X86
-/* The segments of wide pixels p0 .. p0 + n (store_wide's runs). */
-static void tile_segments(const q8_conv_job *J, int64_t p0, int64_t n, q8_tile *t) {
-    const opgen_q8_conv_geom *g = J->g;
-    t->segs = 0;
-    if (J->Wq == g->OW) { /* no padding columns: the wide pixels are the output's, one run */
-        t->a[0] = 0, t->o[0] = p0, t->segs = 1;
-        t->k[0] = n == 64 ? ~(__mmask64)0 : ((__mmask64)1 << n) - 1;
-        return;
-    }
-    int64_t oh = p0 / J->Wq, ow = p0 % J->Wq;
-    for (int64_t p = p0; p < p0 + n && oh < g->OH; oh++, ow = 0) {
-        int64_t run = J->Wq - ow < p0 + n - p ? J->Wq - ow : p0 + n - p;
-        if (ow < g->OW) {
-            int64_t len = g->OW - ow < run ? g->OW - ow : run;
-            t->a[t->segs] = p - p0, t->o[t->segs] = oh * g->OW + ow;
-            t->k[t->segs++] = (len == 64 ? ~(__mmask64)0 : ((__mmask64)1 << len) - 1) << (p - p0);
-        }
-        p += run;
-    }
-}
-
-/* The tiles of wide pixels p0 .. p0 + n through micro_vnni512_q, channel
- * blocks ob0 .. ob1 (the segments found once for them). */
-Q8_AVX512 static void conv_tiles_fused(const q8_conv_job *J, int64_t ob0, int64_t ob1, int64_t p0, int64_t n) {
+/* The tiles of wide pixels p0 .. p0 + n through micro_vnni512_q, channel blocks
+ * ob0 .. ob1, their runs found once for all; false (nothing done) where they
+ * are more than Q8_SEGS (rows under 8 pixels). */
+Q8_AVX512 static bool conv_tiles_fused(const q8_conv_job *J, int64_t ob0, int64_t ob1, int64_t p0, int64_t n) {
     const opgen_q8_filter *f = J->f;
     q8_tile t;
+    t.segs = 0;
+    for (q8_run r = q8_run_start(J, p0, n); q8_next_run(J, p0, &r); t.segs++) {
+        if (t.segs == Q8_SEGS) return false;
+        t.a[t.segs] = r.a, t.o[t.segs] = r.o;
+        t.k[t.segs] = (r.len == 64 ? ~(__mmask64)0 : ((__mmask64)1 << r.len) - 1) << r.a;
+    }
     t.lo = _mm512_set1_ps(J->rq->qlo), t.hi = _mm512_set1_ps(J->rq->qhi);
-    tile_segments(J, p0, n, &t);
     for (int64_t ob = ob0; ob < ob1; ob++) {
         t.rows = (int)(f->O - ob * MR < MR ? f->O - ob * MR : MR);
         for (int r = 0; r < t.rows; r++) {
@@ -542,6 +550,7 @@ Q8_AVX512 static void conv_tiles_fused(const q8_conv_job *J, int64_t ob0, int64_
         }
         micro_vnni512_q(J->X + 4 * p0, J->off, f->w + ob * MR * f->Kp, f->Kp / 4, &t);
     }
+    return true;
 }
 #endif
 
@@ -551,10 +560,7 @@ static void conv_task(const q8_conv_job *J, int64_t t, int32_t *acc) {
     int64_t b = t / J->osplit, os = t % J->osplit, p0 = b * NR, n = J->P - p0 < NR ? J->P - p0 : NR;
     int64_t ob0 = J->nob * os / J->osplit, ob1 = J->nob * (os + 1) / J->osplit;
 #if Q8_X86
-    if (J->fused) {
-        conv_tiles_fused(J, ob0, ob1, p0, n);
-        return;
-    }
+    if (J->fused && conv_tiles_fused(J, ob0, ob1, p0, n)) return;
 #endif
     for (int64_t ob = ob0; ob < ob1; ob++) {
         J->v.fn(J->X + 4 * p0, J->off, f->w + ob * MR * f->Kp, f->Kp / 4, acc);
@@ -660,7 +666,7 @@ void opgen_q8_conv(const opgen_parallel *par, const opgen_q8_conv_geom *g, const
     q8_shape(&J);
     J.nparts = conv_parts(g, f, par);
 #if Q8_X86
-    J.fused = J.v.fn == micro_vnni512 && (J.Wq == g->OW || J.Wq >= 8); /* at most Q8_SEGS segments a tile */
+    J.fused = J.v.fn == micro_vnni512; /* a tile of more than Q8_SEGS runs (rows under 8) stores through acc */
 #endif
     J.nob = ceil_div(f->O, MR);
     J.osplit = J.nblk >= J.nparts ? 1 : J.nparts;
