@@ -1,14 +1,17 @@
 /* Quantized patterns onto the integer kernels (rewrite.h, kernels/q8.h): the
  * dequantize -> op -> quantize chains PT2E writes, found among a program's
  * steps at load, computed by one step on the int8 tensors while the others no
- * longer run. Each chain is a Backend-dialect op of yaml/backend_ops.yaml (its
- * pattern there is its fallback): what is not matched here runs as written.
+ * longer run. A chain's fallback is the program's own float ops: what is not
+ * matched here runs as written. (Only add and add_relu are also declared as
+ * Backend-dialect ops, in yaml/backend_ops.yaml; the others are matched here,
+ * not from yaml.)
  *
  *   dq(x), dq(w const) -> convolution [-> relu | hardtanh] -> q    conv2d / depthwise
  *   dq(x), permute(dq(w const)) -> addmm(bias const) -> q          linear
  *   dq(a), dq(b) -> add [-> relu] -> q                             add
  *   dq(x) -> relu | hardtanh -> q                                  a 256-entry table
  *   dq(x) -> max_pool2d_with_indices -> q (same scale, zero point) max on int8
+ *   dq(x) -> mean.dim(x, [-1, -2], dtype None) -> q                a plane's mean
  *
  * The weights are packed once, here, into memory the method planned for them;
  * the float tensors between the ops are never written. */
@@ -28,6 +31,7 @@
 #define Q8_ADD (Q8_ANY && OPGEN_SELECTED(aten_add_out))
 #define Q8_LOOKUP (Q8_ANY && (OPGEN_SELECTED(aten_relu_out) || OPGEN_SELECTED(aten_hardtanh_out)))
 #define Q8_MAX_POOL (Q8_ANY && OPGEN_SELECTED(aten_max_pool2d_with_indices_out))
+#define Q8_MEAN (Q8_ANY && OPGEN_SELECTED(aten_mean_out))
 
 static bool is(const opgen_step *s, const char *qualified) {
     return s && !strcmp(opgen_ops[s->kernel_op].qualified, qualified);
@@ -148,14 +152,19 @@ static bool input_kept(const opgen_step_seq *q, const opgen_tensor *x, int from,
 }
 
 /* Where the chain at k reads its input in: in place when x keeps its bytes
- * until k and the result y is not planned over them (or may be: inplace_ok),
- * else in a private copy (in planned memory, in r's `copy`) that the
- * dequantize at in->step makes instead of dequantizing: in->copy is set. */
+ * until k and the result y is not planned over them (or may be: inplace_ok;
+ * or, with `staged`, y is computed in planned memory of its own, r->stage,
+ * and copied over x after: ExecuTorch plans a stride-2 depthwise's result
+ * where its input starts, and y is a quarter of x), else in a private copy (in
+ * planned memory, in r's `copy`) that the dequantize at in->step makes instead
+ * of dequantizing: in->copy is set. */
 static bool chain_input(const opgen_step_seq *q, q8_in *in, int k, const int *gone, int ngone, opgen_q8_step *r,
-                        bool inplace_ok) {
+                        bool inplace_ok, bool staged) {
     in->copy = NULL;
-    if (input_kept(q, in->x, in->step, k, gone, ngone) && (inplace_ok || !opgen_tensors_overlap(in->x, r->y)))
-        return true;
+    if (input_kept(q, in->x, in->step, k, gone, ngone)) {
+        if (inplace_ok || !opgen_tensors_overlap(in->x, r->y)) return true;
+        if (staged) return (r->stage = q->mem(q->ctx, opgen_nbytes(r->y))) != NULL;
+    }
     opgen_q8_step *c = q->q8(q->ctx, in->step);
     opgen_tensor *copy = c ? q->mem(q->ctx, sizeof *copy) : NULL;
     void *mem = copy ? q->mem(q->ctx, opgen_nbytes(in->x)) : NULL;
@@ -229,7 +238,7 @@ static int fuse_conv(const opgen_step_seq *q, int k, opgen_step *c, opgen_q8_ste
     if (clamp_after(q, ka, r->y, &lo, &hi, &r->y)) ka += 3;
     int gone[] = {in.step, kw, k + 1, k + 2, k + 3, k + 4, k + 5};
     /* a dense convolution of one image transforms all of x before it writes y */
-    if (!chain_input(q, &in, k, gone, 2, r, !depthwise && r->g.N == 1)) return 0;
+    if (!chain_input(q, &in, k, gone, 2, r, !depthwise && r->g.N == 1, true)) return 0;
     if (!pack(q, r, w, scales, ws, in.scale, &c->args[2], depthwise)) return 0;
     r->rq.qlo = r->rq.qlo > lo ? r->rq.qlo : lo, r->rq.qhi = r->rq.qhi < hi ? r->rq.qhi : hi;
     r->kind = OPGEN_Q8_CONV, r->x = in.x;
@@ -251,7 +260,7 @@ static int fuse_linear(const opgen_step_seq *q, int k, opgen_step *c, opgen_q8_s
     if (c->args[0].none || !const_bias(q, &c->args[0], O) || !quantized(q, k + 1, c->res[0], &r->rq, &r->y)) return 0;
     r->g = (opgen_q8_conv_geom){in.x->sizes[0], in.x->sizes[1], 1, 1, 1, 1, 1, 1, {1, 1}, {0, 0}, {1, 1}, in.zp};
     int gone[] = {in.step, kp, kw, k + 1};
-    if (!chain_input(q, &in, k, gone, 3, r, r->g.N == 1)) return 0;
+    if (!chain_input(q, &in, k, gone, 3, r, r->g.N == 1, true)) return 0;
     if (!pack(q, r, w, scales, ws, in.scale, &c->args[0], false)) return 0;
     r->kind = OPGEN_Q8_CONV, r->x = in.x;
     return commit(q, &in, 1, gone, 4, 1);
@@ -280,8 +289,8 @@ static int fuse_add(const opgen_step_seq *q, int k, opgen_step *s, opgen_q8_step
     if (!quantized(q, ka, y, &r->rq, &r->y)) return 0;
     /* a residual's int8 bytes are often reused across the block's convolutions */
     int gone[] = {in[0].step, in[1].step, k + 1, k + 2};
-    if (!chain_input(q, &in[0], k, gone, 2, r, same_bytes(in[0].x, r->y)) ||
-        !chain_input(q, &in[1], k, gone, 2, r, same_bytes(in[1].x, r->y)))
+    if (!chain_input(q, &in[0], k, gone, 2, r, same_bytes(in[0].x, r->y), false) ||
+        !chain_input(q, &in[1], k, gone, 2, r, same_bytes(in[1].x, r->y), false))
         return 0;
     r->kind = OPGEN_Q8_ADD, r->x = in[0].x, r->x2 = in[1].x;
     r->sa = in[0].scale, r->sb = in[1].scale, r->za = in[0].zp, r->zb = in[1].zp;
@@ -302,7 +311,7 @@ static int fuse_lookup(const opgen_step_seq *q, int k, opgen_step *s, opgen_q8_s
         r->table[(uint8_t)v] = (int8_t)opgen_q8_quantize(f, &rq);
     }
     int gone[] = {in.step, k + 1};
-    if (!chain_input(q, &in, k, gone, 1, r, same_bytes(in.x, r->y))) return 0;
+    if (!chain_input(q, &in, k, gone, 1, r, same_bytes(in.x, r->y), false)) return 0;
     r->kind = OPGEN_Q8_LOOKUP, r->x = in.x;
     return commit(q, &in, 1, gone, 2, 1);
 }
@@ -321,8 +330,26 @@ static int fuse_max_pool(const opgen_step_seq *q, int k, opgen_step *s, opgen_q8
         r->pool[2][i] = l[2].data[l[2].len == 1 ? 0 : i], r->pool[3][i] = l[3].data[l[3].len == 1 ? 0 : i];
     }
     int gone[] = {in.step, k + 1};
-    if (!chain_input(q, &in, k, gone, 1, r, false)) return 0;
+    if (!chain_input(q, &in, k, gone, 1, r, false, false)) return 0;
     r->kind = OPGEN_Q8_MAX_POOL, r->x = in.x;
+    return commit(q, &in, 1, gone, 2, 1);
+}
+
+/* dq -> mean over the last two of four dimensions (keepdim or not, its dtype
+ * the input's) -> q. */
+static int fuse_mean(const opgen_step_seq *q, int k, opgen_step *s, opgen_q8_step *r) {
+    q8_in in;
+    if (!dequantized(q, s->args[0].v.t, k, &in) || in.x->dim != 4 || s->args[1].none || !s->args[3].none ||
+        !quantized(q, k + 1, s->res[0], &r->rq, &r->y) || opgen_numel(r->y) != in.x->sizes[0] * in.x->sizes[1] ||
+        in.x->sizes[2] * in.x->sizes[3] == 0)
+        return 0;
+    opgen_int_list d = s->args[1].v.il;
+    bool plane = d.len == 2;
+    for (int i = 0; plane && i < 2; i++) plane = (d.data[i] + 4) % 4 >= 2 && d.data[i] >= -4 && d.data[i] < 4;
+    if (!plane || (d.data[0] + 4) % 4 == (d.data[1] + 4) % 4) return 0;
+    int gone[] = {in.step, k + 1};
+    if (!chain_input(q, &in, k, gone, 1, r, false, false)) return 0;
+    r->kind = OPGEN_Q8_MEAN, r->x = in.x, r->sa = in.scale, r->za = in.zp;
     return commit(q, &in, 1, gone, 2, 1);
 }
 
@@ -335,6 +362,7 @@ int opgen_rewrite_q8(const opgen_step_seq *q, int k) {
         : Q8_ADD && is(s, "aten::add.out")                                      ? fuse_add
         : Q8_LOOKUP && (is(s, "aten::relu.out") || is(s, "aten::hardtanh.out")) ? fuse_lookup
         : Q8_MAX_POOL && is(s, "aten::max_pool2d_with_indices.out")             ? fuse_max_pool
+        : Q8_MEAN && is(s, "aten::mean.out")                                    ? fuse_mean
                                                                                 : NULL;
     opgen_q8_step *r = fuse ? q->q8(q->ctx, k) : NULL;
     if (!r) return 0;
@@ -351,7 +379,8 @@ const char *opgen_q8_kernel_name(const opgen_q8_step *r) {
                                      {"opgen_q8_add (int8)", ""},
                                      {"opgen_q8_lookup (int8, a table)", ""},
                                      {"opgen_q8_max_pool (int8)", ""},
-                                     {"opgen_q8_copy (its int8 input, for a chain after)", ""}};
+                                     {"opgen_q8_copy (its int8 input, for a chain after)", ""},
+                                     {"opgen_q8_mean (int8)", ""}};
     if (r->kind == OPGEN_Q8_CONV && !r->f.depthwise) { /* the product kernels' variant, once */
         static char conv[64];
         if (!conv[0]) snprintf(conv, sizeof conv, names[0][0], opgen_q8_variant());
@@ -380,6 +409,11 @@ static void split_part(void *arg, int part) {
                           r->pool[0], r->pool[1], r->pool[2], r->pool[3], S->y + a * out);
         return;
     }
+    if (Q8_MEAN && r->kind == OPGEN_Q8_MEAN) {
+        int64_t in = r->x->sizes[2] * r->x->sizes[3];
+        opgen_q8_mean(b - a, in, S->x + a * in, r->za, r->sa, &r->rq, S->y + a);
+        return;
+    }
     a = part ? a & ~(int64_t)63 : 0, b = part == S->parts - 1 ? S->n : b & ~(int64_t)63;
     if (Q8_ADD && r->kind == OPGEN_Q8_ADD)
         opgen_q8_add(b - a, S->x + a, r->sa, r->za, (const int8_t *)r->x2->data + a, r->sb, r->zb, &r->rq, S->y + a);
@@ -398,10 +432,12 @@ opgen_status opgen_q8_step_run(opgen_step *s, opgen_arena *arena, opgen_error *e
     if (s->scratch && !scratch)
         return err->code ? err->code : opgen_fail(err, OPGEN_E_NO_MEMORY, "%s: out of memory", s->name);
     if (Q8_CONV && r->kind == OPGEN_Q8_CONV) {
-        opgen_q8_conv(s->par, &r->g, &r->f, &r->rq, x, y, scratch);
+        opgen_q8_conv(s->par, &r->g, &r->f, &r->rq, x, r->stage ? r->stage : y, scratch);
+        if (r->stage) memcpy(y, r->stage, opgen_nbytes(r->y));
         return OPGEN_OK;
     }
-    q8_split S = {r, x, y, r->kind == OPGEN_Q8_MAX_POOL ? r->x->sizes[0] * r->x->sizes[1] : opgen_numel(r->x), 1};
+    bool planes = r->kind == OPGEN_Q8_MAX_POOL || r->kind == OPGEN_Q8_MEAN;
+    q8_split S = {r, x, y, planes ? r->x->sizes[0] * r->x->sizes[1] : opgen_numel(r->x), 1};
     S.parts = opgen_parallel_parts_for(s->par, (double)opgen_numel(r->y), 65536.0);
     opgen_parallel_for(s->par, S.parts, split_part, &S);
     return OPGEN_OK;

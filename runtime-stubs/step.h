@@ -58,7 +58,7 @@ typedef struct opgen_step {
 
 /* A step that computes a quantized chain on int8 tensors (rewrite_q8.c): the
  * chain's other steps do not run. */
-enum { OPGEN_Q8_CONV = 1, OPGEN_Q8_ADD, OPGEN_Q8_LOOKUP, OPGEN_Q8_MAX_POOL, OPGEN_Q8_COPY };
+enum { OPGEN_Q8_CONV = 1, OPGEN_Q8_ADD, OPGEN_Q8_LOOKUP, OPGEN_Q8_MAX_POOL, OPGEN_Q8_COPY, OPGEN_Q8_MEAN };
 typedef struct opgen_q8_step {
     int kind;
     const opgen_tensor *x, *x2; /* the int8 inputs (dequantize's inputs) */
@@ -66,10 +66,11 @@ typedef struct opgen_q8_step {
     opgen_q8_filter f;          /* CONV (a linear layer: 1x1 pixels) */
     opgen_q8_conv_geom g;
     opgen_q8_requant rq;
-    float sa, sb; /* ADD: the operands' scales and zero points */
+    float sa, sb; /* ADD: the operands' scales and zero points (MEAN: sa, za the input's) */
     int32_t za, zb;
     int64_t pool[4][2]; /* MAX_POOL: kernel, stride, padding, dilation */
     int8_t *table;      /* LOOKUP: 256 bytes of the planned memory */
+    int8_t *stage;      /* CONV: where y is computed when it is planned over x (then copied), or NULL */
 } opgen_q8_step;
 
 /* A convolution step that stores its result through the batch norm (the

@@ -138,7 +138,8 @@ q8=$(dirname "$0")/exir/int8_mix
 "$rt" run "$q8/model.pte" --input 0="$q8/inputs/1_0.npy" -o "$tmp/q8-1" --trace 2>"$tmp/q8trace" >/dev/null
 for k in "aten::convolution.out -> opgen_q8_conv (int8, " "aten::convolution.out -> opgen_q8_depthwise (int8)" \
     "aten::add.out -> opgen_q8_add (int8)" "aten::hardtanh.out -> folded at load" \
-    "aten::max_pool2d_with_indices.out -> opgen_q8_max_pool (int8)" "aten::addmm.out -> opgen_q8_conv (int8, "; do
+    "aten::max_pool2d_with_indices.out -> opgen_q8_max_pool (int8)" "aten::addmm.out -> opgen_q8_conv (int8, " \
+    "aten::mean.out -> opgen_q8_mean (int8)"; do
     grep -qF -e "$k" "$tmp/q8trace" && ok || bad "int8_mix: the trace lacks '$k'"
 done
 "$rt" run "$q8/model.pte" --input 0="$q8/inputs/1_0.npy" -o "$tmp/q8-2" --threads 2 >/dev/null 2>&1

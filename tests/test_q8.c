@@ -4,8 +4,8 @@
  * 1x1 pixels) must give the same bytes as int64 sums requantized as q8.h
  * says (nearbyintf of sum * m + b, clamped), on every product variant this
  * CPU has (AVX-512 VNNI with VBMI's integer depthwise, AVX-512 VNNI, AVX-VNNI,
- * AVX2, portable C) and with 1 or 3 threads; add, table lookup and max pooling
- * likewise. */
+ * AVX2, portable C) and with 1 or 3 threads; add, table lookup, max pooling
+ * and a plane's mean likewise. */
 #include "check.h"
 #include "../runtime-stubs/kernels/q8.h"
 #include "opgen/pool.h"
@@ -138,6 +138,30 @@ static void elementwise(void) {
         bad += wy[ow] != m;
     }
     CHECK(!bad, "max_pool, a row of %d: %d of %d differ", WW, bad, WW / 2);
+    /* mean: planes of 16 with scales that are powers of two, every step exact;
+     * plane 0's mean 0.25 is half an output step, rounded to even (0 + zp),
+     * plane 1's 0.75 to 2 steps; planes of 49: the dequantized values' float sum */
+    int8_t m16[3 * 16], mq[3];
+    for (int i = 0; i < 16; i++) m16[i] = (int8_t)(i == 0 ? 5 : 4), m16[16 + i] = (int8_t)(i == 0 ? 7 : 4);
+    for (int i = 0; i < 16; i++) m16[32 + i] = (int8_t)rnd(-128, 127);
+    opgen_q8_requant mr = {2.0f, -3, -128, 127, 0, 0, 0, 0, 0};
+    opgen_q8_mean(3, 16, m16, 4, 4.0f, &mr, mq);
+    int sum = 0;
+    for (int i = 0; i < 16; i++) sum += m16[32 + i] - 4;
+    double want = nearbyint((double)sum * 4.0 / 16.0 * 2.0) - 3;
+    want = want < -128 ? -128 : want > 127 ? 127 : want;
+    CHECK(mq[0] == -3 && mq[1] == -1 && mq[2] == (int8_t)want, "mean of 16: %d %d %d, not -3 -1 %d", mq[0], mq[1],
+          mq[2], (int)want);
+    opgen_q8_requant mr2 = {1.0f / 0.031f, 7, -128, 127, 0, 0, 0, 0, 0};
+    opgen_q8_mean(6, 49, a, -2, 0.045f, &mr2, y);
+    bad = 0;
+    for (int c = 0; c < 6; c++) {
+        float f = 0.0f;
+        for (int i = 0; i < 49; i++) f += (float)(a[c * 49 + i] + 2) * 0.045f;
+        int r = opgen_q8_quantize(f / 49.0f, &mr2);
+        bad += y[c] < r - 1 || y[c] > r + 1;
+    }
+    CHECK(!bad, "mean of 49: %d of 6 more than a step from the float sum's", bad);
 }
 
 int main(void) {

@@ -91,6 +91,12 @@ void opgen_q8_lookup(int64_t n, const int8_t *x, const int8_t table[256], int8_t
 void opgen_q8_max_pool(int64_t planes, int64_t H, int64_t W, const int8_t *x, int64_t OH, int64_t OW,
                        const int64_t k[2], const int64_t s[2], const int64_t p[2], const int64_t d[2], int8_t *y);
 
+/* y[i] = requant(scale * (sum_j x[i][j] - n * zx) / n) for planes i of n int8
+ * values: a mean over a plane of the dequantized values, their sum exact (in
+ * integers), the quotient rounded once to float. */
+void opgen_q8_mean(int64_t planes, int64_t n, const int8_t *x, int32_t zx, float scale, const opgen_q8_requant *rq,
+                   int8_t *y);
+
 /* For tests: the product kernels used from now on are no better than v (0
  * portable C, 1 AVX2 or NEON sdot, 2 AVX-VNNI, 3 AVX-512 VNNI, 4 that and VBMI's
  * depthwise; -1, the default: the best the CPU has). */

@@ -78,6 +78,39 @@ void opgen_q8_lookup(int64_t n, const int8_t *x, const int8_t table[256], int8_t
     for (int64_t i = 0; i < n; i++) out[i] = table[(uint8_t)x[i]];
 }
 
+#if Q8_X86
+/* The sum of n int8 values: vpsadbw of (x + 128) against zero, 64 at a time
+ * (the lanes past n zero, not 128). */
+Q8_AVX512 static int64_t sum_avx512(const int8_t *x, int64_t n) {
+    const __m512i flip = _mm512_set1_epi8((char)0x80);
+    __m512i acc = _mm512_setzero_si512();
+    for (int64_t j = 0; j < n; j += 64) {
+        __mmask64 m = n - j >= 64 ? ~(__mmask64)0 : (((__mmask64)1 << (n - j)) - 1);
+        __m512i v = _mm512_maskz_mov_epi8(m, _mm512_xor_si512(_mm512_maskz_loadu_epi8(m, x + j), flip));
+        acc = _mm512_add_epi64(acc, _mm512_sad_epu8(v, _mm512_setzero_si512()));
+    }
+    return _mm512_reduce_add_epi64(acc) - 128 * n;
+}
+#endif
+
+/* n > 0 (the rewrite takes no empty plane) */
+void opgen_q8_mean(int64_t planes, int64_t n, const int8_t *x, int32_t zx, float scale, const opgen_q8_requant *rq,
+                   int8_t *y) {
+    bool avx512 = false;
+#if Q8_X86
+    avx512 = opgen_q8_cap != 0 && __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl");
+#endif
+    for (int64_t i = 0; i < planes; i++, x += n) {
+        int64_t sum = 0;
+#if Q8_X86
+        if (avx512) sum = sum_avx512(x, n);
+#endif
+        for (int64_t j = 0; !avx512 && j < n; j++) sum += x[j];
+        double v = (double)scale * (double)(sum - n * (int64_t)zx) / (double)n;
+        y[i] = (int8_t)opgen_q8_quantize((float)v, rq);
+    }
+}
+
 /* y[ow] = max(y[ow], r[ow]) for ow in [lo, hi): compiled again for AVX-512. */
 #define Q8_MAX_ROW(NAME, ATTR)                                                                    \
     ATTR static void NAME(int8_t *restrict y, const int8_t *restrict r, int64_t lo, int64_t hi) { \
