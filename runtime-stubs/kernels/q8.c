@@ -112,25 +112,27 @@ static void micro_c(const uint8_t *restrict B, const int64_t *restrict off, cons
 /* Named accumulators, not an array: GCC 12 keeps an array of vectors on the
  * stack, copying it every step. */
 #define Q8_ROW_DECL(r) __m512i c##r##0 = z, c##r##1 = z, c##r##2 = z, c##r##3 = z;
-#define Q8_ROW_STEP(r)                                 \
-    {                                                  \
-        int32_t wv;                                    \
-        memcpy(&wv, W + 4 * (r), 4);                   \
-        __m512i w = _mm512_set1_epi32(wv);             \
-        c##r##0 = _mm512_dpbusd_epi32(c##r##0, b0, w); \
-        c##r##1 = _mm512_dpbusd_epi32(c##r##1, b1, w); \
-        c##r##2 = _mm512_dpbusd_epi32(c##r##2, b2, w); \
-        c##r##3 = _mm512_dpbusd_epi32(c##r##3, b3, w); \
+#define Q8_ROW_STEP(r, NC)                                           \
+    {                                                                \
+        int32_t wv;                                                  \
+        memcpy(&wv, W + 4 * (r), 4);                                 \
+        __m512i w = _mm512_set1_epi32(wv);                           \
+        c##r##0 = _mm512_dpbusd_epi32(c##r##0, b0, w);               \
+        if ((NC) > 1) c##r##1 = _mm512_dpbusd_epi32(c##r##1, b1, w); \
+        if ((NC) > 2) c##r##2 = _mm512_dpbusd_epi32(c##r##2, b2, w); \
+        if ((NC) > 3) c##r##3 = _mm512_dpbusd_epi32(c##r##3, b3, w); \
     }
-#define Q8_VNNI_TILE                                                                                             \
-    const __m512i z = _mm512_setzero_si512();                                                                    \
-    Q8_ROW_DECL(0)                                                                                               \
-    Q8_ROW_DECL(1)                                                                                               \
-    Q8_ROW_DECL(2) Q8_ROW_DECL(3) Q8_ROW_DECL(4) Q8_ROW_DECL(5) for (int64_t k = 0; k < k4n; k++, W += 4 * MR) { \
-        const uint8_t *b = B + off[k];                                                                           \
-        __m512i b0 = _mm512_loadu_si512(b), b1 = _mm512_loadu_si512(b + 64);                                     \
-        __m512i b2 = _mm512_loadu_si512(b + 128), b3 = _mm512_loadu_si512(b + 192);                              \
-        Q8_ROW_STEP(0) Q8_ROW_STEP(1) Q8_ROW_STEP(2) Q8_ROW_STEP(3) Q8_ROW_STEP(4) Q8_ROW_STEP(5)                \
+/* NC vectors of 16 pixels (a tile's last block may need fewer than 4) */
+#define Q8_VNNI_TILE(NC)                                                                                          \
+    const __m512i z = _mm512_setzero_si512();                                                                     \
+    Q8_ROW_DECL(0)                                                                                                \
+    Q8_ROW_DECL(1)                                                                                                \
+    Q8_ROW_DECL(2) Q8_ROW_DECL(3) Q8_ROW_DECL(4) Q8_ROW_DECL(5) for (int64_t k = 0; k < k4n; k++, W += 4 * MR) {  \
+        const uint8_t *b = B + off[k];                                                                            \
+        __m512i b0 = _mm512_loadu_si512(b), b1 = (NC) > 1 ? _mm512_loadu_si512(b + 64) : z;                       \
+        __m512i b2 = (NC) > 2 ? _mm512_loadu_si512(b + 128) : z, b3 = (NC) > 3 ? _mm512_loadu_si512(b + 192) : z; \
+        Q8_ROW_STEP(0, NC)                                                                                        \
+        Q8_ROW_STEP(1, NC) Q8_ROW_STEP(2, NC) Q8_ROW_STEP(3, NC) Q8_ROW_STEP(4, NC) Q8_ROW_STEP(5, NC)            \
     }
 #define Q8_ROW_STORE(r)                              \
     _mm512_storeu_si512(acc + (r)*NR, c##r##0);      \
@@ -140,7 +142,7 @@ static void micro_c(const uint8_t *restrict B, const int64_t *restrict off, cons
 #define Q8_VNNI512 __attribute__((target("avx512f,avx512bw,avx512vl,avx512vnni")))
 Q8_VNNI512 static void micro_vnni512(const uint8_t *restrict B, const int64_t *restrict off, const int8_t *restrict W,
                                      int64_t k4n, int32_t *restrict acc) {
-    Q8_VNNI_TILE
+    Q8_VNNI_TILE(4)
     Q8_ROW_STORE(0) Q8_ROW_STORE(1) Q8_ROW_STORE(2) Q8_ROW_STORE(3) Q8_ROW_STORE(4) Q8_ROW_STORE(5)
 }
 
@@ -166,24 +168,34 @@ Q8_AVX512 static inline __m128i q8v_row16(const q8_tile *t, int r, __m512i a) {
     __asm__("" : "+v"(b));
     return b;
 }
-Q8_AVX512 static inline void q8v_store4(const q8_tile *t, int r, __m512i a0, __m512i a1, __m512i a2, __m512i a3) {
+/* Row r's NC vectors requantized and stored by the tile's segments (lanes
+ * past 16 NC are in no segment). */
+Q8_AVX512 static inline void q8v_store(const q8_tile *t, int r, int nc, __m512i a0, __m512i a1, __m512i a2,
+                                       __m512i a3) {
     __m512i q = _mm512_castsi128_si512(q8v_row16(t, r, a0));
-    q = _mm512_inserti32x4(q, q8v_row16(t, r, a1), 1);
-    q = _mm512_inserti32x4(q, q8v_row16(t, r, a2), 2);
-    q = _mm512_inserti32x4(q, q8v_row16(t, r, a3), 3);
+    if (nc > 1) q = _mm512_inserti32x4(q, q8v_row16(t, r, a1), 1);
+    if (nc > 2) q = _mm512_inserti32x4(q, q8v_row16(t, r, a2), 2);
+    if (nc > 3) q = _mm512_inserti32x4(q, q8v_row16(t, r, a3), 3);
     for (int s = 0; s < t->segs; s++) _mm512_mask_storeu_epi8(t->y[r] + t->o[s] - t->a[s], t->k[s], q);
 }
-#define Q8_ROW_REQUANT(r) \
-    if ((r) < t->rows) q8v_store4(t, r, c##r##0, c##r##1, c##r##2, c##r##3);
-Q8_VNNI512 static void micro_vnni512_q(const uint8_t *restrict B, const int64_t *restrict off, const int8_t *restrict W,
-                                       int64_t k4n, const q8_tile *t) {
-    Q8_VNNI_TILE
-    Q8_ROW_REQUANT(0) Q8_ROW_REQUANT(1) Q8_ROW_REQUANT(2) Q8_ROW_REQUANT(3) Q8_ROW_REQUANT(4) Q8_ROW_REQUANT(5)
-}
+#define Q8_ROW_REQUANT(r, NC) \
+    if ((r) < t->rows) q8v_store(t, r, NC, c##r##0, c##r##1, c##r##2, c##r##3);
+#define Q8_MICRO_Q(NAME, NC)                                                                                          \
+    Q8_VNNI512 static void NAME(const uint8_t *restrict B, const int64_t *restrict off, const int8_t *restrict W,     \
+                                int64_t k4n, const q8_tile *t) {                                                      \
+        Q8_VNNI_TILE(NC)                                                                                              \
+        Q8_ROW_REQUANT(0, NC)                                                                                         \
+        Q8_ROW_REQUANT(1, NC) Q8_ROW_REQUANT(2, NC) Q8_ROW_REQUANT(3, NC) Q8_ROW_REQUANT(4, NC) Q8_ROW_REQUANT(5, NC) \
+    }
+Q8_MICRO_Q(micro_vnni512_q, 4)
+Q8_MICRO_Q(micro_vnni512_q3, 3)
+Q8_MICRO_Q(micro_vnni512_q2, 2)
+Q8_MICRO_Q(micro_vnni512_q1, 1)
 #undef Q8_ROW_DECL
 #undef Q8_ROW_STEP
 #undef Q8_ROW_STORE
 #undef Q8_ROW_REQUANT
+#undef Q8_MICRO_Q
 #undef Q8_VNNI_TILE
 
 /* AVX-VNNI (256-bit vpdpbusd, 16 vector registers): three channels by 32 pixels
@@ -338,7 +350,7 @@ typedef struct q8_conv_job {
     int64_t *off;  /* [Kp/4]: each k4 group's byte offset in X */
     uint8_t *work; /* per part: a tile of int32 sums */
     size_t work_bytes;
-    int64_t Hq, Wq, C4, plane, P, nblk, nob, osplit, ntasks;
+    int64_t Hq, Wq, C4, plane, P, nblk, nob, osplit;
     uint64_t phases; /* bit ph * s1 + pw: a tap reads that phase plane (a 1x1 stride-2 filter reads one) */
     int nparts;
     bool fused; /* tiles requantized in registers and stored by segments (micro_vnni512_q) */
@@ -450,13 +462,20 @@ static void transform_plane(const q8_conv_job *J, int64_t ph, int64_t pw, int64_
 
 static bool phase_read(const q8_conv_job *J, int64_t phase) { return phase >= 64 || J->phases >> phase & 1; }
 
+/* Where part's pixels start: the wide output in equal ranges of whole vectors
+ * (16 pixels), each tiled from its start (a range's last tile may be narrow),
+ * so that the parts' vectors differ by one at most. */
+static int64_t part_pixel(const q8_conv_job *J, int part) {
+    return part >= J->nparts ? J->P : J->P * part / J->nparts / 16 * 16;
+}
+
 /* The first plane row part transforms: the rows its tiles read (conv_part's
- * pixel blocks; a neighbour's rows only where a tap reaches past its own), so a
+ * pixels, part_pixel; a neighbour's rows only where a tap reaches past its own), so a
  * thread reads what it wrote, in its own cache; evenly where the tiles split
  * channels instead (fewer pixel blocks than parts). */
 static int64_t part_row(const q8_conv_job *J, int part) {
     if (part >= J->nparts) return J->Hq;
-    int64_t r = J->osplit > 1 ? J->Hq * part / J->nparts : J->nblk * part / J->nparts * NR / J->Wq;
+    int64_t r = J->osplit > 1 ? J->Hq * part / J->nparts : part_pixel(J, part) / J->Wq;
     return r < J->Hq ? r : J->Hq;
 }
 
@@ -540,6 +559,11 @@ Q8_AVX512 static bool conv_tiles_fused(const q8_conv_job *J, int64_t ob0, int64_
         t.k[t.segs] = (r.len == 64 ? ~(__mmask64)0 : ((__mmask64)1 << r.len) - 1) << r.a;
     }
     t.lo = _mm512_set1_ps(J->rq->qlo), t.hi = _mm512_set1_ps(J->rq->qhi);
+    static void (*const micros[4])(const uint8_t *restrict, const int64_t *restrict, const int8_t *restrict, int64_t,
+                                   const q8_tile *) = {micro_vnni512_q1, micro_vnni512_q2, micro_vnni512_q3,
+                                                       micro_vnni512_q};
+    void (*micro)(const uint8_t *restrict, const int64_t *restrict, const int8_t *restrict, int64_t, const q8_tile *) =
+        micros[(n - 1) / 16]; /* the vectors the block's pixels fill */
     for (int64_t ob = ob0; ob < ob1; ob++) {
         t.rows = (int)(f->O - ob * MR < MR ? f->O - ob * MR : MR);
         for (int r = 0; r < t.rows; r++) {
@@ -548,17 +572,15 @@ Q8_AVX512 static bool conv_tiles_fused(const q8_conv_job *J, int64_t ob0, int64_
             t.comp[r] = _mm512_set1_epi32(f->wsum[o] * (J->g->zx + 128));
             t.m[r] = _mm512_set1_ps(f->mul[o]), t.b[r] = _mm512_set1_ps(f->bias[o]);
         }
-        micro_vnni512_q(J->X + 4 * p0, J->off, f->w + ob * MR * f->Kp, f->Kp / 4, &t);
+        micro(J->X + 4 * p0, J->off, f->w + ob * MR * f->Kp, f->Kp / 4, &t);
     }
     return true;
 }
 #endif
 
-/* Task t: pixel block t / osplit, channel blocks of its share t % osplit. */
-static void conv_task(const q8_conv_job *J, int64_t t, int32_t *acc) {
+/* The tiles of pixels p0 .. p0 + n (n <= NR), channel blocks ob0 .. ob1. */
+static void conv_tiles(const q8_conv_job *J, int64_t p0, int64_t n, int64_t ob0, int64_t ob1, int32_t *acc) {
     const opgen_q8_filter *f = J->f;
-    int64_t b = t / J->osplit, os = t % J->osplit, p0 = b * NR, n = J->P - p0 < NR ? J->P - p0 : NR;
-    int64_t ob0 = J->nob * os / J->osplit, ob1 = J->nob * (os + 1) / J->osplit;
 #if Q8_X86
     if (J->fused && conv_tiles_fused(J, ob0, ob1, p0, n)) return;
 #endif
@@ -571,7 +593,13 @@ static void conv_task(const q8_conv_job *J, int64_t t, int32_t *acc) {
 static void conv_part(void *arg, int part) {
     const q8_conv_job *J = arg;
     int32_t *acc = (int32_t *)(J->work + (size_t)part * J->work_bytes);
-    for (int64_t t = J->ntasks * part / J->nparts; t < J->ntasks * (part + 1) / J->nparts; t++) conv_task(J, t, acc);
+    if (J->osplit > 1) { /* fewer blocks than parts: each part all blocks, its share of the channels */
+        int64_t ob0 = J->nob * part / J->nparts, ob1 = J->nob * (part + 1) / J->nparts;
+        for (int64_t p0 = 0; p0 < J->P; p0 += NR) conv_tiles(J, p0, J->P - p0 < NR ? J->P - p0 : NR, ob0, ob1, acc);
+        return;
+    }
+    for (int64_t p0 = part_pixel(J, part), p1 = part_pixel(J, part + 1); p0 < p1; p0 += NR)
+        conv_tiles(J, p0, p1 - p0 < NR ? p1 - p0 : NR, 0, J->nob, acc);
 }
 
 #include "q8_depthwise.inc"
@@ -670,7 +698,6 @@ void opgen_q8_conv(const opgen_parallel *par, const opgen_q8_conv_geom *g, const
 #endif
     J.nob = ceil_div(f->O, MR);
     J.osplit = J.nblk >= J.nparts ? 1 : J.nparts;
-    J.ntasks = J.nblk * J.osplit;
     uint8_t *s = (uint8_t *)(((uintptr_t)scratch + 63) & ~(uintptr_t)63);
     if (!f->depthwise) {
         J.X = s, s += transformed_bytes(&J);
