@@ -163,7 +163,9 @@ static bool chain_input(const opgen_step_seq *q, q8_in *in, int k, const int *go
     in->copy = NULL;
     if (input_kept(q, in->x, in->step, k, gone, ngone)) {
         if (inplace_ok || !opgen_tensors_overlap(in->x, r->y)) return true;
-        if (staged) return (r->stage = q->mem(q->ctx, opgen_nbytes(r->y))) != NULL;
+        /* no larger than x: the memory counted for x's copy (pte_exec_plan.c) holds it */
+        if (staged && opgen_nbytes(r->y) <= opgen_nbytes(in->x))
+            return (r->stage = q->mem(q->ctx, opgen_nbytes(r->y))) != NULL;
     }
     opgen_q8_step *c = q->q8(q->ctx, in->step);
     opgen_tensor *copy = c ? q->mem(q->ctx, sizeof *copy) : NULL;
