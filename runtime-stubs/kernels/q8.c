@@ -155,27 +155,34 @@ enum { Q8_SEGS = 10 }; /* 64 wide pixels in rows of Wq >= 8 make at most 64 / 8 
 typedef struct q8_tile {
     int8_t *y[MR];
     __m512i comp[MR];
-    __m512 m[MR], b[MR], lo, hi;
+    __m512 m[MR], b[MR], hi;
+    __m512i qlo; /* the low bound, as bytes */
     int64_t o[Q8_SEGS], a[Q8_SEGS];
     __mmask64 k[Q8_SEGS];
     int rows, segs;
 } q8_tile;
 
-/* 16 sums of row r requantized, narrowed in a register (vpmovdb to memory is
- * microcoded on Zen 4 and 5). */
-Q8_AVX512 static inline __m128i q8v_row16(const q8_tile *t, int r, __m512i a) {
-    __m128i b = q8v_requant(_mm512_cvtepi32_ps(_mm512_sub_epi32(a, t->comp[r])), t->m[r], t->b[r], t->lo, t->hi);
-    __asm__("" : "+v"(b));
-    return b;
+/* 16 sums of row r requantized to int32, clamped above only: the clamp
+ * below is done on the narrowed bytes (q8v_store). The results equal
+ * q8v_requant's for every finite sum (the sums and factors always are): below
+ * lo, the rounded value (an integer bound: rounding keeps the order) or its
+ * saturation is below lo too; +inf is clamped to hi before the conversion. */
+Q8_AVX512 static inline __m512i q8v_row16(const q8_tile *t, int r, __m512i a) {
+    __m512 v = _mm512_add_ps(_mm512_mul_ps(_mm512_cvtepi32_ps(_mm512_sub_epi32(a, t->comp[r])), t->m[r]), t->b[r]);
+    return _mm512_cvtps_epi32(_mm512_min_ps(v, t->hi));
 }
 /* Row r's NC vectors requantized and stored by the tile's segments (lanes
- * past 16 NC are in no segment). */
+ * past 16 NC are in no segment): narrowed by saturating packs (one uop each;
+ * vpmovdb is two), which interleave the four vectors by 128-bit lanes, put
+ * back in order by one vpermd, then clamped below as bytes. */
 Q8_AVX512 static inline void q8v_store(const q8_tile *t, int r, int nc, __m512i a0, __m512i a1, __m512i a2,
                                        __m512i a3) {
-    __m512i q = _mm512_castsi128_si512(q8v_row16(t, r, a0));
-    if (nc > 1) q = _mm512_inserti32x4(q, q8v_row16(t, r, a1), 1);
-    if (nc > 2) q = _mm512_inserti32x4(q, q8v_row16(t, r, a2), 2);
-    if (nc > 3) q = _mm512_inserti32x4(q, q8v_row16(t, r, a3), 3);
+    const __m512i order = _mm512_setr_epi32(0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15);
+    __m512i b0 = q8v_row16(t, r, a0), z = _mm512_setzero_si512();
+    __m512i b1 = nc > 1 ? q8v_row16(t, r, a1) : z, b2 = nc > 2 ? q8v_row16(t, r, a2) : z;
+    __m512i b3 = nc > 3 ? q8v_row16(t, r, a3) : z;
+    __m512i q = _mm512_packs_epi16(_mm512_packs_epi32(b0, b1), _mm512_packs_epi32(b2, b3));
+    q = _mm512_max_epi8(_mm512_permutexvar_epi32(order, q), t->qlo);
     for (int s = 0; s < t->segs; s++) _mm512_mask_storeu_epi8(t->y[r] + t->o[s] - t->a[s], t->k[s], q);
 }
 #define Q8_ROW_REQUANT(r, NC) \
@@ -558,7 +565,7 @@ Q8_AVX512 static bool conv_tiles_fused(const q8_conv_job *J, int64_t ob0, int64_
         t.a[t.segs] = r.a, t.o[t.segs] = r.o;
         t.k[t.segs] = (r.len == 64 ? ~(__mmask64)0 : ((__mmask64)1 << r.len) - 1) << r.a;
     }
-    t.lo = _mm512_set1_ps(J->rq->qlo), t.hi = _mm512_set1_ps(J->rq->qhi);
+    t.qlo = _mm512_set1_epi8((char)(int)J->rq->qlo), t.hi = _mm512_set1_ps(J->rq->qhi);
     static void (*const micros[4])(const uint8_t *restrict, const int64_t *restrict, const int8_t *restrict, int64_t,
                                    const q8_tile *) = {micro_vnni512_q1, micro_vnni512_q2, micro_vnni512_q3,
                                                        micro_vnni512_q};
