@@ -195,6 +195,8 @@ int main(void) {
         {1, 3, 9, 16, 3, 3, 3, 1, 0, 1, true, 2},
         /* 3x3 columns of 16 down the plane, stride 2, the last column short */
         {1, 4, 10, 50, 4, 3, 3, 2, 1, 1, true, 1},
+        /* rows of 64 outputs (a filter of 5 rows: not the 3x3 column walk) */
+        {1, 3, 6, 60, 3, 5, 5, 1, 2, 1, true, 0},
     };
     opgen_pool *pool = opgen_pool_create(3);
     opgen_parallel split = {0}; /* every call split, however small */
