@@ -345,10 +345,10 @@ static int fuse_mean(const opgen_step_seq *q, int k, opgen_step *s, opgen_q8_ste
         !quantized(q, k + 1, s->res[0], &r->rq, &r->y) || opgen_numel(r->y) != in.x->sizes[0] * in.x->sizes[1] ||
         in.x->sizes[2] * in.x->sizes[3] == 0)
         return 0;
-    opgen_int_list d = s->args[1].v.il;
-    bool plane = d.len == 2;
-    for (int i = 0; plane && i < 2; i++) plane = (d.data[i] + 4) % 4 >= 2 && d.data[i] >= -4 && d.data[i] < 4;
-    if (!plane || (d.data[0] + 4) % 4 == (d.data[1] + 4) % 4) return 0;
+    opgen_int_list d = s->args[1].v.il; /* dimensions 2 and 3, either order, either sign */
+    int64_t d0 = d.len == 2 && d.data[0] < 0 ? d.data[0] + 4 : d.len == 2 ? d.data[0] : -1;
+    int64_t d1 = d.len == 2 && d.data[1] < 0 ? d.data[1] + 4 : d.len == 2 ? d.data[1] : -1;
+    if (!((d0 == 2 && d1 == 3) || (d0 == 3 && d1 == 2))) return 0;
     int gone[] = {in.step, k + 1};
     if (!chain_input(q, &in, k, gone, 1, r, false, false)) return 0;
     r->kind = OPGEN_Q8_MEAN, r->x = in.x, r->sa = in.scale, r->za = in.zp;

@@ -185,6 +185,8 @@ Q8_AVX512 static inline void q8v_store(const q8_tile *t, int r, int nc, __m512i 
     q = _mm512_max_epi8(_mm512_permutexvar_epi32(order, q), t->qlo);
     for (int s = 0; s < t->segs; s++) _mm512_mask_storeu_epi8(t->y[r] + t->o[s] - t->a[s], t->k[s], q);
 }
+typedef void q8_micro_q(const uint8_t *restrict B, const int64_t *restrict off, const int8_t *restrict W, int64_t k4n,
+                        const q8_tile *t);
 #define Q8_ROW_REQUANT(r, NC) \
     if ((r) < t->rows) q8v_store(t, r, NC, c##r##0, c##r##1, c##r##2, c##r##3);
 #define Q8_MICRO_Q(NAME, NC)                                                                                          \
@@ -566,11 +568,8 @@ Q8_AVX512 static bool conv_tiles_fused(const q8_conv_job *J, int64_t ob0, int64_
         t.k[t.segs] = (r.len == 64 ? ~(__mmask64)0 : ((__mmask64)1 << r.len) - 1) << r.a;
     }
     t.qlo = _mm512_set1_epi8((char)(int)J->rq->qlo), t.hi = _mm512_set1_ps(J->rq->qhi);
-    static void (*const micros[4])(const uint8_t *restrict, const int64_t *restrict, const int8_t *restrict, int64_t,
-                                   const q8_tile *) = {micro_vnni512_q1, micro_vnni512_q2, micro_vnni512_q3,
-                                                       micro_vnni512_q};
-    void (*micro)(const uint8_t *restrict, const int64_t *restrict, const int8_t *restrict, int64_t, const q8_tile *) =
-        micros[(n - 1) / 16]; /* the vectors the block's pixels fill */
+    static q8_micro_q *const micros[4] = {micro_vnni512_q1, micro_vnni512_q2, micro_vnni512_q3, micro_vnni512_q};
+    q8_micro_q *micro = micros[(n - 1) / 16]; /* the vectors the block's pixels fill */
     for (int64_t ob = ob0; ob < ob1; ob++) {
         t.rows = (int)(f->O - ob * MR < MR ? f->O - ob * MR : MR);
         for (int r = 0; r < t.rows; r++) {

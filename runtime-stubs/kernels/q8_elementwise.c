@@ -93,20 +93,21 @@ Q8_AVX512 static int64_t sum_avx512(const int8_t *x, int64_t n) {
 }
 #endif
 
+static int64_t sum_c(const int8_t *x, int64_t n) {
+    int64_t sum = 0;
+    for (int64_t j = 0; j < n; j++) sum += x[j];
+    return sum;
+}
+
 /* n > 0 (the rewrite takes no empty plane) */
 void opgen_q8_mean(int64_t planes, int64_t n, const int8_t *x, int32_t zx, float scale, const opgen_q8_requant *rq,
                    int8_t *y) {
-    bool avx512 = false;
+    int64_t (*sum)(const int8_t *, int64_t) = sum_c;
 #if Q8_X86
-    avx512 = opgen_q8_cap != 0 && __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl");
+    if (opgen_q8_cap != 0 && __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl")) sum = sum_avx512;
 #endif
     for (int64_t i = 0; i < planes; i++, x += n) {
-        int64_t sum = 0;
-#if Q8_X86
-        if (avx512) sum = sum_avx512(x, n);
-#endif
-        for (int64_t j = 0; !avx512 && j < n; j++) sum += x[j];
-        double v = (double)scale * (double)(sum - n * (int64_t)zx) / (double)n;
+        double v = (double)scale * (double)(sum(x, n) - n * (int64_t)zx) / (double)n;
         y[i] = (int8_t)opgen_q8_quantize((float)v, rq);
     }
 }
