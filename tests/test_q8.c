@@ -180,6 +180,11 @@ int main(void) {
         {1, 8, 2, 70, 9, 1, 1, 1, 0, 1, false, 0}, /* a tile's 64 pixels in one output row */
         {1, 6, 9, 10, 7, 1, 1, 2, 0, 1, false, 1}, /* 1x1 stride 2: one phase plane of four read */
         {1, 9, 20, 20, 9, 1, 1, 2, 0, 1, false, 0},
+        /* 1x1 stride 1: one row of H*W pixels, each part transforming its own
+           (323 pixels, 7 channels: the last four one short); a 12x15 plane
+           split by channels */
+        {1, 7, 17, 19, 13, 1, 1, 1, 0, 1, false, 1},
+        {1, 10, 12, 15, 20, 1, 1, 1, 0, 1, false, 2},
         {1, 4, 8, 8, 4, 3, 3, 1, 2, 2, true, 0},
         /* depthwise: stride 2 dilation 2, rows past 64 bytes, 7 taps a row (two groups of four),
            stride 5 (past one vpermb: the float planes) */

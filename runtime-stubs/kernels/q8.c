@@ -369,8 +369,10 @@ static void q8_shape(q8_conv_job *J) {
     const opgen_q8_conv_geom *g = J->g;
     J->Hq = ceil_div(g->H + 2 * g->p[0], g->s[0]), J->Wq = ceil_div(g->W + 2 * g->p[1], g->s[1]);
     J->C4 = ceil_div(g->C, 4);
-    /* rows past Hq: a wide pixel's taps reach up to (KH-1)*d/s rows down, plus the last block's slack */
-    J->plane = 4 * (J->Hq * J->Wq + (g->KH * g->d[0] / g->s[0] + 1) * J->Wq + NR + g->KW * g->d[1]);
+    /* rows past Hq: a wide pixel's taps reach up to (KH-1)*d/s rows down, plus
+     * the last block's slack (one row: no tap reaches down) */
+    int64_t below = J->Hq == 1 ? 0 : (g->KH * g->d[0] / g->s[0] + 1) * J->Wq;
+    J->plane = 4 * (J->Hq * J->Wq + below + NR + g->KW * g->d[1]);
     J->P = g->OH * J->Wq;
     J->nblk = ceil_div(J->P, NR);
     J->phases = 0;
@@ -469,6 +471,25 @@ static void transform_plane(const q8_conv_job *J, int64_t ph, int64_t pw, int64_
     }
 }
 
+/* Pixels a .. b of channels c4*4 .. +3 in a one-row plane without padding (a
+ * flat filter, q8_flat), and (tail) the slack after the row. */
+static void transform_span(const q8_conv_job *J, int64_t c4, int64_t a, int64_t b, bool tail) {
+    const opgen_q8_conv_geom *g = J->g;
+    uint8_t off = (uint8_t)J->v.offset, *d = J->X + c4 * J->plane;
+    if (tail) memset(d + 4 * J->Wq, (uint8_t)(g->zx + J->v.offset), (size_t)(J->plane - 4 * J->Wq));
+    int nc = g->C - c4 * 4 < 4 ? (int)(g->C - c4 * 4) : 4;
+    const uint8_t *r[4]; /* a channel past C reads channel c4 * 4's bytes: its weights are zeros */
+    for (int t = 0; t < 4; t++) r[t] = (const uint8_t *)J->x + (c4 * 4 + (t < nc ? t : 0)) * g->W;
+#if Q8_X86
+    if (J->v.store == store_row_avx512) {
+        interleave4_avx512(d, r, 1, a, b, off);
+        return;
+    }
+#endif
+    for (int t = 0; t < 4; t++)
+        for (int64_t j = a; j < b; j++) d[4 * j + t] = (uint8_t)(r[t][j] + off);
+}
+
 static bool phase_read(const q8_conv_job *J, int64_t phase) { return phase >= 64 || J->phases >> phase & 1; }
 
 /* Where part's pixels start: the wide output in equal ranges of whole vectors
@@ -488,10 +509,21 @@ static int64_t part_row(const q8_conv_job *J, int part) {
     return r < J->Hq ? r : J->Hq;
 }
 
+/* One row of pixels, a 1x1 filter of stride 1, no padding: q8_flat's. */
+static bool is_flat(const opgen_q8_conv_geom *g) {
+    return g->H == 1 && g->KH == 1 && g->KW == 1 && g->s[1] == 1 && g->p[0] == 0 && g->p[1] == 0;
+}
+
 /* Rows part_row(part) .. of every plane a tap reads (a 1x1 stride-2 filter
- * reads one phase of four); the last part also the slack after them. */
+ * reads one phase of four; a flat filter's one row, its pixels as conv_part
+ * splits them); the last part also the slack after them. */
 static void transform_part(void *arg, int part) {
     const q8_conv_job *J = arg;
+    if (is_flat(J->g)) {
+        for (int64_t c4 = 0; c4 < J->C4; c4++)
+            transform_span(J, c4, part_pixel(J, part), part_pixel(J, part + 1), part == J->nparts - 1);
+        return;
+    }
     int64_t i0 = part_row(J, part), i1 = part_row(J, part + 1);
     bool tail = part == J->nparts - 1;
     for (int64_t ph = 0; ph < J->g->s[0] * J->g->s[1]; ph++)
@@ -608,6 +640,23 @@ static void conv_part(void *arg, int part) {
         conv_tiles(J, p0, p1 - p0 < NR ? p1 - p0 : NR, 0, J->nob, acc);
 }
 
+/* A flat filter's part in one job: each tile's pixels transformed, then its
+ * products, so a part reads only what it wrote, within the tile (no wait for
+ * the other parts between). The fused tiles read whole vectors of pixels: up
+ * to the part's end (a multiple of 16 but for the last, whose slack it writes
+ * first). */
+static void flat_part(void *arg, int part) {
+    const q8_conv_job *J = arg;
+    int32_t *acc = (int32_t *)(J->work + (size_t)part * J->work_bytes);
+    int64_t p1 = part_pixel(J, part + 1);
+    for (int64_t c4 = 0; part == J->nparts - 1 && c4 < J->C4; c4++) transform_span(J, c4, 0, 0, true);
+    for (int64_t p0 = part_pixel(J, part); p0 < p1; p0 += NR) {
+        int64_t n = p1 - p0 < NR ? p1 - p0 : NR;
+        for (int64_t c4 = 0; c4 < J->C4; c4++) transform_span(J, c4, p0, p0 + n, false);
+        conv_tiles(J, p0, n, 0, J->nob, acc);
+    }
+}
+
 #include "q8_depthwise.inc"
 
 /* ---- one pixel (a linear layer of one row): a product of the weights' rows
@@ -683,6 +732,16 @@ static bool one_pixel(const opgen_q8_conv_geom *g) {
            g->p[1] == 0;
 }
 
+/* A 1x1 filter of stride 1 without padding is the same filter over one row of
+ * H*W pixels: a tile is one run of stored pixels whatever the width (rows of
+ * 7 took the unfused path), and its parts are flat_part's. */
+static opgen_q8_conv_geom q8_flat(const opgen_q8_conv_geom *g) {
+    opgen_q8_conv_geom f = *g;
+    if (g->KH == 1 && g->KW == 1 && g->s[0] == 1 && g->s[1] == 1 && g->p[0] == 0 && g->p[1] == 0 && !one_pixel(g))
+        f.W = g->H * g->W, f.H = 1, f.OW = g->OH * g->OW, f.OH = 1;
+    return f;
+}
+
 static int conv_parts(const opgen_q8_conv_geom *g, const opgen_q8_filter *f, const opgen_parallel *par) {
     double work = (double)f->O * (double)f->K * (double)(g->OH * g->OW);
     return opgen_parallel_parts_for(par, work, f->depthwise ? 65536.0 : 262144.0);
@@ -692,15 +751,19 @@ static size_t part_bytes(const opgen_q8_conv_geom *g, const opgen_q8_filter *f) 
     return f->depthwise ? depthwise_part_bytes(g) : piece(sizeof(int32_t) * MR * NR);
 }
 
-size_t opgen_q8_conv_scratch(const opgen_q8_conv_geom *g, const opgen_q8_filter *f, const opgen_parallel *par) {
+size_t opgen_q8_conv_scratch(const opgen_q8_conv_geom *given, const opgen_q8_filter *f, const opgen_parallel *par) {
+    opgen_q8_conv_geom flat = q8_flat(given);
+    const opgen_q8_conv_geom *g = f->depthwise ? given : &flat;
     q8_conv_job J = {.g = g};
     q8_shape(&J);
     size_t X = f->depthwise ? 0 : transformed_bytes(&J) + piece(sizeof(int64_t) * (size_t)(f->Kp / 4));
     return X + (size_t)conv_parts(g, f, par) * part_bytes(g, f) + 64;
 }
 
-void opgen_q8_conv(const opgen_parallel *par, const opgen_q8_conv_geom *g, const opgen_q8_filter *f,
+void opgen_q8_conv(const opgen_parallel *par, const opgen_q8_conv_geom *given, const opgen_q8_filter *f,
                    const opgen_q8_requant *rq, const int8_t *x, int8_t *y, void *scratch) {
+    opgen_q8_conv_geom flat = q8_flat(given);
+    const opgen_q8_conv_geom *g = f->depthwise ? given : &flat;
     q8_conv_job J = {.g = g, .f = f, .rq = rq, .v = q8_pick(), .work_bytes = part_bytes(g, f)};
     q8_shape(&J);
     J.nparts = conv_parts(g, f, par);
@@ -708,7 +771,11 @@ void opgen_q8_conv(const opgen_parallel *par, const opgen_q8_conv_geom *g, const
     J.fused = J.v.fn == micro_vnni512; /* a tile of more than Q8_SEGS runs (rows under 8) stores through acc */
 #endif
     J.nob = ceil_div(f->O, MR);
-    J.osplit = J.nblk >= J.nparts ? 1 : J.nparts;
+    /* parts split the channels where the pixels are fewer than parts' blocks, or
+     * a plane's are few: a part's share of a 14x14 plane is a line or two, both
+     * parts' lines interleaved (MobileNetV2, two threads: 2.10 -> 2.01 ms), and
+     * what a part writes is what the next depthwise part reads */
+    J.osplit = J.nblk >= J.nparts && given->OH * given->OW >= 256 ? 1 : J.nparts;
     uint8_t *s = (uint8_t *)(((uintptr_t)scratch + 63) & ~(uintptr_t)63);
     if (!f->depthwise) {
         J.X = s, s += transformed_bytes(&J);
@@ -731,6 +798,10 @@ void opgen_q8_conv(const opgen_parallel *par, const opgen_q8_conv_geom *g, const
         }
         if (one_pixel(g)) {
             opgen_parallel_for(par, J.nparts, pixel_part, &J);
+            continue;
+        }
+        if (J.fused && J.osplit == 1 && is_flat(g)) {
+            opgen_parallel_for(par, J.nparts, flat_part, &J);
             continue;
         }
         opgen_parallel_for(par, J.nparts, transform_part, &J);
