@@ -4,6 +4,8 @@
 # and NAME_int8 at 1 and 2 threads.
 #   python3 ort_int8.py quantize DIR NAME      writes DIR/NAME_int8.onnx
 #   python3 ort_int8.py time DIR NAME THREADS REPEAT   prints "NAME threads T: median MS"
+#   python3 ort_int8.py layers DIR NAME THREADS REPEAT prints each node's op and
+#       median kernel time (us, ORT's enable_profiling), in the order they run
 import sys, time
 import onnx  # noqa: F401  (before onnxruntime: the other order crashes in shape inference)
 import numpy as np
@@ -43,8 +45,40 @@ def timeit(d, name, threads, repeat):
     print("%s threads %d: median %.3f ms" % (name, threads, sorted(ts)[len(ts) // 2]))
 
 
+def layers(d, name, threads, repeat):
+    import json, os
+    so = ort.SessionOptions()
+    so.intra_op_num_threads = threads
+    so.inter_op_num_threads = 1
+    so.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+    so.enable_profiling = True
+    so.profile_file_prefix = "/tmp/ort_layers"
+    s = ort.InferenceSession("%s/%s.onnx" % (d, name), so, providers=["CPUExecutionProvider"])
+    x = np.load("%s/input.npy" % d)
+    for _ in range(repeat + 1):
+        s.run(None, {"x": x})
+    path = s.end_profiling()
+    with open(path) as f:
+        events = json.load(f)
+    os.remove(path)
+    order, durs = [], {}
+    for e in events:
+        if e.get("cat") != "Node" or not e["name"].endswith("_kernel_time"):
+            continue
+        key = (e["name"][: -len("_kernel_time")], e["args"].get("op_name", "?"))
+        if key not in durs:
+            order.append(key)
+            durs[key] = []
+        durs[key].append(e["dur"])
+    for key in order:
+        d = sorted(durs[key][1:] or durs[key])  # the first call warms up
+        print("%s %s %d" % (key[1], key[0], d[len(d) // 2]))
+
+
 if __name__ == "__main__":
     if sys.argv[1] == "quantize":
         quantize(sys.argv[2], sys.argv[3])
+    elif sys.argv[1] == "layers":
+        layers(sys.argv[2], sys.argv[3], int(sys.argv[4]), int(sys.argv[5]))
     else:
         timeit(sys.argv[2], sys.argv[3], int(sys.argv[4]), int(sys.argv[5]))
