@@ -56,7 +56,9 @@ e = np.load('/models/${m}_int8_eager.npy'); rng = float(e.max() - e.min())
 for who in ('opgen', 'ort'):
     y = np.load('/models/${m}_int8_%s.npy' % who).reshape(e.shape)
     d = float(abs(y - e).max())
-    print('$m %s int8: max abs error %.4f (%.2f%% of the output range %.3f), argmax %s' % (who, d, 100 * d / rng, rng, 'equal' if y.argmax() == e.argmax() else 'DIFFERS'))
+    top = [int(i) for i in np.flatnonzero(e.ravel() == e.max())]
+    tie = ' (eager ties classes %s at %.4f; %s gives %d)' % (' and '.join(map(str, top)), float(e.max()), who, int(y.argmax())) if len(top) > 1 else ''
+    print('$m %s int8: max abs error %.4f (%.2f%% of the output range %.3f), argmax %s%s' % (who, d, 100 * d / rng, rng, 'equal' if y.argmax() == e.argmax() else 'DIFFERS', tie))
 "
     fi
 done
