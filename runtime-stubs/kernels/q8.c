@@ -509,10 +509,12 @@ static int64_t part_row(const q8_conv_job *J, int part) {
     return r < J->Hq ? r : J->Hq;
 }
 
-/* One row of pixels, a 1x1 filter of stride 1, no padding: q8_flat's. */
-static bool is_flat(const opgen_q8_conv_geom *g) {
-    return g->H == 1 && g->KH == 1 && g->KW == 1 && g->s[1] == 1 && g->p[0] == 0 && g->p[1] == 0;
+/* A 1x1 filter of stride 1 without padding (q8_flat makes it one row). */
+static bool pointwise(const opgen_q8_conv_geom *g) {
+    return g->KH == 1 && g->KW == 1 && g->s[0] == 1 && g->s[1] == 1 && g->p[0] == 0 && g->p[1] == 0;
 }
+/* One row of pixels under a pointwise filter: q8_flat's. */
+static bool is_flat(const opgen_q8_conv_geom *g) { return g->H == 1 && pointwise(g); }
 
 /* Rows part_row(part) .. of every plane a tap reads (a 1x1 stride-2 filter
  * reads one phase of four; a flat filter's one row, its pixels as conv_part
@@ -737,8 +739,7 @@ static bool one_pixel(const opgen_q8_conv_geom *g) {
  * 7 took the unfused path), and its parts are flat_part's. */
 static opgen_q8_conv_geom q8_flat(const opgen_q8_conv_geom *g) {
     opgen_q8_conv_geom f = *g;
-    if (g->KH == 1 && g->KW == 1 && g->s[0] == 1 && g->s[1] == 1 && g->p[0] == 0 && g->p[1] == 0 && !one_pixel(g))
-        f.W = g->H * g->W, f.H = 1, f.OW = g->OH * g->OW, f.OH = 1;
+    if (pointwise(g) && !one_pixel(g)) f.W = g->H * g->W, f.H = 1, f.OW = g->OH * g->OW, f.OH = 1;
     return f;
 }
 

@@ -71,8 +71,8 @@ def layers(d, name, threads, repeat):
             durs[key] = []
         durs[key].append(e["dur"])
     for key in order:
-        d = sorted(durs[key][1:] or durs[key])  # the first call warms up
-        print("%s %s %d" % (key[1], key[0], d[len(d) // 2]))
+        ts = sorted(durs[key][1:] or durs[key])  # the first call warms up
+        print("%s %s %d" % (key[1], key[0], ts[len(ts) // 2]))
 
 
 if __name__ == "__main__":
