@@ -135,7 +135,7 @@ static bool pack(const opgen_step_seq *q, opgen_q8_step *r, const opgen_tensor *
     void *mem = q->mem(q->ctx, opgen_q8_filter_bytes(O, C, KH, KW, depthwise));
     if (!mem) return false;
     opgen_q8_filter_pack(&r->f, mem, w->data, O, C, KH, KW, depthwise, scales ? scales->data : &scale, scales != NULL,
-                         xscale, bias->none ? NULL : bias->v.t->data, &r->rq);
+                         xscale, bias->none ? NULL : bias->v.t->data, &r->rq, &r->g);
     return true;
 }
 

@@ -68,17 +68,17 @@ static void conv_case(const ccase *c, const opgen_parallel *par, int variant) {
     float lo = c->act ? (float)rq.zp : -128.0f, hi = c->act == 2 && rq.zp < 7 ? (float)rq.zp + 120.0f : 127.0f;
     CHECK(rq.qlo == lo && rq.qhi == hi, "act %d: range [%g, %g], want [%g, %g]", c->act, rq.qlo, rq.qhi, lo, hi);
     opgen_q8_filter f;
-    opgen_q8_filter_pack(&f, mem, w, c->O, Cg, c->KH, c->KW, c->dw, ws, true, 0.02f, bias, &rq);
-    reference(c, &g, x, w, &f, &rq, want);
     opgen_q8_use_variant(variant);
+    opgen_q8_filter_pack(&f, mem, w, c->O, Cg, c->KH, c->KW, c->dw, ws, true, 0.02f, bias, &rq, &g);
+    reference(c, &g, x, w, &f, &rq, want);
     void *scratch = malloc(opgen_q8_conv_scratch(&g, &f, par));
     opgen_q8_conv(par, &g, &f, &rq, x, y, scratch);
     size_t bad = 0;
     for (size_t i = 0; i < ny; i++) bad += y[i] != want[i];
-    CHECK(!bad, "%s conv N%lld C%lld %lldx%lld -> O%lld k%lldx%lld s%lld p%lld d%lld%s threads %d: %zu of %zu differ",
+    CHECK(!bad, "%s conv N%lld C%lld %lldx%lld -> O%lld k%lldx%lld s%lld p%lld d%lld%s%s threads %d: %zu of %zu differ",
           opgen_q8_variant(), (long long)c->N, (long long)c->C, (long long)c->H, (long long)c->W, (long long)c->O,
           (long long)c->KH, (long long)c->KW, (long long)c->s, (long long)c->p, (long long)c->d,
-          c->dw ? " depthwise" : "", par ? par->nthreads : 1, bad, ny);
+          c->dw ? " depthwise" : "", f.lanes ? " lanes" : "", par ? par->nthreads : 1, bad, ny);
     free(x), free(w), free(y), free(want), free(ws), free(bias), free(mem), free(scratch);
 }
 
@@ -202,15 +202,29 @@ int main(void) {
         {1, 4, 10, 50, 4, 3, 3, 2, 1, 1, true, 1},
         /* rows of 64 outputs (a filter of 5 rows: not the 3x3 column walk) */
         {1, 3, 6, 60, 3, 5, 5, 1, 2, 1, true, 0},
+        /* channels in the lanes: a 7x7 plane of four blocks (the last of 8
+           channels, one vector), split by blocks; stride 2; 420 pixels split
+           by pixels, 40 channels (three vectors); dilation 2, two images */
+        {1, 32, 7, 7, 200, 3, 3, 1, 1, 1, false, 2},
+        {1, 20, 17, 18, 64, 3, 3, 2, 1, 1, false, 1},
+        {1, 12, 20, 21, 40, 3, 3, 1, 1, 1, false, 0},
+        {2, 8, 9, 9, 16, 3, 3, 1, 2, 2, false, 0},
     };
     opgen_pool *pool = opgen_pool_create(3);
     opgen_parallel split = {0}; /* every call split, however small */
     if (pool) split = *opgen_pool_parallel(pool), split.min_work = 1;
     const opgen_parallel *pars[] = {NULL, pool ? &split : NULL};
-    for (int v = 4; v >= 0; v--)
-        for (size_t i = 0; i < sizeof cases / sizeof *cases; i++)
-            for (int t = 0; t < 2; t++)
-                if (t == 0 || pars[t]) conv_case(&cases[i], pars[t], v);
+    /* each filter packed as the variant would have it, then with its channels
+     * in the lanes (dense filters: any variant computes that layout) */
+    for (int lanes = -1; lanes <= 1; lanes += 2)
+        for (int v = 4; v >= 0; v--)
+            for (size_t i = 0; i < sizeof cases / sizeof *cases; i++)
+                for (int t = 0; t < 2; t++)
+                    if ((t == 0 || pars[t]) && (lanes < 0 || !cases[i].dw)) {
+                        opgen_q8_use_lanes(lanes);
+                        conv_case(&cases[i], pars[t], v);
+                    }
+    opgen_q8_use_lanes(-1);
     opgen_q8_use_variant(0); /* portable C, then the best this CPU has */
     elementwise();
     opgen_q8_use_variant(-1);

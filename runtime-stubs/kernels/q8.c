@@ -49,26 +49,37 @@ Q8_AVX512 static void store_row_avx512(const int32_t *restrict acc, int64_t n, i
 
 /* ---- filters ---- */
 
+/* q8_lanes.inc: whether a dense filter's channels go in the lanes, and that packing */
+static bool lanes_fit(const opgen_q8_conv_geom *g, int64_t O);
+static void lanes_pack(opgen_q8_filter *f, const int8_t *w, int64_t C, int64_t KH, int64_t KW);
+int opgen_q8_lanes = -1;
+void opgen_q8_use_lanes(int v) { opgen_q8_lanes = v; }
+
 size_t opgen_q8_filter_bytes(int64_t O, int64_t C, int64_t KH, int64_t KW, bool depthwise) {
-    int64_t Kp = ceil_div(C, 4) * 4 * KH * KW;
-    size_t w = depthwise ? (size_t)(O * C * KH * KW) : (size_t)(ceil_div(O, MR) * MR * Kp);
+    int64_t Kp = ceil_div(C, 4) * 4 * KH * KW, rows = ceil_div(O, MR) * MR;
+#if Q8_X86
+    rows = rows > ceil_div(O, 16) * 16 ? rows : ceil_div(O, 16) * 16; /* the lanes' layout */
+#endif
+    size_t w = depthwise ? (size_t)(O * C * KH * KW) : (size_t)(rows * Kp);
     return piece(w) + 3 * piece(sizeof(float) * (size_t)O) + 64;
 }
 
 void opgen_q8_filter_pack(opgen_q8_filter *f, void *mem, const int8_t *w, int64_t O, int64_t C, int64_t KH, int64_t KW,
                           bool depthwise, const float *wscale, bool per_channel, float xscale, const float *bias,
-                          const opgen_q8_requant *rq) {
+                          const opgen_q8_requant *rq, const opgen_q8_conv_geom *at) {
     uint8_t *p = (uint8_t *)(((uintptr_t)mem + 63) & ~(uintptr_t)63);
     int64_t K = C * KH * KW, C4 = ceil_div(C, 4), Kp = C4 * 4 * KH * KW, nob = ceil_div(O, MR);
-    size_t wbytes = depthwise ? (size_t)(O * K) : (size_t)(nob * MR * Kp);
-    *f = (opgen_q8_filter){O, K, Kp, depthwise, (int8_t *)p, w, NULL, NULL, NULL};
-    f->wsum = (int32_t *)(p += piece(wbytes));
+    bool lanes = Q8_X86 && !depthwise && (opgen_q8_lanes < 0 ? at && lanes_fit(at, O) : opgen_q8_lanes > 0);
+    size_t wbytes = opgen_q8_filter_bytes(O, C, KH, KW, depthwise) - 3 * piece(sizeof(float) * (size_t)O) - 64;
+    *f = (opgen_q8_filter){O, K, Kp, depthwise, lanes, (int8_t *)p, w, NULL, NULL, NULL};
+    f->wsum = (int32_t *)(p += wbytes);
     f->mul = (float *)(p += piece(sizeof(float) * (size_t)O));
     f->bias = (float *)(p + piece(sizeof(float) * (size_t)O));
-    if (depthwise) memcpy(f->w, w, wbytes);
+    if (depthwise) memcpy(f->w, w, (size_t)(O * K));
+    if (lanes) lanes_pack(f, w, C, KH, KW);
     /* dense: per block of MR channels, the k4 groups in the order (c4, kh, kw),
      * each [MR][4]: channel r's weights of input channels c4*4 .. +3 at that tap */
-    for (int64_t b = 0; !depthwise && b < nob; b++)
+    for (int64_t b = 0; !depthwise && !lanes && b < nob; b++)
         for (int64_t g = 0; g < Kp / 4; g++)
             for (int64_t r = 0; r < MR; r++)
                 for (int64_t t = 0; t < 4; t++) {
@@ -363,6 +374,7 @@ typedef struct q8_conv_job {
     uint64_t phases; /* bit ph * s1 + pw: a tap reads that phase plane (a 1x1 stride-2 filter reads one) */
     int nparts;
     bool fused; /* tiles requantized in registers and stored by segments (micro_vnni512_q) */
+    bool lanes; /* the filter's channels in the lanes (q8_lanes.inc) */
 } q8_conv_job;
 
 static void q8_shape(q8_conv_job *J) {
@@ -505,7 +517,10 @@ static int64_t part_pixel(const q8_conv_job *J, int part) {
  * channels instead (fewer pixel blocks than parts). */
 static int64_t part_row(const q8_conv_job *J, int part) {
     if (part >= J->nparts) return J->Hq;
-    int64_t r = J->osplit > 1 ? J->Hq * part / J->nparts : part_pixel(J, part) / J->Wq;
+    const opgen_q8_conv_geom *g = J->g;
+    int64_t r = J->osplit > 1 ? J->Hq * part / J->nparts
+                : J->lanes    ? g->OH * g->OW * part / J->nparts / g->OW /* lanes_pixel's row */
+                              : part_pixel(J, part) / J->Wq;
     return r < J->Hq ? r : J->Hq;
 }
 
@@ -660,6 +675,7 @@ static void flat_part(void *arg, int part) {
 }
 
 #include "q8_depthwise.inc"
+#include "q8_lanes.inc"
 
 /* ---- one pixel (a linear layer of one row): a product of the weights' rows
  * and the input, each output channel's sum over K at a time ---- */
@@ -749,6 +765,9 @@ static int conv_parts(const opgen_q8_conv_geom *g, const opgen_q8_filter *f, con
 }
 
 static size_t part_bytes(const opgen_q8_conv_geom *g, const opgen_q8_filter *f) {
+#if Q8_X86
+    if (f->lanes) return lanes_part_bytes();
+#endif
     return f->depthwise ? depthwise_part_bytes(g) : piece(sizeof(int32_t) * MR * NR);
 }
 
@@ -772,11 +791,14 @@ void opgen_q8_conv(const opgen_parallel *par, const opgen_q8_conv_geom *given, c
     J.fused = J.v.fn == micro_vnni512; /* a tile of more than Q8_SEGS runs (rows under 8) stores through acc */
 #endif
     J.nob = ceil_div(f->O, MR);
+    J.lanes = f->lanes && !one_pixel(g);
     /* parts split the channels where the pixels are fewer than parts' blocks, or
      * a plane's are few: a part's share of a 14x14 plane is a line or two, both
      * parts' lines interleaved (MobileNetV2, two threads: 2.10 -> 2.01 ms), and
      * what a part writes is what the next depthwise part reads */
     J.osplit = J.nblk >= J.nparts && given->OH * given->OW >= 256 ? 1 : J.nparts;
+    if (J.lanes) /* lanes_part: blocks of 64 channels, or pixels where they are too few */
+        J.osplit = given->OH * given->OW >= 256 || ceil_div(f->O, 64) < J.nparts ? 1 : J.nparts;
     uint8_t *s = (uint8_t *)(((uintptr_t)scratch + 63) & ~(uintptr_t)63);
     if (!f->depthwise) {
         J.X = s, s += transformed_bytes(&J);
@@ -801,11 +823,17 @@ void opgen_q8_conv(const opgen_parallel *par, const opgen_q8_conv_geom *given, c
             opgen_parallel_for(par, J.nparts, pixel_part, &J);
             continue;
         }
-        if (J.fused && J.osplit == 1 && is_flat(g)) {
+        if (J.fused && J.osplit == 1 && is_flat(g) && !J.lanes) {
             opgen_parallel_for(par, J.nparts, flat_part, &J);
             continue;
         }
         opgen_parallel_for(par, J.nparts, transform_part, &J);
+#if Q8_X86
+        if (J.lanes) {
+            opgen_parallel_for(par, J.nparts, lanes_part, &J);
+            continue;
+        }
+#endif
         opgen_parallel_for(par, J.nparts, conv_part, &J);
     }
 }

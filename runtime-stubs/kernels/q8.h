@@ -31,8 +31,11 @@
 typedef struct opgen_q8_filter {
     int64_t O, K, Kp;  /* Kp: Cg rounded up to 4, times KH*KW */
     bool depthwise;    /* one input channel per output channel: w is [O][K] */
+    bool lanes;        /* dense, the output channels in the vector lanes (q8_lanes.inc) */
     int8_t *w;         /* dense: blocks of OPGEN_Q8_MR channels, [Kp/4][MR][4] each, the
-                          k4 groups in the order (input channels / 4, kh, kw) */
+                          k4 groups in the order (input channels / 4, kh, kw); with
+                          lanes, blocks of 64 channels, [Kp/4][64][4] each (the last
+                          one's channels rounded up to 16) */
     const int8_t *raw; /* dense: the weights as given ([O][K], kept by the caller), for one-pixel products */
     int32_t *wsum;     /* [O]: the sum of each channel's weights (dense) */
     float *mul;        /* [O]: the input's scale times the channel's weight scale, over the output's */
@@ -66,10 +69,11 @@ enum { OPGEN_Q8_MR = 6, OPGEN_Q8_NR = 64 };
 size_t opgen_q8_filter_bytes(int64_t O, int64_t C, int64_t KH, int64_t KW, bool depthwise);
 /* Packs int8 weights w ([O][C][KH][KW]; a linear layer's [O][K] is K x 1 x 1)
  * into mem (w must outlive the filter: a one-pixel product reads it as is): scales per channel (wscale[O]) or one
- * (wscale[0], per_channel false), the input's scale xscale, bias[O] or NULL, for results requantized by rq. */
+ * (wscale[0], per_channel false), the input's scale xscale, bias[O] or NULL, for results requantized by rq;
+ * at: the geometry it will mostly run at (NULL: none in particular), which picks the layout. It runs at any. */
 void opgen_q8_filter_pack(opgen_q8_filter *f, void *mem, const int8_t *w, int64_t O, int64_t C, int64_t KH, int64_t KW,
                           bool depthwise, const float *wscale, bool per_channel, float xscale, const float *bias,
-                          const opgen_q8_requant *rq);
+                          const opgen_q8_requant *rq, const opgen_q8_conv_geom *at);
 /* Scratch bytes a convolution takes (opgen_scratch from the call's arena). */
 size_t opgen_q8_conv_scratch(const opgen_q8_conv_geom *g, const opgen_q8_filter *f, const opgen_parallel *par);
 /* y[N][O][OH][OW] (int8) = requant(conv(x[N][C][H][W] (int8), f)). */
@@ -97,6 +101,9 @@ void opgen_q8_max_pool(int64_t planes, int64_t H, int64_t W, const int8_t *x, in
 void opgen_q8_mean(int64_t planes, int64_t n, const int8_t *x, int32_t zx, float scale, const opgen_q8_requant *rq,
                    int8_t *y);
 
+/* For tests: dense filters packed from now on put their output channels in
+ * the lanes (1), never (0), or where it pays on the variant in use (-1). */
+void opgen_q8_use_lanes(int v);
 /* For tests: the product kernels used from now on are no better than v (0
  * portable C, 1 AVX2 or NEON sdot, 2 AVX-VNNI, 3 AVX-512 VNNI, 4 that and VBMI's
  * depthwise; -1, the default: the best the CPU has). */
