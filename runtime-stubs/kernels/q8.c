@@ -797,8 +797,13 @@ void opgen_q8_conv(const opgen_parallel *par, const opgen_q8_conv_geom *given, c
      * parts' lines interleaved (MobileNetV2, two threads: 2.10 -> 2.01 ms), and
      * what a part writes is what the next depthwise part reads */
     J.osplit = J.nblk >= J.nparts && given->OH * given->OW >= 256 ? 1 : J.nparts;
-    if (J.lanes) /* lanes_part: blocks of 64 channels, or pixels where they are too few */
-        J.osplit = given->OH * given->OW >= 256 || ceil_div(f->O, 64) < J.nparts ? 1 : J.nparts;
+    /* lanes_part: blocks of 64 channels, or pixels where they are too few, and
+     * for a 1x1 filter (a part then reads only the pixels it transformed;
+     * MobileNetV2's at 7x7 and 14x14, two threads: 42 -> 36 us, 50 -> 42; a
+     * 3x3's rows overlap, and ResNet-18's larger filters are read once by
+     * each part: its 14x14 and 7x7 layers 7-37% slower by pixels) */
+    if (J.lanes)
+        J.osplit = given->OH * given->OW >= 256 || ceil_div(f->O, 64) < J.nparts || pointwise(g) ? 1 : J.nparts;
     uint8_t *s = (uint8_t *)(((uintptr_t)scratch + 63) & ~(uintptr_t)63);
     if (!f->depthwise) {
         J.X = s, s += transformed_bytes(&J);
