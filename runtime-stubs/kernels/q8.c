@@ -122,7 +122,7 @@ static void micro_c(const uint8_t *restrict B, const int64_t *restrict off, cons
  * vpdpbusd per channel and vector with the channel's four weights broadcast. */
 /* Named accumulators, not an array: GCC 12 keeps an array of vectors on the
  * stack, copying it every step. */
-#define Q8_ROW_DECL(r) __m512i c##r##0 = z, c##r##1 = z, c##r##2 = z, c##r##3 = z;
+#define Q8_ROW_DECL(r) __m512i c##r##0 = Q8_INIT(r), c##r##1 = c##r##0, c##r##2 = c##r##0, c##r##3 = c##r##0;
 #define Q8_ROW_STEP(r, NC)                                           \
     {                                                                \
         int32_t wv;                                                  \
@@ -151,6 +151,7 @@ static void micro_c(const uint8_t *restrict B, const int64_t *restrict off, cons
     _mm512_storeu_si512(acc + (r)*NR + 32, c##r##2); \
     _mm512_storeu_si512(acc + (r)*NR + 48, c##r##3);
 #define Q8_VNNI512 __attribute__((target("avx512f,avx512bw,avx512vl,avx512vnni")))
+#define Q8_INIT(r) z
 Q8_VNNI512 static void micro_vnni512(const uint8_t *restrict B, const int64_t *restrict off, const int8_t *restrict W,
                                      int64_t k4n, int32_t *restrict acc) {
     Q8_VNNI_TILE(4)
@@ -165,7 +166,7 @@ Q8_VNNI512 static void micro_vnni512(const uint8_t *restrict B, const int64_t *r
 enum { Q8_SEGS = 10 }; /* 64 wide pixels in rows of Wq >= 8 make at most 64 / 8 + 2 runs */
 typedef struct q8_tile {
     int8_t *y[MR];
-    __m512i comp[MR];
+    __m512i ncomp[MR]; /* the sums start here: less the zero points' part (comp in store_wide) */
     __m512 m[MR], b[MR], hi;
     __m512i qlo; /* the low bound, as bytes */
     int64_t o[Q8_SEGS], a[Q8_SEGS];
@@ -179,7 +180,7 @@ typedef struct q8_tile {
  * lo, the rounded value (an integer bound: rounding keeps the order) or its
  * saturation is below lo too; +inf is clamped to hi before the conversion. */
 Q8_AVX512 static inline __m512i q8v_row16(const q8_tile *t, int r, __m512i a) {
-    __m512 v = _mm512_add_ps(_mm512_mul_ps(_mm512_cvtepi32_ps(_mm512_sub_epi32(a, t->comp[r])), t->m[r]), t->b[r]);
+    __m512 v = _mm512_add_ps(_mm512_mul_ps(_mm512_cvtepi32_ps(a), t->m[r]), t->b[r]);
     return _mm512_cvtps_epi32(_mm512_min_ps(v, t->hi));
 }
 /* Row r's NC vectors requantized and stored by the tile's segments (lanes
@@ -198,6 +199,8 @@ Q8_AVX512 static inline void q8v_store(const q8_tile *t, int r, int nc, __m512i 
 }
 typedef void q8_micro_q(const uint8_t *restrict B, const int64_t *restrict off, const int8_t *restrict W, int64_t k4n,
                         const q8_tile *t);
+#undef Q8_INIT
+#define Q8_INIT(r) t->ncomp[r]
 #define Q8_ROW_REQUANT(r, NC) \
     if ((r) < t->rows) q8v_store(t, r, NC, c##r##0, c##r##1, c##r##2, c##r##3);
 #define Q8_MICRO_Q(NAME, NC)                                                                                          \
@@ -212,6 +215,7 @@ Q8_MICRO_Q(micro_vnni512_q3, 3)
 Q8_MICRO_Q(micro_vnni512_q2, 2)
 Q8_MICRO_Q(micro_vnni512_q1, 1)
 #undef Q8_ROW_DECL
+#undef Q8_INIT
 #undef Q8_ROW_STEP
 #undef Q8_ROW_STORE
 #undef Q8_ROW_REQUANT
@@ -621,10 +625,11 @@ Q8_AVX512 static bool conv_tiles_fused(const q8_conv_job *J, int64_t ob0, int64_
     q8_micro_q *micro = micros[(n - 1) / 16]; /* the vectors the block's pixels fill */
     for (int64_t ob = ob0; ob < ob1; ob++) {
         t.rows = (int)(f->O - ob * MR < MR ? f->O - ob * MR : MR);
+        for (int r = t.rows; r < MR; r++) t.ncomp[r] = _mm512_setzero_si512(); /* computed, not stored */
         for (int r = 0; r < t.rows; r++) {
             int64_t o = ob * MR + r;
             t.y[r] = J->y + o * J->g->OH * J->g->OW;
-            t.comp[r] = _mm512_set1_epi32(f->wsum[o] * (J->g->zx + 128));
+            t.ncomp[r] = _mm512_set1_epi32(-f->wsum[o] * (J->g->zx + 128));
             t.m[r] = _mm512_set1_ps(f->mul[o]), t.b[r] = _mm512_set1_ps(f->bias[o]);
         }
         micro(J->X + 4 * p0, J->off, f->w + ob * MR * f->Kp, f->Kp / 4, &t);
