@@ -202,6 +202,11 @@ int main(void) {
         {1, 4, 10, 50, 4, 3, 3, 2, 1, 1, true, 1},
         /* rows of 64 outputs (a filter of 5 rows: not the 3x3 column walk) */
         {1, 3, 6, 60, 3, 5, 5, 1, 2, 1, true, 0},
+        /* depthwise 3x3 stride 1 on planes whose padded rows fit 64 lanes (one
+           wide row): 7x7 of 20 channels, 6x8 of two images, 5x6 unpadded */
+        {1, 20, 7, 7, 20, 3, 3, 1, 1, 1, true, 2},
+        {2, 5, 6, 8, 5, 3, 3, 1, 1, 1, true, 1},
+        {1, 3, 5, 6, 3, 3, 3, 1, 0, 1, true, 0},
         /* channels in the lanes: a 7x7 plane of four blocks (the last of 8
            channels, one vector), split by blocks; stride 2; 420 pixels split
            by pixels, 40 channels (three vectors); dilation 2, two images */
