@@ -19,7 +19,7 @@ typedef struct opgen_backend_op {
     const char *pattern; /* the pattern, or NULL */
 } opgen_backend_op;
 
-#define OPGEN_BACKEND_OP_COUNT 18
+#define OPGEN_BACKEND_OP_COUNT 28
 extern const opgen_backend_op opgen_backend_ops[];
 
 #ifdef __cplusplus
@@ -52,7 +52,27 @@ const opgen_backend_op opgen_backend_ops[] = {
      "%w = quantized_decomposed::dequantize_per_channel(%weight, %weight_scales, %weight_zero_points, 0, %weight_quant_min, %weight_quant_max, torch.uint8)\n%e = aten::embedding(%w, %indices)\nreturn %e\n"}, /* quantized_decomposed::embedding_byte */
     {348, 349, "quantized", NULL,
      "%w = quantized_decomposed::dequantize_per_channel(%weight, %weight_scales, %weight_zero_points, 0, %weight_quant_min, %weight_quant_max, torch.int8, out_dtype=%dtype)\n%e = aten::embedding(%w, %indices)\nreturn %e\n"}, /* quantized_decomposed::embedding_byte.dtype */
-    {350, 351, "demo", NULL,
+    {350, 351, "q8", NULL,
+     "%xf = quantized_decomposed::dequantize_per_tensor(%x, %x_scale, %x_zero_point, -128, 127, torch.int8)\n%wf = quantized_decomposed::dequantize_per_channel(%weight, %weight_scales, %weight_zero_points, 0, -127, 127, torch.int8)\n%y = aten::convolution(%xf, %wf, %bias, %stride, %padding, %dilation, False, [0, 0], %groups)\n%a = aten::relu(%y)\n%q = quantized_decomposed::quantize_per_tensor(%a, %out_scale, %out_zero_point, -128, 127, torch.int8)\nreturn %q\n"}, /* q8::conv2d_relu */
+    {352, 353, "q8", NULL,
+     "%xf = quantized_decomposed::dequantize_per_tensor(%x, %x_scale, %x_zero_point, -128, 127, torch.int8)\n%wf = quantized_decomposed::dequantize_per_channel(%weight, %weight_scales, %weight_zero_points, 0, -127, 127, torch.int8)\n%y = aten::convolution(%xf, %wf, %bias, %stride, %padding, %dilation, False, [0, 0], %groups)\n%a = aten::hardtanh(%y, %min_val, %max_val)\n%q = quantized_decomposed::quantize_per_tensor(%a, %out_scale, %out_zero_point, -128, 127, torch.int8)\nreturn %q\n"}, /* q8::conv2d_hardtanh */
+    {354, 355, "q8", NULL,
+     "%xf = quantized_decomposed::dequantize_per_tensor(%x, %x_scale, %x_zero_point, -128, 127, torch.int8)\n%wf = quantized_decomposed::dequantize_per_channel(%weight, %weight_scales, %weight_zero_points, 0, -127, 127, torch.int8)\n%y = aten::convolution(%xf, %wf, %bias, %stride, %padding, %dilation, False, [0, 0], %groups)\n%q = quantized_decomposed::quantize_per_tensor(%y, %out_scale, %out_zero_point, -128, 127, torch.int8)\nreturn %q\n"}, /* q8::conv2d */
+    {356, 357, "q8", NULL,
+     "%xf = quantized_decomposed::dequantize_per_tensor(%x, %x_scale, %x_zero_point, -128, 127, torch.int8)\n%wf = quantized_decomposed::dequantize_per_channel(%weight, %weight_scales, %weight_zero_points, 0, -127, 127, torch.int8)\n%wt = aten::permute_copy(%wf, [1, 0])\n%y = aten::addmm(%bias, %xf, %wt)\n%q = quantized_decomposed::quantize_per_tensor(%y, %out_scale, %out_zero_point, -128, 127, torch.int8)\nreturn %q\n"}, /* q8::linear */
+    {358, 359, "q8", NULL,
+     "%af = quantized_decomposed::dequantize_per_tensor(%a, %a_scale, %a_zero_point, -128, 127, torch.int8)\n%bf = quantized_decomposed::dequantize_per_tensor(%b, %b_scale, %b_zero_point, -128, 127, torch.int8)\n%s = aten::add.Tensor(%af, %bf)\n%r = aten::relu(%s)\n%q = quantized_decomposed::quantize_per_tensor(%r, %out_scale, %out_zero_point, -128, 127, torch.int8)\nreturn %q\n"}, /* q8::add_relu */
+    {360, 361, "q8", NULL,
+     "%af = quantized_decomposed::dequantize_per_tensor(%a, %a_scale, %a_zero_point, -128, 127, torch.int8)\n%bf = quantized_decomposed::dequantize_per_tensor(%b, %b_scale, %b_zero_point, -128, 127, torch.int8)\n%s = aten::add.Tensor(%af, %bf)\n%q = quantized_decomposed::quantize_per_tensor(%s, %out_scale, %out_zero_point, -128, 127, torch.int8)\nreturn %q\n"}, /* q8::add */
+    {362, 363, "q8", NULL,
+     "%xf = quantized_decomposed::dequantize_per_tensor(%x, %x_scale, %x_zero_point, -128, 127, torch.int8)\n%m = aten::mean.dim(%xf, %dim, %keepdim)\n%q = quantized_decomposed::quantize_per_tensor(%m, %out_scale, %out_zero_point, -128, 127, torch.int8)\nreturn %q\n"}, /* q8::mean */
+    {364, 365, "q8", NULL,
+     "%xf = quantized_decomposed::dequantize_per_tensor(%x, %x_scale, %x_zero_point, -128, 127, torch.int8)\n%a = aten::hardtanh(%xf, %min_val, %max_val)\n%q = quantized_decomposed::quantize_per_tensor(%a, %out_scale, %out_zero_point, -128, 127, torch.int8)\nreturn %q\n"}, /* q8::hardtanh */
+    {366, 367, "q8", NULL,
+     "%xf = quantized_decomposed::dequantize_per_tensor(%x, %x_scale, %x_zero_point, -128, 127, torch.int8)\n%a = aten::relu(%xf)\n%q = quantized_decomposed::quantize_per_tensor(%a, %out_scale, %out_zero_point, -128, 127, torch.int8)\nreturn %q\n"}, /* q8::relu */
+    {368, 369, "q8", NULL,
+     "%xf = quantized_decomposed::dequantize_per_tensor(%x, %x_scale, %x_zero_point, -128, 127, torch.int8)\n%y, %i = aten::max_pool2d_with_indices(%xf, %kernel_size, %stride, %padding, %dilation, %ceil_mode)\n%q = quantized_decomposed::quantize_per_tensor(%y, %out_scale, %out_zero_point, -128, 127, torch.int8)\nreturn %q\n"}, /* q8::max_pool2d */
+    {370, 371, "demo", NULL,
      "%wt = aten::permute_copy(%weight, [1, 0])\n%y = aten::addmm(%bias, %input, %wt)\n%r = aten::relu(%y)\nreturn %r\n"}, /* demo::linear_relu */
 };
 #endif /* OPGEN_IMPLEMENTATION */
@@ -259,6 +279,328 @@ opgen_status opgen_fallback_quantized_decomposed_embedding_byte_dtype_out(opgen_
     { /* aten::embedding */
         og_ctx.op = "quantized_decomposed::embedding_byte.dtype (pattern: aten::embedding)";
         if ((og_st = opgen_portable_embedding_out(&og_ctx, &og_t_w, indices, INT64_C(-1), false, false, out))) return og_st;
+    }
+    ctx->scratch = og_ctx.scratch;
+    return OPGEN_OK;
+}
+
+/* q8::conv2d_relu(Tensor x, float x_scale, int x_zero_point, Tensor weight, Tensor weight_scales, Tensor? weight_zero_points, Tensor? bias, SymInt[] stride, SymInt[] padding, SymInt[] dilation, SymInt groups, float out_scale, int out_zero_point) -> Tensor, as its pattern:
+ *   %xf = quantized_decomposed::dequantize_per_tensor(%x, %x_scale, %x_zero_point, -128, 127, torch.int8)
+ *   %wf = quantized_decomposed::dequantize_per_channel(%weight, %weight_scales, %weight_zero_points, 0, -127, 127, torch.int8)
+ *   %y = aten::convolution(%xf, %wf, %bias, %stride, %padding, %dilation, False, [0, 0], %groups)
+ *   %a = aten::relu(%y)
+ *   %q = quantized_decomposed::quantize_per_tensor(%a, %out_scale, %out_zero_point, -128, 127, torch.int8)
+ *   return %q
+ */
+opgen_status opgen_fallback_q8_conv2d_relu_out(opgen_ctx *ctx, const opgen_tensor *x, double x_scale, int64_t x_zero_point, const opgen_tensor *weight, const opgen_tensor *weight_scales, const opgen_tensor *weight_zero_points, const opgen_tensor *bias, opgen_int_list stride, opgen_int_list padding, opgen_int_list dilation, int64_t groups, double out_scale, int64_t out_zero_point, opgen_tensor *out) {
+    opgen_tensor og_t_xf = {0}, og_t_wf = {0}, og_t_y = {0}, og_t_a = {0}; /* temporaries: sized by each kernel, memory from the arena */
+    opgen_ctx og_ctx = *ctx; /* the same call, named for the pattern's op in messages */
+    opgen_status og_st;
+    { /* quantized_decomposed::dequantize_per_tensor */
+        og_ctx.op = "q8::conv2d_relu (pattern: quantized_decomposed::dequantize_per_tensor)";
+        if ((og_st = opgen_portable_dequantize_per_tensor_out(&og_ctx, x, x_scale, x_zero_point, INT64_C(-128), INT64_C(127), OPGEN_DTYPE_Char, NULL, &og_t_xf))) return og_st;
+    }
+    { /* quantized_decomposed::dequantize_per_channel */
+        og_ctx.op = "q8::conv2d_relu (pattern: quantized_decomposed::dequantize_per_channel)";
+        if ((og_st = opgen_portable_dequantize_per_channel_out(&og_ctx, weight, weight_scales, weight_zero_points, INT64_C(0), INT64_C(-127), INT64_C(127), OPGEN_DTYPE_Char, NULL, &og_t_wf))) return og_st;
+    }
+    { /* aten::convolution */
+        int64_t og_l22[] = {INT64_C(0), INT64_C(0)};
+        opgen_int_list og_L22 = {og_l22, 2};
+        og_ctx.op = "q8::conv2d_relu (pattern: aten::convolution)";
+        if ((og_st = opgen_portable_convolution_out(&og_ctx, &og_t_xf, &og_t_wf, bias, stride, padding, dilation, false, og_L22, groups, &og_t_y))) return og_st;
+    }
+    { /* aten::relu */
+        og_ctx.op = "q8::conv2d_relu (pattern: aten::relu)";
+        if ((og_st = opgen_portable_relu_out(&og_ctx, &og_t_y, &og_t_a))) return og_st;
+    }
+    { /* quantized_decomposed::quantize_per_tensor */
+        og_ctx.op = "q8::conv2d_relu (pattern: quantized_decomposed::quantize_per_tensor)";
+        if ((og_st = opgen_portable_quantize_per_tensor_out(&og_ctx, &og_t_a, out_scale, out_zero_point, INT64_C(-128), INT64_C(127), OPGEN_DTYPE_Char, out))) return og_st;
+    }
+    ctx->scratch = og_ctx.scratch;
+    return OPGEN_OK;
+}
+
+/* q8::conv2d_hardtanh(Tensor x, float x_scale, int x_zero_point, Tensor weight, Tensor weight_scales, Tensor? weight_zero_points, Tensor? bias, SymInt[] stride, SymInt[] padding, SymInt[] dilation, SymInt groups, Scalar min_val, Scalar max_val, float out_scale, int out_zero_point) -> Tensor, as its pattern:
+ *   %xf = quantized_decomposed::dequantize_per_tensor(%x, %x_scale, %x_zero_point, -128, 127, torch.int8)
+ *   %wf = quantized_decomposed::dequantize_per_channel(%weight, %weight_scales, %weight_zero_points, 0, -127, 127, torch.int8)
+ *   %y = aten::convolution(%xf, %wf, %bias, %stride, %padding, %dilation, False, [0, 0], %groups)
+ *   %a = aten::hardtanh(%y, %min_val, %max_val)
+ *   %q = quantized_decomposed::quantize_per_tensor(%a, %out_scale, %out_zero_point, -128, 127, torch.int8)
+ *   return %q
+ */
+opgen_status opgen_fallback_q8_conv2d_hardtanh_out(opgen_ctx *ctx, const opgen_tensor *x, double x_scale, int64_t x_zero_point, const opgen_tensor *weight, const opgen_tensor *weight_scales, const opgen_tensor *weight_zero_points, const opgen_tensor *bias, opgen_int_list stride, opgen_int_list padding, opgen_int_list dilation, int64_t groups, const opgen_scalar *min_val, const opgen_scalar *max_val, double out_scale, int64_t out_zero_point, opgen_tensor *out) {
+    opgen_tensor og_t_xf = {0}, og_t_wf = {0}, og_t_y = {0}, og_t_a = {0}; /* temporaries: sized by each kernel, memory from the arena */
+    opgen_ctx og_ctx = *ctx; /* the same call, named for the pattern's op in messages */
+    opgen_status og_st;
+    { /* quantized_decomposed::dequantize_per_tensor */
+        og_ctx.op = "q8::conv2d_hardtanh (pattern: quantized_decomposed::dequantize_per_tensor)";
+        if ((og_st = opgen_portable_dequantize_per_tensor_out(&og_ctx, x, x_scale, x_zero_point, INT64_C(-128), INT64_C(127), OPGEN_DTYPE_Char, NULL, &og_t_xf))) return og_st;
+    }
+    { /* quantized_decomposed::dequantize_per_channel */
+        og_ctx.op = "q8::conv2d_hardtanh (pattern: quantized_decomposed::dequantize_per_channel)";
+        if ((og_st = opgen_portable_dequantize_per_channel_out(&og_ctx, weight, weight_scales, weight_zero_points, INT64_C(0), INT64_C(-127), INT64_C(127), OPGEN_DTYPE_Char, NULL, &og_t_wf))) return og_st;
+    }
+    { /* aten::convolution */
+        int64_t og_l22[] = {INT64_C(0), INT64_C(0)};
+        opgen_int_list og_L22 = {og_l22, 2};
+        og_ctx.op = "q8::conv2d_hardtanh (pattern: aten::convolution)";
+        if ((og_st = opgen_portable_convolution_out(&og_ctx, &og_t_xf, &og_t_wf, bias, stride, padding, dilation, false, og_L22, groups, &og_t_y))) return og_st;
+    }
+    { /* aten::hardtanh */
+        og_ctx.op = "q8::conv2d_hardtanh (pattern: aten::hardtanh)";
+        if ((og_st = opgen_portable_hardtanh_out(&og_ctx, &og_t_y, min_val, max_val, &og_t_a))) return og_st;
+    }
+    { /* quantized_decomposed::quantize_per_tensor */
+        og_ctx.op = "q8::conv2d_hardtanh (pattern: quantized_decomposed::quantize_per_tensor)";
+        if ((og_st = opgen_portable_quantize_per_tensor_out(&og_ctx, &og_t_a, out_scale, out_zero_point, INT64_C(-128), INT64_C(127), OPGEN_DTYPE_Char, out))) return og_st;
+    }
+    ctx->scratch = og_ctx.scratch;
+    return OPGEN_OK;
+}
+
+/* q8::conv2d(Tensor x, float x_scale, int x_zero_point, Tensor weight, Tensor weight_scales, Tensor? weight_zero_points, Tensor? bias, SymInt[] stride, SymInt[] padding, SymInt[] dilation, SymInt groups, float out_scale, int out_zero_point) -> Tensor, as its pattern:
+ *   %xf = quantized_decomposed::dequantize_per_tensor(%x, %x_scale, %x_zero_point, -128, 127, torch.int8)
+ *   %wf = quantized_decomposed::dequantize_per_channel(%weight, %weight_scales, %weight_zero_points, 0, -127, 127, torch.int8)
+ *   %y = aten::convolution(%xf, %wf, %bias, %stride, %padding, %dilation, False, [0, 0], %groups)
+ *   %q = quantized_decomposed::quantize_per_tensor(%y, %out_scale, %out_zero_point, -128, 127, torch.int8)
+ *   return %q
+ */
+opgen_status opgen_fallback_q8_conv2d_out(opgen_ctx *ctx, const opgen_tensor *x, double x_scale, int64_t x_zero_point, const opgen_tensor *weight, const opgen_tensor *weight_scales, const opgen_tensor *weight_zero_points, const opgen_tensor *bias, opgen_int_list stride, opgen_int_list padding, opgen_int_list dilation, int64_t groups, double out_scale, int64_t out_zero_point, opgen_tensor *out) {
+    opgen_tensor og_t_xf = {0}, og_t_wf = {0}, og_t_y = {0}; /* temporaries: sized by each kernel, memory from the arena */
+    opgen_ctx og_ctx = *ctx; /* the same call, named for the pattern's op in messages */
+    opgen_status og_st;
+    { /* quantized_decomposed::dequantize_per_tensor */
+        og_ctx.op = "q8::conv2d (pattern: quantized_decomposed::dequantize_per_tensor)";
+        if ((og_st = opgen_portable_dequantize_per_tensor_out(&og_ctx, x, x_scale, x_zero_point, INT64_C(-128), INT64_C(127), OPGEN_DTYPE_Char, NULL, &og_t_xf))) return og_st;
+    }
+    { /* quantized_decomposed::dequantize_per_channel */
+        og_ctx.op = "q8::conv2d (pattern: quantized_decomposed::dequantize_per_channel)";
+        if ((og_st = opgen_portable_dequantize_per_channel_out(&og_ctx, weight, weight_scales, weight_zero_points, INT64_C(0), INT64_C(-127), INT64_C(127), OPGEN_DTYPE_Char, NULL, &og_t_wf))) return og_st;
+    }
+    { /* aten::convolution */
+        int64_t og_l22[] = {INT64_C(0), INT64_C(0)};
+        opgen_int_list og_L22 = {og_l22, 2};
+        og_ctx.op = "q8::conv2d (pattern: aten::convolution)";
+        if ((og_st = opgen_portable_convolution_out(&og_ctx, &og_t_xf, &og_t_wf, bias, stride, padding, dilation, false, og_L22, groups, &og_t_y))) return og_st;
+    }
+    { /* quantized_decomposed::quantize_per_tensor */
+        og_ctx.op = "q8::conv2d (pattern: quantized_decomposed::quantize_per_tensor)";
+        if ((og_st = opgen_portable_quantize_per_tensor_out(&og_ctx, &og_t_y, out_scale, out_zero_point, INT64_C(-128), INT64_C(127), OPGEN_DTYPE_Char, out))) return og_st;
+    }
+    ctx->scratch = og_ctx.scratch;
+    return OPGEN_OK;
+}
+
+/* q8::linear(Tensor x, float x_scale, int x_zero_point, Tensor weight, Tensor weight_scales, Tensor? weight_zero_points, Tensor bias, float out_scale, int out_zero_point) -> Tensor, as its pattern:
+ *   %xf = quantized_decomposed::dequantize_per_tensor(%x, %x_scale, %x_zero_point, -128, 127, torch.int8)
+ *   %wf = quantized_decomposed::dequantize_per_channel(%weight, %weight_scales, %weight_zero_points, 0, -127, 127, torch.int8)
+ *   %wt = aten::permute_copy(%wf, [1, 0])
+ *   %y = aten::addmm(%bias, %xf, %wt)
+ *   %q = quantized_decomposed::quantize_per_tensor(%y, %out_scale, %out_zero_point, -128, 127, torch.int8)
+ *   return %q
+ */
+opgen_status opgen_fallback_q8_linear_out(opgen_ctx *ctx, const opgen_tensor *x, double x_scale, int64_t x_zero_point, const opgen_tensor *weight, const opgen_tensor *weight_scales, const opgen_tensor *weight_zero_points, const opgen_tensor *bias, double out_scale, int64_t out_zero_point, opgen_tensor *out) {
+    opgen_tensor og_t_xf = {0}, og_t_wf = {0}, og_t_wt = {0}, og_t_y = {0}; /* temporaries: sized by each kernel, memory from the arena */
+    opgen_ctx og_ctx = *ctx; /* the same call, named for the pattern's op in messages */
+    opgen_status og_st;
+    { /* quantized_decomposed::dequantize_per_tensor */
+        og_ctx.op = "q8::linear (pattern: quantized_decomposed::dequantize_per_tensor)";
+        if ((og_st = opgen_portable_dequantize_per_tensor_out(&og_ctx, x, x_scale, x_zero_point, INT64_C(-128), INT64_C(127), OPGEN_DTYPE_Char, NULL, &og_t_xf))) return og_st;
+    }
+    { /* quantized_decomposed::dequantize_per_channel */
+        og_ctx.op = "q8::linear (pattern: quantized_decomposed::dequantize_per_channel)";
+        if ((og_st = opgen_portable_dequantize_per_channel_out(&og_ctx, weight, weight_scales, weight_zero_points, INT64_C(0), INT64_C(-127), INT64_C(127), OPGEN_DTYPE_Char, NULL, &og_t_wf))) return og_st;
+    }
+    { /* aten::permute_copy */
+        int64_t og_l16[] = {INT64_C(1), INT64_C(0)};
+        opgen_int_list og_L16 = {og_l16, 2};
+        og_ctx.op = "q8::linear (pattern: aten::permute_copy)";
+        if ((og_st = opgen_portable_permute_copy_out(&og_ctx, &og_t_wf, og_L16, &og_t_wt))) return og_st;
+    }
+    { /* aten::addmm */
+        opgen_scalar og_s20 = {OPGEN_DTYPE_Long, {.i = INT64_C(1)}};
+        opgen_scalar og_s21 = {OPGEN_DTYPE_Long, {.i = INT64_C(1)}};
+        og_ctx.op = "q8::linear (pattern: aten::addmm)";
+        if ((og_st = opgen_portable_addmm_out(&og_ctx, bias, &og_t_xf, &og_t_wt, &og_s20, &og_s21, &og_t_y))) return og_st;
+    }
+    { /* quantized_decomposed::quantize_per_tensor */
+        og_ctx.op = "q8::linear (pattern: quantized_decomposed::quantize_per_tensor)";
+        if ((og_st = opgen_portable_quantize_per_tensor_out(&og_ctx, &og_t_y, out_scale, out_zero_point, INT64_C(-128), INT64_C(127), OPGEN_DTYPE_Char, out))) return og_st;
+    }
+    ctx->scratch = og_ctx.scratch;
+    return OPGEN_OK;
+}
+
+/* q8::add_relu(Tensor a, float a_scale, int a_zero_point, Tensor b, float b_scale, int b_zero_point, float out_scale, int out_zero_point) -> Tensor, as its pattern:
+ *   %af = quantized_decomposed::dequantize_per_tensor(%a, %a_scale, %a_zero_point, -128, 127, torch.int8)
+ *   %bf = quantized_decomposed::dequantize_per_tensor(%b, %b_scale, %b_zero_point, -128, 127, torch.int8)
+ *   %s = aten::add.Tensor(%af, %bf)
+ *   %r = aten::relu(%s)
+ *   %q = quantized_decomposed::quantize_per_tensor(%r, %out_scale, %out_zero_point, -128, 127, torch.int8)
+ *   return %q
+ */
+opgen_status opgen_fallback_q8_add_relu_out(opgen_ctx *ctx, const opgen_tensor *a, double a_scale, int64_t a_zero_point, const opgen_tensor *b, double b_scale, int64_t b_zero_point, double out_scale, int64_t out_zero_point, opgen_tensor *out) {
+    opgen_tensor og_t_af = {0}, og_t_bf = {0}, og_t_s = {0}, og_t_r = {0}; /* temporaries: sized by each kernel, memory from the arena */
+    opgen_ctx og_ctx = *ctx; /* the same call, named for the pattern's op in messages */
+    opgen_status og_st;
+    { /* quantized_decomposed::dequantize_per_tensor */
+        og_ctx.op = "q8::add_relu (pattern: quantized_decomposed::dequantize_per_tensor)";
+        if ((og_st = opgen_portable_dequantize_per_tensor_out(&og_ctx, a, a_scale, a_zero_point, INT64_C(-128), INT64_C(127), OPGEN_DTYPE_Char, NULL, &og_t_af))) return og_st;
+    }
+    { /* quantized_decomposed::dequantize_per_tensor */
+        og_ctx.op = "q8::add_relu (pattern: quantized_decomposed::dequantize_per_tensor)";
+        if ((og_st = opgen_portable_dequantize_per_tensor_out(&og_ctx, b, b_scale, b_zero_point, INT64_C(-128), INT64_C(127), OPGEN_DTYPE_Char, NULL, &og_t_bf))) return og_st;
+    }
+    { /* aten::add.Tensor */
+        opgen_scalar og_s16 = {OPGEN_DTYPE_Long, {.i = INT64_C(1)}};
+        og_ctx.op = "q8::add_relu (pattern: aten::add.Tensor)";
+        if ((og_st = opgen_portable_add_out(&og_ctx, &og_t_af, &og_t_bf, &og_s16, &og_t_s))) return og_st;
+    }
+    { /* aten::relu */
+        og_ctx.op = "q8::add_relu (pattern: aten::relu)";
+        if ((og_st = opgen_portable_relu_out(&og_ctx, &og_t_s, &og_t_r))) return og_st;
+    }
+    { /* quantized_decomposed::quantize_per_tensor */
+        og_ctx.op = "q8::add_relu (pattern: quantized_decomposed::quantize_per_tensor)";
+        if ((og_st = opgen_portable_quantize_per_tensor_out(&og_ctx, &og_t_r, out_scale, out_zero_point, INT64_C(-128), INT64_C(127), OPGEN_DTYPE_Char, out))) return og_st;
+    }
+    ctx->scratch = og_ctx.scratch;
+    return OPGEN_OK;
+}
+
+/* q8::add(Tensor a, float a_scale, int a_zero_point, Tensor b, float b_scale, int b_zero_point, float out_scale, int out_zero_point) -> Tensor, as its pattern:
+ *   %af = quantized_decomposed::dequantize_per_tensor(%a, %a_scale, %a_zero_point, -128, 127, torch.int8)
+ *   %bf = quantized_decomposed::dequantize_per_tensor(%b, %b_scale, %b_zero_point, -128, 127, torch.int8)
+ *   %s = aten::add.Tensor(%af, %bf)
+ *   %q = quantized_decomposed::quantize_per_tensor(%s, %out_scale, %out_zero_point, -128, 127, torch.int8)
+ *   return %q
+ */
+opgen_status opgen_fallback_q8_add_out(opgen_ctx *ctx, const opgen_tensor *a, double a_scale, int64_t a_zero_point, const opgen_tensor *b, double b_scale, int64_t b_zero_point, double out_scale, int64_t out_zero_point, opgen_tensor *out) {
+    opgen_tensor og_t_af = {0}, og_t_bf = {0}, og_t_s = {0}; /* temporaries: sized by each kernel, memory from the arena */
+    opgen_ctx og_ctx = *ctx; /* the same call, named for the pattern's op in messages */
+    opgen_status og_st;
+    { /* quantized_decomposed::dequantize_per_tensor */
+        og_ctx.op = "q8::add (pattern: quantized_decomposed::dequantize_per_tensor)";
+        if ((og_st = opgen_portable_dequantize_per_tensor_out(&og_ctx, a, a_scale, a_zero_point, INT64_C(-128), INT64_C(127), OPGEN_DTYPE_Char, NULL, &og_t_af))) return og_st;
+    }
+    { /* quantized_decomposed::dequantize_per_tensor */
+        og_ctx.op = "q8::add (pattern: quantized_decomposed::dequantize_per_tensor)";
+        if ((og_st = opgen_portable_dequantize_per_tensor_out(&og_ctx, b, b_scale, b_zero_point, INT64_C(-128), INT64_C(127), OPGEN_DTYPE_Char, NULL, &og_t_bf))) return og_st;
+    }
+    { /* aten::add.Tensor */
+        opgen_scalar og_s16 = {OPGEN_DTYPE_Long, {.i = INT64_C(1)}};
+        og_ctx.op = "q8::add (pattern: aten::add.Tensor)";
+        if ((og_st = opgen_portable_add_out(&og_ctx, &og_t_af, &og_t_bf, &og_s16, &og_t_s))) return og_st;
+    }
+    { /* quantized_decomposed::quantize_per_tensor */
+        og_ctx.op = "q8::add (pattern: quantized_decomposed::quantize_per_tensor)";
+        if ((og_st = opgen_portable_quantize_per_tensor_out(&og_ctx, &og_t_s, out_scale, out_zero_point, INT64_C(-128), INT64_C(127), OPGEN_DTYPE_Char, out))) return og_st;
+    }
+    ctx->scratch = og_ctx.scratch;
+    return OPGEN_OK;
+}
+
+/* q8::mean(Tensor x, float x_scale, int x_zero_point, int[1]? dim, bool keepdim, float out_scale, int out_zero_point) -> Tensor, as its pattern:
+ *   %xf = quantized_decomposed::dequantize_per_tensor(%x, %x_scale, %x_zero_point, -128, 127, torch.int8)
+ *   %m = aten::mean.dim(%xf, %dim, %keepdim)
+ *   %q = quantized_decomposed::quantize_per_tensor(%m, %out_scale, %out_zero_point, -128, 127, torch.int8)
+ *   return %q
+ */
+opgen_status opgen_fallback_q8_mean_out(opgen_ctx *ctx, const opgen_tensor *x, double x_scale, int64_t x_zero_point, const opgen_int_list *dim, bool keepdim, double out_scale, int64_t out_zero_point, opgen_tensor *out) {
+    opgen_tensor og_t_xf = {0}, og_t_m = {0}; /* temporaries: sized by each kernel, memory from the arena */
+    opgen_ctx og_ctx = *ctx; /* the same call, named for the pattern's op in messages */
+    opgen_status og_st;
+    { /* quantized_decomposed::dequantize_per_tensor */
+        og_ctx.op = "q8::mean (pattern: quantized_decomposed::dequantize_per_tensor)";
+        if ((og_st = opgen_portable_dequantize_per_tensor_out(&og_ctx, x, x_scale, x_zero_point, INT64_C(-128), INT64_C(127), OPGEN_DTYPE_Char, NULL, &og_t_xf))) return og_st;
+    }
+    { /* aten::mean.dim */
+        og_ctx.op = "q8::mean (pattern: aten::mean.dim)";
+        if ((og_st = opgen_portable_mean_out(&og_ctx, &og_t_xf, dim, keepdim, NULL, &og_t_m))) return og_st;
+    }
+    { /* quantized_decomposed::quantize_per_tensor */
+        og_ctx.op = "q8::mean (pattern: quantized_decomposed::quantize_per_tensor)";
+        if ((og_st = opgen_portable_quantize_per_tensor_out(&og_ctx, &og_t_m, out_scale, out_zero_point, INT64_C(-128), INT64_C(127), OPGEN_DTYPE_Char, out))) return og_st;
+    }
+    ctx->scratch = og_ctx.scratch;
+    return OPGEN_OK;
+}
+
+/* q8::hardtanh(Tensor x, float x_scale, int x_zero_point, Scalar min_val, Scalar max_val, float out_scale, int out_zero_point) -> Tensor, as its pattern:
+ *   %xf = quantized_decomposed::dequantize_per_tensor(%x, %x_scale, %x_zero_point, -128, 127, torch.int8)
+ *   %a = aten::hardtanh(%xf, %min_val, %max_val)
+ *   %q = quantized_decomposed::quantize_per_tensor(%a, %out_scale, %out_zero_point, -128, 127, torch.int8)
+ *   return %q
+ */
+opgen_status opgen_fallback_q8_hardtanh_out(opgen_ctx *ctx, const opgen_tensor *x, double x_scale, int64_t x_zero_point, const opgen_scalar *min_val, const opgen_scalar *max_val, double out_scale, int64_t out_zero_point, opgen_tensor *out) {
+    opgen_tensor og_t_xf = {0}, og_t_a = {0}; /* temporaries: sized by each kernel, memory from the arena */
+    opgen_ctx og_ctx = *ctx; /* the same call, named for the pattern's op in messages */
+    opgen_status og_st;
+    { /* quantized_decomposed::dequantize_per_tensor */
+        og_ctx.op = "q8::hardtanh (pattern: quantized_decomposed::dequantize_per_tensor)";
+        if ((og_st = opgen_portable_dequantize_per_tensor_out(&og_ctx, x, x_scale, x_zero_point, INT64_C(-128), INT64_C(127), OPGEN_DTYPE_Char, NULL, &og_t_xf))) return og_st;
+    }
+    { /* aten::hardtanh */
+        og_ctx.op = "q8::hardtanh (pattern: aten::hardtanh)";
+        if ((og_st = opgen_portable_hardtanh_out(&og_ctx, &og_t_xf, min_val, max_val, &og_t_a))) return og_st;
+    }
+    { /* quantized_decomposed::quantize_per_tensor */
+        og_ctx.op = "q8::hardtanh (pattern: quantized_decomposed::quantize_per_tensor)";
+        if ((og_st = opgen_portable_quantize_per_tensor_out(&og_ctx, &og_t_a, out_scale, out_zero_point, INT64_C(-128), INT64_C(127), OPGEN_DTYPE_Char, out))) return og_st;
+    }
+    ctx->scratch = og_ctx.scratch;
+    return OPGEN_OK;
+}
+
+/* q8::relu(Tensor x, float x_scale, int x_zero_point, float out_scale, int out_zero_point) -> Tensor, as its pattern:
+ *   %xf = quantized_decomposed::dequantize_per_tensor(%x, %x_scale, %x_zero_point, -128, 127, torch.int8)
+ *   %a = aten::relu(%xf)
+ *   %q = quantized_decomposed::quantize_per_tensor(%a, %out_scale, %out_zero_point, -128, 127, torch.int8)
+ *   return %q
+ */
+opgen_status opgen_fallback_q8_relu_out(opgen_ctx *ctx, const opgen_tensor *x, double x_scale, int64_t x_zero_point, double out_scale, int64_t out_zero_point, opgen_tensor *out) {
+    opgen_tensor og_t_xf = {0}, og_t_a = {0}; /* temporaries: sized by each kernel, memory from the arena */
+    opgen_ctx og_ctx = *ctx; /* the same call, named for the pattern's op in messages */
+    opgen_status og_st;
+    { /* quantized_decomposed::dequantize_per_tensor */
+        og_ctx.op = "q8::relu (pattern: quantized_decomposed::dequantize_per_tensor)";
+        if ((og_st = opgen_portable_dequantize_per_tensor_out(&og_ctx, x, x_scale, x_zero_point, INT64_C(-128), INT64_C(127), OPGEN_DTYPE_Char, NULL, &og_t_xf))) return og_st;
+    }
+    { /* aten::relu */
+        og_ctx.op = "q8::relu (pattern: aten::relu)";
+        if ((og_st = opgen_portable_relu_out(&og_ctx, &og_t_xf, &og_t_a))) return og_st;
+    }
+    { /* quantized_decomposed::quantize_per_tensor */
+        og_ctx.op = "q8::relu (pattern: quantized_decomposed::quantize_per_tensor)";
+        if ((og_st = opgen_portable_quantize_per_tensor_out(&og_ctx, &og_t_a, out_scale, out_zero_point, INT64_C(-128), INT64_C(127), OPGEN_DTYPE_Char, out))) return og_st;
+    }
+    ctx->scratch = og_ctx.scratch;
+    return OPGEN_OK;
+}
+
+/* q8::max_pool2d(Tensor x, float x_scale, int x_zero_point, int[2] kernel_size, int[2] stride, int[2] padding, int[2] dilation, bool ceil_mode, float out_scale, int out_zero_point) -> Tensor, as its pattern:
+ *   %xf = quantized_decomposed::dequantize_per_tensor(%x, %x_scale, %x_zero_point, -128, 127, torch.int8)
+ *   %y, %i = aten::max_pool2d_with_indices(%xf, %kernel_size, %stride, %padding, %dilation, %ceil_mode)
+ *   %q = quantized_decomposed::quantize_per_tensor(%y, %out_scale, %out_zero_point, -128, 127, torch.int8)
+ *   return %q
+ */
+opgen_status opgen_fallback_q8_max_pool2d_out(opgen_ctx *ctx, const opgen_tensor *x, double x_scale, int64_t x_zero_point, opgen_int_list kernel_size, opgen_int_list stride, opgen_int_list padding, opgen_int_list dilation, bool ceil_mode, double out_scale, int64_t out_zero_point, opgen_tensor *out) {
+    opgen_tensor og_t_xf = {0}, og_t_y = {0}, og_t_i = {0}; /* temporaries: sized by each kernel, memory from the arena */
+    opgen_ctx og_ctx = *ctx; /* the same call, named for the pattern's op in messages */
+    opgen_status og_st;
+    { /* quantized_decomposed::dequantize_per_tensor */
+        og_ctx.op = "q8::max_pool2d (pattern: quantized_decomposed::dequantize_per_tensor)";
+        if ((og_st = opgen_portable_dequantize_per_tensor_out(&og_ctx, x, x_scale, x_zero_point, INT64_C(-128), INT64_C(127), OPGEN_DTYPE_Char, NULL, &og_t_xf))) return og_st;
+    }
+    { /* aten::max_pool2d_with_indices */
+        og_ctx.op = "q8::max_pool2d (pattern: aten::max_pool2d_with_indices)";
+        if ((og_st = opgen_portable_max_pool2d_with_indices_out(&og_ctx, &og_t_xf, kernel_size, stride, padding, dilation, ceil_mode, &og_t_y, &og_t_i))) return og_st;
+    }
+    { /* quantized_decomposed::quantize_per_tensor */
+        og_ctx.op = "q8::max_pool2d (pattern: quantized_decomposed::quantize_per_tensor)";
+        if ((og_st = opgen_portable_quantize_per_tensor_out(&og_ctx, &og_t_y, out_scale, out_zero_point, INT64_C(-128), INT64_C(127), OPGEN_DTYPE_Char, out))) return og_st;
     }
     ctx->scratch = og_ctx.scratch;
     return OPGEN_OK;

@@ -226,61 +226,71 @@ typedef struct opgen_value {
     X(345, opgen_kernel_quantized_decomposed_add_scalar_out) \
     X(347, opgen_kernel_quantized_decomposed_embedding_byte_out) \
     X(349, opgen_kernel_quantized_decomposed_embedding_byte_dtype_out) \
-    X(351, opgen_kernel_demo_linear_relu_out) \
-    X(352, opgen_kernel_aten_add_Scalar_out) \
-    X(353, opgen_kernel_aten_mul_Scalar_out) \
-    X(354, opgen_kernel_aten_relu_out) \
-    X(355, opgen_kernel_aten_permute_copy_out) \
-    X(356, opgen_kernel_aten_view_copy_out) \
-    X(357, opgen_kernel_aten_expand_copy_out) \
-    X(358, opgen_kernel_aten_clone_out) \
-    X(359, opgen_kernel_aten_convolution_out) \
-    X(360, opgen_kernel_aten__native_batch_norm_legit_no_training_out) \
-    X(361, opgen_kernel_aten_embedding_out) \
-    X(362, opgen_kernel_aten_isnan_out) \
-    X(363, opgen_kernel_aten_isinf_out) \
-    X(364, opgen_kernel_aten_div_Scalar_out) \
-    X(365, opgen_kernel_aten_div_Scalar_mode_out) \
-    X(366, opgen_kernel_aten_sub_Scalar_out) \
-    X(367, opgen_kernel_aten_prod_out) \
-    X(368, opgen_kernel_aten_squeeze_copy_dim_out) \
-    X(369, opgen_kernel_aten_squeeze_copy_dims_out) \
-    X(370, opgen_kernel_aten_unsqueeze_copy_out) \
-    X(371, opgen_kernel_aten_select_copy_int_out) \
-    X(372, opgen_kernel_aten_slice_copy_Tensor_out) \
-    X(373, opgen_kernel_aten_diagonal_copy_out) \
-    X(374, opgen_kernel_aten_alias_copy_out) \
-    X(375, opgen_kernel_aten_as_strided_copy_out) \
-    X(376, opgen_kernel_aten_flip_out) \
-    X(377, opgen_kernel_aten_repeat_out) \
-    X(378, opgen_kernel_aten_constant_pad_nd_out) \
-    X(379, opgen_kernel_aten_slice_scatter_out) \
-    X(380, opgen_kernel_aten_select_scatter_out) \
-    X(381, opgen_kernel_aten_fill_Scalar_out) \
-    X(382, opgen_kernel_aten_copy_out) \
-    X(383, opgen_kernel_aten_native_layer_norm_out) \
-    X(384, opgen_kernel_aten_native_group_norm_out) \
-    X(385, opgen_kernel_aten_adaptive_avg_pool1d_out) \
-    X(386, opgen_kernel_aten__adaptive_avg_pool2d_out) \
-    X(387, opgen_kernel_aten__adaptive_avg_pool3d_out) \
-    X(388, opgen_kernel_aten_full_like_out) \
-    X(389, opgen_kernel_aten_scalar_tensor_out) \
-    X(390, opgen_kernel_aten_empty_strided_out) \
-    X(391, opgen_kernel_aten__to_copy_out) \
-    X(392, opgen_kernel_aten_avg_pool1d_out) \
-    X(393, opgen_kernel_aten_upsample_nearest2d_vec_out) \
-    X(394, opgen_kernel_aten_upsample_bilinear2d_vec_out) \
-    X(395, opgen_kernel_aten_index_put_out) \
-    X(396, opgen_kernel_aten_masked_scatter_out) \
-    X(397, opgen_kernel_aten__cdist_forward_out) \
-    X(398, opgen_kernel_aten__pdist_forward_out) \
-    X(399, opgen_kernel_aten__adaptive_avg_pool2d_backward_out) \
-    X(400, opgen_kernel_aten_embedding_dense_backward_out) \
-    X(401, opgen_kernel_aten_native_dropout_out) \
-    X(402, opgen_kernel_aten_native_layer_norm_backward_out) \
-    X(403, opgen_kernel_aten_native_group_norm_backward_out) \
-    X(404, opgen_kernel_aten_grid_sampler_2d_out) \
-    X(405, opgen_kernel_aten__embedding_bag_out)
+    X(351, opgen_kernel_q8_conv2d_relu_out) \
+    X(353, opgen_kernel_q8_conv2d_hardtanh_out) \
+    X(355, opgen_kernel_q8_conv2d_out) \
+    X(357, opgen_kernel_q8_linear_out) \
+    X(359, opgen_kernel_q8_add_relu_out) \
+    X(361, opgen_kernel_q8_add_out) \
+    X(363, opgen_kernel_q8_mean_out) \
+    X(365, opgen_kernel_q8_hardtanh_out) \
+    X(367, opgen_kernel_q8_relu_out) \
+    X(369, opgen_kernel_q8_max_pool2d_out) \
+    X(371, opgen_kernel_demo_linear_relu_out) \
+    X(372, opgen_kernel_aten_add_Scalar_out) \
+    X(373, opgen_kernel_aten_mul_Scalar_out) \
+    X(374, opgen_kernel_aten_relu_out) \
+    X(375, opgen_kernel_aten_permute_copy_out) \
+    X(376, opgen_kernel_aten_view_copy_out) \
+    X(377, opgen_kernel_aten_expand_copy_out) \
+    X(378, opgen_kernel_aten_clone_out) \
+    X(379, opgen_kernel_aten_convolution_out) \
+    X(380, opgen_kernel_aten__native_batch_norm_legit_no_training_out) \
+    X(381, opgen_kernel_aten_embedding_out) \
+    X(382, opgen_kernel_aten_isnan_out) \
+    X(383, opgen_kernel_aten_isinf_out) \
+    X(384, opgen_kernel_aten_div_Scalar_out) \
+    X(385, opgen_kernel_aten_div_Scalar_mode_out) \
+    X(386, opgen_kernel_aten_sub_Scalar_out) \
+    X(387, opgen_kernel_aten_prod_out) \
+    X(388, opgen_kernel_aten_squeeze_copy_dim_out) \
+    X(389, opgen_kernel_aten_squeeze_copy_dims_out) \
+    X(390, opgen_kernel_aten_unsqueeze_copy_out) \
+    X(391, opgen_kernel_aten_select_copy_int_out) \
+    X(392, opgen_kernel_aten_slice_copy_Tensor_out) \
+    X(393, opgen_kernel_aten_diagonal_copy_out) \
+    X(394, opgen_kernel_aten_alias_copy_out) \
+    X(395, opgen_kernel_aten_as_strided_copy_out) \
+    X(396, opgen_kernel_aten_flip_out) \
+    X(397, opgen_kernel_aten_repeat_out) \
+    X(398, opgen_kernel_aten_constant_pad_nd_out) \
+    X(399, opgen_kernel_aten_slice_scatter_out) \
+    X(400, opgen_kernel_aten_select_scatter_out) \
+    X(401, opgen_kernel_aten_fill_Scalar_out) \
+    X(402, opgen_kernel_aten_copy_out) \
+    X(403, opgen_kernel_aten_native_layer_norm_out) \
+    X(404, opgen_kernel_aten_native_group_norm_out) \
+    X(405, opgen_kernel_aten_adaptive_avg_pool1d_out) \
+    X(406, opgen_kernel_aten__adaptive_avg_pool2d_out) \
+    X(407, opgen_kernel_aten__adaptive_avg_pool3d_out) \
+    X(408, opgen_kernel_aten_full_like_out) \
+    X(409, opgen_kernel_aten_scalar_tensor_out) \
+    X(410, opgen_kernel_aten_empty_strided_out) \
+    X(411, opgen_kernel_aten__to_copy_out) \
+    X(412, opgen_kernel_aten_avg_pool1d_out) \
+    X(413, opgen_kernel_aten_upsample_nearest2d_vec_out) \
+    X(414, opgen_kernel_aten_upsample_bilinear2d_vec_out) \
+    X(415, opgen_kernel_aten_index_put_out) \
+    X(416, opgen_kernel_aten_masked_scatter_out) \
+    X(417, opgen_kernel_aten__cdist_forward_out) \
+    X(418, opgen_kernel_aten__pdist_forward_out) \
+    X(419, opgen_kernel_aten__adaptive_avg_pool2d_backward_out) \
+    X(420, opgen_kernel_aten_embedding_dense_backward_out) \
+    X(421, opgen_kernel_aten_native_dropout_out) \
+    X(422, opgen_kernel_aten_native_layer_norm_backward_out) \
+    X(423, opgen_kernel_aten_native_group_norm_backward_out) \
+    X(424, opgen_kernel_aten_grid_sampler_2d_out) \
+    X(425, opgen_kernel_aten__embedding_bag_out)
 
 /* aten::add.out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!) */
 opgen_status opgen_kernel_aten_add_out(opgen_ctx *ctx, const opgen_tensor *self, const opgen_tensor *other, const opgen_scalar *alpha, opgen_tensor *out);
@@ -586,6 +596,26 @@ opgen_status opgen_kernel_quantized_decomposed_add_scalar_out(opgen_ctx *ctx, co
 opgen_status opgen_kernel_quantized_decomposed_embedding_byte_out(opgen_ctx *ctx, const opgen_tensor *weight, const opgen_tensor *weight_scales, const opgen_tensor *weight_zero_points, int64_t weight_quant_min, int64_t weight_quant_max, const opgen_tensor *indices, opgen_tensor *out);
 /* quantized_decomposed::embedding_byte.dtype_out(Tensor weight, Tensor weight_scales, Tensor? weight_zero_points, int weight_quant_min, int weight_quant_max, Tensor indices, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!) */
 opgen_status opgen_kernel_quantized_decomposed_embedding_byte_dtype_out(opgen_ctx *ctx, const opgen_tensor *weight, const opgen_tensor *weight_scales, const opgen_tensor *weight_zero_points, int64_t weight_quant_min, int64_t weight_quant_max, const opgen_tensor *indices, const opgen_dtype *dtype, opgen_tensor *out);
+/* q8::conv2d_relu.out(Tensor x, float x_scale, int x_zero_point, Tensor weight, Tensor weight_scales, Tensor? weight_zero_points, Tensor? bias, SymInt[] stride, SymInt[] padding, SymInt[] dilation, SymInt groups, float out_scale, int out_zero_point, *, Tensor(a!) out) -> Tensor(a!) */
+opgen_status opgen_kernel_q8_conv2d_relu_out(opgen_ctx *ctx, const opgen_tensor *x, double x_scale, int64_t x_zero_point, const opgen_tensor *weight, const opgen_tensor *weight_scales, const opgen_tensor *weight_zero_points, const opgen_tensor *bias, opgen_int_list stride, opgen_int_list padding, opgen_int_list dilation, int64_t groups, double out_scale, int64_t out_zero_point, opgen_tensor *out);
+/* q8::conv2d_hardtanh.out(Tensor x, float x_scale, int x_zero_point, Tensor weight, Tensor weight_scales, Tensor? weight_zero_points, Tensor? bias, SymInt[] stride, SymInt[] padding, SymInt[] dilation, SymInt groups, Scalar min_val, Scalar max_val, float out_scale, int out_zero_point, *, Tensor(a!) out) -> Tensor(a!) */
+opgen_status opgen_kernel_q8_conv2d_hardtanh_out(opgen_ctx *ctx, const opgen_tensor *x, double x_scale, int64_t x_zero_point, const opgen_tensor *weight, const opgen_tensor *weight_scales, const opgen_tensor *weight_zero_points, const opgen_tensor *bias, opgen_int_list stride, opgen_int_list padding, opgen_int_list dilation, int64_t groups, const opgen_scalar *min_val, const opgen_scalar *max_val, double out_scale, int64_t out_zero_point, opgen_tensor *out);
+/* q8::conv2d.out(Tensor x, float x_scale, int x_zero_point, Tensor weight, Tensor weight_scales, Tensor? weight_zero_points, Tensor? bias, SymInt[] stride, SymInt[] padding, SymInt[] dilation, SymInt groups, float out_scale, int out_zero_point, *, Tensor(a!) out) -> Tensor(a!) */
+opgen_status opgen_kernel_q8_conv2d_out(opgen_ctx *ctx, const opgen_tensor *x, double x_scale, int64_t x_zero_point, const opgen_tensor *weight, const opgen_tensor *weight_scales, const opgen_tensor *weight_zero_points, const opgen_tensor *bias, opgen_int_list stride, opgen_int_list padding, opgen_int_list dilation, int64_t groups, double out_scale, int64_t out_zero_point, opgen_tensor *out);
+/* q8::linear.out(Tensor x, float x_scale, int x_zero_point, Tensor weight, Tensor weight_scales, Tensor? weight_zero_points, Tensor bias, float out_scale, int out_zero_point, *, Tensor(a!) out) -> Tensor(a!) */
+opgen_status opgen_kernel_q8_linear_out(opgen_ctx *ctx, const opgen_tensor *x, double x_scale, int64_t x_zero_point, const opgen_tensor *weight, const opgen_tensor *weight_scales, const opgen_tensor *weight_zero_points, const opgen_tensor *bias, double out_scale, int64_t out_zero_point, opgen_tensor *out);
+/* q8::add_relu.out(Tensor a, float a_scale, int a_zero_point, Tensor b, float b_scale, int b_zero_point, float out_scale, int out_zero_point, *, Tensor(a!) out) -> Tensor(a!) */
+opgen_status opgen_kernel_q8_add_relu_out(opgen_ctx *ctx, const opgen_tensor *a, double a_scale, int64_t a_zero_point, const opgen_tensor *b, double b_scale, int64_t b_zero_point, double out_scale, int64_t out_zero_point, opgen_tensor *out);
+/* q8::add.out(Tensor a, float a_scale, int a_zero_point, Tensor b, float b_scale, int b_zero_point, float out_scale, int out_zero_point, *, Tensor(a!) out) -> Tensor(a!) */
+opgen_status opgen_kernel_q8_add_out(opgen_ctx *ctx, const opgen_tensor *a, double a_scale, int64_t a_zero_point, const opgen_tensor *b, double b_scale, int64_t b_zero_point, double out_scale, int64_t out_zero_point, opgen_tensor *out);
+/* q8::mean.out(Tensor x, float x_scale, int x_zero_point, int[1]? dim, bool keepdim, float out_scale, int out_zero_point, *, Tensor(a!) out) -> Tensor(a!) */
+opgen_status opgen_kernel_q8_mean_out(opgen_ctx *ctx, const opgen_tensor *x, double x_scale, int64_t x_zero_point, const opgen_int_list *dim, bool keepdim, double out_scale, int64_t out_zero_point, opgen_tensor *out);
+/* q8::hardtanh.out(Tensor x, float x_scale, int x_zero_point, Scalar min_val, Scalar max_val, float out_scale, int out_zero_point, *, Tensor(a!) out) -> Tensor(a!) */
+opgen_status opgen_kernel_q8_hardtanh_out(opgen_ctx *ctx, const opgen_tensor *x, double x_scale, int64_t x_zero_point, const opgen_scalar *min_val, const opgen_scalar *max_val, double out_scale, int64_t out_zero_point, opgen_tensor *out);
+/* q8::relu.out(Tensor x, float x_scale, int x_zero_point, float out_scale, int out_zero_point, *, Tensor(a!) out) -> Tensor(a!) */
+opgen_status opgen_kernel_q8_relu_out(opgen_ctx *ctx, const opgen_tensor *x, double x_scale, int64_t x_zero_point, double out_scale, int64_t out_zero_point, opgen_tensor *out);
+/* q8::max_pool2d.out(Tensor x, float x_scale, int x_zero_point, int[2] kernel_size, int[2] stride, int[2] padding, int[2] dilation, bool ceil_mode, float out_scale, int out_zero_point, *, Tensor(a!) out) -> Tensor(a!) */
+opgen_status opgen_kernel_q8_max_pool2d_out(opgen_ctx *ctx, const opgen_tensor *x, double x_scale, int64_t x_zero_point, opgen_int_list kernel_size, opgen_int_list stride, opgen_int_list padding, opgen_int_list dilation, bool ceil_mode, double out_scale, int64_t out_zero_point, opgen_tensor *out);
 /* demo::linear_relu.out(Tensor input, Tensor weight, Tensor bias, *, Tensor(a!) out) -> Tensor(a!) */
 opgen_status opgen_kernel_demo_linear_relu_out(opgen_ctx *ctx, const opgen_tensor *input, const opgen_tensor *weight, const opgen_tensor *bias, opgen_tensor *out);
 /* aten::add.Scalar_out(Tensor self, Scalar other, Scalar alpha=1, *, Tensor(a!) out) -> Tensor(a!) */

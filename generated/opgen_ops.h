@@ -19,7 +19,7 @@
 extern "C" {
 #endif
 
-#define OPGEN_OP_COUNT 406
+#define OPGEN_OP_COUNT 426
 
 /* Every operator: X(id, identifier, qualified name). */
 #define OPGEN_OPS(X) \
@@ -373,62 +373,82 @@ extern "C" {
     X(347, quantized_decomposed_embedding_byte_out, "quantized_decomposed::embedding_byte.out") \
     X(348, quantized_decomposed_embedding_byte_dtype, "quantized_decomposed::embedding_byte.dtype") \
     X(349, quantized_decomposed_embedding_byte_dtype_out, "quantized_decomposed::embedding_byte.dtype_out") \
-    X(350, demo_linear_relu, "demo::linear_relu") \
-    X(351, demo_linear_relu_out, "demo::linear_relu.out") \
-    X(352, aten_add_Scalar_out, "aten::add.Scalar_out") \
-    X(353, aten_mul_Scalar_out, "aten::mul.Scalar_out") \
-    X(354, aten_relu_out, "aten::relu.out") \
-    X(355, aten_permute_copy_out, "aten::permute_copy.out") \
-    X(356, aten_view_copy_out, "aten::view_copy.out") \
-    X(357, aten_expand_copy_out, "aten::expand_copy.out") \
-    X(358, aten_clone_out, "aten::clone.out") \
-    X(359, aten_convolution_out, "aten::convolution.out") \
-    X(360, aten__native_batch_norm_legit_no_training_out, "aten::_native_batch_norm_legit_no_training.out") \
-    X(361, aten_embedding_out, "aten::embedding.out") \
-    X(362, aten_isnan_out, "aten::isnan.out") \
-    X(363, aten_isinf_out, "aten::isinf.out") \
-    X(364, aten_div_Scalar_out, "aten::div.Scalar_out") \
-    X(365, aten_div_Scalar_mode_out, "aten::div.Scalar_mode_out") \
-    X(366, aten_sub_Scalar_out, "aten::sub.Scalar_out") \
-    X(367, aten_prod_out, "aten::prod.out") \
-    X(368, aten_squeeze_copy_dim_out, "aten::squeeze_copy.dim_out") \
-    X(369, aten_squeeze_copy_dims_out, "aten::squeeze_copy.dims_out") \
-    X(370, aten_unsqueeze_copy_out, "aten::unsqueeze_copy.out") \
-    X(371, aten_select_copy_int_out, "aten::select_copy.int_out") \
-    X(372, aten_slice_copy_Tensor_out, "aten::slice_copy.Tensor_out") \
-    X(373, aten_diagonal_copy_out, "aten::diagonal_copy.out") \
-    X(374, aten_alias_copy_out, "aten::alias_copy.out") \
-    X(375, aten_as_strided_copy_out, "aten::as_strided_copy.out") \
-    X(376, aten_flip_out, "aten::flip.out") \
-    X(377, aten_repeat_out, "aten::repeat.out") \
-    X(378, aten_constant_pad_nd_out, "aten::constant_pad_nd.out") \
-    X(379, aten_slice_scatter_out, "aten::slice_scatter.out") \
-    X(380, aten_select_scatter_out, "aten::select_scatter.out") \
-    X(381, aten_fill_Scalar_out, "aten::fill.Scalar_out") \
-    X(382, aten_copy_out, "aten::copy.out") \
-    X(383, aten_native_layer_norm_out, "aten::native_layer_norm.out") \
-    X(384, aten_native_group_norm_out, "aten::native_group_norm.out") \
-    X(385, aten_adaptive_avg_pool1d_out, "aten::adaptive_avg_pool1d.out") \
-    X(386, aten__adaptive_avg_pool2d_out, "aten::_adaptive_avg_pool2d.out") \
-    X(387, aten__adaptive_avg_pool3d_out, "aten::_adaptive_avg_pool3d.out") \
-    X(388, aten_full_like_out, "aten::full_like.out") \
-    X(389, aten_scalar_tensor_out, "aten::scalar_tensor.out") \
-    X(390, aten_empty_strided_out, "aten::empty_strided.out") \
-    X(391, aten__to_copy_out, "aten::_to_copy.out") \
-    X(392, aten_avg_pool1d_out, "aten::avg_pool1d.out") \
-    X(393, aten_upsample_nearest2d_vec_out, "aten::upsample_nearest2d.vec_out") \
-    X(394, aten_upsample_bilinear2d_vec_out, "aten::upsample_bilinear2d.vec_out") \
-    X(395, aten_index_put_out, "aten::index_put.out") \
-    X(396, aten_masked_scatter_out, "aten::masked_scatter.out") \
-    X(397, aten__cdist_forward_out, "aten::_cdist_forward.out") \
-    X(398, aten__pdist_forward_out, "aten::_pdist_forward.out") \
-    X(399, aten__adaptive_avg_pool2d_backward_out, "aten::_adaptive_avg_pool2d_backward.out") \
-    X(400, aten_embedding_dense_backward_out, "aten::embedding_dense_backward.out") \
-    X(401, aten_native_dropout_out, "aten::native_dropout.out") \
-    X(402, aten_native_layer_norm_backward_out, "aten::native_layer_norm_backward.out") \
-    X(403, aten_native_group_norm_backward_out, "aten::native_group_norm_backward.out") \
-    X(404, aten_grid_sampler_2d_out, "aten::grid_sampler_2d.out") \
-    X(405, aten__embedding_bag_out, "aten::_embedding_bag.out")
+    X(350, q8_conv2d_relu, "q8::conv2d_relu") \
+    X(351, q8_conv2d_relu_out, "q8::conv2d_relu.out") \
+    X(352, q8_conv2d_hardtanh, "q8::conv2d_hardtanh") \
+    X(353, q8_conv2d_hardtanh_out, "q8::conv2d_hardtanh.out") \
+    X(354, q8_conv2d, "q8::conv2d") \
+    X(355, q8_conv2d_out, "q8::conv2d.out") \
+    X(356, q8_linear, "q8::linear") \
+    X(357, q8_linear_out, "q8::linear.out") \
+    X(358, q8_add_relu, "q8::add_relu") \
+    X(359, q8_add_relu_out, "q8::add_relu.out") \
+    X(360, q8_add, "q8::add") \
+    X(361, q8_add_out, "q8::add.out") \
+    X(362, q8_mean, "q8::mean") \
+    X(363, q8_mean_out, "q8::mean.out") \
+    X(364, q8_hardtanh, "q8::hardtanh") \
+    X(365, q8_hardtanh_out, "q8::hardtanh.out") \
+    X(366, q8_relu, "q8::relu") \
+    X(367, q8_relu_out, "q8::relu.out") \
+    X(368, q8_max_pool2d, "q8::max_pool2d") \
+    X(369, q8_max_pool2d_out, "q8::max_pool2d.out") \
+    X(370, demo_linear_relu, "demo::linear_relu") \
+    X(371, demo_linear_relu_out, "demo::linear_relu.out") \
+    X(372, aten_add_Scalar_out, "aten::add.Scalar_out") \
+    X(373, aten_mul_Scalar_out, "aten::mul.Scalar_out") \
+    X(374, aten_relu_out, "aten::relu.out") \
+    X(375, aten_permute_copy_out, "aten::permute_copy.out") \
+    X(376, aten_view_copy_out, "aten::view_copy.out") \
+    X(377, aten_expand_copy_out, "aten::expand_copy.out") \
+    X(378, aten_clone_out, "aten::clone.out") \
+    X(379, aten_convolution_out, "aten::convolution.out") \
+    X(380, aten__native_batch_norm_legit_no_training_out, "aten::_native_batch_norm_legit_no_training.out") \
+    X(381, aten_embedding_out, "aten::embedding.out") \
+    X(382, aten_isnan_out, "aten::isnan.out") \
+    X(383, aten_isinf_out, "aten::isinf.out") \
+    X(384, aten_div_Scalar_out, "aten::div.Scalar_out") \
+    X(385, aten_div_Scalar_mode_out, "aten::div.Scalar_mode_out") \
+    X(386, aten_sub_Scalar_out, "aten::sub.Scalar_out") \
+    X(387, aten_prod_out, "aten::prod.out") \
+    X(388, aten_squeeze_copy_dim_out, "aten::squeeze_copy.dim_out") \
+    X(389, aten_squeeze_copy_dims_out, "aten::squeeze_copy.dims_out") \
+    X(390, aten_unsqueeze_copy_out, "aten::unsqueeze_copy.out") \
+    X(391, aten_select_copy_int_out, "aten::select_copy.int_out") \
+    X(392, aten_slice_copy_Tensor_out, "aten::slice_copy.Tensor_out") \
+    X(393, aten_diagonal_copy_out, "aten::diagonal_copy.out") \
+    X(394, aten_alias_copy_out, "aten::alias_copy.out") \
+    X(395, aten_as_strided_copy_out, "aten::as_strided_copy.out") \
+    X(396, aten_flip_out, "aten::flip.out") \
+    X(397, aten_repeat_out, "aten::repeat.out") \
+    X(398, aten_constant_pad_nd_out, "aten::constant_pad_nd.out") \
+    X(399, aten_slice_scatter_out, "aten::slice_scatter.out") \
+    X(400, aten_select_scatter_out, "aten::select_scatter.out") \
+    X(401, aten_fill_Scalar_out, "aten::fill.Scalar_out") \
+    X(402, aten_copy_out, "aten::copy.out") \
+    X(403, aten_native_layer_norm_out, "aten::native_layer_norm.out") \
+    X(404, aten_native_group_norm_out, "aten::native_group_norm.out") \
+    X(405, aten_adaptive_avg_pool1d_out, "aten::adaptive_avg_pool1d.out") \
+    X(406, aten__adaptive_avg_pool2d_out, "aten::_adaptive_avg_pool2d.out") \
+    X(407, aten__adaptive_avg_pool3d_out, "aten::_adaptive_avg_pool3d.out") \
+    X(408, aten_full_like_out, "aten::full_like.out") \
+    X(409, aten_scalar_tensor_out, "aten::scalar_tensor.out") \
+    X(410, aten_empty_strided_out, "aten::empty_strided.out") \
+    X(411, aten__to_copy_out, "aten::_to_copy.out") \
+    X(412, aten_avg_pool1d_out, "aten::avg_pool1d.out") \
+    X(413, aten_upsample_nearest2d_vec_out, "aten::upsample_nearest2d.vec_out") \
+    X(414, aten_upsample_bilinear2d_vec_out, "aten::upsample_bilinear2d.vec_out") \
+    X(415, aten_index_put_out, "aten::index_put.out") \
+    X(416, aten_masked_scatter_out, "aten::masked_scatter.out") \
+    X(417, aten__cdist_forward_out, "aten::_cdist_forward.out") \
+    X(418, aten__pdist_forward_out, "aten::_pdist_forward.out") \
+    X(419, aten__adaptive_avg_pool2d_backward_out, "aten::_adaptive_avg_pool2d_backward.out") \
+    X(420, aten_embedding_dense_backward_out, "aten::embedding_dense_backward.out") \
+    X(421, aten_native_dropout_out, "aten::native_dropout.out") \
+    X(422, aten_native_layer_norm_backward_out, "aten::native_layer_norm_backward.out") \
+    X(423, aten_native_group_norm_backward_out, "aten::native_group_norm_backward.out") \
+    X(424, aten_grid_sampler_2d_out, "aten::grid_sampler_2d.out") \
+    X(425, aten__embedding_bag_out, "aten::_embedding_bag.out")
 
 enum opgen_op_id {
 #define OPGEN_OP_ENUM(id, ident, name) OPGEN_OP_##ident = id,
@@ -515,7 +535,7 @@ extern const uint32_t opgen_alias_sets[];
 extern const uint32_t opgen_hash_seeds[];
 extern const uint16_t opgen_hash_slots[];
 
-#define OPGEN_HASH_BUCKETS 102
+#define OPGEN_HASH_BUCKETS 107
 
 /* The generated perfect hash: a name is hashed once (64-bit FNV-1a); the bucket
  * (seed 0) and the slot (its bucket's seed) each remix that with murmur3's
@@ -566,12 +586,12 @@ const opgen_op opgen_ops[] = {
     {"aten::add.Tensor", "aten", "add", "Tensor", "add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor", 0, 0, 0, 0, 0, 2, 3, 1, 18, 4, OPGEN_KIND_FUNCTIONAL, 1},
     {"aten::add_.Tensor", "aten", "add_", "Tensor", "add_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)", 3, 1, 4, 72, 14, 2, 3, 1, 0, 0, OPGEN_KIND_INPLACE, 0},
     {"aten::add.out", "aten", "add", "out", "add.out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)", 6, 2, 4, 72, 14, 2, 4, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::add.Scalar", "aten", "add", "Scalar", "add.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor", 10, 3, 4, 72, 14, 352, 3, 1, 3, 4, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::add.Scalar", "aten", "add", "Scalar", "add.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor", 10, 3, 4, 72, 14, 372, 3, 1, 3, 4, OPGEN_KIND_FUNCTIONAL, 1},
     {"aten::sub.Tensor", "aten", "sub", "Tensor", "sub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor", 13, 4, 8, 84, 21, 5, 3, 1, 18, 4, OPGEN_KIND_FUNCTIONAL, 1},
     {"aten::sub.out", "aten", "sub", "out", "sub.out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)", 16, 5, 12, 156, 35, 5, 4, 1, 0, 0, OPGEN_KIND_OUT, 0},
     {"aten::mul.Tensor", "aten", "mul", "Tensor", "mul.Tensor(Tensor self, Tensor other) -> Tensor", 20, 6, 12, 156, 35, 7, 2, 1, 20, 3, OPGEN_KIND_FUNCTIONAL, 1},
     {"aten::mul.out", "aten", "mul", "out", "mul.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)", 22, 7, 15, 216, 50, 7, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::mul.Scalar", "aten", "mul", "Scalar", "mul.Scalar(Tensor self, Scalar other) -> Tensor", 25, 8, 15, 216, 50, 353, 2, 1, 3, 3, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::mul.Scalar", "aten", "mul", "Scalar", "mul.Scalar(Tensor self, Scalar other) -> Tensor", 25, 8, 15, 216, 50, 373, 2, 1, 3, 3, OPGEN_KIND_FUNCTIONAL, 1},
     {"aten::maximum", "aten", "maximum", "", "maximum(Tensor self, Tensor other) -> Tensor", 27, 9, 18, 225, 56, 10, 2, 1, 20, 3, OPGEN_KIND_FUNCTIONAL, 1},
     {"aten::maximum.out", "aten", "maximum", "out", "maximum.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)", 29, 10, 21, 285, 71, 10, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
     {"aten::div.Tensor", "aten", "div", "Tensor", "div.Tensor(Tensor self, Tensor other) -> Tensor", 32, 11, 21, 285, 71, 12, 2, 1, 10, 3, OPGEN_KIND_FUNCTIONAL, 1},
@@ -602,8 +622,8 @@ const opgen_op opgen_ops[] = {
     {"aten::ge.Scalar", "aten", "ge", "Scalar", "ge.Scalar(Tensor self, Scalar other) -> Tensor", 97, 36, 58, 349, 109, 35, 2, 1, 1, 3, OPGEN_KIND_FUNCTIONAL, 1},
     {"aten::ge.Tensor_out", "aten", "ge", "Tensor_out", "ge.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)", 99, 37, 61, 352, 112, 37, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
     {"aten::ge.Tensor", "aten", "ge", "Tensor", "ge.Tensor(Tensor self, Tensor other) -> Tensor", 102, 38, 61, 352, 112, 37, 2, 1, 1, 3, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::relu", "aten", "relu", "", "relu(Tensor self) -> Tensor", 104, 39, 64, 355, 115, 354, 1, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::relu_", "aten", "relu_", "", "relu_(Tensor(a!) self) -> Tensor(a!)", 105, 40, 66, 357, 116, 354, 1, 1, 0, 0, OPGEN_KIND_INPLACE, 0},
+    {"aten::relu", "aten", "relu", "", "relu(Tensor self) -> Tensor", 104, 39, 64, 355, 115, 374, 1, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::relu_", "aten", "relu_", "", "relu_(Tensor(a!) self) -> Tensor(a!)", 105, 40, 66, 357, 116, 374, 1, 1, 0, 0, OPGEN_KIND_INPLACE, 0},
     {"aten::abs", "aten", "abs", "", "abs(Tensor self) -> Tensor", 106, 41, 66, 357, 116, 42, 1, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
     {"aten::abs.out", "aten", "abs", "out", "abs.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", 107, 42, 68, 359, 117, 42, 2, 1, 0, 0, OPGEN_KIND_OUT, 0},
     {"aten::sigmoid", "aten", "sigmoid", "", "sigmoid(Tensor self) -> Tensor", 109, 43, 68, 359, 117, 44, 1, 1, 2, 2, OPGEN_KIND_FUNCTIONAL, 1},
@@ -630,23 +650,23 @@ const opgen_op opgen_ops[] = {
     {"aten::addmm.out", "aten", "addmm", "out", "addmm.out(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)", 166, 64, 100, 401, 143, 64, 6, 1, 0, 0, OPGEN_KIND_OUT, 0},
     {"aten::linear", "aten", "linear", "", "linear(Tensor input, Tensor weight, Tensor? bias=None) -> Tensor", 172, 65, 100, 401, 143, 66, 3, 1, 1, 4, OPGEN_KIND_FUNCTIONAL, 0},
     {"aten::linear.out", "aten", "linear", "out", "linear.out(Tensor input, Tensor weight, Tensor? bias=None, *, Tensor(a!) out) -> Tensor(a!)", 175, 66, 104, 405, 144, 66, 4, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::permute_copy", "aten", "permute_copy", "", "permute_copy(Tensor self, int[] dims) -> Tensor", 179, 67, 104, 405, 144, 355, 2, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::view_copy", "aten", "view_copy", "", "view_copy(Tensor self, SymInt[] size) -> Tensor", 181, 68, 106, 407, 145, 356, 2, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::expand_copy", "aten", "expand_copy", "", "expand_copy(Tensor self, SymInt[] size, *, bool implicit=False) -> Tensor", 183, 69, 108, 409, 146, 357, 3, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::permute_copy", "aten", "permute_copy", "", "permute_copy(Tensor self, int[] dims) -> Tensor", 179, 67, 104, 405, 144, 375, 2, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::view_copy", "aten", "view_copy", "", "view_copy(Tensor self, SymInt[] size) -> Tensor", 181, 68, 106, 407, 145, 376, 2, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::expand_copy", "aten", "expand_copy", "", "expand_copy(Tensor self, SymInt[] size, *, bool implicit=False) -> Tensor", 183, 69, 108, 409, 146, 377, 3, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
     {"aten::cat", "aten", "cat", "", "cat(Tensor[] tensors, int dim=0) -> Tensor", 186, 70, 110, 411, 147, 71, 2, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
     {"aten::cat.out", "aten", "cat", "out", "cat.out(Tensor[] tensors, int dim=0, *, Tensor(a!) out) -> Tensor(a!)", 188, 71, 112, 413, 148, 71, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::clone", "aten", "clone", "", "clone(Tensor self, *, MemoryFormat? memory_format=None) -> Tensor", 191, 72, 112, 413, 148, 358, 2, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::clone", "aten", "clone", "", "clone(Tensor self, *, MemoryFormat? memory_format=None) -> Tensor", 191, 72, 112, 413, 148, 378, 2, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
     {"aten::mean.dim", "aten", "mean", "dim", "mean.dim(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor", 193, 73, 114, 415, 149, 74, 4, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
     {"aten::mean.out", "aten", "mean", "out", "mean.out(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)", 197, 74, 116, 417, 150, 74, 5, 1, 0, 0, OPGEN_KIND_OUT, 0},
     {"aten::sum.dim_IntList", "aten", "sum", "dim_IntList", "sum.dim_IntList(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor", 202, 75, 116, 417, 150, 76, 4, 1, 2, 2, OPGEN_KIND_FUNCTIONAL, 1},
     {"aten::sum.IntList_out", "aten", "sum", "IntList_out", "sum.IntList_out(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)", 206, 76, 118, 421, 153, 76, 5, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::convolution", "aten", "convolution", "", "convolution(Tensor input, Tensor weight, Tensor? bias, SymInt[] stride, SymInt[] padding, SymInt[] dilation, bool transposed, SymInt[] output_padding, SymInt groups) -> Tensor", 211, 77, 118, 421, 153, 359, 9, 1, 1, 4, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::_native_batch_norm_legit_no_training", "aten", "_native_batch_norm_legit_no_training", "", "_native_batch_norm_legit_no_training(Tensor input, Tensor? weight, Tensor? bias, Tensor running_mean, Tensor running_var, float momentum, float eps) -> (Tensor, Tensor, Tensor)", 220, 78, 122, 425, 154, 360, 7, 3, 1, 8, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::convolution", "aten", "convolution", "", "convolution(Tensor input, Tensor weight, Tensor? bias, SymInt[] stride, SymInt[] padding, SymInt[] dilation, bool transposed, SymInt[] output_padding, SymInt groups) -> Tensor", 211, 77, 118, 421, 153, 379, 9, 1, 1, 4, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::_native_batch_norm_legit_no_training", "aten", "_native_batch_norm_legit_no_training", "", "_native_batch_norm_legit_no_training(Tensor input, Tensor? weight, Tensor? bias, Tensor running_mean, Tensor running_var, float momentum, float eps) -> (Tensor, Tensor, Tensor)", 220, 78, 122, 425, 154, 380, 7, 3, 1, 8, OPGEN_KIND_FUNCTIONAL, 1},
     {"aten::max_pool2d_with_indices", "aten", "max_pool2d_with_indices", "", "max_pool2d_with_indices(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, int[2] dilation=1, bool ceil_mode=False) -> (Tensor, Tensor)", 227, 81, 130, 433, 155, 80, 6, 2, 1, 3, OPGEN_KIND_FUNCTIONAL, 1},
     {"aten::max_pool2d_with_indices.out", "aten", "max_pool2d_with_indices", "out", "max_pool2d_with_indices.out(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, int[2] dilation=1, bool ceil_mode=False, *, Tensor(a!) out, Tensor(b!) indices) -> (Tensor(a!), Tensor(b!))", 233, 83, 133, 436, 157, 80, 8, 2, 0, 0, OPGEN_KIND_OUT, 0},
     {"aten::avg_pool2d", "aten", "avg_pool2d", "", "avg_pool2d(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor", 241, 85, 133, 436, 157, 82, 7, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
     {"aten::avg_pool2d.out", "aten", "avg_pool2d", "out", "avg_pool2d.out(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None, *, Tensor(a!) out) -> Tensor(a!)", 248, 86, 135, 438, 158, 82, 8, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::embedding", "aten", "embedding", "", "embedding(Tensor weight, Tensor indices, SymInt padding_idx=-1, bool scale_grad_by_freq=False, bool sparse=False) -> Tensor", 256, 87, 135, 438, 158, 361, 5, 1, 1, 3, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::embedding", "aten", "embedding", "", "embedding(Tensor weight, Tensor indices, SymInt padding_idx=-1, bool scale_grad_by_freq=False, bool sparse=False) -> Tensor", 256, 87, 135, 438, 158, 381, 5, 1, 1, 3, OPGEN_KIND_FUNCTIONAL, 1},
     {"aten::acos", "aten", "acos", "", "acos(Tensor self) -> Tensor", 261, 88, 138, 441, 160, 85, 1, 1, 3, 2, OPGEN_KIND_FUNCTIONAL, 1},
     {"aten::acos.out", "aten", "acos", "out", "acos.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", 262, 89, 140, 447, 164, 85, 2, 1, 0, 0, OPGEN_KIND_OUT, 0},
     {"aten::acosh", "aten", "acosh", "", "acosh(Tensor self) -> Tensor", 264, 90, 140, 447, 164, 87, 1, 1, 3, 2, OPGEN_KIND_FUNCTIONAL, 1},
@@ -703,8 +723,8 @@ const opgen_op opgen_ops[] = {
     {"aten::bitwise_not.out", "aten", "bitwise_not", "out", "bitwise_not.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", 340, 141, 192, 575, 247, 137, 2, 1, 0, 0, OPGEN_KIND_OUT, 0},
     {"aten::logical_not", "aten", "logical_not", "", "logical_not(Tensor self) -> Tensor", 342, 142, 192, 575, 247, 139, 1, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
     {"aten::logical_not.out", "aten", "logical_not", "out", "logical_not.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", 343, 143, 194, 577, 249, 139, 2, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::isnan", "aten", "isnan", "", "isnan(Tensor self) -> Tensor", 345, 144, 194, 577, 249, 362, 1, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::isinf", "aten", "isinf", "", "isinf(Tensor self) -> Tensor", 346, 145, 196, 579, 251, 363, 1, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::isnan", "aten", "isnan", "", "isnan(Tensor self) -> Tensor", 345, 144, 194, 577, 249, 382, 1, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::isinf", "aten", "isinf", "", "isinf(Tensor self) -> Tensor", 346, 145, 196, 579, 251, 383, 1, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
     {"aten::elu", "aten", "elu", "", "elu(Tensor self, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1) -> Tensor", 347, 146, 198, 581, 253, 143, 4, 1, 1, 5, OPGEN_KIND_FUNCTIONAL, 1},
     {"aten::elu.out", "aten", "elu", "out", "elu.out(Tensor self, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1, *, Tensor(a!) out) -> Tensor(a!)", 351, 147, 203, 586, 257, 143, 5, 1, 0, 0, OPGEN_KIND_OUT, 0},
     {"aten::leaky_relu", "aten", "leaky_relu", "", "leaky_relu(Tensor self, Scalar negative_slope=0.01) -> Tensor", 356, 148, 203, 586, 257, 145, 2, 1, 1, 3, OPGEN_KIND_FUNCTIONAL, 1},
@@ -747,9 +767,9 @@ const opgen_op opgen_ops[] = {
     {"aten::logical_xor.out", "aten", "logical_xor", "out", "logical_xor.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)", 448, 185, 260, 1465, 438, 181, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
     {"aten::div.Tensor_mode", "aten", "div", "Tensor_mode", "div.Tensor_mode(Tensor self, Tensor other, *, str? rounding_mode) -> Tensor", 451, 186, 260, 1465, 438, 183, 3, 1, 35, 3, OPGEN_KIND_FUNCTIONAL, 1},
     {"aten::div.out_mode", "aten", "div", "out_mode", "div.out_mode(Tensor self, Tensor other, *, str? rounding_mode, Tensor(a!) out) -> Tensor(a!)", 454, 187, 263, 1570, 454, 183, 4, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::div.Scalar", "aten", "div", "Scalar", "div.Scalar(Tensor self, Scalar other) -> Tensor", 458, 188, 263, 1570, 454, 364, 2, 1, 9, 3, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::div.Scalar_mode", "aten", "div", "Scalar_mode", "div.Scalar_mode(Tensor self, Scalar other, *, str? rounding_mode) -> Tensor", 460, 189, 266, 1597, 463, 365, 3, 1, 14, 3, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::sub.Scalar", "aten", "sub", "Scalar", "sub.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor", 463, 190, 269, 1639, 472, 366, 3, 1, 3, 4, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::div.Scalar", "aten", "div", "Scalar", "div.Scalar(Tensor self, Scalar other) -> Tensor", 458, 188, 263, 1570, 454, 384, 2, 1, 9, 3, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::div.Scalar_mode", "aten", "div", "Scalar_mode", "div.Scalar_mode(Tensor self, Scalar other, *, str? rounding_mode) -> Tensor", 460, 189, 266, 1597, 463, 385, 3, 1, 14, 3, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::sub.Scalar", "aten", "sub", "Scalar", "sub.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor", 463, 190, 269, 1639, 472, 386, 3, 1, 3, 4, OPGEN_KIND_FUNCTIONAL, 1},
     {"aten::amax", "aten", "amax", "", "amax(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor", 466, 191, 273, 1651, 479, 188, 3, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
     {"aten::amax.out", "aten", "amax", "out", "amax.out(Tensor self, int[1] dim=[], bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)", 469, 192, 275, 1653, 480, 188, 4, 1, 0, 0, OPGEN_KIND_OUT, 0},
     {"aten::amin", "aten", "amin", "", "amin(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor", 473, 193, 275, 1653, 480, 190, 3, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
@@ -768,7 +788,7 @@ const opgen_op opgen_ops[] = {
     {"aten::max.dim_max", "aten", "max", "dim_max", "max.dim_max(Tensor self, int dim, bool keepdim=False, *, Tensor(a!) max, Tensor(b!) max_values) -> (Tensor(a!) values, Tensor(b!) indices)", 514, 207, 290, 1695, 502, 202, 5, 2, 0, 0, OPGEN_KIND_OUT, 0},
     {"aten::min.dim", "aten", "min", "dim", "min.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)", 519, 209, 290, 1695, 502, 204, 3, 2, 8, 3, OPGEN_KIND_FUNCTIONAL, 1},
     {"aten::min.dim_min", "aten", "min", "dim_min", "min.dim_min(Tensor self, int dim, bool keepdim=False, *, Tensor(a!) min, Tensor(b!) min_indices) -> (Tensor(a!) values, Tensor(b!) indices)", 522, 211, 293, 1719, 510, 204, 5, 2, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::prod", "aten", "prod", "", "prod(Tensor self, *, ScalarType? dtype=None) -> Tensor", 527, 213, 293, 1719, 510, 367, 2, 1, 2, 2, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::prod", "aten", "prod", "", "prod(Tensor self, *, ScalarType? dtype=None) -> Tensor", 527, 213, 293, 1719, 510, 387, 2, 1, 2, 2, OPGEN_KIND_FUNCTIONAL, 1},
     {"aten::prod.dim_int", "aten", "prod", "dim_int", "prod.dim_int(Tensor self, int dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor", 529, 214, 295, 1723, 513, 207, 4, 1, 2, 2, OPGEN_KIND_FUNCTIONAL, 1},
     {"aten::prod.int_out", "aten", "prod", "int_out", "prod.int_out(Tensor self, int dim, bool keepdim=False, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)", 533, 215, 297, 1727, 516, 207, 5, 1, 0, 0, OPGEN_KIND_OUT, 0},
     {"aten::var.dim", "aten", "var", "dim", "var.dim(Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False) -> Tensor", 538, 216, 297, 1727, 516, 209, 4, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
@@ -779,19 +799,19 @@ const opgen_op opgen_ops[] = {
     {"aten::mean.dtype_out", "aten", "mean", "dtype_out", "mean.dtype_out(Tensor self, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)", 558, 221, 304, 1736, 522, 213, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
     {"aten::cumsum", "aten", "cumsum", "", "cumsum(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor", 561, 222, 304, 1736, 522, 215, 3, 1, 2, 2, OPGEN_KIND_FUNCTIONAL, 1},
     {"aten::cumsum.out", "aten", "cumsum", "out", "cumsum.out(Tensor self, int dim, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)", 564, 223, 306, 1740, 525, 215, 4, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::squeeze_copy.dim", "aten", "squeeze_copy", "dim", "squeeze_copy.dim(Tensor self, int dim) -> Tensor", 568, 224, 306, 1740, 525, 368, 2, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::squeeze_copy.dims", "aten", "squeeze_copy", "dims", "squeeze_copy.dims(Tensor self, int[] dim) -> Tensor", 570, 225, 308, 1742, 526, 369, 2, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::unsqueeze_copy", "aten", "unsqueeze_copy", "", "unsqueeze_copy(Tensor self, int dim) -> Tensor", 572, 226, 310, 1744, 527, 370, 2, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::select_copy.int", "aten", "select_copy", "int", "select_copy.int(Tensor self, int dim, SymInt index) -> Tensor", 574, 227, 312, 1746, 528, 371, 3, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::slice_copy.Tensor", "aten", "slice_copy", "Tensor", "slice_copy.Tensor(Tensor self, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1) -> Tensor", 577, 228, 314, 1748, 529, 372, 5, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::diagonal_copy", "aten", "diagonal_copy", "", "diagonal_copy(Tensor self, int offset=0, int dim1=0, int dim2=1) -> Tensor", 582, 229, 316, 1750, 530, 373, 4, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::alias_copy", "aten", "alias_copy", "", "alias_copy(Tensor self) -> Tensor", 586, 230, 318, 1752, 531, 374, 1, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::as_strided_copy", "aten", "as_strided_copy", "", "as_strided_copy(Tensor self, SymInt[] size, SymInt[] stride, SymInt? storage_offset=None) -> Tensor", 587, 231, 320, 1754, 532, 375, 4, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::flip", "aten", "flip", "", "flip(Tensor self, int[] dims) -> Tensor", 591, 232, 322, 1756, 533, 376, 2, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::repeat", "aten", "repeat", "", "repeat(Tensor self, SymInt[] repeats) -> Tensor", 593, 233, 324, 1758, 534, 377, 2, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::constant_pad_nd", "aten", "constant_pad_nd", "", "constant_pad_nd(Tensor self, SymInt[] pad, Scalar value=0) -> Tensor", 595, 234, 326, 1760, 535, 378, 3, 1, 1, 3, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::slice_scatter", "aten", "slice_scatter", "", "slice_scatter(Tensor self, Tensor src, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1) -> Tensor", 598, 235, 329, 1763, 537, 379, 6, 1, 1, 3, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::select_scatter", "aten", "select_scatter", "", "select_scatter(Tensor self, Tensor src, int dim, SymInt index) -> Tensor", 604, 236, 332, 1766, 538, 380, 4, 1, 1, 3, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::squeeze_copy.dim", "aten", "squeeze_copy", "dim", "squeeze_copy.dim(Tensor self, int dim) -> Tensor", 568, 224, 306, 1740, 525, 388, 2, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::squeeze_copy.dims", "aten", "squeeze_copy", "dims", "squeeze_copy.dims(Tensor self, int[] dim) -> Tensor", 570, 225, 308, 1742, 526, 389, 2, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::unsqueeze_copy", "aten", "unsqueeze_copy", "", "unsqueeze_copy(Tensor self, int dim) -> Tensor", 572, 226, 310, 1744, 527, 390, 2, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::select_copy.int", "aten", "select_copy", "int", "select_copy.int(Tensor self, int dim, SymInt index) -> Tensor", 574, 227, 312, 1746, 528, 391, 3, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::slice_copy.Tensor", "aten", "slice_copy", "Tensor", "slice_copy.Tensor(Tensor self, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1) -> Tensor", 577, 228, 314, 1748, 529, 392, 5, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::diagonal_copy", "aten", "diagonal_copy", "", "diagonal_copy(Tensor self, int offset=0, int dim1=0, int dim2=1) -> Tensor", 582, 229, 316, 1750, 530, 393, 4, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::alias_copy", "aten", "alias_copy", "", "alias_copy(Tensor self) -> Tensor", 586, 230, 318, 1752, 531, 394, 1, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::as_strided_copy", "aten", "as_strided_copy", "", "as_strided_copy(Tensor self, SymInt[] size, SymInt[] stride, SymInt? storage_offset=None) -> Tensor", 587, 231, 320, 1754, 532, 395, 4, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::flip", "aten", "flip", "", "flip(Tensor self, int[] dims) -> Tensor", 591, 232, 322, 1756, 533, 396, 2, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::repeat", "aten", "repeat", "", "repeat(Tensor self, SymInt[] repeats) -> Tensor", 593, 233, 324, 1758, 534, 397, 2, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::constant_pad_nd", "aten", "constant_pad_nd", "", "constant_pad_nd(Tensor self, SymInt[] pad, Scalar value=0) -> Tensor", 595, 234, 326, 1760, 535, 398, 3, 1, 1, 3, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::slice_scatter", "aten", "slice_scatter", "", "slice_scatter(Tensor self, Tensor src, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1) -> Tensor", 598, 235, 329, 1763, 537, 399, 6, 1, 1, 3, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::select_scatter", "aten", "select_scatter", "", "select_scatter(Tensor self, Tensor src, int dim, SymInt index) -> Tensor", 604, 236, 332, 1766, 538, 400, 4, 1, 1, 3, OPGEN_KIND_FUNCTIONAL, 1},
     {"aten::index_select", "aten", "index_select", "", "index_select(Tensor self, int dim, Tensor index) -> Tensor", 608, 237, 335, 1769, 539, 230, 3, 1, 1, 3, OPGEN_KIND_FUNCTIONAL, 1},
     {"aten::index_select.out", "aten", "index_select", "out", "index_select.out(Tensor self, int dim, Tensor index, *, Tensor(a!) out) -> Tensor(a!)", 611, 238, 338, 1772, 541, 230, 4, 1, 0, 0, OPGEN_KIND_OUT, 0},
     {"aten::gather", "aten", "gather", "", "gather(Tensor self, int dim, Tensor index, *, bool sparse_grad=False) -> Tensor", 615, 239, 338, 1772, 541, 232, 4, 1, 1, 3, OPGEN_KIND_FUNCTIONAL, 1},
@@ -802,7 +822,7 @@ const opgen_op opgen_ops[] = {
     {"aten::scatter.value_out", "aten", "scatter", "value_out", "scatter.value_out(Tensor self, int dim, Tensor index, Scalar value, *, Tensor(a!) out) -> Tensor(a!)", 637, 244, 349, 1783, 548, 236, 5, 1, 0, 0, OPGEN_KIND_OUT, 0},
     {"aten::scatter_add", "aten", "scatter_add", "", "scatter_add(Tensor self, int dim, Tensor index, Tensor src) -> Tensor", 642, 245, 349, 1783, 548, 238, 4, 1, 1, 4, OPGEN_KIND_FUNCTIONAL, 1},
     {"aten::scatter_add.out", "aten", "scatter_add", "out", "scatter_add.out(Tensor self, int dim, Tensor index, Tensor src, *, Tensor(a!) out) -> Tensor(a!)", 646, 246, 353, 1787, 550, 238, 5, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::fill.Scalar", "aten", "fill", "Scalar", "fill.Scalar(Tensor self, Scalar value) -> Tensor", 651, 247, 353, 1787, 550, 381, 2, 1, 1, 3, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::fill.Scalar", "aten", "fill", "Scalar", "fill.Scalar(Tensor self, Scalar value) -> Tensor", 651, 247, 353, 1787, 550, 401, 2, 1, 1, 3, OPGEN_KIND_FUNCTIONAL, 1},
     {"aten::reflection_pad1d", "aten", "reflection_pad1d", "", "reflection_pad1d(Tensor self, SymInt[2] padding) -> Tensor", 653, 248, 356, 1790, 552, 241, 2, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
     {"aten::reflection_pad1d.out", "aten", "reflection_pad1d", "out", "reflection_pad1d.out(Tensor self, SymInt[2] padding, *, Tensor(a!) out) -> Tensor(a!)", 655, 249, 358, 1792, 553, 241, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
     {"aten::reflection_pad2d", "aten", "reflection_pad2d", "", "reflection_pad2d(Tensor self, SymInt[4] padding) -> Tensor", 658, 250, 358, 1792, 553, 243, 2, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
@@ -815,53 +835,53 @@ const opgen_op opgen_ops[] = {
     {"aten::replication_pad3d.out", "aten", "replication_pad3d", "out", "replication_pad3d.out(Tensor self, SymInt[6] padding, *, Tensor(a!) out) -> Tensor(a!)", 675, 257, 366, 1800, 557, 249, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
     {"aten::clamp.Tensor", "aten", "clamp", "Tensor", "clamp.Tensor(Tensor self, Tensor? min=None, Tensor? max=None) -> Tensor", 678, 258, 366, 1800, 557, 251, 3, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
     {"aten::clamp.Tensor_out", "aten", "clamp", "Tensor_out", "clamp.Tensor_out(Tensor self, Tensor? min=None, Tensor? max=None, *, Tensor(a!) out) -> Tensor(a!)", 681, 259, 368, 1802, 558, 251, 4, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::copy", "aten", "copy", "", "copy(Tensor self, Tensor src, bool non_blocking=False) -> Tensor", 685, 260, 368, 1802, 558, 382, 3, 1, 1, 3, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::copy_", "aten", "copy_", "", "copy_(Tensor(a!) self, Tensor src, bool non_blocking=False) -> Tensor(a!)", 688, 261, 371, 1805, 560, 382, 3, 1, 0, 0, OPGEN_KIND_INPLACE, 0},
-    {"aten::native_layer_norm", "aten", "native_layer_norm", "", "native_layer_norm(Tensor input, SymInt[] normalized_shape, Tensor? weight, Tensor? bias, float eps) -> (Tensor, Tensor, Tensor)", 691, 262, 371, 1805, 560, 383, 5, 3, 1, 6, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::native_group_norm", "aten", "native_group_norm", "", "native_group_norm(Tensor input, Tensor? weight, Tensor? bias, SymInt N, SymInt C, SymInt HxW, int group, float eps) -> (Tensor, Tensor, Tensor)", 696, 265, 377, 1811, 561, 384, 8, 3, 1, 6, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::copy", "aten", "copy", "", "copy(Tensor self, Tensor src, bool non_blocking=False) -> Tensor", 685, 260, 368, 1802, 558, 402, 3, 1, 1, 3, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::copy_", "aten", "copy_", "", "copy_(Tensor(a!) self, Tensor src, bool non_blocking=False) -> Tensor(a!)", 688, 261, 371, 1805, 560, 402, 3, 1, 0, 0, OPGEN_KIND_INPLACE, 0},
+    {"aten::native_layer_norm", "aten", "native_layer_norm", "", "native_layer_norm(Tensor input, SymInt[] normalized_shape, Tensor? weight, Tensor? bias, float eps) -> (Tensor, Tensor, Tensor)", 691, 262, 371, 1805, 560, 403, 5, 3, 1, 6, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::native_group_norm", "aten", "native_group_norm", "", "native_group_norm(Tensor input, Tensor? weight, Tensor? bias, SymInt N, SymInt C, SymInt HxW, int group, float eps) -> (Tensor, Tensor, Tensor)", 696, 265, 377, 1811, 561, 404, 8, 3, 1, 6, OPGEN_KIND_FUNCTIONAL, 1},
     {"aten::_native_batch_norm_legit.no_stats", "aten", "_native_batch_norm_legit", "no_stats", "_native_batch_norm_legit.no_stats(Tensor input, Tensor? weight, Tensor? bias, bool training, float momentum, float eps) -> (Tensor, Tensor, Tensor)", 704, 268, 383, 1817, 562, 257, 6, 3, 1, 6, OPGEN_KIND_FUNCTIONAL, 1},
     {"aten::_native_batch_norm_legit.no_stats_out", "aten", "_native_batch_norm_legit", "no_stats_out", "_native_batch_norm_legit.no_stats_out(Tensor input, Tensor? weight, Tensor? bias, bool training, float momentum, float eps, *, Tensor(a!) out, Tensor(b!) save_mean, Tensor(c!) save_invstd) -> (Tensor(a!), Tensor(b!), Tensor(c!))", 710, 271, 389, 1823, 563, 257, 9, 3, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::adaptive_avg_pool1d", "aten", "adaptive_avg_pool1d", "", "adaptive_avg_pool1d(Tensor self, int[1] output_size) -> Tensor", 719, 274, 389, 1823, 563, 385, 2, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::_adaptive_avg_pool2d", "aten", "_adaptive_avg_pool2d", "", "_adaptive_avg_pool2d(Tensor self, SymInt[2] output_size) -> Tensor", 721, 275, 391, 1825, 564, 386, 2, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::_adaptive_avg_pool3d", "aten", "_adaptive_avg_pool3d", "", "_adaptive_avg_pool3d(Tensor self, SymInt[3] output_size) -> Tensor", 723, 276, 393, 1827, 565, 387, 2, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::adaptive_avg_pool1d", "aten", "adaptive_avg_pool1d", "", "adaptive_avg_pool1d(Tensor self, int[1] output_size) -> Tensor", 719, 274, 389, 1823, 563, 405, 2, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::_adaptive_avg_pool2d", "aten", "_adaptive_avg_pool2d", "", "_adaptive_avg_pool2d(Tensor self, SymInt[2] output_size) -> Tensor", 721, 275, 391, 1825, 564, 406, 2, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::_adaptive_avg_pool3d", "aten", "_adaptive_avg_pool3d", "", "_adaptive_avg_pool3d(Tensor self, SymInt[3] output_size) -> Tensor", 723, 276, 393, 1827, 565, 407, 2, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
     {"aten::full", "aten", "full", "", "full(SymInt[] size, Scalar fill_value, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor", 725, 277, 395, 1829, 566, 262, 6, 1, 1, 3, OPGEN_KIND_FUNCTIONAL, 1},
     {"aten::full.out", "aten", "full", "out", "full.out(SymInt[] size, Scalar fill_value, *, Tensor(a!) out) -> Tensor(a!)", 731, 278, 398, 1832, 568, 262, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::full_like", "aten", "full_like", "", "full_like(Tensor self, Scalar fill_value, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor", 734, 279, 398, 1832, 568, 388, 7, 1, 1, 4, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::scalar_tensor", "aten", "scalar_tensor", "", "scalar_tensor(Scalar s, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor", 741, 280, 402, 1836, 571, 389, 5, 1, 1, 3, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::full_like", "aten", "full_like", "", "full_like(Tensor self, Scalar fill_value, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor", 734, 279, 398, 1832, 568, 408, 7, 1, 1, 4, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::scalar_tensor", "aten", "scalar_tensor", "", "scalar_tensor(Scalar s, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor", 741, 280, 402, 1836, 571, 409, 5, 1, 1, 3, OPGEN_KIND_FUNCTIONAL, 1},
     {"aten::empty.memory_format", "aten", "empty", "memory_format", "empty.memory_format(SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor", 746, 281, 405, 1839, 573, 266, 6, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
     {"aten::empty.out", "aten", "empty", "out", "empty.out(SymInt[] size, *, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)", 752, 282, 407, 1841, 574, 266, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::empty_strided", "aten", "empty_strided", "", "empty_strided(SymInt[] size, SymInt[] stride, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor", 755, 283, 407, 1841, 574, 390, 6, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::empty_strided", "aten", "empty_strided", "", "empty_strided(SymInt[] size, SymInt[] stride, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor", 755, 283, 407, 1841, 574, 410, 6, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
     {"aten::arange.start_step", "aten", "arange", "start_step", "arange.start_step(Scalar start, Scalar end, Scalar step=1, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor", 761, 284, 409, 1843, 575, 269, 7, 1, 1, 5, OPGEN_KIND_FUNCTIONAL, 1},
     {"aten::arange.start_out", "aten", "arange", "start_out", "arange.start_out(Scalar start, Scalar end, Scalar step=1, *, Tensor(a!) out) -> Tensor(a!)", 768, 285, 414, 1848, 579, 269, 4, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::_to_copy", "aten", "_to_copy", "", "_to_copy(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, bool non_blocking=False, MemoryFormat? memory_format=None) -> Tensor", 772, 286, 414, 1848, 579, 391, 7, 1, 1, 3, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::_to_copy", "aten", "_to_copy", "", "_to_copy(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, bool non_blocking=False, MemoryFormat? memory_format=None) -> Tensor", 772, 286, 414, 1848, 579, 411, 7, 1, 1, 3, OPGEN_KIND_FUNCTIONAL, 1},
     {"aten::sort.values", "aten", "sort", "values", "sort.values(Tensor self, int dim=-1, bool descending=False, *, Tensor(a!) values, Tensor(b!) indices) -> (Tensor(a!) values, Tensor(b!) indices)", 779, 287, 417, 1851, 581, 271, 5, 2, 0, 0, OPGEN_KIND_OUT, 0},
     {"aten::sort", "aten", "sort", "", "sort(Tensor self, int dim=-1, bool descending=False) -> (Tensor values, Tensor indices)", 784, 289, 417, 1851, 581, 271, 3, 2, 1, 3, OPGEN_KIND_FUNCTIONAL, 1},
     {"aten::topk.values", "aten", "topk", "values", "topk.values(Tensor self, SymInt k, int dim=-1, bool largest=True, bool sorted=True, *, Tensor(a!) values, Tensor(b!) indices) -> (Tensor(a!) values, Tensor(b!) indices)", 787, 291, 420, 1854, 583, 273, 7, 2, 0, 0, OPGEN_KIND_OUT, 0},
     {"aten::topk", "aten", "topk", "", "topk(Tensor self, SymInt k, int dim=-1, bool largest=True, bool sorted=True) -> (Tensor values, Tensor indices)", 794, 293, 420, 1854, 583, 273, 5, 2, 1, 3, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::avg_pool1d", "aten", "avg_pool1d", "", "avg_pool1d(Tensor self, int[1] kernel_size, int[1] stride=[], int[1] padding=0, bool ceil_mode=False, bool count_include_pad=True) -> Tensor", 799, 295, 423, 1857, 585, 392, 6, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::avg_pool1d", "aten", "avg_pool1d", "", "avg_pool1d(Tensor self, int[1] kernel_size, int[1] stride=[], int[1] padding=0, bool ceil_mode=False, bool count_include_pad=True) -> Tensor", 799, 295, 423, 1857, 585, 412, 6, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
     {"aten::avg_pool3d.out", "aten", "avg_pool3d", "out", "avg_pool3d.out(Tensor self, int[3] kernel_size, int[3] stride=[], int[3] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None, *, Tensor(a!) out) -> Tensor(a!)", 805, 296, 425, 1859, 586, 276, 8, 1, 0, 0, OPGEN_KIND_OUT, 0},
     {"aten::avg_pool3d", "aten", "avg_pool3d", "", "avg_pool3d(Tensor self, int[3] kernel_size, int[3] stride=[], int[3] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor", 813, 297, 425, 1859, 586, 276, 7, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
     {"aten::max_pool3d_with_indices.out", "aten", "max_pool3d_with_indices", "out", "max_pool3d_with_indices.out(Tensor self, int[3] kernel_size, int[3] stride=[], int[3] padding=0, int[3] dilation=1, bool ceil_mode=False, *, Tensor(a!) out, Tensor(b!) indices) -> (Tensor(a!), Tensor(b!))", 820, 298, 427, 1861, 587, 278, 8, 2, 0, 0, OPGEN_KIND_OUT, 0},
     {"aten::max_pool3d_with_indices", "aten", "max_pool3d_with_indices", "", "max_pool3d_with_indices(Tensor self, int[3] kernel_size, int[3] stride=[], int[3] padding=0, int[3] dilation=1, bool ceil_mode=False) -> (Tensor, Tensor)", 828, 300, 427, 1861, 587, 278, 6, 2, 1, 3, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::upsample_nearest2d.vec", "aten", "upsample_nearest2d", "vec", "upsample_nearest2d.vec(Tensor input, SymInt[]? output_size, float[]? scale_factors) -> Tensor", 834, 302, 430, 1864, 589, 393, 3, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::upsample_bilinear2d.vec", "aten", "upsample_bilinear2d", "vec", "upsample_bilinear2d.vec(Tensor input, SymInt[]? output_size, bool align_corners, float[]? scale_factors) -> Tensor", 837, 303, 432, 1866, 590, 394, 4, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::upsample_nearest2d.vec", "aten", "upsample_nearest2d", "vec", "upsample_nearest2d.vec(Tensor input, SymInt[]? output_size, float[]? scale_factors) -> Tensor", 834, 302, 430, 1864, 589, 413, 3, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::upsample_bilinear2d.vec", "aten", "upsample_bilinear2d", "vec", "upsample_bilinear2d.vec(Tensor input, SymInt[]? output_size, bool align_corners, float[]? scale_factors) -> Tensor", 837, 303, 432, 1866, 590, 414, 4, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
     {"aten::index.Tensor_out", "aten", "index", "Tensor_out", "index.Tensor_out(Tensor self, Tensor?[] indices, *, Tensor(a!) out) -> Tensor(a!)", 841, 304, 434, 1868, 591, 282, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
     {"aten::index.Tensor", "aten", "index", "Tensor", "index.Tensor(Tensor self, Tensor?[] indices) -> Tensor", 844, 305, 434, 1868, 591, 282, 2, 1, 1, 3, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::index_put", "aten", "index_put", "", "index_put(Tensor self, Tensor?[] indices, Tensor values, bool accumulate=False) -> Tensor", 846, 306, 437, 1871, 593, 395, 4, 1, 1, 4, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::index_put", "aten", "index_put", "", "index_put(Tensor self, Tensor?[] indices, Tensor values, bool accumulate=False) -> Tensor", 846, 306, 437, 1871, 593, 415, 4, 1, 1, 4, OPGEN_KIND_FUNCTIONAL, 1},
     {"aten::split_with_sizes_copy", "aten", "split_with_sizes_copy", "", "split_with_sizes_copy(Tensor self, SymInt[] split_sizes, int dim=0) -> Tensor[]", 850, 307, 441, 1875, 595, 286, 3, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 0},
     {"aten::split_with_sizes_copy.out", "aten", "split_with_sizes_copy", "out", "split_with_sizes_copy.out(Tensor self, SymInt[] split_sizes, int dim=0, *, Tensor(a!)[] out) -> ()", 853, 308, 443, 1877, 596, 286, 4, 0, 0, 0, OPGEN_KIND_OUT, 0},
     {"aten::scatter_reduce.two", "aten", "scatter_reduce", "two", "scatter_reduce.two(Tensor self, int dim, Tensor index, Tensor src, str reduce, *, bool include_self=True) -> Tensor", 857, 308, 443, 1877, 596, 288, 6, 1, 1, 4, OPGEN_KIND_FUNCTIONAL, 1},
     {"aten::scatter_reduce.two_out", "aten", "scatter_reduce", "two_out", "scatter_reduce.two_out(Tensor self, int dim, Tensor index, Tensor src, str reduce, *, bool include_self=True, Tensor(a!) out) -> Tensor(a!)", 863, 309, 447, 1881, 598, 288, 7, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::masked_scatter_", "aten", "masked_scatter_", "", "masked_scatter_(Tensor(a!) self, Tensor mask, Tensor source) -> Tensor(a!)", 870, 310, 447, 1881, 598, 396, 3, 1, 0, 0, OPGEN_KIND_INPLACE, 0},
-    {"aten::masked_scatter", "aten", "masked_scatter", "", "masked_scatter(Tensor self, Tensor mask, Tensor source) -> Tensor", 873, 311, 447, 1881, 598, 396, 3, 1, 1, 4, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::_cdist_forward", "aten", "_cdist_forward", "", "_cdist_forward(Tensor x1, Tensor x2, float p, int? compute_mode) -> Tensor", 876, 312, 451, 1885, 600, 397, 4, 1, 1, 3, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::_pdist_forward", "aten", "_pdist_forward", "", "_pdist_forward(Tensor self, float p=2) -> Tensor", 880, 313, 454, 1888, 601, 398, 2, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::_adaptive_avg_pool2d_backward", "aten", "_adaptive_avg_pool2d_backward", "", "_adaptive_avg_pool2d_backward(Tensor grad_output, Tensor self) -> Tensor", 882, 314, 456, 1890, 602, 399, 2, 1, 1, 3, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::masked_scatter_", "aten", "masked_scatter_", "", "masked_scatter_(Tensor(a!) self, Tensor mask, Tensor source) -> Tensor(a!)", 870, 310, 447, 1881, 598, 416, 3, 1, 0, 0, OPGEN_KIND_INPLACE, 0},
+    {"aten::masked_scatter", "aten", "masked_scatter", "", "masked_scatter(Tensor self, Tensor mask, Tensor source) -> Tensor", 873, 311, 447, 1881, 598, 416, 3, 1, 1, 4, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::_cdist_forward", "aten", "_cdist_forward", "", "_cdist_forward(Tensor x1, Tensor x2, float p, int? compute_mode) -> Tensor", 876, 312, 451, 1885, 600, 417, 4, 1, 1, 3, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::_pdist_forward", "aten", "_pdist_forward", "", "_pdist_forward(Tensor self, float p=2) -> Tensor", 880, 313, 454, 1888, 601, 418, 2, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::_adaptive_avg_pool2d_backward", "aten", "_adaptive_avg_pool2d_backward", "", "_adaptive_avg_pool2d_backward(Tensor grad_output, Tensor self) -> Tensor", 882, 314, 456, 1890, 602, 419, 2, 1, 1, 3, OPGEN_KIND_FUNCTIONAL, 1},
     {"aten::avg_pool2d_backward.grad_input", "aten", "avg_pool2d_backward", "grad_input", "avg_pool2d_backward.grad_input(Tensor grad_output, Tensor self, int[2] kernel_size, int[2] stride, int[2] padding, bool ceil_mode, bool count_include_pad, int? divisor_override, *, Tensor(a!) grad_input) -> Tensor(a!)", 884, 315, 459, 1893, 603, 294, 9, 1, 0, 0, OPGEN_KIND_OUT, 0},
     {"aten::avg_pool2d_backward", "aten", "avg_pool2d_backward", "", "avg_pool2d_backward(Tensor grad_output, Tensor self, int[2] kernel_size, int[2] stride, int[2] padding, bool ceil_mode, bool count_include_pad, int? divisor_override) -> Tensor", 893, 316, 459, 1893, 603, 294, 8, 1, 1, 3, OPGEN_KIND_FUNCTIONAL, 1},
     {"aten::max_pool2d_with_indices_backward.grad_input", "aten", "max_pool2d_with_indices_backward", "grad_input", "max_pool2d_with_indices_backward.grad_input(Tensor grad_output, Tensor self, int[2] kernel_size, int[2] stride, int[2] padding, int[2] dilation, bool ceil_mode, Tensor indices, *, Tensor(a!) grad_input) -> Tensor(a!)", 901, 317, 462, 1896, 604, 296, 9, 1, 0, 0, OPGEN_KIND_OUT, 0},
     {"aten::max_pool2d_with_indices_backward", "aten", "max_pool2d_with_indices_backward", "", "max_pool2d_with_indices_backward(Tensor grad_output, Tensor self, int[2] kernel_size, int[2] stride, int[2] padding, int[2] dilation, bool ceil_mode, Tensor indices) -> Tensor", 910, 318, 462, 1896, 604, 296, 8, 1, 1, 4, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::embedding_dense_backward", "aten", "embedding_dense_backward", "", "embedding_dense_backward(Tensor grad_output, Tensor indices, SymInt num_weights, SymInt padding_idx, bool scale_grad_by_freq) -> Tensor", 918, 319, 466, 1900, 606, 400, 5, 1, 1, 3, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::embedding_dense_backward", "aten", "embedding_dense_backward", "", "embedding_dense_backward(Tensor grad_output, Tensor indices, SymInt num_weights, SymInt padding_idx, bool scale_grad_by_freq) -> Tensor", 918, 319, 466, 1900, 606, 420, 5, 1, 1, 3, OPGEN_KIND_FUNCTIONAL, 1},
     {"aten::col2im.out", "aten", "col2im", "out", "col2im.out(Tensor self, SymInt[2] output_size, int[2] kernel_size, int[2] dilation, int[2] padding, int[2] stride, *, Tensor(a!) out) -> Tensor(a!)", 923, 320, 469, 1903, 608, 299, 7, 1, 0, 0, OPGEN_KIND_OUT, 0},
     {"aten::col2im", "aten", "col2im", "", "col2im(Tensor self, SymInt[2] output_size, int[2] kernel_size, int[2] dilation, int[2] padding, int[2] stride) -> Tensor", 930, 321, 469, 1903, 608, 299, 6, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
     {"aten::rand", "aten", "rand", "", "rand(SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor", 936, 322, 471, 1905, 609, 302, 5, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
@@ -870,13 +890,13 @@ const opgen_op opgen_ops[] = {
     {"aten::randn.out", "aten", "randn", "out", "randn.out(SymInt[] size, *, Tensor(a!) out) -> Tensor(a!)", 948, 325, 475, 1909, 611, 304, 2, 1, 0, 0, OPGEN_KIND_OUT, 0},
     {"aten::randperm", "aten", "randperm", "", "randperm(SymInt n, *, ScalarType? dtype=long, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor", 950, 326, 475, 1909, 611, 306, 5, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
     {"aten::randperm.out", "aten", "randperm", "out", "randperm.out(SymInt n, *, Tensor(a!) out) -> Tensor(a!)", 955, 327, 477, 1911, 612, 306, 2, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::native_dropout", "aten", "native_dropout", "", "native_dropout(Tensor input, float p, bool? train) -> (Tensor, Tensor)", 957, 328, 477, 1911, 612, 401, 3, 2, 1, 3, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::native_layer_norm_backward", "aten", "native_layer_norm_backward", "", "native_layer_norm_backward(Tensor grad_out, Tensor input, SymInt[] normalized_shape, Tensor mean, Tensor rstd, Tensor? weight, Tensor? bias, bool[3] output_mask) -> (Tensor, Tensor, Tensor)", 960, 330, 480, 1914, 614, 402, 8, 3, 1, 9, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::native_group_norm_backward", "aten", "native_group_norm_backward", "", "native_group_norm_backward(Tensor grad_out, Tensor input, Tensor mean, Tensor rstd, Tensor? weight, SymInt N, SymInt C, SymInt HxW, int group, bool[3] output_mask) -> (Tensor, Tensor, Tensor)", 968, 333, 489, 1923, 615, 403, 10, 3, 1, 8, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::native_dropout", "aten", "native_dropout", "", "native_dropout(Tensor input, float p, bool? train) -> (Tensor, Tensor)", 957, 328, 477, 1911, 612, 421, 3, 2, 1, 3, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::native_layer_norm_backward", "aten", "native_layer_norm_backward", "", "native_layer_norm_backward(Tensor grad_out, Tensor input, SymInt[] normalized_shape, Tensor mean, Tensor rstd, Tensor? weight, Tensor? bias, bool[3] output_mask) -> (Tensor, Tensor, Tensor)", 960, 330, 480, 1914, 614, 422, 8, 3, 1, 9, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::native_group_norm_backward", "aten", "native_group_norm_backward", "", "native_group_norm_backward(Tensor grad_out, Tensor input, Tensor mean, Tensor rstd, Tensor? weight, SymInt N, SymInt C, SymInt HxW, int group, bool[3] output_mask) -> (Tensor, Tensor, Tensor)", 968, 333, 489, 1923, 615, 423, 10, 3, 1, 8, OPGEN_KIND_FUNCTIONAL, 1},
     {"aten::nonzero.out", "aten", "nonzero", "out", "nonzero.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", 978, 336, 497, 1931, 616, 310, 2, 1, 0, 0, OPGEN_KIND_OUT, 0},
     {"aten::nonzero", "aten", "nonzero", "", "nonzero(Tensor self) -> Tensor", 980, 337, 497, 1931, 616, 310, 1, 1, 1, 2, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::grid_sampler_2d", "aten", "grid_sampler_2d", "", "grid_sampler_2d(Tensor input, Tensor grid, int interpolation_mode, int padding_mode, bool align_corners) -> Tensor", 981, 338, 499, 1933, 618, 404, 5, 1, 1, 3, OPGEN_KIND_FUNCTIONAL, 1},
-    {"aten::_embedding_bag", "aten", "_embedding_bag", "", "_embedding_bag(Tensor weight, Tensor indices, Tensor offsets, bool scale_grad_by_freq=False, int mode=0, bool sparse=False, Tensor? per_sample_weights=None, bool include_last_offset=False, int padding_idx=-1) -> (Tensor, Tensor, Tensor, Tensor)", 986, 339, 502, 1936, 619, 405, 9, 4, 1, 8, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::grid_sampler_2d", "aten", "grid_sampler_2d", "", "grid_sampler_2d(Tensor input, Tensor grid, int interpolation_mode, int padding_mode, bool align_corners) -> Tensor", 981, 338, 499, 1933, 618, 424, 5, 1, 1, 3, OPGEN_KIND_FUNCTIONAL, 1},
+    {"aten::_embedding_bag", "aten", "_embedding_bag", "", "_embedding_bag(Tensor weight, Tensor indices, Tensor offsets, bool scale_grad_by_freq=False, int mode=0, bool sparse=False, Tensor? per_sample_weights=None, bool include_last_offset=False, int padding_idx=-1) -> (Tensor, Tensor, Tensor, Tensor)", 986, 339, 502, 1936, 619, 425, 9, 4, 1, 8, OPGEN_KIND_FUNCTIONAL, 1},
     {"quantized_decomposed::quantize_per_tensor", "quantized_decomposed", "quantize_per_tensor", "", "quantize_per_tensor(Tensor input, float scale, int zero_point, int quant_min, int quant_max, ScalarType dtype) -> Tensor", 995, 343, 510, 1944, 621, 315, 6, 1, 1, 3, OPGEN_KIND_FUNCTIONAL, 2},
     {"quantized_decomposed::quantize_per_tensor.out", "quantized_decomposed", "quantize_per_tensor", "out", "quantize_per_tensor.out(Tensor input, float scale, int zero_point, int quant_min, int quant_max, ScalarType dtype, *, Tensor(a!) out) -> Tensor(a!)", 1001, 344, 513, 1947, 623, 315, 7, 1, 0, 0, OPGEN_KIND_OUT, 2},
     {"quantized_decomposed::dequantize_per_tensor", "quantized_decomposed", "dequantize_per_tensor", "", "dequantize_per_tensor(Tensor input, float scale, int zero_point, int quant_min, int quant_max, ScalarType dtype, *, ScalarType? out_dtype=None) -> Tensor", 1008, 345, 513, 1947, 623, 317, 7, 1, 1, 4, OPGEN_KIND_FUNCTIONAL, 2},
@@ -913,62 +933,82 @@ const opgen_op opgen_ops[] = {
     {"quantized_decomposed::embedding_byte.out", "quantized_decomposed", "embedding_byte", "out", "embedding_byte.out(Tensor weight, Tensor weight_scales, Tensor? weight_zero_points, int weight_quant_min, int weight_quant_max, Tensor indices, *, Tensor(a!) out) -> Tensor(a!)", 1198, 376, 523, 1957, 629, 347, 7, 1, 0, 0, OPGEN_KIND_OUT, 4},
     {"quantized_decomposed::embedding_byte.dtype", "quantized_decomposed", "embedding_byte", "dtype", "embedding_byte.dtype(Tensor weight, Tensor weight_scales, Tensor? weight_zero_points, int weight_quant_min, int weight_quant_max, Tensor indices, *, ScalarType? dtype=None) -> Tensor", 1205, 377, 523, 1957, 629, 349, 7, 1, 0, 0, OPGEN_KIND_FUNCTIONAL, 4},
     {"quantized_decomposed::embedding_byte.dtype_out", "quantized_decomposed", "embedding_byte", "dtype_out", "embedding_byte.dtype_out(Tensor weight, Tensor weight_scales, Tensor? weight_zero_points, int weight_quant_min, int weight_quant_max, Tensor indices, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)", 1212, 378, 523, 1957, 629, 349, 8, 1, 0, 0, OPGEN_KIND_OUT, 4},
-    {"demo::linear_relu", "demo", "linear_relu", "", "linear_relu(Tensor input, Tensor weight, Tensor bias) -> Tensor", 1220, 379, 523, 1957, 629, 351, 3, 1, 0, 0, OPGEN_KIND_FUNCTIONAL, 4},
-    {"demo::linear_relu.out", "demo", "linear_relu", "out", "linear_relu.out(Tensor input, Tensor weight, Tensor bias, *, Tensor(a!) out) -> Tensor(a!)", 1223, 380, 523, 1957, 629, 351, 4, 1, 0, 0, OPGEN_KIND_OUT, 4},
-    {"aten::add.Scalar_out", "aten", "add", "Scalar_out", "add.Scalar_out(Tensor self, Scalar other, Scalar alpha=1, *, Tensor(a!) out) -> Tensor(a!)", 1227, 381, 523, 1957, 629, 352, 4, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::mul.Scalar_out", "aten", "mul", "Scalar_out", "mul.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)", 1231, 382, 523, 1957, 629, 353, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::relu.out", "aten", "relu", "out", "relu.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", 1234, 383, 523, 1957, 629, 354, 2, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::permute_copy.out", "aten", "permute_copy", "out", "permute_copy.out(Tensor self, int[] dims, *, Tensor(a!) out) -> Tensor(a!)", 1236, 384, 523, 1957, 629, 355, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::view_copy.out", "aten", "view_copy", "out", "view_copy.out(Tensor self, SymInt[] size, *, Tensor(a!) out) -> Tensor(a!)", 1239, 385, 523, 1957, 629, 356, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::expand_copy.out", "aten", "expand_copy", "out", "expand_copy.out(Tensor self, SymInt[] size, *, bool implicit=False, Tensor(a!) out) -> Tensor(a!)", 1242, 386, 523, 1957, 629, 357, 4, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::clone.out", "aten", "clone", "out", "clone.out(Tensor self, *, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)", 1246, 387, 523, 1957, 629, 358, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::convolution.out", "aten", "convolution", "out", "convolution.out(Tensor input, Tensor weight, Tensor? bias, SymInt[] stride, SymInt[] padding, SymInt[] dilation, bool transposed, SymInt[] output_padding, SymInt groups, *, Tensor(a!) out) -> Tensor(a!)", 1249, 388, 523, 1957, 629, 359, 10, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::_native_batch_norm_legit_no_training.out", "aten", "_native_batch_norm_legit_no_training", "out", "_native_batch_norm_legit_no_training.out(Tensor input, Tensor? weight, Tensor? bias, Tensor running_mean, Tensor running_var, float momentum, float eps, *, Tensor(a!) out0, Tensor(b!) out1, Tensor(c!) out2) -> (Tensor(a!), Tensor(b!), Tensor(c!))", 1259, 389, 523, 1957, 629, 360, 10, 3, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::embedding.out", "aten", "embedding", "out", "embedding.out(Tensor weight, Tensor indices, SymInt padding_idx=-1, bool scale_grad_by_freq=False, bool sparse=False, *, Tensor(a!) out) -> Tensor(a!)", 1269, 392, 523, 1957, 629, 361, 6, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::isnan.out", "aten", "isnan", "out", "isnan.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", 1275, 393, 523, 1957, 629, 362, 2, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::isinf.out", "aten", "isinf", "out", "isinf.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", 1277, 394, 523, 1957, 629, 363, 2, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::div.Scalar_out", "aten", "div", "Scalar_out", "div.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)", 1279, 395, 523, 1957, 629, 364, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::div.Scalar_mode_out", "aten", "div", "Scalar_mode_out", "div.Scalar_mode_out(Tensor self, Scalar other, *, str? rounding_mode, Tensor(a!) out) -> Tensor(a!)", 1282, 396, 523, 1957, 629, 365, 4, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::sub.Scalar_out", "aten", "sub", "Scalar_out", "sub.Scalar_out(Tensor self, Scalar other, Scalar alpha=1, *, Tensor(a!) out) -> Tensor(a!)", 1286, 397, 523, 1957, 629, 366, 4, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::prod.out", "aten", "prod", "out", "prod.out(Tensor self, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)", 1290, 398, 523, 1957, 629, 367, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::squeeze_copy.dim_out", "aten", "squeeze_copy", "dim_out", "squeeze_copy.dim_out(Tensor self, int dim, *, Tensor(a!) out) -> Tensor(a!)", 1293, 399, 523, 1957, 629, 368, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::squeeze_copy.dims_out", "aten", "squeeze_copy", "dims_out", "squeeze_copy.dims_out(Tensor self, int[] dim, *, Tensor(a!) out) -> Tensor(a!)", 1296, 400, 523, 1957, 629, 369, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::unsqueeze_copy.out", "aten", "unsqueeze_copy", "out", "unsqueeze_copy.out(Tensor self, int dim, *, Tensor(a!) out) -> Tensor(a!)", 1299, 401, 523, 1957, 629, 370, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::select_copy.int_out", "aten", "select_copy", "int_out", "select_copy.int_out(Tensor self, int dim, SymInt index, *, Tensor(a!) out) -> Tensor(a!)", 1302, 402, 523, 1957, 629, 371, 4, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::slice_copy.Tensor_out", "aten", "slice_copy", "Tensor_out", "slice_copy.Tensor_out(Tensor self, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1, *, Tensor(a!) out) -> Tensor(a!)", 1306, 403, 523, 1957, 629, 372, 6, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::diagonal_copy.out", "aten", "diagonal_copy", "out", "diagonal_copy.out(Tensor self, int offset=0, int dim1=0, int dim2=1, *, Tensor(a!) out) -> Tensor(a!)", 1312, 404, 523, 1957, 629, 373, 5, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::alias_copy.out", "aten", "alias_copy", "out", "alias_copy.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", 1317, 405, 523, 1957, 629, 374, 2, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::as_strided_copy.out", "aten", "as_strided_copy", "out", "as_strided_copy.out(Tensor self, SymInt[] size, SymInt[] stride, SymInt? storage_offset=None, *, Tensor(a!) out) -> Tensor(a!)", 1319, 406, 523, 1957, 629, 375, 5, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::flip.out", "aten", "flip", "out", "flip.out(Tensor self, int[] dims, *, Tensor(a!) out) -> Tensor(a!)", 1324, 407, 523, 1957, 629, 376, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::repeat.out", "aten", "repeat", "out", "repeat.out(Tensor self, SymInt[] repeats, *, Tensor(a!) out) -> Tensor(a!)", 1327, 408, 523, 1957, 629, 377, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::constant_pad_nd.out", "aten", "constant_pad_nd", "out", "constant_pad_nd.out(Tensor self, SymInt[] pad, Scalar value=0, *, Tensor(a!) out) -> Tensor(a!)", 1330, 409, 523, 1957, 629, 378, 4, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::slice_scatter.out", "aten", "slice_scatter", "out", "slice_scatter.out(Tensor self, Tensor src, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1, *, Tensor(a!) out) -> Tensor(a!)", 1334, 410, 523, 1957, 629, 379, 7, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::select_scatter.out", "aten", "select_scatter", "out", "select_scatter.out(Tensor self, Tensor src, int dim, SymInt index, *, Tensor(a!) out) -> Tensor(a!)", 1341, 411, 523, 1957, 629, 380, 5, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::fill.Scalar_out", "aten", "fill", "Scalar_out", "fill.Scalar_out(Tensor self, Scalar value, *, Tensor(a!) out) -> Tensor(a!)", 1346, 412, 523, 1957, 629, 381, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::copy.out", "aten", "copy", "out", "copy.out(Tensor self, Tensor src, bool non_blocking=False, *, Tensor(a!) out) -> Tensor(a!)", 1349, 413, 523, 1957, 629, 382, 4, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::native_layer_norm.out", "aten", "native_layer_norm", "out", "native_layer_norm.out(Tensor input, SymInt[] normalized_shape, Tensor? weight, Tensor? bias, float eps, *, Tensor(a!) out0, Tensor(b!) out1, Tensor(c!) out2) -> (Tensor(a!), Tensor(b!), Tensor(c!))", 1353, 414, 523, 1957, 629, 383, 8, 3, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::native_group_norm.out", "aten", "native_group_norm", "out", "native_group_norm.out(Tensor input, Tensor? weight, Tensor? bias, SymInt N, SymInt C, SymInt HxW, int group, float eps, *, Tensor(a!) out0, Tensor(b!) out1, Tensor(c!) out2) -> (Tensor(a!), Tensor(b!), Tensor(c!))", 1361, 417, 523, 1957, 629, 384, 11, 3, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::adaptive_avg_pool1d.out", "aten", "adaptive_avg_pool1d", "out", "adaptive_avg_pool1d.out(Tensor self, int[1] output_size, *, Tensor(a!) out) -> Tensor(a!)", 1372, 420, 523, 1957, 629, 385, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::_adaptive_avg_pool2d.out", "aten", "_adaptive_avg_pool2d", "out", "_adaptive_avg_pool2d.out(Tensor self, SymInt[2] output_size, *, Tensor(a!) out) -> Tensor(a!)", 1375, 421, 523, 1957, 629, 386, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::_adaptive_avg_pool3d.out", "aten", "_adaptive_avg_pool3d", "out", "_adaptive_avg_pool3d.out(Tensor self, SymInt[3] output_size, *, Tensor(a!) out) -> Tensor(a!)", 1378, 422, 523, 1957, 629, 387, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::full_like.out", "aten", "full_like", "out", "full_like.out(Tensor self, Scalar fill_value, *, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)", 1381, 423, 523, 1957, 629, 388, 4, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::scalar_tensor.out", "aten", "scalar_tensor", "out", "scalar_tensor.out(Scalar s, *, Tensor(a!) out) -> Tensor(a!)", 1385, 424, 523, 1957, 629, 389, 2, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::empty_strided.out", "aten", "empty_strided", "out", "empty_strided.out(SymInt[] size, SymInt[] stride, *, Tensor(a!) out) -> Tensor(a!)", 1387, 425, 523, 1957, 629, 390, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::_to_copy.out", "aten", "_to_copy", "out", "_to_copy.out(Tensor self, *, bool non_blocking=False, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)", 1390, 426, 523, 1957, 629, 391, 4, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::avg_pool1d.out", "aten", "avg_pool1d", "out", "avg_pool1d.out(Tensor self, int[1] kernel_size, int[1] stride=[], int[1] padding=0, bool ceil_mode=False, bool count_include_pad=True, *, Tensor(a!) out) -> Tensor(a!)", 1394, 427, 523, 1957, 629, 392, 7, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::upsample_nearest2d.vec_out", "aten", "upsample_nearest2d", "vec_out", "upsample_nearest2d.vec_out(Tensor input, SymInt[]? output_size, float[]? scale_factors, *, Tensor(a!) out) -> Tensor(a!)", 1401, 428, 523, 1957, 629, 393, 4, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::upsample_bilinear2d.vec_out", "aten", "upsample_bilinear2d", "vec_out", "upsample_bilinear2d.vec_out(Tensor input, SymInt[]? output_size, bool align_corners, float[]? scale_factors, *, Tensor(a!) out) -> Tensor(a!)", 1405, 429, 523, 1957, 629, 394, 5, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::index_put.out", "aten", "index_put", "out", "index_put.out(Tensor self, Tensor?[] indices, Tensor values, bool accumulate=False, *, Tensor(a!) out) -> Tensor(a!)", 1410, 430, 523, 1957, 629, 395, 5, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::masked_scatter.out", "aten", "masked_scatter", "out", "masked_scatter.out(Tensor self, Tensor mask, Tensor source, *, Tensor(a!) out) -> Tensor(a!)", 1415, 431, 523, 1957, 629, 396, 4, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::_cdist_forward.out", "aten", "_cdist_forward", "out", "_cdist_forward.out(Tensor x1, Tensor x2, float p, int? compute_mode, *, Tensor(a!) out) -> Tensor(a!)", 1419, 432, 523, 1957, 629, 397, 5, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::_pdist_forward.out", "aten", "_pdist_forward", "out", "_pdist_forward.out(Tensor self, float p=2, *, Tensor(a!) out) -> Tensor(a!)", 1424, 433, 523, 1957, 629, 398, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::_adaptive_avg_pool2d_backward.out", "aten", "_adaptive_avg_pool2d_backward", "out", "_adaptive_avg_pool2d_backward.out(Tensor grad_output, Tensor self, *, Tensor(a!) out) -> Tensor(a!)", 1427, 434, 523, 1957, 629, 399, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::embedding_dense_backward.out", "aten", "embedding_dense_backward", "out", "embedding_dense_backward.out(Tensor grad_output, Tensor indices, SymInt num_weights, SymInt padding_idx, bool scale_grad_by_freq, *, Tensor(a!) out) -> Tensor(a!)", 1430, 435, 523, 1957, 629, 400, 6, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::native_dropout.out", "aten", "native_dropout", "out", "native_dropout.out(Tensor input, float p, bool? train, *, Tensor(a!) out0, Tensor(b!) out1) -> (Tensor(a!), Tensor(b!))", 1436, 436, 523, 1957, 629, 401, 5, 2, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::native_layer_norm_backward.out", "aten", "native_layer_norm_backward", "out", "native_layer_norm_backward.out(Tensor grad_out, Tensor input, SymInt[] normalized_shape, Tensor mean, Tensor rstd, Tensor? weight, Tensor? bias, bool[3] output_mask, *, Tensor(a!) out0, Tensor(b!) out1, Tensor(c!) out2) -> (Tensor(a!), Tensor(b!), Tensor(c!))", 1441, 438, 523, 1957, 629, 402, 11, 3, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::native_group_norm_backward.out", "aten", "native_group_norm_backward", "out", "native_group_norm_backward.out(Tensor grad_out, Tensor input, Tensor mean, Tensor rstd, Tensor? weight, SymInt N, SymInt C, SymInt HxW, int group, bool[3] output_mask, *, Tensor(a!) out0, Tensor(b!) out1, Tensor(c!) out2) -> (Tensor(a!), Tensor(b!), Tensor(c!))", 1452, 441, 523, 1957, 629, 403, 13, 3, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::grid_sampler_2d.out", "aten", "grid_sampler_2d", "out", "grid_sampler_2d.out(Tensor input, Tensor grid, int interpolation_mode, int padding_mode, bool align_corners, *, Tensor(a!) out) -> Tensor(a!)", 1465, 444, 523, 1957, 629, 404, 6, 1, 0, 0, OPGEN_KIND_OUT, 0},
-    {"aten::_embedding_bag.out", "aten", "_embedding_bag", "out", "_embedding_bag.out(Tensor weight, Tensor indices, Tensor offsets, bool scale_grad_by_freq=False, int mode=0, bool sparse=False, Tensor? per_sample_weights=None, bool include_last_offset=False, int padding_idx=-1, *, Tensor(a!) out0, Tensor(b!) out1, Tensor(c!) out2, Tensor(d!) out3) -> (Tensor(a!), Tensor(b!), Tensor(c!), Tensor(d!))", 1471, 445, 523, 1957, 629, 405, 13, 4, 0, 0, OPGEN_KIND_OUT, 0},
+    {"q8::conv2d_relu", "q8", "conv2d_relu", "", "conv2d_relu(Tensor x, float x_scale, int x_zero_point, Tensor weight, Tensor weight_scales, Tensor? weight_zero_points, Tensor? bias, SymInt[] stride, SymInt[] padding, SymInt[] dilation, SymInt groups, float out_scale, int out_zero_point) -> Tensor", 1220, 379, 523, 1957, 629, 351, 13, 1, 0, 0, OPGEN_KIND_FUNCTIONAL, 4},
+    {"q8::conv2d_relu.out", "q8", "conv2d_relu", "out", "conv2d_relu.out(Tensor x, float x_scale, int x_zero_point, Tensor weight, Tensor weight_scales, Tensor? weight_zero_points, Tensor? bias, SymInt[] stride, SymInt[] padding, SymInt[] dilation, SymInt groups, float out_scale, int out_zero_point, *, Tensor(a!) out) -> Tensor(a!)", 1233, 380, 523, 1957, 629, 351, 14, 1, 0, 0, OPGEN_KIND_OUT, 4},
+    {"q8::conv2d_hardtanh", "q8", "conv2d_hardtanh", "", "conv2d_hardtanh(Tensor x, float x_scale, int x_zero_point, Tensor weight, Tensor weight_scales, Tensor? weight_zero_points, Tensor? bias, SymInt[] stride, SymInt[] padding, SymInt[] dilation, SymInt groups, Scalar min_val, Scalar max_val, float out_scale, int out_zero_point) -> Tensor", 1247, 381, 523, 1957, 629, 353, 15, 1, 0, 0, OPGEN_KIND_FUNCTIONAL, 4},
+    {"q8::conv2d_hardtanh.out", "q8", "conv2d_hardtanh", "out", "conv2d_hardtanh.out(Tensor x, float x_scale, int x_zero_point, Tensor weight, Tensor weight_scales, Tensor? weight_zero_points, Tensor? bias, SymInt[] stride, SymInt[] padding, SymInt[] dilation, SymInt groups, Scalar min_val, Scalar max_val, float out_scale, int out_zero_point, *, Tensor(a!) out) -> Tensor(a!)", 1262, 382, 523, 1957, 629, 353, 16, 1, 0, 0, OPGEN_KIND_OUT, 4},
+    {"q8::conv2d", "q8", "conv2d", "", "conv2d(Tensor x, float x_scale, int x_zero_point, Tensor weight, Tensor weight_scales, Tensor? weight_zero_points, Tensor? bias, SymInt[] stride, SymInt[] padding, SymInt[] dilation, SymInt groups, float out_scale, int out_zero_point) -> Tensor", 1278, 383, 523, 1957, 629, 355, 13, 1, 0, 0, OPGEN_KIND_FUNCTIONAL, 4},
+    {"q8::conv2d.out", "q8", "conv2d", "out", "conv2d.out(Tensor x, float x_scale, int x_zero_point, Tensor weight, Tensor weight_scales, Tensor? weight_zero_points, Tensor? bias, SymInt[] stride, SymInt[] padding, SymInt[] dilation, SymInt groups, float out_scale, int out_zero_point, *, Tensor(a!) out) -> Tensor(a!)", 1291, 384, 523, 1957, 629, 355, 14, 1, 0, 0, OPGEN_KIND_OUT, 4},
+    {"q8::linear", "q8", "linear", "", "linear(Tensor x, float x_scale, int x_zero_point, Tensor weight, Tensor weight_scales, Tensor? weight_zero_points, Tensor bias, float out_scale, int out_zero_point) -> Tensor", 1305, 385, 523, 1957, 629, 357, 9, 1, 0, 0, OPGEN_KIND_FUNCTIONAL, 4},
+    {"q8::linear.out", "q8", "linear", "out", "linear.out(Tensor x, float x_scale, int x_zero_point, Tensor weight, Tensor weight_scales, Tensor? weight_zero_points, Tensor bias, float out_scale, int out_zero_point, *, Tensor(a!) out) -> Tensor(a!)", 1314, 386, 523, 1957, 629, 357, 10, 1, 0, 0, OPGEN_KIND_OUT, 4},
+    {"q8::add_relu", "q8", "add_relu", "", "add_relu(Tensor a, float a_scale, int a_zero_point, Tensor b, float b_scale, int b_zero_point, float out_scale, int out_zero_point) -> Tensor", 1324, 387, 523, 1957, 629, 359, 8, 1, 0, 0, OPGEN_KIND_FUNCTIONAL, 4},
+    {"q8::add_relu.out", "q8", "add_relu", "out", "add_relu.out(Tensor a, float a_scale, int a_zero_point, Tensor b, float b_scale, int b_zero_point, float out_scale, int out_zero_point, *, Tensor(a!) out) -> Tensor(a!)", 1332, 388, 523, 1957, 629, 359, 9, 1, 0, 0, OPGEN_KIND_OUT, 4},
+    {"q8::add", "q8", "add", "", "add(Tensor a, float a_scale, int a_zero_point, Tensor b, float b_scale, int b_zero_point, float out_scale, int out_zero_point) -> Tensor", 1341, 389, 523, 1957, 629, 361, 8, 1, 0, 0, OPGEN_KIND_FUNCTIONAL, 4},
+    {"q8::add.out", "q8", "add", "out", "add.out(Tensor a, float a_scale, int a_zero_point, Tensor b, float b_scale, int b_zero_point, float out_scale, int out_zero_point, *, Tensor(a!) out) -> Tensor(a!)", 1349, 390, 523, 1957, 629, 361, 9, 1, 0, 0, OPGEN_KIND_OUT, 4},
+    {"q8::mean", "q8", "mean", "", "mean(Tensor x, float x_scale, int x_zero_point, int[1]? dim, bool keepdim, float out_scale, int out_zero_point) -> Tensor", 1358, 391, 523, 1957, 629, 363, 7, 1, 0, 0, OPGEN_KIND_FUNCTIONAL, 4},
+    {"q8::mean.out", "q8", "mean", "out", "mean.out(Tensor x, float x_scale, int x_zero_point, int[1]? dim, bool keepdim, float out_scale, int out_zero_point, *, Tensor(a!) out) -> Tensor(a!)", 1365, 392, 523, 1957, 629, 363, 8, 1, 0, 0, OPGEN_KIND_OUT, 4},
+    {"q8::hardtanh", "q8", "hardtanh", "", "hardtanh(Tensor x, float x_scale, int x_zero_point, Scalar min_val, Scalar max_val, float out_scale, int out_zero_point) -> Tensor", 1373, 393, 523, 1957, 629, 365, 7, 1, 0, 0, OPGEN_KIND_FUNCTIONAL, 4},
+    {"q8::hardtanh.out", "q8", "hardtanh", "out", "hardtanh.out(Tensor x, float x_scale, int x_zero_point, Scalar min_val, Scalar max_val, float out_scale, int out_zero_point, *, Tensor(a!) out) -> Tensor(a!)", 1380, 394, 523, 1957, 629, 365, 8, 1, 0, 0, OPGEN_KIND_OUT, 4},
+    {"q8::relu", "q8", "relu", "", "relu(Tensor x, float x_scale, int x_zero_point, float out_scale, int out_zero_point) -> Tensor", 1388, 395, 523, 1957, 629, 367, 5, 1, 0, 0, OPGEN_KIND_FUNCTIONAL, 4},
+    {"q8::relu.out", "q8", "relu", "out", "relu.out(Tensor x, float x_scale, int x_zero_point, float out_scale, int out_zero_point, *, Tensor(a!) out) -> Tensor(a!)", 1393, 396, 523, 1957, 629, 367, 6, 1, 0, 0, OPGEN_KIND_OUT, 4},
+    {"q8::max_pool2d", "q8", "max_pool2d", "", "max_pool2d(Tensor x, float x_scale, int x_zero_point, int[2] kernel_size, int[2] stride, int[2] padding, int[2] dilation, bool ceil_mode, float out_scale, int out_zero_point) -> Tensor", 1399, 397, 523, 1957, 629, 369, 10, 1, 0, 0, OPGEN_KIND_FUNCTIONAL, 4},
+    {"q8::max_pool2d.out", "q8", "max_pool2d", "out", "max_pool2d.out(Tensor x, float x_scale, int x_zero_point, int[2] kernel_size, int[2] stride, int[2] padding, int[2] dilation, bool ceil_mode, float out_scale, int out_zero_point, *, Tensor(a!) out) -> Tensor(a!)", 1409, 398, 523, 1957, 629, 369, 11, 1, 0, 0, OPGEN_KIND_OUT, 4},
+    {"demo::linear_relu", "demo", "linear_relu", "", "linear_relu(Tensor input, Tensor weight, Tensor bias) -> Tensor", 1420, 399, 523, 1957, 629, 371, 3, 1, 0, 0, OPGEN_KIND_FUNCTIONAL, 4},
+    {"demo::linear_relu.out", "demo", "linear_relu", "out", "linear_relu.out(Tensor input, Tensor weight, Tensor bias, *, Tensor(a!) out) -> Tensor(a!)", 1423, 400, 523, 1957, 629, 371, 4, 1, 0, 0, OPGEN_KIND_OUT, 4},
+    {"aten::add.Scalar_out", "aten", "add", "Scalar_out", "add.Scalar_out(Tensor self, Scalar other, Scalar alpha=1, *, Tensor(a!) out) -> Tensor(a!)", 1427, 401, 523, 1957, 629, 372, 4, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::mul.Scalar_out", "aten", "mul", "Scalar_out", "mul.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)", 1431, 402, 523, 1957, 629, 373, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::relu.out", "aten", "relu", "out", "relu.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", 1434, 403, 523, 1957, 629, 374, 2, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::permute_copy.out", "aten", "permute_copy", "out", "permute_copy.out(Tensor self, int[] dims, *, Tensor(a!) out) -> Tensor(a!)", 1436, 404, 523, 1957, 629, 375, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::view_copy.out", "aten", "view_copy", "out", "view_copy.out(Tensor self, SymInt[] size, *, Tensor(a!) out) -> Tensor(a!)", 1439, 405, 523, 1957, 629, 376, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::expand_copy.out", "aten", "expand_copy", "out", "expand_copy.out(Tensor self, SymInt[] size, *, bool implicit=False, Tensor(a!) out) -> Tensor(a!)", 1442, 406, 523, 1957, 629, 377, 4, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::clone.out", "aten", "clone", "out", "clone.out(Tensor self, *, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)", 1446, 407, 523, 1957, 629, 378, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::convolution.out", "aten", "convolution", "out", "convolution.out(Tensor input, Tensor weight, Tensor? bias, SymInt[] stride, SymInt[] padding, SymInt[] dilation, bool transposed, SymInt[] output_padding, SymInt groups, *, Tensor(a!) out) -> Tensor(a!)", 1449, 408, 523, 1957, 629, 379, 10, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::_native_batch_norm_legit_no_training.out", "aten", "_native_batch_norm_legit_no_training", "out", "_native_batch_norm_legit_no_training.out(Tensor input, Tensor? weight, Tensor? bias, Tensor running_mean, Tensor running_var, float momentum, float eps, *, Tensor(a!) out0, Tensor(b!) out1, Tensor(c!) out2) -> (Tensor(a!), Tensor(b!), Tensor(c!))", 1459, 409, 523, 1957, 629, 380, 10, 3, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::embedding.out", "aten", "embedding", "out", "embedding.out(Tensor weight, Tensor indices, SymInt padding_idx=-1, bool scale_grad_by_freq=False, bool sparse=False, *, Tensor(a!) out) -> Tensor(a!)", 1469, 412, 523, 1957, 629, 381, 6, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::isnan.out", "aten", "isnan", "out", "isnan.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", 1475, 413, 523, 1957, 629, 382, 2, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::isinf.out", "aten", "isinf", "out", "isinf.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", 1477, 414, 523, 1957, 629, 383, 2, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::div.Scalar_out", "aten", "div", "Scalar_out", "div.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)", 1479, 415, 523, 1957, 629, 384, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::div.Scalar_mode_out", "aten", "div", "Scalar_mode_out", "div.Scalar_mode_out(Tensor self, Scalar other, *, str? rounding_mode, Tensor(a!) out) -> Tensor(a!)", 1482, 416, 523, 1957, 629, 385, 4, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::sub.Scalar_out", "aten", "sub", "Scalar_out", "sub.Scalar_out(Tensor self, Scalar other, Scalar alpha=1, *, Tensor(a!) out) -> Tensor(a!)", 1486, 417, 523, 1957, 629, 386, 4, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::prod.out", "aten", "prod", "out", "prod.out(Tensor self, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)", 1490, 418, 523, 1957, 629, 387, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::squeeze_copy.dim_out", "aten", "squeeze_copy", "dim_out", "squeeze_copy.dim_out(Tensor self, int dim, *, Tensor(a!) out) -> Tensor(a!)", 1493, 419, 523, 1957, 629, 388, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::squeeze_copy.dims_out", "aten", "squeeze_copy", "dims_out", "squeeze_copy.dims_out(Tensor self, int[] dim, *, Tensor(a!) out) -> Tensor(a!)", 1496, 420, 523, 1957, 629, 389, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::unsqueeze_copy.out", "aten", "unsqueeze_copy", "out", "unsqueeze_copy.out(Tensor self, int dim, *, Tensor(a!) out) -> Tensor(a!)", 1499, 421, 523, 1957, 629, 390, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::select_copy.int_out", "aten", "select_copy", "int_out", "select_copy.int_out(Tensor self, int dim, SymInt index, *, Tensor(a!) out) -> Tensor(a!)", 1502, 422, 523, 1957, 629, 391, 4, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::slice_copy.Tensor_out", "aten", "slice_copy", "Tensor_out", "slice_copy.Tensor_out(Tensor self, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1, *, Tensor(a!) out) -> Tensor(a!)", 1506, 423, 523, 1957, 629, 392, 6, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::diagonal_copy.out", "aten", "diagonal_copy", "out", "diagonal_copy.out(Tensor self, int offset=0, int dim1=0, int dim2=1, *, Tensor(a!) out) -> Tensor(a!)", 1512, 424, 523, 1957, 629, 393, 5, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::alias_copy.out", "aten", "alias_copy", "out", "alias_copy.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", 1517, 425, 523, 1957, 629, 394, 2, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::as_strided_copy.out", "aten", "as_strided_copy", "out", "as_strided_copy.out(Tensor self, SymInt[] size, SymInt[] stride, SymInt? storage_offset=None, *, Tensor(a!) out) -> Tensor(a!)", 1519, 426, 523, 1957, 629, 395, 5, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::flip.out", "aten", "flip", "out", "flip.out(Tensor self, int[] dims, *, Tensor(a!) out) -> Tensor(a!)", 1524, 427, 523, 1957, 629, 396, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::repeat.out", "aten", "repeat", "out", "repeat.out(Tensor self, SymInt[] repeats, *, Tensor(a!) out) -> Tensor(a!)", 1527, 428, 523, 1957, 629, 397, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::constant_pad_nd.out", "aten", "constant_pad_nd", "out", "constant_pad_nd.out(Tensor self, SymInt[] pad, Scalar value=0, *, Tensor(a!) out) -> Tensor(a!)", 1530, 429, 523, 1957, 629, 398, 4, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::slice_scatter.out", "aten", "slice_scatter", "out", "slice_scatter.out(Tensor self, Tensor src, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1, *, Tensor(a!) out) -> Tensor(a!)", 1534, 430, 523, 1957, 629, 399, 7, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::select_scatter.out", "aten", "select_scatter", "out", "select_scatter.out(Tensor self, Tensor src, int dim, SymInt index, *, Tensor(a!) out) -> Tensor(a!)", 1541, 431, 523, 1957, 629, 400, 5, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::fill.Scalar_out", "aten", "fill", "Scalar_out", "fill.Scalar_out(Tensor self, Scalar value, *, Tensor(a!) out) -> Tensor(a!)", 1546, 432, 523, 1957, 629, 401, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::copy.out", "aten", "copy", "out", "copy.out(Tensor self, Tensor src, bool non_blocking=False, *, Tensor(a!) out) -> Tensor(a!)", 1549, 433, 523, 1957, 629, 402, 4, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::native_layer_norm.out", "aten", "native_layer_norm", "out", "native_layer_norm.out(Tensor input, SymInt[] normalized_shape, Tensor? weight, Tensor? bias, float eps, *, Tensor(a!) out0, Tensor(b!) out1, Tensor(c!) out2) -> (Tensor(a!), Tensor(b!), Tensor(c!))", 1553, 434, 523, 1957, 629, 403, 8, 3, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::native_group_norm.out", "aten", "native_group_norm", "out", "native_group_norm.out(Tensor input, Tensor? weight, Tensor? bias, SymInt N, SymInt C, SymInt HxW, int group, float eps, *, Tensor(a!) out0, Tensor(b!) out1, Tensor(c!) out2) -> (Tensor(a!), Tensor(b!), Tensor(c!))", 1561, 437, 523, 1957, 629, 404, 11, 3, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::adaptive_avg_pool1d.out", "aten", "adaptive_avg_pool1d", "out", "adaptive_avg_pool1d.out(Tensor self, int[1] output_size, *, Tensor(a!) out) -> Tensor(a!)", 1572, 440, 523, 1957, 629, 405, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::_adaptive_avg_pool2d.out", "aten", "_adaptive_avg_pool2d", "out", "_adaptive_avg_pool2d.out(Tensor self, SymInt[2] output_size, *, Tensor(a!) out) -> Tensor(a!)", 1575, 441, 523, 1957, 629, 406, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::_adaptive_avg_pool3d.out", "aten", "_adaptive_avg_pool3d", "out", "_adaptive_avg_pool3d.out(Tensor self, SymInt[3] output_size, *, Tensor(a!) out) -> Tensor(a!)", 1578, 442, 523, 1957, 629, 407, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::full_like.out", "aten", "full_like", "out", "full_like.out(Tensor self, Scalar fill_value, *, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)", 1581, 443, 523, 1957, 629, 408, 4, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::scalar_tensor.out", "aten", "scalar_tensor", "out", "scalar_tensor.out(Scalar s, *, Tensor(a!) out) -> Tensor(a!)", 1585, 444, 523, 1957, 629, 409, 2, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::empty_strided.out", "aten", "empty_strided", "out", "empty_strided.out(SymInt[] size, SymInt[] stride, *, Tensor(a!) out) -> Tensor(a!)", 1587, 445, 523, 1957, 629, 410, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::_to_copy.out", "aten", "_to_copy", "out", "_to_copy.out(Tensor self, *, bool non_blocking=False, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)", 1590, 446, 523, 1957, 629, 411, 4, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::avg_pool1d.out", "aten", "avg_pool1d", "out", "avg_pool1d.out(Tensor self, int[1] kernel_size, int[1] stride=[], int[1] padding=0, bool ceil_mode=False, bool count_include_pad=True, *, Tensor(a!) out) -> Tensor(a!)", 1594, 447, 523, 1957, 629, 412, 7, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::upsample_nearest2d.vec_out", "aten", "upsample_nearest2d", "vec_out", "upsample_nearest2d.vec_out(Tensor input, SymInt[]? output_size, float[]? scale_factors, *, Tensor(a!) out) -> Tensor(a!)", 1601, 448, 523, 1957, 629, 413, 4, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::upsample_bilinear2d.vec_out", "aten", "upsample_bilinear2d", "vec_out", "upsample_bilinear2d.vec_out(Tensor input, SymInt[]? output_size, bool align_corners, float[]? scale_factors, *, Tensor(a!) out) -> Tensor(a!)", 1605, 449, 523, 1957, 629, 414, 5, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::index_put.out", "aten", "index_put", "out", "index_put.out(Tensor self, Tensor?[] indices, Tensor values, bool accumulate=False, *, Tensor(a!) out) -> Tensor(a!)", 1610, 450, 523, 1957, 629, 415, 5, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::masked_scatter.out", "aten", "masked_scatter", "out", "masked_scatter.out(Tensor self, Tensor mask, Tensor source, *, Tensor(a!) out) -> Tensor(a!)", 1615, 451, 523, 1957, 629, 416, 4, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::_cdist_forward.out", "aten", "_cdist_forward", "out", "_cdist_forward.out(Tensor x1, Tensor x2, float p, int? compute_mode, *, Tensor(a!) out) -> Tensor(a!)", 1619, 452, 523, 1957, 629, 417, 5, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::_pdist_forward.out", "aten", "_pdist_forward", "out", "_pdist_forward.out(Tensor self, float p=2, *, Tensor(a!) out) -> Tensor(a!)", 1624, 453, 523, 1957, 629, 418, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::_adaptive_avg_pool2d_backward.out", "aten", "_adaptive_avg_pool2d_backward", "out", "_adaptive_avg_pool2d_backward.out(Tensor grad_output, Tensor self, *, Tensor(a!) out) -> Tensor(a!)", 1627, 454, 523, 1957, 629, 419, 3, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::embedding_dense_backward.out", "aten", "embedding_dense_backward", "out", "embedding_dense_backward.out(Tensor grad_output, Tensor indices, SymInt num_weights, SymInt padding_idx, bool scale_grad_by_freq, *, Tensor(a!) out) -> Tensor(a!)", 1630, 455, 523, 1957, 629, 420, 6, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::native_dropout.out", "aten", "native_dropout", "out", "native_dropout.out(Tensor input, float p, bool? train, *, Tensor(a!) out0, Tensor(b!) out1) -> (Tensor(a!), Tensor(b!))", 1636, 456, 523, 1957, 629, 421, 5, 2, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::native_layer_norm_backward.out", "aten", "native_layer_norm_backward", "out", "native_layer_norm_backward.out(Tensor grad_out, Tensor input, SymInt[] normalized_shape, Tensor mean, Tensor rstd, Tensor? weight, Tensor? bias, bool[3] output_mask, *, Tensor(a!) out0, Tensor(b!) out1, Tensor(c!) out2) -> (Tensor(a!), Tensor(b!), Tensor(c!))", 1641, 458, 523, 1957, 629, 422, 11, 3, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::native_group_norm_backward.out", "aten", "native_group_norm_backward", "out", "native_group_norm_backward.out(Tensor grad_out, Tensor input, Tensor mean, Tensor rstd, Tensor? weight, SymInt N, SymInt C, SymInt HxW, int group, bool[3] output_mask, *, Tensor(a!) out0, Tensor(b!) out1, Tensor(c!) out2) -> (Tensor(a!), Tensor(b!), Tensor(c!))", 1652, 461, 523, 1957, 629, 423, 13, 3, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::grid_sampler_2d.out", "aten", "grid_sampler_2d", "out", "grid_sampler_2d.out(Tensor input, Tensor grid, int interpolation_mode, int padding_mode, bool align_corners, *, Tensor(a!) out) -> Tensor(a!)", 1665, 464, 523, 1957, 629, 424, 6, 1, 0, 0, OPGEN_KIND_OUT, 0},
+    {"aten::_embedding_bag.out", "aten", "_embedding_bag", "out", "_embedding_bag.out(Tensor weight, Tensor indices, Tensor offsets, bool scale_grad_by_freq=False, int mode=0, bool sparse=False, Tensor? per_sample_weights=None, bool include_last_offset=False, int padding_idx=-1, *, Tensor(a!) out0, Tensor(b!) out1, Tensor(c!) out2, Tensor(d!) out3) -> (Tensor(a!), Tensor(b!), Tensor(c!), Tensor(d!))", 1671, 465, 523, 1957, 629, 425, 13, 4, 0, 0, OPGEN_KIND_OUT, 0},
 };
 
 const opgen_arg opgen_args[] = {
@@ -2193,6 +2233,206 @@ const opgen_arg opgen_args[] = {
     {"indices", "Tensor", NULL, NULL, 0x08008effu, OPGEN_ABI_TENSOR, 0},
     {"dtype", "ScalarType?", "None", NULL, 0x08008effu, OPGEN_ABI_OPT_DTYPE, 1},
     {"out", "Tensor", NULL, "a!", 0x08008effu, OPGEN_ABI_TENSOR, 7},
+    {"x", "Tensor", NULL, NULL, 0x08008effu, OPGEN_ABI_TENSOR, 0},
+    {"x_scale", "float", NULL, NULL, 0x00000000u, OPGEN_ABI_FLOAT, 0},
+    {"x_zero_point", "int", NULL, NULL, 0x00000000u, OPGEN_ABI_INT, 0},
+    {"weight", "Tensor", NULL, NULL, 0x08008effu, OPGEN_ABI_TENSOR, 0},
+    {"weight_scales", "Tensor", NULL, NULL, 0x08008effu, OPGEN_ABI_TENSOR, 0},
+    {"weight_zero_points", "Tensor?", NULL, NULL, 0x08008effu, OPGEN_ABI_OPT_TENSOR, 0},
+    {"bias", "Tensor?", NULL, NULL, 0x08008effu, OPGEN_ABI_OPT_TENSOR, 0},
+    {"stride", "SymInt[]", NULL, NULL, 0x00000000u, OPGEN_ABI_INT_LIST, 0},
+    {"padding", "SymInt[]", NULL, NULL, 0x00000000u, OPGEN_ABI_INT_LIST, 0},
+    {"dilation", "SymInt[]", NULL, NULL, 0x00000000u, OPGEN_ABI_INT_LIST, 0},
+    {"groups", "SymInt", NULL, NULL, 0x00000000u, OPGEN_ABI_INT, 0},
+    {"out_scale", "float", NULL, NULL, 0x00000000u, OPGEN_ABI_FLOAT, 0},
+    {"out_zero_point", "int", NULL, NULL, 0x00000000u, OPGEN_ABI_INT, 0},
+    {"x", "Tensor", NULL, NULL, 0x08008effu, OPGEN_ABI_TENSOR, 0},
+    {"x_scale", "float", NULL, NULL, 0x00000000u, OPGEN_ABI_FLOAT, 0},
+    {"x_zero_point", "int", NULL, NULL, 0x00000000u, OPGEN_ABI_INT, 0},
+    {"weight", "Tensor", NULL, NULL, 0x08008effu, OPGEN_ABI_TENSOR, 0},
+    {"weight_scales", "Tensor", NULL, NULL, 0x08008effu, OPGEN_ABI_TENSOR, 0},
+    {"weight_zero_points", "Tensor?", NULL, NULL, 0x08008effu, OPGEN_ABI_OPT_TENSOR, 0},
+    {"bias", "Tensor?", NULL, NULL, 0x08008effu, OPGEN_ABI_OPT_TENSOR, 0},
+    {"stride", "SymInt[]", NULL, NULL, 0x00000000u, OPGEN_ABI_INT_LIST, 0},
+    {"padding", "SymInt[]", NULL, NULL, 0x00000000u, OPGEN_ABI_INT_LIST, 0},
+    {"dilation", "SymInt[]", NULL, NULL, 0x00000000u, OPGEN_ABI_INT_LIST, 0},
+    {"groups", "SymInt", NULL, NULL, 0x00000000u, OPGEN_ABI_INT, 0},
+    {"out_scale", "float", NULL, NULL, 0x00000000u, OPGEN_ABI_FLOAT, 0},
+    {"out_zero_point", "int", NULL, NULL, 0x00000000u, OPGEN_ABI_INT, 0},
+    {"out", "Tensor", NULL, "a!", 0x08008effu, OPGEN_ABI_TENSOR, 7},
+    {"x", "Tensor", NULL, NULL, 0x08008effu, OPGEN_ABI_TENSOR, 0},
+    {"x_scale", "float", NULL, NULL, 0x00000000u, OPGEN_ABI_FLOAT, 0},
+    {"x_zero_point", "int", NULL, NULL, 0x00000000u, OPGEN_ABI_INT, 0},
+    {"weight", "Tensor", NULL, NULL, 0x08008effu, OPGEN_ABI_TENSOR, 0},
+    {"weight_scales", "Tensor", NULL, NULL, 0x08008effu, OPGEN_ABI_TENSOR, 0},
+    {"weight_zero_points", "Tensor?", NULL, NULL, 0x08008effu, OPGEN_ABI_OPT_TENSOR, 0},
+    {"bias", "Tensor?", NULL, NULL, 0x08008effu, OPGEN_ABI_OPT_TENSOR, 0},
+    {"stride", "SymInt[]", NULL, NULL, 0x00000000u, OPGEN_ABI_INT_LIST, 0},
+    {"padding", "SymInt[]", NULL, NULL, 0x00000000u, OPGEN_ABI_INT_LIST, 0},
+    {"dilation", "SymInt[]", NULL, NULL, 0x00000000u, OPGEN_ABI_INT_LIST, 0},
+    {"groups", "SymInt", NULL, NULL, 0x00000000u, OPGEN_ABI_INT, 0},
+    {"min_val", "Scalar", NULL, NULL, 0x00000890u, OPGEN_ABI_SCALAR, 0},
+    {"max_val", "Scalar", NULL, NULL, 0x00000890u, OPGEN_ABI_SCALAR, 0},
+    {"out_scale", "float", NULL, NULL, 0x00000000u, OPGEN_ABI_FLOAT, 0},
+    {"out_zero_point", "int", NULL, NULL, 0x00000000u, OPGEN_ABI_INT, 0},
+    {"x", "Tensor", NULL, NULL, 0x08008effu, OPGEN_ABI_TENSOR, 0},
+    {"x_scale", "float", NULL, NULL, 0x00000000u, OPGEN_ABI_FLOAT, 0},
+    {"x_zero_point", "int", NULL, NULL, 0x00000000u, OPGEN_ABI_INT, 0},
+    {"weight", "Tensor", NULL, NULL, 0x08008effu, OPGEN_ABI_TENSOR, 0},
+    {"weight_scales", "Tensor", NULL, NULL, 0x08008effu, OPGEN_ABI_TENSOR, 0},
+    {"weight_zero_points", "Tensor?", NULL, NULL, 0x08008effu, OPGEN_ABI_OPT_TENSOR, 0},
+    {"bias", "Tensor?", NULL, NULL, 0x08008effu, OPGEN_ABI_OPT_TENSOR, 0},
+    {"stride", "SymInt[]", NULL, NULL, 0x00000000u, OPGEN_ABI_INT_LIST, 0},
+    {"padding", "SymInt[]", NULL, NULL, 0x00000000u, OPGEN_ABI_INT_LIST, 0},
+    {"dilation", "SymInt[]", NULL, NULL, 0x00000000u, OPGEN_ABI_INT_LIST, 0},
+    {"groups", "SymInt", NULL, NULL, 0x00000000u, OPGEN_ABI_INT, 0},
+    {"min_val", "Scalar", NULL, NULL, 0x00000890u, OPGEN_ABI_SCALAR, 0},
+    {"max_val", "Scalar", NULL, NULL, 0x00000890u, OPGEN_ABI_SCALAR, 0},
+    {"out_scale", "float", NULL, NULL, 0x00000000u, OPGEN_ABI_FLOAT, 0},
+    {"out_zero_point", "int", NULL, NULL, 0x00000000u, OPGEN_ABI_INT, 0},
+    {"out", "Tensor", NULL, "a!", 0x08008effu, OPGEN_ABI_TENSOR, 7},
+    {"x", "Tensor", NULL, NULL, 0x08008effu, OPGEN_ABI_TENSOR, 0},
+    {"x_scale", "float", NULL, NULL, 0x00000000u, OPGEN_ABI_FLOAT, 0},
+    {"x_zero_point", "int", NULL, NULL, 0x00000000u, OPGEN_ABI_INT, 0},
+    {"weight", "Tensor", NULL, NULL, 0x08008effu, OPGEN_ABI_TENSOR, 0},
+    {"weight_scales", "Tensor", NULL, NULL, 0x08008effu, OPGEN_ABI_TENSOR, 0},
+    {"weight_zero_points", "Tensor?", NULL, NULL, 0x08008effu, OPGEN_ABI_OPT_TENSOR, 0},
+    {"bias", "Tensor?", NULL, NULL, 0x08008effu, OPGEN_ABI_OPT_TENSOR, 0},
+    {"stride", "SymInt[]", NULL, NULL, 0x00000000u, OPGEN_ABI_INT_LIST, 0},
+    {"padding", "SymInt[]", NULL, NULL, 0x00000000u, OPGEN_ABI_INT_LIST, 0},
+    {"dilation", "SymInt[]", NULL, NULL, 0x00000000u, OPGEN_ABI_INT_LIST, 0},
+    {"groups", "SymInt", NULL, NULL, 0x00000000u, OPGEN_ABI_INT, 0},
+    {"out_scale", "float", NULL, NULL, 0x00000000u, OPGEN_ABI_FLOAT, 0},
+    {"out_zero_point", "int", NULL, NULL, 0x00000000u, OPGEN_ABI_INT, 0},
+    {"x", "Tensor", NULL, NULL, 0x08008effu, OPGEN_ABI_TENSOR, 0},
+    {"x_scale", "float", NULL, NULL, 0x00000000u, OPGEN_ABI_FLOAT, 0},
+    {"x_zero_point", "int", NULL, NULL, 0x00000000u, OPGEN_ABI_INT, 0},
+    {"weight", "Tensor", NULL, NULL, 0x08008effu, OPGEN_ABI_TENSOR, 0},
+    {"weight_scales", "Tensor", NULL, NULL, 0x08008effu, OPGEN_ABI_TENSOR, 0},
+    {"weight_zero_points", "Tensor?", NULL, NULL, 0x08008effu, OPGEN_ABI_OPT_TENSOR, 0},
+    {"bias", "Tensor?", NULL, NULL, 0x08008effu, OPGEN_ABI_OPT_TENSOR, 0},
+    {"stride", "SymInt[]", NULL, NULL, 0x00000000u, OPGEN_ABI_INT_LIST, 0},
+    {"padding", "SymInt[]", NULL, NULL, 0x00000000u, OPGEN_ABI_INT_LIST, 0},
+    {"dilation", "SymInt[]", NULL, NULL, 0x00000000u, OPGEN_ABI_INT_LIST, 0},
+    {"groups", "SymInt", NULL, NULL, 0x00000000u, OPGEN_ABI_INT, 0},
+    {"out_scale", "float", NULL, NULL, 0x00000000u, OPGEN_ABI_FLOAT, 0},
+    {"out_zero_point", "int", NULL, NULL, 0x00000000u, OPGEN_ABI_INT, 0},
+    {"out", "Tensor", NULL, "a!", 0x08008effu, OPGEN_ABI_TENSOR, 7},
+    {"x", "Tensor", NULL, NULL, 0x08008effu, OPGEN_ABI_TENSOR, 0},
+    {"x_scale", "float", NULL, NULL, 0x00000000u, OPGEN_ABI_FLOAT, 0},
+    {"x_zero_point", "int", NULL, NULL, 0x00000000u, OPGEN_ABI_INT, 0},
+    {"weight", "Tensor", NULL, NULL, 0x08008effu, OPGEN_ABI_TENSOR, 0},
+    {"weight_scales", "Tensor", NULL, NULL, 0x08008effu, OPGEN_ABI_TENSOR, 0},
+    {"weight_zero_points", "Tensor?", NULL, NULL, 0x08008effu, OPGEN_ABI_OPT_TENSOR, 0},
+    {"bias", "Tensor", NULL, NULL, 0x08008effu, OPGEN_ABI_TENSOR, 0},
+    {"out_scale", "float", NULL, NULL, 0x00000000u, OPGEN_ABI_FLOAT, 0},
+    {"out_zero_point", "int", NULL, NULL, 0x00000000u, OPGEN_ABI_INT, 0},
+    {"x", "Tensor", NULL, NULL, 0x08008effu, OPGEN_ABI_TENSOR, 0},
+    {"x_scale", "float", NULL, NULL, 0x00000000u, OPGEN_ABI_FLOAT, 0},
+    {"x_zero_point", "int", NULL, NULL, 0x00000000u, OPGEN_ABI_INT, 0},
+    {"weight", "Tensor", NULL, NULL, 0x08008effu, OPGEN_ABI_TENSOR, 0},
+    {"weight_scales", "Tensor", NULL, NULL, 0x08008effu, OPGEN_ABI_TENSOR, 0},
+    {"weight_zero_points", "Tensor?", NULL, NULL, 0x08008effu, OPGEN_ABI_OPT_TENSOR, 0},
+    {"bias", "Tensor", NULL, NULL, 0x08008effu, OPGEN_ABI_TENSOR, 0},
+    {"out_scale", "float", NULL, NULL, 0x00000000u, OPGEN_ABI_FLOAT, 0},
+    {"out_zero_point", "int", NULL, NULL, 0x00000000u, OPGEN_ABI_INT, 0},
+    {"out", "Tensor", NULL, "a!", 0x08008effu, OPGEN_ABI_TENSOR, 7},
+    {"a", "Tensor", NULL, NULL, 0x08008effu, OPGEN_ABI_TENSOR, 0},
+    {"a_scale", "float", NULL, NULL, 0x00000000u, OPGEN_ABI_FLOAT, 0},
+    {"a_zero_point", "int", NULL, NULL, 0x00000000u, OPGEN_ABI_INT, 0},
+    {"b", "Tensor", NULL, NULL, 0x08008effu, OPGEN_ABI_TENSOR, 0},
+    {"b_scale", "float", NULL, NULL, 0x00000000u, OPGEN_ABI_FLOAT, 0},
+    {"b_zero_point", "int", NULL, NULL, 0x00000000u, OPGEN_ABI_INT, 0},
+    {"out_scale", "float", NULL, NULL, 0x00000000u, OPGEN_ABI_FLOAT, 0},
+    {"out_zero_point", "int", NULL, NULL, 0x00000000u, OPGEN_ABI_INT, 0},
+    {"a", "Tensor", NULL, NULL, 0x08008effu, OPGEN_ABI_TENSOR, 0},
+    {"a_scale", "float", NULL, NULL, 0x00000000u, OPGEN_ABI_FLOAT, 0},
+    {"a_zero_point", "int", NULL, NULL, 0x00000000u, OPGEN_ABI_INT, 0},
+    {"b", "Tensor", NULL, NULL, 0x08008effu, OPGEN_ABI_TENSOR, 0},
+    {"b_scale", "float", NULL, NULL, 0x00000000u, OPGEN_ABI_FLOAT, 0},
+    {"b_zero_point", "int", NULL, NULL, 0x00000000u, OPGEN_ABI_INT, 0},
+    {"out_scale", "float", NULL, NULL, 0x00000000u, OPGEN_ABI_FLOAT, 0},
+    {"out_zero_point", "int", NULL, NULL, 0x00000000u, OPGEN_ABI_INT, 0},
+    {"out", "Tensor", NULL, "a!", 0x08008effu, OPGEN_ABI_TENSOR, 7},
+    {"a", "Tensor", NULL, NULL, 0x08008effu, OPGEN_ABI_TENSOR, 0},
+    {"a_scale", "float", NULL, NULL, 0x00000000u, OPGEN_ABI_FLOAT, 0},
+    {"a_zero_point", "int", NULL, NULL, 0x00000000u, OPGEN_ABI_INT, 0},
+    {"b", "Tensor", NULL, NULL, 0x08008effu, OPGEN_ABI_TENSOR, 0},
+    {"b_scale", "float", NULL, NULL, 0x00000000u, OPGEN_ABI_FLOAT, 0},
+    {"b_zero_point", "int", NULL, NULL, 0x00000000u, OPGEN_ABI_INT, 0},
+    {"out_scale", "float", NULL, NULL, 0x00000000u, OPGEN_ABI_FLOAT, 0},
+    {"out_zero_point", "int", NULL, NULL, 0x00000000u, OPGEN_ABI_INT, 0},
+    {"a", "Tensor", NULL, NULL, 0x08008effu, OPGEN_ABI_TENSOR, 0},
+    {"a_scale", "float", NULL, NULL, 0x00000000u, OPGEN_ABI_FLOAT, 0},
+    {"a_zero_point", "int", NULL, NULL, 0x00000000u, OPGEN_ABI_INT, 0},
+    {"b", "Tensor", NULL, NULL, 0x08008effu, OPGEN_ABI_TENSOR, 0},
+    {"b_scale", "float", NULL, NULL, 0x00000000u, OPGEN_ABI_FLOAT, 0},
+    {"b_zero_point", "int", NULL, NULL, 0x00000000u, OPGEN_ABI_INT, 0},
+    {"out_scale", "float", NULL, NULL, 0x00000000u, OPGEN_ABI_FLOAT, 0},
+    {"out_zero_point", "int", NULL, NULL, 0x00000000u, OPGEN_ABI_INT, 0},
+    {"out", "Tensor", NULL, "a!", 0x08008effu, OPGEN_ABI_TENSOR, 7},
+    {"x", "Tensor", NULL, NULL, 0x08008effu, OPGEN_ABI_TENSOR, 0},
+    {"x_scale", "float", NULL, NULL, 0x00000000u, OPGEN_ABI_FLOAT, 0},
+    {"x_zero_point", "int", NULL, NULL, 0x00000000u, OPGEN_ABI_INT, 0},
+    {"dim", "int[1]?", NULL, NULL, 0x00000000u, OPGEN_ABI_OPT_INT_LIST, 0},
+    {"keepdim", "bool", NULL, NULL, 0x00000000u, OPGEN_ABI_BOOL, 0},
+    {"out_scale", "float", NULL, NULL, 0x00000000u, OPGEN_ABI_FLOAT, 0},
+    {"out_zero_point", "int", NULL, NULL, 0x00000000u, OPGEN_ABI_INT, 0},
+    {"x", "Tensor", NULL, NULL, 0x08008effu, OPGEN_ABI_TENSOR, 0},
+    {"x_scale", "float", NULL, NULL, 0x00000000u, OPGEN_ABI_FLOAT, 0},
+    {"x_zero_point", "int", NULL, NULL, 0x00000000u, OPGEN_ABI_INT, 0},
+    {"dim", "int[1]?", NULL, NULL, 0x00000000u, OPGEN_ABI_OPT_INT_LIST, 0},
+    {"keepdim", "bool", NULL, NULL, 0x00000000u, OPGEN_ABI_BOOL, 0},
+    {"out_scale", "float", NULL, NULL, 0x00000000u, OPGEN_ABI_FLOAT, 0},
+    {"out_zero_point", "int", NULL, NULL, 0x00000000u, OPGEN_ABI_INT, 0},
+    {"out", "Tensor", NULL, "a!", 0x08008effu, OPGEN_ABI_TENSOR, 7},
+    {"x", "Tensor", NULL, NULL, 0x08008effu, OPGEN_ABI_TENSOR, 0},
+    {"x_scale", "float", NULL, NULL, 0x00000000u, OPGEN_ABI_FLOAT, 0},
+    {"x_zero_point", "int", NULL, NULL, 0x00000000u, OPGEN_ABI_INT, 0},
+    {"min_val", "Scalar", NULL, NULL, 0x00000890u, OPGEN_ABI_SCALAR, 0},
+    {"max_val", "Scalar", NULL, NULL, 0x00000890u, OPGEN_ABI_SCALAR, 0},
+    {"out_scale", "float", NULL, NULL, 0x00000000u, OPGEN_ABI_FLOAT, 0},
+    {"out_zero_point", "int", NULL, NULL, 0x00000000u, OPGEN_ABI_INT, 0},
+    {"x", "Tensor", NULL, NULL, 0x08008effu, OPGEN_ABI_TENSOR, 0},
+    {"x_scale", "float", NULL, NULL, 0x00000000u, OPGEN_ABI_FLOAT, 0},
+    {"x_zero_point", "int", NULL, NULL, 0x00000000u, OPGEN_ABI_INT, 0},
+    {"min_val", "Scalar", NULL, NULL, 0x00000890u, OPGEN_ABI_SCALAR, 0},
+    {"max_val", "Scalar", NULL, NULL, 0x00000890u, OPGEN_ABI_SCALAR, 0},
+    {"out_scale", "float", NULL, NULL, 0x00000000u, OPGEN_ABI_FLOAT, 0},
+    {"out_zero_point", "int", NULL, NULL, 0x00000000u, OPGEN_ABI_INT, 0},
+    {"out", "Tensor", NULL, "a!", 0x08008effu, OPGEN_ABI_TENSOR, 7},
+    {"x", "Tensor", NULL, NULL, 0x08008effu, OPGEN_ABI_TENSOR, 0},
+    {"x_scale", "float", NULL, NULL, 0x00000000u, OPGEN_ABI_FLOAT, 0},
+    {"x_zero_point", "int", NULL, NULL, 0x00000000u, OPGEN_ABI_INT, 0},
+    {"out_scale", "float", NULL, NULL, 0x00000000u, OPGEN_ABI_FLOAT, 0},
+    {"out_zero_point", "int", NULL, NULL, 0x00000000u, OPGEN_ABI_INT, 0},
+    {"x", "Tensor", NULL, NULL, 0x08008effu, OPGEN_ABI_TENSOR, 0},
+    {"x_scale", "float", NULL, NULL, 0x00000000u, OPGEN_ABI_FLOAT, 0},
+    {"x_zero_point", "int", NULL, NULL, 0x00000000u, OPGEN_ABI_INT, 0},
+    {"out_scale", "float", NULL, NULL, 0x00000000u, OPGEN_ABI_FLOAT, 0},
+    {"out_zero_point", "int", NULL, NULL, 0x00000000u, OPGEN_ABI_INT, 0},
+    {"out", "Tensor", NULL, "a!", 0x08008effu, OPGEN_ABI_TENSOR, 7},
+    {"x", "Tensor", NULL, NULL, 0x08008effu, OPGEN_ABI_TENSOR, 0},
+    {"x_scale", "float", NULL, NULL, 0x00000000u, OPGEN_ABI_FLOAT, 0},
+    {"x_zero_point", "int", NULL, NULL, 0x00000000u, OPGEN_ABI_INT, 0},
+    {"kernel_size", "int[2]", NULL, NULL, 0x00000000u, OPGEN_ABI_INT_LIST, 0},
+    {"stride", "int[2]", NULL, NULL, 0x00000000u, OPGEN_ABI_INT_LIST, 0},
+    {"padding", "int[2]", NULL, NULL, 0x00000000u, OPGEN_ABI_INT_LIST, 0},
+    {"dilation", "int[2]", NULL, NULL, 0x00000000u, OPGEN_ABI_INT_LIST, 0},
+    {"ceil_mode", "bool", NULL, NULL, 0x00000000u, OPGEN_ABI_BOOL, 0},
+    {"out_scale", "float", NULL, NULL, 0x00000000u, OPGEN_ABI_FLOAT, 0},
+    {"out_zero_point", "int", NULL, NULL, 0x00000000u, OPGEN_ABI_INT, 0},
+    {"x", "Tensor", NULL, NULL, 0x08008effu, OPGEN_ABI_TENSOR, 0},
+    {"x_scale", "float", NULL, NULL, 0x00000000u, OPGEN_ABI_FLOAT, 0},
+    {"x_zero_point", "int", NULL, NULL, 0x00000000u, OPGEN_ABI_INT, 0},
+    {"kernel_size", "int[2]", NULL, NULL, 0x00000000u, OPGEN_ABI_INT_LIST, 0},
+    {"stride", "int[2]", NULL, NULL, 0x00000000u, OPGEN_ABI_INT_LIST, 0},
+    {"padding", "int[2]", NULL, NULL, 0x00000000u, OPGEN_ABI_INT_LIST, 0},
+    {"dilation", "int[2]", NULL, NULL, 0x00000000u, OPGEN_ABI_INT_LIST, 0},
+    {"ceil_mode", "bool", NULL, NULL, 0x00000000u, OPGEN_ABI_BOOL, 0},
+    {"out_scale", "float", NULL, NULL, 0x00000000u, OPGEN_ABI_FLOAT, 0},
+    {"out_zero_point", "int", NULL, NULL, 0x00000000u, OPGEN_ABI_INT, 0},
+    {"out", "Tensor", NULL, "a!", 0x08008effu, OPGEN_ABI_TENSOR, 7},
     {"input", "Tensor", NULL, NULL, 0x08008effu, OPGEN_ABI_TENSOR, 0},
     {"weight", "Tensor", NULL, NULL, 0x08008effu, OPGEN_ABI_TENSOR, 0},
     {"bias", "Tensor", NULL, NULL, 0x08008effu, OPGEN_ABI_TENSOR, 0},
@@ -2832,6 +3072,26 @@ const opgen_arg opgen_rets[] = {
     {"qc", "Tensor", NULL, NULL, 0x08008effu, OPGEN_ABI_TENSOR, 0},
     {NULL, "Tensor", NULL, "a!", 0x08008effu, OPGEN_ABI_TENSOR, 4},
     {"qc", "Tensor", NULL, NULL, 0x08008effu, OPGEN_ABI_TENSOR, 0},
+    {NULL, "Tensor", NULL, "a!", 0x08008effu, OPGEN_ABI_TENSOR, 4},
+    {NULL, "Tensor", NULL, NULL, 0x08008effu, OPGEN_ABI_TENSOR, 0},
+    {NULL, "Tensor", NULL, "a!", 0x08008effu, OPGEN_ABI_TENSOR, 4},
+    {NULL, "Tensor", NULL, NULL, 0x08008effu, OPGEN_ABI_TENSOR, 0},
+    {NULL, "Tensor", NULL, "a!", 0x08008effu, OPGEN_ABI_TENSOR, 4},
+    {NULL, "Tensor", NULL, NULL, 0x08008effu, OPGEN_ABI_TENSOR, 0},
+    {NULL, "Tensor", NULL, "a!", 0x08008effu, OPGEN_ABI_TENSOR, 4},
+    {NULL, "Tensor", NULL, NULL, 0x08008effu, OPGEN_ABI_TENSOR, 0},
+    {NULL, "Tensor", NULL, "a!", 0x08008effu, OPGEN_ABI_TENSOR, 4},
+    {NULL, "Tensor", NULL, NULL, 0x08008effu, OPGEN_ABI_TENSOR, 0},
+    {NULL, "Tensor", NULL, "a!", 0x08008effu, OPGEN_ABI_TENSOR, 4},
+    {NULL, "Tensor", NULL, NULL, 0x08008effu, OPGEN_ABI_TENSOR, 0},
+    {NULL, "Tensor", NULL, "a!", 0x08008effu, OPGEN_ABI_TENSOR, 4},
+    {NULL, "Tensor", NULL, NULL, 0x08008effu, OPGEN_ABI_TENSOR, 0},
+    {NULL, "Tensor", NULL, "a!", 0x08008effu, OPGEN_ABI_TENSOR, 4},
+    {NULL, "Tensor", NULL, NULL, 0x08008effu, OPGEN_ABI_TENSOR, 0},
+    {NULL, "Tensor", NULL, "a!", 0x08008effu, OPGEN_ABI_TENSOR, 4},
+    {NULL, "Tensor", NULL, NULL, 0x08008effu, OPGEN_ABI_TENSOR, 0},
+    {NULL, "Tensor", NULL, "a!", 0x08008effu, OPGEN_ABI_TENSOR, 4},
+    {NULL, "Tensor", NULL, NULL, 0x08008effu, OPGEN_ABI_TENSOR, 0},
     {NULL, "Tensor", NULL, "a!", 0x08008effu, OPGEN_ABI_TENSOR, 4},
     {NULL, "Tensor", NULL, NULL, 0x08008effu, OPGEN_ABI_TENSOR, 0},
     {NULL, "Tensor", NULL, "a!", 0x08008effu, OPGEN_ABI_TENSOR, 4},
@@ -3958,44 +4218,45 @@ const uint32_t opgen_alias_sets[] = {
 };
 
 const uint32_t opgen_hash_seeds[] = {
-    3u, 77u, 5u, 35u, 2u, 575u, 10u, 1u, 10u, 1u, 4u, 24u,
-    1u, 53u, 4u, 60u, 75u, 5u, 2u, 64u, 186u, 13u, 85u, 4u,
-    239u, 23u, 11u, 1u, 3u, 302u, 3u, 163u, 2u, 67u, 20u, 51u,
-    3u, 2u, 2u, 2u, 6u, 7u, 5u, 98u, 504u, 29u, 128u, 19u,
-    2u, 15u, 24u, 2u, 117u, 1u, 368u, 125u, 62u, 3u, 31u, 134u,
-    76u, 347u, 6u, 157u, 48u, 44u, 79u, 2u, 63u, 32u, 4u, 41u,
-    140u, 1825u, 131u, 339u, 102u, 1u, 30u, 5u, 39u, 67u, 888u, 1642u,
-    2u, 2u, 11u, 43u, 171u, 31u, 471u, 25u, 349u, 304u, 1408u, 4484u,
-    43u, 1642u, 360u, 33u, 6575u, 18u,
+    13u, 0u, 1u, 40u, 152u, 6u, 336u, 17u, 6u, 6u, 25u, 9u,
+    10u, 17u, 3u, 55u, 10u, 1u, 45u, 51u, 10u, 64u, 8u, 116u,
+    1u, 211u, 24u, 6u, 2u, 3u, 95u, 344u, 19u, 28u, 194u, 554u,
+    3u, 86u, 3u, 425u, 27u, 5u, 251u, 1u, 32u, 82u, 150u, 4u,
+    1u, 1u, 9u, 1u, 4u, 3u, 12u, 8u, 1u, 4u, 226u, 208u,
+    159u, 71u, 306u, 27u, 22u, 1032u, 5u, 196u, 1323u, 773u, 2585u, 6794u,
+    1u, 4u, 1u, 7u, 173u, 4u, 1614u, 633u, 1u, 184u, 1890u, 79u,
+    626u, 3u, 8u, 818u, 74u, 362u, 758u, 99u, 1u, 1163u, 2346u, 979u,
+    424u, 16u, 48u, 126u, 229u, 48u, 0u, 126u, 23u, 0u, 9048u,
 };
 
 const uint16_t opgen_hash_slots[] = {
-    31, 79, 113, 108, 392, 200, 40, 207, 341, 120, 316, 378, 24, 34, 36, 212,
-    278, 163, 346, 314, 209, 165, 231, 3, 385, 337, 367, 64, 153, 195, 245, 204,
-    155, 304, 30, 317, 375, 351, 94, 19, 310, 354, 273, 27, 105, 350, 280, 348,
-    261, 302, 168, 10, 323, 294, 220, 15, 287, 78, 292, 356, 380, 249, 63, 281,
-    313, 90, 77, 229, 222, 394, 145, 305, 75, 205, 137, 22, 130, 166, 58, 182,
-    299, 35, 399, 279, 404, 134, 395, 203, 104, 237, 172, 69, 164, 125, 234, 28,
-    224, 160, 238, 114, 66, 256, 151, 242, 252, 175, 321, 379, 46, 288, 266, 236,
-    12, 138, 199, 400, 147, 295, 110, 383, 371, 312, 396, 191, 167, 56, 184, 179,
-    369, 370, 169, 239, 70, 158, 152, 363, 112, 97, 93, 32, 117, 391, 293, 355,
-    39, 342, 390, 173, 23, 226, 398, 206, 347, 335, 251, 178, 377, 29, 81, 1,
-    386, 82, 349, 190, 128, 384, 135, 154, 197, 372, 318, 8, 183, 319, 17, 360,
-    51, 43, 4, 177, 263, 107, 290, 121, 210, 73, 52, 123, 257, 340, 2, 393,
-    0, 276, 16, 325, 215, 88, 327, 161, 59, 267, 255, 119, 162, 301, 373, 308,
-    303, 57, 333, 44, 148, 282, 42, 111, 65, 359, 233, 143, 244, 53, 20, 338,
-    84, 216, 219, 86, 358, 89, 250, 258, 140, 269, 133, 374, 306, 298, 235, 33,
-    247, 170, 109, 336, 126, 92, 48, 194, 67, 72, 201, 176, 213, 322, 291, 9,
-    146, 188, 106, 80, 85, 405, 96, 353, 47, 186, 343, 368, 309, 223, 196, 376,
-    103, 253, 115, 62, 365, 230, 330, 156, 401, 50, 18, 217, 54, 49, 102, 180,
-    68, 71, 211, 297, 232, 264, 265, 270, 174, 332, 254, 397, 259, 320, 157, 228,
-    402, 7, 389, 362, 289, 286, 139, 38, 141, 260, 334, 136, 91, 221, 6, 208,
-    118, 345, 262, 296, 214, 116, 60, 14, 83, 189, 277, 127, 357, 181, 144, 129,
-    25, 366, 361, 11, 192, 99, 149, 187, 76, 284, 381, 41, 387, 326, 388, 268,
-    98, 274, 13, 352, 74, 122, 324, 5, 331, 227, 272, 131, 364, 382, 271, 124,
-    307, 37, 202, 45, 283, 225, 26, 246, 311, 300, 95, 159, 61, 171, 185, 100,
-    339, 132, 403, 142, 275, 218, 329, 241, 315, 328, 285, 87, 193, 198, 240, 21,
-    248, 243, 150, 344, 101, 55,
+    31, 387, 112, 315, 225, 165, 20, 83, 347, 422, 341, 82, 158, 125, 39, 279,
+    262, 11, 171, 145, 384, 74, 385, 198, 270, 317, 423, 355, 291, 314, 413, 328,
+    367, 71, 13, 146, 250, 343, 259, 276, 124, 345, 184, 105, 414, 234, 253, 399,
+    278, 393, 67, 241, 322, 97, 374, 84, 383, 168, 362, 248, 359, 372, 154, 52,
+    38, 403, 287, 252, 194, 62, 27, 170, 10, 32, 330, 174, 326, 223, 272, 47,
+    199, 242, 349, 246, 96, 335, 364, 178, 68, 331, 205, 42, 300, 162, 173, 288,
+    229, 222, 219, 224, 17, 334, 161, 350, 232, 164, 150, 392, 302, 304, 406, 133,
+    344, 48, 389, 131, 353, 130, 298, 7, 69, 397, 134, 177, 269, 180, 88, 265,
+    137, 352, 119, 148, 43, 327, 239, 183, 192, 92, 368, 34, 290, 6, 391, 190,
+    115, 236, 324, 257, 79, 121, 202, 60, 117, 135, 143, 91, 138, 404, 358, 172,
+    227, 277, 2, 395, 5, 103, 76, 77, 126, 283, 297, 216, 377, 258, 185, 80,
+    370, 301, 189, 310, 140, 410, 28, 40, 142, 95, 157, 181, 182, 4, 207, 85,
+    319, 373, 407, 424, 35, 70, 381, 22, 289, 86, 144, 109, 118, 260, 211, 228,
+    378, 188, 81, 56, 66, 94, 256, 23, 193, 0, 218, 405, 21, 351, 187, 149,
+    386, 273, 325, 89, 123, 53, 114, 151, 380, 12, 213, 201, 421, 100, 45, 408,
+    360, 425, 176, 356, 139, 249, 339, 156, 303, 323, 243, 230, 348, 313, 72, 102,
+    235, 98, 214, 1, 155, 311, 294, 376, 280, 111, 312, 346, 57, 369, 309, 50,
+    51, 106, 186, 274, 342, 101, 316, 179, 379, 160, 320, 238, 153, 41, 233, 401,
+    254, 206, 251, 271, 299, 203, 73, 388, 8, 284, 61, 204, 305, 200, 163, 366,
+    318, 244, 141, 24, 113, 195, 54, 16, 354, 217, 29, 332, 396, 116, 281, 19,
+    263, 93, 267, 58, 15, 307, 9, 306, 417, 418, 129, 136, 132, 220, 18, 321,
+    37, 110, 167, 286, 420, 409, 36, 99, 394, 3, 336, 402, 208, 416, 285, 382,
+    159, 296, 166, 191, 412, 264, 268, 107, 49, 308, 400, 55, 415, 282, 215, 104,
+    337, 261, 411, 44, 357, 209, 338, 147, 292, 371, 63, 375, 333, 212, 59, 14,
+    237, 293, 169, 340, 46, 275, 398, 128, 87, 64, 419, 25, 30, 361, 196, 240,
+    75, 127, 210, 120, 365, 221, 295, 363, 231, 65, 390, 255, 90, 175, 245, 226,
+    197, 78, 26, 108, 152, 33, 122, 266, 329, 247,
 };
 
 #ifdef __cplusplus

@@ -165,61 +165,71 @@ extern "C" {
     X(345, opgen_fallback_quantized_decomposed_add_scalar_out, 0x08008effu) \
     X(347, opgen_native_embedding_byte_out, 0x08008effu) \
     X(349, opgen_native_embedding_byte_dtype_out, 0x08008effu) \
-    X(351, opgen_fallback_demo_linear_relu_out, 0x08008effu) \
-    X(352, opgen_portable_add_Scalar_out, 0x000080ffu) \
-    X(353, opgen_portable_mul_Scalar_out, 0x000080ffu) \
-    X(354, opgen_portable_relu_out, 0x000080ffu) \
-    X(355, opgen_portable_permute_copy_out, 0x080088ffu) \
-    X(356, opgen_portable_view_copy_out, 0x080088ffu) \
-    X(357, opgen_portable_expand_copy_out, 0x080088ffu) \
-    X(358, opgen_portable_clone_out, 0x080088ffu) \
-    X(359, opgen_portable_convolution_out, 0x000080e0u) \
-    X(360, opgen_portable__native_batch_norm_legit_no_training_out, 0x000080e0u) \
-    X(361, opgen_portable_embedding_out, 0x000080e0u) \
-    X(362, opgen_portable_isnan_out, 0x00000800u) \
-    X(363, opgen_portable_isinf_out, 0x00000800u) \
-    X(364, opgen_portable_div_Scalar_out, 0x000000c0u) \
-    X(365, opgen_portable_div_Scalar_mode_out, 0x000000dfu) \
-    X(366, opgen_portable_sub_Scalar_out, 0x000080ffu) \
-    X(367, opgen_portable_prod_out, 0x000000d0u) \
-    X(368, opgen_portable_squeeze_copy_dim_out, 0x080088ffu) \
-    X(369, opgen_portable_squeeze_copy_dims_out, 0x080088ffu) \
-    X(370, opgen_portable_unsqueeze_copy_out, 0x080088ffu) \
-    X(371, opgen_portable_select_copy_int_out, 0x080088ffu) \
-    X(372, opgen_portable_slice_copy_Tensor_out, 0x080088ffu) \
-    X(373, opgen_portable_diagonal_copy_out, 0x080088ffu) \
-    X(374, opgen_portable_alias_copy_out, 0x080088ffu) \
-    X(375, opgen_portable_as_strided_copy_out, 0x080088ffu) \
-    X(376, opgen_portable_flip_out, 0x080088ffu) \
-    X(377, opgen_portable_repeat_out, 0x080088ffu) \
-    X(378, opgen_portable_constant_pad_nd_out, 0x000008dfu) \
-    X(379, opgen_portable_slice_scatter_out, 0x080088ffu) \
-    X(380, opgen_portable_select_scatter_out, 0x080088ffu) \
-    X(381, opgen_portable_fill_Scalar_out, 0x000088ffu) \
-    X(382, opgen_portable_copy_out, 0x000088ffu) \
-    X(383, opgen_portable_native_layer_norm_out, 0x000080e0u) \
-    X(384, opgen_portable_native_group_norm_out, 0x000080e0u) \
-    X(385, opgen_portable_adaptive_avg_pool1d_out, 0x000000c0u) \
-    X(386, opgen_portable__adaptive_avg_pool2d_out, 0x000080e0u) \
-    X(387, opgen_portable__adaptive_avg_pool3d_out, 0x000000c0u) \
-    X(388, opgen_portable_full_like_out, 0x000088ffu) \
-    X(389, opgen_portable_scalar_tensor_out, 0x000088ffu) \
-    X(390, opgen_portable_empty_strided_out, 0x000008dfu) \
-    X(391, opgen_portable__to_copy_out, 0x000088ffu) \
-    X(392, opgen_portable_avg_pool1d_out, 0x000000c0u) \
-    X(393, opgen_portable_upsample_nearest2d_vec_out, 0x000000c1u) \
-    X(394, opgen_portable_upsample_bilinear2d_vec_out, 0x000000c0u) \
-    X(395, opgen_portable_index_put_out, 0x000088ffu) \
-    X(396, opgen_portable_masked_scatter_out, 0x000008dfu) \
-    X(397, opgen_portable__cdist_forward_out, 0x000000c0u) \
-    X(398, opgen_portable__pdist_forward_out, 0x000000c0u) \
-    X(399, opgen_portable__adaptive_avg_pool2d_backward_out, 0x000000c0u) \
-    X(400, opgen_portable_embedding_dense_backward_out, 0x000000c0u) \
-    X(401, opgen_portable_native_dropout_out, 0x000000c0u) \
-    X(402, opgen_portable_native_layer_norm_backward_out, 0x000000c0u) \
-    X(403, opgen_portable_native_group_norm_backward_out, 0x000000c0u) \
-    X(404, opgen_portable_grid_sampler_2d_out, 0x000000c0u) \
-    X(405, opgen_portable__embedding_bag_out, 0x000000c0u)
+    X(351, opgen_native_q8_conv2d_relu_out, 0x08008effu) \
+    X(353, opgen_native_q8_conv2d_hardtanh_out, 0x08008effu) \
+    X(355, opgen_native_q8_conv2d_out, 0x08008effu) \
+    X(357, opgen_native_q8_linear_out, 0x08008effu) \
+    X(359, opgen_native_q8_add_relu_out, 0x08008effu) \
+    X(361, opgen_native_q8_add_out, 0x08008effu) \
+    X(363, opgen_native_q8_mean_out, 0x08008effu) \
+    X(365, opgen_native_q8_hardtanh_out, 0x08008effu) \
+    X(367, opgen_native_q8_relu_out, 0x08008effu) \
+    X(369, opgen_native_q8_max_pool2d_out, 0x08008effu) \
+    X(371, opgen_fallback_demo_linear_relu_out, 0x08008effu) \
+    X(372, opgen_portable_add_Scalar_out, 0x000080ffu) \
+    X(373, opgen_portable_mul_Scalar_out, 0x000080ffu) \
+    X(374, opgen_portable_relu_out, 0x000080ffu) \
+    X(375, opgen_portable_permute_copy_out, 0x080088ffu) \
+    X(376, opgen_portable_view_copy_out, 0x080088ffu) \
+    X(377, opgen_portable_expand_copy_out, 0x080088ffu) \
+    X(378, opgen_portable_clone_out, 0x080088ffu) \
+    X(379, opgen_portable_convolution_out, 0x000080e0u) \
+    X(380, opgen_portable__native_batch_norm_legit_no_training_out, 0x000080e0u) \
+    X(381, opgen_portable_embedding_out, 0x000080e0u) \
+    X(382, opgen_portable_isnan_out, 0x00000800u) \
+    X(383, opgen_portable_isinf_out, 0x00000800u) \
+    X(384, opgen_portable_div_Scalar_out, 0x000000c0u) \
+    X(385, opgen_portable_div_Scalar_mode_out, 0x000000dfu) \
+    X(386, opgen_portable_sub_Scalar_out, 0x000080ffu) \
+    X(387, opgen_portable_prod_out, 0x000000d0u) \
+    X(388, opgen_portable_squeeze_copy_dim_out, 0x080088ffu) \
+    X(389, opgen_portable_squeeze_copy_dims_out, 0x080088ffu) \
+    X(390, opgen_portable_unsqueeze_copy_out, 0x080088ffu) \
+    X(391, opgen_portable_select_copy_int_out, 0x080088ffu) \
+    X(392, opgen_portable_slice_copy_Tensor_out, 0x080088ffu) \
+    X(393, opgen_portable_diagonal_copy_out, 0x080088ffu) \
+    X(394, opgen_portable_alias_copy_out, 0x080088ffu) \
+    X(395, opgen_portable_as_strided_copy_out, 0x080088ffu) \
+    X(396, opgen_portable_flip_out, 0x080088ffu) \
+    X(397, opgen_portable_repeat_out, 0x080088ffu) \
+    X(398, opgen_portable_constant_pad_nd_out, 0x000008dfu) \
+    X(399, opgen_portable_slice_scatter_out, 0x080088ffu) \
+    X(400, opgen_portable_select_scatter_out, 0x080088ffu) \
+    X(401, opgen_portable_fill_Scalar_out, 0x000088ffu) \
+    X(402, opgen_portable_copy_out, 0x000088ffu) \
+    X(403, opgen_portable_native_layer_norm_out, 0x000080e0u) \
+    X(404, opgen_portable_native_group_norm_out, 0x000080e0u) \
+    X(405, opgen_portable_adaptive_avg_pool1d_out, 0x000000c0u) \
+    X(406, opgen_portable__adaptive_avg_pool2d_out, 0x000080e0u) \
+    X(407, opgen_portable__adaptive_avg_pool3d_out, 0x000000c0u) \
+    X(408, opgen_portable_full_like_out, 0x000088ffu) \
+    X(409, opgen_portable_scalar_tensor_out, 0x000088ffu) \
+    X(410, opgen_portable_empty_strided_out, 0x000008dfu) \
+    X(411, opgen_portable__to_copy_out, 0x000088ffu) \
+    X(412, opgen_portable_avg_pool1d_out, 0x000000c0u) \
+    X(413, opgen_portable_upsample_nearest2d_vec_out, 0x000000c1u) \
+    X(414, opgen_portable_upsample_bilinear2d_vec_out, 0x000000c0u) \
+    X(415, opgen_portable_index_put_out, 0x000088ffu) \
+    X(416, opgen_portable_masked_scatter_out, 0x000008dfu) \
+    X(417, opgen_portable__cdist_forward_out, 0x000000c0u) \
+    X(418, opgen_portable__pdist_forward_out, 0x000000c0u) \
+    X(419, opgen_portable__adaptive_avg_pool2d_backward_out, 0x000000c0u) \
+    X(420, opgen_portable_embedding_dense_backward_out, 0x000000c0u) \
+    X(421, opgen_portable_native_dropout_out, 0x000000c0u) \
+    X(422, opgen_portable_native_layer_norm_backward_out, 0x000000c0u) \
+    X(423, opgen_portable_native_group_norm_backward_out, 0x000000c0u) \
+    X(424, opgen_portable_grid_sampler_2d_out, 0x000000c0u) \
+    X(425, opgen_portable__embedding_bag_out, 0x000000c0u)
 
 typedef opgen_status (*opgen_boxed_call)(opgen_ctx *ctx, void (*fn)(void), const opgen_value *args);
 typedef struct opgen_kernel_entry {
@@ -229,7 +239,7 @@ typedef struct opgen_kernel_entry {
     const char *name;      /* the kernel's C name, for messages and traces */
 } opgen_kernel_entry;
 
-#define OPGEN_REGISTRY_SIZE 406
+#define OPGEN_REGISTRY_SIZE 426
 /* The selection this registry was trimmed to (opgen generate --select), or "":
  * errors about a missing kernel name it. */
 #define OPGEN_SELECTION ""
@@ -261,7 +271,7 @@ typedef struct opgen_fallback_entry {
     int op;
     opgen_kernel_entry kernel;
 } opgen_fallback_entry;
-#define OPGEN_FALLBACK_COUNT 18
+#define OPGEN_FALLBACK_COUNT 28
 extern const opgen_fallback_entry opgen_fallbacks[];
 
 /* The fallback for (op, dtype), or NULL: a binary search over a few entries. */
@@ -456,6 +466,16 @@ extern const opgen_keyed_kernel opgen_keyed_kernels[];
 #define OPGEN_KERNEL_DTYPES_opgen_fallback_quantized_decomposed_add_scalar_out 0x08008effu
 #define OPGEN_KERNEL_DTYPES_opgen_native_embedding_byte_out 0x08008effu
 #define OPGEN_KERNEL_DTYPES_opgen_native_embedding_byte_dtype_out 0x08008effu
+#define OPGEN_KERNEL_DTYPES_opgen_native_q8_conv2d_relu_out 0x08008effu
+#define OPGEN_KERNEL_DTYPES_opgen_native_q8_conv2d_hardtanh_out 0x08008effu
+#define OPGEN_KERNEL_DTYPES_opgen_native_q8_conv2d_out 0x08008effu
+#define OPGEN_KERNEL_DTYPES_opgen_native_q8_linear_out 0x08008effu
+#define OPGEN_KERNEL_DTYPES_opgen_native_q8_add_relu_out 0x08008effu
+#define OPGEN_KERNEL_DTYPES_opgen_native_q8_add_out 0x08008effu
+#define OPGEN_KERNEL_DTYPES_opgen_native_q8_mean_out 0x08008effu
+#define OPGEN_KERNEL_DTYPES_opgen_native_q8_hardtanh_out 0x08008effu
+#define OPGEN_KERNEL_DTYPES_opgen_native_q8_relu_out 0x08008effu
+#define OPGEN_KERNEL_DTYPES_opgen_native_q8_max_pool2d_out 0x08008effu
 #define OPGEN_KERNEL_DTYPES_opgen_fallback_demo_linear_relu_out 0x08008effu
 #define OPGEN_KERNEL_DTYPES_opgen_portable_add_Scalar_out 0x000080ffu
 #define OPGEN_KERNEL_DTYPES_opgen_portable_mul_Scalar_out 0x000080ffu
@@ -514,6 +534,16 @@ extern const opgen_keyed_kernel opgen_keyed_kernels[];
 #define OPGEN_KERNEL_DTYPES_opgen_fallback_quantized_decomposed_add_out 0x08008effu
 #define OPGEN_KERNEL_DTYPES_opgen_fallback_quantized_decomposed_embedding_byte_out 0x08008effu
 #define OPGEN_KERNEL_DTYPES_opgen_fallback_quantized_decomposed_embedding_byte_dtype_out 0x08008effu
+#define OPGEN_KERNEL_DTYPES_opgen_fallback_q8_conv2d_relu_out 0x08008effu
+#define OPGEN_KERNEL_DTYPES_opgen_fallback_q8_conv2d_hardtanh_out 0x08008effu
+#define OPGEN_KERNEL_DTYPES_opgen_fallback_q8_conv2d_out 0x08008effu
+#define OPGEN_KERNEL_DTYPES_opgen_fallback_q8_linear_out 0x08008effu
+#define OPGEN_KERNEL_DTYPES_opgen_fallback_q8_add_relu_out 0x08008effu
+#define OPGEN_KERNEL_DTYPES_opgen_fallback_q8_add_out 0x08008effu
+#define OPGEN_KERNEL_DTYPES_opgen_fallback_q8_mean_out 0x08008effu
+#define OPGEN_KERNEL_DTYPES_opgen_fallback_q8_hardtanh_out 0x08008effu
+#define OPGEN_KERNEL_DTYPES_opgen_fallback_q8_relu_out 0x08008effu
+#define OPGEN_KERNEL_DTYPES_opgen_fallback_q8_max_pool2d_out 0x08008effu
 
 /* The kernels, under the names the kernel yaml gives them. */
 opgen_status opgen_portable_add_out(opgen_ctx *ctx, const opgen_tensor *self, const opgen_tensor *other, const opgen_scalar *alpha, opgen_tensor *out);
@@ -669,6 +699,16 @@ opgen_status opgen_native_quantized_add_out(opgen_ctx *ctx, const opgen_tensor *
 opgen_status opgen_fallback_quantized_decomposed_add_scalar_out(opgen_ctx *ctx, const opgen_tensor *qa, double a_scale, int64_t a_zero_point, int64_t a_quant_min, int64_t a_quant_max, opgen_dtype a_dtype, const opgen_scalar *b, double out_scale, int64_t out_zero_point, int64_t out_quant_min, int64_t out_quant_max, opgen_dtype out_dtype, opgen_tensor *out);
 opgen_status opgen_native_embedding_byte_out(opgen_ctx *ctx, const opgen_tensor *weight, const opgen_tensor *weight_scales, const opgen_tensor *weight_zero_points, int64_t weight_quant_min, int64_t weight_quant_max, const opgen_tensor *indices, opgen_tensor *out);
 opgen_status opgen_native_embedding_byte_dtype_out(opgen_ctx *ctx, const opgen_tensor *weight, const opgen_tensor *weight_scales, const opgen_tensor *weight_zero_points, int64_t weight_quant_min, int64_t weight_quant_max, const opgen_tensor *indices, const opgen_dtype *dtype, opgen_tensor *out);
+opgen_status opgen_native_q8_conv2d_relu_out(opgen_ctx *ctx, const opgen_tensor *x, double x_scale, int64_t x_zero_point, const opgen_tensor *weight, const opgen_tensor *weight_scales, const opgen_tensor *weight_zero_points, const opgen_tensor *bias, opgen_int_list stride, opgen_int_list padding, opgen_int_list dilation, int64_t groups, double out_scale, int64_t out_zero_point, opgen_tensor *out);
+opgen_status opgen_native_q8_conv2d_hardtanh_out(opgen_ctx *ctx, const opgen_tensor *x, double x_scale, int64_t x_zero_point, const opgen_tensor *weight, const opgen_tensor *weight_scales, const opgen_tensor *weight_zero_points, const opgen_tensor *bias, opgen_int_list stride, opgen_int_list padding, opgen_int_list dilation, int64_t groups, const opgen_scalar *min_val, const opgen_scalar *max_val, double out_scale, int64_t out_zero_point, opgen_tensor *out);
+opgen_status opgen_native_q8_conv2d_out(opgen_ctx *ctx, const opgen_tensor *x, double x_scale, int64_t x_zero_point, const opgen_tensor *weight, const opgen_tensor *weight_scales, const opgen_tensor *weight_zero_points, const opgen_tensor *bias, opgen_int_list stride, opgen_int_list padding, opgen_int_list dilation, int64_t groups, double out_scale, int64_t out_zero_point, opgen_tensor *out);
+opgen_status opgen_native_q8_linear_out(opgen_ctx *ctx, const opgen_tensor *x, double x_scale, int64_t x_zero_point, const opgen_tensor *weight, const opgen_tensor *weight_scales, const opgen_tensor *weight_zero_points, const opgen_tensor *bias, double out_scale, int64_t out_zero_point, opgen_tensor *out);
+opgen_status opgen_native_q8_add_relu_out(opgen_ctx *ctx, const opgen_tensor *a, double a_scale, int64_t a_zero_point, const opgen_tensor *b, double b_scale, int64_t b_zero_point, double out_scale, int64_t out_zero_point, opgen_tensor *out);
+opgen_status opgen_native_q8_add_out(opgen_ctx *ctx, const opgen_tensor *a, double a_scale, int64_t a_zero_point, const opgen_tensor *b, double b_scale, int64_t b_zero_point, double out_scale, int64_t out_zero_point, opgen_tensor *out);
+opgen_status opgen_native_q8_mean_out(opgen_ctx *ctx, const opgen_tensor *x, double x_scale, int64_t x_zero_point, const opgen_int_list *dim, bool keepdim, double out_scale, int64_t out_zero_point, opgen_tensor *out);
+opgen_status opgen_native_q8_hardtanh_out(opgen_ctx *ctx, const opgen_tensor *x, double x_scale, int64_t x_zero_point, const opgen_scalar *min_val, const opgen_scalar *max_val, double out_scale, int64_t out_zero_point, opgen_tensor *out);
+opgen_status opgen_native_q8_relu_out(opgen_ctx *ctx, const opgen_tensor *x, double x_scale, int64_t x_zero_point, double out_scale, int64_t out_zero_point, opgen_tensor *out);
+opgen_status opgen_native_q8_max_pool2d_out(opgen_ctx *ctx, const opgen_tensor *x, double x_scale, int64_t x_zero_point, opgen_int_list kernel_size, opgen_int_list stride, opgen_int_list padding, opgen_int_list dilation, bool ceil_mode, double out_scale, int64_t out_zero_point, opgen_tensor *out);
 opgen_status opgen_fallback_demo_linear_relu_out(opgen_ctx *ctx, const opgen_tensor *input, const opgen_tensor *weight, const opgen_tensor *bias, opgen_tensor *out);
 opgen_status opgen_portable_add_Scalar_out(opgen_ctx *ctx, const opgen_tensor *self, const opgen_scalar *other, const opgen_scalar *alpha, opgen_tensor *out);
 opgen_status opgen_portable_mul_Scalar_out(opgen_ctx *ctx, const opgen_tensor *self, const opgen_scalar *other, opgen_tensor *out);
@@ -727,6 +767,16 @@ opgen_status opgen_portable__embedding_bag_out(opgen_ctx *ctx, const opgen_tenso
 opgen_status opgen_fallback_quantized_decomposed_add_out(opgen_ctx *ctx, const opgen_tensor *a, double a_scale, int64_t a_zero_point, int64_t a_quant_min, int64_t a_quant_max, const opgen_tensor *b, double b_scale, int64_t b_zero_point, int64_t b_quant_min, int64_t b_quant_max, double out_scale, int64_t out_zero_point, int64_t out_quant_min, int64_t out_quant_max, opgen_tensor *out);
 opgen_status opgen_fallback_quantized_decomposed_embedding_byte_out(opgen_ctx *ctx, const opgen_tensor *weight, const opgen_tensor *weight_scales, const opgen_tensor *weight_zero_points, int64_t weight_quant_min, int64_t weight_quant_max, const opgen_tensor *indices, opgen_tensor *out);
 opgen_status opgen_fallback_quantized_decomposed_embedding_byte_dtype_out(opgen_ctx *ctx, const opgen_tensor *weight, const opgen_tensor *weight_scales, const opgen_tensor *weight_zero_points, int64_t weight_quant_min, int64_t weight_quant_max, const opgen_tensor *indices, const opgen_dtype *dtype, opgen_tensor *out);
+opgen_status opgen_fallback_q8_conv2d_relu_out(opgen_ctx *ctx, const opgen_tensor *x, double x_scale, int64_t x_zero_point, const opgen_tensor *weight, const opgen_tensor *weight_scales, const opgen_tensor *weight_zero_points, const opgen_tensor *bias, opgen_int_list stride, opgen_int_list padding, opgen_int_list dilation, int64_t groups, double out_scale, int64_t out_zero_point, opgen_tensor *out);
+opgen_status opgen_fallback_q8_conv2d_hardtanh_out(opgen_ctx *ctx, const opgen_tensor *x, double x_scale, int64_t x_zero_point, const opgen_tensor *weight, const opgen_tensor *weight_scales, const opgen_tensor *weight_zero_points, const opgen_tensor *bias, opgen_int_list stride, opgen_int_list padding, opgen_int_list dilation, int64_t groups, const opgen_scalar *min_val, const opgen_scalar *max_val, double out_scale, int64_t out_zero_point, opgen_tensor *out);
+opgen_status opgen_fallback_q8_conv2d_out(opgen_ctx *ctx, const opgen_tensor *x, double x_scale, int64_t x_zero_point, const opgen_tensor *weight, const opgen_tensor *weight_scales, const opgen_tensor *weight_zero_points, const opgen_tensor *bias, opgen_int_list stride, opgen_int_list padding, opgen_int_list dilation, int64_t groups, double out_scale, int64_t out_zero_point, opgen_tensor *out);
+opgen_status opgen_fallback_q8_linear_out(opgen_ctx *ctx, const opgen_tensor *x, double x_scale, int64_t x_zero_point, const opgen_tensor *weight, const opgen_tensor *weight_scales, const opgen_tensor *weight_zero_points, const opgen_tensor *bias, double out_scale, int64_t out_zero_point, opgen_tensor *out);
+opgen_status opgen_fallback_q8_add_relu_out(opgen_ctx *ctx, const opgen_tensor *a, double a_scale, int64_t a_zero_point, const opgen_tensor *b, double b_scale, int64_t b_zero_point, double out_scale, int64_t out_zero_point, opgen_tensor *out);
+opgen_status opgen_fallback_q8_add_out(opgen_ctx *ctx, const opgen_tensor *a, double a_scale, int64_t a_zero_point, const opgen_tensor *b, double b_scale, int64_t b_zero_point, double out_scale, int64_t out_zero_point, opgen_tensor *out);
+opgen_status opgen_fallback_q8_mean_out(opgen_ctx *ctx, const opgen_tensor *x, double x_scale, int64_t x_zero_point, const opgen_int_list *dim, bool keepdim, double out_scale, int64_t out_zero_point, opgen_tensor *out);
+opgen_status opgen_fallback_q8_hardtanh_out(opgen_ctx *ctx, const opgen_tensor *x, double x_scale, int64_t x_zero_point, const opgen_scalar *min_val, const opgen_scalar *max_val, double out_scale, int64_t out_zero_point, opgen_tensor *out);
+opgen_status opgen_fallback_q8_relu_out(opgen_ctx *ctx, const opgen_tensor *x, double x_scale, int64_t x_zero_point, double out_scale, int64_t out_zero_point, opgen_tensor *out);
+opgen_status opgen_fallback_q8_max_pool2d_out(opgen_ctx *ctx, const opgen_tensor *x, double x_scale, int64_t x_zero_point, opgen_int_list kernel_size, opgen_int_list stride, opgen_int_list padding, opgen_int_list dilation, bool ceil_mode, double out_scale, int64_t out_zero_point, opgen_tensor *out);
 
 #ifdef __cplusplus
 }
@@ -909,96 +959,120 @@ static opgen_status opgen_call_57(opgen_ctx *ctx, void (*fn)(void), const opgen_
     return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, double, int64_t, int64_t, int64_t, opgen_dtype, const opgen_scalar *, double, int64_t, int64_t, int64_t, opgen_dtype, opgen_tensor *))fn)(ctx, a[0].v.t, a[1].v.f, a[2].v.i, a[3].v.i, a[4].v.i, a[5].v.d, &a[6].v.s, a[7].v.f, a[8].v.i, a[9].v.i, a[10].v.i, a[11].v.d, a[12].v.t);
 }
 static opgen_status opgen_call_58(opgen_ctx *ctx, void (*fn)(void), const opgen_value *a) {
-    return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, const int32_t *, opgen_tensor *))fn)(ctx, a[0].v.t, (a[1].none ? NULL : &a[1].v.e), a[2].v.t);
+    return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, double, int64_t, const opgen_tensor *, const opgen_tensor *, const opgen_tensor *, const opgen_tensor *, opgen_int_list, opgen_int_list, opgen_int_list, int64_t, double, int64_t, opgen_tensor *))fn)(ctx, a[0].v.t, a[1].v.f, a[2].v.i, a[3].v.t, a[4].v.t, a[5].v.t, a[6].v.t, a[7].v.il, a[8].v.il, a[9].v.il, a[10].v.i, a[11].v.f, a[12].v.i, a[13].v.t);
 }
 static opgen_status opgen_call_59(opgen_ctx *ctx, void (*fn)(void), const opgen_value *a) {
-    return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, const opgen_tensor *, const opgen_tensor *, opgen_int_list, opgen_int_list, opgen_int_list, bool, opgen_int_list, int64_t, opgen_tensor *))fn)(ctx, a[0].v.t, a[1].v.t, a[2].v.t, a[3].v.il, a[4].v.il, a[5].v.il, a[6].v.b, a[7].v.il, a[8].v.i, a[9].v.t);
+    return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, double, int64_t, const opgen_tensor *, const opgen_tensor *, const opgen_tensor *, const opgen_tensor *, opgen_int_list, opgen_int_list, opgen_int_list, int64_t, const opgen_scalar *, const opgen_scalar *, double, int64_t, opgen_tensor *))fn)(ctx, a[0].v.t, a[1].v.f, a[2].v.i, a[3].v.t, a[4].v.t, a[5].v.t, a[6].v.t, a[7].v.il, a[8].v.il, a[9].v.il, a[10].v.i, &a[11].v.s, &a[12].v.s, a[13].v.f, a[14].v.i, a[15].v.t);
 }
 static opgen_status opgen_call_60(opgen_ctx *ctx, void (*fn)(void), const opgen_value *a) {
-    return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, const opgen_tensor *, const opgen_tensor *, const opgen_tensor *, const opgen_tensor *, double, double, opgen_tensor *, opgen_tensor *, opgen_tensor *))fn)(ctx, a[0].v.t, a[1].v.t, a[2].v.t, a[3].v.t, a[4].v.t, a[5].v.f, a[6].v.f, a[7].v.t, a[8].v.t, a[9].v.t);
+    return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, double, int64_t, const opgen_tensor *, const opgen_tensor *, const opgen_tensor *, const opgen_tensor *, double, int64_t, opgen_tensor *))fn)(ctx, a[0].v.t, a[1].v.f, a[2].v.i, a[3].v.t, a[4].v.t, a[5].v.t, a[6].v.t, a[7].v.f, a[8].v.i, a[9].v.t);
 }
 static opgen_status opgen_call_61(opgen_ctx *ctx, void (*fn)(void), const opgen_value *a) {
-    return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, const opgen_tensor *, int64_t, bool, bool, opgen_tensor *))fn)(ctx, a[0].v.t, a[1].v.t, a[2].v.i, a[3].v.b, a[4].v.b, a[5].v.t);
+    return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, double, int64_t, const opgen_tensor *, double, int64_t, double, int64_t, opgen_tensor *))fn)(ctx, a[0].v.t, a[1].v.f, a[2].v.i, a[3].v.t, a[4].v.f, a[5].v.i, a[6].v.f, a[7].v.i, a[8].v.t);
 }
 static opgen_status opgen_call_62(opgen_ctx *ctx, void (*fn)(void), const opgen_value *a) {
-    return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, const opgen_scalar *, const char *, opgen_tensor *))fn)(ctx, a[0].v.t, &a[1].v.s, (a[2].none ? NULL : a[2].v.str), a[3].v.t);
+    return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, double, int64_t, const opgen_int_list *, bool, double, int64_t, opgen_tensor *))fn)(ctx, a[0].v.t, a[1].v.f, a[2].v.i, (a[3].none ? NULL : &a[3].v.il), a[4].v.b, a[5].v.f, a[6].v.i, a[7].v.t);
 }
 static opgen_status opgen_call_63(opgen_ctx *ctx, void (*fn)(void), const opgen_value *a) {
-    return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, int64_t, opgen_tensor *))fn)(ctx, a[0].v.t, a[1].v.i, a[2].v.t);
+    return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, double, int64_t, const opgen_scalar *, const opgen_scalar *, double, int64_t, opgen_tensor *))fn)(ctx, a[0].v.t, a[1].v.f, a[2].v.i, &a[3].v.s, &a[4].v.s, a[5].v.f, a[6].v.i, a[7].v.t);
 }
 static opgen_status opgen_call_64(opgen_ctx *ctx, void (*fn)(void), const opgen_value *a) {
-    return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, int64_t, int64_t, opgen_tensor *))fn)(ctx, a[0].v.t, a[1].v.i, a[2].v.i, a[3].v.t);
+    return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, double, int64_t, double, int64_t, opgen_tensor *))fn)(ctx, a[0].v.t, a[1].v.f, a[2].v.i, a[3].v.f, a[4].v.i, a[5].v.t);
 }
 static opgen_status opgen_call_65(opgen_ctx *ctx, void (*fn)(void), const opgen_value *a) {
-    return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, int64_t, const int64_t *, const int64_t *, int64_t, opgen_tensor *))fn)(ctx, a[0].v.t, a[1].v.i, (a[2].none ? NULL : &a[2].v.i), (a[3].none ? NULL : &a[3].v.i), a[4].v.i, a[5].v.t);
+    return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, double, int64_t, opgen_int_list, opgen_int_list, opgen_int_list, opgen_int_list, bool, double, int64_t, opgen_tensor *))fn)(ctx, a[0].v.t, a[1].v.f, a[2].v.i, a[3].v.il, a[4].v.il, a[5].v.il, a[6].v.il, a[7].v.b, a[8].v.f, a[9].v.i, a[10].v.t);
 }
 static opgen_status opgen_call_66(opgen_ctx *ctx, void (*fn)(void), const opgen_value *a) {
-    return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, int64_t, int64_t, int64_t, opgen_tensor *))fn)(ctx, a[0].v.t, a[1].v.i, a[2].v.i, a[3].v.i, a[4].v.t);
+    return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, const int32_t *, opgen_tensor *))fn)(ctx, a[0].v.t, (a[1].none ? NULL : &a[1].v.e), a[2].v.t);
 }
 static opgen_status opgen_call_67(opgen_ctx *ctx, void (*fn)(void), const opgen_value *a) {
-    return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, opgen_int_list, opgen_int_list, const int64_t *, opgen_tensor *))fn)(ctx, a[0].v.t, a[1].v.il, a[2].v.il, (a[3].none ? NULL : &a[3].v.i), a[4].v.t);
+    return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, const opgen_tensor *, const opgen_tensor *, opgen_int_list, opgen_int_list, opgen_int_list, bool, opgen_int_list, int64_t, opgen_tensor *))fn)(ctx, a[0].v.t, a[1].v.t, a[2].v.t, a[3].v.il, a[4].v.il, a[5].v.il, a[6].v.b, a[7].v.il, a[8].v.i, a[9].v.t);
 }
 static opgen_status opgen_call_68(opgen_ctx *ctx, void (*fn)(void), const opgen_value *a) {
-    return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, opgen_int_list, const opgen_scalar *, opgen_tensor *))fn)(ctx, a[0].v.t, a[1].v.il, &a[2].v.s, a[3].v.t);
+    return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, const opgen_tensor *, const opgen_tensor *, const opgen_tensor *, const opgen_tensor *, double, double, opgen_tensor *, opgen_tensor *, opgen_tensor *))fn)(ctx, a[0].v.t, a[1].v.t, a[2].v.t, a[3].v.t, a[4].v.t, a[5].v.f, a[6].v.f, a[7].v.t, a[8].v.t, a[9].v.t);
 }
 static opgen_status opgen_call_69(opgen_ctx *ctx, void (*fn)(void), const opgen_value *a) {
-    return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, const opgen_tensor *, int64_t, const int64_t *, const int64_t *, int64_t, opgen_tensor *))fn)(ctx, a[0].v.t, a[1].v.t, a[2].v.i, (a[3].none ? NULL : &a[3].v.i), (a[4].none ? NULL : &a[4].v.i), a[5].v.i, a[6].v.t);
+    return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, const opgen_tensor *, int64_t, bool, bool, opgen_tensor *))fn)(ctx, a[0].v.t, a[1].v.t, a[2].v.i, a[3].v.b, a[4].v.b, a[5].v.t);
 }
 static opgen_status opgen_call_70(opgen_ctx *ctx, void (*fn)(void), const opgen_value *a) {
-    return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, const opgen_tensor *, int64_t, int64_t, opgen_tensor *))fn)(ctx, a[0].v.t, a[1].v.t, a[2].v.i, a[3].v.i, a[4].v.t);
+    return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, const opgen_scalar *, const char *, opgen_tensor *))fn)(ctx, a[0].v.t, &a[1].v.s, (a[2].none ? NULL : a[2].v.str), a[3].v.t);
 }
 static opgen_status opgen_call_71(opgen_ctx *ctx, void (*fn)(void), const opgen_value *a) {
-    return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, const opgen_tensor *, bool, opgen_tensor *))fn)(ctx, a[0].v.t, a[1].v.t, a[2].v.b, a[3].v.t);
+    return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, int64_t, opgen_tensor *))fn)(ctx, a[0].v.t, a[1].v.i, a[2].v.t);
 }
 static opgen_status opgen_call_72(opgen_ctx *ctx, void (*fn)(void), const opgen_value *a) {
-    return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, opgen_int_list, const opgen_tensor *, const opgen_tensor *, double, opgen_tensor *, opgen_tensor *, opgen_tensor *))fn)(ctx, a[0].v.t, a[1].v.il, a[2].v.t, a[3].v.t, a[4].v.f, a[5].v.t, a[6].v.t, a[7].v.t);
+    return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, int64_t, int64_t, opgen_tensor *))fn)(ctx, a[0].v.t, a[1].v.i, a[2].v.i, a[3].v.t);
 }
 static opgen_status opgen_call_73(opgen_ctx *ctx, void (*fn)(void), const opgen_value *a) {
-    return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, const opgen_tensor *, const opgen_tensor *, int64_t, int64_t, int64_t, int64_t, double, opgen_tensor *, opgen_tensor *, opgen_tensor *))fn)(ctx, a[0].v.t, a[1].v.t, a[2].v.t, a[3].v.i, a[4].v.i, a[5].v.i, a[6].v.i, a[7].v.f, a[8].v.t, a[9].v.t, a[10].v.t);
+    return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, int64_t, const int64_t *, const int64_t *, int64_t, opgen_tensor *))fn)(ctx, a[0].v.t, a[1].v.i, (a[2].none ? NULL : &a[2].v.i), (a[3].none ? NULL : &a[3].v.i), a[4].v.i, a[5].v.t);
 }
 static opgen_status opgen_call_74(opgen_ctx *ctx, void (*fn)(void), const opgen_value *a) {
-    return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, const opgen_scalar *, const int32_t *, opgen_tensor *))fn)(ctx, a[0].v.t, &a[1].v.s, (a[2].none ? NULL : &a[2].v.e), a[3].v.t);
+    return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, int64_t, int64_t, int64_t, opgen_tensor *))fn)(ctx, a[0].v.t, a[1].v.i, a[2].v.i, a[3].v.i, a[4].v.t);
 }
 static opgen_status opgen_call_75(opgen_ctx *ctx, void (*fn)(void), const opgen_value *a) {
-    return ((opgen_status(*)(opgen_ctx *, const opgen_scalar *, opgen_tensor *))fn)(ctx, &a[0].v.s, a[1].v.t);
+    return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, opgen_int_list, opgen_int_list, const int64_t *, opgen_tensor *))fn)(ctx, a[0].v.t, a[1].v.il, a[2].v.il, (a[3].none ? NULL : &a[3].v.i), a[4].v.t);
 }
 static opgen_status opgen_call_76(opgen_ctx *ctx, void (*fn)(void), const opgen_value *a) {
-    return ((opgen_status(*)(opgen_ctx *, opgen_int_list, opgen_int_list, opgen_tensor *))fn)(ctx, a[0].v.il, a[1].v.il, a[2].v.t);
+    return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, opgen_int_list, const opgen_scalar *, opgen_tensor *))fn)(ctx, a[0].v.t, a[1].v.il, &a[2].v.s, a[3].v.t);
 }
 static opgen_status opgen_call_77(opgen_ctx *ctx, void (*fn)(void), const opgen_value *a) {
-    return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, bool, const int32_t *, opgen_tensor *))fn)(ctx, a[0].v.t, a[1].v.b, (a[2].none ? NULL : &a[2].v.e), a[3].v.t);
+    return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, const opgen_tensor *, int64_t, const int64_t *, const int64_t *, int64_t, opgen_tensor *))fn)(ctx, a[0].v.t, a[1].v.t, a[2].v.i, (a[3].none ? NULL : &a[3].v.i), (a[4].none ? NULL : &a[4].v.i), a[5].v.i, a[6].v.t);
 }
 static opgen_status opgen_call_78(opgen_ctx *ctx, void (*fn)(void), const opgen_value *a) {
-    return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, opgen_int_list, opgen_int_list, opgen_int_list, bool, bool, opgen_tensor *))fn)(ctx, a[0].v.t, a[1].v.il, a[2].v.il, a[3].v.il, a[4].v.b, a[5].v.b, a[6].v.t);
+    return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, const opgen_tensor *, int64_t, int64_t, opgen_tensor *))fn)(ctx, a[0].v.t, a[1].v.t, a[2].v.i, a[3].v.i, a[4].v.t);
 }
 static opgen_status opgen_call_79(opgen_ctx *ctx, void (*fn)(void), const opgen_value *a) {
-    return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, const opgen_int_list *, const opgen_float_list *, opgen_tensor *))fn)(ctx, a[0].v.t, (a[1].none ? NULL : &a[1].v.il), (a[2].none ? NULL : &a[2].v.fl), a[3].v.t);
+    return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, const opgen_tensor *, bool, opgen_tensor *))fn)(ctx, a[0].v.t, a[1].v.t, a[2].v.b, a[3].v.t);
 }
 static opgen_status opgen_call_80(opgen_ctx *ctx, void (*fn)(void), const opgen_value *a) {
-    return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, const opgen_int_list *, bool, const opgen_float_list *, opgen_tensor *))fn)(ctx, a[0].v.t, (a[1].none ? NULL : &a[1].v.il), a[2].v.b, (a[3].none ? NULL : &a[3].v.fl), a[4].v.t);
+    return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, opgen_int_list, const opgen_tensor *, const opgen_tensor *, double, opgen_tensor *, opgen_tensor *, opgen_tensor *))fn)(ctx, a[0].v.t, a[1].v.il, a[2].v.t, a[3].v.t, a[4].v.f, a[5].v.t, a[6].v.t, a[7].v.t);
 }
 static opgen_status opgen_call_81(opgen_ctx *ctx, void (*fn)(void), const opgen_value *a) {
-    return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, opgen_tensor_list, const opgen_tensor *, bool, opgen_tensor *))fn)(ctx, a[0].v.t, a[1].v.tl, a[2].v.t, a[3].v.b, a[4].v.t);
+    return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, const opgen_tensor *, const opgen_tensor *, int64_t, int64_t, int64_t, int64_t, double, opgen_tensor *, opgen_tensor *, opgen_tensor *))fn)(ctx, a[0].v.t, a[1].v.t, a[2].v.t, a[3].v.i, a[4].v.i, a[5].v.i, a[6].v.i, a[7].v.f, a[8].v.t, a[9].v.t, a[10].v.t);
 }
 static opgen_status opgen_call_82(opgen_ctx *ctx, void (*fn)(void), const opgen_value *a) {
-    return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, const opgen_tensor *, double, const int64_t *, opgen_tensor *))fn)(ctx, a[0].v.t, a[1].v.t, a[2].v.f, (a[3].none ? NULL : &a[3].v.i), a[4].v.t);
+    return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, const opgen_scalar *, const int32_t *, opgen_tensor *))fn)(ctx, a[0].v.t, &a[1].v.s, (a[2].none ? NULL : &a[2].v.e), a[3].v.t);
 }
 static opgen_status opgen_call_83(opgen_ctx *ctx, void (*fn)(void), const opgen_value *a) {
-    return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, double, opgen_tensor *))fn)(ctx, a[0].v.t, a[1].v.f, a[2].v.t);
+    return ((opgen_status(*)(opgen_ctx *, const opgen_scalar *, opgen_tensor *))fn)(ctx, &a[0].v.s, a[1].v.t);
 }
 static opgen_status opgen_call_84(opgen_ctx *ctx, void (*fn)(void), const opgen_value *a) {
-    return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, const opgen_tensor *, int64_t, int64_t, bool, opgen_tensor *))fn)(ctx, a[0].v.t, a[1].v.t, a[2].v.i, a[3].v.i, a[4].v.b, a[5].v.t);
+    return ((opgen_status(*)(opgen_ctx *, opgen_int_list, opgen_int_list, opgen_tensor *))fn)(ctx, a[0].v.il, a[1].v.il, a[2].v.t);
 }
 static opgen_status opgen_call_85(opgen_ctx *ctx, void (*fn)(void), const opgen_value *a) {
-    return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, double, const bool *, opgen_tensor *, opgen_tensor *))fn)(ctx, a[0].v.t, a[1].v.f, (a[2].none ? NULL : &a[2].v.b), a[3].v.t, a[4].v.t);
+    return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, bool, const int32_t *, opgen_tensor *))fn)(ctx, a[0].v.t, a[1].v.b, (a[2].none ? NULL : &a[2].v.e), a[3].v.t);
 }
 static opgen_status opgen_call_86(opgen_ctx *ctx, void (*fn)(void), const opgen_value *a) {
-    return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, const opgen_tensor *, opgen_int_list, const opgen_tensor *, const opgen_tensor *, const opgen_tensor *, const opgen_tensor *, opgen_bool_list, opgen_tensor *, opgen_tensor *, opgen_tensor *))fn)(ctx, a[0].v.t, a[1].v.t, a[2].v.il, a[3].v.t, a[4].v.t, a[5].v.t, a[6].v.t, a[7].v.bl, a[8].v.t, a[9].v.t, a[10].v.t);
+    return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, opgen_int_list, opgen_int_list, opgen_int_list, bool, bool, opgen_tensor *))fn)(ctx, a[0].v.t, a[1].v.il, a[2].v.il, a[3].v.il, a[4].v.b, a[5].v.b, a[6].v.t);
 }
 static opgen_status opgen_call_87(opgen_ctx *ctx, void (*fn)(void), const opgen_value *a) {
-    return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, const opgen_tensor *, const opgen_tensor *, const opgen_tensor *, const opgen_tensor *, int64_t, int64_t, int64_t, int64_t, opgen_bool_list, opgen_tensor *, opgen_tensor *, opgen_tensor *))fn)(ctx, a[0].v.t, a[1].v.t, a[2].v.t, a[3].v.t, a[4].v.t, a[5].v.i, a[6].v.i, a[7].v.i, a[8].v.i, a[9].v.bl, a[10].v.t, a[11].v.t, a[12].v.t);
+    return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, const opgen_int_list *, const opgen_float_list *, opgen_tensor *))fn)(ctx, a[0].v.t, (a[1].none ? NULL : &a[1].v.il), (a[2].none ? NULL : &a[2].v.fl), a[3].v.t);
 }
 static opgen_status opgen_call_88(opgen_ctx *ctx, void (*fn)(void), const opgen_value *a) {
+    return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, const opgen_int_list *, bool, const opgen_float_list *, opgen_tensor *))fn)(ctx, a[0].v.t, (a[1].none ? NULL : &a[1].v.il), a[2].v.b, (a[3].none ? NULL : &a[3].v.fl), a[4].v.t);
+}
+static opgen_status opgen_call_89(opgen_ctx *ctx, void (*fn)(void), const opgen_value *a) {
+    return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, opgen_tensor_list, const opgen_tensor *, bool, opgen_tensor *))fn)(ctx, a[0].v.t, a[1].v.tl, a[2].v.t, a[3].v.b, a[4].v.t);
+}
+static opgen_status opgen_call_90(opgen_ctx *ctx, void (*fn)(void), const opgen_value *a) {
+    return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, const opgen_tensor *, double, const int64_t *, opgen_tensor *))fn)(ctx, a[0].v.t, a[1].v.t, a[2].v.f, (a[3].none ? NULL : &a[3].v.i), a[4].v.t);
+}
+static opgen_status opgen_call_91(opgen_ctx *ctx, void (*fn)(void), const opgen_value *a) {
+    return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, double, opgen_tensor *))fn)(ctx, a[0].v.t, a[1].v.f, a[2].v.t);
+}
+static opgen_status opgen_call_92(opgen_ctx *ctx, void (*fn)(void), const opgen_value *a) {
+    return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, const opgen_tensor *, int64_t, int64_t, bool, opgen_tensor *))fn)(ctx, a[0].v.t, a[1].v.t, a[2].v.i, a[3].v.i, a[4].v.b, a[5].v.t);
+}
+static opgen_status opgen_call_93(opgen_ctx *ctx, void (*fn)(void), const opgen_value *a) {
+    return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, double, const bool *, opgen_tensor *, opgen_tensor *))fn)(ctx, a[0].v.t, a[1].v.f, (a[2].none ? NULL : &a[2].v.b), a[3].v.t, a[4].v.t);
+}
+static opgen_status opgen_call_94(opgen_ctx *ctx, void (*fn)(void), const opgen_value *a) {
+    return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, const opgen_tensor *, opgen_int_list, const opgen_tensor *, const opgen_tensor *, const opgen_tensor *, const opgen_tensor *, opgen_bool_list, opgen_tensor *, opgen_tensor *, opgen_tensor *))fn)(ctx, a[0].v.t, a[1].v.t, a[2].v.il, a[3].v.t, a[4].v.t, a[5].v.t, a[6].v.t, a[7].v.bl, a[8].v.t, a[9].v.t, a[10].v.t);
+}
+static opgen_status opgen_call_95(opgen_ctx *ctx, void (*fn)(void), const opgen_value *a) {
+    return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, const opgen_tensor *, const opgen_tensor *, const opgen_tensor *, const opgen_tensor *, int64_t, int64_t, int64_t, int64_t, opgen_bool_list, opgen_tensor *, opgen_tensor *, opgen_tensor *))fn)(ctx, a[0].v.t, a[1].v.t, a[2].v.t, a[3].v.t, a[4].v.t, a[5].v.i, a[6].v.i, a[7].v.i, a[8].v.i, a[9].v.bl, a[10].v.t, a[11].v.t, a[12].v.t);
+}
+static opgen_status opgen_call_96(opgen_ctx *ctx, void (*fn)(void), const opgen_value *a) {
     return ((opgen_status(*)(opgen_ctx *, const opgen_tensor *, const opgen_tensor *, const opgen_tensor *, bool, int64_t, bool, const opgen_tensor *, bool, int64_t, opgen_tensor *, opgen_tensor *, opgen_tensor *, opgen_tensor *))fn)(ctx, a[0].v.t, a[1].v.t, a[2].v.t, a[3].v.b, a[4].v.i, a[5].v.b, a[6].v.t, a[7].v.b, a[8].v.i, a[9].v.t, a[10].v.t, a[11].v.t, a[12].v.t);
 }
 
@@ -1353,62 +1427,82 @@ const opgen_kernel_entry opgen_registry[] = {
     {(void (*)(void))opgen_native_embedding_byte_out, opgen_call_50, 0x08008effu, "opgen_native_embedding_byte_out"}, /* 347 quantized_decomposed::embedding_byte.out */
     {NULL, NULL, 0u, NULL}, /* 348 quantized_decomposed::embedding_byte.dtype */
     {(void (*)(void))opgen_native_embedding_byte_dtype_out, opgen_call_51, 0x08008effu, "opgen_native_embedding_byte_dtype_out"}, /* 349 quantized_decomposed::embedding_byte.dtype_out */
-    {NULL, NULL, 0u, NULL}, /* 350 demo::linear_relu */
-    {(void (*)(void))opgen_fallback_demo_linear_relu_out, opgen_call_3, 0x08008effu, "opgen_fallback_demo_linear_relu_out"}, /* 351 demo::linear_relu.out */
-    {(void (*)(void))opgen_portable_add_Scalar_out, opgen_call_7, 0x000080ffu, "opgen_portable_add_Scalar_out"}, /* 352 aten::add.Scalar_out */
-    {(void (*)(void))opgen_portable_mul_Scalar_out, opgen_call_4, 0x000080ffu, "opgen_portable_mul_Scalar_out"}, /* 353 aten::mul.Scalar_out */
-    {(void (*)(void))opgen_portable_relu_out, opgen_call_5, 0x000080ffu, "opgen_portable_relu_out"}, /* 354 aten::relu.out */
-    {(void (*)(void))opgen_portable_permute_copy_out, opgen_call_31, 0x080088ffu, "opgen_portable_permute_copy_out"}, /* 355 aten::permute_copy.out */
-    {(void (*)(void))opgen_portable_view_copy_out, opgen_call_31, 0x080088ffu, "opgen_portable_view_copy_out"}, /* 356 aten::view_copy.out */
-    {(void (*)(void))opgen_portable_expand_copy_out, opgen_call_18, 0x080088ffu, "opgen_portable_expand_copy_out"}, /* 357 aten::expand_copy.out */
-    {(void (*)(void))opgen_portable_clone_out, opgen_call_58, 0x080088ffu, "opgen_portable_clone_out"}, /* 358 aten::clone.out */
-    {(void (*)(void))opgen_portable_convolution_out, opgen_call_59, 0x000080e0u, "opgen_portable_convolution_out"}, /* 359 aten::convolution.out */
-    {(void (*)(void))opgen_portable__native_batch_norm_legit_no_training_out, opgen_call_60, 0x000080e0u, "opgen_portable__native_batch_norm_legit_no_training_out"}, /* 360 aten::_native_batch_norm_legit_no_training.out */
-    {(void (*)(void))opgen_portable_embedding_out, opgen_call_61, 0x000080e0u, "opgen_portable_embedding_out"}, /* 361 aten::embedding.out */
-    {(void (*)(void))opgen_portable_isnan_out, opgen_call_5, 0x00000800u, "opgen_portable_isnan_out"}, /* 362 aten::isnan.out */
-    {(void (*)(void))opgen_portable_isinf_out, opgen_call_5, 0x00000800u, "opgen_portable_isinf_out"}, /* 363 aten::isinf.out */
-    {(void (*)(void))opgen_portable_div_Scalar_out, opgen_call_4, 0x000000c0u, "opgen_portable_div_Scalar_out"}, /* 364 aten::div.Scalar_out */
-    {(void (*)(void))opgen_portable_div_Scalar_mode_out, opgen_call_62, 0x000000dfu, "opgen_portable_div_Scalar_mode_out"}, /* 365 aten::div.Scalar_mode_out */
-    {(void (*)(void))opgen_portable_sub_Scalar_out, opgen_call_7, 0x000080ffu, "opgen_portable_sub_Scalar_out"}, /* 366 aten::sub.Scalar_out */
-    {(void (*)(void))opgen_portable_prod_out, opgen_call_25, 0x000000d0u, "opgen_portable_prod_out"}, /* 367 aten::prod.out */
-    {(void (*)(void))opgen_portable_squeeze_copy_dim_out, opgen_call_63, 0x080088ffu, "opgen_portable_squeeze_copy_dim_out"}, /* 368 aten::squeeze_copy.dim_out */
-    {(void (*)(void))opgen_portable_squeeze_copy_dims_out, opgen_call_31, 0x080088ffu, "opgen_portable_squeeze_copy_dims_out"}, /* 369 aten::squeeze_copy.dims_out */
-    {(void (*)(void))opgen_portable_unsqueeze_copy_out, opgen_call_63, 0x080088ffu, "opgen_portable_unsqueeze_copy_out"}, /* 370 aten::unsqueeze_copy.out */
-    {(void (*)(void))opgen_portable_select_copy_int_out, opgen_call_64, 0x080088ffu, "opgen_portable_select_copy_int_out"}, /* 371 aten::select_copy.int_out */
-    {(void (*)(void))opgen_portable_slice_copy_Tensor_out, opgen_call_65, 0x080088ffu, "opgen_portable_slice_copy_Tensor_out"}, /* 372 aten::slice_copy.Tensor_out */
-    {(void (*)(void))opgen_portable_diagonal_copy_out, opgen_call_66, 0x080088ffu, "opgen_portable_diagonal_copy_out"}, /* 373 aten::diagonal_copy.out */
-    {(void (*)(void))opgen_portable_alias_copy_out, opgen_call_5, 0x080088ffu, "opgen_portable_alias_copy_out"}, /* 374 aten::alias_copy.out */
-    {(void (*)(void))opgen_portable_as_strided_copy_out, opgen_call_67, 0x080088ffu, "opgen_portable_as_strided_copy_out"}, /* 375 aten::as_strided_copy.out */
-    {(void (*)(void))opgen_portable_flip_out, opgen_call_31, 0x080088ffu, "opgen_portable_flip_out"}, /* 376 aten::flip.out */
-    {(void (*)(void))opgen_portable_repeat_out, opgen_call_31, 0x080088ffu, "opgen_portable_repeat_out"}, /* 377 aten::repeat.out */
-    {(void (*)(void))opgen_portable_constant_pad_nd_out, opgen_call_68, 0x000008dfu, "opgen_portable_constant_pad_nd_out"}, /* 378 aten::constant_pad_nd.out */
-    {(void (*)(void))opgen_portable_slice_scatter_out, opgen_call_69, 0x080088ffu, "opgen_portable_slice_scatter_out"}, /* 379 aten::slice_scatter.out */
-    {(void (*)(void))opgen_portable_select_scatter_out, opgen_call_70, 0x080088ffu, "opgen_portable_select_scatter_out"}, /* 380 aten::select_scatter.out */
-    {(void (*)(void))opgen_portable_fill_Scalar_out, opgen_call_4, 0x000088ffu, "opgen_portable_fill_Scalar_out"}, /* 381 aten::fill.Scalar_out */
-    {(void (*)(void))opgen_portable_copy_out, opgen_call_71, 0x000088ffu, "opgen_portable_copy_out"}, /* 382 aten::copy.out */
-    {(void (*)(void))opgen_portable_native_layer_norm_out, opgen_call_72, 0x000080e0u, "opgen_portable_native_layer_norm_out"}, /* 383 aten::native_layer_norm.out */
-    {(void (*)(void))opgen_portable_native_group_norm_out, opgen_call_73, 0x000080e0u, "opgen_portable_native_group_norm_out"}, /* 384 aten::native_group_norm.out */
-    {(void (*)(void))opgen_portable_adaptive_avg_pool1d_out, opgen_call_31, 0x000000c0u, "opgen_portable_adaptive_avg_pool1d_out"}, /* 385 aten::adaptive_avg_pool1d.out */
-    {(void (*)(void))opgen_portable__adaptive_avg_pool2d_out, opgen_call_31, 0x000080e0u, "opgen_portable__adaptive_avg_pool2d_out"}, /* 386 aten::_adaptive_avg_pool2d.out */
-    {(void (*)(void))opgen_portable__adaptive_avg_pool3d_out, opgen_call_31, 0x000000c0u, "opgen_portable__adaptive_avg_pool3d_out"}, /* 387 aten::_adaptive_avg_pool3d.out */
-    {(void (*)(void))opgen_portable_full_like_out, opgen_call_74, 0x000088ffu, "opgen_portable_full_like_out"}, /* 388 aten::full_like.out */
-    {(void (*)(void))opgen_portable_scalar_tensor_out, opgen_call_75, 0x000088ffu, "opgen_portable_scalar_tensor_out"}, /* 389 aten::scalar_tensor.out */
-    {(void (*)(void))opgen_portable_empty_strided_out, opgen_call_76, 0x000008dfu, "opgen_portable_empty_strided_out"}, /* 390 aten::empty_strided.out */
-    {(void (*)(void))opgen_portable__to_copy_out, opgen_call_77, 0x000088ffu, "opgen_portable__to_copy_out"}, /* 391 aten::_to_copy.out */
-    {(void (*)(void))opgen_portable_avg_pool1d_out, opgen_call_78, 0x000000c0u, "opgen_portable_avg_pool1d_out"}, /* 392 aten::avg_pool1d.out */
-    {(void (*)(void))opgen_portable_upsample_nearest2d_vec_out, opgen_call_79, 0x000000c1u, "opgen_portable_upsample_nearest2d_vec_out"}, /* 393 aten::upsample_nearest2d.vec_out */
-    {(void (*)(void))opgen_portable_upsample_bilinear2d_vec_out, opgen_call_80, 0x000000c0u, "opgen_portable_upsample_bilinear2d_vec_out"}, /* 394 aten::upsample_bilinear2d.vec_out */
-    {(void (*)(void))opgen_portable_index_put_out, opgen_call_81, 0x000088ffu, "opgen_portable_index_put_out"}, /* 395 aten::index_put.out */
-    {(void (*)(void))opgen_portable_masked_scatter_out, opgen_call_3, 0x000008dfu, "opgen_portable_masked_scatter_out"}, /* 396 aten::masked_scatter.out */
-    {(void (*)(void))opgen_portable__cdist_forward_out, opgen_call_82, 0x000000c0u, "opgen_portable__cdist_forward_out"}, /* 397 aten::_cdist_forward.out */
-    {(void (*)(void))opgen_portable__pdist_forward_out, opgen_call_83, 0x000000c0u, "opgen_portable__pdist_forward_out"}, /* 398 aten::_pdist_forward.out */
-    {(void (*)(void))opgen_portable__adaptive_avg_pool2d_backward_out, opgen_call_2, 0x000000c0u, "opgen_portable__adaptive_avg_pool2d_backward_out"}, /* 399 aten::_adaptive_avg_pool2d_backward.out */
-    {(void (*)(void))opgen_portable_embedding_dense_backward_out, opgen_call_84, 0x000000c0u, "opgen_portable_embedding_dense_backward_out"}, /* 400 aten::embedding_dense_backward.out */
-    {(void (*)(void))opgen_portable_native_dropout_out, opgen_call_85, 0x000000c0u, "opgen_portable_native_dropout_out"}, /* 401 aten::native_dropout.out */
-    {(void (*)(void))opgen_portable_native_layer_norm_backward_out, opgen_call_86, 0x000000c0u, "opgen_portable_native_layer_norm_backward_out"}, /* 402 aten::native_layer_norm_backward.out */
-    {(void (*)(void))opgen_portable_native_group_norm_backward_out, opgen_call_87, 0x000000c0u, "opgen_portable_native_group_norm_backward_out"}, /* 403 aten::native_group_norm_backward.out */
-    {(void (*)(void))opgen_portable_grid_sampler_2d_out, opgen_call_84, 0x000000c0u, "opgen_portable_grid_sampler_2d_out"}, /* 404 aten::grid_sampler_2d.out */
-    {(void (*)(void))opgen_portable__embedding_bag_out, opgen_call_88, 0x000000c0u, "opgen_portable__embedding_bag_out"}, /* 405 aten::_embedding_bag.out */
+    {NULL, NULL, 0u, NULL}, /* 350 q8::conv2d_relu */
+    {(void (*)(void))opgen_native_q8_conv2d_relu_out, opgen_call_58, 0x08008effu, "opgen_native_q8_conv2d_relu_out"}, /* 351 q8::conv2d_relu.out */
+    {NULL, NULL, 0u, NULL}, /* 352 q8::conv2d_hardtanh */
+    {(void (*)(void))opgen_native_q8_conv2d_hardtanh_out, opgen_call_59, 0x08008effu, "opgen_native_q8_conv2d_hardtanh_out"}, /* 353 q8::conv2d_hardtanh.out */
+    {NULL, NULL, 0u, NULL}, /* 354 q8::conv2d */
+    {(void (*)(void))opgen_native_q8_conv2d_out, opgen_call_58, 0x08008effu, "opgen_native_q8_conv2d_out"}, /* 355 q8::conv2d.out */
+    {NULL, NULL, 0u, NULL}, /* 356 q8::linear */
+    {(void (*)(void))opgen_native_q8_linear_out, opgen_call_60, 0x08008effu, "opgen_native_q8_linear_out"}, /* 357 q8::linear.out */
+    {NULL, NULL, 0u, NULL}, /* 358 q8::add_relu */
+    {(void (*)(void))opgen_native_q8_add_relu_out, opgen_call_61, 0x08008effu, "opgen_native_q8_add_relu_out"}, /* 359 q8::add_relu.out */
+    {NULL, NULL, 0u, NULL}, /* 360 q8::add */
+    {(void (*)(void))opgen_native_q8_add_out, opgen_call_61, 0x08008effu, "opgen_native_q8_add_out"}, /* 361 q8::add.out */
+    {NULL, NULL, 0u, NULL}, /* 362 q8::mean */
+    {(void (*)(void))opgen_native_q8_mean_out, opgen_call_62, 0x08008effu, "opgen_native_q8_mean_out"}, /* 363 q8::mean.out */
+    {NULL, NULL, 0u, NULL}, /* 364 q8::hardtanh */
+    {(void (*)(void))opgen_native_q8_hardtanh_out, opgen_call_63, 0x08008effu, "opgen_native_q8_hardtanh_out"}, /* 365 q8::hardtanh.out */
+    {NULL, NULL, 0u, NULL}, /* 366 q8::relu */
+    {(void (*)(void))opgen_native_q8_relu_out, opgen_call_64, 0x08008effu, "opgen_native_q8_relu_out"}, /* 367 q8::relu.out */
+    {NULL, NULL, 0u, NULL}, /* 368 q8::max_pool2d */
+    {(void (*)(void))opgen_native_q8_max_pool2d_out, opgen_call_65, 0x08008effu, "opgen_native_q8_max_pool2d_out"}, /* 369 q8::max_pool2d.out */
+    {NULL, NULL, 0u, NULL}, /* 370 demo::linear_relu */
+    {(void (*)(void))opgen_fallback_demo_linear_relu_out, opgen_call_3, 0x08008effu, "opgen_fallback_demo_linear_relu_out"}, /* 371 demo::linear_relu.out */
+    {(void (*)(void))opgen_portable_add_Scalar_out, opgen_call_7, 0x000080ffu, "opgen_portable_add_Scalar_out"}, /* 372 aten::add.Scalar_out */
+    {(void (*)(void))opgen_portable_mul_Scalar_out, opgen_call_4, 0x000080ffu, "opgen_portable_mul_Scalar_out"}, /* 373 aten::mul.Scalar_out */
+    {(void (*)(void))opgen_portable_relu_out, opgen_call_5, 0x000080ffu, "opgen_portable_relu_out"}, /* 374 aten::relu.out */
+    {(void (*)(void))opgen_portable_permute_copy_out, opgen_call_31, 0x080088ffu, "opgen_portable_permute_copy_out"}, /* 375 aten::permute_copy.out */
+    {(void (*)(void))opgen_portable_view_copy_out, opgen_call_31, 0x080088ffu, "opgen_portable_view_copy_out"}, /* 376 aten::view_copy.out */
+    {(void (*)(void))opgen_portable_expand_copy_out, opgen_call_18, 0x080088ffu, "opgen_portable_expand_copy_out"}, /* 377 aten::expand_copy.out */
+    {(void (*)(void))opgen_portable_clone_out, opgen_call_66, 0x080088ffu, "opgen_portable_clone_out"}, /* 378 aten::clone.out */
+    {(void (*)(void))opgen_portable_convolution_out, opgen_call_67, 0x000080e0u, "opgen_portable_convolution_out"}, /* 379 aten::convolution.out */
+    {(void (*)(void))opgen_portable__native_batch_norm_legit_no_training_out, opgen_call_68, 0x000080e0u, "opgen_portable__native_batch_norm_legit_no_training_out"}, /* 380 aten::_native_batch_norm_legit_no_training.out */
+    {(void (*)(void))opgen_portable_embedding_out, opgen_call_69, 0x000080e0u, "opgen_portable_embedding_out"}, /* 381 aten::embedding.out */
+    {(void (*)(void))opgen_portable_isnan_out, opgen_call_5, 0x00000800u, "opgen_portable_isnan_out"}, /* 382 aten::isnan.out */
+    {(void (*)(void))opgen_portable_isinf_out, opgen_call_5, 0x00000800u, "opgen_portable_isinf_out"}, /* 383 aten::isinf.out */
+    {(void (*)(void))opgen_portable_div_Scalar_out, opgen_call_4, 0x000000c0u, "opgen_portable_div_Scalar_out"}, /* 384 aten::div.Scalar_out */
+    {(void (*)(void))opgen_portable_div_Scalar_mode_out, opgen_call_70, 0x000000dfu, "opgen_portable_div_Scalar_mode_out"}, /* 385 aten::div.Scalar_mode_out */
+    {(void (*)(void))opgen_portable_sub_Scalar_out, opgen_call_7, 0x000080ffu, "opgen_portable_sub_Scalar_out"}, /* 386 aten::sub.Scalar_out */
+    {(void (*)(void))opgen_portable_prod_out, opgen_call_25, 0x000000d0u, "opgen_portable_prod_out"}, /* 387 aten::prod.out */
+    {(void (*)(void))opgen_portable_squeeze_copy_dim_out, opgen_call_71, 0x080088ffu, "opgen_portable_squeeze_copy_dim_out"}, /* 388 aten::squeeze_copy.dim_out */
+    {(void (*)(void))opgen_portable_squeeze_copy_dims_out, opgen_call_31, 0x080088ffu, "opgen_portable_squeeze_copy_dims_out"}, /* 389 aten::squeeze_copy.dims_out */
+    {(void (*)(void))opgen_portable_unsqueeze_copy_out, opgen_call_71, 0x080088ffu, "opgen_portable_unsqueeze_copy_out"}, /* 390 aten::unsqueeze_copy.out */
+    {(void (*)(void))opgen_portable_select_copy_int_out, opgen_call_72, 0x080088ffu, "opgen_portable_select_copy_int_out"}, /* 391 aten::select_copy.int_out */
+    {(void (*)(void))opgen_portable_slice_copy_Tensor_out, opgen_call_73, 0x080088ffu, "opgen_portable_slice_copy_Tensor_out"}, /* 392 aten::slice_copy.Tensor_out */
+    {(void (*)(void))opgen_portable_diagonal_copy_out, opgen_call_74, 0x080088ffu, "opgen_portable_diagonal_copy_out"}, /* 393 aten::diagonal_copy.out */
+    {(void (*)(void))opgen_portable_alias_copy_out, opgen_call_5, 0x080088ffu, "opgen_portable_alias_copy_out"}, /* 394 aten::alias_copy.out */
+    {(void (*)(void))opgen_portable_as_strided_copy_out, opgen_call_75, 0x080088ffu, "opgen_portable_as_strided_copy_out"}, /* 395 aten::as_strided_copy.out */
+    {(void (*)(void))opgen_portable_flip_out, opgen_call_31, 0x080088ffu, "opgen_portable_flip_out"}, /* 396 aten::flip.out */
+    {(void (*)(void))opgen_portable_repeat_out, opgen_call_31, 0x080088ffu, "opgen_portable_repeat_out"}, /* 397 aten::repeat.out */
+    {(void (*)(void))opgen_portable_constant_pad_nd_out, opgen_call_76, 0x000008dfu, "opgen_portable_constant_pad_nd_out"}, /* 398 aten::constant_pad_nd.out */
+    {(void (*)(void))opgen_portable_slice_scatter_out, opgen_call_77, 0x080088ffu, "opgen_portable_slice_scatter_out"}, /* 399 aten::slice_scatter.out */
+    {(void (*)(void))opgen_portable_select_scatter_out, opgen_call_78, 0x080088ffu, "opgen_portable_select_scatter_out"}, /* 400 aten::select_scatter.out */
+    {(void (*)(void))opgen_portable_fill_Scalar_out, opgen_call_4, 0x000088ffu, "opgen_portable_fill_Scalar_out"}, /* 401 aten::fill.Scalar_out */
+    {(void (*)(void))opgen_portable_copy_out, opgen_call_79, 0x000088ffu, "opgen_portable_copy_out"}, /* 402 aten::copy.out */
+    {(void (*)(void))opgen_portable_native_layer_norm_out, opgen_call_80, 0x000080e0u, "opgen_portable_native_layer_norm_out"}, /* 403 aten::native_layer_norm.out */
+    {(void (*)(void))opgen_portable_native_group_norm_out, opgen_call_81, 0x000080e0u, "opgen_portable_native_group_norm_out"}, /* 404 aten::native_group_norm.out */
+    {(void (*)(void))opgen_portable_adaptive_avg_pool1d_out, opgen_call_31, 0x000000c0u, "opgen_portable_adaptive_avg_pool1d_out"}, /* 405 aten::adaptive_avg_pool1d.out */
+    {(void (*)(void))opgen_portable__adaptive_avg_pool2d_out, opgen_call_31, 0x000080e0u, "opgen_portable__adaptive_avg_pool2d_out"}, /* 406 aten::_adaptive_avg_pool2d.out */
+    {(void (*)(void))opgen_portable__adaptive_avg_pool3d_out, opgen_call_31, 0x000000c0u, "opgen_portable__adaptive_avg_pool3d_out"}, /* 407 aten::_adaptive_avg_pool3d.out */
+    {(void (*)(void))opgen_portable_full_like_out, opgen_call_82, 0x000088ffu, "opgen_portable_full_like_out"}, /* 408 aten::full_like.out */
+    {(void (*)(void))opgen_portable_scalar_tensor_out, opgen_call_83, 0x000088ffu, "opgen_portable_scalar_tensor_out"}, /* 409 aten::scalar_tensor.out */
+    {(void (*)(void))opgen_portable_empty_strided_out, opgen_call_84, 0x000008dfu, "opgen_portable_empty_strided_out"}, /* 410 aten::empty_strided.out */
+    {(void (*)(void))opgen_portable__to_copy_out, opgen_call_85, 0x000088ffu, "opgen_portable__to_copy_out"}, /* 411 aten::_to_copy.out */
+    {(void (*)(void))opgen_portable_avg_pool1d_out, opgen_call_86, 0x000000c0u, "opgen_portable_avg_pool1d_out"}, /* 412 aten::avg_pool1d.out */
+    {(void (*)(void))opgen_portable_upsample_nearest2d_vec_out, opgen_call_87, 0x000000c1u, "opgen_portable_upsample_nearest2d_vec_out"}, /* 413 aten::upsample_nearest2d.vec_out */
+    {(void (*)(void))opgen_portable_upsample_bilinear2d_vec_out, opgen_call_88, 0x000000c0u, "opgen_portable_upsample_bilinear2d_vec_out"}, /* 414 aten::upsample_bilinear2d.vec_out */
+    {(void (*)(void))opgen_portable_index_put_out, opgen_call_89, 0x000088ffu, "opgen_portable_index_put_out"}, /* 415 aten::index_put.out */
+    {(void (*)(void))opgen_portable_masked_scatter_out, opgen_call_3, 0x000008dfu, "opgen_portable_masked_scatter_out"}, /* 416 aten::masked_scatter.out */
+    {(void (*)(void))opgen_portable__cdist_forward_out, opgen_call_90, 0x000000c0u, "opgen_portable__cdist_forward_out"}, /* 417 aten::_cdist_forward.out */
+    {(void (*)(void))opgen_portable__pdist_forward_out, opgen_call_91, 0x000000c0u, "opgen_portable__pdist_forward_out"}, /* 418 aten::_pdist_forward.out */
+    {(void (*)(void))opgen_portable__adaptive_avg_pool2d_backward_out, opgen_call_2, 0x000000c0u, "opgen_portable__adaptive_avg_pool2d_backward_out"}, /* 419 aten::_adaptive_avg_pool2d_backward.out */
+    {(void (*)(void))opgen_portable_embedding_dense_backward_out, opgen_call_92, 0x000000c0u, "opgen_portable_embedding_dense_backward_out"}, /* 420 aten::embedding_dense_backward.out */
+    {(void (*)(void))opgen_portable_native_dropout_out, opgen_call_93, 0x000000c0u, "opgen_portable_native_dropout_out"}, /* 421 aten::native_dropout.out */
+    {(void (*)(void))opgen_portable_native_layer_norm_backward_out, opgen_call_94, 0x000000c0u, "opgen_portable_native_layer_norm_backward_out"}, /* 422 aten::native_layer_norm_backward.out */
+    {(void (*)(void))opgen_portable_native_group_norm_backward_out, opgen_call_95, 0x000000c0u, "opgen_portable_native_group_norm_backward_out"}, /* 423 aten::native_group_norm_backward.out */
+    {(void (*)(void))opgen_portable_grid_sampler_2d_out, opgen_call_92, 0x000000c0u, "opgen_portable_grid_sampler_2d_out"}, /* 424 aten::grid_sampler_2d.out */
+    {(void (*)(void))opgen_portable__embedding_bag_out, opgen_call_96, 0x000000c0u, "opgen_portable__embedding_bag_out"}, /* 425 aten::_embedding_bag.out */
 };
 
 const opgen_fallback_entry opgen_fallbacks[] = {
@@ -1429,7 +1523,17 @@ const opgen_fallback_entry opgen_fallbacks[] = {
     {345, {(void (*)(void))opgen_fallback_quantized_decomposed_add_scalar_out, opgen_call_57, 0x08008effu, "opgen_fallback_quantized_decomposed_add_scalar_out"}}, /* quantized_decomposed::add.scalar_out */
     {347, {(void (*)(void))opgen_fallback_quantized_decomposed_embedding_byte_out, opgen_call_50, 0x08008effu, "opgen_fallback_quantized_decomposed_embedding_byte_out"}}, /* quantized_decomposed::embedding_byte.out */
     {349, {(void (*)(void))opgen_fallback_quantized_decomposed_embedding_byte_dtype_out, opgen_call_51, 0x08008effu, "opgen_fallback_quantized_decomposed_embedding_byte_dtype_out"}}, /* quantized_decomposed::embedding_byte.dtype_out */
-    {351, {(void (*)(void))opgen_fallback_demo_linear_relu_out, opgen_call_3, 0x08008effu, "opgen_fallback_demo_linear_relu_out"}}, /* demo::linear_relu.out */
+    {351, {(void (*)(void))opgen_fallback_q8_conv2d_relu_out, opgen_call_58, 0x08008effu, "opgen_fallback_q8_conv2d_relu_out"}}, /* q8::conv2d_relu.out */
+    {353, {(void (*)(void))opgen_fallback_q8_conv2d_hardtanh_out, opgen_call_59, 0x08008effu, "opgen_fallback_q8_conv2d_hardtanh_out"}}, /* q8::conv2d_hardtanh.out */
+    {355, {(void (*)(void))opgen_fallback_q8_conv2d_out, opgen_call_58, 0x08008effu, "opgen_fallback_q8_conv2d_out"}}, /* q8::conv2d.out */
+    {357, {(void (*)(void))opgen_fallback_q8_linear_out, opgen_call_60, 0x08008effu, "opgen_fallback_q8_linear_out"}}, /* q8::linear.out */
+    {359, {(void (*)(void))opgen_fallback_q8_add_relu_out, opgen_call_61, 0x08008effu, "opgen_fallback_q8_add_relu_out"}}, /* q8::add_relu.out */
+    {361, {(void (*)(void))opgen_fallback_q8_add_out, opgen_call_61, 0x08008effu, "opgen_fallback_q8_add_out"}}, /* q8::add.out */
+    {363, {(void (*)(void))opgen_fallback_q8_mean_out, opgen_call_62, 0x08008effu, "opgen_fallback_q8_mean_out"}}, /* q8::mean.out */
+    {365, {(void (*)(void))opgen_fallback_q8_hardtanh_out, opgen_call_63, 0x08008effu, "opgen_fallback_q8_hardtanh_out"}}, /* q8::hardtanh.out */
+    {367, {(void (*)(void))opgen_fallback_q8_relu_out, opgen_call_64, 0x08008effu, "opgen_fallback_q8_relu_out"}}, /* q8::relu.out */
+    {369, {(void (*)(void))opgen_fallback_q8_max_pool2d_out, opgen_call_65, 0x08008effu, "opgen_fallback_q8_max_pool2d_out"}}, /* q8::max_pool2d.out */
+    {371, {(void (*)(void))opgen_fallback_demo_linear_relu_out, opgen_call_3, 0x08008effu, "opgen_fallback_demo_linear_relu_out"}}, /* demo::linear_relu.out */
 };
 
 const opgen_keyed_kernel opgen_keyed_kernels[] = {

@@ -2,7 +2,9 @@
 # The lowering library through opgen-rt, re2c style (tests/lower/): for every
 # NAME.graph (a first line "# args: ..." adds lower options), `lower` must print
 # exactly NAME.lowered and `decompose` of that exactly NAME.decomposed, whose ops
-# (in order) are the input's: lower then decompose gives the program's ops back.
+# are the input's: lower then decompose gives the program's ops back (as many of
+# each; an inlined pattern's nodes stand together where the program had them
+# apart, as a .pte's weight dequantizes at its top: the golden file pins where).
 # Then verify's verdicts and the lowering commands' errors, text and status.
 # usage: lower.sh OPGEN_RT      OPGEN_UPDATE_GOLDEN=1 rewrites the expected files
 set -u
@@ -12,7 +14,7 @@ cd "$(dirname "$0")/lower" || exit 2
 tmp=$(mktemp -d) || exit 2
 trap 'rm -rf "$tmp"' EXIT
 pass=0 fail=0
-ops() { sed -n 's/^ *%[^=]*= \([^(]*\)(.*/\1/p' "$1"; }
+ops() { sed -n 's/^ *%[^=]*= \([^(]*\)(.*/\1/p' "$1" | sort; }
 
 for f in *.graph; do
     n=${f%.graph}
@@ -72,7 +74,7 @@ expect 1 'bad/out_variant.graph:2:3: error: aten::relu.out is an out= variant: n
 expect 1 'bad/unknown.graph:2:3: error: unknown operator aten::frobnicate' verify bad/unknown.graph --dialect backend
 expect 1 "bad/missing_arg.graph:2:3: error: aten::mm: missing argument 'mat2' (Tensor)" verify bad/missing_arg.graph --dialect aten
 expect 1 'bad/pattern_body.graph:1:1: error: expected '"'"'graph('"'"' to start the program, found '"'"'%y'"'"'' lower bad/pattern_body.graph -o "$tmp/x"
-expect 2 "opgen-rt lower: unknown backend 'nope' (known: executorch_prims, quantized, demo)
+expect 2 "opgen-rt lower: unknown backend 'nope' (known: executorch_prims, quantized, q8, demo)
 Run 'opgen-rt lower --help' for usage." lower quant_add_relu_wins.graph --backend nope -o "$tmp/x"
 expect 2 "opgen-rt verify: unknown dialect 'exir' (expected aten, edge or backend)
 Run 'opgen-rt verify --help' for usage." verify quant_add_relu_wins.graph --dialect exir

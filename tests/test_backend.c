@@ -25,6 +25,7 @@ static void fill(opgen_tensor *t, int j) {
         int64_t base = k * 37 + j * 11;
         switch (t->dtype) {
         case OPGEN_DTYPE_Byte: ((uint8_t *)t->data)[k] = (uint8_t)(base % 256); break;
+        case OPGEN_DTYPE_Char: ((int8_t *)t->data)[k] = (int8_t)(base % 256 - 128); break;
         case OPGEN_DTYPE_Long: ((int64_t *)t->data)[k] = base % 5; break;
         case OPGEN_DTYPE_Float: ((float *)t->data)[k] = (float)(base % 19 - 9) / 8.0f; break;
         default: break;
@@ -100,6 +101,45 @@ static const struct {
      "  %r = quantized_decomposed::embedding_byte.dtype(%w, %s, None, -128, 127, %i, dtype=torch.float32)\n"
      "  %n = quantized_decomposed::embedding_byte.dtype(%w, %s, None, -128, 127, %i)\n"
      "  return (%r, %n)\n"},
+/* q8: weight scales made positive and small (|s| / 500 + 0.0005), so that the
+ * results spread over the int8 range */
+#define Q8_SCALES "  %sa = aten::abs(%s)\n  %sm = aten::mul.Scalar(%sa, 0.002)\n  %sc = aten::add.Scalar(%sm, 0.0005)\n"
+    {"q8::conv2d", "graph(%x: i8[2, 8, 9, 7], %w: i8[12, 8, 3, 3], %s: f32[12], %b: f32[12]):\n" Q8_SCALES
+                   "  %r = q8::conv2d(%x, 0.05, 3, %w, %sc, None, %b, [1, 1], [1, 1], [1, 1], 1, 0.02, -5)\n"
+                   "  %n = q8::conv2d(%x, 0.05, 3, %w, %sc, None, None, [2, 1], [0, 2], [1, 2], 1, 0.03, 7)\n"
+                   "  return (%r, %n)\n"},
+    {"q8::conv2d_relu",
+     "graph(%x: i8[1, 8, 6, 5], %w: i8[16, 8, 1, 1], %s: f32[16], %b: f32[16]):\n" Q8_SCALES
+     "  %r = q8::conv2d_relu(%x, 0.04, -2, %w, %sc, None, %b, [1, 1], [0, 0], [1, 1], 1, 0.01, -128)\n"
+     "  return %r\n"},
+    {"q8::conv2d_hardtanh",
+     "graph(%x: i8[1, 8, 11, 10], %w: i8[8, 1, 3, 3], %s: f32[8], %b: f32[8], %z: i64[8]):\n" Q8_SCALES
+     "  %zz = aten::mul.Scalar(%z, 0)\n"
+     "  %r = q8::conv2d_hardtanh(%x, 0.05, 3, %w, %sc, %zz, %b, [2, 2], [1, 1], [1, 1], 8, 0.0, 6.0, 0.03, -100)\n"
+     "  return %r\n"},
+    {"q8::linear", "graph(%x: i8[3, 20], %w: i8[7, 20], %s: f32[7], %b: f32[7]):\n" Q8_SCALES
+                   "  %r = q8::linear(%x, 0.05, 1, %w, %sc, None, %b, 0.3, 4)\n"
+                   "  return %r\n"},
+    {"q8::add_relu", "graph(%a: i8[4, 16], %b: i8[4, 16]):\n"
+                     "  %r = q8::add_relu(%a, 0.05, 12, %b, 0.03, -20, 0.07, -128)\n"
+                     "  return %r\n"},
+    {"q8::add", "graph(%a: i8[4, 16], %b: i8[4, 16]):\n"
+                "  %r = q8::add(%a, 0.05, 12, %b, 0.03, -20, 0.07, 5)\n"
+                "  return %r\n"},
+    {"q8::relu", "graph(%x: i8[4, 16]):\n"
+                 "  %r = q8::relu(%x, 0.05, 12, 0.03, -128)\n"
+                 "  return %r\n"},
+    {"q8::hardtanh", "graph(%x: i8[4, 16]):\n"
+                     "  %r = q8::hardtanh(%x, 0.05, 12, -1.0, 2.5, 0.05, 12)\n"
+                     "  return %r\n"},
+    {"q8::max_pool2d", "graph(%x: i8[2, 3, 9, 8]):\n"
+                       "  %r = q8::max_pool2d(%x, 0.05, 12, [3, 3], [2, 2], [1, 1], [1, 1], False, 0.05, 12)\n"
+                       "  return %r\n"},
+    {"q8::mean", "graph(%x: i8[2, 5, 4, 6]):\n"
+                 "  %r = q8::mean(%x, 0.05, 12, [-1, -2], True, 0.01, -3)\n"
+                 "  %n = q8::mean(%x, 0.05, 12, [2, 3], False, 0.02, 9)\n"
+                 "  return (%r, %n)\n"},
+#undef Q8_SCALES
     {"demo::linear_relu", "graph(%x: f32[5, 4], %w: f32[3, 4], %b: f32[3]):\n"
                           "  %r = demo::linear_relu(%x, %w, %b)\n"
                           "  return %r\n"},
@@ -457,8 +497,47 @@ static void test_native_embedding_byte(void) {
     }
 }
 
+/* The q8 ops' native kernels (the integer path) against their fallbacks (the
+ * pattern in float): within one quantization step (the float pattern rounds
+ * its sums in another order), the same shapes, and results spread over the
+ * range (at least 8 distinct values, or half of them: not all saturated). */
+static void test_native_q8(void) {
+    int ops = 0, values = 0, differ = 0, worst = 0;
+    for (size_t k = 0; k < sizeof programs / sizeof *programs; k++) {
+        if (strncmp(programs[k].op, "q8::", 4)) continue;
+        opgen_arena a;
+        opgen_arena_init_growing(&a);
+        run_result nat, fb;
+        int e1 = run(programs[k].text, false, false, &a, &nat), e2 = run(programs[k].text, true, false, &a, &fb);
+        CHECK(!e1 && !e2 && nat.n == fb.n, "%s: could not run", programs[k].op);
+        for (int o = 0; !e1 && !e2 && o < nat.n && o < fb.n; o++) {
+            const opgen_tensor *x = &nat.out[o].t, *y = &fb.out[o].t;
+            bool shaped = x->dtype == OPGEN_DTYPE_Char && y->dtype == OPGEN_DTYPE_Char && x->dim == y->dim &&
+                          !memcmp(x->sizes, y->sizes, sizeof(int64_t) * (size_t)x->dim);
+            CHECK(shaped, "%s: result %d: native and fallback differ in dtype or shape", programs[k].op, o);
+            bool seen[256] = {false};
+            int distinct = 0, d = 0;
+            for (int64_t i = 0; shaped && i < opgen_numel(x); i++) {
+                int v = ((const int8_t *)x->data)[i], w = ((const int8_t *)y->data)[i];
+                d = abs(v - w) > d ? abs(v - w) : d;
+                differ += v != w, values++;
+                distinct += !seen[v + 128], seen[v + 128] = true;
+            }
+            CHECK(d <= 1, "%s: result %d: native and fallback differ by %d steps", programs[k].op, o, d);
+            int64_t want = opgen_numel(x) / 2 < 8 ? opgen_numel(x) / 2 : 8;
+            CHECK(distinct >= want, "%s: result %d: only %d distinct values", programs[k].op, o, distinct);
+            worst = d > worst ? d : worst;
+        }
+        ops++;
+        opgen_arena_release(&a);
+    }
+    printf("test_backend: %d q8 ops, native (int8) vs fallback (float): %d of %d values differ, at most %d step%s\n",
+           ops, differ, values, worst, worst == 1 ? "" : "s");
+}
+
 int main(void) {
     test_fallback_equals_inlined();
+    test_native_q8();
     test_native_quantized_add();
     test_native_embedding_byte();
     test_prims();
