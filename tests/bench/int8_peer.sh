@@ -3,7 +3,8 @@
 # never in the suite): opgen int8 and float (.pte, opgen-rt --repeat) against
 # ONNX Runtime int8 (per-channel QDQ, uint8 activations) and float, at 1 and 2
 # threads, medians; then each int8 output's largest error against eager
-# PyTorch running the converted Q/DQ module, and whether the argmax agrees.
+# PyTorch running the converted Q/DQ module, and whether the argmax agrees
+# (on input.npy, then over the accuracy inputs where export_int8.py wrote them).
 #   usage: int8_peer.sh OPGEN_RT MODELS_DIR [ROUNDS] [ROOT]
 # MODELS_DIR: made by tests/exir/export_int8.py bench DIR (NAME.pte,
 # NAME_int8.pte, NAME.onnx, NAME_*eager.npy, input.npy) and
@@ -61,4 +62,24 @@ for who in ('opgen', 'ort'):
     print('$m %s int8: max abs error %.4f (%.2f%% of the output range %.3f), argmax %s%s' % (who, d, 100 * d / rng, rng, 'equal' if y.argmax() == e.argmax() else 'DIFFERS', tie))
 "
     fi
+    # the accuracy inputs (export_int8.py bench: DIR/acc/K.npy, eager's outputs beside)
+    [ $ort = 1 ] && [ -f "$dir/acc/0.npy" ] || continue
+    k=0
+    while [ -f "$dir/acc/$k.npy" ]; do
+        "$rt" run "$dir/${m}_int8.pte" -i 0="$dir/acc/$k.npy" -o "$tmp/acc" >/dev/null 2>&1 && cp "$tmp/acc/0.npy" "$dir/acc/${m}_int8_opgen_$k.npy"
+        k=$((k + 1))
+    done
+    chroot "$root" python3 /tmp/ort_int8.py outputs /models "${m}_int8" 2>/dev/null
+    chroot "$root" python3 -c "
+import numpy as np
+n = $k; worst = {}; agree = {}; ties = 0
+for k in range(n):
+    e = np.load('/models/acc/${m}_int8_eager_%d.npy' % k); rng = float(e.max() - e.min())
+    top = set(int(i) for i in np.flatnonzero(e.ravel() == e.max())); ties += len(top) > 1
+    for who in ('opgen', 'ort'):
+        y = np.load('/models/acc/${m}_int8_%s_%d.npy' % (who, k)).reshape(e.shape)
+        worst[who] = max(worst.get(who, 0.0), 100 * float(abs(y - e).max()) / rng)
+        agree[who] = agree.get(who, 0) + (int(y.argmax()) == int(e.argmax()))
+print('$m over %d more inputs: opgen int8 max error %.2f%% of the output range, argmax equal on %d; ORT %.2f%%, %d (eager ties its top classes on %d)' % (n, worst['opgen'], agree['opgen'], worst['ort'], agree['ort'], ties))
+"
 done

@@ -6,6 +6,8 @@
 #   python3 ort_int8.py time DIR NAME THREADS REPEAT   prints "NAME threads T: median MS"
 #   python3 ort_int8.py layers DIR NAME THREADS REPEAT prints each node's op and
 #       median kernel time (us, ORT's enable_profiling), in the order they run
+#   python3 ort_int8.py outputs DIR NAME     NAME's outputs on DIR/acc/K.npy, to
+#       DIR/acc/NAME_ort_K.npy (export_int8.py bench writes the inputs)
 import sys, time
 import onnx  # noqa: F401  (before onnxruntime: the other order crashes in shape inference)
 import numpy as np
@@ -75,8 +77,19 @@ def layers(d, name, threads, repeat):
         print("%s %s %d" % (key[1], key[0], ts[len(ts) // 2]))
 
 
+def outputs(d, name):
+    import os
+    s = ort.InferenceSession("%s/%s.onnx" % (d, name), providers=["CPUExecutionProvider"])
+    k = 0
+    while os.path.exists("%s/acc/%d.npy" % (d, k)):
+        np.save("%s/acc/%s_ort_%d.npy" % (d, name, k), s.run(None, {"x": np.load("%s/acc/%d.npy" % (d, k))})[0])
+        k += 1
+
+
 if __name__ == "__main__":
-    if sys.argv[1] == "quantize":
+    if sys.argv[1] == "outputs":
+        outputs(sys.argv[2], sys.argv[3])
+    elif sys.argv[1] == "quantize":
         quantize(sys.argv[2], sys.argv[3])
     elif sys.argv[1] == "layers":
         layers(sys.argv[2], sys.argv[3], int(sys.argv[4]), int(sys.argv[5]))

@@ -8,7 +8,10 @@
 #   python3 tests/exir/export_int8.py bench DIR  ResNet-18 and MobileNetV2 at
 #       1x3x224x224 for tests/bench/int8_peer.sh: NAME.pte (float), NAME_int8.pte,
 #       NAME.onnx, input.npy, and eager's outputs on it (tests/bench/ort_int8.py
-#       makes ONNX Runtime's int8 model from NAME.onnx)
+#       makes ONNX Runtime's int8 model from NAME.onnx); for accuracy, 8 more
+#       inputs (DIR/acc/K.npy, another seed than input.npy's and the
+#       calibration's) and the converted module's outputs on them
+#       (DIR/acc/NAME_int8_eager_K.npy)
 #
 # Quantization is the standard recipe: prepare_pt2e / 8 calibration calls /
 # convert_pt2e with XNNPACKQuantizer(get_symmetric_quantization_config(
@@ -165,6 +168,12 @@ def export_bench(d):
         to_pte(cm, (x,), os.path.join(d, name + "_int8.pte"))
         with torch.no_grad():
             np.save(os.path.join(d, name + "_int8_eager.npy"), cm(x).numpy())
+            os.makedirs(os.path.join(d, "acc"), exist_ok=True)
+            ga = torch.Generator().manual_seed(2029)
+            for k in range(8):
+                xa = torch.randn(*shape, generator=ga)
+                np.save(os.path.join(d, "acc", "%d.npy" % k), xa.numpy())
+                np.save(os.path.join(d, "acc", "%s_int8_eager_%d.npy" % (name, k)), cm(xa).numpy())
 
         print(name, "done")
 
