@@ -214,6 +214,9 @@ int main(void) {
         {1, 20, 17, 18, 64, 3, 3, 2, 1, 1, false, 1},
         {1, 12, 20, 21, 40, 3, 3, 1, 1, 1, false, 0},
         {2, 8, 9, 9, 16, 3, 3, 1, 2, 2, false, 0},
+        /* 1x1 on a 7x7 plane in the lanes, three blocks (the last of 22
+           channels) split by blocks, each part transforming its own copy */
+        {1, 24, 7, 7, 150, 1, 1, 1, 0, 1, false, 1},
     };
     opgen_pool *pool = opgen_pool_create(3);
     opgen_parallel split = {0}; /* every call split, however small */

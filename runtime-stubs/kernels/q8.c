@@ -771,7 +771,7 @@ static int conv_parts(const opgen_q8_conv_geom *g, const opgen_q8_filter *f, con
 
 static size_t part_bytes(const opgen_q8_conv_geom *g, const opgen_q8_filter *f) {
 #if Q8_X86
-    if (f->lanes) return lanes_part_bytes();
+    if (f->lanes) return lanes_part_bytes(g);
 #endif
     return f->depthwise ? depthwise_part_bytes(g) : piece(sizeof(int32_t) * MR * NR);
 }
@@ -802,13 +802,8 @@ void opgen_q8_conv(const opgen_parallel *par, const opgen_q8_conv_geom *given, c
      * parts' lines interleaved (MobileNetV2, two threads: 2.10 -> 2.01 ms), and
      * what a part writes is what the next depthwise part reads */
     J.osplit = J.nblk >= J.nparts && given->OH * given->OW >= 256 ? 1 : J.nparts;
-    /* lanes_part: blocks of 64 channels, or pixels where they are too few, and
-     * for a 1x1 filter (a part then reads only the pixels it transformed;
-     * MobileNetV2's at 7x7 and 14x14, two threads: 42 -> 36 us, 50 -> 42; a
-     * 3x3's rows overlap, and ResNet-18's larger filters are read once by
-     * each part: its 14x14 and 7x7 layers 7-37% slower by pixels) */
-    if (J.lanes)
-        J.osplit = given->OH * given->OW >= 256 || ceil_div(f->O, 64) < J.nparts || pointwise(g) ? 1 : J.nparts;
+    /* lanes_part: blocks of 64 channels, or pixels where they are too few */
+    if (J.lanes) J.osplit = given->OH * given->OW >= 256 || ceil_div(f->O, 64) < J.nparts ? 1 : J.nparts;
     uint8_t *s = (uint8_t *)(((uintptr_t)scratch + 63) & ~(uintptr_t)63);
     if (!f->depthwise) {
         J.X = s, s += transformed_bytes(&J);
@@ -837,6 +832,12 @@ void opgen_q8_conv(const opgen_parallel *par, const opgen_q8_conv_geom *given, c
             opgen_parallel_for(par, J.nparts, flat_part, &J);
             continue;
         }
+#if Q8_X86
+        if (J.lanes && J.osplit > 1 && is_flat(g)) { /* each part transforms its own copy */
+            opgen_parallel_for(par, J.nparts, lanes_part, &J);
+            continue;
+        }
+#endif
         opgen_parallel_for(par, J.nparts, transform_part, &J);
 #if Q8_X86
         if (J.lanes) {
