@@ -79,6 +79,19 @@ static void conv_case(const ccase *c, const opgen_parallel *par, int variant) {
           opgen_q8_variant(), (long long)c->N, (long long)c->C, (long long)c->H, (long long)c->W, (long long)c->O,
           (long long)c->KH, (long long)c->KW, (long long)c->s, (long long)c->p, (long long)c->d,
           c->dw ? " depthwise" : "", f.lanes ? " lanes" : "", par ? par->nthreads : 1, bad, ny);
+    /* in place, as a .pte's plan may put a dense convolution's result over its
+     * input (rewrite_q8.c): every part reads x before any writes y */
+    if (!c->dw && c->N == 1) {
+        int8_t *buf = malloc(nx > ny ? nx : ny);
+        memcpy(buf, x, nx);
+        opgen_q8_conv(par, &g, &f, &rq, buf, buf, scratch);
+        bad = 0;
+        for (size_t i = 0; i < ny; i++) bad += buf[i] != want[i];
+        CHECK(!bad, "%s conv in place C%lld %lldx%lld -> O%lld k%lldx%lld s%lld%s threads %d: %zu of %zu differ",
+              opgen_q8_variant(), (long long)c->C, (long long)c->H, (long long)c->W, (long long)c->O, (long long)c->KH,
+              (long long)c->KW, (long long)c->s, f.lanes ? " lanes" : "", par ? par->nthreads : 1, bad, ny);
+        free(buf);
+    }
     free(x), free(w), free(y), free(want), free(ws), free(bias), free(mem), free(scratch);
 }
 
@@ -217,6 +230,8 @@ int main(void) {
         /* 1x1 on a 7x7 plane in the lanes, three blocks (the last of 22
            channels) split by blocks, each part transforming its own copy */
         {1, 24, 7, 7, 150, 1, 1, 1, 0, 1, false, 1},
+        /* ... and a 3x3 stride-2 filter so split: each part's copy of all four phase planes */
+        {1, 16, 13, 12, 192, 3, 3, 2, 1, 1, false, 0},
     };
     opgen_pool *pool = opgen_pool_create(3);
     opgen_parallel split = {0}; /* every call split, however small */

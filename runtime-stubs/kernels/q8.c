@@ -379,6 +379,7 @@ typedef struct q8_conv_job {
     int nparts;
     bool fused; /* tiles requantized in registers and stored by segments (micro_vnni512_q) */
     bool lanes; /* the filter's channels in the lanes (q8_lanes.inc) */
+    bool own;   /* each part transforms all of x into a copy of its own (lanes_part) */
 } q8_conv_job;
 
 static void q8_shape(q8_conv_job *J) {
@@ -769,9 +770,11 @@ static int conv_parts(const opgen_q8_conv_geom *g, const opgen_q8_filter *f, con
     return opgen_parallel_parts_for(par, work, f->depthwise ? 65536.0 : 262144.0);
 }
 
-static size_t part_bytes(const opgen_q8_conv_geom *g, const opgen_q8_filter *f) {
+static size_t part_bytes(const opgen_q8_conv_geom *g, const opgen_q8_filter *f, int nparts) {
 #if Q8_X86
-    if (f->lanes) return lanes_part_bytes(g);
+    if (f->lanes) return lanes_part_bytes(g, f->O, nparts);
+#else
+    (void)nparts;
 #endif
     return f->depthwise ? depthwise_part_bytes(g) : piece(sizeof(int32_t) * MR * NR);
 }
@@ -782,16 +785,23 @@ size_t opgen_q8_conv_scratch(const opgen_q8_conv_geom *given, const opgen_q8_fil
     q8_conv_job J = {.g = g};
     q8_shape(&J);
     size_t X = f->depthwise ? 0 : transformed_bytes(&J) + piece(sizeof(int64_t) * (size_t)(f->Kp / 4));
-    return X + (size_t)conv_parts(g, f, par) * part_bytes(g, f) + 64;
+    int nparts = conv_parts(g, f, par);
+    return X + (size_t)nparts * part_bytes(g, f, nparts) + 64;
+}
+
+/* Whether n bytes at a and m bytes at b share any. */
+static bool q8_overlap(const int8_t *a, int64_t n, const int8_t *b, int64_t m) {
+    return (uintptr_t)a < (uintptr_t)(b + m) && (uintptr_t)b < (uintptr_t)(a + n);
 }
 
 void opgen_q8_conv(const opgen_parallel *par, const opgen_q8_conv_geom *given, const opgen_q8_filter *f,
                    const opgen_q8_requant *rq, const int8_t *x, int8_t *y, void *scratch) {
     opgen_q8_conv_geom flat = q8_flat(given);
     const opgen_q8_conv_geom *g = f->depthwise ? given : &flat;
-    q8_conv_job J = {.g = g, .f = f, .rq = rq, .v = q8_pick(), .work_bytes = part_bytes(g, f)};
+    q8_conv_job J = {.g = g, .f = f, .rq = rq, .v = q8_pick()};
     q8_shape(&J);
     J.nparts = conv_parts(g, f, par);
+    J.work_bytes = part_bytes(g, f, J.nparts);
 #if Q8_X86
     J.fused = J.v.fn == micro_vnni512; /* a tile of more than Q8_SEGS runs (rows under 8) stores through acc */
 #endif
@@ -802,8 +812,9 @@ void opgen_q8_conv(const opgen_parallel *par, const opgen_q8_conv_geom *given, c
      * parts' lines interleaved (MobileNetV2, two threads: 2.10 -> 2.01 ms), and
      * what a part writes is what the next depthwise part reads */
     J.osplit = J.nblk >= J.nparts && given->OH * given->OW >= 256 ? 1 : J.nparts;
-    /* lanes_part: blocks of 64 channels, or pixels where they are too few */
-    if (J.lanes) J.osplit = given->OH * given->OW >= 256 || ceil_div(f->O, 64) < J.nparts ? 1 : J.nparts;
+#if Q8_X86
+    if (J.lanes) J.osplit = lanes_osplit(g, f->O, J.nparts);
+#endif
     uint8_t *s = (uint8_t *)(((uintptr_t)scratch + 63) & ~(uintptr_t)63);
     if (!f->depthwise) {
         J.X = s, s += transformed_bytes(&J);
@@ -833,7 +844,10 @@ void opgen_q8_conv(const opgen_parallel *par, const opgen_q8_conv_geom *given, c
             continue;
         }
 #if Q8_X86
-        if (J.lanes && J.osplit > 1 && is_flat(g)) { /* each part transforms its own copy */
+        /* each part its own copy: only where y is not planned over x (a part
+         * would write y while another still reads x) */
+        J.own = J.lanes && J.osplit > 1 && !q8_overlap(J.x, g->C * g->H * g->W, J.y, f->O * g->OH * g->OW);
+        if (J.own) {
             opgen_parallel_for(par, J.nparts, lanes_part, &J);
             continue;
         }
