@@ -134,8 +134,11 @@ opgen_status opgen_file_write(const char *path, const void *data, size_t len, op
 }
 
 opgen_status opgen_file_make_dir(const char *path, opgen_error *err) {
+    struct stat st;
     if (mkdir(path, 0777) != 0 && errno != EEXIST)
         return opgen_fail_at(err, OPGEN_E_IO, path, 0, 0, "cannot create: %s", strerror(errno));
+    if (stat(path, &st) != 0 || !S_ISDIR(st.st_mode)) /* there already, as a file */
+        return opgen_fail_at(err, OPGEN_E_IO, path, 0, 0, "cannot create: %s", strerror(ENOTDIR));
     return OPGEN_OK;
 }
 #else

@@ -83,5 +83,27 @@ Run 'opgen-rt lower --help' for usage." lower quant_add_relu_wins.graph
 expect 2 "opgen-rt decompose: unknown option '--backend'
 Run 'opgen-rt decompose --help' for usage." decompose quant_add_relu_wins.graph --backend demo -o "$tmp/x"
 
+# a PT2E program lowered to the q8 backend runs: its constants written by
+# print --constants, each call's output the .pte's own bytes (the q8 ops' native
+# kernels against the load-time chains), and the program as printed (its
+# chains in float) close to eager PyTorch's
+mix=../exir/int8_mix
+"$rt" print "$mix/model.pte" --constants "$tmp/c" >"$tmp/mix.graph" &&
+    "$rt" lower "$tmp/mix.graph" --backend q8 -o "$tmp/mix.lowered" || fail=$((fail + 1))
+consts=$(for f in "$tmp"/c/c*.npy; do printf -- '-i %s=%s ' "$(basename "$f" .npy)" "$f"; done)
+for k in 0 1 2; do
+    # shellcheck disable=SC2086
+    if "$rt" run "$tmp/mix.lowered" -i x0="$mix/inputs/${k}_0.npy" $consts -o "$tmp/low" >/dev/null &&
+        "$rt" run "$mix/model.pte" -i 0="$mix/inputs/${k}_0.npy" -o "$tmp/pte" >/dev/null &&
+        cmp -s "$tmp/low/0.npy" "$tmp/pte/0.npy" &&
+        "$rt" run "$tmp/mix.graph" -i x0="$mix/inputs/${k}_0.npy" $consts -o "$tmp/flt" >/dev/null &&
+        "$rt" compare "$mix/expected/${k}_0.npy" "$tmp/flt/0.npy" >/dev/null; then
+        pass=$((pass + 1))
+    else
+        fail=$((fail + 1))
+        echo "FAIL: int8_mix call $k: the q8-lowered graph is not the .pte's bytes, or the printed graph not eager's values"
+    fi
+done
+
 echo "lower: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

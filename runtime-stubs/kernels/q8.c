@@ -789,10 +789,12 @@ size_t opgen_q8_conv_scratch(const opgen_q8_conv_geom *given, const opgen_q8_fil
     return X + (size_t)nparts * part_bytes(g, f, nparts) + 64;
 }
 
+#if Q8_X86
 /* Whether n bytes at a and m bytes at b share any. */
 static bool q8_overlap(const int8_t *a, int64_t n, const int8_t *b, int64_t m) {
     return (uintptr_t)a < (uintptr_t)(b + m) && (uintptr_t)b < (uintptr_t)(a + n);
 }
+#endif
 
 void opgen_q8_conv(const opgen_parallel *par, const opgen_q8_conv_geom *given, const opgen_q8_filter *f,
                    const opgen_q8_requant *rq, const int8_t *x, int8_t *y, void *scratch) {
