@@ -354,7 +354,7 @@ static size_t dw_part_bytes(const conv_geom *g, size_t es) {
     }
 DW3X3_PLANE(dw3x3_plane_f32, float)
 DW3X3_PLANE(dw3x3_plane_f64, double)
-#include "conv_dw_stride2.inc" /* DIRECT3 on x86-64: a 3x3 stride-2 float plane from the input */
+#include "conv_dw_direct.inc" /* DIRECT3 on x86-64: a 3x3 float plane straight from the input */
 #define NAME depthwise_f32
 #define T float
 #define FILL fill_phases_f32
