@@ -29,12 +29,11 @@ static int print(const opgen_cli *a, void *ctx, const opgen_graph *g, opgen_aren
 }
 
 /* The method's constants (tensors with data in the program, not planned) as
- * DIR/c<value>.npy, in their logical order. */
+ * DIR/c<value>.npy (DIR made by run), in their logical order. */
 static int write_constants(const opgen_cli *a, const opgen_pte *p, const char *dir, opgen_arena *ar) {
     opgen_error err = {0};
     opgen_pte_plan pl;
-    if (opgen_pte_plan_find(p, opgen_rt_method_name(a, p), &pl, &err) || opgen_file_make_dir(dir, &err))
-        return opgen_rt_report(&err);
+    if (opgen_pte_plan_find(p, opgen_rt_method_name(a, p), &pl, &err)) return opgen_rt_report(&err);
     for (uint32_t i = 0; i < pl.values.len; i++) {
         opgen_pte_value v;
         if (opgen_pte_value_at(p, &pl, i, &v, &err)) return opgen_rt_report(&err);
@@ -79,12 +78,14 @@ static int print_pte(const opgen_cli *a, void *ctx, const opgen_pte *p, opgen_ar
 }
 
 static int run(const opgen_cli *a, void *ctx) {
-    opgen_error err = {0}; /* the directory first: graph text has no constants to put there */
-    if (opgen_cli_has(a, "--constants") && opgen_file_make_dir(opgen_cli_get(a, "--constants"), &err))
-        return fprintf(stderr, "%s: error: %s\n", opgen_cli_get(a, "--constants"), err.msg), OPGEN_EXIT_BAD_INPUT;
-    if (opgen_cli_has(a, "--constants"))
+    const char *dir = opgen_cli_get(a, "--constants");
+    if (dir) { /* the directory first: graph text has no constants to put there */
+        opgen_error err = {0};
+        if (opgen_file_make_dir(dir, &err))
+            return fprintf(stderr, "%s: error: %s\n", dir, err.msg), OPGEN_EXIT_BAD_INPUT;
         return opgen_rt_on_program(a, opgen_cli_get(a, "PROGRAM"), opgen_cli_has(a, "--pattern"), print, print_pte,
                                    ctx);
+    }
     return opgen_rt_on_graph(a, opgen_cli_get(a, "PROGRAM"), opgen_cli_has(a, "--pattern"), print, ctx);
 }
 

@@ -240,7 +240,7 @@ static opgen_status lookup(opgen_ctx *ctx, const opgen_tensor *x, double x_scale
     opgen_status st = OPGEN_OK;
     *taken = lo <= hi && same_shape(ctx, x, x_scale, x_zp, out_scale, out_zp, out, &st);
     if (!*taken || st || ctx->meta) return st;
-    opgen_q8_requant rq = {1.0f / (float)out_scale, (int32_t)out_zp, -128, 127, act, (float)lo, (float)hi, 0, 0};
+    opgen_q8_requant rq = requant_of(out_scale, out_zp, act, lo, hi);
     int8_t table[256];
     for (int v = -128; v < 128; v++)
         table[(uint8_t)v] = (int8_t)opgen_q8_quantize((float)((double)v - (double)x_zp) * (float)x_scale, &rq);
