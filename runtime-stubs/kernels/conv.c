@@ -5,7 +5,8 @@
  * place (strided, the pixels it reads gathered first); any other reads im2col's
  * rows in place as shifts of the input's zero-padded phase planes
  * (conv_shifted), or, for very narrow inputs, has the GEMM pack them block by
- * block from the input (im2col_panel); a depthwise one
+ * block from the input (im2col_panel); a float 3x3 of stride 1 over enough
+ * channels is Winograd's F(2x2, 3x3) (conv_winograd.inc); a depthwise one
  * (one input channel per group) works each tap over the same planes. 3-D and
  * transposed convolutions are direct loops over the output (or, transposed,
  * scattered from the input). */
@@ -48,7 +49,7 @@ static opgen_status conv_geometry(opgen_ctx *ctx, const opgen_tensor *input, con
     return OPGEN_OK;
 }
 
-typedef enum { CONV_1X1, CONV_1X1_GATHERED, CONV_DEPTHWISE, CONV_SHIFTED, CONV_IM2COL } conv_path;
+typedef enum { CONV_1X1, CONV_1X1_GATHERED, CONV_DEPTHWISE, CONV_SHIFTED, CONV_IM2COL, CONV_WINOGRAD } conv_path;
 
 /* A convolution's "wide" output (conv_shifted): rows Wq long, a phase plane's
  * width (the padded input's width / the stride, rounded up), of which the first OW
@@ -402,6 +403,8 @@ typedef struct im2col_src {
 #define T double
 #include "conv_im2col.inc"
 
+#include "conv_winograd.inc" /* CONV_WINOGRAD: float 3x3s of stride 1 as F(2x2, 3x3) */
+
 /* A convolution of one image's group without im2col. Its input is copied once
  * into zero-padded phase planes [Cg, s0, s1, Hq, Wq]: plane (c, py, px) holds the
  * padded input's rows py, py + s0, ... and columns px, px + s1, ... (for stride 1,
@@ -560,6 +563,7 @@ static opgen_status conv2d(opgen_ctx *ctx, uint32_t mask, const opgen_tensor *in
                            const opgen_tensor *bias, const conv_geom *gp, opgen_tensor *out) {
     conv_geom g = *gp;
     conv_path path = path_of(&g, input);
+    if (input->dtype == OPGEN_DTYPE_Float && winograd_pays(&g)) path = CONV_WINOGRAD;
     int64_t og = g.O / g.groups, ck = g.Cg * g.KH * g.KW, hw = g.OH * g.OW;
     size_t es = (size_t)opgen_dtype_size(input->dtype);
     shifted_bufs sb = {NULL, NULL, NULL, NULL, 0, 0};
@@ -578,7 +582,11 @@ static opgen_status conv2d(opgen_ctx *ctx, uint32_t mask, const opgen_tensor *in
     void *dws = path == CONV_DEPTHWISE
                     ? opgen_scratch(ctx, dw_part_bytes(&g, es) * (size_t)opgen_parallel_parts(ctx->par) + 64)
                     : NULL;
-    void *gs = path == CONV_DEPTHWISE ? NULL
+    void *wgs =
+        path == CONV_WINOGRAD
+            ? opgen_scratch(ctx, wg_shared_bytes(&g) + 64 + wg_part_bytes(&g) * (size_t)opgen_parallel_parts(ctx->par))
+            : NULL;
+    void *gs = path == CONV_DEPTHWISE || path == CONV_WINOGRAD ? NULL
                : path == CONV_SHIFTED
                    ? sb.gemm
                    : opgen_scratch(ctx, opgen_gemm_scratch_b_rows(input->dtype, ctx->par, og, hw, ck));
@@ -593,8 +601,8 @@ static opgen_status conv2d(opgen_ctx *ctx, uint32_t mask, const opgen_tensor *in
         wc.data = opgen_scratch(ctx, opgen_nbytes(&wc));
     }
     if (ctx->meta) return OPGEN_OK;
-    if ((path != CONV_DEPTHWISE && !gs) || (path == CONV_DEPTHWISE && !dws) ||
-        (path == CONV_1X1_GATHERED && !gathered) || !wc.data ||
+    if ((path != CONV_DEPTHWISE && path != CONV_WINOGRAD && !gs) || (path == CONV_DEPTHWISE && !dws) ||
+        (path == CONV_WINOGRAD && !wgs) || (path == CONV_1X1_GATHERED && !gathered) || !wc.data ||
         (path == CONV_SHIFTED && (!sb.xpad || !sb.wide || !sb.brow)))
         return OPGEN_FAIL(ctx, OPGEN_E_NO_MEMORY, "%s: out of memory", ctx->op);
     if (!flat && opgen_copy(ctx, &wc, weight)) return ctx->err->code;
@@ -607,12 +615,14 @@ static opgen_status conv2d(opgen_ctx *ctx, uint32_t mask, const opgen_tensor *in
      * before it writes it) */
     if (post && post->residual &&
         (!same_layout(post->residual, out) ||
-         (opgen_tensors_overlap(post->residual, out) && (path != CONV_SHIFTED || post->residual->data != out->data))))
+         (opgen_tensors_overlap(post->residual, out) &&
+          ((path != CONV_SHIFTED && path != CONV_WINOGRAD) || post->residual->data != out->data))))
         post = NULL;
-    /* a residual is added in the shifted path's compaction, else after the path
+    /* a residual is added in the shifted path's compaction (and Winograd's output), else after the path
      * (which then applies the batch norm alone) */
     const void *res = post && post->residual ? post->residual->data : NULL;
-    post_job pj0 = {post, 0, NULL, 0, 0, post && (!res || path == CONV_SHIFTED) ? post->act : OPGEN_POST_NONE};
+    bool compacts = path == CONV_SHIFTED || path == CONV_WINOGRAD; /* they add the residual themselves */
+    post_job pj0 = {post, 0, NULL, 0, 0, post && (!res || compacts) ? post->act : OPGEN_POST_NONE};
     if (post) {
         void *ab = opgen_scratch(ctx, 2 * (size_t)g.O * es);
         if (!ab) return OPGEN_FAIL(ctx, OPGEN_E_NO_MEMORY, "%s: out of memory", ctx->op);
@@ -632,6 +642,11 @@ else {
             T *y = (T *)out->data + (n * g.O + gi * og) * hw;
             post_job pj = pj0;
             pj.first = gi * og;
+            if (path == CONV_WINOGRAD) {
+                conv_winograd(ctx, &g, input, (const float *)(const void *)x, weight, bias, post ? &pj : NULL,
+                              (float *)(void *)y, res ? (const float *)res + (n * g.O) * hw : NULL, wgs);
+                continue;
+            }
             if (path == CONV_SHIFTED) {
                 conv_shifted(ctx,
                              _Generic((T)0, double
@@ -681,7 +696,7 @@ else {
 }
 }
 })
-    if (res && path != CONV_SHIFTED) {
+    if (res && !compacts) {
     residual_job rj = {&pj0, out->data, res, g.N * g.O, hw, 1};
     rj.parts = opgen_parallel_parts_for(ctx->par, (double)(g.N * g.O * hw), 65536.0);
     if (rj.parts > g.N * g.O) rj.parts = (int)(g.N * g.O);
