@@ -240,6 +240,11 @@ for d in INTS + FLOATS:
     case(f'clamp_{d}', [('x', d, (8,), 'normal')], ['%r = aten::clamp(%x, 0, 4)', '%s = aten::clamp(%x, None, 2)', '%t = aten::clamp(%x, 3, 1)'], '(%r, %s, %t)',
          fn=lambda x: [A.clamp(x, 0, 4), A.clamp(x, None, 2), A.clamp(x, 3, 1)])
 case('clamp_special_f32', [('x', 'f32', (12,), 'special')], ['%r = aten::clamp(%x, -1, 1.5)'], '%r', fn=lambda x: A.clamp(x, -1, 1.5))
+# long enough for opgen's vectorised float clamp (16 at a time, then a tail), each
+# bound alone, both, and crossed (PyTorch 2.14.1, in the exporter root)
+case('clamp_special_long_f32', [('x', 'f32', (2, 37), 'special')],
+     ['%r = aten::hardtanh(%x, -1.5, 2)', '%s = aten::clamp(%x, None, 2)', '%t = aten::clamp(%x, -1, None)', '%u = aten::clamp(%x, 3, 1)'],
+     '(%r, %s, %t, %u)', fn=lambda x: [A.hardtanh(x, -1.5, 2), A.clamp(x, None, 2), A.clamp(x, -1, None), A.clamp(x, 3, 1)])
 
 # ---- softmax, reductions ----
 for d in FLOATS:
