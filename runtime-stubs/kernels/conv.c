@@ -94,8 +94,10 @@ static bool im2col_pays(const conv_geom *g) {
     return gemm_columns(g->OH * g->OW) * (og + 32) < shifted;
 }
 
+static bool winograd_pays(const conv_geom *g); /* conv_winograd.inc */
 static conv_path path_of(const conv_geom *g, const opgen_tensor *in) {
     if (g->Cg == 1 && g->groups == g->C) return CONV_DEPTHWISE;
+    if (in->dtype == OPGEN_DTYPE_Float && winograd_pays(g)) return CONV_WINOGRAD;
     bool flat = in->strides[2] == g->W * in->strides[3]; /* H and W one dimension */
     if (g->KH == 1 && g->KW == 1 && g->s[0] == 1 && g->s[1] == 1 && !g->p[0] && !g->p[1] && flat) return CONV_1X1;
     /* a strided (or strided-in-memory) 1x1 without padding, as ResNet's downsampling
@@ -563,7 +565,6 @@ static opgen_status conv2d(opgen_ctx *ctx, uint32_t mask, const opgen_tensor *in
                            const opgen_tensor *bias, const conv_geom *gp, opgen_tensor *out) {
     conv_geom g = *gp;
     conv_path path = path_of(&g, input);
-    if (input->dtype == OPGEN_DTYPE_Float && winograd_pays(&g)) path = CONV_WINOGRAD;
     int64_t og = g.O / g.groups, ck = g.Cg * g.KH * g.KW, hw = g.OH * g.OW;
     size_t es = (size_t)opgen_dtype_size(input->dtype);
     shifted_bufs sb = {NULL, NULL, NULL, NULL, 0, 0};
