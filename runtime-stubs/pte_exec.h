@@ -73,6 +73,7 @@ typedef struct counts {
      * for the filters and copies (rewrite_q8.c) */
     bool quantizes;
     size_t q8_bytes;
+    size_t prep_bytes; /* constant filters transformed at load (rewrite.c), 64-byte pieces */
     int nbuffers;
     size_t planned;
 } counts;
@@ -93,9 +94,9 @@ typedef struct mloader {
     uint8_t *lists;
     size_t list_used;
     const instr *at;    /* the instruction being loaded, for messages */
-    opgen_q8_step *q8s; /* one per instruction, and the packed filters' memory */
+    opgen_q8_step *q8s; /* one per instruction */
     bool quantizes;
-    uint8_t *q8_mem;
+    uint8_t *q8_mem; /* the packed (rewrite_q8.c) and transformed (rewrite.c) filters' memory */
     size_t q8_used, q8_cap;
 } mloader;
 
@@ -146,7 +147,7 @@ opgen_status pte_lfail(mloader *L, opgen_status code, const char *fmt, ...)
     X(sizeof(opgen_tensor) * (c)->ninputs)                      \
     X(sizeof(opgen_fusion) * (c)->nconvs)                       \
     X((c)->quantizes ? sizeof(opgen_q8_step) * (c)->ninstr : 0) \
-    X((c)->quantizes ? (c)->q8_bytes : 0)
+    X(((c)->quantizes ? (c)->q8_bytes : 0) + (c)->prep_bytes)
 
 /* A list's bytes in the method's list pool: whole 8-byte pieces. */
 static inline size_t list_piece(size_t n) { return (n + 7) & ~(size_t)7; }

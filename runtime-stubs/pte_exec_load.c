@@ -194,7 +194,7 @@ static opgen_status take_arrays(opgen_method **out, const counts *c, opgen_arena
     m->bounds = blk[20];
     L->fusions = blk[21];
     L->q8s = blk[22], L->quantizes = c->quantizes;
-    L->q8_mem = blk[23], L->q8_cap = c->quantizes ? c->q8_bytes : 0;
+    L->q8_mem = blk[23], L->q8_cap = (c->quantizes ? c->q8_bytes : 0) + c->prep_bytes;
     m->nvalues = (int)c->nvalues;
     m->nchains = (int)c->nchains;
     m->nbuffers = c->nbuffers;

@@ -1,6 +1,7 @@
 /* The .pte executor, stage 1: counts what a method holds before any memory is
  * given (opgen_method_memory_of), so load takes arrays of exactly those sizes. */
 #include "pte_exec.h"
+#include "kernels/conv.h"
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -133,6 +134,46 @@ static void count_q8(const opgen_pte *p, const opgen_pte_plan *pl, const opgen_p
     if (!strcmp(q, "aten::relu.out") || !strcmp(q, "aten::hardtanh.out")) c->q8_bytes += 256 + 64; /* a table */
 }
 
+/* Argument ai of a call: its value, or false. */
+static bool arg_value(const opgen_pte *p, const opgen_pte_plan *pl, const opgen_pte_instr *in, uint32_t ai,
+                      opgen_pte_value *v) {
+    opgen_error e = {0};
+    int32_t vi = ai < in->args.len ? opgen_pte_i32(p, in->args, ai) : -1;
+    return vi >= 0 && (uint32_t)vi < pl->values.len && !opgen_pte_value_at(p, pl, (uint32_t)vi, v, &e);
+}
+/* Int list argument ai's two values (one: both), or false. */
+static bool arg_pair(const opgen_pte *p, const opgen_pte_plan *pl, const opgen_pte_instr *in, uint32_t ai,
+                     int64_t pair[2]) {
+    opgen_pte_value v, e;
+    if (!arg_value(p, pl, in, ai, &v) || v.kind != OPGEN_EV_INT_LIST || (v.items.len != 1 && v.items.len != 2))
+        return false;
+    for (uint32_t k = 0; k < 2; k++) {
+        int64_t ei = opgen_pte_i64(p, v.items, k < v.items.len ? k : 0);
+        opgen_error err = {0};
+        if (ei < 0 || (uint64_t)ei >= pl->values.len || opgen_pte_value_at(p, pl, (uint32_t)ei, &e, &err) ||
+            e.kind != OPGEN_EV_INT)
+            return false;
+        pair[k] = e.i;
+    }
+    return true;
+}
+
+/* What a convolution's filter takes transformed at load (rewrite.c's
+ * opgen_rewrite_prepare_filter): a constant float weight, of a geometry whose
+ * path reads one (convolution.out: input, weight, bias, stride, padding,
+ * dilation, transposed, output_padding, groups, out). */
+static void count_prepared(const opgen_pte *p, const opgen_pte_plan *pl, const opgen_pte_instr *in, counts *c) {
+    opgen_pte_value w, tr, gr;
+    int64_t sz[4], st[2], pd[2], dl[2];
+    if (!arg_value(p, pl, in, 1, &w) || w.kind != OPGEN_EV_TENSOR || w.t.planned || !w.t.data_buffer_idx ||
+        !arg_sizes(p, pl, in, 1, sz, false) || !arg_pair(p, pl, in, 3, st) || !arg_pair(p, pl, in, 4, pd) ||
+        !arg_pair(p, pl, in, 5, dl) || !arg_value(p, pl, in, 6, &tr) || tr.kind != OPGEN_EV_BOOL || tr.b ||
+        !arg_value(p, pl, in, 8, &gr) || gr.kind != OPGEN_EV_INT)
+        return;
+    size_t n = opgen_conv_prepared_bytes(w.t.scalar_type, sz[0], sz[1], sz[2], sz[3], st, pd, dl, gr.i);
+    c->prep_bytes += n ? (n + 63) & ~(size_t)63 : 0;
+}
+
 /* A kernel call's arguments, results and kernels, counted. */
 static opgen_status count_kernel_call(const opgen_pte *p, const opgen_pte_plan *pl, const opgen_pte_instr *in,
                                       const instr *at, const opgen_method_options *opt, counts *c, opgen_error *err) {
@@ -144,6 +185,7 @@ static opgen_status count_kernel_call(const opgen_pte *p, const opgen_pte_plan *
     c->nkernels++;
     c->nconvs += !strcmp(q, "aten::convolution.out"); /* each may fuse what follows it (opgen_fusion) */
     if (OPGEN_Q8) count_q8(p, pl, in, q, c);
+    if (OPGEN_SPEED_PATHS && !strcmp(q, "aten::convolution.out")) count_prepared(p, pl, in, c);
     c->nargs += (size_t)kop->nargs + (opgen_is_scalar_op(kid) ? kop->nrets : 0) + 1;
     c->npatches += (size_t)kop->nargs + 1;
     c->ncands += (size_t)opgen_step_ncandidates(kid, opt->kernels);

@@ -346,6 +346,12 @@ static void fuse_quantized(mloader *L) {
     }
 }
 
+/* Constant filters transformed once for their kernels (rewrite.c). */
+static void prepare_filters(mloader *L) {
+    opgen_step_seq q = {L, L->m->ncode, seq_plain, seq_reads, seq_slot, seq_constant, NULL, NULL, seq_mem, NULL};
+    for (int k = 0; k < L->m->ncode; k++) opgen_rewrite_prepare_filter(&q, k);
+}
+
 /* Convolution chains computed by the convolution's kernel (rewrite.c), the
  * other instructions skipped while it does. */
 static void fuse_convolutions(mloader *L) {
@@ -385,6 +391,7 @@ static void mark_unread(opgen_method *m) {
 void pte_rewrite(mloader *L, bool fuse) {
     /* quantized chains are backend ops: --fallbacks runs their patterns */
     if (fuse && OPGEN_Q8 && L->quantizes && !(L->opt->kernels && L->opt->kernels->fallbacks)) fuse_quantized(L);
+    if (OPGEN_SPEED_PATHS && OPGEN_SELECTED(aten_convolution_out)) prepare_filters(L); /* not a fusion: unfused too */
     if (fuse && OPGEN_FUSES) fuse_convolutions(L);
     if (fuse && OPGEN_SELECTED(aten_index_put_out) && OPGEN_SELECTED(aten_copy_)) reinplace_cache_updates(L->m);
     if (fuse && OPGEN_SPEED_PATHS) elide_identity_copies(L);

@@ -163,7 +163,7 @@ static opgen_status set_input(opgen_method *m, int i, const opgen_ivalue *in, op
             return rfail(m, NULL, err, OPGEN_E_NO_MEMORY, "out of memory for input %d (the run takes %zu bytes)", i,
                          m->work);
     }
-    opgen_ctx ctx = {work, err, "input", false, 0, false, -1, NULL, NULL, NULL, 0};
+    opgen_ctx ctx = {work, err, "input", false, 0, false, -1, NULL, NULL, NULL, 0, NULL};
     return opgen_copy_same(&ctx, t, &in->t);
 }
 
@@ -249,6 +249,8 @@ void opgen_method_instructions(const opgen_method *m, void (*fn)(void *ctx, cons
             info.kernel = opgen_q8_kernel_name(ins->step->q8), info.origin = "opgen";
         else if (ins->step) {
             info.kernel = ins->step->kernel && ins->step->kernel->name ? ins->step->kernel->name : "?";
+            if (ins->step->prepared) /* only opgen's convolution's (rewrite.c) */
+                info.kernel = "opgen_portable_convolution_out, its filter transformed at load";
             info.origin = ins->step->origin ? ins->step->origin : "opgen";
             opgen_step_kernel_key(ins->step, key, sizeof key);
         }

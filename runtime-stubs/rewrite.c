@@ -24,3 +24,14 @@ int opgen_rewrite_fuse_chain(const opgen_step_seq *q, int k) {
     if (r && opgen_step_fuse(c, b, NULL, r, slot)) return 2;
     return opgen_step_fuse(c, b, NULL, NULL, slot) ? 1 : 0;
 }
+
+bool opgen_rewrite_prepare_filter(const opgen_step_seq *q, int k) {
+    opgen_step *c = plain(q, k);
+    if (!c || c->q8 || !q->constant || !q->mem || c->nargs < 2 || c->args[1].none ||
+        strcmp(opgen_ops[c->kernel_op].qualified, "aten::convolution.out") || !q->constant(q->ctx, c->args[1].v.t))
+        return false;
+    size_t n = opgen_step_prepared_bytes(c);
+    void *mem = n ? q->mem(q->ctx, n) : NULL;
+    if (mem) opgen_step_prepare_filter(c, mem);
+    return mem != NULL;
+}

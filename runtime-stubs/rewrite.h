@@ -36,6 +36,11 @@ typedef struct opgen_step_seq {
  * it took (0: none, k not fused). */
 int opgen_rewrite_fuse_chain(const opgen_step_seq *q, int k);
 
+/* Step k's constant filter transformed once, into memory of q->mem, where
+ * its kernel would otherwise transform it at every call (a Winograd
+ * convolution's, kernels/conv.h). Returns whether it did. */
+bool opgen_rewrite_prepare_filter(const opgen_step_seq *q, int k);
+
 /* A quantized chain from step k (dequantize -> op -> quantize, rewrite_q8.c)
  * computed by step k on int8 tensors: returns how many steps after k it took,
  * its other steps dropped (q->drop); 0: none. */

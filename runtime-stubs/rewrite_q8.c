@@ -429,7 +429,7 @@ opgen_status opgen_q8_step_run(opgen_step *s, opgen_arena *arena, opgen_error *e
     opgen_q8_step *r = s->q8;
     int8_t *y = r->y->data;
     const int8_t *x = r->x->data;
-    opgen_ctx ctx = {arena, err, s->name, false, 0, false, -1, NULL, s->par, NULL, 0};
+    opgen_ctx ctx = {arena, err, s->name, false, 0, false, -1, NULL, s->par, NULL, 0, NULL};
     void *scratch = s->scratch ? opgen_scratch(&ctx, s->scratch) : NULL;
     if (s->scratch && !scratch)
         return err->code ? err->code : opgen_fail(err, OPGEN_E_NO_MEMORY, "%s: out of memory", s->name);

@@ -1,5 +1,6 @@
 /* One kernel call of a loaded program (step.h). */
 #include "step.h"
+#include "kernels/conv.h"
 #include "opgen/loops.h"
 #include <stdio.h>
 #include <string.h>
@@ -123,8 +124,8 @@ static size_t standin_bytes(const opgen_tensor *t) {
 
 opgen_status opgen_step_call(opgen_step *s, const opgen_ivalue *values, opgen_arena *arena, bool meta,
                              opgen_error *err) {
-    opgen_ctx ctx = {arena,  err,    s->name, meta,     0, false, s->has_dtype ? (int32_t)s->dtype : -1,
-                     s->rng, s->par, NULL,    s->unread};
+    opgen_ctx ctx = {arena,  err,    s->name, meta,      0,          false, s->has_dtype ? (int32_t)s->dtype : -1,
+                     s->rng, s->par, NULL,    s->unread, s->prepared};
     apply_patches(s, values);
     opgen_status st = s->kernel->call(&ctx, s->kernel->fn, s->args);
     if (st && err->code == OPGEN_OK) opgen_fail(err, st, "%s failed (%s)", ctx.op, opgen_status_text(st));
@@ -156,7 +157,7 @@ opgen_status opgen_step_run(opgen_step *s, const opgen_ivalue *values, opgen_are
                               s->name);
     }
     opgen_status st = opgen_step_call(s, values, arena, false, err);
-    opgen_ctx ctx = {arena, err, s->name, false, 0, false, -1, NULL, NULL, NULL, 0};
+    opgen_ctx ctx = {arena, err, s->name, false, 0, false, -1, NULL, NULL, NULL, 0, NULL};
     for (int r = 0; r < n; r++) {
         opgen_tensor standin = *s->res[r];
         *s->res[r] = saved[r];
@@ -419,8 +420,9 @@ static void split_part(void *arg, int part) {
     }
     opgen_arena none; /* split kernels take no arena memory: one that asked would fail, not share */
     opgen_arena_init(&none, NULL, 0);
-    opgen_ctx ctx = {&none,  &j->errs[part], s->name, false,    0, false, s->has_dtype ? (int32_t)s->dtype : -1,
-                     s->rng, NULL,           NULL,    s->unread};
+    opgen_ctx ctx = {
+        &none,  &j->errs[part], s->name, false,     0,          false, s->has_dtype ? (int32_t)s->dtype : -1,
+        s->rng, NULL,           NULL,    s->unread, s->prepared};
     j->status[part] = lo < hi ? s->kernel->call(&ctx, s->kernel->fn, args) : OPGEN_OK;
 }
 
@@ -524,6 +526,31 @@ static bool residual_fits(const opgen_tensor *r, const opgen_tensor *y) {
     return true;
 }
 
+/* A fixed stride, padding or dilation list as its two values (one: both). */
+static bool pair_of(const opgen_step *s, const char *name, int64_t v[2]) {
+    int a = arg_named(s, name);
+    if (a < 0 || (s->args[a].v.il.len != 1 && s->args[a].v.il.len != 2)) return false;
+    v[0] = s->args[a].v.il.data[0], v[1] = s->args[a].v.il.data[s->args[a].v.il.len - 1];
+    return true;
+}
+
+size_t opgen_step_prepared_bytes(const opgen_step *s) {
+    int64_t st[2], pd[2], dl[2];
+    int tr = arg_named(s, "transposed"), gr = arg_named(s, "groups");
+    const opgen_tensor *w = tensor_arg(s, "weight");
+    if (!OPGEN_SPEED_PATHS || !is_opgen(s, "aten::convolution.out") || s->prepared || !w || w->dim != 4 || tr < 0 ||
+        s->args[tr].v.b || gr < 0 || !pair_of(s, "stride", st) || !pair_of(s, "padding", pd) ||
+        !pair_of(s, "dilation", dl))
+        return 0;
+    return opgen_conv_prepared_bytes(w->dtype, w->sizes[0], w->sizes[1], w->sizes[2], w->sizes[3], st, pd, dl,
+                                     s->args[gr].v.i);
+}
+
+void opgen_step_prepare_filter(opgen_step *s, void *mem) {
+    opgen_conv_prepare(tensor_arg(s, "weight"), mem);
+    s->prepared = mem;
+}
+
 bool opgen_step_fuse(opgen_step *conv, opgen_step *bn, opgen_step *add, opgen_step *act, opgen_fusion *f) {
     if (!is_opgen(conv, "aten::convolution.out") || !is_opgen(bn, "aten::_native_batch_norm_legit_no_training.out") ||
         conv->fusion || conv->nres != 1 || bn->nres != 3)
@@ -590,8 +617,8 @@ opgen_status opgen_step_fused_run(opgen_step *s, opgen_arena *arena, opgen_error
     if (!clash) {
         s->args[f->out_arg].v.t = f->out;
         f->post.applied = false;
-        opgen_ctx ctx = {arena,  err,    s->name,  false,    0, false, s->has_dtype ? (int32_t)s->dtype : -1,
-                         s->rng, s->par, &f->post, s->unread};
+        opgen_ctx ctx = {arena,  err,    s->name,  false,     0,          false, s->has_dtype ? (int32_t)s->dtype : -1,
+                         s->rng, s->par, &f->post, s->unread, s->prepared};
         opgen_status st = s->kernel->call(&ctx, s->kernel->fn, s->args);
         s->args[f->out_arg] = saved;
         if (st)

@@ -54,6 +54,7 @@ typedef struct opgen_step {
     struct opgen_fusion *fusion; /* a convolution that also applies the next steps (step.c), or NULL */
     uint32_t unread;             /* results nothing reads (opgen_ctx.unread): bit i for res[i] */
     struct opgen_q8_step *q8;    /* a quantized chain it computes on int8 (rewrite_q8.c), or NULL */
+    const void *prepared;        /* what its kernel reads of its constant filter, made at load, or NULL */
 } opgen_step;
 
 /* A step that computes a quantized chain on int8 tensors (rewrite_q8.c): the
@@ -124,6 +125,12 @@ opgen_status opgen_step_split_run(opgen_step *s, opgen_arena *arena, opgen_error
  * kernel applies the others (opgen_post), when the kernels are opgen's and the
  * ops, dtypes and layouts allow. */
 bool opgen_step_fuse(opgen_step *conv, opgen_step *bn, opgen_step *add, opgen_step *act, opgen_fusion *slot);
+/* For a convolution step of opgen's kernel whose weight is constant (the
+ * executor knows): the bytes of the filter transformed once for its kernel
+ * (kernels/conv.h), or 0. */
+size_t opgen_step_prepared_bytes(const opgen_step *conv);
+/* Transforms it into mem, of those bytes: every call then reads it. */
+void opgen_step_prepare_filter(opgen_step *conv, void *mem);
 /* The operand of add.Tensor step add that is not t (its residual), or NULL. */
 const opgen_tensor *opgen_step_residual(const opgen_step *add, const opgen_tensor *t);
 opgen_status opgen_step_fused_run(opgen_step *s, opgen_arena *arena, opgen_error *err);
@@ -145,8 +152,8 @@ static inline opgen_status opgen_step_exec(opgen_step *s, const opgen_ivalue *va
     if (OPGEN_FUSES && s->fusion) return opgen_step_fused_run(s, arena, err);
     if (s->npatches || s->relayout) return opgen_step_run(s, values, arena, err);
     if (OPGEN_SPLITS && s->split) return opgen_step_split_run(s, arena, err);
-    opgen_ctx ctx = {arena,  err,    s->name, false,    0, false, s->has_dtype ? (int32_t)s->dtype : -1,
-                     s->rng, s->par, NULL,    s->unread};
+    opgen_ctx ctx = {arena,  err,    s->name, false,     0,          false, s->has_dtype ? (int32_t)s->dtype : -1,
+                     s->rng, s->par, NULL,    s->unread, s->prepared};
     opgen_status st = s->kernel->call(&ctx, s->kernel->fn, s->args);
     return st && err->code == OPGEN_OK ? opgen_fail(err, st, "%s failed (%s)", s->name, opgen_status_text(st)) : st;
 }

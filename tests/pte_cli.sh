@@ -129,6 +129,15 @@ done
 "$rt" run "$(dirname "$0")/exir/seq_dynamic/model.pte" --calls "$(dirname "$0")/exir/seq_dynamic/inputs" -o "$tmp/tr" --trace 2>"$tmp/trace" >/dev/null
 grep -qF "instruction 1: executorch_prim::et_view.default -> a prim op (opgen)" "$tmp/trace" && ok || bad "the trace does not show et_view as a prim op"
 
+# 3x3s whose filters load transforms once (Winograd's U, kernels/conv.h): the
+# trace names them, and 2 threads give the same bytes as 1
+wb=$(dirname "$0")/exir/wide_blocks
+"$rt" run "$wb/model.pte" --calls "$wb/inputs" -o "$tmp/wb1" --trace 2>"$tmp/wbtrace" >/dev/null
+n=$(grep -c "aten::convolution.out -> opgen_portable_convolution_out, its filter transformed at load" "$tmp/wbtrace")
+[ "$n" = 3 ] && ok || bad "wide_blocks: $n convolutions with their filter transformed at load, not 3"
+"$rt" run "$wb/model.pte" --calls "$wb/inputs" -o "$tmp/wb2" --threads 2 >/dev/null 2>&1 || bad "wide_blocks on 2 threads"
+for k in 0 1; do same "$tmp/wb1/${k}_0.npy" "$tmp/wb2/${k}_0.npy" "wide_blocks call $k: 2 threads, the bytes of 1"; done
+
 # PT2E int8 programs (tests/exir/export_int8.py): the quantized chains run on the
 # integer kernels (the trace names each), the same bytes on 1 and 2 threads;
 # --fallbacks runs them as written (float patterns) and matches too; the

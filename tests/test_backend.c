@@ -198,7 +198,7 @@ static void test_native_quantized_add(void) {
         ta.capacity = tb.capacity = t1.capacity = t2.capacity = 65536;
         opgen_arena ar;
         opgen_arena_init_growing(&ar);
-        opgen_ctx ctx = {&ar, &err, "quantized_decomposed::add", false, 0, false, -1, NULL, NULL, NULL, 0};
+        opgen_ctx ctx = {&ar, &err, "quantized_decomposed::add", false, 0, false, -1, NULL, NULL, NULL, 0, NULL};
         int s1 = opgen_native_quantized_add_out(&ctx, &ta, params[k].as, params[k].azp, 0, 255, &tb, params[k].bs,
                                                 params[k].bzp, 0, 255, params[k].os, params[k].ozp, params[k].qmin,
                                                 params[k].qmax, &t1);

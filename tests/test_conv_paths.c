@@ -9,6 +9,7 @@
  * 1 at the first mismatch, naming it. */
 #include "opgen/kernel.h"
 #include "opgen_registry.h"
+#include "runtime-stubs/kernels/conv.h" /* opgen_conv_prepare */
 #include "runtime-stubs/kernels/gemm.h" /* opgen_gemm_use_variant */
 #ifdef OPGEN_HAVE_POOL
 #include "opgen/pool.h"
@@ -59,6 +60,11 @@ static const geom fixed[] = {
     {1, 32, 40, 24, 22, 3, 3, {1, 1}, {1, 1}, {1, 1}, 1, 0, 0, false, true},
     {2, 48, 64, 31, 33, 3, 3, {1, 1}, {1, 1}, {1, 1}, 1, 0, 0, false, false},
     {1, 64, 32, 23, 45, 3, 3, {1, 1}, {1, 1}, {1, 1}, 1, 0, 0, false, true},
+    /* and with its filter transformed at load, of more channels on fewer tiles
+     * (42 and 36: fewer blocks than threads, the output channels split; the
+     * first runs as Double, the second as Float) */
+    {1, 130, 130, 11, 13, 3, 3, {1, 1}, {1, 1}, {1, 1}, 1, 0, 0, false, true},
+    {1, 136, 128, 12, 11, 3, 3, {1, 1}, {1, 1}, {1, 1}, 1, 0, 0, false, false},
     /* depthwise: 3x3 (taps in registers) at strides 1 and 2, a multiplier, 5x5 */
     {1, 24, 24, 14, 15, 3, 3, {1, 1}, {1, 1}, {1, 1}, 24, 0, 0, false, true},
     {1, 24, 24, 14, 15, 3, 3, {1, 1}, {1, 1}, {1, 1}, 24, 0, 0, false, false},
@@ -132,8 +138,8 @@ static double reference(const geom *g, const opgen_tensor *x, const opgen_tensor
  * 0: none, 1 relu, 2 hardtanh(lo, hi)), as an unfused program runs them */
 static int unfused_post(opgen_tensor *out, const opgen_tensor *bn, int act, const opgen_scalar *lo,
                         const opgen_scalar *hi, opgen_tensor *res, opgen_arena *a, opgen_error *err) {
-    opgen_ctx ctx = {a,    err, "aten::_native_batch_norm_legit_no_training.out", false, 0, false, -1, NULL, NULL,
-                     NULL, 0};
+    opgen_ctx ctx = {a, err, "aten::_native_batch_norm_legit_no_training.out", false, 0, false, -1, NULL, NULL, NULL,
+                     0, NULL};
     opgen_tensor y, s1, s2;
     int64_t zero = 0;
     if (opgen_tensor_alloc(&y, out->dtype, out->dim, out->sizes, a, err) ||
@@ -162,7 +168,7 @@ static int unfused_residual(opgen_tensor *out, const opgen_tensor *bn, int act, 
         opgen_tensor_alloc(res, out->dtype, out->dim, out->sizes, a, err))
         return 1;
     sum.capacity = res->capacity = opgen_nbytes(out);
-    opgen_ctx ctx = {a, err, "aten::add.out", false, 0, false, -1, NULL, NULL, NULL, 0};
+    opgen_ctx ctx = {a, err, "aten::add.out", false, 0, false, -1, NULL, NULL, NULL, 0, NULL};
     if (opgen_portable_add_out(&ctx, first ? r : &y, first ? &y : r, NULL, act ? &sum : res)) return 1;
     ctx.op = act == 1 ? "aten::relu.out" : "aten::hardtanh.out";
     return act == 1   ? opgen_portable_relu_out(&ctx, &sum, res) != 0
@@ -170,8 +176,8 @@ static int unfused_residual(opgen_tensor *out, const opgen_tensor *bn, int act, 
                       : 0;
 }
 
-static int run(const geom *g, int seq, opgen_dtype dt, const opgen_parallel *par, opgen_tensor *out, int *residual_runs,
-               opgen_arena *a, opgen_error *err) {
+static int run(const geom *g, int seq, opgen_dtype dt, const opgen_parallel *par, bool prep, opgen_tensor *out,
+               int *residual_runs, opgen_arena *a, opgen_error *err) {
     int32_t nd = g->one_d ? 3 : 4;
     int64_t xs[4] = {g->N, g->C, g->H, g->W}, ws[4] = {g->O, g->C / g->groups, g->KH, g->KW}, bs[1] = {g->O},
             os[4] = {g->N, g->O, g->OH, g->OW};
@@ -185,7 +191,15 @@ static int run(const geom *g, int seq, opgen_dtype dt, const opgen_parallel *par
     fill(&x, 1), fill(&w, 2), fill(&b, 3);
     int64_t st[2] = {g->s[0], g->s[1]}, pd[2] = {g->p[0], g->p[1]}, dl[2] = {g->d[0], g->d[1]}, zero[2] = {0, 0};
     int k = g->one_d ? 1 : 2, off = g->one_d ? 1 : 0;
-    opgen_ctx ctx = {a, err, "aten::convolution.out", false, 0, false, -1, NULL, par, NULL, 0};
+    opgen_ctx ctx = {a, err, "aten::convolution.out", false, 0, false, -1, NULL, par, NULL, 0, NULL};
+    if (prep) { /* the filter transformed as a program's load does it (kernels/conv.h) */
+        size_t nb = opgen_conv_prepared_bytes((int)dt, g->O, g->C / g->groups, g->KH, g->KW, st, pd, dl, g->groups);
+        char *u = nb ? opgen_arena_alloc(a, nb + 64) : NULL;
+        if (!u) return fputs("no room for the prepared filter\n", stderr), 1;
+        u = (char *)(((uintptr_t)u + 63) & ~(uintptr_t)63);
+        opgen_conv_prepare(&w, u);
+        ctx.prepared = u;
+    }
     if (opgen_portable_convolution_out(&ctx, &x, &w, g->bias ? &b : NULL, (opgen_int_list){st + off, k},
                                        (opgen_int_list){pd + off, k}, (opgen_int_list){dl + off, k}, false,
                                        (opgen_int_list){zero, k}, g->groups, out))
@@ -257,6 +271,7 @@ static int run(const geom *g, int seq, opgen_dtype dt, const opgen_parallel *par
                    1;
         *residual_runs += post.applied;
     }
+    if (par) return 0; /* the caller compares its bytes with the one-thread run's, which met the reference */
     /* float: relative to the result, or to the terms' magnitudes where they
      * cancel (Winograd's transforms add and subtract before the products: its
      * error scales with the terms, about 1e-7 of their sum here) */
@@ -285,7 +300,7 @@ int main(void) {
     opgen_pool *pool = opgen_pool_create(2);
     par = pool ? opgen_pool_parallel(pool) : NULL;
 #endif
-    int cases = 0, in_place = 0; /* residual fusions applied in the result's own memory */
+    int cases = 0, in_place = 0, prepared = 0; /* residual fusions applied in the result's own memory */
     for (int i = 0; cases < 300 && i < 3000; i++) {
         geom g;
         if (!draw(&g)) continue;
@@ -293,13 +308,21 @@ int main(void) {
         opgen_tensor one, two;
         opgen_arena_mark mark = opgen_arena_save(&a);
         int bad = 0, v = 0;
+        /* a filter a program's load would transform: every case again with it (the same bytes on any threads) */
+        int64_t st[2] = {g.s[0], g.s[1]}, pd[2] = {g.p[0], g.p[1]}, dl[2] = {g.d[0], g.d[1]};
+        bool preps =
+            !g.one_d && opgen_conv_prepared_bytes((int)dt, g.O, g.C / g.groups, g.KH, g.KW, st, pd, dl, g.groups);
+        prepared += preps;
         for (; !bad && v < 3;
              v++) { /* the best micro-kernels the CPU has, then AVX2's and the baseline's where it has more */
             opgen_gemm_use_variant(v == 0 ? -1 : 2 - v);
-            bad = run(&g, cases, dt, NULL, &one, &in_place, &a, &err) ||
-                  (par && run(&g, cases, dt, par, &two, &in_place, &a, &err));
-            if (!bad && par && memcmp(one.data, two.data, opgen_nbytes(&one)))
-                fputs("2 threads wrote other bytes than 1\n", stderr), bad = 1;
+            for (int prep = 0; !bad && prep <= preps; prep++) {
+                bad = run(&g, cases, dt, NULL, prep, &one, &in_place, &a, &err) ||
+                      (par && run(&g, cases, dt, par, prep, &two, &in_place, &a, &err));
+                if (!bad && par && memcmp(one.data, two.data, opgen_nbytes(&one)))
+                    fprintf(stderr, "2 threads wrote other bytes than 1%s\n", prep ? " (filter prepared)" : ""),
+                        bad = 1;
+            }
         }
         opgen_gemm_use_variant(-1);
         if (bad) {
@@ -323,8 +346,10 @@ int main(void) {
     }
     printf(
         "test_conv_paths: %d convolutions match the reference with each GEMM micro-kernel the CPU has (best, AVX2, baseline)%s; fused with a batch norm, a residual "
-        "and an activation, the kernels' bytes (%d times in the result's own memory)\n",
-        cases, par ? ", and on 2 threads the same bytes" : "", in_place);
+        "and an activation, the kernels' bytes (%d times in the result's own memory); %d again with the filter "
+        "prepared\n",
+        cases, par ? ", and on 2 threads the same bytes" : "", in_place, prepared);
+    if (!prepared) return fputs("test_conv_paths: no filter was prepared\n", stderr), 1;
     if (!in_place) return fputs("test_conv_paths: no residual was fused in place\n", stderr), 1;
 #ifdef OPGEN_HAVE_POOL
     opgen_pool_destroy(pool);

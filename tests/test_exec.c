@@ -219,7 +219,8 @@ static void test_dim_order_ops(void) {
     opgen_error err = {0};
     opgen_tensor_shape(&out, OPGEN_DTYPE_Int, 2, sz, &err);
     out.data = o, out.capacity = sizeof o;
-    opgen_ctx ctx = {NULL, &err, "dim_order_ops::_to_dim_order_copy.out", false, 0, false, -1, NULL, NULL, NULL, 0};
+    opgen_ctx ctx = {NULL, &err, "dim_order_ops::_to_dim_order_copy.out", false, 0, false, -1, NULL, NULL, NULL,
+                     0,    NULL};
     CHECK(!opgen_portable__to_dim_order_copy_out(&ctx, &in, false, NULL, &out) && o[0] == 1 && o[1] == -2 && o[5] == 6,
           "to_dim_order_copy into int32: %s (%d %d)", err.msg, (int)o[0], (int)o[1]);
     int64_t bad_order[2] = {1, 1};
@@ -492,7 +493,7 @@ static void test_softmax_rows(void) {
         opgen_tensor in = f32(x, 2, s_rows), out = f32(y, 2, s_rows), int_ = f32(xt, 2, s_cols),
                      outt = f32(yt, 2, s_cols);
         opgen_error err = {0};
-        opgen_ctx ctx = {NULL, &err, "aten::_softmax.out", false, 0, false, -1, NULL, NULL, NULL, 0};
+        opgen_ctx ctx = {NULL, &err, "aten::_softmax.out", false, 0, false, -1, NULL, NULL, NULL, 0, NULL};
         int32_t st1 = take_log ? opgen_portable__log_softmax_out(&ctx, &in, 1, false, &out)
                                : opgen_portable__softmax_out(&ctx, &in, 1, false, &out);
         int32_t st2 = take_log ? opgen_portable__log_softmax_out(&ctx, &int_, 0, false, &outt)
@@ -544,7 +545,7 @@ static void test_relu_contiguous(void) {
                 int64_t size[1] = {n};
                 opgen_tensor in = f32(z + start, 1, size), out = f32(in_place ? z + start : y + start, 1, size);
                 opgen_error err = {0};
-                opgen_ctx ctx = {NULL, &err, "aten::relu.out", false, 0, false, -1, NULL, NULL, NULL, 0};
+                opgen_ctx ctx = {NULL, &err, "aten::relu.out", false, 0, false, -1, NULL, NULL, NULL, 0, NULL};
                 CHECK(!opgen_portable_relu_out(&ctx, &in, &out), "relu: %s", err.msg);
                 const float *got = in_place ? z : y;
                 for (int k = 0; k < 80; k++) {
@@ -583,7 +584,7 @@ static void test_transposing_copies(void) {
                     view->sizes[1] = view->sizes[2], view->sizes[2] = t, t = view->strides[1],
                     view->strides[1] = view->strides[2], view->strides[2] = t;
                     memset(dst, 0x5a, sizeof dst);
-                    opgen_ctx ctx = {NULL, &err, "copy", false, 0, false, -1, NULL, NULL, NULL, 0};
+                    opgen_ctx ctx = {NULL, &err, "copy", false, 0, false, -1, NULL, NULL, NULL, 0, NULL};
                     CHECK(!opgen_copy_same(&ctx, &y, &x), "copy: %s", err.msg);
                     for (int64_t n = 0; n < 3; n++) /* y[n][i][j] (as seen) = x[n][i][j] (as seen) */
                         for (int64_t i = 0; i < y.sizes[1]; i++)

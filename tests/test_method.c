@@ -810,6 +810,7 @@ int main(int argc, char **argv) {
         exir_program(argv[2], "lstm", 2, 1e-4, 1e-5);
         exir_program(argv[2], "transformer_block", 2, 1e-4, 1e-5);
         exir_program(argv[2], "residual_blocks", 2, 1e-4, 1e-5); /* conv -> batch norm -> add (-> relu) fused */
+        exir_program(argv[2], "wide_blocks", 2, 1e-4, 1e-5);     /* Winograd, U transformed at load */
         /* ExecuTorch's LLM recipe: linear.out everywhere, an int8 embedding (embedding_byte.dtype_out); 7 decode
          * calls, the KV cache kept between them */
         exir_program(argv[2], "llm_linear", 7, 1e-4, 1e-5);

@@ -55,7 +55,7 @@ static int write_constants(const opgen_cli *a, const opgen_pte *p, const char *d
             return opgen_rt_report(&err);
         t.data = (void *)(uintptr_t)data;
         opgen_tensor c = t; /* in logical order */
-        opgen_ctx k = {ar, &err, "constant", false, 0, false, -1, NULL, NULL, NULL, 0};
+        opgen_ctx k = {ar, &err, "constant", false, 0, false, -1, NULL, NULL, NULL, 0, NULL};
         if (!opgen_tensor_is_contiguous(&t) &&
             (opgen_tensor_alloc(&c, t.dtype, t.dim, t.sizes, ar, &err) || opgen_copy_same(&k, &c, &t)))
             return opgen_rt_report(&err);

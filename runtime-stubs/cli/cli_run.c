@@ -146,7 +146,7 @@ static void to_logical(opgen_ivalue *outputs, int n, opgen_arena *ar) {
         opgen_tensor c;
         opgen_error err = {0};
         if (opgen_tensor_alloc(&c, t->dtype, t->dim, t->sizes, ar, &err)) continue;
-        opgen_ctx ctx = {ar, &err, "output", false, 0, false, -1, NULL, NULL, NULL, 0};
+        opgen_ctx ctx = {ar, &err, "output", false, 0, false, -1, NULL, NULL, NULL, 0, NULL};
         if (!opgen_copy_same(&ctx, &c, t)) *t = c;
     }
 }

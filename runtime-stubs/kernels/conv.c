@@ -10,6 +10,7 @@
  * (one input channel per group) works each tap over the same planes. 3-D and
  * transposed convolutions are direct loops over the output (or, transposed,
  * scattered from the input). */
+#include "conv.h"
 #include "gemm.h"
 #include "phases.h"
 #include "opgen/loops.h"
@@ -94,10 +95,11 @@ static bool im2col_pays(const conv_geom *g) {
     return gemm_columns(g->OH * g->OW) * (og + 32) < shifted;
 }
 
-static bool winograd_pays(const conv_geom *g); /* conv_winograd.inc */
-static conv_path path_of(const conv_geom *g, const opgen_tensor *in) {
+static bool winograd_pays(const conv_geom *g, bool prepared); /* conv_winograd.inc */
+/* prepared: the filter transformed at load (opgen_conv_prepare) */
+static conv_path path_of(const conv_geom *g, const opgen_tensor *in, bool prepared) {
     if (g->Cg == 1 && g->groups == g->C) return CONV_DEPTHWISE;
-    if (in->dtype == OPGEN_DTYPE_Float && winograd_pays(g)) return CONV_WINOGRAD;
+    if (in->dtype == OPGEN_DTYPE_Float && winograd_pays(g, prepared)) return CONV_WINOGRAD;
     bool flat = in->strides[2] == g->W * in->strides[3]; /* H and W one dimension */
     if (g->KH == 1 && g->KW == 1 && g->s[0] == 1 && g->s[1] == 1 && !g->p[0] && !g->p[1] && flat) return CONV_1X1;
     /* a strided (or strided-in-memory) 1x1 without padding, as ResNet's downsampling
@@ -564,7 +566,7 @@ static bool same_layout(const opgen_tensor *t, const opgen_tensor *out) {
 static opgen_status conv2d(opgen_ctx *ctx, uint32_t mask, const opgen_tensor *input, const opgen_tensor *weight,
                            const opgen_tensor *bias, const conv_geom *gp, opgen_tensor *out) {
     conv_geom g = *gp;
-    conv_path path = path_of(&g, input);
+    conv_path path = path_of(&g, input, ctx->prepared != NULL);
     int64_t og = g.O / g.groups, ck = g.Cg * g.KH * g.KW, hw = g.OH * g.OW;
     size_t es = (size_t)opgen_dtype_size(input->dtype);
     shifted_bufs sb = {NULL, NULL, NULL, NULL, 0, 0};
@@ -583,10 +585,13 @@ static opgen_status conv2d(opgen_ctx *ctx, uint32_t mask, const opgen_tensor *in
     void *dws = path == CONV_DEPTHWISE
                     ? opgen_scratch(ctx, dw_part_bytes(&g, es) * (size_t)opgen_parallel_parts(ctx->par) + 64)
                     : NULL;
-    void *wgs =
-        path == CONV_WINOGRAD
-            ? opgen_scratch(ctx, wg_shared_bytes(&g) + 64 + wg_part_bytes(&g) * (size_t)opgen_parallel_parts(ctx->par))
-            : NULL;
+    /* the filter is prepared after the load's meta call: its scratch counted then too */
+    bool wg_later = ctx->meta && path != CONV_WINOGRAD && input->dtype == OPGEN_DTYPE_Float && winograd_pays(&g, true);
+    void *wgs = path == CONV_WINOGRAD || wg_later
+                    ? opgen_scratch(ctx, wg_shared_bytes(&g) + 64 +
+                                             wg_part_bytes(&g, ctx->prepared || wg_later) *
+                                                 (size_t)opgen_parallel_parts(ctx->par))
+                    : NULL;
     void *gs = path == CONV_DEPTHWISE || path == CONV_WINOGRAD ? NULL
                : path == CONV_SHIFTED
                    ? sb.gemm
@@ -644,8 +649,9 @@ else {
             post_job pj = pj0;
             pj.first = gi * og;
             if (path == CONV_WINOGRAD) {
-                conv_winograd(ctx, &g, input, (const float *)(const void *)x, weight, bias, post ? &pj : NULL,
-                              (float *)(void *)y, res ? (const float *)res + (n * g.O) * hw : NULL, wgs);
+                conv_winograd(ctx, &g, input, (const float *)(const void *)x, weight, bias, ctx->prepared,
+                              post ? &pj : NULL, (float *)(void *)y, res ? (const float *)res + (n * g.O) * hw : NULL,
+                              wgs);
                 continue;
             }
             if (path == CONV_SHIFTED) {

@@ -33,7 +33,7 @@ static double time_ns(qadd_fn fn, const opgen_tensor *a, const opgen_tensor *b, 
         double t0 = now_ns();
         for (int k = 0; k < reps; k++) {
             opgen_arena_mark m = opgen_arena_save(&arena);
-            opgen_ctx ctx = {&arena, &err, "quantized_decomposed::add", false, 0, false, -1, NULL, NULL, NULL, 0};
+            opgen_ctx ctx = {&arena, &err, "quantized_decomposed::add", false, 0, false, -1, NULL, NULL, NULL, 0, NULL};
             if (fn(&ctx, a, 0.05, 128, 0, 255, b, 0.03, 120, 0, 255, 0.07, 125, 0, 255, out)) {
                 printf("bench_backend: %s\n", err.msg);
                 exit(1);

@@ -26,7 +26,7 @@ void openblas_set_num_threads(int);
 static int runs = 11;
 static opgen_arena arena;
 static opgen_error err;
-static opgen_ctx ctx = {&arena, &err, "bench", false, 0, false, -1, NULL, NULL, NULL, 0};
+static opgen_ctx ctx = {&arena, &err, "bench", false, 0, false, -1, NULL, NULL, NULL, 0, NULL};
 
 static double now_ms(void) {
     struct timespec t;

@@ -104,7 +104,7 @@ static void chain(int runs) {
     float buf[3] = {1, 1, 0};
     for (int i = 0; i < N + 2; i++) ts[i] = in.t, ts[i].data = &buf[i < 2 ? i : 2 + i % 2 - 1], ts[i].capacity = 4;
     opgen_scalar alpha = {.dtype = OPGEN_DTYPE_Long, .v.i = 1};
-    opgen_ctx ctx = {NULL, &err, "aten::add.out", false, 0, false, -1, NULL, NULL, NULL, 0};
+    opgen_ctx ctx = {NULL, &err, "aten::add.out", false, 0, false, -1, NULL, NULL, NULL, 0, NULL};
     /* paired samples: the method's run, then the direct calls, right after; the
      * overhead is the median of their differences (a shared VM's drift cancels) */
     double *t_over = calloc((size_t)runs, sizeof(double));

@@ -205,7 +205,7 @@ static void bench_executor(int runs) {
     }
     buf[0] = 1.0f;
     opgen_scalar alpha = {.dtype = OPGEN_DTYPE_Long, .v.i = 1};
-    opgen_ctx ctx = {NULL, &err, "aten::add.Tensor", false, 0, false, -1, NULL, NULL, NULL, 0};
+    opgen_ctx ctx = {NULL, &err, "aten::add.Tensor", false, 0, false, -1, NULL, NULL, NULL, 0, NULL};
     for (int r = 0; r < runs; r++) {
         double t0 = now_ns();
         for (int k = 0; k < 20; k++)

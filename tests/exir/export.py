@@ -3,7 +3,7 @@
 # expected/K_O.npy from eager PyTorch, info.json), with shapes and seeds of their
 # own. Run in the exporter root of ../shared/reference/exporting-programs.md
 # (Debian sid, python3-torch 2.14.1, ExecuTorch cff6f4dd under /et):
-#     python3 tests/exir/export.py [residual_blocks]   (all, or that one)
+#     python3 tests/exir/export.py [residual_blocks|wide_blocks]   (all, or that one)
 import json, os, sys
 sys.path.insert(0, "/et/src")
 import numpy as np
@@ -115,6 +115,33 @@ def export_residual():
     export("residual_blocks", Residual(), (torch.randn(1, 8, 12, 11, generator=g),), None, [(torch.randn(1, 8, 12, 11, generator=g),) for _ in range(2)])
 
 
+class WideBlocks(torch.nn.Module):
+    """3x3 convolutions of 32 to 64 channels on small odd planes: the Winograd
+    path with its filter transformed at load (kernels/conv.h), a residual and a
+    batch norm fused into it, then a strided 3x3 on the direct path."""
+
+    def __init__(self):
+        super().__init__()
+        bn = torch.nn.BatchNorm2d
+        self.c1, self.b1 = torch.nn.Conv2d(40, 32, 3, padding=1, bias=False), bn(32)
+        self.c2 = torch.nn.Conv2d(32, 64, 3, padding=1)
+        self.c3, self.b3 = torch.nn.Conv2d(64, 64, 3, padding=1, bias=False), bn(64)
+        self.c4 = torch.nn.Conv2d(64, 32, 3, 2, 1)
+        for m in self.modules():
+            if isinstance(m, torch.nn.BatchNorm2d):
+                m.weight.data.uniform_(0.5, 1.5), m.bias.data.uniform_(-0.5, 0.5), m.running_mean.uniform_(-0.2, 0.2), m.running_var.uniform_(0.5, 2)
+
+    def forward(self, x):
+        y = self.c2(torch.relu(self.b1(self.c1(x))))
+        return self.c4(torch.relu(self.b3(self.c3(y)) + y))
+
+
+def export_wide():
+    torch.manual_seed(37)
+    g = torch.Generator().manual_seed(38)
+    export("wide_blocks", WideBlocks(), (torch.randn(1, 40, 15, 13, generator=g),), None, [(torch.randn(1, 40, 15, 13, generator=g),) for _ in range(2)])
+
+
 class NonZero(torch.nn.Module):
     """Data-dependent sizes: nonzero.out, its count bounded by torch._check."""
 
@@ -177,6 +204,9 @@ if __name__ == "__main__" and sys.argv[1:] == ["data_dependent"]:
     export_data_dependent()
 elif __name__ == "__main__" and sys.argv[1:] == ["residual_blocks"]:
     export_residual()
+    export_wide()
+elif __name__ == "__main__" and sys.argv[1:] == ["wide_blocks"]:
+    export_wide()
 elif __name__ == "__main__":
     torch.manual_seed(31)
     g = torch.Generator().manual_seed(32)
@@ -189,3 +219,4 @@ elif __name__ == "__main__":
     torch.manual_seed(34)
     export("transformer_block", Block(), (torch.randn(2, 5, 12, generator=g),), None, [(torch.randn(2, 5, 12, generator=g),) for _ in range(2)])
     export_residual()
+    export_wide()

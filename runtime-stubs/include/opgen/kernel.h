@@ -69,6 +69,10 @@ struct opgen_ctx {
      * (max_pool2d_with_indices' indices, under a model that takes only the values).
      * The executors set it; 0 means every result is read. */
     uint32_t unread;
+    /* What the executor prepared from the kernel's constant arguments at load
+     * for it to read at every call (a convolution's transformed filter,
+     * runtime-stubs/kernels/conv.h), or NULL. */
+    const void *prepared;
 };
 
 /* The next 64 random bits of the program's generator: SplitMix64 over a

@@ -17,7 +17,7 @@ static int failed, passed;
 
 static opgen_ctx new_ctx(const char *op) {
     memset(&err, 0, sizeof err);
-    return (opgen_ctx){&arena, &err, op, false, 0, false, -1, NULL, NULL, NULL, 0};
+    return (opgen_ctx){&arena, &err, op, false, 0, false, -1, NULL, NULL, NULL, 0, NULL};
 }
 
 /* A tensor of logical (row-major) data, laid out channels-last when asked. */
