@@ -22,13 +22,16 @@ if [ -x "$root/usr/bin/python3" ] && chroot "$root" python3 -c "import onnxrunti
 else
     echo "int8_peer: no exporter root with onnxruntime at $root (or no /models there): opgen only" >&2
 fi
+# one thread: both runtimes pinned to the same CPU (a VM's vCPUs may differ in
+# speed: the Zen 5 one's second ran ResNet-18 27% slower); PIN_CPU picks it
+pin() { [ "$1" = 1 ] && command -v taskset >/dev/null && echo "taskset -c ${PIN_CPU:-0}"; }
 opgen_ms() { # model threads -> median ms
-    "$rt" run "$dir/$1.pte" -i 0="$dir/input.npy" -o "$tmp/out-$1-$2" --repeat 20 --threads "$2" 2>&1 |
+    $(pin "$2") "$rt" run "$dir/$1.pte" -i 0="$dir/input.npy" -o "$tmp/out-$1-$2" --repeat 20 --threads "$2" 2>&1 |
         sed -n 's/.*median \([0-9.]*\) ms.*/\1/p'
 }
 ort_ms() {
     [ $ort = 1 ] || { echo -; return; }
-    chroot "$root" python3 /tmp/ort_int8.py time /models "$1" "$2" 20 2>/dev/null | sed -n 's/.*median \([0-9.]*\) ms.*/\1/p'
+    $(pin "$2") chroot "$root" python3 /tmp/ort_int8.py time /models "$1" "$2" 20 2>/dev/null | sed -n 's/.*median \([0-9.]*\) ms.*/\1/p'
 }
 for r in $(seq "$rounds"); do
     for m in resnet18 mobilenet_v2; do
@@ -46,7 +49,7 @@ for m in resnet18 mobilenet_v2; do
         echo "| $m | $t | $1 | $2 | $3 | $4 | $(awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2fx faster", b / a }') | $(awk -v a="$1" -v b="$3" 'BEGIN { if (b == "-") print "-"; else printf "%.2fx", b / a }') |"
     done
 done
-echo "(medians of $rounds alternating rounds, each the median of 20 calls; $(grep -m1 'model name' /proc/cpuinfo | sed 's/.*: //'), $(nproc) CPUs)"
+echo "(medians of $rounds alternating rounds, each the median of 20 calls, one thread pinned to CPU ${PIN_CPU:-0}; $(grep -m1 'model name' /proc/cpuinfo | sed 's/.*: //'), $(nproc) CPUs)"
 for m in resnet18 mobilenet_v2; do
     "$rt" compare "$dir/${m}_int8_eager.npy" "$tmp/out-${m}_int8-1/0.npy" --rtol 0 --atol 1e9 | sed "s|^[^:]*:|$m opgen int8 against eager Q/DQ:|"
     if [ $ort = 1 ]; then
