@@ -588,9 +588,8 @@ static opgen_status conv2d(opgen_ctx *ctx, uint32_t mask, const opgen_tensor *in
     /* the filter is prepared after the load's meta call: its scratch counted then too */
     bool wg_later = ctx->meta && path != CONV_WINOGRAD && input->dtype == OPGEN_DTYPE_Float && winograd_pays(&g, true);
     void *wgs = path == CONV_WINOGRAD || wg_later
-                    ? opgen_scratch(ctx, wg_shared_bytes(&g) + 64 +
-                                             wg_part_bytes(&g, ctx->prepared || wg_later) *
-                                                 (size_t)opgen_parallel_parts(ctx->par))
+                    ? opgen_scratch(ctx, 64 + wg_part_bytes(&g, ctx->prepared || wg_later) *
+                                                  (size_t)opgen_parallel_parts(ctx->par))
                     : NULL;
     void *gs = path == CONV_DEPTHWISE || path == CONV_WINOGRAD ? NULL
                : path == CONV_SHIFTED
