@@ -95,15 +95,18 @@ opgen_status pte_kernel_op(const opgen_pte *p, const opgen_pte_plan *pl, const i
     return OPGEN_OK;
 }
 
+/* Argument ai of a call: its value, or false. */
+static bool arg_value(const opgen_pte *p, const opgen_pte_plan *pl, const opgen_pte_instr *in, uint32_t ai,
+                      opgen_pte_value *v) {
+    opgen_error e = {0};
+    int32_t vi = ai < in->args.len ? opgen_pte_i32(p, in->args, ai) : -1;
+    return vi >= 0 && (uint32_t)vi < pl->values.len && !opgen_pte_value_at(p, pl, (uint32_t)vi, v, &e);
+}
 /* The sizes of tensor argument ai of a call, or false. */
 static bool arg_sizes(const opgen_pte *p, const opgen_pte_plan *pl, const opgen_pte_instr *in, uint32_t ai,
                       int64_t sz[4], bool transposed) {
     opgen_pte_value v;
-    opgen_error e = {0};
-    int32_t vi = ai < in->args.len ? opgen_pte_i32(p, in->args, ai) : -1;
-    if (vi < 0 || (uint32_t)vi >= pl->values.len || opgen_pte_value_at(p, pl, (uint32_t)vi, &v, &e) ||
-        v.kind != OPGEN_EV_TENSOR || v.t.sizes.len < 2)
-        return false;
+    if (!arg_value(p, pl, in, ai, &v) || v.kind != OPGEN_EV_TENSOR || v.t.sizes.len < 2) return false;
     int64_t n = 1;
     for (uint32_t d = 0; d < v.t.sizes.len; d++) {
         int32_t s = opgen_pte_i32(p, v.t.sizes, d);
@@ -134,13 +137,6 @@ static void count_q8(const opgen_pte *p, const opgen_pte_plan *pl, const opgen_p
     if (!strcmp(q, "aten::relu.out") || !strcmp(q, "aten::hardtanh.out")) c->q8_bytes += 256 + 64; /* a table */
 }
 
-/* Argument ai of a call: its value, or false. */
-static bool arg_value(const opgen_pte *p, const opgen_pte_plan *pl, const opgen_pte_instr *in, uint32_t ai,
-                      opgen_pte_value *v) {
-    opgen_error e = {0};
-    int32_t vi = ai < in->args.len ? opgen_pte_i32(p, in->args, ai) : -1;
-    return vi >= 0 && (uint32_t)vi < pl->values.len && !opgen_pte_value_at(p, pl, (uint32_t)vi, v, &e);
-}
 /* Int list argument ai's two values (one: both), or false. */
 static bool arg_pair(const opgen_pte *p, const opgen_pte_plan *pl, const opgen_pte_instr *in, uint32_t ai,
                      int64_t pair[2]) {

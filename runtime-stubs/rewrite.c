@@ -27,11 +27,9 @@ int opgen_rewrite_fuse_chain(const opgen_step_seq *q, int k) {
 
 bool opgen_rewrite_prepare_filter(const opgen_step_seq *q, int k) {
     opgen_step *c = plain(q, k);
-    if (!c || c->q8 || !q->constant || !q->mem || c->nargs < 2 || c->args[1].none ||
-        strcmp(opgen_ops[c->kernel_op].qualified, "aten::convolution.out") || !q->constant(q->ctx, c->args[1].v.t))
-        return false;
-    size_t n = opgen_step_prepared_bytes(c);
-    void *mem = n ? q->mem(q->ctx, n) : NULL;
+    size_t n = c && !c->q8 && q->constant && q->mem ? opgen_step_prepared_bytes(c) : 0; /* 0: not such a convolution */
+    if (!n || !q->constant(q->ctx, c->args[1].v.t)) return false;                       /* its weight: argument 1 */
+    void *mem = q->mem(q->ctx, n);
     if (mem) opgen_step_prepare_filter(c, mem);
     return mem != NULL;
 }
