@@ -3,10 +3,10 @@
  * against a plain reference loop summing in double, over a few fixed geometries
  * and seeded random ones: strides 1-3,
  * padding, dilation, groups, 1-D and 2-D, batch, with and without bias, widths
- * from 1 to past a GEMM block. With a thread pool, every case again on 2 threads:
- * the same bytes. Float and Double. Every case with each GEMM micro-kernel the
- * CPU can run (opgen_gemm_use_variant: AVX-512's, AVX2's, the baseline's). Exits
- * 1 at the first mismatch, naming it. */
+ * from 1 to past a GEMM block. With a thread pool, every case again on 2 threads
+ * (and on 3 with the best micro-kernels: chunks in uneven ranges): the same bytes. Float and Double. Every case with
+ * each GEMM micro-kernel the CPU can run (opgen_gemm_use_variant: AVX-512's, AVX2's, the baseline's). Exits 1 at the
+ * first mismatch, naming it. */
 #include "opgen/kernel.h"
 #include "opgen_registry.h"
 #include "runtime-stubs/kernels/conv.h" /* opgen_conv_prepare */
@@ -295,10 +295,11 @@ int main(void) {
     opgen_arena a;
     opgen_arena_init_growing(&a);
     opgen_error err = {0};
-    const opgen_parallel *par = NULL;
+    const opgen_parallel *par = NULL, *par3 = NULL; /* 2 threads; 3 (chunks in uneven ranges), best kernels alone */
 #ifdef OPGEN_HAVE_POOL
-    opgen_pool *pool = opgen_pool_create(2);
+    opgen_pool *pool = opgen_pool_create(2), *pool3 = opgen_pool_create(3);
     par = pool ? opgen_pool_parallel(pool) : NULL;
+    par3 = pool3 ? opgen_pool_parallel(pool3) : NULL;
 #endif
     int cases = 0, in_place = 0, prepared = 0; /* residual fusions applied in the result's own memory */
     for (int i = 0; cases < 300 && i < 3000; i++) {
@@ -321,6 +322,10 @@ int main(void) {
                       (par && run(&g, cases, dt, par, prep, &two, &in_place, &a, &err));
                 if (!bad && par && memcmp(one.data, two.data, opgen_nbytes(&one)))
                     fprintf(stderr, "2 threads wrote other bytes than 1%s\n", prep ? " (filter prepared)" : ""),
+                        bad = 1;
+                if (!bad && par3 && v == 0 && (bad = run(&g, cases, dt, par3, prep, &two, &in_place, &a, &err)) == 0 &&
+                    memcmp(one.data, two.data, opgen_nbytes(&one)))
+                    fprintf(stderr, "3 threads wrote other bytes than 1%s\n", prep ? " (filter prepared)" : ""),
                         bad = 1;
             }
         }
@@ -348,11 +353,12 @@ int main(void) {
         "test_conv_paths: %d convolutions match the reference with each GEMM micro-kernel the CPU has (best, AVX2, baseline)%s; fused with a batch norm, a residual "
         "and an activation, the kernels' bytes (%d times in the result's own memory); %d again with the filter "
         "prepared\n",
-        cases, par ? ", and on 2 threads the same bytes" : "", in_place, prepared);
+        cases, par ? ", and on 2 threads (3 with the best) the same bytes" : "", in_place, prepared);
     if (!prepared) return fputs("test_conv_paths: no filter was prepared\n", stderr), 1;
     if (!in_place) return fputs("test_conv_paths: no residual was fused in place\n", stderr), 1;
 #ifdef OPGEN_HAVE_POOL
     opgen_pool_destroy(pool);
+    opgen_pool_destroy(pool3);
 #endif
     opgen_arena_release(&a);
     return 0;

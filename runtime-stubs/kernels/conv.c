@@ -10,6 +10,7 @@
  * (one input channel per group) works each tap over the same planes. 3-D and
  * transposed convolutions are direct loops over the output (or, transposed,
  * scattered from the input). */
+#include "chunks.h"
 #include "conv.h"
 #include "gemm.h"
 #include "phases.h"

@@ -2,6 +2,7 @@
  * columns wide, A MC x KC into panels MR rows high; the micro-kernel keeps an
  * MR x NR block of C in vector registers while it streams a panel of each, one
  * outer product per k. */
+#include "chunks.h"
 #include "gemm.h"
 #include <string.h>
 
