@@ -425,30 +425,42 @@ static void test_same_bytes_views(void) {
 
 /* max_pool2d_with_indices whose indices nothing reads computes the values alone
  * (opgen_ctx.unread): the same bytes as when the indices are returned too, with
- * NaN, -inf and ties in the windows, over 60 geometries (kernel, stride, padding,
+ * NaNs of distinct payloads, -inf, -0 and ties in the windows, over 68 geometries (kernel, stride, padding,
  * dilation, ceil mode; Float and Double). */
 static int64_t pooled(int64_t in, int64_t k, int64_t s, int64_t p, int64_t d, bool ceil_mode) { /* ATen's output size */
     int64_t num = in + 2 * p - d * (k - 1) - 1, o = (ceil_mode ? (num + s - 1) / s : num / s) + 1;
     return ceil_mode && (o - 1) * s >= in + p ? o - 1 : o;
 }
 static void test_unread_indices(void) {
-    static float x[2 * 3 * 29 * 31], got[2][2 * 3 * 29 * 31];
-    static double xd[2 * 3 * 29 * 31], gotd[2][2 * 3 * 29 * 31];
+    static float x[2 * 3 * 29 * 47], got[2][2 * 3 * 29 * 47];
+    static double xd[2 * 3 * 29 * 47], gotd[2][2 * 3 * 29 * 47];
     uint32_t rng = 12345;
-    for (int c = 0; c < 60; c++) { /* the first case fixed, then seeded: kernel, stride, padding, dilation, ceil mode */
-        int64_t k[2] = {3, 3}, st[2] = {2, 2}, pd[2] = {1, 1}, dl[2] = {1, 1}, sx[4] = {2, 3, 13, 11};
-        bool ceil_mode = false, f64 = c % 4 == 3;
-        for (int i = 0; c && i < 2; i++) {
+    /* the first 8 cases ResNet's 3x3 of stride 2 (padding 1 and 0, ceil mode or not, rows of one and of
+     * several 16-wide chunks: x86-64's MAX3S2 on AVX-512), then seeded: kernel, stride, padding, dilation,
+     * ceil mode */
+    for (int c = 0; c < 68; c++) {
+        int64_t k[2] = {3, 3}, st[2] = {2, 2}, pd[2] = {c % 2 ? 0 : 1, c % 2 ? 0 : 1}, dl[2] = {1, 1},
+                sx[4] = {1 + c % 2, 3, c < 4 ? 29 : 13, c < 4 ? 31 : 47};
+        bool ceil_mode = c / 2 % 2, f64 = c % 4 == 3;
+        for (int i = 0; c >= 8 && i < 2; i++) {
             rng = rng * 1103515245u + 12345u, k[i] = 1 + (rng >> 16) % 4, st[i] = 1 + (rng >> 20) % 3,
             pd[i] = (rng >> 24) % (k[i] / 2 + 1), dl[i] = 1 + (rng >> 28) % 2;
             sx[2 + i] = k[i] * dl[i] + (rng >> 8) % 23;
         }
-        if (c) rng = rng * 1103515245u + 12345u, ceil_mode = rng >> 31, sx[0] = 1 + (rng >> 20) % 2;
+        if (c >= 8) rng = rng * 1103515245u + 12345u, ceil_mode = rng >> 31, sx[0] = 1 + (rng >> 20) % 2;
         int64_t oh = pooled(sx[2], k[0], st[0], pd[0], dl[0], ceil_mode),
                 ow = pooled(sx[3], k[1], st[1], pd[1], dl[1], ceil_mode), n = sx[0] * sx[1] * sx[2] * sx[3];
-        for (int64_t i = 0; i < n; i++) { /* NaN, -inf and ties */
-            double v = i % 17 == 0 ? NAN : i % 13 == 0 ? -INFINITY : (double)((i * 7 + c) % 9) / 2.0;
+        /* NaNs (each its own payload: which one wins shows), -inf, and ties at 0 between +0 and -0 (values
+         * of at most 0: which zero wins shows) */
+        for (int64_t i = 0; i < n; i++) {
+            double v = i % 13 == 0 ? -INFINITY : i % 3 == 0 ? -0.0 : -(double)((i * 7 + c) % 9) / 2.0;
             x[i] = (float)v, xd[i] = v;
+            rng = rng * 1103515245u + 12345u;
+            if ((rng >> 16) % 10 == 0) {
+                uint32_t nf = 0x7fc00000u | (uint32_t)i;
+                uint64_t nd = 0x7ff8000000000000u | (uint64_t)i;
+                memcpy(&x[i], &nf, 4), memcpy(&xd[i], &nd, 8);
+            }
         }
         char text[2][512];
         for (int v = 0; v < 2; v++)

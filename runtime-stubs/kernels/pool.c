@@ -196,6 +196,7 @@ static size_t max_phase_bytes(const pool_geom *g, size_t es) {
     }
 MAX_WIDE(max_wide_f32, float)
 MAX_WIDE(max_wide_f64, double)
+#include "pool_max_direct.inc" /* MAX3S2 on x86-64: ResNet's 3x3 of stride 2 straight from the input */
 
 /* Half or BFloat16: this kernel on float copies, rounded once. */
 static opgen_status max_pool2d_reduced(opgen_ctx *ctx, const opgen_tensor *self, opgen_int_list kernel_size,
@@ -244,6 +245,12 @@ opgen_status opgen_portable_max_pool2d_with_indices_out(opgen_ctx *ctx, const op
         j.scratch = (char *)(((uintptr_t)j.scratch + 63) & ~(uintptr_t)63);
     }
     if (ctx->meta) return OPGEN_OK;
+#ifdef MAX3S2
+    if (j.values_only && self->dtype == OPGEN_DTYPE_Float && max3s2(&g, self->strides[g.hd + 1])) {
+        opgen_parallel_for(ctx->par, j.parts, MAX3S2, &j);
+        return OPGEN_OK;
+    }
+#endif
     OPGEN_REAL_SWITCH(mask, out->dtype, ctx, T, {
         if (OPGEN_SPEED_PATHS && j.values_only && OPGEN_IS_FLOAT_T(T))
             opgen_parallel_for(ctx->par, j.parts, _Generic((T)0, double : max_wide_f64, default : max_wide_f32), &j);
