@@ -71,6 +71,12 @@ static const geom fixed[] = {
     {2, 16, 32, 13, 13, 3, 3, {2, 2}, {1, 1}, {1, 1}, 16, 0, 0, false, false},
     {1, 8, 8, 11, 9, 5, 5, {1, 1}, {2, 2}, {1, 1}, 8, 0, 0, false, true},
     {1, 8, 8, 11, 9, 5, 5, {1, 1}, {2, 2}, {1, 1}, 8, 0, 0, false, false},
+    /* and rows of several 16-wide chunks (x86-64's direct 3x3: each chunk down the plane, stride 2 with
+     * padding 1 and 0, stride 1; the third runs as Double) */
+    {1, 8, 8, 17, 70, 3, 3, {2, 2}, {1, 1}, {1, 1}, 8, 0, 0, false, false},
+    {1, 8, 8, 16, 67, 3, 3, {2, 2}, {0, 0}, {1, 1}, 8, 0, 0, false, true},
+    {1, 6, 6, 9, 40, 3, 3, {1, 1}, {1, 1}, {1, 1}, 6, 0, 0, false, true},
+    {1, 6, 6, 9, 40, 3, 3, {1, 1}, {1, 1}, {1, 1}, 6, 0, 0, false, true},
 };
 
 static bool draw(geom *g) {
