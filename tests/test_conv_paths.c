@@ -77,6 +77,10 @@ static const geom fixed[] = {
     {1, 8, 8, 16, 67, 3, 3, {2, 2}, {0, 0}, {1, 1}, 8, 0, 0, false, true},
     {1, 6, 6, 9, 40, 3, 3, {1, 1}, {1, 1}, {1, 1}, 6, 0, 0, false, true},
     {1, 6, 6, 9, 40, 3, 3, {1, 1}, {1, 1}, {1, 1}, 6, 0, 0, false, true},
+    /* im2col packed from offset tables (the first as Float: AVX-512's gathers; the second as Double: the
+     * same tables, value by value) */
+    {1, 12, 256, 7, 7, 3, 3, {1, 1}, {1, 1}, {1, 1}, 1, 0, 0, false, false},
+    {1, 12, 256, 7, 7, 3, 3, {1, 1}, {1, 1}, {1, 1}, 1, 0, 0, false, false},
 };
 
 static bool draw(geom *g) {

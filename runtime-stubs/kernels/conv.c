@@ -401,6 +401,26 @@ typedef struct im2col_src {
     int64_t cs, hs, ws;     /* the input's channel, row and column strides */
     int64_t lo[16], hi[16]; /* the first 16 taps' column ranges (tap_columns) */
 } im2col_src;
+enum { IM2COL_TAPS = 9, IM2COL_COLS = 512 }; /* im2col_panel's offset tables: taps, a block's columns */
+#if OPGEN_SPEED_PATHS && defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#include <immintrin.h>
+/* d[q] = xc[o[q]], or 0 where o[q] < 0, for q < cn: 16 at a time, one masked gather each. */
+__attribute__((target("avx512f"))) static void im2col_gather_f32(const float *xc, const int32_t *o, float *d,
+                                                                 int64_t cn) {
+    for (int64_t q = 0; q < cn; q += 16) {
+        __mmask16 in = (__mmask16)(cn - q >= 16 ? 0xffffu : (1u << (cn - q)) - 1);
+        __m512i k = _mm512_maskz_loadu_epi32(in, o + q);
+        __mmask16 m = _mm512_mask_cmpge_epi32_mask(in, k, _mm512_setzero_si512());
+        _mm512_mask_storeu_ps(d + q, in, _mm512_mask_i32gather_ps(_mm512_setzero_ps(), m, k, xc, 4));
+    }
+}
+static bool im2col_gathers(void) { return __builtin_cpu_supports("avx512f"); }
+#else
+static void im2col_gather_f32(const float *xc, const int32_t *o, float *d, int64_t cn) {
+    (void)xc, (void)o, (void)d, (void)cn;
+}
+static bool im2col_gathers(void) { return false; }
+#endif
 #define NAME im2col_panel_f32
 #define T float
 #include "conv_im2col.inc"
