@@ -401,26 +401,6 @@ typedef struct im2col_src {
     int64_t cs, hs, ws;     /* the input's channel, row and column strides */
     int64_t lo[16], hi[16]; /* the first 16 taps' column ranges (tap_columns) */
 } im2col_src;
-enum { IM2COL_TAPS = 9, IM2COL_COLS = 512 }; /* im2col_panel's offset tables: taps, a block's columns */
-#if OPGEN_SPEED_PATHS && defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-#include <immintrin.h>
-/* d[q] = xc[o[q]], or 0 where o[q] < 0, for q < cn: 16 at a time, one masked gather each. */
-__attribute__((target("avx512f"))) static void im2col_gather_f32(const float *xc, const int32_t *o, float *d,
-                                                                 int64_t cn) {
-    for (int64_t q = 0; q < cn; q += 16) {
-        __mmask16 in = (__mmask16)(cn - q >= 16 ? 0xffffu : (1u << (cn - q)) - 1);
-        __m512i k = _mm512_maskz_loadu_epi32(in, o + q);
-        __mmask16 m = _mm512_mask_cmpge_epi32_mask(in, k, _mm512_setzero_si512());
-        _mm512_mask_storeu_ps(d + q, in, _mm512_mask_i32gather_ps(_mm512_setzero_ps(), m, k, xc, 4));
-    }
-}
-static bool im2col_gathers(void) { return __builtin_cpu_supports("avx512f"); }
-#else
-static void im2col_gather_f32(const float *xc, const int32_t *o, float *d, int64_t cn) {
-    (void)xc, (void)o, (void)d, (void)cn;
-}
-static bool im2col_gathers(void) { return false; }
-#endif
 #define NAME im2col_panel_f32
 #define T float
 #include "conv_im2col.inc"
@@ -460,6 +440,8 @@ typedef struct shifted_job {
     void *wide;     /* that buffer */
     const void *w;  /* the group's weight, rows rsw apart */
     int64_t rsw;
+    int64_t range;       /* SHIFTED_RANGE: columns a chunk */
+    opgen_chunks chunks; /* SHIFTED_RANGE's, handed out (kernels/chunks.h) */
 } shifted_job;
 #define FILL shifted_fill_f32
 #define COMPACT shifted_compact_f32
@@ -489,23 +471,20 @@ OPGEN_SPECIALIZED void shifted_chunks(const opgen_parallel *par, bool f64, shift
         opgen_parallel_for(par, j->parts, f64 ? shifted_compact_f64 : shifted_compact_f32, j);
     }
 }
-/* Where part `part` of `parts` ranges of the wide output starts: a multiple of 32
- * columns (whole tiles), so the GEMM computes each column as it would on one
- * thread (only the wide output's own last column may be one alone: a dot product). */
-static int64_t range_edge(int64_t wide, int part, int parts) {
-    return part == parts ? wide : (wide * part / parts) & ~(int64_t)31;
-}
-/* With threads and a wide output of several chunks: each part takes a range of
- * its columns, GEMM and compaction alike, in its own buffers, so a chunk is
- * compacted by the core that computed it, while in its L2 (the same values: the
- * GEMM's sums do not depend on the columns it is given). */
+/* With threads and a wide output of several chunks: each part takes chunks of
+ * its columns (kernels/chunks.h: its own stretch first, then a slower part's
+ * last), GEMM and compaction alike, in its own buffers, so a chunk is compacted
+ * by the core that computed it, while in its L2. Chunks are whole tiles (a
+ * multiple of 32 columns): the GEMM computes each column as on one thread
+ * (only the wide output's own last column may be one alone: a dot product). */
 #define SHIFTED_RANGE(NAME, F64)                                                                               \
     static void NAME(void *arg, int part) {                                                                    \
-        shifted_job jj = *(const shifted_job *)arg;                                                            \
+        shifted_job *j = arg, jj = *j;                                                                         \
         int64_t wide = wide_length(jj.g);                                                                      \
         jj.wide = (char *)jj.bf->wide + (size_t)part * jj.bf->wide_bytes;                                      \
-        shifted_chunks(NULL, F64, &jj, range_edge(wide, part, jj.parts), range_edge(wide, part + 1, jj.parts), \
-                       (char *)jj.bf->gemm + (size_t)part * jj.bf->gemm_bytes);                                \
+        for (int k; (k = opgen_chunk_take(&j->chunks, part)) >= 0;)                                            \
+            shifted_chunks(NULL, F64, &jj, k *jj.range, (k + 1) * jj.range < wide ? (k + 1) * jj.range : wide, \
+                           (char *)jj.bf->gemm + (size_t)part * jj.bf->gemm_bytes);                            \
     }
 SHIFTED_RANGE(shifted_range_f32, false)
 SHIFTED_RANGE(shifted_range_f64, true)
@@ -519,7 +498,7 @@ static bool shifted_ranges(const conv_geom *g, int parts) {
 OPGEN_SPECIALIZED void conv_shifted(opgen_ctx *ctx, bool f64, const conv_geom *g, const opgen_tensor *input,
                                     const void *x, const void *w, int64_t rsw, const void *bias, int64_t bstride,
                                     const shifted_bufs *bf, const post_job *pj, void *y, const void *res) {
-    shifted_job j = {g, input, x, bias, bstride, bf, pj, y, res, 1, 0, 0, bf->wide, w, rsw};
+    shifted_job j = {g, input, x, bias, bstride, bf, pj, y, res, 1, 0, 0, bf->wide, w, rsw, 0, {{0}, 0}};
     j.parts = opgen_parallel_parts_for(ctx->par, (double)(g->Cg * planes_size(g)), 65536.0);
     opgen_parallel_for(ctx->par, j.parts, f64 ? shifted_fill_f64 : shifted_fill_f32, &j);
     memset((char *)bf->xpad + (size_t)(g->Cg * planes_size(g)) * (f64 ? 8 : 4), 0,
@@ -528,8 +507,12 @@ OPGEN_SPECIALIZED void conv_shifted(opgen_ctx *ctx, bool f64, const conv_geom *g
         for (int64_t ky = 0; ky < g->KH; ky++)
             for (int64_t kx = 0; kx < g->KW; kx++) bf->brow[q++] = c * planes_size(g) + tap_offset(g, ky, kx);
     /* chunk by chunk of the wide output, each compacted while it is in cache */
-    if (shifted_ranges(g, opgen_parallel_parts(ctx->par))) {
+    if (shifted_ranges(g, opgen_parallel_parts(ctx->par))) { /* four chunks a part, of 256 columns or more */
+        int64_t wide = wide_length(g), quarter = wide / (4 * opgen_parallel_parts(ctx->par)) & ~(int64_t)31;
         j.parts = opgen_parallel_parts(ctx->par);
+        j.range = quarter < 256 ? 256 : quarter < wide_chunk(g) ? quarter : wide_chunk(g);
+        while ((wide + j.range - 1) / j.range > OPGEN_CHUNKS_MAX) j.range *= 2; /* shifted_chunks splits it */
+        opgen_chunks_init(&j.chunks, (int)((wide + j.range - 1) / j.range), j.parts);
         opgen_parallel_for(ctx->par, j.parts, f64 ? shifted_range_f64 : shifted_range_f32, &j);
     } else
         shifted_chunks(ctx->par, f64, &j, 0, wide_length(g), bf->gemm);
