@@ -43,4 +43,12 @@
 static inline int64_t opgen_phase_offset(int64_t dy, int64_t dx, int64_t s0, int64_t s1, int64_t hq, int64_t wq) {
     return ((dy % s0) * s1 + dx % s1) * hq * wq + dy / s0 * wq + dx / s1;
 }
+
+/* The direct paths' other way round (no planes: a row read where it lies, the
+ * lanes past its ends masked): the lanes e < 16 of a load from column c0 that
+ * lie in [0, W), as a bit mask. */
+static inline uint32_t opgen_lanes_inside(int64_t c0, int64_t W) {
+    int64_t a = c0 < 0 ? -c0 : 0, b = W - c0 < 16 ? W - c0 : 16;
+    return b <= a ? 0 : ((((uint32_t)1 << b) - 1) & ~(((uint32_t)1 << a) - 1));
+}
 #endif
