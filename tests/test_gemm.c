@@ -11,7 +11,8 @@
  *   bound below;
  * - every alpha/beta: within a float64 reference's rounding bound, C's rows ldc
  *   apart (ldc > n) left alone past n, beta 0 ignoring a NaN already in C;
- * - the same bytes split across 2 threads (every product split) as on one;
+ * - the same bytes split across 2 threads (every product split) as on one, B
+ *   transposed and B's rows contiguous;
  * - the scratch opgen_gemm_scratch (opgen_gemm_scratch_b_rows with B's rows
  *   contiguous) asks for is enough (ASan checks the bytes past it: each call
  *   gets exactly that much from malloc). */
@@ -53,10 +54,10 @@ int main(void) {
     if (pool) split_all = *opgen_pool_parallel(pool), split_all.min_work = 1, two = &split_all;
     /* m x n x k: one row short of a tile, ragged everywhere, k past one block of
      * k (384), m at the limit of the swap and past it, n just above m, wide n */
-    static const int64_t shapes[][3] = {{2, 3, 5},      {3, 9, 17},    {5, 6, 4},       {9, 35, 700},  {16, 300, 288},
-                                        {31, 200, 97},  {63, 64, 33},  {64, 130, 1000}, {65, 70, 40},  {7, 2048, 64},
-                                        {20, 20, 20},   {3, 1, 50},    {100, 49, 300},  {64, 33, 500}, {200, 17, 400},
-                                        {40, 49, 4608}, {32, 96, 100}, {70, 55, 700}};
+    static const int64_t shapes[][3] = {{2, 3, 5},      {3, 9, 17},    {5, 6, 4},       {9, 35, 700},   {16, 300, 288},
+                                        {31, 200, 97},  {63, 64, 33},  {64, 130, 1000}, {65, 70, 40},   {7, 2048, 64},
+                                        {20, 20, 20},   {3, 1, 50},    {100, 49, 300},  {64, 33, 500},  {200, 17, 400},
+                                        {40, 49, 4608}, {32, 96, 100}, {70, 55, 700},   {300, 49, 1000}};
     static const double ab[][2] = {{1, 0}, {1, 1}, {2, 0.5}, {-0.75, 0}};
     static const char *const names[3] = {"baseline kernels", "AVX2 kernels", "AVX-512 kernels"};
     for (int variant = 2; variant >= 0; variant--) {

@@ -598,7 +598,8 @@ static opgen_status conv2d(opgen_ctx *ctx, uint32_t mask, const opgen_tensor *in
     void *gs = path == CONV_DEPTHWISE || path == CONV_WINOGRAD ? NULL
                : path == CONV_SHIFTED
                    ? sb.gemm
-                   : opgen_scratch(ctx, opgen_gemm_scratch_b_rows(input->dtype, ctx->par, og, hw, ck));
+                   : opgen_scratch(ctx, (path == CONV_IM2COL ? opgen_gemm_scratch_from : opgen_gemm_scratch_b_rows)(
+                                            input->dtype, ctx->par, og, hw, ck));
     void *gathered = path == CONV_1X1_GATHERED ? opgen_scratch(ctx, (size_t)(g.Cg * hw) * es) : NULL;
     /* the GEMM reads each group's weight as a matrix [og, Cg*KH*KW]: a weight laid
      * out otherwise is copied so first */

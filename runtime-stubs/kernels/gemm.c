@@ -292,6 +292,26 @@ size_t opgen_gemm_scratch_b_rows(opgen_dtype dtype, const opgen_parallel *par, i
            (size_t)(worth_splitting(par, m, n, k) ? opgen_parallel_parts(par) : 1); /* a slice per part */
 }
 
+/* Parts splitting C by rows each need all of B's panels. Where a B function
+ * packs them (a convolution's im2col, gathering each value), they are packed
+ * once, by all the parts, into the scratch past their slices: a 7x7
+ * convolution's 49 columns once, not once a thread. (Copied rows are cheaper to
+ * pack again than to read from another core's cache.) */
+static bool shares_b(int parts, int64_t m, int64_t n, bool b_function) {
+    return parts > 1 && m > 1 && m >= n && b_function;
+}
+
+size_t opgen_gemm_scratch_from(opgen_dtype dtype, const opgen_parallel *par, int64_t m, int64_t n, int64_t k) {
+    size_t slices = opgen_gemm_scratch_b_rows(dtype, par, m, n, k), most = 0;
+    if (!shares_b(worth_splitting(par, m, n, k) ? opgen_parallel_parts(par) : 1, m, n, true)) return slices;
+    const gemm_shape *shapes = dtype == OPGEN_DTYPE_Double ? shapes_f64 : shapes_f32;
+    for (int v = 0; v < 3; v++) { /* B's panels for whichever variant the CPU picks */
+        size_t bytes = (size_t)(k * round_up(n, shapes[v].nr)) * (dtype == OPGEN_DTYPE_Double ? 8 : 4);
+        if (bytes > most) most = bytes;
+    }
+    return slices + 64 + most;
+}
+
 /* C^T's bytes in the scratch, 64-aligned, before the swapped problem's slices. */
 static size_t transposed_c(opgen_dtype dtype, int64_t m, int64_t n) {
     return ((size_t)(m * n) * (dtype == OPGEN_DTYPE_Double ? 8 : 4) + 63) & ~(size_t)63;

@@ -50,9 +50,10 @@ typedef struct opgen_gemm_bsource {
 } opgen_gemm_bsource;
 
 size_t opgen_gemm_scratch(opgen_dtype dtype, const opgen_parallel *par, int64_t m, int64_t n, int64_t k);
-/* Less, for a call whose B never needs the C^T room: its rows contiguous (csb 1),
- * rows anywhere (_rows) or a B function (_from), as a convolution's products. */
+/* Less, for a call whose B never needs the C^T room: its rows contiguous (csb 1)
+ * or anywhere (_rows); for a B function (_from), _from's. */
 size_t opgen_gemm_scratch_b_rows(opgen_dtype dtype, const opgen_parallel *par, int64_t m, int64_t n, int64_t k);
+size_t opgen_gemm_scratch_from(opgen_dtype dtype, const opgen_parallel *par, int64_t m, int64_t n, int64_t k);
 /* For tests: the micro-kernels used from now on are no better than v (0 the
  * baseline's, 1 AVX2's, 2 AVX-512's; -1, the default: the best the CPU has), so
  * a machine with AVX-512 checks the others too. Not for use while a GEMM runs. */
