@@ -518,13 +518,15 @@ const opgen_tensor *opgen_step_residual(const opgen_step *add, const opgen_tenso
     return a == t && b && b != t ? b : b == t && a && a != t ? a : NULL;
 }
 /* Whether r has y's shape, dtype and (contiguous) strides. */
-static bool residual_fits(const opgen_tensor *r, const opgen_tensor *y) {
-    if (r->dtype != y->dtype || r->dim != y->dim || r->dim != 4) return false;
+static bool same_contiguous(const opgen_tensor *r, const opgen_tensor *y) {
+    if (r->dtype != y->dtype || r->dim != y->dim) return false;
     int64_t st = 1;
-    for (int d = 3; d >= 0; st *= r->sizes[d], d--)
-        if (r->sizes[d] != y->sizes[d] || (r->sizes[d] > 1 && r->strides[d] != st)) return false;
+    for (int d = r->dim - 1; d >= 0; st *= r->sizes[d], d--)
+        if (r->sizes[d] != y->sizes[d] || (r->sizes[d] > 1 && (r->strides[d] != st || y->strides[d] != st)))
+            return false;
     return true;
 }
+static bool residual_fits(const opgen_tensor *r, const opgen_tensor *y) { return r->dim == 4 && same_contiguous(r, y); }
 
 /* A fixed stride, padding or dilation list as its two values (one: both). */
 static bool pair_of(const opgen_step *s, const char *name, int64_t v[2]) {
@@ -598,8 +600,16 @@ bool opgen_step_fuse(opgen_step *conv, opgen_step *bn, opgen_step *add, opgen_st
     if (act) f->absorbed[f->nabsorbed++] = act;
     f->out = act ? act->res[0] : pre;
     /* where memory is already placed (a .pte's plan) and the chain's result shares
-     * what the convolution reads, a shorter chain (the caller's next try) may not */
-    if ((add || act) && fused_out_clashes(conv, &f->post, f->out)) return false;
+     * what the convolution reads (the planner reuses a convolution's input, dead
+     * after it, for what follows: ResNet's batch norm after a block's second 3x3,
+     * its relu after a residual add), the chain writes the convolution's own
+     * result and copies it there (a copy costs less than a batch norm or a relu
+     * pass, and two threads' relu far less); else a shorter chain (the caller's
+     * next try) may not clash */
+    f->via_conv_out = fused_out_clashes(conv, &f->post, f->out) && !fused_out_clashes(conv, &f->post, y) &&
+                      same_contiguous(f->out, y) && !opgen_tensors_overlap(f->out, y) &&
+                      !(res && opgen_tensors_overlap(res, y));
+    if ((add || act) && fused_out_clashes(conv, &f->post, f->out) && !f->via_conv_out) return false;
     f->out_arg = arg_named(conv, "out");
     if (f->out_arg < 0) return false;
     conv->fusion = f;
@@ -612,10 +622,12 @@ bool opgen_step_fuse(opgen_step *conv, opgen_step *bn, opgen_step *add, opgen_st
  * bytes for it), or the kernel does not apply it: then the steps run as written. */
 opgen_status opgen_step_fused_run(opgen_step *s, opgen_arena *arena, opgen_error *err) {
     opgen_fusion *f = s->fusion;
-    bool clash = fused_out_clashes(s, &f->post, f->out);
     opgen_value saved = s->args[f->out_arg];
+    opgen_tensor *target = f->via_conv_out ? saved.v.t : f->out;
+    bool clash = fused_out_clashes(s, &f->post, target) ||
+                 (f->via_conv_out && (!same_contiguous(f->out, target) || opgen_tensors_overlap(f->out, target)));
     if (!clash) {
-        s->args[f->out_arg].v.t = f->out;
+        s->args[f->out_arg].v.t = target;
         f->post.applied = false;
         opgen_ctx ctx = {arena,  err,    s->name,  false,     0,          false, s->has_dtype ? (int32_t)s->dtype : -1,
                          s->rng, s->par, &f->post, s->unread, s->prepared};
@@ -624,6 +636,7 @@ opgen_status opgen_step_fused_run(opgen_step *s, opgen_arena *arena, opgen_error
         if (st)
             return err->code == OPGEN_OK ? opgen_fail(err, st, "%s failed (%s)", s->name, opgen_status_text(st)) : st;
         if (f->post.applied) {
+            if (target != f->out) memcpy(f->out->data, target->data, opgen_nbytes(f->out));
             for (int k = 0; k < f->nabsorbed; k++) f->absorbed[k]->absorbed = true;
             return OPGEN_OK;
         }

@@ -83,6 +83,8 @@ typedef struct opgen_fusion {
     int nabsorbed;
     opgen_tensor *out; /* the last absorbed step's result, which the fused call writes */
     int out_arg;       /* the convolution's out argument */
+    bool via_conv_out; /* out shares the convolution's input: written to the convolution's own
+                        * result (none reads it but the batch norm), then copied to out */
 } opgen_fusion;
 
 /* This build's tables were trimmed to a selection, and its names ("add.yaml,
