@@ -81,6 +81,13 @@ static const geom fixed[] = {
      * same tables, value by value) */
     {1, 12, 256, 7, 7, 3, 3, {1, 1}, {1, 1}, {1, 1}, 1, 0, 0, false, false},
     {1, 12, 256, 7, 7, 3, 3, {1, 1}, {1, 1}, {1, 1}, 1, 0, 0, false, false},
+    /* small planes, 16 channels in the lanes (x86-64, float): whole blocks and planes left over, padding 1 and
+     * 0, a batch (a block would cross images: the direct path); enough work to split, so on 2 and 3 threads the
+     * parts' blocks fall elsewhere and the same bytes there are the direct path's sums (the third: Double) */
+    {1, 168, 168, 7, 7, 3, 3, {1, 1}, {1, 1}, {1, 1}, 168, 0, 0, false, true},
+    {1, 240, 240, 4, 8, 3, 3, {1, 1}, {1, 1}, {1, 1}, 240, 0, 0, false, false},
+    {2, 152, 152, 8, 7, 3, 3, {1, 1}, {0, 0}, {1, 1}, 152, 0, 0, false, false},
+    {2, 152, 152, 8, 7, 3, 3, {1, 1}, {0, 0}, {1, 1}, 152, 0, 0, false, true},
 };
 
 static bool draw(geom *g) {
