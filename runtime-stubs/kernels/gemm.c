@@ -298,7 +298,7 @@ size_t opgen_gemm_scratch_b_rows(opgen_dtype dtype, const opgen_parallel *par, i
  * convolution's 49 columns once, not once a thread. (Copied rows are cheaper to
  * pack again than to read from another core's cache.) */
 static bool shares_b(int parts, int64_t m, int64_t n, bool b_function) {
-    return parts > 1 && m > 1 && m >= n && b_function;
+    return OPGEN_SPEED_PATHS && parts > 1 && m > 1 && m >= n && b_function; /* -Os: no pool, no code */
 }
 
 size_t opgen_gemm_scratch_from(opgen_dtype dtype, const opgen_parallel *par, int64_t m, int64_t n, int64_t k) {
