@@ -603,13 +603,13 @@ bool opgen_step_fuse(opgen_step *conv, opgen_step *bn, opgen_step *add, opgen_st
      * what the convolution reads (the planner reuses a convolution's input, dead
      * after it, for what follows: ResNet's batch norm after a block's second 3x3,
      * its relu after a residual add), the chain writes the convolution's own
-     * result and copies it there (a copy costs less than a batch norm or a relu
-     * pass, and two threads' relu far less); else a shorter chain (the caller's
-     * next try) may not clash */
-    f->via_conv_out = fused_out_clashes(conv, &f->post, f->out) && !fused_out_clashes(conv, &f->post, y) &&
-                      same_contiguous(f->out, y) && !opgen_tensors_overlap(f->out, y) &&
-                      !(res && opgen_tensors_overlap(res, y));
-    if ((add || act) && fused_out_clashes(conv, &f->post, f->out) && !f->via_conv_out) return false;
+     * result and copies it there (a copy moves the bytes that pass would, and the
+     * chain stays one step); else a shorter chain (the caller's next try) may
+     * not clash */
+    bool clashes = fused_out_clashes(conv, &f->post, f->out);
+    f->via_conv_out = clashes && !fused_out_clashes(conv, &f->post, y) && same_contiguous(f->out, y) &&
+                      !opgen_tensors_overlap(f->out, y) && !(res && opgen_tensors_overlap(res, y));
+    if ((add || act) && clashes && !f->via_conv_out) return false;
     f->out_arg = arg_named(conv, "out");
     if (f->out_arg < 0) return false;
     conv->fusion = f;
