@@ -5,16 +5,22 @@
  * - a part takes its own range's chunks first, in increasing order, and only
  *   then others';
  * and with real threads (opgen/pool.h: 2 and 3 parts racing on 20,000 chunks
- * of a few microseconds), again each exactly once. */
+ * of a few microseconds), again each exactly once; and the pool's jobs
+ * themselves: 20,000 jobs back to back of 1 to 9 parts each run every part
+ * exactly once and return only after all did (a worker late from one job taking
+ * a part of the next, or past its end, fails it), also after the workers slept
+ * (a pause past their spin) and with a part that outlasts the caller's spin. */
 #define _POSIX_C_SOURCE 200809L
 #include "check.h"
 #include "../runtime-stubs/kernels/chunks.h"
 #include "opgen/pool.h"
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 static uint64_t rng = 0x2545f4914f6cdd1du;
 static unsigned next_rand(void) {
@@ -58,8 +64,8 @@ static void interleaved(int count, int parts) {
 
 typedef struct race {
     opgen_chunks c;
-    int *by; /* the part that took each chunk, + 1 */
-    volatile double sink;
+    int *by;                 /* the part that took each chunk, + 1 */
+    volatile double sink[8]; /* per part: no two threads write one */
 } race;
 static void race_part(void *arg, int part) {
     race *r = arg;
@@ -67,7 +73,7 @@ static void race_part(void *arg, int part) {
         __atomic_fetch_add(&r->by[k], part + 1, __ATOMIC_RELAXED);
         double s = 0;
         for (int i = 0; i < 200 + (k * 7919) % 400; i++) s += i * 0.5; /* uneven chunks */
-        r->sink = s;
+        r->sink[part & 7] = s;
     }
 }
 
@@ -92,6 +98,38 @@ static void threads(int nthreads) {
     opgen_pool_destroy(pool);
 }
 
+typedef struct {
+    _Atomic int *runs; /* per part */
+    int slow;          /* part that sleeps first, or -1 */
+} job_arg;
+static void job_part(void *arg, int part) {
+    job_arg *j = arg;
+    if (part == j->slow) nanosleep(&(struct timespec){0, 1000000}, NULL); /* past the caller's spin */
+    atomic_fetch_add(&j->runs[part], 1);
+}
+
+static void jobs(int nthreads) {
+    opgen_pool *pool = opgen_pool_create(nthreads);
+    CHECK(pool, "pool of %d threads", nthreads);
+    if (!pool) return;
+    const opgen_parallel *par = opgen_pool_parallel(pool);
+    _Atomic int runs[9];
+    int bad = 0;
+    for (int n = 0; n < 20000 && !bad; n++) {
+        int parts = 1 + n % 9;
+        for (int i = 0; i < 9; i++) atomic_init(&runs[i], 0);
+        job_arg j = {runs, n % 1000 == 999 ? parts - 1 : -1};
+        if (n % 5000 == 4999) nanosleep(&(struct timespec){0, 2000000}, NULL); /* the workers fall asleep */
+        par->run(par->user, parts, job_part, &j);
+        for (int i = 0; i < 9 && !bad; i++) {
+            int got = atomic_load(&runs[i]), want = i < parts;
+            bad = got != want;
+            CHECK(!bad, "%d threads, job %d of %d parts: part %d ran %d times", nthreads, n, parts, i, got);
+        }
+    }
+    opgen_pool_destroy(pool);
+}
+
 int main(void) {
     for (int parts = 1; parts <= 17; parts++)
         for (int count = 0; count <= 70; count++)
@@ -99,6 +137,9 @@ int main(void) {
     interleaved(OPGEN_CHUNKS_MAX, 3);
     threads(2);
     threads(3);
+    jobs(2);
+    jobs(3);
+    jobs(4);
     printf("test_chunks: %d checks, %d failed\n", checks, failures);
     return failures != 0;
 }
