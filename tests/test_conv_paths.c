@@ -88,6 +88,12 @@ static const geom fixed[] = {
     {1, 240, 240, 4, 8, 3, 3, {1, 1}, {1, 1}, {1, 1}, 240, 0, 0, false, false},
     {2, 152, 152, 8, 7, 3, 3, {1, 1}, {0, 0}, {1, 1}, 152, 0, 0, false, false},
     {2, 152, 152, 8, 7, 3, 3, {1, 1}, {0, 0}, {1, 1}, 152, 0, 0, false, true},
+    /* and stride 2 (MobileNetV2's 14 -> 7): padding 0 and 1, odd sizes, a batch, planes left over (the
+     * second: Double) */
+    {2, 136, 136, 13, 15, 3, 3, {2, 2}, {0, 0}, {1, 1}, 136, 0, 0, false, false},
+    {1, 96, 96, 14, 14, 3, 3, {2, 2}, {1, 1}, {1, 1}, 96, 0, 0, false, true},
+    {1, 200, 200, 15, 12, 3, 3, {2, 2}, {1, 1}, {1, 1}, 200, 0, 0, false, true},
+    {1, 176, 176, 14, 14, 3, 3, {2, 2}, {1, 1}, {1, 1}, 176, 0, 0, false, true},
 };
 
 static bool draw(geom *g) {
