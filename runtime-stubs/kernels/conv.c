@@ -115,76 +115,7 @@ static conv_path path_of(const conv_geom *g, const opgen_tensor *in, bool prepar
     return CONV_SHIFTED;
 }
 
-/* A fused batch norm and activation (opgen_post) on a finished block of the
- * output, rows being output channels first + row..: the batch norm kernel's
- * alpha and beta, then relu's or hardtanh's kernel's expression, so the bytes are
- * theirs. Called by the GEMM on each tile it finishes, and per depthwise plane. */
-typedef struct post_job {
-    const opgen_post *post;
-    int64_t first;
-    const void *ab; /* alpha[O] then beta[O], in the output's type */
-    double lo, hi;
-    opgen_post_act act; /* post's, or none where the residual is added after (residual_pass) */
-} post_job;
-/* dst[k] = act(v * alpha + beta) for k < n, v being V (an expression of k): the
- * batch norm kernel's expression, then relu's or hardtanh's (lo, hi), so the
- * bytes are those kernels'. Each activation is written as "the bound if it is
- * larger, else x" (0 > x, lo > x; hi < x): a NaN x stays, -0 stays -0, as in
- * relu's x < 0 ? 0 : x and hardtanh's, and it is exactly one max (min)
- * instruction per vector on x86. */
-#define POST_ACT(T, ACT, LO, HI, DST, N, X)     \
-    if ((ACT) == OPGEN_POST_RELU)               \
-        for (int64_t k = 0; k < (N); k++) {     \
-            T x = (X);                          \
-            (DST)[k] = (T)0 > x ? (T)0 : x;     \
-        }                                       \
-    else if ((ACT) == OPGEN_POST_CLAMP)         \
-        for (int64_t k = 0; k < (N); k++) {     \
-            T x = (X), t = (LO) > x ? (LO) : x; \
-            (DST)[k] = (HI) < t ? (HI) : t;     \
-        }                                       \
-    else                                        \
-        for (int64_t k = 0; k < (N); k++) (DST)[k] = (X);
-#define POST_RUN(T, ACT, LO, HI, ALPHA, BETA, DST, N, V) POST_ACT(T, ACT, LO, HI, DST, N, (T)(V) * (ALPHA) + (BETA))
-/* The same with a residual R added after the batch norm, in the add's order. */
-#define POST_RUN_RESIDUAL(T, ACT, LO, HI, ALPHA, BETA, DST, N, V, R, FIRST)       \
-    if (FIRST) {                                                                  \
-        POST_ACT(T, ACT, LO, HI, DST, N, (R)[k] + (T)((T)(V) * (ALPHA) + (BETA))) \
-    } else                                                                        \
-        POST_ACT(T, ACT, LO, HI, DST, N, (T)((T)(V) * (ALPHA) + (BETA)) + (R)[k])
-#define POST_APPLY(NAME, T)                                                                                      \
-    OPGEN_DISPATCHED static void NAME(void *user, void *cv, int64_t ldc, int64_t row, int64_t col, int64_t rows, \
-                                      int64_t cols) {                                                            \
-        const post_job *j = user;                                                                                \
-        const T *ab = j->ab;                                                                                     \
-        T *c = cv, l = (T)j->lo, h = (T)j->hi;                                                                   \
-        int64_t O = j->post->var->sizes[0];                                                                      \
-        opgen_post_act act = j->act;                                                                             \
-        (void)col;                                                                                               \
-        for (int64_t i = 0; i < rows; i++) {                                                                     \
-            T alpha = ab[j->first + row + i], beta = ab[O + j->first + row + i], *restrict r = c + i * ldc;      \
-            POST_RUN(T, act, l, h, alpha, beta, r, cols, r[k])                                                   \
-        }                                                                                                        \
-    }
-/* Per channel, as _native_batch_norm_legit_no_training's kernel: alpha =
- * weight / sqrt(var + eps), beta = bias - mean * alpha, in T. */
-#define POST_PARAMS(NAME, T)                                                                                     \
-    static void NAME(const opgen_post *p, void *abv) {                                                           \
-        T *ab = abv;                                                                                             \
-        int64_t O = p->var->sizes[0];                                                                            \
-        for (int64_t ch = 0; ch < O; ch++) {                                                                     \
-            T mean = ((const T *)p->mean->data)[ch * p->mean->strides[0]],                                       \
-              var = ((const T *)p->var->data)[ch * p->var->strides[0]];                                          \
-            T invstd = (T)1 / OPGEN_MATH(T, sqrt)(var + (T)p->eps);                                              \
-            T alpha = p->weight ? invstd * ((const T *)p->weight->data)[ch * p->weight->strides[0]] : invstd;    \
-            ab[ch] = alpha,                                                                                      \
-            ab[O + ch] = (p->bias ? ((const T *)p->bias->data)[ch * p->bias->strides[0]] : (T)0) - mean * alpha; \
-        }                                                                                                        \
-    }
-POST_PARAMS(post_params_f32, float)
-POST_PARAMS(post_params_f64, double)
-POST_APPLY(post_f32, float)
-POST_APPLY(post_f64, double)
+#include "conv_post.inc" /* post_job, POST_RUN, post_params_*, post_* */
 
 /* The output columns ox whose input column for tap kx lies inside: [lo, hi). */
 static void tap_columns(const conv_geom *g, int64_t kx, int64_t *lo, int64_t *hi) {
